@@ -1,0 +1,24 @@
+//! AML001 (one case of it): an Azure ML configuration file with several YAML documents.
+//! The CLI reads files with `yaml.safe_load`, which refuses a second document.
+
+use crate::diagnostic::Diagnostic;
+use crate::document::Document;
+
+/// Runs once per file that holds at least one Azure ML document.
+pub fn check(documents: &[Document], out: &mut Vec<Diagnostic>) {
+    let with_content: Vec<&Document> = documents.iter().filter(|d| d.root.is_some()).collect();
+    if with_content.len() < 2 {
+        return;
+    }
+    out.push(
+        Diagnostic::new(
+            "AML001",
+            with_content[1].span,
+            format!(
+                "this Azure ML configuration file holds {} YAML documents; the Azure ML CLI reads exactly one (\"expected a single document in the stream\")",
+                with_content.len()
+            ),
+        )
+        .with_help("Put each configuration in a file of its own."),
+    );
+}

@@ -1,0 +1,66 @@
+//! Reading amlint's own YAML data files (rule files, the kinds table, reference tables)
+//! into typed structs, with errors that point at the offending line of the data file.
+
+use serde::de::DeserializeOwned;
+
+use crate::document::{Pointer, Target};
+use crate::load::{self, Format, Limits};
+use crate::source::Position;
+
+/// A data file that does not parse or does not have the expected shape.
+#[derive(Debug, Clone)]
+pub struct DataError {
+    pub path: String,
+    pub position: Option<Position>,
+    pub message: String,
+}
+
+impl std::fmt::Display for DataError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.position {
+            Some(p) => write!(f, "{}:{}:{}: {}", self.path, p.line, p.column, self.message),
+            None => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}
+
+impl std::error::Error for DataError {}
+
+/// Parses a YAML data file (one document) into `T`. Unknown fields are errors when `T`
+/// says so (`#[serde(deny_unknown_fields)]`); every error carries the line and column.
+pub fn from_yaml<T: DeserializeOwned>(path: &str, text: &str) -> Result<T, DataError> {
+    let loaded = load::parse_text(path, text.to_string(), Format::Yaml, &Limits::default());
+    let source = loaded.source.clone();
+    if let Some(d) = loaded.diagnostics.first() {
+        return Err(DataError {
+            path: path.to_string(),
+            position: Some(source.position(d.span.start)),
+            message: d.message.clone(),
+        });
+    }
+    let Some(doc) = loaded.documents.first() else {
+        return Err(DataError {
+            path: path.to_string(),
+            position: None,
+            message: "the file is empty".to_string(),
+        });
+    };
+    let json = doc.to_json();
+    serde_path_to_error::deserialize(json).map_err(|err| {
+        let pointer = Pointer::from_segments(err.path().iter().filter_map(|seg| match seg {
+            serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+            serde_path_to_error::Segment::Seq { index } => Some(index.to_string()),
+            _ => None,
+        }));
+        let span = doc.span_of(&pointer, Target::Value);
+        DataError {
+            path: path.to_string(),
+            position: Some(source.position(span.start)),
+            message: if pointer.is_empty() {
+                err.inner().to_string()
+            } else {
+                format!("{}: {}", pointer, err.inner())
+            },
+        }
+    })
+}

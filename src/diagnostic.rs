@@ -1,0 +1,129 @@
+//! The one `Diagnostic` type that every check produces and every output (human, JSON,
+//! SARIF, GitHub, JUnit, LSP) renders.
+
+use serde::{Deserialize, Serialize};
+
+use crate::document::Pointer;
+use crate::registry;
+use crate::source::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A secondary location with its own message ("first defined here").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+/// A text replacement that resolves a finding (applied by `--fix` and LSP code actions).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edit {
+    pub span: Span,
+    pub replacement: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fix {
+    pub title: String,
+    pub edits: Vec<Edit>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    /// Stable code (`AML002`).
+    pub code: &'static str,
+    /// Kebab-case rule name (`duplicate-key`).
+    pub name: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    /// The exact text the finding is about.
+    pub span: Span,
+    /// The symbolic route to the node (`/resources/instance_count`), when there is one.
+    pub pointer: Option<Pointer>,
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+    /// The document kind (`commandJob`) the finding belongs to, once classified.
+    pub kind: Option<&'static str>,
+    pub fix: Option<Fix>,
+}
+
+impl Diagnostic {
+    /// A diagnostic of a built-in rule, with the rule's name and default severity.
+    pub fn new(code: &'static str, span: Span, message: impl Into<String>) -> Self {
+        let (name, severity) = match registry::builtin_if_ready() {
+            Some(registry) => match registry.get(code) {
+                Some(rule) => (rule.name, rule.severity),
+                None => {
+                    debug_assert!(false, "rule {code} has no metadata under rules/");
+                    ("unknown-rule", Severity::Error)
+                }
+            },
+            // Only while the rule files themselves are being parsed (their errors are
+            // reported as data errors, not as diagnostics).
+            None => ("", Severity::Error),
+        };
+        Self {
+            code,
+            name,
+            severity,
+            message: message.into(),
+            span,
+            pointer: None,
+            labels: Vec::new(),
+            help: None,
+            kind: None,
+            fix: None,
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn with_pointer(mut self, pointer: Pointer) -> Self {
+        self.pointer = Some(pointer);
+        self
+    }
+
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    pub fn with_fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(fix);
+        self
+    }
+}

@@ -1,0 +1,129 @@
+//! Which files to check: explicit files always; directories walked with the `ignore`
+//! crate (honouring `.gitignore`, `.ignore` and hidden files) for `*.yml`, `*.yaml`,
+//! `*.json` and `MLTable` files.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A file to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub path: PathBuf,
+    /// The path as reports show it: as given, or the walked path below what was given.
+    pub display: String,
+    /// Named on the command line (always checked, and reported even when it turns out
+    /// not to be an Azure ML file that failed to load).
+    pub explicit: bool,
+}
+
+/// Whether a file name is one amlint reads when walking a directory.
+pub fn is_config_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".yml") || lower.ends_with(".yaml") || lower.ends_with(".json") || name == "MLTable"
+}
+
+/// `./a/b.yml` → `a/b.yml`; everything else unchanged.
+fn display_of(path: &Path) -> String {
+    let s = path.to_string_lossy().replace('\\', "/");
+    match s.strip_prefix("./") {
+        Some(rest) if !rest.is_empty() => rest.to_string(),
+        _ => s,
+    }
+}
+
+/// Expands the given paths into the files to check, sorted and without duplicates.
+pub fn discover(paths: &[PathBuf]) -> Vec<Candidate> {
+    let mut found: BTreeMap<String, Candidate> = BTreeMap::new();
+    for given in paths {
+        let is_dir = std::fs::metadata(given).is_ok_and(|m| m.is_dir());
+        let named_like_file = given
+            .file_name()
+            .is_some_and(|n| is_config_name(&n.to_string_lossy()));
+        if !is_dir || named_like_file {
+            // A missing path, a file, a device, or a directory named like a config file:
+            // loading reports what is wrong with it.
+            let display = display_of(given);
+            found.insert(
+                display.clone(),
+                Candidate {
+                    path: given.clone(),
+                    display,
+                    explicit: true,
+                },
+            );
+            continue;
+        }
+        let walker = ignore::WalkBuilder::new(given)
+            .standard_filters(true)
+            .follow_links(false)
+            .build();
+        for entry in walker.flatten() {
+            let Some(file_type) = entry.file_type() else {
+                continue;
+            };
+            if file_type.is_dir() {
+                continue;
+            }
+            let name = entry.file_name().to_string_lossy();
+            if !is_config_name(&name) {
+                continue;
+            }
+            let display = display_of(entry.path());
+            found.entry(display.clone()).or_insert(Candidate {
+                path: entry.path().to_path_buf(),
+                display,
+                explicit: false,
+            });
+        }
+    }
+    found.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_and_honours_gitignore() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("jobs")).unwrap();
+        std::fs::create_dir_all(root.join(".hidden")).unwrap();
+        std::fs::create_dir_all(root.join("build")).unwrap();
+        std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
+        for f in [
+            "jobs/a.yml",
+            "jobs/b.YAML",
+            "c.json",
+            "MLTable",
+            "notes.txt",
+            ".hidden/x.yml",
+            "build/y.yml",
+        ] {
+            std::fs::write(root.join(f), "a: 1\n").unwrap();
+        }
+        let found: Vec<String> = discover(&[root.to_path_buf()])
+            .into_iter()
+            .map(|c| {
+                c.path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/")
+            })
+            .collect();
+        assert_eq!(found, ["MLTable", "c.json", "jobs/a.yml", "jobs/b.YAML"]);
+        // Explicit files are always checked, ignored or not.
+        let explicit = discover(&[root.join("build/y.yml")]);
+        assert_eq!(explicit.len(), 1);
+        assert!(explicit[0].explicit);
+    }
+
+    #[test]
+    fn display_paths() {
+        assert_eq!(display_of(Path::new("./jobs/a.yml")), "jobs/a.yml");
+        assert_eq!(display_of(Path::new("jobs/a.yml")), "jobs/a.yml");
+        assert_eq!(display_of(Path::new("/abs/a.yml")), "/abs/a.yml");
+    }
+}

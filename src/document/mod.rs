@@ -1,0 +1,355 @@
+//! The document tree: every key and value of a YAML or JSON document with its byte span,
+//! holding the values the Azure ML CLI sees (YAML 1.1 scalar resolution, PyYAML merge-key
+//! semantics, last duplicate wins).
+//!
+//! Nodes live in an arena ([`Document::nodes`]) and refer to each other by [`NodeId`].
+//! An alias is a node of its own ([`Value::Alias`]) that points at its anchor's node, so
+//! anchors are never copied; lookups see through aliases.
+
+pub mod json;
+pub mod pointer;
+pub mod yaml;
+pub mod yaml11;
+
+use crate::source::Span;
+pub use pointer::Pointer;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// How a scalar was written; only plain YAML scalars are resolved to non-strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+    /// A JSON string (quoted) or JSON literal (number, `true`, `null`).
+    Json,
+    /// A collection in block style.
+    Block,
+    /// A collection in flow style (`{...}`, `[...]`, and every JSON collection).
+    Flow,
+}
+
+impl Style {
+    pub fn is_quoted(self) -> bool {
+        matches!(self, Style::SingleQuoted | Style::DoubleQuoted)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// An integer beyond 64 bits, as decimal digits (Python integers are unbounded).
+    BigInt(Box<str>),
+    Float(f64),
+    Str(Box<str>),
+    /// A YAML 1.1 timestamp (`2021-01-01`), which PyYAML turns into a date, as written.
+    Timestamp(Box<str>),
+    Seq(Vec<NodeId>),
+    Map(Vec<Entry>),
+    /// `*name`: the node its anchor marks.
+    Alias(NodeId),
+}
+
+impl Value {
+    /// The JSON Schema type name of this value, as messages name it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) | Value::BigInt(_) => "integer",
+            Value::Float(_) => "number",
+            Value::Str(_) => "string",
+            Value::Timestamp(_) => "timestamp",
+            Value::Seq(_) => "list",
+            Value::Map(_) => "mapping",
+            Value::Alias(_) => "alias",
+        }
+    }
+}
+
+/// One `key: value` pair of a mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub key: NodeId,
+    pub value: NodeId,
+    /// Brought in by a `<<` merge key rather than written in this mapping.
+    pub merged: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub value: Value,
+    /// The node's own text: a scalar without its anchor or tag, a flow collection from
+    /// bracket to bracket, a block collection from its first key to its last value.
+    pub span: Span,
+    pub style: Style,
+}
+
+/// One YAML document (or the one JSON value) of a file.
+#[derive(Clone, Debug, Default)]
+pub struct Document {
+    pub nodes: Vec<Node>,
+    /// `None` for an empty document (`---` alone, or a file of comments).
+    pub root: Option<NodeId>,
+    /// Where the document's content starts and ends in the file.
+    pub span: Span,
+    /// Plain scalars that YAML 1.1 and YAML 1.2 read differently (input to AML003).
+    pub yaml11_notes: Vec<yaml11::Note>,
+    /// The document was cut short by a syntax error or a limit; the tree holds what
+    /// came before.
+    pub partial: bool,
+}
+
+/// What a pointer lookup points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The key of the last segment (for mapping entries), else the value.
+    Key,
+    Value,
+}
+
+impl Document {
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// Follows aliases to the node that holds the content.
+    pub fn resolve(&self, mut id: NodeId) -> NodeId {
+        // Aliases only point backwards at finished nodes, so this terminates; the bound
+        // is a belt for malformed trees built by hand.
+        for _ in 0..64 {
+            match self.nodes[id.index()].value {
+                Value::Alias(target) => id = target,
+                _ => return id,
+            }
+        }
+        id
+    }
+
+    /// The node's value, seen through aliases.
+    pub fn value(&self, id: NodeId) -> &Value {
+        &self.nodes[self.resolve(id).index()].value
+    }
+
+    pub fn root_value(&self) -> Option<&Value> {
+        self.root.map(|r| self.value(r))
+    }
+
+    /// The effective entries of a mapping (merged ones first, then written ones; when a
+    /// key repeats, the last entry is the one the CLI keeps).
+    pub fn entries(&self, id: NodeId) -> &[Entry] {
+        match self.value(id) {
+            Value::Map(entries) => entries,
+            _ => &[],
+        }
+    }
+
+    pub fn items(&self, id: NodeId) -> &[NodeId] {
+        match self.value(id) {
+            Value::Seq(items) => items,
+            _ => &[],
+        }
+    }
+
+    /// The string a mapping key stands for, as Python would print the key (`True`,
+    /// `1`, `None` for non-string keys).
+    pub fn key_string(&self, key: NodeId) -> std::borrow::Cow<'_, str> {
+        match self.value(key) {
+            Value::Str(s) | Value::Timestamp(s) => std::borrow::Cow::Borrowed(s),
+            other => std::borrow::Cow::Owned(yaml11::python_str(other)),
+        }
+    }
+
+    /// The entry the CLI keeps for `key` in the mapping `map` (the last one).
+    pub fn get_entry(&self, map: NodeId, key: &str) -> Option<Entry> {
+        self.entries(map)
+            .iter()
+            .rev()
+            .find(|e| self.key_string(e.key) == key)
+            .copied()
+    }
+
+    pub fn get(&self, map: NodeId, key: &str) -> Option<NodeId> {
+        self.get_entry(map, key).map(|e| e.value)
+    }
+
+    /// A top-level string value (`type`, `$schema`, `name`...).
+    pub fn top_str(&self, key: &str) -> Option<&str> {
+        let id = self.get(self.root?, key)?;
+        match self.value(id) {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Walks a JSON pointer; returns the entry (for a mapping step) or node reached.
+    pub fn lookup(&self, pointer: &Pointer) -> Option<Located> {
+        let mut current = self.root?;
+        let mut key = None;
+        for segment in pointer.segments() {
+            match self.value(current) {
+                Value::Map(_) => {
+                    let entry = self.get_entry(current, segment)?;
+                    key = Some(entry.key);
+                    current = entry.value;
+                }
+                Value::Seq(items) => {
+                    let index: usize = segment.parse().ok()?;
+                    current = *items.get(index)?;
+                    key = None;
+                }
+                _ => return None,
+            }
+        }
+        Some(Located { key, value: current })
+    }
+
+    /// The span of a pointer's key or value; falls back to the value when there is no
+    /// key, and to the nearest existing ancestor when the pointer leads nowhere.
+    pub fn span_of(&self, pointer: &Pointer, target: Target) -> Span {
+        let mut p = pointer.clone();
+        loop {
+            if let Some(found) = self.lookup(&p) {
+                return match (target, found.key) {
+                    (Target::Key, Some(k)) => self.node(k).span,
+                    _ => self.node(found.value).span,
+                };
+            }
+            if !p.pop() {
+                return self.span;
+            }
+        }
+    }
+
+    /// Total node count with every alias expanded, or `None` if it exceeds `limit`.
+    /// Computed bottom-up in `O(nodes)`: an alias costs what its anchor costs.
+    pub fn expanded_size(&self, limit: u64) -> Option<u64> {
+        let mut size = vec![0u64; self.nodes.len()];
+        // Children always have smaller ids than their parents and anchors than their
+        // aliases, so one forward pass sees every dependency first.
+        for (i, node) in self.nodes.iter().enumerate() {
+            let s = match &node.value {
+                Value::Seq(items) => 1 + items.iter().map(|c| size[c.index()]).sum::<u64>(),
+                Value::Map(entries) => {
+                    1 + entries
+                        .iter()
+                        .map(|e| size[e.key.index()] + size[e.value.index()])
+                        .sum::<u64>()
+                }
+                Value::Alias(target) => size[target.index()],
+                _ => 1,
+            };
+            if s > limit {
+                return None;
+            }
+            size[i] = s;
+        }
+        Some(self.root.map_or(0, |r| size[r.index()]))
+    }
+
+    /// The JSON value the Azure ML SDK would validate (aliases expanded, merge keys
+    /// applied, the last duplicate kept, non-string keys printed as Python prints them).
+    /// Callers bound expansion first with [`Document::expanded_size`].
+    pub fn to_json(&self) -> serde_json::Value {
+        match self.root {
+            Some(root) => self.node_to_json(root),
+            None => serde_json::Value::Null,
+        }
+    }
+
+    pub fn node_to_json(&self, id: NodeId) -> serde_json::Value {
+        use serde_json::Value as J;
+        match self.value(id) {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Int(i) => J::from(*i),
+            Value::BigInt(s) => s
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map_or(J::Null, J::Number),
+            Value::Float(f) => serde_json::Number::from_f64(*f).map_or_else(
+                // NaN and infinities have no JSON form; keep them visible as text.
+                || J::String(yaml11::python_str(&Value::Float(*f))),
+                J::Number,
+            ),
+            Value::Str(s) | Value::Timestamp(s) => J::String(s.to_string()),
+            Value::Seq(items) => J::Array(items.iter().map(|c| self.node_to_json(*c)).collect()),
+            Value::Map(entries) => {
+                let mut map = serde_json::Map::with_capacity(entries.len());
+                for e in entries {
+                    map.insert(self.key_string(e.key).into_owned(), self.node_to_json(e.value));
+                }
+                J::Object(map)
+            }
+            // value() resolves aliases; an alias chain longer than its bound is malformed.
+            Value::Alias(_) => J::Null,
+        }
+    }
+}
+
+/// The result of a pointer lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Located {
+    /// The key node, when the last step went through a mapping.
+    pub key: Option<NodeId>,
+    pub value: NodeId,
+}
+
+impl Document {
+    /// The JSON pointers of the nodes whose span is one of `spans` (keys and values of
+    /// mapping entries, items of lists), found in one walk of the tree.
+    pub fn pointers_for(
+        &self,
+        spans: &std::collections::HashSet<crate::source::Span>,
+    ) -> std::collections::HashMap<crate::source::Span, Pointer> {
+        let mut found = std::collections::HashMap::new();
+        let Some(root) = self.root else {
+            return found;
+        };
+        let mut stack = vec![(root, Pointer::root())];
+        while let Some((id, pointer)) = stack.pop() {
+            if found.len() == spans.len() {
+                break;
+            }
+            // Aliases are not followed: their content is visited where the anchor is.
+            match &self.node(id).value {
+                Value::Map(entries) => {
+                    for e in entries.iter().filter(|e| !e.merged) {
+                        let child = pointer.child(self.key_string(e.key));
+                        for span in [self.node(e.key).span, self.node(e.value).span] {
+                            if spans.contains(&span) {
+                                found.entry(span).or_insert_with(|| child.clone());
+                            }
+                        }
+                        stack.push((e.value, child));
+                    }
+                }
+                Value::Seq(items) => {
+                    for (i, &item) in items.iter().enumerate() {
+                        let child = pointer.child(i.to_string());
+                        let span = self.node(item).span;
+                        if spans.contains(&span) {
+                            found.entry(span).or_insert_with(|| child.clone());
+                        }
+                        stack.push((item, child));
+                    }
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+}

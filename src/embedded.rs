@@ -1,0 +1,17 @@
+//! Data files compiled into the binary by `build.rs`: rule files (`rules/**/*.yaml`),
+//! reference tables (`rules/data/*.yaml`) and schemas (`schemas/**`).
+
+include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
+
+/// A file under `schemas/` by its relative path (`kinds.yaml`, `defs/common.json`).
+pub fn schema_file(name: &str) -> Option<&'static str> {
+    SCHEMA_FILES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+}
+
+/// A file under `rules/data/` by its relative path (`vm-sizes.yaml`).
+pub fn data_file(name: &str) -> Option<&'static str> {
+    DATA_FILES.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+}

@@ -1,0 +1,23 @@
+//! amlint: a linter and policy checker for Azure Machine Learning configuration files.
+//!
+//! The pipeline (see ARCHITECTURE.md): [`discover`] → [`load`] (bytes → [`document`]
+//! trees with spans) → [`kinds`] (classify) → [`checks`] → [`report`]. The whole run is
+//! [`pipeline::check_paths`].
+
+pub mod checks;
+pub mod cli;
+pub mod data;
+pub mod diagnostic;
+pub mod discover;
+pub mod document;
+pub mod embedded;
+pub mod kinds;
+pub mod load;
+pub mod pipeline;
+pub mod registry;
+pub mod report;
+pub mod source;
+pub mod suggest;
+
+pub use diagnostic::{Diagnostic, Severity};
+pub use pipeline::{Options, Report, check_paths, check_text};

@@ -1,0 +1,276 @@
+//! Bytes → [`LoadedFile`]: reading a file safely (regular files only, bounded size, no
+//! binary, UTF-8 with an optional BOM), then parsing it as YAML or JSON.
+
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::diagnostic::Diagnostic;
+use crate::document::{Document, json, yaml};
+use crate::source::{SourceFile, Span};
+
+/// Bounds on what input can make amlint do.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Largest file read, in bytes.
+    pub max_file_size: u64,
+    /// Deepest nesting of collections.
+    pub max_depth: usize,
+    /// Most nodes a document may have once every alias is expanded.
+    pub max_alias_nodes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_file_size: 8 * 1024 * 1024,
+            max_depth: 128,
+            max_alias_nodes: 1_000_000,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Yaml,
+    Json,
+}
+
+impl Format {
+    /// `.json` files are JSON; everything else (`.yml`, `.yaml`, `MLTable`) is YAML.
+    pub fn for_path(path: &str) -> Format {
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".json") {
+            Format::Json
+        } else {
+            Format::Yaml
+        }
+    }
+}
+
+/// A file after loading: its text, its documents and what went wrong on the way.
+#[derive(Debug)]
+pub struct LoadedFile {
+    pub source: Arc<SourceFile>,
+    pub format: Format,
+    pub documents: Vec<Document>,
+    /// AML001, AML002, AML004, AML005.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The file could not be read at all (AML004/AML005 before parsing).
+    pub unreadable: bool,
+}
+
+impl LoadedFile {
+    fn unreadable(display: &str, format: Format, diagnostic: Diagnostic) -> Self {
+        Self {
+            source: SourceFile::new(display, String::new()),
+            format,
+            documents: Vec::new(),
+            diagnostics: vec![diagnostic],
+            unreadable: true,
+        }
+    }
+}
+
+/// Reads and parses the file at `path`, shown as `display` in reports.
+pub fn load_path(path: &Path, display: &str, limits: &Limits) -> LoadedFile {
+    let format = Format::for_path(display);
+    match read_text(path, limits) {
+        Ok(text) => parse_text(display, text, format, limits),
+        Err(diagnostic) => LoadedFile::unreadable(display, format, *diagnostic),
+    }
+}
+
+fn unreadable(message: String, help: &str) -> Box<Diagnostic> {
+    Box::new(Diagnostic::new("AML004", Span::at(0), message).with_help(help))
+}
+
+/// Reads a file's text, refusing anything that is not a regular, bounded, UTF-8 file.
+pub fn read_text(path: &Path, limits: &Limits) -> Result<String, Box<Diagnostic>> {
+    let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
+    if meta.is_dir() {
+        return Err(unreadable(
+            "this is a directory, not a file".to_string(),
+            "Pass the files inside it, or the directory without a file extension so that amlint walks it.",
+        ));
+    }
+    if !meta.is_file() {
+        return Err(unreadable(
+            "this is not a regular file (a device, socket or pipe); amlint does not read it".to_string(),
+            "Check a regular file instead.",
+        ));
+    }
+    if meta.len() > limits.max_file_size {
+        return Err(too_large(meta.len(), limits));
+    }
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // The file may grow between `metadata` and here: never read past the limit.
+    file.take(limits.max_file_size + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, &e))?;
+    if bytes.len() as u64 > limits.max_file_size {
+        return Err(too_large(bytes.len() as u64, limits));
+    }
+    decode(bytes)
+}
+
+fn too_large(len: u64, limits: &Limits) -> Box<Diagnostic> {
+    Box::new(Diagnostic::new(
+        "AML005",
+        Span::at(0),
+        format!(
+            "the file is {}, larger than the {} limit; it was not read",
+            human_size(len),
+            human_size(limits.max_file_size)
+        ),
+    )
+    .with_help("Azure ML configuration files are small; if this one really is a configuration, raise the limit with `--max-file-size`."))
+}
+
+fn human_size(bytes: u64) -> String {
+    if bytes >= 1024 * 1024 {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    } else if bytes >= 1024 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+fn io_error(path: &Path, e: &std::io::Error) -> Box<Diagnostic> {
+    use std::io::ErrorKind;
+    let is_symlink = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let (message, help) = match e.kind() {
+        ErrorKind::NotFound if is_symlink => (
+            "this symbolic link points to a file that does not exist".to_string(),
+            "Fix or remove the dangling link.",
+        ),
+        ErrorKind::NotFound => ("no such file".to_string(), "Check the path."),
+        ErrorKind::PermissionDenied => (
+            "permission denied: amlint cannot read this file".to_string(),
+            "Make the file readable by the user running amlint, or exclude it.",
+        ),
+        _ if e.raw_os_error() == Some(40) => (
+            "too many levels of symbolic links (a symlink loop)".to_string(),
+            "Fix the links so that they end at a real file.",
+        ),
+        _ => (
+            format!("cannot read this file: {e}"),
+            "Check the file and its permissions.",
+        ),
+    };
+    unreadable(message, help)
+}
+
+/// Bytes → text: UTF-8 (with or without BOM) only, as the Azure ML CLI opens files.
+pub fn decode(bytes: Vec<u8>) -> Result<String, Box<Diagnostic>> {
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return Err(unreadable(
+            "the file is UTF-16 encoded; the Azure ML CLI reads configuration files as UTF-8".to_string(),
+            "Save the file as UTF-8 (in VS Code: \"Save with Encoding\" → UTF-8).",
+        ));
+    }
+    if let Some(nul) = memchr_nul(&bytes) {
+        return Err(unreadable(
+            format!("binary file: it contains a NUL byte (at byte {nul})"),
+            "This is not a text configuration file; remove it or exclude it from the check.",
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        unreadable(
+            format!(
+                "the file is not valid UTF-8 (invalid byte 0x{:02x} on line {line}, at byte {at})",
+                bytes[at]
+            ),
+            "Save the file as UTF-8; the Azure ML CLI cannot read other encodings.",
+        )
+    })
+}
+
+fn memchr_nul(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == 0)
+}
+
+/// Parses text that is already in memory (files, standard input, editor buffers).
+pub fn parse_text(display: &str, text: String, format: Format, limits: &Limits) -> LoadedFile {
+    let source = SourceFile::new(display, text);
+    let base = if source.text.starts_with('\u{feff}') { 3 } else { 0 };
+    let mut diagnostics = Vec::new();
+    let documents = match format {
+        Format::Yaml => yaml::parse(&source.text, base, limits, &mut diagnostics),
+        Format::Json => json::parse(&source.text, base, limits, &mut diagnostics),
+    };
+    LoadedFile {
+        source,
+        format,
+        documents,
+        diagnostics,
+        unreadable: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decoding() {
+        assert_eq!(decode(b"\xef\xbb\xbfa: 1".to_vec()).unwrap(), "\u{feff}a: 1");
+        assert!(
+            decode(vec![0xff, 0xfe, b'a', 0])
+                .unwrap_err()
+                .message
+                .contains("UTF-16")
+        );
+        assert!(decode(b"a\0b".to_vec()).unwrap_err().message.contains("NUL"));
+        let e = decode(b"a: 1\nb: \xe9\n".to_vec()).unwrap_err();
+        assert!(e.message.contains("line 2"), "{}", e.message);
+        assert_eq!(e.code, "AML004");
+    }
+
+    #[test]
+    fn bom_offsets_stay_file_offsets() {
+        let loaded = parse_text(
+            "a.yml",
+            "\u{feff}a: 1\nb: x\n".to_string(),
+            Format::Yaml,
+            &Limits::default(),
+        );
+        let doc = &loaded.documents[0];
+        let span = doc.span_of(
+            &crate::document::Pointer::parse("/b"),
+            crate::document::Target::Value,
+        );
+        assert_eq!(loaded.source.slice(span), "x");
+        assert_eq!(loaded.source.position(span.start).column, 4);
+    }
+
+    #[test]
+    fn directories_and_missing_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = Limits::default();
+        assert!(
+            read_text(dir.path(), &l)
+                .unwrap_err()
+                .message
+                .contains("directory")
+        );
+        assert!(
+            read_text(&dir.path().join("nope.yml"), &l)
+                .unwrap_err()
+                .message
+                .contains("no such file")
+        );
+        let big = dir.path().join("big.yml");
+        std::fs::write(&big, "a: 1\n".repeat(10)).unwrap();
+        let small = Limits {
+            max_file_size: 10,
+            ..Limits::default()
+        };
+        assert_eq!(read_text(&big, &small).unwrap_err().code, "AML005");
+    }
+}

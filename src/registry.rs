@@ -1,0 +1,331 @@
+//! Rule metadata: one YAML file per rule under `rules/<area>/`, embedded at build time.
+//! Codes, names, default severities, summaries and docs come from here and nowhere else;
+//! `amlint rules`, `amlint rule`, the generated `docs/rules/*.md`, every output format and
+//! the language server read the same entries.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use serde::Deserialize;
+
+use crate::data::{self, DataError};
+use crate::diagnostic::Severity;
+
+/// A rule file as written (`rules/<area>/<CODE>-<name>.yaml`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    pub code: String,
+    pub name: String,
+    pub severity: Severity,
+    pub summary: String,
+    /// Implemented in Rust (`src/checks/`) rather than by a condition.
+    #[serde(default)]
+    pub native: bool,
+    /// "What it does" for the docs.
+    pub what: String,
+    /// "Why is this bad?" for the docs.
+    pub why: String,
+    /// Required unless `example_note` says why the rule has no text example.
+    #[serde(default)]
+    pub example: Option<Example>,
+    #[serde(default)]
+    pub example_note: Option<String>,
+    #[serde(default)]
+    pub references: Vec<String>,
+}
+
+/// A rule's own failing and passing example, checked by the test suite.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Example {
+    /// File name the examples are checked under (it decides JSON vs YAML and may decide
+    /// the document kind).
+    pub path: String,
+    /// Must produce this rule's code (and nothing else that is an error).
+    pub bad: String,
+    /// Must not produce this rule's code.
+    pub good: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct RuleMeta {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub severity: Severity,
+    pub summary: String,
+    pub native: bool,
+    pub what: String,
+    pub why: String,
+    pub example: Option<Example>,
+    pub example_note: Option<String>,
+    pub references: Vec<String>,
+    /// Where the rule's file lives, relative to the repository (`rules/document/...`).
+    pub source: String,
+}
+
+impl RuleMeta {
+    fn from_file(source: &str, file: RuleFile) -> Self {
+        Self {
+            code: intern(&file.code),
+            name: intern(&file.name),
+            severity: file.severity,
+            summary: file.summary,
+            native: file.native,
+            what: file.what,
+            why: file.why,
+            example: file.example,
+            example_note: file.example_note,
+            references: file.references,
+            source: source.to_string(),
+        }
+    }
+
+    /// The rule's documentation page (what `amlint rule` prints and `docs/rules/` holds),
+    /// with ruff's fixed headings.
+    pub fn markdown(&self) -> String {
+        let mut out = format!(
+            "# {code} {name}\n\n{summary}\n\n\
+             | Code | Name | Default severity | Source |\n|---|---|---|---|\n\
+             | `{code}` | `{name}` | {severity} | [`{source}`](../../{source}) |\n\n\
+             ## What it does\n\n{what}\n\n## Why is this bad?\n\n{why}\n",
+            code = self.code,
+            name = self.name,
+            summary = self.summary.trim(),
+            severity = self.severity,
+            source = self.source,
+            what = self.what.trim(),
+            why = self.why.trim(),
+        );
+        match (&self.example, &self.example_note) {
+            (Some(ex), _) => {
+                let fence = |body: &str| {
+                    if ex.path.ends_with(".json") {
+                        format!("`{}`:\n\n```json\n{}```\n", ex.path, ensure_newline(body))
+                    } else {
+                        format!("```yaml\n# {}\n{}```\n", ex.path, ensure_newline(body))
+                    }
+                };
+                out.push_str(&format!(
+                    "\n## Example\n\n{}\n## Use instead\n\n{}",
+                    fence(&ex.bad),
+                    fence(&ex.good)
+                ));
+            }
+            (None, Some(note)) => out.push_str(&format!("\n## Example\n\n{}\n", note.trim())),
+            (None, None) => {}
+        }
+        if !self.references.is_empty() {
+            out.push_str("\n## References\n\n");
+            for r in &self.references {
+                out.push_str(&format!("- <{r}>\n"));
+            }
+        }
+        out
+    }
+
+    /// The documentation file name under `docs/rules/`.
+    pub fn doc_file_name(&self) -> String {
+        format!("{}-{}.md", self.code, self.name)
+    }
+}
+
+fn ensure_newline(s: &str) -> String {
+    if s.ends_with('\n') {
+        s.to_string()
+    } else {
+        format!("{s}\n")
+    }
+}
+
+/// Interns a string for the life of the process; repeated calls with the same text
+/// return the same allocation, so reloading rules does not grow memory.
+pub fn intern(s: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static POOL: LazyLock<Mutex<HashSet<&'static str>>> = LazyLock::new(Default::default);
+    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(existing) = pool.get(s) {
+        return existing;
+    }
+    let leaked: &'static str = Box::leak(s.to_string().into_boxed_str());
+    pool.insert(leaked);
+    leaked
+}
+
+/// All known rules, looked up by code or name.
+#[derive(Debug, Default)]
+pub struct Registry {
+    rules: Vec<RuleMeta>,
+    by_code: HashMap<&'static str, usize>,
+    by_name: HashMap<&'static str, usize>,
+}
+
+impl Registry {
+    /// Parses rule files; every malformed file is an error with its position.
+    pub fn from_files<'a>(
+        files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, Vec<DataError>> {
+        let mut registry = Registry::default();
+        let mut errors = Vec::new();
+        for (path, text) in files {
+            match data::from_yaml::<RuleFile>(path, text) {
+                Ok(file) => {
+                    if let Err(e) = registry.add(RuleMeta::from_file(path, file)) {
+                        errors.push(DataError {
+                            path: path.to_string(),
+                            position: None,
+                            message: e,
+                        });
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        if errors.is_empty() {
+            registry.rules.sort_by(|a, b| a.code.cmp(b.code));
+            registry.reindex();
+            Ok(registry)
+        } else {
+            Err(errors)
+        }
+    }
+
+    fn add(&mut self, rule: RuleMeta) -> Result<(), String> {
+        if !is_code(rule.code) {
+            return Err(format!(
+                "`{}` is not a rule code: use capital letters followed by digits (AML123)",
+                rule.code
+            ));
+        }
+        if !is_kebab(rule.name) {
+            return Err(format!("rule name `{}` is not kebab-case", rule.name));
+        }
+        if self.by_code.contains_key(rule.code) {
+            return Err(format!("rule code {} is defined twice", rule.code));
+        }
+        if self.by_name.contains_key(rule.name) {
+            return Err(format!("rule name {} is defined twice", rule.name));
+        }
+        if rule.example.is_some() == rule.example_note.is_some() {
+            return Err(format!(
+                "rule {} needs exactly one of `example` (a bad and a good input) or `example_note` (why there can be none)",
+                rule.code
+            ));
+        }
+        self.by_code.insert(rule.code, self.rules.len());
+        self.by_name.insert(rule.name, self.rules.len());
+        self.rules.push(rule);
+        Ok(())
+    }
+
+    fn reindex(&mut self) {
+        self.by_code = self.rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
+        self.by_name = self.rules.iter().enumerate().map(|(i, r)| (r.name, i)).collect();
+    }
+
+    pub fn get(&self, code: &str) -> Option<&RuleMeta> {
+        self.by_code.get(code).map(|&i| &self.rules[i])
+    }
+
+    /// Finds a rule by code (`AML002`, any case) or name (`duplicate-key`).
+    pub fn find(&self, code_or_name: &str) -> Option<&RuleMeta> {
+        let upper = code_or_name.to_ascii_uppercase();
+        self.by_code
+            .get(upper.as_str())
+            .or_else(|| self.by_name.get(code_or_name))
+            .map(|&i| &self.rules[i])
+    }
+
+    pub fn rules(&self) -> &[RuleMeta] {
+        &self.rules
+    }
+}
+
+fn is_code(s: &str) -> bool {
+    let letters = s.bytes().take_while(u8::is_ascii_uppercase).count();
+    letters > 0 && letters < s.len() && s.bytes().skip(letters).all(|b| b.is_ascii_digit())
+}
+
+fn is_kebab(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+        && !s.contains("--")
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+thread_local! {
+    /// Set while this thread parses the built-in rule files. Parsing uses the loader,
+    /// which builds diagnostics, which look up rule names here: without this guard that
+    /// lookup would wait on the very initialisation it is part of.
+    static LOADING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The built-in rules shipped in the binary.
+pub fn builtin() -> &'static Registry {
+    static BUILTIN: LazyLock<Registry> = LazyLock::new(|| {
+        LOADING.with(|l| l.set(true));
+        let registry =
+            Registry::from_files(crate::embedded::RULE_FILES.iter().copied()).unwrap_or_else(|errors| {
+                // The test suite parses every embedded rule file, so this only happens in a
+                // build whose tests were not run; report and go on with no rules rather than
+                // crash.
+                for e in errors {
+                    eprintln!("amlint: internal error in built-in rule file {e}");
+                }
+                Registry::default()
+            });
+        LOADING.with(|l| l.set(false));
+        registry
+    });
+    &BUILTIN
+}
+
+/// The built-in registry, or `None` while this thread is building it.
+pub fn builtin_if_ready() -> Option<&'static Registry> {
+    if LOADING.with(std::cell::Cell::get) {
+        None
+    } else {
+        Some(builtin())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_rule_file_parses() {
+        let registry =
+            Registry::from_files(crate::embedded::RULE_FILES.iter().copied()).unwrap_or_else(|errors| {
+                panic!(
+                    "{}",
+                    errors
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                )
+            });
+        assert!(registry.get("AML001").is_some());
+        assert_eq!(registry.find("duplicate-key").map(|r| r.code), Some("AML002"));
+        assert_eq!(registry.find("aml002").map(|r| r.name), Some("duplicate-key"));
+    }
+
+    #[test]
+    fn rule_file_errors_point_at_the_line() {
+        let text = "code: AML900\nname: x\nseverity: fatal\nsummary: s\nwhat: w\nwhy: y\nexample_note: n\n";
+        let err = Registry::from_files([("rules/x.yaml", text)]).unwrap_err();
+        let e = &err[0];
+        assert_eq!(e.position.map(|p| p.line), Some(3), "{e}");
+        assert!(e.message.contains("severity"), "{e}");
+    }
+
+    #[test]
+    fn codes_and_names_are_checked() {
+        assert!(is_code("AML001") && is_code("ACME12") && !is_code("aml1") && !is_code("AML"));
+        assert!(is_kebab("duplicate-key") && !is_kebab("Duplicate") && !is_kebab("a--b"));
+    }
+}

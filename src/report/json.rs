@@ -1,0 +1,88 @@
+//! JSON output, version 1: a stable contract for CI tools and editors (documented in
+//! `docs/json-output.md`). Field meanings never change within a version; new fields may
+//! be added.
+
+use serde::Serialize;
+
+use crate::diagnostic::Diagnostic;
+use crate::pipeline::{FileReport, Report, Summary};
+use crate::source::{Position, SourceFile, Span};
+
+pub const VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct Output<'a> {
+    version: u32,
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+pub struct Range {
+    pub start: Position,
+    pub end: Position,
+}
+
+impl Range {
+    pub fn of(source: &SourceFile, span: Span) -> Self {
+        Self {
+            start: source.position(span.start),
+            end: source.position(span.end),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct JsonLabel<'a> {
+    message: &'a str,
+    range: Range,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    code: &'a str,
+    name: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    path: &'a str,
+    kind: Option<&'a str>,
+    range: Range,
+    pointer: Option<String>,
+    help: Option<&'a str>,
+    labels: Vec<JsonLabel<'a>>,
+}
+
+fn diagnostic<'a>(file: &'a FileReport, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
+    JsonDiagnostic {
+        code: d.code,
+        name: d.name,
+        severity: d.severity.as_str(),
+        message: &d.message,
+        path: &file.source.path,
+        kind: d.kind,
+        range: Range::of(&file.source, d.span),
+        pointer: d.pointer.as_ref().map(ToString::to_string),
+        help: d.help.as_deref(),
+        labels: d
+            .labels
+            .iter()
+            .map(|l| JsonLabel {
+                message: &l.message,
+                range: Range::of(&file.source, l.span),
+            })
+            .collect(),
+    }
+}
+
+pub fn render(report: &Report) -> String {
+    let output = Output {
+        version: VERSION,
+        diagnostics: report.diagnostics().map(|(f, d)| diagnostic(f, d)).collect(),
+        summary: report.summary(),
+    };
+    let mut s = serde_json::to_string_pretty(&output).unwrap_or_else(|e| {
+        format!("{{\"version\": {VERSION}, \"error\": \"cannot serialise the report: {e}\"}}")
+    });
+    s.push('\n');
+    s
+}
