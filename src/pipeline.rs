@@ -172,7 +172,7 @@ pub fn check_loaded(loaded: LoadedFile, explicit: bool) -> FileReport {
     }
 
     let mut diagnostics = loaded.diagnostics;
-    checks::single_document::check(&loaded.documents, &mut diagnostics);
+    checks::single_document::check(&loaded.source, &loaded.documents, &mut diagnostics);
     for (doc, class) in loaded.documents.iter().zip(&classes) {
         if !class.is_checked() {
             continue;

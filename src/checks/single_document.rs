@@ -3,17 +3,26 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::document::Document;
+use crate::source::{SourceFile, Span};
 
 /// Runs once per file that holds at least one Azure ML document.
-pub fn check(documents: &[Document], out: &mut Vec<Diagnostic>) {
+pub fn check(source: &SourceFile, documents: &[Document], out: &mut Vec<Diagnostic>) {
     let with_content: Vec<&Document> = documents.iter().filter(|d| d.root.is_some()).collect();
     if with_content.len() < 2 {
         return;
     }
+    // Point at the `---` that starts the second document when there is one.
+    let second = with_content[1].span;
+    let marker = Span::new(second.start, second.start + 3);
+    let span = if source.slice(marker) == "---" {
+        marker
+    } else {
+        second
+    };
     out.push(
         Diagnostic::new(
             "AML001",
-            with_content[1].span,
+            span,
             format!(
                 "this Azure ML configuration file holds {} YAML documents; the Azure ML CLI reads exactly one (\"expected a single document in the stream\")",
                 with_content.len()

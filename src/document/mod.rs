@@ -110,6 +110,9 @@ pub struct Document {
     /// The document was cut short by a syntax error or a limit; the tree holds what
     /// came before.
     pub partial: bool,
+    /// Aliases expand beyond the limit (AML005): the tree is kept for classification,
+    /// but nothing may expand it ([`Document::to_json`] gives `null`).
+    pub alias_overflow: bool,
 }
 
 /// What a pointer lookup points at.
@@ -261,11 +264,11 @@ impl Document {
 
     /// The JSON value the Azure ML SDK would validate (aliases expanded, merge keys
     /// applied, the last duplicate kept, non-string keys printed as Python prints them).
-    /// Callers bound expansion first with [`Document::expanded_size`].
+    /// `null` when the aliases expand beyond the limit ([`Document::alias_overflow`]).
     pub fn to_json(&self) -> serde_json::Value {
         match self.root {
-            Some(root) => self.node_to_json(root),
-            None => serde_json::Value::Null,
+            Some(root) if !self.alias_overflow => self.node_to_json(root),
+            _ => serde_json::Value::Null,
         }
     }
 

@@ -753,7 +753,7 @@ impl<'a> Builder<'a, '_> {
                 .with_help("Each alias repeats its anchor's whole content; the Azure ML SDK would expand them all. Write the content out, or reduce the nesting of aliases. The document was not checked further."),
             );
             doc.partial = true;
-            doc.root = None;
+            doc.alias_overflow = true;
         }
         self.docs.push(doc);
     }
@@ -842,7 +842,8 @@ mod tests {
         }
         let (docs, diags) = load(&text);
         assert_eq!(codes(&diags), ["AML005"]);
-        assert!(docs[0].root.is_none());
+        assert!(docs[0].alias_overflow);
+        assert_eq!(docs[0].to_json(), serde_json::Value::Null);
     }
 
     #[test]

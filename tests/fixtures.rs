@@ -1,0 +1,152 @@
+//! Every file under `fixtures/` carries its expectations inline, and this test fails on
+//! any missing or unexpected diagnostic.
+//!
+//! - YAML: `key: value   # expect: AML503` — the diagnostic must start on that line. Several
+//!   codes: `# expect: AML101, AML103`; the same code twice: `# expect: AML002 x2`.
+//!   A line that cannot carry a comment (inside a block scalar) is annotated from the
+//!   line before with a comment line of its own: `# expect-next: AML003`.
+//! - JSON (no comments): a sidecar `<file>.expect` with lines `LINE: CODE[, CODE]`.
+//! - A file without expectations must produce no diagnostic at all.
+//!
+//! The whole `fixtures/` tree is checked in one run, as a project, so that cross-file facts
+//! resolve between fixtures of the same directory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use amlint::pipeline::{Options, check_paths};
+
+type Expected = BTreeMap<(String, u32), Vec<String>>;
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+fn parse_codes(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in list.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let (code, times) = match item.split_once(" x") {
+            Some((c, n)) => (c.trim(), n.trim().parse().unwrap_or(1)),
+            None => (item, 1),
+        };
+        for _ in 0..times {
+            out.push(code.to_string());
+        }
+    }
+    out
+}
+
+/// Reads the expectations of one fixture file.
+fn expectations(path: &Path, display: &str, expected: &mut Expected) {
+    let sidecar = PathBuf::from(format!("{}.expect", path.display()));
+    if sidecar.exists() {
+        let text = std::fs::read_to_string(&sidecar).unwrap();
+        for line in text
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        {
+            let (n, codes) = line
+                .split_once(':')
+                .unwrap_or_else(|| panic!("{}: bad line {line:?}", sidecar.display()));
+            let n: u32 = n.trim().parse().unwrap();
+            expected
+                .entry((display.to_string(), n))
+                .or_default()
+                .extend(parse_codes(codes));
+        }
+        return;
+    }
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return;
+    };
+    for (i, line) in text.lines().enumerate() {
+        let n = i as u32 + 1;
+        if let Some(pos) = line.find("# expect-next:") {
+            let codes = parse_codes(&line[pos + "# expect-next:".len()..]);
+            expected
+                .entry((display.to_string(), n + 1))
+                .or_default()
+                .extend(codes);
+        } else if let Some(pos) = line.find("# expect:") {
+            let codes = parse_codes(&line[pos + "# expect:".len()..]);
+            expected
+                .entry((display.to_string(), n))
+                .or_default()
+                .extend(codes);
+        }
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_fixture_matches_its_expectations() {
+    let root = fixtures_dir();
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    let mut expected = Expected::new();
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy();
+        if name.ends_with(".expect") || !amlint::discover::is_config_name(&name) {
+            continue;
+        }
+        let display = f.to_string_lossy().replace('\\', "/");
+        expectations(f, &display, &mut expected);
+    }
+
+    let report = check_paths(&[root.clone()], &Options::default());
+    let mut actual = Expected::new();
+    for (file, d) in report.diagnostics() {
+        let line = file.source.position(d.span.start).line;
+        actual
+            .entry((file.source.path.clone(), line))
+            .or_default()
+            .push(d.code.to_string());
+    }
+    for codes in expected.values_mut().chain(actual.values_mut()) {
+        codes.sort();
+    }
+
+    let mut problems = Vec::new();
+    let keys: std::collections::BTreeSet<_> = expected.keys().chain(actual.keys()).cloned().collect();
+    for key in keys {
+        let want = expected.get(&key).cloned().unwrap_or_default();
+        let got = actual.get(&key).cloned().unwrap_or_default();
+        if want != got {
+            let rel = key
+                .0
+                .strip_prefix(&format!("{}/", root.display()))
+                .unwrap_or(&key.0);
+            let messages: Vec<String> = report
+                .diagnostics()
+                .filter(|(f, d)| f.source.path == key.0 && f.source.position(d.span.start).line == key.1)
+                .map(|(_, d)| format!("      {}: {}", d.code, d.message))
+                .collect();
+            problems.push(format!(
+                "{rel}:{}: expected {want:?}, got {got:?}\n{}",
+                key.1,
+                messages.join("\n")
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} fixture line(s) disagree:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert!(expected.len() > 5, "the fixtures carry too few expectations");
+}
