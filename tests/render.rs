@@ -1,0 +1,79 @@
+//! The human rendering, pinned with insta: code and name, severity, message, snippet with
+//! the span underlined, secondary labels, help. Review changes with `cargo insta review`
+//! (or `INSTA_UPDATE=always cargo test --test render` and read the diff).
+
+use amlint::pipeline::{Options, check_text};
+use amlint::report::human::{Style, render_diagnostic};
+
+fn render(path: &str, text: &str) -> String {
+    let report = check_text(path, text.to_string(), &Options::default());
+    let style = Style {
+        color: false,
+        width: 100,
+    };
+    let mut out = String::new();
+    for d in &report.diagnostics {
+        out.push_str(&render_diagnostic(&report.source, d, style));
+        out.push('\n');
+    }
+    assert!(!out.is_empty(), "no diagnostic for {path}");
+    out
+}
+
+#[test]
+fn duplicate_key_with_label_on_the_first() {
+    insta::assert_snapshot!(render(
+        "deploy/blue.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/managedOnlineDeployment.schema.json\nname: blue\nendpoint_name: credit\ninstance_type: Standard_DS3_v2\ninstance_count: 1\ninstance_type: Standard_F4s_v2\n"
+    ));
+}
+
+#[test]
+fn yaml11_scalars() {
+    insta::assert_snapshot!(render(
+        "model.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/model.schema.json\nname: m\nversion: 1.10\npath: azureml://datastores/ws/paths/m\ntags:\n  gpu: on\n  lr: 2e-5\n"
+    ));
+}
+
+#[test]
+fn syntax_error_after_non_ascii_text() {
+    insta::assert_snapshot!(render(
+        "job.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ndisplay_name: \"entraînement ✓\"\ncommand: python train.py\n  environment: azureml:sklearn:1\n"
+    ));
+}
+
+#[test]
+fn json_trailing_comma() {
+    insta::assert_snapshot!(render(
+        "deploymentconfig.json",
+        "{\n  \"computeType\": \"ACI\",\n  \"containerResourceRequirements\": {\"cpu\": 1, \"memoryInGB\": 2,},\n}\n"
+    ));
+}
+
+#[test]
+fn template_placeholder() {
+    insta::assert_snapshot!(render(
+        "endpoint.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/managedOnlineEndpoint.schema.json\nname: {{ENDPOINT_NAME}}\nauth_mode: key\n"
+    ));
+}
+
+#[test]
+fn unreadable_file_has_no_snippet() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("job.yml"), b"name: caf\xe9\n").unwrap();
+    let report = amlint::pipeline::check_paths(&[dir.path().join("job.yml")], &Options::default());
+    let file = &report.files[0];
+    let text = render_diagnostic(
+        &file.source,
+        &file.diagnostics[0],
+        Style {
+            color: false,
+            width: 100,
+        },
+    );
+    let text = text.replace(&dir.path().display().to_string(), "[TMP]");
+    insta::assert_snapshot!(text);
+}
