@@ -3,9 +3,11 @@
 
 use serde::de::DeserializeOwned;
 
-use crate::document::{Pointer, Target};
+use std::sync::Arc;
+
+use crate::document::{Document, Pointer, Target};
 use crate::load::{self, Format, Limits};
-use crate::source::Position;
+use crate::source::{Position, SourceFile, Span};
 
 /// A data file that does not parse or does not have the expected shape.
 #[derive(Debug, Clone)]
@@ -26,41 +28,61 @@ impl std::fmt::Display for DataError {
 
 impl std::error::Error for DataError {}
 
-/// Parses a YAML data file (one document) into `T`. Unknown fields are errors when `T`
-/// says so (`#[serde(deny_unknown_fields)]`); every error carries the line and column.
-pub fn from_yaml<T: DeserializeOwned>(path: &str, text: &str) -> Result<T, DataError> {
+/// Parses a YAML data file (one document) into its tree.
+pub fn parse_yaml(path: &str, text: &str) -> Result<(Arc<SourceFile>, Document), DataError> {
     let loaded = load::parse_text(path, text.to_string(), Format::Yaml, &Limits::default());
-    let source = loaded.source.clone();
     if let Some(d) = loaded.diagnostics.first() {
         return Err(DataError {
             path: path.to_string(),
-            position: Some(source.position(d.span.start)),
+            position: Some(loaded.source.position(d.span.start)),
             message: d.message.clone(),
         });
     }
-    let Some(doc) = loaded.documents.first() else {
-        return Err(DataError {
+    let source = loaded.source;
+    match loaded.documents.into_iter().next() {
+        Some(doc) if doc.root.is_some() => Ok((source, doc)),
+        _ => Err(DataError {
             path: path.to_string(),
             position: None,
             message: "the file is empty".to_string(),
-        });
-    };
-    let json = doc.to_json();
-    serde_path_to_error::deserialize(json).map_err(|err| {
+        }),
+    }
+}
+
+/// An error at a span of a data file.
+pub fn error_at(path: &str, source: &SourceFile, span: Span, message: impl Into<String>) -> DataError {
+    DataError {
+        path: path.to_string(),
+        position: Some(source.position(span.start)),
+        message: message.into(),
+    }
+}
+
+/// Deserialises a parsed data file into `T`; errors point at the offending node.
+pub fn from_document<T: DeserializeOwned>(
+    path: &str,
+    source: &SourceFile,
+    doc: &Document,
+) -> Result<T, DataError> {
+    serde_path_to_error::deserialize(doc.to_json()).map_err(|err| {
         let pointer = Pointer::from_segments(err.path().iter().filter_map(|seg| match seg {
             serde_path_to_error::Segment::Map { key } => Some(key.clone()),
             serde_path_to_error::Segment::Seq { index } => Some(index.to_string()),
             _ => None,
         }));
         let span = doc.span_of(&pointer, Target::Value);
-        DataError {
-            path: path.to_string(),
-            position: Some(source.position(span.start)),
-            message: if pointer.is_empty() {
-                err.inner().to_string()
-            } else {
-                format!("{}: {}", pointer, err.inner())
-            },
-        }
+        let message = if pointer.is_empty() {
+            err.inner().to_string()
+        } else {
+            format!("{}: {}", pointer, err.inner())
+        };
+        error_at(path, source, span, message)
     })
+}
+
+/// Parses a YAML data file (one document) into `T`. Unknown fields are errors when `T`
+/// says so (`#[serde(deny_unknown_fields)]`); every error carries the line and column.
+pub fn from_yaml<T: DeserializeOwned>(path: &str, text: &str) -> Result<T, DataError> {
+    let (source, doc) = parse_yaml(path, text)?;
+    from_document(path, &source, &doc)
 }

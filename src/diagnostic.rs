@@ -99,6 +99,22 @@ impl Diagnostic {
         }
     }
 
+    /// A diagnostic of any rule (built-in or user), from its metadata.
+    pub fn for_rule(rule: &crate::registry::RuleMeta, span: Span, message: impl Into<String>) -> Self {
+        Self {
+            code: rule.code,
+            name: rule.name,
+            severity: rule.severity,
+            message: message.into(),
+            span,
+            pointer: None,
+            labels: Vec::new(),
+            help: None,
+            kind: None,
+            fix: None,
+        }
+    }
+
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self

@@ -40,6 +40,8 @@ struct KindDef {
     schemas: Vec<String>,
     #[serde(default, rename = "match")]
     matches: Vec<Shape>,
+    #[serde(default)]
+    umbrella: bool,
 }
 
 /// Conditions on a document's top-level keys; all must hold.
@@ -67,6 +69,8 @@ pub struct Kind {
     pub schema_names: Vec<String>,
     pub family: usize,
     matches: Vec<Shape>,
+    /// Its `$schema` covers every kind of the family.
+    pub umbrella: bool,
 }
 
 #[derive(Debug)]
@@ -156,6 +160,7 @@ impl KindTable {
                     schema_names: k.schemas,
                     family: fi,
                     matches: lower_types(k.matches),
+                    umbrella: k.umbrella,
                 });
             }
             let files = fam
@@ -354,7 +359,7 @@ pub fn classify(doc: &Document, path: &str) -> Classification {
     out.kind = kind.map(|k| &t.kinds[k]);
     out.source = Some(source);
     if let (Some(d), Some(k)) = (declared, kind) {
-        if d != k {
+        if d != k && !t.kinds[d].umbrella {
             out.declared = Some(&t.kinds[d]);
         }
     }
@@ -401,7 +406,14 @@ mod tests {
             "$schema: https://azuremlschemas.azureedge.net/latest/batchDeployment.schema.json\ntype: model\nendpoint_name: e\n",
         );
         assert_eq!(c.kind_id(), Some("modelBatchDeployment"));
-        assert_eq!(c.declared.map(|k| k.id.as_str()), Some("batchDeployment"));
+        // The generic batch deployment schema covers model deployments: no disagreement.
+        assert!(c.declared.is_none());
+        let c = kind_of(
+            "a.yml",
+            "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ntype: pipeline\njobs: {}\n",
+        );
+        assert_eq!(c.kind_id(), Some("pipelineJob"));
+        assert_eq!(c.declared.map(|k| k.id.as_str()), Some("commandJob"));
         let c = kind_of(
             "a.yml",
             "$schema: https://azuremlschemas.azureedge.net/latest/managedOnlineDeployment.schema.json\nname: blue\n",

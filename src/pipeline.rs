@@ -10,7 +10,8 @@ use rayon::prelude::*;
 
 use crate::checks::{self, DocContext};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::discover::{self, Candidate};
+use crate::discover;
+use crate::facts::{DocFacts, Inventory, Project, ProjectIndex};
 use crate::kinds::{self, Classification};
 use crate::load::{self, Format, Limits, LoadedFile};
 use crate::source::{SourceFile, Span};
@@ -19,6 +20,77 @@ use crate::source::{SourceFile, Span};
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub limits: Limits,
+    pub project: ProjectSettings,
+}
+
+/// What the configuration says about the project (profile, rule parameters, inventory).
+#[derive(Clone, Debug, Default)]
+pub struct ProjectSettings {
+    /// `dev` when unset.
+    pub profile: Option<String>,
+    pub params: serde_json::Map<String, serde_json::Value>,
+    pub inventory: Inventory,
+    /// The project root (relative paths of the inventory start there); the current
+    /// directory when unset.
+    pub root: Option<PathBuf>,
+    /// The date retirement dates are compared with (`YYYY-MM-DD`); today when unset.
+    pub today: Option<String>,
+}
+
+impl ProjectSettings {
+    fn project(&self, index: ProjectIndex) -> Project {
+        let mut index = index;
+        index.add_inventory(&self.inventory);
+        let defaults = Project::default();
+        Project {
+            index,
+            inventory: self.inventory.clone(),
+            params: self.params.clone(),
+            profile: self.profile.clone().unwrap_or(defaults.profile.clone()),
+            root: self.root.clone().unwrap_or(defaults.root.clone()),
+            today: self.today.clone().unwrap_or(defaults.today.clone()),
+            ..defaults
+        }
+    }
+}
+
+/// A file loaded and classified, waiting for the project index before its checks.
+struct Prepared {
+    /// The file on disk (relative paths inside it start from its directory).
+    path: PathBuf,
+    explicit: bool,
+    loaded: LoadedFile,
+    classes: Vec<Classification>,
+}
+
+fn prepare(path: PathBuf, loaded: LoadedFile, explicit: bool) -> Prepared {
+    let display = loaded.source.path.clone();
+    let classes = loaded
+        .documents
+        .iter()
+        .map(|d| kinds::classify(d, &display))
+        .collect();
+    Prepared {
+        path,
+        explicit,
+        loaded,
+        classes,
+    }
+}
+
+/// Indexes what the prepared files define (computes, endpoints, models).
+fn index_of<'a>(prepared: impl Iterator<Item = &'a Prepared>) -> ProjectIndex {
+    let mut index = ProjectIndex::default();
+    for p in prepared {
+        for (doc, class) in p.loaded.documents.iter().zip(&p.classes) {
+            if let Some(kind) = class.kind {
+                if !doc.partial {
+                    index.add(&p.path, doc, kind);
+                }
+            }
+        }
+    }
+    index
 }
 
 /// The outcome for one file.
@@ -76,12 +148,29 @@ impl Report {
     }
 }
 
-/// Checks files and directories.
+/// Checks files and directories: load and classify every file (in parallel), index what
+/// they define, then check each against that index (in parallel).
 pub fn check_paths(paths: &[PathBuf], options: &Options) -> Report {
     let candidates = discover::discover(paths);
-    let files = candidates
+    let prepared: Vec<Result<Prepared, FileReport>> = candidates
         .par_iter()
-        .map(|c| check_candidate(c, options))
+        .map(|c| {
+            guarded(&c.display, || {
+                let loaded = load::load_path(&c.path, &c.display, &options.limits);
+                prepare(c.path.clone(), loaded, c.explicit)
+            })
+        })
+        .collect();
+    let project = options.project.project(index_of(prepared.iter().flatten()));
+    let files = prepared
+        .into_par_iter()
+        .map(|p| match p {
+            Ok(p) => {
+                let display = p.loaded.source.path.clone();
+                guarded(&display, || check_prepared(p, &project)).unwrap_or_else(|r| r)
+            }
+            Err(report) => report,
+        })
         .collect();
     Report { files }
 }
@@ -90,29 +179,24 @@ pub fn check_paths(paths: &[PathBuf], options: &Options) -> Report {
 pub fn check_text(display: &str, text: String, options: &Options) -> FileReport {
     guarded(display, || {
         let loaded = load::parse_text(display, text, Format::for_path(display), &options.limits);
-        check_loaded(loaded, true)
+        let prepared = prepare(PathBuf::from(display), loaded, true);
+        let project = options.project.project(index_of(std::iter::once(&prepared)));
+        check_prepared(prepared, &project)
     })
-}
-
-/// Checks one discovered file.
-pub fn check_candidate(candidate: &Candidate, options: &Options) -> FileReport {
-    guarded(&candidate.display, || {
-        let loaded = load::load_path(&candidate.path, &candidate.display, &options.limits);
-        check_loaded(loaded, candidate.explicit)
-    })
+    .unwrap_or_else(|r| r)
 }
 
 /// Runs `work`; a panic becomes an AML000 finding for this file alone.
-fn guarded(display: &str, work: impl FnOnce() -> FileReport) -> FileReport {
+fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, FileReport> {
     match catch_unwind(AssertUnwindSafe(work)) {
-        Ok(report) => report,
+        Ok(value) => Ok(value),
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
-            FileReport {
+            Err(FileReport {
                 source: SourceFile::new(display, String::new()),
                 checked: true,
                 kinds: Vec::new(),
@@ -126,7 +210,7 @@ fn guarded(display: &str, work: impl FnOnce() -> FileReport) -> FileReport {
                         "This is a bug in amlint. Please report it with the file, or a reduced copy of it.",
                     ),
                 ],
-            }
+            })
         }
     }
 }
@@ -148,14 +232,14 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
     by_name || (loaded.unreadable && loaded.format == Format::Yaml)
 }
 
-/// Classifies and checks a loaded file.
-pub fn check_loaded(loaded: LoadedFile, explicit: bool) -> FileReport {
-    let path = loaded.source.path.clone();
-    let classes: Vec<Classification> = loaded
-        .documents
-        .iter()
-        .map(|d| kinds::classify(d, &path))
-        .collect();
+/// Runs the checks of a classified file.
+fn check_prepared(prepared: Prepared, project: &Project) -> FileReport {
+    let Prepared {
+        path,
+        explicit,
+        loaded,
+        classes,
+    } = prepared;
     let kinds: Vec<Option<&'static str>> = classes.iter().map(Classification::kind_id).collect();
     let azure = classes.iter().any(Classification::is_checked);
 
@@ -177,10 +261,12 @@ pub fn check_loaded(loaded: LoadedFile, explicit: bool) -> FileReport {
         if !class.is_checked() {
             continue;
         }
+        let facts = class.kind.map(|kind| DocFacts::new(doc, kind, &path, project));
         let cx = DocContext {
             source: &loaded.source,
             doc,
             class,
+            facts: facts.as_ref(),
         };
         checks::run_document_checks(&cx, &mut diagnostics);
     }

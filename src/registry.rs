@@ -22,6 +22,22 @@ pub struct RuleFile {
     /// Implemented in Rust (`src/checks/`) rather than by a condition.
     #[serde(default)]
     pub native: bool,
+    /// Declarative rules: the document kinds the rule applies to.
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    /// Declarative rules: the condition (compiled from the rule file's tree, so that its
+    /// errors point at the rule file's line).
+    #[serde(default)]
+    pub when: Option<serde_json::Value>,
+    /// Declarative rules: where to report, the message and the help.
+    #[serde(default)]
+    pub report: Option<crate::policy::ReportFile>,
+    /// Severity per profile (`production: warning`), overriding `severity`.
+    #[serde(default)]
+    pub severity_by_profile: std::collections::BTreeMap<String, Severity>,
+    /// Defaults of the rule's `$params.*`.
+    #[serde(default)]
+    pub params: serde_json::Map<String, serde_json::Value>,
     /// "What it does" for the docs.
     pub what: String,
     /// "Why is this bad?" for the docs.
@@ -46,6 +62,19 @@ pub struct Example {
     pub bad: String,
     /// Must not produce this rule's code.
     pub good: String,
+    /// Other files of the example's project (path → text), for rules that look across
+    /// files (a deployment and the compute it names).
+    #[serde(default)]
+    pub files: std::collections::BTreeMap<String, String>,
+    /// The profile the example runs with (`production`).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// `[params]` the example runs with.
+    #[serde(default)]
+    pub params: serde_json::Map<String, serde_json::Value>,
+    /// `[inventory]` the example runs with.
+    #[serde(default)]
+    pub inventory: Option<crate::facts::Inventory>,
 }
 
 #[derive(Debug, Clone)]
@@ -62,11 +91,19 @@ pub struct RuleMeta {
     pub references: Vec<String>,
     /// Where the rule's file lives, relative to the repository (`rules/document/...`).
     pub source: String,
+    /// The compiled condition and report of a declarative rule.
+    pub policy: Option<std::sync::Arc<crate::policy::PolicyRule>>,
+    /// Parameters the rule reads, with their defaults.
+    pub params: serde_json::Map<String, serde_json::Value>,
+    pub kinds: Vec<String>,
 }
 
 impl RuleMeta {
-    fn from_file(source: &str, file: RuleFile) -> Self {
+    fn from_file(source: &str, file: RuleFile, policy: Option<crate::policy::PolicyRule>) -> Self {
         Self {
+            policy: policy.map(std::sync::Arc::new),
+            params: file.params,
+            kinds: file.kinds,
             code: intern(&file.code),
             name: intern(&file.name),
             severity: file.severity,
@@ -99,6 +136,7 @@ impl RuleMeta {
         );
         match (&self.example, &self.example_note) {
             (Some(ex), _) => {
+                let context = ex.context_markdown();
                 let fence = |body: &str| {
                     if ex.path.ends_with(".json") {
                         format!("`{}`:\n\n```json\n{}```\n", ex.path, ensure_newline(body))
@@ -107,7 +145,7 @@ impl RuleMeta {
                     }
                 };
                 out.push_str(&format!(
-                    "\n## Example\n\n{}\n## Use instead\n\n{}",
+                    "\n## Example\n\n{context}{}\n## Use instead\n\n{}",
                     fence(&ex.bad),
                     fence(&ex.good)
                 ));
@@ -127,6 +165,71 @@ impl RuleMeta {
     /// The documentation file name under `docs/rules/`.
     pub fn doc_file_name(&self) -> String {
         format!("{}-{}.md", self.code, self.name)
+    }
+}
+
+impl Example {
+    /// The project around the example (other files, profile, params, inventory), as the
+    /// docs show it.
+    fn context_markdown(&self) -> String {
+        let mut toml = String::new();
+        if let Some(p) = &self.profile {
+            toml.push_str(&format!("profile = \"{p}\"\n"));
+        }
+        if !self.params.is_empty() {
+            toml.push_str("\n[params]\n");
+            for (k, v) in &self.params {
+                toml.push_str(&format!("{k} = {v}\n"));
+            }
+        }
+        if let Some(inv) = &self.inventory {
+            let quote = |s: &str| format!("\"{s}\"");
+            for c in &inv.computes {
+                toml.push_str(&format!(
+                    "\n[[inventory.computes]]\nname = {}\ntype = {}\n",
+                    quote(&c.name),
+                    quote(&c.ctype)
+                ));
+                if let Some(size) = &c.size {
+                    toml.push_str(&format!("size = {}\n", quote(size)));
+                }
+            }
+            for m in &inv.models {
+                toml.push_str(&format!("\n[[inventory.models]]\nname = {}\n", quote(&m.name)));
+                if let Some(v) = &m.version {
+                    toml.push_str(&format!("version = {}\n", quote(v)));
+                }
+                toml.push_str(&format!("size_bytes = {}\n", m.size_bytes));
+            }
+            for e in &inv.endpoints {
+                toml.push_str(&format!("\n[[inventory.endpoints]]\nname = {}\n", quote(&e.name)));
+                if let Some(c) = &e.compute {
+                    toml.push_str(&format!("compute = {}\n", quote(c)));
+                }
+            }
+            for d in &inv.deployments {
+                toml.push_str(&format!(
+                    "\n[[inventory.deployments]]\nconfig = {}\nmodel = {}\n",
+                    quote(&d.config),
+                    quote(&d.model)
+                ));
+            }
+        }
+        let mut out = String::new();
+        if !toml.is_empty() {
+            out.push_str(&format!(
+                "With this `amlint.toml`:\n\n```toml\n{}```\n\n",
+                toml.trim_start()
+            ));
+        }
+        for (path, text) in &self.files {
+            let lang = if path.ends_with(".json") { "json" } else { "yaml" };
+            out.push_str(&format!(
+                "And this `{path}` in the project:\n\n```{lang}\n{}```\n\n",
+                ensure_newline(text)
+            ));
+        }
+        out
     }
 }
 
@@ -169,9 +272,9 @@ impl Registry {
         let mut registry = Registry::default();
         let mut errors = Vec::new();
         for (path, text) in files {
-            match data::from_yaml::<RuleFile>(path, text) {
-                Ok(file) => {
-                    if let Err(e) = registry.add(RuleMeta::from_file(path, file)) {
+            match Self::parse_file(path, text) {
+                Ok(rule) => {
+                    if let Err(e) = registry.add(rule) {
                         errors.push(DataError {
                             path: path.to_string(),
                             position: None,
@@ -189,6 +292,36 @@ impl Registry {
         } else {
             Err(errors)
         }
+    }
+
+    /// Parses one rule file (metadata, and for a declarative rule its condition).
+    fn parse_file(path: &str, text: &str) -> Result<RuleMeta, DataError> {
+        let (source, doc) = data::parse_yaml(path, text)?;
+        let file: RuleFile = data::from_document(path, &source, &doc)?;
+        let policy = match (&file.when, &file.report, file.native) {
+            (None, None, true) => None,
+            (Some(_), Some(report), false) => Some(
+                crate::policy::compile(&doc, &file.kinds, report, &file.severity_by_profile, &file.params)
+                    .map_err(|(span, message)| data::error_at(path, &source, span, message))?,
+            ),
+            (_, _, true) => {
+                return Err(data::error_at(
+                    path,
+                    &source,
+                    doc.span,
+                    "a `native: true` rule has no `when` or `report`: its check is written in Rust",
+                ));
+            }
+            _ => {
+                return Err(data::error_at(
+                    path,
+                    &source,
+                    doc.span,
+                    "a declarative rule needs both `when` (the condition) and `report` (where and what to say); a Rust-implemented rule says `native: true`",
+                ));
+            }
+        };
+        Ok(RuleMeta::from_file(path, file, policy))
     }
 
     fn add(&mut self, rule: RuleMeta) -> Result<(), String> {

@@ -32,7 +32,14 @@ fn corpus_loads_like_pyyaml_and_ranges_point_at_text() {
         eprintln!("corpus not found (set AMLINT_CORPUS); skipping");
         return;
     };
-    let report = check_paths(&[root.join("cli")], &Options::default());
+    let options = Options {
+        project: amlint::pipeline::ProjectSettings {
+            today: Some("2026-11-22".to_string()),
+            ..Default::default()
+        },
+        ..Options::default()
+    };
+    let report = check_paths(&[root.join("cli")], &options);
     let failures = pyyaml_failures();
     let rel = |p: &str| {
         p.strip_prefix(&format!("{}/", root.display()))

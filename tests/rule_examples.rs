@@ -1,8 +1,47 @@
 //! Every rule ships its own failing and passing example (biome, cfn-guard): the bad one
-//! must produce the rule's code, the good one must not.
+//! must produce the rule's code, the good one must not. Each example runs as a small
+//! project: its file, the other files it lists, and its profile, params and inventory.
 
-use amlint::pipeline::{Options, check_text};
-use amlint::registry;
+use std::path::Path;
+
+use amlint::pipeline::{Options, ProjectSettings, check_paths};
+use amlint::registry::{self, Example};
+
+/// The codes reported on the example's own file when its text is `text`.
+fn codes_for(example: &Example, text: &str) -> Vec<(String, String)> {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, body: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    };
+    write(&example.path, text);
+    for (rel, body) in &example.files {
+        write(rel, body);
+    }
+    let options = Options {
+        project: ProjectSettings {
+            profile: example.profile.clone(),
+            params: example.params.clone(),
+            inventory: example.inventory.clone().unwrap_or_default(),
+            root: Some(dir.path().to_path_buf()),
+            today: Some("2026-11-22".to_string()),
+        },
+        ..Options::default()
+    };
+    let report = check_paths(&[dir.path().to_path_buf()], &options);
+    let target = dir.path().join(&example.path);
+    report
+        .files
+        .iter()
+        .filter(|f| Path::new(&f.source.path) == target)
+        .flat_map(|f| {
+            f.diagnostics
+                .iter()
+                .map(|d| (d.code.to_string(), d.message.clone()))
+        })
+        .collect()
+}
 
 #[test]
 fn every_rule_example_behaves() {
@@ -18,20 +57,16 @@ fn every_rule_example_behaves() {
             continue;
         };
         checked += 1;
-        let bad = check_text(&example.path, example.bad.clone(), &Options::default());
-        if !bad.diagnostics.iter().any(|d| d.code == rule.code) {
-            let got: Vec<_> = bad.diagnostics.iter().map(|d| d.code).collect();
+        let bad = codes_for(example, &example.bad);
+        if !bad.iter().any(|(c, _)| c == rule.code) {
             problems.push(format!(
-                "{}: the bad example does not trigger it (got {got:?})",
+                "{}: the bad example does not trigger it (got {bad:?})",
                 rule.code
             ));
         }
-        let good = check_text(&example.path, example.good.clone(), &Options::default());
-        if let Some(d) = good.diagnostics.iter().find(|d| d.code == rule.code) {
-            problems.push(format!(
-                "{}: the good example triggers it: {}",
-                rule.code, d.message
-            ));
+        let good = codes_for(example, &example.good);
+        if let Some((_, m)) = good.iter().find(|(c, _)| c == rule.code) {
+            problems.push(format!("{}: the good example triggers it: {m}", rule.code));
         }
     }
     assert!(checked >= 5, "only {checked} rules have examples");
@@ -54,11 +89,19 @@ fn every_native_rule_is_implemented_and_every_code_has_metadata() {
             "{code} is reported by Rust code but has no rules/ file"
         );
     }
-    for rule in registry.rules().iter().filter(|r| r.native) {
-        assert!(
-            implemented.contains(&rule.code),
-            "{} is marked native but nothing reports it",
-            rule.code
-        );
+    for rule in registry.rules() {
+        if rule.native {
+            assert!(
+                implemented.contains(&rule.code),
+                "{} is marked native but nothing reports it",
+                rule.code
+            );
+        } else {
+            assert!(
+                rule.policy.is_some(),
+                "{} is neither native nor declarative",
+                rule.code
+            );
+        }
     }
 }

@@ -2,12 +2,15 @@
 //! file with its metadata in `rules/<area>/<CODE>-<name>.yaml`; registering one is one
 //! line in [`DOCUMENT_CHECKS`].
 
+mod policy;
+mod schema_type_mismatch;
 pub mod single_document;
 mod unknown_schema;
 mod yaml11_ambiguous;
 
 use crate::diagnostic::Diagnostic;
 use crate::document::Document;
+use crate::facts::DocFacts;
 use crate::kinds::Classification;
 use crate::source::SourceFile;
 
@@ -16,6 +19,8 @@ pub struct DocContext<'a> {
     pub source: &'a SourceFile,
     pub doc: &'a Document,
     pub class: &'a Classification,
+    /// Facts of the document (None when its kind is unknown).
+    pub facts: Option<&'a DocFacts<'a>>,
 }
 
 pub type DocCheck = fn(&DocContext<'_>, &mut Vec<Diagnostic>);
@@ -24,7 +29,12 @@ pub type DocCheck = fn(&DocContext<'_>, &mut Vec<Diagnostic>);
 pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
     ("AML003", yaml11_ambiguous::check),
     ("AML006", unknown_schema::check),
+    ("AML008", schema_type_mismatch::check),
 ];
+
+/// Runs every declarative rule (`rules/**` with `when`) on the document. Not a native
+/// check: the rules are data.
+pub const POLICY_CHECK: DocCheck = policy::check;
 
 /// Codes reported while loading (`src/load.rs`, `src/document/`) rather than by a check.
 pub const LOADER_CODES: &[&str] = &["AML001", "AML002", "AML004", "AML005"];
@@ -37,4 +47,5 @@ pub fn run_document_checks(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
     for (_, check) in DOCUMENT_CHECKS {
         check(cx, out);
     }
+    POLICY_CHECK(cx, out);
 }

@@ -1,0 +1,20 @@
+//! Evaluates the declarative rules (those with a `when` condition) on a document.
+
+use super::DocContext;
+use crate::diagnostic::Diagnostic;
+use crate::registry;
+
+pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(facts) = cx.facts else {
+        return;
+    };
+    if cx.doc.partial || cx.doc.alias_overflow {
+        // Conditions on a tree cut short would judge what is not there.
+        return;
+    }
+    for rule in registry::builtin().rules() {
+        if let Some(policy) = &rule.policy {
+            policy.evaluate(rule, facts, out);
+        }
+    }
+}

@@ -1,0 +1,413 @@
+//! The project: what other files (and the configuration's `[inventory]`) say about the
+//! computes, endpoints and models a document refers to by name.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::Deserialize;
+
+use crate::document::{Document, Value};
+use crate::kinds::Kind;
+
+/// A compute known to the project.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComputeEntry {
+    pub name: String,
+    /// `amlcompute`, `computeinstance`, `kubernetes`, `virtualmachine`, `synapsespark`,
+    /// or for inventory entries any target type (`aks`, `databricks`...).
+    pub ctype: String,
+    pub size: Option<String>,
+    /// The file that defines it (None: the inventory).
+    pub file: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndpointEntry {
+    pub name: String,
+    /// The endpoint's `compute:` reference (Kubernetes endpoints).
+    pub compute: Option<String>,
+    pub kind: String,
+    pub file: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelEntry {
+    pub name: String,
+    pub version: Option<String>,
+    /// The model's `path:` as written.
+    pub path: Option<String>,
+    /// The directory `path` is relative to.
+    pub dir: Option<PathBuf>,
+    /// Known size (inventory).
+    pub size_bytes: Option<u64>,
+    pub file: Option<String>,
+}
+
+/// Assets that exist only in the cloud, declared in the configuration (`[inventory]`).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Inventory {
+    #[serde(default)]
+    pub computes: Vec<InventoryCompute>,
+    #[serde(default)]
+    pub models: Vec<InventoryModel>,
+    #[serde(default)]
+    pub endpoints: Vec<InventoryEndpoint>,
+    /// Which model each SDK v1 deployment config serves (`az ml model deploy -m`).
+    #[serde(default)]
+    pub deployments: Vec<InventoryDeployment>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InventoryCompute {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ctype: String,
+    #[serde(default)]
+    pub size: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InventoryModel {
+    pub name: String,
+    #[serde(default)]
+    pub version: Option<String>,
+    pub size_bytes: u64,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InventoryEndpoint {
+    pub name: String,
+    #[serde(default)]
+    pub compute: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InventoryDeployment {
+    /// Path of the deployment config, relative to the project root.
+    pub config: String,
+    /// The model it serves: `name:version` or `name`.
+    pub model: String,
+}
+
+/// Names defined across the project's files.
+#[derive(Debug, Default)]
+pub struct ProjectIndex {
+    computes: HashMap<String, ComputeEntry>,
+    endpoints: HashMap<String, EndpointEntry>,
+    models: Vec<ModelEntry>,
+}
+
+/// A compute type as a target type name, from the compute document's kind.
+pub fn compute_type_of_kind(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "amlCompute" => "amlcompute",
+        "computeInstance" => "computeinstance",
+        "kubernetesCompute" => "kubernetes",
+        "vmCompute" => "virtualmachine",
+        "synapseSparkCompute" => "synapsespark",
+        _ => return None,
+    })
+}
+
+fn top_string(doc: &Document, key: &str) -> Option<String> {
+    let id = doc.get(doc.root?, key)?;
+    match doc.value(id) {
+        Value::Str(s) => Some(s.to_string()),
+        Value::Int(_) | Value::Float(_) | Value::BigInt(_) => {
+            Some(crate::document::yaml11::python_str(doc.value(id)))
+        }
+        _ => None,
+    }
+}
+
+impl ProjectIndex {
+    /// Records what a classified document defines. `file` is its path on disk.
+    pub fn add(&mut self, file: &Path, doc: &Document, kind: &Kind) {
+        let display = file.to_string_lossy().to_string();
+        let Some(name) = top_string(doc, "name") else {
+            return;
+        };
+        if let Some(ctype) = compute_type_of_kind(&kind.id) {
+            self.computes.entry(name.to_lowercase()).or_insert(ComputeEntry {
+                name,
+                ctype: ctype.to_string(),
+                size: top_string(doc, "size"),
+                file: Some(display),
+            });
+            return;
+        }
+        match kind.id.as_str() {
+            "managedOnlineEndpoint" | "kubernetesOnlineEndpoint" | "batchEndpoint" => {
+                self.endpoints
+                    .entry(name.to_lowercase())
+                    .or_insert(EndpointEntry {
+                        name,
+                        compute: top_string(doc, "compute"),
+                        kind: kind.id.clone(),
+                        file: Some(display),
+                    });
+            }
+            "model" => self.models.push(ModelEntry {
+                name,
+                version: top_string(doc, "version"),
+                path: top_string(doc, "path"),
+                dir: file.parent().map(Path::to_path_buf),
+                size_bytes: None,
+                file: Some(display),
+            }),
+            _ => {}
+        }
+    }
+
+    /// Adds the inventory; files of the project win over inventory entries.
+    pub fn add_inventory(&mut self, inventory: &Inventory) {
+        for c in &inventory.computes {
+            self.computes
+                .entry(c.name.to_lowercase())
+                .or_insert(ComputeEntry {
+                    name: c.name.clone(),
+                    ctype: c.ctype.to_lowercase(),
+                    size: c.size.clone(),
+                    file: None,
+                });
+        }
+        for e in &inventory.endpoints {
+            self.endpoints
+                .entry(e.name.to_lowercase())
+                .or_insert(EndpointEntry {
+                    name: e.name.clone(),
+                    compute: e.compute.clone(),
+                    kind: "endpoint".to_string(),
+                    file: None,
+                });
+        }
+        for m in &inventory.models {
+            self.models.push(ModelEntry {
+                name: m.name.clone(),
+                version: m.version.clone(),
+                path: None,
+                dir: None,
+                size_bytes: Some(m.size_bytes),
+                file: None,
+            });
+        }
+    }
+
+    pub fn compute(&self, name: &str) -> Option<&ComputeEntry> {
+        self.computes.get(&name.to_lowercase())
+    }
+
+    pub fn endpoint(&self, name: &str) -> Option<&EndpointEntry> {
+        self.endpoints.get(&name.to_lowercase())
+    }
+
+    /// A model by name and version (`None`: the highest version known).
+    pub fn model(&self, name: &str, version: Option<&str>) -> Option<&ModelEntry> {
+        let candidates = self.models.iter().filter(|m| m.name.eq_ignore_ascii_case(name));
+        match version {
+            Some(v) => candidates.into_iter().find(|m| m.version.as_deref() == Some(v)),
+            None => candidates.max_by(|a, b| version_order(a.version.as_deref(), b.version.as_deref())),
+        }
+    }
+}
+
+/// Orders versions numerically where they are numbers ("10" > "9").
+fn version_order(a: Option<&str>, b: Option<&str>) -> std::cmp::Ordering {
+    let key = |v: Option<&str>| v.map(|s| (s.parse::<u64>().ok(), s.to_string()));
+    key(a).cmp(&key(b))
+}
+
+/// A reference to an asset or compute, as the CLI accepts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reference {
+    /// `local`: run on the submitting machine.
+    Local,
+    /// `serverless` or `azureml:serverless`.
+    Serverless,
+    /// A `${{...}}` binding: resolved only at run time.
+    Binding,
+    /// A named asset or compute: `azureml:name`, `azureml:name:version`, `name@label`,
+    /// an ARM id, or a bare name.
+    Named { name: String, version: Option<String> },
+    /// A registry or other URI whose target amlint cannot know.
+    Remote,
+}
+
+/// Parses a compute or asset reference.
+pub fn parse_reference(s: &str) -> Reference {
+    let s = s.trim();
+    if s.contains("${{") {
+        return Reference::Binding;
+    }
+    if s.eq_ignore_ascii_case("local") {
+        return Reference::Local;
+    }
+    let body = s.strip_prefix("azureml:").unwrap_or(s);
+    if body.eq_ignore_ascii_case("serverless") {
+        return Reference::Serverless;
+    }
+    if body.starts_with("//") || s.contains("://") {
+        return Reference::Remote;
+    }
+    if body.starts_with('/') {
+        // ARM id: .../computes/<name> or .../models/<name>/versions/<v>
+        let parts: Vec<&str> = body.split('/').filter(|p| !p.is_empty()).collect();
+        if let Some(i) = parts.iter().rposition(|p| p.eq_ignore_ascii_case("versions")) {
+            if i >= 1 {
+                return Reference::Named {
+                    name: parts[i - 1].to_string(),
+                    version: parts.get(i + 1).map(|v| v.to_string()),
+                };
+            }
+        }
+        return match parts.last() {
+            Some(name) => Reference::Named {
+                name: name.to_string(),
+                version: None,
+            },
+            None => Reference::Remote,
+        };
+    }
+    if let Some((name, _label)) = body.split_once('@') {
+        return Reference::Named {
+            name: name.to_string(),
+            version: None,
+        };
+    }
+    match body.split_once(':') {
+        Some((name, version)) => Reference::Named {
+            name: name.to_string(),
+            version: Some(version.to_string()),
+        },
+        None => Reference::Named {
+            name: body.to_string(),
+            version: None,
+        },
+    }
+}
+
+/// Sizes of model files and folders on disk, measured once per path. Only metadata is
+/// read; symbolic links are not followed; special files count as unknown.
+#[derive(Debug, Default)]
+pub struct DiskSizes {
+    cache: Mutex<HashMap<PathBuf, Option<u64>>>,
+}
+
+/// At most this many entries are visited under one model folder.
+const MAX_ENTRIES: usize = 200_000;
+
+impl DiskSizes {
+    pub fn size_of(&self, path: &Path) -> Option<u64> {
+        if let Some(hit) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+            return *hit;
+        }
+        let size = measure(path);
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(path.to_path_buf(), size);
+        size
+    }
+}
+
+fn measure(path: &Path) -> Option<u64> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if meta.is_file() {
+        return Some(meta.len());
+    }
+    if !meta.is_dir() {
+        return None;
+    }
+    let mut total = 0u64;
+    let mut stack = vec![path.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return None;
+            }
+            let Ok(ft) = entry.file_type() else { continue };
+            if ft.is_dir() {
+                stack.push(entry.path());
+            } else if ft.is_file() {
+                total += entry.metadata().map_or(0, |m| m.len());
+            }
+        }
+    }
+    Some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references() {
+        assert_eq!(parse_reference("local"), Reference::Local);
+        assert_eq!(parse_reference("azureml:serverless"), Reference::Serverless);
+        assert_eq!(parse_reference("${{parent.inputs.compute}}"), Reference::Binding);
+        assert_eq!(
+            parse_reference("azureml:gpu-cluster"),
+            Reference::Named {
+                name: "gpu-cluster".into(),
+                version: None
+            }
+        );
+        assert_eq!(
+            parse_reference("cpu-cluster"),
+            Reference::Named {
+                name: "cpu-cluster".into(),
+                version: None
+            }
+        );
+        assert_eq!(
+            parse_reference("azureml:credit:3"),
+            Reference::Named {
+                name: "credit".into(),
+                version: Some("3".into())
+            }
+        );
+        assert_eq!(
+            parse_reference("azureml:credit@latest"),
+            Reference::Named {
+                name: "credit".into(),
+                version: None
+            }
+        );
+        assert_eq!(
+            parse_reference(
+                "azureml:/subscriptions/s/resourceGroups/r/providers/Microsoft.MachineLearningServices/workspaces/w/computes/k8s"
+            ),
+            Reference::Named {
+                name: "k8s".into(),
+                version: None
+            }
+        );
+        assert_eq!(
+            parse_reference("azureml://registries/azureml/models/phi/versions/3"),
+            Reference::Remote
+        );
+    }
+
+    #[test]
+    fn measures_files_and_folders_without_following_links() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("m/sub")).unwrap();
+        std::fs::write(dir.path().join("m/a.bin"), vec![0u8; 1000]).unwrap();
+        std::fs::write(dir.path().join("m/sub/b.bin"), vec![0u8; 24]).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("m/zero")).unwrap();
+        let sizes = DiskSizes::default();
+        assert_eq!(sizes.size_of(&dir.path().join("m")), Some(1024));
+        assert_eq!(sizes.size_of(&dir.path().join("m/a.bin")), Some(1000));
+        assert_eq!(sizes.size_of(&dir.path().join("nope")), None);
+        assert_eq!(sizes.size_of(Path::new("/dev/zero")), None);
+    }
+}

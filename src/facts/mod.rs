@@ -1,0 +1,808 @@
+//! Facts: domain knowledge that a condition cannot express, computed in Rust and read by
+//! rules as fields that start with `$` (`$vm.gpus`, `$target.type`, `$model.size_bytes`).
+//!
+//! A fact that cannot be resolved is *unknown* (never a finding). Facts are scoped: in a
+//! pipeline, `$target` and `$workload` of a step are those of the step (its `compute`,
+//! else the pipeline's default), elsewhere those of the document.
+
+pub mod index;
+pub mod vm;
+
+use std::path::{Path, PathBuf};
+
+use crate::document::{Document, NodeId, Value};
+use crate::kinds::Kind;
+use crate::policy::condition::{Resolved, Val};
+use index::{DiskSizes, Reference, parse_reference};
+pub use index::{Inventory, ProjectIndex};
+use vm::{Known, VmFacts};
+
+/// Everything about the project that facts may consult, built once per run.
+#[derive(Debug)]
+pub struct Project {
+    pub index: ProjectIndex,
+    pub inventory: Inventory,
+    /// `[params]` of the configuration.
+    pub params: serde_json::Map<String, serde_json::Value>,
+    /// `dev` (default) or `production`.
+    pub profile: String,
+    /// Today's date (ISO), for retirement dates.
+    pub today: String,
+    /// Where relative paths of the inventory (`deployments[].config`) start.
+    pub root: PathBuf,
+    pub disk: DiskSizes,
+}
+
+impl Default for Project {
+    fn default() -> Self {
+        Self {
+            index: ProjectIndex::default(),
+            inventory: Inventory::default(),
+            params: serde_json::Map::new(),
+            profile: "dev".to_string(),
+            today: today(),
+            root: PathBuf::from("."),
+            disk: DiskSizes::default(),
+        }
+    }
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`; `AMLINT_TODAY` overrides it (tests, reproducible CI).
+pub fn today() -> String {
+    if let Ok(t) = std::env::var("AMLINT_TODAY") {
+        return t;
+    }
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    civil_from_days(secs.div_euclid(86_400))
+}
+
+/// Days since 1970-01-01 → `YYYY-MM-DD` (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> String {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// A VM size written in the document.
+#[derive(Debug, Clone)]
+pub struct VmNode {
+    pub node: NodeId,
+    /// The pipeline step (or the document root) the size belongs to.
+    pub scope: NodeId,
+    pub facts: VmFacts,
+}
+
+/// Where a workload runs.
+#[derive(Debug, Clone, Default)]
+pub struct Target {
+    /// `local`, `aci`, `aks`, `kubernetes`, `managed`, `amlcompute`, ... (`None`: unknown).
+    pub ttype: Option<String>,
+    pub name: Option<String>,
+    /// A named compute was referenced; whether the project or inventory defines it.
+    pub resolved: Option<bool>,
+    /// The node of this document that names the target.
+    pub source: Option<NodeId>,
+    pub vm: Option<VmFacts>,
+}
+
+/// The model a deployment serves.
+#[derive(Debug, Clone, Default)]
+pub struct ModelFacts {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub size_bytes: Option<u64>,
+    pub source: Option<NodeId>,
+}
+
+/// Keys whose values are VM sizes.
+const VM_KEYS: &[&str] = &[
+    "size",
+    "instance_type",
+    "vmSize",
+    "vm_size",
+    "agentVmSize",
+    "virtualMachineSize",
+];
+/// Free-form subtrees where such keys mean something else.
+const FREE_FORM: &[&str] = &[
+    "tags",
+    "properties",
+    "environment_variables",
+    "inputs",
+    "outputs",
+    "conf",
+    "search_space",
+    "credentials",
+    "data_collector",
+    "identity",
+];
+
+/// The facts of one document.
+pub struct DocFacts<'a> {
+    pub doc: &'a Document,
+    pub kind: &'static Kind,
+    /// The file on disk (its directory anchors relative paths).
+    pub file: &'a Path,
+    pub project: &'a Project,
+    vm_nodes: Vec<VmNode>,
+}
+
+fn string_at(doc: &Document, id: NodeId) -> Option<&str> {
+    match doc.value(id) {
+        Value::Str(s) => Some(s),
+        _ => None,
+    }
+}
+
+fn number_at(doc: &Document, id: NodeId) -> Option<f64> {
+    match doc.value(id) {
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        Value::Str(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A Kubernetes quantity (`2Gi`, `1024Mi`, `1G`, `500M`, `1073741824`) in GiB.
+pub fn quantity_gib(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: f64 = num.trim().parse().ok()?;
+    let factor = match unit {
+        "" => 1.0,
+        "Ki" => 1024.0,
+        "Mi" => 1024f64.powi(2),
+        "Gi" => 1024f64.powi(3),
+        "Ti" => 1024f64.powi(4),
+        "k" | "K" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        _ => return None,
+    };
+    Some(n * factor / 1024f64.powi(3))
+}
+
+impl<'a> DocFacts<'a> {
+    pub fn new(doc: &'a Document, kind: &'static Kind, file: &'a Path, project: &'a Project) -> Self {
+        let mut facts = Self {
+            doc,
+            kind,
+            file,
+            project,
+            vm_nodes: Vec::new(),
+        };
+        facts.vm_nodes = facts.find_vm_nodes();
+        facts
+    }
+
+    fn is_pipeline(&self) -> bool {
+        matches!(self.kind.id.as_str(), "pipelineJob" | "pipelineComponent")
+    }
+
+    /// The scope of a node given the path to it: the pipeline step it is in, or the root.
+    pub fn scope_of(&self, segments: &[String]) -> Option<NodeId> {
+        let root = self.doc.root?;
+        if self.is_pipeline() && segments.len() >= 2 && segments[0] == "jobs" {
+            let jobs = self.doc.get(root, "jobs")?;
+            return self.doc.get(jobs, &segments[1]).or(Some(root));
+        }
+        Some(root)
+    }
+
+    fn find_vm_nodes(&self) -> Vec<VmNode> {
+        let Some(root) = self.doc.root else {
+            return Vec::new();
+        };
+        let catalogue = vm::catalogue();
+        let mut out = Vec::new();
+        // (node, path segments, scope)
+        let mut stack: Vec<(NodeId, Vec<String>, NodeId)> = vec![(root, Vec::new(), root)];
+        while let Some((id, path, scope)) = stack.pop() {
+            for e in self.doc.entries(id).iter().rev() {
+                let key = self.doc.key_string(e.key).into_owned();
+                if FREE_FORM.contains(&key.as_str()) {
+                    continue;
+                }
+                let mut child_path = path.clone();
+                child_path.push(key.clone());
+                let child_scope = if self.is_pipeline() && path.len() == 1 && path[0] == "jobs" {
+                    e.value
+                } else {
+                    scope
+                };
+                let definite = (path.is_empty()
+                    && ((key == "size"
+                        && matches!(self.kind.id.as_str(), "amlCompute" | "computeInstance"))
+                        || (key == "instance_type" && self.kind.id == "managedOnlineDeployment")))
+                    || matches!(
+                        key.as_str(),
+                        "vmSize" | "vm_size" | "agentVmSize" | "virtualMachineSize"
+                    );
+                if VM_KEYS.contains(&key.as_str()) || key == "instance_types" {
+                    let values: Vec<NodeId> = match self.doc.value(e.value) {
+                        Value::Seq(items) if key == "instance_types" => items.clone(),
+                        _ if key == "instance_types" => Vec::new(),
+                        _ => vec![e.value],
+                    };
+                    for v in values {
+                        let Some(text) = string_at(self.doc, v) else {
+                            continue;
+                        };
+                        if text.contains("${{") {
+                            continue;
+                        }
+                        let facts = catalogue.lookup(text).or_else(|| {
+                            definite.then(|| VmFacts {
+                                written: text.to_string(),
+                                known: Known::Unknown,
+                                size: None,
+                                series: None,
+                            })
+                        });
+                        if let Some(facts) = facts {
+                            out.push(VmNode {
+                                node: v,
+                                scope: child_scope,
+                                facts,
+                            });
+                        }
+                    }
+                    continue;
+                }
+                if matches!(self.doc.value(e.value), Value::Map(_)) {
+                    stack.push((e.value, child_path, child_scope));
+                }
+            }
+        }
+        out.sort_by_key(|v| self.doc.node(v.node).span.start);
+        out
+    }
+
+    /// Every VM size written in the document.
+    pub fn vm_nodes(&self) -> &[VmNode] {
+        &self.vm_nodes
+    }
+
+    /// The VM a fact refers to: the subject itself when it is a VM size, else the first
+    /// VM size of the scope.
+    pub fn vm_for(&self, subject: Option<NodeId>, scope: Option<NodeId>) -> Option<&VmNode> {
+        if let Some(s) = subject {
+            if let Some(v) = self.vm_nodes.iter().find(|v| v.node == s) {
+                return Some(v);
+            }
+        }
+        self.vm_nodes.iter().find(|v| Some(v.scope) == scope)
+    }
+
+    fn resolve_compute(&self, reference: &str, source: NodeId) -> Target {
+        let mut t = Target {
+            source: Some(source),
+            ..Target::default()
+        };
+        match parse_reference(reference) {
+            Reference::Local => t.ttype = Some("local".into()),
+            Reference::Serverless => t.ttype = Some("serverless".into()),
+            Reference::Binding | Reference::Remote => {}
+            Reference::Named { name, .. } => {
+                match self.project.index.compute(&name) {
+                    Some(c) => {
+                        t.ttype = Some(c.ctype.clone());
+                        t.vm = c.size.as_deref().and_then(|s| vm::catalogue().lookup(s));
+                        t.resolved = Some(true);
+                    }
+                    None => t.resolved = Some(false),
+                }
+                t.name = Some(name);
+            }
+        }
+        t
+    }
+
+    fn compute_field(&self, node: NodeId) -> Option<(NodeId, &str)> {
+        let c = self.doc.get(node, "compute")?;
+        string_at(self.doc, c).map(|s| (c, s))
+    }
+
+    /// Where the workload of `scope` runs.
+    pub fn target(&self, scope: Option<NodeId>) -> Target {
+        let Some(root) = self.doc.root else {
+            return Target::default();
+        };
+        let scope = scope.unwrap_or(root);
+        let fixed = |t: &str| Target {
+            ttype: Some(t.to_string()),
+            ..Target::default()
+        };
+        match self.kind.id.as_str() {
+            "v1.deploymentConfig" => {
+                let Some(node) = self.doc.get(root, "computeType") else {
+                    return Target::default();
+                };
+                let ttype = string_at(self.doc, node).map(|s| match s.to_ascii_lowercase().as_str() {
+                    "aks" | "aksendpoint" => "aks".to_string(),
+                    other => other.to_string(),
+                });
+                let name_node = self.doc.get(root, "computeTargetName");
+                let name = name_node.and_then(|n| string_at(self.doc, n)).map(str::to_string);
+                let entry = name.as_deref().and_then(|n| self.project.index.compute(n));
+                Target {
+                    // An AKS deployment whose target turns out to be something else
+                    // (a compute cluster) takes that type.
+                    ttype: match entry {
+                        Some(e) if ttype.as_deref() == Some("aks") => Some(e.ctype.clone()),
+                        _ => ttype,
+                    },
+                    resolved: name.as_ref().map(|_| entry.is_some()),
+                    vm: entry
+                        .and_then(|e| e.size.as_deref())
+                        .and_then(|s| vm::catalogue().lookup(s)),
+                    name,
+                    source: Some(name_node.unwrap_or(node)),
+                }
+            }
+            "managedOnlineDeployment" | "managedOnlineEndpoint" => fixed("managed"),
+            "serverlessEndpoint" => fixed("serverless"),
+            "kubernetesOnlineEndpoint" => match self.compute_field(root) {
+                Some((node, r)) => self.resolve_compute(r, node),
+                None => fixed("kubernetes"),
+            },
+            "kubernetesOnlineDeployment" => {
+                let endpoint = self.doc.get(root, "endpoint_name");
+                let compute = endpoint
+                    .and_then(|e| string_at(self.doc, e))
+                    .and_then(|name| self.project.index.endpoint(name))
+                    .and_then(|e| e.compute.clone());
+                match (compute, endpoint) {
+                    (Some(c), Some(node)) => self.resolve_compute(&c, node),
+                    _ => Target {
+                        source: endpoint,
+                        ..fixed("kubernetes")
+                    },
+                }
+            }
+            "batchDeployment" | "modelBatchDeployment" => match self.compute_field(root) {
+                Some((node, r)) => self.resolve_compute(r, node),
+                None => Target::default(),
+            },
+            "pipelineComponentBatchDeployment" => {
+                let settings = self.doc.get(root, "settings");
+                match settings.and_then(|s| self.doc.get(s, "default_compute")) {
+                    Some(node) => string_at(self.doc, node)
+                        .map_or_else(Target::default, |r| self.resolve_compute(r, node)),
+                    None => Target::default(),
+                }
+            }
+            id if id.ends_with("Job") || id == "pipelineComponent" => {
+                if let Some((node, r)) = self.compute_field(scope) {
+                    return self.resolve_compute(r, node);
+                }
+                if self.is_pipeline() {
+                    // A step without compute runs on the pipeline's default.
+                    let settings = self.doc.get(root, "settings");
+                    if let Some(node) = settings.and_then(|s| self.doc.get(s, "default_compute")) {
+                        if let Some(r) = string_at(self.doc, node) {
+                            return self.resolve_compute(r, node);
+                        }
+                    }
+                    if scope != root {
+                        if let Some((node, r)) = self.compute_field(root) {
+                            return self.resolve_compute(r, node);
+                        }
+                    }
+                    if id == "pipelineComponent" {
+                        return Target::default();
+                    }
+                }
+                // No compute anywhere: recent CLIs submit to serverless compute.
+                fixed("serverless")
+            }
+            id => match index::compute_type_of_kind(id) {
+                Some(t) => Target {
+                    ttype: Some(t.to_string()),
+                    vm: self.vm_for(None, Some(root)).map(|v| v.facts.clone()),
+                    ..Target::default()
+                },
+                None => Target::default(),
+            },
+        }
+    }
+
+    /// Where the workload runs, seen from a reported node: when the node is itself a
+    /// compute reference of the scope (`compute`, `settings.default_compute`), that
+    /// reference; otherwise the scope's target.
+    pub fn target_for(&self, subject: Option<NodeId>, scope: Option<NodeId>) -> Target {
+        if let (Some(s), Some(root)) = (subject, self.doc.root) {
+            let settings = self.doc.get(root, "settings");
+            let references = [
+                scope.and_then(|sc| self.doc.get(sc, "compute")),
+                self.doc.get(root, "compute"),
+                settings.and_then(|st| self.doc.get(st, "default_compute")),
+            ];
+            if references.contains(&Some(s))
+                && !self.kind.id.starts_with("v1.")
+                && self.kind.id != "kubernetesOnlineDeployment"
+            {
+                if let Some(r) = string_at(self.doc, s) {
+                    return self.resolve_compute(r, s);
+                }
+            }
+        }
+        self.target(scope)
+    }
+
+    /// The kind of work of `scope`: realtime, batch, training, pipeline, automl.
+    pub fn workload(&self, scope: Option<NodeId>) -> Option<&'static str> {
+        let root = self.doc.root?;
+        if self.is_pipeline() && scope.is_some_and(|s| s != root) {
+            let step_type = scope
+                .and_then(|s| self.doc.get(s, "type"))
+                .and_then(|t| string_at(self.doc, t))
+                .map(str::to_ascii_lowercase);
+            return Some(match step_type.as_deref() {
+                Some("automl") => "automl",
+                Some("parallel") => "batch",
+                Some("pipeline") => "pipeline",
+                _ => "training",
+            });
+        }
+        Some(match self.kind.id.as_str() {
+            "managedOnlineDeployment"
+            | "kubernetesOnlineDeployment"
+            | "managedOnlineEndpoint"
+            | "kubernetesOnlineEndpoint"
+            | "v1.deploymentConfig"
+            | "serverlessEndpoint" => "realtime",
+            "batchDeployment"
+            | "modelBatchDeployment"
+            | "pipelineComponentBatchDeployment"
+            | "batchEndpoint" => "batch",
+            "autoMLJob" => "automl",
+            "pipelineJob" | "pipelineComponent" => "pipeline",
+            id if id.ends_with("Job") => "training",
+            _ => return None,
+        })
+    }
+
+    /// GPUs requested by the workload of `scope`.
+    pub fn gpus_requested(&self, scope: Option<NodeId>) -> Option<f64> {
+        let root = self.doc.root?;
+        match self.kind.id.as_str() {
+            "v1.deploymentConfig" => Some(
+                self.doc
+                    .get(root, "gpuCores")
+                    .and_then(|n| number_at(self.doc, n))
+                    .unwrap_or(0.0),
+            ),
+            "kubernetesOnlineDeployment" => {
+                let resources = self.doc.get(root, "resources");
+                let mut best: Option<f64> = None;
+                for part in ["requests", "limits"] {
+                    let section = resources.and_then(|r| self.doc.get(r, part));
+                    for key in ["nvidia.com/gpu", "gpu"] {
+                        if let Some(n) = section
+                            .and_then(|s| self.doc.get(s, key))
+                            .and_then(|n| number_at(self.doc, n))
+                        {
+                            best = Some(best.map_or(n, |b: f64| b.max(n)));
+                        }
+                    }
+                }
+                // Without an explicit request the instance type decides, which is
+                // defined on the cluster: unknown here.
+                best
+            }
+            _ => {
+                let own = self
+                    .vm_for(None, scope.or(Some(root)))
+                    .and_then(|v| v.facts.size.map(|s| s.gpus));
+                // A pipeline step or job on a compute: that compute's GPUs.
+                own.or_else(|| self.target(scope).vm.and_then(|v| v.size.map(|s| s.gpus)))
+            }
+        }
+    }
+
+    /// Memory available to the workload, in GiB, and the node that sets it.
+    pub fn memory_gib(&self, scope: Option<NodeId>) -> Option<(f64, Option<NodeId>)> {
+        let root = self.doc.root?;
+        match self.kind.id.as_str() {
+            "v1.deploymentConfig" => {
+                let crr = self.doc.get(root, "containerResourceRequirements");
+                match crr.and_then(|c| self.doc.get(c, "memoryInGB")) {
+                    Some(n) => number_at(self.doc, n).map(|g| (g, Some(n))),
+                    // The SDK's default request.
+                    None => Some((0.5, self.doc.get(root, "computeType"))),
+                }
+            }
+            "kubernetesOnlineDeployment" => {
+                let resources = self.doc.get(root, "resources")?;
+                let requests = self.doc.get(resources, "requests")?;
+                let memory = self.doc.get(requests, "memory")?;
+                let gib = match self.doc.value(memory) {
+                    Value::Str(s) => quantity_gib(s),
+                    _ => number_at(self.doc, memory).map(|b| b / 1024f64.powi(3)),
+                };
+                gib.map(|g| (g, Some(memory)))
+            }
+            _ => self
+                .vm_for(None, scope.or(Some(root)))
+                .and_then(|v| v.facts.size.map(|s| (s.memory_gib, Some(v.node)))),
+        }
+    }
+
+    /// The model the document deploys and its size.
+    pub fn model(&self) -> ModelFacts {
+        let Some(root) = self.doc.root else {
+            return ModelFacts::default();
+        };
+        let dir = self.file.parent().unwrap_or(Path::new("."));
+        if self.kind.id == "v1.deploymentConfig" {
+            // v1 files never name their model: the inventory says which one they serve.
+            let rel = self.file.strip_prefix(&self.project.root).unwrap_or(self.file);
+            let me = rel.to_string_lossy().replace('\\', "/");
+            let served = self
+                .project
+                .inventory
+                .deployments
+                .iter()
+                .find(|d| d.config.trim_start_matches("./") == me.trim_start_matches("./"));
+            return match served.map(|d| parse_reference(&d.model)) {
+                Some(Reference::Named { name, version }) => {
+                    self.model_by_name(&name, version.as_deref(), None)
+                }
+                _ => ModelFacts::default(),
+            };
+        }
+        let Some(node) = self.doc.get(root, "model") else {
+            return ModelFacts::default();
+        };
+        match self.doc.value(node) {
+            Value::Str(s) => match parse_reference(s) {
+                Reference::Named { name, version } if s.starts_with("azureml:") => {
+                    self.model_by_name(&name, version.as_deref(), Some(node))
+                }
+                _ => ModelFacts {
+                    source: Some(node),
+                    ..ModelFacts::default()
+                },
+            },
+            Value::Map(_) => {
+                let name = self
+                    .doc
+                    .get(node, "name")
+                    .and_then(|n| string_at(self.doc, n))
+                    .map(str::to_string);
+                let version = self
+                    .doc
+                    .get(node, "version")
+                    .map(|v| crate::document::yaml11::python_str(self.doc.value(v)));
+                let path = self.doc.get(node, "path");
+                let local = path
+                    .and_then(|p| string_at(self.doc, p))
+                    .filter(|p| is_local_path(p));
+                let size_bytes = local.and_then(|p| {
+                    self.project
+                        .disk
+                        .size_of(&dir.join(p.trim_start_matches("file:")))
+                });
+                ModelFacts {
+                    name,
+                    version,
+                    size_bytes,
+                    source: Some(path.unwrap_or(node)),
+                }
+            }
+            _ => ModelFacts::default(),
+        }
+    }
+
+    fn model_by_name(&self, name: &str, version: Option<&str>, source: Option<NodeId>) -> ModelFacts {
+        let entry = self.project.index.model(name, version);
+        let size_bytes = entry.and_then(|m| {
+            m.size_bytes.or_else(|| {
+                let p = m.path.as_deref().filter(|p| is_local_path(p))?;
+                let dir = m.dir.as_deref()?;
+                self.project
+                    .disk
+                    .size_of(&dir.join(p.trim_start_matches("file:")))
+            })
+        });
+        ModelFacts {
+            name: Some(name.to_string()),
+            version: version
+                .map(str::to_string)
+                .or_else(|| entry.and_then(|m| m.version.clone())),
+            size_bytes,
+            source,
+        }
+    }
+
+    /// Resolves a fact path (`$vm.gpus` is `("vm", ["gpus"])`), with the node that holds
+    /// it in this document when there is one.
+    pub fn fact(
+        &self,
+        name: &str,
+        rest: &[String],
+        subject: Option<NodeId>,
+        scope: Option<NodeId>,
+    ) -> (Resolved, Option<NodeId>) {
+        let unknown = (Resolved::Unknown, None);
+        let one = |v: Val| Resolved::Values(vec![v]);
+        let field = rest.first().map(String::as_str);
+        match name {
+            "vm" => match self.vm_for(subject, scope) {
+                Some(v) => (
+                    vm_field(&v.facts, &rest.join("."), &self.project.today),
+                    Some(v.node),
+                ),
+                None => unknown,
+            },
+            "target" => {
+                let t = self.target_for(subject, scope);
+                let value = match field {
+                    Some("type") => t.ttype.clone().map_or(Resolved::Unknown, |s| one(Val::Str(s))),
+                    Some("name") => Resolved::Values(t.name.clone().map(Val::Str).into_iter().collect()),
+                    Some("resolved") => Resolved::Values(t.resolved.map(Val::Bool).into_iter().collect()),
+                    Some("vm") => match &t.vm {
+                        Some(v) => vm_field(v, &rest[1..].join("."), &self.project.today),
+                        None => Resolved::Unknown,
+                    },
+                    _ => Resolved::Unknown,
+                };
+                (value, t.source)
+            }
+            "model" => {
+                let m = self.model();
+                let value = match field {
+                    Some("size_bytes") => m
+                        .size_bytes
+                        .map_or(Resolved::Unknown, |b| one(Val::Num(b as f64))),
+                    Some("size") => m
+                        .size_bytes
+                        .map_or(Resolved::Unknown, |b| one(Val::Str(human_bytes(b)))),
+                    Some("name") => m.name.clone().map_or(Resolved::Unknown, |s| one(Val::Str(s))),
+                    Some("version") => m.version.clone().map_or(Resolved::Unknown, |s| one(Val::Str(s))),
+                    _ => Resolved::Unknown,
+                };
+                (value, m.source)
+            }
+            "workload" => (
+                self.workload(scope)
+                    .map_or(Resolved::Unknown, |w| one(Val::Str(w.to_string()))),
+                None,
+            ),
+            "gpu" if field == Some("requested") => (
+                self.gpus_requested(scope)
+                    .map_or(Resolved::Unknown, |g| one(Val::Num(g))),
+                None,
+            ),
+            "memory_gib" => match self.memory_gib(scope) {
+                Some((g, source)) => (one(Val::Num(g)), source),
+                None => unknown,
+            },
+            "memory" => {
+                let memory = self.memory_gib(scope);
+                let value = match (field, memory) {
+                    (Some("size"), Some((gib, _))) => {
+                        one(Val::Str(human_bytes((gib * 1024f64.powi(3)) as u64)))
+                    }
+                    (Some("model_ratio"), Some((gib, _))) => match self.model().size_bytes {
+                        Some(bytes) if bytes > 0 => one(Val::Num(gib * 1024f64.powi(3) / bytes as f64)),
+                        _ => Resolved::Unknown,
+                    },
+                    _ => Resolved::Unknown,
+                };
+                (value, memory.and_then(|(_, source)| source))
+            }
+            "profile" => (one(Val::Str(self.project.profile.clone())), None),
+            "today" => (one(Val::Str(self.project.today.clone())), None),
+            "kind" => (one(Val::Str(self.kind.id.clone())), None),
+            _ => unknown,
+        }
+    }
+}
+
+/// `1.4 GiB`, `512.0 MiB`, `900 bytes`.
+pub fn human_bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1024f64.powi(3) {
+        format!("{:.2} GiB", b / 1024f64.powi(3))
+    } else if b >= 1024f64.powi(2) {
+        format!("{:.1} MiB", b / 1024f64.powi(2))
+    } else if b >= 1024.0 {
+        format!("{:.1} KiB", b / 1024.0)
+    } else {
+        format!("{b} bytes")
+    }
+}
+
+/// A path written to a local file or folder (not a URI, not an asset reference).
+pub fn is_local_path(p: &str) -> bool {
+    let p = p.trim();
+    !(p.is_empty() || p.starts_with("azureml:") || p.contains("://") || p.starts_with("${{"))
+}
+
+fn vm_field(v: &VmFacts, field: &str, today: &str) -> Resolved {
+    let one = |x: Val| Resolved::Values(vec![x]);
+    let size = v.size;
+    let series = v.series;
+    let opt = |x: Option<Val>| x.map_or(Resolved::Unknown, one);
+    match field {
+        "name" | "written" => one(Val::Str(v.written.clone())),
+        "known" => one(Val::Str(
+            match v.known {
+                Known::Size => "size",
+                Known::Series => "series",
+                Known::Unknown => "unknown",
+            }
+            .to_string(),
+        )),
+        "series" => opt(series.map(|s| Val::Str(s.id.clone()))),
+        "series_names" => match series {
+            Some(_) => Resolved::Values(
+                v.series_names()
+                    .into_iter()
+                    .map(|n| Val::Str(n.to_string()))
+                    .collect(),
+            ),
+            None => Resolved::Unknown,
+        },
+        "family" => opt(series.map(|s| Val::Str(s.family.clone()))),
+        "category" => opt(series.map(|s| Val::Str(s.category.clone()))),
+        "accelerator" => opt(series.and_then(|s| s.accelerator.clone()).map(Val::Str)),
+        "support" => opt(series.map(|s| Val::Str(s.support.clone()))),
+        "support_basis" => opt(series.and_then(|s| s.support_basis.clone()).map(Val::Str)),
+        "retirement" => opt(series.and_then(|s| s.retirement.clone()).map(Val::Str)),
+        "retired" => opt(v.retired(today).map(Val::Bool)),
+        "vcpus" => opt(size.map(|s| Val::Num(s.vcpus))),
+        "memory_gib" => opt(size.map(|s| Val::Num(s.memory_gib))),
+        "gpus" => opt(size
+            .map(|s| Val::Num(s.gpus))
+            .or_else(|| series.filter(|s| s.category != "gpu").map(|_| Val::Num(0.0)))),
+        "fpgas" => opt(size
+            .map(|s| Val::Num(s.fpgas))
+            .or_else(|| series.map(|s| Val::Num(if s.category == "fpga" { 1.0 } else { 0.0 })))),
+        "isolated" => opt(size
+            .map(|s| Val::Bool(s.isolated))
+            .or_else(|| series.map(|_| Val::Bool(false)))),
+        "closest" => Resolved::Values(
+            vm::catalogue()
+                .closest(&v.written)
+                .map(|c| Val::Str(c.to_string()))
+                .into_iter()
+                .collect(),
+        ),
+        _ => Resolved::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities() {
+        assert_eq!(quantity_gib("2Gi"), Some(2.0));
+        assert_eq!(quantity_gib("1024Mi"), Some(1.0));
+        assert!((quantity_gib("1G").unwrap() - 0.931).abs() < 0.001);
+        assert_eq!(quantity_gib("1073741824"), Some(1.0));
+        assert_eq!(quantity_gib("lots"), None);
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), "1970-01-01");
+        assert_eq!(civil_from_days(20_414), "2025-11-22");
+        assert_eq!(civil_from_days(11_016), "2000-02-29");
+    }
+}

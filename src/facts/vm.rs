@@ -1,0 +1,359 @@
+//! VM sizes: the catalogue in `rules/data/vm-sizes.yaml` (format: `rules/data/README.md`)
+//! and the lookup of a size string (`Standard_NC24rs_v3`, any case) to its facts.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+struct CatalogueFile {
+    #[allow(dead_code)]
+    version: u32,
+    series: Vec<SeriesDef>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SeriesDef {
+    id: String,
+    #[serde(default)]
+    aliases: Vec<String>,
+    family: String,
+    category: String,
+    #[serde(default)]
+    accelerator: Option<String>,
+    support: String,
+    #[serde(default)]
+    support_basis: Option<String>,
+    #[serde(default)]
+    retirement: Option<String>,
+    #[serde(default)]
+    retired: bool,
+    #[serde(rename = "match")]
+    matcher: MatchDef,
+    sizes: Vec<SizeDef>,
+    // Documentation fields the engine does not read.
+    #[serde(default)]
+    #[allow(dead_code)]
+    support_note: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    retirement_note: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    quota_family: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    source: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct MatchDef {
+    family: String,
+    features: OneOrMany,
+    accelerator: Option<String>,
+    version: Option<String>,
+    #[serde(default)]
+    number: Option<Vec<u32>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Debug, Deserialize)]
+struct SizeDef {
+    name: String,
+    vcpus: f64,
+    memory_gib: f64,
+    gpus: f64,
+    isolated: bool,
+    #[serde(default)]
+    fpgas: f64,
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
+}
+
+/// One series of the catalogue.
+#[derive(Debug)]
+pub struct Series {
+    pub id: String,
+    pub aliases: Vec<String>,
+    pub family: String,
+    pub category: String,
+    pub accelerator: Option<String>,
+    pub support: String,
+    pub support_basis: Option<String>,
+    /// ISO date (`2025-09-30`) of the (planned) retirement.
+    pub retirement: Option<String>,
+    /// Retired with no published date.
+    pub retired_undated: bool,
+    m_family: String,
+    m_features: Vec<String>,
+    m_accelerator: Option<String>,
+    m_version: Option<String>,
+    m_number: Option<Vec<u32>>,
+}
+
+#[derive(Debug)]
+pub struct Size {
+    pub name: String,
+    pub series: usize,
+    pub vcpus: f64,
+    pub memory_gib: f64,
+    pub gpus: f64,
+    pub fpgas: f64,
+    pub isolated: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct Catalogue {
+    pub series: Vec<Series>,
+    pub sizes: Vec<Size>,
+    by_name: HashMap<String, usize>,
+}
+
+/// What a size string turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Known {
+    /// A listed size: every fact is known.
+    Size,
+    /// Not listed, but its name places it in a series: series facts only.
+    Series,
+    /// Looks like an Azure VM size (`Standard_...`) but is in no series.
+    Unknown,
+}
+
+/// The facts of one VM size string.
+#[derive(Debug, Clone)]
+pub struct VmFacts {
+    /// As written.
+    pub written: String,
+    pub known: Known,
+    pub size: Option<&'static Size>,
+    pub series: Option<&'static Series>,
+}
+
+impl VmFacts {
+    /// The series' labels: its id and aliases.
+    pub fn series_names(&self) -> Vec<&'static str> {
+        self.series
+            .map(|s| {
+                std::iter::once(s.id.as_str())
+                    .chain(s.aliases.iter().map(String::as_str))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Retired on or before `today` (ISO date), or retired without a date.
+    pub fn retired(&self, today: &str) -> Option<bool> {
+        let s = self.series?;
+        Some(s.retired_undated || s.retirement.as_deref().is_some_and(|d| d <= today))
+    }
+}
+
+static NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|T4|A10|A100|H100|H200|MI300X|V710))?(?:_(?P<ver>v\d+))?(?:_Promo)?$",
+    )
+    .expect("static regex")
+});
+
+/// The parts of a size name (after `Standard_`), normalised as the catalogue compares them.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ParsedName {
+    pub family: String,
+    pub number: u32,
+    pub features: String,
+    pub accelerator: Option<String>,
+    pub version: Option<String>,
+}
+
+/// Strips the tier prefix (`Standard_`, `Basic_`, any case); `None` if there is none.
+pub fn strip_tier(name: &str) -> Option<&str> {
+    let lower = name.to_ascii_lowercase();
+    for prefix in ["standard_", "basic_"] {
+        if lower.starts_with(prefix) {
+            return Some(&name[prefix.len()..]);
+        }
+    }
+    None
+}
+
+/// Whether a string is written like an Azure VM size (has the tier prefix).
+pub fn looks_like_vm_size(name: &str) -> bool {
+    strip_tier(name.trim()).is_some()
+}
+
+pub fn parse_name(name: &str) -> Option<ParsedName> {
+    let body = strip_tier(name.trim())?;
+    let c = NAME.captures(body)?;
+    Some(ParsedName {
+        family: c.name("fam")?.as_str().to_ascii_uppercase(),
+        number: c.name("cpu")?.as_str().parse().ok()?,
+        features: c.name("feat").map_or(String::new(), |m| {
+            m.as_str().to_ascii_lowercase().replace('r', "")
+        }),
+        accelerator: c.name("acc").map(|m| m.as_str().to_ascii_uppercase()),
+        version: c.name("ver").map(|m| m.as_str().to_ascii_lowercase()),
+    })
+}
+
+impl Catalogue {
+    fn load(text: &str) -> Result<Self, crate::data::DataError> {
+        let file: CatalogueFile = crate::data::from_yaml("rules/data/vm-sizes.yaml", text)?;
+        let mut cat = Catalogue::default();
+        for (si, s) in file.series.into_iter().enumerate() {
+            for size in s.sizes {
+                cat.by_name
+                    .insert(size.name.to_ascii_lowercase(), cat.sizes.len());
+                cat.sizes.push(Size {
+                    name: size.name,
+                    series: si,
+                    vcpus: size.vcpus,
+                    memory_gib: size.memory_gib,
+                    gpus: size.gpus,
+                    fpgas: size.fpgas,
+                    isolated: size.isolated,
+                });
+            }
+            let features = match s.matcher.features {
+                OneOrMany::One(f) => vec![f],
+                OneOrMany::Many(fs) => fs,
+            };
+            cat.series.push(Series {
+                id: s.id,
+                aliases: s.aliases,
+                family: s.family,
+                category: s.category,
+                accelerator: s.accelerator,
+                support: s.support,
+                support_basis: s.support_basis,
+                retirement: s.retirement,
+                retired_undated: s.retired,
+                m_family: s.matcher.family.to_ascii_uppercase(),
+                m_features: features
+                    .into_iter()
+                    .map(|f| f.to_ascii_lowercase().replace('r', ""))
+                    .collect(),
+                m_accelerator: s.matcher.accelerator.map(|a| a.to_ascii_uppercase()),
+                m_version: s.matcher.version.map(|v| v.to_ascii_lowercase()),
+                m_number: s.matcher.number,
+            });
+        }
+        Ok(cat)
+    }
+
+    /// The series an (unlisted) parsed name belongs to, if exactly one matches.
+    fn series_of(&self, p: &ParsedName) -> Option<usize> {
+        let mut hits = self.series.iter().enumerate().filter(|(_, s)| {
+            s.m_family == p.family
+                && s.m_features.contains(&p.features)
+                && s.m_accelerator == p.accelerator
+                && s.m_version == p.version
+                && s.m_number.as_ref().is_none_or(|ns| ns.contains(&p.number))
+        });
+        let first = hits.next()?;
+        hits.next().is_none().then_some(first.0)
+    }
+
+    /// Looks a size string up; `None` when it is not written like an Azure VM size.
+    pub fn lookup(&'static self, name: &str) -> Option<VmFacts> {
+        let written = name.trim();
+        if !looks_like_vm_size(written) {
+            return None;
+        }
+        if let Some(&i) = self.by_name.get(&written.to_ascii_lowercase()) {
+            let size = &self.sizes[i];
+            return Some(VmFacts {
+                written: written.to_string(),
+                known: Known::Size,
+                size: Some(size),
+                series: Some(&self.series[size.series]),
+            });
+        }
+        let series = parse_name(written).and_then(|p| self.series_of(&p));
+        Some(VmFacts {
+            written: written.to_string(),
+            known: if series.is_some() {
+                Known::Series
+            } else {
+                Known::Unknown
+            },
+            size: None,
+            series: series.map(|s| &self.series[s]),
+        })
+    }
+
+    /// The listed size closest in spelling to `name` (for "did you mean").
+    pub fn closest(&self, name: &str) -> Option<&str> {
+        crate::suggest::closest(name, self.sizes.iter().map(|s| &s.name))
+    }
+}
+
+/// The embedded catalogue.
+pub fn catalogue() -> &'static Catalogue {
+    static CAT: LazyLock<Catalogue> = LazyLock::new(|| {
+        let text = crate::embedded::data_file("vm-sizes.yaml").unwrap_or_default();
+        Catalogue::load(text).unwrap_or_else(|e| {
+            eprintln!("amlint: internal error in rules/data/vm-sizes.yaml: {e}");
+            Catalogue::default()
+        })
+    });
+    &CAT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalogue_loads_and_sizes_resolve_case_insensitively() {
+        let cat = catalogue();
+        assert!(cat.series.len() > 40 && cat.sizes.len() > 300);
+        let f = cat.lookup("STANDARD_nc24RS_v3").unwrap();
+        assert_eq!(f.known, Known::Size);
+        let size = f.size.unwrap();
+        assert_eq!((size.vcpus, size.gpus, size.isolated), (24.0, 4.0, true));
+        assert_eq!(f.series.unwrap().id, "NCv3");
+        assert!(f.series_names().contains(&"NCsv3"));
+    }
+
+    #[test]
+    fn parsing_names() {
+        let p = parse_name("Standard_D2s_v3").unwrap();
+        assert_eq!(
+            (p.family.as_str(), p.features.as_str(), p.version.as_deref()),
+            ("D", "s", Some("v3"))
+        );
+        let p = parse_name("Standard_NC4as_T4_v3").unwrap();
+        assert_eq!(p.accelerator.as_deref(), Some("T4"));
+        assert!(parse_name("Standard_LRS").is_none());
+        assert!(parse_name("defaultinstancetype").is_none());
+    }
+
+    #[test]
+    fn unlisted_and_unknown_sizes() {
+        let cat = catalogue();
+        assert!(cat.lookup("defaultinstancetype").is_none());
+        assert_eq!(cat.lookup("Standard_DS3_v2").unwrap().known, Known::Size);
+        assert_eq!(cat.lookup("Standard_Q9z_v9").unwrap().known, Known::Unknown);
+        assert_eq!(cat.lookup("Standard_DS3_v22").unwrap().known, Known::Unknown);
+    }
+
+    #[test]
+    fn retirement_compares_with_today() {
+        let cat = catalogue();
+        let nc = cat.lookup("Standard_NC6").unwrap();
+        assert_eq!(nc.retired("2026-11-22"), Some(true));
+        let ds = cat.lookup("Standard_DS3_v2").unwrap();
+        assert_eq!(ds.retired("2026-11-22"), Some(false));
+        assert_eq!(ds.retired("2030-01-01"), Some(true));
+    }
+}

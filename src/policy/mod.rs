@@ -1,0 +1,553 @@
+//! Declarative rules: a rule file's `kinds`, `when` condition and `report` (where, what
+//! message, what help), compiled once and evaluated against each document with its
+//! [`DocFacts`](crate::facts::DocFacts).
+//!
+//! `report.at` names the nodes a rule is about (field paths, or `$vm`, `$target`,
+//! `$model` for the node a fact comes from); the rule is evaluated once per such node, and
+//! a `*` in `at` binds the same `*` in the condition's paths (so `jobs.*.compute` in both
+//! means "this step's compute"). When `at` reaches nothing, `report.fallback` is the
+//! subject; without one, the rule does not apply to the document.
+
+pub mod condition;
+pub mod path;
+
+use std::collections::BTreeMap;
+
+use condition::{Cond, Env, Resolved, Tri, Val};
+use path::{FieldPath, Segment};
+use serde::Deserialize;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::document::{Document, NodeId, Pointer, Value};
+use crate::facts::DocFacts;
+use crate::registry::RuleMeta;
+use crate::source::Span;
+
+/// A compiled declarative rule.
+#[derive(Debug, Clone)]
+pub struct PolicyRule {
+    /// Kind ids the rule applies to.
+    pub kinds: Vec<String>,
+    pub when: Cond,
+    pub at: Vec<FieldPath>,
+    pub fallback: Option<FieldPath>,
+    pub message: Template,
+    pub help: Option<Template>,
+    pub severity_by_profile: BTreeMap<String, Severity>,
+    /// Defaults of `$params.*` (the configuration's `[params]` override them).
+    pub params: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The `report` section of a rule file, as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportFile {
+    pub at: OneOrMany,
+    #[serde(default)]
+    pub fallback: Option<String>,
+    pub message: String,
+    #[serde(default)]
+    pub help: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub fn items(&self) -> Vec<&str> {
+        match self {
+            OneOrMany::One(s) => vec![s.as_str()],
+            OneOrMany::Many(v) => v.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// A message with placeholders: `{value}` (the reported node), `{key}` (its key),
+/// `{kind}` (the document kind), and any field path or fact (`{computeType}`,
+/// `{$vm.series}`), optionally with a default (`{$vm.closest|none}`).
+#[derive(Debug, Clone)]
+pub struct Template {
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone)]
+enum Part {
+    Text(String),
+    Value,
+    Key,
+    Kind,
+    /// A path, and the text to show when it has no value (`{$vm.closest|none}`).
+    Field(FieldPath, Option<String>),
+}
+
+impl Template {
+    pub fn parse(s: &str) -> Result<Template, String> {
+        let mut parts = Vec::new();
+        let mut text = String::new();
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '{' if chars.peek() == Some(&'{') => {
+                    chars.next();
+                    text.push('{');
+                }
+                '}' if chars.peek() == Some(&'}') => {
+                    chars.next();
+                    text.push('}');
+                }
+                '{' => {
+                    let mut name = String::new();
+                    loop {
+                        match chars.next() {
+                            Some('}') => break,
+                            Some(c) => name.push(c),
+                            None => return Err(format!("unclosed `{{` in {s:?}")),
+                        }
+                    }
+                    if !text.is_empty() {
+                        parts.push(Part::Text(std::mem::take(&mut text)));
+                    }
+                    let (name, default) = match name.split_once('|') {
+                        Some((n, d)) => (n.trim().to_string(), Some(d.to_string())),
+                        None => (name.trim().to_string(), None),
+                    };
+                    parts.push(match name.as_str() {
+                        "value" => Part::Value,
+                        "key" => Part::Key,
+                        "kind" => Part::Kind,
+                        other => Part::Field(FieldPath::parse(other)?, default),
+                    });
+                }
+                '}' => return Err(format!("a lone `}}` in {s:?} (write `}}}}`)")),
+                c => text.push(c),
+            }
+        }
+        if !text.is_empty() {
+            parts.push(Part::Text(text));
+        }
+        Ok(Template { parts })
+    }
+
+    fn render(&self, env: &RuleEnv<'_>) -> String {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Text(t) => out.push_str(t),
+                Part::Kind => out.push_str(&env.facts.kind.title),
+                Part::Value => out.push_str(&env.display_node(env.subject.node)),
+                Part::Key => out.push_str(
+                    env.subject
+                        .segments
+                        .as_ref()
+                        .and_then(|s| s.last())
+                        .map_or("?", String::as_str),
+                ),
+                Part::Field(path, default) => match env.resolve(path, None) {
+                    Resolved::Values(vs) if !vs.is_empty() => {
+                        out.push_str(&vs.iter().map(Val::display).collect::<Vec<_>>().join(", "));
+                    }
+                    _ => out.push_str(default.as_deref().unwrap_or("?")),
+                },
+            }
+        }
+        out
+    }
+}
+
+/// One node a rule is evaluated for.
+#[derive(Debug, Clone)]
+struct Subject {
+    node: NodeId,
+    /// The concrete path to it, when known.
+    segments: Option<Vec<String>>,
+    /// The `at` pattern it came from (binds wildcards).
+    pattern: Option<Vec<Segment>>,
+    scope: Option<NodeId>,
+}
+
+struct RuleEnv<'a> {
+    facts: &'a DocFacts<'a>,
+    rule: &'a PolicyRule,
+    subject: &'a Subject,
+}
+
+fn walk(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<NodeId> {
+    let mut current = vec![start];
+    for seg in segments {
+        let mut next = Vec::new();
+        for id in current {
+            match (seg, doc.value(id)) {
+                (Segment::Key(k), Value::Map(_)) => next.extend(doc.get(id, k)),
+                (Segment::Key(k), Value::Seq(items)) => {
+                    next.extend(k.parse::<usize>().ok().and_then(|i| items.get(i).copied()));
+                }
+                (Segment::Wildcard, Value::Map(entries)) => {
+                    // Written entries override merged ones with the same key.
+                    let mut seen = std::collections::HashSet::new();
+                    for e in entries.iter().rev() {
+                        if seen.insert(doc.key_string(e.key)) {
+                            next.push(e.value);
+                        }
+                    }
+                    next.reverse();
+                }
+                (Segment::Wildcard, Value::Seq(items)) => next.extend(items.iter().copied()),
+                _ => {}
+            }
+        }
+        current = next;
+    }
+    current
+}
+
+/// Like [`walk`], also returning the concrete path to each node.
+fn walk_with_paths(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<(NodeId, Vec<String>)> {
+    let mut current = vec![(start, Vec::new())];
+    for seg in segments {
+        let mut next = Vec::new();
+        for (id, path) in current {
+            match (seg, doc.value(id)) {
+                (Segment::Key(k), Value::Map(_)) => {
+                    if let Some(c) = doc.get(id, k) {
+                        let mut p = path.clone();
+                        p.push(k.clone());
+                        next.push((c, p));
+                    }
+                }
+                (Segment::Key(k), Value::Seq(items)) => {
+                    if let Some(&c) = k.parse::<usize>().ok().and_then(|i| items.get(i)) {
+                        let mut p = path.clone();
+                        p.push(k.clone());
+                        next.push((c, p));
+                    }
+                }
+                (Segment::Wildcard, Value::Map(entries)) => {
+                    let mut seen = std::collections::HashSet::new();
+                    let mut found = Vec::new();
+                    for e in entries.iter().rev() {
+                        let key = doc.key_string(e.key).into_owned();
+                        if seen.insert(key.clone()) {
+                            let mut p = path.clone();
+                            p.push(key);
+                            found.push((e.value, p));
+                        }
+                    }
+                    found.reverse();
+                    next.extend(found);
+                }
+                (Segment::Wildcard, Value::Seq(items)) => {
+                    for (i, &c) in items.iter().enumerate() {
+                        let mut p = path.clone();
+                        p.push(i.to_string());
+                        next.push((c, p));
+                    }
+                }
+                _ => {}
+            }
+        }
+        current = next;
+    }
+    current
+}
+
+impl RuleEnv<'_> {
+    fn doc(&self) -> &Document {
+        self.facts.doc
+    }
+
+    /// Substitutes the subject's wildcard bindings into a path that shares its prefix.
+    fn bind(&self, segments: &[Segment]) -> Vec<Segment> {
+        let (Some(pattern), Some(concrete)) = (&self.subject.pattern, &self.subject.segments) else {
+            return segments.to_vec();
+        };
+        let mut out = Vec::with_capacity(segments.len());
+        let mut bound = true;
+        for (i, seg) in segments.iter().enumerate() {
+            if bound && pattern.get(i) == Some(seg) {
+                match (seg, concrete.get(i)) {
+                    (Segment::Wildcard, Some(c)) => out.push(Segment::Key(c.clone())),
+                    _ => out.push(seg.clone()),
+                }
+            } else {
+                bound = false;
+                out.push(seg.clone());
+            }
+        }
+        out
+    }
+
+    fn display_node(&self, id: NodeId) -> String {
+        match self.doc().value(id) {
+            Value::Seq(_) | Value::Map(_) => Val::from_node(self.doc(), id).display(),
+            v => crate::document::yaml11::python_str(v),
+        }
+    }
+}
+
+impl Env for RuleEnv<'_> {
+    fn resolve(&self, path: &FieldPath, base: Option<NodeId>) -> Resolved {
+        match path {
+            FieldPath::Current => Resolved::Values(vec![Val::from_node(self.doc(), self.subject.node)]),
+            FieldPath::Fact(name, rest) if name == "params" => {
+                let Some(key) = rest.first() else {
+                    return Resolved::Unknown;
+                };
+                let value = self
+                    .facts
+                    .project
+                    .params
+                    .get(key)
+                    .or_else(|| self.rule.params.get(key));
+                Resolved::Values(value.map(Val::from_json).into_iter().collect())
+            }
+            FieldPath::Fact(name, rest) => {
+                self.facts
+                    .fact(name, rest, Some(self.subject.node), self.subject.scope)
+                    .0
+            }
+            FieldPath::Doc(_) => Resolved::Values(
+                self.nodes(path, base)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|n| Val::from_node(self.doc(), n))
+                    .collect(),
+            ),
+        }
+    }
+
+    fn nodes(&self, path: &FieldPath, base: Option<NodeId>) -> Option<Vec<NodeId>> {
+        let FieldPath::Doc(segments) = path else {
+            return None;
+        };
+        let root = self.doc().root?;
+        Some(match base {
+            Some(b) => walk(self.doc(), b, segments),
+            None => walk(self.doc(), root, &self.bind(segments)),
+        })
+    }
+}
+
+impl PolicyRule {
+    fn subjects(&self, facts: &DocFacts<'_>) -> Vec<Subject> {
+        let Some(root) = facts.doc.root else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for at in &self.at {
+            self.expand(at, facts, root, &mut out);
+        }
+        if out.is_empty() {
+            if let Some(fallback) = &self.fallback {
+                self.expand(fallback, facts, root, &mut out);
+            }
+        }
+        out
+    }
+
+    fn expand(&self, at: &FieldPath, facts: &DocFacts<'_>, root: NodeId, out: &mut Vec<Subject>) {
+        match at {
+            FieldPath::Doc(segments) => {
+                for (node, concrete) in walk_with_paths(facts.doc, root, segments) {
+                    out.push(Subject {
+                        node,
+                        scope: facts.scope_of(&concrete),
+                        segments: Some(concrete),
+                        pattern: Some(segments.clone()),
+                    });
+                }
+            }
+            FieldPath::Fact(name, _) if name == "vm" => {
+                for v in facts.vm_nodes() {
+                    out.push(Subject {
+                        node: v.node,
+                        segments: None,
+                        pattern: None,
+                        scope: Some(v.scope),
+                    });
+                }
+            }
+            FieldPath::Fact(name, rest) => {
+                if let (_, Some(node)) = facts.fact(name, rest, None, Some(root)) {
+                    out.push(Subject {
+                        node,
+                        segments: None,
+                        pattern: None,
+                        scope: Some(root),
+                    });
+                }
+            }
+            FieldPath::Current => {}
+        }
+    }
+
+    /// Evaluates the rule on one document and reports each subject it holds for.
+    pub fn evaluate(&self, meta: &RuleMeta, facts: &DocFacts<'_>, out: &mut Vec<Diagnostic>) {
+        if !self.kinds.iter().any(|k| k == "*" || *k == facts.kind.id) {
+            return;
+        }
+        let mut seen: Vec<Span> = Vec::new();
+        for subject in self.subjects(facts) {
+            let env = RuleEnv {
+                facts,
+                rule: self,
+                subject: &subject,
+            };
+            if self.when.eval(&env, None) != Tri::True {
+                continue;
+            }
+            // A mapping or list is reported at its key: its own text starts a line below.
+            let node_span = facts.doc.node(subject.node).span;
+            let span = match (&subject.segments, facts.doc.value(subject.node)) {
+                (Some(segs), Value::Map(_) | Value::Seq(_)) if !segs.is_empty() => facts.doc.span_of(
+                    &Pointer::from_segments(segs.iter().cloned()),
+                    crate::document::Target::Key,
+                ),
+                _ => node_span,
+            };
+            if seen.contains(&span) {
+                continue;
+            }
+            seen.push(span);
+            let severity = self
+                .severity_by_profile
+                .get(&facts.project.profile)
+                .copied()
+                .unwrap_or(meta.severity);
+            let mut d = Diagnostic::for_rule(meta, span, self.message.render(&env)).with_severity(severity);
+            if let Some(help) = &self.help {
+                d = d.with_help(help.render(&env));
+            }
+            if let Some(segs) = &subject.segments {
+                d = d.with_pointer(Pointer::from_segments(segs.iter().cloned()));
+            }
+            out.push(d);
+        }
+    }
+}
+
+/// Compiles the policy parts of a rule file. `doc` is the rule file's tree (for spans).
+pub fn compile(
+    doc: &Document,
+    kinds: &[String],
+    report: &ReportFile,
+    severity_by_profile: &BTreeMap<String, Severity>,
+    params: &serde_json::Map<String, serde_json::Value>,
+) -> Result<PolicyRule, (Span, String)> {
+    let root = doc.root.ok_or((doc.span, "empty rule file".to_string()))?;
+    let at_span = |key: &str| {
+        doc.get(root, "report")
+            .and_then(|r| doc.get(r, key))
+            .map_or(doc.span, |n| doc.node(n).span)
+    };
+    let when_node = doc
+        .get(root, "when")
+        .ok_or((doc.span, "a declarative rule needs `when`".to_string()))?;
+    let when = condition::parse::condition(doc, when_node).map_err(|e| (e.span, e.message))?;
+    if kinds.is_empty() {
+        return Err((
+            doc.span,
+            "a declarative rule needs `kinds`: the document kinds it applies to".to_string(),
+        ));
+    }
+    let table = crate::kinds::table();
+    for k in kinds {
+        if k != "*" && table.get(k).is_none() {
+            let span = doc
+                .get(root, "kinds")
+                .map(|ks| {
+                    doc.items(ks)
+                        .iter()
+                        .copied()
+                        .find(|&i| doc.key_string(i) == k.as_str())
+                        .map_or(doc.node(ks).span, |i| doc.node(i).span)
+                })
+                .unwrap_or(doc.span);
+            let hint = crate::suggest::closest(k, table.kinds.iter().map(|kd| &kd.id))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            return Err((span, format!("`{k}` is not a document kind{hint}")));
+        }
+    }
+    let parse_path = |s: &str, key: &str| FieldPath::parse(s).map_err(|e| (at_span(key), e));
+    let at = report
+        .at
+        .items()
+        .into_iter()
+        .map(|s| parse_path(s, "at"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let fallback = report
+        .fallback
+        .as_deref()
+        .map(|s| parse_path(s, "fallback"))
+        .transpose()?;
+    let message = Template::parse(&report.message).map_err(|e| (at_span("message"), e))?;
+    let help = report
+        .help
+        .as_deref()
+        .map(Template::parse)
+        .transpose()
+        .map_err(|e| (at_span("help"), e))?;
+    let mut paths = Vec::new();
+    when.paths(&mut paths);
+    for p in &paths {
+        if let FieldPath::Fact(name, _) = p {
+            if !FACTS.contains(&name.as_str()) {
+                return Err((
+                    doc.node(when_node).span,
+                    format!(
+                        "`${name}` is not a fact (facts: {})",
+                        FACTS
+                            .iter()
+                            .map(|f| format!("${f}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(PolicyRule {
+        kinds: kinds.to_vec(),
+        when,
+        at,
+        fallback,
+        message,
+        help,
+        severity_by_profile: severity_by_profile.clone(),
+        params: params.clone(),
+    })
+}
+
+/// The facts rules may read.
+pub const FACTS: &[&str] = &[
+    "vm",
+    "target",
+    "model",
+    "workload",
+    "gpu",
+    "memory_gib",
+    "memory",
+    "params",
+    "profile",
+    "today",
+    "kind",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates() {
+        assert!(Template::parse("{value} GPU on {computeType}").is_ok());
+        assert!(Template::parse("{{literal}}").is_ok());
+        assert!(Template::parse("{unclosed").is_err());
+        assert!(Template::parse("lone }").is_err());
+        assert!(Template::parse("{a..b}").is_err());
+        assert!(Template::parse("{$vm.closest|no close match}").is_ok());
+    }
+}
