@@ -38,7 +38,8 @@ pub struct ProjectSettings {
 }
 
 impl ProjectSettings {
-    fn project(&self, index: ProjectIndex) -> Project {
+    /// The project for a run: the index of its files plus the settings.
+    pub fn project(&self, index: ProjectIndex) -> Project {
         let mut index = index;
         index.add_inventory(&self.inventory);
         let defaults = Project::default();
@@ -54,16 +55,20 @@ impl ProjectSettings {
     }
 }
 
-/// A file loaded and classified, waiting for the project index before its checks.
-struct Prepared {
+/// A file loaded and classified, waiting for the project index before its checks. The
+/// language server keeps one per open or indexed file.
+#[derive(Debug)]
+pub struct Prepared {
     /// The file on disk (relative paths inside it start from its directory).
-    path: PathBuf,
-    explicit: bool,
-    loaded: LoadedFile,
-    classes: Vec<Classification>,
+    pub path: PathBuf,
+    /// Named explicitly (reported even when it is not an Azure ML file that failed).
+    pub explicit: bool,
+    pub loaded: LoadedFile,
+    pub classes: Vec<Classification>,
 }
 
-fn prepare(path: PathBuf, loaded: LoadedFile, explicit: bool) -> Prepared {
+/// Classifies a loaded file.
+pub fn prepare(path: PathBuf, loaded: LoadedFile, explicit: bool) -> Prepared {
     let display = loaded.source.path.clone();
     let classes = loaded
         .documents
@@ -79,7 +84,7 @@ fn prepare(path: PathBuf, loaded: LoadedFile, explicit: bool) -> Prepared {
 }
 
 /// Indexes what the prepared files define (computes, endpoints, models).
-fn index_of<'a>(prepared: impl Iterator<Item = &'a Prepared>) -> ProjectIndex {
+pub fn index_of<'a>(prepared: impl Iterator<Item = &'a Prepared>) -> ProjectIndex {
     let mut index = ProjectIndex::default();
     for p in prepared {
         for (doc, class) in p.loaded.documents.iter().zip(&p.classes) {
@@ -232,8 +237,8 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
     by_name || (loaded.unreadable && loaded.format == Format::Yaml)
 }
 
-/// Runs the checks of a classified file.
-fn check_prepared(prepared: Prepared, project: &Project) -> FileReport {
+/// Runs the checks of a classified file against a project.
+pub fn check_prepared(prepared: Prepared, project: &Project) -> FileReport {
     let Prepared {
         path,
         explicit,
