@@ -35,6 +35,8 @@ pub struct ProjectSettings {
     pub root: Option<PathBuf>,
     /// The date retirement dates are compared with (`YYYY-MM-DD`); today when unset.
     pub today: Option<String>,
+    /// The rules to run: built-in plus user rules (`rules-dirs`); built-in when unset.
+    pub rules: Option<std::sync::Arc<crate::registry::Registry>>,
 }
 
 impl ProjectSettings {
@@ -50,6 +52,7 @@ impl ProjectSettings {
             profile: self.profile.clone().unwrap_or(defaults.profile.clone()),
             root: self.root.clone().unwrap_or(defaults.root.clone()),
             today: self.today.clone().unwrap_or(defaults.today.clone()),
+            rules: self.rules.clone().unwrap_or_else(crate::registry::builtin_arc),
             ..defaults
         }
     }

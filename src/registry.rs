@@ -4,7 +4,7 @@
 //! the language server read the same entries.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use serde::Deserialize;
 
@@ -396,24 +396,29 @@ thread_local! {
     static LOADING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+static BUILTIN: LazyLock<Arc<Registry>> = LazyLock::new(|| {
+    LOADING.with(|l| l.set(true));
+    let registry =
+        Registry::from_files(crate::embedded::RULE_FILES.iter().copied()).unwrap_or_else(|errors| {
+            // The test suite parses every embedded rule file, so this only happens in a build
+            // whose tests were not run; report and go on with no rules rather than crash.
+            for e in errors {
+                eprintln!("amlint: internal error in built-in rule file {e}");
+            }
+            Registry::default()
+        });
+    LOADING.with(|l| l.set(false));
+    Arc::new(registry)
+});
+
 /// The built-in rules shipped in the binary.
 pub fn builtin() -> &'static Registry {
-    static BUILTIN: LazyLock<Registry> = LazyLock::new(|| {
-        LOADING.with(|l| l.set(true));
-        let registry =
-            Registry::from_files(crate::embedded::RULE_FILES.iter().copied()).unwrap_or_else(|errors| {
-                // The test suite parses every embedded rule file, so this only happens in a
-                // build whose tests were not run; report and go on with no rules rather than
-                // crash.
-                for e in errors {
-                    eprintln!("amlint: internal error in built-in rule file {e}");
-                }
-                Registry::default()
-            });
-        LOADING.with(|l| l.set(false));
-        registry
-    });
     &BUILTIN
+}
+
+/// The built-in rules, shared.
+pub fn builtin_arc() -> Arc<Registry> {
+    BUILTIN.clone()
 }
 
 /// The built-in registry, or `None` while this thread is building it.
@@ -422,6 +427,96 @@ pub fn builtin_if_ready() -> Option<&'static Registry> {
         None
     } else {
         Some(builtin())
+    }
+}
+
+/// Reads the rule files (`*.yaml`, `*.yml`) under user rule directories, sorted by path.
+pub fn read_rule_dirs(dirs: &[std::path::PathBuf]) -> Result<Vec<(String, String)>, Vec<DataError>> {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for dir in dirs {
+        let mut stack = vec![dir.clone()];
+        if !dir.is_dir() {
+            errors.push(DataError {
+                path: dir.display().to_string(),
+                position: None,
+                message: "this rules directory does not exist or is not a directory".to_string(),
+            });
+            continue;
+        }
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                errors.push(DataError {
+                    path: d.display().to_string(),
+                    position: None,
+                    message: "cannot read this directory".to_string(),
+                });
+                continue;
+            };
+            for entry in entries.flatten() {
+                let p = entry.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                    match crate::load::read_text(&p, &crate::load::Limits::default()) {
+                        Ok(text) => files.push((p.display().to_string(), text)),
+                        Err(d) => errors.push(DataError {
+                            path: p.display().to_string(),
+                            position: None,
+                            message: d.message,
+                        }),
+                    }
+                }
+            }
+        }
+    }
+    files.sort();
+    if errors.is_empty() { Ok(files) } else { Err(errors) }
+}
+
+impl Registry {
+    /// The built-in rules plus user rules. User rules must use their own code prefix
+    /// (`AML` is reserved) and names that no other rule has.
+    pub fn with_user_rules(user_files: &[(String, String)]) -> Result<Arc<Registry>, Vec<DataError>> {
+        if user_files.is_empty() {
+            return Ok(builtin_arc());
+        }
+        let mut registry = Registry {
+            rules: builtin().rules.clone(),
+            ..Registry::default()
+        };
+        registry.reindex();
+        let mut errors = Vec::new();
+        for (path, text) in user_files {
+            match Self::parse_file(path, text) {
+                Ok(rule) if rule.code.starts_with("AML") => errors.push(DataError {
+                    path: path.clone(),
+                    position: None,
+                    message: format!("`{}`: the AML prefix is reserved for built-in rules; give user rules a prefix of your own (ACME101)", rule.code),
+                }),
+                Ok(rule) if rule.native => errors.push(DataError {
+                    path: path.clone(),
+                    position: None,
+                    message: format!("`{}`: user rules are declarative (`when` and `report`); `native: true` is for rules built into amlint", rule.code),
+                }),
+                Ok(rule) => {
+                    if let Err(e) = registry.add(rule) {
+                        errors.push(DataError {
+                            path: path.clone(),
+                            position: None,
+                            message: e,
+                        });
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        registry.rules.sort_by(|a, b| a.code.cmp(b.code));
+        registry.reindex();
+        Ok(Arc::new(registry))
     }
 }
 
@@ -454,6 +549,26 @@ mod tests {
         let e = &err[0];
         assert_eq!(e.position.map(|p| p.line), Some(3), "{e}");
         assert!(e.message.contains("severity"), "{e}");
+    }
+
+    #[test]
+    fn user_rules_extend_the_builtin_ones() {
+        let rule = "code: ACME101\nname: no-big-clusters\nseverity: warning\nsummary: s\nwhat: w\nwhy: y\nexample_note: n\nkinds: [amlCompute]\nwhen: {field: max_instances, greater: 10}\nreport: {at: max_instances, message: too many}\n";
+        let registry = Registry::with_user_rules(&[("acme/big.yaml".to_string(), rule.to_string())]).unwrap();
+        assert!(registry.get("ACME101").is_some_and(|r| r.policy.is_some()));
+        assert!(registry.get("AML002").is_some());
+        let reserved = rule.replace("ACME101", "AML999");
+        let err = Registry::with_user_rules(&[("acme/big.yaml".to_string(), reserved)]).unwrap_err();
+        assert!(err[0].message.contains("reserved"), "{}", err[0]);
+        let bad_condition = rule.replace("greater: 10", "greatr: 10");
+        let err = Registry::with_user_rules(&[("acme/big.yaml".to_string(), bad_condition)]).unwrap_err();
+        assert_eq!(
+            err[0].position.map(|p| (p.line, p.column)),
+            Some((9, 30)),
+            "{}",
+            err[0]
+        );
+        assert!(err[0].message.contains("did you mean `greater`"), "{}", err[0]);
     }
 
     #[test]

@@ -26,6 +26,7 @@ fn codes_for(example: &Example, text: &str) -> Vec<(String, String)> {
             inventory: example.inventory.clone().unwrap_or_default(),
             root: Some(dir.path().to_path_buf()),
             today: Some("2026-11-22".to_string()),
+            rules: None,
         },
         ..Options::default()
     };

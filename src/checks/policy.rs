@@ -2,7 +2,6 @@
 
 use super::DocContext;
 use crate::diagnostic::Diagnostic;
-use crate::registry;
 
 pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
     let Some(facts) = cx.facts else {
@@ -12,7 +11,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
         // Conditions on a tree cut short would judge what is not there.
         return;
     }
-    for rule in registry::builtin().rules() {
+    for rule in facts.project.rules.rules() {
         if let Some(policy) = &rule.policy {
             policy.evaluate(rule, facts, out);
         }

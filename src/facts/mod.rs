@@ -31,6 +31,8 @@ pub struct Project {
     /// Where relative paths of the inventory (`deployments[].config`) start.
     pub root: PathBuf,
     pub disk: DiskSizes,
+    /// The rules of the run (built-in plus user rules).
+    pub rules: std::sync::Arc<crate::registry::Registry>,
 }
 
 impl Default for Project {
@@ -43,6 +45,7 @@ impl Default for Project {
             today: today(),
             root: PathBuf::from("."),
             disk: DiskSizes::default(),
+            rules: crate::registry::builtin_arc(),
         }
     }
 }
