@@ -3,22 +3,34 @@
 
 use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::baseline::Baseline;
 use crate::checks::{self, DocContext};
+use crate::config::resolve::ConfigFilter;
+use crate::config::{Config, ConfigChoice, ConfigError, Resolver};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::discover::{self, Candidate};
+use crate::discover::{self, Candidate, Filter as _};
+use crate::filter::{self, FileContext, Suppressed};
 use crate::kinds::{self, Classification};
 use crate::load::{self, Format, Limits, LoadedFile};
+use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
 /// Settings for one run.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub limits: Limits,
+    /// Which configuration applies: each file's nearest configuration file (the
+    /// default), one given file, or none.
+    pub config: ConfigChoice,
+    /// Apply `exclude` to files named explicitly too (pre-commit names every file).
+    pub force_exclude: bool,
+    /// Findings recorded in this baseline are hidden.
+    pub baseline: Option<Arc<Baseline>>,
 }
 
 /// The outcome for one file.
@@ -31,12 +43,21 @@ pub struct FileReport {
     pub kinds: Vec<Option<&'static str>>,
     /// Sorted by position, then code.
     pub diagnostics: Vec<Diagnostic>,
+    /// Findings silenced by a suppression comment or the baseline (not counted, shown
+    /// only by SARIF).
+    pub suppressed: Vec<Suppressed>,
 }
 
 /// The outcome of a run, files sorted by path.
 #[derive(Debug, Default)]
 pub struct Report {
     pub files: Vec<FileReport>,
+    /// Where the run's files live (project root, git work tree, the root's
+    /// configuration); `None` only for a report built by hand.
+    pub project: Option<Project>,
+    /// Configuration files that could not be used. When there are any, no file was
+    /// checked (`files` is empty) and the command line exits with 2.
+    pub config_errors: Vec<ConfigError>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -78,28 +99,176 @@ impl Report {
 
 /// Checks files and directories.
 pub fn check_paths(paths: &[PathBuf], options: &Options) -> Report {
-    let candidates = discover::discover(paths);
-    let files = candidates
-        .par_iter()
-        .map(|c| check_candidate(c, options))
+    run(paths, Vec::new(), options)
+}
+
+/// Text to check that does not come from a path: standard input, an editor buffer.
+pub struct Buffer {
+    /// The file it stands for (decides JSON or YAML, the kind, and the configuration).
+    pub display: String,
+    /// Its text, or why it could not be decoded (AML004).
+    pub text: Result<String, Box<Diagnostic>>,
+}
+
+/// The whole run: configuration, discovery, then each file loaded, checked and filtered
+/// in parallel. When a configuration file is invalid, nothing is checked and the report
+/// carries the errors.
+pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report {
+    let resolver = Arc::new(Resolver::new(options.config.clone()));
+    let mut inputs: Vec<PathBuf> = paths.to_vec();
+    inputs.extend(buffers.iter().map(|b| PathBuf::from(&b.display)));
+    let project = Project::detect(&resolver, &inputs);
+    let filter = Arc::new(ConfigFilter {
+        resolver: resolver.clone(),
+        force_exclude: options.force_exclude,
+    });
+    let candidates = if paths.is_empty() {
+        Vec::new()
+    } else {
+        discover::discover_filtered(paths, filter.clone())
+    };
+    let buffers: Vec<(Buffer, Arc<Config>)> = buffers
+        .into_iter()
+        .filter(|b| filter.explicit_file(Path::new(&b.display)))
+        .map(|b| {
+            let config = resolver.for_file(Path::new(&b.display));
+            (b, config)
+        })
         .collect();
-    Report { files }
+    let config_errors = resolver.errors();
+    if !config_errors.is_empty() {
+        return Report {
+            files: Vec::new(),
+            project: Some(project),
+            config_errors,
+        };
+    }
+    let mut files: Vec<FileReport> = candidates
+        .par_iter()
+        .map(|c| {
+            let config = resolver.for_file(&c.path);
+            check_file(&c.display, c.explicit, &config, &project, options, || {
+                load::load_path(&c.path, &c.display, &options.limits)
+            })
+        })
+        .collect();
+    for (buffer, config) in buffers {
+        let display = buffer.display;
+        let file = match buffer.text {
+            Ok(text) => check_file(&display, true, &config, &project, options, || {
+                load::parse_text(&display, text, Format::for_path(&display), &options.limits)
+            }),
+            Err(diagnostic) => {
+                let mut report = FileReport {
+                    source: SourceFile::new(&display, String::new()),
+                    checked: true,
+                    kinds: Vec::new(),
+                    diagnostics: vec![*diagnostic],
+                    suppressed: Vec::new(),
+                };
+                filter_file(&mut report, None, true, &config, &project, options);
+                report
+            }
+        };
+        files.push(file);
+    }
+    files.sort_by(|a, b| a.source.path.cmp(&b.source.path));
+    Report {
+        files,
+        project: Some(project),
+        config_errors: Vec::new(),
+    }
 }
 
-/// Checks text held in memory (standard input, an editor buffer) as the file `display`.
+/// Checks text held in memory (standard input, an editor buffer) as the file `display`,
+/// with the configuration `options` choose. Configuration errors are reported by [`run`];
+/// here, if the configuration is invalid, the text is checked with the defaults.
 pub fn check_text(display: &str, text: String, options: &Options) -> FileReport {
-    guarded(display, || {
-        let loaded = load::parse_text(display, text, Format::for_path(display), &options.limits);
-        check_loaded(loaded, true)
+    let buffer = |text: String| Buffer {
+        display: display.to_string(),
+        text: Ok(text),
+    };
+    let mut report = run(&[], vec![buffer(text.clone())], options);
+    if !report.config_errors.is_empty() {
+        let defaults = Options {
+            config: ConfigChoice::Disabled,
+            ..options.clone()
+        };
+        report = run(&[], vec![buffer(text)], &defaults);
+    }
+    report.files.pop().unwrap_or_else(|| FileReport {
+        source: SourceFile::new(display, String::new()),
+        checked: false,
+        kinds: Vec::new(),
+        diagnostics: Vec::new(),
+        suppressed: Vec::new(),
     })
 }
 
-/// Checks one discovered file.
+/// Checks one discovered file, with the defaults for everything but `options` (use
+/// [`run`] for configuration and project-wide facts).
 pub fn check_candidate(candidate: &Candidate, options: &Options) -> FileReport {
-    guarded(&candidate.display, || {
-        let loaded = load::load_path(&candidate.path, &candidate.display, &options.limits);
-        check_loaded(loaded, candidate.explicit)
+    let resolver = Resolver::new(ConfigChoice::Disabled);
+    let project = Project::detect(&resolver, std::slice::from_ref(&candidate.path));
+    let config = resolver.for_file(&candidate.path);
+    check_file(
+        &candidate.display,
+        candidate.explicit,
+        &config,
+        &project,
+        options,
+        || load::load_path(&candidate.path, &candidate.display, &options.limits),
+    )
+}
+
+/// Loads, checks and filters one file, a panic contained to it.
+fn check_file(
+    display: &str,
+    explicit: bool,
+    config: &Config,
+    project: &Project,
+    options: &Options,
+    load: impl FnOnce() -> LoadedFile,
+) -> FileReport {
+    guarded(display, || {
+        let loaded = load();
+        let suppressions = (loaded.format == Format::Yaml)
+            .then(|| crate::suppress::scan(&loaded.source, &loaded.documents, crate::registry::builtin()));
+        let complete = !loaded.unreadable && loaded.documents.iter().all(|d| !d.partial);
+        let mut report = check_loaded_with(loaded, explicit, config);
+        filter_file(
+            &mut report,
+            suppressions.as_ref(),
+            complete,
+            config,
+            project,
+            options,
+        );
+        report
     })
+}
+
+fn filter_file(
+    report: &mut FileReport,
+    suppressions: Option<&crate::suppress::Suppressions>,
+    complete: bool,
+    config: &Config,
+    project: &Project,
+    options: &Options,
+) {
+    let path = project.absolute(&report.source.path);
+    let fingerprint_path = project.relative_path(&report.source.path);
+    filter::apply(
+        report,
+        &FileContext {
+            config,
+            path: &path,
+            fingerprint_path: &fingerprint_path,
+            suppressions,
+            complete,
+            baseline: options.baseline.as_deref(),
+        },
+    );
 }
 
 /// Runs `work`; a panic becomes an AML000 finding for this file alone.
@@ -116,6 +285,7 @@ fn guarded(display: &str, work: impl FnOnce() -> FileReport) -> FileReport {
                 source: SourceFile::new(display, String::new()),
                 checked: true,
                 kinds: Vec::new(),
+                suppressed: Vec::new(),
                 diagnostics: vec![
                     Diagnostic::new(
                         "AML000",
@@ -148,8 +318,14 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
     by_name || (loaded.unreadable && loaded.format == Format::Yaml)
 }
 
-/// Classifies and checks a loaded file.
+/// Classifies and checks a loaded file, with the default configuration.
 pub fn check_loaded(loaded: LoadedFile, explicit: bool) -> FileReport {
+    check_loaded_with(loaded, explicit, Config::default_ref())
+}
+
+/// Classifies and checks a loaded file; checks see `config` (profile, params, inventory).
+/// The configuration's selection and suppressions are applied afterwards by [`filter`].
+pub fn check_loaded_with(loaded: LoadedFile, explicit: bool, config: &Config) -> FileReport {
     let path = loaded.source.path.clone();
     let classes: Vec<Classification> = loaded
         .documents
@@ -168,6 +344,7 @@ pub fn check_loaded(loaded: LoadedFile, explicit: bool) -> FileReport {
             checked: report,
             kinds,
             diagnostics: if report { sorted(failures) } else { Vec::new() },
+            suppressed: Vec::new(),
         };
     }
 
@@ -181,6 +358,7 @@ pub fn check_loaded(loaded: LoadedFile, explicit: bool) -> FileReport {
             source: &loaded.source,
             doc,
             class,
+            config,
         };
         checks::run_document_checks(&cx, &mut diagnostics);
     }
@@ -215,6 +393,7 @@ pub fn check_loaded(loaded: LoadedFile, explicit: bool) -> FileReport {
         checked: true,
         kinds,
         diagnostics: sorted(diagnostics),
+        suppressed: Vec::new(),
     }
 }
 

@@ -107,7 +107,7 @@ fn every_fixture_matches_its_expectations() {
         expectations(f, &display, &mut expected);
     }
 
-    let report = check_paths(&[root.clone()], &Options::default());
+    let report = check_paths(std::slice::from_ref(&root), &Options::default());
     let mut actual = Expected::new();
     for (file, d) in report.diagnostics() {
         let line = file.source.position(d.span.start).line;
