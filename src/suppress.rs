@@ -556,6 +556,21 @@ mod tests {
     }
 
     #[test]
+    fn quoted_scalars_end_at_their_quote_so_trailing_comments_are_found() {
+        let text = "a: 'on'  # amlint: ignore[AML003]\nb: \"x\\\" # y\"  # amlint: ignore[AML003]\nc: 'it''s # no'  # amlint: ignore[AML003]\n";
+        let loaded = parse_text("x.yml", text.to_string(), Format::Yaml, &Limits::default());
+        let quoted: Vec<&str> = loaded.documents[0]
+            .nodes
+            .iter()
+            .filter(|n| n.style.is_quoted())
+            .map(|n| &text[n.span.range()])
+            .collect();
+        assert_eq!(quoted, ["'on'", "\"x\\\" # y\"", "'it''s # no'"]);
+        let s = scan(&loaded.source, &loaded.documents, registry::builtin());
+        assert_eq!(s.directives.len(), 3, "{s:#?}");
+    }
+
+    #[test]
     fn spans_and_fixes() {
         let text = "a: 1  # amlint: ignore[AML003, AML002]\n";
         let s = scan_text(text);

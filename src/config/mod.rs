@@ -21,7 +21,7 @@ use std::sync::{Arc, LazyLock};
 
 pub use glob::PathPattern;
 pub use inventory::Inventory;
-pub use parse::{ConfigFileKind, parse};
+pub use parse::{ConfigFileKind, KEYS, parse};
 pub use resolve::{ConfigChoice, Resolver};
 pub use selector::Selector;
 

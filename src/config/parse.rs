@@ -28,7 +28,8 @@ pub enum ConfigFileKind {
     Pyproject,
 }
 
-const KEYS: &[&str] = &[
+/// The top-level keys of a configuration.
+pub const KEYS: &[&str] = &[
     "select",
     "extend-select",
     "ignore",
