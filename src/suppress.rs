@@ -129,14 +129,19 @@ fn is_blank_or_comment(line: &str) -> bool {
 
 /// Finds every directive of a YAML file.
 pub fn scan(source: &SourceFile, documents: &[Document], registry: &Registry) -> Suppressions {
-    if !source.text.contains("amlint") && !source.text.contains("AMLINT") {
+    let mentions = |text: &str| {
+        text.as_bytes()
+            .windows(6)
+            .any(|w| w.eq_ignore_ascii_case(b"amlint"))
+    };
+    if !mentions(&source.text) {
         return Suppressions::default();
     }
     let scalars = Scalars::new(documents);
     let lines = lines(source);
     let mut directives = Vec::new();
     for (index, &(offset, line)) in lines.iter().enumerate() {
-        if !line.to_ascii_lowercase().contains("amlint") {
+        if !mentions(line) {
             continue;
         }
         let Some(start) = comment_start(line, offset, &scalars) else {

@@ -390,6 +390,16 @@ fn baseline_survives_lines_inserted_above_the_finding() {
     };
     assert_eq!(json(&["--baseline", "amlint-baseline.json"]), (Some(0), 0));
     assert_eq!(json(&[]), (Some(1), 2));
+    let human = amlint(root)
+        .args(["check", "--color", "never", "--baseline", "amlint-baseline.json"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&human)
+            .ends_with("2 files checked, 1 skipped: no problems found (2 hidden by the baseline)\n"),
+        "{}",
+        stdout(&human)
+    );
 
     // Lines inserted above the finding, and the file re-indented: still hidden.
     let edited = format!(

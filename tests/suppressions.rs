@@ -71,6 +71,21 @@ fn suppressions_by_code_and_name_on_the_line_and_above() {
     let text = format!(
         "{HEAD}compute: a\ncompute: b  # amlint: ignore[duplicate-key] moving to the GPU cluster\ntags:\n  # amlint: ignore[AML003]\n\n  # an unrelated comment\n  gpu: on\n  cpu: off  # amlint: ignore[yaml11-ambiguous-scalar, AML002]\n"
     );
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "job.yml", &text);
+    let human = Command::cargo_bin("amlint")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["check", "--no-config", "--color", "never", "job.yml"])
+        .output()
+        .unwrap();
+    let human = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        human.ends_with(
+            "1 file checked, 0 skipped: 0 errors, 1 warning, 0 infos (3 suppressed by comments)\n"
+        ),
+        "{human}"
+    );
     let (code, l) = check(&text);
     // Line 5 and 10 silenced; on line 11, AML002 silences nothing.
     assert_eq!(code, 0);

@@ -58,7 +58,7 @@ pub fn render(report: &Report, quiet: bool) -> String {
         ));
     }
     if !quiet {
-        out.push_str(&super::summary_line(&report.summary()));
+        out.push_str(&super::summary_with_suppressed(report));
         out.push('\n');
     }
     out

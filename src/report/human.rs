@@ -144,7 +144,7 @@ pub fn render(report: &Report, style: Style, quiet: bool) -> String {
         out.push('\n');
     }
     if !quiet {
-        out.push_str(&super::summary_line(&report.summary()));
+        out.push_str(&super::summary_with_suppressed(report));
         out.push('\n');
     }
     out

@@ -45,3 +45,29 @@ pub fn summary_line(s: &Summary) -> String {
         )
     }
 }
+
+/// The summary line, followed by how many findings were silenced (inline suppressions,
+/// the baseline) when there are any, so that a clean result never hides them.
+pub fn summary_with_suppressed(report: &crate::pipeline::Report) -> String {
+    let mut line = summary_line(&report.summary());
+    let (inline, baseline) =
+        report
+            .files
+            .iter()
+            .flat_map(|f| &f.suppressed)
+            .fold((0, 0), |(i, b), s| match s.kind {
+                crate::filter::SuppressionKind::InSource => (i + 1, b),
+                crate::filter::SuppressionKind::Baseline => (i, b + 1),
+            });
+    let mut parts = Vec::new();
+    if inline > 0 {
+        parts.push(format!("{inline} suppressed by comments"));
+    }
+    if baseline > 0 {
+        parts.push(format!("{baseline} hidden by the baseline"));
+    }
+    if !parts.is_empty() {
+        line.push_str(&format!(" ({})", parts.join(", ")));
+    }
+    line
+}
