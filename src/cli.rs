@@ -48,7 +48,8 @@ pub enum Command {
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
     /// Files or directories to check (`-` reads standard input). Directories are walked,
-    /// honouring .gitignore; files named explicitly are always checked.
+    /// honouring .gitignore and the configuration's include/exclude; files named
+    /// explicitly are always checked (with --force-exclude, unless excluded).
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
     /// Output format.

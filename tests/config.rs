@@ -134,6 +134,29 @@ fn nearest_configuration_wins_including_pyproject() {
 }
 
 #[test]
+fn standard_input_uses_the_configuration_of_the_file_it_stands_for() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "ml/amlint.toml", "ignore = [\"AML003\"]\n");
+    let run = |name: &str| {
+        let out = amlint(root)
+            .args(["check", "--format", "json", "-", "--stdin-filename", name])
+            .write_stdin(job_with_findings())
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run("ml/jobs/train.yml"), ["AML002"]);
+    assert_eq!(run("other/train.yml"), ["AML002", "AML003"]);
+}
+
+#[test]
 fn selection_and_severity_keys() {
     let dir = project();
     let root = dir.path();
