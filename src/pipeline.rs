@@ -143,6 +143,8 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
             config_errors,
         };
     }
+    // Cross-file facts are indexed from `project.root` (all of it, even when only a few
+    // files were named, as under pre-commit); only `candidates` and `buffers` are reported.
     let mut files: Vec<FileReport> = candidates
         .par_iter()
         .map(|c| {
