@@ -68,6 +68,9 @@ pub struct Diagnostic {
     /// The document kind (`commandJob`) the finding belongs to, once classified.
     pub kind: Option<&'static str>,
     pub fix: Option<Fix>,
+    /// What the finding is about, independent of its line (see `baseline`): set by the
+    /// pipeline after the checks; baselines and SARIF `partialFingerprints` use it.
+    pub fingerprint: Option<String>,
 }
 
 impl Diagnostic {
@@ -96,6 +99,7 @@ impl Diagnostic {
             help: None,
             kind: None,
             fix: None,
+            fingerprint: None,
         }
     }
 
@@ -112,6 +116,7 @@ impl Diagnostic {
             help: None,
             kind: None,
             fix: None,
+            fingerprint: None,
         }
     }
 

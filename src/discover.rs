@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A file to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,8 +32,43 @@ fn display_of(path: &Path) -> String {
     }
 }
 
+/// Decides what a walk yields (the configuration's `include`/`exclude` implement it).
+/// Paths are as walked: relative when the given path was.
+pub trait Filter: Send + Sync {
+    /// Whether to walk into `dir`, a directory below a given one.
+    fn enter_dir(&self, dir: &Path) -> bool;
+    /// Whether a file found by walking is checked.
+    fn walked_file(&self, path: &Path) -> bool;
+    /// Whether a file named on the command line is checked.
+    fn explicit_file(&self, path: &Path) -> bool;
+}
+
+/// No configuration: every directory, every file with a configuration file name.
+struct Unfiltered;
+
+impl Filter for Unfiltered {
+    fn enter_dir(&self, _: &Path) -> bool {
+        true
+    }
+
+    fn walked_file(&self, path: &Path) -> bool {
+        path.file_name()
+            .is_some_and(|n| is_config_name(&n.to_string_lossy()))
+    }
+
+    fn explicit_file(&self, _: &Path) -> bool {
+        true
+    }
+}
+
 /// Expands the given paths into the files to check, sorted and without duplicates.
 pub fn discover(paths: &[PathBuf]) -> Vec<Candidate> {
+    discover_filtered(paths, Arc::new(Unfiltered))
+}
+
+/// [`discover`], with `filter` deciding which directories are walked and which files
+/// are kept.
+pub fn discover_filtered(paths: &[PathBuf], filter: Arc<dyn Filter>) -> Vec<Candidate> {
     let mut found: BTreeMap<String, Candidate> = BTreeMap::new();
     for given in paths {
         let is_dir = std::fs::metadata(given).is_ok_and(|m| m.is_dir());
@@ -42,6 +78,9 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Candidate> {
         if !is_dir || named_like_file {
             // A missing path, a file, a device, or a directory named like a config file:
             // loading reports what is wrong with it.
+            if !filter.explicit_file(given) {
+                continue;
+            }
             let display = display_of(given);
             found.insert(
                 display.clone(),
@@ -53,9 +92,15 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Candidate> {
             );
             continue;
         }
+        let dirs = filter.clone();
         let walker = ignore::WalkBuilder::new(given)
             .standard_filters(true)
             .follow_links(false)
+            .filter_entry(move |entry| {
+                entry.depth() == 0
+                    || !entry.file_type().is_some_and(|t| t.is_dir())
+                    || dirs.enter_dir(entry.path())
+            })
             .build();
         for entry in walker.flatten() {
             let Some(file_type) = entry.file_type() else {
@@ -64,8 +109,7 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Candidate> {
             if file_type.is_dir() {
                 continue;
             }
-            let name = entry.file_name().to_string_lossy();
-            if !is_config_name(&name) {
+            if !filter.walked_file(entry.path()) {
                 continue;
             }
             let display = display_of(entry.path());

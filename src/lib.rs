@@ -4,22 +4,27 @@
 //! trees with spans) → [`kinds`] (classify) → [`checks`] → [`report`]. The whole run is
 //! [`pipeline::check_paths`].
 
+pub mod baseline;
 pub mod checks;
 pub mod cli;
+pub mod config;
 pub mod data;
 pub mod diagnostic;
 pub mod discover;
 pub mod document;
 pub mod embedded;
 pub mod facts;
+pub mod filter;
 pub mod kinds;
 pub mod load;
 pub mod pipeline;
 pub mod policy;
+pub mod project;
 pub mod registry;
 pub mod report;
 pub mod source;
 pub mod suggest;
+pub mod suppress;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use pipeline::{Options, Report, check_paths, check_text};

@@ -1,104 +1,41 @@
-//! The pipeline as one call: discover → load → classify → check → report data.
-//! Files are processed in parallel; each file's failure stays with that file.
+//! The pipeline as one call: configuration → discover → load and classify (parallel) →
+//! index → check and filter (parallel) → report data. Each file's failure stays with
+//! that file.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::baseline::Baseline;
 use crate::checks::{self, DocContext};
+use crate::config::resolve::ConfigFilter;
+use crate::config::{Config, ConfigChoice, ConfigError, Resolver};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::discover;
-use crate::facts::{DocFacts, Inventory, Project, ProjectIndex};
+use crate::discover::{self, Filter as _};
+use crate::facts::{DiskSizes, DocFacts, FactBase, ProjectIndex};
+use crate::filter::{self, FileContext, Suppressed};
 use crate::kinds::{self, Classification};
 use crate::load::{self, Format, Limits, LoadedFile};
+use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
 /// Settings for one run.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub limits: Limits,
-    pub project: ProjectSettings,
-}
-
-/// What the configuration says about the project (profile, rule parameters, inventory).
-#[derive(Clone, Debug, Default)]
-pub struct ProjectSettings {
-    /// `dev` when unset.
-    pub profile: Option<String>,
-    pub params: serde_json::Map<String, serde_json::Value>,
-    pub inventory: Inventory,
-    /// The project root (relative paths of the inventory start there); the current
-    /// directory when unset.
-    pub root: Option<PathBuf>,
-    /// The date retirement dates are compared with (`YYYY-MM-DD`); today when unset.
+    /// Which configuration applies: each file's nearest configuration file (the
+    /// default), one given file, or none.
+    pub config: ConfigChoice,
+    /// Apply `exclude` to files named explicitly too (pre-commit names every file).
+    pub force_exclude: bool,
+    /// Findings recorded in this baseline are hidden.
+    pub baseline: Option<Arc<Baseline>>,
+    /// The date VM retirement dates are compared with (`YYYY-MM-DD`); today when unset
+    /// (`AMLINT_TODAY` also sets it). Tests pin it.
     pub today: Option<String>,
-    /// The rules to run: built-in plus user rules (`rules-dirs`); built-in when unset.
-    pub rules: Option<std::sync::Arc<crate::registry::Registry>>,
-}
-
-impl ProjectSettings {
-    /// The project for a run: the index of its files plus the settings.
-    pub fn project(&self, index: ProjectIndex) -> Project {
-        let mut index = index;
-        index.add_inventory(&self.inventory);
-        let defaults = Project::default();
-        Project {
-            index,
-            inventory: self.inventory.clone(),
-            params: self.params.clone(),
-            profile: self.profile.clone().unwrap_or(defaults.profile.clone()),
-            root: self.root.clone().unwrap_or(defaults.root.clone()),
-            today: self.today.clone().unwrap_or(defaults.today.clone()),
-            rules: self.rules.clone().unwrap_or_else(crate::registry::builtin_arc),
-            ..defaults
-        }
-    }
-}
-
-/// A file loaded and classified, waiting for the project index before its checks. The
-/// language server keeps one per open or indexed file.
-#[derive(Debug)]
-pub struct Prepared {
-    /// The file on disk (relative paths inside it start from its directory).
-    pub path: PathBuf,
-    /// Named explicitly (reported even when it is not an Azure ML file that failed).
-    pub explicit: bool,
-    pub loaded: LoadedFile,
-    pub classes: Vec<Classification>,
-}
-
-/// Classifies a loaded file.
-pub fn prepare(path: PathBuf, loaded: LoadedFile, explicit: bool) -> Prepared {
-    let display = loaded.source.path.clone();
-    let classes = loaded
-        .documents
-        .iter()
-        .map(|d| kinds::classify(d, &display))
-        .collect();
-    Prepared {
-        path,
-        explicit,
-        loaded,
-        classes,
-    }
-}
-
-/// Indexes what the prepared files define (computes, endpoints, models).
-pub fn index_of<'a>(prepared: impl Iterator<Item = &'a Prepared>) -> ProjectIndex {
-    let mut index = ProjectIndex::default();
-    for p in prepared {
-        for (doc, class) in p.loaded.documents.iter().zip(&p.classes) {
-            if let Some(kind) = class.kind {
-                if !doc.partial {
-                    index.add(&p.path, doc, kind);
-                }
-            }
-        }
-    }
-    index
 }
 
 /// The outcome for one file.
@@ -111,12 +48,21 @@ pub struct FileReport {
     pub kinds: Vec<Option<&'static str>>,
     /// Sorted by position, then code.
     pub diagnostics: Vec<Diagnostic>,
+    /// Findings silenced by a suppression comment or the baseline (not counted, shown
+    /// only by SARIF).
+    pub suppressed: Vec<Suppressed>,
 }
 
 /// The outcome of a run, files sorted by path.
 #[derive(Debug, Default)]
 pub struct Report {
     pub files: Vec<FileReport>,
+    /// Where the run's files live (project root, git work tree, the root's
+    /// configuration); `None` only for a report built by hand.
+    pub project: Option<Project>,
+    /// Configuration files that could not be used. When there are any, no file was
+    /// checked (`files` is empty) and the command line exits with 2.
+    pub config_errors: Vec<ConfigError>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -156,42 +102,327 @@ impl Report {
     }
 }
 
-/// Checks files and directories: load and classify every file (in parallel), index what
-/// they define, then check each against that index (in parallel).
+/// Text to check that does not come from a path: standard input, an editor buffer.
+pub struct Buffer {
+    /// The file it stands for (decides JSON or YAML, the kind, and the configuration).
+    pub display: String,
+    /// Its text, or why it could not be decoded (AML004).
+    pub text: Result<String, Box<Diagnostic>>,
+}
+
+/// A file loaded and classified, waiting for the project index before its checks. The
+/// language server keeps one per open or indexed file.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The file on disk (relative paths inside it start from its directory).
+    pub path: PathBuf,
+    /// Named explicitly (reported even when it is not an Azure ML file that failed).
+    pub explicit: bool,
+    pub loaded: LoadedFile,
+    pub classes: Vec<Classification>,
+}
+
+/// Classifies a loaded file.
+pub fn prepare(path: PathBuf, loaded: LoadedFile, explicit: bool) -> Prepared {
+    let display = loaded.source.path.clone();
+    let classes = loaded
+        .documents
+        .iter()
+        .map(|d| kinds::classify(d, &display))
+        .collect();
+    Prepared {
+        path,
+        explicit,
+        loaded,
+        classes,
+    }
+}
+
+/// Indexes what the prepared files define (computes, endpoints, models).
+pub fn index_of<'a>(prepared: impl Iterator<Item = &'a Prepared>) -> ProjectIndex {
+    let mut index = ProjectIndex::default();
+    for p in prepared {
+        add_to_index(&mut index, p);
+    }
+    index
+}
+
+fn add_to_index(index: &mut ProjectIndex, p: &Prepared) {
+    for (doc, class) in p.loaded.documents.iter().zip(&p.classes) {
+        if let Some(kind) = class.kind {
+            if !doc.partial {
+                index.add(&p.path, doc, kind);
+            }
+        }
+    }
+}
+
+/// The fact bases of a run, one per configuration, sharing the index and disk cache.
+pub struct FactBases {
+    index: Arc<ProjectIndex>,
+    disk: Arc<DiskSizes>,
+    today: String,
+    by_config: std::sync::Mutex<HashMap<usize, Arc<FactBase>>>,
+}
+
+impl FactBases {
+    pub fn new(index: ProjectIndex, options: &Options) -> Self {
+        Self {
+            index: Arc::new(index),
+            disk: Arc::default(),
+            today: options.today.clone().unwrap_or_else(crate::facts::today),
+            by_config: Default::default(),
+        }
+    }
+
+    /// The fact base for files under `config`.
+    pub fn for_config(&self, config: &Arc<Config>) -> Arc<FactBase> {
+        let key = Arc::as_ptr(config) as usize;
+        let mut map = self.by_config.lock().unwrap_or_else(|e| e.into_inner());
+        map.entry(key)
+            .or_insert_with(|| {
+                Arc::new(FactBase {
+                    index: self.index.clone(),
+                    config: config.clone(),
+                    today: self.today.clone(),
+                    disk: self.disk.clone(),
+                })
+            })
+            .clone()
+    }
+}
+
+/// Checks files and directories.
 pub fn check_paths(paths: &[PathBuf], options: &Options) -> Report {
-    let candidates = discover::discover(paths);
-    let prepared: Vec<Result<Prepared, FileReport>> = candidates
+    run(paths, Vec::new(), options)
+}
+
+/// A file of the run, before its checks.
+struct Pending {
+    prepared: Prepared,
+    config: Arc<Config>,
+}
+
+/// The whole run: configuration, discovery, every file loaded and classified (in
+/// parallel), the project index, then every file checked and filtered (in parallel).
+/// When a configuration file (or a rule file it names) is invalid, nothing is checked
+/// and the report carries the errors.
+pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report {
+    let resolver = Arc::new(Resolver::new(options.config.clone()));
+    let mut inputs: Vec<PathBuf> = paths.to_vec();
+    inputs.extend(buffers.iter().map(|b| PathBuf::from(&b.display)));
+    let project = Project::detect(&resolver, &inputs);
+    let filter = Arc::new(ConfigFilter {
+        resolver: resolver.clone(),
+        force_exclude: options.force_exclude,
+    });
+    let candidates = if paths.is_empty() {
+        Vec::new()
+    } else {
+        discover::discover_filtered(paths, filter.clone())
+    };
+    let buffers: Vec<Buffer> = buffers
+        .into_iter()
+        .filter(|b| filter.explicit_file(Path::new(&b.display)))
+        .collect();
+    let config_errors = resolver.errors();
+    if !config_errors.is_empty() {
+        return Report {
+            files: Vec::new(),
+            project: Some(project),
+            config_errors,
+        };
+    }
+
+    // Phase 1: load and classify.
+    let mut files: Vec<FileReport> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
+    let loaded: Vec<Result<Pending, FileReport>> = candidates
         .par_iter()
         .map(|c| {
-            guarded(&c.display, || {
-                let loaded = load::load_path(&c.path, &c.display, &options.limits);
-                prepare(c.path.clone(), loaded, c.explicit)
+            let config = resolver.for_file(&c.path);
+            guarded(&c.display, || Pending {
+                prepared: prepare(
+                    c.path.clone(),
+                    load::load_path(&c.path, &c.display, &options.limits),
+                    c.explicit,
+                ),
+                config,
             })
         })
         .collect();
-    let project = options.project.project(index_of(prepared.iter().flatten()));
-    let files = prepared
-        .into_par_iter()
-        .map(|p| match p {
-            Ok(p) => {
-                let display = p.loaded.source.path.clone();
-                guarded(&display, || check_prepared(p, &project)).unwrap_or_else(|r| r)
+    for l in loaded {
+        match l {
+            Ok(p) => pending.push(p),
+            Err(report) => files.push(report),
+        }
+    }
+    for buffer in buffers {
+        let config = resolver.for_file(Path::new(&buffer.display));
+        let display = buffer.display;
+        match buffer.text {
+            Ok(text) => match guarded(&display, || {
+                load::parse_text(&display, text, Format::for_path(&display), &options.limits)
+            }) {
+                Ok(loaded) => pending.push(Pending {
+                    prepared: prepare(PathBuf::from(&display), loaded, true),
+                    config,
+                }),
+                Err(report) => files.push(report),
+            },
+            Err(diagnostic) => {
+                let mut report = FileReport {
+                    source: SourceFile::new(&display, String::new()),
+                    checked: true,
+                    kinds: Vec::new(),
+                    diagnostics: vec![*diagnostic],
+                    suppressed: Vec::new(),
+                };
+                filter_file(&mut report, None, true, &config, &project, options);
+                files.push(report);
             }
-            Err(report) => report,
+        }
+    }
+
+    // The index: what the checked files define, and — when only some files of the
+    // project are checked (pre-commit, an editor buffer) — what the rest of it defines.
+    let mut index = index_of(pending.iter().map(|p| &p.prepared));
+    let walked_root = paths
+        .iter()
+        .any(|p| p.is_dir() && project.root.starts_with(crate::config::absolute(p, &project.cwd)));
+    if !walked_root {
+        let seen: HashSet<PathBuf> = pending
+            .iter()
+            .map(|p| crate::config::absolute(&p.prepared.path, &project.cwd))
+            .collect();
+        for p in index_project(&project.root, &seen, filter.clone(), options) {
+            add_to_index(&mut index, &p);
+        }
+    }
+    let bases = FactBases::new(index, options);
+
+    // Phase 2: check and filter.
+    let checked: Vec<FileReport> = pending
+        .into_par_iter()
+        .map(|p| {
+            let display = p.prepared.loaded.source.path.clone();
+            let base = bases.for_config(&p.config);
+            guarded(&display, || {
+                check_and_filter(p.prepared, &base, &project, options)
+            })
+            .unwrap_or_else(|r| r)
         })
         .collect();
-    Report { files }
+    files.extend(checked);
+    files.sort_by(|a, b| a.source.path.cmp(&b.source.path));
+    Report {
+        files,
+        project: Some(project),
+        config_errors: Vec::new(),
+    }
 }
 
-/// Checks text held in memory (standard input, an editor buffer) as the file `display`.
+/// Loads and classifies the project's files that are not already loaded, to index
+/// them (nothing is reported for them).
+fn index_project(
+    root: &Path,
+    seen: &HashSet<PathBuf>,
+    filter: Arc<ConfigFilter>,
+    options: &Options,
+) -> Vec<Prepared> {
+    if !root.is_dir() {
+        return Vec::new();
+    }
+    let candidates: Vec<_> = discover::discover_filtered(&[root.to_path_buf()], filter)
+        .into_iter()
+        .filter(|c| !seen.contains(&c.path))
+        .collect();
+    candidates
+        .par_iter()
+        .filter_map(|c| {
+            catch_unwind(AssertUnwindSafe(|| {
+                prepare(
+                    c.path.clone(),
+                    load::load_path(&c.path, &c.display, &options.limits),
+                    false,
+                )
+            }))
+            .ok()
+        })
+        .collect()
+}
+
+/// Checks text held in memory (standard input, an editor buffer) as the file `display`,
+/// with the configuration `options` choose. Configuration errors are reported by [`run`];
+/// here, if the configuration is invalid, the text is checked with the defaults.
 pub fn check_text(display: &str, text: String, options: &Options) -> FileReport {
-    guarded(display, || {
-        let loaded = load::parse_text(display, text, Format::for_path(display), &options.limits);
-        let prepared = prepare(PathBuf::from(display), loaded, true);
-        let project = options.project.project(index_of(std::iter::once(&prepared)));
-        check_prepared(prepared, &project)
+    let buffer = |text: String| Buffer {
+        display: display.to_string(),
+        text: Ok(text),
+    };
+    let mut report = run(&[], vec![buffer(text.clone())], options);
+    if !report.config_errors.is_empty() {
+        let defaults = Options {
+            config: ConfigChoice::Disabled,
+            ..options.clone()
+        };
+        report = run(&[], vec![buffer(text)], &defaults);
+    }
+    report.files.pop().unwrap_or_else(|| FileReport {
+        source: SourceFile::new(display, String::new()),
+        checked: false,
+        kinds: Vec::new(),
+        diagnostics: Vec::new(),
+        suppressed: Vec::new(),
     })
-    .unwrap_or_else(|r| r)
+}
+
+/// Checks a classified file against its fact base, then applies its configuration,
+/// suppressions and the baseline.
+pub fn check_and_filter(
+    prepared: Prepared,
+    base: &FactBase,
+    project: &Project,
+    options: &Options,
+) -> FileReport {
+    let loaded = &prepared.loaded;
+    let suppressions = (loaded.format == Format::Yaml)
+        .then(|| crate::suppress::scan(&loaded.source, &loaded.documents, &base.config.rules));
+    let complete = !loaded.unreadable && loaded.documents.iter().all(|d| !d.partial);
+    let config = base.config.clone();
+    let mut report = check_prepared(prepared, base);
+    filter_file(
+        &mut report,
+        suppressions.as_ref(),
+        complete,
+        &config,
+        project,
+        options,
+    );
+    report
+}
+
+fn filter_file(
+    report: &mut FileReport,
+    suppressions: Option<&crate::suppress::Suppressions>,
+    complete: bool,
+    config: &Config,
+    project: &Project,
+    options: &Options,
+) {
+    let path = project.absolute(&report.source.path);
+    let fingerprint_path = project.relative_path(&report.source.path);
+    filter::apply(
+        report,
+        &FileContext {
+            config,
+            path: &path,
+            fingerprint_path: &fingerprint_path,
+            suppressions,
+            complete,
+            baseline: options.baseline.as_deref(),
+        },
+    );
 }
 
 /// Runs `work`; a panic becomes an AML000 finding for this file alone.
@@ -208,6 +439,7 @@ fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, FileReport> 
                 source: SourceFile::new(display, String::new()),
                 checked: true,
                 kinds: Vec::new(),
+                suppressed: Vec::new(),
                 diagnostics: vec![
                     Diagnostic::new(
                         "AML000",
@@ -240,8 +472,8 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
     by_name || (loaded.unreadable && loaded.format == Format::Yaml)
 }
 
-/// Runs the checks of a classified file against a project.
-pub fn check_prepared(prepared: Prepared, project: &Project) -> FileReport {
+/// Runs the checks of a classified file against a fact base (before filtering).
+pub fn check_prepared(prepared: Prepared, base: &FactBase) -> FileReport {
     let Prepared {
         path,
         explicit,
@@ -260,6 +492,7 @@ pub fn check_prepared(prepared: Prepared, project: &Project) -> FileReport {
             checked: report,
             kinds,
             diagnostics: if report { sorted(failures) } else { Vec::new() },
+            suppressed: Vec::new(),
         };
     }
 
@@ -269,11 +502,12 @@ pub fn check_prepared(prepared: Prepared, project: &Project) -> FileReport {
         if !class.is_checked() {
             continue;
         }
-        let facts = class.kind.map(|kind| DocFacts::new(doc, kind, &path, project));
+        let facts = class.kind.map(|kind| DocFacts::new(doc, kind, &path, base));
         let cx = DocContext {
             source: &loaded.source,
             doc,
             class,
+            config: &base.config,
             facts: facts.as_ref(),
         };
         checks::run_document_checks(&cx, &mut diagnostics);
@@ -309,6 +543,7 @@ pub fn check_prepared(prepared: Prepared, project: &Project) -> FileReport {
         checked: true,
         kinds,
         diagnostics: sorted(diagnostics),
+        suppressed: Vec::new(),
     }
 }
 

@@ -66,15 +66,9 @@ pub struct Example {
     /// files (a deployment and the compute it names).
     #[serde(default)]
     pub files: std::collections::BTreeMap<String, String>,
-    /// The profile the example runs with (`production`).
+    /// The `amlint.toml` the example runs with (profile, params, inventory).
     #[serde(default)]
-    pub profile: Option<String>,
-    /// `[params]` the example runs with.
-    #[serde(default)]
-    pub params: serde_json::Map<String, serde_json::Value>,
-    /// `[inventory]` the example runs with.
-    #[serde(default)]
-    pub inventory: Option<crate::facts::Inventory>,
+    pub config: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -169,57 +163,14 @@ impl RuleMeta {
 }
 
 impl Example {
-    /// The project around the example (other files, profile, params, inventory), as the
-    /// docs show it.
+    /// The project around the example (its configuration and other files), as the docs
+    /// show it.
     fn context_markdown(&self) -> String {
-        let mut toml = String::new();
-        if let Some(p) = &self.profile {
-            toml.push_str(&format!("profile = \"{p}\"\n"));
-        }
-        if !self.params.is_empty() {
-            toml.push_str("\n[params]\n");
-            for (k, v) in &self.params {
-                toml.push_str(&format!("{k} = {v}\n"));
-            }
-        }
-        if let Some(inv) = &self.inventory {
-            let quote = |s: &str| format!("\"{s}\"");
-            for c in &inv.computes {
-                toml.push_str(&format!(
-                    "\n[[inventory.computes]]\nname = {}\ntype = {}\n",
-                    quote(&c.name),
-                    quote(&c.ctype)
-                ));
-                if let Some(size) = &c.size {
-                    toml.push_str(&format!("size = {}\n", quote(size)));
-                }
-            }
-            for m in &inv.models {
-                toml.push_str(&format!("\n[[inventory.models]]\nname = {}\n", quote(&m.name)));
-                if let Some(v) = &m.version {
-                    toml.push_str(&format!("version = {}\n", quote(v)));
-                }
-                toml.push_str(&format!("size_bytes = {}\n", m.size_bytes));
-            }
-            for e in &inv.endpoints {
-                toml.push_str(&format!("\n[[inventory.endpoints]]\nname = {}\n", quote(&e.name)));
-                if let Some(c) = &e.compute {
-                    toml.push_str(&format!("compute = {}\n", quote(c)));
-                }
-            }
-            for d in &inv.deployments {
-                toml.push_str(&format!(
-                    "\n[[inventory.deployments]]\nconfig = {}\nmodel = {}\n",
-                    quote(&d.config),
-                    quote(&d.model)
-                ));
-            }
-        }
         let mut out = String::new();
-        if !toml.is_empty() {
+        if let Some(config) = &self.config {
             out.push_str(&format!(
                 "With this `amlint.toml`:\n\n```toml\n{}```\n\n",
-                toml.trim_start()
+                ensure_newline(config)
             ));
         }
         for (path, text) in &self.files {

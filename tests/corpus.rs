@@ -33,10 +33,7 @@ fn corpus_loads_like_pyyaml_and_ranges_point_at_text() {
         return;
     };
     let options = Options {
-        project: amlint::pipeline::ProjectSettings {
-            today: Some("2026-11-22".to_string()),
-            ..Default::default()
-        },
+        today: Some("2026-11-22".to_string()),
         ..Options::default()
     };
     let report = check_paths(&[root.join("cli")], &options);

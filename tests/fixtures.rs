@@ -109,10 +109,7 @@ fn every_fixture_matches_its_expectations() {
 
     // A fixed date: retirement dates must not make the suite change with the calendar.
     let options = Options {
-        project: amlint::pipeline::ProjectSettings {
-            today: Some("2026-11-22".to_string()),
-            ..Default::default()
-        },
+        today: Some("2026-11-22".to_string()),
         ..Options::default()
     };
     let report = check_paths(std::slice::from_ref(&root), &options);

@@ -1,10 +1,10 @@
 //! Every rule ships its own failing and passing example (biome, cfn-guard): the bad one
 //! must produce the rule's code, the good one must not. Each example runs as a small
-//! project: its file, the other files it lists, and its profile, params and inventory.
+//! project: its file, the other files it lists, and its `amlint.toml`.
 
 use std::path::Path;
 
-use amlint::pipeline::{Options, ProjectSettings, check_paths};
+use amlint::pipeline::{Options, check_paths};
 use amlint::registry::{self, Example};
 
 /// The codes reported on the example's own file when its text is `text`.
@@ -19,15 +19,11 @@ fn codes_for(example: &Example, text: &str) -> Vec<(String, String)> {
     for (rel, body) in &example.files {
         write(rel, body);
     }
+    if let Some(config) = &example.config {
+        write("amlint.toml", config);
+    }
     let options = Options {
-        project: ProjectSettings {
-            profile: example.profile.clone(),
-            params: example.params.clone(),
-            inventory: example.inventory.clone().unwrap_or_default(),
-            root: Some(dir.path().to_path_buf()),
-            today: Some("2026-11-22".to_string()),
-            rules: None,
-        },
+        today: Some("2026-11-22".to_string()),
         ..Options::default()
     };
     let report = check_paths(&[dir.path().to_path_buf()], &options);

@@ -8,6 +8,7 @@ pub mod single_document;
 mod unknown_schema;
 mod yaml11_ambiguous;
 
+use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::document::Document;
 use crate::facts::DocFacts;
@@ -19,6 +20,9 @@ pub struct DocContext<'a> {
     pub source: &'a SourceFile,
     pub doc: &'a Document,
     pub class: &'a Classification,
+    /// The file's configuration: profile, params, inventory (selection and severity are
+    /// applied after the checks, by `filter`).
+    pub config: &'a Config,
     /// Facts of the document (None when its kind is unknown).
     pub facts: Option<&'a DocFacts<'a>>,
 }
@@ -40,8 +44,9 @@ pub const POLICY_CHECK: DocCheck = policy::check;
 pub const LOADER_CODES: &[&str] = &["AML001", "AML002", "AML004", "AML005"];
 
 /// Codes reported by file-level checks and the pipeline itself (`src/pipeline.rs`):
-/// internal errors, and [`single_document`] (several documents in one file).
-pub const PIPELINE_CODES: &[&str] = &["AML000", "AML001"];
+/// internal errors, [`single_document`] (several documents in one file), and unused
+/// suppressions (`src/suppress.rs`).
+pub const PIPELINE_CODES: &[&str] = &["AML000", "AML001", crate::suppress::UNUSED];
 
 pub fn run_document_checks(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
     for (_, check) in DOCUMENT_CHECKS {

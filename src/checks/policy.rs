@@ -11,7 +11,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
         // Conditions on a tree cut short would judge what is not there.
         return;
     }
-    for rule in facts.project.rules.rules() {
+    for rule in facts.base.config.rules.rules() {
         if let Some(policy) = &rule.policy {
             policy.evaluate(rule, facts, out);
         }

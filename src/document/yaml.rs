@@ -342,6 +342,30 @@ impl<'a> Builder<'a, '_> {
                 end -= 1;
             }
         }
+        // The parser may end a quoted scalar at the next token, past a trailing comment:
+        // end it at its closing quote (`''` escapes a single quote, `\` a double one).
+        let quote = match style {
+            ScalarStyle::SingleQuoted => Some(b'\''),
+            ScalarStyle::DoubleQuoted => Some(b'"'),
+            _ => None,
+        };
+        if let Some(q) = quote.filter(|q| bytes.get(start) == Some(q)) {
+            let mut i = start + 1;
+            while i < end {
+                if q == b'"' && bytes[i] == b'\\' {
+                    i += 2;
+                } else if bytes[i] == q {
+                    if q == b'\'' && i + 1 < end && bytes[i + 1] == b'\'' {
+                        i += 2;
+                    } else {
+                        end = i + 1;
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        }
         if start >= end && style == ScalarStyle::Plain {
             // An empty plain scalar (`key:`) sits right after its indicator.
             return Span::at(span.start);

@@ -5,8 +5,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use serde::Deserialize;
-
 use crate::document::{Document, Value};
 use crate::kinds::Kind;
 
@@ -42,57 +40,6 @@ pub struct ModelEntry {
     /// Known size (inventory).
     pub size_bytes: Option<u64>,
     pub file: Option<String>,
-}
-
-/// Assets that exist only in the cloud, declared in the configuration (`[inventory]`).
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Inventory {
-    #[serde(default)]
-    pub computes: Vec<InventoryCompute>,
-    #[serde(default)]
-    pub models: Vec<InventoryModel>,
-    #[serde(default)]
-    pub endpoints: Vec<InventoryEndpoint>,
-    /// Which model each SDK v1 deployment config serves (`az ml model deploy -m`).
-    #[serde(default)]
-    pub deployments: Vec<InventoryDeployment>,
-}
-
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct InventoryCompute {
-    pub name: String,
-    #[serde(rename = "type")]
-    pub ctype: String,
-    #[serde(default)]
-    pub size: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct InventoryModel {
-    pub name: String,
-    #[serde(default)]
-    pub version: Option<String>,
-    pub size_bytes: u64,
-}
-
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct InventoryEndpoint {
-    pub name: String,
-    #[serde(default)]
-    pub compute: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct InventoryDeployment {
-    /// Path of the deployment config, relative to the project root.
-    pub config: String,
-    /// The model it serves: `name:version` or `name`.
-    pub model: String,
 }
 
 /// Names defined across the project's files.
@@ -162,40 +109,6 @@ impl ProjectIndex {
                 file: Some(display),
             }),
             _ => {}
-        }
-    }
-
-    /// Adds the inventory; files of the project win over inventory entries.
-    pub fn add_inventory(&mut self, inventory: &Inventory) {
-        for c in &inventory.computes {
-            self.computes
-                .entry(c.name.to_lowercase())
-                .or_insert(ComputeEntry {
-                    name: c.name.clone(),
-                    ctype: c.ctype.to_lowercase(),
-                    size: c.size.clone(),
-                    file: None,
-                });
-        }
-        for e in &inventory.endpoints {
-            self.endpoints
-                .entry(e.name.to_lowercase())
-                .or_insert(EndpointEntry {
-                    name: e.name.clone(),
-                    compute: e.compute.clone(),
-                    kind: "endpoint".to_string(),
-                    file: None,
-                });
-        }
-        for m in &inventory.models {
-            self.models.push(ModelEntry {
-                name: m.name.clone(),
-                version: m.version.clone(),
-                path: None,
-                dir: None,
-                size_bytes: Some(m.size_bytes),
-                file: None,
-            });
         }
     }
 

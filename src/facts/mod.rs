@@ -8,45 +8,113 @@
 pub mod index;
 pub mod vm;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::document::{Document, NodeId, Value};
 use crate::kinds::Kind;
 use crate::policy::condition::{Resolved, Val};
-use index::{DiskSizes, Reference, parse_reference};
-pub use index::{Inventory, ProjectIndex};
+pub use index::{DiskSizes, ProjectIndex};
+use index::{Reference, parse_reference};
 use vm::{Known, VmFacts};
 
-/// Everything about the project that facts may consult, built once per run.
+/// Everything facts may consult beyond the document, built once per run and
+/// configuration: the project index, the configuration (profile, params, inventory,
+/// rules), the date and the cache of model sizes.
 #[derive(Debug)]
-pub struct Project {
-    pub index: ProjectIndex,
-    pub inventory: Inventory,
-    /// `[params]` of the configuration.
-    pub params: serde_json::Map<String, serde_json::Value>,
-    /// `dev` (default) or `production`.
-    pub profile: String,
-    /// Today's date (ISO), for retirement dates.
+pub struct FactBase {
+    pub index: std::sync::Arc<ProjectIndex>,
+    pub config: std::sync::Arc<crate::config::Config>,
+    /// The date retirement dates are compared with (`YYYY-MM-DD`).
     pub today: String,
-    /// Where relative paths of the inventory (`deployments[].config`) start.
-    pub root: PathBuf,
-    pub disk: DiskSizes,
-    /// The rules of the run (built-in plus user rules).
-    pub rules: std::sync::Arc<crate::registry::Registry>,
+    pub disk: std::sync::Arc<DiskSizes>,
 }
 
-impl Default for Project {
-    fn default() -> Self {
+/// A compute as facts see it, from a project file or the inventory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComputeInfo {
+    pub ctype: String,
+    pub size: Option<String>,
+}
+
+/// A model as facts see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelInfo {
+    pub version: Option<String>,
+    pub size_bytes: Option<u64>,
+}
+
+impl FactBase {
+    /// Defaults: an empty index, the default configuration, today.
+    pub fn standalone() -> Self {
         Self {
-            index: ProjectIndex::default(),
-            inventory: Inventory::default(),
-            params: serde_json::Map::new(),
-            profile: "dev".to_string(),
+            index: Default::default(),
+            config: std::sync::Arc::new(crate::config::Config::default_ref().clone()),
             today: today(),
-            root: PathBuf::from("."),
-            disk: DiskSizes::default(),
-            rules: crate::registry::builtin_arc(),
+            disk: Default::default(),
         }
+    }
+
+    pub fn profile(&self) -> &'static str {
+        self.config.profile.as_str()
+    }
+
+    pub fn param(&self, name: &str) -> Option<&serde_json::Value> {
+        self.config.params.get(name).map(|p| &p.value)
+    }
+
+    /// A compute by name: the project's files first, then the inventory.
+    pub fn compute(&self, name: &str) -> Option<ComputeInfo> {
+        if let Some(c) = self.index.compute(name) {
+            return Some(ComputeInfo {
+                ctype: c.ctype.clone(),
+                size: c.size.clone(),
+            });
+        }
+        self.config.inventory.compute(name).map(|c| ComputeInfo {
+            ctype: c.compute_type.to_ascii_lowercase(),
+            size: c.size.clone(),
+        })
+    }
+
+    /// The compute an endpoint runs on (Kubernetes endpoints).
+    pub fn endpoint_compute(&self, name: &str) -> Option<String> {
+        match self.index.endpoint(name) {
+            Some(e) => e.compute.clone(),
+            None => self
+                .config
+                .inventory
+                .endpoint(name)
+                .and_then(|e| e.compute.clone()),
+        }
+    }
+
+    /// A model by name and version (`None`: the highest version the project defines), its
+    /// size measured on disk or declared in the inventory.
+    pub fn model(&self, name: &str, version: Option<&str>) -> Option<ModelInfo> {
+        if let Some(m) = self.index.model(name, version) {
+            let size_bytes = m.size_bytes.or_else(|| {
+                let p = m.path.as_deref().filter(|p| is_local_path(p))?;
+                let dir = m.dir.as_deref()?;
+                self.disk.size_of(&dir.join(p.trim_start_matches("file:")))
+            });
+            return Some(ModelInfo {
+                version: m.version.clone(),
+                size_bytes,
+            });
+        }
+        let inv = &self.config.inventory;
+        let found = match version {
+            Some(v) => inv.model(name, v),
+            None => inv
+                .models
+                .iter()
+                .filter(|m| m.name == name)
+                .max_by(|a, b| a.version.cmp(&b.version)),
+        };
+        found.map(|m| ModelInfo {
+            version: Some(m.version.clone()),
+            size_bytes: m.size_bytes,
+        })
     }
 }
 
@@ -135,7 +203,7 @@ pub struct DocFacts<'a> {
     pub kind: &'static Kind,
     /// The file on disk (its directory anchors relative paths).
     pub file: &'a Path,
-    pub project: &'a Project,
+    pub base: &'a FactBase,
     vm_nodes: Vec<VmNode>,
 }
 
@@ -177,12 +245,12 @@ pub fn quantity_gib(s: &str) -> Option<f64> {
 }
 
 impl<'a> DocFacts<'a> {
-    pub fn new(doc: &'a Document, kind: &'static Kind, file: &'a Path, project: &'a Project) -> Self {
+    pub fn new(doc: &'a Document, kind: &'static Kind, file: &'a Path, base: &'a FactBase) -> Self {
         let mut facts = Self {
             doc,
             kind,
             file,
-            project,
+            base,
             vm_nodes: Vec::new(),
         };
         facts.vm_nodes = facts.find_vm_nodes();
@@ -298,9 +366,9 @@ impl<'a> DocFacts<'a> {
             Reference::Serverless => t.ttype = Some("serverless".into()),
             Reference::Binding | Reference::Remote => {}
             Reference::Named { name, .. } => {
-                match self.project.index.compute(&name) {
+                match self.base.compute(&name) {
                     Some(c) => {
-                        t.ttype = Some(c.ctype.clone());
+                        t.ttype = Some(c.ctype);
                         t.vm = c.size.as_deref().and_then(|s| vm::catalogue().lookup(s));
                         t.resolved = Some(true);
                     }
@@ -337,19 +405,25 @@ impl<'a> DocFacts<'a> {
                     other => other.to_string(),
                 });
                 let name_node = self.doc.get(root, "computeTargetName");
-                let name = name_node.and_then(|n| string_at(self.doc, n)).map(str::to_string);
-                let entry = name.as_deref().and_then(|n| self.project.index.compute(n));
+                // The AKS target: in the file, or named by the inventory's deployment entry
+                // for this file (`az ml model deploy --ct`).
+                let name = name_node
+                    .and_then(|n| string_at(self.doc, n))
+                    .map(str::to_string)
+                    .or_else(|| self.inventory_deployment().and_then(|d| d.compute.clone()));
+                let entry = name.as_deref().and_then(|n| self.base.compute(n));
                 Target {
+                    resolved: name.as_ref().map(|_| entry.is_some()),
+                    vm: entry
+                        .as_ref()
+                        .and_then(|e| e.size.as_deref())
+                        .and_then(|s| vm::catalogue().lookup(s)),
                     // An AKS deployment whose target turns out to be something else
                     // (a compute cluster) takes that type.
                     ttype: match entry {
-                        Some(e) if ttype.as_deref() == Some("aks") => Some(e.ctype.clone()),
+                        Some(e) if ttype.as_deref() == Some("aks") => Some(e.ctype),
                         _ => ttype,
                     },
-                    resolved: name.as_ref().map(|_| entry.is_some()),
-                    vm: entry
-                        .and_then(|e| e.size.as_deref())
-                        .and_then(|s| vm::catalogue().lookup(s)),
                     name,
                     source: Some(name_node.unwrap_or(node)),
                 }
@@ -364,8 +438,7 @@ impl<'a> DocFacts<'a> {
                 let endpoint = self.doc.get(root, "endpoint_name");
                 let compute = endpoint
                     .and_then(|e| string_at(self.doc, e))
-                    .and_then(|name| self.project.index.endpoint(name))
-                    .and_then(|e| e.compute.clone());
+                    .and_then(|name| self.base.endpoint_compute(name));
                 match (compute, endpoint) {
                     (Some(c), Some(node)) => self.resolve_compute(&c, node),
                     _ => Target {
@@ -543,6 +616,13 @@ impl<'a> DocFacts<'a> {
         }
     }
 
+    /// The inventory's entry for this SDK v1 deployment config, if any.
+    fn inventory_deployment(&self) -> Option<&crate::config::inventory::Deployment> {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let me = crate::config::absolute(self.file, &cwd);
+        self.base.config.inventory.deployment_for(&me)
+    }
+
     /// The model the document deploys and its size.
     pub fn model(&self) -> ModelFacts {
         let Some(root) = self.doc.root else {
@@ -550,20 +630,31 @@ impl<'a> DocFacts<'a> {
         };
         let dir = self.file.parent().unwrap_or(Path::new("."));
         if self.kind.id == "v1.deploymentConfig" {
-            // v1 files never name their model: the inventory says which one they serve.
-            let rel = self.file.strip_prefix(&self.project.root).unwrap_or(self.file);
-            let me = rel.to_string_lossy().replace('\\', "/");
-            let served = self
-                .project
-                .inventory
-                .deployments
+            // v1 files never name their model: the inventory says which ones they serve
+            // (`az ml model deploy -m`, possibly several; their sizes add up).
+            let Some(d) = self.inventory_deployment() else {
+                return ModelFacts::default();
+            };
+            let infos: Vec<Option<ModelInfo>> = d
+                .models
                 .iter()
-                .find(|d| d.config.trim_start_matches("./") == me.trim_start_matches("./"));
-            return match served.map(|d| parse_reference(&d.model)) {
-                Some(Reference::Named { name, version }) => {
-                    self.model_by_name(&name, version.as_deref(), None)
-                }
-                _ => ModelFacts::default(),
+                .map(|m| self.base.model(&m.name, Some(&m.version)))
+                .collect();
+            let size_bytes = infos
+                .iter()
+                .map(|i| i.as_ref().and_then(|i| i.size_bytes))
+                .sum::<Option<u64>>();
+            return ModelFacts {
+                name: Some(
+                    d.models
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+                version: None,
+                size_bytes,
+                source: None,
             };
         }
         let Some(node) = self.doc.get(root, "model") else {
@@ -572,7 +663,13 @@ impl<'a> DocFacts<'a> {
         match self.doc.value(node) {
             Value::Str(s) => match parse_reference(s) {
                 Reference::Named { name, version } if s.starts_with("azureml:") => {
-                    self.model_by_name(&name, version.as_deref(), Some(node))
+                    let info = self.base.model(&name, version.as_deref());
+                    ModelFacts {
+                        version: version.or_else(|| info.as_ref().and_then(|i| i.version.clone())),
+                        size_bytes: info.and_then(|i| i.size_bytes),
+                        name: Some(name),
+                        source: Some(node),
+                    }
                 }
                 _ => ModelFacts {
                     source: Some(node),
@@ -593,11 +690,8 @@ impl<'a> DocFacts<'a> {
                 let local = path
                     .and_then(|p| string_at(self.doc, p))
                     .filter(|p| is_local_path(p));
-                let size_bytes = local.and_then(|p| {
-                    self.project
-                        .disk
-                        .size_of(&dir.join(p.trim_start_matches("file:")))
-                });
+                let size_bytes =
+                    local.and_then(|p| self.base.disk.size_of(&dir.join(p.trim_start_matches("file:"))));
                 ModelFacts {
                     name,
                     version,
@@ -606,27 +700,6 @@ impl<'a> DocFacts<'a> {
                 }
             }
             _ => ModelFacts::default(),
-        }
-    }
-
-    fn model_by_name(&self, name: &str, version: Option<&str>, source: Option<NodeId>) -> ModelFacts {
-        let entry = self.project.index.model(name, version);
-        let size_bytes = entry.and_then(|m| {
-            m.size_bytes.or_else(|| {
-                let p = m.path.as_deref().filter(|p| is_local_path(p))?;
-                let dir = m.dir.as_deref()?;
-                self.project
-                    .disk
-                    .size_of(&dir.join(p.trim_start_matches("file:")))
-            })
-        });
-        ModelFacts {
-            name: Some(name.to_string()),
-            version: version
-                .map(str::to_string)
-                .or_else(|| entry.and_then(|m| m.version.clone())),
-            size_bytes,
-            source,
         }
     }
 
@@ -645,7 +718,7 @@ impl<'a> DocFacts<'a> {
         match name {
             "vm" => match self.vm_for(subject, scope) {
                 Some(v) => (
-                    vm_field(&v.facts, &rest.join("."), &self.project.today),
+                    vm_field(&v.facts, &rest.join("."), &self.base.today),
                     Some(v.node),
                 ),
                 None => unknown,
@@ -657,7 +730,7 @@ impl<'a> DocFacts<'a> {
                     Some("name") => Resolved::Values(t.name.clone().map(Val::Str).into_iter().collect()),
                     Some("resolved") => Resolved::Values(t.resolved.map(Val::Bool).into_iter().collect()),
                     Some("vm") => match &t.vm {
-                        Some(v) => vm_field(v, &rest[1..].join("."), &self.project.today),
+                        Some(v) => vm_field(v, &rest[1..].join("."), &self.base.today),
                         None => Resolved::Unknown,
                     },
                     _ => Resolved::Unknown,
@@ -707,8 +780,8 @@ impl<'a> DocFacts<'a> {
                 };
                 (value, memory.and_then(|(_, source)| source))
             }
-            "profile" => (one(Val::Str(self.project.profile.clone())), None),
-            "today" => (one(Val::Str(self.project.today.clone())), None),
+            "profile" => (one(Val::Str(self.base.profile().to_string())), None),
+            "today" => (one(Val::Str(self.base.today.clone())), None),
             "kind" => (one(Val::Str(self.kind.id.clone())), None),
             _ => unknown,
         }

@@ -296,12 +296,7 @@ impl Env for RuleEnv<'_> {
                 let Some(key) = rest.first() else {
                     return Resolved::Unknown;
                 };
-                let value = self
-                    .facts
-                    .project
-                    .params
-                    .get(key)
-                    .or_else(|| self.rule.params.get(key));
+                let value = self.facts.base.param(key).or_else(|| self.rule.params.get(key));
                 Resolved::Values(value.map(Val::from_json).into_iter().collect())
             }
             FieldPath::Fact(name, rest) => {
@@ -414,7 +409,7 @@ impl PolicyRule {
             seen.push(span);
             let severity = self
                 .severity_by_profile
-                .get(&facts.project.profile)
+                .get(facts.base.profile())
                 .copied()
                 .unwrap_or(meta.severity);
             let mut d = Diagnostic::for_rule(meta, span, self.message.render(&env)).with_severity(severity);

@@ -144,8 +144,92 @@ pub fn render(report: &Report, style: Style, quiet: bool) -> String {
         out.push('\n');
     }
     if !quiet {
-        out.push_str(&super::summary_line(&report.summary()));
+        out.push_str(&super::summary_with_suppressed(report));
         out.push('\n');
     }
+    out
+}
+
+/// A configuration error in miette's terms: the configuration file's snippet with the
+/// offending key or value underlined.
+struct ConfigProblem<'a> {
+    error: &'a crate::config::ConfigError,
+    source: Source<'a>,
+}
+
+impl fmt::Debug for ConfigProblem<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.error.message)
+    }
+}
+
+impl fmt::Display for ConfigProblem<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.error.message)
+    }
+}
+
+impl std::error::Error for ConfigProblem<'_> {}
+
+impl miette::Diagnostic for ConfigProblem<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new("invalid configuration"))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.error
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        (!self.source.0.text.is_empty()).then_some(&self.source as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if self.source.0.text.is_empty() {
+            return None;
+        }
+        let primary = LabeledSpan::new_primary_with_span(None, self.error.span);
+        Some(Box::new(std::iter::once(primary)))
+    }
+}
+
+/// Renders configuration errors like diagnostics, then a line saying nothing was checked.
+pub fn render_config_errors(errors: &[crate::config::ConfigError], style: Style) -> String {
+    let theme = if style.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(style.width)
+        .with_links(false)
+        .with_context_lines(1);
+    let mut out = String::new();
+    for e in errors {
+        let problem = ConfigProblem {
+            error: e,
+            source: Source(&e.source),
+        };
+        let mut one = String::new();
+        if handler.render_report(&mut one, &problem).is_err() || e.source.text.is_empty() {
+            one = format!("{}: error: {}\n", e.source.path, e.message);
+            if let Some(h) = &e.help {
+                one.push_str(&format!("  help: {h}\n"));
+            }
+        }
+        out.push_str(&one);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    let n = errors.len();
+    out.push_str(&format!(
+        "amlint: {n} configuration error{}; nothing was checked\n",
+        if n == 1 { "" } else { "s" }
+    ));
     out
 }

@@ -2,10 +2,29 @@
 //! [`Diagnostic`](crate::diagnostic::Diagnostic)s; none computes positions itself (they
 //! come from [`SourceFile`](crate::source::SourceFile)).
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod sarif;
 
+use crate::diagnostic::Severity;
 use crate::pipeline::Summary;
+use crate::registry::RuleMeta;
+
+/// The project's home page.
+pub const HOME_URL: &str = "https://github.com/amlint/amlint";
+
+/// Where a rule's documentation page (`docs/rules/<CODE>-<name>.md`) is published.
+pub fn rule_doc_url(rule: &RuleMeta) -> String {
+    format!("{HOME_URL}/blob/main/docs/rules/{}", rule.doc_file_name())
+}
+
+/// Whether a finding of `severity` fails the run when findings at `fail_on` or above do
+/// (`None`: nothing fails).
+pub fn fails(severity: Severity, fail_on: Option<Severity>) -> bool {
+    fail_on.is_some_and(|f| severity >= f)
+}
 
 /// The one-line summary: "12 files checked, 3 skipped: 1 error, 2 warnings".
 pub fn summary_line(s: &Summary) -> String {
@@ -25,4 +44,30 @@ pub fn summary_line(s: &Summary) -> String {
             plural(s.infos, "info", "infos")
         )
     }
+}
+
+/// The summary line, followed by how many findings were silenced (inline suppressions,
+/// the baseline) when there are any, so that a clean result never hides them.
+pub fn summary_with_suppressed(report: &crate::pipeline::Report) -> String {
+    let mut line = summary_line(&report.summary());
+    let (inline, baseline) =
+        report
+            .files
+            .iter()
+            .flat_map(|f| &f.suppressed)
+            .fold((0, 0), |(i, b), s| match s.kind {
+                crate::filter::SuppressionKind::InSource => (i + 1, b),
+                crate::filter::SuppressionKind::Baseline => (i, b + 1),
+            });
+    let mut parts = Vec::new();
+    if inline > 0 {
+        parts.push(format!("{inline} suppressed by comments"));
+    }
+    if baseline > 0 {
+        parts.push(format!("{baseline} hidden by the baseline"));
+    }
+    if !parts.is_empty() {
+        line.push_str(&format!(" ({})", parts.join(", ")));
+    }
+    line
 }

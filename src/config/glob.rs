@@ -1,0 +1,132 @@
+//! Path patterns of the configuration (`include`, `exclude`, `extend-exclude`,
+//! `[per-file-ignores]`), with gitignore-like meaning:
+//!
+//! - a pattern without `/` matches a file or directory name at any depth
+//!   (`node_modules`, `*.json`, `deploymentconfig*.json`);
+//! - a pattern with `/` matches the path relative to the configuration file's directory
+//!   (`deploy/legacy/**`, `jobs/*.yml`); a leading `./` and a trailing `/` are ignored;
+//! - `*` and `?` stay inside one path component, `**` crosses directories, `{a,b}` and
+//!   `[abc]` work as in shells.
+//!
+//! A pattern that matches a directory covers everything beneath it.
+
+use std::path::{Component, Path};
+
+use globset::{GlobBuilder, GlobMatcher};
+
+/// One compiled pattern.
+#[derive(Clone, Debug)]
+pub struct PathPattern {
+    /// As written in the configuration.
+    pub text: String,
+    matcher: GlobMatcher,
+    /// Matches names at any depth (no `/` in the pattern).
+    basename: bool,
+}
+
+impl PathPattern {
+    pub fn new(text: &str) -> Result<Self, String> {
+        let trimmed = text.trim();
+        let mut body = trimmed.strip_prefix("./").unwrap_or(trimmed);
+        while let Some(stripped) = body.strip_suffix('/') {
+            body = stripped;
+        }
+        if body.is_empty() {
+            return Err("an empty path pattern matches nothing".to_string());
+        }
+        if body.starts_with('/') {
+            return Err(
+                "patterns are relative to the configuration file's directory; remove the leading `/`"
+                    .to_string(),
+            );
+        }
+        let basename = !body.contains('/');
+        let glob = GlobBuilder::new(body)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| format!("not a valid glob: {}", e.kind()))?;
+        Ok(Self {
+            text: text.to_string(),
+            matcher: glob.compile_matcher(),
+            basename,
+        })
+    }
+
+    /// Whether `rel` (a path relative to the configuration directory, `/`-separated) or
+    /// one of its parent directories matches.
+    pub fn matches_path_or_parent(&self, rel: &str) -> bool {
+        let mut end = rel.len();
+        loop {
+            let prefix = &rel[..end];
+            if self.matches_one(prefix) {
+                return true;
+            }
+            match prefix.rfind('/') {
+                Some(i) => end = i,
+                None => return false,
+            }
+        }
+    }
+
+    /// Whether `rel` itself matches (no parent check).
+    pub fn matches_one(&self, rel: &str) -> bool {
+        if rel.is_empty() {
+            return false;
+        }
+        if self.basename {
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            self.matcher.is_match(name)
+        } else {
+            self.matcher.is_match(rel)
+        }
+    }
+}
+
+/// `path` relative to `base` as a `/`-separated string, when it is inside `base`.
+/// Both are absolute and lexically normalised.
+pub fn relative(path: &Path, base: &Path) -> Option<String> {
+    let rest = path.strip_prefix(base).ok()?;
+    let parts: Vec<String> = rest
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    Some(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn basename_and_anchored_patterns() {
+        let p = PathPattern::new("node_modules").unwrap();
+        assert!(p.matches_path_or_parent("a/node_modules/x/y.yml"));
+        assert!(!p.matches_path_or_parent("a/node_modules_x/y.yml"));
+        let p = PathPattern::new("deploy/legacy/").unwrap();
+        assert!(p.matches_path_or_parent("deploy/legacy/aci.json"));
+        assert!(!p.matches_path_or_parent("x/deploy/legacy/aci.json"));
+        let p = PathPattern::new("./jobs/*.yml").unwrap();
+        assert!(p.matches_one("jobs/a.yml"));
+        assert!(!p.matches_one("jobs/sub/a.yml"));
+        let p = PathPattern::new("jobs/**/*.yml").unwrap();
+        assert!(p.matches_one("jobs/sub/deeper/a.yml"));
+        let p = PathPattern::new("deploymentconfig*.json").unwrap();
+        assert!(p.matches_one("deploy/deploymentconfig.aci.json"));
+        assert!(PathPattern::new("a/[b").is_err());
+        assert!(PathPattern::new("/abs").is_err());
+        assert!(PathPattern::new("  ").is_err());
+    }
+
+    #[test]
+    fn relative_paths() {
+        assert_eq!(
+            relative(Path::new("/r/a/b.yml"), Path::new("/r")).as_deref(),
+            Some("a/b.yml")
+        );
+        assert_eq!(relative(Path::new("/x/b.yml"), Path::new("/r")), None);
+    }
+}

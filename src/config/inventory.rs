@@ -1,0 +1,189 @@
+//! `[inventory]`: what exists only in the cloud, so that cross-file rules can resolve it.
+//!
+//! ```toml
+//! [[inventory.computes]]          # computes created outside this repository
+//! name = "gpu-cluster"
+//! type = "amlcompute"             # amlcompute | computeinstance | kubernetes | aks | virtualmachine | ...
+//! size = "Standard_NC6s_v3"       # optional: the VM size (an AKS cluster's agent VM size)
+//!
+//! [[inventory.models]]            # registered models
+//! name = "credit"
+//! version = "3"                   # a string or an integer
+//! size_bytes = 1_500_000_000      # optional: the size of the model's files
+//!
+//! [[inventory.endpoints]]         # online endpoints
+//! name = "credit-endpoint"
+//! compute = "aks-prod"            # optional: the compute of a Kubernetes endpoint
+//!
+//! [[inventory.deployments]]       # SDK v1 deployment configs: what `az ml model deploy` gets
+//! config = "deploy/aci.json"      # the --dc file, relative to this configuration file
+//! model = "credit:3"              # -m: `name:version`, or a list of them
+//! inference_config = "deploy/inferenceconfig.json"   # optional: the --ic file
+//! compute = "aks-prod"            # optional: --ct, the AKS target
+//! ```
+//!
+//! Every entry keeps its span in the configuration file, so a rule can point at the
+//! declaration it used.
+
+use std::path::PathBuf;
+
+use crate::source::Span;
+
+/// Compute types as `az ml compute` and ARM name them (lower-case).
+pub const COMPUTE_TYPES: &[&str] = &[
+    "amlcompute",
+    "computeinstance",
+    "kubernetes",
+    "aks",
+    "virtualmachine",
+    "synapsespark",
+    "hdinsight",
+    "databricks",
+    "datafactory",
+    "datalakeanalytics",
+];
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Inventory {
+    pub computes: Vec<Compute>,
+    pub models: Vec<Model>,
+    pub endpoints: Vec<Endpoint>,
+    pub deployments: Vec<Deployment>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compute {
+    pub name: String,
+    /// One of [`COMPUTE_TYPES`].
+    pub compute_type: &'static str,
+    /// The VM size (`Standard_NC6s_v3`), as written.
+    pub size: Option<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    pub name: String,
+    pub version: String,
+    pub size_bytes: Option<u64>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Endpoint {
+    pub name: String,
+    /// The compute a Kubernetes online endpoint runs on.
+    pub compute: Option<String>,
+    pub span: Span,
+}
+
+/// `name:version`, as `az ml model deploy -m` takes it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ModelRef {
+    pub name: String,
+    pub version: String,
+}
+
+impl ModelRef {
+    /// Parses `name:version` (an `azureml:` prefix is accepted).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let body = text.trim();
+        let body = body.strip_prefix("azureml:").unwrap_or(body);
+        match body.rsplit_once(':') {
+            Some((name, version)) if valid_name(name) && !version.is_empty() && !version.contains(' ') => {
+                Ok(Self {
+                    name: name.to_string(),
+                    version: version.to_string(),
+                })
+            }
+            _ => Err(format!(
+                "`{text}` is not a model reference: write `name:version`, as `az ml model deploy -m` takes it (for example `credit:3`)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for ModelRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.name, self.version)
+    }
+}
+
+/// An SDK v1 deployment: the deployment config file and the model(s) it serves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deployment {
+    /// The `deploymentconfig.json`, absolute.
+    pub config: PathBuf,
+    /// As written in the configuration (relative to its directory).
+    pub config_text: String,
+    pub models: Vec<ModelRef>,
+    /// The `inferenceconfig.json`, absolute.
+    pub inference_config: Option<PathBuf>,
+    /// The AKS compute target (`--ct`).
+    pub compute: Option<String>,
+    pub span: Span,
+}
+
+impl Inventory {
+    pub fn compute(&self, name: &str) -> Option<&Compute> {
+        self.computes.iter().find(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn model(&self, name: &str, version: &str) -> Option<&Model> {
+        self.models
+            .iter()
+            .find(|m| m.name == name && m.version == version)
+    }
+
+    pub fn endpoint(&self, name: &str) -> Option<&Endpoint> {
+        self.endpoints.iter().find(|e| e.name == name)
+    }
+
+    /// The deployment entry for a v1 deployment config file (absolute, normalised path).
+    pub fn deployment_for(&self, config: &std::path::Path) -> Option<&Deployment> {
+        self.deployments.iter().find(|d| d.config == config)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.computes.is_empty()
+            && self.models.is_empty()
+            && self.endpoints.is_empty()
+            && self.deployments.is_empty()
+    }
+}
+
+/// Azure ML asset and compute names: letters, digits, `-`, `_`, `.`, starting with a
+/// letter or digit.
+pub fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_refs() {
+        assert_eq!(
+            ModelRef::parse("credit:3"),
+            Ok(ModelRef {
+                name: "credit".into(),
+                version: "3".into()
+            })
+        );
+        assert_eq!(
+            ModelRef::parse("azureml:credit:3").unwrap().to_string(),
+            "credit:3"
+        );
+        assert!(ModelRef::parse("credit").is_err());
+        assert!(ModelRef::parse("credit:").is_err());
+        assert!(ModelRef::parse(":3").is_err());
+    }
+
+    #[test]
+    fn names() {
+        assert!(valid_name("gpu-cluster") && valid_name("a.b_c") && !valid_name("-x") && !valid_name("a b"));
+    }
+}

@@ -1,0 +1,405 @@
+//! Project configuration: `amlint.toml`, `.amlint.toml`, or `[tool.amlint]` in
+//! `pyproject.toml` (documented in `docs/configuration.md`, schema in
+//! `docs/amlint-config.schema.json`).
+//!
+//! - [`parse`]: TOML text → [`Config`], every problem an error at its span;
+//! - [`resolve`]: which file applies to which checked file (nearest wins, cached per
+//!   directory), `--config`/`--no-config`, and the project root;
+//! - [`Config`] answers the questions the pipeline asks after the checks (is this rule on
+//!   for this file, at which severity) and holds what the rule engine reads (profile,
+//!   params, inventory, rules directories).
+
+pub mod glob;
+pub mod inventory;
+mod parse;
+pub mod resolve;
+pub mod selector;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
+
+pub use glob::PathPattern;
+pub use inventory::Inventory;
+pub use parse::{ConfigFileKind, KEYS, parse};
+pub use resolve::{ConfigChoice, Resolver};
+pub use selector::Selector;
+
+use crate::diagnostic::Severity;
+use crate::source::{SourceFile, Span};
+
+/// The names amlint reads configuration from, in order of precedence within a directory
+/// (two of them in one directory is an error).
+pub const CONFIG_FILE_NAMES: &[&str] = &[".amlint.toml", "amlint.toml", "pyproject.toml"];
+
+/// The commented starter file `amlint init` writes.
+pub const STARTER: &str = include_str!("starter.toml");
+
+/// Directories never walked unless `exclude` replaces this list. Hidden directories
+/// (`.git`, `.venv`) and `.gitignore`d paths are skipped by the walker already.
+pub const DEFAULT_EXCLUDE: &[&str] = &["node_modules", "venv", "site-packages", "__pypackages__"];
+
+/// `[severity]` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Info,
+    Off,
+}
+
+impl Level {
+    pub const NAMES: &'static [&'static str] = &["error", "warning", "info", "off"];
+
+    pub fn parse(s: &str) -> Option<Level> {
+        Some(match s {
+            "error" => Level::Error,
+            "warning" => Level::Warning,
+            "info" => Level::Info,
+            "off" => Level::Off,
+            _ => return None,
+        })
+    }
+
+    pub fn severity(self) -> Option<Severity> {
+        match self {
+            Level::Error => Some(Severity::Error),
+            Level::Warning => Some(Severity::Warning),
+            Level::Info => Some(Severity::Info),
+            Level::Off => None,
+        }
+    }
+}
+
+/// `profile`: rules can differ between development and production repositories.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Profile {
+    /// The default: production-only rules (AML603) stay quiet until a project says it is
+    /// a production repository.
+    #[default]
+    Dev,
+    Production,
+}
+
+impl Profile {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Dev => "dev",
+            Profile::Production => "production",
+        }
+    }
+}
+
+/// A rule parameter: its value (TOML converted to JSON: tables → objects, datetimes →
+/// strings) and where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub value: serde_json::Value,
+    pub span: Span,
+}
+
+/// `"glob" = ["AML003", "duplicate-key"]` under `[per-file-ignores]`.
+#[derive(Clone, Debug)]
+pub struct PerFileIgnore {
+    pub pattern: PathPattern,
+    pub selectors: Vec<Selector>,
+}
+
+/// A selector as written, with where.
+#[derive(Clone, Debug)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+/// One configuration file, parsed and validated (or the defaults).
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The file read (absolute); `None` for the defaults.
+    pub path: Option<PathBuf>,
+    /// Its text, shown as the path it was found under, so that a rule can point at a
+    /// parameter or inventory entry.
+    pub source: Option<Arc<SourceFile>>,
+    /// The directory relative paths and patterns are resolved against: the file's own.
+    pub dir: PathBuf,
+    /// `select`; `None` selects every rule.
+    pub select: Option<Vec<Spanned<Selector>>>,
+    pub extend_select: Vec<Spanned<Selector>>,
+    pub ignore: Vec<Spanned<Selector>>,
+    /// `[severity]`, in file order.
+    pub severity: Vec<(Selector, Level)>,
+    pub per_file_ignores: Vec<PerFileIgnore>,
+    /// `include`: which walked files are checked; `None` means the built-in set
+    /// (`*.yml`, `*.yaml`, `*.json`, `MLTable`).
+    pub include: Option<Vec<PathPattern>>,
+    /// `exclude` (or [`DEFAULT_EXCLUDE`]) followed by `extend-exclude`.
+    pub exclude: Vec<PathPattern>,
+    pub profile: Profile,
+    /// `[params]`, by name.
+    pub params: BTreeMap<String, Param>,
+    pub inventory: Inventory,
+    /// `rules-dirs`, absolute: extra directories of rule files for the rule engine.
+    pub rules_dirs: Vec<PathBuf>,
+    /// The rules this configuration runs: the built-in ones plus those of `rules_dirs`.
+    pub rules: Arc<crate::registry::Registry>,
+}
+
+impl Config {
+    /// The built-in defaults, with relative paths resolved against `dir`.
+    pub fn defaults(dir: &Path) -> Config {
+        Config {
+            path: None,
+            source: None,
+            dir: dir.to_path_buf(),
+            select: None,
+            extend_select: Vec::new(),
+            ignore: Vec::new(),
+            severity: Vec::new(),
+            per_file_ignores: Vec::new(),
+            include: None,
+            exclude: default_exclude(),
+            profile: Profile::default(),
+            params: BTreeMap::new(),
+            inventory: Inventory::default(),
+            rules_dirs: Vec::new(),
+            rules: crate::registry::builtin_arc(),
+        }
+    }
+
+    /// Shared defaults for callers without a directory (relative paths resolve against
+    /// the current directory).
+    pub fn default_ref() -> &'static Config {
+        static DEFAULT: LazyLock<Config> = LazyLock::new(|| {
+            Config::defaults(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")))
+        });
+        &DEFAULT
+    }
+
+    /// The severity a finding of rule `code` gets under this configuration, or `None`
+    /// when the rule is not selected or is turned `off`.
+    pub fn rule_severity(&self, code: &str, default: Severity) -> Option<Severity> {
+        let all = [Spanned {
+            value: Selector::All,
+            span: Span::default(),
+        }];
+        let select = self.select.as_deref().unwrap_or(&all);
+        let candidates = select
+            .iter()
+            .chain(&self.extend_select)
+            .map(|s| (&s.value, true))
+            .chain(self.ignore.iter().map(|s| (&s.value, false)));
+        match selector::best_match(code, candidates) {
+            Some((_, true)) => {}
+            _ => return None,
+        }
+        match selector::best_match(code, self.severity.iter().map(|(s, l)| (s, *l))) {
+            Some((_, level)) => level.severity(),
+            None => Some(default),
+        }
+    }
+
+    /// Whether `[per-file-ignores]` drops rule `code` for the file at `path` (absolute).
+    pub fn ignored_for_file(&self, path: &Path, code: &str) -> bool {
+        if self.per_file_ignores.is_empty() {
+            return false;
+        }
+        let Some(rel) = glob::relative(path, &self.dir) else {
+            return false;
+        };
+        self.per_file_ignores.iter().any(|p| {
+            p.selectors.iter().any(|s| s.matches_code(code)) && p.pattern.matches_path_or_parent(&rel)
+        })
+    }
+
+    /// Whether `path` (absolute) is excluded: it, or a directory between the
+    /// configuration's directory and it, matches `exclude`/`extend-exclude`. Paths outside
+    /// the configuration's directory are matched by name only.
+    pub fn is_excluded(&self, path: &Path) -> bool {
+        if self.exclude.is_empty() {
+            return false;
+        }
+        match glob::relative(path, &self.dir) {
+            Some(rel) => self.exclude.iter().any(|p| p.matches_path_or_parent(&rel)),
+            None => {
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+                name.is_some_and(|n| self.exclude.iter().any(|p| p.matches_one(&n)))
+            }
+        }
+    }
+
+    /// Whether a file found by walking a directory is checked: it matches `include` (or,
+    /// without `include`, has a configuration file name) and is not excluded.
+    pub fn includes_walked_file(&self, path: &Path) -> bool {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let included = match &self.include {
+            None => crate::discover::is_config_name(&name),
+            Some(patterns) => {
+                let rel = glob::relative(path, &self.dir).unwrap_or(name);
+                patterns.iter().any(|p| p.matches_one(&rel))
+            }
+        };
+        included && !self.is_excluded(path)
+    }
+
+    /// A parameter's value.
+    pub fn param(&self, name: &str) -> Option<&serde_json::Value> {
+        self.params.get(name).map(|p| &p.value)
+    }
+}
+
+fn default_exclude() -> Vec<PathPattern> {
+    DEFAULT_EXCLUDE
+        .iter()
+        .filter_map(|p| PathPattern::new(p).ok())
+        .collect()
+}
+
+/// A configuration problem: where (in the configuration file), what, and what to do.
+#[derive(Clone, Debug)]
+pub struct ConfigError {
+    /// The configuration file (empty text when it could not be read).
+    pub source: Arc<SourceFile>,
+    pub span: Span,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl ConfigError {
+    pub fn new(source: &Arc<SourceFile>, span: Span, message: impl Into<String>) -> Self {
+        Self {
+            source: source.clone(),
+            span,
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// An error about a file that has no text to show (missing, unreadable).
+    pub fn about_file(path: &str, message: impl Into<String>, help: impl Into<String>) -> Self {
+        Self {
+            source: SourceFile::new(path, String::new()),
+            span: Span::default(),
+            message: message.into(),
+            help: Some(help.into()),
+        }
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let p = self.source.position(self.span.start);
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.source.path, p.line, p.column, self.message
+        )?;
+        if let Some(h) = &self.help {
+            write!(f, " ({h})")?;
+        }
+        Ok(())
+    }
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system (symbolic links are kept).
+pub fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// `path` made absolute against `cwd` and normalised.
+pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+    if path.is_absolute() {
+        normalize(path)
+    } else {
+        normalize(&cwd.join(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Config {
+        let dir = Path::new("/project");
+        parse(
+            "amlint.toml",
+            dir,
+            text.to_string(),
+            ConfigFileKind::Amlint,
+            crate::registry::builtin(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .expect("a configuration")
+    }
+
+    #[test]
+    fn selection_and_severity() {
+        let c = config(
+            "select = [\"AML0\"]\nignore = [\"AML002\"]\n[severity]\nyaml11-ambiguous-scalar = \"error\"\nAML006 = \"off\"\n",
+        );
+        assert_eq!(c.rule_severity("AML002", Severity::Error), None);
+        assert_eq!(
+            c.rule_severity("AML003", Severity::Warning),
+            Some(Severity::Error)
+        );
+        assert_eq!(c.rule_severity("AML006", Severity::Warning), None);
+        assert_eq!(c.rule_severity("AML001", Severity::Error), Some(Severity::Error));
+        assert_eq!(c.rule_severity("AML503", Severity::Error), None);
+        let c = config("extend-select = [\"AML5\"]\nignore = [\"AML\"]\n");
+        assert_eq!(c.rule_severity("AML503", Severity::Error), Some(Severity::Error));
+        assert_eq!(c.rule_severity("AML002", Severity::Error), None);
+        let d = Config::defaults(Path::new("/"));
+        assert_eq!(d.rule_severity("AML002", Severity::Error), Some(Severity::Error));
+    }
+
+    #[test]
+    fn paths() {
+        let c = config(
+            "exclude = [\"legacy\"]\nextend-exclude = [\"deploy/old/**\"]\ninclude = [\"**/*.yml\", \"deploy/*.json\"]\n[per-file-ignores]\n\"jobs/experimental\" = [\"AML003\"]\n",
+        );
+        assert!(c.is_excluded(Path::new("/project/a/legacy/x.yml")));
+        assert!(c.is_excluded(Path::new("/project/deploy/old/a/b.json")));
+        assert!(!c.is_excluded(Path::new("/project/deploy/new.json")));
+        // `exclude` replaced the defaults.
+        assert!(!c.is_excluded(Path::new("/project/node_modules/x.yml")));
+        assert!(c.includes_walked_file(Path::new("/project/jobs/a.yml")));
+        assert!(c.includes_walked_file(Path::new("/project/deploy/aci.json")));
+        assert!(!c.includes_walked_file(Path::new("/project/other/aci.json")));
+        assert!(c.ignored_for_file(Path::new("/project/jobs/experimental/x.yml"), "AML003"));
+        assert!(!c.ignored_for_file(Path::new("/project/jobs/experimental/x.yml"), "AML002"));
+        assert!(!c.ignored_for_file(Path::new("/project/jobs/x.yml"), "AML003"));
+        let d = Config::defaults(Path::new("/project"));
+        assert!(d.is_excluded(Path::new("/project/web/node_modules/pkg/x.json")));
+        assert!(d.includes_walked_file(Path::new("/project/MLTable")));
+        assert!(!d.includes_walked_file(Path::new("/project/notes.txt")));
+    }
+
+    #[test]
+    fn normalising() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(
+            absolute(Path::new("x/../y.yml"), Path::new("/w")),
+            PathBuf::from("/w/y.yml")
+        );
+    }
+}

@@ -1,0 +1,1077 @@
+//! TOML text → [`Config`]. The `toml` crate keeps the span of every key and value, so
+//! each problem (syntax, unknown key, wrong type, bad value, unknown rule) is reported at
+//! the exact text, with what to do about it. Every problem of the file is reported, not
+//! only the first.
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use toml::de::{DeTable, DeValue};
+
+use super::inventory::{self, Compute, Deployment, Endpoint, Inventory, Model, ModelRef};
+use super::{
+    Config, ConfigError, Level, Param, PathPattern, PerFileIgnore, Profile, Selector, Spanned, selector,
+};
+use crate::registry::Registry;
+use crate::source::{SourceFile, Span};
+use crate::suggest;
+
+type Value<'i> = toml::Spanned<DeValue<'i>>;
+
+/// Which file the text comes from: a dedicated file, or `pyproject.toml` (whose
+/// `[tool.amlint]` table holds the configuration, if it has one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigFileKind {
+    Amlint,
+    Pyproject,
+}
+
+/// The top-level keys of a configuration.
+pub const KEYS: &[&str] = &[
+    "select",
+    "extend-select",
+    "ignore",
+    "severity",
+    "per-file-ignores",
+    "include",
+    "exclude",
+    "extend-exclude",
+    "profile",
+    "params",
+    "inventory",
+    "rules-dirs",
+];
+
+/// Parses a configuration file shown as `display`, whose relative paths resolve against
+/// `dir` (absolute). `Ok(None)`: a `pyproject.toml` without `[tool.amlint]`.
+pub fn parse(
+    display: &str,
+    dir: &Path,
+    text: String,
+    kind: ConfigFileKind,
+    registry: &Registry,
+) -> Result<Option<Config>, Vec<ConfigError>> {
+    let source = SourceFile::new(display, text);
+    let bom = if source.text.starts_with('\u{feff}') { 3 } else { 0 };
+    let body = &source.text[bom..];
+    let root = match DeTable::parse(body) {
+        Ok(table) => table,
+        Err(e) => {
+            let span = e.span().map_or(Span::at(bom as u32), |r| {
+                Span::new((r.start + bom) as u32, (r.end + bom) as u32)
+            });
+            return Err(vec![
+                ConfigError::new(
+                    &source,
+                    span,
+                    format!("this is not valid TOML: {}", e.message().trim()),
+                )
+                .with_help("Fix the syntax; amlint reads TOML 1.0 (https://toml.io)."),
+            ]);
+        }
+    };
+    let mut p = Parser {
+        source: source.clone(),
+        bom: bom as u32,
+        dir,
+        registry: Arc::new(Registry::default()),
+        prefix: "",
+        errors: Vec::new(),
+    };
+    let _ = registry;
+    let table = match kind {
+        ConfigFileKind::Amlint => root.get_ref(),
+        ConfigFileKind::Pyproject => {
+            let Some(tool) = root.get_ref().get("tool") else {
+                return Ok(None);
+            };
+            let DeValue::Table(tool) = tool.get_ref() else {
+                return Ok(None);
+            };
+            let Some(amlint) = tool.get("amlint") else {
+                return Ok(None);
+            };
+            p.prefix = "tool.amlint.";
+            match p.table("tool.amlint", amlint) {
+                Some(t) => t,
+                None => return Err(p.errors),
+            }
+        }
+    };
+    let mut config = Config::defaults(dir);
+    config.source = Some(source.clone());
+    // `rules-dirs` first: selectors and severities may name the rules they hold.
+    if let Some(v) = table.get("rules-dirs") {
+        p.rules_dirs(v, &mut config);
+    }
+    p.registry = config.rules.clone();
+    p.top(table, &mut config);
+    if p.errors.is_empty() {
+        Ok(Some(config))
+    } else {
+        p.errors.sort_by_key(|e| (e.span.start, e.span.end));
+        Err(p.errors)
+    }
+}
+
+/// "Did you mean `x`? " for a close spelling or an abbreviation (`warn`, `prod`), else "".
+fn did_you_mean(word: &str, candidates: &[&str]) -> String {
+    let lower = word.to_ascii_lowercase();
+    suggest::closest(word, candidates.iter().copied())
+        .or_else(|| {
+            candidates
+                .iter()
+                .copied()
+                .find(|c| lower.len() >= 3 && c.starts_with(lower.as_str()))
+        })
+        .map(|s| format!("Did you mean `{s}`? "))
+        .unwrap_or_default()
+}
+
+struct Parser<'a> {
+    source: Arc<SourceFile>,
+    bom: u32,
+    dir: &'a Path,
+    /// Built-in rules plus those of `rules-dirs`.
+    registry: Arc<Registry>,
+    /// `tool.amlint.` inside `pyproject.toml`, for messages.
+    prefix: &'static str,
+    errors: Vec<ConfigError>,
+}
+
+fn kind_of(v: &DeValue<'_>) -> &'static str {
+    match v {
+        DeValue::String(_) => "a string",
+        DeValue::Integer(_) => "an integer",
+        DeValue::Float(_) => "a float",
+        DeValue::Boolean(_) => "a boolean",
+        DeValue::Datetime(_) => "a date-time",
+        DeValue::Array(_) => "an array",
+        DeValue::Table(_) => "a table",
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn span(&self, r: Range<usize>) -> Span {
+        Span::new(r.start as u32 + self.bom, r.end as u32 + self.bom)
+    }
+
+    fn error(&mut self, r: Range<usize>, message: String, help: impl Into<String>) {
+        let span = self.span(r);
+        self.errors
+            .push(ConfigError::new(&self.source, span, message).with_help(help));
+    }
+
+    fn type_error(&mut self, key: &str, v: &Value<'_>, expected: &str, example: &str) {
+        self.error(
+            v.span(),
+            format!(
+                "`{}{key}` must be {expected}, not {}",
+                self.prefix,
+                kind_of(v.get_ref())
+            ),
+            format!("For example: {example}"),
+        );
+    }
+
+    fn table<'v, 'i>(&mut self, key: &str, v: &'v Value<'i>) -> Option<&'v DeTable<'i>> {
+        match v.get_ref() {
+            DeValue::Table(t) => Some(t),
+            _ => {
+                self.type_error(
+                    key,
+                    v,
+                    "a table",
+                    &format!("`[{key}]` on a line of its own, then its keys"),
+                );
+                None
+            }
+        }
+    }
+
+    fn unknown_key(&mut self, key: &toml::Spanned<std::borrow::Cow<'_, str>>, within: &str, known: &[&str]) {
+        let name = key.get_ref().as_ref();
+        let hint = suggest::closest(name, known.iter().copied())
+            .map(|s| format!("Did you mean `{s}`? "))
+            .unwrap_or_default();
+        let place = if within.is_empty() {
+            if self.prefix.is_empty() {
+                "the configuration".to_string()
+            } else {
+                "`[tool.amlint]`".to_string()
+            }
+        } else {
+            format!("`[{}{within}]`", self.prefix)
+        };
+        self.error(
+            key.span(),
+            format!("unknown key `{name}` in {place}"),
+            format!("{hint}The keys here are: {}.", known.join(", ")),
+        );
+    }
+
+    fn string<'v>(&mut self, key: &str, v: &'v Value<'_>, example: &str) -> Option<(&'v str, Span)> {
+        match v.get_ref() {
+            DeValue::String(s) => Some((s.as_ref(), self.span(v.span()))),
+            _ => {
+                self.type_error(key, v, "a string", example);
+                None
+            }
+        }
+    }
+
+    fn string_list(&mut self, key: &str, v: &Value<'_>, example: &str) -> Vec<(String, Span)> {
+        let DeValue::Array(items) = v.get_ref() else {
+            self.type_error(key, v, "an array of strings", example);
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for item in items.iter() {
+            match item.get_ref() {
+                DeValue::String(s) => out.push((s.to_string(), self.span(item.span()))),
+                other => self.error(
+                    item.span(),
+                    format!("`{}{key}` must hold strings, not {}", self.prefix, kind_of(other)),
+                    format!("For example: {example}"),
+                ),
+            }
+        }
+        out
+    }
+
+    fn selectors(&mut self, key: &str, v: &Value<'_>) -> Vec<Spanned<Selector>> {
+        let example = format!("`{key} = [\"AML002\", \"yaml11-ambiguous-scalar\", \"AML5\"]`");
+        let mut out = Vec::new();
+        for (text, span) in self.string_list(key, v, &example) {
+            match selector::resolve(&text, &self.registry) {
+                Ok(s) => out.push(Spanned { value: s, span }),
+                Err(e) => self
+                    .errors
+                    .push(ConfigError::new(&self.source, span, e.message).with_help(e.help)),
+            }
+        }
+        out
+    }
+
+    fn patterns(&mut self, key: &str, v: &Value<'_>) -> Vec<PathPattern> {
+        let example = format!("`{key} = [\"legacy\", \"deploy/old/**\", \"*.generated.yml\"]`");
+        let mut out = Vec::new();
+        for (text, span) in self.string_list(key, v, &example) {
+            match PathPattern::new(&text) {
+                Ok(p) => out.push(p),
+                Err(why) => self.errors.push(
+                    ConfigError::new(&self.source, span, format!("`{text}`: {why}"))
+                        .with_help("Patterns are globs relative to the configuration file's directory; see docs/configuration.md."),
+                ),
+            }
+        }
+        out
+    }
+
+    fn top(&mut self, table: &DeTable<'_>, config: &mut Config) {
+        let mut exclude = None;
+        let mut extend_exclude = Vec::new();
+        for (key, v) in table.iter() {
+            match key.get_ref().as_ref() {
+                "select" => config.select = Some(self.selectors("select", v)),
+                "extend-select" => config.extend_select = self.selectors("extend-select", v),
+                "ignore" => config.ignore = self.selectors("ignore", v),
+                "severity" => self.severity(v, config),
+                "per-file-ignores" => self.per_file_ignores(v, config),
+                "include" => config.include = Some(self.patterns("include", v)),
+                "exclude" => exclude = Some(self.patterns("exclude", v)),
+                "extend-exclude" => extend_exclude = self.patterns("extend-exclude", v),
+                "profile" => {
+                    if let Some((s, span)) = self.string("profile", v, "`profile = \"production\"`") {
+                        match s {
+                            "dev" => config.profile = Profile::Dev,
+                            "production" => config.profile = Profile::Production,
+                            other => {
+                                let hint = did_you_mean(other, &["dev", "production"]);
+                                self.errors.push(
+                                    ConfigError::new(&self.source, span, format!("`profile` must be \"dev\" or \"production\", not \"{other}\""))
+                                        .with_help(format!("{hint}Rules can be stricter in production repositories than in experiments.")),
+                                );
+                            }
+                        }
+                    }
+                }
+                "params" => self.params(v, config),
+                "inventory" => self.inventory(v, config),
+                // Read first, by `rules_dirs`.
+                "rules-dirs" => {}
+                _ => self.unknown_key(key, "", KEYS),
+            }
+        }
+        if let Some(e) = exclude {
+            config.exclude = e;
+        }
+        config.exclude.extend(extend_exclude);
+    }
+
+    /// `rules-dirs`: the directories, then the user rules they hold (an error in a rule
+    /// file is reported at its own line, in the rule file).
+    fn rules_dirs(&mut self, v: &Value<'_>, config: &mut Config) {
+        let example = "`rules-dirs = [\"policies/amlint\"]`";
+        for (text, span) in self.string_list("rules-dirs", v, example) {
+            let path = super::absolute(Path::new(&text), self.dir);
+            if path.is_dir() {
+                config.rules_dirs.push(path);
+            } else {
+                let what = if path.exists() {
+                    "is not a directory"
+                } else {
+                    "does not exist"
+                };
+                self.errors.push(
+                    ConfigError::new(&self.source, span, format!("rules directory `{text}` {what}")).with_help(format!(
+                        "Paths are relative to the configuration file's directory ({}); create the directory or fix the path.",
+                        self.dir.display()
+                    )),
+                );
+            }
+        }
+        let files = match crate::registry::read_rule_dirs(&config.rules_dirs) {
+            Ok(files) => files,
+            Err(errors) => {
+                for e in errors {
+                    self.errors.push(ConfigError::about_file(
+                        &e.path,
+                        e.message,
+                        "Fix or remove the rule file.",
+                    ));
+                }
+                return;
+            }
+        };
+        match Registry::with_user_rules(&files) {
+            Ok(registry) => config.rules = registry,
+            Err(errors) => {
+                for e in errors {
+                    let text = files
+                        .iter()
+                        .find(|(p, _)| *p == e.path)
+                        .map(|(_, t)| t.clone())
+                        .unwrap_or_default();
+                    let rule_source = SourceFile::new(&e.path, text);
+                    let span = e.position.map_or(Span::default(), |pos| {
+                        let end = rule_source.text[pos.offset as usize..]
+                            .find(['\n', ':', ','])
+                            .map_or(pos.offset, |n| pos.offset + n as u32);
+                        Span::new(pos.offset, end.max(pos.offset))
+                    });
+                    self.errors.push(
+                        ConfigError::new(&rule_source, span, format!("in a user rule: {}", e.message))
+                            .with_help("Fix the rule file; rules/rule.schema.json describes the format (docs/rules/README.md lists the built-in rules)."),
+                    );
+                }
+            }
+        }
+    }
+
+    fn level(&mut self, v: &Value<'_>) -> Option<Level> {
+        let (s, span) = self.string("severity", v, "`AML003 = \"error\"`")?;
+        match Level::parse(s) {
+            Some(l) => Some(l),
+            None => {
+                let hint = did_you_mean(s, Level::NAMES);
+                self.errors.push(
+                    ConfigError::new(&self.source, span, format!("`{s}` is not a severity")).with_help(
+                        format!(
+                            "{hint}Use \"error\", \"warning\", \"info\", or \"off\" to turn the rule off."
+                        ),
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn severity(&mut self, v: &Value<'_>, config: &mut Config) {
+        let Some(table) = self.table("severity", v) else {
+            return;
+        };
+        let mut entries: Vec<(u32, Selector, Level)> = Vec::new();
+        for (key, value) in table.iter() {
+            let span = self.span(key.span());
+            let selector = match selector::resolve(key.get_ref(), &self.registry) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    self.errors
+                        .push(ConfigError::new(&self.source, span, e.message).with_help(e.help));
+                    None
+                }
+            };
+            let level = self.level(value);
+            if let (Some(s), Some(l)) = (selector, level) {
+                entries.push((span.start, s, l));
+            }
+        }
+        // File order (the TOML table is sorted by key).
+        entries.sort_by_key(|(start, _, _)| *start);
+        config.severity = entries.into_iter().map(|(_, s, l)| (s, l)).collect();
+    }
+
+    fn per_file_ignores(&mut self, v: &Value<'_>, config: &mut Config) {
+        let Some(table) = self.table("per-file-ignores", v) else {
+            return;
+        };
+        for (key, value) in table.iter() {
+            let span = self.span(key.span());
+            let pattern = match PathPattern::new(key.get_ref()) {
+                Ok(p) => Some(p),
+                Err(why) => {
+                    self.errors.push(
+                        ConfigError::new(&self.source, span, format!("`{}`: {why}", key.get_ref()))
+                            .with_help("Keys of `[per-file-ignores]` are globs relative to the configuration file's directory."),
+                    );
+                    None
+                }
+            };
+            let selectors: Vec<Selector> = self
+                .selectors("per-file-ignores", value)
+                .into_iter()
+                .map(|s| s.value)
+                .collect();
+            if let Some(pattern) = pattern {
+                config.per_file_ignores.push(PerFileIgnore { pattern, selectors });
+            }
+        }
+    }
+
+    fn params(&mut self, v: &Value<'_>, config: &mut Config) {
+        let Some(table) = self.table("params", v) else {
+            return;
+        };
+        for (key, value) in table.iter() {
+            let name = key.get_ref().as_ref();
+            let valid = name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                self.error(
+                    key.span(),
+                    format!("`{name}` is not a parameter name"),
+                    "Parameter names are snake_case identifiers (`approved_vm_series`), as rules read them (`$params.approved_vm_series`).",
+                );
+                continue;
+            }
+            if let Some(json) = self.json_value(value) {
+                config.params.insert(
+                    name.to_string(),
+                    Param {
+                        value: json,
+                        span: self.span(value.span()),
+                    },
+                );
+            }
+        }
+    }
+
+    fn json_value(&mut self, v: &Value<'_>) -> Option<serde_json::Value> {
+        use serde_json::Value as J;
+        Some(match v.get_ref() {
+            DeValue::String(s) => J::String(s.to_string()),
+            DeValue::Integer(i) => match i64::from_str_radix(i.as_str(), i.radix()) {
+                Ok(n) => J::from(n),
+                Err(_) => {
+                    self.error(
+                        v.span(),
+                        format!("the integer {i} does not fit in 64 bits"),
+                        "Use a smaller number, or a string if it is an identifier.",
+                    );
+                    return None;
+                }
+            },
+            DeValue::Float(f) => {
+                let parsed: Option<f64> = f.as_str().parse().ok();
+                match parsed.and_then(serde_json::Number::from_f64) {
+                    Some(n) => J::Number(n),
+                    None => J::String(f.as_str().to_string()),
+                }
+            }
+            DeValue::Boolean(b) => J::Bool(*b),
+            DeValue::Datetime(d) => J::String(d.to_string()),
+            DeValue::Array(items) => {
+                let mut out = Vec::new();
+                for item in items.iter() {
+                    out.push(self.json_value(item)?);
+                }
+                J::Array(out)
+            }
+            DeValue::Table(t) => {
+                let mut map = serde_json::Map::new();
+                for (k, item) in t.iter() {
+                    map.insert(k.get_ref().to_string(), self.json_value(item)?);
+                }
+                J::Object(map)
+            }
+        })
+    }
+
+    fn inventory(&mut self, v: &Value<'_>, config: &mut Config) {
+        const SECTIONS: &[&str] = &["computes", "models", "endpoints", "deployments"];
+        let Some(table) = self.table("inventory", v) else {
+            return;
+        };
+        let mut inv = Inventory::default();
+        for (key, value) in table.iter() {
+            let section = key.get_ref().as_ref();
+            if !SECTIONS.contains(&section) {
+                self.unknown_key(key, "inventory", SECTIONS);
+                continue;
+            }
+            let example = format!("`[[inventory.{section}]]` followed by its keys, once per entry");
+            let DeValue::Array(items) = value.get_ref() else {
+                self.type_error(
+                    &format!("inventory.{section}"),
+                    value,
+                    "an array of tables",
+                    &example,
+                );
+                continue;
+            };
+            for item in items.iter() {
+                let DeValue::Table(entry) = item.get_ref() else {
+                    self.type_error(&format!("inventory.{section}"), item, "a table", &example);
+                    continue;
+                };
+                let span = self.span(item.span());
+                match section {
+                    "computes" => {
+                        if let Some(c) = self.compute(entry, span) {
+                            inv.computes.push(c);
+                        }
+                    }
+                    "models" => {
+                        if let Some(m) = self.model(entry, span) {
+                            inv.models.push(m);
+                        }
+                    }
+                    "endpoints" => {
+                        if let Some(e) = self.endpoint(entry, span) {
+                            inv.endpoints.push(e);
+                        }
+                    }
+                    _ => {
+                        if let Some(d) = self.deployment(entry, span) {
+                            inv.deployments.push(d);
+                        }
+                    }
+                }
+            }
+        }
+        self.check_unique(&inv);
+        config.inventory = inv;
+    }
+
+    /// The keys of an inventory entry: unknown ones and missing required ones reported.
+    fn entry_fields<'v, 'i>(
+        &mut self,
+        section: &str,
+        entry: &'v DeTable<'i>,
+        span: Span,
+        known: &[&str],
+        required: &[&str],
+    ) -> BTreeMap<String, &'v Value<'i>> {
+        let mut out = BTreeMap::new();
+        for (key, value) in entry.iter() {
+            if known.contains(&key.get_ref().as_ref()) {
+                out.insert(key.get_ref().to_string(), value);
+            } else {
+                self.unknown_key(key, &format!("inventory.{section}"), known);
+            }
+        }
+        let missing: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|k| !out.contains_key(*k))
+            .collect();
+        if !missing.is_empty() {
+            let list = missing
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.errors.push(
+                ConfigError::new(
+                    &self.source,
+                    span,
+                    format!("this `inventory.{section}` entry has no {list}"),
+                )
+                .with_help(format!(
+                    "Each entry of `inventory.{section}` needs: {}.",
+                    required.join(", ")
+                )),
+            );
+        }
+        out
+    }
+
+    fn name(&mut self, section: &str, v: &Value<'_>) -> Option<String> {
+        let key = format!("inventory.{section}.name");
+        let (s, span) = self.string(&key, v, "`name = \"gpu-cluster\"`")?;
+        if inventory::valid_name(s) {
+            Some(s.to_string())
+        } else {
+            self.errors.push(
+                ConfigError::new(&self.source, span, format!("`{s}` is not an Azure ML name")).with_help(
+                    "Names start with a letter or digit and hold letters, digits, `-`, `_` and `.`.",
+                ),
+            );
+            None
+        }
+    }
+
+    fn optional_name(&mut self, key: &str, v: Option<&&Value<'_>>) -> Option<String> {
+        let v = v?;
+        let (s, span) = self.string(key, v, "`compute = \"aks-prod\"`")?;
+        if inventory::valid_name(s) {
+            Some(s.to_string())
+        } else {
+            self.errors.push(
+                ConfigError::new(
+                    &self.source,
+                    span,
+                    format!("`{s}` is not an Azure ML compute name"),
+                )
+                .with_help("Names start with a letter or digit and hold letters, digits, `-`, `_` and `.`."),
+            );
+            None
+        }
+    }
+
+    fn compute(&mut self, entry: &DeTable<'_>, span: Span) -> Option<Compute> {
+        let f = self.entry_fields(
+            "computes",
+            entry,
+            span,
+            &["name", "type", "size"],
+            &["name", "type"],
+        );
+        let name = f.get("name").and_then(|v| self.name("computes", v));
+        let compute_type = f.get("type").and_then(|v| {
+            let (s, span) = self.string("inventory.computes.type", v, "`type = \"amlcompute\"`")?;
+            let lower = s.to_ascii_lowercase();
+            match inventory::COMPUTE_TYPES.iter().find(|t| **t == lower) {
+                Some(t) => Some(*t),
+                None => {
+                    let hint = suggest::closest(s, inventory::COMPUTE_TYPES.iter().copied())
+                        .map(|s| format!("Did you mean `{s}`? "))
+                        .unwrap_or_default();
+                    self.errors.push(
+                        ConfigError::new(
+                            &self.source,
+                            span,
+                            format!("`{s}` is not an Azure ML compute type"),
+                        )
+                        .with_help(format!(
+                            "{hint}The types are: {}.",
+                            inventory::COMPUTE_TYPES.join(", ")
+                        )),
+                    );
+                    None
+                }
+            }
+        });
+        let size = match f.get("size") {
+            None => None,
+            Some(v) => {
+                let (s, sspan) =
+                    self.string("inventory.computes.size", v, "`size = \"Standard_NC6s_v3\"`")?;
+                if !s.is_empty()
+                    && s.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                {
+                    Some(s.to_string())
+                } else {
+                    self.errors.push(
+                        ConfigError::new(&self.source, sspan, format!("`{s}` is not a VM size"))
+                            .with_help("Write the size as Azure names it, for example `Standard_NC6s_v3`."),
+                    );
+                    return None;
+                }
+            }
+        };
+        Some(Compute {
+            name: name?,
+            compute_type: compute_type?,
+            size,
+            span,
+        })
+    }
+
+    fn model(&mut self, entry: &DeTable<'_>, span: Span) -> Option<Model> {
+        let f = self.entry_fields(
+            "models",
+            entry,
+            span,
+            &["name", "version", "size_bytes"],
+            &["name", "version"],
+        );
+        let name = f.get("name").and_then(|v| self.name("models", v));
+        let version = f.get("version").and_then(|v| match v.get_ref() {
+            DeValue::String(s) if !s.trim().is_empty() => Some(s.to_string()),
+            DeValue::Integer(i) if i.radix() == 10 && !i.as_str().starts_with('-') => {
+                Some(i.as_str().to_string())
+            }
+            _ => {
+                self.type_error(
+                    "inventory.models.version",
+                    v,
+                    "a non-empty string or a positive integer",
+                    "`version = \"3\"`",
+                );
+                None
+            }
+        });
+        let size_bytes = match f.get("size_bytes") {
+            None => None,
+            Some(v) => match v.get_ref() {
+                DeValue::Integer(i) => match u64::from_str_radix(i.as_str(), i.radix()) {
+                    Ok(n) => Some(n),
+                    Err(_) => {
+                        self.error(
+                            v.span(),
+                            format!("`size_bytes` must be a number of bytes from 0 up, not {i}"),
+                            "For example: `size_bytes = 1_500_000_000` (1.5 GB).",
+                        );
+                        return None;
+                    }
+                },
+                _ => {
+                    self.type_error(
+                        "inventory.models.size_bytes",
+                        v,
+                        "an integer (bytes)",
+                        "`size_bytes = 1_500_000_000`",
+                    );
+                    return None;
+                }
+            },
+        };
+        Some(Model {
+            name: name?,
+            version: version?,
+            size_bytes,
+            span,
+        })
+    }
+
+    fn endpoint(&mut self, entry: &DeTable<'_>, span: Span) -> Option<Endpoint> {
+        let f = self.entry_fields("endpoints", entry, span, &["name", "compute"], &["name"]);
+        let name = f.get("name").and_then(|v| self.name("endpoints", v));
+        let compute = match f.get("compute") {
+            None => None,
+            some => Some(self.optional_name("inventory.endpoints.compute", some)?),
+        };
+        Some(Endpoint {
+            name: name?,
+            compute,
+            span,
+        })
+    }
+
+    fn file_path(&mut self, key: &str, v: &Value<'_>) -> Option<(std::path::PathBuf, String)> {
+        let (s, span) = self.string(key, v, "`config = \"deploy/deploymentconfig.json\"`")?;
+        let path = super::absolute(Path::new(s), self.dir);
+        if path.is_file() {
+            Some((path, s.to_string()))
+        } else {
+            self.errors.push(
+                ConfigError::new(&self.source, span, format!("`{s}` is not a file"))
+                    .with_help(format!(
+                        "Paths are relative to the configuration file's directory ({}); fix the path, or remove the entry if the file is gone.",
+                        self.dir.display()
+                    )),
+            );
+            None
+        }
+    }
+
+    fn deployment(&mut self, entry: &DeTable<'_>, span: Span) -> Option<Deployment> {
+        let f = self.entry_fields(
+            "deployments",
+            entry,
+            span,
+            &["config", "model", "inference_config", "compute"],
+            &["config", "model"],
+        );
+        let config = f
+            .get("config")
+            .and_then(|v| self.file_path("inventory.deployments.config", v));
+        let models = f.get("model").and_then(|v| {
+            let list: Vec<(String, Span)> = match v.get_ref() {
+                DeValue::String(s) => vec![(s.to_string(), self.span(v.span()))],
+                DeValue::Array(_) => self.string_list(
+                    "inventory.deployments.model",
+                    v,
+                    "`model = [\"credit:3\", \"scaler:1\"]`",
+                ),
+                _ => {
+                    self.type_error(
+                        "inventory.deployments.model",
+                        v,
+                        "a string or an array of strings",
+                        "`model = \"credit:3\"`",
+                    );
+                    return None;
+                }
+            };
+            if list.is_empty() {
+                self.error(
+                    v.span(),
+                    "`model` names no model".to_string(),
+                    "Name the model(s) the deployment serves, as `name:version`.",
+                );
+                return None;
+            }
+            let mut out = Vec::new();
+            let mut ok = true;
+            for (text, span) in list {
+                match ModelRef::parse(&text) {
+                    Ok(m) => out.push(m),
+                    Err(why) => {
+                        ok = false;
+                        self.errors.push(ConfigError::new(&self.source, span, why));
+                    }
+                }
+            }
+            ok.then_some(out)
+        });
+        let inference_config = match f.get("inference_config") {
+            None => None,
+            Some(v) => Some(self.file_path("inventory.deployments.inference_config", v)?.0),
+        };
+        let compute = match f.get("compute") {
+            None => None,
+            some => Some(self.optional_name("inventory.deployments.compute", some)?),
+        };
+        let (config, config_text) = config?;
+        Some(Deployment {
+            config,
+            config_text,
+            models: models?,
+            inference_config,
+            compute,
+            span,
+        })
+    }
+
+    fn check_unique(&mut self, inv: &Inventory) {
+        let mut seen = HashSet::new();
+        for c in &inv.computes {
+            if !seen.insert(c.name.to_ascii_lowercase()) {
+                self.duplicate(c.span, &format!("compute `{}`", c.name));
+            }
+        }
+        let mut seen = HashSet::new();
+        for m in &inv.models {
+            if !seen.insert((m.name.clone(), m.version.clone())) {
+                self.duplicate(m.span, &format!("model `{}:{}`", m.name, m.version));
+            }
+        }
+        let mut seen = HashSet::new();
+        for e in &inv.endpoints {
+            if !seen.insert(e.name.clone()) {
+                self.duplicate(e.span, &format!("endpoint `{}`", e.name));
+            }
+        }
+        let mut seen = HashSet::new();
+        for d in &inv.deployments {
+            if !seen.insert(d.config.clone()) {
+                self.duplicate(d.span, &format!("deployment config `{}`", d.config_text));
+            }
+        }
+    }
+
+    fn duplicate(&mut self, span: Span, what: &str) {
+        self.errors.push(
+            ConfigError::new(&self.source, span, format!("the inventory declares {what} twice"))
+                .with_help("Keep one entry; amlint could not tell which one is true."),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry;
+
+    fn errors(text: &str) -> Vec<String> {
+        match parse(
+            "amlint.toml",
+            Path::new("/nonexistent"),
+            text.to_string(),
+            ConfigFileKind::Amlint,
+            registry::builtin(),
+        ) {
+            Ok(_) => Vec::new(),
+            Err(e) => e
+                .iter()
+                .map(|e| {
+                    let p = e.source.position(e.span.start);
+                    format!(
+                        "{}:{} {} | {}",
+                        p.line,
+                        p.column,
+                        e.message,
+                        e.help.clone().unwrap_or_default()
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn every_error_has_its_place() {
+        let e = errors(
+            "selct = [\"AML002\"]\nprofile = \"prod\"\nignore = [\"AML999\", 3]\n[severity]\nAML003 = \"warn\"\n",
+        );
+        assert_eq!(e.len(), 5, "{e:#?}");
+        assert!(
+            e[0].starts_with("1:1 unknown key `selct`") && e[0].contains("Did you mean `select`?"),
+            "{e:#?}"
+        );
+        assert!(e[1].starts_with("2:11 `profile` must be"), "{e:#?}");
+        assert!(e[2].starts_with("3:11 `AML999` is not"), "{e:#?}");
+        assert!(e[3].starts_with("3:21 `ignore` must hold strings"), "{e:#?}");
+        assert!(
+            e[4].starts_with("5:10 `warn` is not a severity") && e[4].contains("`warning`"),
+            "{e:#?}"
+        );
+    }
+
+    #[test]
+    fn syntax_errors_point_at_the_text() {
+        let e = errors("select = [\"AML002\"\n");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].contains("not valid TOML"), "{e:?}");
+    }
+
+    #[test]
+    fn pyproject_without_a_section_is_not_a_config() {
+        let r = parse(
+            "pyproject.toml",
+            Path::new("/p"),
+            "[project]\nname = \"x\"\n".into(),
+            ConfigFileKind::Pyproject,
+            registry::builtin(),
+        );
+        assert!(matches!(r, Ok(None)));
+        let r = parse(
+            "pyproject.toml",
+            Path::new("/p"),
+            "[tool.amlint]\nprofile = \"dev\"\n[tool.amlint.params]\nmax_nodes = 4\n".into(),
+            ConfigFileKind::Pyproject,
+            registry::builtin(),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(r.profile, Profile::Dev);
+        assert_eq!(r.param("max_nodes"), Some(&serde_json::json!(4)));
+        let e = parse(
+            "pyproject.toml",
+            Path::new("/p"),
+            "[tool.amlint]\nprofle = \"dev\"\n".into(),
+            ConfigFileKind::Pyproject,
+            registry::builtin(),
+        )
+        .unwrap_err();
+        assert!(e[0].message.contains("`[tool.amlint]`"), "{e:?}");
+    }
+
+    #[test]
+    fn params_and_inventory() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("deploy")).unwrap();
+        std::fs::write(dir.path().join("deploy/aci.json"), "{}").unwrap();
+        let text = r#"
+[params]
+approved_vm_series = ["NCsv3"]
+require_isolated_vms = true
+budget = { max_per_hour = 12.5 }
+
+[[inventory.computes]]
+name = "gpu-cluster"
+type = "AmlCompute"
+size = "Standard_NC6s_v3"
+
+[[inventory.models]]
+name = "credit"
+version = 3
+size_bytes = 1_500_000_000
+
+[[inventory.endpoints]]
+name = "credit-endpoint"
+compute = "aks-prod"
+
+[inventory]
+deployments = [{ config = "deploy/aci.json", model = "credit:3" }]
+"#;
+        let c = parse(
+            "amlint.toml",
+            dir.path(),
+            text.into(),
+            ConfigFileKind::Amlint,
+            registry::builtin(),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(c.param("approved_vm_series"), Some(&serde_json::json!(["NCsv3"])));
+        assert_eq!(c.param("require_isolated_vms"), Some(&serde_json::json!(true)));
+        assert_eq!(
+            c.param("budget"),
+            Some(&serde_json::json!({"max_per_hour": 12.5}))
+        );
+        assert_eq!(c.inventory.computes[0].compute_type, "amlcompute");
+        assert_eq!(c.inventory.models[0].version, "3");
+        assert_eq!(c.inventory.models[0].size_bytes, Some(1_500_000_000));
+        assert_eq!(c.inventory.endpoints[0].compute.as_deref(), Some("aks-prod"));
+        let d = &c.inventory.deployments[0];
+        assert_eq!(d.config, dir.path().join("deploy/aci.json"));
+        assert_eq!(d.models[0].to_string(), "credit:3");
+        assert!(
+            c.inventory
+                .deployment_for(&dir.path().join("deploy/aci.json"))
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn inventory_errors() {
+        let e = errors(
+            "[[inventory.computes]]\nname = \"a\"\ntype = \"amlcomptue\"\ncolor = 1\n[[inventory.computes]]\ntype = \"aks\"\n[[inventory.models]]\nname = \"m\"\nversion = \"1\"\nsize_bytes = -1\n[[inventory.deployments]]\nconfig = \"missing.json\"\nmodel = \"m\"\n[inventory.extra]\n",
+        );
+        let joined = e.join("\n");
+        assert!(
+            joined.contains("`amlcomptue` is not an Azure ML compute type")
+                && joined.contains("`amlcompute`"),
+            "{joined}"
+        );
+        assert!(joined.contains("unknown key `color`"), "{joined}");
+        assert!(joined.contains("has no `name`"), "{joined}");
+        assert!(joined.contains("`size_bytes` must be"), "{joined}");
+        assert!(joined.contains("`missing.json` is not a file"), "{joined}");
+        assert!(joined.contains("`m` is not a model reference"), "{joined}");
+        assert!(joined.contains("unknown key `extra`"), "{joined}");
+    }
+
+    #[test]
+    fn globs_and_rules_dirs_are_validated() {
+        let e = errors(
+            "exclude = [\"a/[b\"]\nrules-dirs = [\"nope\"]\n[per-file-ignores]\n\"jobs/**\" = [\"dup-key\"]\n",
+        );
+        let joined = e.join("\n");
+        assert!(joined.contains("not a valid glob"), "{joined}");
+        assert!(
+            joined.contains("rules directory `nope` does not exist"),
+            "{joined}"
+        );
+        assert!(joined.contains("`dup-key` is not"), "{joined}");
+    }
+}

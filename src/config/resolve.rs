@@ -1,0 +1,492 @@
+//! Which configuration applies where, and where the project is.
+//!
+//! - **Discovery** (the default): for each checked file, the nearest `.amlint.toml`,
+//!   `amlint.toml` or `pyproject.toml` with `[tool.amlint]`, walking up from the file's
+//!   directory. Lookups are cached per directory, so each directory is probed once per run.
+//!   Two configuration files in one directory are an error (amlint would read only one).
+//! - `--config FILE` applies one file to everything; `--no-config` applies the defaults.
+//! - The **project root** (what cross-file facts are indexed from, even when only a few
+//!   files are checked): the directory of the configuration file nearest to the common
+//!   ancestor of the checked paths, else the enclosing git work tree, else that common
+//!   ancestor.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::{CONFIG_FILE_NAMES, Config, ConfigError, ConfigFileKind, absolute};
+use crate::registry::{self, Registry};
+
+/// Configuration files are small; this bounds what a hostile `pyproject.toml` costs.
+const MAX_CONFIG_SIZE: u64 = 4 * 1024 * 1024;
+
+/// Which configuration a run uses.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ConfigChoice {
+    /// The nearest configuration file of each checked file.
+    #[default]
+    Discover,
+    /// This file for every checked file (`--config`).
+    File(PathBuf),
+    /// The defaults (`--no-config`).
+    Disabled,
+}
+
+/// Resolves configurations for one run; shared by the walk and the parallel checks.
+pub struct Resolver {
+    choice: ConfigChoice,
+    cwd: PathBuf,
+    registry: &'static Registry,
+    defaults: Arc<Config>,
+    explicit: Option<Arc<Config>>,
+    /// Directory → the configuration found at or above it.
+    dirs: Mutex<HashMap<PathBuf, Option<Arc<Config>>>>,
+    /// Directory → its git work tree.
+    git: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    errors: Mutex<Vec<ConfigError>>,
+}
+
+impl std::fmt::Debug for Resolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resolver")
+            .field("choice", &self.choice)
+            .field("cwd", &self.cwd)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Resolver {
+    /// A resolver relative to the process's current directory.
+    pub fn new(choice: ConfigChoice) -> Self {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        Self::with_cwd(choice, &cwd)
+    }
+
+    pub fn with_cwd(choice: ConfigChoice, cwd: &Path) -> Self {
+        let cwd = super::normalize(cwd);
+        let mut resolver = Self {
+            choice: choice.clone(),
+            defaults: Arc::new(Config::defaults(&cwd)),
+            cwd,
+            registry: registry::builtin(),
+            explicit: None,
+            dirs: Mutex::new(HashMap::new()),
+            git: Mutex::new(HashMap::new()),
+            errors: Mutex::new(Vec::new()),
+        };
+        if let ConfigChoice::File(path) = &choice {
+            let abs = absolute(path, &resolver.cwd);
+            resolver.explicit = resolver.load_explicit(path, &abs);
+        }
+        resolver
+    }
+
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    pub fn choice(&self) -> &ConfigChoice {
+        &self.choice
+    }
+
+    /// `path` made absolute against the current directory, normalised.
+    pub fn absolute(&self, path: &Path) -> PathBuf {
+        absolute(path, &self.cwd)
+    }
+
+    /// Every configuration error met so far, in a stable order.
+    pub fn errors(&self) -> Vec<ConfigError> {
+        let mut errors = lock(&self.errors).clone();
+        errors.sort_by(|a, b| (&a.source.path, a.span.start).cmp(&(&b.source.path, b.span.start)));
+        errors
+    }
+
+    fn record(&self, errors: Vec<ConfigError>) {
+        lock(&self.errors).extend(errors);
+    }
+
+    /// The configuration for a file (absolute or relative to the current directory).
+    pub fn for_file(&self, path: &Path) -> Arc<Config> {
+        let abs = self.absolute(path);
+        match abs.parent() {
+            Some(dir) => self.for_dir(dir),
+            None => self.for_dir(&abs),
+        }
+    }
+
+    /// The configuration for the files of a directory (absolute).
+    pub fn for_dir(&self, dir: &Path) -> Arc<Config> {
+        match &self.choice {
+            ConfigChoice::Disabled => self.defaults.clone(),
+            ConfigChoice::File(_) => self.explicit.clone().unwrap_or_else(|| self.defaults.clone()),
+            ConfigChoice::Discover => self.nearest(dir).unwrap_or_else(|| self.defaults.clone()),
+        }
+    }
+
+    /// The configuration file at or above `dir`, cached for every directory visited.
+    fn nearest(&self, dir: &Path) -> Option<Arc<Config>> {
+        let mut cache = lock(&self.dirs);
+        let mut visited = Vec::new();
+        let mut current = Some(dir);
+        let found = loop {
+            let Some(d) = current else {
+                break None;
+            };
+            if let Some(hit) = cache.get(d) {
+                break hit.clone();
+            }
+            visited.push(d.to_path_buf());
+            if let Some(config) = self.load_in(d) {
+                break Some(config);
+            }
+            current = d.parent();
+        };
+        for d in visited {
+            cache.insert(d, found.clone());
+        }
+        found
+    }
+
+    /// How a configuration file is shown: relative to the current directory when inside it.
+    fn display(&self, abs: &Path) -> String {
+        match super::glob::relative(abs, &self.cwd) {
+            Some(rel) if !rel.is_empty() => rel,
+            _ => abs.to_string_lossy().into_owned(),
+        }
+    }
+
+    fn read(&self, abs: &Path, display: &str) -> Result<String, ConfigError> {
+        let cannot = |e: std::io::Error| {
+            ConfigError::about_file(
+                display,
+                format!("cannot read this configuration file: {e}"),
+                "Make it readable, or run with `--no-config` to ignore configuration files.",
+            )
+        };
+        let meta = std::fs::metadata(abs).map_err(cannot)?;
+        if meta.len() > MAX_CONFIG_SIZE {
+            return Err(ConfigError::about_file(
+                display,
+                format!(
+                    "this configuration file is {} bytes, more than amlint reads (4 MiB)",
+                    meta.len()
+                ),
+                "Configuration files are small; check that this is the file you mean.",
+            ));
+        }
+        let bytes = std::fs::read(abs).map_err(cannot)?;
+        String::from_utf8(bytes).map_err(|_| {
+            ConfigError::about_file(
+                display,
+                "this configuration file is not valid UTF-8",
+                "TOML files are UTF-8; save it as UTF-8.",
+            )
+        })
+    }
+
+    fn load_explicit(&self, given: &Path, abs: &Path) -> Option<Arc<Config>> {
+        let display = given.to_string_lossy().into_owned();
+        if !abs.is_file() {
+            self.record(vec![ConfigError::about_file(
+                &display,
+                if abs.exists() {
+                    "`--config` names something that is not a file"
+                } else {
+                    "`--config` names a file that does not exist"
+                },
+                "Pass the path of an amlint.toml (or a pyproject.toml with [tool.amlint]).",
+            )]);
+            return None;
+        }
+        let kind = if abs.file_name().is_some_and(|n| n == "pyproject.toml") {
+            ConfigFileKind::Pyproject
+        } else {
+            ConfigFileKind::Amlint
+        };
+        let text = match self.read(abs, &display) {
+            Ok(t) => t,
+            Err(e) => {
+                self.record(vec![e]);
+                return None;
+            }
+        };
+        let dir = abs.parent().unwrap_or(abs).to_path_buf();
+        match super::parse(&display, &dir, text, kind, self.registry) {
+            Ok(Some(mut config)) => {
+                config.path = Some(abs.to_path_buf());
+                Some(Arc::new(config))
+            }
+            Ok(None) => {
+                self.record(vec![ConfigError::about_file(
+                    &display,
+                    "this pyproject.toml has no [tool.amlint] table",
+                    "Add a [tool.amlint] table, or pass an amlint.toml.",
+                )]);
+                None
+            }
+            Err(errors) => {
+                self.record(errors);
+                None
+            }
+        }
+    }
+
+    /// The configuration file in `dir` itself, if there is one. An invalid file still
+    /// stops the walk up (a parent's file must not silently apply instead); its errors
+    /// are recorded.
+    fn load_in(&self, dir: &Path) -> Option<Arc<Config>> {
+        let mut found: Vec<(PathBuf, Config)> = Vec::new();
+        let mut failed = false;
+        for name in CONFIG_FILE_NAMES {
+            let abs = dir.join(name);
+            if !abs.is_file() {
+                continue;
+            }
+            let display = self.display(&abs);
+            let kind = if *name == "pyproject.toml" {
+                ConfigFileKind::Pyproject
+            } else {
+                ConfigFileKind::Amlint
+            };
+            let text = match self.read(&abs, &display) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.record(vec![e]);
+                    failed = true;
+                    continue;
+                }
+            };
+            if kind == ConfigFileKind::Pyproject && !text.contains("amlint") {
+                continue;
+            }
+            match super::parse(&display, dir, text, kind, self.registry) {
+                Ok(Some(mut config)) => {
+                    config.path = Some(abs.clone());
+                    found.push((abs, config));
+                }
+                Ok(None) => {}
+                Err(errors) => {
+                    self.record(errors);
+                    failed = true;
+                }
+            }
+        }
+        if found.len() > 1 {
+            let names: Vec<String> = found.iter().map(|(p, _)| self.display(p)).collect();
+            self.record(vec![ConfigError::about_file(
+                &names[1],
+                format!(
+                    "two configuration files in one directory: {}; amlint reads only one",
+                    names.join(" and ")
+                ),
+                "Merge them into one file and delete the other.",
+            )]);
+        }
+        if failed && found.is_empty() {
+            return Some(Arc::new(Config::defaults(dir)));
+        }
+        found.into_iter().next().map(|(_, c)| Arc::new(c))
+    }
+
+    /// The git work tree containing `dir` (absolute), cached.
+    pub fn git_root(&self, dir: &Path) -> Option<PathBuf> {
+        let mut cache = lock(&self.git);
+        let mut visited = Vec::new();
+        let mut current = Some(dir);
+        let found = loop {
+            let Some(d) = current else {
+                break None;
+            };
+            if let Some(hit) = cache.get(d) {
+                break hit.clone();
+            }
+            visited.push(d.to_path_buf());
+            if d.join(".git").exists() {
+                break Some(d.to_path_buf());
+            }
+            current = d.parent();
+        };
+        for d in visited {
+            cache.insert(d, found.clone());
+        }
+        found
+    }
+
+    /// The project root for a run over `inputs` (files and directories, as given).
+    pub fn project_root(&self, inputs: &[PathBuf]) -> PathBuf {
+        let dirs: Vec<PathBuf> = inputs
+            .iter()
+            .map(|p| {
+                let abs = self.absolute(p);
+                if abs.is_dir() {
+                    abs
+                } else {
+                    abs.parent().map(Path::to_path_buf).unwrap_or(abs)
+                }
+            })
+            .collect();
+        let common = common_ancestor(&dirs).unwrap_or_else(|| self.cwd.clone());
+        let by_config = match &self.choice {
+            ConfigChoice::Discover => self
+                .nearest(&common)
+                .and_then(|c| c.path.as_ref().map(|_| c.dir.clone())),
+            ConfigChoice::File(_) => self
+                .explicit
+                .as_ref()
+                .filter(|c| common.starts_with(&c.dir))
+                .map(|c| c.dir.clone()),
+            ConfigChoice::Disabled => None,
+        };
+        by_config.or_else(|| self.git_root(&common)).unwrap_or(common)
+    }
+}
+
+/// The deepest directory containing all of `dirs` (absolute, normalised).
+pub fn common_ancestor(dirs: &[PathBuf]) -> Option<PathBuf> {
+    let mut iter = dirs.iter();
+    let mut common = iter.next()?.clone();
+    for d in iter {
+        while !d.starts_with(&common) {
+            if !common.pop() {
+                return None;
+            }
+        }
+    }
+    Some(common)
+}
+
+/// The discovery filter of a run: each directory and file is judged by the
+/// configuration that governs it.
+pub struct ConfigFilter {
+    pub resolver: Arc<Resolver>,
+    /// Apply `exclude` to files named on the command line too (pre-commit passes files).
+    pub force_exclude: bool,
+}
+
+impl crate::discover::Filter for ConfigFilter {
+    fn enter_dir(&self, dir: &Path) -> bool {
+        let abs = self.resolver.absolute(dir);
+        // The directory's exclusion is decided by the configuration that sees it as a
+        // child: its parent's.
+        let config = match abs.parent() {
+            Some(parent) => self.resolver.for_dir(parent),
+            None => self.resolver.for_dir(&abs),
+        };
+        !config.is_excluded(&abs)
+    }
+
+    fn walked_file(&self, path: &Path) -> bool {
+        let abs = self.resolver.absolute(path);
+        self.resolver.for_file(&abs).includes_walked_file(&abs)
+    }
+
+    fn explicit_file(&self, path: &Path) -> bool {
+        if !self.force_exclude {
+            return true;
+        }
+        let abs = self.resolver.absolute(path);
+        !self.resolver.for_file(&abs).is_excluded(&abs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, name: &str, text: &str) {
+        let p = root.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn nearest_wins_and_pyproject_without_section_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        write(&root, "amlint.toml", "profile = \"dev\"\n");
+        write(&root, "ml/pyproject.toml", "[project]\nname = \"x\"\n");
+        write(
+            &root,
+            "ml/deep/pyproject.toml",
+            "[tool.amlint]\nprofile = \"production\"\n",
+        );
+        std::fs::create_dir_all(root.join("ml/deep/er")).unwrap();
+        let r = Resolver::with_cwd(ConfigChoice::Discover, &root);
+        let top = r.for_file(&root.join("ml/job.yml"));
+        assert_eq!(top.path.as_deref(), Some(root.join("amlint.toml").as_path()));
+        let deep = r.for_file(&root.join("ml/deep/er/job.yml"));
+        assert_eq!(
+            deep.path.as_deref(),
+            Some(root.join("ml/deep/pyproject.toml").as_path())
+        );
+        assert_eq!(deep.profile, super::super::Profile::Production);
+        assert!(r.errors().is_empty());
+        // Cached: the same Arc comes back.
+        assert!(Arc::ptr_eq(&deep, &r.for_file(&root.join("ml/deep/x.yml"))));
+        assert_eq!(r.project_root(&[root.join("ml/deep/er")]), root.join("ml/deep"));
+        assert_eq!(
+            r.project_root(&[root.join("ml/a.yml"), root.join("ml/deep/b.yml")]),
+            root
+        );
+        let none = Resolver::with_cwd(ConfigChoice::Disabled, &root);
+        assert!(none.for_file(&root.join("ml/deep/x.yml")).path.is_none());
+    }
+
+    #[test]
+    fn two_files_in_one_directory_and_bad_files_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        write(&root, "amlint.toml", "profile = \"dev\"\n");
+        write(&root, ".amlint.toml", "profile = \"dev\"\n");
+        write(&root, "sub/amlint.toml", "profile = 1\n");
+        let r = Resolver::with_cwd(ConfigChoice::Discover, &root);
+        r.for_file(&root.join("a.yml"));
+        let sub = r.for_file(&root.join("sub/a.yml"));
+        // The invalid file stops the walk; the parent's file does not apply instead.
+        assert!(sub.path.is_none());
+        let errors = r.errors();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.message.contains("two configuration files"))
+        );
+        assert!(errors.iter().any(|e| e.source.path == "sub/amlint.toml"));
+    }
+
+    #[test]
+    fn project_root_falls_back_to_git_then_common_ancestor() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("repo/.git")).unwrap();
+        std::fs::create_dir_all(root.join("repo/a/b")).unwrap();
+        std::fs::create_dir_all(root.join("plain/x")).unwrap();
+        std::fs::create_dir_all(root.join("plain/y")).unwrap();
+        let r = Resolver::with_cwd(ConfigChoice::Discover, &root);
+        assert_eq!(
+            r.project_root(&[root.join("repo/a/b/job.yml")]),
+            root.join("repo")
+        );
+        assert_eq!(r.git_root(&root.join("repo/a")), Some(root.join("repo")));
+        assert_eq!(
+            r.project_root(&[root.join("plain/x/j.yml"), root.join("plain/y")]),
+            root.join("plain")
+        );
+        let missing = Resolver::with_cwd(ConfigChoice::File(root.join("nope.toml")), &root);
+        assert!(missing.errors()[0].message.contains("does not exist"));
+    }
+
+    #[test]
+    fn common_ancestors() {
+        let p = |s: &str| PathBuf::from(s);
+        assert_eq!(
+            common_ancestor(&[p("/a/b/c"), p("/a/b/d"), p("/a/b")]),
+            Some(p("/a/b"))
+        );
+        assert_eq!(common_ancestor(&[]), None);
+    }
+}

@@ -1,0 +1,106 @@
+//! Where a run's files live: the project root (what cross-file facts are indexed from,
+//! even when only a few files are checked, as under pre-commit), the git work tree, and
+//! the paths reports use for a file.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{Config, Resolver, glob};
+
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The directory of the configuration file nearest to the checked paths' common
+    /// ancestor, else the git work tree containing it, else that ancestor
+    /// ([`Resolver::project_root`]). The cross-file index covers this directory.
+    pub root: PathBuf,
+    /// The git work tree containing the root, if any.
+    pub repo_root: Option<PathBuf>,
+    /// The configuration governing the root: its inventory, params and profile are the
+    /// project's.
+    pub config: Arc<Config>,
+    /// The directory relative paths were given from.
+    pub cwd: PathBuf,
+}
+
+impl Project {
+    /// The project of a run over `inputs` (files and directories, as given).
+    pub fn detect(resolver: &Resolver, inputs: &[PathBuf]) -> Project {
+        let root = resolver.project_root(inputs);
+        Project {
+            repo_root: resolver.git_root(&root),
+            config: resolver.for_dir(&root),
+            cwd: resolver.cwd().to_path_buf(),
+            root,
+        }
+    }
+
+    /// The absolute, normalised path of a file shown as `display`.
+    pub fn absolute(&self, display: &str) -> PathBuf {
+        crate::config::absolute(Path::new(display), &self.cwd)
+    }
+
+    /// The path fingerprints, SARIF and GitHub annotations use for a file shown as
+    /// `display`: relative to the git work tree (what code scanning and annotations
+    /// expect), else to the project root; as shown when it is outside both.
+    pub fn relative_path(&self, display: &str) -> String {
+        let abs = self.absolute(display);
+        let base = self.repo_root.as_ref().unwrap_or(&self.root);
+        match glob::relative(&abs, base) {
+            Some(rel) if !rel.is_empty() => rel,
+            _ => display.replace('\\', "/"),
+        }
+    }
+
+    /// The `file://` URI of the base [`Project::relative_path`] is relative to, with a
+    /// trailing slash (SARIF `originalUriBaseIds`).
+    pub fn base_uri(&self) -> String {
+        let base = self.repo_root.as_ref().unwrap_or(&self.root);
+        let mut s = String::from("file://");
+        for c in base.components() {
+            if let std::path::Component::Normal(part) = c {
+                s.push('/');
+                s.push_str(&percent_encode_path(&part.to_string_lossy()));
+            }
+        }
+        s.push('/');
+        s
+    }
+}
+
+/// Percent-encodes a path segment for a URI (RFC 3986 unreserved characters and
+/// sub-delimiters that are safe in paths stay).
+pub fn percent_encode_path(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for b in segment.bytes() {
+        let keep = b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/' | b'+' | b'@');
+        if keep {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigChoice;
+
+    #[test]
+    fn relative_paths_prefer_the_git_work_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("ml/jobs")).unwrap();
+        std::fs::write(root.join("ml/amlint.toml"), "").unwrap();
+        let resolver = Resolver::with_cwd(ConfigChoice::Discover, &root.join("ml"));
+        let p = Project::detect(&resolver, &[PathBuf::from("jobs")]);
+        assert_eq!(p.root, root.join("ml"));
+        assert_eq!(p.repo_root.as_deref(), Some(root.as_path()));
+        assert_eq!(p.relative_path("jobs/a.yml"), "ml/jobs/a.yml");
+        assert_eq!(p.relative_path("/elsewhere/a.yml"), "/elsewhere/a.yml");
+        assert!(p.base_uri().starts_with("file:///") && p.base_uri().ends_with('/'));
+        assert_eq!(percent_encode_path("a b%"), "a%20b%25");
+    }
+}

@@ -1,0 +1,76 @@
+//! GitHub Actions workflow commands: one `::error`, `::warning` or `::notice` line per
+//! finding, which GitHub shows as an annotation on the file and line in the pull
+//! request. Paths are relative to the git work tree (the checkout); columns count UTF-16
+//! code units, as the web view does. Values are escaped as the Actions runner expects:
+//! `%`, `\r` and `\n` everywhere, and `:` and `,` inside properties.
+
+use crate::diagnostic::Severity;
+use crate::pipeline::Report;
+
+/// Escapes a command's message.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// Escapes a property value (`file=`, `title=`).
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+fn command(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "notice",
+    }
+}
+
+pub fn render(report: &Report, quiet: bool) -> String {
+    let mut out = String::new();
+    for (file, d) in report.diagnostics() {
+        let path = match &report.project {
+            Some(p) => p.relative_path(&file.source.path),
+            None => file.source.path.clone(),
+        };
+        let mut props = vec![format!("file={}", escape_property(&path))];
+        if !file.source.text.is_empty() {
+            let start = file.source.utf16_position(d.span.start);
+            let end = file.source.utf16_position(d.span.end);
+            props.push(format!("line={}", start.line + 1));
+            props.push(format!("col={}", start.character + 1));
+            props.push(format!("endLine={}", end.line + 1));
+            props.push(format!("endColumn={}", end.character + 1));
+        }
+        props.push(format!(
+            "title={}",
+            escape_property(&format!("{} {}", d.code, d.name))
+        ));
+        let mut message = d.message.clone();
+        if let Some(help) = &d.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
+        }
+        out.push_str(&format!(
+            "::{} {}::{}\n",
+            command(d.severity),
+            props.join(","),
+            escape_data(&message)
+        ));
+    }
+    if !quiet {
+        out.push_str(&super::summary_with_suppressed(report));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_follows_the_runner() {
+        assert_eq!(escape_data("50% a\r\nb"), "50%25 a%0D%0Ab");
+        assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+    }
+}

@@ -1,0 +1,238 @@
+//! SARIF 2.1.0 (`docs/output-formats.md`): one run, the rules' metadata in
+//! `tool.driver.rules`, one result per finding with an exact region (1-based lines,
+//! columns in UTF-16 code units, SARIF's default), a stable `partialFingerprints` entry,
+//! secondary labels as `relatedLocations`, fixes as `fixes`, and silenced findings as
+//! results with `suppressions` (`inSource` with the comment's reason, `external` for the
+//! baseline). Paths are relative to `%SRCROOT%`: the git work tree (what GitHub code
+//! scanning expects), else the project root. Validated against the official schema by
+//! `tests/output_formats.rs`.
+
+use serde_json::{Value, json};
+
+use crate::baseline;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::filter::{Suppressed, SuppressionKind};
+use crate::pipeline::{FileReport, Report};
+use crate::project::percent_encode_path;
+use crate::registry::{self, RuleMeta};
+use crate::source::{SourceFile, Span};
+
+pub const SCHEMA_URI: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+pub fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+fn rule_descriptor(rule: &RuleMeta) -> Value {
+    let text = format!("{}\n\n{}", rule.what.trim(), rule.why.trim());
+    json!({
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": { "text": rule.summary.trim() },
+        "fullDescription": { "text": rule.what.trim() },
+        "help": { "text": text, "markdown": rule.markdown() },
+        "helpUri": super::rule_doc_url(rule),
+        "defaultConfiguration": { "level": level(rule.severity) },
+        "properties": { "tags": ["azure-ml", area(rule)] },
+    })
+}
+
+/// The rule's area, from its file's directory (`rules/document/...` → `document`).
+fn area(rule: &RuleMeta) -> &str {
+    rule.source
+        .strip_prefix("rules/")
+        .and_then(|r| r.split('/').next())
+        .unwrap_or("rules")
+}
+
+/// A SARIF region for a span; `None` when the file has no text (it could not be read).
+fn region(source: &SourceFile, span: Span) -> Option<Value> {
+    if source.text.is_empty() {
+        return None;
+    }
+    let start = source.utf16_position(span.start);
+    let end = source.utf16_position(span.end);
+    Some(json!({
+        "startLine": start.line + 1,
+        "startColumn": start.character + 1,
+        "endLine": end.line + 1,
+        "endColumn": end.character + 1,
+    }))
+}
+
+struct Artifact {
+    uri: String,
+    relative: bool,
+}
+
+impl Artifact {
+    fn of(report: &Report, file: &FileReport) -> Self {
+        let rel = match &report.project {
+            Some(p) => p.relative_path(&file.source.path),
+            None => file.source.path.replace('\\', "/"),
+        };
+        if rel.starts_with('/') {
+            Artifact {
+                uri: format!("file://{}", percent_encode_path(&rel)),
+                relative: false,
+            }
+        } else {
+            Artifact {
+                uri: percent_encode_path(&rel),
+                relative: report.project.is_some(),
+            }
+        }
+    }
+
+    fn location(&self) -> Value {
+        if self.relative {
+            json!({ "uri": self.uri, "uriBaseId": "%SRCROOT%" })
+        } else {
+            json!({ "uri": self.uri })
+        }
+    }
+}
+
+fn physical(artifact: &Artifact, source: &SourceFile, span: Span) -> Value {
+    let mut p = json!({ "artifactLocation": artifact.location() });
+    if let Some(r) = region(source, span) {
+        p["region"] = r;
+    }
+    p
+}
+
+fn result(
+    rules: &[RuleMeta],
+    artifact: &Artifact,
+    file: &FileReport,
+    d: &Diagnostic,
+    suppression: Option<&Suppressed>,
+) -> Value {
+    let mut location = json!({ "physicalLocation": physical(artifact, &file.source, d.span) });
+    if let Some(pointer) = &d.pointer {
+        location["logicalLocations"] = json!([{
+            "fullyQualifiedName": pointer.to_string(),
+            "kind": "element",
+        }]);
+    }
+    let mut r = json!({
+        "ruleId": d.code,
+        "level": level(d.severity),
+        "message": { "text": d.message },
+        "locations": [location],
+    });
+    if let Some(i) = rules.iter().position(|rule| rule.code == d.code) {
+        r["ruleIndex"] = json!(i);
+    }
+    if let Some(fp) = &d.fingerprint {
+        r["partialFingerprints"] = json!({ baseline::SCHEME: fp });
+    }
+    if !d.labels.is_empty() {
+        r["relatedLocations"] = Value::Array(
+            d.labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    json!({
+                        "id": i + 1,
+                        "physicalLocation": physical(artifact, &file.source, l.span),
+                        "message": { "text": l.message },
+                    })
+                })
+                .collect(),
+        );
+    }
+    if let Some(fix) = &d.fix {
+        let replacements: Vec<Value> = fix
+            .edits
+            .iter()
+            .filter_map(|e| {
+                Some(json!({
+                    "deletedRegion": region(&file.source, e.span)?,
+                    "insertedContent": { "text": e.replacement },
+                }))
+            })
+            .collect();
+        if !replacements.is_empty() {
+            r["fixes"] = json!([{
+                "description": { "text": fix.title },
+                "artifactChanges": [{ "artifactLocation": artifact.location(), "replacements": replacements }],
+            }]);
+        }
+    }
+    let mut properties = json!({ "name": d.name });
+    if let Some(help) = &d.help {
+        properties["help"] = json!(help);
+    }
+    if let Some(kind) = d.kind {
+        properties["documentKind"] = json!(kind);
+    }
+    r["properties"] = properties;
+    if let Some(s) = suppression {
+        let mut sup = json!({
+            "kind": match s.kind {
+                SuppressionKind::InSource => "inSource",
+                SuppressionKind::Baseline => "external",
+            },
+            "status": "accepted",
+        });
+        if let Some(j) = &s.justification {
+            sup["justification"] = json!(j);
+        }
+        if let Some(span) = s.directive {
+            sup["location"] = json!({ "physicalLocation": physical(artifact, &file.source, span) });
+        }
+        r["suppressions"] = json!([sup]);
+    }
+    r
+}
+
+/// The SARIF log of a report, as pretty-printed JSON.
+pub fn render(report: &Report) -> String {
+    let registry = registry::builtin();
+    let rules = registry.rules();
+    let mut results = Vec::new();
+    for file in &report.files {
+        let artifact = Artifact::of(report, file);
+        let mut items: Vec<(Span, &str, Value)> = Vec::new();
+        for d in &file.diagnostics {
+            items.push((d.span, d.code, result(rules, &artifact, file, d, None)));
+        }
+        for s in &file.suppressed {
+            let d = &s.diagnostic;
+            items.push((d.span, d.code, result(rules, &artifact, file, d, Some(s))));
+        }
+        items.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        results.extend(items.into_iter().map(|(_, _, v)| v));
+    }
+    let mut run = json!({
+        "tool": {
+            "driver": {
+                "name": "amlint",
+                "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "informationUri": super::HOME_URL,
+                "rules": rules.iter().map(rule_descriptor).collect::<Vec<_>>(),
+            }
+        },
+        "invocations": [{ "executionSuccessful": true }],
+        "columnKind": "utf16CodeUnits",
+        "results": results,
+    });
+    if let Some(project) = &report.project {
+        run["originalUriBaseIds"] = json!({ "%SRCROOT%": { "uri": project.base_uri() } });
+    }
+    let log = json!({
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [run],
+    });
+    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
+    text.push('\n');
+    text
+}

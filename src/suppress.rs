@@ -1,0 +1,595 @@
+//! Inline suppressions in YAML comments (`docs/suppressions.md`):
+//!
+//! ```yaml
+//! instance_type: Standard_NC24   # amlint: ignore[AML503] quota approved in ticket 4711
+//! # amlint: ignore[vm-series-requires-approval, AML601] approved until the migration
+//! instance_type: Standard_NC24
+//! # amlint: ignore-file[AML601]
+//! ```
+//!
+//! A comment is found by scanning lines for `#` at the start of a line or after
+//! whitespace, skipping every `#` that lies inside a scalar of the document tree (quoted
+//! strings, block scalars), so `command: "echo # amlint: ignore[X]"` is not a directive.
+//! JSON has no comments: JSON files rely on the configuration and the baseline.
+
+use crate::diagnostic::{Diagnostic, Edit, Fix};
+use crate::document::{Document, Value};
+use crate::registry::Registry;
+use crate::source::{SourceFile, Span};
+
+/// The code of the unused-suppression rule.
+pub const UNUSED: &str = "AML009";
+
+/// What a directive covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Findings starting on this 1-based line (`None`: no line follows the comment).
+    Line(Option<u32>),
+    File,
+}
+
+/// One rule named in a directive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// As written.
+    pub text: String,
+    pub span: Span,
+    /// The rule's code, when `text` names a known rule.
+    pub code: Option<&'static str>,
+}
+
+/// An `# amlint: ...` comment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Directive {
+    pub scope: Scope,
+    /// 1-based line of the comment.
+    pub line: u32,
+    /// From the `#` that starts the directive to the end of the comment.
+    pub span: Span,
+    pub entries: Vec<Entry>,
+    /// The text after `]`, if any: why the finding is accepted.
+    pub reason: Option<String>,
+    /// Why the directive could not be read (it then silences nothing).
+    pub malformed: Option<String>,
+    /// The text between the brackets (for fixes that drop entries).
+    pub list_span: Span,
+    /// What to delete to remove the directive entirely.
+    pub removal: Span,
+}
+
+/// Every directive of a file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Suppressions {
+    pub directives: Vec<Directive>,
+}
+
+/// Where each scalar lies, to tell comments from `#` inside strings.
+struct Scalars(Vec<Span>);
+
+impl Scalars {
+    fn new(documents: &[Document]) -> Self {
+        let mut spans: Vec<Span> = documents
+            .iter()
+            .flat_map(|d| d.nodes.iter())
+            .filter(|n| !matches!(n.value, Value::Seq(_) | Value::Map(_) | Value::Alias(_)))
+            .map(|n| n.span)
+            .filter(|s| !s.is_empty())
+            .collect();
+        spans.sort();
+        Self(spans)
+    }
+
+    fn contains(&self, offset: u32) -> bool {
+        let i = self.0.partition_point(|s| s.start <= offset);
+        // Scalars do not nest, but a key and its value may touch; check the few before.
+        self.0[..i]
+            .iter()
+            .rev()
+            .take(4)
+            .any(|s| s.start <= offset && offset < s.end)
+    }
+}
+
+/// The lines of a file as (start offset, text without line ending).
+fn lines(source: &SourceFile) -> Vec<(u32, &str)> {
+    let text = source.text.as_str();
+    let mut out = Vec::with_capacity(source.lines.line_count());
+    for i in 0..source.lines.line_count() {
+        let Some(start) = source.lines.line_start(i) else {
+            break;
+        };
+        let end = source.lines.line_start(i + 1).map_or(text.len(), |e| e as usize);
+        let start_us = (start as usize).min(text.len());
+        let line = text.get(start_us..end.max(start_us)).unwrap_or("");
+        out.push((start, line.trim_end_matches(['\n', '\r'])));
+    }
+    out
+}
+
+/// Where the comment of a line starts (byte offset within the line), if it has one.
+fn comment_start(line: &str, line_offset: u32, scalars: &Scalars) -> Option<usize> {
+    let bytes = line.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b != b'#' {
+            continue;
+        }
+        let after_space = i == 0 || matches!(bytes[i - 1], b' ' | b'\t');
+        if after_space && !scalars.contains(line_offset + i as u32) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// Whether a line holds nothing but whitespace or a comment.
+fn is_blank_or_comment(line: &str) -> bool {
+    let t = line.trim_start();
+    t.is_empty() || t.starts_with('#')
+}
+
+/// Finds every directive of a YAML file.
+pub fn scan(source: &SourceFile, documents: &[Document], registry: &Registry) -> Suppressions {
+    let mentions = |text: &str| {
+        text.as_bytes()
+            .windows(6)
+            .any(|w| w.eq_ignore_ascii_case(b"amlint"))
+    };
+    if !mentions(&source.text) {
+        return Suppressions::default();
+    }
+    let scalars = Scalars::new(documents);
+    let lines = lines(source);
+    let mut directives = Vec::new();
+    for (index, &(offset, line)) in lines.iter().enumerate() {
+        if !mentions(line) {
+            continue;
+        }
+        let Some(start) = comment_start(line, offset, &scalars) else {
+            continue;
+        };
+        let comment = &line[start..];
+        // The directive may follow other comment text: `# noqa # amlint: ignore[...]`.
+        let Some(at) = find_directive(comment) else {
+            continue;
+        };
+        let own_line = line[..start].trim().is_empty();
+        let line_no = index as u32 + 1;
+        let dir_offset = offset + (start + at) as u32;
+        let dir_text = &comment[at..];
+        let span = Span::new(dir_offset, offset + line.len() as u32);
+        let removal = if own_line {
+            // The whole line, with its line ending.
+            let end = lines.get(index + 1).map_or(source.text.len() as u32, |(o, _)| *o);
+            Span::new(offset, end)
+        } else {
+            // From the whitespace before the comment's `#` to the end of the line.
+            let code_end = line[..start + at].trim_end().len();
+            Span::new(offset + code_end as u32, offset + line.len() as u32)
+        };
+        let mut directive = parse_directive(dir_text, dir_offset, registry);
+        directive.line = line_no;
+        directive.span = span;
+        directive.removal = removal;
+        if let Scope::Line(_) = directive.scope {
+            let target = if own_line {
+                lines[index + 1..]
+                    .iter()
+                    .position(|(_, l)| !is_blank_or_comment(l))
+                    .map(|p| (index + 1 + p) as u32 + 1)
+            } else {
+                Some(line_no)
+            };
+            directive.scope = Scope::Line(target);
+        }
+        directives.push(directive);
+    }
+    Suppressions { directives }
+}
+
+/// The offset in `comment` of a `#` followed by `amlint:` (any case), if any.
+fn find_directive(comment: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = comment[from..].find('#') {
+        let at = from + i;
+        let rest = comment[at + 1..].trim_start();
+        if rest.len() >= 7 && rest[..7].eq_ignore_ascii_case("amlint:") {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+const SYNTAX_HELP: &str = "Write `# amlint: ignore[AML002]` (this line, or the next when the comment stands alone), or `# amlint: ignore-file[AML002]`; several rules are separated by commas, and text after `]` says why.";
+
+/// Parses `# amlint: ...` (`text` starts at the `#`, `offset` is its file offset).
+fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
+    let mut d = Directive {
+        scope: Scope::Line(None),
+        line: 0,
+        span: Span::default(),
+        entries: Vec::new(),
+        reason: None,
+        malformed: None,
+        list_span: Span::default(),
+        removal: Span::default(),
+    };
+    let colon = text.find(':').map_or(text.len(), |i| i + 1);
+    let after = &text[colon..];
+    let body = after.trim_start();
+    let body_at = colon + (after.len() - body.len());
+    let word_len = body
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .unwrap_or(body.len());
+    let word = &body[..word_len];
+    match word {
+        "ignore" => {}
+        "ignore-file" => d.scope = Scope::File,
+        _ => {
+            let hint = crate::suggest::closest(word, ["ignore", "ignore-file"].iter().copied())
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default();
+            d.malformed = Some(if word.is_empty() {
+                "it says neither `ignore` nor `ignore-file`".to_string()
+            } else {
+                format!(
+                    "`{word}` is not a suppression keyword{hint}; amlint knows `ignore` and `ignore-file`"
+                )
+            });
+            return d;
+        }
+    }
+    let rest = &body[word_len..];
+    let rest_trim = rest.trim_start();
+    let open_at = body_at + word_len + (rest.len() - rest_trim.len());
+    if !rest_trim.starts_with('[') {
+        d.malformed = Some(format!(
+            "`{word}` needs the rules it silences in brackets; amlint has no blanket suppression"
+        ));
+        return d;
+    }
+    let Some(close_rel) = rest_trim.find(']') else {
+        d.malformed = Some("the rule list has no closing `]`".to_string());
+        return d;
+    };
+    let list_start = open_at + 1;
+    let list = &text[list_start..open_at + close_rel];
+    d.list_span = Span::new(offset + list_start as u32, offset + (open_at + close_rel) as u32);
+    let mut pos = 0;
+    for part in list.split(',') {
+        let lead = part.len() - part.trim_start().len();
+        let item = part.trim();
+        if !item.is_empty() {
+            let start = offset + (list_start + pos + lead) as u32;
+            d.entries.push(Entry {
+                text: item.to_string(),
+                span: Span::new(start, start + item.len() as u32),
+                code: registry.find(item).map(|r| r.code),
+            });
+        }
+        pos += part.len() + 1;
+    }
+    if d.entries.is_empty() {
+        d.malformed = Some("the brackets name no rule".to_string());
+    }
+    let reason = text[open_at + close_rel + 1..]
+        .trim()
+        .trim_start_matches([':', '-', '\u{2013}', '\u{2014}'])
+        .trim();
+    if !reason.is_empty() {
+        d.reason = Some(reason.to_string());
+    }
+    d
+}
+
+/// How a finding was silenced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Silenced {
+    /// The directive's span, for SARIF and editors.
+    pub directive: Span,
+    pub reason: Option<String>,
+}
+
+/// Applies the directives to `diagnostics` (already filtered by the configuration):
+/// silenced findings move out, with the directive that silenced them. Returns them, and
+/// the AML009 findings for directives that silenced nothing (not yet filtered by the
+/// configuration, and themselves subject to `ignore-file[AML009]` and to an `AML009`
+/// entry in the same directive).
+///
+/// `enabled(code)` says whether the configuration runs a rule for this file, to explain
+/// why a suppression of a disabled rule silences nothing. `complete` is false when a
+/// syntax error cut the file short: later findings are then missing, so no suppression is
+/// reported as unused.
+pub fn apply(
+    source: &SourceFile,
+    suppressions: &Suppressions,
+    diagnostics: &mut Vec<Diagnostic>,
+    enabled: &dyn Fn(&str) -> bool,
+    complete: bool,
+) -> (Vec<(Diagnostic, Silenced)>, Vec<Diagnostic>) {
+    let directives = &suppressions.directives;
+    let mut used: Vec<Vec<bool>> = directives.iter().map(|d| vec![false; d.entries.len()]).collect();
+    let mut silenced = Vec::new();
+    let mut kept = Vec::with_capacity(diagnostics.len());
+    for diag in diagnostics.drain(..) {
+        let line = source.position(diag.span.start).line;
+        let mut by: Option<usize> = None;
+        for (i, d) in directives.iter().enumerate() {
+            if d.malformed.is_some() {
+                continue;
+            }
+            let applies = match d.scope {
+                Scope::Line(target) => target == Some(line),
+                Scope::File => true,
+            };
+            if !applies {
+                continue;
+            }
+            for (j, e) in d.entries.iter().enumerate() {
+                if e.code == Some(diag.code) {
+                    used[i][j] = true;
+                    // A line directive explains a finding better than a file directive.
+                    if by.is_none_or(|b| directives[b].scope == Scope::File && d.scope != Scope::File) {
+                        by = Some(i);
+                    }
+                }
+            }
+        }
+        match by {
+            Some(i) => silenced.push((
+                diag,
+                Silenced {
+                    directive: directives[i].span,
+                    reason: directives[i].reason.clone(),
+                },
+            )),
+            None => kept.push(diag),
+        }
+    }
+    *diagnostics = kept;
+
+    let mut unused = Vec::new();
+    if !complete || !enabled(UNUSED) {
+        return (silenced, unused);
+    }
+    let silence = |d: &Directive| Silenced {
+        directive: d.span,
+        reason: d.reason.clone(),
+    };
+    for (i, d) in directives.iter().enumerate() {
+        let mut reports = unused_reports(d, &used[i], enabled);
+        // An AML009 entry of a line directive silences the reports about that directive.
+        if d.malformed.is_none() && d.scope != Scope::File {
+            if let Some(j) = d.entries.iter().position(|e| e.code == Some(UNUSED)) {
+                if reports.is_empty() {
+                    reports.push(entry_report(
+                        d,
+                        j,
+                        "`AML009` in this suppression silences nothing: every other rule it names silences a finding"
+                            .to_string(),
+                    ));
+                } else {
+                    silenced.extend(reports.drain(..).map(|r| (r, silence(d))));
+                }
+            }
+        }
+        unused.extend(reports);
+    }
+    // `ignore-file[AML009]` silences every report of the file.
+    let file_level: Vec<&Directive> = directives
+        .iter()
+        .filter(|d| {
+            d.malformed.is_none()
+                && d.scope == Scope::File
+                && d.entries.iter().any(|e| e.code == Some(UNUSED))
+        })
+        .collect();
+    if let Some(first) = file_level.first() {
+        if unused.is_empty() {
+            for d in &file_level {
+                if let Some(j) = d.entries.iter().position(|e| e.code == Some(UNUSED)) {
+                    unused.push(entry_report(
+                        d,
+                        j,
+                        "`AML009` in this suppression silences nothing: there is no AML009 finding in this file"
+                            .to_string(),
+                    ));
+                }
+            }
+        } else {
+            silenced.extend(unused.drain(..).map(|r| (r, silence(first))));
+        }
+    }
+    (silenced, unused)
+}
+
+fn where_text(d: &Directive) -> String {
+    match d.scope {
+        Scope::Line(Some(l)) => format!("on line {l}"),
+        Scope::Line(None) => "after this comment (no line follows it)".to_string(),
+        Scope::File => "in this file".to_string(),
+    }
+}
+
+fn entry_report(d: &Directive, j: usize, message: String) -> Diagnostic {
+    let remaining: Vec<&str> = d
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k != j)
+        .map(|(_, e)| e.text.as_str())
+        .collect();
+    Diagnostic::new(UNUSED, d.entries[j].span, message)
+        .with_help(
+            "Remove it from the list: a suppression that silences nothing hides the next real finding.",
+        )
+        .with_fix(Fix {
+            title: format!("Remove `{}` from the suppression", d.entries[j].text),
+            edits: vec![Edit {
+                span: d.list_span,
+                replacement: remaining.join(", "),
+            }],
+        })
+}
+
+fn whole_report(d: &Directive, message: String, help: &str) -> Diagnostic {
+    Diagnostic::new(UNUSED, d.span, message)
+        .with_help(help.to_string())
+        .with_fix(Fix {
+            title: "Remove the suppression comment".to_string(),
+            edits: vec![Edit {
+                span: d.removal,
+                replacement: String::new(),
+            }],
+        })
+}
+
+/// The AML009 findings of one directive (its AML009 entries aside).
+fn unused_reports(d: &Directive, used: &[bool], enabled: &dyn Fn(&str) -> bool) -> Vec<Diagnostic> {
+    if let Some(why) = &d.malformed {
+        return vec![whole_report(
+            d,
+            format!("this suppression cannot be read ({why}), so it silences nothing"),
+            SYNTAX_HELP,
+        )];
+    }
+    let mut out = Vec::new();
+    let candidates: Vec<usize> = (0..d.entries.len())
+        .filter(|&j| d.entries[j].code != Some(UNUSED))
+        .collect();
+    let unused: Vec<usize> = candidates.iter().copied().filter(|&j| !used[j]).collect();
+    if unused.is_empty() {
+        return out;
+    }
+    let describe = |j: usize| -> String {
+        let e = &d.entries[j];
+        match e.code {
+            None => {
+                let registry = crate::registry::builtin();
+                let names: Vec<&str> = registry.rules().iter().flat_map(|r| [r.code, r.name]).collect();
+                let hint = crate::suggest::closest(&e.text, names.iter().copied())
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                format!("`{}` is not a rule amlint knows{hint}", e.text)
+            }
+            Some(code) if !enabled(code) => {
+                format!("{code} is turned off for this file by the configuration")
+            }
+            Some(code) => format!("there is no {code} finding {}", where_text(d)),
+        }
+    };
+    if unused.len() == candidates.len() && candidates.len() == d.entries.len() {
+        let reasons: Vec<String> = unused.iter().map(|&j| describe(j)).collect();
+        out.push(whole_report(
+            d,
+            format!("this suppression silences nothing: {}", reasons.join("; ")),
+            "Remove the comment: a suppression that silences nothing hides the next real finding. If the finding moved, move the comment with it.",
+        ));
+    } else {
+        for j in unused {
+            out.push(entry_report(
+                d,
+                j,
+                format!(
+                    "`{}` in this suppression silences nothing: {}",
+                    d.entries[j].text,
+                    describe(j)
+                ),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::{Format, Limits, parse_text};
+    use crate::registry;
+
+    fn scan_text(text: &str) -> Suppressions {
+        let loaded = parse_text("x.yml", text.to_string(), Format::Yaml, &Limits::default());
+        scan(&loaded.source, &loaded.documents, registry::builtin())
+    }
+
+    #[test]
+    fn finds_directives_and_targets() {
+        let s = scan_text(
+            "a: 1  # amlint: ignore[AML003] reason here\n# amlint: ignore[duplicate-key, AML003]\n\n# other comment\nb: 2\n# amlint: ignore-file[AML006]: legacy\n",
+        );
+        assert_eq!(s.directives.len(), 3, "{s:#?}");
+        let d = &s.directives[0];
+        assert_eq!(d.scope, Scope::Line(Some(1)));
+        assert_eq!(d.reason.as_deref(), Some("reason here"));
+        assert_eq!(d.entries[0].code, Some("AML003"));
+        let d = &s.directives[1];
+        assert_eq!(d.scope, Scope::Line(Some(5)));
+        assert_eq!(
+            d.entries.iter().map(|e| e.code).collect::<Vec<_>>(),
+            [Some("AML002"), Some("AML003")]
+        );
+        assert_eq!(d.reason, None);
+        let d = &s.directives[2];
+        assert_eq!(d.scope, Scope::File);
+        assert_eq!(d.reason.as_deref(), Some("legacy"));
+    }
+
+    #[test]
+    fn hashes_inside_strings_are_not_comments() {
+        let s = scan_text(
+            "a: \"x # amlint: ignore[AML003]\"\nb: 'y # amlint: ignore[AML003]'\nc: |\n  # amlint: ignore[AML003]\n  z # amlint: ignore[AML003]\nd: e#amlint: ignore[AML003]\n",
+        );
+        assert!(s.directives.is_empty(), "{s:#?}");
+    }
+
+    #[test]
+    fn malformed_directives_are_kept_for_reporting() {
+        let s = scan_text(
+            "a: 1 # amlint: ignore AML003\nb: 2 # amlint: disable[AML003]\nc: 3 # amlint: ignore[]\nd: 4 # AMLINT: ignore[AML003\n",
+        );
+        assert_eq!(s.directives.len(), 4);
+        assert!(s.directives[0].malformed.as_deref().unwrap().contains("brackets"));
+        assert!(
+            s.directives[1]
+                .malformed
+                .as_deref()
+                .unwrap()
+                .contains("`disable`")
+        );
+        assert!(s.directives[2].malformed.as_deref().unwrap().contains("no rule"));
+        assert!(s.directives[3].malformed.as_deref().unwrap().contains("closing"));
+    }
+
+    #[test]
+    fn quoted_scalars_end_at_their_quote_so_trailing_comments_are_found() {
+        let text = "a: 'on'  # amlint: ignore[AML003]\nb: \"x\\\" # y\"  # amlint: ignore[AML003]\nc: 'it''s # no'  # amlint: ignore[AML003]\n";
+        let loaded = parse_text("x.yml", text.to_string(), Format::Yaml, &Limits::default());
+        let quoted: Vec<&str> = loaded.documents[0]
+            .nodes
+            .iter()
+            .filter(|n| n.style.is_quoted())
+            .map(|n| &text[n.span.range()])
+            .collect();
+        assert_eq!(quoted, ["'on'", "\"x\\\" # y\"", "'it''s # no'"]);
+        let s = scan(&loaded.source, &loaded.documents, registry::builtin());
+        assert_eq!(s.directives.len(), 3, "{s:#?}");
+    }
+
+    #[test]
+    fn spans_and_fixes() {
+        let text = "a: 1  # amlint: ignore[AML003, AML002]\n";
+        let s = scan_text(text);
+        let d = &s.directives[0];
+        let slice = |sp: Span| &text[sp.range()];
+        assert_eq!(slice(d.span), "# amlint: ignore[AML003, AML002]");
+        assert_eq!(slice(d.entries[1].span), "AML002");
+        assert_eq!(slice(d.list_span), "AML003, AML002");
+        assert_eq!(slice(d.removal), "  # amlint: ignore[AML003, AML002]");
+        let own = "# amlint: ignore[AML003]\na: 1\n";
+        let s = scan_text(own);
+        assert_eq!(
+            &own[s.directives[0].removal.range()],
+            "# amlint: ignore[AML003]\n"
+        );
+    }
+}

@@ -1,0 +1,546 @@
+//! Configuration through the command line: discovery (amlint.toml, .amlint.toml,
+//! pyproject.toml), --config and --no-config, every key, errors with their span and exit
+//! code 2, `amlint init`, and the published JSON Schema.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn amlint(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("amlint").unwrap();
+    cmd.timeout(Duration::from_secs(60))
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env("COLUMNS", "100");
+    cmd
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A scratch project: a temporary directory that is its own git work tree, so that no
+/// configuration above it can apply.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    dir
+}
+
+const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: local\n";
+
+/// A job with a duplicate key (AML002, error) and an ambiguous scalar (AML003, warning).
+fn job_with_findings() -> String {
+    format!("{JOB}compute: local\ntags:\n  gpu: on\n")
+}
+
+/// `(path, code, severity)` of every finding, from the JSON output.
+fn findings(dir: &Path, args: &[&str]) -> (Option<i32>, Vec<(String, String, String)>) {
+    let out = amlint(dir)
+        .args(["check", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let list = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (out.status.code(), list)
+}
+
+fn codes_of(list: &[(String, String, String)], path: &str) -> Vec<String> {
+    list.iter()
+        .filter(|(p, _, _)| p == path)
+        .map(|(_, c, _)| c.clone())
+        .collect()
+}
+
+#[test]
+fn nearest_configuration_wins_including_pyproject() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "amlint.toml", "ignore = [\"AML003\"]\n");
+    write(root, "a/job.yml", &job_with_findings());
+    // A pyproject.toml without [tool.amlint] is not a configuration: the root's applies.
+    write(root, "b/pyproject.toml", "[project]\nname = \"ml\"\n");
+    write(root, "b/job.yml", &job_with_findings());
+    // One with [tool.amlint] is, and it replaces the root's (no merging).
+    write(
+        root,
+        "c/pyproject.toml",
+        "[project]\nname = \"ml\"\n\n[tool.amlint]\nignore = [\"duplicate-key\"]\n",
+    );
+    write(root, "c/job.yml", &job_with_findings());
+    write(root, "c/deeper/job.yml", &job_with_findings());
+    write(
+        root,
+        "d/.amlint.toml",
+        "select = [\"AML0\"]\nignore = [\"AML002\", \"AML003\"]\n",
+    );
+    write(root, "d/job.yml", &job_with_findings());
+
+    let (code, list) = findings(root, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(codes_of(&list, "a/job.yml"), ["AML002"]);
+    assert_eq!(codes_of(&list, "b/job.yml"), ["AML002"]);
+    assert_eq!(codes_of(&list, "c/job.yml"), ["AML003"]);
+    assert_eq!(codes_of(&list, "c/deeper/job.yml"), ["AML003"]);
+    assert!(codes_of(&list, "d/job.yml").is_empty());
+
+    // --no-config: defaults everywhere.
+    let (_, list) = findings(root, &["--no-config"]);
+    assert_eq!(codes_of(&list, "c/job.yml"), ["AML002", "AML003"]);
+
+    // --config: one file for everything, its paths relative to itself.
+    write(
+        root,
+        "ci/strict.toml",
+        "[severity]\nAML003 = \"error\"\nAML002 = \"off\"\n",
+    );
+    let (code, list) = findings(root, &["--config", "ci/strict.toml", "a", "c"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        list.iter()
+            .filter(|(p, _, _)| p == "a/job.yml")
+            .cloned()
+            .collect::<Vec<_>>(),
+        [("a/job.yml".to_string(), "AML003".to_string(), "error".to_string())]
+    );
+    assert_eq!(codes_of(&list, "c/job.yml"), ["AML003"]);
+
+    amlint(root)
+        .args(["check", "--config", "x.toml", "--no-config"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn standard_input_uses_the_configuration_of_the_file_it_stands_for() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "ml/amlint.toml", "ignore = [\"AML003\"]\n");
+    let run = |name: &str| {
+        let out = amlint(root)
+            .args(["check", "--format", "json", "-", "--stdin-filename", name])
+            .write_stdin(job_with_findings())
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run("ml/jobs/train.yml"), ["AML002"]);
+    assert_eq!(run("other/train.yml"), ["AML002", "AML003"]);
+}
+
+#[test]
+fn selection_and_severity_keys() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "job.yml", &job_with_findings());
+    let run = |config: &str| {
+        write(root, "amlint.toml", config);
+        findings(root, &["job.yml"])
+    };
+    // select by prefix, ignore by name.
+    let (_, l) = run("select = [\"AML0\"]\nignore = [\"yaml11-ambiguous-scalar\"]\n");
+    assert_eq!(codes_of(&l, "job.yml"), ["AML002"]);
+    // select nothing, extend-select one rule.
+    let (code, l) = run("select = []\nextend-select = [\"AML003\"]\n");
+    assert_eq!(
+        (code, codes_of(&l, "job.yml")),
+        (Some(0), vec!["AML003".to_string()])
+    );
+    // The most specific selector wins: a code beats a prefix.
+    let (_, l) = run("ignore = [\"AML0\"]\nextend-select = [\"AML002\"]\n");
+    assert_eq!(codes_of(&l, "job.yml"), ["AML002"]);
+    // [severity]: down to a warning (the run passes), up to an error, off.
+    let (code, l) = run("[severity]\nduplicate-key = \"warning\"\nAML003 = \"info\"\n");
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        l.iter().map(|(_, c, s)| format!("{c}:{s}")).collect::<Vec<_>>(),
+        ["AML002:warning", "AML003:info"]
+    );
+    let (code, l) = run("[severity]\nAML002 = \"off\"\nAML0 = \"error\"\n");
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        l.iter().map(|(_, c, s)| format!("{c}:{s}")).collect::<Vec<_>>(),
+        ["AML003:error"]
+    );
+}
+
+#[test]
+fn file_selection_keys() {
+    let dir = project();
+    let root = dir.path();
+    let bad = job_with_findings();
+    write(root, "jobs/a.yml", &bad);
+    write(root, "jobs/experimental/b.yml", &bad);
+    write(root, "legacy/c.yml", &bad);
+    write(root, "generated/d.yml", &bad);
+    write(root, "web/node_modules/pkg/e.yml", &bad);
+    write(root, "deploy/f.yaml", &bad);
+    write(
+        root,
+        "amlint.toml",
+        "include = [\"**/*.yml\"]\nexclude = [\"legacy\"]\nextend-exclude = [\"generated/**\"]\n\n[per-file-ignores]\n\"jobs/experimental\" = [\"AML002\"]\n\"*.yml\" = [\"AML003\"]\n",
+    );
+    let (_, l) = findings(root, &[]);
+    let paths: std::collections::BTreeSet<&str> = l.iter().map(|(p, _, _)| p.as_str()).collect();
+    // include: only *.yml (deploy/f.yaml is not walked); exclude replaced the defaults,
+    // so node_modules is walked.
+    assert_eq!(
+        paths.into_iter().collect::<Vec<_>>(),
+        ["jobs/a.yml", "web/node_modules/pkg/e.yml"],
+        "{l:?}"
+    );
+    assert_eq!(codes_of(&l, "jobs/a.yml"), ["AML002"]);
+
+    // Files named explicitly are checked even when excluded, unless --force-exclude.
+    let (_, l) = findings(root, &["legacy/c.yml", "jobs/experimental/b.yml"]);
+    assert_eq!(codes_of(&l, "legacy/c.yml"), ["AML002"]);
+    assert!(codes_of(&l, "jobs/experimental/b.yml").is_empty());
+    let (code, l) = findings(root, &["--force-exclude", "legacy/c.yml", "generated/d.yml"]);
+    assert_eq!((code, l.len()), (Some(0), 0), "{l:?}");
+
+    // Without `exclude`, the default list skips node_modules.
+    write(root, "amlint.toml", "extend-exclude = [\"legacy\"]\n");
+    let (_, l) = findings(root, &[]);
+    assert!(
+        l.iter()
+            .all(|(p, _, _)| !p.contains("node_modules") && !p.starts_with("legacy")),
+        "{l:?}"
+    );
+    assert!(l.iter().any(|(p, _, _)| p == "deploy/f.yaml"));
+}
+
+#[test]
+fn profile_params_inventory_and_rules_dirs_reach_the_run() {
+    let dir = project();
+    let root = dir.path();
+    write(
+        root,
+        "deploy/aci/deploymentconfig.json",
+        "{\"computeType\": \"ACI\"}\n",
+    );
+    write(
+        root,
+        "deploy/aci/inferenceconfig.json",
+        "{\"entryScript\": \"score.py\"}\n",
+    );
+    std::fs::create_dir_all(root.join("policies")).unwrap();
+    write(
+        root,
+        "amlint.toml",
+        r#"profile = "dev"
+rules-dirs = ["policies"]
+
+[params]
+approved_vm_series = ["NCsv3"]
+require_isolated_vms = true
+
+[[inventory.computes]]
+name = "gpu-cluster"
+type = "amlcompute"
+size = "Standard_NC6s_v3"
+
+[[inventory.models]]
+name = "credit"
+version = "3"
+size_bytes = 1_500_000_000
+
+[[inventory.endpoints]]
+name = "credit-endpoint"
+compute = "aks-prod"
+
+[[inventory.deployments]]
+config = "deploy/aci/deploymentconfig.json"
+inference_config = "deploy/aci/inferenceconfig.json"
+model = ["credit:3"]
+"#,
+    );
+    write(root, "jobs/job.yml", JOB);
+    let root = root.canonicalize().unwrap();
+    let report = amlint::pipeline::check_paths(&[root.join("jobs/job.yml")], &Default::default());
+    assert!(report.config_errors.is_empty(), "{:?}", report.config_errors);
+    let project = report.project.expect("a project");
+    // Only one file was passed, but the project is the configuration's directory.
+    assert_eq!(project.root, root);
+    let config = &project.config;
+    assert_eq!(config.profile, amlint::config::Profile::Dev);
+    assert_eq!(
+        config.param("approved_vm_series"),
+        Some(&serde_json::json!(["NCsv3"]))
+    );
+    assert_eq!(
+        config.param("require_isolated_vms"),
+        Some(&serde_json::json!(true))
+    );
+    assert_eq!(config.rules_dirs, [root.join("policies")]);
+    let inv = &config.inventory;
+    assert_eq!(
+        inv.compute("GPU-CLUSTER").map(|c| c.compute_type),
+        Some("amlcompute")
+    );
+    assert_eq!(
+        inv.model("credit", "3").and_then(|m| m.size_bytes),
+        Some(1_500_000_000)
+    );
+    assert_eq!(
+        inv.endpoint("credit-endpoint").and_then(|e| e.compute.as_deref()),
+        Some("aks-prod")
+    );
+    let d = inv
+        .deployment_for(&root.join("deploy/aci/deploymentconfig.json"))
+        .expect("the deployment");
+    assert_eq!(d.models[0].to_string(), "credit:3");
+    assert_eq!(
+        d.inference_config.as_deref(),
+        Some(root.join("deploy/aci/inferenceconfig.json").as_path())
+    );
+    // The span of an entry points into the configuration file.
+    let source = config.source.as_ref().unwrap();
+    assert!(
+        source
+            .slice(inv.computes[0].span)
+            .starts_with("[[inventory.computes]]")
+    );
+}
+
+#[test]
+fn configuration_errors_point_at_the_file_and_exit_2() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "job.yml", JOB);
+    write(
+        root,
+        "amlint.toml",
+        "selct = [\"AML0\"]\nignore = [\"duplicate-keys\"]\n\n[severity]\nAML003 = \"warn\"\n\n[[inventory.computes]]\nname = \"gpu\"\ntype = \"amlcomptue\"\n",
+    );
+    for format in ["human", "json", "sarif"] {
+        let out = amlint(root)
+            .args(["check", "--color", "never", "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        assert!(
+            out.stdout.is_empty(),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        for needle in [
+            "[amlint.toml:1:1]",
+            "unknown key `selct`",
+            "Did you mean `select`?",
+            "[amlint.toml:2:11]",
+            "`duplicate-keys` is not a rule",
+            "Did you mean `duplicate-key`?",
+            "[amlint.toml:5:10]",
+            "Did you mean `warning`?",
+            "[amlint.toml:9:8]",
+            "`amlcomptue` is not an Azure ML compute type",
+            "4 configuration errors; nothing was checked",
+        ] {
+            assert!(err.contains(needle), "{format}: missing {needle:?} in\n{err}");
+        }
+    }
+    let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+    insta::assert_snapshot!("config_errors", String::from_utf8_lossy(&out.stderr));
+
+    // TOML syntax errors, an invalid pyproject section, a missing --config file.
+    write(root, "amlint.toml", "select = [\"AML0\"\n");
+    let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not valid TOML"));
+    std::fs::remove_file(root.join("amlint.toml")).unwrap();
+    write(root, "pyproject.toml", "[tool.amlint]\nprofile = \"staging\"\n");
+    let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("[pyproject.toml:2:11]") && err.contains("\"staging\""),
+        "{err}"
+    );
+    let out = amlint(root)
+        .args(["check", "--color", "never", "--config", "nope.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    // Two configuration files in one directory.
+    write(root, "amlint.toml", "");
+    write(root, ".amlint.toml", "");
+    let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("two configuration files in one directory"));
+}
+
+#[test]
+fn init_writes_a_valid_starter_once() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "job.yml", JOB);
+    amlint(root).arg("init").assert().code(0);
+    let text = std::fs::read_to_string(root.join("amlint.toml")).unwrap();
+    assert!(text.starts_with("# amlint configuration"));
+    amlint(root).args(["check", "job.yml"]).assert().code(0);
+    // Never overwritten.
+    std::fs::write(root.join("amlint.toml"), "profile = \"dev\"\n").unwrap();
+    let out = amlint(root).arg("init").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("never overwrites"));
+    assert_eq!(
+        std::fs::read_to_string(root.join("amlint.toml")).unwrap(),
+        "profile = \"dev\"\n"
+    );
+    // A pyproject.toml with [tool.amlint] counts too.
+    let other = project();
+    write(other.path(), "pyproject.toml", "[tool.amlint]\n");
+    amlint(other.path()).arg("init").assert().code(2);
+}
+
+// ---- The published JSON Schema and the documented example ----
+
+fn toml_to_json(v: &toml::de::DeValue<'_>) -> Value {
+    use toml::de::DeValue;
+    match v {
+        DeValue::String(s) => Value::String(s.to_string()),
+        DeValue::Integer(i) => Value::from(i64::from_str_radix(i.as_str(), i.radix()).unwrap()),
+        DeValue::Float(f) => serde_json::json!(f.as_str().parse::<f64>().unwrap()),
+        DeValue::Boolean(b) => Value::Bool(*b),
+        DeValue::Datetime(d) => Value::String(d.to_string()),
+        DeValue::Array(a) => Value::Array(a.iter().map(|x| toml_to_json(x.get_ref())).collect()),
+        DeValue::Table(t) => Value::Object(
+            t.iter()
+                .map(|(k, x)| (k.get_ref().to_string(), toml_to_json(x.get_ref())))
+                .collect(),
+        ),
+    }
+}
+
+fn toml_text_to_json(text: &str) -> Value {
+    let table = toml::de::DeTable::parse(text).unwrap();
+    toml_to_json(&toml::de::DeValue::Table(table.into_inner()))
+}
+
+fn schema() -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/amlint-config.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::draft7::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap()
+}
+
+/// The annotated example of docs/configuration.md (its first ```toml block).
+fn documented_example() -> String {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/configuration.md")).unwrap();
+    let start = doc
+        .find("```toml\n")
+        .expect("docs/configuration.md has a ```toml example")
+        + 8;
+    let end = start + doc[start..].find("```").unwrap();
+    doc[start..end].to_string()
+}
+
+#[test]
+fn documented_example_and_starter_are_valid_for_amlint_and_the_schema() {
+    let validator = schema();
+    let dir = project();
+    let root: PathBuf = dir.path().to_path_buf();
+    // The files the example's inventory and rules-dirs name.
+    write(
+        &root,
+        "deploy/aci/deploymentconfig.json",
+        "{\"computeType\": \"ACI\"}\n",
+    );
+    write(&root, "deploy/aci/inferenceconfig.json", "{}\n");
+    std::fs::create_dir_all(root.join("policies/amlint")).unwrap();
+    write(&root, "job.yml", JOB);
+    for (name, text) in [
+        ("docs/configuration.md example", documented_example()),
+        ("amlint init starter", amlint::config::STARTER.to_string()),
+    ] {
+        write(&root, "amlint.toml", &text);
+        let out = amlint(&root)
+            .args(["check", "--color", "never", "job.yml"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name} is refused: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json = toml_text_to_json(&text);
+        let errors: Vec<String> = validator.iter_errors(&json).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name} fails the schema: {errors:#?}");
+    }
+    // The schema refuses what amlint refuses.
+    for bad in [
+        "selct = []\n",
+        "profile = \"prod\"\n",
+        "[severity]\nAML003 = \"warn\"\n",
+        "[[inventory.computes]]\nname = \"x\"\ntype = \"nope\"\n",
+        "[[inventory.models]]\nname = \"x\"\n",
+        "[[inventory.deployments]]\nconfig = \"a.json\"\nmodel = \"credit\"\n",
+    ] {
+        assert!(
+            !validator.is_valid(&toml_text_to_json(bad)),
+            "the schema accepts {bad:?}"
+        );
+    }
+}
+
+#[test]
+fn schema_names_exactly_the_keys_amlint_reads() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/amlint-config.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut in_schema: Vec<&str> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    in_schema.sort_unstable();
+    let mut known = amlint::config::KEYS.to_vec();
+    known.sort_unstable();
+    assert_eq!(in_schema, known);
+    // It is documentation, not a kind: nothing under schemas/ or in the binary.
+    assert!(
+        amlint::embedded::SCHEMA_FILES
+            .iter()
+            .all(|(name, _)| !name.contains("amlint-config"))
+    );
+    assert!(
+        amlint::kinds::table()
+            .kinds
+            .iter()
+            .all(|k| !k.id.contains("amlint"))
+    );
+}
