@@ -242,12 +242,30 @@ def read_doc(path: Path) -> Tuple[Any, Optional[BaseException]]:
         return None, e
 
 
-def sdk_verdict(path: Path, kind: str, relative_origin: Optional[Path] = None) -> Dict[str, Any]:
-    """Load `path` with the loader of `kind`; base path = directory of relative_origin or path."""
+# Deployment kinds whose `endpoint_name` `az ml online-deployment|batch-deployment create`
+# takes from `--endpoint-name` when the file has none.
+ENDPOINT_NAME_FROM_CLI = {
+    "managedOnlineDeployment", "kubernetesOnlineDeployment", "batchDeployment",
+    "modelBatchDeployment", "pipelineComponentBatchDeployment",
+}
+CLI_ENDPOINT_NAME = "amlint-endpoint-from-cli"
+
+
+def sdk_verdict(path: Path, kind: str, relative_origin: Optional[Path] = None,
+                doc: Any = None) -> Dict[str, Any]:
+    """Load `path` with the loader of `kind`; base path = directory of relative_origin or path.
+
+    A deployment without `endpoint_name` is loaded as `az ml ... create --endpoint-name X`
+    loads it (`params_override`), and the record says so (`endpoint_name_from_cli`)."""
     ldr = LOADERS.get(kind)
     if ldr is None:
         return {"loader": None, "accepted": None, "error": None, "error_class": None}
     fn = get_loader(ldr)
+    kwargs: Dict[str, Any] = {}
+    extra: Dict[str, Any] = {}
+    if kind in ENDPOINT_NAME_FROM_CLI and isinstance(doc, dict) and "endpoint_name" not in doc:
+        kwargs["params_override"] = [{"endpoint_name": CLI_ENDPOINT_NAME}]
+        extra["endpoint_name_from_cli"] = True
     origin = relative_origin or path
     cwd = os.getcwd()
     sink = io.StringIO()
@@ -255,15 +273,15 @@ def sdk_verdict(path: Path, kind: str, relative_origin: Optional[Path] = None) -
         os.chdir(origin.parent)
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             if relative_origin is not None:
-                fn(str(path), relative_origin=str(relative_origin))
+                fn(str(path), relative_origin=str(relative_origin), **kwargs)
             else:
-                fn(str(path))
-        return {"loader": ldr, "accepted": True, "error": None, "error_class": None}
+                fn(str(path), **kwargs)
+        return {"loader": ldr, "accepted": True, "error": None, "error_class": None, **extra}
     except BaseException as e:  # noqa: BLE001 - any failure is a verdict
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise
         return {"loader": ldr, "accepted": False, "error": describe_error(e),
-                "error_class": classify_error(e)}
+                "error_class": classify_error(e), **extra}
     finally:
         os.chdir(cwd)
 
@@ -283,7 +301,7 @@ def verdict_for_file(clf: Classifier, root: Path, path: Path, relative_origin: O
     if kind is None:
         rec.update({"loader": None, "accepted": None, "error": None, "error_class": None})
         return rec
-    rec.update(sdk_verdict(path, kind, relative_origin))
+    rec.update(sdk_verdict(path, kind, relative_origin, doc))
     return rec
 
 

@@ -22,6 +22,7 @@ pub mod policy;
 pub mod project;
 pub mod registry;
 pub mod report;
+pub mod schema;
 pub mod source;
 pub mod suggest;
 pub mod suppress;

@@ -35,7 +35,11 @@ fn exit_codes() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "clean.yml", CLEAN_JOB);
     write(dir.path(), "bad.yml", DUPLICATE);
-    write(dir.path(), "warn.yml", &format!("{CLEAN_JOB}tags:\n  gpu: on\n"));
+    write(
+        dir.path(),
+        "warn.yml",
+        &format!("{CLEAN_JOB}inputs:\n  gpu: on\n"),
+    );
     amlint()
         .current_dir(dir.path())
         .args(["check", "clean.yml"])

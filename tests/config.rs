@@ -35,7 +35,7 @@ const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJ
 
 /// A job with a duplicate key (AML002, error) and an ambiguous scalar (AML003, warning).
 fn job_with_findings() -> String {
-    format!("{JOB}compute: local\ntags:\n  gpu: on\n")
+    format!("{JOB}compute: local\ninputs:\n  gpu: on\n")
 }
 
 /// `(path, code, severity)` of every finding, from the JSON output.

@@ -44,7 +44,7 @@ fn rich_project() -> tempfile::TempDir {
         root,
         "jobs/train.yml",
         &format!(
-            "{HEAD}compute: local\ncompute: local\ndisplay_name: \"😀 é\"\ntags: {{ \"😀\": on }}\nversion: 1.10\nexperiment_name: x  # amlint: ignore[AML002]\n"
+            "{HEAD}compute: local\ncompute: local\ndisplay_name: \"😀 é\"\ninputs: {{ \"😀\": on }}\nversion: 1.10\nexperiment_name: x  # amlint: ignore[AML002]\n"
         ),
     );
     write(
@@ -174,7 +174,7 @@ fn sarif_is_valid_against_the_official_schema() {
         dup[0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
         "/compute"
     );
-    // UTF-16 columns: `tags: { "😀": on }` — `on` starts after 13 characters, 14 code units.
+    // UTF-16 columns: `inputs: { "😀": on }` — `on` starts after 15 characters, 16 code units.
     let on = find("AML003", "jobs/train.yml");
     let regions: Vec<&Value> = on
         .iter()
@@ -182,7 +182,7 @@ fn sarif_is_valid_against_the_official_schema() {
         .collect();
     assert!(
         regions.contains(
-            &&serde_json::json!({"startLine": 7, "startColumn": 15, "endLine": 7, "endColumn": 17})
+            &&serde_json::json!({"startLine": 7, "startColumn": 17, "endLine": 7, "endColumn": 19})
         ),
         "{regions:?}"
     );
@@ -228,7 +228,7 @@ fn github_annotations() {
     write(
         root,
         "jobs/a,b:c.yml",
-        &format!("{HEAD}compute: local\ncompute: serverless\ntags: {{ \"😀\": on }}\n"),
+        &format!("{HEAD}compute: local\ncompute: serverless\ninputs: {{ \"😀\": on }}\n"),
     );
     let out = amlint(root)
         .args(["check", "--format", "github"])
@@ -243,7 +243,7 @@ fn github_annotations() {
     );
     assert!(
         lines[1].starts_with(
-            "::warning file=jobs/a%2Cb%3Ac.yml,line=6,col=15,endLine=6,endColumn=17,title=AML003 yaml11-ambiguous-scalar::"
+            "::warning file=jobs/a%2Cb%3Ac.yml,line=6,col=17,endLine=6,endColumn=19,title=AML003 yaml11-ambiguous-scalar::"
         ),
         "{}",
         lines[1]
@@ -266,9 +266,9 @@ fn junit_has_one_case_per_checked_file() {
     write(
         root,
         "jobs/bad.yml",
-        &format!("{HEAD}tags:\n  \"<a & b>\": 1\n  \"<a & b>\": 2\n"),
+        &format!("{HEAD}inputs:\n  \"<a & b>\": 1\n  \"<a & b>\": 2\n"),
     );
-    write(root, "jobs/warn.yml", &format!("{HEAD}tags:\n  gpu: on\n"));
+    write(root, "jobs/warn.yml", &format!("{HEAD}inputs:\n  gpu: on\n"));
     write(root, "conda.yml", "name: env\ndependencies: [python=3.10]\n");
     let run = |fail_on: &str| {
         let out = amlint(root)
@@ -316,8 +316,8 @@ fn junit_has_one_case_per_checked_file() {
 fn fail_on_sets_the_exit_code() {
     let dir = project();
     let root = dir.path();
-    write(root, "warn.yml", &format!("{HEAD}tags:\n  gpu: on\n"));
-    write(root, "info.yml", &format!("{HEAD}tags:\n  gpu: on\n"));
+    write(root, "warn.yml", &format!("{HEAD}inputs:\n  gpu: on\n"));
+    write(root, "info.yml", &format!("{HEAD}inputs:\n  gpu: on\n"));
     write(root, "amlint.toml", "[per-file-ignores]\n\"error.yml\" = []\n");
     write(root, "error.yml", &format!("{HEAD}compute: a\ncompute: b\n"));
     let code = |file: &str, fail_on: Option<&str>, extra: &[&str]| {
@@ -356,7 +356,7 @@ fn baseline_survives_lines_inserted_above_the_finding() {
     let root = dir.path();
     let original = format!("{HEAD}compute: local\ncompute: local\n");
     write(root, "jobs/train.yml", &original);
-    write(root, "jobs/other.yml", &format!("{HEAD}tags:\n  gpu: on\n"));
+    write(root, "jobs/other.yml", &format!("{HEAD}inputs:\n  gpu: on\n"));
 
     // Record the current findings: exit 0, a sorted JSON file.
     let out = amlint(root)
@@ -438,7 +438,7 @@ fn baseline_survives_lines_inserted_above_the_finding() {
     assert_eq!(results.len(), 2);
 
     // When the offending text itself changes, it is a new finding.
-    write(root, "jobs/other.yml", &format!("{HEAD}tags:\n  gpu: yes\n"));
+    write(root, "jobs/other.yml", &format!("{HEAD}inputs:\n  gpu: yes\n"));
     assert_eq!(json(&["--baseline", "amlint-baseline.json"]), (Some(1), 1));
 
     // Rewriting the baseline is atomic and leaves no temporary file behind.

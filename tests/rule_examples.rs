@@ -72,10 +72,11 @@ fn every_rule_example_behaves() {
 
 #[test]
 fn every_native_rule_is_implemented_and_every_code_has_metadata() {
-    use amlint::checks::{DOCUMENT_CHECKS, LOADER_CODES, PIPELINE_CODES};
+    use amlint::checks::{ALSO_REPORTED, DOCUMENT_CHECKS, LOADER_CODES, PIPELINE_CODES};
     let implemented: Vec<&str> = DOCUMENT_CHECKS
         .iter()
         .map(|(c, _)| *c)
+        .chain(ALSO_REPORTED.iter().flat_map(|(_, codes)| codes.iter().copied()))
         .chain(LOADER_CODES.iter().copied())
         .chain(PIPELINE_CODES.iter().copied())
         .collect();

@@ -61,7 +61,7 @@ fn codes(list: &[(u64, u64, String, String)]) -> Vec<String> {
 #[test]
 fn suppressions_by_code_and_name_on_the_line_and_above() {
     // Without suppressions: AML002 on line 5, AML003 on lines 7 and 8.
-    let bare = format!("{HEAD}experiment_name: a\nexperiment_name: b\ntags:\n  gpu: on\n  cpu: off\n");
+    let bare = format!("{HEAD}experiment_name: a\nexperiment_name: b\ninputs:\n  gpu: on\n  cpu: off\n");
     let (code, l) = check(&bare);
     assert_eq!(
         (code, codes(&l)),
@@ -69,7 +69,7 @@ fn suppressions_by_code_and_name_on_the_line_and_above() {
     );
 
     let text = format!(
-        "{HEAD}experiment_name: a\nexperiment_name: b  # amlint: ignore[duplicate-key] moving to the GPU cluster\ntags:\n  # amlint: ignore[AML003]\n\n  # an unrelated comment\n  gpu: on\n  cpu: off  # amlint: ignore[yaml11-ambiguous-scalar, AML002]\n"
+        "{HEAD}experiment_name: a\nexperiment_name: b  # amlint: ignore[duplicate-key] moving to the GPU cluster\ninputs:\n  # amlint: ignore[AML003]\n\n  # an unrelated comment\n  gpu: on\n  cpu: off  # amlint: ignore[yaml11-ambiguous-scalar, AML002]\n"
     );
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "job.yml", &text);
@@ -102,7 +102,7 @@ fn suppressions_by_code_and_name_on_the_line_and_above() {
 #[test]
 fn stacked_and_file_wide_suppressions() {
     let text = format!(
-        "# amlint: ignore-file[AML003]: the CLI's booleans are what we mean\n{HEAD}experiment_name: a\n# amlint: ignore[AML002] reviewed\n# amlint: ignore[AML006]\nexperiment_name: b\ntags:\n  gpu: on\n"
+        "# amlint: ignore-file[AML003]: the CLI's booleans are what we mean\n{HEAD}experiment_name: a\n# amlint: ignore[AML002] reviewed\n# amlint: ignore[AML006]\nexperiment_name: b\ninputs:\n  gpu: on\n"
     );
     let (code, l) = check(&text);
     // The two stacked comments both apply to line 8; AML006 silences nothing there.
@@ -127,7 +127,7 @@ fn comments_inside_strings_are_not_suppressions() {
 #[test]
 fn unused_unknown_and_malformed_suppressions() {
     let text = format!(
-        "{HEAD}experiment_name: a  # amlint: ignore[AML002]\nname: x  # amlint: ignore[duplicate-keys]\ntags:\n  a: 1  # amlint: ignore AML003\n  b: 2  # amlint: disable[AML003]\n# amlint: ignore-file[AML005]\n"
+        "{HEAD}experiment_name: a  # amlint: ignore[AML002]\nname: x  # amlint: ignore[duplicate-keys]\ninputs:\n  a: 1  # amlint: ignore AML003\n  b: 2  # amlint: disable[AML003]\n# amlint: ignore-file[AML005]\n"
     );
     let (code, l) = check(&text);
     // AML009 is a warning: the run passes.
@@ -158,7 +158,7 @@ fn unused_unknown_and_malformed_suppressions() {
 
 #[test]
 fn suppressions_of_disabled_rules_and_of_aml009_itself() {
-    let text = format!("{HEAD}tags:\n  gpu: on  # amlint: ignore[AML003]\n");
+    let text = format!("{HEAD}inputs:\n  gpu: on  # amlint: ignore[AML003]\n");
     let (_, l) = check_with(Some("ignore = [\"AML003\"]\n"), "job.yml", &text);
     assert_eq!(codes(&l), ["5:AML009"]);
     assert!(
@@ -168,19 +168,21 @@ fn suppressions_of_disabled_rules_and_of_aml009_itself() {
     );
 
     // Naming AML009 keeps a suppression that may be unused on purpose.
-    let text = format!("{HEAD}tags:\n  gpu: 'on'  # amlint: ignore[AML003, AML009] only on some branches\n");
+    let text =
+        format!("{HEAD}inputs:\n  gpu: 'on'  # amlint: ignore[AML003, AML009] only on some branches\n");
     let (_, l) = check(&text);
     assert!(l.is_empty(), "{l:?}");
     // ... but AML009 alone, where everything else is used, is itself unused.
-    let text = format!("{HEAD}tags:\n  gpu: on  # amlint: ignore[AML003, AML009]\n");
+    let text = format!("{HEAD}inputs:\n  gpu: on  # amlint: ignore[AML003, AML009]\n");
     let (_, l) = check(&text);
     assert_eq!(codes(&l), ["5:AML009"]);
     // ignore-file[AML009] silences every unused-suppression report of the file.
-    let text = format!("# amlint: ignore-file[AML009]\n{HEAD}tags:\n  gpu: 'on'  # amlint: ignore[AML003]\n");
+    let text =
+        format!("# amlint: ignore-file[AML009]\n{HEAD}inputs:\n  gpu: 'on'  # amlint: ignore[AML003]\n");
     let (_, l) = check(&text);
     assert!(l.is_empty(), "{l:?}");
     // The configuration can turn AML009 off or change its severity.
-    let text = format!("{HEAD}tags:\n  gpu: 'on'  # amlint: ignore[AML003]\n");
+    let text = format!("{HEAD}inputs:\n  gpu: 'on'  # amlint: ignore[AML003]\n");
     let (_, l) = check_with(Some("ignore = [\"unused-suppression\"]\n"), "job.yml", &text);
     assert!(l.is_empty(), "{l:?}");
     let (code, l) = check_with(Some("[severity]\nAML009 = \"error\"\n"), "job.yml", &text);
@@ -189,7 +191,7 @@ fn suppressions_of_disabled_rules_and_of_aml009_itself() {
 
 #[test]
 fn no_unused_reports_when_a_syntax_error_cuts_the_file_short() {
-    let text = format!("{HEAD}tags:  # amlint: ignore[AML003]\n  gpu: [on\n");
+    let text = format!("{HEAD}inputs:  # amlint: ignore[AML003]\n  gpu: [on\n");
     let (_, l) = check(&text);
     assert!(l.iter().all(|(_, _, c, _)| c != "AML009"), "{l:?}");
     assert!(l.iter().any(|(_, _, c, _)| c == "AML001"), "{l:?}");

@@ -3,6 +3,8 @@
 //! line in [`DOCUMENT_CHECKS`].
 
 mod policy;
+pub mod references;
+pub mod schema;
 mod schema_type_mismatch;
 pub mod single_document;
 mod unknown_schema;
@@ -34,7 +36,13 @@ pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
     ("AML003", yaml11_ambiguous::check),
     ("AML006", unknown_schema::check),
     ("AML008", schema_type_mismatch::check),
+    ("AML101", schema::check),
+    ("AML201", references::check),
 ];
+
+/// Codes reported by a check of [`DOCUMENT_CHECKS`] besides the one it is registered
+/// under (one validation pass yields every schema code).
+pub const ALSO_REPORTED: &[(&str, &[&str])] = &[("AML101", schema::CODES), ("AML201", references::CODES)];
 
 /// Runs every declarative rule (`rules/**` with `when`) on the document. Not a native
 /// check: the rules are data.

@@ -107,8 +107,9 @@ pub struct Document {
     pub span: Span,
     /// Plain scalars that YAML 1.1 and YAML 1.2 read differently (input to AML003).
     pub yaml11_notes: Vec<yaml11::Note>,
-    /// The document was cut short by a syntax error or a limit; the tree holds what
-    /// came before.
+    /// The document was cut short by a syntax error or a limit (the tree holds what
+    /// came before), or holds a construct PyYAML refuses to load (AML001). Either way the
+    /// Azure ML CLI cannot load it, so it is not schema-checked.
     pub partial: bool,
     /// Aliases expand beyond the limit (AML005): the tree is kept for classification,
     /// but nothing may expand it ([`Document::to_json`] gives `null`).

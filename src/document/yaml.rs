@@ -759,6 +759,16 @@ impl<'a> Builder<'a, '_> {
         } else {
             doc.span.end = self.last_end.max(doc.span.start);
         }
+        // PyYAML refuses to construct this document (AML001 inside it): the Azure ML CLI
+        // never sees its content, so it is kept for classification but not validated.
+        let (start, end) = (doc.span.start, doc.span.end);
+        if self
+            .diags
+            .iter()
+            .any(|d| d.code == "AML001" && d.span.start >= start && d.span.start <= end)
+        {
+            doc.partial = true;
+        }
         if doc.expanded_size(self.limits.max_alias_nodes).is_none() {
             let alias = doc
                 .nodes

@@ -1,0 +1,372 @@
+//! AML201 local-path-not-found and AML202 malformed-asset-reference: the reference fields
+//! of a document (found with the schemas' `x-amlint-forms`, `crate::schema::forms`),
+//! checked the way the Azure ML CLI resolves them. Local paths are resolved against the
+//! file's directory and only their metadata is read; `azureml:` references are checked
+//! for form, never looked up.
+
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::DocContext;
+use crate::diagnostic::Diagnostic;
+use crate::document::{Pointer, Target, Value};
+use crate::schema::coerce::is_binding;
+use crate::schema::forms::{Form, asset_singular, sites};
+
+pub const CODES: &[&str] = &["AML201", "AML202"];
+
+pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(kind) = cx.class.kind else {
+        return;
+    };
+    if !super::schema::checkable(cx.doc) {
+        return;
+    }
+    let store = crate::schema::store();
+    if !store.has_kind(&kind.id) {
+        return;
+    }
+    let json = cx.doc.to_json();
+    let dir = base_dir(&cx.source.path);
+    for site in sites(store, &kind.id, &json) {
+        let Some(found) = cx.doc.lookup(&site.pointer) else {
+            continue;
+        };
+        let Value::Str(text) = cx.doc.value(found.value) else {
+            continue;
+        };
+        if let Some(d) = check_site(cx, &dir, &site.pointer, text, &site.forms) {
+            out.push(d.with_pointer(site.pointer.clone()));
+        }
+    }
+}
+
+/// The directory relative paths in `path` resolve against (the CLI's base path).
+fn base_dir(path: &str) -> PathBuf {
+    match Path::new(path).parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A template placeholder (`<CODE_DIR>`, `{{ENV}}`), not a path.
+fn is_placeholder(text: &str) -> bool {
+    (text.contains('<') && text.contains('>')) || text.contains("{{")
+}
+
+static SCHEME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z][A-Za-z0-9+.-]*://").expect("valid regex"));
+
+fn is_asset_form(f: &Form) -> bool {
+    matches!(f.form.as_str(), "arm" | "arm-versioned" | "registry")
+}
+
+fn check_site(
+    cx: &DocContext<'_>,
+    dir: &Path,
+    pointer: &Pointer,
+    text: &str,
+    forms: &[Form],
+) -> Option<Diagnostic> {
+    if is_binding(&serde_json::Value::String(text.to_string())) {
+        return None;
+    }
+    let span = cx.doc.span_of(pointer, Target::Value);
+    let field = pointer.last().unwrap_or("value").to_string();
+    if let Some(rest) = text.strip_prefix("azureml:") {
+        let assets: Vec<&Form> = forms.iter().filter(|f| is_asset_form(f)).collect();
+        if assets.is_empty() {
+            return None;
+        }
+        let (problem, mut help) = asset_problem(rest, &assets)?;
+        if help.is_empty() {
+            let owned: Vec<Form> = assets.iter().map(|f| (*f).clone()).collect();
+            help = format!("Use {}.", crate::schema::forms::describe_accepted(&owned));
+        }
+        let what = assets
+            .iter()
+            .find_map(|f| f.asset.as_deref())
+            .map_or("asset", asset_singular);
+        return Some(
+            Diagnostic::new(
+                "AML202",
+                span,
+                format!("`{text}` is not a well-formed {what} reference: {problem}"),
+            )
+            .with_help(help),
+        );
+    }
+    if let Some(path) = text.strip_prefix("file:") {
+        if !forms.iter().any(|f| f.form == "yaml-file") {
+            return None;
+        }
+        let form = Form {
+            form: "yaml-file".into(),
+            asset: None,
+            default_version: false,
+            dir: false,
+            file: true,
+            relative_to: None,
+            unless: None,
+        };
+        return missing(dir, path, &form, &field, text, span);
+    }
+    if SCHEME.is_match(text) || text.starts_with("git+") || is_placeholder(text) {
+        return None;
+    }
+    let index = forms
+        .iter()
+        .position(|f| f.form == "local-path" || f.form == "file-ref")?;
+    // A plain-string form before the local path: the SDK takes any string at load time
+    // (job input paths, resolved only at submission, often created by a setup script).
+    if forms[..index].iter().any(|f| f.form == "string") {
+        return None;
+    }
+    let form = &forms[index];
+    if let Some(sibling) = &form.unless {
+        let mut p = pointer.clone();
+        p.pop();
+        if cx.doc.lookup(&p.child(sibling.as_str())).is_some() {
+            return None;
+        }
+    }
+    let base = match &form.relative_to {
+        Some(sibling) => {
+            let mut p = pointer.clone();
+            p.pop();
+            let sib = p.child(sibling.as_str());
+            let code = cx.doc.lookup(&sib).map(|l| cx.doc.value(l.value));
+            match code {
+                // When the directory itself is missing, that is the finding (on `code`).
+                Some(Value::Str(c)) if !SCHEME.is_match(c) && !c.contains(':') && dir.join(&**c).is_dir() => {
+                    dir.join(&**c)
+                }
+                // No local directory to look in (remote code, or none given).
+                _ => return None,
+            }
+        }
+        None => dir.to_path_buf(),
+    };
+    let mut d = missing(&base, text, form, &field, text, span)?;
+    let assets: Vec<&Form> = forms.iter().filter(|f| is_asset_form(f)).collect();
+    if !assets.is_empty() && !text.contains('/') && !text.contains('\\') {
+        let what = assets
+            .iter()
+            .find_map(|f| f.asset.as_deref())
+            .map_or("asset", asset_singular);
+        d.help = Some(format!(
+            "{} If `{text}` names a registered {what}, write `azureml:{text}`.",
+            d.help.unwrap_or_default()
+        ));
+    }
+    Some(d)
+}
+
+/// AML201 when `rel` (resolved against `base`) does not exist or has the wrong kind.
+fn missing(
+    base: &Path,
+    rel: &str,
+    form: &Form,
+    field: &str,
+    shown: &str,
+    span: crate::source::Span,
+) -> Option<Diagnostic> {
+    let joined = if Path::new(rel).is_absolute() {
+        PathBuf::from(rel)
+    } else {
+        base.join(rel)
+    };
+    // `a/./b` → `a/b` for display (the lookup is the same).
+    let path: PathBuf = joined
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    let where_ = path.display().to_string();
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_dir() && !form.dir => Some(
+            Diagnostic::new(
+                "AML201",
+                span,
+                format!("`{shown}` is a directory, but `{field}` must name a file (looked at `{where_}`)"),
+            )
+            .with_help("Point it at the file itself."),
+        ),
+        Ok(meta) if !meta.is_dir() && !form.file => Some(
+            Diagnostic::new(
+                "AML201",
+                span,
+                format!("`{shown}` is a file, but `{field}` must name a directory (looked at `{where_}`)"),
+            )
+            .with_help("Point it at the directory."),
+        ),
+        Ok(_) => None,
+        Err(_) => {
+            let relative_to = match &form.relative_to {
+                Some(s) => format!("the `{s}` directory"),
+                None => "this file's directory".to_string(),
+            };
+            Some(
+                Diagnostic::new(
+                    "AML201",
+                    span,
+                    format!("Local path `{shown}` in `{field}` does not exist (looked for `{where_}`)"),
+                )
+                .with_help(format!(
+                    "The Azure ML CLI resolves `{field}` relative to {relative_to} and fails when it is missing. Fix the path, or create it."
+                )),
+            )
+        }
+    }
+}
+
+static ARM_ID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^/?subscriptions/[^/\s]+/resourcegroups/[^/\s]+/providers/microsoft\.machinelearningservices/workspaces/[^/\s]+/[^/\s]+/[^/\s]+(/versions/[^/\s]+)?/?$",
+    )
+    .expect("valid regex")
+});
+
+static REGISTRY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^//(registries|feeds)/[^/\s]+/[^/\s]+/[^/\s]+(/(versions|labels)/[^/\s]+)?/?$")
+        .expect("valid regex")
+});
+
+/// What is wrong with `azureml:<rest>` for a field that accepts `forms`, if anything:
+/// (problem, help).
+fn asset_problem(rest: &str, forms: &[&Form]) -> Option<(String, String)> {
+    // Empty: the caller words the accepted forms of this field.
+    let forms_help = "";
+    if let Some(uri) = rest.strip_prefix("//") {
+        let first = uri.split('/').next().unwrap_or("");
+        return match first {
+            "registries" | "feeds" => (!REGISTRY.is_match(rest)).then(|| {
+                (
+                    "a registry reference has the form `azureml://registries/<registry>/<type>/<name>/versions/<version>` (or `/labels/<label>`)".to_string(),
+                    forms_help.to_string(),
+                )
+            }),
+            "locations" | "datastores" | "subscriptions" => None,
+            _ => Some((
+                format!("`azureml://{first}/...` is not an Azure ML URI (expected `azureml://registries/...`, `azureml://locations/...` or `azureml://datastores/...`)"),
+                forms_help.to_string(),
+            )),
+        };
+    }
+    if rest.is_empty() {
+        return Some(("nothing follows `azureml:`".to_string(), forms_help.to_string()));
+    }
+    if rest.chars().any(char::is_whitespace) {
+        return Some(("it contains whitespace".to_string(), forms_help.to_string()));
+    }
+    if rest.starts_with('/') || rest.to_ascii_lowercase().starts_with("subscriptions/") {
+        return (!ARM_ID.is_match(rest)).then(|| {
+            (
+                "an ARM id has the form `azureml:/subscriptions/<id>/resourceGroups/<group>/providers/Microsoft.MachineLearningServices/workspaces/<workspace>/<type>/<name>[/versions/<version>]`".to_string(),
+                forms_help.to_string(),
+            )
+        });
+    }
+    if rest.contains('/') {
+        return Some((
+            "a short reference cannot contain `/` (an ARM id starts with `/subscriptions/`)".to_string(),
+            forms_help.to_string(),
+        ));
+    }
+    let versioned = forms.iter().any(|f| f.form == "arm-versioned");
+    if !versioned {
+        // A resource (compute, datastore, job): any name.
+        return None;
+    }
+    let version_optional = forms
+        .iter()
+        .any(|f| f.form == "arm" || (f.form == "arm-versioned" && f.default_version));
+    if let Some((name, label)) = rest.rsplit_once('@') {
+        if name.is_empty() || name.contains(':') || name.contains('@') {
+            return Some((
+                format!("`{name}` is not an asset name (a label reference is `azureml:<name>@<label>`)"),
+                forms_help.to_string(),
+            ));
+        }
+        if label.is_empty() {
+            return Some(("the label after `@` is empty".to_string(), forms_help.to_string()));
+        }
+        return None;
+    }
+    let parts: Vec<&str> = rest.split(':').collect();
+    match parts.as_slice() {
+        [""] => Some(("the name is empty".to_string(), forms_help.to_string())),
+        [_] if !version_optional => Some((
+            "this field needs a version or a label".to_string(),
+            format!("Add the version (`azureml:{rest}:<version>`) or a label (`azureml:{rest}@latest`)."),
+        )),
+        [_] => None,
+        [name, version] if name.is_empty() || version.is_empty() => Some((
+            "a versioned reference is `azureml:<name>:<version>`, with neither part empty".to_string(),
+            forms_help.to_string(),
+        )),
+        [_, _] => None,
+        _ => Some((
+            format!(
+                "it has {} `:`-separated parts; a versioned reference is `azureml:<name>:<version>`",
+                parts.len()
+            ),
+            forms_help.to_string(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(name: &str, default_version: bool) -> Form {
+        Form {
+            form: name.into(),
+            asset: Some("environments".into()),
+            default_version,
+            dir: true,
+            file: true,
+            relative_to: None,
+            unless: None,
+        }
+    }
+
+    #[test]
+    fn asset_references() {
+        let versioned = form("arm-versioned", false);
+        let default = form("arm-versioned", true);
+        let registry = form("registry", false);
+        let v = [&versioned, &registry];
+        let d = [&default, &registry];
+        for ok in [
+            "env:1",
+            "env@latest",
+            "//registries/azureml/environments/sklearn/versions/3",
+            "//registries/azureml/environments/sklearn/labels/latest",
+            "/subscriptions/s/resourceGroups/r/providers/Microsoft.MachineLearningServices/workspaces/w/environments/e/versions/1",
+            "//datastores/ws/paths/x",
+        ] {
+            assert_eq!(asset_problem(ok, &v), None, "{ok}");
+        }
+        for bad in [
+            "",
+            "env",
+            "env:",
+            ":1",
+            "env:1:2",
+            "env@",
+            "a b:1",
+            "envs/x:1",
+            "//registries/azureml",
+            "//foo/bar",
+            "/subscriptions/s/resourceGroups/r",
+        ] {
+            assert!(asset_problem(bad, &v).is_some(), "{bad}");
+        }
+        assert_eq!(asset_problem("env", &d), None);
+        let compute = form("arm", false);
+        assert_eq!(asset_problem("cpu-cluster", &[&compute]), None);
+    }
+}

@@ -1,0 +1,526 @@
+//! AML101–AML105: schema validation of a classified document against its kind's schema
+//! (`crate::schema`), one finding per problem, each on the exact key or value.
+
+use super::DocContext;
+use crate::diagnostic::{Diagnostic, Edit, Fix};
+use crate::document::yaml11::describe;
+use crate::document::{Document, Pointer, Style, Target, Value};
+use crate::schema::coerce::Normalize;
+use crate::schema::cross_field;
+use crate::schema::{Issue, IssueKind};
+use crate::source::Span;
+
+/// Every code this check reports.
+pub const CODES: &[&str] = &["AML101", "AML102", "AML103", "AML104", "AML105", "AML202"];
+
+/// Whether the document can be validated: its tree is complete and its JSON view exists.
+pub fn checkable(doc: &Document) -> bool {
+    !doc.partial && !doc.alias_overflow && doc.root.is_some()
+}
+
+pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(kind) = cx.class.kind else {
+        return;
+    };
+    if !checkable(cx.doc) {
+        return;
+    }
+    let json = cx.doc.to_json();
+    let Some(issues) = crate::schema::validate(&kind.id, &json) else {
+        return;
+    };
+    let r = Render {
+        doc: cx.doc,
+        title: &kind.title,
+    };
+    for issue in &issues {
+        out.push(r.issue(issue));
+    }
+    // Cross-field constraints only where the values involved passed the schema.
+    for f in cross_field::check(&kind.id, &json) {
+        if issues.iter().any(|i| i.pointer == f.pointer) {
+            continue;
+        }
+        // A finding about a whole mapping (a traffic sum) sits on its key.
+        let on_key = matches!(r.node_at(&f.pointer), Some(Value::Map(_) | Value::Seq(_)));
+        let span = if on_key {
+            cx.doc.span_of(&f.pointer, Target::Key)
+        } else {
+            r.value_span(&f.pointer)
+        };
+        let mut d = Diagnostic::new("AML105", span, f.message)
+            .with_pointer(f.pointer.clone())
+            .with_help(f.help);
+        if let Some((p, label)) = f.related {
+            d = d.with_label(r.value_span(&p), label);
+        }
+        out.push(d);
+    }
+}
+
+struct Render<'a> {
+    doc: &'a Document,
+    title: &'a str,
+}
+
+fn article(title: &str) -> &'static str {
+    match title.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u' | 'A' | 'E' | 'I' | 'O' | 'U') => "an",
+        _ => "a",
+    }
+}
+
+/// "an integer", "a mapping" ...: JSON Schema type names as YAML users say them.
+fn type_phrase(t: &str) -> String {
+    match t {
+        "object" => "a mapping".into(),
+        "array" => "a list".into(),
+        "string" => "a string".into(),
+        "integer" => "an integer".into(),
+        "number" => "a number".into(),
+        "boolean" => "a boolean (true or false)".into(),
+        "null" => "empty (null)".into(),
+        other => format!("a {other}"),
+    }
+}
+
+fn join_or(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+fn code_list(items: &[String], max: usize) -> String {
+    let shown: Vec<String> = items.iter().take(max).map(|s| format!("`{s}`")).collect();
+    let mut s = shown.join(", ");
+    if items.len() > max {
+        s.push_str(&format!(", … ({} in all)", items.len()));
+    }
+    s
+}
+
+/// Known `pattern`s, in words.
+fn pattern_words(pattern: &str) -> Option<&'static str> {
+    Some(match pattern {
+        "^[a-z][a-z0-9_]*$" => {
+            "lower-case letters, digits and underscores, starting with a letter (no hyphens)"
+        }
+        "^[a-z_][a-z0-9_]*$" => "lower-case letters, digits and underscores, not starting with a digit",
+        "^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$" => {
+            "letters, digits and hyphens, starting with a letter and ending with a letter or digit"
+        }
+        "^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$" => {
+            "at most 63 lower-case letters, digits and hyphens, starting and ending with a letter or digit"
+        }
+        "^\\$\\{\\{parent\\.outputs\\.(.*?)\\}\\}$" => {
+            "a binding to a pipeline output: `${{parent.outputs.<name>}}`"
+        }
+        "^git\\+" => "a git URL starting with `git+`",
+        "^azureml:" => "a reference starting with `azureml:`",
+        _ if pattern.starts_with("^(?:[fF][tT][pP]") => "an http(s) or ftp(s) URL",
+        _ if pattern.starts_with("^/[sS][uU][bB]") => {
+            "an Azure resource ID (`/subscriptions/<subscription-id>/resourceGroups/<group>/providers/...`)"
+        }
+        _ if pattern.contains("Microsoft.ContainerRegistry") => "an Azure Container Registry resource ID",
+        _ => return None,
+    })
+}
+
+impl Render<'_> {
+    fn value_span(&self, p: &Pointer) -> Span {
+        self.doc.span_of(p, Target::Value)
+    }
+
+    fn node_at(&self, p: &Pointer) -> Option<&Value> {
+        self.doc.lookup(p).map(|l| self.doc.value(l.value))
+    }
+
+    /// "`instance_count`", "item 2 of `inputs`", or "a managed online deployment".
+    fn subject(&self, p: &Pointer) -> String {
+        let segs: Vec<&str> = p.segments().collect();
+        match segs.as_slice() {
+            [] => format!("{} {}", article(self.title), self.title),
+            [.., parent, last] if last.parse::<usize>().is_ok() && self.is_seq_item(p) => {
+                format!("item {last} of `{parent}`")
+            }
+            [.., last] => format!("`{last}`"),
+        }
+    }
+
+    fn is_seq_item(&self, p: &Pointer) -> bool {
+        let mut parent = p.clone();
+        parent.pop();
+        matches!(self.node_at(&parent), Some(Value::Seq(_)))
+    }
+
+    /// Where a missing key is reported: the mapping's key, or the start of the document.
+    fn missing_span(&self, p: &Pointer) -> Span {
+        if p.is_empty() {
+            if let Some(first) = self.doc.root.map(|r| self.doc.entries(r)).and_then(|e| e.first()) {
+                return self.doc.node(first.key).span;
+            }
+            return Span::at(self.doc.span.start);
+        }
+        self.doc.span_of(p, Target::Key)
+    }
+
+    fn found(&self, p: &Pointer) -> String {
+        self.node_at(p).map_or_else(|| "missing".to_string(), describe)
+    }
+
+    fn issue(&self, issue: &Issue) -> Diagnostic {
+        let p = &issue.pointer;
+        match &issue.kind {
+            IssueKind::UnknownKey { key, allowed } => self.unknown_key(p, key, allowed),
+            IssueKind::MissingKey { key } => {
+                let message = if p.is_empty() {
+                    format!(
+                        "{} {} is missing the required key `{key}`",
+                        article(self.title),
+                        self.title
+                    )
+                } else {
+                    format!("{} is missing the required key `{key}`", self.subject(p))
+                };
+                Diagnostic::new("AML104", self.missing_span(p), capitalize(&message))
+                    .with_pointer(p.clone())
+                    .with_help(format!(
+                        "Add `{key}:` here; the Azure ML CLI rejects the file without it (\"Missing data for required field\")."
+                    ))
+            }
+            IssueKind::WrongType { expected } => {
+                let phrases: Vec<String> = expected.iter().map(|t| type_phrase(t)).collect();
+                Diagnostic::new(
+                    "AML102",
+                    self.value_span(p),
+                    format!(
+                        "{} must be {}, but is {}",
+                        capitalize(&self.subject(p)),
+                        join_or(&phrases),
+                        self.found(p)
+                    ),
+                )
+                .with_pointer(p.clone())
+                .with_help(self.type_help(p, expected))
+            }
+            IssueKind::NotCoercible { to } => {
+                let want = match to.name() {
+                    "integer" => "an integer (a whole number, or a string of digits)",
+                    "number" => "a number (or a string that reads as one)",
+                    _ => "a boolean (`true`/`false`; the SDK also reads `yes`/`no`, `1`/`0`)",
+                };
+                Diagnostic::new(
+                    "AML102",
+                    self.value_span(p),
+                    format!(
+                        "{} must be {want}, but is {}",
+                        capitalize(&self.subject(p)),
+                        self.found(p)
+                    ),
+                )
+                .with_pointer(p.clone())
+                .with_help(format!("Write {} here.", type_phrase(to.name())))
+            }
+            IssueKind::NotAllowed { allowed, normalize } => self.not_allowed(p, allowed, *normalize),
+            IssueKind::NotConst { expected } => Diagnostic::new(
+                "AML103",
+                self.value_span(p),
+                format!(
+                    "{} must be `{expected}`, but is {}",
+                    capitalize(&self.subject(p)),
+                    self.found(p)
+                ),
+            )
+            .with_pointer(p.clone())
+            .with_help(format!("Write `{expected}`, or remove the key.")),
+            IssueKind::Pattern { pattern, forms } => self.pattern(p, pattern, forms.as_ref()),
+            IssueKind::BadKeyName { key, pattern } => {
+                let child = p.child(key.as_str());
+                let words =
+                    pattern_words(pattern).map_or_else(|| format!("the pattern `{pattern}`"), str::to_string);
+                Diagnostic::new(
+                    "AML103",
+                    self.doc.span_of(&child, Target::Key),
+                    format!(
+                        "`{key}` is not a valid name here: names under {} must be {words}",
+                        self.subject(p)
+                    ),
+                )
+                .with_pointer(child)
+                .with_help("Rename it; the Azure ML SDK rejects the name when it loads the file.")
+            }
+            IssueKind::OutOfRange { bounds } => {
+                let rules: Vec<String> = bounds
+                    .iter()
+                    .map(|(k, v)| {
+                        let v = fmt_num(*v);
+                        match *k {
+                            "minimum" => format!("at least {v}"),
+                            "maximum" => format!("at most {v}"),
+                            "exclusiveMinimum" => format!("greater than {v}"),
+                            _ => format!("less than {v}"),
+                        }
+                    })
+                    .collect();
+                let rule = rules.join(" and ");
+                Diagnostic::new(
+                    "AML105",
+                    self.value_span(p),
+                    format!(
+                        "{} is {}; it must be {rule}",
+                        capitalize(&self.subject(p)),
+                        self.found(p)
+                    ),
+                )
+                .with_pointer(p.clone())
+                .with_help(format!("Use a value that is {rule}."))
+            }
+            IssueKind::Size { what, limit } => {
+                let rule = match *what {
+                    "minLength" => format!("at least {limit} characters long"),
+                    "maxLength" => format!("at most {limit} characters long"),
+                    "minItems" => format!("a list of at least {limit} items"),
+                    _ => format!("a list of at most {limit} items"),
+                };
+                Diagnostic::new(
+                    "AML103",
+                    self.value_span(p),
+                    format!("{} must be {rule}", capitalize(&self.subject(p))),
+                )
+                .with_pointer(p.clone())
+                .with_help(format!("Change it to be {rule}."))
+            }
+            IssueKind::DuplicateItem => {
+                let mut list = p.clone();
+                list.pop();
+                let shown = match self.node_at(p) {
+                    Some(Value::Str(s)) => format!("`{s}`"),
+                    Some(v) => describe(v),
+                    None => "an item".to_string(),
+                };
+                Diagnostic::new(
+                    "AML103",
+                    self.value_span(p),
+                    format!("{shown} appears more than once in {}", self.subject(&list)),
+                )
+                .with_pointer(p.clone())
+                .with_help("Remove the duplicate; the Azure ML SDK rejects repeated entries here.")
+            }
+            IssueKind::Forbidden { schema } => self.forbidden(p, schema),
+            IssueKind::NothingAllowed => Diagnostic::new(
+                "AML103",
+                self.doc.span_of(p, Target::Key),
+                format!("{} is not accepted here", capitalize(&self.subject(p))),
+            )
+            .with_pointer(p.clone())
+            .with_help("Remove it."),
+        }
+    }
+
+    fn unknown_key(&self, p: &Pointer, key: &str, allowed: &[String]) -> Diagnostic {
+        let child = p.child(key);
+        let span = self.doc.span_of(&child, Target::Key);
+        let mut candidates: Vec<String> = allowed.iter().filter(|k| *k != "$schema").cloned().collect();
+        candidates.sort();
+        let closest = crate::suggest::closest(key, candidates.iter()).map(str::to_string);
+        let owner = if p.is_empty() {
+            format!("{} {}", article(self.title), self.title)
+        } else {
+            self.subject(p)
+        };
+        let mut message = format!("`{key}` is not a key of {owner}");
+        let help = match &closest {
+            Some(c) => {
+                message.push_str(&format!("; did you mean `{c}`?"));
+                format!(
+                    "Rename it to `{c}`. The Azure ML CLI rejects keys it does not know (\"Unknown field\")."
+                )
+            }
+            None if candidates.is_empty() => {
+                "Remove it; the Azure ML CLI rejects keys it does not know.".to_string()
+            }
+            None => format!(
+                "Remove it, or use one of the keys {owner} takes: {}.",
+                code_list(&candidates, 20)
+            ),
+        };
+        let mut d = Diagnostic::new("AML101", span, message)
+            .with_pointer(child.clone())
+            .with_help(help);
+        if let (Some(c), Some(found)) = (closest, self.doc.lookup(&child)) {
+            if let Some(k) = found.key {
+                if self.doc.node(k).style == Style::Plain {
+                    d = d.with_fix(Fix {
+                        title: format!("Rename `{key}` to `{c}`"),
+                        edits: vec![Edit { span, replacement: c }],
+                    });
+                }
+            }
+        }
+        d
+    }
+
+    fn type_help(&self, p: &Pointer, expected: &[String]) -> String {
+        let found = self.node_at(p);
+        match (found, expected.first().map(String::as_str)) {
+            (Some(Value::Str(s)), Some("object")) if s.contains('=') => {
+                "This is one string, not a mapping: write each setting as `key: value` on its own indented line."
+                    .to_string()
+            }
+            (Some(Value::Seq(_)), Some("string")) => "Write a single value instead of a list.".to_string(),
+            (Some(Value::Timestamp(_)), Some("string")) => {
+                "YAML reads this as a date: quote it to keep it a string.".to_string()
+            }
+            (Some(Value::Int(_) | Value::Float(_) | Value::Bool(_)), Some("string")) => {
+                "Quote the value to make it a string.".to_string()
+            }
+            _ => {
+                let phrases: Vec<String> = expected.iter().map(|t| type_phrase(t)).collect();
+                format!("Change the value to {}.", join_or(&phrases))
+            }
+        }
+    }
+
+    fn not_allowed(&self, p: &Pointer, allowed: &[String], normalize: Option<Normalize>) -> Diagnostic {
+        let found = self.node_at(p);
+        let list = code_list(allowed, 30);
+        let message = match found {
+            Some(Value::Str(s)) => format!(
+                "`{s}` is not an allowed value of {}: it must be one of {list}",
+                self.subject(p)
+            ),
+            Some(v) => format!(
+                "{} must be one of {list}, but is {}",
+                capitalize(&self.subject(p)),
+                describe(v)
+            ),
+            None => format!("{} must be one of {list}", capitalize(&self.subject(p))),
+        };
+        let mut help = match found {
+            Some(Value::Str(s)) => match crate::suggest::closest(s, allowed.iter()) {
+                Some(c) => format!("Did you mean `{c}`? "),
+                None => String::new(),
+            },
+            _ => String::new(),
+        };
+        if let Some(n) = normalize {
+            help.push_str(&format!(
+                "The Azure ML SDK compares this value after normalising it ({}).",
+                n.describe()
+            ));
+        } else {
+            help.push_str("Use one of the listed values.");
+        }
+        Diagnostic::new("AML103", self.value_span(p), message)
+            .with_pointer(p.clone())
+            .with_help(help.trim().to_string())
+    }
+
+    fn pattern(&self, p: &Pointer, pattern: &str, forms: Option<&serde_json::Value>) -> Diagnostic {
+        let text = match self.node_at(p) {
+            Some(Value::Str(s)) => s.to_string(),
+            Some(v) => crate::document::yaml11::python_str(v),
+            None => String::new(),
+        };
+        let asset = forms.and_then(|f| {
+            f.as_array()?.iter().find_map(|form| {
+                let kind = form.get("form")?.as_str()?;
+                matches!(kind, "arm" | "arm-versioned" | "registry").then(|| {
+                    form.get("asset")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("asset")
+                        .to_string()
+                })
+            })
+        });
+        if let Some(asset) = asset {
+            let what = crate::schema::forms::asset_singular(&asset);
+            let parsed: Vec<crate::schema::forms::Form> = forms
+                .and_then(serde_json::Value::as_array)
+                .map(|a| a.iter().filter_map(crate::schema::forms::Form::parse).collect())
+                .unwrap_or_default();
+            let accepted = crate::schema::forms::describe_accepted(&parsed);
+            return Diagnostic::new(
+                "AML202",
+                self.value_span(p),
+                format!(
+                    "`{text}` is not {} {what} reference: {} takes {accepted}",
+                    article(what),
+                    self.subject(p)
+                ),
+            )
+            .with_pointer(p.clone())
+            .with_help(format!(
+                "Write `azureml:{text}` if `{text}` names a registered {what}; the Azure ML CLI does not add the prefix for you."
+            ));
+        }
+        let words = pattern_words(pattern)
+            .map_or_else(|| format!("match the pattern `{pattern}`"), |w| format!("be {w}"));
+        Diagnostic::new(
+            "AML103",
+            self.value_span(p),
+            format!(
+                "`{text}` is not a valid value of {}: it must {words}",
+                self.subject(p)
+            ),
+        )
+        .with_pointer(p.clone())
+        .with_help("Change the value; the Azure ML SDK checks this format when it loads the file.")
+    }
+
+    fn forbidden(&self, p: &Pointer, schema: &serde_json::Value) -> Diagnostic {
+        let both: Vec<String> = schema
+            .get("required")
+            .and_then(serde_json::Value::as_array)
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+        if both.len() >= 2 {
+            let last = p.child(both[both.len() - 1].as_str());
+            let keys: Vec<String> = both.iter().map(|k| format!("`{k}`")).collect();
+            return Diagnostic::new(
+                "AML103",
+                self.doc.span_of(&last, Target::Key),
+                format!("{} cannot be set together", join_and(&keys)),
+            )
+            .with_pointer(last)
+            .with_help("Keep only one of them.");
+        }
+        Diagnostic::new(
+            "AML103",
+            self.doc.span_of(p, Target::Key),
+            format!(
+                "The Azure ML SDK rejects any value of {} (azure-ai-ml cannot load it)",
+                self.subject(p)
+            ),
+        )
+        .with_pointer(p.clone())
+        .with_help("Remove it; the SDK raises an error whatever it holds.")
+    }
+}
+
+fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) if first.is_ascii_lowercase() => first.to_ascii_uppercase().to_string() + c.as_str(),
+        Some(first) => first.to_string() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+fn fmt_num(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}

@@ -1,0 +1,302 @@
+//! AML105 constraints that a JSON Schema cannot state: relations between fields, and
+//! limits that the SDK checks in code (`@validates`) or the service documents. They run
+//! on the document's JSON view after schema validation, only on values that load (a value
+//! of the wrong type is AML102's finding, not this one's).
+//!
+//! | kind | constraint | enforced by |
+//! |---|---|---|
+//! | online endpoints | `traffic` values 0–100 and their sum ≤ 100 | SDK `validate_traffic` (sum), service |
+//! | online endpoints | `mirror_traffic`: one deployment, ≤ 50 % | service (documented in the SDK field) |
+//! | online deployments | `data_collector.sampling_rate` in 0.0–1.0 | SDK `validate_sampling_rate` |
+//! | managed online deployments | `request_settings.request_timeout_ms` 1–180000 | service (documented maximum) |
+//! | online deployments | probe `initial_delay`, `period`, `timeout`, `success_threshold`, `failure_threshold` ≥ 1 | service (documented minimum) |
+//! | compute clusters, K8s `target_utilization` scaling | `min_instances` ≤ `max_instances` | service |
+//! | v1 deployment config | `autoScaler.minReplicas` ≤ `maxReplicas`; `cpuLimit` ≥ `cpu`; `memoryInGBLimit` ≥ `memoryInGB` | azureml-core `validate_configuration` |
+
+use serde_json::Value;
+
+use super::coerce::{Coercion, coerce};
+use crate::document::Pointer;
+
+/// One cross-field finding: where, what, and (optionally) the other field involved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub pointer: Pointer,
+    pub message: String,
+    pub help: String,
+    pub related: Option<(Pointer, String)>,
+}
+
+fn at(root: &Value, path: &[&str]) -> Option<f64> {
+    let mut v = root;
+    for seg in path {
+        v = v.get(*seg)?;
+    }
+    coerce(Coercion::Number, v).and_then(|c| c.number())
+}
+
+fn ptr(path: &[&str]) -> Pointer {
+    Pointer::from_segments(path.iter().copied())
+}
+
+fn fmt(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
+/// Runs the constraints that apply to `kind` on the JSON view `root`.
+pub fn check(kind: &str, root: &Value) -> Vec<Finding> {
+    let mut out = Vec::new();
+    match kind {
+        "managedOnlineEndpoint" | "kubernetesOnlineEndpoint" => traffic(root, &mut out),
+        "managedOnlineDeployment" | "kubernetesOnlineDeployment" => {
+            deployment(root, kind == "managedOnlineDeployment", &mut out);
+        }
+        "amlCompute" => min_max(root, &[], "min_instances", "max_instances", "nodes", &mut out),
+        "v1.deploymentConfig" => v1(root, &mut out),
+        _ => {}
+    }
+    out
+}
+
+fn traffic(root: &Value, out: &mut Vec<Finding>) {
+    if let Some(Value::Object(map)) = root.get("traffic") {
+        let mut sum = 0.0;
+        let mut all_numbers = true;
+        for (name, v) in map {
+            match coerce(Coercion::Integer, v).and_then(|c| c.number()) {
+                Some(n) if !(0.0..=100.0).contains(&n) => out.push(Finding {
+                    pointer: ptr(&["traffic", name]),
+                    message: format!("traffic for deployment `{name}` is {}%, outside 0–100%", fmt(n)),
+                    help: "Give each deployment a percentage between 0 and 100.".into(),
+                    related: None,
+                }),
+                Some(n) => sum += n,
+                None => all_numbers = false,
+            }
+        }
+        if all_numbers && sum > 100.0 {
+            out.push(Finding {
+                pointer: ptr(&["traffic"]),
+                message: format!(
+                    "the traffic percentages sum to {}%; the Azure ML SDK rejects a sum above 100%",
+                    fmt(sum)
+                ),
+                help: "Lower the percentages so that they add up to 100 (or less).".into(),
+                related: None,
+            });
+        }
+    }
+    if let Some(Value::Object(map)) = root.get("mirror_traffic") {
+        if map.len() > 1 {
+            out.push(Finding {
+                pointer: ptr(&["mirror_traffic"]),
+                message: format!(
+                    "`mirror_traffic` names {} deployments; Azure ML mirrors traffic to one deployment only",
+                    map.len()
+                ),
+                help: "Keep a single deployment under `mirror_traffic`.".into(),
+                related: None,
+            });
+        }
+        for (name, v) in map {
+            if let Some(n) = coerce(Coercion::Integer, v).and_then(|c| c.number()) {
+                if !(0.0..=50.0).contains(&n) {
+                    out.push(Finding {
+                        pointer: ptr(&["mirror_traffic", name]),
+                        message: format!(
+                            "mirror traffic for `{name}` is {}%; Azure ML allows 0–50%",
+                            fmt(n)
+                        ),
+                        help: "Mirror at most 50% of the live traffic.".into(),
+                        related: None,
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn deployment(root: &Value, managed: bool, out: &mut Vec<Finding>) {
+    if let Some(n) = at(root, &["data_collector", "sampling_rate"]) {
+        if !(0.0..=1.0).contains(&n) {
+            out.push(Finding {
+                pointer: ptr(&["data_collector", "sampling_rate"]),
+                message: format!(
+                    "`sampling_rate` is {}; the Azure ML SDK requires a fraction between 0.0 and 1.0",
+                    fmt(n)
+                ),
+                help: "Write the share of requests to collect as a fraction, e.g. `0.25` for 25%.".into(),
+                related: None,
+            });
+        }
+    }
+    if managed {
+        if let Some(n) = at(root, &["request_settings", "request_timeout_ms"]) {
+            if !(1.0..=180_000.0).contains(&n) {
+                out.push(Finding {
+                    pointer: ptr(&["request_settings", "request_timeout_ms"]),
+                    message: format!(
+                        "`request_timeout_ms` is {}; managed online endpoints allow 1 to 180000 ms (3 minutes)",
+                        fmt(n)
+                    ),
+                    help: "Use a timeout of at most 180000 ms; move longer work to a batch endpoint."
+                        .into(),
+                    related: None,
+                });
+            }
+        }
+    }
+    for probe in ["liveness_probe", "readiness_probe"] {
+        for field in [
+            "initial_delay",
+            "period",
+            "timeout",
+            "success_threshold",
+            "failure_threshold",
+        ] {
+            if let Some(n) = at(root, &[probe, field]) {
+                if n < 1.0 {
+                    out.push(Finding {
+                        pointer: ptr(&[probe, field]),
+                        message: format!("`{probe}.{field}` is {}; Azure ML requires at least 1", fmt(n)),
+                        help: format!("Set `{field}` to 1 or more (or remove it to use the default)."),
+                        related: None,
+                    });
+                }
+            }
+        }
+    }
+    let scale = root.get("scale_settings");
+    let target = scale
+        .and_then(|s| s.get("type"))
+        .and_then(Value::as_str)
+        .and_then(|t| super::coerce::Normalize::CamelToSnake.apply(t))
+        .is_some_and(|t| t == "target_utilization");
+    if target {
+        min_max(
+            root,
+            &["scale_settings"],
+            "min_instances",
+            "max_instances",
+            "instances",
+            out,
+        );
+    }
+}
+
+/// `min` must not exceed `max` (both under `parent`).
+fn min_max(root: &Value, parent: &[&str], min: &str, max: &str, what: &str, out: &mut Vec<Finding>) {
+    let mut min_path: Vec<&str> = parent.to_vec();
+    min_path.push(min);
+    let mut max_path: Vec<&str> = parent.to_vec();
+    max_path.push(max);
+    if let (Some(lo), Some(hi)) = (at(root, &min_path), at(root, &max_path)) {
+        if lo > hi {
+            out.push(Finding {
+                pointer: ptr(&min_path),
+                message: format!(
+                    "`{min}` ({}) is greater than `{max}` ({}): the service refuses a range whose minimum exceeds its maximum",
+                    fmt(lo),
+                    fmt(hi)
+                ),
+                help: format!("Lower `{min}` or raise `{max}` so that the minimum number of {what} is at most the maximum."),
+                related: Some((ptr(&max_path), format!("`{max}` is {}", fmt(hi)))),
+            });
+        }
+    }
+}
+
+fn v1(root: &Value, out: &mut Vec<Finding>) {
+    min_max(
+        root,
+        &["autoScaler"],
+        "minReplicas",
+        "maxReplicas",
+        "replicas",
+        out,
+    );
+    for (request, limit, what) in [
+        ("cpu", "cpuLimit", "CPU cores"),
+        ("memoryInGB", "memoryInGBLimit", "memory"),
+    ] {
+        let base = ["containerResourceRequirements"];
+        let rp = [base[0], request];
+        let lp = [base[0], limit];
+        if let (Some(r), Some(l)) = (at(root, &rp), at(root, &lp)) {
+            if l < r {
+                out.push(Finding {
+                    pointer: ptr(&lp),
+                    message: format!(
+                        "`{limit}` ({}) is below `{request}` ({}): a container's {what} limit cannot be lower than its request",
+                        fmt(l),
+                        fmt(r)
+                    ),
+                    help: format!("Raise `{limit}` to at least `{request}`, or remove it."),
+                    related: Some((ptr(&rp), format!("`{request}` is {}", fmt(r)))),
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pointers(kind: &str, v: Value) -> Vec<String> {
+        check(kind, &v).iter().map(|f| f.pointer.to_string()).collect()
+    }
+
+    #[test]
+    fn constraints() {
+        assert_eq!(
+            pointers("managedOnlineEndpoint", json!({"traffic": {"a": 60, "b": "50"}})),
+            ["/traffic"]
+        );
+        assert!(pointers("managedOnlineEndpoint", json!({"traffic": {"a": 60, "b": 40}})).is_empty());
+        assert_eq!(
+            pointers("managedOnlineEndpoint", json!({"mirror_traffic": {"a": 60}})),
+            ["/mirror_traffic/a"]
+        );
+        assert_eq!(
+            pointers("amlCompute", json!({"min_instances": 3, "max_instances": "2"})),
+            ["/min_instances"]
+        );
+        assert!(pointers("amlCompute", json!({"min_instances": 0, "max_instances": "many"})).is_empty());
+        assert_eq!(
+            pointers(
+                "kubernetesOnlineDeployment",
+                json!({"scale_settings": {"type": "TargetUtilization", "min_instances": 5, "max_instances": 2}})
+            ),
+            ["/scale_settings/min_instances"]
+        );
+        assert_eq!(
+            pointers(
+                "managedOnlineDeployment",
+                json!({"request_settings": {"request_timeout_ms": 300000}, "liveness_probe": {"period": 0},
+                       "data_collector": {"sampling_rate": 5}})
+            ),
+            [
+                "/data_collector/sampling_rate",
+                "/request_settings/request_timeout_ms",
+                "/liveness_probe/period"
+            ]
+        );
+        assert_eq!(
+            pointers(
+                "v1.deploymentConfig",
+                json!({"autoScaler": {"minReplicas": 4, "maxReplicas": 2},
+                       "containerResourceRequirements": {"cpu": 2, "cpuLimit": 1}})
+            ),
+            [
+                "/autoScaler/minReplicas",
+                "/containerResourceRequirements/cpuLimit"
+            ]
+        );
+    }
+}

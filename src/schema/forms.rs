@@ -1,0 +1,317 @@
+//! Where a document holds references: walks the document's JSON view together with its
+//! kind's (preprocessed) schema and collects every string whose schema carries
+//! `x-amlint-forms` — the forms the SDK tries for it, in order (docs/schemas.md). Unions
+//! are followed like the validator follows them: the discriminated branch, else every
+//! branch that admits the value's type.
+
+use serde_json::Value;
+
+use super::coerce::is_binding;
+use super::select::admits;
+use super::store::{ID_BASE, Store};
+use crate::document::Pointer;
+
+/// One form the SDK tries for a reference field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Form {
+    /// `local-path`, `file-ref`, `yaml-file`, `url`, `git`, `registry`, `arm`,
+    /// `arm-versioned`, `binding`, `output-binding`, `string`.
+    pub form: String,
+    /// The asset type an `azureml:` reference names (`environments`, `models`, ...).
+    pub asset: Option<String>,
+    /// `arm-versioned` only: a reference without `:version`/`@label` is accepted.
+    pub default_version: bool,
+    /// `local-path`: whether a directory / a file is accepted.
+    pub dir: bool,
+    pub file: bool,
+    /// `local-path`: resolved against the directory a sibling key names (`code`).
+    pub relative_to: Option<String>,
+    /// `local-path`: not checked when this sibling key is present (an inline model with a
+    /// `name` is not anonymous, so the SDK does not hash its files at load time).
+    pub unless: Option<String>,
+}
+
+impl Form {
+    pub fn parse(v: &Value) -> Option<Self> {
+        let form = v.get("form")?.as_str()?.to_string();
+        let flag = |k: &str| v.get(k).and_then(Value::as_bool);
+        Some(Form {
+            asset: v.get("asset").and_then(Value::as_str).map(str::to_string),
+            default_version: flag("default_version").unwrap_or(false),
+            dir: flag("dir").unwrap_or(true) && form != "file-ref" && form != "yaml-file",
+            file: flag("file").unwrap_or(true),
+            relative_to: v.get("relative_to").and_then(Value::as_str).map(str::to_string),
+            unless: v.get("unless").and_then(Value::as_str).map(str::to_string),
+            form,
+        })
+    }
+}
+
+/// "environment" for `environments`: how messages name an `x-amlint-forms` asset type.
+pub fn asset_singular(asset: &str) -> &str {
+    match asset {
+        "environments" => "environment",
+        "models" => "model",
+        "codes" => "code asset",
+        "components" => "component",
+        "data" => "data asset",
+        "computes" => "compute",
+        "jobs" => "job",
+        "datastores" => "datastore",
+        other => other.strip_suffix('s').unwrap_or(other),
+    }
+}
+
+/// The forms a field accepts, in words, in the SDK's order: "`azureml:<name>:<version>`,
+/// `azureml:<name>@<label>` or `file:<path>` to a YAML file".
+pub fn describe_accepted(forms: &[Form]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |s: &str| {
+        if !out.iter().any(|o| o == s) {
+            out.push(s.to_string());
+        }
+    };
+    for f in forms {
+        match f.form.as_str() {
+            "arm" => add("`azureml:<name>`"),
+            "arm-versioned" => {
+                if f.default_version {
+                    add("`azureml:<name>`");
+                }
+                add("`azureml:<name>:<version>`");
+                add("`azureml:<name>@<label>`");
+            }
+            "registry" => add("`azureml://registries/<registry>/<type>/<name>/versions/<version>`"),
+            "yaml-file" => add("`file:<path>` to a YAML file"),
+            "file-ref" | "local-path" => add("a local path"),
+            "url" => add("an http(s) URL"),
+            "git" => add("a `git+` URL"),
+            _ => {}
+        }
+    }
+    match out.as_slice() {
+        [] => "an Azure ML reference".to_string(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// A string value of the document that is a reference field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    pub pointer: Pointer,
+    pub forms: Vec<Form>,
+}
+
+const MAX_DEPTH: usize = 256;
+
+/// The reference fields of a document of `kind`.
+pub fn sites(store: &Store, kind: &str, instance: &Value) -> Vec<Site> {
+    let mut out = Vec::new();
+    if let Some(doc) = store.kind_doc(kind) {
+        let base = format!("{ID_BASE}{kind}.schema.json");
+        let mut w = Walker { store, out: &mut out };
+        w.walk(instance, doc, &base, &Pointer::root(), 0);
+    }
+    out
+}
+
+struct Walker<'a> {
+    store: &'a Store,
+    out: &'a mut Vec<Site>,
+}
+
+impl Walker<'_> {
+    fn record(&mut self, pointer: &Pointer, forms: &Value) {
+        let parsed: Vec<Form> = forms
+            .as_array()
+            .map(|a| a.iter().filter_map(Form::parse).collect())
+            .unwrap_or_default();
+        if parsed.is_empty() {
+            return;
+        }
+        match self.out.iter_mut().find(|s| s.pointer == *pointer) {
+            Some(site) => {
+                for f in parsed {
+                    if !site.forms.contains(&f) {
+                        site.forms.push(f);
+                    }
+                }
+            }
+            None => self.out.push(Site {
+                pointer: pointer.clone(),
+                forms: parsed,
+            }),
+        }
+    }
+
+    fn walk(&mut self, x: &Value, schema: &Value, base: &str, at: &Pointer, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let Value::Object(m) = schema else {
+            return;
+        };
+        if m.get("x-amlint-binding") == Some(&Value::Bool(true)) {
+            if is_binding(x) {
+                return;
+            }
+            if let Some(rest) = m.get("else") {
+                self.walk(x, rest, base, at, depth + 1);
+            }
+            return;
+        }
+        if let Some(Value::String(r)) = m.get("$ref") {
+            if let Some((target, uri)) = self.store.resolve(r, base) {
+                self.walk(x, target, &uri, at, depth + 1);
+            }
+        }
+        if let (Value::String(_), Some(forms)) = (x, m.get("x-amlint-forms")) {
+            self.record(at, forms);
+        }
+        match x {
+            Value::Object(obj) => {
+                let props = m.get("properties").and_then(Value::as_object);
+                let extra = m.get("additionalProperties").filter(|a| a.is_object());
+                for (k, v) in obj {
+                    let sub = props.and_then(|p| p.get(k)).or(extra);
+                    if let Some(sub) = sub {
+                        self.walk(v, sub, base, &at.child(k.as_str()), depth + 1);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                let prefix = m.get("prefixItems").and_then(Value::as_array);
+                for (i, item) in items.iter().enumerate() {
+                    let sub = prefix.and_then(|p| p.get(i)).or_else(|| m.get("items"));
+                    if let Some(sub) = sub {
+                        self.walk(item, sub, base, &at.child(i.to_string()), depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(Value::Array(all)) = m.get("allOf") {
+            for sub in all {
+                self.walk(x, sub, base, at, depth + 1);
+            }
+        }
+        if let Some(cond) = m.get("if") {
+            match holds(cond, x) {
+                Some(true) => {
+                    if let Some(then) = m.get("then") {
+                        self.walk(x, then, base, at, depth + 1);
+                    }
+                }
+                Some(false) => {
+                    if let Some(other) = m.get("else") {
+                        self.walk(x, other, base, at, depth + 1);
+                    }
+                }
+                None => {
+                    for k in ["then", "else"] {
+                        if let Some(sub) = m.get(k) {
+                            self.walk(x, sub, base, at, depth + 1);
+                        }
+                    }
+                }
+            }
+        }
+        for key in ["anyOf", "oneOf"] {
+            let Some(Value::Array(branches)) = m.get(key) else {
+                continue;
+            };
+            let disc = m.get("x-amlint-discriminator").and_then(Value::as_str);
+            match (disc, x) {
+                (Some(key), Value::Object(obj)) => {
+                    if let Ok(i) = super::select::discriminate(key, branches, obj) {
+                        if let Some(b) = branches.get(i) {
+                            self.walk(x, b, base, at, depth + 1);
+                        }
+                    }
+                }
+                _ => {
+                    for b in branches {
+                        if admits(self.store, b, base, x, 0) {
+                            self.walk(x, b, base, at, depth + 1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Evaluates the simple `if` conditions the schemas use (`required`, `type`); `None`
+/// when the condition uses anything else.
+fn holds(cond: &Value, x: &Value) -> Option<bool> {
+    let m = cond.as_object()?;
+    let mut ok = true;
+    for (k, v) in m {
+        match k.as_str() {
+            "required" => {
+                let obj = x.as_object();
+                let all = v
+                    .as_array()?
+                    .iter()
+                    .all(|r| r.as_str().is_some_and(|r| obj.is_some_and(|o| o.contains_key(r))));
+                ok &= all;
+            }
+            "type" => ok &= v.as_str().is_some_and(|t| super::select::json_type_is(t, x)),
+            _ => return None,
+        }
+    }
+    Some(ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn forms_at(kind: &str, doc: Value, pointer: &str) -> Vec<String> {
+        let all = sites(super::super::store(), kind, &doc);
+        all.iter()
+            .find(|s| s.pointer.to_string() == pointer)
+            .map(|s| s.forms.iter().map(|f| f.form.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn finds_reference_fields() {
+        let job = json!({"command": "x", "code": "./src", "environment": "azureml:e:1"});
+        assert_eq!(
+            forms_at("commandJob", job.clone(), "/code"),
+            ["local-path", "url", "git", "registry", "arm-versioned"]
+        );
+        assert!(forms_at("commandJob", job, "/environment").contains(&"arm-versioned".to_string()));
+        let dep = json!({"name": "b", "instance_type": "x",
+            "code_configuration": {"code": "src", "scoring_script": "score.py"},
+            "environment": {"image": "x", "conda_file": "conda.yml"}});
+        assert_eq!(
+            forms_at(
+                "managedOnlineDeployment",
+                dep.clone(),
+                "/code_configuration/scoring_script"
+            ),
+            ["local-path"]
+        );
+        assert_eq!(
+            forms_at("managedOnlineDeployment", dep, "/environment/conda_file"),
+            ["local-path"]
+        );
+        let pipe = json!({"type": "pipeline", "jobs": {"a": {"type": "command", "component": "./c.yml"}}});
+        assert!(forms_at("pipelineJob", pipe, "/jobs/a/component").contains(&"file-ref".to_string()));
+        // A binding expression is not a reference.
+        let pipe = json!({"type": "pipeline", "jobs": {"a": {"type": "command", "component": "./c.yml",
+            "inputs": {"x": {"type": "uri_folder", "path": "${{parent.inputs.d}}"}}}}});
+        assert!(forms_at("pipelineJob", pipe, "/jobs/a/inputs/x/path").is_empty());
+    }
+
+    #[test]
+    fn simple_conditions() {
+        assert_eq!(holds(&json!({"required": ["a"]}), &json!({"a": 1})), Some(true));
+        assert_eq!(holds(&json!({"required": ["a"]}), &json!({"b": 1})), Some(false));
+        assert_eq!(holds(&json!({"pattern": "x"}), &json!("x")), None);
+    }
+}

@@ -1,0 +1,71 @@
+//! Schema validation: the embedded JSON Schemas (`schemas/`), compiled once per kind with
+//! the `jsonschema` crate, plus the `x-amlint-*` keywords of docs/schemas.md.
+//!
+//! - [`store`]: the schema files, preprocessed ([`preprocess`]) and compiled on first use.
+//! - [`coerce`]: marshmallow's coercions and the SDK's enum normalisations.
+//! - [`select`]: crate errors → [`Issue`]s, one per problem, the meant union branch only.
+//! - [`forms`]: where the document holds references (`x-amlint-forms`), for AML201/AML202.
+//! - [`cross_field`]: constraints between fields that a schema cannot say (AML105).
+
+pub mod coerce;
+pub mod cross_field;
+pub mod forms;
+mod preprocess;
+pub mod select;
+pub mod store;
+
+pub use preprocess::ENDPOINT_NAME_FROM_CLI;
+pub use select::{Issue, IssueKind};
+pub use store::{Store, store};
+
+/// Validates a document's JSON view against its kind's schema. `None` when amlint has no
+/// schema for the kind (or it failed to compile, which the test suite rules out).
+pub fn validate(kind: &str, instance: &serde_json::Value) -> Option<Vec<Issue>> {
+    let store = store();
+    let validator = store.validator(kind)?;
+    Some(select::validate(store, validator, instance))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_kind_schema_compiles() {
+        let store = store();
+        let kinds: Vec<&str> = store.kind_ids().collect();
+        assert!(kinds.len() >= 42, "{kinds:?}");
+        for kind in kinds {
+            assert!(store.validator(kind).is_some(), "{kind} does not compile");
+        }
+        // Every checked kind of the kinds table has a schema, except the ones docs/schemas.md
+        // names: serverless endpoints (no marshmallow schema in the SDK) and MLTable files.
+        for k in &crate::kinds::table().kinds {
+            let fam = &crate::kinds::table().families[k.family];
+            if fam.skip || k.id == "serverlessEndpoint" || k.id == "mlTable" {
+                continue;
+            }
+            assert!(store.has_kind(&k.id), "{} has no schema", k.id);
+        }
+    }
+
+    #[test]
+    fn semantics_of_the_extensions() {
+        let ok = |kind: &str, v: serde_json::Value| validate(kind, &v).unwrap_or_default();
+        // Coercions: "4" is an integer, "yes" a boolean; bounds apply to the coerced value.
+        let c =
+            json!({"name": "c", "type": "amlcompute", "max_instances": "4", "enable_node_public_ip": "yes"});
+        assert_eq!(ok("amlCompute", c), vec![]);
+        // camel_to_snake enum.
+        let e = json!({"name": "e", "auth_mode": "AMLToken"});
+        assert_eq!(ok("managedOnlineEndpoint", e), vec![]);
+        // lower(): LowPriority is not low_priority.
+        let c = json!({"name": "c", "type": "amlcompute", "tier": "LowPriority"});
+        let issues = ok("amlCompute", c);
+        assert_eq!(issues.len(), 1);
+        assert_eq!(issues[0].pointer.to_string(), "/tier");
+        // No schema for a kind amlint does not validate.
+        assert!(validate("promptFlow", &json!({})).is_none());
+    }
+}

@@ -1,0 +1,692 @@
+//! From the `jsonschema` crate's errors to amlint's [`Issue`]s: one issue per problem,
+//! and for a failed union only the errors of the branch the user meant
+//! (`x-amlint-discriminator`, else the first branch whose JSON type admits the value),
+//! exactly as docs/schemas.md specifies.
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::paths::LocationSegment;
+use jsonschema::{ValidationError, Validator};
+use serde_json::Value;
+
+use super::coerce::{Coercion, Normalize, coerce, is_binding};
+use super::store::{Bounds, EnumSpec, Store};
+use crate::document::Pointer;
+
+/// One schema problem at one place of the document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Issue {
+    /// The instance location (for a missing or unknown key: the mapping that holds it).
+    pub pointer: Pointer,
+    pub kind: IssueKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum IssueKind {
+    /// A key the schema does not allow; `allowed` are the keys it does allow.
+    UnknownKey {
+        key: String,
+        allowed: Vec<String>,
+    },
+    MissingKey {
+        key: String,
+    },
+    /// The value's JSON type is none of `expected` (JSON Schema type names).
+    WrongType {
+        expected: Vec<String>,
+    },
+    /// `x-amlint-type`: marshmallow cannot load the value as this type.
+    NotCoercible {
+        to: Coercion,
+    },
+    /// Not one of the allowed values (`x-amlint-enum`, `enum`, or a discriminator).
+    NotAllowed {
+        allowed: Vec<String>,
+        normalize: Option<Normalize>,
+    },
+    NotConst {
+        expected: Value,
+    },
+    /// A string that does not match `pattern`; `forms` is the field's `x-amlint-forms`
+    /// (an asset reference field), when it has them.
+    Pattern {
+        pattern: String,
+        forms: Option<Value>,
+    },
+    /// A mapping key that does not match the `propertyNames` pattern.
+    BadKeyName {
+        key: String,
+        pattern: String,
+    },
+    /// A numeric bound (`minimum`, `exclusiveMaximum`, ... on the coerced value).
+    OutOfRange {
+        bounds: Vec<(&'static str, f64)>,
+    },
+    /// A length or item-count limit.
+    Size {
+        what: &'static str,
+        limit: u64,
+    },
+    DuplicateItem,
+    /// `not`: a combination the SDK refuses (`required` both keys, or `{}`: any value).
+    Forbidden {
+        schema: Value,
+    },
+    /// A `false` schema.
+    NothingAllowed,
+}
+
+/// Validates `instance` and returns its issues, in document order of discovery.
+pub fn validate(store: &Store, validator: &Validator, instance: &Value) -> Vec<Issue> {
+    let mut out = Vec::new();
+    for error in validator.iter_errors(instance) {
+        collect(store, &error, &mut out, 0);
+    }
+    dedupe(out)
+}
+
+fn pointer_of(error: &ValidationError<'_>) -> Pointer {
+    Pointer::from_segments(error.instance_path().iter().map(|seg| match seg {
+        LocationSegment::Property(p) => p.to_string(),
+        LocationSegment::Index(i) => i.to_string(),
+    }))
+}
+
+/// The schema object that holds the failing keyword, and the `$id` of its document.
+fn keyword_parent<'s>(store: &'s Store, error: &ValidationError<'_>) -> Option<(&'s Value, String)> {
+    let location = error.absolute_keyword_location()?.as_str().to_string();
+    let (uri, fragment) = location.split_once('#')?;
+    let parent = match fragment.rfind('/') {
+        Some(i) => &fragment[..i],
+        None => "",
+    };
+    store.at_location(&format!("{uri}#{parent}"))
+}
+
+const MAX_DEPTH: usize = 64;
+
+fn collect(store: &Store, error: &ValidationError<'_>, out: &mut Vec<Issue>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let pointer = pointer_of(error);
+    let push = |out: &mut Vec<Issue>, kind| {
+        out.push(Issue {
+            pointer: pointer.clone(),
+            kind,
+        });
+    };
+    match error.kind() {
+        ValidationErrorKind::AnyOf { context }
+        | ValidationErrorKind::OneOfNotValid { context }
+        | ValidationErrorKind::OneOfMultipleValid { context } => {
+            union(store, error, context, &pointer, out, depth);
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let allowed: Vec<String> = keyword_parent(store, error)
+                .and_then(|(s, _)| s.get("properties").and_then(Value::as_object).cloned())
+                .map(|props| {
+                    props
+                        .iter()
+                        .filter(|(_, v)| v.get("x-amlint-read-only") != Some(&Value::Bool(true)))
+                        .map(|(k, _)| k.clone())
+                        .collect()
+                })
+                .unwrap_or_default();
+            for key in unexpected {
+                push(
+                    out,
+                    IssueKind::UnknownKey {
+                        key: key.clone(),
+                        allowed: allowed.clone(),
+                    },
+                );
+            }
+        }
+        ValidationErrorKind::Required { property } => push(
+            out,
+            IssueKind::MissingKey {
+                key: property
+                    .as_str()
+                    .map_or_else(|| property.to_string(), str::to_string),
+            },
+        ),
+        ValidationErrorKind::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(t) => vec![t.to_string()],
+                TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
+            };
+            push(out, IssueKind::WrongType { expected });
+        }
+        ValidationErrorKind::Custom { keyword, .. } => {
+            let parent = keyword_parent(store, error).map(|(s, _)| s);
+            match keyword.as_str() {
+                "x-amlint-type" => {
+                    let to = parent
+                        .and_then(|s| s.get("x-amlint-type"))
+                        .and_then(Value::as_str)
+                        .and_then(Coercion::parse)
+                        .unwrap_or(Coercion::Number);
+                    push(out, IssueKind::NotCoercible { to });
+                }
+                "x-amlint-bounds" => {
+                    let bounds = parent
+                        .and_then(|s| s.get("x-amlint-bounds"))
+                        .map(Bounds::from_schema)
+                        .unwrap_or_default();
+                    push(
+                        out,
+                        IssueKind::OutOfRange {
+                            bounds: bounds_list(&bounds),
+                        },
+                    );
+                }
+                _ => {
+                    let spec = parent
+                        .and_then(|s| s.get("x-amlint-enum"))
+                        .and_then(EnumSpec::from_schema);
+                    push(
+                        out,
+                        IssueKind::NotAllowed {
+                            normalize: spec.as_ref().map(|s| s.normalize),
+                            allowed: spec.map(|s| s.values).unwrap_or_default(),
+                        },
+                    );
+                }
+            }
+        }
+        ValidationErrorKind::Enum { options } => {
+            let allowed = options
+                .as_array()
+                .map(|a| a.iter().map(value_text).collect())
+                .unwrap_or_default();
+            push(
+                out,
+                IssueKind::NotAllowed {
+                    allowed,
+                    normalize: None,
+                },
+            );
+        }
+        ValidationErrorKind::Constant { expected_value } => push(
+            out,
+            IssueKind::NotConst {
+                expected: (**expected_value).clone(),
+            },
+        ),
+        ValidationErrorKind::Pattern { pattern } => {
+            let forms = keyword_parent(store, error).and_then(|(s, _)| s.get("x-amlint-forms").cloned());
+            push(
+                out,
+                IssueKind::Pattern {
+                    pattern: pattern.clone(),
+                    forms,
+                },
+            );
+        }
+        ValidationErrorKind::PropertyNames { error: inner } => {
+            let key = inner.instance().as_str().unwrap_or_default().to_string();
+            let pattern = match inner.kind() {
+                ValidationErrorKind::Pattern { pattern } => pattern.clone(),
+                _ => String::new(),
+            };
+            push(out, IssueKind::BadKeyName { key, pattern });
+        }
+        ValidationErrorKind::Minimum { limit } => {
+            push(
+                out,
+                IssueKind::OutOfRange {
+                    bounds: vec![("minimum", num(limit))],
+                },
+            );
+        }
+        ValidationErrorKind::Maximum { limit } => {
+            push(
+                out,
+                IssueKind::OutOfRange {
+                    bounds: vec![("maximum", num(limit))],
+                },
+            );
+        }
+        ValidationErrorKind::ExclusiveMinimum { limit } => push(
+            out,
+            IssueKind::OutOfRange {
+                bounds: vec![("exclusiveMinimum", num(limit))],
+            },
+        ),
+        ValidationErrorKind::ExclusiveMaximum { limit } => push(
+            out,
+            IssueKind::OutOfRange {
+                bounds: vec![("exclusiveMaximum", num(limit))],
+            },
+        ),
+        ValidationErrorKind::MinLength { limit } => push(
+            out,
+            IssueKind::Size {
+                what: "minLength",
+                limit: *limit,
+            },
+        ),
+        ValidationErrorKind::MaxLength { limit } => push(
+            out,
+            IssueKind::Size {
+                what: "maxLength",
+                limit: *limit,
+            },
+        ),
+        ValidationErrorKind::MinItems { limit } => push(
+            out,
+            IssueKind::Size {
+                what: "minItems",
+                limit: *limit,
+            },
+        ),
+        ValidationErrorKind::MaxItems { limit } => push(
+            out,
+            IssueKind::Size {
+                what: "maxItems",
+                limit: *limit,
+            },
+        ),
+        ValidationErrorKind::UniqueItems => {
+            // Point at the repeated item itself.
+            let items = error.instance().as_array().cloned().unwrap_or_default();
+            let repeated = (1..items.len()).find(|&i| items[..i].contains(&items[i]));
+            out.push(Issue {
+                pointer: match repeated {
+                    Some(i) => pointer.child(i.to_string()),
+                    None => pointer.clone(),
+                },
+                kind: IssueKind::DuplicateItem,
+            });
+        }
+        ValidationErrorKind::Not { schema } => push(
+            out,
+            IssueKind::Forbidden {
+                schema: schema.clone(),
+            },
+        ),
+        ValidationErrorKind::FalseSchema => push(out, IssueKind::NothingAllowed),
+        // Keywords the schemas do not use (formats are not asserted; no HTTP refs).
+        _ => {}
+    }
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+fn bounds_list(b: &Bounds) -> Vec<(&'static str, f64)> {
+    let mut out = Vec::new();
+    if let Some(m) = b.minimum {
+        out.push(("minimum", m));
+    }
+    if let Some(m) = b.exclusive_minimum {
+        out.push(("exclusiveMinimum", m));
+    }
+    if let Some(m) = b.maximum {
+        out.push(("maximum", m));
+    }
+    if let Some(m) = b.exclusive_maximum {
+        out.push(("exclusiveMaximum", m));
+    }
+    out
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A failed `anyOf`: report the errors of the branch the user meant, or one issue when
+/// no branch can be meant.
+fn union(
+    store: &Store,
+    error: &ValidationError<'_>,
+    context: &[Vec<ValidationError<'static>>],
+    pointer: &Pointer,
+    out: &mut Vec<Issue>,
+    depth: usize,
+) {
+    let instance = error.instance();
+    let Some((schema, base)) = keyword_parent(store, error) else {
+        // Without the schema, fall back to the branch with the fewest errors.
+        if let Some(best) = context.iter().min_by_key(|b| b.len()) {
+            for e in best {
+                collect(store, e, out, depth + 1);
+            }
+        }
+        return;
+    };
+    let branches: &[Value] = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+
+    let chosen = match (
+        schema.get("x-amlint-discriminator").and_then(Value::as_str),
+        &**instance,
+    ) {
+        (Some(key), Value::Object(obj)) => match discriminate(key, branches, obj) {
+            Ok(i) => i,
+            Err(IssueKind::MissingKey { key: missing }) => {
+                // A misspelt discriminator (`tpye:`) is the key to point at.
+                let typo = crate::suggest::closest(&missing, obj.keys()).map(str::to_string);
+                let kind = match typo {
+                    Some(typo) => IssueKind::UnknownKey {
+                        key: typo,
+                        allowed: vec![missing],
+                    },
+                    None => IssueKind::MissingKey { key: missing },
+                };
+                out.push(Issue {
+                    pointer: pointer.clone(),
+                    kind,
+                });
+                return;
+            }
+            Err(kind) => {
+                out.push(Issue {
+                    pointer: pointer.child(key),
+                    kind,
+                });
+                return;
+            }
+        },
+        _ => {
+            let admitted: Vec<usize> = (0..branches.len())
+                .filter(|&i| admits(store, &branches[i], &base, instance, 0))
+                .collect();
+            // Several string branches fail (`serverless` or `azureml:<name>`): the asset
+            // reference is what the user meant, and its finding says how to write one.
+            let preferred = admitted
+                .iter()
+                .copied()
+                .find(|&i| instance.is_string() && has_asset_forms(store, &branches[i], &base, 0))
+                .or_else(|| admitted.first().copied());
+            match preferred {
+                Some(i) => i,
+                None => {
+                    let mut expected = Vec::new();
+                    for b in branches {
+                        branch_types(store, b, &base, &mut expected, 0);
+                    }
+                    out.push(Issue {
+                        pointer: pointer.clone(),
+                        kind: IssueKind::WrongType { expected },
+                    });
+                    return;
+                }
+            }
+        }
+    };
+    if let Some(errors) = context.get(chosen) {
+        for e in errors {
+            collect(store, e, out, depth + 1);
+        }
+    }
+}
+
+/// The first branch the discriminator selects, or the single issue to report.
+pub(super) fn discriminate(
+    key: &str,
+    branches: &[Value],
+    obj: &serde_json::Map<String, Value>,
+) -> Result<usize, IssueKind> {
+    let inline = |b: &Value| b.get("properties").and_then(|p| p.get(key)).cloned();
+    match obj.get(key) {
+        Some(value) => {
+            for (i, b) in branches.iter().enumerate() {
+                match inline(b) {
+                    Some(Value::Bool(false)) => {}
+                    None => return Ok(i),
+                    Some(c) if accepts_simple(&c, value) => return Ok(i),
+                    Some(_) => {}
+                }
+            }
+            let mut allowed: Vec<String> = Vec::new();
+            let mut normalize = None;
+            for b in branches {
+                if let Some(c) = inline(b) {
+                    if let Some(spec) = c.get("x-amlint-enum").and_then(EnumSpec::from_schema) {
+                        normalize = normalize.or(Some(spec.normalize));
+                        for v in spec.values {
+                            if !allowed.contains(&v) {
+                                allowed.push(v);
+                            }
+                        }
+                    } else if let Some(v) = c.get("const") {
+                        let v = value_text(v);
+                        if !allowed.contains(&v) {
+                            allowed.push(v);
+                        }
+                    }
+                }
+            }
+            Err(IssueKind::NotAllowed { allowed, normalize })
+        }
+        None => branches
+            .iter()
+            .position(|b| {
+                !b.get("required")
+                    .and_then(Value::as_array)
+                    .is_some_and(|r| r.iter().any(|k| k == key))
+            })
+            .ok_or_else(|| IssueKind::MissingKey { key: key.to_string() }),
+    }
+}
+
+/// A discriminator's inline schema: `x-amlint-enum`, `const`, `type`, or `false`.
+fn accepts_simple(schema: &Value, value: &Value) -> bool {
+    match schema {
+        Value::Bool(b) => *b,
+        Value::Object(m) => {
+            if let Some(spec) = m.get("x-amlint-enum").and_then(EnumSpec::from_schema) {
+                if !spec.accepts(value) {
+                    return false;
+                }
+            }
+            if let Some(c) = m.get("const") {
+                if c != value {
+                    return false;
+                }
+            }
+            if let Some(Value::Array(e)) = m.get("enum") {
+                if !e.contains(value) {
+                    return false;
+                }
+            }
+            if let Some(t) = m.get("type") {
+                if !type_matches(t, value) {
+                    return false;
+                }
+            }
+            true
+        }
+        _ => true,
+    }
+}
+
+fn type_matches(t: &Value, value: &Value) -> bool {
+    match t {
+        Value::String(name) => json_type_is(name, value),
+        Value::Array(names) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|n| json_type_is(n, value)),
+        _ => true,
+    }
+}
+
+/// JSON Schema type test (`1.0` is an integer).
+pub fn json_type_is(name: &str, value: &Value) -> bool {
+    match (name, value) {
+        ("null", Value::Null) | ("boolean", Value::Bool(_)) | ("string", Value::String(_)) => true,
+        ("array", Value::Array(_)) | ("object", Value::Object(_)) | ("number", Value::Number(_)) => true,
+        ("integer", Value::Number(n)) => {
+            n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a union branch accepts the instance's JSON type (docs/schemas.md, "Unions").
+pub fn admits(store: &Store, schema: &Value, base: &str, instance: &Value, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return true;
+    }
+    let Value::Object(m) = schema else {
+        return !matches!(schema, Value::Bool(false));
+    };
+    if m.get("x-amlint-binding") == Some(&Value::Bool(true)) {
+        if is_binding(instance) {
+            return true;
+        }
+        if let Some(rest) = m.get("else") {
+            return admits(store, rest, base, instance, depth + 1);
+        }
+    }
+    if let Some(Value::String(r)) = m.get("$ref") {
+        if let Some((target, uri)) = store.resolve(r, base) {
+            if !admits(store, target, &uri, instance, depth + 1) {
+                return false;
+            }
+        }
+    }
+    if let Some(t) = m.get("type") {
+        if !type_matches(t, instance) {
+            return false;
+        }
+    }
+    if let Some(c) = m
+        .get("x-amlint-type")
+        .and_then(Value::as_str)
+        .and_then(Coercion::parse)
+    {
+        if coerce(c, instance).is_none() {
+            return false;
+        }
+    }
+    if m.contains_key("x-amlint-enum") && !instance.is_string() {
+        return false;
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = m.get(key) {
+            return branches
+                .iter()
+                .any(|b| admits(store, b, base, instance, depth + 1));
+        }
+    }
+    true
+}
+
+/// Whether a (string) branch is an asset reference (`x-amlint-forms` with an `azureml:` form).
+fn has_asset_forms(store: &Store, schema: &Value, base: &str, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let Value::Object(m) = schema else {
+        return false;
+    };
+    if let Some(Value::Array(forms)) = m.get("x-amlint-forms") {
+        if forms.iter().any(|f| {
+            matches!(
+                f.get("form").and_then(Value::as_str),
+                Some("arm" | "arm-versioned" | "registry")
+            )
+        }) {
+            return true;
+        }
+    }
+    if let Some(rest) = m.get("else").filter(|_| m.contains_key("x-amlint-binding")) {
+        return has_asset_forms(store, rest, base, depth + 1);
+    }
+    if let Some(Value::String(r)) = m.get("$ref") {
+        if let Some((target, uri)) = store.resolve(r, base) {
+            return has_asset_forms(store, target, &uri, depth + 1);
+        }
+    }
+    false
+}
+
+/// The JSON types a branch accepts, for "expected string or mapping" messages.
+fn branch_types(store: &Store, schema: &Value, base: &str, out: &mut Vec<String>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let Value::Object(m) = schema else {
+        return;
+    };
+    let mut add = |t: &str| {
+        if !out.iter().any(|o| o == t) {
+            out.push(t.to_string());
+        }
+    };
+    if let Some(t) = m.get("type") {
+        match t {
+            Value::String(s) => add(s),
+            Value::Array(a) => a.iter().filter_map(Value::as_str).for_each(&mut add),
+            _ => {}
+        }
+        return;
+    }
+    if let Some(t) = m.get("x-amlint-type").and_then(Value::as_str) {
+        add(t);
+        return;
+    }
+    if m.contains_key("x-amlint-enum") {
+        add("string");
+        return;
+    }
+    if let Some(rest) = m.get("else").filter(|_| m.contains_key("x-amlint-binding")) {
+        branch_types(store, rest, base, out, depth + 1);
+        return;
+    }
+    if let Some(Value::String(r)) = m.get("$ref") {
+        if let Some((target, uri)) = store.resolve(r, base) {
+            branch_types(store, target, &uri, out, depth + 1);
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = m.get(key) {
+            for b in branches {
+                branch_types(store, b, base, out, depth + 1);
+            }
+        }
+    }
+}
+
+/// Python's validator returns only the type error of a schema object whose `type` (or
+/// `x-amlint-type`) fails; drop anything else reported at that same place.
+fn dedupe(issues: Vec<Issue>) -> Vec<Issue> {
+    let typed: Vec<Pointer> = issues
+        .iter()
+        .filter(|i| {
+            matches!(
+                i.kind,
+                IssueKind::WrongType { .. } | IssueKind::NotCoercible { .. }
+            )
+        })
+        .map(|i| i.pointer.clone())
+        .collect();
+    let mut out: Vec<Issue> = Vec::with_capacity(issues.len());
+    for issue in issues {
+        let is_type = matches!(
+            issue.kind,
+            IssueKind::WrongType { .. } | IssueKind::NotCoercible { .. }
+        );
+        let keyed = matches!(
+            issue.kind,
+            IssueKind::UnknownKey { .. } | IssueKind::MissingKey { .. }
+        );
+        if !is_type && !keyed && typed.contains(&issue.pointer) {
+            continue;
+        }
+        if !out.contains(&issue) {
+            out.push(issue);
+        }
+    }
+    out
+}

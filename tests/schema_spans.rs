@@ -1,0 +1,142 @@
+//! Schema and reference findings land on the exact key or value: the text under each
+//! finding's span, whatever the YAML style (block, flow, quoted, aliased, non-ASCII) or
+//! format (JSON).
+
+use amlint::pipeline::{Options, check_text};
+
+const DEPLOYMENT: &str =
+    "$schema: https://azuremlschemas.azureedge.net/latest/managedOnlineDeployment.schema.json\n";
+
+/// (code, text under the span, pointer) of every syntax (AML0xx), schema (AML1xx) and
+/// reference (AML2xx) finding; policy findings on the same made-up values (`instance_type: x`) are not this
+/// test's subject.
+fn findings(path: &str, text: &str) -> Vec<(String, String, String)> {
+    let report = check_text(path, text.to_string(), &Options::default());
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| ["AML0", "AML1", "AML2"].iter().any(|p| d.code.starts_with(p)))
+        .map(|d| {
+            (
+                d.code.to_string(),
+                report.source.slice(d.span).to_string(),
+                d.pointer.as_ref().map(ToString::to_string).unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+fn one(path: &str, text: &str) -> (String, String, String) {
+    let all = findings(path, text);
+    assert_eq!(all.len(), 1, "expected one finding, got {all:?}");
+    all.into_iter().next().unwrap_or_default()
+}
+
+fn f(code: &str, span: &str, pointer: &str) -> (String, String, String) {
+    (code.to_string(), span.to_string(), pointer.to_string())
+}
+
+#[test]
+fn unknown_keys_underline_the_key() {
+    let doc = format!("{DEPLOYMENT}name: b\ninstance_type: x\ninstance_count: 1\ninstance_typ: y\n");
+    assert_eq!(one("d.yml", &doc), f("AML101", "instance_typ", "/instance_typ"));
+    // Flow mapping, nested.
+    let doc = format!("{DEPLOYMENT}name: b\ninstance_type: x\nrequest_settings: {{request_timeout: 5}}\n");
+    assert_eq!(
+        one("d.yml", &doc),
+        f("AML101", "request_timeout", "/request_settings/request_timeout")
+    );
+    // A quoted key: the whole scalar, quotes included.
+    let doc = format!("{DEPLOYMENT}name: b\ninstance_type: x\n\"instance_cont\": 1\n");
+    assert_eq!(
+        one("d.yml", &doc),
+        f("AML101", "\"instance_cont\"", "/instance_cont")
+    );
+}
+
+#[test]
+fn values_underline_the_value() {
+    let doc = format!("{DEPLOYMENT}name: b\ninstance_type: x\ninstance_count: three\n");
+    assert_eq!(one("d.yml", &doc), f("AML102", "three", "/instance_count"));
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\ntier: LowPriority\n";
+    assert_eq!(one("c.yml", doc), f("AML103", "LowPriority", "/tier"));
+    // Through an alias: the alias where it is used.
+    let doc =
+        format!("{DEPLOYMENT}name: b\ninstance_type: x\ntags: {{n: &cnt three}}\ninstance_count: *cnt\n");
+    assert_eq!(one("d.yml", &doc), f("AML102", "*cnt", "/instance_count"));
+    // Non-ASCII text before the finding does not shift it.
+    let doc = format!(
+        "{DEPLOYMENT}description: \"modèle pour l'été — ✓\"\nname: b\ninstance_type: x\ninstance_count: drei\n"
+    );
+    assert_eq!(one("d.yml", &doc), f("AML102", "drei", "/instance_count"));
+    // A list item.
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/sparkComponent.schema.json\nname: s\nversion: 1\ntype: spark\nentry: {file: a.py}\npy_files:\n  - a.py\n  - a.py\n";
+    assert_eq!(one("s.yml", doc), f("AML103", "a.py", "/py_files/1"));
+}
+
+#[test]
+fn missing_keys_underline_the_mapping_key_or_the_first_key() {
+    let doc = format!("{DEPLOYMENT}name: b\ninstance_count: 1\n");
+    assert_eq!(one("d.yml", &doc), f("AML104", "$schema", ""));
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: x\nenvironment: azureml:e:1\ndistribution:\n  process_count_per_instance: 2\n";
+    assert_eq!(one("j.yml", doc), f("AML104", "distribution", "/distribution"));
+}
+
+#[test]
+fn ranges_and_cross_field_constraints() {
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nmin_instances: 5\nmax_instances: 2\n";
+    let report = check_text("c.yml", doc.to_string(), &Options::default());
+    let d = report
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "AML105")
+        .expect("AML105 on min_instances");
+    assert_eq!((d.code, report.source.slice(d.span)), ("AML105", "5"));
+    assert_eq!(report.source.slice(d.labels[0].span), "2");
+    // JSON (SDK v1): the number itself.
+    let json = "{\n  \"computeType\": \"ACI\",\n  \"containerResourceRequirements\": {\"cpu\": -1, \"memoryInGB\": 1}\n}\n";
+    assert_eq!(
+        one("deploymentconfig.json", json),
+        f("AML105", "-1", "/containerResourceRequirements/cpu")
+    );
+}
+
+#[test]
+fn references_underline_the_value() {
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: x\nenvironment: azureml:e:1\ncode: ./no-such-directory-here\n";
+    assert_eq!(
+        one("/nonexistent-amlint-dir/j.yml", doc),
+        f("AML201", "./no-such-directory-here", "/code")
+    );
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: x\nenvironment: 'azureml:e:1:2'\n";
+    assert_eq!(one("j.yml", doc), f("AML202", "'azureml:e:1:2'", "/environment"));
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: x\nenvironment: e:1\n";
+    assert_eq!(one("j.yml", doc), f("AML202", "e:1", "/environment"));
+}
+
+#[test]
+fn unions_report_only_the_meant_branch() {
+    // `type: mpi` selects the MPI branch: one finding, not one per distribution type.
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: x\nenvironment: azureml:e:1\ndistribution:\n  type: mpi\n  process_count: 2\n";
+    assert_eq!(
+        one("j.yml", doc),
+        f("AML101", "process_count", "/distribution/process_count")
+    );
+    // A bad discriminator value: one finding on it.
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: x\nenvironment: azureml:e:1\ndistribution:\n  type: horovod\n";
+    assert_eq!(one("j.yml", doc), f("AML103", "horovod", "/distribution/type"));
+    // A misspelt discriminator key is the finding.
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: x\nenvironment: azureml:e:1\ndistribution:\n  tpye: mpi\n";
+    assert_eq!(one("j.yml", doc), f("AML101", "tpye", "/distribution/tpye"));
+    // A binding expression satisfies any field that accepts one.
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\ninputs: {n: 2}\njobs:\n  a:\n    type: command\n    component: azureml:train:1\n    resources:\n      instance_count: ${{parent.inputs.n}}\n";
+    assert_eq!(findings("p.yml", doc), vec![]);
+}
+
+#[test]
+fn unloadable_documents_are_not_validated() {
+    // PyYAML cannot construct it (AML001): no schema finding on top of that.
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/managedOnlineEndpoint.schema.json\nname: {{ENDPOINT_NAME}}\nauth_mode: kee\n";
+    let codes: Vec<String> = findings("e.yml", doc).into_iter().map(|c| c.0).collect();
+    assert_eq!(codes, ["AML001"]);
+}
