@@ -18,8 +18,11 @@ use crate::source::Span;
 /// so that no project, git work tree or local file around them is ever read.
 pub const FUZZ_DIR: &str = "/nonexistent-amlint-fuzz/project";
 
+/// A target's harness: runs one input, panics on a failure.
+pub type Harness = fn(&[u8]);
+
 /// The targets by name (`fuzz/fuzz_targets/<name>.rs`, `fuzz/corpus/<name>/`).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Harness)] = &[
     ("loader", loader),
     ("check", check),
     ("rule_file", rule_file),
@@ -27,7 +30,7 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
 ];
 
 /// The harness function of the target `name`.
-pub fn target(name: &str) -> Option<fn(&[u8])> {
+pub fn target(name: &str) -> Option<Harness> {
     TARGETS.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
 }
 
