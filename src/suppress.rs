@@ -192,7 +192,12 @@ fn find_directive(comment: &str) -> Option<usize> {
     while let Some(i) = comment[from..].find('#') {
         let at = from + i;
         let rest = comment[at + 1..].trim_start();
-        if rest.len() >= 7 && rest[..7].eq_ignore_ascii_case("amlint:") {
+        // Bytes, not `rest[..7]`: the 7th byte may fall inside a character.
+        if rest
+            .as_bytes()
+            .get(..7)
+            .is_some_and(|b| b.eq_ignore_ascii_case(b"amlint:"))
+        {
             return Some(at);
         }
         from = at + 1;
