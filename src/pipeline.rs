@@ -304,8 +304,10 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         let root = project.root.clone();
         let options = options.clone();
         let filter = filter.clone();
-        index = index.with_rest(LazyIndex::new(move || {
-            index_of(index_project(&root, &seen, filter, &options).iter())
+        let files = std::sync::OnceLock::new();
+        index = index.with_rest(LazyIndex::new(move |name| {
+            let files = files.get_or_init(|| rest_of_project(&root, &seen, filter.clone(), &options));
+            index_of(files_mentioning(files, name, &options).iter())
         }));
     }
     let bases = FactBases::new(index, options);
@@ -339,28 +341,51 @@ pub fn warm_embedded_data() {
     crate::schema::store::store();
 }
 
-/// Loads and classifies the project's files that are not already loaded, to index
-/// them (nothing is reported for them).
-fn index_project(
+/// The project's files that are not already loaded, with their text (read once, in
+/// parallel, for every name searched; unreadable files are left out).
+fn rest_of_project(
     root: &Path,
     seen: &HashSet<PathBuf>,
     filter: Arc<ConfigFilter>,
     options: &Options,
-) -> Vec<Prepared> {
+) -> Vec<(discover::Candidate, String)> {
     if !root.is_dir() {
         return Vec::new();
     }
-    let candidates: Vec<_> = discover::discover_filtered(&[root.to_path_buf()], filter)
-        .into_iter()
+    discover::discover_filtered(&[root.to_path_buf()], filter)
+        .into_par_iter()
         .filter(|c| !seen.contains(&c.path))
-        .collect();
-    candidates
-        .par_iter()
         .filter_map(|c| {
+            let text = load::read_text(&c.path, &options.limits).ok()?;
+            Some((c, text))
+        })
+        .collect()
+}
+
+/// Whether `hay` contains `needle` (lower case), ignoring ASCII case.
+fn mentions(hay: &str, needle: &str) -> bool {
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    let Some(&first) = needle.first() else {
+        return true;
+    };
+    hay.len() >= needle.len()
+        && (0..=hay.len() - needle.len()).any(|i| {
+            hay[i].to_ascii_lowercase() == first && hay[i..i + needle.len()].eq_ignore_ascii_case(needle)
+        })
+}
+
+/// Loads and classifies, to index them, the files whose text contains `name` (lower case):
+/// only they can define it. Nothing is reported for them.
+fn files_mentioning(files: &[(discover::Candidate, String)], name: &str, options: &Options) -> Vec<Prepared> {
+    files
+        .par_iter()
+        .filter(|(_, text)| mentions(text, name))
+        .filter_map(|(c, text)| {
             catch_unwind(AssertUnwindSafe(|| {
+                let format = Format::for_path(&c.display);
                 prepare(
                     c.path.clone(),
-                    load::load_path(&c.path, &c.display, &options.limits),
+                    load::parse_text(&c.display, text.clone(), format, &options.limits),
                     false,
                 )
             }))

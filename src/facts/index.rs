@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use crate::document::{Document, Value};
 use crate::kinds::Kind;
@@ -53,42 +53,52 @@ pub struct ProjectIndex {
     rest: Option<Box<LazyIndex>>,
 }
 
-type IndexBuilder = Box<dyn FnOnce() -> ProjectIndex + Send>;
+type Search = Box<dyn Fn(&str) -> ProjectIndex + Send + Sync>;
 
-/// An index built on first use: the rest of the project is read only when a checked file
-/// names a compute, endpoint or model its own files do not define, so a one-file run that
-/// needs nothing from elsewhere does not walk the project.
+/// What the rest of the project defines, searched by name on first use: a one-file run
+/// (pre-commit, an editor buffer) that needs nothing from elsewhere reads nothing else, and
+/// one that names a compute, endpoint or model its own files do not define parses only the
+/// files whose text contains that name (a name is defined by a `name:` holding it).
 pub struct LazyIndex {
-    build: Mutex<Option<IndexBuilder>>,
-    index: OnceLock<ProjectIndex>,
+    /// Indexes the files of the rest of the project whose text contains a (lower-case) name.
+    search: Search,
+    found: Mutex<HashMap<String, std::sync::Arc<ProjectIndex>>>,
 }
 
 impl LazyIndex {
-    pub fn new(build: impl FnOnce() -> ProjectIndex + Send + 'static) -> Self {
+    /// `search(name)` indexes the files whose lower-cased text contains `name`.
+    pub fn new(search: impl Fn(&str) -> ProjectIndex + Send + Sync + 'static) -> Self {
         Self {
-            build: Mutex::new(Some(Box::new(build))),
-            index: OnceLock::new(),
+            search: Box::new(search),
+            found: Mutex::default(),
         }
     }
 
-    /// The index, built by the first caller (others wait for it).
-    pub fn get(&self) -> &ProjectIndex {
-        self.index.get_or_init(|| {
-            let build = self.build.lock().unwrap_or_else(|e| e.into_inner()).take();
-            build.map(|b| b()).unwrap_or_default()
-        })
+    /// What the files mentioning `name` define (searched once per name).
+    fn for_name(&self, name: &str) -> std::sync::Arc<ProjectIndex> {
+        let key = name.to_lowercase();
+        if let Some(hit) = self.found.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return hit.clone();
+        }
+        let index = std::sync::Arc::new((self.search)(&key));
+        self.found
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_insert(index)
+            .clone()
     }
 
-    /// Whether the index has been built.
-    pub fn is_built(&self) -> bool {
-        self.index.get().is_some()
+    /// How many names have been searched for.
+    pub fn searches(&self) -> usize {
+        self.found.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 }
 
 impl std::fmt::Debug for LazyIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LazyIndex")
-            .field("index", &self.index.get())
+            .field("searches", &self.searches())
             .finish()
     }
 }
@@ -162,40 +172,42 @@ impl ProjectIndex {
         self
     }
 
-    /// Whether the rest of the project has been read (a lookup needed it).
-    pub fn rest_was_read(&self) -> bool {
-        self.rest.as_ref().is_some_and(|r| r.is_built())
+    /// How many names the rest of the project has been searched for.
+    pub fn rest_searches(&self) -> usize {
+        self.rest.as_ref().map_or(0, |r| r.searches())
     }
 
-    pub fn compute(&self, name: &str) -> Option<&ComputeEntry> {
+    pub fn compute(&self, name: &str) -> Option<ComputeEntry> {
         let key = name.to_lowercase();
-        self.computes
-            .get(&key)
-            .or_else(|| self.rest.as_ref()?.get().computes.get(&key))
+        if let Some(c) = self.computes.get(&key) {
+            return Some(c.clone());
+        }
+        self.rest.as_ref()?.for_name(name).computes.get(&key).cloned()
     }
 
-    pub fn endpoint(&self, name: &str) -> Option<&EndpointEntry> {
+    pub fn endpoint(&self, name: &str) -> Option<EndpointEntry> {
         let key = name.to_lowercase();
-        self.endpoints
-            .get(&key)
-            .or_else(|| self.rest.as_ref()?.get().endpoints.get(&key))
+        if let Some(e) = self.endpoints.get(&key) {
+            return Some(e.clone());
+        }
+        self.rest.as_ref()?.for_name(name).endpoints.get(&key).cloned()
     }
 
     /// A model by name and version (`None`: the highest version known anywhere in the
     /// project).
-    pub fn model(&self, name: &str, version: Option<&str>) -> Option<&ModelEntry> {
-        let own = self.models.iter();
-        let rest = self
-            .rest
-            .as_ref()
-            .map(|r| r.get().models.iter())
-            .into_iter()
-            .flatten();
-        let mut candidates = own.chain(rest).filter(|m| m.name.eq_ignore_ascii_case(name));
-        match version {
+    pub fn model(&self, name: &str, version: Option<&str>) -> Option<ModelEntry> {
+        let rest = self.rest.as_ref().map(|r| r.for_name(name));
+        let rest_models = rest.iter().flat_map(|r| r.models.iter());
+        let mut candidates = self
+            .models
+            .iter()
+            .chain(rest_models)
+            .filter(|m| m.name.eq_ignore_ascii_case(name));
+        let found = match version {
             Some(v) => candidates.find(|m| m.version.as_deref() == Some(v)),
             None => candidates.max_by(|a, b| version_order(a.version.as_deref(), b.version.as_deref())),
-        }
+        };
+        found.cloned()
     }
 }
 
@@ -394,43 +406,38 @@ mod tests {
     }
 
     #[test]
-    fn the_rest_of_the_project_is_read_only_when_a_lookup_misses() {
+    fn the_rest_of_the_project_is_searched_only_when_a_lookup_misses() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         let builds = std::sync::Arc::new(AtomicUsize::new(0));
         let counter = builds.clone();
+        let entry = |name: &str, ctype: &str| ComputeEntry {
+            name: name.into(),
+            ctype: ctype.into(),
+            size: None,
+            file: None,
+        };
         let mut own = ProjectIndex::default();
-        own.computes.insert(
-            "cpu".into(),
-            ComputeEntry {
-                name: "cpu".into(),
-                ctype: "amlcompute".into(),
-                size: None,
-                file: None,
-            },
-        );
-        let index = own.with_rest(LazyIndex::new(move || {
+        own.computes.insert("cpu".into(), entry("cpu", "amlcompute"));
+        let gpu = entry("gpu", "kubernetes");
+        let index = own.with_rest(LazyIndex::new(move |name| {
             counter.fetch_add(1, Ordering::SeqCst);
             let mut rest = ProjectIndex::default();
-            rest.computes.insert(
-                "gpu".into(),
-                ComputeEntry {
-                    name: "gpu".into(),
-                    ctype: "kubernetes".into(),
-                    size: None,
-                    file: None,
-                },
-            );
+            if name == "gpu" {
+                rest.computes.insert("gpu".into(), gpu.clone());
+            }
             rest
         }));
-        // Defined by the checked files: the rest is not read.
-        assert_eq!(index.compute("CPU").map(|c| c.ctype.as_str()), Some("amlcompute"));
-        assert!(!index.rest_was_read());
+        // Defined by the checked files: the rest is not searched.
+        assert_eq!(index.compute("CPU").map(|c| c.ctype), Some("amlcompute".into()));
+        assert_eq!(index.rest_searches(), 0);
         assert_eq!(builds.load(Ordering::SeqCst), 0);
-        // A miss reads it, once.
-        assert_eq!(index.compute("gpu").map(|c| c.ctype.as_str()), Some("kubernetes"));
-        assert_eq!(index.compute("none"), None);
-        assert!(index.endpoint("e").is_none());
-        assert!(index.rest_was_read());
+        // A miss searches for that name (lower-cased), once.
+        assert_eq!(index.compute("GPU").map(|c| c.ctype), Some("kubernetes".into()));
+        assert_eq!(index.compute("gpu").map(|c| c.ctype), Some("kubernetes".into()));
         assert_eq!(builds.load(Ordering::SeqCst), 1);
+        assert_eq!(index.compute("none"), None);
+        assert!(index.endpoint("none").is_none());
+        assert_eq!(index.rest_searches(), 2);
+        assert_eq!(builds.load(Ordering::SeqCst), 2);
     }
 }
