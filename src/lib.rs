@@ -17,6 +17,7 @@ pub mod facts;
 pub mod filter;
 pub mod kinds;
 pub mod load;
+pub mod lsp;
 pub mod pipeline;
 pub mod policy;
 pub mod project;

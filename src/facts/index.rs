@@ -43,7 +43,7 @@ pub struct ModelEntry {
 }
 
 /// Names defined across the project's files.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct ProjectIndex {
     computes: HashMap<String, ComputeEntry>,
     endpoints: HashMap<String, EndpointEntry>,
@@ -110,6 +110,11 @@ impl ProjectIndex {
             }),
             _ => {}
         }
+    }
+
+    /// Whether nothing is defined (a file that defines no compute, endpoint or model).
+    pub fn is_empty(&self) -> bool {
+        self.computes.is_empty() && self.endpoints.is_empty() && self.models.is_empty()
     }
 
     pub fn compute(&self, name: &str) -> Option<&ComputeEntry> {
