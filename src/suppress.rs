@@ -136,8 +136,10 @@ fn is_blank_or_comment(line: &str) -> bool {
 
 /// The edit that silences `code` on the line holding `offset` with a line directive, as
 /// [`scan`] reads it: a trailing `  # amlint: ignore[CODE]` when the line has no comment,
-/// else the comment on a line of its own above it, at the line's indentation. `None` when
-/// the line is inside or ends inside a multi-line scalar (a comment there would be text).
+/// else the comment on a line of its own above it, at the line's indentation. Each
+/// candidate is proved by parsing the edited text: the values must not change (a comment
+/// inside a block scalar would be text) and the directive must target the finding's line.
+/// `None` when no candidate passes.
 pub fn line_suppression_edit(
     source: &SourceFile,
     documents: &[Document],
@@ -146,27 +148,67 @@ pub fn line_suppression_edit(
 ) -> Option<Edit> {
     let scalars = Scalars::new(documents);
     let lines = lines(source);
-    let index = source.position(offset).line as usize - 1;
-    let &(start, line) = lines.get(index)?;
+    let line_no = source.position(offset).line;
+    let &(start, line) = lines.get(line_no as usize - 1)?;
     let end = start + line.len() as u32;
-    if scalars.continues_over(start) {
-        return None;
-    }
     let directive = format!("# amlint: ignore[{code}]");
-    if comment_start(line, start, &scalars).is_none() && !scalars.continues_over(end) {
+    let mut candidates = Vec::new();
+    if comment_start(line, start, &scalars).is_none() && !scalars.contains(end) {
         let code_end = start + line.trim_end().len() as u32;
-        return Some(Edit {
-            span: Span::new(code_end, end),
-            replacement: format!("  {directive}"),
-        });
+        candidates.push((
+            Edit {
+                span: Span::new(code_end, end),
+                replacement: format!("  {directive}"),
+            },
+            line_no,
+        ));
     }
-    let indent = &line[..line.len() - line.trim_start().len()];
-    let crlf = source.text.get(end as usize..).is_some_and(|rest| rest.starts_with("\r\n"));
-    let eol = if crlf { "\r\n" } else { "\n" };
-    Some(Edit {
-        span: Span::at(start),
-        replacement: format!("{indent}{directive}{eol}"),
-    })
+    if !scalars.continues_over(start) {
+        let indent = &line[..line.len() - line.trim_start().len()];
+        let crlf = source.text.get(end as usize..).is_some_and(|rest| rest.starts_with("\r\n"));
+        let eol = if crlf { "\r\n" } else { "\n" };
+        candidates.push((
+            Edit {
+                span: Span::at(start),
+                replacement: format!("{indent}{directive}{eol}"),
+            },
+            line_no + 1,
+        ));
+    }
+    candidates
+        .into_iter()
+        .find(|(edit, target)| proves(source, documents, edit, code, *target))
+        .map(|(edit, _)| edit)
+}
+
+/// Whether `edit` leaves every value as it was and adds a directive silencing `code` on
+/// line `target`.
+fn proves(source: &SourceFile, documents: &[Document], edit: &Edit, code: &str, target: u32) -> bool {
+    let mut text = source.text.clone();
+    if text.get(edit.span.range()).is_none() {
+        return false;
+    }
+    text.replace_range(edit.span.range(), &edit.replacement);
+    let limits = crate::load::Limits::default();
+    let after = crate::load::parse_text(&source.path, text, crate::load::Format::Yaml, &limits);
+    let same = after.documents.len() == documents.len()
+        && after
+            .documents
+            .iter()
+            .zip(documents)
+            .all(|(a, b)| a.partial == b.partial && a.to_json() == b.to_json());
+    if !same {
+        return false;
+    }
+    let registry = crate::registry::builtin();
+    scan(&after.source, &after.documents, registry)
+        .directives
+        .iter()
+        .any(|d| {
+            d.malformed.is_none()
+                && d.scope == Scope::Line(Some(target))
+                && d.entries.iter().any(|e| e.text == code)
+        })
 }
 
 /// The edit that silences `code` in the whole file: `# amlint: ignore-file[CODE]` on a
@@ -671,7 +713,13 @@ mod tests {
         );
         // Inside a block scalar no comment can be written.
         assert_eq!(suppressed_text("c: |\n  echo Standard_NC24\n", "echo"), None);
-        assert_eq!(suppressed_text("k: a\n  Standard_NC24\n", "Standard_NC24"), None);
+        // The last line of a multi-line plain scalar may end with a comment.
+        assert_eq!(
+            suppressed_text("k: a\n  Standard_NC24\n", "Standard_NC24").unwrap(),
+            "k: a\n  Standard_NC24  # amlint: ignore[AML503]\n"
+        );
+        // A line inside one may not, nor have one above it: nothing is offered.
+        assert_eq!(suppressed_text("k: a\n  Standard_NC24\n  b\n", "Standard_NC24"), None);
     }
 
     #[test]
