@@ -165,7 +165,10 @@ pub fn line_suppression_edit(
     }
     if !scalars.continues_over(start) {
         let indent = &line[..line.len() - line.trim_start().len()];
-        let crlf = source.text.get(end as usize..).is_some_and(|rest| rest.starts_with("\r\n"));
+        let crlf = source
+            .text
+            .get(end as usize..)
+            .is_some_and(|rest| rest.starts_with("\r\n"));
         let eol = if crlf { "\r\n" } else { "\n" };
         candidates.push((
             Edit {
@@ -215,7 +218,11 @@ fn proves(source: &SourceFile, documents: &[Document], edit: &Edit, code: &str, 
 /// line of its own at the top (after a byte order mark).
 pub fn file_suppression_edit(source: &SourceFile, code: &str) -> Edit {
     let start = source.lines.line_start(0).unwrap_or(0);
-    let eol = if source.text.contains("\r\n") { "\r\n" } else { "\n" };
+    let eol = if source.text.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
     Edit {
         span: Span::at(start),
         replacement: format!("# amlint: ignore-file[{code}]{eol}"),
@@ -719,12 +726,20 @@ mod tests {
             "k: a\n  Standard_NC24  # amlint: ignore[AML503]\n"
         );
         // A line inside one may not, nor have one above it: nothing is offered.
-        assert_eq!(suppressed_text("k: a\n  Standard_NC24\n  b\n", "Standard_NC24"), None);
+        assert_eq!(
+            suppressed_text("k: a\n  Standard_NC24\n  b\n", "Standard_NC24"),
+            None
+        );
     }
 
     #[test]
     fn file_suppression_edit_goes_first_after_the_bom() {
-        let loaded = parse_text("x.yml", "\u{feff}a: 1\n".to_string(), Format::Yaml, &Limits::default());
+        let loaded = parse_text(
+            "x.yml",
+            "\u{feff}a: 1\n".to_string(),
+            Format::Yaml,
+            &Limits::default(),
+        );
         let edit = file_suppression_edit(&loaded.source, "AML601");
         let mut out = loaded.source.text.clone();
         out.replace_range(edit.span.range(), &edit.replacement);

@@ -88,7 +88,11 @@ impl Client {
                 "workspaceFolders": [{"uri": uri(root), "name": "ws"}],
             }),
         );
-        assert!(result["result"]["capabilities"]["hoverProvider"].as_bool().unwrap());
+        assert!(
+            result["result"]["capabilities"]["hoverProvider"]
+                .as_bool()
+                .unwrap()
+        );
         c.notify("initialized", json!({}));
         c
     }
@@ -119,8 +123,12 @@ impl Client {
             match self.rx.recv_timeout(left) {
                 Ok(v) if want(&v) => return v,
                 Ok(v) => self.pending.push(v),
-                Err(RecvTimeoutError::Timeout) => panic!("timed out waiting for {what}; got {:#?}", self.pending),
-                Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output waiting for {what}"),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("timed out waiting for {what}; got {:#?}", self.pending)
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("the server closed its output waiting for {what}")
+                }
             }
         }
     }
@@ -146,7 +154,11 @@ impl Client {
     }
 
     fn open(&mut self, path: &Path, text: &str) {
-        let language = if path.extension().is_some_and(|e| e == "json") { "json" } else { "yaml" };
+        let language = if path.extension().is_some_and(|e| e == "json") {
+            "json"
+        } else {
+            "yaml"
+        };
         self.notify(
             "textDocument/didOpen",
             json!({"textDocument": {"uri": uri(path), "languageId": language, "version": 1, "text": text}}),
@@ -238,9 +250,15 @@ fn apply(text: &str, edits: &[Value]) -> String {
     };
     let mut spans: Vec<(usize, usize, &str)> = edits
         .iter()
-        .map(|e| (offset(&e["range"]["start"]), offset(&e["range"]["end"]), e["newText"].as_str().unwrap()))
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().unwrap(),
+            )
+        })
         .collect();
-    spans.sort_by(|a, b| b.0.cmp(&a.0));
+    spans.sort_by_key(|s| std::cmp::Reverse(s.0));
     let mut out = text.to_string();
     for (s, e, t) in spans {
         out.replace_range(s..e, t);
@@ -306,8 +324,16 @@ fn diagnostics_have_utf16_ranges_codes_links_and_clear_when_fixed() {
     assert_eq!(range(dup), [8, 0, 8, 4]);
     let related = &dup["relatedInformation"][0];
     assert_eq!(related["location"]["uri"], uri(&path));
-    assert_eq!(related["location"]["range"]["start"], json!({"line": 1, "character": 0}));
-    assert!(related["message"].as_str().unwrap().contains("first defined here"));
+    assert_eq!(
+        related["location"]["range"]["start"],
+        json!({"line": 1, "character": 0})
+    );
+    assert!(
+        related["message"]
+            .as_str()
+            .unwrap()
+            .contains("first defined here")
+    );
 
     // Incremental edits (UTF-16 ranges) are applied as the client means them, in order:
     // the duplicate line goes, and a new entry is typed right after the emoji.
@@ -371,7 +397,10 @@ fn editing_a_compute_rechecks_the_endpoint_that_names_it() {
     assert_eq!(codes(&c.diagnostics(&uri(&endpoint), Some(1))), ["AML302"]);
 
     // Closed, then changed on disk by another program (a git checkout).
-    c.notify("textDocument/didClose", json!({"textDocument": {"uri": uri(&compute)}}));
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&compute)}}),
+    );
     std::fs::write(&compute, COMPUTE_KUBERNETES).unwrap();
     c.notify(
         "workspace/didChangeWatchedFiles",
@@ -399,7 +428,10 @@ fn configuration_changes_are_picked_up() {
 
     // An invalid configuration is reported on the configuration file itself.
     std::fs::write(&config, "ignore = [\"AML003\"\nprofile = 3\n").unwrap();
-    c.notify("textDocument/didSave", json!({"textDocument": {"uri": uri(&config)}}));
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&config)}}),
+    );
     let errors = c.diagnostics(&uri(&config), None);
     assert!(!errors.is_empty());
     assert_eq!(errors[0]["severity"], 1);
@@ -453,9 +485,15 @@ fn code_actions_fix_and_suppress() {
     assert_eq!(c.diagnostics(&uri(&path), Some(3)), Vec::<Value>::new());
 
     // The file-wide suppression, applied to the unsuppressed text.
-    let file = actions.iter().find(|a| a["title"] == "Suppress AML003 in this file").unwrap();
+    let file = actions
+        .iter()
+        .find(|a| a["title"] == "Suppress AML003 in this file")
+        .unwrap();
     let whole = apply(&text, edits_of(file, &path));
-    assert!(whole.starts_with("# amlint: ignore-file[AML003]\n$schema"), "{whole}");
+    assert!(
+        whole.starts_with("# amlint: ignore-file[AML003]\n$schema"),
+        "{whole}"
+    );
     c.change(&path, 4, &whole);
     assert_eq!(c.diagnostics(&uri(&path), Some(4)), Vec::<Value>::new());
 
@@ -470,7 +508,9 @@ fn code_actions_fix_and_suppress() {
     );
     let actions = r["result"].as_array().unwrap();
     assert!(
-        actions.iter().all(|a| !a["title"].as_str().unwrap().starts_with("Suppress")),
+        actions
+            .iter()
+            .all(|a| !a["title"].as_str().unwrap().starts_with("Suppress")),
         "{actions:#?}"
     );
     c.shutdown_and_exit();
@@ -493,7 +533,12 @@ fn hover_shows_the_rule_and_the_schema() {
     let h = hover(&mut c, 4, 3);
     assert_eq!(h["contents"]["kind"], "markdown");
     let text = h["contents"]["value"].as_str().unwrap();
-    let summary = amlint::registry::builtin().get("AML101").unwrap().summary.trim().to_string();
+    let summary = amlint::registry::builtin()
+        .get("AML101")
+        .unwrap()
+        .summary
+        .trim()
+        .to_string();
     assert!(text.contains("**AML101**"), "{text}");
     assert!(text.contains(&summary), "{text}");
     assert!(text.contains("docs/rules/AML101-unknown-key.md"), "{text}");
@@ -502,7 +547,10 @@ fn hover_shows_the_rule_and_the_schema() {
     // A key the schema describes.
     let h = hover(&mut c, 7, 5);
     let text = h["contents"]["value"].as_str().unwrap();
-    assert!(text.contains("Environment variables configuration for the deployment."), "{text}");
+    assert!(
+        text.contains("Environment variables configuration for the deployment."),
+        "{text}"
+    );
     assert!(text.contains("object"), "{text}");
     // Nothing to say about a plain value.
     assert_eq!(hover(&mut c, 1, 8), Value::Null);
@@ -536,11 +584,18 @@ fn malformed_input_and_unknown_methods_do_not_stop_the_server() {
     c.open(&path, DEPLOYMENT);
     c.diagnostics(&uri(&path), Some(1));
     for v in 2..=60 {
-        let text = if v == 60 { FIXED.to_string() } else { format!("{DEPLOYMENT}# {v}\n") };
+        let text = if v == 60 {
+            FIXED.to_string()
+        } else {
+            format!("{DEPLOYMENT}# {v}\n")
+        };
         c.change(&path, v, &text);
     }
     assert_eq!(c.diagnostics(&uri(&path), Some(60)), Vec::<Value>::new());
-    let r = c.request("textDocument/hover", json!({"textDocument": {"uri": uri(&path)}, "position": {"line": 0, "character": 0}}));
+    let r = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri(&path)}, "position": {"line": 0, "character": 0}}),
+    );
     assert!(r.get("error").is_none(), "{r}");
     let published: Vec<i64> = c
         .pending
@@ -559,7 +614,10 @@ fn malformed_input_and_unknown_methods_do_not_stop_the_server() {
     assert_eq!(codes(&diags), ["AML005"]);
 
     // Still answering.
-    let r = c.request("textDocument/hover", json!({"textDocument": {"uri": uri(&path)}, "position": {"line": 0, "character": 0}}));
+    let r = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri(&path)}, "position": {"line": 0, "character": 0}}),
+    );
     assert!(r.get("error").is_none(), "{r}");
     c.shutdown_and_exit();
 }

@@ -57,12 +57,24 @@ pub fn code_actions(uri: &Url, checked: &Checked, range: &Range) -> Vec<CodeActi
         if seen_line.insert((d.code, line)) {
             let documents = &checked.prepared.loaded.documents;
             if let Some(e) = crate::suppress::line_suppression_edit(source, documents, d.span.start, d.code) {
-                line_actions.push(suppression(uri, source, &e, format!("Suppress {} on this line", d.code), &lsp));
+                line_actions.push(suppression(
+                    uri,
+                    source,
+                    &e,
+                    format!("Suppress {} on this line", d.code),
+                    &lsp,
+                ));
             }
         }
         if seen_file.insert(d.code) {
             let e = crate::suppress::file_suppression_edit(source, d.code);
-            file_actions.push(suppression(uri, source, &e, format!("Suppress {} in this file", d.code), &lsp));
+            file_actions.push(suppression(
+                uri,
+                source,
+                &e,
+                format!("Suppress {} in this file", d.code),
+                &lsp,
+            ));
         }
     }
     fixes

@@ -102,7 +102,10 @@ mod tests {
         let source = SourceFile::new("x.yml", "a: 1 # café 日本 🎉\nb: x\n".to_string());
         let text = &source.text;
         let b = text.find('x').unwrap() as u32;
-        assert_eq!(range(&source, Span::new(b, b + 1)), Range::new(Position::new(1, 3), Position::new(1, 4)));
+        assert_eq!(
+            range(&source, Span::new(b, b + 1)),
+            Range::new(Position::new(1, 3), Position::new(1, 4))
+        );
         // 🎉 is two UTF-16 units.
         let end = text.find('\n').unwrap() as u32;
         assert_eq!(range(&source, Span::at(end)).start, Position::new(0, 17));

@@ -34,7 +34,8 @@ use lsp_types::{
     DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams, FileSystemWatcher,
     GlobPattern, HoverParams, HoverProviderCapability, InitializeParams, InitializeResult,
     PublishDiagnosticsParams, Registration, RegistrationParams, SaveOptions, ServerCapabilities, ServerInfo,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Url,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
+    Url,
 };
 
 use crate::pipeline::Options;
@@ -128,7 +129,9 @@ fn read_frame(input: &mut impl BufRead) -> Result<Option<Vec<u8>>, Frame> {
         }
     }
     let Some(length) = length else {
-        return Err(Frame::Malformed("a message header has no valid Content-Length".to_string()));
+        return Err(Frame::Malformed(
+            "a message header has no valid Content-Length".to_string(),
+        ));
     };
     if length > MAX_BODY {
         let skipped = std::io::copy(&mut input.take(length as u64), &mut std::io::sink());
@@ -285,13 +288,19 @@ impl Server {
         if self.ws.is_none() {
             return self.reply(
                 id,
-                Err((ErrorCode::ServerNotInitialized, "the server is not initialized".to_string())),
+                Err((
+                    ErrorCode::ServerNotInitialized,
+                    "the server is not initialized".to_string(),
+                )),
             );
         }
         if self.shutdown {
             return self.reply(
                 id,
-                Err((ErrorCode::InvalidRequest, "the server is shutting down".to_string())),
+                Err((
+                    ErrorCode::InvalidRequest,
+                    "the server is shutting down".to_string(),
+                )),
             );
         }
         if r.method == lsp_types::request::Shutdown::METHOD {
@@ -308,7 +317,9 @@ impl Server {
         method: &str,
         params: serde_json::Value,
     ) -> Result<serde_json::Value, (ErrorCode, String)> {
-        fn parse<T: serde::de::DeserializeOwned>(params: serde_json::Value) -> Result<T, (ErrorCode, String)> {
+        fn parse<T: serde::de::DeserializeOwned>(
+            params: serde_json::Value,
+        ) -> Result<T, (ErrorCode, String)> {
             serde_json::from_value(params).map_err(|e| (ErrorCode::InvalidParams, e.to_string()))
         }
         fn to_json(v: impl serde::Serialize) -> Result<serde_json::Value, (ErrorCode, String)> {
@@ -335,7 +346,10 @@ impl Server {
                     .and_then(|c| hover::hover(c, pos.position));
                 to_json(hover)
             }
-            _ => Err((ErrorCode::MethodNotFound, format!("amlint does not handle {method}"))),
+            _ => Err((
+                ErrorCode::MethodNotFound,
+                format!("amlint does not handle {method}"),
+            )),
         }
     }
 
@@ -347,7 +361,10 @@ impl Server {
 
     fn initialize(&mut self, params: serde_json::Value) -> Result<serde_json::Value, (ErrorCode, String)> {
         if self.ws.is_some() {
-            return Err((ErrorCode::InvalidRequest, "initialize was already received".to_string()));
+            return Err((
+                ErrorCode::InvalidRequest,
+                "initialize was already received".to_string(),
+            ));
         }
         let params: InitializeParams =
             serde_json::from_value(params).map_err(|e| (ErrorCode::InvalidParams, e.to_string()))?;
@@ -399,13 +416,17 @@ impl Server {
     /// check it.
     fn initialized(&mut self) {
         if self.watch_files {
-            let watchers = ["**/*.{yml,yaml,json}", "**/MLTable", "**/{amlint.toml,.amlint.toml,pyproject.toml}"]
-                .iter()
-                .map(|g| FileSystemWatcher {
-                    glob_pattern: GlobPattern::String(g.to_string()),
-                    kind: None,
-                })
-                .collect();
+            let watchers = [
+                "**/*.{yml,yaml,json}",
+                "**/MLTable",
+                "**/{amlint.toml,.amlint.toml,pyproject.toml}",
+            ]
+            .iter()
+            .map(|g| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(g.to_string()),
+                kind: None,
+            })
+            .collect();
             let options = DidChangeWatchedFilesRegistrationOptions { watchers };
             let params = RegistrationParams {
                 registrations: vec![Registration {
@@ -482,7 +503,11 @@ impl Server {
             }
             DidChangeWatchedFiles::METHOD => {
                 if let Some(p) = parse::<DidChangeWatchedFilesParams>(n) {
-                    let paths: Vec<PathBuf> = p.changes.iter().filter_map(|c| convert::path_of(&c.uri)).collect();
+                    let paths: Vec<PathBuf> = p
+                        .changes
+                        .iter()
+                        .filter_map(|c| convert::path_of(&c.uri))
+                        .collect();
                     self.disk_changes(&paths, &mut publish);
                 }
             }

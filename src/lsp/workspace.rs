@@ -188,7 +188,12 @@ impl Workspace {
     }
 
     /// Applies a didChange: full replacements and UTF-16 ranged edits, in order.
-    pub fn change(&mut self, uri: &Url, version: i32, changes: Vec<lsp_types::TextDocumentContentChangeEvent>) {
+    pub fn change(
+        &mut self,
+        uri: &Url,
+        version: i32,
+        changes: Vec<lsp_types::TextDocumentContentChangeEvent>,
+    ) {
         let Some(doc) = self.open.get_mut(uri) else {
             return;
         };
@@ -325,13 +330,16 @@ impl Workspace {
                 Some(h) => format!("{message}\n{h}"),
                 None => message,
             };
-            by_file.entry(key.clone()).or_default().push(lsp_types::Diagnostic {
-                range: convert::range(&source, span),
-                severity: Some(lsp_types::DiagnosticSeverity::ERROR),
-                source: Some("amlint".to_string()),
-                message,
-                ..Default::default()
-            });
+            by_file
+                .entry(key.clone())
+                .or_default()
+                .push(lsp_types::Diagnostic {
+                    range: convert::range(&source, span),
+                    severity: Some(lsp_types::DiagnosticSeverity::ERROR),
+                    source: Some("amlint".to_string()),
+                    message,
+                    ..Default::default()
+                });
             sources.insert(key, source);
         }
         let mut now = HashSet::new();
@@ -396,7 +404,11 @@ impl Workspace {
         let dirty: Vec<Url> = self.dirty_open.iter().cloned().collect();
         let mut changed = false;
         for uri in dirty {
-            let disk_before = self.open.get(&uri).and_then(|d| self.disk.get(&d.path)).map(contribution);
+            let disk_before = self
+                .open
+                .get(&uri)
+                .and_then(|d| self.disk.get(&d.path))
+                .map(contribution);
             let limits = self.options.limits.clone();
             let Some(doc) = self.open.get_mut(&uri) else {
                 continue;
@@ -412,7 +424,8 @@ impl Workspace {
             })
             .unwrap_or_else(|report| {
                 // The parser itself failed: check an empty file that carries the AML000.
-                let mut loaded = load::parse_text(&display, String::new(), Format::for_path(&display), &limits);
+                let mut loaded =
+                    load::parse_text(&display, String::new(), Format::for_path(&display), &limits);
                 loaded.diagnostics = report.diagnostics;
                 pipeline::prepare(path.clone(), loaded, true)
             });

@@ -102,10 +102,11 @@ impl Walk<'_> {
                     .get("properties")
                     .and_then(|p| p.get(*first))
                     .or_else(|| {
-                        first
-                            .parse::<usize>()
-                            .ok()
-                            .and_then(|i| m.get("prefixItems").and_then(|p| p.get(i)).or_else(|| m.get("items")))
+                        first.parse::<usize>().ok().and_then(|i| {
+                            m.get("prefixItems")
+                                .and_then(|p| p.get(i))
+                                .or_else(|| m.get("items"))
+                        })
                     })
                     .or_else(|| m.get("additionalProperties").filter(|a| a.is_object()));
                 if let Some(child) = child {
