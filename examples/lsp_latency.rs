@@ -5,7 +5,7 @@
 //! cargo run --release --example lsp_latency -- target/release/amlint [ITERATIONS]
 //! ```
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -24,7 +24,9 @@ fn pipeline(lines: usize, typo: bool) -> String {
         i += 1;
     }
     let key = if typo { "comand" } else { "command" };
-    s.push_str(&format!("  last:\n    type: command\n    {key}: python last.py\n    environment: azureml:train-env:3\n"));
+    s.push_str(&format!(
+        "  last:\n    type: command\n    {key}: python last.py\n    environment: azureml:train-env:3\n"
+    ));
     s
 }
 
@@ -55,6 +57,8 @@ fn read(r: &mut impl BufRead) -> Value {
 fn main() {
     let mut args = std::env::args().skip(1);
     let binary = args.next().unwrap_or_else(|| "target/release/amlint".to_string());
+    // The server runs in the workspace directory: the binary's path must not be relative.
+    let binary = std::fs::canonicalize(&binary).unwrap_or_else(|e| panic!("{binary}: {e}"));
     let iterations: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(200);
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
@@ -85,7 +89,10 @@ fn main() {
             "workspaceFolders": [{"uri": root_uri, "name": "bench"}]}}),
     );
     while read(&mut out).get("id").is_none() {}
-    send(&mut stdin, &json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+    );
 
     let texts = [pipeline(1000, false), pipeline(1000, true)];
     let lines = texts[0].lines().count();
@@ -106,7 +113,11 @@ fn main() {
             "uri": uri, "languageId": "yaml", "version": 1, "text": texts[0]}}}),
     );
     let first = wait(&mut out, 1);
-    assert_eq!(first["params"]["diagnostics"], json!([]), "the clean pipeline has findings");
+    assert_eq!(
+        first["params"]["diagnostics"],
+        json!([]),
+        "the clean pipeline has findings"
+    );
 
     let mut times: Vec<Duration> = Vec::with_capacity(iterations);
     for i in 0..iterations {
@@ -125,14 +136,21 @@ fn main() {
         // Every other edit introduces a typo (`comand`), the next one removes it.
         assert_eq!(found > 0, i % 2 == 0, "version {version}: {published}");
     }
-    send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
+    );
     while read(&mut out).get("id").is_none() {}
     send(&mut stdin, &json!({"jsonrpc": "2.0", "method": "exit"}));
     let _ = child.wait();
 
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let pct = |p: f64| times[((times.len() as f64 * p).ceil() as usize).saturating_sub(1).min(times.len() - 1)];
+    let pct = |p: f64| {
+        times[((times.len() as f64 * p).ceil() as usize)
+            .saturating_sub(1)
+            .min(times.len() - 1)]
+    };
     println!(
         "didChange → publishDiagnostics, {lines}-line pipeline job, {iterations} edits: median {:.1} ms, p95 {:.1} ms, min {:.1} ms, max {:.1} ms (debounce {} ms included)",
         ms(pct(0.5)),

@@ -496,6 +496,7 @@ impl Server {
             }
             DidSaveTextDocument::METHOD => {
                 if let Some(p) = parse::<DidSaveTextDocumentParams>(n) {
+                    self.ws_mut().touch(&p.text_document.uri);
                     if let Some(path) = convert::path_of(&p.text_document.uri) {
                         self.disk_changes(&[path], &mut publish);
                     }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use lsp_types::{PublishDiagnosticsParams, Url};
 
 use crate::config::resolve::ConfigFilter;
-use crate::config::{CONFIG_FILE_NAMES, ConfigChoice, ConfigError, Resolver};
+use crate::config::{CONFIG_FILE_NAMES, ConfigError, Resolver};
 use crate::diagnostic::Diagnostic;
 use crate::discover::{self, Filter as _};
 use crate::facts::ProjectIndex;
@@ -66,13 +66,33 @@ pub struct Workspace {
     dirty_disk: BTreeSet<PathBuf>,
     /// Disk files whose last published diagnostics were not empty.
     published_disk: HashSet<PathBuf>,
-    /// Configuration files whose errors were published.
-    published_config: HashSet<Url>,
+    /// The configuration errors last published, by configuration file.
+    published_config: BTreeMap<Url, Vec<lsp_types::Diagnostic>>,
 }
 
 /// What a file defines (computes, endpoints, models): a change to it re-checks the rest.
 fn contribution(p: &Prepared) -> ProjectIndex {
     pipeline::index_of(std::iter::once(p))
+}
+
+/// Checks a prepared file as the CLI would, with the workspace's index; a panic becomes
+/// an AML000 finding. Returns the report and the rules of the file's configuration.
+fn check_with(
+    bases: &FactBases,
+    resolver: &Resolver,
+    options: &Options,
+    prepared: Prepared,
+) -> (FileReport, Arc<Registry>) {
+    let display = prepared.loaded.source.path.clone();
+    let config = resolver.for_file(&prepared.path);
+    let registry = config.rules.clone();
+    let project = Project::detect(resolver, std::slice::from_ref(&prepared.path));
+    let base = bases.for_config(&config);
+    let report = pipeline::guarded(&display, || {
+        pipeline::check_and_filter(prepared, &base, &project, options)
+    })
+    .unwrap_or_else(|r| r);
+    (report, registry)
 }
 
 fn is_config_file(path: &Path) -> bool {
@@ -99,7 +119,7 @@ impl Workspace {
             dirty_open: BTreeSet::new(),
             dirty_disk: BTreeSet::new(),
             published_disk: HashSet::new(),
-            published_config: HashSet::new(),
+            published_config: BTreeMap::new(),
         }
     }
 
@@ -185,6 +205,13 @@ impl Workspace {
             },
         );
         self.dirty_open.insert(uri);
+    }
+
+    /// Checks an open document again (on save).
+    pub fn touch(&mut self, uri: &Url) {
+        if self.open.contains_key(uri) {
+            self.dirty_open.insert(uri.clone());
+        }
     }
 
     /// Applies a didChange: full replacements and UTF-16 ranged edits, in order.
@@ -316,7 +343,6 @@ impl Workspace {
     /// files that no longer have any).
     pub fn publish_config_errors(&mut self, publish: &mut dyn FnMut(PublishDiagnosticsParams)) {
         let mut by_file: BTreeMap<String, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
-        let mut sources: HashMap<String, Arc<SourceFile>> = HashMap::new();
         for e in self.resolver.errors() {
             let ConfigError {
                 source,
@@ -340,16 +366,24 @@ impl Workspace {
                     message,
                     ..Default::default()
                 });
-            sources.insert(key, source);
         }
-        let mut now = HashSet::new();
-        for (file, diagnostics) in by_file {
-            if let Some(uri) = convert::uri_of(Path::new(&file)) {
-                now.insert(uri.clone());
-                publish(PublishDiagnosticsParams::new(uri, diagnostics, None));
+        let now: BTreeMap<Url, Vec<lsp_types::Diagnostic>> = by_file
+            .into_iter()
+            .filter_map(|(file, diagnostics)| convert::uri_of(Path::new(&file)).map(|u| (u, diagnostics)))
+            .collect();
+        if now == self.published_config {
+            return;
+        }
+        for (uri, diagnostics) in &now {
+            if self.published_config.get(uri) != Some(diagnostics) {
+                publish(PublishDiagnosticsParams::new(
+                    uri.clone(),
+                    diagnostics.clone(),
+                    None,
+                ));
             }
         }
-        for stale in self.published_config.difference(&now) {
+        for stale in self.published_config.keys().filter(|u| !now.contains_key(*u)) {
             publish(PublishDiagnosticsParams::new(stale.clone(), Vec::new(), None));
         }
         self.published_config = now;
@@ -385,17 +419,7 @@ impl Workspace {
     /// becomes an AML000 finding.
     fn check(&mut self, prepared: Prepared) -> (FileReport, Arc<Registry>) {
         let bases = self.bases();
-        let display = prepared.loaded.source.path.clone();
-        let config = self.resolver.for_file(&prepared.path);
-        let registry = config.rules.clone();
-        let project = Project::detect(&self.resolver, std::slice::from_ref(&prepared.path));
-        let base = bases.for_config(&config);
-        let options = &self.options;
-        let report = pipeline::guarded(&display, || {
-            pipeline::check_and_filter(prepared, &base, &project, options)
-        })
-        .unwrap_or_else(|r| r);
-        (report, registry)
+        check_with(&bases, &self.resolver, &self.options, prepared)
     }
 
     /// Parses the open documents whose text changed; a changed definition invalidates
@@ -486,35 +510,43 @@ impl Workspace {
             }
             publish(PublishDiagnosticsParams::new(uri, diagnostics, Some(version)));
         }
+        // The workspace's files on disk, in parallel (on start, after a configuration
+        // change, or when a definition on disk changed).
         let open_paths: HashSet<PathBuf> = self.open.values().map(|d| d.path.clone()).collect();
-        let disk: Vec<PathBuf> = std::mem::take(&mut self.dirty_disk).into_iter().collect();
-        for path in disk {
-            if open_paths.contains(&path) {
-                continue;
-            }
-            let Some(prepared) = self.disk.get(&path).cloned() else {
-                continue;
-            };
-            let Some(uri) = convert::uri_of(&path) else {
-                continue;
-            };
-            let (report, _) = self.check(prepared);
-            let had = self.published_disk.contains(&path);
-            if report.diagnostics.is_empty() {
-                if had {
-                    self.published_disk.remove(&path);
-                    publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
-                }
-                continue;
-            }
-            self.published_disk.insert(path.clone());
-            let diagnostics = report
-                .diagnostics
-                .iter()
-                .map(|d| convert::diagnostic(&uri, &report.source, d))
+        let disk: Vec<(PathBuf, Prepared)> = std::mem::take(&mut self.dirty_disk)
+            .into_iter()
+            .filter(|p| !open_paths.contains(p))
+            .filter_map(|p| self.disk.get(&p).cloned().map(|prepared| (p, prepared)))
+            .collect();
+        if !disk.is_empty() {
+            use rayon::prelude::*;
+            let bases = self.bases();
+            let (resolver, options) = (&self.resolver, &self.options);
+            let reports: Vec<(PathBuf, FileReport)> = disk
+                .into_par_iter()
+                .map(|(path, prepared)| (path, check_with(&bases, resolver, options, prepared).0))
                 .collect();
-            publish(PublishDiagnosticsParams::new(uri, diagnostics, None));
+            for (path, report) in reports {
+                let Some(uri) = convert::uri_of(&path) else {
+                    continue;
+                };
+                if report.diagnostics.is_empty() {
+                    if self.published_disk.remove(&path) {
+                        publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
+                    }
+                    continue;
+                }
+                self.published_disk.insert(path);
+                let diagnostics = report
+                    .diagnostics
+                    .iter()
+                    .map(|d| convert::diagnostic(&uri, &report.source, d))
+                    .collect();
+                publish(PublishDiagnosticsParams::new(uri, diagnostics, None));
+            }
         }
+        // Configuration files met for the first time during these checks.
+        self.publish_config_errors(publish);
     }
 
     /// The check of the current version of an open document (running pending checks
@@ -522,15 +554,5 @@ impl Workspace {
     pub fn checked(&self, uri: &Url) -> Option<&Checked> {
         let doc = self.open.get(uri)?;
         doc.checked.as_ref().filter(|c| c.version == doc.version)
-    }
-
-    /// Whether `amlint.toml` & co. are configuration (a change reloads it).
-    pub fn is_config_file(path: &Path) -> bool {
-        is_config_file(path)
-    }
-
-    /// The configuration choice in force.
-    pub fn config_choice(&self) -> &ConfigChoice {
-        &self.options.config
     }
 }
