@@ -15,6 +15,8 @@ pub mod document;
 pub mod embedded;
 pub mod facts;
 pub mod filter;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod kinds;
 pub mod load;
 pub mod lsp;

@@ -15,7 +15,7 @@ use crate::config::resolve::ConfigFilter;
 use crate::config::{Config, ConfigChoice, ConfigError, Resolver};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::discover::{self, Filter as _};
-use crate::facts::{DiskSizes, DocFacts, FactBase, ProjectIndex};
+use crate::facts::{DiskSizes, DocFacts, FactBase, LazyIndex, ProjectIndex};
 use crate::filter::{self, FileContext, Suppressed};
 use crate::kinds::{self, Classification};
 use crate::load::{self, Format, Limits, LoadedFile};
@@ -208,7 +208,12 @@ struct Pending {
 /// When a configuration file (or a rule file it names) is invalid, nothing is checked
 /// and the report carries the errors.
 pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report {
-    let resolver = Arc::new(Resolver::new(options.config.clone()));
+    // The built-in rules (read with the configuration) and the other embedded data load
+    // side by side: for a run of one file they are most of its time.
+    let (resolver, ()) = rayon::join(
+        || Arc::new(Resolver::new(options.config.clone())),
+        warm_embedded_data,
+    );
     let mut inputs: Vec<PathBuf> = paths.to_vec();
     inputs.extend(buffers.iter().map(|b| PathBuf::from(&b.display)));
     let project = Project::detect(&resolver, &inputs);
@@ -286,6 +291,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
 
     // The index: what the checked files define, and — when only some files of the
     // project are checked (pre-commit, an editor buffer) — what the rest of it defines.
+    // The rest is read only if a lookup needs it (see `LazyIndex`).
     let mut index = index_of(pending.iter().map(|p| &p.prepared));
     let walked_root = paths
         .iter()
@@ -295,9 +301,12 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
             .iter()
             .map(|p| crate::config::absolute(&p.prepared.path, &project.cwd))
             .collect();
-        for p in index_project(&project.root, &seen, filter.clone(), options) {
-            add_to_index(&mut index, &p);
-        }
+        let root = project.root.clone();
+        let options = options.clone();
+        let filter = filter.clone();
+        index = index.with_rest(LazyIndex::new(move || {
+            index_of(index_project(&root, &seen, filter, &options).iter())
+        }));
     }
     let bases = FactBases::new(index, options);
 
@@ -320,6 +329,14 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         project: Some(project),
         config_errors: Vec::new(),
     }
+}
+
+/// Parses the embedded kinds table, VM catalogue and schema definitions (each once per
+/// process; later calls return at once).
+pub fn warm_embedded_data() {
+    crate::kinds::table();
+    crate::facts::vm::catalogue();
+    crate::schema::store::store();
 }
 
 /// Loads and classifies the project's files that are not already loaded, to index

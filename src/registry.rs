@@ -4,7 +4,7 @@
 //! the language server read the same entries.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use serde::Deserialize;
 
@@ -229,10 +229,16 @@ impl Registry {
     pub fn from_files<'a>(
         files: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Self, Vec<DataError>> {
+        use rayon::prelude::*;
         let mut registry = Registry::default();
         let mut errors = Vec::new();
-        for (path, text) in files {
-            match Self::parse_file(path, text) {
+        let files: Vec<(&str, &str)> = files.into_iter().collect();
+        let parsed: Vec<_> = files
+            .par_iter()
+            .map(|&(path, text)| (path, Self::parse_file(path, text)))
+            .collect();
+        for (path, result) in parsed {
+            match result {
                 Ok(rule) => {
                     if let Err(e) = registry.add(rule) {
                         errors.push(DataError {
@@ -349,15 +355,14 @@ fn is_kebab(s: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
-thread_local! {
-    /// Set while this thread parses the built-in rule files. Parsing uses the loader,
-    /// which builds diagnostics, which look up rule names here: without this guard that
-    /// lookup would wait on the very initialisation it is part of.
-    static LOADING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
+/// The built-in rules, parsed once. Parsing uses the loader, which builds diagnostics,
+/// which look up rule names with [`builtin_if_ready`]: that lookup never waits, so neither
+/// this initialisation (which would wait on itself) nor another thread loading embedded
+/// data at the same time (which would wait on this one while it waits on that data)
+/// can deadlock.
+static BUILTIN: OnceLock<Arc<Registry>> = OnceLock::new();
 
-static BUILTIN: LazyLock<Arc<Registry>> = LazyLock::new(|| {
-    LOADING.with(|l| l.set(true));
+fn load_builtin() -> Arc<Registry> {
     let registry =
         Registry::from_files(crate::embedded::RULE_FILES.iter().copied()).unwrap_or_else(|errors| {
             // The test suite parses every embedded rule file, so this only happens in a build
@@ -367,27 +372,22 @@ static BUILTIN: LazyLock<Arc<Registry>> = LazyLock::new(|| {
             }
             Registry::default()
         });
-    LOADING.with(|l| l.set(false));
     Arc::new(registry)
-});
+}
 
 /// The built-in rules shipped in the binary.
 pub fn builtin() -> &'static Registry {
-    &BUILTIN
+    BUILTIN.get_or_init(load_builtin)
 }
 
 /// The built-in rules, shared.
 pub fn builtin_arc() -> Arc<Registry> {
-    BUILTIN.clone()
+    BUILTIN.get_or_init(load_builtin).clone()
 }
 
-/// The built-in registry, or `None` while this thread is building it.
+/// The built-in registry, or `None` while it is being built (by any thread).
 pub fn builtin_if_ready() -> Option<&'static Registry> {
-    if LOADING.with(std::cell::Cell::get) {
-        None
-    } else {
-        Some(builtin())
-    }
+    BUILTIN.get().map(|r| &**r)
 }
 
 /// Reads the rule files (`*.yaml`, `*.yml`) under user rule directories, sorted by path.

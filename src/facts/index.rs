@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use crate::document::{Document, Value};
 use crate::kinds::Kind;
@@ -42,12 +42,55 @@ pub struct ModelEntry {
     pub file: Option<String>,
 }
 
-/// Names defined across the project's files.
-#[derive(Debug, Default, PartialEq)]
+/// Names defined across the project's files: those of the checked files, and — when only
+/// some files of the project are checked (pre-commit, an editor buffer) — those of the rest
+/// of the project, indexed on the first lookup that needs them.
+#[derive(Debug, Default)]
 pub struct ProjectIndex {
     computes: HashMap<String, ComputeEntry>,
     endpoints: HashMap<String, EndpointEntry>,
     models: Vec<ModelEntry>,
+    rest: Option<Box<LazyIndex>>,
+}
+
+type IndexBuilder = Box<dyn FnOnce() -> ProjectIndex + Send>;
+
+/// An index built on first use: the rest of the project is read only when a checked file
+/// names a compute, endpoint or model its own files do not define, so a one-file run that
+/// needs nothing from elsewhere does not walk the project.
+pub struct LazyIndex {
+    build: Mutex<Option<IndexBuilder>>,
+    index: OnceLock<ProjectIndex>,
+}
+
+impl LazyIndex {
+    pub fn new(build: impl FnOnce() -> ProjectIndex + Send + 'static) -> Self {
+        Self {
+            build: Mutex::new(Some(Box::new(build))),
+            index: OnceLock::new(),
+        }
+    }
+
+    /// The index, built by the first caller (others wait for it).
+    pub fn get(&self) -> &ProjectIndex {
+        self.index.get_or_init(|| {
+            let build = self.build.lock().unwrap_or_else(|e| e.into_inner()).take();
+            build.map(|b| b()).unwrap_or_default()
+        })
+    }
+
+    /// Whether the index has been built.
+    pub fn is_built(&self) -> bool {
+        self.index.get().is_some()
+    }
+}
+
+impl std::fmt::Debug for LazyIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyIndex")
+            .field("index", &self.index.get())
+            .finish()
+    }
 }
 
 /// A compute type as a target type name, from the compute document's kind.
@@ -112,24 +155,52 @@ impl ProjectIndex {
         }
     }
 
-    /// Whether nothing is defined (a file that defines no compute, endpoint or model).
-    pub fn is_empty(&self) -> bool {
-        self.computes.is_empty() && self.endpoints.is_empty() && self.models.is_empty()
+    /// Sets what the rest of the project defines, consulted for names the index's own
+    /// files do not define (their definitions take precedence).
+    pub fn with_rest(mut self, rest: LazyIndex) -> Self {
+        self.rest = Some(Box::new(rest));
+        self
+    }
+
+    /// Whether the rest of the project has been read (a lookup needed it).
+    pub fn rest_was_read(&self) -> bool {
+        self.rest.as_ref().is_some_and(|r| r.is_built())
+    }
+
+    /// Whether both define the same computes, endpoints and models (the rest of the
+    /// project aside): the language server re-checks open files when a file's
+    /// definitions change.
+    pub fn same_definitions(&self, other: &ProjectIndex) -> bool {
+        self.computes == other.computes && self.endpoints == other.endpoints && self.models == other.models
     }
 
     pub fn compute(&self, name: &str) -> Option<&ComputeEntry> {
-        self.computes.get(&name.to_lowercase())
+        let key = name.to_lowercase();
+        self.computes
+            .get(&key)
+            .or_else(|| self.rest.as_ref()?.get().computes.get(&key))
     }
 
     pub fn endpoint(&self, name: &str) -> Option<&EndpointEntry> {
-        self.endpoints.get(&name.to_lowercase())
+        let key = name.to_lowercase();
+        self.endpoints
+            .get(&key)
+            .or_else(|| self.rest.as_ref()?.get().endpoints.get(&key))
     }
 
-    /// A model by name and version (`None`: the highest version known).
+    /// A model by name and version (`None`: the highest version known anywhere in the
+    /// project).
     pub fn model(&self, name: &str, version: Option<&str>) -> Option<&ModelEntry> {
-        let candidates = self.models.iter().filter(|m| m.name.eq_ignore_ascii_case(name));
+        let own = self.models.iter();
+        let rest = self
+            .rest
+            .as_ref()
+            .map(|r| r.get().models.iter())
+            .into_iter()
+            .flatten();
+        let mut candidates = own.chain(rest).filter(|m| m.name.eq_ignore_ascii_case(name));
         match version {
-            Some(v) => candidates.into_iter().find(|m| m.version.as_deref() == Some(v)),
+            Some(v) => candidates.find(|m| m.version.as_deref() == Some(v)),
             None => candidates.max_by(|a, b| version_order(a.version.as_deref(), b.version.as_deref())),
         }
     }
@@ -327,5 +398,46 @@ mod tests {
         assert_eq!(sizes.size_of(&dir.path().join("m/a.bin")), Some(1000));
         assert_eq!(sizes.size_of(&dir.path().join("nope")), None);
         assert_eq!(sizes.size_of(Path::new("/dev/zero")), None);
+    }
+
+    #[test]
+    fn the_rest_of_the_project_is_read_only_when_a_lookup_misses() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let builds = std::sync::Arc::new(AtomicUsize::new(0));
+        let counter = builds.clone();
+        let mut own = ProjectIndex::default();
+        own.computes.insert(
+            "cpu".into(),
+            ComputeEntry {
+                name: "cpu".into(),
+                ctype: "amlcompute".into(),
+                size: None,
+                file: None,
+            },
+        );
+        let index = own.with_rest(LazyIndex::new(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+            let mut rest = ProjectIndex::default();
+            rest.computes.insert(
+                "gpu".into(),
+                ComputeEntry {
+                    name: "gpu".into(),
+                    ctype: "kubernetes".into(),
+                    size: None,
+                    file: None,
+                },
+            );
+            rest
+        }));
+        // Defined by the checked files: the rest is not read.
+        assert_eq!(index.compute("CPU").map(|c| c.ctype.as_str()), Some("amlcompute"));
+        assert!(!index.rest_was_read());
+        assert_eq!(builds.load(Ordering::SeqCst), 0);
+        // A miss reads it, once.
+        assert_eq!(index.compute("gpu").map(|c| c.ctype.as_str()), Some("kubernetes"));
+        assert_eq!(index.compute("none"), None);
+        assert!(index.endpoint("e").is_none());
+        assert!(index.rest_was_read());
+        assert_eq!(builds.load(Ordering::SeqCst), 1);
     }
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 use crate::document::{Document, NodeId, Value};
 use crate::kinds::Kind;
 use crate::policy::condition::{Resolved, Val};
-pub use index::{DiskSizes, ProjectIndex};
+pub use index::{DiskSizes, LazyIndex, ProjectIndex};
 use index::{Reference, parse_reference};
 use vm::{Known, VmFacts};
 

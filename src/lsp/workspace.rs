@@ -263,7 +263,10 @@ impl Workspace {
             publish(PublishDiagnosticsParams::new(uri.clone(), Vec::new(), None));
         }
         let after = self.disk.get(&doc.path).map(contribution);
-        if before.unwrap_or_default() != after.unwrap_or_default() {
+        if !before
+            .unwrap_or_default()
+            .same_definitions(&after.unwrap_or_default())
+        {
             self.invalidate_index();
         }
     }
@@ -313,7 +316,7 @@ impl Workspace {
                     publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
                 }
             }
-            if old != new {
+            if !old.same_definitions(&new) {
                 // A definition on disk changed: everything may depend on it.
                 self.invalidate_index();
                 self.dirty_disk.extend(self.disk.keys().cloned());
@@ -457,7 +460,7 @@ impl Workspace {
                 Some((_, p)) => contribution(p),
                 None => disk_before.unwrap_or_default(),
             };
-            if contribution(&parsed) != before {
+            if !contribution(&parsed).same_definitions(&before) {
                 changed = true;
             }
             doc.parsed = Some((doc.version, parsed));

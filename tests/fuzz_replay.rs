@@ -1,0 +1,83 @@
+//! Replays the fuzz corpus (`fuzz/corpus/<target>/`) and the reproducers of fixed bugs
+//! (`fuzz/regressions/<target>/`) through the harness the fuzz targets call
+//! (`amlint::fuzzing`), so that `cargo test` keeps every past crash fixed without the
+//! nightly toolchain. See docs/fuzzing.md.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+fn replay(target: &str) {
+    let run = amlint::fuzzing::target(target).expect("a target of amlint::fuzzing");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let corpus = files(&root.join("corpus").join(target));
+    assert!(
+        !corpus.is_empty(),
+        "no seeds in fuzz/corpus/{target}/: the replay would prove nothing"
+    );
+    let regressions = files(&root.join("regressions").join(target));
+    let mut failures = Vec::new();
+    for file in corpus.iter().chain(&regressions) {
+        let data = std::fs::read(file).unwrap();
+        if let Err(panic) = catch_unwind(AssertUnwindSafe(|| run(&data))) {
+            let message = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("(no message)");
+            failures.push(format!("{}: {message}", file.display()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} inputs of `{target}` fail:\n{}",
+        failures.len(),
+        corpus.len() + regressions.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn loader() {
+    replay("loader");
+}
+
+#[test]
+fn check() {
+    replay("check");
+}
+
+#[test]
+fn rule_file() {
+    replay("rule_file");
+}
+
+#[test]
+fn config_file() {
+    replay("config_file");
+}
+
+#[test]
+fn every_target_is_replayed() {
+    let names: Vec<&str> = amlint::fuzzing::TARGETS.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, ["loader", "check", "rule_file", "config_file"]);
+    let targets = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/fuzz_targets");
+    for name in names {
+        assert!(
+            targets.join(format!("{name}.rs")).is_file(),
+            "fuzz/fuzz_targets/{name}.rs is missing"
+        );
+    }
+}

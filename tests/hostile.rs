@@ -1,0 +1,441 @@
+//! The hostile-input suite: inputs written to break a linter (bombs, depth, size, bad
+//! encodings, odd files). Each case runs the real binary on the hostile file beside an
+//! ordinary file with a known finding and asserts three things: the hostile file gets the
+//! expected diagnostics, the ordinary file is still reported, and the run ends within a
+//! generous bound — a hang guard, not a performance measure (BENCHMARKS.md measures speed).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// Far above what any case takes (the slowest, 99,999 findings for a repeated key, takes
+/// 2 s in a release build and about 20 s in the unoptimised test build); reaching it means
+/// a hang or an unbounded computation.
+const BOUND: Duration = Duration::from_secs(120);
+
+const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\n";
+
+/// The ordinary file: AML002 on line 5.
+const COMPANION: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: local\ncompute: local\n";
+
+struct Outcome {
+    json: Value,
+    elapsed: Duration,
+}
+
+impl Outcome {
+    /// (code, line) of each diagnostic of one file.
+    fn of(&self, path: &str) -> Vec<(String, u64)> {
+        self.json["diagnostics"]
+            .as_array()
+            .expect("diagnostics array")
+            .iter()
+            .filter(|d| d["path"] == path)
+            .map(|d| {
+                (
+                    d["code"].as_str().unwrap_or_default().to_string(),
+                    d["range"]["start"]["line"].as_u64().unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    fn codes(&self, path: &str) -> Vec<String> {
+        self.of(path).into_iter().map(|(c, _)| c).collect()
+    }
+
+    fn message(&self, path: &str, code: &str) -> String {
+        self.json["diagnostics"]
+            .as_array()
+            .expect("diagnostics array")
+            .iter()
+            .find(|d| d["path"] == path && d["code"] == code)
+            .and_then(|d| d["message"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+/// Runs `amlint check --format json <args> <files> companion.yml` in `dir`.
+fn run(dir: &Path, files: &[&str], args: &[&str]) -> Outcome {
+    std::fs::write(dir.join("companion.yml"), COMPANION).unwrap();
+    let start = Instant::now();
+    let out = Command::cargo_bin("amlint")
+        .unwrap()
+        .timeout(BOUND)
+        .current_dir(dir)
+        .env("AMLINT_TODAY", "2026-11-22")
+        .args(["check", "--no-config", "--format", "json"])
+        .args(args)
+        .args(files)
+        .arg("companion.yml")
+        .output()
+        .unwrap();
+    let elapsed = start.elapsed();
+    assert!(elapsed < BOUND, "the run did not end within {BOUND:?}");
+    assert!(
+        matches!(out.status.code(), Some(0..=1)),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+    let outcome = Outcome { json, elapsed };
+    assert_eq!(
+        outcome.of("companion.yml"),
+        [("AML002".to_string(), 5)],
+        "the ordinary file beside the hostile one is still reported"
+    );
+    assert!(
+        outcome.codes("").is_empty() && !outcome.json.to_string().contains("AML000"),
+        "no internal error: {}",
+        outcome.json
+    );
+    outcome
+}
+
+fn case(name: &str, bytes: &[u8]) -> (tempfile::TempDir, Outcome) {
+    case_with(name, bytes, &[])
+}
+
+fn case_with(name: &str, bytes: &[u8], args: &[&str]) -> (tempfile::TempDir, Outcome) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(name), bytes).unwrap();
+    let outcome = run(dir.path(), &[name], args);
+    (dir, outcome)
+}
+
+#[test]
+fn billion_laughs() {
+    // Nine levels of ten aliases: 10^9 nodes once expanded.
+    let mut text = format!("{JOB}a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+    for pair in names.windows(2) {
+        let refs = vec![format!("*{}", pair[0]); 10].join(", ");
+        text.push_str(&format!("{}: &{} [{refs}]\n", pair[1], pair[1]));
+    }
+    let (_d, o) = case("bomb.yml", text.as_bytes());
+    assert_eq!(o.codes("bomb.yml"), ["AML005"]);
+    assert!(o.message("bomb.yml", "AML005").contains("alias"), "{}", o.json);
+}
+
+#[test]
+fn a_hundred_thousand_levels_of_nesting() {
+    let n = 100_000;
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "flow-lists.yml",
+            format!("{JOB}x: {}{}\n", "[".repeat(n), "]".repeat(n)),
+        ),
+        (
+            "flow-maps.yml",
+            format!("{JOB}x: {}1{}\n", "{a: ".repeat(n), "}".repeat(n)),
+        ),
+        // Block mappings need one more column per level: 3,000 levels (far beyond the
+        // limit of 128) is as deep as a file under the size limit goes.
+        (
+            "block-maps.yml",
+            format!(
+                "{JOB}{}",
+                (0..3_000)
+                    .map(|i| format!("{}k:\n", " ".repeat(i)))
+                    .collect::<String>()
+            ),
+        ),
+        ("block-lists.yml", format!("{JOB}x:\n  {}1\n", "- ".repeat(n))),
+        ("lists.json", format!("{}{}", "[".repeat(n), "]".repeat(n))),
+        ("maps.json", format!("{}1{}", "{\"a\": ".repeat(n), "}".repeat(n))),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in &cases {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let names: Vec<&str> = cases.iter().map(|(n, _)| *n).collect();
+    let o = run(dir.path(), &names, &[]);
+    for name in names {
+        assert_eq!(o.codes(name), ["AML005"], "{name}: {}", o.json);
+        assert!(o.message(name, "AML005").contains("nest"), "{name}: {}", o.json);
+    }
+}
+
+#[test]
+fn a_fifty_megabyte_file_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::File::create(dir.path().join("huge.yml")).unwrap();
+    file.set_len(50 * 1024 * 1024).unwrap();
+    drop(file);
+    let o = run(dir.path(), &["huge.yml"], &[]);
+    assert_eq!(o.codes("huge.yml"), ["AML005"]);
+    assert!(o.message("huge.yml", "AML005").contains("MiB"), "{}", o.json);
+}
+
+#[test]
+fn a_ten_megabyte_single_line_string() {
+    let text = format!(
+        "{JOB}command: python train.py\nenvironment: azureml:e:1\ncompute: local\ndescription: {}\n",
+        "x".repeat(10 * 1024 * 1024)
+    );
+    // Over the default 8 MiB limit...
+    let (_d, o) = case("line.yml", text.as_bytes());
+    assert_eq!(o.codes("line.yml"), ["AML005"]);
+    // ...and within a raised one, parsed and checked like any file: it is clean.
+    let (_d, o) = case_with("line.yml", text.as_bytes(), &["--max-file-size", "20000000"]);
+    assert_eq!(o.codes("line.yml"), Vec::<String>::new(), "{}", o.json);
+}
+
+#[test]
+fn binary_and_badly_encoded_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("elf.yml"),
+        b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00",
+    )
+    .unwrap();
+    std::fs::write(d.join("latin1.yml"), b"name: caf\xe9\n").unwrap();
+    std::fs::write(d.join("nul.yml"), b"name: a\x00b\n").unwrap();
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain("name: x\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    std::fs::write(d.join("utf16.yml"), utf16).unwrap();
+    let o = run(d, &["elf.yml", "latin1.yml", "nul.yml", "utf16.yml"], &[]);
+    for name in ["elf.yml", "latin1.yml", "nul.yml", "utf16.yml"] {
+        assert_eq!(o.codes(name), ["AML004"], "{name}: {}", o.json);
+    }
+    assert!(o.message("utf16.yml", "AML004").contains("UTF-16"), "{}", o.json);
+    assert!(o.message("latin1.yml", "AML004").contains("UTF-8"), "{}", o.json);
+}
+
+#[test]
+fn line_ends_and_tabs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // CRLF, and a mix of CRLF, LF and CR: the duplicate is found on its line.
+    let crlf = COMPANION.replace('\n', "\r\n");
+    std::fs::write(d.join("crlf.yml"), &crlf).unwrap();
+    let mixed = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\r\ncommand: python train.py\nenvironment: azureml:sklearn:1\r\ncompute: local\ncompute: local\r\n";
+    std::fs::write(d.join("mixed.yml"), mixed).unwrap();
+    // A tab in indentation is a YAML syntax error, reported at the tab.
+    std::fs::write(
+        d.join("tabs.yml"),
+        format!("{JOB}command: python train.py\nenvironment:\n\tname: x\n"),
+    )
+    .unwrap();
+    let o = run(d, &["crlf.yml", "mixed.yml", "tabs.yml"], &[]);
+    assert_eq!(o.of("crlf.yml"), [("AML002".to_string(), 5)]);
+    assert_eq!(o.of("mixed.yml"), [("AML002".to_string(), 5)]);
+    assert_eq!(o.of("tabs.yml"), [("AML001".to_string(), 4)], "{}", o.json);
+}
+
+#[cfg(unix)]
+#[test]
+fn links_that_lead_nowhere_or_in_circles() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::os::unix::fs::symlink(d.join("nowhere.yml"), d.join("dangling.yml")).unwrap();
+    std::os::unix::fs::symlink(d.join("loop-b.yml"), d.join("loop-a.yml")).unwrap();
+    std::os::unix::fs::symlink(d.join("loop-a.yml"), d.join("loop-b.yml")).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    std::os::unix::fs::symlink(d, d.join("sub/up")).unwrap();
+    let o = run(d, &["dangling.yml", "loop-a.yml"], &[]);
+    assert_eq!(o.codes("dangling.yml"), ["AML004"]);
+    assert_eq!(o.codes("loop-a.yml"), ["AML004"]);
+    // Walking the directory follows no link, so neither the loop nor `sub/up` hangs it.
+    let o = run(d, &["."], &[]);
+    assert!(o.elapsed < BOUND);
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("locked.yml"), COMPANION).unwrap();
+    std::fs::set_permissions(d.join("locked.yml"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    let mut files = vec!["locked.yml"];
+    // A file whose every read fails (EIO), which even root cannot read.
+    let proc_mem = Path::new("/proc/self/mem").exists();
+    if proc_mem {
+        std::os::unix::fs::symlink("/proc/self/mem", d.join("mem.yml")).unwrap();
+        files.push("mem.yml");
+    }
+    let o = run(d, &files, &[]);
+    if std::fs::read(d.join("locked.yml")).is_err() {
+        assert_eq!(o.codes("locked.yml"), ["AML004"], "{}", o.json);
+    } else {
+        // Running as root: permissions do not apply, and the file is checked.
+        assert_eq!(o.codes("locked.yml"), ["AML002"], "{}", o.json);
+    }
+    if proc_mem {
+        assert_eq!(o.codes("mem.yml"), ["AML004"], "{}", o.json);
+    }
+}
+
+#[test]
+fn a_directory_named_like_a_config_file_empty_files_and_comments() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("x.yml")).unwrap();
+    std::fs::write(d.join("empty.yml"), "").unwrap();
+    std::fs::write(d.join("comments.yml"), "# only\n# comments\n").unwrap();
+    let o = run(d, &["x.yml", "empty.yml", "comments.yml"], &[]);
+    assert_eq!(o.codes("x.yml"), ["AML004"]);
+    assert!(o.message("x.yml", "AML004").contains("directory"), "{}", o.json);
+    assert_eq!(o.codes("empty.yml"), Vec::<String>::new());
+    assert_eq!(o.codes("comments.yml"), Vec::<String>::new());
+    // Walked rather than named, the directory is just a directory.
+    let o = run(d, &["."], &[]);
+    assert_eq!(o.codes("x.yml"), Vec::<String>::new());
+}
+
+#[test]
+fn integers_beyond_64_bits() {
+    let text = format!(
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 340282366920938463463374607431768211457\nmax_instances: 1\nidle_time_before_scale_down: -99999999999999999999999999999\n"
+    );
+    let (_d, o) = case("big-ints.yml", text.as_bytes());
+    let found = o.of("big-ints.yml");
+    assert!(
+        found.contains(&("AML105".to_string(), 5)),
+        "min_instances (2^128 + 1) is greater than max_instances: {}",
+        o.json
+    );
+}
+
+#[test]
+fn a_key_repeated_a_hundred_thousand_times() {
+    let mut text = format!("{JOB}command: python train.py\nenvironment: azureml:e:1\ncompute: local\n");
+    for _ in 0..100_000 {
+        text.push_str("tags: {}\n");
+    }
+    let (_d, o) = case("repeated.yml", text.as_bytes());
+    let found = o.codes("repeated.yml");
+    assert_eq!(found.len(), 99_999, "one AML002 per repetition");
+    assert!(found.iter().all(|c| c == "AML002"));
+}
+
+#[test]
+fn a_valid_file_with_a_hundred_thousand_list_items() {
+    let mut text = String::from(
+        "$schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json\ntype: sweep\ntrial:\n  command: python train.py --lr ${{search_space.lr}}\n  environment: azureml:e:1\ncompute: azureml:cpu-cluster\nsampling_algorithm: random\nobjective:\n  goal: maximize\n  primary_metric: accuracy\nlimits:\n  max_total_trials: 10\nsearch_space:\n  lr:\n    type: choice\n    values:\n",
+    );
+    for i in 0..100_000 {
+        text.push_str(&format!("      - {i}\n"));
+    }
+    let (_d, o) = case("long.yml", text.as_bytes());
+    let codes = o.codes("long.yml");
+    assert!(
+        codes.iter().all(|c| c == "AML203"),
+        "only the unresolved compute (info): {}",
+        o.json
+    );
+}
+
+#[test]
+fn schema_urls_that_are_unknown_or_remote_are_never_fetched() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("unknown.yml"),
+        "$schema: https://azuremlschemas.azureedge.net/latest/noSuchKind.schema.json\nname: x\n",
+    )
+    .unwrap();
+    // An address nothing answers at: fetching it would hang or fail, not lint.
+    std::fs::write(
+        d.join("remote.yml"),
+        "$schema: http://10.255.255.1:9/evil.schema.json\ncommand: python train.py\n",
+    )
+    .unwrap();
+    let o = run(d, &["unknown.yml", "remote.yml"], &[]);
+    assert_eq!(o.codes("unknown.yml"), ["AML006"]);
+    assert_eq!(o.codes("remote.yml"), Vec::<String>::new());
+}
+
+#[test]
+fn model_paths_outside_the_project_or_at_devices_are_only_looked_at() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, path) in [
+        ("zero", "/dev/zero"),
+        ("outside", "../../../../../../../../../proc"),
+    ] {
+        std::fs::write(
+            d.join(format!("{name}-model.yml")),
+            format!("$schema: https://azuremlschemas.azureedge.net/latest/model.schema.json\nname: {name}\nversion: 1\npath: {path}\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            d.join(format!("{name}-deployment.yml")),
+            format!("$schema: https://azuremlschemas.azureedge.net/latest/managedOnlineDeployment.schema.json\nname: blue\nendpoint_name: e\nmodel: azureml:{name}:1\ninstance_type: Standard_DS3_v2\ninstance_count: 1\n"),
+        )
+        .unwrap();
+    }
+    let o = run(
+        d,
+        &[
+            "zero-model.yml",
+            "zero-deployment.yml",
+            "outside-model.yml",
+            "outside-deployment.yml",
+        ],
+        &[],
+    );
+    for name in ["zero-model.yml", "zero-deployment.yml", "outside-deployment.yml"] {
+        assert!(
+            !o.codes(name).contains(&"AML004".to_string()),
+            "{name}: {}",
+            o.json
+        );
+    }
+}
+
+/// amlint links no HTTP client or network stack: no `$schema`, reference or rule can make
+/// it open a connection.
+#[test]
+fn no_network_crate_is_linked() {
+    let lock = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).unwrap();
+    let tree = Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "--edges",
+            "normal,build",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).to_string());
+    // `cargo tree` lists what the binary links (dev-dependencies excluded); Cargo.lock is
+    // the fallback when it cannot run offline.
+    let deps = tree.unwrap_or(lock);
+    for forbidden in [
+        "reqwest",
+        "hyper",
+        "ureq",
+        "curl",
+        "native-tls",
+        "rustls",
+        "tokio",
+        "mio",
+        "socket2",
+    ] {
+        assert!(
+            !deps.lines().any(|l| {
+                let l = l.trim();
+                l.starts_with(&format!("{forbidden} ")) || l == format!("name = \"{forbidden}\"")
+            }),
+            "{forbidden} is linked into amlint"
+        );
+    }
+}
