@@ -295,9 +295,7 @@ fn a_directory_named_like_a_config_file_empty_files_and_comments() {
 
 #[test]
 fn integers_beyond_64_bits() {
-    let text = format!(
-        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 340282366920938463463374607431768211457\nmax_instances: 1\nidle_time_before_scale_down: -99999999999999999999999999999\n"
-    );
+    let text = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 340282366920938463463374607431768211457\nmax_instances: 1\nidle_time_before_scale_down: -99999999999999999999999999999\n";
     let (_d, o) = case("big-ints.yml", text.as_bytes());
     let found = o.of("big-ints.yml");
     assert!(
