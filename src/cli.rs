@@ -37,6 +37,9 @@ pub enum Command {
         /// A rule code or name.
         rule: String,
     },
+    /// Run the language server over standard input and output, for editors
+    /// (docs/lsp.md).
+    Lsp,
     /// Write a commented starter amlint.toml (never overwrites an existing configuration).
     Init {
         /// The directory to write it in.
@@ -154,6 +157,7 @@ pub fn main() -> i32 {
         Command::Rules { format } => rules(format),
         Command::Rule { rule } => rule_doc(&rule),
         Command::Init { dir } => init(&dir),
+        Command::Lsp => crate::lsp::run(),
     }
 }
 

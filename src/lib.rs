@@ -19,6 +19,7 @@ pub mod filter;
 pub mod fuzzing;
 pub mod kinds;
 pub mod load;
+pub mod lsp;
 pub mod pipeline;
 pub mod policy;
 pub mod project;

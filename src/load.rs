@@ -49,7 +49,7 @@ impl Format {
 }
 
 /// A file after loading: its text, its documents and what went wrong on the way.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct LoadedFile {
     pub source: Arc<SourceFile>,
     pub format: Format,
@@ -193,6 +193,16 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, Box<Diagnostic>> {
 
 fn memchr_nul(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b == 0)
+}
+
+/// Loads text held in memory (an editor buffer) as the file `display`: refused above the
+/// size limit like a file on disk (AML005), else parsed as its name says (JSON or YAML).
+pub fn load_text(display: &str, text: String, limits: &Limits) -> LoadedFile {
+    let format = Format::for_path(display);
+    if text.len() as u64 > limits.max_file_size {
+        return LoadedFile::unreadable(display, format, *too_large(text.len() as u64, limits));
+    }
+    parse_text(display, text, format, limits)
 }
 
 /// Parses text that is already in memory (files, standard input, editor buffers).

@@ -112,7 +112,7 @@ pub struct Buffer {
 
 /// A file loaded and classified, waiting for the project index before its checks. The
 /// language server keeps one per open or indexed file.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Prepared {
     /// The file on disk (relative paths inside it start from its directory).
     pub path: PathBuf,
@@ -468,7 +468,7 @@ fn filter_file(
 }
 
 /// Runs `work`; a panic becomes an AML000 finding for this file alone.
-fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, FileReport> {
+pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, FileReport> {
     match catch_unwind(AssertUnwindSafe(work)) {
         Ok(value) => Ok(value),
         Err(payload) => {

@@ -11,6 +11,10 @@ use serde::Deserialize;
 use crate::data::{self, DataError};
 use crate::diagnostic::Severity;
 
+/// Where the rule documentation pages (`docs/rules/<CODE>-<name>.md`) are published:
+/// SARIF's `helpUri`, the language server's code descriptions and hovers.
+pub const DOCS_BASE_URL: &str = "https://github.com/amlint/amlint/blob/main/docs/rules/";
+
 /// A rule file as written (`rules/<area>/<CODE>-<name>.yaml`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -159,6 +163,11 @@ impl RuleMeta {
     /// The documentation file name under `docs/rules/`.
     pub fn doc_file_name(&self) -> String {
         format!("{}-{}.md", self.code, self.name)
+    }
+
+    /// The published documentation page of the rule ([`DOCS_BASE_URL`] + file name).
+    pub fn docs_url(&self) -> String {
+        format!("{DOCS_BASE_URL}{}", self.doc_file_name())
     }
 }
 

@@ -79,6 +79,13 @@ impl Scalars {
         Self(spans)
     }
 
+    /// Whether `offset` lies strictly inside a scalar (a multi-line scalar goes on
+    /// across it), where a comment cannot be written.
+    fn continues_over(&self, offset: u32) -> bool {
+        let i = self.0.partition_point(|s| s.start < offset);
+        self.0[..i].iter().rev().take(4).any(|s| offset < s.end)
+    }
+
     fn contains(&self, offset: u32) -> bool {
         let i = self.0.partition_point(|s| s.start <= offset);
         // Scalars do not nest, but a key and its value may touch; check the few before.
@@ -125,6 +132,101 @@ fn comment_start(line: &str, line_offset: u32, scalars: &Scalars) -> Option<usiz
 fn is_blank_or_comment(line: &str) -> bool {
     let t = line.trim_start();
     t.is_empty() || t.starts_with('#')
+}
+
+/// The edit that silences `code` on the line holding `offset` with a line directive, as
+/// [`scan`] reads it: a trailing `  # amlint: ignore[CODE]` when the line has no comment,
+/// else the comment on a line of its own above it, at the line's indentation. Each
+/// candidate is proved by parsing the edited text: the values must not change (a comment
+/// inside a block scalar would be text) and the directive must target the finding's line.
+/// `None` when no candidate passes.
+pub fn line_suppression_edit(
+    source: &SourceFile,
+    documents: &[Document],
+    offset: u32,
+    code: &str,
+) -> Option<Edit> {
+    let scalars = Scalars::new(documents);
+    let lines = lines(source);
+    let line_no = source.position(offset).line;
+    let &(start, line) = lines.get(line_no as usize - 1)?;
+    let end = start + line.len() as u32;
+    let directive = format!("# amlint: ignore[{code}]");
+    let mut candidates = Vec::new();
+    if comment_start(line, start, &scalars).is_none() && !scalars.contains(end) {
+        let code_end = start + line.trim_end().len() as u32;
+        candidates.push((
+            Edit {
+                span: Span::new(code_end, end),
+                replacement: format!("  {directive}"),
+            },
+            line_no,
+        ));
+    }
+    if !scalars.continues_over(start) {
+        let indent = &line[..line.len() - line.trim_start().len()];
+        let crlf = source
+            .text
+            .get(end as usize..)
+            .is_some_and(|rest| rest.starts_with("\r\n"));
+        let eol = if crlf { "\r\n" } else { "\n" };
+        candidates.push((
+            Edit {
+                span: Span::at(start),
+                replacement: format!("{indent}{directive}{eol}"),
+            },
+            line_no + 1,
+        ));
+    }
+    candidates
+        .into_iter()
+        .find(|(edit, target)| proves(source, documents, edit, code, *target))
+        .map(|(edit, _)| edit)
+}
+
+/// Whether `edit` leaves every value as it was and adds a directive silencing `code` on
+/// line `target`.
+fn proves(source: &SourceFile, documents: &[Document], edit: &Edit, code: &str, target: u32) -> bool {
+    let mut text = source.text.clone();
+    if text.get(edit.span.range()).is_none() {
+        return false;
+    }
+    text.replace_range(edit.span.range(), &edit.replacement);
+    let limits = crate::load::Limits::default();
+    let after = crate::load::parse_text(&source.path, text, crate::load::Format::Yaml, &limits);
+    let same = after.documents.len() == documents.len()
+        && after
+            .documents
+            .iter()
+            .zip(documents)
+            .all(|(a, b)| a.partial == b.partial && a.to_json() == b.to_json());
+    if !same {
+        return false;
+    }
+    let registry = crate::registry::builtin();
+    scan(&after.source, &after.documents, registry)
+        .directives
+        .iter()
+        .any(|d| {
+            d.malformed.is_none()
+                && d.scope == Scope::Line(Some(target))
+                && d.entries.iter().any(|e| e.text == code)
+        })
+}
+
+/// The edit that silences `code` in the whole file: `# amlint: ignore-file[CODE]` on a
+/// line of its own at the top (after a byte order mark).
+pub fn file_suppression_edit(source: &SourceFile, code: &str) -> Edit {
+    let start = source.lines.line_start(0).unwrap_or(0);
+    let eol = if source.text.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    Edit {
+        span: Span::at(start),
+        replacement: format!("# amlint: ignore-file[{code}]{eol}"),
+    }
 }
 
 /// Finds every directive of a YAML file.
@@ -578,6 +680,76 @@ mod tests {
         assert_eq!(quoted, ["'on'", "\"x\\\" # y\"", "'it''s # no'"]);
         let s = scan(&loaded.source, &loaded.documents, registry::builtin());
         assert_eq!(s.directives.len(), 3, "{s:#?}");
+    }
+
+    /// Applies the line suppression edit for the finding at `needle` and scans the
+    /// result: the directive must target the finding's line.
+    fn suppressed_text(text: &str, needle: &str) -> Option<String> {
+        let loaded = parse_text("x.yml", text.to_string(), Format::Yaml, &Limits::default());
+        let offset = text.find(needle).unwrap() as u32;
+        let line = loaded.source.position(offset).line;
+        let edit = line_suppression_edit(&loaded.source, &loaded.documents, offset, "AML503")?;
+        let mut out = text.to_string();
+        out.replace_range(edit.span.range(), &edit.replacement);
+        let s = scan_text(&out);
+        assert_eq!(s.directives.len(), 1, "{out}");
+        let d = &s.directives[0];
+        assert!(d.malformed.is_none(), "{out}");
+        assert_eq!(d.entries[0].code, Some("AML503"));
+        // The finding's line moves down by one when the directive is inserted above it.
+        let shift = u32::from(edit.replacement.ends_with('\n'));
+        assert_eq!(d.scope, Scope::Line(Some(line + shift)), "{out}");
+        Some(out)
+    }
+
+    #[test]
+    fn suppression_edits_are_read_back_as_directives_for_the_line() {
+        assert_eq!(
+            suppressed_text("a: 1\nsize: Standard_NC24   \nb: 2\n", "Standard_NC24").unwrap(),
+            "a: 1\nsize: Standard_NC24  # amlint: ignore[AML503]\nb: 2\n"
+        );
+        // A line with a comment gets the directive above it, at its indentation.
+        assert_eq!(
+            suppressed_text("r:\n  size: Standard_NC24 # big\n", "Standard_NC24").unwrap(),
+            "r:\n  # amlint: ignore[AML503]\n  size: Standard_NC24 # big\n"
+        );
+        // A line ending inside a multi-line quoted scalar: above.
+        assert_eq!(
+            suppressed_text("size: \"Standard_NC24\n  x\"\n", "size").unwrap(),
+            "# amlint: ignore[AML503]\nsize: \"Standard_NC24\n  x\"\n"
+        );
+        // CRLF files keep their line endings.
+        assert_eq!(
+            suppressed_text("a: 1 # c\r\nsize: X # d\r\n", "size").unwrap(),
+            "a: 1 # c\r\n# amlint: ignore[AML503]\r\nsize: X # d\r\n"
+        );
+        // Inside a block scalar no comment can be written.
+        assert_eq!(suppressed_text("c: |\n  echo Standard_NC24\n", "echo"), None);
+        // The last line of a multi-line plain scalar may end with a comment.
+        assert_eq!(
+            suppressed_text("k: a\n  Standard_NC24\n", "Standard_NC24").unwrap(),
+            "k: a\n  Standard_NC24  # amlint: ignore[AML503]\n"
+        );
+        // A line inside one may not, nor have one above it: nothing is offered.
+        assert_eq!(
+            suppressed_text("k: a\n  Standard_NC24\n  b\n", "Standard_NC24"),
+            None
+        );
+    }
+
+    #[test]
+    fn file_suppression_edit_goes_first_after_the_bom() {
+        let loaded = parse_text(
+            "x.yml",
+            "\u{feff}a: 1\n".to_string(),
+            Format::Yaml,
+            &Limits::default(),
+        );
+        let edit = file_suppression_edit(&loaded.source, "AML601");
+        let mut out = loaded.source.text.clone();
+        out.replace_range(edit.span.range(), &edit.replacement);
+        assert_eq!(out, "\u{feff}# amlint: ignore-file[AML601]\na: 1\n");
+        assert_eq!(scan_text(&out).directives[0].scope, Scope::File);
     }
 
     #[test]

@@ -177,6 +177,13 @@ impl ProjectIndex {
         self.rest.as_ref().map_or(0, |r| r.searches())
     }
 
+    /// Whether both define the same computes, endpoints and models (the rest of the
+    /// project aside): the language server re-checks open files when a file's
+    /// definitions change.
+    pub fn same_definitions(&self, other: &ProjectIndex) -> bool {
+        self.computes == other.computes && self.endpoints == other.endpoints && self.models == other.models
+    }
+
     pub fn compute(&self, name: &str) -> Option<ComputeEntry> {
         let key = name.to_lowercase();
         if let Some(c) = self.computes.get(&key) {

@@ -10,15 +10,9 @@ pub mod sarif;
 
 use crate::diagnostic::Severity;
 use crate::pipeline::Summary;
-use crate::registry::RuleMeta;
 
 /// The project's home page.
 pub const HOME_URL: &str = "https://github.com/amlint/amlint";
-
-/// Where a rule's documentation page (`docs/rules/<CODE>-<name>.md`) is published.
-pub fn rule_doc_url(rule: &RuleMeta) -> String {
-    format!("{HOME_URL}/blob/main/docs/rules/{}", rule.doc_file_name())
-}
 
 /// Whether a finding of `severity` fails the run when findings at `fail_on` or above do
 /// (`None`: nothing fails).

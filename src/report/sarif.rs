@@ -36,7 +36,7 @@ fn rule_descriptor(rule: &RuleMeta) -> Value {
         "shortDescription": { "text": rule.summary.trim() },
         "fullDescription": { "text": rule.what.trim() },
         "help": { "text": text, "markdown": rule.markdown() },
-        "helpUri": super::rule_doc_url(rule),
+        "helpUri": rule.docs_url(),
         "defaultConfiguration": { "level": level(rule.severity) },
         "properties": { "tags": ["azure-ml", area(rule)] },
     })

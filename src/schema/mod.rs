@@ -6,9 +6,11 @@
 //! - [`select`]: crate errors → [`Issue`]s, one per problem, the meant union branch only.
 //! - [`forms`]: where the document holds references (`x-amlint-forms`), for AML201/AML202.
 //! - [`cross_field`]: constraints between fields that a schema cannot say (AML105).
+//! - [`describe`]: a field's description and type, for the language server's hover.
 
 pub mod coerce;
 pub mod cross_field;
+pub mod describe;
 pub mod forms;
 mod preprocess;
 pub mod select;

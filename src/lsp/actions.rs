@@ -1,0 +1,103 @@
+//! Code actions on findings: a rule's own fix (preferred quick fix), and — in YAML, which
+//! has comments — a suppression on the finding's line or for the whole file, written as
+//! `src/suppress.rs` reads it.
+
+use std::collections::{HashMap, HashSet};
+
+use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Url, WorkspaceEdit};
+
+use super::convert;
+use super::workspace::Checked;
+use crate::diagnostic::Edit;
+use crate::load::Format;
+
+fn overlaps(a: &Range, b: &Range) -> bool {
+    a.start <= b.end && b.start <= a.end
+}
+
+fn edit(uri: &Url, edits: Vec<TextEdit>) -> WorkspaceEdit {
+    WorkspaceEdit {
+        changes: Some(HashMap::from([(uri.clone(), edits)])),
+        ..Default::default()
+    }
+}
+
+/// The actions for the findings of `checked` that touch `range`.
+pub fn code_actions(uri: &Url, checked: &Checked, range: &Range) -> Vec<CodeActionOrCommand> {
+    let source = &checked.source;
+    let mut fixes = Vec::new();
+    let mut line_actions = Vec::new();
+    let mut file_actions = Vec::new();
+    let mut seen_line: HashSet<(&str, u32)> = HashSet::new();
+    let mut seen_file: HashSet<&str> = HashSet::new();
+    let yaml = checked.format() == Format::Yaml;
+    for d in &checked.diagnostics {
+        let lsp = convert::diagnostic(uri, source, d);
+        if !overlaps(&lsp.range, range) {
+            continue;
+        }
+        if let Some(fix) = &d.fix {
+            fixes.push(CodeAction {
+                title: fix.title.clone(),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![lsp.clone()]),
+                edit: Some(edit(
+                    uri,
+                    fix.edits.iter().map(|e| convert::text_edit(source, e)).collect(),
+                )),
+                is_preferred: Some(true),
+                ..Default::default()
+            });
+        }
+        // AML000 is amlint's own failure, AML009 is about a suppression itself.
+        if !yaml || matches!(d.code, "AML000" | crate::suppress::UNUSED) {
+            continue;
+        }
+        let line = lsp.range.start.line;
+        if seen_line.insert((d.code, line)) {
+            let documents = &checked.prepared.loaded.documents;
+            if let Some(e) = crate::suppress::line_suppression_edit(source, documents, d.span.start, d.code) {
+                line_actions.push(suppression(
+                    uri,
+                    source,
+                    &e,
+                    format!("Suppress {} on this line", d.code),
+                    &lsp,
+                ));
+            }
+        }
+        if seen_file.insert(d.code) {
+            let e = crate::suppress::file_suppression_edit(source, d.code);
+            file_actions.push(suppression(
+                uri,
+                source,
+                &e,
+                format!("Suppress {} in this file", d.code),
+                &lsp,
+            ));
+        }
+    }
+    fixes
+        .into_iter()
+        .chain(line_actions)
+        .chain(file_actions)
+        .map(CodeActionOrCommand::CodeAction)
+        .collect()
+}
+
+fn suppression(
+    uri: &Url,
+    source: &crate::source::SourceFile,
+    e: &Edit,
+    title: String,
+    diagnostic: &lsp_types::Diagnostic,
+) -> CodeAction {
+    CodeAction {
+        title,
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![diagnostic.clone()]),
+        edit: Some(edit(uri, vec![convert::text_edit(source, e)])),
+        is_preferred: Some(false),
+        ..Default::default()
+    }
+}

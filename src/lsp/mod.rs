@@ -1,0 +1,554 @@
+//! `amlint lsp`: the language server, over standard input and output
+//! (`docs/lsp.md`).
+//!
+//! One thread reads and frames messages (a malformed one is answered with a JSON-RPC
+//! parse error and skipped, never fatal); the main loop handles them in order and runs
+//! the checks. Changes are debounced: after a `didChange` the loop waits [`DEBOUNCE`]
+//! for more before checking, and before publishing it looks at what has arrived in the
+//! meantime, so a result for a document that already has a newer change is dropped —
+//! only the latest version is ever published. Requests (hover, code actions) run the
+//! pending checks first, so they always describe the current text.
+//!
+//! - [`workspace`]: open documents, the workspace's files and index, the checks.
+//! - [`convert`]: positions (UTF-16, through `SourceFile`) and diagnostics.
+//! - [`actions`]: quick fixes and suppressions. [`hover`]: rule and schema help.
+
+pub mod actions;
+pub mod convert;
+pub mod hover;
+pub mod workspace;
+
+use std::collections::VecDeque;
+use std::io::{BufRead, Read, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::Notification as _;
+use lsp_types::request::Request as _;
+use lsp_types::{
+    CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability,
+    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidChangeWatchedFilesRegistrationOptions,
+    DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams, FileSystemWatcher,
+    GlobPattern, HoverParams, HoverProviderCapability, InitializeParams, InitializeResult,
+    PublishDiagnosticsParams, Registration, RegistrationParams, SaveOptions, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
+    Url,
+};
+
+use crate::pipeline::Options;
+use workspace::Workspace;
+
+/// How long after a change the server waits for more before checking.
+pub const DEBOUNCE: Duration = Duration::from_millis(5);
+
+/// Bodies larger than this are skipped unread (a hostile or broken client).
+const MAX_BODY: usize = 256 * 1024 * 1024;
+
+/// What the reader thread hands the main loop.
+enum Incoming {
+    Message(Message),
+    /// A body that is not a JSON-RPC message, with the JSON-RPC error code to answer.
+    Malformed(i32, String),
+}
+
+/// Runs the server on standard input and output; returns the process exit code (0 after
+/// `shutdown` then `exit`, 1 when the client exits without `shutdown` or disappears).
+pub fn run() -> i32 {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    std::thread::Builder::new()
+        .name("amlint-lsp-reader".to_string())
+        .spawn(move || read_loop(std::io::stdin().lock(), tx))
+        .map_or(2, |_| {
+            let mut server = Server::new(rx, Box::new(std::io::stdout()));
+            server.serve()
+        })
+}
+
+/// Reads framed messages until end of input or `exit`.
+fn read_loop(mut input: impl BufRead, tx: Sender<Incoming>) {
+    loop {
+        let item = match read_frame(&mut input) {
+            Ok(Some(body)) => parse_body(&body),
+            Ok(None) => return,
+            Err(Frame::Malformed(why)) => Incoming::Malformed(ErrorCode::ParseError as i32, why),
+            Err(Frame::Io) => return,
+        };
+        let exit = matches!(&item, Incoming::Message(Message::Notification(n)) if n.method == "exit");
+        if tx.send(item).is_err() || exit {
+            return;
+        }
+    }
+}
+
+fn parse_body(body: &[u8]) -> Incoming {
+    match serde_json::from_slice::<Message>(body) {
+        Ok(m) => Incoming::Message(m),
+        Err(e) => {
+            let code = if serde_json::from_slice::<serde_json::Value>(body).is_ok() {
+                ErrorCode::InvalidRequest
+            } else {
+                ErrorCode::ParseError
+            };
+            Incoming::Malformed(code as i32, format!("cannot read this message: {e}"))
+        }
+    }
+}
+
+enum Frame {
+    Malformed(String),
+    Io,
+}
+
+/// One `Content-Length`-framed body (`None` at end of input).
+fn read_frame(input: &mut impl BufRead) -> Result<Option<Vec<u8>>, Frame> {
+    let mut length: Option<usize> = None;
+    let mut saw_header = false;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) => return Ok(None),
+            Ok(_) => {}
+            Err(_) => return Err(Frame::Io),
+        }
+        let header = line.trim_end_matches(['\r', '\n']);
+        if header.is_empty() {
+            if saw_header {
+                break;
+            }
+            continue;
+        }
+        saw_header = true;
+        if let Some((name, value)) = header.split_once(':') {
+            if name.trim().eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().ok();
+            }
+        }
+    }
+    let Some(length) = length else {
+        return Err(Frame::Malformed(
+            "a message header has no valid Content-Length".to_string(),
+        ));
+    };
+    if length > MAX_BODY {
+        let skipped = std::io::copy(&mut input.take(length as u64), &mut std::io::sink());
+        return match skipped {
+            Ok(n) if n == length as u64 => Err(Frame::Malformed(format!(
+                "a message of {length} bytes is larger than amlint reads"
+            ))),
+            _ => Err(Frame::Io),
+        };
+    }
+    let mut body = vec![0; length];
+    input.read_exact(&mut body).map_err(|_| Frame::Io)?;
+    Ok(Some(body))
+}
+
+struct Server {
+    rx: Receiver<Incoming>,
+    out: Box<dyn Write>,
+    /// Messages taken from the channel early (to see whether a result is stale), in order.
+    backlog: VecDeque<Incoming>,
+    ws: Option<Workspace>,
+    shutdown: bool,
+    /// When the pending checks run.
+    deadline: Option<Instant>,
+    next_id: i32,
+    watch_files: bool,
+}
+
+impl Server {
+    fn new(rx: Receiver<Incoming>, out: Box<dyn Write>) -> Self {
+        Self {
+            rx,
+            out,
+            backlog: VecDeque::new(),
+            ws: None,
+            shutdown: false,
+            deadline: None,
+            next_id: 0,
+            watch_files: false,
+        }
+    }
+
+    fn send(&mut self, message: Message) {
+        // A closed output means the client is gone; the reader will see end of input.
+        let _ = message.write(&mut self.out);
+    }
+
+    fn serve(&mut self) -> i32 {
+        loop {
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.flush();
+            }
+            let item = match self.backlog.pop_front() {
+                Some(item) => item,
+                None => match self.deadline {
+                    Some(deadline) => match self.rx.recv_deadline(deadline) {
+                        Ok(item) => item,
+                        Err(RecvTimeoutError::Timeout) => continue,
+                        Err(RecvTimeoutError::Disconnected) => return i32::from(!self.shutdown),
+                    },
+                    None => match self.rx.recv() {
+                        Ok(item) => item,
+                        Err(_) => return i32::from(!self.shutdown),
+                    },
+                },
+            };
+            match item {
+                Incoming::Malformed(code, why) => {
+                    let error = serde_json::json!({
+                        "jsonrpc": "2.0", "id": null,
+                        "error": {"code": code, "message": why},
+                    });
+                    let text = error.to_string();
+                    let _ = write!(self.out, "Content-Length: {}\r\n\r\n{text}", text.len());
+                    let _ = self.out.flush();
+                }
+                Incoming::Message(Message::Request(r)) => self.on_request(r),
+                Incoming::Message(Message::Notification(n)) => {
+                    if n.method == lsp_types::notification::Exit::METHOD {
+                        return i32::from(!self.shutdown);
+                    }
+                    let method = n.method.clone();
+                    if catch_unwind(AssertUnwindSafe(|| self.on_notification(n))).is_err() {
+                        eprintln!("amlint lsp: internal error while handling {method}");
+                    }
+                }
+                // Answers to our own requests (registerCapability): nothing to do.
+                Incoming::Message(Message::Response(_)) => {}
+            }
+        }
+    }
+
+    /// Runs the pending checks and publishes; drops results a newer change supersedes.
+    fn flush(&mut self) {
+        self.deadline = None;
+        let Server {
+            ws, out, backlog, rx, ..
+        } = self;
+        let Some(ws) = ws.as_mut() else {
+            return;
+        };
+        let mut publish = |params: PublishDiagnosticsParams| {
+            let n = Notification::new(
+                lsp_types::notification::PublishDiagnostics::METHOD.to_string(),
+                params,
+            );
+            let _ = Message::Notification(n).write(out);
+        };
+        let mut superseded = |uri: &Url| {
+            while let Ok(item) = rx.try_recv() {
+                backlog.push_back(item);
+            }
+            backlog.iter().any(|item| match item {
+                Incoming::Message(Message::Notification(n)) => {
+                    (n.method == lsp_types::notification::DidChangeTextDocument::METHOD
+                        || n.method == lsp_types::notification::DidCloseTextDocument::METHOD)
+                        && n.params
+                            .pointer("/textDocument/uri")
+                            .and_then(|u| u.as_str())
+                            .and_then(|u| Url::parse(u).ok())
+                            .is_some_and(|u| &u == uri)
+                }
+                _ => false,
+            })
+        };
+        if catch_unwind(AssertUnwindSafe(|| ws.flush(&mut publish, &mut superseded))).is_err() {
+            eprintln!("amlint lsp: internal error while checking");
+        }
+    }
+
+    fn schedule(&mut self, delay: Duration) {
+        let at = Instant::now() + delay;
+        // A later change pushes the debounce back; an immediate check is never delayed.
+        self.deadline = Some(match self.deadline {
+            Some(d) if delay.is_zero() => d.min(at),
+            _ => at,
+        });
+    }
+
+    fn reply(&mut self, id: RequestId, result: Result<serde_json::Value, (ErrorCode, String)>) {
+        let response = match result {
+            Ok(v) => Response::new_ok(id, v),
+            Err((code, message)) => Response::new_err(id, code as i32, message),
+        };
+        self.send(Message::Response(response));
+    }
+
+    fn on_request(&mut self, r: Request) {
+        let id = r.id.clone();
+        if r.method == lsp_types::request::Initialize::METHOD {
+            let result = self.initialize(r.params);
+            return self.reply(id, result);
+        }
+        if self.ws.is_none() {
+            return self.reply(
+                id,
+                Err((
+                    ErrorCode::ServerNotInitialized,
+                    "the server is not initialized".to_string(),
+                )),
+            );
+        }
+        if self.shutdown {
+            return self.reply(
+                id,
+                Err((
+                    ErrorCode::InvalidRequest,
+                    "the server is shutting down".to_string(),
+                )),
+            );
+        }
+        if r.method == lsp_types::request::Shutdown::METHOD {
+            self.shutdown = true;
+            return self.reply(id, Ok(serde_json::Value::Null));
+        }
+        let result = catch_unwind(AssertUnwindSafe(|| self.answer(&r.method, r.params)))
+            .unwrap_or_else(|_| Err((ErrorCode::InternalError, format!("amlint failed on {}", r.method))));
+        self.reply(id, result);
+    }
+
+    fn answer(
+        &mut self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, (ErrorCode, String)> {
+        fn parse<T: serde::de::DeserializeOwned>(
+            params: serde_json::Value,
+        ) -> Result<T, (ErrorCode, String)> {
+            serde_json::from_value(params).map_err(|e| (ErrorCode::InvalidParams, e.to_string()))
+        }
+        fn to_json(v: impl serde::Serialize) -> Result<serde_json::Value, (ErrorCode, String)> {
+            serde_json::to_value(v).map_err(|e| (ErrorCode::InternalError, e.to_string()))
+        }
+        match method {
+            lsp_types::request::CodeActionRequest::METHOD => {
+                let p: CodeActionParams = parse(params)?;
+                self.flush_if_dirty();
+                let ws = self.ws.as_ref().expect("initialized");
+                let actions = ws
+                    .checked(&p.text_document.uri)
+                    .map(|c| actions::code_actions(&p.text_document.uri, c, &p.range))
+                    .unwrap_or_default();
+                to_json(actions)
+            }
+            lsp_types::request::HoverRequest::METHOD => {
+                let p: HoverParams = parse(params)?;
+                self.flush_if_dirty();
+                let ws = self.ws.as_ref().expect("initialized");
+                let pos = &p.text_document_position_params;
+                let hover = ws
+                    .checked(&pos.text_document.uri)
+                    .and_then(|c| hover::hover(c, pos.position));
+                to_json(hover)
+            }
+            _ => Err((
+                ErrorCode::MethodNotFound,
+                format!("amlint does not handle {method}"),
+            )),
+        }
+    }
+
+    fn flush_if_dirty(&mut self) {
+        if self.ws.as_ref().is_some_and(Workspace::is_dirty) {
+            self.flush();
+        }
+    }
+
+    fn initialize(&mut self, params: serde_json::Value) -> Result<serde_json::Value, (ErrorCode, String)> {
+        if self.ws.is_some() {
+            return Err((
+                ErrorCode::InvalidRequest,
+                "initialize was already received".to_string(),
+            ));
+        }
+        let params: InitializeParams =
+            serde_json::from_value(params).map_err(|e| (ErrorCode::InvalidParams, e.to_string()))?;
+        let mut folders: Vec<PathBuf> = params
+            .workspace_folders
+            .iter()
+            .flatten()
+            .filter_map(|f| convert::path_of(&f.uri))
+            .collect();
+        #[allow(deprecated)]
+        if folders.is_empty() {
+            folders.extend(params.root_uri.as_ref().and_then(convert::path_of));
+        }
+        self.watch_files = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false);
+        self.ws = Some(Workspace::new(folders, Options::default()));
+        let capabilities = ServerCapabilities {
+            text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+                    include_text: Some(false),
+                })),
+                ..Default::default()
+            })),
+            hover_provider: Some(HoverProviderCapability::Simple(true)),
+            code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        let result = InitializeResult {
+            capabilities,
+            server_info: Some(ServerInfo {
+                name: "amlint".to_string(),
+                version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            }),
+        };
+        serde_json::to_value(result).map_err(|e| (ErrorCode::InternalError, e.to_string()))
+    }
+
+    /// After `initialized`: watch the files the index depends on, index the workspace,
+    /// check it.
+    fn initialized(&mut self) {
+        if self.watch_files {
+            let watchers = [
+                "**/*.{yml,yaml,json}",
+                "**/MLTable",
+                "**/{amlint.toml,.amlint.toml,pyproject.toml}",
+            ]
+            .iter()
+            .map(|g| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(g.to_string()),
+                kind: None,
+            })
+            .collect();
+            let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+            let params = RegistrationParams {
+                registrations: vec![Registration {
+                    id: "amlint-watched-files".to_string(),
+                    method: lsp_types::notification::DidChangeWatchedFiles::METHOD.to_string(),
+                    register_options: serde_json::to_value(options).ok(),
+                }],
+            };
+            self.next_id += 1;
+            let request = Request::new(
+                RequestId::from(format!("amlint-{}", self.next_id)),
+                lsp_types::request::RegisterCapability::METHOD.to_string(),
+                params,
+            );
+            self.send(Message::Request(request));
+        }
+        let mut published = Vec::new();
+        if let Some(ws) = self.ws.as_mut() {
+            ws.index_workspace();
+            ws.publish_config_errors(&mut |p| published.push(p));
+        }
+        self.publish_all(published);
+        self.schedule(Duration::ZERO);
+    }
+
+    fn publish_all(&mut self, params: Vec<PublishDiagnosticsParams>) {
+        for p in params {
+            let n = Notification::new(lsp_types::notification::PublishDiagnostics::METHOD.to_string(), p);
+            self.send(Message::Notification(n));
+        }
+    }
+
+    fn on_notification(&mut self, n: Notification) {
+        use lsp_types::notification::{
+            DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+            DidSaveTextDocument, Initialized,
+        };
+        if self.ws.is_none() || self.shutdown {
+            return;
+        }
+        fn parse<T: serde::de::DeserializeOwned>(n: Notification) -> Option<T> {
+            serde_json::from_value(n.params).ok()
+        }
+        let mut published = Vec::new();
+        let mut publish = |p| published.push(p);
+        match n.method.as_str() {
+            Initialized::METHOD => self.initialized(),
+            DidOpenTextDocument::METHOD => {
+                if let Some(p) = parse::<DidOpenTextDocumentParams>(n) {
+                    let d = p.text_document;
+                    self.ws_mut().open(d.uri, d.version, d.text);
+                    self.schedule(Duration::ZERO);
+                }
+            }
+            DidChangeTextDocument::METHOD => {
+                if let Some(p) = parse::<DidChangeTextDocumentParams>(n) {
+                    let d = p.text_document;
+                    self.ws_mut().change(&d.uri, d.version, p.content_changes);
+                    self.schedule(DEBOUNCE);
+                }
+            }
+            DidCloseTextDocument::METHOD => {
+                if let Some(p) = parse::<DidCloseTextDocumentParams>(n) {
+                    self.ws_mut().close(&p.text_document.uri, &mut publish);
+                    self.schedule(Duration::ZERO);
+                }
+            }
+            DidSaveTextDocument::METHOD => {
+                if let Some(p) = parse::<DidSaveTextDocumentParams>(n) {
+                    self.ws_mut().touch(&p.text_document.uri);
+                    if let Some(path) = convert::path_of(&p.text_document.uri) {
+                        self.disk_changes(&[path], &mut publish);
+                    }
+                }
+            }
+            DidChangeWatchedFiles::METHOD => {
+                if let Some(p) = parse::<DidChangeWatchedFilesParams>(n) {
+                    let paths: Vec<PathBuf> = p
+                        .changes
+                        .iter()
+                        .filter_map(|c| convert::path_of(&c.uri))
+                        .collect();
+                    self.disk_changes(&paths, &mut publish);
+                }
+            }
+            // `$/cancelRequest` (requests are answered in order, at once), `$/setTrace`,
+            // and anything unknown: ignored, as notifications must be.
+            _ => {}
+        }
+        self.publish_all(published);
+    }
+
+    fn disk_changes(&mut self, paths: &[PathBuf], publish: &mut dyn FnMut(PublishDiagnosticsParams)) {
+        let ws = self.ws_mut();
+        let mut config = false;
+        for path in paths {
+            config |= ws.disk_changed(path, publish);
+        }
+        if config {
+            ws.reload_config(publish);
+        }
+        self.schedule(Duration::ZERO);
+    }
+
+    fn ws_mut(&mut self) -> &mut Workspace {
+        self.ws.as_mut().expect("initialized")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_read_and_bad_headers_skipped() {
+        let input = b"Content-Length: 2\r\n\r\n{}X-Other: 1\r\n\r\ncontent-length: 3\r\n\r\n[1]";
+        let mut r = &input[..];
+        assert_eq!(read_frame(&mut r).ok().flatten().as_deref(), Some(&b"{}"[..]));
+        assert!(matches!(read_frame(&mut r), Err(Frame::Malformed(_))));
+        assert_eq!(read_frame(&mut r).ok().flatten().as_deref(), Some(&b"[1]"[..]));
+        assert!(matches!(read_frame(&mut r), Ok(None)));
+        assert!(matches!(parse_body(b"{not json"), Incoming::Malformed(-32700, _)));
+        assert!(matches!(parse_body(b"[1]"), Incoming::Malformed(-32600, _)));
+    }
+}

@@ -1,0 +1,561 @@
+//! The server's state: the workspace folders' files (loaded from disk, for the project
+//! index and workspace-wide diagnostics), the open documents (their text wins over the
+//! disk), the configuration resolver, and the fact bases built from the index. Checks go
+//! through the CLI's pipeline (`prepare`, `index_of`, `FactBases`, `check_and_filter`),
+//! so findings, configuration and suppressions are exactly the CLI's.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use lsp_types::{PublishDiagnosticsParams, Url};
+
+use crate::config::resolve::ConfigFilter;
+use crate::config::{CONFIG_FILE_NAMES, ConfigError, Resolver};
+use crate::diagnostic::Diagnostic;
+use crate::discover::{self, Filter as _};
+use crate::facts::ProjectIndex;
+use crate::load::{self, Format};
+use crate::pipeline::{self, FactBases, FileReport, Options, Prepared};
+use crate::project::Project;
+use crate::registry::Registry;
+use crate::source::SourceFile;
+
+use super::convert;
+
+/// An open document.
+pub struct OpenDoc {
+    /// The file it stands for (for an unsaved buffer, a name in the first folder).
+    pub path: PathBuf,
+    pub version: i32,
+    pub text: String,
+    /// The parse of `text` at `parsed_version` (feeds the index; kept for actions).
+    parsed: Option<(i32, Prepared)>,
+    /// The findings of the last check.
+    pub checked: Option<Checked>,
+}
+
+/// The outcome of checking one version of an open document.
+pub struct Checked {
+    pub version: i32,
+    pub source: Arc<SourceFile>,
+    /// The parsed documents (suppression edits need to know where scalars are).
+    pub prepared: Prepared,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The rules of the file's configuration (user rules included).
+    pub registry: Arc<Registry>,
+}
+
+impl Checked {
+    pub fn format(&self) -> Format {
+        self.prepared.loaded.format
+    }
+}
+
+pub struct Workspace {
+    options: Options,
+    folders: Vec<PathBuf>,
+    cwd: PathBuf,
+    resolver: Arc<Resolver>,
+    /// The workspace folders' files as on disk.
+    disk: BTreeMap<PathBuf, Prepared>,
+    open: HashMap<Url, OpenDoc>,
+    /// Built from the index when first needed; `None` after a definition changed.
+    bases: Option<Arc<FactBases>>,
+    dirty_open: BTreeSet<Url>,
+    dirty_disk: BTreeSet<PathBuf>,
+    /// Disk files whose last published diagnostics were not empty.
+    published_disk: HashSet<PathBuf>,
+    /// The configuration errors last published, by configuration file.
+    published_config: BTreeMap<Url, Vec<lsp_types::Diagnostic>>,
+}
+
+/// What a file defines (computes, endpoints, models): a change to it re-checks the rest.
+fn contribution(p: &Prepared) -> ProjectIndex {
+    pipeline::index_of(std::iter::once(p))
+}
+
+/// Checks a prepared file as the CLI would, with the workspace's index; a panic becomes
+/// an AML000 finding. Returns the report and the rules of the file's configuration.
+fn check_with(
+    bases: &FactBases,
+    resolver: &Resolver,
+    options: &Options,
+    prepared: Prepared,
+) -> (FileReport, Arc<Registry>) {
+    let display = prepared.loaded.source.path.clone();
+    let config = resolver.for_file(&prepared.path);
+    let registry = config.rules.clone();
+    let project = Project::detect(resolver, std::slice::from_ref(&prepared.path));
+    let base = bases.for_config(&config);
+    let report = pipeline::guarded(&display, || {
+        pipeline::check_and_filter(prepared, &base, &project, options)
+    })
+    .unwrap_or_else(|r| r);
+    (report, registry)
+}
+
+fn is_config_file(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| CONFIG_FILE_NAMES.iter().any(|c| n == *c))
+}
+
+impl Workspace {
+    pub fn new(folders: Vec<PathBuf>, options: Options) -> Self {
+        let cwd = folders
+            .first()
+            .cloned()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        let resolver = Arc::new(Resolver::with_cwd(options.config.clone(), &cwd));
+        Self {
+            options,
+            folders,
+            cwd,
+            resolver,
+            disk: BTreeMap::new(),
+            open: HashMap::new(),
+            bases: None,
+            dirty_open: BTreeSet::new(),
+            dirty_disk: BTreeSet::new(),
+            published_disk: HashSet::new(),
+            published_config: BTreeMap::new(),
+        }
+    }
+
+    pub fn folders(&self) -> &[PathBuf] {
+        &self.folders
+    }
+
+    fn filter(&self) -> Arc<ConfigFilter> {
+        Arc::new(ConfigFilter {
+            resolver: self.resolver.clone(),
+            force_exclude: false,
+        })
+    }
+
+    fn in_workspace(&self, path: &Path) -> bool {
+        self.folders.iter().any(|f| path.starts_with(f))
+    }
+
+    /// Loads every file of the workspace folders (what `amlint check` on them would
+    /// walk), in parallel, and schedules a check of each.
+    pub fn index_workspace(&mut self) {
+        use rayon::prelude::*;
+        let filter = self.filter();
+        let folders: Vec<PathBuf> = self.folders.iter().filter(|f| f.is_dir()).cloned().collect();
+        let candidates = if folders.is_empty() {
+            Vec::new()
+        } else {
+            discover::discover_filtered(&folders, filter)
+        };
+        let limits = self.options.limits.clone();
+        let loaded: Vec<Prepared> = candidates
+            .par_iter()
+            .filter_map(|c| {
+                let path = crate::config::normalize(&c.path);
+                let display = path.to_string_lossy().into_owned();
+                std::panic::catch_unwind(|| {
+                    pipeline::prepare(path.clone(), load::load_path(&path, &display, &limits), false)
+                })
+                .ok()
+            })
+            .collect();
+        self.disk = loaded.into_iter().map(|p| (p.path.clone(), p)).collect();
+        self.dirty_disk = self.disk.keys().cloned().collect();
+        self.invalidate_index();
+    }
+
+    /// The index changed: every open document is checked again.
+    fn invalidate_index(&mut self) {
+        self.bases = None;
+        self.dirty_open.extend(self.open.keys().cloned());
+    }
+
+    /// Whether any check is pending.
+    pub fn is_dirty(&self) -> bool {
+        !self.dirty_open.is_empty() || !self.dirty_disk.is_empty()
+    }
+
+    pub fn doc(&self, uri: &Url) -> Option<&OpenDoc> {
+        self.open.get(uri)
+    }
+
+    fn path_for(&self, uri: &Url) -> PathBuf {
+        convert::path_of(uri).unwrap_or_else(|| {
+            let name = uri
+                .path_segments()
+                .and_then(|mut s| s.next_back().map(str::to_string))
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "untitled.yml".to_string());
+            self.cwd.join(name)
+        })
+    }
+
+    pub fn open(&mut self, uri: Url, version: i32, text: String) {
+        let path = self.path_for(&uri);
+        self.open.insert(
+            uri.clone(),
+            OpenDoc {
+                path,
+                version,
+                text,
+                parsed: None,
+                checked: None,
+            },
+        );
+        self.dirty_open.insert(uri);
+    }
+
+    /// Checks an open document again (on save).
+    pub fn touch(&mut self, uri: &Url) {
+        if self.open.contains_key(uri) {
+            self.dirty_open.insert(uri.clone());
+        }
+    }
+
+    /// Applies a didChange: full replacements and UTF-16 ranged edits, in order.
+    pub fn change(
+        &mut self,
+        uri: &Url,
+        version: i32,
+        changes: Vec<lsp_types::TextDocumentContentChangeEvent>,
+    ) {
+        let Some(doc) = self.open.get_mut(uri) else {
+            return;
+        };
+        for change in changes {
+            match change.range {
+                None => doc.text = change.text,
+                Some(range) => {
+                    let lines = crate::source::LineIndex::new(&doc.text);
+                    let at = |p: lsp_types::Position| {
+                        lines.offset_of_utf16(
+                            &doc.text,
+                            crate::source::Utf16Position {
+                                line: p.line,
+                                character: p.character,
+                            },
+                        ) as usize
+                    };
+                    let (start, end) = (at(range.start), at(range.end));
+                    let (start, end) = (start.min(end), start.max(end));
+                    doc.text.replace_range(start..end, &change.text);
+                }
+            }
+        }
+        doc.version = version;
+        self.dirty_open.insert(uri.clone());
+    }
+
+    /// Closes a document: a workspace file goes back to its disk state (and is checked
+    /// as such); anything else has its diagnostics cleared.
+    pub fn close(&mut self, uri: &Url, publish: &mut dyn FnMut(PublishDiagnosticsParams)) {
+        let Some(doc) = self.open.remove(uri) else {
+            return;
+        };
+        self.dirty_open.remove(uri);
+        let before = doc.parsed.as_ref().map(|(_, p)| contribution(p));
+        if self.disk.contains_key(&doc.path) {
+            self.reload_disk(&doc.path);
+            self.dirty_disk.insert(doc.path.clone());
+        } else {
+            publish(PublishDiagnosticsParams::new(uri.clone(), Vec::new(), None));
+        }
+        let after = self.disk.get(&doc.path).map(contribution);
+        if !before
+            .unwrap_or_default()
+            .same_definitions(&after.unwrap_or_default())
+        {
+            self.invalidate_index();
+        }
+    }
+
+    fn reload_disk(&mut self, path: &Path) -> Option<ProjectIndex> {
+        let old = self.disk.remove(path).map(|p| contribution(&p));
+        if path.is_file() {
+            let display = path.to_string_lossy().into_owned();
+            let limits = &self.options.limits;
+            if let Ok(p) = pipeline::guarded(&display, || {
+                pipeline::prepare(path.to_path_buf(), load::load_path(path, &display, limits), false)
+            }) {
+                self.disk.insert(path.to_path_buf(), p);
+            }
+        }
+        old
+    }
+
+    /// A file changed on disk (saved, or changed by another program). Returns true when
+    /// it is a configuration file (the caller reloads the configuration).
+    pub fn disk_changed(&mut self, path: &Path, publish: &mut dyn FnMut(PublishDiagnosticsParams)) -> bool {
+        let path = crate::config::normalize(path);
+        if is_config_file(&path) {
+            return true;
+        }
+        let tracked = self.disk.contains_key(&path);
+        let wanted = self.in_workspace(&path)
+            && path.is_file()
+            && path
+                .file_name()
+                .is_some_and(|n| discover::is_config_name(&n.to_string_lossy()))
+            && self.filter().walked_file(&path);
+        if !tracked && !wanted {
+            return false;
+        }
+        let old = self.reload_disk(&path).unwrap_or_default();
+        if !wanted {
+            self.disk.remove(&path);
+        }
+        let new = self.disk.get(&path).map(contribution).unwrap_or_default();
+        let open = self.open.values().any(|d| d.path == path);
+        if !open {
+            if self.disk.contains_key(&path) {
+                self.dirty_disk.insert(path.clone());
+            } else if self.published_disk.remove(&path) {
+                if let Some(uri) = convert::uri_of(&path) {
+                    publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
+                }
+            }
+            if !old.same_definitions(&new) {
+                // A definition on disk changed: everything may depend on it.
+                self.invalidate_index();
+                self.dirty_disk.extend(self.disk.keys().cloned());
+            }
+        }
+        false
+    }
+
+    /// Reads the configuration again (an `amlint.toml` changed): a new resolver, the
+    /// workspace walked again, everything checked again. Configuration errors are
+    /// published on the configuration files.
+    pub fn reload_config(&mut self, publish: &mut dyn FnMut(PublishDiagnosticsParams)) {
+        self.resolver = Arc::new(Resolver::with_cwd(self.options.config.clone(), &self.cwd));
+        let before: HashSet<PathBuf> = self.disk.keys().cloned().collect();
+        self.index_workspace();
+        for gone in before.difference(&self.disk.keys().cloned().collect()) {
+            if self.published_disk.remove(gone) {
+                if let Some(uri) = convert::uri_of(gone) {
+                    publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
+                }
+            }
+        }
+        self.publish_config_errors(publish);
+    }
+
+    /// Publishes the resolver's configuration errors on their files (and clears the
+    /// files that no longer have any).
+    pub fn publish_config_errors(&mut self, publish: &mut dyn FnMut(PublishDiagnosticsParams)) {
+        let mut by_file: BTreeMap<String, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+        for e in self.resolver.errors() {
+            let ConfigError {
+                source,
+                span,
+                message,
+                help,
+            } = e;
+            let path = self.resolver.absolute(Path::new(&source.path));
+            let key = path.to_string_lossy().into_owned();
+            let message = match help {
+                Some(h) => format!("{message}\n{h}"),
+                None => message,
+            };
+            by_file
+                .entry(key.clone())
+                .or_default()
+                .push(lsp_types::Diagnostic {
+                    range: convert::range(&source, span),
+                    severity: Some(lsp_types::DiagnosticSeverity::ERROR),
+                    source: Some("amlint".to_string()),
+                    message,
+                    ..Default::default()
+                });
+        }
+        let now: BTreeMap<Url, Vec<lsp_types::Diagnostic>> = by_file
+            .into_iter()
+            .filter_map(|(file, diagnostics)| convert::uri_of(Path::new(&file)).map(|u| (u, diagnostics)))
+            .collect();
+        if now == self.published_config {
+            return;
+        }
+        for (uri, diagnostics) in &now {
+            if self.published_config.get(uri) != Some(diagnostics) {
+                publish(PublishDiagnosticsParams::new(
+                    uri.clone(),
+                    diagnostics.clone(),
+                    None,
+                ));
+            }
+        }
+        for stale in self.published_config.keys().filter(|u| !now.contains_key(*u)) {
+            publish(PublishDiagnosticsParams::new(stale.clone(), Vec::new(), None));
+        }
+        self.published_config = now;
+    }
+
+    fn bases(&mut self) -> Arc<FactBases> {
+        if let Some(b) = &self.bases {
+            return b.clone();
+        }
+        let open_paths: HashSet<&PathBuf> = self
+            .open
+            .values()
+            .filter(|d| d.parsed.is_some())
+            .map(|d| &d.path)
+            .collect();
+        let index = pipeline::index_of(
+            self.open
+                .values()
+                .filter_map(|d| d.parsed.as_ref().map(|(_, p)| p))
+                .chain(
+                    self.disk
+                        .iter()
+                        .filter(|(path, _)| !open_paths.contains(path))
+                        .map(|(_, p)| p),
+                ),
+        );
+        let bases = Arc::new(FactBases::new(index, &self.options));
+        self.bases = Some(bases.clone());
+        bases
+    }
+
+    /// Checks a prepared file as the CLI would, with the workspace's index; a panic
+    /// becomes an AML000 finding.
+    fn check(&mut self, prepared: Prepared) -> (FileReport, Arc<Registry>) {
+        let bases = self.bases();
+        check_with(&bases, &self.resolver, &self.options, prepared)
+    }
+
+    /// Parses the open documents whose text changed; a changed definition invalidates
+    /// the index (and so re-checks every open document).
+    fn parse_dirty(&mut self) {
+        let dirty: Vec<Url> = self.dirty_open.iter().cloned().collect();
+        let mut changed = false;
+        for uri in dirty {
+            let disk_before = self
+                .open
+                .get(&uri)
+                .and_then(|d| self.disk.get(&d.path))
+                .map(contribution);
+            let limits = self.options.limits.clone();
+            let Some(doc) = self.open.get_mut(&uri) else {
+                continue;
+            };
+            if doc.parsed.as_ref().is_some_and(|(v, _)| *v == doc.version) {
+                continue;
+            }
+            let display = doc.path.to_string_lossy().into_owned();
+            let text = doc.text.clone();
+            let path = doc.path.clone();
+            let parsed = pipeline::guarded(&display, || {
+                pipeline::prepare(path.clone(), load::load_text(&display, text, &limits), true)
+            })
+            .unwrap_or_else(|report| {
+                // The parser itself failed: check an empty file that carries the AML000.
+                let mut loaded =
+                    load::parse_text(&display, String::new(), Format::for_path(&display), &limits);
+                loaded.diagnostics = report.diagnostics;
+                pipeline::prepare(path.clone(), loaded, true)
+            });
+            let before = match &doc.parsed {
+                Some((_, p)) => contribution(p),
+                None => disk_before.unwrap_or_default(),
+            };
+            if !contribution(&parsed).same_definitions(&before) {
+                changed = true;
+            }
+            doc.parsed = Some((doc.version, parsed));
+        }
+        if changed {
+            self.invalidate_index();
+        }
+    }
+
+    /// Runs every pending check and publishes the results. `superseded(uri)` says that a
+    /// newer change of the document is already waiting: its result is then dropped
+    /// (never published for a stale version).
+    pub fn flush(
+        &mut self,
+        publish: &mut dyn FnMut(PublishDiagnosticsParams),
+        superseded: &mut dyn FnMut(&Url) -> bool,
+    ) {
+        self.parse_dirty();
+        // A definition edited in an open document re-parses nothing else, but the index
+        // must be rebuilt before any check.
+        let dirty: Vec<Url> = std::mem::take(&mut self.dirty_open).into_iter().collect();
+        for uri in dirty {
+            let Some((version, prepared)) = self
+                .open
+                .get(&uri)
+                .and_then(|d| d.parsed.as_ref().filter(|(v, _)| *v == d.version).cloned())
+            else {
+                continue;
+            };
+            let (report, registry) = self.check(prepared.clone());
+            if superseded(&uri) {
+                continue;
+            }
+            let diagnostics = report
+                .diagnostics
+                .iter()
+                .map(|d| convert::diagnostic(&uri, &report.source, d))
+                .collect();
+            if let Some(doc) = self.open.get_mut(&uri) {
+                if doc.version != version {
+                    continue;
+                }
+                doc.checked = Some(Checked {
+                    version,
+                    source: report.source.clone(),
+                    prepared,
+                    diagnostics: report.diagnostics,
+                    registry,
+                });
+            }
+            publish(PublishDiagnosticsParams::new(uri, diagnostics, Some(version)));
+        }
+        // The workspace's files on disk, in parallel (on start, after a configuration
+        // change, or when a definition on disk changed).
+        let open_paths: HashSet<PathBuf> = self.open.values().map(|d| d.path.clone()).collect();
+        let disk: Vec<(PathBuf, Prepared)> = std::mem::take(&mut self.dirty_disk)
+            .into_iter()
+            .filter(|p| !open_paths.contains(p))
+            .filter_map(|p| self.disk.get(&p).cloned().map(|prepared| (p, prepared)))
+            .collect();
+        if !disk.is_empty() {
+            use rayon::prelude::*;
+            let bases = self.bases();
+            let (resolver, options) = (&self.resolver, &self.options);
+            let reports: Vec<(PathBuf, FileReport)> = disk
+                .into_par_iter()
+                .map(|(path, prepared)| (path, check_with(&bases, resolver, options, prepared).0))
+                .collect();
+            for (path, report) in reports {
+                let Some(uri) = convert::uri_of(&path) else {
+                    continue;
+                };
+                if report.diagnostics.is_empty() {
+                    if self.published_disk.remove(&path) {
+                        publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
+                    }
+                    continue;
+                }
+                self.published_disk.insert(path);
+                let diagnostics = report
+                    .diagnostics
+                    .iter()
+                    .map(|d| convert::diagnostic(&uri, &report.source, d))
+                    .collect();
+                publish(PublishDiagnosticsParams::new(uri, diagnostics, None));
+            }
+        }
+        // Configuration files met for the first time during these checks.
+        self.publish_config_errors(publish);
+    }
+
+    /// The check of the current version of an open document (running pending checks
+    /// first, so that answers never describe an older text).
+    pub fn checked(&self, uri: &Url) -> Option<&Checked> {
+        let doc = self.open.get(uri)?;
+        doc.checked.as_ref().filter(|c| c.version == doc.version)
+    }
+}

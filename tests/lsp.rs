@@ -1,0 +1,642 @@
+//! `amlint lsp` driven over stdio as an editor would: Content-Length framed JSON-RPC,
+//! a workspace folder of real files, every answer awaited with a timeout (a hang fails
+//! the test instead of blocking it).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    rx: Receiver<Value>,
+    /// Messages received but not yet looked at, in order.
+    pending: Vec<Value>,
+    next_id: i64,
+}
+
+fn read_message(r: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(v) = line.strip_prefix("Content-Length: ") {
+            length = v.parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    r.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+impl Client {
+    fn start(root: &Path) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_amlint"))
+            .arg("lsp")
+            .current_dir(root)
+            .env("AMLINT_TODAY", "2026-11-22")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("amlint lsp starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            while let Some(v) = read_message(&mut r) {
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Client {
+            child,
+            stdin,
+            rx,
+            pending: Vec::new(),
+            next_id: 0,
+        }
+    }
+
+    /// Starts the server and initializes it with `root` as the workspace folder.
+    fn initialized(root: &Path) -> Client {
+        let mut c = Client::start(root);
+        let result = c.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": uri(root),
+                "capabilities": {},
+                "workspaceFolders": [{"uri": uri(root), "name": "ws"}],
+            }),
+        );
+        assert!(
+            result["result"]["capabilities"]["hoverProvider"]
+                .as_bool()
+                .unwrap()
+        );
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    fn send_raw(&mut self, body: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        write!(stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+        stdin.write_all(body).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, v: Value) {
+        self.send_raw(v.to_string().as_bytes());
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Waits for the first message (pending or new) that `want` accepts, and takes it.
+    fn wait_for(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.pending.iter().position(&want) {
+            return self.pending.remove(i);
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(v) if want(&v) => return v,
+                Ok(v) => self.pending.push(v),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("timed out waiting for {what}; got {:#?}", self.pending)
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("the server closed its output waiting for {what}")
+                }
+            }
+        }
+    }
+
+    /// Sends a request and returns its whole response (`result` or `error`).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.wait_for(&format!("the answer to {method}"), |v| {
+            v["id"] == json!(id) && v.get("method").is_none()
+        })
+    }
+
+    /// The next diagnostics published for `uri` at `version` (`None`: a file on disk).
+    fn diagnostics(&mut self, uri: &str, version: Option<i64>) -> Vec<Value> {
+        let v = self.wait_for(&format!("diagnostics for {uri} version {version:?}"), |v| {
+            v["method"] == "textDocument/publishDiagnostics"
+                && v["params"]["uri"] == uri
+                && v["params"]["version"].as_i64() == version
+        });
+        v["params"]["diagnostics"].as_array().unwrap().clone()
+    }
+
+    fn open(&mut self, path: &Path, text: &str) {
+        let language = if path.extension().is_some_and(|e| e == "json") {
+            "json"
+        } else {
+            "yaml"
+        };
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(path), "languageId": language, "version": 1, "text": text}}),
+        );
+    }
+
+    fn change(&mut self, path: &Path, version: i64, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(path), "version": version}, "contentChanges": [{"text": text}]}),
+        );
+    }
+
+    fn shutdown_and_exit(mut self) {
+        let r = self.request("shutdown", Value::Null);
+        assert_eq!(r["result"], Value::Null, "{r}");
+        assert!(r.get("error").is_none(), "{r}");
+        self.notify("exit", Value::Null);
+        drop(self.stdin.take());
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert_eq!(status.code(), Some(0));
+                return;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    (dir, root)
+}
+
+fn write(root: &Path, name: &str, text: &str) -> PathBuf {
+    let p = root.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn codes(diagnostics: &[Value]) -> Vec<&str> {
+    diagnostics.iter().map(|d| d["code"].as_str().unwrap()).collect()
+}
+
+fn find<'a>(diagnostics: &'a [Value], code: &str) -> &'a Value {
+    diagnostics
+        .iter()
+        .find(|d| d["code"] == code)
+        .unwrap_or_else(|| panic!("no {code} in {diagnostics:#?}"))
+}
+
+fn range(d: &Value) -> [u64; 4] {
+    let r = &d["range"];
+    [
+        r["start"]["line"].as_u64().unwrap(),
+        r["start"]["character"].as_u64().unwrap(),
+        r["end"]["line"].as_u64().unwrap(),
+        r["end"]["character"].as_u64().unwrap(),
+    ]
+}
+
+/// Applies LSP text edits (UTF-16 positions) to `text`, last first.
+fn apply(text: &str, edits: &[Value]) -> String {
+    let offset = |pos: &Value| -> usize {
+        let (line, character) = (pos["line"].as_u64().unwrap(), pos["character"].as_u64().unwrap());
+        let mut start = 0;
+        for _ in 0..line {
+            start += text[start..].find('\n').unwrap() + 1;
+        }
+        let mut units = 0;
+        for (i, c) in text[start..].char_indices() {
+            if units >= character || c == '\n' {
+                return start + i;
+            }
+            units += c.len_utf16() as u64;
+        }
+        text.len()
+    };
+    let mut spans: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    spans.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let mut out = text.to_string();
+    for (s, e, t) in spans {
+        out.replace_range(s..e, t);
+    }
+    out
+}
+
+fn edits_of<'a>(action: &'a Value, path: &Path) -> &'a [Value] {
+    action["edit"]["changes"][uri(path)].as_array().unwrap()
+}
+
+const DEPLOYMENT: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/managedOnlineDeployment.schema.json
+name: blue
+endpoint_name: my-endpoint
+model: azureml:my-model:1
+instance_typ: Standard_DS3_v2
+instance_count: 1
+tags: {note: \"café 日本 🎉\", flag: on}
+environment_variables: {A: \"1\"}
+";
+
+const FIXED: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/managedOnlineDeployment.schema.json
+name: blue
+endpoint_name: my-endpoint
+model: azureml:my-model:1
+instance_type: Standard_DS3_v2
+instance_count: 1
+tags: {note: \"café 日本 🎉\", flag: \"on\"}
+environment_variables: {A: \"1\"}
+";
+
+#[test]
+fn diagnostics_have_utf16_ranges_codes_links_and_clear_when_fixed() {
+    let (_d, root) = workspace();
+    let path = root.join("deploy/deployment.yml");
+    let mut c = Client::initialized(&root);
+    c.open(&path, DEPLOYMENT);
+    let diags = c.diagnostics(&uri(&path), Some(1));
+    let unknown = find(&diags, "AML101");
+    assert_eq!(range(unknown), [4, 0, 4, 12]);
+    assert_eq!(unknown["severity"], 1);
+    assert_eq!(unknown["source"], "amlint");
+    assert_eq!(
+        unknown["codeDescription"]["href"],
+        "https://github.com/amlint/amlint/blob/main/docs/rules/AML101-unknown-key.md"
+    );
+    assert!(unknown["message"].as_str().unwrap().contains("instance_type"));
+    // `on` comes after `café 日本 🎉` on its line: é, 日 and 本 are one UTF-16 unit each,
+    // 🎉 is two; in bytes `on` would be at 40, in characters at 32.
+    let ambiguous = find(&diags, "AML003");
+    assert_eq!(range(ambiguous), [6, 33, 6, 35]);
+    assert_eq!(ambiguous["severity"], 2);
+
+    c.change(&path, 2, FIXED);
+    assert_eq!(c.diagnostics(&uri(&path), Some(2)), Vec::<Value>::new());
+
+    // A duplicate key points at the first occurrence as related information.
+    c.change(&path, 3, &format!("{FIXED}name: green\n"));
+    let diags = c.diagnostics(&uri(&path), Some(3));
+    let dup = find(&diags, "AML002");
+    assert_eq!(range(dup), [8, 0, 8, 4]);
+    let related = &dup["relatedInformation"][0];
+    assert_eq!(related["location"]["uri"], uri(&path));
+    assert_eq!(
+        related["location"]["range"]["start"],
+        json!({"line": 1, "character": 0})
+    );
+    assert!(
+        related["message"]
+            .as_str()
+            .unwrap()
+            .contains("first defined here")
+    );
+
+    // Incremental edits (UTF-16 ranges) are applied as the client means them, in order:
+    // the duplicate line goes, and a new entry is typed right after the emoji.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&path), "version": 4}, "contentChanges": [
+            {"range": {"start": {"line": 8, "character": 0}, "end": {"line": 9, "character": 0}}, "text": ""},
+            {"range": {"start": {"line": 6, "character": 24}, "end": {"line": 6, "character": 24}}, "text": "\", ok: yes, z: \""},
+        ]}),
+    );
+    let diags = c.diagnostics(&uri(&path), Some(4));
+    assert_eq!(codes(&diags), ["AML003"], "{diags:#?}");
+    assert_eq!(range(&diags[0]), [6, 31, 6, 34]);
+    c.shutdown_and_exit();
+}
+
+const COMPUTE_CLUSTER: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json
+name: gpu-cluster
+type: amlcompute
+size: Standard_DS3_v2
+min_instances: 0
+max_instances: 4
+";
+
+const COMPUTE_KUBERNETES: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/kubernetesCompute.schema.json
+name: gpu-cluster
+type: kubernetes
+resource_id: /subscriptions/0000/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks
+";
+
+const ENDPOINT: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/kubernetesOnlineEndpoint.schema.json
+name: credit-scoring
+compute: azureml:gpu-cluster
+auth_mode: key
+";
+
+#[test]
+fn editing_a_compute_rechecks_the_endpoint_that_names_it() {
+    let (_d, root) = workspace();
+    let compute = write(&root, "compute/gpu-cluster.yml", COMPUTE_CLUSTER);
+    let endpoint = write(&root, "endpoints/endpoint.yml", ENDPOINT);
+    let mut c = Client::initialized(&root);
+    // The workspace is checked on start: the endpoint on disk already has its finding.
+    assert_eq!(codes(&c.diagnostics(&uri(&endpoint), None)), ["AML302"]);
+
+    c.open(&endpoint, ENDPOINT);
+    let diags = c.diagnostics(&uri(&endpoint), Some(1));
+    assert_eq!(codes(&diags), ["AML302"]);
+    assert_eq!(range(&diags[0]), [2, 9, 2, 28]);
+
+    // The compute, edited in the editor into a Kubernetes cluster: the endpoint is fine.
+    c.open(&compute, COMPUTE_CLUSTER);
+    c.diagnostics(&uri(&compute), Some(1));
+    c.change(&compute, 2, COMPUTE_KUBERNETES);
+    assert_eq!(c.diagnostics(&uri(&endpoint), Some(1)), Vec::<Value>::new());
+    // ... and back.
+    c.change(&compute, 3, COMPUTE_CLUSTER);
+    assert_eq!(codes(&c.diagnostics(&uri(&endpoint), Some(1))), ["AML302"]);
+
+    // Closed, then changed on disk by another program (a git checkout).
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&compute)}}),
+    );
+    std::fs::write(&compute, COMPUTE_KUBERNETES).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&compute), "type": 2}]}),
+    );
+    assert_eq!(c.diagnostics(&uri(&endpoint), Some(1)), Vec::<Value>::new());
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn configuration_changes_are_picked_up() {
+    let (_d, root) = workspace();
+    let path = root.join("deployment.yml");
+    let mut c = Client::initialized(&root);
+    c.open(&path, DEPLOYMENT);
+    assert!(codes(&c.diagnostics(&uri(&path), Some(1))).contains(&"AML003"));
+    let config = write(&root, "amlint.toml", "ignore = [\"AML003\"]\n");
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&config), "type": 1}]}),
+    );
+    let diags = c.diagnostics(&uri(&path), Some(1));
+    assert!(!codes(&diags).contains(&"AML003"), "{diags:#?}");
+    assert!(codes(&diags).contains(&"AML101"));
+
+    // An invalid configuration is reported on the configuration file itself.
+    std::fs::write(&config, "ignore = [\"AML003\"\nprofile = 3\n").unwrap();
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&config)}}),
+    );
+    let errors = c.diagnostics(&uri(&config), None);
+    assert!(!errors.is_empty());
+    assert_eq!(errors[0]["severity"], 1);
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn code_actions_fix_and_suppress() {
+    let (_d, root) = workspace();
+    let path = root.join("deployment.yml");
+    let mut c = Client::initialized(&root);
+    c.open(&path, DEPLOYMENT);
+    let diags = c.diagnostics(&uri(&path), Some(1));
+    let actions_at = |c: &mut Client, d: &Value| -> Vec<Value> {
+        let r = c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(&path)}, "range": d["range"], "context": {"diagnostics": [d]}}),
+        );
+        r["result"].as_array().unwrap().clone()
+    };
+
+    // The did-you-mean rename: a preferred quick fix that removes AML101.
+    let actions = actions_at(&mut c, find(&diags, "AML101"));
+    let fix = actions
+        .iter()
+        .find(|a| a["isPreferred"] == true)
+        .unwrap_or_else(|| panic!("no preferred fix in {actions:#?}"));
+    assert_eq!(fix["kind"], "quickfix");
+    assert!(fix["title"].as_str().unwrap().contains("instance_type"), "{fix}");
+    let text = apply(DEPLOYMENT, edits_of(fix, &path));
+    assert!(text.contains("\ninstance_type: Standard_DS3_v2\n"), "{text}");
+    c.change(&path, 2, &text);
+    let diags = c.diagnostics(&uri(&path), Some(2));
+    assert!(!codes(&diags).contains(&"AML101"), "{diags:#?}");
+    assert!(!codes(&diags).contains(&"AML104"), "{diags:#?}");
+
+    // Suppressing AML003 on its line: a trailing comment the suppression scanner reads.
+    let actions = actions_at(&mut c, find(&diags, "AML003"));
+    let titles: Vec<&str> = actions.iter().map(|a| a["title"].as_str().unwrap()).collect();
+    assert!(titles.contains(&"Suppress AML003 in this file"), "{titles:?}");
+    let line = actions
+        .iter()
+        .find(|a| a["title"] == "Suppress AML003 on this line")
+        .unwrap_or_else(|| panic!("{titles:?}"));
+    let suppressed = apply(&text, edits_of(line, &path));
+    assert!(
+        suppressed.contains("flag: on}  # amlint: ignore[AML003]\n"),
+        "{suppressed}"
+    );
+    c.change(&path, 3, &suppressed);
+    assert_eq!(c.diagnostics(&uri(&path), Some(3)), Vec::<Value>::new());
+
+    // The file-wide suppression, applied to the unsuppressed text.
+    let file = actions
+        .iter()
+        .find(|a| a["title"] == "Suppress AML003 in this file")
+        .unwrap();
+    let whole = apply(&text, edits_of(file, &path));
+    assert!(
+        whole.starts_with("# amlint: ignore-file[AML003]\n$schema"),
+        "{whole}"
+    );
+    c.change(&path, 4, &whole);
+    assert_eq!(c.diagnostics(&uri(&path), Some(4)), Vec::<Value>::new());
+
+    // JSON has no comments: no suppression is offered (the same finding in YAML has two).
+    let json_path = root.join("deployment.json");
+    let json_text = "{\n  \"$schema\": \"https://azuremlschemas.azureedge.net/latest/managedOnlineDeployment.schema.json\",\n  \"name\": \"blue\",\n  \"endpoint_name\": \"e\",\n  \"instance_typ\": \"Standard_DS3_v2\"\n}\n";
+    c.open(&json_path, json_text);
+    let diags = c.diagnostics(&uri(&json_path), Some(1));
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&json_path)}, "range": find(&diags, "AML101")["range"], "context": {"diagnostics": []}}),
+    );
+    let actions = r["result"].as_array().unwrap();
+    assert!(
+        actions
+            .iter()
+            .all(|a| !a["title"].as_str().unwrap().starts_with("Suppress")),
+        "{actions:#?}"
+    );
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn hover_shows_the_rule_and_the_schema() {
+    let (_d, root) = workspace();
+    let path = root.join("deployment.yml");
+    let mut c = Client::initialized(&root);
+    c.open(&path, DEPLOYMENT);
+    c.diagnostics(&uri(&path), Some(1));
+    let hover = |c: &mut Client, line: u32, character: u32| -> Value {
+        c.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri(&path)}, "position": {"line": line, "character": character}}),
+        )["result"]
+            .clone()
+    };
+    let h = hover(&mut c, 4, 3);
+    assert_eq!(h["contents"]["kind"], "markdown");
+    let text = h["contents"]["value"].as_str().unwrap();
+    let summary = amlint::registry::builtin()
+        .get("AML101")
+        .unwrap()
+        .summary
+        .trim()
+        .to_string();
+    assert!(text.contains("**AML101**"), "{text}");
+    assert!(text.contains(&summary), "{text}");
+    assert!(text.contains("docs/rules/AML101-unknown-key.md"), "{text}");
+    assert_eq!(h["range"]["start"], json!({"line": 4, "character": 0}));
+
+    // A key the schema describes.
+    let h = hover(&mut c, 7, 5);
+    let text = h["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.contains("Environment variables configuration for the deployment."),
+        "{text}"
+    );
+    assert!(text.contains("object"), "{text}");
+    // Nothing to say about a plain value.
+    assert_eq!(hover(&mut c, 1, 8), Value::Null);
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn malformed_input_and_unknown_methods_do_not_stop_the_server() {
+    let (_d, root) = workspace();
+    let mut c = Client::initialized(&root);
+    c.send_raw(b"{this is not json");
+    let e = c.wait_for("a parse error", |v| v["error"]["code"] == -32700);
+    assert_eq!(e["id"], Value::Null);
+    let r = c.request("amlint/noSuchMethod", json!({}));
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    c.notify("amlint/noSuchNotification", json!({"x": 1}));
+    c.notify("$/cancelRequest", json!({"id": 99}));
+    // Bad parameters are an error answer, not a crash.
+    let r = c.request("textDocument/hover", json!({"nonsense": true}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+
+    // A file outside the workspace is still checked, on its own.
+    let (_o, other) = workspace();
+    let outside = other.join("deployment.yml");
+    c.open(&outside, DEPLOYMENT);
+    assert!(codes(&c.diagnostics(&uri(&outside), Some(1))).contains(&"AML101"));
+
+    // Rapid edits: only the newest version is published once the typing stops, and
+    // versions never go backwards.
+    let path = root.join("rapid.yml");
+    c.open(&path, DEPLOYMENT);
+    c.diagnostics(&uri(&path), Some(1));
+    for v in 2..=60 {
+        let text = if v == 60 {
+            FIXED.to_string()
+        } else {
+            format!("{DEPLOYMENT}# {v}\n")
+        };
+        c.change(&path, v, &text);
+    }
+    assert_eq!(c.diagnostics(&uri(&path), Some(60)), Vec::<Value>::new());
+    let r = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri(&path)}, "position": {"line": 0, "character": 0}}),
+    );
+    assert!(r.get("error").is_none(), "{r}");
+    let published: Vec<i64> = c
+        .pending
+        .iter()
+        .filter(|v| v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri(&path))
+        .map(|v| v["params"]["version"].as_i64().unwrap())
+        .collect();
+    assert!(published.len() < 30, "{published:?}");
+    assert!(published.windows(2).all(|w| w[0] < w[1]), "{published:?}");
+
+    // A very large file: refused with AML005, not a crash.
+    let big = root.join("big.yml");
+    let text = format!("a: 1\n{}", "b: 2\n".repeat(2 * 1024 * 1024));
+    c.open(&big, &text);
+    let diags = c.diagnostics(&uri(&big), Some(1));
+    assert_eq!(codes(&diags), ["AML005"]);
+
+    // Still answering.
+    let r = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri(&path)}, "position": {"line": 0, "character": 0}}),
+    );
+    assert!(r.get("error").is_none(), "{r}");
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn exit_without_shutdown_is_an_error_and_requests_before_initialize_are_refused() {
+    let (_d, root) = workspace();
+    let mut c = Client::start(&root);
+    let r = c.request("textDocument/hover", json!({}));
+    assert_eq!(r["error"]["code"], -32002, "{r}");
+    c.notify("exit", Value::Null);
+    drop(c.stdin.take());
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        if let Some(status) = c.child.try_wait().unwrap() {
+            assert_eq!(status.code(), Some(1));
+            return;
+        }
+        assert!(Instant::now() < deadline, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
