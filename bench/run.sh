@@ -7,7 +7,8 @@
 #      two cores and on one, and the parse-only floor (examples/parse_floor.rs: the same
 #      walk and parser, nothing else); scaling over 1,250 … 10,000 files; peak memory;
 #   3. one file as pre-commit calls it in that monorepo: a file that needs nothing from
-#      the rest of the project, and a job whose compute is defined elsewhere in it.
+#      the rest of the project, and a pipeline whose compute no file defines (so the
+#      whole project is searched for it).
 #
 # Needs hyperfine (apt install hyperfine / cargo install hyperfine) and GNU time. The SDK
 # and yamllint come from a virtualenv (default bench/.venv, created on first use from
@@ -92,10 +93,10 @@ tail -2 "$out/memory.txt"
 
 echo "== 3. one file, as pre-commit calls it, in the 10,000-file monorepo"
 self_contained="team-05/resources/compute/cluster-basic.yml"
-cross_file="team-05/jobs/basics/hello-world.yml"
+cross_file="team-05/jobs/basics/hello-pipeline-abc.yml"
 hyperfine -N --warmup 3 --runs $(( runs * 3 )) -i --export-json "$out/precommit.json" \
   -n self-contained "$amlint check $self_contained" \
-  -n names-a-compute "$amlint check $cross_file"
+  -n names-an-undefined-compute "$amlint check $cross_file"
 
 echo "== summary"
 python3 - "$out" <<'EOF'
