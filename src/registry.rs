@@ -233,10 +233,15 @@ impl Registry {
         let mut registry = Registry::default();
         let mut errors = Vec::new();
         let files: Vec<(&str, &str)> = files.into_iter().collect();
-        let parsed: Vec<_> = files
-            .par_iter()
-            .map(|&(path, text)| (path, Self::parse_file(path, text)))
-            .collect();
+        let parse = |&(path, text): &(&'a str, &'a str)| (path, Self::parse_file(path, text));
+        // In parallel only on a pool thread: `builtin()` runs this inside a `OnceLock`,
+        // and a thread outside the pool that waits for the pool there deadlocks when the
+        // pool's threads are all blocked on that same `OnceLock` (found by fuzzing).
+        let parsed: Vec<_> = if rayon::current_thread_index().is_some() {
+            files.par_iter().map(parse).collect()
+        } else {
+            files.iter().map(parse).collect()
+        };
         for (path, result) in parsed {
             match result {
                 Ok(rule) => {
