@@ -142,19 +142,13 @@ pub fn prepare(path: PathBuf, loaded: LoadedFile, explicit: bool) -> Prepared {
 pub fn index_of<'a>(prepared: impl Iterator<Item = &'a Prepared>) -> ProjectIndex {
     let mut index = ProjectIndex::default();
     for p in prepared {
-        add_to_index(&mut index, p);
-    }
-    index
-}
-
-fn add_to_index(index: &mut ProjectIndex, p: &Prepared) {
-    for (doc, class) in p.loaded.documents.iter().zip(&p.classes) {
-        if let Some(kind) = class.kind {
-            if !doc.partial {
+        for (doc, class) in p.loaded.documents.iter().zip(&p.classes) {
+            if let Some(kind) = class.kind.filter(|_| !doc.partial) {
                 index.add(&p.path, doc, kind);
             }
         }
     }
+    index
 }
 
 /// The fact bases of a run, one per configuration, sharing the index and disk cache.

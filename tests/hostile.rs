@@ -244,6 +244,13 @@ fn links_that_lead_nowhere_or_in_circles() {
     let o = run(d, &["dangling.yml", "loop-a.yml"], &[]);
     assert_eq!(o.codes("dangling.yml"), ["AML004"]);
     assert_eq!(o.codes("loop-a.yml"), ["AML004"]);
+    let dangling = o.message("dangling.yml", "AML004");
+    assert!(
+        dangling.contains("points to a file that does not exist"),
+        "{dangling}"
+    );
+    let looping = o.message("loop-a.yml", "AML004");
+    assert!(looping.contains("symbolic links"), "{looping}");
     // Walking the directory follows no link, so neither the loop nor `sub/up` hangs it.
     let o = run(d, &["."], &[]);
     assert!(o.elapsed < BOUND);

@@ -74,17 +74,16 @@ impl LazyIndex {
         }
     }
 
-    /// What the files mentioning `name` define (searched once per name).
-    fn for_name(&self, name: &str) -> std::sync::Arc<ProjectIndex> {
-        let key = name.to_lowercase();
-        if let Some(hit) = self.found.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+    /// What the files mentioning `key` (a lower-case name) define (searched once per name).
+    fn for_name(&self, key: &str) -> std::sync::Arc<ProjectIndex> {
+        if let Some(hit) = self.found.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
             return hit.clone();
         }
-        let index = std::sync::Arc::new((self.search)(&key));
+        let index = std::sync::Arc::new((self.search)(key));
         self.found
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .entry(key)
+            .entry(key.to_string())
             .or_insert(index)
             .clone()
     }
@@ -189,7 +188,7 @@ impl ProjectIndex {
         if let Some(c) = self.computes.get(&key) {
             return Some(c.clone());
         }
-        self.rest.as_ref()?.for_name(name).computes.get(&key).cloned()
+        self.rest.as_ref()?.for_name(&key).computes.get(&key).cloned()
     }
 
     pub fn endpoint(&self, name: &str) -> Option<EndpointEntry> {
@@ -197,13 +196,13 @@ impl ProjectIndex {
         if let Some(e) = self.endpoints.get(&key) {
             return Some(e.clone());
         }
-        self.rest.as_ref()?.for_name(name).endpoints.get(&key).cloned()
+        self.rest.as_ref()?.for_name(&key).endpoints.get(&key).cloned()
     }
 
     /// A model by name and version (`None`: the highest version known anywhere in the
     /// project).
     pub fn model(&self, name: &str, version: Option<&str>) -> Option<ModelEntry> {
-        let rest = self.rest.as_ref().map(|r| r.for_name(name));
+        let rest = self.rest.as_ref().map(|r| r.for_name(&name.to_lowercase()));
         let rest_models = rest.iter().flat_map(|r| r.models.iter());
         let mut candidates = self
             .models
