@@ -539,13 +539,7 @@ pub fn check_prepared(prepared: Prepared, base: &FactBase) -> FileReport {
             continue;
         }
         let facts = class.kind.map(|kind| DocFacts::new(doc, kind, &path, base));
-        let cx = DocContext {
-            source: &loaded.source,
-            doc,
-            class,
-            config: &base.config,
-            facts: facts.as_ref(),
-        };
+        let cx = DocContext::new(&loaded.source, doc, class, &base.config, facts.as_ref());
         checks::run_document_checks(&cx, &mut diagnostics);
     }
 

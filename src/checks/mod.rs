@@ -2,6 +2,7 @@
 //! file with its metadata in `rules/<area>/<CODE>-<name>.yaml`; registering one is one
 //! line in [`DOCUMENT_CHECKS`].
 
+mod ignored_key;
 mod policy;
 pub mod references;
 pub mod schema;
@@ -10,11 +11,14 @@ pub mod single_document;
 mod unknown_schema;
 mod yaml11_ambiguous;
 
+use std::cell::OnceCell;
+
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::document::Document;
 use crate::facts::DocFacts;
 use crate::kinds::Classification;
+use crate::schema::forms::Annotations;
 use crate::source::SourceFile;
 
 /// What a document check sees.
@@ -27,6 +31,55 @@ pub struct DocContext<'a> {
     pub config: &'a Config,
     /// Facts of the document (None when its kind is unknown).
     pub facts: Option<&'a DocFacts<'a>>,
+    /// Built on first use and shared by the checks: the JSON view and what the kind's
+    /// schema annotations say about it.
+    json: OnceCell<Option<serde_json::Value>>,
+    annotations: OnceCell<Option<Annotations>>,
+}
+
+impl<'a> DocContext<'a> {
+    pub fn new(
+        source: &'a SourceFile,
+        doc: &'a Document,
+        class: &'a Classification,
+        config: &'a Config,
+        facts: Option<&'a DocFacts<'a>>,
+    ) -> Self {
+        Self {
+            source,
+            doc,
+            class,
+            config,
+            facts,
+            json: OnceCell::new(),
+            annotations: OnceCell::new(),
+        }
+    }
+
+    /// The JSON view schema checks see: None when the document has no kind or cannot be
+    /// validated (a partial tree, an alias overflow: see [`schema::checkable`]).
+    pub fn json(&self) -> Option<&serde_json::Value> {
+        self.json
+            .get_or_init(|| {
+                (self.class.kind.is_some() && schema::checkable(self.doc)).then(|| self.doc.to_json())
+            })
+            .as_ref()
+    }
+
+    /// The reference fields and unused keys of the document, from its kind's schema
+    /// (`crate::schema::forms`); None when [`Self::json`] is None or the kind has no schema.
+    pub fn annotations(&self) -> Option<&Annotations> {
+        self.annotations
+            .get_or_init(|| {
+                let kind = self.class.kind?;
+                let store = crate::schema::store();
+                if !store.has_kind(&kind.id) {
+                    return None;
+                }
+                Some(crate::schema::forms::annotate(store, &kind.id, self.json()?))
+            })
+            .as_ref()
+    }
 }
 
 pub type DocCheck = fn(&DocContext<'_>, &mut Vec<Diagnostic>);
@@ -37,6 +90,7 @@ pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
     ("AML006", unknown_schema::check),
     ("AML008", schema_type_mismatch::check),
     ("AML101", schema::check),
+    ("AML107", ignored_key::check),
     ("AML201", references::check),
 ];
 
@@ -57,8 +111,10 @@ pub const LOADER_CODES: &[&str] = &["AML001", "AML002", "AML004", "AML005"];
 pub const PIPELINE_CODES: &[&str] = &["AML000", "AML001", crate::suppress::UNUSED];
 
 pub fn run_document_checks(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+    let first = out.len();
     for (_, check) in DOCUMENT_CHECKS {
         check(cx, out);
     }
     POLICY_CHECK(cx, out);
+    ignored_key::yield_to_specific(out, first);
 }

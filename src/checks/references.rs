@@ -13,24 +13,16 @@ use super::DocContext;
 use crate::diagnostic::Diagnostic;
 use crate::document::{Pointer, Target, Value};
 use crate::schema::coerce::is_binding;
-use crate::schema::forms::{Form, asset_singular, sites};
+use crate::schema::forms::{Form, asset_singular};
 
 pub const CODES: &[&str] = &["AML201", "AML202"];
 
 pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
-    let Some(kind) = cx.class.kind else {
+    let Some(annotations) = cx.annotations() else {
         return;
     };
-    if !super::schema::checkable(cx.doc) {
-        return;
-    }
-    let store = crate::schema::store();
-    if !store.has_kind(&kind.id) {
-        return;
-    }
-    let json = cx.doc.to_json();
     let dir = base_dir(&cx.source.path);
-    for site in sites(store, &kind.id, &json) {
+    for site in &annotations.sites {
         let Some(found) = cx.doc.lookup(&site.pointer) else {
             continue;
         };

@@ -22,11 +22,10 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
     let Some(kind) = cx.class.kind else {
         return;
     };
-    if !checkable(cx.doc) {
+    let Some(json) = cx.json() else {
         return;
-    }
-    let json = cx.doc.to_json();
-    let Some(issues) = crate::schema::validate(&kind.id, &json) else {
+    };
+    let Some(issues) = crate::schema::validate(&kind.id, json) else {
         return;
     };
     let r = Render {
@@ -37,7 +36,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
         out.push(r.issue(issue));
     }
     // Cross-field constraints only where the values involved passed the schema.
-    for f in cross_field::check(&kind.id, &json) {
+    for f in cross_field::check(&kind.id, json) {
         if issues.iter().any(|i| i.pointer == f.pointer) {
             continue;
         }

@@ -400,10 +400,19 @@ impl<'a> DocFacts<'a> {
                 let Some(node) = self.doc.get(root, "computeType") else {
                     return Target::default();
                 };
-                let ttype = string_at(self.doc, node).map(|s| match s.to_ascii_lowercase().as_str() {
+                let raw = string_at(self.doc, node).map(str::to_ascii_lowercase);
+                let ttype = raw.as_deref().map(|s| match s {
                     "aks" | "aksendpoint" => "aks".to_string(),
                     other => other.to_string(),
                 });
+                // Only AKS reads `computeTargetName` (AML107 reports it elsewhere).
+                if raw.as_deref() != Some("aks") {
+                    return Target {
+                        ttype,
+                        source: Some(node),
+                        ..Target::default()
+                    };
+                }
                 let name_node = self.doc.get(root, "computeTargetName");
                 // The AKS target: in the file, or named by the inventory's deployment entry
                 // for this file (`az ml model deploy --ct`).

@@ -1,8 +1,11 @@
-//! Where a document holds references: walks the document's JSON view together with its
-//! kind's (preprocessed) schema and collects every string whose schema carries
-//! `x-amlint-forms` — the forms the SDK tries for it, in order (docs/schemas.md). Unions
-//! are followed like the validator follows them: the discriminated branch, else every
-//! branch that admits the value's type.
+//! What a document's schema annotations say about its fields: walks the document's JSON
+//! view together with its kind's (preprocessed) schema and collects every string whose
+//! schema carries `x-amlint-forms` — the forms the SDK tries for it, in order — and every
+//! key the SDK drops (`x-amlint-read-only`) or does not read (`x-amlint-ignored`)
+//! (docs/schemas.md). Unions are followed like the validator follows them: the
+//! discriminated branch, else every branch that admits the value's type.
+
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -103,22 +106,70 @@ pub struct Site {
     pub forms: Vec<Form>,
 }
 
+/// Why the SDK does not use a key of the document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unused {
+    /// Output-only (`x-amlint-read-only`): the SDK drops it on load; the schema's
+    /// description, when it has one, says why here.
+    ReadOnly { note: Option<String> },
+    /// Read only in other configurations (`x-amlint-ignored: "<why>"`).
+    Ignored(String),
+}
+
+/// A key of the document that the consuming SDK silently drops or does not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnusedKey {
+    pub pointer: Pointer,
+    pub why: Unused,
+}
+
+/// What the schema annotations say about one document.
+#[derive(Clone, Debug, Default)]
+pub struct Annotations {
+    /// The reference fields (`x-amlint-forms`), in document order.
+    pub sites: Vec<Site>,
+    /// Keys the SDK drops or does not read, in document order.
+    pub unused: Vec<UnusedKey>,
+}
+
 const MAX_DEPTH: usize = 256;
 
 /// The reference fields of a document of `kind`.
 pub fn sites(store: &Store, kind: &str, instance: &Value) -> Vec<Site> {
-    let mut out = Vec::new();
+    annotate(store, kind, instance).sites
+}
+
+/// The reference fields and the unused keys of a document of `kind`, in one walk.
+pub fn annotate(store: &Store, kind: &str, instance: &Value) -> Annotations {
+    let mut w = Walker {
+        store,
+        out: Annotations::default(),
+        site_at: HashMap::new(),
+        unused_at: HashSet::new(),
+        used: HashSet::new(),
+    };
     if let Some(doc) = store.kind_doc(kind) {
         let base = format!("{ID_BASE}{kind}.schema.json");
-        let mut w = Walker { store, out: &mut out };
         w.walk(instance, doc, &base, &Pointer::root(), 0);
     }
+    let Walker { mut out, used, .. } = w;
+    // An output-only key in one union branch that another branch reads is not unused.
+    // `x-amlint-ignored` always stands: it sits in conditional schemas (`then`, the
+    // discriminated branch) that apply on top of the plain property schema.
+    out.unused
+        .retain(|u| matches!(u.why, Unused::Ignored(_)) || !used.contains(&u.pointer));
     out
 }
 
 struct Walker<'a> {
     store: &'a Store,
-    out: &'a mut Vec<Site>,
+    out: Annotations,
+    /// Index of `out.sites` by pointer.
+    site_at: HashMap<Pointer, usize>,
+    /// The pointers of `out.unused`.
+    unused_at: HashSet<Pointer>,
+    /// Keys some branch gives a real (unannotated) schema.
+    used: HashSet<Pointer>,
 }
 
 impl Walker<'_> {
@@ -130,7 +181,7 @@ impl Walker<'_> {
         if parsed.is_empty() {
             return;
         }
-        match self.out.iter_mut().find(|s| s.pointer == *pointer) {
+        match self.site_at.get(pointer).map(|&i| &mut self.out.sites[i]) {
             Some(site) => {
                 for f in parsed {
                     if !site.forms.contains(&f) {
@@ -138,10 +189,41 @@ impl Walker<'_> {
                     }
                 }
             }
-            None => self.out.push(Site {
-                pointer: pointer.clone(),
-                forms: parsed,
-            }),
+            None => {
+                self.site_at.insert(pointer.clone(), self.out.sites.len());
+                self.out.sites.push(Site {
+                    pointer: pointer.clone(),
+                    forms: parsed,
+                });
+            }
+        }
+    }
+
+    /// Records whether the key at `pointer` is unused (annotated) or read under `sub`.
+    fn note_use(&mut self, pointer: &Pointer, sub: &Value) {
+        let why = if sub.get("x-amlint-read-only") == Some(&Value::Bool(true)) {
+            Some(Unused::ReadOnly {
+                note: sub.get("description").and_then(Value::as_str).map(str::to_string),
+            })
+        } else {
+            sub.get("x-amlint-ignored")
+                .and_then(Value::as_str)
+                .map(|w| Unused::Ignored(w.to_string()))
+        };
+        match why {
+            Some(why) => {
+                if self.unused_at.insert(pointer.clone()) {
+                    self.out.unused.push(UnusedKey {
+                        pointer: pointer.clone(),
+                        why,
+                    });
+                }
+            }
+            None => {
+                if !self.used.contains(pointer) {
+                    self.used.insert(pointer.clone());
+                }
+            }
         }
     }
 
@@ -176,7 +258,9 @@ impl Walker<'_> {
                 for (k, v) in obj {
                     let sub = props.and_then(|p| p.get(k)).or(extra);
                     if let Some(sub) = sub {
-                        self.walk(v, sub, base, &at.child(k.as_str()), depth + 1);
+                        let child = at.child(k.as_str());
+                        self.note_use(&child, sub);
+                        self.walk(v, sub, base, &child, depth + 1);
                     }
                 }
             }
@@ -306,6 +390,54 @@ mod tests {
         let pipe = json!({"type": "pipeline", "jobs": {"a": {"type": "command", "component": "./c.yml",
             "inputs": {"x": {"type": "uri_folder", "path": "${{parent.inputs.d}}"}}}}});
         assert!(forms_at("pipelineJob", pipe, "/jobs/a/inputs/x/path").is_empty());
+    }
+
+    fn unused(kind: &str, doc: Value) -> Vec<(String, bool)> {
+        annotate(super::super::store(), kind, &doc)
+            .unused
+            .into_iter()
+            .map(|u| (u.pointer.to_string(), matches!(u.why, Unused::ReadOnly { .. })))
+            .collect()
+    }
+
+    #[test]
+    fn finds_unused_keys() {
+        // Output-only keys of an entity, at any depth; `$schema` is found too (the check
+        // skips it).
+        let compute = json!({"$schema": "x", "name": "c", "type": "amlcompute", "id": "/x",
+            "size": "Standard_DS3_v2", "provisioning_state": "Succeeded"});
+        assert_eq!(
+            unused("amlCompute", compute),
+            [
+                ("/$schema".into(), true),
+                ("/id".into(), true),
+                ("/provisioning_state".into(), true)
+            ]
+        );
+        // An inline environment drops its name; a registered one keeps it.
+        let job = json!({"command": "x", "environment": {"name": "e", "image": "i"}});
+        assert_eq!(unused("commandJob", job), [("/environment/name".into(), true)]);
+        assert!(unused("environment", json!({"name": "e", "version": "1", "image": "i"})).is_empty());
+        // v1: the discriminated branch decides (computeType in any case) ...
+        let aci = json!({"computeType": "aci", "autoScaler": {}, "dnsNameLabel": "x"});
+        assert_eq!(
+            unused("v1.deploymentConfig", aci),
+            [("/autoScaler".into(), false)]
+        );
+        let aks = json!({"computeType": "AKS", "autoScaler": {}, "dnsNameLabel": "x"});
+        assert_eq!(
+            unused("v1.deploymentConfig", aks),
+            [("/dnsNameLabel".into(), false)]
+        );
+        // ... and a conditional schema applies on top of the plain property.
+        let ic = json!({"entryScript": "s.py", "condaFile": "c.yml"});
+        assert!(unused("v1.inferenceConfig", ic.clone()).is_empty());
+        let mut with_env = ic;
+        with_env["environment"] = json!({"name": "e"});
+        assert_eq!(
+            unused("v1.inferenceConfig", with_env),
+            [("/condaFile".into(), false)]
+        );
     }
 
     #[test]
