@@ -41,8 +41,16 @@ pub fn loader(data: &[u8]) {
     let limits = Limits::default();
     let text = match load::decode(data.to_vec()) {
         Ok(text) => text,
-        Err(d) => {
+        Err(refused) => {
+            let (d, text) = refused.into_parts();
             assert_eq!(d.code, "AML004", "decode refused with {}: {}", d.code, d.message);
+            assert!(
+                d.span.end as usize <= text.len()
+                    && text.is_char_boundary(d.span.start as usize)
+                    && text.is_char_boundary(d.span.end as usize),
+                "the refusal's span {:?} is not in its text",
+                d.span
+            );
             return;
         }
     };

@@ -61,14 +61,30 @@ pub struct LoadedFile {
 }
 
 impl LoadedFile {
-    fn unreadable(display: &str, format: Format, diagnostic: Diagnostic) -> Self {
+    fn unreadable(display: &str, format: Format, refused: Refused) -> Self {
         Self {
-            source: SourceFile::new(display, String::new()),
+            source: SourceFile::new(display, refused.text),
             format,
             documents: Vec::new(),
-            diagnostics: vec![diagnostic],
+            diagnostics: vec![refused.diagnostic],
             unreadable: true,
         }
+    }
+}
+
+/// Why a file's bytes were not read as text (AML004, AML005), and the text its span is
+/// in: empty, or — for a file that is not UTF-8 — the text with the invalid bytes
+/// replaced (U+FFFD), so that the finding can point at the first of them.
+#[derive(Debug, Clone)]
+pub struct Refused {
+    pub diagnostic: Diagnostic,
+    pub text: String,
+}
+
+impl Refused {
+    /// The finding and the text it is shown in.
+    pub fn into_parts(self) -> (Diagnostic, String) {
+        (self.diagnostic, self.text)
     }
 }
 
@@ -77,16 +93,23 @@ pub fn load_path(path: &Path, display: &str, limits: &Limits) -> LoadedFile {
     let format = Format::for_path(display);
     match read_text(path, limits) {
         Ok(text) => parse_text(display, text, format, limits),
-        Err(diagnostic) => LoadedFile::unreadable(display, format, *diagnostic),
+        Err(refused) => LoadedFile::unreadable(display, format, *refused),
     }
 }
 
-fn unreadable(message: String, help: &str) -> Box<Diagnostic> {
-    Box::new(Diagnostic::new("AML004", Span::at(0), message).with_help(help))
+fn unreadable(message: String, help: &str) -> Box<Refused> {
+    refused(Diagnostic::new("AML004", Span::at(0), message).with_help(help))
+}
+
+fn refused(diagnostic: Diagnostic) -> Box<Refused> {
+    Box::new(Refused {
+        diagnostic,
+        text: String::new(),
+    })
 }
 
 /// Reads a file's text, refusing anything that is not a regular, bounded, UTF-8 file.
-pub fn read_text(path: &Path, limits: &Limits) -> Result<String, Box<Diagnostic>> {
+pub fn read_text(path: &Path, limits: &Limits) -> Result<String, Box<Refused>> {
     let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
     if meta.is_dir() {
         return Err(unreadable(
@@ -115,8 +138,8 @@ pub fn read_text(path: &Path, limits: &Limits) -> Result<String, Box<Diagnostic>
     decode(bytes)
 }
 
-fn too_large(len: u64, limits: &Limits) -> Box<Diagnostic> {
-    Box::new(Diagnostic::new(
+fn too_large(len: u64, limits: &Limits) -> Box<Refused> {
+    refused(Diagnostic::new(
         "AML005",
         Span::at(0),
         format!(
@@ -138,7 +161,7 @@ fn human_size(bytes: u64) -> String {
     }
 }
 
-fn io_error(path: &Path, e: &std::io::Error) -> Box<Diagnostic> {
+fn io_error(path: &Path, e: &std::io::Error) -> Box<Refused> {
     use std::io::ErrorKind;
     let is_symlink = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     let (message, help) = match e.kind() {
@@ -164,7 +187,7 @@ fn io_error(path: &Path, e: &std::io::Error) -> Box<Diagnostic> {
 }
 
 /// Bytes → text: UTF-8 (with or without BOM) only, as the Azure ML CLI opens files.
-pub fn decode(bytes: Vec<u8>) -> Result<String, Box<Diagnostic>> {
+pub fn decode(bytes: Vec<u8>) -> Result<String, Box<Refused>> {
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
         return Err(unreadable(
             "the file is UTF-16 encoded; the Azure ML CLI reads configuration files as UTF-8".to_string(),
@@ -180,14 +203,23 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, Box<Diagnostic>> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
-        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        unreadable(
-            format!(
-                "the file is not valid UTF-8 (invalid byte 0x{:02x} on line {line}, at byte {at})",
-                bytes[at]
+        let byte = bytes[at];
+        // The text up to `at` is valid, so `at` is also where the replacement character
+        // of the lossy text starts.
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        let at32 = u32::try_from(at).unwrap_or(u32::MAX);
+        let span = Span::new(at32, at32.saturating_add(3));
+        Box::new(Refused {
+            diagnostic: Diagnostic::new(
+                "AML004",
+                span,
+                format!("the file is not valid UTF-8: byte 0x{byte:02x} is not a UTF-8 character"),
+            )
+            .with_help(
+                "Save the file as UTF-8 (in VS Code: \"Save with Encoding\" → UTF-8); the Azure ML CLI cannot read other encodings. A byte like this one usually comes from a Latin-1 or Windows-1252 editor.",
             ),
-            "Save the file as UTF-8; the Azure ML CLI cannot read other encodings.",
-        )
+            text,
+        })
     })
 }
 
@@ -230,16 +262,19 @@ mod tests {
     #[test]
     fn decoding() {
         assert_eq!(decode(b"\xef\xbb\xbfa: 1".to_vec()).unwrap(), "\u{feff}a: 1");
-        assert!(
-            decode(vec![0xff, 0xfe, b'a', 0])
-                .unwrap_err()
-                .message
-                .contains("UTF-16")
-        );
-        assert!(decode(b"a\0b".to_vec()).unwrap_err().message.contains("NUL"));
-        let e = decode(b"a: 1\nb: \xe9\n".to_vec()).unwrap_err();
-        assert!(e.message.contains("line 2"), "{}", e.message);
-        assert_eq!(e.code, "AML004");
+        let message = |bytes: &[u8]| decode(bytes.to_vec()).unwrap_err().diagnostic.message;
+        assert!(message(&[0xff, 0xfe, b'a', 0]).contains("UTF-16"));
+        assert!(message(b"a\0b").contains("NUL"));
+        // Not UTF-8: the finding points at the first invalid byte, in the lossy text.
+        let (d, text) = decode(b"a: \xc3\xa9\nb: \xe9t\xe9\n".to_vec())
+            .unwrap_err()
+            .into_parts();
+        assert_eq!(d.code, "AML004");
+        assert!(d.message.contains("0xe9"), "{}", d.message);
+        assert_eq!(&text[d.span.start as usize..d.span.end as usize], "\u{fffd}");
+        let source = SourceFile::new("x.yml", text);
+        let at = source.position(d.span.start);
+        assert_eq!((at.line, at.column), (2, 4));
     }
 
     #[test]
@@ -266,12 +301,14 @@ mod tests {
         assert!(
             read_text(dir.path(), &l)
                 .unwrap_err()
+                .diagnostic
                 .message
                 .contains("directory")
         );
         assert!(
             read_text(&dir.path().join("nope.yml"), &l)
                 .unwrap_err()
+                .diagnostic
                 .message
                 .contains("no such file")
         );
@@ -281,6 +318,6 @@ mod tests {
             max_file_size: 10,
             ..Limits::default()
         };
-        assert_eq!(read_text(&big, &small).unwrap_err().code, "AML005");
+        assert_eq!(read_text(&big, &small).unwrap_err().diagnostic.code, "AML005");
     }
 }

@@ -107,7 +107,7 @@ pub struct Buffer {
     /// The file it stands for (decides JSON or YAML, the kind, and the configuration).
     pub display: String,
     /// Its text, or why it could not be decoded (AML004).
-    pub text: Result<String, Box<Diagnostic>>,
+    pub text: Result<String, Box<load::Refused>>,
 }
 
 /// A file loaded and classified, waiting for the project index before its checks. The
@@ -269,12 +269,13 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                 }),
                 Err(report) => files.push(report),
             },
-            Err(diagnostic) => {
+            Err(refused) => {
+                let (diagnostic, text) = refused.into_parts();
                 let mut report = FileReport {
-                    source: SourceFile::new(&display, String::new()),
+                    source: SourceFile::new(&display, text),
                     checked: true,
                     kinds: Vec::new(),
-                    diagnostics: vec![*diagnostic],
+                    diagnostics: vec![diagnostic],
                     suppressed: Vec::new(),
                 };
                 filter_file(&mut report, None, true, &config, &project, options);
@@ -583,4 +584,33 @@ fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     });
     diagnostics.dedup();
     diagnostics
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_an_internal_error_for_its_file_alone() {
+        assert_eq!(guarded("ok.yml", || 7).ok(), Some(7));
+        let report = guarded("bad.yml", || -> u8 { panic!("index out of bounds") }).unwrap_err();
+        assert_eq!(report.source.path, "bad.yml");
+        assert!(report.checked);
+        let [d] = report.diagnostics.as_slice() else {
+            panic!("one finding expected: {:?}", report.diagnostics)
+        };
+        assert_eq!(
+            (d.code, d.severity),
+            ("AML000", crate::diagnostic::Severity::Error)
+        );
+        assert!(d.message.contains("index out of bounds"), "{}", d.message);
+        let owned = guarded("bad.yml", || -> u8 {
+            panic!("{}", String::from("owned message"))
+        });
+        assert!(
+            owned.unwrap_err().diagnostics[0]
+                .message
+                .contains("owned message")
+        );
+    }
 }

@@ -428,7 +428,7 @@ pub fn read_rule_dirs(dirs: &[std::path::PathBuf]) -> Result<Vec<(String, String
                         Err(d) => errors.push(DataError {
                             path: p.display().to_string(),
                             position: None,
-                            message: d.message,
+                            message: d.diagnostic.message,
                         }),
                     }
                 }

@@ -4,7 +4,9 @@
 //! - YAML: `key: value   # expect: AML503` — the diagnostic must start on that line. Several
 //!   codes: `# expect: AML101, AML103`; the same code twice: `# expect: AML002 x2`.
 //!   A line that cannot carry a comment (inside a block scalar) is annotated from the
-//!   line before with a comment line of its own: `# expect-next: AML003`.
+//!   line before with a comment line of its own: `# expect-next: AML003`. The severity
+//!   the finding must have (after the configuration's profile and overrides) follows in
+//!   parentheses: `# expect: AML203 (warning)`.
 //! - JSON (no comments): a sidecar `<file>.expect` with lines `LINE: CODE[, CODE]`.
 //! - A file without expectations must produce no diagnostic at all.
 //!
@@ -116,10 +118,15 @@ fn every_fixture_matches_its_expectations() {
     let mut actual = Expected::new();
     for (file, d) in report.diagnostics() {
         let line = file.source.position(d.span.start).line;
-        actual
-            .entry((file.source.path.clone(), line))
-            .or_default()
-            .push(d.code.to_string());
+        let key = (file.source.path.clone(), line);
+        // Compared with its severity where the expectation names one.
+        let with_severity = format!("{} ({})", d.code, d.severity);
+        let code = if expected.get(&key).is_some_and(|w| w.contains(&with_severity)) {
+            with_severity
+        } else {
+            d.code.to_string()
+        };
+        actual.entry(key).or_default().push(code);
     }
     for codes in expected.values_mut().chain(actual.values_mut()) {
         codes.sort();
@@ -138,7 +145,7 @@ fn every_fixture_matches_its_expectations() {
             let messages: Vec<String> = report
                 .diagnostics()
                 .filter(|(f, d)| f.source.path == key.0 && f.source.position(d.span.start).line == key.1)
-                .map(|(_, d)| format!("      {}: {}", d.code, d.message))
+                .map(|(_, d)| format!("      {} ({}): {}", d.code, d.severity, d.message))
                 .collect();
             problems.push(format!(
                 "{rel}:{}: expected {want:?}, got {got:?}\n{}",

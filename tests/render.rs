@@ -62,8 +62,18 @@ fn template_placeholder() {
 
 #[test]
 fn unreadable_file_has_no_snippet() {
+    insta::assert_snapshot!(render_file(b"name: x\0y\n"));
+}
+
+#[test]
+fn not_utf8_points_at_the_byte() {
+    insta::assert_snapshot!(render_file(b"name: caf\xe9\n"));
+}
+
+/// The first finding of a file holding `bytes`, rendered for humans.
+fn render_file(bytes: &[u8]) -> String {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("job.yml"), b"name: caf\xe9\n").unwrap();
+    std::fs::write(dir.path().join("job.yml"), bytes).unwrap();
     let report = amlint::pipeline::check_paths(&[dir.path().join("job.yml")], &Options::default());
     let file = &report.files[0];
     let text = render_diagnostic(
@@ -74,6 +84,5 @@ fn unreadable_file_has_no_snippet() {
             width: 100,
         },
     );
-    let text = text.replace(&dir.path().display().to_string(), "[TMP]");
-    insta::assert_snapshot!(text);
+    text.replace(&dir.path().display().to_string(), "[TMP]")
 }
