@@ -3,7 +3,8 @@
 
 include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 
-/// A file under `schemas/` by its relative path (`kinds.yaml`, `defs/common.json`).
+/// A data file under `schemas/` by its relative path (`kinds.yaml`); the kind schemas are
+/// in `KIND_SCHEMAS`, preprocessed and bundled by `build.rs`.
 pub fn schema_file(name: &str) -> Option<&'static str> {
     SCHEMA_FILES
         .iter()

@@ -232,8 +232,7 @@ pub fn snake_to_camel(s: &str) -> String {
         .into_owned()
 }
 
-/// The SDK's data-binding test: a string containing `${{...}}` (Python `re.search`).
-pub const BINDING_PATTERN: &str = r"\$\{\{\s*(\S*?)\s*\}\}";
+pub use super::preprocess::BINDING_PATTERN;
 
 static BINDING: LazyLock<Regex> = LazyLock::new(|| Regex::new(BINDING_PATTERN).expect("valid regex"));
 

@@ -12,7 +12,8 @@ pub mod coerce;
 pub mod cross_field;
 pub mod describe;
 pub mod forms;
-mod preprocess;
+/// Build-time schema rewrites and bundling; compiled into `build.rs` too.
+pub mod preprocess;
 pub mod select;
 pub mod store;
 

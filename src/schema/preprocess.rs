@@ -1,5 +1,6 @@
-//! Load-time rewrites of the embedded schemas, so that the `jsonschema` crate evaluates
-//! the `x-amlint-*` semantics of docs/schemas.md with its own keywords:
+//! Build-time rewrites of the embedded schemas (`build.rs` compiles this file and applies
+//! them before bundling each kind), so that the `jsonschema` crate evaluates the
+//! `x-amlint-*` semantics of docs/schemas.md with its own keywords:
 //!
 //! - `oneOf` becomes `anyOf`: the SDK tries union branches in order and keeps the first
 //!   that loads, so "valid against two branches" is never an error.
@@ -16,7 +17,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::coerce::BINDING_PATTERN;
+/// The SDK's data-binding test: a string containing `${{...}}` (Python `re.search`).
+/// Defined here rather than in `coerce` so that `build.rs` can compile this file alone.
+pub const BINDING_PATTERN: &str = r"\$\{\{\s*(\S*?)\s*\}\}";
 
 /// Kinds whose `endpoint_name` the CLI takes from `--endpoint-name`.
 pub const ENDPOINT_NAME_FROM_CLI: &[&str] = &[
@@ -186,9 +189,149 @@ fn rewrite(schema: &mut Value) {
     }
 }
 
+/// How the kind schemas reference the shared definitions.
+pub const COMMON_REF: &str = "defs/common.json#";
+
+/// Makes a preprocessed kind schema self-contained: every `$ref` into the (preprocessed)
+/// shared definitions becomes a local `#/$defs/<name>`, and the definitions it reaches,
+/// directly or through each other, are copied into its `$defs`. A kind then compiles
+/// without a registry and resolves every reference inside its own document, and a run
+/// parses only the definitions its kinds use. Fails on a reference to a missing
+/// definition, a name clash, or a reference to another file.
+pub fn bundle(kind: &str, mut doc: Value, common: &Value) -> Result<Value, String> {
+    let shared = common
+        .get("$defs")
+        .and_then(Value::as_object)
+        .ok_or("defs/common.json has no $defs")?;
+    let mut wanted = Vec::new();
+    localize_refs(&mut doc, &mut wanted)?;
+    let mut copied: Map<String, Value> = Map::new();
+    while let Some(name) = wanted.pop() {
+        if copied.contains_key(&name) {
+            continue;
+        }
+        let def = shared
+            .get(&name)
+            .ok_or_else(|| format!("{kind}: `{COMMON_REF}/$defs/{name}` does not exist"))?;
+        local_refs(def, &mut wanted)?;
+        copied.insert(name, def.clone());
+    }
+    if copied.is_empty() {
+        return Ok(doc);
+    }
+    let root = doc
+        .as_object_mut()
+        .ok_or_else(|| format!("{kind}: the schema is not an object"))?;
+    let defs = root
+        .entry("$defs")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| format!("{kind}: $defs is not an object"))?;
+    for (name, def) in copied {
+        match defs.get(&name) {
+            Some(own) if *own != def => {
+                return Err(format!(
+                    "{kind}: its own $defs/{name} clashes with the shared one"
+                ));
+            }
+            Some(_) => {}
+            None => {
+                defs.insert(name, def);
+            }
+        }
+    }
+    Ok(doc)
+}
+
+/// The `$defs` name a local reference (`#/$defs/<name>`) names.
+fn local_def(reference: &str) -> Option<&str> {
+    reference
+        .strip_prefix("#/$defs/")
+        .map(|rest| rest.split('/').next().unwrap_or(rest))
+}
+
+/// Rewrites the kind's references into the shared file as local ones, collecting the
+/// definitions they name.
+fn localize_refs(schema: &mut Value, wanted: &mut Vec<String>) -> Result<(), String> {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(r)) => {
+                        if let Some(fragment) = r.strip_prefix(COMMON_REF) {
+                            *r = format!("#{fragment}");
+                            wanted.extend(local_def(r).map(str::to_string));
+                        } else if !r.starts_with('#') {
+                            return Err(format!("unsupported reference `{r}`"));
+                        }
+                    }
+                    (_, child) => localize_refs(child, wanted)?,
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                localize_refs(item, wanted)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The shared definitions a shared definition references (all local to the shared file).
+fn local_refs(schema: &Value, wanted: &mut Vec<String>) -> Result<(), String> {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(r)) => match local_def(r) {
+                        Some(name) => wanted.push(name.to_string()),
+                        None => return Err(format!("unsupported reference `{r}` in defs/common.json")),
+                    },
+                    (_, child) => local_refs(child, wanted)?,
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                local_refs(item, wanted)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bundles_what_a_kind_reaches() {
+        let common = json!({"$defs": {
+            "A": {"properties": {"b": {"$ref": "#/$defs/B"}}},
+            "B": {"type": "string"},
+            "Unused": {"type": "integer"}
+        }});
+        let kind = json!({"properties": {
+            "a": {"$ref": "defs/common.json#/$defs/A"},
+            "own": {"$ref": "#/$defs/Own"}
+        }, "$defs": {"Own": {"type": "boolean"}}});
+        let b = bundle("k", kind, &common).unwrap();
+        assert_eq!(b["properties"]["a"]["$ref"], "#/$defs/A");
+        let defs = b["$defs"].as_object().unwrap();
+        let mut names: Vec<&str> = defs.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["A", "B", "Own"]);
+        // Broken references fail the build.
+        let missing = json!({"$ref": "defs/common.json#/$defs/Nope"});
+        assert!(bundle("k", missing, &common).unwrap_err().contains("Nope"));
+        let remote = json!({"$ref": "https://example.com/x.json"});
+        assert!(bundle("k", remote, &common).is_err());
+        let clash = json!({"$ref": "defs/common.json#/$defs/B", "$defs": {"B": {"type": "integer"}}});
+        assert!(bundle("k", clash, &common).unwrap_err().contains("clashes"));
+    }
 
     #[test]
     fn rewrites() {

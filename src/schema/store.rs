@@ -1,24 +1,22 @@
-//! The embedded schemas, preprocessed once, and one compiled validator per kind, built
-//! on first use and shared by every thread for the rest of the process.
+//! The embedded kind schemas — preprocessed and bundled with the shared definitions they
+//! use at build time (`build.rs`, `super::preprocess`) — each parsed on first use, and one
+//! compiled validator per kind, built on first use and shared by every thread for the
+//! rest of the process.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, OnceLock};
 
-use jsonschema::{Draft, Keyword, PatternOptions, Registry, ValidationError, Validator};
+use jsonschema::{Draft, Keyword, PatternOptions, ValidationError, Validator};
 use serde_json::{Map, Value};
 
 use super::coerce::{Coercion, Normalize, coerce};
-use super::preprocess::preprocess;
 
 /// Where every schema file lives, by its `$id`.
 pub const ID_BASE: &str = "https://schemas.amlint.dev/";
 
 pub struct Store {
-    /// Shared definitions (`defs/*.json`), by `$id`.
-    defs: HashMap<String, Arc<Value>>,
-    /// `<kind>.schema.json` by kind id: the raw text, parsed and preprocessed on first use.
-    kinds: HashMap<String, Kind>,
-    registry: Option<Registry<'static>>,
+    /// `<kind>.schema.json` by kind id: the bundled text, parsed on first use.
+    kinds: HashMap<&'static str, Kind>,
 }
 
 struct Kind {
@@ -36,53 +34,18 @@ pub fn store() -> &'static Store {
 
 impl Store {
     fn load() -> Self {
-        let mut defs = HashMap::new();
-        let mut kinds = HashMap::new();
-        for (name, text) in crate::embedded::SCHEMA_FILES {
-            if let Some(kind) = name.strip_suffix(".schema.json") {
-                kinds.insert(
-                    kind.to_string(),
-                    Kind {
-                        text,
-                        doc: OnceLock::new(),
-                        validator: OnceLock::new(),
-                    },
-                );
-            } else if name.starts_with("defs/") && name.ends_with(".json") {
-                match serde_json::from_str::<Value>(text) {
-                    Ok(mut doc) => {
-                        preprocess(&mut doc, None);
-                        defs.insert(format!("{ID_BASE}{name}"), Arc::new(doc));
-                    }
-                    Err(e) => eprintln!("amlint: internal error in schemas/{name}: {e}"),
-                }
-            }
-        }
-        let mut builder = Registry::new();
-        let mut ok = true;
-        for (uri, doc) in &defs {
-            match builder.add(uri, Arc::clone(doc)) {
-                Ok(b) => builder = b,
-                Err(e) => {
-                    eprintln!("amlint: internal error registering {uri}: {e}");
-                    ok = false;
-                    builder = Registry::new();
-                }
-            }
-        }
-        let registry = if ok {
-            builder
-                .prepare()
-                .map_err(|e| eprintln!("amlint: internal error preparing the schema registry: {e}"))
-                .ok()
-        } else {
-            None
-        };
-        Store {
-            defs,
-            kinds,
-            registry,
-        }
+        let kinds = crate::embedded::KIND_SCHEMAS
+            .iter()
+            .map(|&(kind, text)| {
+                let k = Kind {
+                    text,
+                    doc: OnceLock::new(),
+                    validator: OnceLock::new(),
+                };
+                (kind, k)
+            })
+            .collect();
+        Store { kinds }
     }
 
     /// Whether amlint has a schema for this kind.
@@ -92,18 +55,15 @@ impl Store {
 
     /// Every kind with a schema.
     pub fn kind_ids(&self) -> impl Iterator<Item = &str> {
-        self.kinds.keys().map(String::as_str)
+        self.kinds.keys().copied()
     }
 
-    /// The preprocessed schema document of a kind.
+    /// The (preprocessed, bundled) schema document of a kind.
     pub fn kind_doc(&self, kind: &str) -> Option<&Arc<Value>> {
         let k = self.kinds.get(kind)?;
         k.doc
             .get_or_init(|| match serde_json::from_str::<Value>(k.text) {
-                Ok(mut doc) => {
-                    preprocess(&mut doc, Some(kind));
-                    Some(Arc::new(doc))
-                }
+                Ok(doc) => Some(Arc::new(doc)),
                 Err(e) => {
                     eprintln!("amlint: internal error in schemas/{kind}.schema.json: {e}");
                     None
@@ -118,8 +78,7 @@ impl Store {
         k.validator
             .get_or_init(|| {
                 let doc = self.kind_doc(kind)?;
-                let registry = self.registry.as_ref()?;
-                match options(registry).build(doc) {
+                match options().build(doc) {
                     Ok(v) => Some(v),
                     Err(e) => {
                         eprintln!("amlint: internal error compiling the {kind} schema: {e}");
@@ -130,11 +89,8 @@ impl Store {
             .as_ref()
     }
 
-    /// A document by `$id`: a shared definitions file or a kind's schema.
+    /// A kind's schema by `$id` (every reference is local to its kind's bundle).
     pub fn doc(&self, uri: &str) -> Option<&Value> {
-        if let Some(d) = self.defs.get(uri) {
-            return Some(d);
-        }
         let kind = uri.strip_prefix(ID_BASE)?.strip_suffix(".schema.json")?;
         self.kind_doc(kind).map(|d| &**d)
     }
@@ -209,10 +165,9 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn options(registry: &'static Registry<'static>) -> jsonschema::ValidationOptions<'static> {
+fn options() -> jsonschema::ValidationOptions<'static> {
     jsonschema::options()
         .with_draft(Draft::Draft202012)
-        .with_registry(registry)
         .with_pattern_options(PatternOptions::regex())
         .should_validate_formats(false)
         .with_keyword("x-amlint-type", type_keyword)
