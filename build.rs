@@ -63,7 +63,16 @@ fn collect(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn table(name: &str, manifest: &Path, dir: &str, keep: impl Fn(&str) -> bool, strip: &str) -> String {
+/// A table of the YAML files under `dir`, each converted to JSON (`yaml_to_json`) under
+/// `out/<dir>/`: (path as shown in messages, JSON text).
+fn table(
+    name: &str,
+    manifest: &Path,
+    out: &Path,
+    dir: &str,
+    keep: impl Fn(&str) -> bool,
+    strip: &str,
+) -> String {
     let root = manifest.join(dir);
     let mut files = Vec::new();
     collect(&root, &root, &mut files);
@@ -76,11 +85,134 @@ fn table(name: &str, manifest: &Path, dir: &str, keep: impl Fn(&str) -> bool, st
     let mut s = format!("pub static {name}: &[(&str, &str)] = &[\n");
     for n in names {
         let key = format!("{strip}{n}");
-        let full = root.join(&n);
-        writeln!(s, "    ({key:?}, include_str!({:?})),", full.to_string_lossy()).unwrap();
+        let source = root.join(&n);
+        let text = std::fs::read_to_string(&source).unwrap_or_else(|e| panic!("{}: {e}", source.display()));
+        let json = yaml_to_json(&text).unwrap_or_else(|e| panic!("{}: {e}", source.display()));
+        let dest = out.join(dir).join(format!("{n}.json"));
+        std::fs::create_dir_all(dest.parent().expect("has a parent"))
+            .expect("create a directory under $OUT_DIR");
+        std::fs::write(&dest, serde_json::to_string(&json).expect("serialise")).expect("write JSON");
+        writeln!(s, "    ({key:?}, include_str!({:?})),", dest.to_string_lossy()).unwrap();
     }
     s.push_str("];\n");
     s
+}
+
+/// One YAML document of amlint's own data → JSON, with the scalars read as amlint's YAML
+/// 1.1 loader reads them. Only what the data files use is supported (no anchors, aliases,
+/// tags or several documents); anything else, and any plain scalar whose YAML 1.1
+/// reading this function does not know for sure (`010`, `1_000`, `1:30`, `.inf`, ...),
+/// fails the build, so the embedded JSON always means what the YAML says. The test
+/// suite compares every embedded file with its source read by the real loader.
+fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
+    use saphyr_parser::{Event, Parser, ScalarStyle};
+    use serde_json::{Map, Value};
+
+    enum Open {
+        Seq(Vec<Value>),
+        Map(Map<String, Value>, Option<String>),
+    }
+    fn attach(stack: &mut [Open], root: &mut Option<Value>, v: Value) -> Result<(), String> {
+        match stack.last_mut() {
+            None => *root = Some(v),
+            Some(Open::Seq(items)) => items.push(v),
+            Some(Open::Map(map, key)) => match key.take() {
+                None => match v {
+                    Value::String(k) => *key = Some(k),
+                    other => return Err(format!("a non-string key: {other}")),
+                },
+                Some(k) => {
+                    if map.insert(k.clone(), v).is_some() {
+                        return Err(format!("duplicate key `{k}`"));
+                    }
+                }
+            },
+        }
+        Ok(())
+    }
+    fn plain(s: &str) -> Result<Value, String> {
+        Ok(match s {
+            "" | "~" | "null" | "Null" | "NULL" => Value::Null,
+            "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Value::Bool(true),
+            "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Value::Bool(false),
+            _ => {
+                let body = s.strip_prefix(['-', '+']).unwrap_or(s);
+                let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+                let starts_numeric = body.starts_with(|c: char| c.is_ascii_digit() || c == '.');
+                if digits(body) && (body == "0" || !body.starts_with('0')) {
+                    Value::from(s.parse::<i64>().map_err(|e| format!("`{s}`: {e}"))?)
+                } else if let Some((int, frac)) = body.split_once('.')
+                    && digits(int)
+                    && digits(frac)
+                    && (int == "0" || !int.starts_with('0'))
+                {
+                    let f: f64 = s.parse().map_err(|e| format!("`{s}`: {e}"))?;
+                    serde_json::Number::from_f64(f)
+                        .map(Value::Number)
+                        .ok_or(format!("`{s}`"))?
+                } else if starts_numeric
+                    && body
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || b"._:eE+-xXoObB".contains(&b))
+                {
+                    return Err(format!(
+                        "the plain scalar `{s}` may be a YAML 1.1 number: quote it, or write a plain integer or decimal"
+                    ));
+                } else if s.starts_with('.') && matches!(&s.to_ascii_lowercase()[1..], "inf" | "nan") {
+                    return Err(format!("the plain scalar `{s}` is a YAML 1.1 float: quote it"));
+                } else {
+                    Value::String(s.to_string())
+                }
+            }
+        })
+    }
+
+    let mut parser = Parser::new_from_str(text);
+    let mut stack: Vec<Open> = Vec::new();
+    let mut root = None;
+    let mut documents = 0;
+    while let Some(next) = parser.next_event() {
+        let (event, _) = next.map_err(|e| format!("YAML error: {e}"))?;
+        match event {
+            Event::StreamStart | Event::StreamEnd | Event::Nothing | Event::DocumentEnd => {}
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    return Err("several documents".into());
+                }
+            }
+            Event::Alias(_) => return Err("aliases are not supported in embedded data".into()),
+            Event::Scalar(value, style, anchor, tag) => {
+                if anchor != 0 || tag.is_some() {
+                    return Err(format!(
+                        "`{value}`: anchors and tags are not supported in embedded data"
+                    ));
+                }
+                let v = if style == ScalarStyle::Plain {
+                    plain(&value)?
+                } else {
+                    Value::String(value.into_owned())
+                };
+                attach(&mut stack, &mut root, v)?;
+            }
+            Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag)
+                if anchor != 0 || tag.is_some() =>
+            {
+                return Err("anchors and tags are not supported in embedded data".into());
+            }
+            Event::SequenceStart(..) => stack.push(Open::Seq(Vec::new())),
+            Event::MappingStart(..) => stack.push(Open::Map(Map::new(), None)),
+            Event::SequenceEnd | Event::MappingEnd => {
+                let v = match stack.pop() {
+                    Some(Open::Seq(items)) => Value::Array(items),
+                    Some(Open::Map(map, None)) => Value::Object(map),
+                    _ => return Err("unbalanced collection".into()),
+                };
+                attach(&mut stack, &mut root, v)?;
+            }
+        }
+    }
+    root.ok_or_else(|| "empty document".to_string())
 }
 
 fn main() {
@@ -93,6 +225,7 @@ fn main() {
     out.push_str(&table(
         "RULE_FILES",
         &manifest,
+        &out_dir,
         "rules",
         |p| (p.ends_with(".yaml") || p.ends_with(".yml")) && !p.starts_with("data/"),
         "rules/",
@@ -100,6 +233,7 @@ fn main() {
     out.push_str(&table(
         "DATA_FILES",
         &manifest,
+        &out_dir,
         "rules/data",
         |p| p.ends_with(".yaml"),
         "",
@@ -107,6 +241,7 @@ fn main() {
     out.push_str(&table(
         "SCHEMA_FILES",
         &manifest,
+        &out_dir,
         "schemas",
         |p| p.ends_with(".yaml"),
         "",

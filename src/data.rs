@@ -30,7 +30,13 @@ impl std::error::Error for DataError {}
 
 /// Parses a YAML data file (one document) into its tree.
 pub fn parse_yaml(path: &str, text: &str) -> Result<(Arc<SourceFile>, Document), DataError> {
-    let loaded = load::parse_text(path, text.to_string(), Format::Yaml, &Limits::default());
+    parse(path, text, Format::Yaml)
+}
+
+/// Parses a data file (one document) into its tree: YAML, or the JSON `build.rs` makes
+/// of amlint's own YAML files (`path` still names the YAML file).
+pub fn parse(path: &str, text: &str, format: Format) -> Result<(Arc<SourceFile>, Document), DataError> {
+    let loaded = load::parse_text(path, text.to_string(), format, &Limits::default());
     if let Some(d) = loaded.diagnostics.first() {
         return Err(DataError {
             path: path.to_string(),
@@ -77,6 +83,18 @@ pub fn from_document<T: DeserializeOwned>(
             format!("{}: {}", pointer, err.inner())
         };
         error_at(path, source, span, message)
+    })
+}
+
+/// Deserialises one of amlint's own data files as `build.rs` embeds it (JSON) into `T`,
+/// without building a tree: the test suite checks the embedded files, so an error here
+/// is an internal one, reported with the JSON path of the offending value.
+pub fn from_embedded<T: DeserializeOwned>(path: &str, json: &str) -> Result<T, DataError> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    serde_path_to_error::deserialize(&mut de).map_err(|err| DataError {
+        path: path.to_string(),
+        position: None,
+        message: format!("{}: {}", err.path(), err.inner()),
     })
 }
 

@@ -137,7 +137,7 @@ impl Classification {
 
 impl KindTable {
     fn load(text: &str) -> Result<Self, crate::data::DataError> {
-        let file: KindsFile = crate::data::from_yaml("schemas/kinds.yaml", text)?;
+        let file: KindsFile = crate::data::from_embedded("schemas/kinds.yaml", text)?;
         let mut table = KindTable {
             kinds: Vec::new(),
             families: Vec::new(),

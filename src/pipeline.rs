@@ -347,14 +347,29 @@ fn rest_of_project(
     if !root.is_dir() {
         return Vec::new();
     }
-    discover::discover_filtered(&[root.to_path_buf()], filter)
-        .into_par_iter()
+    let candidates: Vec<discover::Candidate> = discover::discover_filtered(&[root.to_path_buf()], filter)
+        .into_iter()
         .filter(|c| !seen.contains(&c.path))
-        .filter_map(|c| {
-            let text = load::read_text(&c.path, &options.limits).ok()?;
-            Some((c, text))
-        })
-        .collect()
+        .collect();
+    // Plain threads, not rayon: this runs inside a `OnceLock` that other rayon jobs wait
+    // on, and a rayon worker helping here could steal one of them and deadlock.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let chunk = candidates.len().div_ceil(threads).max(1);
+    let read = |part: &[discover::Candidate]| -> Vec<(discover::Candidate, String)> {
+        part.iter()
+            .filter_map(|c| Some((c.clone(), load::read_text(&c.path, &options.limits).ok()?)))
+            .collect()
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = candidates
+            .chunks(chunk)
+            .map(|part| s.spawn(move || read(part)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
 }
 
 /// Whether `hay` contains `needle` (lower case), ignoring ASCII case.

@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::data::{self, DataError};
 use crate::diagnostic::Severity;
+use crate::load::Format;
 
 /// Where the rule documentation pages (`docs/rules/<CODE>-<name>.md`) are published:
 /// SARIF's `helpUri`, the language server's code descriptions and hovers.
@@ -225,23 +226,32 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Parses rule files; every malformed file is an error with its position.
+    /// Parses rule files (YAML); every malformed file is an error with its position.
     pub fn from_files<'a>(
         files: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Self, Vec<DataError>> {
-        use rayon::prelude::*;
+        Self::from_sources(files, Format::Yaml)
+    }
+
+    /// The built-in rules: `rules/**/*.yaml` as `build.rs` embeds them (converted to
+    /// JSON, which parses several times faster; the test suite proves them equal).
+    pub fn from_embedded() -> Result<Self, Vec<DataError>> {
+        Self::from_sources(crate::embedded::RULE_FILES.iter().copied(), Format::Json)
+    }
+
+    fn from_sources<'a>(
+        files: impl IntoIterator<Item = (&'a str, &'a str)>,
+        format: Format,
+    ) -> Result<Self, Vec<DataError>> {
         let mut registry = Registry::default();
         let mut errors = Vec::new();
-        let files: Vec<(&str, &str)> = files.into_iter().collect();
-        let parse = |&(path, text): &(&'a str, &'a str)| (path, Self::parse_file(path, text));
-        // In parallel only on a pool thread: `builtin()` runs this inside a `OnceLock`,
-        // and a thread outside the pool that waits for the pool there deadlocks when the
-        // pool's threads are all blocked on that same `OnceLock` (found by fuzzing).
-        let parsed: Vec<_> = if rayon::current_thread_index().is_some() {
-            files.par_iter().map(parse).collect()
-        } else {
-            files.iter().map(parse).collect()
-        };
+        // Sequential on purpose: `builtin()` runs this inside a `OnceLock`. Rayon work
+        // here would let this thread, or one helping it, steal an unrelated job that
+        // waits on that same `OnceLock` — a deadlock (found by fuzzing, then by the test
+        // suite's concurrent runs). The embedded rules parse in a few milliseconds.
+        let parsed = files
+            .into_iter()
+            .map(|(path, text)| (path, Self::parse_file(path, text, format)));
         for (path, result) in parsed {
             match result {
                 Ok(rule) => {
@@ -266,8 +276,8 @@ impl Registry {
     }
 
     /// Parses one rule file (metadata, and for a declarative rule its condition).
-    fn parse_file(path: &str, text: &str) -> Result<RuleMeta, DataError> {
-        let (source, doc) = data::parse_yaml(path, text)?;
+    fn parse_file(path: &str, text: &str, format: Format) -> Result<RuleMeta, DataError> {
+        let (source, doc) = data::parse(path, text, format)?;
         let file: RuleFile = data::from_document(path, &source, &doc)?;
         let policy = match (&file.when, &file.report, file.native) {
             (None, None, true) => None,
@@ -364,19 +374,18 @@ fn is_kebab(s: &str) -> bool {
 /// which look up rule names with [`builtin_if_ready`]: that lookup never waits, so neither
 /// this initialisation (which would wait on itself) nor another thread loading embedded
 /// data at the same time (which would wait on this one while it waits on that data)
-/// can deadlock.
+/// can deadlock. The initialisation runs no rayon work (see `from_sources`).
 static BUILTIN: OnceLock<Arc<Registry>> = OnceLock::new();
 
 fn load_builtin() -> Arc<Registry> {
-    let registry =
-        Registry::from_files(crate::embedded::RULE_FILES.iter().copied()).unwrap_or_else(|errors| {
-            // The test suite parses every embedded rule file, so this only happens in a build
-            // whose tests were not run; report and go on with no rules rather than crash.
-            for e in errors {
-                eprintln!("amlint: internal error in built-in rule file {e}");
-            }
-            Registry::default()
-        });
+    let registry = Registry::from_embedded().unwrap_or_else(|errors| {
+        // The test suite parses every embedded rule file, so this only happens in a build
+        // whose tests were not run; report and go on with no rules rather than crash.
+        for e in errors {
+            eprintln!("amlint: internal error in built-in rule file {e}");
+        }
+        Registry::default()
+    });
     Arc::new(registry)
 }
 
@@ -453,7 +462,7 @@ impl Registry {
         registry.reindex();
         let mut errors = Vec::new();
         for (path, text) in user_files {
-            match Self::parse_file(path, text) {
+            match Self::parse_file(path, text, Format::Yaml) {
                 Ok(rule) if rule.code.starts_with("AML") => errors.push(DataError {
                     path: path.clone(),
                     position: None,
@@ -491,17 +500,16 @@ mod tests {
 
     #[test]
     fn every_builtin_rule_file_parses() {
-        let registry =
-            Registry::from_files(crate::embedded::RULE_FILES.iter().copied()).unwrap_or_else(|errors| {
-                panic!(
-                    "{}",
-                    errors
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                )
-            });
+        let registry = Registry::from_embedded().unwrap_or_else(|errors| {
+            panic!(
+                "{}",
+                errors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        });
         assert!(registry.get("AML001").is_some());
         assert_eq!(registry.find("duplicate-key").map(|r| r.code), Some("AML002"));
         assert_eq!(registry.find("aml002").map(|r| r.name), Some("duplicate-key"));

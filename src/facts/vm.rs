@@ -207,7 +207,7 @@ pub fn parse_name(name: &str) -> Option<ParsedName> {
 
 impl Catalogue {
     fn load(text: &str) -> Result<Self, crate::data::DataError> {
-        let file: CatalogueFile = crate::data::from_yaml("rules/data/vm-sizes.yaml", text)?;
+        let file: CatalogueFile = crate::data::from_embedded("rules/data/vm-sizes.yaml", text)?;
         let mut cat = Catalogue::default();
         for (si, s) in file.series.into_iter().enumerate() {
             for size in s.sizes {
