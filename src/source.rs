@@ -87,6 +87,7 @@ impl LineIndex {
             }
             i += 1;
         }
+        line_starts.shrink_to_fit();
         Self { line_starts }
     }
 

@@ -61,6 +61,7 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Vec<Diagnostic>
     if let Some(root) = p.doc.root {
         p.doc.span = p.doc.nodes[root.index()].span;
     }
+    p.doc.nodes.shrink_to_fit();
     vec![p.doc]
 }
 
@@ -247,7 +248,9 @@ impl Parser<'_, '_> {
     /// Pops the innermost container, ending at byte `end`.
     fn close(&mut self, end: u32) -> NodeId {
         match self.stack.pop() {
-            Some(Frame::Array { start, items }) => {
+            Some(Frame::Array { start, mut items }) => {
+                // Trees live until their file is checked, for every file of a run.
+                items.shrink_to_fit();
                 self.push_node(Value::Seq(items), Span::new(start, end), Style::Flow)
             }
             Some(Frame::Object { start, entries, key }) => {
@@ -262,6 +265,7 @@ impl Parser<'_, '_> {
                     });
                 }
                 self.check_duplicates(&entries);
+                entries.shrink_to_fit();
                 self.push_node(Value::Map(entries), Span::new(start, end), Style::Flow)
             }
             None => self.push_node(Value::Null, Span::at(end), Style::Json),

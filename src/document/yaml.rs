@@ -574,7 +574,11 @@ impl<'a> Builder<'a, '_> {
         let span = Span::new(start, end.max(start));
         let style = if frame.flow { Style::Flow } else { Style::Block };
         let value = match frame.kind {
-            FrameKind::Seq(items) => Value::Seq(items),
+            FrameKind::Seq(mut items) => {
+                // Trees live until their file is checked, for every file of a run.
+                items.shrink_to_fit();
+                Value::Seq(items)
+            }
             FrameKind::Map {
                 entries,
                 pending_key,
@@ -598,6 +602,7 @@ impl<'a> Builder<'a, '_> {
                 self.check_keys(&entries);
                 let mut all = self.merged_entries(&merges);
                 all.extend(entries);
+                all.shrink_to_fit();
                 Value::Map(all)
             }
         };
@@ -789,6 +794,7 @@ impl<'a> Builder<'a, '_> {
             doc.partial = true;
             doc.alias_overflow = true;
         }
+        doc.nodes.shrink_to_fit();
         self.docs.push(doc);
     }
 }
