@@ -28,11 +28,6 @@ impl std::fmt::Display for DataError {
 
 impl std::error::Error for DataError {}
 
-/// Parses a YAML data file (one document) into its tree.
-pub fn parse_yaml(path: &str, text: &str) -> Result<(Arc<SourceFile>, Document), DataError> {
-    parse(path, text, Format::Yaml)
-}
-
 /// Parses a data file (one document) into its tree: YAML, or the JSON `build.rs` makes
 /// of amlint's own YAML files (`path` still names the YAML file).
 pub fn parse(path: &str, text: &str, format: Format) -> Result<(Arc<SourceFile>, Document), DataError> {
@@ -96,11 +91,4 @@ pub fn from_embedded<T: DeserializeOwned>(path: &str, json: &str) -> Result<T, D
         position: None,
         message: format!("{}: {}", err.path(), err.inner()),
     })
-}
-
-/// Parses a YAML data file (one document) into `T`. Unknown fields are errors when `T`
-/// says so (`#[serde(deny_unknown_fields)]`); every error carries the line and column.
-pub fn from_yaml<T: DeserializeOwned>(path: &str, text: &str) -> Result<T, DataError> {
-    let (source, doc) = parse_yaml(path, text)?;
-    from_document(path, &source, &doc)
 }

@@ -42,15 +42,9 @@ pub fn loader(data: &[u8]) {
     let text = match load::decode(data.to_vec()) {
         Ok(text) => text,
         Err(refused) => {
-            let (d, text) = refused.into_parts();
+            let load::Refused { diagnostic: d, text } = *refused;
             assert_eq!(d.code, "AML004", "decode refused with {}: {}", d.code, d.message);
-            assert!(
-                d.span.end as usize <= text.len()
-                    && text.is_char_boundary(d.span.start as usize)
-                    && text.is_char_boundary(d.span.end as usize),
-                "the refusal's span {:?} is not in its text",
-                d.span
-            );
+            check_diagnostic(&text, &d);
             return;
         }
     };

@@ -81,13 +81,6 @@ pub struct Refused {
     pub text: String,
 }
 
-impl Refused {
-    /// The finding and the text it is shown in.
-    pub fn into_parts(self) -> (Diagnostic, String) {
-        (self.diagnostic, self.text)
-    }
-}
-
 /// Reads and parses the file at `path`, shown as `display` in reports.
 pub fn load_path(path: &Path, display: &str, limits: &Limits) -> LoadedFile {
     let format = Format::for_path(display);
@@ -266,9 +259,7 @@ mod tests {
         assert!(message(&[0xff, 0xfe, b'a', 0]).contains("UTF-16"));
         assert!(message(b"a\0b").contains("NUL"));
         // Not UTF-8: the finding points at the first invalid byte, in the lossy text.
-        let (d, text) = decode(b"a: \xc3\xa9\nb: \xe9t\xe9\n".to_vec())
-            .unwrap_err()
-            .into_parts();
+        let Refused { diagnostic: d, text } = *decode(b"a: \xc3\xa9\nb: \xe9t\xe9\n".to_vec()).unwrap_err();
         assert_eq!(d.code, "AML004");
         assert!(d.message.contains("0xe9"), "{}", d.message);
         assert_eq!(&text[d.span.start as usize..d.span.end as usize], "\u{fffd}");

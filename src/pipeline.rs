@@ -270,7 +270,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                 Err(report) => files.push(report),
             },
             Err(refused) => {
-                let (diagnostic, text) = refused.into_parts();
+                let load::Refused { diagnostic, text } = *refused;
                 let mut report = FileReport {
                     source: SourceFile::new(&display, text),
                     checked: true,

@@ -15,8 +15,8 @@ fn repo() -> PathBuf {
 /// The source file's tree, read by the loader that reads user files, as JSON.
 fn source_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let (_, doc) =
-        amlint::data::parse_yaml(&path.display().to_string(), &text).unwrap_or_else(|e| panic!("{e}"));
+    let (_, doc) = amlint::data::parse(&path.display().to_string(), &text, amlint::load::Format::Yaml)
+        .unwrap_or_else(|e| panic!("{e}"));
     doc.to_json()
 }
 

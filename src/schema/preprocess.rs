@@ -204,17 +204,36 @@ pub fn bundle(kind: &str, mut doc: Value, common: &Value) -> Result<Value, Strin
         .and_then(Value::as_object)
         .ok_or("defs/common.json has no $defs")?;
     let mut wanted = Vec::new();
-    localize_refs(&mut doc, &mut wanted)?;
+    // The kind's references into the shared file become local ones.
+    visit_refs(&mut doc, &mut |r| {
+        if let Some(fragment) = r.strip_prefix(COMMON_REF) {
+            *r = format!("#{fragment}");
+            wanted.extend(local_def(r).map(str::to_string));
+            Ok(())
+        } else if r.starts_with('#') {
+            Ok(())
+        } else {
+            Err(format!("unsupported reference `{r}`"))
+        }
+    })?;
     let mut copied: Map<String, Value> = Map::new();
     while let Some(name) = wanted.pop() {
         if copied.contains_key(&name) {
             continue;
         }
-        let def = shared
+        let mut def = shared
             .get(&name)
-            .ok_or_else(|| format!("{kind}: `{COMMON_REF}/$defs/{name}` does not exist"))?;
-        local_refs(def, &mut wanted)?;
-        copied.insert(name, def.clone());
+            .ok_or_else(|| format!("{kind}: `{COMMON_REF}/$defs/{name}` does not exist"))?
+            .clone();
+        // A shared definition references only other shared definitions, locally.
+        visit_refs(&mut def, &mut |r| match local_def(r) {
+            Some(next) => {
+                wanted.push(next.to_string());
+                Ok(())
+            }
+            None => Err(format!("unsupported reference `{r}` in defs/common.json")),
+        })?;
+        copied.insert(name, def);
     }
     if copied.is_empty() {
         return Ok(doc);
@@ -250,52 +269,24 @@ fn local_def(reference: &str) -> Option<&str> {
         .map(|rest| rest.split('/').next().unwrap_or(rest))
 }
 
-/// Rewrites the kind's references into the shared file as local ones, collecting the
-/// definitions they name.
-fn localize_refs(schema: &mut Value, wanted: &mut Vec<String>) -> Result<(), String> {
+/// Calls `f` on every `$ref` string under `schema` (which `f` may rewrite), stopping at
+/// the first error.
+fn visit_refs(
+    schema: &mut Value,
+    f: &mut impl FnMut(&mut String) -> Result<(), String>,
+) -> Result<(), String> {
     match schema {
         Value::Object(map) => {
             for (key, value) in map.iter_mut() {
                 match (key.as_str(), value) {
-                    ("$ref", Value::String(r)) => {
-                        if let Some(fragment) = r.strip_prefix(COMMON_REF) {
-                            *r = format!("#{fragment}");
-                            wanted.extend(local_def(r).map(str::to_string));
-                        } else if !r.starts_with('#') {
-                            return Err(format!("unsupported reference `{r}`"));
-                        }
-                    }
-                    (_, child) => localize_refs(child, wanted)?,
+                    ("$ref", Value::String(r)) => f(r)?,
+                    (_, child) => visit_refs(child, f)?,
                 }
             }
         }
         Value::Array(items) => {
             for item in items {
-                localize_refs(item, wanted)?;
-            }
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-/// The shared definitions a shared definition references (all local to the shared file).
-fn local_refs(schema: &Value, wanted: &mut Vec<String>) -> Result<(), String> {
-    match schema {
-        Value::Object(map) => {
-            for (key, value) in map {
-                match (key.as_str(), value) {
-                    ("$ref", Value::String(r)) => match local_def(r) {
-                        Some(name) => wanted.push(name.to_string()),
-                        None => return Err(format!("unsupported reference `{r}` in defs/common.json")),
-                    },
-                    (_, child) => local_refs(child, wanted)?,
-                }
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                local_refs(item, wanted)?;
+                visit_refs(item, f)?;
             }
         }
         _ => {}
