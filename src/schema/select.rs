@@ -9,7 +9,7 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
 use super::coerce::{Coercion, Normalize, coerce, is_binding};
-use super::store::{Bounds, EnumSpec, Store};
+use super::store::{Bounds, EnumSpec, LAZY_KEYWORD, Store};
 use crate::document::Pointer;
 
 /// One schema problem at one place of the document.
@@ -76,19 +76,48 @@ pub enum IssueKind {
 }
 
 /// Validates `instance` and returns its issues, in document order of discovery.
-pub fn validate(store: &Store, validator: &Validator, instance: &Value) -> Vec<Issue> {
+pub fn validate(store: &'static Store, validator: &Validator, instance: &Value) -> Vec<Issue> {
     let mut out = Vec::new();
+    let root = Pointer::root();
     for error in validator.iter_errors(instance) {
-        collect(store, &error, &mut out, 0);
+        collect(store, &error, &root, &mut out, 0);
     }
     dedupe(out)
 }
 
-fn pointer_of(error: &ValidationError<'_>) -> Pointer {
-    Pointer::from_segments(error.instance_path().iter().map(|seg| match seg {
-        LocationSegment::Property(p) => p.to_string(),
-        LocationSegment::Index(i) => i.to_string(),
-    }))
+/// Where an error is: `prefix` (where the validator that raised it was applied) + its
+/// instance path.
+fn pointer_of(prefix: &Pointer, error: &ValidationError<'_>) -> Pointer {
+    let mut pointer = prefix.clone();
+    for seg in error.instance_path().iter() {
+        match seg {
+            LocationSegment::Property(p) => pointer.push(p.to_string()),
+            LocationSegment::Index(i) => pointer.push(i.to_string()),
+        }
+    }
+    pointer
+}
+
+/// A failed lazy reference (`store::LAZY_KEYWORD`): the errors of its target definition,
+/// validated on the same instance, below the same place.
+fn expand_lazy(
+    store: &'static Store,
+    error: &ValidationError<'_>,
+    name: &str,
+    pointer: &Pointer,
+    out: &mut Vec<Issue>,
+    depth: usize,
+) {
+    let kind = error
+        .absolute_keyword_location()
+        .and_then(|l| store.kind_of_location(l.as_str()));
+    let Some(validator) = kind.and_then(|k| store.def_validator(k, name)) else {
+        return;
+    };
+    let instance: &Value = error.instance();
+    for e in validator.iter_errors(instance) {
+        collect(store, &e, pointer, out, depth + 1);
+    }
 }
 
 /// The schema object that holds the failing keyword, and the `$id` of its document.
@@ -104,11 +133,17 @@ fn keyword_parent<'s>(store: &'s Store, error: &ValidationError<'_>) -> Option<(
 
 const MAX_DEPTH: usize = 64;
 
-fn collect(store: &Store, error: &ValidationError<'_>, out: &mut Vec<Issue>, depth: usize) {
+fn collect(
+    store: &'static Store,
+    error: &ValidationError<'_>,
+    prefix: &Pointer,
+    out: &mut Vec<Issue>,
+    depth: usize,
+) {
     if depth > MAX_DEPTH {
         return;
     }
-    let pointer = pointer_of(error);
+    let pointer = pointer_of(prefix, error);
     let push = |out: &mut Vec<Issue>, kind| {
         out.push(Issue {
             pointer: pointer.clone(),
@@ -119,7 +154,7 @@ fn collect(store: &Store, error: &ValidationError<'_>, out: &mut Vec<Issue>, dep
         ValidationErrorKind::AnyOf { context }
         | ValidationErrorKind::OneOfNotValid { context }
         | ValidationErrorKind::OneOfMultipleValid { context } => {
-            union(store, error, context, &pointer, out, depth);
+            union(store, error, context, prefix, &pointer, out, depth);
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let allowed: Vec<String> = keyword_parent(store, error)
@@ -156,6 +191,9 @@ fn collect(store: &Store, error: &ValidationError<'_>, out: &mut Vec<Issue>, dep
                 TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
             };
             push(out, IssueKind::WrongType { expected });
+        }
+        ValidationErrorKind::Custom { keyword, message } if keyword == LAZY_KEYWORD => {
+            expand_lazy(store, error, message, &pointer, out, depth);
         }
         ValidationErrorKind::Custom { keyword, .. } => {
             let parent = keyword_parent(store, error).map(|(s, _)| s);
@@ -342,9 +380,10 @@ fn value_text(v: &Value) -> String {
 /// A failed `anyOf`: report the errors of the branch the user meant, or one issue when
 /// no branch can be meant.
 fn union(
-    store: &Store,
+    store: &'static Store,
     error: &ValidationError<'_>,
     context: &[Vec<ValidationError<'static>>],
+    prefix: &Pointer,
     pointer: &Pointer,
     out: &mut Vec<Issue>,
     depth: usize,
@@ -354,7 +393,7 @@ fn union(
         // Without the schema, fall back to the branch with the fewest errors.
         if let Some(best) = context.iter().min_by_key(|b| b.len()) {
             for e in best {
-                collect(store, e, out, depth + 1);
+                collect(store, e, prefix, out, depth + 1);
             }
         }
         return;
@@ -424,7 +463,7 @@ fn union(
     };
     if let Some(errors) = context.get(chosen) {
         for e in errors {
-            collect(store, e, out, depth + 1);
+            collect(store, e, prefix, out, depth + 1);
         }
     }
 }

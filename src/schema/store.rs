@@ -1,12 +1,26 @@
 //! The embedded kind schemas — preprocessed and bundled with the shared definitions they
-//! use at build time (`build.rs`, `super::preprocess`) — each parsed on first use, and one
-//! compiled validator per kind, built on first use and shared by every thread for the
-//! rest of the process.
+//! use at build time (`build.rs`, `super::preprocess`) — each parsed on first use, and
+//! their validators, compiled lazily and shared by every thread for the rest of the
+//! process.
+//!
+//! **Lazy compilation.** The `jsonschema` crate compiles a `$ref` target afresh at every
+//! place that refers to it, and eagerly: a pipeline job's schema reaches every node type
+//! (command, sweep, AutoML with its search spaces, ...), so compiling it took ~50 ms even
+//! when a file has only command steps. So the validator of a kind is compiled from a copy
+//! of its schema in which every local `"$ref": "#/$defs/X"` is replaced by the custom
+//! keyword `"x-amlint-lazy": "X"` (same place, so every other keyword keeps its location).
+//! `X` gets its own validator, compiled the first time an instance reaches it, once per
+//! process; a union branch whose inline discriminator (`properties.type`...) rejects the
+//! instance never compiles its target. A failing lazy reference yields one marker error
+//! (message: the definition's name) that [`super::select`] expands by running `X`'s
+//! validator on the same instance. The original schema document, with its `$ref`s, is what
+//! every schema walk (`select`, `forms`, `describe`) reads; keyword locations agree
+//! between the two, since both keep the kind's `$id` and layout.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, OnceLock};
 
-use jsonschema::{Draft, Keyword, PatternOptions, ValidationError, Validator};
+use jsonschema::{Draft, Keyword, PatternOptions, Registry, ValidationError, Validator};
 use serde_json::{Map, Value};
 
 use super::coerce::{Coercion, Normalize, coerce};
@@ -22,8 +36,22 @@ pub struct Store {
 struct Kind {
     text: &'static str,
     doc: OnceLock<Option<Arc<Value>>>,
+    /// The compile copy of the schema and one validator slot per definition.
+    lazy: OnceLock<Option<Lazy>>,
     validator: OnceLock<Option<Validator>>,
 }
+
+/// What a kind's validators are compiled from: the schema with lazy references (held by a
+/// registry, so that `{"$ref": "<$id>#/$defs/X"}` compiles `X` alone) and a validator slot
+/// per definition.
+struct Lazy {
+    id: String,
+    registry: Registry<'static>,
+    defs: HashMap<String, OnceLock<Option<Validator>>>,
+}
+
+/// The custom keyword that replaces a local `$ref` in the compile copy of a schema.
+pub const LAZY_KEYWORD: &str = "x-amlint-lazy";
 
 static STORE: LazyLock<Store> = LazyLock::new(Store::load);
 
@@ -40,6 +68,7 @@ impl Store {
                 let k = Kind {
                     text,
                     doc: OnceLock::new(),
+                    lazy: OnceLock::new(),
                     validator: OnceLock::new(),
                 };
                 (kind, k)
@@ -72,21 +101,64 @@ impl Store {
             .as_ref()
     }
 
-    /// The compiled validator of a kind (compiled on first use).
+    /// The validator of a kind (compiled on first use; the definitions it reaches are
+    /// compiled when an instance first reaches them).
     pub fn validator(&'static self, kind: &str) -> Option<&'static Validator> {
         let k = self.kinds.get(kind)?;
         k.validator
+            .get_or_init(|| compile(kind, self.lazy(kind)?, ""))
+            .as_ref()
+    }
+
+    /// The validator of one definition of a kind's schema (`$defs/<name>`), compiled on
+    /// first use.
+    pub fn def_validator(&'static self, kind: &str, name: &str) -> Option<&'static Validator> {
+        let lazy = self.lazy(kind)?;
+        def_validator(kind, lazy, name)
+    }
+
+    /// Compiles every definition of a kind now (the test suite proves they all compile).
+    pub fn compile_all(&'static self, kind: &str) -> bool {
+        let Some(lazy) = self.lazy(kind) else {
+            return false;
+        };
+        self.validator(kind).is_some()
+            && lazy
+                .defs
+                .keys()
+                .all(|name| def_validator(kind, lazy, name).is_some())
+    }
+
+    /// The compile copy of a kind's schema, made on first use.
+    fn lazy(&'static self, kind: &str) -> Option<&'static Lazy> {
+        let k = self.kinds.get(kind)?;
+        k.lazy
             .get_or_init(|| {
                 let doc = self.kind_doc(kind)?;
-                match options().build(doc) {
-                    Ok(v) => Some(v),
+                let id = doc.get("$id").and_then(Value::as_str)?.to_string();
+                let mut copy = (**doc).clone();
+                let defs: HashMap<String, OnceLock<Option<Validator>>> = copy
+                    .get("$defs")
+                    .and_then(Value::as_object)
+                    .map(|d| d.keys().map(|n| (n.clone(), OnceLock::new())).collect())
+                    .unwrap_or_default();
+                make_lazy(&mut copy, &defs);
+                match Registry::new().add(&id, copy).and_then(|b| b.prepare()) {
+                    Ok(registry) => Some(Lazy { id, registry, defs }),
                     Err(e) => {
-                        eprintln!("amlint: internal error compiling the {kind} schema: {e}");
+                        eprintln!("amlint: internal error in the {kind} schema: {e}");
                         None
                     }
                 }
             })
             .as_ref()
+    }
+
+    /// The kind whose `$id` an absolute keyword location names.
+    pub fn kind_of_location<'a>(&self, location: &'a str) -> Option<&'a str> {
+        let uri = location.split_once('#').map_or(location, |(u, _)| u);
+        let kind = uri.strip_prefix(ID_BASE)?.strip_suffix(".schema.json")?;
+        self.kinds.contains_key(kind).then_some(kind)
     }
 
     /// A kind's schema by `$id` (every reference is local to its kind's bundle).
@@ -165,7 +237,53 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn options() -> jsonschema::ValidationOptions<'static> {
+/// Replaces every `"$ref": "#/$defs/<name>"` of `schema` (a definition of `defs`) by
+/// `"x-amlint-lazy": "<name>"`, iteratively.
+fn make_lazy(schema: &mut Value, defs: &HashMap<String, OnceLock<Option<Validator>>>) {
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                let target = m
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/$defs/"))
+                    .filter(|name| defs.contains_key(*name))
+                    .map(str::to_string);
+                if let Some(name) = target {
+                    m.remove("$ref");
+                    m.insert(LAZY_KEYWORD.to_string(), Value::String(name));
+                }
+                stack.extend(m.values_mut());
+            }
+            Value::Array(a) => stack.extend(a.iter_mut()),
+            _ => {}
+        }
+    }
+}
+
+/// Compiles the part of a kind's schema at `fragment` (`""`: the whole schema,
+/// `/$defs/X`: one definition).
+fn compile(kind: &str, lazy: &'static Lazy, fragment: &str) -> Option<Validator> {
+    let root = serde_json::json!({ "$ref": format!("{}#{fragment}", lazy.id) });
+    match options(kind, lazy).with_registry(&lazy.registry).build(&root) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            eprintln!("amlint: internal error compiling the {kind} schema at #{fragment}: {e}");
+            None
+        }
+    }
+}
+
+fn def_validator(kind: &str, lazy: &'static Lazy, name: &str) -> Option<&'static Validator> {
+    lazy.defs
+        .get(name)?
+        .get_or_init(|| compile(kind, lazy, &format!("/$defs/{name}")))
+        .as_ref()
+}
+
+fn options(kind: &str, lazy: &'static Lazy) -> jsonschema::ValidationOptions<'static> {
+    let kind = kind.to_string();
     jsonschema::options()
         .with_draft(Draft::Draft202012)
         .with_pattern_options(PatternOptions::regex())
@@ -173,6 +291,10 @@ fn options() -> jsonschema::ValidationOptions<'static> {
         .with_keyword("x-amlint-type", type_keyword)
         .with_keyword("x-amlint-bounds", bounds_keyword)
         .with_keyword("x-amlint-enum", enum_keyword)
+        .with_keyword(
+            LAZY_KEYWORD,
+            move |parent: &Map<String, Value>, value: &Value, _| lazy_keyword(&kind, lazy, parent, value),
+        )
 }
 
 // ----------------------------------------------------------------- custom keywords
@@ -325,6 +447,93 @@ fn enum_keyword<'a>(
     let spec = EnumSpec::from_schema(value)
         .ok_or_else(|| ValidationError::schema(format!("malformed x-amlint-enum {value}")))?;
     Ok(Box::new(EnumKeyword(spec)))
+}
+
+/// A lazy reference to a definition, and the discriminator values of the union branch it
+/// stands in (its sibling `properties` with a plain enum or constant): an instance they
+/// reject fails the branch anyway, so the target is neither compiled nor run for it.
+struct LazyRef {
+    kind: String,
+    name: String,
+    lazy: &'static Lazy,
+    guards: Vec<(String, Guard)>,
+}
+
+enum Guard {
+    Enum(EnumSpec),
+    Const(Value),
+}
+
+impl LazyRef {
+    fn rejected_by_guard(&self, instance: &Value) -> bool {
+        let Value::Object(obj) = instance else {
+            return false;
+        };
+        self.guards
+            .iter()
+            .any(|(key, guard)| match (obj.get(key), guard) {
+                (Some(v), Guard::Enum(spec)) => !spec.accepts(v),
+                (Some(v), Guard::Const(c)) => v != c,
+                (None, _) => false,
+            })
+    }
+
+    fn target(&self) -> Option<&'static Validator> {
+        def_validator(&self.kind, self.lazy, &self.name)
+    }
+}
+
+impl<'i> Keyword<'i> for LazyRef {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        if self.is_valid(instance) {
+            Ok(())
+        } else {
+            // The marker `select` expands: the definition's name.
+            Err(ValidationError::custom(self.name.clone()))
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        self.rejected_by_guard(instance) || self.target().is_none_or(|v| v.is_valid(instance))
+    }
+}
+
+fn lazy_keyword<'a>(
+    kind: &str,
+    lazy: &'static Lazy,
+    parent: &'a Map<String, Value>,
+    value: &'a Value,
+) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
+    let name = value
+        .as_str()
+        .filter(|n| lazy.defs.contains_key(*n))
+        .ok_or_else(|| ValidationError::schema(format!("unknown {LAZY_KEYWORD} target {value}")))?;
+    let plain = |s: &Map<String, Value>| {
+        s.keys()
+            .all(|k| matches!(k.as_str(), "x-amlint-enum" | "const" | "description" | "title"))
+    };
+    let guards = parent
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(key, s)| {
+            let s = s.as_object().filter(|s| plain(s))?;
+            let guard = match (s.get("x-amlint-enum"), s.get("const")) {
+                (Some(e), None) => Guard::Enum(EnumSpec::from_schema(e)?),
+                // Strings only: JSON Schema's `const` equates 1 and 1.0, `Value` does not.
+                (None, Some(c)) if c.is_string() => Guard::Const(c.clone()),
+                _ => return None,
+            };
+            Some((key.clone(), guard))
+        })
+        .collect();
+    Ok(Box::new(LazyRef {
+        kind: kind.to_string(),
+        name: name.to_string(),
+        lazy,
+        guards,
+    }))
 }
 
 #[cfg(test)]
