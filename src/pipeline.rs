@@ -551,7 +551,9 @@ pub fn check_prepared(prepared: Prepared, base: &FactBase) -> FileReport {
     let mut diagnostics = loaded.diagnostics;
     checks::single_document::check(&loaded.source, &loaded.documents, &mut diagnostics);
     for (doc, class) in loaded.documents.iter().zip(&classes) {
-        if !class.is_checked() {
+        // A document whose aliases expand beyond the limit (AML005) is not checked
+        // further: walking it would take the time and memory the limit is there to bound.
+        if !class.is_checked() || doc.alias_overflow {
             continue;
         }
         let facts = class.kind.map(|kind| DocFacts::new(doc, kind, &path, base));

@@ -123,6 +123,37 @@ fn billion_laughs() {
 }
 
 #[test]
+fn merge_key_bombs() {
+    // Each level merges the previous one and aliases it twice: 3^N nodes, in a file of a
+    // kilobyte. The loader's AML005 used to be followed by a walk of the expanded tree
+    // (finding VM sizes), which took minutes at 25 levels.
+    let mut chain = format!("{JOB}x0: &x0 {{a: 1, b: 2}}\n");
+    for i in 1..25 {
+        let p = i - 1;
+        chain.push_str(&format!(
+            "x{i}: &x{i}\n  <<: [*x{p}]\n  k{i}: *x{p}\n  j{i}: *x{p}\n"
+        ));
+    }
+    // Each level merges the previous one twice: the merged entries double at every level
+    // (2^29 of them, 16 GB, before the copies were bounded by the alias limit).
+    let mut doubling = String::from("x0: &x0 {a: 1}\n");
+    for i in 1..30 {
+        let p = i - 1;
+        doubling.push_str(&format!("x{i}: &x{i}\n  <<: [*x{p}, *x{p}]\n"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("chain.yml"), chain).unwrap();
+    std::fs::write(dir.path().join("doubling.yml"), format!("{JOB}{doubling}")).unwrap();
+    let o = run(dir.path(), &["chain.yml", "doubling.yml"], &[]);
+    assert_eq!(o.codes("chain.yml"), ["AML005"], "{}", o.json);
+    assert_eq!(o.codes("doubling.yml"), ["AML005"], "{}", o.json);
+    assert!(
+        o.message("doubling.yml", "AML005").contains("alias"),
+        "{}",
+        o.json
+    );
+}
+#[test]
 fn a_hundred_thousand_levels_of_nesting() {
     let n = 100_000;
     let cases: Vec<(&str, String)> = vec![

@@ -86,3 +86,26 @@ fn render_file(bytes: &[u8]) -> String {
     );
     text.replace(&dir.path().display().to_string(), "[TMP]")
 }
+
+#[test]
+fn a_finding_on_a_huge_line_is_shown_by_position() {
+    // A minified JSON deployment: the unknown key is at column 70,143, beyond what miette
+    // can pad (it used to panic), and far too wide to draw.
+    let pad = "x".repeat(70_000);
+    let text = format!(
+        "{{\"$schema\":\"https://azuremlschemas.azureedge.net/latest/managedOnlineDeployment.schema.json\",\"name\":\"b\",\"endpoint_name\":\"e\",\"instance_type\":\"Standard_DS3_v2\",\"tags\":{{\"pad\":\"{pad}\"}},\"bogus\":1}}\n"
+    );
+    let out = render("deploy.json", &text);
+    let col = text.find("\"bogus\"").unwrap() + 1;
+    assert!(
+        out.starts_with(&format!("deploy.json:1:{col}: AML101 unknown-key")),
+        "{}",
+        &out[..out.len().min(300)]
+    );
+    assert!(
+        out.contains("`bogus` is not a key"),
+        "{}",
+        &out[..out.len().min(300)]
+    );
+    assert!(!out.contains(&pad), "the line is not drawn");
+}

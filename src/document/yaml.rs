@@ -31,6 +31,8 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Vec<Diagnostic>
         anchors: HashMap::new(),
         last_end: base,
         diags,
+        merge_copies: 0,
+        merge_overflow: false,
     };
     let mut parser = Parser::new_from_str(content);
     loop {
@@ -187,6 +189,23 @@ struct Builder<'a, 'd> {
     anchors: HashMap<usize, Anchor>,
     last_end: u32,
     diags: &'d mut Vec<Diagnostic>,
+    /// Entries copied into mappings by `<<` merge keys in this document: bounded by
+    /// `max_alias_nodes`, since each `<<: [*a, *a]` level may double them.
+    merge_copies: u64,
+    /// The merge copies went over the limit.
+    merge_overflow: bool,
+}
+
+fn alias_limit_diagnostic(span: Span, limits: &Limits) -> Diagnostic {
+    Diagnostic::new(
+        "AML005",
+        span,
+        format!(
+            "aliases expand this document to more than {} nodes (a \"billion laughs\" pattern)",
+            limits.max_alias_nodes
+        ),
+    )
+    .with_help("Each alias repeats its anchor's whole content; the Azure ML SDK would expand them all. Write the content out, or reduce the nesting of aliases. The document was not checked further.")
 }
 
 /// A mapping key as Python's `dict` compares it (`1`, `1.0` and `True` are one key).
@@ -238,6 +257,8 @@ impl<'a> Builder<'a, '_> {
                     ..Document::default()
                 });
                 self.anchors.clear();
+                self.merge_copies = 0;
+                self.merge_overflow = false;
             }
             Event::DocumentEnd => self.finish_doc(),
             Event::Scalar(value, style, anchor, tag) => {
@@ -288,6 +309,10 @@ impl<'a> Builder<'a, '_> {
             Event::SequenceEnd | Event::MappingEnd => {
                 let end = span.end;
                 self.close_frame(Some(end));
+                if self.merge_overflow {
+                    self.alias_limit_exceeded(self.char_span_at(end.saturating_sub(1)));
+                    return false;
+                }
             }
             Event::Alias(anchor) => {
                 let node = match self.anchors.get(&anchor).copied() {
@@ -618,9 +643,26 @@ impl<'a> Builder<'a, '_> {
     /// so override.
     fn merged_entries(&mut self, merges: &[NodeId]) -> Vec<Entry> {
         let mut out = Vec::new();
+        let budget = self.limits.max_alias_nodes;
         for &m in merges {
             let doc = self.doc.as_ref().expect("a node implies a document");
             let target = doc.resolve(m);
+            let copies = match &doc.nodes[target.index()].value {
+                Value::Map(es) => es.len() as u64,
+                Value::Seq(items) => items
+                    .iter()
+                    .map(|&i| match &doc.nodes[doc.resolve(i).index()].value {
+                        Value::Map(es) => es.len() as u64,
+                        _ => 0,
+                    })
+                    .sum(),
+                _ => 0,
+            };
+            self.merge_copies = self.merge_copies.saturating_add(copies);
+            if self.merge_overflow || self.merge_copies > budget {
+                self.merge_overflow = true;
+                break;
+            }
             match &doc.nodes[target.index()].value {
                 Value::Map(es) => out.extend(es.iter().map(|e| Entry { merged: true, ..*e })),
                 Value::Seq(items) => {
@@ -737,6 +779,16 @@ impl<'a> Builder<'a, '_> {
         self.diags.extend(found);
     }
 
+    /// `<<` merge keys copied more entries than the alias limit allows: AML005 at `span`
+    /// (where the parse stopped); the document is not checked further.
+    fn alias_limit_exceeded(&mut self, span: Span) {
+        self.diags.push(alias_limit_diagnostic(span, self.limits));
+        if let Some(doc) = self.doc.as_mut() {
+            doc.partial = true;
+            doc.alias_overflow = true;
+        }
+    }
+
     /// Closes everything still open after an error or a limit and marks the document
     /// partial.
     fn abort(&mut self) {
@@ -774,23 +826,13 @@ impl<'a> Builder<'a, '_> {
         {
             doc.partial = true;
         }
-        if doc.expanded_size(self.limits.max_alias_nodes).is_none() {
+        if !doc.alias_overflow && doc.expanded_size(self.limits.max_alias_nodes).is_none() {
             let alias = doc
                 .nodes
                 .iter()
                 .find(|n| matches!(n.value, Value::Alias(_)))
                 .map_or(doc.span, |n| n.span);
-            self.diags.push(
-                Diagnostic::new(
-                    "AML005",
-                    alias,
-                    format!(
-                        "aliases expand this document to more than {} nodes (a \"billion laughs\" pattern)",
-                        self.limits.max_alias_nodes
-                    ),
-                )
-                .with_help("Each alias repeats its anchor's whole content; the Azure ML SDK would expand them all. Write the content out, or reduce the nesting of aliases. The document was not checked further."),
-            );
+            self.diags.push(alias_limit_diagnostic(alias, self.limits));
             doc.partial = true;
             doc.alias_overflow = true;
         }

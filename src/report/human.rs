@@ -44,6 +44,26 @@ struct Rendered<'a> {
     diagnostic: &'a Diagnostic,
     source: Source<'a>,
     code: String,
+    /// Whether to draw the source snippet (not for unreadable files or huge lines).
+    snippet: bool,
+}
+
+/// Longest line drawn as a snippet: a minified JSON file or a 10 MB string is one line,
+/// which would flood the terminal (and miette cannot pad beyond 65,535 columns). Such a
+/// finding is shown with its `path:line:column` instead.
+const MAX_SNIPPET_LINE: usize = 1_000;
+
+/// Whether every line a span touches is short enough to draw.
+fn drawable(text: &str, span: crate::source::Span) -> bool {
+    let (start, end) = (span.start as usize, span.end as usize);
+    if text.is_empty() || end > text.len() || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+        return false;
+    }
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    text[line_start..line_end]
+        .split('\n')
+        .all(|line| line.len() <= MAX_SNIPPET_LINE)
 }
 
 impl fmt::Debug for Rendered<'_> {
@@ -82,11 +102,11 @@ impl miette::Diagnostic for Rendered<'_> {
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
         // A file that could not be read has no text to show.
-        (!self.source.0.text.is_empty()).then_some(&self.source as &dyn SourceCode)
+        self.snippet.then_some(&self.source as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        if self.source.0.text.is_empty() {
+        if !self.snippet {
             return None;
         }
         let d = self.diagnostic;
@@ -111,16 +131,19 @@ pub fn render_diagnostic(source: &SourceFile, diagnostic: &Diagnostic, style: St
         .with_links(false)
         .with_context_lines(1);
     let position = source.position(diagnostic.span.start);
+    let snippet = drawable(&source.text, diagnostic.span)
+        && diagnostic.labels.iter().all(|l| drawable(&source.text, l.span));
     let rendered = Rendered {
         diagnostic,
         source: Source(source),
         code: format!("{} {}", diagnostic.code, diagnostic.name),
+        snippet,
     };
     let mut out = String::new();
     if handler.render_report(&mut out, &rendered).is_err() {
         out = format!("{}: {}\n", diagnostic.code, diagnostic.message);
     }
-    if source.text.is_empty() {
+    if !snippet {
         // No snippet to carry the location: name the file in the header line.
         out = format!(
             "{}:{}:{}: {}",
@@ -184,11 +207,11 @@ impl miette::Diagnostic for ConfigProblem<'_> {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        (!self.source.0.text.is_empty()).then_some(&self.source as &dyn SourceCode)
+        drawable(&self.source.0.text, self.error.span).then_some(&self.source as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        if self.source.0.text.is_empty() {
+        if !drawable(&self.source.0.text, self.error.span) {
             return None;
         }
         let primary = LabeledSpan::new_primary_with_span(None, self.error.span);
@@ -214,8 +237,16 @@ pub fn render_config_errors(errors: &[crate::config::ConfigError], style: Style)
             source: Source(&e.source),
         };
         let mut one = String::new();
-        if handler.render_report(&mut one, &problem).is_err() || e.source.text.is_empty() {
-            one = format!("{}: error: {}\n", e.source.path, e.message);
+        if handler.render_report(&mut one, &problem).is_err() || !drawable(&e.source.text, e.span) {
+            one = if e.source.text.is_empty() {
+                format!("{}: error: {}\n", e.source.path, e.message)
+            } else {
+                let at = e.source.position(e.span.start);
+                format!(
+                    "{}:{}:{}: error: {}\n",
+                    e.source.path, at.line, at.column, e.message
+                )
+            };
             if let Some(h) = &e.help {
                 one.push_str(&format!("  help: {h}\n"));
             }
