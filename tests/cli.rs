@@ -329,3 +329,35 @@ fn rules_and_rule_docs() {
         .code(2)
         .stderr(predicates::str::contains("Did you mean `duplicate-key`?"));
 }
+
+#[test]
+fn local_paths_beside_a_file_named_without_a_directory() {
+    // `amlint check job.yml` (and pre-commit at the repository root) names the file
+    // without a directory: `code: .` is the current directory, not an empty path.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "job.yml", &format!("{CLEAN_JOB}code: .\n"));
+    write(dir.path(), "gone.yml", &format!("{CLEAN_JOB}code: ./src\n"));
+    let out = amlint()
+        .current_dir(dir.path())
+        .args(["check", "--no-config", "--format", "json", "job.yml", "gone.yml"])
+        .output()
+        .unwrap();
+    let json = json_of(&out);
+    let found: Vec<(String, String)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(found, [("gone.yml".to_string(), "AML201".to_string())], "{json}");
+    amlint()
+        .current_dir(dir.path())
+        .args(["check", "--no-config", "job.yml"])
+        .assert()
+        .code(0);
+}

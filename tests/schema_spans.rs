@@ -140,3 +140,38 @@ fn unloadable_documents_are_not_validated() {
     let codes: Vec<String> = findings("e.yml", doc).into_iter().map(|c| c.0).collect();
     assert_eq!(codes, ["AML001"]);
 }
+
+#[test]
+fn no_rename_into_a_key_that_is_already_set() {
+    // `instance_typ` resembles `instance_type`, which the mapping already has: renaming
+    // would make a duplicate key (AML002), so the finding says so and offers no fix.
+    let doc = format!("{DEPLOYMENT}name: b\ninstance_type: x\ninstance_typ: y\n");
+    let report = check_text("d.yml", doc, &Options::default());
+    let d = report
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "AML101")
+        .expect("AML101");
+    assert!(
+        d.message
+            .contains("`instance_type`, which it resembles, is already set"),
+        "{}",
+        d.message
+    );
+    assert!(!d.message.contains("did you mean"), "{}", d.message);
+    assert!(d.fix.is_none(), "{:?}", d.fix);
+    // Without `instance_type`, the rename is offered.
+    let doc = format!("{DEPLOYMENT}name: b\ninstance_typ: y\n");
+    let report = check_text("d.yml", doc, &Options::default());
+    let d = report
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "AML101")
+        .expect("AML101");
+    assert!(
+        d.message.contains("did you mean `instance_type`?"),
+        "{}",
+        d.message
+    );
+    assert!(d.fix.is_some());
+}

@@ -171,10 +171,15 @@ fn missing(
         base.join(rel)
     };
     // `a/./b` → `a/b` for display (the lookup is the same).
-    let path: PathBuf = joined
+    let mut path: PathBuf = joined
         .components()
         .filter(|c| !matches!(c, std::path::Component::CurDir))
         .collect();
+    if path.as_os_str().is_empty() {
+        // `code: .` beside a file named without a directory: the current directory
+        // (an empty path exists nowhere).
+        path = PathBuf::from(".");
+    }
     let where_ = path.display().to_string();
     match std::fs::metadata(&path) {
         Ok(meta) if meta.is_dir() && !form.dir => Some(

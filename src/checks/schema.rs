@@ -323,13 +323,27 @@ impl Render<'_> {
         let span = self.doc.span_of(&child, Target::Key);
         let mut candidates: Vec<String> = allowed.iter().filter(|k| *k != "$schema").cloned().collect();
         candidates.sort();
-        let closest = crate::suggest::closest(key, candidates.iter()).map(str::to_string);
+        let mut closest = crate::suggest::closest(key, candidates.iter()).map(str::to_string);
         let owner = if p.is_empty() {
             format!("{} {}", article(self.title), self.title)
         } else {
             self.subject(p)
         };
         let mut message = format!("`{key}` is not a key of {owner}");
+        // The key it resembles is already set: renaming would make a duplicate (AML002).
+        let taken = closest
+            .as_ref()
+            .is_some_and(|c| self.doc.lookup(&p.child(c.as_str())).is_some());
+        if taken {
+            let c = closest.take().unwrap_or_default();
+            message.push_str(&format!(", and `{c}`, which it resembles, is already set"));
+            let d = Diagnostic::new("AML101", span, message)
+                .with_pointer(child.clone())
+                .with_help(format!(
+                    "Remove it, or merge it into `{c}`. The Azure ML CLI rejects keys it does not know (\"Unknown field\")."
+                ));
+            return d;
+        }
         let help = match &closest {
             Some(c) => {
                 message.push_str(&format!("; did you mean `{c}`?"));

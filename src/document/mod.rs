@@ -11,6 +11,8 @@ pub mod pointer;
 pub mod yaml;
 pub mod yaml11;
 
+use std::collections::HashMap;
+
 use crate::source::Span;
 pub use pointer::Pointer;
 
@@ -114,7 +116,14 @@ pub struct Document {
     /// Aliases expand beyond the limit (AML005): the tree is kept for classification,
     /// but nothing may expand it ([`Document::to_json`] gives `null`).
     pub alias_overflow: bool,
+    /// For mappings of more than [`INDEXED_MAP`] entries: key → index of the entry the
+    /// CLI keeps. Built on the first lookup, so that resolving one finding per key of a
+    /// 20,000-key mapping is not quadratic.
+    key_index: std::sync::OnceLock<HashMap<NodeId, HashMap<String, usize>>>,
 }
+
+/// Mappings with more entries than this get a key index ([`Document::get_entry`]).
+const INDEXED_MAP: usize = 32;
 
 /// What a pointer lookup points at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,11 +187,35 @@ impl Document {
 
     /// The entry the CLI keeps for `key` in the mapping `map` (the last one).
     pub fn get_entry(&self, map: NodeId, key: &str) -> Option<Entry> {
-        self.entries(map)
+        let entries = self.entries(map);
+        if entries.len() > INDEXED_MAP {
+            let index = self.key_index.get_or_init(|| self.build_key_index());
+            if let Some(keys) = index.get(&self.resolve(map)) {
+                return keys.get(key).map(|&i| entries[i]);
+            }
+        }
+        entries
             .iter()
             .rev()
             .find(|e| self.key_string(e.key) == key)
             .copied()
+    }
+
+    fn build_key_index(&self) -> HashMap<NodeId, HashMap<String, usize>> {
+        let mut index = HashMap::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            if let Value::Map(entries) = &node.value {
+                if entries.len() > INDEXED_MAP {
+                    let mut keys = HashMap::with_capacity(entries.len());
+                    for (j, e) in entries.iter().enumerate() {
+                        // Later entries win, as in the CLI.
+                        keys.insert(self.key_string(e.key).into_owned(), j);
+                    }
+                    index.insert(NodeId(i as u32), keys);
+                }
+            }
+        }
+        index
     }
 
     pub fn get(&self, map: NodeId, key: &str) -> Option<NodeId> {

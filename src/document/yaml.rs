@@ -895,6 +895,29 @@ mod tests {
     }
 
     #[test]
+    fn lookups_in_large_mappings_keep_the_last_entry() {
+        // Over 32 entries a mapping is looked up through its key index: the same answers
+        // as the scan, merged entries and repeated keys included.
+        let mut text = String::from("base: &b {k0: merged, k40: merged}\nm:\n  <<: *b\n");
+        for i in 1..40 {
+            text.push_str(&format!("  k{i}: {i}\n"));
+        }
+        text.push_str("  k1: last\n");
+        let (docs, _) = load(&text);
+        let doc = &docs[0];
+        let m = doc.get(doc.root.unwrap(), "m").unwrap();
+        let text_of = |key: &str| doc.get(m, key).map(|v| doc.node_to_json(v));
+        assert_eq!(text_of("k1"), Some(serde_json::json!("last")));
+        assert_eq!(text_of("k0"), Some(serde_json::json!("merged")));
+        assert_eq!(text_of("k40"), Some(serde_json::json!("merged")));
+        assert_eq!(text_of("k39"), Some(serde_json::json!(39)));
+        assert_eq!(text_of("nope"), None);
+        let written = doc.get_entry(m, "k1").unwrap();
+        assert_eq!(&text[doc.node(written.key).span.range()], "k1");
+        assert!(doc.node(written.key).span.start as usize > text.find("k39").unwrap());
+    }
+
+    #[test]
     fn duplicate_keys_point_at_the_second() {
         let text = "a: 1\nb: 2\na: 3\n";
         let (docs, diags) = load(text);

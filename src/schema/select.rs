@@ -700,7 +700,7 @@ fn branch_types(store: &Store, schema: &Value, base: &str, out: &mut Vec<String>
 /// Python's validator returns only the type error of a schema object whose `type` (or
 /// `x-amlint-type`) fails; drop anything else reported at that same place.
 fn dedupe(issues: Vec<Issue>) -> Vec<Issue> {
-    let typed: Vec<Pointer> = issues
+    let typed: std::collections::HashSet<Pointer> = issues
         .iter()
         .filter(|i| {
             matches!(
@@ -711,6 +711,10 @@ fn dedupe(issues: Vec<Issue>) -> Vec<Issue> {
         .map(|i| i.pointer.clone())
         .collect();
     let mut out: Vec<Issue> = Vec::with_capacity(issues.len());
+    // The issues kept so far at each place (pointer, and key for a key issue, since
+    // every unknown key of a mapping has the mapping's pointer): equal issues share it.
+    let mut at: std::collections::HashMap<(Pointer, Option<String>), Vec<usize>> =
+        std::collections::HashMap::new();
     for issue in issues {
         let is_type = matches!(
             issue.kind,
@@ -723,7 +727,13 @@ fn dedupe(issues: Vec<Issue>) -> Vec<Issue> {
         if !is_type && !keyed && typed.contains(&issue.pointer) {
             continue;
         }
-        if !out.contains(&issue) {
+        let key = match &issue.kind {
+            IssueKind::UnknownKey { key, .. } | IssueKind::MissingKey { key } => Some(key.clone()),
+            _ => None,
+        };
+        let same_place = at.entry((issue.pointer.clone(), key)).or_default();
+        if !same_place.iter().any(|&i| out[i] == issue) {
+            same_place.push(out.len());
             out.push(issue);
         }
     }
