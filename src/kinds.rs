@@ -28,6 +28,8 @@ struct FamilyDef {
     files: Vec<String>,
     #[serde(default)]
     skip: bool,
+    #[serde(default)]
+    type_exact: bool,
     kinds: Vec<KindDef>,
 }
 
@@ -79,6 +81,10 @@ pub struct Family {
     /// The CLI command that consumes files of this family.
     pub command: String,
     pub skip: bool,
+    /// The CLI compares `type:` exactly (lower case) when it dispatches a file of this
+    /// family; classification still matches it case-insensitively, and AML103 reports
+    /// the case.
+    pub type_exact: bool,
     detect: Vec<Shape>,
     files: Vec<GlobMatcher>,
     /// Indices into [`KindTable::kinds`].
@@ -176,6 +182,7 @@ impl KindTable {
                 name: fam.family,
                 command: fam.command,
                 skip: fam.skip,
+                type_exact: fam.type_exact,
                 detect: lower_types(fam.detect),
                 files,
                 kinds,

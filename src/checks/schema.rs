@@ -35,6 +35,11 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
     for issue in &issues {
         out.push(r.issue(issue));
     }
+    if crate::kinds::table().families[kind.family].type_exact
+        && !issues.iter().any(|i| i.pointer.segments().next() == Some("type"))
+    {
+        out.extend(type_case(cx.doc, &kind.title));
+    }
     // Cross-field constraints only where the values involved passed the schema.
     for f in cross_field::check(&kind.id, json) {
         if issues.iter().any(|i| i.pointer == f.pointer) {
@@ -55,6 +60,39 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
         }
         out.push(d);
     }
+}
+
+/// `type: Command` in a family whose `type:` the CLI compares exactly (jobs): AML103 on
+/// the value, with the lower-case value as the fix.
+fn type_case(doc: &Document, title: &str) -> Option<Diagnostic> {
+    let node = doc.get(doc.root?, "type")?;
+    let Value::Str(written) = doc.value(node) else {
+        return None;
+    };
+    let lower = written.to_lowercase();
+    if **written == *lower {
+        return None;
+    }
+    let span = doc.node(node).span;
+    let mut d = Diagnostic::new(
+        "AML103",
+        span,
+        format!("`type: {written}` is not a type the Azure ML CLI dispatches: it compares `type` exactly, in lower case; did you mean `{lower}`?"),
+    )
+    .with_pointer(Pointer::root().child("type"))
+    .with_help(format!(
+        "Write `type: {lower}`. `az ml job create` rejects this file (\"Unsupported job type: {written}\"), though the {title}'s own schema would accept the value."
+    ));
+    if doc.node(node).style == Style::Plain {
+        d = d.with_fix(Fix {
+            title: format!("Write `{lower}`"),
+            edits: vec![Edit {
+                span,
+                replacement: lower.clone(),
+            }],
+        });
+    }
+    Some(d)
 }
 
 struct Render<'a> {
