@@ -2,16 +2,42 @@
 //! YAML 1.2 read differently, and numbers that lose their text under version keys. The
 //! loader records the candidates while resolving scalars; this turns them into findings.
 
+use std::collections::{HashMap, HashSet};
+
 use super::DocContext;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
-use crate::document::Value;
 use crate::document::yaml11::{NoteKind, describe, python_str, yaml_float_literal};
+use crate::document::{NodeId, Pointer, Value};
 
 pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+    let dates = string_fields_holding_dates(cx);
     for note in &cx.doc.yaml11_notes {
         let node = cx.doc.node(note.node);
         let raw = cx.source.slice(node.span);
         let quoted = format!("\"{}\"", raw.replace('\\', "\\\\").replace('"', "\\\""));
+        if let Some(pointer) = dates.get(&note.node) {
+            // Not merely ambiguous: the CLI loads a date where its schema wants text.
+            let field = pointer.last().unwrap_or_default();
+            out.push(
+                Diagnostic::new(
+                    "AML102",
+                    node.span,
+                    format!(
+                        "`{raw}` is a date to the Azure ML CLI (PyYAML reads an unquoted date as a datetime), but `{field}` must be a string: the CLI rejects the file (\"Not a valid string\")"
+                    ),
+                )
+                .with_pointer(pointer.clone())
+                .with_help(format!("Quote it: {quoted}."))
+                .with_fix(Fix {
+                    title: format!("Quote `{raw}`"),
+                    edits: vec![Edit {
+                        span: node.span,
+                        replacement: quoted.clone(),
+                    }],
+                }),
+            );
+            continue;
+        }
         let diag = match &note.kind {
             NoteKind::Differs { yaml11, yaml12 } => {
                 let alternative = match yaml11 {
@@ -70,4 +96,54 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
         };
         out.push(diag);
     }
+}
+
+/// The unquoted dates and timestamps (YAML 1.1 `datetime`s) that are values of fields
+/// whose schema takes only a string (`name`, `display_name`, `command`, ...): marshmallow's
+/// `String` field refuses a `datetime` ("Not a valid string"). Fields that take other
+/// types too (a version is str()-ed by the SDK, tags take anything) are left to AML003.
+fn string_fields_holding_dates(cx: &DocContext<'_>) -> HashMap<NodeId, Pointer> {
+    let mut found = HashMap::new();
+    let Some(kind) = cx.class.kind else {
+        return found;
+    };
+    if !super::schema::checkable(cx.doc) {
+        return found;
+    }
+    let dates: Vec<NodeId> = cx
+        .doc
+        .yaml11_notes
+        .iter()
+        .filter(|n| {
+            matches!(
+                &n.kind,
+                NoteKind::Differs {
+                    yaml11: Value::Timestamp(_),
+                    ..
+                }
+            )
+        })
+        .map(|n| n.node)
+        .collect();
+    if dates.is_empty() {
+        return found;
+    }
+    let spans: HashSet<_> = dates.iter().map(|&n| cx.doc.node(n).span).collect();
+    let pointers = cx.doc.pointers_for(&spans);
+    for node in dates {
+        let Some(pointer) = pointers.get(&cx.doc.node(node).span) else {
+            continue;
+        };
+        // A value, not a key (a key's span maps to its entry's pointer too).
+        let is_value = cx.doc.lookup(pointer).is_some_and(|l| l.value == node);
+        if !is_value {
+            continue;
+        }
+        let only_string = crate::schema::describe::describe(&kind.id, pointer)
+            .is_some_and(|f| f.types == ["string"] && f.values.is_empty());
+        if only_string {
+            found.insert(node, pointer.clone());
+        }
+    }
+    found
 }
