@@ -104,6 +104,13 @@ impl Client {
         stdin.flush().unwrap();
     }
 
+    /// Writes bytes as they are, unframed.
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
     fn send(&mut self, v: Value) {
         self.send_raw(v.to_string().as_bytes());
     }
@@ -639,4 +646,21 @@ fn exit_without_shutdown_is_an_error_and_requests_before_initialize_are_refused(
         assert!(Instant::now() < deadline, "the server did not exit");
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+#[test]
+fn a_malformed_header_does_not_break_the_framing() {
+    let (_d, root) = workspace();
+    let mut c = Client::initialized(&root);
+    let body = br#"{"jsonrpc":"2.0","method":"x"}"#;
+    for header in [
+        &b"Content-Length: abc\r\n\r\n"[..],
+        b"X-Other: 1\r\n\r\n",
+        b"Content-Length: -5\r\n\r\n",
+    ] {
+        c.write_bytes(&[header, body].concat());
+        let r = c.request("amlint/noSuchMethod", json!({}));
+        assert_eq!(r["error"]["code"], -32601, "{r}");
+    }
+    c.shutdown_and_exit();
 }
