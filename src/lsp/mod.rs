@@ -387,7 +387,7 @@ impl Server {
         match method {
             lsp_types::request::CodeActionRequest::METHOD => {
                 let p: CodeActionParams = parse(params)?;
-                self.flush_if_dirty();
+                self.flush_if_dirty(&p.text_document.uri);
                 let ws = self.ws.as_ref().expect("initialized");
                 let actions = ws
                     .checked(&p.text_document.uri)
@@ -397,7 +397,7 @@ impl Server {
             }
             lsp_types::request::HoverRequest::METHOD => {
                 let p: HoverParams = parse(params)?;
-                self.flush_if_dirty();
+                self.flush_if_dirty(&p.text_document_position_params.text_document.uri);
                 let ws = self.ws.as_ref().expect("initialized");
                 let pos = &p.text_document_position_params;
                 let hover = ws
@@ -412,10 +412,13 @@ impl Server {
         }
     }
 
-    fn flush_if_dirty(&mut self) {
+    /// Before a request about `uri`: the pending checks run (and publish), and the
+    /// document's current version is checked even if its result was not published.
+    fn flush_if_dirty(&mut self, uri: &Url) {
         if self.ws.as_ref().is_some_and(Workspace::is_dirty) {
             self.flush();
         }
+        self.ws_mut().ensure_checked(uri);
     }
 
     fn initialize(&mut self, params: serde_json::Value) -> Result<serde_json::Value, (ErrorCode, String)> {
