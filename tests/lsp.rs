@@ -814,3 +814,65 @@ fn requests_behind_a_queued_change_describe_the_text_they_follow() {
     assert!(codes(&c.diagnostics(&uri(&path), Some(11))).contains(&"AML101"));
     c.shutdown_and_exit();
 }
+
+const JOB_WITH_CODE: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+command: python train.py
+code: ./src
+environment: azureml:sklearn:1
+";
+
+#[test]
+fn a_created_source_folder_rechecks_the_jobs_that_name_it() {
+    let (_d, root) = workspace();
+    let a = write(&root, "a.yml", JOB_WITH_CODE);
+    let b = write(&root, "b.yml", JOB_WITH_CODE);
+    let mut c = Client::initialized(&root);
+    assert_eq!(codes(&c.diagnostics(&uri(&a), None)), ["AML201"]);
+    assert_eq!(codes(&c.diagnostics(&uri(&b), None)), ["AML201"]);
+    c.open(&a, JOB_WITH_CODE);
+    assert_eq!(codes(&c.diagnostics(&uri(&a), Some(1))), ["AML201"]);
+
+    let train = write(&root, "src/train.py", "print('hi')\n");
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&train), "type": 1}]}),
+    );
+    assert_eq!(c.diagnostics(&uri(&a), Some(1)), Vec::<Value>::new());
+    assert_eq!(c.diagnostics(&uri(&b), None), Vec::<Value>::new());
+
+    // Gone again: the jobs that name it get their finding back.
+    std::fs::remove_dir_all(root.join("src")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&root.join("src")), "type": 3}]}),
+    );
+    assert_eq!(codes(&c.diagnostics(&uri(&a), Some(1))), ["AML201"]);
+    assert_eq!(codes(&c.diagnostics(&uri(&b), None)), ["AML201"]);
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn an_excluded_file_gets_no_diagnostics_when_opened() {
+    let (_d, root) = workspace();
+    write(&root, "amlint.toml", "extend-exclude = [\"generated\"]\n");
+    let excluded = root.join("generated/deployment.yml");
+    let included = root.join("deployment.yml");
+    let mut c = Client::initialized(&root);
+    c.open(&excluded, DEPLOYMENT);
+    c.open(&included, DEPLOYMENT);
+    assert!(codes(&c.diagnostics(&uri(&included), Some(1))).contains(&"AML101"));
+    let r = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri(&excluded)}, "position": {"line": 4, "character": 3}}),
+    );
+    assert_eq!(r["result"], Value::Null, "{r}");
+    assert!(
+        !c.pending
+            .iter()
+            .any(|v| v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri(&excluded)),
+        "{:#?}",
+        c.pending
+    );
+    c.shutdown_and_exit();
+}

@@ -478,17 +478,15 @@ impl Server {
     /// check it.
     fn initialized(&mut self) {
         if self.watch_files {
-            let watchers = [
-                "**/*.{yml,yaml,json}",
-                "**/MLTable",
-                "**/{amlint.toml,.amlint.toml,pyproject.toml}",
-            ]
-            .iter()
-            .map(|g| FileSystemWatcher {
-                glob_pattern: GlobPattern::String(g.to_string()),
-                kind: None,
-            })
-            .collect();
+            // Every file: configurations and definitions feed the index, and any file
+            // may be a local path a configuration names (AML201).
+            let watchers = ["**/*"]
+                .iter()
+                .map(|g| FileSystemWatcher {
+                    glob_pattern: GlobPattern::String(g.to_string()),
+                    kind: None,
+                })
+                .collect();
             let options = DidChangeWatchedFilesRegistrationOptions { watchers };
             let params = RegistrationParams {
                 registrations: vec![Registration {

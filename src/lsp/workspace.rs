@@ -29,6 +29,9 @@ pub struct OpenDoc {
     pub path: PathBuf,
     pub version: i32,
     pub text: String,
+    /// Excluded by its configuration (`exclude`): never checked, defines nothing, as
+    /// with `amlint check --force-exclude`.
+    excluded: bool,
     /// The parse of `text` at `parsed_version` (feeds the index; kept for actions).
     parsed: Option<(i32, Prepared)>,
     /// The findings of the last check.
@@ -136,6 +139,15 @@ impl Workspace {
         })
     }
 
+    /// Whether the configuration excludes a file even when it is named (opened).
+    fn excluded(&self, path: &Path) -> bool {
+        let filter = ConfigFilter {
+            resolver: self.resolver.clone(),
+            force_exclude: true,
+        };
+        !filter.explicit_file(path)
+    }
+
     fn in_workspace(&self, path: &Path) -> bool {
         self.folders.iter().any(|f| path.starts_with(f))
     }
@@ -198,12 +210,14 @@ impl Workspace {
 
     pub fn open(&mut self, uri: Url, version: i32, text: String) {
         let path = self.path_for(&uri);
+        let excluded = self.excluded(&path);
         self.open.insert(
             uri.clone(),
             OpenDoc {
                 path,
                 version,
                 text,
+                excluded,
                 parsed: None,
                 checked: None,
             },
@@ -299,6 +313,7 @@ impl Workspace {
         if is_config_file(&path) {
             return true;
         }
+        self.local_path_changed(&path);
         let tracked = self.disk.contains_key(&path);
         let wanted = self.in_workspace(&path)
             && path.is_file()
@@ -331,11 +346,58 @@ impl Workspace {
         false
     }
 
+    /// A path was created, changed or removed on disk: the files whose local paths
+    /// (AML201) may name it are checked again — those with AML201 findings (it may now
+    /// exist) and those whose text mentions its name (it may now be gone).
+    fn local_path_changed(&mut self, path: &Path) {
+        let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            return;
+        };
+        let aml201 = lsp_types::NumberOrString::String("AML201".to_string());
+        for (uri, doc) in &self.open {
+            let found = doc
+                .checked
+                .as_ref()
+                .is_some_and(|c| c.diagnostics.iter().any(|d| d.code == "AML201"));
+            if !doc.excluded && (found || doc.text.contains(&name)) {
+                self.dirty_open.insert(uri.clone());
+            }
+        }
+        for (file, prepared) in &self.disk {
+            let found = match self.published_disk.get(file) {
+                Some(Some(shown)) => shown.iter().any(|d| d.code.as_ref() == Some(&aml201)),
+                Some(None) => true,
+                None => false,
+            };
+            if found || prepared.loaded.source.text.contains(&name) {
+                self.dirty_disk.insert(file.clone());
+            }
+        }
+    }
+
     /// Reads the configuration again (an `amlint.toml` changed): a new resolver, the
     /// workspace walked again, everything checked again. Configuration errors are
     /// published on the configuration files.
     pub fn reload_config(&mut self, publish: &mut dyn FnMut(PublishDiagnosticsParams)) {
         self.resolver = Arc::new(Resolver::with_cwd(self.options.config.clone(), &self.cwd));
+        // Open documents the configuration now excludes lose their diagnostics; those
+        // it no longer excludes are parsed and checked with everything else.
+        let excluded: Vec<(Url, bool)> = self
+            .open
+            .iter()
+            .map(|(uri, d)| (uri.clone(), self.excluded(&d.path)))
+            .collect();
+        for (uri, excluded) in excluded {
+            let Some(doc) = self.open.get_mut(&uri) else {
+                continue;
+            };
+            if excluded && !doc.excluded {
+                doc.parsed = None;
+                doc.checked = None;
+                publish(PublishDiagnosticsParams::new(uri, Vec::new(), Some(doc.version)));
+            }
+            doc.excluded = excluded;
+        }
         let before: HashSet<PathBuf> = self.disk.keys().cloned().collect();
         self.index_workspace();
         for gone in before.difference(&self.disk.keys().cloned().collect()) {
@@ -446,7 +508,7 @@ impl Workspace {
             let Some(doc) = self.open.get_mut(&uri) else {
                 continue;
             };
-            if doc.parsed.as_ref().is_some_and(|(v, _)| *v == doc.version) {
+            if doc.excluded || doc.parsed.as_ref().is_some_and(|(v, _)| *v == doc.version) {
                 continue;
             }
             let display = doc.path.to_string_lossy().into_owned();
@@ -575,7 +637,7 @@ impl Workspace {
         let Some(doc) = self.open.get(uri) else {
             return;
         };
-        if doc.checked.as_ref().is_some_and(|c| c.version == doc.version) {
+        if doc.excluded || doc.checked.as_ref().is_some_and(|c| c.version == doc.version) {
             return;
         }
         if doc.parsed.as_ref().is_none_or(|(v, _)| *v != doc.version) {
