@@ -104,6 +104,13 @@ impl Client {
         stdin.flush().unwrap();
     }
 
+    /// Writes bytes as they are, unframed.
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
     fn send(&mut self, v: Value) {
         self.send_raw(v.to_string().as_bytes());
     }
@@ -162,6 +169,13 @@ impl Client {
         self.notify(
             "textDocument/didOpen",
             json!({"textDocument": {"uri": uri(path), "languageId": language, "version": 1, "text": text}}),
+        );
+    }
+
+    fn close(&mut self, path: &Path) {
+        self.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri(path)}}),
         );
     }
 
@@ -639,4 +653,226 @@ fn exit_without_shutdown_is_an_error_and_requests_before_initialize_are_refused(
         assert!(Instant::now() < deadline, "the server did not exit");
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+const JOB: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+command: python train.py
+environment: azureml:sklearn:1
+compute: azureml:gpu-cluster
+";
+
+#[test]
+fn a_new_compute_rechecks_the_jobs_that_are_not_open() {
+    let (_d, root) = workspace();
+    let a = write(&root, "jobs/a.yml", JOB);
+    let b = write(&root, "jobs/b.yml", JOB);
+    let mut c = Client::initialized(&root);
+    assert_eq!(codes(&c.diagnostics(&uri(&a), None)), ["AML203"]);
+    assert_eq!(codes(&c.diagnostics(&uri(&b), None)), ["AML203"]);
+    c.open(&a, JOB);
+    assert_eq!(codes(&c.diagnostics(&uri(&a), Some(1))), ["AML203"]);
+
+    // A compute defined in an unsaved buffer: both jobs resolve it, open or not.
+    let compute = root.join("compute/gpu.yml");
+    c.open(&compute, COMPUTE_CLUSTER);
+    assert_eq!(c.diagnostics(&uri(&a), Some(1)), Vec::<Value>::new());
+    assert_eq!(c.diagnostics(&uri(&b), None), Vec::<Value>::new());
+
+    // Saved and closed: the definition is unchanged, still resolved.
+    write(&root, "compute/gpu.yml", COMPUTE_CLUSTER);
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&compute)}}),
+    );
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&compute), "type": 1}]}),
+    );
+    c.close(&compute);
+    // Removed on disk: the finding is back on both.
+    std::fs::remove_file(&compute).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&compute), "type": 3}]}),
+    );
+    assert_eq!(codes(&c.diagnostics(&uri(&a), Some(1))), ["AML203"]);
+    assert_eq!(codes(&c.diagnostics(&uri(&b), None)), ["AML203"]);
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn editing_a_compute_rechecks_endpoints_that_are_not_open() {
+    let (_d, root) = workspace();
+    let compute = write(&root, "compute/gpu-cluster.yml", COMPUTE_CLUSTER);
+    let e1 = write(&root, "endpoints/e1.yml", ENDPOINT);
+    let e2 = write(
+        &root,
+        "endpoints/e2.yml",
+        &ENDPOINT.replace("credit-scoring", "fraud"),
+    );
+    let mut c = Client::initialized(&root);
+    assert_eq!(codes(&c.diagnostics(&uri(&e1), None)), ["AML302"]);
+    assert_eq!(codes(&c.diagnostics(&uri(&e2), None)), ["AML302"]);
+    c.open(&e1, ENDPOINT);
+    assert_eq!(codes(&c.diagnostics(&uri(&e1), Some(1))), ["AML302"]);
+
+    c.open(&compute, COMPUTE_CLUSTER);
+    c.diagnostics(&uri(&compute), Some(1));
+    c.change(&compute, 2, COMPUTE_KUBERNETES);
+    assert_eq!(c.diagnostics(&uri(&e1), Some(1)), Vec::<Value>::new());
+    assert_eq!(c.diagnostics(&uri(&e2), None), Vec::<Value>::new());
+    c.change(&compute, 3, COMPUTE_CLUSTER);
+    assert_eq!(codes(&c.diagnostics(&uri(&e1), Some(1))), ["AML302"]);
+    assert_eq!(codes(&c.diagnostics(&uri(&e2), None)), ["AML302"]);
+
+    // Only files whose diagnostics changed are published again.
+    c.change(
+        &compute,
+        4,
+        &COMPUTE_CLUSTER.replace("max_instances: 4", "max_instances: 5"),
+    );
+    c.diagnostics(&uri(&compute), Some(4));
+    let r = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri(&compute)}, "position": {"line": 0, "character": 0}}),
+    );
+    assert!(r.get("error").is_none(), "{r}");
+    assert!(
+        !c.pending
+            .iter()
+            .any(|v| v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri(&e2)),
+        "{:#?}",
+        c.pending
+    );
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn closing_a_modified_buffer_publishes_the_file_on_disk() {
+    let (_d, root) = workspace();
+    let path = write(&root, "deployment.yml", FIXED);
+    let mut c = Client::initialized(&root);
+    c.open(&path, FIXED);
+    assert_eq!(c.diagnostics(&uri(&path), Some(1)), Vec::<Value>::new());
+    c.change(&path, 2, &format!("{FIXED}bogus_key: 1\n"));
+    assert_eq!(codes(&c.diagnostics(&uri(&path), Some(2))), ["AML101"]);
+    c.close(&path);
+    assert_eq!(c.diagnostics(&uri(&path), None), Vec::<Value>::new());
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn a_malformed_header_does_not_break_the_framing() {
+    let (_d, root) = workspace();
+    let mut c = Client::initialized(&root);
+    let body = br#"{"jsonrpc":"2.0","method":"x"}"#;
+    for header in [
+        &b"Content-Length: abc\r\n\r\n"[..],
+        b"X-Other: 1\r\n\r\n",
+        b"Content-Length: -5\r\n\r\n",
+    ] {
+        c.write_bytes(&[header, body].concat());
+        let r = c.request("amlint/noSuchMethod", json!({}));
+        assert_eq!(r["error"]["code"], -32601, "{r}");
+    }
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn requests_behind_a_queued_change_describe_the_text_they_follow() {
+    let (_d, root) = workspace();
+    let path = root.join("deployment.yml");
+    let mut c = Client::initialized(&root);
+    c.open(&path, FIXED);
+    c.diagnostics(&uri(&path), Some(1));
+    // One write: didChange v10 (an unknown key), codeAction and hover on it, didChange v11.
+    let at = json!({"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 12}});
+    let messages = [
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri(&path), "version": 10}, "contentChanges": [{"text": DEPLOYMENT}]}}),
+        json!({"jsonrpc": "2.0", "id": 1001, "method": "textDocument/codeAction", "params": {"textDocument": {"uri": uri(&path)}, "range": at, "context": {"diagnostics": []}}}),
+        json!({"jsonrpc": "2.0", "id": 1002, "method": "textDocument/hover", "params": {"textDocument": {"uri": uri(&path)}, "position": {"line": 4, "character": 3}}}),
+        json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri(&path), "version": 11}, "contentChanges": [{"text": format!("{DEPLOYMENT}# 11\n")}]}}),
+    ];
+    let mut bytes = Vec::new();
+    for m in messages {
+        let body = m.to_string();
+        bytes.extend(format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes());
+    }
+    c.write_bytes(&bytes);
+    let actions = c.wait_for("the code actions", |v| v["id"] == 1001);
+    let actions = actions["result"].as_array().unwrap();
+    assert!(
+        actions
+            .iter()
+            .any(|a| a["isPreferred"] == true && a["title"].as_str().unwrap().contains("instance_type")),
+        "{actions:#?}"
+    );
+    let hover = c.wait_for("the hover", |v| v["id"] == 1002);
+    let text = hover["result"]["contents"]["value"].as_str().unwrap_or_default();
+    assert!(text.contains("**AML101**"), "{hover}");
+    assert!(codes(&c.diagnostics(&uri(&path), Some(11))).contains(&"AML101"));
+    c.shutdown_and_exit();
+}
+
+const JOB_WITH_CODE: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+command: python train.py
+code: ./src
+environment: azureml:sklearn:1
+";
+
+#[test]
+fn a_created_source_folder_rechecks_the_jobs_that_name_it() {
+    let (_d, root) = workspace();
+    let a = write(&root, "a.yml", JOB_WITH_CODE);
+    let b = write(&root, "b.yml", JOB_WITH_CODE);
+    let mut c = Client::initialized(&root);
+    assert_eq!(codes(&c.diagnostics(&uri(&a), None)), ["AML201"]);
+    assert_eq!(codes(&c.diagnostics(&uri(&b), None)), ["AML201"]);
+    c.open(&a, JOB_WITH_CODE);
+    assert_eq!(codes(&c.diagnostics(&uri(&a), Some(1))), ["AML201"]);
+
+    let train = write(&root, "src/train.py", "print('hi')\n");
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&train), "type": 1}]}),
+    );
+    assert_eq!(c.diagnostics(&uri(&a), Some(1)), Vec::<Value>::new());
+    assert_eq!(c.diagnostics(&uri(&b), None), Vec::<Value>::new());
+
+    // Gone again: the jobs that name it get their finding back.
+    std::fs::remove_dir_all(root.join("src")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&root.join("src")), "type": 3}]}),
+    );
+    assert_eq!(codes(&c.diagnostics(&uri(&a), Some(1))), ["AML201"]);
+    assert_eq!(codes(&c.diagnostics(&uri(&b), None)), ["AML201"]);
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn an_excluded_file_gets_no_diagnostics_when_opened() {
+    let (_d, root) = workspace();
+    write(&root, "amlint.toml", "extend-exclude = [\"generated\"]\n");
+    let excluded = root.join("generated/deployment.yml");
+    let included = root.join("deployment.yml");
+    let mut c = Client::initialized(&root);
+    c.open(&excluded, DEPLOYMENT);
+    c.open(&included, DEPLOYMENT);
+    assert!(codes(&c.diagnostics(&uri(&included), Some(1))).contains(&"AML101"));
+    let r = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri(&excluded)}, "position": {"line": 4, "character": 3}}),
+    );
+    assert_eq!(r["result"], Value::Null, "{r}");
+    assert!(
+        !c.pending
+            .iter()
+            .any(|v| v["method"] == "textDocument/publishDiagnostics" && v["params"]["uri"] == uri(&excluded)),
+        "{:#?}",
+        c.pending
+    );
+    c.shutdown_and_exit();
 }

@@ -47,6 +47,9 @@ pub const DEBOUNCE: Duration = Duration::from_millis(5);
 /// Bodies larger than this are skipped unread (a hostile or broken client).
 const MAX_BODY: usize = 256 * 1024 * 1024;
 
+/// A longer header line is not a header (the input is resynchronised instead).
+const MAX_HEADER_LINE: u64 = 64 * 1024;
+
 /// What the reader thread hands the main loop.
 enum Incoming {
     Message(Message),
@@ -69,8 +72,9 @@ pub fn run() -> i32 {
 
 /// Reads framed messages until end of input or `exit`.
 fn read_loop(mut input: impl BufRead, tx: Sender<Incoming>) {
+    let mut resync = false;
     loop {
-        let item = match read_frame(&mut input) {
+        let item = match read_frame(&mut input, &mut resync) {
             Ok(Some(body)) => parse_body(&body),
             Ok(None) => return,
             Err(Frame::Malformed(why)) => Incoming::Malformed(ErrorCode::ParseError as i32, why),
@@ -102,18 +106,72 @@ enum Frame {
     Io,
 }
 
-/// One `Content-Length`-framed body (`None` at end of input).
-fn read_frame(input: &mut impl BufRead) -> Result<Option<Vec<u8>>, Frame> {
+/// The header every message starts with, as matched when resynchronising (lower case).
+const CONTENT_LENGTH: &[u8] = b"content-length:";
+
+/// Skips input up to and including the next `Content-Length:` (any case); false at end
+/// of input. The pattern's first byte occurs in it only once, so a mismatch restarts
+/// the match at the current byte.
+fn skip_to_content_length(input: &mut impl BufRead) -> Result<bool, Frame> {
+    let mut matched = 0;
+    loop {
+        let buf = match input.fill_buf() {
+            Ok([]) => return Ok(false),
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return Err(Frame::Io),
+        };
+        let mut used = 0;
+        let mut found = false;
+        for &b in buf {
+            used += 1;
+            let b = b.to_ascii_lowercase();
+            if b == CONTENT_LENGTH[matched] {
+                matched += 1;
+            } else {
+                matched = usize::from(b == CONTENT_LENGTH[0]);
+            }
+            if matched == CONTENT_LENGTH.len() {
+                found = true;
+                break;
+            }
+        }
+        input.consume(used);
+        if found {
+            return Ok(true);
+        }
+    }
+}
+
+/// One `Content-Length`-framed body (`None` at end of input). After a header block
+/// without a valid `Content-Length` the body's extent is unknown: the frame is
+/// reported malformed and `resync` set, and the next call skips everything up to the
+/// next `Content-Length:` header, where a well-framed message can start again.
+fn read_frame(input: &mut impl BufRead, resync: &mut bool) -> Result<Option<Vec<u8>>, Frame> {
     let mut length: Option<usize> = None;
     let mut saw_header = false;
-    let mut line = String::new();
+    let mut resumed = std::mem::take(resync);
+    if resumed && !skip_to_content_length(input)? {
+        return Ok(None);
+    }
+    let mut line = Vec::new();
     loop {
         line.clear();
-        match input.read_line(&mut line) {
-            Ok(0) => return Ok(None),
+        if std::mem::take(&mut resumed) {
+            line.extend_from_slice(b"Content-Length:");
+        }
+        let start = line.len();
+        match input.by_ref().take(MAX_HEADER_LINE).read_until(b'\n', &mut line) {
+            Ok(0) if start == 0 => return Ok(None),
             Ok(_) => {}
             Err(_) => return Err(Frame::Io),
         }
+        if line.len() - start >= MAX_HEADER_LINE as usize && !line.ends_with(b"\n") {
+            // Not a header: the rest is skipped up to the next message.
+            *resync = true;
+            return Err(Frame::Malformed("a message header is too long".to_string()));
+        }
+        let line = String::from_utf8_lossy(&line);
         let header = line.trim_end_matches(['\r', '\n']);
         if header.is_empty() {
             if saw_header {
@@ -129,6 +187,7 @@ fn read_frame(input: &mut impl BufRead) -> Result<Option<Vec<u8>>, Frame> {
         }
     }
     let Some(length) = length else {
+        *resync = true;
         return Err(Frame::Malformed(
             "a message header has no valid Content-Length".to_string(),
         ));
@@ -328,7 +387,7 @@ impl Server {
         match method {
             lsp_types::request::CodeActionRequest::METHOD => {
                 let p: CodeActionParams = parse(params)?;
-                self.flush_if_dirty();
+                self.flush_if_dirty(&p.text_document.uri);
                 let ws = self.ws.as_ref().expect("initialized");
                 let actions = ws
                     .checked(&p.text_document.uri)
@@ -338,7 +397,7 @@ impl Server {
             }
             lsp_types::request::HoverRequest::METHOD => {
                 let p: HoverParams = parse(params)?;
-                self.flush_if_dirty();
+                self.flush_if_dirty(&p.text_document_position_params.text_document.uri);
                 let ws = self.ws.as_ref().expect("initialized");
                 let pos = &p.text_document_position_params;
                 let hover = ws
@@ -353,10 +412,13 @@ impl Server {
         }
     }
 
-    fn flush_if_dirty(&mut self) {
+    /// Before a request about `uri`: the pending checks run (and publish), and the
+    /// document's current version is checked even if its result was not published.
+    fn flush_if_dirty(&mut self, uri: &Url) {
         if self.ws.as_ref().is_some_and(Workspace::is_dirty) {
             self.flush();
         }
+        self.ws_mut().ensure_checked(uri);
     }
 
     fn initialize(&mut self, params: serde_json::Value) -> Result<serde_json::Value, (ErrorCode, String)> {
@@ -416,17 +478,15 @@ impl Server {
     /// check it.
     fn initialized(&mut self) {
         if self.watch_files {
-            let watchers = [
-                "**/*.{yml,yaml,json}",
-                "**/MLTable",
-                "**/{amlint.toml,.amlint.toml,pyproject.toml}",
-            ]
-            .iter()
-            .map(|g| FileSystemWatcher {
-                glob_pattern: GlobPattern::String(g.to_string()),
-                kind: None,
-            })
-            .collect();
+            // Every file: configurations and definitions feed the index, and any file
+            // may be a local path a configuration names (AML201).
+            let watchers = ["**/*"]
+                .iter()
+                .map(|g| FileSystemWatcher {
+                    glob_pattern: GlobPattern::String(g.to_string()),
+                    kind: None,
+                })
+                .collect();
             let options = DidChangeWatchedFilesRegistrationOptions { watchers };
             let params = RegistrationParams {
                 registrations: vec![Registration {
@@ -544,10 +604,26 @@ mod tests {
     fn frames_are_read_and_bad_headers_skipped() {
         let input = b"Content-Length: 2\r\n\r\n{}X-Other: 1\r\n\r\ncontent-length: 3\r\n\r\n[1]";
         let mut r = &input[..];
-        assert_eq!(read_frame(&mut r).ok().flatten().as_deref(), Some(&b"{}"[..]));
-        assert!(matches!(read_frame(&mut r), Err(Frame::Malformed(_))));
-        assert_eq!(read_frame(&mut r).ok().flatten().as_deref(), Some(&b"[1]"[..]));
-        assert!(matches!(read_frame(&mut r), Ok(None)));
+        let mut resync = false;
+        let mut frame = |r: &mut &[u8]| read_frame(r, &mut resync);
+        assert_eq!(frame(&mut r).ok().flatten().as_deref(), Some(&b"{}"[..]));
+        assert!(matches!(frame(&mut r), Err(Frame::Malformed(_))));
+        assert_eq!(frame(&mut r).ok().flatten().as_deref(), Some(&b"[1]"[..]));
+        assert!(matches!(frame(&mut r), Ok(None)));
+
+        // A bad length leaves its body unread: the next message is found by its header,
+        // even right after the body on the same line.
+        for bad in [&b"Content-Length: abc"[..], b"Content-Length: -5", b"X-Other: 1"] {
+            let input = [bad, b"\r\n\r\n{\"a\":1}cOnTeNt-LeNgTh: 2\r\n\r\n{}"].concat();
+            let mut r = &input[..];
+            assert!(matches!(frame(&mut r), Err(Frame::Malformed(_))));
+            assert_eq!(frame(&mut r).ok().flatten().as_deref(), Some(&b"{}"[..]));
+            assert!(matches!(frame(&mut r), Ok(None)));
+        }
+        // Garbage to the end of input is the end of input.
+        let mut r = &b"Content-Length: x\r\n\r\ncontent-len"[..];
+        assert!(matches!(frame(&mut r), Err(Frame::Malformed(_))));
+        assert!(matches!(frame(&mut r), Ok(None)));
         assert!(matches!(parse_body(b"{not json"), Incoming::Malformed(-32700, _)));
         assert!(matches!(parse_body(b"[1]"), Incoming::Malformed(-32600, _)));
     }

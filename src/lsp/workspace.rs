@@ -29,6 +29,9 @@ pub struct OpenDoc {
     pub path: PathBuf,
     pub version: i32,
     pub text: String,
+    /// Excluded by its configuration (`exclude`): never checked, defines nothing, as
+    /// with `amlint check --force-exclude`.
+    excluded: bool,
     /// The parse of `text` at `parsed_version` (feeds the index; kept for actions).
     parsed: Option<(i32, Prepared)>,
     /// The findings of the last check.
@@ -64,8 +67,10 @@ pub struct Workspace {
     bases: Option<Arc<FactBases>>,
     dirty_open: BTreeSet<Url>,
     dirty_disk: BTreeSet<PathBuf>,
-    /// Disk files whose last published diagnostics were not empty.
-    published_disk: HashSet<PathBuf>,
+    /// What the client shows for the workspace's files that are not open: the last
+    /// diagnostics published (`None`: unknown, a buffer was closed — publish whatever
+    /// the next check finds). No entry: nothing.
+    published_disk: HashMap<PathBuf, Option<Vec<lsp_types::Diagnostic>>>,
     /// The configuration errors last published, by configuration file.
     published_config: BTreeMap<Url, Vec<lsp_types::Diagnostic>>,
 }
@@ -118,7 +123,7 @@ impl Workspace {
             bases: None,
             dirty_open: BTreeSet::new(),
             dirty_disk: BTreeSet::new(),
-            published_disk: HashSet::new(),
+            published_disk: HashMap::new(),
             published_config: BTreeMap::new(),
         }
     }
@@ -132,6 +137,15 @@ impl Workspace {
             resolver: self.resolver.clone(),
             force_exclude: false,
         })
+    }
+
+    /// Whether the configuration excludes a file even when it is named (opened).
+    fn excluded(&self, path: &Path) -> bool {
+        let filter = ConfigFilter {
+            resolver: self.resolver.clone(),
+            force_exclude: true,
+        };
+        !filter.explicit_file(path)
     }
 
     fn in_workspace(&self, path: &Path) -> bool {
@@ -166,10 +180,12 @@ impl Workspace {
         self.invalidate_index();
     }
 
-    /// The index changed: every open document is checked again.
+    /// The index changed: every file, open or not, is checked again (in parallel; only
+    /// the results that differ from what was published are published).
     fn invalidate_index(&mut self) {
         self.bases = None;
         self.dirty_open.extend(self.open.keys().cloned());
+        self.dirty_disk.extend(self.disk.keys().cloned());
     }
 
     /// Whether any check is pending.
@@ -194,12 +210,14 @@ impl Workspace {
 
     pub fn open(&mut self, uri: Url, version: i32, text: String) {
         let path = self.path_for(&uri);
+        let excluded = self.excluded(&path);
         self.open.insert(
             uri.clone(),
             OpenDoc {
                 path,
                 version,
                 text,
+                excluded,
                 parsed: None,
                 checked: None,
             },
@@ -259,6 +277,9 @@ impl Workspace {
         if self.disk.contains_key(&doc.path) {
             self.reload_disk(&doc.path);
             self.dirty_disk.insert(doc.path.clone());
+            // The client shows the buffer's last diagnostics: the file on disk's are
+            // published whatever they are.
+            self.published_disk.insert(doc.path.clone(), None);
         } else {
             publish(PublishDiagnosticsParams::new(uri.clone(), Vec::new(), None));
         }
@@ -292,6 +313,7 @@ impl Workspace {
         if is_config_file(&path) {
             return true;
         }
+        self.local_path_changed(&path);
         let tracked = self.disk.contains_key(&path);
         let wanted = self.in_workspace(&path)
             && path.is_file()
@@ -311,7 +333,7 @@ impl Workspace {
         if !open {
             if self.disk.contains_key(&path) {
                 self.dirty_disk.insert(path.clone());
-            } else if self.published_disk.remove(&path) {
+            } else if self.published_disk.remove(&path).is_some() {
                 if let Some(uri) = convert::uri_of(&path) {
                     publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
                 }
@@ -319,10 +341,38 @@ impl Workspace {
             if !old.same_definitions(&new) {
                 // A definition on disk changed: everything may depend on it.
                 self.invalidate_index();
-                self.dirty_disk.extend(self.disk.keys().cloned());
             }
         }
         false
+    }
+
+    /// A path was created, changed or removed on disk: the files whose local paths
+    /// (AML201) may name it are checked again — those with AML201 findings (it may now
+    /// exist) and those whose text mentions its name (it may now be gone).
+    fn local_path_changed(&mut self, path: &Path) {
+        let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+            return;
+        };
+        let aml201 = lsp_types::NumberOrString::String("AML201".to_string());
+        for (uri, doc) in &self.open {
+            let found = doc
+                .checked
+                .as_ref()
+                .is_some_and(|c| c.diagnostics.iter().any(|d| d.code == "AML201"));
+            if !doc.excluded && (found || doc.text.contains(&name)) {
+                self.dirty_open.insert(uri.clone());
+            }
+        }
+        for (file, prepared) in &self.disk {
+            let found = match self.published_disk.get(file) {
+                Some(Some(shown)) => shown.iter().any(|d| d.code.as_ref() == Some(&aml201)),
+                Some(None) => true,
+                None => false,
+            };
+            if found || prepared.loaded.source.text.contains(&name) {
+                self.dirty_disk.insert(file.clone());
+            }
+        }
     }
 
     /// Reads the configuration again (an `amlint.toml` changed): a new resolver, the
@@ -330,10 +380,28 @@ impl Workspace {
     /// published on the configuration files.
     pub fn reload_config(&mut self, publish: &mut dyn FnMut(PublishDiagnosticsParams)) {
         self.resolver = Arc::new(Resolver::with_cwd(self.options.config.clone(), &self.cwd));
+        // Open documents the configuration now excludes lose their diagnostics; those
+        // it no longer excludes are parsed and checked with everything else.
+        let excluded: Vec<(Url, bool)> = self
+            .open
+            .iter()
+            .map(|(uri, d)| (uri.clone(), self.excluded(&d.path)))
+            .collect();
+        for (uri, excluded) in excluded {
+            let Some(doc) = self.open.get_mut(&uri) else {
+                continue;
+            };
+            if excluded && !doc.excluded {
+                doc.parsed = None;
+                doc.checked = None;
+                publish(PublishDiagnosticsParams::new(uri, Vec::new(), Some(doc.version)));
+            }
+            doc.excluded = excluded;
+        }
         let before: HashSet<PathBuf> = self.disk.keys().cloned().collect();
         self.index_workspace();
         for gone in before.difference(&self.disk.keys().cloned().collect()) {
-            if self.published_disk.remove(gone) {
+            if self.published_disk.remove(gone).is_some() {
                 if let Some(uri) = convert::uri_of(gone) {
                     publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
                 }
@@ -440,7 +508,7 @@ impl Workspace {
             let Some(doc) = self.open.get_mut(&uri) else {
                 continue;
             };
-            if doc.parsed.as_ref().is_some_and(|(v, _)| *v == doc.version) {
+            if doc.excluded || doc.parsed.as_ref().is_some_and(|(v, _)| *v == doc.version) {
                 continue;
             }
             let display = doc.path.to_string_lossy().into_owned();
@@ -483,33 +551,13 @@ impl Workspace {
         // must be rebuilt before any check.
         let dirty: Vec<Url> = std::mem::take(&mut self.dirty_open).into_iter().collect();
         for uri in dirty {
-            let Some((version, prepared)) = self
-                .open
-                .get(&uri)
-                .and_then(|d| d.parsed.as_ref().filter(|(v, _)| *v == d.version).cloned())
-            else {
+            let Some((version, diagnostics)) = self.check_open(&uri) else {
                 continue;
             };
-            let (report, registry) = self.check(prepared.clone());
+            // The result is kept for requests about this version, but a newer change
+            // already waiting means it is never published.
             if superseded(&uri) {
                 continue;
-            }
-            let diagnostics = report
-                .diagnostics
-                .iter()
-                .map(|d| convert::diagnostic(&uri, &report.source, d))
-                .collect();
-            if let Some(doc) = self.open.get_mut(&uri) {
-                if doc.version != version {
-                    continue;
-                }
-                doc.checked = Some(Checked {
-                    version,
-                    source: report.source.clone(),
-                    prepared,
-                    diagnostics: report.diagnostics,
-                    registry,
-                });
             }
             publish(PublishDiagnosticsParams::new(uri, diagnostics, Some(version)));
         }
@@ -533,18 +581,24 @@ impl Workspace {
                 let Some(uri) = convert::uri_of(&path) else {
                     continue;
                 };
-                if report.diagnostics.is_empty() {
-                    if self.published_disk.remove(&path) {
-                        publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
-                    }
-                    continue;
-                }
-                self.published_disk.insert(path);
-                let diagnostics = report
+                let diagnostics: Vec<lsp_types::Diagnostic> = report
                     .diagnostics
                     .iter()
                     .map(|d| convert::diagnostic(&uri, &report.source, d))
                     .collect();
+                let shown = match self.published_disk.get(&path) {
+                    Some(Some(shown)) => Some(shown),
+                    Some(None) => None,
+                    None => Some(&Vec::new()),
+                };
+                if shown == Some(&diagnostics) {
+                    continue;
+                }
+                if diagnostics.is_empty() {
+                    self.published_disk.remove(&path);
+                } else {
+                    self.published_disk.insert(path, Some(diagnostics.clone()));
+                }
                 publish(PublishDiagnosticsParams::new(uri, diagnostics, None));
             }
         }
@@ -552,8 +606,50 @@ impl Workspace {
         self.publish_config_errors(publish);
     }
 
-    /// The check of the current version of an open document (running pending checks
-    /// first, so that answers never describe an older text).
+    /// Checks the parsed current version of an open document and keeps the result for
+    /// requests; returns its version and its diagnostics for publishing.
+    fn check_open(&mut self, uri: &Url) -> Option<(i32, Vec<lsp_types::Diagnostic>)> {
+        let (version, prepared) = self
+            .open
+            .get(uri)
+            .and_then(|d| d.parsed.as_ref().filter(|(v, _)| *v == d.version).cloned())?;
+        let (report, registry) = self.check(prepared.clone());
+        let diagnostics = report
+            .diagnostics
+            .iter()
+            .map(|d| convert::diagnostic(uri, &report.source, d))
+            .collect();
+        let doc = self.open.get_mut(uri)?;
+        doc.checked = Some(Checked {
+            version,
+            source: report.source.clone(),
+            prepared,
+            diagnostics: report.diagnostics,
+            registry,
+        });
+        Some((version, diagnostics))
+    }
+
+    /// Makes sure the current version of an open document has been checked (a request
+    /// about it is answered against the text it was sent after, even when the pending
+    /// checks' result was dropped for a newer change already waiting).
+    pub fn ensure_checked(&mut self, uri: &Url) {
+        let Some(doc) = self.open.get(uri) else {
+            return;
+        };
+        if doc.excluded || doc.checked.as_ref().is_some_and(|c| c.version == doc.version) {
+            return;
+        }
+        if doc.parsed.as_ref().is_none_or(|(v, _)| *v != doc.version) {
+            // Stays dirty: the next flush publishes this version's result.
+            self.dirty_open.insert(uri.clone());
+            self.parse_dirty();
+        }
+        self.check_open(uri);
+    }
+
+    /// The check of the current version of an open document (`None` when it has not
+    /// been checked: see [`Workspace::ensure_checked`]).
     pub fn checked(&self, uri: &Url) -> Option<&Checked> {
         let doc = self.open.get(uri)?;
         doc.checked.as_ref().filter(|c| c.version == doc.version)
