@@ -58,6 +58,17 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Vec<Diagnostic>
                         "flow collections (`[`/`{`) are nested deeper than 255 levels",
                     )
                     .with_help("Azure ML configurations never need this depth; flatten the structure or check that brackets are balanced.")
+                } else if let Some(tab) = info
+                    .contains("tab")
+                    .then(|| indenting_tab(text, offset))
+                    .flatten()
+                {
+                    // saphyr reports a tab where the token it was scanning began (often the
+                    // line above); PyYAML, at the tab itself: "found character '\t' that
+                    // cannot start any token".
+                    let tab = Span::new(tab, tab + 1);
+                    syntax_error("found a tab character that cannot start any token", tab, "")
+                        .with_help("YAML indentation must use spaces: replace the tab characters at the start of this line with spaces.")
                 } else {
                     let line_start = text[..offset as usize].rfind('\n').map_or(0, |i| i + 1);
                     let line_end = text[offset as usize..]
@@ -73,6 +84,21 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Vec<Diagnostic>
     }
     builder.finish_doc();
     builder.docs
+}
+
+/// The first tab in the indentation of a line at or after `offset` (the line `offset` is
+/// on included), within the next few lines.
+fn indenting_tab(text: &str, offset: u32) -> Option<u32> {
+    let start = text[..offset as usize].rfind('\n').map_or(0, |i| i + 1);
+    let mut pos = start;
+    for line in text[start..].split_inclusive('\n').take(8) {
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if let Some(i) = line[..indent].find('\t') {
+            return u32::try_from(pos + i).ok();
+        }
+        pos += line.len();
+    }
+    None
 }
 
 fn syntax_error(info: &str, span: Span, line: &str) -> Diagnostic {
