@@ -544,3 +544,147 @@ fn schema_names_exactly_the_keys_amlint_reads() {
             .all(|k| !k.id.contains("amlint"))
     );
 }
+
+/// A user rule whose condition or message names a fact field that does not exist is a
+/// rule-file error at the typo (exit 2), listing the fields the fact has.
+#[test]
+fn user_rule_fact_typos_are_errors_at_their_span() {
+    let rule = |when: &str, message: &str| {
+        format!(
+            "code: ACME101\nname: acme-gpu\nseverity: warning\nsummary: s\nwhat: w\nwhy: y\nexample_note: n\nkinds: [amlCompute]\nwhen:\n  field: {when}\n  greater: 0\nreport:\n  at: size\n  message: \"{message}\"\n"
+        )
+    };
+    let cases = [
+        // (when, message, where the error is, what it says)
+        (
+            "$vm.gpuz",
+            "ok",
+            "policies/rule.yaml:10:10]",
+            "did you mean `$vm.gpus`?",
+        ),
+        (
+            "$target.typo",
+            "ok",
+            "policies/rule.yaml:10:10]",
+            "fields: type, name, resolved, vm",
+        ),
+        (
+            "$target.vm.gpuz",
+            "ok",
+            "policies/rule.yaml:10:10]",
+            "not a field of `$target.vm`",
+        ),
+        ("$vm", "ok", "policies/rule.yaml:10:10]", "name a field of `$vm`"),
+        (
+            "$workload.x",
+            "ok",
+            "policies/rule.yaml:10:10]",
+            "`$workload` has no fields",
+        ),
+        (
+            "$vm.gpus",
+            "{$vm.nosuch}",
+            "policies/rule.yaml:14:12]",
+            "`nosuch` is not a field of `$vm`",
+        ),
+        (
+            "$vm.gpus",
+            "{$bogus.x}",
+            "policies/rule.yaml:14:12]",
+            "`$bogus` is not a fact",
+        ),
+    ];
+    for (when, message, at, needle) in cases {
+        let dir = project();
+        let root = dir.path();
+        write(root, "amlint.toml", "rules-dirs = [\"policies\"]\n");
+        write(root, "policies/rule.yaml", &rule(when, message));
+        write(root, "job.yml", JOB);
+        let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{when} {message}: {err}");
+        assert!(err.contains(at), "{when} {message}: missing {at:?} in\n{err}");
+        assert!(
+            err.contains(needle),
+            "{when} {message}: missing {needle:?} in\n{err}"
+        );
+    }
+    // Valid facts and plain field placeholders (a document field may be absent) load.
+    let dir = project();
+    let root = dir.path();
+    write(root, "amlint.toml", "rules-dirs = [\"policies\"]\n");
+    write(
+        root,
+        "policies/rule.yaml",
+        &rule(
+            "$target.vm.gpus",
+            "{$vm.series|?} on {$target.type} in {nosuchfield|none}",
+        ),
+    );
+    write(root, "job.yml", JOB);
+    amlint(root).args(["check", "job.yml"]).assert().code(0);
+}
+
+/// `[params]` names must be parameters some rule declares (built-in or user), with the
+/// type of the declared default; otherwise a configuration error at its span, exit 2.
+#[test]
+fn params_are_checked_against_the_rules_that_declare_them() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "job.yml", JOB);
+    write(
+        root,
+        "amlint.toml",
+        "[params]\naproved_vm_series = [\"NCsv3\"]\nrequire_isolated_vms = \"yes\"\n",
+    );
+    let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for needle in [
+        "[amlint.toml:2:1]",
+        "no rule takes a parameter `aproved_vm_series`",
+        "Did you mean `approved_vm_series`?",
+        "[amlint.toml:3:24]",
+        "`require_isolated_vms` takes a boolean",
+        "2 configuration errors; nothing was checked",
+    ] {
+        assert!(err.contains(needle), "missing {needle:?} in\n{err}");
+    }
+    // A user rule declares its own parameter: the configuration may set it, and the rule
+    // reads it; a rule reading a parameter it does not declare does not load.
+    let rule = "code: ACME101\nname: acme-max-nodes\nseverity: warning\nsummary: s\nwhat: w\nwhy: y\nexample_note: n\nkinds: [amlCompute]\nparams:\n  max_nodes: 10\nwhen:\n  field: max_instances\n  greater: $params.max_nodes\nreport:\n  at: max_instances\n  message: \"more than {$params.max_nodes} nodes\"\n";
+    write(root, "policies/rule.yaml", rule);
+    write(
+        root,
+        "cluster.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 0\nmax_instances: 8\nenable_node_public_ip: false\nnetwork_settings:\n  subnet: s\n",
+    );
+    write(
+        root,
+        "amlint.toml",
+        "rules-dirs = [\"policies\"]\n\n[params]\nmax_nodes = 4\n",
+    );
+    let (code, list) = findings(root, &["cluster.yml"]);
+    assert_eq!(code, Some(0), "{list:?}");
+    assert_eq!(codes_of(&list, "cluster.yml"), ["ACME101"], "{list:?}");
+    write(
+        root,
+        "amlint.toml",
+        "rules-dirs = [\"policies\"]\n\n[params]\nmax_nodes = \"4\"\n",
+    );
+    let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`max_nodes` takes a number"));
+    write(
+        root,
+        "policies/rule.yaml",
+        &rule.replace("greater: $params.max_nodes", "greater: $params.max_node"),
+    );
+    let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("policies/rule.yaml:13:12]") && err.contains("does not declare"),
+        "{err}"
+    );
+}

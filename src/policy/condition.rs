@@ -293,6 +293,24 @@ fn apply(env: &dyn Env, op: &Op, values: &[Val], base: Option<NodeId>) -> Tri {
     }
 }
 
+impl Op {
+    /// The reference operand (`in: $params.approved_vm_series`), if any.
+    fn paths(&self, out: &mut Vec<FieldPath>) {
+        match self {
+            Op::Equals(Operand::Ref(p))
+            | Op::NotEquals(Operand::Ref(p))
+            | Op::In(Operand::Ref(p))
+            | Op::NotIn(Operand::Ref(p))
+            | Op::Greater(Operand::Ref(p))
+            | Op::GreaterOrEquals(Operand::Ref(p))
+            | Op::Less(Operand::Ref(p))
+            | Op::LessOrEquals(Operand::Ref(p))
+            | Op::Contains(Operand::Ref(p)) => out.push(p.clone()),
+            _ => {}
+        }
+    }
+}
+
 impl Cond {
     pub fn eval(&self, env: &dyn Env, base: Option<NodeId>) -> Tri {
         match self {
@@ -358,9 +376,13 @@ impl Cond {
         match self {
             Cond::All(cs) | Cond::Any(cs) => cs.iter().for_each(|c| c.paths(out)),
             Cond::Not(c) => c.paths(out),
-            Cond::Field { path, .. } => out.push(path.clone()),
-            Cond::Count { path, filter, .. } => {
+            Cond::Field { path, op } => {
                 out.push(path.clone());
+                op.paths(out);
+            }
+            Cond::Count { path, filter, op } => {
+                out.push(path.clone());
+                op.paths(out);
                 if let Some(f) = filter {
                     f.paths(out);
                 }
@@ -387,6 +409,11 @@ pub mod parse {
         }
     }
 
+    /// A path whose facts exist, with the fields they have.
+    fn checked(path: FieldPath) -> Result<FieldPath, String> {
+        crate::policy::check_fact_path(&path, false).map(|()| path)
+    }
+
     fn glob_to_regex(glob: &str) -> String {
         let mut re = String::from("(?is)^");
         for c in glob.chars() {
@@ -402,9 +429,10 @@ pub mod parse {
 
     fn operand_of(doc: &Document, id: NodeId) -> Result<Operand, ParseError> {
         match doc.value(id) {
-            Value::Str(s) if s.starts_with('$') && !s.starts_with("$$") => {
-                FieldPath::parse(s).map(Operand::Ref).map_err(|e| err(doc, id, e))
-            }
+            Value::Str(s) if s.starts_with('$') && !s.starts_with("$$") => FieldPath::parse(s)
+                .and_then(checked)
+                .map(Operand::Ref)
+                .map_err(|e| err(doc, id, e)),
             Value::Str(s) if s.starts_with("$$") => Ok(Operand::Lit(Val::Str(s[1..].to_string()))),
             _ => Ok(Operand::Lit(Val::from_node(doc, id))),
         }
@@ -528,7 +556,9 @@ pub mod parse {
                         "`field` takes a path such as `resources.instance_count` or `$vm.gpus`",
                     ));
                 };
-                let path = FieldPath::parse(path).map_err(|e| err(doc, *f, e))?;
+                let path = FieldPath::parse(path)
+                    .and_then(checked)
+                    .map_err(|e| err(doc, *f, e))?;
                 Ok(Cond::Field { path, op })
             }
             (None, Some((_, _, c))) => {
@@ -553,7 +583,9 @@ pub mod parse {
                 let Value::Str(path) = doc.value(field) else {
                     return Err(err(doc, field, "`field` takes a path"));
                 };
-                let path = FieldPath::parse(path).map_err(|e| err(doc, field, e))?;
+                let path = FieldPath::parse(path)
+                    .and_then(checked)
+                    .map_err(|e| err(doc, field, e))?;
                 for e in doc.entries(*c) {
                     let k = doc.key_string(e.key);
                     if k != "field" && k != "where" {
