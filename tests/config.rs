@@ -407,6 +407,21 @@ fn init_writes_a_valid_starter_once() {
     amlint(root).arg("init").assert().code(0);
     let text = std::fs::read_to_string(root.join("amlint.toml")).unwrap();
     assert!(text.starts_with("# amlint configuration"));
+    // The starter keeps the default profile (dev), as it says, and includes MLTable files.
+    let starter = amlint::config::parse(
+        "amlint.toml",
+        root,
+        text.clone(),
+        amlint::config::ConfigFileKind::Amlint,
+        amlint::registry::builtin(),
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(starter.profile, amlint::config::Profile::Dev);
+    assert!(
+        text.contains("# include = [") && text.contains("\"**/MLTable\"]"),
+        "{text}"
+    );
     amlint(root).args(["check", "job.yml"]).assert().code(0);
     // Never overwritten.
     std::fs::write(root.join("amlint.toml"), "profile = \"dev\"\n").unwrap();
@@ -515,6 +530,20 @@ fn documented_example_and_starter_are_valid_for_amlint_and_the_schema() {
             "the schema accepts {bad:?}"
         );
     }
+}
+
+/// docs/configuration.md states the real default profile.
+#[test]
+fn documented_profile_default_is_the_real_one() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/configuration.md")).unwrap();
+    let row = docs
+        .lines()
+        .find(|l| l.starts_with("| `profile` |"))
+        .expect("the profile row");
+    let default = amlint::config::Config::default_ref().profile;
+    assert_eq!(default, amlint::config::Profile::Dev);
+    assert!(row.contains("| `\"dev\"` | rules"), "{row}");
 }
 
 #[test]
