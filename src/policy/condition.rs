@@ -184,9 +184,13 @@ fn equals(a: &Val, b: &Val) -> bool {
         (Val::Num(_), Val::Str(_)) | (Val::Str(_), Val::Num(_)) => {
             matches!((a.as_num(), b.as_num()), (Some(x), Some(y)) if x == y)
         }
+        // A boolean field as the SDK reads it (marshmallow's `fields.Boolean`): the
+        // strings `yes`, `t`, `1`, `on`... are true, `no`, `f`, `0`, `off`... false; the
+        // numbers 1 and 0 too.
         (Val::Bool(x), Val::Str(s)) | (Val::Str(s), Val::Bool(x)) => {
-            str_eq(s, if *x { "true" } else { "false" })
+            crate::schema::coerce::boolean_str(s) == Some(*x)
         }
+        (Val::Bool(x), Val::Num(n)) | (Val::Num(n), Val::Bool(x)) => (*n == 1.0 && *x) || (*n == 0.0 && !*x),
         (Val::List(x), Val::List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equals(p, q)),
         _ => a == b,
     }
@@ -680,6 +684,27 @@ mod tests {
         );
         assert_eq!(t("{not: {field: $vm.gpus, greater: 0}}"), Tri::Unknown);
         assert_eq!(t("{count: {field: name}, equals: 1}"), Tri::True);
+    }
+
+    #[test]
+    fn booleans_compare_as_the_sdk_reads_them() {
+        for (s, b) in [
+            ("yes", true),
+            ("t", true),
+            ("1", true),
+            ("ON", true),
+            ("0", false),
+            ("off", false),
+            ("N", false),
+        ] {
+            assert!(equals(&Val::Str(s.into()), &Val::Bool(b)), "{s}");
+            assert!(!equals(&Val::Str(s.into()), &Val::Bool(!b)), "{s}");
+        }
+        assert!(!equals(&Val::Str("tRuE".into()), &Val::Bool(true)));
+        assert!(!equals(&Val::Str("maybe".into()), &Val::Bool(false)));
+        assert!(equals(&Val::Num(0.0), &Val::Bool(false)));
+        assert!(equals(&Val::Bool(true), &Val::Num(1.0)));
+        assert!(!equals(&Val::Num(2.0), &Val::Bool(true)));
     }
 
     #[test]
