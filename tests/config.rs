@@ -717,3 +717,48 @@ fn params_are_checked_against_the_rules_that_declare_them() {
         "{err}"
     );
 }
+
+/// The README's integration sections: a configuration snippet amlint accepts, the exit
+/// codes with `--fail-on`, links to the docs, and the test command unchanged.
+#[test]
+fn readme_integrations_are_documented_and_valid() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(manifest.join("README.md")).unwrap();
+    for heading in [
+        "### pre-commit",
+        "### GitHub Actions",
+        "### Azure Pipelines",
+        "### Suppressions",
+        "### Configuration",
+    ] {
+        assert!(readme.contains(heading), "README lacks {heading:?}");
+    }
+    for link in [
+        "(docs/pre-commit.md)",
+        "(docs/integrations.md#github-actions)",
+        "(docs/integrations.md#azure-pipelines)",
+        "(docs/suppressions.md)",
+        "(docs/configuration.md)",
+        "upload-sarif",
+        "--format junit",
+    ] {
+        assert!(readme.contains(link), "README lacks {link:?}");
+    }
+    assert!(readme.contains("Exit codes:") && readme.contains("`--fail-on`"));
+    assert!(readme.contains("\ncargo test --locked\n"));
+    let mut blocks = 0;
+    for block in readme.split("```toml\n").skip(1) {
+        let text = block.split("```").next().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        amlint::config::parse(
+            "amlint.toml",
+            dir.path(),
+            text.to_string(),
+            amlint::config::ConfigFileKind::Amlint,
+            amlint::registry::builtin(),
+        )
+        .unwrap_or_else(|e| panic!("README's configuration snippet is refused: {e:?}\n{text}"));
+        blocks += 1;
+    }
+    assert!(blocks >= 1);
+}
