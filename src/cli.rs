@@ -356,13 +356,19 @@ fn rules(format: ListFormat) -> i32 {
     let registry = registry::builtin();
     let text = match format {
         ListFormat::Human => {
+            // Columns as wide as their longest entry (`Severity`'s Display ignores widths).
+            let rules = registry.rules();
+            let width = |f: &dyn Fn(&registry::RuleMeta) -> usize| rules.iter().map(f).max().unwrap_or(0);
+            let code_w = width(&|r| r.code.len());
+            let name_w = width(&|r| r.name.len());
+            let sev_w = width(&|r| r.severity.to_string().len());
             let mut s = String::new();
-            for r in registry.rules() {
+            for r in rules {
                 s.push_str(&format!(
-                    "{:<8} {:<36} {:<8} {}\n",
+                    "{:<code_w$}  {:<name_w$}  {:<sev_w$}  {}\n",
                     r.code,
                     r.name,
-                    r.severity,
+                    r.severity.to_string(),
                     r.summary.trim()
                 ));
             }

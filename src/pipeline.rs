@@ -63,6 +63,9 @@ pub struct Report {
     /// Configuration files that could not be used. When there are any, no file was
     /// checked (`files` is empty) and the command line exits with 2.
     pub config_errors: Vec<ConfigError>,
+    /// The user rules (from `rules-dirs`) of the configurations the run used, by code:
+    /// with the built-in rules, every rule a finding can come from (SARIF lists them).
+    pub user_rules: Vec<crate::registry::RuleMeta>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -230,6 +233,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
             files: Vec::new(),
             project: Some(project),
             config_errors,
+            user_rules: Vec::new(),
         };
     }
 
@@ -306,6 +310,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         }));
     }
     let bases = FactBases::new(index, options);
+    let user_rules = user_rules(std::iter::once(&project.config).chain(pending.iter().map(|p| &p.config)));
 
     // Phase 2: check and filter.
     let checked: Vec<FileReport> = pending
@@ -325,7 +330,27 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         files,
         project: Some(project),
         config_errors: Vec::new(),
+        user_rules,
     }
+}
+
+/// The user rules of these configurations (each configuration looked at once), by code.
+fn user_rules<'a>(configs: impl Iterator<Item = &'a Arc<Config>>) -> Vec<crate::registry::RuleMeta> {
+    let builtin = crate::registry::builtin();
+    let mut seen: HashSet<usize> = HashSet::new();
+    let mut out: Vec<crate::registry::RuleMeta> = Vec::new();
+    for config in configs {
+        if !seen.insert(Arc::as_ptr(&config.rules) as usize) {
+            continue;
+        }
+        for rule in config.rules.rules() {
+            if builtin.get(rule.code).is_none() && !out.iter().any(|r| r.code == rule.code) {
+                out.push(rule.clone());
+            }
+        }
+    }
+    out.sort_by(|a, b| a.code.cmp(b.code));
+    out
 }
 
 /// Parses the embedded kinds table, VM catalogue and schema definitions (each once per

@@ -16,6 +16,9 @@ use crate::load::Format;
 /// SARIF's `helpUri`, the language server's code descriptions and hovers.
 pub const DOCS_BASE_URL: &str = "https://github.com/amlint/amlint/blob/main/docs/rules/";
 
+/// Where the repository's files are published (a built-in rule's source file).
+pub const REPO_BLOB_URL: &str = "https://github.com/amlint/amlint/blob/main/";
+
 /// A rule file as written (`rules/<area>/<CODE>-<name>.yaml`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -118,18 +121,43 @@ impl RuleMeta {
     }
 
     /// The rule's documentation page (what `amlint rule` prints and `docs/rules/` holds),
-    /// with ruff's fixed headings.
+    /// with ruff's fixed headings. The source link is relative to `docs/rules/`.
     pub fn markdown(&self) -> String {
+        self.markdown_linking(&format!("../../{}", self.source))
+    }
+
+    /// A built-in rule ships in the binary (`rules/...`); user rules come from
+    /// `rules-dirs`.
+    pub fn is_builtin(&self) -> bool {
+        builtin().get(self.code).is_some_and(|b| b.source == self.source)
+    }
+
+    /// The documentation page for use outside the repository (SARIF's `help.markdown`):
+    /// a built-in rule's source is an absolute URL; a user rule's file is named, not
+    /// linked (its path means nothing elsewhere).
+    pub fn markdown_absolute(&self) -> String {
+        if self.is_builtin() {
+            self.markdown_linking(&format!("{REPO_BLOB_URL}{}", self.source))
+        } else {
+            self.markdown_linking("")
+        }
+    }
+
+    fn markdown_linking(&self, source_link: &str) -> String {
+        let source = if source_link.is_empty() {
+            format!("`{}`", self.source)
+        } else {
+            format!("[`{}`]({source_link})", self.source)
+        };
         let mut out = format!(
             "# {code} {name}\n\n{summary}\n\n\
              | Code | Name | Default severity | Source |\n|---|---|---|---|\n\
-             | `{code}` | `{name}` | {severity} | [`{source}`](../../{source}) |\n\n\
+             | `{code}` | `{name}` | {severity} | {source} |\n\n\
              ## What it does\n\n{what}\n\n## Why is this bad?\n\n{why}\n",
             code = self.code,
             name = self.name,
             summary = self.summary.trim(),
             severity = self.severity,
-            source = self.source,
             what = self.what.trim(),
             why = self.why.trim(),
         );

@@ -302,6 +302,15 @@ fn rules_and_rule_docs() {
     let out = amlint().args(["rules"]).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("AML002") && text.contains("duplicate-key") && text.contains("error"));
+    // Every column starts at the same place on every line, the summary too.
+    let summary_at = |line: &str, summary: &str| line.find(summary).unwrap();
+    let registry = amlint::registry::builtin();
+    let starts: std::collections::BTreeSet<usize> = text
+        .lines()
+        .zip(registry.rules())
+        .map(|(line, r)| summary_at(line, r.summary.trim()))
+        .collect();
+    assert_eq!(starts.len(), 1, "summaries start at {starts:?}:\n{text}");
     let json: Value = serde_json::from_slice(
         &amlint()
             .args(["rules", "--format", "json"])
@@ -360,4 +369,32 @@ fn local_paths_beside_a_file_named_without_a_directory() {
         .args(["check", "--no-config", "job.yml"])
         .assert()
         .code(0);
+
+/// AML301's message reads well for each target (no "a ACI").
+#[test]
+fn aml301_message_wording() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    std::fs::write(
+        dir.path().join("deploymentconfig.json"),
+        "{\"computeType\": \"ACI\", \"gpuCores\": 1}\n",
+    )
+    .unwrap();
+    let out = amlint()
+        .current_dir(dir.path())
+        .args(["check", "--format", "json", "deploymentconfig.json"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "AML301")
+        .expect("AML301")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!message.contains("a ACI"), "{message}");
+    assert!(message.contains("`computeType` is `ACI`"), "{message}");
 }

@@ -407,6 +407,21 @@ fn init_writes_a_valid_starter_once() {
     amlint(root).arg("init").assert().code(0);
     let text = std::fs::read_to_string(root.join("amlint.toml")).unwrap();
     assert!(text.starts_with("# amlint configuration"));
+    // The starter keeps the default profile (dev), as it says, and includes MLTable files.
+    let starter = amlint::config::parse(
+        "amlint.toml",
+        root,
+        text.clone(),
+        amlint::config::ConfigFileKind::Amlint,
+        amlint::registry::builtin(),
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(starter.profile, amlint::config::Profile::Dev);
+    assert!(
+        text.contains("# include = [") && text.contains("\"**/MLTable\"]"),
+        "{text}"
+    );
     amlint(root).args(["check", "job.yml"]).assert().code(0);
     // Never overwritten.
     std::fs::write(root.join("amlint.toml"), "profile = \"dev\"\n").unwrap();
@@ -517,6 +532,20 @@ fn documented_example_and_starter_are_valid_for_amlint_and_the_schema() {
     }
 }
 
+/// docs/configuration.md states the real default profile.
+#[test]
+fn documented_profile_default_is_the_real_one() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/configuration.md")).unwrap();
+    let row = docs
+        .lines()
+        .find(|l| l.starts_with("| `profile` |"))
+        .expect("the profile row");
+    let default = amlint::config::Config::default_ref().profile;
+    assert_eq!(default, amlint::config::Profile::Dev);
+    assert!(row.contains("| `\"dev\"` | rules"), "{row}");
+}
+
 #[test]
 fn schema_names_exactly_the_keys_amlint_reads() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/amlint-config.schema.json");
@@ -543,4 +572,193 @@ fn schema_names_exactly_the_keys_amlint_reads() {
             .iter()
             .all(|k| !k.id.contains("amlint"))
     );
+}
+
+/// A user rule whose condition or message names a fact field that does not exist is a
+/// rule-file error at the typo (exit 2), listing the fields the fact has.
+#[test]
+fn user_rule_fact_typos_are_errors_at_their_span() {
+    let rule = |when: &str, message: &str| {
+        format!(
+            "code: ACME101\nname: acme-gpu\nseverity: warning\nsummary: s\nwhat: w\nwhy: y\nexample_note: n\nkinds: [amlCompute]\nwhen:\n  field: {when}\n  greater: 0\nreport:\n  at: size\n  message: \"{message}\"\n"
+        )
+    };
+    let cases = [
+        // (when, message, where the error is, what it says)
+        (
+            "$vm.gpuz",
+            "ok",
+            "policies/rule.yaml:10:10]",
+            "did you mean `$vm.gpus`?",
+        ),
+        (
+            "$target.typo",
+            "ok",
+            "policies/rule.yaml:10:10]",
+            "fields: type, name, resolved, vm",
+        ),
+        (
+            "$target.vm.gpuz",
+            "ok",
+            "policies/rule.yaml:10:10]",
+            "not a field of `$target.vm`",
+        ),
+        ("$vm", "ok", "policies/rule.yaml:10:10]", "name a field of `$vm`"),
+        (
+            "$workload.x",
+            "ok",
+            "policies/rule.yaml:10:10]",
+            "`$workload` has no fields",
+        ),
+        (
+            "$vm.gpus",
+            "{$vm.nosuch}",
+            "policies/rule.yaml:14:12]",
+            "`nosuch` is not a field of `$vm`",
+        ),
+        (
+            "$vm.gpus",
+            "{$bogus.x}",
+            "policies/rule.yaml:14:12]",
+            "`$bogus` is not a fact",
+        ),
+    ];
+    for (when, message, at, needle) in cases {
+        let dir = project();
+        let root = dir.path();
+        write(root, "amlint.toml", "rules-dirs = [\"policies\"]\n");
+        write(root, "policies/rule.yaml", &rule(when, message));
+        write(root, "job.yml", JOB);
+        let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{when} {message}: {err}");
+        assert!(err.contains(at), "{when} {message}: missing {at:?} in\n{err}");
+        assert!(
+            err.contains(needle),
+            "{when} {message}: missing {needle:?} in\n{err}"
+        );
+    }
+    // Valid facts and plain field placeholders (a document field may be absent) load.
+    let dir = project();
+    let root = dir.path();
+    write(root, "amlint.toml", "rules-dirs = [\"policies\"]\n");
+    write(
+        root,
+        "policies/rule.yaml",
+        &rule(
+            "$target.vm.gpus",
+            "{$vm.series|?} on {$target.type} in {nosuchfield|none}",
+        ),
+    );
+    write(root, "job.yml", JOB);
+    amlint(root).args(["check", "job.yml"]).assert().code(0);
+}
+
+/// `[params]` names must be parameters some rule declares (built-in or user), with the
+/// type of the declared default; otherwise a configuration error at its span, exit 2.
+#[test]
+fn params_are_checked_against_the_rules_that_declare_them() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "job.yml", JOB);
+    write(
+        root,
+        "amlint.toml",
+        "[params]\naproved_vm_series = [\"NCsv3\"]\nrequire_isolated_vms = \"yes\"\n",
+    );
+    let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for needle in [
+        "[amlint.toml:2:1]",
+        "no rule takes a parameter `aproved_vm_series`",
+        "Did you mean `approved_vm_series`?",
+        "[amlint.toml:3:24]",
+        "`require_isolated_vms` takes a boolean",
+        "2 configuration errors; nothing was checked",
+    ] {
+        assert!(err.contains(needle), "missing {needle:?} in\n{err}");
+    }
+    // A user rule declares its own parameter: the configuration may set it, and the rule
+    // reads it; a rule reading a parameter it does not declare does not load.
+    let rule = "code: ACME101\nname: acme-max-nodes\nseverity: warning\nsummary: s\nwhat: w\nwhy: y\nexample_note: n\nkinds: [amlCompute]\nparams:\n  max_nodes: 10\nwhen:\n  field: max_instances\n  greater: $params.max_nodes\nreport:\n  at: max_instances\n  message: \"more than {$params.max_nodes} nodes\"\n";
+    write(root, "policies/rule.yaml", rule);
+    write(
+        root,
+        "cluster.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 0\nmax_instances: 8\nenable_node_public_ip: false\nnetwork_settings:\n  subnet: s\n",
+    );
+    write(
+        root,
+        "amlint.toml",
+        "rules-dirs = [\"policies\"]\n\n[params]\nmax_nodes = 4\n",
+    );
+    let (code, list) = findings(root, &["cluster.yml"]);
+    assert_eq!(code, Some(0), "{list:?}");
+    assert_eq!(codes_of(&list, "cluster.yml"), ["ACME101"], "{list:?}");
+    write(
+        root,
+        "amlint.toml",
+        "rules-dirs = [\"policies\"]\n\n[params]\nmax_nodes = \"4\"\n",
+    );
+    let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`max_nodes` takes a number"));
+    write(
+        root,
+        "policies/rule.yaml",
+        &rule.replace("greater: $params.max_nodes", "greater: $params.max_node"),
+    );
+    let out = amlint(root).args(["check", "--color", "never"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("policies/rule.yaml:13:12]") && err.contains("does not declare"),
+        "{err}"
+    );
+}
+
+/// The README's integration sections: a configuration snippet amlint accepts, the exit
+/// codes with `--fail-on`, links to the docs, and the test command unchanged.
+#[test]
+fn readme_integrations_are_documented_and_valid() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(manifest.join("README.md")).unwrap();
+    for heading in [
+        "### pre-commit",
+        "### GitHub Actions",
+        "### Azure Pipelines",
+        "### Suppressions",
+        "### Configuration",
+    ] {
+        assert!(readme.contains(heading), "README lacks {heading:?}");
+    }
+    for link in [
+        "(docs/pre-commit.md)",
+        "(docs/integrations.md#github-actions)",
+        "(docs/integrations.md#azure-pipelines)",
+        "(docs/suppressions.md)",
+        "(docs/configuration.md)",
+        "upload-sarif",
+        "--format junit",
+    ] {
+        assert!(readme.contains(link), "README lacks {link:?}");
+    }
+    assert!(readme.contains("Exit codes:") && readme.contains("`--fail-on`"));
+    assert!(readme.contains("\ncargo test --locked\n"));
+    let mut blocks = 0;
+    for block in readme.split("```toml\n").skip(1) {
+        let text = block.split("```").next().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        amlint::config::parse(
+            "amlint.toml",
+            dir.path(),
+            text.to_string(),
+            amlint::config::ConfigFileKind::Amlint,
+            amlint::registry::builtin(),
+        )
+        .unwrap_or_else(|e| panic!("README's configuration snippet is refused: {e:?}\n{text}"));
+        blocks += 1;
+    }
+    assert!(blocks >= 1);
 }

@@ -1,7 +1,7 @@
 //! SARIF (validated against the official SARIF 2.1.0 schema), GitHub workflow commands,
 //! JUnit XML, `--fail-on` exit codes, and baselines that survive edits.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use assert_cmd::Command;
@@ -63,24 +63,10 @@ fn rich_project() -> tempfile::TempDir {
     dir
 }
 
-/// The official SARIF 2.1.0 schema, from the shared reference directory beside the
-/// repository. Vendoring it would add 110 KB that no build needs; a checkout without it
-/// fails here, loudly, instead of skipping the validation.
+/// The official SARIF 2.1.0 schema, vendored in `tests/data/` (its origin and license
+/// are in `tests/data/README.md`).
 fn sarif_schema() -> Value {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        manifest.join("../shared/reference/schemas/sarif-schema-2.1.0.json"),
-        PathBuf::from("/work/shared/reference/schemas/sarif-schema-2.1.0.json"),
-    ];
-    let path = candidates.iter().find(|p| p.is_file()).unwrap_or_else(|| {
-        panic!(
-            "the official SARIF 2.1.0 schema is needed to validate SARIF output, and it is not at {} or {}. \
-             Put sarif-schema-2.1.0.json (https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json) \
-             in shared/reference/schemas/ beside the repository.",
-            candidates[0].display(),
-            candidates[1].display()
-        )
-    });
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sarif-schema-2.1.0.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -217,6 +203,67 @@ fn sarif_is_valid_against_the_official_schema() {
             .as_str()
             .unwrap()
             .starts_with("file:///")
+    );
+}
+
+/// Findings of user rules (`rules-dirs`) have a `ruleIndex` into `tool.driver.rules`,
+/// which describes every rule that can appear; help Markdown links work outside the
+/// repository (absolute URLs).
+#[test]
+fn sarif_describes_user_rules_with_absolute_links() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "amlint.toml", "rules-dirs = [\"policies\"]\n");
+    write(
+        root,
+        "policies/big.yaml",
+        "code: ACME101\nname: no-big-clusters\nseverity: warning\nsummary: Clusters of more than 10 nodes\nwhat: Reports big clusters.\nwhy: They cost.\nexample_note: none\nkinds: [amlCompute]\nwhen: {field: max_instances, greater: 10}\nreport: {at: max_instances, message: too many nodes}\n",
+    );
+    write(
+        root,
+        "cluster.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 0\nmax_instances: 20\nenable_node_public_ip: false\nnetwork_settings:\n  subnet: s\n",
+    );
+    let (code, sarif) = sarif_of(root, &["--fail-on", "never"]);
+    assert_eq!(code, Some(0));
+    let validator = jsonschema::draft4::options()
+        .should_validate_formats(true)
+        .build(&sarif_schema())
+        .unwrap();
+    assert!(validator.is_valid(&sarif));
+    let run = &sarif["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    let results = run["results"].as_array().unwrap();
+    let acme = results
+        .iter()
+        .find(|r| r["ruleId"] == "ACME101")
+        .expect("the user rule's finding");
+    let index = acme["ruleIndex"].as_u64().expect("a ruleIndex") as usize;
+    let rule = &rules[index];
+    assert_eq!(rule["id"], "ACME101");
+    assert_eq!(rule["name"], "no-big-clusters");
+    assert_eq!(rule["shortDescription"]["text"], "Clusters of more than 10 nodes");
+    assert_eq!(rule["fullDescription"]["text"], "Reports big clusters.");
+    assert_eq!(rule["defaultConfiguration"]["level"], "warning");
+    assert!(
+        rule["help"]["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("# ACME101 no-big-clusters")
+    );
+    for r in results {
+        let i = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[i]["id"], r["ruleId"]);
+    }
+    for rule in rules {
+        let markdown = rule["help"]["markdown"].as_str().unwrap();
+        assert!(!markdown.contains("](../"), "{}: {markdown}", rule["id"]);
+    }
+    let aml002 = rules.iter().find(|r| r["id"] == "AML002").unwrap();
+    assert!(
+        aml002["help"]["markdown"].as_str().unwrap().contains(
+            "](https://github.com/amlint/amlint/blob/main/rules/document/AML002-duplicate-key.yaml)"
+        )
     );
 }
 

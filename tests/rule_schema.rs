@@ -79,6 +79,47 @@ fn what_the_engine_rejects_the_schema_rejects() {
     assert!(
         amlint::registry::Registry::from_files([("r.yaml", &*format!("{text}\nseverty: error\n"))]).is_err()
     );
+    // Exactly one of `example` and `example_note`: neither, or both, is refused by both.
+    let declarative = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .find(|t| t.contains("\nexample:") && t.contains("\nwhen:"))
+        .unwrap();
+    let with_example = as_json("good.yaml", &declarative);
+    assert!(v.is_valid(&with_example));
+    let mut neither = with_example.clone();
+    neither.as_object_mut().unwrap().remove("example");
+    assert!(!v.is_valid(&neither));
+    let without_example: String = {
+        let mut out = String::new();
+        let mut skipping = false;
+        for line in declarative.lines() {
+            if line.starts_with("example:") {
+                skipping = true;
+                continue;
+            }
+            if skipping && (line.starts_with(' ') || line.is_empty()) {
+                continue;
+            }
+            skipping = false;
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    };
+    assert!(amlint::registry::Registry::from_files([("r.yaml", &*without_example)]).is_err());
+    let mut both = with_example.clone();
+    both.as_object_mut()
+        .unwrap()
+        .insert("example_note".into(), Value::from("no example"));
+    assert!(!v.is_valid(&both));
+    assert!(
+        amlint::registry::Registry::from_files([(
+            "r.yaml",
+            &*format!("{declarative}\nexample_note: no example\n")
+        )])
+        .is_err()
+    );
 }
 
 fn strip_line(text: &str, prefix: &str) -> String {

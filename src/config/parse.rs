@@ -116,6 +116,27 @@ pub fn parse(
     }
 }
 
+/// A JSON value's type, as a parameter's type is named in messages.
+fn json_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::Object(_) => "a table",
+    }
+}
+
+/// A parameter's default written as TOML, for help texts.
+fn toml_of(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Array(items) if items.is_empty() => "[\"...\"]".to_string(),
+        serde_json::Value::Object(_) => "{ ... }".to_string(),
+        other => other.to_string(),
+    }
+}
+
 /// "Did you mean `x`? " for a close spelling or an abbreviation (`warn`, `prod`), else "".
 fn did_you_mean(word: &str, candidates: &[&str]) -> String {
     let lower = word.to_ascii_lowercase();
@@ -460,7 +481,53 @@ impl<'a> Parser<'a> {
                 );
                 continue;
             }
+            let declared = self.declared_param(name);
+            let Some((default, rule)) = declared else {
+                let names = self.param_names();
+                let hint = did_you_mean(name, &names.iter().map(String::as_str).collect::<Vec<_>>());
+                let list = if names.is_empty() {
+                    "No rule takes parameters.".to_string()
+                } else {
+                    format!("The parameters rules take: {}.", names.join(", "))
+                };
+                self.error(
+                    key.span(),
+                    format!("no rule takes a parameter `{name}`"),
+                    format!(
+                        "{hint}{list} (A rule declares its parameters under `params:` in its rule file.)"
+                    ),
+                );
+                continue;
+            };
             if let Some(json) = self.json_value(value) {
+                let want = json_type(&default);
+                if want != "null" && json_type(&json) != want {
+                    self.error(
+                        value.span(),
+                        format!(
+                            "`{name}` takes {want} (rule {rule}'s default is `{default}`), not {}",
+                            json_type(&json)
+                        ),
+                        format!("For example `{name} = {}`.", toml_of(&default)),
+                    );
+                    continue;
+                }
+                if let (serde_json::Value::Array(items), Some(first)) =
+                    (&json, default.as_array().and_then(|a| a.first()))
+                {
+                    let item_type = json_type(first);
+                    if let Some(bad) = items.iter().find(|i| json_type(i) != item_type) {
+                        self.error(
+                            value.span(),
+                            format!(
+                                "`{name}` takes a list of {}s, but it holds `{bad}`",
+                                item_type.trim_start_matches("a ")
+                            ),
+                            format!("For example `{name} = {}`.", toml_of(&default)),
+                        );
+                        continue;
+                    }
+                }
                 config.params.insert(
                     name.to_string(),
                     Param {
@@ -470,6 +537,27 @@ impl<'a> Parser<'a> {
                 );
             }
         }
+    }
+
+    /// The default of a parameter some rule declares, and that rule's code.
+    fn declared_param(&self, name: &str) -> Option<(serde_json::Value, &'static str)> {
+        self.registry
+            .rules()
+            .iter()
+            .find_map(|r| r.params.get(name).map(|d| (d.clone(), r.code)))
+    }
+
+    /// Every parameter the rules declare, sorted.
+    fn param_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .registry
+            .rules()
+            .iter()
+            .flat_map(|r| r.params.keys().cloned())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
     }
 
     fn json_value(&mut self, v: &Value<'_>) -> Option<serde_json::Value> {
@@ -966,14 +1054,14 @@ mod tests {
         let r = parse(
             "pyproject.toml",
             Path::new("/p"),
-            "[tool.amlint]\nprofile = \"dev\"\n[tool.amlint.params]\nmax_nodes = 4\n".into(),
+            "[tool.amlint]\nprofile = \"dev\"\n[tool.amlint.params]\nrequire_isolated_vms = true\n".into(),
             ConfigFileKind::Pyproject,
             registry::builtin(),
         )
         .unwrap()
         .unwrap();
         assert_eq!(r.profile, Profile::Dev);
-        assert_eq!(r.param("max_nodes"), Some(&serde_json::json!(4)));
+        assert_eq!(r.param("require_isolated_vms"), Some(&serde_json::json!(true)));
         let e = parse(
             "pyproject.toml",
             Path::new("/p"),
@@ -986,6 +1074,23 @@ mod tests {
     }
 
     #[test]
+    fn params_are_those_rules_declare_with_their_types() {
+        let e = errors("[params]\naproved_vm_series = [\"NCsv3\"]\nrequire_isolated_vms = \"yes\"\n");
+        assert!(
+            e[0].starts_with("2:1 no rule takes a parameter `aproved_vm_series`")
+                && e[0].contains("Did you mean `approved_vm_series`?")
+                && e[0].contains("approved_vm_series, require_isolated_vms"),
+            "{e:#?}"
+        );
+        assert!(
+            e[1].starts_with("3:24 `require_isolated_vms` takes a boolean") && e[1].contains("not a string"),
+            "{e:#?}"
+        );
+        let e = errors("[params]\napproved_vm_series = \"NCsv3\"\n");
+        assert!(e[0].contains("takes a list"), "{e:#?}");
+    }
+
+    #[test]
     fn params_and_inventory() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("deploy")).unwrap();
@@ -994,7 +1099,6 @@ mod tests {
 [params]
 approved_vm_series = ["NCsv3"]
 require_isolated_vms = true
-budget = { max_per_hour = 12.5 }
 
 [[inventory.computes]]
 name = "gpu-cluster"
@@ -1024,10 +1128,6 @@ deployments = [{ config = "deploy/aci.json", model = "credit:3" }]
         .unwrap();
         assert_eq!(c.param("approved_vm_series"), Some(&serde_json::json!(["NCsv3"])));
         assert_eq!(c.param("require_isolated_vms"), Some(&serde_json::json!(true)));
-        assert_eq!(
-            c.param("budget"),
-            Some(&serde_json::json!({"max_per_hour": 12.5}))
-        );
         assert_eq!(c.inventory.computes[0].compute_type, "amlcompute");
         assert_eq!(c.inventory.models[0].version, "3");
         assert_eq!(c.inventory.models[0].size_bytes, Some(1_500_000_000));

@@ -257,7 +257,7 @@ impl<'a> DocFacts<'a> {
         facts
     }
 
-    fn is_pipeline(&self) -> bool {
+    pub fn is_pipeline(&self) -> bool {
         matches!(self.kind.id.as_str(), "pipelineJob" | "pipelineComponent")
     }
 

@@ -184,9 +184,13 @@ fn equals(a: &Val, b: &Val) -> bool {
         (Val::Num(_), Val::Str(_)) | (Val::Str(_), Val::Num(_)) => {
             matches!((a.as_num(), b.as_num()), (Some(x), Some(y)) if x == y)
         }
+        // A boolean field as the SDK reads it (marshmallow's `fields.Boolean`): the
+        // strings `yes`, `t`, `1`, `on`... are true, `no`, `f`, `0`, `off`... false; the
+        // numbers 1 and 0 too.
         (Val::Bool(x), Val::Str(s)) | (Val::Str(s), Val::Bool(x)) => {
-            str_eq(s, if *x { "true" } else { "false" })
+            crate::schema::coerce::boolean_str(s) == Some(*x)
         }
+        (Val::Bool(x), Val::Num(n)) | (Val::Num(n), Val::Bool(x)) => (*n == 1.0 && *x) || (*n == 0.0 && !*x),
         (Val::List(x), Val::List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equals(p, q)),
         _ => a == b,
     }
@@ -293,6 +297,24 @@ fn apply(env: &dyn Env, op: &Op, values: &[Val], base: Option<NodeId>) -> Tri {
     }
 }
 
+impl Op {
+    /// The reference operand (`in: $params.approved_vm_series`), if any.
+    fn paths(&self, out: &mut Vec<FieldPath>) {
+        match self {
+            Op::Equals(Operand::Ref(p))
+            | Op::NotEquals(Operand::Ref(p))
+            | Op::In(Operand::Ref(p))
+            | Op::NotIn(Operand::Ref(p))
+            | Op::Greater(Operand::Ref(p))
+            | Op::GreaterOrEquals(Operand::Ref(p))
+            | Op::Less(Operand::Ref(p))
+            | Op::LessOrEquals(Operand::Ref(p))
+            | Op::Contains(Operand::Ref(p)) => out.push(p.clone()),
+            _ => {}
+        }
+    }
+}
+
 impl Cond {
     pub fn eval(&self, env: &dyn Env, base: Option<NodeId>) -> Tri {
         match self {
@@ -358,9 +380,13 @@ impl Cond {
         match self {
             Cond::All(cs) | Cond::Any(cs) => cs.iter().for_each(|c| c.paths(out)),
             Cond::Not(c) => c.paths(out),
-            Cond::Field { path, .. } => out.push(path.clone()),
-            Cond::Count { path, filter, .. } => {
+            Cond::Field { path, op } => {
                 out.push(path.clone());
+                op.paths(out);
+            }
+            Cond::Count { path, filter, op } => {
+                out.push(path.clone());
+                op.paths(out);
                 if let Some(f) = filter {
                     f.paths(out);
                 }
@@ -387,6 +413,11 @@ pub mod parse {
         }
     }
 
+    /// A path whose facts exist, with the fields they have.
+    fn checked(path: FieldPath) -> Result<FieldPath, String> {
+        crate::policy::check_fact_path(&path, false).map(|()| path)
+    }
+
     fn glob_to_regex(glob: &str) -> String {
         let mut re = String::from("(?is)^");
         for c in glob.chars() {
@@ -402,9 +433,10 @@ pub mod parse {
 
     fn operand_of(doc: &Document, id: NodeId) -> Result<Operand, ParseError> {
         match doc.value(id) {
-            Value::Str(s) if s.starts_with('$') && !s.starts_with("$$") => {
-                FieldPath::parse(s).map(Operand::Ref).map_err(|e| err(doc, id, e))
-            }
+            Value::Str(s) if s.starts_with('$') && !s.starts_with("$$") => FieldPath::parse(s)
+                .and_then(checked)
+                .map(Operand::Ref)
+                .map_err(|e| err(doc, id, e)),
             Value::Str(s) if s.starts_with("$$") => Ok(Operand::Lit(Val::Str(s[1..].to_string()))),
             _ => Ok(Operand::Lit(Val::from_node(doc, id))),
         }
@@ -528,7 +560,9 @@ pub mod parse {
                         "`field` takes a path such as `resources.instance_count` or `$vm.gpus`",
                     ));
                 };
-                let path = FieldPath::parse(path).map_err(|e| err(doc, *f, e))?;
+                let path = FieldPath::parse(path)
+                    .and_then(checked)
+                    .map_err(|e| err(doc, *f, e))?;
                 Ok(Cond::Field { path, op })
             }
             (None, Some((_, _, c))) => {
@@ -553,7 +587,9 @@ pub mod parse {
                 let Value::Str(path) = doc.value(field) else {
                     return Err(err(doc, field, "`field` takes a path"));
                 };
-                let path = FieldPath::parse(path).map_err(|e| err(doc, field, e))?;
+                let path = FieldPath::parse(path)
+                    .and_then(checked)
+                    .map_err(|e| err(doc, field, e))?;
                 for e in doc.entries(*c) {
                     let k = doc.key_string(e.key);
                     if k != "field" && k != "where" {
@@ -648,6 +684,27 @@ mod tests {
         );
         assert_eq!(t("{not: {field: $vm.gpus, greater: 0}}"), Tri::Unknown);
         assert_eq!(t("{count: {field: name}, equals: 1}"), Tri::True);
+    }
+
+    #[test]
+    fn booleans_compare_as_the_sdk_reads_them() {
+        for (s, b) in [
+            ("yes", true),
+            ("t", true),
+            ("1", true),
+            ("ON", true),
+            ("0", false),
+            ("off", false),
+            ("N", false),
+        ] {
+            assert!(equals(&Val::Str(s.into()), &Val::Bool(b)), "{s}");
+            assert!(!equals(&Val::Str(s.into()), &Val::Bool(!b)), "{s}");
+        }
+        assert!(!equals(&Val::Str("tRuE".into()), &Val::Bool(true)));
+        assert!(!equals(&Val::Str("maybe".into()), &Val::Bool(false)));
+        assert!(equals(&Val::Num(0.0), &Val::Bool(false)));
+        assert!(equals(&Val::Bool(true), &Val::Num(1.0)));
+        assert!(!equals(&Val::Num(2.0), &Val::Bool(true)));
     }
 
     #[test]

@@ -5,8 +5,12 @@
 //! `report.at` names the nodes a rule is about (field paths, or `$vm`, `$target`,
 //! `$model` for the node a fact comes from); the rule is evaluated once per such node, and
 //! a `*` in `at` binds the same `*` in the condition's paths (so `jobs.*.compute` in both
-//! means "this step's compute"). When `at` reaches nothing, `report.fallback` is the
-//! subject; without one, the rule does not apply to the document.
+//! means "this step's compute"). In a pipeline, `jobs.*.compute` also reaches each step
+//! without a `compute`: it runs on the pipeline's `settings.default_compute` (else its
+//! `compute`), so it is reported at its key, with that inherited reference as `{value}`
+//! and `@` and a label on it — unless the rule already reports the inherited reference
+//! itself. When `at` reaches nothing, `report.fallback` is the subject; without one, the
+//! rule does not apply to the document.
 
 pub mod condition;
 pub mod path;
@@ -119,7 +123,11 @@ impl Template {
                         "value" => Part::Value,
                         "key" => Part::Key,
                         "kind" => Part::Kind,
-                        other => Part::Field(FieldPath::parse(other)?, default),
+                        other => {
+                            let path = FieldPath::parse(other)?;
+                            check_fact_path(&path, false)?;
+                            Part::Field(path, default)
+                        }
                     });
                 }
                 '}' => return Err(format!("a lone `}}` in {s:?} (write `}}}}`)")),
@@ -132,13 +140,24 @@ impl Template {
         Ok(Template { parts })
     }
 
+    /// The field paths and facts the template reads.
+    fn paths(&self) -> Vec<&FieldPath> {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Field(path, _) => Some(path),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn render(&self, env: &RuleEnv<'_>) -> String {
         let mut out = String::new();
         for p in &self.parts {
             match p {
                 Part::Text(t) => out.push_str(t),
                 Part::Kind => out.push_str(&env.facts.kind.title),
-                Part::Value => out.push_str(&env.display_node(env.subject.node)),
+                Part::Value => out.push_str(&env.display_node(env.subject.value_node())),
                 Part::Key => out.push_str(
                     env.subject
                         .segments
@@ -167,6 +186,17 @@ struct Subject {
     /// The `at` pattern it came from (binds wildcards).
     pattern: Option<Vec<Segment>>,
     scope: Option<NodeId>,
+    /// A pipeline step without `compute` reached by `jobs.*.compute`: the inherited
+    /// compute reference (`settings.default_compute` or the pipeline's `compute`), which
+    /// `{value}` and `@` stand for.
+    inherited: Option<NodeId>,
+}
+
+impl Subject {
+    /// The node `{value}` and `@` stand for.
+    fn value_node(&self) -> NodeId {
+        self.inherited.unwrap_or(self.node)
+    }
 }
 
 struct RuleEnv<'a> {
@@ -291,7 +321,9 @@ impl RuleEnv<'_> {
 impl Env for RuleEnv<'_> {
     fn resolve(&self, path: &FieldPath, base: Option<NodeId>) -> Resolved {
         match path {
-            FieldPath::Current => Resolved::Values(vec![Val::from_node(self.doc(), self.subject.node)]),
+            FieldPath::Current => {
+                Resolved::Values(vec![Val::from_node(self.doc(), self.subject.value_node())])
+            }
             FieldPath::Fact(name, rest) if name == "params" => {
                 let Some(key) = rest.first() else {
                     return Resolved::Unknown;
@@ -352,7 +384,11 @@ impl PolicyRule {
                         scope: facts.scope_of(&concrete),
                         segments: Some(concrete),
                         pattern: Some(segments.clone()),
+                        inherited: None,
                     });
+                }
+                if facts.is_pipeline() && segments == &step_compute_pattern()[..] {
+                    Self::inheriting_steps(facts, root, out);
                 }
             }
             FieldPath::Fact(name, _) if name == "vm" => {
@@ -362,6 +398,7 @@ impl PolicyRule {
                         segments: None,
                         pattern: None,
                         scope: Some(v.scope),
+                        inherited: None,
                     });
                 }
             }
@@ -372,10 +409,39 @@ impl PolicyRule {
                         segments: None,
                         pattern: None,
                         scope: Some(root),
+                        inherited: None,
                     });
                 }
             }
             FieldPath::Current => {}
+        }
+    }
+
+    /// `jobs.*.compute` also reaches the steps of a pipeline that have no `compute`:
+    /// they run on the pipeline's `settings.default_compute` (else its `compute`). Each
+    /// such step is a subject of its own, reported at its key, with the inherited
+    /// reference as `{value}` and `@`.
+    fn inheriting_steps(facts: &DocFacts<'_>, root: NodeId, out: &mut Vec<Subject>) {
+        let doc = facts.doc;
+        let Some(jobs) = doc.get(root, "jobs") else {
+            return;
+        };
+        for (step, path) in walk_with_paths(doc, jobs, &[Segment::Wildcard]) {
+            if !matches!(doc.value(step), Value::Map(_)) || doc.get(step, "compute").is_some() {
+                continue;
+            }
+            let Some(source) = facts.target(Some(step)).source else {
+                continue;
+            };
+            let mut segments = vec!["jobs".to_string()];
+            segments.extend(path);
+            out.push(Subject {
+                node: step,
+                scope: Some(step),
+                segments: Some(segments),
+                pattern: Some(step_compute_pattern()[..2].to_vec()),
+                inherited: Some(source),
+            });
         }
     }
 
@@ -385,7 +451,15 @@ impl PolicyRule {
             return;
         }
         let mut seen: Vec<Span> = Vec::new();
-        for subject in self.subjects(facts) {
+        // Subjects reported for themselves: a step that inherits one of them is not
+        // reported again (a `default_compute: local` is one finding, not one per step).
+        let mut fired: Vec<NodeId> = Vec::new();
+        let mut subjects = self.subjects(facts);
+        subjects.sort_by_key(|s| s.inherited.is_some());
+        for subject in subjects {
+            if subject.inherited.is_some_and(|i| fired.contains(&i)) {
+                continue;
+            }
             let env = RuleEnv {
                 facts,
                 rule: self,
@@ -394,6 +468,7 @@ impl PolicyRule {
             if self.when.eval(&env, None) != Tri::True {
                 continue;
             }
+            fired.push(subject.node);
             // A mapping or list is reported at its key: its own text starts a line below.
             let node_span = facts.doc.node(subject.node).span;
             let span = match (&subject.segments, facts.doc.value(subject.node)) {
@@ -416,12 +491,46 @@ impl PolicyRule {
             if let Some(help) = &self.help {
                 d = d.with_help(help.render(&env));
             }
+            if let Some(inherited) = subject.inherited {
+                let step = subject
+                    .segments
+                    .as_ref()
+                    .and_then(|s| s.last())
+                    .map_or("?", String::as_str);
+                d = d.with_label(
+                    facts.doc.node(inherited).span,
+                    format!("step `{step}` has no `compute` of its own: it runs on this one"),
+                );
+            }
             if let Some(segs) = &subject.segments {
                 d = d.with_pointer(Pointer::from_segments(segs.iter().cloned()));
             }
             out.push(d);
         }
     }
+}
+
+/// The span of the first string scalar under `id` that contains `text`.
+fn find_text(doc: &Document, id: NodeId, text: &str) -> Option<Span> {
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        match doc.value(n) {
+            Value::Str(s) if s.contains(text) => return Some(doc.node(n).span),
+            Value::Map(entries) => stack.extend(entries.iter().rev().map(|e| e.value)),
+            Value::Seq(items) => stack.extend(items.iter().rev()),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `jobs.*.compute`: the `report.at` path that also reaches steps without `compute`.
+fn step_compute_pattern() -> [Segment; 3] {
+    [
+        Segment::Key("jobs".to_string()),
+        Segment::Wildcard,
+        Segment::Key("compute".to_string()),
+    ]
 }
 
 /// Compiles the policy parts of a rule file. `doc` is the rule file's tree (for spans).
@@ -467,7 +576,11 @@ pub fn compile(
             return Err((span, format!("`{k}` is not a document kind{hint}")));
         }
     }
-    let parse_path = |s: &str, key: &str| FieldPath::parse(s).map_err(|e| (at_span(key), e));
+    let parse_path = |s: &str, key: &str| {
+        FieldPath::parse(s)
+            .and_then(|p| check_fact_path(&p, true).map(|()| p))
+            .map_err(|e| (at_span(key), e))
+    };
     let at = report
         .at
         .items()
@@ -505,6 +618,37 @@ pub fn compile(
             }
         }
     }
+    // `$params.<name>` must be declared under `params:` (the configuration can only set
+    // declared parameters).
+    for p in &paths {
+        if let FieldPath::Fact(name, rest) = p {
+            if name == "params" && rest.first().is_some_and(|n| !params.contains_key(n)) {
+                let n = &rest[0];
+                let span = find_text(doc, when_node, &p.to_string()).unwrap_or(doc.node(when_node).span);
+                return Err((
+                    span,
+                    format!(
+                        "`{p}`: the rule reads a parameter it does not declare; add `{n}` with its default under `params:`"
+                    ),
+                ));
+            }
+        }
+    }
+    for (template, key) in [(Some(&message), "message"), (help.as_ref(), "help")] {
+        for p in template.map(Template::paths).unwrap_or_default() {
+            if let FieldPath::Fact(name, rest) = p {
+                if name == "params" && rest.first().is_some_and(|n| !params.contains_key(n)) {
+                    return Err((
+                        at_span(key),
+                        format!(
+                            "`{p}`: the rule reads a parameter it does not declare; add `{}` with its default under `params:`",
+                            rest[0]
+                        ),
+                    ));
+                }
+            }
+        }
+    }
     Ok(PolicyRule {
         kinds: kinds.to_vec(),
         when,
@@ -515,6 +659,115 @@ pub fn compile(
         severity_by_profile: severity_by_profile.clone(),
         params: params.clone(),
     })
+}
+
+/// The fields of `$vm` (and of `$target.vm`).
+pub const VM_FIELDS: &[&str] = &[
+    "name",
+    "written",
+    "known",
+    "series",
+    "series_names",
+    "family",
+    "category",
+    "accelerator",
+    "support",
+    "support_basis",
+    "retirement",
+    "retired",
+    "vcpus",
+    "memory_gib",
+    "gpus",
+    "fpgas",
+    "isolated",
+    "closest",
+];
+
+/// The fields of a fact: `None` when the fact is read whole (`$workload`).
+fn fact_fields(name: &str) -> Option<&'static [&'static str]> {
+    match name {
+        "vm" => Some(VM_FIELDS),
+        "target" => Some(&["type", "name", "resolved", "vm"]),
+        "model" => Some(&["size_bytes", "size", "name", "version"]),
+        "gpu" => Some(&["requested"]),
+        "memory" => Some(&["size", "model_ratio"]),
+        _ => None,
+    }
+}
+
+/// Checks that a fact path names a fact and fields it has (`$vm.gpus`, `$target.vm.series`,
+/// `$params.<name>`). `bare` allows a fact without its field (`report.at: $vm`).
+pub fn check_fact_path(path: &FieldPath, bare: bool) -> Result<(), String> {
+    let FieldPath::Fact(name, rest) = path else {
+        return Ok(());
+    };
+    if !FACTS.contains(&name.as_str()) {
+        let hint = crate::suggest::closest(name, FACTS.iter())
+            .map(|s| format!("did you mean `${s}`? "))
+            .unwrap_or_default();
+        return Err(format!(
+            "`{path}`: `${name}` is not a fact ({hint}facts: {})",
+            FACTS
+                .iter()
+                .map(|f| format!("${f}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if name == "params" {
+        return match rest.len() {
+            1 => Ok(()),
+            0 => Err(format!("`{path}`: name the parameter (`$params.<name>`)")),
+            _ => Err(format!(
+                "`{path}`: a parameter has no fields (`$params.{}`)",
+                rest[0]
+            )),
+        };
+    }
+    let fields_error = |prefix: &str, field: &str, fields: &[&str]| {
+        let hint = crate::suggest::closest(field, fields.iter())
+            .map(|s| format!("did you mean `{prefix}.{s}`? "))
+            .unwrap_or_default();
+        format!(
+            "`{path}`: `{field}` is not a field of `{prefix}` ({hint}its fields: {})",
+            fields.join(", ")
+        )
+    };
+    let Some(fields) = fact_fields(name) else {
+        return match rest.first() {
+            None => Ok(()),
+            Some(_) => Err(format!("`{path}`: `${name}` has no fields (write `${name}`)")),
+        };
+    };
+    let Some(field) = rest.first() else {
+        return if bare {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{path}`: name a field of `${name}` (its fields: {})",
+                fields.join(", ")
+            ))
+        };
+    };
+    if !fields.contains(&field.as_str()) {
+        return Err(fields_error(&format!("${name}"), field, fields));
+    }
+    if name == "target" && field == "vm" {
+        return match rest.get(1) {
+            None if bare => Ok(()),
+            None => Err(format!(
+                "`{path}`: name a field of `$target.vm` (its fields: {})",
+                VM_FIELDS.join(", ")
+            )),
+            Some(f) if !VM_FIELDS.contains(&f.as_str()) => Err(fields_error("$target.vm", f, VM_FIELDS)),
+            Some(_) if rest.len() > 2 => Err(format!("`{path}`: `$target.vm.{}` has no fields", rest[1])),
+            Some(_) => Ok(()),
+        };
+    }
+    if rest.len() > 1 {
+        return Err(format!("`{path}`: `${name}.{field}` has no fields"));
+    }
+    Ok(())
 }
 
 /// The facts rules may read.

@@ -30,20 +30,29 @@ pub fn level(severity: Severity) -> &'static str {
 
 fn rule_descriptor(rule: &RuleMeta) -> Value {
     let text = format!("{}\n\n{}", rule.what.trim(), rule.why.trim());
-    json!({
+    let builtin = rule.is_builtin();
+    let mut d = json!({
         "id": rule.code,
         "name": rule.name,
         "shortDescription": { "text": rule.summary.trim() },
         "fullDescription": { "text": rule.what.trim() },
-        "help": { "text": text, "markdown": rule.markdown() },
-        "helpUri": rule.docs_url(),
+        "help": { "text": text, "markdown": rule.markdown_absolute() },
         "defaultConfiguration": { "level": level(rule.severity) },
-        "properties": { "tags": ["azure-ml", area(rule)] },
-    })
+        "properties": { "tags": ["azure-ml", area(rule, builtin)] },
+    });
+    // A user rule has no published page.
+    if builtin {
+        d["helpUri"] = json!(rule.docs_url());
+    }
+    d
 }
 
-/// The rule's area, from its file's directory (`rules/document/...` → `document`).
-fn area(rule: &RuleMeta) -> &str {
+/// The rule's area, from its file's directory (`rules/document/...` → `document`); user
+/// rules are `user`.
+fn area(rule: &RuleMeta, builtin: bool) -> &str {
+    if !builtin {
+        return "user";
+    }
     rule.source
         .strip_prefix("rules/")
         .and_then(|r| r.split('/').next())
@@ -194,8 +203,15 @@ fn result(
 
 /// The SARIF log of a report, as pretty-printed JSON.
 pub fn render(report: &Report) -> String {
-    let registry = registry::builtin();
-    let rules = registry.rules();
+    // Every rule a finding can come from: the built-in ones, then the user rules of the
+    // run's configurations.
+    let rules: Vec<RuleMeta> = registry::builtin()
+        .rules()
+        .iter()
+        .chain(&report.user_rules)
+        .cloned()
+        .collect();
+    let rules = rules.as_slice();
     let mut results = Vec::new();
     for file in &report.files {
         let artifact = Artifact::of(report, file);

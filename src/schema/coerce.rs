@@ -60,6 +60,18 @@ const FALSY: &[&str] = &[
     "f", "F", "false", "False", "FALSE", "off", "Off", "OFF", "n", "N", "no", "No", "NO", "0",
 ];
 
+/// A string as marshmallow's `fields.Boolean` reads it (`"yes"`, `"t"`, `"1"` are true;
+/// `"no"`, `"off"`, `"0"` are false); `None` for any other string.
+pub fn boolean_str(s: &str) -> Option<bool> {
+    if TRUTHY.contains(&s) {
+        Some(true)
+    } else if FALSY.contains(&s) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// marshmallow's (non-strict) deserialisation of `value` as `to`; `None` when it fails.
 pub fn coerce(to: Coercion, value: &Value) -> Option<Coerced> {
     match to {
