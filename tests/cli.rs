@@ -369,6 +369,7 @@ fn local_paths_beside_a_file_named_without_a_directory() {
         .args(["check", "--no-config", "job.yml"])
         .assert()
         .code(0);
+}
 
 /// AML301's message reads well for each target (no "a ACI").
 #[test]
