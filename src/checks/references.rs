@@ -92,7 +92,14 @@ fn check_site(
     }
     if let Some(path) = text.strip_prefix("file:") {
         if !forms.iter().any(|f| f.form == "yaml-file") {
-            return None;
+            // Only YAML file references take the prefix; a local path field (`code`)
+            // reads `file:src` as a directory literally named so.
+            let local = forms.iter().find(|f| f.form == "local-path" && f.relative_to.is_none())?;
+            let mut d = missing(dir, text, local, &field, text, span)?;
+            d.help = Some(format!(
+                "`file:` marks a YAML file reference (a component or environment file); `{field}` takes the path itself: write `{path}`."
+            ));
+            return Some(d);
         }
         let form = Form {
             form: "yaml-file".into(),
