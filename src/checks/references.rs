@@ -94,7 +94,9 @@ fn check_site(
         if !forms.iter().any(|f| f.form == "yaml-file") {
             // Only YAML file references take the prefix; a local path field (`code`)
             // reads `file:src` as a directory literally named so.
-            let local = forms.iter().find(|f| f.form == "local-path" && f.relative_to.is_none())?;
+            let local = forms
+                .iter()
+                .find(|f| f.form == "local-path" && f.relative_to.is_none())?;
             let mut d = missing(dir, text, local, &field, text, span)?;
             d.help = Some(format!(
                 "`file:` marks a YAML file reference (a component or environment file); `{field}` takes the path itself: write `{path}`."

@@ -28,13 +28,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
                 )
                 .with_pointer(pointer.clone())
                 .with_help(format!("Quote it: {quoted}."))
-                .with_fix(Fix {
-                    title: format!("Quote `{raw}`"),
-                    edits: vec![Edit {
-                        span: node.span,
-                        replacement: quoted.clone(),
-                    }],
-                }),
+                .with_fix(quote_fix(raw, node.span, &quoted)),
             );
             continue;
         }
@@ -86,15 +80,19 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
                 ),
             )
             .with_help(format!("Quote it: `{key}: {quoted}`."))
-            .with_fix(Fix {
-                title: format!("Quote `{raw}`"),
-                edits: vec![Edit {
-                    span: node.span,
-                    replacement: quoted.clone(),
-                }],
-            }),
+            .with_fix(quote_fix(raw, node.span, &quoted)),
         };
         out.push(diag);
+    }
+}
+
+fn quote_fix(raw: &str, span: crate::source::Span, quoted: &str) -> Fix {
+    Fix {
+        title: format!("Quote `{raw}`"),
+        edits: vec![Edit {
+            span,
+            replacement: quoted.to_string(),
+        }],
     }
 }
 
