@@ -876,3 +876,37 @@ fn an_excluded_file_gets_no_diagnostics_when_opened() {
     );
     c.shutdown_and_exit();
 }
+
+/// The server's resident memory (`VmRSS`, KiB) from `/proc`.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn data_files_are_not_kept_in_memory() {
+    // 200 plain data JSON files, 22 MB in all (not Azure ML files: no findings), and a
+    // job with a finding: the server keeps the job's diagnostics, not the data's trees.
+    let (_d, root) = workspace();
+    let row = r#"{"id": 12345, "name": "sample name", "values": [1.5, 2.5, 3.5], "ok": true},"#;
+    let rows = 22_000_000 / 200 / row.len();
+    for i in 0..200 {
+        let text = format!("{{\"rows\": [{}{{}}]}}", row.repeat(rows));
+        write(&root, &format!("data/part-{i:03}.json"), &text);
+    }
+    let job = write(&root, "jobs/train.yml", JOB);
+    let mut c = Client::initialized(&root);
+    assert_eq!(codes(&c.diagnostics(&uri(&job), None)), ["AML203"]);
+    // Answered after the workspace's first check.
+    let r = c.request("amlint/unknown", json!({}));
+    assert!(r.get("error").is_some(), "{r}");
+    let rss = rss_kib(c.child.id());
+    eprintln!("amlint lsp RSS after indexing 22 MB of data: {} MiB", rss / 1024);
+    assert!(rss < 150 * 1024, "the server holds {} MiB", rss / 1024);
+    c.shutdown_and_exit();
+}

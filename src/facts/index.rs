@@ -164,6 +164,23 @@ impl ProjectIndex {
         }
     }
 
+    /// Adds what `other` defines; a name already known keeps its definition (as when
+    /// both were built by one [`ProjectIndex::add`] sequence, `self`'s files first).
+    pub fn merge(&mut self, other: &ProjectIndex) {
+        for (k, c) in &other.computes {
+            self.computes.entry(k.clone()).or_insert_with(|| c.clone());
+        }
+        for (k, e) in &other.endpoints {
+            self.endpoints.entry(k.clone()).or_insert_with(|| e.clone());
+        }
+        self.models.extend(other.models.iter().cloned());
+    }
+
+    /// Whether it defines nothing (the rest of the project aside).
+    pub fn is_empty(&self) -> bool {
+        self.computes.is_empty() && self.endpoints.is_empty() && self.models.is_empty()
+    }
+
     /// Sets what the rest of the project defines, consulted for names the index's own
     /// files do not define (their definitions take precedence).
     pub fn with_rest(mut self, rest: LazyIndex) -> Self {

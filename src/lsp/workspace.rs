@@ -15,7 +15,8 @@ use crate::config::{CONFIG_FILE_NAMES, ConfigError, Resolver};
 use crate::diagnostic::Diagnostic;
 use crate::discover::{self, Filter as _};
 use crate::facts::ProjectIndex;
-use crate::load::{self, Format};
+use crate::kinds::Classification;
+use crate::load::{self, Format, Limits};
 use crate::pipeline::{self, FactBases, FileReport, Options, Prepared};
 use crate::project::Project;
 use crate::registry::Registry;
@@ -60,8 +61,9 @@ pub struct Workspace {
     folders: Vec<PathBuf>,
     cwd: PathBuf,
     resolver: Arc<Resolver>,
-    /// The workspace folders' files as on disk.
-    disk: BTreeMap<PathBuf, Prepared>,
+    /// The workspace folders' files as on disk: what is kept of them (not their text
+    /// nor their trees).
+    disk: BTreeMap<PathBuf, DiskFile>,
     open: HashMap<Url, OpenDoc>,
     /// Built from the index when first needed; `None` after a definition changed.
     bases: Option<Arc<FactBases>>,
@@ -78,6 +80,89 @@ pub struct Workspace {
 /// What a file defines (computes, endpoints, models): a change to it re-checks the rest.
 fn contribution(p: &Prepared) -> ProjectIndex {
     pipeline::index_of(std::iter::once(p))
+}
+
+/// What the server keeps of a workspace file on disk: what it defines, whether its check
+/// can report anything, and the words of its text (hashed) — never its text or trees, so
+/// a workspace full of data files costs little more than their paths. A check re-reads
+/// the file.
+#[derive(Default)]
+struct DiskFile {
+    /// What it defines (`None`: nothing).
+    defines: Option<Box<ProjectIndex>>,
+    /// An Azure ML file, or one that failed to load: checked (again) when the index
+    /// changes. `false`: classification skipped it, nothing else is kept.
+    checked: bool,
+    /// The hashes of its text's words (split where a file name ends), sorted: whether
+    /// it mentions a path's name (AML201) without keeping the text.
+    words: Box<[u64]>,
+    /// The parse made while indexing, until the first check takes it.
+    pending: Option<Box<Prepared>>,
+}
+
+/// Characters that end a word of [`DiskFile::words`]: a file name containing none of
+/// them is mentioned by a text only as a whole word.
+fn word_break(c: char) -> bool {
+    c.is_whitespace() || "\"'`:,/\\[]{}()#=;|&<>!?*$@%^~+".contains(c)
+}
+
+fn word_hash(word: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(word)
+}
+
+impl DiskFile {
+    fn of(prepared: Prepared) -> Self {
+        let index = contribution(&prepared);
+        let defines = (!index.is_empty()).then(|| Box::new(index));
+        let checked = prepared.classes.iter().any(Classification::is_checked)
+            || !prepared.loaded.diagnostics.is_empty();
+        if !checked {
+            return Self {
+                defines,
+                ..Self::default()
+            };
+        }
+        let mut words: Vec<u64> = prepared
+            .loaded
+            .source
+            .text
+            .split(word_break)
+            .filter(|w| !w.is_empty())
+            .map(word_hash)
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        Self {
+            defines,
+            checked,
+            words: words.into(),
+            pending: Some(Box::new(prepared)),
+        }
+    }
+
+    /// What it defines, as an index of its own.
+    fn defines(&self) -> ProjectIndex {
+        let mut index = ProjectIndex::default();
+        if let Some(d) = &self.defines {
+            index.merge(d);
+        }
+        index
+    }
+
+    /// Whether its text may mention `name` (a name with a word break in it: read again).
+    fn mentions(&self, path: &Path, name: &str) -> bool {
+        if name.contains(word_break) {
+            return std::fs::read_to_string(path).map_or(true, |t| t.contains(name));
+        }
+        self.words.binary_search(&word_hash(name)).is_ok()
+    }
+}
+
+/// Loads and classifies a workspace file from disk.
+fn load_disk(path: &Path, limits: &Limits) -> Prepared {
+    let display = path.to_string_lossy().into_owned();
+    pipeline::prepare(path.to_path_buf(), load::load_path(path, &display, limits), false)
 }
 
 /// Checks a prepared file as the CLI would, with the workspace's index; a panic becomes
@@ -164,19 +249,19 @@ impl Workspace {
             discover::discover_filtered(&folders, filter)
         };
         let limits = self.options.limits.clone();
-        let loaded: Vec<Prepared> = candidates
+        // Each file's trees and text are dropped as soon as it is classified and
+        // indexed, except an Azure ML file's, until its first check.
+        let loaded: Vec<(PathBuf, DiskFile)> = candidates
             .par_iter()
             .filter_map(|c| {
                 let path = crate::config::normalize(&c.path);
-                let display = path.to_string_lossy().into_owned();
-                std::panic::catch_unwind(|| {
-                    pipeline::prepare(path.clone(), load::load_path(&path, &display, &limits), false)
-                })
-                .ok()
+                std::panic::catch_unwind(|| DiskFile::of(load_disk(&path, &limits)))
+                    .ok()
+                    .map(|f| (path, f))
             })
             .collect();
-        self.disk = loaded.into_iter().map(|p| (p.path.clone(), p)).collect();
-        self.dirty_disk = self.disk.keys().cloned().collect();
+        self.disk = loaded.into_iter().collect();
+        self.dirty_disk.clear();
         self.invalidate_index();
     }
 
@@ -185,7 +270,12 @@ impl Workspace {
     fn invalidate_index(&mut self) {
         self.bases = None;
         self.dirty_open.extend(self.open.keys().cloned());
-        self.dirty_disk.extend(self.disk.keys().cloned());
+        self.dirty_disk.extend(
+            self.disk
+                .iter()
+                .filter(|(_, f)| f.checked)
+                .map(|(p, _)| p.clone()),
+        );
     }
 
     /// Whether any check is pending.
@@ -283,7 +373,7 @@ impl Workspace {
         } else {
             publish(PublishDiagnosticsParams::new(uri.clone(), Vec::new(), None));
         }
-        let after = self.disk.get(&doc.path).map(contribution);
+        let after = self.disk.get(&doc.path).map(DiskFile::defines);
         if !before
             .unwrap_or_default()
             .same_definitions(&after.unwrap_or_default())
@@ -293,14 +383,12 @@ impl Workspace {
     }
 
     fn reload_disk(&mut self, path: &Path) -> Option<ProjectIndex> {
-        let old = self.disk.remove(path).map(|p| contribution(&p));
+        let old = self.disk.remove(path).map(|f| f.defines());
         if path.is_file() {
             let display = path.to_string_lossy().into_owned();
             let limits = &self.options.limits;
-            if let Ok(p) = pipeline::guarded(&display, || {
-                pipeline::prepare(path.to_path_buf(), load::load_path(path, &display, limits), false)
-            }) {
-                self.disk.insert(path.to_path_buf(), p);
+            if let Ok(f) = pipeline::guarded(&display, || DiskFile::of(load_disk(path, limits))) {
+                self.disk.insert(path.to_path_buf(), f);
             }
         }
         old
@@ -328,7 +416,7 @@ impl Workspace {
         if !wanted {
             self.disk.remove(&path);
         }
-        let new = self.disk.get(&path).map(contribution).unwrap_or_default();
+        let new = self.disk.get(&path).map(DiskFile::defines).unwrap_or_default();
         let open = self.open.values().any(|d| d.path == path);
         if !open {
             if self.disk.contains_key(&path) {
@@ -363,13 +451,13 @@ impl Workspace {
                 self.dirty_open.insert(uri.clone());
             }
         }
-        for (file, prepared) in &self.disk {
+        for (file, f) in self.disk.iter().filter(|(_, f)| f.checked) {
             let found = match self.published_disk.get(file) {
                 Some(Some(shown)) => shown.iter().any(|d| d.code.as_ref() == Some(&aml201)),
                 Some(None) => true,
                 None => false,
             };
-            if found || prepared.loaded.source.text.contains(&name) {
+            if found || f.mentions(file, &name) {
                 self.dirty_disk.insert(file.clone());
             }
         }
@@ -470,17 +558,16 @@ impl Workspace {
             .filter(|d| d.parsed.is_some())
             .map(|d| &d.path)
             .collect();
-        let index = pipeline::index_of(
+        let mut index = pipeline::index_of(
             self.open
                 .values()
-                .filter_map(|d| d.parsed.as_ref().map(|(_, p)| p))
-                .chain(
-                    self.disk
-                        .iter()
-                        .filter(|(path, _)| !open_paths.contains(path))
-                        .map(|(_, p)| p),
-                ),
+                .filter_map(|d| d.parsed.as_ref().map(|(_, p)| p)),
         );
+        for (_, f) in self.disk.iter().filter(|(path, _)| !open_paths.contains(path)) {
+            if let Some(defines) = &f.defines {
+                index.merge(defines);
+            }
+        }
         let bases = Arc::new(FactBases::new(index, &self.options));
         self.bases = Some(bases.clone());
         bases
@@ -503,7 +590,7 @@ impl Workspace {
                 .open
                 .get(&uri)
                 .and_then(|d| self.disk.get(&d.path))
-                .map(contribution);
+                .map(DiskFile::defines);
             let limits = self.options.limits.clone();
             let Some(doc) = self.open.get_mut(&uri) else {
                 continue;
@@ -563,19 +650,45 @@ impl Workspace {
         }
         // The workspace's files on disk, in parallel (on start, after a configuration
         // change, or when a definition on disk changed).
+        // A file is read from disk again unless its parse from indexing is still there.
         let open_paths: HashSet<PathBuf> = self.open.values().map(|d| d.path.clone()).collect();
-        let disk: Vec<(PathBuf, Prepared)> = std::mem::take(&mut self.dirty_disk)
-            .into_iter()
-            .filter(|p| !open_paths.contains(p))
-            .filter_map(|p| self.disk.get(&p).cloned().map(|prepared| (p, prepared)))
-            .collect();
+        let mut disk: Vec<(PathBuf, Option<Prepared>)> = Vec::new();
+        for path in std::mem::take(&mut self.dirty_disk) {
+            if open_paths.contains(&path) {
+                continue;
+            }
+            match self.disk.get_mut(&path) {
+                Some(f) if f.checked => {
+                    let pending = f.pending.take().map(|p| *p);
+                    disk.push((path, pending));
+                }
+                // Skipped by classification: nothing to report, whatever was shown goes.
+                Some(_) if self.published_disk.contains_key(&path) => {
+                    self.published_disk.remove(&path);
+                    if let Some(uri) = convert::uri_of(&path) {
+                        publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
+                    }
+                }
+                Some(_) | None => {}
+            }
+        }
         if !disk.is_empty() {
             use rayon::prelude::*;
             let bases = self.bases();
             let (resolver, options) = (&self.resolver, &self.options);
             let reports: Vec<(PathBuf, FileReport)> = disk
                 .into_par_iter()
-                .map(|(path, prepared)| (path, check_with(&bases, resolver, options, prepared).0))
+                .map(|(path, pending)| {
+                    let display = path.to_string_lossy().into_owned();
+                    let prepared = pipeline::guarded(&display, || {
+                        pending.unwrap_or_else(|| load_disk(&path, &options.limits))
+                    });
+                    let report = match prepared {
+                        Ok(prepared) => check_with(&bases, resolver, options, prepared).0,
+                        Err(report) => report,
+                    };
+                    (path, report)
+                })
                 .collect();
             for (path, report) in reports {
                 let Some(uri) = convert::uri_of(&path) else {
@@ -653,5 +766,100 @@ impl Workspace {
     pub fn checked(&self, uri: &Url) -> Option<&Checked> {
         let doc = self.open.get(uri)?;
         doc.checked.as_ref().filter(|c| c.version == doc.version)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JOB: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+command: python train.py
+environment: azureml:sklearn:1
+compute: azureml:gpu-cluster
+";
+
+    const COMPUTE: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json
+name: gpu-cluster
+type: amlcompute
+size: Standard_DS3_v2
+";
+
+    fn flush(ws: &mut Workspace) -> BTreeMap<PathBuf, Vec<String>> {
+        let mut published = BTreeMap::new();
+        ws.flush(
+            &mut |p| {
+                let codes = p
+                    .diagnostics
+                    .iter()
+                    .map(|d| match &d.code {
+                        Some(lsp_types::NumberOrString::String(c)) => c.clone(),
+                        _ => String::new(),
+                    })
+                    .collect();
+                published.insert(convert::path_of(&p.uri).unwrap(), codes);
+            },
+            &mut |_| false,
+        );
+        published
+    }
+
+    /// Files that are not open keep no text and no tree once checked; data files keep
+    /// nothing but their path; a re-check reads the file again.
+    #[test]
+    fn files_not_open_keep_no_text_or_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let write = |name: &str, text: &str| {
+            let p = root.join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let data = write(
+            "data/rows.json",
+            &format!("{{\"rows\": [{}0]}}", "1, ".repeat(1000)),
+        );
+        let plain = write("data/plain.yaml", "a: 1\nb: [x, y]\n");
+        let job = write("jobs/train.yml", JOB);
+        let mut ws = Workspace::new(vec![root.clone()], Options::default());
+        ws.index_workspace();
+        for skipped in [&data, &plain] {
+            let f = &ws.disk[skipped];
+            assert!(!f.checked && f.defines.is_none() && f.words.is_empty() && f.pending.is_none());
+        }
+        assert!(
+            ws.disk[&job].pending.is_some(),
+            "the indexing parse waits for the first check"
+        );
+        let published = flush(&mut ws);
+        assert_eq!(published.get(&job), Some(&vec!["AML203".to_string()]));
+        assert!(!published.contains_key(&data) && !published.contains_key(&plain));
+        assert!(
+            ws.disk.values().all(|f| f.pending.is_none()),
+            "checked: nothing parsed is kept"
+        );
+        assert!(ws.disk[&job].mentions(&job, "sklearn") && !ws.disk[&job].mentions(&job, "src"));
+
+        // The job changes on disk unannounced, then a compute it names appears: the job
+        // is checked again from the disk's text.
+        std::fs::write(&job, format!("{JOB}foo: 1\n")).unwrap();
+        let compute = write("compute/gpu.yml", COMPUTE);
+        assert!(!ws.disk_changed(&compute, &mut |_| {}));
+        assert!(ws.disk[&compute].defines.is_some());
+        let published = flush(&mut ws);
+        assert_eq!(published.get(&job), Some(&vec!["AML101".to_string()]));
+        assert!(ws.disk.values().all(|f| f.pending.is_none()));
+        assert!(ws.disk[&data].words.is_empty() && ws.disk[&data].pending.is_none());
+
+        // The job becomes a plain YAML file: its diagnostics go, only its path stays.
+        std::fs::write(&job, "a: 1\n").unwrap();
+        assert!(!ws.disk_changed(&job, &mut |_| {}));
+        let published = flush(&mut ws);
+        assert_eq!(published.get(&job), Some(&Vec::new()));
+        let f = &ws.disk[&job];
+        assert!(!f.checked && f.words.is_empty() && f.pending.is_none());
     }
 }
