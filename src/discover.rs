@@ -120,12 +120,54 @@ pub fn discover_filtered(paths: &[PathBuf], filter: Arc<dyn Filter>) -> Vec<Cand
             });
         }
     }
-    found.into_values().collect()
+    let candidates: Vec<Candidate> = found.into_values().collect();
+    if paths.len() > 1 {
+        same_files_once(candidates)
+    } else {
+        candidates
+    }
+}
+
+/// One file named twice (`amlint check /abs/dir c.yml` from inside `dir`) is checked
+/// once: under the display path that sorts first, explicit if either naming was.
+fn same_files_once(candidates: Vec<Candidate>) -> Vec<Candidate> {
+    let mut seen: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
+    let mut out: Vec<Candidate> = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        let key = std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
+        match seen.get(&key) {
+            Some(&i) => out[i].explicit |= c.explicit,
+            None => {
+                seen.insert(key, out.len());
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_named_twice_is_checked_once() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("c.yml"), "a: 1\n").unwrap();
+        std::fs::write(dir.path().join("d.yml"), "a: 1\n").unwrap();
+        let found = discover(&[
+            dir.path().to_path_buf(),
+            dir.path().join("c.yml"),
+            dir.path().join(".").join("c.yml"),
+        ]);
+        let names: Vec<String> = found
+            .iter()
+            .map(|c| c.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["c.yml", "d.yml"], "{found:?}");
+        assert!(found[0].explicit, "named on the command line: {found:?}");
+        assert!(!found[1].explicit);
+    }
 
     #[test]
     fn walks_and_honours_gitignore() {
