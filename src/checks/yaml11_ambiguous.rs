@@ -15,7 +15,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
         let node = cx.doc.node(note.node);
         let raw = cx.source.slice(node.span);
         let quoted = format!("\"{}\"", raw.replace('\\', "\\\\").replace('"', "\\\""));
-        if let Some(pointer) = dates.get(&note.node) {
+        if let Some((pointer, sdk)) = dates.get(&note.node) {
             // Not merely ambiguous: the CLI loads a date where its schema wants text.
             let field = pointer.last().unwrap_or_default();
             out.push(
@@ -23,7 +23,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
                     "AML102",
                     node.span,
                     format!(
-                        "`{raw}` is a date to the Azure ML CLI (PyYAML reads an unquoted date as a datetime), but `{field}` must be a string: the CLI rejects the file (\"Not a valid string\")"
+                        "`{raw}` is a date to the Azure ML CLI (PyYAML reads an unquoted date as a datetime), but `{field}` does not take a date: the CLI rejects the file (\"{sdk}\")"
                     ),
                 )
                 .with_pointer(pointer.clone())
@@ -97,10 +97,11 @@ fn quote_fix(raw: &str, span: crate::source::Span, quoted: &str) -> Fix {
 }
 
 /// The unquoted dates and timestamps (YAML 1.1 `datetime`s) that are values of fields
-/// whose schema takes only a string (`name`, `display_name`, `command`, ...): marshmallow's
-/// `String` field refuses a `datetime` ("Not a valid string"). Fields that take other
-/// types too (a version is str()-ed by the SDK, tags take anything) are left to AML003.
-fn string_fields_holding_dates(cx: &DocContext<'_>) -> HashMap<NodeId, Pointer> {
+/// whose schema takes only a string (`name`, `display_name`, `command`, ...) or is a
+/// version (number or string): marshmallow's `String` field refuses a `datetime` ("Not a
+/// valid string"), and so does the SDK's `VersionField`. Fields that take anything (tags)
+/// and a component's `version` (str()-ed by the SDK) are left to AML003.
+fn string_fields_holding_dates(cx: &DocContext<'_>) -> HashMap<NodeId, (Pointer, &'static str)> {
     let mut found = HashMap::new();
     let Some(kind) = cx.class.kind else {
         return found;
@@ -137,10 +138,23 @@ fn string_fields_holding_dates(cx: &DocContext<'_>) -> HashMap<NodeId, Pointer> 
         if !is_value {
             continue;
         }
-        let only_string = crate::schema::describe::describe(&kind.id, pointer)
-            .is_some_and(|f| f.types == ["string"] && f.values.is_empty());
-        if only_string {
-            found.insert(node, pointer.clone());
+        // A version field (`VersionField`: number or string) refuses a datetime too
+        // ("Type datetime.date is not supported for version"), except a component's
+        // `version`, which the SDK str()s before loading.
+        let component_version = kind.id.ends_with("Component") && pointer.len() == 1;
+        let refused = crate::schema::describe::describe(&kind.id, pointer).and_then(|f| {
+            if !f.values.is_empty() {
+                None
+            } else if f.types == ["string"] {
+                Some("Not a valid string.")
+            } else if f.types == ["number", "string"] && !component_version {
+                Some("Type datetime.date is not supported for version.")
+            } else {
+                None
+            }
+        });
+        if let Some(sdk) = refused {
+            found.insert(node, (pointer.clone(), sdk));
         }
     }
     found
