@@ -52,7 +52,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
         } else {
             r.value_span(&f.pointer)
         };
-        let mut d = Diagnostic::new("AML105", span, f.message)
+        let mut d = Diagnostic::new(f.code, span, f.message)
             .with_pointer(f.pointer.clone())
             .with_help(f.help);
         if let Some((p, label)) = f.related {

@@ -12,6 +12,7 @@
 //! | online deployments | probe `initial_delay`, `period`, `timeout`, `success_threshold`, `failure_threshold` ≥ 1 | service (documented minimum) |
 //! | compute clusters, K8s `target_utilization` scaling | `min_instances` ≤ `max_instances` | service |
 //! | v1 deployment config | `autoScaler.minReplicas` ≤ `maxReplicas`; `cpuLimit` ≥ `cpu`; `memoryInGBLimit` ≥ `memoryInGB` | azureml-core `validate_configuration` |
+//! | jobs (and pipeline steps) | a service's `nodes` is `all` or absent (AML103) | SDK `JobService._validate_nodes` |
 
 use serde_json::Value;
 
@@ -21,6 +22,8 @@ use crate::document::Pointer;
 /// One cross-field finding: where, what, and (optionally) the other field involved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
+    /// AML105 (out of range), or AML103 for a value the SDK refuses in code.
+    pub code: &'static str,
     pub pointer: Pointer,
     pub message: String,
     pub help: String,
@@ -56,10 +59,52 @@ pub fn check(kind: &str, root: &Value) -> Vec<Finding> {
             deployment(root, kind == "managedOnlineDeployment", &mut out);
         }
         "amlCompute" => min_max(root, &[], "min_instances", "max_instances", "nodes", &mut out),
+        k if k.ends_with("Job") => job_services(root, &mut out),
         "v1.deploymentConfig" => v1(root, &mut out),
         _ => {}
     }
     out
+}
+
+/// A job service's `nodes` must be `all` or absent (`JobService._validate_nodes`: "nodes
+/// should be either 'all' or None"), in the job's `services` and in each pipeline step's.
+fn job_services(root: &Value, out: &mut Vec<Finding>) {
+    let mut places: Vec<(Vec<String>, &Value)> = Vec::new();
+    if let Some(s) = root.get("services") {
+        places.push((vec!["services".into()], s));
+    }
+    if let Some(Value::Object(jobs)) = root.get("jobs") {
+        for (name, step) in jobs {
+            if let Some(s) = step.get("services") {
+                places.push((vec!["jobs".into(), name.clone(), "services".into()], s));
+            }
+        }
+    }
+    for (path, services) in places {
+        let Value::Object(services) = services else {
+            continue;
+        };
+        for (name, service) in services {
+            match service.get("nodes") {
+                None | Some(Value::Null) => {}
+                Some(Value::String(s)) if s == "all" => {}
+                Some(v) if v.as_str().is_some_and(|s| s.contains("${{")) => {}
+                Some(v) => {
+                    let shown = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                    let mut p = path.clone();
+                    p.push(name.clone());
+                    p.push("nodes".into());
+                    out.push(Finding {
+                        code: "AML103",
+                        pointer: Pointer::from_segments(p),
+                        message: format!("`nodes: {shown}` is not allowed for service `{name}`: the SDK takes only `all` (or no `nodes`)"),
+                        help: "Write `nodes: all` to run the service on every node, or remove `nodes` to run it on the first node only. The CLI rejects other values (\"nodes should be either 'all' or None\").".into(),
+                        related: None,
+                    });
+                }
+            }
+        }
+    }
 }
 
 fn traffic(root: &Value, out: &mut Vec<Finding>) {
@@ -69,6 +114,7 @@ fn traffic(root: &Value, out: &mut Vec<Finding>) {
         for (name, v) in map {
             match coerce(Coercion::Integer, v).and_then(|c| c.number()) {
                 Some(n) if !(0.0..=100.0).contains(&n) => out.push(Finding {
+                    code: "AML105",
                     pointer: ptr(&["traffic", name]),
                     message: format!("traffic for deployment `{name}` is {}%, outside 0–100%", fmt(n)),
                     help: "Give each deployment a percentage between 0 and 100.".into(),
@@ -80,6 +126,7 @@ fn traffic(root: &Value, out: &mut Vec<Finding>) {
         }
         if all_numbers && sum > 100.0 {
             out.push(Finding {
+                code: "AML105",
                 pointer: ptr(&["traffic"]),
                 message: format!(
                     "the traffic percentages sum to {}%; the Azure ML SDK rejects a sum above 100%",
@@ -93,6 +140,7 @@ fn traffic(root: &Value, out: &mut Vec<Finding>) {
     if let Some(Value::Object(map)) = root.get("mirror_traffic") {
         if map.len() > 1 {
             out.push(Finding {
+                code: "AML105",
                 pointer: ptr(&["mirror_traffic"]),
                 message: format!(
                     "`mirror_traffic` names {} deployments; Azure ML mirrors traffic to one deployment only",
@@ -106,6 +154,7 @@ fn traffic(root: &Value, out: &mut Vec<Finding>) {
             if let Some(n) = coerce(Coercion::Integer, v).and_then(|c| c.number()) {
                 if !(0.0..=50.0).contains(&n) {
                     out.push(Finding {
+                        code: "AML105",
                         pointer: ptr(&["mirror_traffic", name]),
                         message: format!(
                             "mirror traffic for `{name}` is {}%; Azure ML allows 0–50%",
@@ -124,6 +173,7 @@ fn deployment(root: &Value, managed: bool, out: &mut Vec<Finding>) {
     if let Some(n) = at(root, &["data_collector", "sampling_rate"]) {
         if !(0.0..=1.0).contains(&n) {
             out.push(Finding {
+                code: "AML105",
                 pointer: ptr(&["data_collector", "sampling_rate"]),
                 message: format!(
                     "`sampling_rate` is {}; the Azure ML SDK requires a fraction between 0.0 and 1.0",
@@ -138,6 +188,7 @@ fn deployment(root: &Value, managed: bool, out: &mut Vec<Finding>) {
         if let Some(n) = at(root, &["request_settings", "request_timeout_ms"]) {
             if !(1.0..=180_000.0).contains(&n) {
                 out.push(Finding {
+                    code: "AML105",
                     pointer: ptr(&["request_settings", "request_timeout_ms"]),
                     message: format!(
                         "`request_timeout_ms` is {}; managed online endpoints allow 1 to 180000 ms (3 minutes)",
@@ -161,6 +212,7 @@ fn deployment(root: &Value, managed: bool, out: &mut Vec<Finding>) {
             if let Some(n) = at(root, &[probe, field]) {
                 if n < 1.0 {
                     out.push(Finding {
+                        code: "AML105",
                         pointer: ptr(&[probe, field]),
                         message: format!("`{probe}.{field}` is {}; Azure ML requires at least 1", fmt(n)),
                         help: format!("Set `{field}` to 1 or more (or remove it to use the default)."),
@@ -197,6 +249,7 @@ fn min_max(root: &Value, parent: &[&str], min: &str, max: &str, what: &str, out:
     if let (Some(lo), Some(hi)) = (at(root, &min_path), at(root, &max_path)) {
         if lo > hi {
             out.push(Finding {
+                code: "AML105",
                 pointer: ptr(&min_path),
                 message: format!(
                     "`{min}` ({}) is greater than `{max}` ({}): the service refuses a range whose minimum exceeds its maximum",
@@ -229,6 +282,7 @@ fn v1(root: &Value, out: &mut Vec<Finding>) {
         if let (Some(r), Some(l)) = (at(root, &rp), at(root, &lp)) {
             if l < r {
                 out.push(Finding {
+                    code: "AML105",
                     pointer: ptr(&lp),
                     message: format!(
                         "`{limit}` ({}) is below `{request}` ({}): a container's {what} limit cannot be lower than its request",
