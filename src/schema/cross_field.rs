@@ -13,6 +13,7 @@
 //! | compute clusters, K8s `target_utilization` scaling | `min_instances` ≤ `max_instances` | service |
 //! | v1 deployment config | `autoScaler.minReplicas` ≤ `maxReplicas`; `cpuLimit` ≥ `cpu`; `memoryInGBLimit` ≥ `memoryInGB` | azureml-core `validate_configuration` |
 //! | jobs (and pipeline steps) | a service's `nodes` is `all` or absent (AML103) | SDK `JobService._validate_nodes` |
+//! | components | an `integer`/`number`/`boolean` input's `default` parses as its type (AML102) | SDK `Input._update_default` |
 
 use serde_json::Value;
 
@@ -60,6 +61,7 @@ pub fn check(kind: &str, root: &Value) -> Vec<Finding> {
         }
         "amlCompute" => min_max(root, &[], "min_instances", "max_instances", "nodes", &mut out),
         k if k.ends_with("Job") => job_services(root, &mut out),
+        k if k.ends_with("Component") => input_defaults(root, &mut out),
         "v1.deploymentConfig" => v1(root, &mut out),
         _ => {}
     }
@@ -103,6 +105,62 @@ fn job_services(root: &Value, out: &mut Vec<Finding>) {
                     });
                 }
             }
+        }
+    }
+}
+
+/// A component input's `default` must load as the input's primitive type
+/// (`Input._update_default`: a value of another type is parsed the way the SDK parses a
+/// command-line value, and refused when that fails: "Default value of Input 'x' cannot be
+/// parsed").
+fn input_defaults(root: &Value, out: &mut Vec<Finding>) {
+    let Some(Value::Object(inputs)) = root.get("inputs") else {
+        return;
+    };
+    for (name, input) in inputs {
+        let (Some(Value::String(ty)), Some(default)) = (input.get("type"), input.get("default")) else {
+            continue;
+        };
+        let ty = ty.to_lowercase();
+        if default.is_null() || default.as_str().is_some_and(|s| s.contains("${{")) {
+            continue;
+        }
+        let python_float = |s: &str| {
+            let t = s.trim().to_lowercase();
+            matches!(t.trim_start_matches(['+', '-']), "inf" | "infinity" | "nan")
+                || coerce(Coercion::Number, &Value::String(s.to_string())).is_some()
+        };
+        let ok = match (ty.as_str(), default) {
+            (_, Value::Array(_) | Value::Object(_)) => {
+                !matches!(ty.as_str(), "integer" | "number" | "boolean" | "string")
+            }
+            ("integer", Value::String(s)) => {
+                // int(float(s)): finite only.
+                coerce(Coercion::Number, &Value::String(s.clone())).is_some()
+            }
+            ("number", Value::String(s)) => python_float(s),
+            // str(value).lower() must be "true" or "false".
+            ("boolean", Value::Bool(_)) => true,
+            ("boolean", Value::String(s)) => matches!(s.to_lowercase().as_str(), "true" | "false"),
+            ("boolean", _) => false,
+            _ => true,
+        };
+        if !ok {
+            let shown = default
+                .as_str()
+                .map_or_else(|| default.to_string(), str::to_string);
+            out.push(Finding {
+                code: "AML102",
+                pointer: ptr(&["inputs", name, "default"]),
+                message: format!("the default `{shown}` of input `{name}` is not a valid {ty}: the Azure ML CLI cannot parse it (\"Default value of Input '{name}' cannot be parsed\")"),
+                help: match ty.as_str() {
+                    "boolean" => "Write `true` or `false`.".to_string(),
+                    "integer" => "Write a whole number, e.g. `10`.".to_string(),
+                    "number" => "Write a number, e.g. `0.01`.".to_string(),
+                    _ => format!("Write a single {ty} value."),
+                },
+                related: None,
+            });
         }
     }
 }
