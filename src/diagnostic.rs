@@ -51,6 +51,19 @@ pub struct Fix {
     pub edits: Vec<Edit>,
 }
 
+impl Fix {
+    /// A fix that replaces one span's text.
+    pub fn replace(title: impl Into<String>, span: Span, replacement: impl Into<String>) -> Self {
+        Fix {
+            title: title.into(),
+            edits: vec![Edit {
+                span,
+                replacement: replacement.into(),
+            }],
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {
     /// Stable code (`AML002`).

@@ -84,13 +84,7 @@ fn type_case(doc: &Document, title: &str) -> Option<Diagnostic> {
         "Write `type: {lower}`. `az ml job create` rejects this file (\"Unsupported job type: {written}\"), though the {title}'s own schema would accept the value."
     ));
     if doc.node(node).style == Style::Plain {
-        d = d.with_fix(Fix {
-            title: format!("Write `{lower}`"),
-            edits: vec![Edit {
-                span,
-                replacement: lower.clone(),
-            }],
-        });
+        d = d.with_fix(Fix::replace(format!("Write `{lower}`"), span, lower.clone()));
     }
     Some(d)
 }

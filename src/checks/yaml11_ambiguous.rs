@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Edit, Fix};
+use crate::diagnostic::{Diagnostic, Fix};
 use crate::document::yaml11::{NoteKind, describe, python_str, yaml_float_literal};
 use crate::document::{NodeId, Pointer, Value};
 
@@ -87,13 +87,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 fn quote_fix(raw: &str, span: crate::source::Span, quoted: &str) -> Fix {
-    Fix {
-        title: format!("Quote `{raw}`"),
-        edits: vec![Edit {
-            span,
-            replacement: quoted.to_string(),
-        }],
-    }
+    Fix::replace(format!("Quote `{raw}`"), span, quoted)
 }
 
 /// The unquoted dates and timestamps (YAML 1.1 `datetime`s) that are values of fields

@@ -673,18 +673,11 @@ impl<'a> Builder<'a, '_> {
         for &m in merges {
             let doc = self.doc.as_ref().expect("a node implies a document");
             let target = doc.resolve(m);
-            let copies = match &doc.nodes[target.index()].value {
-                Value::Map(es) => es.len() as u64,
-                Value::Seq(items) => items
-                    .iter()
-                    .map(|&i| match &doc.nodes[doc.resolve(i).index()].value {
-                        Value::Map(es) => es.len() as u64,
-                        _ => 0,
-                    })
-                    .sum(),
-                _ => 0,
+            let copies: usize = match &doc.nodes[target.index()].value {
+                Value::Seq(items) => items.iter().map(|&i| doc.entries(i).len()).sum(),
+                _ => doc.entries(target).len(),
             };
-            self.merge_copies = self.merge_copies.saturating_add(copies);
+            self.merge_copies = self.merge_copies.saturating_add(copies as u64);
             if self.merge_overflow || self.merge_copies > budget {
                 self.merge_overflow = true;
                 break;

@@ -599,53 +599,33 @@ pub fn compile(
         .map(Template::parse)
         .transpose()
         .map_err(|e| (at_span("help"), e))?;
+    // Facts and their fields were checked as the condition and templates were parsed
+    // (`check_fact_path`). `$params.<name>` must also be declared under `params:` (the
+    // configuration can only set declared parameters).
+    let undeclared = |p: &FieldPath| {
+        match p {
+        FieldPath::Fact(name, rest) if name == "params" => {
+            rest.first().filter(|n| !params.contains_key(*n)).map(|n| {
+                format!(
+                    "`{p}`: the rule reads a parameter it does not declare; add `{n}` with its default under `params:`"
+                )
+            })
+        }
+        _ => None,
+    }
+    };
     let mut paths = Vec::new();
     when.paths(&mut paths);
     for p in &paths {
-        if let FieldPath::Fact(name, _) = p {
-            if !FACTS.contains(&name.as_str()) {
-                return Err((
-                    doc.node(when_node).span,
-                    format!(
-                        "`${name}` is not a fact (facts: {})",
-                        FACTS
-                            .iter()
-                            .map(|f| format!("${f}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
-            }
-        }
-    }
-    // `$params.<name>` must be declared under `params:` (the configuration can only set
-    // declared parameters).
-    for p in &paths {
-        if let FieldPath::Fact(name, rest) = p {
-            if name == "params" && rest.first().is_some_and(|n| !params.contains_key(n)) {
-                let n = &rest[0];
-                let span = find_text(doc, when_node, &p.to_string()).unwrap_or(doc.node(when_node).span);
-                return Err((
-                    span,
-                    format!(
-                        "`{p}`: the rule reads a parameter it does not declare; add `{n}` with its default under `params:`"
-                    ),
-                ));
-            }
+        if let Some(e) = undeclared(p) {
+            let span = find_text(doc, when_node, &p.to_string()).unwrap_or(doc.node(when_node).span);
+            return Err((span, e));
         }
     }
     for (template, key) in [(Some(&message), "message"), (help.as_ref(), "help")] {
         for p in template.map(Template::paths).unwrap_or_default() {
-            if let FieldPath::Fact(name, rest) = p {
-                if name == "params" && rest.first().is_some_and(|n| !params.contains_key(n)) {
-                    return Err((
-                        at_span(key),
-                        format!(
-                            "`{p}`: the rule reads a parameter it does not declare; add `{}` with its default under `params:`",
-                            rest[0]
-                        ),
-                    ));
-                }
+            if let Some(e) = undeclared(p) {
+                return Err((at_span(key), e));
             }
         }
     }

@@ -77,8 +77,7 @@ pub fn coerce(to: Coercion, value: &Value) -> Option<Coerced> {
     match to {
         Coercion::Boolean => match value {
             Value::Bool(b) => Some(Coerced::Bool(*b)),
-            Value::String(s) if TRUTHY.contains(&s.as_str()) => Some(Coerced::Bool(true)),
-            Value::String(s) if FALSY.contains(&s.as_str()) => Some(Coerced::Bool(false)),
+            Value::String(s) => boolean_str(s).map(Coerced::Bool),
             Value::Number(n) => match n.as_f64() {
                 Some(1.0) => Some(Coerced::Bool(true)),
                 Some(0.0) => Some(Coerced::Bool(false)),

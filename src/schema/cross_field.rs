@@ -17,7 +17,7 @@
 
 use serde_json::Value;
 
-use super::coerce::{Coercion, coerce};
+use super::coerce::{Coercion, coerce, python_float};
 use crate::document::Pointer;
 
 /// One cross-field finding: where, what, and (optionally) the other field involved.
@@ -125,20 +125,13 @@ fn input_defaults(root: &Value, out: &mut Vec<Finding>) {
         if default.is_null() || default.as_str().is_some_and(|s| s.contains("${{")) {
             continue;
         }
-        let python_float = |s: &str| {
-            let t = s.trim().to_lowercase();
-            matches!(t.trim_start_matches(['+', '-']), "inf" | "infinity" | "nan")
-                || coerce(Coercion::Number, &Value::String(s.to_string())).is_some()
-        };
         let ok = match (ty.as_str(), default) {
             (_, Value::Array(_) | Value::Object(_)) => {
                 !matches!(ty.as_str(), "integer" | "number" | "boolean" | "string")
             }
-            ("integer", Value::String(s)) => {
-                // int(float(s)): finite only.
-                coerce(Coercion::Number, &Value::String(s.clone())).is_some()
-            }
-            ("number", Value::String(s)) => python_float(s),
+            // int(float(s)): finite only.
+            ("integer", Value::String(s)) => python_float(s).is_some_and(f64::is_finite),
+            ("number", Value::String(s)) => python_float(s).is_some(),
             // str(value).lower() must be "true" or "false".
             ("boolean", Value::Bool(_)) => true,
             ("boolean", Value::String(s)) => matches!(s.to_lowercase().as_str(), "true" | "false"),

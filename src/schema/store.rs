@@ -276,9 +276,17 @@ fn compile(kind: &str, lazy: &'static Lazy, fragment: &str) -> Option<Validator>
 }
 
 fn def_validator(kind: &str, lazy: &'static Lazy, name: &str) -> Option<&'static Validator> {
-    lazy.defs
-        .get(name)?
-        .get_or_init(|| compile(kind, lazy, &format!("/$defs/{name}")))
+    slot_validator(kind, lazy, name, lazy.defs.get(name)?)
+}
+
+/// The validator in `slot`, the slot of definition `name`, compiled on first use.
+fn slot_validator(
+    kind: &str,
+    lazy: &'static Lazy,
+    name: &str,
+    slot: &'static OnceLock<Option<Validator>>,
+) -> Option<&'static Validator> {
+    slot.get_or_init(|| compile(kind, lazy, &format!("/$defs/{name}")))
         .as_ref()
 }
 
@@ -456,6 +464,9 @@ struct LazyRef {
     kind: String,
     name: String,
     lazy: &'static Lazy,
+    /// The definition's validator slot, found once here rather than by name on every
+    /// instance validated.
+    slot: &'static OnceLock<Option<Validator>>,
     guards: Vec<(String, Guard)>,
 }
 
@@ -479,7 +490,7 @@ impl LazyRef {
     }
 
     fn target(&self) -> Option<&'static Validator> {
-        def_validator(&self.kind, self.lazy, &self.name)
+        slot_validator(&self.kind, self.lazy, &self.name, self.slot)
     }
 }
 
@@ -504,9 +515,9 @@ fn lazy_keyword<'a>(
     parent: &'a Map<String, Value>,
     value: &'a Value,
 ) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
-    let name = value
+    let (name, slot) = value
         .as_str()
-        .filter(|n| lazy.defs.contains_key(*n))
+        .and_then(|n| lazy.defs.get_key_value(n))
         .ok_or_else(|| ValidationError::schema(format!("unknown {LAZY_KEYWORD} target {value}")))?;
     let plain = |s: &Map<String, Value>| {
         s.keys()
@@ -530,8 +541,9 @@ fn lazy_keyword<'a>(
         .collect();
     Ok(Box::new(LazyRef {
         kind: kind.to_string(),
-        name: name.to_string(),
+        name: name.clone(),
         lazy,
+        slot,
         guards,
     }))
 }
