@@ -69,7 +69,25 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Candidate> {
 /// [`discover`], with `filter` deciding which directories are walked and which files
 /// are kept.
 pub fn discover_filtered(paths: &[PathBuf], filter: Arc<dyn Filter>) -> Vec<Candidate> {
-    let mut found: BTreeMap<String, Candidate> = BTreeMap::new();
+    discover_each(paths, filter, |_| ())
+        .into_iter()
+        .map(|(c, ())| c)
+        .collect()
+}
+
+/// [`discover_filtered`], calling `each` on every file as soon as it is found: a walked
+/// file on the walking thread that found it, so that reading and parsing files overlap
+/// the walk; the files named on the command line in parallel (rayon) after it. Returns
+/// the files sorted and without duplicates, each with what `each` made of it (a file
+/// found twice may have been worked on twice; one result is kept).
+pub fn discover_each<T: Send>(
+    paths: &[PathBuf],
+    filter: Arc<dyn Filter>,
+    each: impl Fn(&Candidate) -> T + Sync,
+) -> Vec<(Candidate, T)> {
+    use rayon::prelude::*;
+    let mut explicit: Vec<Candidate> = Vec::new();
+    let mut walked: Vec<(Candidate, T)> = Vec::new();
     for given in paths {
         let is_dir = std::fs::metadata(given).is_ok_and(|m| m.is_dir());
         let named_like_file = given
@@ -78,70 +96,138 @@ pub fn discover_filtered(paths: &[PathBuf], filter: Arc<dyn Filter>) -> Vec<Cand
         if !is_dir || named_like_file {
             // A missing path, a file, a device, or a directory named like a config file:
             // loading reports what is wrong with it.
-            if !filter.explicit_file(given) {
-                continue;
-            }
-            let display = display_of(given);
-            found.insert(
-                display.clone(),
-                Candidate {
+            if filter.explicit_file(given) {
+                let display = display_of(given);
+                explicit.push(Candidate {
                     path: given.clone(),
                     display,
                     explicit: true,
-                },
-            );
+                });
+            }
             continue;
         }
-        let dirs = filter.clone();
-        let walker = ignore::WalkBuilder::new(given)
-            .standard_filters(true)
-            .follow_links(false)
-            .filter_entry(move |entry| {
-                entry.depth() == 0
-                    || !entry.file_type().is_some_and(|t| t.is_dir())
-                    || dirs.enter_dir(entry.path())
-            })
-            .build();
-        for entry in walker.flatten() {
-            let Some(file_type) = entry.file_type() else {
-                continue;
-            };
-            if file_type.is_dir() {
-                continue;
-            }
-            if !filter.walked_file(entry.path()) {
-                continue;
-            }
-            let display = display_of(entry.path());
-            found.entry(display.clone()).or_insert(Candidate {
-                path: entry.path().to_path_buf(),
-                display,
-                explicit: false,
-            });
-        }
+        walked.extend(walk(given, &filter, &each));
     }
-    let candidates: Vec<Candidate> = found.into_values().collect();
+    let mut found: BTreeMap<String, (Candidate, T)> = BTreeMap::new();
+    for (c, t) in walked {
+        found.entry(c.display.clone()).or_insert((c, t));
+    }
+    // A file named on the command line is explicit even when a walk also found it.
+    let explicit: Vec<(Candidate, T)> = match explicit.len() {
+        0 => Vec::new(),
+        _ => explicit
+            .into_par_iter()
+            .map(|c| {
+                let t = each(&c);
+                (c, t)
+            })
+            .collect(),
+    };
+    for (c, t) in explicit {
+        found.insert(c.display.clone(), (c, t));
+    }
+    let candidates: Vec<(Candidate, T)> = found.into_values().collect();
     if paths.len() > 1 {
-        same_files_once(candidates)
+        same_files_once(candidates, &each)
     } else {
         candidates
     }
 }
 
+/// The files below `dir` that `filter` keeps, in no particular order, each with what
+/// `each` made of it. The walk runs on as many threads as there are cores (`ignore`'s
+/// parallel walker, its own threads: a walk may run inside a `OnceLock` that rayon jobs
+/// wait on); in a tree of thousands of directories most of its time is probing each one
+/// for ignore and configuration files.
+fn walk<T: Send>(
+    dir: &Path,
+    filter: &Arc<dyn Filter>,
+    each: &(impl Fn(&Candidate) -> T + Sync),
+) -> Vec<(Candidate, T)> {
+    let dirs = filter.clone();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let walker = ignore::WalkBuilder::new(dir)
+        .standard_filters(true)
+        .follow_links(false)
+        .threads(threads)
+        .filter_entry(move |entry| {
+            entry.depth() == 0
+                || !entry.file_type().is_some_and(|t| t.is_dir())
+                || dirs.enter_dir(entry.path())
+        })
+        .build_parallel();
+    let found = std::sync::Mutex::new(Vec::new());
+    walker.run(|| {
+        let filter = filter.clone();
+        // Each thread's finds join the shared list when its visitor is dropped.
+        let mut flush = Flush {
+            found: &found,
+            mine: Vec::new(),
+        };
+        Box::new(move |entry| {
+            if let Ok(entry) = entry
+                && entry.file_type().is_some_and(|t| !t.is_dir())
+                && filter.walked_file(entry.path())
+            {
+                let c = Candidate {
+                    path: entry.path().to_path_buf(),
+                    display: display_of(entry.path()),
+                    explicit: false,
+                };
+                let t = each(&c);
+                flush.mine.push((c, t));
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    found
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A walking thread's results, added to the shared list once, when the thread is done.
+struct Flush<'a, T> {
+    found: &'a std::sync::Mutex<Vec<T>>,
+    mine: Vec<T>,
+}
+
+impl<T> Drop for Flush<'_, T> {
+    fn drop(&mut self) {
+        let mine = std::mem::take(&mut self.mine);
+        self.found
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend(mine);
+    }
+}
+
 /// One file named twice (`amlint check /abs/dir c.yml` from inside `dir`) is checked
-/// once: under the display path that sorts first, explicit if either naming was.
-fn same_files_once(candidates: Vec<Candidate>) -> Vec<Candidate> {
+/// once: under the display path that sorts first, explicit if either naming was (and
+/// then worked on again as explicit, if it was found by a walk first).
+fn same_files_once<T>(
+    candidates: Vec<(Candidate, T)>,
+    each: &impl Fn(&Candidate) -> T,
+) -> Vec<(Candidate, T)> {
     let mut seen: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
-    let mut out: Vec<Candidate> = Vec::with_capacity(candidates.len());
-    for c in candidates {
+    let mut out: Vec<(Candidate, T)> = Vec::with_capacity(candidates.len());
+    let mut upgraded: Vec<usize> = Vec::new();
+    for (c, t) in candidates {
         let key = std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
         match seen.get(&key) {
-            Some(&i) => out[i].explicit |= c.explicit,
+            Some(&i) => {
+                if c.explicit && !out[i].0.explicit {
+                    out[i].0.explicit = true;
+                    upgraded.push(i);
+                }
+            }
             None => {
                 seen.insert(key, out.len());
-                out.push(c);
+                out.push((c, t));
             }
         }
+    }
+    for i in upgraded {
+        out[i].1 = each(&out[i].0);
     }
     out
 }

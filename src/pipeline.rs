@@ -218,10 +218,21 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         resolver: resolver.clone(),
         force_exclude: options.force_exclude,
     });
-    let candidates = if paths.is_empty() {
+    // Phase 1: load and classify, each file as soon as the walk finds it.
+    let loaded: Vec<(discover::Candidate, Result<Pending, FileReport>)> = if paths.is_empty() {
         Vec::new()
     } else {
-        discover::discover_filtered(paths, filter.clone())
+        discover::discover_each(paths, filter.clone(), |c| {
+            let config = resolver.for_file(&c.path);
+            guarded(&c.display, || Pending {
+                prepared: prepare(
+                    c.path.clone(),
+                    load::load_path(&c.path, &c.display, &options.limits),
+                    c.explicit,
+                ),
+                config,
+            })
+        })
     };
     let buffers: Vec<Buffer> = buffers
         .into_iter()
@@ -237,24 +248,9 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         };
     }
 
-    // Phase 1: load and classify.
     let mut files: Vec<FileReport> = Vec::new();
     let mut pending: Vec<Pending> = Vec::new();
-    let loaded: Vec<Result<Pending, FileReport>> = candidates
-        .par_iter()
-        .map(|c| {
-            let config = resolver.for_file(&c.path);
-            guarded(&c.display, || Pending {
-                prepared: prepare(
-                    c.path.clone(),
-                    load::load_path(&c.path, &c.display, &options.limits),
-                    c.explicit,
-                ),
-                config,
-            })
-        })
-        .collect();
-    for l in loaded {
+    for (_, l) in loaded {
         match l {
             Ok(p) => pending.push(p),
             Err(report) => files.push(report),
@@ -372,29 +368,19 @@ fn rest_of_project(
     if !root.is_dir() {
         return Vec::new();
     }
-    let candidates: Vec<discover::Candidate> = discover::discover_filtered(&[root.to_path_buf()], filter)
-        .into_iter()
-        .filter(|c| !seen.contains(&c.path))
-        .collect();
-    // Plain threads, not rayon: this runs inside a `OnceLock` that other rayon jobs wait
-    // on, and a rayon worker helping here could steal one of them and deadlock.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    let chunk = candidates.len().div_ceil(threads).max(1);
-    let read = |part: &[discover::Candidate]| -> Vec<(discover::Candidate, String)> {
-        part.iter()
-            .filter_map(|c| Some((c.clone(), load::read_text(&c.path, &options.limits).ok()?)))
-            .collect()
-    };
-    std::thread::scope(|s| {
-        let handles: Vec<_> = candidates
-            .chunks(chunk)
-            .map(|part| s.spawn(move || read(part)))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
+    // The walk reads each file as it finds it (on the walking threads, not rayon's:
+    // this runs inside a `OnceLock` that rayon jobs wait on, and a rayon worker helping
+    // here could steal one of them and deadlock).
+    discover::discover_each(&[root.to_path_buf()], filter, |c| {
+        if seen.contains(&c.path) {
+            None
+        } else {
+            load::read_text(&c.path, &options.limits).ok()
+        }
     })
+    .into_iter()
+    .filter_map(|(c, text)| Some((c, text?)))
+    .collect()
 }
 
 /// Whether `hay` contains `needle` (lower case), ignoring ASCII case.

@@ -114,10 +114,8 @@ impl Walk<'_> {
                 }
             }
         }
-        if let Some(Value::String(r)) = m.get("$ref") {
-            if let Some((target, uri)) = self.store.resolve(r, base) {
-                self.find(target, &uri, segments, depth + 1);
-            }
+        if let Some((target, uri)) = self.store.follow(m, base) {
+            self.find(target, &uri, segments, depth + 1);
         }
         for key in ["allOf", "anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = m.get(key) {

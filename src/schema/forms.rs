@@ -243,10 +243,8 @@ impl Walker<'_> {
             }
             return;
         }
-        if let Some(Value::String(r)) = m.get("$ref") {
-            if let Some((target, uri)) = self.store.resolve(r, base) {
-                self.walk(x, target, &uri, at, depth + 1);
-            }
+        if let Some((target, uri)) = self.store.follow(m, base) {
+            self.walk(x, target, &uri, at, depth + 1);
         }
         if let (Value::String(_), Some(forms)) = (x, m.get("x-amlint-forms")) {
             self.record(at, forms);

@@ -195,6 +195,16 @@ fn collect(
         ValidationErrorKind::Custom { keyword, message } if keyword == LAZY_KEYWORD => {
             expand_lazy(store, error, message, &pointer, out, depth);
         }
+        ValidationErrorKind::Custom { keyword, message } if keyword == "pattern" => {
+            let forms = keyword_parent(store, error).and_then(|(s, _)| s.get("x-amlint-forms").cloned());
+            push(
+                out,
+                IssueKind::Pattern {
+                    pattern: message.clone(),
+                    forms,
+                },
+            );
+        }
         ValidationErrorKind::Custom { keyword, .. } => {
             let parent = keyword_parent(store, error).map(|(s, _)| s);
             match keyword.as_str() {
@@ -265,6 +275,7 @@ fn collect(
             let key = inner.instance().as_str().unwrap_or_default().to_string();
             let pattern = match inner.kind() {
                 ValidationErrorKind::Pattern { pattern } => pattern.clone(),
+                ValidationErrorKind::Custom { keyword, message } if keyword == "pattern" => message.clone(),
                 _ => String::new(),
             };
             push(out, IssueKind::BadKeyName { key, pattern });
@@ -587,11 +598,9 @@ pub fn admits(store: &Store, schema: &Value, base: &str, instance: &Value, depth
             return admits(store, rest, base, instance, depth + 1);
         }
     }
-    if let Some(Value::String(r)) = m.get("$ref") {
-        if let Some((target, uri)) = store.resolve(r, base) {
-            if !admits(store, target, &uri, instance, depth + 1) {
-                return false;
-            }
+    if let Some((target, uri)) = store.follow(m, base) {
+        if !admits(store, target, &uri, instance, depth + 1) {
+            return false;
         }
     }
     if let Some(t) = m.get("type") {
@@ -642,10 +651,8 @@ fn has_asset_forms(store: &Store, schema: &Value, base: &str, depth: usize) -> b
     if let Some(rest) = m.get("else").filter(|_| m.contains_key("x-amlint-binding")) {
         return has_asset_forms(store, rest, base, depth + 1);
     }
-    if let Some(Value::String(r)) = m.get("$ref") {
-        if let Some((target, uri)) = store.resolve(r, base) {
-            return has_asset_forms(store, target, &uri, depth + 1);
-        }
+    if let Some((target, uri)) = store.follow(m, base) {
+        return has_asset_forms(store, target, &uri, depth + 1);
     }
     false
 }
@@ -683,10 +690,8 @@ fn branch_types(store: &Store, schema: &Value, base: &str, out: &mut Vec<String>
         branch_types(store, rest, base, out, depth + 1);
         return;
     }
-    if let Some(Value::String(r)) = m.get("$ref") {
-        if let Some((target, uri)) = store.resolve(r, base) {
-            branch_types(store, target, &uri, out, depth + 1);
-        }
+    if let Some((target, uri)) = store.follow(m, base) {
+        branch_types(store, target, &uri, out, depth + 1);
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = m.get(key) {

@@ -6,18 +6,19 @@
 //! **Lazy compilation.** The `jsonschema` crate compiles a `$ref` target afresh at every
 //! place that refers to it, and eagerly: a pipeline job's schema reaches every node type
 //! (command, sweep, AutoML with its search spaces, ...), so compiling it took ~50 ms even
-//! when a file has only command steps. So the validator of a kind is compiled from a copy
-//! of its schema in which every local `"$ref": "#/$defs/X"` is replaced by the custom
-//! keyword `"x-amlint-lazy": "X"` (same place, so every other keyword keeps its location).
+//! when a file has only command steps. So when a kind's schema is parsed, every local
+//! `"$ref": "#/$defs/X"` is replaced by the custom keyword `"x-amlint-lazy": "X"` (same
+//! place, so every other keyword keeps its location).
 //! `X` gets its own validator, compiled the first time an instance reaches it, once per
 //! process; a union branch whose inline discriminator (`properties.type`...) rejects the
 //! instance never compiles its target. A failing lazy reference yields one marker error
 //! (message: the definition's name) that [`super::select`] expands by running `X`'s
-//! validator on the same instance. The original schema document, with its `$ref`s, is what
-//! every schema walk (`select`, `forms`, `describe`) reads; keyword locations agree
-//! between the two, since both keep the kind's `$id` and layout.
+//! validator on the same instance. The validators and every schema walk (`select`,
+//! `forms`, `describe`) share that one document (one copy in memory: a kind's parsed
+//! schema is up to 2 MB); the walks follow `x-amlint-lazy` like a `$ref`
+//! ([`Store::follow`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, OnceLock};
 
 use jsonschema::{Draft, Keyword, PatternOptions, Registry, ValidationError, Validator};
@@ -87,12 +88,22 @@ impl Store {
         self.kinds.keys().copied()
     }
 
-    /// The (preprocessed, bundled) schema document of a kind.
+    /// The (preprocessed, bundled) schema document of a kind, in its compile form: every
+    /// local `$ref` to a definition is `x-amlint-lazy` (see the module's documentation);
+    /// [`Store::follow`] follows either.
     pub fn kind_doc(&self, kind: &str) -> Option<&Arc<Value>> {
         let k = self.kinds.get(kind)?;
         k.doc
             .get_or_init(|| match serde_json::from_str::<Value>(k.text) {
-                Ok(doc) => Some(Arc::new(doc)),
+                Ok(mut doc) => {
+                    let defs: HashSet<String> = doc
+                        .get("$defs")
+                        .and_then(Value::as_object)
+                        .map(|d| d.keys().cloned().collect())
+                        .unwrap_or_default();
+                    make_lazy(&mut doc, &defs);
+                    Some(Arc::new(doc))
+                }
                 Err(e) => {
                     eprintln!("amlint: internal error in schemas/{kind}.schema.json: {e}");
                     None
@@ -129,21 +140,23 @@ impl Store {
                 .all(|name| def_validator(kind, lazy, name).is_some())
     }
 
-    /// The compile copy of a kind's schema, made on first use.
+    /// What a kind's validators compile from, made on first use: its schema document
+    /// (shared, not copied) in a registry, and a validator slot per definition.
     fn lazy(&'static self, kind: &str) -> Option<&'static Lazy> {
         let k = self.kinds.get(kind)?;
         k.lazy
             .get_or_init(|| {
                 let doc = self.kind_doc(kind)?;
                 let id = doc.get("$id").and_then(Value::as_str)?.to_string();
-                let mut copy = (**doc).clone();
-                let defs: HashMap<String, OnceLock<Option<Validator>>> = copy
+                let defs: HashMap<String, OnceLock<Option<Validator>>> = doc
                     .get("$defs")
                     .and_then(Value::as_object)
                     .map(|d| d.keys().map(|n| (n.clone(), OnceLock::new())).collect())
                     .unwrap_or_default();
-                make_lazy(&mut copy, &defs);
-                match Registry::new().add(&id, copy).and_then(|b| b.prepare()) {
+                match Registry::new()
+                    .add(&id, Arc::clone(doc))
+                    .and_then(|b| b.prepare())
+                {
                     Ok(registry) => Some(Lazy { id, registry, defs }),
                     Err(e) => {
                         eprintln!("amlint: internal error in the {kind} schema: {e}");
@@ -165,6 +178,20 @@ impl Store {
     pub fn doc(&self, uri: &str) -> Option<&Value> {
         let kind = uri.strip_prefix(ID_BASE)?.strip_suffix(".schema.json")?;
         self.kind_doc(kind).map(|d| &**d)
+    }
+
+    /// Follows the reference of the schema object `m` of the document `base`, if it has
+    /// one: an `x-amlint-lazy` (a definition of the same document) or a `$ref`. Returns the
+    /// target schema and the `$id` of the document that holds it.
+    pub fn follow<'a>(&'a self, m: &Map<String, Value>, base: &str) -> Option<(&'a Value, String)> {
+        match (m.get(LAZY_KEYWORD), m.get("$ref")) {
+            (Some(Value::String(name)), _) => {
+                let target = self.doc(base)?.get("$defs")?.get(name)?;
+                Some((target, base.to_string()))
+            }
+            (_, Some(Value::String(r))) => self.resolve(r, base),
+            _ => None,
+        }
     }
 
     /// Resolves a `$ref` found in the document `base`: returns the target schema and the
@@ -239,7 +266,7 @@ fn percent_decode(s: &str) -> String {
 
 /// Replaces every `"$ref": "#/$defs/<name>"` of `schema` (a definition of `defs`) by
 /// `"x-amlint-lazy": "<name>"`, iteratively.
-fn make_lazy(schema: &mut Value, defs: &HashMap<String, OnceLock<Option<Validator>>>) {
+fn make_lazy(schema: &mut Value, defs: &HashSet<String>) {
     let mut stack = vec![schema];
     while let Some(v) = stack.pop() {
         match v {
@@ -248,7 +275,7 @@ fn make_lazy(schema: &mut Value, defs: &HashMap<String, OnceLock<Option<Validato
                     .get("$ref")
                     .and_then(Value::as_str)
                     .and_then(|r| r.strip_prefix("#/$defs/"))
-                    .filter(|name| defs.contains_key(*name))
+                    .filter(|name| defs.contains(*name))
                     .map(str::to_string);
                 if let Some(name) = target {
                     m.remove("$ref");
@@ -299,6 +326,7 @@ fn options(kind: &str, lazy: &'static Lazy) -> jsonschema::ValidationOptions<'st
         .with_keyword("x-amlint-type", type_keyword)
         .with_keyword("x-amlint-bounds", bounds_keyword)
         .with_keyword("x-amlint-enum", enum_keyword)
+        .with_keyword("pattern", pattern_keyword)
         .with_keyword(
             LAZY_KEYWORD,
             move |parent: &Map<String, Value>, value: &Value, _| lazy_keyword(&kind, lazy, parent, value),
@@ -309,6 +337,64 @@ fn options(kind: &str, lazy: &'static Lazy) -> jsonschema::ValidationOptions<'st
 //
 // Their error messages are placeholders: findings are worded from the schema by
 // `super::select`, which reads the keyword's value at the error's keyword location.
+
+/// `pattern`, with every regular expression compiled once per process. The crate caches
+/// patterns within one compilation only, and every definition is compiled on its own
+/// (lazily): the data-binding pattern alone appears 716 times in the pipeline job's
+/// schema. Translation (ECMA-262 to Rust syntax) and matching are the crate's own
+/// (`jsonschema_regex::to_rust_regex`, `regex` search, unanchored as JSON Schema says).
+/// The error's message is the pattern, which `super::select` reports.
+struct PatternKeyword {
+    pattern: Arc<str>,
+    regex: Arc<regex::Regex>,
+}
+
+impl<'i> Keyword<'i> for PatternKeyword {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        if self.is_valid(instance) {
+            Ok(())
+        } else {
+            Err(ValidationError::custom(self.pattern.to_string()))
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        match instance {
+            Value::String(s) => self.regex.is_match(s),
+            _ => true,
+        }
+    }
+}
+
+type PatternCache = std::sync::Mutex<HashMap<String, (Arc<str>, Arc<regex::Regex>)>>;
+
+static PATTERNS: LazyLock<PatternCache> = LazyLock::new(Default::default);
+
+fn pattern_keyword<'a>(
+    _parent: &'a Map<String, Value>,
+    value: &'a Value,
+    _location: jsonschema::paths::Location,
+) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
+    let text = value
+        .as_str()
+        .ok_or_else(|| ValidationError::schema(format!("pattern {value} is not a string")))?;
+    let mut cache = PATTERNS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (pattern, regex) = match cache.get(text) {
+        Some(hit) => hit.clone(),
+        None => {
+            let regex = jsonschema_regex::to_rust_regex(text)
+                .ok()
+                .and_then(|rust| regex::Regex::new(&rust).ok())
+                .ok_or_else(|| {
+                    ValidationError::schema(format!("pattern `{text}` is not a valid regular expression"))
+                })?;
+            let entry = (Arc::from(text), Arc::new(regex));
+            cache.insert(text.to_string(), entry.clone());
+            entry
+        }
+    };
+    Ok(Box::new(PatternKeyword { pattern, regex }))
+}
 
 struct TypeKeyword(Coercion);
 
