@@ -18,6 +18,13 @@ pub struct Limits {
     pub max_depth: usize,
     /// Most nodes a document may have once every alias is expanded.
     pub max_alias_nodes: u64,
+    /// How much source text the files waiting for the project index keep parsed, in
+    /// bytes (their trees take 3–4 times as much memory); beyond it a waiting file keeps
+    /// only its text and is parsed again when checked (`pipeline::run`).
+    pub waiting_trees_bytes: usize,
+    /// From how many files on a run is large: each file is then checked as soon as it is
+    /// loaded when its checks need nothing from the project index, and its tree dropped.
+    pub large_run_files: usize,
 }
 
 impl Default for Limits {
@@ -26,6 +33,8 @@ impl Default for Limits {
             max_file_size: 8 * 1024 * 1024,
             max_depth: 128,
             max_alias_nodes: 1_000_000,
+            waiting_trees_bytes: 1 << 20,
+            large_run_files: 2_000,
         }
     }
 }
@@ -232,7 +241,11 @@ pub fn load_text(display: &str, text: String, limits: &Limits) -> LoadedFile {
 
 /// Parses text that is already in memory (files, standard input, editor buffers).
 pub fn parse_text(display: &str, text: String, format: Format, limits: &Limits) -> LoadedFile {
-    let source = SourceFile::new(display, text);
+    parse_source(SourceFile::new(display, text), format, limits)
+}
+
+/// Parses a file's text (again: a file whose tree was dropped to bound memory).
+pub fn parse_source(source: Arc<SourceFile>, format: Format, limits: &Limits) -> LoadedFile {
     let base = if source.text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut diagnostics = Vec::new();
     let documents = match format {

@@ -145,13 +145,18 @@ pub fn prepare(path: PathBuf, loaded: LoadedFile, explicit: bool) -> Prepared {
 pub fn index_of<'a>(prepared: impl Iterator<Item = &'a Prepared>) -> ProjectIndex {
     let mut index = ProjectIndex::default();
     for p in prepared {
-        for (doc, class) in p.loaded.documents.iter().zip(&p.classes) {
-            if let Some(kind) = class.kind.filter(|_| !doc.partial) {
-                index.add(&p.path, doc, kind);
-            }
-        }
+        index_into(&mut index, p);
     }
     index
+}
+
+/// Adds what one prepared file defines to `index`.
+fn index_into(index: &mut ProjectIndex, p: &Prepared) {
+    for (doc, class) in p.loaded.documents.iter().zip(&p.classes) {
+        if let Some(kind) = class.kind.filter(|_| !doc.partial) {
+            index.add(&p.path, doc, kind);
+        }
+    }
 }
 
 /// The fact bases of a run, one per configuration, sharing the index and disk cache.
@@ -164,10 +169,16 @@ pub struct FactBases {
 
 impl FactBases {
     pub fn new(index: ProjectIndex, options: &Options) -> Self {
+        let today = options.today.clone().unwrap_or_else(crate::facts::today);
+        Self::with_parts(index, today, Arc::default())
+    }
+
+    /// A run's fact bases: `today` and the disk cache shared with the checks of phase 1.
+    fn with_parts(index: ProjectIndex, today: String, disk: Arc<DiskSizes>) -> Self {
         Self {
             index: Arc::new(index),
-            disk: Arc::default(),
-            today: options.today.clone().unwrap_or_else(crate::facts::today),
+            disk,
+            today,
             by_config: Default::default(),
         }
     }
@@ -200,6 +211,57 @@ struct Pending {
     config: Arc<Config>,
 }
 
+/// A file after phase 1.
+enum Phase1 {
+    /// Checked as soon as it was loaded, because its checks looked nothing up in the
+    /// project index: no definition elsewhere can change its findings. Its tree is gone;
+    /// what it defines is kept for the index.
+    Done {
+        report: FileReport,
+        path: PathBuf,
+        config: Arc<Config>,
+        defines: Option<ProjectIndex>,
+    },
+    /// Waits, with its tree, for the project index.
+    Waiting(Pending),
+    /// Waits for the project index with its text only, parsed again when checked: the
+    /// trees kept while waiting are bounded (`Limits::waiting_trees_bytes`: the
+    /// azureml-examples corpus never reaches the default; of 10,000 files most do).
+    Shed {
+        shed: Shed,
+        defines: Option<ProjectIndex>,
+    },
+}
+
+/// A file waiting for the project index without its tree.
+struct Shed {
+    path: PathBuf,
+    explicit: bool,
+    source: Arc<SourceFile>,
+    format: Format,
+    config: Arc<Config>,
+}
+
+/// Kinds whose files looked something up in the project index when checked early: later
+/// files of these kinds wait for the index without being tried (their early check would
+/// be thrown away). Learned during the run, so no list of kinds needs maintaining.
+#[derive(Default)]
+struct NeedIndex(std::sync::RwLock<HashSet<Option<&'static str>>>);
+
+impl NeedIndex {
+    fn any(&self, kinds: &[Option<&'static str>]) -> bool {
+        let known = self.0.read().unwrap_or_else(|e| e.into_inner());
+        kinds.iter().any(|k| known.contains(k))
+    }
+
+    fn add(&self, kinds: &[Option<&'static str>]) {
+        self.0
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(kinds.iter().copied());
+    }
+}
+
 /// The whole run: configuration, discovery, every file loaded and classified (in
 /// parallel), the project index, then every file checked and filtered (in parallel).
 /// When a configuration file (or a rule file it names) is invalid, nothing is checked
@@ -218,19 +280,76 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         resolver: resolver.clone(),
         force_exclude: options.force_exclude,
     });
-    // Phase 1: load and classify, each file as soon as the walk finds it.
-    let loaded: Vec<(discover::Candidate, Result<Pending, FileReport>)> = if paths.is_empty() {
+    // Phase 1: load and classify each file as soon as the walk finds it. In a large run
+    // (from the `Limits::large_run_files`th file on), also check it at once against an index that
+    // records lookups: a file whose checks looked nothing up is done, and only the files
+    // that need the project index wait for it (the peak memory of a large run was these
+    // trees). Small runs do not: checking on the walking threads slowed the corpus by
+    // 5 %, and their trees are few.
+    let today = options.today.clone().unwrap_or_else(crate::facts::today);
+    let disk: Arc<DiskSizes> = Arc::default();
+    let need_index = NeedIndex::default();
+    let waiting_bytes = std::sync::atomic::AtomicUsize::new(0);
+    let loaded_files = std::sync::atomic::AtomicUsize::new(0);
+    let loaded: Vec<(discover::Candidate, Result<Phase1, FileReport>)> = if paths.is_empty() {
         Vec::new()
     } else {
         discover::discover_each(paths, filter.clone(), |c| {
             let config = resolver.for_file(&c.path);
-            guarded(&c.display, || Pending {
-                prepared: prepare(
+            let loaded = loaded_files.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if loaded == options.limits.large_run_files
+                && let Some(hook) = LARGE_RUN.get()
+            {
+                hook();
+            }
+            let large = loaded >= options.limits.large_run_files;
+            guarded(&c.display, || {
+                let prepared = prepare(
                     c.path.clone(),
                     load::load_path(&c.path, &c.display, &options.limits),
                     c.explicit,
-                ),
-                config,
+                );
+                let kinds: Vec<Option<&'static str>> =
+                    prepared.classes.iter().map(Classification::kind_id).collect();
+                if large && !need_index.any(&kinds) {
+                    let probe = Arc::new(ProjectIndex::probe());
+                    let base = FactBase {
+                        index: probe.clone(),
+                        config: config.clone(),
+                        today: today.clone(),
+                        disk: disk.clone(),
+                    };
+                    let report = check_and_filter_ref(&prepared, &base, &project, options);
+                    if !probe.was_consulted() {
+                        let report = without_text_if_clean(report);
+                        let mut defines = ProjectIndex::default();
+                        index_into(&mut defines, &prepared);
+                        return Phase1::Done {
+                            report,
+                            path: prepared.path,
+                            config,
+                            defines: (!defines.is_empty()).then_some(defines),
+                        };
+                    }
+                    need_index.add(&kinds);
+                }
+                let size = prepared.loaded.source.text.len();
+                let kept = waiting_bytes.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
+                if kept + size <= options.limits.waiting_trees_bytes || prepared.loaded.unreadable {
+                    return Phase1::Waiting(Pending { prepared, config });
+                }
+                let mut defines = ProjectIndex::default();
+                index_into(&mut defines, &prepared);
+                Phase1::Shed {
+                    shed: Shed {
+                        path: prepared.path,
+                        explicit: prepared.explicit,
+                        source: prepared.loaded.source,
+                        format: prepared.loaded.format,
+                        config,
+                    },
+                    defines: (!defines.is_empty()).then_some(defines),
+                }
             })
         })
     };
@@ -248,11 +367,44 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         };
     }
 
+    // The index: what the checked files define (in path order, the first definition of
+    // a name wins), and — when only some files of the project are checked (pre-commit,
+    // an editor buffer) — what the rest of it defines. The rest is read only if a lookup
+    // needs it (see `LazyIndex`).
+    let mut index = ProjectIndex::default();
     let mut files: Vec<FileReport> = Vec::new();
     let mut pending: Vec<Pending> = Vec::new();
+    let mut shed: Vec<Shed> = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut configs: Vec<Arc<Config>> = Vec::new();
     for (_, l) in loaded {
         match l {
-            Ok(p) => pending.push(p),
+            Ok(Phase1::Done {
+                report,
+                path,
+                config,
+                defines,
+            }) => {
+                if let Some(defines) = defines {
+                    index.merge(&defines);
+                }
+                seen.insert(crate::config::absolute(&path, &project.cwd));
+                configs.push(config);
+                files.push(report);
+            }
+            Ok(Phase1::Shed { shed: s, defines }) => {
+                if let Some(defines) = defines {
+                    index.merge(&defines);
+                }
+                seen.insert(crate::config::absolute(&s.path, &project.cwd));
+                configs.push(s.config.clone());
+                shed.push(s);
+            }
+            Ok(Phase1::Waiting(p)) => {
+                index_into(&mut index, &p.prepared);
+                seen.insert(crate::config::absolute(&p.prepared.path, &project.cwd));
+                pending.push(p);
+            }
             Err(report) => files.push(report),
         }
     }
@@ -263,10 +415,12 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
             Ok(text) => match guarded(&display, || {
                 load::parse_text(&display, text, Format::for_path(&display), &options.limits)
             }) {
-                Ok(loaded) => pending.push(Pending {
-                    prepared: prepare(PathBuf::from(&display), loaded, true),
-                    config,
-                }),
+                Ok(loaded) => {
+                    let prepared = prepare(PathBuf::from(&display), loaded, true);
+                    index_into(&mut index, &prepared);
+                    seen.insert(crate::config::absolute(&prepared.path, &project.cwd));
+                    pending.push(Pending { prepared, config });
+                }
                 Err(report) => files.push(report),
             },
             Err(refused) => {
@@ -284,18 +438,10 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         }
     }
 
-    // The index: what the checked files define, and — when only some files of the
-    // project are checked (pre-commit, an editor buffer) — what the rest of it defines.
-    // The rest is read only if a lookup needs it (see `LazyIndex`).
-    let mut index = index_of(pending.iter().map(|p| &p.prepared));
     let walked_root = paths
         .iter()
         .any(|p| p.is_dir() && project.root.starts_with(crate::config::absolute(p, &project.cwd)));
     if !walked_root {
-        let seen: HashSet<PathBuf> = pending
-            .iter()
-            .map(|p| crate::config::absolute(&p.prepared.path, &project.cwd))
-            .collect();
         let root = project.root.clone();
         let options = options.clone();
         let filter = filter.clone();
@@ -305,8 +451,13 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
             index_of(files_mentioning(files, name, &options).iter())
         }));
     }
-    let bases = FactBases::new(index, options);
-    let user_rules = user_rules(std::iter::once(&project.config).chain(pending.iter().map(|p| &p.config)));
+    let large = loaded_files.into_inner() >= options.limits.large_run_files;
+    let bases = FactBases::with_parts(index, today, disk);
+    let user_rules = user_rules(
+        std::iter::once(&project.config)
+            .chain(configs.iter())
+            .chain(pending.iter().map(|p| &p.config)),
+    );
 
     // Phase 2: check and filter.
     let checked: Vec<FileReport> = pending
@@ -315,7 +466,34 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
             let display = p.prepared.loaded.source.path.clone();
             let base = bases.for_config(&p.config);
             guarded(&display, || {
-                check_and_filter(p.prepared, &base, &project, options)
+                let report = check_and_filter(p.prepared, &base, &project, options);
+                if large {
+                    without_text_if_clean(report)
+                } else {
+                    report
+                }
+            })
+            .unwrap_or_else(|r| r)
+        })
+        .collect();
+    files.extend(checked);
+    let checked: Vec<FileReport> = shed
+        .into_par_iter()
+        .map(|s| {
+            let base = bases.for_config(&s.config);
+            let display = s.source.path.clone();
+            guarded(&display, || {
+                let prepared = prepare(
+                    s.path,
+                    load::parse_source(s.source, s.format, &options.limits),
+                    s.explicit,
+                );
+                let report = check_and_filter(prepared, &base, &project, options);
+                if large {
+                    without_text_if_clean(report)
+                } else {
+                    report
+                }
             })
             .unwrap_or_else(|r| r)
         })
@@ -328,6 +506,25 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         config_errors: Vec::new(),
         user_rules,
     }
+}
+
+static LARGE_RUN: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Registers what to do once a run turns out large (`Limits::large_run_files` files
+/// loaded): the binary tells its allocator to return freed memory sooner. Set once per
+/// process.
+pub fn on_large_run(hook: fn()) {
+    let _ = LARGE_RUN.set(hook);
+}
+
+/// A report with nothing to show needs no text: outputs quote a file's text only around
+/// its findings. A large run drops it, to keep its memory to the files with findings
+/// (other runs keep it: `check_text` returns the text it checked).
+fn without_text_if_clean(mut report: FileReport) -> FileReport {
+    if report.diagnostics.is_empty() && report.suppressed.is_empty() {
+        report.source = SourceFile::new(&report.source.path, String::new());
+    }
+    report
 }
 
 /// The user rules of these configurations (each configuration looked at once), by code.
@@ -448,12 +645,22 @@ pub fn check_and_filter(
     project: &Project,
     options: &Options,
 ) -> FileReport {
+    check_and_filter_ref(&prepared, base, project, options)
+}
+
+/// [`check_and_filter`] of a file that is kept (its tree is not consumed).
+fn check_and_filter_ref(
+    prepared: &Prepared,
+    base: &FactBase,
+    project: &Project,
+    options: &Options,
+) -> FileReport {
     let loaded = &prepared.loaded;
     let suppressions = (loaded.format == Format::Yaml)
         .then(|| crate::suppress::scan(&loaded.source, &loaded.documents, &base.config.rules));
     let complete = !loaded.unreadable && loaded.documents.iter().all(|d| !d.partial);
     let config = base.config.clone();
-    let mut report = check_prepared(prepared, base);
+    let mut report = check_prepared_ref(prepared, base);
     filter_file(
         &mut report,
         suppressions.as_ref(),
@@ -537,6 +744,10 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
 
 /// Runs the checks of a classified file against a fact base (before filtering).
 pub fn check_prepared(prepared: Prepared, base: &FactBase) -> FileReport {
+    check_prepared_ref(&prepared, base)
+}
+
+fn check_prepared_ref(prepared: &Prepared, base: &FactBase) -> FileReport {
     let Prepared {
         path,
         explicit,
@@ -547,11 +758,16 @@ pub fn check_prepared(prepared: Prepared, base: &FactBase) -> FileReport {
     let azure = classes.iter().any(Classification::is_checked);
 
     if !azure {
-        let report = report_unclassified(&loaded, explicit);
-        let failures: Vec<Diagnostic> = loaded.diagnostics.into_iter().filter(is_load_failure).collect();
+        let report = report_unclassified(loaded, *explicit);
+        let failures: Vec<Diagnostic> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| is_load_failure(d))
+            .cloned()
+            .collect();
         let report = report && !failures.is_empty();
         return FileReport {
-            source: loaded.source,
+            source: loaded.source.clone(),
             checked: report,
             kinds,
             diagnostics: if report { sorted(failures) } else { Vec::new() },
@@ -559,21 +775,21 @@ pub fn check_prepared(prepared: Prepared, base: &FactBase) -> FileReport {
         };
     }
 
-    let mut diagnostics = loaded.diagnostics;
+    let mut diagnostics = loaded.diagnostics.clone();
     checks::single_document::check(&loaded.source, &loaded.documents, &mut diagnostics);
-    for (doc, class) in loaded.documents.iter().zip(&classes) {
+    for (doc, class) in loaded.documents.iter().zip(classes) {
         // A document whose aliases expand beyond the limit (AML005) is not checked
         // further: walking it would take the time and memory the limit is there to bound.
         if !class.is_checked() || doc.alias_overflow {
             continue;
         }
-        let facts = class.kind.map(|kind| DocFacts::new(doc, kind, &path, base));
+        let facts = class.kind.map(|kind| DocFacts::new(doc, kind, path, base));
         let cx = DocContext::new(&loaded.source, doc, class, &base.config, facts.as_ref());
         checks::run_document_checks(&cx, &mut diagnostics);
     }
 
     // Attach each finding to its document: kind and, where missing, pointer.
-    for (doc, class) in loaded.documents.iter().zip(&classes) {
+    for (doc, class) in loaded.documents.iter().zip(classes) {
         let inside = |d: &Diagnostic| {
             d.span.start >= doc.span.start && d.span.start <= doc.span.end.max(doc.span.start)
         };
@@ -598,7 +814,7 @@ pub fn check_prepared(prepared: Prepared, base: &FactBase) -> FileReport {
     }
 
     FileReport {
-        source: loaded.source,
+        source: loaded.source.clone(),
         checked: true,
         kinds,
         diagnostics: sorted(diagnostics),

@@ -97,3 +97,36 @@ fn corpus_loads_like_pyyaml_and_ranges_point_at_text() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// A large run checks files as soon as they are loaded when their checks need nothing
+/// from the project index, and parses waiting files again beyond a memory budget: the
+/// corpus run that way (every file "large", no tree kept while waiting) reports exactly
+/// what the ordinary run does — in every output format.
+#[test]
+fn a_large_run_reports_what_an_ordinary_run_does() {
+    let Some(root) = corpus() else {
+        eprintln!("corpus not found (set AMLINT_CORPUS); skipping");
+        return;
+    };
+    let ordinary = Options {
+        today: Some("2026-11-22".to_string()),
+        ..Options::default()
+    };
+    let mut large = ordinary.clone();
+    large.limits.large_run_files = 1;
+    large.limits.waiting_trees_bytes = 0;
+    let a = check_paths(&[root.join("cli")], &ordinary);
+    let b = check_paths(&[root.join("cli")], &large);
+    assert!(a.diagnostics().count() > 100, "the corpus has findings");
+    assert_eq!(amlint::report::json::render(&a), amlint::report::json::render(&b));
+    assert_eq!(
+        amlint::report::sarif::render(&a),
+        amlint::report::sarif::render(&b)
+    );
+    let style = amlint::report::human::Style {
+        color: false,
+        width: 100,
+    };
+    let human = |r: &amlint::pipeline::Report| amlint::report::human::render(r, style, false);
+    assert_eq!(human(&a), human(&b));
+}

@@ -51,6 +51,8 @@ pub struct ProjectIndex {
     endpoints: HashMap<String, EndpointEntry>,
     models: Vec<ModelEntry>,
     rest: Option<Box<LazyIndex>>,
+    /// Set by [`ProjectIndex::probe`]: records whether any lookup was made.
+    consulted: Option<std::sync::atomic::AtomicBool>,
 }
 
 type Search = Box<dyn Fn(&str) -> ProjectIndex + Send + Sync>;
@@ -200,7 +202,31 @@ impl ProjectIndex {
         self.computes == other.computes && self.endpoints == other.endpoints && self.models == other.models
     }
 
+    /// An empty index that records whether it is consulted: a file checked against it
+    /// whose checks made no lookup has findings that no definition elsewhere can change
+    /// (`pipeline::run` checks such files as soon as they are loaded).
+    pub fn probe() -> Self {
+        Self {
+            consulted: Some(std::sync::atomic::AtomicBool::new(false)),
+            ..Self::default()
+        }
+    }
+
+    /// Whether a compute, endpoint or model was looked up in this (probe) index.
+    pub fn was_consulted(&self) -> bool {
+        self.consulted
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    fn note_lookup(&self) {
+        if let Some(c) = &self.consulted {
+            c.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     pub fn compute(&self, name: &str) -> Option<ComputeEntry> {
+        self.note_lookup();
         let key = name.to_lowercase();
         if let Some(c) = self.computes.get(&key) {
             return Some(c.clone());
@@ -209,6 +235,7 @@ impl ProjectIndex {
     }
 
     pub fn endpoint(&self, name: &str) -> Option<EndpointEntry> {
+        self.note_lookup();
         let key = name.to_lowercase();
         if let Some(e) = self.endpoints.get(&key) {
             return Some(e.clone());
@@ -219,6 +246,7 @@ impl ProjectIndex {
     /// A model by name and version (`None`: the highest version known anywhere in the
     /// project).
     pub fn model(&self, name: &str, version: Option<&str>) -> Option<ModelEntry> {
+        self.note_lookup();
         let rest = self.rest.as_ref().map(|r| r.for_name(&name.to_lowercase()));
         let rest_models = rest.iter().flat_map(|r| r.models.iter());
         let mut candidates = self
@@ -363,6 +391,24 @@ fn measure(path: &Path) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_probe_records_any_lookup() {
+        for lookup in [
+            (|i: &ProjectIndex| drop(i.compute("cpu-cluster"))) as fn(&ProjectIndex),
+            |i| drop(i.endpoint("my-endpoint")),
+            |i| drop(i.model("m", Some("1"))),
+        ] {
+            let probe = ProjectIndex::probe();
+            assert!(!probe.was_consulted());
+            lookup(&probe);
+            assert!(probe.was_consulted());
+        }
+        let plain = ProjectIndex::default();
+        plain.compute("cpu-cluster");
+        assert!(!plain.was_consulted(), "only a probe records");
+    }
+
     use super::*;
 
     #[test]
