@@ -44,7 +44,7 @@ pub trait Filter: Send + Sync {
 }
 
 /// No configuration: every directory, every file with a configuration file name.
-struct Unfiltered;
+pub struct Unfiltered;
 
 impl Filter for Unfiltered {
     fn enter_dir(&self, _: &Path) -> bool {
@@ -135,9 +135,9 @@ pub fn discover_each<T: Send>(
 }
 
 /// The files below `dir` that `filter` keeps, in no particular order, each with what
-/// `each` made of it. The walk runs on as many threads as there are cores (`ignore`'s
-/// parallel walker, its own threads: a walk may run inside a `OnceLock` that rayon jobs
-/// wait on); in a tree of thousands of directories most of its time is probing each one
+/// `each` made of it. The walk runs on as many threads as rayon's pool has (one per core,
+/// or `RAYON_NUM_THREADS`), but its own (`ignore`'s parallel walker: a walk may run inside
+/// a `OnceLock` that rayon jobs wait on); in a tree of thousands of directories most of its time is probing each one
 /// for ignore and configuration files.
 fn walk<T: Send>(
     dir: &Path,
@@ -145,7 +145,7 @@ fn walk<T: Send>(
     each: &(impl Fn(&Candidate) -> T + Sync),
 ) -> Vec<(Candidate, T)> {
     let dirs = filter.clone();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let threads = rayon::current_num_threads().clamp(1, 8);
     let walker = ignore::WalkBuilder::new(dir)
         .standard_filters(true)
         .follow_links(false)
