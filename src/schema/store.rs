@@ -639,6 +639,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn patterns_are_compiled_once_and_match_as_json_schema_says() {
+        let make =
+            |p: &str| pattern_keyword(&Map::new(), &Value::String(p.into()), Default::default()).unwrap();
+        let k = make("^a+$");
+        assert!(k.is_valid(&serde_json::json!("aaa")));
+        assert!(!k.is_valid(&serde_json::json!("ab")));
+        assert!(
+            k.is_valid(&serde_json::json!(3)),
+            "a non-string is not the keyword's business"
+        );
+        // Unanchored, as JSON Schema's `pattern` is; ECMA-262 classes translated.
+        let binding = make(super::super::preprocess::BINDING_PATTERN);
+        assert!(binding.is_valid(&serde_json::json!("azureml:${{parent.inputs.x}}")));
+        assert!(!binding.is_valid(&serde_json::json!("${{ a b }}")));
+        assert!(make(r"^\d+$").is_valid(&serde_json::json!("42")));
+        // The error's message is the pattern, which `select` reports.
+        let b = serde_json::json!("b");
+        let err = k.validate(&b).unwrap_err();
+        assert!(
+            matches!(err.kind(), jsonschema::error::ValidationErrorKind::Custom { message, .. } if message == "^a+$")
+        );
+        let before = PATTERNS.lock().unwrap().len();
+        make("^a+$");
+        assert_eq!(
+            PATTERNS.lock().unwrap().len(),
+            before,
+            "a pattern seen before is not compiled again"
+        );
+        assert!(pattern_keyword(&Map::new(), &Value::String("(".into()), Default::default()).is_err());
+    }
+
+    #[test]
     fn joins_and_decodes() {
         assert_eq!(
             join("https://schemas.amlint.dev/x.schema.json", "defs/common.json").as_deref(),
