@@ -256,6 +256,26 @@ mod tests {
     }
 
     #[test]
+    fn a_walked_file_also_named_is_worked_on_as_named() {
+        // The walk finds `d/c.yml` first (it sorts before `d/sub/../c.yml`); the same file
+        // is also named: it is kept once, explicit, and `each` sees it as explicit.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("c.yml"), "a: 1\n").unwrap();
+        let named = dir.path().join("sub").join("..").join("c.yml");
+        let found = discover_each(&[dir.path().to_path_buf(), named], Arc::new(Unfiltered), |c| {
+            c.explicit
+        });
+        assert_eq!(found.len(), 1, "{found:?}");
+        let (c, seen_as_explicit) = &found[0];
+        assert!(c.explicit && *seen_as_explicit, "{found:?}");
+        assert!(
+            c.display.ends_with("/c.yml") && !c.display.contains(".."),
+            "{found:?}"
+        );
+    }
+
+    #[test]
     fn walks_and_honours_gitignore() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
