@@ -281,11 +281,11 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         force_exclude: options.force_exclude,
     });
     // Phase 1: load and classify each file as soon as the walk finds it. In a large run
-    // (from the `Limits::large_run_files`th file on), also check it at once against an index that
-    // records lookups: a file whose checks looked nothing up is done, and only the files
-    // that need the project index wait for it (the peak memory of a large run was these
-    // trees). Small runs do not: checking on the walking threads slowed the corpus by
-    // 5 %, and their trees are few.
+    // (from the `Limits::large_run_files`th file on), also check it at once against an
+    // index that records lookups: a file whose checks looked nothing up is done, and only
+    // the files that need the project index wait for it (the peak memory of a large run
+    // was these trees). Small runs have few trees to drop; they check every file in
+    // phase 2, on rayon's threads.
     let today = options.today.clone().unwrap_or_else(crate::facts::today);
     let disk: Arc<DiskSizes> = Arc::default();
     let need_index = NeedIndex::default();
