@@ -205,41 +205,63 @@ pub fn check_paths(paths: &[PathBuf], options: &Options) -> Report {
     run(paths, Vec::new(), options)
 }
 
-/// A file of the run, before its checks.
-struct Pending {
-    prepared: Prepared,
-    config: Arc<Config>,
-}
-
-/// A file after phase 1.
-enum Phase1 {
-    /// Checked as soon as it was loaded, because its checks looked nothing up in the
-    /// project index: no definition elsewhere can change its findings. Its tree is gone;
-    /// what it defines is kept for the index.
-    Done {
-        report: FileReport,
-        path: PathBuf,
-        config: Arc<Config>,
-        defines: Option<ProjectIndex>,
-    },
-    /// Waits, with its tree, for the project index.
-    Waiting(Pending),
-    /// Waits for the project index with its text only, parsed again when checked: the
-    /// trees kept while waiting are bounded (`Limits::waiting_trees_bytes`: the
-    /// azureml-examples corpus never reaches the default; of 10,000 files most do).
-    Shed {
-        shed: Shed,
-        defines: Option<ProjectIndex>,
-    },
-}
-
-/// A file waiting for the project index without its tree.
-struct Shed {
+/// A file after phase 1: where it is, its configuration, what it defines, and whether it
+/// is done.
+struct Loaded {
     path: PathBuf,
-    explicit: bool,
-    source: Arc<SourceFile>,
-    format: Format,
     config: Arc<Config>,
+    defines: Option<ProjectIndex>,
+    state: State,
+}
+
+enum State {
+    /// Checked as soon as it was loaded, because its checks looked nothing up in the
+    /// project index: no definition elsewhere can change its findings. Its tree is gone.
+    Done(FileReport),
+    Waiting(Waiting),
+}
+
+/// A file waiting for the project index: with its tree, or with its text only, parsed
+/// again when checked (the trees kept while waiting are bounded by
+/// `Limits::waiting_trees_bytes`: the azureml-examples corpus never reaches the default;
+/// of 10,000 files most do).
+enum Waiting {
+    Parsed(Prepared),
+    Shed {
+        path: PathBuf,
+        explicit: bool,
+        source: Arc<SourceFile>,
+        format: Format,
+    },
+}
+
+impl Waiting {
+    fn display(&self) -> &str {
+        match self {
+            Waiting::Parsed(p) => &p.loaded.source.path,
+            Waiting::Shed { source, .. } => &source.path,
+        }
+    }
+
+    /// The file with its tree, parsed again if it was shed.
+    fn into_prepared(self, limits: &load::Limits) -> Prepared {
+        match self {
+            Waiting::Parsed(p) => p,
+            Waiting::Shed {
+                path,
+                explicit,
+                source,
+                format,
+            } => prepare(path, load::parse_source(source, format, limits), explicit),
+        }
+    }
+}
+
+/// What one prepared file defines, if anything.
+fn defines_of(prepared: &Prepared) -> Option<ProjectIndex> {
+    let mut defines = ProjectIndex::default();
+    index_into(&mut defines, prepared);
+    (!defines.is_empty()).then_some(defines)
 }
 
 /// Kinds whose files looked something up in the project index when checked early: later
@@ -291,7 +313,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     let need_index = NeedIndex::default();
     let waiting_bytes = std::sync::atomic::AtomicUsize::new(0);
     let loaded_files = std::sync::atomic::AtomicUsize::new(0);
-    let loaded: Vec<(discover::Candidate, Result<Phase1, FileReport>)> = if paths.is_empty() {
+    let loaded: Vec<(discover::Candidate, Result<Loaded, FileReport>)> = if paths.is_empty() {
         Vec::new()
     } else {
         discover::discover_each(paths, filter.clone(), |c| {
@@ -309,6 +331,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     load::load_path(&c.path, &c.display, &options.limits),
                     c.explicit,
                 );
+                let defines = defines_of(&prepared);
                 let kinds: Vec<Option<&'static str>> =
                     prepared.classes.iter().map(Classification::kind_id).collect();
                 if large && !need_index.any(&kinds) {
@@ -321,34 +344,34 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     };
                     let report = check_and_filter_ref(&prepared, &base, &project, options);
                     if !probe.was_consulted() {
-                        let report = without_text_if_clean(report);
-                        let mut defines = ProjectIndex::default();
-                        index_into(&mut defines, &prepared);
-                        return Phase1::Done {
-                            report,
-                            path: prepared.path,
+                        return Loaded {
+                            path: c.path.clone(),
                             config,
-                            defines: (!defines.is_empty()).then_some(defines),
+                            defines,
+                            state: State::Done(without_text_if_clean(report)),
                         };
                     }
                     need_index.add(&kinds);
                 }
                 let size = prepared.loaded.source.text.len();
                 let kept = waiting_bytes.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
-                if kept + size <= options.limits.waiting_trees_bytes || prepared.loaded.unreadable {
-                    return Phase1::Waiting(Pending { prepared, config });
-                }
-                let mut defines = ProjectIndex::default();
-                index_into(&mut defines, &prepared);
-                Phase1::Shed {
-                    shed: Shed {
-                        path: prepared.path,
-                        explicit: prepared.explicit,
-                        source: prepared.loaded.source,
-                        format: prepared.loaded.format,
-                        config,
-                    },
-                    defines: (!defines.is_empty()).then_some(defines),
+                let waiting =
+                    if kept + size <= options.limits.waiting_trees_bytes || prepared.loaded.unreadable {
+                        Waiting::Parsed(prepared)
+                    } else {
+                        Waiting::Shed {
+                            path: prepared.path,
+                            explicit: prepared.explicit,
+                            source: prepared.loaded.source,
+                            format: prepared.loaded.format,
+                        }
+                    };
+                let state = State::Waiting(waiting);
+                Loaded {
+                    path: c.path.clone(),
+                    config,
+                    defines,
+                    state,
                 }
             })
         })
@@ -373,39 +396,25 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     // needs it (see `LazyIndex`).
     let mut index = ProjectIndex::default();
     let mut files: Vec<FileReport> = Vec::new();
-    let mut pending: Vec<Pending> = Vec::new();
-    let mut shed: Vec<Shed> = Vec::new();
+    let mut waiting: Vec<(Waiting, Arc<Config>)> = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
-    let mut configs: Vec<Arc<Config>> = Vec::new();
+    let mut configs: Vec<Arc<Config>> = vec![project.config.clone()];
     for (_, l) in loaded {
-        match l {
-            Ok(Phase1::Done {
-                report,
-                path,
-                config,
-                defines,
-            }) => {
-                if let Some(defines) = defines {
-                    index.merge(&defines);
-                }
-                seen.insert(crate::config::absolute(&path, &project.cwd));
-                configs.push(config);
+        let loaded = match l {
+            Ok(loaded) => loaded,
+            Err(report) => {
                 files.push(report);
+                continue;
             }
-            Ok(Phase1::Shed { shed: s, defines }) => {
-                if let Some(defines) = defines {
-                    index.merge(&defines);
-                }
-                seen.insert(crate::config::absolute(&s.path, &project.cwd));
-                configs.push(s.config.clone());
-                shed.push(s);
-            }
-            Ok(Phase1::Waiting(p)) => {
-                index_into(&mut index, &p.prepared);
-                seen.insert(crate::config::absolute(&p.prepared.path, &project.cwd));
-                pending.push(p);
-            }
-            Err(report) => files.push(report),
+        };
+        if let Some(defines) = &loaded.defines {
+            index.merge(defines);
+        }
+        seen.insert(crate::config::absolute(&loaded.path, &project.cwd));
+        configs.push(loaded.config.clone());
+        match loaded.state {
+            State::Done(report) => files.push(report),
+            State::Waiting(w) => waiting.push((w, loaded.config)),
         }
     }
     for buffer in buffers {
@@ -419,7 +428,8 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     let prepared = prepare(PathBuf::from(&display), loaded, true);
                     index_into(&mut index, &prepared);
                     seen.insert(crate::config::absolute(&prepared.path, &project.cwd));
-                    pending.push(Pending { prepared, config });
+                    configs.push(config.clone());
+                    waiting.push((Waiting::Parsed(prepared), config));
                 }
                 Err(report) => files.push(report),
             },
@@ -453,42 +463,16 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     }
     let large = loaded_files.into_inner() >= options.limits.large_run_files;
     let bases = FactBases::with_parts(index, today, disk);
-    let user_rules = user_rules(
-        std::iter::once(&project.config)
-            .chain(configs.iter())
-            .chain(pending.iter().map(|p| &p.config)),
-    );
+    let user_rules = user_rules(configs.iter());
 
-    // Phase 2: check and filter.
-    let checked: Vec<FileReport> = pending
+    // Phase 2: check and filter the files that waited for the index.
+    let checked: Vec<FileReport> = waiting
         .into_par_iter()
-        .map(|p| {
-            let display = p.prepared.loaded.source.path.clone();
-            let base = bases.for_config(&p.config);
+        .map(|(w, config)| {
+            let display = w.display().to_string();
+            let base = bases.for_config(&config);
             guarded(&display, || {
-                let report = check_and_filter(p.prepared, &base, &project, options);
-                if large {
-                    without_text_if_clean(report)
-                } else {
-                    report
-                }
-            })
-            .unwrap_or_else(|r| r)
-        })
-        .collect();
-    files.extend(checked);
-    let checked: Vec<FileReport> = shed
-        .into_par_iter()
-        .map(|s| {
-            let base = bases.for_config(&s.config);
-            let display = s.source.path.clone();
-            guarded(&display, || {
-                let prepared = prepare(
-                    s.path,
-                    load::parse_source(s.source, s.format, &options.limits),
-                    s.explicit,
-                );
-                let report = check_and_filter(prepared, &base, &project, options);
+                let report = check_and_filter(w.into_prepared(&options.limits), &base, &project, options);
                 if large {
                     without_text_if_clean(report)
                 } else {

@@ -145,13 +145,15 @@ fn unloadable_documents_are_not_validated() {
 fn no_rename_into_a_key_that_is_already_set() {
     // `instance_typ` resembles `instance_type`, which the mapping already has: renaming
     // would make a duplicate key (AML002), so the finding says so and offers no fix.
-    let doc = format!("{DEPLOYMENT}name: b\ninstance_type: x\ninstance_typ: y\n");
-    let report = check_text("d.yml", doc, &Options::default());
-    let d = report
-        .diagnostics
-        .iter()
-        .find(|d| d.code == "AML101")
-        .expect("AML101");
+    let aml101 = |body: &str| {
+        let report = check_text("d.yml", format!("{DEPLOYMENT}{body}"), &Options::default());
+        report
+            .diagnostics
+            .into_iter()
+            .find(|d| d.code == "AML101")
+            .expect("AML101")
+    };
+    let d = aml101("name: b\ninstance_type: x\ninstance_typ: y\n");
     assert!(
         d.message
             .contains("`instance_type`, which it resembles, is already set"),
@@ -161,13 +163,7 @@ fn no_rename_into_a_key_that_is_already_set() {
     assert!(!d.message.contains("did you mean"), "{}", d.message);
     assert!(d.fix.is_none(), "{:?}", d.fix);
     // Without `instance_type`, the rename is offered.
-    let doc = format!("{DEPLOYMENT}name: b\ninstance_typ: y\n");
-    let report = check_text("d.yml", doc, &Options::default());
-    let d = report
-        .diagnostics
-        .iter()
-        .find(|d| d.code == "AML101")
-        .expect("AML101");
+    let d = aml101("name: b\ninstance_typ: y\n");
     assert!(
         d.message.contains("did you mean `instance_type`?"),
         "{}",

@@ -195,6 +195,8 @@ fn collect(
         ValidationErrorKind::Custom { keyword, message } if keyword == LAZY_KEYWORD => {
             expand_lazy(store, error, message, &pointer, out, depth);
         }
+        // `pattern` is amlint's own keyword (`store`: compiled once per process); its
+        // message is the pattern.
         ValidationErrorKind::Custom { keyword, message } if keyword == "pattern" => {
             let forms = keyword_parent(store, error).and_then(|(s, _)| s.get("x-amlint-forms").cloned());
             push(
@@ -261,20 +263,9 @@ fn collect(
                 expected: (**expected_value).clone(),
             },
         ),
-        ValidationErrorKind::Pattern { pattern } => {
-            let forms = keyword_parent(store, error).and_then(|(s, _)| s.get("x-amlint-forms").cloned());
-            push(
-                out,
-                IssueKind::Pattern {
-                    pattern: pattern.clone(),
-                    forms,
-                },
-            );
-        }
         ValidationErrorKind::PropertyNames { error: inner } => {
             let key = inner.instance().as_str().unwrap_or_default().to_string();
             let pattern = match inner.kind() {
-                ValidationErrorKind::Pattern { pattern } => pattern.clone(),
                 ValidationErrorKind::Custom { keyword, message } if keyword == "pattern" => message.clone(),
                 _ => String::new(),
             };

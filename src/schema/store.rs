@@ -338,6 +338,15 @@ fn options(kind: &str, lazy: &'static Lazy) -> jsonschema::ValidationOptions<'st
 // Their error messages are placeholders: findings are worded from the schema by
 // `super::select`, which reads the keyword's value at the error's keyword location.
 
+/// A custom keyword's `validate`: its `is_valid`, with `message` when it fails.
+fn verdict<'i>(valid: bool, message: impl FnOnce() -> String) -> Result<(), ValidationError<'i>> {
+    if valid {
+        Ok(())
+    } else {
+        Err(ValidationError::custom(message()))
+    }
+}
+
 /// `pattern`, with every regular expression compiled once per process. The crate caches
 /// patterns within one compilation only, and every definition is compiled on its own
 /// (lazily): the data-binding pattern alone appears 716 times in the pipeline job's
@@ -351,11 +360,7 @@ struct PatternKeyword {
 
 impl<'i> Keyword<'i> for PatternKeyword {
     fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
-        if self.is_valid(instance) {
-            Ok(())
-        } else {
-            Err(ValidationError::custom(self.pattern.to_string()))
-        }
+        verdict(self.is_valid(instance), || self.pattern.to_string())
     }
 
     fn is_valid(&self, instance: &'i Value) -> bool {
@@ -400,11 +405,9 @@ struct TypeKeyword(Coercion);
 
 impl<'i> Keyword<'i> for TypeKeyword {
     fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
-        if self.is_valid(instance) {
-            Ok(())
-        } else {
-            Err(ValidationError::custom(format!("not a valid {}", self.0.name())))
-        }
+        verdict(self.is_valid(instance), || {
+            format!("not a valid {}", self.0.name())
+        })
     }
 
     fn is_valid(&self, instance: &'i Value) -> bool {
@@ -460,11 +463,7 @@ struct BoundsKeyword {
 
 impl<'i> Keyword<'i> for BoundsKeyword {
     fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
-        if self.is_valid(instance) {
-            Ok(())
-        } else {
-            Err(ValidationError::custom("out of range"))
-        }
+        verdict(self.is_valid(instance), || "out of range".to_string())
     }
 
     fn is_valid(&self, instance: &'i Value) -> bool {
@@ -521,11 +520,7 @@ struct EnumKeyword(EnumSpec);
 
 impl<'i> Keyword<'i> for EnumKeyword {
     fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
-        if self.is_valid(instance) {
-            Ok(())
-        } else {
-            Err(ValidationError::custom("not an allowed value"))
-        }
+        verdict(self.is_valid(instance), || "not an allowed value".to_string())
     }
 
     fn is_valid(&self, instance: &'i Value) -> bool {
@@ -582,12 +577,8 @@ impl LazyRef {
 
 impl<'i> Keyword<'i> for LazyRef {
     fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
-        if self.is_valid(instance) {
-            Ok(())
-        } else {
-            // The marker `select` expands: the definition's name.
-            Err(ValidationError::custom(self.name.clone()))
-        }
+        // The marker `select` expands: the definition's name.
+        verdict(self.is_valid(instance), || self.name.clone())
     }
 
     fn is_valid(&self, instance: &'i Value) -> bool {
