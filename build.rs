@@ -40,7 +40,8 @@ fn kind_schemas(manifest: &Path, out: &Path) -> String {
     for kind in kinds {
         let mut doc = parse(&dir.join(format!("{kind}.schema.json")));
         preprocess::preprocess(&mut doc, Some(&kind));
-        let doc = preprocess::bundle(&kind, doc, &common).unwrap_or_else(|e| panic!("schemas/{e}"));
+        let mut doc = preprocess::bundle(&kind, doc, &common).unwrap_or_else(|e| panic!("schemas/{e}"));
+        preprocess::share_repeats(&mut doc);
         let path = bundles.join(format!("{kind}.schema.json"));
         std::fs::write(&path, serde_json::to_string(&doc).expect("serialise")).expect("write bundle");
         writeln!(s, "    ({kind:?}, include_str!({:?})),", path.to_string_lossy()).unwrap();

@@ -19,8 +19,11 @@ pub struct Candidate {
 
 /// Whether a file name is one amlint reads when walking a directory.
 pub fn is_config_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.ends_with(".yml") || lower.ends_with(".yaml") || lower.ends_with(".json") || name == "MLTable"
+    let ends_with = |suffix: &str| {
+        name.len() >= suffix.len()
+            && name.as_bytes()[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+    };
+    ends_with(".yml") || ends_with(".yaml") || ends_with(".json") || name == "MLTable"
 }
 
 /// `./a/b.yml` → `a/b.yml`; everything else unchanged.

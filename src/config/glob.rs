@@ -22,6 +22,8 @@ pub struct PathPattern {
     matcher: GlobMatcher,
     /// Matches names at any depth (no `/` in the pattern).
     basename: bool,
+    /// The pattern, when it has no glob syntax (`node_modules`): compared, not matched.
+    literal: Option<String>,
 }
 
 impl PathPattern {
@@ -46,16 +48,21 @@ impl PathPattern {
             .backslash_escape(true)
             .build()
             .map_err(|e| format!("not a valid glob: {}", e.kind()))?;
+        let literal = (!body.contains(['*', '?', '[', ']', '{', '}', '\\'])).then(|| body.to_string());
         Ok(Self {
             text: text.to_string(),
             matcher: glob.compile_matcher(),
             basename,
+            literal,
         })
     }
 
     /// Whether `rel` (a path relative to the configuration directory, `/`-separated) or
     /// one of its parent directories matches.
     pub fn matches_path_or_parent(&self, rel: &str) -> bool {
+        if let (true, Some(literal)) = (self.basename, &self.literal) {
+            return rel.split('/').any(|name| name == literal);
+        }
         let mut end = rel.len();
         loop {
             let prefix = &rel[..end];
@@ -74,11 +81,14 @@ impl PathPattern {
         if rel.is_empty() {
             return false;
         }
-        if self.basename {
-            let name = rel.rsplit('/').next().unwrap_or(rel);
-            self.matcher.is_match(name)
+        let target = if self.basename {
+            rel.rsplit('/').next().unwrap_or(rel)
         } else {
-            self.matcher.is_match(rel)
+            rel
+        };
+        match &self.literal {
+            Some(literal) => target == literal,
+            None => self.matcher.is_match(target),
         }
     }
 }
@@ -87,6 +97,12 @@ impl PathPattern {
 /// Both are absolute and lexically normalised.
 pub fn relative(path: &Path, base: &Path) -> Option<String> {
     let rest = path.strip_prefix(base).ok()?;
+    // Already `/`-separated names only (the common case): as it is.
+    if let Some(s) = rest.to_str().filter(|_| cfg!(unix)) {
+        if s.split('/').all(|c| !matches!(c, "" | "." | "..")) {
+            return Some(s.to_string());
+        }
+    }
     let parts: Vec<String> = rest
         .components()
         .filter_map(|c| match c {
@@ -128,5 +144,35 @@ mod tests {
             Some("a/b.yml")
         );
         assert_eq!(relative(Path::new("/x/b.yml"), Path::new("/r")), None);
+        assert_eq!(
+            relative(Path::new("/r/a/./b.yml"), Path::new("/r")).as_deref(),
+            Some("a/b.yml")
+        );
+    }
+
+    #[test]
+    fn literal_patterns_match_as_their_globs_do() {
+        for (pattern, rel) in [
+            ("node_modules", "a/node_modules/b.yml"),
+            ("node_modules", "node_modules"),
+            ("node_modules", "a/node_modules_x/b.yml"),
+            ("deploy/legacy", "deploy/legacy/a.json"),
+            ("deploy/legacy", "x/deploy/legacy/a.json"),
+            ("a.yml", "jobs/a.yml"),
+        ] {
+            let p = PathPattern::new(pattern).unwrap();
+            assert!(p.literal.is_some(), "{pattern}");
+            let glob = PathPattern {
+                literal: None,
+                ..p.clone()
+            };
+            assert_eq!(
+                p.matches_path_or_parent(rel),
+                glob.matches_path_or_parent(rel),
+                "{pattern} {rel}"
+            );
+            assert_eq!(p.matches_one(rel), glob.matches_one(rel), "{pattern} {rel}");
+        }
+        assert!(PathPattern::new("*.yml").unwrap().literal.is_none());
     }
 }

@@ -230,14 +230,11 @@ impl Config {
     /// Whether a file found by walking a directory is checked: it matches `include` (or,
     /// without `include`, has a configuration file name) and is not excluded.
     pub fn includes_walked_file(&self, path: &Path) -> bool {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
         let included = match &self.include {
             None => crate::discover::is_config_name(&name),
             Some(patterns) => {
-                let rel = glob::relative(path, &self.dir).unwrap_or(name);
+                let rel = glob::relative(path, &self.dir).unwrap_or_else(|| name.into_owned());
                 patterns.iter().any(|p| p.matches_one(&rel))
             }
         };
@@ -311,6 +308,9 @@ impl std::fmt::Display for ConfigError {
 /// `a/./b/../c` → `a/c`, without touching the file system (symbolic links are kept).
 pub fn normalize(path: &Path) -> PathBuf {
     use std::path::Component;
+    if is_normal(path) {
+        return path.to_path_buf();
+    }
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
@@ -324,6 +324,22 @@ pub fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// Whether [`normalize`] would return `path` as it is: no `.`, `..` or empty component
+/// (a walk asks this for every file and directory; rebuilding the path costs more).
+fn is_normal(path: &Path) -> bool {
+    if cfg!(windows) {
+        return false;
+    }
+    let Some(s) = path.to_str() else {
+        return false;
+    };
+    let body = s.strip_prefix('/').unwrap_or(s).as_bytes();
+    !body.is_empty()
+        && body
+            .split(|&b| b == b'/')
+            .all(|c| !matches!(c, b"" | b"." | b".."))
 }
 
 /// `path` made absolute against `cwd` and normalised.
@@ -401,5 +417,18 @@ mod tests {
             absolute(Path::new("x/../y.yml"), Path::new("/w")),
             PathBuf::from("/w/y.yml")
         );
+        // Paths already normal come back as they are; the rest are rebuilt.
+        for (path, normal) in [
+            ("/a/b.yml", "/a/b.yml"),
+            ("a/b", "a/b"),
+            ("/a//b", "/a/b"),
+            ("a/b/", "a/b"),
+            ("./a", "a"),
+            ("a/..", ""),
+            ("/", "/"),
+        ] {
+            assert_eq!(normalize(Path::new(path)), PathBuf::from(normal), "{path}");
+        }
+        assert!(is_normal(Path::new("/a/b.yml")) && !is_normal(Path::new("/a/./b")));
     }
 }

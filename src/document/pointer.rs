@@ -3,9 +3,13 @@
 
 use std::fmt;
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// The segments are kept unescaped, one after another in one string, with the end of each
+/// beside: a child pointer (made for every node a schema walk visits) costs two
+/// allocations, not one per segment.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct Pointer {
-    segments: Vec<String>,
+    text: String,
+    ends: Vec<usize>,
 }
 
 impl Pointer {
@@ -18,19 +22,15 @@ impl Pointer {
     pub fn parse(s: &str) -> Self {
         let body = s.strip_prefix('/').unwrap_or(s);
         if body.is_empty() && s.starts_with('/') {
-            return Self {
-                segments: vec![String::new()],
-            };
+            return Self::from_segments([""]);
         }
         if body.is_empty() {
             return Self::root();
         }
-        Self {
-            segments: body
-                .split('/')
-                .map(|seg| seg.replace("~1", "/").replace("~0", "~"))
-                .collect(),
-        }
+        Self::from_segments(
+            body.split('/')
+                .map(|seg| seg.replace("~1", "/").replace("~0", "~")),
+        )
     }
 
     pub fn from_segments<I, S>(segments: I) -> Self
@@ -38,46 +38,84 @@ impl Pointer {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Self {
-            segments: segments.into_iter().map(Into::into).collect(),
+        let mut p = Self::root();
+        for seg in segments {
+            p.push(seg.into());
         }
+        p
     }
 
     pub fn segments(&self) -> impl Iterator<Item = &str> {
-        self.segments.iter().map(String::as_str)
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(a, b)| &self.text[a..b])
     }
 
     pub fn len(&self) -> usize {
-        self.segments.len()
+        self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.segments.is_empty()
+        self.ends.is_empty()
     }
 
     pub fn last(&self) -> Option<&str> {
-        self.segments.last().map(String::as_str)
+        let end = *self.ends.last()?;
+        let start = self.ends.len().checked_sub(2).map_or(0, |i| self.ends[i]);
+        Some(&self.text[start..end])
     }
 
-    pub fn push(&mut self, segment: impl Into<String>) {
-        self.segments.push(segment.into());
+    pub fn push(&mut self, segment: impl AsRef<str>) {
+        self.text.push_str(segment.as_ref());
+        self.ends.push(self.text.len());
     }
 
-    pub fn child(&self, segment: impl Into<String>) -> Self {
-        let mut p = self.clone();
-        p.push(segment);
-        p
+    pub fn child(&self, segment: impl AsRef<str>) -> Self {
+        let segment = segment.as_ref();
+        let mut text = String::with_capacity(self.text.len() + segment.len());
+        text.push_str(&self.text);
+        text.push_str(segment);
+        let mut ends = Vec::with_capacity(self.ends.len() + 1);
+        ends.extend_from_slice(&self.ends);
+        ends.push(text.len());
+        Self { text, ends }
     }
 
     /// Drops the last segment; `false` if there was none.
     pub fn pop(&mut self) -> bool {
-        self.segments.pop().is_some()
+        if self.ends.pop().is_none() {
+            return false;
+        }
+        self.text.truncate(self.ends.last().copied().unwrap_or(0));
+        true
+    }
+}
+
+/// Segment by segment, as a list of strings compares.
+impl Ord for Pointer {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.segments().cmp(other.segments())
+    }
+}
+
+impl PartialOrd for Pointer {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Debug for Pointer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pointer")
+            .field("segments", &self.segments().collect::<Vec<_>>())
+            .finish()
     }
 }
 
 impl fmt::Display for Pointer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for seg in &self.segments {
+        for seg in self.segments() {
             f.write_str("/")?;
             f.write_str(&seg.replace('~', "~0").replace('/', "~1"))?;
         }
@@ -99,5 +137,24 @@ mod tests {
         assert_eq!(p.to_string(), "/resources/requests/nvidia.com~1gpu/a~0b");
         assert_eq!(Pointer::parse("").to_string(), "");
         assert!(Pointer::parse("").is_empty());
+        assert_eq!(Pointer::parse("/").segments().collect::<Vec<_>>(), [""]);
+    }
+
+    #[test]
+    fn children_pop_and_order_as_lists_of_segments() {
+        let mut p = Pointer::root().child("a").child("").child("bc");
+        assert_eq!(p.len(), 3);
+        assert_eq!(p.last(), Some("bc"));
+        assert!(p.pop());
+        assert_eq!(p.last(), Some(""));
+        assert_eq!(p, Pointer::from_segments(["a", ""]));
+        assert!(p.pop() && p.pop() && !p.pop());
+        assert!(p.is_empty() && p.last().is_none());
+        // ["a", "b"] and ["ab"] hold the same text but differ, and order segment-wise.
+        let ab = Pointer::from_segments(["a", "b"]);
+        let joined = Pointer::from_segments(["ab"]);
+        assert_ne!(ab, joined);
+        assert!(ab < joined && Pointer::from_segments(["a"]) < ab);
+        assert!(Pointer::from_segments(["b"]) > Pointer::from_segments(["a", "z"]));
     }
 }

@@ -5,7 +5,7 @@
 //! (docs/schemas.md). Unions are followed like the validator follows them: the
 //! discriminated branch, else every branch that admits the value's type.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use serde_json::Value;
 

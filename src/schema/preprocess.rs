@@ -262,6 +262,229 @@ pub fn bundle(kind: &str, mut doc: Value, common: &Value) -> Result<Value, Strin
     Ok(doc)
 }
 
+/// The smallest repeated subschema, in JSON nodes, that [`share_repeats`] moves into a
+/// definition of its own.
+const SHARE_MIN_NODES: usize = 6;
+/// The name prefix of the definitions [`share_repeats`] makes.
+pub const SHARED_PREFIX: &str = "shared.";
+
+/// Shares what a bundle repeats: every subschema of [`SHARE_MIN_NODES`] nodes or more that
+/// occurs more than once (with at least one subschema of its own) becomes a reference to
+/// one definition — an existing one of the same content, or a new `shared.<hash>`.
+/// Validation is unchanged (a local reference means its target); what changes is that
+/// the validator compiles each such subschema once instead of at every place (the
+/// pipeline job's schema repeats three quarters of its nodes: every AutoML search space
+/// sits in 31 to 48 places), and a run parses a quarter of the text.
+///
+/// Each pass shares the outermost repeats; what repeats inside them is shared by the next.
+pub fn share_repeats(doc: &mut Value) {
+    if !doc.is_object() {
+        return;
+    }
+    for _ in 0..64 {
+        if !share_pass(doc) {
+            return;
+        }
+    }
+}
+
+/// One node of a bundle as [`share_pass`] measures it.
+struct Measured {
+    path: Vec<String>,
+    hash: u64,
+    nodes: usize,
+    /// A definition itself (`$defs/<name>`): never replaced, but a target.
+    def: Option<String>,
+    /// At a schema position, and worth sharing (it has subschemas of its own).
+    shareable: bool,
+}
+
+/// What a value is, by the keyword that holds it.
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    Schema,
+    MapOfSchemas,
+    ListOfSchemas,
+    Data,
+}
+
+fn share_pass(doc: &mut Value) -> bool {
+    let mut measured = Vec::new();
+    measure(doc, &mut Vec::new(), Role::Schema, &mut measured);
+    // Occurrences by content (the hash, confirmed by equality with the group's first).
+    let mut groups: std::collections::HashMap<u64, Vec<usize>> = std::collections::HashMap::new();
+    for (i, m) in measured.iter().enumerate() {
+        if m.nodes >= SHARE_MIN_NODES && (m.shareable || m.def.is_some()) {
+            groups.entry(m.hash).or_default().push(i);
+        }
+    }
+    let at = |path: &[String]| path.iter().try_fold(&*doc, |v, seg| child(v, seg));
+    let mut group_of: std::collections::HashMap<usize, u64> = std::collections::HashMap::new();
+    for (hash, members) in &groups {
+        let first = at(&measured[members[0]].path);
+        let same: Vec<usize> = members
+            .iter()
+            .copied()
+            .filter(|&i| at(&measured[i].path) == first)
+            .collect();
+        if same.len() >= 2 {
+            group_of.extend(same.into_iter().map(|i| (i, *hash)));
+        }
+    }
+    // Groups with a place to replace (not only definitions that repeat each other).
+    let replaceable: std::collections::HashSet<u64> = group_of
+        .iter()
+        .filter(|(i, _)| measured[**i].shareable)
+        .map(|(_, h)| *h)
+        .collect();
+    // The outermost repeats, in document order: nothing inside a replaced subschema or
+    // inside a definition that is itself the shared copy.
+    let mut replace: Vec<usize> = Vec::new();
+    let mut inside: Option<&[String]> = None;
+    for (i, m) in measured.iter().enumerate() {
+        if inside.is_some_and(|p| m.path.starts_with(p) && m.path.len() > p.len()) {
+            continue;
+        }
+        inside = None;
+        if group_of.get(&i).is_some_and(|h| replaceable.contains(h)) {
+            if m.shareable {
+                replace.push(i);
+            }
+            inside = Some(&m.path);
+        }
+    }
+    if replace.is_empty() {
+        return false;
+    }
+    // The definition each group shares: an existing one, or a new one named by its hash.
+    let mut target: std::collections::HashMap<u64, String> = std::collections::HashMap::new();
+    for (i, m) in measured.iter().enumerate() {
+        if let (Some(name), Some(h)) = (&m.def, group_of.get(&i)) {
+            target.entry(*h).or_insert_with(|| name.clone());
+        }
+    }
+    let mut new_defs: Vec<(String, Value)> = Vec::new();
+    let mut refs: Vec<(Vec<String>, String)> = Vec::new();
+    for &i in &replace {
+        let h = group_of[&i];
+        let name = target
+            .entry(h)
+            .or_insert_with(|| {
+                let name = format!("{SHARED_PREFIX}{h:016x}");
+                new_defs.push((
+                    name.clone(),
+                    at(&measured[i].path).cloned().unwrap_or(Value::Null),
+                ));
+                name
+            })
+            .clone();
+        refs.push((measured[i].path.clone(), name));
+    }
+    for (path, name) in refs {
+        if let Some(node) = path.iter().try_fold(&mut *doc, |v, seg| child_mut(v, seg)) {
+            *node = json!({ "$ref": format!("#/$defs/{name}") });
+        }
+    }
+    if !new_defs.is_empty() {
+        let defs = doc
+            .as_object_mut()
+            .map(|root| root.entry("$defs").or_insert_with(|| Value::Object(Map::new())));
+        if let Some(Value::Object(defs)) = defs {
+            defs.extend(new_defs);
+        }
+    }
+    true
+}
+
+fn child<'v>(v: &'v Value, seg: &str) -> Option<&'v Value> {
+    match v {
+        Value::Object(m) => m.get(seg),
+        Value::Array(a) => a.get(seg.parse::<usize>().ok()?),
+        _ => None,
+    }
+}
+
+fn child_mut<'v>(v: &'v mut Value, seg: &str) -> Option<&'v mut Value> {
+    match v {
+        Value::Object(m) => m.get_mut(seg),
+        Value::Array(a) => a.get_mut(seg.parse::<usize>().ok()?),
+        _ => None,
+    }
+}
+
+/// FNV-1a, so that the names of shared definitions do not change between builds.
+fn fnv(hash: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(hash, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Records every node under `v` (document order; a node before its children) with the
+/// hash and size of its content; returns those of `v`.
+fn measure(v: &Value, path: &mut Vec<String>, role: Role, out: &mut Vec<Measured>) -> (u64, usize) {
+    let slot = out.len();
+    out.push(Measured {
+        path: path.clone(),
+        hash: 0,
+        nodes: 0,
+        def: None,
+        shareable: false,
+    });
+    let mut hash = 0xcbf2_9ce4_8422_2325;
+    let mut nodes = 1;
+    let mut has_subschemas = false;
+    match v {
+        Value::Object(map) => {
+            hash = fnv(hash, b"{");
+            // In key order: the same content is the same however a file orders it.
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by_key(|(k, _)| *k);
+            for (key, value) in entries {
+                let child_role = match role {
+                    Role::Schema if MAP_OF_SCHEMAS.contains(&key.as_str()) => Role::MapOfSchemas,
+                    Role::Schema if LIST_OF_SCHEMAS.contains(&key.as_str()) => Role::ListOfSchemas,
+                    Role::Schema if SCHEMA.contains(&key.as_str()) => Role::Schema,
+                    Role::MapOfSchemas => Role::Schema,
+                    _ => Role::Data,
+                };
+                if role == Role::Schema && (child_role != Role::Data || key == "$ref") {
+                    has_subschemas = true;
+                }
+                path.push(key.clone());
+                let (h, n) = measure(value, path, child_role, out);
+                path.pop();
+                hash = fnv(fnv(hash, key.as_bytes()), &h.to_le_bytes());
+                nodes += n;
+            }
+        }
+        Value::Array(items) => {
+            hash = fnv(hash, b"[");
+            let child_role = if role == Role::ListOfSchemas {
+                Role::Schema
+            } else {
+                Role::Data
+            };
+            for (i, item) in items.iter().enumerate() {
+                path.push(i.to_string());
+                let (h, n) = measure(item, path, child_role, out);
+                path.pop();
+                hash = fnv(hash, &h.to_le_bytes());
+                nodes += n;
+            }
+        }
+        scalar => hash = fnv(hash, scalar.to_string().as_bytes()),
+    }
+    let m = &mut out[slot];
+    m.hash = hash;
+    m.nodes = nodes;
+    let under_defs = path.len() == 2 && path[0] == "$defs";
+    if under_defs {
+        m.def = Some(path[1].clone());
+    }
+    m.shareable = role == Role::Schema && !path.is_empty() && !under_defs && v.is_object() && has_subschemas;
+    (hash, nodes)
+}
+
 /// The `$defs` name a local reference (`#/$defs/<name>`) names.
 fn local_def(reference: &str) -> Option<&str> {
     reference
@@ -322,6 +545,42 @@ mod tests {
         assert!(bundle("k", remote, &common).is_err());
         let clash = json!({"$ref": "defs/common.json#/$defs/B", "$defs": {"B": {"type": "integer"}}});
         assert!(bundle("k", clash, &common).unwrap_err().contains("clashes"));
+    }
+
+    #[test]
+    fn shares_what_repeats() {
+        let big =
+            json!({"anyOf": [{"type": "integer"}, {"type": "string", "pattern": "^x"}], "description": "d"});
+        let mut doc = json!({
+            "properties": {
+                "a": big.clone(),
+                "b": {"items": big.clone()},
+                "c": {"$ref": "#/$defs/Same"},
+                "small": {"type": "string"},
+                "small2": {"type": "string"}
+            },
+            "$defs": {"Same": {"properties": {"x": big.clone()}}, "Other": {"properties": {"x": big.clone()}}}
+        });
+        share_repeats(&mut doc);
+        let shared = doc["properties"]["a"]["$ref"].as_str().unwrap().to_string();
+        assert!(shared.starts_with("#/$defs/shared."), "{doc}");
+        let name = shared.trim_start_matches("#/$defs/");
+        assert_eq!(doc["$defs"][name], big);
+        assert_eq!(doc["properties"]["b"]["items"]["$ref"], shared.as_str());
+        assert_eq!(doc["$defs"]["Same"]["properties"]["x"]["$ref"], shared.as_str());
+        // Definitions stay where they are; too small a subschema stays inline.
+        assert!(doc["$defs"]["Other"].is_object());
+        assert_eq!(doc["properties"]["small"], json!({"type": "string"}));
+        // A subschema equal to an existing definition refers to it.
+        let mut doc = json!({"properties": {"a": big.clone()}, "$defs": {"Big": big.clone()}});
+        share_repeats(&mut doc);
+        assert_eq!(doc["properties"]["a"], json!({"$ref": "#/$defs/Big"}));
+        assert_eq!(doc["$defs"].as_object().unwrap().len(), 1);
+        // Data is not a schema: the same object under `enum` or `x-amlint-forms` stays.
+        let mut doc = json!({"properties": {"a": {"enum": [big.clone()]}, "b": {"enum": [big.clone()]}}});
+        let before = doc.clone();
+        share_repeats(&mut doc);
+        assert_eq!(doc, before);
     }
 
     #[test]

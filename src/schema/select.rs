@@ -91,7 +91,7 @@ fn pointer_of(prefix: &Pointer, error: &ValidationError<'_>) -> Pointer {
     let mut pointer = prefix.clone();
     for seg in error.instance_path().iter() {
         match seg {
-            LocationSegment::Property(p) => pointer.push(p.to_string()),
+            LocationSegment::Property(p) => pointer.push(&p),
             LocationSegment::Index(i) => pointer.push(i.to_string()),
         }
     }

@@ -18,7 +18,8 @@
 //! schema is up to 2 MB); the walks follow `x-amlint-lazy` like a `$ref`
 //! ([`Store::follow`]).
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
+use std::borrow::Cow;
 use std::sync::{Arc, LazyLock, OnceLock};
 
 use jsonschema::{Draft, Keyword, PatternOptions, Registry, ValidationError, Validator};
@@ -183,13 +184,17 @@ impl Store {
     /// Follows the reference of the schema object `m` of the document `base`, if it has
     /// one: an `x-amlint-lazy` (a definition of the same document) or a `$ref`. Returns the
     /// target schema and the `$id` of the document that holds it.
-    pub fn follow<'a>(&'a self, m: &Map<String, Value>, base: &str) -> Option<(&'a Value, String)> {
+    pub fn follow<'a, 'b>(
+        &'a self,
+        m: &Map<String, Value>,
+        base: &'b str,
+    ) -> Option<(&'a Value, Cow<'b, str>)> {
         match (m.get(LAZY_KEYWORD), m.get("$ref")) {
             (Some(Value::String(name)), _) => {
                 let target = self.doc(base)?.get("$defs")?.get(name)?;
-                Some((target, base.to_string()))
+                Some((target, Cow::Borrowed(base)))
             }
-            (_, Some(Value::String(r))) => self.resolve(r, base),
+            (_, Some(Value::String(r))) => self.resolve(r, base).map(|(t, uri)| (t, Cow::Owned(uri))),
             _ => None,
         }
     }
