@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 #[path = "src/schema/preprocess.rs"]
 mod preprocess;
 
-/// Writes every kind schema, preprocessed and bundled, under `out/schemas/`, and returns
-/// the `KIND_SCHEMAS` table: (kind id, bundled text).
+/// Writes every kind schema, preprocessed and bundled, under `out/schemas/` with the
+/// document of the definitions several kinds share, and returns the `SHARED_SCHEMA` text
+/// and the `KIND_SCHEMAS` table: (kind id, bundled text).
 fn kind_schemas(manifest: &Path, out: &Path) -> String {
     let dir = manifest.join("schemas");
     let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
@@ -36,15 +37,37 @@ fn kind_schemas(manifest: &Path, out: &Path) -> String {
     kinds.sort();
     let bundles = out.join("schemas");
     std::fs::create_dir_all(&bundles).expect("create $OUT_DIR/schemas");
-    let mut s = String::from("pub static KIND_SCHEMAS: &[(&str, &str)] = &[\n");
-    for kind in kinds {
-        let mut doc = parse(&dir.join(format!("{kind}.schema.json")));
-        preprocess::preprocess(&mut doc, Some(&kind));
-        let mut doc = preprocess::bundle(&kind, doc, &common).unwrap_or_else(|e| panic!("schemas/{e}"));
-        preprocess::share_repeats(&mut doc);
-        let path = bundles.join(format!("{kind}.schema.json"));
-        std::fs::write(&path, serde_json::to_string(&doc).expect("serialise")).expect("write bundle");
-        writeln!(s, "    ({kind:?}, include_str!({:?})),", path.to_string_lossy()).unwrap();
+    let mut docs: Vec<(String, serde_json::Value)> = kinds
+        .into_iter()
+        .map(|kind| {
+            let mut doc = parse(&dir.join(format!("{kind}.schema.json")));
+            preprocess::preprocess(&mut doc, Some(&kind));
+            let doc = preprocess::bundle(&kind, doc, &common).unwrap_or_else(|e| panic!("schemas/{e}"));
+            (kind, doc)
+        })
+        .collect();
+    // Shared across kinds first (the same definition is the same text in every bundle),
+    // then what each document repeats within itself.
+    let shared_id = format!(
+        "https://schemas.amlint.dev/{}.schema.json",
+        preprocess::SHARED_DOC
+    );
+    let mut shared = preprocess::split_shared(&mut docs, &shared_id);
+    preprocess::share_repeats(&mut shared);
+    for (_, doc) in &mut docs {
+        preprocess::share_repeats(doc);
+    }
+    let write = |name: &str, doc: &serde_json::Value| {
+        let path = bundles.join(format!("{name}.schema.json"));
+        std::fs::write(&path, serde_json::to_string(doc).expect("serialise")).expect("write bundle");
+        format!("include_str!({:?})", path.to_string_lossy())
+    };
+    let shared_text = write(preprocess::SHARED_DOC, &shared);
+    let mut s = format!("pub static SHARED_SCHEMA: &str = {shared_text};\n");
+    s.push_str("pub static KIND_SCHEMAS: &[(&str, &str)] = &[\n");
+    for (kind, doc) in &docs {
+        let text = write(kind, doc);
+        writeln!(s, "    ({kind:?}, {text}),").unwrap();
     }
     s.push_str("];\n");
     s

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use amlint::embedded::{DATA_FILES, KIND_SCHEMAS, RULE_FILES, SCHEMA_FILES};
+use amlint::embedded::{DATA_FILES, KIND_SCHEMAS, RULE_FILES, SCHEMA_FILES, SHARED_SCHEMA};
 use serde_json::Value;
 
 fn repo() -> PathBuf {
@@ -66,22 +66,27 @@ fn embedded_data_reads_as_its_yaml_source() {
 }
 
 /// Every `$ref` under `schema`, which must point into `root`.
-fn check_refs(root: &Value, schema: &Value, kind: &str, count: &mut usize) {
+/// Every `$ref` of a bundle resolves in it, or in the document of shared definitions.
+fn check_refs(root: &Value, shared: &Value, schema: &Value, kind: &str, count: &mut usize) {
     match schema {
         Value::Object(map) => {
             for (k, v) in map {
                 if let ("$ref", Value::String(r)) = (k.as_str(), v) {
-                    let fragment = r
-                        .strip_prefix('#')
-                        .unwrap_or_else(|| panic!("{kind}: `{r}` leaves the bundle"));
-                    assert!(root.pointer(fragment).is_some(), "{kind}: `{r}` does not resolve");
+                    let (doc, fragment) = match r.split_once('#') {
+                        Some(("", fragment)) => (root, fragment),
+                        Some(("_shared.schema.json", fragment)) => (shared, fragment),
+                        _ => panic!("{kind}: `{r}` leaves the bundle"),
+                    };
+                    assert!(doc.pointer(fragment).is_some(), "{kind}: `{r}` does not resolve");
                     *count += 1;
                 } else {
-                    check_refs(root, v, kind, count);
+                    check_refs(root, shared, v, kind, count);
                 }
             }
         }
-        Value::Array(items) => items.iter().for_each(|v| check_refs(root, v, kind, count)),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| check_refs(root, shared, v, kind, count)),
         _ => {}
     }
 }
@@ -89,13 +94,17 @@ fn check_refs(root: &Value, schema: &Value, kind: &str, count: &mut usize) {
 #[test]
 fn kind_schemas_are_self_contained_bundles() {
     let mut refs = 0;
+    let shared: Value = serde_json::from_str(SHARED_SCHEMA).unwrap();
+    assert_eq!(shared["$id"], "https://schemas.amlint.dev/_shared.schema.json");
+    assert!(shared["$defs"].as_object().unwrap().len() > 50);
+    check_refs(&shared, &shared, &shared, "_shared", &mut refs);
     for (kind, text) in KIND_SCHEMAS {
         let doc: Value = serde_json::from_str(text).unwrap();
         assert_eq!(
             doc["$id"],
             format!("https://schemas.amlint.dev/{kind}.schema.json")
         );
-        check_refs(&doc, &doc, kind, &mut refs);
+        check_refs(&doc, &shared, &doc, kind, &mut refs);
         // Preprocessed: no `oneOf` is left for the validator (it becomes `anyOf`).
         assert!(!text.contains("\"oneOf\""), "{kind} was not preprocessed");
     }

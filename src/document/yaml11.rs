@@ -303,6 +303,15 @@ pub fn resolve_core12(s: &str) -> Value {
 }
 
 /// Two readings of a scalar agree when they have the same type and value.
+/// Whether YAML 1.2's core schema reads the plain scalar `s` as the string `s`
+/// ([`resolve_core12`] without building the value).
+fn core12_reads_as_itself(s: &str) -> bool {
+    !matches!(
+        s,
+        "" | "~" | "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
+    ) && !matches!(s.as_bytes()[0], b'-' | b'+' | b'.' | b'0'..=b'9')
+}
+
 fn same_reading(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Float(x), Value::Float(y)) => x == y || (x.is_nan() && y.is_nan()),
@@ -328,6 +337,10 @@ pub enum NoteKind {
 
 /// Compares the two readings of a plain scalar.
 pub fn compare(raw: &str, yaml11: &Value) -> Option<NoteKind> {
+    // Most plain scalars are words that both read as themselves: nothing to build.
+    if matches!(yaml11, Value::Str(s) if **s == *raw) && core12_reads_as_itself(raw) {
+        return None;
+    }
     let yaml12 = resolve_core12(raw);
     (!same_reading(yaml11, &yaml12)).then(|| NoteKind::Differs {
         yaml11: yaml11.clone(),
@@ -435,6 +448,43 @@ pub fn python_float_repr(f: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shortcut_agrees_with_the_core_schema() {
+        // It may send a string to the full reading ("-x"), never the other way.
+        for s in [
+            "name",
+            "azureml:x",
+            "~",
+            "null",
+            "True",
+            "FALSE",
+            "-1",
+            "+1",
+            ".5",
+            "0x1f",
+            "1e3",
+            "-x",
+            "yes",
+            "on",
+            "n",
+            "ok",
+        ] {
+            if core12_reads_as_itself(s) {
+                assert_eq!(resolve_core12(s), Value::Str(s.into()), "{s}");
+            }
+        }
+        assert!(
+            ["name", "yes", "on", "n", "ok"]
+                .iter()
+                .all(|s| core12_reads_as_itself(s))
+        );
+        assert!(
+            !["~", "null", "True", "-1", ".5", "0x1f"]
+                .iter()
+                .any(|s| core12_reads_as_itself(s))
+        );
+    }
 
     fn v(s: &str) -> Value {
         match resolve_plain(s) {

@@ -39,10 +39,12 @@ mod tests {
         let store = store();
         let kinds: Vec<&str> = store.kind_ids().collect();
         assert!(kinds.len() >= 42, "{kinds:?}");
-        for kind in kinds {
-            // Every definition too: they are compiled lazily, when an instance reaches them.
-            assert!(store.compile_all(kind), "{kind} does not compile");
+        // Every definition too (they are compiled lazily, when an instance reaches them),
+        // and those of the document the kinds share.
+        for doc in store.doc_ids() {
+            assert!(store.compile_all(doc), "{doc} does not compile");
         }
+        assert!(!kinds.contains(&crate::schema::store::SHARED_DOC));
         // Every checked kind of the kinds table has a schema, except the ones docs/schemas.md
         // names: serverless endpoints (no marshmallow schema in the SDK) and MLTable files.
         for k in &crate::kinds::table().kinds {

@@ -485,6 +485,75 @@ fn measure(v: &Value, path: &mut Vec<String>, role: Role, out: &mut Vec<Measured
     (hash, nodes)
 }
 
+/// The document that holds the definitions several kinds share (its `$id` is
+/// `<base>/_shared.schema.json`): not a kind.
+pub const SHARED_DOC: &str = "_shared";
+
+/// Moves the definitions that several bundles hold alike into one document, so that a run
+/// parses and compiles each once rather than once per kind (a pipeline job and a pipeline
+/// component share most of theirs). A definition moves when every bundle that has it has
+/// the same content, at least two do, and everything it references moves too; the
+/// bundles' references to it become `_shared.schema.json#/$defs/<name>`. Returns the
+/// shared document (`id`: its `$id`).
+pub fn split_shared(bundles: &mut [(String, Value)], id: &str) -> Value {
+    use std::collections::{BTreeMap, BTreeSet};
+    let defs_of = |doc: &Value| {
+        doc.get("$defs")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    // name -> (content, how many bundles hold it alike), or None once two differ.
+    let mut seen: BTreeMap<String, Option<(Value, usize)>> = BTreeMap::new();
+    for (_, doc) in bundles.iter() {
+        for (name, def) in defs_of(doc) {
+            let entry = seen.entry(name).or_insert_with(|| Some((def.clone(), 0)));
+            match entry {
+                Some((content, n)) if *content == def => *n += 1,
+                _ => *entry = None,
+            }
+        }
+    }
+    let mut moving: BTreeMap<String, Value> = seen
+        .into_iter()
+        .filter_map(|(name, e)| e.filter(|(_, n)| *n >= 2).map(|(def, _)| (name, def)))
+        .collect();
+    // What stays behind keeps what references it.
+    loop {
+        let staying: BTreeSet<String> = moving
+            .iter()
+            .filter(|(_, def)| {
+                let mut ok = true;
+                let mut def = (*def).clone();
+                let _ = visit_refs(&mut def, &mut |r| {
+                    if local_def(r).is_some_and(|n| !moving.contains_key(n)) {
+                        ok = false;
+                    }
+                    Ok(())
+                });
+                !ok
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        if staying.is_empty() {
+            break;
+        }
+        moving.retain(|name, _| !staying.contains(name));
+    }
+    for (_, doc) in bundles.iter_mut() {
+        if let Some(Value::Object(defs)) = doc.get_mut("$defs") {
+            defs.retain(|name, _| !moving.contains_key(name));
+        }
+        let _ = visit_refs(doc, &mut |r| {
+            if local_def(r).is_some_and(|n| moving.contains_key(n)) {
+                *r = format!("{SHARED_DOC}.schema.json{r}");
+            }
+            Ok(())
+        });
+    }
+    json!({ "$id": id, "$defs": Value::Object(moving.into_iter().collect()) })
+}
+
 /// The `$defs` name a local reference (`#/$defs/<name>`) names.
 fn local_def(reference: &str) -> Option<&str> {
     reference

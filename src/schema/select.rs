@@ -98,20 +98,21 @@ fn pointer_of(prefix: &Pointer, error: &ValidationError<'_>) -> Pointer {
     pointer
 }
 
-/// A failed lazy reference (`store::LAZY_KEYWORD`): the errors of its target definition,
-/// validated on the same instance, below the same place.
+/// A failed lazy reference (`store::LAZY_KEYWORD`, its marker `<document>#<definition>`):
+/// the errors of its target definition, validated on the same instance, below the same
+/// place.
 fn expand_lazy(
     store: &'static Store,
     error: &ValidationError<'_>,
-    name: &str,
+    marker: &str,
     pointer: &Pointer,
     out: &mut Vec<Issue>,
     depth: usize,
 ) {
-    let kind = error
-        .absolute_keyword_location()
-        .and_then(|l| store.kind_of_location(l.as_str()));
-    let Some(validator) = kind.and_then(|k| store.def_validator(k, name)) else {
+    let Some(validator) = marker
+        .split_once('#')
+        .and_then(|(doc, name)| store.def_validator(doc, name))
+    else {
         return;
     };
     let instance: &Value = error.instance();

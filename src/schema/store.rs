@@ -26,6 +26,7 @@ use jsonschema::{Draft, Keyword, PatternOptions, Registry, ValidationError, Vali
 use serde_json::{Map, Value};
 
 use super::coerce::{Coercion, Normalize, coerce};
+pub use super::preprocess::SHARED_DOC;
 
 /// Where every schema file lives, by its `$id`.
 pub const ID_BASE: &str = "https://schemas.amlint.dev/";
@@ -64,8 +65,10 @@ pub fn store() -> &'static Store {
 
 impl Store {
     fn load() -> Self {
+        let shared = (SHARED_DOC, crate::embedded::SHARED_SCHEMA);
         let kinds = crate::embedded::KIND_SCHEMAS
             .iter()
+            .chain(std::iter::once(&shared))
             .map(|&(kind, text)| {
                 let k = Kind {
                     text,
@@ -81,11 +84,16 @@ impl Store {
 
     /// Whether amlint has a schema for this kind.
     pub fn has_kind(&self, kind: &str) -> bool {
-        self.kinds.contains_key(kind)
+        kind != SHARED_DOC && self.kinds.contains_key(kind)
     }
 
     /// Every kind with a schema.
     pub fn kind_ids(&self) -> impl Iterator<Item = &str> {
+        self.kinds.keys().copied().filter(|k| *k != SHARED_DOC)
+    }
+
+    /// Every schema document: the kinds' and the one of the definitions they share.
+    pub fn doc_ids(&self) -> impl Iterator<Item = &str> {
         self.kinds.keys().copied()
     }
 
@@ -168,13 +176,6 @@ impl Store {
             .as_ref()
     }
 
-    /// The kind whose `$id` an absolute keyword location names.
-    pub fn kind_of_location<'a>(&self, location: &'a str) -> Option<&'a str> {
-        let uri = location.split_once('#').map_or(location, |(u, _)| u);
-        let kind = uri.strip_prefix(ID_BASE)?.strip_suffix(".schema.json")?;
-        self.kinds.contains_key(kind).then_some(kind)
-    }
-
     /// A kind's schema by `$id` (every reference is local to its kind's bundle).
     pub fn doc(&self, uri: &str) -> Option<&Value> {
         let kind = uri.strip_prefix(ID_BASE)?.strip_suffix(".schema.json")?;
@@ -190,10 +191,18 @@ impl Store {
         base: &'b str,
     ) -> Option<(&'a Value, Cow<'b, str>)> {
         match (m.get(LAZY_KEYWORD), m.get("$ref")) {
-            (Some(Value::String(name)), _) => {
-                let target = self.doc(base)?.get("$defs")?.get(name)?;
-                Some((target, Cow::Borrowed(base)))
-            }
+            (Some(Value::String(target)), _) => match target.split_once('#') {
+                // In another document (the shared definitions).
+                Some((doc, name)) => {
+                    let uri = format!("{ID_BASE}{doc}.schema.json");
+                    let target = self.doc(&uri)?.get("$defs")?.get(name)?;
+                    Some((target, Cow::Owned(uri)))
+                }
+                None => {
+                    let target = self.doc(base)?.get("$defs")?.get(target)?;
+                    Some((target, Cow::Borrowed(base)))
+                }
+            },
             (_, Some(Value::String(r))) => self.resolve(r, base).map(|(t, uri)| (t, Cow::Owned(uri))),
             _ => None,
         }
@@ -270,18 +279,22 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// Replaces every `"$ref": "#/$defs/<name>"` of `schema` (a definition of `defs`) by
-/// `"x-amlint-lazy": "<name>"`, iteratively.
+/// `"x-amlint-lazy": "<name>"`, and every reference to a shared definition
+/// (`"_shared.schema.json#/$defs/<name>"`, see `preprocess::split_shared`) by
+/// `"x-amlint-lazy": "_shared#<name>"`, iteratively.
 fn make_lazy(schema: &mut Value, defs: &HashSet<String>) {
+    let shared_prefix = format!("{SHARED_DOC}.schema.json#/$defs/");
     let mut stack = vec![schema];
     while let Some(v) = stack.pop() {
         match v {
             Value::Object(m) => {
-                let target = m
-                    .get("$ref")
-                    .and_then(Value::as_str)
-                    .and_then(|r| r.strip_prefix("#/$defs/"))
-                    .filter(|name| defs.contains(*name))
-                    .map(str::to_string);
+                let target = m.get("$ref").and_then(Value::as_str).and_then(|r| {
+                    match (r.strip_prefix("#/$defs/"), r.strip_prefix(shared_prefix.as_str())) {
+                        (Some(name), _) if defs.contains(name) => Some(name.to_string()),
+                        (_, Some(name)) if !name.contains('/') => Some(format!("{SHARED_DOC}#{name}")),
+                        _ => None,
+                    }
+                });
                 if let Some(name) = target {
                     m.remove("$ref");
                     m.insert(LAZY_KEYWORD.to_string(), Value::String(name));
@@ -582,8 +595,8 @@ impl LazyRef {
 
 impl<'i> Keyword<'i> for LazyRef {
     fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
-        // The marker `select` expands: the definition's name.
-        verdict(self.is_valid(instance), || self.name.clone())
+        // The marker `select` expands: `<document>#<definition>`.
+        verdict(self.is_valid(instance), || format!("{}#{}", self.kind, self.name))
     }
 
     fn is_valid(&self, instance: &'i Value) -> bool {
@@ -597,9 +610,13 @@ fn lazy_keyword<'a>(
     parent: &'a Map<String, Value>,
     value: &'a Value,
 ) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
-    let (name, slot) = value
-        .as_str()
-        .and_then(|n| lazy.defs.get_key_value(n))
+    // `<name>` in this document, or `<document>#<name>` in another one.
+    let target = value.as_str().and_then(|t| match t.split_once('#') {
+        Some((doc, name)) => Some((doc, store().lazy(doc)?, name)),
+        None => Some((kind, lazy, t)),
+    });
+    let (kind, lazy, (name, slot)) = target
+        .and_then(|(doc, lazy, name)| Some((doc, lazy, lazy.defs.get_key_value(name)?)))
         .ok_or_else(|| ValidationError::schema(format!("unknown {LAZY_KEYWORD} target {value}")))?;
     let plain = |s: &Map<String, Value>| {
         s.keys()
