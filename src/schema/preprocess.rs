@@ -653,6 +653,43 @@ mod tests {
     }
 
     #[test]
+    fn splits_what_kinds_share() {
+        let same = json!({"properties": {"b": {"$ref": "#/$defs/B"}}});
+        let mut bundles = vec![
+            (
+                "k1".to_string(),
+                json!({"properties": {"a": {"$ref": "#/$defs/A"}, "c": {"$ref": "#/$defs/C"}},
+                       "$defs": {"A": same.clone(), "B": {"type": "string"}, "C": {"type": "integer"},
+                                 "D": {"$ref": "#/$defs/C"}}}),
+            ),
+            (
+                "k2".to_string(),
+                json!({"properties": {"a": {"$ref": "#/$defs/A"}, "c": {"$ref": "#/$defs/C/type"}},
+                       "$defs": {"A": same.clone(), "B": {"type": "string"}, "C": {"type": "boolean"},
+                                 "D": {"$ref": "#/$defs/C"}}}),
+            ),
+        ];
+        let shared = split_shared(&mut bundles, "https://x/_shared.schema.json");
+        // A and B are alike in both and reference only each other: they move.
+        let moved: Vec<&String> = shared["$defs"].as_object().unwrap().keys().collect();
+        assert_eq!(moved, ["A", "B"]);
+        assert_eq!(
+            shared["$defs"]["A"], same,
+            "references inside the shared document stay local"
+        );
+        for (kind, doc) in &bundles {
+            assert_eq!(
+                doc["properties"]["a"]["$ref"], "_shared.schema.json#/$defs/A",
+                "{kind}"
+            );
+            let kept: Vec<&String> = doc["$defs"].as_object().unwrap().keys().collect();
+            // C differs between the kinds, and D is alike but references C: both stay.
+            assert_eq!(kept, ["C", "D"], "{kind}");
+        }
+        assert_eq!(bundles[1].1["properties"]["c"]["$ref"], "#/$defs/C/type");
+    }
+
+    #[test]
     fn rewrites() {
         let mut s = json!({
             "properties": {
