@@ -48,22 +48,21 @@ fn kind_schemas(manifest: &Path, out: &Path) -> String {
         .collect();
     // Shared across kinds first (the same definition is the same text in every bundle),
     // then what each document repeats within itself.
-    let shared_id = format!(
-        "https://schemas.amlint.dev/{}.schema.json",
-        preprocess::SHARED_DOC
-    );
-    let mut shared = preprocess::split_shared(&mut docs, &shared_id);
-    preprocess::share_repeats(&mut shared);
-    for (_, doc) in &mut docs {
-        preprocess::share_repeats(doc);
-    }
+    let shared = preprocess::split_shared(&mut docs, "https://schemas.amlint.dev/");
     let write = |name: &str, doc: &serde_json::Value| {
         let path = bundles.join(format!("{name}.schema.json"));
         std::fs::write(&path, serde_json::to_string(doc).expect("serialise")).expect("write bundle");
         format!("include_str!({:?})", path.to_string_lossy())
     };
-    let shared_text = write(preprocess::SHARED_DOC, &shared);
-    let mut s = format!("pub static SHARED_SCHEMA: &str = {shared_text};\n");
+    let mut s = String::from("pub static SHARED_SCHEMAS: &[(&str, &str)] = &[\n");
+    for (id, mut doc) in shared {
+        preprocess::share_repeats(&mut doc);
+        writeln!(s, "    ({id:?}, {}),", write(&id, &doc)).unwrap();
+    }
+    s.push_str("];\n");
+    for (_, doc) in &mut docs {
+        preprocess::share_repeats(doc);
+    }
     s.push_str("pub static KIND_SCHEMAS: &[(&str, &str)] = &[\n");
     for (kind, doc) in &docs {
         let text = write(kind, doc);

@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use amlint::embedded::{DATA_FILES, KIND_SCHEMAS, RULE_FILES, SCHEMA_FILES, SHARED_SCHEMA};
+use std::collections::HashMap;
+
+use amlint::embedded::{DATA_FILES, KIND_SCHEMAS, RULE_FILES, SCHEMA_FILES, SHARED_SCHEMAS};
 use serde_json::Value;
 
 fn repo() -> PathBuf {
@@ -66,15 +68,15 @@ fn embedded_data_reads_as_its_yaml_source() {
 }
 
 /// Every `$ref` under `schema`, which must point into `root`.
-/// Every `$ref` of a bundle resolves in it, or in the document of shared definitions.
-fn check_refs(root: &Value, shared: &Value, schema: &Value, kind: &str, count: &mut usize) {
+/// Every `$ref` of a bundle resolves in it, or in a document of shared definitions.
+fn check_refs(root: &Value, shared: &HashMap<String, Value>, schema: &Value, kind: &str, count: &mut usize) {
     match schema {
         Value::Object(map) => {
             for (k, v) in map {
                 if let ("$ref", Value::String(r)) = (k.as_str(), v) {
                     let (doc, fragment) = match r.split_once('#') {
                         Some(("", fragment)) => (root, fragment),
-                        Some(("_shared.schema.json", fragment)) => (shared, fragment),
+                        Some((file, fragment)) if shared.contains_key(file) => (&shared[file], fragment),
                         _ => panic!("{kind}: `{r}` leaves the bundle"),
                     };
                     assert!(doc.pointer(fragment).is_some(), "{kind}: `{r}` does not resolve");
@@ -94,10 +96,20 @@ fn check_refs(root: &Value, shared: &Value, schema: &Value, kind: &str, count: &
 #[test]
 fn kind_schemas_are_self_contained_bundles() {
     let mut refs = 0;
-    let shared: Value = serde_json::from_str(SHARED_SCHEMA).unwrap();
-    assert_eq!(shared["$id"], "https://schemas.amlint.dev/_shared.schema.json");
-    assert!(shared["$defs"].as_object().unwrap().len() > 50);
-    check_refs(&shared, &shared, &shared, "_shared", &mut refs);
+    let shared: HashMap<String, Value> = SHARED_SCHEMAS
+        .iter()
+        .map(|(id, text)| (format!("{id}.schema.json"), serde_json::from_str(text).unwrap()))
+        .collect();
+    for (id, _) in SHARED_SCHEMAS {
+        let doc = &shared[&format!("{id}.schema.json")];
+        assert_eq!(doc["$id"], format!("https://schemas.amlint.dev/{id}.schema.json"));
+        check_refs(doc, &shared, doc, id, &mut refs);
+    }
+    let moved: usize = shared
+        .values()
+        .map(|d| d["$defs"].as_object().unwrap().len())
+        .sum();
+    assert!(moved > 50, "only {moved} shared definitions");
     for (kind, text) in KIND_SCHEMAS {
         let doc: Value = serde_json::from_str(text).unwrap();
         assert_eq!(

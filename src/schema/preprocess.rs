@@ -485,17 +485,24 @@ fn measure(v: &Value, path: &mut Vec<String>, role: Role, out: &mut Vec<Measured
     (hash, nodes)
 }
 
-/// The document that holds the definitions several kinds share (its `$id` is
-/// `<base>/_shared.schema.json`): not a kind.
+/// The name prefix of the documents that hold the definitions several kinds share
+/// (`_shared-<hash>`, `$id` `<base>/_shared-<hash>.schema.json`): not kinds.
 pub const SHARED_DOC: &str = "_shared";
 
-/// Moves the definitions that several bundles hold alike into one document, so that a run
-/// parses and compiles each once rather than once per kind (a pipeline job and a pipeline
-/// component share most of theirs). A definition moves when every bundle that has it has
-/// the same content, at least two do, and everything it references moves too; the
-/// bundles' references to it become `_shared.schema.json#/$defs/<name>`. Returns the
-/// shared document (`id`: its `$id`).
-pub fn split_shared(bundles: &mut [(String, Value)], id: &str) -> Value {
+/// Whether a schema document id names a document of shared definitions.
+pub fn is_shared_doc(id: &str) -> bool {
+    id.starts_with(SHARED_DOC)
+}
+
+/// Moves the definitions that several bundles hold alike into documents of their own, so
+/// that a run parses and compiles each once rather than once per kind (a pipeline job and
+/// a pipeline component share most of theirs). A definition moves when every bundle that
+/// has it has the same content, at least two do, and everything it references moves too.
+/// The definitions held by the same set of kinds go to one document (`_shared-<hash of the
+/// set>`), so that a run of one kind parses only what that kind uses. References to a
+/// moved definition become `<document>.schema.json#/$defs/<name>` (local `#/...` within
+/// its own document). Returns the documents: (id, document with `$id` `<base><id>.schema.json`).
+pub fn split_shared(bundles: &mut [(String, Value)], base: &str) -> Vec<(String, Value)> {
     use std::collections::{BTreeMap, BTreeSet};
     let defs_of = |doc: &Value| {
         doc.get("$defs")
@@ -503,29 +510,32 @@ pub fn split_shared(bundles: &mut [(String, Value)], id: &str) -> Value {
             .cloned()
             .unwrap_or_default()
     };
-    // name -> (content, how many bundles hold it alike), or None once two differ.
-    let mut seen: BTreeMap<String, Option<(Value, usize)>> = BTreeMap::new();
-    for (_, doc) in bundles.iter() {
+    // name -> (content, the kinds that hold it alike), or None once two differ.
+    let mut seen: BTreeMap<String, Option<(Value, BTreeSet<String>)>> = BTreeMap::new();
+    for (kind, doc) in bundles.iter() {
         for (name, def) in defs_of(doc) {
-            let entry = seen.entry(name).or_insert_with(|| Some((def.clone(), 0)));
+            let entry = seen
+                .entry(name)
+                .or_insert_with(|| Some((def.clone(), BTreeSet::new())));
             match entry {
-                Some((content, n)) if *content == def => *n += 1,
+                Some((content, kinds)) if *content == def => {
+                    kinds.insert(kind.clone());
+                }
                 _ => *entry = None,
             }
         }
     }
-    let mut moving: BTreeMap<String, Value> = seen
+    let mut moving: BTreeMap<String, (Value, BTreeSet<String>)> = seen
         .into_iter()
-        .filter_map(|(name, e)| e.filter(|(_, n)| *n >= 2).map(|(def, _)| (name, def)))
+        .filter_map(|(name, e)| e.filter(|(_, kinds)| kinds.len() >= 2).map(|e| (name, e)))
         .collect();
     // What stays behind keeps what references it.
     loop {
         let staying: BTreeSet<String> = moving
             .iter()
-            .filter(|(_, def)| {
+            .filter(|(_, (def, _))| {
                 let mut ok = true;
-                let mut def = (*def).clone();
-                let _ = visit_refs(&mut def, &mut |r| {
+                let _ = visit_refs(&mut def.clone(), &mut |r| {
                     if local_def(r).is_some_and(|n| !moving.contains_key(n)) {
                         ok = false;
                     }
@@ -540,18 +550,49 @@ pub fn split_shared(bundles: &mut [(String, Value)], id: &str) -> Value {
         }
         moving.retain(|name, _| !staying.contains(name));
     }
-    for (_, doc) in bundles.iter_mut() {
+    let doc_of: BTreeMap<String, String> = moving
+        .iter()
+        .map(|(name, (_, kinds))| {
+            let set = kinds.iter().map(String::as_str).collect::<Vec<_>>().join(",");
+            (
+                name.clone(),
+                format!(
+                    "{SHARED_DOC}-{:08x}",
+                    fnv(0xcbf2_9ce4_8422_2325, set.as_bytes()) as u32
+                ),
+            )
+        })
+        .collect();
+    // A reference from document `from` (a kind, or a shared document) to a moved definition.
+    let rewrite = |from: &str, r: &mut String| {
+        if let Some(doc) = local_def(r).and_then(|n| doc_of.get(n)).filter(|d| *d != from) {
+            *r = format!("{doc}.schema.json{r}");
+        }
+    };
+    for (kind, doc) in bundles.iter_mut() {
         if let Some(Value::Object(defs)) = doc.get_mut("$defs") {
             defs.retain(|name, _| !moving.contains_key(name));
         }
         let _ = visit_refs(doc, &mut |r| {
-            if local_def(r).is_some_and(|n| moving.contains_key(n)) {
-                *r = format!("{SHARED_DOC}.schema.json{r}");
-            }
+            rewrite(kind, r);
             Ok(())
         });
     }
-    json!({ "$id": id, "$defs": Value::Object(moving.into_iter().collect()) })
+    let mut docs: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
+    for (name, (mut def, _)) in moving {
+        let doc = doc_of[&name].clone();
+        let _ = visit_refs(&mut def, &mut |r| {
+            rewrite(&doc, r);
+            Ok(())
+        });
+        docs.entry(doc).or_default().insert(name, def);
+    }
+    docs.into_iter()
+        .map(|(id, defs)| {
+            let doc = json!({ "$id": format!("{base}{id}.schema.json"), "$defs": Value::Object(defs) });
+            (id, doc)
+        })
+        .collect()
 }
 
 /// The `$defs` name a local reference (`#/$defs/<name>`) names.
@@ -655,38 +696,64 @@ mod tests {
     #[test]
     fn splits_what_kinds_share() {
         let same = json!({"properties": {"b": {"$ref": "#/$defs/B"}}});
+        let kind = |c: Value, e: Value| {
+            json!({"properties": {"a": {"$ref": "#/$defs/A"}, "c": {"$ref": "#/$defs/C/type"}},
+                   "$defs": {"A": same.clone(), "B": {"type": "string"}, "C": c, "D": {"$ref": "#/$defs/C"}, "E": e}})
+        };
         let mut bundles = vec![
             (
                 "k1".to_string(),
-                json!({"properties": {"a": {"$ref": "#/$defs/A"}, "c": {"$ref": "#/$defs/C"}},
-                       "$defs": {"A": same.clone(), "B": {"type": "string"}, "C": {"type": "integer"},
-                                 "D": {"$ref": "#/$defs/C"}}}),
+                kind(json!({"type": "integer"}), json!({"type": "null"})),
             ),
             (
                 "k2".to_string(),
-                json!({"properties": {"a": {"$ref": "#/$defs/A"}, "c": {"$ref": "#/$defs/C/type"}},
-                       "$defs": {"A": same.clone(), "B": {"type": "string"}, "C": {"type": "boolean"},
-                                 "D": {"$ref": "#/$defs/C"}}}),
+                kind(json!({"type": "boolean"}), json!({"type": "null"})),
             ),
+            ("k3".to_string(), json!({"$defs": {"B": {"type": "string"}}})),
         ];
-        let shared = split_shared(&mut bundles, "https://x/_shared.schema.json");
-        // A and B are alike in both and reference only each other: they move.
-        let moved: Vec<&String> = shared["$defs"].as_object().unwrap().keys().collect();
-        assert_eq!(moved, ["A", "B"]);
+        let shared = split_shared(&mut bundles, "https://x/");
+        // A, B and E are alike wherever they are and reference only what moves: they move,
+        // by the set of kinds that hold them (B: all three; A and E: k1 and k2).
+        let moved: Vec<(String, Vec<String>)> = shared
+            .iter()
+            .map(|(id, doc)| {
+                (
+                    id.clone(),
+                    doc["$defs"].as_object().unwrap().keys().cloned().collect(),
+                )
+            })
+            .collect();
+        assert_eq!(moved.len(), 2, "{moved:?}");
+        let doc_of = |name: &str| {
+            moved
+                .iter()
+                .find(|(_, n)| n.iter().any(|x| x == name))
+                .unwrap()
+                .0
+                .clone()
+        };
+        assert_eq!(doc_of("A"), doc_of("E"));
+        assert_ne!(doc_of("A"), doc_of("B"));
+        assert!(moved.iter().all(|(id, _)| is_shared_doc(id)));
+        let a_doc = shared.iter().find(|(id, _)| *id == doc_of("A")).unwrap();
+        assert_eq!(a_doc.1["$id"], format!("https://x/{}.schema.json", doc_of("A")));
+        // A's reference to B crosses to B's document.
         assert_eq!(
-            shared["$defs"]["A"], same,
-            "references inside the shared document stay local"
+            a_doc.1["$defs"]["A"]["properties"]["b"]["$ref"],
+            format!("{}.schema.json#/$defs/B", doc_of("B"))
         );
-        for (kind, doc) in &bundles {
+        for (kind, doc) in &bundles[..2] {
             assert_eq!(
-                doc["properties"]["a"]["$ref"], "_shared.schema.json#/$defs/A",
+                doc["properties"]["a"]["$ref"],
+                format!("{}.schema.json#/$defs/A", doc_of("A")),
                 "{kind}"
             );
             let kept: Vec<&String> = doc["$defs"].as_object().unwrap().keys().collect();
             // C differs between the kinds, and D is alike but references C: both stay.
             assert_eq!(kept, ["C", "D"], "{kind}");
+            assert_eq!(doc["properties"]["c"]["$ref"], "#/$defs/C/type");
         }
-        assert_eq!(bundles[1].1["properties"]["c"]["$ref"], "#/$defs/C/type");
+        assert!(bundles[2].1["$defs"].as_object().unwrap().is_empty());
     }
 
     #[test]

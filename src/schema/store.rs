@@ -26,7 +26,7 @@ use jsonschema::{Draft, Keyword, PatternOptions, Registry, ValidationError, Vali
 use serde_json::{Map, Value};
 
 use super::coerce::{Coercion, Normalize, coerce};
-pub use super::preprocess::SHARED_DOC;
+pub use super::preprocess::is_shared_doc;
 
 /// Where every schema file lives, by its `$id`.
 pub const ID_BASE: &str = "https://schemas.amlint.dev/";
@@ -65,10 +65,9 @@ pub fn store() -> &'static Store {
 
 impl Store {
     fn load() -> Self {
-        let shared = (SHARED_DOC, crate::embedded::SHARED_SCHEMA);
         let kinds = crate::embedded::KIND_SCHEMAS
             .iter()
-            .chain(std::iter::once(&shared))
+            .chain(crate::embedded::SHARED_SCHEMAS)
             .map(|&(kind, text)| {
                 let k = Kind {
                     text,
@@ -84,15 +83,15 @@ impl Store {
 
     /// Whether amlint has a schema for this kind.
     pub fn has_kind(&self, kind: &str) -> bool {
-        kind != SHARED_DOC && self.kinds.contains_key(kind)
+        !is_shared_doc(kind) && self.kinds.contains_key(kind)
     }
 
     /// Every kind with a schema.
     pub fn kind_ids(&self) -> impl Iterator<Item = &str> {
-        self.kinds.keys().copied().filter(|k| *k != SHARED_DOC)
+        self.kinds.keys().copied().filter(|k| !is_shared_doc(k))
     }
 
-    /// Every schema document: the kinds' and the one of the definitions they share.
+    /// Every schema document: the kinds' and those of the definitions they share.
     pub fn doc_ids(&self) -> impl Iterator<Item = &str> {
         self.kinds.keys().copied()
     }
@@ -280,21 +279,24 @@ fn percent_decode(s: &str) -> String {
 
 /// Replaces every `"$ref": "#/$defs/<name>"` of `schema` (a definition of `defs`) by
 /// `"x-amlint-lazy": "<name>"`, and every reference to a shared definition
-/// (`"_shared.schema.json#/$defs/<name>"`, see `preprocess::split_shared`) by
-/// `"x-amlint-lazy": "_shared#<name>"`, iteratively.
+/// (`"_shared-<hash>.schema.json#/$defs/<name>"`, see `preprocess::split_shared`) by
+/// `"x-amlint-lazy": "_shared-<hash>#<name>"`, iteratively.
 fn make_lazy(schema: &mut Value, defs: &HashSet<String>) {
-    let shared_prefix = format!("{SHARED_DOC}.schema.json#/$defs/");
+    let shared = |r: &str| {
+        let (doc, name) = r.split_once(".schema.json#/$defs/")?;
+        (is_shared_doc(doc) && !name.contains('/')).then(|| format!("{doc}#{name}"))
+    };
     let mut stack = vec![schema];
     while let Some(v) = stack.pop() {
         match v {
             Value::Object(m) => {
-                let target = m.get("$ref").and_then(Value::as_str).and_then(|r| {
-                    match (r.strip_prefix("#/$defs/"), r.strip_prefix(shared_prefix.as_str())) {
-                        (Some(name), _) if defs.contains(name) => Some(name.to_string()),
-                        (_, Some(name)) if !name.contains('/') => Some(format!("{SHARED_DOC}#{name}")),
-                        _ => None,
-                    }
-                });
+                let target =
+                    m.get("$ref")
+                        .and_then(Value::as_str)
+                        .and_then(|r| match r.strip_prefix("#/$defs/") {
+                            Some(name) if defs.contains(name) => Some(name.to_string()),
+                            _ => shared(r),
+                        });
                 if let Some(name) = target {
                     m.remove("$ref");
                     m.insert(LAZY_KEYWORD.to_string(), Value::String(name));
