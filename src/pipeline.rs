@@ -289,13 +289,8 @@ impl NeedIndex {
 /// When a configuration file (or a rule file it names) is invalid, nothing is checked
 /// and the report carries the errors.
 pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report {
-    // The built-in rules are read beside the walk, on a pool thread that phase 1 leaves
-    // idle (the checks of phase 2 need them; a configuration file met on the way waits for
-    // them); the other embedded data loads beside the configuration, before the walk: for
-    // a run of one file, these are most of its time.
-    rayon::spawn(|| {
-        crate::registry::builtin();
-    });
+    // The built-in rules (read with the configuration) and the other embedded data load
+    // side by side: for a run of one file they are most of its time.
     let (resolver, ()) = rayon::join(
         || Arc::new(Resolver::new(options.config.clone())),
         warm_embedded_data,
@@ -522,7 +517,7 @@ fn user_rules<'a>(configs: impl Iterator<Item = &'a Arc<Config>>) -> Vec<crate::
     let mut seen: HashSet<usize> = HashSet::new();
     let mut out: Vec<crate::registry::RuleMeta> = Vec::new();
     for config in configs {
-        if !seen.insert(std::ptr::from_ref(config.rules.registry()) as usize) {
+        if !seen.insert(Arc::as_ptr(&config.rules) as usize) {
             continue;
         }
         for rule in config.rules.rules() {

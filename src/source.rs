@@ -77,15 +77,14 @@ impl LineIndex {
         let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let mut line_starts = vec![bom];
         let bytes = text.as_bytes();
-        let mut i = bom as usize;
-        while i < bytes.len() {
+        let body = &bytes[bom as usize..];
+        for i in memchr::memchr2_iter(b'\n', b'\r', body).map(|i| i + bom as usize) {
             match bytes[i] {
                 b'\n' => line_starts.push(i as u32 + 1),
                 // A lone CR ends a line too (YAML and editors agree); CRLF counts once.
-                b'\r' if bytes.get(i + 1) != Some(&b'\n') => line_starts.push(i as u32 + 1),
+                _ if bytes.get(i + 1) != Some(&b'\n') => line_starts.push(i as u32 + 1),
                 _ => {}
             }
-            i += 1;
         }
         line_starts.shrink_to_fit();
         Self { line_starts }

@@ -232,9 +232,12 @@ pub fn file_suppression_edit(source: &SourceFile, code: &str) -> Edit {
 /// Finds every directive of a YAML file.
 pub fn scan(source: &SourceFile, documents: &[Document], registry: &Registry) -> Suppressions {
     let mentions = |text: &str| {
-        text.as_bytes()
-            .windows(6)
-            .any(|w| w.eq_ignore_ascii_case(b"amlint"))
+        let bytes = text.as_bytes();
+        memchr::memchr2_iter(b'a', b'A', bytes).any(|i| {
+            bytes
+                .get(i..i + 6)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"amlint"))
+        })
     };
     if !mentions(&source.text) {
         return Suppressions::default();

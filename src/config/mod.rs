@@ -141,42 +141,7 @@ pub struct Config {
     /// `rules-dirs`, absolute: extra directories of rule files for the rule engine.
     pub rules_dirs: Vec<PathBuf>,
     /// The rules this configuration runs: the built-in ones plus those of `rules_dirs`.
-    pub rules: Rules,
-}
-
-/// The rules a configuration runs. The built-in set is named rather than held, so that
-/// making a configuration (the first thing a run does) does not wait for the rule files to
-/// be read: a run reads them beside its walk ([`crate::pipeline::run`]), and whoever needs
-/// them first otherwise.
-#[derive(Clone, Debug)]
-pub enum Rules {
-    Builtin,
-    /// The built-in rules plus those of `rules-dirs`.
-    With(Arc<crate::registry::Registry>),
-}
-
-impl Rules {
-    pub fn registry(&self) -> &crate::registry::Registry {
-        match self {
-            Rules::Builtin => crate::registry::builtin(),
-            Rules::With(registry) => registry,
-        }
-    }
-
-    pub fn arc(&self) -> Arc<crate::registry::Registry> {
-        match self {
-            Rules::Builtin => crate::registry::builtin_arc(),
-            Rules::With(registry) => registry.clone(),
-        }
-    }
-}
-
-impl std::ops::Deref for Rules {
-    type Target = crate::registry::Registry;
-
-    fn deref(&self) -> &Self::Target {
-        self.registry()
-    }
+    pub rules: Arc<crate::registry::Registry>,
 }
 
 impl Config {
@@ -197,7 +162,7 @@ impl Config {
             params: BTreeMap::new(),
             inventory: Inventory::default(),
             rules_dirs: Vec::new(),
-            rules: Rules::Builtin,
+            rules: crate::registry::builtin_arc(),
         }
     }
 

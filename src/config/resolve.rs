@@ -10,7 +10,7 @@
 //!   ancestor of the checked paths, else the enclosing git work tree, else that common
 //!   ancestor.
 
-use std::collections::HashMap;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -40,9 +40,9 @@ pub struct Resolver {
     defaults: Arc<Config>,
     explicit: Option<Arc<Config>>,
     /// Directory → the configuration found at or above it.
-    dirs: Mutex<HashMap<PathBuf, Option<Arc<Config>>>>,
+    dirs: Mutex<foldhash::HashMap<PathBuf, Option<Arc<Config>>>>,
     /// Directory → its git work tree.
-    git: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    git: Mutex<foldhash::HashMap<PathBuf, Option<PathBuf>>>,
     errors: Mutex<Vec<ConfigError>>,
 }
 
@@ -74,8 +74,8 @@ impl Resolver {
             cwd,
             registry: registry::builtin(),
             explicit: None,
-            dirs: Mutex::new(HashMap::new()),
-            git: Mutex::new(HashMap::new()),
+            dirs: Mutex::default(),
+            git: Mutex::default(),
             errors: Mutex::new(Vec::new()),
         };
         if let ConfigChoice::File(path) = &choice {
@@ -367,21 +367,58 @@ pub struct ConfigFilter {
     pub force_exclude: bool,
 }
 
+thread_local! {
+    /// The last directory a walking thread asked about, with its configuration: a walk
+    /// visits a directory's entries one after another on one thread, so most files and
+    /// subdirectories are judged without resolving their directory again (a
+    /// 10,000-file project has 24,600 entries). Keyed by the resolver, which it keeps alive.
+    static LAST_DIR: RefCell<Option<LastDir>> = const { RefCell::new(None) };
+}
+
+/// A walking thread's last directory: (the resolver asked, the directory as walked, its
+/// configuration).
+type LastDir = (Arc<Resolver>, PathBuf, Arc<Config>);
+
+impl ConfigFilter {
+    /// The configuration of the files in `dir` (as walked: relative or absolute).
+    fn config_of_dir(&self, dir: &Path) -> Arc<Config> {
+        let cached = LAST_DIR.with_borrow(|last| match last {
+            Some((r, d, c)) if Arc::ptr_eq(r, &self.resolver) && d == dir => Some(c.clone()),
+            _ => None,
+        });
+        cached.unwrap_or_else(|| {
+            let config = self.resolver.for_dir(&self.resolver.absolute(dir));
+            LAST_DIR.set(Some((self.resolver.clone(), dir.to_path_buf(), config.clone())));
+            config
+        })
+    }
+}
+
 impl crate::discover::Filter for ConfigFilter {
     fn enter_dir(&self, dir: &Path) -> bool {
-        let abs = self.resolver.absolute(dir);
         // The directory's exclusion is decided by the configuration that sees it as a
         // child: its parent's.
-        let config = match abs.parent() {
-            Some(parent) => self.resolver.for_dir(parent),
-            None => self.resolver.for_dir(&abs),
+        let config = match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(parent) => self.config_of_dir(parent),
+            None => self.resolver.for_file(dir),
         };
-        !config.is_excluded(&abs)
+        !config.is_excluded(&self.resolver.absolute(dir))
     }
 
     fn walked_file(&self, path: &Path) -> bool {
-        let abs = self.resolver.absolute(path);
-        self.resolver.for_file(&abs).includes_walked_file(&abs)
+        let config = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(dir) => self.config_of_dir(dir),
+            None => self.resolver.for_file(path),
+        };
+        // Without `include`, only configuration names are candidates: decided by name.
+        if config.include.is_none()
+            && !path
+                .file_name()
+                .is_some_and(|n| crate::discover::is_config_name(&n.to_string_lossy()))
+        {
+            return false;
+        }
+        config.includes_walked_file(&self.resolver.absolute(path))
     }
 
     fn explicit_file(&self, path: &Path) -> bool {
@@ -401,6 +438,35 @@ mod tests {
         let p = root.join(name);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn the_walk_filter_judges_by_each_resolver_and_each_directory() {
+        use crate::discover::Filter;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        write(&root, "a/amlint.toml", "include = [\"*.txt\"]\n");
+        write(&root, "b/x.txt", "");
+        let filter = |choice| ConfigFilter {
+            resolver: Arc::new(Resolver::with_cwd(choice, &root)),
+            force_exclude: false,
+        };
+        let (discover, disabled) = (filter(ConfigChoice::Discover), filter(ConfigChoice::Disabled));
+        // The same directory asked about by two resolvers in turn, on one thread: each
+        // answers from its own configuration.
+        for _ in 0..2 {
+            assert!(discover.walked_file(&root.join("a/notes.txt")));
+            assert!(!disabled.walked_file(&root.join("a/notes.txt")));
+        }
+        // The next directory is judged by its own configuration, not the last one's.
+        assert!(discover.walked_file(&root.join("a/x.txt")));
+        assert!(!discover.walked_file(&root.join("b/x.txt")));
+        assert!(discover.walked_file(&root.join("b/job.yml")));
+        assert!(
+            !discover.walked_file(&root.join("a/job.yml")),
+            "`include` replaces the default set"
+        );
+        assert!(discover.enter_dir(&root.join("a/sub")) && !discover.enter_dir(&root.join("b/node_modules")));
     }
 
     #[test]
