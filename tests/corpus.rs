@@ -17,6 +17,20 @@ fn corpus() -> Option<PathBuf> {
 }
 
 /// Files PyYAML cannot load (`scripts/corpus_pyyaml.py`).
+/// The corpus and the options its runs use (a fixed `today`), or `None` (said on stderr)
+/// when the corpus is not there.
+fn corpus_run() -> Option<(PathBuf, Options)> {
+    let Some(root) = corpus() else {
+        eprintln!("corpus not found (set AMLINT_CORPUS); skipping");
+        return None;
+    };
+    let options = Options {
+        today: Some("2026-11-22".to_string()),
+        ..Options::default()
+    };
+    Some((root, options))
+}
+
 fn pyyaml_failures() -> HashMap<String, String> {
     include_str!("data/corpus_pyyaml_failures.txt")
         .lines()
@@ -28,13 +42,8 @@ fn pyyaml_failures() -> HashMap<String, String> {
 
 #[test]
 fn corpus_loads_like_pyyaml_and_ranges_point_at_text() {
-    let Some(root) = corpus() else {
-        eprintln!("corpus not found (set AMLINT_CORPUS); skipping");
+    let Some((root, options)) = corpus_run() else {
         return;
-    };
-    let options = Options {
-        today: Some("2026-11-22".to_string()),
-        ..Options::default()
     };
     let report = check_paths(&[root.join("cli")], &options);
     let failures = pyyaml_failures();
@@ -104,13 +113,8 @@ fn corpus_loads_like_pyyaml_and_ranges_point_at_text() {
 /// what the ordinary run does — in every output format.
 #[test]
 fn a_large_run_reports_what_an_ordinary_run_does() {
-    let Some(root) = corpus() else {
-        eprintln!("corpus not found (set AMLINT_CORPUS); skipping");
+    let Some((root, ordinary)) = corpus_run() else {
         return;
-    };
-    let ordinary = Options {
-        today: Some("2026-11-22".to_string()),
-        ..Options::default()
     };
     let mut large = ordinary.clone();
     large.limits.large_run_files = 1;

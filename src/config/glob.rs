@@ -98,10 +98,8 @@ impl PathPattern {
 pub fn relative(path: &Path, base: &Path) -> Option<String> {
     let rest = path.strip_prefix(base).ok()?;
     // Already `/`-separated names only (the common case): as it is.
-    if let Some(s) = rest.to_str().filter(|_| cfg!(unix)) {
-        if s.split('/').all(|c| !matches!(c, "" | "." | "..")) {
-            return Some(s.to_string());
-        }
+    if super::is_normal(rest) {
+        return rest.to_str().map(str::to_string);
     }
     let parts: Vec<String> = rest
         .components()

@@ -380,6 +380,14 @@ thread_local! {
 type LastDir = (Arc<Resolver>, PathBuf, Arc<Config>);
 
 impl ConfigFilter {
+    /// The configuration that governs a walked entry: its directory's.
+    fn config_of_entry(&self, path: &Path) -> Arc<Config> {
+        match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(dir) => self.config_of_dir(dir),
+            None => self.resolver.for_file(path),
+        }
+    }
+
     /// The configuration of the files in `dir` (as walked: relative or absolute).
     fn config_of_dir(&self, dir: &Path) -> Arc<Config> {
         let cached = LAST_DIR.with_borrow(|last| match last {
@@ -398,18 +406,13 @@ impl crate::discover::Filter for ConfigFilter {
     fn enter_dir(&self, dir: &Path) -> bool {
         // The directory's exclusion is decided by the configuration that sees it as a
         // child: its parent's.
-        let config = match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-            Some(parent) => self.config_of_dir(parent),
-            None => self.resolver.for_file(dir),
-        };
-        !config.is_excluded(&self.resolver.absolute(dir))
+        !self
+            .config_of_entry(dir)
+            .is_excluded(&self.resolver.absolute(dir))
     }
 
     fn walked_file(&self, path: &Path) -> bool {
-        let config = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            Some(dir) => self.config_of_dir(dir),
-            None => self.resolver.for_file(path),
-        };
+        let config = self.config_of_entry(path);
         // Without `include`, only configuration names are candidates: decided by name.
         if config.include.is_none()
             && !path
@@ -434,6 +437,13 @@ impl crate::discover::Filter for ConfigFilter {
 mod tests {
     use super::*;
 
+    /// A temporary directory (kept while the guard lives) and its canonical path.
+    fn temp_root() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        (dir, root)
+    }
+
     fn write(root: &Path, name: &str, text: &str) {
         let p = root.join(name);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -443,8 +453,7 @@ mod tests {
     #[test]
     fn the_walk_filter_judges_by_each_resolver_and_each_directory() {
         use crate::discover::Filter;
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let (_dir, root) = temp_root();
         write(&root, "a/amlint.toml", "include = [\"*.txt\"]\n");
         write(&root, "b/x.txt", "");
         let filter = |choice| ConfigFilter {
@@ -471,8 +480,7 @@ mod tests {
 
     #[test]
     fn nearest_wins_and_pyproject_without_section_is_skipped() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let (_dir, root) = temp_root();
         write(&root, "amlint.toml", "profile = \"dev\"\n");
         write(&root, "ml/pyproject.toml", "[project]\nname = \"x\"\n");
         write(
@@ -504,8 +512,7 @@ mod tests {
 
     #[test]
     fn two_files_in_one_directory_and_bad_files_are_errors() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let (_dir, root) = temp_root();
         write(&root, "amlint.toml", "profile = \"dev\"\n");
         write(&root, ".amlint.toml", "profile = \"dev\"\n");
         write(&root, "sub/amlint.toml", "profile = 1\n");
@@ -526,8 +533,7 @@ mod tests {
 
     #[test]
     fn project_root_falls_back_to_git_then_common_ancestor() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let (_dir, root) = temp_root();
         std::fs::create_dir_all(root.join("repo/.git")).unwrap();
         std::fs::create_dir_all(root.join("repo/a/b")).unwrap();
         std::fs::create_dir_all(root.join("plain/x")).unwrap();

@@ -266,7 +266,7 @@ pub fn bundle(kind: &str, mut doc: Value, common: &Value) -> Result<Value, Strin
 /// definition of its own.
 const SHARE_MIN_NODES: usize = 6;
 /// The name prefix of the definitions [`share_repeats`] makes.
-pub const SHARED_PREFIX: &str = "shared.";
+const SHARED_PREFIX: &str = "shared.";
 
 /// Shares what a bundle repeats: every subschema of [`SHARE_MIN_NODES`] nodes or more that
 /// occurs more than once (with at least one subschema of its own) becomes a reference to
@@ -412,7 +412,11 @@ fn child_mut<'v>(v: &'v mut Value, seg: &str) -> Option<&'v mut Value> {
     }
 }
 
-/// FNV-1a, so that the names of shared definitions do not change between builds.
+/// FNV-1a's starting value.
+const FNV_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, so that the names of shared definitions and documents do not change between
+/// builds.
 fn fnv(hash: u64, bytes: &[u8]) -> u64 {
     bytes
         .iter()
@@ -430,7 +434,7 @@ fn measure(v: &Value, path: &mut Vec<String>, role: Role, out: &mut Vec<Measured
         def: None,
         shareable: false,
     });
-    let mut hash = 0xcbf2_9ce4_8422_2325;
+    let mut hash = FNV_BASIS;
     let mut nodes = 1;
     let mut has_subschemas = false;
     match v {
@@ -504,21 +508,16 @@ pub fn is_shared_doc(id: &str) -> bool {
 /// its own document). Returns the documents: (id, document with `$id` `<base><id>.schema.json`).
 pub fn split_shared(bundles: &mut [(String, Value)], base: &str) -> Vec<(String, Value)> {
     use std::collections::{BTreeMap, BTreeSet};
-    let defs_of = |doc: &Value| {
-        doc.get("$defs")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default()
-    };
     // name -> (content, the kinds that hold it alike), or None once two differ.
     let mut seen: BTreeMap<String, Option<(Value, BTreeSet<String>)>> = BTreeMap::new();
     for (kind, doc) in bundles.iter() {
-        for (name, def) in defs_of(doc) {
+        let defs = doc.get("$defs").and_then(Value::as_object).into_iter().flatten();
+        for (name, def) in defs {
             let entry = seen
-                .entry(name)
+                .entry(name.clone())
                 .or_insert_with(|| Some((def.clone(), BTreeSet::new())));
             match entry {
-                Some((content, kinds)) if *content == def => {
+                Some((content, kinds)) if content == def => {
                     kinds.insert(kind.clone());
                 }
                 _ => *entry = None,
@@ -530,20 +529,22 @@ pub fn split_shared(bundles: &mut [(String, Value)], base: &str) -> Vec<(String,
         .filter_map(|(name, e)| e.filter(|(_, kinds)| kinds.len() >= 2).map(|e| (name, e)))
         .collect();
     // What stays behind keeps what references it.
+    let uses: BTreeMap<String, Vec<String>> = moving
+        .iter()
+        .map(|(name, (def, _))| {
+            let mut names = Vec::new();
+            let _ = visit_refs(&mut def.clone(), &mut |r| {
+                names.extend(local_def(r).map(str::to_string));
+                Ok(())
+            });
+            (name.clone(), names)
+        })
+        .collect();
     loop {
         let staying: BTreeSet<String> = moving
-            .iter()
-            .filter(|(_, (def, _))| {
-                let mut ok = true;
-                let _ = visit_refs(&mut def.clone(), &mut |r| {
-                    if local_def(r).is_some_and(|n| !moving.contains_key(n)) {
-                        ok = false;
-                    }
-                    Ok(())
-                });
-                !ok
-            })
-            .map(|(name, _)| name.clone())
+            .keys()
+            .filter(|name| uses[*name].iter().any(|n| !moving.contains_key(n)))
+            .cloned()
             .collect();
         if staying.is_empty() {
             break;
@@ -556,10 +557,7 @@ pub fn split_shared(bundles: &mut [(String, Value)], base: &str) -> Vec<(String,
             let set = kinds.iter().map(String::as_str).collect::<Vec<_>>().join(",");
             (
                 name.clone(),
-                format!(
-                    "{SHARED_DOC}-{:08x}",
-                    fnv(0xcbf2_9ce4_8422_2325, set.as_bytes()) as u32
-                ),
+                format!("{SHARED_DOC}-{:08x}", fnv(FNV_BASIS, set.as_bytes()) as u32),
             )
         })
         .collect();

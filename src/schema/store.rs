@@ -193,9 +193,8 @@ impl Store {
             (Some(Value::String(target)), _) => match target.split_once('#') {
                 // In another document (the shared definitions).
                 Some((doc, name)) => {
-                    let uri = format!("{ID_BASE}{doc}.schema.json");
-                    let target = self.doc(&uri)?.get("$defs")?.get(name)?;
-                    Some((target, Cow::Owned(uri)))
+                    let target = self.kind_doc(doc)?.get("$defs")?.get(name)?;
+                    Some((target, Cow::Owned(format!("{ID_BASE}{doc}.schema.json"))))
                 }
                 None => {
                     let target = self.doc(base)?.get("$defs")?.get(target)?;
