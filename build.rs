@@ -42,13 +42,14 @@ fn kind_schemas(manifest: &Path, out: &Path) -> String {
         .map(|kind| {
             let mut doc = parse(&dir.join(format!("{kind}.schema.json")));
             preprocess::preprocess(&mut doc, Some(&kind));
-            let doc = preprocess::bundle(&kind, doc, &common).unwrap_or_else(|e| panic!("schemas/{e}"));
+            let mut doc = preprocess::bundle(&kind, doc, &common).unwrap_or_else(|e| panic!("schemas/{e}"));
+            doc["$id"] = format!("{}{kind}.schema.json", preprocess::EMBEDDED_ID_BASE).into();
             (kind, doc)
         })
         .collect();
     // Shared across kinds first (the same definition is the same text in every bundle),
     // then what each document repeats within itself.
-    let shared = preprocess::split_shared(&mut docs, "https://schemas.amlint.dev/");
+    let shared = preprocess::split_shared(&mut docs, preprocess::EMBEDDED_ID_BASE);
     let write = |name: &str, doc: &serde_json::Value| {
         let path = bundles.join(format!("{name}.schema.json"));
         std::fs::write(&path, serde_json::to_string(doc).expect("serialise")).expect("write bundle");

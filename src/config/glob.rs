@@ -61,7 +61,12 @@ impl PathPattern {
     /// one of its parent directories matches.
     pub fn matches_path_or_parent(&self, rel: &str) -> bool {
         if let (true, Some(literal)) = (self.basename, &self.literal) {
-            return rel.split('/').any(|name| name == literal);
+            // A whole name of the path: an occurrence between separators (or the ends).
+            // Searched for, rather than comparing every name: a walk asks for each entry.
+            let (rel, name) = (rel.as_bytes(), literal.as_bytes());
+            return memchr::memmem::find_iter(rel, name).any(|i| {
+                (i == 0 || rel[i - 1] == b'/') && rel.get(i + name.len()).is_none_or(|&b| b == b'/')
+            });
         }
         let mut end = rel.len();
         loop {
@@ -96,6 +101,19 @@ impl PathPattern {
 /// `path` relative to `base` as a `/`-separated string, when it is inside `base`.
 /// Both are absolute and lexically normalised.
 pub fn relative(path: &Path, base: &Path) -> Option<String> {
+    // Both already normal (a walk's paths): the rest of the string after `base` and a
+    // separator. `Path::strip_prefix` parses both into components, and the walk asks
+    // this for every file and directory.
+    if let (Some(p), Some(b)) = (path.to_str(), base.to_str())
+        && super::is_normal(path)
+        && super::is_normal(base)
+    {
+        let rest = p.strip_prefix(b)?;
+        return match rest.strip_prefix('/') {
+            Some(rest) => Some(rest.to_string()),
+            None => rest.is_empty().then(String::new),
+        };
+    }
     let rest = path.strip_prefix(base).ok()?;
     // Already `/`-separated names only (the common case): as it is.
     if super::is_normal(rest) {
@@ -146,6 +164,20 @@ mod tests {
             relative(Path::new("/r/a/./b.yml"), Path::new("/r")).as_deref(),
             Some("a/b.yml")
         );
+        // The string fast path agrees with `Path::strip_prefix` on what is inside.
+        for (path, base, want) in [
+            ("/rx/a.yml", "/r", None),
+            ("/r", "/r", Some("")),
+            ("/r/a", "/r/a/b", None),
+            ("/a/b.yml", "/", Some("a/b.yml")),
+            ("/r/a//b.yml", "/r", Some("a/b.yml")),
+        ] {
+            assert_eq!(
+                relative(Path::new(path), Path::new(base)).as_deref(),
+                want,
+                "{path} in {base}"
+            );
+        }
     }
 
     #[test]
@@ -154,6 +186,11 @@ mod tests {
             ("node_modules", "a/node_modules/b.yml"),
             ("node_modules", "node_modules"),
             ("node_modules", "a/node_modules_x/b.yml"),
+            ("node_modules", "x_node_modules/b.yml"),
+            ("node_modules", "a/xnode_modules"),
+            ("node_modules", "a/node_modules"),
+            ("node_modules", "node_modulesnode_modules/b.yml"),
+            ("node_modules", "a/node_modules_node_modules/node_modules/b.yml"),
             ("deploy/legacy", "deploy/legacy/a.json"),
             ("deploy/legacy", "x/deploy/legacy/a.json"),
             ("a.yml", "jobs/a.yml"),

@@ -10,7 +10,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::coerce::is_binding;
-use super::select::admits;
+use super::select::{Keywords, admits};
 use super::store::{ID_BASE, Store};
 use crate::document::Pointer;
 
@@ -234,38 +234,39 @@ impl Walker<'_> {
         let Value::Object(m) = schema else {
             return;
         };
-        if m.get("x-amlint-binding") == Some(&Value::Bool(true)) {
+        let k = Keywords::of(m);
+        if k.binding {
             if is_binding(x) {
                 return;
             }
-            if let Some(rest) = m.get("else") {
+            if let Some(rest) = k.else_ {
                 self.walk(x, rest, base, at, depth + 1);
             }
             return;
         }
-        if let Some((target, uri)) = self.store.follow(m, base) {
+        if let Some((target, uri)) = self.store.follow_to(k.lazy, k.reference, base) {
             self.walk(x, target, &uri, at, depth + 1);
         }
-        if let (Value::String(_), Some(forms)) = (x, m.get("x-amlint-forms")) {
+        if let (Value::String(_), Some(forms)) = (x, k.forms) {
             self.record(at, forms);
         }
         match x {
             Value::Object(obj) => {
-                let props = m.get("properties").and_then(Value::as_object);
-                let extra = m.get("additionalProperties").filter(|a| a.is_object());
-                for (k, v) in obj {
-                    let sub = props.and_then(|p| p.get(k)).or(extra);
+                let props = k.properties.and_then(Value::as_object);
+                let extra = k.additional.filter(|a| a.is_object());
+                for (key, v) in obj {
+                    let sub = props.and_then(|p| p.get(key)).or(extra);
                     if let Some(sub) = sub {
-                        let child = at.child(k.as_str());
+                        let child = at.child(key.as_str());
                         self.note_use(&child, sub);
                         self.walk(v, sub, base, &child, depth + 1);
                     }
                 }
             }
             Value::Array(items) => {
-                let prefix = m.get("prefixItems").and_then(Value::as_array);
+                let prefix = k.prefix_items.and_then(Value::as_array);
                 for (i, item) in items.iter().enumerate() {
-                    let sub = prefix.and_then(|p| p.get(i)).or_else(|| m.get("items"));
+                    let sub = prefix.and_then(|p| p.get(i)).or(k.items);
                     if let Some(sub) = sub {
                         self.walk(item, sub, base, &at.child(i.to_string()), depth + 1);
                     }
@@ -273,38 +274,26 @@ impl Walker<'_> {
             }
             _ => {}
         }
-        if let Some(Value::Array(all)) = m.get("allOf") {
+        if let Some(Value::Array(all)) = k.all_of {
             for sub in all {
                 self.walk(x, sub, base, at, depth + 1);
             }
         }
-        if let Some(cond) = m.get("if") {
-            match holds(cond, x) {
-                Some(true) => {
-                    if let Some(then) = m.get("then") {
-                        self.walk(x, then, base, at, depth + 1);
-                    }
-                }
-                Some(false) => {
-                    if let Some(other) = m.get("else") {
-                        self.walk(x, other, base, at, depth + 1);
-                    }
-                }
-                None => {
-                    for k in ["then", "else"] {
-                        if let Some(sub) = m.get(k) {
-                            self.walk(x, sub, base, at, depth + 1);
-                        }
-                    }
-                }
+        if let Some(cond) = k.if_ {
+            let branches = match holds(cond, x) {
+                Some(true) => [k.then, None],
+                Some(false) => [k.else_, None],
+                None => [k.then, k.else_],
+            };
+            for sub in branches.into_iter().flatten() {
+                self.walk(x, sub, base, at, depth + 1);
             }
         }
-        for key in ["anyOf", "oneOf"] {
-            let Some(Value::Array(branches)) = m.get(key) else {
+        for union in [k.any_of, k.one_of] {
+            let Some(Value::Array(branches)) = union else {
                 continue;
             };
-            let disc = m.get("x-amlint-discriminator").and_then(Value::as_str);
-            match (disc, x) {
+            match (k.discriminator.and_then(Value::as_str), x) {
                 (Some(key), Value::Object(obj)) => {
                     if let Ok(i) = super::select::discriminate(key, branches, obj) {
                         if let Some(b) = branches.get(i) {

@@ -26,7 +26,7 @@ pub use store::{Store, store};
 pub fn validate(kind: &str, instance: &serde_json::Value) -> Option<Vec<Issue>> {
     let store = store();
     let validator = store.validator(kind)?;
-    Some(select::validate(store, validator, instance))
+    Some(select::validate(store, kind, validator, instance))
 }
 
 #[cfg(test)]

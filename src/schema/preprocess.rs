@@ -192,6 +192,14 @@ fn rewrite(schema: &mut Value) {
 /// How the kind schemas reference the shared definitions.
 pub const COMMON_REF: &str = "defs/common.json#";
 
+/// The `$id` base of the embedded (bundled) schema documents: `json-schema:///<id>.schema.json`.
+/// The `jsonschema` crate computes no absolute keyword location under this scheme, which
+/// would be a percent-encoded URI built for every schema node compiled (a sixth of the
+/// compile time); findings locate their keyword by the error's schema path within the
+/// document the validator was compiled from (`select::keyword_parent`). The schema files
+/// of the repository keep their public `https://schemas.amlint.dev/` ids.
+pub const EMBEDDED_ID_BASE: &str = "json-schema:///";
+
 /// Makes a preprocessed kind schema self-contained: every `$ref` into the (preprocessed)
 /// shared definitions becomes a local `#/$defs/<name>`, and the definitions it reaches,
 /// directly or through each other, are copied into its `$defs`. A kind then compiles

@@ -9,7 +9,7 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
 use super::coerce::{Coercion, Normalize, coerce, is_binding};
-use super::store::{Bounds, EnumSpec, LAZY_KEYWORD, Store};
+use super::store::{Bounds, EnumSpec, ID_BASE, LAZY_KEYWORD, Store};
 use crate::document::Pointer;
 
 /// One schema problem at one place of the document.
@@ -75,12 +75,13 @@ pub enum IssueKind {
     NothingAllowed,
 }
 
-/// Validates `instance` and returns its issues, in document order of discovery.
-pub fn validate(store: &'static Store, validator: &Validator, instance: &Value) -> Vec<Issue> {
+/// Validates `instance` with `validator`, compiled from the schema document `doc` (a
+/// kind), and returns its issues, in document order of discovery.
+pub fn validate(store: &'static Store, doc: &str, validator: &Validator, instance: &Value) -> Vec<Issue> {
     let mut out = Vec::new();
     let root = Pointer::root();
     for error in validator.iter_errors(instance) {
-        collect(store, &error, &root, &mut out, 0);
+        collect(store, doc, &error, &root, &mut out, 0);
     }
     dedupe(out)
 }
@@ -115,27 +116,35 @@ fn expand_lazy(
     else {
         return;
     };
+    let Some((doc, _)) = marker.split_once('#') else {
+        return;
+    };
     let instance: &Value = error.instance();
     for e in validator.iter_errors(instance) {
-        collect(store, &e, pointer, out, depth + 1);
+        collect(store, doc, &e, pointer, out, depth + 1);
     }
 }
 
 /// The schema object that holds the failing keyword, and the `$id` of its document.
-fn keyword_parent<'s>(store: &'s Store, error: &ValidationError<'_>) -> Option<(&'s Value, String)> {
-    let location = error.absolute_keyword_location()?.as_str().to_string();
-    let (uri, fragment) = location.split_once('#')?;
-    let parent = match fragment.rfind('/') {
-        Some(i) => &fragment[..i],
-        None => "",
-    };
-    store.at_location(&format!("{uri}#{parent}"))
+/// `doc` is the document the error's validator was compiled from: a validator never
+/// leaves its document (references to other documents are lazy, validated by their own
+/// validators), and the error's schema path is its keyword's place in that document.
+fn keyword_parent<'s>(
+    store: &'s Store,
+    doc: &str,
+    error: &ValidationError<'_>,
+) -> Option<(&'s Value, String)> {
+    let path = error.schema_path().as_str();
+    let parent = &path[..path.rfind('/').unwrap_or(0)];
+    let node = store.kind_doc(doc)?.pointer(parent)?;
+    Some((node, format!("{ID_BASE}{doc}.schema.json")))
 }
 
 const MAX_DEPTH: usize = 64;
 
 fn collect(
     store: &'static Store,
+    doc: &str,
     error: &ValidationError<'_>,
     prefix: &Pointer,
     out: &mut Vec<Issue>,
@@ -155,10 +164,10 @@ fn collect(
         ValidationErrorKind::AnyOf { context }
         | ValidationErrorKind::OneOfNotValid { context }
         | ValidationErrorKind::OneOfMultipleValid { context } => {
-            union(store, error, context, prefix, &pointer, out, depth);
+            union(store, doc, error, context, prefix, out, depth);
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let allowed: Vec<String> = keyword_parent(store, error)
+            let allowed: Vec<String> = keyword_parent(store, doc, error)
                 .and_then(|(s, _)| s.get("properties").and_then(Value::as_object).cloned())
                 .map(|props| {
                     props
@@ -199,7 +208,7 @@ fn collect(
         // `pattern` is amlint's own keyword (`store`: compiled once per process); its
         // message is the pattern.
         ValidationErrorKind::Custom { keyword, message } if keyword == "pattern" => {
-            let forms = keyword_parent(store, error).and_then(|(s, _)| s.get("x-amlint-forms").cloned());
+            let forms = keyword_parent(store, doc, error).and_then(|(s, _)| s.get("x-amlint-forms").cloned());
             push(
                 out,
                 IssueKind::Pattern {
@@ -209,7 +218,7 @@ fn collect(
             );
         }
         ValidationErrorKind::Custom { keyword, .. } => {
-            let parent = keyword_parent(store, error).map(|(s, _)| s);
+            let parent = keyword_parent(store, doc, error).map(|(s, _)| s);
             match keyword.as_str() {
                 "x-amlint-type" => {
                     let to = parent
@@ -384,19 +393,20 @@ fn value_text(v: &Value) -> String {
 /// no branch can be meant.
 fn union(
     store: &'static Store,
+    doc: &str,
     error: &ValidationError<'_>,
     context: &[Vec<ValidationError<'static>>],
     prefix: &Pointer,
-    pointer: &Pointer,
     out: &mut Vec<Issue>,
     depth: usize,
 ) {
+    let pointer = &pointer_of(prefix, error);
     let instance = error.instance();
-    let Some((schema, base)) = keyword_parent(store, error) else {
+    let Some((schema, base)) = keyword_parent(store, doc, error) else {
         // Without the schema, fall back to the branch with the fewest errors.
         if let Some(best) = context.iter().min_by_key(|b| b.len()) {
             for e in best {
-                collect(store, e, prefix, out, depth + 1);
+                collect(store, doc, e, prefix, out, depth + 1);
             }
         }
         return;
@@ -466,7 +476,7 @@ fn union(
     };
     if let Some(errors) = context.get(chosen) {
         for e in errors {
-            collect(store, e, prefix, out, depth + 1);
+            collect(store, doc, e, prefix, out, depth + 1);
         }
     }
 }
@@ -582,44 +592,104 @@ pub fn admits(store: &Store, schema: &Value, base: &str, instance: &Value, depth
     let Value::Object(m) = schema else {
         return !matches!(schema, Value::Bool(false));
     };
-    if m.get("x-amlint-binding") == Some(&Value::Bool(true)) {
+    let k = Keywords::of(m);
+    if k.binding {
         if is_binding(instance) {
             return true;
         }
-        if let Some(rest) = m.get("else") {
+        if let Some(rest) = k.else_ {
             return admits(store, rest, base, instance, depth + 1);
         }
     }
-    if let Some((target, uri)) = store.follow(m, base) {
+    if let Some((target, uri)) = store.follow_to(k.lazy, k.reference, base) {
         if !admits(store, target, &uri, instance, depth + 1) {
             return false;
         }
     }
-    if let Some(t) = m.get("type") {
+    if let Some(t) = k.type_ {
         if !type_matches(t, instance) {
             return false;
         }
     }
-    if let Some(c) = m
-        .get("x-amlint-type")
-        .and_then(Value::as_str)
-        .and_then(Coercion::parse)
-    {
+    if let Some(c) = k.amlint_type.and_then(Value::as_str).and_then(Coercion::parse) {
         if coerce(c, instance).is_none() {
             return false;
         }
     }
-    if m.contains_key("x-amlint-enum") && !instance.is_string() {
+    if k.amlint_enum && !instance.is_string() {
         return false;
     }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = m.get(key) {
+    for union in [k.any_of, k.one_of] {
+        if let Some(Value::Array(branches)) = union {
             return branches
                 .iter()
                 .any(|b| admits(store, b, base, instance, depth + 1));
         }
     }
     true
+}
+
+/// The keywords of a schema object that the schema walks (`admits`, `forms::annotate`)
+/// read, found in one pass over its entries: a schema object has a handful, looking each
+/// keyword up in the map costs more, and the walks visit every schema object an instance
+/// reaches.
+#[derive(Default)]
+pub(super) struct Keywords<'s> {
+    pub binding: bool,
+    pub type_: Option<&'s Value>,
+    pub amlint_type: Option<&'s Value>,
+    pub amlint_enum: bool,
+    pub lazy: Option<&'s Value>,
+    pub reference: Option<&'s Value>,
+    pub forms: Option<&'s Value>,
+    pub properties: Option<&'s Value>,
+    pub additional: Option<&'s Value>,
+    pub prefix_items: Option<&'s Value>,
+    pub items: Option<&'s Value>,
+    pub all_of: Option<&'s Value>,
+    pub if_: Option<&'s Value>,
+    pub then: Option<&'s Value>,
+    pub else_: Option<&'s Value>,
+    pub any_of: Option<&'s Value>,
+    pub one_of: Option<&'s Value>,
+    pub discriminator: Option<&'s Value>,
+}
+
+impl<'s> Keywords<'s> {
+    pub fn of(m: &'s serde_json::Map<String, Value>) -> Self {
+        let mut k = Keywords::default();
+        for (key, v) in m {
+            let slot = match key.as_str() {
+                "x-amlint-binding" => {
+                    k.binding = v == &Value::Bool(true);
+                    continue;
+                }
+                "x-amlint-enum" => {
+                    k.amlint_enum = true;
+                    continue;
+                }
+                LAZY_KEYWORD => &mut k.lazy,
+                "type" => &mut k.type_,
+                "x-amlint-type" => &mut k.amlint_type,
+                "$ref" => &mut k.reference,
+                "x-amlint-forms" => &mut k.forms,
+                "properties" => &mut k.properties,
+                "additionalProperties" => &mut k.additional,
+                "prefixItems" => &mut k.prefix_items,
+                "items" => &mut k.items,
+                "allOf" => &mut k.all_of,
+                "if" => &mut k.if_,
+                "then" => &mut k.then,
+                "else" => &mut k.else_,
+                "anyOf" => &mut k.any_of,
+                "oneOf" => &mut k.one_of,
+                "x-amlint-discriminator" => &mut k.discriminator,
+                _ => continue,
+            };
+            *slot = Some(v);
+        }
+        k
+    }
 }
 
 /// Whether a (string) branch is an asset reference (`x-amlint-forms` with an `azureml:` form).

@@ -28,8 +28,8 @@ use serde_json::{Map, Value};
 use super::coerce::{Coercion, Normalize, coerce};
 pub use super::preprocess::is_shared_doc;
 
-/// Where every schema file lives, by its `$id`.
-pub const ID_BASE: &str = "https://schemas.amlint.dev/";
+/// Where every embedded schema document lives, by its `$id`.
+pub const ID_BASE: &str = super::preprocess::EMBEDDED_ID_BASE;
 
 pub struct Store {
     /// `<kind>.schema.json` by kind id: the bundled text, parsed on first use.
@@ -189,7 +189,17 @@ impl Store {
         m: &Map<String, Value>,
         base: &'b str,
     ) -> Option<(&'a Value, Cow<'b, str>)> {
-        match (m.get(LAZY_KEYWORD), m.get("$ref")) {
+        self.follow_to(m.get(LAZY_KEYWORD), m.get("$ref"), base)
+    }
+
+    /// [`Store::follow`] given the schema object's `x-amlint-lazy` and `$ref` values.
+    pub fn follow_to<'a, 'b>(
+        &'a self,
+        lazy: Option<&Value>,
+        reference: Option<&Value>,
+        base: &'b str,
+    ) -> Option<(&'a Value, Cow<'b, str>)> {
+        match (lazy, reference) {
             (Some(Value::String(target)), _) => match target.split_once('#') {
                 // In another document (the shared definitions).
                 Some((doc, name)) => {
@@ -225,21 +235,9 @@ impl Store {
         };
         Some((target, uri))
     }
-
-    /// The schema object at an absolute keyword location (`<$id>#/json/pointer`).
-    pub fn at_location(&self, location: &str) -> Option<(&Value, String)> {
-        let (uri, fragment) = location.split_once('#').unwrap_or((location, ""));
-        let doc = self.doc(uri)?;
-        let node = if fragment.is_empty() {
-            doc
-        } else {
-            doc.pointer(&percent_decode(fragment))?
-        };
-        Some((node, uri.to_string()))
-    }
 }
 
-/// `https://schemas.amlint.dev/a/b.json` + `../c.json` → `https://schemas.amlint.dev/c.json`.
+/// `json-schema:///a/b.json` + `../c.json` → `json-schema:///c.json`.
 fn join(base: &str, relative: &str) -> Option<String> {
     let rest = base.strip_prefix(ID_BASE)?;
     let mut parts: Vec<&str> = rest.split('/').collect();
@@ -687,12 +685,12 @@ mod tests {
     #[test]
     fn joins_and_decodes() {
         assert_eq!(
-            join("https://schemas.amlint.dev/x.schema.json", "defs/common.json").as_deref(),
-            Some("https://schemas.amlint.dev/defs/common.json")
+            join("json-schema:///x.schema.json", "defs/common.json").as_deref(),
+            Some("json-schema:///defs/common.json")
         );
         assert_eq!(
-            join("https://schemas.amlint.dev/defs/common.json", "../x.schema.json").as_deref(),
-            Some("https://schemas.amlint.dev/x.schema.json")
+            join("json-schema:///defs/common.json", "../x.schema.json").as_deref(),
+            Some("json-schema:///x.schema.json")
         );
         assert_eq!(percent_decode("/%24defs/A"), "/$defs/A");
         assert_eq!(percent_decode("/a%2"), "/a%2");
