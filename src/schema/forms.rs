@@ -146,7 +146,7 @@ pub fn annotate(store: &Store, kind: &str, instance: &Value) -> Annotations {
         out: Annotations::default(),
         site_at: HashMap::new(),
         unused_at: HashSet::new(),
-        used: HashSet::new(),
+        used: Vec::new(),
     };
     if let Some(doc) = store.kind_doc(kind) {
         let base = format!("{ID_BASE}{kind}.schema.json");
@@ -156,8 +156,11 @@ pub fn annotate(store: &Store, kind: &str, instance: &Value) -> Annotations {
     // An output-only key in one union branch that another branch reads is not unused.
     // `x-amlint-ignored` always stands: it sits in conditional schemas (`then`, the
     // discriminated branch) that apply on top of the plain property schema.
-    out.unused
-        .retain(|u| matches!(u.why, Unused::Ignored(_)) || !used.contains(&u.pointer));
+    if !out.unused.is_empty() && !used.is_empty() {
+        let used: HashSet<&Pointer> = used.iter().collect();
+        out.unused
+            .retain(|u| matches!(u.why, Unused::Ignored(_)) || !used.contains(&u.pointer));
+    }
     out
 }
 
@@ -168,8 +171,9 @@ struct Walker<'a> {
     site_at: HashMap<Pointer, usize>,
     /// The pointers of `out.unused`.
     unused_at: HashSet<Pointer>,
-    /// Keys some branch gives a real (unannotated) schema.
-    used: HashSet<Pointer>,
+    /// Keys some branch gives a real (unannotated) schema (repeats allowed: a set is made
+    /// only when some key is unused, which few documents have).
+    used: Vec<Pointer>,
 }
 
 impl Walker<'_> {
@@ -199,8 +203,9 @@ impl Walker<'_> {
         }
     }
 
-    /// Records whether the key at `pointer` is unused (annotated) or read under `sub`.
-    fn note_use(&mut self, pointer: &Pointer, sub: &Value) {
+    /// Records the key at `pointer` if it is unused (annotated) under `sub`; `false` when
+    /// `sub` reads it.
+    fn note_unused(&mut self, pointer: &Pointer, sub: &Value) -> bool {
         let why = if sub.get("x-amlint-read-only") == Some(&Value::Bool(true)) {
             Some(Unused::ReadOnly {
                 note: sub.get("description").and_then(Value::as_str).map(str::to_string),
@@ -210,21 +215,16 @@ impl Walker<'_> {
                 .and_then(Value::as_str)
                 .map(|w| Unused::Ignored(w.to_string()))
         };
-        match why {
-            Some(why) => {
-                if self.unused_at.insert(pointer.clone()) {
-                    self.out.unused.push(UnusedKey {
-                        pointer: pointer.clone(),
-                        why,
-                    });
-                }
-            }
-            None => {
-                if !self.used.contains(pointer) {
-                    self.used.insert(pointer.clone());
-                }
-            }
+        let Some(why) = why else {
+            return false;
+        };
+        if self.unused_at.insert(pointer.clone()) {
+            self.out.unused.push(UnusedKey {
+                pointer: pointer.clone(),
+                why,
+            });
         }
+        true
     }
 
     fn walk(&mut self, x: &Value, schema: &Value, base: &str, at: &Pointer, depth: usize) {
@@ -258,8 +258,11 @@ impl Walker<'_> {
                     let sub = props.and_then(|p| p.get(key)).or(extra);
                     if let Some(sub) = sub {
                         let child = at.child(key.as_str());
-                        self.note_use(&child, sub);
+                        let unused = self.note_unused(&child, sub);
                         self.walk(v, sub, base, &child, depth + 1);
+                        if !unused {
+                            self.used.push(child);
+                        }
                     }
                 }
             }

@@ -482,19 +482,19 @@ fn union(
 }
 
 /// The first branch the discriminator selects, or the single issue to report.
-pub(super) fn discriminate(
+pub(super) fn discriminate<'a>(
     key: &str,
-    branches: &[Value],
+    branches: &'a [Value],
     obj: &serde_json::Map<String, Value>,
 ) -> Result<usize, IssueKind> {
-    let inline = |b: &Value| b.get("properties").and_then(|p| p.get(key)).cloned();
+    let inline = |b: &'a Value| b.get("properties").and_then(|p| p.get(key));
     match obj.get(key) {
         Some(value) => {
             for (i, b) in branches.iter().enumerate() {
                 match inline(b) {
                     Some(Value::Bool(false)) => {}
                     None => return Ok(i),
-                    Some(c) if accepts_simple(&c, value) => return Ok(i),
+                    Some(c) if accepts_simple(c, value) => return Ok(i),
                     Some(_) => {}
                 }
             }
@@ -535,10 +535,11 @@ fn accepts_simple(schema: &Value, value: &Value) -> bool {
     match schema {
         Value::Bool(b) => *b,
         Value::Object(m) => {
-            if let Some(spec) = m.get("x-amlint-enum").and_then(EnumSpec::from_schema) {
-                if !spec.accepts(value) {
-                    return false;
-                }
+            if let Some(false) = m
+                .get("x-amlint-enum")
+                .and_then(|e| EnumSpec::schema_accepts(e, value))
+            {
+                return false;
             }
             if let Some(c) = m.get("const") {
                 if c != value {

@@ -38,6 +38,8 @@ pub struct Store {
 
 struct Kind {
     text: &'static str,
+    /// The document's `$id` (`json-schema:///<kind>.schema.json`).
+    id: String,
     doc: OnceLock<Option<Arc<Value>>>,
     /// The compile copy of the schema and one validator slot per definition.
     lazy: OnceLock<Option<Lazy>>,
@@ -71,6 +73,7 @@ impl Store {
             .map(|&(kind, text)| {
                 let k = Kind {
                     text,
+                    id: format!("{ID_BASE}{kind}.schema.json"),
                     doc: OnceLock::new(),
                     lazy: OnceLock::new(),
                     validator: OnceLock::new(),
@@ -184,27 +187,24 @@ impl Store {
     /// Follows the reference of the schema object `m` of the document `base`, if it has
     /// one: an `x-amlint-lazy` (a definition of the same document) or a `$ref`. Returns the
     /// target schema and the `$id` of the document that holds it.
-    pub fn follow<'a, 'b>(
-        &'a self,
-        m: &Map<String, Value>,
-        base: &'b str,
-    ) -> Option<(&'a Value, Cow<'b, str>)> {
+    pub fn follow<'a>(&'a self, m: &Map<String, Value>, base: &'a str) -> Option<(&'a Value, Cow<'a, str>)> {
         self.follow_to(m.get(LAZY_KEYWORD), m.get("$ref"), base)
     }
 
     /// [`Store::follow`] given the schema object's `x-amlint-lazy` and `$ref` values.
-    pub fn follow_to<'a, 'b>(
+    pub fn follow_to<'a>(
         &'a self,
         lazy: Option<&Value>,
         reference: Option<&Value>,
-        base: &'b str,
-    ) -> Option<(&'a Value, Cow<'b, str>)> {
+        base: &'a str,
+    ) -> Option<(&'a Value, Cow<'a, str>)> {
         match (lazy, reference) {
             (Some(Value::String(target)), _) => match target.split_once('#') {
                 // In another document (the shared definitions).
                 Some((doc, name)) => {
+                    let k = self.kinds.get(doc)?;
                     let target = self.kind_doc(doc)?.get("$defs")?.get(name)?;
-                    Some((target, Cow::Owned(format!("{ID_BASE}{doc}.schema.json"))))
+                    Some((target, Cow::Borrowed(k.id.as_str())))
                 }
                 None => {
                     let target = self.doc(base)?.get("$defs")?.get(target)?;
@@ -530,6 +530,19 @@ impl EnumSpec {
             Value::String(s) => self.normalize.apply(s).is_some_and(|n| self.values.contains(&n)),
             _ => false,
         }
+    }
+
+    /// [`EnumSpec::accepts`] read straight from an `x-amlint-enum` value (`None` when it is
+    /// malformed), without collecting its values.
+    pub fn schema_accepts(value: &Value, instance: &Value) -> Option<bool> {
+        let values = value.get("values")?.as_array()?;
+        let normalize = Normalize::parse(value.get("normalize")?.as_str()?)?;
+        Some(match instance {
+            Value::String(s) => normalize
+                .apply(s)
+                .is_some_and(|n| values.iter().any(|v| v.as_str() == Some(n.as_str()))),
+            _ => false,
+        })
     }
 }
 
