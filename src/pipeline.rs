@@ -397,6 +397,11 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     let mut index = ProjectIndex::default();
     let mut files: Vec<FileReport> = Vec::new();
     let mut waiting: Vec<(Waiting, Arc<Config>)> = Vec::new();
+    // The files already loaded, when the rest of the project may be searched (a run
+    // that walked the project root has loaded all of it).
+    let walked_root = paths
+        .iter()
+        .any(|p| p.is_dir() && project.root.starts_with(crate::config::absolute(p, &project.cwd)));
     let mut seen: HashSet<PathBuf> = HashSet::new();
     let mut configs: Vec<Arc<Config>> = vec![project.config.clone()];
     for (_, l) in loaded {
@@ -410,7 +415,9 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         if let Some(defines) = &loaded.defines {
             index.merge(defines);
         }
-        seen.insert(crate::config::absolute(&loaded.path, &project.cwd));
+        if !walked_root {
+            seen.insert(crate::config::absolute(&loaded.path, &project.cwd));
+        }
         configs.push(loaded.config.clone());
         match loaded.state {
             State::Done(report) => files.push(report),
@@ -448,9 +455,6 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         }
     }
 
-    let walked_root = paths
-        .iter()
-        .any(|p| p.is_dir() && project.root.starts_with(crate::config::absolute(p, &project.cwd)));
     if !walked_root {
         let root = project.root.clone();
         let options = options.clone();

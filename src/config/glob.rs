@@ -24,6 +24,8 @@ pub struct PathPattern {
     basename: bool,
     /// The pattern, when it has no glob syntax (`node_modules`): compared, not matched.
     literal: Option<String>,
+    /// A searcher for `literal`, built once (a walk searches each entry's path for it).
+    finder: Option<memchr::memmem::Finder<'static>>,
 }
 
 impl PathPattern {
@@ -49,24 +51,28 @@ impl PathPattern {
             .build()
             .map_err(|e| format!("not a valid glob: {}", e.kind()))?;
         let literal = (!body.contains(['*', '?', '[', ']', '{', '}', '\\'])).then(|| body.to_string());
+        let finder = literal
+            .as_ref()
+            .map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned());
         Ok(Self {
             text: text.to_string(),
             matcher: glob.compile_matcher(),
             basename,
             literal,
+            finder,
         })
     }
 
     /// Whether `rel` (a path relative to the configuration directory, `/`-separated) or
     /// one of its parent directories matches.
     pub fn matches_path_or_parent(&self, rel: &str) -> bool {
-        if let (true, Some(literal)) = (self.basename, &self.literal) {
+        if let (true, Some(finder)) = (self.basename, &self.finder) {
             // A whole name of the path: an occurrence between separators (or the ends).
             // Searched for, rather than comparing every name: a walk asks for each entry.
-            let (rel, name) = (rel.as_bytes(), literal.as_bytes());
-            return memchr::memmem::find_iter(rel, name).any(|i| {
-                (i == 0 || rel[i - 1] == b'/') && rel.get(i + name.len()).is_none_or(|&b| b == b'/')
-            });
+            let (rel, len) = (rel.as_bytes(), finder.needle().len());
+            return finder
+                .find_iter(rel)
+                .any(|i| (i == 0 || rel[i - 1] == b'/') && rel.get(i + len).is_none_or(|&b| b == b'/'));
         }
         let mut end = rel.len();
         loop {
@@ -199,6 +205,7 @@ mod tests {
             assert!(p.literal.is_some(), "{pattern}");
             let glob = PathPattern {
                 literal: None,
+                finder: None,
                 ..p.clone()
             };
             assert_eq!(

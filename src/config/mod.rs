@@ -307,10 +307,20 @@ impl std::fmt::Display for ConfigError {
 
 /// `a/./b/../c` → `a/c`, without touching the file system (symbolic links are kept).
 pub fn normalize(path: &Path) -> PathBuf {
-    use std::path::Component;
     if is_normal(path) {
         return path.to_path_buf();
     }
+    rebuilt(path)
+}
+
+/// [`normalize`] of a path the caller owns: returned as it is when already normal.
+fn normalize_owned(path: PathBuf) -> PathBuf {
+    if is_normal(&path) { path } else { rebuilt(&path) }
+}
+
+/// `path` rebuilt from its components without `.`, `..` and empty ones.
+fn rebuilt(path: &Path) -> PathBuf {
+    use std::path::Component;
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
@@ -336,10 +346,22 @@ fn is_normal(path: &Path) -> bool {
         return false;
     };
     let body = s.strip_prefix('/').unwrap_or(s).as_bytes();
+    // No empty component (`//`, a leading or trailing `/`), and no `.` or `..` one: the
+    // dots are few, so each is looked at rather than every byte.
     !body.is_empty()
-        && body
-            .split(|&b| b == b'/')
-            .all(|c| !matches!(c, b"" | b"." | b".."))
+        && body.first() != Some(&b'/')
+        && body.last() != Some(&b'/')
+        && memchr::memmem::find(body, b"//").is_none()
+        && memchr::memchr_iter(b'.', body).all(|i| {
+            if i > 0 && body[i - 1] != b'/' {
+                return true;
+            }
+            match body.get(i + 1) {
+                None | Some(b'/') => false,
+                Some(b'.') => !matches!(body.get(i + 2), None | Some(b'/')),
+                Some(_) => true,
+            }
+        })
 }
 
 /// `path` made absolute against `cwd` and normalised.
@@ -347,7 +369,7 @@ pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
     if path.is_absolute() {
         normalize(path)
     } else {
-        normalize(&cwd.join(path))
+        normalize_owned(cwd.join(path))
     }
 }
 
@@ -430,5 +452,41 @@ mod tests {
             assert_eq!(normalize(Path::new(path)), PathBuf::from(normal), "{path}");
         }
         assert!(is_normal(Path::new("/a/b.yml")) && !is_normal(Path::new("/a/./b")));
+        // The same answer as the definition: no empty, `.` or `..` component.
+        let by_components = |s: &str| {
+            let body = s.strip_prefix('/').unwrap_or(s);
+            !body.is_empty() && body.split('/').all(|c| !matches!(c, "" | "." | ".."))
+        };
+        for s in [
+            "/",
+            "//",
+            "//a",
+            "/a/",
+            "a",
+            ".",
+            "..",
+            "...",
+            "./a",
+            "../a",
+            "a/.",
+            "a/..",
+            "a/...",
+            "a/.b",
+            "a/..b",
+            "a/b.",
+            "a/b..",
+            "a./b",
+            "a../b",
+            ".a/b",
+            "/a/./b",
+            "/a/../b",
+            "/a//b",
+            "/.hidden/x.yml",
+            "/a/b.c.d",
+            "a/b/",
+            "/a/.../b",
+        ] {
+            assert_eq!(is_normal(Path::new(s)), by_components(s), "{s}");
+        }
     }
 }

@@ -111,6 +111,10 @@ impl Resolver {
 
     /// The configuration for a file (absolute or relative to the current directory).
     pub fn for_file(&self, path: &Path) -> Arc<Config> {
+        if !matches!(self.choice, ConfigChoice::Discover) {
+            // One configuration for every file: no need to place the file.
+            return self.for_dir(path);
+        }
         let abs = self.absolute(path);
         match abs.parent() {
             Some(dir) => self.for_dir(dir),
