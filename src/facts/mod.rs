@@ -277,30 +277,27 @@ impl<'a> DocFacts<'a> {
         };
         let catalogue = vm::catalogue();
         let mut out = Vec::new();
-        // (node, path segments, scope)
-        let mut stack: Vec<(NodeId, Vec<String>, NodeId)> = vec![(root, Vec::new(), root)];
-        while let Some((id, path, scope)) = stack.pop() {
+        // (node, depth, whether it is the root's `jobs`, scope): what the rules below
+        // ask of a node's place, without building its path.
+        let mut stack: Vec<(NodeId, usize, bool, NodeId)> = vec![(root, 0, false, root)];
+        while let Some((id, depth, is_jobs, scope)) = stack.pop() {
             for e in self.doc.entries(id).iter().rev() {
-                let key = self.doc.key_string(e.key).into_owned();
-                if FREE_FORM.contains(&key.as_str()) {
+                let key = self.doc.key_string(e.key);
+                let key = key.as_ref();
+                if FREE_FORM.contains(&key) {
                     continue;
                 }
-                let mut child_path = path.clone();
-                child_path.push(key.clone());
-                let child_scope = if self.is_pipeline() && path.len() == 1 && path[0] == "jobs" {
+                let child_scope = if self.is_pipeline() && is_jobs {
                     e.value
                 } else {
                     scope
                 };
-                let definite = (path.is_empty()
+                let definite = (depth == 0
                     && ((key == "size"
                         && matches!(self.kind.id.as_str(), "amlCompute" | "computeInstance"))
                         || (key == "instance_type" && self.kind.id == "managedOnlineDeployment")))
-                    || matches!(
-                        key.as_str(),
-                        "vmSize" | "vm_size" | "agentVmSize" | "virtualMachineSize"
-                    );
-                if VM_KEYS.contains(&key.as_str()) || key == "instance_types" {
+                    || matches!(key, "vmSize" | "vm_size" | "agentVmSize" | "virtualMachineSize");
+                if VM_KEYS.contains(&key) || key == "instance_types" {
                     let values: Vec<NodeId> = match self.doc.value(e.value) {
                         Value::Seq(items) if key == "instance_types" => items.clone(),
                         _ if key == "instance_types" => Vec::new(),
@@ -332,7 +329,7 @@ impl<'a> DocFacts<'a> {
                     continue;
                 }
                 if matches!(self.doc.value(e.value), Value::Map(_)) {
-                    stack.push((e.value, child_path, child_scope));
+                    stack.push((e.value, depth + 1, depth == 0 && key == "jobs", child_scope));
                 }
             }
         }

@@ -243,14 +243,14 @@ fn walk_with_paths(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<(
             match (seg, doc.value(id)) {
                 (Segment::Key(k), Value::Map(_)) => {
                     if let Some(c) = doc.get(id, k) {
-                        let mut p = path.clone();
+                        let mut p = path;
                         p.push(k.clone());
                         next.push((c, p));
                     }
                 }
                 (Segment::Key(k), Value::Seq(items)) => {
                     if let Some(&c) = k.parse::<usize>().ok().and_then(|i| items.get(i)) {
-                        let mut p = path.clone();
+                        let mut p = path;
                         p.push(k.clone());
                         next.push((c, p));
                     }
