@@ -184,6 +184,18 @@ impl Normalize {
         }
     }
 
+    /// [`Normalize::apply`], borrowing `s` when it is already in the normal form (the
+    /// common case of the checks that run for every union branch).
+    pub fn apply_cow(self, s: &str) -> Option<std::borrow::Cow<'_, str>> {
+        use std::borrow::Cow;
+        match self {
+            Self::Exact => Some(Cow::Borrowed(s)),
+            Self::Lower if s.is_ascii() && !s.bytes().any(|b| b.is_ascii_uppercase()) => Some(Cow::Borrowed(s)),
+            Self::Upper if s.is_ascii() && !s.bytes().any(|b| b.is_ascii_lowercase()) => Some(Cow::Borrowed(s)),
+            _ => self.apply(s).map(Cow::Owned),
+        }
+    }
+
     /// The normalised form the SDK compares, `None` when nothing can match (empty input).
     pub fn apply(self, s: &str) -> Option<String> {
         match self {
@@ -254,6 +266,23 @@ pub fn is_binding(value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_borrowing_normalisation_agrees_with_the_owned_one() {
+        let all = [
+            Normalize::Exact,
+            Normalize::Lower,
+            Normalize::Upper,
+            Normalize::CamelToSnake,
+            Normalize::SnakeToPascal,
+            Normalize::SnakeToCamel,
+        ];
+        for n in all {
+            for s in ["", "command", "Command", "COMMAND", "Ǆob", "ǅob", "straße", "a_b", "aB,Cd"] {
+                assert_eq!(n.apply_cow(s).map(|c| c.into_owned()), n.apply(s), "{n:?} {s}");
+            }
+        }
+    }
     use serde_json::json;
 
     #[test]

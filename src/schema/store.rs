@@ -527,7 +527,10 @@ impl EnumSpec {
 
     pub fn accepts(&self, instance: &Value) -> bool {
         match instance {
-            Value::String(s) => self.normalize.apply(s).is_some_and(|n| self.values.contains(&n)),
+            Value::String(s) => self
+                .normalize
+                .apply_cow(s)
+                .is_some_and(|n| self.values.iter().any(|v| *v == n)),
             _ => false,
         }
     }
@@ -539,8 +542,8 @@ impl EnumSpec {
         let normalize = Normalize::parse(value.get("normalize")?.as_str()?)?;
         Some(match instance {
             Value::String(s) => normalize
-                .apply(s)
-                .is_some_and(|n| values.iter().any(|v| v.as_str() == Some(n.as_str()))),
+                .apply_cow(s)
+                .is_some_and(|n| values.iter().any(|v| v.as_str() == Some(&*n))),
             _ => false,
         })
     }
