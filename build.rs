@@ -122,6 +122,51 @@ fn table(
     s
 }
 
+/// `RULE_IDS`: every built-in rule's (code, name, default severity), sorted by code, from
+/// the rule files under `dir` (those `RULE_FILES` embeds). Findings take their rule's name
+/// and severity from it (`Diagnostic::new`), so nothing made while files load waits for
+/// the rule registry, which a run reads beside its walk.
+fn rule_ids(dir: &Path) -> String {
+    let mut files = Vec::new();
+    collect(dir, dir, &mut files);
+    let mut ids: Vec<(String, String, String)> = files
+        .iter()
+        .filter(|p| {
+            let p = p.to_string_lossy().replace('\\', "/");
+            (p.ends_with(".yaml") || p.ends_with(".yml")) && !p.starts_with("data/")
+        })
+        .map(|p| {
+            let path = dir.join(p);
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let rule = yaml_to_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let field = |k: &str| {
+                rule[k]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{}: no `{k}`", path.display()))
+                    .to_string()
+            };
+            (field("code"), field("name"), field("severity"))
+        })
+        .collect();
+    ids.sort();
+    let mut s = String::from("pub static RULE_IDS: &[(&str, &str, crate::diagnostic::Severity)] = &[\n");
+    for (code, name, severity) in ids {
+        let variant = match severity.as_str() {
+            "error" => "Error",
+            "warning" => "Warning",
+            "info" => "Info",
+            other => panic!("rule {code}: unknown severity `{other}`"),
+        };
+        writeln!(
+            s,
+            "    ({code:?}, {name:?}, crate::diagnostic::Severity::{variant}),"
+        )
+        .unwrap();
+    }
+    s.push_str("];\n");
+    s
+}
+
 /// One YAML document of amlint's own data → JSON, with the scalars read as amlint's YAML
 /// 1.1 loader reads them. Only what the data files use is supported (no anchors, aliases,
 /// tags or several documents); anything else, and any plain scalar whose YAML 1.1
@@ -254,6 +299,7 @@ fn main() {
         |p| (p.ends_with(".yaml") || p.ends_with(".yml")) && !p.starts_with("data/"),
         "rules/",
     ));
+    out.push_str(&rule_ids(&manifest.join("rules")));
     out.push_str(&table(
         "DATA_FILES",
         &manifest,

@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::document::Pointer;
-use crate::registry;
 use crate::source::Span;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -89,17 +88,15 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic of a built-in rule, with the rule's name and default severity.
     pub fn new(code: &'static str, span: Span, message: impl Into<String>) -> Self {
-        let (name, severity) = match registry::builtin_if_ready() {
-            Some(registry) => match registry.get(code) {
-                Some(rule) => (rule.name, rule.severity),
-                None => {
-                    debug_assert!(false, "rule {code} has no metadata under rules/");
-                    ("unknown-rule", Severity::Error)
-                }
-            },
-            // Only while the rule files themselves are being parsed (their errors are
-            // reported as data errors, not as diagnostics).
-            None => ("", Severity::Error),
+        // From the table `build.rs` makes of the rule files, not from the registry: files
+        // load (and make findings) while the registry is still being read.
+        let ids = crate::embedded::RULE_IDS;
+        let (name, severity) = match ids.binary_search_by(|(c, ..)| (*c).cmp(code)) {
+            Ok(i) => (ids[i].1, ids[i].2),
+            Err(_) => {
+                debug_assert!(false, "rule {code} has no metadata under rules/");
+                ("unknown-rule", Severity::Error)
+            }
         };
         Self {
             code,

@@ -289,8 +289,14 @@ impl NeedIndex {
 /// When a configuration file (or a rule file it names) is invalid, nothing is checked
 /// and the report carries the errors.
 pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report {
-    // The built-in rules (read with the configuration) and the other embedded data load
-    // side by side: for a run of one file they are most of its time.
+    // The built-in rules load on a rayon thread, idle during the walk: files are
+    // loaded and classified without them (findings take rule names from
+    // `embedded::RULE_IDS`), and the checks, which need them, come after. The other
+    // embedded data loads beside the configuration. For a run of one file these are
+    // most of its time.
+    rayon::spawn(|| {
+        crate::registry::builtin();
+    });
     let (resolver, ()) = rayon::join(
         || Arc::new(Resolver::new(options.config.clone())),
         warm_embedded_data,
@@ -521,7 +527,7 @@ fn user_rules<'a>(configs: impl Iterator<Item = &'a Arc<Config>>) -> Vec<crate::
     let mut seen: HashSet<usize> = HashSet::new();
     let mut out: Vec<crate::registry::RuleMeta> = Vec::new();
     for config in configs {
-        if !seen.insert(Arc::as_ptr(&config.rules) as usize) {
+        if !seen.insert(std::ptr::from_ref::<crate::registry::Registry>(&config.rules) as usize) {
             continue;
         }
         for rule in config.rules.rules() {

@@ -398,11 +398,11 @@ fn is_kebab(s: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
-/// The built-in rules, parsed once. Parsing uses the loader, which builds diagnostics,
-/// which look up rule names with [`builtin_if_ready`]: that lookup never waits, so neither
-/// this initialisation (which would wait on itself) nor another thread loading embedded
-/// data at the same time (which would wait on this one while it waits on that data)
-/// can deadlock. The initialisation runs no rayon work (see `from_sources`).
+/// The built-in rules, parsed once. Parsing uses the loader, which builds diagnostics;
+/// they take rule names from `embedded::RULE_IDS`, never from here, so neither this
+/// initialisation (which would wait on itself) nor another thread loading embedded data
+/// at the same time (which would wait on this one while it waits on that data) can
+/// deadlock. The initialisation runs no rayon work (see `from_sources`).
 static BUILTIN: OnceLock<Arc<Registry>> = OnceLock::new();
 
 fn load_builtin() -> Arc<Registry> {
@@ -425,11 +425,6 @@ pub fn builtin() -> &'static Registry {
 /// The built-in rules, shared.
 pub fn builtin_arc() -> Arc<Registry> {
     BUILTIN.get_or_init(load_builtin).clone()
-}
-
-/// The built-in registry, or `None` while it is being built (by any thread).
-pub fn builtin_if_ready() -> Option<&'static Registry> {
-    BUILTIN.get().map(|r| &**r)
 }
 
 /// Reads the rule files (`*.yaml`, `*.yml`) under user rule directories, sorted by path.

@@ -141,7 +141,36 @@ pub struct Config {
     /// `rules-dirs`, absolute: extra directories of rule files for the rule engine.
     pub rules_dirs: Vec<PathBuf>,
     /// The rules this configuration runs: the built-in ones plus those of `rules_dirs`.
-    pub rules: Arc<crate::registry::Registry>,
+    pub rules: Rules,
+}
+
+/// The rules a configuration runs: the built-in ones, read on first use (a run walks and
+/// loads its files while they are read), or a registry of its own (`rules-dirs`).
+/// Dereferences to the registry.
+#[derive(Clone, Debug, Default)]
+pub struct Rules(Option<Arc<crate::registry::Registry>>);
+
+impl Rules {
+    /// The built-in rules and those of `rules-dirs`.
+    pub fn with(registry: Arc<crate::registry::Registry>) -> Self {
+        Rules(Some(registry))
+    }
+
+    /// The registry, shared.
+    pub fn arc(&self) -> Arc<crate::registry::Registry> {
+        self.0.clone().unwrap_or_else(crate::registry::builtin_arc)
+    }
+}
+
+impl std::ops::Deref for Rules {
+    type Target = crate::registry::Registry;
+
+    fn deref(&self) -> &Self::Target {
+        match &self.0 {
+            Some(registry) => registry,
+            None => crate::registry::builtin(),
+        }
+    }
 }
 
 impl Config {
@@ -162,7 +191,7 @@ impl Config {
             params: BTreeMap::new(),
             inventory: Inventory::default(),
             rules_dirs: Vec::new(),
-            rules: crate::registry::builtin_arc(),
+            rules: Rules::default(),
         }
     }
 

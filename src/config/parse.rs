@@ -106,7 +106,7 @@ pub fn parse(
     if let Some(v) = table.get("rules-dirs") {
         p.rules_dirs(v, &mut config);
     }
-    p.registry = config.rules.clone();
+    p.registry = config.rules.arc();
     p.top(table, &mut config);
     if p.errors.is_empty() {
         Ok(Some(config))
@@ -368,7 +368,7 @@ impl<'a> Parser<'a> {
             }
         };
         match Registry::with_user_rules(&files) {
-            Ok(registry) => config.rules = registry,
+            Ok(registry) => config.rules = super::Rules::with(registry),
             Err(errors) => {
                 for e in errors {
                     let text = files

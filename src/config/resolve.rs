@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::{CONFIG_FILE_NAMES, Config, ConfigError, ConfigFileKind, absolute};
-use crate::registry::{self, Registry};
+use crate::registry;
 
 /// Configuration files are small; this bounds what a hostile `pyproject.toml` costs.
 const MAX_CONFIG_SIZE: u64 = 4 * 1024 * 1024;
@@ -36,7 +36,6 @@ pub enum ConfigChoice {
 pub struct Resolver {
     choice: ConfigChoice,
     cwd: PathBuf,
-    registry: &'static Registry,
     defaults: Arc<Config>,
     explicit: Option<Arc<Config>>,
     /// Directory → the configuration found at or above it.
@@ -72,7 +71,6 @@ impl Resolver {
             choice: choice.clone(),
             defaults: Arc::new(Config::defaults(&cwd)),
             cwd,
-            registry: registry::builtin(),
             explicit: None,
             dirs: Mutex::default(),
             git: Mutex::default(),
@@ -219,7 +217,7 @@ impl Resolver {
             }
         };
         let dir = abs.parent().unwrap_or(abs).to_path_buf();
-        match super::parse(&display, &dir, text, kind, self.registry) {
+        match super::parse(&display, &dir, text, kind, registry::builtin()) {
             Ok(Some(mut config)) => {
                 config.path = Some(abs.to_path_buf());
                 Some(Arc::new(config))
@@ -267,7 +265,7 @@ impl Resolver {
             if kind == ConfigFileKind::Pyproject && !text.contains("amlint") {
                 continue;
             }
-            match super::parse(&display, dir, text, kind, self.registry) {
+            match super::parse(&display, dir, text, kind, registry::builtin()) {
                 Ok(Some(mut config)) => {
                     config.path = Some(abs.clone());
                     found.push((abs, config));

@@ -175,7 +175,7 @@ fn check_with(
 ) -> (FileReport, Arc<Registry>) {
     let display = prepared.loaded.source.path.clone();
     let config = resolver.for_file(&prepared.path);
-    let registry = config.rules.clone();
+    let registry = config.rules.arc();
     let project = Project::detect(resolver, std::slice::from_ref(&prepared.path));
     let base = bases.for_config(&config);
     let report = pipeline::guarded(&display, || {

@@ -190,8 +190,12 @@ impl Normalize {
         use std::borrow::Cow;
         match self {
             Self::Exact => Some(Cow::Borrowed(s)),
-            Self::Lower if s.is_ascii() && !s.bytes().any(|b| b.is_ascii_uppercase()) => Some(Cow::Borrowed(s)),
-            Self::Upper if s.is_ascii() && !s.bytes().any(|b| b.is_ascii_lowercase()) => Some(Cow::Borrowed(s)),
+            Self::Lower if s.is_ascii() && !s.bytes().any(|b| b.is_ascii_uppercase()) => {
+                Some(Cow::Borrowed(s))
+            }
+            Self::Upper if s.is_ascii() && !s.bytes().any(|b| b.is_ascii_lowercase()) => {
+                Some(Cow::Borrowed(s))
+            }
             _ => self.apply(s).map(Cow::Owned),
         }
     }
@@ -278,7 +282,9 @@ mod tests {
             Normalize::SnakeToCamel,
         ];
         for n in all {
-            for s in ["", "command", "Command", "COMMAND", "Ǆob", "ǅob", "straße", "a_b", "aB,Cd"] {
+            for s in [
+                "", "command", "Command", "COMMAND", "Ǆob", "ǅob", "straße", "a_b", "aB,Cd",
+            ] {
                 assert_eq!(n.apply_cow(s).map(|c| c.into_owned()), n.apply(s), "{n:?} {s}");
             }
         }
