@@ -440,7 +440,9 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                 Ok(loaded) => {
                     let prepared = prepare(PathBuf::from(&display), loaded, true);
                     index_into(&mut index, &prepared);
-                    seen.insert(crate::config::absolute(&prepared.path, &project.cwd));
+                    if !walked_root {
+                        seen.insert(crate::config::absolute(&prepared.path, &project.cwd));
+                    }
                     configs.push(config.clone());
                     waiting.push((Waiting::Parsed(prepared), config));
                 }

@@ -121,10 +121,6 @@ pub fn relative(path: &Path, base: &Path) -> Option<String> {
         };
     }
     let rest = path.strip_prefix(base).ok()?;
-    // Already `/`-separated names only (the common case): as it is.
-    if super::is_normal(rest) {
-        return rest.to_str().map(str::to_string);
-    }
     let parts: Vec<String> = rest
         .components()
         .filter_map(|c| match c {

@@ -302,7 +302,6 @@ pub fn resolve_core12(s: &str) -> Value {
     Value::Str(s.into())
 }
 
-/// Two readings of a scalar agree when they have the same type and value.
 /// Whether YAML 1.2's core schema reads the plain scalar `s` as the string `s`
 /// ([`resolve_core12`] without building the value).
 fn core12_reads_as_itself(s: &str) -> bool {
@@ -312,6 +311,7 @@ fn core12_reads_as_itself(s: &str) -> bool {
     ) && !matches!(s.as_bytes()[0], b'-' | b'+' | b'.' | b'0'..=b'9')
 }
 
+/// Two readings of a scalar agree when they have the same type and value.
 fn same_reading(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Float(x), Value::Float(y)) => x == y || (x.is_nan() && y.is_nan()),

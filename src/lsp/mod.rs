@@ -345,13 +345,7 @@ impl Server {
             return self.reply(id, result);
         }
         if self.ws.is_none() {
-            return self.reply(
-                id,
-                Err((
-                    ErrorCode::ServerNotInitialized,
-                    "the server is not initialized".to_string(),
-                )),
-            );
+            return self.reply(id, Err(not_initialized()));
         }
         if self.shutdown {
             return self.reply(
@@ -388,7 +382,9 @@ impl Server {
             lsp_types::request::CodeActionRequest::METHOD => {
                 let p: CodeActionParams = parse(params)?;
                 self.flush_if_dirty(&p.text_document.uri);
-                let ws = self.ws.as_ref().expect("initialized");
+                let Some(ws) = self.ws.as_ref() else {
+                    return Err(not_initialized());
+                };
                 let actions = ws
                     .checked(&p.text_document.uri)
                     .map(|c| actions::code_actions(&p.text_document.uri, c, &p.range))
@@ -398,7 +394,9 @@ impl Server {
             lsp_types::request::HoverRequest::METHOD => {
                 let p: HoverParams = parse(params)?;
                 self.flush_if_dirty(&p.text_document_position_params.text_document.uri);
-                let ws = self.ws.as_ref().expect("initialized");
+                let Some(ws) = self.ws.as_ref() else {
+                    return Err(not_initialized());
+                };
                 let pos = &p.text_document_position_params;
                 let hover = ws
                     .checked(&pos.text_document.uri)
@@ -594,6 +592,14 @@ impl Server {
     fn ws_mut(&mut self) -> &mut Workspace {
         self.ws.as_mut().expect("initialized")
     }
+}
+
+/// The answer to a request that needs the workspace before `initialize` made it.
+fn not_initialized() -> (ErrorCode, String) {
+    (
+        ErrorCode::ServerNotInitialized,
+        "the server is not initialized".to_string(),
+    )
 }
 
 #[cfg(test)]

@@ -270,6 +270,7 @@ pub fn is_binding(value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_borrowing_normalisation_agrees_with_the_owned_one() {
@@ -289,7 +290,6 @@ mod tests {
             }
         }
     }
-    use serde_json::json;
 
     #[test]
     fn integers() {

@@ -32,14 +32,14 @@ const MAX_VISITS: usize = 4096;
 pub fn describe(kind: &str, pointer: &Pointer) -> Option<FieldDoc> {
     let store = store();
     let doc = store.kind_doc(kind)?;
-    let base = format!("{}{kind}.schema.json", super::store::ID_BASE);
+    let base = store.doc_id(kind)?;
     let segments: Vec<&str> = pointer.segments().collect();
     let mut walk = Walk {
         store,
         out: FieldDoc::default(),
         visits: 0,
     };
-    walk.find(doc, &base, &segments, 0);
+    walk.find(doc, base, &segments, 0);
     (!walk.out.is_empty()).then_some(walk.out)
 }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::coerce::is_binding;
 use super::select::{Keywords, admits};
-use super::store::{ID_BASE, Store};
+use super::store::Store;
 use crate::document::Pointer;
 
 /// One form the SDK tries for a reference field.
@@ -148,9 +148,8 @@ pub fn annotate(store: &Store, kind: &str, instance: &Value) -> Annotations {
         unused_at: HashSet::new(),
         used: Vec::new(),
     };
-    if let Some(doc) = store.kind_doc(kind) {
-        let base = format!("{ID_BASE}{kind}.schema.json");
-        w.walk(instance, doc, &base, &Pointer::root(), 0);
+    if let (Some(doc), Some(base)) = (store.kind_doc(kind), store.doc_id(kind)) {
+        w.walk(instance, doc, base, &Pointer::root(), 0);
     }
     let Walker { mut out, used, .. } = w;
     // An output-only key in one union branch that another branch reads is not unused.

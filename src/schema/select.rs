@@ -9,7 +9,7 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
 use super::coerce::{Coercion, Normalize, coerce, is_binding};
-use super::store::{Bounds, EnumSpec, ID_BASE, LAZY_KEYWORD, Store};
+use super::store::{Bounds, EnumSpec, LAZY_KEYWORD, Store};
 use crate::document::Pointer;
 
 /// One schema problem at one place of the document.
@@ -133,11 +133,11 @@ fn keyword_parent<'s>(
     store: &'s Store,
     doc: &str,
     error: &ValidationError<'_>,
-) -> Option<(&'s Value, String)> {
+) -> Option<(&'s Value, &'s str)> {
     let path = error.schema_path().as_str();
     let parent = &path[..path.rfind('/').unwrap_or(0)];
     let node = store.kind_doc(doc)?.pointer(parent)?;
-    Some((node, format!("{ID_BASE}{doc}.schema.json")))
+    Some((node, store.doc_id(doc)?))
 }
 
 const MAX_DEPTH: usize = 64;
@@ -449,21 +449,21 @@ fn union(
         },
         _ => {
             let admitted: Vec<usize> = (0..branches.len())
-                .filter(|&i| admits(store, &branches[i], &base, instance, 0))
+                .filter(|&i| admits(store, &branches[i], base, instance, 0))
                 .collect();
             // Several string branches fail (`serverless` or `azureml:<name>`): the asset
             // reference is what the user meant, and its finding says how to write one.
             let preferred = admitted
                 .iter()
                 .copied()
-                .find(|&i| instance.is_string() && has_asset_forms(store, &branches[i], &base, 0))
+                .find(|&i| instance.is_string() && has_asset_forms(store, &branches[i], base, 0))
                 .or_else(|| admitted.first().copied());
             match preferred {
                 Some(i) => i,
                 None => {
                     let mut expected = Vec::new();
                     for b in branches {
-                        branch_types(store, b, &base, &mut expected, 0);
+                        branch_types(store, b, base, &mut expected, 0);
                     }
                     out.push(Issue {
                         pointer: pointer.clone(),

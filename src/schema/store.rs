@@ -29,7 +29,7 @@ use super::coerce::{Coercion, Normalize, coerce};
 pub use super::preprocess::is_shared_doc;
 
 /// Where every embedded schema document lives, by its `$id`.
-pub const ID_BASE: &str = super::preprocess::EMBEDDED_ID_BASE;
+const ID_BASE: &str = super::preprocess::EMBEDDED_ID_BASE;
 
 pub struct Store {
     /// `<kind>.schema.json` by kind id: the bundled text, parsed on first use.
@@ -178,6 +178,11 @@ impl Store {
             .as_ref()
     }
 
+    /// The `$id` of a schema document (a kind's or shared definitions'), by its id.
+    pub fn doc_id(&self, doc: &str) -> Option<&str> {
+        self.kinds.get(doc).map(|k| k.id.as_str())
+    }
+
     /// A kind's schema by `$id` (every reference is local to its kind's bundle).
     pub fn doc(&self, uri: &str) -> Option<&Value> {
         let kind = uri.strip_prefix(ID_BASE)?.strip_suffix(".schema.json")?;
@@ -202,9 +207,8 @@ impl Store {
             (Some(Value::String(target)), _) => match target.split_once('#') {
                 // In another document (the shared definitions).
                 Some((doc, name)) => {
-                    let k = self.kinds.get(doc)?;
                     let target = self.kind_doc(doc)?.get("$defs")?.get(name)?;
-                    Some((target, Cow::Borrowed(k.id.as_str())))
+                    Some((target, Cow::Borrowed(self.doc_id(doc)?)))
                 }
                 None => {
                     let target = self.doc(base)?.get("$defs")?.get(target)?;
@@ -526,13 +530,7 @@ impl EnumSpec {
     }
 
     pub fn accepts(&self, instance: &Value) -> bool {
-        match instance {
-            Value::String(s) => self
-                .normalize
-                .apply_cow(s)
-                .is_some_and(|n| self.values.iter().any(|v| *v == n)),
-            _ => false,
-        }
+        enum_accepts(self.normalize, self.values.iter().map(String::as_str), instance)
     }
 
     /// [`EnumSpec::accepts`] read straight from an `x-amlint-enum` value (`None` when it is
@@ -540,12 +538,23 @@ impl EnumSpec {
     pub fn schema_accepts(value: &Value, instance: &Value) -> Option<bool> {
         let values = value.get("values")?.as_array()?;
         let normalize = Normalize::parse(value.get("normalize")?.as_str()?)?;
-        Some(match instance {
-            Value::String(s) => normalize
-                .apply_cow(s)
-                .is_some_and(|n| values.iter().any(|v| v.as_str() == Some(&*n))),
-            _ => false,
-        })
+        Some(enum_accepts(
+            normalize,
+            values.iter().filter_map(Value::as_str),
+            instance,
+        ))
+    }
+}
+
+/// Whether `instance` is a string whose normal form is one of `values`.
+fn enum_accepts<'v>(
+    normalize: Normalize,
+    mut values: impl Iterator<Item = &'v str>,
+    instance: &Value,
+) -> bool {
+    match instance {
+        Value::String(s) => normalize.apply_cow(s).is_some_and(|n| values.any(|v| v == n)),
+        _ => false,
     }
 }
 
