@@ -226,7 +226,7 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, Box<Refused>> {
 }
 
 fn memchr_nul(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == 0)
+    memchr::memchr(0, bytes)
 }
 
 /// Loads text held in memory (an editor buffer) as the file `display`: refused above the

@@ -123,10 +123,7 @@ const TEMPLATE_HELP: &str = "This line holds a `{{...}}` template placeholder, w
 /// PyYAML's reader rejects control characters before parsing anything
 /// (`yaml/reader.py`, `NON_PRINTABLE`).
 fn check_printable(text: &str, base: u32, diags: &mut Vec<Diagnostic>) {
-    let bad = text[base as usize..].char_indices().find(|&(_, c)| {
-        !matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{7e}' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
-    });
-    if let Some((i, c)) = bad {
+    if let Some((i, c)) = first_unprintable(&text[base as usize..]) {
         let start = base + i as u32;
         diags.push(
             Diagnostic::new(
@@ -140,6 +137,41 @@ fn check_printable(text: &str, base: u32, diags: &mut Vec<Diagnostic>) {
             .with_help("Remove the character, or write it as an escape (`\\x..`) inside a double-quoted string."),
         );
     }
+}
+
+/// Whether PyYAML's reader accepts the character (`yaml/reader.py`, `NON_PRINTABLE`).
+fn printable(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{7e}' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+}
+
+/// The first character of `text` that is not [`printable`], and its byte offset. Scans
+/// bytes, a block at a time: a refused character can only start with a C0 control byte
+/// other than tab, LF and CR, with DEL, with 0xC2 (U+0080–U+00BF, of which U+0080–U+009F
+/// but U+0085 are refused) or with 0xEF (U+F000–U+FFFF, of which U+FFFE and U+FFFF are
+/// refused); neither 0xC2 nor 0xEF is ever a continuation byte, so each such byte starts a
+/// character, which is then tested as a whole.
+fn first_unprintable(text: &str) -> Option<(usize, char)> {
+    const BLOCK: usize = 64;
+    let suspect =
+        |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f || b == 0xc2 || b == 0xef;
+    let bytes = text.as_bytes();
+    for (n, block) in bytes.chunks(BLOCK).enumerate() {
+        // `fold` without a short circuit, so the block's test vectorises.
+        if !block.iter().fold(false, |any, &b| any | suspect(b)) {
+            continue;
+        }
+        for (j, &b) in block.iter().enumerate() {
+            if !suspect(b) {
+                continue;
+            }
+            let i = n * BLOCK + j;
+            let c = text[i..].chars().next()?;
+            if !printable(c) {
+                return Some((i, c));
+            }
+        }
+    }
+    None
 }
 
 /// saphyr reports positions in characters; spans are bytes.
@@ -236,10 +268,10 @@ fn alias_limit_diagnostic(span: Span, limits: &Limits) -> Diagnostic {
 
 /// A mapping key as Python's `dict` compares it (`1`, `1.0` and `True` are one key).
 #[derive(PartialEq, Eq, Hash)]
-enum KeyId {
-    Str(Box<str>),
+enum KeyId<'k> {
+    Str(&'k str),
     Int(i64),
-    Big(Box<str>),
+    Big(&'k str),
     Float(u64),
     Null,
 }
@@ -732,10 +764,10 @@ impl<'a> Builder<'a, '_> {
         for e in entries {
             let key_node = &doc.nodes[e.key.index()];
             let id = match &doc.value(e.key) {
-                Value::Str(s) | Value::Timestamp(s) => KeyId::Str(s.clone()),
+                Value::Str(s) | Value::Timestamp(s) => KeyId::Str(s),
                 Value::Int(i) => KeyId::Int(*i),
                 Value::Bool(b) => KeyId::Int(i64::from(*b)),
-                Value::BigInt(s) => KeyId::Big(s.clone()),
+                Value::BigInt(s) => KeyId::Big(s),
                 Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => KeyId::Int(*f as i64),
                 Value::Float(f) => KeyId::Float(f.to_bits()),
                 Value::Null => KeyId::Null,
@@ -879,6 +911,44 @@ mod tests {
 
     fn codes(diags: &[Diagnostic]) -> Vec<&str> {
         diags.iter().map(|d| d.code).collect()
+    }
+
+    #[test]
+    fn the_byte_scan_finds_the_first_refused_character_as_a_char_scan_does() {
+        let naive = |t: &str| t.char_indices().find(|&(_, c)| !printable(c));
+        // Every character on each side of each boundary of the refused ranges, at every
+        // offset of a 64-byte block and across blocks.
+        let probes: Vec<char> = [
+            0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0x84, 0x85, 0x86,
+            0x9f, 0xa0, 0xbf, 0xc0, 0xe9, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xefff, 0xf000, 0xfeff, 0xfffd,
+            0xfffe, 0xffff, 0x10000, 0x1f600, 0x10ffff,
+        ]
+        .iter()
+        .filter_map(|&u| char::from_u32(u))
+        .collect();
+        for &c in &probes {
+            for &filler in &['a', 'é', '€', '😀'] {
+                for pad in [0, 1, 2, 62, 63, 64, 65, 127, 128, 200] {
+                    let text: String = std::iter::repeat_n(filler, pad)
+                        .chain([c])
+                        .chain(std::iter::repeat_n(filler, 70))
+                        .collect();
+                    assert_eq!(
+                        first_unprintable(&text),
+                        naive(&text),
+                        "{c:?} after {pad} {filler:?}"
+                    );
+                }
+            }
+        }
+        // Pairs of probes: the first refused one wins.
+        for &a in &probes {
+            for &b in &probes {
+                let text = format!("key: {a}{b} value");
+                assert_eq!(first_unprintable(&text), naive(&text), "{a:?}{b:?}");
+            }
+        }
+        assert_eq!(first_unprintable(""), None);
     }
 
     #[test]

@@ -10,10 +10,6 @@ use regex::Regex;
 
 use super::{NodeId, Value};
 
-static BOOL11: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$")
-        .expect("static regex")
-});
 static FLOAT11: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?",
@@ -34,8 +30,6 @@ static INT11: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("static regex")
 });
-static NULL11: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(?:~|null|Null|NULL|)$").expect("static regex"));
 static TIMESTAMP11: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]",
@@ -81,11 +75,32 @@ pub fn resolve_plain(s: &str) -> Resolved {
     match first {
         None => return Resolved::Value(Value::Null),
         Some('y' | 'Y' | 'n' | 'N' | 't' | 'T' | 'f' | 'F' | 'o' | 'O') => {
-            if BOOL11.is_match(s) {
+            // PyYAML's `bool` and `null` resolvers (`^(?:yes|Yes|YES|...)$`), as words.
+            if matches!(
+                s,
+                "yes"
+                    | "Yes"
+                    | "YES"
+                    | "no"
+                    | "No"
+                    | "NO"
+                    | "true"
+                    | "True"
+                    | "TRUE"
+                    | "false"
+                    | "False"
+                    | "FALSE"
+                    | "on"
+                    | "On"
+                    | "ON"
+                    | "off"
+                    | "Off"
+                    | "OFF"
+            ) {
                 let b = matches!(s.as_bytes()[0], b'y' | b'Y' | b't' | b'T') || s.eq_ignore_ascii_case("on");
                 return Resolved::Value(Value::Bool(b));
             }
-            if NULL11.is_match(s) {
+            if matches!(s, "null" | "Null" | "NULL") {
                 return Resolved::Value(Value::Null);
             }
         }
