@@ -1094,4 +1094,15 @@ mod tests {
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[1].to_json(), serde_json::json!({"b": 2}));
     }
+
+    #[test]
+    fn a_document_marker_ends_a_block_scalar_at_the_root() {
+        // saphyr-parser before 0.3.4 read the `---` and the configuration after it as part
+        // of the scalar, so a file that the CLI refuses was one string and went unchecked.
+        let (docs, diags) = load("--- |\ntext at root\n---\nb: 2\n");
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(docs.len(), 2);
+        assert_eq!(docs[0].to_json(), serde_json::json!("text at root\n"));
+        assert_eq!(docs[1].to_json(), serde_json::json!({"b": 2}));
+    }
 }
