@@ -15,14 +15,15 @@
 pub mod condition;
 pub mod path;
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
 
 use condition::{Cond, Env, Resolved, Tri, Val};
 use path::{FieldPath, Segment};
 use serde::Deserialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::document::{Document, NodeId, Pointer, Value};
+use crate::document::{Document, Entry, NodeId, Pointer, Value};
 use crate::facts::DocFacts;
 use crate::registry::RuleMeta;
 use crate::source::Span;
@@ -205,6 +206,28 @@ struct RuleEnv<'a> {
     subject: &'a Subject,
 }
 
+/// The values of a mapping's entries with each key once, at its last entry (the value
+/// PyYAML keeps; written entries override merged ones), in the order of those entries.
+/// Keys are borrowed; a mapping of a few keys is searched rather than hashed.
+fn distinct_entries<'d>(doc: &'d Document, entries: &[Entry]) -> Vec<(NodeId, Cow<'d, str>)> {
+    let mut found: Vec<(NodeId, Cow<'d, str>)> = Vec::with_capacity(entries.len());
+    let mut seen: HashSet<Cow<'d, str>, foldhash::fast::RandomState> = HashSet::default();
+    let few = entries.len() <= 16;
+    for e in entries.iter().rev() {
+        let key = doc.key_string(e.key);
+        let first = if few {
+            !found.iter().any(|(_, k)| *k == key)
+        } else {
+            seen.insert(key.clone())
+        };
+        if first {
+            found.push((e.value, key));
+        }
+    }
+    found.reverse();
+    found
+}
+
 fn walk(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<NodeId> {
     let mut current = vec![start];
     for seg in segments {
@@ -216,14 +239,7 @@ fn walk(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<NodeId> {
                     next.extend(k.parse::<usize>().ok().and_then(|i| items.get(i).copied()));
                 }
                 (Segment::Wildcard, Value::Map(entries)) => {
-                    // Written entries override merged ones with the same key.
-                    let mut seen = std::collections::HashSet::new();
-                    for e in entries.iter().rev() {
-                        if seen.insert(doc.key_string(e.key)) {
-                            next.push(e.value);
-                        }
-                    }
-                    next.reverse();
+                    next.extend(distinct_entries(doc, entries).into_iter().map(|(node, _)| node));
                 }
                 (Segment::Wildcard, Value::Seq(items)) => next.extend(items.iter().copied()),
                 _ => {}
@@ -236,6 +252,28 @@ fn walk(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<NodeId> {
 
 /// Like [`walk`], also returning the concrete path to each node.
 fn walk_with_paths(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<(NodeId, Vec<String>)> {
+    if !segments.iter().any(|s| matches!(s, Segment::Wildcard)) {
+        // One node at most, and most rules' paths are absent from most documents: look it
+        // up before making its path.
+        let mut node = start;
+        let mut path = Vec::with_capacity(segments.len());
+        for seg in segments {
+            let Segment::Key(k) = seg else {
+                return Vec::new();
+            };
+            let child = match doc.value(node) {
+                Value::Map(_) => doc.get(node, k),
+                Value::Seq(items) => k.parse::<usize>().ok().and_then(|i| items.get(i).copied()),
+                _ => None,
+            };
+            let Some(child) = child else {
+                return Vec::new();
+            };
+            node = child;
+            path.push(k.as_str());
+        }
+        return vec![(node, path.into_iter().map(str::to_string).collect())];
+    }
     let mut current = vec![(start, Vec::new())];
     for seg in segments {
         let mut next = Vec::new();
@@ -256,18 +294,11 @@ fn walk_with_paths(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<(
                     }
                 }
                 (Segment::Wildcard, Value::Map(entries)) => {
-                    let mut seen = std::collections::HashSet::new();
-                    let mut found = Vec::new();
-                    for e in entries.iter().rev() {
-                        let key = doc.key_string(e.key).into_owned();
-                        if seen.insert(key.clone()) {
-                            let mut p = path.clone();
-                            p.push(key);
-                            found.push((e.value, p));
-                        }
-                    }
-                    found.reverse();
-                    next.extend(found);
+                    next.extend(distinct_entries(doc, entries).into_iter().map(|(node, key)| {
+                        let mut p = path.clone();
+                        p.push(key.into_owned());
+                        (node, p)
+                    }));
                 }
                 (Segment::Wildcard, Value::Seq(items)) => {
                     for (i, &c) in items.iter().enumerate() {
@@ -387,7 +418,7 @@ impl PolicyRule {
                         inherited: None,
                     });
                 }
-                if facts.is_pipeline() && segments == &step_compute_pattern()[..] {
+                if facts.is_pipeline() && is_step_compute_pattern(segments) {
                     Self::inheriting_steps(facts, root, out);
                 }
             }
@@ -525,6 +556,11 @@ fn find_text(doc: &Document, id: NodeId, text: &str) -> Option<Span> {
 }
 
 /// `jobs.*.compute`: the `report.at` path that also reaches steps without `compute`.
+/// Whether `segments` is `jobs.*.compute` ([`step_compute_pattern`]), compared in place.
+fn is_step_compute_pattern(segments: &[Segment]) -> bool {
+    matches!(segments, [Segment::Key(jobs), Segment::Wildcard, Segment::Key(compute)] if jobs == "jobs" && compute == "compute")
+}
+
 fn step_compute_pattern() -> [Segment; 3] {
     [
         Segment::Key("jobs".to_string()),
@@ -768,6 +804,67 @@ pub const FACTS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn yaml(text: &str) -> Document {
+        let mut diags = Vec::new();
+        let mut docs = crate::document::yaml::parse(text, 0, &crate::load::Limits::default(), &mut diags);
+        docs.remove(0)
+    }
+
+    #[test]
+    fn a_wildcard_reaches_each_key_once_at_the_entry_the_cli_keeps() {
+        // Merged entries come first and written ones override them; of a repeated key the
+        // last entry wins. 20 keys: above the size a mapping is searched at, so hashed.
+        let many: String = (0..20).map(|i| format!("  k{i}: {i}\n")).collect();
+        for (text, expected) in [
+            (
+                "base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 3\n  z: 4\n  z: 5\n".to_string(),
+                vec![("x".to_string(), 1), ("y".to_string(), 3), ("z".to_string(), 5)],
+            ),
+            (
+                format!("m:\n{many}  k3: 33\n"),
+                (0..20)
+                    .filter(|&i| i != 3)
+                    .map(|i| (format!("k{i}"), i))
+                    .chain([("k3".to_string(), 33)])
+                    .collect(),
+            ),
+        ] {
+            let doc = yaml(&text);
+            let root = doc.root.unwrap();
+            let pattern = [Segment::Key("m".into()), Segment::Wildcard];
+            let got: Vec<(String, serde_json::Value)> = walk_with_paths(&doc, root, &pattern)
+                .into_iter()
+                .map(|(node, path)| (path.join("."), doc.node_to_json(node)))
+                .collect();
+            let want: Vec<(String, serde_json::Value)> = expected
+                .iter()
+                .map(|(k, v)| (format!("m.{k}"), (*v).into()))
+                .collect();
+            assert_eq!(got, want, "{text}");
+            let nodes: Vec<serde_json::Value> = walk(&doc, root, &pattern)
+                .into_iter()
+                .map(|n| doc.node_to_json(n))
+                .collect();
+            assert_eq!(nodes, want.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_path_without_wildcards_is_found_or_absent() {
+        let doc = yaml("a:\n  b: [x, {c: 7}]\n");
+        let root = doc.root.unwrap();
+        let path = |p: &str| -> Vec<Segment> { p.split('.').map(|k| Segment::Key(k.into())).collect() };
+        let found = walk_with_paths(&doc, root, &path("a.b.1.c"));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1, ["a", "b", "1", "c"]);
+        assert_eq!(doc.node_to_json(found[0].0), serde_json::json!(7));
+        assert!(walk_with_paths(&doc, root, &path("a.b.2.c")).is_empty());
+        assert!(walk_with_paths(&doc, root, &path("a.b.0.c")).is_empty());
+        assert!(walk_with_paths(&doc, root, &path("a.z")).is_empty());
+        assert!(is_step_compute_pattern(&step_compute_pattern()));
+        assert!(!is_step_compute_pattern(&path("jobs.x.compute")));
+    }
 
     #[test]
     fn templates() {
