@@ -58,11 +58,13 @@ fn kind_schemas(manifest: &Path, out: &Path) -> String {
     let mut s = String::from("pub static SHARED_SCHEMAS: &[(&str, &str)] = &[\n");
     for (id, mut doc) in shared {
         preprocess::share_repeats(&mut doc);
+        preprocess::make_lazy(&mut doc);
         writeln!(s, "    ({id:?}, {}),", write(&id, &doc)).unwrap();
     }
     s.push_str("];\n");
     for (_, doc) in &mut docs {
         preprocess::share_repeats(doc);
+        preprocess::make_lazy(doc);
     }
     s.push_str("pub static KIND_SCHEMAS: &[(&str, &str)] = &[\n");
     for (kind, doc) in &docs {

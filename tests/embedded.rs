@@ -67,13 +67,27 @@ fn embedded_data_reads_as_its_yaml_source() {
     assert!(compared > 35, "{compared} files");
 }
 
-/// Every `$ref` under `schema`, which must point into `root`.
-/// Every `$ref` of a bundle resolves in it, or in a document of shared definitions.
+/// Every reference of a bundle resolves in it, or in a document of shared definitions:
+/// each `x-amlint-lazy` (a definition: `<name>` of the bundle, `<document>#<name>` of a
+/// shared document; every reference to a whole definition is embedded in this form) and
+/// each `$ref` left.
 fn check_refs(root: &Value, shared: &HashMap<String, Value>, schema: &Value, kind: &str, count: &mut usize) {
     match schema {
         Value::Object(map) => {
             for (k, v) in map {
-                if let ("$ref", Value::String(r)) = (k.as_str(), v) {
+                if let ("x-amlint-lazy", Value::String(r)) = (k.as_str(), v) {
+                    let (doc, name) = match r.split_once('#') {
+                        None => (root, r.as_str()),
+                        Some((file, name)) => (
+                            shared
+                                .get(&format!("{file}.schema.json"))
+                                .unwrap_or_else(|| panic!("{kind}: `{r}` leaves the bundle")),
+                            name,
+                        ),
+                    };
+                    assert!(doc["$defs"].get(name).is_some(), "{kind}: `{r}` does not resolve");
+                    *count += 1;
+                } else if let ("$ref", Value::String(r)) = (k.as_str(), v) {
                     let (doc, fragment) = match r.split_once('#') {
                         Some(("", fragment)) => (root, fragment),
                         Some((file, fragment)) if shared.contains_key(file) => (&shared[file], fragment),

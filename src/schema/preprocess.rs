@@ -499,6 +499,48 @@ fn measure(v: &Value, path: &mut Vec<String>, role: Role, out: &mut Vec<Measured
 
 /// The name prefix of the documents that hold the definitions several kinds share
 /// (`_shared-<hash>`, `$id` `<base>/_shared-<hash>.schema.json`): not kinds.
+/// The custom keyword that replaces a reference to a definition in the embedded schemas
+/// (see `super::store`: each definition gets a validator of its own, compiled on first use).
+pub const LAZY_KEYWORD: &str = "x-amlint-lazy";
+
+/// Replaces every `"$ref": "#/$defs/<name>"` of a schema document (`<name>` one of its
+/// own definitions) by `"x-amlint-lazy": "<name>"`, and every reference to a shared
+/// definition (`"_shared-<hash>.schema.json#/$defs/<name>"`, see [`split_shared`]) by
+/// `"x-amlint-lazy": "_shared-<hash>#<name>"`, iteratively. `build.rs` embeds every
+/// document in this form; the other `$ref`s stay as they are.
+pub fn make_lazy(doc: &mut Value) {
+    let defs: std::collections::HashSet<String> = doc
+        .get("$defs")
+        .and_then(Value::as_object)
+        .map(|d| d.keys().cloned().collect())
+        .unwrap_or_default();
+    let shared = |r: &str| {
+        let (doc, name) = r.split_once(".schema.json#/$defs/")?;
+        (is_shared_doc(doc) && !name.contains('/')).then(|| format!("{doc}#{name}"))
+    };
+    let mut stack = vec![doc];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                let target =
+                    m.get("$ref")
+                        .and_then(Value::as_str)
+                        .and_then(|r| match r.strip_prefix("#/$defs/") {
+                            Some(name) if defs.contains(name) => Some(name.to_string()),
+                            _ => shared(r),
+                        });
+                if let Some(name) = target {
+                    m.remove("$ref");
+                    m.insert(LAZY_KEYWORD.to_string(), Value::String(name));
+                }
+                stack.extend(m.values_mut());
+            }
+            Value::Array(a) => stack.extend(a.iter_mut()),
+            _ => {}
+        }
+    }
+}
+
 pub const SHARED_DOC: &str = "_shared";
 
 /// Whether a schema document id names a document of shared definitions.
@@ -636,6 +678,36 @@ fn visit_refs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn references_to_whole_definitions_become_lazy_and_others_stay() {
+        let mut doc = json!({
+            "properties": {
+                "a": {"$ref": "#/$defs/A", "description": "kept beside it"},
+                "b": {"$ref": "#/$defs/A/properties/x"},
+                "c": {"$ref": "#/$defs/Missing"},
+                "d": {"anyOf": [{"$ref": "_shared-1f.schema.json#/$defs/S"}]},
+                "e": {"$ref": "_shared-1f.schema.json#/$defs/S/items"},
+                "f": {"$ref": "other.schema.json#/$defs/S"}
+            },
+            "$defs": {"A": {"properties": {"x": {"$ref": "#/$defs/A"}}}}
+        });
+        make_lazy(&mut doc);
+        assert_eq!(
+            doc,
+            json!({
+                "properties": {
+                    "a": {"x-amlint-lazy": "A", "description": "kept beside it"},
+                    "b": {"$ref": "#/$defs/A/properties/x"},
+                    "c": {"$ref": "#/$defs/Missing"},
+                    "d": {"anyOf": [{"x-amlint-lazy": "_shared-1f#S"}]},
+                    "e": {"$ref": "_shared-1f.schema.json#/$defs/S/items"},
+                    "f": {"$ref": "other.schema.json#/$defs/S"}
+                },
+                "$defs": {"A": {"properties": {"x": {"x-amlint-lazy": "A"}}}}
+            })
+        );
+    }
 
     #[test]
     fn bundles_what_a_kind_reaches() {

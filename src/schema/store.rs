@@ -6,9 +6,10 @@
 //! **Lazy compilation.** The `jsonschema` crate compiles a `$ref` target afresh at every
 //! place that refers to it, and eagerly: a pipeline job's schema reaches every node type
 //! (command, sweep, AutoML with its search spaces, ...), so compiling it took ~50 ms even
-//! when a file has only command steps. So when a kind's schema is parsed, every local
-//! `"$ref": "#/$defs/X"` is replaced by the custom keyword `"x-amlint-lazy": "X"` (same
-//! place, so every other keyword keeps its location).
+//! when a file has only command steps. So every local `"$ref": "#/$defs/X"` of a kind's
+//! schema is replaced by the custom keyword `"x-amlint-lazy": "X"` (same place, so every
+//! other keyword keeps its location) when the schema is embedded
+//! ([`super::preprocess::make_lazy`], called by `build.rs`).
 //! `X` gets its own validator, compiled the first time an instance reaches it, once per
 //! process; a union branch whose inline discriminator (`properties.type`...) rejects the
 //! instance never compiles its target. A failing lazy reference yields one marker error
@@ -18,7 +19,7 @@
 //! schema is up to 2 MB); the walks follow `x-amlint-lazy` like a `$ref`
 //! ([`Store::follow`]).
 
-use foldhash::{HashMap, HashSet};
+use foldhash::HashMap;
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock, OnceLock};
 
@@ -55,8 +56,7 @@ struct Lazy {
     defs: HashMap<String, OnceLock<Option<Validator>>>,
 }
 
-/// The custom keyword that replaces a local `$ref` in the compile copy of a schema.
-pub const LAZY_KEYWORD: &str = "x-amlint-lazy";
+pub use super::preprocess::LAZY_KEYWORD;
 
 static STORE: LazyLock<Store> = LazyLock::new(Store::load);
 
@@ -106,15 +106,7 @@ impl Store {
         let k = self.kinds.get(kind)?;
         k.doc
             .get_or_init(|| match serde_json::from_str::<Value>(k.text) {
-                Ok(mut doc) => {
-                    let defs: HashSet<String> = doc
-                        .get("$defs")
-                        .and_then(Value::as_object)
-                        .map(|d| d.keys().cloned().collect())
-                        .unwrap_or_default();
-                    make_lazy(&mut doc, &defs);
-                    Some(Arc::new(doc))
-                }
+                Ok(doc) => Some(Arc::new(doc)),
                 Err(e) => {
                     eprintln!("amlint: internal error in schemas/{kind}.schema.json: {e}");
                     None
@@ -276,38 +268,6 @@ fn percent_decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Replaces every `"$ref": "#/$defs/<name>"` of `schema` (a definition of `defs`) by
-/// `"x-amlint-lazy": "<name>"`, and every reference to a shared definition
-/// (`"_shared-<hash>.schema.json#/$defs/<name>"`, see `preprocess::split_shared`) by
-/// `"x-amlint-lazy": "_shared-<hash>#<name>"`, iteratively.
-fn make_lazy(schema: &mut Value, defs: &HashSet<String>) {
-    let shared = |r: &str| {
-        let (doc, name) = r.split_once(".schema.json#/$defs/")?;
-        (is_shared_doc(doc) && !name.contains('/')).then(|| format!("{doc}#{name}"))
-    };
-    let mut stack = vec![schema];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(m) => {
-                let target =
-                    m.get("$ref")
-                        .and_then(Value::as_str)
-                        .and_then(|r| match r.strip_prefix("#/$defs/") {
-                            Some(name) if defs.contains(name) => Some(name.to_string()),
-                            _ => shared(r),
-                        });
-                if let Some(name) = target {
-                    m.remove("$ref");
-                    m.insert(LAZY_KEYWORD.to_string(), Value::String(name));
-                }
-                stack.extend(m.values_mut());
-            }
-            Value::Array(a) => stack.extend(a.iter_mut()),
-            _ => {}
-        }
-    }
 }
 
 /// Compiles the part of a kind's schema at `fragment` (`""`: the whole schema,
