@@ -555,12 +555,12 @@ fn find_text(doc: &Document, id: NodeId, text: &str) -> Option<Span> {
     None
 }
 
-/// `jobs.*.compute`: the `report.at` path that also reaches steps without `compute`.
 /// Whether `segments` is `jobs.*.compute` ([`step_compute_pattern`]), compared in place.
 fn is_step_compute_pattern(segments: &[Segment]) -> bool {
     matches!(segments, [Segment::Key(jobs), Segment::Wildcard, Segment::Key(compute)] if jobs == "jobs" && compute == "compute")
 }
 
+/// `jobs.*.compute`: the `report.at` path that also reaches steps without `compute`.
 fn step_compute_pattern() -> [Segment; 3] {
     [
         Segment::Key("jobs".to_string()),

@@ -497,8 +497,6 @@ fn measure(v: &Value, path: &mut Vec<String>, role: Role, out: &mut Vec<Measured
     (hash, nodes)
 }
 
-/// The name prefix of the documents that hold the definitions several kinds share
-/// (`_shared-<hash>`, `$id` `<base>/_shared-<hash>.schema.json`): not kinds.
 /// The custom keyword that replaces a reference to a definition in the embedded schemas
 /// (see `super::store`: each definition gets a validator of its own, compiled on first use).
 pub const LAZY_KEYWORD: &str = "x-amlint-lazy";
@@ -541,6 +539,8 @@ pub fn make_lazy(doc: &mut Value) {
     }
 }
 
+/// The name prefix of the documents that hold the definitions several kinds share
+/// (`_shared-<hash>`, `$id` `<base>/_shared-<hash>.schema.json`): not kinds.
 pub const SHARED_DOC: &str = "_shared";
 
 /// Whether a schema document id names a document of shared definitions.
