@@ -222,6 +222,50 @@ impl Document {
         self.get_entry(map, key).map(|e| e.value)
     }
 
+    /// The entries the CLI keeps of the mapping `map`, as (key, value): of a repeated key
+    /// (merged entries come first, written ones after them) the last entry, in the order
+    /// of those entries. Keys are borrowed; a large mapping uses the key index.
+    pub fn kept_entries(&self, map: NodeId) -> Vec<(std::borrow::Cow<'_, str>, NodeId)> {
+        let entries = self.entries(map);
+        if entries.len() > INDEXED_MAP {
+            let index = self.key_index.get_or_init(|| self.build_key_index());
+            if let Some(keys) = index.get(&self.resolve(map)) {
+                return entries
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(j, e)| {
+                        let key = self.key_string(e.key);
+                        (keys.get(key.as_ref()) == Some(&j)).then_some((key, e.value))
+                    })
+                    .collect();
+            }
+        }
+        let mut kept: Vec<(std::borrow::Cow<'_, str>, NodeId)> = Vec::with_capacity(entries.len());
+        for e in entries.iter().rev() {
+            let key = self.key_string(e.key);
+            if !kept.iter().any(|(k, _)| *k == key) {
+                kept.push((key, e.value));
+            }
+        }
+        kept.reverse();
+        kept
+    }
+
+    /// The node one pointer segment below `id`: the value the CLI keeps for a mapping's
+    /// key (with the entry's key node), or a sequence's item by index.
+    fn step(&self, id: NodeId, segment: &str) -> Option<(Option<NodeId>, NodeId)> {
+        match self.value(id) {
+            Value::Map(_) => self.get_entry(id, segment).map(|e| (Some(e.key), e.value)),
+            Value::Seq(items) => Some((None, *items.get(segment.parse::<usize>().ok()?)?)),
+            _ => None,
+        }
+    }
+
+    /// The node one pointer segment below `id` (see [`Document::lookup`]).
+    pub fn child(&self, id: NodeId, segment: &str) -> Option<NodeId> {
+        self.step(id, segment).map(|(_, value)| value)
+    }
+
     /// A top-level string value (`type`, `$schema`, `name`...).
     pub fn top_str(&self, key: &str) -> Option<&str> {
         let id = self.get(self.root?, key)?;
@@ -236,19 +280,7 @@ impl Document {
         let mut current = self.root?;
         let mut key = None;
         for segment in pointer.segments() {
-            match self.value(current) {
-                Value::Map(_) => {
-                    let entry = self.get_entry(current, segment)?;
-                    key = Some(entry.key);
-                    current = entry.value;
-                }
-                Value::Seq(items) => {
-                    let index: usize = segment.parse().ok()?;
-                    current = *items.get(index)?;
-                    key = None;
-                }
-                _ => return None,
-            }
+            (key, current) = self.step(current, segment)?;
         }
         Some(Located { key, value: current })
     }

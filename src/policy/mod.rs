@@ -15,15 +15,14 @@
 pub mod condition;
 pub mod path;
 
-use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use condition::{Cond, Env, Resolved, Tri, Val};
 use path::{FieldPath, Segment};
 use serde::Deserialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::document::{Document, Entry, NodeId, Pointer, Value};
+use crate::document::{Document, NodeId, Pointer, Value};
 use crate::facts::DocFacts;
 use crate::registry::RuleMeta;
 use crate::source::Span;
@@ -206,40 +205,15 @@ struct RuleEnv<'a> {
     subject: &'a Subject,
 }
 
-/// The values of a mapping's entries with each key once, at its last entry (the value
-/// PyYAML keeps; written entries override merged ones), in the order of those entries.
-/// Keys are borrowed; a mapping of a few keys is searched rather than hashed.
-fn distinct_entries<'d>(doc: &'d Document, entries: &[Entry]) -> Vec<(NodeId, Cow<'d, str>)> {
-    let mut found: Vec<(NodeId, Cow<'d, str>)> = Vec::with_capacity(entries.len());
-    let mut seen: HashSet<Cow<'d, str>, foldhash::fast::RandomState> = HashSet::default();
-    let few = entries.len() <= 16;
-    for e in entries.iter().rev() {
-        let key = doc.key_string(e.key);
-        let first = if few {
-            !found.iter().any(|(_, k)| *k == key)
-        } else {
-            seen.insert(key.clone())
-        };
-        if first {
-            found.push((e.value, key));
-        }
-    }
-    found.reverse();
-    found
-}
-
 fn walk(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<NodeId> {
     let mut current = vec![start];
     for seg in segments {
         let mut next = Vec::new();
         for id in current {
             match (seg, doc.value(id)) {
-                (Segment::Key(k), Value::Map(_)) => next.extend(doc.get(id, k)),
-                (Segment::Key(k), Value::Seq(items)) => {
-                    next.extend(k.parse::<usize>().ok().and_then(|i| items.get(i).copied()));
-                }
-                (Segment::Wildcard, Value::Map(entries)) => {
-                    next.extend(distinct_entries(doc, entries).into_iter().map(|(node, _)| node));
+                (Segment::Key(k), _) => next.extend(doc.child(id, k)),
+                (Segment::Wildcard, Value::Map(_)) => {
+                    next.extend(doc.kept_entries(id).into_iter().map(|(_, node)| node));
                 }
                 (Segment::Wildcard, Value::Seq(items)) => next.extend(items.iter().copied()),
                 _ => {}
@@ -261,12 +235,7 @@ fn walk_with_paths(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<(
             let Segment::Key(k) = seg else {
                 return Vec::new();
             };
-            let child = match doc.value(node) {
-                Value::Map(_) => doc.get(node, k),
-                Value::Seq(items) => k.parse::<usize>().ok().and_then(|i| items.get(i).copied()),
-                _ => None,
-            };
-            let Some(child) = child else {
+            let Some(child) = doc.child(node, k) else {
                 return Vec::new();
             };
             node = child;
@@ -279,22 +248,15 @@ fn walk_with_paths(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<(
         let mut next = Vec::new();
         for (id, path) in current {
             match (seg, doc.value(id)) {
-                (Segment::Key(k), Value::Map(_)) => {
-                    if let Some(c) = doc.get(id, k) {
+                (Segment::Key(k), _) => {
+                    if let Some(c) = doc.child(id, k) {
                         let mut p = path;
                         p.push(k.clone());
                         next.push((c, p));
                     }
                 }
-                (Segment::Key(k), Value::Seq(items)) => {
-                    if let Some(&c) = k.parse::<usize>().ok().and_then(|i| items.get(i)) {
-                        let mut p = path;
-                        p.push(k.clone());
-                        next.push((c, p));
-                    }
-                }
-                (Segment::Wildcard, Value::Map(entries)) => {
-                    next.extend(distinct_entries(doc, entries).into_iter().map(|(node, key)| {
+                (Segment::Wildcard, Value::Map(_)) => {
+                    next.extend(doc.kept_entries(id).into_iter().map(|(key, node)| {
                         let mut p = path.clone();
                         p.push(key.into_owned());
                         (node, p)
@@ -814,9 +776,18 @@ mod tests {
     #[test]
     fn a_wildcard_reaches_each_key_once_at_the_entry_the_cli_keeps() {
         // Merged entries come first and written ones override them; of a repeated key the
-        // last entry wins. 20 keys: above the size a mapping is searched at, so hashed.
+        // last entry wins. 40 keys: a mapping large enough for the document's key index.
         let many: String = (0..20).map(|i| format!("  k{i}: {i}\n")).collect();
+        let more: String = (0..40).map(|i| format!("  k{i}: {i}\n")).collect();
         for (text, expected) in [
+            (
+                format!("m:\n{more}  k3: 33\n"),
+                (0..40)
+                    .filter(|&i| i != 3)
+                    .map(|i| (format!("k{i}"), i))
+                    .chain([("k3".to_string(), 33)])
+                    .collect::<Vec<_>>(),
+            ),
             (
                 "base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 3\n  z: 4\n  z: 5\n".to_string(),
                 vec![("x".to_string(), 1), ("y".to_string(), 3), ("z".to_string(), 5)],
