@@ -9,7 +9,7 @@
 
 /// The allocator `amlint` itself uses, so the floor measures the same work.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: amlint::allocator::Mimalloc = amlint::allocator::Mimalloc;
 
 fn main() {
     let roots: Vec<std::path::PathBuf> = std::env::args().skip(1).map(Into::into).collect();
@@ -21,7 +21,7 @@ fn main() {
     let limits = amlint::load::Limits::default();
     let loaded: Vec<_> =
         amlint::discover::discover_each(&roots, std::sync::Arc::new(amlint::discover::Unfiltered), |c| {
-            amlint::load::load_path(&c.path, &c.display, &limits)
+            amlint::load::load_path(&c.path, &c.display, c.seen, &limits)
         })
         .into_iter()
         .map(|(_, l)| l)

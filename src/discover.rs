@@ -15,6 +15,8 @@ pub struct Candidate {
     /// Named on the command line (always checked, and reported even when it turns out
     /// not to be an Azure ML file that failed to load).
     pub explicit: bool,
+    /// What the walk's directory listing showed of it (a regular file, or not known).
+    pub seen: crate::load::Seen,
 }
 
 /// Whether a file name is one amlint reads when walking a directory.
@@ -105,6 +107,7 @@ pub fn discover_each<T: Send>(
                     path: given.clone(),
                     display,
                     explicit: true,
+                    seen: crate::load::Seen::Unknown,
                 });
             }
             continue;
@@ -172,10 +175,18 @@ fn walk<T: Send>(
                 && entry.file_type().is_some_and(|t| !t.is_dir())
                 && filter.walked_file(entry.path())
             {
+                // The listing's file type is the entry's own: a link is a link here
+                // (links are not followed), and is looked at before it is opened.
+                let seen = if entry.file_type().is_some_and(|t| t.is_file()) {
+                    crate::load::Seen::Listed
+                } else {
+                    crate::load::Seen::Unknown
+                };
                 let c = Candidate {
                     path: entry.path().to_path_buf(),
                     display: display_of(entry.path()),
                     explicit: false,
+                    seen,
                 };
                 let t = each(&c);
                 flush.mine.push((c, t));
@@ -238,6 +249,33 @@ fn same_files_once<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A walked regular file is opened without a prior `stat`; a link, and a file named
+    /// on the command line, are looked at first (`load::Seen`).
+    #[cfg(unix)]
+    #[test]
+    fn what_the_listing_showed_of_each_file() {
+        use crate::load::Seen;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.yml"), "a: 1\n").unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("t.yml"), "a: 1\n").unwrap();
+        std::os::unix::fs::symlink(elsewhere.path().join("t.yml"), dir.path().join("b.yml")).unwrap();
+        std::fs::write(dir.path().join("c.yml"), "a: 1\n").unwrap();
+        let found = discover(&[dir.path().to_path_buf(), dir.path().join("c.yml")]);
+        let seen: Vec<(String, Seen)> = found
+            .iter()
+            .map(|c| (c.path.file_name().unwrap().to_string_lossy().into_owned(), c.seen))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("a.yml".to_string(), Seen::Listed),
+                ("b.yml".to_string(), Seen::Unknown),
+                ("c.yml".to_string(), Seen::Unknown),
+            ]
+        );
+    }
 
     #[test]
     fn a_file_named_twice_is_checked_once() {

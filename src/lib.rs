@@ -4,6 +4,7 @@
 //! trees with spans) → [`kinds`] (classify) → [`checks`] → [`report`]. The whole run is
 //! [`pipeline::check_paths`].
 
+pub mod allocator;
 pub mod baseline;
 pub mod checks;
 pub mod cli;

@@ -90,10 +90,11 @@ pub struct Refused {
     pub text: String,
 }
 
-/// Reads and parses the file at `path`, shown as `display` in reports.
-pub fn load_path(path: &Path, display: &str, limits: &Limits) -> LoadedFile {
+/// Reads and parses the file at `path`, shown as `display` in reports (`seen`: what the
+/// caller knows of it).
+pub fn load_path(path: &Path, display: &str, seen: Seen, limits: &Limits) -> LoadedFile {
     let format = Format::for_path(display);
-    match read_text(path, limits) {
+    match read_text_seen(path, seen, limits) {
         Ok(text) => parse_text(display, text, format, limits),
         Err(refused) => LoadedFile::unreadable(display, format, *refused),
     }
@@ -110,9 +111,52 @@ fn refused(diagnostic: Diagnostic) -> Box<Refused> {
     })
 }
 
+/// What is known of a file before it is opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// Named by the user or by another file, or reached through a symbolic link: it may
+    /// be a directory, a device or a pipe, so it is looked at (`stat`) before it is
+    /// opened. Opening a device can have effects of its own, and opening a pipe waits
+    /// for a writer.
+    Unknown,
+    /// A directory listing showed a regular file (not a link). It is opened at once,
+    /// without waiting (in case a pipe has taken its place since), and looked at through
+    /// the open file: one lookup of its path instead of two.
+    Listed,
+}
+
 /// Reads a file's text, refusing anything that is not a regular, bounded, UTF-8 file.
 pub fn read_text(path: &Path, limits: &Limits) -> Result<String, Box<Refused>> {
-    let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
+    read_text_seen(path, Seen::Unknown, limits)
+}
+
+/// [`read_text`] for a file of which `seen` is known.
+pub fn read_text_seen(path: &Path, seen: Seen, limits: &Limits) -> Result<String, Box<Refused>> {
+    let (file, len) = match seen {
+        Seen::Unknown => {
+            let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
+            let len = regular_len(&meta, limits)?;
+            (std::fs::File::open(path).map_err(|e| io_error(path, &e))?, len)
+        }
+        Seen::Listed => {
+            let file = open_without_waiting(path).map_err(|e| io_error(path, &e))?;
+            let meta = file.metadata().map_err(|e| io_error(path, &e))?;
+            (file, regular_len(&meta, limits)?)
+        }
+    };
+    let mut bytes = Vec::with_capacity(len as usize);
+    // The file may grow between `metadata` and here: never read past the limit.
+    file.take(limits.max_file_size + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, &e))?;
+    if bytes.len() as u64 > limits.max_file_size {
+        return Err(too_large(bytes.len() as u64, limits));
+    }
+    decode(bytes)
+}
+
+/// The length of a regular file within the size limit, or why it is not read.
+fn regular_len(meta: &std::fs::Metadata, limits: &Limits) -> Result<u64, Box<Refused>> {
     if meta.is_dir() {
         return Err(unreadable(
             "this is a directory, not a file".to_string(),
@@ -128,16 +172,16 @@ pub fn read_text(path: &Path, limits: &Limits) -> Result<String, Box<Refused>> {
     if meta.len() > limits.max_file_size {
         return Err(too_large(meta.len(), limits));
     }
-    let file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // The file may grow between `metadata` and here: never read past the limit.
-    file.take(limits.max_file_size + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| io_error(path, &e))?;
-    if bytes.len() as u64 > limits.max_file_size {
-        return Err(too_large(bytes.len() as u64, limits));
-    }
-    decode(bytes)
+    Ok(meta.len())
+}
+
+/// Opens a file for reading; a pipe opens at once instead of waiting for a writer.
+fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    options.open(path)
 }
 
 fn too_large(len: u64, limits: &Limits) -> Box<Refused> {
@@ -323,5 +367,55 @@ mod tests {
             ..Limits::default()
         };
         assert_eq!(read_text(&big, &small).unwrap_err().diagnostic.code, "AML005");
+    }
+
+    #[test]
+    fn a_listed_file_is_looked_at_through_the_open_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = Limits::default();
+        let ok = dir.path().join("ok.yml");
+        std::fs::write(&ok, "a: 1\n").unwrap();
+        assert_eq!(read_text_seen(&ok, Seen::Listed, &l).unwrap(), "a: 1\n");
+        // What was listed as a file may have become something else since.
+        let message = |p: &Path| {
+            read_text_seen(p, Seen::Listed, &l)
+                .unwrap_err()
+                .diagnostic
+                .message
+        };
+        assert!(message(dir.path()).contains("directory"));
+        assert!(message(&dir.path().join("gone.yml")).contains("no such file"));
+        let small = Limits {
+            max_file_size: 3,
+            ..Limits::default()
+        };
+        assert_eq!(
+            read_text_seen(&ok, Seen::Listed, &small)
+                .unwrap_err()
+                .diagnostic
+                .code,
+            "AML005"
+        );
+    }
+
+    /// A pipe that has taken a listed file's place is refused at once: opening it does
+    /// not wait for a writer (the test fails by timing out if it does).
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_in_place_of_a_listed_file_is_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("job.yml");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let r = read_text_seen(&fifo, Seen::Listed, &Limits::default());
+            let _ = tx.send(r.map_err(|e| e.diagnostic.message));
+        });
+        let r = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("opening the pipe waited for a writer");
+        assert!(r.unwrap_err().contains("not a regular file"));
     }
 }

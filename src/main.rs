@@ -1,8 +1,6 @@
-/// mimalloc: the loader and the schema store allocate many small nodes from two threads;
-/// glibc's per-thread arenas grow by `mprotect` calls that cost a one-file run more time
-/// than its checks (see BENCHMARKS.md).
+/// mimalloc (`amlint::allocator` says why).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: amlint::allocator::Mimalloc = amlint::allocator::Mimalloc;
 
 /// `mi_option_purge_delay` in mimalloc v3's `mi_option_e` (the crate names no constant for
 /// it; the test below proves the number by its documented default).
@@ -18,6 +16,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// is freed, so the delay must be short before the large run frees much.
 const PURGE_DELAY_MS: std::ffi::c_long = 50;
 const LARGE_RUN_PURGE_DELAY_MS: std::ffi::c_long = 1;
+/// mimalloc: "use -1 for no purging at all".
+const NO_PURGE: std::ffi::c_long = -1;
 
 fn set_purge_delay(ms: std::ffi::c_long) {
     // SAFETY: sets a process-wide allocator option (an atomic store in mimalloc).
@@ -27,7 +27,13 @@ fn set_purge_delay(ms: std::ffi::c_long) {
 fn main() {
     set_purge_delay(PURGE_DELAY_MS);
     amlint::pipeline::on_large_run(|| set_purge_delay(LARGE_RUN_PURGE_DELAY_MS));
-    std::process::exit(amlint::cli::main());
+    let code = amlint::cli::main();
+    // At exit mimalloc collects every heap and returns the freed pages to the OS, one
+    // `madvise` per run of pages (about 50 on the corpus, each splitting a huge page),
+    // just before the kernel frees the whole address space anyway. A negative delay
+    // turns purging off.
+    set_purge_delay(NO_PURGE);
+    std::process::exit(code);
 }
 
 #[cfg(test)]

@@ -334,7 +334,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
             guarded(&c.display, || {
                 let prepared = prepare(
                     c.path.clone(),
-                    load::load_path(&c.path, &c.display, &options.limits),
+                    load::load_path(&c.path, &c.display, c.seen, &options.limits),
                     c.explicit,
                 );
                 let defines = defines_of(&prepared);
@@ -568,7 +568,7 @@ fn rest_of_project(
         if seen.contains(&c.path) {
             None
         } else {
-            load::read_text(&c.path, &options.limits).ok()
+            load::read_text_seen(&c.path, c.seen, &options.limits).ok()
         }
     })
     .into_iter()

@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use amlint::facts::FactBase;
-use amlint::load::{Format, Limits, load_path, parse_text};
+use amlint::load::{Format, Limits, Seen, load_path, parse_text};
 use amlint::pipeline::{check_prepared, index_of, prepare};
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -57,7 +57,13 @@ fn no_variant_of_a_fixture_panics() {
     let limits = Limits::default();
     let prepared: Vec<_> = files
         .iter()
-        .map(|f| prepare(f.clone(), load_path(f, &f.to_string_lossy(), &limits), true))
+        .map(|f| {
+            prepare(
+                f.clone(),
+                load_path(f, &f.to_string_lossy(), Seen::Unknown, &limits),
+                true,
+            )
+        })
         .collect();
     let base = FactBase {
         index: std::sync::Arc::new(index_of(prepared.iter())),

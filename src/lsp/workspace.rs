@@ -162,7 +162,11 @@ impl DiskFile {
 /// Loads and classifies a workspace file from disk.
 fn load_disk(path: &Path, limits: &Limits) -> Prepared {
     let display = path.to_string_lossy().into_owned();
-    pipeline::prepare(path.to_path_buf(), load::load_path(path, &display, limits), false)
+    pipeline::prepare(
+        path.to_path_buf(),
+        load::load_path(path, &display, load::Seen::Unknown, limits),
+        false,
+    )
 }
 
 /// Checks a prepared file as the CLI would, with the workspace's index; a panic becomes
