@@ -52,6 +52,9 @@ mod tests {
                 libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY),
                 super::PURGE_DELAY_MS
             );
+            // The option is signed: the setting made before exit is kept as it is.
+            super::set_purge_delay(super::NO_PURGE);
+            assert_eq!(libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY), -1);
         }
     }
 }
