@@ -77,10 +77,15 @@ fn sarif_of(root: &Path, args: &[&str]) -> (Option<i32>, Value) {
         .output()
         .unwrap();
     let text = stdout(&out);
-    (
-        out.status.code(),
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")),
-    )
+    let sarif: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+    // The log is written as it is made (results a file at a time), and reads as a
+    // pretty-printed `Value` would: keys sorted, `results` among the run's other keys.
+    assert_eq!(
+        text,
+        format!("{}\n", serde_json::to_string_pretty(&sarif).unwrap()),
+        "the streamed SARIF differs from its own tree printed"
+    );
+    (out.status.code(), sarif)
 }
 
 #[test]
