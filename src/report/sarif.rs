@@ -213,8 +213,10 @@ pub fn render(report: &Report) -> String {
         .chain(&report.user_rules)
         .cloned()
         .collect();
-    let mut run = json!({
-        "tool": {
+    let mut run = serde_json::Map::new();
+    run.insert(
+        "tool".into(),
+        json!({
             "driver": {
                 "name": "amlint",
                 "version": env!("CARGO_PKG_VERSION"),
@@ -222,16 +224,16 @@ pub fn render(report: &Report) -> String {
                 "informationUri": super::HOME_URL,
                 "rules": rules.iter().map(rule_descriptor).collect::<Vec<_>>(),
             }
-        },
-        "invocations": [{ "executionSuccessful": true }],
-        "columnKind": "utf16CodeUnits",
-    });
+        }),
+    );
+    run.insert("invocations".into(), json!([{ "executionSuccessful": true }]));
+    run.insert("columnKind".into(), json!("utf16CodeUnits"));
     if let Some(project) = &report.project {
-        run["originalUriBaseIds"] = json!({ "%SRCROOT%": { "uri": project.base_uri() } });
+        run.insert(
+            "originalUriBaseIds".into(),
+            json!({ "%SRCROOT%": { "uri": project.base_uri() } }),
+        );
     }
-    let Value::Object(run) = run else {
-        unreachable!("`json!` of an object literal is an object")
-    };
     let log = Log {
         run: Run {
             fields: run,
