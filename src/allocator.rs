@@ -9,19 +9,23 @@
 /// 360,000 allocations).
 pub struct Mimalloc;
 
-/// Every mimalloc block is aligned to a word at least: block sizes are multiples of one,
-/// and free blocks hold a pointer.
-const WORD: usize = std::mem::size_of::<usize>();
+/// Whether mimalloc's plain entry points give `layout`'s alignment: every mimalloc block
+/// is aligned to a word at least (block sizes are multiples of one, and free blocks hold
+/// a pointer).
+#[inline]
+fn plain(layout: std::alloc::Layout) -> bool {
+    layout.align() <= std::mem::size_of::<usize>()
+}
 
-// SAFETY: each call goes to the mimalloc function of the same contract, plain when
-// `layout.align()` is at most a word (which every block has), aligned otherwise.
+// SAFETY: each call goes to the mimalloc function of the same contract: the plain one
+// when `plain(layout)`, the aligned one otherwise.
 unsafe impl std::alloc::GlobalAlloc for Mimalloc {
     #[inline]
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         use libmimalloc_sys as mi;
         // SAFETY: as above.
         unsafe {
-            if layout.align() <= WORD {
+            if plain(layout) {
                 mi::mi_malloc(layout.size()).cast()
             } else {
                 mi::mi_malloc_aligned(layout.size(), layout.align()).cast()
@@ -34,7 +38,7 @@ unsafe impl std::alloc::GlobalAlloc for Mimalloc {
         use libmimalloc_sys as mi;
         // SAFETY: as above.
         unsafe {
-            if layout.align() <= WORD {
+            if plain(layout) {
                 mi::mi_zalloc(layout.size()).cast()
             } else {
                 mi::mi_zalloc_aligned(layout.size(), layout.align()).cast()
@@ -53,7 +57,7 @@ unsafe impl std::alloc::GlobalAlloc for Mimalloc {
         use libmimalloc_sys as mi;
         // SAFETY: `ptr` came from this allocator with `layout`.
         unsafe {
-            if layout.align() <= WORD {
+            if plain(layout) {
                 mi::mi_realloc(ptr.cast(), new_size).cast()
             } else {
                 mi::mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast()

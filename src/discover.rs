@@ -172,21 +172,16 @@ fn walk<T: Send>(
         };
         Box::new(move |entry| {
             if let Ok(entry) = entry
-                && entry.file_type().is_some_and(|t| !t.is_dir())
+                && let Some(file_type) = entry.file_type()
+                && !file_type.is_dir()
                 && filter.walked_file(entry.path())
             {
-                // The listing's file type is the entry's own: a link is a link here
-                // (links are not followed), and is looked at before it is opened.
-                let seen = if entry.file_type().is_some_and(|t| t.is_file()) {
-                    crate::load::Seen::Listed
-                } else {
-                    crate::load::Seen::Unknown
-                };
                 let c = Candidate {
                     path: entry.path().to_path_buf(),
                     display: display_of(entry.path()),
                     explicit: false,
-                    seen,
+                    // Links are not followed: the listing's type is the entry's own.
+                    seen: crate::load::Seen::from_listing(file_type),
                 };
                 let t = each(&c);
                 flush.mine.push((c, t));

@@ -125,6 +125,17 @@ pub enum Seen {
     Listed,
 }
 
+impl Seen {
+    /// What a directory listing's type of an entry (not followed if a link) tells.
+    pub fn from_listing(file_type: std::fs::FileType) -> Seen {
+        if file_type.is_file() {
+            Seen::Listed
+        } else {
+            Seen::Unknown
+        }
+    }
+}
+
 /// Reads a file's text, refusing anything that is not a regular, bounded, UTF-8 file.
 pub fn read_text(path: &Path, limits: &Limits) -> Result<String, Box<Refused>> {
     read_text_seen(path, Seen::Unknown, limits)
