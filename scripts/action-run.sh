@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The run step of the GitHub Action (action.yml): turns the action's inputs (INPUT_*
 # environment variables) into an `amlint check` command line, runs it, records the exit
-# code as the step output `exit-code`, and exits with it. tests/action.rs runs it too.
+# code as the step output `exit-code`, and exits with it. tests/it/action.rs runs it too.
 set -uo pipefail
 
 args=(check --format "${INPUT_FORMAT:-github}" --fail-on "${INPUT_FAIL_ON:-error}")

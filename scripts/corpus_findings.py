@@ -90,7 +90,7 @@ def main():
         "Microsoft's azureml-examples corpus (`../shared/corpus/azureml-examples`). Every policy finding",
         "(AML008, AML107, AML2xx–AML7xx) is listed with the reason it is right. Syntax findings (AML001: the 11",
         "template files PyYAML cannot read either; AML003: YAML 1.1 traps such as `learning_rate: 2e-5`)",
-        "are covered by `tests/corpus.rs`.",
+        "are covered by `tests/it/corpus.rs`.",
         "",
         "| Rule | Findings | Severity |",
         "|---|---|---|",

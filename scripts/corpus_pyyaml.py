@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lists the files of the reference corpus that PyYAML (yaml.safe_load, what the Azure ML
 CLI uses) or Python's json module cannot load, into tests/data/corpus_pyyaml_failures.txt.
-tests/corpus.rs asserts that amlint reports no load error (AML001/AML004/AML005) on any
+tests/it/corpus.rs asserts that amlint reports no load error (AML001/AML004/AML005) on any
 other corpus file.
 
 Usage: python scripts/corpus_pyyaml.py [CORPUS_DIR]   (needs PyYAML)

@@ -13,7 +13,7 @@
 # /tmp/venv-tools/bin/pip install pre-commit`, then PRE_COMMIT=/tmp/venv-tools/bin/pre-commit).
 # pre-commit builds amlint with `cargo install` from the repository at REF (default: HEAD;
 # commit first, or pass REF). CARGO_TARGET_DIR is kept between runs so that rebuilds are
-# incremental. CI does not run this script (it needs Python); tests/precommit.rs checks
+# incremental. CI does not run this script (it needs Python); tests/it/precommit.rs checks
 # the hook definition and runs its entry the way pre-commit does.
 set -euo pipefail
 

@@ -1,5 +1,5 @@
 //! The shared harness of the fuzz targets (`fuzz/fuzz_targets/`) and of the replay test
-//! (`tests/fuzz_replay.rs`): one function per target that runs an input through amlint
+//! (`tests/it/fuzz_replay.rs`): one function per target that runs an input through amlint
 //! and panics when amlint panics or breaks an invariant. The fuzz targets are one-line
 //! calls of these functions, so a reproducer replays the same way in `cargo test`.
 //! Not a public API; see `docs/fuzzing.md`.

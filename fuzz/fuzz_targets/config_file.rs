@@ -1,4 +1,4 @@
 #![no_main]
 
-// The harness is shared with tests/fuzz_replay.rs: see amlint::fuzzing::config_file.
+// The harness is shared with tests/it/fuzz_replay.rs: see amlint::fuzzing::config_file.
 libfuzzer_sys::fuzz_target!(|data: &[u8]| amlint::fuzzing::config_file(data));

@@ -5,7 +5,7 @@
 //! results with `suppressions` (`inSource` with the comment's reason, `external` for the
 //! baseline). Paths are relative to `%SRCROOT%`: the git work tree (what GitHub code
 //! scanning expects), else the project root. Validated against the official schema by
-//! `tests/output_formats.rs`.
+//! `tests/it/output_formats.rs`.
 
 use serde_json::{Value, json};
 

@@ -1,5 +1,5 @@
 //! `docs/rules/` is generated from `rules/`; this test fails when it is stale.
-//! Regenerate with `AMLINT_UPDATE_DOCS=1 cargo test --test docs`.
+//! Regenerate with `AMLINT_UPDATE_DOCS=1 cargo test --test it docs::`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,7 +9,7 @@ use amlint::registry;
 fn expected_files() -> BTreeMap<String, String> {
     let mut files = BTreeMap::new();
     let mut index = String::from(
-        "# Rules\n\nGenerated from `rules/` by `AMLINT_UPDATE_DOCS=1 cargo test --test docs`; do not edit.\n\n\
+        "# Rules\n\nGenerated from `rules/` by `AMLINT_UPDATE_DOCS=1 cargo test --test it docs::`; do not edit.\n\n\
          | Code | Name | Default severity | Summary |\n|---|---|---|---|\n",
     );
     for rule in registry::builtin().rules() {
@@ -61,7 +61,7 @@ fn rule_docs_are_fresh() {
     }
     assert!(
         stale.is_empty(),
-        "docs/rules is stale ({}); run `AMLINT_UPDATE_DOCS=1 cargo test --test docs`",
+        "docs/rules is stale ({}); run `AMLINT_UPDATE_DOCS=1 cargo test --test it docs::`",
         stale.join(", ")
     );
 }

@@ -32,7 +32,7 @@ fn corpus_run() -> Option<(PathBuf, Options)> {
 }
 
 fn pyyaml_failures() -> HashMap<String, String> {
-    include_str!("data/corpus_pyyaml_failures.txt")
+    include_str!("../data/corpus_pyyaml_failures.txt")
         .lines()
         .filter(|l| !l.starts_with('#'))
         .filter_map(|l| l.split_once('\t'))

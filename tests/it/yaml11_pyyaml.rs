@@ -8,7 +8,7 @@ use amlint::load::{Format, Limits, parse_text};
 
 #[test]
 fn yaml11_matches_pyyaml() {
-    let table = include_str!("data/yaml11_cases.tsv");
+    let table = include_str!("../data/yaml11_cases.tsv");
     let mut checked = 0;
     let mut mismatches = Vec::new();
     for line in table.lines().filter(|l| !l.starts_with('#')) {

@@ -1,6 +1,6 @@
 //! The human rendering, pinned with insta: code and name, severity, message, snippet with
 //! the span underlined, secondary labels, help. Review changes with `cargo insta review`
-//! (or `INSTA_UPDATE=always cargo test --test render` and read the diff).
+//! (or `INSTA_UPDATE=always cargo test --test it render::` and read the diff).
 
 use amlint::pipeline::{Options, check_text};
 use amlint::report::human::{Style, render_diagnostic};
