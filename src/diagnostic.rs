@@ -158,3 +158,81 @@ impl Diagnostic {
         self
     }
 }
+
+/// Findings of one kind that were counted but not kept ([`Findings`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Omitted {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub count: usize,
+}
+
+/// A file's findings as the loader and the checks make them, bounded: once `cap` are kept,
+/// a further finding is only counted, by code and severity. Memory and output then stay
+/// proportional to the cap whatever the input (a file can hold a million repeated keys);
+/// `filter` reports the count ([`crate::load::Limits::max_findings_per_file`]).
+#[derive(Debug, Default)]
+pub struct Findings {
+    list: Vec<Diagnostic>,
+    cap: usize,
+    omitted: Vec<Omitted>,
+}
+
+impl Findings {
+    pub fn new(cap: usize) -> Self {
+        Self::from_parts(Vec::new(), Vec::new(), cap)
+    }
+
+    /// Findings already made (kept and counted), to add more to.
+    pub fn from_parts(list: Vec<Diagnostic>, omitted: Vec<Omitted>, cap: usize) -> Self {
+        Self { list, cap, omitted }
+    }
+
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        if self.list.len() < self.cap {
+            self.list.push(diagnostic);
+        } else {
+            count_omitted(&mut self.omitted, diagnostic.code, diagnostic.severity, 1);
+        }
+    }
+
+    /// For steps that edit or remove kept findings (never add: that is [`Self::push`]).
+    pub fn kept_mut(&mut self) -> &mut Vec<Diagnostic> {
+        &mut self.list
+    }
+
+    pub fn into_parts(self) -> (Vec<Diagnostic>, Vec<Omitted>) {
+        (self.list, self.omitted)
+    }
+}
+
+/// Adds `count` findings of `code` at `severity` to the counts.
+pub fn count_omitted(omitted: &mut Vec<Omitted>, code: &'static str, severity: Severity, count: usize) {
+    match omitted
+        .iter_mut()
+        .find(|o| o.code == code && o.severity == severity)
+    {
+        Some(o) => o.count += count,
+        None => omitted.push(Omitted {
+            code,
+            severity,
+            count,
+        }),
+    }
+}
+
+impl Extend<Diagnostic> for Findings {
+    fn extend<I: IntoIterator<Item = Diagnostic>>(&mut self, iter: I) {
+        for d in iter {
+            self.push(d);
+        }
+    }
+}
+
+impl std::ops::Deref for Findings {
+    type Target = [Diagnostic];
+
+    fn deref(&self) -> &[Diagnostic] {
+        &self.list
+    }
+}

@@ -6,16 +6,16 @@
 //! 2. fingerprints (for baselines and SARIF), over the findings that remain;
 //! 3. inline suppressions (`# amlint: ignore[...]`), and AML009 for those that silenced
 //!    nothing (itself subject to the configuration);
-//! 4. the baseline.
+//! 4. the baseline;
+//! 5. the cap on findings per file (`Limits::max_findings_per_file`): the findings beyond
+//!    it are replaced by one AML005 that counts them by severity.
 //!
 //! Silenced findings are kept apart ([`Suppressed`]): SARIF reports them with their
 //! justification, the other formats leave them out.
 
-use std::path::Path;
-
 use crate::baseline::{self, Baseline};
-use crate::config::Config;
-use crate::diagnostic::Diagnostic;
+use crate::config::{Config, Selector};
+use crate::diagnostic::{Diagnostic, Omitted, Severity, count_omitted};
 use crate::pipeline::FileReport;
 use crate::source::Span;
 use crate::suppress::{self, Suppressions};
@@ -43,8 +43,9 @@ pub struct Suppressed {
 /// What the filter needs to know about one file.
 pub struct FileContext<'a> {
     pub config: &'a Config,
-    /// The file's absolute path (for `[per-file-ignores]`).
-    pub path: &'a Path,
+    /// The selectors of the `[per-file-ignores]` entries that match the file
+    /// ([`Config::file_ignores`]).
+    pub ignores: &'a [&'a Selector],
     /// The path fingerprints use ([`crate::project::Project::relative_path`]).
     pub fingerprint_path: &'a str,
     /// Its suppression comments (`None` for JSON).
@@ -52,14 +53,22 @@ pub struct FileContext<'a> {
     /// The whole file was parsed (no syntax error cut it short).
     pub complete: bool,
     pub baseline: Option<&'a Baseline>,
+    /// Most findings reported for the file ([`crate::load::Limits::max_findings_per_file`]).
+    pub max_findings: usize,
+}
+
+/// The severity the configuration gives a finding of `code` made at `severity` in this
+/// file, or `None` when it drops it.
+fn configured(cx: &FileContext<'_>, code: &str, severity: Severity) -> Option<Severity> {
+    if cx.ignores.iter().any(|s| s.matches_code(code)) {
+        return None;
+    }
+    cx.config.rule_severity(code, severity)
 }
 
 /// Applies the configuration to one finding: `false` drops it.
 fn configure(cx: &FileContext<'_>, d: &mut Diagnostic) -> bool {
-    if cx.config.ignored_for_file(cx.path, d.code) {
-        return false;
-    }
-    match cx.config.rule_severity(d.code, d.severity) {
+    match configured(cx, d.code, d.severity) {
         Some(severity) => {
             d.severity = severity;
             true
@@ -83,10 +92,7 @@ pub fn apply(report: &mut FileReport, cx: &FileContext<'_>) {
     baseline::assign(cx.fingerprint_path, &report.source, &mut report.diagnostics);
 
     if let Some(suppressions) = cx.suppressions {
-        let enabled = |code: &str| {
-            !cx.config.ignored_for_file(cx.path, code)
-                && cx.config.rule_severity(code, crate::Severity::Error).is_some()
-        };
+        let enabled = |code: &str| configured(cx, code, Severity::Error).is_some();
         let (silenced, mut unused) = suppress::apply(
             &report.source,
             suppressions,
@@ -139,4 +145,153 @@ pub fn apply(report: &mut FileReport, cx: &FileContext<'_>) {
     report
         .suppressed
         .sort_by_key(|s| (s.diagnostic.span.start, s.diagnostic.span.end, s.diagnostic.code));
+    // Findings only counted while checking get the configuration too (not suppressions:
+    // they have no place to match).
+    let mut omitted = Vec::new();
+    for o in std::mem::take(&mut report.omitted) {
+        if let Some(severity) = configured(cx, o.code, o.severity) {
+            count_omitted(&mut omitted, o.code, severity, o.count);
+        }
+    }
+    cap(&mut report.diagnostics, cx.max_findings, &omitted);
+    report.omitted = omitted;
+    report.suppressed.truncate(cx.max_findings);
+    for d in report
+        .diagnostics
+        .iter_mut()
+        .chain(report.suppressed.iter_mut().map(|s| &mut s.diagnostic))
+    {
+        bound_text(d);
+    }
+}
+
+/// Longest text quoted from a file inside a message (between backticks), in characters.
+const MAX_QUOTED: usize = 120;
+/// Longest message, help or label, in bytes, after quotes are shortened.
+const MAX_TEXT: usize = 4_096;
+
+/// Bounds what a finding says: a value quoted from the file (a key or value of a
+/// megabyte) is shortened in the middle, and the whole text is cut if still too long, so
+/// that every output format prints a bounded amount per finding.
+fn bound_text(d: &mut Diagnostic) {
+    shorten(&mut d.message);
+    if let Some(help) = d.help.as_mut() {
+        shorten(help);
+    }
+    for label in &mut d.labels {
+        shorten(&mut label.message);
+    }
+}
+
+fn shorten(text: &mut String) {
+    if text.len() <= MAX_QUOTED {
+        return;
+    }
+    let mut out = String::with_capacity(text.len().min(MAX_TEXT + 16));
+    for (i, part) in text.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        let chars = part.chars().count();
+        if i % 2 == 1 && chars > MAX_QUOTED {
+            // Inside backticks: keep the start and the end of the quoted text.
+            let head: String = part.chars().take(MAX_QUOTED - 20).collect();
+            let tail: String = part.chars().skip(chars - 19).collect();
+            out.push_str(&head);
+            out.push('…');
+            out.push_str(&tail);
+        } else {
+            out.push_str(part);
+        }
+        if out.len() > MAX_TEXT {
+            break;
+        }
+    }
+    if out.len() > MAX_TEXT {
+        let mut end = MAX_TEXT;
+        while !out.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.truncate(end);
+        out.push('…');
+    }
+    *text = out;
+}
+
+/// Keeps the first `max` findings (by position) and replaces the rest, with those only
+/// counted while checking (`omitted`), by one AML005 at the first of them that counts them
+/// by severity and carries the highest (so the exit code and the per-severity counts still
+/// see that the file has errors).
+fn cap(diagnostics: &mut Vec<Diagnostic>, max: usize, omitted: &[Omitted]) {
+    let uncounted: usize = omitted.iter().map(|o| o.count).sum();
+    if diagnostics.len() <= max && uncounted == 0 {
+        return;
+    }
+    let kept = max.saturating_sub(1).min(diagnostics.len());
+    let rest = diagnostics.split_off(kept);
+    let count = |s: Severity| {
+        rest.iter().filter(|d| d.severity == s).count()
+            + omitted
+                .iter()
+                .filter(|o| o.severity == s)
+                .map(|o| o.count)
+                .sum::<usize>()
+    };
+    let counts: Vec<String> = [
+        (Severity::Error, "error"),
+        (Severity::Warning, "warning"),
+        (Severity::Info, "info"),
+    ]
+    .into_iter()
+    .filter_map(|(s, name)| match count(s) {
+        0 => None,
+        1 => Some(format!("1 {name}")),
+        n => Some(format!("{n} {name}s")),
+    })
+    .collect();
+    let highest = rest
+        .iter()
+        .map(|d| d.severity)
+        .chain(omitted.iter().map(|o| o.severity))
+        .max()
+        .unwrap_or(Severity::Info);
+    let at = rest
+        .first()
+        .or(diagnostics.last())
+        .map_or(Span::at(0), |d| d.span);
+    let summary = Diagnostic::new(
+        "AML005",
+        at,
+        format!(
+            "{} more findings in this file are not reported ({}): at most {max} findings are reported per file",
+            rest.len() + uncounted,
+            counts.join(", ")
+        ),
+    )
+    .with_severity(highest)
+    .with_help("Fix the findings shown (often one mistake repeated, such as a key written many times) and run amlint again to see the rest.");
+    diagnostics.push(summary);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_values_and_long_texts_are_shortened() {
+        let mut m = format!("`{}` is not a key of a job", "k".repeat(1_000_000));
+        shorten(&mut m);
+        assert!(m.len() < 200, "{}", m.len());
+        assert!(
+            m.starts_with("`kkk") && m.contains('…') && m.ends_with("` is not a key of a job"),
+            "{m}"
+        );
+        let mut short = "`instance_typ` is not a key; did you mean `instance_type`?".to_string();
+        let before = short.clone();
+        shorten(&mut short);
+        assert_eq!(short, before);
+        let mut long = "é".repeat(10_000);
+        shorten(&mut long);
+        assert!(long.len() <= MAX_TEXT + '…'.len_utf8() && long.ends_with('…'));
+    }
 }

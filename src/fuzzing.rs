@@ -64,7 +64,8 @@ fn check_loaded(loaded: &LoadedFile, limits: &Limits) {
         check_tree(text, doc);
         if !doc.alias_overflow {
             assert!(
-                doc.expanded_size(limits.max_alias_nodes).is_some(),
+                doc.expansion_exceeds(limits.max_alias_nodes, limits.max_depth)
+                    .is_none(),
                 "aliases expand beyond the limit but the document is not marked"
             );
         }
@@ -79,7 +80,7 @@ fn check_tree(text: &str, doc: &Document) {
     for (i, node) in doc.nodes.iter().enumerate() {
         check_span(text, node.span, "node");
         // Children and anchors come before the nodes that refer to them
-        // (`Document::expanded_size` relies on it).
+        // (`Document::expansion_exceeds` relies on it).
         let earlier = |id: crate::document::NodeId, what: &str| {
             assert!(
                 id.index() < i,

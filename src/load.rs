@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Findings, Omitted};
 use crate::document::{Document, json, yaml};
 use crate::source::{SourceFile, Span};
 
@@ -18,6 +18,10 @@ pub struct Limits {
     pub max_depth: usize,
     /// Most nodes a document may have once every alias is expanded.
     pub max_alias_nodes: u64,
+    /// Most nodes the documents of one file may have together, as written (keys, values
+    /// and items; an alias counts once): bounds the memory of a file's trees whatever its
+    /// shape (a list of single characters is a node every two bytes).
+    pub max_nodes: u64,
     /// How much source text the files waiting for the project index keep parsed, in
     /// bytes (their trees take 3–4 times as much memory); beyond it a waiting file keeps
     /// only its text and is parsed again when checked (`pipeline::run`).
@@ -25,6 +29,17 @@ pub struct Limits {
     /// From how many files on a run is large: each file is then checked as soon as it is
     /// loaded when its checks need nothing from the project index, and its tree dropped.
     pub large_run_files: usize,
+    /// Most findings reported for one file; beyond it one AML005 says how many more there
+    /// are (output stays proportional to the findings shown, whatever the input).
+    pub max_findings_per_file: usize,
+}
+
+impl Limits {
+    /// Most findings kept per file while it is checked: ten times those reported, so that
+    /// the configuration and suppressions, which apply later, still leave enough to report.
+    pub fn findings_kept(&self) -> usize {
+        self.max_findings_per_file.saturating_mul(10)
+    }
 }
 
 impl Default for Limits {
@@ -32,9 +47,11 @@ impl Default for Limits {
         Self {
             max_file_size: 8 * 1024 * 1024,
             max_depth: 128,
-            max_alias_nodes: 1_000_000,
+            max_alias_nodes: 250_000,
+            max_nodes: 500_000,
             waiting_trees_bytes: 1 << 20,
             large_run_files: 2_000,
+            max_findings_per_file: 1_000,
         }
     }
 }
@@ -65,6 +82,8 @@ pub struct LoadedFile {
     pub documents: Vec<Document>,
     /// AML001, AML002, AML004, AML005.
     pub diagnostics: Vec<Diagnostic>,
+    /// Findings counted but not kept, beyond [`Limits::findings_kept`].
+    pub omitted: Vec<Omitted>,
     /// The file could not be read at all (AML004/AML005 before parsing).
     pub unreadable: bool,
 }
@@ -76,6 +95,7 @@ impl LoadedFile {
             format,
             documents: Vec::new(),
             diagnostics: vec![refused.diagnostic],
+            omitted: Vec::new(),
             unreadable: true,
         }
     }
@@ -302,16 +322,18 @@ pub fn parse_text(display: &str, text: String, format: Format, limits: &Limits) 
 /// Parses a file's text (again: a file whose tree was dropped to bound memory).
 pub fn parse_source(source: Arc<SourceFile>, format: Format, limits: &Limits) -> LoadedFile {
     let base = if source.text.starts_with('\u{feff}') { 3 } else { 0 };
-    let mut diagnostics = Vec::new();
+    let mut findings = Findings::new(limits.findings_kept());
     let documents = match format {
-        Format::Yaml => yaml::parse(&source.text, base, limits, &mut diagnostics),
-        Format::Json => json::parse(&source.text, base, limits, &mut diagnostics),
+        Format::Yaml => yaml::parse(&source.text, base, limits, &mut findings),
+        Format::Json => json::parse(&source.text, base, limits, &mut findings),
     };
+    let (diagnostics, omitted) = findings.into_parts();
     LoadedFile {
         source,
         format,
         documents,
         diagnostics,
+        omitted,
         unreadable: false,
     }
 }

@@ -13,7 +13,7 @@ use crate::baseline::Baseline;
 use crate::checks::{self, DocContext};
 use crate::config::resolve::ConfigFilter;
 use crate::config::{Config, ConfigChoice, ConfigError, Resolver};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Findings, Omitted, Severity};
 use crate::discover::{self, Filter as _};
 use crate::facts::{DiskSizes, DocFacts, FactBase, LazyIndex, ProjectIndex};
 use crate::filter::{self, FileContext, Suppressed};
@@ -51,6 +51,9 @@ pub struct FileReport {
     /// Findings silenced by a suppression comment or the baseline (not counted, shown
     /// only by SARIF).
     pub suppressed: Vec<Suppressed>,
+    /// Findings counted but not kept while checking (beyond `Limits::findings_kept`);
+    /// `filter` reports them in the one AML005 that closes a capped file.
+    pub omitted: Vec<Omitted>,
 }
 
 /// The outcome of a run, files sorted by path.
@@ -456,6 +459,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     kinds: Vec::new(),
                     diagnostics: vec![diagnostic],
                     suppressed: Vec::new(),
+                    omitted: Vec::new(),
                 };
                 filter_file(&mut report, None, true, &config, &project, options);
                 files.push(report);
@@ -630,6 +634,7 @@ pub fn check_text(display: &str, text: String, options: &Options) -> FileReport 
         kinds: Vec::new(),
         diagnostics: Vec::new(),
         suppressed: Vec::new(),
+        omitted: Vec::new(),
     })
 }
 
@@ -656,7 +661,7 @@ fn check_and_filter_ref(
         .then(|| crate::suppress::scan(&loaded.source, &loaded.documents, &base.config.rules));
     let complete = !loaded.unreadable && loaded.documents.iter().all(|d| !d.partial);
     let config = base.config.clone();
-    let mut report = check_prepared_ref(prepared, base);
+    let mut report = check_prepared_ref(prepared, base, &options.limits);
     filter_file(
         &mut report,
         suppressions.as_ref(),
@@ -678,15 +683,17 @@ fn filter_file(
 ) {
     let path = project.absolute(&report.source.path);
     let fingerprint_path = project.relative_path(&report.source.path);
+    let ignores = config.file_ignores(&path);
     filter::apply(
         report,
         &FileContext {
             config,
-            path: &path,
+            ignores: &ignores,
             fingerprint_path: &fingerprint_path,
             suppressions,
             complete,
             baseline: options.baseline.as_deref(),
+            max_findings: options.limits.max_findings_per_file,
         },
     );
 }
@@ -706,6 +713,7 @@ pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, FileRepo
                 checked: true,
                 kinds: Vec::new(),
                 suppressed: Vec::new(),
+                omitted: Vec::new(),
                 diagnostics: vec![
                     Diagnostic::new(
                         "AML000",
@@ -739,11 +747,11 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
 }
 
 /// Runs the checks of a classified file against a fact base (before filtering).
-pub fn check_prepared(prepared: Prepared, base: &FactBase) -> FileReport {
-    check_prepared_ref(&prepared, base)
+pub fn check_prepared(prepared: Prepared, base: &FactBase, limits: &Limits) -> FileReport {
+    check_prepared_ref(&prepared, base, limits)
 }
 
-fn check_prepared_ref(prepared: &Prepared, base: &FactBase) -> FileReport {
+fn check_prepared_ref(prepared: &Prepared, base: &FactBase, limits: &Limits) -> FileReport {
     let Prepared {
         path,
         explicit,
@@ -768,11 +776,16 @@ fn check_prepared_ref(prepared: &Prepared, base: &FactBase) -> FileReport {
             kinds,
             diagnostics: if report { sorted(failures) } else { Vec::new() },
             suppressed: Vec::new(),
+            omitted: Vec::new(),
         };
     }
 
-    let mut diagnostics = loaded.diagnostics.clone();
-    checks::single_document::check(&loaded.source, &loaded.documents, &mut diagnostics);
+    let mut findings = Findings::from_parts(
+        loaded.diagnostics.clone(),
+        loaded.omitted.clone(),
+        limits.findings_kept(),
+    );
+    checks::single_document::check(&loaded.source, &loaded.documents, &mut findings);
     for (doc, class) in loaded.documents.iter().zip(classes) {
         // A document whose aliases expand beyond the limit (AML005) is not checked
         // further: walking it would take the time and memory the limit is there to bound.
@@ -781,17 +794,26 @@ fn check_prepared_ref(prepared: &Prepared, base: &FactBase) -> FileReport {
         }
         let facts = class.kind.map(|kind| DocFacts::new(doc, kind, path, base));
         let cx = DocContext::new(&loaded.source, doc, class, &base.config, facts.as_ref());
-        checks::run_document_checks(&cx, &mut diagnostics);
+        checks::run_document_checks(&cx, &mut findings);
     }
+    let (diagnostics, omitted) = findings.into_parts();
+    let mut diagnostics = sorted(diagnostics);
 
-    // Attach each finding to its document: kind and, where missing, pointer.
+    // Attach each finding to its document: kind and, where missing, pointer. Findings and
+    // documents are both in text order, so one pass over each pairs them.
+    let mut rest = diagnostics.as_mut_slice();
     for (doc, class) in loaded.documents.iter().zip(classes) {
-        let inside = |d: &Diagnostic| {
-            d.span.start >= doc.span.start && d.span.start <= doc.span.end.max(doc.span.start)
-        };
-        let wanted: HashSet<Span> = diagnostics
+        let end = doc.span.end.max(doc.span.start);
+        let before = rest.partition_point(|d| d.span.start < doc.span.start);
+        rest = &mut rest[before..];
+        let inside = rest.partition_point(|d| d.span.start <= end);
+        let (these, after) = std::mem::take(&mut rest).split_at_mut(inside);
+        // Documents share no text but a `---` line may end one and start the next: a
+        // finding there belongs to the first, as before.
+        rest = after;
+        let wanted: HashSet<Span> = these
             .iter()
-            .filter(|d| d.pointer.is_none() && inside(d))
+            .filter(|d| d.pointer.is_none())
             .map(|d| d.span)
             .collect();
         let pointers = if wanted.is_empty() {
@@ -799,7 +821,7 @@ fn check_prepared_ref(prepared: &Prepared, base: &FactBase) -> FileReport {
         } else {
             doc.pointers_for(&wanted)
         };
-        for d in diagnostics.iter_mut().filter(|d| inside(d)) {
+        for d in these.iter_mut() {
             if d.kind.is_none() {
                 d.kind = class.kind_id();
             }
@@ -809,12 +831,15 @@ fn check_prepared_ref(prepared: &Prepared, base: &FactBase) -> FileReport {
         }
     }
 
+    // Findings that differed only by what was just attached are one finding.
+    diagnostics.dedup();
     FileReport {
         source: loaded.source.clone(),
         checked: true,
         kinds,
-        diagnostics: sorted(diagnostics),
+        diagnostics,
         suppressed: Vec::new(),
+        omitted,
     }
 }
 

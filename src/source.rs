@@ -65,11 +65,28 @@ pub struct Utf16Position {
     pub character: u32,
 }
 
-/// Where every line starts, so that offsets map to lines in `O(log n)`.
+/// Where every line starts, so that offsets map to lines in `O(log n)`; and, inside long
+/// lines, how many characters precede every [`CHECKPOINT`]-th byte, so that a column costs
+/// at most that many characters to count however long the line (a minified JSON file or a
+/// 7 MB value is one line, and each of its findings needs a column).
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     /// Byte offset of the first character of each line. `line_starts[0]` is after a BOM.
     line_starts: Vec<u32>,
+    /// Checkpoints inside lines longer than [`CHECKPOINT`] bytes, by offset.
+    checkpoints: Vec<Checkpoint>,
+}
+
+/// Bytes between two checkpoints of a long line.
+const CHECKPOINT: usize = 4096;
+
+/// A place inside a long line (on a character boundary) and the characters and UTF-16
+/// units from the line's start to it.
+#[derive(Debug, Clone, Copy)]
+struct Checkpoint {
+    offset: u32,
+    chars: u32,
+    utf16: u32,
 }
 
 impl LineIndex {
@@ -87,7 +104,52 @@ impl LineIndex {
             }
         }
         line_starts.shrink_to_fit();
-        Self { line_starts }
+        let mut checkpoints = Vec::new();
+        for (i, &start) in line_starts.iter().enumerate() {
+            let end = line_starts.get(i + 1).map_or(text.len(), |&e| e as usize);
+            if end - start as usize <= CHECKPOINT {
+                continue;
+            }
+            let (mut at, mut chars, mut utf16) = (start as usize, 0u32, 0u32);
+            loop {
+                let mut next = at + CHECKPOINT;
+                if next >= end {
+                    break;
+                }
+                while !text.is_char_boundary(next) {
+                    next += 1;
+                }
+                for c in text[at..next].chars() {
+                    chars += 1;
+                    utf16 += c.len_utf16() as u32;
+                }
+                checkpoints.push(Checkpoint {
+                    offset: next as u32,
+                    chars,
+                    utf16,
+                });
+                at = next;
+            }
+        }
+        checkpoints.shrink_to_fit();
+        Self {
+            line_starts,
+            checkpoints,
+        }
+    }
+
+    /// Where to start counting towards `offset` on a line starting at `start`: the last
+    /// checkpoint of the line at or before `offset`, else the line's start.
+    fn counted_from(&self, start: u32, offset: u32) -> Checkpoint {
+        let i = self.checkpoints.partition_point(|c| c.offset <= offset);
+        match i.checked_sub(1).map(|i| self.checkpoints[i]) {
+            Some(c) if c.offset > start => c,
+            _ => Checkpoint {
+                offset: start,
+                chars: 0,
+                utf16: 0,
+            },
+        }
     }
 
     /// 0-based line containing `offset`.
@@ -119,8 +181,8 @@ impl LineIndex {
     pub fn position(&self, text: &str, offset: u32) -> Position {
         let offset = Self::clamp(text, offset);
         let line = self.line_of(offset);
-        let start = self.line_starts[line].min(offset) as usize;
-        let column = text[start..offset as usize].chars().count() as u32 + 1;
+        let from = self.counted_from(self.line_starts[line].min(offset), offset);
+        let column = from.chars + text[from.offset as usize..offset as usize].chars().count() as u32 + 1;
         Position {
             line: line as u32 + 1,
             column,
@@ -131,11 +193,12 @@ impl LineIndex {
     pub fn utf16_position(&self, text: &str, offset: u32) -> Utf16Position {
         let offset = Self::clamp(text, offset);
         let line = self.line_of(offset);
-        let start = self.line_starts[line].min(offset) as usize;
-        let character = text[start..offset as usize]
-            .chars()
-            .map(|c| c.len_utf16() as u32)
-            .sum();
+        let from = self.counted_from(self.line_starts[line].min(offset), offset);
+        let character = from.utf16
+            + text[from.offset as usize..offset as usize]
+                .chars()
+                .map(|c| c.len_utf16() as u32)
+                .sum::<u32>();
         Utf16Position {
             line: line as u32,
             character,
@@ -211,6 +274,31 @@ mod tests {
         // n, é, :, space, ", 😀 (2 units) → x at 7
         assert_eq!((u.line, u.character), (1, 7));
         assert_eq!(idx.offset_of_utf16(text, u), x);
+    }
+
+    #[test]
+    fn columns_on_long_lines_agree_with_counting_from_the_line_start() {
+        // Lines of 30,000 bytes mixing 1-, 2-, 3- and 4-byte characters (checkpoints fall
+        // inside multi-byte characters and move to the next boundary), after a short line.
+        let long: String = "aé€😀".repeat(3_000);
+        let text = format!("k: v\n{long}\n{long}x\n");
+        let idx = LineIndex::new(&text);
+        assert!(idx.checkpoints.len() > 10);
+        for offset in (0..text.len()).filter(|&o| text.is_char_boundary(o)).step_by(97) {
+            let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let p = idx.position(&text, offset as u32);
+            assert_eq!(
+                p.column as usize,
+                text[start..offset].chars().count() + 1,
+                "{offset}"
+            );
+            let u = idx.utf16_position(&text, offset as u32);
+            assert_eq!(
+                u.character as usize,
+                text[start..offset].encode_utf16().count(),
+                "{offset}"
+            );
+        }
     }
 
     #[test]

@@ -12,6 +12,8 @@
 //! strings, block scalars), so `command: "echo # amlint: ignore[X]"` is not a directive.
 //! JSON has no comments: JSON files rely on the configuration and the baseline.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::diagnostic::{Diagnostic, Edit, Fix};
 use crate::document::{Document, Value};
 use crate::registry::Registry;
@@ -245,6 +247,10 @@ pub fn scan(source: &SourceFile, documents: &[Document], registry: &Registry) ->
     let scalars = Scalars::new(documents);
     let lines = lines(source);
     let mut directives = Vec::new();
+    // The next line that is not blank or a comment, from the last own-line directive on:
+    // directives come in line order, so the search resumes where it stopped (a run of
+    // comment lines is crossed once, not once per directive in it).
+    let mut next_code: Option<(usize, Option<usize>)> = None;
     for (index, &(offset, line)) in lines.iter().enumerate() {
         if !mentions(line) {
             continue;
@@ -277,10 +283,12 @@ pub fn scan(source: &SourceFile, documents: &[Document], registry: &Registry) ->
         directive.removal = removal;
         if let Scope::Line(_) = directive.scope {
             let target = if own_line {
-                lines[index + 1..]
-                    .iter()
-                    .position(|(_, l)| !is_blank_or_comment(l))
-                    .map(|p| (index + 1 + p) as u32 + 1)
+                let found = match next_code {
+                    Some((from, found)) if from <= index + 1 && found.is_none_or(|f| f > index) => found,
+                    _ => (index + 1..lines.len()).find(|&i| !is_blank_or_comment(lines[i].1)),
+                };
+                next_code = Some((index + 1, found));
+                found.map(|i| i as u32 + 1)
             } else {
                 Some(line_no)
             };
@@ -421,29 +429,47 @@ pub fn apply(
     let mut used: Vec<Vec<bool>> = directives.iter().map(|d| vec![false; d.entries.len()]).collect();
     let mut silenced = Vec::new();
     let mut kept = Vec::with_capacity(diagnostics.len());
-    for diag in diagnostics.drain(..) {
-        let line = source.position(diag.span.start).line;
-        let mut by: Option<usize> = None;
-        for (i, d) in directives.iter().enumerate() {
-            if d.malformed.is_some() {
-                continue;
-            }
-            let applies = match d.scope {
-                Scope::Line(target) => target == Some(line),
-                Scope::File => true,
-            };
-            if !applies {
-                continue;
-            }
-            for (j, e) in d.entries.iter().enumerate() {
-                if e.code == Some(diag.code) {
-                    used[i][j] = true;
-                    // A line directive explains a finding better than a file directive.
-                    if by.is_none_or(|b| directives[b].scope == Scope::File && d.scope != Scope::File) {
-                        by = Some(i);
+    // The directives by the line they target, and the file-wide ones by code: each finding
+    // looks up only those that can apply to it (a file may hold as many directives as
+    // findings).
+    let mut by_line: HashMap<u32, Vec<usize>> = HashMap::new();
+    let mut file_wide: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for (i, d) in directives.iter().enumerate() {
+        if d.malformed.is_some() {
+            continue;
+        }
+        match d.scope {
+            Scope::Line(Some(line)) => by_line.entry(line).or_default().push(i),
+            Scope::Line(None) => {}
+            Scope::File => {
+                for (j, e) in d.entries.iter().enumerate() {
+                    if let Some(code) = e.code {
+                        file_wide.entry(code).or_default().push((i, j));
                     }
                 }
             }
+        }
+    }
+    let mut file_wide_used: HashSet<&str> = HashSet::new();
+    for diag in diagnostics.drain(..) {
+        let line = source.position(diag.span.start).line;
+        let mut by: Option<usize> = None;
+        // A line directive explains a finding better than a file directive.
+        for &i in by_line.get(&line).into_iter().flatten() {
+            for (j, e) in directives[i].entries.iter().enumerate() {
+                if e.code == Some(diag.code) {
+                    used[i][j] = true;
+                    by.get_or_insert(i);
+                }
+            }
+        }
+        if let Some(entries) = file_wide.get(diag.code) {
+            if file_wide_used.insert(diag.code) {
+                for &(i, j) in entries {
+                    used[i][j] = true;
+                }
+            }
+            by.get_or_insert(entries[0].0);
         }
         match by {
             Some(i) => silenced.push((

@@ -8,13 +8,13 @@
 use std::collections::HashSet;
 
 use super::DocContext;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Findings};
 use crate::document::{Pointer, Target};
 use crate::schema::forms::Unused;
 
 pub const CODE: &str = "AML107";
 
-pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let (Some(kind), Some(annotations)) = (cx.class.kind, cx.annotations()) else {
         return;
     };
@@ -79,8 +79,9 @@ fn lower_first(s: &str) -> String {
 
 /// An AML107 finding yields to any other finding on the same key: a rule that says what
 /// the ignored key fails to do (`AML301`: GPUs on ACI) says more than "ignored".
-pub fn yield_to_specific(out: &mut Vec<Diagnostic>, first: usize) {
-    let mut tail = out.split_off(first);
+pub fn yield_to_specific(out: &mut Findings, first: usize) {
+    let kept = out.kept_mut();
+    let mut tail = kept.split_off(first.min(kept.len()));
     let others: HashSet<Pointer> = tail
         .iter()
         .filter(|d| d.code != CODE)
@@ -89,5 +90,5 @@ pub fn yield_to_specific(out: &mut Vec<Diagnostic>, first: usize) {
     if !others.is_empty() {
         tail.retain(|d| d.code != CODE || d.pointer.as_ref().is_none_or(|p| !others.contains(p)));
     }
-    out.extend(tail);
+    kept.append(&mut tail);
 }

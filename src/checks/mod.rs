@@ -14,7 +14,7 @@ mod yaml11_ambiguous;
 use std::cell::OnceCell;
 
 use crate::config::Config;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Findings;
 use crate::document::Document;
 use crate::facts::DocFacts;
 use crate::kinds::Classification;
@@ -82,7 +82,7 @@ impl<'a> DocContext<'a> {
     }
 }
 
-pub type DocCheck = fn(&DocContext<'_>, &mut Vec<Diagnostic>);
+pub type DocCheck = fn(&DocContext<'_>, &mut Findings);
 
 /// Every native document check, with the code it reports.
 pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
@@ -110,7 +110,7 @@ pub const LOADER_CODES: &[&str] = &["AML001", "AML002", "AML004", "AML005"];
 /// suppressions (`src/suppress.rs`).
 pub const PIPELINE_CODES: &[&str] = &["AML000", "AML001", crate::suppress::UNUSED];
 
-pub fn run_document_checks(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+pub fn run_document_checks(cx: &DocContext<'_>, out: &mut Findings) {
     let first = out.len();
     for (_, check) in DOCUMENT_CHECKS {
         check(cx, out);

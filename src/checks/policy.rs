@@ -1,9 +1,9 @@
 //! Evaluates the declarative rules (those with a `when` condition) on a document.
 
 use super::DocContext;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Findings;
 
-pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(facts) = cx.facts else {
         return;
     };

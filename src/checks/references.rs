@@ -10,14 +10,14 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::DocContext;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Findings};
 use crate::document::{Pointer, Target, Value};
 use crate::schema::coerce::is_binding;
 use crate::schema::forms::{Form, asset_singular};
 
 pub const CODES: &[&str] = &["AML201", "AML202"];
 
-pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(annotations) = cx.annotations() else {
         return;
     };

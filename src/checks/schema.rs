@@ -2,7 +2,7 @@
 //! (`crate::schema`), one finding per problem, each on the exact key or value.
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Edit, Fix};
+use crate::diagnostic::{Diagnostic, Edit, Findings, Fix};
 use crate::document::yaml11::describe;
 use crate::document::{Document, Pointer, Style, Target, Value};
 use crate::schema::coerce::Normalize;
@@ -18,7 +18,7 @@ pub fn checkable(doc: &Document) -> bool {
     !doc.partial && !doc.alias_overflow && doc.root.is_some()
 }
 
-pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(kind) = cx.class.kind else {
         return;
     };

@@ -2,10 +2,10 @@
 //! CLI actually dispatches on) makes it another.
 
 use super::DocContext;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Findings};
 use crate::document::Pointer;
 
-pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let (Some(declared), Some(kind), Some(root)) = (cx.class.declared, cx.class.kind, cx.doc.root) else {
         return;
     };

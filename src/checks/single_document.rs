@@ -1,12 +1,12 @@
 //! AML001 (one case of it): an Azure ML configuration file with several YAML documents.
 //! The CLI reads files with `yaml.safe_load`, which refuses a second document.
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Findings};
 use crate::document::Document;
 use crate::source::{SourceFile, Span};
 
 /// Runs once per file that holds at least one Azure ML document.
-pub fn check(source: &SourceFile, documents: &[Document], out: &mut Vec<Diagnostic>) {
+pub fn check(source: &SourceFile, documents: &[Document], out: &mut Findings) {
     let with_content: Vec<&Document> = documents.iter().filter(|d| d.root.is_some()).collect();
     if with_content.len() < 2 {
         return;

@@ -1,11 +1,11 @@
 //! AML006 unknown-schema: a `$schema` under an Azure ML host that names no known kind.
 
 use super::DocContext;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Findings};
 use crate::document::Pointer;
 use crate::kinds;
 
-pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(unknown) = &cx.class.unknown_schema else {
         return;
     };

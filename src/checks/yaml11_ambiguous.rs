@@ -5,11 +5,11 @@
 use std::collections::{HashMap, HashSet};
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Fix};
+use crate::diagnostic::{Diagnostic, Findings, Fix};
 use crate::document::yaml11::{NoteKind, describe, python_str, yaml_float_literal};
 use crate::document::{NodeId, Pointer, Value};
 
-pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
+pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let dates = string_fields_holding_dates(cx);
     for note in &cx.doc.yaml11_notes {
         let node = cx.doc.node(note.node);

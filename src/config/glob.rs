@@ -10,22 +10,32 @@
 //!
 //! A pattern that matches a directory covers everything beneath it.
 
+use std::collections::HashMap;
 use std::path::{Component, Path};
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
-/// One compiled pattern.
+/// Longest pattern accepted, in bytes.
+pub const MAX_PATTERN: usize = 1_024;
+/// Deepest nesting of `{}` groups and `[]` classes accepted (the glob crate turns each
+/// pattern into a regular expression, whose nesting it cannot compile beyond ~250).
+pub const MAX_NESTING: usize = 8;
+/// Most patterns in one list (`include`, `exclude` with `extend-exclude`,
+/// `[per-file-ignores]`): they are compiled into one matcher, but its size still grows
+/// with the list.
+pub const MAX_PATTERNS: usize = 10_000;
+
+/// One pattern, parsed and checked (compiled with the others of its list into a
+/// [`PatternSet`]).
 #[derive(Clone, Debug)]
 pub struct PathPattern {
     /// As written in the configuration.
     pub text: String,
-    matcher: GlobMatcher,
+    glob: Glob,
     /// Matches names at any depth (no `/` in the pattern).
     basename: bool,
     /// The pattern, when it has no glob syntax (`node_modules`): compared, not matched.
     literal: Option<String>,
-    /// A searcher for `literal`, built once (a walk searches each entry's path for it).
-    finder: Option<memchr::memmem::Finder<'static>>,
 }
 
 impl PathPattern {
@@ -44,6 +54,18 @@ impl PathPattern {
                     .to_string(),
             );
         }
+        if body.len() > MAX_PATTERN {
+            return Err(format!(
+                "the pattern is {} bytes long; patterns are at most {MAX_PATTERN}",
+                body.len()
+            ));
+        }
+        let nesting = nesting(body);
+        if nesting > MAX_NESTING {
+            return Err(format!(
+                "the pattern nests `{{}}` groups and `[]` classes {nesting} deep; at most {MAX_NESTING} levels are accepted"
+            ));
+        }
         let basename = !body.contains('/');
         let glob = GlobBuilder::new(body)
             .literal_separator(true)
@@ -51,56 +73,150 @@ impl PathPattern {
             .build()
             .map_err(|e| format!("not a valid glob: {}", e.kind()))?;
         let literal = (!body.contains(['*', '?', '[', ']', '{', '}', '\\'])).then(|| body.to_string());
-        let finder = literal
-            .as_ref()
-            .map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned());
         Ok(Self {
             text: text.to_string(),
-            matcher: glob.compile_matcher(),
+            glob,
             basename,
             literal,
-            finder,
         })
     }
+}
 
-    /// Whether `rel` (a path relative to the configuration directory, `/`-separated) or
-    /// one of its parent directories matches.
-    pub fn matches_path_or_parent(&self, rel: &str) -> bool {
-        if let (true, Some(finder)) = (self.basename, &self.finder) {
-            // A whole name of the path: an occurrence between separators (or the ends).
-            // Searched for, rather than comparing every name: a walk asks for each entry.
-            let (rel, len) = (rel.as_bytes(), finder.needle().len());
-            return finder
-                .find_iter(rel)
-                .any(|i| (i == 0 || rel[i - 1] == b'/') && rel.get(i + len).is_none_or(|&b| b == b'/'));
-        }
-        let mut end = rel.len();
-        loop {
-            let prefix = &rel[..end];
-            if self.matches_one(prefix) {
-                return true;
+/// How deep `{}` groups and `[]` classes nest in a pattern (escapes skipped).
+fn nesting(body: &str) -> usize {
+    let (mut depth, mut deepest, mut escaped) = (0usize, 0usize, false);
+    for c in body.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '{' | '[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
             }
-            match prefix.rfind('/') {
-                Some(i) => end = i,
-                None => return false,
+            '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// A list of patterns compiled together: literal names and paths in hash maps, the rest
+/// in one glob set per kind (names at any depth, paths), so that matching a path costs
+/// about the same for one pattern or thousands.
+#[derive(Clone, Debug, Default)]
+pub struct PatternSet {
+    names: HashMap<String, Vec<usize>>,
+    paths: HashMap<String, Vec<usize>>,
+    name_globs: Compiled,
+    path_globs: Compiled,
+}
+
+/// Glob patterns of a [`PatternSet`] and their indices in the list.
+#[derive(Clone, Debug, Default)]
+struct Compiled {
+    /// One set of every pattern, or — when the glob crate cannot build it as one — a set
+    /// per pattern.
+    sets: Vec<GlobSet>,
+    indices: Vec<usize>,
+}
+
+impl Compiled {
+    fn new(globs: Vec<(usize, &Glob)>) -> Self {
+        let indices: Vec<usize> = globs.iter().map(|(i, _)| *i).collect();
+        let mut all = GlobSetBuilder::new();
+        for (_, g) in &globs {
+            all.add((*g).clone());
+        }
+        let sets = match all.build() {
+            Ok(set) => vec![set],
+            // Too large to compile as one (the regular expressions' size limit): one set
+            // per pattern, each small (patterns are bounded in length and nesting); a
+            // pattern that still fails matches nothing.
+            Err(_) => globs
+                .iter()
+                .map(|(_, g)| {
+                    let mut one = GlobSetBuilder::new();
+                    one.add((*g).clone());
+                    one.build().unwrap_or_else(|_| GlobSet::empty())
+                })
+                .collect(),
+        };
+        Self { sets, indices }
+    }
+
+    fn matching(&self, candidate: &str, out: &mut Vec<usize>) {
+        if self.indices.is_empty() {
+            return;
+        }
+        if let [set] = self.sets.as_slice() {
+            out.extend(set.matches(candidate).into_iter().map(|i| self.indices[i]));
+        } else {
+            for (set, &index) in self.sets.iter().zip(&self.indices) {
+                if set.is_match(candidate) {
+                    out.push(index);
+                }
             }
         }
     }
+}
 
-    /// Whether `rel` itself matches (no parent check).
-    pub fn matches_one(&self, rel: &str) -> bool {
+impl PatternSet {
+    pub fn new(patterns: &[PathPattern]) -> Self {
+        let mut set = PatternSet::default();
+        let (mut name_globs, mut path_globs) = (Vec::new(), Vec::new());
+        for (i, p) in patterns.iter().enumerate() {
+            match (&p.literal, p.basename) {
+                (Some(l), true) => set.names.entry(l.clone()).or_default().push(i),
+                (Some(l), false) => set.paths.entry(l.clone()).or_default().push(i),
+                (None, true) => name_globs.push((i, &p.glob)),
+                (None, false) => path_globs.push((i, &p.glob)),
+            }
+        }
+        set.name_globs = Compiled::new(name_globs);
+        set.path_globs = Compiled::new(path_globs);
+        set
+    }
+
+    /// The indices of the patterns `rel` itself matches (a path relative to the
+    /// configuration directory, `/`-separated; no parent check), unsorted.
+    pub fn matching_one(&self, rel: &str, out: &mut Vec<usize>) {
         if rel.is_empty() {
-            return false;
+            return;
         }
-        let target = if self.basename {
-            rel.rsplit('/').next().unwrap_or(rel)
-        } else {
-            rel
-        };
-        match &self.literal {
-            Some(literal) => target == literal,
-            None => self.matcher.is_match(target),
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        out.extend(self.names.get(name).into_iter().flatten());
+        out.extend(self.paths.get(rel).into_iter().flatten());
+        self.name_globs.matching(name, out);
+        self.path_globs.matching(rel, out);
+    }
+
+    /// Whether `rel` itself matches a pattern (no parent check).
+    pub fn matches_one(&self, rel: &str) -> bool {
+        let mut found = Vec::new();
+        self.matching_one(rel, &mut found);
+        !found.is_empty()
+    }
+
+    /// The indices of the patterns `rel` or one of its parent directories matches,
+    /// sorted and without repeats.
+    pub fn matching_path_or_parent(&self, rel: &str) -> Vec<usize> {
+        let mut found = Vec::new();
+        let mut end = rel.len();
+        loop {
+            self.matching_one(&rel[..end], &mut found);
+            match rel[..end].rfind('/') {
+                Some(i) => end = i,
+                None => break,
+            }
         }
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
+    /// Whether `rel` or one of its parent directories matches a pattern.
+    pub fn matches_path_or_parent(&self, rel: &str) -> bool {
+        !self.matching_path_or_parent(rel).is_empty()
     }
 }
 
@@ -135,20 +251,24 @@ pub fn relative(path: &Path, base: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn set(pattern: &str) -> PatternSet {
+        PatternSet::new(&[PathPattern::new(pattern).unwrap()])
+    }
+
     #[test]
     fn basename_and_anchored_patterns() {
-        let p = PathPattern::new("node_modules").unwrap();
+        let p = set("node_modules");
         assert!(p.matches_path_or_parent("a/node_modules/x/y.yml"));
         assert!(!p.matches_path_or_parent("a/node_modules_x/y.yml"));
-        let p = PathPattern::new("deploy/legacy/").unwrap();
+        let p = set("deploy/legacy/");
         assert!(p.matches_path_or_parent("deploy/legacy/aci.json"));
         assert!(!p.matches_path_or_parent("x/deploy/legacy/aci.json"));
-        let p = PathPattern::new("./jobs/*.yml").unwrap();
+        let p = set("./jobs/*.yml");
         assert!(p.matches_one("jobs/a.yml"));
         assert!(!p.matches_one("jobs/sub/a.yml"));
-        let p = PathPattern::new("jobs/**/*.yml").unwrap();
+        let p = set("jobs/**/*.yml");
         assert!(p.matches_one("jobs/sub/deeper/a.yml"));
-        let p = PathPattern::new("deploymentconfig*.json").unwrap();
+        let p = set("deploymentconfig*.json");
         assert!(p.matches_one("deploy/deploymentconfig.aci.json"));
         assert!(PathPattern::new("a/[b").is_err());
         assert!(PathPattern::new("/abs").is_err());
@@ -197,13 +317,13 @@ mod tests {
             ("deploy/legacy", "x/deploy/legacy/a.json"),
             ("a.yml", "jobs/a.yml"),
         ] {
-            let p = PathPattern::new(pattern).unwrap();
-            assert!(p.literal.is_some(), "{pattern}");
-            let glob = PathPattern {
+            let literal = PathPattern::new(pattern).unwrap();
+            assert!(literal.literal.is_some(), "{pattern}");
+            let as_glob = PathPattern {
                 literal: None,
-                finder: None,
-                ..p.clone()
+                ..literal.clone()
             };
+            let (p, glob) = (PatternSet::new(&[literal]), PatternSet::new(&[as_glob]));
             assert_eq!(
                 p.matches_path_or_parent(rel),
                 glob.matches_path_or_parent(rel),
@@ -212,5 +332,37 @@ mod tests {
             assert_eq!(p.matches_one(rel), glob.matches_one(rel), "{pattern} {rel}");
         }
         assert!(PathPattern::new("*.yml").unwrap().literal.is_none());
+    }
+
+    #[test]
+    fn hostile_patterns_are_refused_and_large_lists_stay_fast() {
+        // 125 nested groups used to panic inside the glob crate (its regular expression
+        // nests too deep to compile).
+        let deep = format!("{}a,b{}", "{".repeat(125), "}".repeat(125));
+        let why = PathPattern::new(&deep).unwrap_err();
+        assert!(why.contains("125 deep"), "{why}");
+        assert!(
+            PathPattern::new(&"a".repeat(MAX_PATTERN + 1))
+                .unwrap_err()
+                .contains("bytes long")
+        );
+        assert!(PathPattern::new(&format!("{}a{}", "{".repeat(8), "}".repeat(8))).is_ok());
+        // Thousands of patterns compile into one matcher; each path is matched once
+        // against all of them, and the index of every match comes back.
+        let patterns: Vec<PathPattern> = (0..MAX_PATTERNS)
+            .map(|i| match i % 4 {
+                0 => format!("dir{i}"),
+                1 => format!("deploy/{i}/**"),
+                2 => format!("*.gen{i}.yml"),
+                _ => format!("jobs/{{a,b}}{i}/*.yml"),
+            })
+            .map(|p| PathPattern::new(&p).unwrap())
+            .collect();
+        let set = PatternSet::new(&patterns);
+        assert_eq!(set.matching_path_or_parent("x/dir400/a.yml"), [400]);
+        assert_eq!(set.matching_path_or_parent("deploy/401/k/a.yml"), [401]);
+        assert_eq!(set.matching_path_or_parent("x/y.gen402.yml"), [402]);
+        assert_eq!(set.matching_path_or_parent("jobs/b403/c.yml"), [403]);
+        assert!(!set.matches_path_or_parent("jobs/c403/c.yml"));
     }
 }

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
-pub use glob::PathPattern;
+pub use glob::{PathPattern, PatternSet};
 pub use inventory::Inventory;
 pub use parse::{ConfigFileKind, KEYS, parse};
 pub use resolve::{ConfigChoice, Resolver};
@@ -142,6 +142,17 @@ pub struct Config {
     pub rules_dirs: Vec<PathBuf>,
     /// The rules this configuration runs: the built-in ones plus those of `rules_dirs`.
     pub rules: Rules,
+    /// `include`, `exclude` and `[per-file-ignores]` compiled, on first use (after parsing).
+    pub matchers: Matchers,
+}
+
+/// The pattern lists of a [`Config`] compiled into [`PatternSet`]s, each built the first
+/// time a path is matched against it.
+#[derive(Clone, Debug, Default)]
+pub struct Matchers {
+    include: std::sync::OnceLock<PatternSet>,
+    exclude: std::sync::OnceLock<PatternSet>,
+    per_file_ignores: std::sync::OnceLock<PatternSet>,
 }
 
 /// The rules a configuration runs: the built-in ones, read on first use (a run walks and
@@ -192,6 +203,7 @@ impl Config {
             inventory: Inventory::default(),
             rules_dirs: Vec::new(),
             rules: Rules::default(),
+            matchers: Matchers::default(),
         }
     }
 
@@ -227,17 +239,34 @@ impl Config {
         }
     }
 
-    /// Whether `[per-file-ignores]` drops rule `code` for the file at `path` (absolute).
-    pub fn ignored_for_file(&self, path: &Path, code: &str) -> bool {
+    fn exclude_set(&self) -> &PatternSet {
+        self.matchers
+            .exclude
+            .get_or_init(|| PatternSet::new(&self.exclude))
+    }
+
+    /// The selectors of every `[per-file-ignores]` entry whose pattern matches the file at
+    /// `path` (absolute): matched once per file, then asked for each finding.
+    pub fn file_ignores(&self, path: &Path) -> Vec<&Selector> {
         if self.per_file_ignores.is_empty() {
-            return false;
+            return Vec::new();
         }
         let Some(rel) = glob::relative(path, &self.dir) else {
-            return false;
+            return Vec::new();
         };
-        self.per_file_ignores.iter().any(|p| {
-            p.selectors.iter().any(|s| s.matches_code(code)) && p.pattern.matches_path_or_parent(&rel)
-        })
+        let set = self.matchers.per_file_ignores.get_or_init(|| {
+            let all: Vec<PathPattern> = self.per_file_ignores.iter().map(|p| p.pattern.clone()).collect();
+            PatternSet::new(&all)
+        });
+        set.matching_path_or_parent(&rel)
+            .into_iter()
+            .flat_map(|i| &self.per_file_ignores[i].selectors)
+            .collect()
+    }
+
+    /// Whether `[per-file-ignores]` drops rule `code` for the file at `path` (absolute).
+    pub fn ignored_for_file(&self, path: &Path, code: &str) -> bool {
+        self.file_ignores(path).iter().any(|s| s.matches_code(code))
     }
 
     /// Whether `path` (absolute) is excluded: it, or a directory between the
@@ -248,10 +277,10 @@ impl Config {
             return false;
         }
         match glob::relative(path, &self.dir) {
-            Some(rel) => self.exclude.iter().any(|p| p.matches_path_or_parent(&rel)),
+            Some(rel) => self.exclude_set().matches_path_or_parent(&rel),
             None => {
                 let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-                name.is_some_and(|n| self.exclude.iter().any(|p| p.matches_one(&n)))
+                name.is_some_and(|n| self.exclude_set().matches_one(&n))
             }
         }
     }
@@ -264,7 +293,10 @@ impl Config {
             None => crate::discover::is_config_name(&name),
             Some(patterns) => {
                 let rel = glob::relative(path, &self.dir).unwrap_or_else(|| name.into_owned());
-                patterns.iter().any(|p| p.matches_one(&rel))
+                self.matchers
+                    .include
+                    .get_or_init(|| PatternSet::new(patterns))
+                    .matches_one(&rel)
             }
         };
         included && !self.is_excluded(path)

@@ -279,7 +279,11 @@ impl<'a> Parser<'a> {
     fn patterns(&mut self, key: &str, v: &Value<'_>) -> Vec<PathPattern> {
         let example = format!("`{key} = [\"legacy\", \"deploy/old/**\", \"*.generated.yml\"]`");
         let mut out = Vec::new();
-        for (text, span) in self.string_list(key, v, &example) {
+        for (n, (text, span)) in self.string_list(key, v, &example).into_iter().enumerate() {
+            if n == crate::config::glob::MAX_PATTERNS {
+                self.errors.push(too_many_patterns(&self.source, span, key));
+                break;
+            }
             match PathPattern::new(&text) {
                 Ok(p) => out.push(p),
                 Err(why) => self.errors.push(
@@ -439,8 +443,13 @@ impl<'a> Parser<'a> {
         let Some(table) = self.table("per-file-ignores", v) else {
             return;
         };
-        for (key, value) in table.iter() {
+        for (n, (key, value)) in table.iter().enumerate() {
             let span = self.span(key.span());
+            if n == crate::config::glob::MAX_PATTERNS {
+                self.errors
+                    .push(too_many_patterns(&self.source, span, "per-file-ignores"));
+                break;
+            }
             let pattern = match PathPattern::new(key.get_ref()) {
                 Ok(p) => Some(p),
                 Err(why) => {
@@ -983,6 +992,22 @@ impl<'a> Parser<'a> {
                 .with_help("Keep one entry; amlint could not tell which one is true."),
         );
     }
+}
+
+/// A list of patterns longer than [`crate::config::glob::MAX_PATTERNS`], at the first
+/// pattern beyond it.
+fn too_many_patterns(source: &Arc<SourceFile>, span: Span, key: &str) -> ConfigError {
+    ConfigError::new(
+        source,
+        span,
+        format!(
+            "`{key}` has more than {} patterns",
+            crate::config::glob::MAX_PATTERNS
+        ),
+    )
+    .with_help(
+        "Match many paths with one glob (`deploy/legacy/**`, `*.generated.yml`) instead of listing them.",
+    )
 }
 
 #[cfg(test)]

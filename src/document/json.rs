@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::{Document, Entry, Node, NodeId, Style, Value};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Findings};
 use crate::load::Limits;
 use crate::source::Span;
 
@@ -29,14 +29,14 @@ struct Parser<'a, 'd> {
     doc: Document,
     stack: Vec<Frame>,
     limits: &'a Limits,
-    diags: &'d mut Vec<Diagnostic>,
+    diags: &'d mut Findings,
 }
 
 /// Why parsing stopped early.
 struct Stop;
 
 /// Parses `text[base..]` as one JSON value. Returns no document for blank input.
-pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Vec<Diagnostic>) -> Vec<Document> {
+pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Findings) -> Vec<Document> {
     let mut p = Parser {
         text,
         bytes: text.as_bytes(),
@@ -108,6 +108,11 @@ impl Parser<'_, '_> {
         'value: loop {
             self.skip_ws();
             let start = self.pos as u32;
+            if self.doc.nodes.len() as u64 >= self.limits.max_nodes {
+                self.diags
+                    .push(super::too_many_nodes(Span::at(start), self.limits));
+                return Err(Stop);
+            }
             let node = match self.peek() {
                 Some(b'{') | Some(b'[') => {
                     if self.stack.len() >= self.limits.max_depth {
@@ -469,9 +474,9 @@ mod tests {
     use crate::document::{Pointer, Target};
 
     fn load(text: &str) -> (Vec<Document>, Vec<Diagnostic>) {
-        let mut diags = Vec::new();
+        let mut diags = Findings::new(usize::MAX);
         let docs = parse(text, 0, &Limits::default(), &mut diags);
-        (docs, diags)
+        (docs, diags.into_parts().0)
     }
 
     #[test]

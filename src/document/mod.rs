@@ -302,30 +302,42 @@ impl Document {
         }
     }
 
-    /// Total node count with every alias expanded, or `None` if it exceeds `limit`.
-    /// Computed bottom-up in `O(nodes)`: an alias costs what its anchor costs.
-    pub fn expanded_size(&self, limit: u64) -> Option<u64> {
+    /// The limit the document exceeds once every alias is expanded, if any: more than
+    /// `max_nodes` nodes, or collections nested deeper than `max_depth` levels (an alias
+    /// nests its anchor's whole content where it stands). Computed bottom-up in
+    /// `O(nodes)`, so what reads the expanded tree (`to_json`, the validators) recurses at
+    /// most `max_depth` levels whatever the input.
+    pub fn expansion_exceeds(&self, max_nodes: u64, max_depth: usize) -> Option<Expansion> {
         let mut size = vec![0u64; self.nodes.len()];
+        let mut depth = vec![0usize; self.nodes.len()];
+        let mut has_alias = false;
         // Children always have smaller ids than their parents and anchors than their
         // aliases, so one forward pass sees every dependency first.
         for (i, node) in self.nodes.iter().enumerate() {
-            let s = match &node.value {
-                Value::Seq(items) => 1 + items.iter().map(|c| size[c.index()]).sum::<u64>(),
-                Value::Map(entries) => {
-                    1 + entries
-                        .iter()
-                        .map(|e| size[e.key.index()] + size[e.value.index()])
-                        .sum::<u64>()
+            let (s, d) = match &node.value {
+                Value::Seq(items) => items.iter().fold((1u64, 1usize), |(s, d), c| {
+                    (s + size[c.index()], d.max(1 + depth[c.index()]))
+                }),
+                Value::Map(entries) => entries.iter().fold((1u64, 1usize), |(s, d), e| {
+                    let (k, v) = (e.key.index(), e.value.index());
+                    (s + size[k] + size[v], d.max(1 + depth[k].max(depth[v])))
+                }),
+                Value::Alias(target) => {
+                    has_alias = true;
+                    (size[target.index()], depth[target.index()])
                 }
-                Value::Alias(target) => size[target.index()],
-                _ => 1,
+                _ => (1, 0),
             };
-            if s > limit {
-                return None;
+            if s > max_nodes {
+                return Some(Expansion::Nodes { aliases: has_alias });
+            }
+            if d > max_depth {
+                return Some(Expansion::Depth);
             }
             size[i] = s;
+            depth[i] = d;
         }
-        Some(self.root.map_or(0, |r| size[r.index()]))
+        None
     }
 
     /// The JSON value the Azure ML SDK would validate (aliases expanded, merge keys
@@ -367,6 +379,34 @@ impl Document {
             Value::Alias(_) => J::Null,
         }
     }
+}
+
+/// AML005 for a file whose documents have more nodes than [`crate::load::Limits::max_nodes`], at the
+/// node where the parse stopped.
+pub(crate) fn too_many_nodes(
+    span: crate::source::Span,
+    limits: &crate::load::Limits,
+) -> crate::diagnostic::Diagnostic {
+    crate::diagnostic::Diagnostic::new(
+        "AML005",
+        span,
+        format!(
+            "this file has more than {} nodes (the node limit of a file: keys, values and list items counted one by one)",
+            limits.max_nodes
+        ),
+    )
+    .with_help("No Azure ML configuration is this large; keep data out of configuration files (a data asset, or a file the configuration references). The rest of the file was not read.")
+}
+
+/// Which limit a document exceeds once its aliases are expanded
+/// ([`Document::expansion_exceeds`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expansion {
+    /// More nodes than allowed; `aliases` says whether aliases contributed (a "billion
+    /// laughs") or the document is simply that large.
+    Nodes { aliases: bool },
+    /// Collections nested deeper than allowed through aliases.
+    Depth,
 }
 
 /// The result of a pointer lookup.

@@ -10,16 +10,17 @@ use std::collections::HashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle, Span as SaphyrSpan, Tag};
 
 use super::yaml11::{self, Note, NoteKind, Resolved};
-use super::{Document, Entry, Node, NodeId, Style, Value};
-use crate::diagnostic::Diagnostic;
+use super::{Document, Entry, Expansion, Node, NodeId, Style, Value};
+use crate::diagnostic::{Diagnostic, Findings};
 use crate::load::Limits;
 use crate::source::Span;
 
 /// Parses every document of a YAML stream. `base` is where the content starts in `text`
 /// (3 after a UTF-8 byte-order mark).
-pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Vec<Diagnostic>) -> Vec<Document> {
+pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Findings) -> Vec<Document> {
     let content = &text[base as usize..];
     check_printable(text, base, diags);
+    let printable = diags.len();
     let mut builder = Builder {
         text,
         base,
@@ -31,6 +32,9 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Vec<Diagnostic>
         anchors: HashMap::new(),
         last_end: base,
         diags,
+        before_docs: printable,
+        doc_diags: printable,
+        nodes_before: 0,
         merge_copies: 0,
         merge_overflow: false,
     };
@@ -122,7 +126,7 @@ const TEMPLATE_HELP: &str = "This line holds a `{{...}}` template placeholder, w
 
 /// PyYAML's reader rejects control characters before parsing anything
 /// (`yaml/reader.py`, `NON_PRINTABLE`).
-fn check_printable(text: &str, base: u32, diags: &mut Vec<Diagnostic>) {
+fn check_printable(text: &str, base: u32, diags: &mut Findings) {
     if let Some((i, c)) = first_unprintable(&text[base as usize..]) {
         let start = base + i as u32;
         diags.push(
@@ -246,24 +250,58 @@ struct Builder<'a, 'd> {
     stack: Vec<Frame>,
     anchors: HashMap<usize, Anchor>,
     last_end: u32,
-    diags: &'d mut Vec<Diagnostic>,
+    diags: &'d mut Findings,
     /// Entries copied into mappings by `<<` merge keys in this document: bounded by
     /// `max_alias_nodes`, since each `<<: [*a, *a]` level may double them.
     merge_copies: u64,
     /// The merge copies went over the limit.
     merge_overflow: bool,
+    /// How many findings were made before any document (the printable-character check),
+    /// and how many before the current document started: a document's own findings are
+    /// the ones after, so checking for them costs what they are, not every finding.
+    before_docs: usize,
+    doc_diags: usize,
+    /// Nodes of the file's finished documents (the file's trees are bounded together).
+    nodes_before: u64,
 }
 
 fn alias_limit_diagnostic(span: Span, limits: &Limits) -> Diagnostic {
-    Diagnostic::new(
-        "AML005",
-        span,
-        format!(
-            "aliases expand this document to more than {} nodes (a \"billion laughs\" pattern)",
-            limits.max_alias_nodes
-        ),
-    )
-    .with_help("Each alias repeats its anchor's whole content; the Azure ML SDK would expand them all. Write the content out, or reduce the nesting of aliases. The document was not checked further.")
+    expansion_diagnostic(span, limits, Expansion::Nodes { aliases: true })
+}
+
+/// AML005 for a document that exceeds a limit once its aliases are expanded, naming the
+/// limit reached and its value.
+fn expansion_diagnostic(span: Span, limits: &Limits, reached: Expansion) -> Diagnostic {
+    const NOT_CHECKED: &str = "The document was not checked further.";
+    match reached {
+        Expansion::Nodes { aliases: true } => Diagnostic::new(
+            "AML005",
+            span,
+            format!(
+                "aliases expand this document to more than {} nodes (the node limit; a \"billion laughs\" pattern)",
+                limits.max_alias_nodes
+            ),
+        )
+        .with_help(format!("Each alias repeats its anchor's whole content; the Azure ML SDK would expand them all. Write the content out, or reduce the nesting of aliases. {NOT_CHECKED}")),
+        Expansion::Nodes { aliases: false } => Diagnostic::new(
+            "AML005",
+            span,
+            format!(
+                "this document has more than {} nodes (the node limit: keys, values and list items counted one by one)",
+                limits.max_alias_nodes
+            ),
+        )
+        .with_help(format!("No Azure ML configuration is this large; split the data out of the configuration (a data asset or a file it references). {NOT_CHECKED}")),
+        Expansion::Depth => Diagnostic::new(
+            "AML005",
+            span,
+            format!(
+                "aliases nest this document deeper than {} levels (the nesting limit), counting each alias as the content it repeats",
+                limits.max_depth
+            ),
+        )
+        .with_help(format!("Each alias nests its anchor's whole content where it stands; write the structure out flat, or stop nesting aliases inside anchored content. {NOT_CHECKED}")),
+    }
 }
 
 /// A mapping key as Python's `dict` compares it (`1`, `1.0` and `True` are one key).
@@ -315,10 +353,23 @@ impl<'a> Builder<'a, '_> {
                     ..Document::default()
                 });
                 self.anchors.clear();
+                self.doc_diags = self.diags.len();
                 self.merge_copies = 0;
                 self.merge_overflow = false;
             }
             Event::DocumentEnd => self.finish_doc(),
+            Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..) | Event::Alias(..)
+                if self.nodes_before + self.doc.as_ref().map_or(0, |d| d.nodes.len() as u64)
+                    >= self.limits.max_nodes =>
+            {
+                // The file's trees are as large as the limit allows: stop building them, so
+                // memory stays bounded by the limit rather than by the file.
+                self.diags.push(super::too_many_nodes(span, self.limits));
+                if let Some(doc) = self.doc.as_mut() {
+                    doc.alias_overflow = true;
+                }
+                return false;
+            }
             Event::Scalar(value, style, anchor, tag) => {
                 let span = self.scalar_span(span, style);
                 let node = self.scalar(&value, style, tag.as_deref(), span);
@@ -757,7 +808,6 @@ impl<'a> Builder<'a, '_> {
     /// Unhashable keys (AML001) and duplicate keys (AML002) among a mapping's own entries.
     fn check_keys(&mut self, entries: &[Entry]) {
         let doc = self.doc.as_ref().expect("a node implies a document");
-        let mut found = Vec::new();
         let mut seen_small: Vec<(KeyId, NodeId)> = Vec::new();
         let mut seen_large: HashMap<KeyId, NodeId> = HashMap::new();
         let large = entries.len() > 16;
@@ -776,7 +826,7 @@ impl<'a> Builder<'a, '_> {
                     let (start, end) = (span.start as usize, span.end as usize);
                     // `{{NAME}}`: the key is the inner `{NAME}`; widen to the whole placeholder.
                     let template = self.text[..start].ends_with('{') && self.text[end..].starts_with('}');
-                    found.push(if template {
+                    self.diags.push(if template {
                         let span = Span::new(span.start - 1, span.end + 1);
                         let text = &self.text[span.range()];
                         Diagnostic::new(
@@ -811,7 +861,7 @@ impl<'a> Builder<'a, '_> {
             };
             if let Some(first) = first {
                 let name = doc.key_string(e.key);
-                found.push(
+                self.diags.push(
                     Diagnostic::new(
                         "AML002",
                         key_node.span,
@@ -827,7 +877,6 @@ impl<'a> Builder<'a, '_> {
                 );
             }
         }
-        self.diags.extend(found);
     }
 
     /// `<<` merge keys copied more entries than the alias limit allows: AML005 at `span`
@@ -870,24 +919,28 @@ impl<'a> Builder<'a, '_> {
         // PyYAML refuses to construct this document (AML001 inside it): the Azure ML CLI
         // never sees its content, so it is kept for classification but not validated.
         let (start, end) = (doc.span.start, doc.span.end);
-        if self
-            .diags
-            .iter()
-            .any(|d| d.code == "AML001" && d.span.start >= start && d.span.start <= end)
-        {
+        let inside = |d: &Diagnostic| d.code == "AML001" && d.span.start >= start && d.span.start <= end;
+        let own = self.doc_diags.min(self.diags.len());
+        if self.diags[..self.before_docs].iter().any(inside) || self.diags[own..].iter().any(inside) {
             doc.partial = true;
         }
-        if !doc.alias_overflow && doc.expanded_size(self.limits.max_alias_nodes).is_none() {
+        let reached = if doc.alias_overflow {
+            None
+        } else {
+            doc.expansion_exceeds(self.limits.max_alias_nodes, self.limits.max_depth)
+        };
+        if let Some(reached) = reached {
             let alias = doc
                 .nodes
                 .iter()
                 .find(|n| matches!(n.value, Value::Alias(_)))
                 .map_or(doc.span, |n| n.span);
-            self.diags.push(alias_limit_diagnostic(alias, self.limits));
+            self.diags.push(expansion_diagnostic(alias, self.limits, reached));
             doc.partial = true;
             doc.alias_overflow = true;
         }
         doc.nodes.shrink_to_fit();
+        self.nodes_before += doc.nodes.len() as u64;
         self.docs.push(doc);
     }
 }
@@ -904,9 +957,9 @@ mod tests {
     use super::*;
 
     fn load(text: &str) -> (Vec<Document>, Vec<Diagnostic>) {
-        let mut diags = Vec::new();
+        let mut diags = Findings::new(usize::MAX);
         let docs = parse(text, 0, &Limits::default(), &mut diags);
-        (docs, diags)
+        (docs, diags.into_parts().0)
     }
 
     fn codes(diags: &[Diagnostic]) -> Vec<&str> {

@@ -21,7 +21,7 @@ use condition::{Cond, Env, Resolved, Tri, Val};
 use path::{FieldPath, Segment};
 use serde::Deserialize;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Findings, Severity};
 use crate::document::{Document, NodeId, Pointer, Value};
 use crate::facts::DocFacts;
 use crate::registry::RuleMeta;
@@ -439,7 +439,7 @@ impl PolicyRule {
     }
 
     /// Evaluates the rule on one document and reports each subject it holds for.
-    pub fn evaluate(&self, meta: &RuleMeta, facts: &DocFacts<'_>, out: &mut Vec<Diagnostic>) {
+    pub fn evaluate(&self, meta: &RuleMeta, facts: &DocFacts<'_>, out: &mut Findings) {
         if !self.kinds.iter().any(|k| k == "*" || *k == facts.kind.id) {
             return;
         }
@@ -768,7 +768,7 @@ mod tests {
     use super::*;
 
     fn yaml(text: &str) -> Document {
-        let mut diags = Vec::new();
+        let mut diags = Findings::new(usize::MAX);
         let mut docs = crate::document::yaml::parse(text, 0, &crate::load::Limits::default(), &mut diags);
         docs.remove(0)
     }

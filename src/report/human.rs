@@ -3,7 +3,10 @@
 
 use std::fmt;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, SourceCode, SpanContents};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
+
+use super::escape;
+use super::snippet::Snippet;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::pipeline::Report;
@@ -17,143 +20,117 @@ pub struct Style {
     pub width: usize,
 }
 
-/// A file's text as miette reads it, named by its path, without copying it.
-struct Source<'a>(&'a SourceFile);
-
-impl SourceCode for Source<'_> {
-    fn read_span<'a>(
-        &'a self,
-        span: &miette::SourceSpan,
-        before: usize,
-        after: usize,
-    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let inner = self.0.text.read_span(span, before, after)?;
-        Ok(Box::new(miette::MietteSpanContents::new_named(
-            self.0.path.clone(),
-            inner.data(),
-            *inner.span(),
-            inner.line(),
-            inner.column(),
-            inner.line_count(),
-        )))
-    }
-}
-
-/// One diagnostic in miette's terms.
-struct Rendered<'a> {
-    diagnostic: &'a Diagnostic,
-    source: Source<'a>,
+/// One finding in miette's terms: escaped text ([`super::escape`]) and, when the file has
+/// text to show, a bounded [`Snippet`] with the finding's spans mapped into it.
+struct Rendered {
+    message: String,
+    help: Option<String>,
     code: String,
-    /// Whether to draw the source snippet (not for unreadable files or huge lines).
-    snippet: bool,
+    severity: miette::Severity,
+    snippet: Option<(Snippet, Vec<miette::SourceSpan>, Vec<String>)>,
 }
 
-/// Longest line drawn as a snippet: a minified JSON file or a 10 MB string is one line,
-/// which would flood the terminal (and miette cannot pad beyond 65,535 columns). Such a
-/// finding is shown with its `path:line:column` instead.
-const MAX_SNIPPET_LINE: usize = 1_000;
-
-/// Whether every line a span touches is short enough to draw.
-fn drawable(text: &str, span: crate::source::Span) -> bool {
-    let (start, end) = (span.start as usize, span.end as usize);
-    if text.is_empty() || end > text.len() || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
-        return false;
+impl Rendered {
+    fn new(source: &SourceFile, d: &Diagnostic) -> Self {
+        let spans: Vec<crate::source::Span> = std::iter::once(d.span)
+            .chain(d.labels.iter().map(|l| l.span))
+            .collect();
+        let snippet = Snippet::new(source, &spans).map(|(snippet, mapped)| {
+            let labels = d
+                .labels
+                .iter()
+                .map(|l| escape::control(&l.message).into_owned())
+                .collect();
+            (snippet, mapped, labels)
+        });
+        Rendered {
+            message: escape::control(&d.message).into_owned(),
+            help: d.help.as_deref().map(|h| escape::control(h).into_owned()),
+            code: format!("{} {}", d.code, escape::control(d.name)),
+            severity: match d.severity {
+                Severity::Error => miette::Severity::Error,
+                Severity::Warning => miette::Severity::Warning,
+                Severity::Info => miette::Severity::Advice,
+            },
+            snippet,
+        }
     }
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
-    text[line_start..line_end]
-        .split('\n')
-        .all(|line| line.len() <= MAX_SNIPPET_LINE)
 }
 
-impl fmt::Debug for Rendered<'_> {
+impl fmt::Debug for Rendered {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diagnostic.message)
+        f.write_str(&self.message)
     }
 }
 
-impl fmt::Display for Rendered<'_> {
+impl fmt::Display for Rendered {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diagnostic.message)
+        f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for Rendered<'_> {}
+impl std::error::Error for Rendered {}
 
-impl miette::Diagnostic for Rendered<'_> {
+impl miette::Diagnostic for Rendered {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(&self.code))
     }
 
     fn severity(&self) -> Option<miette::Severity> {
-        Some(match self.diagnostic.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
-            Severity::Info => miette::Severity::Advice,
-        })
+        Some(self.severity)
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.diagnostic
-            .help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
         // A file that could not be read has no text to show.
-        self.snippet.then_some(&self.source as &dyn SourceCode)
+        self.snippet.as_ref().map(|(s, ..)| s as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        if !self.snippet {
-            return None;
-        }
-        let d = self.diagnostic;
-        let primary = LabeledSpan::new_primary_with_span(None, d.span);
-        let secondary = d
-            .labels
+        let (_, spans, messages) = self.snippet.as_ref()?;
+        let primary = LabeledSpan::new_primary_with_span(None, spans[0]);
+        let secondary = spans[1..]
             .iter()
-            .map(|l| LabeledSpan::new_with_span(Some(l.message.clone()), l.span));
+            .zip(messages)
+            .map(|(span, message)| LabeledSpan::new_with_span(Some(message.clone()), *span));
         Some(Box::new(std::iter::once(primary).chain(secondary)))
     }
 }
 
-/// Renders one diagnostic (without the summary).
-pub fn render_diagnostic(source: &SourceFile, diagnostic: &Diagnostic, style: Style) -> String {
+fn handler(style: Style) -> GraphicalReportHandler {
     let theme = if style.color {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    let handler = GraphicalReportHandler::new_themed(theme)
+    GraphicalReportHandler::new_themed(theme)
         .with_width(style.width)
         .with_links(false)
-        .with_context_lines(1);
-    let position = source.position(diagnostic.span.start);
-    let snippet = drawable(&source.text, diagnostic.span)
-        && diagnostic.labels.iter().all(|l| drawable(&source.text, l.span));
-    let rendered = Rendered {
-        diagnostic,
-        source: Source(source),
-        code: format!("{} {}", diagnostic.code, diagnostic.name),
-        snippet,
-    };
+        .with_context_lines(1)
+}
+
+/// Renders one diagnostic (without the summary).
+pub fn render_diagnostic(source: &SourceFile, diagnostic: &Diagnostic, style: Style) -> String {
+    let rendered = Rendered::new(source, diagnostic);
     let mut out = String::new();
-    if handler.render_report(&mut out, &rendered).is_err() {
-        out = format!("{}: {}\n", diagnostic.code, diagnostic.message);
+    if handler(style).render_report(&mut out, &rendered).is_err() {
+        out = format!("{}: {}\n", diagnostic.code, rendered.message);
     }
-    if !snippet {
+    if rendered.snippet.is_none() {
         // No snippet to carry the location: name the file in the header line.
+        let position = source.position(diagnostic.span.start);
         out = format!(
             "{}:{}:{}: {}",
-            source.path,
+            escape::control(&source.path),
             position.line,
             position.column,
             out.trim_start()
         );
     }
-    out
+    escape::workflow_commands(out)
 }
 
 /// Renders the whole report: each diagnostic, then the summary line.
@@ -174,80 +151,68 @@ pub fn render(report: &Report, style: Style, quiet: bool) -> String {
 }
 
 /// A configuration error in miette's terms: the configuration file's snippet with the
-/// offending key or value underlined.
-struct ConfigProblem<'a> {
-    error: &'a crate::config::ConfigError,
-    source: Source<'a>,
+/// offending key or value underlined, bounded and escaped like a finding's.
+struct ConfigProblem {
+    message: String,
+    help: Option<String>,
+    snippet: Option<(Snippet, miette::SourceSpan)>,
 }
 
-impl fmt::Debug for ConfigProblem<'_> {
+impl fmt::Debug for ConfigProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.error.message)
+        f.write_str(&self.message)
     }
 }
 
-impl fmt::Display for ConfigProblem<'_> {
+impl fmt::Display for ConfigProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.error.message)
+        f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for ConfigProblem<'_> {}
+impl std::error::Error for ConfigProblem {}
 
-impl miette::Diagnostic for ConfigProblem<'_> {
+impl miette::Diagnostic for ConfigProblem {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new("invalid configuration"))
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.error
-            .help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        drawable(&self.source.0.text, self.error.span).then_some(&self.source as &dyn SourceCode)
+        self.snippet.as_ref().map(|(s, _)| s as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        if !drawable(&self.source.0.text, self.error.span) {
-            return None;
-        }
-        let primary = LabeledSpan::new_primary_with_span(None, self.error.span);
-        Some(Box::new(std::iter::once(primary)))
+        let (_, span) = self.snippet.as_ref()?;
+        Some(Box::new(std::iter::once(LabeledSpan::new_primary_with_span(
+            None, *span,
+        ))))
     }
 }
 
 /// Renders configuration errors like diagnostics, then a line saying nothing was checked.
 pub fn render_config_errors(errors: &[crate::config::ConfigError], style: Style) -> String {
-    let theme = if style.color {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::unicode_nocolor()
-    };
-    let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(style.width)
-        .with_links(false)
-        .with_context_lines(1);
+    let handler = handler(style);
     let mut out = String::new();
     for e in errors {
         let problem = ConfigProblem {
-            error: e,
-            source: Source(&e.source),
+            message: escape::control(&e.message).into_owned(),
+            help: e.help.as_deref().map(|h| escape::control(h).into_owned()),
+            snippet: Snippet::new(&e.source, &[e.span]).map(|(s, spans)| (s, spans[0])),
         };
         let mut one = String::new();
-        if handler.render_report(&mut one, &problem).is_err() || !drawable(&e.source.text, e.span) {
+        if handler.render_report(&mut one, &problem).is_err() || problem.snippet.is_none() {
+            let path = escape::control(&e.source.path);
             one = if e.source.text.is_empty() {
-                format!("{}: error: {}\n", e.source.path, e.message)
+                format!("{path}: error: {}\n", problem.message)
             } else {
                 let at = e.source.position(e.span.start);
-                format!(
-                    "{}:{}:{}: error: {}\n",
-                    e.source.path, at.line, at.column, e.message
-                )
+                format!("{path}:{}:{}: error: {}\n", at.line, at.column, problem.message)
             };
-            if let Some(h) = &e.help {
+            if let Some(h) = &problem.help {
                 one.push_str(&format!("  help: {h}\n"));
             }
         }
@@ -262,5 +227,5 @@ pub fn render_config_errors(errors: &[crate::config::ConfigError], style: Style)
         "amlint: {n} configuration error{}; nothing was checked\n",
         if n == 1 { "" } else { "s" }
     ));
-    out
+    escape::workflow_commands(out)
 }

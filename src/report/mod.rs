@@ -2,11 +2,13 @@
 //! [`Diagnostic`](crate::diagnostic::Diagnostic)s; none computes positions itself (they
 //! come from [`SourceFile`](crate::source::SourceFile)).
 
+pub mod escape;
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
 pub mod sarif;
+mod snippet;
 
 use crate::diagnostic::Severity;
 use crate::pipeline::Summary;

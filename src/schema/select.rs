@@ -25,7 +25,8 @@ pub enum IssueKind {
     /// A key the schema does not allow; `allowed` are the keys it does allow.
     UnknownKey {
         key: String,
-        allowed: Vec<String>,
+        /// Shared by every unknown key of the mapping.
+        allowed: std::sync::Arc<[String]>,
     },
     MissingKey {
         key: String,
@@ -75,12 +76,22 @@ pub enum IssueKind {
     NothingAllowed,
 }
 
+/// Most issues collected from one document: the findings a file keeps
+/// ([`crate::load::Limits::findings_kept`] by default). A document with more (a list of
+/// a million wrongly typed items) stops being validated there, so time and memory stay
+/// bounded by this rather than by the document.
+pub const MAX_ISSUES: usize = 10_000;
+
 /// Validates `instance` with `validator`, compiled from the schema document `doc` (a
-/// kind), and returns its issues, in document order of discovery.
+/// kind), and returns its issues, in document order of discovery (at most
+/// [`MAX_ISSUES`]).
 pub fn validate(store: &'static Store, doc: &str, validator: &Validator, instance: &Value) -> Vec<Issue> {
     let mut out = Vec::new();
     let root = Pointer::root();
     for error in validator.iter_errors(instance) {
+        if out.len() >= MAX_ISSUES {
+            break;
+        }
         collect(store, doc, &error, &root, &mut out, 0);
     }
     dedupe(out)
@@ -150,7 +161,7 @@ fn collect(
     out: &mut Vec<Issue>,
     depth: usize,
 ) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || out.len() >= MAX_ISSUES {
         return;
     }
     let pointer = pointer_of(prefix, error);
@@ -167,7 +178,7 @@ fn collect(
             union(store, doc, error, context, prefix, out, depth);
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let allowed: Vec<String> = keyword_parent(store, doc, error)
+            let allowed: std::sync::Arc<[String]> = keyword_parent(store, doc, error)
                 .and_then(|(s, _)| s.get("properties").and_then(Value::as_object).cloned())
                 .map(|props| {
                     props
@@ -177,7 +188,7 @@ fn collect(
                         .collect()
                 })
                 .unwrap_or_default();
-            for key in unexpected {
+            for key in unexpected.iter().take(MAX_ISSUES.saturating_sub(out.len())) {
                 push(
                     out,
                     IssueKind::UnknownKey {
@@ -429,7 +440,7 @@ fn union(
                 let kind = match typo {
                     Some(typo) => IssueKind::UnknownKey {
                         key: typo,
-                        allowed: vec![missing],
+                        allowed: vec![missing].into(),
                     },
                     None => IssueKind::MissingKey { key: missing },
                 };

@@ -3,6 +3,7 @@
 //! loop"). Run one area with `cargo test --test it cli::` or one test by name.
 
 mod action;
+mod capped;
 mod cli;
 mod config;
 mod corpus;

@@ -88,24 +88,17 @@ fn render_file(bytes: &[u8]) -> String {
 }
 
 #[test]
-fn a_finding_on_a_huge_line_is_shown_by_position() {
-    // A minified JSON deployment: the unknown key is at column 70,143, beyond what miette
-    // can pad (it used to panic), and far too wide to draw.
+fn a_finding_on_a_huge_line_shows_a_window_of_it() {
+    // A minified JSON deployment: the unknown key is at column 70,143, far too wide to
+    // draw (and beyond what miette can pad: it used to panic). The snippet shows the line
+    // cut around the key, marked with `…`, under the key's real position.
     let pad = "x".repeat(70_000);
     let text = format!(
         "{{\"$schema\":\"https://azuremlschemas.azureedge.net/latest/managedOnlineDeployment.schema.json\",\"name\":\"b\",\"endpoint_name\":\"e\",\"instance_type\":\"Standard_DS3_v2\",\"tags\":{{\"pad\":\"{pad}\"}},\"bogus\":1}}\n"
     );
     let out = render("deploy.json", &text);
     let col = text.find("\"bogus\"").unwrap() + 1;
-    assert!(
-        out.starts_with(&format!("deploy.json:1:{col}: AML101 unknown-key")),
-        "{}",
-        &out[..out.len().min(300)]
-    );
-    assert!(
-        out.contains("`bogus` is not a key"),
-        "{}",
-        &out[..out.len().min(300)]
-    );
-    assert!(!out.contains(&pad), "the line is not drawn");
+    insta::assert_snapshot!(out.replace(&"x".repeat(100), "x{100}"));
+    assert!(out.contains(&format!("[deploy.json:1:{col}]")), "{out}");
+    assert!(out.len() < 1_500, "{} bytes", out.len());
 }

@@ -1,0 +1,166 @@
+//! Runs the `amlint` binary under the caps the hostile suite holds every input to
+//! (docs/security.md): a wall-clock bound, a bound on the peak resident memory of the
+//! process, and a 256 KiB stack for every thread (the main thread through `RLIMIT_STACK`,
+//! the others through `RUST_MIN_STACK`). A run that reaches a cap is killed and reported.
+//!
+//! The wall-clock cap is a hang guard for the unoptimised test build on a loaded 2-core
+//! machine, not a speed measure: bench/scaling.sh measures how time grows with the input.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The stack every thread of the child gets.
+pub const STACK: u64 = 256 * 1024;
+/// Peak resident memory allowed to the child (the bound for inputs up to 10 MB).
+pub const MEMORY: u64 = 256 * 1024 * 1024;
+/// Wall-clock bound: generous for the unoptimised build, far below what a quadratic step
+/// takes on the hostile inputs (minutes).
+pub const WALL: Duration = Duration::from_secs(60);
+
+/// What a capped run produced.
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub elapsed: Duration,
+}
+
+impl Run {
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+/// Runs `amlint args...` in `dir` with `stdin` as its standard input, under the caps;
+/// panics (naming the cap) when the child reaches one or dies of a signal.
+pub fn amlint(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    let bin = assert_cmd::cargo::cargo_bin("amlint");
+    let mut command = Command::new(bin);
+    command
+        .current_dir(dir)
+        .args(args)
+        .env("AMLINT_TODAY", "2026-11-22")
+        .env("RUST_MIN_STACK", STACK.to_string())
+        .env_remove("RUST_BACKTRACE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    run(command, stdin)
+}
+
+/// Runs `command` under the caps (see [`amlint`]). The child is reaped with `wait4`
+/// (which also gives its peak memory), not `Child::wait`.
+#[allow(clippy::zombie_processes)]
+pub fn run(mut command: Command, stdin: &[u8]) -> Run {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: STACK as libc::rlim_t,
+                rlim_max: STACK as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_STACK, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let mut child = command.spawn().expect("amlint starts");
+    let pid = child.id() as libc::pid_t;
+    let mut input = child.stdin.take().expect("stdin");
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The child may stop reading early (a bounded read): a broken pipe is fine.
+        let _ = input.write_all(&stdin);
+    });
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let out_reader = std::thread::spawn(move || drain(&mut out));
+    let err_reader = std::thread::spawn(move || drain(&mut err));
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reason = loop {
+        // SAFETY: pid is our child; status and usage are valid for writes.
+        let waited = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if waited == pid {
+            break None;
+        }
+        assert!(waited == 0, "wait4 failed: {}", std::io::Error::last_os_error());
+        if start.elapsed() > WALL {
+            break Some(format!("did not end within {WALL:?}"));
+        }
+        if let Some(rss) = current_rss(pid as u32)
+            && rss > MEMORY
+        {
+            break Some(format!("resident memory reached {} MiB", rss >> 20));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    if let Some(reason) = reason {
+        let _ = child.kill();
+        // SAFETY: as above; reaps the killed child.
+        unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        panic!("amlint {reason} (cap: {WALL:?}, {} MiB)", MEMORY >> 20);
+    }
+    let elapsed = start.elapsed();
+    let _ = writer.join();
+    let stdout = out_reader.join().expect("stdout reader");
+    let stderr = err_reader.join().expect("stderr reader");
+    let peak_rss = usage.ru_maxrss as u64 * 1024;
+    if libc::WIFSIGNALED(status) {
+        panic!(
+            "amlint died of signal {} after {elapsed:?}: {}",
+            libc::WTERMSIG(status),
+            String::from_utf8_lossy(&stderr)
+        );
+    }
+    assert!(
+        peak_rss <= MEMORY,
+        "amlint's resident memory peaked at {} MiB (cap {} MiB)",
+        peak_rss >> 20,
+        MEMORY >> 20
+    );
+    Run {
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        stdout,
+        stderr,
+        elapsed,
+    }
+}
+
+/// Everything a pipe gives, up to 64 MiB (more is itself a failure of the output bound).
+fn drain(pipe: &mut impl Read) -> Vec<u8> {
+    const MAX: usize = 64 << 20;
+    let mut all = Vec::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match pipe.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if all.len() < MAX {
+                    all.extend_from_slice(&buf[..n.min(MAX - all.len())]);
+                }
+            }
+        }
+    }
+    assert!(all.len() < MAX, "more than {} MiB of output", MAX >> 20);
+    all
+}
+
+/// The resident memory of a running process, from `/proc/<pid>/statm`.
+fn current_rss(pid: u32) -> Option<u64> {
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * u64::try_from(page).ok()?)
+}
