@@ -16,6 +16,7 @@ pub mod document;
 pub mod embedded;
 pub mod facts;
 pub mod filter;
+pub mod fsio;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod kinds;

@@ -29,7 +29,7 @@ impl SourceCode for Source<'_> {
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
         let inner = self.0.text.read_span(span, before, after)?;
         Ok(Box::new(miette::MietteSpanContents::new_named(
-            self.0.path.clone(),
+            shown_path(&self.0.path).into_owned(),
             inner.data(),
             *inner.span(),
             inner.line(),
@@ -37,6 +37,13 @@ impl SourceCode for Source<'_> {
             inner.line_count(),
         )))
     }
+}
+
+/// A file's path as the terminal shows it: control characters (an escape sequence, a
+/// carriage return in a file name) written as `\u{..}`, so that a name cannot rewrite
+/// what is on the screen. JSON, SARIF, JUnit and GitHub output escape by their format.
+fn shown_path(path: &str) -> std::borrow::Cow<'_, str> {
+    crate::fsio::escape_controls(path)
 }
 
 /// One diagnostic in miette's terms.
@@ -147,7 +154,7 @@ pub fn render_diagnostic(source: &SourceFile, diagnostic: &Diagnostic, style: St
         // No snippet to carry the location: name the file in the header line.
         out = format!(
             "{}:{}:{}: {}",
-            source.path,
+            shown_path(&source.path),
             position.line,
             position.column,
             out.trim_start()
@@ -239,12 +246,15 @@ pub fn render_config_errors(errors: &[crate::config::ConfigError], style: Style)
         let mut one = String::new();
         if handler.render_report(&mut one, &problem).is_err() || !drawable(&e.source.text, e.span) {
             one = if e.source.text.is_empty() {
-                format!("{}: error: {}\n", e.source.path, e.message)
+                format!("{}: error: {}\n", shown_path(&e.source.path), e.message)
             } else {
                 let at = e.source.position(e.span.start);
                 format!(
                     "{}:{}:{}: error: {}\n",
-                    e.source.path, at.line, at.column, e.message
+                    shown_path(&e.source.path),
+                    at.line,
+                    at.column,
+                    e.message
                 )
             };
             if let Some(h) = &e.help {
