@@ -634,6 +634,35 @@ mod tests {
         assert!(explicit[0].explicit);
     }
 
+    /// The walker's errors as the problems of the directories they are about (injected:
+    /// a directory deleted while walked, one that cannot be listed); an error without a
+    /// path is not a directory's.
+    #[test]
+    fn walker_errors_are_problems_of_their_directories() {
+        let io = |kind: std::io::ErrorKind| ignore::Error::WithDepth {
+            depth: 2,
+            err: Box::new(ignore::Error::WithPath {
+                path: PathBuf::from("./a/gone"),
+                err: Box::new(ignore::Error::Io(kind.into())),
+            }),
+        };
+        let p = unlisted(&io(std::io::ErrorKind::NotFound)).unwrap();
+        assert_eq!((p.display.as_str(), p.kind), ("a/gone", ProblemKind::Unlisted));
+        assert!(p.message.contains("deleted"), "{}", p.message);
+        let p = unlisted(&io(std::io::ErrorKind::PermissionDenied)).unwrap();
+        assert!(p.message.contains("permission denied"), "{}", p.message);
+        assert!(unlisted(&ignore::Error::Io(std::io::ErrorKind::Other.into())).is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_show_their_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::OsStr::from_bytes(b"./caf\xe9.yml");
+        assert_eq!(display_of(Path::new(name)), "caf\\xE9.yml");
+        assert_eq!(display_of(Path::new("a\\b.yml")), "a\\b.yml");
+    }
+
     #[test]
     fn display_paths() {
         assert_eq!(display_of(Path::new("./jobs/a.yml")), "jobs/a.yml");
