@@ -456,7 +456,24 @@ pub fn write_atomically(path: &Path, bytes: &[u8], replace: Replace) -> Result<(
             Replace::Never => {
                 let linked = std::fs::hard_link(&tmp, path);
                 let _ = std::fs::remove_file(&tmp);
-                linked
+                match linked {
+                    // A file system without hard links: a new file made in place
+                    // (`O_EXCL`: still never over anything, but not atomic).
+                    Err(e)
+                        if e.kind() != ErrorKind::AlreadyExists && e.raw_os_error() != Some(libc::ENOSPC) =>
+                    {
+                        let mut f = std::fs::OpenOptions::new()
+                            .write(true)
+                            .create_new(true)
+                            .open(path)?;
+                        let written = f.write_all(bytes).and_then(|()| f.sync_all());
+                        if written.is_err() {
+                            let _ = std::fs::remove_file(path);
+                        }
+                        written
+                    }
+                    other => other,
+                }
             }
         }
     })();
