@@ -397,11 +397,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     let mut unlisted: Vec<FileReport> = Vec::new();
     for problem in problems {
         match problem.kind {
-            discover::ProblemKind::IgnoreFile => config_errors.push(ConfigError::about_file(
-                &problem.display,
-                problem.message,
-                "amlint reads an ignore file only as a regular file inside the project: replace it with one, or remove it.",
-            )),
+            discover::ProblemKind::IgnoreFile => config_errors.push(refused_ignore_file(problem)),
             discover::ProblemKind::Unlisted => {
                 let mut report = FileReport {
                     source: SourceFile::new(&problem.display, String::new()),
@@ -495,15 +491,22 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         }
     }
 
+    // The ignore files the search of the rest of the project refused: configuration
+    // errors like the walk's, reported once the checks are done.
+    let rest_refused: Arc<std::sync::Mutex<Vec<ConfigError>>> = Arc::default();
     if !walked_root {
         let root = project.root.clone();
         let boundary = project.boundary.clone();
         let options = options.clone();
         let filter = filter.clone();
+        let refused = rest_refused.clone();
         let files = std::sync::OnceLock::new();
         index = index.with_rest(LazyIndex::new(move |name| {
-            let files =
-                files.get_or_init(|| rest_of_project(&root, &seen, filter.clone(), &boundary, &options));
+            let files = files.get_or_init(|| {
+                let (files, errors) = rest_of_project(&root, &seen, filter.clone(), &boundary, &options);
+                refused.lock().unwrap_or_else(|e| e.into_inner()).extend(errors);
+                files
+            });
             index_of(files_mentioning(files, name, &options).iter())
         }));
     }
@@ -529,6 +532,15 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         })
         .collect();
     files.extend(checked);
+    let config_errors = std::mem::take(&mut *rest_refused.lock().unwrap_or_else(|e| e.into_inner()));
+    if !config_errors.is_empty() {
+        return Report {
+            files: Vec::new(),
+            project: Some(project),
+            config_errors,
+            user_rules: Vec::new(),
+        };
+    }
     files.sort_by(|a, b| a.source.path.cmp(&b.source.path));
     Report {
         files,
@@ -536,6 +548,15 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         config_errors: Vec::new(),
         user_rules,
     }
+}
+
+/// An ignore file the walk refused, as a configuration error.
+fn refused_ignore_file(problem: discover::Problem) -> ConfigError {
+    ConfigError::about_file(
+        &problem.display,
+        problem.message,
+        "amlint reads an ignore file only as a regular file inside the project: replace it with one, or remove it.",
+    )
 }
 
 static LARGE_RUN: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
@@ -585,33 +606,42 @@ pub fn warm_embedded_data() {
 }
 
 /// The project's files that are not already loaded, with their text (read once, in
-/// parallel, for every name searched). Unreadable files and the walk's problems are
-/// left out: they are not among the checked files, and only decide whether a name is
-/// found (AML203 says when it is not).
+/// parallel, for every name searched), and the ignore files the walk refused (as
+/// configuration errors). Unreadable files and directories are left out: they are not
+/// among the checked files, and only decide whether a name is found (AML203 says when it
+/// is not).
 fn rest_of_project(
     root: &Path,
     seen: &HashSet<PathBuf>,
     filter: Arc<ConfigFilter>,
     boundary: &crate::fsio::Boundary,
     options: &Options,
-) -> Vec<(discover::Candidate, String)> {
+) -> (Vec<(discover::Candidate, String)>, Vec<ConfigError>) {
     if !root.is_dir() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     // The walk reads each file as it finds it (on the walking threads, not rayon's:
     // this runs inside a `OnceLock` that rayon jobs wait on, and a rayon worker helping
     // here could steal one of them and deadlock).
-    discover::discover_each(&[root.to_path_buf()], filter, boundary, |c| {
+    let found = discover::discover_each(&[root.to_path_buf()], filter, boundary, |c| {
         if seen.contains(&c.path) {
             None
         } else {
             load::read_text_seen(&c.path, c.seen, boundary, &options.limits).ok()
         }
-    })
-    .files
-    .into_iter()
-    .filter_map(|(c, text)| Some((c, text?)))
-    .collect()
+    });
+    let files = found
+        .files
+        .into_iter()
+        .filter_map(|(c, text)| Some((c, text?)))
+        .collect();
+    let refused = found
+        .problems
+        .into_iter()
+        .filter(|p| p.kind == discover::ProblemKind::IgnoreFile)
+        .map(refused_ignore_file)
+        .collect();
+    (files, refused)
 }
 
 /// Whether `hay` contains `needle` (lower case), ignoring ASCII case.

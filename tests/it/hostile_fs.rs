@@ -631,3 +631,40 @@ fn control_characters_in_file_names_are_escaped() {
         .unwrap();
     assert_eq!(codes_of(&findings(&out), "evil\u{1b}[2J\r.yml"), ["AML002"]);
 }
+
+/// Under pre-commit only the changed files are named; a name they use is searched for in
+/// the rest of the project. That search walks it too: an ignore file there that is a
+/// pipe is refused (a configuration error, as in a walk of the whole project) instead of
+/// hanging the hook.
+#[test]
+fn the_search_of_the_rest_of_the_project_refuses_ignore_files_too() {
+    let c = case();
+    c.write(
+        "jobs/job.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: azureml:cpu-cluster\n",
+    );
+    c.write(
+        "computes/cluster.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: cpu-cluster\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 0\nmax_instances: 2\n",
+    );
+    c.fifo("other/.gitignore");
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "jobs/job.yml"])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("other/.gitignore") && all.contains("named pipe"),
+        "{all}"
+    );
+    // Without it, the name is found and the file is clean.
+    std::fs::remove_file(c.root.join("other/.gitignore")).unwrap();
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "jobs/job.yml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
