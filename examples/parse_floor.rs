@@ -19,13 +19,17 @@ fn main() {
     }
     // amlint's own walk (parallel, each file loaded on the thread that finds it).
     let limits = amlint::load::Limits::default();
-    let loaded: Vec<_> =
-        amlint::discover::discover_each(&roots, std::sync::Arc::new(amlint::discover::Unfiltered), |c| {
-            amlint::load::load_path(&c.path, &c.display, c.seen, &limits)
-        })
-        .into_iter()
-        .map(|(_, l)| l)
-        .collect();
+    let anywhere = amlint::fsio::Boundary::anywhere();
+    let loaded: Vec<_> = amlint::discover::discover_each(
+        &roots,
+        std::sync::Arc::new(amlint::discover::Unfiltered),
+        &anywhere,
+        |c| amlint::load::load_path(&c.path, &c.display, c.seen, &anywhere, &limits),
+    )
+    .files
+    .into_iter()
+    .map(|(_, l)| l)
+    .collect();
     let nodes: usize = loaded
         .iter()
         .map(|l| l.documents.len() + l.diagnostics.len())

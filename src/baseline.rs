@@ -13,7 +13,6 @@
 //! fingerprint it records.
 
 use std::collections::{HashMap, HashSet};
-use std::io::Write as _;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -119,11 +118,30 @@ impl std::fmt::Display for BaselineError {
 }
 
 impl Baseline {
+    /// Reads a baseline: a regular file (never a pipe or device) of at most
+    /// [`fsio::MAX_BASELINE_SIZE`], whose real location is inside its project (the git
+    /// work tree containing it, else its directory: a link in the repository cannot make
+    /// amlint read another file and show it in an error).
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
-        let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| BaselineError {
-            message: format!("cannot read the baseline {shown}: {e}"),
+        let shown = crate::fsio::shown(path);
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let boundary = crate::fsio::Boundary::around(dir);
+        let bytes = crate::fsio::read_regular(
+            path,
+            crate::fsio::Seen::Unknown,
+            &boundary,
+            crate::fsio::MAX_BASELINE_SIZE,
+        )
+        .map_err(|r| BaselineError {
+            message: format!("cannot read the baseline {shown}: {}", r.describe()),
             help: "Create it with `amlint check --write-baseline FILE`, or fix the path.".to_string(),
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| BaselineError {
+            message: format!("the baseline {shown} is not valid UTF-8"),
+            help: "Regenerate it with `amlint check --write-baseline FILE`.".to_string(),
         })?;
         Self::parse(&shown, &text)
     }
@@ -197,40 +215,23 @@ pub fn render(findings: &[Recorded<'_>]) -> String {
 }
 
 /// Writes `text` to `path` atomically: a temporary file in the same directory, flushed
-/// to disk, then renamed over `path`. A reader never sees half a file.
+/// to disk, then renamed over `path`. A reader never sees half a file. A symbolic link,
+/// pipe, device or directory at `path` is refused and left alone; a file replaced keeps
+/// its permissions (`fsio::write_atomically`).
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), BaselineError> {
-    let shown = path.display().to_string();
-    let fail = |e: std::io::Error| BaselineError {
-        message: format!("cannot write the baseline {shown}: {e}"),
-        help: "Check that the directory exists and is writable.".to_string(),
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| BaselineError {
-            message: format!("`{shown}` is not a file name"),
-            help: "Pass a file path such as `amlint-baseline.json`.".to_string(),
-        })?;
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(fail(e));
-    }
-    Ok(())
+    let shown = crate::fsio::shown(path);
+    crate::fsio::write_atomically(path, text.as_bytes(), crate::fsio::Replace::Regular).map_err(|e| {
+        let help = match e {
+            crate::fsio::WriteRefusal::NotRegular(_) => {
+                "Remove it, or write the baseline to a regular file elsewhere."
+            }
+            _ => "Check that the directory exists and is writable.",
+        };
+        BaselineError {
+            message: format!("cannot write the baseline {shown}: {}", e.describe()),
+            help: help.to_string(),
+        }
+    })
 }
 
 #[cfg(test)]

@@ -161,11 +161,24 @@ pub fn main() -> i32 {
     }
 }
 
-fn write_stdout(text: &str) {
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`amlint check | head`) is not an error worth a message.
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+/// Writes the output; `false` when it could not be written (a full disk, an I/O error),
+/// after saying so on standard error: the run then exits with 2, so that lost output is
+/// never taken for a clean run. A reader that stopped reading (`amlint check | head`:
+/// a closed pipe) is not an error.
+#[must_use]
+fn write_stdout(text: &str) -> bool {
+    write_output(&mut std::io::stdout().lock(), text)
+}
+
+fn write_output(out: &mut dyn Write, text: &str) -> bool {
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => true,
+        Err(e) => {
+            eprintln!("amlint: cannot write the output: {e}");
+            false
+        }
+    }
 }
 
 fn use_color(choice: Color) -> bool {
@@ -211,8 +224,10 @@ fn check(args: CheckArgs) -> i32 {
         args.paths.into_iter().partition(|p| p.as_os_str() == "-");
     let mut buffers = Vec::new();
     if !stdin.is_empty() {
+        // Read like a checked file: up to the size limit, beyond which it is AML005.
         let mut bytes = Vec::new();
-        if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
+        let limit = args.max_file_size;
+        if let Err(e) = std::io::stdin().lock().take(limit + 1).read_to_end(&mut bytes) {
             eprintln!("amlint: cannot read standard input: {e}");
             return 2;
         }
@@ -220,10 +235,15 @@ fn check(args: CheckArgs) -> i32 {
             .stdin_filename
             .clone()
             .unwrap_or_else(|| "<stdin>".to_string());
-        buffers.push(Buffer {
-            display,
-            text: crate::load::decode(bytes),
-        });
+        let text = if bytes.len() as u64 > limit {
+            Err(crate::load::refusal(&crate::fsio::Refusal::TooLarge {
+                len: bytes.len() as u64,
+                limit,
+            }))
+        } else {
+            crate::load::decode(bytes)
+        };
+        buffers.push(Buffer { display, text });
     }
     let report = pipeline::run(&paths, buffers, &options);
 
@@ -258,7 +278,9 @@ fn check(args: CheckArgs) -> i32 {
         Format::Github => report::github::render(&report, args.quiet),
         Format::Junit => report::junit::render(&report, threshold),
     };
-    write_stdout(&text);
+    if !write_stdout(&text) {
+        return 2;
+    }
     let failed = report
         .diagnostics()
         .any(|(_, d)| report::fails(d.severity, threshold));
@@ -306,46 +328,71 @@ fn write_baseline(path: &Path, report: &pipeline::Report) -> i32 {
     }
 }
 
+/// `amlint init`: writes the starter configuration as a new regular file (atomically:
+/// a temporary file linked into place, which fails if anything is there), never over an
+/// existing configuration, link, pipe or device.
 fn init(dir: &Path) -> i32 {
     if !dir.is_dir() {
         eprintln!(
             "amlint: {} is not a directory\n  help: create it first, or pass an existing directory",
-            dir.display()
+            crate::fsio::shown(dir)
         );
         return 2;
     }
+    let boundary = crate::fsio::Boundary::around(dir);
     for name in crate::config::CONFIG_FILE_NAMES {
         let existing = dir.join(name);
+        let shown = crate::fsio::shown(&existing);
+        let Ok(meta) = std::fs::symlink_metadata(&existing) else {
+            continue;
+        };
+        if !meta.is_file() {
+            eprintln!(
+                "amlint: {shown} exists and is not a regular file (a link, directory, pipe or device); init writes only a new regular file\n  help: remove it, or run `amlint init` in another directory"
+            );
+            return 2;
+        }
         let has_config = match *name {
-            "pyproject.toml" => std::fs::read_to_string(&existing).is_ok_and(|t| t.contains("[tool.amlint")),
-            _ => existing.exists(),
+            // Read as a configuration file is: regular, bounded, inside the project.
+            "pyproject.toml" => match crate::fsio::read_regular(
+                &existing,
+                crate::fsio::Seen::Unknown,
+                &boundary,
+                crate::fsio::MAX_CONFIG_SIZE,
+            ) {
+                Ok(bytes) => memchr::memmem::find(&bytes, b"[tool.amlint").is_some(),
+                Err(r) => {
+                    eprintln!(
+                        "amlint: cannot read {shown}: {}\n  help: init reads it to see whether it configures amlint; make it a regular file",
+                        r.describe()
+                    );
+                    return 2;
+                }
+            },
+            _ => true,
         };
         if has_config {
             eprintln!(
-                "amlint: {} already configures amlint; init never overwrites a configuration\n  help: edit it, or delete it and run `amlint init` again",
-                existing.display()
+                "amlint: {shown} already configures amlint; init never overwrites a configuration\n  help: edit it, or delete it and run `amlint init` again"
             );
             return 2;
         }
     }
     let target = dir.join("amlint.toml");
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&target)
-        .and_then(|mut f| f.write_all(crate::config::STARTER.as_bytes()));
-    match written {
+    let shown = crate::fsio::shown(&target);
+    match crate::fsio::write_atomically(
+        &target,
+        crate::config::STARTER.as_bytes(),
+        crate::fsio::Replace::Never,
+    ) {
         Ok(()) => {
-            eprintln!(
-                "amlint: wrote {}; see docs/configuration.md for every key",
-                target.display()
-            );
+            eprintln!("amlint: wrote {shown}; see docs/configuration.md for every key");
             0
         }
         Err(e) => {
             eprintln!(
-                "amlint: cannot write {}: {e}\n  help: check that the directory is writable",
-                target.display()
+                "amlint: cannot write {shown}: {}\n  help: check that the directory is writable",
+                e.describe()
             );
             2
         }
@@ -388,16 +435,18 @@ fn rules(format: ListFormat) -> i32 {
             format!("{}\n", serde_json::to_string_pretty(&rows).unwrap_or_default())
         }
     };
-    write_stdout(&text);
-    0
+    if write_stdout(&text) { 0 } else { 2 }
 }
 
 fn rule_doc(code_or_name: &str) -> i32 {
     let registry = registry::builtin();
     match registry.find(code_or_name) {
         Some(rule) => {
-            write_stdout(&rule.markdown());
-            0
+            if write_stdout(&rule.markdown()) {
+                0
+            } else {
+                2
+            }
         }
         None => {
             let names = registry.rules().iter().flat_map(|r| [r.code, r.name]);

@@ -1,10 +1,18 @@
 //! Which files to check: explicit files always; directories walked with the `ignore`
 //! crate (honouring `.gitignore`, `.ignore` and hidden files) for `*.yml`, `*.yaml`,
 //! `*.json` and `MLTable` files.
+//!
+//! The walk follows no link, and reports what it could not do (`docs/security.md`): a
+//! directory it could not list is a [`Problem`] the run reports as a finding; an ignore
+//! file the crate would have read through a link out of the project, or that is a pipe,
+//! a device or too large, is a [`Problem`] the run reports as a configuration error, and
+//! the crate never opens it (its directory is not walked).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use crate::fsio::{self, Boundary, Refusal};
 
 /// A file to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,6 +27,35 @@ pub struct Candidate {
     pub seen: crate::load::Seen,
 }
 
+/// Something the walk could not do.
+#[derive(Debug)]
+pub struct Problem {
+    /// The directory or file concerned, as walked.
+    pub path: PathBuf,
+    /// The path as reports show it.
+    pub display: String,
+    pub kind: ProblemKind,
+    /// What happened.
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// A directory (or a given path) that could not be listed or was refused: a finding
+    /// (AML004) on its path.
+    Unlisted,
+    /// An ignore file that is not read (`.gitignore`, `.ignore`, git's `info/exclude`
+    /// and the `.git` file leading to it): a configuration error. Its directory is not
+    /// walked.
+    IgnoreFile,
+}
+
+/// The files found, each with what `each` made of it, and the problems met.
+pub struct Discovered<T> {
+    pub files: Vec<(Candidate, T)>,
+    pub problems: Vec<Problem>,
+}
+
 /// Whether a file name is one amlint reads when walking a directory.
 pub fn is_config_name(name: &str) -> bool {
     let ends_with = |suffix: &str| {
@@ -28,13 +65,37 @@ pub fn is_config_name(name: &str) -> bool {
     ends_with(".yml") || ends_with(".yaml") || ends_with(".json") || name == "MLTable"
 }
 
-/// `./a/b.yml` → `a/b.yml`; everything else unchanged.
-fn display_of(path: &Path) -> String {
-    let s = path.to_string_lossy().replace('\\', "/");
+/// `./a/b.yml` → `a/b.yml`; everything else unchanged (on Windows, `\\` → `/`). A name
+/// that is not UTF-8 shows its other bytes as `\xNN`, so that two such names never show
+/// alike.
+pub fn display_of(path: &Path) -> String {
+    let s = path_text(path);
+    let s = if cfg!(windows) { s.replace('\\', "/") } else { s };
     match s.strip_prefix("./") {
         Some(rest) if !rest.is_empty() => rest.to_string(),
         _ => s,
     }
+}
+
+/// A path as text: its UTF-8 as it is, other bytes as `\xNN`.
+fn path_text(path: &Path) -> String {
+    if let Some(s) = path.to_str() {
+        return s.to_string();
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::new();
+        for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02X}"));
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    path.to_string_lossy().into_owned()
 }
 
 /// Decides what a walk yields (the configuration's `include`/`exclude` implement it).
@@ -66,15 +127,18 @@ impl Filter for Unfiltered {
     }
 }
 
-/// Expands the given paths into the files to check, sorted and without duplicates.
+/// Expands the given paths into the files to check, sorted and without duplicates
+/// (links may lead anywhere; problems are left out).
 pub fn discover(paths: &[PathBuf]) -> Vec<Candidate> {
-    discover_filtered(paths, Arc::new(Unfiltered))
+    discover_filtered(paths, Arc::new(Unfiltered), &Boundary::anywhere())
 }
 
 /// [`discover`], with `filter` deciding which directories are walked and which files
-/// are kept.
-pub fn discover_filtered(paths: &[PathBuf], filter: Arc<dyn Filter>) -> Vec<Candidate> {
-    discover_each(paths, filter, |_| ())
+/// are kept, and links held to `boundary`; the problems are left out (the language
+/// server's workspace, where they have no file to be shown on).
+pub fn discover_filtered(paths: &[PathBuf], filter: Arc<dyn Filter>, boundary: &Boundary) -> Vec<Candidate> {
+    discover_each(paths, filter, boundary, |_| ())
+        .files
         .into_iter()
         .map(|(c, ())| c)
         .collect()
@@ -84,15 +148,17 @@ pub fn discover_filtered(paths: &[PathBuf], filter: Arc<dyn Filter>) -> Vec<Cand
 /// file on the walking thread that found it, so that reading and parsing files overlap
 /// the walk; the files named on the command line in parallel (rayon) after it. Returns
 /// the files sorted and without duplicates, each with what `each` made of it (a file
-/// found twice may have been worked on twice; one result is kept).
+/// found twice may have been worked on twice; one result is kept), and the problems.
 pub fn discover_each<T: Send>(
     paths: &[PathBuf],
     filter: Arc<dyn Filter>,
+    boundary: &Boundary,
     each: impl Fn(&Candidate) -> T + Sync,
-) -> Vec<(Candidate, T)> {
+) -> Discovered<T> {
     use rayon::prelude::*;
     let mut explicit: Vec<Candidate> = Vec::new();
     let mut walked: Vec<(Candidate, T)> = Vec::new();
+    let mut problems: Vec<Problem> = Vec::new();
     for given in paths {
         let is_dir = std::fs::metadata(given).is_ok_and(|m| m.is_dir());
         let named_like_file = given
@@ -112,11 +178,38 @@ pub fn discover_each<T: Send>(
             }
             continue;
         }
-        walked.extend(walk(given, &filter, &each));
+        // A directory named through a link is walked where it is, if that is inside the
+        // project (the walker itself would take the link for a file and yield nothing).
+        let is_link = std::fs::symlink_metadata(given).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link || boundary.root().is_some() {
+            let real = std::fs::canonicalize(given).unwrap_or_else(|_| given.clone());
+            if !boundary.contains(&real) {
+                let r = Refusal::Outside {
+                    target: real,
+                    boundary: boundary.root().map(Path::to_path_buf).unwrap_or_default(),
+                };
+                problems.push(Problem {
+                    path: given.clone(),
+                    display: display_of(given),
+                    kind: ProblemKind::Unlisted,
+                    message: r.describe(),
+                });
+                continue;
+            }
+        }
+        let start = if is_link {
+            // A trailing separator makes the walker's first look resolve the link.
+            let mut s = given.clone().into_os_string();
+            s.push("/");
+            PathBuf::from(s)
+        } else {
+            given.clone()
+        };
+        walk(&start, &filter, boundary, &each, &mut walked, &mut problems);
     }
-    let mut found: BTreeMap<String, (Candidate, T)> = BTreeMap::new();
+    let mut found: BTreeMap<(String, PathBuf), (Candidate, T)> = BTreeMap::new();
     for (c, t) in walked {
-        found.entry(c.display.clone()).or_insert((c, t));
+        found.entry(key_of(&c)).or_insert((c, t));
     }
     // A file named on the command line is explicit even when a walk also found it.
     let explicit: Vec<(Candidate, T)> = match explicit.len() {
@@ -130,49 +223,204 @@ pub fn discover_each<T: Send>(
             .collect(),
     };
     for (c, t) in explicit {
-        found.insert(c.display.clone(), (c, t));
+        found.insert(key_of(&c), (c, t));
     }
     let candidates: Vec<(Candidate, T)> = found.into_values().collect();
-    if paths.len() > 1 {
+    let files = if paths.len() > 1 {
         same_files_once(candidates, &each)
     } else {
         candidates
+    };
+    problems.sort_by(|a, b| a.display.cmp(&b.display));
+    Discovered { files, problems }
+}
+
+/// Where a candidate sorts, and what makes it the same as another: its display path,
+/// then its path without `./` components (two files whose names show alike are two).
+fn key_of(c: &Candidate) -> (String, PathBuf) {
+    let path: PathBuf = c
+        .path
+        .components()
+        .filter(|p| !matches!(p, std::path::Component::CurDir))
+        .collect();
+    (c.display.clone(), path)
+}
+
+/// Whether the ignore files the walker would read in `dir` are safe to open (`fsio::
+/// check_unopened`): `.gitignore`, `.ignore`, and git's `info/exclude` (in a `.git`
+/// directory, or where a `.git` file leads, through the `commondir` file as the crate
+/// follows it). Returns the file refused and why.
+fn check_ignore_files(dir: &Path, boundary: &Boundary) -> Result<(), (PathBuf, Refusal)> {
+    let check = |p: PathBuf, boundary: &Boundary| {
+        fsio::check_unopened(&p, boundary, fsio::MAX_CONFIG_SIZE).map_err(|r| (p, r))
+    };
+    check(dir.join(".gitignore"), boundary)?;
+    check(dir.join(".ignore"), boundary)?;
+    let git = dir.join(".git");
+    let Ok(meta) = std::fs::symlink_metadata(&git) else {
+        return Ok(());
+    };
+    if meta.is_dir() {
+        return check(git.join("info/exclude"), boundary);
+    }
+    check(git.clone(), boundary)?;
+    if std::fs::metadata(&git).is_ok_and(|m| m.is_dir()) {
+        // A link to a git directory inside the project.
+        return check(git.join("info/exclude"), boundary);
+    }
+    // A `.git` file (a linked work tree, a submodule) names the git directory, which may
+    // be outside the work tree (a linked work tree's is in the main one's): its files
+    // are held to being regular and small, not to the boundary.
+    let first_line = |p: &Path| -> Result<Option<String>, (PathBuf, Refusal)> {
+        let bytes = fsio::read_regular(p, crate::load::Seen::Unknown, &Boundary::anywhere(), 64 * 1024)
+            .map_err(|r| (p.to_path_buf(), r))?;
+        Ok(String::from_utf8_lossy(&bytes).lines().next().map(str::to_string))
+    };
+    let Some(gitdir) = first_line(&git)?.and_then(|l| l.strip_prefix("gitdir: ").map(PathBuf::from)) else {
+        return Ok(());
+    };
+    let commondir_file = gitdir.join("commondir");
+    check(commondir_file.clone(), &Boundary::anywhere())?;
+    if std::fs::symlink_metadata(&commondir_file).is_err() {
+        return Ok(());
+    }
+    let Some(line) = first_line(&commondir_file)? else {
+        return Ok(());
+    };
+    let common = if line.starts_with('.') {
+        gitdir.join(line)
+    } else {
+        PathBuf::from(line)
+    };
+    check(common.join("info/exclude"), &Boundary::anywhere())
+}
+
+/// The problem of an ignore file refused.
+fn ignore_file_problem((path, r): (PathBuf, Refusal)) -> Problem {
+    Problem {
+        display: display_of(&path),
+        path,
+        kind: ProblemKind::IgnoreFile,
+        message: format!("this ignore file is not read: {}", r.describe()),
     }
 }
 
+/// The path and I/O error of a walker error, if it has them.
+fn walk_error_parts(e: &ignore::Error) -> (Option<&Path>, Option<&std::io::Error>) {
+    let mut e = e;
+    let mut path = None;
+    // The crate nests a path and a depth around the error (a few levels).
+    for _ in 0..8 {
+        match e {
+            ignore::Error::WithPath { path: p, err } => {
+                path = path.or(Some(p.as_path()));
+                e = err;
+            }
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => e = err,
+            ignore::Error::Partial(errs) if errs.len() == 1 => e = &errs[0],
+            ignore::Error::Io(io) => return (path, Some(io)),
+            _ => break,
+        }
+    }
+    (path, None)
+}
+
 /// The files below `dir` that `filter` keeps, in no particular order, each with what
-/// `each` made of it. The walk runs on as many threads as rayon's pool has (one per core,
-/// or `RAYON_NUM_THREADS`), but its own (`ignore`'s parallel walker: a walk may run inside
-/// a `OnceLock` that rayon jobs wait on); in a tree of thousands of directories most of its time is probing each one
+/// `each` made of it, added to `out`; what went wrong, to `problems`. The walk runs on
+/// as many threads as rayon's pool has (one per core, or `RAYON_NUM_THREADS`), but its
+/// own (`ignore`'s parallel walker: a walk may run inside a `OnceLock` that rayon jobs
+/// wait on); in a tree of thousands of directories most of its time is probing each one
 /// for ignore and configuration files.
 fn walk<T: Send>(
     dir: &Path,
     filter: &Arc<dyn Filter>,
+    boundary: &Boundary,
     each: &(impl Fn(&Candidate) -> T + Sync),
-) -> Vec<(Candidate, T)> {
+    out: &mut Vec<(Candidate, T)>,
+    problems: &mut Vec<Problem>,
+) {
+    // The crate reads the ignore files of the directory and of every directory above it
+    // before the walk: those are looked at first (above the project, links may lead
+    // anywhere: the machine's own directories).
+    if let Err(refused) = check_ignore_files(dir, boundary) {
+        problems.push(ignore_file_problem(refused));
+        return;
+    }
+    let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    for d in real.ancestors().skip(1) {
+        let b = if boundary.contains(d) {
+            boundary.clone()
+        } else {
+            Boundary::anywhere()
+        };
+        if let Err(refused) = check_ignore_files(d, &b) {
+            problems.push(ignore_file_problem(refused));
+            return;
+        }
+    }
     let dirs = filter.clone();
+    let found_problems: Arc<Mutex<Vec<Problem>>> = Arc::default();
+    let refused = found_problems.clone();
+    let ignore_boundary = boundary.clone();
     let threads = rayon::current_num_threads().clamp(1, 8);
     let walker = ignore::WalkBuilder::new(dir)
         .standard_filters(true)
         .follow_links(false)
         .threads(threads)
         .filter_entry(move |entry| {
-            entry.depth() == 0
-                || !entry.file_type().is_some_and(|t| t.is_dir())
-                || dirs.enter_dir(entry.path())
+            if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {
+                return true;
+            }
+            if !dirs.enter_dir(entry.path()) {
+                return false;
+            }
+            // The crate reads the directory's ignore files when it lists it, next.
+            match check_ignore_files(entry.path(), &ignore_boundary) {
+                Ok(()) => true,
+                Err(r) => {
+                    lock(&refused).push(ignore_file_problem(r));
+                    false
+                }
+            }
         })
         .build_parallel();
-    let found = std::sync::Mutex::new(Vec::new());
+    let found = Mutex::new(Vec::new());
     walker.run(|| {
         let filter = filter.clone();
-        // Each thread's finds join the shared list when its visitor is dropped.
+        // Each thread's finds join the shared lists when its visitor is dropped.
         let mut flush = Flush {
             found: &found,
             mine: Vec::new(),
+            problems: &found_problems,
+            my_problems: Vec::new(),
         };
         Box::new(move |entry| {
-            if let Ok(entry) = entry
-                && let Some(file_type) = entry.file_type()
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    flush.my_problems.extend(unlisted(&e));
+                    return ignore::WalkState::Continue;
+                }
+            };
+            if let Some(e) = entry.error() {
+                // Reading the directory's ignore files failed (a glob the crate does not
+                // understand is not reported: git ignores it too).
+                if let (path, Some(io)) = walk_error_parts(e)
+                    && io.kind() != std::io::ErrorKind::IsADirectory
+                {
+                    let path = path.unwrap_or(entry.path()).to_path_buf();
+                    flush.my_problems.push(Problem {
+                        display: display_of(&path),
+                        path,
+                        kind: ProblemKind::IgnoreFile,
+                        message: format!(
+                            "this ignore file could not be read: {}",
+                            fsio::Refusal::Io(io.kind().into()).describe()
+                        ),
+                    });
+                }
+            }
+            if let Some(file_type) = entry.file_type()
                 && !file_type.is_dir()
                 && filter.walked_file(entry.path())
             {
@@ -189,30 +437,63 @@ fn walk<T: Send>(
             ignore::WalkState::Continue
         })
     });
-    found
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    out.extend(
+        found
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    problems.extend(std::mem::take(&mut *lock(&found_problems)));
+}
+
+/// A walker error as the problem of the directory it could not list.
+fn unlisted(e: &ignore::Error) -> Option<Problem> {
+    let (path, io) = walk_error_parts(e);
+    let path = path?.to_path_buf();
+    let message = match io {
+        Some(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+            "permission denied: amlint cannot list this directory, so the files in it were not checked"
+                .to_string()
+        }
+        Some(io) if io.kind() == std::io::ErrorKind::NotFound => {
+            "this directory was deleted while amlint was walking it".to_string()
+        }
+        Some(io) => format!("cannot list this directory ({io}), so the files in it were not checked"),
+        None => format!("cannot walk this path: {e}"),
+    };
+    Some(Problem {
+        display: display_of(&path),
+        path,
+        kind: ProblemKind::Unlisted,
+        message,
+    })
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A walking thread's results, added to the shared list once, when the thread is done.
 struct Flush<'a, T> {
-    found: &'a std::sync::Mutex<Vec<T>>,
+    found: &'a Mutex<Vec<T>>,
     mine: Vec<T>,
+    problems: &'a Mutex<Vec<Problem>>,
+    my_problems: Vec<Problem>,
 }
 
 impl<T> Drop for Flush<'_, T> {
     fn drop(&mut self) {
         let mine = std::mem::take(&mut self.mine);
-        self.found
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .extend(mine);
+        lock(self.found).extend(mine);
+        let problems = std::mem::take(&mut self.my_problems);
+        lock(self.problems).extend(problems);
     }
 }
 
-/// One file named twice (`amlint check /abs/dir c.yml` from inside `dir`) is checked
-/// once: under the display path that sorts first, explicit if either naming was (and
-/// then worked on again as explicit, if it was found by a walk first).
+/// One path named twice (`amlint check /abs/dir c.yml` from inside `dir`: the same path
+/// once made absolute and normalised, without looking at links) is checked once: under
+/// the display path that sorts first, explicit if either naming was (and then worked on
+/// again as explicit, if it was found by a walk first). Two paths to one file through a
+/// link are two paths, each checked and reported, as a walk reports them.
 fn same_files_once<T>(
     candidates: Vec<(Candidate, T)>,
     each: &impl Fn(&Candidate) -> T,
@@ -220,8 +501,9 @@ fn same_files_once<T>(
     let mut seen: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
     let mut out: Vec<(Candidate, T)> = Vec::with_capacity(candidates.len());
     let mut upgraded: Vec<usize> = Vec::new();
+    let cwd = std::env::current_dir().unwrap_or_default();
     for (c, t) in candidates {
-        let key = std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
+        let key = fsio::absolute(&c.path, &cwd);
         match seen.get(&key) {
             Some(&i) => {
                 if c.explicit && !out[i].0.explicit {
@@ -299,9 +581,13 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("sub")).unwrap();
         std::fs::write(dir.path().join("c.yml"), "a: 1\n").unwrap();
         let named = dir.path().join("sub").join("..").join("c.yml");
-        let found = discover_each(&[dir.path().to_path_buf(), named], Arc::new(Unfiltered), |c| {
-            c.explicit
-        });
+        let found = discover_each(
+            &[dir.path().to_path_buf(), named],
+            Arc::new(Unfiltered),
+            &Boundary::anywhere(),
+            |c| c.explicit,
+        )
+        .files;
         assert_eq!(found.len(), 1, "{found:?}");
         let (c, seen_as_explicit) = &found[0];
         assert!(c.explicit && *seen_as_explicit, "{found:?}");
@@ -346,6 +632,35 @@ mod tests {
         let explicit = discover(&[root.join("build/y.yml")]);
         assert_eq!(explicit.len(), 1);
         assert!(explicit[0].explicit);
+    }
+
+    /// The walker's errors as the problems of the directories they are about (injected:
+    /// a directory deleted while walked, one that cannot be listed); an error without a
+    /// path is not a directory's.
+    #[test]
+    fn walker_errors_are_problems_of_their_directories() {
+        let io = |kind: std::io::ErrorKind| ignore::Error::WithDepth {
+            depth: 2,
+            err: Box::new(ignore::Error::WithPath {
+                path: PathBuf::from("./a/gone"),
+                err: Box::new(ignore::Error::Io(kind.into())),
+            }),
+        };
+        let p = unlisted(&io(std::io::ErrorKind::NotFound)).unwrap();
+        assert_eq!((p.display.as_str(), p.kind), ("a/gone", ProblemKind::Unlisted));
+        assert!(p.message.contains("deleted"), "{}", p.message);
+        let p = unlisted(&io(std::io::ErrorKind::PermissionDenied)).unwrap();
+        assert!(p.message.contains("permission denied"), "{}", p.message);
+        assert!(unlisted(&ignore::Error::Io(std::io::ErrorKind::Other.into())).is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_show_their_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::OsStr::from_bytes(b"./caf\xe9.yml");
+        assert_eq!(display_of(Path::new(name)), "caf\\xE9.yml");
+        assert_eq!(display_of(Path::new("a\\b.yml")), "a\\b.yml");
     }
 
     #[test]

@@ -14,8 +14,10 @@ pub mod diagnostic;
 pub mod discover;
 pub mod document;
 pub mod embedded;
+pub mod escape;
 pub mod facts;
 pub mod filter;
+pub mod fsio;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod kinds;

@@ -1,12 +1,13 @@
 //! Bytes → [`LoadedFile`]: reading a file safely (regular files only, bounded size, no
 //! binary, UTF-8 with an optional BOM), then parsing it as YAML or JSON.
 
-use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Findings, Omitted};
 use crate::document::{Document, json, yaml};
+pub use crate::fsio::Seen;
+use crate::fsio::{self, Boundary, Refusal};
 use crate::source::{SourceFile, Span};
 
 /// Bounds on what input can make amlint do.
@@ -111,10 +112,10 @@ pub struct Refused {
 }
 
 /// Reads and parses the file at `path`, shown as `display` in reports (`seen`: what the
-/// caller knows of it).
-pub fn load_path(path: &Path, display: &str, seen: Seen, limits: &Limits) -> LoadedFile {
+/// caller knows of it; `boundary`: where links may lead, `fsio`).
+pub fn load_path(path: &Path, display: &str, seen: Seen, boundary: &Boundary, limits: &Limits) -> LoadedFile {
     let format = Format::for_path(display);
-    match read_text_seen(path, seen, limits) {
+    match read_text_seen(path, seen, boundary, limits) {
         Ok(text) => parse_text(display, text, format, limits),
         Err(refused) => LoadedFile::unreadable(display, format, *refused),
     }
@@ -131,136 +132,54 @@ fn refused(diagnostic: Diagnostic) -> Box<Refused> {
     })
 }
 
-/// What is known of a file before it is opened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Seen {
-    /// Named by the user or by another file, or reached through a symbolic link: it may
-    /// be a directory, a device or a pipe, so it is looked at (`stat`) before it is
-    /// opened. Opening a device can have effects of its own, and opening a pipe waits
-    /// for a writer.
-    Unknown,
-    /// A directory listing showed a regular file (not a link). It is opened at once,
-    /// without waiting (in case a pipe has taken its place since), and looked at through
-    /// the open file: one lookup of its path instead of two.
-    Listed,
-}
-
-impl Seen {
-    /// What a directory listing's type of an entry (not followed if a link) tells.
-    pub fn from_listing(file_type: std::fs::FileType) -> Seen {
-        if file_type.is_file() {
-            Seen::Listed
-        } else {
-            Seen::Unknown
-        }
-    }
-}
-
-/// Reads a file's text, refusing anything that is not a regular, bounded, UTF-8 file.
-pub fn read_text(path: &Path, limits: &Limits) -> Result<String, Box<Refused>> {
-    read_text_seen(path, Seen::Unknown, limits)
+/// Reads a file's text, refusing anything that is not a regular, bounded, UTF-8 file
+/// inside `boundary`.
+pub fn read_text(path: &Path, boundary: &Boundary, limits: &Limits) -> Result<String, Box<Refused>> {
+    read_text_seen(path, Seen::Unknown, boundary, limits)
 }
 
 /// [`read_text`] for a file of which `seen` is known.
-pub fn read_text_seen(path: &Path, seen: Seen, limits: &Limits) -> Result<String, Box<Refused>> {
-    let (file, len) = match seen {
-        Seen::Unknown => {
-            let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
-            let len = regular_len(&meta, limits)?;
-            (std::fs::File::open(path).map_err(|e| io_error(path, &e))?, len)
-        }
-        Seen::Listed => {
-            let file = open_without_waiting(path).map_err(|e| io_error(path, &e))?;
-            let meta = file.metadata().map_err(|e| io_error(path, &e))?;
-            (file, regular_len(&meta, limits)?)
-        }
-    };
-    let mut bytes = Vec::with_capacity(len as usize);
-    // The file may grow between `metadata` and here: never read past the limit.
-    file.take(limits.max_file_size + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| io_error(path, &e))?;
-    if bytes.len() as u64 > limits.max_file_size {
-        return Err(too_large(bytes.len() as u64, limits));
-    }
+pub fn read_text_seen(
+    path: &Path,
+    seen: Seen,
+    boundary: &Boundary,
+    limits: &Limits,
+) -> Result<String, Box<Refused>> {
+    let bytes = fsio::read_regular(path, seen, boundary, limits.max_file_size).map_err(|r| refusal(&r))?;
     decode(bytes)
 }
 
-/// The length of a regular file within the size limit, or why it is not read.
-fn regular_len(meta: &std::fs::Metadata, limits: &Limits) -> Result<u64, Box<Refused>> {
-    if meta.is_dir() {
-        return Err(unreadable(
-            "this is a directory, not a file".to_string(),
-            "Pass the files inside it, or the directory without a file extension so that amlint walks it.",
-        ));
-    }
-    if !meta.is_file() {
-        return Err(unreadable(
-            "this is not a regular file (a device, socket or pipe); amlint does not read it".to_string(),
-            "Check a regular file instead.",
-        ));
-    }
-    if meta.len() > limits.max_file_size {
-        return Err(too_large(meta.len(), limits));
-    }
-    Ok(meta.len())
-}
-
-/// Opens a file for reading; a pipe opens at once instead of waiting for a writer.
-fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
-    options.open(path)
+/// A file refused by `fsio` as a finding: AML005 for one over the size limit, AML004
+/// for the rest.
+pub fn refusal(r: &Refusal) -> Box<Refused> {
+    let help = match r {
+        Refusal::TooLarge { .. } => {
+            return refused(Diagnostic::new("AML005", Span::at(0), r.describe()).with_help(
+                "Azure ML configuration files are small; if this one really is a configuration, raise the limit with `--max-file-size`.",
+            ));
+        }
+        Refusal::Missing => "Check the path.",
+        Refusal::Vanished | Refusal::Replaced => "Run amlint again once nothing else is changing the files.",
+        Refusal::Dangling => "Fix or remove the dangling link.",
+        Refusal::Loop => "Fix the links so that they end at a real file.",
+        Refusal::Denied => "Make the file readable by the user running amlint, or exclude it.",
+        Refusal::Directory => {
+            "Pass the files inside it, or the directory without a file extension so that amlint walks it."
+        }
+        Refusal::Special(_) | Refusal::WouldBlock => "Check a regular file instead.",
+        Refusal::Outside { .. } => {
+            "Copy the file into the project, or check it where it is (name it on the command line from its own directory)."
+        }
+        Refusal::Io(_) => "Check the file and its permissions.",
+    };
+    unreadable(r.describe(), help)
 }
 
 fn too_large(len: u64, limits: &Limits) -> Box<Refused> {
-    refused(Diagnostic::new(
-        "AML005",
-        Span::at(0),
-        format!(
-            "the file is {}, larger than the {} limit; it was not read",
-            human_size(len),
-            human_size(limits.max_file_size)
-        ),
-    )
-    .with_help("Azure ML configuration files are small; if this one really is a configuration, raise the limit with `--max-file-size`."))
-}
-
-fn human_size(bytes: u64) -> String {
-    if bytes >= 1024 * 1024 {
-        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
-    } else if bytes >= 1024 {
-        format!("{:.1} KiB", bytes as f64 / 1024.0)
-    } else {
-        format!("{bytes} bytes")
-    }
-}
-
-fn io_error(path: &Path, e: &std::io::Error) -> Box<Refused> {
-    use std::io::ErrorKind;
-    let is_symlink = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    let (message, help) = match e.kind() {
-        ErrorKind::NotFound if is_symlink => (
-            "this symbolic link points to a file that does not exist".to_string(),
-            "Fix or remove the dangling link.",
-        ),
-        ErrorKind::NotFound => ("no such file".to_string(), "Check the path."),
-        ErrorKind::PermissionDenied => (
-            "permission denied: amlint cannot read this file".to_string(),
-            "Make the file readable by the user running amlint, or exclude it.",
-        ),
-        _ if e.raw_os_error() == Some(40) => (
-            "too many levels of symbolic links (a symlink loop)".to_string(),
-            "Fix the links so that they end at a real file.",
-        ),
-        _ => (
-            format!("cannot read this file: {e}"),
-            "Check the file and its permissions.",
-        ),
-    };
-    unreadable(message, help)
+    refusal(&Refusal::TooLarge {
+        len,
+        limit: limits.max_file_size,
+    })
 }
 
 /// Bytes → text: UTF-8 (with or without BOM) only, as the Azure ML CLI opens files.
@@ -379,15 +298,16 @@ mod tests {
     fn directories_and_missing_files() {
         let dir = tempfile::tempdir().unwrap();
         let l = Limits::default();
+        let any = Boundary::anywhere();
         assert!(
-            read_text(dir.path(), &l)
+            read_text(dir.path(), &any, &l)
                 .unwrap_err()
                 .diagnostic
                 .message
                 .contains("directory")
         );
         assert!(
-            read_text(&dir.path().join("nope.yml"), &l)
+            read_text(&dir.path().join("nope.yml"), &any, &l)
                 .unwrap_err()
                 .diagnostic
                 .message
@@ -399,31 +319,36 @@ mod tests {
             max_file_size: 10,
             ..Limits::default()
         };
-        assert_eq!(read_text(&big, &small).unwrap_err().diagnostic.code, "AML005");
+        assert_eq!(
+            read_text(&big, &any, &small).unwrap_err().diagnostic.code,
+            "AML005"
+        );
     }
 
     #[test]
     fn a_listed_file_is_looked_at_through_the_open_file() {
         let dir = tempfile::tempdir().unwrap();
         let l = Limits::default();
+        let any = Boundary::anywhere();
         let ok = dir.path().join("ok.yml");
         std::fs::write(&ok, "a: 1\n").unwrap();
-        assert_eq!(read_text_seen(&ok, Seen::Listed, &l).unwrap(), "a: 1\n");
+        assert_eq!(read_text_seen(&ok, Seen::Listed, &any, &l).unwrap(), "a: 1\n");
         // What was listed as a file may have become something else since.
         let message = |p: &Path| {
-            read_text_seen(p, Seen::Listed, &l)
+            read_text_seen(p, Seen::Listed, &any, &l)
                 .unwrap_err()
                 .diagnostic
                 .message
         };
         assert!(message(dir.path()).contains("directory"));
-        assert!(message(&dir.path().join("gone.yml")).contains("no such file"));
+        // Listed, then gone: deleted while the run went on.
+        assert!(message(&dir.path().join("gone.yml")).contains("deleted"));
         let small = Limits {
             max_file_size: 3,
             ..Limits::default()
         };
         assert_eq!(
-            read_text_seen(&ok, Seen::Listed, &small)
+            read_text_seen(&ok, Seen::Listed, &any, &small)
                 .unwrap_err()
                 .diagnostic
                 .code,
@@ -443,7 +368,7 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let r = read_text_seen(&fifo, Seen::Listed, &Limits::default());
+            let r = read_text_seen(&fifo, Seen::Listed, &Boundary::anywhere(), &Limits::default());
             let _ = tx.send(r.map_err(|e| e.diagnostic.message));
         });
         let r = rx

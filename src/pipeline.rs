@@ -322,10 +322,13 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     let need_index = NeedIndex::default();
     let waiting_bytes = std::sync::atomic::AtomicUsize::new(0);
     let loaded_files = std::sync::atomic::AtomicUsize::new(0);
-    let loaded: Vec<(discover::Candidate, Result<Loaded, FileReport>)> = if paths.is_empty() {
-        Vec::new()
+    let discovered = if paths.is_empty() {
+        discover::Discovered {
+            files: Vec::new(),
+            problems: Vec::new(),
+        }
     } else {
-        discover::discover_each(paths, filter.clone(), |c| {
+        discover::discover_each(paths, filter.clone(), &project.boundary, |c| {
             let config = resolver.for_file(&c.path);
             let loaded = loaded_files.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if loaded == options.limits.large_run_files
@@ -337,7 +340,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
             guarded(&c.display, || {
                 let prepared = prepare(
                     c.path.clone(),
-                    load::load_path(&c.path, &c.display, c.seen, &options.limits),
+                    load::load_path(&c.path, &c.display, c.seen, &project.boundary, &options.limits),
                     c.explicit,
                 );
                 let defines = defines_of(&prepared);
@@ -389,7 +392,33 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         .into_iter()
         .filter(|b| filter.explicit_file(Path::new(&b.display)))
         .collect();
-    let config_errors = resolver.errors();
+    let discover::Discovered {
+        files: loaded,
+        problems,
+    } = discovered;
+    let mut config_errors = resolver.errors();
+    let mut unlisted: Vec<FileReport> = Vec::new();
+    for problem in problems {
+        match problem.kind {
+            discover::ProblemKind::IgnoreFile => config_errors.push(refused_ignore_file(problem)),
+            discover::ProblemKind::Unlisted => {
+                let mut report = FileReport {
+                    source: SourceFile::new(&problem.display, String::new()),
+                    checked: true,
+                    kinds: Vec::new(),
+                    diagnostics: vec![
+                        Diagnostic::new("AML004", Span::at(0), problem.message)
+                            .with_help("Make the directory readable by the user running amlint, or exclude it in the configuration."),
+                    ],
+                    suppressed: Vec::new(),
+                    omitted: Vec::new(),
+                };
+                let config = resolver.for_file(&problem.path);
+                filter_file(&mut report, None, true, &config, &project, options);
+                unlisted.push(report);
+            }
+        }
+    }
     if !config_errors.is_empty() {
         return Report {
             files: Vec::new(),
@@ -404,7 +433,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     // an editor buffer) — what the rest of it defines. The rest is read only if a lookup
     // needs it (see `LazyIndex`).
     let mut index = ProjectIndex::default();
-    let mut files: Vec<FileReport> = Vec::new();
+    let mut files: Vec<FileReport> = unlisted;
     let mut waiting: Vec<(Waiting, Arc<Config>)> = Vec::new();
     // The files already loaded, when the rest of the project may be searched (a run
     // that walked the project root has loaded all of it).
@@ -467,13 +496,22 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         }
     }
 
+    // The ignore files the search of the rest of the project refused: configuration
+    // errors like the walk's, reported once the checks are done.
+    let rest_refused: Arc<std::sync::Mutex<Vec<ConfigError>>> = Arc::default();
     if !walked_root {
         let root = project.root.clone();
+        let boundary = project.boundary.clone();
         let options = options.clone();
         let filter = filter.clone();
+        let refused = rest_refused.clone();
         let files = std::sync::OnceLock::new();
         index = index.with_rest(LazyIndex::new(move |name| {
-            let files = files.get_or_init(|| rest_of_project(&root, &seen, filter.clone(), &options));
+            let files = files.get_or_init(|| {
+                let (files, errors) = rest_of_project(&root, &seen, filter.clone(), &boundary, &options);
+                refused.lock().unwrap_or_else(|e| e.into_inner()).extend(errors);
+                files
+            });
             index_of(files_mentioning(files, name, &options).iter())
         }));
     }
@@ -499,6 +537,15 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         })
         .collect();
     files.extend(checked);
+    let config_errors = std::mem::take(&mut *rest_refused.lock().unwrap_or_else(|e| e.into_inner()));
+    if !config_errors.is_empty() {
+        return Report {
+            files: Vec::new(),
+            project: Some(project),
+            config_errors,
+            user_rules: Vec::new(),
+        };
+    }
     files.sort_by(|a, b| a.source.path.cmp(&b.source.path));
     Report {
         files,
@@ -506,6 +553,15 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         config_errors: Vec::new(),
         user_rules,
     }
+}
+
+/// An ignore file the walk refused, as a configuration error.
+fn refused_ignore_file(problem: discover::Problem) -> ConfigError {
+    ConfigError::about_file(
+        &problem.display,
+        problem.message,
+        "amlint reads an ignore file only as a regular file inside the project: replace it with one, or remove it.",
+    )
 }
 
 static LARGE_RUN: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
@@ -555,29 +611,42 @@ pub fn warm_embedded_data() {
 }
 
 /// The project's files that are not already loaded, with their text (read once, in
-/// parallel, for every name searched; unreadable files are left out).
+/// parallel, for every name searched), and the ignore files the walk refused (as
+/// configuration errors). Unreadable files and directories are left out: they are not
+/// among the checked files, and only decide whether a name is found (AML203 says when it
+/// is not).
 fn rest_of_project(
     root: &Path,
     seen: &HashSet<PathBuf>,
     filter: Arc<ConfigFilter>,
+    boundary: &crate::fsio::Boundary,
     options: &Options,
-) -> Vec<(discover::Candidate, String)> {
+) -> (Vec<(discover::Candidate, String)>, Vec<ConfigError>) {
     if !root.is_dir() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     // The walk reads each file as it finds it (on the walking threads, not rayon's:
     // this runs inside a `OnceLock` that rayon jobs wait on, and a rayon worker helping
     // here could steal one of them and deadlock).
-    discover::discover_each(&[root.to_path_buf()], filter, |c| {
+    let found = discover::discover_each(&[root.to_path_buf()], filter, boundary, |c| {
         if seen.contains(&c.path) {
             None
         } else {
-            load::read_text_seen(&c.path, c.seen, &options.limits).ok()
+            load::read_text_seen(&c.path, c.seen, boundary, &options.limits).ok()
         }
-    })
-    .into_iter()
-    .filter_map(|(c, text)| Some((c, text?)))
-    .collect()
+    });
+    let files = found
+        .files
+        .into_iter()
+        .filter_map(|(c, text)| Some((c, text?)))
+        .collect();
+    let refused = found
+        .problems
+        .into_iter()
+        .filter(|p| p.kind == discover::ProblemKind::IgnoreFile)
+        .map(refused_ignore_file)
+        .collect();
+    (files, refused)
 }
 
 /// Whether `hay` contains `needle` (lower case), ignoring ASCII case.

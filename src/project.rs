@@ -20,14 +20,21 @@ pub struct Project {
     pub config: Arc<Config>,
     /// The directory relative paths were given from.
     pub cwd: PathBuf,
+    /// The project as links see it (`docs/security.md`): the git work tree when there is
+    /// one (it contains the root), else the root, with the links in its own path
+    /// resolved. A link among the checked files, or an ignore file, leading outside it
+    /// is refused.
+    pub boundary: crate::fsio::Boundary,
 }
 
 impl Project {
     /// The project of a run over `inputs` (files and directories, as given).
     pub fn detect(resolver: &Resolver, inputs: &[PathBuf]) -> Project {
         let root = resolver.project_root(inputs);
+        let repo_root = resolver.git_root(&root);
         Project {
-            repo_root: resolver.git_root(&root),
+            boundary: crate::fsio::Boundary::at(repo_root.as_deref().unwrap_or(&root)),
+            repo_root,
             config: resolver.for_dir(&root),
             cwd: resolver.cwd().to_path_buf(),
             root,

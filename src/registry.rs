@@ -3,7 +3,7 @@
 //! `amlint rules`, `amlint rule`, the generated `docs/rules/*.md`, every output format and
 //! the language server read the same entries.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, OnceLock};
 
 use serde::Deserialize;
@@ -427,41 +427,81 @@ pub fn builtin_arc() -> Arc<Registry> {
     BUILTIN.get_or_init(load_builtin).clone()
 }
 
-/// Reads the rule files (`*.yaml`, `*.yml`) under user rule directories, sorted by path.
-pub fn read_rule_dirs(dirs: &[std::path::PathBuf]) -> Result<Vec<(String, String)>, Vec<DataError>> {
+/// Reads the rule files (`*.yaml`, `*.yml`) of `dirs` and of the directories below
+/// them, with their display paths, sorted. Links are followed only to where `boundary`
+/// allows (the configuration's project), each directory is read once (a link loop
+/// ends), and rule files are regular files within the checked-file size limit.
+pub fn read_rule_dirs(
+    dirs: &[std::path::PathBuf],
+    boundary: &crate::fsio::Boundary,
+) -> Result<Vec<(String, String)>, Vec<DataError>> {
+    use crate::fsio::Seen;
     let mut files = Vec::new();
     let mut errors = Vec::new();
+    let mut visited: HashSet<std::path::PathBuf> = HashSet::new();
+    let limits = crate::load::Limits::default();
+    let error = |path: &std::path::Path, message: String| DataError {
+        path: crate::fsio::shown(path),
+        position: None,
+        message,
+    };
     for dir in dirs {
         let mut stack = vec![dir.clone()];
-        if !dir.is_dir() {
-            errors.push(DataError {
-                path: dir.display().to_string(),
-                position: None,
-                message: "this rules directory does not exist or is not a directory".to_string(),
-            });
-            continue;
-        }
         while let Some(d) = stack.pop() {
+            // Each directory once, by its real path: a link loop ends, and a link that
+            // leaves the project is refused.
+            let real = match std::fs::canonicalize(&d) {
+                Ok(real) => real,
+                Err(_) => {
+                    errors.push(error(
+                        &d,
+                        "this rules directory does not exist or cannot be reached".to_string(),
+                    ));
+                    continue;
+                }
+            };
+            if !boundary.contains(&real) {
+                let r = crate::fsio::Refusal::Outside {
+                    target: real,
+                    boundary: boundary
+                        .root()
+                        .map(std::path::Path::to_path_buf)
+                        .unwrap_or_default(),
+                };
+                errors.push(error(&d, r.describe()));
+                continue;
+            }
+            if !real.is_dir() {
+                errors.push(error(&d, "this rules directory is not a directory".to_string()));
+                continue;
+            }
+            if !visited.insert(real) {
+                continue;
+            }
             let Ok(entries) = std::fs::read_dir(&d) else {
-                errors.push(DataError {
-                    path: d.display().to_string(),
-                    position: None,
-                    message: "cannot read this directory".to_string(),
-                });
+                errors.push(error(&d, "cannot read this directory".to_string()));
                 continue;
             };
-            for entry in entries.flatten() {
+            for entry in entries {
+                let entry = match entry {
+                    Ok(entry) => entry,
+                    Err(e) => {
+                        errors.push(error(&d, format!("cannot read this directory: {e}")));
+                        continue;
+                    }
+                };
                 let p = entry.path();
-                if p.is_dir() {
+                let Ok(file_type) = entry.file_type() else {
+                    errors.push(error(&p, "cannot read this entry".to_string()));
+                    continue;
+                };
+                let followed_dir = file_type.is_symlink() && std::fs::metadata(&p).is_ok_and(|m| m.is_dir());
+                if file_type.is_dir() || followed_dir {
                     stack.push(p);
                 } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                    match crate::load::read_text(&p, &crate::load::Limits::default()) {
+                    match crate::load::read_text_seen(&p, Seen::from_listing(file_type), boundary, &limits) {
                         Ok(text) => files.push((p.display().to_string(), text)),
-                        Err(d) => errors.push(DataError {
-                            path: p.display().to_string(),
-                            position: None,
-                            message: d.diagnostic.message,
-                        }),
+                        Err(d) => errors.push(error(&p, d.diagnostic.message)),
                     }
                 }
             }

@@ -25,6 +25,10 @@ pub use parse::{ConfigFileKind, KEYS, parse};
 pub use resolve::{ConfigChoice, Resolver};
 pub use selector::Selector;
 
+pub(crate) use crate::fsio::is_normal;
+/// Lexical path normalisation lives with the rest of the file-system code.
+pub use crate::fsio::{absolute, normalize};
+
 use crate::diagnostic::Severity;
 use crate::source::{SourceFile, Span};
 
@@ -366,74 +370,6 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
-/// `a/./b/../c` → `a/c`, without touching the file system (symbolic links are kept).
-pub fn normalize(path: &Path) -> PathBuf {
-    if is_normal(path) {
-        return path.to_path_buf();
-    }
-    rebuilt(path)
-}
-
-/// [`normalize`] of a path the caller owns: returned as it is when already normal.
-fn normalize_owned(path: PathBuf) -> PathBuf {
-    if is_normal(&path) { path } else { rebuilt(&path) }
-}
-
-/// `path` rebuilt from its components without `.`, `..` and empty ones.
-fn rebuilt(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-/// Whether [`normalize`] would return `path` as it is: no `.`, `..` or empty component
-/// (a walk asks this for every file and directory; rebuilding the path costs more).
-fn is_normal(path: &Path) -> bool {
-    if cfg!(windows) {
-        return false;
-    }
-    let Some(s) = path.to_str() else {
-        return false;
-    };
-    let body = s.strip_prefix('/').unwrap_or(s).as_bytes();
-    // No empty component (`//`, a leading or trailing `/`), and no `.` or `..` one: the
-    // dots are few, so each is looked at rather than every byte.
-    !body.is_empty()
-        && body.first() != Some(&b'/')
-        && body.last() != Some(&b'/')
-        && memchr::memmem::find(body, b"//").is_none()
-        && memchr::memchr_iter(b'.', body).all(|i| {
-            if i > 0 && body[i - 1] != b'/' {
-                return true;
-            }
-            match body.get(i + 1) {
-                None | Some(b'/') => false,
-                Some(b'.') => !matches!(body.get(i + 2), None | Some(b'/')),
-                Some(_) => true,
-            }
-        })
-}
-
-/// `path` made absolute against `cwd` and normalised.
-pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
-    if path.is_absolute() {
-        normalize(path)
-    } else {
-        normalize_owned(cwd.join(path))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -491,63 +427,5 @@ mod tests {
         assert!(d.is_excluded(Path::new("/project/web/node_modules/pkg/x.json")));
         assert!(d.includes_walked_file(Path::new("/project/MLTable")));
         assert!(!d.includes_walked_file(Path::new("/project/notes.txt")));
-    }
-
-    #[test]
-    fn normalising() {
-        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
-        assert_eq!(
-            absolute(Path::new("x/../y.yml"), Path::new("/w")),
-            PathBuf::from("/w/y.yml")
-        );
-        // Paths already normal come back as they are; the rest are rebuilt.
-        for (path, normal) in [
-            ("/a/b.yml", "/a/b.yml"),
-            ("a/b", "a/b"),
-            ("/a//b", "/a/b"),
-            ("a/b/", "a/b"),
-            ("./a", "a"),
-            ("a/..", ""),
-            ("/", "/"),
-        ] {
-            assert_eq!(normalize(Path::new(path)), PathBuf::from(normal), "{path}");
-        }
-        assert!(is_normal(Path::new("/a/b.yml")) && !is_normal(Path::new("/a/./b")));
-        // The same answer as the definition: no empty, `.` or `..` component.
-        let by_components = |s: &str| {
-            let body = s.strip_prefix('/').unwrap_or(s);
-            !body.is_empty() && body.split('/').all(|c| !matches!(c, "" | "." | ".."))
-        };
-        for s in [
-            "/",
-            "//",
-            "//a",
-            "/a/",
-            "a",
-            ".",
-            "..",
-            "...",
-            "./a",
-            "../a",
-            "a/.",
-            "a/..",
-            "a/...",
-            "a/.b",
-            "a/..b",
-            "a/b.",
-            "a/b..",
-            "a./b",
-            "a../b",
-            ".a/b",
-            "/a/./b",
-            "/a/../b",
-            "/a//b",
-            "/.hidden/x.yml",
-            "/a/b.c.d",
-            "a/b/",
-            "/a/.../b",
-        ] {
-            assert_eq!(is_normal(Path::new(s)), by_components(s), "{s}");
-        }
     }
 }

@@ -340,25 +340,41 @@ impl<'a> Parser<'a> {
     /// file is reported at its own line, in the rule file).
     fn rules_dirs(&mut self, v: &Value<'_>, config: &mut Config) {
         let example = "`rules-dirs = [\"policies/amlint\"]`";
+        // Rules come from inside the configuration's project only: its git work tree,
+        // else its directory (`docs/security.md`).
+        let boundary = crate::fsio::Boundary::around(self.dir);
         for (text, span) in self.string_list("rules-dirs", v, example) {
             let path = super::absolute(Path::new(&text), self.dir);
-            if path.is_dir() {
-                config.rules_dirs.push(path);
-            } else {
-                let what = if path.exists() {
-                    "is not a directory"
-                } else {
-                    "does not exist"
-                };
-                self.errors.push(
-                    ConfigError::new(&self.source, span, format!("rules directory `{text}` {what}")).with_help(format!(
-                        "Paths are relative to the configuration file's directory ({}); create the directory or fix the path.",
-                        self.dir.display()
-                    )),
-                );
+            let real = std::fs::canonicalize(&path);
+            match &real {
+                Ok(real) if !boundary.contains(real) => {
+                    let project = boundary.root().map(crate::fsio::shown).unwrap_or_default();
+                    self.errors.push(
+                        ConfigError::new(
+                            &self.source,
+                            span,
+                            format!("rules directory `{text}` is outside the project ({project}); amlint reads rules only from inside it"),
+                        )
+                        .with_help("Keep rule files in the repository (for example `policies/amlint`), or vendor the shared ones into it."),
+                    );
+                }
+                Ok(real) if real.is_dir() => config.rules_dirs.push(path),
+                _ => {
+                    let what = if path.exists() {
+                        "is not a directory"
+                    } else {
+                        "does not exist"
+                    };
+                    self.errors.push(
+                        ConfigError::new(&self.source, span, format!("rules directory `{text}` {what}")).with_help(format!(
+                            "Paths are relative to the configuration file's directory ({}); create the directory or fix the path.",
+                            crate::fsio::shown(self.dir)
+                        )),
+                    );
+                }
             }
         }
-        let files = match crate::registry::read_rule_dirs(&config.rules_dirs) {
+        let files = match crate::registry::read_rule_dirs(&config.rules_dirs, &boundary) {
             Ok(files) => files,
             Err(errors) => {
                 for e in errors {

@@ -15,10 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::{CONFIG_FILE_NAMES, Config, ConfigError, ConfigFileKind, absolute};
+use crate::fsio::{self, Boundary, MAX_CONFIG_SIZE};
 use crate::registry;
-
-/// Configuration files are small; this bounds what a hostile `pyproject.toml` costs.
-const MAX_CONFIG_SIZE: u64 = 4 * 1024 * 1024;
 
 /// Which configuration a run uses.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -161,26 +159,23 @@ impl Resolver {
         }
     }
 
+    /// Reads a configuration file: a regular file (never a pipe or device: looked at
+    /// before it is opened), within [`MAX_CONFIG_SIZE`], whose real location is inside
+    /// its project (the git work tree containing its directory, else its directory), so
+    /// that a link cannot make amlint show another file's text in an error.
     fn read(&self, abs: &Path, display: &str) -> Result<String, ConfigError> {
-        let cannot = |e: std::io::Error| {
-            ConfigError::about_file(
-                display,
-                format!("cannot read this configuration file: {e}"),
-                "Make it readable, or run with `--no-config` to ignore configuration files.",
-            )
-        };
-        let meta = std::fs::metadata(abs).map_err(cannot)?;
-        if meta.len() > MAX_CONFIG_SIZE {
-            return Err(ConfigError::about_file(
-                display,
-                format!(
-                    "this configuration file is {} bytes, more than amlint reads (4 MiB)",
-                    meta.len()
-                ),
-                "Configuration files are small; check that this is the file you mean.",
-            ));
-        }
-        let bytes = std::fs::read(abs).map_err(cannot)?;
+        let dir = abs.parent().unwrap_or(abs);
+        let boundary = Boundary::around(dir);
+        let bytes = fsio::read_regular(abs, fsio::Seen::Unknown, &boundary, MAX_CONFIG_SIZE).map_err(|r| {
+            let help = match r {
+                fsio::Refusal::Outside { .. } => {
+                    "Keep the configuration in the project as a regular file (not a link to a file elsewhere), or pass it with `--config` from where it is."
+                }
+                fsio::Refusal::TooLarge { .. } => "Configuration files are small; check that this is the file you mean.",
+                _ => "Make it a readable regular file, or run with `--no-config` to ignore configuration files.",
+            };
+            ConfigError::about_file(display, format!("cannot read this configuration file: {}", r.describe()), help)
+        })?;
         String::from_utf8(bytes).map_err(|_| {
             ConfigError::about_file(
                 display,
@@ -192,14 +187,18 @@ impl Resolver {
 
     fn load_explicit(&self, given: &Path, abs: &Path) -> Option<Arc<Config>> {
         let display = given.to_string_lossy().into_owned();
-        if !abs.is_file() {
+        if std::fs::symlink_metadata(abs).is_err() {
             self.record(vec![ConfigError::about_file(
                 &display,
-                if abs.exists() {
-                    "`--config` names something that is not a file"
-                } else {
-                    "`--config` names a file that does not exist"
-                },
+                "`--config` names a file that does not exist",
+                "Pass the path of an amlint.toml (or a pyproject.toml with [tool.amlint]).",
+            )]);
+            return None;
+        }
+        if std::fs::metadata(abs).is_ok_and(|m| m.is_dir()) {
+            self.record(vec![ConfigError::about_file(
+                &display,
+                "`--config` names something that is not a file",
                 "Pass the path of an amlint.toml (or a pyproject.toml with [tool.amlint]).",
             )]);
             return None;
@@ -245,7 +244,9 @@ impl Resolver {
         let mut failed = false;
         for name in CONFIG_FILE_NAMES {
             let abs = dir.join(name);
-            if !abs.is_file() {
+            // Whatever has the name is read or refused with an error: a pipe, a device,
+            // a directory or a link out of the project is not silently passed over.
+            if std::fs::symlink_metadata(&abs).is_err() {
                 continue;
             }
             let display = self.display(&abs);

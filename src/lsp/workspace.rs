@@ -15,6 +15,7 @@ use crate::config::{CONFIG_FILE_NAMES, ConfigError, Resolver};
 use crate::diagnostic::Diagnostic;
 use crate::discover::{self, Filter as _};
 use crate::facts::ProjectIndex;
+use crate::fsio::Boundary;
 use crate::kinds::Classification;
 use crate::load::{self, Format, Limits};
 use crate::pipeline::{self, FactBases, FileReport, Options, Prepared};
@@ -59,6 +60,8 @@ impl Checked {
 pub struct Workspace {
     options: Options,
     folders: Vec<PathBuf>,
+    /// Each folder with where links in it may lead.
+    bounds: Vec<(PathBuf, Boundary)>,
     cwd: PathBuf,
     resolver: Arc<Resolver>,
     /// The workspace folders' files as on disk: what is kept of them (not their text
@@ -153,20 +156,38 @@ impl DiskFile {
     /// Whether its text may mention `name` (a name with a word break in it: read again).
     fn mentions(&self, path: &Path, name: &str) -> bool {
         if name.contains(word_break) {
-            return std::fs::read_to_string(path).map_or(true, |t| t.contains(name));
+            // Read as any workspace file is: a regular file, bounded, without waiting.
+            let read = crate::fsio::read_regular(
+                path,
+                load::Seen::Unknown,
+                &Boundary::around(path.parent().unwrap_or(path)),
+                crate::load::Limits::default().max_file_size,
+            );
+            return read.map_or(true, |t| memchr::memmem::find(&t, name.as_bytes()).is_some());
         }
         self.words.binary_search(&word_hash(name)).is_ok()
     }
 }
 
-/// Loads and classifies a workspace file from disk.
-fn load_disk(path: &Path, limits: &Limits) -> Prepared {
+/// Loads and classifies a workspace file from disk (links held to `boundary`; a pipe or
+/// device is looked at, never opened).
+fn load_disk(path: &Path, boundary: &Boundary, limits: &Limits) -> Prepared {
     let display = path.to_string_lossy().into_owned();
     pipeline::prepare(
         path.to_path_buf(),
-        load::load_path(path, &display, load::Seen::Unknown, limits),
+        load::load_path(path, &display, load::Seen::Unknown, boundary, limits),
         false,
     )
+}
+
+/// Where the links of a file may lead: the project around the workspace folder holding
+/// it (its git work tree, else the folder), else around its own directory.
+fn boundary_for(bounds: &[(PathBuf, Boundary)], path: &Path) -> Boundary {
+    bounds
+        .iter()
+        .find(|(folder, _)| path.starts_with(folder))
+        .map(|(_, b)| b.clone())
+        .unwrap_or_else(|| Boundary::around(path.parent().unwrap_or(path)))
 }
 
 /// Checks a prepared file as the CLI would, with the workspace's index; a panic becomes
@@ -202,9 +223,11 @@ impl Workspace {
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
         let resolver = Arc::new(Resolver::with_cwd(options.config.clone(), &cwd));
+        let bounds = folders.iter().map(|f| (f.clone(), Boundary::around(f))).collect();
         Self {
             options,
             folders,
+            bounds,
             cwd,
             resolver,
             disk: BTreeMap::new(),
@@ -247,11 +270,16 @@ impl Workspace {
         use rayon::prelude::*;
         let filter = self.filter();
         let folders: Vec<PathBuf> = self.folders.iter().filter(|f| f.is_dir()).cloned().collect();
-        let candidates = if folders.is_empty() {
-            Vec::new()
-        } else {
-            discover::discover_filtered(&folders, filter)
-        };
+        let candidates: Vec<discover::Candidate> = folders
+            .iter()
+            .flat_map(|f| {
+                discover::discover_filtered(
+                    std::slice::from_ref(f),
+                    filter.clone(),
+                    &boundary_for(&self.bounds, f),
+                )
+            })
+            .collect();
         let limits = self.options.limits.clone();
         // Each file's trees and text are dropped as soon as it is classified and
         // indexed, except an Azure ML file's, until its first check.
@@ -259,7 +287,8 @@ impl Workspace {
             .par_iter()
             .filter_map(|c| {
                 let path = crate::config::normalize(&c.path);
-                std::panic::catch_unwind(|| DiskFile::of(load_disk(&path, &limits)))
+                let boundary = boundary_for(&self.bounds, &path);
+                std::panic::catch_unwind(|| DiskFile::of(load_disk(&path, &boundary, &limits)))
                     .ok()
                     .map(|f| (path, f))
             })
@@ -391,7 +420,8 @@ impl Workspace {
         if path.is_file() {
             let display = path.to_string_lossy().into_owned();
             let limits = &self.options.limits;
-            if let Ok(f) = pipeline::guarded(&display, || DiskFile::of(load_disk(path, limits))) {
+            let boundary = boundary_for(&self.bounds, path);
+            if let Ok(f) = pipeline::guarded(&display, || DiskFile::of(load_disk(path, &boundary, limits))) {
                 self.disk.insert(path.to_path_buf(), f);
             }
         }
@@ -679,13 +709,15 @@ impl Workspace {
         if !disk.is_empty() {
             use rayon::prelude::*;
             let bases = self.bases();
-            let (resolver, options) = (&self.resolver, &self.options);
+            let (resolver, options, bounds) = (&self.resolver, &self.options, &self.bounds);
             let reports: Vec<(PathBuf, FileReport)> = disk
                 .into_par_iter()
                 .map(|(path, pending)| {
                     let display = path.to_string_lossy().into_owned();
                     let prepared = pipeline::guarded(&display, || {
-                        pending.unwrap_or_else(|| load_disk(&path, &options.limits))
+                        pending.unwrap_or_else(|| {
+                            load_disk(&path, &boundary_for(bounds, &path), &options.limits)
+                        })
                     });
                     let report = match prepared {
                         Ok(prepared) => check_with(&bases, resolver, options, prepared).0,

@@ -5,7 +5,7 @@ use std::fmt;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 
-use super::escape;
+use crate::escape;
 use super::snippet::Snippet;
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -20,7 +20,7 @@ pub struct Style {
     pub width: usize,
 }
 
-/// One finding in miette's terms: escaped text ([`super::escape`]) and, when the file has
+/// One finding in miette's terms: escaped text ([`crate::escape`]) and, when the file has
 /// text to show, a bounded [`Snippet`] with the finding's spans mapped into it.
 struct Rendered {
     message: String,

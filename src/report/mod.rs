@@ -2,7 +2,6 @@
 //! [`Diagnostic`](crate::diagnostic::Diagnostic)s; none computes positions itself (they
 //! come from [`SourceFile`](crate::source::SourceFile)).
 
-pub mod escape;
 pub mod github;
 pub mod human;
 pub mod json;

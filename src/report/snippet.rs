@@ -4,13 +4,13 @@
 //! beside each finding), raw (escape sequences reach the terminal). A [`Snippet`] is
 //! instead a small text of its own: the lines the finding's spans touch and one line of
 //! context around each group, found through the file's line index, each line escaped
-//! ([`super::escape`]) and cut to a window around what it shows. Spans are mapped into
+//! ([`crate::escape`]) and cut to a window around what it shows. Spans are mapped into
 //! that text, so miette draws only what is here: the output of a finding is bounded
 //! whatever the file.
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
-use super::escape::{escaped_len, push_escaped};
+use crate::escape::{escaped_len, push_escaped};
 use crate::source::{SourceFile, Span};
 
 /// Lines of context drawn before and after what a finding points at.
@@ -176,7 +176,7 @@ impl Snippet {
                 .min()
         };
         let mut snippet = Snippet {
-            name: super::escape::control(&source.path).into_owned(),
+            name: crate::escape::control(&source.path).into_owned(),
             text: String::new(),
             windows: Vec::with_capacity(merged.len()),
             starts: Vec::with_capacity(spans.len()),

@@ -910,3 +910,32 @@ fn data_files_are_not_kept_in_memory() {
     assert!(rss < 150 * 1024, "the server holds {} MiB", rss / 1024);
     c.shutdown_and_exit();
 }
+
+/// Defect 11 of issue 21: a pipe in the workspace (here an ignore file, which the walk's
+/// `ignore` crate used to open and wait on) blocked the server. Pipes and devices in the
+/// workspace are looked at, never opened: the server indexes the rest and answers.
+#[cfg(unix)]
+#[test]
+fn pipes_and_devices_in_the_workspace_never_block_the_server() {
+    let (_dir, root) = workspace();
+    let mkfifo = |name: &str| {
+        let p = root.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    };
+    mkfifo("sub/.gitignore");
+    mkfifo("pipe.yml");
+    std::os::unix::fs::symlink("/dev/zero", root.join("zero.yml")).unwrap();
+    std::os::unix::fs::symlink("/proc/kmsg", root.join("kmsg.yml")).unwrap();
+    write(&root, "sub/other.yml", JOB_WITH_DUPLICATE);
+    let job = write(&root, "job.yml", JOB_WITH_DUPLICATE);
+    let mut c = Client::initialized(&root);
+    c.open(&job, JOB_WITH_DUPLICATE);
+    let d = c.diagnostics(&uri(&job), Some(1));
+    assert_eq!(codes(&d), ["AML002"], "{d:?}");
+    c.shutdown_and_exit();
+}
+
+const JOB_WITH_DUPLICATE: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: local\ncompute: local\n";

@@ -12,6 +12,7 @@ mod embedded;
 mod fixtures;
 mod fuzz_replay;
 mod hostile;
+mod hostile_fs;
 mod loader_props;
 mod lsp;
 mod output_formats;

@@ -60,7 +60,13 @@ fn no_variant_of_a_fixture_panics() {
         .map(|f| {
             prepare(
                 f.clone(),
-                load_path(f, &f.to_string_lossy(), Seen::Unknown, &limits),
+                load_path(
+                    f,
+                    &f.to_string_lossy(),
+                    Seen::Unknown,
+                    &amlint::fsio::Boundary::anywhere(),
+                    &limits,
+                ),
                 true,
             )
         })

@@ -1,4 +1,5 @@
-//! Escaping for output read by terminals and CI logs. Text that comes from a checked file,
+//! Escaping for output read by terminals and CI logs (the bottom layer: messages made
+//! anywhere, file-system ones included, and every output format use it). Text that comes from a checked file,
 //! a configuration or a user rule (values, keys, paths, messages, help) may hold control
 //! characters: printed raw, an `ESC` sequence drives the terminal, a line break starts a
 //! new log line the GitHub runner may read as a workflow command (`::error ...`), and bidi

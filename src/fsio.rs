@@ -1,0 +1,741 @@
+//! The file system as hostile input (`docs/security.md`): every file amlint reads is
+//! opened here, without following a link out of its project, without opening anything
+//! that is not a regular file, without waiting, and read up to a limit; every file it
+//! writes is written here, as a new regular file renamed into place. Also lexical path
+//! normalisation ([`normalize`], [`absolute`]), which knows nothing of links.
+//!
+//! The bottom layer: it imports nothing else of amlint.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{ErrorKind, Read};
+use std::path::{Path, PathBuf};
+
+/// Configuration files, ignore files and the starter's `pyproject.toml` are small: what
+/// amlint reads of one at most.
+pub const MAX_CONFIG_SIZE: u64 = 4 * 1024 * 1024;
+
+/// The largest baseline read: a quarter of a kilobyte per finding, half a million
+/// findings.
+pub const MAX_BASELINE_SIZE: u64 = 128 * 1024 * 1024;
+
+/// Where links may lead: the real path (links resolved) of a project's directory, or
+/// anywhere ([`Boundary::anywhere`]). A path whose real location is outside it is
+/// refused; special files are refused wherever they are.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Boundary(Option<PathBuf>);
+
+impl Boundary {
+    /// No boundary: links are followed anywhere (special files are still refused). For
+    /// callers with no project (a library call on a single file).
+    pub fn anywhere() -> Self {
+        Boundary(None)
+    }
+
+    /// The directory `root`, with the links in its own path resolved (as given when it
+    /// does not exist).
+    pub fn at(root: &Path) -> Self {
+        Boundary(Some(
+            std::fs::canonicalize(root).unwrap_or_else(|_| normalize(root)),
+        ))
+    }
+
+    /// The project around `dir`: the git work tree containing it, else `dir` itself.
+    /// This is the boundary of a configuration file and its `rules-dirs`, of a baseline
+    /// and of `amlint init` (the file's directory is `dir`).
+    pub fn around(dir: &Path) -> Self {
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| normalize(dir));
+        let tree = git_work_tree(&dir).unwrap_or(dir);
+        Boundary(Some(tree))
+    }
+
+    /// The directory, if there is one.
+    pub fn root(&self) -> Option<&Path> {
+        self.0.as_deref()
+    }
+
+    /// Whether `real` (a path without links) is inside.
+    pub fn contains(&self, real: &Path) -> bool {
+        self.0.as_ref().is_none_or(|root| real.starts_with(root))
+    }
+}
+
+/// The nearest directory at or above `dir` holding a `.git` (a directory, or the file of
+/// a linked work tree or submodule).
+pub fn git_work_tree(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+        .map(Path::to_path_buf)
+}
+
+/// What is known of a file before it is opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// Named by the user or by another file, or reached through a symbolic link: it may
+    /// be a link, a directory, a device or a pipe, so its real path is found and looked
+    /// at (`stat`) before it is opened. Opening a device can have effects of its own,
+    /// and opening a pipe waits for a writer.
+    Unknown,
+    /// A directory listing showed a regular file (not a link). It is opened at once,
+    /// without following a link and without waiting (in case something else has taken
+    /// its place since), and looked at through the open file: one lookup of its path
+    /// instead of two.
+    Listed,
+}
+
+impl Seen {
+    /// What a directory listing's type of an entry (not followed if a link) tells.
+    pub fn from_listing(file_type: std::fs::FileType) -> Seen {
+        if file_type.is_file() {
+            Seen::Listed
+        } else {
+            Seen::Unknown
+        }
+    }
+}
+
+/// Why a file was not opened or read.
+#[derive(Debug)]
+pub enum Refusal {
+    /// Nothing at the path.
+    Missing,
+    /// A directory listing showed it, and it was gone when opened.
+    Vanished,
+    /// A symbolic link to nothing.
+    Dangling,
+    /// Symbolic links that lead back to themselves.
+    Loop,
+    Denied,
+    Directory,
+    /// A pipe, socket or device (named).
+    Special(&'static str),
+    /// A link (somewhere along the path) whose target is outside the boundary.
+    Outside {
+        target: PathBuf,
+        boundary: PathBuf,
+    },
+    /// Larger than the limit (bytes).
+    TooLarge {
+        len: u64,
+        limit: u64,
+    },
+    /// Reading would have waited (a kernel file such as `/proc/kmsg`).
+    WouldBlock,
+    /// The file changed between being looked at and being opened.
+    Replaced,
+    Io(std::io::Error),
+}
+
+impl Refusal {
+    fn of_io(e: std::io::Error) -> Refusal {
+        match e.kind() {
+            ErrorKind::NotFound => Refusal::Missing,
+            ErrorKind::PermissionDenied => Refusal::Denied,
+            ErrorKind::WouldBlock => Refusal::WouldBlock,
+            ErrorKind::IsADirectory => Refusal::Directory,
+            _ if e.raw_os_error() == Some(libc::ELOOP) => Refusal::Loop,
+            _ => Refusal::Io(e),
+        }
+    }
+
+    /// What happened, as a clause ("this is a symbolic link to …").
+    pub fn describe(&self) -> String {
+        match self {
+            Refusal::Missing => "no such file".to_string(),
+            Refusal::Vanished => "the file was deleted while amlint was running (it was listed, then could not be opened)".to_string(),
+            Refusal::Dangling => "this symbolic link points to a file that does not exist".to_string(),
+            Refusal::Loop => "too many levels of symbolic links (a symlink loop)".to_string(),
+            Refusal::Denied => "permission denied: amlint cannot read this file".to_string(),
+            Refusal::Directory => "this is a directory, not a file".to_string(),
+            Refusal::Special(what) => format!("this is {what}, not a regular file; amlint does not open it"),
+            Refusal::Outside { target, boundary } => format!(
+                "this leads through a symbolic link to {}, outside the project ({}); amlint reads nothing outside the project through a link",
+                shown(target),
+                shown(boundary)
+            ),
+            Refusal::TooLarge { len, limit } => format!(
+                "the file is {}, larger than the {} limit; it was not read",
+                human_size(*len),
+                human_size(*limit)
+            ),
+            Refusal::WouldBlock => "reading this file would wait for more input (a kernel or device file); amlint does not read it".to_string(),
+            Refusal::Replaced => "the file was replaced while amlint was opening it".to_string(),
+            Refusal::Io(e) => format!("cannot read this file: {e}"),
+        }
+    }
+}
+
+/// A path as text for a message: control characters escaped, so that a file name cannot
+/// move the terminal's cursor or hide what follows.
+pub fn shown(path: &Path) -> String {
+    crate::escape::control(&path.to_string_lossy()).into_owned()
+}
+
+pub fn human_size(bytes: u64) -> String {
+    if bytes >= 1024 * 1024 {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    } else if bytes >= 1024 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// The name of a file type that is not a regular file or a directory.
+fn special_name(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    let _ = t;
+    "a special file"
+}
+
+/// Opens a file to read it: no open of a path whose last component is a link, without
+/// waiting (a pipe opens at once, a kernel file reads `EAGAIN` instead of blocking).
+fn open_nofollow(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY,
+    );
+    options.open(path)
+}
+
+/// The length of a regular file, or why it is not one.
+fn regular(meta: &std::fs::Metadata) -> Result<u64, Refusal> {
+    if meta.is_dir() {
+        return Err(Refusal::Directory);
+    }
+    if !meta.is_file() {
+        return Err(Refusal::Special(special_name(meta.file_type())));
+    }
+    Ok(meta.len())
+}
+
+/// Opens the regular file at `path` for reading, its real location inside `boundary`,
+/// and returns it with its length. Nothing but a regular file is ever opened when `seen`
+/// is [`Seen::Unknown`]: the path's links are resolved and the file looked at first; a
+/// [`Seen::Listed`] file is opened at once (not through a link) and looked at through
+/// the open file.
+pub fn open_regular(path: &Path, seen: Seen, boundary: &Boundary) -> Result<(File, u64), Refusal> {
+    if seen == Seen::Listed {
+        match open_nofollow(path) {
+            Ok(file) => {
+                let meta = file.metadata().map_err(Refusal::of_io)?;
+                let len = regular(&meta)?;
+                return Ok((file, len));
+            }
+            // It became a link since it was listed: look at it as at any link.
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => return Err(Refusal::Vanished),
+            Err(e) => return Err(Refusal::of_io(e)),
+        }
+    }
+    let own = std::fs::symlink_metadata(path).map_err(Refusal::of_io)?;
+    let is_link = own.file_type().is_symlink();
+    // The real path: needed to hold a link, or a path whose directories may be links,
+    // to the boundary. Without a boundary, a path that is not a link is opened as named.
+    let real: Cow<'_, Path> = if is_link || boundary.root().is_some() {
+        match std::fs::canonicalize(path) {
+            Ok(real) => Cow::Owned(real),
+            Err(e) if e.kind() == ErrorKind::NotFound && is_link => return Err(Refusal::Dangling),
+            Err(e) => return Err(Refusal::of_io(e)),
+        }
+    } else {
+        Cow::Borrowed(path)
+    };
+    if !boundary.contains(&real) {
+        return Err(Refusal::Outside {
+            target: real.into_owned(),
+            boundary: boundary.root().map(Path::to_path_buf).unwrap_or_default(),
+        });
+    }
+    let meta = if is_link {
+        std::fs::metadata(&real).map_err(Refusal::of_io)?
+    } else {
+        own
+    };
+    regular(&meta)?;
+    let file = open_nofollow(&real).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => Refusal::Replaced,
+        _ => Refusal::of_io(e),
+    })?;
+    let opened = file.metadata().map_err(Refusal::of_io)?;
+    let len = regular(&opened)?;
+    if !same_file(&meta, &opened) {
+        return Err(Refusal::Replaced);
+    }
+    Ok((file, len))
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    true
+}
+
+/// Reads up to `limit` bytes of an open file whose length was `len` when opened: a file
+/// larger than the limit (or growing past it) is refused, and so is one whose read
+/// would wait.
+pub fn read_open(file: File, len: u64, limit: u64) -> Result<Vec<u8>, Refusal> {
+    if len > limit {
+        return Err(Refusal::TooLarge { len, limit });
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    // The file may grow between `metadata` and here (or report no length, as kernel
+    // files do): never read past the limit.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Refusal::of_io)?;
+    if bytes.len() as u64 > limit {
+        return Err(Refusal::TooLarge {
+            len: bytes.len() as u64,
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`open_regular`] then [`read_open`].
+pub fn read_regular(path: &Path, seen: Seen, boundary: &Boundary, limit: u64) -> Result<Vec<u8>, Refusal> {
+    let (file, len) = open_regular(path, seen, boundary)?;
+    read_open(file, len, limit)
+}
+
+/// Whether a file that something else (the `ignore` crate, git) will open by name is
+/// safe to open: absent, a directory, or a regular file within `limit` whose real
+/// location is inside `boundary`. Looked at, never opened.
+pub fn check_unopened(path: &Path, boundary: &Boundary, limit: u64) -> Result<(), Refusal> {
+    let Ok(own) = std::fs::symlink_metadata(path) else {
+        // Absent, or in a directory that cannot be searched: opening it fails too (the
+        // directory's listing reports the latter).
+        return Ok(());
+    };
+    let meta = if own.file_type().is_symlink() {
+        let real = match std::fs::canonicalize(path) {
+            Ok(real) => real,
+            // A dangling link opens as nothing.
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(Refusal::of_io(e)),
+        };
+        if !boundary.contains(&real) {
+            return Err(Refusal::Outside {
+                target: real,
+                boundary: boundary.root().map(Path::to_path_buf).unwrap_or_default(),
+            });
+        }
+        std::fs::metadata(&real).map_err(Refusal::of_io)?
+    } else {
+        own
+    };
+    if meta.is_dir() {
+        return Ok(());
+    }
+    let len = regular(&meta)?;
+    if len > limit {
+        return Err(Refusal::TooLarge { len, limit });
+    }
+    Ok(())
+}
+
+/// Why a file was not written.
+#[derive(Debug)]
+pub enum WriteRefusal {
+    /// Something other than a regular file is at the path (named).
+    NotRegular(&'static str),
+    /// A file is already there (`Replace::Never`).
+    Exists,
+    Io(std::io::Error),
+}
+
+impl WriteRefusal {
+    pub fn describe(&self) -> String {
+        match self {
+            WriteRefusal::NotRegular(what) => {
+                format!(
+                    "there is {what} at this path; amlint writes only regular files and does not replace {what}"
+                )
+            }
+            WriteRefusal::Exists => "the file already exists".to_string(),
+            WriteRefusal::Io(e) => e.to_string(),
+        }
+    }
+}
+
+/// Whether [`write_atomically`] may replace an existing file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replace {
+    /// A regular file is replaced, keeping its permissions.
+    Regular,
+    /// Nothing is replaced (`amlint init`).
+    Never,
+}
+
+/// Writes `bytes` to `path` as a regular file, atomically: a new temporary file in the
+/// same directory, written and synced, then renamed over the target (or, with
+/// [`Replace::Never`], linked to it, which fails when anything is there). A symbolic
+/// link, pipe, socket, device or directory at `path` is refused and left alone; a
+/// regular file replaced keeps its permissions.
+pub fn write_atomically(path: &Path, bytes: &[u8], replace: Replace) -> Result<(), WriteRefusal> {
+    use std::io::Write as _;
+    let existing = match std::fs::symlink_metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        Err(e) => return Err(WriteRefusal::Io(e)),
+    };
+    if let Some(m) = &existing {
+        let t = m.file_type();
+        if t.is_symlink() {
+            return Err(WriteRefusal::NotRegular("a symbolic link"));
+        }
+        if t.is_dir() {
+            return Err(WriteRefusal::NotRegular("a directory"));
+        }
+        if !t.is_file() {
+            return Err(WriteRefusal::NotRegular(special_name(t)));
+        }
+        if replace == Replace::Never {
+            return Err(WriteRefusal::Exists);
+        }
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.amlint-tmp", std::process::id()));
+    let result = (|| {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        let mut f = options.open(&tmp)?;
+        if let Some(m) = &existing {
+            f.set_permissions(m.permissions())?;
+        }
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        match replace {
+            Replace::Regular => std::fs::rename(&tmp, path),
+            Replace::Never => {
+                let linked = std::fs::hard_link(&tmp, path);
+                let _ = std::fs::remove_file(&tmp);
+                match linked {
+                    // A file system without hard links: a new file made in place
+                    // (`O_EXCL`: still never over anything, but not atomic).
+                    Err(e)
+                        if e.kind() != ErrorKind::AlreadyExists && e.raw_os_error() != Some(libc::ENOSPC) =>
+                    {
+                        let mut f = std::fs::OpenOptions::new()
+                            .write(true)
+                            .create_new(true)
+                            .open(path)?;
+                        let written = f.write_all(bytes).and_then(|()| f.sync_all());
+                        if written.is_err() {
+                            let _ = std::fs::remove_file(path);
+                        }
+                        written
+                    }
+                    other => other,
+                }
+            }
+        }
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        if e.kind() == ErrorKind::AlreadyExists {
+            return Err(WriteRefusal::Exists);
+        }
+        return Err(WriteRefusal::Io(e));
+    }
+    Ok(())
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system (symbolic links are kept).
+pub fn normalize(path: &Path) -> PathBuf {
+    if is_normal(path) {
+        return path.to_path_buf();
+    }
+    rebuilt(path)
+}
+
+/// [`normalize`] of a path the caller owns: returned as it is when already normal.
+fn normalize_owned(path: PathBuf) -> PathBuf {
+    if is_normal(&path) { path } else { rebuilt(&path) }
+}
+
+/// `path` rebuilt from its components without `.`, `..` and empty ones.
+fn rebuilt(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Whether [`normalize`] would return `path` as it is: no `.`, `..` or empty component
+/// (a walk asks this for every file and directory; rebuilding the path costs more).
+pub fn is_normal(path: &Path) -> bool {
+    if cfg!(windows) {
+        return false;
+    }
+    let Some(s) = path.to_str() else {
+        return false;
+    };
+    let body = s.strip_prefix('/').unwrap_or(s).as_bytes();
+    // No empty component (`//`, a leading or trailing `/`), and no `.` or `..` one: the
+    // dots are few, so each is looked at rather than every byte.
+    !body.is_empty()
+        && body.first() != Some(&b'/')
+        && body.last() != Some(&b'/')
+        && memchr::memmem::find(body, b"//").is_none()
+        && memchr::memchr_iter(b'.', body).all(|i| {
+            if i > 0 && body[i - 1] != b'/' {
+                return true;
+            }
+            match body.get(i + 1) {
+                None | Some(b'/') => false,
+                Some(b'.') => !matches!(body.get(i + 2), None | Some(b'/')),
+                Some(_) => true,
+            }
+        })
+}
+
+/// `path` made absolute against `cwd` and normalised.
+pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
+    if path.is_absolute() {
+        normalize(path)
+    } else {
+        normalize_owned(cwd.join(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalising() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(
+            absolute(Path::new("x/../y.yml"), Path::new("/w")),
+            PathBuf::from("/w/y.yml")
+        );
+        // Paths already normal come back as they are; the rest are rebuilt.
+        for (path, normal) in [
+            ("/a/b.yml", "/a/b.yml"),
+            ("a/b", "a/b"),
+            ("/a//b", "/a/b"),
+            ("a/b/", "a/b"),
+            ("./a", "a"),
+            ("a/..", ""),
+            ("/", "/"),
+        ] {
+            assert_eq!(normalize(Path::new(path)), PathBuf::from(normal), "{path}");
+        }
+        assert!(is_normal(Path::new("/a/b.yml")) && !is_normal(Path::new("/a/./b")));
+        // The same answer as the definition: no empty, `.` or `..` component.
+        let by_components = |s: &str| {
+            let body = s.strip_prefix('/').unwrap_or(s);
+            !body.is_empty() && body.split('/').all(|c| !matches!(c, "" | "." | ".."))
+        };
+        for s in [
+            "/",
+            "//",
+            "//a",
+            "/a/",
+            "a",
+            ".",
+            "..",
+            "...",
+            "./a",
+            "../a",
+            "a/.",
+            "a/..",
+            "a/...",
+            "a/.b",
+            "a/..b",
+            "a/b.",
+            "a/b..",
+            "a./b",
+            "a../b",
+            ".a/b",
+            "/a/./b",
+            "/a/../b",
+            "/a//b",
+            "/.hidden/x.yml",
+            "/a/b.c.d",
+            "a/b/",
+            "/a/.../b",
+        ] {
+            assert_eq!(is_normal(Path::new(s)), by_components(s), "{s}");
+        }
+    }
+
+    fn mkfifo(path: &Path) {
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    /// Links are followed inside the boundary only; pipes and devices are never opened
+    /// (the test would hang if one were).
+    #[cfg(unix)]
+    #[test]
+    fn what_is_opened_and_what_is_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "token = 1\n").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("a.yml"), "a: 1\n").unwrap();
+        std::os::unix::fs::symlink(root.join("a.yml"), root.join("inside.yml")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.join("out.yml")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", root.join("zero.yml")).unwrap();
+        mkfifo(&root.join("pipe.yml"));
+        let b = Boundary::at(root);
+        let read = |name: &str, seen| read_regular(&root.join(name), seen, &b, 100);
+        assert_eq!(read("a.yml", Seen::Listed).unwrap(), b"a: 1\n");
+        assert_eq!(read("a.yml", Seen::Unknown).unwrap(), b"a: 1\n");
+        assert_eq!(read("inside.yml", Seen::Unknown).unwrap(), b"a: 1\n");
+        assert!(matches!(
+            read("out.yml", Seen::Unknown),
+            Err(Refusal::Outside { .. })
+        ));
+        // Listed as a file, a link now: looked at as a link.
+        assert!(matches!(
+            read("out.yml", Seen::Listed),
+            Err(Refusal::Outside { .. })
+        ));
+        assert!(matches!(
+            read("zero.yml", Seen::Unknown),
+            Err(Refusal::Outside { .. })
+        ));
+        assert!(matches!(
+            read_regular(&root.join("zero.yml"), Seen::Unknown, &Boundary::anywhere(), 100),
+            Err(Refusal::Special("a device"))
+        ));
+        assert!(matches!(
+            read("pipe.yml", Seen::Unknown),
+            Err(Refusal::Special(_))
+        ));
+        assert!(matches!(read("pipe.yml", Seen::Listed), Err(Refusal::Special(_))));
+        assert!(matches!(read("gone.yml", Seen::Listed), Err(Refusal::Vanished)));
+        assert!(matches!(read("gone.yml", Seen::Unknown), Err(Refusal::Missing)));
+        assert!(matches!(
+            read_regular(&root.join("a.yml"), Seen::Listed, &b, 3),
+            Err(Refusal::TooLarge { len: 5, limit: 3 })
+        ));
+        assert!(check_unopened(&root.join("a.yml"), &b, 100).is_ok());
+        assert!(check_unopened(&root.join("none"), &b, 100).is_ok());
+        assert!(check_unopened(&root.join("pipe.yml"), &b, 100).is_err());
+        assert!(check_unopened(&root.join("out.yml"), &b, 100).is_err());
+        assert!(check_unopened(&root.join("a.yml"), &b, 3).is_err());
+    }
+
+    /// A kernel file that never ends reads `EAGAIN` instead of waiting.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_kernel_file_does_not_block() {
+        // /proc/self/... files are regular files of length 0 whose text is generated;
+        // reading `status` ends, and the limit bounds what is kept.
+        let r = read_regular(
+            Path::new("/proc/self/status"),
+            Seen::Unknown,
+            &Boundary::anywhere(),
+            10,
+        );
+        assert!(matches!(r, Err(Refusal::TooLarge { limit: 10, .. })), "{r:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writing_replaces_only_regular_files_and_keeps_their_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let file = root.join("b.json");
+        std::fs::write(&file, "old").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomically(&file, b"new", Replace::Regular).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        std::os::unix::fs::symlink(&file, root.join("link.json")).unwrap();
+        mkfifo(&root.join("pipe.json"));
+        for name in ["link.json", "pipe.json"] {
+            let r = write_atomically(&root.join(name), b"x", Replace::Regular);
+            assert!(matches!(r, Err(WriteRefusal::NotRegular(_))), "{name}: {r:?}");
+        }
+        assert!(
+            std::fs::symlink_metadata(root.join("link.json"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(matches!(
+            write_atomically(&file, b"x", Replace::Never),
+            Err(WriteRefusal::Exists)
+        ));
+        write_atomically(&root.join("new.toml"), b"n", Replace::Never).unwrap();
+        assert_eq!(std::fs::read_to_string(root.join("new.toml")).unwrap(), "n");
+        // No temporary file is left behind.
+        let names: Vec<String> = std::fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.contains("amlint-tmp")), "{names:?}");
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(shown(Path::new("a.yml")), "a.yml");
+        assert_eq!(shown(Path::new("a\u{1b}[2J\n.yml")), "a\\u{1b}[2J\\n.yml");
+    }
+
+    #[test]
+    fn the_project_around_a_directory_is_its_git_work_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("repo/.git")).unwrap();
+        std::fs::create_dir_all(root.join("repo/ml/x")).unwrap();
+        std::fs::create_dir_all(root.join("plain/x")).unwrap();
+        assert_eq!(
+            Boundary::around(&root.join("repo/ml/x")).root(),
+            Some(root.join("repo").as_path())
+        );
+        assert_eq!(
+            Boundary::around(&root.join("plain/x")).root(),
+            Some(root.join("plain/x").as_path())
+        );
+        assert!(Boundary::at(&root.join("repo")).contains(&root.join("repo/a")));
+        assert!(!Boundary::at(&root.join("repo")).contains(&root.join("repository")));
+    }
+}

@@ -1,0 +1,670 @@
+//! The file system as hostile input (`docs/security.md`): links out of the project, pipes
+//! and devices where files are expected, link loops, unreadable directories, full disks,
+//! colliding names, endless inputs. Each case runs the real binary with a timeout (a hang
+//! fails the test); the cases about memory run it under a 256 MB address-space limit
+//! (`prlimit --as`), so that reading an endless file fails the test instead of the machine.
+
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// Far above what any case takes; reaching it means a hang.
+const BOUND: Duration = Duration::from_secs(60);
+
+/// A command job with one finding: AML002 on line 5.
+const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: local\ncompute: local\n";
+
+/// What a file outside the project holds: it must never appear in any output.
+const SECRET: &str = "CI_TOKEN = \"hunter2-secret\"\n";
+
+struct Case {
+    /// Kept alive for the case; the project is `root`.
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    /// A git work tree (the project).
+    root: PathBuf,
+    /// A file outside the project, holding [`SECRET`].
+    secret: PathBuf,
+}
+
+fn case() -> Case {
+    let project = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root = project.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let secret = outside.path().canonicalize().unwrap().join("secret.toml");
+    std::fs::write(&secret, SECRET).unwrap();
+    Case {
+        _dirs: (project, outside),
+        root,
+        secret,
+    }
+}
+
+impl Case {
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.root.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn link(&self, target: impl AsRef<Path>, name: &str) {
+        let p = self.root.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        symlink(target, p).unwrap();
+    }
+
+    fn fifo(&self, name: &str) {
+        let p = self.root.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    fn amlint(&self) -> Command {
+        let mut c = Command::cargo_bin("amlint").unwrap();
+        c.timeout(BOUND)
+            .current_dir(&self.root)
+            .env("AMLINT_TODAY", "2026-11-22");
+        c
+    }
+
+    /// `amlint <args>` under a 256 MB address-space limit.
+    fn amlint_limited(&self, args: &[&str]) -> Output {
+        let out = Command::new("prlimit")
+            .arg("--as=268435456")
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_amlint"))
+            .args(args)
+            .current_dir(&self.root)
+            .timeout(BOUND)
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some(), "killed: {out:?}");
+        out
+    }
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// (path, code, message) of every diagnostic of a JSON report.
+fn findings(out: &Output) -> Vec<(String, String, String)> {
+    let json: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", text(out)));
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn codes_of<'a>(f: &'a [(String, String, String)], path: &str) -> Vec<&'a str> {
+    f.iter()
+        .filter(|(p, _, _)| p == path)
+        .map(|(_, c, _)| c.as_str())
+        .collect()
+}
+
+fn message_of<'a>(f: &'a [(String, String, String)], path: &str) -> &'a str {
+    f.iter()
+        .find(|(p, _, _)| p == path)
+        .map(|(_, _, m)| m.as_str())
+        .unwrap_or_default()
+}
+
+/// Defect 2: an ignore file that is a link to `/dev/zero` (read by the `ignore` crate
+/// line by line: one endless line) aborted on memory; a pipe named `.gitignore` hung the
+/// walk. Both are refused before the crate opens them: a configuration error (exit 2)
+/// naming the file.
+#[test]
+fn ignore_files_that_never_end_or_never_open() {
+    for (name, how) in [
+        (".gitignore", "zero"),
+        ("sub/.ignore", "zero"),
+        (".gitignore", "fifo"),
+        ("deep/er/.gitignore", "fifo"),
+    ] {
+        let c = case();
+        c.write("jobs/job.yml", JOB);
+        c.write("sub/job.yml", JOB);
+        c.write("deep/er/job.yml", JOB);
+        match how {
+            "zero" => c.link("/dev/zero", name),
+            _ => c.fifo(name),
+        }
+        let out = c.amlint_limited(&["check", "--no-config", "."]);
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{name} ({how}): {all}");
+        assert!(all.contains(".gitignore") || all.contains(".ignore"), "{all}");
+        assert!(
+            all.contains(if how == "zero" {
+                "outside the project"
+            } else {
+                "named pipe"
+            }),
+            "{name} ({how}): {all}"
+        );
+    }
+}
+
+/// Git's `info/exclude` is an ignore file too.
+#[test]
+fn git_excludes_are_ignore_files() {
+    let c = case();
+    c.write("job.yml", JOB);
+    std::fs::create_dir_all(c.root.join(".git/info")).unwrap();
+    c.fifo(".git/info/exclude");
+    let out = c.amlint().args(["check", "--no-config", "."]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("exclude"), "{}", text(&out));
+    // A regular exclude file is honoured as before.
+    std::fs::remove_file(c.root.join(".git/info/exclude")).unwrap();
+    c.write(".git/info/exclude", "job.yml\n");
+    c.write("other.yml", JOB);
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let f = findings(&out);
+    assert!(
+        codes_of(&f, "job.yml").is_empty() && codes_of(&f, "other.yml") == ["AML002"],
+        "{f:?}"
+    );
+}
+
+/// Defect 4: `rules-dirs` with a link loop did not end, and `rules-dirs = ["/"]` read the
+/// whole machine. A loop ends (each directory is read once, by its real path); a rules
+/// directory outside the project is a configuration error at its value.
+#[test]
+fn rules_dirs_stay_inside_the_project_and_loops_end() {
+    let c = case();
+    c.write("job.yml", JOB);
+    c.write("amlint.toml", "rules-dirs = [\"policies\"]\n");
+    std::fs::create_dir_all(c.root.join("policies/a")).unwrap();
+    // Two links back up: without a set of visited directories, 2^depth paths.
+    c.link(c.root.join("policies"), "policies/a/up");
+    c.link(c.root.join("policies"), "policies/a/again");
+    c.link(".", "policies/loop");
+    let out = c
+        .amlint()
+        .args(["check", "--format", "json", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(codes_of(&findings(&out), "job.yml"), ["AML002"]);
+
+    for dirs in ["\"/\"", "\"..\"", "\"outside\""] {
+        let c = case();
+        c.write("job.yml", JOB);
+        c.link(c.secret.parent().unwrap(), "outside");
+        c.write("amlint.toml", &format!("rules-dirs = [{dirs}]\n"));
+        let out = c.amlint().args(["check", "."]).output().unwrap();
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{dirs}: {all}");
+        assert!(all.contains("is outside the project"), "{dirs}: {all}");
+        assert!(!all.contains("hunter2"), "{all}");
+    }
+}
+
+/// Defect 5: a configuration or rule file that is a link to a file outside the
+/// repository had its text echoed in the parse error (into the CI log); a checked file
+/// was read through such a link too. Each is refused without being read.
+#[test]
+fn links_out_of_the_project_are_not_read() {
+    for name in ["amlint.toml", ".amlint.toml", "pyproject.toml"] {
+        let c = case();
+        c.write("job.yml", JOB);
+        c.link(&c.secret, name);
+        let out = c.amlint().args(["check", "."]).output().unwrap();
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {all}");
+        assert!(
+            all.contains("outside the project") && !all.contains("hunter2"),
+            "{name}: {all}"
+        );
+    }
+    // `--config` naming a link in the project, and a rule file.
+    let c = case();
+    c.write("job.yml", JOB);
+    c.link(&c.secret, "ci.toml");
+    let out = c
+        .amlint()
+        .args(["check", "--config", "ci.toml", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(!text(&out).contains("hunter2"), "{}", text(&out));
+    let c = case();
+    c.write("job.yml", JOB);
+    c.write("amlint.toml", "rules-dirs = [\"policies\"]\n");
+    c.link(&c.secret, "policies/steal.yaml");
+    let out = c.amlint().args(["check", "."]).output().unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("outside the project") && !all.contains("hunter2"),
+        "{all}"
+    );
+
+    // Checked files: walked, and named on the command line (directly, or through a
+    // linked directory); a link inside the project is followed.
+    let c = case();
+    c.write("job.yml", JOB);
+    let yaml_secret = c.secret.with_file_name("secret.yml");
+    std::fs::write(&yaml_secret, format!("{JOB}token: hunter2-secret\n")).unwrap();
+    c.link(&yaml_secret, "stolen.yml");
+    c.link(yaml_secret.parent().unwrap(), "elsewhere");
+    c.link(c.root.join("job.yml"), "alias.yml");
+    for args in [
+        &["."][..],
+        &[
+            "stolen.yml",
+            "elsewhere/secret.yml",
+            "elsewhere",
+            "alias.yml",
+            "job.yml",
+        ][..],
+    ] {
+        let out = c
+            .amlint()
+            .args(["check", "--no-config", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        let all = text(&out);
+        assert!(!all.contains("hunter2"), "{all}");
+        let f = findings(&out);
+        assert_eq!(codes_of(&f, "stolen.yml"), ["AML004"], "{f:?}");
+        assert!(
+            message_of(&f, "stolen.yml").contains("outside the project"),
+            "{f:?}"
+        );
+        assert_eq!(codes_of(&f, "alias.yml"), ["AML002"], "{f:?}");
+        assert_eq!(codes_of(&f, "job.yml"), ["AML002"], "{f:?}");
+        if args.len() > 1 {
+            assert_eq!(codes_of(&f, "elsewhere/secret.yml"), ["AML004"], "{f:?}");
+            assert_eq!(codes_of(&f, "elsewhere"), ["AML004"], "{f:?}");
+        }
+    }
+}
+
+/// A file named on the command line outside any project is the invoker's choice: it is
+/// checked where it is (its directory is then the project), links inside it followed.
+#[test]
+fn a_file_named_outside_the_project_is_its_own_project() {
+    let c = case();
+    let elsewhere = c.secret.parent().unwrap();
+    std::fs::write(elsewhere.join("job.yml"), JOB).unwrap();
+    symlink(elsewhere.join("job.yml"), elsewhere.join("alias.yml")).unwrap();
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "--format", "json"])
+        .arg(elsewhere.join("alias.yml"))
+        .output()
+        .unwrap();
+    let f = findings(&out);
+    let shown = elsewhere.join("alias.yml").display().to_string();
+    assert_eq!(codes_of(&f, &shown), ["AML002"], "{f:?}");
+}
+
+/// Defect 6: a link to `/proc/kmsg` (a kernel file that blocks when read, and whose
+/// reading consumes the kernel's messages) or to a device hung amlint as a checked or
+/// configuration file. Neither is opened.
+#[test]
+fn blocking_kernel_files_and_devices_are_not_opened() {
+    let c = case();
+    c.write("job.yml", JOB);
+    c.link("/proc/kmsg", "kmsg.yml");
+    c.link("/dev/zero", "zero.yml");
+    c.fifo("pipe.yml");
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let f = findings(&out);
+    assert_eq!(codes_of(&f, "kmsg.yml"), ["AML004"], "{f:?}");
+    assert_eq!(codes_of(&f, "zero.yml"), ["AML004"], "{f:?}");
+    assert_eq!(codes_of(&f, "pipe.yml"), ["AML004"], "{f:?}");
+    assert!(message_of(&f, "pipe.yml").contains("named pipe"), "{f:?}");
+    assert_eq!(codes_of(&f, "job.yml"), ["AML002"]);
+    // Named on the command line, and as configuration files.
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "--format", "json", "kmsg.yml", "pipe.yml"])
+        .output()
+        .unwrap();
+    assert_eq!(codes_of(&findings(&out), "kmsg.yml"), ["AML004"]);
+    for target in ["/proc/kmsg", "/dev/zero"] {
+        let c = case();
+        c.write("job.yml", JOB);
+        c.link(target, "amlint.toml");
+        let out = c.amlint().args(["check", "."]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{target}: {}", text(&out));
+    }
+    let c = case();
+    c.write("job.yml", JOB);
+    c.fifo("amlint.toml");
+    let out = c.amlint().args(["check", "."]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("named pipe"), "{}", text(&out));
+}
+
+/// Defect 13: a directory amlint could not list was skipped silently (exit 0). Tests run
+/// as root, which lists mode-000 directories: the run drops to an unprivileged user with
+/// `setpriv` (util-linux) for the case; without it (and as root) the case cannot be made
+/// and is said to be skipped.
+#[test]
+fn an_unreadable_directory_is_a_finding() {
+    let c = case();
+    c.write("job.yml", JOB);
+    c.write("locked/x.yml", JOB);
+    std::fs::set_permissions(c.root.join("locked"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    // The unprivileged user must reach the project and the binary.
+    for d in c.root.ancestors() {
+        if d.starts_with(std::env::temp_dir()) && d != std::env::temp_dir() {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    let root_user = std::fs::read_dir(c.root.join("locked")).is_ok();
+    let setpriv = std::process::Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok();
+    let out = if root_user {
+        if !setpriv {
+            eprintln!("skipped: running as root without setpriv, a mode-000 directory is readable");
+            return;
+        }
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(env!("CARGO_BIN_EXE_amlint"))
+            .args(["check", "--no-config", "--format", "json", "."])
+            .current_dir(&c.root)
+            .timeout(BOUND)
+            .output()
+            .unwrap()
+    } else {
+        c.amlint()
+            .args(["check", "--no-config", "--format", "json", "."])
+            .output()
+            .unwrap()
+    };
+    std::fs::set_permissions(c.root.join("locked"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let f = findings(&out);
+    assert_eq!(codes_of(&f, "locked"), ["AML004"], "{f:?}");
+    assert!(
+        message_of(&f, "locked").contains("cannot list this directory"),
+        "{f:?}"
+    );
+    assert_eq!(codes_of(&f, "job.yml"), ["AML002"]);
+}
+
+/// Defect 14: two checked paths to one file (through a link) or whose names show alike
+/// (`a\b.yml` and `a/b.yml`; two names that are not UTF-8) were merged, and one dropped.
+/// Each path is reported; one path named twice is checked once.
+#[test]
+fn paths_that_collide_are_each_reported() {
+    use std::os::unix::ffi::OsStrExt;
+    let c = case();
+    c.write("job.yml", JOB);
+    c.link("job.yml", "alias.yml");
+    c.write("a/b.yml", JOB);
+    c.write("a\\b.yml", JOB);
+    std::fs::create_dir(c.root.join("sub")).unwrap();
+    std::fs::write(c.root.join(std::ffi::OsStr::from_bytes(b"caf\xe9.yml")), JOB).unwrap();
+    std::fs::write(c.root.join(std::ffi::OsStr::from_bytes(b"caf\xe8.yml")), JOB).unwrap();
+    let out = c
+        .amlint()
+        .args([
+            "check",
+            "--no-config",
+            "--format",
+            "json",
+            ".",
+            "job.yml",
+            "./job.yml",
+            "sub/../job.yml",
+            "alias.yml",
+        ])
+        .output()
+        .unwrap();
+    let f = findings(&out);
+    let paths: Vec<&str> = f.iter().map(|(p, _, _)| p.as_str()).collect();
+    for p in [
+        "job.yml",
+        "alias.yml",
+        "a/b.yml",
+        "a\\b.yml",
+        "caf\\xE9.yml",
+        "caf\\xE8.yml",
+    ] {
+        assert_eq!(paths.iter().filter(|x| **x == p).count(), 1, "{p}: {paths:?}");
+    }
+    assert_eq!(paths.len(), 6, "{paths:?}");
+}
+
+/// Defect 15: output written to a full device was lost and the run exited 0 (or 1).
+#[test]
+fn output_that_cannot_be_written_exits_2() {
+    let c = case();
+    c.write("job.yml", "a: 1\n");
+    for format in ["human", "json", "sarif"] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_amlint"))
+            .args(["check", "--no-config", "--format", format, "."])
+            .current_dir(&c.root)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{format}: {}", text(&out));
+        assert!(text(&out).contains("cannot write the output"), "{}", text(&out));
+    }
+}
+
+/// Defect 16: `--write-baseline` renamed over links, pipes and devices, and reset the
+/// file's mode. Only a regular file is replaced, keeping its mode.
+#[test]
+fn the_baseline_is_written_only_as_a_regular_file() {
+    let c = case();
+    c.write("job.yml", JOB);
+    c.link("/dev/null", "null.json");
+    c.link(&c.secret, "secret.json");
+    c.fifo("pipe.json");
+    for name in ["null.json", "secret.json", "pipe.json"] {
+        let out = c
+            .amlint()
+            .args(["check", "--no-config", "--write-baseline", name, "."])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", text(&out));
+        assert!(text(&out).contains("writes only regular files"), "{}", text(&out));
+    }
+    assert!(
+        std::fs::symlink_metadata(c.root.join("null.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&c.secret).unwrap(), SECRET);
+    let baseline = c.write("baseline.json", "{}");
+    std::fs::set_permissions(&baseline, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "--write-baseline", "baseline.json", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let meta = std::fs::metadata(&baseline).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert!(std::fs::read_to_string(&baseline).unwrap().contains("AML002"));
+}
+
+/// Defect 17: standard input, `--baseline` and `amlint init`'s read of `pyproject.toml`
+/// were read without a bound (and a baseline or `pyproject.toml` through any link).
+#[test]
+fn stdin_baselines_and_init_are_read_with_a_bound() {
+    let c = case();
+    // Endless standard input: read up to the size limit, then AML005.
+    let out = c.amlint_limited_stdin(&[
+        "check",
+        "--no-config",
+        "--format",
+        "json",
+        "--max-file-size",
+        "1000",
+        "-",
+    ]);
+    assert_eq!(codes_of(&findings(&out), "<stdin>"), ["AML005"], "{}", text(&out));
+    // A baseline that never ends, a pipe, a link out of the project, one too large.
+    c.link("/dev/zero", "zero.json");
+    c.fifo("pipe.json");
+    c.link(&c.secret, "secret.json");
+    let big = std::fs::File::create(c.root.join("big.json")).unwrap();
+    big.set_len(200 * 1024 * 1024).unwrap();
+    c.write("job.yml", JOB);
+    for (name, says) in [
+        ("zero.json", "outside the project"),
+        ("pipe.json", "named pipe"),
+        ("secret.json", "outside the project"),
+        ("big.json", "limit"),
+    ] {
+        let out = c.amlint_limited(&["check", "--no-config", "--baseline", name, "."]);
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {all}");
+        assert!(all.contains(says) && !all.contains("hunter2"), "{name}: {all}");
+    }
+    // `init` reads `pyproject.toml` to see whether it configures amlint.
+    for how in ["zero", "fifo", "secret", "big"] {
+        let c = case();
+        match how {
+            "zero" => c.link("/dev/zero", "pyproject.toml"),
+            "fifo" => c.fifo("pyproject.toml"),
+            "big" => {
+                let big = std::fs::File::create(c.root.join("pyproject.toml")).unwrap();
+                big.set_len(200 * 1024 * 1024).unwrap();
+            }
+            _ => c.link(&c.secret, "pyproject.toml"),
+        }
+        let out = c.amlint_limited(&["init"]);
+        assert_eq!(out.status.code(), Some(2), "{how}: {}", text(&out));
+        assert!(!c.root.join("amlint.toml").exists());
+    }
+    // `init` never writes through a link (even one to nothing) or over a pipe.
+    let c = case();
+    c.link(c.root.join("elsewhere.toml"), "amlint.toml");
+    let out = c.amlint().arg("init").output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(!c.root.join("elsewhere.toml").exists());
+    let c = case();
+    let out = c.amlint().arg("init").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        std::fs::read_to_string(c.root.join("amlint.toml"))
+            .unwrap()
+            .contains("amlint")
+    );
+}
+
+impl Case {
+    /// [`Case::amlint_limited`] with `/dev/zero` as standard input.
+    fn amlint_limited_stdin(&self, args: &[&str]) -> Output {
+        // The file itself as standard input (assert_cmd's `pipe_stdin` would read it
+        // whole first).
+        let zero = std::fs::File::open("/dev/zero").unwrap();
+        let out = std::process::Command::new("timeout")
+            .arg(BOUND.as_secs().to_string())
+            .arg("prlimit")
+            .arg("--as=268435456")
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_amlint"))
+            .args(args)
+            .current_dir(&self.root)
+            .stdin(zero)
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some(), "killed: {out:?}");
+        out
+    }
+}
+
+/// Defect 19: control characters in a file name were printed raw to the terminal (an
+/// escape sequence could clear the screen or hide findings). Human output escapes them;
+/// JSON escapes them by its format.
+#[test]
+fn control_characters_in_file_names_are_escaped() {
+    let c = case();
+    c.write("evil\u{1b}[2J\r.yml", JOB);
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "--color", "never", "."])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(!all.contains('\u{1b}') && !all.contains('\r'), "{all:?}");
+    assert!(all.contains("evil\\u{1b}[2J\\u{d}.yml"), "{all}");
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    assert_eq!(codes_of(&findings(&out), "evil\u{1b}[2J\r.yml"), ["AML002"]);
+}
+
+/// Under pre-commit only the changed files are named; a name they use is searched for in
+/// the rest of the project. That search walks it too: an ignore file there that is a
+/// pipe is refused (a configuration error, as in a walk of the whole project) instead of
+/// hanging the hook.
+#[test]
+fn the_search_of_the_rest_of_the_project_refuses_ignore_files_too() {
+    let c = case();
+    c.write(
+        "jobs/job.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: azureml:cpu-cluster\n",
+    );
+    c.write(
+        "computes/cluster.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: cpu-cluster\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 0\nmax_instances: 2\n",
+    );
+    c.fifo("other/.gitignore");
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "jobs/job.yml"])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("other/.gitignore") && all.contains("named pipe"),
+        "{all}"
+    );
+    // Without it, the name is found and the file is clean.
+    std::fs::remove_file(c.root.join("other/.gitignore")).unwrap();
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "jobs/job.yml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
