@@ -164,7 +164,7 @@ impl VmFacts {
 
 static NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|T4|A10|A100|H100|H200|MI300X|V710))?(?:_(?P<ver>v\d+))?(?:_Promo)?$",
+        r"(?i)^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)(?:_NDR)?(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|GB200|GB300|T4|A10|A100|H100|H200|MI300X|V710))?(?:_(?P<ver>v\d+))?(?:_Promo)?$",
     )
     .expect("static regex")
 });
@@ -414,6 +414,25 @@ mod tests {
         let f = cat.lookup_with("Standard_Q4_v9", &q).unwrap();
         assert_eq!((f.known, f.series.is_none()), (Known::Size, true));
         assert_eq!(cat.closest_with("Standard_Q4_v8", &q), Some("Standard_Q4_v9"));
+    }
+
+    #[test]
+    fn current_sizes_of_every_family_are_listed() {
+        let cat = catalogue();
+        for (name, series, vcpus, memory, gpus) in [
+            ("Standard_ND96isr_H200_v5", "ND_H200_v5", 96.0, 1850.0, 8.0),
+            ("Standard_ND128isr_NDR_GB200_v6", "ND_GB200_v6", 128.0, 900.0, 4.0),
+            ("Standard_D4s_v6", "Dsv6", 4.0, 16.0, 0.0),
+            ("Standard_B2s", "Bv1", 2.0, 4.0, 0.0),
+            ("Standard_B2ats_v2", "Basv2", 2.0, 1.0, 0.0),
+            ("Standard_E192is_v6", "Esv6", 192.0, 1832.0, 0.0),
+        ] {
+            let f = cat.lookup(name).unwrap();
+            assert_eq!(f.known, Known::Size, "{name}");
+            let s = f.size.as_ref().unwrap();
+            assert_eq!((s.vcpus, s.memory_gib, s.gpus), (vcpus, memory, gpus), "{name}");
+            assert_eq!(f.series.unwrap().id, series, "{name}");
+        }
     }
 
     #[test]
