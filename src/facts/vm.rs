@@ -426,6 +426,8 @@ mod tests {
             ("Standard_B2s", "Bv1", 2.0, 4.0, 0.0),
             ("Standard_B2ats_v2", "Basv2", 2.0, 1.0, 0.0),
             ("Standard_E192is_v6", "Esv6", 192.0, 1832.0, 0.0),
+            ("Standard_ND96isr_MI300X_v5", "ND_MI300X_v5", 96.0, 1850.0, 8.0),
+            ("Standard_NCC40ads_H100_v5", "NCCads_H100_v5", 40.0, 320.0, 1.0),
         ] {
             let f = cat.lookup(name).unwrap();
             assert_eq!(f.known, Known::Size, "{name}");
