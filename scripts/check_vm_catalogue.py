@@ -42,7 +42,7 @@ DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardi
 # has none); the only V accelerator, V710, is an explicit alternative.
 NAME_RE = re.compile(
     r"^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)"
-    r"(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|T4|A10|A100|H100|H200|MI300X|V710))?"
+    r"(?:_NDR)?(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|GB200|GB300|T4|A10|A100|H100|H200|MI300X|V710))?"
     r"(?:_(?P<ver>v\d+))?(?P<promo>_Promo)?$",
     re.IGNORECASE,
 )

@@ -23,6 +23,10 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     };
     let dir = base_dir(&cx.source.path);
     for site in &annotations.sites {
+        // A key the SDK does not read (AML107) names no path it looks for.
+        if annotations.unused.iter().any(|u| u.pointer == site.pointer) {
+            continue;
+        }
         let Some(found) = cx.doc.lookup(&site.pointer) else {
             continue;
         };
@@ -111,21 +115,21 @@ fn check_site(
             file: true,
             relative_to: None,
             unless: None,
+            on_create: false,
+            from_cwd: false,
         };
         return missing(dir, path, &form, &field, text, span);
     }
-    if SCHEME.is_match(text) || text.starts_with("git+") || is_placeholder(text) {
+    if SCHEME.is_match(text) || text.starts_with("git+") || is_placeholder(text) || is_glob(text) {
         return None;
     }
     let index = forms
         .iter()
         .position(|f| f.form == "local-path" || f.form == "file-ref")?;
-    // A plain-string form before the local path: the SDK takes any string at load time
-    // (job input paths, resolved only at submission, often created by a setup script).
-    if forms[..index].iter().any(|f| f.form == "string") {
-        return None;
-    }
     let form = &forms[index];
+    // A plain-string form before the local path: the SDK takes any string at load time
+    // (job input paths) and reads the path only when the job is submitted, to upload it.
+    let on_create = form.on_create || forms[..index].iter().any(|f| f.form == "string");
     if let Some(sibling) = &form.unless {
         let mut p = pointer.clone();
         p.pop();
@@ -133,24 +137,32 @@ fn check_site(
             return None;
         }
     }
-    let base = match &form.relative_to {
-        Some(sibling) => {
-            let mut p = pointer.clone();
-            p.pop();
-            let sib = p.child(sibling.as_str());
-            let code = cx.doc.lookup(&sib).map(|l| cx.doc.value(l.value));
-            match code {
-                // When the directory itself is missing, that is the finding (on `code`).
-                Some(Value::Str(c)) if !SCHEME.is_match(c) && !c.contains(':') && dir.join(&**c).is_dir() => {
-                    dir.join(&**c)
-                }
-                // No local directory to look in (remote code, or none given).
-                _ => return None,
-            }
+    let sibling_text = |sibling: &str| {
+        let mut p = pointer.clone();
+        p.pop();
+        let found = cx.doc.lookup(&p.child(sibling))?;
+        match cx.doc.value(found.value) {
+            Value::Str(c) if !c.trim().is_empty() => Some(c.to_string()),
+            _ => None,
         }
+    };
+    if form.from_cwd {
+        let under = form.relative_to.as_deref().and_then(sibling_text);
+        return missing_from_cwd(dir, under.as_deref(), text, form, &field, span);
+    }
+    let base = match &form.relative_to {
+        Some(sibling) => match sibling_text(sibling) {
+            // When the directory itself is missing, that is the finding (on `code`).
+            Some(c) if !SCHEME.is_match(&c) && !c.contains(':') && dir.join(&c).is_dir() => dir.join(&c),
+            // No local directory to look in (remote code, or none given).
+            _ => return None,
+        },
         None => dir.to_path_buf(),
     };
     let mut d = missing(&base, text, form, &field, text, span)?;
+    if on_create {
+        d = soften(d, &field);
+    }
     let assets: Vec<&Form> = forms.iter().filter(|f| is_asset_form(f)).collect();
     if !assets.is_empty() && !text.contains('/') && !text.contains('\\') {
         let what = assets
@@ -163,6 +175,146 @@ fn check_site(
         ));
     }
     Some(d)
+}
+
+/// A glob (`data/*.csv`): a pattern, not one path.
+fn is_glob(text: &str) -> bool {
+    text.contains(['*', '?'])
+}
+
+/// A path the CLI reads only when it creates the asset or submits the job: a warning,
+/// since data is often made by a script or kept out of git.
+fn soften(mut d: Diagnostic, field: &str) -> Diagnostic {
+    if d.message.contains("does not exist") {
+        d.help = Some(format!(
+            "The Azure ML CLI loads this file without it, but uploads `{field}` when it creates the asset or submits the job, and fails if it is still missing then. Fix the path, or make sure the step that creates it runs first.{}",
+            suggestion_of(&d)
+        ));
+    }
+    d.with_severity(crate::diagnostic::Severity::Warning)
+}
+
+/// How many folders above a v1 file are tried as the working directory.
+const MAX_CWD_LEVELS: usize = 32;
+
+/// The folders a v1 command may run from: the file's folder, then each folder above it
+/// up to the repository root (a folder holding `.git`) or the folder amlint runs in.
+fn cwd_candidates(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![dir.to_path_buf()];
+    let Ok(mut cur) = std::fs::canonicalize(dir) else {
+        return out;
+    };
+    let here = std::env::current_dir()
+        .ok()
+        .and_then(|c| std::fs::canonicalize(c).ok());
+    for _ in 0..MAX_CWD_LEVELS {
+        if cur.join(".git").exists() || here.as_deref() == Some(cur.as_path()) {
+            break;
+        }
+        let Some(parent) = cur.parent() else { break };
+        cur = parent.to_path_buf();
+        // Shown relative to the folder amlint runs in when it is inside it.
+        let shown = match here.as_deref().and_then(|h| cur.strip_prefix(h).ok()) {
+            Some(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
+            Some(rel) => rel.to_path_buf(),
+            None => cur.clone(),
+        };
+        out.push(shown);
+    }
+    out
+}
+
+/// The " Did you mean ...?" sentence at the end of a help text, if any.
+fn suggestion_of(d: &Diagnostic) -> String {
+    d.help
+        .as_deref()
+        .and_then(|h| h.find(" Did you mean").map(|i| h[i..].to_string()))
+        .unwrap_or_default()
+}
+
+/// AML201 for an SDK v1 path (`base: cwd`): resolved against the working directory, or
+/// against `under` (`sourceDirectory`, itself resolved against it) when given. Reported
+/// only when no candidate working directory has it.
+fn missing_from_cwd(
+    dir: &Path,
+    under: Option<&str>,
+    rel: &str,
+    form: &Form,
+    field: &str,
+    span: crate::source::Span,
+) -> Option<Diagnostic> {
+    let candidates = cwd_candidates(dir);
+    let bases: Vec<PathBuf> = match under {
+        Some(src) => candidates
+            .iter()
+            .map(|c| c.join(src))
+            .filter(|b| b.is_dir())
+            .collect(),
+        None => candidates.clone(),
+    };
+    // No `sourceDirectory` anywhere: that is its own finding.
+    let mut findings = Vec::with_capacity(bases.len());
+    for base in &bases {
+        findings.push(missing(base, rel, form, field, rel, span)?);
+    }
+    // The first folder's finding, unless another one has a near name to suggest.
+    let pick = findings
+        .iter()
+        .position(|d| !suggestion_of(d).is_empty())
+        .unwrap_or(0);
+    let mut d = findings.into_iter().nth(pick)?;
+    if d.message.contains("does not exist") {
+        let resolved = match under {
+            Some(src) => format!(
+                "joins `{field}` to `sourceDirectory` (`{src}`), which it resolves against the working directory"
+            ),
+            None => format!("resolves `{field}` against the working directory"),
+        };
+        let folder = candidates[0].display();
+        let scope = match candidates.len() - 1 {
+            0 => format!("this file's folder `{folder}`"),
+            1 => format!("this file's folder `{folder}` and the folder above it"),
+            n => format!("this file's folder `{folder}` and the {n} folders above it"),
+        };
+        d.help = Some(format!(
+            "SDK v1 (`InferenceConfig`, `az ml model deploy --ic`) {resolved} and fails when it is missing; amlint tried {scope} as that directory, and none has it.{}",
+            suggestion_of(&d)
+        ));
+    }
+    Some(d)
+}
+
+/// The entry of `path`'s folder spelt closest to its last part ("did you mean").
+fn near_name(path: &Path) -> Option<String> {
+    /// Folders larger than this are not listed for a suggestion.
+    const MAX_ENTRIES: usize = 2_000;
+    let name = path.file_name()?.to_str()?;
+    if name.len() > 255 {
+        return None;
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(parent).ok()?.take(MAX_ENTRIES + 1) {
+        names.push(entry.ok()?.file_name().to_str()?.to_string());
+    }
+    if names.len() > MAX_ENTRIES {
+        return None;
+    }
+    crate::suggest::closest(name, &names)
+        .filter(|n| *n != name)
+        .map(str::to_string)
+}
+
+/// `rel` with its last part replaced by `name`.
+fn with_last(rel: &str, name: &str) -> String {
+    let trimmed = rel.trim_end_matches(['/', '\\']);
+    match trimmed.rfind(['/', '\\']) {
+        Some(i) => format!("{}{name}", &trimmed[..=i]),
+        None => name.to_string(),
+    }
 }
 
 /// AML201 when `rel` (resolved against `base`) does not exist or has the wrong kind.
@@ -213,6 +365,9 @@ fn missing(
                 Some(s) => format!("the `{s}` directory"),
                 None => "this file's directory".to_string(),
             };
+            let suggestion = near_name(&path)
+                .map(|n| format!(" Did you mean `{}`?", with_last(rel, &n)))
+                .unwrap_or_default();
             Some(
                 Diagnostic::new(
                     "AML201",
@@ -220,7 +375,7 @@ fn missing(
                     format!("Local path `{shown}` in `{field}` does not exist (looked for `{where_}`)"),
                 )
                 .with_help(format!(
-                    "The Azure ML CLI resolves `{field}` relative to {relative_to} and fails when it is missing. Fix the path, or create it."
+                    "The Azure ML CLI resolves `{field}` relative to {relative_to} and fails when it is missing. Fix the path, or create it.{suggestion}"
                 )),
             )
         }
@@ -336,6 +491,8 @@ mod tests {
             file: true,
             relative_to: None,
             unless: None,
+            on_create: false,
+            from_cwd: false,
         }
     }
 

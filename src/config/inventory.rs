@@ -20,6 +20,12 @@
 //! model = "credit:3"              # -m: `name:version`, or a list of them
 //! inference_config = "deploy/inferenceconfig.json"   # optional: the --ic file
 //! compute = "aks-prod"            # optional: --ct, the AKS target
+//!
+//! [[inventory.vm_sizes]]          # VM sizes newer than amlint's catalogue
+//! name = "Standard_ND96isr_H200_v5"
+//! vcpus = 96
+//! memory_gib = 1850
+//! gpus = 8                        # optional: 0 when omitted
 //! ```
 //!
 //! Every entry keeps its span in the configuration file, so a rule can point at the
@@ -49,6 +55,19 @@ pub struct Inventory {
     pub models: Vec<Model>,
     pub endpoints: Vec<Endpoint>,
     pub deployments: Vec<Deployment>,
+    pub vm_sizes: Vec<VmSize>,
+}
+
+/// A VM size the catalogue (`rules/data/vm-sizes.yaml`) does not list yet; its series
+/// comes from the catalogue's naming rules.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VmSize {
+    /// `Standard_...`, as written (looked up case-insensitively).
+    pub name: String,
+    pub vcpus: f64,
+    pub memory_gib: f64,
+    pub gpus: f64,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]

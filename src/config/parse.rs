@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use toml::de::{DeTable, DeValue};
 
-use super::inventory::{self, Compute, Deployment, Endpoint, Inventory, Model, ModelRef};
+use super::inventory::{self, Compute, Deployment, Endpoint, Inventory, Model, ModelRef, VmSize};
 use super::{
     Config, ConfigError, Level, Param, PathPattern, PerFileIgnore, Profile, Selector, Spanned, selector,
 };
@@ -627,7 +627,7 @@ impl<'a> Parser<'a> {
     }
 
     fn inventory(&mut self, v: &Value<'_>, config: &mut Config) {
-        const SECTIONS: &[&str] = &["computes", "models", "endpoints", "deployments"];
+        const SECTIONS: &[&str] = &["computes", "models", "endpoints", "deployments", "vm_sizes"];
         let Some(table) = self.table("inventory", v) else {
             return;
         };
@@ -668,6 +668,11 @@ impl<'a> Parser<'a> {
                     "endpoints" => {
                         if let Some(e) = self.endpoint(entry, span) {
                             inv.endpoints.push(e);
+                        }
+                    }
+                    "vm_sizes" => {
+                        if let Some(s) = self.vm_size(entry, span) {
+                            inv.vm_sizes.push(s);
                         }
                     }
                     _ => {
@@ -889,6 +894,67 @@ impl<'a> Parser<'a> {
         })
     }
 
+    fn vm_size(&mut self, entry: &DeTable<'_>, span: Span) -> Option<VmSize> {
+        let f = self.entry_fields(
+            "vm_sizes",
+            entry,
+            span,
+            &["name", "vcpus", "memory_gib", "gpus"],
+            &["name", "vcpus", "memory_gib"],
+        );
+        let name = f.get("name").and_then(|v| {
+            let (s, sspan) =
+                self.string("inventory.vm_sizes.name", v, "`name = \"Standard_ND96isr_H200_v5\"`")?;
+            let lower = s.to_ascii_lowercase();
+            let body = lower.strip_prefix("standard_").or_else(|| lower.strip_prefix("basic_"));
+            if body.is_some_and(|b| {
+                b.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && b.chars().any(|c| c.is_ascii_digit())
+                    && b.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            }) {
+                Some(s.to_string())
+            } else {
+                self.errors.push(
+                    ConfigError::new(&self.source, sspan, format!("`{s}` is not a VM size name"))
+                        .with_help("Write the size as Azure names it, with its tier: for example `Standard_ND96isr_H200_v5`."),
+                );
+                None
+            }
+        });
+        let mut number = |key: &str, example: &str| -> Option<Option<f64>> {
+            let Some(v) = f.get(key) else {
+                return Some(None);
+            };
+            let n = match v.get_ref() {
+                DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix()).ok().map(|n| n as f64),
+                DeValue::Float(x) => x.as_str().replace('_', "").parse::<f64>().ok(),
+                _ => None,
+            };
+            match n {
+                Some(n) if n.is_finite() && n >= 0.0 => Some(Some(n)),
+                _ => {
+                    self.type_error(
+                        &format!("inventory.vm_sizes.{key}"),
+                        v,
+                        "a number from 0 up",
+                        example,
+                    );
+                    None
+                }
+            }
+        };
+        let vcpus = number("vcpus", "`vcpus = 96`");
+        let memory_gib = number("memory_gib", "`memory_gib = 1850`");
+        let gpus = number("gpus", "`gpus = 8`");
+        Some(VmSize {
+            name: name?,
+            vcpus: vcpus??,
+            memory_gib: memory_gib??,
+            gpus: gpus?.unwrap_or(0.0),
+            span,
+        })
+    }
+
     fn file_path(&mut self, key: &str, v: &Value<'_>) -> Option<(std::path::PathBuf, String)> {
         let (s, span) = self.string(key, v, "`config = \"deploy/deploymentconfig.json\"`")?;
         let path = super::absolute(Path::new(s), self.dir);
@@ -992,6 +1058,12 @@ impl<'a> Parser<'a> {
         for e in &inv.endpoints {
             if !seen.insert(e.name.clone()) {
                 self.duplicate(e.span, &format!("endpoint `{}`", e.name));
+            }
+        }
+        let mut seen = HashSet::new();
+        for v in &inv.vm_sizes {
+            if !seen.insert(v.name.to_ascii_lowercase()) {
+                self.duplicate(v.span, &format!("VM size `{}`", v.name));
             }
         }
         let mut seen = HashSet::new();

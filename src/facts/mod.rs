@@ -44,6 +44,12 @@ pub struct ModelInfo {
 }
 
 impl FactBase {
+    /// The facts of a VM size string: the catalogue, and the sizes this configuration
+    /// declares (`[[inventory.vm_sizes]]`).
+    pub fn vm(&self, name: &str) -> Option<VmFacts> {
+        vm::catalogue().lookup_with(name, &self.config.inventory.vm_sizes)
+    }
+
     /// Defaults: an empty index, the default configuration, today.
     pub fn standalone() -> Self {
         Self {
@@ -275,7 +281,6 @@ impl<'a> DocFacts<'a> {
         let Some(root) = self.doc.root else {
             return Vec::new();
         };
-        let catalogue = vm::catalogue();
         let mut out = Vec::new();
         // (node, depth, whether it is the root's `jobs`, scope): what the rules below
         // ask of a node's place, without building its path.
@@ -310,7 +315,7 @@ impl<'a> DocFacts<'a> {
                         if text.contains("${{") {
                             continue;
                         }
-                        let facts = catalogue.lookup(text).or_else(|| {
+                        let facts = self.base.vm(text).or_else(|| {
                             definite.then(|| VmFacts {
                                 written: text.to_string(),
                                 known: Known::Unknown,
@@ -366,7 +371,7 @@ impl<'a> DocFacts<'a> {
                 match self.base.compute(&name) {
                     Some(c) => {
                         t.ttype = Some(c.ctype);
-                        t.vm = c.size.as_deref().and_then(|s| vm::catalogue().lookup(s));
+                        t.vm = c.size.as_deref().and_then(|s| self.base.vm(s));
                         t.resolved = Some(true);
                     }
                     None => t.resolved = Some(false),
@@ -423,7 +428,7 @@ impl<'a> DocFacts<'a> {
                     vm: entry
                         .as_ref()
                         .and_then(|e| e.size.as_deref())
-                        .and_then(|s| vm::catalogue().lookup(s)),
+                        .and_then(|s| self.base.vm(s)),
                     // An AKS deployment whose target turns out to be something else
                     // (a compute cluster) takes that type.
                     ttype: match entry {
@@ -587,7 +592,7 @@ impl<'a> DocFacts<'a> {
             _ => {
                 let own = self
                     .vm_for(None, scope.or(Some(root)))
-                    .and_then(|v| v.facts.size.map(|s| s.gpus));
+                    .and_then(|v| v.facts.size.as_ref().map(|s| s.gpus));
                 // A pipeline step or job on a compute: that compute's GPUs.
                 own.or_else(|| self.target(scope).vm.and_then(|v| v.size.map(|s| s.gpus)))
             }
@@ -618,7 +623,7 @@ impl<'a> DocFacts<'a> {
             }
             _ => self
                 .vm_for(None, scope.or(Some(root)))
-                .and_then(|v| v.facts.size.map(|s| (s.memory_gib, Some(v.node)))),
+                .and_then(|v| v.facts.size.as_ref().map(|s| (s.memory_gib, Some(v.node)))),
         }
     }
 
@@ -723,10 +728,7 @@ impl<'a> DocFacts<'a> {
         let field = rest.first().map(String::as_str);
         match name {
             "vm" => match self.vm_for(subject, scope) {
-                Some(v) => (
-                    vm_field(&v.facts, &rest.join("."), &self.base.today),
-                    Some(v.node),
-                ),
+                Some(v) => (vm_field(&v.facts, &rest.join("."), self.base), Some(v.node)),
                 None => unknown,
             },
             "target" => {
@@ -736,7 +738,7 @@ impl<'a> DocFacts<'a> {
                     Some("name") => Resolved::Values(t.name.clone().map(Val::Str).into_iter().collect()),
                     Some("resolved") => Resolved::Values(t.resolved.map(Val::Bool).into_iter().collect()),
                     Some("vm") => match &t.vm {
-                        Some(v) => vm_field(v, &rest[1..].join("."), &self.base.today),
+                        Some(v) => vm_field(v, &rest[1..].join("."), self.base),
                         None => Resolved::Unknown,
                     },
                     _ => Resolved::Unknown,
@@ -814,9 +816,10 @@ pub fn is_local_path(p: &str) -> bool {
     !(p.is_empty() || p.starts_with("azureml:") || p.contains("://") || p.starts_with("${{"))
 }
 
-fn vm_field(v: &VmFacts, field: &str, today: &str) -> Resolved {
+fn vm_field(v: &VmFacts, field: &str, base: &FactBase) -> Resolved {
+    let today = base.today.as_str();
     let one = |x: Val| Resolved::Values(vec![x]);
-    let size = v.size;
+    let size = v.size.as_ref();
     let series = v.series;
     let opt = |x: Option<Val>| x.map_or(Resolved::Unknown, one);
     match field {
@@ -859,7 +862,7 @@ fn vm_field(v: &VmFacts, field: &str, today: &str) -> Resolved {
             .or_else(|| series.map(|_| Val::Bool(false)))),
         "closest" => Resolved::Values(
             vm::catalogue()
-                .closest(&v.written)
+                .closest_with(&v.written, &base.config.inventory.vm_sizes)
                 .map(|c| Val::Str(c.to_string()))
                 .into_iter()
                 .collect(),

@@ -7,6 +7,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Deserialize;
 
+use crate::config::inventory::VmSize;
+
 #[derive(Debug, Deserialize)]
 struct CatalogueFile {
     #[allow(dead_code)]
@@ -100,7 +102,7 @@ pub struct Series {
     m_number: Option<Vec<u32>>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Size {
     pub name: String,
     pub series: usize,
@@ -135,7 +137,9 @@ pub struct VmFacts {
     /// As written.
     pub written: String,
     pub known: Known,
-    pub size: Option<&'static Size>,
+    /// The size's numbers: from the catalogue, or from the configuration's
+    /// `[[inventory.vm_sizes]]`.
+    pub size: Option<Size>,
     pub series: Option<&'static Series>,
 }
 
@@ -160,7 +164,7 @@ impl VmFacts {
 
 static NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|T4|A10|A100|H100|H200|MI300X|V710))?(?:_(?P<ver>v\d+))?(?:_Promo)?$",
+        r"(?i)^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)(?:_NDR)?(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|GB200|GB300|T4|A10|A100|H100|H200|MI300X|V710))?(?:_(?P<ver>v\d+))?(?:_Promo)?$",
     )
     .expect("static regex")
 });
@@ -265,20 +269,49 @@ impl Catalogue {
 
     /// Looks a size string up; `None` when it is not written like an Azure VM size.
     pub fn lookup(&'static self, name: &str) -> Option<VmFacts> {
+        self.lookup_with(name, &[])
+    }
+
+    /// Looks a size string up in the catalogue and in sizes a configuration declares
+    /// (`[[inventory.vm_sizes]]`, which take precedence); a declared size's series is the
+    /// one its name places it in.
+    pub fn lookup_with(&'static self, name: &str, declared: &[VmSize]) -> Option<VmFacts> {
         let written = name.trim();
         if !looks_like_vm_size(written) {
             return None;
+        }
+        let series_of = |w: &str| parse_name(w).and_then(|p| self.series_of(&p));
+        if let Some(d) = declared.iter().find(|d| d.name.eq_ignore_ascii_case(written)) {
+            let series = self
+                .by_name
+                .get(&written.to_ascii_lowercase())
+                .map(|&i| self.sizes[i].series)
+                .or_else(|| series_of(written));
+            return Some(VmFacts {
+                written: written.to_string(),
+                known: Known::Size,
+                size: Some(Size {
+                    name: d.name.clone(),
+                    series: series.unwrap_or(usize::MAX),
+                    vcpus: d.vcpus,
+                    memory_gib: d.memory_gib,
+                    gpus: d.gpus,
+                    fpgas: 0.0,
+                    isolated: false,
+                }),
+                series: series.map(|s| &self.series[s]),
+            });
         }
         if let Some(&i) = self.by_name.get(&written.to_ascii_lowercase()) {
             let size = &self.sizes[i];
             return Some(VmFacts {
                 written: written.to_string(),
                 known: Known::Size,
-                size: Some(size),
+                size: Some(size.clone()),
                 series: Some(&self.series[size.series]),
             });
         }
-        let series = parse_name(written).and_then(|p| self.series_of(&p));
+        let series = series_of(written);
         Some(VmFacts {
             written: written.to_string(),
             known: if series.is_some() {
@@ -291,9 +324,20 @@ impl Catalogue {
         })
     }
 
-    /// The listed size closest in spelling to `name` (for "did you mean").
+    /// The listed (or declared) size closest in spelling to `name` (for "did you mean").
     pub fn closest(&self, name: &str) -> Option<&str> {
         crate::suggest::closest(name, self.sizes.iter().map(|s| &s.name))
+    }
+
+    /// Like [`Catalogue::closest`], the declared sizes included.
+    pub fn closest_with<'a>(&'a self, name: &str, declared: &'a [VmSize]) -> Option<&'a str> {
+        crate::suggest::closest(
+            name,
+            self.sizes
+                .iter()
+                .map(|s| &s.name)
+                .chain(declared.iter().map(|d| &d.name)),
+        )
     }
 }
 
@@ -319,7 +363,7 @@ mod tests {
         assert!(cat.series.len() > 40 && cat.sizes.len() > 300);
         let f = cat.lookup("STANDARD_nc24RS_v3").unwrap();
         assert_eq!(f.known, Known::Size);
-        let size = f.size.unwrap();
+        let size = f.size.as_ref().unwrap();
         assert_eq!((size.vcpus, size.gpus, size.isolated), (24.0, 4.0, true));
         assert_eq!(f.series.unwrap().id, "NCv3");
         assert!(f.series_names().contains(&"NCsv3"));
@@ -345,6 +389,52 @@ mod tests {
         assert_eq!(cat.lookup("Standard_DS3_v2").unwrap().known, Known::Size);
         assert_eq!(cat.lookup("Standard_Q9z_v9").unwrap().known, Known::Unknown);
         assert_eq!(cat.lookup("Standard_DS3_v22").unwrap().known, Known::Unknown);
+    }
+
+    #[test]
+    fn declared_sizes_are_known_with_their_numbers_and_the_series_of_their_name() {
+        let cat = catalogue();
+        let declared = [VmSize {
+            name: "Standard_D3000s_v3".into(),
+            vcpus: 3000.0,
+            memory_gib: 12000.0,
+            gpus: 0.0,
+            span: crate::source::Span::default(),
+        }];
+        assert_eq!(cat.lookup("standard_d3000s_v3").unwrap().known, Known::Series);
+        let f = cat.lookup_with("standard_d3000s_v3", &declared).unwrap();
+        assert_eq!(f.known, Known::Size);
+        assert_eq!(f.size.as_ref().map(|s| s.vcpus), Some(3000.0));
+        assert_eq!(f.series.map(|s| s.id.as_str()), Some("Dsv3"));
+        // An unknown family: a known size, with no series facts.
+        let q = [VmSize {
+            name: "Standard_Q4_v9".into(),
+            ..declared[0].clone()
+        }];
+        let f = cat.lookup_with("Standard_Q4_v9", &q).unwrap();
+        assert_eq!((f.known, f.series.is_none()), (Known::Size, true));
+        assert_eq!(cat.closest_with("Standard_Q4_v8", &q), Some("Standard_Q4_v9"));
+    }
+
+    #[test]
+    fn current_sizes_of_every_family_are_listed() {
+        let cat = catalogue();
+        for (name, series, vcpus, memory, gpus) in [
+            ("Standard_ND96isr_H200_v5", "ND_H200_v5", 96.0, 1850.0, 8.0),
+            ("Standard_ND128isr_NDR_GB200_v6", "ND_GB200_v6", 128.0, 900.0, 4.0),
+            ("Standard_D4s_v6", "Dsv6", 4.0, 16.0, 0.0),
+            ("Standard_B2s", "Bv1", 2.0, 4.0, 0.0),
+            ("Standard_B2ats_v2", "Basv2", 2.0, 1.0, 0.0),
+            ("Standard_E192is_v6", "Esv6", 192.0, 1832.0, 0.0),
+            ("Standard_ND96isr_MI300X_v5", "ND_MI300X_v5", 96.0, 1850.0, 8.0),
+            ("Standard_NCC40ads_H100_v5", "NCCads_H100_v5", 40.0, 320.0, 1.0),
+        ] {
+            let f = cat.lookup(name).unwrap();
+            assert_eq!(f.known, Known::Size, "{name}");
+            let s = f.size.as_ref().unwrap();
+            assert_eq!((s.vcpus, s.memory_gib, s.gpus), (vcpus, memory, gpus), "{name}");
+            assert_eq!(f.series.unwrap().id, series, "{name}");
+        }
     }
 
     #[test]

@@ -32,6 +32,14 @@ pub struct Form {
     /// `local-path`: not checked when this sibling key is present (an inline model with a
     /// `name` is not anonymous, so the SDK does not hash its files at load time).
     pub unless: Option<String>,
+    /// `local-path` with `"stage": "create"`: the CLI reads the path only when it creates
+    /// the asset or submits the job (to upload it), not when it loads the file; data is
+    /// often made by a script or kept out of git, so a missing one is a warning.
+    pub on_create: bool,
+    /// `local-path` with `"base": "cwd"`: resolved against the working directory the
+    /// command runs in (SDK v1), not the file's directory; amlint tries the file's folder
+    /// and each folder above it.
+    pub from_cwd: bool,
 }
 
 impl Form {
@@ -45,6 +53,8 @@ impl Form {
             file: flag("file").unwrap_or(true),
             relative_to: v.get("relative_to").and_then(Value::as_str).map(str::to_string),
             unless: v.get("unless").and_then(Value::as_str).map(str::to_string),
+            on_create: v.get("stage").and_then(Value::as_str) == Some("create"),
+            from_cwd: v.get("base").and_then(Value::as_str) == Some("cwd"),
             form,
         })
     }

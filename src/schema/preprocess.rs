@@ -51,8 +51,40 @@ const EXTRA_FORMS: &[(&str, &str, &str)] = &[
         "path",
         r#"[{"form": "local-path", "unless": "name"}]"#,
     ),
-    // Uploaded by `az ml model create` and `az ml online-deployment create`.
-    ("#root:model", "path", r#"[{"form": "local-path"}]"#),
+    // Uploaded by `az ml model create` / `az ml data create` (and `az ml online-deployment
+    // create`), not read when the file is loaded: `stage: create` (AML201 as a warning).
+    (
+        "#root:model",
+        "path",
+        r#"[{"form": "local-path", "stage": "create"}]"#,
+    ),
+    (
+        "#root:data",
+        "path",
+        r#"[{"form": "local-path", "stage": "create"}]"#,
+    ),
+    // SDK v1 `InferenceConfig.validate_configuration`: `source_directory` against the
+    // working directory, the other paths joined to it when it is given (`base: cwd`).
+    (
+        "#root:v1.inferenceConfig",
+        "sourceDirectory",
+        r#"[{"form": "local-path", "file": false, "base": "cwd"}]"#,
+    ),
+    (
+        "#root:v1.inferenceConfig",
+        "entryScript",
+        r#"[{"form": "local-path", "dir": false, "base": "cwd", "relative_to": "sourceDirectory"}]"#,
+    ),
+    (
+        "#root:v1.inferenceConfig",
+        "condaFile",
+        r#"[{"form": "local-path", "dir": false, "base": "cwd", "relative_to": "sourceDirectory"}]"#,
+    ),
+    (
+        "#root:v1.inferenceConfig",
+        "extraDockerfileSteps",
+        r#"[{"form": "local-path", "dir": false, "base": "cwd", "relative_to": "sourceDirectory"}]"#,
+    ),
     ("CodeConfigurationSchema", "code", r#"[{"form": "local-path"}]"#),
     (
         "CodeConfigurationSchema",

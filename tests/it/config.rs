@@ -330,6 +330,58 @@ model = ["credit:3"]
     );
 }
 
+/// A VM size newer than the catalogue is AML501 until the configuration declares it
+/// (`[[inventory.vm_sizes]]`); then it is a known size, and a near misspelling of it gets it
+/// as its "did you mean". AML501's help names the configuration, not a file in the binary.
+#[test]
+fn inventory_vm_sizes_extend_the_catalogue() {
+    let dir = project();
+    let root = dir.path();
+    let compute = |size: &str| {
+        format!(
+            "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: {size}\nmin_instances: 0\n"
+        )
+    };
+    write(root, "new.yml", &compute("Standard_Q16ds_v9"));
+    write(root, "typo.yml", &compute("Standard_Q16sd_v9"));
+    let messages = |root: &Path| -> Vec<(String, String, String)> {
+        let out = amlint(root)
+            .args(["check", "--format", "json", "."])
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "AML501")
+            .map(|d| {
+                (
+                    d["path"].as_str().unwrap().to_string(),
+                    d["message"].as_str().unwrap().to_string(),
+                    d["help"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect()
+    };
+    let before = messages(root);
+    assert_eq!(before.len(), 2, "{before:?}");
+    assert!(before[0].2.contains("[[inventory.vm_sizes]]"), "{before:?}");
+    assert!(!before[0].2.contains("rules/data"), "{before:?}");
+    write(
+        root,
+        "amlint.toml",
+        "[[inventory.vm_sizes]]\nname = \"Standard_Q16ds_v9\"\nvcpus = 16\nmemory_gib = 64\ngpus = 0\n",
+    );
+    let after = messages(root);
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert_eq!(after[0].0, "typo.yml");
+    assert!(
+        after[0].2.starts_with("Did you mean `Standard_Q16ds_v9`?"),
+        "{after:?}"
+    );
+}
+
 #[test]
 fn configuration_errors_point_at_the_file_and_exit_2() {
     let dir = project();
@@ -524,6 +576,8 @@ fn documented_example_and_starter_are_valid_for_amlint_and_the_schema() {
         "[[inventory.computes]]\nname = \"x\"\ntype = \"nope\"\n",
         "[[inventory.models]]\nname = \"x\"\n",
         "[[inventory.deployments]]\nconfig = \"a.json\"\nmodel = \"credit\"\n",
+        "[[inventory.vm_sizes]]\nname = \"Standard_Q16ds_v9\"\nvcpus = 16\n",
+        "[[inventory.vm_sizes]]\nname = \"Q16\"\nvcpus = 16\nmemory_gib = 64\n",
     ] {
         assert!(
             !validator.is_valid(&toml_text_to_json(bad)),

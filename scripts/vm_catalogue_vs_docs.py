@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""Compare rules/data/vm-sizes.yaml with the Azure VM size pages of a local checkout of
+MicrosoftDocs/azure-compute-docs, and report what the catalogue lacks or gets wrong.
+
+    python3 scripts/vm_catalogue_vs_docs.py CHECKOUT [--catalogue FILE] [--json]
+    python3 scripts/vm_catalogue_vs_docs.py --self-test
+
+CHECKOUT is a folder holding `articles/virtual-machines/sizes/` of that repository (a git
+clone, or a partial copy of the size pages). No network: the script reads only that folder
+and the catalogue. The commit the pages come from is read from the checkout (`git rev-parse
+HEAD`), else from a `SOURCE` file at its top ("<path> <commit>" per line, for a partial copy
+made file by file), and printed with the report: say it when you update the catalogue.
+
+What it reads, per series page (`sizes/<category>/<series>-series*.md`, not `includes/`,
+family pages or lifecycle pages): every markdown table whose first column holds size names
+(`Standard_...`): vCPUs and memory from the table with a "vCPUs" column, GPUs from a table
+with a "GPU"/"Accelerators (Qty.)" column. What it reports:
+
+  missing size     listed by the docs, not in the catalogue (with the docs' numbers)
+  mismatch         in both, but vCPUs, memory or GPUs differ
+  missing series   a page none of whose sizes the catalogue's series accept (`match`)
+  unpaged series   a catalogue series with no size on any page of the checkout (retired
+                   series whose pages left the docs, or pages the checkout lacks)
+
+Exit status: 0 when nothing is missing or mismatched, 1 otherwise, 2 on usage errors.
+Needs Python 3.8+ and PyYAML (the same as scripts/check_vm_catalogue.py, whose naming
+regex and series matching it reuses).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_vm_catalogue as cvc  # noqa: E402  (the naming regex and `match` semantics)
+
+import yaml  # noqa: E402
+
+DEFAULT_CATALOGUE = cvc.DEFAULT_PATH
+SIZES_DIR = os.path.join("articles", "virtual-machines", "sizes")
+SKIP_DIRS = {"includes", "lifecycle", "retirement", "media"}
+SIZE_CELL = re.compile(r"^(?:Standard|Basic)_[A-Za-z0-9_-]+$", re.IGNORECASE)
+NUMBER = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)")
+FRACTION = re.compile(r"^\s*([0-9]+)\s*/\s*([0-9]+)")
+
+
+def checkout_commit(root):
+    try:
+        out = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30)
+        if out.returncode == 0:
+            return {"*": out.stdout.strip()}
+    except (OSError, subprocess.SubprocessError):
+        pass
+    source = os.path.join(root, "SOURCE")
+    commits = {}
+    if os.path.exists(source):
+        for line in open(source, encoding="utf-8"):
+            parts = line.split()
+            if len(parts) == 2 and not line.startswith("#"):
+                commits[parts[0]] = parts[1]
+    return commits
+
+
+def series_pages(root):
+    base = os.path.join(root, SIZES_DIR)
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for f in sorted(filenames):
+            if f.endswith(".md") and "series" in f and "retirement" not in f and "overview" not in f:
+                yield os.path.join(dirpath, f)
+
+
+def cells(line):
+    line = line.strip()
+    if not (line.startswith("|") and line.endswith("|")):
+        return None
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+def number(text):
+    text = re.sub(r"<sup>.*?</sup>", "", text)  # footnote marks
+    text = re.sub(r"<[^>]+>", "", text).replace(",", "")
+    m = FRACTION.match(text)
+    if m:
+        return round(int(m.group(1)) / int(m.group(2)), 4)
+    m = NUMBER.match(text)
+    return float(m.group(1)) if m else None
+
+
+def tables(text):
+    """Markdown tables as (header cells, rows of cells)."""
+    out, header, rows = [], None, []
+    for line in text.splitlines():
+        c = cells(line)
+        if c is None:
+            if header:
+                out.append((header, rows))
+            header, rows = None, []
+        elif header is None:
+            header = c
+        elif all(set(x) <= set("-: ") for x in c):
+            continue
+        else:
+            rows.append(c)
+    if header:
+        out.append((header, rows))
+    return out
+
+
+def column(header, *words):
+    for i, h in enumerate(header):
+        hl = h.lower()
+        if all(w in hl for w in words):
+            return i
+    return None
+
+
+def parse_page(path):
+    """{size name: {"vcpus", "memory_gib", "gpus"}} of one series page."""
+    text = open(path, encoding="utf-8", errors="replace").read()
+    sizes = {}
+    for header, rows in tables(text):
+        if not rows or not all(r and SIZE_CELL.match(r[0].replace("\\", "")) for r in rows):
+            continue
+        vcpu = column(header, "vcpu")
+        mem = column(header, "memory")
+        gpu = column(header, "gpu") if column(header, "gpu", "memory") is None else None
+        if gpu is None:
+            gpu = column(header, "accelerators (qty")
+        if gpu is None:
+            gpu = next((i for i, h in enumerate(header) if h.lower().startswith("gpu")), None)
+        for r in rows:
+            name = r[0].replace("\\", "")
+            entry = sizes.setdefault(name, {})
+            if vcpu is not None and vcpu < len(r) and "vcpus" not in entry:
+                entry["vcpus"] = number(r[vcpu])
+                if mem is not None and mem < len(r):
+                    entry["memory_gib"] = number(r[mem])
+            if gpu is not None and gpu < len(r) and "gpus" not in entry and vcpu is None:
+                entry["gpus"] = number(r[gpu])
+    return sizes
+
+
+def catalogue_index(doc):
+    sizes, series = {}, doc.get("series") or []
+    for s in series:
+        for z in s.get("sizes") or []:
+            sizes[z["name"].lower()] = (s["id"], z)
+    return sizes, series
+
+
+def series_for(series, name):
+    p = cvc.parse_size(name)
+    if not p:
+        return None
+    hits = [s["id"] for s in series if cvc.matches(p, s["match"])]
+    return hits[0] if len(hits) == 1 else None
+
+
+def compare(root, catalogue_path):
+    doc = yaml.safe_load(open(catalogue_path, encoding="utf-8"))
+    by_name, series = catalogue_index(doc)
+    report = {"commits": checkout_commit(root), "pages": 0, "missing_sizes": [], "mismatches": [],
+              "missing_series": [], "unpaged_series": []}
+    paged = set()
+    for path in series_pages(root):
+        sizes = parse_page(path)
+        if not sizes:
+            continue
+        rel = os.path.relpath(path, root)
+        report["pages"] += 1
+        page_series = set()
+        for name, got in sorted(sizes.items()):
+            known = by_name.get(name.lower())
+            sid = known[0] if known else series_for(series, name)
+            if sid:
+                page_series.add(sid)
+                paged.add(sid)
+            if not known:
+                report["missing_sizes"].append({"page": rel, "name": name, "series": sid, **got})
+                continue
+            z = known[1]
+            for key in ("vcpus", "memory_gib", "gpus"):
+                if got.get(key) is not None and abs(float(z.get(key, 0)) - got[key]) > 0.01:
+                    report["mismatches"].append({"page": rel, "name": name, "field": key,
+                                                 "catalogue": z.get(key), "docs": got[key]})
+        if not page_series:
+            report["missing_series"].append({"page": rel, "sizes": sorted(sizes)})
+    for s in series:
+        if s["id"] not in paged:
+            report["unpaged_series"].append(s["id"])
+    return report
+
+
+def render(report):
+    lines = []
+    commits = report["commits"]
+    if "*" in commits:
+        lines.append(f"azure-compute-docs commit: {commits['*']}")
+    elif commits:
+        lines.append(f"azure-compute-docs: partial copy, {len(commits)} files (commits in its SOURCE file)")
+    else:
+        lines.append("azure-compute-docs: commit unknown (no git and no SOURCE file)")
+    lines.append(f"series pages read: {report['pages']}")
+    for m in report["missing_series"]:
+        lines.append(f"missing series  {m['page']}: {', '.join(m['sizes'])}")
+    for m in report["missing_sizes"]:
+        nums = ", ".join(f"{k} {m[k]}" for k in ("vcpus", "memory_gib", "gpus") if m.get(k) is not None)
+        lines.append(f"missing size    {m['name']} ({m['series'] or 'no series'}; {nums}) from {m['page']}")
+    for m in report["mismatches"]:
+        lines.append(f"mismatch        {m['name']} {m['field']}: catalogue {m['catalogue']}, docs {m['docs']} ({m['page']})")
+    for s in report["unpaged_series"]:
+        lines.append(f"unpaged series  {s}")
+    lines.append(
+        f"{len(report['missing_series'])} missing series, {len(report['missing_sizes'])} missing sizes, "
+        f"{len(report['mismatches'])} mismatches, {len(report['unpaged_series'])} catalogue series without a page"
+    )
+    return "\n".join(lines)
+
+
+def self_test():
+    page = """---
+title: Zsv9 size series
+---
+### [Basics](#tab/sizebasic)
+
+| Size Name | vCPUs (Qty.) | Memory (GB) |
+| --- | --- | --- |
+| Standard_D2s_v3 | 2 | 8 |
+| Standard_D4s_v3 | 4 | 99 |
+| Standard_D6s_v3 | 6 | 24 |
+
+### [Accelerators](#tab/sizeaccelerators)
+
+| Size Name | Accelerators (Qty.) | Accelerator-Memory (GB) |
+| --- | --- | --- |
+| Standard_NC4as_T4_v3 | 1 | 16 |
+"""
+    other = page.replace("Standard_D", "Standard_Q").replace("Standard_NC4as_T4_v3", "Standard_QN4_v9")
+    with tempfile.TemporaryDirectory() as root:
+        d = os.path.join(root, SIZES_DIR, "general-purpose")
+        os.makedirs(os.path.join(d, "includes"))
+        open(os.path.join(d, "dsv3-series.md"), "w").write(page)
+        open(os.path.join(d, "qsv9-series.md"), "w").write(other)
+        open(os.path.join(d, "includes", "dsv3-series-specs.md"), "w").write(page.replace("D2s", "D3s"))
+        open(os.path.join(root, "SOURCE"), "w").write("articles/x.md 0123abcd\n")
+        r = compare(root, DEFAULT_CATALOGUE)
+    missing = {m["name"] for m in r["missing_sizes"]}
+    assert "Standard_D6s_v3" in missing and "Standard_Q2s_v3" in missing, r
+    assert "Standard_D3s_v3" not in missing, "includes/ must not be read"
+    assert {(m["name"], m["field"]) for m in r["mismatches"]} >= {("Standard_D4s_v3", "memory_gib")}, r
+    assert [m["page"].endswith("qsv9-series.md") for m in r["missing_series"]] == [True], r
+    assert "Dsv3" not in r["unpaged_series"] and "NCv3" in r["unpaged_series"], r
+    assert r["commits"] == {"articles/x.md": "0123abcd"}, r
+    assert number("1/6") == 0.1667 and number("1,850") == 1850.0 and number("16<sup>1</sup>") == 16.0 and number("N/A") is None
+    print("self-test passed")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("checkout", nargs="?", help="local checkout of MicrosoftDocs/azure-compute-docs")
+    ap.add_argument("--catalogue", default=DEFAULT_CATALOGUE)
+    ap.add_argument("--json", action="store_true", help="print the report as JSON")
+    ap.add_argument("--self-test", action="store_true")
+    args = ap.parse_args()
+    if args.self_test:
+        self_test()
+        return 0
+    if not args.checkout or not os.path.isdir(os.path.join(args.checkout, SIZES_DIR)):
+        ap.error(f"CHECKOUT must hold {SIZES_DIR}/")
+    report = compare(args.checkout, args.catalogue)
+    print(json.dumps(report, indent=2) if args.json else render(report))
+    return 1 if report["missing_sizes"] or report["mismatches"] or report["missing_series"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
