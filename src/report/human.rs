@@ -5,8 +5,8 @@ use std::fmt;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 
-use crate::escape;
 use super::snippet::Snippet;
+use crate::escape;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::pipeline::Report;
