@@ -39,7 +39,12 @@ pub enum Command {
     },
     /// Run the language server over standard input and output, for editors
     /// (docs/lsp.md).
-    Lsp,
+    Lsp {
+        /// Largest message read from the client, in bytes: a larger one (or a
+        /// `Content-Length` beyond it) is answered with a protocol error and skipped.
+        #[arg(long, value_name = "BYTES", default_value_t = crate::lsp::MAX_MESSAGE)]
+        max_message_size: usize,
+    },
     /// Write a commented starter amlint.toml (never overwrites an existing configuration).
     Init {
         /// The directory to write it in.
@@ -157,7 +162,7 @@ pub fn main() -> i32 {
         Command::Rules { format } => rules(format),
         Command::Rule { rule } => rule_doc(&rule),
         Command::Init { dir } => init(&dir),
-        Command::Lsp => crate::lsp::run(),
+        Command::Lsp { max_message_size } => crate::lsp::run(max_message_size),
     }
 }
 

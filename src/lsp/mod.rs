@@ -44,8 +44,10 @@ use workspace::Workspace;
 /// How long after a change the server waits for more before checking.
 pub const DEBOUNCE: Duration = Duration::from_millis(5);
 
-/// Bodies larger than this are skipped unread (a hostile or broken client).
-const MAX_BODY: usize = 256 * 1024 * 1024;
+/// Largest message body read by default (`amlint lsp --max-message-size`): a larger one
+/// is never buffered; the server answers once with a protocol error and looks for the
+/// next message's header.
+pub const MAX_MESSAGE: usize = 64 * 1024 * 1024;
 
 /// A longer header line is not a header (the input is resynchronised instead).
 const MAX_HEADER_LINE: u64 = 64 * 1024;
@@ -59,11 +61,11 @@ enum Incoming {
 
 /// Runs the server on standard input and output; returns the process exit code (0 after
 /// `shutdown` then `exit`, 1 when the client exits without `shutdown` or disappears).
-pub fn run() -> i32 {
+pub fn run(max_message: usize) -> i32 {
     let (tx, rx) = crossbeam_channel::unbounded();
     std::thread::Builder::new()
         .name("amlint-lsp-reader".to_string())
-        .spawn(move || read_loop(std::io::stdin().lock(), tx))
+        .spawn(move || read_loop(std::io::stdin().lock(), tx, max_message))
         .map_or(2, |_| {
             let mut server = Server::new(rx, Box::new(std::io::stdout()));
             server.serve()
@@ -71,10 +73,10 @@ pub fn run() -> i32 {
 }
 
 /// Reads framed messages until end of input or `exit`.
-fn read_loop(mut input: impl BufRead, tx: Sender<Incoming>) {
+fn read_loop(mut input: impl BufRead, tx: Sender<Incoming>, max_body: usize) {
     let mut resync = false;
     loop {
-        let item = match read_frame(&mut input, &mut resync) {
+        let item = match read_frame(&mut input, &mut resync, max_body) {
             Ok(Some(body)) => parse_body(&body),
             Ok(None) => return,
             Err(Frame::Malformed(why)) => Incoming::Malformed(ErrorCode::ParseError as i32, why),
@@ -147,7 +149,11 @@ fn skip_to_content_length(input: &mut impl BufRead) -> Result<bool, Frame> {
 /// without a valid `Content-Length` the body's extent is unknown: the frame is
 /// reported malformed and `resync` set, and the next call skips everything up to the
 /// next `Content-Length:` header, where a well-framed message can start again.
-fn read_frame(input: &mut impl BufRead, resync: &mut bool) -> Result<Option<Vec<u8>>, Frame> {
+fn read_frame(
+    input: &mut impl BufRead,
+    resync: &mut bool,
+    max_body: usize,
+) -> Result<Option<Vec<u8>>, Frame> {
     let mut length: Option<usize> = None;
     let mut saw_header = false;
     let mut resumed = std::mem::take(resync);
@@ -192,14 +198,13 @@ fn read_frame(input: &mut impl BufRead, resync: &mut bool) -> Result<Option<Vec<
             "a message header has no valid Content-Length".to_string(),
         ));
     };
-    if length > MAX_BODY {
-        let skipped = std::io::copy(&mut input.take(length as u64), &mut std::io::sink());
-        return match skipped {
-            Ok(n) if n == length as u64 => Err(Frame::Malformed(format!(
-                "a message of {length} bytes is larger than amlint reads"
-            ))),
-            _ => Err(Frame::Io),
-        };
+    if length > max_body {
+        // Neither buffered nor skipped by its declared length (which may be absurd, and
+        // the client may never send that much): the next message is found by its header.
+        *resync = true;
+        return Err(Frame::Malformed(format!(
+            "a message of {length} bytes is larger than the {max_body} bytes amlint reads (amlint lsp --max-message-size)"
+        )));
     }
     let mut body = vec![0; length];
     input.read_exact(&mut body).map_err(|_| Frame::Io)?;
@@ -611,7 +616,7 @@ mod tests {
         let input = b"Content-Length: 2\r\n\r\n{}X-Other: 1\r\n\r\ncontent-length: 3\r\n\r\n[1]";
         let mut r = &input[..];
         let mut resync = false;
-        let mut frame = |r: &mut &[u8]| read_frame(r, &mut resync);
+        let mut frame = |r: &mut &[u8]| read_frame(r, &mut resync, MAX_MESSAGE);
         assert_eq!(frame(&mut r).ok().flatten().as_deref(), Some(&b"{}"[..]));
         assert!(matches!(frame(&mut r), Err(Frame::Malformed(_))));
         assert_eq!(frame(&mut r).ok().flatten().as_deref(), Some(&b"[1]"[..]));
@@ -630,6 +635,22 @@ mod tests {
         let mut r = &b"Content-Length: x\r\n\r\ncontent-len"[..];
         assert!(matches!(frame(&mut r), Err(Frame::Malformed(_))));
         assert!(matches!(frame(&mut r), Ok(None)));
+        // A body over the limit, or a length that does not fit, is refused without reading
+        // (or waiting for) that much; the next message is found by its header.
+        for huge in [
+            "Content-Length: 18446744073709551615",
+            "Content-Length: 99999999999999999999999",
+            "Content-Length: 67108865",
+        ] {
+            let input = format!("{huge}\r\n\r\n{{\"a\":1}}Content-Length: 2\r\n\r\n{{}}");
+            let mut r = input.as_bytes();
+            assert!(matches!(frame(&mut r), Err(Frame::Malformed(_))), "{huge}");
+            assert_eq!(
+                frame(&mut r).ok().flatten().as_deref(),
+                Some(&b"{}"[..]),
+                "{huge}"
+            );
+        }
         assert!(matches!(parse_body(b"{not json"), Incoming::Malformed(-32700, _)));
         assert!(matches!(parse_body(b"[1]"), Incoming::Malformed(-32600, _)));
     }

@@ -939,3 +939,51 @@ fn pipes_and_devices_in_the_workspace_never_block_the_server() {
 }
 
 const JOB_WITH_DUPLICATE: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: local\ncompute: local\n";
+
+/// Issue 21, item 18: a 100 MB message and a `Content-Length` that does not fit are
+/// protocol errors answered once; neither is buffered nor awaited, and the messages after
+/// them are served — within the hostile suite's caps (256 MiB, 256 KiB stacks).
+#[test]
+fn oversized_messages_are_refused_without_being_buffered() {
+    let dir = tempfile::tempdir().unwrap();
+    let frame = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let mut input = Vec::new();
+    input.extend_from_slice(b"Content-Length: 18446744073709551615\r\n\r\n");
+    input.extend_from_slice(b"Content-Length: 104857600\r\n\r\n");
+    input.extend(std::iter::repeat_n(b'x', 100 << 20));
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "rootUri": uri(dir.path())}});
+    input.extend_from_slice(frame(&initialize.to_string()).as_bytes());
+    input.extend_from_slice(frame(r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#).as_bytes());
+    input.extend_from_slice(frame(r#"{"jsonrpc":"2.0","method":"exit"}"#).as_bytes());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_amlint"));
+    command
+        .arg("lsp")
+        .current_dir(dir.path())
+        .env("RUST_MIN_STACK", crate::capped::STACK.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let out = crate::capped::run(command, &input);
+    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    let mut r = BufReader::new(&out.stdout[..]);
+    let mut messages = Vec::new();
+    while let Some(m) = read_message(&mut r) {
+        messages.push(m);
+    }
+    let errors: Vec<&Value> = messages.iter().filter(|m| m["error"].is_object()).collect();
+    assert_eq!(errors.len(), 2, "{messages:?}");
+    assert!(
+        errors.iter().all(|e| e["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("larger than the 67108864 bytes")),
+        "{errors:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["id"] == 1 && m["result"]["capabilities"].is_object()),
+        "{messages:?}"
+    );
+    assert!(messages.iter().any(|m| m["id"] == 2), "{messages:?}");
+}
