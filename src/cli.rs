@@ -63,7 +63,7 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// When to use colour in human output (`NO_COLOR` is honoured by `auto`).
+    /// When to use colour in human output (`auto` honours `NO_COLOR`, then `FORCE_COLOR`).
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
     /// Print diagnostics only, without the summary line.
@@ -194,7 +194,12 @@ fn use_color_on(choice: Color, terminal: bool) -> bool {
     match choice {
         Color::Always => true,
         Color::Never => false,
-        Color::Auto => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && terminal,
+        // NO_COLOR (no-color.org) wins over FORCE_COLOR (force-color.org); either counts
+        // only when set to a non-empty value.
+        Color::Auto => {
+            let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+            !set("NO_COLOR") && (set("FORCE_COLOR") || terminal)
+        }
     }
 }
 
@@ -207,6 +212,27 @@ fn terminal_width() -> usize {
 }
 
 fn check(args: CheckArgs) -> i32 {
+    if let Err(why) = crate::facts::today_override() {
+        eprintln!("amlint: {why}");
+        return 2;
+    }
+    // A path that does not exist is a mistake in the command, not a finding: exit 2
+    // whatever --fail-on says (pre-commit and CI name paths that exist).
+    let missing: Vec<&PathBuf> = args
+        .paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .filter(|p| std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound))
+        .collect();
+    if !missing.is_empty() {
+        for p in missing {
+            eprintln!(
+                "amlint: {}: no such file or directory",
+                crate::escape::control(&p.display().to_string())
+            );
+        }
+        return 2;
+    }
     let mut options = Options::default();
     options.limits.max_file_size = args.max_file_size;
     options.force_exclude = args.force_exclude;
@@ -253,6 +279,8 @@ fn check(args: CheckArgs) -> i32 {
     let report = pipeline::run(&paths, buffers, &options);
 
     if !report.config_errors.is_empty() {
+        // People read them on standard error; a machine format still gets a document of
+        // its format, carrying the errors (a CI step uploads it whatever the exit code).
         let style = report::human::Style {
             color: use_color_on(args.color, std::io::stderr().is_terminal()),
             width: terminal_width(),
@@ -261,6 +289,16 @@ fn check(args: CheckArgs) -> i32 {
             "{}",
             report::human::render_config_errors(&report.config_errors, style)
         );
+        let document = match args.format {
+            Format::Human => None,
+            Format::Json => Some(report::json::render(&report)),
+            Format::Sarif => Some(report::sarif::render(&report)),
+            Format::Github => Some(report::github::render(&report, args.quiet)),
+            Format::Junit => Some(report::junit::render(&report, args.fail_on.threshold())),
+        };
+        if let Some(text) = document {
+            let _ = write_stdout(&text);
+        }
         return 2;
     }
 
@@ -404,8 +442,28 @@ fn init(dir: &Path) -> i32 {
     }
 }
 
+/// The rules of the current directory's configuration: the built-in ones and those of
+/// its `rules-dirs`; `None` (errors printed) when the configuration is invalid.
+fn configured_rules() -> Option<crate::config::Rules> {
+    let resolver = crate::config::Resolver::new(ConfigChoice::Discover);
+    let config = resolver.for_dir(resolver.cwd());
+    let errors = resolver.errors();
+    if !errors.is_empty() {
+        let style = report::human::Style {
+            color: use_color_on(Color::Auto, std::io::stderr().is_terminal()),
+            width: terminal_width(),
+        };
+        eprint!("{}", report::human::render_config_errors(&errors, style));
+        return None;
+    }
+    Some(config.rules.clone())
+}
+
 fn rules(format: ListFormat) -> i32 {
-    let registry = registry::builtin();
+    let Some(rules) = configured_rules() else {
+        return 2;
+    };
+    let registry: &registry::Registry = &rules;
     let text = match format {
         ListFormat::Human => {
             // Columns as wide as their longest entry (`Severity`'s Display ignores widths).
@@ -444,7 +502,10 @@ fn rules(format: ListFormat) -> i32 {
 }
 
 fn rule_doc(code_or_name: &str) -> i32 {
-    let registry = registry::builtin();
+    let Some(rules) = configured_rules() else {
+        return 2;
+    };
+    let registry: &registry::Registry = &rules;
     match registry.find(code_or_name) {
         Some(rule) => {
             if write_stdout(&rule.markdown()) {

@@ -53,27 +53,128 @@ pub fn escaped_len(c: char) -> usize {
     }
 }
 
-/// Output in which no line, once the GitHub runner trims its leading whitespace, starts
-/// with `::` (a workflow command): such a line gets a backslash before its first colon.
-/// amlint's own lines never start so; only text from a checked file, wrapped onto a line
-/// of its own, can.
+/// Output that the GitHub Actions runner reads as plain log lines: no line, once its
+/// leading whitespace is trimmed, starts with `::` (a workflow command; such a line gets a
+/// backslash before its first colon), and no line holds `##[` (the runner's older command
+/// syntax, matched anywhere in a line; written `##\[`). amlint's own lines never do
+/// either; only text from a checked file, a configuration or a user rule can.
 pub fn workflow_commands(text: String) -> String {
     let starts_command = |line: &str| line.trim_start().starts_with("::");
-    if !text.lines().any(starts_command) {
+    if !text.lines().any(|l| starts_command(l) || l.contains("##[")) {
         return text;
     }
     let mut out = String::with_capacity(text.len() + 16);
     for line in text.split_inclusive('\n') {
-        if starts_command(line) {
+        let line = if line.contains("##[") {
+            std::borrow::Cow::Owned(line.replace("##[", "##\\["))
+        } else {
+            std::borrow::Cow::Borrowed(line)
+        };
+        if starts_command(&line) {
             let indent = line.len() - line.trim_start().len();
             out.push_str(&line[..indent]);
             out.push('\\');
             out.push_str(&line[indent..]);
         } else {
-            out.push_str(line);
+            out.push_str(&line);
         }
     }
     out
+}
+
+/// JSON as `serde_json` pretty-prints it, with every character of [`needs_escape`] in a
+/// string written as a `\uXXXX` escape (serde escapes only C0 controls): C1 controls,
+/// line separators and bidi controls from a checked file reach no terminal raw, and the
+/// document still parses to the same values.
+pub fn to_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Escaping::pretty());
+    value.serialize(&mut ser)?;
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+}
+
+/// serde_json's pretty formatter, escaping more in strings ([`to_json_pretty`]); for
+/// output serialised piecewise (SARIF).
+pub struct Escaping<'a>(serde_json::ser::PrettyFormatter<'a>);
+
+impl Escaping<'_> {
+    pub fn pretty() -> Self {
+        Escaping(serde_json::ser::PrettyFormatter::new())
+    }
+}
+
+impl serde_json::ser::Formatter for Escaping<'_> {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment;
+        // `##[` (the Actions runner's older command syntax, matched anywhere in a line)
+        // is written `#\u0023[`: the same string, no command in a CI log.
+        let hashes = |rest: &str, i: usize, c: char| c == '#' && rest[i..].starts_with("##[");
+        while let Some((i, c)) = rest
+            .char_indices()
+            .find(|&(i, c)| needs_escape(c) || hashes(rest, i, c))
+        {
+            w.write_all(&rest.as_bytes()[..i])?;
+            if c == '#' {
+                w.write_all(b"#\\u0023")?;
+                rest = &rest[i + 2..];
+                continue;
+            }
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                write!(w, "\\u{unit:04x}")?;
+            }
+            rest = &rest[i + c.len_utf8()..];
+        }
+        w.write_all(rest.as_bytes())
+    }
+
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
 }
 
 #[cfg(test)]
@@ -107,5 +208,27 @@ mod tests {
         assert!(safe.lines().all(|l| !l.trim_start().starts_with("::")));
         let clean = "nothing\nto do\n".to_string();
         assert_eq!(workflow_commands(clean.clone()), clean);
+    }
+
+    #[test]
+    fn json_escapes_every_control_and_reads_back_the_same() {
+        let value =
+            serde_json::json!({"m": "a\u{1b}[2J\u{9b}x\u{2028}\u{202e}é😀\n::error::x ##[error]y ###[z"});
+        let text = to_json_pretty(&value).unwrap();
+        assert!(!text.chars().any(|c| c != '\n' && needs_escape(c)), "{text:?}");
+        assert!(
+            text.contains("\\u009b") && text.contains("\\u2028") && text.contains("\\u202e"),
+            "{text}"
+        );
+        assert!(text.contains("é😀"), "other characters are kept");
+        assert!(!text.contains("##["), "{text}");
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value);
+        // Only strings change: the layout is serde_json's pretty one.
+        let plain = serde_json::json!({"a": [1, {"b": null}], "c": "d"});
+        assert_eq!(
+            to_json_pretty(&plain).unwrap(),
+            serde_json::to_string_pretty(&plain).unwrap()
+        );
     }
 }

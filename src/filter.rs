@@ -166,7 +166,7 @@ pub fn apply(report: &mut FileReport, cx: &FileContext<'_>) {
 }
 
 /// Longest text quoted from a file inside a message (between backticks), in characters.
-const MAX_QUOTED: usize = 120;
+const MAX_QUOTED: usize = 512;
 /// Longest message, help or label, in bytes, after quotes are shortened.
 const MAX_TEXT: usize = 4_096;
 

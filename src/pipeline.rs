@@ -517,7 +517,15 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     }
     let large = loaded_files.into_inner() >= options.limits.large_run_files;
     let bases = FactBases::with_parts(index, today, disk);
-    let user_rules = user_rules(configs.iter());
+    let (user_rules, collisions) = user_rules(configs.iter());
+    if !collisions.is_empty() {
+        return Report {
+            files: Vec::new(),
+            project: Some(project),
+            config_errors: collisions,
+            user_rules: Vec::new(),
+        };
+    }
 
     // Phase 2: check and filter the files that waited for the index.
     let checked: Vec<FileReport> = waiting
@@ -583,23 +591,61 @@ fn without_text_if_clean(mut report: FileReport) -> FileReport {
     report
 }
 
-/// The user rules of these configurations (each configuration looked at once), by code.
-fn user_rules<'a>(configs: impl Iterator<Item = &'a Arc<Config>>) -> Vec<crate::registry::RuleMeta> {
+/// The user rules of these configurations (each configuration looked at once), by code,
+/// and a configuration error for each code two of them define differently: a code means
+/// one rule in a run (its findings, suppressions, baselines and SARIF descriptor).
+fn user_rules<'a>(
+    configs: impl Iterator<Item = &'a Arc<Config>>,
+) -> (Vec<crate::registry::RuleMeta>, Vec<ConfigError>) {
+    use crate::registry::RuleMeta;
+    let same = |a: &RuleMeta, b: &RuleMeta| {
+        a.source == b.source
+            || (
+                a.name,
+                a.severity,
+                a.summary.trim(),
+                a.what.trim(),
+                a.why.trim(),
+                &a.kinds,
+                &a.params,
+            ) == (
+                b.name,
+                b.severity,
+                b.summary.trim(),
+                b.what.trim(),
+                b.why.trim(),
+                &b.kinds,
+                &b.params,
+            )
+    };
     let builtin = crate::registry::builtin();
     let mut seen: HashSet<usize> = HashSet::new();
-    let mut out: Vec<crate::registry::RuleMeta> = Vec::new();
+    let mut out: Vec<RuleMeta> = Vec::new();
+    let mut errors = Vec::new();
     for config in configs {
         if !seen.insert(std::ptr::from_ref::<crate::registry::Registry>(&config.rules) as usize) {
             continue;
         }
         for rule in config.rules.rules() {
-            if builtin.get(rule.code).is_none() && !out.iter().any(|r| r.code == rule.code) {
-                out.push(rule.clone());
+            if builtin.get(rule.code).is_some() {
+                continue;
+            }
+            match out.iter().find(|r| r.code == rule.code) {
+                None => out.push(rule.clone()),
+                Some(first) if same(first, rule) => {}
+                Some(first) => errors.push(ConfigError::about_file(
+                    &rule.source,
+                    format!(
+                        "user rule {} is defined here as `{}` ({}) and differently in {} as `{}` ({}): one code names one rule in a run",
+                        rule.code, rule.name, rule.severity, first.source, first.name, first.severity
+                    ),
+                    "Give one of the two rules another code, or share one rule file between the configurations (rules-dirs).",
+                )),
             }
         }
     }
     out.sort_by(|a, b| a.code.cmp(b.code));
-    out
+    (out, errors)
 }
 
 /// Parses the embedded kinds table, VM catalogue and schema definitions (each once per

@@ -341,7 +341,9 @@ fn missing(
         // (an empty path exists nowhere).
         path = PathBuf::from(".");
     }
-    let where_ = path.display().to_string();
+    // Shown without `.`/`..` segments (the path itself is looked at as written: `..`
+    // after a link means the link's parent, as for the CLI).
+    let where_ = crate::fsio::normalize(&path).display().to_string();
     match std::fs::metadata(&path) {
         Ok(meta) if meta.is_dir() && !form.dir => Some(
             Diagnostic::new(

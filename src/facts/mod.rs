@@ -124,15 +124,53 @@ impl FactBase {
     }
 }
 
-/// Today's date (UTC) as `YYYY-MM-DD`; `AMLINT_TODAY` overrides it (tests, reproducible CI).
+/// Today's date (UTC) as `YYYY-MM-DD`; a valid `AMLINT_TODAY` overrides it (tests,
+/// reproducible CI; the command line refuses an invalid one, see [`today_override`]).
 pub fn today() -> String {
-    if let Ok(t) = std::env::var("AMLINT_TODAY") {
-        return t;
+    if let Ok(Some(date)) = today_override() {
+        return date;
     }
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
     civil_from_days(secs.div_euclid(86_400))
+}
+
+/// `AMLINT_TODAY` when it is set: a calendar date written `YYYY-MM-DD` (retirement
+/// dates are compared with it as text, so `2027-1-15` would compare wrongly), or why
+/// not. An empty value is refused rather than read as "not set".
+pub fn today_override() -> Result<Option<String>, String> {
+    match std::env::var("AMLINT_TODAY") {
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err("AMLINT_TODAY is not text; set it to a date such as 2027-01-15, or unset it".to_string()),
+        Ok(value) => parse_date(&value).map(Some).ok_or_else(|| {
+            format!("AMLINT_TODAY is `{}`, not a date written YYYY-MM-DD (such as 2027-01-15); set it to one, or unset it", crate::escape::control(&value))
+        }),
+    }
+}
+
+/// A `YYYY-MM-DD` calendar date (months and days that exist, leap years included).
+pub fn parse_date(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let digits = |r: std::ops::Range<usize>| -> Option<u32> {
+        text.get(r)
+            .filter(|t| t.bytes().all(|c| c.is_ascii_digit()))?
+            .parse()
+            .ok()
+    };
+    let (y, m, d) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    (1..=days).contains(&d).then(|| text.to_string())
 }
 
 /// Days since 1970-01-01 → `YYYY-MM-DD` (Howard Hinnant's algorithm).
@@ -889,5 +927,24 @@ mod tests {
         assert_eq!(civil_from_days(0), "1970-01-01");
         assert_eq!(civil_from_days(20_414), "2025-11-22");
         assert_eq!(civil_from_days(11_016), "2000-02-29");
+    }
+
+    #[test]
+    fn dates_are_parsed_strictly() {
+        assert_eq!(parse_date("2027-01-15").as_deref(), Some("2027-01-15"));
+        assert_eq!(parse_date("2028-02-29").as_deref(), Some("2028-02-29"));
+        for bad in [
+            "2027-1-15",
+            "",
+            "2027-02-29",
+            "2027-13-01",
+            "2027-00-10",
+            "2027-01-32",
+            "27-01-15x",
+            "2027/01/15",
+            "２０２７-01-15",
+        ] {
+            assert_eq!(parse_date(bad), None, "{bad}");
+        }
     }
 }

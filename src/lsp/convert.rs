@@ -57,13 +57,13 @@ pub fn diagnostic(uri: &Url, source: &SourceFile, d: &Diagnostic) -> lsp_types::
         code: Some(NumberOrString::String(d.code.to_string())),
         code_description: docs_url(d.code).map(|href| CodeDescription { href }),
         source: Some("amlint".to_string()),
-        message: d.message.clone(),
+        message: crate::escape::control(&d.message).into_owned(),
         related_information: (!d.labels.is_empty()).then(|| {
             d.labels
                 .iter()
                 .map(|l| DiagnosticRelatedInformation {
                     location: Location::new(uri.clone(), range(source, l.span)),
-                    message: l.message.clone(),
+                    message: crate::escape::control(&l.message).into_owned(),
                 })
                 .collect()
         }),

@@ -17,6 +17,14 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// A path as the annotations name it: relative to the project's git work tree.
+fn relative(report: &Report, path: &str) -> String {
+    match &report.project {
+        Some(p) => p.relative_path(path),
+        None => path.to_string(),
+    }
+}
+
 fn command(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "error",
@@ -27,11 +35,31 @@ fn command(severity: Severity) -> &'static str {
 
 pub fn render(report: &Report, quiet: bool) -> String {
     let mut out = String::new();
+    // A configuration that cannot be used: an error annotation on the configuration file.
+    for e in &report.config_errors {
+        let mut props = vec![format!(
+            "file={}",
+            escape_property(&relative(report, &e.source.path))
+        )];
+        if !e.source.text.is_empty() {
+            let at = e.source.utf16_position(e.span.start);
+            props.push(format!("line={}", at.line + 1));
+            props.push(format!("col={}", at.character + 1));
+        }
+        props.push("title=amlint configuration error".to_string());
+        let mut message = crate::escape::control(&e.message).into_owned();
+        if let Some(help) = &e.help {
+            message.push_str("\nhelp: ");
+            message.push_str(&crate::escape::control(help));
+        }
+        out.push_str(&format!(
+            "::error {}::{}\n",
+            props.join(","),
+            escape_data(&message)
+        ));
+    }
     for (file, d) in report.diagnostics() {
-        let path = match &report.project {
-            Some(p) => p.relative_path(&file.source.path),
-            None => file.source.path.clone(),
-        };
+        let path = relative(report, &file.source.path);
         let mut props = vec![format!("file={}", escape_property(&path))];
         if !file.source.text.is_empty() {
             let start = file.source.utf16_position(d.span.start);
@@ -45,10 +73,12 @@ pub fn render(report: &Report, quiet: bool) -> String {
             "title={}",
             escape_property(&format!("{} {}", d.code, d.name))
         ));
-        let mut message = d.message.clone();
+        // Control characters from the file are shown escaped (`\u{1b}`); only amlint's
+        // own line break separates the help.
+        let mut message = crate::escape::control(&d.message).into_owned();
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
-            message.push_str(help);
+            message.push_str(&crate::escape::control(help));
         }
         out.push_str(&format!(
             "::{} {}::{}\n",
@@ -57,7 +87,7 @@ pub fn render(report: &Report, quiet: bool) -> String {
             escape_data(&message)
         ));
     }
-    if !quiet {
+    if !quiet && report.config_errors.is_empty() {
         out.push_str(&super::summary_with_suppressed(report));
         out.push('\n');
     }

@@ -15,6 +15,19 @@ struct Output<'a> {
     version: u32,
     diagnostics: Vec<JsonDiagnostic<'a>>,
     summary: Summary,
+    /// Only when the configuration could not be used (nothing was checked; exit 2).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    configuration_errors: Vec<JsonConfigError<'a>>,
+}
+
+/// A configuration error: where in which configuration file, what, and what to do.
+#[derive(Serialize)]
+struct JsonConfigError<'a> {
+    path: &'a str,
+    /// `null` when the file could not be read.
+    range: Option<Range>,
+    message: &'a str,
+    help: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -79,8 +92,18 @@ pub fn render(report: &Report) -> String {
         version: VERSION,
         diagnostics: report.diagnostics().map(|(f, d)| diagnostic(f, d)).collect(),
         summary: report.summary(),
+        configuration_errors: report
+            .config_errors
+            .iter()
+            .map(|e| JsonConfigError {
+                path: &e.source.path,
+                range: (!e.source.text.is_empty()).then(|| Range::of(&e.source, e.span)),
+                message: &e.message,
+                help: e.help.as_deref(),
+            })
+            .collect(),
     };
-    let mut s = serde_json::to_string_pretty(&output).unwrap_or_else(|e| {
+    let mut s = crate::escape::to_json_pretty(&output).unwrap_or_else(|e| {
         format!("{{\"version\": {VERSION}, \"error\": \"cannot serialise the report: {e}\"}}")
     });
     s.push('\n');

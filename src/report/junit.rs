@@ -6,8 +6,10 @@
 use crate::diagnostic::Severity;
 use crate::pipeline::{FileReport, Report};
 
-/// Escapes text for XML 1.0 content and attribute values; characters XML 1.0 cannot hold
-/// (most control characters) become U+FFFD.
+/// Escapes text for XML 1.0 content and attribute values; control, line-separator and
+/// bidi characters (which XML 1.0 cannot hold, or a reader's terminal would act on) are
+/// written as `\u{..}` text ([`crate::escape`]), and the noncharacters U+FFFE/U+FFFF
+/// become U+FFFD.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -20,7 +22,8 @@ pub fn escape(s: &str) -> String {
             '\n' => out.push_str("&#10;"),
             '\r' => out.push_str("&#13;"),
             '\t' => out.push_str("&#9;"),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
+            c if crate::escape::needs_escape(c) => crate::escape::push_escaped(&mut out, c),
+            '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }
@@ -34,13 +37,21 @@ fn escape_text(s: &str) -> String {
 
 fn line_of(file: &FileReport, d: &crate::diagnostic::Diagnostic) -> String {
     let p = file.source.position(d.span.start);
+    // A line break from a checked file is written as `\n`: only amlint's own breaks
+    // start lines (a CI log prints them, and reads `::` at a line's start as a command).
     let mut s = format!(
         "{}:{}:{}: {} {} {}: {}",
-        file.source.path, p.line, p.column, d.severity, d.code, d.name, d.message
+        crate::escape::control(&file.source.path),
+        p.line,
+        p.column,
+        d.severity,
+        d.code,
+        d.name,
+        crate::escape::control(&d.message)
     );
     if let Some(help) = &d.help {
         s.push_str("\n  help: ");
-        s.push_str(help);
+        s.push_str(&crate::escape::control(help));
     }
     s.push('\n');
     s
@@ -55,10 +66,33 @@ pub fn render(report: &Report, fail_on: Option<Severity>) -> String {
         .filter(|f| f.diagnostics.iter().any(|d| fails(d.severity)))
         .count();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    // A configuration that cannot be used is one errored test case per error (nothing
+    // was checked).
+    let errors = report.config_errors.len();
     out.push_str(&format!(
-        "<testsuites name=\"amlint\" tests=\"{n}\" failures=\"{failures}\" errors=\"0\" time=\"0\">\n  <testsuite name=\"amlint\" tests=\"{n}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\" time=\"0\">\n",
-        n = files.len()
+        "<testsuites name=\"amlint\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" time=\"0\">\n  <testsuite name=\"amlint\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\" time=\"0\">\n",
+        n = files.len() + errors
     ));
+    for e in &report.config_errors {
+        let at = e.source.position(e.span.start);
+        let path = crate::escape::control(&e.source.path);
+        let mut body = format!(
+            "{path}:{}:{}: {}\n",
+            at.line,
+            at.column,
+            crate::escape::control(&e.message)
+        );
+        if let Some(help) = &e.help {
+            body.push_str(&format!("  help: {}\n", crate::escape::control(help)));
+        }
+        out.push_str(&format!(
+            "    <testcase classname=\"amlint\" name=\"{}\" file=\"{}\" time=\"0\">\n      <error type=\"configuration\" message=\"{}\">{}</error>\n    </testcase>\n",
+            escape(&e.source.path),
+            escape(&e.source.path),
+            escape(&e.message),
+            escape_text(&body)
+        ));
+    }
     for file in files {
         let path = match &report.project {
             Some(p) => p.relative_path(&file.source.path),
@@ -114,7 +148,8 @@ pub fn render(report: &Report, fail_on: Option<Severity>) -> String {
         out.push_str("    </testcase>\n");
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
-    out
+    // A CI log may print the document: no line of it may read as a workflow command.
+    crate::escape::workflow_commands(out)
 }
 
 #[cfg(test)]
@@ -125,8 +160,11 @@ mod tests {
     fn escaping() {
         assert_eq!(
             escape("a<b>&\"'\u{7}\n"),
-            "a&lt;b&gt;&amp;&quot;&apos;\u{fffd}&#10;"
+            "a&lt;b&gt;&amp;&quot;&apos;\\u{7}&#10;"
         );
-        assert_eq!(escape_text("x\ny\u{1}"), "x\ny\u{fffd}");
+        assert_eq!(
+            escape_text("x\ny\u{1}\u{9b}\u{202e}\u{ffff}"),
+            "x\ny\\u{1}\\u{9b}\\u{202e}\u{fffd}"
+        );
     }
 }

@@ -81,9 +81,13 @@ struct Artifact {
 
 impl Artifact {
     fn of(report: &Report, file: &FileReport) -> Self {
+        Self::of_path(report, &file.source.path)
+    }
+
+    fn of_path(report: &Report, path: &str) -> Self {
         let rel = match &report.project {
-            Some(p) => p.relative_path(&file.source.path),
-            None => file.source.path.replace('\\', "/"),
+            Some(p) => p.relative_path(path),
+            None => path.replace('\\', "/"),
         };
         if rel.starts_with('/') {
             Artifact {
@@ -201,6 +205,32 @@ fn result(
     r
 }
 
+/// The run's invocation: successful, or — when the configuration could not be used and
+/// nothing was checked — not, with each configuration error as a
+/// `toolConfigurationNotification` at its place in the configuration file.
+fn invocation(report: &Report) -> Value {
+    if report.config_errors.is_empty() {
+        return json!({ "executionSuccessful": true });
+    }
+    let notifications: Vec<Value> = report
+        .config_errors
+        .iter()
+        .map(|e| {
+            let text = match &e.help {
+                Some(help) => format!("{}\n\nhelp: {help}", e.message),
+                None => e.message.clone(),
+            };
+            let artifact = Artifact::of_path(report, &e.source.path);
+            json!({
+                "level": "error",
+                "message": { "text": text },
+                "locations": [{ "physicalLocation": physical(&artifact, &e.source, e.span) }],
+            })
+        })
+        .collect();
+    json!({ "executionSuccessful": false, "toolConfigurationNotifications": notifications })
+}
+
 /// The SARIF log of a report, as pretty-printed JSON. The results are written as they are
 /// made, a file at a time: a tree of every result of a 10,000-file run took more memory
 /// than the rest of the run (104 MB peak against 71 MB for the JSON output).
@@ -226,7 +256,7 @@ pub fn render(report: &Report) -> String {
             }
         }),
     );
-    run.insert("invocations".into(), json!([{ "executionSuccessful": true }]));
+    run.insert("invocations".into(), json!([invocation(report)]));
     run.insert("columnKind".into(), json!("utf16CodeUnits"));
     if let Some(project) = &report.project {
         run.insert(
@@ -244,7 +274,7 @@ pub fn render(report: &Report) -> String {
         },
     };
     let mut out = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::new());
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, crate::escape::Escaping::pretty());
     if serde::Serialize::serialize(&log, &mut ser).is_err() {
         out.clear();
     }

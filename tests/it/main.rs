@@ -5,10 +5,12 @@
 mod action;
 mod capped;
 mod cli;
+mod cli_edges;
 mod config;
 mod corpus;
 mod docs;
 mod embedded;
+mod escaping;
 mod fixtures;
 mod fuzz_replay;
 mod hostile;

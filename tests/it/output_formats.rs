@@ -70,6 +70,23 @@ fn sarif_schema() -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// Asserts that `sarif` validates against the official SARIF 2.1.0 schema.
+pub fn assert_valid_sarif(sarif: &Value) {
+    let validator = jsonschema::draft4::options()
+        .should_validate_formats(true)
+        .build(&sarif_schema())
+        .unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(sarif)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "SARIF output fails the schema:\n{}",
+        errors.join("\n")
+    );
+}
+
 fn sarif_of(root: &Path, args: &[&str]) -> (Option<i32>, Value) {
     let out = amlint(root)
         .args(["check", "--format", "sarif"])

@@ -1,0 +1,227 @@
+//! Edges of the command line (issue 20, item 8): paths that do not exist, configuration
+//! errors in every machine format, `AMLINT_TODAY`, `FORCE_COLOR`, user rules in
+//! `amlint rules` and `amlint rule`.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: local\ncompute: local\n";
+
+const RULE: &str = "code: ORG101\nname: org-no-local\nseverity: warning\nsummary: Jobs run on a named compute\nwhat: w\nwhy: y\nexample_note: n\nkinds: [commandJob]\nwhen:\n  field: compute\n  equals: local\nreport:\n  at: compute\n  message: \"local compute\"\n";
+
+fn amlint(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("amlint").unwrap();
+    cmd.current_dir(dir)
+        .env("AMLINT_TODAY", "2026-11-22")
+        .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR");
+    cmd
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn a_path_that_does_not_exist_is_a_usage_error_whatever_fail_on_says() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "job.yml", JOB);
+    for fail_on in ["error", "never"] {
+        let out = amlint(dir.path())
+            .args(["check", "--fail-on", fail_on, "job.yml", "nosuchdir/"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--fail-on {fail_on}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("nosuchdir/: no such file or directory"), "{err}");
+        assert!(out.stdout.is_empty(), "nothing is checked");
+    }
+}
+
+#[test]
+fn a_configuration_error_is_a_document_of_every_machine_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "job.yml", JOB);
+    write(d, "amlint.toml", "select = [\"AML002\"]\nseverity = 3\n");
+    let run = |format: &str| {
+        let out = amlint(d)
+            .args(["check", "--format", format, "."])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("invalid configuration"),
+            "{format}: people still read it on stderr"
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json: Value = serde_json::from_str(&run("json")).unwrap();
+    let errors = json["configuration_errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{json}");
+    assert!(errors[0]["path"].as_str().unwrap().ends_with("amlint.toml"));
+    assert_eq!(errors[0]["range"]["start"]["line"], 2);
+    assert_eq!(json["diagnostics"], Value::Array(Vec::new()));
+
+    let sarif: Value = serde_json::from_str(&run("sarif")).unwrap();
+    crate::output_formats::assert_valid_sarif(&sarif);
+    let invocation = &sarif["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    let notification = &invocation["toolConfigurationNotifications"][0];
+    assert_eq!(notification["level"], "error");
+    assert_eq!(
+        notification["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "amlint.toml"
+    );
+    assert_eq!(
+        notification["locations"][0]["physicalLocation"]["region"]["startLine"],
+        2
+    );
+
+    let github = run("github");
+    assert!(github.starts_with("::error file=amlint.toml,line=2,col=12,title=amlint configuration error::`severity` must be a table"), "{github}");
+
+    let junit = run("junit");
+    let doc = roxmltree::Document::parse(&junit).unwrap();
+    let suite = doc.descendants().find(|n| n.has_tag_name("testsuite")).unwrap();
+    assert_eq!(suite.attribute("errors"), Some("1"));
+    assert!(doc.descendants().any(|n| n.has_tag_name("error")), "{junit}");
+}
+
+#[test]
+fn amlint_today_is_a_date_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "job.yml", JOB);
+    for bad in ["2027-1-15", "", "2027-02-30", "tomorrow"] {
+        let out = amlint(dir.path())
+            .env("AMLINT_TODAY", bad)
+            .args(["check", "job.yml"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("AMLINT_TODAY"),
+            "{bad:?}"
+        );
+    }
+    let out = amlint(dir.path())
+        .env("AMLINT_TODAY", "2027-01-15")
+        .args(["check", "job.yml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn force_color_colours_a_pipe_and_no_color_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "job.yml", JOB);
+    let colour = |envs: &[(&str, &str)]| {
+        let mut cmd = amlint(dir.path());
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let out = cmd.args(["check", "job.yml"]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).contains('\u{1b}')
+    };
+    assert!(!colour(&[]), "a pipe is not a terminal");
+    assert!(colour(&[("FORCE_COLOR", "1")]));
+    assert!(!colour(&[("FORCE_COLOR", "")]), "an empty value is not set");
+    assert!(!colour(&[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]));
+}
+
+#[test]
+fn user_rules_are_listed_and_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "amlint.toml", "rules-dirs = [\"policies\"]\n");
+    write(d, "policies/ORG101-org-no-local.yaml", RULE);
+    let out = amlint(d).args(["rules"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        list.lines()
+            .any(|l| l.starts_with("ORG101") && l.contains("org-no-local")),
+        "{list}"
+    );
+    assert!(list.contains("AML002"), "the built-in rules too");
+    let out = amlint(d).args(["rules", "--format", "json"]).output().unwrap();
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(rows.as_array().unwrap().iter().any(|r| r["code"] == "ORG101"));
+    for key in ["ORG101", "org-no-local"] {
+        let out = amlint(d).args(["rule", key]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{key}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("Jobs run on a named compute"),
+            "{key}"
+        );
+    }
+    // Elsewhere, only the built-in rules.
+    let other = tempfile::tempdir().unwrap();
+    let out = amlint(other.path()).args(["rule", "ORG101"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn two_configurations_defining_one_code_differently_are_a_configuration_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (team, severity) in [("a", "warning"), ("b", "error")] {
+        write(d, &format!("{team}/amlint.toml"), "rules-dirs = [\"policies\"]\n");
+        write(
+            d,
+            &format!("{team}/policies/ORG101.yaml"),
+            &RULE.replace("severity: warning", &format!("severity: {severity}")),
+        );
+        write(d, &format!("{team}/job.yml"), JOB);
+    }
+    let out = amlint(d)
+        .args(["check", "--format", "sarif", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("user rule ORG101 is defined here"), "{err}");
+    let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
+    crate::output_formats::assert_valid_sarif(&sarif);
+    // The same rule file shared by both configurations is one rule.
+    write(d, "b/policies/ORG101.yaml", RULE);
+    let out = amlint(d)
+        .args(["check", "--format", "sarif", "."])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules.iter().filter(|r| r["id"] == "ORG101").count(), 1);
+}
+
+#[test]
+fn a_missing_local_path_is_shown_without_dot_dot_segments() {
+    // Issue 20, item 11: the message showed `/abs/jobs/../nope/src`.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "jobs/job.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\ncode: ../nope/./src\nenvironment: azureml:sklearn:1\ncompute: local\n",
+    );
+    let out = amlint(d)
+        .args(["check", "--format", "json", "jobs/job.yml"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = json["diagnostics"][0]["message"].as_str().unwrap().to_string();
+    assert_eq!(json["diagnostics"][0]["code"], "AML201", "{json}");
+    let looked = message.split("looked for").nth(1).unwrap_or_default();
+    assert_eq!(looked, " `nope/src`)", "{message}");
+}
