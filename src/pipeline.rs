@@ -307,6 +307,9 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     let mut inputs: Vec<PathBuf> = paths.to_vec();
     inputs.extend(buffers.iter().map(|b| PathBuf::from(&b.display)));
     let project = Project::detect(&resolver, &inputs);
+    // Each file's configuration, with the project root's inventory added.
+    let with_project = crate::config::WithProjectInventory::new(project.config.clone());
+    let config_for = |path: &Path| with_project.get(&resolver.for_file(path));
     let filter = Arc::new(ConfigFilter {
         resolver: resolver.clone(),
         force_exclude: options.force_exclude,
@@ -329,7 +332,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         }
     } else {
         discover::discover_each(paths, filter.clone(), &project.boundary, |c| {
-            let config = resolver.for_file(&c.path);
+            let config = config_for(&c.path);
             let loaded = loaded_files.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if loaded == options.limits.large_run_files
                 && let Some(hook) = LARGE_RUN.get()
@@ -413,7 +416,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     suppressed: Vec::new(),
                     omitted: Vec::new(),
                 };
-                let config = resolver.for_file(&problem.path);
+                let config = config_for(&problem.path);
                 filter_file(&mut report, None, true, &config, &project, options);
                 unlisted.push(report);
             }
@@ -463,7 +466,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         }
     }
     for buffer in buffers {
-        let config = resolver.for_file(Path::new(&buffer.display));
+        let config = config_for(Path::new(&buffer.display));
         let display = buffer.display;
         match buffer.text {
             Ok(text) => match guarded(&display, || {

@@ -9,9 +9,10 @@ use crate::config::{Config, Resolver, glob};
 
 #[derive(Debug, Clone)]
 pub struct Project {
-    /// The directory of the configuration file nearest to the checked paths' common
-    /// ancestor, else the git work tree containing it, else that ancestor
-    /// ([`Resolver::project_root`]). The cross-file index covers this directory.
+    /// The directory of the outermost configuration file (inside a git work tree; else
+    /// the nearest) above the checked paths' common ancestor, else the git work tree
+    /// containing it, else that ancestor ([`Resolver::project_root`]). The cross-file
+    /// index covers this directory.
     pub root: PathBuf,
     /// The git work tree containing the root, if any.
     pub repo_root: Option<PathBuf>,

@@ -144,6 +144,58 @@ pub struct Deployment {
 }
 
 impl Inventory {
+    /// This inventory with the entries of `outer` (the project root's) that it does not
+    /// name itself: a nearer configuration's entry wins over the project-wide one.
+    pub fn with_outer(&self, outer: &Inventory) -> Inventory {
+        let mut merged = self.clone();
+        merged.computes.extend(
+            outer
+                .computes
+                .iter()
+                .filter(|c| self.compute(&c.name).is_none())
+                .cloned(),
+        );
+        merged.models.extend(
+            outer
+                .models
+                .iter()
+                .filter(|m| {
+                    !self
+                        .models
+                        .iter()
+                        .any(|n| n.name == m.name && n.version == m.version)
+                })
+                .cloned(),
+        );
+        merged.endpoints.extend(
+            outer
+                .endpoints
+                .iter()
+                .filter(|e| {
+                    !self
+                        .endpoints
+                        .iter()
+                        .any(|n| n.name.eq_ignore_ascii_case(&e.name))
+                })
+                .cloned(),
+        );
+        merged.deployments.extend(
+            outer
+                .deployments
+                .iter()
+                .filter(|d| !self.deployments.iter().any(|n| n.config == d.config))
+                .cloned(),
+        );
+        merged.vm_sizes.extend(
+            outer
+                .vm_sizes
+                .iter()
+                .filter(|v| !self.vm_sizes.iter().any(|n| n.name.eq_ignore_ascii_case(&v.name)))
+                .cloned(),
+        );
+        merged
+    }
+
     pub fn compute(&self, name: &str) -> Option<&Compute> {
         self.computes.iter().find(|c| c.name.eq_ignore_ascii_case(name))
     }
@@ -168,6 +220,7 @@ impl Inventory {
             && self.models.is_empty()
             && self.endpoints.is_empty()
             && self.deployments.is_empty()
+            && self.vm_sizes.is_empty()
     }
 }
 

@@ -150,6 +150,43 @@ pub struct Config {
     pub matchers: Matchers,
 }
 
+/// The configurations files are checked with: each file's nearest configuration, with
+/// the inventory of the project root's configuration added (the project-wide inventory,
+/// docs/configuration.md), built once per configuration of a run.
+pub struct WithProjectInventory {
+    project: Arc<Config>,
+    cache: std::sync::Mutex<std::collections::HashMap<usize, Arc<Config>>>,
+}
+
+impl WithProjectInventory {
+    pub fn new(project: Arc<Config>) -> Self {
+        Self {
+            project,
+            cache: Default::default(),
+        }
+    }
+
+    /// `config`, with the project-wide inventory entries it does not name itself.
+    pub fn get(&self, config: &Arc<Config>) -> Arc<Config> {
+        if Arc::ptr_eq(config, &self.project)
+            || self.project.inventory.is_empty()
+            || (config.path.is_some() && config.path == self.project.path)
+        {
+            return config.clone();
+        }
+        let key = Arc::as_ptr(config) as usize;
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(key)
+            .or_insert_with(|| {
+                let mut merged = Config::clone(config);
+                merged.inventory = config.inventory.with_outer(&self.project.inventory);
+                Arc::new(merged)
+            })
+            .clone()
+    }
+}
+
 /// The pattern lists of a [`Config`] compiled into [`PatternSet`]s, each built the first
 /// time a path is matched against it.
 #[derive(Clone, Debug, Default)]

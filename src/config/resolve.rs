@@ -320,6 +320,33 @@ impl Resolver {
     }
 
     /// The project root for a run over `inputs` (files and directories, as given).
+    /// The directory of the configuration file that governs the project around `dir`:
+    /// inside a git work tree, the outermost configuration between `dir` and the work
+    /// tree's root (so that checking one file of a nested folder sees the project the
+    /// whole tree's run sees); outside one, the nearest above `dir`.
+    fn outermost_config_dir(&self, dir: &Path) -> Option<PathBuf> {
+        let nearest = self
+            .nearest(dir)
+            .and_then(|c| c.path.as_ref().map(|_| c.dir.clone()))?;
+        let Some(top) = self.git_root(dir) else {
+            return Some(nearest);
+        };
+        let mut outermost = nearest;
+        while outermost != top {
+            let Some(parent) = outermost.parent().filter(|p| p.starts_with(&top)) else {
+                break;
+            };
+            match self
+                .nearest(parent)
+                .and_then(|c| c.path.as_ref().map(|_| c.dir.clone()))
+            {
+                Some(outer) if outer.starts_with(&top) => outermost = outer,
+                _ => break,
+            }
+        }
+        Some(outermost)
+    }
+
     pub fn project_root(&self, inputs: &[PathBuf]) -> PathBuf {
         let dirs: Vec<PathBuf> = inputs
             .iter()
@@ -334,9 +361,7 @@ impl Resolver {
             .collect();
         let common = common_ancestor(&dirs).unwrap_or_else(|| self.cwd.clone());
         let by_config = match &self.choice {
-            ConfigChoice::Discover => self
-                .nearest(&common)
-                .and_then(|c| c.path.as_ref().map(|_| c.dir.clone())),
+            ConfigChoice::Discover => self.outermost_config_dir(&common),
             ConfigChoice::File(_) => self
                 .explicit
                 .as_ref()

@@ -199,9 +199,10 @@ fn check_with(
     prepared: Prepared,
 ) -> (FileReport, Arc<Registry>) {
     let display = prepared.loaded.source.path.clone();
-    let config = resolver.for_file(&prepared.path);
-    let registry = config.rules.arc();
     let project = Project::detect(resolver, std::slice::from_ref(&prepared.path));
+    let config = crate::config::WithProjectInventory::new(project.config.clone())
+        .get(&resolver.for_file(&prepared.path));
+    let registry = config.rules.arc();
     let base = bases.for_config(&config);
     let report = pipeline::guarded(&display, || {
         pipeline::check_and_filter(prepared, &base, &project, options)

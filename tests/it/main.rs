@@ -17,6 +17,7 @@ mod hostile;
 mod hostile_fs;
 mod loader_props;
 mod lsp;
+mod nested_config;
 mod output_formats;
 mod precommit;
 mod render;

@@ -1,0 +1,136 @@
+//! Nested configurations (issue 20, item 2): a root `amlint.toml` with `[inventory]` and
+//! a sub-folder with its own `amlint.toml`. The root's inventory is the project's: files
+//! under the sub-folder see it, and checking one file (what pre-commit runs) reports what
+//! the whole-project run reports for that file.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// (path relative to the project, code) of every finding of a run in `cwd`.
+fn findings(cwd: &Path, root: &Path, args: &[&str]) -> Vec<(String, String)> {
+    let out = Command::cargo_bin("amlint")
+        .unwrap()
+        .current_dir(cwd)
+        .env("AMLINT_TODAY", "2026-11-22")
+        .args(["check", "--format", "json", "--fail-on", "never"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut found: Vec<(String, String)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let path = cwd.join(d["path"].as_str().unwrap());
+            let path = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace("/./", "/");
+            (
+                path.trim_start_matches("./").to_string(),
+                d["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join(".git")).unwrap();
+    write(
+        d,
+        "amlint.toml",
+        "[[inventory.computes]]\nname = \"cpu-cluster\"\ntype = \"amlcompute\"\nsize = \"Standard_DS3_v2\"\n\n[[inventory.models]]\nname = \"credit\"\nversion = \"3\"\nsize_bytes = 2_000_000_000\n",
+    );
+    // The team folder's own configuration: a profile and the deployment it serves, no
+    // inventory of computes or models.
+    write(
+        d,
+        "ml/amlint.toml",
+        "profile = \"production\"\n\n[[inventory.deployments]]\nconfig = \"deploy/aci.json\"\nmodel = \"credit:3\"\n",
+    );
+    write(
+        d,
+        "ml/endpoint.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/kubernetesOnlineEndpoint.schema.json\nname: credit-scoring\ncompute: azureml:cpu-cluster\nauth_mode: key\n",
+    );
+    write(
+        d,
+        "ml/deploy/aci.json",
+        "{\"computeType\": \"ACI\", \"containerResourceRequirements\": {\"cpu\": 1, \"memoryInGB\": 4}}\n",
+    );
+    write(
+        d,
+        "ml/jobs/train.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\ncode: .\nenvironment: azureml:sklearn:1\ncompute: azureml:cpu-cluster\n",
+    );
+    dir
+}
+
+#[test]
+fn a_nested_configuration_keeps_the_project_inventory() {
+    let dir = project();
+    let root = dir.path();
+    let all = findings(root, root, &[]);
+    let codes = |file: &str| -> Vec<String> {
+        all.iter()
+            .filter(|(p, _)| p == file)
+            .map(|(_, c)| c.clone())
+            .collect()
+    };
+    // A real-time endpoint on the root inventory's compute cluster.
+    assert!(
+        codes("ml/endpoint.yml").contains(&"AML302".to_string()),
+        "{all:?}"
+    );
+    // An ACI config serving the root inventory's 2 GB model.
+    assert!(
+        codes("ml/deploy/aci.json").contains(&"AML401".to_string()),
+        "{all:?}"
+    );
+    // The root inventory's compute is known: no AML203 unresolved reference.
+    assert!(
+        !codes("ml/jobs/train.yml").contains(&"AML203".to_string()),
+        "{all:?}"
+    );
+}
+
+#[test]
+fn one_file_gets_the_findings_of_the_whole_project_run() {
+    let dir = project();
+    let root = dir.path();
+    let all = findings(root, root, &[]);
+    for file in ["ml/endpoint.yml", "ml/deploy/aci.json", "ml/jobs/train.yml"] {
+        let whole: Vec<_> = all.iter().filter(|(p, _)| p == file).cloned().collect();
+        // From the repository's root, from the team folder, and from the file's folder.
+        assert_eq!(findings(root, root, &[file]), whole, "{file} from the root");
+        let sub = root.join("ml");
+        assert_eq!(
+            findings(&sub, root, &[file.trim_start_matches("ml/")]),
+            whole,
+            "{file} from ml/"
+        );
+        let here = root.join(file).parent().unwrap().to_path_buf();
+        let name = Path::new(file).file_name().unwrap().to_str().unwrap();
+        assert_eq!(findings(&here, root, &[name]), whole, "{file} from its folder");
+    }
+}
