@@ -3,7 +3,7 @@
 //! ```toml
 //! [[inventory.computes]]          # computes created outside this repository
 //! name = "gpu-cluster"
-//! type = "amlcompute"             # amlcompute | computeinstance | kubernetes | aks | virtualmachine | ...
+//! type = "amlcompute"             # amlcompute | computeinstance | kubernetes | aks | virtualmachine | batch | ...
 //! size = "Standard_NC6s_v3"       # optional: the VM size (an AKS cluster's agent VM size)
 //!
 //! [[inventory.models]]            # registered models
@@ -35,7 +35,10 @@ use std::path::PathBuf;
 
 use crate::source::Span;
 
-/// Compute types as `az ml compute` and ARM name them (lower-case).
+/// Compute types as `az ml compute`, azureml-core and ARM name them (lower-case; the
+/// configuration's value is compared in any case). Every target of the compute-target
+/// documentation's training and inference tables can be declared: `batch` is Azure Batch
+/// as azureml-core attaches it (`BatchCompute`, computeType `Batch`).
 pub const COMPUTE_TYPES: &[&str] = &[
     "amlcompute",
     "computeinstance",
@@ -47,6 +50,7 @@ pub const COMPUTE_TYPES: &[&str] = &[
     "databricks",
     "datafactory",
     "datalakeanalytics",
+    "batch",
 ];
 
 #[derive(Clone, Debug, Default, PartialEq)]
