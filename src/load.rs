@@ -49,7 +49,7 @@ impl Default for Limits {
             max_file_size: 8 * 1024 * 1024,
             max_depth: 128,
             max_alias_nodes: 250_000,
-            max_nodes: 500_000,
+            max_nodes: 250_000,
             waiting_trees_bytes: 1 << 20,
             large_run_files: 2_000,
             max_findings_per_file: 1_000,
@@ -155,7 +155,7 @@ pub fn refusal(r: &Refusal) -> Box<Refused> {
     let help = match r {
         Refusal::TooLarge { .. } => {
             return refused(Diagnostic::new("AML005", Span::at(0), r.describe()).with_help(
-                "Azure ML configuration files are small; if this one really is a configuration, raise the limit with `--max-file-size`.",
+                "Azure ML configuration files are a few kilobytes; if this one really is a configuration, check it with a higher limit: `amlint check --max-file-size BYTES` (the language server reads files up to the default 8 MiB).",
             ));
         }
         Refusal::Missing => "Check the path.",

@@ -853,15 +853,18 @@ fn is_load_failure(d: &Diagnostic) -> bool {
 }
 
 /// Whether a file that could not be classified should still be reported: when it was
-/// named explicitly, when it is a YAML file that could not be read at all, or when its
-/// name says what kind it is (`deploymentconfig.json`).
+/// named explicitly, when its name says what kind it is (`deploymentconfig.json`), or
+/// when it is a YAML file that could not be read at all — except for its size: a walked
+/// file over the size limit is data, not a configuration, and the CLI skips it silently
+/// (Azure ML configurations are a few kilobytes).
 fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
     if explicit {
         return true;
     }
     let path = &loaded.source.path;
     let by_name = kinds::classify(&Default::default(), path).kind.is_some();
-    by_name || (loaded.unreadable && loaded.format == Format::Yaml)
+    let too_large = loaded.diagnostics.iter().any(|d| d.code == "AML005");
+    by_name || (loaded.unreadable && loaded.format == Format::Yaml && !too_large)
 }
 
 /// Runs the checks of a classified file against a fact base (before filtering).

@@ -636,8 +636,10 @@ impl Workspace {
             let display = doc.path.to_string_lossy().into_owned();
             let text = doc.text.clone();
             let path = doc.path.clone();
+            // An open document is judged as a walked file is: one that is not an Azure ML
+            // configuration gets nothing from the server (a large data file no AML005).
             let parsed = pipeline::guarded(&display, || {
-                pipeline::prepare(path.clone(), load::load_text(&display, text, &limits), true)
+                pipeline::prepare(path.clone(), load::load_text(&display, text, &limits), false)
             })
             .unwrap_or_else(|report| {
                 // The parser itself failed: check an empty file that carries the AML000.

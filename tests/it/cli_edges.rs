@@ -225,3 +225,29 @@ fn a_missing_local_path_is_shown_without_dot_dot_segments() {
     let looked = message.split("looked for").nth(1).unwrap_or_default();
     assert_eq!(looked, " `nope/src`)", "{message}");
 }
+
+#[test]
+fn a_large_data_file_met_in_a_walk_is_skipped_and_reported_when_named() {
+    // Issue 20, item 11: a YAML data file over the size limit is not an Azure ML
+    // configuration; walked, it is skipped silently like any other non-configuration.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "data/rows.yaml", &"- {a: 1, b: x}\n".repeat(700_000));
+    let out = amlint(d)
+        .args(["check", "--format", "json", "."])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = amlint(d)
+        .args(["check", "--format", "json", "data/rows.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["diagnostics"][0]["code"], "AML005");
+}

@@ -526,7 +526,7 @@ fn a_large_list_without_aliases_names_the_node_limit() {
         assert_eq!(o.codes(name), ["AML005"], "{}", o.json);
         let message = o.message(name, "AML005");
         assert!(
-            message.contains("more than 500000 nodes (the node limit of a file"),
+            message.contains("more than 250000 nodes (the node limit of a file"),
             "{message}"
         );
         assert!(!message.contains("alias"), "{message}");
