@@ -72,7 +72,7 @@ fn project() -> tempfile::TempDir {
         d.join("job.yml"),
         format!(
             "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: {quoted}\ncompute: local\n{quoted}: 1\ndescription: {}\n",
-            "x".repeat(2 << 20)
+            "x".repeat(10 << 20)
         ),
     )
     .unwrap();
