@@ -654,6 +654,7 @@ pub(super) struct Keywords<'s> {
     pub any_of: Option<&'s Value>,
     pub one_of: Option<&'s Value>,
     pub discriminator: Option<&'s Value>,
+    pub unknown_keys: Option<&'s Value>,
 }
 
 impl<'s> Keywords<'s> {
@@ -685,6 +686,7 @@ impl<'s> Keywords<'s> {
                 "anyOf" => &mut k.any_of,
                 "oneOf" => &mut k.one_of,
                 "x-amlint-discriminator" => &mut k.discriminator,
+                "x-amlint-unknown-keys" => &mut k.unknown_keys,
                 _ => continue,
             };
             *slot = Some(v);
