@@ -20,6 +20,38 @@ where
     best.map(|(_, c)| c)
 }
 
+/// The candidate closest to a resource name (a compute, an endpoint), where names that
+/// differ by design are not typos of each other: `cpu-cluster` and `gpu-cluster`,
+/// `cluster-1` and `cluster-2`, `dev-ws` and `prd-ws` (a changed digit, or one changed
+/// word of at most three letters, is another resource, not a misspelling).
+pub fn closest_name<'a, I, S>(word: &str, candidates: I) -> Option<&'a str>
+where
+    I: IntoIterator<Item = &'a S>,
+    S: AsRef<str> + ?Sized + 'a,
+{
+    let plausible: Vec<&'a str> = candidates
+        .into_iter()
+        .map(AsRef::as_ref)
+        .filter(|c| !differs_by_design(word, c))
+        .collect();
+    closest(word, plausible.iter().copied())
+}
+
+fn differs_by_design(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    let strip = |s: &str| s.chars().filter(|c| !c.is_ascii_digit()).collect::<String>();
+    if a != b && strip(&a) == strip(&b) {
+        return true;
+    }
+    let words = |s: &str| s.split(['-', '_', '.']).map(str::to_string).collect::<Vec<_>>();
+    let (wa, wb) = (words(&a), words(&b));
+    if wa.len() != wb.len() {
+        return false;
+    }
+    let changed: Vec<(&String, &String)> = wa.iter().zip(&wb).filter(|(x, y)| x != y).collect();
+    matches!(changed.as_slice(), [(x, y)] if x.len() <= 3 && y.len() <= 3)
+}
+
 /// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
 pub fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
@@ -55,5 +87,16 @@ mod tests {
         assert_eq!(closest("enviroment", keys.iter()), Some("environment"));
         assert_eq!(closest("zzz", keys.iter()), None);
         assert_eq!(distance("ab", "ba"), 1);
+    }
+
+    #[test]
+    fn resource_names() {
+        let computes = ["gpu-cluster", "cluster-2", "prd-ws"];
+        assert_eq!(closest_name("gpu-clustr", computes.iter()), Some("gpu-cluster"));
+        assert_eq!(closest_name("gpu-cluter", computes.iter()), Some("gpu-cluster"));
+        // Other resources, not typos: another word of three letters, another number.
+        assert_eq!(closest_name("cpu-cluster", computes.iter()), None);
+        assert_eq!(closest_name("cluster-1", computes.iter()), None);
+        assert_eq!(closest_name("dev-ws", computes.iter()), None);
     }
 }

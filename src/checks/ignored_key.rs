@@ -72,12 +72,17 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
                         message.push_str(&format!("; it is a key of `{parent}`"));
                         format!("Move `{key}` under `{parent}`; as written, the setting is lost.")
                     }
-                    (None, None) => format!("Remove `{key}`, or correct its name; as written, it has no effect."),
+                    (None, None) => {
+                        format!("Remove `{key}`, or correct its name; as written, it has no effect.")
+                    }
                 };
                 let mut d = Diagnostic::new(CODE, span, message)
                     .with_pointer(unused.pointer.clone())
                     .with_help(help);
-                if let Some(fix) = suggestion.as_deref().and_then(|s| rename_fix(cx, &unused.pointer, key, s)) {
+                if let Some(fix) = suggestion
+                    .as_deref()
+                    .and_then(|s| rename_fix(cx, &unused.pointer, key, s))
+                {
                     d = d.with_fix(fix);
                 }
                 out.push(d);

@@ -204,7 +204,11 @@ impl Render<'_> {
     fn issue(&self, issue: &Issue) -> Diagnostic {
         let p = &issue.pointer;
         match &issue.kind {
-            IssueKind::UnknownKey { key, allowed } => self.unknown_key(p, key, allowed),
+            IssueKind::UnknownKey {
+                key,
+                allowed,
+                missing,
+            } => self.unknown_key(p, key, allowed, missing.as_deref()),
             IssueKind::MissingKey { key } => {
                 let message = if p.is_empty() {
                     format!(
@@ -350,7 +354,8 @@ impl Render<'_> {
         }
     }
 
-    fn unknown_key(&self, p: &Pointer, key: &str, allowed: &[String]) -> Diagnostic {
+    /// `missing`: the required key `key` misspells, reported here instead of on its own.
+    fn unknown_key(&self, p: &Pointer, key: &str, allowed: &[String], missing: Option<&str>) -> Diagnostic {
         let child = p.child(key);
         let span = self.doc.span_of(&child, Target::Key);
         let mut candidates: Vec<String> = allowed.iter().filter(|k| *k != "$schema").cloned().collect();
@@ -377,6 +382,12 @@ impl Render<'_> {
             return d;
         }
         let help = match &closest {
+            Some(c) if missing == Some(c.as_str()) => {
+                message.push_str(&format!("; did you mean `{c}`, which is required?"));
+                format!(
+                    "Rename it to `{c}`. The Azure ML CLI rejects the file without `{c}` (\"Missing data for required field\")."
+                )
+            }
             Some(c) => {
                 message.push_str(&format!("; did you mean `{c}`?"));
                 format!(

@@ -21,4 +21,5 @@ mod rule_schema;
 mod schema_robustness;
 mod schema_spans;
 mod suppressions;
+mod typos;
 mod yaml11_pyyaml;

@@ -165,7 +165,8 @@ fn no_rename_into_a_key_that_is_already_set() {
     // Without `instance_type`, the rename is offered.
     let d = aml101("name: b\ninstance_typ: y\n");
     assert!(
-        d.message.contains("did you mean `instance_type`?"),
+        d.message
+            .contains("did you mean `instance_type`, which is required?"),
         "{}",
         d.message
     );
@@ -201,16 +202,25 @@ fn keys_sdk_v1_does_not_know_underline_the_key() {
         spans,
         [
             ("\"autoScalar\"", "/autoScalar"),
-            ("\"containerResourceRequirments\"", "/containerResourceRequirments"),
+            (
+                "\"containerResourceRequirments\"",
+                "/containerResourceRequirments"
+            ),
             ("\"memoryInGB\"", "/memoryInGB"),
             ("\"frobnicate\"", "/frobnicate"),
         ],
         "{found:?}"
     );
-    assert!(found[0].2.contains("did you mean `autoScaler`?"), "{}", found[0].2);
+    assert!(
+        found[0].2.contains("did you mean `autoScaler`?"),
+        "{}",
+        found[0].2
+    );
     assert_eq!(found[0].3.as_deref(), Some("\"autoScaler\""));
     assert!(
-        found[2].2.contains("it is a key of `containerResourceRequirements`"),
+        found[2]
+            .2
+            .contains("it is a key of `containerResourceRequirements`"),
         "{}",
         found[2].2
     );
@@ -220,7 +230,10 @@ fn keys_sdk_v1_does_not_know_underline_the_key() {
     let yaml = "entryScript: score.py\ncondaFlie: env.yml\nschemaFile:\n";
     let found = ignored("inferenceconfig.yml", yaml);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!((found[0].0.as_str(), found[0].1.as_str()), ("condaFlie", "/condaFlie"));
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str()),
+        ("condaFlie", "/condaFlie")
+    );
     assert_eq!(found[0].3.as_deref(), Some("condaFile"));
     // The key it resembles is already set: no rename into a duplicate.
     let json = "{\"computeType\": \"AKS\", \"autoScaler\": {}, \"autoScalar\": {}}";
@@ -237,7 +250,10 @@ fn lookalikes_of_keys_the_v2_sdk_takes_unchecked() {
     let doc = "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\njobs:\n  train:\n    type: command\n    component: azureml:c:1\n    comptue: azureml:gpu\n    my_note: x\n";
     let found = ignored("p.yml", doc);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!((found[0].0.as_str(), found[0].1.as_str()), ("comptue", "/jobs/train/comptue"));
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str()),
+        ("comptue", "/jobs/train/comptue")
+    );
     assert!(found[0].2.contains("did you mean `compute`?"), "{}", found[0].2);
     assert_eq!(found[0].3.as_deref(), Some("compute"));
 }
