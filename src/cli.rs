@@ -91,6 +91,14 @@ pub struct CheckArgs {
     /// (pre-commit names every changed file).
     #[arg(long)]
     pub force_exclude: bool,
+    /// List each file with the kind it is checked as, or why it is skipped, instead of
+    /// the findings; exits 0.
+    #[arg(long)]
+    pub show_files: bool,
+    /// Say, per file, how its kind was decided and whether that was uncertain (on
+    /// standard error; with --show-files, in the list).
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -237,6 +245,14 @@ fn check(args: CheckArgs) -> i32 {
             report::human::render_config_errors(&report.config_errors, style)
         );
         return 2;
+    }
+
+    if args.show_files {
+        write_stdout(&crate::show_files::render(&report, args.verbose));
+        return 0;
+    }
+    if args.verbose {
+        eprint!("{}", crate::show_files::render(&report, true));
     }
 
     if let Some(path) = &args.write_baseline {

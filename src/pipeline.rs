@@ -46,6 +46,8 @@ pub struct FileReport {
     pub checked: bool,
     /// The kind of each document of the file (`None` where unknown).
     pub kinds: Vec<Option<&'static str>>,
+    /// How each document was classified (for `--show-files` and `--verbose`).
+    pub classes: Vec<Classification>,
     /// Sorted by position, then code.
     pub diagnostics: Vec<Diagnostic>,
     /// Findings silenced by a suppression comment or the baseline (not counted, shown
@@ -454,6 +456,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     source: SourceFile::new(&display, text),
                     checked: true,
                     kinds: Vec::new(),
+                    classes: Vec::new(),
                     diagnostics: vec![diagnostic],
                     suppressed: Vec::new(),
                 };
@@ -628,6 +631,7 @@ pub fn check_text(display: &str, text: String, options: &Options) -> FileReport 
         source: SourceFile::new(display, String::new()),
         checked: false,
         kinds: Vec::new(),
+        classes: Vec::new(),
         diagnostics: Vec::new(),
         suppressed: Vec::new(),
     })
@@ -705,6 +709,7 @@ pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, FileRepo
                 source: SourceFile::new(display, String::new()),
                 checked: true,
                 kinds: Vec::new(),
+                classes: Vec::new(),
                 suppressed: Vec::new(),
                 diagnostics: vec![
                     Diagnostic::new(
@@ -766,6 +771,7 @@ fn check_prepared_ref(prepared: &Prepared, base: &FactBase) -> FileReport {
             source: loaded.source.clone(),
             checked: report,
             kinds,
+            classes: classes.clone(),
             diagnostics: if report { sorted(failures) } else { Vec::new() },
             suppressed: Vec::new(),
         };
@@ -813,6 +819,7 @@ fn check_prepared_ref(prepared: &Prepared, base: &FactBase) -> FileReport {
         source: loaded.source.clone(),
         checked: true,
         kinds,
+        classes: classes.clone(),
         diagnostics: sorted(diagnostics),
         suppressed: Vec::new(),
     }

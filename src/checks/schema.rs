@@ -28,6 +28,15 @@ pub fn check(cx: &DocContext<'_>, out: &mut Vec<Diagnostic>) {
     let Some(issues) = crate::schema::validate(&kind.id, json) else {
         return;
     };
+    // The shape did not settle the kind (a `type: command` file that could be a job or a
+    // component): a document that is valid as the other kind gets no finding of this
+    // one's schema ("prefer no finding to a wrong-kind error").
+    if !issues.is_empty() {
+        let also = cx.class.uncertain.as_ref().and_then(|u| u.also);
+        if also.is_some_and(|a| crate::schema::validate(&a.id, json).is_some_and(|i| i.is_empty())) {
+            return;
+        }
+    }
     let r = Render {
         doc: cx.doc,
         title: &kind.title,
