@@ -89,7 +89,7 @@ fn verbose_says_how_each_kind_was_decided() {
         [
             "endpoint.yml: checked as managedOnlineEndpoint",
             "  - its `$schema` names `onlineEndpoint`, the 2021 preview name of a managed online endpoint (az ml online-endpoint create)",
-            "  - `az ml online-endpoint create` takes it as a managed online endpoint (the kind its `$schema` names)",
+            "  - `az ml online-endpoint create` takes it as a managed online endpoint (has none of `compute`)",
         ],
         "{text}"
     );
