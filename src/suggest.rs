@@ -7,11 +7,27 @@ where
     I: IntoIterator<Item = &'a S>,
     S: AsRef<str> + ?Sized + 'a,
 {
-    let lower = word.to_lowercase();
     let max = (word.chars().count() / 3).max(1);
+    closest_within(word, candidates, max)
+}
+
+/// The candidate closest to `word` within `max` edits (case-insensitive), if any; the
+/// first of equally close ones.
+pub fn closest_within<'a, I, S>(word: &str, candidates: I, max: usize) -> Option<&'a str>
+where
+    I: IntoIterator<Item = &'a S>,
+    S: AsRef<str> + ?Sized + 'a,
+{
+    let lower = word.to_lowercase();
+    let len = lower.chars().count();
     let mut best: Option<(usize, &'a str)> = None;
     for c in candidates {
         let c = c.as_ref();
+        // The distance is at least the difference in length: most candidates end here,
+        // without the allocation and the table of `distance`.
+        if c.chars().count().abs_diff(len) > max {
+            continue;
+        }
         let d = distance(&lower, &c.to_lowercase());
         if d <= max && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
@@ -29,12 +45,21 @@ where
     I: IntoIterator<Item = &'a S>,
     S: AsRef<str> + ?Sized + 'a,
 {
-    let plausible: Vec<&'a str> = candidates
-        .into_iter()
-        .map(AsRef::as_ref)
-        .filter(|c| !differs_by_design(word, c))
-        .collect();
-    closest(word, plausible.iter().copied())
+    let max = (word.chars().count() / 3).max(1);
+    let lower = word.to_lowercase();
+    let len = lower.chars().count();
+    let mut best: Option<(usize, &'a str)> = None;
+    for c in candidates {
+        let c = c.as_ref();
+        if c.chars().count().abs_diff(len) > max {
+            continue;
+        }
+        let d = distance(&lower, &c.to_lowercase());
+        if d <= max && best.is_none_or(|(bd, _)| d < bd) && !differs_by_design(word, c) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
 }
 
 fn differs_by_design(a: &str, b: &str) -> bool {
@@ -57,23 +82,28 @@ pub fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let (n, m) = (a.len(), b.len());
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
+    // One flat table, (n + 1) rows of (m + 1).
+    let w = m + 1;
+    let mut d = vec![0usize; (n + 1) * w];
+    for i in 0..=n {
+        d[i * w] = i;
     }
-    for (j, cell) in d[0].iter_mut().enumerate() {
+    for (j, cell) in d[..w].iter_mut().enumerate() {
         *cell = j;
     }
     for i in 1..=n {
         for j in 1..=m {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+                v = v.min(d[(i - 2) * w + j - 2] + 1);
             }
+            d[i * w + j] = v;
         }
     }
-    d[n][m]
+    d[n * w + m]
 }
 
 #[cfg(test)]

@@ -235,9 +235,9 @@ impl ProjectIndex {
     }
 
     /// The names of the computes this index holds (not the lazily searched rest).
-    pub fn compute_names(&self) -> Vec<String> {
+    pub fn compute_names(&self) -> Vec<&str> {
         self.note_lookup();
-        self.computes.values().map(|c| c.name.clone()).collect()
+        self.computes.values().map(|c| c.name.as_str()).collect()
     }
 
     pub fn endpoint(&self, name: &str) -> Option<EndpointEntry> {

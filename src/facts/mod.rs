@@ -85,10 +85,10 @@ impl FactBase {
             return None;
         }
         let mut names = self.index.compute_names();
-        names.extend(self.config.inventory.computes.iter().map(|c| c.name.clone()));
-        names.sort();
-        names.dedup();
-        crate::suggest::closest_name(name, names.iter()).map(str::to_string)
+        names.extend(self.config.inventory.computes.iter().map(|c| c.name.as_str()));
+        // In a fixed order: the first of equally close names wins.
+        names.sort_unstable();
+        crate::suggest::closest_name(name, names.iter().copied()).map(str::to_string)
     }
 
     /// The compute an endpoint runs on (Kubernetes endpoints).
@@ -175,8 +175,6 @@ pub struct Target {
     pub name: Option<String>,
     /// A named compute was referenced; whether the project or inventory defines it.
     pub resolved: Option<bool>,
-    /// An unresolved name: the defined compute whose name it resembles (a typo).
-    pub similar: Option<String>,
     /// The node of this document that names the target.
     pub source: Option<NodeId>,
     pub vm: Option<VmFacts>,
@@ -386,10 +384,7 @@ impl<'a> DocFacts<'a> {
                         t.vm = c.size.as_deref().and_then(|s| vm::catalogue().lookup(s));
                         t.resolved = Some(true);
                     }
-                    None => {
-                        t.resolved = Some(false);
-                        t.similar = self.base.similar_compute(&name);
-                    }
+                    None => t.resolved = Some(false),
                 }
                 t.name = Some(name);
             }
@@ -440,10 +435,6 @@ impl<'a> DocFacts<'a> {
                 let entry = name.as_deref().and_then(|n| self.base.compute(n));
                 Target {
                     resolved: name.as_ref().map(|_| entry.is_some()),
-                    similar: match (&name, &entry) {
-                        (Some(n), None) => self.base.similar_compute(n),
-                        _ => None,
-                    },
                     vm: entry
                         .as_ref()
                         .and_then(|e| e.size.as_deref())
@@ -759,9 +750,16 @@ impl<'a> DocFacts<'a> {
                     Some("type") => t.ttype.clone().map_or(Resolved::Unknown, |s| one(Val::Str(s))),
                     Some("name") => Resolved::Values(t.name.clone().map(Val::Str).into_iter().collect()),
                     Some("resolved") => Resolved::Values(t.resolved.map(Val::Bool).into_iter().collect()),
-                    Some("similar") => {
-                        Resolved::Values(t.similar.clone().map(Val::Str).into_iter().collect())
-                    }
+                    // Searched only when asked (a message), not at every evaluation of `$target`.
+                    Some("similar") => Resolved::Values(
+                        match (&t.name, t.resolved) {
+                            (Some(name), Some(false)) => self.base.similar_compute(name),
+                            _ => None,
+                        }
+                        .map(Val::Str)
+                        .into_iter()
+                        .collect(),
+                    ),
                     Some("vm") => match &t.vm {
                         Some(v) => vm_field(v, &rest[1..].join("."), &self.base.today),
                         None => Resolved::Unknown,

@@ -193,34 +193,38 @@ impl Template {
 
     fn render(&self, env: &RuleEnv<'_>) -> String {
         let mut out = String::new();
-        render_parts(&self.parts, env, &mut out);
+        render_parts(&self.parts, env, &mut out, None);
         out
     }
 }
 
-fn render_parts(parts: &[Part], env: &RuleEnv<'_>, out: &mut String) {
-    {
-        for p in parts {
-            match p {
-                Part::Text(t) => out.push_str(t),
-                Part::Kind => out.push_str(&env.facts.kind.title),
-                Part::Value => out.push_str(&env.display_node(env.subject.value_node())),
-                Part::Key => out.push_str(
-                    env.subject
-                        .segments
-                        .as_ref()
-                        .and_then(|s| s.last())
-                        .map_or("?", String::as_str),
-                ),
-                Part::Field(path, default) => match env.resolve(path, None) {
-                    Resolved::Values(vs) if !vs.is_empty() => {
-                        out.push_str(&vs.iter().map(Val::display).collect::<Vec<_>>().join(", "));
-                    }
-                    _ => out.push_str(default.as_deref().unwrap_or("?")),
-                },
-                Part::Section(path, inner) => {
-                    if matches!(env.resolve(path, None), Resolved::Values(vs) if !vs.is_empty()) {
-                        render_parts(inner, env, out);
+/// Renders `parts`; `known` is the section's path and values, when inside one (a field of
+/// the section's own path is not resolved a second time).
+fn render_parts(parts: &[Part], env: &RuleEnv<'_>, out: &mut String, known: Option<(&FieldPath, &[Val])>) {
+    let show = |vs: &[Val]| vs.iter().map(Val::display).collect::<Vec<_>>().join(", ");
+    for p in parts {
+        match p {
+            Part::Text(t) => out.push_str(t),
+            Part::Kind => out.push_str(&env.facts.kind.title),
+            Part::Value => out.push_str(&env.display_node(env.subject.value_node())),
+            Part::Key => out.push_str(
+                env.subject
+                    .segments
+                    .as_ref()
+                    .and_then(|s| s.last())
+                    .map_or("?", String::as_str),
+            ),
+            Part::Field(path, _) if known.is_some_and(|(k, _)| k == path) => {
+                out.push_str(&show(known.map_or(&[][..], |(_, vs)| vs)));
+            }
+            Part::Field(path, default) => match env.resolve(path, None) {
+                Resolved::Values(vs) if !vs.is_empty() => out.push_str(&show(&vs)),
+                _ => out.push_str(default.as_deref().unwrap_or("?")),
+            },
+            Part::Section(path, inner) => {
+                if let Resolved::Values(vs) = env.resolve(path, None) {
+                    if !vs.is_empty() {
+                        render_parts(inner, env, out, Some((path, &vs)));
                     }
                 }
             }

@@ -267,9 +267,14 @@ impl Walker<'_> {
             // Only real (unannotated, readable) keys are suggested.
             let known = props.iter().filter(|(_, v)| readable(v)).map(|(k, _)| k);
             // A key the mapping already has is no rename target (it would make a duplicate).
-            let suggestion = crate::suggest::closest(key, known)
-                .filter(|s| !obj.contains_key(*s))
-                .map(str::to_string);
+            // Where the v2 SDK takes unknown keys, only a typo (two edits at most) counts.
+            let suggestion = if policy == "ignore" {
+                crate::suggest::closest(key, known)
+            } else {
+                crate::suggest::closest_within(key, known, 2)
+            }
+            .filter(|s| !obj.contains_key(*s))
+            .map(str::to_string);
             let belongs_under = if suggestion.is_none() && policy == "ignore" {
                 props
                     .iter()
@@ -282,9 +287,7 @@ impl Walker<'_> {
             let report = if policy == "ignore" {
                 !value.is_null()
             } else {
-                suggestion
-                    .as_deref()
-                    .is_some_and(|s| crate::suggest::distance(&key.to_lowercase(), &s.to_lowercase()) <= 2)
+                suggestion.is_some()
             };
             if !report {
                 continue;
