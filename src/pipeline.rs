@@ -196,6 +196,7 @@ impl FactBases {
                     config: config.clone(),
                     today: self.today.clone(),
                     disk: self.disk.clone(),
+                    similar: Default::default(),
                 })
             })
             .clone()
@@ -349,6 +350,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                         config: config.clone(),
                         today: today.clone(),
                         disk: disk.clone(),
+                        similar: Default::default(),
                     };
                     let report = check_and_filter_ref(&prepared, &base, &project, options);
                     if !probe.was_consulted() {

@@ -27,7 +27,14 @@ pub struct FactBase {
     /// The date retirement dates are compared with (`YYYY-MM-DD`).
     pub today: String,
     pub disk: std::sync::Arc<DiskSizes>,
+    /// [`FactBase::similar_compute`]'s answers by name (a project names the same
+    /// unresolved compute in many files).
+    pub similar: SimilarNames,
 }
+
+/// Memoised near-name searches.
+#[derive(Debug, Default)]
+pub struct SimilarNames(std::sync::Mutex<std::collections::HashMap<String, Option<String>>>);
 
 /// A compute as facts see it, from a project file or the inventory.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +58,7 @@ impl FactBase {
             config: std::sync::Arc::new(crate::config::Config::default_ref().clone()),
             today: today(),
             disk: Default::default(),
+            similar: Default::default(),
         }
     }
 
@@ -84,11 +92,17 @@ impl FactBase {
         if name.contains(['<', '>', '{', '}']) {
             return None;
         }
+        let mut memo = self.similar.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = memo.get(name) {
+            return known.clone();
+        }
         let mut names = self.index.compute_names();
         names.extend(self.config.inventory.computes.iter().map(|c| c.name.as_str()));
         // In a fixed order: the first of equally close names wins.
         names.sort_unstable();
-        crate::suggest::closest_name(name, names.iter().copied()).map(str::to_string)
+        let found = crate::suggest::closest_name(name, names.iter().copied()).map(str::to_string);
+        memo.insert(name.to_string(), found.clone());
+        found
     }
 
     /// The compute an endpoint runs on (Kubernetes endpoints).
