@@ -62,6 +62,20 @@ def _type_matches(doc: Dict[str, Any], values: List[Any]) -> bool:
     return any(isinstance(v, str) and v.lower() == low for v in values)
 
 
+def _entry_matches(value: Any, shape: Dict[str, Any]) -> bool:
+    if not isinstance(value, dict):
+        return bool(shape.get("scalar")) and not isinstance(value, list)
+    if shape.get("scalar"):
+        return False
+    if "type" in shape:
+        t = value.get("type")
+        if not isinstance(t, str) or t.lower() not in [v.lower() for v in shape["type"]]:
+            return False
+    if shape.get("any_keys") and not any(k in value for k in shape["any_keys"]):
+        return False
+    return not any(k in value for k in shape.get("not_keys", []))
+
+
 def shape_matches(doc: Dict[str, Any], alt: Dict[str, Any]) -> bool:
     if "type" in alt and not _type_matches(doc, alt["type"]):
         return False
@@ -71,6 +85,12 @@ def shape_matches(doc: Dict[str, Any], alt: Dict[str, Any]) -> bool:
         return False
     if any(k in doc for k in alt.get("not_keys", [])):
         return False
+    entries = alt.get("entries")
+    if entries:
+        maps = [doc.get(m) for m in entries["of"]]
+        if not any(isinstance(m, dict) and any(_entry_matches(v, e) for v in m.values() for e in entries["any"])
+                   for m in maps):
+            return False
     return True
 
 
@@ -79,18 +99,23 @@ class Classifier:
         self.table = table or load_kinds()
         self.families = self.table["families"]
         self.by_schema: Dict[str, Tuple[dict, dict]] = {}
+        self.by_preview: Dict[str, Tuple[dict, dict]] = {}
         for fam in self.families:
             for kind in fam["kinds"]:
                 for s in kind.get("schemas", []) or []:
                     self.by_schema.setdefault(s.lower(), (fam, kind))
+                for s in kind.get("preview_schemas", []) or []:
+                    self.by_preview.setdefault(s.lower(), (fam, kind))
         self.hosts = [h.lower() for h in self.table.get("schema_hosts", [])]
 
-    def _pick_kind(self, fam: dict, doc: Dict[str, Any]) -> dict:
+    def _pick_kind(self, fam: dict, doc: Dict[str, Any], declared: Optional[dict] = None) -> dict:
         for kind in fam["kinds"]:
-            alts = kind.get("match")
-            if not alts:
+            if any(shape_matches(doc, a) for a in kind.get("match") or []):
                 return kind
-            if any(shape_matches(doc, a) for a in alts):
+        if declared is not None and declared in fam["kinds"]:
+            return declared
+        for kind in fam["kinds"]:
+            if not kind.get("match"):
                 return kind
         return fam["kinds"][0]
 
@@ -103,10 +128,14 @@ class Classifier:
         if isinstance(doc, dict):
             s = doc.get("$schema")
             if isinstance(s, str) and s.strip():
-                hit = self.by_schema.get(_schema_name(s))
+                url = s.strip().lower()
+                for fam in self.families:
+                    if any(fnmatch.fnmatchcase(url, g.lower()) for g in fam.get("schema_urls", []) or []):
+                        return self._pick_kind(fam, doc)["id"], fam["family"], "$schema"
+                hit = self.by_schema.get(_schema_name(s)) or self.by_preview.get(_schema_name(s))
                 if hit:
-                    fam, _ = hit
-                    return self._pick_kind(fam, doc)["id"], fam["family"], "$schema"
+                    fam, kind = hit
+                    return self._pick_kind(fam, doc, kind)["id"], fam["family"], "$schema"
             for fam in self.families:
                 for alt in fam.get("detect", []) or []:
                     if shape_matches(doc, alt):

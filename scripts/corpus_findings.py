@@ -23,7 +23,9 @@ REASONS = {
         "`version`). The SDK drops both: `load_component`/`load_job` turn the environment into "
         "`CliV2AnonymousEnvironment` with a content-hash version, so the name the author wrote never "
         "appears in the workspace. Registering the environment (an `environment.yml` plus "
-        "`environment: azureml:<name>:<version>`) or deleting the two keys says what really happens."
+        "`environment: azureml:<name>:<version>`) or deleting the two keys says what really happens. "
+        "One pipeline's `settings` has `default_datestore`, a misspelling of `default_datastore`: pipeline "
+        "settings take unknown keys without a check, so the default datastore the author meant is never set."
     ),
     "AML201": (
         "The paths do not exist in the examples repository: the data-collector deployments name "

@@ -10,6 +10,17 @@ so nothing here rejects an unknown key (``additionalProperties`` stays true and
 ``x-amlint-unknown-keys: ignore`` tells the linter it may warn).  A key that
 exists but does not apply to the chosen ``computeType`` is listed in that
 branch as ``{"x-amlint-ignored": "<why>"}``.
+
+``null`` is "not set" for every scalar setting: azureml-core passes
+``dict.get(key)`` to ``*.deploy_configuration(...)`` / ``InferenceConfig(...)``,
+whose parameters default to ``None`` and are validated only when not ``None``.
+Verified by probing ``deploy_config_dict_to_obj`` and ``InferenceConfig`` with
+each key set to ``None``: only ``computeType`` (``.lower()`` of ``None``),
+``entryScript`` ("need to specify entry_script") and the mappings the loader
+reads with ``.get(key, {}).get(...)`` (``containerResourceRequirements``,
+``keys``, ``autoScaler``, ``dataCollection``, ``livenessProbeRequirements``:
+``None.get`` fails) reject it.  ``baseImageRegistry`` and ``environment`` are
+read only when set, so ``null`` is accepted there too.
 """
 
 from __future__ import annotations
@@ -30,9 +41,31 @@ def d(schema: Dict[str, Any], text: str) -> Dict[str, Any]:
     return dict(schema, description=text)
 
 
+def nullable(schema: Dict[str, Any]) -> Dict[str, Any]:
+    """``schema`` or ``null`` (SDK v1: not set).  Annotations stay as they are."""
+    if "x-amlint-ignored" in schema:
+        return schema
+    if "type" in schema:
+        t = schema["type"]
+        types = t if isinstance(t, list) else [t]
+        return dict(schema, type=types + ["null"] if "null" not in types else types)
+    text = schema.get("description")
+    inner = {k: v for k, v in schema.items() if k != "description"}
+    out: Dict[str, Any] = {"anyOf": [{"type": "null"}, inner]}
+    if text:
+        out["description"] = text
+    return out
+
+
+def scalars_nullable(schema: Dict[str, Any]) -> Dict[str, Any]:
+    """Every scalar property of an object schema made nullable (nested objects stay)."""
+    props = {k: (v if v.get("type") == "object" else nullable(v)) for k, v in schema["properties"].items()}
+    return dict(schema, properties=props)
+
+
 def obj(props: Dict[str, Any], text: str) -> Dict[str, Any]:
-    return {"type": "object", "properties": props, "additionalProperties": True,
-            "x-amlint-unknown-keys": "ignore", "description": text}
+    return scalars_nullable({"type": "object", "properties": props, "additionalProperties": True,
+                             "x-amlint-unknown-keys": "ignore", "description": text})
 
 
 # every key of deploymentconfig.json, with the compute types that read it
@@ -115,9 +148,12 @@ def deployment_config() -> Dict[str, Any]:
             else:
                 users = ", ".join(TYPES[t] for t in types)
                 props[key] = {"x-amlint-ignored": f"not read for computeType {label} (only for {users})"}
-        branches.append({"type": "object", "title": f"computeType {label}", "properties": props,
-                         "required": ["computeType"], "additionalProperties": True,
-                         "x-amlint-unknown-keys": "ignore"})
+        branch = scalars_nullable({"type": "object", "title": f"computeType {label}", "properties": props,
+                                   "required": ["computeType"], "additionalProperties": True,
+                                   "x-amlint-unknown-keys": "ignore"})
+        # `deploy_config_dict_to_obj` lower-cases computeType: null fails there.
+        branch["properties"]["computeType"] = props["computeType"]
+        branches.append(branch)
     return {
         "$schema": DRAFT,
         "$comment": COMMENT,
@@ -145,11 +181,13 @@ def inference_config() -> Dict[str, Any]:
         "sourceDirectory": d(STR, "Folder with the files to package."),
         "enableGpu": d(BOOL, "Default false."),
         "baseImage": d(STR, "Custom base image."),
-        "baseImageRegistry": obj({"address": STR, "username": STR, "password": STR}, "Registry of the base image."),
+        "baseImageRegistry": dict(obj({"address": STR, "username": STR, "password": STR}, "Registry of the base image."),
+                                  type=["object", "null"]),
         "cudaVersion": d({"x-amlint-enum": {"values": ["9.0", "9.1", "10.0"], "normalize": "exact"}}, "CUDA version (9.1 default when enableGpu)."),
         "description": d(STR, "Image description."),
-        "environment": d({"type": "object"}, "An Environment (object); overrides runtime, condaFile, extraDockerfileSteps, enableGpu, baseImage and cudaVersion."),
+        "environment": d({"type": ["object", "null"]}, "An Environment (object); overrides runtime, condaFile, extraDockerfileSteps, enableGpu, baseImage and cudaVersion."),
     }
+    props = {k: (v if k == "entryScript" or "object" in (v.get("type") or []) else nullable(v)) for k, v in props.items()}
     then_props = {k: {"x-amlint-ignored": IGNORED_WITH_ENV} for k in
                   ("runtime", "condaFile", "extraDockerfileSteps", "enableGpu", "baseImage", "cudaVersion")}
     return {

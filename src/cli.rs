@@ -96,6 +96,14 @@ pub struct CheckArgs {
     /// (pre-commit names every changed file).
     #[arg(long)]
     pub force_exclude: bool,
+    /// List each file with the kind it is checked as, or why it is skipped, instead of
+    /// the findings; exits 0.
+    #[arg(long)]
+    pub show_files: bool,
+    /// Say, per file, how its kind was decided and whether that was uncertain (on
+    /// standard error; with --show-files, in the list).
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -300,6 +308,18 @@ fn check(args: CheckArgs) -> i32 {
             let _ = write_stdout(&text);
         }
         return 2;
+    }
+
+    if args.show_files {
+        // A list that could not be written is lost output: exit 2.
+        return if write_stdout(&crate::show_files::render(&report, args.verbose)) {
+            0
+        } else {
+            2
+        };
+    }
+    if args.verbose {
+        eprint!("{}", crate::show_files::render(&report, true));
     }
 
     if let Some(path) = &args.write_baseline {

@@ -1,5 +1,7 @@
 //! Document kinds and classification, driven by `schemas/kinds.yaml` (see the comment at
-//! the top of that file for the algorithm).
+//! the top of that file for the algorithm). A [`Classification`] also records how its kind
+//! was decided ([`Trace`]) and whether that decision is uncertain, for
+//! `amlint check --verbose` and `--show-files` ([`Classification::explain`]).
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -7,7 +9,7 @@ use std::sync::LazyLock;
 use globset::{Glob, GlobMatcher};
 use serde::Deserialize;
 
-use crate::document::{Document, Value};
+use crate::document::{Document, NodeId, Value};
 use crate::source::Span;
 
 #[derive(Debug, Deserialize)]
@@ -27,7 +29,10 @@ struct FamilyDef {
     #[serde(default)]
     files: Vec<String>,
     #[serde(default)]
-    skip: bool,
+    schema_urls: Vec<String>,
+    /// Recognised but not checked: why.
+    #[serde(default)]
+    skip: Option<String>,
     #[serde(default)]
     type_exact: bool,
     kinds: Vec<KindDef>,
@@ -40,6 +45,8 @@ struct KindDef {
     title: String,
     #[serde(default)]
     schemas: Vec<String>,
+    #[serde(default)]
+    preview_schemas: Vec<String>,
     #[serde(default, rename = "match")]
     matches: Vec<Shape>,
     #[serde(default)]
@@ -49,7 +56,7 @@ struct KindDef {
 /// Conditions on a document's top-level keys; all must hold.
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
-struct Shape {
+pub struct Shape {
     /// Allowed `type:` values, lower-case; `None` stands for "no `type:` key".
     #[serde(default, rename = "type")]
     types: Option<Vec<Option<String>>>,
@@ -59,6 +66,39 @@ struct Shape {
     any_keys: Vec<String>,
     #[serde(default)]
     not_keys: Vec<String>,
+    /// Some entry of one of these mappings matches one of these shapes.
+    #[serde(default)]
+    entries: Option<Entries>,
+    /// The shape does not settle the kind: why (a detect alternative only).
+    #[serde(default)]
+    uncertain: Option<String>,
+    /// With `uncertain`: the family the document could also belong to.
+    #[serde(default)]
+    also: Option<String>,
+    #[serde(skip)]
+    also_family: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Entries {
+    of: Vec<String>,
+    any: Vec<EntryShape>,
+}
+
+/// Conditions on one entry of a mapping (`inputs.<name>`).
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct EntryShape {
+    #[serde(default, rename = "type")]
+    types: Option<Vec<String>>,
+    #[serde(default)]
+    any_keys: Vec<String>,
+    #[serde(default)]
+    not_keys: Vec<String>,
+    /// The entry is a plain value (not a mapping): a job input's literal value.
+    #[serde(default)]
+    scalar: bool,
 }
 
 /// One document kind (`commandJob`, `v1.deploymentConfig`, ...).
@@ -69,6 +109,8 @@ pub struct Kind {
     pub title: String,
     /// The `$schema` file names that name this kind, as written in the table.
     pub schema_names: Vec<String>,
+    /// 2021 preview `$schema` file names of this kind (AML007).
+    pub preview_names: Vec<String>,
     pub family: usize,
     matches: Vec<Shape>,
     /// Its `$schema` covers every kind of the family.
@@ -80,13 +122,15 @@ pub struct Family {
     pub name: String,
     /// The CLI command that consumes files of this family.
     pub command: String,
-    pub skip: bool,
+    /// Recognised but not checked, and why.
+    pub skip: Option<String>,
     /// The CLI compares `type:` exactly (lower case) when it dispatches a file of this
     /// family; classification still matches it case-insensitively, and AML103 reports
     /// the case.
     pub type_exact: bool,
     detect: Vec<Shape>,
-    files: Vec<GlobMatcher>,
+    files: Vec<(String, GlobMatcher)>,
+    schema_urls: Vec<(String, GlobMatcher)>,
     /// Indices into [`KindTable::kinds`].
     pub kinds: Vec<usize>,
 }
@@ -96,6 +140,7 @@ pub struct KindTable {
     pub kinds: Vec<Kind>,
     pub families: Vec<Family>,
     by_schema: HashMap<String, usize>,
+    by_preview: HashMap<String, usize>,
     by_id: HashMap<String, usize>,
     schema_hosts: Vec<String>,
 }
@@ -108,6 +153,39 @@ pub enum Source {
     FileName,
 }
 
+/// How a document's family was found (indices into the table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FamilyBy {
+    /// The `$schema` URL matches the family's `schema_urls` glob.
+    SchemaUrl { family: usize, glob: usize },
+    /// The `$schema` file name names the kind.
+    SchemaName { kind: usize },
+    /// The `$schema` file name is a 2021 preview name of the kind.
+    PreviewName { kind: usize },
+    /// The document matches the family's `detect` alternative.
+    Shape { family: usize, alt: usize },
+    /// The file name matches the family's `files` glob.
+    FileName { family: usize, glob: usize },
+}
+
+/// How the kind was chosen within its family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dispatch {
+    /// The kind's `match` alternative (`type:`, or a key).
+    Match { kind: usize, alt: usize },
+    /// The kind `$schema` names (no `match` settled it).
+    Declared,
+    /// The family's default kind.
+    Default,
+}
+
+/// How the kind was decided, for `--verbose`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Trace {
+    pub family_by: Option<FamilyBy>,
+    pub dispatch: Option<Dispatch>,
+}
+
 /// The result of classifying one document.
 #[derive(Debug, Clone, Default)]
 pub struct Classification {
@@ -118,6 +196,13 @@ pub struct Classification {
     pub declared: Option<&'static Kind>,
     /// A `$schema` under an Azure ML host that names no known kind (AML006).
     pub unknown_schema: Option<UnknownSchema>,
+    /// A `$schema` that names the kind by its 2021 preview name (AML007).
+    pub preview: Option<PreviewSchema>,
+    /// The shape that decided the kind does not settle it.
+    pub uncertain: Option<Uncertain>,
+    pub trace: Trace,
+    /// What the document is when it is not a mapping ("empty", "a list"), for messages.
+    pub not_a_mapping: Option<&'static str>,
 }
 
 #[derive(Debug, Clone)]
@@ -127,11 +212,26 @@ pub struct UnknownSchema {
     pub span: Span,
 }
 
+#[derive(Debug, Clone)]
+pub struct PreviewSchema {
+    /// The preview name as written (`onlineEndpoint`).
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Uncertain {
+    /// Why (from the table).
+    pub why: &'static str,
+    /// The kind the document would be if it belonged to the other family.
+    pub also: Option<&'static Kind>,
+}
+
 impl Classification {
     /// The document is an Azure ML configuration amlint checks.
     pub fn is_checked(&self) -> bool {
         match self.kind {
-            Some(kind) => !table().families[kind.family].skip,
+            Some(kind) => table().families[kind.family].skip.is_none(),
             None => self.unknown_schema.is_some(),
         }
     }
@@ -139,6 +239,192 @@ impl Classification {
     pub fn kind_id(&self) -> Option<&'static str> {
         self.kind.map(|k| k.id.as_str())
     }
+
+    /// Why a recognised document is not checked (its family's reason), if it is not.
+    pub fn skip_reason(&self) -> Option<&'static str> {
+        self.kind.and_then(|k| table().families[k.family].skip.as_deref())
+    }
+
+    /// Why the document is not checked, or `None` when it is.
+    pub fn why_not_checked(&self) -> Option<String> {
+        if self.is_checked() {
+            return None;
+        }
+        if let Some(reason) = self.skip_reason() {
+            return Some(reason.to_string());
+        }
+        Some(match self.not_a_mapping {
+            Some(what) => format!("not an Azure ML configuration (the document is {what})"),
+            None => "not an Azure ML configuration: no `$schema` names a kind, and neither its keys nor its file name match one".to_string(),
+        })
+    }
+
+    /// How the kind was decided, one sentence per step, and the uncertainty if any.
+    pub fn explain(&self) -> Vec<String> {
+        let t = table();
+        let mut out = Vec::new();
+        match self.trace.family_by {
+            Some(FamilyBy::SchemaUrl { family, glob }) => out.push(format!(
+                "its `$schema` URL matches `{}` ({})",
+                t.families[family].schema_urls[glob].0, t.families[family].command
+            )),
+            Some(FamilyBy::SchemaName { kind }) => out.push(format!(
+                "its `$schema` names `{}` ({})",
+                t.kinds[kind].id, t.families[t.kinds[kind].family].command
+            )),
+            Some(FamilyBy::PreviewName { kind }) => out.push(format!(
+                "its `$schema` names `{}`, the 2021 preview name of a {} ({})",
+                self.preview.as_ref().map_or("?", |p| p.name.as_str()),
+                t.kinds[kind].title,
+                t.families[t.kinds[kind].family].command
+            )),
+            Some(FamilyBy::Shape { family, alt }) => {
+                if let Some(u) = &self.unknown_schema {
+                    out.push(format!(
+                        "its `$schema` names `{}`, which is no kind amlint knows",
+                        u.name
+                    ));
+                } else {
+                    out.push("it has no `$schema` naming a kind".to_string());
+                }
+                out.push(format!(
+                    "its keys match the `{}` files ({}): {}",
+                    t.families[family].name,
+                    t.families[family].command,
+                    t.families[family].detect[alt].describe()
+                ));
+            }
+            Some(FamilyBy::FileName { family, glob }) => out.push(format!(
+                "its file name matches `{}` ({})",
+                t.families[family].files[glob].0, t.families[family].command
+            )),
+            None => {}
+        }
+        if let (Some(kind), Some(d)) = (self.kind, self.trace.dispatch) {
+            let fam = &t.families[kind.family];
+            if fam.kinds.len() > 1 {
+                let why = match d {
+                    Dispatch::Match { kind: k, alt } => t.kinds[k].matches[alt].describe(),
+                    Dispatch::Declared => "the kind its `$schema` names".to_string(),
+                    Dispatch::Default => "the default".to_string(),
+                };
+                out.push(format!("`{}` takes it as a {} ({why})", fam.command, kind.title));
+            }
+        }
+        if let Some(d) = self.declared {
+            out.push(format!(
+                "`$schema` names a {}, but the CLI follows `type:` (AML008)",
+                d.title
+            ));
+        }
+        if let Some(u) = &self.uncertain {
+            let mut line = format!("uncertain: {}", u.why);
+            if let (Some(also), Some(kind)) = (u.also, self.kind) {
+                line.push_str(&format!(
+                    "; checked as a {}, with no schema finding if it is a valid {}",
+                    kind.title, also.title
+                ));
+            }
+            out.push(line);
+        }
+        out
+    }
+}
+
+impl Shape {
+    fn lower_types(&mut self) {
+        if let Some(types) = &mut self.types {
+            for t in types.iter_mut().flatten() {
+                *t = t.to_ascii_lowercase();
+            }
+        }
+        if let Some(e) = &mut self.entries {
+            for s in &mut e.any {
+                for t in s.types.iter_mut().flatten() {
+                    *t = t.to_ascii_lowercase();
+                }
+            }
+        }
+    }
+
+    /// The conditions in words: "`type` is command, sweep or pipeline; has `command`".
+    pub fn describe(&self) -> String {
+        let list = |items: &[String], sep: &str| {
+            items
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(sep)
+        };
+        let mut parts = Vec::new();
+        if let Some(types) = &self.types {
+            let named: Vec<String> = types.iter().flatten().cloned().collect();
+            let none = types.iter().any(Option::is_none);
+            let values = match named.as_slice() {
+                [one] => one.clone(),
+                many => format!("one of {}", many.join(", ")),
+            };
+            parts.push(match (named.is_empty(), none) {
+                (true, _) => "no `type`".to_string(),
+                (false, false) => format!("`type` is {values}"),
+                (false, true) => format!("`type` is {values}, or no `type`"),
+            });
+        }
+        if !self.keys.is_empty() {
+            parts.push(format!("has {}", list(&self.keys, " and ")));
+        }
+        if !self.any_keys.is_empty() {
+            parts.push(format!("has {}", list(&self.any_keys, " or ")));
+        }
+        if !self.not_keys.is_empty() {
+            parts.push(format!("has none of {}", list(&self.not_keys, ", ")));
+        }
+        if let Some(e) = &self.entries {
+            let what: Vec<String> = e.any.iter().map(EntryShape::describe).collect();
+            parts.push(format!(
+                "an entry of {} {}",
+                list(&e.of, " or "),
+                what.join(", or ")
+            ));
+        }
+        if parts.is_empty() {
+            "any document".to_string()
+        } else {
+            parts.join("; ")
+        }
+    }
+}
+
+impl EntryShape {
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.scalar {
+            parts.push("is a plain value".to_string());
+        }
+        if let Some(types) = &self.types {
+            parts.push(format!("declares `type: {}`", types.join("|")));
+        }
+        if !self.any_keys.is_empty() {
+            let keys: Vec<String> = self.any_keys.iter().map(|k| format!("`{k}`")).collect();
+            parts.push(format!("has {}", keys.join(" or ")));
+        }
+        if !self.not_keys.is_empty() {
+            let keys: Vec<String> = self.not_keys.iter().map(|k| format!("`{k}`")).collect();
+            parts.push(format!("has none of {}", keys.join(", ")));
+        }
+        parts.join(" and ")
+    }
+}
+
+fn globs(patterns: &[String]) -> Vec<(String, GlobMatcher)> {
+    patterns
+        .iter()
+        .filter_map(|g| {
+            Glob::new(&g.to_ascii_lowercase())
+                .ok()
+                .map(|m| (g.clone(), m.compile_matcher()))
+        })
+        .collect()
 }
 
 impl KindTable {
@@ -148,43 +434,49 @@ impl KindTable {
             kinds: Vec::new(),
             families: Vec::new(),
             by_schema: HashMap::new(),
+            by_preview: HashMap::new(),
             by_id: HashMap::new(),
             schema_hosts: file.schema_hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
         };
-        for (fi, fam) in file.families.into_iter().enumerate() {
+        let names: Vec<String> = file.families.iter().map(|f| f.family.clone()).collect();
+        let resolve = |shapes: &mut Vec<Shape>| {
+            for s in shapes.iter_mut() {
+                s.lower_types();
+                s.also_family = s.also.as_ref().and_then(|a| names.iter().position(|n| n == a));
+            }
+        };
+        for (fi, mut fam) in file.families.into_iter().enumerate() {
             let mut kinds = Vec::new();
-            for k in fam.kinds {
+            for mut k in fam.kinds {
                 let index = table.kinds.len();
                 for name in &k.schemas {
                     table.by_schema.insert(name.to_ascii_lowercase(), index);
                 }
+                for name in &k.preview_schemas {
+                    table.by_preview.insert(name.to_ascii_lowercase(), index);
+                }
                 table.by_id.insert(k.id.clone(), index);
                 kinds.push(index);
+                resolve(&mut k.matches);
                 table.kinds.push(Kind {
                     id: k.id,
                     title: k.title,
                     schema_names: k.schemas,
+                    preview_names: k.preview_schemas,
                     family: fi,
-                    matches: lower_types(k.matches),
+                    matches: k.matches,
                     umbrella: k.umbrella,
                 });
             }
-            let files = fam
-                .files
-                .iter()
-                .filter_map(|g| {
-                    Glob::new(&g.to_ascii_lowercase())
-                        .ok()
-                        .map(|g| g.compile_matcher())
-                })
-                .collect();
+            resolve(&mut fam.detect);
             table.families.push(Family {
                 name: fam.family,
                 command: fam.command,
                 skip: fam.skip,
                 type_exact: fam.type_exact,
-                detect: lower_types(fam.detect),
-                files,
+                detect: fam.detect,
+                files: globs(&fam.files),
+                schema_urls: globs(&fam.schema_urls),
                 kinds,
             });
         }
@@ -200,20 +492,27 @@ impl KindTable {
             .get(&name.to_ascii_lowercase())
             .map(|&i| &self.kinds[i])
     }
-}
 
-fn lower_types(shapes: Vec<Shape>) -> Vec<Shape> {
-    shapes
-        .into_iter()
-        .map(|mut s| {
-            if let Some(types) = &mut s.types {
-                for t in types.iter_mut().flatten() {
-                    *t = t.to_ascii_lowercase();
-                }
+    /// The kind a document of family `fi` is within it (the SDK's own dispatch on
+    /// `type:`, or the presence of `compute:` for online endpoints), `declared` when no
+    /// `match` settles it, else the family's default.
+    fn dispatch(&self, fi: usize, top: &Top<'_>, declared: Option<usize>) -> Option<(usize, Dispatch)> {
+        let fam = &self.families[fi];
+        for &k in &fam.kinds {
+            if let Some(alt) = self.kinds[k].matches.iter().position(|s| top.matches(s)) {
+                return Some((k, Dispatch::Match { kind: k, alt }));
             }
-            s
-        })
-        .collect()
+        }
+        if let Some(d) = declared.filter(|&d| self.kinds[d].family == fi) {
+            return Some((d, Dispatch::Declared));
+        }
+        fam.kinds
+            .iter()
+            .copied()
+            .find(|&k| self.kinds[k].matches.is_empty())
+            .or(fam.kinds.first().copied())
+            .map(|k| (k, Dispatch::Default))
+    }
 }
 
 /// The embedded kinds table.
@@ -227,6 +526,7 @@ pub fn table() -> &'static KindTable {
                 kinds: Vec::new(),
                 families: Vec::new(),
                 by_schema: HashMap::new(),
+                by_preview: HashMap::new(),
                 by_id: HashMap::new(),
                 schema_hosts: Vec::new(),
             }
@@ -237,6 +537,8 @@ pub fn table() -> &'static KindTable {
 
 /// The top-level facts shapes are matched against.
 struct Top<'a> {
+    doc: &'a Document,
+    root: Option<NodeId>,
     keys: Vec<std::borrow::Cow<'a, str>>,
     /// `None`: no `type:` key. `Some(None)`: a `type:` that is not a string.
     type_value: Option<Option<String>>,
@@ -261,6 +563,44 @@ impl Top<'_> {
         shape.keys.iter().all(|k| self.has(k))
             && (shape.any_keys.is_empty() || shape.any_keys.iter().any(|k| self.has(k)))
             && !shape.not_keys.iter().any(|k| self.has(k))
+            && shape.entries.as_ref().is_none_or(|e| self.some_entry(e))
+    }
+
+    /// Whether an entry of one of the mappings `e.of` matches one of `e.any` (one level
+    /// down, no recursion).
+    fn some_entry(&self, e: &Entries) -> bool {
+        let (doc, Some(root)) = (self.doc, self.root) else {
+            return false;
+        };
+        e.of.iter().filter_map(|m| doc.get(root, m)).any(|map| {
+            doc.entries(map).iter().any(|entry| {
+                let value = entry.value;
+                e.any.iter().any(|s| entry_matches(doc, value, s))
+            })
+        })
+    }
+}
+
+fn entry_matches(doc: &Document, value: NodeId, s: &EntryShape) -> bool {
+    match doc.value(value) {
+        Value::Map(_) => {
+            if s.scalar {
+                return false;
+            }
+            let has = |k: &String| doc.get(value, k).is_some();
+            if let Some(types) = &s.types {
+                let t = match doc.get(value, "type").map(|t| doc.value(t)) {
+                    Some(Value::Str(t)) => t.to_ascii_lowercase(),
+                    _ => return false,
+                };
+                if !types.contains(&t) {
+                    return false;
+                }
+            }
+            (s.any_keys.is_empty() || s.any_keys.iter().any(has)) && !s.not_keys.iter().any(has)
+        }
+        Value::Seq(_) => false,
+        _ => s.scalar,
     }
 }
 
@@ -289,8 +629,16 @@ pub fn classify(doc: &Document, path: &str) -> Classification {
     let t = table();
     let mut out = Classification::default();
     let root = doc.root.filter(|&r| matches!(doc.value(r), Value::Map(_)));
+    out.not_a_mapping = match doc.root.map(|r| doc.value(r)) {
+        None | Some(Value::Null) => Some("empty"),
+        Some(Value::Map(_)) => None,
+        Some(Value::Seq(_)) => Some("a list"),
+        Some(_) => Some("a single value"),
+    };
     let top = match root {
         Some(r) => Top {
+            doc,
+            root,
             keys: doc.entries(r).iter().map(|e| doc.key_string(e.key)).collect(),
             type_value: doc.get(r, "type").map(|id| match doc.value(id) {
                 Value::Str(s) => Some(s.to_ascii_lowercase()),
@@ -298,42 +646,60 @@ pub fn classify(doc: &Document, path: &str) -> Classification {
             }),
         },
         None => Top {
+            doc,
+            root: None,
             keys: Vec::new(),
             type_value: None,
         },
     };
 
+    // 1. `$schema`: a family's URL pattern, a kind's name, a kind's 2021 preview name.
     let mut declared = None;
+    let mut by_schema: Option<(usize, FamilyBy)> = None;
     if let (Some(r), Some(url)) = (root, doc.top_str("$schema")) {
         let (host, name) = schema_name(url);
-        match t.by_schema.get(&name.to_ascii_lowercase()) {
-            Some(&k) => declared = Some(k),
-            None => {
-                let azure = t
-                    .schema_hosts
-                    .iter()
-                    .any(|h| host == *h || host.ends_with(&format!(".{h}")));
-                if azure {
-                    let span = doc.get(r, "$schema").map_or(doc.span, |v| doc.node(v).span);
-                    out.unknown_schema = Some(UnknownSchema {
-                        url: url.to_string(),
-                        name,
-                        span,
-                    });
-                }
+        let lower_url = url.trim().to_ascii_lowercase();
+        let lower = name.to_ascii_lowercase();
+        let span = || doc.get(r, "$schema").map_or(doc.span, |v| doc.node(v).span);
+        let by_url = t.families.iter().enumerate().find_map(|(fi, f)| {
+            f.schema_urls
+                .iter()
+                .position(|(_, g)| g.is_match(&lower_url))
+                .map(|glob| (fi, FamilyBy::SchemaUrl { family: fi, glob }))
+        });
+        if let Some(hit) = by_url {
+            by_schema = Some(hit);
+        } else if let Some(&k) = t.by_schema.get(&lower) {
+            declared = Some(k);
+            by_schema = Some((t.kinds[k].family, FamilyBy::SchemaName { kind: k }));
+        } else if let Some(&k) = t.by_preview.get(&lower) {
+            by_schema = Some((t.kinds[k].family, FamilyBy::PreviewName { kind: k }));
+            out.preview = Some(PreviewSchema { name, span: span() });
+        } else {
+            let azure = t
+                .schema_hosts
+                .iter()
+                .any(|h| host == *h || host.ends_with(&format!(".{h}")));
+            if azure {
+                out.unknown_schema = Some(UnknownSchema {
+                    url: url.to_string(),
+                    name,
+                    span: span(),
+                });
             }
         }
     }
 
-    let family = if let Some(k) = declared {
-        Some((t.kinds[k].family, Source::Schema))
-    } else if root.is_some() {
-        t.families
-            .iter()
-            .position(|f| f.detect.iter().any(|s| top.matches(s)))
-            .map(|f| (f, Source::Shape))
-    } else {
-        None
+    // 2. The shape; 3. the file name.
+    let family = match by_schema {
+        Some((fi, by)) => Some((fi, Source::Schema, by)),
+        None if root.is_some() => t.families.iter().enumerate().find_map(|(fi, f)| {
+            f.detect
+                .iter()
+                .position(|s| top.matches(s))
+                .map(|alt| (fi, Source::Shape, FamilyBy::Shape { family: fi, alt }))
+        }),
+        None => None,
     };
     let family = family.or_else(|| {
         let file_name = path
@@ -341,33 +707,42 @@ pub fn classify(doc: &Document, path: &str) -> Classification {
             .next()
             .unwrap_or(path)
             .to_ascii_lowercase();
-        t.families
-            .iter()
-            .position(|f| f.files.iter().any(|g| g.is_match(&file_name)))
-            .map(|f| (f, Source::FileName))
+        t.families.iter().enumerate().find_map(|(fi, f)| {
+            f.files
+                .iter()
+                .position(|(_, g)| g.is_match(&file_name))
+                .map(|glob| (fi, Source::FileName, FamilyBy::FileName { family: fi, glob }))
+        })
     });
-    let Some((fi, source)) = family else {
+    let Some((fi, source, by)) = family else {
         return out;
     };
-    let fam = &t.families[fi];
-    // The SDK's own dispatch inside the family (`type:`, or `compute:` for endpoints).
-    let matched = fam
-        .kinds
-        .iter()
-        .copied()
-        .find(|&k| t.kinds[k].matches.iter().any(|s| top.matches(s)));
-    let default = fam
-        .kinds
-        .iter()
-        .copied()
-        .find(|&k| t.kinds[k].matches.is_empty())
-        .or(fam.kinds.first().copied());
-    let kind = matched.or(declared).or(default);
-    out.kind = kind.map(|k| &t.kinds[k]);
+    out.trace.family_by = Some(by);
+    let preview_kind = match by {
+        FamilyBy::PreviewName { kind } => Some(kind),
+        _ => None,
+    };
+    let Some((kind, dispatch)) = t.dispatch(fi, &top, declared.or(preview_kind)) else {
+        return out;
+    };
+    out.kind = Some(&t.kinds[kind]);
     out.source = Some(source);
-    if let (Some(d), Some(k)) = (declared, kind) {
-        if d != k && !t.kinds[d].umbrella {
+    out.trace.dispatch = Some(dispatch);
+    if let Some(d) = declared {
+        if d != kind && !t.kinds[d].umbrella {
             out.declared = Some(&t.kinds[d]);
+        }
+    }
+    if let FamilyBy::Shape { family, alt } = by {
+        let shape = &t.families[family].detect[alt];
+        if let Some(why) = &shape.uncertain {
+            out.uncertain = Some(Uncertain {
+                why: why.as_str(),
+                also: shape
+                    .also_family
+                    .and_then(|af| t.dispatch(af, &top, None))
+                    .map(|(k, _)| &t.kinds[k]),
+            });
         }
     }
     out
@@ -502,6 +877,115 @@ mod tests {
             "$schema: https://json.schemastore.org/github-workflow.json\non: push\n",
         );
         assert!(c.unknown_schema.is_none() && !c.is_checked());
+    }
+
+    #[test]
+    fn preview_schema_names_are_today_s_kinds() {
+        let c = kind_of(
+            "data.yml",
+            "$schema: https://azuremlsdk2.blob.core.windows.net/latest/asset.schema.json\nname: d\nlocal_path: ./data\n",
+        );
+        assert_eq!(c.kind_id(), Some("data"));
+        assert_eq!(c.preview.as_ref().map(|p| p.name.as_str()), Some("asset"));
+        assert!(c.unknown_schema.is_none() && c.declared.is_none() && c.is_checked());
+        // The preview name only chooses the family: `compute:` still makes a Kubernetes
+        // endpoint, as the CLI dispatches.
+        let c = kind_of(
+            "e.yml",
+            "$schema: https://azuremlsdk2.blob.core.windows.net/latest/onlineEndpoint.schema.json\nname: e\ncompute: azureml:k8s\n",
+        );
+        assert_eq!(c.kind_id(), Some("kubernetesOnlineEndpoint"));
+        assert!(c.preview.is_some());
+        // The 2021 preview online endpoint without `$schema` is an online endpoint, not a
+        // connection (`type: online`, `target:`).
+        let c = kind_of(
+            "e.yml",
+            "name: e\ntype: online\ntarget: azureml:aks\nauth_mode: key\n",
+        );
+        assert_eq!(c.kind_id(), Some("managedOnlineEndpoint"));
+        assert_eq!(
+            kind_of("c.yml", "name: c\ntype: git\ntarget: https://github.com/x\n").kind_id(),
+            Some("connection")
+        );
+    }
+
+    #[test]
+    fn components_written_without_version() {
+        // An input that declares a literal type or a default: a component's interface.
+        let text = "name: train\ntype: command\ncommand: python t.py\nenvironment: azureml:e@latest\ninputs:\n  data:\n    type: uri_folder\n  lr:\n    type: number\n";
+        let c = kind_of("train.yml", text);
+        assert_eq!(c.kind_id(), Some("commandComponent"));
+        assert!(c.uncertain.is_none());
+        // Job evidence: job-only keys, input values.
+        let c = kind_of(
+            "job.yml",
+            "type: command\ncommand: x\nenvironment: e\ncompute: azureml:c\n",
+        );
+        assert_eq!(c.kind_id(), Some("commandJob"));
+        assert!(c.uncertain.is_none());
+        let c = kind_of(
+            "job.yml",
+            "type: command\ncommand: x\nenvironment: e\ninputs:\n  lr: 0.1\n",
+        );
+        assert_eq!(c.kind_id(), Some("commandJob"));
+        assert!(c.uncertain.is_none());
+        // Neither: checked as a job, uncertain, with the component it could also be.
+        let c = kind_of("x.yml", "type: command\ncommand: x\nenvironment: e\n");
+        assert_eq!(c.kind_id(), Some("commandJob"));
+        let u = c.uncertain.as_ref().expect("uncertain");
+        assert_eq!(u.also.map(|k| k.id.as_str()), Some("commandComponent"));
+        assert!(
+            c.explain().iter().any(|l| l.starts_with("uncertain: ")),
+            "{:?}",
+            c.explain()
+        );
+    }
+
+    #[test]
+    fn recognised_files_are_skipped_with_their_reason() {
+        for (path, text, reason) in [
+            (
+                "flow.dag.yaml",
+                "inputs: {q: {type: string}}\nnodes: []\n",
+                "prompt flow",
+            ),
+            (
+                "connection.yml",
+                "$schema: https://azuremlschemas.azureedge.net/promptflow/latest/AzureOpenAIConnection.schema.json\nname: aoai\ntype: azure_open_ai\napi_base: x\n",
+                "prompt flow",
+            ),
+            (
+                "run.yml",
+                "flow: .\ndata: data.jsonl\ncolumn_mapping: {q: x}\n",
+                "prompt flow",
+            ),
+            (
+                "pytorch.yml",
+                "script: train.py\ntarget: gpu\nframework: PyTorch\ncommunicator: None\n",
+                "SDK v1 run configuration",
+            ),
+            (
+                "train.runconfig",
+                "script: train.py\n",
+                "SDK v1 run configuration",
+            ),
+            (
+                "conda.yml",
+                "name: env\nchannels: [conda-forge]\ndependencies: [python=3.10]\n",
+                "conda",
+            ),
+        ] {
+            let c = kind_of(path, text);
+            assert!(!c.is_checked(), "{path}: {c:?}");
+            let why = c.why_not_checked().unwrap_or_default();
+            assert!(why.contains(reason), "{path}: {why}");
+        }
+        let c = kind_of("notes.yml", "title: x\n");
+        assert!(
+            c.why_not_checked()
+                .is_some_and(|w| w.starts_with("not an Azure ML configuration")),
+            "{c:?}"
+        );
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod project;
 pub mod registry;
 pub mod report;
 pub mod schema;
+pub mod show_files;
 pub mod source;
 pub mod suggest;
 pub mod suppress;

@@ -46,6 +46,8 @@ pub struct FileReport {
     pub checked: bool,
     /// The kind of each document of the file (`None` where unknown).
     pub kinds: Vec<Option<&'static str>>,
+    /// How each document was classified (for `--show-files` and `--verbose`).
+    pub classes: Vec<Classification>,
     /// Sorted by position, then code.
     pub diagnostics: Vec<Diagnostic>,
     /// Findings silenced by a suppression comment or the baseline (not counted, shown
@@ -197,6 +199,7 @@ impl FactBases {
                     config: config.clone(),
                     today: self.today.clone(),
                     disk: self.disk.clone(),
+                    similar: Default::default(),
                 })
             })
             .clone()
@@ -356,6 +359,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                         config: config.clone(),
                         today: today.clone(),
                         disk: disk.clone(),
+                        similar: Default::default(),
                     };
                     let report = check_and_filter_ref(&prepared, &base, &project, options);
                     if !probe.was_consulted() {
@@ -409,6 +413,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     source: SourceFile::new(&problem.display, String::new()),
                     checked: true,
                     kinds: Vec::new(),
+                    classes: Vec::new(),
                     diagnostics: vec![
                         Diagnostic::new("AML004", Span::at(0), problem.message)
                             .with_help("Make the directory readable by the user running amlint, or exclude it in the configuration."),
@@ -489,6 +494,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     source: SourceFile::new(&display, text),
                     checked: true,
                     kinds: Vec::new(),
+                    classes: Vec::new(),
                     diagnostics: vec![diagnostic],
                     suppressed: Vec::new(),
                     omitted: Vec::new(),
@@ -750,6 +756,7 @@ pub fn check_text(display: &str, text: String, options: &Options) -> FileReport 
         source: SourceFile::new(display, String::new()),
         checked: false,
         kinds: Vec::new(),
+        classes: Vec::new(),
         diagnostics: Vec::new(),
         suppressed: Vec::new(),
         omitted: Vec::new(),
@@ -830,6 +837,7 @@ pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, FileRepo
                 source: SourceFile::new(display, String::new()),
                 checked: true,
                 kinds: Vec::new(),
+                classes: Vec::new(),
                 suppressed: Vec::new(),
                 omitted: Vec::new(),
                 diagnostics: vec![
@@ -895,6 +903,7 @@ fn check_prepared_ref(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
             source: loaded.source.clone(),
             checked: report,
             kinds,
+            classes: classes.clone(),
             diagnostics: if report { sorted(failures) } else { Vec::new() },
             suppressed: Vec::new(),
             omitted: Vec::new(),
@@ -958,6 +967,7 @@ fn check_prepared_ref(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
         source: loaded.source.clone(),
         checked: true,
         kinds,
+        classes: classes.clone(),
         diagnostics,
         suppressed: Vec::new(),
         omitted,

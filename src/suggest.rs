@@ -1,4 +1,6 @@
-//! "Did you mean ...?" suggestions.
+//! "Did you mean ...?" suggestions, bounded: a word over [`MAX_WORD`] characters or more
+//! than [`MAX_CANDIDATES`] candidates give none, and a candidate whose length alone puts
+//! it out of reach is not compared (docs/security.md).
 
 /// Longest word (in characters) a suggestion is looked for: identifiers, keys and names
 /// are far shorter, and a value of a megabyte has no near miss worth computing.
@@ -9,37 +11,88 @@ const MAX_WORD: usize = 256;
 const MAX_CANDIDATES: usize = 4_096;
 
 /// The candidate closest to `word` (case-insensitive Damerau-Levenshtein distance of at
-/// most a third of the word's length, and at least 1 edit allowed), if any. Bounded: a
-/// word over [`MAX_WORD`] characters or more than [`MAX_CANDIDATES`] candidates give none,
-/// and a candidate whose length alone puts it too far is not compared.
+/// most a third of the word's length, and at least 1 edit allowed), if any.
 pub fn closest<'a, I, S>(word: &str, candidates: I) -> Option<&'a str>
 where
     I: IntoIterator<Item = &'a S>,
     S: AsRef<str> + ?Sized + 'a,
 {
-    let length = word.chars().count();
-    if length > MAX_WORD {
+    let max = (word.chars().count() / 3).max(1);
+    closest_within(word, candidates, max)
+}
+
+/// The candidate closest to `word` within `max` edits (case-insensitive), if any; the
+/// first of equally close ones.
+pub fn closest_within<'a, I, S>(word: &str, candidates: I, max: usize) -> Option<&'a str>
+where
+    I: IntoIterator<Item = &'a S>,
+    S: AsRef<str> + ?Sized + 'a,
+{
+    nearest(word, candidates, max, |_, _| true)
+}
+
+/// The candidate closest to a resource name (a compute, an endpoint), where names that
+/// differ by design are not typos of each other: `cpu-cluster` and `gpu-cluster`,
+/// `cluster-1` and `cluster-2`, `dev-ws` and `prd-ws` (a changed digit, or one changed
+/// word of at most three letters, is another resource, not a misspelling).
+pub fn closest_name<'a, I, S>(word: &str, candidates: I) -> Option<&'a str>
+where
+    I: IntoIterator<Item = &'a S>,
+    S: AsRef<str> + ?Sized + 'a,
+{
+    let max = (word.chars().count() / 3).max(1);
+    nearest(word, candidates, max, |w, c| !differs_by_design(w, c))
+}
+
+/// The closest candidate within `max` edits that `accept` takes, within the bounds.
+fn nearest<'a, I, S>(
+    word: &str,
+    candidates: I,
+    max: usize,
+    accept: impl Fn(&str, &str) -> bool,
+) -> Option<&'a str>
+where
+    I: IntoIterator<Item = &'a S>,
+    S: AsRef<str> + ?Sized + 'a,
+{
+    let lower: Vec<char> = word.to_lowercase().chars().collect();
+    let len = lower.len();
+    if len > MAX_WORD {
         return None;
     }
-    let lower: Vec<char> = word.to_lowercase().chars().collect();
-    let max = (length / 3).max(1);
     let mut best: Option<(usize, &'a str)> = None;
     for (seen, c) in candidates.into_iter().enumerate() {
         if seen == MAX_CANDIDATES {
             return None;
         }
         let c = c.as_ref();
-        let c_length = c.chars().count();
-        if c_length.abs_diff(length) > max || c_length > MAX_WORD + max {
+        // The distance is at least the difference in length: most candidates end here,
+        // without the allocation and the table of `distance`.
+        if c.chars().count().abs_diff(len) > max {
             continue;
         }
         let other: Vec<char> = c.to_lowercase().chars().collect();
         let d = distance_chars(&lower, &other);
-        if d <= max && best.is_none_or(|(bd, _)| d < bd) {
+        if d <= max && best.is_none_or(|(bd, _)| d < bd) && accept(word, c) {
             best = Some((d, c));
         }
     }
     best.map(|(_, c)| c)
+}
+
+fn differs_by_design(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    let strip = |s: &str| s.chars().filter(|c| !c.is_ascii_digit()).collect::<String>();
+    if a != b && strip(&a) == strip(&b) {
+        return true;
+    }
+    let words = |s: &str| s.split(['-', '_', '.']).map(str::to_string).collect::<Vec<_>>();
+    let (wa, wb) = (words(&a), words(&b));
+    if wa.len() != wb.len() {
+        return false;
+    }
+    let changed: Vec<(&String, &String)> = wa.iter().zip(&wb).filter(|(x, y)| x != y).collect();
+    matches!(changed.as_slice(), [(x, y)] if x.len() <= 3 && y.len() <= 3)
 }
 
 /// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
@@ -51,23 +104,28 @@ pub fn distance(a: &str, b: &str) -> usize {
 
 fn distance_chars(a: &[char], b: &[char]) -> usize {
     let (n, m) = (a.len(), b.len());
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
+    // One flat table, (n + 1) rows of (m + 1).
+    let w = m + 1;
+    let mut d = vec![0usize; (n + 1) * w];
+    for i in 0..=n {
+        d[i * w] = i;
     }
-    for (j, cell) in d[0].iter_mut().enumerate() {
+    for (j, cell) in d[..w].iter_mut().enumerate() {
         *cell = j;
     }
     for i in 1..=n {
         for j in 1..=m {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+                v = v.min(d[(i - 2) * w + j - 2] + 1);
             }
+            d[i * w + j] = v;
         }
     }
-    d[n][m]
+    d[n * w + m]
 }
 
 #[cfg(test)]
@@ -93,9 +151,21 @@ mod tests {
         let mut near = many.clone();
         near.push("compute_target".to_string());
         assert_eq!(closest("compute_targt", near.iter()), Some("compute_target"));
+        assert_eq!(closest_name("compute_targt", near.iter()), Some("compute_target"));
         near.push("x".to_string());
         assert_eq!(closest("compute_targt", near.iter()), None);
         // A candidate too long or too short to be within reach is skipped, not compared.
         assert_eq!(closest("abcdef", ["abcdefghijklmnop", "ab"].iter()), None);
+    }
+
+    #[test]
+    fn resource_names() {
+        let computes = ["gpu-cluster", "cluster-2", "prd-ws"];
+        assert_eq!(closest_name("gpu-clustr", computes.iter()), Some("gpu-cluster"));
+        assert_eq!(closest_name("gpu-cluter", computes.iter()), Some("gpu-cluster"));
+        // Other resources, not typos: another word of three letters, another number.
+        assert_eq!(closest_name("cpu-cluster", computes.iter()), None);
+        assert_eq!(closest_name("cluster-1", computes.iter()), None);
+        assert_eq!(closest_name("dev-ws", computes.iter()), None);
     }
 }

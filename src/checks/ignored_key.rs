@@ -1,15 +1,18 @@
 //! AML107 ignored-key: a key the consuming SDK silently drops or does not read — an
 //! output-only key of a v2 entity (`id`, `status`, `creation_context`, ...: the SDK's
-//! dump-only fields) or an SDK v1 deployment/inference configuration key that applies to
-//! another `computeType` or setting. The schemas say which (`x-amlint-read-only`,
-//! `x-amlint-ignored`, walked by `crate::schema::forms`); this check reports them on the
-//! key.
+//! dump-only fields), an SDK v1 deployment/inference configuration key that applies to
+//! another `computeType` or setting, a key SDK v1 does not know at all (it reads known
+//! keys by name and ignores the rest), or a look-alike of a known key where the v2 SDK
+//! takes unknown keys unchecked (a component's top level, a pipeline step). The schemas
+//! say which (`x-amlint-read-only`, `x-amlint-ignored`, `x-amlint-unknown-keys`, walked by
+//! `crate::schema::forms`); this check reports them on the key, with "did you mean" and
+//! a rename fix for a look-alike.
 
 use std::collections::HashSet;
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Findings};
-use crate::document::{Pointer, Target};
+use crate::diagnostic::{Diagnostic, Edit, Findings, Fix};
+use crate::document::{Pointer, Style, Target};
 use crate::schema::forms::Unused;
 
 pub const CODE: &str = "AML107";
@@ -49,6 +52,42 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                     "Remove `{key}`, or move the setting to the configuration that reads it; as written, the SDK deploys without it and says nothing."
                 ),
             ),
+            Unused::Unknown {
+                policy,
+                suggestion,
+                belongs_under,
+            } => {
+                let who = if policy == "ignore" {
+                    "SDK v1 reads the keys it knows by name and ignores any other"
+                } else {
+                    "the Azure ML CLI accepts unknown keys here without a check, so a misspelt key is silently dropped"
+                };
+                let mut message = format!("`{key}` is not a key {place}: {who}");
+                let help = match (suggestion, belongs_under) {
+                    (Some(s), _) => {
+                        message.push_str(&format!("; did you mean `{s}`?"));
+                        format!("Rename it to `{s}`; as written, the setting is lost.")
+                    }
+                    (None, Some(parent)) => {
+                        message.push_str(&format!("; it is a key of `{parent}`"));
+                        format!("Move `{key}` under `{parent}`; as written, the setting is lost.")
+                    }
+                    (None, None) => {
+                        format!("Remove `{key}`, or correct its name; as written, it has no effect.")
+                    }
+                };
+                let mut d = Diagnostic::new(CODE, span, message)
+                    .with_pointer(unused.pointer.clone())
+                    .with_help(help);
+                if let Some(fix) = suggestion
+                    .as_deref()
+                    .and_then(|s| rename_fix(cx, &unused.pointer, key, s))
+                {
+                    d = d.with_fix(fix);
+                }
+                out.push(d);
+                continue;
+            }
         };
         out.push(
             Diagnostic::new(CODE, span, message)
@@ -58,12 +97,37 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     }
 }
 
+/// Renames the key at `pointer` to `to`, in the key's own quoting (a plain YAML key, a
+/// double-quoted YAML or JSON key); `None` for other styles.
+fn rename_fix(cx: &DocContext<'_>, pointer: &Pointer, key: &str, to: &str) -> Option<Fix> {
+    let found = cx.doc.lookup(pointer)?;
+    let node = cx.doc.node(found.key?);
+    let replacement = match node.style {
+        Style::Plain => to.to_string(),
+        Style::DoubleQuoted | Style::Json => serde_json::to_string(to).ok()?,
+        _ => return None,
+    };
+    Some(Fix {
+        title: format!("Rename `{key}` to `{to}`"),
+        edits: vec![Edit {
+            span: node.span,
+            replacement,
+        }],
+    })
+}
+
 /// "in a managed online deployment" for a top-level key, "under `environment`" below it.
 fn place(pointer: &Pointer, title: &str) -> String {
     let mut parent = pointer.clone();
     parent.pop();
     if parent.is_empty() {
-        format!("in a {title}")
+        let vowel = title.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']);
+        let article = if vowel || title.starts_with("SDK") || title.starts_with("ML") {
+            "an"
+        } else {
+            "a"
+        };
+        format!("in {article} {title}")
     } else {
         format!("under `{}`", parent.segments().collect::<Vec<_>>().join("."))
     }

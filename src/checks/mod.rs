@@ -4,6 +4,7 @@
 
 mod ignored_key;
 mod policy;
+mod preview_schema;
 pub mod references;
 pub mod schema;
 mod schema_type_mismatch;
@@ -88,6 +89,7 @@ pub type DocCheck = fn(&DocContext<'_>, &mut Findings);
 pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
     ("AML003", yaml11_ambiguous::check),
     ("AML006", unknown_schema::check),
+    ("AML007", preview_schema::check),
     ("AML008", schema_type_mismatch::check),
     ("AML101", schema::check),
     ("AML107", ignored_key::check),

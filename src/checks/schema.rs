@@ -28,6 +28,15 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(issues) = crate::schema::validate(&kind.id, json) else {
         return;
     };
+    // The shape did not settle the kind (a `type: command` file that could be a job or a
+    // component): a document that is valid as the other kind gets no finding of this
+    // one's schema ("prefer no finding to a wrong-kind error").
+    if !issues.is_empty() {
+        let also = cx.class.uncertain.as_ref().and_then(|u| u.also);
+        if also.is_some_and(|a| crate::schema::validate(&a.id, json).is_some_and(|i| i.is_empty())) {
+            return;
+        }
+    }
     let r = Render {
         doc: cx.doc,
         title: &kind.title,
@@ -204,7 +213,11 @@ impl Render<'_> {
     fn issue(&self, issue: &Issue) -> Diagnostic {
         let p = &issue.pointer;
         match &issue.kind {
-            IssueKind::UnknownKey { key, allowed } => self.unknown_key(p, key, allowed),
+            IssueKind::UnknownKey {
+                key,
+                allowed,
+                missing,
+            } => self.unknown_key(p, key, allowed, missing.as_deref()),
             IssueKind::MissingKey { key } => {
                 let message = if p.is_empty() {
                     format!(
@@ -350,7 +363,8 @@ impl Render<'_> {
         }
     }
 
-    fn unknown_key(&self, p: &Pointer, key: &str, allowed: &[String]) -> Diagnostic {
+    /// `missing`: the required key `key` misspells, reported here instead of on its own.
+    fn unknown_key(&self, p: &Pointer, key: &str, allowed: &[String], missing: Option<&str>) -> Diagnostic {
         let child = p.child(key);
         let span = self.doc.span_of(&child, Target::Key);
         let mut candidates: Vec<String> = allowed.iter().filter(|k| *k != "$schema").cloned().collect();
@@ -377,6 +391,12 @@ impl Render<'_> {
             return d;
         }
         let help = match &closest {
+            Some(c) if missing == Some(c.as_str()) => {
+                message.push_str(&format!("; did you mean `{c}`, which is required?"));
+                format!(
+                    "Rename it to `{c}`. The Azure ML CLI rejects the file without `{c}` (\"Missing data for required field\")."
+                )
+            }
             Some(c) => {
                 message.push_str(&format!("; did you mean `{c}`?"));
                 format!(

@@ -234,6 +234,12 @@ impl ProjectIndex {
         self.rest.as_ref()?.for_name(&key).computes.get(&key).cloned()
     }
 
+    /// The names of the computes this index holds (not the lazily searched rest).
+    pub fn compute_names(&self) -> Vec<&str> {
+        self.note_lookup();
+        self.computes.values().map(|c| c.name.as_str()).collect()
+    }
+
     pub fn endpoint(&self, name: &str) -> Option<EndpointEntry> {
         self.note_lookup();
         let key = name.to_lowercase();

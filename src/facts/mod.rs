@@ -27,7 +27,14 @@ pub struct FactBase {
     /// The date retirement dates are compared with (`YYYY-MM-DD`).
     pub today: String,
     pub disk: std::sync::Arc<DiskSizes>,
+    /// [`FactBase::similar_compute`]'s answers by name (a project names the same
+    /// unresolved compute in many files).
+    pub similar: SimilarNames,
 }
+
+/// Memoised near-name searches.
+#[derive(Debug, Default)]
+pub struct SimilarNames(std::sync::Mutex<std::collections::HashMap<String, Option<String>>>);
 
 /// A compute as facts see it, from a project file or the inventory.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +64,7 @@ impl FactBase {
             config: std::sync::Arc::new(crate::config::Config::default_ref().clone()),
             today: today(),
             disk: Default::default(),
+            similar: Default::default(),
         }
     }
 
@@ -80,6 +88,27 @@ impl FactBase {
             ctype: c.compute_type.to_ascii_lowercase(),
             size: c.size.clone(),
         })
+    }
+
+    /// The defined compute (project files, then inventory) whose name `name` resembles,
+    /// for a name neither defines. Only the project files already indexed are searched:
+    /// in a run of a few files the rest of the project is searched by exact name only.
+    pub fn similar_compute(&self, name: &str) -> Option<String> {
+        // A template placeholder (`<gpu-cluster>`, `{{COMPUTE}}`) is meant to be replaced.
+        if name.contains(['<', '>', '{', '}']) {
+            return None;
+        }
+        let mut memo = self.similar.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = memo.get(name) {
+            return known.clone();
+        }
+        let mut names = self.index.compute_names();
+        names.extend(self.config.inventory.computes.iter().map(|c| c.name.as_str()));
+        // In a fixed order: the first of equally close names wins.
+        names.sort_unstable();
+        let found = crate::suggest::closest_name(name, names.iter().copied()).map(str::to_string);
+        memo.insert(name.to_string(), found.clone());
+        found
     }
 
     /// The compute an endpoint runs on (Kubernetes endpoints).
@@ -775,6 +804,16 @@ impl<'a> DocFacts<'a> {
                     Some("type") => t.ttype.clone().map_or(Resolved::Unknown, |s| one(Val::Str(s))),
                     Some("name") => Resolved::Values(t.name.clone().map(Val::Str).into_iter().collect()),
                     Some("resolved") => Resolved::Values(t.resolved.map(Val::Bool).into_iter().collect()),
+                    // Searched only when asked (a message), not at every evaluation of `$target`.
+                    Some("similar") => Resolved::Values(
+                        match (&t.name, t.resolved) {
+                            (Some(name), Some(false)) => self.base.similar_compute(name),
+                            _ => None,
+                        }
+                        .map(Val::Str)
+                        .into_iter()
+                        .collect(),
+                    ),
                     Some("vm") => match &t.vm {
                         Some(v) => vm_field(v, &rest[1..].join("."), self.base),
                         None => Resolved::Unknown,

@@ -72,7 +72,9 @@ impl OneOrMany {
 
 /// A message with placeholders: `{value}` (the reported node), `{key}` (its key),
 /// `{kind}` (the document kind), and any field path or fact (`{computeType}`,
-/// `{$vm.series}`), optionally with a default (`{$vm.closest|none}`).
+/// `{$vm.series}`), optionally with a default (`{$vm.closest|none}`); and sections shown
+/// only when a field or fact has a value: `{?$target.similar}; did you mean
+/// `{$target.similar}`?{/}` (sections do not nest).
 #[derive(Debug, Clone)]
 pub struct Template {
     parts: Vec<Part>,
@@ -86,11 +88,15 @@ enum Part {
     Kind,
     /// A path, and the text to show when it has no value (`{$vm.closest|none}`).
     Field(FieldPath, Option<String>),
+    /// Parts shown only when the path has a value (`{?path}...{/}`).
+    Section(FieldPath, Vec<Part>),
 }
 
 impl Template {
     pub fn parse(s: &str) -> Result<Template, String> {
         let mut parts = Vec::new();
+        // An open `{?path}` section: its path and the parts before it.
+        let mut section: Option<(FieldPath, Vec<Part>)> = None;
         let mut text = String::new();
         let mut chars = s.chars().peekable();
         while let Some(c) = chars.next() {
@@ -115,6 +121,29 @@ impl Template {
                     if !text.is_empty() {
                         parts.push(Part::Text(std::mem::take(&mut text)));
                     }
+                    if let Some(cond) = name.strip_prefix('?') {
+                        if section.is_some() {
+                            return Err(format!("sections do not nest in {s:?}"));
+                        }
+                        if !text.is_empty() {
+                            parts.push(Part::Text(std::mem::take(&mut text)));
+                        }
+                        let path = FieldPath::parse(cond.trim())?;
+                        check_fact_path(&path, false)?;
+                        section = Some((path, std::mem::take(&mut parts)));
+                        continue;
+                    }
+                    if name == "/" {
+                        let Some((path, outer)) = section.take() else {
+                            return Err(format!("a `{{/}}` without its `{{?...}}` in {s:?}"));
+                        };
+                        if !text.is_empty() {
+                            parts.push(Part::Text(std::mem::take(&mut text)));
+                        }
+                        let inner = std::mem::replace(&mut parts, outer);
+                        parts.push(Part::Section(path, inner));
+                        continue;
+                    }
                     let (name, default) = match name.split_once('|') {
                         Some((n, d)) => (n.trim().to_string(), Some(d.to_string())),
                         None => (name.trim().to_string(), None),
@@ -134,6 +163,9 @@ impl Template {
                 c => text.push(c),
             }
         }
+        if section.is_some() {
+            return Err(format!("a `{{?...}}` section without its `{{/}}` in {s:?}"));
+        }
         if !text.is_empty() {
             parts.push(Part::Text(text));
         }
@@ -142,38 +174,61 @@ impl Template {
 
     /// The field paths and facts the template reads.
     fn paths(&self) -> Vec<&FieldPath> {
-        self.parts
-            .iter()
-            .filter_map(|p| match p {
-                Part::Field(path, _) => Some(path),
-                _ => None,
-            })
-            .collect()
+        let mut out = Vec::new();
+        for p in &self.parts {
+            match p {
+                Part::Field(path, _) => out.push(path),
+                Part::Section(path, inner) => {
+                    out.push(path);
+                    out.extend(inner.iter().filter_map(|p| match p {
+                        Part::Field(path, _) => Some(path),
+                        _ => None,
+                    }));
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     fn render(&self, env: &RuleEnv<'_>) -> String {
         let mut out = String::new();
-        for p in &self.parts {
-            match p {
-                Part::Text(t) => out.push_str(t),
-                Part::Kind => out.push_str(&env.facts.kind.title),
-                Part::Value => out.push_str(&env.display_node(env.subject.value_node())),
-                Part::Key => out.push_str(
-                    env.subject
-                        .segments
-                        .as_ref()
-                        .and_then(|s| s.last())
-                        .map_or("?", String::as_str),
-                ),
-                Part::Field(path, default) => match env.resolve(path, None) {
-                    Resolved::Values(vs) if !vs.is_empty() => {
-                        out.push_str(&vs.iter().map(Val::display).collect::<Vec<_>>().join(", "));
+        render_parts(&self.parts, env, &mut out, None);
+        out
+    }
+}
+
+/// Renders `parts`; `known` is the section's path and values, when inside one (a field of
+/// the section's own path is not resolved a second time).
+fn render_parts(parts: &[Part], env: &RuleEnv<'_>, out: &mut String, known: Option<(&FieldPath, &[Val])>) {
+    let show = |vs: &[Val]| vs.iter().map(Val::display).collect::<Vec<_>>().join(", ");
+    for p in parts {
+        match p {
+            Part::Text(t) => out.push_str(t),
+            Part::Kind => out.push_str(&env.facts.kind.title),
+            Part::Value => out.push_str(&env.display_node(env.subject.value_node())),
+            Part::Key => out.push_str(
+                env.subject
+                    .segments
+                    .as_ref()
+                    .and_then(|s| s.last())
+                    .map_or("?", String::as_str),
+            ),
+            Part::Field(path, _) if known.is_some_and(|(k, _)| k == path) => {
+                out.push_str(&show(known.map_or(&[][..], |(_, vs)| vs)));
+            }
+            Part::Field(path, default) => match env.resolve(path, None) {
+                Resolved::Values(vs) if !vs.is_empty() => out.push_str(&show(&vs)),
+                _ => out.push_str(default.as_deref().unwrap_or("?")),
+            },
+            Part::Section(path, inner) => {
+                if let Resolved::Values(vs) = env.resolve(path, None) {
+                    if !vs.is_empty() {
+                        render_parts(inner, env, out, Some((path, &vs)));
                     }
-                    _ => out.push_str(default.as_deref().unwrap_or("?")),
-                },
+                }
             }
         }
-        out
     }
 }
 
@@ -665,7 +720,7 @@ pub const VM_FIELDS: &[&str] = &[
 fn fact_fields(name: &str) -> Option<&'static [&'static str]> {
     match name {
         "vm" => Some(VM_FIELDS),
-        "target" => Some(&["type", "name", "resolved", "vm"]),
+        "target" => Some(&["type", "name", "resolved", "similar", "vm"]),
         "model" => Some(&["size_bytes", "size", "name", "version"]),
         "gpu" => Some(&["requested"]),
         "memory" => Some(&["size", "model_ratio"]),
@@ -845,5 +900,10 @@ mod tests {
         assert!(Template::parse("lone }").is_err());
         assert!(Template::parse("{a..b}").is_err());
         assert!(Template::parse("{$vm.closest|no close match}").is_ok());
+        assert!(Template::parse("a{?$target.similar}; did you mean `{$target.similar}`?{/}.").is_ok());
+        assert!(Template::parse("{?$target.similar}open").is_err());
+        assert!(Template::parse("close{/}").is_err());
+        assert!(Template::parse("{?a}{?b}{/}{/}").is_err());
+        assert!(Template::parse("{?$target.nosuch}x{/}").is_err());
     }
 }

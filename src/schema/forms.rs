@@ -1,8 +1,10 @@
 //! What a document's schema annotations say about its fields: walks the document's JSON
 //! view together with its kind's (preprocessed) schema and collects every string whose
 //! schema carries `x-amlint-forms` — the forms the SDK tries for it, in order — and every
-//! key the SDK drops (`x-amlint-read-only`) or does not read (`x-amlint-ignored`)
-//! (docs/schemas.md). Unions are followed like the validator follows them: the
+//! key the SDK drops (`x-amlint-read-only`), does not read (`x-amlint-ignored`), or takes
+//! without knowing it (a mapping with `x-amlint-unknown-keys`: every unknown key where
+//! SDK v1 reads known keys by name, `ignore`; an unknown key that resembles a known one
+//! where the v2 SDK includes or excludes unknown keys unchecked) (docs/schemas.md). Unions are followed like the validator follows them: the
 //! discriminated branch, else every branch that admits the value's type.
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
@@ -124,6 +126,16 @@ pub enum Unused {
     ReadOnly { note: Option<String> },
     /// Read only in other configurations (`x-amlint-ignored: "<why>"`).
     Ignored(String),
+    /// Not a key of the mapping, which the SDK nevertheless accepts without a word
+    /// (`x-amlint-unknown-keys`: `policy` is `ignore`, `include` or `exclude`);
+    /// `suggestion` is the known key it resembles; `belongs_under`, a mapping of this one
+    /// whose schema has this very key (`memoryInGB` written beside
+    /// `containerResourceRequirements` instead of under it).
+    Unknown {
+        policy: String,
+        suggestion: Option<String>,
+        belongs_under: Option<String>,
+    },
 }
 
 /// A key of the document that the consuming SDK silently drops or does not read.
@@ -162,9 +174,9 @@ pub fn annotate(store: &Store, kind: &str, instance: &Value) -> Annotations {
         w.walk(instance, doc, base, &Pointer::root(), 0);
     }
     let Walker { mut out, used, .. } = w;
-    // An output-only key in one union branch that another branch reads is not unused.
-    // `x-amlint-ignored` always stands: it sits in conditional schemas (`then`, the
-    // discriminated branch) that apply on top of the plain property schema.
+    // An output-only or unknown key in one union branch that another branch reads is not
+    // unused. `x-amlint-ignored` always stands: it sits in conditional schemas (`then`,
+    // the discriminated branch) that apply on top of the plain property schema.
     if !out.unused.is_empty() && !used.is_empty() {
         let used: HashSet<&Pointer> = used.iter().collect();
         out.unused
@@ -214,7 +226,7 @@ impl Walker<'_> {
 
     /// Records the key at `pointer` if it is unused (annotated) under `sub`; `false` when
     /// `sub` reads it.
-    fn note_unused(&mut self, pointer: &Pointer, sub: &Value) -> bool {
+    fn note_unused(&mut self, pointer: &Pointer, sub: &Value, value: &Value) -> bool {
         let why = if sub.get("x-amlint-read-only") == Some(&Value::Bool(true)) {
             Some(Unused::ReadOnly {
                 note: sub.get("description").and_then(Value::as_str).map(str::to_string),
@@ -227,13 +239,94 @@ impl Walker<'_> {
         let Some(why) = why else {
             return false;
         };
+        // SDK v1 reads `null` as "not set": an ignored setting that is not set loses
+        // nothing.
+        if value.is_null() && matches!(why, Unused::Ignored(_)) {
+            return true;
+        }
+        self.push_unused(pointer, why);
+        true
+    }
+
+    fn push_unused(&mut self, pointer: &Pointer, why: Unused) {
         if self.unused_at.insert(pointer.clone()) {
             self.out.unused.push(UnusedKey {
                 pointer: pointer.clone(),
                 why,
             });
         }
-        true
+    }
+
+    /// The keys of `obj` that a mapping schema with `x-amlint-unknown-keys` does not
+    /// know: all of them where SDK v1 ignores unknown keys (`null`, "not set" to SDK v1,
+    /// loses nothing and is left alone), only look-alikes of a known key (at most two
+    /// edits) where the v2 SDK takes them unchecked: a different key there may be read by
+    /// the service, a near miss of a known key is a typo.
+    fn note_unknown(
+        &mut self,
+        obj: &serde_json::Map<String, Value>,
+        props: &serde_json::Map<String, Value>,
+        policy: &str,
+        at: &Pointer,
+        base: &str,
+    ) {
+        for (key, value) in obj {
+            if props.contains_key(key) || key == "$schema" {
+                continue;
+            }
+            // Only real (unannotated, readable) keys are suggested.
+            let known = props.iter().filter(|(_, v)| readable(v)).map(|(k, _)| k);
+            // A key the mapping already has is no rename target (it would make a duplicate).
+            // Where the v2 SDK takes unknown keys, only a typo (two edits at most) counts.
+            let suggestion = if policy == "ignore" {
+                crate::suggest::closest(key, known)
+            } else {
+                crate::suggest::closest_within(key, known, 2)
+            }
+            .filter(|s| !obj.contains_key(*s))
+            .map(str::to_string);
+            let belongs_under = if suggestion.is_none() && policy == "ignore" {
+                props
+                    .iter()
+                    .filter(|(_, v)| readable(v))
+                    .find(|(_, v)| self.has_property(v, base, key, 0))
+                    .map(|(k, _)| k.clone())
+            } else {
+                None
+            };
+            let report = if policy == "ignore" {
+                !value.is_null()
+            } else {
+                suggestion.is_some()
+            };
+            if !report {
+                continue;
+            }
+            self.push_unused(
+                &at.child(key.as_str()),
+                Unused::Unknown {
+                    policy: policy.to_string(),
+                    suggestion,
+                    belongs_under,
+                },
+            );
+        }
+    }
+
+    /// Whether an object schema has `key` among its readable `properties`, through the
+    /// references (lazy or `$ref`) the preprocessing leaves in its place.
+    fn has_property(&self, schema: &Value, base: &str, key: &str, depth: usize) -> bool {
+        let Some(m) = schema.as_object() else {
+            return false;
+        };
+        if let Some(p) = m.get("properties").and_then(Value::as_object) {
+            return p.get(key).is_some_and(readable);
+        }
+        depth < 8
+            && self
+                .store
+                .follow(m, base)
+                .is_some_and(|(target, uri)| self.has_property(target, &uri, key, depth + 1))
     }
 
     fn walk(&mut self, x: &Value, schema: &Value, base: &str, at: &Pointer, depth: usize) {
@@ -263,11 +356,14 @@ impl Walker<'_> {
             Value::Object(obj) => {
                 let props = k.properties.and_then(Value::as_object);
                 let extra = k.additional.filter(|a| a.is_object());
+                if let (Some(props), Some(policy)) = (props, k.unknown_keys.and_then(Value::as_str)) {
+                    self.note_unknown(obj, props, policy, at, base);
+                }
                 for (key, v) in obj {
                     let sub = props.and_then(|p| p.get(key)).or(extra);
                     if let Some(sub) = sub {
                         let child = at.child(key.as_str());
-                        let unused = self.note_unused(&child, sub);
+                        let unused = self.note_unused(&child, sub, v);
                         self.walk(v, sub, base, &child, depth + 1);
                         if !unused {
                             self.used.push(child);
@@ -323,6 +419,11 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// A property schema that the SDK reads (not output-only, not ignored here).
+fn readable(v: &Value) -> bool {
+    v.get("x-amlint-read-only") != Some(&Value::Bool(true)) && v.get("x-amlint-ignored").is_none()
 }
 
 /// Evaluates the simple `if` conditions the schemas use (`required`, `type`); `None`
@@ -427,6 +528,12 @@ mod tests {
         assert_eq!(
             unused("v1.deploymentConfig", aks),
             [("/dnsNameLabel".into(), false)]
+        );
+        // `null` is "not set" to SDK v1: an ignored key that is not set loses nothing.
+        let aks = json!({"computeType": "AKS", "dnsNameLabel": null, "autoScalar": {}, "x": null});
+        assert_eq!(
+            unused("v1.deploymentConfig", aks),
+            [("/autoScalar".into(), false)]
         );
         // ... and a conditional schema applies on top of the plain property.
         let ic = json!({"entryScript": "s.py", "condaFile": "c.yml"});

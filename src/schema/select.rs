@@ -1,7 +1,9 @@
 //! From the `jsonschema` crate's errors to amlint's [`Issue`]s: one issue per problem,
 //! and for a failed union only the errors of the branch the user meant
-//! (`x-amlint-discriminator`, else the first branch whose JSON type admits the value),
-//! exactly as docs/schemas.md specifies.
+//! (`x-amlint-discriminator`, else the first branch whose JSON type admits the value; a
+//! branch that fails only on misspelt keys over one that misses a required key), exactly
+//! as docs/schemas.md specifies. A required key missing because a key of the mapping
+//! misspells it is that key's issue, not a second one.
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::paths::LocationSegment;
@@ -22,11 +24,15 @@ pub struct Issue {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum IssueKind {
-    /// A key the schema does not allow; `allowed` are the keys it does allow.
+    /// A key the schema does not allow (or a mapping that includes unknown keys takes
+    /// unchecked); `allowed` are the keys it does allow. `missing`: the required key this
+    /// one is a misspelling of, which is therefore missing (reported here instead of a
+    /// [`IssueKind::MissingKey`]: the typo is the cause, the missing key its consequence).
     UnknownKey {
         key: String,
         /// Shared by every unknown key of the mapping.
         allowed: std::sync::Arc<[String]>,
+        missing: Option<String>,
     },
     MissingKey {
         key: String,
@@ -194,18 +200,25 @@ fn collect(
                     IssueKind::UnknownKey {
                         key: key.clone(),
                         allowed: allowed.clone(),
+                        missing: None,
                     },
                 );
             }
         }
-        ValidationErrorKind::Required { property } => push(
-            out,
-            IssueKind::MissingKey {
-                key: property
-                    .as_str()
-                    .map_or_else(|| property.to_string(), str::to_string),
-            },
-        ),
+        ValidationErrorKind::Required { property } => {
+            let key = property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_string);
+            let kind = match misspelt_as(store, doc, error, &key) {
+                Some((typo, allowed)) => IssueKind::UnknownKey {
+                    key: typo,
+                    allowed: allowed.into(),
+                    missing: Some(key),
+                },
+                None => IssueKind::MissingKey { key },
+            };
+            push(out, kind);
+        }
         ValidationErrorKind::Type { kind } => {
             let expected = match kind {
                 TypeKind::Single(t) => vec![t.to_string()],
@@ -372,6 +385,51 @@ fn collect(
     }
 }
 
+/// A required key that is missing because it is misspelt: the key of the instance (a
+/// mapping) that the schema does not know and whose closest known key is the missing one,
+/// with the keys the schema knows. `comand:` in a command job is the typo to report, not
+/// "missing `command`" beside it. Also where the mapping takes unknown keys unchecked (a
+/// component's top level, a pipeline step), since the missing key is why the CLI rejects
+/// the file.
+fn misspelt_as(
+    store: &Store,
+    doc: &str,
+    error: &ValidationError<'_>,
+    missing: &str,
+) -> Option<(String, Vec<String>)> {
+    let obj = error.instance().as_object()?;
+    let (schema, _) = keyword_parent(store, doc, error)?;
+    let mut known: Vec<String> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| {
+            p.iter()
+                .filter(|(_, v)| v.get("x-amlint-read-only") != Some(&Value::Bool(true)))
+                .map(|(k, _)| k.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    if !known.iter().any(|k| k == missing) {
+        known.push(missing.to_string());
+    }
+    let typo = obj.keys().find(|k| {
+        !known.contains(*k) && crate::suggest::closest(k, known.iter()).is_some_and(|c| c == missing)
+    })?;
+    Some((typo.clone(), known))
+}
+
+/// Whether every issue is a misspelt key with a suggestion: a branch whose only problems are
+/// typos is the one the user meant.
+fn only_typos(issues: &[Issue]) -> bool {
+    !issues.is_empty()
+        && issues.iter().all(|i| match &i.kind {
+            IssueKind::UnknownKey { key, allowed, .. } => {
+                crate::suggest::closest(key, allowed.iter()).is_some()
+            }
+            _ => false,
+        })
+}
+
 fn num(v: &Value) -> f64 {
     v.as_f64().unwrap_or(f64::NAN)
 }
@@ -440,7 +498,8 @@ fn union(
                 let kind = match typo {
                     Some(typo) => IssueKind::UnknownKey {
                         key: typo,
-                        allowed: vec![missing].into(),
+                        allowed: vec![missing.clone()].into(),
+                        missing: Some(missing),
                     },
                     None => IssueKind::MissingKey { key: missing },
                 };
@@ -485,10 +544,61 @@ fn union(
             }
         }
     };
-    if let Some(errors) = context.get(chosen) {
-        for e in errors {
-            collect(store, doc, e, prefix, out, depth + 1);
+    let branch_issues = |i: usize| {
+        let mut issues = Vec::new();
+        for e in context.get(i).map_or(&[][..], Vec::as_slice) {
+            collect(store, doc, e, prefix, &mut issues, depth + 1);
         }
+        issues
+    };
+    let issues = branch_issues(chosen);
+    // The meant branch misses a required key, and another candidate fails only on
+    // misspelt keys (`comand:` in a pipeline step: the component-reference branch misses
+    // `component`, the inline-command branch only has the typo): the typo is what to fix.
+    if issues
+        .iter()
+        .any(|i| matches!(i.kind, IssueKind::MissingKey { .. }))
+    {
+        let others = candidates(store, schema, branches, base, instance);
+        for i in others.into_iter().filter(|&i| i != chosen) {
+            let alternative = branch_issues(i);
+            if only_typos(&alternative) {
+                out.extend(alternative);
+                return;
+            }
+        }
+    }
+    out.extend(issues);
+}
+
+/// The branches of a union that could be meant for `instance`: those its discriminator
+/// value selects (or that do not require the discriminator it lacks), else those whose
+/// JSON type admits it.
+fn candidates(store: &Store, schema: &Value, branches: &[Value], base: &str, instance: &Value) -> Vec<usize> {
+    match (
+        schema.get("x-amlint-discriminator").and_then(Value::as_str),
+        instance,
+    ) {
+        (Some(key), Value::Object(obj)) => (0..branches.len())
+            .filter(|&i| {
+                let b = &branches[i];
+                let inline = b.get("properties").and_then(|p| p.get(key));
+                match obj.get(key) {
+                    Some(value) => match inline {
+                        Some(Value::Bool(false)) => false,
+                        None => true,
+                        Some(c) => accepts_simple(c, value),
+                    },
+                    None => !b
+                        .get("required")
+                        .and_then(Value::as_array)
+                        .is_some_and(|r| r.iter().any(|k| k == key)),
+                }
+            })
+            .collect(),
+        _ => (0..branches.len())
+            .filter(|&i| admits(store, &branches[i], base, instance, 0))
+            .collect(),
     }
 }
 
@@ -665,6 +775,7 @@ pub(super) struct Keywords<'s> {
     pub any_of: Option<&'s Value>,
     pub one_of: Option<&'s Value>,
     pub discriminator: Option<&'s Value>,
+    pub unknown_keys: Option<&'s Value>,
 }
 
 impl<'s> Keywords<'s> {
@@ -696,6 +807,7 @@ impl<'s> Keywords<'s> {
                 "anyOf" => &mut k.any_of,
                 "oneOf" => &mut k.one_of,
                 "x-amlint-discriminator" => &mut k.discriminator,
+                "x-amlint-unknown-keys" => &mut k.unknown_keys,
                 _ => continue,
             };
             *slot = Some(v);
@@ -811,6 +923,26 @@ fn dedupe(issues: Vec<Issue>) -> Vec<Issue> {
             _ => None,
         };
         let same_place = at.entry((issue.pointer.clone(), key)).or_default();
+        // The same unknown key twice (as an unknown key, and as the misspelling of a
+        // missing one): one issue, which says what it leaves missing.
+        if let IssueKind::UnknownKey { missing: Some(m), .. } = &issue.kind {
+            if let Some(&i) = same_place
+                .iter()
+                .find(|&&i| matches!(out[i].kind, IssueKind::UnknownKey { .. }))
+            {
+                if let IssueKind::UnknownKey { missing, .. } = &mut out[i].kind {
+                    missing.get_or_insert_with(|| m.clone());
+                }
+                continue;
+            }
+        }
+        if matches!(issue.kind, IssueKind::UnknownKey { .. })
+            && same_place
+                .iter()
+                .any(|&i| matches!(out[i].kind, IssueKind::UnknownKey { .. }))
+        {
+            continue;
+        }
         if !same_place.iter().any(|&i| out[i] == issue) {
             same_place.push(out.len());
             out.push(issue);

@@ -652,7 +652,7 @@ fn user_rule_fact_typos_are_errors_at_their_span() {
             "$target.typo",
             "ok",
             "policies/rule.yaml:10:10]",
-            "fields: type, name, resolved, vm",
+            "fields: type, name, resolved, similar, vm",
         ),
         (
             "$target.vm.gpuz",

@@ -25,5 +25,7 @@ mod rule_examples;
 mod rule_schema;
 mod schema_robustness;
 mod schema_spans;
+mod show_files;
 mod suppressions;
+mod typos;
 mod yaml11_pyyaml;

@@ -165,9 +165,95 @@ fn no_rename_into_a_key_that_is_already_set() {
     // Without `instance_type`, the rename is offered.
     let d = aml101("name: b\ninstance_typ: y\n");
     assert!(
-        d.message.contains("did you mean `instance_type`?"),
+        d.message
+            .contains("did you mean `instance_type`, which is required?"),
         "{}",
         d.message
     );
     assert!(d.fix.is_some());
+}
+
+/// (text under the span, pointer, message, the fix's replacement) of each AML107 finding.
+fn ignored(path: &str, text: &str) -> Vec<(String, String, String, Option<String>)> {
+    let report = check_text(path, text.to_string(), &Options::default());
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "AML107")
+        .map(|d| {
+            (
+                report.source.slice(d.span).to_string(),
+                d.pointer.as_ref().map(ToString::to_string).unwrap_or_default(),
+                d.message.clone(),
+                d.fix.as_ref().map(|f| f.edits[0].replacement.clone()),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn keys_sdk_v1_does_not_know_underline_the_key() {
+    // SDK v1 reads known keys by name: a misspelt key is silently lost. The finding sits
+    // on the key (quotes included in JSON), suggests the key, and renames it in kind.
+    let json = "{\"computeType\": \"AKS\",\n \"autoScalar\": {\"minReplicas\": 1},\n \"containerResourceRequirments\": {\"cpu\": 1},\n \"memoryInGB\": 2,\n \"frobnicate\": 1,\n \"numReplicaz\": null}\n";
+    let found = ignored("deploymentconfig.json", json);
+    let spans: Vec<(&str, &str)> = found.iter().map(|f| (f.0.as_str(), f.1.as_str())).collect();
+    assert_eq!(
+        spans,
+        [
+            ("\"autoScalar\"", "/autoScalar"),
+            (
+                "\"containerResourceRequirments\"",
+                "/containerResourceRequirments"
+            ),
+            ("\"memoryInGB\"", "/memoryInGB"),
+            ("\"frobnicate\"", "/frobnicate"),
+        ],
+        "{found:?}"
+    );
+    assert!(
+        found[0].2.contains("did you mean `autoScaler`?"),
+        "{}",
+        found[0].2
+    );
+    assert_eq!(found[0].3.as_deref(), Some("\"autoScaler\""));
+    assert!(
+        found[2]
+            .2
+            .contains("it is a key of `containerResourceRequirements`"),
+        "{}",
+        found[2].2
+    );
+    assert_eq!(found[2].3, None);
+    assert!(!found[3].2.contains("did you mean"), "{}", found[3].2);
+    // YAML: the plain key is renamed as written.
+    let yaml = "entryScript: score.py\ncondaFlie: env.yml\nschemaFile:\n";
+    let found = ignored("inferenceconfig.yml", yaml);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str()),
+        ("condaFlie", "/condaFlie")
+    );
+    assert_eq!(found[0].3.as_deref(), Some("condaFile"));
+    // The key it resembles is already set: no rename into a duplicate.
+    let json = "{\"computeType\": \"AKS\", \"autoScaler\": {}, \"autoScalar\": {}}";
+    let found = ignored("deploymentconfig.json", json);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(!found[0].2.contains("did you mean"), "{}", found[0].2);
+    assert_eq!(found[0].3, None);
+}
+
+#[test]
+fn lookalikes_of_keys_the_v2_sdk_takes_unchecked() {
+    // A pipeline step includes unknown keys without a check: `comptue` is a typo whose
+    // compute is silently dropped; a key resembling nothing is left alone.
+    let doc = "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\njobs:\n  train:\n    type: command\n    component: azureml:c:1\n    comptue: azureml:gpu\n    my_note: x\n";
+    let found = ignored("p.yml", doc);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str()),
+        ("comptue", "/jobs/train/comptue")
+    );
+    assert!(found[0].2.contains("did you mean `compute`?"), "{}", found[0].2);
+    assert_eq!(found[0].3.as_deref(), Some("compute"));
 }

@@ -1,0 +1,102 @@
+//! `amlint check --show-files` and `--verbose`: each file with the kind it is checked as,
+//! or why it is skipped, and (verbose) how its kind was decided and whether that was
+//! uncertain ([`crate::kinds::Classification::explain`]). A view of the report, like the
+//! output formats of `crate::report`.
+
+use crate::kinds::Classification;
+use crate::pipeline::{FileReport, Report};
+
+/// The list, one line per file (and, when `verbose`, one indented line per step of each
+/// document's classification), then a count.
+pub fn render(report: &Report, verbose: bool) -> String {
+    let mut out = String::new();
+    let (mut checked, mut skipped) = (0, 0);
+    for file in &report.files {
+        let line = file_line(file);
+        if line.checked {
+            checked += 1;
+        } else {
+            skipped += 1;
+        }
+        out.push_str(&format!("{}: {}\n", file.source.path, line.text));
+        if verbose {
+            let many = file.classes.len() > 1;
+            for (i, class) in file.classes.iter().enumerate() {
+                if many {
+                    out.push_str(&format!("  document {}:\n", i + 1));
+                }
+                let indent = if many { "    " } else { "  " };
+                for step in class.explain() {
+                    out.push_str(&format!("{indent}- {step}\n"));
+                }
+            }
+        }
+    }
+    out.push_str(&format!(
+        "{} file{}: {checked} checked, {skipped} skipped\n",
+        report.files.len(),
+        if report.files.len() == 1 { "" } else { "s" }
+    ));
+    out
+}
+
+struct Line {
+    checked: bool,
+    text: String,
+}
+
+fn file_line(file: &FileReport) -> Line {
+    let load_error = file
+        .diagnostics
+        .iter()
+        .find(|d| matches!(d.code, "AML001" | "AML004" | "AML005"));
+    let kinds: Vec<String> = file
+        .classes
+        .iter()
+        .filter(|c| c.is_checked())
+        .map(|c| match c.kind {
+            Some(k) => {
+                let mut s = k.id.clone();
+                if c.uncertain.is_some() {
+                    s.push_str(" (uncertain)");
+                }
+                s
+            }
+            None => "an unknown kind (syntax only)".to_string(),
+        })
+        .collect();
+    if kinds.is_empty() {
+        let text = match (load_error, file.classes.first()) {
+            (Some(d), _) if file.classes.iter().all(|c| c.kind.is_none()) => {
+                format!("skipped: could not be read ({}: {})", d.code, d.message)
+            }
+            (_, Some(class)) => format!(
+                "skipped: {}",
+                reasons(&file.classes).unwrap_or_else(|| why(class))
+            ),
+            (_, None) => "skipped: not an Azure ML configuration".to_string(),
+        };
+        return Line { checked: false, text };
+    }
+    let mut text = format!("checked as {}", kinds.join(", "));
+    if let Some(d) = load_error {
+        text.push_str(&format!(" (with a load error, {})", d.code));
+    }
+    Line { checked: true, text }
+}
+
+fn why(class: &Classification) -> String {
+    class
+        .why_not_checked()
+        .unwrap_or_else(|| "not an Azure ML configuration".to_string())
+}
+
+/// The distinct reasons of several documents, when there are several.
+fn reasons(classes: &[Classification]) -> Option<String> {
+    if classes.len() < 2 {
+        return None;
+    }
+    let mut all: Vec<String> = classes.iter().map(why).collect();
+    all.dedup();
+    Some(all.join("; "))
+}

@@ -1,0 +1,131 @@
+//! `amlint check --show-files` (each file: the kind it is checked as, or why it is
+//! skipped; exit 0) and `--verbose` (how each kind was decided, and when it was
+//! uncertain).
+
+use std::path::Path;
+use std::time::Duration;
+
+use assert_cmd::Command;
+
+fn amlint() -> Command {
+    let mut cmd = Command::cargo_bin("amlint").unwrap();
+    cmd.timeout(Duration::from_secs(60)).env("NO_COLOR", "1");
+    cmd
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // An invalid job: --show-files still exits 0.
+    write(
+        d,
+        "job.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python x.py\nenvironment: azureml:e:1\ncompute: local\ninstance_count: 2\n",
+    );
+    write(
+        d,
+        "endpoint.yml",
+        "$schema: https://azuremlsdk2.blob.core.windows.net/latest/onlineEndpoint.schema.json\nname: e\nauth_mode: key\n",
+    );
+    write(d, "conda.yml", "name: env\ndependencies: [python=3.10]\n");
+    write(d, "flow.dag.yaml", "inputs: {}\nnodes: []\n");
+    write(
+        d,
+        "either.yml",
+        "type: command\ncommand: python x.py\nenvironment: azureml:e:1\n",
+    );
+    write(d, "notes.yml", "title: hello\n");
+    dir
+}
+
+#[test]
+fn show_files_lists_each_file_and_exits_0() {
+    let dir = project();
+    let out = amlint()
+        .current_dir(dir.path())
+        .args(["check", "--no-config", "--show-files", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "conda.yml: skipped: a conda environment specification (an Azure ML environment's `conda_file`), not an Azure ML configuration",
+            "either.yml: checked as commandJob (uncertain)",
+            "endpoint.yml: checked as managedOnlineEndpoint",
+            "flow.dag.yaml: skipped: a prompt flow file (flow, run or connection definition, read by the `pf` CLI and prompt flow in Azure AI); amlint does not check prompt flow files",
+            "job.yml: checked as commandJob",
+            "notes.yml: skipped: not an Azure ML configuration: no `$schema` names a kind, and neither its keys nor its file name match one",
+            "6 files: 3 checked, 3 skipped",
+        ],
+        "{text}"
+    );
+}
+
+#[test]
+fn verbose_says_how_each_kind_was_decided() {
+    let dir = project();
+    let out = amlint()
+        .current_dir(dir.path())
+        .args(["check", "--no-config", "--show-files", "--verbose", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let block = |file: &str| -> Vec<String> {
+        let mut lines = text.lines().skip_while(|l| !l.starts_with(&format!("{file}:")));
+        let mut out = vec![lines.next().unwrap_or_default().to_string()];
+        out.extend(lines.take_while(|l| l.starts_with("  ")).map(str::to_string));
+        out
+    };
+    assert_eq!(
+        block("endpoint.yml"),
+        [
+            "endpoint.yml: checked as managedOnlineEndpoint",
+            "  - its `$schema` names `onlineEndpoint`, the 2021 preview name of a managed online endpoint (az ml online-endpoint create)",
+            "  - `az ml online-endpoint create` takes it as a managed online endpoint (has none of `compute`)",
+        ],
+        "{text}"
+    );
+    let either = block("either.yml").join("\n");
+    assert!(either.contains("its keys match the `job` files"), "{either}");
+    assert!(
+        either.contains("  - uncertain: a `type: command|pipeline|spark` file without `version`"),
+        "{either}"
+    );
+    assert!(
+        either
+            .contains("checked as a command job, with no schema finding if it is a valid command component"),
+        "{either}"
+    );
+    assert!(
+        block("job.yml")
+            .join("\n")
+            .contains("its `$schema` names `commandJob` (az ml job create)")
+    );
+}
+
+#[test]
+fn verbose_alone_keeps_the_findings_on_stdout() {
+    let dir = project();
+    let out = amlint()
+        .current_dir(dir.path())
+        .args(["check", "--no-config", "--format", "json", "-v", "job.yml"])
+        .output()
+        .unwrap();
+    // The findings as without --verbose (an unknown key: exit 1), the explanation on stderr.
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["diagnostics"][0]["code"], "AML101");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("job.yml: checked as commandJob\n  - its `$schema` names `commandJob`"),
+        "{err}"
+    );
+}
