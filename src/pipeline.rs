@@ -454,7 +454,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         let loaded = match l {
             Ok(loaded) => loaded,
             Err(report) => {
-                files.push(report);
+                files.push(*report);
                 continue;
             }
         };
@@ -486,7 +486,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     configs.push(config.clone());
                     waiting.push((Waiting::Parsed(prepared), config));
                 }
-                Err(report) => files.push(report),
+                Err(report) => files.push(*report),
             },
             Err(refused) => {
                 let load::Refused { diagnostic, text } = *refused;
@@ -550,7 +550,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     report
                 }
             })
-            .unwrap_or_else(|r| r)
+            .unwrap_or_else(|r| *r)
         })
         .collect();
     files.extend(checked);
@@ -824,7 +824,7 @@ fn filter_file(
 }
 
 /// Runs `work`; a panic becomes an AML000 finding for this file alone.
-pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, FileReport> {
+pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, Box<FileReport>> {
     match catch_unwind(AssertUnwindSafe(work)) {
         Ok(value) => Ok(value),
         Err(payload) => {
@@ -833,7 +833,7 @@ pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, FileRepo
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
-            Err(FileReport {
+            Err(Box::new(FileReport {
                 source: SourceFile::new(display, String::new()),
                 checked: true,
                 kinds: Vec::new(),
@@ -850,7 +850,7 @@ pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, FileRepo
                         "This is a bug in amlint. Please report it with the file, or a reduced copy of it.",
                     ),
                 ],
-            })
+            }))
         }
     }
 }

@@ -207,7 +207,7 @@ fn check_with(
     let report = pipeline::guarded(&display, || {
         pipeline::check_and_filter(prepared, &base, &project, options)
     })
-    .unwrap_or_else(|r| r);
+    .unwrap_or_else(|r| *r);
     (report, registry)
 }
 
@@ -724,7 +724,7 @@ impl Workspace {
                     });
                     let report = match prepared {
                         Ok(prepared) => check_with(&bases, resolver, options, prepared).0,
-                        Err(report) => report,
+                        Err(report) => *report,
                     };
                     (path, report)
                 })
