@@ -242,10 +242,20 @@ pub fn parse_text(display: &str, text: String, format: Format, limits: &Limits) 
 pub fn parse_source(source: Arc<SourceFile>, format: Format, limits: &Limits) -> LoadedFile {
     let base = if source.text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut findings = Findings::new(limits.findings_kept());
-    let documents = match format {
+    let mut documents = match format {
         Format::Yaml => yaml::parse(&source.text, base, limits, &mut findings),
         Format::Json => json::parse(&source.text, base, limits, &mut findings),
     };
+    if format == Format::Json && findings.iter().any(|d| d.code == "AML001") {
+        // The Azure ML CLI reads every configuration with PyYAML (SDK v1 tries YAML first,
+        // then JSON): JSON that only YAML accepts (a trailing comma, a comment) loads.
+        let mut as_yaml = Findings::new(limits.findings_kept());
+        let yaml_documents = yaml::parse(&source.text, base, limits, &mut as_yaml);
+        if !as_yaml.iter().any(|d| d.code == "AML001") && !yaml_documents.is_empty() {
+            documents = yaml_documents;
+            findings = as_yaml;
+        }
+    }
     let (diagnostics, omitted) = findings.into_parts();
     LoadedFile {
         source,

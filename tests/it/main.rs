@@ -20,6 +20,7 @@ mod lsp;
 mod nested_config;
 mod output_formats;
 mod precommit;
+mod realworld;
 mod render;
 mod rule_examples;
 mod rule_schema;

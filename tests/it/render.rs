@@ -45,10 +45,11 @@ fn syntax_error_after_non_ascii_text() {
 }
 
 #[test]
-fn json_trailing_comma() {
+fn json_missing_comma() {
+    // Neither JSON nor YAML (which the CLI also tries) reads it: the JSON error is shown.
     insta::assert_snapshot!(render(
         "deploymentconfig.json",
-        "{\n  \"computeType\": \"ACI\",\n  \"containerResourceRequirements\": {\"cpu\": 1, \"memoryInGB\": 2,},\n}\n"
+        "{\n  \"computeType\": \"ACI\",\n  \"containerResourceRequirements\": {\"cpu\": 1 \"memoryInGB\": 2}\n}\n"
     ));
 }
 
