@@ -83,6 +83,16 @@ pub struct Summary {
 }
 
 impl Report {
+    /// The report of a run whose configuration could not be used: nothing checked.
+    fn refused(project: Project, config_errors: Vec<ConfigError>) -> Self {
+        Report {
+            files: Vec::new(),
+            project: Some(project),
+            config_errors,
+            user_rules: Vec::new(),
+        }
+    }
+
     pub fn summary(&self) -> Summary {
         let mut s = Summary::default();
         for f in &self.files {
@@ -428,12 +438,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         }
     }
     if !config_errors.is_empty() {
-        return Report {
-            files: Vec::new(),
-            project: Some(project),
-            config_errors,
-            user_rules: Vec::new(),
-        };
+        return Report::refused(project, config_errors);
     }
 
     // The index: what the checked files define (in path order, the first definition of
@@ -528,12 +533,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     let bases = FactBases::with_parts(index, today, disk);
     let (user_rules, collisions) = user_rules(configs.iter());
     if !collisions.is_empty() {
-        return Report {
-            files: Vec::new(),
-            project: Some(project),
-            config_errors: collisions,
-            user_rules: Vec::new(),
-        };
+        return Report::refused(project, collisions);
     }
 
     // Phase 2: check and filter the files that waited for the index.
@@ -556,12 +556,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     files.extend(checked);
     let config_errors = std::mem::take(&mut *rest_refused.lock().unwrap_or_else(|e| e.into_inner()));
     if !config_errors.is_empty() {
-        return Report {
-            files: Vec::new(),
-            project: Some(project),
-            config_errors,
-            user_rules: Vec::new(),
-        };
+        return Report::refused(project, config_errors);
     }
     files.sort_by(|a, b| a.source.path.cmp(&b.source.path));
     Report {
@@ -607,26 +602,12 @@ fn user_rules<'a>(
     configs: impl Iterator<Item = &'a Arc<Config>>,
 ) -> (Vec<crate::registry::RuleMeta>, Vec<ConfigError>) {
     use crate::registry::RuleMeta;
-    let same = |a: &RuleMeta, b: &RuleMeta| {
-        a.source == b.source
-            || (
-                a.name,
-                a.severity,
-                a.summary.trim(),
-                a.what.trim(),
-                a.why.trim(),
-                &a.kinds,
-                &a.params,
-            ) == (
-                b.name,
-                b.severity,
-                b.summary.trim(),
-                b.what.trim(),
-                b.why.trim(),
-                &b.kinds,
-                &b.params,
-            )
-    };
+    // One definition: the same file, or the same metadata and condition parameters.
+    fn identity(r: &RuleMeta) -> impl PartialEq + '_ {
+        let text = (r.summary.trim(), r.what.trim(), r.why.trim());
+        (r.name, r.severity, text, &r.kinds, &r.params)
+    }
+    let same = |a: &RuleMeta, b: &RuleMeta| a.source == b.source || identity(a) == identity(b);
     let builtin = crate::registry::builtin();
     let mut seen: HashSet<usize> = HashSet::new();
     let mut out: Vec<RuleMeta> = Vec::new();

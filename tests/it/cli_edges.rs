@@ -2,29 +2,13 @@
 //! errors in every machine format, `AMLINT_TODAY`, `FORCE_COLOR`, user rules in
 //! `amlint rules` and `amlint rule`.
 
-use std::path::Path;
-
-use assert_cmd::Command;
 use serde_json::Value;
+
+use crate::common::{amlint, write};
 
 const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: local\ncompute: local\n";
 
 const RULE: &str = "code: ORG101\nname: org-no-local\nseverity: warning\nsummary: Jobs run on a named compute\nwhat: w\nwhy: y\nexample_note: n\nkinds: [commandJob]\nwhen:\n  field: compute\n  equals: local\nreport:\n  at: compute\n  message: \"local compute\"\n";
-
-fn amlint(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("amlint").unwrap();
-    cmd.current_dir(dir)
-        .env("AMLINT_TODAY", "2026-11-22")
-        .env_remove("NO_COLOR")
-        .env_remove("FORCE_COLOR");
-    cmd
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 #[test]
 fn a_path_that_does_not_exist_is_a_usage_error_whatever_fail_on_says() {

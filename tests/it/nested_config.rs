@@ -5,21 +5,13 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use crate::common::{amlint, write};
 
 /// (path relative to the project, code) of every finding of a run in `cwd`.
 fn findings(cwd: &Path, root: &Path, args: &[&str]) -> Vec<(String, String)> {
-    let out = Command::cargo_bin("amlint")
-        .unwrap()
-        .current_dir(cwd)
-        .env("AMLINT_TODAY", "2026-11-22")
+    let out = amlint(cwd)
         .args(["check", "--format", "json", "--fail-on", "never"])
         .args(args)
         .output()

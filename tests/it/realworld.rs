@@ -159,6 +159,27 @@ fn real_world_repositories_agree_with_the_sdk() {
 
     let explained = exceptions();
     let mut used: BTreeSet<(String, String)> = BTreeSet::new();
+    // Whether a disagreement of `kind` on `path` is explained (and the explanation used).
+    let explain = |used: &mut BTreeSet<(String, String)>, kind: &str, path: &str| {
+        let key = (kind.to_string(), path.to_string());
+        let known = explained.contains_key(&key);
+        if known {
+            used.insert(key);
+        }
+        known
+    };
+    let describe = |found: &[&Value]| -> String {
+        let each: Vec<String> = found
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} line {}: {}",
+                    d["code"], d["range"]["start"]["line"], d["message"]
+                )
+            })
+            .collect();
+        each.join("; ")
+    };
     let (mut false_errors, mut misses, mut templates, mut crashes) = (Vec::new(), Vec::new(), 0, Vec::new());
     let mut skips = Vec::new();
     let (mut accepted, mut rejected) = (0, 0);
@@ -179,52 +200,23 @@ fn real_world_repositories_agree_with_the_sdk() {
             "ok" => {
                 accepted += 1;
                 let what = status.get(&path).map(String::as_str).unwrap_or("not listed");
-                if !what.starts_with("checked as ") {
-                    let key = ("skipped".to_string(), path.clone());
-                    if explained.contains_key(&key) {
-                        used.insert(key);
-                    } else {
-                        skips.push(format!("{path} ({}): {what}", record["kind"]));
-                    }
+                if !what.starts_with("checked as ") && !explain(&mut used, "skipped", &path) {
+                    skips.push(format!("{path} ({}): {what}", record["kind"]));
                 }
-                if errors.is_empty() || adjudicated_as("false-error") {
-                    continue;
-                }
-                let key = ("false-error".to_string(), path.clone());
-                if explained.contains_key(&key) {
-                    used.insert(key);
-                } else {
-                    let codes: Vec<String> = errors
-                        .iter()
-                        .map(|d| {
-                            format!(
-                                "{} line {}: {}",
-                                d["code"], d["range"]["start"]["line"], d["message"]
-                            )
-                        })
-                        .collect();
-                    false_errors.push(format!("{path}: {}", codes.join("; ")));
+                if !errors.is_empty()
+                    && !adjudicated_as("false-error")
+                    && !explain(&mut used, "false-error", &path)
+                {
+                    false_errors.push(format!("{path}: {}", describe(&errors)));
                 }
             }
             "unknown-kind" => {
                 let any_error: Vec<&Value> = found.iter().filter(|d| d["severity"] == "error").collect();
-                if any_error.is_empty() {
-                    continue;
-                }
-                let key = ("unknown-kind".to_string(), path.clone());
-                if explained.contains_key(&key) {
-                    used.insert(key);
-                } else {
-                    let codes: Vec<String> = any_error
-                        .iter()
-                        .map(|d| {
-                            format!(
-                                "{} line {}: {}",
-                                d["code"], d["range"]["start"]["line"], d["message"]
-                            )
-                        })
-                        .collect();
-                    false_errors.push(format!("{path} (not an Azure ML entity): {}", codes.join("; ")));
+                if !any_error.is_empty() && !explain(&mut used, "unknown-kind", &path) {
+                    false_errors.push(format!(
+                        "{path} (not an Azure ML entity): {}",
+                        describe(&any_error)
+                    ));
                 }
             }
             "error" | "yaml-error" => {
@@ -241,13 +233,7 @@ fn real_world_repositories_agree_with_the_sdk() {
                     templates += 1;
                     continue;
                 }
-                let key = ("miss".to_string(), path.clone());
-                if adjudicated_as("miss") {
-                    continue;
-                }
-                if explained.contains_key(&key) {
-                    used.insert(key);
-                } else {
+                if !adjudicated_as("miss") && !explain(&mut used, "miss", &path) {
                     misses.push(format!(
                         "{path} ({}): the SDK says {}",
                         record["kind"],
