@@ -22,3 +22,5 @@ mod schema_robustness;
 mod schema_spans;
 mod suppressions;
 mod yaml11_pyyaml;
+mod yaml_canon;
+mod yaml_pyyaml_diff;

@@ -1,0 +1,40 @@
+//! amlint's reading of YAML files in the canonical form of `scripts/yaml_pyyaml_diff.py`,
+//! for its comparison with PyYAML on the real corpora: one path per line on standard
+//! input, one JSON object per file on standard output (`path`, `verdict` — `ok` or
+//! `error` —, `docs`, the first load `error`).
+//!
+//!     cargo build --release --example yaml_canon
+//!     python scripts/yaml_pyyaml_diff.py corpus target/release/examples/yaml_canon
+
+#[path = "../tests/it/yaml_canon.rs"]
+mod yaml_canon;
+
+use std::io::BufRead;
+
+fn main() {
+    let limits = amlint::load::Limits::default();
+    for line in std::io::stdin().lock().lines() {
+        let path = line.expect("a line of standard input");
+        let text = match std::fs::read(&path).map(amlint::load::decode) {
+            Ok(Ok(text)) => text,
+            _ => {
+                println!("{}", serde_json::json!({"path": path, "verdict": "unreadable"}));
+                continue;
+            }
+        };
+        let loaded = amlint::load::parse_text(&path, text, amlint::load::Format::Yaml, &limits);
+        let error = loaded
+            .diagnostics
+            .iter()
+            .find(|d| matches!(d.code, "AML001" | "AML005"))
+            .map(|d| {
+                let (line, column) = yaml_canon::pyyaml_position(&loaded.source.text, d.span.start as usize);
+                format!("{} at {line}:{column}: {}", d.code, d.message)
+            });
+        let record = match error {
+            Some(error) => serde_json::json!({"path": path, "verdict": "error", "error": error}),
+            None => serde_json::json!({"path": path, "verdict": "ok", "docs": yaml_canon::documents(&loaded)}),
+        };
+        println!("{record}");
+    }
+}
