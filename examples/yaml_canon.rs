@@ -3,6 +3,10 @@
 //! input, one JSON object per file on standard output (`path`, `verdict` — `ok` or
 //! `error` —, `docs`, the first load `error`).
 //!
+//! With `--cases`, each line of standard input is a YAML text as a JSON string instead,
+//! and each output line also lists every load error with PyYAML's line and column
+//! (`scripts/yaml_pyyaml_diff.py random`).
+//!
 //!     cargo build --release --example yaml_canon
 //!     python scripts/yaml_pyyaml_diff.py corpus target/release/examples/yaml_canon
 
@@ -13,6 +17,9 @@ use std::io::BufRead;
 
 fn main() {
     let limits = amlint::load::Limits::default();
+    if std::env::args().any(|a| a == "--cases") {
+        return cases(&limits);
+    }
     for line in std::io::stdin().lock().lines() {
         let path = line.expect("a line of standard input");
         let text = match std::fs::read(&path).map(amlint::load::decode) {
@@ -33,8 +40,31 @@ fn main() {
             });
         let record = match error {
             Some(error) => serde_json::json!({"path": path, "verdict": "error", "error": error}),
-            None => serde_json::json!({"path": path, "verdict": "ok", "docs": yaml_canon::documents(&loaded)}),
+            None => {
+                serde_json::json!({"path": path, "verdict": "ok", "docs": yaml_canon::documents(&loaded)})
+            }
         };
         println!("{record}");
+    }
+}
+
+fn cases(limits: &amlint::load::Limits) {
+    for line in std::io::stdin().lock().lines() {
+        let line = line.expect("a line of standard input");
+        let text: String = serde_json::from_str(&line).expect("a JSON string");
+        let loaded = amlint::load::parse_text("case.yml", text, amlint::load::Format::Yaml, limits);
+        let errors: Vec<_> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| matches!(d.code, "AML001" | "AML005"))
+            .map(|d| {
+                let (line, column) = yaml_canon::pyyaml_position(&loaded.source.text, d.span.start as usize);
+                serde_json::json!({"code": d.code, "line": line, "column": column, "message": d.message})
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"docs": yaml_canon::documents(&loaded), "errors": errors})
+        );
     }
 }

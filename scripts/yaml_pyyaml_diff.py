@@ -10,6 +10,15 @@
         universal newlines) and writes tests/data/yaml_pyyaml_cases.tsv, which
         tests/it/yaml_pyyaml_diff.rs replays against amlint's loader.
 
+    python scripts/yaml_pyyaml_diff.py random N SEED AMLINT_YAML_CANON
+        Compares amlint (the binary of `cargo build --release --example yaml_canon`) with
+        PyYAML on N more random YAML-like texts of the given seed, as the test compares
+        the table, and prints every disagreement (nothing is written).
+
+    python scripts/yaml_pyyaml_diff.py mutate N SEED AMLINT_YAML_CANON
+        The same with N mutants of the corpora's files (characters inserted, deleted or
+        replaced, lines indented or dedented or joined, line breaks changed).
+
     python scripts/yaml_pyyaml_diff.py corpus [AMLINT_YAML_CANON]
         Runs PyYAML on every .yml/.yaml file of the real corpora (../shared/corpus,
         ../shared/realworld, ../owncorpus; outside the repository) and writes the files
@@ -32,12 +41,13 @@ verdict, payload.
 
 Canonical values: every scalar is a string with a type prefix: `n` None, `b1`/`b0`
 bools, `i<digits>` ints, `f<repr>` floats, `s<text>` strings, `t` dates and times
-(their value is PyYAML's resolution of the text, checked by yaml11_cases.tsv), `x<hex>`
-bytes. A list is a JSON array; a dict a JSON object keyed by its keys' canonical
+(their value is PyYAML's resolution of the text, checked by yaml11_cases.tsv); bytes
+(`!!binary`) are the string of their base64 text, which amlint keeps. A list is a JSON array; a dict a JSON object keyed by its keys' canonical
 strings (a Python dict keeps the first of equal keys, `1`, `1.0` and `True`, with the
 last value); a set is an object of `n` values; the pairs of `!!omap` and `!!pairs` are
 one-key objects; a lone surrogate (`"\\ud800"`) is U+FFFD.
 """
+import base64
 import datetime
 import io
 import json
@@ -83,7 +93,8 @@ def canon(v, path=()):
     if isinstance(v, (datetime.date, datetime.datetime)):
         return "t"
     if isinstance(v, bytes):
-        return f"x{v.hex()}"
+        # amlint keeps a `!!binary` value as its base64 text (checked valid).
+        return "s" + base64.b64encode(v).decode("ascii")
     inner = path + (id(v),)
     if isinstance(v, tuple):
         return {canon(v[0], inner): canon(v[1], inner)}
@@ -412,6 +423,11 @@ for bname, br in BREAKS.items():
 NEL += ["a: x\x85y\n", "a: x\u2028y\n", "a: x\u2029y\n", "a: 'x\x85y'\n", 'a: "x\u2028y"\n', "a\x85b: 1\n",
         "[a\u2028b]\n", "a: x\xa0y\n", "a:\xa0b\n", "a: \xa0\n", "- a\u2028- b\n"]
 
+# Characters PyYAML's reader refuses (and the last ones it accepts), anywhere.
+CONTROL = []
+for c in ["\x00", "\x01", "\x08", "\x0b", "\x0c", "\x1b", "\x1f", "\x7f", "\x80", "\x84", "\x86", "\x9f", "\ud7ff", "\ue000", "\ufffd", "\ufffe", "\uffff", "\U0001f600"]:
+    CONTROL += [f"a: x{c}y\n", f"{c}a: 1\n", f"a: '{c}'\n", f'a: "{c}"\n', f"# {c}\na: 1\n", f"a: 1\nb: [{c}]\n"]
+
 PLAIN = [
     "a: b:c\n", "a: b: c\n", "a: b :c\n", "a: :b\n", "a: ::\n", "a: b,c\n", "a: [b,c]\n", "a: [b:c]\n", "a: [b: c]\n",
     "a: {b:c}\n", "a: {b: c:d}\n", "a: -b\n", "a: - b\n", "a: ?b\n", "a: ? b\n", "a: @b\n", "a: `b\n", "a: %b\n",
@@ -506,6 +522,7 @@ def gather():
     add("bom", BOMS)
     add("break", NEL)
     add("plain", PLAIN)
+    add("control", CONTROL)
     add("indent", INDENTATION)
     add("flow", FLOW)
     add("template", TEMPLATES)
@@ -600,7 +617,7 @@ def corpus(canon_bin=None):
     paths = [str(v[0]) for v in results.values()]
     out = subprocess.run([canon_bin], input="\n".join(paths), capture_output=True, text=True, check=True).stdout
     amlint = {}
-    for line in out.splitlines():
+    for line in out.split("\n")[:-1]:
         rec = json.loads(line)
         amlint[rec["path"]] = rec
     differ = 0
@@ -618,10 +635,89 @@ def corpus(canon_bin=None):
     print(f"{differ} of {len(results)} files differ", file=sys.stderr)
 
 
+def disagreement(verdict, payload, got):
+    """How amlint's answer (`yaml_canon --cases`) differs from PyYAML's; the rules of
+    tests/it/yaml_pyyaml_diff.rs."""
+    errors = got["errors"]
+    if verdict == "ok":
+        if errors:
+            return f"refused: {errors[0]}"
+        return None if got["docs"] == payload else f"value: PyYAML {payload} amlint {got['docs']}"
+    if verdict == "recursive":
+        return None if any(e["code"] == "AML005" for e in errors) else "accepted (recursive)"
+    if not errors:
+        return f"accepted: PyYAML {payload['class']} {payload['problem']}"
+    marked = payload["class"] in ("ScannerError", "ParserError", "ComposerError", "ReaderError")
+    if not marked or payload["line"] is None:
+        return None
+    for e in errors:
+        if e["code"] == "AML001" and (e["line"], e["column"]) == (payload["line"], payload["column"]) and payload["problem"] in e["message"]:
+            return None
+    return f"position: PyYAML {payload['line']}:{payload['column']} {payload['problem']}; amlint {errors}"
+
+
+def mutants(n, seed):
+    """`n` texts made from the corpora's files by a few random edits each (seeded)."""
+    rng = random.Random(seed)
+    sources = []
+    for _, _, path in corpus_files():
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if "\0" not in text and len(text) < 20000:
+            sources.append(text)
+    alphabet = list(" \t\n-:?,[]{}#&*!|>'\"%@`\\") + ["\r\n", "\x85", "\u2028", "\ufeff", "é", "---", "...", "  ", "- ", ": "]
+    out = []
+    while len(out) < n and sources:
+        text = rng.choice(sources)
+        for _ in range(rng.randint(1, 4)):
+            if not text:
+                break
+            i = rng.randrange(len(text))
+            op = rng.randrange(6)
+            if op == 0:
+                text = text[:i] + rng.choice(alphabet) + text[i:]
+            elif op == 1:
+                text = text[:i] + text[i + 1 :]
+            elif op == 2:
+                text = text[:i] + rng.choice(alphabet) + text[i + 1 :]
+            else:
+                lines = text.split("\n")
+                j = rng.randrange(len(lines))
+                if op == 3:
+                    lines[j] = " " * rng.randint(1, 3) + lines[j]
+                elif op == 4:
+                    lines[j] = lines[j][rng.randint(1, 3) :] if lines[j].startswith(" ") else lines[j]
+                elif j + 1 < len(lines):
+                    lines[j : j + 2] = [lines[j] + rng.choice([" ", "", "\t"]) + lines[j + 1].lstrip()]
+                text = "\n".join(lines)
+        out.append(text)
+    return out
+
+
+def random_compare(n, seed, canon_bin, texts=None):
+    texts = random_cases(n, seed) if texts is None else texts
+    out = subprocess.run([canon_bin, "--cases"], input="\n".join(json.dumps(t) for t in texts) + "\n",
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    differ = 0
+    for text, line in zip(texts, out):
+        verdict, payload = pyyaml(text.encode("utf-8"))
+        why = disagreement(verdict, payload, json.loads(line))
+        if why:
+            differ += 1
+            print(f"{json.dumps(text)}\n    {why}")
+    print(f"{differ} of {len(texts)} cases differ", file=sys.stderr)
+
+
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "table"
     if mode == "table":
         write_table()
+    elif mode == "random":
+        random_compare(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+    elif mode == "mutate":
+        random_compare(0, 0, sys.argv[4], mutants(int(sys.argv[2]), int(sys.argv[3])))
     elif mode == "corpus":
         corpus(sys.argv[2] if len(sys.argv) > 2 else None)
     else:

@@ -8,6 +8,8 @@
 use amlint::document::yaml11::python_float_repr;
 use amlint::document::{Document, NodeId, Value};
 use amlint::load::LoadedFile;
+use std::collections::HashMap;
+
 use serde_json::Value as Json;
 
 /// Aliases nest at most this deep in the test inputs; deeper means a loop.
@@ -59,19 +61,23 @@ fn node(doc: &Document, id: NodeId, depth: usize) -> Json {
     match value {
         Value::Seq(items) => Json::Array(items.iter().map(|&i| node(doc, i, depth + 1)).collect()),
         Value::Map(entries) => {
-            // (identity, canonical key, value) in first-insertion order.
-            let mut kept: Vec<(String, String, Json)> = Vec::new();
+            // (canonical key, value) in first-insertion order, found by identity.
+            let mut kept: Vec<(String, Json)> = Vec::new();
+            let mut index: HashMap<String, usize> = HashMap::new();
             for e in entries {
                 let key = doc.value(e.key);
                 let canonical = scalar(key).unwrap_or_else(|| "<unhashable>".into());
                 let identity = key_identity(key, &canonical);
                 let v = node(doc, e.value, depth + 1);
-                match kept.iter_mut().find(|(i, _, _)| *i == identity) {
-                    Some(slot) => slot.2 = v,
-                    None => kept.push((identity, canonical, v)),
+                match index.get(&identity) {
+                    Some(&i) => kept[i].1 = v,
+                    None => {
+                        index.insert(identity, kept.len());
+                        kept.push((canonical, v));
+                    }
                 }
             }
-            Json::Object(kept.into_iter().map(|(_, k, v)| (k, v)).collect())
+            Json::Object(kept.into_iter().collect())
         }
         _ => unreachable!("scalars are handled above"),
     }

@@ -12,7 +12,7 @@
 //! the files PyYAML refuses (`tests/data/yaml_pyyaml_corpus_failures.tsv`, written by
 //! `scripts/yaml_pyyaml_diff.py corpus`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use amlint::diagnostic::Diagnostic;
@@ -78,8 +78,12 @@ fn disagreement(case: &Case) -> Option<(&'static str, String)> {
             let got = yaml_canon::documents(&loaded);
             (got != case.payload).then(|| ("value", format!("PyYAML {} amlint {got}", case.payload)))
         }
-        "recursive" => (!errors.iter().any(|d| d.code == "AML005"))
-            .then(|| ("accepted", "PyYAML builds a self-containing structure; amlint gives no AML005".into())),
+        "recursive" => (!errors.iter().any(|d| d.code == "AML005")).then(|| {
+            (
+                "accepted",
+                "PyYAML builds a self-containing structure; amlint gives no AML005".into(),
+            )
+        }),
         "error" => {
             let p = &case.payload;
             let problem = p["problem"].as_str().unwrap_or_default();
@@ -104,7 +108,11 @@ fn disagreement(case: &Case) -> Option<(&'static str, String)> {
                     "position",
                     format!(
                         "PyYAML {line}:{column}: {problem}; amlint {}",
-                        errors.iter().map(|d| describe(&loaded, d)).collect::<Vec<_>>().join(" | ")
+                        errors
+                            .iter()
+                            .map(|d| describe(&loaded, d))
+                            .collect::<Vec<_>>()
+                            .join(" | ")
                     ),
                 )
             })
@@ -113,60 +121,28 @@ fn disagreement(case: &Case) -> Option<(&'static str, String)> {
     }
 }
 
-/// The disagreements known when the table was added (issue 20), by case name and kind:
-/// the test fails on any other disagreement, and on a listed one that is gone.
-fn known() -> BTreeMap<String, String> {
-    include_str!("../data/yaml_pyyaml_known.tsv")
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .filter_map(|l| l.split_once('\t'))
-        .map(|(n, k)| (n.to_string(), k.to_string()))
-        .collect()
-}
-
 #[test]
 fn yaml_loads_as_pyyaml_does() {
     let cases = cases();
     assert!(cases.len() > 10_000, "only {} cases", cases.len());
-    let mut found = BTreeMap::new();
-    let mut details = Vec::new();
-    for case in &cases {
-        if let Some((kind, detail)) = disagreement(case) {
-            found.insert(case.name.clone(), kind.to_string());
-            details.push(format!("{} [{kind}] {:?}\n    {detail}", case.name, case.input));
-        }
-    }
-    if std::env::var_os("AMLINT_UPDATE_YAML_KNOWN").is_some() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/yaml_pyyaml_known.tsv");
-        let mut out = String::from(
-            "# The cases of yaml_pyyaml_cases.tsv on which amlint and PyYAML disagree (tests/it/yaml_pyyaml_diff.rs;\n# AMLINT_UPDATE_YAML_KNOWN=1 rewrites it)\n",
-        );
-        for (name, kind) in &found {
-            out.push_str(&format!("{name}\t{kind}\n"));
-        }
-        std::fs::write(path, out).unwrap();
-        let mut by_kind = BTreeMap::<&str, usize>::new();
-        for kind in found.values() {
-            *by_kind.entry(kind).or_default() += 1;
-        }
-        eprintln!("{by_kind:?}\n{}", details.join("\n"));
-        return;
-    }
-    let known = known();
-    let unexpected: Vec<&String> = details
+    let found: Vec<String> = cases
         .iter()
-        .filter(|d| {
-            let name = d.split(' ').next().unwrap_or_default();
-            known.get(name) != found.get(name)
+        .filter_map(|case| {
+            let (kind, detail) = disagreement(case)?;
+            Some(format!("{} [{kind}] {:?}\n    {detail}", case.name, case.input))
         })
         .collect();
-    let fixed: BTreeSet<&String> = known.keys().filter(|n| !found.contains_key(*n)).collect();
     assert!(
-        unexpected.is_empty() && fixed.is_empty(),
-        "{} of {} cases disagree with PyYAML unexpectedly:\n{}\nno longer disagreeing (remove from yaml_pyyaml_known.tsv): {fixed:?}",
-        unexpected.len(),
+        found.is_empty(),
+        "{} of {} cases disagree with PyYAML:\n{}",
+        found.len(),
         cases.len(),
-        unexpected.iter().take(200).map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+        found
+            .iter()
+            .take(200)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
@@ -237,8 +213,14 @@ fn corpus_files_load_as_pyyaml_does() {
             if bytes.contains(&0) || bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
                 continue;
             }
-            let Ok(text) = String::from_utf8(bytes) else { continue };
-            let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let Ok(text) = String::from_utf8(bytes) else {
+                continue;
+            };
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             let loaded = parse_text(&rel, text, Format::Yaml, &Limits::default());
             let errors = load_errors(&loaded);
             checked += 1;
@@ -247,13 +229,18 @@ fn corpus_files_load_as_pyyaml_does() {
                     "{name}/{rel}: PyYAML loads it, amlint: {}",
                     describe(&loaded, d)
                 )),
-                (Some(why), None) => {
-                    problems.push(format!("{name}/{rel}: PyYAML refuses it ({why}), amlint loads it"))
-                }
+                (Some(why), None) => problems.push(format!(
+                    "{name}/{rel}: PyYAML refuses it ({why}), amlint loads it"
+                )),
                 _ => {}
             }
         }
     }
     assert!(checked > 500, "only {checked} corpus files");
-    assert!(problems.is_empty(), "{} of {checked} files:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} of {checked} files:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }
