@@ -333,7 +333,31 @@ fn is_word(b: u8) -> bool {
 }
 
 fn is_uri_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"-;/?:@&=+$,_.!~*'()[]%".contains(&b)
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'-' | b';'
+                | b'/'
+                | b'?'
+                | b':'
+                | b'@'
+                | b'&'
+                | b'='
+                | b'+'
+                | b'$'
+                | b','
+                | b'_'
+                | b'.'
+                | b'!'
+                | b'~'
+                | b'*'
+                | b'\''
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b'%'
+        )
 }
 
 type Result<T> = std::result::Result<T, YamlError>;
@@ -676,7 +700,15 @@ impl<'a> Scanner<'a> {
 
     /// Removes the possible simple keys that can no longer be: simple keys are limited
     /// to a single line and 1024 characters.
+    #[inline]
     fn stale_possible_simple_keys(&mut self) -> Result<()> {
+        if self.simple_keys.is_empty() {
+            return Ok(());
+        }
+        self.drop_stale_simple_keys()
+    }
+
+    fn drop_stale_simple_keys(&mut self) -> Result<()> {
         while let Some(key) = self.simple_keys.get(self.simple_keys_start) {
             if key.line == self.line && self.index - key.index <= 1024 {
                 break;
@@ -998,7 +1030,27 @@ impl<'a> Scanner<'a> {
     /// `:` in block context only).
     fn check_plain(&self) -> bool {
         let ch = self.byte(0);
-        let indicator = b"-?:,[]{}#&*!|>'\"%@`".contains(&ch);
+        let indicator = matches!(
+            ch,
+            b'-' | b'?'
+                | b':'
+                | b','
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b'#'
+                | b'&'
+                | b'*'
+                | b'!'
+                | b'|'
+                | b'>'
+                | b'\''
+                | b'"'
+                | b'%'
+                | b'@'
+                | b'`'
+        );
         (!self.is_blankz(0) && !indicator)
             || (!self.is_blankz(1) && (ch == b'-' || (self.flow_level == 0 && (ch == b'?' || ch == b':'))))
     }
@@ -1176,7 +1228,12 @@ impl<'a> Scanner<'a> {
         }
         let value = &self.text[self.pos..self.pos + length];
         self.forward_ascii(length);
-        if !(self.is_blankz(0) || b"?:,]}%@`".contains(&self.byte(0))) {
+        if !(self.is_blankz(0)
+            || matches!(
+                self.byte(0),
+                b'?' | b':' | b',' | b']' | b'}' | b'%' | b'@' | b'`'
+            ))
+        {
             return Err(self.expected_alnum(context, start));
         }
         let end = self.mark();
@@ -1589,11 +1646,12 @@ impl<'a> Scanner<'a> {
                 }
                 if ch == b':'
                     && (self.is_blankz(length + 1)
-                        || (self.flow_level != 0 && b",[]{}".contains(&self.byte(length + 1))))
+                        || (self.flow_level != 0
+                            && matches!(self.byte(length + 1), b',' | b'[' | b']' | b'{' | b'}')))
                 {
                     break;
                 }
-                if self.flow_level != 0 && b",?[]{}".contains(&ch) {
+                if self.flow_level != 0 && matches!(ch, b',' | b'?' | b'[' | b']' | b'{' | b'}') {
                     break;
                 }
                 length += 1;
