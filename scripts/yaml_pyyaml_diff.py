@@ -310,6 +310,10 @@ ANCHORS += [
     "x: &a {k: 1}\ny:\n  <<: *a\n  j: 2\n", "x: &a 1\ny:\n  <<: *a\n", "y:\n  <<: [{k: 1}, 1]\n",
     "x: &a {k: 1}\ny: &b {k: 2}\nz:\n  <<: [*a, *b]\n", "y:\n  <<: {k: 1}\n  k: 2\n", "y: {<<: {k: 1}, k: 2}\n",
     "y:\n  '<<': {k: 1}\n", "y:\n  <<: !!map {k: 1}\n", "y:\n  <<: []\n",
+    # PyYAML does not construct what is only merged: tags there are not checked.
+    "y:\n  <<: !x {k: 1}\n", "y:\n  <<: !x [{k: 1}]\n", "y:\n  <<: [!x {k: 1}]\n", "y:\n  <<: !!seq {k: 1}\n",
+    "x: &a !x {k: 1}\ny:\n  <<: *a\n", "x: &a !x {k: 1}\ny:\n  <<: *a\nz: *a\n",
+    "y:\n  <<: !!omap [{k: 1}, {j: 2, l: 3}]\n", "y:\n  <<: {k: !x 1}\n", "y: !x\n  <<: {k: 1}\n",
 ]
 
 ESCAPES = []
@@ -530,7 +534,7 @@ def gather():
     # Every short case again at the second level of a mapping and as a list item (the
     # same constructs under a parent's indentation).
     for prefix, texts in [("tab", TABS), ("comment", COMMENTS), ("plain", PLAIN), ("complex", COMPLEX_KEYS),
-                          ("seq", SEQUENCES), ("flow", FLOW), ("anchor", ANCHORS[-40:])]:
+                          ("seq", SEQUENCES), ("flow", FLOW), ("anchor", ANCHORS[-60:])]:
         for i, t in enumerate(texts):
             if "\r" in t or "---" in t or "..." in t or "%" in t:
                 continue

@@ -45,6 +45,7 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Vec<Diagnostic>
         merge_overflow: false,
         merge_key: None,
         value_tag: None,
+        unconstructed: Vec::new(),
     };
     let mut parser = Parser::new(text, base as usize);
     while let Some(next) = parser.next_event() {
@@ -214,6 +215,8 @@ struct Frame<'a> {
     anchor: Option<&'a str>,
     /// `!!omap` or `!!pairs`: every item must be a one-pair mapping.
     pairs: Option<(&'static str, Span)>,
+    /// What `SafeConstructor` would refuse about this collection's tag.
+    tag_problem: Option<Diagnostic>,
 }
 
 struct Builder<'a, 'd> {
@@ -237,6 +240,10 @@ struct Builder<'a, 'd> {
     /// The last scalar PyYAML resolves to the `value` tag (`=`): refused unless it is
     /// attached as a key.
     value_tag: Option<NodeId>,
+    /// Collections `SafeConstructor` would refuse (their tag), reported when the document
+    /// ends if PyYAML constructs them: it does not construct a mapping or list used only
+    /// as the value of a merge key, whose pairs it copies.
+    unconstructed: Vec<(NodeId, Diagnostic)>,
 }
 
 fn alias_limit_diagnostic(span: Span, limits: &Limits) -> Diagnostic {
@@ -366,14 +373,16 @@ impl<'a> Builder<'a, '_> {
                 let bracketed =
                     flow && end > start && matches!(self.text.as_bytes()[end as usize - 1], b'[' | b'{');
                 let mut pairs = None;
+                let mut tag_problem = None;
                 if let Some(tag) = tag.as_deref() {
                     let span = Span::new(start, end.max(start));
                     match collection_tag_problem(tag, is_seq) {
-                        Some(problem) => self.constructor_error(
-                            span,
-                            problem,
-                            "Remove the tag; write the value as plain YAML.",
-                        ),
+                        Some(problem) => {
+                            tag_problem = Some(
+                                Diagnostic::new("AML001", span, problem)
+                                    .with_help("Remove the tag; write the value as plain YAML."),
+                            );
+                        }
                         None => {
                             if let Some(kind @ ("omap" | "pairs")) = tag.strip_prefix(CORE_TAG_PREFIX) {
                                 pairs = Some((if kind == "omap" { "!!omap" } else { "!!pairs" }, span));
@@ -402,6 +411,7 @@ impl<'a> Builder<'a, '_> {
                     last_end: end,
                     anchor,
                     pairs,
+                    tag_problem,
                 });
             }
             EventKind::SequenceEnd | EventKind::MappingEnd => {
@@ -678,10 +688,11 @@ impl<'a> Builder<'a, '_> {
         };
         let span = Span::new(start, end.max(start));
         let style = if frame.flow { Style::Flow } else { Style::Block };
+        let mut tag_problem = frame.tag_problem;
         let value = match frame.kind {
             FrameKind::Seq(mut items) => {
                 if let Some((tag, tag_span)) = frame.pairs {
-                    self.check_pairs(tag, tag_span, &items);
+                    tag_problem = tag_problem.or_else(|| self.check_pairs(tag, tag_span, &items));
                 }
                 // Trees live until their file is checked, for every file of a run.
                 items.shrink_to_fit();
@@ -716,6 +727,9 @@ impl<'a> Builder<'a, '_> {
             }
         };
         let node = self.push_node(Node { value, span, style });
+        if let Some(diag) = tag_problem {
+            self.unconstructed.push((node, diag));
+        }
         if let Some(name) = frame.anchor {
             if let Some(entry) = self.anchors.get_mut(name) {
                 entry.0 = Anchor::Done(node);
@@ -725,7 +739,7 @@ impl<'a> Builder<'a, '_> {
     }
 
     /// `!!omap` and `!!pairs`: `SafeConstructor` wants a list of one-pair mappings.
-    fn check_pairs(&mut self, tag: &str, tag_span: Span, items: &[NodeId]) {
+    fn check_pairs(&self, tag: &str, tag_span: Span, items: &[NodeId]) -> Option<Diagnostic> {
         let doc = self.doc.as_ref().expect("a node implies a document");
         let bad = items.iter().find_map(|&item| match doc.value(item) {
             Value::Map(entries) if entries.len() == 1 => None,
@@ -741,19 +755,17 @@ impl<'a> Builder<'a, '_> {
                 "expected a mapping of length 1, but found another node".to_string(),
             )),
         });
-        if let Some((item, problem)) = bad {
-            let span = doc.nodes[item.index()].span;
-            self.diags.push(
-                Diagnostic::new(
-                    "AML001",
-                    span,
-                    format!("{problem}: every item of a {tag} list must be a one-pair mapping"),
-                )
-                .with_label(tag_span, tag.to_string())
-                .with_help("Write each item as `- key: value`, or remove the tag."),
-            );
-            self.doc().partial = true;
-        }
+        let (item, problem) = bad?;
+        let span = doc.nodes[item.index()].span;
+        Some(
+            Diagnostic::new(
+                "AML001",
+                span,
+                format!("{problem}: every item of a {tag} list must be a one-pair mapping"),
+            )
+            .with_label(tag_span, tag.to_string())
+            .with_help("Write each item as `- key: value`, or remove the tag."),
+        )
     }
 
     /// PyYAML's `flatten_mapping`: the entries of each merged mapping, a list of mappings
@@ -918,6 +930,15 @@ impl<'a> Builder<'a, '_> {
         let Some(mut doc) = self.doc.take() else {
             return;
         };
+        if !self.unconstructed.is_empty() {
+            let constructed = constructed_nodes(&doc);
+            for (node, diag) in std::mem::take(&mut self.unconstructed) {
+                if constructed[node.index()] {
+                    self.diags.push(diag);
+                    doc.partial = true;
+                }
+            }
+        }
         if let Some(root) = doc.root {
             let root_span = doc.nodes[root.index()].span;
             if doc.span.start > root_span.start {
@@ -950,6 +971,26 @@ impl<'a> Builder<'a, '_> {
         doc.nodes.shrink_to_fit();
         self.docs.push(doc);
     }
+}
+
+/// The nodes PyYAML's constructor builds: those reachable from the root through items,
+/// keys, values (merged pairs included) and aliases, but not the mappings and lists only
+/// used as the value of a merge key (`flatten_mapping` copies their pairs).
+fn constructed_nodes(doc: &Document) -> Vec<bool> {
+    let mut seen = vec![false; doc.nodes.len()];
+    let mut todo: Vec<NodeId> = doc.root.into_iter().collect();
+    while let Some(id) = todo.pop() {
+        if std::mem::replace(&mut seen[id.index()], true) {
+            continue;
+        }
+        match &doc.nodes[id.index()].value {
+            Value::Seq(items) => todo.extend(items),
+            Value::Map(entries) => todo.extend(entries.iter().flat_map(|e| [e.key, e.value])),
+            Value::Alias(target) => todo.push(*target),
+            _ => {}
+        }
+    }
+    seen
 }
 
 /// A scalar's span: its token's, without the line breaks that end a block scalar.
@@ -1255,6 +1296,21 @@ mod tests {
         // The non-specific tag resolves as plain.
         let (docs, _) = load("a: ! 1\nb: ! '2'\n");
         assert_eq!(docs[0].to_json(), serde_json::json!({"a": 1, "b": 2}));
+    }
+
+    #[test]
+    fn what_is_only_merged_is_not_constructed() {
+        // PyYAML copies the pairs of a merge key's value without constructing the value
+        // itself: its tag is never looked at, unless an alias makes it a value too.
+        let (docs, diags) = load("y:\n  <<: !x [!y {k: 1}]\n  j: 2\n");
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(docs[0].to_json(), serde_json::json!({"y": {"k": 1, "j": 2}}));
+        let text = "x: &a !x {k: 1}\ny:\n  <<: *a\nz: *a\n";
+        let (_, diags) = load(text);
+        assert_eq!(codes(&diags), ["AML001"]);
+        assert_eq!(diags[0].span.start as usize, text.find("&a").unwrap());
+        let (_, diags) = load("x: &a !x {k: 1}\ny:\n  <<: *a\n");
+        assert_eq!(codes(&diags), ["AML001"], "`x` itself is a value");
     }
 
     #[test]
