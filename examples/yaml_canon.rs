@@ -5,7 +5,9 @@
 //!
 //! With `--cases`, each line of standard input is a YAML text as a JSON string instead,
 //! and each output line also lists every load error with PyYAML's line and column
-//! (`scripts/yaml_pyyaml_diff.py random`).
+//! (`scripts/yaml_pyyaml_diff.py random`). With `--generate FILE...`, it prints the YAML
+//! text the `yaml_structured` fuzz target makes of each file, as a JSON string per line
+//! (`scripts/yaml_pyyaml_diff.py fuzzed`).
 //!
 //!     cargo build --release --example yaml_canon
 //!     python scripts/yaml_pyyaml_diff.py corpus target/release/examples/yaml_canon
@@ -19,6 +21,16 @@ fn main() {
     let limits = amlint::load::Limits::default();
     if std::env::args().any(|a| a == "--cases") {
         return cases(&limits);
+    }
+    if std::env::args().nth(1).as_deref() == Some("--generate") {
+        for path in std::env::args().skip(2) {
+            let data = std::fs::read(&path).expect("a readable file");
+            println!(
+                "{}",
+                serde_json::Value::String(amlint::fuzzing::generate_yaml(&data))
+            );
+        }
+        return;
     }
     for line in std::io::stdin().lock().lines() {
         let path = line.expect("a line of standard input");
