@@ -13,6 +13,14 @@ use std::path::{Path, PathBuf};
 #[path = "src/schema/preprocess.rs"]
 mod preprocess;
 
+// amlint's own YAML reader (PyYAML's scanner and parser), for the data files.
+#[allow(dead_code)]
+#[path = "src/document/yaml/parser.rs"]
+mod parser;
+#[allow(dead_code)]
+#[path = "src/document/yaml/scanner.rs"]
+mod scanner;
+
 /// Writes every kind schema, preprocessed and bundled, under `out/schemas/` with the
 /// document of the definitions several kinds share, and returns the `SHARED_SCHEMA` text
 /// and the `KIND_SCHEMAS` table: (kind id, bundled text).
@@ -176,7 +184,8 @@ fn rule_ids(dir: &Path) -> String {
 /// fails the build, so the embedded JSON always means what the YAML says. The test
 /// suite compares every embedded file with its source read by the real loader.
 fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
-    use saphyr_parser::{Event, Parser, ScalarStyle};
+    use parser::{EventKind, Parser};
+    use scanner::ScalarStyle;
     use serde_json::{Map, Value};
 
     enum Open {
@@ -238,23 +247,29 @@ fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
         })
     }
 
-    let mut parser = Parser::new_from_str(text);
+    let mut parser = Parser::new(text, 0);
     let mut stack: Vec<Open> = Vec::new();
     let mut root = None;
     let mut documents = 0;
     while let Some(next) = parser.next_event() {
-        let (event, _) = next.map_err(|e| format!("YAML error: {e}"))?;
-        match event {
-            Event::StreamStart | Event::StreamEnd | Event::Nothing | Event::DocumentEnd => {}
-            Event::DocumentStart(_) => {
+        let event = next.map_err(|e| format!("YAML error: {e}"))?;
+        match event.kind {
+            EventKind::StreamStart | EventKind::StreamEnd | EventKind::DocumentEnd => {}
+            EventKind::DocumentStart { .. } => {
                 documents += 1;
                 if documents > 1 {
                     return Err("several documents".into());
                 }
             }
-            Event::Alias(_) => return Err("aliases are not supported in embedded data".into()),
-            Event::Scalar(value, style, anchor, tag) => {
-                if anchor != 0 || tag.is_some() {
+            EventKind::Alias(_) => return Err("aliases are not supported in embedded data".into()),
+            EventKind::Scalar {
+                anchor,
+                tag,
+                value,
+                style,
+                ..
+            } => {
+                if anchor.is_some() || tag.is_some() {
                     return Err(format!(
                         "`{value}`: anchors and tags are not supported in embedded data"
                     ));
@@ -266,14 +281,14 @@ fn yaml_to_json(text: &str) -> Result<serde_json::Value, String> {
                 };
                 attach(&mut stack, &mut root, v)?;
             }
-            Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag)
-                if anchor != 0 || tag.is_some() =>
+            EventKind::SequenceStart { anchor, tag, .. } | EventKind::MappingStart { anchor, tag, .. }
+                if anchor.is_some() || tag.is_some() =>
             {
                 return Err("anchors and tags are not supported in embedded data".into());
             }
-            Event::SequenceStart(..) => stack.push(Open::Seq(Vec::new())),
-            Event::MappingStart(..) => stack.push(Open::Map(Map::new(), None)),
-            Event::SequenceEnd | Event::MappingEnd => {
+            EventKind::SequenceStart { .. } => stack.push(Open::Seq(Vec::new())),
+            EventKind::MappingStart { .. } => stack.push(Open::Map(Map::new(), None)),
+            EventKind::SequenceEnd | EventKind::MappingEnd => {
                 let v = match stack.pop() {
                     Some(Open::Seq(items)) => Value::Array(items),
                     Some(Open::Map(map, None)) => Value::Object(map),
@@ -291,6 +306,8 @@ fn main() {
     println!("cargo:rerun-if-changed=rules");
     println!("cargo:rerun-if-changed=schemas");
     println!("cargo:rerun-if-changed=src/schema/preprocess.rs");
+    println!("cargo:rerun-if-changed=src/document/yaml/scanner.rs");
+    println!("cargo:rerun-if-changed=src/document/yaml/parser.rs");
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
     let mut out = String::new();
     out.push_str(&table(

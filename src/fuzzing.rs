@@ -24,10 +24,35 @@ pub type Harness = fn(&[u8]);
 /// The targets by name (`fuzz/fuzz_targets/<name>.rs`, `fuzz/corpus/<name>/`).
 pub const TARGETS: &[(&str, Harness)] = &[
     ("loader", loader),
+    ("yaml_structured", yaml_structured),
     ("check", check),
     ("rule_file", rule_file),
     ("config_file", config_file),
 ];
+
+/// The stack each input runs on: far less than a real run's threads have (8 MiB for
+/// the main thread, 2 MiB for rayon's), so that recursion the input controls shows as a
+/// stack overflow long before it could in use.
+pub const FUZZ_STACK: usize = 256 * 1024;
+
+/// The largest input worth running: amlint reads files of up to 8 MiB, and a structure
+/// has shown itself well before 1 MiB (the fuzzers run with `-max_len=1048576`).
+pub const MAX_INPUT: usize = 1 << 20;
+
+/// Runs `f` on a thread of its own with a [`FUZZ_STACK`]-byte stack; a panic there is
+/// raised again here.
+fn on_small_stack(f: impl FnOnce() + Send) {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("fuzz-input".into())
+            .stack_size(FUZZ_STACK)
+            .spawn_scoped(scope, f)
+            .expect("spawn the fuzzing thread");
+        if let Err(panic) = thread.join() {
+            std::panic::resume_unwind(panic);
+        }
+    });
+}
 
 /// The harness function of the target `name`.
 pub fn target(name: &str) -> Option<Harness> {
@@ -38,6 +63,10 @@ pub fn target(name: &str) -> Option<Harness> {
 /// span of the trees and findings lies in the text, on character boundaries, and the
 /// trees are well formed.
 pub fn loader(data: &[u8]) {
+    on_small_stack(|| load_bytes(data));
+}
+
+fn load_bytes(data: &[u8]) {
     let limits = Limits::default();
     let text = match load::decode(data.to_vec()) {
         Ok(text) => text,
@@ -52,6 +81,279 @@ pub fn loader(data: &[u8]) {
         let loaded = load::parse_text("fuzz", text.clone(), format, &limits);
         check_loaded(&loaded, &limits);
     }
+}
+
+/// Bytes → a YAML text generated from them ([`generate_yaml`]: anchors and aliases,
+/// merge keys, deep block and flow nesting, long lines and long scalars, block scalars,
+/// quoted scalars over several lines, tags, directives and document markers, tabs and
+/// every kind of line break, mixed), then the checks of [`loader`] on that text. Reaches
+/// the deep and long structures that random bytes rarely build.
+pub fn yaml_structured(data: &[u8]) {
+    let text = generate_yaml(data);
+    on_small_stack(|| load_bytes(text.as_bytes()));
+}
+
+/// A YAML text driven by `data`: each byte (or two) picks the next line's indentation
+/// and content. The output is often valid YAML and often nearly so, never longer than
+/// [`MAX_INPUT`] bytes.
+pub fn generate_yaml(data: &[u8]) -> String {
+    struct Source<'d> {
+        data: &'d [u8],
+        pos: usize,
+    }
+    impl Source<'_> {
+        fn byte(&mut self) -> u8 {
+            let b = self.data.get(self.pos).copied().unwrap_or(0);
+            self.pos += 1;
+            b
+        }
+        fn pick<'s>(&mut self, options: &[&'s str]) -> &'s str {
+            options[usize::from(self.byte()) % options.len()]
+        }
+        fn done(&self) -> bool {
+            self.pos >= self.data.len()
+        }
+    }
+    const BREAKS: &[&str] = &[
+        "\n", "\n", "\n", "\n", "\r\n", "\r", "\u{85}", "\u{2028}", "\u{2029}",
+    ];
+    const KEYS: &[&str] = &[
+        "name",
+        "type",
+        "command",
+        "inputs",
+        "outputs",
+        "jobs",
+        "environment",
+        "compute",
+        "k",
+        "a b",
+        "\"q\"",
+        "'s'",
+        "<<",
+        "=",
+        "? c",
+        "1",
+        "on",
+        "é",
+        "x\ty",
+        "${{x}}",
+        "{{t}}",
+        "-",
+        "[a]",
+        "{b: c}",
+        "&x k",
+        "!!str k",
+    ];
+    const SCALARS: &[&str] = &[
+        "v",
+        "1",
+        "1.10",
+        "on",
+        "~",
+        "2021-01-01",
+        "azureml:x:1",
+        "a: b",
+        "a #c",
+        "'q'",
+        "\"d\\\"q\"",
+        "\"\\x41\\u00e9\"",
+        "'it''s'",
+        "|",
+        ">-",
+        "|2+",
+        "[]",
+        "{}",
+        "[a, b]",
+        "{a: 1, b: [2, 3]}",
+        "!!int 3",
+        "!x y",
+        "&",
+        "*",
+        "=",
+        "- x",
+        "? y",
+        ": z",
+        "%",
+        "@",
+        "`",
+        "\t",
+        "\u{feff}",
+        "…",
+        "\"a\\\n  b\"",
+        "'a\n\n  b'",
+    ];
+    let mut src = Source { data, pos: 0 };
+    let mut out = String::new();
+    // Indentation of the open block levels; anchors defined so far.
+    let mut indents: Vec<usize> = vec![0];
+    let mut anchors = 0u32;
+    let brk = src.pick(BREAKS);
+    while !src.done() && out.len() < MAX_INPUT {
+        let indent = *indents.last().unwrap_or(&0);
+        let op = src.byte() % 20;
+        let pad = " ".repeat(indent);
+        match op {
+            // A key with a scalar, then maybe a comment.
+            0..=3 => {
+                out.push_str(&pad);
+                out.push_str(src.pick(KEYS));
+                out.push_str(src.pick(&[": ", ":", ": ", " : ", ":\t"]));
+                out.push_str(src.pick(SCALARS));
+                out.push_str(src.pick(&["", "", " # c", "#c", " ", "\t"]));
+            }
+            // A key opening a deeper block mapping or sequence.
+            4 | 5 => {
+                out.push_str(&pad);
+                out.push_str(src.pick(KEYS));
+                out.push(':');
+                let deeper = indent + 1 + usize::from(src.byte() % 4);
+                indents.push(if indents.len() < 4096 { deeper } else { indent });
+            }
+            6 => {
+                out.push_str(&pad);
+                out.push_str(src.pick(&["- ", "-", "- - ", "-\t", "? ", ": "]));
+                out.push_str(src.pick(SCALARS));
+            }
+            7 => {
+                // Close levels.
+                for _ in 0..=src.byte() % 3 {
+                    if indents.len() > 1 {
+                        indents.pop();
+                    }
+                }
+                continue;
+            }
+            // Anchors and aliases of anchors already defined; merge keys.
+            8 => {
+                anchors += 1;
+                out.push_str(&format!("{pad}a{anchors}: &a{anchors} "));
+                out.push_str(src.pick(&["v", "{m: 1, n: 2}", "[1, 2]", "", "&b{anchors} w"]));
+            }
+            9 if anchors > 0 => {
+                let n = 1 + u32::from(src.byte()) % anchors;
+                out.push_str(&pad);
+                out.push_str(src.pick(&["<<: ", "r: ", "- ", "<<: [", "? "]));
+                out.push_str(&format!("*a{n}"));
+                out.push_str(src.pick(&["", "]", ", *a1]", " : x"]));
+            }
+            // Flow collections nested as deep as the next byte says, on one line or
+            // several.
+            10 => {
+                let depth = 1 + usize::from(src.byte()) * usize::from(src.byte() % 8 + 1);
+                let open = src.pick(&["[", "{a: ", "[{b: ", "{? "]);
+                let sep = src.pick(&["", "\n", "\n ", " "]);
+                out.push_str(&pad);
+                out.push_str("f: ");
+                let mut closers = Vec::with_capacity(depth);
+                for _ in 0..depth {
+                    out.push_str(open);
+                    out.push_str(sep);
+                    closers.push(match open {
+                        "[" => "]",
+                        "{a: " | "{? " => "}",
+                        _ => "}]",
+                    });
+                }
+                out.push_str(src.pick(SCALARS));
+                if src.byte() % 8 != 0 {
+                    for c in closers.iter().rev() {
+                        out.push_str(c);
+                    }
+                }
+            }
+            // A long line or a long scalar.
+            11 => {
+                let len = usize::from(src.byte()) * 1024 + usize::from(src.byte()) * 4;
+                let unit = src.pick(&["x", "é", " ", "[", "a: ", "\\", "'", "#"]);
+                out.push_str(&pad);
+                out.push_str(src.pick(&["long: ", "", "- ", "\"", "'"]));
+                out.push_str(&unit.repeat(len.min(MAX_INPUT / unit.len().max(1))));
+            }
+            // A block scalar with lines at various indentations.
+            12 => {
+                out.push_str(&pad);
+                out.push_str("b: ");
+                out.push_str(src.pick(&["|", ">", "|-", ">+", "|1", "|9", "|+2", "| # c"]));
+                for _ in 0..src.byte() % 6 {
+                    out.push_str(brk);
+                    out.push_str(&" ".repeat(indent + usize::from(src.byte() % 6)));
+                    out.push_str(src.pick(SCALARS));
+                }
+            }
+            // A quoted scalar over several lines, continued at any indentation.
+            13 => {
+                let q = src.pick(&["\"", "'"]);
+                out.push_str(&pad);
+                out.push_str("q: ");
+                out.push_str(q);
+                for _ in 0..src.byte() % 5 {
+                    out.push_str(src.pick(&["text", "\\", "\\n", "#x", "- y", "z: w", ""]));
+                    out.push_str(brk);
+                    out.push_str(&" ".repeat(usize::from(src.byte() % 8)));
+                }
+                out.push_str(src.pick(&[q, q, ""]));
+            }
+            // Deep block nesting in one go.
+            14 => {
+                let depth = usize::from(src.byte()) * 4;
+                let step = 1 + usize::from(src.byte() % 3);
+                let form = src.pick(&["k:", "- ", "- k:"]);
+                for i in 0..depth {
+                    out.push_str(&" ".repeat(indent + i * step));
+                    out.push_str(form);
+                    out.push_str(brk);
+                }
+                continue;
+            }
+            15 => out.push_str(src.pick(&[
+                "---",
+                "...",
+                "--- |",
+                "--- &r",
+                "%YAML 1.1",
+                "%TAG !e! tag:e,2000:",
+                "# c",
+                "",
+            ])),
+            16 => {
+                out.push_str(&pad);
+                out.push_str(src.pick(&[
+                    "t: !!str ",
+                    "t: !e!x ",
+                    "t: !<tag:yaml.org,2002:int> ",
+                    "t: ! ",
+                    "t: !!binary ",
+                    "t: !!set ",
+                ]));
+                out.push_str(src.pick(SCALARS));
+            }
+            // A plain scalar continued on following lines.
+            17 => {
+                out.push_str(&pad);
+                out.push_str("p: word");
+                for _ in 0..src.byte() % 4 {
+                    out.push_str(brk);
+                    out.push_str(&" ".repeat(usize::from(src.byte() % 8)));
+                    out.push_str(src.pick(&["more", "- x", "k: v", "# c", "", "---"]));
+                }
+            }
+            _ => out.push_str(src.pick(&["", "\t", " ", "#", "\u{feff}"])),
+        }
+        out.push_str(if src.byte() % 16 == 0 {
+            src.pick(BREAKS)
+        } else {
+            brk
+        });
+    }
+    if out.len() > MAX_INPUT {
+        let mut cut = MAX_INPUT;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+    }
+    out
 }
 
 fn check_loaded(loaded: &LoadedFile, limits: &Limits) {
@@ -103,6 +405,10 @@ fn check_tree(text: &str, doc: &Document) {
 /// `deploymentconfig.json`, with no configuration and a fixed date: no check panics
 /// (`AML000`), and every span of every finding lies in the text, on char boundaries.
 pub fn check(data: &[u8]) {
+    on_small_stack(|| check_bytes(data));
+}
+
+fn check_bytes(data: &[u8]) {
     let text = String::from_utf8_lossy(data).into_owned();
     let options = Options {
         config: ConfigChoice::Disabled,
@@ -133,6 +439,10 @@ pub fn check(data: &[u8]) {
 /// Bytes (lossy UTF-8) → the rule-file parser, alone and as a user rule: `Ok` or errors
 /// whose positions lie in the text.
 pub fn rule_file(data: &[u8]) {
+    on_small_stack(|| rule_file_bytes(data));
+}
+
+fn rule_file_bytes(data: &[u8]) {
     let text = String::from_utf8_lossy(data).into_owned();
     let path = "fuzz/ACME001-fuzz.yaml";
     let errors = match Registry::from_files([(path, text.as_str())]) {
@@ -161,6 +471,10 @@ pub fn rule_file(data: &[u8]) {
 /// Inputs whose `rules-dirs` could leave [`FUZZ_DIR`] (absolute paths, `..`) are
 /// skipped: they would make the parser read the machine's directories.
 pub fn config_file(data: &[u8]) {
+    on_small_stack(|| config_file_bytes(data));
+}
+
+fn config_file_bytes(data: &[u8]) {
     let text = String::from_utf8_lossy(data).into_owned();
     if escapes_fuzz_dir(&text) {
         return;

@@ -103,7 +103,9 @@ pub struct Node {
 #[derive(Clone, Debug, Default)]
 pub struct Document {
     pub nodes: Vec<Node>,
-    /// `None` for an empty document (`---` alone, or a file of comments).
+    /// `None` for a document cut short before its content (a syntax error). An explicit
+    /// document without content (`---` alone) holds a null node, as PyYAML reads it;
+    /// a file of comments and blank lines holds no document at all.
     pub root: Option<NodeId>,
     /// Where the document's content starts and ends in the file.
     pub span: Span,

@@ -1,13 +1,26 @@
-//! YAML text → [`Document`]s, from saphyr-parser's event stream.
+//! YAML text → [`Document`]s, read as PyYAML's `yaml.safe_load` reads it (the Azure ML
+//! CLI's and SDK's reader).
+//!
+//! [`scanner`] and [`parser`] follow PyYAML's scanner and parser (the same tokens, events
+//! and errors; see their module docs), and the [`Builder`] here plays PyYAML's composer
+//! and `SafeConstructor`: anchors and aliases, merge keys, tags, YAML 1.1 scalars.
+//! `tests/it/yaml_pyyaml_diff.rs` holds it to PyYAML's answers on some 13,000 inputs
+//! (`docs/yaml.md`).
 //!
 //! The tree is built iteratively (no recursion, so nesting cannot overflow the stack) and
-//! reports, with exact spans: syntax errors (AML001), constructs `safe_load` rejects
-//! (unknown tags, unhashable keys, bad merge values: AML001), duplicate keys (AML002),
-//! and limits (AML005: nesting depth, recursive aliases, alias expansion).
+//! reports, with exact spans: syntax errors at PyYAML's place with PyYAML's words
+//! (AML001), constructs `safe_load` rejects (unknown tags, unhashable keys, bad merge
+//! values, repeated anchors, undefined aliases: AML001), duplicate keys (AML002), and
+//! limits (AML005: nesting depth, recursive aliases, alias expansion).
 
+pub mod parser;
+pub mod scanner;
+
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use saphyr_parser::{Event, Parser, ScalarStyle, Span as SaphyrSpan, Tag};
+use parser::{CORE_TAG_PREFIX, Event, EventKind, Parser};
+use scanner::{ScalarStyle, YamlError};
 
 use super::yaml11::{self, Note, NoteKind, Resolved};
 use super::{Document, Entry, Expansion, Node, NodeId, Style, Value};
@@ -18,13 +31,10 @@ use crate::source::Span;
 /// Parses every document of a YAML stream. `base` is where the content starts in `text`
 /// (3 after a UTF-8 byte-order mark).
 pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Findings) -> Vec<Document> {
-    let content = &text[base as usize..];
     check_printable(text, base, diags);
     let printable = diags.len();
     let mut builder = Builder {
         text,
-        base,
-        conv: CharToByte::new(content),
         limits,
         docs: Vec::new(),
         doc: None,
@@ -37,49 +47,24 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Findings) -> Ve
         nodes_before: 0,
         merge_copies: 0,
         merge_overflow: false,
+        merge_key: None,
+        value_tag: None,
+        unconstructed: Vec::new(),
     };
-    let mut parser = Parser::new_from_str(content);
-    loop {
-        match parser.next_event() {
-            None => break,
-            Some(Ok((event, span))) => {
-                if matches!(event, Event::StreamEnd) {
+    let mut parser = Parser::new(text, base as usize);
+    while let Some(next) = parser.next_event() {
+        match next {
+            Ok(event) => {
+                if matches!(event.kind, EventKind::StreamEnd) {
                     break;
                 }
-                if !builder.event(event, span) {
+                if !builder.event(event) {
                     builder.abort();
                     break;
                 }
             }
-            Some(Err(err)) => {
-                let offset = builder.byte(err.marker().index());
-                let info = err.info();
-                let span = builder.char_span_at(offset);
-                let diag = if info.contains("recursion limit exceeded") {
-                    Diagnostic::new(
-                        "AML005",
-                        span,
-                        "flow collections (`[`/`{`) are nested deeper than 255 levels",
-                    )
-                    .with_help("Azure ML configurations never need this depth; flatten the structure or check that brackets are balanced.")
-                } else if let Some(tab) = info
-                    .contains("tab")
-                    .then(|| indenting_tab(text, offset))
-                    .flatten()
-                {
-                    // saphyr reports a tab where the token it was scanning began (often the
-                    // line above); PyYAML, at the tab itself: "found character '\t' that
-                    // cannot start any token".
-                    let tab = Span::new(tab, tab + 1);
-                    syntax_error("found a tab character that cannot start any token", tab, "")
-                        .with_help("YAML indentation must use spaces: replace the tab characters at the start of this line with spaces.")
-                } else {
-                    let line_start = text[..offset as usize].rfind('\n').map_or(0, |i| i + 1);
-                    let line_end = text[offset as usize..]
-                        .find('\n')
-                        .map_or(text.len(), |i| offset as usize + i);
-                    syntax_error(info, span, &text[line_start..line_end])
-                };
+            Err(err) => {
+                let diag = syntax_error(text, &err);
                 builder.diags.push(diag);
                 builder.abort();
                 break;
@@ -90,36 +75,60 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Findings) -> Ve
     builder.docs
 }
 
-/// The first tab in the indentation of a line at or after `offset` (the line `offset` is
-/// on included), within the next few lines.
-fn indenting_tab(text: &str, offset: u32) -> Option<u32> {
-    let start = text[..offset as usize].rfind('\n').map_or(0, |i| i + 1);
-    let mut pos = start;
-    for line in text[start..].split_inclusive('\n').take(8) {
-        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
-        if let Some(i) = line[..indent].find('\t') {
-            return u32::try_from(pos + i).ok();
-        }
-        pos += line.len();
+/// A span covering the character at `offset` (empty at the end or on a line break).
+fn char_span_at(text: &str, offset: u32) -> Span {
+    match text.get(offset as usize..).and_then(|t| t.chars().next()) {
+        Some(c) if c != '\n' && c != '\r' => Span::new(offset, offset + c.len_utf8() as u32),
+        _ => Span::at(offset.min(text.len() as u32)),
     }
-    None
 }
 
-fn syntax_error(info: &str, span: Span, line: &str) -> Diagnostic {
+/// AML001 for PyYAML's scanner or parser error: at its problem, in its words, with what
+/// was being read (its context) as a label where that began.
+fn syntax_error(text: &str, err: &YamlError) -> Diagnostic {
+    let at = err.problem_mark.pos;
+    let span = char_span_at(text, at);
+    let line_start = text[..at as usize].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at as usize..]
+        .find('\n')
+        .map_or(text.len(), |i| at as usize + i);
+    let line = &text[line_start..line_end];
+    let problem = &err.problem;
     let help = if line.contains("{{") {
         TEMPLATE_HELP
-    } else if info.contains("tab") {
-        "YAML indentation must use spaces: replace the tab characters at the start of this line with spaces."
-    } else if info.contains("mapping values are not allowed") {
+    } else if problem.contains("'\\t'") {
+        "YAML indentation and separation must use spaces: the Azure ML CLI's YAML reader refuses a tab here. Replace the tab characters with spaces."
+    } else if problem.contains("mapping values are not allowed") {
         "A `key: value` pair appears where none is allowed: check this line's indentation against the line above, or quote a value that contains `: `."
-    } else if info.contains("did not find expected key") || info.contains("expected <block end>") {
-        "Check the indentation of this line: every key of a mapping must start in the same column."
-    } else if info.contains("unknown anchor") {
-        "Define the anchor (`&name`) before the alias (`*name`) that uses it."
+    } else if problem.contains("could not find expected ':'") {
+        "The text that starts there is read as a mapping key, but no `: ` follows it on the same line: add the colon, quote the text, or check the indentation."
+    } else if problem.contains("expected <block end>") {
+        "Check the indentation of this line: every key of a mapping must start in the same column, and a value must be indented under its key."
+    } else if problem.contains("found unexpected end of stream") {
+        "A quoted string is not closed: add the closing quote."
+    } else if problem.contains("document separator") {
+        "A line that starts with `---` or `...` ends the document, even inside a quoted string: indent it, or escape it."
+    } else if problem.contains("unknown escape character") || problem.contains("hexadecimal numbers") {
+        "In a double-quoted string a backslash starts an escape (`\\n`, `\\\"`, `\\\\`): write `\\\\` for a backslash, or use single quotes."
+    } else if err
+        .context
+        .as_deref()
+        .is_some_and(|c| c.contains("anchor") || c.contains("alias"))
+    {
+        "The Azure ML CLI's YAML reader allows only ASCII letters, digits, `-` and `_` in anchor and alias names (`&name`, `*name`)."
     } else {
         "Fix the YAML syntax; the Azure ML CLI cannot read this file until then."
     };
-    Diagnostic::new("AML001", span, format!("YAML syntax error: {info}")).with_help(help)
+    let mut diag = Diagnostic::new("AML001", span, format!("YAML syntax error: {problem}")).with_help(help);
+    if let (Some(context), Some(mark)) = (&err.context, err.context_mark) {
+        if mark.pos != at {
+            diag = diag.with_label(
+                char_span_at(text, mark.pos),
+                format!("{context} that starts here"),
+            );
+        }
+    }
+    diag
 }
 
 const TEMPLATE_HELP: &str = "This line holds a `{{...}}` template placeholder, which YAML reads as nested flow mappings: render the template before checking the file, or quote the placeholder (`\"{{NAME}}\"`).";
@@ -134,7 +143,7 @@ fn check_printable(text: &str, base: u32, diags: &mut Findings) {
                 "AML001",
                 Span::new(start, start + c.len_utf8() as u32),
                 format!(
-                    "unacceptable character #x{:04x}: the Azure ML CLI's YAML reader rejects control characters",
+                    "unacceptable character #x{:04x}: special characters are not allowed (the Azure ML CLI's YAML reader refuses control characters)",
                     c as u32
                 ),
             )
@@ -178,45 +187,9 @@ fn first_unprintable(text: &str) -> Option<(usize, char)> {
     None
 }
 
-/// saphyr reports positions in characters; spans are bytes.
-struct CharToByte {
-    /// Byte offset of every `STEP`-th character; empty when the text is ASCII.
-    checkpoints: Vec<u32>,
-}
-
-const STEP: usize = 128;
-
-impl CharToByte {
-    fn new(content: &str) -> Self {
-        let checkpoints = if content.is_ascii() {
-            Vec::new()
-        } else {
-            content
-                .char_indices()
-                .step_by(STEP)
-                .map(|(b, _)| b as u32)
-                .collect()
-        };
-        Self { checkpoints }
-    }
-
-    /// The byte offset of the `char_index`-th character of `content`.
-    fn byte(&self, content: &str, char_index: usize) -> u32 {
-        if self.checkpoints.is_empty() {
-            return char_index.min(content.len()) as u32;
-        }
-        let Some(&start) = self.checkpoints.get(char_index / STEP) else {
-            return content.len() as u32;
-        };
-        match content[start as usize..].char_indices().nth(char_index % STEP) {
-            Some((b, _)) => start + b as u32,
-            None => content.len() as u32,
-        }
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Anchor {
+    /// On a collection still open (an alias to it would make a recursive structure).
     Open,
     Done(NodeId),
 }
@@ -226,36 +199,40 @@ enum FrameKind {
     Map {
         entries: Vec<Entry>,
         pending_key: Option<NodeId>,
+        /// The pending key is a merge key (a `<<` PyYAML resolves to the merge tag).
+        pending_merge: bool,
         /// Values of `<<` keys, applied when the mapping ends.
         merges: Vec<NodeId>,
     },
 }
 
-struct Frame {
+struct Frame<'a> {
     kind: FrameKind,
     flow: bool,
-    /// Flow: the opening bracket. Block: the first child's start (set on first attach).
+    /// A flow collection written with its bracket (not the one-pair mapping of
+    /// `[a: b]`): its span runs from bracket to bracket.
+    bracketed: bool,
+    /// Flow: the opening bracket. Otherwise the first child's start (set on first
+    /// attach).
     start: Option<u32>,
     last_end: u32,
-    anchor: usize,
+    anchor: Option<&'a str>,
+    /// `!!omap` or `!!pairs`: every item must be a one-pair mapping.
+    pairs: Option<(&'static str, Span)>,
+    /// What `SafeConstructor` would refuse about this collection's tag.
+    tag_problem: Option<Diagnostic>,
 }
 
 struct Builder<'a, 'd> {
     text: &'a str,
-    base: u32,
-    conv: CharToByte,
     limits: &'a Limits,
     docs: Vec<Document>,
     doc: Option<Document>,
-    stack: Vec<Frame>,
-    anchors: HashMap<usize, Anchor>,
+    stack: Vec<Frame<'a>>,
+    /// PyYAML's composer's anchors, for the document being read, with where each is.
+    anchors: HashMap<&'a str, (Anchor, Span)>,
     last_end: u32,
     diags: &'d mut Findings,
-    /// Entries copied into mappings by `<<` merge keys in this document: bounded by
-    /// `max_alias_nodes`, since each `<<: [*a, *a]` level may double them.
-    merge_copies: u64,
-    /// The merge copies went over the limit.
-    merge_overflow: bool,
     /// How many findings were made before any document (the printable-character check),
     /// and how many before the current document started: a document's own findings are
     /// the ones after, so checking for them costs what they are, not every finding.
@@ -263,6 +240,21 @@ struct Builder<'a, 'd> {
     doc_diags: usize,
     /// Nodes of the file's finished documents (the file's trees are bounded together).
     nodes_before: u64,
+    /// Entries copied into mappings by `<<` merge keys in this document: bounded by
+    /// `max_alias_nodes`, since each `<<: [*a, *a]` level may double them.
+    merge_copies: u64,
+    /// The merge copies went over the limit.
+    merge_overflow: bool,
+    /// The last scalar PyYAML resolves to the merge tag (`<<`): a merge key if it is
+    /// attached as a key.
+    merge_key: Option<NodeId>,
+    /// The last scalar PyYAML resolves to the `value` tag (`=`): refused unless it is
+    /// attached as a key.
+    value_tag: Option<NodeId>,
+    /// Collections `SafeConstructor` would refuse (their tag), reported when the document
+    /// ends if PyYAML constructs them: it does not construct a mapping or list used only
+    /// as the value of a merge key, whose pairs it copies.
+    unconstructed: Vec<(NodeId, Diagnostic)>,
 }
 
 fn alias_limit_diagnostic(span: Span, limits: &Limits) -> Diagnostic {
@@ -314,40 +306,70 @@ enum KeyId<'k> {
     Null,
 }
 
-impl<'a> Builder<'a, '_> {
-    fn content(&self) -> &'a str {
-        &self.text[self.base as usize..]
-    }
-
-    fn byte(&self, char_index: usize) -> u32 {
-        self.conv.byte(self.content(), char_index) + self.base
-    }
-
-    fn span(&self, s: SaphyrSpan) -> Span {
-        Span::new(self.byte(s.start.index()), self.byte(s.end.index()))
-    }
-
-    /// A span covering the character at `offset` (empty at the end or on a line break).
-    fn char_span_at(&self, offset: u32) -> Span {
-        match self.text[offset as usize..].chars().next() {
-            Some(c) if c != '\n' && c != '\r' => Span::new(offset, offset + c.len_utf8() as u32),
-            _ => Span::at(offset),
+/// What `SafeConstructor` builds for a collection with an explicit tag, or why it
+/// cannot (`None`: fine).
+fn collection_tag_problem(tag: &str, is_seq: bool) -> Option<String> {
+    let core = tag.strip_prefix(CORE_TAG_PREFIX);
+    let found = if is_seq { "sequence" } else { "mapping" };
+    match (core, is_seq) {
+        _ if tag == "!" => None,
+        (Some("seq" | "omap" | "pairs"), true) | (Some("map" | "set"), false) => None,
+        (Some("omap" | "pairs" | "seq"), false) => Some(format!("expected a sequence, but found {found}")),
+        (Some("map" | "set"), true) => Some(format!("expected a mapping node, but found {found}")),
+        (Some("str" | "int" | "float" | "bool" | "null" | "binary" | "timestamp"), _) => {
+            Some(format!("expected a scalar node, but found {found}"))
         }
+        _ => Some(format!(
+            "could not determine a constructor for the tag '{}': the Azure ML CLI reads YAML with `safe_load`, which only knows the standard tags",
+            display_tag(tag)
+        )),
+    }
+}
+
+impl<'a> Builder<'a, '_> {
+    fn char_span_at(&self, offset: u32) -> Span {
+        char_span_at(self.text, offset)
     }
 
     fn doc(&mut self) -> &mut Document {
         self.doc.get_or_insert_with(Document::default)
     }
 
+    /// The span of an anchor (`&name`) from its name, a slice of the text.
+    fn anchor_span(&self, name: &str) -> Span {
+        let at = (name.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize) as u32;
+        Span::new(at.saturating_sub(1), at + name.len() as u32)
+    }
+
+    /// Records an anchor; PyYAML's composer refuses a second anchor of the same name in
+    /// a document.
+    fn define_anchor(&mut self, name: &'a str, anchor: Anchor) {
+        let span = self.anchor_span(name);
+        if let Some(&(_, first)) = self.anchors.get(name) {
+            if first != span {
+                self.diags.push(
+                    Diagnostic::new(
+                        "AML001",
+                        span,
+                        format!("found duplicate anchor '{name}' (second occurrence): the Azure ML CLI's YAML reader refuses to define an anchor twice in a document"),
+                    )
+                    .with_label(first, "first occurrence")
+                    .with_help("Rename one of the anchors (and the aliases meant for it)."),
+                );
+                self.doc().partial = true;
+            }
+        }
+        self.anchors.insert(name, (anchor, span));
+    }
+
     /// Handles one event; `false` stops parsing (a limit was hit).
-    fn event(&mut self, event: Event<'_>, raw: SaphyrSpan) -> bool {
-        let span = self.span(raw);
-        let is_seq = matches!(event, Event::SequenceStart(..));
-        match event {
-            Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
-            Event::DocumentStart(explicit) => {
+    fn event(&mut self, event: Event<'a>) -> bool {
+        let (start, end) = (event.start.pos, event.end.pos);
+        let is_seq = matches!(event.kind, EventKind::SequenceStart { .. });
+        match event.kind {
+            EventKind::StreamStart | EventKind::StreamEnd => {}
+            EventKind::DocumentStart { .. } => {
                 self.finish_doc();
-                let start = if explicit { span.start } else { span.end };
                 self.doc = Some(Document {
                     span: Span::at(start),
                     ..Document::default()
@@ -357,30 +379,42 @@ impl<'a> Builder<'a, '_> {
                 self.merge_copies = 0;
                 self.merge_overflow = false;
             }
-            Event::DocumentEnd => self.finish_doc(),
-            Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..) | Event::Alias(..)
+            EventKind::DocumentEnd => self.finish_doc(),
+            EventKind::Scalar { .. }
+            | EventKind::SequenceStart { .. }
+            | EventKind::MappingStart { .. }
+            | EventKind::Alias(..)
                 if self.nodes_before + self.doc.as_ref().map_or(0, |d| d.nodes.len() as u64)
                     >= self.limits.max_nodes =>
             {
                 // The file's trees are as large as the limit allows: stop building them, so
                 // memory stays bounded by the limit rather than by the file.
-                self.diags.push(super::too_many_nodes(span, self.limits));
+                self.diags
+                    .push(super::too_many_nodes(Span::new(start, end), self.limits));
                 if let Some(doc) = self.doc.as_mut() {
                     doc.alias_overflow = true;
                 }
                 return false;
             }
-            Event::Scalar(value, style, anchor, tag) => {
-                let span = self.scalar_span(span, style);
-                let node = self.scalar(&value, style, tag.as_deref(), span);
-                if anchor > 0 {
-                    self.anchors.insert(anchor, Anchor::Done(node));
+            EventKind::Scalar {
+                anchor,
+                tag,
+                value,
+                style,
+                start: value_start,
+                end: value_end,
+            } => {
+                let span = scalar_span(self.text, value_start, value_end, style);
+                let node = self.scalar(value, style, tag.as_deref(), span);
+                if let Some(name) = anchor {
+                    self.define_anchor(name, Anchor::Done(node));
                 }
                 self.attach(node);
             }
-            Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => {
+            EventKind::SequenceStart { anchor, tag, flow }
+            | EventKind::MappingStart { anchor, tag, flow } => {
                 if self.stack.len() >= self.limits.max_depth {
-                    let at = self.char_span_at(span.start.max(span.end.saturating_sub(1)));
+                    let at = self.char_span_at(end.saturating_sub(1).max(start));
                     self.diags.push(
                         Diagnostic::new(
                             "AML005",
@@ -391,54 +425,81 @@ impl<'a> Builder<'a, '_> {
                     );
                     return false;
                 }
+                let bracketed =
+                    flow && end > start && matches!(self.text.as_bytes()[end as usize - 1], b'[' | b'{');
+                let mut pairs = None;
+                let mut tag_problem = None;
                 if let Some(tag) = tag.as_deref() {
-                    self.check_collection_tag(tag, span);
+                    let span = Span::new(start, end.max(start));
+                    match collection_tag_problem(tag, is_seq) {
+                        Some(problem) => {
+                            tag_problem = Some(
+                                Diagnostic::new("AML001", span, problem)
+                                    .with_help("Remove the tag; write the value as plain YAML."),
+                            );
+                        }
+                        None => {
+                            if let Some(kind @ ("omap" | "pairs")) = tag.strip_prefix(CORE_TAG_PREFIX) {
+                                pairs = Some((if kind == "omap" { "!!omap" } else { "!!pairs" }, span));
+                            }
+                        }
+                    }
                 }
-                let flow = self.text[span.range()].trim_end().ends_with(['{', '[']);
                 let kind = if is_seq {
                     FrameKind::Seq(Vec::new())
                 } else {
                     FrameKind::Map {
                         entries: Vec::new(),
                         pending_key: None,
+                        pending_merge: false,
                         merges: Vec::new(),
                     }
                 };
-                if anchor > 0 {
-                    self.anchors.insert(anchor, Anchor::Open);
+                if let Some(name) = anchor {
+                    self.define_anchor(name, Anchor::Open);
                 }
                 self.stack.push(Frame {
                     kind,
                     flow,
-                    start: flow.then_some(span.end.saturating_sub(1)),
-                    last_end: span.end,
+                    bracketed,
+                    start: bracketed.then(|| end - 1),
+                    last_end: end,
                     anchor,
+                    pairs,
+                    tag_problem,
                 });
             }
-            Event::SequenceEnd | Event::MappingEnd => {
-                let end = span.end;
+            EventKind::SequenceEnd | EventKind::MappingEnd => {
                 self.close_frame(Some(end));
                 if self.merge_overflow {
                     self.alias_limit_exceeded(self.char_span_at(end.saturating_sub(1)));
                     return false;
                 }
             }
-            Event::Alias(anchor) => {
-                let node = match self.anchors.get(&anchor).copied() {
+            EventKind::Alias(name) => {
+                let span = Span::new(start, end);
+                let node = match self.anchors.get(name).map(|&(a, _)| a) {
                     Some(Anchor::Done(target)) => self.push_node(Node {
                         value: Value::Alias(target),
                         span,
                         style: Style::Plain,
                     }),
-                    _ => {
-                        self.diags.push(
-                            Diagnostic::new(
-                                "AML005",
-                                span,
-                                format!("recursive alias `{}`: it refers to a node that contains it", &self.text[span.range()]),
-                            )
-                            .with_help("The Azure ML SDK cannot validate a self-containing structure; replace the alias with the content it should repeat."),
-                        );
+                    found => {
+                        if found.is_some() {
+                            self.diags.push(
+                                Diagnostic::new(
+                                    "AML005",
+                                    span,
+                                    format!("recursive alias `{}`: it refers to a node that contains it", &self.text[span.range()]),
+                                )
+                                .with_help("The Azure ML SDK cannot validate a self-containing structure; replace the alias with the content it should repeat."),
+                            );
+                        } else {
+                            self.diags.push(
+                                Diagnostic::new("AML001", span, format!("found undefined alias '{name}'"))
+                                    .with_help("Define the anchor (`&name`) before the alias (`*name`) that uses it, in the same YAML document."),
+                            );
+                        }
                         self.doc().partial = true;
                         self.push_node(Node {
                             value: Value::Null,
@@ -453,58 +514,11 @@ impl<'a> Builder<'a, '_> {
         true
     }
 
-    /// Trims a scalar's span to its own text: no anchor or tag before it, no line breaks
-    /// after a block scalar.
-    fn scalar_span(&self, span: Span, style: ScalarStyle) -> Span {
-        let bytes = self.text.as_bytes();
-        let mut start = span.start as usize;
-        let end = span.end as usize;
-        while start < end && (bytes[start] == b'&' || bytes[start] == b'!') {
-            while start < end && !bytes[start].is_ascii_whitespace() {
-                start += 1;
-            }
-            while start < end && bytes[start].is_ascii_whitespace() {
-                start += 1;
-            }
-        }
-        let mut end = end;
-        if matches!(
-            style,
-            ScalarStyle::Literal | ScalarStyle::Folded | ScalarStyle::Plain
-        ) {
-            while end > start && bytes[end - 1].is_ascii_whitespace() {
-                end -= 1;
-            }
-        }
-        // The parser may end a quoted scalar at the next token, past a trailing comment:
-        // end it at its closing quote (`''` escapes a single quote, `\` a double one).
-        let quote = match style {
-            ScalarStyle::SingleQuoted => Some(b'\''),
-            ScalarStyle::DoubleQuoted => Some(b'"'),
-            _ => None,
-        };
-        if let Some(q) = quote.filter(|q| bytes.get(start) == Some(q)) {
-            let mut i = start + 1;
-            while i < end {
-                if q == b'"' && bytes[i] == b'\\' {
-                    i += 2;
-                } else if bytes[i] == q {
-                    if q == b'\'' && i + 1 < end && bytes[i + 1] == b'\'' {
-                        i += 2;
-                    } else {
-                        end = i + 1;
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-        }
-        if start >= end && style == ScalarStyle::Plain {
-            // An empty plain scalar (`key:`) sits right after its indicator.
-            return Span::at(span.start);
-        }
-        Span::new(start as u32, end as u32)
+    /// A value `SafeConstructor` cannot build: AML001, and the document is not checked.
+    fn constructor_error(&mut self, span: Span, message: String, help: &str) {
+        self.diags
+            .push(Diagnostic::new("AML001", span, message).with_help(help));
+        self.doc().partial = true;
     }
 
     fn push_node(&mut self, node: Node) -> NodeId {
@@ -514,7 +528,7 @@ impl<'a> Builder<'a, '_> {
         id
     }
 
-    fn scalar(&mut self, value: &str, style: ScalarStyle, tag: Option<&Tag>, span: Span) -> NodeId {
+    fn scalar(&mut self, value: Cow<'_, str>, style: ScalarStyle, tag: Option<&str>, span: Span) -> NodeId {
         let node_style = match style {
             ScalarStyle::Plain => Style::Plain,
             ScalarStyle::SingleQuoted => Style::SingleQuoted,
@@ -523,31 +537,38 @@ impl<'a> Builder<'a, '_> {
             ScalarStyle::Folded => Style::Folded,
         };
         let mut note = None;
+        let (mut merge, mut value_tag) = (false, false);
+        // PyYAML resolves a plain scalar without a tag, and any scalar with the
+        // non-specific tag `!`, by its implicit resolvers (YAML 1.1 types).
+        let implicit = (tag.is_none() && style == ScalarStyle::Plain) || tag == Some("!");
         let resolved = match tag {
-            Some(tag) => self.tagged_scalar(value, tag, span),
-            None if node_style == Style::Plain => match yaml11::resolve_plain(value) {
+            Some(tag) if !implicit => self.tagged_scalar(&value, tag, span),
+            _ if implicit => match yaml11::resolve_plain(&value) {
                 Resolved::Value(v) => {
-                    note = yaml11::compare(value, &v);
+                    if node_style == Style::Plain {
+                        note = yaml11::compare(&value, &v);
+                    }
                     v
                 }
                 // A merge key is only special as a key; `attach` handles it.
-                Resolved::Merge => Value::Str(value.into()),
+                Resolved::Merge => {
+                    merge = true;
+                    Value::Str(value.as_ref().into())
+                }
                 Resolved::Invalid(what) => {
                     self.diags.push(
                         Diagnostic::new("AML001", span, format!("`{value}` looks like {what} to the Azure ML CLI's YAML reader, which then fails to convert it (ValueError)"))
                             .with_help("Quote it if it is text, or correct the value."),
                     );
-                    Value::Str(value.into())
+                    Value::Str(value.as_ref().into())
                 }
+                // Refused unless it is a mapping key; `attach` decides.
                 Resolved::ValueTag => {
-                    self.diags.push(
-                        Diagnostic::new("AML001", span, "a plain `=` cannot be read by the Azure ML CLI: PyYAML resolves it to the YAML 1.1 `value` type, which `safe_load` cannot construct")
-                            .with_help("Quote it: `'='`."),
-                    );
-                    Value::Str(value.into())
+                    value_tag = true;
+                    Value::Str(value.as_ref().into())
                 }
             },
-            None => Value::Str(value.into()),
+            _ => Value::Str(value.as_ref().into()),
         };
         let id = self.push_node(Node {
             value: resolved,
@@ -557,76 +578,92 @@ impl<'a> Builder<'a, '_> {
         if let Some(kind) = note {
             self.doc().yaml11_notes.push(Note { node: id, kind });
         }
+        if merge {
+            self.merge_key = Some(id);
+        }
+        if value_tag {
+            self.value_tag = Some(id);
+        }
         id
     }
 
     /// A scalar with an explicit tag, constructed as PyYAML's `SafeConstructor` would.
-    fn tagged_scalar(&mut self, value: &str, tag: &Tag, span: Span) -> Value {
-        let full = format!("{}{}", tag.handle, tag.suffix);
-        let core = full.strip_prefix("tag:yaml.org,2002:");
-        let constructed = match (full.as_str(), core) {
-            ("!", _) => Some(Value::Str(value.into())),
-            (_, Some("str" | "binary")) => Some(Value::Str(value.into())),
-            (_, Some("null")) => Some(Value::Null),
-            (_, Some("bool")) => match value.to_ascii_lowercase().as_str() {
+    fn tagged_scalar(&mut self, value: &str, full: &str, span: Span) -> Value {
+        let core = full.strip_prefix(CORE_TAG_PREFIX);
+        let constructed = match core {
+            Some("str") => Some(Value::Str(value.into())),
+            // Base64 data: PyYAML builds bytes, which amlint keeps as their text.
+            Some("binary") => valid_base64(value).then(|| Value::Str(value.into())),
+            Some("null") => Some(Value::Null),
+            Some("bool") => match value.to_ascii_lowercase().as_str() {
                 "yes" | "true" | "on" => Some(Value::Bool(true)),
                 "no" | "false" | "off" => Some(Value::Bool(false)),
                 _ => None,
             },
-            (_, Some("int")) => yaml11::construct_int(value),
-            (_, Some("float")) => match yaml11::construct_float(value) {
+            Some("int") => yaml11::construct_int(value),
+            Some("float") => match yaml11::construct_float(value) {
                 Value::Float(f) if f.is_nan() && !value.to_ascii_lowercase().contains("nan") => None,
                 v => Some(v),
             },
-            (_, Some("timestamp")) => Some(Value::Timestamp(value.into())),
+            Some("timestamp") => matches!(yaml11::resolve_plain(value), Resolved::Value(Value::Timestamp(_)))
+                .then(|| Value::Timestamp(value.into())),
+            Some("seq" | "map" | "set" | "omap" | "pairs") => {
+                let kind = if matches!(core, Some("seq" | "omap" | "pairs")) {
+                    "sequence"
+                } else {
+                    "mapping node"
+                };
+                self.constructor_error(
+                    span,
+                    format!(
+                        "expected a {kind}, but found scalar: `{}` cannot be read as {}",
+                        value,
+                        display_tag(full)
+                    ),
+                    "Fix the value or remove the tag.",
+                );
+                return Value::Str(value.into());
+            }
             _ => {
-                self.diags.push(
-                    Diagnostic::new(
-                        "AML001",
-                        span,
-                        format!("could not determine a constructor for the tag '{}': the Azure ML CLI reads YAML with `safe_load`, which only knows the standard tags", display_tag(&full)),
-                    )
-                    .with_help("Remove the tag; write the value as plain YAML."),
+                self.constructor_error(
+                    span,
+                    format!("could not determine a constructor for the tag '{}': the Azure ML CLI reads YAML with `safe_load`, which only knows the standard tags", display_tag(full)),
+                    "Remove the tag; write the value as plain YAML.",
                 );
                 return Value::Str(value.into());
             }
         };
         constructed.unwrap_or_else(|| {
-            self.diags.push(
-                Diagnostic::new(
-                    "AML001",
-                    span,
-                    format!("`{value}` cannot be read as {}", display_tag(&full)),
-                )
-                .with_help("Fix the value or remove the tag."),
+            self.constructor_error(
+                span,
+                format!("`{value}` cannot be read as {}", display_tag(full)),
+                "Fix the value or remove the tag.",
             );
             Value::Str(value.into())
         })
-    }
-
-    fn check_collection_tag(&mut self, tag: &Tag, span: Span) {
-        let full = format!("{}{}", tag.handle, tag.suffix);
-        let ok = full == "!"
-            || matches!(
-                full.strip_prefix("tag:yaml.org,2002:"),
-                Some("map" | "seq" | "omap" | "pairs" | "set")
-            );
-        if !ok {
-            self.diags.push(
-                Diagnostic::new(
-                    "AML001",
-                    span,
-                    format!("could not determine a constructor for the tag '{}': the Azure ML CLI reads YAML with `safe_load`, which only knows the standard tags", display_tag(&full)),
-                )
-                .with_help("Remove the tag; write the value as plain YAML."),
-            );
-        }
     }
 
     /// Adds a finished node to the innermost open collection (or makes it the root).
     fn attach(&mut self, node: NodeId) {
         let node_span = self.doc().nodes[node.index()].span;
         self.last_end = self.last_end.max(node_span.end);
+        let role_is_key = matches!(
+            self.stack.last().map(|f| &f.kind),
+            Some(FrameKind::Map {
+                pending_key: None,
+                ..
+            })
+        );
+        if self.value_tag == Some(node) && !role_is_key {
+            // `=` is only a string as a mapping key (PyYAML's `flatten_mapping`).
+            self.value_tag = None;
+            self.constructor_error(
+                node_span,
+                "a plain `=` cannot be read by the Azure ML CLI: PyYAML resolves it to the YAML 1.1 `value` type, which `safe_load` cannot construct".into(),
+                "Quote it: `'='`.",
+            );
+        }
+        let is_merge_key = self.merge_key == Some(node);
         let Some(frame) = self.stack.last_mut() else {
             self.doc().root = Some(node);
             return;
@@ -639,11 +676,16 @@ impl<'a> Builder<'a, '_> {
             FrameKind::Seq(items) => items.push(node),
             FrameKind::Map {
                 pending_key: pending @ None,
+                pending_merge,
                 ..
-            } => *pending = Some(node),
+            } => {
+                *pending = Some(node);
+                *pending_merge = is_merge_key;
+            }
             FrameKind::Map {
                 entries,
                 pending_key,
+                pending_merge,
                 merges,
             } => {
                 let key = pending_key.take().unwrap_or(node);
@@ -652,17 +694,11 @@ impl<'a> Builder<'a, '_> {
                     value: node,
                     merged: false,
                 };
-                let is_merge = {
-                    let doc = self.doc.as_ref().expect("a node implies a document");
-                    let k = &doc.nodes[key.index()];
-                    k.style == Style::Plain && matches!(&k.value, Value::Str(s) if &**s == "<<")
-                };
+                let is_merge = std::mem::take(pending_merge);
                 if is_merge {
                     merges.push(node);
                 } else {
                     entries.push(entry);
-                }
-                if !is_merge {
                     self.after_entry(key, node);
                 }
             }
@@ -701,14 +737,18 @@ impl<'a> Builder<'a, '_> {
             return;
         };
         let start = frame.start.unwrap_or(frame.last_end);
-        let end = match (frame.flow, end) {
+        let end = match (frame.bracketed, end) {
             (true, Some(e)) => e,
             _ => frame.last_end,
         };
         let span = Span::new(start, end.max(start));
         let style = if frame.flow { Style::Flow } else { Style::Block };
+        let mut tag_problem = frame.tag_problem;
         let value = match frame.kind {
             FrameKind::Seq(mut items) => {
+                if let Some((tag, tag_span)) = frame.pairs {
+                    tag_problem = tag_problem.or_else(|| self.check_pairs(tag, tag_span, &items));
+                }
                 // Trees live until their file is checked, for every file of a run.
                 items.shrink_to_fit();
                 Value::Seq(items)
@@ -717,6 +757,7 @@ impl<'a> Builder<'a, '_> {
                 entries,
                 pending_key,
                 merges,
+                ..
             } => {
                 let mut entries = entries;
                 if let Some(key) = pending_key {
@@ -741,10 +782,45 @@ impl<'a> Builder<'a, '_> {
             }
         };
         let node = self.push_node(Node { value, span, style });
-        if frame.anchor > 0 {
-            self.anchors.insert(frame.anchor, Anchor::Done(node));
+        if let Some(diag) = tag_problem {
+            self.unconstructed.push((node, diag));
+        }
+        if let Some(name) = frame.anchor {
+            if let Some(entry) = self.anchors.get_mut(name) {
+                entry.0 = Anchor::Done(node);
+            }
         }
         self.attach(node);
+    }
+
+    /// `!!omap` and `!!pairs`: `SafeConstructor` wants a list of one-pair mappings.
+    fn check_pairs(&self, tag: &str, tag_span: Span, items: &[NodeId]) -> Option<Diagnostic> {
+        let doc = self.doc.as_ref().expect("a node implies a document");
+        let bad = items.iter().find_map(|&item| match doc.value(item) {
+            Value::Map(entries) if entries.len() == 1 => None,
+            Value::Map(entries) => Some((
+                item,
+                format!(
+                    "expected a single mapping item, but found {} items",
+                    entries.len()
+                ),
+            )),
+            _ => Some((
+                item,
+                "expected a mapping of length 1, but found another node".to_string(),
+            )),
+        });
+        let (item, problem) = bad?;
+        let span = doc.nodes[item.index()].span;
+        Some(
+            Diagnostic::new(
+                "AML001",
+                span,
+                format!("{problem}: every item of a {tag} list must be a one-pair mapping"),
+            )
+            .with_label(tag_span, tag.to_string())
+            .with_help("Write each item as `- key: value`, or remove the tag."),
+        )
     }
 
     /// PyYAML's `flatten_mapping`: the entries of each merged mapping, a list of mappings
@@ -907,6 +983,15 @@ impl<'a> Builder<'a, '_> {
         let Some(mut doc) = self.doc.take() else {
             return;
         };
+        if !self.unconstructed.is_empty() {
+            let constructed = constructed_nodes(&doc);
+            for (node, diag) in std::mem::take(&mut self.unconstructed) {
+                if constructed[node.index()] {
+                    self.diags.push(diag);
+                    doc.partial = true;
+                }
+            }
+        }
         if let Some(root) = doc.root {
             let root_span = doc.nodes[root.index()].span;
             if doc.span.start > root_span.start {
@@ -942,6 +1027,61 @@ impl<'a> Builder<'a, '_> {
         doc.nodes.shrink_to_fit();
         self.nodes_before += doc.nodes.len() as u64;
         self.docs.push(doc);
+    }
+}
+
+/// The nodes PyYAML's constructor builds: those reachable from the root through items,
+/// keys, values (merged pairs included) and aliases, but not the mappings and lists only
+/// used as the value of a merge key (`flatten_mapping` copies their pairs).
+fn constructed_nodes(doc: &Document) -> Vec<bool> {
+    let mut seen = vec![false; doc.nodes.len()];
+    let mut todo: Vec<NodeId> = doc.root.into_iter().collect();
+    while let Some(id) = todo.pop() {
+        if std::mem::replace(&mut seen[id.index()], true) {
+            continue;
+        }
+        match &doc.nodes[id.index()].value {
+            Value::Seq(items) => todo.extend(items),
+            Value::Map(entries) => todo.extend(entries.iter().flat_map(|e| [e.key, e.value])),
+            Value::Alias(target) => todo.push(*target),
+            _ => {}
+        }
+    }
+    seen
+}
+
+/// A scalar's span: its token's, without the line breaks that end a block scalar.
+fn scalar_span(text: &str, start: u32, end: u32, style: ScalarStyle) -> Span {
+    let mut end = end.max(start);
+    if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+        let bytes = text.as_bytes();
+        while end > start && bytes[end as usize - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+    }
+    Span::new(start, end)
+}
+
+/// Whether Python's `base64.decodebytes` (non-strict: characters outside the alphabet
+/// are skipped) accepts the text.
+fn valid_base64(text: &str) -> bool {
+    let mut data = 0usize;
+    let mut pad = 0usize;
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'+' || b == b'/' {
+            if pad > 0 {
+                // Data after padding starts a new quantum in Python's decoder.
+                pad = 0;
+            }
+            data += 1;
+        } else if b == b'=' {
+            pad += 1;
+        }
+    }
+    match data % 4 {
+        0 => true,
+        1 => false,
+        r => pad >= 4 - r,
     }
 }
 
@@ -1149,13 +1289,104 @@ mod tests {
     }
 
     #[test]
+    fn a_quoted_string_continued_left_of_its_key_loads() {
+        // Issue 20: PyYAML does not check the indentation of quoted scalars' lines.
+        let text = "jobs:\n  step:\n    inputs:\n      prompt: \"\\nGoal: {{goal}}\\n\\\n      Answer options:\\n\\\n  done\"\n      next: [a,\n b]\n";
+        let (docs, diags) = load(text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let inputs = &docs[0].to_json()["jobs"]["step"]["inputs"];
+        assert_eq!(inputs["prompt"], "\nGoal: {{goal}}\nAnswer options:\ndone");
+        assert_eq!(inputs["next"], serde_json::json!(["a", "b"]));
+        let p = super::super::Pointer::parse("/jobs/step/inputs/prompt");
+        let span = docs[0].span_of(&p, super::super::Target::Value);
+        assert!(text[span.range()].starts_with("\"\\nGoal") && text[span.range()].ends_with("done\""));
+    }
+
+    #[test]
+    fn syntax_errors_are_pyyamls_with_their_context_as_a_label() {
+        let text = "a: 1\nbbb\nc: 2\n";
+        let (_, diags) = load(text);
+        assert_eq!(codes(&diags), ["AML001"]);
+        let d = &diags[0];
+        assert_eq!(d.message, "YAML syntax error: could not find expected ':'");
+        // PyYAML's problem mark: the next line, where the key was given up.
+        assert_eq!(d.span.start as usize, text.find("c: 2").unwrap());
+        assert_eq!(d.labels[0].span.start as usize, text.find("bbb").unwrap());
+        assert_eq!(
+            d.labels[0].message,
+            "while scanning a simple key that starts here"
+        );
+    }
+
+    #[test]
+    fn anchors_as_pyyamls_composer_reads_them() {
+        let text = "a: &x 1\nb: &x 2\nc: *x\n";
+        let (_, diags) = load(text);
+        assert_eq!(codes(&diags), ["AML001"]);
+        assert_eq!(&text[diags[0].span.range()], "&x");
+        assert_eq!(diags[0].span.start, 11);
+        assert_eq!(diags[0].labels[0].span, Span::new(3, 5));
+        let (_, diags) = load("a: *nowhere\n");
+        assert_eq!(codes(&diags), ["AML001"]);
+        assert_eq!(diags[0].message, "found undefined alias 'nowhere'");
+        let (_, diags) = load("a: &x.y 1\n");
+        assert_eq!(codes(&diags), ["AML001"]);
+        assert!(
+            diags[0]
+                .message
+                .contains("expected alphabetic or numeric character, but found '.'")
+        );
+    }
+
+    #[test]
+    fn value_and_merge_keys_as_pyyaml_constructs_them() {
+        // `=` is refused as a value but is the string "=" as a key (`flatten_mapping`).
+        let (docs, diags) = load("=: 1\n");
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(docs[0].to_json(), serde_json::json!({"=": 1}));
+        let (_, diags) = load("a: =\n");
+        assert_eq!(codes(&diags), ["AML001"]);
+        // A `<<` with a tag is not the merge key.
+        let (docs, diags) = load("!!str <<: {a: 1}\n");
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(docs[0].to_json(), serde_json::json!({"<<": {"a": 1}}));
+        // The non-specific tag resolves as plain.
+        let (docs, _) = load("a: ! 1\nb: ! '2'\n");
+        assert_eq!(docs[0].to_json(), serde_json::json!({"a": 1, "b": 2}));
+    }
+
+    #[test]
+    fn what_is_only_merged_is_not_constructed() {
+        // PyYAML copies the pairs of a merge key's value without constructing the value
+        // itself: its tag is never looked at, unless an alias makes it a value too.
+        let (docs, diags) = load("y:\n  <<: !x [!y {k: 1}]\n  j: 2\n");
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(docs[0].to_json(), serde_json::json!({"y": {"k": 1, "j": 2}}));
+        let text = "x: &a !x {k: 1}\ny:\n  <<: *a\nz: *a\n";
+        let (_, diags) = load(text);
+        assert_eq!(codes(&diags), ["AML001"]);
+        assert_eq!(diags[0].span.start as usize, text.find("&a").unwrap());
+        let (_, diags) = load("x: &a !x {k: 1}\ny:\n  <<: *a\n");
+        assert_eq!(codes(&diags), ["AML001"], "`x` itself is a value");
+    }
+
+    #[test]
     fn a_document_marker_ends_a_block_scalar_at_the_root() {
-        // saphyr-parser before 0.3.4 read the `---` and the configuration after it as part
-        // of the scalar, so a file that the CLI refuses was one string and went unchecked.
-        let (docs, diags) = load("--- |\ntext at root\n---\nb: 2\n");
+        let (docs, diags) = load("--- |\n  text at root\n---\nb: 2\n");
         assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[0].to_json(), serde_json::json!("text at root\n"));
         assert_eq!(docs[1].to_json(), serde_json::json!({"b": 2}));
+        // Text at column 0 is not part of a block scalar at the root (its indentation
+        // is at least 1): PyYAML reads it as a second node of the document and refuses
+        // the file there.
+        let text = "--- |\ntext at root\n---\nb: 2\n";
+        let (_, diags) = load(text);
+        assert_eq!(codes(&diags), ["AML001"]);
+        assert_eq!(
+            diags[0].message,
+            "YAML syntax error: expected '<document start>', but found '<scalar>'"
+        );
+        assert_eq!(diags[0].span.start as usize, text.find("text").unwrap());
     }
 }

@@ -55,6 +55,11 @@ fn loader() {
 }
 
 #[test]
+fn yaml_structured() {
+    replay("yaml_structured");
+}
+
+#[test]
 fn check() {
     replay("check");
 }
@@ -72,12 +77,37 @@ fn config_file() {
 #[test]
 fn every_target_is_replayed() {
     let names: Vec<&str> = amlint::fuzzing::TARGETS.iter().map(|(n, _)| *n).collect();
-    assert_eq!(names, ["loader", "check", "rule_file", "config_file"]);
+    assert_eq!(
+        names,
+        ["loader", "yaml_structured", "check", "rule_file", "config_file"]
+    );
     let targets = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/fuzz_targets");
     for name in names {
         assert!(
             targets.join(format!("{name}.rs")).is_file(),
             "fuzz/fuzz_targets/{name}.rs is missing"
         );
+    }
+}
+
+/// The structure-aware generator builds what its seeds ask for (a change that made it
+/// emit nothing, or only one kind of line, would leave the target fuzzing very little).
+#[test]
+fn the_yaml_generator_builds_structures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/yaml_structured");
+    let text = |seed: &str| amlint::fuzzing::generate_yaml(&std::fs::read(root.join(seed)).unwrap());
+    let anchors = text("anchors-merges");
+    assert!(anchors.contains("<<: *a") && anchors.contains("&a"), "{anchors}");
+    assert!(text("deep-flow").matches('[').count() > 200);
+    assert!(text("deep-block").lines().count() > 500);
+    assert!(text("long-lines").lines().any(|l| l.len() > 60_000));
+    assert!(text("quoted-continued").contains("q: \""));
+    let block = text("block-scalars");
+    assert!(block.contains("b: |") && block.contains("b: >"), "{block}");
+    let line_breaks = text("line-breaks");
+    assert!(line_breaks.contains('\u{85}') || line_breaks.contains('\u{2028}'));
+    for seed in files(&root) {
+        let data = std::fs::read(&seed).unwrap();
+        assert!(amlint::fuzzing::generate_yaml(&data).len() <= amlint::fuzzing::MAX_INPUT);
     }
 }

@@ -184,6 +184,92 @@ fn a_hundred_thousand_levels_of_nesting() {
     }
 }
 
+/// The places where PyYAML's algorithm (which amlint's YAML reader follows) looks back or
+/// ahead: the possible simple keys and the token queue, directives and tag handles, tags,
+/// long folded scalars. Each input is a few megabytes; a quadratic step would not end.
+/// The collections stay under the node limit of a file (250,000), so that each is read
+/// to its end.
+#[test]
+fn the_yaml_readers_worst_cases() {
+    let n = 200_000;
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        (
+            "directives.yml",
+            format!(
+                "{}---\n{JOB}command: x\n",
+                (0..n)
+                    .map(|i| format!("%TAG !t{i}! tag:example.com,2026:{i}\n"))
+                    .collect::<String>()
+            ),
+            &[],
+        ),
+        (
+            "quoted.yml",
+            format!("{JOB}description: \"{}end\"\n", "  word\n".repeat(n)),
+            &[],
+        ),
+        (
+            "plain.yml",
+            format!("{JOB}description: start\n{}", "  word\n".repeat(n)),
+            &[],
+        ),
+        (
+            "flow-keys.yml",
+            format!(
+                "{JOB}tags: {{{}}}\n",
+                (0..n / 2).map(|i| format!("k{i}: v{i}, ")).collect::<String>()
+            ),
+            &[],
+        ),
+        (
+            "nested-flow-keys.yml",
+            format!("{JOB}x: [{}]\n", "{a: [b, {c: d}]}, ".repeat(n / 8)),
+            &[],
+        ),
+        // A simple key must end within 1024 characters: PyYAML refuses this one.
+        (
+            "long-key.yml",
+            format!("{JOB}{}: 1\n", "k".repeat(3 * 1024 * 1024)),
+            &["AML001"],
+        ),
+        (
+            "long-tag.yml",
+            format!("{JOB}x: !{} v\n", "t".repeat(3 * 1024 * 1024)),
+            &["AML001"],
+        ),
+        (
+            "anchors.yml",
+            format!(
+                "{JOB}x:\n{}",
+                (0..n / 4)
+                    .map(|i| format!("  a{i}: &a{i} v\n  b{i}: *a{i}\n"))
+                    .collect::<String>()
+            ),
+            &[],
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, _) in &cases {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let names: Vec<&str> = cases.iter().map(|(n, _, _)| *n).collect();
+    let o = run(dir.path(), &names, &[]);
+    for (name, _, expected) in &cases {
+        let load_codes: Vec<String> = o
+            .codes(name)
+            .into_iter()
+            .filter(|c| matches!(c.as_str(), "AML001" | "AML004" | "AML005"))
+            .collect();
+        assert_eq!(load_codes, *expected, "{name}: {}", o.json);
+    }
+    assert!(
+        o.message("long-key.yml", "AML001")
+            .contains("could not find expected ':'"),
+        "{}",
+        o.json
+    );
+}
+
 #[test]
 fn a_fifty_megabyte_file_is_not_read() {
     let dir = tempfile::tempdir().unwrap();

@@ -31,3 +31,5 @@ mod show_files;
 mod suppressions;
 mod typos;
 mod yaml11_pyyaml;
+mod yaml_canon;
+mod yaml_pyyaml_diff;

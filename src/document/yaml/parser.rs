@@ -1,0 +1,873 @@
+//! Tokens → events, following PyYAML's parser (`yaml/parser.py`, PyYAML 6.0; MIT
+//! licence, reproduced in `scanner.rs`): the same LL(1) grammar, run as PyYAML runs it —
+//! a state and a stack of states, no recursion —, the same tag resolution and the same
+//! errors at the same places.
+//!
+//! ```text
+//! stream            ::= STREAM-START implicit_document? explicit_document* STREAM-END
+//! implicit_document ::= block_node DOCUMENT-END*
+//! explicit_document ::= DIRECTIVE* DOCUMENT-START block_node? DOCUMENT-END*
+//! block_node_or_indentless_sequence ::= ALIAS
+//!                       | properties (block_content | indentless_block_sequence)?
+//!                       | block_content | indentless_block_sequence
+//! block_node        ::= ALIAS | properties block_content? | block_content
+//! flow_node         ::= ALIAS | properties flow_content? | flow_content
+//! properties        ::= TAG ANCHOR? | ANCHOR TAG?
+//! block_content     ::= block_collection | flow_collection | SCALAR
+//! flow_content      ::= flow_collection | SCALAR
+//! block_sequence    ::= BLOCK-SEQUENCE-START (BLOCK-ENTRY block_node?)* BLOCK-END
+//! indentless_sequence ::= (BLOCK-ENTRY block_node?)+
+//! block_mapping     ::= BLOCK-MAPPING-START ((KEY block_node_or_indentless_sequence?)?
+//!                       (VALUE block_node_or_indentless_sequence?)?)* BLOCK-END
+//! flow_sequence     ::= FLOW-SEQUENCE-START (flow_sequence_entry FLOW-ENTRY)*
+//!                       flow_sequence_entry? FLOW-SEQUENCE-END
+//! flow_sequence_entry ::= flow_node | KEY flow_node? (VALUE flow_node?)?
+//! flow_mapping      ::= FLOW-MAPPING-START (flow_mapping_entry FLOW-ENTRY)*
+//!                       flow_mapping_entry? FLOW-MAPPING-END
+//! flow_mapping_entry ::= flow_node | KEY flow_node? (VALUE flow_node?)?
+//! ```
+//!
+//! This file is self-contained but for `scanner.rs` (`build.rs` includes both).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use super::scanner::{DirectiveValue, Mark, ScalarStyle, Scanner, Token, TokenKind, YamlError};
+
+/// The full tag of the core schema's types.
+pub const CORE_TAG_PREFIX: &str = "tag:yaml.org,2002:";
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventKind<'a> {
+    StreamStart,
+    StreamEnd,
+    DocumentStart {
+        explicit: bool,
+    },
+    DocumentEnd,
+    Alias(&'a str),
+    Scalar {
+        anchor: Option<&'a str>,
+        /// The full tag (handles resolved), `!` for the non-specific tag.
+        tag: Option<Cow<'a, str>>,
+        value: Cow<'a, str>,
+        style: ScalarStyle,
+        /// The scalar's own text (no anchor or tag): its token, or where an empty
+        /// scalar stands.
+        start: u32,
+        end: u32,
+    },
+    SequenceStart {
+        anchor: Option<&'a str>,
+        tag: Option<Cow<'a, str>>,
+        flow: bool,
+    },
+    SequenceEnd,
+    MappingStart {
+        anchor: Option<&'a str>,
+        tag: Option<Cow<'a, str>>,
+        flow: bool,
+    },
+    MappingEnd,
+}
+
+/// An event and PyYAML's marks for it: a node's start is its anchor or tag when it has
+/// one; a flow collection's start event ends after its bracket, a block collection's at
+/// its first entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event<'a> {
+    pub kind: EventKind<'a>,
+    pub start: Mark,
+    pub end: Mark,
+}
+
+/// What `parse_node` found after a node's properties.
+enum Next {
+    IndentlessSequence,
+    Scalar,
+    FlowSequence,
+    FlowMapping,
+    BlockSequence,
+    BlockMapping,
+    Other(&'static str),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    StreamStart,
+    ImplicitDocumentStart,
+    DocumentStart,
+    DocumentEnd,
+    DocumentContent,
+    BlockNode,
+    BlockSequenceFirstEntry,
+    BlockSequenceEntry,
+    IndentlessSequenceEntry,
+    BlockMappingFirstKey,
+    BlockMappingKey,
+    BlockMappingValue,
+    FlowSequenceFirstEntry,
+    FlowSequenceEntry,
+    FlowSequenceEntryMappingKey,
+    FlowSequenceEntryMappingValue,
+    FlowSequenceEntryMappingEnd,
+    FlowMappingFirstKey,
+    FlowMappingKey,
+    FlowMappingValue,
+    FlowMappingEmptyValue,
+    End,
+}
+
+type Result<T> = std::result::Result<T, YamlError>;
+
+const DEFAULT_TAGS: [(&str, &str); 2] = [("!", "!"), ("!!", CORE_TAG_PREFIX)];
+
+pub struct Parser<'a> {
+    scanner: Scanner<'a>,
+    state: State,
+    states: Vec<State>,
+    /// Where each open collection began (for error contexts).
+    marks: Vec<Mark>,
+    tag_handles: HashMap<Cow<'a, str>, Cow<'a, str>>,
+    /// An error stops the stream; it is returned again if asked again.
+    error: Option<YamlError>,
+}
+
+/// Token kinds as bits, for `Parser::check`.
+const DIRECTIVE: u32 = 1;
+const DOCUMENT_START: u32 = 1 << 1;
+const DOCUMENT_END: u32 = 1 << 2;
+const STREAM_END: u32 = 1 << 3;
+const BLOCK_ENTRY: u32 = 1 << 4;
+const BLOCK_END: u32 = 1 << 5;
+const KEY: u32 = 1 << 6;
+const VALUE: u32 = 1 << 7;
+const FLOW_ENTRY: u32 = 1 << 8;
+const FLOW_SEQUENCE_END: u32 = 1 << 9;
+const FLOW_MAPPING_END: u32 = 1 << 10;
+
+fn bit(kind: &TokenKind<'_>) -> u32 {
+    match kind {
+        TokenKind::Directive(..) => DIRECTIVE,
+        TokenKind::DocumentStart => DOCUMENT_START,
+        TokenKind::DocumentEnd => DOCUMENT_END,
+        TokenKind::StreamEnd => STREAM_END,
+        TokenKind::BlockEntry => BLOCK_ENTRY,
+        TokenKind::BlockEnd => BLOCK_END,
+        TokenKind::Key => KEY,
+        TokenKind::Value => VALUE,
+        TokenKind::FlowEntry => FLOW_ENTRY,
+        TokenKind::FlowSequenceEnd => FLOW_SEQUENCE_END,
+        TokenKind::FlowMappingEnd => FLOW_MAPPING_END,
+        _ => 0,
+    }
+}
+
+fn python_repr_str(s: &str) -> String {
+    if s.contains('\'') && !s.contains('"') {
+        format!("\"{s}\"")
+    } else {
+        format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
+    }
+}
+
+impl<'a> Parser<'a> {
+    /// Parses `text` from byte `start` (after a byte-order mark).
+    pub fn new(text: &'a str, start: usize) -> Self {
+        Parser {
+            scanner: Scanner::new(text, start),
+            state: State::StreamStart,
+            states: Vec::new(),
+            marks: Vec::new(),
+            tag_handles: HashMap::new(),
+            error: None,
+        }
+    }
+
+    /// The next event; `None` after the end of the stream.
+    pub fn next_event(&mut self) -> Option<Result<Event<'a>>> {
+        if let Some(e) = &self.error {
+            return Some(Err(e.clone()));
+        }
+        if self.state == State::End {
+            return None;
+        }
+        let r = self.step();
+        if let Err(e) = &r {
+            self.error = Some(e.clone());
+        }
+        Some(r)
+    }
+
+    fn peek(&mut self) -> Result<&Token<'a>> {
+        self.scanner.peek_token()
+    }
+
+    /// Whether the next token is of one of the kinds (bits) of `mask`.
+    fn check(&mut self, mask: u32) -> Result<bool> {
+        Ok(bit(&self.peek()?.kind) & mask != 0)
+    }
+
+    fn take(&mut self) -> Result<Token<'a>> {
+        self.scanner.next_token()
+    }
+
+    fn pop_state(&mut self) -> State {
+        self.states.pop().unwrap_or(State::End)
+    }
+
+    fn step(&mut self) -> Result<Event<'a>> {
+        match self.state {
+            State::StreamStart => self.parse_stream_start(),
+            State::ImplicitDocumentStart => self.parse_implicit_document_start(),
+            State::DocumentStart => self.parse_document_start(),
+            State::DocumentEnd => self.parse_document_end(),
+            State::DocumentContent => self.parse_document_content(),
+            State::BlockNode => self.parse_node(true, false),
+            State::BlockSequenceFirstEntry => {
+                let token = self.take()?;
+                self.marks.push(token.start);
+                self.parse_block_sequence_entry()
+            }
+            State::BlockSequenceEntry => self.parse_block_sequence_entry(),
+            State::IndentlessSequenceEntry => self.parse_indentless_sequence_entry(),
+            State::BlockMappingFirstKey => {
+                let token = self.take()?;
+                self.marks.push(token.start);
+                self.parse_block_mapping_key()
+            }
+            State::BlockMappingKey => self.parse_block_mapping_key(),
+            State::BlockMappingValue => self.parse_block_mapping_value(),
+            State::FlowSequenceFirstEntry => {
+                let token = self.take()?;
+                self.marks.push(token.start);
+                self.parse_flow_sequence_entry(true)
+            }
+            State::FlowSequenceEntry => self.parse_flow_sequence_entry(false),
+            State::FlowSequenceEntryMappingKey => self.parse_flow_sequence_entry_mapping_key(),
+            State::FlowSequenceEntryMappingValue => self.parse_flow_sequence_entry_mapping_value(),
+            State::FlowSequenceEntryMappingEnd => {
+                self.state = State::FlowSequenceEntry;
+                let mark = self.peek()?.start;
+                Ok(event(EventKind::MappingEnd, mark, mark))
+            }
+            State::FlowMappingFirstKey => {
+                let token = self.take()?;
+                self.marks.push(token.start);
+                self.parse_flow_mapping_key(true)
+            }
+            State::FlowMappingKey => self.parse_flow_mapping_key(false),
+            State::FlowMappingValue => self.parse_flow_mapping_value(),
+            State::FlowMappingEmptyValue => {
+                self.state = State::FlowMappingKey;
+                let mark = self.peek()?.start;
+                Ok(empty_scalar(mark))
+            }
+            State::End => Err(YamlError::new(None, "no more events".into(), Mark::default())),
+        }
+    }
+
+    fn parse_stream_start(&mut self) -> Result<Event<'a>> {
+        let token = self.take()?;
+        self.state = State::ImplicitDocumentStart;
+        Ok(event(EventKind::StreamStart, token.start, token.end))
+    }
+
+    fn parse_implicit_document_start(&mut self) -> Result<Event<'a>> {
+        if !self.check(DIRECTIVE | DOCUMENT_START | STREAM_END)? {
+            self.tag_handles = default_tags();
+            let mark = self.peek()?.start;
+            self.states.push(State::DocumentEnd);
+            self.state = State::BlockNode;
+            Ok(event(EventKind::DocumentStart { explicit: false }, mark, mark))
+        } else {
+            self.parse_document_start()
+        }
+    }
+
+    fn parse_document_start(&mut self) -> Result<Event<'a>> {
+        // Parse any extra document end indicators.
+        while self.check(DOCUMENT_END)? {
+            self.take()?;
+        }
+        if self.check(STREAM_END)? {
+            // The end of the stream.
+            let token = self.take()?;
+            self.state = State::End;
+            return Ok(event(EventKind::StreamEnd, token.start, token.end));
+        }
+        // An explicit document.
+        let start = self.peek()?.start;
+        self.process_directives()?;
+        if !self.check(DOCUMENT_START)? {
+            let token = self.peek()?;
+            return Err(YamlError::new(
+                None,
+                format!("expected '<document start>', but found '{}'", token.kind.id()),
+                token.start,
+            ));
+        }
+        let token = self.take()?;
+        self.states.push(State::DocumentEnd);
+        self.state = State::DocumentContent;
+        Ok(event(
+            EventKind::DocumentStart { explicit: true },
+            start,
+            token.end,
+        ))
+    }
+
+    fn parse_document_end(&mut self) -> Result<Event<'a>> {
+        let token = self.peek()?;
+        let (start, mut end) = (token.start, token.start);
+        if self.check(DOCUMENT_END)? {
+            end = self.take()?.end;
+        }
+        self.state = State::DocumentStart;
+        Ok(event(EventKind::DocumentEnd, start, end))
+    }
+
+    fn parse_document_content(&mut self) -> Result<Event<'a>> {
+        if self.check(DIRECTIVE | DOCUMENT_START | DOCUMENT_END | STREAM_END)? {
+            let mark = self.peek()?.start;
+            self.state = self.pop_state();
+            Ok(empty_scalar(mark))
+        } else {
+            self.parse_node(true, false)
+        }
+    }
+
+    fn process_directives(&mut self) -> Result<()> {
+        let mut yaml_version = false;
+        self.tag_handles.clear();
+        while self.check(DIRECTIVE)? {
+            let token = self.take()?;
+            match token.kind {
+                TokenKind::Directive(_, DirectiveValue::Yaml(major, _)) => {
+                    if yaml_version {
+                        return Err(YamlError::new(
+                            None,
+                            "found duplicate YAML directive".into(),
+                            token.start,
+                        ));
+                    }
+                    if major != 1 {
+                        return Err(YamlError::new(
+                            None,
+                            "found incompatible YAML document (version 1.* is required)".into(),
+                            token.start,
+                        ));
+                    }
+                    yaml_version = true;
+                }
+                TokenKind::Directive(_, DirectiveValue::Tag(handle, prefix)) => {
+                    if self.tag_handles.contains_key(&handle) {
+                        return Err(YamlError::new(
+                            None,
+                            format!("duplicate tag handle {}", python_repr_str(&handle)),
+                            token.start,
+                        ));
+                    }
+                    self.tag_handles.insert(handle, prefix);
+                }
+                _ => {}
+            }
+        }
+        for (handle, prefix) in DEFAULT_TAGS {
+            self.tag_handles
+                .entry(Cow::Borrowed(handle))
+                .or_insert(Cow::Borrowed(prefix));
+        }
+        Ok(())
+    }
+
+    fn parse_node(&mut self, block: bool, indentless_sequence: bool) -> Result<Event<'a>> {
+        if let TokenKind::Alias(name) = self.peek()?.kind {
+            let token = self.take()?;
+            self.state = self.pop_state();
+            return Ok(event(EventKind::Alias(name), token.start, token.end));
+        }
+        let mut anchor = None;
+        let mut tag = None;
+        let mut start = None;
+        let mut end = None;
+        let mut tag_mark = None;
+        if let TokenKind::Anchor(name) = self.peek()?.kind {
+            let token = self.take()?;
+            start = Some(token.start);
+            end = Some(token.end);
+            anchor = Some(name);
+            if matches!(self.peek()?.kind, TokenKind::Tag(..)) {
+                let token = self.take()?;
+                tag_mark = Some(token.start);
+                end = Some(token.end);
+                if let TokenKind::Tag(h, s) = token.kind {
+                    tag = Some((h, s));
+                }
+            }
+        } else if matches!(self.peek()?.kind, TokenKind::Tag(..)) {
+            let token = self.take()?;
+            start = Some(token.start);
+            tag_mark = Some(token.start);
+            end = Some(token.end);
+            if let TokenKind::Tag(h, s) = token.kind {
+                tag = Some((h, s));
+            }
+            if let TokenKind::Anchor(name) = self.peek()?.kind {
+                let token = self.take()?;
+                end = Some(token.end);
+                anchor = Some(name);
+            }
+        }
+        let tag: Option<Cow<'a, str>> = match tag {
+            None => None,
+            Some((None, suffix)) => Some(suffix),
+            Some((Some(handle), suffix)) => {
+                let Some(prefix) = self.tag_handles.get(&handle) else {
+                    return Err(YamlError::new(
+                        Some((Cow::Borrowed("while parsing a node"), start.unwrap_or_default())),
+                        format!("found undefined tag handle {}", python_repr_str(&handle)),
+                        tag_mark.unwrap_or_default(),
+                    ));
+                };
+                Some(if prefix.is_empty() {
+                    suffix
+                } else {
+                    Cow::Owned(format!("{prefix}{suffix}"))
+                })
+            }
+        };
+        let (start, end) = match (start, end) {
+            (Some(s), Some(e)) => (s, e),
+            _ => {
+                let m = self.peek()?.start;
+                (m, m)
+            }
+        };
+        let token = self.peek()?;
+        let (token_start, token_end) = (token.start, token.end);
+        let next = match &token.kind {
+            TokenKind::BlockEntry if indentless_sequence => Next::IndentlessSequence,
+            TokenKind::Scalar(..) => Next::Scalar,
+            TokenKind::FlowSequenceStart => Next::FlowSequence,
+            TokenKind::FlowMappingStart => Next::FlowMapping,
+            TokenKind::BlockSequenceStart if block => Next::BlockSequence,
+            TokenKind::BlockMappingStart if block => Next::BlockMapping,
+            other => Next::Other(other.id()),
+        };
+        let event = match next {
+            Next::IndentlessSequence => {
+                self.state = State::IndentlessSequenceEntry;
+                event(
+                    EventKind::SequenceStart {
+                        anchor,
+                        tag,
+                        flow: false,
+                    },
+                    start,
+                    token_end,
+                )
+            }
+            Next::Scalar => {
+                let token = self.take()?;
+                let TokenKind::Scalar(value, style) = token.kind else {
+                    unreachable!("peeked a scalar")
+                };
+                self.state = self.pop_state();
+                event(
+                    EventKind::Scalar {
+                        anchor,
+                        tag,
+                        value,
+                        style,
+                        start: token.start.pos,
+                        end: token.end.pos,
+                    },
+                    start,
+                    token.end,
+                )
+            }
+            Next::FlowSequence => {
+                self.state = State::FlowSequenceFirstEntry;
+                event(
+                    EventKind::SequenceStart {
+                        anchor,
+                        tag,
+                        flow: true,
+                    },
+                    start,
+                    token_end,
+                )
+            }
+            Next::FlowMapping => {
+                self.state = State::FlowMappingFirstKey;
+                event(
+                    EventKind::MappingStart {
+                        anchor,
+                        tag,
+                        flow: true,
+                    },
+                    start,
+                    token_end,
+                )
+            }
+            Next::BlockSequence => {
+                self.state = State::BlockSequenceFirstEntry;
+                event(
+                    EventKind::SequenceStart {
+                        anchor,
+                        tag,
+                        flow: false,
+                    },
+                    start,
+                    token_start,
+                )
+            }
+            Next::BlockMapping => {
+                self.state = State::BlockMappingFirstKey;
+                event(
+                    EventKind::MappingStart {
+                        anchor,
+                        tag,
+                        flow: false,
+                    },
+                    start,
+                    token_start,
+                )
+            }
+            Next::Other(_) if anchor.is_some() || tag.is_some() => {
+                // Empty scalars are allowed even if a tag or an anchor is specified.
+                self.state = self.pop_state();
+                event(
+                    EventKind::Scalar {
+                        anchor,
+                        tag,
+                        value: Cow::Borrowed(""),
+                        style: ScalarStyle::Plain,
+                        start: end.pos,
+                        end: end.pos,
+                    },
+                    start,
+                    end,
+                )
+            }
+            Next::Other(id) => {
+                let node = if block { "block" } else { "flow" };
+                return Err(YamlError::new(
+                    Some((Cow::Owned(format!("while parsing a {node} node")), start)),
+                    format!("expected the node content, but found '{id}'"),
+                    token_start,
+                ));
+            }
+        };
+        Ok(event)
+    }
+
+    fn context_mark(&self) -> Mark {
+        self.marks.last().copied().unwrap_or_default()
+    }
+
+    fn parse_block_sequence_entry(&mut self) -> Result<Event<'a>> {
+        if self.check(BLOCK_ENTRY)? {
+            let token = self.take()?;
+            if !self.check(BLOCK_ENTRY | BLOCK_END)? {
+                self.states.push(State::BlockSequenceEntry);
+                return self.parse_node(true, false);
+            }
+            self.state = State::BlockSequenceEntry;
+            return Ok(empty_scalar(token.end));
+        }
+        if !self.check(BLOCK_END)? {
+            let context = self.context_mark();
+            let token = self.peek()?;
+            return Err(YamlError::new(
+                Some((Cow::Borrowed("while parsing a block collection"), context)),
+                format!("expected <block end>, but found '{}'", token.kind.id()),
+                token.start,
+            ));
+        }
+        let token = self.take()?;
+        self.state = self.pop_state();
+        self.marks.pop();
+        Ok(event(EventKind::SequenceEnd, token.start, token.end))
+    }
+
+    fn parse_indentless_sequence_entry(&mut self) -> Result<Event<'a>> {
+        if self.check(BLOCK_ENTRY)? {
+            let token = self.take()?;
+            if !self.check(BLOCK_ENTRY | KEY | VALUE | BLOCK_END)? {
+                self.states.push(State::IndentlessSequenceEntry);
+                return self.parse_node(true, false);
+            }
+            self.state = State::IndentlessSequenceEntry;
+            return Ok(empty_scalar(token.end));
+        }
+        let mark = self.peek()?.start;
+        self.state = self.pop_state();
+        Ok(event(EventKind::SequenceEnd, mark, mark))
+    }
+
+    fn parse_block_mapping_key(&mut self) -> Result<Event<'a>> {
+        if self.check(KEY)? {
+            let token = self.take()?;
+            if !self.check(KEY | VALUE | BLOCK_END)? {
+                self.states.push(State::BlockMappingValue);
+                return self.parse_node(true, true);
+            }
+            self.state = State::BlockMappingValue;
+            return Ok(empty_scalar(token.end));
+        }
+        if !self.check(BLOCK_END)? {
+            let context = self.context_mark();
+            let token = self.peek()?;
+            return Err(YamlError::new(
+                Some((Cow::Borrowed("while parsing a block mapping"), context)),
+                format!("expected <block end>, but found '{}'", token.kind.id()),
+                token.start,
+            ));
+        }
+        let token = self.take()?;
+        self.state = self.pop_state();
+        self.marks.pop();
+        Ok(event(EventKind::MappingEnd, token.start, token.end))
+    }
+
+    fn parse_block_mapping_value(&mut self) -> Result<Event<'a>> {
+        if self.check(VALUE)? {
+            let token = self.take()?;
+            if !self.check(KEY | VALUE | BLOCK_END)? {
+                self.states.push(State::BlockMappingKey);
+                return self.parse_node(true, true);
+            }
+            self.state = State::BlockMappingKey;
+            return Ok(empty_scalar(token.end));
+        }
+        self.state = State::BlockMappingKey;
+        let mark = self.peek()?.start;
+        Ok(empty_scalar(mark))
+    }
+
+    /// A flow sequence entry; `KEY flow_node? (VALUE flow_node?)?` in a flow sequence is
+    /// a one-pair mapping.
+    fn parse_flow_sequence_entry(&mut self, first: bool) -> Result<Event<'a>> {
+        if !self.check(FLOW_SEQUENCE_END)? {
+            if !first {
+                if self.check(FLOW_ENTRY)? {
+                    self.take()?;
+                } else {
+                    let context = self.context_mark();
+                    let token = self.peek()?;
+                    return Err(YamlError::new(
+                        Some((Cow::Borrowed("while parsing a flow sequence"), context)),
+                        format!("expected ',' or ']', but got '{}'", token.kind.id()),
+                        token.start,
+                    ));
+                }
+            }
+            if self.check(KEY)? {
+                let token = self.peek()?;
+                let (start, end) = (token.start, token.end);
+                self.state = State::FlowSequenceEntryMappingKey;
+                return Ok(event(
+                    EventKind::MappingStart {
+                        anchor: None,
+                        tag: None,
+                        flow: true,
+                    },
+                    start,
+                    end,
+                ));
+            } else if !self.check(FLOW_SEQUENCE_END)? {
+                self.states.push(State::FlowSequenceEntry);
+                return self.parse_node(false, false);
+            }
+        }
+        let token = self.take()?;
+        self.state = self.pop_state();
+        self.marks.pop();
+        Ok(event(EventKind::SequenceEnd, token.start, token.end))
+    }
+
+    fn parse_flow_sequence_entry_mapping_key(&mut self) -> Result<Event<'a>> {
+        let token = self.take()?;
+        if !self.check(VALUE | FLOW_ENTRY | FLOW_SEQUENCE_END)? {
+            self.states.push(State::FlowSequenceEntryMappingValue);
+            return self.parse_node(false, false);
+        }
+        self.state = State::FlowSequenceEntryMappingValue;
+        Ok(empty_scalar(token.end))
+    }
+
+    fn parse_flow_sequence_entry_mapping_value(&mut self) -> Result<Event<'a>> {
+        if self.check(VALUE)? {
+            let token = self.take()?;
+            if !self.check(FLOW_ENTRY | FLOW_SEQUENCE_END)? {
+                self.states.push(State::FlowSequenceEntryMappingEnd);
+                return self.parse_node(false, false);
+            }
+            self.state = State::FlowSequenceEntryMappingEnd;
+            return Ok(empty_scalar(token.end));
+        }
+        self.state = State::FlowSequenceEntryMappingEnd;
+        let mark = self.peek()?.start;
+        Ok(empty_scalar(mark))
+    }
+
+    fn parse_flow_mapping_key(&mut self, first: bool) -> Result<Event<'a>> {
+        if !self.check(FLOW_MAPPING_END)? {
+            if !first {
+                if self.check(FLOW_ENTRY)? {
+                    self.take()?;
+                } else {
+                    let context = self.context_mark();
+                    let token = self.peek()?;
+                    return Err(YamlError::new(
+                        Some((Cow::Borrowed("while parsing a flow mapping"), context)),
+                        format!("expected ',' or '}}', but got '{}'", token.kind.id()),
+                        token.start,
+                    ));
+                }
+            }
+            if self.check(KEY)? {
+                let token = self.take()?;
+                if !self.check(VALUE | FLOW_ENTRY | FLOW_MAPPING_END)? {
+                    self.states.push(State::FlowMappingValue);
+                    return self.parse_node(false, false);
+                }
+                self.state = State::FlowMappingValue;
+                return Ok(empty_scalar(token.end));
+            } else if !self.check(FLOW_MAPPING_END)? {
+                self.states.push(State::FlowMappingEmptyValue);
+                return self.parse_node(false, false);
+            }
+        }
+        let token = self.take()?;
+        self.state = self.pop_state();
+        self.marks.pop();
+        Ok(event(EventKind::MappingEnd, token.start, token.end))
+    }
+
+    fn parse_flow_mapping_value(&mut self) -> Result<Event<'a>> {
+        if self.check(VALUE)? {
+            let token = self.take()?;
+            if !self.check(FLOW_ENTRY | FLOW_MAPPING_END)? {
+                self.states.push(State::FlowMappingKey);
+                return self.parse_node(false, false);
+            }
+            self.state = State::FlowMappingKey;
+            return Ok(empty_scalar(token.end));
+        }
+        self.state = State::FlowMappingKey;
+        let mark = self.peek()?.start;
+        Ok(empty_scalar(mark))
+    }
+}
+
+fn default_tags<'a>() -> HashMap<Cow<'a, str>, Cow<'a, str>> {
+    DEFAULT_TAGS
+        .iter()
+        .map(|&(h, p)| (Cow::Borrowed(h), Cow::Borrowed(p)))
+        .collect()
+}
+
+fn event(kind: EventKind<'_>, start: Mark, end: Mark) -> Event<'_> {
+    Event { kind, start, end }
+}
+
+/// PyYAML's `process_empty_scalar`: an empty plain scalar (null) at `mark`.
+fn empty_scalar<'a>(mark: Mark) -> Event<'a> {
+    event(
+        EventKind::Scalar {
+            anchor: None,
+            tag: None,
+            value: Cow::Borrowed(""),
+            style: ScalarStyle::Plain,
+            start: mark.pos,
+            end: mark.pos,
+        },
+        mark,
+        mark,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(text: &str) -> Vec<String> {
+        let mut p = Parser::new(text, 0);
+        let mut out = Vec::new();
+        while let Some(e) = p.next_event() {
+            match e {
+                Ok(e) => out.push(match e.kind {
+                    EventKind::StreamStart => "+STR".to_string(),
+                    EventKind::StreamEnd => "-STR".to_string(),
+                    EventKind::DocumentStart { explicit } => {
+                        if explicit { "+DOC ---" } else { "+DOC" }.to_string()
+                    }
+                    EventKind::DocumentEnd => "-DOC".to_string(),
+                    EventKind::Alias(a) => format!("=ALI *{a}"),
+                    EventKind::Scalar { value, tag, .. } => match tag {
+                        Some(t) => format!("=VAL <{t}> {value}"),
+                        None => format!("=VAL {value}"),
+                    },
+                    EventKind::SequenceStart { flow, .. } => {
+                        if flow { "+SEQ []" } else { "+SEQ" }.to_string()
+                    }
+                    EventKind::SequenceEnd => "-SEQ".to_string(),
+                    EventKind::MappingStart { flow, .. } => if flow { "+MAP {}" } else { "+MAP" }.to_string(),
+                    EventKind::MappingEnd => "-MAP".to_string(),
+                }),
+                Err(e) => {
+                    out.push(format!("ERR {e}"));
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_quoted_scalar_continued_left_of_its_key() {
+        let text = "jobs:\n  step:\n    inputs:\n      prompt: \"\\nGoal: {{goal}}\\n\\\n      Answer options:\\n\\\n  done\"\n";
+        let ev = events(text);
+        assert!(
+            ev.contains(&"=VAL \nGoal: {{goal}}\nAnswer options:\ndone".to_string()),
+            "{ev:?}"
+        );
+        assert_eq!(ev.last().map(String::as_str), Some("-STR"));
+    }
+
+    #[test]
+    fn errors_are_pyyamls() {
+        let ev = events("a: b: c\n");
+        assert_eq!(
+            ev.last().unwrap(),
+            "ERR mapping values are not allowed here (line 1, column 5)"
+        );
+        let ev = events("a:\n  b: 1\n c: 2\n");
+        assert_eq!(
+            ev.last().unwrap(),
+            "ERR while parsing a block mapping: expected <block end>, but found '<block mapping start>' (line 3, column 2)"
+        );
+        let ev = events("a: [b\n");
+        assert_eq!(
+            ev.last().unwrap(),
+            "ERR while parsing a flow sequence: expected ',' or ']', but got '<stream end>' (line 2, column 1)"
+        );
+    }
+
+    #[test]
+    fn tags_resolve_through_handles() {
+        let ev = events("%TAG !e! tag:example.com,2000:\n---\na: !e!x 1\nb: !!str 2\nc: ! 3\n");
+        assert!(
+            ev.contains(&"=VAL <tag:example.com,2000:x> 1".to_string()),
+            "{ev:?}"
+        );
+        assert!(
+            ev.contains(&"=VAL <tag:yaml.org,2002:str> 2".to_string()),
+            "{ev:?}"
+        );
+        assert!(ev.contains(&"=VAL <!> 3".to_string()), "{ev:?}");
+    }
+}
