@@ -449,6 +449,23 @@ fn configuration_changes_are_picked_up() {
     let errors = c.diagnostics(&uri(&config), None);
     assert!(!errors.is_empty());
     assert_eq!(errors[0]["severity"], 1);
+
+    // A glob of 125 nested groups (which panicked inside the glob crate, and the server
+    // published nothing): a diagnostic on the pattern, and the server goes on.
+    let deep = format!("{}a,b{}", "{".repeat(125), "}".repeat(125));
+    std::fs::write(&config, format!("exclude = [\"{deep}\"]\n")).unwrap();
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&config)}}),
+    );
+    let errors = c.diagnostics(&uri(&config), None);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e["message"].as_str().unwrap_or_default().contains("125 deep")
+                && e["range"]["start"]["line"] == 0),
+        "{errors:#?}"
+    );
     c.shutdown_and_exit();
 }
 
