@@ -19,6 +19,8 @@ pub struct Limits {
     pub max_depth: usize,
     /// Most nodes a document may have once every alias is expanded.
     pub max_alias_nodes: u64,
+    /// Most YAML documents (`---`) in one file: each is a tree of its own, however small.
+    pub max_documents: usize,
     /// Most nodes the documents of one file may have together, as written (keys, values
     /// and items; an alias counts once): bounds the memory of a file's trees whatever its
     /// shape (a list of single characters is a node every two bytes).
@@ -50,6 +52,7 @@ impl Default for Limits {
             max_depth: 128,
             max_alias_nodes: 250_000,
             max_nodes: 250_000,
+            max_documents: 10_000,
             waiting_trees_bytes: 1 << 20,
             large_run_files: 2_000,
             max_findings_per_file: 1_000,

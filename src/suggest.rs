@@ -8,7 +8,7 @@ const MAX_WORD: usize = 256;
 /// Most candidates compared with one word: beyond it (a project defining thousands of
 /// names) no suggestion is made rather than spend time proportional to the project for
 /// each finding.
-const MAX_CANDIDATES: usize = 4_096;
+pub const MAX_CANDIDATES: usize = 4_096;
 
 /// The candidate closest to `word` (case-insensitive Damerau-Levenshtein distance of at
 /// most a third of the word's length, and at least 1 edit allowed), if any.

@@ -31,6 +31,7 @@
 //! Every entry keeps its span in the configuration file, so a rule can point at the
 //! declaration it used.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::source::Span;
@@ -60,6 +61,21 @@ pub struct Inventory {
     pub endpoints: Vec<Endpoint>,
     pub deployments: Vec<Deployment>,
     pub vm_sizes: Vec<VmSize>,
+    /// The entries by name, built on the first lookup (after parsing): a configuration may
+    /// declare tens of thousands, and every reference of every file looks one up.
+    lookup: std::sync::OnceLock<Lookup>,
+}
+
+/// Indices of an [`Inventory`]'s entries by what they are looked up by (the first entry
+/// of a name wins, as a search in order would find it).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Lookup {
+    computes: HashMap<String, usize>,
+    models: HashMap<(String, String), usize>,
+    models_by_name: HashMap<String, Vec<usize>>,
+    endpoints: HashMap<String, usize>,
+    deployments: HashMap<PathBuf, usize>,
+    vm_sizes: HashMap<String, usize>,
 }
 
 /// A VM size the catalogue (`rules/data/vm-sizes.yaml`) does not list yet; its series
@@ -152,6 +168,8 @@ impl Inventory {
     /// name itself: a nearer configuration's entry wins over the project-wide one.
     pub fn with_outer(&self, outer: &Inventory) -> Inventory {
         let mut merged = self.clone();
+        // Lookups of the merged inventory are built anew on first use.
+        merged.lookup = std::sync::OnceLock::new();
         merged.computes.extend(
             outer
                 .computes
@@ -163,60 +181,94 @@ impl Inventory {
             outer
                 .models
                 .iter()
-                .filter(|m| {
-                    !self
-                        .models
-                        .iter()
-                        .any(|n| n.name == m.name && n.version == m.version)
-                })
+                .filter(|m| self.model(&m.name, &m.version).is_none())
                 .cloned(),
         );
         merged.endpoints.extend(
             outer
                 .endpoints
                 .iter()
-                .filter(|e| {
-                    !self
-                        .endpoints
-                        .iter()
-                        .any(|n| n.name.eq_ignore_ascii_case(&e.name))
-                })
+                .filter(|e| self.endpoint(&e.name).is_none())
                 .cloned(),
         );
         merged.deployments.extend(
             outer
                 .deployments
                 .iter()
-                .filter(|d| !self.deployments.iter().any(|n| n.config == d.config))
+                .filter(|d| self.deployment_for(&d.config).is_none())
                 .cloned(),
         );
         merged.vm_sizes.extend(
             outer
                 .vm_sizes
                 .iter()
-                .filter(|v| !self.vm_sizes.iter().any(|n| n.name.eq_ignore_ascii_case(&v.name)))
+                .filter(|v| self.vm_size(&v.name).is_none())
                 .cloned(),
         );
         merged
     }
 
+    fn lookup(&self) -> &Lookup {
+        self.lookup.get_or_init(|| {
+            let mut l = Lookup::default();
+            for (i, c) in self.computes.iter().enumerate() {
+                l.computes.entry(c.name.to_ascii_lowercase()).or_insert(i);
+            }
+            for (i, m) in self.models.iter().enumerate() {
+                l.models.entry((m.name.clone(), m.version.clone())).or_insert(i);
+                l.models_by_name.entry(m.name.clone()).or_default().push(i);
+            }
+            for (i, e) in self.endpoints.iter().enumerate() {
+                l.endpoints.entry(e.name.clone()).or_insert(i);
+            }
+            for (i, d) in self.deployments.iter().enumerate() {
+                l.deployments.entry(d.config.clone()).or_insert(i);
+            }
+            for (i, v) in self.vm_sizes.iter().enumerate() {
+                l.vm_sizes.entry(v.name.to_ascii_lowercase()).or_insert(i);
+            }
+            l
+        })
+    }
+
     pub fn compute(&self, name: &str) -> Option<&Compute> {
-        self.computes.iter().find(|c| c.name.eq_ignore_ascii_case(name))
+        let i = *self.lookup().computes.get(&name.to_ascii_lowercase())?;
+        self.computes.get(i)
     }
 
     pub fn model(&self, name: &str, version: &str) -> Option<&Model> {
-        self.models
-            .iter()
-            .find(|m| m.name == name && m.version == version)
+        let i = *self
+            .lookup()
+            .models
+            .get(&(name.to_string(), version.to_string()))?;
+        self.models.get(i)
+    }
+
+    /// Every declared version of a model.
+    pub fn model_versions(&self, name: &str) -> impl Iterator<Item = &Model> {
+        self.lookup()
+            .models_by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| self.models.get(i))
     }
 
     pub fn endpoint(&self, name: &str) -> Option<&Endpoint> {
-        self.endpoints.iter().find(|e| e.name == name)
+        let i = *self.lookup().endpoints.get(name)?;
+        self.endpoints.get(i)
     }
 
     /// The deployment entry for a v1 deployment config file (absolute, normalised path).
     pub fn deployment_for(&self, config: &std::path::Path) -> Option<&Deployment> {
-        self.deployments.iter().find(|d| d.config == config)
+        let i = *self.lookup().deployments.get(config)?;
+        self.deployments.get(i)
+    }
+
+    /// A declared VM size, in any case.
+    pub fn vm_size(&self, name: &str) -> Option<&VmSize> {
+        let i = *self.lookup().vm_sizes.get(&name.trim().to_ascii_lowercase())?;
+        self.vm_sizes.get(i)
     }
 
     pub fn is_empty(&self) -> bool {

@@ -370,6 +370,21 @@ impl<'a> Builder<'a, '_> {
             EventKind::StreamStart | EventKind::StreamEnd => {}
             EventKind::DocumentStart { .. } => {
                 self.finish_doc();
+                if self.docs.len() >= self.limits.max_documents {
+                    // Each document costs a tree of its own, however small.
+                    self.diags.push(
+                        Diagnostic::new(
+                            "AML005",
+                            Span::new(start, end.max(start)),
+                            format!(
+                                "this file has more than {} YAML documents (the document limit of a file)",
+                                self.limits.max_documents
+                            ),
+                        )
+                        .with_help("An Azure ML configuration file holds one document; split this file. The rest of it was not read."),
+                    );
+                    return false;
+                }
                 self.doc = Some(Document {
                     span: Span::at(start),
                     ..Document::default()

@@ -32,9 +32,12 @@ pub struct FactBase {
     pub similar: SimilarNames,
 }
 
-/// Memoised near-name searches.
+/// Memoised near-name searches, and the names they search (sorted, built once).
 #[derive(Debug, Default)]
-pub struct SimilarNames(std::sync::Mutex<std::collections::HashMap<String, Option<String>>>);
+pub struct SimilarNames(
+    std::sync::Mutex<std::collections::HashMap<String, Option<String>>>,
+    std::sync::OnceLock<Vec<String>>,
+);
 
 /// A compute as facts see it, from a project file or the inventory.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +57,10 @@ impl FactBase {
     /// The facts of a VM size string: the catalogue, and the sizes this configuration
     /// declares (`[[inventory.vm_sizes]]`).
     pub fn vm(&self, name: &str) -> Option<VmFacts> {
-        vm::catalogue().lookup_with(name, &self.config.inventory.vm_sizes)
+        // The declared size of this name only (looked up by name: a configuration may
+        // declare thousands).
+        let declared = self.config.inventory.vm_size(name);
+        vm::catalogue().lookup_with(name, declared.map_or(&[][..], std::slice::from_ref))
     }
 
     /// Defaults: an empty index, the default configuration, today.
@@ -98,15 +104,27 @@ impl FactBase {
         if name.contains(['<', '>', '{', '}']) {
             return None;
         }
+        let names = self.similar.1.get_or_init(|| {
+            let mut names: Vec<String> = self
+                .index
+                .compute_names()
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            names.extend(self.config.inventory.computes.iter().map(|c| c.name.clone()));
+            // In a fixed order: the first of equally close names wins.
+            names.sort_unstable();
+            names
+        });
+        // More names than a suggestion compares: none, at once (not per reference).
+        if names.len() > crate::suggest::MAX_CANDIDATES {
+            return None;
+        }
         let mut memo = self.similar.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(known) = memo.get(name) {
             return known.clone();
         }
-        let mut names = self.index.compute_names();
-        names.extend(self.config.inventory.computes.iter().map(|c| c.name.as_str()));
-        // In a fixed order: the first of equally close names wins.
-        names.sort_unstable();
-        let found = crate::suggest::closest_name(name, names.iter().copied()).map(str::to_string);
+        let found = crate::suggest::closest_name(name, names.iter()).map(str::to_string);
         memo.insert(name.to_string(), found.clone());
         found
     }
@@ -140,11 +158,7 @@ impl FactBase {
         let inv = &self.config.inventory;
         let found = match version {
             Some(v) => inv.model(name, v),
-            None => inv
-                .models
-                .iter()
-                .filter(|m| m.name == name)
-                .max_by(|a, b| a.version.cmp(&b.version)),
+            None => inv.model_versions(name).max_by(|a, b| a.version.cmp(&b.version)),
         };
         found.map(|m| ModelInfo {
             version: Some(m.version.clone()),

@@ -794,3 +794,43 @@ fn hostile_globs_in_the_configuration() {
     let out = capped::amlint(d, &["check", "--format", "json", "."], b"");
     assert_eq!(out.code, Some(1), "{}", out.stderr_text());
 }
+
+#[test]
+fn two_million_empty_documents_stop_at_the_document_limit() {
+    // Each `---` is a document with a tree of its own: 8 MB of them held 250,000 trees.
+    let text = format!("{JOB}command: x\n{}", "---\n".repeat(2_000_000));
+    let (_d, o) = case_with("docs.yml", text.as_bytes(), &["--max-file-size", "20000000"]);
+    let message = o.message("docs.yml", "AML005");
+    assert!(message.contains("more than 10000 YAML documents"), "{}", o.json);
+}
+
+#[test]
+fn a_large_inventory_and_many_unresolved_names() {
+    // 60,000 inventory computes and 5,000 steps naming computes nothing defines: each name
+    // was looked up and compared with every inventory name (18 s in a release build).
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join(".git")).unwrap();
+    let inventory: String = (0..60_000)
+        .map(|i| format!("[[inventory.computes]]\nname = \"c{i}\"\ntype = \"amlcompute\"\n"))
+        .collect();
+    std::fs::write(d.join("amlint.toml"), inventory).unwrap();
+    let steps: String = (0..5_000)
+        .map(|i| format!("  s{i}:\n    type: command\n    command: x\n    environment: azureml:e:1\n    compute: azureml:nope{i}\n"))
+        .collect();
+    std::fs::write(
+        d.join("pipeline.yml"),
+        format!("$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\njobs:\n{steps}"),
+    )
+    .unwrap();
+    let out = capped::amlint(d, &["check", "--format", "json", "pipeline.yml"], b"");
+    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| d["code"] == "AML203" || d["code"] == "AML005")
+    );
+}
