@@ -252,7 +252,7 @@ fn key_of(c: &Candidate) -> (String, PathBuf) {
 /// follows it). Returns the file refused and why.
 fn check_ignore_files(dir: &Path, boundary: &Boundary) -> Result<(), (PathBuf, Refusal)> {
     let check = |p: PathBuf, boundary: &Boundary| {
-        fsio::check_unopened(&p, boundary, fsio::MAX_CONFIG_SIZE).map_err(|r| (p, r))
+        fsio::check_unopened(&p, boundary, fsio::MAX_IGNORE_SIZE).map_err(|r| (p, r))
     };
     check(dir.join(".gitignore"), boundary)?;
     check(dir.join(".ignore"), boundary)?;

@@ -572,7 +572,7 @@ fn refused_ignore_file(problem: discover::Problem) -> ConfigError {
     ConfigError::about_file(
         &problem.display,
         problem.message,
-        "amlint reads an ignore file only as a regular file inside the project: replace it with one, or remove it.",
+        "amlint reads an ignore file only as a regular file inside the project, of at most 256 KiB (the walk compiles every pattern): replace it with one, shorten it, or remove it.",
     )
 }
 

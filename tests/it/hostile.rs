@@ -834,3 +834,31 @@ fn a_large_inventory_and_many_unresolved_names() {
             .all(|d| d["code"] == "AML203" || d["code"] == "AML005")
     );
 }
+
+#[test]
+fn a_gitignore_of_complex_patterns_is_bounded() {
+    // 150,000 patterns the ignore crate compiles into one regular-expression set: 5.4 s and
+    // 1.3 GB before; an ignore file over 256 KiB is now a configuration error, and one just
+    // under the bound is read within the caps.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join(".git")).unwrap();
+    std::fs::write(d.join("job.yml"), COMPANION).unwrap();
+    let patterns = |n: usize| {
+        (0..n)
+            .map(|i| format!("dir{i}/**/*.tmp{i}\n"))
+            .collect::<String>()
+    };
+    std::fs::write(d.join(".gitignore"), patterns(150_000)).unwrap();
+    let out = capped::amlint(d, &["check", "--no-config", "."], b"");
+    assert_eq!(out.code, Some(2), "{}", out.stdout_text());
+    assert!(
+        out.stderr_text().contains("larger than the 256.0 KiB limit"),
+        "{}",
+        out.stderr_text()
+    );
+    std::fs::write(d.join(".gitignore"), patterns(12_000)).unwrap();
+    assert!(std::fs::metadata(d.join(".gitignore")).unwrap().len() < 256 * 1024);
+    let out = capped::amlint(d, &["check", "--no-config", "--format", "json", "."], b"");
+    assert_eq!(out.code, Some(1), "{}", out.stderr_text());
+}
