@@ -147,7 +147,18 @@ impl Baseline {
     }
 
     pub fn parse(shown: &str, text: &str) -> Result<Baseline, BaselineError> {
-        let file: BaselineFile = serde_json::from_str(text).map_err(|e| BaselineError {
+        // Only the fingerprints are kept: the other fields are for people reading a diff,
+        // and reading them would hold several times the file in memory.
+        #[derive(Deserialize)]
+        struct Read {
+            version: u32,
+            findings: Vec<ReadEntry>,
+        }
+        #[derive(Deserialize)]
+        struct ReadEntry {
+            fingerprint: String,
+        }
+        let file: Read = serde_json::from_str(text).map_err(|e| BaselineError {
             message: format!("the baseline {shown} is not valid ({e})"),
             help: "Regenerate it with `amlint check --write-baseline FILE`.".to_string(),
         })?;

@@ -20,9 +20,10 @@ pub const MAX_CONFIG_SIZE: u64 = 4 * 1024 * 1024;
 /// 425 MB); real ignore files are a few kilobytes.
 pub const MAX_IGNORE_SIZE: u64 = 256 * 1024;
 
-/// The largest baseline read: a quarter of a kilobyte per finding, half a million
-/// findings.
-pub const MAX_BASELINE_SIZE: u64 = 128 * 1024 * 1024;
+/// The largest baseline read: a quarter of a kilobyte per finding, 130,000 findings (a
+/// baseline lives in the repository, so its size is the repository's choice; read, it
+/// takes about twice its size in memory).
+pub const MAX_BASELINE_SIZE: u64 = 32 * 1024 * 1024;
 
 /// Where links may lead: the real path (links resolved) of a project's directory, or
 /// anywhere ([`Boundary::anywhere`]). A path whose real location is outside it is
