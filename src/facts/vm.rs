@@ -58,6 +58,9 @@ struct MatchDef {
     version: Option<String>,
     #[serde(default)]
     number: Option<Vec<u32>>,
+    /// Variant tokens (`cc`, `8`, `1`, `xl`, ...); absent = no variant.
+    #[serde(default)]
+    variant: Option<OneOrMany>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -65,6 +68,15 @@ struct MatchDef {
 enum OneOrMany {
     One(String),
     Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(f) => vec![f],
+            OneOrMany::Many(fs) => fs,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -100,6 +112,7 @@ pub struct Series {
     m_accelerator: Option<String>,
     m_version: Option<String>,
     m_number: Option<Vec<u32>>,
+    m_variants: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -164,7 +177,7 @@ impl VmFacts {
 
 static NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)(?:_NDR)?(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|GB200|GB300|T4|A10|A100|H100|H200|MI300X|V710))?(?:_(?P<ver>v\d+))?(?:_Promo)?$",
+        r"(?i)^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)(?P<glued>\d+)?(?:_(?P<sub>cc|xl|\d+))?(?:_NDR)?(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|GB200|GB300|T4|A10|A100|H100|H200|MI300X|MA35D|RTXPRO6000BSE|V620|V710))?(?:_(?P<ver>v\d+))?(?:_Promo)?$",
     )
     .expect("static regex")
 });
@@ -177,6 +190,11 @@ pub struct ParsedName {
     pub features: String,
     pub accelerator: Option<String>,
     pub version: Option<String>,
+    /// Variant token(s), lower-cased: digits glued to the feature letters (`2` of `B1ls2`,
+    /// `5` of `ND128isrG5_GB300_v6`) and/or one `_`-separated token before the accelerator
+    /// or version (`cc` of `DC4as_cc_v5`, `8` of `M416s_8_v2`, `xl`); joined by `_` when
+    /// both occur; empty when none.
+    pub variant: String,
 }
 
 /// Strips the tier prefix (`Standard_`, `Basic_`, any case); `None` if there is none.
@@ -206,6 +224,12 @@ pub fn parse_name(name: &str) -> Option<ParsedName> {
         }),
         accelerator: c.name("acc").map(|m| m.as_str().to_ascii_uppercase()),
         version: c.name("ver").map(|m| m.as_str().to_ascii_lowercase()),
+        variant: [c.name("glued"), c.name("sub")]
+            .into_iter()
+            .flatten()
+            .map(|m| m.as_str().to_ascii_lowercase())
+            .collect::<Vec<_>>()
+            .join("_"),
     })
 }
 
@@ -227,10 +251,11 @@ impl Catalogue {
                     isolated: size.isolated,
                 });
             }
-            let features = match s.matcher.features {
-                OneOrMany::One(f) => vec![f],
-                OneOrMany::Many(fs) => fs,
-            };
+            let features = s.matcher.features.into_vec();
+            let variants = s
+                .matcher
+                .variant
+                .map_or_else(|| vec![String::new()], OneOrMany::into_vec);
             cat.series.push(Series {
                 id: s.id,
                 aliases: s.aliases,
@@ -249,6 +274,7 @@ impl Catalogue {
                 m_accelerator: s.matcher.accelerator.map(|a| a.to_ascii_uppercase()),
                 m_version: s.matcher.version.map(|v| v.to_ascii_lowercase()),
                 m_number: s.matcher.number,
+                m_variants: variants.into_iter().map(|v| v.to_ascii_lowercase()).collect(),
             });
         }
         Ok(cat)
@@ -262,6 +288,7 @@ impl Catalogue {
                 && s.m_accelerator == p.accelerator
                 && s.m_version == p.version
                 && s.m_number.as_ref().is_none_or(|ns| ns.contains(&p.number))
+                && s.m_variants.contains(&p.variant)
         });
         let first = hits.next()?;
         hits.next().is_none().then_some(first.0)
@@ -380,6 +407,72 @@ mod tests {
         assert_eq!(p.accelerator.as_deref(), Some("T4"));
         assert!(parse_name("Standard_LRS").is_none());
         assert!(parse_name("defaultinstancetype").is_none());
+    }
+
+    /// Real size names with a variant token: before it was parsed, these names (all from the
+    /// Azure size pages) failed the naming regex and were reported as unknown sizes (AML501).
+    #[test]
+    fn parsing_names_with_variant_tokens() {
+        let parts = |name: &str| {
+            let p = parse_name(name).unwrap_or_else(|| panic!("{name} does not parse"));
+            (
+                p.family,
+                p.number,
+                p.features,
+                p.variant,
+                p.accelerator,
+                p.version,
+            )
+        };
+        let s = |v: &str| v.to_string();
+        let o = |v: &str| Some(v.to_string());
+        for (name, want) in [
+            (
+                "Standard_M416s_8_v2",
+                (s("M"), 416, s("s"), s("8"), None, o("v2")),
+            ),
+            (
+                "Standard_M48ds_1_v3",
+                (s("M"), 48, s("ds"), s("1"), None, o("v3")),
+            ),
+            (
+                "Standard_M896ixds_32_v3",
+                (s("M"), 896, s("ixds"), s("32"), None, o("v3")),
+            ),
+            (
+                "Standard_DC4as_cc_v5",
+                (s("DC"), 4, s("as"), s("cc"), None, o("v5")),
+            ),
+            (
+                "STANDARD_EC16ADS_CC_V5",
+                (s("EC"), 16, s("ads"), s("cc"), None, o("v5")),
+            ),
+            ("Standard_B1ls2", (s("B"), 1, s("ls"), s("2"), None, None)),
+            (
+                "Standard_ND128isrG5_GB300_v6",
+                (s("ND"), 128, s("isg"), s("5"), o("GB300"), o("v6")),
+            ),
+            (
+                "Standard_NC128ds_xl_RTXPRO6000BSE_v6",
+                (s("NC"), 128, s("ds"), s("xl"), o("RTXPRO6000BSE"), o("v6")),
+            ),
+            (
+                "Standard_NG8ads_V620_v1",
+                (s("NG"), 8, s("ads"), s(""), o("V620"), o("v1")),
+            ),
+            (
+                "Standard_NM16ads_MA35D",
+                (s("NM"), 16, s("ads"), s(""), o("MA35D"), None),
+            ),
+            // Names without a variant keep an empty one.
+            ("Standard_D2s_v3", (s("D"), 2, s("s"), s(""), None, o("v3"))),
+            (
+                "Standard_HB120-16rs_v3",
+                (s("HB"), 120, s("s"), s(""), None, o("v3")),
+            ),
+        ] {
+            assert_eq!(parts(name), want, "{name}");
+        }
     }
 
     #[test]
