@@ -476,6 +476,26 @@ mod tests {
     }
 
     #[test]
+    fn variants_take_part_in_matching() {
+        let cat = catalogue();
+        let series = |name: &str| cat.lookup(name).and_then(|f| f.series).map(|s| s.id.as_str());
+        // Same features and version, told apart by the variant only.
+        assert_eq!(series("Standard_DC4as_v5"), Some("DCasv5"));
+        assert_eq!(series("Standard_DC4as_cc_v5"), Some("DCas_cc_v5"));
+        assert_eq!(series("Standard_M96s_2_v3"), Some("Msv3_MM"));
+        assert_eq!(series("Standard_M416s_8_v3"), Some("Msv3_HM"));
+        assert_eq!(series("Standard_M416s_8_v2"), Some("Mv2"));
+        // An unlisted variant of a listed series is still placed by its name.
+        let f = cat.lookup("Standard_M48s_2_v3").unwrap();
+        assert_eq!(
+            (f.known, f.series.map(|s| s.id.as_str())),
+            (Known::Series, Some("Msv3_MM"))
+        );
+        // A variant no series accepts is unknown.
+        assert_eq!(cat.lookup("Standard_D4s_cc_v5").unwrap().known, Known::Unknown);
+    }
+
+    #[test]
     fn unlisted_and_unknown_sizes() {
         let cat = catalogue();
         assert!(cat.lookup("defaultinstancetype").is_none());
@@ -521,6 +541,24 @@ mod tests {
             ("Standard_E192is_v6", "Esv6", 192.0, 1832.0, 0.0),
             ("Standard_ND96isr_MI300X_v5", "ND_MI300X_v5", 96.0, 1850.0, 8.0),
             ("Standard_NCC40ads_H100_v5", "NCCads_H100_v5", 40.0, 320.0, 1.0),
+            ("Standard_A4_v2", "Av2", 4.0, 8.0, 0.0),
+            ("Standard_B4ps_v2", "Bpsv2", 4.0, 16.0, 0.0),
+            ("Standard_D8ads_v6", "Dadsv6", 8.0, 32.0, 0.0),
+            ("Standard_D16plds_v6", "Dpldsv6", 16.0, 32.0, 0.0),
+            ("Standard_D372s_v7", "Dsv7", 372.0, 1488.0, 0.0),
+            ("Standard_DC8as_cc_v5", "DCas_cc_v5", 8.0, 32.0, 0.0),
+            ("Standard_E372is_v7", "Esv7", 372.0, 2832.0, 0.0),
+            ("Standard_EC64eds_v6", "ECedsv6", 64.0, 512.0, 0.0),
+            ("Standard_F80ams_v7", "Famsv7", 80.0, 640.0, 0.0),
+            ("Standard_L160iaos_v5", "Laosv5", 160.0, 1040.0, 0.0),
+            ("Standard_M1792ixds_32_v3", "Mdsv3_VHM", 1792.0, 30400.0, 0.0),
+            ("Standard_HB176-24rs_v4", "HBv4", 24.0, 768.0, 0.0),
+            ("Standard_HX176rs", "HX", 176.0, 1408.0, 0.0),
+            ("Standard_ND128isrG5_GB300_v6", "ND_GB300_v6", 128.0, 864.0, 4.0),
+            ("Standard_NV4ads_V710_v5", "NVads_V710_v5", 4.0, 16.0, 0.1667),
+            ("Standard_NG8ads_V620_v1", "NGads_V620", 8.0, 16.0, 0.25),
+            ("Standard_GS5", "GS", 32.0, 448.0, 0.0),
+            ("Standard_A0", "Av1", 1.0, 0.768, 0.0),
         ] {
             let f = cat.lookup(name).unwrap();
             assert_eq!(f.known, Known::Size, "{name}");
@@ -538,5 +576,33 @@ mod tests {
         let ds = cat.lookup("Standard_DS3_v2").unwrap();
         assert_eq!(ds.retired("2026-11-22"), Some(false));
         assert_eq!(ds.retired("2030-01-01"), Some(true));
+        // Series added with their documented retirement dates.
+        for (name, date) in [
+            ("Standard_A1", "2024-08-31"),
+            ("Basic_A1", "2024-08-31"),
+            ("Standard_A9", "2021-03-01"),
+            ("Standard_DC4s_v2", "2026-06-30"),
+            ("Standard_EC8ads_cc_v5", "2026-09-01"),
+            ("Standard_M192idms_v2", "2027-03-31"),
+            ("Standard_NP10s", "2027-05-31"),
+            ("Standard_G5", "2028-11-15"),
+            ("Standard_L32s", "2028-05-01"),
+        ] {
+            let f = cat.lookup(name).unwrap();
+            let series = f.series.unwrap();
+            assert_eq!(series.retirement.as_deref(), Some(date), "{name}");
+            assert_eq!(f.retired(date), Some(true), "{name}");
+        }
+        // Sizes of the same generation without an announcement have none.
+        let m = cat.lookup("Standard_M192ms_v2").map(|f| f.known);
+        assert_eq!(m, Some(Known::Unknown));
+        assert!(
+            cat.lookup("Standard_M128ms_v2")
+                .unwrap()
+                .series
+                .unwrap()
+                .retirement
+                .is_none()
+        );
     }
 }
