@@ -55,6 +55,10 @@ SIZE_CELL = re.compile(r"^(?:Standard|Basic)_[A-Za-z0-9_-]+$", re.IGNORECASE)
 DOC_MISPRINTS = {
     # Edv5 page: the footnote mark 2 of `Standard_E104id_v5<sup>2</sup>` lost its tags.
     "Standard_E104id_v52": "Standard_E104id_v5",
+    # Dav4 page: likewise for `Standard_D2a_v4<sup>1</sup>`.
+    "Standard_D2a_v41": "Standard_D2a_v4",
+    # Lsv2 page: likewise for `Standard_L80s_v2<sup>6</sup>` (Basics and Network tables).
+    "Standard_L80s_v26": "Standard_L80s_v2",
 }
 NUMBER = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)")
 FRACTION = re.compile(r"^\s*([0-9]+)\s*/\s*([0-9]+)")
