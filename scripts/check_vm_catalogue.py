@@ -40,9 +40,15 @@ DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardi
 # also matches the version token, so "D2s_v3" parsed as accelerator "v3" with no
 # version. Excluding V keeps the regex free of look-around (Rust's `regex` crate
 # has none); the only V accelerator, V710, is an explicit alternative.
+#
+# Variant tokens (the same in src/facts/vm.rs): digits glued to the feature letters (`B1ls2`,
+# `ND128isrG5_GB300_v6`) and one `_`-separated token before the accelerator or version: `cc`
+# (confidential child, `DC4as_cc_v5`), `xl` (`NC128ds_xl_RTXPRO6000BSE_v6`) or digits (memory
+# variants `M416s_8_v2`, `M48s_1_v3`, `M896ixds_32_v3`). They take part in matching
+# (`match.variant`). Accelerator tokens the generic alternative cannot spell are explicit.
 NAME_RE = re.compile(
-    r"^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)"
-    r"(?:_NDR)?(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|GB200|GB300|T4|A10|A100|H100|H200|MI300X|V710))?"
+    r"^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)(?P<glued>\d+)?(?:_(?P<sub>cc|xl|\d+))?"
+    r"(?:_NDR)?(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|GB200|GB300|T4|A10|A100|H100|H200|MI300X|MA35D|RTXPRO6000BSE|V620|V710))?"
     r"(?:_(?P<ver>v\d+))?(?P<promo>_Promo)?$",
     re.IGNORECASE,
 )
@@ -57,7 +63,7 @@ SUPPORT_BASIS = {"seed", "aml-2021", "aml-docs", "inferred"}
 SERIES_REQUIRED = {"id", "aliases", "family", "category", "support", "support_basis", "support_note", "source", "match", "sizes"}
 SERIES_OPTIONAL = {"accelerator", "retirement", "retirement_note", "retired", "quota_family"}
 MATCH_REQUIRED = {"family", "features", "accelerator", "version"}
-MATCH_OPTIONAL = {"number"}
+MATCH_OPTIONAL = {"number", "variant"}
 SIZE_REQUIRED = {"name", "vcpus", "memory_gib", "gpus", "isolated"}
 SIZE_OPTIONAL = {"fpgas", "note"}
 
@@ -77,6 +83,7 @@ def parse_size(name):
         "features": m.group("feat").lower(),
         "accelerator": m.group("acc").upper() if m.group("acc") else None,
         "version": m.group("ver").lower() if m.group("ver") else None,
+        "variant": "_".join(g.lower() for g in (m.group("glued"), m.group("sub")) if g),
         "promo": bool(m.group("promo")),
     }
 
@@ -91,6 +98,12 @@ def feature_set(match):
     return {f} if isinstance(f, str) else set(f or [])
 
 
+def variant_set(match):
+    """`match.variant` as a set of lower-case tokens; absent means no variant (`""`)."""
+    v = match.get("variant", "")
+    return {str(x).lower() for x in ([v] if isinstance(v, (str, int)) else v or [])}
+
+
 def matches(parsed, match):
     if parsed["family"] != str(match["family"]).upper():
         return False
@@ -103,6 +116,8 @@ def matches(parsed, match):
     if (ver.lower() if ver else None) != parsed["version"]:
         return False
     if "number" in match and parsed["cpu"] not in match["number"]:
+        return False
+    if parsed["variant"] not in variant_set(match):
         return False
     return True
 
@@ -119,12 +134,27 @@ def self_test():
         "standard_e4s_v3": ("E", 4, None, "s", None, "v3"),
         "Standard_NV28adms_V710_v5": ("NV", 28, None, "adms", "V710", "v5"),
         "STANDARD_D2_V3": ("D", 2, None, "", None, "v3"),
+        "Standard_NG8ads_V620_v1": ("NG", 8, None, "ads", "V620", "v1"),
+        "Standard_NM16ads_MA35D": ("NM", 16, None, "ads", "MA35D", None),
     }
     for name, want in cases.items():
         p = parse_size(name)
         got = p and (p["family"], p["cpu"], p["constrained"], p["features"], p["accelerator"], p["version"])
         assert got == want, f"naming regex self-test: {name} -> {got}, want {want}"
-    for not_a_size in ("Standard_LRS", "defaultinstancetype", "Standard_M416s_8_v2"):
+    variants = {
+        "Standard_M416s_8_v2": ("s", "8", None, "v2"),
+        "Standard_M48ds_1_v3": ("ds", "1", None, "v3"),
+        "Standard_DC4as_cc_v5": ("as", "cc", None, "v5"),
+        "Standard_B1ls2": ("ls", "2", None, None),
+        "Standard_ND128isrG5_GB300_v6": ("isrg", "5", "GB300", "v6"),
+        "Standard_NC128ds_xl_RTXPRO6000BSE_v6": ("ds", "xl", "RTXPRO6000BSE", "v6"),
+        "Standard_D2s_v3": ("s", "", None, "v3"),
+    }
+    for name, want in variants.items():
+        p = parse_size(name)
+        got = p and (p["features"], p["variant"], p["accelerator"], p["version"])
+        assert got == want, f"naming regex self-test: {name} -> {got}, want {want}"
+    for not_a_size in ("Standard_LRS", "defaultinstancetype", "Standard_D2s_v3_x"):
         assert parse_size(not_a_size) is None, f"naming regex self-test: {not_a_size} should not parse"
 
 
@@ -233,6 +263,11 @@ def validate(doc):
                 err(f"{where}: match.version must be null or v<N>")
             if "number" in match and not (isinstance(match["number"], list) and all(isinstance(n, int) for n in match["number"])):
                 err(f"{where}: match.number must be a list of integers")
+            if "variant" in match:
+                v = match["variant"]
+                vlist = [v] if isinstance(v, str) else v
+                if not (isinstance(vlist, list) and vlist and all(isinstance(x, str) and re.fullmatch(r"[a-z0-9_]*", x) for x in vlist)):
+                    err(f"{where}: match.variant must be a string or a non-empty list of lower-case tokens (\"\" = none)")
 
         sizes = s.get("sizes")
         if not isinstance(sizes, list) or not sizes:

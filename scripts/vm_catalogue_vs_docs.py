@@ -2,19 +2,25 @@
 """Compare rules/data/vm-sizes.yaml with the Azure VM size pages of a local checkout of
 MicrosoftDocs/azure-compute-docs, and report what the catalogue lacks or gets wrong.
 
-    python3 scripts/vm_catalogue_vs_docs.py CHECKOUT [--catalogue FILE] [--json]
+    python3 scripts/vm_catalogue_vs_docs.py CHECKOUT [CHECKOUT ...] [--catalogue FILE] [--json]
     python3 scripts/vm_catalogue_vs_docs.py --self-test
 
 CHECKOUT is a folder holding `articles/virtual-machines/sizes/` of that repository (a git
-clone, or a partial copy of the size pages). No network: the script reads only that folder
-and the catalogue. The commit the pages come from is read from the checkout (`git rev-parse
-HEAD`), else from a `SOURCE` file at its top ("<path> <commit>" per line, for a partial copy
-made file by file), and printed with the report: say it when you update the catalogue.
+clone, or a partial copy of the size pages), or `articles/virtual-machines/sizes-previous-gen.md`
+of MicrosoftDocs/azure-docs (the previous-generation sizes: A, D, DS, F, Fs, G, GS, Ls, NC, ND,
+NV, NVv2); several may be given. No network: the script reads only those folders and the
+catalogue. The commit the pages come from is read from each checkout (`git rev-parse HEAD`),
+else from a `SOURCE` file at its top ("<path> <commit>" per line, for a partial copy made file
+by file), and printed with the report: say it when you update the catalogue.
 
 What it reads, per series page (`sizes/<category>/<series>-series*.md`, not `includes/`,
-family pages or lifecycle pages): every markdown table whose first column holds size names
-(`Standard_...`): vCPUs and memory from the table with a "vCPUs" column, GPUs from a table
-with a "GPU"/"Accelerators (Qty.)" column. What it reports:
+family pages or lifecycle pages; and the previous-generation page): every markdown table whose
+first column holds size names (`Standard_...`, after footnote marks, `&nbsp;`, bold and a
+trailing `*` are removed): vCPUs ("vCPU"/"Cores" column) and memory ("Memory"/"RAM") from the
+first table with a vCPU column, the accelerator count from a table with a "GPU"/"Accelerators
+(Qty.)" column (compared with the catalogue's `gpus`, or `fpgas` for FPGA series). A few names
+the docs misprint are read as the size they name (`DOC_MISPRINTS`, each with its reason).
+What it reports:
 
   missing size     listed by the docs, not in the catalogue (with the docs' numbers)
   mismatch         in both, but vCPUs, memory or GPUs differ
@@ -43,7 +49,17 @@ import yaml  # noqa: E402
 DEFAULT_CATALOGUE = cvc.DEFAULT_PATH
 SIZES_DIR = os.path.join("articles", "virtual-machines", "sizes")
 SKIP_DIRS = {"includes", "lifecycle", "retirement", "media"}
+PREVIOUS_GEN = os.path.join("articles", "virtual-machines", "sizes-previous-gen.md")
 SIZE_CELL = re.compile(r"^(?:Standard|Basic)_[A-Za-z0-9_-]+$", re.IGNORECASE)
+# Size names the docs print wrongly, read as the size they name.
+DOC_MISPRINTS = {
+    # Edv5 page: the footnote mark 2 of `Standard_E104id_v5<sup>2</sup>` lost its tags.
+    "Standard_E104id_v52": "Standard_E104id_v5",
+    # Dav4 page: likewise for `Standard_D2a_v4<sup>1</sup>`.
+    "Standard_D2a_v41": "Standard_D2a_v4",
+    # Lsv2 page: likewise for `Standard_L80s_v2<sup>6</sup>` (Basics and Network tables).
+    "Standard_L80s_v26": "Standard_L80s_v2",
+}
 NUMBER = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)")
 FRACTION = re.compile(r"^\s*([0-9]+)\s*/\s*([0-9]+)")
 
@@ -66,6 +82,9 @@ def checkout_commit(root):
 
 
 def series_pages(root):
+    previous_gen = os.path.join(root, PREVIOUS_GEN)
+    if os.path.exists(previous_gen):
+        yield previous_gen
     base = os.path.join(root, SIZES_DIR)
     for dirpath, dirnames, filenames in os.walk(base):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
@@ -79,6 +98,14 @@ def cells(line):
     if not (line.startswith("|") and line.endswith("|")):
         return None
     return [c.strip() for c in line.strip("|").split("|")]
+
+
+def size_name(cell):
+    """The size name in a table's first cell: footnote marks, `&nbsp;`, bold, escapes and a
+    trailing `*` (RDMA mark) removed; misprints corrected."""
+    name = re.sub(r"<sup>.*?</sup>", "", cell)
+    name = name.replace("&nbsp;", "").replace("**", "").replace("\\", "").strip().rstrip("*").strip()
+    return DOC_MISPRINTS.get(name, name)
 
 
 def number(text):
@@ -124,23 +151,28 @@ def parse_page(path):
     text = open(path, encoding="utf-8", errors="replace").read()
     sizes = {}
     for header, rows in tables(text):
-        if not rows or not all(r and SIZE_CELL.match(r[0].replace("\\", "")) for r in rows):
+        if not rows or not all(r and SIZE_CELL.match(size_name(r[0])) for r in rows):
             continue
+        header = [h.replace("*", "") for h in header]
         vcpu = column(header, "vcpu")
+        if vcpu is None:
+            vcpu = column(header, "cores")
         mem = column(header, "memory")
+        if mem is None:
+            mem = column(header, "ram")
         gpu = column(header, "gpu") if column(header, "gpu", "memory") is None else None
         if gpu is None:
             gpu = column(header, "accelerators (qty")
         if gpu is None:
             gpu = next((i for i, h in enumerate(header) if h.lower().startswith("gpu")), None)
         for r in rows:
-            name = r[0].replace("\\", "")
+            name = size_name(r[0])
             entry = sizes.setdefault(name, {})
             if vcpu is not None and vcpu < len(r) and "vcpus" not in entry:
                 entry["vcpus"] = number(r[vcpu])
                 if mem is not None and mem < len(r):
                     entry["memory_gib"] = number(r[mem])
-            if gpu is not None and gpu < len(r) and "gpus" not in entry and vcpu is None:
+            if gpu is not None and gpu < len(r) and "gpus" not in entry:
                 entry["gpus"] = number(r[gpu])
     return sizes
 
@@ -161,13 +193,19 @@ def series_for(series, name):
     return hits[0] if len(hits) == 1 else None
 
 
-def compare(root, catalogue_path):
+def compare(roots, catalogue_path):
+    if isinstance(roots, str):
+        roots = [roots]
     doc = yaml.safe_load(open(catalogue_path, encoding="utf-8"))
     by_name, series = catalogue_index(doc)
-    report = {"commits": checkout_commit(root), "pages": 0, "missing_sizes": [], "mismatches": [],
+    commits = {}
+    for root in roots:
+        for path, commit in checkout_commit(root).items():
+            commits[path if path != "*" or len(roots) == 1 else root] = commit
+    report = {"commits": commits, "pages": 0, "missing_sizes": [], "mismatches": [],
               "missing_series": [], "unpaged_series": []}
     paged = set()
-    for path in series_pages(root):
+    for root, path in ((r, p) for r in roots for p in series_pages(r)):
         sizes = parse_page(path)
         if not sizes:
             continue
@@ -185,9 +223,11 @@ def compare(root, catalogue_path):
                 continue
             z = known[1]
             for key in ("vcpus", "memory_gib", "gpus"):
-                if got.get(key) is not None and abs(float(z.get(key, 0)) - got[key]) > 0.01:
+                # The docs' accelerator column counts GPUs or FPGAs alike.
+                have = float(z.get(key, 0)) + (float(z.get("fpgas", 0)) if key == "gpus" else 0)
+                if got.get(key) is not None and abs(have - got[key]) > 0.01:
                     report["mismatches"].append({"page": rel, "name": name, "field": key,
-                                                 "catalogue": z.get(key), "docs": got[key]})
+                                                 "catalogue": have, "docs": got[key]})
         if not page_series:
             report["missing_series"].append({"page": rel, "sizes": sorted(sizes)})
     for s in series:
@@ -202,7 +242,7 @@ def render(report):
     if "*" in commits:
         lines.append(f"azure-compute-docs commit: {commits['*']}")
     elif commits:
-        lines.append(f"azure-compute-docs: partial copy, {len(commits)} files (commits in its SOURCE file)")
+        lines.append(f"docs: partial copies, {len(commits)} files (commits in their SOURCE files)")
     else:
         lines.append("azure-compute-docs: commit unknown (no git and no SOURCE file)")
     lines.append(f"series pages read: {report['pages']}")
@@ -256,13 +296,16 @@ title: Zsv9 size series
     assert [m["page"].endswith("qsv9-series.md") for m in r["missing_series"]] == [True], r
     assert "Dsv3" not in r["unpaged_series"] and "NCv3" in r["unpaged_series"], r
     assert r["commits"] == {"articles/x.md": "0123abcd"}, r
+    assert size_name("**Standard_NM16ads_MA35D**") == "Standard_NM16ads_MA35D"
+    assert size_name("Standard_A0&nbsp;<sup>1</sup>") == "Standard_A0" and size_name("Standard_NC24r*") == "Standard_NC24r"
+    assert size_name("Standard_E104id_v52") == "Standard_E104id_v5"
     assert number("1/6") == 0.1667 and number("1,850") == 1850.0 and number("16<sup>1</sup>") == 16.0 and number("N/A") is None
     print("self-test passed")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("checkout", nargs="?", help="local checkout of MicrosoftDocs/azure-compute-docs")
+    ap.add_argument("checkout", nargs="*", help="local checkout(s): MicrosoftDocs/azure-compute-docs, azure-docs")
     ap.add_argument("--catalogue", default=DEFAULT_CATALOGUE)
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument("--self-test", action="store_true")
@@ -270,8 +313,9 @@ def main():
     if args.self_test:
         self_test()
         return 0
-    if not args.checkout or not os.path.isdir(os.path.join(args.checkout, SIZES_DIR)):
-        ap.error(f"CHECKOUT must hold {SIZES_DIR}/")
+    for c in args.checkout or [None]:
+        if not c or not (os.path.isdir(os.path.join(c, SIZES_DIR)) or os.path.exists(os.path.join(c, PREVIOUS_GEN))):
+            ap.error(f"each CHECKOUT must hold {SIZES_DIR}/ or {PREVIOUS_GEN}")
     report = compare(args.checkout, args.catalogue)
     print(json.dumps(report, indent=2) if args.json else render(report))
     return 1 if report["missing_sizes"] or report["mismatches"] or report["missing_series"] else 0

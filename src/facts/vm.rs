@@ -58,6 +58,9 @@ struct MatchDef {
     version: Option<String>,
     #[serde(default)]
     number: Option<Vec<u32>>,
+    /// Variant tokens (`cc`, `8`, `1`, `xl`, ...); absent = no variant.
+    #[serde(default)]
+    variant: Option<OneOrMany>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -65,6 +68,15 @@ struct MatchDef {
 enum OneOrMany {
     One(String),
     Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(f) => vec![f],
+            OneOrMany::Many(fs) => fs,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -100,6 +112,7 @@ pub struct Series {
     m_accelerator: Option<String>,
     m_version: Option<String>,
     m_number: Option<Vec<u32>>,
+    m_variants: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -164,7 +177,7 @@ impl VmFacts {
 
 static NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)(?:_NDR)?(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|GB200|GB300|T4|A10|A100|H100|H200|MI300X|V710))?(?:_(?P<ver>v\d+))?(?:_Promo)?$",
+        r"(?i)^(?P<fam>[A-Z]+?)(?P<cpu>\d+)(?:-(?P<con>\d+))?(?P<feat>[a-z]*)(?P<glued>\d+)?(?:_(?P<sub>cc|xl|\d+))?(?:_NDR)?(?:_(?P<acc>[A-UW-Z]\d+[A-Z]*|GB200|GB300|T4|A10|A100|H100|H200|MI300X|MA35D|RTXPRO6000BSE|V620|V710))?(?:_(?P<ver>v\d+))?(?:_Promo)?$",
     )
     .expect("static regex")
 });
@@ -177,6 +190,11 @@ pub struct ParsedName {
     pub features: String,
     pub accelerator: Option<String>,
     pub version: Option<String>,
+    /// Variant token(s), lower-cased: digits glued to the feature letters (`2` of `B1ls2`,
+    /// `5` of `ND128isrG5_GB300_v6`) and/or one `_`-separated token before the accelerator
+    /// or version (`cc` of `DC4as_cc_v5`, `8` of `M416s_8_v2`, `xl`); joined by `_` when
+    /// both occur; empty when none.
+    pub variant: String,
 }
 
 /// Strips the tier prefix (`Standard_`, `Basic_`, any case); `None` if there is none.
@@ -206,6 +224,12 @@ pub fn parse_name(name: &str) -> Option<ParsedName> {
         }),
         accelerator: c.name("acc").map(|m| m.as_str().to_ascii_uppercase()),
         version: c.name("ver").map(|m| m.as_str().to_ascii_lowercase()),
+        variant: [c.name("glued"), c.name("sub")]
+            .into_iter()
+            .flatten()
+            .map(|m| m.as_str().to_ascii_lowercase())
+            .collect::<Vec<_>>()
+            .join("_"),
     })
 }
 
@@ -227,10 +251,11 @@ impl Catalogue {
                     isolated: size.isolated,
                 });
             }
-            let features = match s.matcher.features {
-                OneOrMany::One(f) => vec![f],
-                OneOrMany::Many(fs) => fs,
-            };
+            let features = s.matcher.features.into_vec();
+            let variants = s
+                .matcher
+                .variant
+                .map_or_else(|| vec![String::new()], OneOrMany::into_vec);
             cat.series.push(Series {
                 id: s.id,
                 aliases: s.aliases,
@@ -249,6 +274,7 @@ impl Catalogue {
                 m_accelerator: s.matcher.accelerator.map(|a| a.to_ascii_uppercase()),
                 m_version: s.matcher.version.map(|v| v.to_ascii_lowercase()),
                 m_number: s.matcher.number,
+                m_variants: variants.into_iter().map(|v| v.to_ascii_lowercase()).collect(),
             });
         }
         Ok(cat)
@@ -262,6 +288,7 @@ impl Catalogue {
                 && s.m_accelerator == p.accelerator
                 && s.m_version == p.version
                 && s.m_number.as_ref().is_none_or(|ns| ns.contains(&p.number))
+                && s.m_variants.contains(&p.variant)
         });
         let first = hits.next()?;
         hits.next().is_none().then_some(first.0)
@@ -382,6 +409,92 @@ mod tests {
         assert!(parse_name("defaultinstancetype").is_none());
     }
 
+    /// Real size names with a variant token: before it was parsed, these names (all from the
+    /// Azure size pages) failed the naming regex and were reported as unknown sizes (AML501).
+    #[test]
+    fn parsing_names_with_variant_tokens() {
+        let parts = |name: &str| {
+            let p = parse_name(name).unwrap_or_else(|| panic!("{name} does not parse"));
+            (
+                p.family,
+                p.number,
+                p.features,
+                p.variant,
+                p.accelerator,
+                p.version,
+            )
+        };
+        let s = |v: &str| v.to_string();
+        let o = |v: &str| Some(v.to_string());
+        for (name, want) in [
+            (
+                "Standard_M416s_8_v2",
+                (s("M"), 416, s("s"), s("8"), None, o("v2")),
+            ),
+            (
+                "Standard_M48ds_1_v3",
+                (s("M"), 48, s("ds"), s("1"), None, o("v3")),
+            ),
+            (
+                "Standard_M896ixds_32_v3",
+                (s("M"), 896, s("ixds"), s("32"), None, o("v3")),
+            ),
+            (
+                "Standard_DC4as_cc_v5",
+                (s("DC"), 4, s("as"), s("cc"), None, o("v5")),
+            ),
+            (
+                "STANDARD_EC16ADS_CC_V5",
+                (s("EC"), 16, s("ads"), s("cc"), None, o("v5")),
+            ),
+            ("Standard_B1ls2", (s("B"), 1, s("ls"), s("2"), None, None)),
+            (
+                "Standard_ND128isrG5_GB300_v6",
+                (s("ND"), 128, s("isg"), s("5"), o("GB300"), o("v6")),
+            ),
+            (
+                "Standard_NC128ds_xl_RTXPRO6000BSE_v6",
+                (s("NC"), 128, s("ds"), s("xl"), o("RTXPRO6000BSE"), o("v6")),
+            ),
+            (
+                "Standard_NG8ads_V620_v1",
+                (s("NG"), 8, s("ads"), s(""), o("V620"), o("v1")),
+            ),
+            (
+                "Standard_NM16ads_MA35D",
+                (s("NM"), 16, s("ads"), s(""), o("MA35D"), None),
+            ),
+            // Names without a variant keep an empty one.
+            ("Standard_D2s_v3", (s("D"), 2, s("s"), s(""), None, o("v3"))),
+            (
+                "Standard_HB120-16rs_v3",
+                (s("HB"), 120, s("s"), s(""), None, o("v3")),
+            ),
+        ] {
+            assert_eq!(parts(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn variants_take_part_in_matching() {
+        let cat = catalogue();
+        let series = |name: &str| cat.lookup(name).and_then(|f| f.series).map(|s| s.id.as_str());
+        // Same features and version, told apart by the variant only.
+        assert_eq!(series("Standard_DC4as_v5"), Some("DCasv5"));
+        assert_eq!(series("Standard_DC4as_cc_v5"), Some("DCas_cc_v5"));
+        assert_eq!(series("Standard_M96s_2_v3"), Some("Msv3_MM"));
+        assert_eq!(series("Standard_M416s_8_v3"), Some("Msv3_HM"));
+        assert_eq!(series("Standard_M416s_8_v2"), Some("Mv2"));
+        // An unlisted variant of a listed series is still placed by its name.
+        let f = cat.lookup("Standard_M48s_2_v3").unwrap();
+        assert_eq!(
+            (f.known, f.series.map(|s| s.id.as_str())),
+            (Known::Series, Some("Msv3_MM"))
+        );
+        // A variant no series accepts is unknown.
+        assert_eq!(cat.lookup("Standard_D4s_cc_v5").unwrap().known, Known::Unknown);
+    }
+
     #[test]
     fn unlisted_and_unknown_sizes() {
         let cat = catalogue();
@@ -428,6 +541,24 @@ mod tests {
             ("Standard_E192is_v6", "Esv6", 192.0, 1832.0, 0.0),
             ("Standard_ND96isr_MI300X_v5", "ND_MI300X_v5", 96.0, 1850.0, 8.0),
             ("Standard_NCC40ads_H100_v5", "NCCads_H100_v5", 40.0, 320.0, 1.0),
+            ("Standard_A4_v2", "Av2", 4.0, 8.0, 0.0),
+            ("Standard_B4ps_v2", "Bpsv2", 4.0, 16.0, 0.0),
+            ("Standard_D8ads_v6", "Dadsv6", 8.0, 32.0, 0.0),
+            ("Standard_D16plds_v6", "Dpldsv6", 16.0, 32.0, 0.0),
+            ("Standard_D372s_v7", "Dsv7", 372.0, 1488.0, 0.0),
+            ("Standard_DC8as_cc_v5", "DCas_cc_v5", 8.0, 32.0, 0.0),
+            ("Standard_E372is_v7", "Esv7", 372.0, 2832.0, 0.0),
+            ("Standard_EC64eds_v6", "ECedsv6", 64.0, 512.0, 0.0),
+            ("Standard_F80ams_v7", "Famsv7", 80.0, 640.0, 0.0),
+            ("Standard_L160iaos_v5", "Laosv5", 160.0, 1040.0, 0.0),
+            ("Standard_M1792ixds_32_v3", "Mdsv3_VHM", 1792.0, 30400.0, 0.0),
+            ("Standard_HB176-24rs_v4", "HBv4", 24.0, 768.0, 0.0),
+            ("Standard_HX176rs", "HX", 176.0, 1408.0, 0.0),
+            ("Standard_ND128isrG5_GB300_v6", "ND_GB300_v6", 128.0, 864.0, 4.0),
+            ("Standard_NV4ads_V710_v5", "NVads_V710_v5", 4.0, 16.0, 0.1667),
+            ("Standard_NG8ads_V620_v1", "NGads_V620", 8.0, 16.0, 0.25),
+            ("Standard_GS5", "GS", 32.0, 448.0, 0.0),
+            ("Standard_A0", "Av1", 1.0, 0.768, 0.0),
         ] {
             let f = cat.lookup(name).unwrap();
             assert_eq!(f.known, Known::Size, "{name}");
@@ -445,5 +576,33 @@ mod tests {
         let ds = cat.lookup("Standard_DS3_v2").unwrap();
         assert_eq!(ds.retired("2026-11-22"), Some(false));
         assert_eq!(ds.retired("2030-01-01"), Some(true));
+        // Series added with their documented retirement dates.
+        for (name, date) in [
+            ("Standard_A1", "2024-08-31"),
+            ("Basic_A1", "2024-08-31"),
+            ("Standard_A9", "2021-03-01"),
+            ("Standard_DC4s_v2", "2026-06-30"),
+            ("Standard_EC8ads_cc_v5", "2026-09-01"),
+            ("Standard_M192idms_v2", "2027-03-31"),
+            ("Standard_NP10s", "2027-05-31"),
+            ("Standard_G5", "2028-11-15"),
+            ("Standard_L32s", "2028-05-01"),
+        ] {
+            let f = cat.lookup(name).unwrap();
+            let series = f.series.unwrap();
+            assert_eq!(series.retirement.as_deref(), Some(date), "{name}");
+            assert_eq!(f.retired(date), Some(true), "{name}");
+        }
+        // Sizes of the same generation without an announcement have none.
+        let m = cat.lookup("Standard_M192ms_v2").map(|f| f.known);
+        assert_eq!(m, Some(Known::Unknown));
+        assert!(
+            cat.lookup("Standard_M128ms_v2")
+                .unwrap()
+                .series
+                .unwrap()
+                .retirement
+                .is_none()
+        );
     }
 }
