@@ -90,7 +90,8 @@ pub fn to_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Re
     let mut out = Vec::new();
     let mut ser = serde_json::Serializer::with_formatter(&mut out, Escaping::pretty());
     value.serialize(&mut ser)?;
-    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+    // serde_json writes UTF-8; were it not to, no output is better than a panic.
+    String::from_utf8(out).map_err(|e| serde::ser::Error::custom(e.to_string()))
 }
 
 /// serde_json's pretty formatter, escaping more in strings ([`to_json_pretty`]); for

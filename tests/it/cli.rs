@@ -1,11 +1,12 @@
 //! The command line as users and CI call it: exit codes, standard input, the JSON
 //! contract, colour, and hostile inputs (each run guarded by a timeout against hangs).
 
-use std::path::Path;
 use std::time::Duration;
 
 use assert_cmd::Command;
 use serde_json::Value;
+
+use crate::common::write;
 
 fn amlint() -> Command {
     let mut cmd = Command::cargo_bin("amlint").unwrap();
@@ -13,12 +14,6 @@ fn amlint() -> Command {
         .env_remove("NO_COLOR")
         .env("COLUMNS", "100");
     cmd
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
 }
 
 fn json_of(output: &std::process::Output) -> Value {

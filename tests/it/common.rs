@@ -12,6 +12,25 @@ pub fn amlint(dir: &Path) -> assert_cmd::Command {
     cmd
 }
 
+/// `amlint` run in `dir` as the rendering tests want it: a 100-column terminal, no
+/// `NO_COLOR` from the environment, and a 60 s hang guard.
+pub fn amlint_wide(dir: &Path) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("amlint").unwrap();
+    cmd.timeout(std::time::Duration::from_secs(60))
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env("COLUMNS", "100");
+    cmd
+}
+
+/// A scratch project: a temporary directory that is its own git work tree, so that no
+/// configuration above it can apply.
+pub fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    dir
+}
+
 /// Writes `text` to `dir/name`, creating the directories on the way.
 pub fn write(dir: &Path, name: &str, text: &str) {
     let path = dir.join(name);

@@ -3,33 +3,10 @@
 //! code 2, `amlint init`, and the published JSON Schema.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn amlint(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("amlint").unwrap();
-    cmd.timeout(Duration::from_secs(60))
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env("COLUMNS", "100");
-    cmd
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-/// A scratch project: a temporary directory that is its own git work tree, so that no
-/// configuration above it can apply.
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-    dir
-}
+use crate::common::{amlint_wide as amlint, project, write};
 
 const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: local\n";
 

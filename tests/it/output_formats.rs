@@ -2,31 +2,10 @@
 //! JUnit XML, `--fail-on` exit codes, and baselines that survive edits.
 
 use std::path::Path;
-use std::time::Duration;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn amlint(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("amlint").unwrap();
-    cmd.timeout(Duration::from_secs(60))
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env("COLUMNS", "100");
-    cmd
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
-    dir
-}
+use crate::common::{amlint_wide as amlint, project, write};
 
 fn stdout(out: &std::process::Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()

@@ -2,19 +2,16 @@
 //! skipped; exit 0) and `--verbose` (how each kind was decided, and when it was
 //! uncertain).
 
-use std::path::Path;
 use std::time::Duration;
 
 use assert_cmd::Command;
+
+use crate::common::write;
 
 fn amlint() -> Command {
     let mut cmd = Command::cargo_bin("amlint").unwrap();
     cmd.timeout(Duration::from_secs(60)).env("NO_COLOR", "1");
     cmd
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    std::fs::write(dir.join(name), text).unwrap();
 }
 
 fn project() -> tempfile::TempDir {

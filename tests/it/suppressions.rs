@@ -2,17 +2,12 @@
 //! file-wide, several at once, inside strings (not directives), and AML009 for those that
 //! silence nothing.
 
-use std::path::Path;
 use std::time::Duration;
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use crate::common::write;
 
 const HEAD: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\n";
 

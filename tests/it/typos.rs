@@ -3,9 +3,9 @@
 //! branch's missing `component`, and a misspelt compute name gets the name the project
 //! defines.
 
-use std::path::Path;
-
 use amlint::pipeline::{Options, check_paths, check_text};
+
+use crate::common::write;
 
 /// (code, text under the span, message) of each finding.
 fn findings(path: &str, text: &str) -> Vec<(String, String, String)> {
@@ -59,10 +59,6 @@ fn a_misspelt_key_in_a_pipeline_step_is_the_typo_not_a_missing_component() {
     let pipeline = "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\njobs:\n  train:\n    type: command\n    component: azureml:train:1\n    comptue: serverless\n";
     let found = findings("pipeline.yml", pipeline);
     assert_eq!(codes_and_spans(&found), [("AML107", "comptue")], "{found:?}");
-}
-
-fn write(dir: &Path, name: &str, text: &str) {
-    std::fs::write(dir.join(name), text).unwrap();
 }
 
 #[test]
