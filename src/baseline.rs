@@ -248,7 +248,7 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), BaselineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::Pointer;
+    use crate::source::Pointer;
 
     #[test]
     fn fingerprints_ignore_position_but_not_content() {

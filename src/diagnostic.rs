@@ -3,8 +3,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::document::Pointer;
+use crate::source::Pointer;
 use crate::source::Span;
+
+/// A rule's identity as its findings carry it: code, name and default severity (the rest
+/// of a rule — docs, examples, condition — is the registry's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuleId {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub severity: Severity,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -113,8 +122,8 @@ impl Diagnostic {
         }
     }
 
-    /// A diagnostic of any rule (built-in or user), from its metadata.
-    pub fn for_rule(rule: &crate::registry::RuleMeta, span: Span, message: impl Into<String>) -> Self {
+    /// A diagnostic of any rule (built-in or user), from its identity.
+    pub fn for_rule(rule: RuleId, span: Span, message: impl Into<String>) -> Self {
         Self {
             code: rule.code,
             name: rule.name,
@@ -170,7 +179,7 @@ pub struct Omitted {
 /// A file's findings as the loader and the checks make them, bounded: once `cap` are kept,
 /// a further finding is only counted, by code and severity. Memory and output then stay
 /// proportional to the cap whatever the input (a file can hold a million repeated keys);
-/// `filter` reports the count ([`crate::load::Limits::max_findings_per_file`]).
+/// `filter` reports the count ([`crate::limits::Limits::max_findings_per_file`]).
 #[derive(Debug, Default)]
 pub struct Findings {
     list: Vec<Diagnostic>,

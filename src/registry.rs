@@ -9,7 +9,7 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use serde::Deserialize;
 
 use crate::data::{self, DataError};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{RuleId, Severity};
 use crate::load::Format;
 
 /// Where the rule documentation pages (`docs/rules/<CODE>-<name>.md`) are published:
@@ -117,6 +117,15 @@ impl RuleMeta {
             example_note: file.example_note,
             references: file.references,
             source: source.to_string(),
+        }
+    }
+
+    /// The identity its findings carry.
+    pub fn id(&self) -> RuleId {
+        RuleId {
+            code: self.code,
+            name: self.name,
+            severity: self.severity,
         }
     }
 
@@ -439,7 +448,7 @@ pub fn read_rule_dirs(
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let mut visited: HashSet<std::path::PathBuf> = HashSet::new();
-    let limits = crate::load::Limits::default();
+    let limits = crate::limits::Limits::default();
     let error = |path: &std::path::Path, message: String| DataError {
         path: crate::fsio::shown(path),
         position: None,

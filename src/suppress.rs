@@ -194,7 +194,7 @@ fn proves(source: &SourceFile, documents: &[Document], edit: &Edit, code: &str, 
         return false;
     }
     text.replace_range(edit.span.range(), &edit.replacement);
-    let limits = crate::load::Limits::default();
+    let limits = crate::limits::Limits::default();
     let after = crate::load::parse_text(&source.path, text, crate::load::Format::Yaml, &limits);
     let same = after.documents.len() == documents.len()
         && after
@@ -640,7 +640,8 @@ fn unused_reports(d: &Directive, used: &[bool], enabled: &dyn Fn(&str) -> bool) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::{Format, Limits, parse_text};
+    use crate::limits::Limits;
+    use crate::load::{Format, parse_text};
     use crate::registry;
 
     fn scan_text(text: &str) -> Suppressions {

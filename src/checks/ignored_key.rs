@@ -12,8 +12,9 @@ use std::collections::HashSet;
 
 use super::DocContext;
 use crate::diagnostic::{Diagnostic, Edit, Findings, Fix};
-use crate::document::{Pointer, Style, Target};
+use crate::document::{Style, Target};
 use crate::schema::forms::Unused;
+use crate::source::Pointer;
 
 pub const CODE: &str = "AML107";
 

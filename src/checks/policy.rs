@@ -13,7 +13,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     }
     for rule in facts.base.config.rules.rules() {
         if let Some(policy) = &rule.policy {
-            policy.evaluate(rule, facts, out);
+            policy.evaluate(rule.id(), facts, out);
         }
     }
 }

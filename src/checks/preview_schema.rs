@@ -5,7 +5,8 @@
 
 use super::DocContext;
 use crate::diagnostic::{Diagnostic, Findings, Fix};
-use crate::document::{Pointer, Style};
+use crate::document::Style;
+use crate::source::Pointer;
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let (Some(preview), Some(kind)) = (&cx.class.preview, cx.class.kind) else {

@@ -11,9 +11,10 @@ use regex::Regex;
 
 use super::DocContext;
 use crate::diagnostic::{Diagnostic, Findings};
-use crate::document::{Pointer, Target, Value};
+use crate::document::{Target, Value};
 use crate::schema::coerce::is_binding;
 use crate::schema::forms::{Form, asset_singular};
+use crate::source::Pointer;
 
 pub const CODES: &[&str] = &["AML201", "AML202"];
 

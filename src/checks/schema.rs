@@ -4,10 +4,11 @@
 use super::DocContext;
 use crate::diagnostic::{Diagnostic, Edit, Findings, Fix};
 use crate::document::yaml11::describe;
-use crate::document::{Document, Pointer, Style, Target, Value};
+use crate::document::{Document, Style, Target, Value};
 use crate::schema::coerce::Normalize;
 use crate::schema::cross_field;
 use crate::schema::{Issue, IssueKind};
+use crate::source::Pointer;
 use crate::source::Span;
 
 /// Every code this check reports.

@@ -3,7 +3,7 @@
 
 use super::DocContext;
 use crate::diagnostic::{Diagnostic, Findings};
-use crate::document::Pointer;
+use crate::source::Pointer;
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let (Some(declared), Some(kind), Some(root)) = (cx.class.declared, cx.class.kind, cx.doc.root) else {

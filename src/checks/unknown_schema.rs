@@ -2,8 +2,8 @@
 
 use super::DocContext;
 use crate::diagnostic::{Diagnostic, Findings};
-use crate::document::Pointer;
 use crate::kinds;
+use crate::source::Pointer;
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(unknown) = &cx.class.unknown_schema else {

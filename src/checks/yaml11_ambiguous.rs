@@ -7,7 +7,8 @@ use std::collections::{HashMap, HashSet};
 use super::DocContext;
 use crate::diagnostic::{Diagnostic, Findings, Fix};
 use crate::document::yaml11::{NoteKind, describe, python_str, yaml_float_literal};
-use crate::document::{NodeId, Pointer, Value};
+use crate::document::{NodeId, Value};
+use crate::source::Pointer;
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let dates = string_fields_holding_dates(cx);

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::{Document, Entry, Node, NodeId, Style, Value};
 use crate::diagnostic::{Diagnostic, Findings};
-use crate::load::Limits;
+use crate::limits::Limits;
 use crate::source::Span;
 
 enum Frame {
@@ -471,7 +471,8 @@ impl Parser<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{Pointer, Target};
+    use crate::document::Target;
+    use crate::source::Pointer;
 
     fn load(text: &str) -> (Vec<Document>, Vec<Diagnostic>) {
         let mut diags = Findings::new(usize::MAX);

@@ -25,7 +25,7 @@ use scanner::{ScalarStyle, YamlError};
 use super::yaml11::{self, Note, NoteKind, Resolved};
 use super::{Document, Entry, Expansion, Node, NodeId, Style, Value};
 use crate::diagnostic::{Diagnostic, Findings};
-use crate::load::Limits;
+use crate::limits::Limits;
 use crate::source::Span;
 
 /// Parses every document of a YAML stream. `base` is where the content starts in `text`
@@ -1165,18 +1165,18 @@ mod tests {
         let (docs, diags) = load(text);
         assert!(diags.is_empty(), "{diags:?}");
         let doc = &docs[0];
-        let p = super::super::Pointer::parse("/resources/instance_count");
+        let p = crate::source::Pointer::parse("/resources/instance_count");
         let key = doc.span_of(&p, super::super::Target::Key);
         let val = doc.span_of(&p, super::super::Target::Value);
         assert_eq!(&text[key.range()], "instance_count");
         assert_eq!(&text[val.range()], "2");
         let tags = doc.span_of(
-            &super::super::Pointer::parse("/resources/tags/a"),
+            &crate::source::Pointer::parse("/resources/tags/a"),
             super::super::Target::Value,
         );
         assert_eq!(&text[tags.range()], "\"é\"");
         let res = doc.span_of(
-            &super::super::Pointer::parse("/resources"),
+            &crate::source::Pointer::parse("/resources"),
             super::super::Target::Value,
         );
         assert_eq!(&text[res.range()], "instance_count: 2\n  tags: {a: \"é\"}");
@@ -1291,7 +1291,7 @@ mod tests {
     fn non_ascii_spans_are_bytes() {
         let text = "d: 'ééé'\nk: v\n";
         let (docs, _) = load(text);
-        let v = docs[0].span_of(&super::super::Pointer::parse("/k"), super::super::Target::Value);
+        let v = docs[0].span_of(&crate::source::Pointer::parse("/k"), super::super::Target::Value);
         assert_eq!(&text[v.range()], "v");
     }
 
@@ -1312,7 +1312,7 @@ mod tests {
         let inputs = &docs[0].to_json()["jobs"]["step"]["inputs"];
         assert_eq!(inputs["prompt"], "\nGoal: {{goal}}\nAnswer options:\ndone");
         assert_eq!(inputs["next"], serde_json::json!(["a", "b"]));
-        let p = super::super::Pointer::parse("/jobs/step/inputs/prompt");
+        let p = crate::source::Pointer::parse("/jobs/step/inputs/prompt");
         let span = docs[0].span_of(&p, super::super::Target::Value);
         assert!(text[span.range()].starts_with("\"\\nGoal") && text[span.range()].ends_with("done\""));
     }

@@ -6,15 +6,16 @@
 //! else the pipeline's default), elsewhere those of the document.
 
 pub mod index;
+mod value;
 pub mod vm;
 
 use std::path::Path;
 
 use crate::document::{Document, NodeId, Value};
 use crate::kinds::Kind;
-use crate::policy::condition::{Resolved, Val};
 pub use index::{DiskSizes, LazyIndex, ProjectIndex};
 use index::{Reference, parse_reference};
+pub use value::{Resolved, Val};
 use vm::{Known, VmFacts};
 
 /// Everything facts may consult beyond the document, built once per run and

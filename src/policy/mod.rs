@@ -17,14 +17,15 @@ pub mod path;
 
 use std::collections::BTreeMap;
 
-use condition::{Cond, Env, Resolved, Tri, Val};
+use crate::facts::{Resolved, Val};
+use condition::{Cond, Env, Tri};
 use path::{FieldPath, Segment};
 use serde::Deserialize;
 
-use crate::diagnostic::{Diagnostic, Findings, Severity};
-use crate::document::{Document, NodeId, Pointer, Value};
+use crate::diagnostic::{Diagnostic, Findings, RuleId, Severity};
+use crate::document::{Document, NodeId, Value};
 use crate::facts::DocFacts;
-use crate::registry::RuleMeta;
+use crate::source::Pointer;
 use crate::source::Span;
 
 /// A compiled declarative rule.
@@ -494,7 +495,7 @@ impl PolicyRule {
     }
 
     /// Evaluates the rule on one document and reports each subject it holds for.
-    pub fn evaluate(&self, meta: &RuleMeta, facts: &DocFacts<'_>, out: &mut Findings) {
+    pub fn evaluate(&self, meta: RuleId, facts: &DocFacts<'_>, out: &mut Findings) {
         if !self.kinds.iter().any(|k| k == "*" || *k == facts.kind.id) {
             return;
         }
@@ -824,7 +825,7 @@ mod tests {
 
     fn yaml(text: &str) -> Document {
         let mut diags = Findings::new(usize::MAX);
-        let mut docs = crate::document::yaml::parse(text, 0, &crate::load::Limits::default(), &mut diags);
+        let mut docs = crate::document::yaml::parse(text, 0, &crate::limits::Limits::default(), &mut diags);
         docs.remove(0)
     }
 

@@ -18,7 +18,7 @@
 use serde_json::Value;
 
 use super::coerce::{Coercion, coerce, python_float};
-use crate::document::Pointer;
+use crate::source::Pointer;
 
 /// One cross-field finding: where, what, and (optionally) the other field involved.
 #[derive(Clone, Debug, PartialEq)]

@@ -16,6 +16,7 @@ mod fixtures;
 mod fuzz_replay;
 mod hostile;
 mod hostile_fs;
+mod layers;
 mod loader_props;
 mod lsp;
 mod nested_config;

@@ -7,7 +7,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use amlint::facts::FactBase;
-use amlint::load::{Format, Limits, Seen, load_path, parse_text};
+use amlint::limits::Limits;
+use amlint::load::{Format, Seen, load_path, parse_text};
 use amlint::pipeline::{check_prepared, index_of, prepare};
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
