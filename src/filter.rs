@@ -15,7 +15,7 @@
 
 use crate::baseline::{self, Baseline};
 use crate::config::{Config, Selector};
-use crate::diagnostic::{Diagnostic, Omitted, Severity, count_omitted};
+use crate::diagnostic::{Diagnostic, Omitted, Severity, codes, count_omitted};
 use crate::results::{FileReport, Suppressed, SuppressionKind};
 use crate::source::Span;
 use crate::suppress::{self, Suppressions};
@@ -240,7 +240,7 @@ fn cap(diagnostics: &mut Vec<Diagnostic>, max: usize, omitted: &[Omitted]) {
         .or(diagnostics.last())
         .map_or(Span::at(0), |d| d.span);
     let summary = Diagnostic::new(
-        "AML005",
+        codes::AML005,
         at,
         format!(
             "{} more findings in this file are not reported ({}): at most {max} findings are reported per file",

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::diagnostic::{Diagnostic, Findings, Omitted};
+use crate::diagnostic::{Diagnostic, Findings, Omitted, codes};
 use crate::document::{Document, json, yaml};
 pub use crate::fsio::Seen;
 use crate::fsio::{self, Boundary, Refusal};
@@ -76,7 +76,7 @@ pub fn load_path(path: &Path, display: &str, seen: Seen, boundary: &Boundary, li
 }
 
 fn unreadable(message: String, help: &str) -> Box<Refused> {
-    refused(Diagnostic::new("AML004", Span::at(0), message).with_help(help))
+    refused(Diagnostic::new(codes::AML004, Span::at(0), message).with_help(help))
 }
 
 fn refused(diagnostic: Diagnostic) -> Box<Refused> {
@@ -108,7 +108,7 @@ pub fn read_text_seen(
 pub fn refusal(r: &Refusal) -> Box<Refused> {
     let help = match r {
         Refusal::TooLarge { .. } => {
-            return refused(Diagnostic::new("AML005", Span::at(0), r.describe()).with_help(
+            return refused(Diagnostic::new(codes::AML005, Span::at(0), r.describe()).with_help(
                 "Azure ML configuration files are a few kilobytes; if this one really is a configuration, check it with a higher limit: `amlint check --max-file-size BYTES` (the language server reads files up to the default 8 MiB).",
             ));
         }
@@ -161,7 +161,7 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, Box<Refused>> {
         let span = Span::new(at32, at32.saturating_add(3));
         Box::new(Refused {
             diagnostic: Diagnostic::new(
-                "AML004",
+                codes::AML004,
                 span,
                 format!("the file is not valid UTF-8: byte 0x{byte:02x} is not a UTF-8 character"),
             )

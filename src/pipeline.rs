@@ -13,7 +13,7 @@ use crate::baseline::Baseline;
 use crate::checks::{self, DocContext};
 use crate::config::resolve::ConfigFilter;
 use crate::config::{Config, ConfigChoice, ConfigError, Resolver};
-use crate::diagnostic::{Diagnostic, Findings};
+use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::discover::{self, Filter as _};
 use crate::facts::{DiskSizes, DocFacts, FactBase, LazyIndex, ProjectIndex};
 use crate::filter::{self, FileContext};
@@ -264,7 +264,7 @@ impl NeedIndex {
 pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report {
     // The built-in rules load on a rayon thread, idle during the walk: files are
     // loaded and classified without them (findings take rule names from
-    // `embedded::RULE_IDS`), and the checks, which need them, come after. The other
+    // `diagnostic::codes`), and the checks, which need them, come after. The other
     // embedded data loads beside the configuration. For a run of one file these are
     // most of its time.
     rayon::spawn(|| {
@@ -381,7 +381,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     kinds: Vec::new(),
                     classes: Vec::new(),
                     diagnostics: vec![
-                        Diagnostic::new("AML004", Span::at(0), problem.message)
+                        Diagnostic::new(codes::AML004, Span::at(0), problem.message)
                             .with_help("Make the directory readable by the user running amlint, or exclude it in the configuration."),
                     ],
                     suppressed: Vec::new(),
@@ -779,7 +779,7 @@ pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, Box<File
                 omitted: Vec::new(),
                 diagnostics: vec![
                     Diagnostic::new(
-                        "AML000",
+                        codes::AML000,
                         Span::at(0),
                         format!("amlint failed while checking this file ({what}); the file was not checked"),
                     )

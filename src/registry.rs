@@ -408,7 +408,7 @@ fn is_kebab(s: &str) -> bool {
 }
 
 /// The built-in rules, parsed once. Parsing uses the loader, which builds diagnostics;
-/// they take rule names from `embedded::RULE_IDS`, never from here, so neither this
+/// they take rule names from `diagnostic::codes`, never from here, so neither this
 /// initialisation (which would wait on itself) nor another thread loading embedded data
 /// at the same time (which would wait on this one while it waits on that data) can
 /// deadlock. The initialisation runs no rayon work (see `from_sources`).

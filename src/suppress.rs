@@ -14,13 +14,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::diagnostic::{Diagnostic, Edit, Fix};
+use crate::diagnostic::{Diagnostic, Edit, Fix, codes};
 use crate::document::{Document, Value};
 use crate::registry::Registry;
 use crate::source::{SourceFile, Span};
 
 /// The code of the unused-suppression rule.
-pub const UNUSED: &str = "AML009";
+pub const UNUSED: &str = codes::AML009.code;
 
 /// What a directive covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -555,7 +555,7 @@ fn entry_report(d: &Directive, j: usize, message: String) -> Diagnostic {
         .filter(|(k, _)| *k != j)
         .map(|(_, e)| e.text.as_str())
         .collect();
-    Diagnostic::new(UNUSED, d.entries[j].span, message)
+    Diagnostic::new(codes::AML009, d.entries[j].span, message)
         .with_help(
             "Remove it from the list: a suppression that silences nothing hides the next real finding.",
         )
@@ -569,7 +569,7 @@ fn entry_report(d: &Directive, j: usize, message: String) -> Diagnostic {
 }
 
 fn whole_report(d: &Directive, message: String, help: &str) -> Diagnostic {
-    Diagnostic::new(UNUSED, d.span, message)
+    Diagnostic::new(codes::AML009, d.span, message)
         .with_help(help.to_string())
         .with_fix(Fix {
             title: "Remove the suppression comment".to_string(),

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Findings, Fix};
+use crate::diagnostic::{Diagnostic, Findings, Fix, codes};
 use crate::document::yaml11::{NoteKind, describe, python_str, yaml_float_literal};
 use crate::document::{NodeId, Value};
 use crate::source::Pointer;
@@ -21,7 +21,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
             let field = pointer.last().unwrap_or_default();
             out.push(
                 Diagnostic::new(
-                    "AML102",
+                    codes::AML102,
                     node.span,
                     format!(
                         "`{raw}` is a date to the Azure ML CLI (PyYAML reads an unquoted date as a datetime), but `{field}` does not take a date: the CLI rejects the file (\"{sdk}\")"
@@ -61,7 +61,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                     _ => String::new(),
                 };
                 Diagnostic::new(
-                    "AML003",
+                    codes::AML003,
                     node.span,
                     format!(
                         "`{raw}` is read as {} by the Azure ML CLI (YAML 1.1), but as {} by YAML 1.2 tools and editors",
@@ -72,7 +72,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                 .with_help(format!("Quote it ({quoted}) if you mean the text{alternative}."))
             }
             NoteKind::VersionText { key, value } => Diagnostic::new(
-                "AML003",
+                codes::AML003,
                 node.span,
                 format!(
                     "`{key}: {raw}` is read as the number {}, so the version becomes \"{}\", not \"{raw}\"",

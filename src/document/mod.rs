@@ -13,6 +13,7 @@ pub mod yaml11;
 
 use std::collections::HashMap;
 
+use crate::diagnostic::codes;
 use crate::source::Pointer;
 use crate::source::Span;
 
@@ -390,7 +391,7 @@ pub(crate) fn too_many_nodes(
     limits: &crate::limits::Limits,
 ) -> crate::diagnostic::Diagnostic {
     crate::diagnostic::Diagnostic::new(
-        "AML005",
+        codes::AML005,
         span,
         format!(
             "this file has more than {} nodes (the node limit of a file: keys, values and list items counted one by one)",

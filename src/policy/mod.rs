@@ -536,7 +536,7 @@ impl PolicyRule {
                 .get(facts.base.profile())
                 .copied()
                 .unwrap_or(meta.severity);
-            let mut d = Diagnostic::for_rule(meta, span, self.message.render(&env)).with_severity(severity);
+            let mut d = Diagnostic::new(meta, span, self.message.render(&env)).with_severity(severity);
             if let Some(help) = &self.help {
                 d = d.with_help(help.render(&env));
             }
