@@ -328,7 +328,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                         disk: disk.clone(),
                         similar: Default::default(),
                     };
-                    let report = check_and_filter_ref(&prepared, &base, &project, options);
+                    let report = check_and_filter(&prepared, &base, &project, options);
                     if !probe.was_consulted() {
                         return Loaded {
                             path: c.path.clone(),
@@ -499,7 +499,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
             let display = w.display().to_string();
             let base = bases.for_config(&config);
             guarded(&display, || {
-                let report = check_and_filter(w.into_prepared(&options.limits), &base, &project, options);
+                let report = check_and_filter(&w.into_prepared(&options.limits), &base, &project, options);
                 if large {
                     without_text_if_clean(report)
                 } else {
@@ -703,16 +703,6 @@ pub fn check_text(display: &str, text: String, options: &Options) -> FileReport 
 /// Checks a classified file against its fact base, then applies its configuration,
 /// suppressions and the baseline.
 pub fn check_and_filter(
-    prepared: Prepared,
-    base: &FactBase,
-    project: &Project,
-    options: &Options,
-) -> FileReport {
-    check_and_filter_ref(&prepared, base, project, options)
-}
-
-/// [`check_and_filter`] of a file that is kept (its tree is not consumed).
-fn check_and_filter_ref(
     prepared: &Prepared,
     base: &FactBase,
     project: &Project,
@@ -723,7 +713,7 @@ fn check_and_filter_ref(
         .then(|| crate::suppress::scan(&loaded.source, &loaded.documents, &base.config.rules));
     let complete = !loaded.unreadable && loaded.documents.iter().all(|d| !d.partial);
     let config = base.config.clone();
-    let mut report = check_prepared_ref(prepared, base, &options.limits);
+    let mut report = check_prepared(prepared, base, &options.limits);
     filter_file(
         &mut report,
         suppressions.as_ref(),
@@ -813,11 +803,7 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
 }
 
 /// Runs the checks of a classified file against a fact base (before filtering).
-pub fn check_prepared(prepared: Prepared, base: &FactBase, limits: &Limits) -> FileReport {
-    check_prepared_ref(&prepared, base, limits)
-}
-
-fn check_prepared_ref(prepared: &Prepared, base: &FactBase, limits: &Limits) -> FileReport {
+pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> FileReport {
     let Prepared {
         path,
         explicit,

@@ -32,7 +32,7 @@ pub enum Scope {
 
 /// One rule named in a directive.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Entry {
+pub struct NamedRule {
     /// As written.
     pub text: String,
     pub span: Span,
@@ -48,7 +48,7 @@ pub struct Directive {
     pub line: u32,
     /// From the `#` that starts the directive to the end of the comment.
     pub span: Span,
-    pub entries: Vec<Entry>,
+    pub entries: Vec<NamedRule>,
     /// The text after `]`, if any: why the finding is accepted.
     pub reason: Option<String>,
     /// Why the directive could not be read (it then silences nothing).
@@ -379,7 +379,7 @@ fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
         let item = part.trim();
         if !item.is_empty() {
             let start = offset + (list_start + pos + lead) as u32;
-            d.entries.push(Entry {
+            d.entries.push(NamedRule {
                 text: item.to_string(),
                 span: Span::new(start, start + item.len() as u32),
                 code: registry.find(item).map(|r| r.code),

@@ -250,7 +250,7 @@ impl Config {
 
     /// Shared defaults for callers without a directory (relative paths resolve against
     /// the current directory).
-    pub fn default_ref() -> &'static Config {
+    pub fn shared_default() -> &'static Config {
         static DEFAULT: LazyLock<Config> = LazyLock::new(|| {
             Config::defaults(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")))
         });

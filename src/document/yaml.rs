@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use parser::{CORE_TAG_PREFIX, Event, EventKind, Parser};
 use scanner::{ScalarStyle, YamlError};
 
-use super::yaml11::{self, Note, NoteKind, Resolved};
+use super::yaml11::{self, Note, NoteKind, PlainScalar};
 use super::{Document, Entry, Expansion, Node, NodeId, Style, Value};
 use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::limits::Limits;
@@ -560,18 +560,18 @@ impl<'a> Builder<'a, '_> {
         let resolved = match tag {
             Some(tag) if !implicit => self.tagged_scalar(&value, tag, span),
             _ if implicit => match yaml11::resolve_plain(&value) {
-                Resolved::Value(v) => {
+                PlainScalar::Value(v) => {
                     if node_style == Style::Plain {
                         note = yaml11::compare(&value, &v);
                     }
                     v
                 }
                 // A merge key is only special as a key; `attach` handles it.
-                Resolved::Merge => {
+                PlainScalar::Merge => {
                     merge = true;
                     Value::Str(value.as_ref().into())
                 }
-                Resolved::Invalid(what) => {
+                PlainScalar::Invalid(what) => {
                     self.diags.push(
                         Diagnostic::new(codes::AML001, span, format!("`{value}` looks like {what} to the Azure ML CLI's YAML reader, which then fails to convert it (ValueError)"))
                             .with_help("Quote it if it is text, or correct the value."),
@@ -579,7 +579,7 @@ impl<'a> Builder<'a, '_> {
                     Value::Str(value.as_ref().into())
                 }
                 // Refused unless it is a mapping key; `attach` decides.
-                Resolved::ValueTag => {
+                PlainScalar::ValueTag => {
                     value_tag = true;
                     Value::Str(value.as_ref().into())
                 }
@@ -621,8 +621,11 @@ impl<'a> Builder<'a, '_> {
                 Value::Float(f) if f.is_nan() && !value.to_ascii_lowercase().contains("nan") => None,
                 v => Some(v),
             },
-            Some("timestamp") => matches!(yaml11::resolve_plain(value), Resolved::Value(Value::Timestamp(_)))
-                .then(|| Value::Timestamp(value.into())),
+            Some("timestamp") => matches!(
+                yaml11::resolve_plain(value),
+                PlainScalar::Value(Value::Timestamp(_))
+            )
+            .then(|| Value::Timestamp(value.into())),
             Some("seq" | "map" | "set" | "omap" | "pairs") => {
                 let kind = if matches!(core, Some("seq" | "omap" | "pairs")) {
                     "sequence"

@@ -68,7 +68,7 @@ impl FactBase {
     pub fn standalone() -> Self {
         Self {
             index: Default::default(),
-            config: std::sync::Arc::new(crate::config::Config::default_ref().clone()),
+            config: std::sync::Arc::new(crate::config::Config::shared_default().clone()),
             today: today(),
             disk: Default::default(),
             similar: Default::default(),
@@ -242,7 +242,7 @@ pub struct VmNode {
 
 /// Where a workload runs.
 #[derive(Debug, Clone, Default)]
-pub struct Target {
+pub struct Placement {
     /// `local`, `aci`, `aks`, `kubernetes`, `managed`, `amlcompute`, ... (`None`: unknown).
     pub ttype: Option<String>,
     pub name: Option<String>,
@@ -440,10 +440,10 @@ impl<'a> DocFacts<'a> {
         self.vm_nodes.iter().find(|v| Some(v.scope) == scope)
     }
 
-    fn resolve_compute(&self, reference: &str, source: NodeId) -> Target {
-        let mut t = Target {
+    fn resolve_compute(&self, reference: &str, source: NodeId) -> Placement {
+        let mut t = Placement {
             source: Some(source),
-            ..Target::default()
+            ..Placement::default()
         };
         match parse_reference(reference) {
             Reference::Local => t.ttype = Some("local".into()),
@@ -470,19 +470,19 @@ impl<'a> DocFacts<'a> {
     }
 
     /// Where the workload of `scope` runs.
-    pub fn target(&self, scope: Option<NodeId>) -> Target {
+    pub fn target(&self, scope: Option<NodeId>) -> Placement {
         let Some(root) = self.doc.root else {
-            return Target::default();
+            return Placement::default();
         };
         let scope = scope.unwrap_or(root);
-        let fixed = |t: &str| Target {
+        let fixed = |t: &str| Placement {
             ttype: Some(t.to_string()),
-            ..Target::default()
+            ..Placement::default()
         };
         match self.kind.id.as_str() {
             "v1.deploymentConfig" => {
                 let Some(node) = self.doc.get(root, "computeType") else {
-                    return Target::default();
+                    return Placement::default();
                 };
                 let raw = string_at(self.doc, node).map(str::to_ascii_lowercase);
                 let ttype = raw.as_deref().map(|s| match s {
@@ -491,10 +491,10 @@ impl<'a> DocFacts<'a> {
                 });
                 // Only AKS reads `computeTargetName` (AML107 reports it elsewhere).
                 if raw.as_deref() != Some("aks") {
-                    return Target {
+                    return Placement {
                         ttype,
                         source: Some(node),
-                        ..Target::default()
+                        ..Placement::default()
                     };
                 }
                 let name_node = self.doc.get(root, "computeTargetName");
@@ -505,7 +505,7 @@ impl<'a> DocFacts<'a> {
                     .map(str::to_string)
                     .or_else(|| self.inventory_deployment().and_then(|d| d.compute.clone()));
                 let entry = name.as_deref().and_then(|n| self.base.compute(n));
-                Target {
+                Placement {
                     resolved: name.as_ref().map(|_| entry.is_some()),
                     vm: entry
                         .as_ref()
@@ -534,7 +534,7 @@ impl<'a> DocFacts<'a> {
                     .and_then(|name| self.base.endpoint_compute(name));
                 match (compute, endpoint) {
                     (Some(c), Some(node)) => self.resolve_compute(&c, node),
-                    _ => Target {
+                    _ => Placement {
                         source: endpoint,
                         ..fixed("kubernetes")
                     },
@@ -542,14 +542,14 @@ impl<'a> DocFacts<'a> {
             }
             "batchDeployment" | "modelBatchDeployment" => match self.compute_field(root) {
                 Some((node, r)) => self.resolve_compute(r, node),
-                None => Target::default(),
+                None => Placement::default(),
             },
             "pipelineComponentBatchDeployment" => {
                 let settings = self.doc.get(root, "settings");
                 match settings.and_then(|s| self.doc.get(s, "default_compute")) {
                     Some(node) => string_at(self.doc, node)
-                        .map_or_else(Target::default, |r| self.resolve_compute(r, node)),
-                    None => Target::default(),
+                        .map_or_else(Placement::default, |r| self.resolve_compute(r, node)),
+                    None => Placement::default(),
                 }
             }
             id if id.ends_with("Job") || id == "pipelineComponent" => {
@@ -570,19 +570,19 @@ impl<'a> DocFacts<'a> {
                         }
                     }
                     if id == "pipelineComponent" {
-                        return Target::default();
+                        return Placement::default();
                     }
                 }
                 // No compute anywhere: recent CLIs submit to serverless compute.
                 fixed("serverless")
             }
             id => match index::compute_type_of_kind(id) {
-                Some(t) => Target {
+                Some(t) => Placement {
                     ttype: Some(t.to_string()),
                     vm: self.vm_for(None, Some(root)).map(|v| v.facts.clone()),
-                    ..Target::default()
+                    ..Placement::default()
                 },
-                None => Target::default(),
+                None => Placement::default(),
             },
         }
     }
@@ -590,7 +590,7 @@ impl<'a> DocFacts<'a> {
     /// Where the workload runs, seen from a reported node: when the node is itself a
     /// compute reference of the scope (`compute`, `settings.default_compute`), that
     /// reference; otherwise the scope's target.
-    pub fn target_for(&self, subject: Option<NodeId>, scope: Option<NodeId>) -> Target {
+    pub fn target_for(&self, subject: Option<NodeId>, scope: Option<NodeId>) -> Placement {
         if let (Some(s), Some(root)) = (subject, self.doc.root) {
             let settings = self.doc.get(root, "settings");
             let references = [

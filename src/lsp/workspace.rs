@@ -207,7 +207,7 @@ fn check_with(
     let registry = config.rules.arc();
     let base = bases.for_config(&config);
     let report = pipeline::guarded(&display, || {
-        pipeline::check_and_filter(prepared, &base, &project, options)
+        pipeline::check_and_filter(&prepared, &base, &project, options)
     })
     .unwrap_or_else(|r| *r);
     (report, registry)

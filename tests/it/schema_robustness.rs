@@ -102,7 +102,7 @@ fn no_variant_of_a_fixture_panics() {
                 variants += 1;
                 let loaded = parse_text(&display, candidate.clone(), Format::for_path(&display), &limits);
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
-                    check_prepared(prepare(file.clone(), loaded, true), &base, &limits)
+                    check_prepared(&prepare(file.clone(), loaded, true), &base, &limits)
                 }));
                 assert!(
                     outcome.is_ok(),
