@@ -8,6 +8,7 @@ mod cli;
 mod cli_edges;
 mod common;
 mod config;
+mod config_extend;
 mod corpus;
 mod docs;
 mod embedded;
