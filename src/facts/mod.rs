@@ -6,6 +6,7 @@
 //! else the pipeline's default), elsewhere those of the document.
 
 pub mod index;
+mod table;
 mod value;
 pub mod vm;
 
@@ -15,6 +16,7 @@ use crate::document::{Document, NodeId, Value};
 use crate::kinds::Kind;
 pub use index::{DiskSizes, LazyIndex, ProjectIndex};
 use index::{Reference, parse_reference};
+pub use table::{FACTS, Fact, Fields, VM_FIELDS};
 pub use value::{Resolved, Val};
 use vm::{Known, VmFacts};
 
@@ -796,8 +798,8 @@ impl<'a> DocFacts<'a> {
         }
     }
 
-    /// Resolves a fact path (`$vm.gpus` is `("vm", ["gpus"])`), with the node that holds
-    /// it in this document when there is one.
+    /// Resolves a fact path (`$vm.gpus` is `("vm", ["gpus"])`) through its entry in
+    /// [`table::FACTS`], with the node that holds it in this document when there is one.
     pub fn fact(
         &self,
         name: &str,
@@ -805,85 +807,9 @@ impl<'a> DocFacts<'a> {
         subject: Option<NodeId>,
         scope: Option<NodeId>,
     ) -> (Resolved, Option<NodeId>) {
-        let unknown = (Resolved::Unknown, None);
-        let one = |v: Val| Resolved::Values(vec![v]);
-        let field = rest.first().map(String::as_str);
-        match name {
-            "vm" => match self.vm_for(subject, scope) {
-                Some(v) => (vm_field(&v.facts, &rest.join("."), self.base), Some(v.node)),
-                None => unknown,
-            },
-            "target" => {
-                let t = self.target_for(subject, scope);
-                let value = match field {
-                    Some("type") => t.ttype.clone().map_or(Resolved::Unknown, |s| one(Val::Str(s))),
-                    Some("name") => Resolved::Values(t.name.clone().map(Val::Str).into_iter().collect()),
-                    Some("resolved") => Resolved::Values(t.resolved.map(Val::Bool).into_iter().collect()),
-                    // Searched only when asked (a message), not at every evaluation of `$target`.
-                    Some("similar") => Resolved::Values(
-                        match (&t.name, t.resolved) {
-                            (Some(name), Some(false)) => self.base.similar_compute(name),
-                            _ => None,
-                        }
-                        .map(Val::Str)
-                        .into_iter()
-                        .collect(),
-                    ),
-                    Some("vm") => match &t.vm {
-                        Some(v) => vm_field(v, &rest[1..].join("."), self.base),
-                        None => Resolved::Unknown,
-                    },
-                    _ => Resolved::Unknown,
-                };
-                (value, t.source)
-            }
-            "model" => {
-                let m = self.model();
-                let value = match field {
-                    Some("size_bytes") => m
-                        .size_bytes
-                        .map_or(Resolved::Unknown, |b| one(Val::Num(b as f64))),
-                    Some("size") => m
-                        .size_bytes
-                        .map_or(Resolved::Unknown, |b| one(Val::Str(human_bytes(b)))),
-                    Some("name") => m.name.clone().map_or(Resolved::Unknown, |s| one(Val::Str(s))),
-                    Some("version") => m.version.clone().map_or(Resolved::Unknown, |s| one(Val::Str(s))),
-                    _ => Resolved::Unknown,
-                };
-                (value, m.source)
-            }
-            "workload" => (
-                self.workload(scope)
-                    .map_or(Resolved::Unknown, |w| one(Val::Str(w.to_string()))),
-                None,
-            ),
-            "gpu" if field == Some("requested") => (
-                self.gpus_requested(scope)
-                    .map_or(Resolved::Unknown, |g| one(Val::Num(g))),
-                None,
-            ),
-            "memory_gib" => match self.memory_gib(scope) {
-                Some((g, source)) => (one(Val::Num(g)), source),
-                None => unknown,
-            },
-            "memory" => {
-                let memory = self.memory_gib(scope);
-                let value = match (field, memory) {
-                    (Some("size"), Some((gib, _))) => {
-                        one(Val::Str(human_bytes((gib * 1024f64.powi(3)) as u64)))
-                    }
-                    (Some("model_ratio"), Some((gib, _))) => match self.model().size_bytes {
-                        Some(bytes) if bytes > 0 => one(Val::Num(gib * 1024f64.powi(3) / bytes as f64)),
-                        _ => Resolved::Unknown,
-                    },
-                    _ => Resolved::Unknown,
-                };
-                (value, memory.and_then(|(_, source)| source))
-            }
-            "profile" => (one(Val::Str(self.base.profile().to_string())), None),
-            "today" => (one(Val::Str(self.base.today.clone())), None),
-            "kind" => (one(Val::Str(self.kind.id.clone())), None),
-            _ => unknown,
+        match table::fact(name).and_then(|f| f.resolve) {
+            Some(resolve) => resolve(self, rest, subject, scope),
+            None => (Resolved::Unknown, None),
         }
     }
 }

@@ -9,6 +9,7 @@ mod cli_edges;
 mod common;
 mod config;
 mod config_extend;
+mod cookbook;
 mod corpus;
 mod docs;
 mod embedded;
