@@ -465,7 +465,11 @@ fn init(dir: &Path) -> i32 {
 /// The rules of the current directory's configuration: the built-in ones and those of
 /// its `rules-dirs`; `None` (errors printed) when the configuration is invalid.
 fn configured_rules() -> Option<crate::config::Rules> {
-    let resolver = crate::config::Resolver::new(ConfigChoice::Discover);
+    let resolver = crate::config::Resolver::with_rule_check(
+        ConfigChoice::Discover,
+        &std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/")),
+        Some(crate::ruleset::compile_errors),
+    );
     let config = resolver.for_dir(resolver.cwd());
     let errors = resolver.errors();
     if !errors.is_empty() {

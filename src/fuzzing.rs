@@ -446,12 +446,17 @@ pub fn rule_file(data: &[u8]) {
 fn rule_file_bytes(data: &[u8]) {
     let text = String::from_utf8_lossy(data).into_owned();
     let path = "fuzz/ACME001-fuzz.yaml";
+    // Read, then compiled (the rule language), alone and as a user rule.
     let errors = match Registry::from_files([(path, text.as_str())]) {
-        Ok(_) => Vec::new(),
+        Ok(registry) => crate::ruleset::Ruleset::compile(&registry)
+            .err()
+            .unwrap_or_default(),
         Err(errors) => errors,
     };
     let user = match Registry::with_user_rules(&[(path.to_string(), text.clone())]) {
-        Ok(_) => Vec::new(),
+        Ok(registry) => crate::ruleset::Ruleset::compile(&registry)
+            .err()
+            .unwrap_or_default(),
         Err(errors) => errors,
     };
     for e in errors.iter().chain(&user) {

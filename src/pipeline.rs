@@ -267,11 +267,15 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     // `diagnostic::codes`), and the checks, which need them, come after. The other
     // embedded data loads beside the configuration. For a run of one file these are
     // most of its time.
-    rayon::spawn(|| {
-        crate::registry::builtin();
-    });
+    rayon::spawn(crate::ruleset::warm);
     let (resolver, ()) = rayon::join(
-        || Arc::new(Resolver::new(options.config.clone())),
+        || {
+            Arc::new(Resolver::with_rule_check(
+                options.config.clone(),
+                &std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+                Some(crate::ruleset::compile_errors),
+            ))
+        },
         warm_embedded_data,
     );
     let mut inputs: Vec<PathBuf> = paths.to_vec();

@@ -10,7 +10,9 @@ use serde::Deserialize;
 
 use crate::data::{self, DataError};
 use crate::diagnostic::{RuleId, Severity};
+use crate::document::Document;
 use crate::load::Format;
+use crate::source::SourceFile;
 
 /// Where the rule documentation pages (`docs/rules/<CODE>-<name>.md`) are published:
 /// SARIF's `helpUri`, the language server's code descriptions and hovers.
@@ -39,7 +41,7 @@ pub struct RuleFile {
     pub when: Option<serde_json::Value>,
     /// Declarative rules: where to report, the message and the help.
     #[serde(default)]
-    pub report: Option<crate::policy::ReportFile>,
+    pub report: Option<ReportFile>,
     /// Severity per profile (`production: warning`), overriding `severity`.
     #[serde(default)]
     pub severity_by_profile: std::collections::BTreeMap<String, Severity>,
@@ -79,6 +81,34 @@ pub struct Example {
     pub config: Option<String>,
 }
 
+/// The `report` section of a rule file, as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportFile {
+    pub at: OneOrMany,
+    #[serde(default)]
+    pub fallback: Option<String>,
+    pub message: String,
+    #[serde(default)]
+    pub help: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    pub fn items(&self) -> Vec<&str> {
+        match self {
+            OneOrMany::One(s) => vec![s.as_str()],
+            OneOrMany::Many(v) => v.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct RuleMeta {
     pub code: &'static str,
@@ -93,17 +123,29 @@ pub struct RuleMeta {
     pub references: Vec<String>,
     /// Where the rule's file lives, relative to the repository (`rules/document/...`).
     pub source: String,
-    /// The compiled condition and report of a declarative rule.
-    pub policy: Option<std::sync::Arc<crate::policy::PolicyRule>>,
+    /// A declarative rule as written (its file's text and tree, its `report` and
+    /// severities by profile), compiled by the layer above (`ruleset`); `None` for a
+    /// native rule.
+    pub declarative: Option<Arc<Declarative>>,
     /// Parameters the rule reads, with their defaults.
     pub params: serde_json::Map<String, serde_json::Value>,
     pub kinds: Vec<String>,
 }
 
+/// What the rule compiler needs of a declarative rule file: its tree (errors point into
+/// its text) and the parts of the file the condition does not hold.
+#[derive(Debug)]
+pub struct Declarative {
+    pub source: Arc<SourceFile>,
+    pub doc: Document,
+    pub report: ReportFile,
+    pub severity_by_profile: std::collections::BTreeMap<String, Severity>,
+}
+
 impl RuleMeta {
-    fn from_file(source: &str, file: RuleFile, policy: Option<crate::policy::PolicyRule>) -> Self {
+    fn from_file(source: &str, file: RuleFile, declarative: Option<Declarative>) -> Self {
         Self {
-            policy: policy.map(std::sync::Arc::new),
+            declarative: declarative.map(Arc::new),
             params: file.params,
             kinds: file.kinds,
             code: intern(&file.code),
@@ -312,16 +354,19 @@ impl Registry {
         }
     }
 
-    /// Parses one rule file (metadata, and for a declarative rule its condition).
+    /// Parses one rule file: its metadata, and for a declarative rule its tree (compiled by
+    /// `ruleset`).
     fn parse_file(path: &str, text: &str, format: Format) -> Result<RuleMeta, DataError> {
         let (source, doc) = data::parse(path, text, format)?;
         let file: RuleFile = data::from_document(path, &source, &doc)?;
-        let policy = match (&file.when, &file.report, file.native) {
+        let declarative = match (&file.when, &file.report, file.native) {
             (None, None, true) => None,
-            (Some(_), Some(report), false) => Some(
-                crate::policy::compile(&doc, &file.kinds, report, &file.severity_by_profile, &file.params)
-                    .map_err(|(span, message)| data::error_at(path, &source, span, message))?,
-            ),
+            (Some(_), Some(report), false) => Some(Declarative {
+                source: source.clone(),
+                doc,
+                report: report.clone(),
+                severity_by_profile: file.severity_by_profile.clone(),
+            }),
             (_, _, true) => {
                 return Err(data::error_at(
                     path,
@@ -339,7 +384,7 @@ impl Registry {
                 ));
             }
         };
-        Ok(RuleMeta::from_file(path, file, policy))
+        Ok(RuleMeta::from_file(path, file, declarative))
     }
 
     fn add(&mut self, rule: RuleMeta) -> Result<(), String> {
@@ -600,20 +645,11 @@ mod tests {
     fn user_rules_extend_the_builtin_ones() {
         let rule = "code: ACME101\nname: no-big-clusters\nseverity: warning\nsummary: s\nwhat: w\nwhy: y\nexample_note: n\nkinds: [amlCompute]\nwhen: {field: max_instances, greater: 10}\nreport: {at: max_instances, message: too many}\n";
         let registry = Registry::with_user_rules(&[("acme/big.yaml".to_string(), rule.to_string())]).unwrap();
-        assert!(registry.get("ACME101").is_some_and(|r| r.policy.is_some()));
+        assert!(registry.get("ACME101").is_some_and(|r| r.declarative.is_some()));
         assert!(registry.get("AML002").is_some());
         let reserved = rule.replace("ACME101", "AML999");
         let err = Registry::with_user_rules(&[("acme/big.yaml".to_string(), reserved)]).unwrap_err();
         assert!(err[0].message.contains("reserved"), "{}", err[0]);
-        let bad_condition = rule.replace("greater: 10", "greatr: 10");
-        let err = Registry::with_user_rules(&[("acme/big.yaml".to_string(), bad_condition)]).unwrap_err();
-        assert_eq!(
-            err[0].position.map(|p| (p.line, p.column)),
-            Some((9, 30)),
-            "{}",
-            err[0]
-        );
-        assert!(err[0].message.contains("did you mean `greater`"), "{}", err[0]);
     }
 
     #[test]

@@ -11,9 +11,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
         // Conditions on a tree cut short would judge what is not there.
         return;
     }
-    for rule in facts.base.config.rules.rules() {
-        if let Some(policy) = &rule.policy {
-            policy.evaluate(rule.id(), facts, out);
-        }
+    for (id, policy) in crate::ruleset::of(&facts.base.config).rules() {
+        policy.evaluate(*id, facts, out);
     }
 }

@@ -21,7 +21,7 @@ use std::sync::{Arc, LazyLock};
 
 pub use glob::{PathPattern, PatternSet};
 pub use inventory::Inventory;
-pub use parse::{ConfigFileKind, KEYS, MAX_EXTEND_DEPTH, MERGE, Merge, parse, parse_file};
+pub use parse::{ConfigFileKind, KEYS, MAX_EXTEND_DEPTH, MERGE, Merge, RuleCheck, parse, parse_file};
 pub use resolve::{ConfigChoice, Resolver};
 pub use selector::Selector;
 
@@ -215,6 +215,12 @@ impl Rules {
     pub fn arc(&self) -> Arc<crate::registry::Registry> {
         self.0.clone().unwrap_or_else(crate::registry::builtin_arc)
     }
+
+    /// The registry of a configuration with `rules-dirs` (the built-in rules and its own);
+    /// `None` for the built-in rules alone.
+    pub fn user_registry(&self) -> Option<Arc<crate::registry::Registry>> {
+        self.0.clone()
+    }
 }
 
 impl std::ops::Deref for Rules {
@@ -371,6 +377,20 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
+    /// An error in a user rule file (`rules-dirs`) whose text is `source`, at the word the
+    /// loader's position points at.
+    pub fn in_rule_file(source: &Arc<SourceFile>, e: &crate::data::DataError) -> Self {
+        let span = e.position.map_or(Span::default(), |pos| {
+            let end = source.text[pos.offset as usize..]
+                .find(['\n', ':', ','])
+                .map_or(pos.offset, |n| pos.offset + n as u32);
+            Span::new(pos.offset, end.max(pos.offset))
+        });
+        ConfigError::new(source, span, format!("in a user rule: {}", e.message)).with_help(
+            "Fix the rule file; rules/rule.schema.json describes the format (docs/rules/README.md lists the built-in rules).",
+        )
+    }
+
     pub fn new(source: &Arc<SourceFile>, span: Span, message: impl Into<String>) -> Self {
         Self {
             source: source.clone(),

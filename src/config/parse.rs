@@ -55,8 +55,13 @@ pub fn parse(
     registry: &Registry,
 ) -> Result<Option<Config>, Vec<ConfigError>> {
     let _ = registry;
-    parse_file(display, None, dir, text, kind, &mut Vec::new())
+    parse_file(display, None, dir, text, kind, None)
 }
+
+/// A check of a configuration's rules (the built-in ones and those of its `rules-dirs`)
+/// by the layer that compiles them: the errors of the user rules that do not compile,
+/// each at its rule file's line. [`parse_file`] reports them as the configuration's.
+pub type RuleCheck = fn(&Arc<Registry>) -> Vec<crate::data::DataError>;
 
 /// How deep `extend` chains may go.
 pub const MAX_EXTEND_DEPTH: usize = 16;
@@ -90,14 +95,27 @@ pub const MERGE: &[(&str, Merge)] = &[
 ];
 
 /// Parses the configuration file at `path` (absolute; `None` when it is not known), as
-/// [`parse`] does, following its `extend` chain: `chain` holds the real paths of the
-/// files that extend it, to report a cycle with the files that make it.
+/// [`parse`] does, following its `extend` chain, and running `check` on its rules.
 pub fn parse_file(
     display: &str,
     path: Option<&Path>,
     dir: &Path,
     text: String,
     kind: ConfigFileKind,
+    check: Option<RuleCheck>,
+) -> Result<Option<Config>, Vec<ConfigError>> {
+    parse_chained(display, path, dir, text, kind, check, &mut Vec::new())
+}
+
+/// [`parse_file`] of a file that `chain` extends: `chain` holds the real paths of the
+/// files that extend it, to report a cycle with the files that make it.
+fn parse_chained(
+    display: &str,
+    path: Option<&Path>,
+    dir: &Path,
+    text: String,
+    kind: ConfigFileKind,
+    check: Option<RuleCheck>,
     chain: &mut Vec<(std::path::PathBuf, String)>,
 ) -> Result<Option<Config>, Vec<ConfigError>> {
     let source = SourceFile::new(display, text);
@@ -126,6 +144,7 @@ pub fn parse_file(
         registry: Arc::new(Registry::default()),
         prefix: "",
         errors: Vec::new(),
+        check,
     };
     let table = match kind {
         ConfigFileKind::Amlint => root.get_ref(),
@@ -236,6 +255,8 @@ struct Parser<'a> {
     /// `tool.amlint.` inside `pyproject.toml`, for messages.
     prefix: &'static str,
     errors: Vec<ConfigError>,
+    /// Compiles the user rules `rules-dirs` brings.
+    check: Option<RuleCheck>,
 }
 
 fn kind_of(v: &DeValue<'_>) -> &'static str {
@@ -487,7 +508,15 @@ impl<'a> Parser<'a> {
             ConfigFileKind::Amlint
         };
         let parent_dir = real.parent().unwrap_or(&real).to_path_buf();
-        match parse_file(&display, Some(&real), &parent_dir, parent_text, kind, chain) {
+        match parse_chained(
+            &display,
+            Some(&real),
+            &parent_dir,
+            parent_text,
+            kind,
+            self.check,
+            chain,
+        ) {
             Ok(Some(parent)) => Some(parent),
             Ok(None) => {
                 self.errors.push(error(
@@ -555,7 +584,16 @@ impl<'a> Parser<'a> {
             }
         };
         match Registry::with_user_rules(&files) {
-            Ok(registry) => config.rules = super::Rules::with(registry),
+            Ok(registry) => {
+                if let Some(check) = self.check {
+                    for e in check(&registry) {
+                        let text = files.iter().find(|(p, _)| *p == e.path).map(|(_, t)| t.clone());
+                        let rule_source = SourceFile::new(&e.path, text.unwrap_or_default());
+                        self.errors.push(ConfigError::in_rule_file(&rule_source, &e));
+                    }
+                }
+                config.rules = super::Rules::with(registry);
+            }
             Err(errors) => {
                 for e in errors {
                     let text = files
@@ -564,16 +602,7 @@ impl<'a> Parser<'a> {
                         .map(|(_, t)| t.clone())
                         .unwrap_or_default();
                     let rule_source = SourceFile::new(&e.path, text);
-                    let span = e.position.map_or(Span::default(), |pos| {
-                        let end = rule_source.text[pos.offset as usize..]
-                            .find(['\n', ':', ','])
-                            .map_or(pos.offset, |n| pos.offset + n as u32);
-                        Span::new(pos.offset, end.max(pos.offset))
-                    });
-                    self.errors.push(
-                        ConfigError::new(&rule_source, span, format!("in a user rule: {}", e.message))
-                            .with_help("Fix the rule file; rules/rule.schema.json describes the format (docs/rules/README.md lists the built-in rules)."),
-                    );
+                    self.errors.push(ConfigError::in_rule_file(&rule_source, &e));
                 }
             }
         }

@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::{CONFIG_FILE_NAMES, Config, ConfigError, ConfigFileKind, absolute};
+use super::{CONFIG_FILE_NAMES, Config, ConfigError, ConfigFileKind, RuleCheck, absolute};
 use crate::fsio::{self, Boundary, MAX_CONFIG_SIZE};
 
 /// Which configuration a run uses.
@@ -40,6 +40,8 @@ pub struct Resolver {
     /// Directory → its git work tree.
     git: Mutex<foldhash::HashMap<PathBuf, Option<PathBuf>>>,
     errors: Mutex<Vec<ConfigError>>,
+    /// Run on the rules of every configuration with `rules-dirs` ([`Resolver::with_rule_check`]).
+    check: Option<RuleCheck>,
 }
 
 impl std::fmt::Debug for Resolver {
@@ -63,6 +65,13 @@ impl Resolver {
     }
 
     pub fn with_cwd(choice: ConfigChoice, cwd: &Path) -> Self {
+        Self::with_rule_check(choice, cwd, None)
+    }
+
+    /// A resolver relative to `cwd` that runs `check` on the rules of every configuration
+    /// with `rules-dirs` it reads (the layer that compiles rules passes its compiler, so
+    /// that a user rule that does not compile is an error of its configuration).
+    pub fn with_rule_check(choice: ConfigChoice, cwd: &Path, check: Option<RuleCheck>) -> Self {
         let cwd = super::normalize(cwd);
         let mut resolver = Self {
             choice: choice.clone(),
@@ -72,6 +81,7 @@ impl Resolver {
             dirs: Mutex::default(),
             git: Mutex::default(),
             errors: Mutex::new(Vec::new()),
+            check,
         };
         if let ConfigChoice::File(path) = &choice {
             let abs = absolute(path, &resolver.cwd);
@@ -215,7 +225,7 @@ impl Resolver {
             }
         };
         let dir = abs.parent().unwrap_or(abs).to_path_buf();
-        match super::parse_file(&display, Some(abs), &dir, text, kind, &mut Vec::new()) {
+        match super::parse_file(&display, Some(abs), &dir, text, kind, self.check) {
             Ok(Some(mut config)) => {
                 config.path = Some(abs.to_path_buf());
                 Some(Arc::new(config))
@@ -265,7 +275,7 @@ impl Resolver {
             if kind == ConfigFileKind::Pyproject && !text.contains("amlint") {
                 continue;
             }
-            match super::parse_file(&display, Some(&abs), dir, text, kind, &mut Vec::new()) {
+            match super::parse_file(&display, Some(&abs), dir, text, kind, self.check) {
                 Ok(Some(mut config)) => {
                     config.path = Some(abs.clone());
                     found.push((abs, config));

@@ -225,7 +225,11 @@ impl Workspace {
             .cloned()
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
-        let resolver = Arc::new(Resolver::with_cwd(options.config.clone(), &cwd));
+        let resolver = Arc::new(Resolver::with_rule_check(
+            options.config.clone(),
+            &cwd,
+            Some(crate::ruleset::compile_errors),
+        ));
         let bounds = folders.iter().map(|f| (f.clone(), Boundary::around(f))).collect();
         Self {
             options,

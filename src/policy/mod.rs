@@ -18,9 +18,9 @@ pub mod path;
 use std::collections::BTreeMap;
 
 use crate::facts::{FACTS, Fields, Resolved, Val};
+use crate::registry::ReportFile;
 use condition::{Cond, Env, Tri};
 use path::{FieldPath, Segment};
-use serde::Deserialize;
 
 use crate::diagnostic::{Diagnostic, Findings, RuleId, Severity};
 use crate::document::{Document, NodeId, Value};
@@ -41,34 +41,6 @@ pub struct PolicyRule {
     pub severity_by_profile: BTreeMap<String, Severity>,
     /// Defaults of `$params.*` (the configuration's `[params]` override them).
     pub params: serde_json::Map<String, serde_json::Value>,
-}
-
-/// The `report` section of a rule file, as written.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReportFile {
-    pub at: OneOrMany,
-    #[serde(default)]
-    pub fallback: Option<String>,
-    pub message: String,
-    #[serde(default)]
-    pub help: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub enum OneOrMany {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl OneOrMany {
-    pub fn items(&self) -> Vec<&str> {
-        match self {
-            OneOrMany::One(s) => vec![s.as_str()],
-            OneOrMany::Many(v) => v.iter().map(String::as_str).collect(),
-        }
-    }
 }
 
 /// A message with placeholders: `{value}` (the reported node), `{key}` (its key),

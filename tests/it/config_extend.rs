@@ -230,7 +230,7 @@ fn origins_record_which_file_set_each_key() {
         d,
         text.to_string(),
         amlint::config::ConfigFileKind::Amlint,
-        &mut Vec::new(),
+        None,
     )
     .unwrap()
     .unwrap();

@@ -96,7 +96,7 @@ fn every_native_rule_is_implemented_and_every_code_has_metadata() {
             );
         } else {
             assert!(
-                rule.policy.is_some(),
+                rule.declarative.is_some(),
                 "{} is neither native nor declarative",
                 rule.code
             );
