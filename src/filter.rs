@@ -14,7 +14,7 @@
 //! justification, the other formats leave them out.
 
 use crate::baseline::{self, Baseline};
-use crate::config::{Config, Selector};
+use crate::config::{CliSelection, Config, Selector};
 use crate::diagnostic::{Diagnostic, Omitted, Severity, count_omitted};
 use crate::pipeline::FileReport;
 use crate::source::Span;
@@ -43,6 +43,8 @@ pub struct Suppressed {
 /// What the filter needs to know about one file.
 pub struct FileContext<'a> {
     pub config: &'a Config,
+    /// `--select`/`--extend-select`/`--ignore`, on top of the configuration.
+    pub selection: Option<&'a CliSelection>,
     /// The selectors of the `[per-file-ignores]` entries that match the file
     /// ([`Config::file_ignores`]).
     pub ignores: &'a [&'a Selector],
@@ -63,7 +65,10 @@ fn configured(cx: &FileContext<'_>, code: &str, severity: Severity) -> Option<Se
     if cx.ignores.iter().any(|s| s.matches_code(code)) {
         return None;
     }
-    cx.config.rule_severity(code, severity)
+    match cx.selection {
+        Some(selection) => selection.severity(cx.config, code, severity),
+        None => cx.config.rule_severity(code, severity),
+    }
 }
 
 /// Applies the configuration to one finding: `false` drops it.

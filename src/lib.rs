@@ -17,6 +17,7 @@ pub mod embedded;
 pub mod escape;
 pub mod facts;
 pub mod filter;
+pub mod fix;
 pub mod fsio;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -30,6 +31,7 @@ pub mod registry;
 pub mod report;
 pub mod schema;
 pub mod show_files;
+pub mod show_settings;
 pub mod source;
 pub mod suggest;
 pub mod suppress;
