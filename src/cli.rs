@@ -460,10 +460,12 @@ fn check(args: CheckArgs) -> i32 {
             eprintln!("amlint: {shown}: not fixed: {}", not.why.describe());
             failed_write |= matches!(not.why, crate::fsio::WriteRefusal::Io(_));
         }
-        for f in fixed.iter().filter(|f| f.fixed.stop == crate::fix::Stop::Undone) {
+        for f in fixed.iter().filter(|f| f.fixed.dropped > 0) {
             eprintln!(
-                "amlint: {}: a fix would have made the file unreadable; it was not applied",
-                crate::escape::control(&f.display)
+                "amlint: {}: {} fix{} not applied: each would have added a finding",
+                crate::escape::control(&f.display),
+                f.fixed.dropped,
+                if f.fixed.dropped == 1 { "" } else { "es" }
             );
         }
         // Standard input's fixed text goes to standard output, whole and unescaped (it

@@ -5,9 +5,10 @@
 //! that overlaps a fix already taken (it waits for the next round), and applies the rest
 //! to the text. The text is then checked again and the next round works on the new
 //! findings, until no fix applies, the text repeats, or [`MAX_ROUNDS`] rounds ran. A
-//! round after which the file holds more syntax errors (AML001, AML002) or internal
-//! errors (AML000) than before is undone and fixing that file stops: a fix never makes a
-//! file unreadable.
+//! round after which the file holds more findings of some rule than before (a syntax
+//! error, a renamed key whose value does not fit the new key) is undone: its fixes are
+//! tried again one at a time, and a fix that adds a finding alone is dropped. A fix never
+//! makes a file unreadable nor adds a finding.
 //!
 //! Edits replace the exact bytes of a key or value, or insert a line: comments, key
 //! order, quoting elsewhere, line endings (CRLF) and a byte-order mark are kept as they
@@ -35,6 +36,8 @@ pub struct Applied {
 pub struct Round {
     pub text: String,
     pub applied: Vec<Applied>,
+    /// The fixes applied (to drop one that turns out to add a finding).
+    pub fixes: Vec<Fix>,
     /// Fixes left for a later round because they overlap one applied in this one.
     pub deferred: usize,
 }
@@ -47,7 +50,7 @@ fn conflicts(a: &Edit, b: &Edit) -> bool {
 
 /// Whether `fix` can be applied to `text`: every edit inside the text and on character
 /// boundaries, its edits apart from each other, and some edit changing the text.
-fn applicable(text: &str, fix: &Fix) -> bool {
+pub fn applicable(text: &str, fix: &Fix) -> bool {
     let in_text = |e: &Edit| {
         let (s, t) = (e.span.start as usize, e.span.end as usize);
         s <= t && t <= text.len() && text.is_char_boundary(s) && text.is_char_boundary(t)
@@ -71,11 +74,26 @@ pub fn plan<'a>(
     diagnostics: &'a [Diagnostic],
     unsafe_fixes: bool,
 ) -> (Vec<(&'a Diagnostic, &'a Fix)>, usize) {
+    plan_with(text, diagnostics, unsafe_fixes, &HashSet::new(), usize::MAX)
+}
+
+/// [`plan`], without the fixes in `dropped` and with at most `limit` fixes.
+fn plan_with<'a>(
+    text: &str,
+    diagnostics: &'a [Diagnostic],
+    unsafe_fixes: bool,
+    dropped: &HashSet<Vec<Edit>>,
+    limit: usize,
+) -> (Vec<(&'a Diagnostic, &'a Fix)>, usize) {
     let mut taken: Vec<(&Diagnostic, &Fix)> = Vec::new();
     let mut deferred = 0;
     let mut seen: HashSet<&[Edit]> = HashSet::new();
     for d in diagnostics {
-        let Some(fix) = d.fix_for(unsafe_fixes) else {
+        let Some(fix) = d
+            .fixes()
+            .filter(|f| unsafe_fixes || f.is_safe())
+            .find(|f| !dropped.contains(&f.edits))
+        else {
             continue;
         };
         if !applicable(text, fix) || !seen.insert(&fix.edits) {
@@ -85,7 +103,7 @@ pub fn plan<'a>(
         let overlaps = taken
             .iter()
             .any(|(_, t)| t.edits.iter().any(|a| fix.edits.iter().any(|b| conflicts(a, b))));
-        if overlaps {
+        if overlaps || taken.len() >= limit {
             deferred += 1;
         } else {
             taken.push((d, fix));
@@ -111,7 +129,17 @@ pub fn apply_edits<'a>(text: &str, edits: impl IntoIterator<Item = &'a Edit>) ->
 
 /// One round on `text`: `None` when no fix applies.
 pub fn apply_round(text: &str, diagnostics: &[Diagnostic], unsafe_fixes: bool) -> Option<Round> {
-    let (taken, deferred) = plan(text, diagnostics, unsafe_fixes);
+    round_with(text, diagnostics, unsafe_fixes, &HashSet::new(), usize::MAX)
+}
+
+fn round_with(
+    text: &str,
+    diagnostics: &[Diagnostic],
+    unsafe_fixes: bool,
+    dropped: &HashSet<Vec<Edit>>,
+    limit: usize,
+) -> Option<Round> {
+    let (taken, deferred) = plan_with(text, diagnostics, unsafe_fixes, dropped, limit);
     if taken.is_empty() {
         return None;
     }
@@ -125,17 +153,25 @@ pub fn apply_round(text: &str, diagnostics: &[Diagnostic], unsafe_fixes: bool) -
                 title: f.title.clone(),
             })
             .collect(),
+        fixes: taken.iter().map(|(_, f)| (*f).clone()).collect(),
         deferred,
     })
 }
 
-/// Findings that say a file cannot be read (syntax errors, duplicate keys) or that amlint
-/// failed on it: a round may not add any.
-fn broken(diagnostics: &[Diagnostic]) -> usize {
-    diagnostics
-        .iter()
-        .filter(|d| matches!(d.code, "AML000" | "AML001" | "AML002"))
-        .count()
+/// Whether `after` holds more findings of some rule than `before`: the round added one.
+fn adds_a_finding(before: &[Diagnostic], after: &[Diagnostic]) -> bool {
+    let mut counts: HashMap<&str, isize> = HashMap::new();
+    for d in before {
+        *counts.entry(d.code).or_default() += 1;
+    }
+    for d in after {
+        let c = counts.entry(d.code).or_default();
+        *c -= 1;
+        if *c < 0 {
+            return true;
+        }
+    }
+    false
 }
 
 /// How fixing one text ended.
@@ -145,8 +181,6 @@ pub enum Stop {
     Done,
     /// [`MAX_ROUNDS`] rounds ran, or the text came back to an earlier one.
     Rounds,
-    /// The last round would have added a syntax or internal error: undone.
-    Undone,
 }
 
 /// A text's fixes applied to their fixed point.
@@ -158,6 +192,8 @@ pub struct Fixed {
     pub diagnostics: Vec<Diagnostic>,
     pub rounds: usize,
     pub stop: Stop,
+    /// Fixes not applied because each added a finding (or could not be checked).
+    pub dropped: usize,
 }
 
 /// Fixes one text: rounds of [`apply_round`], each followed by `recheck` (the findings of
@@ -184,8 +220,14 @@ struct FileState {
     diagnostics: Vec<Diagnostic>,
     applied: Vec<Applied>,
     seen: HashSet<String>,
+    /// Rounds tried, taken or undone (bounded by twice [`MAX_ROUNDS`]).
+    attempts: usize,
     rounds: usize,
     stop: Option<Stop>,
+    /// After an undone round: one fix per round until one is taken.
+    one_at_a_time: bool,
+    /// Fixes that added a finding alone.
+    dropped: HashSet<Vec<Edit>>,
 }
 
 impl FileState {
@@ -195,8 +237,11 @@ impl FileState {
             text,
             diagnostics,
             applied: Vec::new(),
+            attempts: 0,
             rounds: 0,
             stop: None,
+            one_at_a_time: false,
+            dropped: HashSet::new(),
         }
     }
 
@@ -205,11 +250,12 @@ impl FileState {
         if self.stop.is_some() {
             return None;
         }
-        if self.rounds == MAX_ROUNDS {
+        if self.rounds == MAX_ROUNDS || self.attempts == 2 * MAX_ROUNDS {
             self.stop = Some(Stop::Rounds);
             return None;
         }
-        match apply_round(&self.text, &self.diagnostics, unsafe_fixes) {
+        let limit = if self.one_at_a_time { 1 } else { usize::MAX };
+        match round_with(&self.text, &self.diagnostics, unsafe_fixes, &self.dropped, limit) {
             None => {
                 self.stop = Some(Stop::Done);
                 None
@@ -224,15 +270,18 @@ impl FileState {
 
     /// Takes the round, given the findings of its text (`None`: it could not be checked).
     fn accept(&mut self, round: Round, rechecked: Option<Vec<Diagnostic>>) {
+        self.attempts += 1;
         match rechecked {
-            Some(found) if broken(&found) <= broken(&self.diagnostics) => {
+            Some(found) if !adds_a_finding(&self.diagnostics, &found) => {
                 self.rounds += 1;
+                self.one_at_a_time = false;
                 self.seen.insert(round.text.clone());
                 self.text = round.text;
                 self.diagnostics = found;
                 self.applied.extend(round.applied);
             }
-            _ => self.stop = Some(Stop::Undone),
+            _ if round.fixes.len() > 1 => self.one_at_a_time = true,
+            _ => self.dropped.extend(round.fixes.into_iter().map(|f| f.edits)),
         }
     }
 
@@ -243,6 +292,7 @@ impl FileState {
             diagnostics: self.diagnostics,
             rounds: self.rounds,
             stop: self.stop.unwrap_or(Stop::Done),
+            dropped: self.dropped.len(),
         }
     }
 }
@@ -511,15 +561,30 @@ mod tests {
         assert_eq!(fixed.stop, Stop::Rounds);
         assert_eq!(fixed.text, "a: true\n");
         assert_eq!(calls, 1);
-        // A round that makes the file unreadable is undone.
+        // A round that adds a finding is undone, its fixes tried one at a time, and the
+        // one that adds a finding alone dropped.
+        let text = "a: on\nb: no\n";
         let fixed = fix_text(
-            "a: on\n".to_string(),
-            vec![finding((3, 5), "true", Applicability::Safe)],
+            text.to_string(),
+            vec![
+                finding((3, 5), "true", Applicability::Safe),
+                finding((9, 11), "false", Applicability::Safe),
+            ],
             false,
-            &mut |_| Some(vec![Diagnostic::new("AML001", Span::at(0), "broken")]),
+            &mut |t| {
+                let mut found = Vec::new();
+                if t.contains("true") {
+                    found.push(Diagnostic::new("AML001", Span::at(0), "broken"));
+                }
+                if t.contains("b: no") {
+                    found.push(finding((9, 11), "false", Applicability::Safe));
+                }
+                Some(found)
+            },
         );
-        assert_eq!(fixed.stop, Stop::Undone);
-        assert_eq!(fixed.text, "a: on\n");
-        assert!(fixed.applied.is_empty());
+        assert_eq!(fixed.text, "a: on\nb: false\n");
+        assert_eq!(fixed.applied.len(), 1);
+        assert_eq!(fixed.dropped, 1);
+        assert_eq!(fixed.stop, Stop::Done);
     }
 }

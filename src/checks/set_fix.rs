@@ -75,7 +75,8 @@ pub fn set_field(
     // The keys' indentation: the first key must start its line after spaces only.
     let key_start = doc.node(first.key).span.start as usize;
     let line_start = text[..key_start].rfind('\n').map_or(0, |i| i + 1);
-    let indent = &text[line_start..key_start];
+    // A byte-order mark before the first line is not indentation.
+    let indent = text[line_start..key_start].trim_start_matches('\u{feff}');
     if !indent.bytes().all(|b| b == b' ') || !is_plain_key(&key) {
         return None;
     }

@@ -12,6 +12,7 @@ mod corpus;
 mod docs;
 mod embedded;
 mod escaping;
+mod fix;
 mod fixtures;
 mod fuzz_replay;
 mod hostile;
