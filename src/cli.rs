@@ -143,13 +143,13 @@ pub struct MoreArgs {
     pub show_settings: bool,
     /// Check only these rules (codes, names, prefixes such as `AML5`, or `ALL`; comma
     /// separated or repeated), instead of the configuration's `select`.
-    #[arg(long, value_name = "RULES", value_delimiter = ',', num_args = 1..)]
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
     pub select: Option<Vec<String>>,
     /// Check these rules too, on top of the configuration's selection.
-    #[arg(long, value_name = "RULES", value_delimiter = ',', num_args = 1..)]
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
     pub extend_select: Vec<String>,
     /// Do not check these rules (the command line wins over the configuration).
-    #[arg(long, value_name = "RULES", value_delimiter = ',', num_args = 1..)]
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
     pub ignore: Vec<String>,
     /// Print how many findings each rule made (and how many are fixable) instead of the
     /// findings; JSON with `--format json`.

@@ -6,6 +6,7 @@ mod action;
 mod capped;
 mod cli;
 mod cli_edges;
+mod cli_ergonomics;
 mod common;
 mod config;
 mod corpus;
