@@ -18,7 +18,7 @@ fn main() {
         std::process::exit(2);
     }
     // amlint's own walk (parallel, each file loaded on the thread that finds it).
-    let limits = amlint::load::Limits::default();
+    let limits = amlint::limits::Limits::default();
     let anywhere = amlint::fsio::Boundary::anywhere();
     let loaded: Vec<_> = amlint::discover::discover_each(
         &roots,

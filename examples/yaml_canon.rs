@@ -18,7 +18,7 @@ mod yaml_canon;
 use std::io::BufRead;
 
 fn main() {
-    let limits = amlint::load::Limits::default();
+    let limits = amlint::limits::Limits::default();
     if std::env::args().any(|a| a == "--cases") {
         return cases(&limits);
     }
@@ -60,7 +60,7 @@ fn main() {
     }
 }
 
-fn cases(limits: &amlint::load::Limits) {
+fn cases(limits: &amlint::limits::Limits) {
     for line in std::io::stdin().lock().lines() {
         let line = line.expect("a line of standard input");
         let text: String = serde_json::from_str(&line).expect("a JSON string");

@@ -248,7 +248,8 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), BaselineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::Pointer;
+    use crate::diagnostic::codes;
+    use crate::source::Pointer;
 
     #[test]
     fn fingerprints_ignore_position_but_not_content() {
@@ -257,7 +258,7 @@ mod tests {
         let mk = |src: &SourceFile| {
             let start = src.text.find("gpu").unwrap() as u32;
             let mut d = vec![
-                Diagnostic::new("AML002", Span::new(start, start + 3), "m")
+                Diagnostic::new(codes::AML002, Span::new(start, start + 3), "m")
                     .with_pointer(Pointer::parse("/compute")),
             ];
             assert_eq!(content_of(src, d[0].span), "gpu");
@@ -283,8 +284,8 @@ mod tests {
     fn identical_findings_get_occurrence_numbers() {
         let src = SourceFile::new("a.yml", "a\na\n".into());
         let mut d = vec![
-            Diagnostic::new("AML001", Span::new(0, 1), "m"),
-            Diagnostic::new("AML001", Span::new(2, 3), "m"),
+            Diagnostic::new(codes::AML001, Span::new(0, 1), "m"),
+            Diagnostic::new(codes::AML001, Span::new(2, 3), "m"),
         ];
         assign("a.yml", &src, &mut d);
         assert_ne!(d[0].fingerprint, d[1].fingerprint);
@@ -293,7 +294,7 @@ mod tests {
     #[test]
     fn round_trip_and_errors() {
         let src = SourceFile::new("a.yml", "a: b\n".into());
-        let mut d = vec![Diagnostic::new("AML002", Span::new(3, 4), "m")];
+        let mut d = vec![Diagnostic::new(codes::AML002, Span::new(3, 4), "m")];
         assign("a.yml", &src, &mut d);
         let text = render(&[Recorded {
             path: "a.yml".into(),

@@ -11,10 +11,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::baseline::{self, Baseline};
 use crate::config::ConfigChoice;
 use crate::diagnostic::Severity;
-use crate::filter::SuppressionKind;
 use crate::pipeline::{self, Buffer, Options};
 use crate::registry;
 use crate::report;
+use crate::results::SuppressionKind;
 
 #[derive(Parser, Debug)]
 #[command(name = "amlint", version, about = "A fast, offline linter and policy checker for Azure Machine Learning configuration files", long_about = None)]
@@ -100,7 +100,7 @@ pub struct InputArgs {
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<String>,
     /// Largest file read, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::load::Limits::default().max_file_size)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::limits::Limits::default().max_file_size)]
     pub max_file_size: u64,
     /// Use this configuration file for every checked file, instead of each file's nearest
     /// amlint.toml, .amlint.toml or pyproject.toml with [tool.amlint].
@@ -664,7 +664,7 @@ fn completions(shell: clap_complete::Shell) -> i32 {
 
 /// Records every finding not silenced by a comment (including those the old baseline
 /// hid) and exits 0.
-fn write_baseline(path: &Path, report: &pipeline::Report) -> i32 {
+fn write_baseline(path: &Path, report: &crate::results::Report) -> i32 {
     let mut recorded = Vec::new();
     for file in &report.files {
         let rel = match &report.project {

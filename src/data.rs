@@ -5,8 +5,10 @@ use serde::de::DeserializeOwned;
 
 use std::sync::Arc;
 
-use crate::document::{Document, Pointer, Target};
-use crate::load::{self, Format, Limits};
+use crate::document::{Document, Target};
+use crate::limits::Limits;
+use crate::load::{self, Format};
+use crate::source::Pointer;
 use crate::source::{Position, SourceFile, Span};
 
 /// A data file that does not parse or does not have the expected shape.

@@ -15,30 +15,10 @@
 
 use crate::baseline::{self, Baseline};
 use crate::config::{CliSelection, Config, Selector};
-use crate::diagnostic::{Diagnostic, Omitted, Severity, count_omitted};
-use crate::pipeline::FileReport;
+use crate::diagnostic::{Diagnostic, Omitted, Severity, codes, count_omitted};
+use crate::results::{FileReport, Suppressed, SuppressionKind};
 use crate::source::Span;
 use crate::suppress::{self, Suppressions};
-
-/// How a finding was silenced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SuppressionKind {
-    /// A comment in the file (SARIF `inSource`).
-    InSource,
-    /// The baseline file (SARIF `external`).
-    Baseline,
-}
-
-/// A finding that was silenced, and why.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Suppressed {
-    pub diagnostic: Diagnostic,
-    pub kind: SuppressionKind,
-    /// The reason written after the directive, or which baseline.
-    pub justification: Option<String>,
-    /// The directive that silenced it.
-    pub directive: Option<Span>,
-}
 
 /// What the filter needs to know about one file.
 pub struct FileContext<'a> {
@@ -55,7 +35,7 @@ pub struct FileContext<'a> {
     /// The whole file was parsed (no syntax error cut it short).
     pub complete: bool,
     pub baseline: Option<&'a Baseline>,
-    /// Most findings reported for the file ([`crate::load::Limits::max_findings_per_file`]).
+    /// Most findings reported for the file ([`crate::limits::Limits::max_findings_per_file`]).
     pub max_findings: usize,
 }
 
@@ -265,7 +245,7 @@ fn cap(diagnostics: &mut Vec<Diagnostic>, max: usize, omitted: &[Omitted]) {
         .or(diagnostics.last())
         .map_or(Span::at(0), |d| d.span);
     let summary = Diagnostic::new(
-        "AML005",
+        codes::AML005,
         at,
         format!(
             "{} more findings in this file are not reported ({}): at most {max} findings are reported per file",

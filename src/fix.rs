@@ -19,7 +19,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use crate::diagnostic::{Diagnostic, Edit, Fix};
-use crate::pipeline::{self, Buffer, FileReport, Options, Report};
+use crate::pipeline::{self, Buffer, Options};
+use crate::results::{FileReport, Report};
 
 /// Most rounds of fixes applied to one file.
 pub const MAX_ROUNDS: usize = 10;
@@ -482,12 +483,9 @@ mod tests {
     use crate::source::Span;
 
     fn finding(span: (u32, u32), replacement: &str, applicability: Applicability) -> Diagnostic {
-        Diagnostic::new("AML003", Span::new(span.0, span.1), "x").with_fix(Fix::replace(
-            applicability,
-            "t",
-            Span::new(span.0, span.1),
-            replacement,
-        ))
+        Diagnostic::new(crate::diagnostic::codes::AML003, Span::new(span.0, span.1), "x").with_fix(
+            Fix::replace(applicability, "t", Span::new(span.0, span.1), replacement),
+        )
     }
 
     #[test]
@@ -514,7 +512,7 @@ mod tests {
 
     #[test]
     fn the_first_allowed_fix_of_a_finding_is_taken() {
-        let d = Diagnostic::new("AML003", Span::new(9, 13), "x")
+        let d = Diagnostic::new(crate::diagnostic::codes::AML003, Span::new(9, 13), "x")
             .with_fix(Fix::replace(
                 Applicability::Unsafe,
                 "u",
@@ -574,7 +572,11 @@ mod tests {
             &mut |t| {
                 let mut found = Vec::new();
                 if t.contains("true") {
-                    found.push(Diagnostic::new("AML001", Span::at(0), "broken"));
+                    found.push(Diagnostic::new(
+                        crate::diagnostic::codes::AML001,
+                        Span::at(0),
+                        "broken",
+                    ));
                 }
                 if t.contains("b: no") {
                     found.push(finding((9, 11), "false", Applicability::Safe));

@@ -751,7 +751,8 @@ pub fn classify(doc: &Document, path: &str) -> Classification {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::{Format, Limits, parse_text};
+    use crate::limits::Limits;
+    use crate::load::{Format, parse_text};
 
     fn kind_of(path: &str, text: &str) -> Classification {
         let loaded = parse_text(path, text.to_string(), Format::for_path(path), &Limits::default());

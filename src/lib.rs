@@ -22,6 +22,7 @@ pub mod fsio;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod kinds;
+pub mod limits;
 pub mod load;
 pub mod lsp;
 pub mod pipeline;
@@ -29,6 +30,7 @@ pub mod policy;
 pub mod project;
 pub mod registry;
 pub mod report;
+pub mod results;
 pub mod schema;
 pub mod show_files;
 pub mod show_settings;
@@ -37,4 +39,5 @@ pub mod suggest;
 pub mod suppress;
 
 pub use diagnostic::{Diagnostic, Severity};
-pub use pipeline::{Options, Report, check_paths, check_text};
+pub use pipeline::{Options, check_paths, check_text};
+pub use results::Report;

@@ -4,61 +4,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::diagnostic::{Diagnostic, Findings, Omitted};
+use crate::diagnostic::{Diagnostic, Findings, Omitted, codes};
 use crate::document::{Document, json, yaml};
 pub use crate::fsio::Seen;
 use crate::fsio::{self, Boundary, Refusal};
+use crate::limits::Limits;
 use crate::source::{SourceFile, Span};
-
-/// Bounds on what input can make amlint do.
-#[derive(Clone, Debug)]
-pub struct Limits {
-    /// Largest file read, in bytes.
-    pub max_file_size: u64,
-    /// Deepest nesting of collections.
-    pub max_depth: usize,
-    /// Most nodes a document may have once every alias is expanded.
-    pub max_alias_nodes: u64,
-    /// Most YAML documents (`---`) in one file: each is a tree of its own, however small.
-    pub max_documents: usize,
-    /// Most nodes the documents of one file may have together, as written (keys, values
-    /// and items; an alias counts once): bounds the memory of a file's trees whatever its
-    /// shape (a list of single characters is a node every two bytes).
-    pub max_nodes: u64,
-    /// How much source text the files waiting for the project index keep parsed, in
-    /// bytes (their trees take 3–4 times as much memory); beyond it a waiting file keeps
-    /// only its text and is parsed again when checked (`pipeline::run`).
-    pub waiting_trees_bytes: usize,
-    /// From how many files on a run is large: each file is then checked as soon as it is
-    /// loaded when its checks need nothing from the project index, and its tree dropped.
-    pub large_run_files: usize,
-    /// Most findings reported for one file; beyond it one AML005 says how many more there
-    /// are (output stays proportional to the findings shown, whatever the input).
-    pub max_findings_per_file: usize,
-}
-
-impl Limits {
-    /// Most findings kept per file while it is checked: ten times those reported, so that
-    /// the configuration and suppressions, which apply later, still leave enough to report.
-    pub fn findings_kept(&self) -> usize {
-        self.max_findings_per_file.saturating_mul(10)
-    }
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_file_size: 8 * 1024 * 1024,
-            max_depth: 128,
-            max_alias_nodes: 250_000,
-            max_nodes: 250_000,
-            max_documents: 10_000,
-            waiting_trees_bytes: 1 << 20,
-            large_run_files: 2_000,
-            max_findings_per_file: 1_000,
-        }
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -125,7 +76,7 @@ pub fn load_path(path: &Path, display: &str, seen: Seen, boundary: &Boundary, li
 }
 
 fn unreadable(message: String, help: &str) -> Box<Refused> {
-    refused(Diagnostic::new("AML004", Span::at(0), message).with_help(help))
+    refused(Diagnostic::new(codes::AML004, Span::at(0), message).with_help(help))
 }
 
 fn refused(diagnostic: Diagnostic) -> Box<Refused> {
@@ -157,7 +108,7 @@ pub fn read_text_seen(
 pub fn refusal(r: &Refusal) -> Box<Refused> {
     let help = match r {
         Refusal::TooLarge { .. } => {
-            return refused(Diagnostic::new("AML005", Span::at(0), r.describe()).with_help(
+            return refused(Diagnostic::new(codes::AML005, Span::at(0), r.describe()).with_help(
                 "Azure ML configuration files are a few kilobytes; if this one really is a configuration, check it with a higher limit: `amlint check --max-file-size BYTES` (the language server reads files up to the default 8 MiB).",
             ));
         }
@@ -210,7 +161,7 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, Box<Refused>> {
         let span = Span::new(at32, at32.saturating_add(3));
         Box::new(Refused {
             diagnostic: Diagnostic::new(
-                "AML004",
+                codes::AML004,
                 span,
                 format!("the file is not valid UTF-8: byte 0x{byte:02x} is not a UTF-8 character"),
             )
@@ -300,7 +251,7 @@ mod tests {
         );
         let doc = &loaded.documents[0];
         let span = doc.span_of(
-            &crate::document::Pointer::parse("/b"),
+            &crate::source::Pointer::parse("/b"),
             crate::document::Target::Value,
         );
         assert_eq!(loaded.source.slice(span), "x");

@@ -13,19 +13,23 @@ use crate::baseline::Baseline;
 use crate::checks::{self, DocContext};
 use crate::config::resolve::ConfigFilter;
 use crate::config::{Config, ConfigChoice, ConfigError, Resolver};
-use crate::diagnostic::{Diagnostic, Findings, Omitted, Severity};
+use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::discover::{self, Filter as _};
 use crate::facts::{DiskSizes, DocFacts, FactBase, LazyIndex, ProjectIndex};
-use crate::filter::{self, FileContext, Suppressed};
+use crate::filter::{self, FileContext};
 use crate::kinds::{self, Classification};
-use crate::load::{self, Format, Limits, LoadedFile};
+use crate::limits::Limits;
+use crate::load::{self, Format, LoadedFile};
 use crate::project::Project;
+use crate::results::{FileReport, Report};
 use crate::source::{SourceFile, Span};
 
 /// Settings for one run.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub limits: Limits,
+    /// How a run of many files bounds its memory.
+    pub large_run: LargeRun,
     /// Which configuration applies: each file's nearest configuration file (the
     /// default), one given file, or none.
     pub config: ConfigChoice,
@@ -40,85 +44,38 @@ pub struct Options {
     pub selection: Option<Arc<crate::config::CliSelection>>,
 }
 
-/// The outcome for one file.
-#[derive(Debug)]
-pub struct FileReport {
-    pub source: Arc<SourceFile>,
-    /// `false` when the file is not an Azure ML configuration (skipped silently).
-    pub checked: bool,
-    /// The kind of each document of the file (`None` where unknown).
-    pub kinds: Vec<Option<&'static str>>,
-    /// How each document was classified (for `--show-files` and `--verbose`).
-    pub classes: Vec<Classification>,
-    /// Sorted by position, then code.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Findings silenced by a suppression comment or the baseline (not counted, shown
-    /// only by SARIF).
-    pub suppressed: Vec<Suppressed>,
-    /// Findings counted but not kept while checking (beyond `Limits::findings_kept`);
-    /// `filter` reports them in the one AML005 that closes a capped file.
-    pub omitted: Vec<Omitted>,
+/// The memory policy of a large run (a performance knob, not a safety limit): from the
+/// `files`th file loaded on, a file whose checks look nothing up in the project index is
+/// checked at once and its tree dropped; the files that wait for the index keep their trees
+/// up to `waiting_trees_bytes` of source text (trees take 3–4 times as much memory) and
+/// are parsed again beyond it.
+#[derive(Clone, Debug)]
+pub struct LargeRun {
+    /// From how many loaded files on a run is large.
+    pub files: usize,
+    /// How much source text the files waiting for the project index keep parsed, in bytes.
+    pub waiting_trees_bytes: usize,
 }
 
-/// The outcome of a run, files sorted by path.
-#[derive(Debug, Default)]
-pub struct Report {
-    pub files: Vec<FileReport>,
-    /// Where the run's files live (project root, git work tree, the root's
-    /// configuration); `None` only for a report built by hand.
-    pub project: Option<Project>,
-    /// Configuration files that could not be used. When there are any, no file was
-    /// checked (`files` is empty) and the command line exits with 2.
-    pub config_errors: Vec<ConfigError>,
-    /// The user rules (from `rules-dirs`) of the configurations the run used, by code:
-    /// with the built-in rules, every rule a finding can come from (SARIF lists them).
-    pub user_rules: Vec<crate::registry::RuleMeta>,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Summary {
-    pub files_checked: usize,
-    pub files_skipped: usize,
-    pub errors: usize,
-    pub warnings: usize,
-    pub infos: usize,
-}
-
-impl Report {
-    /// The report of a run whose configuration could not be used: nothing checked.
-    fn refused(project: Project, config_errors: Vec<ConfigError>) -> Self {
-        Report {
-            files: Vec::new(),
-            project: Some(project),
-            config_errors,
-            user_rules: Vec::new(),
+impl Default for LargeRun {
+    fn default() -> Self {
+        Self {
+            files: 2_000,
+            waiting_trees_bytes: 1 << 20,
         }
     }
+}
 
-    pub fn summary(&self) -> Summary {
-        let mut s = Summary::default();
-        for f in &self.files {
-            if f.checked {
-                s.files_checked += 1;
-            } else {
-                s.files_skipped += 1;
-            }
-            for d in &f.diagnostics {
-                match d.severity {
-                    Severity::Error => s.errors += 1,
-                    Severity::Warning => s.warnings += 1,
-                    Severity::Info => s.infos += 1,
-                }
-            }
-        }
-        s
+impl LargeRun {
+    /// Whether the `n`th file loaded (counting from 1) belongs to a large run.
+    pub fn is_large(&self, n: usize) -> bool {
+        n >= self.files
     }
 
-    /// Every diagnostic with its file, in report order.
-    pub fn diagnostics(&self) -> impl Iterator<Item = (&FileReport, &Diagnostic)> {
-        self.files
-            .iter()
-            .flat_map(|f| f.diagnostics.iter().map(move |d| (f, d)))
+    /// Whether a waiting file of `size` bytes keeps its tree when `kept` bytes of waiting
+    /// files already keep theirs.
+    pub fn keeps_tree(&self, kept: usize, size: usize) -> bool {
+        kept.saturating_add(size) <= self.waiting_trees_bytes
     }
 }
 
@@ -241,7 +198,7 @@ enum State {
 
 /// A file waiting for the project index: with its tree, or with its text only, parsed
 /// again when checked (the trees kept while waiting are bounded by
-/// `Limits::waiting_trees_bytes`: the azureml-examples corpus never reaches the default;
+/// `LargeRun::waiting_trees_bytes`: the azureml-examples corpus never reaches the default;
 /// of 10,000 files most do).
 enum Waiting {
     Parsed(Prepared),
@@ -262,7 +219,7 @@ impl Waiting {
     }
 
     /// The file with its tree, parsed again if it was shed.
-    fn into_prepared(self, limits: &load::Limits) -> Prepared {
+    fn into_prepared(self, limits: &crate::limits::Limits) -> Prepared {
         match self {
             Waiting::Parsed(p) => p,
             Waiting::Shed {
@@ -309,7 +266,7 @@ impl NeedIndex {
 pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report {
     // The built-in rules load on a rayon thread, idle during the walk: files are
     // loaded and classified without them (findings take rule names from
-    // `embedded::RULE_IDS`), and the checks, which need them, come after. The other
+    // `diagnostic::codes`), and the checks, which need them, come after. The other
     // embedded data loads beside the configuration. For a run of one file these are
     // most of its time.
     rayon::spawn(|| {
@@ -330,7 +287,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         force_exclude: options.force_exclude,
     });
     // Phase 1: load and classify each file as soon as the walk finds it. In a large run
-    // (from the `Limits::large_run_files`th file on), also check it at once against an
+    // (from the `LargeRun::files`th file on), also check it at once against an
     // index that records lookups: a file whose checks looked nothing up is done, and only
     // the files that need the project index wait for it (the peak memory of a large run
     // was these trees). Small runs have few trees to drop; they check every file in
@@ -349,12 +306,12 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         discover::discover_each(paths, filter.clone(), &project.boundary, |c| {
             let config = config_for(&c.path);
             let loaded = loaded_files.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if loaded == options.limits.large_run_files
+            if loaded == options.large_run.files
                 && let Some(hook) = LARGE_RUN.get()
             {
                 hook();
             }
-            let large = loaded >= options.limits.large_run_files;
+            let large = options.large_run.is_large(loaded);
             guarded(&c.display, || {
                 let prepared = prepare(
                     c.path.clone(),
@@ -373,7 +330,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                         disk: disk.clone(),
                         similar: Default::default(),
                     };
-                    let report = check_and_filter_ref(&prepared, &base, &project, options);
+                    let report = check_and_filter(&prepared, &base, &project, options);
                     if !probe.was_consulted() {
                         return Loaded {
                             path: c.path.clone(),
@@ -386,17 +343,16 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                 }
                 let size = prepared.loaded.source.text.len();
                 let kept = waiting_bytes.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
-                let waiting =
-                    if kept + size <= options.limits.waiting_trees_bytes || prepared.loaded.unreadable {
-                        Waiting::Parsed(prepared)
-                    } else {
-                        Waiting::Shed {
-                            path: prepared.path,
-                            explicit: prepared.explicit,
-                            source: prepared.loaded.source,
-                            format: prepared.loaded.format,
-                        }
-                    };
+                let waiting = if options.large_run.keeps_tree(kept, size) || prepared.loaded.unreadable {
+                    Waiting::Parsed(prepared)
+                } else {
+                    Waiting::Shed {
+                        path: prepared.path,
+                        explicit: prepared.explicit,
+                        source: prepared.loaded.source,
+                        format: prepared.loaded.format,
+                    }
+                };
                 let state = State::Waiting(waiting);
                 Loaded {
                     path: c.path.clone(),
@@ -427,7 +383,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
                     kinds: Vec::new(),
                     classes: Vec::new(),
                     diagnostics: vec![
-                        Diagnostic::new("AML004", Span::at(0), problem.message)
+                        Diagnostic::new(codes::AML004, Span::at(0), problem.message)
                             .with_help("Make the directory readable by the user running amlint, or exclude it in the configuration."),
                     ],
                     suppressed: Vec::new(),
@@ -531,7 +487,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
             index_of(files_mentioning(files, name, &options).iter())
         }));
     }
-    let large = loaded_files.into_inner() >= options.limits.large_run_files;
+    let large = options.large_run.is_large(loaded_files.into_inner());
     let bases = FactBases::with_parts(index, today, disk);
     let (user_rules, collisions) = user_rules(configs.iter());
     if !collisions.is_empty() {
@@ -545,7 +501,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
             let display = w.display().to_string();
             let base = bases.for_config(&config);
             guarded(&display, || {
-                let report = check_and_filter(w.into_prepared(&options.limits), &base, &project, options);
+                let report = check_and_filter(&w.into_prepared(&options.limits), &base, &project, options);
                 if large {
                     without_text_if_clean(report)
                 } else {
@@ -580,7 +536,7 @@ fn refused_ignore_file(problem: discover::Problem) -> ConfigError {
 
 static LARGE_RUN: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
 
-/// Registers what to do once a run turns out large (`Limits::large_run_files` files
+/// Registers what to do once a run turns out large (`LargeRun::files` files
 /// loaded): the binary tells its allocator to return freed memory sooner. Set once per
 /// process.
 pub fn on_large_run(hook: fn()) {
@@ -749,16 +705,6 @@ pub fn check_text(display: &str, text: String, options: &Options) -> FileReport 
 /// Checks a classified file against its fact base, then applies its configuration,
 /// suppressions and the baseline.
 pub fn check_and_filter(
-    prepared: Prepared,
-    base: &FactBase,
-    project: &Project,
-    options: &Options,
-) -> FileReport {
-    check_and_filter_ref(&prepared, base, project, options)
-}
-
-/// [`check_and_filter`] of a file that is kept (its tree is not consumed).
-fn check_and_filter_ref(
     prepared: &Prepared,
     base: &FactBase,
     project: &Project,
@@ -769,7 +715,7 @@ fn check_and_filter_ref(
         .then(|| crate::suppress::scan(&loaded.source, &loaded.documents, &base.config.rules));
     let complete = !loaded.unreadable && loaded.documents.iter().all(|d| !d.partial);
     let config = base.config.clone();
-    let mut report = check_prepared_ref(prepared, base, &options.limits);
+    let mut report = check_prepared(prepared, base, &options.limits);
     filter_file(
         &mut report,
         suppressions.as_ref(),
@@ -826,7 +772,7 @@ pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, Box<File
                 omitted: Vec::new(),
                 diagnostics: vec![
                     Diagnostic::new(
-                        "AML000",
+                        codes::AML000,
                         Span::at(0),
                         format!("amlint failed while checking this file ({what}); the file was not checked"),
                     )
@@ -860,11 +806,7 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
 }
 
 /// Runs the checks of a classified file against a fact base (before filtering).
-pub fn check_prepared(prepared: Prepared, base: &FactBase, limits: &Limits) -> FileReport {
-    check_prepared_ref(&prepared, base, limits)
-}
-
-fn check_prepared_ref(prepared: &Prepared, base: &FactBase, limits: &Limits) -> FileReport {
+pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> FileReport {
     let Prepared {
         path,
         explicit,
@@ -969,6 +911,24 @@ fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_run_starts_at_its_file_count_and_keeps_trees_within_its_budget() {
+        let policy = LargeRun {
+            files: 3,
+            waiting_trees_bytes: 100,
+        };
+        assert!(!policy.is_large(2) && policy.is_large(3) && policy.is_large(4));
+        assert!(policy.keeps_tree(0, 100) && policy.keeps_tree(60, 40));
+        assert!(!policy.keeps_tree(60, 41) && !policy.keeps_tree(usize::MAX, 1));
+        let shed_all = LargeRun {
+            files: 1,
+            waiting_trees_bytes: 0,
+        };
+        assert!(shed_all.is_large(1) && !shed_all.keeps_tree(0, 1) && shed_all.keeps_tree(0, 0));
+        let default = LargeRun::default();
+        assert_eq!((default.files, default.waiting_trees_bytes), (2_000, 1 << 20));
+    }
 
     #[test]
     fn a_panic_becomes_an_internal_error_for_its_file_alone() {

@@ -9,7 +9,7 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use serde::Deserialize;
 
 use crate::data::{self, DataError};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{RuleId, Severity};
 use crate::load::Format;
 
 /// Where the rule documentation pages (`docs/rules/<CODE>-<name>.md`) are published:
@@ -146,6 +146,15 @@ impl RuleMeta {
             references: file.references,
             source: source.to_string(),
             fixes: file.fix,
+        }
+    }
+
+    /// The identity its findings carry.
+    pub fn id(&self) -> RuleId {
+        RuleId {
+            code: self.code,
+            name: self.name,
+            severity: self.severity,
         }
     }
 
@@ -441,7 +450,7 @@ fn is_kebab(s: &str) -> bool {
 }
 
 /// The built-in rules, parsed once. Parsing uses the loader, which builds diagnostics;
-/// they take rule names from `embedded::RULE_IDS`, never from here, so neither this
+/// they take rule names from `diagnostic::codes`, never from here, so neither this
 /// initialisation (which would wait on itself) nor another thread loading embedded data
 /// at the same time (which would wait on this one while it waits on that data) can
 /// deadlock. The initialisation runs no rayon work (see `from_sources`).
@@ -481,7 +490,7 @@ pub fn read_rule_dirs(
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let mut visited: HashSet<std::path::PathBuf> = HashSet::new();
-    let limits = crate::load::Limits::default();
+    let limits = crate::limits::Limits::default();
     let error = |path: &std::path::Path, message: String| DataError {
         path: crate::fsio::shown(path),
         position: None,

@@ -4,7 +4,7 @@
 //! output formats of `crate::report`.
 
 use crate::kinds::Classification;
-use crate::pipeline::{FileReport, Report};
+use crate::results::{FileReport, Report};
 
 /// The list, one line per file (and, when `verbose`, one indented line per step of each
 /// document's classification), then a count.

@@ -11,16 +11,24 @@ use crate::config::cli_selection::Decision;
 use crate::config::{CliSelection, Config, Resolver, Spanned, selector};
 use crate::escape;
 
-/// Where a value came from: `amlint.toml:4`, `amlint.toml`, or `default`.
-fn origin(config: &Config, span: Option<crate::source::Span>) -> String {
-    match (&config.source, span) {
-        (Some(source), Some(span)) => format!(
+/// Where the value of configuration key `key` came from: the file that set it, with the
+/// line of `span` when that file is the configuration's own (`amlint.toml:4`); the files
+/// of an `extend` chain that set or added to it (`Config::origins`); or `default`.
+fn origin(config: &Config, key: &str, span: Option<crate::source::Span>) -> String {
+    let Some(files) = config.origins.get(key).filter(|f| !f.is_empty()) else {
+        return "default".to_string();
+    };
+    match (&config.source, span, files.as_slice()) {
+        (Some(source), Some(span), [only]) if *only == source.path => format!(
             "{}:{}",
             escape::control(&source.path),
             source.position(span.start).line
         ),
-        (Some(source), None) => escape::control(&source.path).into_owned(),
-        (None, _) => "default".to_string(),
+        _ => files
+            .iter()
+            .map(|f| escape::control(f).into_owned())
+            .collect::<Vec<_>>()
+            .join(", "),
     }
 }
 
@@ -67,18 +75,14 @@ fn file_settings(
         out,
         "profile",
         format!("\"{}\"", config.profile.as_str()),
-        if config.source.is_some() {
-            origin(config, None)
-        } else {
-            "default".to_string()
-        },
+        origin(config, "profile", None),
     );
     match &config.select {
         Some(select) => row(
             out,
             "select",
             list(select),
-            origin(config, select.first().map(|s| s.span)),
+            origin(config, "select", select.first().map(|s| s.span)),
         ),
         None => row(out, "select", "[\"ALL\"]".to_string(), "default".to_string()),
     }
@@ -88,19 +92,24 @@ fn file_settings(
             out,
             "extend-select",
             list(&config.extend_select),
-            origin(config, first),
+            origin(config, "extend-select", first),
         );
     }
     if !config.ignore.is_empty() {
         let first = config.ignore.first().map(|s| s.span);
-        row(out, "ignore", list(&config.ignore), origin(config, first));
+        row(
+            out,
+            "ignore",
+            list(&config.ignore),
+            origin(config, "ignore", first),
+        );
     }
     for (s, level) in &config.severity {
         row(
             out,
             &format!("severity.{s}"),
             format!("\"{}\"", level_name(*level)),
-            origin(config, None),
+            origin(config, "severity", None),
         );
     }
     let ignores = config.file_ignores(abs);
@@ -110,7 +119,7 @@ fn file_settings(
             out,
             "per-file-ignores (matching this file)",
             format!("[{}]", names.join(", ")),
-            origin(config, None),
+            origin(config, "per-file-ignores", None),
         );
     }
     let patterns = |p: &[crate::config::PathPattern]| {
@@ -121,7 +130,7 @@ fn file_settings(
         format!("[{}]", texts.join(", "))
     };
     match &config.include {
-        Some(include) => row(out, "include", patterns(include), origin(config, None)),
+        Some(include) => row(out, "include", patterns(include), origin(config, "include", None)),
         None => row(
             out,
             "include",
@@ -129,28 +138,20 @@ fn file_settings(
             "default".to_string(),
         ),
     }
-    let default_exclude = config.exclude.len() == crate::config::DEFAULT_EXCLUDE.len()
-        && config
-            .exclude
-            .iter()
-            .zip(crate::config::DEFAULT_EXCLUDE)
-            .all(|(p, d)| p.text == *d);
-    row(
-        out,
-        "exclude",
-        patterns(&config.exclude),
-        if default_exclude {
-            "default".to_string()
-        } else {
-            origin(config, None)
-        },
-    );
+    let mut exclude_from = origin(config, "exclude", None);
+    if config.origins.contains_key("extend-exclude") {
+        exclude_from = format!(
+            "{exclude_from}; extend-exclude: {}",
+            origin(config, "extend-exclude", None)
+        );
+    }
+    row(out, "exclude", patterns(&config.exclude), exclude_from);
     for (name, param) in &config.params {
         row(
             out,
             &format!("params.{}", escape::control(name)),
             escape::control(&param.value.to_string()).into_owned(),
-            origin(config, Some(param.span)),
+            origin(config, "params", Some(param.span)),
         );
     }
     for dir in &config.rules_dirs {
@@ -158,7 +159,7 @@ fn file_settings(
             out,
             "rules-dirs",
             format!("\"{}\"", escape::control(&dir.display().to_string())),
-            origin(config, None),
+            origin(config, "rules-dirs", None),
         );
     }
     let inv = &config.inventory;
@@ -174,7 +175,7 @@ fn file_settings(
                 inv.deployments.len(),
                 inv.vm_sizes.len()
             ),
-            origin(config, None),
+            origin(config, "inventory", None),
         );
     }
     if let Some(s) = selection.filter(|s| !s.is_empty()) {
@@ -235,11 +236,11 @@ fn rule_state(
     if file_ignores.iter().any(|s| s.matches_code(code)) {
         return (
             "off".to_string(),
-            format!("{} [per-file-ignores]", origin(config, None)),
+            format!("{} [per-file-ignores]", origin(config, "per-file-ignores", None)),
         );
     }
     let severity_origin = || match selector::best_match(code, config.severity.iter().map(|(s, l)| (s, *l))) {
-        Some((_, level)) => (level, format!("{} [severity]", origin(config, None))),
+        Some((_, level)) => (level, format!("{} [severity]", origin(config, "severity", None))),
         None => (crate::config::Level::Error, "default severity".to_string()),
     };
     let decision = selection.map_or(Decision::Configured, |s| s.decide(code));
@@ -271,11 +272,19 @@ fn rule_state(
         .map(|s| (&s.value, (true, s)))
         .chain(config.ignore.iter().map(|s| (&s.value, (false, s))));
     let chosen = selector::best_match(code, candidates);
-    let selected_from = match (chosen, &config.select) {
-        (Some((_, (_, s))), Some(_)) => origin(config, Some(s.span)),
-        (Some((_, (false, s))), None) => origin(config, Some(s.span)),
-        (Some((_, (true, s))), None) if s.value != crate::config::Selector::All => {
-            origin(config, Some(s.span))
+    // The key whose entry decided, found by identity among the configuration's lists.
+    let key_of = |s: &Spanned<crate::config::Selector>| {
+        if config.ignore.iter().any(|i| std::ptr::eq(i, s)) {
+            "ignore"
+        } else if config.extend_select.iter().any(|i| std::ptr::eq(i, s)) {
+            "extend-select"
+        } else {
+            "select"
+        }
+    };
+    let selected_from = match chosen {
+        Some((_, (_, s))) if config.select.is_some() || s.value != crate::config::Selector::All => {
+            origin(config, key_of(s), Some(s.span))
         }
         _ => "default".to_string(),
     };

@@ -14,13 +14,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, codes};
 use crate::document::{Document, Value};
 use crate::registry::Registry;
 use crate::source::{SourceFile, Span};
 
 /// The code of the unused-suppression rule.
-pub const UNUSED: &str = "AML009";
+pub const UNUSED: &str = codes::AML009.code;
 
 /// What a directive covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub enum Scope {
 
 /// One rule named in a directive.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Entry {
+pub struct NamedRule {
     /// As written.
     pub text: String,
     pub span: Span,
@@ -48,7 +48,7 @@ pub struct Directive {
     pub line: u32,
     /// From the `#` that starts the directive to the end of the comment.
     pub span: Span,
-    pub entries: Vec<Entry>,
+    pub entries: Vec<NamedRule>,
     /// The text after `]`, if any: why the finding is accepted.
     pub reason: Option<String>,
     /// Why the directive could not be read (it then silences nothing).
@@ -194,7 +194,7 @@ fn proves(source: &SourceFile, documents: &[Document], edit: &Edit, code: &str, 
         return false;
     }
     text.replace_range(edit.span.range(), &edit.replacement);
-    let limits = crate::load::Limits::default();
+    let limits = crate::limits::Limits::default();
     let after = crate::load::parse_text(&source.path, text, crate::load::Format::Yaml, &limits);
     let same = after.documents.len() == documents.len()
         && after
@@ -379,7 +379,7 @@ fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
         let item = part.trim();
         if !item.is_empty() {
             let start = offset + (list_start + pos + lead) as u32;
-            d.entries.push(Entry {
+            d.entries.push(NamedRule {
                 text: item.to_string(),
                 span: Span::new(start, start + item.len() as u32),
                 code: registry.find(item).map(|r| r.code),
@@ -555,7 +555,7 @@ fn entry_report(d: &Directive, j: usize, message: String) -> Diagnostic {
         .filter(|(k, _)| *k != j)
         .map(|(_, e)| e.text.as_str())
         .collect();
-    Diagnostic::new(UNUSED, d.entries[j].span, message)
+    Diagnostic::new(codes::AML009, d.entries[j].span, message)
         .with_help(
             "Remove it from the list: a suppression that silences nothing hides the next real finding.",
         )
@@ -571,7 +571,7 @@ fn entry_report(d: &Directive, j: usize, message: String) -> Diagnostic {
 }
 
 fn whole_report(d: &Directive, message: String, help: &str) -> Diagnostic {
-    Diagnostic::new(UNUSED, d.span, message)
+    Diagnostic::new(codes::AML009, d.span, message)
         .with_help(help.to_string())
         .with_fix(Fix {
             title: "Remove the suppression comment".to_string(),
@@ -643,7 +643,8 @@ fn unused_reports(d: &Directive, used: &[bool], enabled: &dyn Fn(&str) -> bool) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::{Format, Limits, parse_text};
+    use crate::limits::Limits;
+    use crate::load::{Format, parse_text};
     use crate::registry;
 
     fn scan_text(text: &str) -> Suppressions {

@@ -11,11 +11,12 @@
 use std::collections::HashSet;
 
 use super::DocContext;
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Findings, Fix};
-use crate::document::{Pointer, Style, Target};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Findings, Fix, codes};
+use crate::document::{Style, Target};
 use crate::schema::forms::Unused;
+use crate::source::Pointer;
 
-pub const CODE: &str = "AML107";
+pub const CODE: &str = codes::AML107.code;
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let (Some(kind), Some(annotations)) = (cx.class.kind, cx.annotations()) else {
@@ -77,7 +78,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                         format!("Remove `{key}`, or correct its name; as written, it has no effect.")
                     }
                 };
-                let mut d = Diagnostic::new(CODE, span, message)
+                let mut d = Diagnostic::new(codes::AML107, span, message)
                     .with_pointer(unused.pointer.clone())
                     .with_help(help);
                 if let Some(fix) = suggestion
@@ -91,7 +92,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
             }
         };
         out.push(
-            Diagnostic::new(CODE, span, message)
+            Diagnostic::new(codes::AML107, span, message)
                 .with_pointer(unused.pointer.clone())
                 .with_help(help),
         );

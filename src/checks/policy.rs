@@ -14,7 +14,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     for rule in facts.base.config.rules.rules() {
         if let Some(policy) = &rule.policy {
             let before = out.len();
-            policy.evaluate(rule, facts, out);
+            policy.evaluate(rule.id(), facts, out);
             if rule.fixes.iter().any(|f| f.set.is_some()) && out.len() > before {
                 super::set_fix::attach(cx, &rule.fixes, &mut out.kept_mut()[before..]);
             }

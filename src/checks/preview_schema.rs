@@ -4,8 +4,9 @@
 //! stands for (`schemas/kinds.yaml`: `preview_schemas`), which is how amlint checks it.
 
 use super::DocContext;
-use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix};
-use crate::document::{Pointer, Style};
+use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix, codes};
+use crate::document::Style;
+use crate::source::Pointer;
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let (Some(preview), Some(kind)) = (&cx.class.preview, cx.class.kind) else {
@@ -15,7 +16,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let url = format!("https://azuremlschemas.azureedge.net/latest/{current}.schema.json");
     let command = &crate::kinds::table().families[kind.family].command;
     let mut d = Diagnostic::new(
-        "AML007",
+        codes::AML007,
         preview.span,
         format!(
             "`$schema` names `{}`, a schema of the 2021 Azure ML CLI v2 preview: the file is preview syntax, and today's CLI reads it as a {}",

@@ -10,10 +10,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Findings};
-use crate::document::{Pointer, Target, Value};
+use crate::diagnostic::{Diagnostic, Findings, codes};
+use crate::document::{Target, Value};
 use crate::schema::coerce::is_binding;
 use crate::schema::forms::{Form, asset_singular};
+use crate::source::Pointer;
 
 pub const CODES: &[&str] = &["AML201", "AML202"];
 
@@ -87,7 +88,7 @@ fn check_site(
             .map_or("asset", asset_singular);
         return Some(
             Diagnostic::new(
-                "AML202",
+                codes::AML202,
                 span,
                 format!("`{text}` is not a well-formed {what} reference: {problem}"),
             )
@@ -347,7 +348,7 @@ fn missing(
     match std::fs::metadata(&path) {
         Ok(meta) if meta.is_dir() && !form.dir => Some(
             Diagnostic::new(
-                "AML201",
+                codes::AML201,
                 span,
                 format!("`{shown}` is a directory, but `{field}` must name a file (looked at `{where_}`)"),
             )
@@ -355,7 +356,7 @@ fn missing(
         ),
         Ok(meta) if !meta.is_dir() && !form.file => Some(
             Diagnostic::new(
-                "AML201",
+                codes::AML201,
                 span,
                 format!("`{shown}` is a file, but `{field}` must name a directory (looked at `{where_}`)"),
             )
@@ -372,7 +373,7 @@ fn missing(
                 .unwrap_or_default();
             Some(
                 Diagnostic::new(
-                    "AML201",
+                    codes::AML201,
                     span,
                     format!("Local path `{shown}` in `{field}` does not exist (looked for `{where_}`)"),
                 )

@@ -2,12 +2,13 @@
 //! (`crate::schema`), one finding per problem, each on the exact key or value.
 
 use super::DocContext;
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Findings, Fix};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Findings, Fix, codes};
 use crate::document::yaml11::describe;
-use crate::document::{Document, Pointer, Style, Target, Value};
+use crate::document::{Document, Style, Target, Value};
 use crate::schema::coerce::Normalize;
 use crate::schema::cross_field;
 use crate::schema::{Issue, IssueKind};
+use crate::source::Pointer;
 use crate::source::Span;
 
 /// Every code this check reports.
@@ -84,7 +85,7 @@ fn type_case(doc: &Document, title: &str) -> Option<Diagnostic> {
     }
     let span = doc.node(node).span;
     let mut d = Diagnostic::new(
-        "AML103",
+        codes::AML103,
         span,
         format!("`type: {written}` is not a type the Azure ML CLI dispatches: it compares `type` exactly, in lower case; did you mean `{lower}`?"),
     )
@@ -234,7 +235,7 @@ impl Render<'_> {
                 } else {
                     format!("{} is missing the required key `{key}`", self.subject(p))
                 };
-                Diagnostic::new("AML104", self.missing_span(p), capitalize(&message))
+                Diagnostic::new(codes::AML104, self.missing_span(p), capitalize(&message))
                     .with_pointer(p.clone())
                     .with_help(format!(
                         "Add `{key}:` here; the Azure ML CLI rejects the file without it (\"Missing data for required field\")."
@@ -243,7 +244,7 @@ impl Render<'_> {
             IssueKind::WrongType { expected } => {
                 let phrases: Vec<String> = expected.iter().map(|t| type_phrase(t)).collect();
                 Diagnostic::new(
-                    "AML102",
+                    codes::AML102,
                     self.value_span(p),
                     format!(
                         "{} must be {}, but is {}",
@@ -262,7 +263,7 @@ impl Render<'_> {
                     _ => "a boolean (`true`/`false`; the SDK also reads `yes`/`no`, `1`/`0`)",
                 };
                 Diagnostic::new(
-                    "AML102",
+                    codes::AML102,
                     self.value_span(p),
                     format!(
                         "{} must be {want}, but is {}",
@@ -275,7 +276,7 @@ impl Render<'_> {
             }
             IssueKind::NotAllowed { allowed, normalize } => self.not_allowed(p, allowed, *normalize),
             IssueKind::NotConst { expected } => Diagnostic::new(
-                "AML103",
+                codes::AML103,
                 self.value_span(p),
                 format!(
                     "{} must be `{expected}`, but is {}",
@@ -291,7 +292,7 @@ impl Render<'_> {
                 let words =
                     pattern_words(pattern).map_or_else(|| format!("the pattern `{pattern}`"), str::to_string);
                 Diagnostic::new(
-                    "AML103",
+                    codes::AML103,
                     self.doc.span_of(&child, Target::Key),
                     format!(
                         "`{key}` is not a valid name here: names under {} must be {words}",
@@ -316,7 +317,7 @@ impl Render<'_> {
                     .collect();
                 let rule = rules.join(" and ");
                 Diagnostic::new(
-                    "AML105",
+                    codes::AML105,
                     self.value_span(p),
                     format!(
                         "{} is {}; it must be {rule}",
@@ -335,7 +336,7 @@ impl Render<'_> {
                     _ => format!("a list of at most {limit} items"),
                 };
                 Diagnostic::new(
-                    "AML103",
+                    codes::AML103,
                     self.value_span(p),
                     format!("{} must be {rule}", capitalize(&self.subject(p))),
                 )
@@ -351,7 +352,7 @@ impl Render<'_> {
                     None => "an item".to_string(),
                 };
                 Diagnostic::new(
-                    "AML103",
+                    codes::AML103,
                     self.value_span(p),
                     format!("{shown} appears more than once in {}", self.subject(&list)),
                 )
@@ -360,7 +361,7 @@ impl Render<'_> {
             }
             IssueKind::Forbidden { schema } => self.forbidden(p, schema),
             IssueKind::NothingAllowed => Diagnostic::new(
-                "AML103",
+                codes::AML103,
                 self.doc.span_of(p, Target::Key),
                 format!("{} is not accepted here", capitalize(&self.subject(p))),
             )
@@ -389,7 +390,7 @@ impl Render<'_> {
         if taken {
             let c = closest.take().unwrap_or_default();
             message.push_str(&format!(", and `{c}`, which it resembles, is already set"));
-            let d = Diagnostic::new("AML101", span, message)
+            let d = Diagnostic::new(codes::AML101, span, message)
                 .with_pointer(child.clone())
                 .with_help(format!(
                     "Remove it, or merge it into `{c}`. The Azure ML CLI rejects keys it does not know (\"Unknown field\")."
@@ -417,7 +418,7 @@ impl Render<'_> {
                 code_list(&candidates, 20)
             ),
         };
-        let mut d = Diagnostic::new("AML101", span, message)
+        let mut d = Diagnostic::new(codes::AML101, span, message)
             .with_pointer(child.clone())
             .with_help(help);
         if let (Some(c), Some(found)) = (closest, self.doc.lookup(&child)) {
@@ -491,7 +492,7 @@ impl Render<'_> {
         } else {
             help.push_str("Use one of the listed values.");
         }
-        Diagnostic::new("AML103", self.value_span(p), message)
+        Diagnostic::new(codes::AML103, self.value_span(p), message)
             .with_pointer(p.clone())
             .with_help(help.trim().to_string())
     }
@@ -521,7 +522,7 @@ impl Render<'_> {
                 .unwrap_or_default();
             let accepted = crate::schema::forms::describe_accepted(&parsed);
             return Diagnostic::new(
-                "AML202",
+                codes::AML202,
                 self.value_span(p),
                 format!(
                     "`{text}` is not {} {what} reference: {} takes {accepted}",
@@ -537,7 +538,7 @@ impl Render<'_> {
         let words = pattern_words(pattern)
             .map_or_else(|| format!("match the pattern `{pattern}`"), |w| format!("be {w}"));
         Diagnostic::new(
-            "AML103",
+            codes::AML103,
             self.value_span(p),
             format!(
                 "`{text}` is not a valid value of {}: it must {words}",
@@ -558,7 +559,7 @@ impl Render<'_> {
             let last = p.child(both[both.len() - 1].as_str());
             let keys: Vec<String> = both.iter().map(|k| format!("`{k}`")).collect();
             return Diagnostic::new(
-                "AML103",
+                codes::AML103,
                 self.doc.span_of(&last, Target::Key),
                 format!("{} cannot be set together", join_and(&keys)),
             )
@@ -566,7 +567,7 @@ impl Render<'_> {
             .with_help("Keep only one of them.");
         }
         Diagnostic::new(
-            "AML103",
+            codes::AML103,
             self.doc.span_of(p, Target::Key),
             format!(
                 "The Azure ML SDK rejects any value of {} (azure-ai-ml cannot load it)",

@@ -2,8 +2,8 @@
 //! CLI actually dispatches on) makes it another.
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Findings};
-use crate::document::Pointer;
+use crate::diagnostic::{Diagnostic, Findings, codes};
+use crate::source::Pointer;
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let (Some(declared), Some(kind), Some(root)) = (cx.class.declared, cx.class.kind, cx.doc.root) else {
@@ -22,7 +22,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
         .map_or_else(String::new, |t| format!("`type: {t}`"));
     out.push(
         Diagnostic::new(
-            "AML008",
+            codes::AML008,
             cx.doc.node(schema).span,
             format!(
                 "`$schema` says this is a {}, but the Azure ML CLI reads it as a {}{}",

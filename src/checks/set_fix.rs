@@ -5,10 +5,10 @@
 
 use super::DocContext;
 use crate::diagnostic::{Diagnostic, Edit, Fix};
-use crate::document::{Pointer, Style, Value};
+use crate::document::{Style, Value};
 use crate::load::Format;
 use crate::registry::{FixDoc, SetField};
-use crate::source::Span;
+use crate::source::{Pointer, Span};
 
 /// Adds to each finding of a declarative rule the fixes its rule file declares.
 pub fn attach(cx: &DocContext<'_>, fixes: &[FixDoc], findings: &mut [Diagnostic]) {

@@ -1,7 +1,7 @@
 //! AML001 (one case of it): an Azure ML configuration file with several YAML documents.
 //! The CLI reads files with `yaml.safe_load`, which refuses a second document.
 
-use crate::diagnostic::{Diagnostic, Findings};
+use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::document::Document;
 use crate::source::{SourceFile, Span};
 
@@ -21,7 +21,7 @@ pub fn check(source: &SourceFile, documents: &[Document], out: &mut Findings) {
     };
     out.push(
         Diagnostic::new(
-            "AML001",
+            codes::AML001,
             span,
             format!(
                 "this Azure ML configuration file holds {} YAML documents; the Azure ML CLI reads exactly one (\"expected a single document in the stream\")",

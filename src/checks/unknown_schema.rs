@@ -1,9 +1,9 @@
 //! AML006 unknown-schema: a `$schema` under an Azure ML host that names no known kind.
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Findings};
-use crate::document::Pointer;
+use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::kinds;
+use crate::source::Pointer;
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(unknown) = &cx.class.unknown_schema else {
@@ -26,7 +26,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     }
     out.push(
         Diagnostic::new(
-            "AML006",
+            codes::AML006,
             unknown.span,
             format!(
                 "`$schema` names `{}`, which is not an Azure ML configuration schema amlint knows",

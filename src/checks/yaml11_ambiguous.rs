@@ -5,9 +5,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::DocContext;
-use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix};
+use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix, codes};
 use crate::document::yaml11::{NoteKind, describe, python_str, yaml_float_literal};
-use crate::document::{NodeId, Pointer, Value};
+use crate::document::{NodeId, Value};
+use crate::source::Pointer;
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let dates = string_fields_holding_dates(cx);
@@ -20,7 +21,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
             let field = pointer.last().unwrap_or_default();
             out.push(
                 Diagnostic::new(
-                    "AML102",
+                    codes::AML102,
                     node.span,
                     format!(
                         "`{raw}` is a date to the Azure ML CLI (PyYAML reads an unquoted date as a datetime), but `{field}` does not take a date: the CLI rejects the file (\"{sdk}\")"
@@ -61,7 +62,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                     _ => String::new(),
                 };
                 Diagnostic::new(
-                    "AML003",
+                    codes::AML003,
                     node.span,
                     format!(
                         "`{raw}` is read as {} by the Azure ML CLI (YAML 1.1), but as {} by YAML 1.2 tools and editors",
@@ -73,7 +74,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                 .with_fixes(differs_fixes(raw, node.span, &quoted, yaml11, yaml12))
             }
             NoteKind::VersionText { key, value } => Diagnostic::new(
-                "AML003",
+                codes::AML003,
                 node.span,
                 format!(
                     "`{key}: {raw}` is read as the number {}, so the version becomes \"{}\", not \"{raw}\"",

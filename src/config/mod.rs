@@ -23,7 +23,7 @@ use std::sync::{Arc, LazyLock};
 pub use cli_selection::CliSelection;
 pub use glob::{PathPattern, PatternSet};
 pub use inventory::Inventory;
-pub use parse::{ConfigFileKind, KEYS, parse};
+pub use parse::{ConfigFileKind, KEYS, MAX_EXTEND_DEPTH, MERGE, Merge, parse, parse_file};
 pub use resolve::{ConfigChoice, Resolver};
 pub use selector::Selector;
 
@@ -150,6 +150,9 @@ pub struct Config {
     pub rules: Rules,
     /// `include`, `exclude` and `[per-file-ignores]` compiled, on first use (after parsing).
     pub matchers: Matchers,
+    /// Each top-level key set by a file, with the files it comes from (`extend` chains:
+    /// the file that replaced it, or every file that added to it), for `--show-settings`.
+    pub origins: BTreeMap<String, Vec<String>>,
 }
 
 /// The configurations files are checked with: each file's nearest configuration, with
@@ -247,12 +250,13 @@ impl Config {
             rules_dirs: Vec::new(),
             rules: Rules::default(),
             matchers: Matchers::default(),
+            origins: BTreeMap::new(),
         }
     }
 
     /// Shared defaults for callers without a directory (relative paths resolve against
     /// the current directory).
-    pub fn default_ref() -> &'static Config {
+    pub fn shared_default() -> &'static Config {
         static DEFAULT: LazyLock<Config> = LazyLock::new(|| {
             Config::defaults(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")))
         });

@@ -42,6 +42,7 @@ pub const KEYS: &[&str] = &[
     "params",
     "inventory",
     "rules-dirs",
+    "extend",
 ];
 
 /// Parses a configuration file shown as `display`, whose relative paths resolve against
@@ -52,6 +53,52 @@ pub fn parse(
     text: String,
     kind: ConfigFileKind,
     registry: &Registry,
+) -> Result<Option<Config>, Vec<ConfigError>> {
+    let _ = registry;
+    parse_file(display, None, dir, text, kind, &mut Vec::new())
+}
+
+/// How deep `extend` chains may go.
+pub const MAX_EXTEND_DEPTH: usize = 16;
+
+/// How a key of a configuration combines with the same key of the configuration it
+/// `extend`s (docs/configuration.md, "Sharing a configuration").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Merge {
+    /// The extending file's value replaces the other's.
+    Replace,
+    /// The other's entries, then the extending file's (later entries win ties).
+    Append,
+    /// Entries by name; the extending file's win.
+    ByName,
+}
+
+/// The merge rule of each top-level key (`extend` itself is not merged).
+pub const MERGE: &[(&str, Merge)] = &[
+    ("select", Merge::Replace),
+    ("extend-select", Merge::Append),
+    ("ignore", Merge::Append),
+    ("severity", Merge::Append),
+    ("per-file-ignores", Merge::Append),
+    ("include", Merge::Replace),
+    ("exclude", Merge::Replace),
+    ("extend-exclude", Merge::Append),
+    ("profile", Merge::Replace),
+    ("params", Merge::ByName),
+    ("inventory", Merge::ByName),
+    ("rules-dirs", Merge::Append),
+];
+
+/// Parses the configuration file at `path` (absolute; `None` when it is not known), as
+/// [`parse`] does, following its `extend` chain: `chain` holds the real paths of the
+/// files that extend it, to report a cycle with the files that make it.
+pub fn parse_file(
+    display: &str,
+    path: Option<&Path>,
+    dir: &Path,
+    text: String,
+    kind: ConfigFileKind,
+    chain: &mut Vec<(std::path::PathBuf, String)>,
 ) -> Result<Option<Config>, Vec<ConfigError>> {
     let source = SourceFile::new(display, text);
     let bom = if source.text.starts_with('\u{feff}') { 3 } else { 0 };
@@ -80,7 +127,6 @@ pub fn parse(
         prefix: "",
         errors: Vec::new(),
     };
-    let _ = registry;
     let table = match kind {
         ConfigFileKind::Amlint => root.get_ref(),
         ConfigFileKind::Pyproject => {
@@ -100,8 +146,38 @@ pub fn parse(
             }
         }
     };
-    let mut config = Config::defaults(dir);
+    let mut config = match table.get("extend") {
+        None => Config::defaults(dir),
+        Some(v) => {
+            let real = path.map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()));
+            if let Some(real) = real {
+                chain.push((real, display.to_string()));
+            }
+            let base = p.extended(v, chain);
+            if path.is_some() {
+                chain.pop();
+            }
+            match base {
+                Some(base) => base,
+                None => return Err(p.errors),
+            }
+        }
+    };
+    // The extending file's own: relative patterns are matched from its directory.
+    config.dir = dir.to_path_buf();
+    config.path = None;
+    config.matchers = Default::default();
     config.source = Some(source.clone());
+    for (key, _) in table.iter() {
+        let key = key.get_ref().as_ref();
+        if let Some((_, merge)) = MERGE.iter().find(|(k, _)| *k == key) {
+            let files = config.origins.entry(key.to_string()).or_default();
+            if *merge == Merge::Replace {
+                files.clear();
+            }
+            files.push(display.to_string());
+        }
+    }
     // `rules-dirs` first: selectors and severities may name the rules they hold.
     if let Some(v) = table.get("rules-dirs") {
         p.rules_dirs(v, &mut config);
@@ -301,8 +377,8 @@ impl<'a> Parser<'a> {
         for (key, v) in table.iter() {
             match key.get_ref().as_ref() {
                 "select" => config.select = Some(self.selectors("select", v)),
-                "extend-select" => config.extend_select = self.selectors("extend-select", v),
-                "ignore" => config.ignore = self.selectors("ignore", v),
+                "extend-select" => config.extend_select.extend(self.selectors("extend-select", v)),
+                "ignore" => config.ignore.extend(self.selectors("ignore", v)),
                 "severity" => self.severity(v, config),
                 "per-file-ignores" => self.per_file_ignores(v, config),
                 "include" => config.include = Some(self.patterns("include", v)),
@@ -325,8 +401,8 @@ impl<'a> Parser<'a> {
                 }
                 "params" => self.params(v, config),
                 "inventory" => self.inventory(v, config),
-                // Read first, by `rules_dirs`.
-                "rules-dirs" => {}
+                // Read first: by `rules_dirs`, and `extend` before everything.
+                "rules-dirs" | "extend" => {}
                 _ => self.unknown_key(key, "", KEYS),
             }
         }
@@ -334,6 +410,97 @@ impl<'a> Parser<'a> {
             config.exclude = e;
         }
         config.exclude.extend(extend_exclude);
+    }
+
+    /// `extend = "path"`: the configuration this one builds on, read from inside the
+    /// project (as `rules-dirs` are) and parsed with its own `extend` chain; `None` when it
+    /// cannot be used (the errors say why, in this file or in that one).
+    fn extended(&mut self, v: &Value<'_>, chain: &mut Vec<(std::path::PathBuf, String)>) -> Option<Config> {
+        let (text, span) = self.string("extend", v, "`extend = \"../org/amlint.toml\"`")?;
+        let error = |message: String, help: &str| {
+            ConfigError::new(&self.source, span, message).with_help(help.to_string())
+        };
+        let path = super::absolute(Path::new(text), self.dir);
+        let real = match std::fs::canonicalize(&path) {
+            Ok(real) if real.is_file() => real,
+            _ => {
+                self.errors.push(error(
+                    format!("`extend` names `{text}`, which is not a file"),
+                    "The path is relative to this configuration file's directory; name an amlint.toml or a pyproject.toml with [tool.amlint].",
+                ));
+                return None;
+            }
+        };
+        if let Some(at) = chain.iter().position(|(p, _)| *p == real) {
+            let mut names: Vec<&str> = chain[at..].iter().map(|(_, d)| d.as_str()).collect();
+            names.push(&chain[at].1);
+            self.errors.push(error(
+                format!("`extend` makes a cycle: {}", names.join(" extends ")),
+                "Remove `extend` from one of these files: a configuration cannot build on itself.",
+            ));
+            return None;
+        }
+        if chain.len() >= MAX_EXTEND_DEPTH {
+            self.errors.push(error(
+                format!("`extend` chains go at most {MAX_EXTEND_DEPTH} files deep"),
+                "Flatten the chain: let the organisation's configuration extend one shared file, not a long line of them.",
+            ));
+            return None;
+        }
+        let boundary = crate::fsio::Boundary::around(self.dir);
+        // Shown as the extending file is, joined with what it wrote (`org/a.toml`).
+        let shown_dir = Path::new(self.source.path.as_str())
+            .parent()
+            .unwrap_or(Path::new(""));
+        let display = crate::fsio::shown(&crate::fsio::normalize(&shown_dir.join(text)));
+        let bytes = match crate::fsio::read_regular(
+            &real,
+            crate::fsio::Seen::Unknown,
+            &boundary,
+            crate::fsio::MAX_CONFIG_SIZE,
+        ) {
+            Ok(bytes) => bytes,
+            Err(r) => {
+                let help = match r {
+                    crate::fsio::Refusal::Outside { .. } => {
+                        "amlint reads configuration only from inside the project: vendor the shared configuration into the repository (a git submodule, or a folder a package installs into it; docs/configuration.md)."
+                    }
+                    _ => "Make it a readable regular file.",
+                };
+                self.errors.push(error(
+                    format!("cannot read `{text}`, which `extend` names: {}", r.describe()),
+                    help,
+                ));
+                return None;
+            }
+        };
+        let Ok(parent_text) = String::from_utf8(bytes) else {
+            self.errors.push(error(
+                format!("`{text}`, which `extend` names, is not valid UTF-8"),
+                "TOML files are UTF-8; save it as UTF-8.",
+            ));
+            return None;
+        };
+        let kind = if real.file_name().is_some_and(|n| n == "pyproject.toml") {
+            ConfigFileKind::Pyproject
+        } else {
+            ConfigFileKind::Amlint
+        };
+        let parent_dir = real.parent().unwrap_or(&real).to_path_buf();
+        match parse_file(&display, Some(&real), &parent_dir, parent_text, kind, chain) {
+            Ok(Some(parent)) => Some(parent),
+            Ok(None) => {
+                self.errors.push(error(
+                    format!("`{text}`, which `extend` names, has no [tool.amlint] table"),
+                    "Name an amlint.toml, or a pyproject.toml with a [tool.amlint] table.",
+                ));
+                None
+            }
+            Err(errors) => {
+                self.errors.extend(errors);
+                None
+            }
+        }
     }
 
     /// `rules-dirs`: the directories, then the user rules they hold (an error in a rule
@@ -452,7 +619,9 @@ impl<'a> Parser<'a> {
         }
         // File order (the TOML table is sorted by key).
         entries.sort_by_key(|(start, _, _)| *start);
-        config.severity = entries.into_iter().map(|(_, s, l)| (s, l)).collect();
+        config
+            .severity
+            .extend(entries.into_iter().map(|(_, s, l)| (s, l)));
     }
 
     fn per_file_ignores(&mut self, v: &Value<'_>, config: &mut Config) {
@@ -684,7 +853,12 @@ impl<'a> Parser<'a> {
             }
         }
         self.check_unique(&inv);
-        config.inventory = inv;
+        // Entries of a configuration this one extends stay unless this one names them.
+        config.inventory = if config.inventory.is_empty() {
+            inv
+        } else {
+            inv.with_outer(&config.inventory)
+        };
     }
 
     /// The keys of an inventory entry: unknown ones and missing required ones reported.

@@ -16,7 +16,6 @@ use std::sync::{Arc, Mutex};
 
 use super::{CONFIG_FILE_NAMES, Config, ConfigError, ConfigFileKind, absolute};
 use crate::fsio::{self, Boundary, MAX_CONFIG_SIZE};
-use crate::registry;
 
 /// Which configuration a run uses.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -216,7 +215,7 @@ impl Resolver {
             }
         };
         let dir = abs.parent().unwrap_or(abs).to_path_buf();
-        match super::parse(&display, &dir, text, kind, registry::builtin()) {
+        match super::parse_file(&display, Some(abs), &dir, text, kind, &mut Vec::new()) {
             Ok(Some(mut config)) => {
                 config.path = Some(abs.to_path_buf());
                 Some(Arc::new(config))
@@ -266,7 +265,7 @@ impl Resolver {
             if kind == ConfigFileKind::Pyproject && !text.contains("amlint") {
                 continue;
             }
-            match super::parse(&display, dir, text, kind, registry::builtin()) {
+            match super::parse_file(&display, Some(&abs), dir, text, kind, &mut Vec::new()) {
                 Ok(Some(mut config)) => {
                     config.path = Some(abs.clone());
                     found.push((abs, config));

@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use super::{Document, Entry, Node, NodeId, Style, Value};
-use crate::diagnostic::{Diagnostic, Findings};
-use crate::load::Limits;
+use crate::diagnostic::{Diagnostic, Findings, codes};
+use crate::limits::Limits;
 use crate::source::Span;
 
 enum Frame {
@@ -93,8 +93,9 @@ impl Parser<'_, '_> {
         } else {
             "Fix the JSON syntax; the Azure ML SDK cannot read this file until then."
         };
-        self.diags
-            .push(Diagnostic::new("AML001", span, format!("JSON syntax error: {message}")).with_help(help));
+        self.diags.push(
+            Diagnostic::new(codes::AML001, span, format!("JSON syntax error: {message}")).with_help(help),
+        );
         Stop
     }
 
@@ -118,7 +119,7 @@ impl Parser<'_, '_> {
                     if self.stack.len() >= self.limits.max_depth {
                         self.diags.push(
                             Diagnostic::new(
-                                "AML005",
+                                codes::AML005,
                                 Span::new(start, start + 1),
                                 format!("nesting deeper than {} levels", self.limits.max_depth),
                             )
@@ -286,7 +287,7 @@ impl Parser<'_, '_> {
             if let Some(&first) = seen.get(&**name) {
                 self.diags.push(
                     Diagnostic::new(
-                        "AML002",
+                        codes::AML002,
                         self.doc.nodes[e.key.index()].span,
                         format!(
                             "duplicate key `{name}`: the Azure ML SDK silently keeps only this last value"
@@ -471,7 +472,8 @@ impl Parser<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{Pointer, Target};
+    use crate::document::Target;
+    use crate::source::Pointer;
 
     fn load(text: &str) -> (Vec<Document>, Vec<Diagnostic>) {
         let mut diags = Findings::new(usize::MAX);

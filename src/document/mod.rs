@@ -7,14 +7,15 @@
 //! anchors are never copied; lookups see through aliases.
 
 pub mod json;
-pub mod pointer;
+
 pub mod yaml;
 pub mod yaml11;
 
 use std::collections::HashMap;
 
+use crate::diagnostic::codes;
+use crate::source::Pointer;
 use crate::source::Span;
-pub use pointer::Pointer;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub u32);
@@ -383,14 +384,14 @@ impl Document {
     }
 }
 
-/// AML005 for a file whose documents have more nodes than [`crate::load::Limits::max_nodes`], at the
+/// AML005 for a file whose documents have more nodes than [`crate::limits::Limits::max_nodes`], at the
 /// node where the parse stopped.
 pub(crate) fn too_many_nodes(
     span: crate::source::Span,
-    limits: &crate::load::Limits,
+    limits: &crate::limits::Limits,
 ) -> crate::diagnostic::Diagnostic {
     crate::diagnostic::Diagnostic::new(
-        "AML005",
+        codes::AML005,
         span,
         format!(
             "this file has more than {} nodes (the node limit of a file: keys, values and list items counted one by one)",

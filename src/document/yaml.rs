@@ -22,10 +22,10 @@ use std::collections::HashMap;
 use parser::{CORE_TAG_PREFIX, Event, EventKind, Parser};
 use scanner::{ScalarStyle, YamlError};
 
-use super::yaml11::{self, Note, NoteKind, Resolved};
+use super::yaml11::{self, Note, NoteKind, PlainScalar};
 use super::{Document, Entry, Expansion, Node, NodeId, Style, Value};
-use crate::diagnostic::{Diagnostic, Findings};
-use crate::load::Limits;
+use crate::diagnostic::{Diagnostic, Findings, codes};
+use crate::limits::Limits;
 use crate::source::Span;
 
 /// Parses every document of a YAML stream. `base` is where the content starts in `text`
@@ -119,7 +119,8 @@ fn syntax_error(text: &str, err: &YamlError) -> Diagnostic {
     } else {
         "Fix the YAML syntax; the Azure ML CLI cannot read this file until then."
     };
-    let mut diag = Diagnostic::new("AML001", span, format!("YAML syntax error: {problem}")).with_help(help);
+    let mut diag =
+        Diagnostic::new(codes::AML001, span, format!("YAML syntax error: {problem}")).with_help(help);
     if let (Some(context), Some(mark)) = (&err.context, err.context_mark) {
         if mark.pos != at {
             diag = diag.with_label(
@@ -140,7 +141,7 @@ fn check_printable(text: &str, base: u32, diags: &mut Findings) {
         let start = base + i as u32;
         diags.push(
             Diagnostic::new(
-                "AML001",
+                codes::AML001,
                 Span::new(start, start + c.len_utf8() as u32),
                 format!(
                     "unacceptable character #x{:04x}: special characters are not allowed (the Azure ML CLI's YAML reader refuses control characters)",
@@ -267,7 +268,7 @@ fn expansion_diagnostic(span: Span, limits: &Limits, reached: Expansion) -> Diag
     const NOT_CHECKED: &str = "The document was not checked further.";
     match reached {
         Expansion::Nodes { aliases: true } => Diagnostic::new(
-            "AML005",
+            codes::AML005,
             span,
             format!(
                 "aliases expand this document to more than {} nodes (the node limit; a \"billion laughs\" pattern)",
@@ -276,7 +277,7 @@ fn expansion_diagnostic(span: Span, limits: &Limits, reached: Expansion) -> Diag
         )
         .with_help(format!("Each alias repeats its anchor's whole content; the Azure ML SDK would expand them all. Write the content out, or reduce the nesting of aliases. {NOT_CHECKED}")),
         Expansion::Nodes { aliases: false } => Diagnostic::new(
-            "AML005",
+            codes::AML005,
             span,
             format!(
                 "this document has more than {} nodes (the node limit: keys, values and list items counted one by one)",
@@ -285,7 +286,7 @@ fn expansion_diagnostic(span: Span, limits: &Limits, reached: Expansion) -> Diag
         )
         .with_help(format!("No Azure ML configuration is this large; split the data out of the configuration (a data asset or a file it references). {NOT_CHECKED}")),
         Expansion::Depth => Diagnostic::new(
-            "AML005",
+            codes::AML005,
             span,
             format!(
                 "aliases nest this document deeper than {} levels (the nesting limit), counting each alias as the content it repeats",
@@ -349,7 +350,7 @@ impl<'a> Builder<'a, '_> {
             if first != span {
                 self.diags.push(
                     Diagnostic::new(
-                        "AML001",
+                        codes::AML001,
                         span,
                         format!("found duplicate anchor '{name}' (second occurrence): the Azure ML CLI's YAML reader refuses to define an anchor twice in a document"),
                     )
@@ -374,7 +375,7 @@ impl<'a> Builder<'a, '_> {
                     // Each document costs a tree of its own, however small.
                     self.diags.push(
                         Diagnostic::new(
-                            "AML005",
+                            codes::AML005,
                             Span::new(start, end.max(start)),
                             format!(
                                 "this file has more than {} YAML documents (the document limit of a file)",
@@ -432,7 +433,7 @@ impl<'a> Builder<'a, '_> {
                     let at = self.char_span_at(end.saturating_sub(1).max(start));
                     self.diags.push(
                         Diagnostic::new(
-                            "AML005",
+                            codes::AML005,
                             at,
                             format!("nesting deeper than {} levels", self.limits.max_depth),
                         )
@@ -449,7 +450,7 @@ impl<'a> Builder<'a, '_> {
                     match collection_tag_problem(tag, is_seq) {
                         Some(problem) => {
                             tag_problem = Some(
-                                Diagnostic::new("AML001", span, problem)
+                                Diagnostic::new(codes::AML001, span, problem)
                                     .with_help("Remove the tag; write the value as plain YAML."),
                             );
                         }
@@ -503,7 +504,7 @@ impl<'a> Builder<'a, '_> {
                         if found.is_some() {
                             self.diags.push(
                                 Diagnostic::new(
-                                    "AML005",
+                                    codes::AML005,
                                     span,
                                     format!("recursive alias `{}`: it refers to a node that contains it", &self.text[span.range()]),
                                 )
@@ -511,7 +512,7 @@ impl<'a> Builder<'a, '_> {
                             );
                         } else {
                             self.diags.push(
-                                Diagnostic::new("AML001", span, format!("found undefined alias '{name}'"))
+                                Diagnostic::new(codes::AML001, span, format!("found undefined alias '{name}'"))
                                     .with_help("Define the anchor (`&name`) before the alias (`*name`) that uses it, in the same YAML document."),
                             );
                         }
@@ -532,7 +533,7 @@ impl<'a> Builder<'a, '_> {
     /// A value `SafeConstructor` cannot build: AML001, and the document is not checked.
     fn constructor_error(&mut self, span: Span, message: String, help: &str) {
         self.diags
-            .push(Diagnostic::new("AML001", span, message).with_help(help));
+            .push(Diagnostic::new(codes::AML001, span, message).with_help(help));
         self.doc().partial = true;
     }
 
@@ -559,26 +560,26 @@ impl<'a> Builder<'a, '_> {
         let resolved = match tag {
             Some(tag) if !implicit => self.tagged_scalar(&value, tag, span),
             _ if implicit => match yaml11::resolve_plain(&value) {
-                Resolved::Value(v) => {
+                PlainScalar::Value(v) => {
                     if node_style == Style::Plain {
                         note = yaml11::compare(&value, &v);
                     }
                     v
                 }
                 // A merge key is only special as a key; `attach` handles it.
-                Resolved::Merge => {
+                PlainScalar::Merge => {
                     merge = true;
                     Value::Str(value.as_ref().into())
                 }
-                Resolved::Invalid(what) => {
+                PlainScalar::Invalid(what) => {
                     self.diags.push(
-                        Diagnostic::new("AML001", span, format!("`{value}` looks like {what} to the Azure ML CLI's YAML reader, which then fails to convert it (ValueError)"))
+                        Diagnostic::new(codes::AML001, span, format!("`{value}` looks like {what} to the Azure ML CLI's YAML reader, which then fails to convert it (ValueError)"))
                             .with_help("Quote it if it is text, or correct the value."),
                     );
                     Value::Str(value.as_ref().into())
                 }
                 // Refused unless it is a mapping key; `attach` decides.
-                Resolved::ValueTag => {
+                PlainScalar::ValueTag => {
                     value_tag = true;
                     Value::Str(value.as_ref().into())
                 }
@@ -620,8 +621,11 @@ impl<'a> Builder<'a, '_> {
                 Value::Float(f) if f.is_nan() && !value.to_ascii_lowercase().contains("nan") => None,
                 v => Some(v),
             },
-            Some("timestamp") => matches!(yaml11::resolve_plain(value), Resolved::Value(Value::Timestamp(_)))
-                .then(|| Value::Timestamp(value.into())),
+            Some("timestamp") => matches!(
+                yaml11::resolve_plain(value),
+                PlainScalar::Value(Value::Timestamp(_))
+            )
+            .then(|| Value::Timestamp(value.into())),
             Some("seq" | "map" | "set" | "omap" | "pairs") => {
                 let kind = if matches!(core, Some("seq" | "omap" | "pairs")) {
                     "sequence"
@@ -829,7 +833,7 @@ impl<'a> Builder<'a, '_> {
         let span = doc.nodes[item.index()].span;
         Some(
             Diagnostic::new(
-                "AML001",
+                codes::AML001,
                 span,
                 format!("{problem}: every item of a {tag} list must be a one-pair mapping"),
             )
@@ -871,7 +875,7 @@ impl<'a> Builder<'a, '_> {
                     if let Some(span) = bad {
                         self.diags.push(
                             Diagnostic::new(
-                                "AML001",
+                                codes::AML001,
                                 span,
                                 "expected a mapping for merging: every item of a `<<` list must be a mapping",
                             )
@@ -887,7 +891,7 @@ impl<'a> Builder<'a, '_> {
                 _ => {
                     let span = doc.nodes[m.index()].span;
                     self.diags.push(
-                        Diagnostic::new("AML001", span, "expected a mapping or list of mappings for merging")
+                        Diagnostic::new(codes::AML001, span, "expected a mapping or list of mappings for merging")
                             .with_help("The value of `<<` must be an alias of a mapping (`<<: *defaults`) or a list of them."),
                     );
                 }
@@ -921,13 +925,13 @@ impl<'a> Builder<'a, '_> {
                         let span = Span::new(span.start - 1, span.end + 1);
                         let text = &self.text[span.range()];
                         Diagnostic::new(
-                            "AML001",
+                            codes::AML001,
                             span,
                             format!("`{text}` looks like a template placeholder, but YAML reads it as a mapping used as a key, which the Azure ML CLI cannot load (\"found unhashable key\")"),
                         )
                         .with_help(TEMPLATE_HELP)
                     } else {
-                        Diagnostic::new("AML001", key_node.span, "found unhashable key: a list or mapping cannot be a mapping key")
+                        Diagnostic::new(codes::AML001, key_node.span, "found unhashable key: a list or mapping cannot be a mapping key")
                             .with_help("Use a string key.")
                     });
                     continue;
@@ -954,7 +958,7 @@ impl<'a> Builder<'a, '_> {
                 let name = doc.key_string(e.key);
                 self.diags.push(
                     Diagnostic::new(
-                        "AML002",
+                        codes::AML002,
                         key_node.span,
                         format!(
                             "duplicate key `{name}`: the Azure ML CLI silently keeps only this last value"
@@ -1165,18 +1169,18 @@ mod tests {
         let (docs, diags) = load(text);
         assert!(diags.is_empty(), "{diags:?}");
         let doc = &docs[0];
-        let p = super::super::Pointer::parse("/resources/instance_count");
+        let p = crate::source::Pointer::parse("/resources/instance_count");
         let key = doc.span_of(&p, super::super::Target::Key);
         let val = doc.span_of(&p, super::super::Target::Value);
         assert_eq!(&text[key.range()], "instance_count");
         assert_eq!(&text[val.range()], "2");
         let tags = doc.span_of(
-            &super::super::Pointer::parse("/resources/tags/a"),
+            &crate::source::Pointer::parse("/resources/tags/a"),
             super::super::Target::Value,
         );
         assert_eq!(&text[tags.range()], "\"é\"");
         let res = doc.span_of(
-            &super::super::Pointer::parse("/resources"),
+            &crate::source::Pointer::parse("/resources"),
             super::super::Target::Value,
         );
         assert_eq!(&text[res.range()], "instance_count: 2\n  tags: {a: \"é\"}");
@@ -1291,7 +1295,7 @@ mod tests {
     fn non_ascii_spans_are_bytes() {
         let text = "d: 'ééé'\nk: v\n";
         let (docs, _) = load(text);
-        let v = docs[0].span_of(&super::super::Pointer::parse("/k"), super::super::Target::Value);
+        let v = docs[0].span_of(&crate::source::Pointer::parse("/k"), super::super::Target::Value);
         assert_eq!(&text[v.range()], "v");
     }
 
@@ -1312,7 +1316,7 @@ mod tests {
         let inputs = &docs[0].to_json()["jobs"]["step"]["inputs"];
         assert_eq!(inputs["prompt"], "\nGoal: {{goal}}\nAnswer options:\ndone");
         assert_eq!(inputs["next"], serde_json::json!(["a", "b"]));
-        let p = super::super::Pointer::parse("/jobs/step/inputs/prompt");
+        let p = crate::source::Pointer::parse("/jobs/step/inputs/prompt");
         let span = docs[0].span_of(&p, super::super::Target::Value);
         assert!(text[span.range()].starts_with("\"\\nGoal") && text[span.range()].ends_with("done\""));
     }

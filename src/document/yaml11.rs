@@ -56,7 +56,7 @@ static FLOAT12: LazyLock<Regex> = LazyLock::new(|| {
 /// What a plain scalar means under PyYAML, or the tag it resolves to when PyYAML cannot
 /// construct it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Resolved {
+pub enum PlainScalar {
     Value(Value),
     /// `<<`: a merge key.
     Merge,
@@ -68,12 +68,12 @@ pub enum Resolved {
 }
 
 /// Resolves a plain scalar the way PyYAML's `SafeLoader` does.
-pub fn resolve_plain(s: &str) -> Resolved {
+pub fn resolve_plain(s: &str) -> PlainScalar {
     let first = s.chars().next();
     // PyYAML keys its implicit resolvers on the first character; do the same to skip the
     // regexes for ordinary words.
     match first {
-        None => return Resolved::Value(Value::Null),
+        None => return PlainScalar::Value(Value::Null),
         Some('y' | 'Y' | 'n' | 'N' | 't' | 'T' | 'f' | 'F' | 'o' | 'O') => {
             // PyYAML's `bool` and `null` resolvers (`^(?:yes|Yes|YES|...)$`), as words.
             if matches!(
@@ -98,36 +98,36 @@ pub fn resolve_plain(s: &str) -> Resolved {
                     | "OFF"
             ) {
                 let b = matches!(s.as_bytes()[0], b'y' | b'Y' | b't' | b'T') || s.eq_ignore_ascii_case("on");
-                return Resolved::Value(Value::Bool(b));
+                return PlainScalar::Value(Value::Bool(b));
             }
             if matches!(s, "null" | "Null" | "NULL") {
-                return Resolved::Value(Value::Null);
+                return PlainScalar::Value(Value::Null);
             }
         }
-        Some('~') if s == "~" => return Resolved::Value(Value::Null),
-        Some('<') if s == "<<" => return Resolved::Merge,
-        Some('=') if s == "=" => return Resolved::ValueTag,
+        Some('~') if s == "~" => return PlainScalar::Value(Value::Null),
+        Some('<') if s == "<<" => return PlainScalar::Merge,
+        Some('=') if s == "=" => return PlainScalar::ValueTag,
         Some('-' | '+' | '.' | '0'..='9') => {
             if FLOAT11.is_match(s) {
-                return Resolved::Value(construct_float(s));
+                return PlainScalar::Value(construct_float(s));
             }
             if INT11.is_match(s) {
                 return match construct_int(s) {
-                    Some(v) => Resolved::Value(v),
-                    None => Resolved::Invalid("an integer"),
+                    Some(v) => PlainScalar::Value(v),
+                    None => PlainScalar::Invalid("an integer"),
                 };
             }
             if TIMESTAMP11.is_match(s) {
                 return if valid_timestamp(s) {
-                    Resolved::Value(Value::Timestamp(s.into()))
+                    PlainScalar::Value(Value::Timestamp(s.into()))
                 } else {
-                    Resolved::Invalid("a date")
+                    PlainScalar::Invalid("a date")
                 };
             }
         }
         _ => {}
     }
-    Resolved::Value(Value::Str(s.into()))
+    PlainScalar::Value(Value::Str(s.into()))
 }
 
 /// Whether Python's `datetime` accepts the date and time PyYAML extracts from a
@@ -503,7 +503,7 @@ mod tests {
 
     fn v(s: &str) -> Value {
         match resolve_plain(s) {
-            Resolved::Value(v) => v,
+            PlainScalar::Value(v) => v,
             other => panic!("{s}: {other:?}"),
         }
     }
@@ -548,16 +548,16 @@ mod tests {
             v("2001-12-14t21:59:43.10-05:00"),
             Value::Timestamp("2001-12-14t21:59:43.10-05:00".into())
         );
-        assert_eq!(resolve_plain("<<"), Resolved::Merge);
-        assert_eq!(resolve_plain("="), Resolved::ValueTag);
+        assert_eq!(resolve_plain("<<"), PlainScalar::Merge);
+        assert_eq!(resolve_plain("="), PlainScalar::ValueTag);
         assert_eq!(
             v("99999999999999999999"),
             Value::BigInt("99999999999999999999".into())
         );
-        assert_eq!(resolve_plain("2021-13-01"), Resolved::Invalid("a date"));
-        assert_eq!(resolve_plain("2021-02-29"), Resolved::Invalid("a date"));
+        assert_eq!(resolve_plain("2021-13-01"), PlainScalar::Invalid("a date"));
+        assert_eq!(resolve_plain("2021-02-29"), PlainScalar::Invalid("a date"));
         assert_eq!(v("2020-02-29"), Value::Timestamp("2020-02-29".into()));
-        assert_eq!(resolve_plain("-0b_"), Resolved::Invalid("an integer"));
+        assert_eq!(resolve_plain("-0b_"), PlainScalar::Invalid("an integer"));
     }
 
     #[test]

@@ -6,15 +6,18 @@
 //! else the pipeline's default), elsewhere those of the document.
 
 pub mod index;
+mod table;
+mod value;
 pub mod vm;
 
 use std::path::Path;
 
 use crate::document::{Document, NodeId, Value};
 use crate::kinds::Kind;
-use crate::policy::condition::{Resolved, Val};
 pub use index::{DiskSizes, LazyIndex, ProjectIndex};
 use index::{Reference, parse_reference};
+pub use table::{FACTS, Fact, Fields, VM_FIELDS};
+pub use value::{Resolved, Val};
 use vm::{Known, VmFacts};
 
 /// Everything facts may consult beyond the document, built once per run and
@@ -67,7 +70,7 @@ impl FactBase {
     pub fn standalone() -> Self {
         Self {
             index: Default::default(),
-            config: std::sync::Arc::new(crate::config::Config::default_ref().clone()),
+            config: std::sync::Arc::new(crate::config::Config::shared_default().clone()),
             today: today(),
             disk: Default::default(),
             similar: Default::default(),
@@ -241,7 +244,7 @@ pub struct VmNode {
 
 /// Where a workload runs.
 #[derive(Debug, Clone, Default)]
-pub struct Target {
+pub struct Placement {
     /// `local`, `aci`, `aks`, `kubernetes`, `managed`, `amlcompute`, ... (`None`: unknown).
     pub ttype: Option<String>,
     pub name: Option<String>,
@@ -439,10 +442,10 @@ impl<'a> DocFacts<'a> {
         self.vm_nodes.iter().find(|v| Some(v.scope) == scope)
     }
 
-    fn resolve_compute(&self, reference: &str, source: NodeId) -> Target {
-        let mut t = Target {
+    fn resolve_compute(&self, reference: &str, source: NodeId) -> Placement {
+        let mut t = Placement {
             source: Some(source),
-            ..Target::default()
+            ..Placement::default()
         };
         match parse_reference(reference) {
             Reference::Local => t.ttype = Some("local".into()),
@@ -469,19 +472,19 @@ impl<'a> DocFacts<'a> {
     }
 
     /// Where the workload of `scope` runs.
-    pub fn target(&self, scope: Option<NodeId>) -> Target {
+    pub fn target(&self, scope: Option<NodeId>) -> Placement {
         let Some(root) = self.doc.root else {
-            return Target::default();
+            return Placement::default();
         };
         let scope = scope.unwrap_or(root);
-        let fixed = |t: &str| Target {
+        let fixed = |t: &str| Placement {
             ttype: Some(t.to_string()),
-            ..Target::default()
+            ..Placement::default()
         };
         match self.kind.id.as_str() {
             "v1.deploymentConfig" => {
                 let Some(node) = self.doc.get(root, "computeType") else {
-                    return Target::default();
+                    return Placement::default();
                 };
                 let raw = string_at(self.doc, node).map(str::to_ascii_lowercase);
                 let ttype = raw.as_deref().map(|s| match s {
@@ -490,10 +493,10 @@ impl<'a> DocFacts<'a> {
                 });
                 // Only AKS reads `computeTargetName` (AML107 reports it elsewhere).
                 if raw.as_deref() != Some("aks") {
-                    return Target {
+                    return Placement {
                         ttype,
                         source: Some(node),
-                        ..Target::default()
+                        ..Placement::default()
                     };
                 }
                 let name_node = self.doc.get(root, "computeTargetName");
@@ -504,7 +507,7 @@ impl<'a> DocFacts<'a> {
                     .map(str::to_string)
                     .or_else(|| self.inventory_deployment().and_then(|d| d.compute.clone()));
                 let entry = name.as_deref().and_then(|n| self.base.compute(n));
-                Target {
+                Placement {
                     resolved: name.as_ref().map(|_| entry.is_some()),
                     vm: entry
                         .as_ref()
@@ -533,7 +536,7 @@ impl<'a> DocFacts<'a> {
                     .and_then(|name| self.base.endpoint_compute(name));
                 match (compute, endpoint) {
                     (Some(c), Some(node)) => self.resolve_compute(&c, node),
-                    _ => Target {
+                    _ => Placement {
                         source: endpoint,
                         ..fixed("kubernetes")
                     },
@@ -541,14 +544,14 @@ impl<'a> DocFacts<'a> {
             }
             "batchDeployment" | "modelBatchDeployment" => match self.compute_field(root) {
                 Some((node, r)) => self.resolve_compute(r, node),
-                None => Target::default(),
+                None => Placement::default(),
             },
             "pipelineComponentBatchDeployment" => {
                 let settings = self.doc.get(root, "settings");
                 match settings.and_then(|s| self.doc.get(s, "default_compute")) {
                     Some(node) => string_at(self.doc, node)
-                        .map_or_else(Target::default, |r| self.resolve_compute(r, node)),
-                    None => Target::default(),
+                        .map_or_else(Placement::default, |r| self.resolve_compute(r, node)),
+                    None => Placement::default(),
                 }
             }
             id if id.ends_with("Job") || id == "pipelineComponent" => {
@@ -569,19 +572,19 @@ impl<'a> DocFacts<'a> {
                         }
                     }
                     if id == "pipelineComponent" {
-                        return Target::default();
+                        return Placement::default();
                     }
                 }
                 // No compute anywhere: recent CLIs submit to serverless compute.
                 fixed("serverless")
             }
             id => match index::compute_type_of_kind(id) {
-                Some(t) => Target {
+                Some(t) => Placement {
                     ttype: Some(t.to_string()),
                     vm: self.vm_for(None, Some(root)).map(|v| v.facts.clone()),
-                    ..Target::default()
+                    ..Placement::default()
                 },
-                None => Target::default(),
+                None => Placement::default(),
             },
         }
     }
@@ -589,7 +592,7 @@ impl<'a> DocFacts<'a> {
     /// Where the workload runs, seen from a reported node: when the node is itself a
     /// compute reference of the scope (`compute`, `settings.default_compute`), that
     /// reference; otherwise the scope's target.
-    pub fn target_for(&self, subject: Option<NodeId>, scope: Option<NodeId>) -> Target {
+    pub fn target_for(&self, subject: Option<NodeId>, scope: Option<NodeId>) -> Placement {
         if let (Some(s), Some(root)) = (subject, self.doc.root) {
             let settings = self.doc.get(root, "settings");
             let references = [
@@ -795,8 +798,8 @@ impl<'a> DocFacts<'a> {
         }
     }
 
-    /// Resolves a fact path (`$vm.gpus` is `("vm", ["gpus"])`), with the node that holds
-    /// it in this document when there is one.
+    /// Resolves a fact path (`$vm.gpus` is `("vm", ["gpus"])`) through its entry in
+    /// [`table::FACTS`], with the node that holds it in this document when there is one.
     pub fn fact(
         &self,
         name: &str,
@@ -804,85 +807,9 @@ impl<'a> DocFacts<'a> {
         subject: Option<NodeId>,
         scope: Option<NodeId>,
     ) -> (Resolved, Option<NodeId>) {
-        let unknown = (Resolved::Unknown, None);
-        let one = |v: Val| Resolved::Values(vec![v]);
-        let field = rest.first().map(String::as_str);
-        match name {
-            "vm" => match self.vm_for(subject, scope) {
-                Some(v) => (vm_field(&v.facts, &rest.join("."), self.base), Some(v.node)),
-                None => unknown,
-            },
-            "target" => {
-                let t = self.target_for(subject, scope);
-                let value = match field {
-                    Some("type") => t.ttype.clone().map_or(Resolved::Unknown, |s| one(Val::Str(s))),
-                    Some("name") => Resolved::Values(t.name.clone().map(Val::Str).into_iter().collect()),
-                    Some("resolved") => Resolved::Values(t.resolved.map(Val::Bool).into_iter().collect()),
-                    // Searched only when asked (a message), not at every evaluation of `$target`.
-                    Some("similar") => Resolved::Values(
-                        match (&t.name, t.resolved) {
-                            (Some(name), Some(false)) => self.base.similar_compute(name),
-                            _ => None,
-                        }
-                        .map(Val::Str)
-                        .into_iter()
-                        .collect(),
-                    ),
-                    Some("vm") => match &t.vm {
-                        Some(v) => vm_field(v, &rest[1..].join("."), self.base),
-                        None => Resolved::Unknown,
-                    },
-                    _ => Resolved::Unknown,
-                };
-                (value, t.source)
-            }
-            "model" => {
-                let m = self.model();
-                let value = match field {
-                    Some("size_bytes") => m
-                        .size_bytes
-                        .map_or(Resolved::Unknown, |b| one(Val::Num(b as f64))),
-                    Some("size") => m
-                        .size_bytes
-                        .map_or(Resolved::Unknown, |b| one(Val::Str(human_bytes(b)))),
-                    Some("name") => m.name.clone().map_or(Resolved::Unknown, |s| one(Val::Str(s))),
-                    Some("version") => m.version.clone().map_or(Resolved::Unknown, |s| one(Val::Str(s))),
-                    _ => Resolved::Unknown,
-                };
-                (value, m.source)
-            }
-            "workload" => (
-                self.workload(scope)
-                    .map_or(Resolved::Unknown, |w| one(Val::Str(w.to_string()))),
-                None,
-            ),
-            "gpu" if field == Some("requested") => (
-                self.gpus_requested(scope)
-                    .map_or(Resolved::Unknown, |g| one(Val::Num(g))),
-                None,
-            ),
-            "memory_gib" => match self.memory_gib(scope) {
-                Some((g, source)) => (one(Val::Num(g)), source),
-                None => unknown,
-            },
-            "memory" => {
-                let memory = self.memory_gib(scope);
-                let value = match (field, memory) {
-                    (Some("size"), Some((gib, _))) => {
-                        one(Val::Str(human_bytes((gib * 1024f64.powi(3)) as u64)))
-                    }
-                    (Some("model_ratio"), Some((gib, _))) => match self.model().size_bytes {
-                        Some(bytes) if bytes > 0 => one(Val::Num(gib * 1024f64.powi(3) / bytes as f64)),
-                        _ => Resolved::Unknown,
-                    },
-                    _ => Resolved::Unknown,
-                };
-                (value, memory.and_then(|(_, source)| source))
-            }
-            "profile" => (one(Val::Str(self.base.profile().to_string())), None),
-            "today" => (one(Val::Str(self.base.today.clone())), None),
-            "kind" => (one(Val::Str(self.kind.id.clone())), None),
-            _ => unknown,
+        match table::fact(name).and_then(|f| f.resolve) {
+            Some(resolve) => resolve(self, rest, subject, scope),
+            None => (Resolved::Unknown, None),
         }
     }
 }

@@ -17,10 +17,12 @@ use crate::discover::{self, Filter as _};
 use crate::facts::ProjectIndex;
 use crate::fsio::Boundary;
 use crate::kinds::Classification;
-use crate::load::{self, Format, Limits};
-use crate::pipeline::{self, FactBases, FileReport, Options, Prepared};
+use crate::limits::Limits;
+use crate::load::{self, Format};
+use crate::pipeline::{self, FactBases, Options, Prepared};
 use crate::project::Project;
 use crate::registry::Registry;
+use crate::results::FileReport;
 use crate::source::SourceFile;
 
 use super::convert;
@@ -161,7 +163,7 @@ impl DiskFile {
                 path,
                 load::Seen::Unknown,
                 &Boundary::around(path.parent().unwrap_or(path)),
-                crate::load::Limits::default().max_file_size,
+                crate::limits::Limits::default().max_file_size,
             );
             return read.map_or(true, |t| memchr::memmem::find(&t, name.as_bytes()).is_some());
         }
@@ -205,7 +207,7 @@ fn check_with(
     let registry = config.rules.arc();
     let base = bases.for_config(&config);
     let report = pipeline::guarded(&display, || {
-        pipeline::check_and_filter(prepared, &base, &project, options)
+        pipeline::check_and_filter(&prepared, &base, &project, options)
     })
     .unwrap_or_else(|r| *r);
     (report, registry)

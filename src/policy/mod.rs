@@ -17,14 +17,15 @@ pub mod path;
 
 use std::collections::BTreeMap;
 
-use condition::{Cond, Env, Resolved, Tri, Val};
+use crate::facts::{FACTS, Fields, Resolved, Val};
+use condition::{Cond, Env, Tri};
 use path::{FieldPath, Segment};
 use serde::Deserialize;
 
-use crate::diagnostic::{Diagnostic, Findings, Severity};
-use crate::document::{Document, NodeId, Pointer, Value};
+use crate::diagnostic::{Diagnostic, Findings, RuleId, Severity};
+use crate::document::{Document, NodeId, Value};
 use crate::facts::DocFacts;
-use crate::registry::RuleMeta;
+use crate::source::Pointer;
 use crate::source::Span;
 
 /// A compiled declarative rule.
@@ -494,7 +495,7 @@ impl PolicyRule {
     }
 
     /// Evaluates the rule on one document and reports each subject it holds for.
-    pub fn evaluate(&self, meta: &RuleMeta, facts: &DocFacts<'_>, out: &mut Findings) {
+    pub fn evaluate(&self, meta: RuleId, facts: &DocFacts<'_>, out: &mut Findings) {
         if !self.kinds.iter().any(|k| k == "*" || *k == facts.kind.id) {
             return;
         }
@@ -535,7 +536,7 @@ impl PolicyRule {
                 .get(facts.base.profile())
                 .copied()
                 .unwrap_or(meta.severity);
-            let mut d = Diagnostic::for_rule(meta, span, self.message.render(&env)).with_severity(severity);
+            let mut d = Diagnostic::new(meta, span, self.message.render(&env)).with_severity(severity);
             if let Some(help) = &self.help {
                 d = d.with_help(help.render(&env));
             }
@@ -694,69 +695,23 @@ pub fn compile(
     })
 }
 
-/// The fields of `$vm` (and of `$target.vm`).
-pub const VM_FIELDS: &[&str] = &[
-    "name",
-    "written",
-    "known",
-    "series",
-    "series_names",
-    "family",
-    "category",
-    "accelerator",
-    "support",
-    "support_basis",
-    "retirement",
-    "retired",
-    "vcpus",
-    "memory_gib",
-    "gpus",
-    "fpgas",
-    "isolated",
-    "closest",
-];
-
-/// The fields of a fact: `None` when the fact is read whole (`$workload`).
-fn fact_fields(name: &str) -> Option<&'static [&'static str]> {
-    match name {
-        "vm" => Some(VM_FIELDS),
-        "target" => Some(&["type", "name", "resolved", "similar", "vm"]),
-        "model" => Some(&["size_bytes", "size", "name", "version"]),
-        "gpu" => Some(&["requested"]),
-        "memory" => Some(&["size", "model_ratio"]),
-        _ => None,
-    }
-}
-
-/// Checks that a fact path names a fact and fields it has (`$vm.gpus`, `$target.vm.series`,
-/// `$params.<name>`). `bare` allows a fact without its field (`report.at: $vm`).
+/// Checks that a fact path names a fact of [`FACTS`] and fields it has (`$vm.gpus`,
+/// `$target.vm.series`, `$params.<name>`). `bare` allows a fact without its field
+/// (`report.at: $vm`).
 pub fn check_fact_path(path: &FieldPath, bare: bool) -> Result<(), String> {
     let FieldPath::Fact(name, rest) = path else {
         return Ok(());
     };
-    if !FACTS.contains(&name.as_str()) {
-        let hint = crate::suggest::closest(name, FACTS.iter())
+    let Some(fact) = crate::facts::FACTS.iter().find(|f| f.name == name.as_str()) else {
+        let names = FACTS.iter().map(|f| f.name);
+        let hint = crate::suggest::closest(name, names.clone())
             .map(|s| format!("did you mean `${s}`? "))
             .unwrap_or_default();
         return Err(format!(
             "`{path}`: `${name}` is not a fact ({hint}facts: {})",
-            FACTS
-                .iter()
-                .map(|f| format!("${f}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            names.map(|f| format!("${f}")).collect::<Vec<_>>().join(", ")
         ));
-    }
-    if name == "params" {
-        return match rest.len() {
-            1 => Ok(()),
-            0 => Err(format!("`{path}`: name the parameter (`$params.<name>`)")),
-            _ => Err(format!(
-                "`{path}`: a parameter has no fields (`$params.{}`)",
-                rest[0]
-            )),
-        };
-    }
+    };
     let fields_error = |prefix: &str, field: &str, fields: &[&str]| {
         let hint = crate::suggest::closest(field, fields.iter())
             .map(|s| format!("did you mean `{prefix}.{s}`? "))
@@ -766,11 +721,24 @@ pub fn check_fact_path(path: &FieldPath, bare: bool) -> Result<(), String> {
             fields.join(", ")
         )
     };
-    let Some(fields) = fact_fields(name) else {
-        return match rest.first() {
-            None => Ok(()),
-            Some(_) => Err(format!("`{path}`: `${name}` has no fields (write `${name}`)")),
-        };
+    let (fields, nested) = match fact.fields {
+        Fields::AnyName => {
+            return match rest.len() {
+                1 => Ok(()),
+                0 => Err(format!("`{path}`: name the parameter (`${name}.<name>`)")),
+                _ => Err(format!(
+                    "`{path}`: a parameter has no fields (`${name}.{}`)",
+                    rest[0]
+                )),
+            };
+        }
+        Fields::Whole => {
+            return match rest.first() {
+                None => Ok(()),
+                Some(_) => Err(format!("`{path}`: `${name}` has no fields (write `${name}`)")),
+            };
+        }
+        Fields::Named { fields, nested } => (fields, nested),
     };
     let Some(field) = rest.first() else {
         return if bare {
@@ -785,15 +753,16 @@ pub fn check_fact_path(path: &FieldPath, bare: bool) -> Result<(), String> {
     if !fields.contains(&field.as_str()) {
         return Err(fields_error(&format!("${name}"), field, fields));
     }
-    if name == "target" && field == "vm" {
+    if let Some((_, subfields)) = nested.iter().find(|(f, _)| *f == field.as_str()) {
+        let prefix = format!("${name}.{field}");
         return match rest.get(1) {
             None if bare => Ok(()),
             None => Err(format!(
-                "`{path}`: name a field of `$target.vm` (its fields: {})",
-                VM_FIELDS.join(", ")
+                "`{path}`: name a field of `{prefix}` (its fields: {})",
+                subfields.join(", ")
             )),
-            Some(f) if !VM_FIELDS.contains(&f.as_str()) => Err(fields_error("$target.vm", f, VM_FIELDS)),
-            Some(_) if rest.len() > 2 => Err(format!("`{path}`: `$target.vm.{}` has no fields", rest[1])),
+            Some(f) if !subfields.contains(&f.as_str()) => Err(fields_error(&prefix, f, subfields)),
+            Some(_) if rest.len() > 2 => Err(format!("`{path}`: `{prefix}.{}` has no fields", rest[1])),
             Some(_) => Ok(()),
         };
     }
@@ -803,28 +772,41 @@ pub fn check_fact_path(path: &FieldPath, bare: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// The facts rules may read.
-pub const FACTS: &[&str] = &[
-    "vm",
-    "target",
-    "model",
-    "workload",
-    "gpu",
-    "memory_gib",
-    "memory",
-    "params",
-    "profile",
-    "today",
-    "kind",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[test]
+    fn paths_are_checked_against_the_table() {
+        let check =
+            |p: &str, bare: bool| check_fact_path(&crate::policy::path::FieldPath::parse(p).unwrap(), bare);
+        assert!(check("$file.path", false).is_ok());
+        let e = check("$file.pth", false).unwrap_err();
+        assert!(e.contains("did you mean `$file.path`"), "{e}");
+        assert!(check("$target.vm.gpus", false).is_ok());
+        assert!(check("$target.vm", true).is_ok());
+        assert!(
+            check("$target.vm", false)
+                .unwrap_err()
+                .contains("name a field of `$target.vm`")
+        );
+        assert!(
+            check("$target.vm.gpu", false)
+                .unwrap_err()
+                .contains("did you mean `$target.vm.gpus`")
+        );
+        assert!(check("$params.x", false).is_ok() && check("$params", false).is_err());
+        assert!(check("$today.x", false).unwrap_err().contains("has no fields"));
+        assert!(
+            check("$fiel.path", false)
+                .unwrap_err()
+                .contains("did you mean `$file`")
+        );
+    }
+
     fn yaml(text: &str) -> Document {
         let mut diags = Findings::new(usize::MAX);
-        let mut docs = crate::document::yaml::parse(text, 0, &crate::load::Limits::default(), &mut diags);
+        let mut docs = crate::document::yaml::parse(text, 0, &crate::limits::Limits::default(), &mut diags);
         docs.remove(0)
     }
 

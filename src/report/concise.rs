@@ -4,7 +4,7 @@
 
 use crate::diagnostic::Severity;
 use crate::escape;
-use crate::pipeline::Report;
+use crate::results::Report;
 
 /// The findings of `report`, one line each, and the summary line.
 pub fn render(report: &Report, quiet: bool) -> String {

@@ -5,7 +5,7 @@
 //! `%`, `\r` and `\n` everywhere, and `:` and `,` inside properties.
 
 use crate::diagnostic::Severity;
-use crate::pipeline::Report;
+use crate::results::Report;
 
 /// Escapes a command's message.
 pub fn escape_data(s: &str) -> String {

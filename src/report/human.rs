@@ -9,7 +9,7 @@ use super::snippet::Snippet;
 use crate::escape;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::pipeline::Report;
+use crate::results::Report;
 use crate::source::SourceFile;
 
 /// How to draw the report.

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::diagnostic::Diagnostic;
-use crate::pipeline::{FileReport, Report, Summary};
+use crate::results::{FileReport, Report, Summary};
 use crate::source::{Position, SourceFile, Span};
 
 pub const VERSION: u32 = 1;

@@ -4,7 +4,7 @@
 //! appear in the test case's `<system-out>`.
 
 use crate::diagnostic::Severity;
-use crate::pipeline::{FileReport, Report};
+use crate::results::{FileReport, Report};
 
 /// Escapes text for XML 1.0 content and attribute values; control, line-separator and
 /// bidi characters (which XML 1.0 cannot hold, or a reader's terminal would act on) are

@@ -1,4 +1,4 @@
-//! Output formats. Every format renders the same [`Report`](crate::pipeline::Report) of
+//! Output formats. Every format renders the same [`Report`](crate::results::Report) of
 //! [`Diagnostic`](crate::diagnostic::Diagnostic)s; none computes positions itself (they
 //! come from [`SourceFile`](crate::source::SourceFile)).
 
@@ -12,7 +12,7 @@ mod snippet;
 pub mod statistics;
 
 use crate::diagnostic::Severity;
-use crate::pipeline::Summary;
+use crate::results::Summary;
 
 /// The project's home page.
 pub const HOME_URL: &str = "https://github.com/amlint/amlint";
@@ -55,7 +55,7 @@ pub fn summary_line(s: &Summary) -> String {
 
 /// The summary line, followed by how many findings were silenced (inline suppressions,
 /// the baseline) when there are any, so that a clean result never hides them.
-pub fn summary_with_suppressed(report: &crate::pipeline::Report) -> String {
+pub fn summary_with_suppressed(report: &crate::results::Report) -> String {
     let mut line = summary_line(&report.summary());
     let (inline, baseline) =
         report
@@ -63,8 +63,8 @@ pub fn summary_with_suppressed(report: &crate::pipeline::Report) -> String {
             .iter()
             .flat_map(|f| &f.suppressed)
             .fold((0, 0), |(i, b), s| match s.kind {
-                crate::filter::SuppressionKind::InSource => (i + 1, b),
-                crate::filter::SuppressionKind::Baseline => (i, b + 1),
+                crate::results::SuppressionKind::InSource => (i + 1, b),
+                crate::results::SuppressionKind::Baseline => (i, b + 1),
             });
     let mut parts = Vec::new();
     if inline > 0 {

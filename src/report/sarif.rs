@@ -11,10 +11,10 @@ use serde_json::{Value, json};
 
 use crate::baseline;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::filter::{Suppressed, SuppressionKind};
-use crate::pipeline::{FileReport, Report};
 use crate::project::percent_encode_path;
 use crate::registry::{self, RuleMeta};
+use crate::results::{FileReport, Report};
+use crate::results::{Suppressed, SuppressionKind};
 use crate::source::{SourceFile, Span};
 
 pub const SCHEMA_URI: &str =

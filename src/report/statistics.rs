@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::diagnostic::Severity;
 use crate::escape;
-use crate::pipeline::Report;
+use crate::results::Report;
 
 /// One rule's counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -18,13 +18,14 @@
 use serde_json::Value;
 
 use super::coerce::{Coercion, coerce, python_float};
-use crate::document::Pointer;
+use crate::diagnostic::{RuleId, codes};
+use crate::source::Pointer;
 
 /// One cross-field finding: where, what, and (optionally) the other field involved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
     /// AML105 (out of range), or AML103 for a value the SDK refuses in code.
-    pub code: &'static str,
+    pub code: RuleId,
     pub pointer: Pointer,
     pub message: String,
     pub help: String,
@@ -97,7 +98,7 @@ fn job_services(root: &Value, out: &mut Vec<Finding>) {
                     p.push(name.clone());
                     p.push("nodes".into());
                     out.push(Finding {
-                        code: "AML103",
+                        code: codes::AML103,
                         pointer: Pointer::from_segments(p),
                         message: format!("`nodes: {shown}` is not allowed for service `{name}`: the SDK takes only `all` (or no `nodes`)"),
                         help: "Write `nodes: all` to run the service on every node, or remove `nodes` to run it on the first node only. The CLI rejects other values (\"nodes should be either 'all' or None\").".into(),
@@ -143,7 +144,7 @@ fn input_defaults(root: &Value, out: &mut Vec<Finding>) {
                 .as_str()
                 .map_or_else(|| default.to_string(), str::to_string);
             out.push(Finding {
-                code: "AML102",
+                code: codes::AML102,
                 pointer: ptr(&["inputs", name, "default"]),
                 message: format!("the default `{shown}` of input `{name}` is not a valid {ty}: the Azure ML CLI cannot parse it (\"Default value of Input '{name}' cannot be parsed\")"),
                 help: match ty.as_str() {
@@ -165,7 +166,7 @@ fn traffic(root: &Value, out: &mut Vec<Finding>) {
         for (name, v) in map {
             match coerce(Coercion::Integer, v).and_then(|c| c.number()) {
                 Some(n) if !(0.0..=100.0).contains(&n) => out.push(Finding {
-                    code: "AML105",
+                    code: codes::AML105,
                     pointer: ptr(&["traffic", name]),
                     message: format!("traffic for deployment `{name}` is {}%, outside 0–100%", fmt(n)),
                     help: "Give each deployment a percentage between 0 and 100.".into(),
@@ -177,7 +178,7 @@ fn traffic(root: &Value, out: &mut Vec<Finding>) {
         }
         if all_numbers && sum > 100.0 {
             out.push(Finding {
-                code: "AML105",
+                code: codes::AML105,
                 pointer: ptr(&["traffic"]),
                 message: format!(
                     "the traffic percentages sum to {}%; the Azure ML SDK rejects a sum above 100%",
@@ -191,7 +192,7 @@ fn traffic(root: &Value, out: &mut Vec<Finding>) {
     if let Some(Value::Object(map)) = root.get("mirror_traffic") {
         if map.len() > 1 {
             out.push(Finding {
-                code: "AML105",
+                code: codes::AML105,
                 pointer: ptr(&["mirror_traffic"]),
                 message: format!(
                     "`mirror_traffic` names {} deployments; Azure ML mirrors traffic to one deployment only",
@@ -205,7 +206,7 @@ fn traffic(root: &Value, out: &mut Vec<Finding>) {
             if let Some(n) = coerce(Coercion::Integer, v).and_then(|c| c.number()) {
                 if !(0.0..=50.0).contains(&n) {
                     out.push(Finding {
-                        code: "AML105",
+                        code: codes::AML105,
                         pointer: ptr(&["mirror_traffic", name]),
                         message: format!(
                             "mirror traffic for `{name}` is {}%; Azure ML allows 0–50%",
@@ -224,7 +225,7 @@ fn deployment(root: &Value, managed: bool, out: &mut Vec<Finding>) {
     if let Some(n) = at(root, &["data_collector", "sampling_rate"]) {
         if !(0.0..=1.0).contains(&n) {
             out.push(Finding {
-                code: "AML105",
+                code: codes::AML105,
                 pointer: ptr(&["data_collector", "sampling_rate"]),
                 message: format!(
                     "`sampling_rate` is {}; the Azure ML SDK requires a fraction between 0.0 and 1.0",
@@ -239,7 +240,7 @@ fn deployment(root: &Value, managed: bool, out: &mut Vec<Finding>) {
         if let Some(n) = at(root, &["request_settings", "request_timeout_ms"]) {
             if !(1.0..=180_000.0).contains(&n) {
                 out.push(Finding {
-                    code: "AML105",
+                    code: codes::AML105,
                     pointer: ptr(&["request_settings", "request_timeout_ms"]),
                     message: format!(
                         "`request_timeout_ms` is {}; managed online endpoints allow 1 to 180000 ms (3 minutes)",
@@ -263,7 +264,7 @@ fn deployment(root: &Value, managed: bool, out: &mut Vec<Finding>) {
             if let Some(n) = at(root, &[probe, field]) {
                 if n < 1.0 {
                     out.push(Finding {
-                        code: "AML105",
+                        code: codes::AML105,
                         pointer: ptr(&[probe, field]),
                         message: format!("`{probe}.{field}` is {}; Azure ML requires at least 1", fmt(n)),
                         help: format!("Set `{field}` to 1 or more (or remove it to use the default)."),
@@ -300,7 +301,7 @@ fn min_max(root: &Value, parent: &[&str], min: &str, max: &str, what: &str, out:
     if let (Some(lo), Some(hi)) = (at(root, &min_path), at(root, &max_path)) {
         if lo > hi {
             out.push(Finding {
-                code: "AML105",
+                code: codes::AML105,
                 pointer: ptr(&min_path),
                 message: format!(
                     "`{min}` ({}) is greater than `{max}` ({}): the service refuses a range whose minimum exceeds its maximum",
@@ -333,7 +334,7 @@ fn v1(root: &Value, out: &mut Vec<Finding>) {
         if let (Some(r), Some(l)) = (at(root, &rp), at(root, &lp)) {
             if l < r {
                 out.push(Finding {
-                    code: "AML105",
+                    code: codes::AML105,
                     pointer: ptr(&lp),
                     message: format!(
                         "`{limit}` ({}) is below `{request}` ({}): a container's {what} limit cannot be lower than its request",

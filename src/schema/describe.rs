@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::store::{Store, store};
-use crate::document::Pointer;
+use crate::source::Pointer;
 
 /// The schema's documentation of one field.
 #[derive(Clone, Debug, Default, PartialEq)]

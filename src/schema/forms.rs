@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::coerce::is_binding;
 use super::select::{Keywords, admits};
 use super::store::Store;
-use crate::document::Pointer;
+use crate::source::Pointer;
 
 /// One form the SDK tries for a reference field.
 #[derive(Clone, Debug, PartialEq, Eq)]

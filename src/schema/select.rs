@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::coerce::{Coercion, Normalize, coerce, is_binding};
 use super::store::{Bounds, EnumSpec, LAZY_KEYWORD, Store};
-use crate::document::Pointer;
+use crate::source::Pointer;
 
 /// One schema problem at one place of the document.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,7 +83,7 @@ pub enum IssueKind {
 }
 
 /// Most issues collected from one document: the findings a file keeps
-/// ([`crate::load::Limits::findings_kept`] by default). A document with more (a list of
+/// ([`crate::limits::Limits::findings_kept`] by default). A document with more (a list of
 /// a million wrongly typed items) stops being validated there, so time and memory stay
 /// bounded by this rather than by the document.
 pub const MAX_ISSUES: usize = 10_000;

@@ -34,10 +34,10 @@ const ID_BASE: &str = super::preprocess::EMBEDDED_ID_BASE;
 
 pub struct Store {
     /// `<kind>.schema.json` by kind id: the bundled text, parsed on first use.
-    kinds: HashMap<&'static str, Kind>,
+    kinds: HashMap<&'static str, KindSchema>,
 }
 
-struct Kind {
+struct KindSchema {
     text: &'static str,
     /// The document's `$id` (`json-schema:///<kind>.schema.json`).
     id: String,
@@ -71,7 +71,7 @@ impl Store {
             .iter()
             .chain(crate::embedded::SHARED_SCHEMAS)
             .map(|&(kind, text)| {
-                let k = Kind {
+                let k = KindSchema {
                     text,
                     id: format!("{ID_BASE}{kind}.schema.json"),
                     doc: OnceLock::new(),

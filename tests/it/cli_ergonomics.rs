@@ -203,6 +203,33 @@ fn show_settings_says_where_each_value_comes_from() {
         out.contains("AML101 unknown-key = error  # selected: default; default severity\n"),
         "{out}"
     );
+    // Values an `extend` chain brings name the file they come from.
+    write(
+        dir.path(),
+        "base.toml",
+        "ignore = [\"AML702\"]\n[severity]\nAML601 = \"error\"\n",
+    );
+    write(
+        dir.path(),
+        "amlint.toml",
+        "extend = \"base.toml\"\nextend-select = [\"AML5\"]\n",
+    );
+    let (_, out, _) = run(dir.path(), &["--show-settings", "cluster.yml"]);
+    assert!(out.contains("ignore = [\"AML702\"]  # base.toml\n"), "{out}");
+    assert!(
+        out.contains("extend-select = [\"AML5\"]  # amlint.toml:2\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("AML702 node-public-ip-enabled = off  # not selected: base.toml\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "AML503 vm-series-requires-approval = warning  # selected: amlint.toml:2; default severity\n"
+        ),
+        "{out}"
+    );
     let (_, out, _) = run(dir.path(), &["--show-settings", "--no-config", "job.yml"]);
     assert!(out.contains("configuration = none (amlint's defaults)"), "{out}");
     assert!(

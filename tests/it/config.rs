@@ -575,7 +575,7 @@ fn documented_profile_default_is_the_real_one() {
         .lines()
         .find(|l| l.starts_with("| `profile` |"))
         .expect("the profile row");
-    let default = amlint::config::Config::default_ref().profile;
+    let default = amlint::config::Config::shared_default().profile;
     assert_eq!(default, amlint::config::Profile::Dev);
     assert!(row.contains("| `\"dev\"` | rules"), "{row}");
 }

@@ -117,8 +117,8 @@ fn a_large_run_reports_what_an_ordinary_run_does() {
         return;
     };
     let mut large = ordinary.clone();
-    large.limits.large_run_files = 1;
-    large.limits.waiting_trees_bytes = 0;
+    large.large_run.files = 1;
+    large.large_run.waiting_trees_bytes = 0;
     let a = check_paths(&[root.join("cli")], &ordinary);
     let b = check_paths(&[root.join("cli")], &large);
     assert!(a.diagnostics().count() > 100, "the corpus has findings");
@@ -131,6 +131,6 @@ fn a_large_run_reports_what_an_ordinary_run_does() {
         color: false,
         width: 100,
     };
-    let human = |r: &amlint::pipeline::Report| amlint::report::human::render(r, style, false);
+    let human = |r: &amlint::results::Report| amlint::report::human::render(r, style, false);
     assert_eq!(human(&a), human(&b));
 }

@@ -23,8 +23,46 @@ fn expected_files() -> BTreeMap<String, String> {
         ));
         files.insert(rule.doc_file_name(), rule.markdown());
     }
+    index.push_str("\nWhat declarative rules can read: [facts](facts.md).\n");
     files.insert("README.md".to_string(), index);
+    files.insert("facts.md".to_string(), facts_page());
     files
+}
+
+/// `docs/rules/facts.md`, from the one table of facts (`amlint::facts::FACTS`).
+fn facts_page() -> String {
+    use amlint::facts::{FACTS, Fields};
+    let mut out = String::from(
+        "# Facts\n\nGenerated from `src/facts/table.rs` by `AMLINT_UPDATE_DOCS=1 cargo test --test it docs::`; do not edit.\n\n\
+         What a rule's `when`, `report.at` and messages can read besides the document's own fields \
+         (`rules/rule.schema.json`). A fact that cannot be resolved is unknown, and an unknown \
+         condition never fires a rule.\n\n| Fact | Fields | What it holds |\n|---|---|---|\n",
+    );
+    for fact in FACTS {
+        let fields = match fact.fields {
+            Fields::Whole => "—".to_string(),
+            Fields::AnyName => "`<name>`".to_string(),
+            Fields::Named { fields, nested } => fields
+                .iter()
+                .map(|f| match nested.iter().find(|(n, _)| n == f) {
+                    Some(_) => format!("`{f}.*`"),
+                    None => format!("`{f}`"),
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        out.push_str(&format!("| `${}` | {fields} | {} |\n", fact.name, fact.summary));
+    }
+    out.push_str("\n`$vm.*` and `$target.vm.*` fields: ");
+    out.push_str(
+        &amlint::facts::VM_FIELDS
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    out.push_str(".\n");
+    out
 }
 
 #[test]

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use std::collections::HashMap;
 
-use amlint::embedded::{DATA_FILES, KIND_SCHEMAS, RULE_FILES, RULE_IDS, SCHEMA_FILES, SHARED_SCHEMAS};
+use amlint::diagnostic::{RuleId, codes};
+use amlint::embedded::{DATA_FILES, KIND_SCHEMAS, RULE_FILES, SCHEMA_FILES, SHARED_SCHEMAS};
 use serde_json::Value;
 
 fn repo() -> PathBuf {
@@ -141,20 +142,22 @@ fn kind_schemas_are_self_contained_bundles() {
     assert_eq!(KIND_SCHEMAS.len(), files);
 }
 
-/// Findings made while files load take their rule's name and severity from `RULE_IDS`
-/// (built from the rule files) rather than from the registry: the two must agree, rule for
-/// rule, and the table must be sorted for its binary search.
+/// Findings name their rule by a constant `build.rs` makes from the rule files
+/// (`diagnostic::codes`), not through the registry: the constants must be the registry's
+/// rules, rule for rule, sorted by code.
 #[test]
-fn rule_ids_are_the_registry_s_rules() {
+fn rule_codes_are_the_registry_s_rules() {
     let registry = amlint::registry::builtin();
-    let from_registry: Vec<(&str, &str, amlint::diagnostic::Severity)> = registry
-        .rules()
-        .iter()
-        .map(|r| (r.code, r.name, r.severity))
-        .collect();
-    assert_eq!(RULE_IDS.to_vec(), from_registry);
-    assert!(RULE_IDS.windows(2).all(|w| w[0].0 < w[1].0), "sorted by code");
-    let d = amlint::diagnostic::Diagnostic::new("AML101", amlint::source::Span::at(0), "x");
-    let (_, name, severity) = RULE_IDS.iter().find(|r| r.0 == "AML101").unwrap();
-    assert_eq!((d.name, d.severity), (*name, *severity));
+    let from_registry: Vec<RuleId> = registry.rules().iter().map(|r| r.id()).collect();
+    assert_eq!(codes::ALL.to_vec(), from_registry);
+    assert!(
+        codes::ALL.windows(2).all(|w| w[0].code < w[1].code),
+        "sorted by code"
+    );
+    let d = amlint::diagnostic::Diagnostic::new(codes::AML101, amlint::source::Span::at(0), "x");
+    let rule = registry.get("AML101").unwrap();
+    assert_eq!(
+        (d.code, d.name, d.severity),
+        (rule.code, rule.name, rule.severity)
+    );
 }

@@ -387,7 +387,7 @@ fn fixes_on_a_copy_of_the_corpus_change_only_what_they_name() {
             &file.source.path,
             file.source.text.clone(),
             amlint::load::Format::for_path(&file.source.path),
-            &amlint::load::Limits::default(),
+            &amlint::limits::Limits::default(),
         );
         for d in &file.diagnostics {
             for fix in d.fixes() {
@@ -444,7 +444,7 @@ fn fixes_on_a_copy_of_the_corpus_change_only_what_they_name() {
         }
         changed_files += 1;
         let format = amlint::load::Format::for_path(&file.source.path);
-        let limits = amlint::load::Limits::default();
+        let limits = amlint::limits::Limits::default();
         let old = amlint::load::parse_text(&file.source.path, file.source.text.clone(), format, &limits);
         let new = amlint::load::parse_text(&file.source.path, now.clone(), format, &limits);
         assert_eq!(old.documents.len(), new.documents.len(), "{}", file.source.path);

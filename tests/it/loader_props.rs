@@ -2,8 +2,10 @@
 //! produces lies inside the text on character boundaries; generated configurations find
 //! every key and value at exactly the text that wrote it.
 
-use amlint::document::{Pointer, Target};
-use amlint::load::{Format, Limits, parse_text};
+use amlint::document::Target;
+use amlint::limits::Limits;
+use amlint::load::{Format, parse_text};
+use amlint::source::Pointer;
 use proptest::prelude::*;
 
 fn assert_spans_valid(text: &str, format: Format) {

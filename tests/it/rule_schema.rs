@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use amlint::load::{Format, Limits, parse_text};
+use amlint::limits::Limits;
+use amlint::load::{Format, parse_text};
 use serde_json::Value;
 
 fn rule_files(dir: &Path, out: &mut Vec<PathBuf>) {

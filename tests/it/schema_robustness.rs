@@ -7,7 +7,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use amlint::facts::FactBase;
-use amlint::load::{Format, Limits, Seen, load_path, parse_text};
+use amlint::limits::Limits;
+use amlint::load::{Format, Seen, load_path, parse_text};
 use amlint::pipeline::{check_prepared, index_of, prepare};
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -101,7 +102,7 @@ fn no_variant_of_a_fixture_panics() {
                 variants += 1;
                 let loaded = parse_text(&display, candidate.clone(), Format::for_path(&display), &limits);
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
-                    check_prepared(prepare(file.clone(), loaded, true), &base, &limits)
+                    check_prepared(&prepare(file.clone(), loaded, true), &base, &limits)
                 }));
                 assert!(
                     outcome.is_ok(),

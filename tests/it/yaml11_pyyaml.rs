@@ -4,7 +4,8 @@
 
 use amlint::document::Value;
 use amlint::document::yaml11::python_str;
-use amlint::load::{Format, Limits, parse_text};
+use amlint::limits::Limits;
+use amlint::load::{Format, parse_text};
 
 #[test]
 fn yaml11_matches_pyyaml() {

@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use amlint::diagnostic::Diagnostic;
-use amlint::load::{Format, Limits, LoadedFile, parse_text};
+use amlint::limits::Limits;
+use amlint::load::{Format, LoadedFile, parse_text};
 use serde_json::Value as Json;
 
 use super::yaml_canon;

@@ -3,6 +3,9 @@
 
 use std::sync::Arc;
 
+mod pointer;
+pub use pointer::Pointer;
+
 /// A half-open byte range `[start, end)` into a [`SourceFile`]'s text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {

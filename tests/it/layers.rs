@@ -1,0 +1,315 @@
+//! The modules of `src/` form layers that point down only (ARCHITECTURE.md, "Layers"):
+//! every `crate::x` path in a module — in a `use` line or inline, in code or tests — names
+//! a module listed below it in [`LAYERS`]. A new module must be given its place here.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The top-level modules of the library, from the bottom up.
+const LAYERS: &[&str] = &[
+    // Leaves: no `crate::` imports.
+    "allocator",
+    "escape",
+    "suggest",
+    "embedded",
+    "limits",
+    "source",
+    "fsio",
+    // A finding, then the trees findings point into, then reading files into trees.
+    "diagnostic",
+    "document",
+    "load",
+    "data",
+    // What a file is, and the schemas of each kind.
+    "kinds",
+    "schema",
+    // Which files, with which configuration.
+    "discover",
+    "config",
+    "project",
+    // Facts, the rule language over them, the rules.
+    "facts",
+    "policy",
+    "registry",
+    // Checking, then what a run produces, then the run.
+    "suppress",
+    "checks",
+    "baseline",
+    "results",
+    "filter",
+    "pipeline",
+    // Fixes: rounds of edits, each checked again by a run.
+    "fix",
+    // Views of a run.
+    "show_files",
+    "show_settings",
+    "report",
+    "lsp",
+    "fuzzing",
+    "cli",
+];
+
+/// Upward edges that remain, each with where the issue tracks its removal. The test fails
+/// when one of them disappears (remove it here) as well as when a new one appears.
+const PENDING: &[(&str, &str, &str)] = &[(
+    "config",
+    "registry",
+    "`Config.rules` holds the compiled rules and parsing resolves selectors against them; \
+     issue 27 item 2: `Config` as plain data, the compiled registry built above it",
+)];
+
+/// Each top-level module of `src/` with the modules its files name through `crate::`,
+/// and the first place each is named.
+fn imports(src: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(src).expect("under src");
+            let first = rel.components().next().expect("a component");
+            let module = first
+                .as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string();
+            if module == "lib" || module == "main" {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("read file");
+            let targets = out.entry(module.clone()).or_default();
+            for (line_no, name) in crate_paths(&text) {
+                if name != module {
+                    targets
+                        .entry(name)
+                        .or_insert_with(|| format!("{}:{line_no}", rel.display()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The top-level module of every `crate::` path in `text` (comments left out), with its
+/// line: `crate::a::b` names `a`; `crate::{a::x, b}` names `a` and `b`.
+fn crate_paths(text: &str) -> Vec<(usize, String)> {
+    let code: String = text
+        .lines()
+        .map(|l| if l.trim_start().starts_with("//") { "" } else { l })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let bytes = code.as_bytes();
+    let line_of = |at: usize| code[..at].bytes().filter(|&b| b == b'\n').count() + 1;
+    let ident = |from: usize| {
+        let end = code[from..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(code.len(), |n| from + n);
+        (code[from..end].to_string(), end)
+    };
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(found) = code[at..].find("crate::") {
+        let start = at + found;
+        at = start + "crate::".len();
+        let preceded_by_ident =
+            start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        if preceded_by_ident {
+            continue; // `mycrate::`, not this crate
+        }
+        if bytes.get(at) == Some(&b'{') {
+            // A group: the first identifier of each top-level item.
+            let mut depth = 0usize;
+            let mut expect_item = true;
+            let mut i = at;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'{' => {
+                        depth += 1;
+                        if depth == 1 {
+                            expect_item = true;
+                        }
+                    }
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    b',' if depth == 1 => expect_item = true,
+                    b if depth == 1 && expect_item && (b.is_ascii_alphabetic() || b == b'_') => {
+                        let (name, end) = ident(i);
+                        out.push((line_of(i), name));
+                        expect_item = false;
+                        i = end;
+                        continue;
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        } else {
+            let (name, _) = ident(at);
+            if !name.is_empty() {
+                out.push((line_of(start), name));
+            }
+        }
+    }
+    out
+}
+
+/// Public type names that two modules still share, to be renamed (issue 27 item 7); the
+/// test fails when one of them is no longer shared (remove it here).
+const SHARED_NAMES_PENDING: &[&str] = &["Format", "Style"];
+
+/// Each public type name (`pub struct|enum|type|trait X`) of `src/` with the files that
+/// define it.
+fn public_types(src: &Path) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).expect("read file");
+                for line in text.lines() {
+                    let line = line.trim_start();
+                    for keyword in ["pub struct ", "pub enum ", "pub type ", "pub trait "] {
+                        if let Some(rest) = line.strip_prefix(keyword) {
+                            let name: String = rest
+                                .chars()
+                                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                                .collect();
+                            let file = path.strip_prefix(src).expect("under src").display().to_string();
+                            out.entry(name).or_default().push(file);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_two_public_types_share_a_name() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut problems = Vec::new();
+    for (name, files) in public_types(&src) {
+        let shared = files.len() > 1;
+        let pending = SHARED_NAMES_PENDING.contains(&name.as_str());
+        if shared && !pending {
+            problems.push(format!(
+                "`{name}` is defined in {}: give each a name of its own",
+                files.join(", ")
+            ));
+        } else if pending && !shared {
+            problems.push(format!(
+                "`{name}` is no longer shared: remove it from SHARED_NAMES_PENDING"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+type Graph = BTreeMap<String, BTreeMap<String, String>>;
+
+/// Every import of `graph` that does not point down [`LAYERS`] (the [`PENDING`] ones
+/// aside), every module without a place, and every pending edge that is gone.
+fn violations(graph: &Graph) -> Vec<String> {
+    let place = |m: &str| LAYERS.iter().position(|l| *l == m);
+    let mut problems = Vec::new();
+    for module in graph.keys() {
+        if place(module).is_none() {
+            problems.push(format!(
+                "module `{module}` has no place in LAYERS (tests/it/layers.rs): add it above what it imports"
+            ));
+        }
+    }
+    let mut pending_seen = Vec::new();
+    for (module, targets) in graph {
+        let Some(from) = place(module) else { continue };
+        for (target, at) in targets {
+            let Some(to) = place(target) else {
+                continue; // not a module (a macro or an item of lib.rs)
+            };
+            if to < from {
+                continue;
+            }
+            if PENDING.iter().any(|(a, b, _)| a == module && b == target) {
+                pending_seen.push((module.as_str(), target.as_str()));
+                continue;
+            }
+            problems.push(format!(
+                "`{module}` imports `{target}` ({at}), which is not below it: move what it needs down, or the importing code up"
+            ));
+        }
+    }
+    for (a, b, why) in PENDING {
+        if graph.contains_key(*a) && !pending_seen.contains(&(*a, *b)) {
+            problems.push(format!(
+                "the pending edge `{a}` → `{b}` is gone ({why}): remove it from PENDING"
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn modules_import_only_the_layers_below_them() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let problems = violations(&imports(&src));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_scanner_reads_paths_and_groups() {
+    let text = "use crate::a::B;\n// crate::comment\nfn f() { crate::c::d(); }\nuse crate::{\n    e::{F, G},\n    h,\n};\nlet x = mycrate::z;\n";
+    assert_eq!(
+        crate_paths(text),
+        vec![
+            (1, "a".to_string()),
+            (3, "c".to_string()),
+            (5, "e".to_string()),
+            (6, "h".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn upward_imports_unplaced_modules_and_stale_exceptions_are_reported() {
+    let graph = |edges: &[(&str, &str)]| {
+        let mut g = Graph::new();
+        for (a, b) in edges {
+            g.entry(a.to_string())
+                .or_default()
+                .insert(b.to_string(), "x.rs:1".to_string());
+        }
+        g
+    };
+    assert_eq!(
+        violations(&graph(&[("cli", "source"), ("config", "registry")])),
+        Vec::<String>::new()
+    );
+    let up = violations(&graph(&[("source", "cli"), ("config", "registry")]));
+    assert_eq!(up.len(), 1, "{up:?}");
+    assert!(up[0].contains("`source` imports `cli` (x.rs:1)"), "{up:?}");
+    let unplaced = violations(&graph(&[("newmod", "source"), ("config", "registry")]));
+    assert!(
+        unplaced.len() == 1 && unplaced[0].contains("`newmod` has no place"),
+        "{unplaced:?}"
+    );
+    let stale = violations(&graph(&[("config", "source")]));
+    assert!(
+        stale.len() == 1 && stale[0].contains("pending edge `config` → `registry` is gone"),
+        "{stale:?}"
+    );
+}
