@@ -26,7 +26,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Check Azure ML configuration files (YAML and JSON).
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// List every rule: code, name, default severity, summary.
     Rules {
         #[arg(long, value_enum, default_value_t = ListFormat::Human)]
@@ -51,10 +51,36 @@ pub enum Command {
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
+    /// Print a shell completion script (`amlint completions bash > ~/.local/share/bash-completion/completions/amlint`).
+    Completions {
+        /// The shell: bash, zsh, fish, powershell or elvish.
+        shell: clap_complete::Shell,
+    },
 }
 
+/// `amlint check`'s arguments, in two groups: clap's derive builds each struct's
+/// arguments in one function, and in a debug build that function's frame grows with
+/// every argument; siblings are built one after the other, so the deepest stack holds one
+/// group's frame, not all of them (the hostile-input tests run on 256 KiB stacks).
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub more: MoreArgs,
+}
+
+impl std::ops::Deref for CheckArgs {
+    type Target = InputArgs;
+
+    fn deref(&self) -> &InputArgs {
+        &self.input
+    }
+}
+
+/// What to check and how to read and report it.
+#[derive(clap::Args, Debug)]
+pub struct InputArgs {
     /// Files or directories to check (`-` reads standard input). Directories are walked,
     /// honouring .gitignore and the configuration's include/exclude; files named
     /// explicitly are always checked (with --force-exclude, unless excluded).
@@ -66,7 +92,8 @@ pub struct CheckArgs {
     /// When to use colour in human output (`auto` honours `NO_COLOR`, then `FORCE_COLOR`).
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
-    /// Print diagnostics only, without the summary line.
+    /// Print errors and warnings only: no infos, no summary line (human and concise
+    /// output).
     #[arg(long, short)]
     pub quiet: bool,
     /// The file name standard input stands for (decides JSON or YAML and the kind).
@@ -106,6 +133,44 @@ pub struct CheckArgs {
     pub verbose: bool,
 }
 
+/// Settings, rule selection, fixes and where the output goes.
+#[derive(clap::Args, Debug)]
+pub struct MoreArgs {
+    /// Print the configuration that applies to each path (each value with the file and
+    /// line it comes from, or the command line, or the default) and every rule's state,
+    /// instead of checking; exits 0.
+    #[arg(long, conflicts_with_all = ["show_files", "fix", "diff", "write_baseline"])]
+    pub show_settings: bool,
+    /// Check only these rules (codes, names, prefixes such as `AML5`, or `ALL`; comma
+    /// separated or repeated), instead of the configuration's `select`.
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    pub select: Option<Vec<String>>,
+    /// Check these rules too, on top of the configuration's selection.
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    pub extend_select: Vec<String>,
+    /// Do not check these rules (the command line wins over the configuration).
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Print how many findings each rule made (and how many are fixable) instead of the
+    /// findings; JSON with `--format json`.
+    #[arg(long, conflicts_with = "diff")]
+    pub statistics: bool,
+    /// Write the output to FILE (atomically) instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+    /// Apply the safe fixes to the files (standard input's fixed text goes to standard
+    /// output, the findings to standard error), then report what remains.
+    #[arg(long, conflicts_with_all = ["diff", "write_baseline"])]
+    pub fix: bool,
+    /// With --fix or --diff, apply unsafe fixes too (they change behaviour); alone, count
+    /// them as fixable.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes as a unified diff and change nothing; exit 1 when a fix is pending.
+    #[arg(long, conflicts_with = "write_baseline")]
+    pub diff: bool,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// Findings with source snippets, for people.
@@ -118,6 +183,8 @@ pub enum Format {
     Github,
     /// JUnit XML: one test case per checked file, for Azure DevOps, GitLab, Jenkins.
     Junit,
+    /// One line per finding: `path:line:col: CODE [severity] message`.
+    Concise,
 }
 
 /// `amlint rules --format`.
@@ -166,11 +233,12 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Check(args) => check(args),
+        Command::Check(args) => check(*args),
         Command::Rules { format } => rules(format),
         Command::Rule { rule } => rule_doc(&rule),
         Command::Init { dir } => init(&dir),
         Command::Lsp { max_message_size } => crate::lsp::run(max_message_size),
+        Command::Completions { shell } => completions(shell),
     }
 }
 
@@ -249,6 +317,35 @@ fn check(args: CheckArgs) -> i32 {
         (None, true) => ConfigChoice::Disabled,
         (None, false) => ConfigChoice::Discover,
     };
+    match cli_selection(&args, &options.config) {
+        Ok(selection) => options.selection = selection.map(Arc::new),
+        Err(code) => return code,
+    }
+    if args.more.show_settings {
+        let resolver = crate::config::Resolver::new(options.config.clone());
+        let paths: Vec<&Path> = args
+            .paths
+            .iter()
+            .map(|p| {
+                if p.as_os_str() == "-" {
+                    args.stdin_filename.as_deref().map_or(Path::new("."), Path::new)
+                } else {
+                    p.as_path()
+                }
+            })
+            .collect();
+        let text = crate::show_settings::render(&resolver, &paths, options.selection.as_deref());
+        let errors = resolver.errors();
+        if !errors.is_empty() {
+            let style = report::human::Style {
+                color: use_color_on(args.color, std::io::stderr().is_terminal()),
+                width: terminal_width(),
+            };
+            eprint!("{}", report::human::render_config_errors(&errors, style));
+            return 2;
+        }
+        return if emit(&args, &text) { 0 } else { 2 };
+    }
     if let Some(path) = &args.baseline {
         match Baseline::load(path) {
             Ok(b) => options.baseline = Some(Arc::new(b)),
@@ -260,8 +357,12 @@ fn check(args: CheckArgs) -> i32 {
     }
 
     let (stdin, paths): (Vec<PathBuf>, Vec<PathBuf>) =
-        args.paths.into_iter().partition(|p| p.as_os_str() == "-");
+        args.paths.iter().cloned().partition(|p| p.as_os_str() == "-");
     let mut buffers = Vec::new();
+    let stdin_display = args
+        .stdin_filename
+        .clone()
+        .unwrap_or_else(|| "<stdin>".to_string());
     if !stdin.is_empty() {
         // Read like a checked file: up to the size limit, beyond which it is AML005.
         let mut bytes = Vec::new();
@@ -270,10 +371,6 @@ fn check(args: CheckArgs) -> i32 {
             eprintln!("amlint: cannot read standard input: {e}");
             return 2;
         }
-        let display = args
-            .stdin_filename
-            .clone()
-            .unwrap_or_else(|| "<stdin>".to_string());
         let text = if bytes.len() as u64 > limit {
             Err(crate::load::refusal(&crate::fsio::Refusal::TooLarge {
                 len: bytes.len() as u64,
@@ -282,9 +379,13 @@ fn check(args: CheckArgs) -> i32 {
         } else {
             crate::load::decode(bytes)
         };
-        buffers.push(Buffer { display, text });
+        buffers.push(Buffer {
+            display: stdin_display.clone(),
+            text,
+        });
     }
-    let report = pipeline::run(&paths, buffers, &options);
+    let stdin_text = buffers.first().and_then(|b| b.text.as_ref().ok().cloned());
+    let mut report = pipeline::run(&paths, buffers, &options);
 
     if !report.config_errors.is_empty() {
         // People read them on standard error; a machine format still gets a document of
@@ -298,21 +399,21 @@ fn check(args: CheckArgs) -> i32 {
             report::human::render_config_errors(&report.config_errors, style)
         );
         let document = match args.format {
-            Format::Human => None,
+            Format::Human | Format::Concise => None,
             Format::Json => Some(report::json::render(&report)),
             Format::Sarif => Some(report::sarif::render(&report)),
             Format::Github => Some(report::github::render(&report, args.quiet)),
             Format::Junit => Some(report::junit::render(&report, args.fail_on.threshold())),
         };
         if let Some(text) = document {
-            let _ = write_stdout(&text);
+            let _ = emit(&args, &text);
         }
         return 2;
     }
 
     if args.show_files {
         // A list that could not be written is lost output: exit 2.
-        return if write_stdout(&crate::show_files::render(&report, args.verbose)) {
+        return if emit(&args, &crate::show_files::render(&report, args.verbose)) {
             0
         } else {
             2
@@ -326,28 +427,239 @@ fn check(args: CheckArgs) -> i32 {
         return write_baseline(path, &report);
     }
 
+    let stdin_name = stdin_text.as_ref().map(|_| stdin_display.as_str());
+    let mut fix_line = None;
+    let mut report_to_stderr = false;
+    if args.more.diff {
+        let fixed = crate::fix::fix_report(&report, &options, args.more.unsafe_fixes, stdin_name);
+        let (applied, changed) = crate::fix::totals(&fixed);
+        if !emit(&args, &crate::fix::unified_diff(&fixed)) {
+            return 2;
+        }
+        let remaining: usize = fixed.iter().map(|f| f.fixed.diagnostics.len()).sum::<usize>()
+            + report
+                .files
+                .iter()
+                .filter(|f| !fixed.iter().any(|x| x.display == f.source.path))
+                .map(|f| f.diagnostics.len())
+                .sum::<usize>();
+        eprintln!(
+            "amlint: {applied} fix{} would be applied to {changed} file{}; {remaining} finding{} would remain",
+            if applied == 1 { "" } else { "es" },
+            if changed == 1 { "" } else { "s" },
+            if remaining == 1 { "" } else { "s" },
+        );
+        return i32::from(changed > 0);
+    }
+    if args.more.fix {
+        let fixed = crate::fix::fix_report(&report, &options, args.more.unsafe_fixes, stdin_name);
+        let (applied, changed) = crate::fix::totals(&fixed);
+        let mut failed_write = false;
+        for not in crate::fix::write(&fixed) {
+            let shown = crate::escape::control(&not.file.display).into_owned();
+            eprintln!("amlint: {shown}: not fixed: {}", not.why.describe());
+            failed_write |= matches!(not.why, crate::fsio::WriteRefusal::Io(_));
+        }
+        for f in fixed.iter().filter(|f| f.fixed.dropped > 0) {
+            eprintln!(
+                "amlint: {}: {} fix{} not applied: each would have added a finding",
+                crate::escape::control(&f.display),
+                f.fixed.dropped,
+                if f.fixed.dropped == 1 { "" } else { "es" }
+            );
+        }
+        // Standard input's fixed text goes to standard output, whole and unescaped (it
+        // is the input, as given); the findings then go to standard error.
+        let mut stdin_fixed = stdin_text.clone();
+        if let Some(name) = stdin_name {
+            let text = fixed
+                .iter()
+                .find(|f| f.path.is_none() && f.display == name)
+                .map_or_else(
+                    || stdin_text.clone().unwrap_or_default(),
+                    |f| f.fixed.text.clone(),
+                );
+            if !write_stdout(&text) {
+                return 2;
+            }
+            report_to_stderr = args.more.output_file.is_none();
+            stdin_fixed = Some(text);
+        }
+        if applied > 0 {
+            // The report of what remains: the run again, on the fixed files.
+            let buffers: Vec<Buffer> = stdin_fixed
+                .map(|text| Buffer {
+                    display: stdin_display.clone(),
+                    text: Ok(text),
+                })
+                .into_iter()
+                .collect();
+            report = pipeline::run(&paths, buffers, &options);
+        }
+        let total: usize = report.files.iter().map(|f| f.diagnostics.len()).sum();
+        let (safe, unsafe_only) = crate::fix::fixable(&report);
+        let mut line = format!(
+            "Fixed {applied} finding{} in {changed} file{} ({total} remaining",
+            if applied == 1 { "" } else { "s" },
+            if changed == 1 { "" } else { "s" },
+        );
+        if !args.more.unsafe_fixes && unsafe_only > 0 {
+            line.push_str(&format!(", {unsafe_only} fixable with --unsafe-fixes"));
+        } else if safe > 0 {
+            line.push_str(&format!(", {safe} with a fix that did not apply"));
+        }
+        line.push(')');
+        fix_line = Some(line);
+        if failed_write {
+            if let Some(line) = &fix_line {
+                eprintln!("amlint: {line}");
+            }
+            return 2;
+        }
+    }
+
     let threshold = args.fail_on.threshold();
-    let text = match args.format {
-        Format::Human => report::human::render(
-            &report,
-            report::human::Style {
-                color: use_color(args.color),
-                width: terminal_width(),
-            },
-            args.quiet,
-        ),
-        Format::Json => report::json::render(&report),
-        Format::Sarif => report::sarif::render(&report),
-        Format::Github => report::github::render(&report, args.quiet),
-        Format::Junit => report::junit::render(&report, threshold),
+    let mut text = if args.more.statistics {
+        match args.format {
+            Format::Json => report::statistics::render_json(&report),
+            _ => report::statistics::render(&report),
+        }
+    } else {
+        match args.format {
+            Format::Human => report::human::render(
+                &report,
+                report::human::Style {
+                    color: !report_to_stderr && args.more.output_file.is_none() && use_color(args.color),
+                    width: terminal_width(),
+                },
+                args.quiet,
+            ),
+            Format::Concise => report::concise::render(&report, args.quiet),
+            Format::Json => report::json::render(&report),
+            Format::Sarif => report::sarif::render(&report),
+            Format::Github => report::github::render(&report, args.quiet),
+            Format::Junit => report::junit::render(&report, threshold),
+        }
     };
-    if !write_stdout(&text) {
+    let for_people = matches!(args.format, Format::Human | Format::Concise) && !args.more.statistics;
+    // What --fix did, or what it could do, goes just above the summary line (which stays
+    // the last line); for machine formats, on standard error.
+    let above_summary = match (&fix_line, for_people && !args.quiet) {
+        (Some(line), true) => Some(line.clone()),
+        (Some(line), false) => {
+            eprintln!("amlint: {line}");
+            None
+        }
+        (None, true) => {
+            let (safe, unsafe_only) = crate::fix::fixable(&report);
+            fix_hint(safe, unsafe_only, args.more.unsafe_fixes)
+        }
+        (None, false) => None,
+    };
+    if let Some(line) = above_summary {
+        let last = text.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
+        text.insert_str(last, &format!("{line}\n"));
+    }
+    let written = if report_to_stderr {
+        eprint!("{text}");
+        true
+    } else {
+        emit(&args, &text)
+    };
+    if !written {
         return 2;
     }
     let failed = report
         .diagnostics()
         .any(|(_, d)| report::fails(d.severity, threshold));
     i32::from(failed)
+}
+
+/// "3 fixable with `amlint check --fix` (2 more with `--unsafe-fixes`)", when any is.
+fn fix_hint(safe: usize, unsafe_only: usize, unsafe_fixes: bool) -> Option<String> {
+    if unsafe_fixes {
+        let n = safe + unsafe_only;
+        return (n > 0).then(|| format!("{n} fixable with `amlint check --fix --unsafe-fixes`"));
+    }
+    match (safe, unsafe_only) {
+        (0, 0) => None,
+        (0, u) => Some(format!("{u} fixable with `amlint check --fix --unsafe-fixes`")),
+        (s, 0) => Some(format!("{s} fixable with `amlint check --fix`")),
+        (s, u) => Some(format!(
+            "{s} fixable with `amlint check --fix` ({u} more with `--unsafe-fixes`)"
+        )),
+    }
+}
+
+/// The command line's `--select`, `--extend-select` and `--ignore`, resolved against the
+/// rules of the current directory's configuration; exit code 2 (said on standard error)
+/// for a selector that names no rule.
+fn cli_selection(
+    args: &CheckArgs,
+    choice: &ConfigChoice,
+) -> Result<Option<crate::config::CliSelection>, i32> {
+    if args.more.select.is_none() && args.more.extend_select.is_empty() && args.more.ignore.is_empty() {
+        return Ok(None);
+    }
+    let resolver = crate::config::Resolver::new(choice.clone());
+    let config = resolver.for_dir(resolver.cwd());
+    // An invalid configuration is reported by the run; the built-in rules resolve here.
+    let registry: &registry::Registry = if resolver.errors().is_empty() {
+        &config.rules
+    } else {
+        registry::builtin()
+    };
+    match crate::config::CliSelection::resolve(
+        args.more.select.as_deref(),
+        &args.more.extend_select,
+        &args.more.ignore,
+        registry,
+    ) {
+        Ok(selection) => Ok(Some(selection)),
+        Err((option, e)) => {
+            eprintln!(
+                "amlint: {option}: {}\n  help: {}",
+                crate::escape::control(&e.message),
+                crate::escape::control(&e.help)
+            );
+            Err(2)
+        }
+    }
+}
+
+/// Writes the output to `--output-file` (atomically, through `fsio`) or standard output;
+/// `false` (said on standard error) when it could not be written.
+#[must_use]
+fn emit(args: &CheckArgs, text: &str) -> bool {
+    match &args.more.output_file {
+        None => write_stdout(text),
+        Some(path) => {
+            match crate::fsio::write_atomically(path, text.as_bytes(), crate::fsio::Replace::Regular) {
+                Ok(()) => true,
+                Err(e) => {
+                    eprintln!(
+                        "amlint: cannot write {}: {}",
+                        crate::fsio::shown(path),
+                        e.describe()
+                    );
+                    false
+                }
+            }
+        }
+    }
+}
+
+/// `amlint completions SHELL`: the completion script on standard output.
+fn completions(shell: clap_complete::Shell) -> i32 {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut command, "amlint", &mut out);
+    if write_stdout(&String::from_utf8_lossy(&out)) {
+        0
+    } else {
+        2
+    }
 }
 
 /// Records every finding not silenced by a comment (including those the old baseline

@@ -54,28 +54,77 @@ pub struct Label {
 }
 
 /// A text replacement that resolves a finding (applied by `--fix` and LSP code actions).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Edit {
     pub span: Span,
     pub replacement: String,
+}
+
+/// Whether a fix may be applied without asking (`amlint check --fix`) or only when the
+/// user accepts a change of behaviour (`--unsafe-fixes`). Each rule decides, and says so
+/// in its rule file's `fix:` entries (the docs' "Fix" section).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Changes what the Azure ML CLI or SDK does with the file (`min_instances: 0`, the
+    /// value the user probably meant rather than the one the CLI reads today).
+    Unsafe,
+    /// Keeps the meaning the CLI sees (quoting a value as the CLI already reads it,
+    /// renaming a key misspelt by one letter to the one key it can be).
+    Safe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
+impl std::fmt::Display for Applicability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fix {
     pub title: String,
     pub edits: Vec<Edit>,
+    pub applicability: Applicability,
 }
 
 impl Fix {
-    /// A fix that replaces one span's text.
-    pub fn replace(title: impl Into<String>, span: Span, replacement: impl Into<String>) -> Self {
+    /// A fix made of `edits`.
+    pub fn new(applicability: Applicability, title: impl Into<String>, edits: Vec<Edit>) -> Self {
         Fix {
             title: title.into(),
-            edits: vec![Edit {
+            edits,
+            applicability,
+        }
+    }
+
+    /// A fix that replaces one span's text.
+    pub fn replace(
+        applicability: Applicability,
+        title: impl Into<String>,
+        span: Span,
+        replacement: impl Into<String>,
+    ) -> Self {
+        Self::new(
+            applicability,
+            title,
+            vec![Edit {
                 span,
                 replacement: replacement.into(),
             }],
-        }
+        )
+    }
+
+    pub fn is_safe(&self) -> bool {
+        self.applicability == Applicability::Safe
     }
 }
 
@@ -95,7 +144,11 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// The document kind (`commandJob`) the finding belongs to, once classified.
     pub kind: Option<&'static str>,
+    /// The preferred fix (applied by `--fix` when safe, by `--unsafe-fixes` in any case).
     pub fix: Option<Fix>,
+    /// Other fixes, in order of preference: the first allowed one is applied (a safe one
+    /// by `--fix` when the preferred one is unsafe); editors offer them all.
+    pub other_fixes: Vec<Fix>,
     /// What the finding is about, independent of its line (see `baseline`): set by the
     /// pipeline after the checks; baselines and SARIF `partialFingerprints` use it.
     pub fingerprint: Option<String>,
@@ -116,6 +169,7 @@ impl Diagnostic {
             help: None,
             kind: None,
             fix: None,
+            other_fixes: Vec::new(),
             fingerprint: None,
         }
     }
@@ -143,9 +197,30 @@ impl Diagnostic {
         self
     }
 
+    /// Adds a fix: the first is the preferred one ([`Diagnostic::fix`]), later ones are
+    /// alternatives ([`Diagnostic::other_fixes`]).
     pub fn with_fix(mut self, fix: Fix) -> Self {
-        self.fix = Some(fix);
+        if self.fix.is_none() {
+            self.fix = Some(fix);
+        } else {
+            self.other_fixes.push(fix);
+        }
         self
+    }
+
+    /// [`Self::with_fix`] for each of `fixes`, in order.
+    pub fn with_fixes(self, fixes: impl IntoIterator<Item = Fix>) -> Self {
+        fixes.into_iter().fold(self, Self::with_fix)
+    }
+
+    /// Every fix, the preferred one first.
+    pub fn fixes(&self) -> impl Iterator<Item = &Fix> {
+        self.fix.iter().chain(&self.other_fixes)
+    }
+
+    /// The first fix allowed when unsafe fixes are (`unsafe_fixes`) or are not applied.
+    pub fn fix_for(&self, unsafe_fixes: bool) -> Option<&Fix> {
+        self.fixes().find(|f| unsafe_fixes || f.is_safe())
     }
 }
 

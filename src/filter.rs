@@ -14,7 +14,7 @@
 //! justification, the other formats leave them out.
 
 use crate::baseline::{self, Baseline};
-use crate::config::{Config, Selector};
+use crate::config::{CliSelection, Config, Selector};
 use crate::diagnostic::{Diagnostic, Omitted, Severity, codes, count_omitted};
 use crate::results::{FileReport, Suppressed, SuppressionKind};
 use crate::source::Span;
@@ -23,6 +23,8 @@ use crate::suppress::{self, Suppressions};
 /// What the filter needs to know about one file.
 pub struct FileContext<'a> {
     pub config: &'a Config,
+    /// `--select`/`--extend-select`/`--ignore`, on top of the configuration.
+    pub selection: Option<&'a CliSelection>,
     /// The selectors of the `[per-file-ignores]` entries that match the file
     /// ([`Config::file_ignores`]).
     pub ignores: &'a [&'a Selector],
@@ -43,7 +45,10 @@ fn configured(cx: &FileContext<'_>, code: &str, severity: Severity) -> Option<Se
     if cx.ignores.iter().any(|s| s.matches_code(code)) {
         return None;
     }
-    cx.config.rule_severity(code, severity)
+    match cx.selection {
+        Some(selection) => selection.severity(cx.config, code, severity),
+        None => cx.config.rule_severity(code, severity),
+    }
 }
 
 /// Applies the configuration to one finding: `false` drops it.

@@ -368,6 +368,8 @@ pub enum WriteRefusal {
     NotRegular(&'static str),
     /// A file is already there (`Replace::Never`).
     Exists,
+    /// The file is no longer what it was read as ([`replace_if_unchanged`]).
+    Changed,
     Io(std::io::Error),
 }
 
@@ -380,6 +382,9 @@ impl WriteRefusal {
                 )
             }
             WriteRefusal::Exists => "the file already exists".to_string(),
+            WriteRefusal::Changed => {
+                "the file changed on disk since amlint read it; it was left as it is".to_string()
+            }
             WriteRefusal::Io(e) => e.to_string(),
         }
     }
@@ -400,7 +405,37 @@ pub enum Replace {
 /// link, pipe, socket, device or directory at `path` is refused and left alone; a
 /// regular file replaced keeps its permissions.
 pub fn write_atomically(path: &Path, bytes: &[u8], replace: Replace) -> Result<(), WriteRefusal> {
+    write_checked(path, bytes, replace, &|| Ok(()))
+}
+
+/// Replaces the regular file at `path` with `bytes`, atomically as [`write_atomically`]
+/// does, only if it still holds `expected` (what it was read as): compared before the
+/// temporary file is written and again just before the rename, so that an edit made
+/// meanwhile (an editor saving, another tool) is not overwritten. Links and special
+/// files are refused; at most `expected.len()` bytes (plus one) are read.
+pub fn replace_if_unchanged(path: &Path, expected: &[u8], bytes: &[u8]) -> Result<(), WriteRefusal> {
+    let unchanged = || -> Result<(), WriteRefusal> {
+        match read_regular(path, Seen::Unknown, &Boundary::anywhere(), expected.len() as u64) {
+            Ok(now) if now == expected => Ok(()),
+            Ok(_) | Err(Refusal::TooLarge { .. }) => Err(WriteRefusal::Changed),
+            Err(Refusal::Io(e)) => Err(WriteRefusal::Io(e)),
+            Err(_) => Err(WriteRefusal::Changed),
+        }
+    };
+    unchanged()?;
+    write_checked(path, bytes, Replace::Regular, &unchanged)
+}
+
+/// [`write_atomically`], calling `check` just before the temporary file replaces the
+/// target; its refusal leaves the target alone.
+fn write_checked(
+    path: &Path,
+    bytes: &[u8],
+    replace: Replace,
+    check: &dyn Fn() -> Result<(), WriteRefusal>,
+) -> Result<(), WriteRefusal> {
     use std::io::Write as _;
+    let refused: std::cell::Cell<Option<WriteRefusal>> = std::cell::Cell::new(None);
     let existing = match std::fs::symlink_metadata(path) {
         Ok(m) => Some(m),
         Err(e) if e.kind() == ErrorKind::NotFound => None,
@@ -441,7 +476,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8], replace: Replace) -> Result<(
         f.sync_all()?;
         drop(f);
         match replace {
-            Replace::Regular => std::fs::rename(&tmp, path),
+            Replace::Regular => match check() {
+                Ok(()) => std::fs::rename(&tmp, path),
+                Err(r) => {
+                    refused.set(Some(r));
+                    Err(std::io::Error::other("refused before the rename"))
+                }
+            },
             Replace::Never => {
                 let linked = std::fs::hard_link(&tmp, path);
                 let _ = std::fs::remove_file(&tmp);
@@ -468,6 +509,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8], replace: Replace) -> Result<(
     })();
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
+        if let Some(r) = refused.take() {
+            return Err(r);
+        }
         if e.kind() == ErrorKind::AlreadyExists {
             return Err(WriteRefusal::Exists);
         }

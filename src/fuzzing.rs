@@ -554,7 +554,7 @@ fn check_diagnostic(text: &str, d: &Diagnostic) {
     for label in &d.labels {
         check_span(text, label.span, what);
     }
-    if let Some(fix) = &d.fix {
+    for fix in d.fixes() {
         for edit in &fix.edits {
             check_span(text, edit.span, what);
         }

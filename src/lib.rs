@@ -17,6 +17,7 @@ pub mod embedded;
 pub mod escape;
 pub mod facts;
 pub mod filter;
+pub mod fix;
 pub mod fsio;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -33,6 +34,7 @@ pub mod results;
 pub mod ruleset;
 pub mod schema;
 pub mod show_files;
+pub mod show_settings;
 pub mod source;
 pub mod suggest;
 pub mod suppress;

@@ -40,6 +40,8 @@ pub struct Options {
     /// The date VM retirement dates are compared with (`YYYY-MM-DD`); today when unset
     /// (`AMLINT_TODAY` also sets it). Tests pin it.
     pub today: Option<String>,
+    /// Rule selection from the command line, on top of every file's configuration.
+    pub selection: Option<Arc<crate::config::CliSelection>>,
 }
 
 /// The memory policy of a large run (a performance knob, not a safety limit): from the
@@ -744,6 +746,7 @@ fn filter_file(
         report,
         &FileContext {
             config,
+            selection: options.selection.as_deref(),
             ignores: &ignores,
             fingerprint_path: &fingerprint_path,
             suppressions,

@@ -59,6 +59,32 @@ pub struct RuleFile {
     pub example_note: Option<String>,
     #[serde(default)]
     pub references: Vec<String>,
+    /// The fixes the rule offers, each with its applicability (the docs' "Fix" section;
+    /// `amlint check --fix` applies the safe ones, `--unsafe-fixes` all).
+    #[serde(default)]
+    pub fix: Vec<FixDoc>,
+}
+
+/// A fix a rule offers, as its rule file describes it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixDoc {
+    pub applicability: crate::diagnostic::Applicability,
+    /// What the fix writes, for the docs.
+    pub what: String,
+    /// Declarative rules: the field the fix writes (a key of the document's top-level
+    /// mapping, dotted for one below it) and its new value as YAML text. The value at the
+    /// field is replaced; a field that is absent is added to its mapping.
+    #[serde(default)]
+    pub set: Option<SetField>,
+}
+
+/// `fix.set` of a declarative rule.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetField {
+    pub field: String,
+    pub value: String,
 }
 
 /// A rule's own failing and passing example, checked by the test suite.
@@ -130,6 +156,8 @@ pub struct RuleMeta {
     /// Parameters the rule reads, with their defaults.
     pub params: serde_json::Map<String, serde_json::Value>,
     pub kinds: Vec<String>,
+    /// The fixes the rule offers (`fix:` of its file).
+    pub fixes: Vec<FixDoc>,
 }
 
 /// What the rule compiler needs of a declarative rule file: its tree (errors point into
@@ -159,6 +187,7 @@ impl RuleMeta {
             example_note: file.example_note,
             references: file.references,
             source: source.to_string(),
+            fixes: file.fix,
         }
     }
 
@@ -230,6 +259,19 @@ impl RuleMeta {
             }
             (None, Some(note)) => out.push_str(&format!("\n## Example\n\n{}\n", note.trim())),
             (None, None) => {}
+        }
+        if !self.fixes.is_empty() {
+            out.push_str("\n## Fix\n\n");
+            for f in &self.fixes {
+                let (label, how) = match f.applicability {
+                    crate::diagnostic::Applicability::Safe => ("Safe", "applied by `amlint check --fix`"),
+                    crate::diagnostic::Applicability::Unsafe => (
+                        "Unsafe",
+                        "applied only with `--unsafe-fixes`: it changes behaviour",
+                    ),
+                };
+                out.push_str(&format!("- **{label}** ({how}): {}\n", f.what.trim()));
+            }
         }
         if !self.references.is_empty() {
             out.push_str("\n## References\n\n");

@@ -95,6 +95,40 @@ fn differs_by_design(a: &str, b: &str) -> bool {
     matches!(changed.as_slice(), [(x, y)] if x.len() <= 3 && y.len() <= 3)
 }
 
+/// Whether renaming `word` to `chosen` is a mechanical correction rather than a guess:
+/// the two differ by at most one edit (case aside) and no other candidate is as close.
+/// Bounded like [`closest`]: a word over [`MAX_WORD`] characters or more than
+/// [`MAX_CANDIDATES`] candidates answer `false`.
+pub fn is_unambiguous_typo<'a, I, S>(word: &str, chosen: &str, candidates: I) -> bool
+where
+    I: IntoIterator<Item = &'a S>,
+    S: AsRef<str> + ?Sized + 'a,
+{
+    let lower: Vec<char> = word.to_lowercase().chars().collect();
+    if lower.len() > MAX_WORD {
+        return false;
+    }
+    let within_one = |c: &str| {
+        c.chars().count().abs_diff(lower.len()) <= 1 && {
+            let other: Vec<char> = c.to_lowercase().chars().collect();
+            distance_chars(&lower, &other) <= 1
+        }
+    };
+    if !within_one(chosen) {
+        return false;
+    }
+    for (seen, c) in candidates.into_iter().enumerate() {
+        if seen == MAX_CANDIDATES {
+            return false;
+        }
+        let c = c.as_ref();
+        if c != chosen && c != word && within_one(c) {
+            return false;
+        }
+    }
+    true
+}
+
 /// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
 pub fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();

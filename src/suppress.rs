@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::diagnostic::{Diagnostic, Edit, Fix, codes};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, codes};
 use crate::document::{Document, Value};
 use crate::registry::Registry;
 use crate::source::{SourceFile, Span};
@@ -565,6 +565,8 @@ fn entry_report(d: &Directive, j: usize, message: String) -> Diagnostic {
                 span: d.list_span,
                 replacement: remaining.join(", "),
             }],
+            // A suppression that silences nothing: removing it changes no finding.
+            applicability: Applicability::Safe,
         })
 }
 
@@ -577,6 +579,7 @@ fn whole_report(d: &Directive, message: String, help: &str) -> Diagnostic {
                 span: d.removal,
                 replacement: String::new(),
             }],
+            applicability: Applicability::Safe,
         })
 }
 

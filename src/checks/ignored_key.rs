@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Edit, Findings, Fix, codes};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Findings, Fix, codes};
 use crate::document::{Style, Target};
 use crate::schema::forms::Unused;
 use crate::source::Pointer;
@@ -56,6 +56,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
             Unused::Unknown {
                 policy,
                 suggestion,
+                unambiguous,
                 belongs_under,
             } => {
                 let who = if policy == "ignore" {
@@ -82,7 +83,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                     .with_help(help);
                 if let Some(fix) = suggestion
                     .as_deref()
-                    .and_then(|s| rename_fix(cx, &unused.pointer, key, s))
+                    .and_then(|s| rename_fix(cx, &unused.pointer, key, s, *unambiguous))
                 {
                     d = d.with_fix(fix);
                 }
@@ -100,7 +101,8 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
 
 /// Renames the key at `pointer` to `to`, in the key's own quoting (a plain YAML key, a
 /// double-quoted YAML or JSON key); `None` for other styles.
-fn rename_fix(cx: &DocContext<'_>, pointer: &Pointer, key: &str, to: &str) -> Option<Fix> {
+/// Safe when the rename is an unambiguous one-edit typo, else unsafe (a guess).
+fn rename_fix(cx: &DocContext<'_>, pointer: &Pointer, key: &str, to: &str, unambiguous: bool) -> Option<Fix> {
     let found = cx.doc.lookup(pointer)?;
     let node = cx.doc.node(found.key?);
     let replacement = match node.style {
@@ -114,6 +116,11 @@ fn rename_fix(cx: &DocContext<'_>, pointer: &Pointer, key: &str, to: &str) -> Op
             span: node.span,
             replacement,
         }],
+        applicability: if unambiguous {
+            Applicability::Safe
+        } else {
+            Applicability::Unsafe
+        },
     })
 }
 

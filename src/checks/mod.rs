@@ -8,6 +8,7 @@ mod preview_schema;
 pub mod references;
 pub mod schema;
 mod schema_type_mismatch;
+mod set_fix;
 pub mod single_document;
 mod unknown_schema;
 mod yaml11_ambiguous;

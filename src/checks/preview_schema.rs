@@ -4,7 +4,7 @@
 //! stands for (`schemas/kinds.yaml`: `preview_schemas`), which is how amlint checks it.
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Findings, Fix, codes};
+use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix, codes};
 use crate::document::Style;
 use crate::source::Pointer;
 
@@ -39,7 +39,9 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                 _ => None,
             });
     if let Some(replacement) = replacement {
+        // `$schema` is for editors: the CLI reads the file as today's kind either way.
         d = d.with_fix(Fix::replace(
+            Applicability::Safe,
             format!("Point `$schema` at `{current}.schema.json`"),
             preview.span,
             replacement,

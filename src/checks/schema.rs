@@ -2,7 +2,7 @@
 //! (`crate::schema`), one finding per problem, each on the exact key or value.
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Edit, Findings, Fix, codes};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Findings, Fix, codes};
 use crate::document::yaml11::describe;
 use crate::document::{Document, Style, Target, Value};
 use crate::schema::coerce::Normalize;
@@ -94,7 +94,13 @@ fn type_case(doc: &Document, title: &str) -> Option<Diagnostic> {
         "Write `type: {lower}`. `az ml job create` rejects this file (\"Unsupported job type: {written}\"), though the {title}'s own schema would accept the value."
     ));
     if doc.node(node).style == Style::Plain {
-        d = d.with_fix(Fix::replace(format!("Write `{lower}`"), span, lower.clone()));
+        // The only type it can be: the CLI rejects the file as written.
+        d = d.with_fix(Fix::replace(
+            Applicability::Safe,
+            format!("Write `{lower}`"),
+            span,
+            lower.clone(),
+        ));
     }
     Some(d)
 }
@@ -418,10 +424,17 @@ impl Render<'_> {
         if let (Some(c), Some(found)) = (closest, self.doc.lookup(&child)) {
             if let Some(k) = found.key {
                 if self.doc.node(k).style == Style::Plain {
-                    d = d.with_fix(Fix {
-                        title: format!("Rename `{key}` to `{c}`"),
-                        edits: vec![Edit { span, replacement: c }],
-                    });
+                    // One edit away and no other key as close: a typo; else a guess.
+                    let applicability = if crate::suggest::is_unambiguous_typo(key, &c, candidates.iter()) {
+                        Applicability::Safe
+                    } else {
+                        Applicability::Unsafe
+                    };
+                    d = d.with_fix(Fix::new(
+                        applicability,
+                        format!("Rename `{key}` to `{c}`"),
+                        vec![Edit { span, replacement: c }],
+                    ));
                 }
             }
         }

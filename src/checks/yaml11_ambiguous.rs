@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Findings, Fix, codes};
+use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix, codes};
 use crate::document::yaml11::{NoteKind, describe, python_str, yaml_float_literal};
 use crate::document::{NodeId, Value};
 use crate::source::Pointer;
@@ -29,7 +29,8 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                 )
                 .with_pointer(pointer.clone())
                 .with_help(format!("Quote it: {quoted}."))
-                .with_fix(quote_fix(raw, node.span, &quoted)),
+                // The CLI rejects the date; the text is the only reading it accepts.
+                .with_fix(quote_fix(Applicability::Safe, raw, node.span, &quoted)),
             );
             continue;
         }
@@ -70,6 +71,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                     ),
                 )
                 .with_help(format!("Quote it ({quoted}) if you mean the text{alternative}."))
+                .with_fixes(differs_fixes(raw, node.span, &quoted, yaml11, yaml12))
             }
             NoteKind::VersionText { key, value } => Diagnostic::new(
                 codes::AML003,
@@ -81,14 +83,63 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                 ),
             )
             .with_help(format!("Quote it: `{key}: {quoted}`."))
-            .with_fix(quote_fix(raw, node.span, &quoted)),
+            // The text written is the version meant (unsafe: the CLI uses another one
+            // today); the text the CLI reads keeps today's version (safe).
+            .with_fix(quote_fix(Applicability::Unsafe, raw, node.span, &quoted))
+            .with_fix(Fix::replace(
+                Applicability::Safe,
+                format!(
+                    "Quote `{raw}` as the Azure ML CLI reads it: \"{}\"",
+                    python_str(value)
+                ),
+                node.span,
+                format!("\"{}\"", python_str(value)),
+            )),
         };
         out.push(diag);
     }
 }
 
-fn quote_fix(raw: &str, span: crate::source::Span, quoted: &str) -> Fix {
-    Fix::replace(format!("Quote `{raw}`"), span, quoted)
+fn quote_fix(applicability: Applicability, raw: &str, span: crate::source::Span, quoted: &str) -> Fix {
+    Fix::replace(applicability, format!("Quote `{raw}`"), span, quoted)
+}
+
+/// A scalar YAML 1.1 and 1.2 read differently: written as the value the CLI reads
+/// (safe: a literal both read alike), or as the YAML 1.2 reading (unsafe). Dates have no
+/// YAML 1.2 literal; they get no fix.
+fn differs_fixes(
+    raw: &str,
+    span: crate::source::Span,
+    quoted: &str,
+    yaml11: &Value,
+    yaml12: &Value,
+) -> Vec<Fix> {
+    let literal = |v: &Value| match v {
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Int(_) | Value::BigInt(_) => Some(python_str(v)),
+        Value::Float(f) if f.is_finite() => Some(yaml_float_literal(*f)),
+        Value::Str(_) => Some(quoted.to_string()),
+        _ => None,
+    };
+    let mut fixes = Vec::new();
+    if let Some(safe) = literal(yaml11) {
+        let title = if safe == quoted {
+            format!("Quote `{raw}` (the Azure ML CLI reads text)")
+        } else {
+            format!("Write `{safe}`, as the Azure ML CLI reads `{raw}`")
+        };
+        fixes.push(Fix::replace(Applicability::Safe, title, span, safe));
+    }
+    if let Some(other) = literal(yaml12).filter(|o| fixes.iter().all(|f: &Fix| f.edits[0].replacement != *o))
+    {
+        let title = if other == quoted {
+            format!("Quote `{raw}` (the text YAML 1.2 reads)")
+        } else {
+            format!("Write `{other}`, as YAML 1.2 reads `{raw}`")
+        };
+        fixes.push(Fix::replace(Applicability::Unsafe, title, span, other));
+    }
+    fixes
 }
 
 /// The unquoted dates and timestamps (YAML 1.1 `datetime`s) that are values of fields

@@ -9,6 +9,7 @@
 //!   for this file, at which severity) and holds what the rule engine reads (profile,
 //!   params, inventory, rules directories).
 
+pub mod cli_selection;
 pub mod glob;
 pub mod inventory;
 mod parse;
@@ -19,6 +20,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
+pub use cli_selection::CliSelection;
 pub use glob::{PathPattern, PatternSet};
 pub use inventory::Inventory;
 pub use parse::{ConfigFileKind, KEYS, MAX_EXTEND_DEPTH, MERGE, Merge, RuleCheck, parse, parse_file};

@@ -1,6 +1,8 @@
-//! Code actions on findings: a rule's own fix (preferred quick fix), and — in YAML, which
-//! has comments — a suppression on the finding's line or for the whole file, written as
-//! `src/suppress.rs` reads it.
+//! Code actions on findings: a rule's own fixes (its first safe one preferred; unsafe
+//! ones say so), in YAML — which has comments — a suppression on the finding's line or
+//! for the whole file, written as `src/suppress.rs` reads it, and "fix all": the file's
+//! safe fixes applied to their fixed point by `crate::fix`, the code `amlint check --fix`
+//! runs.
 
 use std::collections::{HashMap, HashSet};
 
@@ -8,7 +10,7 @@ use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit
 
 use super::convert;
 use super::workspace::Checked;
-use crate::diagnostic::Edit;
+use crate::diagnostic::{Applicability, Edit};
 use crate::load::Format;
 
 fn overlaps(a: &Range, b: &Range) -> bool {
@@ -36,16 +38,24 @@ pub fn code_actions(uri: &Url, checked: &Checked, range: &Range) -> Vec<CodeActi
         if !overlaps(&lsp.range, range) {
             continue;
         }
-        if let Some(fix) = &d.fix {
+        let preferred = d.fix_for(false);
+        for fix in d.fixes() {
+            if !crate::fix::applicable(&source.text, fix) {
+                continue;
+            }
+            let title = match fix.applicability {
+                Applicability::Safe => fix.title.clone(),
+                Applicability::Unsafe => format!("{} (unsafe: changes behaviour)", fix.title),
+            };
             fixes.push(CodeAction {
-                title: fix.title.clone(),
+                title,
                 kind: Some(CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![lsp.clone()]),
                 edit: Some(edit(
                     uri,
                     fix.edits.iter().map(|e| convert::text_edit(source, e)).collect(),
                 )),
-                is_preferred: Some(true),
+                is_preferred: Some(preferred.is_some_and(|p| std::ptr::eq(p, fix))),
                 ..Default::default()
             });
         }
@@ -100,4 +110,51 @@ fn suppression(
         is_preferred: Some(false),
         ..Default::default()
     }
+}
+
+/// The kind of the "fix all" action (`editor.codeActionsOnSave: {"source.fixAll": ...}`).
+pub fn fix_all_kind() -> CodeActionKind {
+    CodeActionKind::new("source.fixAll.amlint")
+}
+
+/// Whether a request for `only` these kinds (`None`: any) wants the "fix all" action.
+pub fn wants_fix_all(only: Option<&[CodeActionKind]>) -> bool {
+    only.is_none_or(|kinds| {
+        kinds
+            .iter()
+            .any(|k| fix_all_kind().as_str().starts_with(k.as_str()))
+    })
+}
+
+/// "Fix all": the document's text replaced by `fixed` (what [`crate::fix::fix_text`]
+/// made of it with its safe fixes), when it differs.
+pub fn fix_all(
+    uri: &Url,
+    source: &crate::source::SourceFile,
+    fixed: &crate::fix::Fixed,
+) -> Option<CodeActionOrCommand> {
+    if fixed.text == source.text {
+        return None;
+    }
+    let end = source.utf16_position(source.text.len() as u32);
+    let range = Range {
+        start: lsp_types::Position::new(0, 0),
+        end: lsp_types::Position::new(end.line, end.character),
+    };
+    Some(CodeActionOrCommand::CodeAction(CodeAction {
+        title: format!(
+            "Apply {} safe fix{} (amlint)",
+            fixed.applied.len(),
+            if fixed.applied.len() == 1 { "" } else { "es" }
+        ),
+        kind: Some(fix_all_kind()),
+        edit: Some(edit(
+            uri,
+            vec![TextEdit {
+                range,
+                new_text: fixed.text.clone(),
+            }],
+        )),
+        ..Default::default()
+    }))
 }

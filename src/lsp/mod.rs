@@ -387,13 +387,28 @@ impl Server {
             lsp_types::request::CodeActionRequest::METHOD => {
                 let p: CodeActionParams = parse(params)?;
                 self.flush_if_dirty(&p.text_document.uri);
-                let Some(ws) = self.ws.as_ref() else {
+                let Some(ws) = self.ws.as_mut() else {
                     return Err(not_initialized());
                 };
-                let actions = ws
-                    .checked(&p.text_document.uri)
-                    .map(|c| actions::code_actions(&p.text_document.uri, c, &p.range))
+                let uri = &p.text_document.uri;
+                let mut actions = ws
+                    .checked(uri)
+                    .map(|c| actions::code_actions(uri, c, &p.range))
                     .unwrap_or_default();
+                // "Fix all": the same rounds as `amlint check --fix`, each checked again
+                // as this document is; only when asked for, or when a safe fix exists.
+                let pending = ws.checked(uri).and_then(|c| {
+                    let any_safe = c.diagnostics.iter().any(|d| d.fix_for(false).is_some());
+                    let asked = p.context.only.is_some();
+                    (actions::wants_fix_all(p.context.only.as_deref()) && (asked || any_safe))
+                        .then(|| (c.source.clone(), c.diagnostics.clone()))
+                });
+                if let Some((source, diagnostics)) = pending {
+                    let fixed = crate::fix::fix_text(source.text.clone(), diagnostics, false, &mut |text| {
+                        ws.check_text_as(uri, text)
+                    });
+                    actions.extend(actions::fix_all(uri, &source, &fixed));
+                }
                 to_json(actions)
             }
             lsp_types::request::HoverRequest::METHOD => {
@@ -462,7 +477,7 @@ impl Server {
             })),
             hover_provider: Some(HoverProviderCapability::Simple(true)),
             code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-                code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, actions::fix_all_kind()]),
                 ..Default::default()
             })),
             ..Default::default()

@@ -806,6 +806,23 @@ impl Workspace {
         self.check_open(uri);
     }
 
+    /// The findings `text` would have as the open document `uri` (its fixes applied,
+    /// say), checked as the document is; nothing is kept. `None` for a document that is
+    /// not open or is excluded.
+    pub fn check_text_as(&mut self, uri: &Url, text: &str) -> Option<Vec<Diagnostic>> {
+        let doc = self.open.get(uri).filter(|d| !d.excluded)?;
+        let display = doc.path.to_string_lossy().into_owned();
+        let path = doc.path.clone();
+        let limits = self.options.limits.clone();
+        let text = text.to_string();
+        let prepared = pipeline::guarded(&display, || {
+            pipeline::prepare(path.clone(), load::load_text(&display, text, &limits), false)
+        })
+        .ok()?;
+        let (report, _) = self.check(prepared);
+        Some(report.diagnostics)
+    }
+
     /// The check of the current version of an open document (`None` when it has not
     /// been checked: see [`Workspace::ensure_checked`]).
     pub fn checked(&self, uri: &Url) -> Option<&Checked> {

@@ -137,6 +137,10 @@ pub fn render_diagnostic(source: &SourceFile, diagnostic: &Diagnostic, style: St
 pub fn render(report: &Report, style: Style, quiet: bool) -> String {
     let mut out = String::new();
     for (file, d) in report.diagnostics() {
+        // `--quiet`: errors and warnings only.
+        if quiet && d.severity == Severity::Info {
+            continue;
+        }
         out.push_str(&render_diagnostic(&file.source, d, style));
         if !out.ends_with('\n') {
             out.push('\n');

@@ -2,12 +2,14 @@
 //! [`Diagnostic`](crate::diagnostic::Diagnostic)s; none computes positions itself (they
 //! come from [`SourceFile`](crate::source::SourceFile)).
 
+pub mod concise;
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
 pub mod sarif;
 mod snippet;
+pub mod statistics;
 
 use crate::diagnostic::Severity;
 use crate::results::Summary;
@@ -21,7 +23,7 @@ pub fn fails(severity: Severity, fail_on: Option<Severity>) -> bool {
     fail_on.is_some_and(|f| severity >= f)
 }
 
-/// The one-line summary: "12 files checked, 3 skipped: 1 error, 2 warnings".
+/// The one-line summary: "12 files checked, 3 skipped: 1 error, 2 warnings; 5 infos".
 pub fn summary_line(s: &Summary) -> String {
     let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let files = format!(
@@ -29,15 +31,25 @@ pub fn summary_line(s: &Summary) -> String {
         plural(s.files_checked, "file", "files"),
         s.files_skipped
     );
-    if s.errors + s.warnings + s.infos == 0 {
-        format!("{files}: no problems found")
-    } else {
-        format!(
-            "{files}: {}, {}, {}",
+    // Infos come after the errors and warnings, apart: they inform, they do not fail a
+    // run unless `--fail-on info` says so (and `--quiet` leaves them out).
+    match (s.errors + s.warnings, s.infos) {
+        (0, 0) => format!("{files}: no problems found"),
+        (_, 0) => format!(
+            "{files}: {}, {}",
+            plural(s.errors, "error", "errors"),
+            plural(s.warnings, "warning", "warnings"),
+        ),
+        (0, _) => format!(
+            "{files}: no errors or warnings; {}",
+            plural(s.infos, "info", "infos")
+        ),
+        _ => format!(
+            "{files}: {}, {}; {}",
             plural(s.errors, "error", "errors"),
             plural(s.warnings, "warning", "warnings"),
             plural(s.infos, "info", "infos")
-        )
+        ),
     }
 }
 

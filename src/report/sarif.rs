@@ -160,23 +160,32 @@ fn result(
                 .collect(),
         );
     }
-    if let Some(fix) = &d.fix {
-        let replacements: Vec<Value> = fix
-            .edits
-            .iter()
-            .filter_map(|e| {
-                Some(json!({
-                    "deletedRegion": region(&file.source, e.span)?,
-                    "insertedContent": { "text": e.replacement },
-                }))
+    // Every fix, the preferred one first, with its applicability (`safe`: `--fix`
+    // applies it; `unsafe`: only `--unsafe-fixes`).
+    let fixes: Vec<Value> = d
+        .fixes()
+        .filter_map(|fix| {
+            let replacements: Vec<Value> = fix
+                .edits
+                .iter()
+                .filter_map(|e| {
+                    Some(json!({
+                        "deletedRegion": region(&file.source, e.span)?,
+                        "insertedContent": { "text": e.replacement },
+                    }))
+                })
+                .collect();
+            (!replacements.is_empty()).then(|| {
+                json!({
+                    "description": { "text": fix.title },
+                    "artifactChanges": [{ "artifactLocation": artifact.location(), "replacements": replacements }],
+                    "properties": { "applicability": fix.applicability.as_str() },
+                })
             })
-            .collect();
-        if !replacements.is_empty() {
-            r["fixes"] = json!([{
-                "description": { "text": fix.title },
-                "artifactChanges": [{ "artifactLocation": artifact.location(), "replacements": replacements }],
-            }]);
-        }
+        })
+        .collect();
+    if !fixes.is_empty() {
+        r["fixes"] = json!(fixes);
     }
     let mut properties = json!({ "name": d.name });
     if let Some(help) = &d.help {

@@ -134,6 +134,9 @@ pub enum Unused {
     Unknown {
         policy: String,
         suggestion: Option<String>,
+        /// The suggestion is one edit away and no other key is as close
+        /// ([`crate::suggest::is_unambiguous_typo`]): renaming is a safe fix.
+        unambiguous: bool,
         belongs_under: Option<String>,
     },
 }
@@ -285,6 +288,10 @@ impl Walker<'_> {
             }
             .filter(|s| !obj.contains_key(*s))
             .map(str::to_string);
+            let unambiguous = suggestion.as_deref().is_some_and(|s| {
+                let known = props.iter().filter(|(_, v)| readable(v)).map(|(k, _)| k);
+                crate::suggest::is_unambiguous_typo(key, s, known)
+            });
             let belongs_under = if suggestion.is_none() && policy == "ignore" {
                 props
                     .iter()
@@ -307,6 +314,7 @@ impl Walker<'_> {
                 Unused::Unknown {
                     policy: policy.to_string(),
                     suggestion,
+                    unambiguous,
                     belongs_under,
                 },
             );

@@ -157,7 +157,7 @@ fn human_output_colour_and_quiet() {
     assert!(!text.contains('\u{1b}'), "colour without a terminal");
     assert!(text.contains("AML002 duplicate-key"));
     assert!(text.contains("bad.yml:5:1"));
-    assert!(text.contains("1 file checked, 0 skipped: 1 error, 0 warnings, 0 infos"));
+    assert!(text.contains("1 file checked, 0 skipped: 1 error, 0 warnings"));
     let coloured = amlint()
         .current_dir(dir.path())
         .args(["check", "bad.yml", "--color", "always"])

@@ -40,8 +40,11 @@ const LAYERS: &[&str] = &[
     "results",
     "filter",
     "pipeline",
+    // Fixes: rounds of edits, each checked again by a run.
+    "fix",
     // Views of a run.
     "show_files",
+    "show_settings",
     "report",
     "lsp",
     "fuzzing",

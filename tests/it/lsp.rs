@@ -1015,3 +1015,60 @@ fn oversized_messages_are_refused_without_being_buffered() {
     );
     assert!(messages.iter().any(|m| m["id"] == 2), "{messages:?}");
 }
+
+#[test]
+fn fix_all_applies_the_safe_fixes_as_check_fix_does() {
+    let (_d, root) = workspace();
+    let path = root.join("component.yml");
+    let text = "$schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json\nname: train\nversion: 1.10  # kept\ntype: command\ncomand: python train.py\nenvironment: azureml:env:1\ntags: {nightly: on}\n";
+    let mut c = Client::initialized(&root);
+    c.open(&path, text);
+    let diags = c.diagnostics(&uri(&path), Some(1));
+    // The version's two fixes: the safe one preferred, the unsafe one saying so.
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&path)}, "range": find(&diags, "AML003")["range"], "context": {"diagnostics": [], "only": ["quickfix"]}}),
+    );
+    let actions = r["result"].as_array().unwrap().clone();
+    let preferred = actions.iter().find(|a| a["isPreferred"] == true).unwrap();
+    assert_eq!(
+        apply(text, edits_of(preferred, &path)).lines().nth(2),
+        Some("version: \"1.1\"  # kept")
+    );
+    assert!(
+        actions.iter().any(|a| a["title"]
+            .as_str()
+            .unwrap()
+            .ends_with("(unsafe: changes behaviour)")
+            && apply(text, edits_of(a, &path)).contains("version: \"1.10\"")),
+        "{actions:#?}"
+    );
+    // Fix all: every safe fix, in rounds, as `amlint check --fix` writes the file.
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&path)}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "context": {"diagnostics": [], "only": ["source.fixAll"]}}),
+    );
+    let actions = r["result"].as_array().unwrap().clone();
+    let all = actions
+        .iter()
+        .find(|a| a["kind"] == "source.fixAll.amlint")
+        .unwrap_or_else(|| panic!("{actions:#?}"));
+    let fixed = apply(text, edits_of(all, &path));
+    std::fs::write(&path, text).unwrap();
+    let out = assert_cmd::Command::cargo_bin("amlint")
+        .unwrap()
+        .current_dir(&root)
+        .args(["check", "--fix", "component.yml"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Fixed 3 findings"),
+        "{out:?}"
+    );
+    assert_eq!(fixed, std::fs::read_to_string(&path).unwrap());
+    assert!(
+        fixed.contains("command: python train.py\n") && fixed.contains("{nightly: true}"),
+        "{fixed}"
+    );
+    c.shutdown_and_exit();
+}

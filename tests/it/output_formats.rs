@@ -280,7 +280,7 @@ fn github_annotations() {
         "{}",
         lines[1]
     );
-    assert_eq!(lines[2], "1 file checked, 0 skipped: 1 error, 1 warning, 0 infos");
+    assert_eq!(lines[2], "1 file checked, 0 skipped: 1 error, 1 warning");
     let quiet = amlint(root)
         .args(["check", "--format", "github", "--quiet"])
         .output()

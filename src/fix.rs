@@ -1,0 +1,592 @@
+//! Applying fixes (`amlint check --fix`, `--unsafe-fixes`, `--diff`, and the language
+//! server's code actions): a finding's fix is a list of text edits with an
+//! applicability ([`crate::diagnostic::Applicability`]). A round takes each finding's
+//! first allowed fix ([`Diagnostic::fix_for`]), in the order of the findings, skips one
+//! that overlaps a fix already taken (it waits for the next round), and applies the rest
+//! to the text. The text is then checked again and the next round works on the new
+//! findings, until no fix applies, the text repeats, or [`MAX_ROUNDS`] rounds ran. A
+//! round after which the file holds more findings of some rule than before (a syntax
+//! error, a renamed key whose value does not fit the new key) is undone: its fixes are
+//! tried again one at a time, and a fix that adds a finding alone is dropped. A fix never
+//! makes a file unreadable nor adds a finding.
+//!
+//! Edits replace the exact bytes of a key or value, or insert a line: comments, key
+//! order, quoting elsewhere, line endings (CRLF) and a byte-order mark are kept as they
+//! are. Files are written through [`crate::fsio::replace_if_unchanged`]: atomically, never
+//! over a link, and not at all when the file changed on disk since it was read.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use crate::diagnostic::{Diagnostic, Edit, Fix};
+use crate::pipeline::{self, Buffer, Options};
+use crate::results::{FileReport, Report};
+
+/// Most rounds of fixes applied to one file.
+pub const MAX_ROUNDS: usize = 10;
+
+/// A fix that was applied: its rule and its title.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    pub code: &'static str,
+    pub title: String,
+}
+
+/// The outcome of one round on one text.
+#[derive(Debug)]
+pub struct Round {
+    pub text: String,
+    pub applied: Vec<Applied>,
+    /// The fixes applied (to drop one that turns out to add a finding).
+    pub fixes: Vec<Fix>,
+    /// Fixes left for a later round because they overlap one applied in this one.
+    pub deferred: usize,
+}
+
+/// Whether two edits touch the same text: overlapping ranges, or two insertions at the
+/// same place (their order would be a guess).
+fn conflicts(a: &Edit, b: &Edit) -> bool {
+    a.span.start == b.span.start || (a.span.start < b.span.end && b.span.start < a.span.end)
+}
+
+/// Whether `fix` can be applied to `text`: every edit inside the text and on character
+/// boundaries, its edits apart from each other, and some edit changing the text.
+pub fn applicable(text: &str, fix: &Fix) -> bool {
+    let in_text = |e: &Edit| {
+        let (s, t) = (e.span.start as usize, e.span.end as usize);
+        s <= t && t <= text.len() && text.is_char_boundary(s) && text.is_char_boundary(t)
+    };
+    if fix.edits.is_empty() || !fix.edits.iter().all(in_text) {
+        return false;
+    }
+    for (i, a) in fix.edits.iter().enumerate() {
+        if fix.edits[i + 1..].iter().any(|b| conflicts(a, b)) {
+            return false;
+        }
+    }
+    fix.edits.iter().any(|e| text[e.span.range()] != *e.replacement)
+}
+
+/// The fixes one round applies to `text`, given its findings: each finding's first
+/// allowed fix, in order, unless it overlaps one already taken (then it is deferred).
+/// Also the number deferred.
+pub fn plan<'a>(
+    text: &str,
+    diagnostics: &'a [Diagnostic],
+    unsafe_fixes: bool,
+) -> (Vec<(&'a Diagnostic, &'a Fix)>, usize) {
+    plan_with(text, diagnostics, unsafe_fixes, &HashSet::new(), usize::MAX)
+}
+
+/// [`plan`], without the fixes in `dropped` and with at most `limit` fixes.
+fn plan_with<'a>(
+    text: &str,
+    diagnostics: &'a [Diagnostic],
+    unsafe_fixes: bool,
+    dropped: &HashSet<Vec<Edit>>,
+    limit: usize,
+) -> (Vec<(&'a Diagnostic, &'a Fix)>, usize) {
+    let mut taken: Vec<(&Diagnostic, &Fix)> = Vec::new();
+    let mut deferred = 0;
+    let mut seen: HashSet<&[Edit]> = HashSet::new();
+    for d in diagnostics {
+        let Some(fix) = d
+            .fixes()
+            .filter(|f| unsafe_fixes || f.is_safe())
+            .find(|f| !dropped.contains(&f.edits))
+        else {
+            continue;
+        };
+        if !applicable(text, fix) || !seen.insert(&fix.edits) {
+            // Not applicable, or the very fix of another finding (taken once).
+            continue;
+        }
+        let overlaps = taken
+            .iter()
+            .any(|(_, t)| t.edits.iter().any(|a| fix.edits.iter().any(|b| conflicts(a, b))));
+        if overlaps || taken.len() >= limit {
+            deferred += 1;
+        } else {
+            taken.push((d, fix));
+        }
+    }
+    (taken, deferred)
+}
+
+/// `text` with `edits` applied (they must not conflict; see [`plan`]).
+pub fn apply_edits<'a>(text: &str, edits: impl IntoIterator<Item = &'a Edit>) -> String {
+    let mut edits: Vec<&Edit> = edits.into_iter().collect();
+    edits.sort_by_key(|e| (e.span.start, e.span.end));
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut at = 0usize;
+    for e in edits {
+        out.push_str(&text[at..e.span.start as usize]);
+        out.push_str(&e.replacement);
+        at = e.span.end as usize;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// One round on `text`: `None` when no fix applies.
+pub fn apply_round(text: &str, diagnostics: &[Diagnostic], unsafe_fixes: bool) -> Option<Round> {
+    round_with(text, diagnostics, unsafe_fixes, &HashSet::new(), usize::MAX)
+}
+
+fn round_with(
+    text: &str,
+    diagnostics: &[Diagnostic],
+    unsafe_fixes: bool,
+    dropped: &HashSet<Vec<Edit>>,
+    limit: usize,
+) -> Option<Round> {
+    let (taken, deferred) = plan_with(text, diagnostics, unsafe_fixes, dropped, limit);
+    if taken.is_empty() {
+        return None;
+    }
+    let new = apply_edits(text, taken.iter().flat_map(|(_, f)| &f.edits));
+    Some(Round {
+        text: new,
+        applied: taken
+            .iter()
+            .map(|(d, f)| Applied {
+                code: d.code,
+                title: f.title.clone(),
+            })
+            .collect(),
+        fixes: taken.iter().map(|(_, f)| (*f).clone()).collect(),
+        deferred,
+    })
+}
+
+/// Whether `after` holds more findings of some rule than `before`: the round added one.
+fn adds_a_finding(before: &[Diagnostic], after: &[Diagnostic]) -> bool {
+    let mut counts: HashMap<&str, isize> = HashMap::new();
+    for d in before {
+        *counts.entry(d.code).or_default() += 1;
+    }
+    for d in after {
+        let c = counts.entry(d.code).or_default();
+        *c -= 1;
+        if *c < 0 {
+            return true;
+        }
+    }
+    false
+}
+
+/// How fixing one text ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// No fix applies any more.
+    Done,
+    /// [`MAX_ROUNDS`] rounds ran, or the text came back to an earlier one.
+    Rounds,
+}
+
+/// A text's fixes applied to their fixed point.
+#[derive(Debug)]
+pub struct Fixed {
+    pub text: String,
+    pub applied: Vec<Applied>,
+    /// The findings of the fixed text.
+    pub diagnostics: Vec<Diagnostic>,
+    pub rounds: usize,
+    pub stop: Stop,
+    /// Fixes not applied because each added a finding (or could not be checked).
+    pub dropped: usize,
+}
+
+/// Fixes one text: rounds of [`apply_round`], each followed by `recheck` (the findings of
+/// the new text, as the checks and filters of a run give them; `None` when it could not
+/// be checked, which stops without the round).
+pub fn fix_text(
+    text: String,
+    diagnostics: Vec<Diagnostic>,
+    unsafe_fixes: bool,
+    recheck: &mut dyn FnMut(&str) -> Option<Vec<Diagnostic>>,
+) -> Fixed {
+    let mut state = FileState::new(text, diagnostics);
+    while let Some(round) = state.next_round(unsafe_fixes) {
+        let rechecked = recheck(&round.text);
+        state.accept(round, rechecked);
+    }
+    state.finish()
+}
+
+/// One text being fixed, round by round (shared by [`fix_text`] and [`fix_report`], which
+/// checks the texts of many files of a round in one run).
+struct FileState {
+    text: String,
+    diagnostics: Vec<Diagnostic>,
+    applied: Vec<Applied>,
+    seen: HashSet<String>,
+    /// Rounds tried, taken or undone (bounded by twice [`MAX_ROUNDS`]).
+    attempts: usize,
+    rounds: usize,
+    stop: Option<Stop>,
+    /// After an undone round: one fix per round until one is taken.
+    one_at_a_time: bool,
+    /// Fixes that added a finding alone.
+    dropped: HashSet<Vec<Edit>>,
+}
+
+impl FileState {
+    fn new(text: String, diagnostics: Vec<Diagnostic>) -> Self {
+        Self {
+            seen: HashSet::from([text.clone()]),
+            text,
+            diagnostics,
+            applied: Vec::new(),
+            attempts: 0,
+            rounds: 0,
+            stop: None,
+            one_at_a_time: false,
+            dropped: HashSet::new(),
+        }
+    }
+
+    /// The next round to check, if any.
+    fn next_round(&mut self, unsafe_fixes: bool) -> Option<Round> {
+        if self.stop.is_some() {
+            return None;
+        }
+        if self.rounds == MAX_ROUNDS || self.attempts == 2 * MAX_ROUNDS {
+            self.stop = Some(Stop::Rounds);
+            return None;
+        }
+        let limit = if self.one_at_a_time { 1 } else { usize::MAX };
+        match round_with(&self.text, &self.diagnostics, unsafe_fixes, &self.dropped, limit) {
+            None => {
+                self.stop = Some(Stop::Done);
+                None
+            }
+            Some(round) if self.seen.contains(&round.text) => {
+                self.stop = Some(Stop::Rounds);
+                None
+            }
+            Some(round) => Some(round),
+        }
+    }
+
+    /// Takes the round, given the findings of its text (`None`: it could not be checked).
+    fn accept(&mut self, round: Round, rechecked: Option<Vec<Diagnostic>>) {
+        self.attempts += 1;
+        match rechecked {
+            Some(found) if !adds_a_finding(&self.diagnostics, &found) => {
+                self.rounds += 1;
+                self.one_at_a_time = false;
+                self.seen.insert(round.text.clone());
+                self.text = round.text;
+                self.diagnostics = found;
+                self.applied.extend(round.applied);
+            }
+            _ if round.fixes.len() > 1 => self.one_at_a_time = true,
+            _ => self.dropped.extend(round.fixes.into_iter().map(|f| f.edits)),
+        }
+    }
+
+    fn finish(self) -> Fixed {
+        Fixed {
+            text: self.text,
+            applied: self.applied,
+            diagnostics: self.diagnostics,
+            rounds: self.rounds,
+            stop: self.stop.unwrap_or(Stop::Done),
+            dropped: self.dropped.len(),
+        }
+    }
+}
+
+/// A file of a run after its fixes.
+#[derive(Debug)]
+pub struct FixedFile {
+    /// The path as displayed (standard input's stands-for name for a buffer).
+    pub display: String,
+    /// The file on disk (`None` for standard input).
+    pub path: Option<PathBuf>,
+    pub original: String,
+    pub fixed: Fixed,
+}
+
+impl FixedFile {
+    pub fn changed(&self) -> bool {
+        self.fixed.text != self.original
+    }
+}
+
+/// Fixes every file of `report` that has a fix to apply, each to its fixed point; the
+/// files of a round are checked again in one run (with `options`, as buffers standing for
+/// their paths). `stdin` names the report's file that came from standard input, if any.
+/// Nothing is written: see [`write`].
+pub fn fix_report(
+    report: &Report,
+    options: &Options,
+    unsafe_fixes: bool,
+    stdin: Option<&str>,
+) -> Vec<FixedFile> {
+    let mut states: Vec<(usize, FileState)> = report
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.checked && f.diagnostics.iter().any(|d| d.fix_for(unsafe_fixes).is_some()))
+        .map(|(i, f)| (i, FileState::new(f.source.text.clone(), f.diagnostics.clone())))
+        .collect();
+    loop {
+        let mut rounds: Vec<(usize, Round)> = Vec::new();
+        for (k, (_, state)) in states.iter_mut().enumerate() {
+            if let Some(round) = state.next_round(unsafe_fixes) {
+                rounds.push((k, round));
+            }
+        }
+        if rounds.is_empty() {
+            break;
+        }
+        let buffers = rounds
+            .iter()
+            .map(|(k, round)| Buffer {
+                display: report.files[states[*k].0].source.path.clone(),
+                text: Ok(round.text.clone()),
+            })
+            .collect();
+        let checked = pipeline::run(&[], buffers, options);
+        let mut by_path: HashMap<String, FileReport> = checked
+            .files
+            .into_iter()
+            .map(|f| (f.source.path.clone(), f))
+            .collect();
+        for (k, round) in rounds {
+            let display = &report.files[states[k].0].source.path;
+            let found = by_path
+                .remove(display)
+                .filter(|f| f.checked)
+                .map(|f| f.diagnostics);
+            states[k].1.accept(round, found);
+        }
+    }
+    states
+        .into_iter()
+        .map(|(i, state)| {
+            let file = &report.files[i];
+            let display = file.source.path.clone();
+            let path = match (stdin, &report.project) {
+                (Some(s), _) if s == display => None,
+                (_, Some(project)) => Some(project.absolute(&display)),
+                (_, None) => Some(PathBuf::from(&display)),
+            };
+            FixedFile {
+                display,
+                path,
+                original: file.source.text.clone(),
+                fixed: state.finish(),
+            }
+        })
+        .collect()
+}
+
+/// Why a fixed file was not written.
+#[derive(Debug)]
+pub struct NotWritten<'a> {
+    pub file: &'a FixedFile,
+    pub why: crate::fsio::WriteRefusal,
+}
+
+/// Writes each changed file (standard input's text is the caller's), atomically and
+/// only if it still holds what was read; the files that could not be written, and why.
+pub fn write(files: &[FixedFile]) -> Vec<NotWritten<'_>> {
+    let mut failed = Vec::new();
+    for f in files.iter().filter(|f| f.changed()) {
+        let Some(path) = &f.path else {
+            continue;
+        };
+        if let Err(why) =
+            crate::fsio::replace_if_unchanged(path, f.original.as_bytes(), f.fixed.text.as_bytes())
+        {
+            failed.push(NotWritten { file: f, why });
+        }
+    }
+    failed
+}
+
+/// The unified diff (`diff -u`, paths `a/<path>` and `b/<path>`, three lines of context)
+/// of every changed file, as `patch -p1` applies it. Characters that drive a terminal are
+/// escaped ([`crate::escape`]), except the tab and the carriage return that ends a CRLF
+/// line: a line holding another one shows it escaped (and that hunk no longer applies).
+pub fn unified_diff(files: &[FixedFile]) -> String {
+    let mut out = String::new();
+    for f in files.iter().filter(|f| f.changed()) {
+        let name = diff_path(&f.display);
+        let diff = similar::TextDiff::from_lines(f.original.as_str(), f.fixed.text.as_str());
+        let text = diff
+            .unified_diff()
+            .context_radius(3)
+            .header(&format!("a/{name}"), &format!("b/{name}"))
+            .to_string();
+        out.push_str(&escape_diff(&text));
+    }
+    out
+}
+
+/// A display path as a diff names it (without `./`).
+fn diff_path(display: &str) -> String {
+    display.strip_prefix("./").unwrap_or(display).to_string()
+}
+
+fn escape_diff(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix("\r\n") {
+            Some(b) => (b, "\r\n"),
+            None => match line.strip_suffix('\n') {
+                Some(b) => (b, "\n"),
+                None => (line, ""),
+            },
+        };
+        for c in body.chars() {
+            if c == '\t' {
+                out.push(c);
+            } else {
+                crate::escape::push_escaped(&mut out, c);
+            }
+        }
+        out.push_str(end);
+    }
+    crate::escape::workflow_commands(out)
+}
+
+/// Counts for the summary: fixes applied, files changed.
+pub fn totals(files: &[FixedFile]) -> (usize, usize) {
+    let applied = files.iter().map(|f| f.fixed.applied.len()).sum();
+    let changed = files.iter().filter(|f| f.changed()).count();
+    (applied, changed)
+}
+
+/// How many findings of `report` have a fix that `--fix` applies, and how many more one
+/// that only `--unsafe-fixes` applies.
+pub fn fixable(report: &Report) -> (usize, usize) {
+    let mut safe = 0;
+    let mut unsafe_only = 0;
+    for (_, d) in report.diagnostics() {
+        if d.fix_for(false).is_some() {
+            safe += 1;
+        } else if d.fix_for(true).is_some() {
+            unsafe_only += 1;
+        }
+    }
+    (safe, unsafe_only)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Applicability;
+    use crate::source::Span;
+
+    fn finding(span: (u32, u32), replacement: &str, applicability: Applicability) -> Diagnostic {
+        Diagnostic::new(crate::diagnostic::codes::AML003, Span::new(span.0, span.1), "x").with_fix(
+            Fix::replace(applicability, "t", Span::new(span.0, span.1), replacement),
+        )
+    }
+
+    #[test]
+    fn overlapping_fixes_wait_for_the_next_round() {
+        let text = "a: on\nb: no\n";
+        let d = vec![
+            finding((3, 5), "true", Applicability::Safe),
+            finding((3, 5), "\"on\"", Applicability::Safe),
+            finding((9, 11), "false", Applicability::Safe),
+        ];
+        let round = apply_round(text, &d, false).unwrap();
+        assert_eq!(round.text, "a: true\nb: false\n");
+        assert_eq!(round.deferred, 1);
+        assert_eq!(round.applied.len(), 2);
+    }
+
+    #[test]
+    fn unsafe_fixes_apply_only_when_asked() {
+        let text = "a: on\n";
+        let d = vec![finding((3, 5), "\"on\"", Applicability::Unsafe)];
+        assert!(apply_round(text, &d, false).is_none());
+        assert_eq!(apply_round(text, &d, true).unwrap().text, "a: \"on\"\n");
+    }
+
+    #[test]
+    fn the_first_allowed_fix_of_a_finding_is_taken() {
+        let d = Diagnostic::new(crate::diagnostic::codes::AML003, Span::new(9, 13), "x")
+            .with_fix(Fix::replace(
+                Applicability::Unsafe,
+                "u",
+                Span::new(9, 13),
+                "\"1.10\"",
+            ))
+            .with_fix(Fix::replace(
+                Applicability::Safe,
+                "s",
+                Span::new(9, 13),
+                "\"1.1\"",
+            ));
+        let text = "version: 1.10\n";
+        assert_eq!(
+            apply_round(text, std::slice::from_ref(&d), false).unwrap().text,
+            "version: \"1.1\"\n"
+        );
+        assert_eq!(apply_round(text, &[d], true).unwrap().text, "version: \"1.10\"\n");
+    }
+
+    #[test]
+    fn edits_outside_the_text_or_inside_a_character_are_refused() {
+        let text = "a: é\n";
+        let d = vec![
+            finding((3, 4), "x", Applicability::Safe),
+            finding((3, 40), "x", Applicability::Safe),
+        ];
+        assert!(apply_round(text, &d, true).is_none());
+    }
+
+    #[test]
+    fn rounds_stop_at_a_fixed_point_a_cycle_and_a_new_syntax_error() {
+        // A recheck that always offers the same fix again: the text repeats.
+        let mut calls = 0;
+        let fixed = fix_text(
+            "a: on\n".to_string(),
+            vec![finding((3, 5), "true", Applicability::Safe)],
+            false,
+            &mut |_| {
+                calls += 1;
+                Some(vec![finding((3, 7), "on", Applicability::Safe)])
+            },
+        );
+        assert_eq!(fixed.stop, Stop::Rounds);
+        assert_eq!(fixed.text, "a: true\n");
+        assert_eq!(calls, 1);
+        // A round that adds a finding is undone, its fixes tried one at a time, and the
+        // one that adds a finding alone dropped.
+        let text = "a: on\nb: no\n";
+        let fixed = fix_text(
+            text.to_string(),
+            vec![
+                finding((3, 5), "true", Applicability::Safe),
+                finding((9, 11), "false", Applicability::Safe),
+            ],
+            false,
+            &mut |t| {
+                let mut found = Vec::new();
+                if t.contains("true") {
+                    found.push(Diagnostic::new(
+                        crate::diagnostic::codes::AML001,
+                        Span::at(0),
+                        "broken",
+                    ));
+                }
+                if t.contains("b: no") {
+                    found.push(finding((9, 11), "false", Applicability::Safe));
+                }
+                Some(found)
+            },
+        );
+        assert_eq!(fixed.text, "a: on\nb: false\n");
+        assert_eq!(fixed.applied.len(), 1);
+        assert_eq!(fixed.dropped, 1);
+        assert_eq!(fixed.stop, Stop::Done);
+    }
+}

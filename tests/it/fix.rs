@@ -1,0 +1,507 @@
+//! `amlint check --fix`, `--unsafe-fixes` and `--diff`, driven by the inputs of
+//! `tests/data/fix/`: each file's text after `--fix` and after `--unsafe-fixes` is a
+//! snapshot; fixing twice changes nothing; a fixed file has no finding that had a fix
+//! and no new finding; CRLF, a byte-order mark, comments and anchors survive; the diff
+//! applies with `patch`; standard input, links, files changed meanwhile, conflicts. The
+//! corpus test applies every fix to a copy of azureml-examples and compares the trees.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use amlint::diagnostic::Applicability;
+use amlint::pipeline::{Options, check_paths};
+
+use super::common::{amlint, project, write};
+
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fix")
+}
+
+/// The inputs, by file name.
+fn cases() -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(data_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        out.insert(name, std::fs::read_to_string(&path).unwrap());
+    }
+    assert!(out.len() >= 9, "{out:?}");
+    out
+}
+
+/// A project holding one file.
+fn project_with(name: &str, text: &str) -> tempfile::TempDir {
+    let dir = project();
+    write(dir.path(), name, text);
+    dir
+}
+
+/// Runs `amlint check --no-config ARGS` in `dir`: exit code, stdout, stderr.
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = amlint(dir)
+        .args(["check", "--no-config"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The findings of the file `name` in `dir` (as the library reports them): code,
+/// whether it has a fix the mode applies.
+fn findings(dir: &Path, name: &str, unsafe_fixes: bool) -> Vec<(String, bool)> {
+    let options = Options {
+        config: amlint::config::ConfigChoice::Disabled,
+        today: Some("2026-11-22".to_string()),
+        ..Options::default()
+    };
+    let report = check_paths(&[dir.join(name)], &options);
+    report
+        .diagnostics()
+        .map(|(_, d)| (d.code.to_string(), d.fix_for(unsafe_fixes).is_some()))
+        .collect()
+}
+
+fn fix_once(name: &str, text: &str, unsafe_fixes: bool) -> (String, tempfile::TempDir) {
+    let dir = project_with(name, text);
+    let mut args = vec!["--fix", "--format", "concise"];
+    if unsafe_fixes {
+        args.push("--unsafe-fixes");
+    }
+    args.push(name);
+    let (code, out, err) = run(dir.path(), &args);
+    assert!(code == 0 || code == 1, "{name}: {code}\n{out}\n{err}");
+    assert!(
+        out.contains("Fixed "),
+        "{name}: the summary says what was fixed\n{out}"
+    );
+    let fixed = std::fs::read_to_string(dir.path().join(name)).unwrap();
+    (fixed, dir)
+}
+
+#[test]
+fn each_input_after_fix_and_after_unsafe_fixes() {
+    for (name, text) in cases() {
+        let (safe, _) = fix_once(&name, &text, false);
+        let (all, _) = fix_once(&name, &text, true);
+        assert_ne!(all, text, "{name}: every input has a fix");
+        insta::assert_snapshot!(
+            format!("fix__{}", name.replace('.', "_")),
+            format!("--- --fix\n{safe}--- --unsafe-fixes\n{all}")
+        );
+    }
+}
+
+#[test]
+fn fixing_twice_changes_nothing_and_adds_no_finding() {
+    for (name, text) in cases() {
+        for unsafe_fixes in [false, true] {
+            let before = {
+                let dir = project_with(&name, &text);
+                findings(dir.path(), &name, unsafe_fixes)
+            };
+            let (fixed, dir) = fix_once(&name, &text, unsafe_fixes);
+            let after = findings(dir.path(), &name, unsafe_fixes);
+            // Each finding that had a fix is gone, and no other finding appeared.
+            let mut left: BTreeMap<&str, isize> = BTreeMap::new();
+            for (code, fixable) in &before {
+                if !fixable {
+                    *left.entry(code).or_default() += 1;
+                }
+            }
+            for (code, _) in &after {
+                let n = left.entry(code).or_default();
+                *n -= 1;
+                assert!(
+                    *n >= 0,
+                    "{name} (unsafe: {unsafe_fixes}): {code} after the fixes\nbefore: {before:?}\nafter: {after:?}\n{fixed}"
+                );
+            }
+            // Again: nothing changes.
+            let (_, out, _) = run(
+                dir.path(),
+                &["--fix", "--format", "concise", "--unsafe-fixes", &name],
+            );
+            let again = std::fs::read_to_string(dir.path().join(&name)).unwrap();
+            if unsafe_fixes {
+                assert_eq!(again, fixed, "{name}: a second --unsafe-fixes changed the file");
+                assert!(out.contains("Fixed 0 findings"), "{name}: {out}");
+            }
+            let (_, out, _) = run(dir.path(), &["--fix", "--format", "concise", &name]);
+            assert!(out.contains("Fixed 0 findings"), "{name}: {out}");
+        }
+    }
+}
+
+/// `text` with CRLF line ends and a byte-order mark.
+fn crlf_bom(text: &str) -> String {
+    format!("\u{feff}{}", text.replace('\n', "\r\n"))
+}
+
+#[test]
+fn crlf_a_byte_order_mark_comments_and_anchors_survive() {
+    for name in [
+        "component-version.yml",
+        "cluster.yml",
+        "job-typos.yml",
+        "deploymentconfig.json",
+    ] {
+        let text = &cases()[name];
+        let (lf, _) = fix_once(name, text, true);
+        let (crlf, _) = fix_once(name, &crlf_bom(text), true);
+        assert_eq!(crlf, crlf_bom(&lf), "{name}");
+    }
+    let (fixed, _) = fix_once("component-version.yml", &cases()["component-version.yml"], false);
+    assert!(
+        fixed.contains("version: \"1.1\"   # the CLI reads 1.1\n"),
+        "{fixed}"
+    );
+    assert!(fixed.contains("defaults: &defaults\n"), "{fixed}");
+    assert!(fixed.starts_with("# A component whose version"), "{fixed}");
+    let (fixed, _) = fix_once("cluster.yml", &cases()["cluster.yml"], true);
+    assert!(
+        fixed.contains("name: gpu-cluster   # a comment that stays\n"),
+        "{fixed}"
+    );
+}
+
+#[test]
+fn the_diff_applies_with_patch_and_changes_nothing() {
+    let dir = project();
+    for (name, text) in cases() {
+        write(dir.path(), &name, &text);
+    }
+    write(dir.path(), "crlf/cluster.yml", &crlf_bom(&cases()["cluster.yml"]));
+    let (code, diff, err) = run(dir.path(), &["--diff", "--unsafe-fixes", "."]);
+    assert_eq!(code, 1, "a fix is pending: {err}");
+    assert!(diff.starts_with("--- a/"), "{diff}");
+    assert!(err.contains("would be applied"), "{err}");
+    for (name, text) in cases() {
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(&name)).unwrap(),
+            text,
+            "--diff wrote {name}"
+        );
+    }
+    let patch_file = dir.path().join("fixes.patch");
+    std::fs::write(&patch_file, &diff).unwrap();
+    let dry = std::process::Command::new("patch")
+        .current_dir(dir.path())
+        .args(["-p1", "--dry-run", "-i", "fixes.patch"])
+        .output();
+    let Ok(dry) = dry else {
+        eprintln!("skipped: no `patch` program");
+        return;
+    };
+    assert!(
+        dry.status.success(),
+        "{}\n{diff}",
+        String::from_utf8_lossy(&dry.stdout)
+    );
+    // Applied for real, the patch gives what --fix --unsafe-fixes writes.
+    let applied = std::process::Command::new("patch")
+        .current_dir(dir.path())
+        .args(["-p1", "-s", "-i", "fixes.patch"])
+        .status()
+        .unwrap();
+    assert!(applied.success());
+    std::fs::remove_file(&patch_file).unwrap();
+    for (name, text) in cases() {
+        let (fixed, _) = fix_once(&name, &text, true);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(&name)).unwrap(),
+            fixed,
+            "{name}"
+        );
+    }
+    // Nothing pending any more: exit 0, an empty diff.
+    let (code, diff, _) = run(dir.path(), &["--diff", "--unsafe-fixes", "."]);
+    assert_eq!((code, diff.as_str()), (0, ""));
+}
+
+#[test]
+fn fix_with_standard_input_writes_the_fixed_text_to_standard_output() {
+    let dir = project();
+    let text = crlf_bom(&cases()["component-version.yml"]);
+    let out = amlint(dir.path())
+        .args([
+            "check",
+            "--no-config",
+            "--fix",
+            "--stdin-filename",
+            "component.yml",
+            "-",
+        ])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        stdout,
+        text.replace("version: 1.10", "version: \"1.1\"")
+            .replace("learning_rate: 1e-3", "learning_rate: \"1e-3\"")
+    );
+    assert!(
+        stderr.contains("Fixed 2 findings in 1 file (0 remaining)"),
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(0));
+    // Nothing to fix: the text comes back as it was.
+    let clean =
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: echo\n";
+    let out = amlint(dir.path())
+        .args([
+            "check",
+            "--no-config",
+            "--fix",
+            "--stdin-filename",
+            "job.yml",
+            "-",
+        ])
+        .write_stdin(clean)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), clean);
+}
+
+#[test]
+fn fix_and_diff_together_and_with_a_baseline_are_usage_errors() {
+    let dir = project_with("job.yml", &cases()["job-typos.yml"]);
+    for args in [
+        &["--fix", "--diff", "job.yml"][..],
+        &["--fix", "--write-baseline", "b.json", "job.yml"],
+        &["--diff", "--write-baseline", "b.json", "job.yml"],
+        &["--diff", "--statistics", "job.yml"],
+        &["--show-settings", "--fix", "job.yml"],
+    ] {
+        let (code, _, err) = run(dir.path(), args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("cannot be used with"), "{args:?}: {err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("job.yml")).unwrap(),
+        cases()["job-typos.yml"]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_file_is_not_replaced_and_a_changed_file_is_not_written() {
+    let dir = project();
+    write(dir.path(), "real/cluster.yml", &cases()["cluster.yml"]);
+    std::os::unix::fs::symlink("real/cluster.yml", dir.path().join("cluster.yml")).unwrap();
+    let (_, _, err) = run(dir.path(), &["--fix", "--unsafe-fixes", "cluster.yml"]);
+    assert!(
+        err.contains("not fixed") && err.contains("symbolic link"),
+        "{err}"
+    );
+    let meta = std::fs::symlink_metadata(dir.path().join("cluster.yml")).unwrap();
+    assert!(meta.file_type().is_symlink(), "the link is still a link");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("real/cluster.yml")).unwrap(),
+        cases()["cluster.yml"]
+    );
+    // The write itself: a file that is not what was read is left alone.
+    let file = dir.path().join("job.yml");
+    std::fs::write(&file, "edited meanwhile\n").unwrap();
+    let r = amlint::fsio::replace_if_unchanged(&file, b"as read\n", b"fixed\n");
+    assert!(matches!(r, Err(amlint::fsio::WriteRefusal::Changed)), "{r:?}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "edited meanwhile\n");
+    amlint::fsio::replace_if_unchanged(&file, b"edited meanwhile\n", b"fixed\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "fixed\n");
+}
+
+#[test]
+fn rule_files_declare_every_fix_their_findings_carry() {
+    let registry = amlint::registry::builtin();
+    let mut made: BTreeSet<(String, Applicability)> = BTreeSet::new();
+    let options = Options {
+        today: Some("2026-11-22".to_string()),
+        config: amlint::config::ConfigChoice::Disabled,
+        ..Options::default()
+    };
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    for root in [data_dir(), fixtures] {
+        let report = check_paths(&[root], &options);
+        for (file, d) in report.diagnostics() {
+            for fix in d.fixes() {
+                let rule = registry.get(d.code).unwrap();
+                assert!(
+                    rule.fixes.iter().any(|f| f.applicability == fix.applicability),
+                    "{}: {} makes a {} fix (`{}`) its rule file does not declare",
+                    file.source.path,
+                    d.code,
+                    fix.applicability,
+                    fix.title
+                );
+                made.insert((d.code.to_string(), fix.applicability));
+            }
+        }
+    }
+    // And every declared fix is made by some input: the docs describe real fixes.
+    for rule in registry.rules() {
+        for f in &rule.fixes {
+            assert!(
+                made.contains(&(rule.code.to_string(), f.applicability)),
+                "{} declares a {} fix that no input of tests/data/fix or fixtures/ makes",
+                rule.code,
+                f.applicability
+            );
+            assert!(
+                f.set.is_none() || rule.declarative.is_some(),
+                "{}: `set` is for declarative rules",
+                rule.code
+            );
+        }
+    }
+}
+
+/// Every file of the azureml-examples corpus, copied, fixed with `--unsafe-fixes`: each
+/// still parses as the same kinds, and the only values that differ are those the fixes
+/// name (the node an edit replaces, a renamed key, a field a fix sets).
+#[test]
+fn fixes_on_a_copy_of_the_corpus_change_only_what_they_name() {
+    let corpus = Path::new("/work/shared/corpus/azureml-examples");
+    if !corpus.is_dir() {
+        eprintln!("skipped: the corpus is not at {}", corpus.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("azureml-examples");
+    copy_tree(corpus, &copy);
+    std::fs::create_dir_all(copy.join(".git")).unwrap();
+    let options = Options {
+        today: Some("2026-11-22".to_string()),
+        ..Options::default()
+    };
+    let before = check_paths(std::slice::from_ref(&copy), &options);
+    // What each file's fixes may change: JSON pointers (a change below one counts).
+    let mut allowed: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let registry = amlint::registry::builtin();
+    for file in &before.files {
+        let loaded = amlint::load::parse_text(
+            &file.source.path,
+            file.source.text.clone(),
+            amlint::load::Format::for_path(&file.source.path),
+            &amlint::limits::Limits::default(),
+        );
+        for d in &file.diagnostics {
+            for fix in d.fixes() {
+                let spans: std::collections::HashSet<_> = fix.edits.iter().map(|e| e.span).collect();
+                for doc in &loaded.documents {
+                    for p in doc.pointers_for(&spans).into_values() {
+                        let text = p.to_string();
+                        let mut parent = p.clone();
+                        parent.pop();
+                        for e in &fix.edits {
+                            // A rename: the new key under the same parent.
+                            let key = e.replacement.trim_matches('"');
+                            allowed
+                                .entry(file.source.path.clone())
+                                .or_default()
+                                .push(parent.child(key).to_string());
+                        }
+                        allowed.entry(file.source.path.clone()).or_default().push(text);
+                    }
+                }
+                for f in &registry.get(d.code).unwrap().fixes {
+                    if let Some(set) = &f.set {
+                        allowed
+                            .entry(file.source.path.clone())
+                            .or_default()
+                            .push(format!("/{}", set.field.replace('.', "/")));
+                    }
+                }
+            }
+        }
+    }
+    let out = amlint(&copy)
+        .args(["check", "--fix", "--unsafe-fixes", "--format", "concise", "."])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary = stdout.lines().rev().nth(1).unwrap_or_default().to_string();
+    eprintln!("corpus: {summary}");
+    assert!(summary.starts_with("Fixed "), "{stdout}");
+    let after = check_paths(std::slice::from_ref(&copy), &options);
+    let kinds = |r: &amlint::Report| -> BTreeMap<String, Vec<Option<&'static str>>> {
+        r.files
+            .iter()
+            .map(|f| (f.source.path.clone(), f.kinds.clone()))
+            .collect()
+    };
+    assert_eq!(kinds(&before), kinds(&after), "every file keeps its kinds");
+    let mut changed_files = 0;
+    for file in &before.files {
+        let path = Path::new(&file.source.path);
+        let now = std::fs::read_to_string(path).unwrap_or_default();
+        if now == file.source.text {
+            continue;
+        }
+        changed_files += 1;
+        let format = amlint::load::Format::for_path(&file.source.path);
+        let limits = amlint::limits::Limits::default();
+        let old = amlint::load::parse_text(&file.source.path, file.source.text.clone(), format, &limits);
+        let new = amlint::load::parse_text(&file.source.path, now.clone(), format, &limits);
+        assert_eq!(old.documents.len(), new.documents.len(), "{}", file.source.path);
+        let names = allowed.get(&file.source.path).cloned().unwrap_or_default();
+        for (a, b) in old.documents.iter().zip(&new.documents) {
+            let (mut fa, mut fb) = (BTreeMap::new(), BTreeMap::new());
+            flatten(&a.to_json(), String::new(), &mut fa);
+            flatten(&b.to_json(), String::new(), &mut fb);
+            let keys: BTreeSet<&String> = fa.keys().chain(fb.keys()).collect();
+            for k in keys {
+                if fa.get(k) == fb.get(k) {
+                    continue;
+                }
+                assert!(
+                    names.iter().any(|n| k == n || k.starts_with(&format!("{n}/"))),
+                    "{}: {k} changed ({:?} -> {:?}), but the fixes name only {names:?}",
+                    file.source.path,
+                    fa.get(k),
+                    fb.get(k)
+                );
+            }
+        }
+    }
+    assert!(changed_files > 0, "the corpus has fixes to apply");
+}
+
+fn flatten(v: &serde_json::Value, at: String, out: &mut BTreeMap<String, serde_json::Value>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, v) in m {
+                let k = k.replace('~', "~0").replace('/', "~1");
+                flatten(v, format!("{at}/{k}"), out);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                flatten(v, format!("{at}/{i}"), out);
+            }
+        }
+        other => {
+            out.insert(at, other.clone());
+        }
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let kind = entry.file_type().unwrap();
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            if entry.file_name() != ".git" {
+                copy_tree(&entry.path(), &target);
+            }
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
