@@ -36,6 +36,8 @@ pub struct PolicyRule {
     pub when: Cond,
     pub at: Vec<FieldPath>,
     pub fallback: Option<FieldPath>,
+    /// `report.span`: what of a reached node the finding covers.
+    pub span: ReportSpan,
     pub message: Template,
     pub help: Option<Template>,
     pub severity_by_profile: BTreeMap<String, Severity>,
@@ -50,9 +52,23 @@ pub struct ReportFile {
     pub at: OneOrMany,
     #[serde(default)]
     pub fallback: Option<String>,
+    #[serde(default)]
+    pub span: ReportSpan,
     pub message: String,
     #[serde(default)]
     pub help: Option<String>,
+}
+
+/// What a finding covers of the node a rule reports (`report.span`; not `on`, which YAML 1.1 reads as `true`): by default a scalar's
+/// value and a mapping's or list's key (its text starts a line below); `key` puts it on
+/// the key of any node reached by a field path (a key that marks the document, such as
+/// `computeType`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReportSpan {
+    #[default]
+    Value,
+    Key,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -520,8 +536,13 @@ impl PolicyRule {
             fired.push(subject.node);
             // A mapping or list is reported at its key: its own text starts a line below.
             let node_span = facts.doc.node(subject.node).span;
+            let on_key = self.span == ReportSpan::Key;
             let span = match (&subject.segments, facts.doc.value(subject.node)) {
                 (Some(segs), Value::Map(_) | Value::Seq(_)) if !segs.is_empty() => facts.doc.span_of(
+                    &Pointer::from_segments(segs.iter().cloned()),
+                    crate::document::Target::Key,
+                ),
+                (Some(segs), _) if on_key && !segs.is_empty() => facts.doc.span_of(
                     &Pointer::from_segments(segs.iter().cloned()),
                     crate::document::Target::Key,
                 ),
@@ -688,6 +709,7 @@ pub fn compile(
         when,
         at,
         fallback,
+        span: report.span,
         message,
         help,
         severity_by_profile: severity_by_profile.clone(),
