@@ -92,6 +92,10 @@ pub struct CheckArgs {
     /// `--baseline FILE` report only findings that are not in it.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// Show the findings that suppression comments and the baseline hide, each marked
+    /// with what hides it and why (for audits); they count like any other finding.
+    #[arg(long, conflicts_with = "write_baseline")]
+    pub no_ignores: bool,
     /// Apply the configuration's `exclude` to files named on the command line too
     /// (pre-commit names every changed file).
     #[arg(long)]
@@ -244,6 +248,7 @@ fn check(args: CheckArgs) -> i32 {
     let mut options = Options::default();
     options.limits.max_file_size = args.max_file_size;
     options.force_exclude = args.force_exclude;
+    options.no_ignores = args.no_ignores;
     options.config = match (&args.config, args.no_config) {
         (Some(file), _) => ConfigChoice::File(file.clone()),
         (None, true) => ConfigChoice::Disabled,
