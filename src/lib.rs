@@ -30,6 +30,7 @@ pub mod project;
 pub mod registry;
 pub mod report;
 pub mod results;
+pub mod rule_test;
 pub mod schema;
 pub mod show_files;
 pub mod source;

@@ -77,6 +77,10 @@ pub struct Example {
     /// The `amlint.toml` the example runs with (profile, params, inventory).
     #[serde(default)]
     pub config: Option<String>,
+    /// Where the bad input's finding must be: its JSON pointer (`/gpuCores`), checked by
+    /// `amlint test` (`# expect:` annotations in `bad` mark lines the same way).
+    #[serde(default)]
+    pub at: Option<String>,
 }
 
 #[derive(Debug, Clone)]

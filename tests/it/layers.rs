@@ -40,6 +40,7 @@ const LAYERS: &[&str] = &[
     "pipeline",
     // Views of a run.
     "show_files",
+    "rule_test",
     "report",
     "lsp",
     "fuzzing",

@@ -423,3 +423,146 @@ fn the_project_root_enforces_rules_in_nested_configurations() {
     let (code, json) = check_json(dir.path(), "2026-11-22", &[]);
     assert_eq!(code, Some(0), "{json:#}");
 }
+
+/// `amlint test` in `dir`: exit code and standard output.
+fn amlint_test(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = amlint(dir).arg("test").args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The project's own rules pass their examples, and its fixtures their annotations,
+/// through `amlint test` (what CI runs).
+#[test]
+fn amlint_test_passes_on_the_projects_own_rules_and_fixtures() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (code, out) = amlint_test(repo, &["fixtures"]);
+    assert_eq!(code, Some(0), "{out}");
+    let examples = amlint::registry::builtin()
+        .rules()
+        .iter()
+        .filter(|r| r.example.is_some())
+        .count();
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("example ")).count(),
+        2 * examples,
+        "{out}"
+    );
+    assert!(
+        out.contains("example AML301 gpu-realtime-requires-kubernetes (bad) ... ok\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("case fixtures/document/suppression-expiry.yml ... ok\n"),
+        "{out}"
+    );
+    assert!(
+        out.lines().filter(|l| l.starts_with("case ")).count() > 100,
+        "{out}"
+    );
+    assert!(
+        out.ends_with(" failed\n") && out.contains("\ntest result: ok. "),
+        "{out}"
+    );
+}
+
+const USER_RULE: &str = "code: ACME101\nname: no-big-clusters\nseverity: error\nsummary: Clusters of more than 10 nodes\nwhat: Reports big clusters.\nwhy: They cost.\nkinds: [amlCompute]\nwhen: {field: max_instances, greater: 10}\nreport: {at: max_instances, message: \"{value} nodes: at most 10\"}\nexample:\n  path: compute.yml\n  at: /max_instances\n  bad: |\n    $schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\n    name: c\n    type: amlcompute\n    size: Standard_DS3_v2\n    max_instances: 20  # expect: ACME101\n  good: |\n    $schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\n    name: c\n    type: amlcompute\n    size: Standard_DS3_v2\n    max_instances: 4\n";
+
+const CASE: &str = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\nenable_node_public_ip: false\nnetwork_settings:\n  subnet: s\nmax_instances: 40  # expect: ACME101\n";
+
+#[test]
+fn amlint_test_runs_user_rule_examples_and_cases_and_fails_on_a_broken_one() {
+    let dir = project();
+    write(dir.path(), "amlint.toml", "rules-dirs = [\"policies\"]\n");
+    write(dir.path(), "policies/big.yaml", USER_RULE);
+    write(dir.path(), "policy-tests/big.yml", CASE);
+    let (code, out) = amlint_test(dir.path(), &["--user-only", "policy-tests"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(
+        out,
+        "example ACME101 no-big-clusters (bad) ... ok\nexample ACME101 no-big-clusters (good) ... ok\ncase policy-tests/big.yml ... ok\n\ntest result: ok. 3 passed; 0 failed\n"
+    );
+    // Without --user-only the built-in rules' examples run too.
+    let (code, out) = amlint_test(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("example AML503 ") && out.contains("example ACME101 "),
+        "{out}"
+    );
+
+    // A bad example that does not fire.
+    write(
+        dir.path(),
+        "policies/big.yaml",
+        &USER_RULE.replace("max_instances: 20", "max_instances: 2"),
+    );
+    let (code, out) = amlint_test(dir.path(), &["--user-only"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains(
+            "example ACME101 no-big-clusters (bad) ... FAILED\n    the bad input does not produce ACME101"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("test result: FAILED. 1 passed; 1 failed\n"),
+        "{out}"
+    );
+    // A finding elsewhere than `at:` marks it.
+    write(
+        dir.path(),
+        "policies/big.yaml",
+        &USER_RULE.replace("at: /max_instances", "at: /size"),
+    );
+    let (code, out) = amlint_test(dir.path(), &["--user-only"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("produces ACME101 at /max_instances, not at `/size`"),
+        "{out}"
+    );
+    // ... or elsewhere than the `# expect:` line.
+    write(
+        dir.path(),
+        "policies/big.yaml",
+        &USER_RULE.replace(
+            "    size: Standard_DS3_v2\n    max_instances: 20  # expect: ACME101",
+            "    size: Standard_DS3_v2  # expect: ACME101\n    max_instances: 20",
+        ),
+    );
+    let (code, out) = amlint_test(dir.path(), &["--user-only"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("on line(s) {5}, but `# expect: ACME101` marks line(s) {4}"),
+        "{out}"
+    );
+    // A good example that fires.
+    write(
+        dir.path(),
+        "policies/big.yaml",
+        &USER_RULE.replace("max_instances: 4", "max_instances: 40"),
+    );
+    let (code, out) = amlint_test(dir.path(), &["--user-only"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("(good) ... FAILED\n    the good input produces ACME101 on line 5"),
+        "{out}"
+    );
+    // A case whose annotation is wrong.
+    write(dir.path(), "policies/big.yaml", USER_RULE);
+    write(
+        dir.path(),
+        "policy-tests/big.yml",
+        &CASE.replace("max_instances: 40", "max_instances: 4"),
+    );
+    let (code, out) = amlint_test(dir.path(), &["--user-only", "policy-tests"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("case policy-tests/big.yml ... FAILED\n    line 8: expected [\"ACME101\"], got []"),
+        "{out}"
+    );
+    // A path that does not exist is a usage error.
+    let (code, _) = amlint_test(dir.path(), &["nowhere"]);
+    assert_eq!(code, Some(2));
+}
