@@ -45,6 +45,18 @@ pub enum Command {
         #[arg(long, value_name = "BYTES", default_value_t = crate::lsp::MAX_MESSAGE)]
         max_message_size: usize,
     },
+    /// Policy tests: run every rule's example (bad must fire where it is marked, good must
+    /// not), built-in and user rules (`rules-dirs` of the configuration here), and check
+    /// the files under PATHS against their `# expect: CODE` annotations (docs/policies.md).
+    /// Exits 1 when a test fails.
+    Test {
+        /// Folders (or files) of cases annotated with `# expect: CODE` (JSON files: a
+        /// `<file>.expect` sidecar), each checked as one project.
+        paths: Vec<PathBuf>,
+        /// Run only the examples of user rules (`rules-dirs`), not those of amlint's own.
+        #[arg(long)]
+        user_only: bool,
+    },
     /// Write a commented starter amlint.toml (never overwrites an existing configuration).
     Init {
         /// The directory to write it in.
@@ -119,6 +131,10 @@ pub struct InputArgs {
     /// `--baseline FILE` report only findings that are not in it.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// Show the findings that suppression comments and the baseline hide, each marked
+    /// with what hides it and why (for audits); they count like any other finding.
+    #[arg(long, conflicts_with = "write_baseline")]
+    pub no_ignores: bool,
     /// Apply the configuration's `exclude` to files named on the command line too
     /// (pre-commit names every changed file).
     #[arg(long)]
@@ -237,6 +253,7 @@ pub fn main() -> i32 {
         Command::Rules { format } => rules(format),
         Command::Rule { rule } => rule_doc(&rule),
         Command::Init { dir } => init(&dir),
+        Command::Test { paths, user_only } => policy_test(&paths, user_only),
         Command::Lsp { max_message_size } => crate::lsp::run(max_message_size),
         Command::Completions { shell } => completions(shell),
     }
@@ -312,6 +329,7 @@ fn check(args: CheckArgs) -> i32 {
     let mut options = Options::default();
     options.limits.max_file_size = args.max_file_size;
     options.force_exclude = args.force_exclude;
+    options.no_ignores = args.no_ignores;
     options.config = match (&args.config, args.no_config) {
         (Some(file), _) => ConfigChoice::File(file.clone()),
         (None, true) => ConfigChoice::Disabled,
@@ -793,6 +811,56 @@ fn configured_rules() -> Option<crate::config::Rules> {
         return None;
     }
     Some(config.rules.clone())
+}
+
+/// `amlint test`: the examples of the rules the configuration here runs, then the cases.
+fn policy_test(paths: &[PathBuf], user_only: bool) -> i32 {
+    if let Err(why) = crate::facts::today_override() {
+        eprintln!("amlint: {why}");
+        return 2;
+    }
+    if let Some(p) = paths.iter().find(|p| !p.exists()) {
+        eprintln!(
+            "amlint: {}: no such file or directory",
+            crate::escape::control(&p.display().to_string())
+        );
+        return 2;
+    }
+    let resolver = crate::config::Resolver::new(ConfigChoice::Discover);
+    let config = resolver.for_dir(resolver.cwd());
+    let errors = resolver.errors();
+    if !errors.is_empty() {
+        let style = report::human::Style {
+            color: use_color_on(Color::Auto, std::io::stderr().is_terminal()),
+            width: terminal_width(),
+        };
+        eprint!("{}", report::human::render_config_errors(&errors, style));
+        return 2;
+    }
+    let boundary = crate::fsio::Boundary::around(&config.dir);
+    let user = match registry::read_rule_dirs(&config.rules_dirs, &boundary) {
+        Ok(files) => crate::rule_test::UserRules { files },
+        Err(errors) => {
+            for e in errors {
+                eprintln!("amlint: {}", crate::escape::control(&e.to_string()));
+            }
+            return 2;
+        }
+    };
+    let options = Options::default();
+    let rules = config
+        .rules
+        .rules()
+        .iter()
+        .filter(|r| !user_only || !r.is_builtin());
+    let mut outcomes = crate::rule_test::run_examples(rules, &user, &options);
+    outcomes.extend(crate::rule_test::run_cases(paths, &options));
+    let mut text = String::new();
+    let passed = crate::rule_test::render(&outcomes, &mut text);
+    if !write_stdout(&text) {
+        return 2;
+    }
+    i32::from(!passed)
 }
 
 fn rules(format: ListFormat) -> i32 {

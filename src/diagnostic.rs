@@ -128,6 +128,27 @@ impl Fix {
     }
 }
 
+/// How a finding was silenced: a comment in the file or the baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SuppressionKind {
+    /// A comment in the file (SARIF `inSource`).
+    InSource,
+    /// The baseline file (SARIF `external`).
+    Baseline,
+}
+
+/// What would have hidden a finding that a run shows anyway (`--no-ignores`, audits).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ignored {
+    pub kind: SuppressionKind,
+    /// The reason written after the directive, or which baseline.
+    pub justification: Option<String>,
+    /// The directive that would have silenced it.
+    pub directive: Option<Span>,
+    /// The directive's expiry date (`until YYYY-MM-DD`).
+    pub until: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {
     /// Stable code (`AML002`).
@@ -152,6 +173,9 @@ pub struct Diagnostic {
     /// What the finding is about, independent of its line (see `baseline`): set by the
     /// pipeline after the checks; baselines and SARIF `partialFingerprints` use it.
     pub fingerprint: Option<String>,
+    /// Set when a suppression or the baseline would hide the finding and the run shows it
+    /// anyway (`--no-ignores`).
+    pub ignored: Option<Box<Ignored>>,
 }
 
 impl Diagnostic {
@@ -171,6 +195,7 @@ impl Diagnostic {
             fix: None,
             other_fixes: Vec::new(),
             fingerprint: None,
+            ignored: None,
         }
     }
 

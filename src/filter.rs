@@ -5,7 +5,8 @@
 //!    drop out; `[severity]` overrides apply;
 //! 2. fingerprints (for baselines and SARIF), over the findings that remain;
 //! 3. inline suppressions (`# amlint: ignore[...]`), and AML009 for those that silenced
-//!    nothing (itself subject to the configuration);
+//!    nothing, AML010 for expired ones, AML011 for those without a reason under
+//!    `require-reason` (all subject to the configuration);
 //! 4. the baseline;
 //! 5. the cap on findings per file (`Limits::max_findings_per_file`): the findings beyond
 //!    it are replaced by one AML005 that counts them by severity.
@@ -37,11 +38,22 @@ pub struct FileContext<'a> {
     pub baseline: Option<&'a Baseline>,
     /// Most findings reported for the file ([`crate::limits::Limits::max_findings_per_file`]).
     pub max_findings: usize,
+    /// The date suppression expiry dates are compared with (`YYYY-MM-DD`).
+    pub today: &'a str,
 }
 
 /// The severity the configuration gives a finding of `code` made at `severity` in this
 /// file, or `None` when it drops it.
 fn configured(cx: &FileContext<'_>, code: &str, severity: Severity) -> Option<Severity> {
+    if cx.config.is_enforced(code) {
+        // An enforced rule may be raised, never lowered or dropped (AML012 reports the
+        // entries that try).
+        return Some(
+            cx.config
+                .rule_severity(code, severity)
+                .map_or(severity, |s| s.max(severity)),
+        );
+    }
     if cx.ignores.iter().any(|s| s.matches_code(code)) {
         return None;
     }
@@ -84,6 +96,16 @@ pub fn apply(report: &mut FileReport, cx: &FileContext<'_>) {
             &mut report.diagnostics,
             &enabled,
             cx.complete,
+            suppress::Policy {
+                today: cx.today,
+                require_reason: cx.config.require_reason,
+                enforced: &|code: &str| {
+                    cx.config
+                        .enforced(code)
+                        .map(|e| e.describe())
+                        .or_else(|| (code == codes::AML012.code).then(|| "amlint itself".to_string()))
+                },
+            },
         );
         unused.retain_mut(|d| configure(cx, d));
         baseline::assign(cx.fingerprint_path, &report.source, &mut unused);
@@ -107,6 +129,7 @@ pub fn apply(report: &mut FileReport, cx: &FileContext<'_>) {
                 kind: SuppressionKind::InSource,
                 justification: by.reason,
                 directive: Some(by.directive),
+                until: by.until,
             });
         }
     }
@@ -124,6 +147,7 @@ pub fn apply(report: &mut FileReport, cx: &FileContext<'_>) {
                 kind: SuppressionKind::Baseline,
                 justification: Some(format!("recorded in the baseline {}", baseline.path)),
                 directive: None,
+                until: None,
             }));
     }
     sort(&mut report.diagnostics);

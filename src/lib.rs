@@ -31,6 +31,7 @@ pub mod project;
 pub mod registry;
 pub mod report;
 pub mod results;
+pub mod rule_test;
 pub mod ruleset;
 pub mod schema;
 pub mod show_files;

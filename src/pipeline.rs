@@ -42,6 +42,9 @@ pub struct Options {
     pub today: Option<String>,
     /// Rule selection from the command line, on top of every file's configuration.
     pub selection: Option<Arc<crate::config::CliSelection>>,
+    /// Show the findings that suppression comments and the baseline hide, each marked
+    /// with what hides it (`--no-ignores`, for audits).
+    pub no_ignores: bool,
 }
 
 /// The memory policy of a large run (a performance knob, not a safety limit): from the
@@ -520,6 +523,7 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
     if !config_errors.is_empty() {
         return Report::refused(project, config_errors);
     }
+    files.extend(enforcement_reports(&configs));
     files.sort_by(|a, b| a.source.path.cmp(&b.source.path));
     Report {
         files,
@@ -527,6 +531,44 @@ pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report
         config_errors: Vec::new(),
         user_rules,
     }
+}
+
+/// AML012 in each configuration file of the run that silences a rule it, or the project
+/// root's configuration, enforces (`ignore`, `select`, `[severity]`,
+/// `[per-file-ignores]`): one report per configuration file, findings at the entries.
+fn enforcement_reports(configs: &[Arc<Config>]) -> Vec<FileReport> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for config in configs {
+        let Some(source) = &config.source else {
+            continue;
+        };
+        if config.enforce.is_empty() || !seen.insert(source.path.clone()) {
+            continue;
+        }
+        let diagnostics: Vec<Diagnostic> = config
+            .silencing_enforced()
+            .into_iter()
+            .map(|s| {
+                Diagnostic::new(codes::AML012, s.span, s.message).with_help(
+                    "Remove the entry for the enforced rules. An exception to an enforced rule is granted where it is enforced: change `enforce` there.",
+                )
+            })
+            .collect();
+        if diagnostics.is_empty() {
+            continue;
+        }
+        out.push(FileReport {
+            source: source.clone(),
+            checked: true,
+            kinds: Vec::new(),
+            classes: Vec::new(),
+            diagnostics,
+            suppressed: Vec::new(),
+            omitted: Vec::new(),
+        });
+    }
+    out
 }
 
 /// An ignore file the walk refused, as a configuration error.
@@ -742,6 +784,7 @@ fn filter_file(
     let path = project.absolute(&report.source.path);
     let fingerprint_path = project.relative_path(&report.source.path);
     let ignores = config.file_ignores(&path);
+    let today = options.today.clone().unwrap_or_else(crate::facts::today);
     filter::apply(
         report,
         &FileContext {
@@ -753,8 +796,18 @@ fn filter_file(
             complete,
             baseline: options.baseline.as_deref(),
             max_findings: options.limits.max_findings_per_file,
+            today: &today,
         },
     );
+    if options.no_ignores && !report.suppressed.is_empty() {
+        let shown = std::mem::take(&mut report.suppressed)
+            .into_iter()
+            .map(|s| s.into_shown());
+        report.diagnostics.extend(shown);
+        report
+            .diagnostics
+            .sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));
+    }
 }
 
 /// Runs `work`; a panic becomes an AML000 finding for this file alone.

@@ -105,6 +105,10 @@ pub struct Example {
     /// The `amlint.toml` the example runs with (profile, params, inventory).
     #[serde(default)]
     pub config: Option<String>,
+    /// Where the bad input's finding must be: its JSON pointer (`/gpuCores`), checked by
+    /// `amlint test` (`# expect:` annotations in `bad` mark lines the same way).
+    #[serde(default)]
+    pub at: Option<String>,
 }
 
 /// The `report` section of a rule file, as written.
@@ -114,9 +118,23 @@ pub struct ReportFile {
     pub at: OneOrMany,
     #[serde(default)]
     pub fallback: Option<String>,
+    #[serde(default)]
+    pub span: ReportSpan,
     pub message: String,
     #[serde(default)]
     pub help: Option<String>,
+}
+
+/// What a finding covers of the node a rule reports (`report.span`; not `on`, which YAML
+/// 1.1 reads as `true`): by default a scalar's value and a mapping's or list's key (its
+/// text starts a line below); `key` puts it on the key of any node reached by a field path
+/// (a key that marks the document, such as `computeType`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReportSpan {
+    #[default]
+    Value,
+    Key,
 }
 
 #[derive(Debug, Clone, Deserialize)]

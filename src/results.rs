@@ -10,14 +10,7 @@ use crate::kinds::Classification;
 use crate::project::Project;
 use crate::source::{SourceFile, Span};
 
-/// How a finding was silenced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SuppressionKind {
-    /// A comment in the file (SARIF `inSource`).
-    InSource,
-    /// The baseline file (SARIF `external`).
-    Baseline,
-}
+pub use crate::diagnostic::SuppressionKind;
 
 /// A finding that was silenced, and why.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +21,41 @@ pub struct Suppressed {
     pub justification: Option<String>,
     /// The directive that silenced it.
     pub directive: Option<Span>,
+    /// The directive's expiry date (`until YYYY-MM-DD`), if it has one.
+    pub until: Option<String>,
+}
+
+impl Suppressed {
+    /// The finding, shown anyway and marked with what hides it (`--no-ignores`): its
+    /// message says so in every format, JSON and SARIF also say it in fields of their own.
+    pub fn into_shown(self) -> Diagnostic {
+        let Suppressed {
+            mut diagnostic,
+            kind,
+            justification,
+            directive,
+            until,
+        } = self;
+        let why = justification.as_deref().unwrap_or("no reason given");
+        diagnostic.message = match kind {
+            SuppressionKind::InSource => format!(
+                "{} [suppressed by a comment{}: {why}]",
+                diagnostic.message,
+                until
+                    .as_deref()
+                    .map(|u| format!(" until {u}"))
+                    .unwrap_or_default()
+            ),
+            SuppressionKind::Baseline => format!("{} [suppressed: {why}]", diagnostic.message),
+        };
+        diagnostic.ignored = Some(Box::new(crate::diagnostic::Ignored {
+            kind,
+            justification,
+            directive,
+            until,
+        }));
+        diagnostic
+    }
 }
 
 /// The outcome for one file.

@@ -104,7 +104,7 @@ fn file_settings(
             origin(config, "ignore", first),
         );
     }
-    for (s, level) in &config.severity {
+    for (s, level, _) in &config.severity {
         row(
             out,
             &format!("severity.{s}"),
@@ -239,7 +239,8 @@ fn rule_state(
             format!("{} [per-file-ignores]", origin(config, "per-file-ignores", None)),
         );
     }
-    let severity_origin = || match selector::best_match(code, config.severity.iter().map(|(s, l)| (s, *l))) {
+    let severity_origin = || match selector::best_match(code, config.severity.iter().map(|(s, l, _)| (s, *l)))
+    {
         Some((_, level)) => (level, format!("{} [severity]", origin(config, "severity", None))),
         None => (crate::config::Level::Error, "default severity".to_string()),
     };

@@ -21,6 +21,13 @@ use crate::source::{SourceFile, Span};
 
 /// The code of the unused-suppression rule.
 pub const UNUSED: &str = codes::AML009.code;
+/// The code of the expired-suppression rule (`until` date passed).
+pub const EXPIRED: &str = codes::AML010.code;
+/// The code of the suppression-without-reason rule (`require-reason = true`).
+pub const NO_REASON: &str = codes::AML011.code;
+/// The code of the enforced-rule-silenced rule (suppressions here, configuration entries in
+/// `pipeline::enforcement_reports`).
+pub const ENFORCED: &str = codes::AML012.code;
 
 /// What a directive covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,8 +56,11 @@ pub struct Directive {
     /// From the `#` that starts the directive to the end of the comment.
     pub span: Span,
     pub entries: Vec<NamedRule>,
-    /// The text after `]`, if any: why the finding is accepted.
+    /// The text after `]` (and after `until DATE`), if any: why the finding is accepted.
     pub reason: Option<String>,
+    /// `until YYYY-MM-DD` after `]`: the last day the directive silences, and where the
+    /// date is written.
+    pub until: Option<(String, Span)>,
     /// Why the directive could not be read (it then silences nothing).
     pub malformed: Option<String>,
     /// The text between the brackets (for fixes that drop entries).
@@ -318,7 +328,7 @@ fn find_directive(comment: &str) -> Option<usize> {
     None
 }
 
-const SYNTAX_HELP: &str = "Write `# amlint: ignore[AML002]` (this line, or the next when the comment stands alone), or `# amlint: ignore-file[AML002]`; several rules are separated by commas, and text after `]` says why.";
+const SYNTAX_HELP: &str = "Write `# amlint: ignore[AML002]` (this line, or the next when the comment stands alone), or `# amlint: ignore-file[AML002]`; several rules are separated by commas, and text after `]` says why (`until 2027-01-31` first makes it expire after that day).";
 
 /// Parses `# amlint: ...` (`text` starts at the `#`, `offset` is its file offset).
 fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
@@ -328,6 +338,7 @@ fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
         span: Span::default(),
         entries: Vec::new(),
         reason: None,
+        until: None,
         malformed: None,
         list_span: Span::default(),
         removal: Span::default(),
@@ -390,10 +401,40 @@ fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
     if d.entries.is_empty() {
         d.malformed = Some("the brackets name no rule".to_string());
     }
-    let reason = text[open_at + close_rel + 1..]
+    let after_list = open_at + close_rel + 1;
+    let mut reason = text[after_list..]
         .trim()
         .trim_start_matches([':', '-', '\u{2013}', '\u{2014}'])
         .trim();
+    // `until 2027-01-31`: the directive expires after that day.
+    let word_end = reason.find(char::is_whitespace).unwrap_or(reason.len());
+    if reason[..word_end].eq_ignore_ascii_case("until") {
+        let rest = reason[word_end..].trim_start();
+        let date_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let date = &rest[..date_end];
+        // Offsets: `rest` is a slice of `text`.
+        let date_at = offset + (rest.as_ptr() as usize - text.as_ptr() as usize) as u32;
+        match crate::facts::parse_date(date) {
+            Some(valid) => {
+                d.until = Some((valid, Span::new(date_at, date_at + date.len() as u32)));
+                reason = rest[date_end..]
+                    .trim()
+                    .trim_start_matches([':', '-', '\u{2013}', '\u{2014}'])
+                    .trim();
+            }
+            None => {
+                d.malformed = Some(if date.is_empty() {
+                    "`until` needs the last day the suppression applies, written YYYY-MM-DD (such as `until 2027-01-31`)".to_string()
+                } else {
+                    format!(
+                        "`until {}` is not a date written YYYY-MM-DD (such as `until 2027-01-31`)",
+                        crate::escape::control(date)
+                    )
+                });
+                return d;
+            }
+        }
+    }
     if !reason.is_empty() {
         d.reason = Some(reason.to_string());
     }
@@ -406,13 +447,45 @@ pub struct Silenced {
     /// The directive's span, for SARIF and editors.
     pub directive: Span,
     pub reason: Option<String>,
+    /// The directive's expiry date (`until YYYY-MM-DD`), if it has one.
+    pub until: Option<String>,
+}
+
+/// What the suppressions of a file are held to, beyond silencing only what they name.
+#[derive(Clone, Copy)]
+pub struct Policy<'a> {
+    /// The date expiry dates are compared with (`YYYY-MM-DD`): a directive whose `until`
+    /// date is before it silences nothing (AML010).
+    pub today: &'a str,
+    /// `require-reason = true`: a directive without a reason is reported (AML011).
+    pub require_reason: bool,
+    /// What enforces a rule (`enforce` in a configuration), if anything: a directive
+    /// naming an enforced rule does not silence it (AML012 at the name).
+    pub enforced: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Directive {
+    /// Whether the directive's `until` date is past on `today`.
+    pub fn expired(&self, today: &str) -> bool {
+        self.until.as_ref().is_some_and(|(date, _)| date.as_str() < today)
+    }
+
+    fn silenced(&self) -> Silenced {
+        Silenced {
+            directive: self.span,
+            reason: self.reason.clone(),
+            until: self.until.as_ref().map(|(d, _)| d.clone()),
+        }
+    }
 }
 
 /// Applies the directives to `diagnostics` (already filtered by the configuration):
 /// silenced findings move out, with the directive that silenced them. Returns them, and
-/// the AML009 findings for directives that silenced nothing (not yet filtered by the
-/// configuration, and themselves subject to `ignore-file[AML009]` and to an `AML009`
-/// entry in the same directive).
+/// the findings about the directives themselves (not yet filtered by the configuration):
+/// AML009 for directives that silenced nothing (themselves subject to
+/// `ignore-file[AML009]` and to an `AML009` entry in the same directive), AML010 for
+/// expired ones (which silence nothing) and, under `policy.require_reason`, AML011 for
+/// those without a reason.
 ///
 /// `enabled(code)` says whether the configuration runs a rule for this file, to explain
 /// why a suppression of a disabled rule silences nothing. `complete` is false when a
@@ -424,8 +497,63 @@ pub fn apply(
     diagnostics: &mut Vec<Diagnostic>,
     enabled: &dyn Fn(&str) -> bool,
     complete: bool,
+    policy: Policy<'_>,
 ) -> (Vec<(Diagnostic, Silenced)>, Vec<Diagnostic>) {
     let directives = &suppressions.directives;
+    // Reports about the directives that do not depend on what they silence.
+    let mut own = Vec::new();
+    for d in directives.iter().filter(|d| d.malformed.is_none()) {
+        if let Some((date, span)) = d.until.as_ref().filter(|_| d.expired(policy.today)) {
+            let names: Vec<&str> = d.entries.iter().map(|e| e.text.as_str()).collect();
+            own.push(
+                Diagnostic::new(
+                    codes::AML010,
+                    *span,
+                    format!(
+                        "this suppression of {} expired on {date}, so it no longer silences anything: the findings it covered are reported again",
+                        names.join(", ")
+                    ),
+                )
+                .with_help("Fix the findings, or, if the exception still holds, set a new `until` date with the reason it was renewed; remove the comment once nothing needs it."),
+            );
+        } else if policy.require_reason && d.reason.is_none() {
+            own.push(
+                Diagnostic::new(
+                    codes::AML011,
+                    d.span,
+                    "this suppression gives no reason, and the configuration requires one (`require-reason = true`)",
+                )
+                .with_help(format!(
+                    "Say why the finding is accepted after the brackets: `# amlint: {}[{}] quota approved in ticket 4711` (optionally with an expiry: `until 2027-01-31` before the reason).",
+                    if d.scope == Scope::File { "ignore-file" } else { "ignore" },
+                    d.entries.iter().map(|e| e.text.as_str()).collect::<Vec<_>>().join(", ")
+                )),
+            );
+        }
+    }
+    let live = |d: &Directive| d.malformed.is_none() && !d.expired(policy.today);
+    // Entries naming an enforced rule silence nothing; each is reported where it is written.
+    let mut enforced_entry: Vec<Vec<bool>> =
+        directives.iter().map(|d| vec![false; d.entries.len()]).collect();
+    for (i, d) in directives.iter().enumerate().filter(|(_, d)| live(d)) {
+        for (j, e) in d.entries.iter().enumerate() {
+            let Some(by) = e.code.and_then(|c| (policy.enforced)(c)) else {
+                continue;
+            };
+            enforced_entry[i][j] = true;
+            own.push(
+                Diagnostic::new(
+                    codes::AML012,
+                    e.span,
+                    format!(
+                        "{} is enforced by {by}: this suppression cannot silence it, so its findings are still reported",
+                        e.code.unwrap_or(&e.text)
+                    ),
+                )
+                .with_help("Fix the finding. An exception to an enforced rule is granted where the rule is enforced (the configuration that says `enforce`), not in the file."),
+            );
+        }
+    }
     let mut used: Vec<Vec<bool>> = directives.iter().map(|d| vec![false; d.entries.len()]).collect();
     let mut silenced = Vec::new();
     let mut kept = Vec::with_capacity(diagnostics.len());
@@ -435,7 +563,7 @@ pub fn apply(
     let mut by_line: HashMap<u32, Vec<usize>> = HashMap::new();
     let mut file_wide: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
     for (i, d) in directives.iter().enumerate() {
-        if d.malformed.is_some() {
+        if !live(d) {
             continue;
         }
         match d.scope {
@@ -443,6 +571,9 @@ pub fn apply(
             Scope::Line(None) => {}
             Scope::File => {
                 for (j, e) in d.entries.iter().enumerate() {
+                    if enforced_entry[i][j] {
+                        continue;
+                    }
                     if let Some(code) = e.code {
                         file_wide.entry(code).or_default().push((i, j));
                     }
@@ -457,7 +588,7 @@ pub fn apply(
         // A line directive explains a finding better than a file directive.
         for &i in by_line.get(&line).into_iter().flatten() {
             for (j, e) in directives[i].entries.iter().enumerate() {
-                if e.code == Some(diag.code) {
+                if e.code == Some(diag.code) && !enforced_entry[i][j] {
                     used[i][j] = true;
                     by.get_or_insert(i);
                 }
@@ -472,13 +603,7 @@ pub fn apply(
             by.get_or_insert(entries[0].0);
         }
         match by {
-            Some(i) => silenced.push((
-                diag,
-                Silenced {
-                    directive: directives[i].span,
-                    reason: directives[i].reason.clone(),
-                },
-            )),
+            Some(i) => silenced.push((diag, directives[i].silenced())),
             None => kept.push(diag),
         }
     }
@@ -486,14 +611,22 @@ pub fn apply(
 
     let mut unused = Vec::new();
     if !complete || !enabled(UNUSED) {
+        unused.extend(own);
         return (silenced, unused);
     }
-    let silence = |d: &Directive| Silenced {
-        directive: d.span,
-        reason: d.reason.clone(),
-    };
+    let silence = |d: &Directive| d.silenced();
     for (i, d) in directives.iter().enumerate() {
-        let mut reports = unused_reports(d, &used[i], enabled);
+        // An expired directive is reported as such (AML010), not as unused.
+        if d.expired(policy.today) {
+            continue;
+        }
+        // An entry naming an enforced rule is reported as such (AML012), not as unused.
+        let used_or_enforced: Vec<bool> = used[i]
+            .iter()
+            .zip(&enforced_entry[i])
+            .map(|(u, e)| *u || *e)
+            .collect();
+        let mut reports = unused_reports(d, &used_or_enforced, enabled);
         // An AML009 entry of a line directive silences the reports about that directive.
         if d.malformed.is_none() && d.scope != Scope::File {
             if let Some(j) = d.entries.iter().position(|e| e.code == Some(UNUSED)) {
@@ -514,11 +647,7 @@ pub fn apply(
     // `ignore-file[AML009]` silences every report of the file.
     let file_level: Vec<&Directive> = directives
         .iter()
-        .filter(|d| {
-            d.malformed.is_none()
-                && d.scope == Scope::File
-                && d.entries.iter().any(|e| e.code == Some(UNUSED))
-        })
+        .filter(|d| live(d) && d.scope == Scope::File && d.entries.iter().any(|e| e.code == Some(UNUSED)))
         .collect();
     if let Some(first) = file_level.first() {
         if unused.is_empty() {
@@ -536,6 +665,7 @@ pub fn apply(
             silenced.extend(unused.drain(..).map(|r| (r, silence(first))));
         }
     }
+    unused.extend(own);
     (silenced, unused)
 }
 
@@ -783,6 +913,33 @@ mod tests {
         out.replace_range(edit.span.range(), &edit.replacement);
         assert_eq!(out, "\u{feff}# amlint: ignore-file[AML601]\na: 1\n");
         assert_eq!(scan_text(&out).directives[0].scope, Scope::File);
+    }
+
+    #[test]
+    fn until_dates_and_reasons() {
+        let text = "a: 1  # amlint: ignore[AML003] until 2027-01-31 quota ticket 4711\nb: 2  # amlint: ignore[AML003] UNTIL 2027-01-31\nc: 3  # amlint: ignore[AML003] until soon\nd: 4  # amlint: ignore[AML003] untiled work\n";
+        let s = scan_text(text);
+        let d = &s.directives[0];
+        let (date, span) = d.until.clone().unwrap();
+        assert_eq!(date, "2027-01-31");
+        assert_eq!(&text[span.range()], "2027-01-31");
+        assert_eq!(d.reason.as_deref(), Some("quota ticket 4711"));
+        assert!(!d.expired("2027-01-31") && d.expired("2027-02-01"));
+        assert_eq!(
+            s.directives[1].until.as_ref().map(|u| u.0.as_str()),
+            Some("2027-01-31")
+        );
+        assert_eq!(s.directives[1].reason, None);
+        assert!(
+            s.directives[2]
+                .malformed
+                .as_deref()
+                .unwrap()
+                .contains("`until soon`")
+        );
+        // A reason that merely starts with the letters is a reason.
+        assert_eq!(s.directives[3].until, None);
+        assert_eq!(s.directives[3].reason.as_deref(), Some("untiled work"));
     }
 
     #[test]

@@ -109,9 +109,17 @@ pub const POLICY_CHECK: DocCheck = policy::check;
 pub const LOADER_CODES: &[&str] = &["AML001", "AML002", "AML004", "AML005"];
 
 /// Codes reported by file-level checks and the pipeline itself (`src/pipeline.rs`):
-/// internal errors, [`single_document`] (several documents in one file), and unused
-/// suppressions (`src/suppress.rs`).
-pub const PIPELINE_CODES: &[&str] = &["AML000", "AML001", crate::suppress::UNUSED];
+/// internal errors, [`single_document`] (several documents in one file), and the findings
+/// about suppressions and enforcement (`src/suppress.rs`: unused, expired, without a
+/// reason, silencing an enforced rule).
+pub const PIPELINE_CODES: &[&str] = &[
+    "AML000",
+    "AML001",
+    crate::suppress::UNUSED,
+    crate::suppress::EXPIRED,
+    crate::suppress::NO_REASON,
+    crate::suppress::ENFORCED,
+];
 
 pub fn run_document_checks(cx: &DocContext<'_>, out: &mut Findings) {
     let first = out.len();

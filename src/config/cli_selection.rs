@@ -86,7 +86,7 @@ impl CliSelection {
             Decision::Off => None,
             Decision::Configured => config.rule_severity(code, default),
             Decision::On => Some(
-                selector::best_match(code, config.severity.iter().map(|(s, l)| (s, *l)))
+                selector::best_match(code, config.severity.iter().map(|(s, l, _)| (s, *l)))
                     .and_then(|(_, level)| level.severity())
                     .unwrap_or(default),
             ),

@@ -108,7 +108,36 @@ pub struct Param {
 #[derive(Clone, Debug)]
 pub struct PerFileIgnore {
     pub pattern: PathPattern,
-    pub selectors: Vec<Selector>,
+    pub selectors: Vec<Spanned<Selector>>,
+}
+
+/// One `enforce` entry: the rules it makes mandatory, where it is written and in which
+/// configuration file (entries of the project root's configuration apply to nested ones).
+#[derive(Clone, Debug)]
+pub struct Enforced {
+    pub selector: Selector,
+    pub span: Span,
+    pub source: Arc<SourceFile>,
+}
+
+impl Enforced {
+    /// `` `AML3` (`enforce` in amlint.toml, line 2) ``: what enforces a rule, for messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "`{}` (`enforce` in {}, line {})",
+            self.selector,
+            self.source.path,
+            self.source.position(self.span.start).line
+        )
+    }
+}
+
+/// An entry of a configuration that would silence an enforced rule (AML012): where it is
+/// written, and what it does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Silencing {
+    pub span: Span,
+    pub message: String,
 }
 
 /// A selector as written, with where.
@@ -132,8 +161,8 @@ pub struct Config {
     pub select: Option<Vec<Spanned<Selector>>>,
     pub extend_select: Vec<Spanned<Selector>>,
     pub ignore: Vec<Spanned<Selector>>,
-    /// `[severity]`, in file order.
-    pub severity: Vec<(Selector, Level)>,
+    /// `[severity]`, in file order, each with the span of its key.
+    pub severity: Vec<(Selector, Level, Span)>,
     pub per_file_ignores: Vec<PerFileIgnore>,
     /// `include`: which walked files are checked; `None` means the built-in set
     /// (`*.yml`, `*.yaml`, `*.json`, `MLTable`).
@@ -144,6 +173,12 @@ pub struct Config {
     /// `[params]`, by name.
     pub params: BTreeMap<String, Param>,
     pub inventory: Inventory,
+    /// `require-reason`: a suppression comment without a reason is reported (AML011).
+    pub require_reason: bool,
+    /// `enforce`: rules that no suppression, `ignore`, `[per-file-ignores]` or lower
+    /// `[severity]` may silence (AML012 reports each attempt, and the finding stays),
+    /// as written (with their spans, so that configurations can be merged).
+    pub enforce: Vec<Enforced>,
     /// `rules-dirs`, absolute: extra directories of rule files for the rule engine.
     pub rules_dirs: Vec<PathBuf>,
     /// The rules this configuration runs: the built-in ones plus those of `rules_dirs`.
@@ -174,7 +209,7 @@ impl WithProjectInventory {
     /// `config`, with the project-wide inventory entries it does not name itself.
     pub fn get(&self, config: &Arc<Config>) -> Arc<Config> {
         if Arc::ptr_eq(config, &self.project)
-            || self.project.inventory.is_empty()
+            || (self.project.inventory.is_empty() && self.project.enforce.is_empty())
             || (config.path.is_some() && config.path == self.project.path)
         {
             return config.clone();
@@ -186,6 +221,8 @@ impl WithProjectInventory {
             .or_insert_with(|| {
                 let mut merged = Config::clone(config);
                 merged.inventory = config.inventory.with_outer(&self.project.inventory);
+                // The root's `enforce` holds in every folder of the project.
+                merged.enforce.extend(self.project.enforce.iter().cloned());
                 Arc::new(merged)
             })
             .clone()
@@ -253,6 +290,8 @@ impl Config {
             profile: Profile::default(),
             params: BTreeMap::new(),
             inventory: Inventory::default(),
+            require_reason: false,
+            enforce: Vec::new(),
             rules_dirs: Vec::new(),
             rules: Rules::default(),
             matchers: Matchers::default(),
@@ -286,7 +325,7 @@ impl Config {
             Some((_, true)) => {}
             _ => return None,
         }
-        match selector::best_match(code, self.severity.iter().map(|(s, l)| (s, *l))) {
+        match selector::best_match(code, self.severity.iter().map(|(s, l, _)| (s, *l))) {
             Some((_, level)) => level.severity(),
             None => Some(default),
         }
@@ -313,7 +352,7 @@ impl Config {
         });
         set.matching_path_or_parent(&rel)
             .into_iter()
-            .flat_map(|i| &self.per_file_ignores[i].selectors)
+            .flat_map(|i| self.per_file_ignores[i].selectors.iter().map(|s| &s.value))
             .collect()
     }
 
@@ -358,6 +397,93 @@ impl Config {
     /// A parameter's value.
     pub fn param(&self, name: &str) -> Option<&serde_json::Value> {
         self.params.get(name).map(|p| &p.value)
+    }
+
+    /// The `enforce` entry that makes rule `code` mandatory, if any. AML012 itself is
+    /// always enforced: reports of silencing cannot be silenced.
+    pub fn enforced(&self, code: &str) -> Option<&Enforced> {
+        self.enforce.iter().find(|e| e.selector.matches_code(code))
+    }
+
+    /// Whether rule `code` is enforced here (by `enforce`, or because it is AML012).
+    pub fn is_enforced(&self, code: &str) -> bool {
+        code == crate::diagnostic::codes::AML012.code || self.enforced(code).is_some()
+    }
+
+    /// The entries of this configuration that silence a rule it enforces (or that the
+    /// project root's configuration enforces: see [`WithProjectInventory`]): `ignore` or a
+    /// `select` that leaves it out, `[severity]` turning it off or lowering it below its
+    /// default, `[per-file-ignores]`. One per entry, naming the rules it silences.
+    pub fn silencing_enforced(&self) -> Vec<Silencing> {
+        if self.enforce.is_empty() {
+            return Vec::new();
+        }
+        // By entry span: (what the entry does, the rules, what enforces them).
+        let mut found: BTreeMap<(u32, u32), (String, Vec<&'static str>, String)> = BTreeMap::new();
+        let mut add = |span: Span, what: String, code: &'static str, by: &Enforced| {
+            let entry = found
+                .entry((span.start, span.end))
+                .or_insert_with(|| (what, Vec::new(), by.describe()));
+            if !entry.1.contains(&code) {
+                entry.1.push(code);
+            }
+        };
+        for rule in self.rules.rules() {
+            let Some(by) = self.enforced(rule.code) else {
+                continue;
+            };
+            let all = [Spanned {
+                value: Selector::All,
+                span: Span::default(),
+            }];
+            let select = self.select.as_deref().unwrap_or(&all);
+            let candidates = select
+                .iter()
+                .chain(&self.extend_select)
+                .map(|s| (&s.value, (true, s.span)))
+                .chain(self.ignore.iter().map(|s| (&s.value, (false, s.span))));
+            match selector::best_match(rule.code, candidates) {
+                Some((_, (true, _))) => {}
+                Some((_, (false, span))) => add(span, "`ignore` turns off".to_string(), rule.code, by),
+                None => {
+                    let span = select.first().map_or(Span::default(), |s| s.span);
+                    add(span, "`select` leaves out".to_string(), rule.code, by);
+                }
+            }
+            let severity = self.severity.iter().map(|(s, l, span)| (s, (*l, *span)));
+            if let Some((_, (level, span))) = selector::best_match(rule.code, severity) {
+                match level.severity() {
+                    None => add(span, "`[severity]` turns off".to_string(), rule.code, by),
+                    Some(s) if s < rule.severity => {
+                        add(span, format!("`[severity]` lowers to {s}"), rule.code, by)
+                    }
+                    Some(_) => {}
+                }
+            }
+            for p in &self.per_file_ignores {
+                for s in p.selectors.iter().filter(|s| s.value.matches_code(rule.code)) {
+                    add(
+                        s.span,
+                        format!(
+                            "`[per-file-ignores]` drops, in the files matching `{}`,",
+                            p.pattern.text
+                        ),
+                        rule.code,
+                        by,
+                    );
+                }
+            }
+        }
+        found
+            .into_iter()
+            .map(|((start, end), (what, codes, by))| Silencing {
+                span: Span::new(start, end),
+                message: format!(
+                    "{what} {}, enforced by {by}: an enforced rule cannot be silenced, so its findings are still reported",
+                    codes.join(", ")
+                ),
+            })
+            .collect()
     }
 }
 

@@ -12,7 +12,8 @@ use toml::de::{DeTable, DeValue};
 
 use super::inventory::{self, Compute, Deployment, Endpoint, Inventory, Model, ModelRef, VmSize};
 use super::{
-    Config, ConfigError, Level, Param, PathPattern, PerFileIgnore, Profile, Selector, Spanned, selector,
+    Config, ConfigError, Enforced, Level, Param, PathPattern, PerFileIgnore, Profile, Selector, Spanned,
+    selector,
 };
 use crate::registry::Registry;
 use crate::source::{SourceFile, Span};
@@ -42,6 +43,8 @@ pub const KEYS: &[&str] = &[
     "params",
     "inventory",
     "rules-dirs",
+    "require-reason",
+    "enforce",
     "extend",
 ];
 
@@ -92,6 +95,8 @@ pub const MERGE: &[(&str, Merge)] = &[
     ("params", Merge::ByName),
     ("inventory", Merge::ByName),
     ("rules-dirs", Merge::Append),
+    ("require-reason", Merge::Replace),
+    ("enforce", Merge::Append),
 ];
 
 /// Parses the configuration file at `path` (absolute; `None` when it is not known), as
@@ -420,6 +425,22 @@ impl<'a> Parser<'a> {
                         }
                     }
                 }
+                "require-reason" => match v.get_ref() {
+                    DeValue::Boolean(b) => config.require_reason = *b,
+                    _ => self.type_error("require-reason", v, "a boolean", "`require-reason = true`"),
+                },
+                "enforce" => {
+                    let enforced = self
+                        .selectors("enforce", v)
+                        .into_iter()
+                        .map(|s| Enforced {
+                            selector: s.value,
+                            span: s.span,
+                            source: self.source.clone(),
+                        })
+                        .collect::<Vec<_>>();
+                    config.enforce.extend(enforced);
+                }
                 "params" => self.params(v, config),
                 "inventory" => self.inventory(v, config),
                 // Read first: by `rules_dirs`, and `extend` before everything.
@@ -630,7 +651,7 @@ impl<'a> Parser<'a> {
         let Some(table) = self.table("severity", v) else {
             return;
         };
-        let mut entries: Vec<(u32, Selector, Level)> = Vec::new();
+        let mut entries: Vec<(Span, Selector, Level)> = Vec::new();
         for (key, value) in table.iter() {
             let span = self.span(key.span());
             let selector = match selector::resolve(key.get_ref(), &self.registry) {
@@ -643,14 +664,14 @@ impl<'a> Parser<'a> {
             };
             let level = self.level(value);
             if let (Some(s), Some(l)) = (selector, level) {
-                entries.push((span.start, s, l));
+                entries.push((span, s, l));
             }
         }
         // File order (the TOML table is sorted by key).
-        entries.sort_by_key(|(start, _, _)| *start);
+        entries.sort_by_key(|(span, _, _)| span.start);
         config
             .severity
-            .extend(entries.into_iter().map(|(_, s, l)| (s, l)));
+            .extend(entries.into_iter().map(|(span, s, l)| (s, l, span)));
     }
 
     fn per_file_ignores(&mut self, v: &Value<'_>, config: &mut Config) {
@@ -674,11 +695,7 @@ impl<'a> Parser<'a> {
                     None
                 }
             };
-            let selectors: Vec<Selector> = self
-                .selectors("per-file-ignores", value)
-                .into_iter()
-                .map(|s| s.value)
-                .collect();
+            let selectors = self.selectors("per-file-ignores", value);
             if let Some(pattern) = pattern {
                 config.per_file_ignores.push(PerFileIgnore { pattern, selectors });
             }

@@ -18,7 +18,7 @@ pub mod path;
 use std::collections::BTreeMap;
 
 use crate::facts::{FACTS, Fields, Resolved, Val};
-use crate::registry::ReportFile;
+use crate::registry::{ReportFile, ReportSpan};
 use condition::{Cond, Env, Tri};
 use path::{FieldPath, Segment};
 
@@ -36,6 +36,8 @@ pub struct PolicyRule {
     pub when: Cond,
     pub at: Vec<FieldPath>,
     pub fallback: Option<FieldPath>,
+    /// `report.span`: what of a reached node the finding covers.
+    pub span: ReportSpan,
     pub message: Template,
     pub help: Option<Template>,
     pub severity_by_profile: BTreeMap<String, Severity>,
@@ -492,8 +494,13 @@ impl PolicyRule {
             fired.push(subject.node);
             // A mapping or list is reported at its key: its own text starts a line below.
             let node_span = facts.doc.node(subject.node).span;
+            let on_key = self.span == ReportSpan::Key;
             let span = match (&subject.segments, facts.doc.value(subject.node)) {
                 (Some(segs), Value::Map(_) | Value::Seq(_)) if !segs.is_empty() => facts.doc.span_of(
+                    &Pointer::from_segments(segs.iter().cloned()),
+                    crate::document::Target::Key,
+                ),
+                (Some(segs), _) if on_key && !segs.is_empty() => facts.doc.span_of(
                     &Pointer::from_segments(segs.iter().cloned()),
                     crate::document::Target::Key,
                 ),
@@ -660,6 +667,7 @@ pub fn compile(
         when,
         at,
         fallback,
+        span: report.span,
         message,
         help,
         severity_by_profile: severity_by_profile.clone(),

@@ -63,6 +63,20 @@ struct JsonDiagnostic<'a> {
     pointer: Option<String>,
     help: Option<&'a str>,
     labels: Vec<JsonLabel<'a>>,
+    /// Only on a finding a suppression or the baseline hides, shown by `--no-ignores`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suppressed: Option<JsonIgnored<'a>>,
+}
+
+/// What would hide a finding shown by `--no-ignores`.
+#[derive(Serialize)]
+struct JsonIgnored<'a> {
+    /// `comment` or `baseline`.
+    by: &'a str,
+    justification: Option<&'a str>,
+    /// The comment's expiry date (`until YYYY-MM-DD`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    until: Option<&'a str>,
 }
 
 fn diagnostic<'a>(file: &'a FileReport, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
@@ -84,6 +98,14 @@ fn diagnostic<'a>(file: &'a FileReport, d: &'a Diagnostic) -> JsonDiagnostic<'a>
                 range: Range::of(&file.source, l.span),
             })
             .collect(),
+        suppressed: d.ignored.as_deref().map(|i| JsonIgnored {
+            by: match i.kind {
+                crate::diagnostic::SuppressionKind::InSource => "comment",
+                crate::diagnostic::SuppressionKind::Baseline => "baseline",
+            },
+            justification: i.justification.as_deref(),
+            until: i.until.as_deref(),
+        }),
     }
 }
 

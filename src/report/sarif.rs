@@ -206,6 +206,10 @@ fn result(
         if let Some(j) = &s.justification {
             sup["justification"] = json!(j);
         }
+        if let Some(until) = &s.until {
+            // The last day the suppression applies (`until YYYY-MM-DD`).
+            sup["properties"] = json!({ "until": until });
+        }
         if let Some(span) = s.directive {
             sup["location"] = json!({ "physicalLocation": physical(artifact, &file.source, span) });
         }
@@ -350,7 +354,19 @@ impl serde::Serialize for Results<'_> {
             let artifact = Artifact::of(self.report, file);
             let mut items: Vec<(Span, &str, Value)> = Vec::new();
             for d in &file.diagnostics {
-                items.push((d.span, d.code, result(self.rules, &artifact, file, d, None)));
+                // Shown by `--no-ignores`: still a suppressed result to SARIF viewers.
+                let shown = d.ignored.as_deref().map(|i| Suppressed {
+                    diagnostic: d.clone(),
+                    kind: i.kind,
+                    justification: i.justification.clone(),
+                    directive: i.directive,
+                    until: i.until.clone(),
+                });
+                items.push((
+                    d.span,
+                    d.code,
+                    result(self.rules, &artifact, file, d, shown.as_ref()),
+                ));
             }
             for sup in &file.suppressed {
                 let d = &sup.diagnostic;

@@ -1,6 +1,8 @@
 //! Every file under `fixtures/` carries its expectations inline, and this test fails on
 //! any missing or unexpected diagnostic.
 //!
+//! The annotations (`amlint::rule_test`, which `amlint test` uses for user cases too):
+//!
 //! - YAML: `key: value   # expect: AML503` — the diagnostic must start on that line. Several
 //!   codes: `# expect: AML101, AML103`; the same code twice: `# expect: AML002 x2`.
 //!   A line that cannot carry a comment (inside a block scalar) is annotated from the
@@ -24,62 +26,15 @@ fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-fn parse_codes(list: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for item in list.split(',') {
-        let item = item.trim();
-        if item.is_empty() {
-            continue;
-        }
-        let (code, times) = match item.split_once(" x") {
-            Some((c, n)) => (c.trim(), n.trim().parse().unwrap_or(1)),
-            None => (item, 1),
-        };
-        for _ in 0..times {
-            out.push(code.to_string());
-        }
-    }
-    out
-}
-
-/// Reads the expectations of one fixture file.
+/// Reads the expectations of one fixture file (the annotation format is the library's:
+/// `amlint test` reads user cases the same way).
 fn expectations(path: &Path, display: &str, expected: &mut Expected) {
-    let sidecar = PathBuf::from(format!("{}.expect", path.display()));
-    if sidecar.exists() {
-        let text = std::fs::read_to_string(&sidecar).unwrap();
-        for line in text
-            .lines()
-            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        {
-            let (n, codes) = line
-                .split_once(':')
-                .unwrap_or_else(|| panic!("{}: bad line {line:?}", sidecar.display()));
-            let n: u32 = n.trim().parse().unwrap();
-            expected
-                .entry((display.to_string(), n))
-                .or_default()
-                .extend(parse_codes(codes));
-        }
-        return;
-    }
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return;
-    };
-    for (i, line) in text.lines().enumerate() {
-        let n = i as u32 + 1;
-        if let Some(pos) = line.find("# expect-next:") {
-            let codes = parse_codes(&line[pos + "# expect-next:".len()..]);
-            expected
-                .entry((display.to_string(), n + 1))
-                .or_default()
-                .extend(codes);
-        } else if let Some(pos) = line.find("# expect:") {
-            let codes = parse_codes(&line[pos + "# expect:".len()..]);
-            expected
-                .entry((display.to_string(), n))
-                .or_default()
-                .extend(codes);
-        }
+    let list = amlint::rule_test::expectations_of(path).unwrap_or_else(|e| panic!("{e}"));
+    for (line, codes) in list {
+        expected
+            .entry((display.to_string(), line))
+            .or_default()
+            .extend(codes);
     }
 }
 

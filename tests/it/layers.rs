@@ -45,6 +45,7 @@ const LAYERS: &[&str] = &[
     // Views of a run.
     "show_files",
     "show_settings",
+    "rule_test",
     "report",
     "lsp",
     "fuzzing",

@@ -9,13 +9,13 @@ const DEPLOYMENT: &str =
 
 /// (code, text under the span, pointer) of every syntax (AML0xx), schema (AML1xx) and
 /// reference (AML2xx) finding; policy findings on the same made-up values (`instance_type: x`) are not this
-/// test's subject.
+/// test's subject, nor AML108 (SDK v1 files past its end of support: a matter of the date).
 fn findings(path: &str, text: &str) -> Vec<(String, String, String)> {
     let report = check_text(path, text.to_string(), &Options::default());
     report
         .diagnostics
         .iter()
-        .filter(|d| ["AML0", "AML1", "AML2"].iter().any(|p| d.code.starts_with(p)))
+        .filter(|d| ["AML0", "AML1", "AML2"].iter().any(|p| d.code.starts_with(p)) && d.code != "AML108")
         .map(|d| {
             (
                 d.code.to_string(),

@@ -23,6 +23,7 @@ fn check_with(config: Option<&str>, name: &str, text: &str) -> (i32, Vec<(u64, u
     let out = Command::cargo_bin("amlint")
         .unwrap()
         .timeout(Duration::from_secs(60))
+        .env("AMLINT_TODAY", "2026-11-22")
         .current_dir(dir.path())
         .args(["check", "--format", "json", name])
         .output()
@@ -194,9 +195,13 @@ fn no_unused_reports_when_a_syntax_error_cuts_the_file_short() {
 fn json_files_have_no_comments_and_use_per_file_ignores() {
     let json = "{\"computeType\": \"ACI\", \"computeType\": \"AKS\"}\n";
     let (code, l) = check_with(None, "deploymentconfig.json", json);
-    assert_eq!((code, codes(&l)), (1, vec!["1:AML002".to_string()]));
+    // AML108: the fixed date is past the end of support of SDK v1.
+    assert_eq!(
+        (code, codes(&l)),
+        (1, vec!["1:AML002".to_string(), "1:AML108".to_string()])
+    );
     let (code, l) = check_with(
-        Some("[per-file-ignores]\n\"deploymentconfig.json\" = [\"AML002\"]\n"),
+        Some("[per-file-ignores]\n\"deploymentconfig.json\" = [\"AML002\", \"AML108\"]\n"),
         "deploymentconfig.json",
         json,
     );

@@ -1,0 +1,417 @@
+//! Policy tests (`amlint test`, docs/policies.md): every rule's `example` — the bad input
+//! must produce the rule's finding, at the marked place, the good one must not — and
+//! folders of cases whose files carry their expectations inline, in the annotation format
+//! of `fixtures/` (read here for `tests/it/fixtures.rs` too):
+//!
+//! - YAML: `key: value   # expect: AML503` — a finding of that code must start on that
+//!   line; several codes: `# expect: AML101, AML103`; the same code twice:
+//!   `# expect: AML002 x2`; a line that cannot carry a comment (inside a block scalar) is
+//!   annotated from the line before with `# expect-next: AML003`; the severity the finding
+//!   must have follows in parentheses: `# expect: AML203 (warning)`.
+//! - JSON (no comments): a sidecar `<file>.expect` with lines `LINE: CODE[, CODE]`.
+//! - A file without expectations must produce no finding at all.
+//!
+//! An example marks its place with `at:` (the JSON pointer of the finding, `/gpuCores`)
+//! or with `# expect:` annotations in its bad text; without either, a finding anywhere in
+//! the file passes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::pipeline::{Options, check_paths};
+use crate::registry::{Example, RuleMeta};
+use crate::results::Report;
+
+/// Expected codes by (file, 1-based line), as annotated.
+pub type Expected = BTreeMap<(String, u32), Vec<String>>;
+
+/// The codes of an annotation: `AML101, AML103`, `AML002 x2`, `AML203 (warning)`.
+pub fn parse_codes(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in list.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let (code, times) = match item.split_once(" x") {
+            Some((c, n)) => (c.trim(), n.trim().parse().unwrap_or(1)),
+            None => (item, 1),
+        };
+        // At most 100 of one code: an annotation is not a way to allocate.
+        for _ in 0..times.min(100) {
+            out.push(code.to_string());
+        }
+    }
+    out
+}
+
+/// The `# expect:` / `# expect-next:` annotations of a text, by line.
+pub fn annotations(text: &str) -> Vec<(u32, Vec<String>)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i as u32 + 1;
+        if let Some(pos) = line.find("# expect-next:") {
+            out.push((n + 1, parse_codes(&line[pos + "# expect-next:".len()..])));
+        } else if let Some(pos) = line.find("# expect:") {
+            out.push((n, parse_codes(&line[pos + "# expect:".len()..])));
+        }
+    }
+    out
+}
+
+/// The expectations of one case file: its `<file>.expect` sidecar when there is one
+/// (`LINE: CODES` lines; `#` starts a comment line), else its inline annotations.
+pub fn expectations_of(path: &Path) -> Result<Vec<(u32, Vec<String>)>, String> {
+    let sidecar = PathBuf::from(format!("{}.expect", path.display()));
+    if sidecar.exists() {
+        let text = std::fs::read_to_string(&sidecar).map_err(|e| format!("{}: {e}", sidecar.display()))?;
+        let mut out = Vec::new();
+        for line in text
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        {
+            let parsed = line
+                .split_once(':')
+                .and_then(|(n, codes)| Some((n.trim().parse::<u32>().ok()?, parse_codes(codes))));
+            match parsed {
+                Some(entry) => out.push(entry),
+                None => {
+                    return Err(format!(
+                        "{}: `{line}` is not `LINE: CODE[, CODE]`",
+                        sidecar.display()
+                    ));
+                }
+            }
+        }
+        return Ok(out);
+    }
+    Ok(std::fs::read_to_string(path)
+        .map(|text| annotations(&text))
+        .unwrap_or_default())
+}
+
+/// What a run found, in the same shape: codes by (file, line), each written with its
+/// severity (`AML203 (warning)`) where the expectation names one.
+fn found(report: &Report, expected: &Expected) -> Expected {
+    let mut actual = Expected::new();
+    for (file, d) in report.diagnostics() {
+        let line = file.source.position(d.span.start).line;
+        let key = (file.source.path.clone(), line);
+        let with_severity = format!("{} ({})", d.code, d.severity);
+        let code = if expected.get(&key).is_some_and(|w| w.contains(&with_severity)) {
+            with_severity
+        } else {
+            d.code.to_string()
+        };
+        actual.entry(key).or_default().push(code);
+    }
+    actual
+}
+
+/// The lines where `expected` and `actual` differ, each as `path:line: expected [..], got
+/// [..]` (both sorted).
+pub fn differences(mut expected: Expected, mut actual: Expected) -> Vec<((String, u32), String)> {
+    for codes in expected.values_mut().chain(actual.values_mut()) {
+        codes.sort();
+    }
+    let keys: BTreeSet<_> = expected.keys().chain(actual.keys()).cloned().collect();
+    let mut out = Vec::new();
+    for key in keys {
+        let want = expected.get(&key).cloned().unwrap_or_default();
+        let got = actual.get(&key).cloned().unwrap_or_default();
+        if want != got {
+            out.push((
+                key.clone(),
+                format!("line {}: expected {want:?}, got {got:?}", key.1),
+            ));
+        }
+    }
+    out
+}
+
+/// One test and its failures (none: it passed).
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub name: String,
+    pub failures: Vec<String>,
+}
+
+/// Which input of an example.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Bad,
+    Good,
+}
+
+/// Where the user rules of the run come from: copied into each example's project so
+/// that its `amlint.toml` loads them (`rules-dirs`).
+#[derive(Debug, Default, Clone)]
+pub struct UserRules {
+    /// The rule files (display path, text) of the configuration's `rules-dirs`.
+    pub files: Vec<(String, String)>,
+}
+
+/// The directory user rules are written to in an example's project.
+const RULES_DIR: &str = ".amlint-test-rules";
+
+/// A fresh directory of the system's temporary directory, created by this process (mode
+/// 0700, never an existing one, so no one else's files or links are in it) and removed
+/// when dropped: an example's project. It is its own git work tree, so that no
+/// configuration above it applies.
+struct ScratchProject(PathBuf);
+
+impl ScratchProject {
+    fn new(files: &[(String, &str)]) -> std::io::Result<Self> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let base = std::env::temp_dir();
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        let dir = loop {
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let dir = base.join(format!("amlint-test-{}-{n}", std::process::id()));
+            match builder.create(&dir) {
+                Ok(()) => break ScratchProject(dir),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1_000_000 => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        std::fs::create_dir_all(dir.0.join(".git"))?;
+        for (rel, body) in files {
+            // Example paths are relative and stay inside (`..` is refused).
+            let rel = Path::new(rel);
+            if rel.is_absolute()
+                || rel
+                    .components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir))
+            {
+                return Err(std::io::Error::other(format!(
+                    "`{}` is not a path inside the example",
+                    rel.display()
+                )));
+            }
+            let p = dir.0.join(rel);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&p, body)?;
+        }
+        Ok(dir)
+    }
+}
+
+impl Drop for ScratchProject {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs one side of a rule's example as a small project (its file, the other files it
+/// lists, its `amlint.toml`, and the user rules): the failures, if any.
+pub fn run_example(
+    rule: &RuleMeta,
+    example: &Example,
+    side: Side,
+    user: &UserRules,
+    options: &Options,
+) -> Vec<String> {
+    let text = match side {
+        Side::Bad => &example.bad,
+        Side::Good => &example.good,
+    };
+    let mut files: Vec<(String, &str)> = vec![(example.path.clone(), text.as_str())];
+    files.extend(
+        example
+            .files
+            .iter()
+            .map(|(rel, body)| (rel.clone(), body.as_str())),
+    );
+    let mut config = example.config.clone().unwrap_or_default();
+    if !user.files.is_empty() && !config.contains("rules-dirs") {
+        for (i, (_, body)) in user.files.iter().enumerate() {
+            files.push((format!("{RULES_DIR}/{i}.yaml"), body.as_str()));
+        }
+        config = format!("rules-dirs = [\"{RULES_DIR}\"]\n{config}");
+    }
+    if !config.is_empty() {
+        files.push(("amlint.toml".to_string(), config.as_str()));
+    }
+    let dir = match ScratchProject::new(&files) {
+        Ok(dir) => dir,
+        Err(e) => return vec![format!("cannot write the example's project: {e}")],
+    };
+    let root = dir.0.as_path();
+    let report = check_paths(&[root.to_path_buf()], options);
+    if !report.config_errors.is_empty() {
+        return report
+            .config_errors
+            .iter()
+            .map(|e| format!("the example's configuration is invalid: {}", e.message))
+            .collect();
+    }
+    let target = root.join(&example.path);
+    let Some(file) = report.files.iter().find(|f| Path::new(&f.source.path) == target) else {
+        return vec![format!("`{}` was not checked", example.path)];
+    };
+    let own: Vec<_> = file.diagnostics.iter().filter(|d| d.code == rule.code).collect();
+    let lines = |ds: &[&crate::diagnostic::Diagnostic]| -> Vec<u32> {
+        ds.iter()
+            .map(|d| file.source.position(d.span.start).line)
+            .collect()
+    };
+    let mut failures = Vec::new();
+    match side {
+        Side::Good => {
+            if let Some(d) = own.first() {
+                failures.push(format!(
+                    "the good input produces {} on line {}: {}",
+                    rule.code,
+                    file.source.position(d.span.start).line,
+                    d.message
+                ));
+            }
+        }
+        Side::Bad if own.is_empty() => {
+            let got: Vec<&str> = file.diagnostics.iter().map(|d| d.code).collect();
+            failures.push(format!(
+                "the bad input does not produce {} (it produces {})",
+                rule.code,
+                if got.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    got.join(", ")
+                }
+            ));
+        }
+        Side::Bad => {
+            if let Some(at) = &example.at
+                && !own
+                    .iter()
+                    .any(|d| d.pointer.as_ref().is_some_and(|p| p.to_string() == *at))
+            {
+                let pointers: Vec<String> = own
+                    .iter()
+                    .map(|d| {
+                        d.pointer
+                            .as_ref()
+                            .map_or("(no pointer)".to_string(), ToString::to_string)
+                    })
+                    .collect();
+                failures.push(format!(
+                    "the bad input produces {} at {}, not at `{at}` (`at:`)",
+                    rule.code,
+                    pointers.join(", ")
+                ));
+            }
+            let marked: BTreeSet<u32> = annotations(text)
+                .into_iter()
+                .filter(|(_, codes)| codes.iter().any(|c| c == rule.code))
+                .map(|(line, _)| line)
+                .collect();
+            if !marked.is_empty() {
+                let at: BTreeSet<u32> = lines(&own).into_iter().collect();
+                if at != marked {
+                    failures.push(format!(
+                        "the bad input produces {} on line(s) {at:?}, but `# expect: {}` marks line(s) {marked:?}",
+                        rule.code, rule.code
+                    ));
+                }
+            }
+        }
+    }
+    failures
+}
+
+/// Runs both sides of every rule's example (rules with `example_note` instead are
+/// skipped), in registry order.
+pub fn run_examples<'a>(
+    rules: impl IntoIterator<Item = &'a RuleMeta>,
+    user: &UserRules,
+    options: &Options,
+) -> Vec<Outcome> {
+    let mut out = Vec::new();
+    for rule in rules {
+        let Some(example) = &rule.example else {
+            continue;
+        };
+        for (side, label) in [(Side::Bad, "bad"), (Side::Good, "good")] {
+            out.push(Outcome {
+                name: format!("example {} {} ({label})", rule.code, rule.name),
+                failures: run_example(rule, example, side, user, options),
+            });
+        }
+    }
+    out
+}
+
+/// Checks each case folder (or file) as one run — files of one folder see each other, as
+/// in a project — and compares every checked file with its annotations: one outcome per
+/// file that is an Azure ML configuration or carries expectations.
+pub fn run_cases(paths: &[PathBuf], options: &Options) -> Vec<Outcome> {
+    let mut out = Vec::new();
+    for path in paths {
+        let report = check_paths(std::slice::from_ref(path), options);
+        if !report.config_errors.is_empty() {
+            out.push(Outcome {
+                name: format!("cases {}", path.display()),
+                failures: report.config_errors.iter().map(ToString::to_string).collect(),
+            });
+            continue;
+        }
+        // The files of the run, and the annotated files among those the walk passes.
+        let mut files: BTreeSet<String> = report.files.iter().map(|f| f.source.path.clone()).collect();
+        let mut expected = Expected::new();
+        let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for f in &report.files {
+            match expectations_of(Path::new(&f.source.path)) {
+                Ok(list) => {
+                    for (line, codes) in list {
+                        expected
+                            .entry((f.source.path.clone(), line))
+                            .or_default()
+                            .extend(codes);
+                    }
+                }
+                Err(e) => problems.entry(f.source.path.clone()).or_default().push(e),
+            }
+        }
+        files.retain(|f| {
+            report.files.iter().any(|r| r.source.path == *f && r.checked)
+                || expected.keys().any(|(p, _)| p == f)
+        });
+        let actual = found(&report, &expected);
+        for ((file, _), message) in differences(expected, actual) {
+            problems.entry(file).or_default().push(message);
+        }
+        for file in files {
+            out.push(Outcome {
+                name: format!("case {file}"),
+                failures: problems.remove(&file).unwrap_or_default(),
+            });
+        }
+    }
+    out
+}
+
+/// The test runner's report: one line per test (`... ok` / `... FAILED` with the reasons
+/// indented below) and a summary line. `true` when every test passed.
+pub fn render(outcomes: &[Outcome], out: &mut String) -> bool {
+    let failed = outcomes.iter().filter(|o| !o.failures.is_empty()).count();
+    for o in outcomes {
+        let name = crate::escape::control(&o.name);
+        if o.failures.is_empty() {
+            out.push_str(&format!("{name} ... ok\n"));
+        } else {
+            out.push_str(&format!("{name} ... FAILED\n"));
+            for f in &o.failures {
+                out.push_str(&format!("    {}\n", crate::escape::control(f)));
+            }
+        }
+    }
+    out.push_str(&format!(
+        "\ntest result: {}. {} passed; {failed} failed\n",
+        if failed == 0 { "ok" } else { "FAILED" },
+        outcomes.len() - failed
+    ));
+    failed == 0
+}
