@@ -241,3 +241,20 @@ fn origins_record_which_file_set_each_key() {
     assert_eq!(config.ignore.len(), 2);
     assert_eq!(config.profile, amlint::config::Profile::Production);
 }
+
+#[test]
+fn an_enforced_rule_of_the_extended_configuration_cannot_be_ignored_by_the_extending_one() {
+    let dir = project();
+    let d = dir.path();
+    write(d, "jobs/train.yml", JOB);
+    write(d, "org/amlint.toml", "enforce = [\"AML1\"]\n");
+    write(d, "amlint.toml", "extend = \"org/amlint.toml\"\nignore = [\"AML101\"]\n");
+    let (found, code) = findings(d);
+    assert_eq!(code, Some(0));
+    assert!(found.iter().any(|(c, _)| c == "AML101"), "the finding stays: {found:?}");
+    assert!(found.iter().any(|(c, s)| c == "AML012" && s == "error"), "{found:?}");
+    // Without the org's enforcement, the ignore works.
+    write(d, "org/amlint.toml", "profile = \"dev\"\n");
+    let (found, _) = findings(d);
+    assert!(!found.iter().any(|(c, _)| c == "AML101" || c == "AML012"), "{found:?}");
+}
