@@ -99,8 +99,8 @@ pub struct InputArgs {
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
     /// When to use colour in human output (`auto` honours `NO_COLOR`, then `FORCE_COLOR`).
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     pub color: Color,
@@ -188,7 +188,7 @@ pub struct MoreArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum OutputFormat {
     /// Findings with source snippets, for people.
     Human,
     /// The stable JSON contract (docs/json-output.md).
@@ -355,7 +355,7 @@ fn check(args: CheckArgs) -> i32 {
         let text = crate::show_settings::render(&resolver, &paths, options.selection.as_deref());
         let errors = resolver.errors();
         if !errors.is_empty() {
-            let style = report::human::Style {
+            let style = report::human::TerminalStyle {
                 color: use_color_on(args.color, std::io::stderr().is_terminal()),
                 width: terminal_width(),
             };
@@ -408,7 +408,7 @@ fn check(args: CheckArgs) -> i32 {
     if !report.config_errors.is_empty() {
         // People read them on standard error; a machine format still gets a document of
         // its format, carrying the errors (a CI step uploads it whatever the exit code).
-        let style = report::human::Style {
+        let style = report::human::TerminalStyle {
             color: use_color_on(args.color, std::io::stderr().is_terminal()),
             width: terminal_width(),
         };
@@ -417,11 +417,11 @@ fn check(args: CheckArgs) -> i32 {
             report::human::render_config_errors(&report.config_errors, style)
         );
         let document = match args.format {
-            Format::Human | Format::Concise => None,
-            Format::Json => Some(report::json::render(&report)),
-            Format::Sarif => Some(report::sarif::render(&report)),
-            Format::Github => Some(report::github::render(&report, args.quiet)),
-            Format::Junit => Some(report::junit::render(&report, args.fail_on.threshold())),
+            OutputFormat::Human | OutputFormat::Concise => None,
+            OutputFormat::Json => Some(report::json::render(&report)),
+            OutputFormat::Sarif => Some(report::sarif::render(&report)),
+            OutputFormat::Github => Some(report::github::render(&report, args.quiet)),
+            OutputFormat::Junit => Some(report::junit::render(&report, args.fail_on.threshold())),
         };
         if let Some(text) = document {
             let _ = emit(&args, &text);
@@ -539,27 +539,28 @@ fn check(args: CheckArgs) -> i32 {
     let threshold = args.fail_on.threshold();
     let mut text = if args.more.statistics {
         match args.format {
-            Format::Json => report::statistics::render_json(&report),
+            OutputFormat::Json => report::statistics::render_json(&report),
             _ => report::statistics::render(&report),
         }
     } else {
         match args.format {
-            Format::Human => report::human::render(
+            OutputFormat::Human => report::human::render(
                 &report,
-                report::human::Style {
+                report::human::TerminalStyle {
                     color: !report_to_stderr && args.more.output_file.is_none() && use_color(args.color),
                     width: terminal_width(),
                 },
                 args.quiet,
             ),
-            Format::Concise => report::concise::render(&report, args.quiet),
-            Format::Json => report::json::render(&report),
-            Format::Sarif => report::sarif::render(&report),
-            Format::Github => report::github::render(&report, args.quiet),
-            Format::Junit => report::junit::render(&report, threshold),
+            OutputFormat::Concise => report::concise::render(&report, args.quiet),
+            OutputFormat::Json => report::json::render(&report),
+            OutputFormat::Sarif => report::sarif::render(&report),
+            OutputFormat::Github => report::github::render(&report, args.quiet),
+            OutputFormat::Junit => report::junit::render(&report, threshold),
         }
     };
-    let for_people = matches!(args.format, Format::Human | Format::Concise) && !args.more.statistics;
+    let for_people =
+        matches!(args.format, OutputFormat::Human | OutputFormat::Concise) && !args.more.statistics;
     // What --fix did, or what it could do, goes just above the summary line (which stays
     // the last line); for machine formats, on standard error.
     let above_summary = match (&fix_line, for_people && !args.quiet) {
@@ -803,7 +804,7 @@ fn configured_rules() -> Option<crate::config::Rules> {
     let config = resolver.for_dir(resolver.cwd());
     let errors = resolver.errors();
     if !errors.is_empty() {
-        let style = report::human::Style {
+        let style = report::human::TerminalStyle {
             color: use_color_on(Color::Auto, std::io::stderr().is_terminal()),
             width: terminal_width(),
         };
@@ -830,7 +831,7 @@ fn policy_test(paths: &[PathBuf], user_only: bool) -> i32 {
     let config = resolver.for_dir(resolver.cwd());
     let errors = resolver.errors();
     if !errors.is_empty() {
-        let style = report::human::Style {
+        let style = report::human::TerminalStyle {
             color: use_color_on(Color::Auto, std::io::stderr().is_terminal()),
             width: terminal_width(),
         };

@@ -14,7 +14,7 @@ use crate::source::SourceFile;
 
 /// How to draw the report.
 #[derive(Clone, Copy, Debug)]
-pub struct Style {
+pub struct TerminalStyle {
     pub color: bool,
     /// Wrap width in columns.
     pub width: usize,
@@ -100,7 +100,7 @@ impl miette::Diagnostic for Rendered {
     }
 }
 
-fn handler(style: Style) -> GraphicalReportHandler {
+fn handler(style: TerminalStyle) -> GraphicalReportHandler {
     let theme = if style.color {
         GraphicalTheme::unicode()
     } else {
@@ -113,7 +113,7 @@ fn handler(style: Style) -> GraphicalReportHandler {
 }
 
 /// Renders one diagnostic (without the summary).
-pub fn render_diagnostic(source: &SourceFile, diagnostic: &Diagnostic, style: Style) -> String {
+pub fn render_diagnostic(source: &SourceFile, diagnostic: &Diagnostic, style: TerminalStyle) -> String {
     let rendered = Rendered::new(source, diagnostic);
     let mut out = String::new();
     if handler(style).render_report(&mut out, &rendered).is_err() {
@@ -134,7 +134,7 @@ pub fn render_diagnostic(source: &SourceFile, diagnostic: &Diagnostic, style: St
 }
 
 /// Renders the whole report: each diagnostic, then the summary line.
-pub fn render(report: &Report, style: Style, quiet: bool) -> String {
+pub fn render(report: &Report, style: TerminalStyle, quiet: bool) -> String {
     let mut out = String::new();
     for (file, d) in report.diagnostics() {
         // `--quiet`: errors and warnings only.
@@ -198,7 +198,7 @@ impl miette::Diagnostic for ConfigProblem {
 }
 
 /// Renders configuration errors like diagnostics, then a line saying nothing was checked.
-pub fn render_config_errors(errors: &[crate::config::ConfigError], style: Style) -> String {
+pub fn render_config_errors(errors: &[crate::config::ConfigError], style: TerminalStyle) -> String {
     let handler = handler(style);
     let mut out = String::new();
     for e in errors {

@@ -248,13 +248,26 @@ fn an_enforced_rule_of_the_extended_configuration_cannot_be_ignored_by_the_exten
     let d = dir.path();
     write(d, "jobs/train.yml", JOB);
     write(d, "org/amlint.toml", "enforce = [\"AML1\"]\n");
-    write(d, "amlint.toml", "extend = \"org/amlint.toml\"\nignore = [\"AML101\"]\n");
+    write(
+        d,
+        "amlint.toml",
+        "extend = \"org/amlint.toml\"\nignore = [\"AML101\"]\n",
+    );
     let (found, code) = findings(d);
     assert_eq!(code, Some(0));
-    assert!(found.iter().any(|(c, _)| c == "AML101"), "the finding stays: {found:?}");
-    assert!(found.iter().any(|(c, s)| c == "AML012" && s == "error"), "{found:?}");
+    assert!(
+        found.iter().any(|(c, _)| c == "AML101"),
+        "the finding stays: {found:?}"
+    );
+    assert!(
+        found.iter().any(|(c, s)| c == "AML012" && s == "error"),
+        "{found:?}"
+    );
     // Without the org's enforcement, the ignore works.
     write(d, "org/amlint.toml", "profile = \"dev\"\n");
     let (found, _) = findings(d);
-    assert!(!found.iter().any(|(c, _)| c == "AML101" || c == "AML012"), "{found:?}");
+    assert!(
+        !found.iter().any(|(c, _)| c == "AML101" || c == "AML012"),
+        "{found:?}"
+    );
 }

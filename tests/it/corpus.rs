@@ -127,7 +127,7 @@ fn a_large_run_reports_what_an_ordinary_run_does() {
         amlint::report::sarif::render(&a),
         amlint::report::sarif::render(&b)
     );
-    let style = amlint::report::human::Style {
+    let style = amlint::report::human::TerminalStyle {
         color: false,
         width: 100,
     };

@@ -164,7 +164,7 @@ fn crate_paths(text: &str) -> Vec<(usize, String)> {
 
 /// Public type names that two modules still share, to be renamed (issue 27 item 7); the
 /// test fails when one of them is no longer shared (remove it here).
-const SHARED_NAMES_PENDING: &[&str] = &["Format", "Style"];
+const SHARED_NAMES_PENDING: &[&str] = &[];
 
 /// Each public type name (`pub struct|enum|type|trait X`) of `src/` with the files that
 /// define it.

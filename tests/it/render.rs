@@ -3,11 +3,11 @@
 //! (or `INSTA_UPDATE=always cargo test --test it render::` and read the diff).
 
 use amlint::pipeline::{Options, check_text};
-use amlint::report::human::{Style, render_diagnostic};
+use amlint::report::human::{TerminalStyle, render_diagnostic};
 
 fn render(path: &str, text: &str) -> String {
     let report = check_text(path, text.to_string(), &Options::default());
-    let style = Style {
+    let style = TerminalStyle {
         color: false,
         width: 100,
     };
@@ -80,7 +80,7 @@ fn render_file(bytes: &[u8]) -> String {
     let text = render_diagnostic(
         &file.source,
         &file.diagnostics[0],
-        Style {
+        TerminalStyle {
             color: false,
             width: 100,
         },
