@@ -793,9 +793,9 @@ fn init(dir: &Path) -> i32 {
     }
 }
 
-/// The rules of the current directory's configuration: the built-in ones and those of
-/// its `rules-dirs`; `None` (errors printed) when the configuration is invalid.
-fn configured_rules() -> Option<crate::config::Rules> {
+/// The current directory's configuration, its user rules compiled; `None` (errors printed)
+/// when it is invalid.
+fn configuration_here() -> Option<Arc<crate::config::Config>> {
     let resolver = crate::config::Resolver::with_rule_check(
         ConfigChoice::Discover,
         &std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/")),
@@ -811,7 +811,13 @@ fn configured_rules() -> Option<crate::config::Rules> {
         eprint!("{}", report::human::render_config_errors(&errors, style));
         return None;
     }
-    Some(config.rules.clone())
+    Some(config)
+}
+
+/// The rules of the current directory's configuration: the built-in ones and those of
+/// its `rules-dirs`; `None` (errors printed) when the configuration is invalid.
+fn configured_rules() -> Option<crate::config::Rules> {
+    configuration_here().map(|config| config.rules.clone())
 }
 
 /// `amlint test`: the examples of the rules the configuration here runs, then the cases.
@@ -827,17 +833,9 @@ fn policy_test(paths: &[PathBuf], user_only: bool) -> i32 {
         );
         return 2;
     }
-    let resolver = crate::config::Resolver::new(ConfigChoice::Discover);
-    let config = resolver.for_dir(resolver.cwd());
-    let errors = resolver.errors();
-    if !errors.is_empty() {
-        let style = report::human::TerminalStyle {
-            color: use_color_on(Color::Auto, std::io::stderr().is_terminal()),
-            width: terminal_width(),
-        };
-        eprint!("{}", report::human::render_config_errors(&errors, style));
+    let Some(config) = configuration_here() else {
         return 2;
-    }
+    };
     let boundary = crate::fsio::Boundary::around(&config.dir);
     let user = match registry::read_rule_dirs(&config.rules_dirs, &boundary) {
         Ok(files) => crate::rule_test::UserRules { files },

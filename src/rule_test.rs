@@ -92,7 +92,7 @@ pub fn expectations_of(path: &Path) -> Result<Vec<(u32, Vec<String>)>, String> {
 
 /// What a run found, in the same shape: codes by (file, line), each written with its
 /// severity (`AML203 (warning)`) where the expectation names one.
-fn found(report: &Report, expected: &Expected) -> Expected {
+pub fn found(report: &Report, expected: &Expected) -> Expected {
     let mut actual = Expected::new();
     for (file, d) in report.diagnostics() {
         let line = file.source.position(d.span.start).line;

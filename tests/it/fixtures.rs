@@ -70,19 +70,8 @@ fn every_fixture_matches_its_expectations() {
         ..Options::default()
     };
     let report = check_paths(std::slice::from_ref(&root), &options);
-    let mut actual = Expected::new();
-    for (file, d) in report.diagnostics() {
-        let line = file.source.position(d.span.start).line;
-        let key = (file.source.path.clone(), line);
-        // Compared with its severity where the expectation names one.
-        let with_severity = format!("{} ({})", d.code, d.severity);
-        let code = if expected.get(&key).is_some_and(|w| w.contains(&with_severity)) {
-            with_severity
-        } else {
-            d.code.to_string()
-        };
-        actual.entry(key).or_default().push(code);
-    }
+    // Compared with its severity where the expectation names one.
+    let mut actual = amlint::rule_test::found(&report, &expected);
     for codes in expected.values_mut().chain(actual.values_mut()) {
         codes.sort();
     }

@@ -566,3 +566,23 @@ fn amlint_test_runs_user_rule_examples_and_cases_and_fails_on_a_broken_one() {
     let (code, _) = amlint_test(dir.path(), &["nowhere"]);
     assert_eq!(code, Some(2));
 }
+
+/// A user rule whose condition does not compile is a configuration error of `amlint test`
+/// too (exit 2, at the rule file's line), not a failing example.
+#[test]
+fn amlint_test_reports_a_user_rule_that_does_not_compile_as_a_configuration_error() {
+    let dir = project();
+    write(dir.path(), "amlint.toml", "rules-dirs = [\"policies\"]\n");
+    write(
+        dir.path(),
+        "policies/big.yaml",
+        &USER_RULE.replacen("greater:", "greatr:", 1),
+    );
+    let out = amlint(dir.path()).args(["test", "--user-only"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("policies/big.yaml") && stderr.contains("did you mean `greater`"),
+        "{stderr}"
+    );
+}
