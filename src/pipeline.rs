@@ -262,274 +262,376 @@ impl NeedIndex {
     }
 }
 
-/// The whole run: configuration, discovery, every file loaded and classified (in
-/// parallel), the project index, then every file checked and filtered (in parallel).
-/// When a configuration file (or a rule file it names) is invalid, nothing is checked
-/// and the report carries the errors.
+/// The whole run, in its phases: configuration ([`Run::start`]), discovery with every file
+/// loaded and classified as the walk finds it ([`Run::load`], in parallel), the project
+/// index from what the files define ([`Run::gather`]), then every file checked and
+/// filtered ([`Run::check`], in parallel) into the report. When a configuration file (or a
+/// rule file it names) is invalid, nothing is checked and the report carries the errors.
 pub fn run(paths: &[PathBuf], buffers: Vec<Buffer>, options: &Options) -> Report {
-    // The built-in rules load on a rayon thread, idle during the walk: files are
-    // loaded and classified without them (findings take rule names from
-    // `diagnostic::codes`), and the checks, which need them, come after. The other
-    // embedded data loads beside the configuration. For a run of one file these are
-    // most of its time.
-    rayon::spawn(crate::ruleset::warm);
-    let (resolver, ()) = rayon::join(
-        || {
-            Arc::new(Resolver::with_rule_check(
-                options.config.clone(),
-                &std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-                Some(crate::ruleset::compile_errors),
-            ))
-        },
-        warm_embedded_data,
-    );
-    let mut inputs: Vec<PathBuf> = paths.to_vec();
-    inputs.extend(buffers.iter().map(|b| PathBuf::from(&b.display)));
-    let project = Project::detect(&resolver, &inputs);
-    // Each file's configuration, with the project root's inventory added.
-    let with_project = crate::config::WithProjectInventory::new(project.config.clone());
-    let config_for = |path: &Path| with_project.get(&resolver.for_file(path));
-    let filter = Arc::new(ConfigFilter {
-        resolver: resolver.clone(),
-        force_exclude: options.force_exclude,
-    });
-    // Phase 1: load and classify each file as soon as the walk finds it. In a large run
-    // (from the `LargeRun::files`th file on), also check it at once against an
-    // index that records lookups: a file whose checks looked nothing up is done, and only
-    // the files that need the project index wait for it (the peak memory of a large run
-    // was these trees). Small runs have few trees to drop; they check every file in
-    // phase 2, on rayon's threads.
-    let today = options.today.clone().unwrap_or_else(crate::facts::today);
-    let disk: Arc<DiskSizes> = Arc::default();
-    let need_index = NeedIndex::default();
-    let waiting_bytes = std::sync::atomic::AtomicUsize::new(0);
-    let loaded_files = std::sync::atomic::AtomicUsize::new(0);
-    let discovered = if paths.is_empty() {
-        discover::Discovered {
-            files: Vec::new(),
-            problems: Vec::new(),
-        }
-    } else {
-        discover::discover_each(paths, filter.clone(), &project.boundary, |c| {
-            let config = config_for(&c.path);
-            let loaded = loaded_files.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if loaded == options.large_run.files
-                && let Some(hook) = LARGE_RUN.get()
-            {
-                hook();
-            }
-            let large = options.large_run.is_large(loaded);
-            guarded(&c.display, || {
-                let prepared = prepare(
-                    c.path.clone(),
-                    load::load_path(&c.path, &c.display, c.seen, &project.boundary, &options.limits),
-                    c.explicit,
-                );
-                let defines = defines_of(&prepared);
-                let kinds: Vec<Option<&'static str>> =
-                    prepared.classes.iter().map(Classification::kind_id).collect();
-                if large && !need_index.any(&kinds) {
-                    let probe = Arc::new(ProjectIndex::probe());
-                    let base = FactBase {
-                        index: probe.clone(),
-                        config: config.clone(),
-                        today: today.clone(),
-                        disk: disk.clone(),
-                        similar: Default::default(),
-                    };
-                    let report = check_and_filter(&prepared, &base, &project, options);
-                    if !probe.was_consulted() {
-                        return Loaded {
-                            path: c.path.clone(),
-                            config,
-                            defines,
-                            state: State::Done(without_text_if_clean(report)),
-                        };
-                    }
-                    need_index.add(&kinds);
-                }
-                let size = prepared.loaded.source.text.len();
-                let kept = waiting_bytes.fetch_add(size, std::sync::atomic::Ordering::Relaxed);
-                let waiting = if options.large_run.keeps_tree(kept, size) || prepared.loaded.unreadable {
-                    Waiting::Parsed(prepared)
-                } else {
-                    Waiting::Shed {
-                        path: prepared.path,
-                        explicit: prepared.explicit,
-                        source: prepared.loaded.source,
-                        format: prepared.loaded.format,
-                    }
-                };
-                let state = State::Waiting(waiting);
-                Loaded {
-                    path: c.path.clone(),
-                    config,
-                    defines,
-                    state,
-                }
-            })
-        })
-    };
+    let run = Run::start(paths, &buffers, options);
+    let (loaded, problems) = run.load(paths);
+    // Buffers named on the command line that the configuration excludes are dropped
+    // (reading a configuration may record errors: before the errors are looked at).
     let buffers: Vec<Buffer> = buffers
         .into_iter()
-        .filter(|b| filter.explicit_file(Path::new(&b.display)))
+        .filter(|b| run.filter.explicit_file(Path::new(&b.display)))
         .collect();
-    let discover::Discovered {
-        files: loaded,
-        problems,
-    } = discovered;
-    let mut config_errors = resolver.errors();
-    let mut unlisted: Vec<FileReport> = Vec::new();
-    for problem in problems {
-        match problem.kind {
-            discover::ProblemKind::IgnoreFile => config_errors.push(refused_ignore_file(problem)),
-            discover::ProblemKind::Unlisted => {
-                let mut report = FileReport {
-                    source: SourceFile::new(&problem.display, String::new()),
-                    checked: true,
-                    kinds: Vec::new(),
-                    classes: Vec::new(),
-                    diagnostics: vec![
-                        Diagnostic::new(codes::AML004, Span::at(0), problem.message)
-                            .with_help("Make the directory readable by the user running amlint, or exclude it in the configuration."),
-                    ],
-                    suppressed: Vec::new(),
-                    omitted: Vec::new(),
-                };
-                let config = config_for(&problem.path);
-                filter_file(&mut report, None, true, &config, &project, options);
-                unlisted.push(report);
-            }
-        }
-    }
-    if !config_errors.is_empty() {
-        return Report::refused(project, config_errors);
-    }
+    let unlisted = match run.problems(problems) {
+        Ok(reports) => reports,
+        Err(errors) => return Report::refused(run.project, errors),
+    };
+    let gathered = run.gather(paths, loaded, buffers, unlisted);
+    run.check(gathered)
+}
 
-    // The index: what the checked files define (in path order, the first definition of
-    // a name wins), and — when only some files of the project are checked (pre-commit,
-    // an editor buffer) — what the rest of it defines. The rest is read only if a lookup
-    // needs it (see `LazyIndex`).
-    let mut index = ProjectIndex::default();
-    let mut files: Vec<FileReport> = unlisted;
-    let mut waiting: Vec<(Waiting, Arc<Config>)> = Vec::new();
-    // The files already loaded, when the rest of the project may be searched (a run
-    // that walked the project root has loaded all of it).
-    let walked_root = paths
-        .iter()
-        .any(|p| p.is_dir() && project.root.starts_with(crate::config::absolute(p, &project.cwd)));
-    let mut seen: HashSet<PathBuf> = HashSet::new();
-    let mut configs: Vec<Arc<Config>> = vec![project.config.clone()];
-    for (_, l) in loaded {
-        let loaded = match l {
-            Ok(loaded) => loaded,
-            Err(report) => {
-                files.push(*report);
-                continue;
-            }
-        };
-        if let Some(defines) = &loaded.defines {
-            index.merge(defines);
-        }
-        if !walked_root {
-            seen.insert(crate::config::absolute(&loaded.path, &project.cwd));
-        }
-        configs.push(loaded.config.clone());
-        match loaded.state {
-            State::Done(report) => files.push(report),
-            State::Waiting(w) => waiting.push((w, loaded.config)),
-        }
-    }
-    for buffer in buffers {
-        let config = config_for(Path::new(&buffer.display));
-        let display = buffer.display;
-        match buffer.text {
-            Ok(text) => match guarded(&display, || {
-                load::parse_text(&display, text, Format::for_path(&display), &options.limits)
-            }) {
-                Ok(loaded) => {
-                    let prepared = prepare(PathBuf::from(&display), loaded, true);
-                    index_into(&mut index, &prepared);
-                    if !walked_root {
-                        seen.insert(crate::config::absolute(&prepared.path, &project.cwd));
-                    }
-                    configs.push(config.clone());
-                    waiting.push((Waiting::Parsed(prepared), config));
-                }
-                Err(report) => files.push(*report),
+/// What every phase of a run shares: the options, the configuration of each file, the
+/// project, and the large-run bookkeeping of phase 1.
+struct Run<'a> {
+    options: &'a Options,
+    resolver: Arc<Resolver>,
+    project: Project,
+    /// Each file's configuration with the project root's inventory added.
+    with_project: crate::config::WithProjectInventory,
+    filter: Arc<ConfigFilter>,
+    today: String,
+    disk: Arc<DiskSizes>,
+    need_index: NeedIndex,
+    /// Source bytes of the waiting files that keep their trees.
+    waiting_bytes: std::sync::atomic::AtomicUsize,
+    loaded_files: std::sync::atomic::AtomicUsize,
+}
+
+/// The files phase 1 found, each loaded (or the report of its failure).
+type LoadedFiles = Vec<(discover::Candidate, Result<Loaded, Box<FileReport>>)>;
+
+/// The files of a run once the index is built: the reports already made, the files that
+/// wait for the index with their configurations, and the index.
+struct Gathered {
+    files: Vec<FileReport>,
+    waiting: Vec<(Waiting, Arc<Config>)>,
+    configs: Vec<Arc<Config>>,
+    index: ProjectIndex,
+    /// The ignore files the search of the rest of the project refused: configuration
+    /// errors like the walk's, reported once the checks are done.
+    rest_refused: Arc<std::sync::Mutex<Vec<ConfigError>>>,
+}
+
+impl<'a> Run<'a> {
+    /// The configuration resolver and the project. The built-in rules load on a rayon
+    /// thread, idle during the walk: files are loaded and classified without them
+    /// (findings take rule names from `diagnostic::codes`), and the checks, which need
+    /// them, come after. The other embedded data loads beside the configuration. For a run
+    /// of one file these are most of its time.
+    fn start(paths: &[PathBuf], buffers: &[Buffer], options: &'a Options) -> Self {
+        rayon::spawn(crate::ruleset::warm);
+        let (resolver, ()) = rayon::join(
+            || {
+                Arc::new(Resolver::with_rule_check(
+                    options.config.clone(),
+                    &std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+                    Some(crate::ruleset::compile_errors),
+                ))
             },
-            Err(refused) => {
-                let load::Refused { diagnostic, text } = *refused;
-                let mut report = FileReport {
-                    source: SourceFile::new(&display, text),
-                    checked: true,
-                    kinds: Vec::new(),
-                    classes: Vec::new(),
-                    diagnostics: vec![diagnostic],
-                    suppressed: Vec::new(),
-                    omitted: Vec::new(),
-                };
-                filter_file(&mut report, None, true, &config, &project, options);
-                files.push(report);
-            }
+            warm_embedded_data,
+        );
+        let mut inputs: Vec<PathBuf> = paths.to_vec();
+        inputs.extend(buffers.iter().map(|b| PathBuf::from(&b.display)));
+        let project = Project::detect(&resolver, &inputs);
+        let with_project = crate::config::WithProjectInventory::new(project.config.clone());
+        let filter = Arc::new(ConfigFilter {
+            resolver: resolver.clone(),
+            force_exclude: options.force_exclude,
+        });
+        Run {
+            options,
+            resolver,
+            project,
+            with_project,
+            filter,
+            today: options.today.clone().unwrap_or_else(crate::facts::today),
+            disk: Arc::default(),
+            need_index: NeedIndex::default(),
+            waiting_bytes: std::sync::atomic::AtomicUsize::new(0),
+            loaded_files: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
-    // The ignore files the search of the rest of the project refused: configuration
-    // errors like the walk's, reported once the checks are done.
-    let rest_refused: Arc<std::sync::Mutex<Vec<ConfigError>>> = Arc::default();
-    if !walked_root {
-        let root = project.root.clone();
-        let boundary = project.boundary.clone();
-        let options = options.clone();
-        let filter = filter.clone();
-        let refused = rest_refused.clone();
-        let files = std::sync::OnceLock::new();
-        index = index.with_rest(LazyIndex::new(move |name| {
-            let files = files.get_or_init(|| {
-                let (files, errors) = rest_of_project(&root, &seen, filter.clone(), &boundary, &options);
-                refused.lock().unwrap_or_else(|e| e.into_inner()).extend(errors);
-                files
-            });
-            index_of(files_mentioning(files, name, &options).iter())
-        }));
-    }
-    let large = options.large_run.is_large(loaded_files.into_inner());
-    let bases = FactBases::with_parts(index, today, disk);
-    let (user_rules, collisions) = user_rules(configs.iter());
-    if !collisions.is_empty() {
-        return Report::refused(project, collisions);
+    fn config_for(&self, path: &Path) -> Arc<Config> {
+        self.with_project.get(&self.resolver.for_file(path))
     }
 
-    // Phase 2: check and filter the files that waited for the index.
-    let checked: Vec<FileReport> = waiting
-        .into_par_iter()
-        .map(|(w, config)| {
-            let display = w.display().to_string();
-            let base = bases.for_config(&config);
-            guarded(&display, || {
-                let report = check_and_filter(&w.into_prepared(&options.limits), &base, &project, options);
-                if large {
-                    without_text_if_clean(report)
-                } else {
-                    report
-                }
-            })
-            .unwrap_or_else(|r| *r)
-        })
-        .collect();
-    files.extend(checked);
-    let config_errors = std::mem::take(&mut *rest_refused.lock().unwrap_or_else(|e| e.into_inner()));
-    if !config_errors.is_empty() {
-        return Report::refused(project, config_errors);
+    /// Phase 1: discovery, each file loaded and classified as soon as the walk finds it
+    /// ([`Run::load_one`]).
+    fn load(&self, paths: &[PathBuf]) -> (LoadedFiles, Vec<discover::Problem>) {
+        if paths.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
+        let discovered = discover::discover_each(paths, self.filter.clone(), &self.project.boundary, |c| {
+            self.load_one(c)
+        });
+        (discovered.files, discovered.problems)
     }
-    files.extend(enforcement_reports(&configs));
-    files.sort_by(|a, b| a.source.path.cmp(&b.source.path));
-    Report {
-        files,
-        project: Some(project),
-        config_errors: Vec::new(),
-        user_rules,
+
+    /// One file of phase 1. In a large run (from the `LargeRun::files`th file on), it is
+    /// also checked at once against an index that records lookups: a file whose checks
+    /// looked nothing up is done, and only the files that need the project index wait for
+    /// it (the peak memory of a large run was these trees). Small runs have few trees to
+    /// drop; they check every file in phase 2, on rayon's threads.
+    fn load_one(&self, c: &discover::Candidate) -> Result<Loaded, Box<FileReport>> {
+        let options = self.options;
+        let config = self.config_for(&c.path);
+        let loaded = self
+            .loaded_files
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
+        if loaded == options.large_run.files
+            && let Some(hook) = LARGE_RUN.get()
+        {
+            hook();
+        }
+        let large = options.large_run.is_large(loaded);
+        guarded(&c.display, || {
+            let prepared = prepare(
+                c.path.clone(),
+                load::load_path(
+                    &c.path,
+                    &c.display,
+                    c.seen,
+                    &self.project.boundary,
+                    &options.limits,
+                ),
+                c.explicit,
+            );
+            let defines = defines_of(&prepared);
+            let kinds: Vec<Option<&'static str>> =
+                prepared.classes.iter().map(Classification::kind_id).collect();
+            if large && !self.need_index.any(&kinds) {
+                let probe = Arc::new(ProjectIndex::probe());
+                let base = FactBase {
+                    index: probe.clone(),
+                    config: config.clone(),
+                    today: self.today.clone(),
+                    disk: self.disk.clone(),
+                    similar: Default::default(),
+                };
+                let report = check_and_filter(&prepared, &base, &self.project, options);
+                if !probe.was_consulted() {
+                    return Loaded {
+                        path: c.path.clone(),
+                        config,
+                        defines,
+                        state: State::Done(without_text_if_clean(report)),
+                    };
+                }
+                self.need_index.add(&kinds);
+            }
+            let size = prepared.loaded.source.text.len();
+            let kept = self
+                .waiting_bytes
+                .fetch_add(size, std::sync::atomic::Ordering::Relaxed);
+            let waiting = if options.large_run.keeps_tree(kept, size) || prepared.loaded.unreadable {
+                Waiting::Parsed(prepared)
+            } else {
+                Waiting::Shed {
+                    path: prepared.path,
+                    explicit: prepared.explicit,
+                    source: prepared.loaded.source,
+                    format: prepared.loaded.format,
+                }
+            };
+            Loaded {
+                path: c.path.clone(),
+                config,
+                defines,
+                state: State::Waiting(waiting),
+            }
+        })
+    }
+
+    /// What the walk could not do: a refused ignore file (with the resolver's errors: the
+    /// run stops) or a directory it could not list (an AML004 finding of its own).
+    fn problems(&self, problems: Vec<discover::Problem>) -> Result<Vec<FileReport>, Vec<ConfigError>> {
+        let mut config_errors = self.resolver.errors();
+        let mut unlisted: Vec<FileReport> = Vec::new();
+        for problem in problems {
+            match problem.kind {
+                discover::ProblemKind::IgnoreFile => config_errors.push(refused_ignore_file(problem)),
+                discover::ProblemKind::Unlisted => {
+                    let mut report = FileReport {
+                        source: SourceFile::new(&problem.display, String::new()),
+                        checked: true,
+                        kinds: Vec::new(),
+                        classes: Vec::new(),
+                        diagnostics: vec![
+                            Diagnostic::new(codes::AML004, Span::at(0), problem.message)
+                                .with_help("Make the directory readable by the user running amlint, or exclude it in the configuration."),
+                        ],
+                        suppressed: Vec::new(),
+                        omitted: Vec::new(),
+                    };
+                    let config = self.config_for(&problem.path);
+                    filter_file(&mut report, None, true, &config, &self.project, self.options);
+                    unlisted.push(report);
+                }
+            }
+        }
+        if config_errors.is_empty() {
+            Ok(unlisted)
+        } else {
+            Err(config_errors)
+        }
+    }
+
+    /// The index: what the checked files define (in path order, the first definition of a
+    /// name wins), and — when only some files of the project are checked (pre-commit, an
+    /// editor buffer) — what the rest of it defines, read only if a lookup needs it (see
+    /// `LazyIndex`). Buffers (stdin, editors) are parsed here.
+    fn gather(
+        &self,
+        paths: &[PathBuf],
+        loaded: LoadedFiles,
+        buffers: Vec<Buffer>,
+        unlisted: Vec<FileReport>,
+    ) -> Gathered {
+        let (options, project) = (self.options, &self.project);
+        let mut index = ProjectIndex::default();
+        let mut files: Vec<FileReport> = unlisted;
+        let mut waiting: Vec<(Waiting, Arc<Config>)> = Vec::new();
+        // The files already loaded, when the rest of the project may be searched (a run
+        // that walked the project root has loaded all of it).
+        let walked_root = paths
+            .iter()
+            .any(|p| p.is_dir() && project.root.starts_with(crate::config::absolute(p, &project.cwd)));
+        let mut seen: HashSet<PathBuf> = HashSet::new();
+        let mut configs: Vec<Arc<Config>> = vec![project.config.clone()];
+        for (_, l) in loaded {
+            let loaded = match l {
+                Ok(loaded) => loaded,
+                Err(report) => {
+                    files.push(*report);
+                    continue;
+                }
+            };
+            if let Some(defines) = &loaded.defines {
+                index.merge(defines);
+            }
+            if !walked_root {
+                seen.insert(crate::config::absolute(&loaded.path, &project.cwd));
+            }
+            configs.push(loaded.config.clone());
+            match loaded.state {
+                State::Done(report) => files.push(report),
+                State::Waiting(w) => waiting.push((w, loaded.config)),
+            }
+        }
+        for buffer in buffers {
+            let config = self.config_for(Path::new(&buffer.display));
+            let display = buffer.display;
+            match buffer.text {
+                Ok(text) => match guarded(&display, || {
+                    load::parse_text(&display, text, Format::for_path(&display), &options.limits)
+                }) {
+                    Ok(loaded) => {
+                        let prepared = prepare(PathBuf::from(&display), loaded, true);
+                        index_into(&mut index, &prepared);
+                        if !walked_root {
+                            seen.insert(crate::config::absolute(&prepared.path, &project.cwd));
+                        }
+                        configs.push(config.clone());
+                        waiting.push((Waiting::Parsed(prepared), config));
+                    }
+                    Err(report) => files.push(*report),
+                },
+                Err(refused) => {
+                    let load::Refused { diagnostic, text } = *refused;
+                    let mut report = FileReport {
+                        source: SourceFile::new(&display, text),
+                        checked: true,
+                        kinds: Vec::new(),
+                        classes: Vec::new(),
+                        diagnostics: vec![diagnostic],
+                        suppressed: Vec::new(),
+                        omitted: Vec::new(),
+                    };
+                    filter_file(&mut report, None, true, &config, project, options);
+                    files.push(report);
+                }
+            }
+        }
+        let rest_refused: Arc<std::sync::Mutex<Vec<ConfigError>>> = Arc::default();
+        if !walked_root {
+            let root = project.root.clone();
+            let boundary = project.boundary.clone();
+            let options = options.clone();
+            let filter = self.filter.clone();
+            let refused = rest_refused.clone();
+            let files = std::sync::OnceLock::new();
+            index = index.with_rest(LazyIndex::new(move |name| {
+                let files = files.get_or_init(|| {
+                    let (files, errors) = rest_of_project(&root, &seen, filter.clone(), &boundary, &options);
+                    refused.lock().unwrap_or_else(|e| e.into_inner()).extend(errors);
+                    files
+                });
+                index_of(files_mentioning(files, name, &options).iter())
+            }));
+        }
+        Gathered {
+            files,
+            waiting,
+            configs,
+            index,
+            rest_refused,
+        }
+    }
+
+    /// Phase 2: the files that waited for the index, checked and filtered in parallel;
+    /// then the configurations' own findings (AML012), and the report, sorted by path.
+    fn check(self, gathered: Gathered) -> Report {
+        let Gathered {
+            mut files,
+            waiting,
+            configs,
+            index,
+            rest_refused,
+        } = gathered;
+        let options = self.options;
+        let project = self.project;
+        let large = options.large_run.is_large(self.loaded_files.into_inner());
+        let bases = FactBases::with_parts(index, self.today, self.disk);
+        let (user_rules, collisions) = user_rules(configs.iter());
+        if !collisions.is_empty() {
+            return Report::refused(project, collisions);
+        }
+        let checked: Vec<FileReport> = waiting
+            .into_par_iter()
+            .map(|(w, config)| {
+                let display = w.display().to_string();
+                let base = bases.for_config(&config);
+                guarded(&display, || {
+                    let report =
+                        check_and_filter(&w.into_prepared(&options.limits), &base, &project, options);
+                    if large {
+                        without_text_if_clean(report)
+                    } else {
+                        report
+                    }
+                })
+                .unwrap_or_else(|r| *r)
+            })
+            .collect();
+        files.extend(checked);
+        let config_errors = std::mem::take(&mut *rest_refused.lock().unwrap_or_else(|e| e.into_inner()));
+        if !config_errors.is_empty() {
+            return Report::refused(project, config_errors);
+        }
+        files.extend(enforcement_reports(&configs));
+        files.sort_by(|a, b| a.source.path.cmp(&b.source.path));
+        Report {
+            files,
+            project: Some(project),
+            config_errors: Vec::new(),
+            user_rules,
+        }
     }
 }
 
