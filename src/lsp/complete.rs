@@ -290,7 +290,7 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Vec<Co
         Some(key) => {
             let mut items = match key.as_str() {
                 "size" | "instance_type" => vm_sizes(typed, &item),
-                "compute" | "model" | "endpoint_name" => names(ws, key, &item),
+                "compute" | "default_compute" | "model" | "endpoint_name" => names(ws, key, &item),
                 _ => Vec::new(),
             };
             if let Some(doc) = crate::schema::describe::describe(&kind.id, &pointer.child(key)) {
@@ -386,7 +386,7 @@ fn names(
 ) -> Vec<CompletionItem> {
     let index = ws.definitions();
     let mut out: Vec<(String, String)> = match key {
-        "compute" => index
+        "compute" | "default_compute" => index
             .compute_names()
             .into_iter()
             .map(|n| {
@@ -459,5 +459,15 @@ mod tests {
         // Past the end, or inside a character: no panic.
         assert!(place("é", 1).is_some());
         assert!(place("a: 1", 99).is_some());
+    }
+
+    /// Every offset of awkward text (tabs, CRLF, non-ASCII, flow collections, block
+    /// scalars, documents, dashes alone): an answer or none, never a panic.
+    #[test]
+    fn every_offset_has_an_answer_or_none() {
+        let text = "$schema: x\r\n- \n-\n  - - a: é🎉\n\tb: |\n    x: y\n---\n{a: [1, 2]}: x\n\"k\": 'v'\n  : z\n...\n#\n key:\n";
+        for offset in 0..=text.len() + 2 {
+            let _ = place(text, offset);
+        }
     }
 }

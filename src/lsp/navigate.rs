@@ -27,7 +27,7 @@ impl Named {
     /// The referring keys.
     fn of_key(key: &str) -> Option<Named> {
         match key {
-            "compute" => Some(Named::Compute),
+            "compute" | "default_compute" => Some(Named::Compute),
             "model" => Some(Named::Model),
             "endpoint_name" => Some(Named::Endpoint),
             _ => None,

@@ -1331,6 +1331,8 @@ $schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
 type: pipeline
 jobs:
   train: {type: command, display_name: \"日本🎉\", compute: azureml:gpu-cluster, command: python train.py, code: ./src, environment: azureml:sklearn:1}
+settings:
+  default_compute: azureml:gpu-cluster
 ";
     let mut c = Client::initialized(&root);
     c.open(&path, text);
@@ -1349,6 +1351,7 @@ jobs:
         def,
         json!([{"uri": uri(&compute), "range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 17}}}])
     );
+    assert_eq!(at(&mut c, "textDocument/definition", &path, 5, 30), def);
     // A local folder.
     let def = at(&mut c, "textDocument/definition", &path, 3, col("./src") + 1);
     assert_eq!(def[0]["uri"], uri(&root.join("src")));
@@ -1384,12 +1387,13 @@ jobs:
         (uri(&compute), [1, 6, 1, 17]),
         (uri(&other), [3, 9, 3, 28]),
         (uri(&path), [3, start, 3, start + 19]),
+        (uri(&path), [5, 19, 5, 38]),
     ];
     want.sort();
     assert_eq!(places, want);
     c.open(&compute, COMPUTE_GPU);
     c.diagnostics(&uri(&compute), Some(1));
     let from_def = at(&mut c, "textDocument/references", &compute, 1, 8);
-    assert_eq!(from_def.as_array().unwrap().len(), 3, "{from_def}");
+    assert_eq!(from_def.as_array().unwrap().len(), 4, "{from_def}");
     c.shutdown_and_exit();
 }
