@@ -264,6 +264,10 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Vec<Co
         }
     }
     let Some(kind) = kind else {
+        // A new file: one snippet per kind.
+        if place.value_of.is_none() && place.path.is_empty() && place.siblings.is_empty() {
+            return new_file_snippets(&item);
+        }
         return Vec::new();
     };
     let pointer = Pointer::from_segments(place.path.iter());
@@ -322,6 +326,52 @@ fn schema_urls(item: &dyn Fn(String, CompletionItemKind, String) -> CompletionIt
             let url = format!("{SCHEMA_BASE}{name}.schema.json");
             let mut it = item(url.clone(), CompletionItemKind::FILE, url);
             it.detail = Some(k.title.clone());
+            Some(it)
+        })
+        .collect()
+}
+
+/// A skeleton for a new file of every kind amlint checks: its `$schema`, its `type:`
+/// when the kind has a single one, and the keys its schema requires at the top, as tab
+/// stops.
+fn new_file_snippets(
+    item: &dyn Fn(String, CompletionItemKind, String) -> CompletionItem,
+) -> Vec<CompletionItem> {
+    let table = kinds::table();
+    let store = crate::schema::store::store();
+    table
+        .kinds
+        .iter()
+        .filter(|k| table.families[k.family].skip.is_none())
+        .filter_map(|k| {
+            let name = k.schema_names.first()?;
+            let mut text = format!("\\$schema: {SCHEMA_BASE}{name}.schema.json\n");
+            let types = crate::schema::describe::describe(&k.id, &Pointer::parse("/type"))
+                .map(|d| d.values)
+                .unwrap_or_default();
+            if let [t] = types.as_slice() {
+                text.push_str(&format!("type: {t}\n"));
+            }
+            let required = store
+                .kind_doc(&k.id)
+                .and_then(|d| d.get("required"))
+                .and_then(serde_json::Value::as_array);
+            let mut stop = 0;
+            for key in required
+                .into_iter()
+                .flatten()
+                .filter_map(serde_json::Value::as_str)
+            {
+                if key != "type" && key != "$schema" {
+                    stop += 1;
+                    text.push_str(&format!("{key}: ${stop}\n"));
+                }
+            }
+            text.push_str("$0");
+            let mut it = item(format!("{name} (new file)"), CompletionItemKind::SNIPPET, text);
+            it.filter_text = Some(name.clone());
+            it.detail = Some(k.title.clone());
+            it.insert_text_format = Some(lsp_types::InsertTextFormat::SNIPPET);
             Some(it)
         })
         .collect()

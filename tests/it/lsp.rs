@@ -1293,6 +1293,33 @@ jobs:
 }
 
 #[test]
+fn a_new_file_gets_a_snippet_per_kind() {
+    let (_d, root) = workspace();
+    let path = root.join("new.yml");
+    let mut c = Client::initialized(&root);
+    c.open(&path, "");
+    c.diagnostics(&uri(&path), Some(1));
+    let snippets = at(&mut c, "textDocument/completion", &path, 0, 0);
+    let job = item(&snippets, "commandJob (new file)");
+    assert_eq!(job["insertTextFormat"], 2);
+    assert_eq!(
+        job["textEdit"]["newText"],
+        "\\$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ntype: command\ncommand: $1\nenvironment: $2\n$0"
+    );
+    let compute = item(&snippets, "amlCompute (new file)");
+    let text = compute["textEdit"]["newText"].as_str().unwrap();
+    assert!(text.contains("type: amlcompute\nname: $1\n"), "{text}");
+    // Once the file has content, no snippets.
+    c.change(&path, 2, "foo: 1\n");
+    c.diagnostics(&uri(&path), Some(2));
+    assert_eq!(
+        labels(&at(&mut c, "textDocument/completion", &path, 1, 0)),
+        Vec::<String>::new()
+    );
+    c.shutdown_and_exit();
+}
+
+#[test]
 fn files_that_are_not_azure_ml_get_nothing() {
     let (_d, root) = workspace();
     let path = root.join("values.yaml");
