@@ -281,6 +281,8 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Vec<Co
             crate::schema::describe::keys_at(&kind.id, &pointer, type_value)
                 .into_iter()
                 .filter(|(k, _)| !place.siblings.iter().any(|(s, _)| s == k))
+                // `$schema` belongs at the top of a file only.
+                .filter(|(k, _)| place.path.is_empty() || k != "$schema")
                 .map(|(key, doc)| {
                     let mut it = item(key.clone(), CompletionItemKind::PROPERTY, format!("{key}: "));
                     if !doc.types.is_empty() {

@@ -95,7 +95,12 @@ impl KeyWalk<'_, '_> {
         match segments.split_first() {
             None => {
                 if let Some(Value::Object(props)) = m.get("properties") {
-                    for (k, v) in props {
+                    // Keys the SDK drops or does not read are not offered.
+                    let unread = |v: &Value| {
+                        v.get("x-amlint-read-only") == Some(&Value::Bool(true))
+                            || v.get("x-amlint-ignored").is_some()
+                    };
+                    for (k, v) in props.iter().filter(|(_, v)| !unread(v)) {
                         self.found
                             .entry(k.clone())
                             .or_insert_with(|| (v.clone(), base.to_string()));
@@ -305,6 +310,13 @@ mod tests {
         assert!(sweep.contains(&"sampling_algorithm".to_string()), "{sweep:?}");
         assert!(!command.contains(&"sampling_algorithm".to_string()));
         assert!(names("noSuchKind", "", None).is_empty());
+        // Output-only keys are not offered.
+        let deployment = names("managedOnlineDeployment", "", None);
+        assert!(deployment.contains(&"instance_type".to_string()));
+        assert!(
+            !deployment.contains(&"creation_context".to_string()),
+            "{deployment:?}"
+        );
         assert!(names("commandJob", "/command", None).is_empty());
     }
 }

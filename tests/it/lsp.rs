@@ -1257,6 +1257,10 @@ jobs:
         train.contains(&"command".to_string()) && !train.contains(&"compute".to_string()),
         "{train:?}"
     );
+    // Inside a step's mapping: no `$schema`, no output-only keys.
+    for absent in ["$schema", "creation_context"] {
+        assert!(!train.contains(&absent.to_string()), "{absent} in {train:?}");
+    }
     // `å` is one UTF-16 unit and two bytes: the edit starts after `instance_type: `.
     let sizes = at(&mut c, "textDocument/completion", &path, 11, 27);
     let catalogue: Vec<String> = labels(&sizes)
