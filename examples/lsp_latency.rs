@@ -136,6 +136,53 @@ fn main() {
         // Every other edit introduces a typo (`comand`), the next one removes it.
         assert_eq!(found > 0, i % 2 == 0, "version {version}: {published}");
     }
+    // Requests on the (checked) clean text: completion of a step's keys near the end,
+    // of a compute reference, and go-to-definition of that reference.
+    let version = iterations as i64 + 2;
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"text": texts[0]}]}}),
+    );
+    wait(&mut out, version);
+    let last_step = texts[0].lines().position(|l| l == "  last:").unwrap() as u32;
+    let mut next_id = 10;
+    let mut time = |method: &str, line: u32, character: u32, check: &dyn Fn(&Value) -> bool| {
+        let mut times: Vec<Duration> = Vec::with_capacity(iterations);
+        for _ in 0..iterations {
+            next_id += 1;
+            let start = Instant::now();
+            send(
+                &mut stdin,
+                &json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": {
+                    "textDocument": {"uri": uri},
+                    "position": {"line": line, "character": character}}}),
+            );
+            let answer = loop {
+                let v = read(&mut out);
+                if v["id"] == next_id {
+                    break v;
+                }
+            };
+            times.push(start.elapsed());
+            assert!(check(&answer["result"]), "{method}: {answer}");
+        }
+        times
+    };
+    let keys = time("textDocument/completion", last_step + 3, 4, &|r| {
+        r["items"]
+            .as_array()
+            .is_some_and(|i| i.iter().any(|i| i["label"] == "code"))
+    });
+    let names = time("textDocument/completion", 4, 19, &|r| {
+        r["items"]
+            .as_array()
+            .is_some_and(|i| i.iter().any(|i| i["label"] == "azureml:cpu-cluster"))
+    });
+    let definition = time("textDocument/definition", 4, 28, &|r| {
+        r.as_array().is_some_and(|l| l.len() == 1)
+    });
     send(
         &mut stdin,
         &json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
@@ -144,19 +191,37 @@ fn main() {
     send(&mut stdin, &json!({"jsonrpc": "2.0", "method": "exit"}));
     let _ = child.wait();
 
-    times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let pct = |p: f64| {
-        times[((times.len() as f64 * p).ceil() as usize)
-            .saturating_sub(1)
-            .min(times.len() - 1)]
+    let summary = |mut times: Vec<Duration>| {
+        times.sort();
+        let pct = |p: f64| {
+            times[((times.len() as f64 * p).ceil() as usize)
+                .saturating_sub(1)
+                .min(times.len() - 1)]
+        };
+        format!(
+            "median {:.1} ms, p95 {:.1} ms, min {:.1} ms, max {:.1} ms",
+            ms(pct(0.5)),
+            ms(pct(0.95)),
+            ms(times[0]),
+            ms(times[times.len() - 1]),
+        )
     };
     println!(
-        "didChange → publishDiagnostics, {lines}-line pipeline job, {iterations} edits: median {:.1} ms, p95 {:.1} ms, min {:.1} ms, max {:.1} ms (debounce {} ms included)",
-        ms(pct(0.5)),
-        ms(pct(0.95)),
-        ms(times[0]),
-        ms(times[times.len() - 1]),
+        "didChange → publishDiagnostics, {lines}-line pipeline job, {iterations} edits: {} (debounce {} ms included)",
+        summary(times),
         amlint::lsp::DEBOUNCE.as_millis()
+    );
+    println!(
+        "completion of a step's keys, {iterations} requests: {}",
+        summary(keys)
+    );
+    println!(
+        "completion of a compute name, {iterations} requests: {}",
+        summary(names)
+    );
+    println!(
+        "definition of a compute, {iterations} requests: {}",
+        summary(definition)
     );
 }

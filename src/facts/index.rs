@@ -240,6 +240,18 @@ impl ProjectIndex {
         self.computes.values().map(|c| c.name.as_str()).collect()
     }
 
+    /// The names of the endpoints this index holds (not the lazily searched rest).
+    pub fn endpoint_names(&self) -> Vec<&str> {
+        self.note_lookup();
+        self.endpoints.values().map(|e| e.name.as_str()).collect()
+    }
+
+    /// The models this index holds (not the lazily searched rest).
+    pub fn models(&self) -> &[ModelEntry] {
+        self.note_lookup();
+        &self.models
+    }
+
     pub fn endpoint(&self, name: &str) -> Option<EndpointEntry> {
         self.note_lookup();
         let key = name.to_lowercase();

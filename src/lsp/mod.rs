@@ -14,8 +14,11 @@
 //! - [`actions`]: quick fixes and suppressions. [`hover`]: rule and schema help.
 
 pub mod actions;
+pub mod complete;
 pub mod convert;
 pub mod hover;
+pub mod navigate;
+pub mod symbols;
 pub mod workspace;
 
 use std::collections::VecDeque;
@@ -423,11 +426,79 @@ impl Server {
                     .and_then(|c| hover::hover(c, pos.position));
                 to_json(hover)
             }
+            lsp_types::request::DocumentSymbolRequest::METHOD => {
+                let p: lsp_types::DocumentSymbolParams = parse(params)?;
+                let symbols = self
+                    .azure_ml(&p.text_document.uri)
+                    .map(symbols::document_symbols)
+                    .unwrap_or_default();
+                to_json(lsp_types::DocumentSymbolResponse::Nested(symbols))
+            }
+            lsp_types::request::FoldingRangeRequest::METHOD => {
+                let p: lsp_types::FoldingRangeParams = parse(params)?;
+                let folds = self
+                    .azure_ml(&p.text_document.uri)
+                    .map(symbols::folding_ranges)
+                    .unwrap_or_default();
+                to_json(folds)
+            }
+            lsp_types::request::Completion::METHOD => {
+                let p: lsp_types::CompletionParams = parse(params)?;
+                let pos = &p.text_document_position;
+                self.flush_if_dirty(&pos.text_document.uri);
+                let Some(ws) = self.ws.as_ref() else {
+                    return Err(not_initialized());
+                };
+                let items = ws
+                    .checked(&pos.text_document.uri)
+                    .map(|c| complete::complete(ws, c, pos.position))
+                    .unwrap_or_default();
+                to_json(lsp_types::CompletionResponse::List(lsp_types::CompletionList {
+                    is_incomplete: false,
+                    items,
+                }))
+            }
+            lsp_types::request::GotoDefinition::METHOD => {
+                let p: lsp_types::GotoDefinitionParams = parse(params)?;
+                let pos = &p.text_document_position_params;
+                let azure_ml = self.azure_ml(&pos.text_document.uri).is_some();
+                let Some(ws) = self.ws.as_ref() else {
+                    return Err(not_initialized());
+                };
+                let locations = ws
+                    .checked(&pos.text_document.uri)
+                    .filter(|_| azure_ml)
+                    .map(|c| navigate::definition(ws, c, pos.position))
+                    .unwrap_or_default();
+                to_json(lsp_types::GotoDefinitionResponse::Array(locations))
+            }
+            lsp_types::request::References::METHOD => {
+                let p: lsp_types::ReferenceParams = parse(params)?;
+                let pos = &p.text_document_position;
+                let azure_ml = self.azure_ml(&pos.text_document.uri).is_some();
+                let Some(ws) = self.ws.as_ref() else {
+                    return Err(not_initialized());
+                };
+                let uri = &pos.text_document.uri;
+                let locations = ws
+                    .checked(uri)
+                    .filter(|_| azure_ml)
+                    .map(|c| navigate::references(ws, c, uri, pos.position, p.context.include_declaration))
+                    .unwrap_or_default();
+                to_json(locations)
+            }
             _ => Err((
                 ErrorCode::MethodNotFound,
                 format!("amlint does not handle {method}"),
             )),
         }
+    }
+
+    /// The current check of `uri` when it is an Azure ML configuration (other files get
+    /// nothing from the server), after the pending checks.
+    fn azure_ml(&mut self, uri: &Url) -> Option<&workspace::Checked> {
+        self.flush_if_dirty(uri);
+        self.ws.as_ref()?.checked(uri).filter(|c| symbols::is_azure_ml(c))
     }
 
     /// Before a request about `uri`: the pending checks run (and publish), and the
@@ -476,6 +547,14 @@ impl Server {
                 ..Default::default()
             })),
             hover_provider: Some(HoverProviderCapability::Simple(true)),
+            completion_provider: Some(lsp_types::CompletionOptions {
+                trigger_characters: Some([":", " ", "/", "-"].iter().map(|c| c.to_string()).collect()),
+                ..Default::default()
+            }),
+            definition_provider: Some(lsp_types::OneOf::Left(true)),
+            references_provider: Some(lsp_types::OneOf::Left(true)),
+            document_symbol_provider: Some(lsp_types::OneOf::Left(true)),
+            folding_range_provider: Some(lsp_types::FoldingRangeProviderCapability::Simple(true)),
             code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
                 code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, actions::fix_all_kind()]),
                 ..Default::default()

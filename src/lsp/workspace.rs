@@ -823,6 +823,65 @@ impl Workspace {
         Some(report.diagnostics)
     }
 
+    /// What the workspace defines (computes, endpoints, models): open documents as
+    /// last parsed, then the files on disk that are not open.
+    pub fn definitions(&self) -> ProjectIndex {
+        let mut index = ProjectIndex::default();
+        for doc in self.open.values().filter(|d| !d.excluded) {
+            if let Some((_, p)) = &doc.parsed {
+                index.merge(&contribution(p));
+            }
+        }
+        let open: HashSet<&Path> = self.open.values().map(|d| d.path.as_path()).collect();
+        for (path, f) in &self.disk {
+            if !open.contains(path.as_path()) {
+                if let Some(d) = &f.defines {
+                    index.merge(d);
+                }
+            }
+        }
+        index
+    }
+
+    /// The text of a workspace file: the open document's, else the file's on disk (read
+    /// as every workspace file is: regular, inside its folder's boundary, bounded).
+    pub fn text_of(&self, path: &Path) -> Option<String> {
+        if let Some(doc) = self.open.values().find(|d| d.path == path) {
+            return Some(doc.text.clone());
+        }
+        let bytes = crate::fsio::read_regular(
+            path,
+            load::Seen::Unknown,
+            &boundary_for(&self.bounds, path),
+            self.options.limits.max_file_size,
+        )
+        .ok()?;
+        String::from_utf8(bytes).ok()
+    }
+
+    /// The Azure ML files of the workspace whose text may contain `name` (open ones by
+    /// their text, others by their words), sorted.
+    pub fn files_mentioning(&self, name: &str) -> Vec<PathBuf> {
+        let mut files: BTreeSet<PathBuf> = self
+            .open
+            .values()
+            .filter(|d| !d.excluded && d.text.contains(name))
+            .map(|d| d.path.clone())
+            .collect();
+        let open: HashSet<&Path> = self.open.values().map(|d| d.path.as_path()).collect();
+        for (path, f) in self.disk.iter().filter(|(_, f)| f.checked) {
+            if !open.contains(path.as_path()) && f.mentions(path, name) {
+                files.insert(path.clone());
+            }
+        }
+        files.into_iter().collect()
+    }
+
+    /// The limits files are parsed under.
+    pub fn limits(&self) -> &Limits {
+        &self.options.limits
+    }
+
     /// The check of the current version of an open document (`None` when it has not
     /// been checked: see [`Workspace::ensure_checked`]).
     pub fn checked(&self, uri: &Url) -> Option<&Checked> {

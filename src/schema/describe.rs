@@ -43,6 +43,137 @@ pub fn describe(kind: &str, pointer: &Pointer) -> Option<FieldDoc> {
     (!walk.out.is_empty()).then_some(walk.out)
 }
 
+/// The keys the schema of `kind` allows in the mapping at `pointer`, each with what the
+/// schema says of it, sorted by name. Where a union's branches say which `type:` they
+/// take, only those taking `type_value` (when given) count. Empty when the kind has no
+/// schema or the place is not a mapping the schema describes.
+pub fn keys_at(kind: &str, pointer: &Pointer, type_value: Option<&str>) -> Vec<(String, FieldDoc)> {
+    let store = store();
+    let (Some(doc), Some(base)) = (store.kind_doc(kind), store.doc_id(kind)) else {
+        return Vec::new();
+    };
+    let segments: Vec<&str> = pointer.segments().collect();
+    let mut keys = KeyWalk {
+        store,
+        type_value,
+        found: std::collections::BTreeMap::new(),
+        visits: 0,
+    };
+    keys.find(doc, base, &segments, 0);
+    keys.found
+        .into_iter()
+        .map(|(name, (schema, base))| {
+            let mut walk = Walk {
+                store,
+                out: FieldDoc::default(),
+                visits: 0,
+            };
+            walk.find(&schema, &base, &[], 0);
+            (name, walk.out)
+        })
+        .collect()
+}
+
+/// Collects the `properties` of every schema object reached at a pointer.
+struct KeyWalk<'s, 't> {
+    store: &'s Store,
+    type_value: Option<&'t str>,
+    /// Each key with the first schema found for it and that schema's document.
+    found: std::collections::BTreeMap<String, (Value, String)>,
+    visits: usize,
+}
+
+impl KeyWalk<'_, '_> {
+    fn find(&mut self, schema: &Value, base: &str, segments: &[&str], depth: usize) {
+        self.visits += 1;
+        if depth > MAX_DEPTH || self.visits > MAX_VISITS {
+            return;
+        }
+        let Value::Object(m) = schema else {
+            return;
+        };
+        match segments.split_first() {
+            None => {
+                if let Some(Value::Object(props)) = m.get("properties") {
+                    // Keys the SDK drops or does not read are not offered.
+                    let unread = |v: &Value| {
+                        v.get("x-amlint-read-only") == Some(&Value::Bool(true))
+                            || v.get("x-amlint-ignored").is_some()
+                    };
+                    for (k, v) in props.iter().filter(|(_, v)| !unread(v)) {
+                        self.found
+                            .entry(k.clone())
+                            .or_insert_with(|| (v.clone(), base.to_string()));
+                    }
+                }
+            }
+            Some((first, rest)) => {
+                let child = m
+                    .get("properties")
+                    .and_then(|p| p.get(*first))
+                    .or_else(|| {
+                        first.parse::<usize>().ok().and_then(|i| {
+                            m.get("prefixItems")
+                                .and_then(|p| p.get(i))
+                                .or_else(|| m.get("items"))
+                        })
+                    })
+                    .or_else(|| m.get("additionalProperties").filter(|a| a.is_object()));
+                if let Some(child) = child {
+                    self.find(child, base, rest, depth + 1);
+                }
+            }
+        }
+        if let Some((target, uri)) = self.store.follow(m, base) {
+            let uri = uri.into_owned();
+            self.find(target, &uri, segments, depth + 1);
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = m.get(key) {
+                for b in branches {
+                    if segments.is_empty() && key != "allOf" && !self.takes_type(b, base, 0) {
+                        continue;
+                    }
+                    self.find(b, base, segments, depth + 1);
+                }
+            }
+        }
+        for key in ["then", "else"] {
+            if let Some(sub) = m.get(key) {
+                self.find(sub, base, segments, depth + 1);
+            }
+        }
+    }
+
+    /// Whether a union branch admits the document's `type:` (true when it does not say).
+    fn takes_type(&self, branch: &Value, base: &str, depth: usize) -> bool {
+        let Some(wanted) = self.type_value else {
+            return true;
+        };
+        let Value::Object(m) = branch else {
+            return true;
+        };
+        if depth > 8 {
+            return true;
+        }
+        if let Some(t) = m.get("properties").and_then(|p| p.get("type")) {
+            let values = t
+                .get("enum")
+                .or_else(|| t.get("x-amlint-enum").and_then(|e| e.get("values")))
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>())
+                .or_else(|| t.get("const").and_then(Value::as_str).map(|c| vec![c]));
+            if let Some(values) = values {
+                return values.iter().any(|v| v.eq_ignore_ascii_case(wanted));
+            }
+        }
+        match self.store.follow(m, base) {
+            Some((target, uri)) => self.takes_type(target, &uri, depth + 1),
+            None => true,
+        }
+    }
+}
+
 struct Walk<'s> {
     store: &'s Store,
     out: FieldDoc,
@@ -157,5 +288,35 @@ mod tests {
         );
         assert!(describe("managedOnlineDeployment", &Pointer::parse("/no_such_key")).is_none());
         assert!(describe("noSuchKind", &Pointer::parse("/name")).is_none());
+    }
+
+    #[test]
+    fn keys_of_a_place_follow_the_type_of_a_union() {
+        let names = |kind: &str, p: &str, t: Option<&str>| -> Vec<String> {
+            keys_at(kind, &Pointer::parse(p), t)
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
+        };
+        let top = names("commandJob", "", None);
+        assert!(top.contains(&"command".to_string()) && top.contains(&"compute".to_string()));
+        let docs = keys_at("commandJob", &Pointer::parse(""), None);
+        let (_, compute) = docs.iter().find(|(k, _)| k == "compute").unwrap();
+        assert!(compute.description.is_some(), "{compute:?}");
+        // A pipeline step's keys depend on its type.
+        let command = names("pipelineJob", "/jobs/train", Some("command"));
+        assert!(command.contains(&"command".to_string()), "{command:?}");
+        let sweep = names("pipelineJob", "/jobs/train", Some("sweep"));
+        assert!(sweep.contains(&"sampling_algorithm".to_string()), "{sweep:?}");
+        assert!(!command.contains(&"sampling_algorithm".to_string()));
+        assert!(names("noSuchKind", "", None).is_empty());
+        // Output-only keys are not offered.
+        let deployment = names("managedOnlineDeployment", "", None);
+        assert!(deployment.contains(&"instance_type".to_string()));
+        assert!(
+            !deployment.contains(&"creation_context".to_string()),
+            "{deployment:?}"
+        );
+        assert!(names("commandJob", "/command", None).is_empty());
     }
 }

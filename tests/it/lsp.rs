@@ -1072,3 +1072,415 @@ fn fix_all_applies_the_safe_fixes_as_check_fix_does() {
     );
     c.shutdown_and_exit();
 }
+/// A text position request (completion, definition, references...).
+fn at(c: &mut Client, method: &str, path: &Path, line: u32, character: u32) -> Value {
+    let mut params = json!({
+        "textDocument": {"uri": uri(path)},
+        "position": {"line": line, "character": character},
+    });
+    if method == "textDocument/references" {
+        params["context"] = json!({"includeDeclaration": true});
+    }
+    let r = c.request(method, params);
+    assert!(r.get("error").is_none(), "{method}: {r}");
+    r["result"].clone()
+}
+
+fn labels(completion: &Value) -> Vec<String> {
+    completion["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn item<'a>(completion: &'a Value, label: &str) -> &'a Value {
+    completion["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == label)
+        .unwrap_or_else(|| panic!("no {label} in {completion:#}"))
+}
+
+const PIPELINE: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+display_name: café
+inputs:
+  raw: {type: uri_folder, path: ./data}
+  rate: 0.1
+outputs:
+  model: {type: uri_folder}
+jobs:
+  prep:
+    type: command
+    command: python prep.py
+    environment: azureml:sklearn:1
+    compute: azureml:gpu-cluster
+  train:
+    type: command
+    command: >
+      python train.py
+    environment: azureml:sklearn:1
+    outputs:
+      best: {type: mlflow_model}
+";
+
+#[test]
+fn document_symbols_and_folding_ranges() {
+    let (_d, root) = workspace();
+    let path = root.join("pipeline.yml");
+    let mut c = Client::initialized(&root);
+    c.open(&path, PIPELINE);
+    c.diagnostics(&uri(&path), Some(1));
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&path)}}),
+    )["result"]
+        .clone();
+    let names = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&symbols),
+        ["$schema", "type", "display_name", "inputs", "outputs", "jobs"]
+    );
+    let display = &symbols[2];
+    assert_eq!(display["detail"], "café");
+    // The whole entry, and the key; `é` is one UTF-16 unit.
+    assert_eq!(range(display), [2, 0, 2, 18]);
+    assert_eq!(range(&json!({"range": display["selectionRange"]})), [2, 0, 2, 12]);
+    assert_eq!(names(&symbols[3]["children"]), ["raw", "rate"]);
+    let jobs = &symbols[5];
+    assert_eq!(names(&jobs["children"]), ["prep", "train"]);
+    assert_eq!(range(&jobs["children"][1]), [14, 2, 20, 32]);
+    let train_io = &jobs["children"][1]["children"];
+    assert_eq!(names(train_io), ["outputs"]);
+    assert_eq!(names(&train_io[0]["children"]), ["best"]);
+
+    let folds = c.request(
+        "textDocument/foldingRange",
+        json!({"textDocument": {"uri": uri(&path)}}),
+    )["result"]
+        .clone();
+    let folds: Vec<(u64, u64)> = folds
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["startLine"].as_u64().unwrap(), f["endLine"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        folds,
+        [(3, 5), (6, 7), (8, 20), (9, 13), (14, 20), (16, 17), (19, 20)]
+    );
+    c.shutdown_and_exit();
+}
+
+const COMPUTE_GPU: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json
+name: gpu-cluster
+type: amlcompute
+size: Standard_NC6s_v3
+";
+
+#[test]
+fn completion_of_keys_values_sizes_names_and_schemas() {
+    let (_d, root) = workspace();
+    write(&root, "compute/gpu.yml", COMPUTE_GPU);
+    let path = root.join("job.yml");
+    let text = "\
+$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+command: python train.py
+environment: azureml:sklearn:1
+compute: 
+resources:
+  instance_type: Standard_NC6s
+distribution:
+  type: 
+";
+    let mut c = Client::initialized(&root);
+    c.open(&path, text);
+    c.diagnostics(&uri(&path), Some(1));
+
+    // Keys at the top: allowed ones, not those present, with type and description.
+    let top = at(&mut c, "textDocument/completion", &path, 8, 0);
+    let keys = labels(&top);
+    assert!(
+        keys.contains(&"code".to_string()) && keys.contains(&"inputs".to_string()),
+        "{keys:?}"
+    );
+    for present in ["command", "environment", "compute", "resources", "$schema"] {
+        assert!(!keys.contains(&present.to_string()), "{present} in {keys:?}");
+    }
+    let code = item(&top, "code");
+    assert_eq!(code["textEdit"]["newText"], "code: ");
+    assert!(
+        code["documentation"]["value"]
+            .as_str()
+            .is_some_and(|d| !d.is_empty()),
+        "{code}"
+    );
+    assert!(
+        code["detail"].as_str().is_some_and(|d| d.contains("string")),
+        "{code}"
+    );
+
+    // Names the workspace defines.
+    let compute = at(&mut c, "textDocument/completion", &path, 3, 9);
+    assert_eq!(labels(&compute), ["azureml:gpu-cluster"]);
+    assert_eq!(item(&compute, "azureml:gpu-cluster")["detail"], "amlcompute");
+
+    // VM sizes from the catalogue, by prefix, with their facts; retired ones marked.
+    let sizes = at(&mut c, "textDocument/completion", &path, 5, 30);
+    let names = labels(&sizes);
+    assert!(names.contains(&"Standard_NC6s_v3".to_string()), "{names:?}");
+    assert!(names.iter().all(|n| n.starts_with("Standard_NC6s")), "{names:?}");
+    let v3 = item(&sizes, "Standard_NC6s_v3");
+    let detail = v3["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("NCv3") && detail.contains("112 GiB") && detail.contains("1 GPU"),
+        "{detail}"
+    );
+    assert!(detail.contains("retired 2025-09-30"), "{detail}");
+    assert_eq!(v3["tags"], json!([1]));
+    assert_eq!(
+        v3["textEdit"]["range"],
+        json!({"start": {"line": 5, "character": 17}, "end": {"line": 5, "character": 30}})
+    );
+
+    // `type:` values of a union.
+    let types = labels(&at(&mut c, "textDocument/completion", &path, 7, 8));
+    for t in ["pytorch", "tensorflow", "mpi"] {
+        assert!(types.contains(&t.to_string()), "{types:?}");
+    }
+
+    // `$schema` URLs of every kind.
+    let schemas = at(&mut c, "textDocument/completion", &path, 0, 9);
+    let urls = labels(&schemas);
+    assert!(urls.contains(
+        &"https://azuremlschemas.azureedge.net/latest/managedOnlineDeployment.schema.json".to_string()
+    ));
+    assert!(urls.len() > 20, "{urls:?}");
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn completion_in_an_unfinished_document_with_utf16_positions() {
+    let (_d, root) = workspace();
+    let path = root.join("pipeline.yml");
+    // A step's key being typed with no value yet, and a non-ASCII comment on a line
+    // above: the document does not parse as a pipeline the CLI loads.
+    let text = "\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+jobs:
+  sweep_step:
+    type: sweep
+    sampling_algo
+  train:
+    type: command
+    compute: azureml:x
+    environment_variables: {NOTE: \"日本🎉\"}
+    resources:
+      instance_type: Ståndard_NC
+";
+    let mut c = Client::initialized(&root);
+    c.open(&path, text);
+    c.diagnostics(&uri(&path), Some(1));
+    let sweep = at(&mut c, "textDocument/completion", &path, 5, 17);
+    let keys = labels(&sweep);
+    assert!(keys.contains(&"sampling_algorithm".to_string()), "{keys:?}");
+    assert!(keys.contains(&"search_space".to_string()), "{keys:?}");
+    assert!(!keys.contains(&"type".to_string()), "{keys:?}");
+    assert!(
+        !keys.contains(&"command".to_string()),
+        "a command step's key: {keys:?}"
+    );
+    assert_eq!(
+        item(&sweep, "sampling_algorithm")["textEdit"]["range"],
+        json!({"start": {"line": 5, "character": 4}, "end": {"line": 5, "character": 17}})
+    );
+    // The keys of a command step, at the end of a flow mapping holding an emoji (two
+    // UTF-16 units) on the line before.
+    let train = labels(&at(&mut c, "textDocument/completion", &path, 9, 4));
+    assert!(
+        train.contains(&"command".to_string()) && !train.contains(&"compute".to_string()),
+        "{train:?}"
+    );
+    // Inside a step's mapping: no `$schema`, no output-only keys.
+    for absent in ["$schema", "creation_context"] {
+        assert!(!train.contains(&absent.to_string()), "{absent} in {train:?}");
+    }
+    // `å` is one UTF-16 unit and two bytes: the edit starts after `instance_type: `.
+    let sizes = at(&mut c, "textDocument/completion", &path, 11, 27);
+    let catalogue: Vec<String> = labels(&sizes)
+        .into_iter()
+        .filter(|l| l.starts_with("Standard_"))
+        .collect();
+    assert_eq!(catalogue, Vec::<String>::new(), "no size starts with Stå");
+    c.change(&path, 2, &text.replace("Ståndard_NC", "Standard_NC24ads"));
+    c.diagnostics(&uri(&path), Some(2));
+    let sizes = at(&mut c, "textDocument/completion", &path, 11, 32);
+    assert!(labels(&sizes).contains(&"Standard_NC24ads_A100_v4".to_string()));
+    assert_eq!(
+        item(&sizes, "Standard_NC24ads_A100_v4")["textEdit"]["range"]["start"],
+        json!({"line": 11, "character": 21})
+    );
+
+    // Positions past the end of a line or the text, and an empty document: answers,
+    // not errors.
+    for (line, character) in [(5, 999), (99, 0), (0, 0)] {
+        at(&mut c, "textDocument/completion", &path, line, character);
+        at(&mut c, "textDocument/definition", &path, line, character);
+        at(&mut c, "textDocument/references", &path, line, character);
+    }
+    c.change(&path, 3, "");
+    c.diagnostics(&uri(&path), Some(3));
+    for method in [
+        "textDocument/completion",
+        "textDocument/definition",
+        "textDocument/references",
+    ] {
+        at(&mut c, method, &path, 3, 7);
+    }
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn a_new_file_gets_a_snippet_per_kind() {
+    let (_d, root) = workspace();
+    let path = root.join("new.yml");
+    let mut c = Client::initialized(&root);
+    c.open(&path, "");
+    c.diagnostics(&uri(&path), Some(1));
+    let snippets = at(&mut c, "textDocument/completion", &path, 0, 0);
+    let job = item(&snippets, "commandJob (new file)");
+    assert_eq!(job["insertTextFormat"], 2);
+    assert_eq!(
+        job["textEdit"]["newText"],
+        "\\$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ntype: command\ncommand: $1\nenvironment: $2\n$0"
+    );
+    let compute = item(&snippets, "amlCompute (new file)");
+    let text = compute["textEdit"]["newText"].as_str().unwrap();
+    assert!(text.contains("type: amlcompute\nname: $1\n"), "{text}");
+    // Once the file has content, no snippets.
+    c.change(&path, 2, "foo: 1\n");
+    c.diagnostics(&uri(&path), Some(2));
+    assert_eq!(
+        labels(&at(&mut c, "textDocument/completion", &path, 1, 0)),
+        Vec::<String>::new()
+    );
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn files_that_are_not_azure_ml_get_nothing() {
+    let (_d, root) = workspace();
+    let path = root.join("values.yaml");
+    let text = "replicas: 3\nimage:\n  repository: nginx\n  tag: latest\ncompute: azureml:x\n";
+    let mut c = Client::initialized(&root);
+    c.open(&path, text);
+    assert_eq!(c.diagnostics(&uri(&path), Some(1)), Vec::<Value>::new());
+    let doc = json!({"textDocument": {"uri": uri(&path)}});
+    let symbols = c.request("textDocument/documentSymbol", doc.clone());
+    assert_eq!(symbols["result"], json!([]), "{symbols}");
+    let folds = c.request("textDocument/foldingRange", doc);
+    assert_eq!(folds["result"], json!([]), "{folds}");
+    assert_eq!(
+        labels(&at(&mut c, "textDocument/completion", &path, 2, 2)),
+        Vec::<String>::new()
+    );
+    assert_eq!(at(&mut c, "textDocument/definition", &path, 4, 12), json!([]));
+    assert_eq!(at(&mut c, "textDocument/references", &path, 4, 12), json!([]));
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn definition_and_references_of_computes_and_local_paths() {
+    let (_d, root) = workspace();
+    let compute = write(&root, "compute/gpu.yml", COMPUTE_GPU);
+    write(&root, "src/train.py", "print(1)\n");
+    write(&root, "env/conda.yml", "name: x\n");
+    let other = write(
+        &root,
+        "jobs/other.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python x.py\nenvironment: azureml:sklearn:1\ncompute: azureml:gpu-cluster\n",
+    );
+    let path = root.join("pipeline.yml");
+    let text = "\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+jobs:
+  train: {type: command, display_name: \"日本🎉\", compute: azureml:gpu-cluster, command: python train.py, code: ./src, environment: azureml:sklearn:1}
+settings:
+  default_compute: azureml:gpu-cluster
+";
+    let mut c = Client::initialized(&root);
+    c.open(&path, text);
+    c.diagnostics(&uri(&path), Some(1));
+    // On `gpu-cluster`, after the emoji (two UTF-16 units) on the same line.
+    let line = text.lines().nth(3).unwrap();
+    let col = |s: &str| line[..line.find(s).unwrap()].encode_utf16().count() as u32;
+    let def = at(
+        &mut c,
+        "textDocument/definition",
+        &path,
+        3,
+        col("gpu-cluster") + 3,
+    );
+    assert_eq!(
+        def,
+        json!([{"uri": uri(&compute), "range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 17}}}])
+    );
+    assert_eq!(at(&mut c, "textDocument/definition", &path, 5, 30), def);
+    // A local folder.
+    let def = at(&mut c, "textDocument/definition", &path, 3, col("./src") + 1);
+    assert_eq!(def[0]["uri"], uri(&root.join("src")));
+    // Nothing to go to from a command.
+    assert_eq!(
+        at(
+            &mut c,
+            "textDocument/definition",
+            &path,
+            3,
+            col("python train") + 1
+        ),
+        json!([])
+    );
+
+    // References from the reference and from the definition: the same places.
+    let refs = at(
+        &mut c,
+        "textDocument/references",
+        &path,
+        3,
+        col("gpu-cluster") + 1,
+    );
+    let mut places: Vec<(String, [u64; 4])> = refs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["uri"].as_str().unwrap().to_string(), range(l)))
+        .collect();
+    places.sort();
+    let start = col("azureml:gpu-cluster") as u64;
+    let mut want = vec![
+        (uri(&compute), [1, 6, 1, 17]),
+        (uri(&other), [3, 9, 3, 28]),
+        (uri(&path), [3, start, 3, start + 19]),
+        (uri(&path), [5, 19, 5, 38]),
+    ];
+    want.sort();
+    assert_eq!(places, want);
+    c.open(&compute, COMPUTE_GPU);
+    c.diagnostics(&uri(&compute), Some(1));
+    let from_def = at(&mut c, "textDocument/references", &compute, 1, 8);
+    assert_eq!(from_def.as_array().unwrap().len(), 4, "{from_def}");
+    c.shutdown_and_exit();
+}
