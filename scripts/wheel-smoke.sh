@@ -17,6 +17,7 @@
 #             $AMLINT_TOOLS (default ~/.cache/amlint-tools, a venv) when missing
 #   PYTHON    the Python 3 for the fresh venv (default python3)
 #   KEEP      a directory to copy the built wheel and sdist to (optional)
+#   REUSE=1   fail if maturin compiled amlint (the test build must already be there)
 # CARGO_TARGET_DIR is honoured. tests/it/packaging.rs runs this script.
 set -euo pipefail
 
@@ -61,6 +62,10 @@ start=$(date +%s)
     { cat "$WORK/build.log" >&2; fail "maturin build"; }
 "$MATURIN" sdist --out "$WORK/dist" > "$WORK/sdist.log" 2>&1 ||
     { cat "$WORK/sdist.log" >&2; fail "maturin sdist"; }
+if [ "${REUSE:-}" = 1 ] && grep -q "Compiling amlint " "$WORK/build.log"; then
+    cat "$WORK/build.log" >&2
+    fail "maturin rebuilt amlint instead of reusing the $PROFILE build"
+fi
 wheel="$(ls "$WORK"/dist/amlint-*.whl)"
 sdist="$(ls "$WORK"/dist/amlint-*.tar.gz)"
 echo "built $(basename "$wheel") ($(wc -c < "$wheel") bytes) and $(basename "$sdist") ($(wc -c < "$sdist") bytes) in $(($(date +%s) - start)) s"

@@ -51,7 +51,11 @@ fn every_input_reaches_the_run_step() {
     // The binary is cached; the cargo registry and build only when building from source.
     let caches: Vec<&Value> = steps
         .iter()
-        .filter(|s| s["uses"].as_str().is_some_and(|u| u.starts_with("actions/cache@")))
+        .filter(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/cache@"))
+        })
         .collect();
     assert_eq!(caches.len(), 2, "{text}");
     assert!(caches[1]["if"].as_str().unwrap().contains("build == 'true'"));
@@ -148,8 +152,7 @@ fn serve(root: PathBuf) -> String {
                     );
                     [head.into_bytes(), body].concat()
                 }
-                _ => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                    .to_vec(),
+                _ => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec(),
             };
             let _ = stream.write_all(&reply);
         }
@@ -234,19 +237,32 @@ fn install_downloads_verifies_and_caches_the_release_binary() {
 
     let plan = install("plan", cache.path(), &at);
     assert_eq!(plan.code, Some(0), "{}", plan.stderr);
-    let dir = cache.path().join(format!("amlint/{version}/x86_64-unknown-linux-musl"));
-    assert!(plan.outputs.contains(&format!("asset={asset}\n")), "{}", plan.outputs);
+    let dir = cache
+        .path()
+        .join(format!("amlint/{version}/x86_64-unknown-linux-musl"));
+    assert!(
+        plan.outputs.contains(&format!("asset={asset}\n")),
+        "{}",
+        plan.outputs
+    );
     assert!(plan.outputs.contains(&format!("dir={}\n", dir.display())));
 
     // Downloaded, verified, installed and put on PATH.
     let run = install("install", cache.path(), &at);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains(&format!("{asset} verified")), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!("{asset} verified")),
+        "{}",
+        run.stdout
+    );
     assert_eq!(run.outputs, "build=false\n");
     assert_eq!(run.path, format!("{}\n", dir.join("bin").display()));
     let installed = dir.join("bin/amlint");
     let said = Command::new(&installed).arg("--version").output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&said.stdout).trim(), format!("amlint {version}"));
+    assert_eq!(
+        String::from_utf8_lossy(&said.stdout).trim(),
+        format!("amlint {version}")
+    );
 
     // Cached: a second run downloads nothing (the release is unreachable now).
     let gone = [("AMLINT_RELEASE_URL", "http://127.0.0.1:9")];
@@ -323,10 +339,7 @@ fn build_step_installs_the_action_source_with_cargo() {
     let log = fake.path().join("cargo.log");
     std::fs::write(
         fake.path().join("cargo"),
-        format!(
-            "#!/bin/sh\necho \"$CARGO_TARGET_DIR $*\" > '{}'\n",
-            log.display()
-        ),
+        format!("#!/bin/sh\necho \"$CARGO_TARGET_DIR $*\" > '{}'\n", log.display()),
     )
     .unwrap();
     Command::new("chmod")
@@ -369,11 +382,7 @@ fn every_runner_with_a_release_binary_is_built_by_the_release_workflow() {
         ("macOS", "ARM64"),
         ("Windows", "X64"),
     ] {
-        let plan = install(
-            "plan",
-            cache.path(),
-            &[("RUNNER_OS", os), ("RUNNER_ARCH", arch)],
-        );
+        let plan = install("plan", cache.path(), &[("RUNNER_OS", os), ("RUNNER_ARCH", arch)]);
         let target = plan
             .outputs
             .lines()

@@ -21,6 +21,7 @@ mod loader_props;
 mod lsp;
 mod nested_config;
 mod output_formats;
+mod packaging;
 mod precommit;
 mod realworld;
 mod render;
