@@ -9,16 +9,19 @@
 #   4. a suppressed finding passes; an unused suppression is reported (a warning);
 #   5. --all-files fails (the bad file is in the repository).
 #
-# Needs git, cargo and pre-commit (`python3 -m venv /tmp/venv-tools &&
+# Needs git and pre-commit (`python3 -m venv /tmp/venv-tools &&
 # /tmp/venv-tools/bin/pip install pre-commit`, then PRE_COMMIT=/tmp/venv-tools/bin/pre-commit).
-# pre-commit builds amlint with `cargo install` from the repository at REF (default: HEAD;
-# commit first, or pass REF). CARGO_TARGET_DIR is kept between runs so that rebuilds are
-# incremental. CI does not run this script (it needs Python); tests/it/precommit.rs checks
-# the hook definition and runs its entry the way pre-commit does.
+# HOOK picks the hook: `amlint` (default; pre-commit builds amlint with `cargo install` from
+# the repository at REF, a release build: CARGO_TARGET_DIR is kept between runs so that
+# rebuilds are incremental) or `amlint-system` (the amlint on PATH; nothing is built, no
+# network: CI runs it this way through tests/it/packaging.rs). REF defaults to HEAD: commit
+# first, or pass REF. tests/it/precommit.rs checks the hook definitions and runs their entry
+# the way pre-commit does.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PRE_COMMIT="${PRE_COMMIT:-pre-commit}"
+HOOK="${HOOK:-amlint}"
 REF="${REF:-$(git -C "$REPO" rev-parse HEAD)}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/amlint-precommit-target}"
 # A faster release build for the proof; users' installs keep the profile of Cargo.toml.
@@ -55,7 +58,7 @@ git add -A
 
 run() {
     # try-repo prints pre-commit's summary and the hook's output.
-    "$PRE_COMMIT" try-repo "$REPO" amlint --ref "$REF" "$@" > out.txt 2>&1
+    "$PRE_COMMIT" try-repo "$REPO" "$HOOK" --ref "$REF" "$@" > out.txt 2>&1
 }
 
 fail() {
@@ -83,4 +86,4 @@ grep -q "jobs/bad.yml" out.txt || fail "--all-files does not name jobs/bad.yml"
 if grep -q "legacy/old.yml" out.txt; then fail "--all-files reported an excluded file"; fi
 echo "ok 5: --all-files fails on jobs/bad.yml only"
 
-echo "pre-commit try-repo: all checks passed (amlint at $REF)"
+echo "pre-commit try-repo: all checks passed (hook $HOOK, amlint at $REF)"

@@ -25,6 +25,7 @@ mod loader_props;
 mod lsp;
 mod nested_config;
 mod output_formats;
+mod packaging;
 mod policies;
 mod precommit;
 mod realworld;

@@ -79,6 +79,25 @@ fn hook_definition() {
     }
 }
 
+/// The second hook runs the installed amlint (`pip install amlint`): the same entry, files
+/// and serial run as the hook pre-commit builds, with nothing to build.
+#[test]
+fn system_hook_is_the_same_hook_with_the_installed_amlint() {
+    let all = hooks();
+    let system = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["id"] == "amlint-system")
+        .cloned()
+        .expect("a hook with id amlint-system");
+    assert_eq!(system["language"], "system");
+    let built = hook();
+    for key in ["entry", "files", "require_serial", "minimum_pre_commit_version"] {
+        assert_eq!(system[key], built[key], "{key}");
+    }
+}
+
 #[test]
 fn entry_runs_like_pre_commit_runs_it() {
     let dir = tempfile::tempdir().unwrap();
