@@ -314,6 +314,24 @@ fn main() {
     println!("cargo:rerun-if-changed=src/document/yaml/scanner.rs");
     println!("cargo:rerun-if-changed=src/document/yaml/parser.rs");
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
+    // What `amlint --version` and the JSON/SARIF outputs say the data comes from: the SDK
+    // release the schemas were generated from, and the VM catalogue's date.
+    let schema =
+        std::fs::read_to_string(manifest.join("schemas/amlCompute.schema.json")).expect("read a kind schema");
+    let source = schema
+        .split("Source: ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (").next())
+        .expect("the schemas' $comment names their source (scripts/gen_schemas.py)");
+    println!("cargo:rustc-env=AMLINT_SCHEMA_SOURCE={source}");
+    let catalogue =
+        std::fs::read_to_string(manifest.join("rules/data/vm-sizes.yaml")).expect("read the VM catalogue");
+    let updated = catalogue
+        .lines()
+        .find_map(|l| l.strip_prefix("updated: "))
+        .map(|d| d.trim().trim_matches('"').to_string())
+        .expect("rules/data/vm-sizes.yaml has `updated: \"YYYY-MM-DD\"`");
+    println!("cargo:rustc-env=AMLINT_VM_CATALOGUE_DATE={updated}");
     let mut out = String::new();
     out.push_str(&table(
         "RULE_FILES",

@@ -16,8 +16,19 @@ use crate::registry;
 use crate::report;
 use crate::results::SuppressionKind;
 
+/// `amlint --version`: the release, the Azure ML SDK release the schemas were generated
+/// from, and the date of the VM catalogue (the JSON and SARIF outputs carry the same).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (schemas: ",
+    env!("AMLINT_SCHEMA_SOURCE"),
+    "; VM catalogue: ",
+    env!("AMLINT_VM_CATALOGUE_DATE"),
+    ")"
+);
+
 #[derive(Parser, Debug)]
-#[command(name = "amlint", version, about = "A fast, offline linter and policy checker for Azure Machine Learning configuration files", long_about = None)]
+#[command(name = "amlint", version = VERSION, about = "A fast, offline linter and policy checker for Azure Machine Learning configuration files", long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -18,7 +18,27 @@ struct Output<'a> {
     /// Only when the configuration could not be used (nothing was checked; exit 2).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     configuration_errors: Vec<JsonConfigError<'a>>,
+    tool: Tool,
 }
+
+/// Which amlint made the output, and from which data (`amlint --version` says the same).
+#[derive(Serialize)]
+struct Tool {
+    name: &'static str,
+    version: &'static str,
+    /// The Azure ML SDK release the kind schemas were generated from.
+    schemas: &'static str,
+    /// The date the VM catalogue was last checked against its sources.
+    vm_catalogue: &'static str,
+}
+
+/// This build's [`Tool`].
+const TOOL: Tool = Tool {
+    name: "amlint",
+    version: env!("CARGO_PKG_VERSION"),
+    schemas: env!("AMLINT_SCHEMA_SOURCE"),
+    vm_catalogue: env!("AMLINT_VM_CATALOGUE_DATE"),
+};
 
 /// A configuration error: where in which configuration file, what, and what to do.
 #[derive(Serialize)]
@@ -124,6 +144,7 @@ pub fn render(report: &Report) -> String {
                 help: e.help.as_deref(),
             })
             .collect(),
+        tool: TOOL,
     };
     let mut s = crate::escape::to_json_pretty(&output).unwrap_or_else(|e| {
         format!("{{\"version\": {VERSION}, \"error\": \"cannot serialise the report: {e}\"}}")

@@ -266,6 +266,10 @@ pub fn render(report: &Report) -> String {
                 "semanticVersion": env!("CARGO_PKG_VERSION"),
                 "informationUri": super::HOME_URL,
                 "rules": rules.iter().map(rule_descriptor).collect::<Vec<_>>(),
+                "properties": {
+                    "schemas": env!("AMLINT_SCHEMA_SOURCE"),
+                    "vmCatalogue": env!("AMLINT_VM_CATALOGUE_DATE"),
+                },
             }
         }),
     );

@@ -235,3 +235,52 @@ fn a_large_data_file_met_in_a_walk_is_skipped_and_reported_when_named() {
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["diagnostics"][0]["code"], "AML005");
 }
+
+/// `--version`, the JSON `tool` object and SARIF's driver properties name the same release,
+/// schema source and VM catalogue date (issue 23, item 7).
+#[test]
+fn the_version_names_the_schema_source_and_the_catalogue_date() {
+    let dir = crate::common::project();
+    crate::common::write(
+        dir.path(),
+        "c.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\n",
+    );
+    let out = crate::common::amlint(dir.path())
+        .arg("--version")
+        .output()
+        .unwrap();
+    let version = String::from_utf8_lossy(&out.stdout).into_owned();
+    let catalogue = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/data/vm-sizes.yaml"),
+    )
+    .unwrap();
+    let date = catalogue
+        .lines()
+        .find_map(|l| l.strip_prefix("updated: "))
+        .unwrap()
+        .trim_matches('"');
+    assert_eq!(
+        version.trim_end(),
+        format!(
+            "amlint {} (schemas: azure-ai-ml 1.35.2; VM catalogue: {date})",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    let json = crate::common::amlint(dir.path())
+        .args(["check", "--format", "json", "--fail-on", "never", "c.yml"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["tool"]["schemas"], "azure-ai-ml 1.35.2");
+    assert_eq!(json["tool"]["vm_catalogue"], date);
+    assert_eq!(json["tool"]["version"], env!("CARGO_PKG_VERSION"));
+    let sarif = crate::common::amlint(dir.path())
+        .args(["check", "--format", "sarif", "--fail-on", "never", "c.yml"])
+        .output()
+        .unwrap();
+    let sarif: serde_json::Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let driver = &sarif["runs"][0]["tool"]["driver"];
+    assert_eq!(driver["properties"]["schemas"], "azure-ai-ml 1.35.2");
+    assert_eq!(driver["properties"]["vmCatalogue"], date);
+}
