@@ -9,6 +9,7 @@ mod cli_edges;
 mod common;
 mod config;
 mod corpus;
+mod dataflow;
 mod docs;
 mod embedded;
 mod escaping;
