@@ -62,17 +62,10 @@ impl Interface {
                     return Vec::new();
                 }
             }
-            let entries = doc.entries(id);
-            let mut out: Vec<Port> = Vec::with_capacity(entries.len());
-            for (name, value) in doc.kept_entries(id) {
-                let key_span = entries
-                    .iter()
-                    .rev()
-                    .find(|e| doc.key_string(e.key) == name)
-                    .map_or_else(|| doc.node(value).span, |e| doc.node(e.key).span);
-                out.push(port(doc, name.into_owned(), value, key_span));
-            }
-            out
+            kept(doc, id)
+                .into_iter()
+                .map(|(name, key, value)| port(doc, name, value, doc.node(key).span))
+                .collect()
         };
         let inputs = ports("inputs");
         let outputs = ports("outputs");
@@ -112,6 +105,19 @@ fn port(doc: &Document, name: String, value: NodeId, span: Span) -> Port {
         has_default,
         span,
     }
+}
+
+/// The entries the CLI keeps of a mapping (the last of a repeated key), in order, with
+/// their key nodes: (key, key node, value). Linear for large mappings (the document's key
+/// index).
+pub fn kept(doc: &Document, map: NodeId) -> Vec<(String, NodeId, NodeId)> {
+    doc.entries(map)
+        .iter()
+        .filter_map(|e| {
+            let key = doc.key_string(e.key);
+            (doc.get_entry(map, &key) == Some(*e)).then(|| (key.into_owned(), e.key, e.value))
+        })
+        .collect()
 }
 
 /// Whether a kind is a component whose interface the project index keeps.

@@ -70,14 +70,6 @@ pub fn bindings_of(cx: &DocContext<'_>, id: NodeId) -> Vec<Binding> {
     }
 }
 
-/// The bindings of every string under `node`.
-pub fn bindings_under(cx: &DocContext<'_>, node: NodeId) -> Vec<Binding> {
-    strings_under(cx.doc, node)
-        .into_iter()
-        .flat_map(|id| bindings_of(cx, id))
-        .collect()
-}
-
 /// ", did you mean `x`?" for the closest of `candidates`, or nothing.
 fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let all: Vec<&str> = candidates.into_iter().collect();

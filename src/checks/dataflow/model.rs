@@ -5,10 +5,10 @@
 use std::path::Path;
 
 use super::scan::Binding;
-use super::{bindings_of, bindings_under, strings_under};
+use super::{bindings_of, strings_under};
 use crate::checks::DocContext;
 use crate::document::{NodeId, Value};
-use crate::facts::interface::Interface;
+use crate::facts::interface::{Interface, kept};
 use crate::source::Span;
 
 /// The fields whose text is a command line with placeholders: `command` (command jobs and
@@ -98,8 +98,11 @@ impl Pipeline {
 
 pub struct Model<'a> {
     pub cx: &'a DocContext<'a>,
-    /// Every binding of the document.
+    /// Every binding of the document, in document order.
     pub all: Vec<Binding>,
+    /// The bindings of each string scalar holding any: its range of [`Self::all`] (the
+    /// document's strings are scanned once).
+    located: std::collections::HashMap<NodeId, std::ops::Range<usize>>,
     pub commands: Vec<Command>,
     pub sweeps: Vec<Sweep>,
     pub pipeline: Option<Pipeline>,
@@ -119,7 +122,20 @@ impl<'a> Model<'a> {
         if !is_job && !is_component {
             return None;
         }
-        let all = bindings_under(cx, root);
+        let mut all = Vec::new();
+        let mut located = std::collections::HashMap::new();
+        // A binding needs `${{` in the text, or escapes in a double-quoted scalar that
+        // make one: a document with neither is not walked.
+        let text = &cx.source.text;
+        if text.contains("${{") || text.contains('\\') {
+            for id in strings_under(cx.doc, root) {
+                let found = bindings_of(cx, id);
+                if !found.is_empty() {
+                    located.insert(id, all.len()..all.len() + found.len());
+                    all.extend(found);
+                }
+            }
+        }
         let pipeline_kind = matches!(kind, "pipelineJob" | "pipelineComponent");
         if all.is_empty() && !pipeline_kind {
             return None;
@@ -127,6 +143,7 @@ impl<'a> Model<'a> {
         let mut model = Model {
             cx,
             all,
+            located,
             commands: Vec::new(),
             sweeps: Vec::new(),
             pipeline: None,
@@ -143,7 +160,7 @@ impl<'a> Model<'a> {
                 if let Some(trial) = cx.doc.get(root, "trial").filter(|t| is_map(cx, *t)) {
                     // The trial's placeholders name the sweep job's inputs and outputs.
                     let interface = Interface::read(cx.doc, root);
-                    let bindings = command_bindings(cx, trial);
+                    let bindings = model.command_bindings(trial);
                     model.commands.push(Command {
                         bindings,
                         interface,
@@ -158,8 +175,35 @@ impl<'a> Model<'a> {
         Some(model)
     }
 
+    /// The bindings of the string scalar `id`.
+    fn of(&self, id: NodeId) -> &[Binding] {
+        self.located.get(&id).map_or(&[], |r| &self.all[r.clone()])
+    }
+
+    /// The bindings of every string under `node`, in document order.
+    fn under(&self, node: NodeId) -> Vec<Binding> {
+        if self.all.is_empty() {
+            return Vec::new();
+        }
+        strings_under(self.cx.doc, node)
+            .into_iter()
+            .flat_map(|id| self.of(id).iter().cloned())
+            .collect()
+    }
+
+    /// The bindings of a job's or component's command fields (`task.program_arguments`
+    /// too).
+    fn command_bindings(&self, map: NodeId) -> Vec<Binding> {
+        let doc = self.cx.doc;
+        let mut fields: Vec<NodeId> = COMMAND_FIELDS.iter().filter_map(|k| doc.get(map, k)).collect();
+        if let Some(task) = doc.get(map, "task") {
+            fields.extend(doc.get(task, "program_arguments"));
+        }
+        fields.into_iter().flat_map(|f| self.under(f)).collect()
+    }
+
     fn add_command(&mut self, map: NodeId, declares_optional: bool, owner: String) {
-        let bindings = command_bindings(self.cx, map);
+        let bindings = self.command_bindings(map);
         if bindings.is_empty() {
             return;
         }
@@ -182,7 +226,8 @@ impl<'a> Model<'a> {
             ),
             _ => None,
         };
-        let bindings: Vec<Binding> = bindings_under(self.cx, map)
+        let bindings: Vec<Binding> = self
+            .under(map)
             .into_iter()
             .filter(|b| b.expr.split('.').next() == Some("search_space"))
             .collect();
@@ -202,22 +247,15 @@ impl<'a> Model<'a> {
         let mut top = Vec::new();
         for key in ["inputs", "outputs"] {
             if let Some(id) = doc.get(root, key) {
-                top.extend(bindings_under(cx, id));
+                top.extend(self.under(id));
             }
         }
         let mut steps = Vec::new();
         if let Some(jobs) = doc.get(root, "jobs").filter(|j| is_map(cx, *j)) {
-            let entries = doc.entries(jobs);
-            for (name, node) in doc.kept_entries(jobs) {
-                let key_span = entries
-                    .iter()
-                    .rev()
-                    .find(|e| doc.key_string(e.key) == name)
-                    .map_or(doc.node(node).span, |e| doc.node(e.key).span);
-                if !is_map(cx, node) {
-                    continue;
+            for (name, key, node) in kept(doc, jobs) {
+                if is_map(cx, node) {
+                    steps.push(self.step(name, doc.node(key).span, node));
                 }
-                steps.push(self.step(name.into_owned(), key_span, node));
             }
         }
         self.pipeline = Some(Pipeline {
@@ -269,8 +307,8 @@ impl<'a> Model<'a> {
         // command fields (each checked against its own interface).
         let mut bindings = Vec::new();
         let self_declared = matches!(component, Component::SelfDeclared(_));
-        for (key, value) in doc.kept_entries(node) {
-            let skip = match key.as_ref() {
+        for (key, _, value) in kept(doc, node) {
+            let skip = match key.as_str() {
                 "component" | "trial" => is_map(cx, value),
                 "command" | "args" | "program_arguments" => self_declared,
                 "task" => self_declared,
@@ -279,14 +317,12 @@ impl<'a> Model<'a> {
             if skip {
                 continue;
             }
-            let field = if matches!(key.as_ref(), "inputs" | "outputs") {
+            let field = if matches!(key.as_str(), "inputs" | "outputs") {
                 Field::Io
             } else {
                 Field::Other
             };
-            for id in strings_under(doc, value) {
-                bindings.extend(bindings_of(cx, id).into_iter().map(|b| (b, field)));
-            }
+            bindings.extend(self.under(value).into_iter().map(|b| (b, field)));
         }
         Step {
             name,
@@ -326,20 +362,4 @@ impl<'a> Model<'a> {
 
 fn is_map(cx: &DocContext<'_>, id: NodeId) -> bool {
     matches!(cx.doc.value(id), Value::Map(_))
-}
-
-/// The bindings of a job's or component's command fields (`task.program_arguments` too).
-fn command_bindings(cx: &DocContext<'_>, map: NodeId) -> Vec<Binding> {
-    let doc = cx.doc;
-    let mut out = Vec::new();
-    let mut fields: Vec<NodeId> = COMMAND_FIELDS.iter().filter_map(|k| doc.get(map, k)).collect();
-    if let Some(task) = doc.get(map, "task") {
-        fields.extend(doc.get(task, "program_arguments"));
-    }
-    for field in fields {
-        for id in strings_under(doc, field) {
-            out.extend(bindings_of(cx, id));
-        }
-    }
-    out
 }

@@ -10,6 +10,7 @@
 //! whose binding does not cross a line. Otherwise (a binding written with escapes, or
 //! folded across lines) the span is the whole scalar, and [`Binding::exact`] says so.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::source::Span;
@@ -114,30 +115,54 @@ fn optional_blocks(text: &str) -> Vec<Range<usize>> {
 }
 
 /// The bindings of a scalar whose value is `value` and whose source text (`source`) starts
-/// at byte `offset` of the file.
+/// at byte `offset` of the file. Linear in the scalar's length: the value and the source
+/// are each scanned once.
 pub fn locate(value: &str, source: &str, offset: u32) -> Vec<Binding> {
     if !value.contains("${{") {
         return Vec::new();
     }
     let found = scan(value);
     let whole = Span::new(offset, offset + source.len() as u32);
+    // Where the value's text starts in the source when it is the source itself (a plain
+    // scalar on one line) or the source between quotes (a quoted scalar without escapes).
+    let shift = if source == value {
+        Some(0)
+    } else if source.len() == value.len() + 2 && source.get(1..source.len() - 1) == Some(value) {
+        Some(1)
+    } else {
+        None
+    };
+    // Otherwise the k-th binding of a text in the value is the k-th of that text in the
+    // source, when the source holds it as many times (by text, in one pass each).
+    let mut in_source: HashMap<&str, Vec<Span>> = HashMap::new();
+    let mut in_value: HashMap<&str, usize> = HashMap::new();
+    if shift.is_none() {
+        for g in scan(source) {
+            let at = Span::new(offset + g.full.start as u32, offset + g.full.end as u32);
+            in_source.entry(&source[g.full]).or_default().push(at);
+        }
+        for f in &found {
+            *in_value.entry(&value[f.full.clone()]).or_default() += 1;
+        }
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::new();
     let mut out = Vec::with_capacity(found.len());
-    for (i, f) in found.iter().enumerate() {
-        let text = &value[f.full.clone()];
-        // Which occurrence of this text in the value this is, and whether the source holds
-        // it as many times.
-        let nth = found[..i]
-            .iter()
-            .filter(|g| &value[g.full.clone()] == text)
-            .count();
-        let in_value = value.matches(text).count();
-        let mut in_source = source.match_indices(text);
-        let span = if in_value == source.matches(text).count() {
-            in_source
-                .nth(nth)
-                .map(|(at, _)| Span::new(offset + at as u32, offset + (at + text.len()) as u32))
-        } else {
-            None
+    for f in &found {
+        let span = match shift {
+            Some(d) => Some(Span::new(
+                offset + (d + f.full.start) as u32,
+                offset + (d + f.full.end) as u32,
+            )),
+            None => {
+                let text = &value[f.full.clone()];
+                let nth = seen.entry(text).or_default();
+                let k = *nth;
+                *nth += 1;
+                in_source
+                    .get(text)
+                    .filter(|spans| spans.len() == in_value[text])
+                    .map(|spans| spans[k])
+            }
         };
         out.push(Binding {
             expr: value[f.expr.clone()].to_string(),

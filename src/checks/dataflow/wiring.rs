@@ -8,7 +8,7 @@ use super::model::{Component, Model, Step};
 use super::{did_you_mean, listing};
 use crate::diagnostic::Diagnostic;
 use crate::document::Value;
-use crate::facts::interface::{Interface, Port};
+use crate::facts::interface::{Interface, Port, kept};
 use crate::schema::coerce::{boolean_str, python_float, python_int};
 
 pub fn check(model: &Model<'_>, out: &mut Vec<Diagnostic>) {
@@ -41,13 +41,8 @@ fn wiring(
         let Some(map) = doc.get(step.node, io) else {
             continue;
         };
-        let entries = doc.entries(map);
-        for (name, value) in doc.kept_entries(map) {
-            let key_span = entries
-                .iter()
-                .rev()
-                .find(|e| doc.key_string(e.key) == name)
-                .map_or(doc.node(value).span, |e| doc.node(e.key).span);
+        for (name, key, value) in kept(doc, map) {
+            let key_span = doc.node(key).span;
             if io == "inputs" && !matches!(doc.value(value), Value::Null) {
                 given.push(name.to_string());
             }
