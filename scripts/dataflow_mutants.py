@@ -202,6 +202,9 @@ def main() -> int:
                     break
                 path = p.with_name(f"{p.stem}__mut{n}{p.suffix}")
                 path.write_text(mutant, encoding="utf-8")
+                # amlint's offsets are bytes of UTF-8; the operators' are characters.
+                start = len(mutant[:span[0]].encode("utf-8"))
+                span = (start, start + len(mutant[span[0]:span[1]].encode("utf-8")))
                 records.append({"path": path, "source": p, "op": op, "span": span})
         verdicts = sdk_verdicts([r["path"] for r in records])
         found = amlint_findings(binary, root)
@@ -234,6 +237,12 @@ def main() -> int:
         def pct(a, b):
             return f"{100 * a / b:.1f} %" if b else "-"
 
+        accepted = [p for p, _, _ in sources if not originals[p][0]]
+        false_errors = [(p, d) for p in accepted for d in found.get(str(p), [])
+                        if d["code"].startswith("AML8") and d["severity"] == "error"]
+        print(f"unmutated files the SDK accepts: {len(accepted)}; AML8xx errors on them: {len(false_errors)}")
+        for p, d in false_errors:
+            print("FALSE-ERROR", p.relative_to(root), d["code"], d["message"][:160])
         print(f"{len(records)} mutants of {len({r['source'] for r in records})} files")
         print(f"{'SDK':9} {'operator':24} {'mutants':>8} {'flagged':>9} {'on span':>9}")
         for (label, op), c in sorted(stats.items()):
