@@ -88,8 +88,8 @@ case "${1:-}" in
         echo "amlint $version for ${RUNNER_OS:-?}/${RUNNER_ARCH:-?}: ${asset:-no release binary, built from source} (kept in $dir)"
         ;;
     install)
-        # The first line of `amlint --version` is "amlint <version>".
-        if [ -x "$dir/bin/$exe" ] && [ "$("$dir/bin/$exe" --version 2> /dev/null | head -n 1)" = "amlint $version" ]; then
+        # The first line of `amlint --version` starts "amlint <version>" (then the data it carries).
+        if [ -x "$dir/bin/$exe" ] && [ "$("$dir/bin/$exe" --version 2> /dev/null | head -n 1 | cut -d " " -f 1,2)" = "amlint $version" ]; then
             echo "amlint $version: cached in $dir/bin"
             echo "$dir/bin" >> "${GITHUB_PATH:-/dev/null}"
             output build false
@@ -141,7 +141,7 @@ case "${1:-}" in
             exit 1
         fi
         chmod 755 "$found"
-        said="$("$found" --version 2>&1 | head -n 1 || true)"
+        said="$("$found" --version 2>&1 | head -n 1 | cut -d " " -f 1,2 || true)"
         if [ "$said" != "amlint $version" ]; then
             echo "::error::amlint: the binary in $asset says '$said', not 'amlint $version'" >&2
             exit 1

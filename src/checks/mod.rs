@@ -2,6 +2,7 @@
 //! file with its metadata in `rules/<area>/<CODE>-<name>.yaml`; registering one is one
 //! line in [`DOCUMENT_CHECKS`].
 
+pub mod dataflow;
 mod ignored_key;
 mod policy;
 mod preview_schema;
@@ -95,11 +96,16 @@ pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
     ("AML101", schema::check),
     ("AML107", ignored_key::check),
     ("AML201", references::check),
+    ("AML801", dataflow::check),
 ];
 
 /// Codes reported by a check of [`DOCUMENT_CHECKS`] besides the one it is registered
 /// under (one validation pass yields every schema code).
-pub const ALSO_REPORTED: &[(&str, &[&str])] = &[("AML101", schema::CODES), ("AML201", references::CODES)];
+pub const ALSO_REPORTED: &[(&str, &[&str])] = &[
+    ("AML101", schema::CODES),
+    ("AML201", references::CODES),
+    ("AML801", dataflow::CODES),
+];
 
 /// Runs every declarative rule (`rules/**` with `when`) on the document. Not a native
 /// check: the rules are data.

@@ -42,6 +42,43 @@ pub struct ModelEntry {
     pub file: Option<String>,
 }
 
+/// A component file of the project and the interface it declares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComponentEntry {
+    /// `commandComponent`, `pipelineComponent`...
+    pub kind: String,
+    pub interface: super::interface::Interface,
+    /// The file, as displayed.
+    pub file: String,
+}
+
+/// The key of a file in [`ProjectIndex`]'s components: absolute and normalised.
+pub fn component_key(path: &Path) -> PathBuf {
+    static CWD: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let cwd = CWD.get_or_init(|| std::env::current_dir().unwrap_or_default());
+    crate::fsio::absolute(path, cwd)
+}
+
+/// The component file at `path` (absolute), read and parsed on its own (inside the
+/// project around it, under the default limits).
+fn read_component(path: &Path) -> Option<std::sync::Arc<ComponentEntry>> {
+    let limits = crate::limits::Limits::default();
+    let boundary = crate::fsio::Boundary::around(path.parent()?);
+    let display = path.to_string_lossy();
+    let text = crate::load::read_text(path, &boundary, &limits).ok()?;
+    let loaded = crate::load::parse_text(&display, text, crate::load::Format::for_path(&display), &limits);
+    let doc = loaded.documents.first().filter(|d| !d.partial)?;
+    let kind = crate::kinds::classify(doc, &display).kind?;
+    if !super::interface::is_component_kind(&kind.id) {
+        return None;
+    }
+    Some(std::sync::Arc::new(ComponentEntry {
+        kind: kind.id.clone(),
+        interface: super::interface::Interface::read(doc, doc.root?),
+        file: display.to_string(),
+    }))
+}
+
 /// Names defined across the project's files: those of the checked files, and — when only
 /// some files of the project are checked (pre-commit, an editor buffer) — those of the rest
 /// of the project, indexed on the first lookup that needs them.
@@ -50,6 +87,12 @@ pub struct ProjectIndex {
     computes: HashMap<String, ComputeEntry>,
     endpoints: HashMap<String, EndpointEntry>,
     models: Vec<ModelEntry>,
+    /// Component files by absolute path: their interfaces, for the pipeline steps that
+    /// name them (`component: ./train.yml`).
+    components: HashMap<PathBuf, std::sync::Arc<ComponentEntry>>,
+    /// Component files of the rest of the project read on demand (when only some files
+    /// are checked), by key; `None` for a file that is not a readable component.
+    rest_components: Mutex<HashMap<PathBuf, Option<std::sync::Arc<ComponentEntry>>>>,
     rest: Option<Box<LazyIndex>>,
     /// Set by [`ProjectIndex::probe`]: records whether any lookup was made.
     consulted: Option<std::sync::atomic::AtomicBool>,
@@ -131,6 +174,17 @@ impl ProjectIndex {
     /// Records what a classified document defines. `file` is its path on disk.
     pub fn add(&mut self, file: &Path, doc: &Document, kind: &Kind) {
         let display = file.to_string_lossy().to_string();
+        if super::interface::is_component_kind(&kind.id)
+            && let Some(root) = doc.root
+        {
+            self.components.entry(component_key(file)).or_insert_with(|| {
+                std::sync::Arc::new(ComponentEntry {
+                    kind: kind.id.clone(),
+                    interface: super::interface::Interface::read(doc, root),
+                    file: display.clone(),
+                })
+            });
+        }
         let Some(name) = top_string(doc, "name") else {
             return;
         };
@@ -176,11 +230,17 @@ impl ProjectIndex {
             self.endpoints.entry(k.clone()).or_insert_with(|| e.clone());
         }
         self.models.extend(other.models.iter().cloned());
+        for (k, c) in &other.components {
+            self.components.entry(k.clone()).or_insert_with(|| c.clone());
+        }
     }
 
     /// Whether it defines nothing (the rest of the project aside).
     pub fn is_empty(&self) -> bool {
-        self.computes.is_empty() && self.endpoints.is_empty() && self.models.is_empty()
+        self.computes.is_empty()
+            && self.endpoints.is_empty()
+            && self.models.is_empty()
+            && self.components.is_empty()
     }
 
     /// Sets what the rest of the project defines, consulted for names the index's own
@@ -199,7 +259,10 @@ impl ProjectIndex {
     /// project aside): the language server re-checks open files when a file's
     /// definitions change.
     pub fn same_definitions(&self, other: &ProjectIndex) -> bool {
-        self.computes == other.computes && self.endpoints == other.endpoints && self.models == other.models
+        self.computes == other.computes
+            && self.endpoints == other.endpoints
+            && self.models == other.models
+            && self.components == other.components
     }
 
     /// An empty index that records whether it is consulted: a file checked against it
@@ -232,6 +295,23 @@ impl ProjectIndex {
             return Some(c.clone());
         }
         self.rest.as_ref()?.for_name(&key).computes.get(&key).cloned()
+    }
+
+    /// The component file at `path` (any form; made absolute), when the project holds it.
+    pub fn component(&self, path: &Path) -> Option<std::sync::Arc<ComponentEntry>> {
+        self.note_lookup();
+        let key = component_key(path);
+        if let Some(c) = self.components.get(&key) {
+            return Some(c.clone());
+        }
+        // Only some files of the project are checked (pre-commit, an editor buffer): the
+        // component file named is read once, as the rest of the project is for names.
+        self.rest.as_ref()?;
+        let mut cache = self.rest_components.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(key)
+            .or_insert_with_key(|key| read_component(key))
+            .clone()
     }
 
     /// The names of the computes this index holds (not the lazily searched rest).

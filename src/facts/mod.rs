@@ -6,6 +6,7 @@
 //! else the pipeline's default), elsewhere those of the document.
 
 pub mod index;
+pub mod interface;
 mod table;
 mod value;
 pub mod vm;

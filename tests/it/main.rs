@@ -12,6 +12,7 @@ mod config;
 mod config_extend;
 mod cookbook;
 mod corpus;
+mod dataflow;
 mod docs;
 mod embedded;
 mod escaping;

@@ -1,0 +1,160 @@
+//! A step against its component's interface (inline, or a local component file the
+//! project holds): AML805 undeclared-step-io (an input or output the component does not
+//! declare), AML806 missing-required-input (a required component input the step does not
+//! give), AML810 input-literal-type (a literal of the wrong type for a primitive input,
+//! read with YAML 1.1 semantics).
+
+use super::model::{Component, FlowModel, Step};
+use super::{did_you_mean, listing};
+use crate::diagnostic::{Diagnostic, codes};
+use crate::document::Value;
+use crate::facts::interface::{Interface, Port, kept};
+use crate::schema::coerce::{boolean_str, python_float, python_int};
+
+pub fn check(model: &FlowModel<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(pipeline) = &model.pipeline else {
+        return;
+    };
+    for step in &pipeline.steps {
+        if let Component::Known { interface, file } = &step.component
+            && interface.known
+        {
+            wiring(model, step, interface, file.as_deref(), out);
+        }
+    }
+}
+
+fn wiring(
+    model: &FlowModel<'_>,
+    step: &Step,
+    interface: &Interface,
+    file: Option<&str>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let doc = model.cx.doc;
+    let where_ = file.map_or_else(
+        || "its inline component".to_string(),
+        |f| format!("its component `{f}`"),
+    );
+    let mut given: Vec<String> = Vec::new();
+    for (io, ports) in [("inputs", &interface.inputs), ("outputs", &interface.outputs)] {
+        let Some(map) = doc.get(step.node, io) else {
+            continue;
+        };
+        for (name, key, value) in kept(doc, map) {
+            let key_span = doc.node(key).span;
+            if io == "inputs" && !matches!(doc.value(value), Value::Null) {
+                given.push(name.to_string());
+            }
+            let what = &io[..io.len() - 1];
+            match ports.iter().find(|p| p.name == name) {
+                None => {
+                    let names = ports.iter().map(|p| p.name.as_str());
+                    let hint = did_you_mean(&name, names.clone());
+                    let mut d = Diagnostic::new(
+                        codes::AML805,
+                        key_span,
+                        format!(
+                            "step `{}` gives {what} `{name}`, which {where_} does not declare{}",
+                            step.name,
+                            hint.map_or_else(String::new, |h| format!("; did you mean `{h}`?"))
+                        ),
+                    )
+                    .with_label(step.key_span, "this step")
+                    .with_help(format!(
+                        "The component declares these {io}: {}. Azure ML drops a value given to an {what} the component does not have: correct the name, or remove it.",
+                        listing(names)
+                    ));
+                    if file.is_none()
+                        && let Some(p) = hint.and_then(|h| ports.iter().find(|p| p.name == h))
+                    {
+                        d = d.with_label(p.span, "declared here");
+                    }
+                    out.push(d);
+                }
+                Some(port) if io == "inputs" => literal_type(model, step, port, value, out),
+                Some(_) => {}
+            }
+        }
+    }
+    let missing: Vec<&Port> = interface
+        .inputs
+        .iter()
+        .filter(|p| p.required() && !given.contains(&p.name))
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let at = doc
+        .get_entry(step.node, "inputs")
+        .map_or(step.key_span, |e| doc.node(e.key).span);
+    let names = listing(missing.iter().map(|p| p.name.as_str()));
+    let mut d = Diagnostic::new(
+        codes::AML806,
+        at,
+        format!(
+            "step `{}` does not give the required input{} {names} of {where_}",
+            step.name,
+            if missing.len() == 1 { "" } else { "s" },
+        ),
+    )
+    .with_help("Give each required input under the step's `inputs:` (a value, or a binding such as `${{parent.inputs.x}}`), or declare it `optional: true` or with a `default:` in the component. `az ml job create` refuses the pipeline (\"Required input ... not provided\").");
+    if file.is_none() {
+        for p in &missing {
+            d = d.with_label(p.span, "required here");
+        }
+    }
+    out.push(d);
+}
+
+/// AML810: a literal given to an `integer`, `number` or `boolean` input that the type
+/// cannot hold (YAML 1.1 values: `on` is a boolean, `1e3` a string).
+fn literal_type(
+    model: &FlowModel<'_>,
+    step: &Step,
+    port: &Port,
+    value: crate::document::NodeId,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(ty) = port.primitive() else {
+        return;
+    };
+    let doc = model.cx.doc;
+    let v = doc.value(value);
+    let fits = match (ty, v) {
+        (_, Value::Str(s)) if s.contains("${{") => true,
+        (_, Value::Null | Value::Map(_) | Value::Seq(_) | Value::Alias(_)) => true,
+        ("string", _) => true,
+        ("integer", Value::Int(_) | Value::BigInt(_)) => true,
+        ("integer", Value::Float(f)) => f.fract() == 0.0,
+        ("integer", Value::Str(s)) => python_int(s).is_some(),
+        ("number", Value::Int(_) | Value::BigInt(_) | Value::Float(_)) => true,
+        ("number", Value::Str(s)) => python_float(s).is_some(),
+        ("boolean", Value::Bool(_)) => true,
+        ("boolean", Value::Str(s)) => boolean_str(s).is_some(),
+        ("boolean", Value::Int(i)) => *i == 0 || *i == 1,
+        _ => false,
+    };
+    if fits {
+        return;
+    }
+    let shown = crate::document::yaml11::describe(v);
+    out.push(
+        Diagnostic::new(
+            codes::AML810,
+            doc.node(value).span,
+            format!(
+                "input `{}` of step `{}` is declared `{ty}`, but is given {shown}",
+                port.name, step.name
+            ),
+        )
+        .with_help(format!(
+            "Give a {ty} value{}. Azure ML converts a literal to the input's type when the pipeline runs, and fails on one it cannot convert.",
+            if matches!(v, Value::Bool(_)) {
+                " (YAML 1.1, which the Azure ML CLI reads, takes unquoted `yes`, `no`, `on` and `off` as booleans)"
+            } else {
+                ""
+            }
+        )),
+    );
+}
