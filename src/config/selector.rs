@@ -3,7 +3,8 @@
 //!
 //! When several selectors match a rule, the most specific one decides (ruff's rule):
 //! an exact code or name beats a longer prefix, which beats a shorter one, which beats
-//! `ALL`. So `select = ["AML5"]` with `ignore = ["AML503"]` keeps every AML5xx rule but
+//! `ALL` (a name pattern, `org-*`, counts as a code prefix as long as the text before its
+//! `*`). So `select = ["AML5"]` with `ignore = ["AML503"]` keeps every AML5xx rule but
 //! AML503, and `select = ["AML503"]` with `ignore = ["AML5"]` keeps AML503 alone.
 
 use crate::diagnostic::Diagnostic;
@@ -18,6 +19,12 @@ pub enum Selector {
     Prefix(String),
     /// One rule, by code (names are resolved to codes).
     Code(&'static str),
+    /// The rules whose names start with `prefix` (`org-*`), resolved to their codes when
+    /// the configuration is read.
+    Names {
+        prefix: String,
+        codes: Vec<&'static str>,
+    },
 }
 
 impl Selector {
@@ -26,6 +33,7 @@ impl Selector {
         match self {
             Selector::All => 0,
             Selector::Prefix(p) => p.len(),
+            Selector::Names { prefix, .. } => prefix.len(),
             Selector::Code(_) => usize::MAX,
         }
     }
@@ -34,6 +42,7 @@ impl Selector {
         match self {
             Selector::All => true,
             Selector::Prefix(p) => code.starts_with(p.as_str()),
+            Selector::Names { codes, .. } => codes.contains(&code),
             Selector::Code(c) => *c == code,
         }
     }
@@ -48,6 +57,7 @@ impl std::fmt::Display for Selector {
         match self {
             Selector::All => f.write_str("ALL"),
             Selector::Prefix(p) => f.write_str(p),
+            Selector::Names { prefix, .. } => write!(f, "{prefix}*"),
             Selector::Code(c) => f.write_str(c),
         }
     }
@@ -66,7 +76,7 @@ pub fn resolve(text: &str, registry: &Registry) -> Result<Selector, SelectorErro
     if trimmed.is_empty() {
         return Err(SelectorError {
             message: "an empty rule selector".to_string(),
-            help: "Name a rule by code (`AML002`), by name (`duplicate-key`), or a family by code prefix (`AML0`)."
+            help: "Name a rule by code (`AML002`), by name (`duplicate-key`), a family by code prefix (`AML0`), or rules by name pattern (`org-*`)."
                 .to_string(),
         });
     }
@@ -79,6 +89,28 @@ pub fn resolve(text: &str, registry: &Registry) -> Result<Selector, SelectorErro
     let upper = trimmed.to_ascii_uppercase();
     if is_code_prefix(&upper, registry) {
         return Ok(Selector::Prefix(upper));
+    }
+    if let Some(prefix) = trimmed
+        .strip_suffix('*')
+        .filter(|p| !p.is_empty() && !p.contains('*'))
+    {
+        let codes: Vec<&'static str> = registry
+            .rules()
+            .iter()
+            .filter(|r| r.name.starts_with(prefix))
+            .map(|r| r.code)
+            .collect();
+        if codes.is_empty() {
+            return Err(SelectorError {
+                message: format!("no rule name starts with `{prefix}`"),
+                help: "A name pattern selects the rules whose names start with the text before `*` (`org-*`); `amlint rules` lists every rule's name."
+                    .to_string(),
+            });
+        }
+        return Ok(Selector::Names {
+            prefix: prefix.to_string(),
+            codes,
+        });
     }
     let names = registry.rules().iter().flat_map(|r| [r.code, r.name]);
     let all: Vec<&str> = names.collect();
@@ -148,6 +180,31 @@ mod tests {
         assert!(resolve("AML999", r).is_err());
         assert!(resolve("XYZ1", r).is_err());
         assert!(resolve("", r).is_err());
+    }
+
+    #[test]
+    fn name_patterns_select_the_rules_whose_names_start_so() {
+        let r = registry::builtin();
+        let Ok(Selector::Names { prefix, codes }) = resolve("duplicate-*", r) else {
+            panic!("not a name pattern");
+        };
+        assert_eq!(
+            (prefix.as_str(), codes.as_slice()),
+            ("duplicate-", ["AML002"].as_slice())
+        );
+        let vm = resolve("vm-*", r).unwrap();
+        assert!(vm.matches_code("AML503") && !vm.matches_code("AML002"), "{vm:?}");
+        assert_eq!(vm.to_string(), "vm-*");
+        // As specific as a code prefix of the same length; less than one rule.
+        assert_eq!(vm.specificity(), Selector::Prefix("AML".into()).specificity());
+        assert!(vm.specificity() < Selector::Code("AML503").specificity());
+        let e = resolve("nothing-like-this-*", r).unwrap_err();
+        assert!(
+            e.message
+                .contains("no rule name starts with `nothing-like-this-`"),
+            "{e:?}"
+        );
+        assert!(resolve("*", r).is_err() && resolve("a*b*", r).is_err());
     }
 
     #[test]

@@ -586,3 +586,32 @@ fn amlint_test_reports_a_user_rule_that_does_not_compile_as_a_configuration_erro
         "{stderr}"
     );
 }
+
+/// `enforce` (like every selector) takes a name pattern: `no-big-*` covers the rules whose
+/// names start so, here a user rule, which a repository's `ignore` then cannot silence.
+#[test]
+fn a_name_pattern_enforces_the_rules_whose_names_start_so() {
+    let dir = project();
+    write(dir.path(), "policies/big.yaml", USER_RULE);
+    write(dir.path(), "big.yml", CASE);
+    write(
+        dir.path(),
+        "amlint.toml",
+        "rules-dirs = [\"policies\"]\nenforce = [\"no-big-*\"]\nignore = [\"ACME101\"]\n",
+    );
+    let out = amlint(dir.path())
+        .args(["check", "--format", "json", "--fail-on", "never", "."])
+        .output()
+        .unwrap();
+    let json = json_of(&out);
+    assert_eq!(findings(&json, "ACME101").len(), 1, "{json}");
+    assert_eq!(findings(&json, "AML012").len(), 1, "{json}");
+    write(
+        dir.path(),
+        "amlint.toml",
+        "rules-dirs = [\"policies\"]\nenforce = [\"no-such-*\"]\n",
+    );
+    let out = amlint(dir.path()).args(["check", "."]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no rule name starts with `no-such-`"));
+}
