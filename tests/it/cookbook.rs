@@ -120,3 +120,30 @@ fn the_gpu_rule_reads_the_file_s_folder() {
     assert!(!codes_for(&example, "teams/vision/compute.yml", &example.bad).contains(&"ORG009".to_string()));
     assert!(!codes_for(&example, "teams/nlp/gpu/compute.yml", &example.bad).contains(&"ORG009".to_string()));
 }
+
+/// The cookbook passes `amlint test` as a platform team would run it: the rules in a
+/// project's `rules-dirs`, every example checked (docs/policies.md).
+#[test]
+fn the_cookbook_passes_amlint_test() {
+    let dir = crate::common::project();
+    let d = dir.path();
+    for (path, rule) in cookbook() {
+        write(
+            d,
+            &format!("policies/{}", path.file_name().unwrap().to_string_lossy()),
+            &rule,
+        );
+    }
+    write(d, "amlint.toml", "rules-dirs = [\"policies\"]\n");
+    let out = crate::common::amlint(d)
+        .args(["test", "--user-only"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let examples = 2 * cookbook().len();
+    assert!(
+        stdout.ends_with(&format!("test result: ok. {examples} passed; 0 failed\n")),
+        "{stdout}"
+    );
+}
