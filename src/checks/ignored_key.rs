@@ -12,9 +12,9 @@ use std::collections::HashSet;
 
 use super::DocContext;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Findings, Fix, codes};
-use crate::document::{Style, Target};
+use crate::document::{Style, Target, Value};
 use crate::schema::forms::Unused;
-use crate::source::Pointer;
+use crate::source::{Pointer, Span};
 
 pub const CODE: &str = codes::AML107.code;
 
@@ -91,12 +91,82 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                 continue;
             }
         };
-        out.push(
-            Diagnostic::new(codes::AML107, span, message)
-                .with_pointer(unused.pointer.clone())
-                .with_help(help),
-        );
+        let mut d = Diagnostic::new(codes::AML107, span, message)
+            .with_pointer(unused.pointer.clone())
+            .with_help(help);
+        // Read-only and ignored keys never reach Azure ML: removing one keeps what the
+        // SDK sees.
+        if let Some(fix) = remove_fix(cx, &unused.pointer, key) {
+            d = d.with_fix(fix);
+        }
+        out.push(d);
     }
+}
+
+/// Removes the entry at `pointer`: in block style its whole lines (key, value, a comment
+/// after it), in JSON and flow style with the comma that separates it. `None` when the
+/// entry is its mapping's only one (an emptied mapping reads as `null`), when its line
+/// holds more than the entry, when it holds an anchor (an alias elsewhere would lose its
+/// target), or when the text around it is not laid out as expected.
+fn remove_fix(cx: &DocContext<'_>, pointer: &Pointer, key: &str) -> Option<Fix> {
+    let found = cx.doc.lookup(pointer)?;
+    let key_span = cx.doc.node(found.key?).span;
+    let value_span = cx.doc.node(found.value).span;
+    let mut parent = pointer.clone();
+    parent.pop();
+    let parent_id = if parent.is_empty() {
+        cx.doc.root?
+    } else {
+        cx.doc.lookup(&parent)?.value
+    };
+    let Value::Map(entries) = cx.doc.value(parent_id) else {
+        return None;
+    };
+    if entries.len() < 2 {
+        return None;
+    }
+    let text = cx.source.text.as_str();
+    let (start, end) = (key_span.start as usize, value_span.end.max(key_span.end) as usize);
+    if end > text.len() || text[start..end].contains('&') {
+        return None;
+    }
+    let span = match cx.doc.node(parent_id).style {
+        Style::Block => {
+            let line_start = text[..start].rfind('\n').map_or(0, |n| n + 1);
+            if !text[line_start..start].bytes().all(|b| b == b' ') {
+                return None;
+            }
+            let line_end = text[end..].find('\n').map_or(text.len(), |n| end + n + 1);
+            let rest = text[end..line_end].trim();
+            if !(rest.is_empty() || rest.starts_with('#')) {
+                return None;
+            }
+            Span::new(line_start as u32, line_end as u32)
+        }
+        Style::Flow => {
+            let after = end + text[end..].len() - text[end..].trim_start().len();
+            if text[after..].starts_with(',') {
+                let next = after + 1;
+                let next = next + text[next..].len() - text[next..].trim_start().len();
+                Span::new(start as u32, next as u32)
+            } else {
+                let before = text[..start].trim_end();
+                if !before.ends_with(',') {
+                    return None;
+                }
+                Span::new((before.len() - 1) as u32, end as u32)
+            }
+        }
+        _ => return None,
+    };
+    Some(Fix::new(
+        Applicability::Safe,
+        format!("Remove `{key}`"),
+        vec![Edit {
+            span,
+            replacement: String::new(),
+        }],
+    ))
 }
 
 /// Renames the key at `pointer` to `to`, in the key's own quoting (a plain YAML key, a
