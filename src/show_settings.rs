@@ -205,7 +205,14 @@ fn file_settings(
     }
     let _ = writeln!(out, "\n# rules");
     for rule in config.rules.rules() {
-        let (state, from) = rule_state(config, &ignores, selection, rule.code, rule.severity);
+        // A rule's own severity under this profile (AML603 is a warning only in production).
+        let default = rule
+            .declarative
+            .as_ref()
+            .and_then(|d| d.severity_by_profile.get(config.profile.as_str()))
+            .copied()
+            .unwrap_or(rule.severity);
+        let (state, from) = rule_state(config, &ignores, selection, rule.code, default);
         let _ = writeln!(
             out,
             "{} {} = {state}  # {from}",

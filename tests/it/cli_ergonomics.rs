@@ -203,6 +203,11 @@ fn show_settings_says_where_each_value_comes_from() {
         out.contains("AML101 unknown-key = error  # selected: default; default severity\n"),
         "{out}"
     );
+    // A rule's own severity under the profile (AML203 is an info, a warning in production).
+    assert!(
+        out.contains("AML203 unresolved-compute = warning  # selected: default; default severity\n"),
+        "{out}"
+    );
     // Values an `extend` chain brings name the file they come from.
     write(
         dir.path(),
