@@ -58,7 +58,11 @@ pub fn render(report: &Report, quiet: bool) -> String {
             escape_data(&message)
         ));
     }
-    for (file, d) in report.diagnostics() {
+    // `--quiet`: errors and warnings only, as in human and concise output.
+    for (file, d) in report
+        .diagnostics()
+        .filter(|(_, d)| !(quiet && d.severity == Severity::Info))
+    {
         let path = relative(report, &file.source.path);
         let mut props = vec![format!("file={}", escape_property(&path))];
         if !file.source.text.is_empty() {

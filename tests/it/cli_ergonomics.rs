@@ -76,6 +76,21 @@ fn quiet_hides_infos_and_the_summary() {
     let (_, human, _) = run(dir.path(), &["--quiet", "--color", "never"]);
     assert!(!human.contains("AML704"), "{human}");
     assert!(human.contains("AML702"), "{human}");
+    // GitHub annotations: no notices under --quiet, the warnings stay.
+    let (_, github, _) = run(dir.path(), &["--format", "github"]);
+    assert!(
+        github.contains("::notice ") && github.contains("AML704"),
+        "{github}"
+    );
+    let (_, github, _) = run(dir.path(), &["--format", "github", "--quiet"]);
+    assert!(
+        !github.contains("::notice ") && !github.contains("AML704"),
+        "{github}"
+    );
+    assert!(
+        github.contains("::warning ") && github.contains("AML702"),
+        "{github}"
+    );
     // The exit code still counts what --quiet hides.
     let (code, _, _) = run(
         dir.path(),
