@@ -77,6 +77,11 @@ pub struct FixDoc {
     /// field is replaced; a field that is absent is added to its mapping.
     #[serde(default)]
     pub set: Option<SetField>,
+    /// Declarative rules: the reported value's new text, a message template
+    /// (`{$vm.closest|}`) rendered for each finding; no fix where it renders empty or
+    /// to the text already there.
+    #[serde(default)]
+    pub replace: Option<String>,
 }
 
 /// `fix.set` of a declarative rule.

@@ -46,6 +46,7 @@ fn compile_each(registry: &Registry) -> (Ruleset, Vec<DataError>) {
             &d.report,
             &d.severity_by_profile,
             &rule.params,
+            &rule.fixes,
         ) {
             Ok(p) => set.rules.push((rule.id(), Arc::new(p))),
             Err((span, message)) => errors.push(data::error_at(&rule.source, &d.source, span, message)),

@@ -18,11 +18,11 @@ pub mod path;
 use std::collections::BTreeMap;
 
 use crate::facts::{FACTS, Fields, Resolved, Val};
-use crate::registry::{ReportFile, ReportSpan};
+use crate::registry::{FixDoc, ReportFile, ReportSpan};
 use condition::{Cond, Env, Tri};
 use path::{FieldPath, Segment};
 
-use crate::diagnostic::{Diagnostic, Findings, RuleId, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix, RuleId, Severity};
 use crate::document::{Document, NodeId, Value};
 use crate::facts::DocFacts;
 use crate::source::Pointer;
@@ -43,6 +43,9 @@ pub struct PolicyRule {
     pub severity_by_profile: BTreeMap<String, Severity>,
     /// Defaults of `$params.*` (the configuration's `[params]` override them).
     pub params: serde_json::Map<String, serde_json::Value>,
+    /// `fix: [{replace}]`: the reported value's new text for each finding, with the fix's
+    /// applicability and description.
+    pub replacements: Vec<(Applicability, String, Template)>,
 }
 
 /// A message with placeholders: `{value}` (the reported node), `{key}` (its key),
@@ -468,6 +471,51 @@ impl PolicyRule {
         }
     }
 
+    /// The `fix: [{replace}]` fixes of a finding at `span` (the reported node's value):
+    /// each template rendered for this subject, written in the value's own quoting; none
+    /// where it renders empty, to more than one word, or to the text already there.
+    fn with_replacements(
+        &self,
+        mut d: Diagnostic,
+        env: &RuleEnv<'_>,
+        node: NodeId,
+        span: Span,
+    ) -> Diagnostic {
+        let n = env.facts.doc.node(node);
+        if n.span != span {
+            return d;
+        }
+        for (applicability, what, template) in &self.replacements {
+            let text = template.render(env);
+            let current = Val::from_node(env.facts.doc, node).display();
+            if text.is_empty() || text.contains(char::is_whitespace) || text == current {
+                continue;
+            }
+            let replacement = match n.style {
+                crate::document::Style::Plain => text.clone(),
+                crate::document::Style::SingleQuoted => format!("'{}'", text.replace('\'', "''")),
+                crate::document::Style::DoubleQuoted | crate::document::Style::Json => {
+                    match serde_json::to_string(&text) {
+                        Ok(quoted) => quoted,
+                        Err(_) => continue,
+                    }
+                }
+                _ => continue,
+            };
+            let fix = Fix::replace(
+                *applicability,
+                format!("Write `{text}`: {what}"),
+                span,
+                replacement,
+            );
+            match d.fix {
+                None => d.fix = Some(fix),
+                Some(_) => d.other_fixes.push(fix),
+            }
+        }
+        d
+    }
+
     /// Evaluates the rule on one document and reports each subject it holds for.
     pub fn evaluate(&self, meta: RuleId, facts: &DocFacts<'_>, out: &mut Findings) {
         if !self.kinds.iter().any(|k| k == "*" || *k == facts.kind.id) {
@@ -516,6 +564,7 @@ impl PolicyRule {
                 .copied()
                 .unwrap_or(meta.severity);
             let mut d = Diagnostic::new(meta, span, self.message.render(&env)).with_severity(severity);
+            d = self.with_replacements(d, &env, subject.node, span);
             if let Some(help) = &self.help {
                 d = d.with_help(help.render(&env));
             }
@@ -573,6 +622,7 @@ pub fn compile(
     report: &ReportFile,
     severity_by_profile: &BTreeMap<String, Severity>,
     params: &serde_json::Map<String, serde_json::Value>,
+    fixes: &[FixDoc],
 ) -> Result<PolicyRule, (Span, String)> {
     let root = doc.root.ok_or((doc.span, "empty rule file".to_string()))?;
     let at_span = |key: &str| {
@@ -662,6 +712,19 @@ pub fn compile(
             }
         }
     }
+    let fix_span = doc.get(root, "fix").map_or(doc.span, |n| doc.node(n).span);
+    let mut replacements = Vec::new();
+    for f in fixes {
+        if let Some(text) = &f.replace {
+            let template = Template::parse(text).map_err(|e| (fix_span, e))?;
+            for p in template.paths() {
+                if let Some(e) = undeclared(p) {
+                    return Err((fix_span, e));
+                }
+            }
+            replacements.push((f.applicability, f.what.clone(), template));
+        }
+    }
     Ok(PolicyRule {
         kinds: kinds.to_vec(),
         when,
@@ -672,6 +735,7 @@ pub fn compile(
         help,
         severity_by_profile: severity_by_profile.clone(),
         params: params.clone(),
+        replacements,
     })
 }
 
