@@ -1484,3 +1484,46 @@ settings:
     assert_eq!(from_def.as_array().unwrap().len(), 4, "{from_def}");
     c.shutdown_and_exit();
 }
+
+#[test]
+fn pull_diagnostics_answer_what_was_pushed() {
+    let (_d, root) = workspace();
+    // A file on disk, never opened: pushed without a version, pulled the same.
+    let on_disk = write(&root, "deploy/other.yml", DEPLOYMENT);
+    let path = root.join("deploy/deployment.yml");
+    let mut c = Client::start(&root);
+    let init = c.request(
+        "initialize",
+        json!({"processId": null, "capabilities": {}, "workspaceFolders": [{"uri": uri(&root), "name": "ws"}]}),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["diagnosticProvider"],
+        json!({"identifier": "amlint", "interFileDependencies": true, "workspaceDiagnostics": false})
+    );
+    c.notify("initialized", json!({}));
+    let pushed_disk = c.diagnostics(&uri(&on_disk), None);
+    assert!(codes(&pushed_disk).contains(&"AML101"), "{pushed_disk:#?}");
+    let pull = |c: &mut Client, p: &Path| {
+        let r = c.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri(p)}}),
+        );
+        assert_eq!(r["result"]["kind"], "full", "{r}");
+        r["result"]["items"].as_array().unwrap().clone()
+    };
+    assert_eq!(pull(&mut c, &on_disk), pushed_disk);
+
+    c.open(&path, DEPLOYMENT);
+    let pushed = c.diagnostics(&uri(&path), Some(1));
+    assert_eq!(range(find(&pushed, "AML003")), [6, 33, 6, 35]);
+    assert_eq!(pull(&mut c, &path), pushed);
+    // A pull right behind a change answers for the changed text (the pending check
+    // runs first, once: its push carries the same findings).
+    c.change(&path, 2, FIXED);
+    let pulled = pull(&mut c, &path);
+    assert_eq!(pulled, Vec::<Value>::new());
+    assert_eq!(c.diagnostics(&uri(&path), Some(2)), pulled);
+    // A file that is neither open nor has findings: none.
+    assert_eq!(pull(&mut c, &root.join("nothing.yml")), Vec::<Value>::new());
+    c.shutdown_and_exit();
+}
