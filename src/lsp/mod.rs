@@ -14,6 +14,7 @@
 //! - [`actions`]: quick fixes and suppressions. [`hover`]: rule and schema help.
 
 pub mod actions;
+pub mod bindings;
 pub mod complete;
 pub mod convert;
 pub mod hover;
@@ -570,7 +571,7 @@ impl Server {
             })),
             hover_provider: Some(HoverProviderCapability::Simple(true)),
             completion_provider: Some(lsp_types::CompletionOptions {
-                trigger_characters: Some([":", " ", "/", "-"].iter().map(|c| c.to_string()).collect()),
+                trigger_characters: Some([":", " ", "/", "-", "."].iter().map(|c| c.to_string()).collect()),
                 ..Default::default()
             }),
             definition_provider: Some(lsp_types::OneOf::Left(true)),
