@@ -258,6 +258,12 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Vec<Co
         ..Default::default()
     };
     let kind = kind_at(checked, offset);
+    // Inside a `${{...}}` being typed: the names the binding may take, nothing else.
+    if kind.is_some() {
+        if let Some(items) = super::bindings::complete(ws, checked, position) {
+            return items;
+        }
+    }
     if let (Some(key), true) = (&place.value_of, place.path.is_empty()) {
         if key == "$schema" {
             return schema_urls(&item);

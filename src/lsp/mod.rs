@@ -14,6 +14,7 @@
 //! - [`actions`]: quick fixes and suppressions. [`hover`]: rule and schema help.
 
 pub mod actions;
+pub mod bindings;
 pub mod complete;
 pub mod convert;
 pub mod hover;
@@ -487,6 +488,28 @@ impl Server {
                     .unwrap_or_default();
                 to_json(locations)
             }
+            lsp_types::request::DocumentDiagnosticRequest::METHOD => {
+                // The findings pushed for this document, as last checked (the pending
+                // checks run first, as for every request): never a second check.
+                let p: lsp_types::DocumentDiagnosticParams = parse(params)?;
+                let uri = &p.text_document.uri;
+                self.flush_if_dirty(uri);
+                let Some(ws) = self.ws.as_ref() else {
+                    return Err(not_initialized());
+                };
+                let report = lsp_types::FullDocumentDiagnosticReport {
+                    result_id: None,
+                    items: ws.shown(uri),
+                };
+                to_json(lsp_types::DocumentDiagnosticReportResult::Report(
+                    lsp_types::DocumentDiagnosticReport::Full(
+                        lsp_types::RelatedFullDocumentDiagnosticReport {
+                            related_documents: None,
+                            full_document_diagnostic_report: report,
+                        },
+                    ),
+                ))
+            }
             _ => Err((
                 ErrorCode::MethodNotFound,
                 format!("amlint does not handle {method}"),
@@ -548,13 +571,22 @@ impl Server {
             })),
             hover_provider: Some(HoverProviderCapability::Simple(true)),
             completion_provider: Some(lsp_types::CompletionOptions {
-                trigger_characters: Some([":", " ", "/", "-"].iter().map(|c| c.to_string()).collect()),
+                trigger_characters: Some([":", " ", "/", "-", "."].iter().map(|c| c.to_string()).collect()),
                 ..Default::default()
             }),
             definition_provider: Some(lsp_types::OneOf::Left(true)),
             references_provider: Some(lsp_types::OneOf::Left(true)),
             document_symbol_provider: Some(lsp_types::OneOf::Left(true)),
             folding_range_provider: Some(lsp_types::FoldingRangeProviderCapability::Simple(true)),
+            // Pull beside push: a finding may depend on other files (the index).
+            diagnostic_provider: Some(lsp_types::DiagnosticServerCapabilities::Options(
+                lsp_types::DiagnosticOptions {
+                    identifier: Some("amlint".to_string()),
+                    inter_file_dependencies: true,
+                    workspace_diagnostics: false,
+                    ..Default::default()
+                },
+            )),
             code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
                 code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, actions::fix_all_kind()]),
                 ..Default::default()

@@ -48,7 +48,7 @@ impl Named {
 }
 
 /// A mapping entry whose string value holds `offset`: (key, value node, the string).
-fn value_at(doc: &Document, offset: u32) -> Option<(String, NodeId, &str)> {
+pub(super) fn value_at(doc: &Document, offset: u32) -> Option<(String, NodeId, &str)> {
     doc.nodes.iter().find_map(|n| match &n.value {
         Value::Map(entries) => entries.iter().filter(|e| !e.merged).find_map(|e| {
             let node = doc.node(e.value);
@@ -73,7 +73,7 @@ fn referenced(value: &str) -> Option<(String, Option<String>)> {
 }
 
 /// The Azure ML document of a checked file around `offset`.
-fn doc_at(checked: &Checked, offset: u32) -> Option<(&Document, &'static str)> {
+pub(super) fn doc_at(checked: &Checked, offset: u32) -> Option<(&Document, &'static str)> {
     let p = &checked.prepared;
     p.loaded
         .documents
@@ -84,7 +84,7 @@ fn doc_at(checked: &Checked, offset: u32) -> Option<(&Document, &'static str)> {
 }
 
 /// A workspace file parsed and classified (an open document's current text).
-fn parse_file(ws: &Workspace, path: &Path) -> Option<Prepared> {
+pub(super) fn parse_file(ws: &Workspace, path: &Path) -> Option<Prepared> {
     let text = ws.text_of(path)?;
     let display = path.to_string_lossy().into_owned();
     let loaded = load::parse_text(&display, text, Format::for_path(&display), ws.limits());
@@ -124,6 +124,9 @@ pub fn definition(ws: &Workspace, checked: &Checked, position: Position) -> Vec<
     let Some((doc, _)) = doc_at(checked, offset) else {
         return Vec::new();
     };
+    if let Some(found) = super::bindings::definition(ws, checked, position) {
+        return found;
+    }
     let Some((key, _, value)) = value_at(doc, offset) else {
         return Vec::new();
     };

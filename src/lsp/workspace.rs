@@ -877,6 +877,28 @@ impl Workspace {
         files.into_iter().collect()
     }
 
+    /// The diagnostics the server shows for `uri` (`textDocument/diagnostic`): an open
+    /// document's from its current check, reused, never checked again; else what was
+    /// last published for the file on disk or for a configuration file; else none.
+    pub fn shown(&self, uri: &Url) -> Vec<lsp_types::Diagnostic> {
+        if let Some(c) = self.checked(uri) {
+            return c
+                .diagnostics
+                .iter()
+                .map(|d| convert::diagnostic(uri, &c.source, d))
+                .collect();
+        }
+        if self.open.contains_key(uri) {
+            return Vec::new();
+        }
+        if let Some(shown) = self.published_config.get(uri) {
+            return shown.clone();
+        }
+        convert::path_of(uri)
+            .and_then(|path| self.published_disk.get(&path).cloned().flatten())
+            .unwrap_or_default()
+    }
+
     /// The limits files are parsed under.
     pub fn limits(&self) -> &Limits {
         &self.options.limits

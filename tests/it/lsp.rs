@@ -1484,3 +1484,199 @@ settings:
     assert_eq!(from_def.as_array().unwrap().len(), 4, "{from_def}");
     c.shutdown_and_exit();
 }
+
+#[test]
+fn pull_diagnostics_answer_what_was_pushed() {
+    let (_d, root) = workspace();
+    // A file on disk, never opened: pushed without a version, pulled the same.
+    let on_disk = write(&root, "deploy/other.yml", DEPLOYMENT);
+    let path = root.join("deploy/deployment.yml");
+    let mut c = Client::start(&root);
+    let init = c.request(
+        "initialize",
+        json!({"processId": null, "capabilities": {}, "workspaceFolders": [{"uri": uri(&root), "name": "ws"}]}),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["diagnosticProvider"],
+        json!({"identifier": "amlint", "interFileDependencies": true, "workspaceDiagnostics": false})
+    );
+    c.notify("initialized", json!({}));
+    let pushed_disk = c.diagnostics(&uri(&on_disk), None);
+    assert!(codes(&pushed_disk).contains(&"AML101"), "{pushed_disk:#?}");
+    let pull = |c: &mut Client, p: &Path| {
+        let r = c.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri(p)}}),
+        );
+        assert_eq!(r["result"]["kind"], "full", "{r}");
+        r["result"]["items"].as_array().unwrap().clone()
+    };
+    assert_eq!(pull(&mut c, &on_disk), pushed_disk);
+
+    c.open(&path, DEPLOYMENT);
+    let pushed = c.diagnostics(&uri(&path), Some(1));
+    assert_eq!(range(find(&pushed, "AML003")), [6, 33, 6, 35]);
+    assert_eq!(pull(&mut c, &path), pushed);
+    // A pull right behind a change answers for the changed text (the pending check
+    // runs first, once: its push carries the same findings).
+    c.change(&path, 2, FIXED);
+    let pulled = pull(&mut c, &path);
+    assert_eq!(pulled, Vec::<Value>::new());
+    assert_eq!(c.diagnostics(&uri(&path), Some(2)), pulled);
+    // A file that is neither open nor has findings: none.
+    assert_eq!(pull(&mut c, &root.join("nothing.yml")), Vec::<Value>::new());
+    c.shutdown_and_exit();
+}
+
+const FLOW: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+display_name: café 🎉
+inputs:
+  raw: {type: uri_folder, path: ./data}
+outputs:
+  final: ${{parent.jobs.train.outputs.model}}
+jobs:
+  prep:
+    type: command
+    command: echo 日本🎉 ${{inputs.src}} ${{outputs.out}}
+    environment: azureml:sklearn:1
+    inputs:
+      src: ${{parent.inputs.raw}}
+    outputs:
+      out: {type: uri_folder}
+  train:
+    component: ./train.yml
+    inputs:
+      data: ${{parent.jobs.prep.outputs.out}}
+      extra: ${{parent.jobs.score.outputs.result}}
+  score:
+    component: azureml:score:1
+";
+
+const TRAIN_COMPONENT: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+name: train
+type: command
+inputs:
+  data: {type: uri_folder}
+  extra: {type: uri_folder, optional: true}
+outputs:
+  model: {type: mlflow_model}
+command: python train.py ${{inputs.data}} $[[${{inputs.extra}}]] ${{outputs.model}}
+environment: azureml:sklearn:1
+";
+
+/// The UTF-16 column of the `nth` occurrence of `s` on `line` of `text`.
+fn col16(text: &str, line: usize, s: &str) -> u32 {
+    let l = text.lines().nth(line).unwrap();
+    l[..l.find(s).unwrap()].encode_utf16().count() as u32
+}
+
+#[test]
+fn definition_of_bindings() {
+    let (_d, root) = workspace();
+    let component = write(&root, "train.yml", TRAIN_COMPONENT);
+    let path = write(&root, "pipe.yml", FLOW);
+    let mut c = Client::initialized(&root);
+    c.open(&path, FLOW);
+    c.diagnostics(&uri(&path), Some(1));
+    let mut def = |line: usize, s: &str| {
+        let r = at(
+            &mut c,
+            "textDocument/definition",
+            &path,
+            line as u32,
+            col16(FLOW, line, s) + 4,
+        );
+        r.as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l["uri"].as_str().unwrap().to_string(), range(l)))
+            .collect::<Vec<_>>()
+    };
+    let here = uri(&path);
+    // After `日本🎉` (four UTF-16 units, ten bytes) on the command's line.
+    assert_eq!(def(10, "${{inputs.src"), vec![(here.clone(), [13, 6, 13, 9])]);
+    assert_eq!(def(10, "${{outputs.out"), vec![(here.clone(), [15, 6, 15, 9])]);
+    assert_eq!(def(13, "${{parent.inputs"), vec![(here.clone(), [4, 2, 4, 5])]);
+    // A step's output it declares itself; a local component file's output; a step whose
+    // component is not in the project: its key.
+    assert_eq!(def(19, "${{parent"), vec![(here.clone(), [15, 6, 15, 9])]);
+    assert_eq!(def(6, "${{parent"), vec![(uri(&component), [7, 2, 7, 7])]);
+    assert_eq!(def(20, "${{parent"), vec![(here.clone(), [21, 2, 21, 7])]);
+    // Outside a binding on the same line: nothing (a key is not a binding).
+    assert_eq!(def(20, "extra"), vec![]);
+    // In the component file: its own ports, inside an optional block too.
+    c.open(&component, TRAIN_COMPONENT);
+    c.diagnostics(&uri(&component), Some(1));
+    let line = TRAIN_COMPONENT.lines().nth(8).unwrap();
+    let col = line.find("${{inputs.extra").unwrap() as u32 + 5;
+    let r = at(&mut c, "textDocument/definition", &component, 8, col);
+    assert_eq!(range(&r[0]), [5, 2, 5, 7]);
+    // Every position of the pipeline, past the ends included: answers, never errors.
+    for (i, l) in FLOW.lines().enumerate() {
+        for ch in (0..l.encode_utf16().count() as u32 + 3).step_by(3) {
+            at(&mut c, "textDocument/definition", &path, i as u32, ch);
+        }
+    }
+    c.shutdown_and_exit();
+}
+
+#[test]
+fn completion_inside_bindings() {
+    let (_d, root) = workspace();
+    write(&root, "train.yml", TRAIN_COMPONENT);
+    let path = write(&root, "pipe.yml", FLOW);
+    let mut c = Client::initialized(&root);
+    c.open(&path, FLOW);
+    c.diagnostics(&uri(&path), Some(1));
+    let mut version = 1;
+    // Replaces line `line` by `text` and completes at its end.
+    let mut complete = |line: usize, text: &str| -> Value {
+        let mut lines: Vec<&str> = FLOW.lines().collect();
+        lines[line] = text;
+        let new = lines.join("\n") + "\n";
+        version += 1;
+        c.change(&path, version, &new);
+        at(
+            &mut c,
+            "textDocument/completion",
+            &path,
+            line as u32,
+            text.encode_utf16().count() as u32,
+        )
+    };
+    let r = complete(20, "      extra: 日本🎉 ${{parent.jobs.");
+    assert_eq!(labels(&r), ["prep", "train", "score"]);
+    // The edit replaces what is typed after the last dot: nothing yet (column 33 in
+    // UTF-16 units: 日本 one each, 🎉 two; 41 in bytes).
+    assert_eq!(range(&item(&r, "prep")["textEdit"]), [20, 33, 20, 33]);
+    let r = complete(20, "      extra: 日本🎉 ${{parent.jobs.tr");
+    assert_eq!(labels(&r), ["train"]);
+    assert_eq!(range(&item(&r, "train")["textEdit"]), [20, 33, 20, 35]);
+    let r = complete(20, "      extra: ${{parent.jobs.prep.outputs.");
+    assert_eq!(labels(&r), ["out"]);
+    assert_eq!(item(&r, "out")["detail"], "uri_folder output of step `prep`");
+    let r = complete(20, "      extra: ${{parent.jobs.train.outputs.");
+    assert_eq!(labels(&r), ["model"]);
+    assert_eq!(
+        item(&r, "model")["detail"],
+        "mlflow_model output of step `train` (train.yml)"
+    );
+    let r = complete(20, "      extra: ${{parent.jobs.train.inputs.");
+    assert_eq!(labels(&r), ["data", "extra"]);
+    // A component not in the project: nothing known.
+    let r = complete(20, "      extra: ${{parent.jobs.score.outputs.");
+    assert_eq!(labels(&r), Vec::<String>::new());
+    let r = complete(20, "      extra: ${{ parent.inputs.");
+    assert_eq!(labels(&r), ["raw"]);
+    let r = complete(10, "    command: echo 日本🎉 ${{inputs.");
+    assert_eq!(labels(&r), ["src"]);
+    let r = complete(10, "    command: echo 日本🎉 ${{outputs.o");
+    assert_eq!(labels(&r), ["out"]);
+    // After a closed binding: the schema's completion again, not the binding's.
+    let r = complete(20, "      extra: ${{parent.jobs.prep}} ");
+    assert!(!labels(&r).contains(&"prep".to_string()), "{r}");
+    c.shutdown_and_exit();
+}
