@@ -9,7 +9,7 @@
 
 /// The allocator `amlint` itself uses, so the floor measures the same work.
 #[global_allocator]
-static GLOBAL: amlint::allocator::Mimalloc = amlint::allocator::Mimalloc;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let roots: Vec<std::path::PathBuf> = std::env::args().skip(1).map(Into::into).collect();

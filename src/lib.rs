@@ -4,7 +4,6 @@
 //! trees with spans) → [`kinds`] (classify) → [`checks`] → [`report`]. The whole run is
 //! [`pipeline::check_paths`].
 
-pub mod allocator;
 pub mod baseline;
 pub mod checks;
 pub mod cli;

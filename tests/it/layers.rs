@@ -8,7 +8,6 @@ use std::path::Path;
 /// The top-level modules of the library, from the bottom up.
 const LAYERS: &[&str] = &[
     // Leaves: no `crate::` imports.
-    "allocator",
     "escape",
     "suggest",
     "embedded",
