@@ -308,9 +308,10 @@ impl Config {
         &DEFAULT
     }
 
-    /// The severity a finding of rule `code` gets under this configuration, or `None`
-    /// when the rule is not selected or is turned `off`.
-    pub fn rule_severity(&self, code: &str, default: Severity) -> Option<Severity> {
+    /// Whether `select`/`extend-select`/`ignore` keep rule `code` (`true`) or turn it off
+    /// (`false`), with the span of the entry that decides (no `select` selects every rule);
+    /// `None` when a `select` leaves it out.
+    fn selection_of(&self, code: &str) -> Option<(bool, Span)> {
         let all = [Spanned {
             value: Selector::All,
             span: Span::default(),
@@ -319,11 +320,16 @@ impl Config {
         let candidates = select
             .iter()
             .chain(&self.extend_select)
-            .map(|s| (&s.value, true))
-            .chain(self.ignore.iter().map(|s| (&s.value, false)));
-        match selector::best_match(code, candidates) {
-            Some((_, true)) => {}
-            _ => return None,
+            .map(|s| (&s.value, (true, s.span)))
+            .chain(self.ignore.iter().map(|s| (&s.value, (false, s.span))));
+        selector::best_match(code, candidates).map(|(_, decided)| decided)
+    }
+
+    /// The severity a finding of rule `code` gets under this configuration, or `None`
+    /// when the rule is not selected or is turned `off`.
+    pub fn rule_severity(&self, code: &str, default: Severity) -> Option<Severity> {
+        if !matches!(self.selection_of(code), Some((true, _))) {
+            return None;
         }
         match selector::best_match(code, self.severity.iter().map(|(s, l, _)| (s, *l))) {
             Some((_, level)) => level.severity(),
@@ -432,20 +438,11 @@ impl Config {
             let Some(by) = self.enforced(rule.code) else {
                 continue;
             };
-            let all = [Spanned {
-                value: Selector::All,
-                span: Span::default(),
-            }];
-            let select = self.select.as_deref().unwrap_or(&all);
-            let candidates = select
-                .iter()
-                .chain(&self.extend_select)
-                .map(|s| (&s.value, (true, s.span)))
-                .chain(self.ignore.iter().map(|s| (&s.value, (false, s.span))));
-            match selector::best_match(rule.code, candidates) {
-                Some((_, (true, _))) => {}
-                Some((_, (false, span))) => add(span, "`ignore` turns off".to_string(), rule.code, by),
+            match self.selection_of(rule.code) {
+                Some((true, _)) => {}
+                Some((false, span)) => add(span, "`ignore` turns off".to_string(), rule.code, by),
                 None => {
+                    let select = self.select.as_deref().unwrap_or_default();
                     let span = select.first().map_or(Span::default(), |s| s.span);
                     add(span, "`select` leaves out".to_string(), rule.code, by);
                 }

@@ -130,6 +130,17 @@ pub fn place(text: &str, offset: usize) -> Option<Place> {
         /// The key owning a sequence whose dashes are at this column.
         Seq(usize),
     }
+    /// A parent line `key:` (`- key:` when `dash`, its dash at `indent`, its key at
+    /// `col`): the key joins the path, and the search goes on for what holds it.
+    fn parent(path: &mut Vec<String>, key: String, dash: bool, indent: usize, col: usize) -> Seek {
+        path.push(key);
+        if dash {
+            path.push("0".to_string());
+            Seek::Seq(indent)
+        } else {
+            Seek::Map(col, false)
+        }
+    }
     let mut seek = if dash {
         path.push("0".to_string());
         Seek::Seq(indent)
@@ -160,27 +171,13 @@ pub fn place(text: &str, offset: usize) -> Option<Place> {
                     continue;
                 }
                 // A parent: `key:` (or `- key:` inside a sequence item).
-                let (key, _) = key_of(content)?;
-                path.push(key);
-                seek = if d {
-                    path.push("0".to_string());
-                    Seek::Seq(i)
-                } else {
-                    Seek::Map(c, false)
-                };
+                seek = parent(&mut path, key_of(content)?.0, d, i, c);
             }
             Seek::Seq(s) => {
                 if i > s || (d && i == s) {
                     continue;
                 }
-                let (key, _) = key_of(content)?;
-                path.push(key);
-                seek = if d {
-                    path.push("0".to_string());
-                    Seek::Seq(i)
-                } else {
-                    Seek::Map(c, false)
-                };
+                seek = parent(&mut path, key_of(content)?.0, d, i, c);
             }
         }
         if matches!(seek, Seek::Map(0, false)) {

@@ -14,20 +14,23 @@ pub fn is_azure_ml(checked: &Checked) -> bool {
     checked.prepared.classes.iter().any(|c| c.is_checked())
 }
 
+/// The documents of the file that are Azure ML configurations (checked as a kind).
+fn azure_ml_documents(checked: &Checked) -> impl Iterator<Item = &Document> {
+    let prepared = &checked.prepared;
+    prepared
+        .loaded
+        .documents
+        .iter()
+        .zip(&prepared.classes)
+        .filter(|(_, class)| class.is_checked())
+        .map(|(doc, _)| doc)
+}
+
 /// The symbols of every Azure ML document of the file.
 pub fn document_symbols(checked: &Checked) -> Vec<DocumentSymbol> {
     let source = &checked.source;
     let mut out = Vec::new();
-    for (doc, class) in checked
-        .prepared
-        .loaded
-        .documents
-        .iter()
-        .zip(&checked.prepared.classes)
-    {
-        if !class.is_checked() {
-            continue;
-        }
+    for doc in azure_ml_documents(checked) {
         let Some(root) = doc.root else {
             continue;
         };
@@ -125,16 +128,7 @@ fn last_line(source: &SourceFile, span: Span) -> u32 {
 pub fn folding_ranges(checked: &Checked) -> Vec<FoldingRange> {
     let source = &checked.source;
     let mut folds: Vec<(u32, u32)> = Vec::new();
-    for (doc, class) in checked
-        .prepared
-        .loaded
-        .documents
-        .iter()
-        .zip(&checked.prepared.classes)
-    {
-        if !class.is_checked() {
-            continue;
-        }
+    for doc in azure_ml_documents(checked) {
         for node in &doc.nodes {
             match &node.value {
                 Value::Map(entries) => {

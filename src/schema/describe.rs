@@ -108,18 +108,7 @@ impl KeyWalk<'_, '_> {
                 }
             }
             Some((first, rest)) => {
-                let child = m
-                    .get("properties")
-                    .and_then(|p| p.get(*first))
-                    .or_else(|| {
-                        first.parse::<usize>().ok().and_then(|i| {
-                            m.get("prefixItems")
-                                .and_then(|p| p.get(i))
-                                .or_else(|| m.get("items"))
-                        })
-                    })
-                    .or_else(|| m.get("additionalProperties").filter(|a| a.is_object()));
-                if let Some(child) = child {
+                if let Some(child) = child_schema(m, first) {
                     self.find(child, base, rest, depth + 1);
                 }
             }
@@ -229,18 +218,7 @@ impl Walk<'_> {
         match segments.split_first() {
             None => self.record(m),
             Some((first, rest)) => {
-                let child = m
-                    .get("properties")
-                    .and_then(|p| p.get(*first))
-                    .or_else(|| {
-                        first.parse::<usize>().ok().and_then(|i| {
-                            m.get("prefixItems")
-                                .and_then(|p| p.get(i))
-                                .or_else(|| m.get("items"))
-                        })
-                    })
-                    .or_else(|| m.get("additionalProperties").filter(|a| a.is_object()));
-                if let Some(child) = child {
+                if let Some(child) = child_schema(m, first) {
                     self.find(child, base, rest, depth + 1);
                 }
             }
@@ -261,6 +239,21 @@ impl Walk<'_> {
             }
         }
     }
+}
+
+/// The schema of the value at `segment` below an object schema `m`: a property, a list
+/// item (by index: `prefixItems`, else `items`), or `additionalProperties`.
+fn child_schema<'a>(m: &'a serde_json::Map<String, Value>, segment: &str) -> Option<&'a Value> {
+    m.get("properties")
+        .and_then(|p| p.get(segment))
+        .or_else(|| {
+            segment.parse::<usize>().ok().and_then(|i| {
+                m.get("prefixItems")
+                    .and_then(|p| p.get(i))
+                    .or_else(|| m.get("items"))
+            })
+        })
+        .or_else(|| m.get("additionalProperties").filter(|a| a.is_object()))
 }
 
 #[cfg(test)]
