@@ -12,6 +12,9 @@
 //!     cargo build --release --example yaml_canon
 //!     python scripts/yaml_pyyaml_diff.py corpus target/release/examples/yaml_canon
 
+#[allow(dead_code)]
+#[path = "../tests/it/fuzzing.rs"]
+mod fuzzing;
 #[path = "../tests/it/yaml_canon.rs"]
 mod yaml_canon;
 
@@ -25,10 +28,7 @@ fn main() {
     if std::env::args().nth(1).as_deref() == Some("--generate") {
         for path in std::env::args().skip(2) {
             let data = std::fs::read(&path).expect("a readable file");
-            println!(
-                "{}",
-                serde_json::Value::String(amlint::fuzzing::generate_yaml(&data))
-            );
+            println!("{}", serde_json::Value::String(fuzzing::generate_yaml(&data)));
         }
         return;
     }

@@ -14,6 +14,7 @@ use crate::diagnostic::Severity;
 use crate::pipeline::{self, Buffer, Options};
 use crate::registry;
 use crate::report;
+use crate::report::rule_page::{self, SourceLink};
 use crate::results::SuppressionKind;
 
 /// `amlint --version`: the release, the Azure ML SDK release the schemas were generated
@@ -922,7 +923,7 @@ fn rule_doc(code_or_name: &str) -> i32 {
     let registry: &registry::Registry = &rules;
     match registry.find(code_or_name) {
         Some(rule) => {
-            if write_stdout(&rule.markdown()) {
+            if write_stdout(&rule_page::markdown(rule, SourceLink::Repository)) {
                 0
             } else {
                 2

@@ -18,8 +18,6 @@ pub mod facts;
 pub mod filter;
 pub mod fix;
 pub mod fsio;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod kinds;
 pub mod limits;
 pub mod load;

@@ -223,86 +223,10 @@ impl RuleMeta {
         }
     }
 
-    /// The rule's documentation page (what `amlint rule` prints and `docs/rules/` holds),
-    /// with ruff's fixed headings. The source link is relative to `docs/rules/`.
-    pub fn markdown(&self) -> String {
-        self.markdown_linking(&format!("../../{}", self.source))
-    }
-
     /// A built-in rule ships in the binary (`rules/...`); user rules come from
     /// `rules-dirs`.
     pub fn is_builtin(&self) -> bool {
         builtin().get(self.code).is_some_and(|b| b.source == self.source)
-    }
-
-    /// The documentation page for use outside the repository (SARIF's `help.markdown`):
-    /// a built-in rule's source is an absolute URL; a user rule's file is named, not
-    /// linked (its path means nothing elsewhere).
-    pub fn markdown_absolute(&self) -> String {
-        if self.is_builtin() {
-            self.markdown_linking(&format!("{REPO_BLOB_URL}{}", self.source))
-        } else {
-            self.markdown_linking("")
-        }
-    }
-
-    fn markdown_linking(&self, source_link: &str) -> String {
-        let source = if source_link.is_empty() {
-            format!("`{}`", self.source)
-        } else {
-            format!("[`{}`]({source_link})", self.source)
-        };
-        let mut out = format!(
-            "# {code} {name}\n\n{summary}\n\n\
-             | Code | Name | Default severity | Source |\n|---|---|---|---|\n\
-             | `{code}` | `{name}` | {severity} | {source} |\n\n\
-             ## What it does\n\n{what}\n\n## Why is this bad?\n\n{why}\n",
-            code = self.code,
-            name = self.name,
-            summary = self.summary.trim(),
-            severity = self.severity,
-            what = self.what.trim(),
-            why = self.why.trim(),
-        );
-        match (&self.example, &self.example_note) {
-            (Some(ex), _) => {
-                let context = ex.context_markdown();
-                let fence = |body: &str| {
-                    if ex.path.ends_with(".json") {
-                        format!("`{}`:\n\n```json\n{}```\n", ex.path, ensure_newline(body))
-                    } else {
-                        format!("```yaml\n# {}\n{}```\n", ex.path, ensure_newline(body))
-                    }
-                };
-                out.push_str(&format!(
-                    "\n## Example\n\n{context}{}\n## Use instead\n\n{}",
-                    fence(&ex.bad),
-                    fence(&ex.good)
-                ));
-            }
-            (None, Some(note)) => out.push_str(&format!("\n## Example\n\n{}\n", note.trim())),
-            (None, None) => {}
-        }
-        if !self.fixes.is_empty() {
-            out.push_str("\n## Fix\n\n");
-            for f in &self.fixes {
-                let (label, how) = match f.applicability {
-                    crate::diagnostic::Applicability::Safe => ("Safe", "applied by `amlint check --fix`"),
-                    crate::diagnostic::Applicability::Unsafe => (
-                        "Unsafe",
-                        "applied only with `--unsafe-fixes`: it changes behaviour",
-                    ),
-                };
-                out.push_str(&format!("- **{label}** ({how}): {}\n", f.what.trim()));
-            }
-        }
-        if !self.references.is_empty() {
-            out.push_str("\n## References\n\n");
-            for r in &self.references {
-                out.push_str(&format!("- <{r}>\n"));
-            }
-        }
-        out
     }
 
     /// The documentation file name under `docs/rules/`.
@@ -313,36 +237,6 @@ impl RuleMeta {
     /// The published documentation page of the rule ([`DOCS_BASE_URL`] + file name).
     pub fn docs_url(&self) -> String {
         format!("{DOCS_BASE_URL}{}", self.doc_file_name())
-    }
-}
-
-impl Example {
-    /// The project around the example (its configuration and other files), as the docs
-    /// show it.
-    fn context_markdown(&self) -> String {
-        let mut out = String::new();
-        if let Some(config) = &self.config {
-            out.push_str(&format!(
-                "With this `amlint.toml`:\n\n```toml\n{}```\n\n",
-                ensure_newline(config)
-            ));
-        }
-        for (path, text) in &self.files {
-            let lang = if path.ends_with(".json") { "json" } else { "yaml" };
-            out.push_str(&format!(
-                "And this `{path}` in the project:\n\n```{lang}\n{}```\n\n",
-                ensure_newline(text)
-            ));
-        }
-        out
-    }
-}
-
-fn ensure_newline(s: &str) -> String {
-    if s.ends_with('\n') {
-        s.to_string()
-    } else {
-        format!("{s}\n")
     }
 }
 

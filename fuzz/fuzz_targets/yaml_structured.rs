@@ -1,4 +1,8 @@
 #![no_main]
 
-// The harness is shared with tests/it/fuzz_replay.rs: see amlint::fuzzing::yaml_structured.
-libfuzzer_sys::fuzz_target!(|data: &[u8]| amlint::fuzzing::yaml_structured(data));
+// The harness is shared with tests/it/fuzz_replay.rs: see tests/it/fuzzing.rs.
+#[allow(dead_code)] // each target uses one harness
+#[path = "../../tests/it/fuzzing.rs"]
+mod fuzzing;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzzing::yaml_structured(data));

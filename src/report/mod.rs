@@ -7,6 +7,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod rule_page;
 pub mod sarif;
 mod snippet;
 pub mod statistics;

@@ -9,6 +9,7 @@
 
 use serde_json::{Value, json};
 
+use super::rule_page::{self, SourceLink};
 use crate::baseline;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::project::percent_encode_path;
@@ -36,7 +37,7 @@ fn rule_descriptor(rule: &RuleMeta) -> Value {
         "name": rule.name,
         "shortDescription": { "text": rule.summary.trim() },
         "fullDescription": { "text": rule.what.trim() },
-        "help": { "text": text, "markdown": rule.markdown_absolute() },
+        "help": { "text": text, "markdown": rule_page::markdown(rule, SourceLink::Absolute) },
         "defaultConfiguration": { "level": level(rule.severity) },
         "properties": { "tags": ["azure-ml", area(rule, builtin)] },
     });

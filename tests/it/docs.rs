@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use amlint::registry;
+use amlint::report::rule_page::{self, SourceLink};
 
 fn expected_files() -> BTreeMap<String, String> {
     let mut files = BTreeMap::new();
@@ -21,7 +22,10 @@ fn expected_files() -> BTreeMap<String, String> {
             rule.severity,
             rule.summary.trim().replace('|', "\\|")
         ));
-        files.insert(rule.doc_file_name(), rule.markdown());
+        files.insert(
+            rule.doc_file_name(),
+            rule_page::markdown(rule, SourceLink::Repository),
+        );
     }
     index.push_str("\nWhat declarative rules can read: [facts](facts.md).\n");
     files.insert("README.md".to_string(), index);

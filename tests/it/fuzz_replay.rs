@@ -1,6 +1,6 @@
 //! Replays the fuzz corpus (`fuzz/corpus/<target>/`) and the reproducers of fixed bugs
 //! (`fuzz/regressions/<target>/`) through the harness the fuzz targets call
-//! (`amlint::fuzzing`), so that `cargo test` keeps every past crash fixed without the
+//! (`fuzzing.rs`), so that `cargo test` keeps every past crash fixed without the
 //! nightly toolchain. See docs/fuzzing.md.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -20,7 +20,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn replay(target: &str) {
-    let run = amlint::fuzzing::target(target).expect("a target of amlint::fuzzing");
+    let run = crate::fuzzing::target(target).expect("a target of fuzzing::TARGETS");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
     let corpus = files(&root.join("corpus").join(target));
     assert!(
@@ -76,7 +76,7 @@ fn config_file() {
 
 #[test]
 fn every_target_is_replayed() {
-    let names: Vec<&str> = amlint::fuzzing::TARGETS.iter().map(|(n, _)| *n).collect();
+    let names: Vec<&str> = crate::fuzzing::TARGETS.iter().map(|(n, _)| *n).collect();
     assert_eq!(
         names,
         ["loader", "yaml_structured", "check", "rule_file", "config_file"]
@@ -95,7 +95,7 @@ fn every_target_is_replayed() {
 #[test]
 fn the_yaml_generator_builds_structures() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/yaml_structured");
-    let text = |seed: &str| amlint::fuzzing::generate_yaml(&std::fs::read(root.join(seed)).unwrap());
+    let text = |seed: &str| crate::fuzzing::generate_yaml(&std::fs::read(root.join(seed)).unwrap());
     let anchors = text("anchors-merges");
     assert!(anchors.contains("<<: *a") && anchors.contains("&a"), "{anchors}");
     assert!(text("deep-flow").matches('[').count() > 200);
@@ -108,6 +108,6 @@ fn the_yaml_generator_builds_structures() {
     assert!(line_breaks.contains('\u{85}') || line_breaks.contains('\u{2028}'));
     for seed in files(&root) {
         let data = std::fs::read(&seed).unwrap();
-        assert!(amlint::fuzzing::generate_yaml(&data).len() <= amlint::fuzzing::MAX_INPUT);
+        assert!(crate::fuzzing::generate_yaml(&data).len() <= crate::fuzzing::MAX_INPUT);
     }
 }

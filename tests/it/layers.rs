@@ -47,7 +47,6 @@ const LAYERS: &[&str] = &[
     "rule_test",
     "report",
     "lsp",
-    "fuzzing",
     "cli",
 ];
 

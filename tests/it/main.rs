@@ -19,6 +19,7 @@ mod escaping;
 mod fix;
 mod fixtures;
 mod fuzz_replay;
+mod fuzzing;
 mod hostile;
 mod hostile_fs;
 mod layers;

@@ -6,14 +6,14 @@
 
 use std::path::Path;
 
-use crate::config::{self, ConfigChoice, ConfigFileKind};
-use crate::diagnostic::Diagnostic;
-use crate::document::{Document, Value};
-use crate::limits::Limits;
-use crate::load::{self, Format, LoadedFile};
-use crate::pipeline::{self, Options};
-use crate::registry::Registry;
-use crate::source::Span;
+use amlint::config::{self, ConfigChoice, ConfigFileKind};
+use amlint::diagnostic::Diagnostic;
+use amlint::document::{Document, Value};
+use amlint::limits::Limits;
+use amlint::load::{self, Format, LoadedFile};
+use amlint::pipeline::{self, Options};
+use amlint::registry::Registry;
+use amlint::source::Span;
 
 /// A directory that does not exist: fuzzed documents and configurations are "in" it,
 /// so that no project, git work tree or local file around them is ever read.
@@ -384,7 +384,7 @@ fn check_tree(text: &str, doc: &Document) {
         check_span(text, node.span, "node");
         // Children and anchors come before the nodes that refer to them
         // (`Document::expansion_exceeds` relies on it).
-        let earlier = |id: crate::document::NodeId, what: &str| {
+        let earlier = |id: amlint::document::NodeId, what: &str| {
             assert!(
                 id.index() < i,
                 "node {i} refers to {what} {id:?}, not an earlier node"
@@ -448,13 +448,13 @@ fn rule_file_bytes(data: &[u8]) {
     let path = "fuzz/ACME001-fuzz.yaml";
     // Read, then compiled (the rule language), alone and as a user rule.
     let errors = match Registry::from_files([(path, text.as_str())]) {
-        Ok(registry) => crate::ruleset::Ruleset::compile(&registry)
+        Ok(registry) => amlint::ruleset::Ruleset::compile(&registry)
             .err()
             .unwrap_or_default(),
         Err(errors) => errors,
     };
     let user = match Registry::with_user_rules(&[(path.to_string(), text.clone())]) {
-        Ok(registry) => crate::ruleset::Ruleset::compile(&registry)
+        Ok(registry) => amlint::ruleset::Ruleset::compile(&registry)
             .err()
             .unwrap_or_default(),
         Err(errors) => errors,
@@ -486,7 +486,7 @@ fn config_file_bytes(data: &[u8]) {
         return;
     }
     let dir = Path::new(FUZZ_DIR);
-    let registry = crate::registry::builtin();
+    let registry = amlint::registry::builtin();
     for (name, kind) in [
         ("amlint.toml", ConfigFileKind::Amlint),
         ("pyproject.toml", ConfigFileKind::Pyproject),
