@@ -90,6 +90,29 @@ fn every_target_is_replayed() {
     }
 }
 
+/// No seed is named as a configuration file: amlint's configuration discovery would read
+/// it when this repository is checked (`amlint check .`), and a seed that is meant to be
+/// invalid would stop the run with a configuration error.
+#[test]
+fn no_seed_is_a_configuration_file_of_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    for target in crate::fuzzing::TARGETS.iter().map(|(n, _)| *n) {
+        for dir in [
+            root.join("corpus").join(target),
+            root.join("regressions").join(target),
+        ] {
+            for file in files(&dir) {
+                let name = file.file_name().unwrap().to_str().unwrap();
+                assert!(
+                    !amlint::config::CONFIG_FILE_NAMES.contains(&name),
+                    "{}: rename it (configuration discovery reads files of this name)",
+                    file.display()
+                );
+            }
+        }
+    }
+}
+
 /// The structure-aware generator builds what its seeds ask for (a change that made it
 /// emit nothing, or only one kind of line, would leave the target fuzzing very little).
 #[test]
