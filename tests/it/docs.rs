@@ -1,109 +1,93 @@
-//! `docs/rules/` is generated from `rules/`; this test fails when it is stale.
-//! Regenerate with `AMLINT_UPDATE_DOCS=1 cargo test --test it docs::`.
+//! `docs/rules/` is generated from `rules/` and `facts::FACTS` (`generate.rs`); this test
+//! fails when it is stale. Regenerate with `cargo dev generate-all`.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
-use amlint::registry;
-use amlint::report::rule_page::{self, SourceLink};
-
-fn expected_files() -> BTreeMap<String, String> {
-    let mut files = BTreeMap::new();
-    let mut index = String::from(
-        "# Rules\n\nGenerated from `rules/` by `AMLINT_UPDATE_DOCS=1 cargo test --test it docs::`; do not edit.\n\n\
-         | Code | Name | Default severity | Summary |\n|---|---|---|---|\n",
-    );
-    for rule in registry::builtin().rules() {
-        index.push_str(&format!(
-            "| [`{}`]({}) | `{}` | {} | {} |\n",
-            rule.code,
-            rule.doc_file_name(),
-            rule.name,
-            rule.severity,
-            rule.summary.trim().replace('|', "\\|")
-        ));
-        files.insert(
-            rule.doc_file_name(),
-            rule_page::markdown(rule, SourceLink::Repository),
-        );
-    }
-    index.push_str("\nWhat declarative rules can read: [facts](facts.md).\n");
-    files.insert("README.md".to_string(), index);
-    files.insert("facts.md".to_string(), facts_page());
-    files
-}
-
-/// `docs/rules/facts.md`, from the one table of facts (`amlint::facts::FACTS`).
-fn facts_page() -> String {
-    use amlint::facts::{FACTS, Fields};
-    let mut out = String::from(
-        "# Facts\n\nGenerated from `src/facts/table.rs` by `AMLINT_UPDATE_DOCS=1 cargo test --test it docs::`; do not edit.\n\n\
-         What a rule's `when`, `report.at` and messages can read besides the document's own fields \
-         (`rules/rule.schema.json`). A fact that cannot be resolved is unknown, and an unknown \
-         condition never fires a rule.\n\n| Fact | Fields | What it holds |\n|---|---|---|\n",
-    );
-    for fact in FACTS {
-        let fields = match fact.fields {
-            Fields::Whole => "—".to_string(),
-            Fields::AnyName => "`<name>`".to_string(),
-            Fields::Named { fields, nested } => fields
-                .iter()
-                .map(|f| match nested.iter().find(|(n, _)| n == f) {
-                    Some(_) => format!("`{f}.*`"),
-                    None => format!("`{f}`"),
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-        };
-        out.push_str(&format!("| `${}` | {fields} | {} |\n", fact.name, fact.summary));
-    }
-    out.push_str("\n`$vm.*` and `$target.vm.*` fields: ");
-    out.push_str(
-        &amlint::facts::VM_FIELDS
-            .iter()
-            .map(|f| format!("`{f}`"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    );
-    out.push_str(".\n");
-    out
-}
+use crate::generate::{self, NewRule};
 
 #[test]
 fn rule_docs_are_fresh() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rules");
-    let expected = expected_files();
-    if std::env::var_os("AMLINT_UPDATE_DOCS").is_some() {
-        std::fs::create_dir_all(&dir).unwrap();
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            if !expected.contains_key(&*entry.file_name().to_string_lossy()) {
-                std::fs::remove_file(entry.path()).unwrap();
-            }
-        }
-        for (name, text) in &expected {
-            std::fs::write(dir.join(name), text).unwrap();
-        }
-        return;
-    }
-    let mut stale = Vec::new();
-    for (name, text) in &expected {
-        match std::fs::read_to_string(dir.join(name)) {
-            Ok(on_disk) if &on_disk == text => {}
-            Ok(_) => stale.push(format!("{name} differs")),
-            Err(_) => stale.push(format!("{name} is missing")),
-        }
-    }
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            if !expected.contains_key(&name) {
-                stale.push(format!("{name} documents no rule"));
-            }
-        }
-    }
+    let stale = generate::stale(&dir, &generate::rule_docs());
     assert!(
         stale.is_empty(),
-        "docs/rules is stale ({}); run `AMLINT_UPDATE_DOCS=1 cargo test --test it docs::`",
-        stale.join(", ")
+        "docs/rules is stale ({}); run `{}`",
+        stale.join(", "),
+        generate::REGENERATE
     );
+}
+
+/// `write` makes a directory hold exactly the expected files, and `stale` then finds
+/// nothing; before, it names each difference.
+#[test]
+fn generate_all_writes_what_the_check_expects() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = generate::rule_docs();
+    std::fs::write(dir.path().join("AML999-gone.md"), "old").unwrap();
+    std::fs::write(dir.path().join("README.md"), "old").unwrap();
+    let before = generate::stale(dir.path(), &expected);
+    assert!(before.contains(&"AML999-gone.md documents no rule".to_string()));
+    assert!(before.contains(&"README.md differs".to_string()));
+    assert!(before.contains(&"facts.md is missing".to_string()));
+    let written = generate::write(dir.path(), &expected).unwrap();
+    assert_eq!(
+        written.len(),
+        expected.len() + 1,
+        "every file, and the removed one"
+    );
+    assert!(generate::stale(dir.path(), &expected).is_empty());
+    assert!(generate::write(dir.path(), &expected).unwrap().is_empty());
+}
+
+/// The scaffold is a rule file the registry reads (with the built-in rules beside it),
+/// in the area asked for; it is never written over an existing file, and taken codes,
+/// names and unknown areas are refused.
+#[test]
+fn new_rule_scaffolds_a_rule_file_the_registry_reads() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("rules/cost")).unwrap();
+    std::fs::create_dir_all(root.path().join("rules/data")).unwrap();
+    for native in [false, true] {
+        let rule = NewRule {
+            code: if native { "AML998" } else { "AML999" },
+            name: if native {
+                "native-scaffold"
+            } else {
+                "declarative-scaffold"
+            },
+            area: "cost",
+            native,
+        };
+        let path = generate::new_rule(root.path(), &rule).unwrap();
+        assert_eq!(
+            path,
+            root.path()
+                .join(format!("rules/cost/{}-{}.yaml", rule.code, rule.name))
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let parsed = amlint::registry::Registry::from_files([(path.to_str().unwrap(), text.as_str())])
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let meta = parsed.get(rule.code).unwrap();
+        assert_eq!((meta.name, meta.native), (rule.name, native));
+        assert_eq!(meta.declarative.is_some(), !native);
+        let again = generate::new_rule(root.path(), &rule).unwrap_err();
+        assert!(again.contains("exists"), "{again}");
+    }
+    let refused = |code: &str, name: &str, area: &str| {
+        generate::new_rule(
+            root.path(),
+            &NewRule {
+                code,
+                name,
+                area,
+                native: true,
+            },
+        )
+        .unwrap_err()
+    };
+    assert!(refused("AML601", "x-y", "cost").contains("taken by `cluster-min-instances-nonzero`"));
+    assert!(refused("AML997", "cluster-min-instances-nonzero", "cost").contains("taken by AML601"));
+    assert!(refused("AML99", "x-y", "cost").contains("three digits"));
+    assert!(refused("AML997", "Not_Kebab", "cost").contains("kebab-case"));
+    assert!(refused("AML997", "x-y", "data").contains("one of: cost"));
 }

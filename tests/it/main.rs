@@ -20,6 +20,7 @@ mod fix;
 mod fixtures;
 mod fuzz_replay;
 mod fuzzing;
+mod generate;
 mod hostile;
 mod hostile_fs;
 mod layers;
