@@ -68,6 +68,22 @@ fn every_finding_of_the_fixtures_is_on_its_expression_key_or_value() {
     );
     assert_eq!(on("placeholders.yml", 15, "AML807"), ["${{inputs.seed}}"]);
     assert_eq!(on("sweep.yml", 6, "AML808"), ["${{search_space.lr}}"]);
+    assert_eq!(
+        on("pipeline-types.yml", 36, "AML811"),
+        ["${{parent.jobs.train.outputs.model}}"]
+    );
+    assert_eq!(
+        on("pipeline-types.yml", 38, "AML811"),
+        ["${{parent.jobs.prep.outputs.clean}}"]
+    );
+    assert_eq!(on("pipeline-types.yml", 39, "AML811"), ["${{inputs.raw_data}}"]);
+    // An inline command step's output without `type:` is a `uri_folder`.
+    assert_eq!(
+        on("pipeline-types.yml", 40, "AML811"),
+        ["${{parent.jobs.prep.outputs.log}}"]
+    );
+    assert_eq!(on("pipeline-types.yml", 87, "AML810"), ["10"]);
+    assert_eq!(on("pipeline-types.yml", 88, "AML810"), ["on"]);
     // Every binding finding covers exactly one `${{...}}`.
     for (file, line, code, text) in &found {
         if !matches!(*code, "AML805" | "AML806" | "AML810") {

@@ -176,7 +176,7 @@ impl<'a> FlowModel<'a> {
     }
 
     /// The bindings of the string scalar `id`.
-    fn of(&self, id: NodeId) -> &[Binding] {
+    pub fn of(&self, id: NodeId) -> &[Binding] {
         self.located.get(&id).map_or(&[], |r| &self.all[r.clone()])
     }
 
