@@ -84,9 +84,22 @@ fn every_finding_of_the_fixtures_is_on_its_expression_key_or_value() {
     );
     assert_eq!(on("pipeline-types.yml", 87, "AML810"), ["10"]);
     assert_eq!(on("pipeline-types.yml", 88, "AML810"), ["on"]);
+    assert_eq!(on("pipeline-sweep.yml", 15, "AML805"), ["seeds"]);
+    assert_eq!(on("pipeline-sweep.yml", 25, "AML812"), ["momentum"]);
+    assert_eq!(on("pipeline-sweep.yml", 37, "AML806"), ["inputs"]);
+    assert_eq!(
+        on("pipeline-sweep.yml", 38, "AML808"),
+        ["${{search_space.epoch}}"]
+    );
+    assert_eq!(on("pipeline-sweep.yml", 64, "AML812"), ["l2"]);
+    assert_eq!(
+        on("pipeline-sweep.yml", 91, "AML803"),
+        ["${{parent.jobs.tune.outputs.modl}}"]
+    );
+    assert_eq!(on("sweep.yml", 12, "AML812"), ["learning_rate"]);
     // Every binding finding covers exactly one `${{...}}`.
     for (file, line, code, text) in &found {
-        if !matches!(*code, "AML805" | "AML806" | "AML810") {
+        if !matches!(*code, "AML805" | "AML806" | "AML810" | "AML812") {
             assert!(
                 text.starts_with("${{") && text.ends_with("}}") && text.matches("${{").count() == 1,
                 "{file}:{line} {code} is on {text:?}"

@@ -35,11 +35,15 @@ fn wiring(
     out: &mut Vec<Diagnostic>,
 ) {
     let doc = model.cx.doc;
-    let where_ = file.map_or_else(
-        || "its inline component".to_string(),
-        |f| format!("its component `{f}`"),
-    );
+    // A sweep step's component is its trial, whose required inputs the search space may
+    // give (the SDK's `Sweep._is_input_set`).
+    let trial = doc.get(step.node, "trial").is_some();
+    let role = if trial { "trial" } else { "component" };
+    let where_ = file.map_or_else(|| format!("its inline {role}"), |f| format!("its {role} `{f}`"));
     let mut given: Vec<String> = Vec::new();
+    if trial && let Some(space) = doc.get(step.node, "search_space") {
+        given.extend(kept(doc, space).into_iter().map(|(name, _, _)| name));
+    }
     for (io, ports) in [("inputs", &interface.inputs), ("outputs", &interface.outputs)] {
         let Some(map) = doc.get(step.node, io) else {
             continue;
