@@ -97,6 +97,17 @@ fn every_finding_of_the_fixtures_is_on_its_expression_key_or_value() {
         ["${{parent.jobs.tune.outputs.modl}}"]
     );
     assert_eq!(on("sweep.yml", 12, "AML812"), ["learning_rate"]);
+    // Placeholders of an inline step component and of a sweep step's inline trial.
+    assert_eq!(on("inline-placeholders.yml", 19, "AML801"), ["${{inputs.dat}}"]);
+    assert_eq!(on("inline-placeholders.yml", 19, "AML807"), ["${{inputs.rows}}"]);
+    assert_eq!(
+        on("inline-placeholders.yml", 34, "AML801"),
+        ["${{outputs.model}}"]
+    );
+    assert_eq!(
+        on("inline-placeholders.yml", 37, "AML808"),
+        ["${{search_space.learning_rat}}"]
+    );
     // Every binding finding covers exactly one `${{...}}`.
     for (file, line, code, text) in &found {
         if !matches!(*code, "AML805" | "AML806" | "AML810" | "AML812") {
