@@ -3,6 +3,8 @@
 //! `search_space` parameter the trial never receives (no input of that name in the trial
 //! component, no `${{search_space.x}}` naming it).
 
+use std::collections::HashSet;
+
 use super::model::{FlowModel, Sweep, Trial};
 use super::{did_you_mean, listing};
 use crate::diagnostic::{Diagnostic, codes};
@@ -13,14 +15,15 @@ pub fn check(model: &FlowModel<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         };
         let names = || params.iter().map(|(p, _)| p.as_str());
+        let known: HashSet<&str> = names().collect();
         // The parameters a misspelt binding was meant for: reported there (AML808), not
         // again as unused.
-        let mut meant: Vec<&str> = Vec::new();
+        let mut meant: HashSet<&str> = HashSet::new();
         for b in &sweep.bindings {
             let Some(&name) = b.segments().get(1) else {
                 continue;
             };
-            if names().any(|p| p == name) {
+            if known.contains(name) {
                 continue;
             }
             let hint = did_you_mean(name, names());
@@ -50,12 +53,16 @@ pub fn check(model: &FlowModel<'_>, out: &mut Vec<Diagnostic>) {
 fn unused(
     sweep: &Sweep,
     params: &[(String, crate::source::Span)],
-    meant: &[&str],
+    meant: &HashSet<&str>,
     out: &mut Vec<Diagnostic>,
 ) {
-    let named = |p: &str| sweep.bindings.iter().any(|b| b.segments().get(1) == Some(&p));
+    let named: HashSet<&str> = sweep
+        .bindings
+        .iter()
+        .filter_map(|b| b.expr.split('.').nth(1))
+        .collect();
     for (name, span) in params {
-        if named(name) || meant.contains(&name.as_str()) {
+        if named.contains(name.as_str()) || meant.contains(name.as_str()) {
             continue;
         }
         let d = match &sweep.trial {

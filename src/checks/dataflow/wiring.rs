@@ -40,7 +40,7 @@ fn wiring(
     let trial = doc.get(step.node, "trial").is_some();
     let role = if trial { "trial" } else { "component" };
     let where_ = file.map_or_else(|| format!("its inline {role}"), |f| format!("its {role} `{f}`"));
-    let mut given: Vec<String> = Vec::new();
+    let mut given: std::collections::HashSet<String> = std::collections::HashSet::new();
     if trial && let Some(space) = doc.get(step.node, "search_space") {
         given.extend(kept(doc, space).into_iter().map(|(name, _, _)| name));
     }
@@ -51,7 +51,7 @@ fn wiring(
         for (name, key, value) in kept(doc, map) {
             let key_span = doc.node(key).span;
             if io == "inputs" && !matches!(doc.value(value), Value::Null) {
-                given.push(name.to_string());
+                given.insert(name.to_string());
             }
             let what = &io[..io.len() - 1];
             match ports.iter().find(|p| p.name == name) {
