@@ -21,7 +21,10 @@ Only files the SDK accepts unmutated are mutated. Operators: a misspelt step
 (`parent.inputs.x`), a misspelt placeholder of a command (`${{inputs.x}}`), a misspelt
 search-space parameter, a misspelt binding root (`parent.job`, `input`), a removed step
 input (missing required input when the component requires it), a literal of the wrong type
-for a step input. Deterministic: the same corpus gives the same mutants.
+for a step input (`not-a-number` for a number; `10` for a step output binding, which a data
+or model input refuses), and a step input fed by a literal pipeline input rewired to another
+step's output (one that does not read from the step) (a value input fed a path). Deterministic: the same corpus gives the
+same mutants.
 """
 from __future__ import annotations
 
@@ -102,7 +105,41 @@ def mutants(text: str, kind: str):
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
+    literal_inputs = literal_pipeline_inputs(lines)
+    # The step each line belongs to (the keys under `jobs:`), the steps each step reads
+    # (`${{parent.jobs.S.outputs.O}}` in it) and every such binding.
+    step_of, reads, sources = [None] * len(lines), collections.defaultdict(set), []
+    step, in_jobs = None, False
     for i, line in enumerate(lines):
+        if re.match(r"^\S", line):
+            in_jobs, step = line.startswith("jobs:"), None
+        sm = re.match(r"^  ([A-Za-z_][\w-]*):\s*(#.*)?$", line)
+        if in_jobs and sm:
+            step = sm.group(1)
+        step_of[i] = step
+        if line.lstrip().startswith("#"):
+            continue
+        for b in BINDING.finditer(line):
+            parts = b.group(1).split(".")
+            if step and parts[:2] == ["parent", "jobs"] and len(parts) == 5 and parts[3] == "outputs":
+                reads[step].add(parts[2])
+                if b.group(0) not in sources:
+                    sources.append(b.group(0))
+
+    def depends(a, b):
+        """Whether step `a` reads, directly or not, from step `b`."""
+        seen, todo = set(), [a]
+        while todo:
+            s = todo.pop()
+            if s == b:
+                return True
+            if s not in seen:
+                seen.add(s)
+                todo.extend(reads[s])
+        return False
+
+    for i, line in enumerate(lines):
+        step = step_of[i]
         # A step input line: `      name: value` under an `inputs:` of a step (indent > 4).
         m = re.match(r"^(\s+)([A-Za-z_][\w-]*):\s*(\S.*)?$", line)
         if not m or len(m.group(1)) < 6:
@@ -127,10 +164,36 @@ def mutants(text: str, kind: str):
             mutant = "".join(lines[:i] + lines[i + 1:])
             yield "removed-input", mutant, key_span
         value = (m.group(3) or "").split("#")[0].strip()
+        start = offsets[i] + line.index(value, len(m.group(1)) + len(m.group(2)) + 1) if value else 0
         if re.fullmatch(r"-?\d+(\.\d+)?", value) and take("wrong-type"):
-            start = offsets[i] + line.index(value, len(m.group(1)) + len(m.group(2)) + 1)
             new = "not-a-number"
             yield "wrong-type", text[:start] + new + text[start + len(value):], (start, start + len(new))
+        whole = BINDING.fullmatch(value)
+        parts = whole.group(1).split(".") if whole else []
+        if parts[:2] == ["parent", "jobs"] and take("literal-into-data"):
+            # A number where a step output (a path) was: refused for a data or model input.
+            new = "10"
+            yield "literal-into-data", text[:start] + new + text[start + len(value):], (start, start + len(new))
+        if parts[:2] == ["parent", "inputs"] and len(parts) == 3 and parts[2] in literal_inputs:
+            # A value input (fed a literal pipeline input) wired to the output of a step
+            # that does not read from this one (no cycle).
+            other = [b for b in sources if step and not depends(b.split(".")[2], step)]
+            if other and take("output-into-value"):
+                new = other[0]
+                yield "output-into-value", text[:start] + new + text[start + len(value):], (start, start + len(new))
+
+
+def literal_pipeline_inputs(lines):
+    """The pipeline inputs given a literal value (`epochs: 10`) under the top-level `inputs:`."""
+    names, inside = set(), False
+    for k, line in enumerate(lines):
+        if re.match(r"^\S", line):
+            inside = line.startswith("inputs:")
+            continue
+        m = re.match(r"^  ([A-Za-z_][\w-]*):\s*([^\s#{\[&*|>][^#]*)?(#.*)?$", line)
+        if inside and m and m.group(2) and not m.group(2).strip().startswith("${{"):
+            names.add(m.group(1))
+    return names
 
 
 def sdk_verdicts(paths):

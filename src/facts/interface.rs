@@ -34,7 +34,25 @@ impl Port {
             .into_iter()
             .find(|p| p.eq_ignore_ascii_case(t))
     }
+
+    /// The data or model type of the port (`uri_folder`, `mlflow_model`...), if it declares
+    /// one: the types the SDK holds as paths, not values (`Input._is_primitive_type` false).
+    pub fn asset(&self) -> Option<&str> {
+        let t = self.ptype.as_deref()?;
+        ASSET_TYPES.contains(&t).then_some(t)
+    }
 }
+
+/// The data and model types of an input or output (`AssetTypes` of azure-ai-ml), as the
+/// schema accepts them (lower case).
+pub const ASSET_TYPES: &[&str] = &[
+    "uri_file",
+    "uri_folder",
+    "mltable",
+    "mlflow_model",
+    "custom_model",
+    "triton_model",
+];
 
 /// Declared inputs and outputs, in the order written (the last of a repeated key kept).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -144,6 +162,9 @@ mod tests {
         assert_eq!(names, [("a", true), ("b", false), ("c", false), ("d", true)]);
         assert_eq!(i.input("a").unwrap().primitive(), Some("integer"));
         assert_eq!(i.output("m").unwrap().ptype.as_deref(), Some("mlflow_model"));
+        assert_eq!(i.output("m").unwrap().asset(), Some("mlflow_model"));
+        assert_eq!(i.input("d").unwrap().asset(), Some("uri_folder"));
+        assert_eq!(i.input("a").unwrap().asset(), None);
         let a = i.input("a").unwrap().span;
         assert_eq!(&text[a.range()], "a");
     }

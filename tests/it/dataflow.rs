@@ -68,9 +68,49 @@ fn every_finding_of_the_fixtures_is_on_its_expression_key_or_value() {
     );
     assert_eq!(on("placeholders.yml", 15, "AML807"), ["${{inputs.seed}}"]);
     assert_eq!(on("sweep.yml", 6, "AML808"), ["${{search_space.lr}}"]);
+    assert_eq!(
+        on("pipeline-types.yml", 36, "AML811"),
+        ["${{parent.jobs.train.outputs.model}}"]
+    );
+    assert_eq!(
+        on("pipeline-types.yml", 38, "AML811"),
+        ["${{parent.jobs.prep.outputs.clean}}"]
+    );
+    assert_eq!(on("pipeline-types.yml", 39, "AML811"), ["${{inputs.raw_data}}"]);
+    // An inline command step's output without `type:` is a `uri_folder`.
+    assert_eq!(
+        on("pipeline-types.yml", 40, "AML811"),
+        ["${{parent.jobs.prep.outputs.log}}"]
+    );
+    assert_eq!(on("pipeline-types.yml", 87, "AML810"), ["10"]);
+    assert_eq!(on("pipeline-types.yml", 88, "AML810"), ["on"]);
+    assert_eq!(on("pipeline-sweep.yml", 15, "AML805"), ["seeds"]);
+    assert_eq!(on("pipeline-sweep.yml", 25, "AML812"), ["momentum"]);
+    assert_eq!(on("pipeline-sweep.yml", 37, "AML806"), ["inputs"]);
+    assert_eq!(
+        on("pipeline-sweep.yml", 38, "AML808"),
+        ["${{search_space.epoch}}"]
+    );
+    assert_eq!(on("pipeline-sweep.yml", 64, "AML812"), ["l2"]);
+    assert_eq!(
+        on("pipeline-sweep.yml", 91, "AML803"),
+        ["${{parent.jobs.tune.outputs.modl}}"]
+    );
+    assert_eq!(on("sweep.yml", 12, "AML812"), ["learning_rate"]);
+    // Placeholders of an inline step component and of a sweep step's inline trial.
+    assert_eq!(on("inline-placeholders.yml", 19, "AML801"), ["${{inputs.dat}}"]);
+    assert_eq!(on("inline-placeholders.yml", 19, "AML807"), ["${{inputs.rows}}"]);
+    assert_eq!(
+        on("inline-placeholders.yml", 34, "AML801"),
+        ["${{outputs.model}}"]
+    );
+    assert_eq!(
+        on("inline-placeholders.yml", 37, "AML808"),
+        ["${{search_space.learning_rat}}"]
+    );
     // Every binding finding covers exactly one `${{...}}`.
     for (file, line, code, text) in &found {
-        if !matches!(*code, "AML805" | "AML806" | "AML810") {
+        if !matches!(*code, "AML805" | "AML806" | "AML810" | "AML812") {
             assert!(
                 text.starts_with("${{") && text.ends_with("}}") && text.matches("${{").count() == 1,
                 "{file}:{line} {code} is on {text:?}"

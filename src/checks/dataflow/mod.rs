@@ -6,8 +6,8 @@
 //!
 //! One file per rule family: `command.rs` (placeholders of a command: AML801, AML807),
 //! `pipeline.rs` (parent and step bindings, cycles: AML802–AML804, AML808 in sweep steps),
-//! `wiring.rs` (a step against its component: AML805, AML806, AML810), `sweep.rs`
-//! (AML808), `roots.rs` (AML809); `scan.rs` finds the bindings and their spans.
+//! `wiring.rs` (a step against its component: AML805, AML806, AML810, AML811), `sweep.rs`
+//! (AML808, AML812), `roots.rs` (AML809); `scan.rs` finds the bindings and their spans.
 
 mod command;
 mod model;
@@ -26,6 +26,7 @@ use scan::Binding;
 /// Every code this check reports.
 pub const CODES: &[&str] = &[
     "AML801", "AML802", "AML803", "AML804", "AML805", "AML806", "AML807", "AML808", "AML809", "AML810",
+    "AML811", "AML812",
 ];
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {

@@ -29,12 +29,28 @@ pub struct FlowCommand {
     pub owner: String,
 }
 
-/// A sweep: its `search_space` parameters (None when not a mapping) and its
-/// `${{search_space.x}}` bindings.
+/// A sweep: its `search_space` parameters with their keys (None when not a mapping), its
+/// `${{search_space.x}}` bindings, and how its trial receives the sampled values.
 pub struct Sweep {
-    pub params: Option<Vec<String>>,
+    pub params: Option<Vec<(String, Span)>>,
     pub bindings: Vec<Binding>,
     pub owner: String,
+    pub trial: Trial,
+}
+
+/// How a sweep's trial receives the values the sweep samples.
+pub enum Trial {
+    /// A trial component (a pipeline sweep step's `trial:`, a file or inline): each
+    /// parameter feeds the input of the same name.
+    Inputs {
+        interface: Interface,
+        /// The trial's file (None: inline).
+        file: Option<String>,
+    },
+    /// The inline trial of a sweep job: only through `${{search_space.x}}`.
+    Placeholders,
+    /// A registry or workspace component, or a trial that is not a mapping.
+    Unknown,
 }
 
 /// What a step's component declares.
@@ -137,7 +153,8 @@ impl<'a> FlowModel<'a> {
             }
         }
         let pipeline_kind = matches!(kind, "pipelineJob" | "pipelineComponent");
-        if all.is_empty() && !pipeline_kind {
+        // A sweep job is modelled even without a binding: its search space may be unused.
+        if all.is_empty() && !pipeline_kind && kind != "sweepJob" {
             return None;
         }
         let mut model = FlowModel {
@@ -156,8 +173,14 @@ impl<'a> FlowModel<'a> {
                 model.add_command(root, true, "this component".to_string());
             }
             "sweepJob" => {
-                model.add_sweep(root, "this sweep job".to_string());
-                if let Some(trial) = cx.doc.get(root, "trial").filter(|t| is_map(cx, *t)) {
+                let trial = cx.doc.get(root, "trial").filter(|t| is_map(cx, *t));
+                let receives = if trial.is_some() {
+                    Trial::Placeholders
+                } else {
+                    Trial::Unknown
+                };
+                model.add_sweep(root, "this sweep job".to_string(), receives);
+                if let Some(trial) = trial {
                     // The trial's placeholders name the sweep job's inputs and outputs.
                     let interface = Interface::read(cx.doc, root);
                     let bindings = model.command_bindings(trial);
@@ -176,7 +199,7 @@ impl<'a> FlowModel<'a> {
     }
 
     /// The bindings of the string scalar `id`.
-    fn of(&self, id: NodeId) -> &[Binding] {
+    pub fn of(&self, id: NodeId) -> &[Binding] {
         self.located.get(&id).map_or(&[], |r| &self.all[r.clone()])
     }
 
@@ -215,13 +238,13 @@ impl<'a> FlowModel<'a> {
         });
     }
 
-    fn add_sweep(&mut self, map: NodeId, owner: String) {
+    fn add_sweep(&mut self, map: NodeId, owner: String, trial: Trial) {
         let doc = self.cx.doc;
         let params = match doc.get(map, "search_space").map(|s| (s, doc.value(s))) {
             Some((s, Value::Map(_))) => Some(
-                doc.kept_entries(s)
+                kept(doc, s)
                     .into_iter()
-                    .map(|(k, _)| k.into_owned())
+                    .map(|(k, key, _)| (k, doc.node(key).span))
                     .collect(),
             ),
             _ => None,
@@ -231,13 +254,12 @@ impl<'a> FlowModel<'a> {
             .into_iter()
             .filter(|b| b.expr.split('.').next() == Some("search_space"))
             .collect();
-        if !bindings.is_empty() {
-            self.sweeps.push(Sweep {
-                params,
-                bindings,
-                owner,
-            });
-        }
+        self.sweeps.push(Sweep {
+            params,
+            bindings,
+            owner,
+            trial,
+        });
     }
 
     fn add_pipeline(&mut self, root: NodeId) {
@@ -291,11 +313,32 @@ impl<'a> FlowModel<'a> {
                 _ => Component::Unknown,
             },
             None if stype == "sweep" => {
-                self.add_sweep(node, format!("sweep {label}"));
-                if let Some(trial) = doc.get(node, "trial").filter(|t| is_map(cx, *t)) {
-                    self.add_command(trial, true, format!("the trial of {label}"));
-                }
-                Component::Unknown
+                // The trial is the step's component: a file or an inline component.
+                let component = match doc.get(node, "trial") {
+                    // A mapping naming a `component:` is a step, not a trial component.
+                    Some(t) if is_map(cx, t) && doc.get(t, "component").is_some() => Component::Unknown,
+                    Some(t) if is_map(cx, t) => {
+                        self.add_command(t, true, format!("the trial of {label}"));
+                        Component::Known {
+                            interface: Interface::read(doc, t),
+                            file: None,
+                        }
+                    }
+                    Some(t) => match doc.value(t) {
+                        Value::Str(s) => self.component_file(s),
+                        _ => Component::Unknown,
+                    },
+                    None => Component::Unknown,
+                };
+                let receives = match &component {
+                    Component::Known { interface, file } if interface.known => Trial::Inputs {
+                        interface: interface.clone(),
+                        file: file.clone(),
+                    },
+                    _ => Trial::Unknown,
+                };
+                self.add_sweep(node, format!("sweep {label}"), receives);
+                component
             }
             None if !control_flow && matches!(stype.as_str(), "command" | "spark" | "parallel") => {
                 self.add_command(node, false, label.clone());
