@@ -1485,6 +1485,120 @@ settings:
     c.shutdown_and_exit();
 }
 
+const ENV_V1: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/environment.schema.json
+name: sklearn
+version: 1
+image: mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu20.04
+";
+
+#[test]
+fn environments_are_completed_and_navigated() {
+    let (_d, root) = workspace();
+    let v1 = write(&root, "env/sklearn.yml", ENV_V1);
+    let v2 = write(
+        &root,
+        "env/sklearn-2.yml",
+        &ENV_V1.replace("version: 1", "version: 2"),
+    );
+    // A version written as a string, and an environment without a version.
+    write(
+        &root,
+        "env/torch.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/environment.schema.json\nname: torch\nimage: x\n",
+    );
+    let other = write(
+        &root,
+        "jobs/other.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python x.py\nenvironment: azureml:sklearn@latest\ncompute: azureml:sklearn\n",
+    );
+    let path = root.join("pipeline.yml");
+    let text = "\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+jobs:
+  a: {type: command, display_name: \"日本🎉\", command: python a.py, environment: azureml:sklearn:1}
+  b: {type: command, command: python b.py, environment: azureml:SKLEARN:2}
+  c:
+    type: command
+    command: python c.py
+    environment: azureml:sklearn@latest
+  d:
+    type: command
+    command: python d.py
+    environment: azureml:sk
+";
+    let mut c = Client::initialized(&root);
+    c.open(&path, text);
+    c.diagnostics(&uri(&path), Some(1));
+
+    // Completion: every version, and `@latest` once per name.
+    let done = at(&mut c, "textDocument/completion", &path, 12, 27);
+    assert_eq!(
+        labels(&done),
+        [
+            "azureml:sklearn:1",
+            "azureml:sklearn:2",
+            "azureml:sklearn@latest",
+            "azureml:torch@latest"
+        ]
+    );
+    assert_eq!(item(&done, "azureml:sklearn:2")["detail"], "environment");
+    assert_eq!(
+        range(&item(&done, "azureml:sklearn:1")["textEdit"]),
+        [12, 17, 12, 27]
+    );
+
+    // Definition: the version named (any case), the highest one for `@latest`; the
+    // `name:` of the file, after the emoji (two UTF-16 units) on the line.
+    let line = text.lines().nth(3).unwrap();
+    let col = line[..line.find("azureml:sklearn:1").unwrap()]
+        .encode_utf16()
+        .count() as u32;
+    let name_range = |p: &Path| json!([{"uri": uri(p), "range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 13}}}]);
+    assert_eq!(
+        at(&mut c, "textDocument/definition", &path, 3, col + 10),
+        name_range(&v1)
+    );
+    assert_eq!(
+        at(&mut c, "textDocument/definition", &path, 4, 60),
+        name_range(&v2)
+    );
+    assert_eq!(
+        at(&mut c, "textDocument/definition", &path, 8, 25),
+        name_range(&v2)
+    );
+    // A version nobody defines: nothing.
+    assert_eq!(at(&mut c, "textDocument/definition", &path, 12, 20), json!([]));
+
+    // References from the definition: every `environment:` naming it and every file
+    // defining it, whatever the version, and not the compute of the same name.
+    c.open(&v1, ENV_V1);
+    c.diagnostics(&uri(&v1), Some(1));
+    let refs = at(&mut c, "textDocument/references", &v1, 1, 8);
+    let mut places: Vec<(String, [u64; 4])> = refs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["uri"].as_str().unwrap().to_string(), range(l)))
+        .collect();
+    places.sort();
+    let mut want = vec![
+        (uri(&v1), [1, 6, 1, 13]),
+        (uri(&v2), [1, 6, 1, 13]),
+        (uri(&other), [2, 13, 2, 35]),
+        (uri(&path), [3, col as u64, 3, col as u64 + 17]),
+        (uri(&path), [4, 56, 4, 73]),
+        (uri(&path), [8, 17, 8, 39]),
+    ];
+    want.sort();
+    assert_eq!(places, want);
+    // From a reference: the same places.
+    let from_ref = at(&mut c, "textDocument/references", &path, 8, 25);
+    assert_eq!(from_ref.as_array().unwrap().len(), 6, "{from_ref}");
+    c.shutdown_and_exit();
+}
+
 #[test]
 fn pull_diagnostics_answer_what_was_pushed() {
     let (_d, root) = workspace();
