@@ -206,6 +206,9 @@ pub fn references(
     let Some((doc, kind)) = doc_at(checked, offset) else {
         return Vec::new();
     };
+    if let Some(found) = super::bindings::references(ws, checked, uri, position, declaration) {
+        return found;
+    }
     let Some((key, node, value)) = value_at(doc, offset) else {
         return Vec::new();
     };

@@ -1794,3 +1794,144 @@ fn completion_inside_bindings() {
     assert!(!labels(&r).contains(&"prep".to_string()), "{r}");
     c.shutdown_and_exit();
 }
+
+/// The UTF-16 range of the first `s` on `line` of `text`.
+fn span16(text: &str, line: usize, s: &str) -> [u64; 4] {
+    let start = col16(text, line, s) as u64;
+    let l = line as u64;
+    [l, start, l, start + s.encode_utf16().count() as u64]
+}
+
+/// The (uri, range) of each location, sorted.
+fn places(locations: &Value) -> Vec<(String, [u64; 4])> {
+    let mut out: Vec<(String, [u64; 4])> = locations
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["uri"].as_str().unwrap().to_string(), range(l)))
+        .collect();
+    out.sort();
+    out
+}
+
+const OTHER_PIPE: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+jobs:
+  fit:
+    component: file:./train.yml
+    inputs:
+      data: {type: uri_folder, path: ./d}
+  after:
+    type: command
+    command: echo ${{inputs.m}}
+    inputs:
+      m: ${{parent.jobs.fit.outputs.model}}
+";
+
+#[test]
+fn references_of_bindings() {
+    let (_d, root) = workspace();
+    let component = write(&root, "train.yml", TRAIN_COMPONENT);
+    let path = write(&root, "pipe.yml", FLOW);
+    let other = write(&root, "other-pipe.yml", OTHER_PIPE);
+    let mut c = Client::initialized(&root);
+    c.open(&path, FLOW);
+    c.diagnostics(&uri(&path), Some(1));
+    let (here, comp, there) = (uri(&path), uri(&component), uri(&other));
+    let refs = |c: &mut Client, p: &Path, text: &str, line: usize, s: &str, declaration: bool| {
+        let r = c.request(
+            "textDocument/references",
+            json!({
+                "textDocument": {"uri": uri(p)},
+                "position": {"line": line, "character": col16(text, line, s) + 1},
+                "context": {"includeDeclaration": declaration},
+            }),
+        );
+        assert!(r.get("error").is_none(), "{r}");
+        places(&r["result"])
+    };
+    let sorted = |mut v: Vec<(String, [u64; 4])>| {
+        v.sort();
+        v
+    };
+
+    // A step's output: from its key and from a binding naming it, after `日本🎉` on the
+    // command's line (UTF-16 columns).
+    let out = sorted(vec![
+        (here.clone(), [15, 6, 15, 9]),
+        (here.clone(), span16(FLOW, 10, "${{outputs.out}}")),
+        (
+            here.clone(),
+            span16(FLOW, 19, "${{parent.jobs.prep.outputs.out}}"),
+        ),
+    ]);
+    assert_eq!(refs(&mut c, &path, FLOW, 15, "out", true), out);
+    assert_eq!(refs(&mut c, &path, FLOW, 19, "${{parent", true), out);
+    assert_eq!(refs(&mut c, &path, FLOW, 10, "${{outputs", true), out);
+    // Without the declaration.
+    let uses: Vec<_> = out.iter().filter(|(_, r)| r[0] != 15).cloned().collect();
+    assert_eq!(refs(&mut c, &path, FLOW, 15, "out", false), uses);
+    // The pipeline's input.
+    assert_eq!(
+        refs(&mut c, &path, FLOW, 4, "raw", true),
+        sorted(vec![
+            (here.clone(), [4, 2, 4, 5]),
+            (here.clone(), span16(FLOW, 13, "${{parent.inputs.raw}}")),
+        ])
+    );
+    // A step: every binding through `parent.jobs.<step>`; a step whose component is
+    // unknown, from a binding to one of its ports.
+    assert_eq!(
+        refs(&mut c, &path, FLOW, 8, "prep", true),
+        sorted(vec![
+            (here.clone(), [8, 2, 8, 6]),
+            (
+                here.clone(),
+                span16(FLOW, 19, "${{parent.jobs.prep.outputs.out}}")
+            ),
+        ])
+    );
+    assert_eq!(
+        refs(&mut c, &path, FLOW, 20, "${{parent", true),
+        sorted(vec![
+            (here.clone(), [21, 2, 21, 7]),
+            (
+                here.clone(),
+                span16(FLOW, 20, "${{parent.jobs.score.outputs.result}}")
+            ),
+        ])
+    );
+
+    // A component file's output, from a pipeline's binding: the component's own
+    // binding and the steps of every pipeline that use the file (the other one is not
+    // open: read from disk).
+    let model = sorted(vec![
+        (comp.clone(), [7, 2, 7, 7]),
+        (comp.clone(), span16(TRAIN_COMPONENT, 8, "${{outputs.model}}")),
+        (
+            here.clone(),
+            span16(FLOW, 6, "${{parent.jobs.train.outputs.model}}"),
+        ),
+        (
+            there.clone(),
+            span16(OTHER_PIPE, 11, "${{parent.jobs.fit.outputs.model}}"),
+        ),
+    ]);
+    assert_eq!(refs(&mut c, &path, FLOW, 6, "${{parent", true), model);
+    // From the component's key, the component open: the same; its input `data` is
+    // bound by the steps' `inputs:` keys.
+    c.open(&component, TRAIN_COMPONENT);
+    c.diagnostics(&uri(&component), Some(1));
+    assert_eq!(refs(&mut c, &component, TRAIN_COMPONENT, 7, "model", true), model);
+    let data = sorted(vec![
+        (comp.clone(), [4, 2, 4, 6]),
+        (comp.clone(), span16(TRAIN_COMPONENT, 8, "${{inputs.data}}")),
+        (here.clone(), [19, 6, 19, 10]),
+        (there.clone(), [6, 6, 6, 10]),
+    ]);
+    assert_eq!(refs(&mut c, &component, TRAIN_COMPONENT, 4, "data", true), data);
+    // From a step's key binding it: the same.
+    assert_eq!(refs(&mut c, &path, FLOW, 19, "data", true), data);
+    c.shutdown_and_exit();
+}
