@@ -1610,9 +1610,11 @@ fn pull_diagnostics_answer_what_was_pushed() {
         "initialize",
         json!({"processId": null, "capabilities": {}, "workspaceFolders": [{"uri": uri(&root), "name": "ws"}]}),
     );
-    assert_eq!(
-        init["result"]["capabilities"]["diagnosticProvider"],
-        json!({"identifier": "amlint", "interFileDependencies": true, "workspaceDiagnostics": false})
+    // A client that cannot be told to pull again gets push only (pulls are answered
+    // all the same).
+    assert!(
+        init["result"]["capabilities"].get("diagnosticProvider").is_none(),
+        "{init}"
     );
     c.notify("initialized", json!({}));
     let pushed_disk = c.diagnostics(&uri(&on_disk), None);
@@ -1934,4 +1936,192 @@ fn references_of_bindings() {
     // From a step's key binding it: the same.
     assert_eq!(refs(&mut c, &path, FLOW, 19, "data", true), data);
     c.shutdown_and_exit();
+}
+
+/// The CPU time (user + system, clock ticks) a process has used.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// A workspace pull's items by URI: (kind, version, resultId, codes).
+fn workspace_items(r: &Value) -> std::collections::BTreeMap<String, (String, Value, String, Vec<String>)> {
+    r["result"]["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|i| {
+            let codes = i["items"]
+                .as_array()
+                .map(|d| {
+                    d.iter()
+                        .map(|d| d["code"].as_str().unwrap().to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (
+                i["uri"].as_str().unwrap().to_string(),
+                (
+                    i["kind"].as_str().unwrap().to_string(),
+                    i["version"].clone(),
+                    i["resultId"].as_str().unwrap().to_string(),
+                    codes,
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The result ids a workspace pull's report gives, as the client sends them back.
+fn known_of(
+    report: &std::collections::BTreeMap<String, (String, Value, String, Vec<String>)>,
+) -> Vec<(String, String)> {
+    report
+        .iter()
+        .map(|(u, (_, _, id, _))| (u.clone(), id.clone()))
+        .collect()
+}
+
+#[test]
+fn a_client_that_pulls_gets_pulls_only_and_a_workspace_pull_is_held_until_something_changes() {
+    let (_d, root) = workspace();
+    let on_disk = write(&root, "deploy/other.yml", DEPLOYMENT);
+    let compute = write(&root, "compute/gpu-cluster.yml", COMPUTE_CLUSTER);
+    let endpoint = write(&root, "endpoints/endpoint.yml", ENDPOINT);
+    let clean = write(&root, "clean.yml", "a: 1\n");
+    let mut c = Client::start(&root);
+    let init = c.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "capabilities": {
+                "textDocument": {"diagnostic": {"dynamicRegistration": false}},
+                "workspace": {"diagnostics": {"refreshSupport": true}},
+            },
+            "workspaceFolders": [{"uri": uri(&root), "name": "ws"}],
+        }),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["diagnosticProvider"],
+        json!({"identifier": "amlint", "interFileDependencies": true, "workspaceDiagnostics": true})
+    );
+    c.notify("initialized", json!({}));
+    let pull_workspace = |c: &mut Client, known: &[(String, String)]| -> i64 {
+        c.next_id += 1;
+        let id = c.next_id;
+        let previous: Vec<Value> = known.iter().map(|(u, v)| json!({"uri": u, "value": v})).collect();
+        c.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "workspace/diagnostic",
+            "params": {"previousResultIds": previous}}),
+        );
+        id
+    };
+    let answer = |c: &mut Client, id: i64| c.wait_for("the workspace pull", |v| v["id"] == json!(id));
+
+    // Nothing known: answered at once, every file with findings; not open: no version.
+    let id = pull_workspace(&mut c, &[]);
+    let first = workspace_items(&answer(&mut c, id));
+    let (kind, version, disk_id, codes) = &first[&uri(&on_disk)];
+    assert_eq!((kind.as_str(), version), ("full", &Value::Null));
+    assert!(codes.contains(&"AML101".to_string()), "{codes:?}");
+    assert_eq!(first[&uri(&endpoint)].3, ["AML302"]);
+    assert!(!first.contains_key(&uri(&clean)), "no findings: not reported");
+
+    // Everything known: held. The server waits without spinning.
+    let known = known_of(&first);
+    let id = pull_workspace(&mut c, &known);
+    let ticks = cpu_ticks(c.child.id());
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(
+        cpu_ticks(c.child.id()) - ticks <= 5,
+        "the held request costs CPU time"
+    );
+    let early = c.rx.try_recv();
+    assert!(
+        early.is_err() && !c.pending.iter().any(|v| v["id"] == json!(id)),
+        "held: {early:?} {:?}",
+        c.pending
+    );
+    // The client cancels it.
+    c.notify("$/cancelRequest", json!({"id": id}));
+    let cancelled = answer(&mut c, id);
+    assert_eq!(cancelled["error"]["code"], -32800, "{cancelled}");
+
+    // Held again; opening a document whose buffer has other findings than the file
+    // answers it: that document in full (with its version), the others unchanged with
+    // the same result ids.
+    let id = pull_workspace(&mut c, &known);
+    let edited = format!("{ENDPOINT}foo: 1\n");
+    c.open(&endpoint, &edited);
+    let report = workspace_items(&answer(&mut c, id));
+    assert_eq!(report[&uri(&endpoint)].0, "full");
+    assert_eq!(report[&uri(&endpoint)].1, json!(1));
+    assert_eq!(report[&uri(&endpoint)].3, ["AML302", "AML101"]);
+    assert_eq!(report[&uri(&on_disk)].0, "unchanged");
+    assert_eq!(&report[&uri(&on_disk)].2, disk_id);
+    // A stale result id: answered at once, in full.
+    let stale: Vec<(String, String)> = known_of(&report)
+        .into_iter()
+        .map(|(u, id)| {
+            if u == uri(&on_disk) {
+                (u, "stale".to_string())
+            } else {
+                (u, id)
+            }
+        })
+        .collect();
+    let id = pull_workspace(&mut c, &stale);
+    assert_eq!(workspace_items(&answer(&mut c, id))[&uri(&on_disk)].0, "full");
+
+    // A document pull with its result id: unchanged.
+    let pull_doc = |c: &mut Client, previous: Option<&str>| {
+        let r = c.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri(&endpoint)}, "previousResultId": previous}),
+        );
+        r["result"].clone()
+    };
+    let full = pull_doc(&mut c, None);
+    assert_eq!(full["kind"], "full");
+    let doc_id = full["resultId"].as_str().unwrap().to_string();
+    assert_eq!(
+        pull_doc(&mut c, Some(&doc_id)),
+        json!({"kind": "unchanged", "resultId": doc_id})
+    );
+
+    // The compute, edited into a Kubernetes cluster: the endpoint's finding goes without
+    // an edit of its own, so the client is asked to pull again; the held workspace pull
+    // is answered with the endpoint's empty report.
+    c.open(&compute, COMPUTE_CLUSTER);
+    c.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": uri(&compute)}}),
+    );
+    let id = pull_workspace(&mut c, &known_of(&report));
+    c.change(&compute, 2, COMPUTE_KUBERNETES);
+    let refresh = c.wait_for("a refresh request", |v| {
+        v["method"] == "workspace/diagnostic/refresh"
+    });
+    assert!(refresh["id"].is_string(), "{refresh}");
+    let report = workspace_items(&answer(&mut c, id));
+    assert_eq!(report[&uri(&endpoint)].0, "full");
+    assert_eq!(report[&uri(&endpoint)].3, ["AML101"]);
+    assert_ne!(pull_doc(&mut c, Some(&doc_id))["kind"], "unchanged");
+
+    // Held at shutdown: answered, then the shutdown.
+    let id = pull_workspace(&mut c, &known_of(&report));
+    let shutdown = c.request("shutdown", Value::Null);
+    assert!(shutdown.get("error").is_none(), "{shutdown}");
+    let held = answer(&mut c, id);
+    assert!(held["result"]["items"].is_array(), "{held}");
+    // Nothing was ever pushed.
+    assert!(
+        !c.pending
+            .iter()
+            .any(|v| v["method"] == "textDocument/publishDiagnostics"),
+        "{:#?}",
+        c.pending
+    );
+    c.notify("exit", Value::Null);
 }
