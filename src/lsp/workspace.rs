@@ -436,10 +436,11 @@ impl Workspace {
     }
 
     /// A file changed on disk (saved, or changed by another program). Returns true when
-    /// it is a configuration file (the caller reloads the configuration).
+    /// it is a configuration file, or a file a configuration's `extend` names (the
+    /// caller reloads the configuration).
     pub fn disk_changed(&mut self, path: &Path, publish: &mut dyn FnMut(PublishDiagnosticsParams)) -> bool {
         let path = crate::config::normalize(path);
-        if is_config_file(&path) {
+        if is_config_file(&path) || self.resolver.extended_files().contains(&path) {
             return true;
         }
         self.local_path_changed(&path);

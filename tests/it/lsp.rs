@@ -470,6 +470,36 @@ fn configuration_changes_are_picked_up() {
 }
 
 #[test]
+fn a_change_to_a_file_the_configuration_extends_reloads_it() {
+    let (_d, root) = workspace();
+    let shared = write(&root, "shared/org-rules.toml", "ignore = []\n");
+    write(&root, "amlint.toml", "extend = \"shared/org-rules.toml\"\n");
+    let path = write(&root, "deployment.yml", DEPLOYMENT);
+    let mut c = Client::initialized(&root);
+    c.open(&path, DEPLOYMENT);
+    assert!(codes(&c.diagnostics(&uri(&path), Some(1))).contains(&"AML003"));
+    // The extended file (not a configuration file by its name) changes on disk.
+    std::fs::write(&shared, "ignore = [\"AML003\"]\n").unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&shared), "type": 2}]}),
+    );
+    let diags = c.diagnostics(&uri(&path), Some(1));
+    assert!(!codes(&diags).contains(&"AML003"), "{diags:#?}");
+    assert!(codes(&diags).contains(&"AML101"));
+    // Broken, then saved from the editor: reported on the extended file, with its line.
+    std::fs::write(&shared, "ignore = [\"AML003\"]\nprofile = 3\n").unwrap();
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&shared)}}),
+    );
+    let errors = c.diagnostics(&uri(&shared), None);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0]["range"]["start"]["line"], 1);
+    c.shutdown_and_exit();
+}
+
+#[test]
 fn code_actions_fix_and_suppress() {
     let (_d, root) = workspace();
     let path = root.join("deployment.yml");
