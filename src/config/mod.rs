@@ -23,7 +23,9 @@ use std::sync::{Arc, LazyLock};
 pub use cli_selection::CliSelection;
 pub use glob::{PathPattern, PatternSet};
 pub use inventory::Inventory;
-pub use parse::{ConfigFileKind, KEYS, MAX_EXTEND_DEPTH, MERGE, Merge, RuleCheck, parse, parse_file};
+pub use parse::{
+    ConfigFileKind, KEYS, MAX_EXTEND_DEPTH, MERGE, Merge, RuleCheck, parse, parse_file, parse_file_extending,
+};
 pub use resolve::{ConfigChoice, Resolver};
 pub use selector::Selector;
 

@@ -109,11 +109,36 @@ pub fn parse_file(
     kind: ConfigFileKind,
     check: Option<RuleCheck>,
 ) -> Result<Option<Config>, Vec<ConfigError>> {
-    parse_chained(display, path, dir, text, kind, check, &mut Vec::new())
+    parse_file_extending(display, path, dir, text, kind, check).0
 }
 
-/// [`parse_file`] of a file that `chain` extends: `chain` holds the real paths of the
-/// files that extend it, to report a cycle with the files that make it.
+/// [`parse_file`], with every file its `extend` chain names (absolute; as written and,
+/// when it exists, as the link-free path), read or not: a change to one of them changes
+/// the configuration (the language server reads it again).
+pub fn parse_file_extending(
+    display: &str,
+    path: Option<&Path>,
+    dir: &Path,
+    text: String,
+    kind: ConfigFileKind,
+    check: Option<RuleCheck>,
+) -> (Result<Option<Config>, Vec<ConfigError>>, Vec<std::path::PathBuf>) {
+    let mut chain = Chain::default();
+    let parsed = parse_chained(display, path, dir, text, kind, check, &mut chain);
+    (parsed, chain.named)
+}
+
+/// An `extend` chain being followed.
+#[derive(Default)]
+struct Chain {
+    /// The real paths of the files that extend the one being parsed (a cycle is
+    /// reported with the files that make it), with how they are shown.
+    stack: Vec<(std::path::PathBuf, String)>,
+    /// Every file an `extend` named so far.
+    named: Vec<std::path::PathBuf>,
+}
+
+/// [`parse_file`] of a file that `chain` extends.
 fn parse_chained(
     display: &str,
     path: Option<&Path>,
@@ -121,7 +146,7 @@ fn parse_chained(
     text: String,
     kind: ConfigFileKind,
     check: Option<RuleCheck>,
-    chain: &mut Vec<(std::path::PathBuf, String)>,
+    chain: &mut Chain,
 ) -> Result<Option<Config>, Vec<ConfigError>> {
     let source = SourceFile::new(display, text);
     let bom = if source.text.starts_with('\u{feff}') { 3 } else { 0 };
@@ -175,11 +200,11 @@ fn parse_chained(
         Some(v) => {
             let real = path.map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()));
             if let Some(real) = real {
-                chain.push((real, display.to_string()));
+                chain.stack.push((real, display.to_string()));
             }
             let base = p.extended(v, chain);
             if path.is_some() {
-                chain.pop();
+                chain.stack.pop();
             }
             match base {
                 Some(base) => base,
@@ -457,12 +482,18 @@ impl<'a> Parser<'a> {
     /// `extend = "path"`: the configuration this one builds on, read from inside the
     /// project (as `rules-dirs` are) and parsed with its own `extend` chain; `None` when it
     /// cannot be used (the errors say why, in this file or in that one).
-    fn extended(&mut self, v: &Value<'_>, chain: &mut Vec<(std::path::PathBuf, String)>) -> Option<Config> {
+    fn extended(&mut self, v: &Value<'_>, chain: &mut Chain) -> Option<Config> {
         let (text, span) = self.string("extend", v, "`extend = \"../org/amlint.toml\"`")?;
         let error = |message: String, help: &str| {
             ConfigError::new(&self.source, span, message).with_help(help.to_string())
         };
         let path = super::absolute(Path::new(text), self.dir);
+        chain.named.push(path.clone());
+        if let Ok(real) = std::fs::canonicalize(&path) {
+            if real != path {
+                chain.named.push(real);
+            }
+        }
         let real = match std::fs::canonicalize(&path) {
             Ok(real) if real.is_file() => real,
             _ => {
@@ -473,16 +504,16 @@ impl<'a> Parser<'a> {
                 return None;
             }
         };
-        if let Some(at) = chain.iter().position(|(p, _)| *p == real) {
-            let mut names: Vec<&str> = chain[at..].iter().map(|(_, d)| d.as_str()).collect();
-            names.push(&chain[at].1);
+        if let Some(at) = chain.stack.iter().position(|(p, _)| *p == real) {
+            let mut names: Vec<&str> = chain.stack[at..].iter().map(|(_, d)| d.as_str()).collect();
+            names.push(&chain.stack[at].1);
             self.errors.push(error(
                 format!("`extend` makes a cycle: {}", names.join(" extends ")),
                 "Remove `extend` from one of these files: a configuration cannot build on itself.",
             ));
             return None;
         }
-        if chain.len() >= MAX_EXTEND_DEPTH {
+        if chain.stack.len() >= MAX_EXTEND_DEPTH {
             self.errors.push(error(
                 format!("`extend` chains go at most {MAX_EXTEND_DEPTH} files deep"),
                 "Flatten the chain: let the organisation's configuration extend one shared file, not a long line of them.",

@@ -40,6 +40,8 @@ pub struct Resolver {
     /// Directory → its git work tree.
     git: Mutex<foldhash::HashMap<PathBuf, Option<PathBuf>>>,
     errors: Mutex<Vec<ConfigError>>,
+    /// Every file an `extend` of a configuration read so far named (absolute).
+    extended: Mutex<std::collections::BTreeSet<PathBuf>>,
     /// Run on the rules of every configuration with `rules-dirs` ([`Resolver::with_rule_check`]).
     check: Option<RuleCheck>,
 }
@@ -81,6 +83,7 @@ impl Resolver {
             dirs: Mutex::default(),
             git: Mutex::default(),
             errors: Mutex::new(Vec::new()),
+            extended: Mutex::default(),
             check,
         };
         if let ConfigChoice::File(path) = &choice {
@@ -112,6 +115,26 @@ impl Resolver {
 
     fn record(&self, errors: Vec<ConfigError>) {
         lock(&self.errors).extend(errors);
+    }
+
+    /// Every file the `extend` chains of the configurations read so far name (absolute;
+    /// read or not): a change to one changes a configuration.
+    pub fn extended_files(&self) -> Vec<PathBuf> {
+        lock(&self.extended).iter().cloned().collect()
+    }
+
+    /// Parses a configuration file, recording the files its `extend` chain names.
+    fn parse(
+        &self,
+        display: &str,
+        abs: &Path,
+        dir: &Path,
+        text: String,
+        kind: ConfigFileKind,
+    ) -> Result<Option<Config>, Vec<ConfigError>> {
+        let (parsed, named) = super::parse_file_extending(display, Some(abs), dir, text, kind, self.check);
+        lock(&self.extended).extend(named.iter().map(|p| super::normalize(p)));
+        parsed
     }
 
     /// The configuration for a file (absolute or relative to the current directory).
@@ -225,7 +248,7 @@ impl Resolver {
             }
         };
         let dir = abs.parent().unwrap_or(abs).to_path_buf();
-        match super::parse_file(&display, Some(abs), &dir, text, kind, self.check) {
+        match self.parse(&display, abs, &dir, text, kind) {
             Ok(Some(mut config)) => {
                 config.path = Some(abs.to_path_buf());
                 Some(Arc::new(config))
@@ -275,7 +298,7 @@ impl Resolver {
             if kind == ConfigFileKind::Pyproject && !text.contains("amlint") {
                 continue;
             }
-            match super::parse_file(&display, Some(&abs), dir, text, kind, self.check) {
+            match self.parse(&display, &abs, dir, text, kind) {
                 Ok(Some(mut config)) => {
                     config.path = Some(abs.clone());
                     found.push((abs, config));

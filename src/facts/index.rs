@@ -1,5 +1,6 @@
 //! The project: what other files (and the configuration's `[inventory]`) say about the
-//! computes, endpoints and models a document refers to by name.
+//! computes, endpoints and models a document refers to by name, and the environments
+//! the project defines (for the language server: no check looks them up).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -40,6 +41,14 @@ pub struct ModelEntry {
     /// Known size (inventory).
     pub size_bytes: Option<u64>,
     pub file: Option<String>,
+}
+
+/// An environment defined by a file of the project (`az ml environment create`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvironmentEntry {
+    pub name: String,
+    pub version: Option<String>,
+    pub file: String,
 }
 
 /// A component file of the project and the interface it declares.
@@ -87,6 +96,10 @@ pub struct ProjectIndex {
     computes: HashMap<String, ComputeEntry>,
     endpoints: HashMap<String, EndpointEntry>,
     models: Vec<ModelEntry>,
+    /// Environment files: recorded for the language server (completion and navigation
+    /// of `environment: azureml:...`); no check looks them up, so they are not part of
+    /// [`ProjectIndex::same_definitions`].
+    environments: Vec<EnvironmentEntry>,
     /// Component files by absolute path: their interfaces, for the pipeline steps that
     /// name them (`component: ./train.yml`).
     components: HashMap<PathBuf, std::sync::Arc<ComponentEntry>>,
@@ -216,6 +229,11 @@ impl ProjectIndex {
                 size_bytes: None,
                 file: Some(display),
             }),
+            "environment" => self.environments.push(EnvironmentEntry {
+                name,
+                version: top_string(doc, "version"),
+                file: display,
+            }),
             _ => {}
         }
     }
@@ -230,6 +248,7 @@ impl ProjectIndex {
             self.endpoints.entry(k.clone()).or_insert_with(|| e.clone());
         }
         self.models.extend(other.models.iter().cloned());
+        self.environments.extend(other.environments.iter().cloned());
         for (k, c) in &other.components {
             self.components.entry(k.clone()).or_insert_with(|| c.clone());
         }
@@ -240,6 +259,7 @@ impl ProjectIndex {
         self.computes.is_empty()
             && self.endpoints.is_empty()
             && self.models.is_empty()
+            && self.environments.is_empty()
             && self.components.is_empty()
     }
 
@@ -255,9 +275,10 @@ impl ProjectIndex {
         self.rest.as_ref().map_or(0, |r| r.searches())
     }
 
-    /// Whether both define the same computes, endpoints and models (the rest of the
-    /// project aside): the language server re-checks open files when a file's
-    /// definitions change.
+    /// Whether both define the same computes, endpoints, models and components (the
+    /// rest of the project aside): the language server re-checks open files when a
+    /// file's definitions change. Environments are left out: no check reads them, so a
+    /// change to one changes no finding.
     pub fn same_definitions(&self, other: &ProjectIndex) -> bool {
         self.computes == other.computes
             && self.endpoints == other.endpoints
@@ -330,6 +351,24 @@ impl ProjectIndex {
     pub fn models(&self) -> &[ModelEntry] {
         self.note_lookup();
         &self.models
+    }
+
+    /// The environments this index holds (not the lazily searched rest; no probe
+    /// records this: no check asks).
+    pub fn environments(&self) -> &[EnvironmentEntry] {
+        &self.environments
+    }
+
+    /// An environment by name and version (`None`: the highest version).
+    pub fn environment(&self, name: &str, version: Option<&str>) -> Option<&EnvironmentEntry> {
+        let mut candidates = self
+            .environments
+            .iter()
+            .filter(|e| e.name.eq_ignore_ascii_case(name));
+        match version {
+            Some(v) => candidates.find(|e| e.version.as_deref() == Some(v)),
+            None => candidates.max_by(|a, b| version_order(a.version.as_deref(), b.version.as_deref())),
+        }
     }
 
     pub fn endpoint(&self, name: &str) -> Option<EndpointEntry> {
@@ -555,6 +594,35 @@ mod tests {
             parse_reference("azureml://registries/azureml/models/phi/versions/3"),
             Reference::Remote
         );
+    }
+
+    /// Environments are indexed (by name, highest version for none), yet a change to one
+    /// is not a change of definitions: no check reads them.
+    #[test]
+    fn environments_are_indexed_outside_the_definitions_checks_read() {
+        let env = |name: &str, version: Option<&str>| EnvironmentEntry {
+            name: name.into(),
+            version: version.map(Into::into),
+            file: format!("{name}.yml"),
+        };
+        let mut index = ProjectIndex::default();
+        assert!(index.is_empty());
+        index.environments = vec![env("sk", Some("9")), env("sk", Some("10")), env("torch", None)];
+        assert!(!index.is_empty(), "a file defining an environment is kept");
+        assert_eq!(
+            index.environment("SK", None).and_then(|e| e.version.as_deref()),
+            Some("10")
+        );
+        assert_eq!(
+            index.environment("sk", Some("9")).map(|e| e.file.as_str()),
+            Some("sk.yml")
+        );
+        assert!(index.environment("sk", Some("1")).is_none());
+        assert!(index.environment("torch", None).is_some());
+        assert!(index.same_definitions(&ProjectIndex::default()));
+        let mut merged = ProjectIndex::default();
+        merged.merge(&index);
+        assert_eq!(merged.environments().len(), 3);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Completion from the kind's schema at the cursor: the keys allowed there that are not
 //! already present, enum and `type:` values, `$schema` URLs, VM sizes from the catalogue
 //! for `size`/`instance_type`, and the names the workspace defines for `compute:`,
-//! `model:` and `endpoint_name:`.
+//! `model:`, `environment:` and `endpoint_name:`.
 //!
 //! The place is read from the text by indentation (block-style YAML), so that a
 //! document being typed — a key without a value, a half-written line, a file that does
@@ -299,7 +299,9 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Vec<Co
         Some(key) => {
             let mut items = match key.as_str() {
                 "size" | "instance_type" => vm_sizes(typed, &item),
-                "compute" | "default_compute" | "model" | "endpoint_name" => names(ws, key, &item),
+                "compute" | "default_compute" | "model" | "environment" | "endpoint_name" => {
+                    names(ws, key, &item)
+                }
                 _ => Vec::new(),
             };
             if let Some(doc) = crate::schema::describe::describe(&kind.id, &pointer.child(key)) {
@@ -453,6 +455,22 @@ fn names(
             .endpoint_names()
             .into_iter()
             .map(|n| (n.to_string(), "endpoint".to_string()))
+            .collect(),
+        // Each version, and `@latest` once per name (the CLI resolves the label).
+        "environment" => index
+            .environments()
+            .iter()
+            .flat_map(|e| {
+                let version = e
+                    .version
+                    .as_ref()
+                    .map(|v| (format!("azureml:{}:{v}", e.name), "environment".to_string()));
+                let latest = (
+                    format!("azureml:{}@latest", e.name),
+                    "environment, latest version".to_string(),
+                );
+                version.into_iter().chain([latest])
+            })
             .collect(),
         _ => index
             .models()

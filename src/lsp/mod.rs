@@ -12,6 +12,8 @@
 //! - [`workspace`]: open documents, the workspace's files and index, the checks.
 //! - [`convert`]: positions (UTF-16, through `SourceFile`) and diagnostics.
 //! - [`actions`]: quick fixes and suppressions. [`hover`]: rule and schema help.
+//! - [`pull`]: pull diagnostics; a `workspace/diagnostic` with nothing new is held
+//!   until a check changes what it reports.
 
 pub mod actions;
 pub mod bindings;
@@ -19,6 +21,7 @@ pub mod complete;
 pub mod convert;
 pub mod hover;
 pub mod navigate;
+pub mod pull;
 pub mod symbols;
 pub mod workspace;
 
@@ -226,6 +229,15 @@ struct Server {
     deadline: Option<Instant>,
     next_id: i32,
     watch_files: bool,
+    /// The client pulls diagnostics (see [`pull::Mode`]): nothing is pushed.
+    pull: bool,
+    /// Pull mode: what each open document showed when last checked (version, result
+    /// id), to ask the client to pull again when a check changes it without an edit.
+    pulled: std::collections::HashMap<Url, (Option<i32>, String)>,
+    /// A `workspace/diagnostic` request waiting for something new to report.
+    held: Option<pull::Held>,
+    /// Diagnostics were published since the held request was last looked at.
+    published: bool,
 }
 
 impl Server {
@@ -239,6 +251,10 @@ impl Server {
             deadline: None,
             next_id: 0,
             watch_files: false,
+            pull: false,
+            pulled: Default::default(),
+            held: None,
+            published: false,
         }
     }
 
@@ -252,6 +268,7 @@ impl Server {
             if self.deadline.is_some_and(|d| Instant::now() >= d) {
                 self.flush();
             }
+            self.answer_held(false);
             let item = match self.backlog.pop_front() {
                 Some(item) => item,
                 None => match self.deadline {
@@ -292,6 +309,43 @@ impl Server {
         }
     }
 
+    /// Answers the held `workspace/diagnostic` request when something was published
+    /// since it was last looked at and its report now has news (or `always`).
+    fn answer_held(&mut self, always: bool) {
+        if !always && !std::mem::take(&mut self.published) {
+            return;
+        }
+        let (Some(held), Some(ws)) = (self.held.as_ref(), self.ws.as_ref()) else {
+            return;
+        };
+        let (report, news) = held.report(ws);
+        if !news && !always {
+            return;
+        }
+        let id = held.id.clone();
+        self.held = None;
+        let result = serde_json::to_value(lsp_types::WorkspaceDiagnosticReportResult::Report(report))
+            .map_err(|e| (ErrorCode::InternalError, e.to_string()));
+        self.reply(id, result);
+    }
+
+    /// `workspace/diagnostic`: answered at once when there is something the client does
+    /// not know (by its result ids), else held (see [`pull`]). A request already held
+    /// is answered first, as it stands.
+    fn workspace_diagnostic(&mut self, id: RequestId, params: serde_json::Value) {
+        let params: lsp_types::WorkspaceDiagnosticParams = match serde_json::from_value(params) {
+            Ok(p) => p,
+            Err(e) => return self.reply(id, Err((ErrorCode::InvalidParams, e.to_string()))),
+        };
+        if self.ws.as_ref().is_some_and(Workspace::is_dirty) {
+            self.flush();
+        }
+        self.answer_held(true);
+        self.held = Some(pull::Held::new(id, params.previous_result_ids));
+        self.published = true;
+        self.answer_held(false);
+    }
+
     /// Runs the pending checks and publishes; drops results a newer change supersedes.
     fn flush(&mut self) {
         self.deadline = None;
@@ -301,7 +355,15 @@ impl Server {
         let Some(ws) = ws.as_mut() else {
             return;
         };
+        let mut published = false;
+        let mut refresh = false;
+        let (pull, pulled) = (self.pull, &mut self.pulled);
         let mut publish = |params: PublishDiagnosticsParams| {
+            published = true;
+            if pull {
+                refresh |= pull::changed_without_edit(pulled, &params);
+                return;
+            }
             let n = Notification::new(
                 lsp_types::notification::PublishDiagnostics::METHOD.to_string(),
                 params,
@@ -328,6 +390,23 @@ impl Server {
         if catch_unwind(AssertUnwindSafe(|| ws.flush(&mut publish, &mut superseded))).is_err() {
             eprintln!("amlint lsp: internal error while checking");
         }
+        self.published |= published;
+        if refresh {
+            self.request_refresh();
+        }
+    }
+
+    /// Pull mode: asks the client to pull every document's diagnostics again
+    /// (`workspace/diagnostic/refresh`), after a check changed an open document's
+    /// findings without the client editing it (a definition elsewhere changed).
+    fn request_refresh(&mut self) {
+        self.next_id += 1;
+        let request = Request::new(
+            RequestId::from(format!("amlint-{}", self.next_id)),
+            lsp_types::request::WorkspaceDiagnosticRefresh::METHOD.to_string(),
+            serde_json::Value::Null,
+        );
+        self.send(Message::Request(request));
     }
 
     fn schedule(&mut self, delay: Duration) {
@@ -366,8 +445,13 @@ impl Server {
             );
         }
         if r.method == lsp_types::request::Shutdown::METHOD {
+            // A held workspace pull is answered before the server stops answering.
+            self.answer_held(true);
             self.shutdown = true;
             return self.reply(id, Ok(serde_json::Value::Null));
+        }
+        if r.method == lsp_types::request::WorkspaceDiagnosticRequest::METHOD {
+            return self.workspace_diagnostic(id, r.params);
         }
         let result = catch_unwind(AssertUnwindSafe(|| self.answer(&r.method, r.params)))
             .unwrap_or_else(|_| Err((ErrorCode::InternalError, format!("amlint failed on {}", r.method))));
@@ -497,18 +581,28 @@ impl Server {
                 let Some(ws) = self.ws.as_ref() else {
                     return Err(not_initialized());
                 };
-                let report = lsp_types::FullDocumentDiagnosticReport {
-                    result_id: None,
-                    items: ws.shown(uri),
-                };
-                to_json(lsp_types::DocumentDiagnosticReportResult::Report(
+                let items = ws.shown(uri);
+                let result_id = pull::result_id(&items);
+                let report = if p.previous_result_id.as_ref() == Some(&result_id) {
+                    lsp_types::DocumentDiagnosticReport::Unchanged(
+                        lsp_types::RelatedUnchangedDocumentDiagnosticReport {
+                            related_documents: None,
+                            unchanged_document_diagnostic_report:
+                                lsp_types::UnchangedDocumentDiagnosticReport { result_id },
+                        },
+                    )
+                } else {
                     lsp_types::DocumentDiagnosticReport::Full(
                         lsp_types::RelatedFullDocumentDiagnosticReport {
                             related_documents: None,
-                            full_document_diagnostic_report: report,
+                            full_document_diagnostic_report: lsp_types::FullDocumentDiagnosticReport {
+                                result_id: Some(result_id),
+                                items,
+                            },
                         },
-                    ),
-                ))
+                    )
+                };
+                to_json(lsp_types::DocumentDiagnosticReportResult::Report(report))
             }
             _ => Err((
                 ErrorCode::MethodNotFound,
@@ -540,6 +634,7 @@ impl Server {
                 "initialize was already received".to_string(),
             ));
         }
+        self.pull = pull::client_pulls(&params);
         let params: InitializeParams =
             serde_json::from_value(params).map_err(|e| (ErrorCode::InvalidParams, e.to_string()))?;
         let mut folders: Vec<PathBuf> = params
@@ -578,15 +673,16 @@ impl Server {
             references_provider: Some(lsp_types::OneOf::Left(true)),
             document_symbol_provider: Some(lsp_types::OneOf::Left(true)),
             folding_range_provider: Some(lsp_types::FoldingRangeProviderCapability::Simple(true)),
-            // Pull beside push: a finding may depend on other files (the index).
-            diagnostic_provider: Some(lsp_types::DiagnosticServerCapabilities::Options(
-                lsp_types::DiagnosticOptions {
+            // Pull instead of push for a client that pulls and can be told to pull again;
+            // a finding may depend on other files (the index).
+            diagnostic_provider: self.pull.then(|| {
+                lsp_types::DiagnosticServerCapabilities::Options(lsp_types::DiagnosticOptions {
                     identifier: Some("amlint".to_string()),
                     inter_file_dependencies: true,
-                    workspace_diagnostics: false,
+                    workspace_diagnostics: true,
                     ..Default::default()
-                },
-            )),
+                })
+            }),
             code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
                 code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, actions::fix_all_kind()]),
                 ..Default::default()
@@ -642,6 +738,16 @@ impl Server {
     }
 
     fn publish_all(&mut self, params: Vec<PublishDiagnosticsParams>) {
+        self.published |= !params.is_empty();
+        if self.pull {
+            let refresh = params
+                .iter()
+                .fold(false, |r, p| pull::changed_without_edit(&mut self.pulled, p) | r);
+            if refresh {
+                self.request_refresh();
+            }
+            return;
+        }
         for p in params {
             let n = Notification::new(lsp_types::notification::PublishDiagnostics::METHOD.to_string(), p);
             self.send(Message::Notification(n));
@@ -679,6 +785,7 @@ impl Server {
             }
             DidCloseTextDocument::METHOD => {
                 if let Some(p) = parse::<DidCloseTextDocumentParams>(n) {
+                    self.pulled.remove(&p.text_document.uri);
                     self.ws_mut().close(&p.text_document.uri, &mut publish);
                     self.schedule(Duration::ZERO);
                 }
@@ -701,8 +808,24 @@ impl Server {
                     self.disk_changes(&paths, &mut publish);
                 }
             }
-            // `$/cancelRequest` (requests are answered in order, at once), `$/setTrace`,
-            // and anything unknown: ignored, as notifications must be.
+            // A held workspace pull: answered with `RequestCancelled`. Other requests are
+            // answered in order, at once: nothing to cancel.
+            lsp_types::notification::Cancel::METHOD => {
+                if let Some(p) = parse::<lsp_types::CancelParams>(n) {
+                    let id = match p.id {
+                        lsp_types::NumberOrString::Number(n) => RequestId::from(n),
+                        lsp_types::NumberOrString::String(s) => RequestId::from(s),
+                    };
+                    if self.held.as_ref().is_some_and(|h| h.id == id) {
+                        self.held = None;
+                        self.reply(
+                            id,
+                            Err((ErrorCode::RequestCanceled, "cancelled by the client".to_string())),
+                        );
+                    }
+                }
+            }
+            // `$/setTrace` and anything unknown: ignored, as notifications must be.
             _ => {}
         }
         self.publish_all(published);

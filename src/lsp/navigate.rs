@@ -1,7 +1,8 @@
-//! Navigation: go-to-definition from a `compute:`/`model:`/`endpoint_name:` reference
-//! to the workspace file that defines it (on its `name:`), and from a local path
-//! (`code:`, `path:`, `conda_file:`, `file:`, `component: file:...`) to the file or
-//! folder; find-references of a compute, model or endpoint across the workspace's files.
+//! Navigation: go-to-definition from a `compute:`/`model:`/`environment:`/
+//! `endpoint_name:` reference to the workspace file that defines it (on its `name:`),
+//! and from a local path (`code:`, `path:`, `conda_file:`, `file:`, `component:
+//! file:...`) to the file or folder; find-references of a compute, model, environment
+//! or endpoint across the workspace's files.
 
 use std::path::{Path, PathBuf};
 
@@ -15,11 +16,12 @@ use crate::load::{self, Format};
 use crate::pipeline::{self, Prepared};
 use crate::source::Span;
 
-/// What a compute, model or endpoint reference names.
+/// What a compute, model, environment or endpoint reference names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Named {
     Compute,
     Model,
+    Environment,
     Endpoint,
 }
 
@@ -29,6 +31,7 @@ impl Named {
         match key {
             "compute" | "default_compute" => Some(Named::Compute),
             "model" => Some(Named::Model),
+            "environment" => Some(Named::Environment),
             "endpoint_name" => Some(Named::Endpoint),
             _ => None,
         }
@@ -41,6 +44,7 @@ impl Named {
         }
         match kind {
             "model" => Some(Named::Model),
+            "environment" => Some(Named::Environment),
             "managedOnlineEndpoint" | "kubernetesOnlineEndpoint" | "batchEndpoint" => Some(Named::Endpoint),
             _ => None,
         }
@@ -110,7 +114,7 @@ fn definition_in(
     let node = doc.get(root, "name")?;
     let matches = matches!(doc.value(node), Value::Str(s) if s.eq_ignore_ascii_case(name));
     let version_ok = match (what, version) {
-        (Named::Model, Some(v)) => doc.get(root, "version").is_some_and(|n| {
+        (Named::Model | Named::Environment, Some(v)) => doc.get(root, "version").is_some_and(|n| {
             crate::document::yaml11::python_str(doc.value(n)) == v
                 || matches!(doc.value(n), Value::Str(s) if &**s == v)
         }),
@@ -139,6 +143,9 @@ pub fn definition(ws: &Workspace, checked: &Checked, position: Position) -> Vec<
             Named::Compute => index.compute(&name).and_then(|c| c.file),
             Named::Endpoint => index.endpoint(&name).and_then(|e| e.file),
             Named::Model => index.model(&name, version.as_deref()).and_then(|m| m.file),
+            Named::Environment => index
+                .environment(&name, version.as_deref())
+                .map(|e| e.file.clone()),
         };
         let Some(path) = file.map(PathBuf::from) else {
             return Vec::new();
@@ -199,6 +206,9 @@ pub fn references(
     let Some((doc, kind)) = doc_at(checked, offset) else {
         return Vec::new();
     };
+    if let Some(found) = super::bindings::references(ws, checked, uri, position, declaration) {
+        return found;
+    }
     let Some((key, node, value)) = value_at(doc, offset) else {
         return Vec::new();
     };

@@ -436,10 +436,11 @@ impl Workspace {
     }
 
     /// A file changed on disk (saved, or changed by another program). Returns true when
-    /// it is a configuration file (the caller reloads the configuration).
+    /// it is a configuration file, or a file a configuration's `extend` names (the
+    /// caller reloads the configuration).
     pub fn disk_changed(&mut self, path: &Path, publish: &mut dyn FnMut(PublishDiagnosticsParams)) -> bool {
         let path = crate::config::normalize(path);
-        if is_config_file(&path) {
+        if is_config_file(&path) || self.resolver.extended_files().contains(&path) {
             return true;
         }
         self.local_path_changed(&path);
@@ -897,6 +898,38 @@ impl Workspace {
         convert::path_of(uri)
             .and_then(|path| self.published_disk.get(&path).cloned().flatten())
             .unwrap_or_default()
+    }
+
+    /// Every document that shows diagnostics (`workspace/diagnostic`): the open
+    /// documents' current checks (with their versions), then the workspace's files on
+    /// disk and the configuration files, as last published.
+    pub fn shown_everywhere(&self) -> BTreeMap<Url, (Option<i64>, Vec<lsp_types::Diagnostic>)> {
+        let mut out = BTreeMap::new();
+        for (uri, doc) in &self.open {
+            if let Some(c) = self.checked(uri).filter(|c| !c.diagnostics.is_empty()) {
+                let items = c
+                    .diagnostics
+                    .iter()
+                    .map(|d| convert::diagnostic(uri, &c.source, d))
+                    .collect();
+                out.insert(uri.clone(), (Some(i64::from(doc.version)), items));
+            }
+        }
+        let open: HashSet<&Path> = self.open.values().map(|d| d.path.as_path()).collect();
+        for (path, shown) in &self.published_disk {
+            let (Some(items), false) = (shown, open.contains(path.as_path())) else {
+                continue;
+            };
+            if let Some(uri) = convert::uri_of(path).filter(|u| !items.is_empty() && !out.contains_key(u)) {
+                out.insert(uri, (None, items.clone()));
+            }
+        }
+        for (uri, items) in &self.published_config {
+            if !items.is_empty() && !out.contains_key(uri) {
+                out.insert(uri.clone(), (None, items.clone()));
+            }
+        }
+        out
     }
 
     /// The limits files are parsed under.

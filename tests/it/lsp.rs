@@ -470,6 +470,36 @@ fn configuration_changes_are_picked_up() {
 }
 
 #[test]
+fn a_change_to_a_file_the_configuration_extends_reloads_it() {
+    let (_d, root) = workspace();
+    let shared = write(&root, "shared/org-rules.toml", "ignore = []\n");
+    write(&root, "amlint.toml", "extend = \"shared/org-rules.toml\"\n");
+    let path = write(&root, "deployment.yml", DEPLOYMENT);
+    let mut c = Client::initialized(&root);
+    c.open(&path, DEPLOYMENT);
+    assert!(codes(&c.diagnostics(&uri(&path), Some(1))).contains(&"AML003"));
+    // The extended file (not a configuration file by its name) changes on disk.
+    std::fs::write(&shared, "ignore = [\"AML003\"]\n").unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&shared), "type": 2}]}),
+    );
+    let diags = c.diagnostics(&uri(&path), Some(1));
+    assert!(!codes(&diags).contains(&"AML003"), "{diags:#?}");
+    assert!(codes(&diags).contains(&"AML101"));
+    // Broken, then saved from the editor: reported on the extended file, with its line.
+    std::fs::write(&shared, "ignore = [\"AML003\"]\nprofile = 3\n").unwrap();
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&shared)}}),
+    );
+    let errors = c.diagnostics(&uri(&shared), None);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0]["range"]["start"]["line"], 1);
+    c.shutdown_and_exit();
+}
+
+#[test]
 fn code_actions_fix_and_suppress() {
     let (_d, root) = workspace();
     let path = root.join("deployment.yml");
@@ -1485,6 +1515,120 @@ settings:
     c.shutdown_and_exit();
 }
 
+const ENV_V1: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/environment.schema.json
+name: sklearn
+version: 1
+image: mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu20.04
+";
+
+#[test]
+fn environments_are_completed_and_navigated() {
+    let (_d, root) = workspace();
+    let v1 = write(&root, "env/sklearn.yml", ENV_V1);
+    let v2 = write(
+        &root,
+        "env/sklearn-2.yml",
+        &ENV_V1.replace("version: 1", "version: 2"),
+    );
+    // A version written as a string, and an environment without a version.
+    write(
+        &root,
+        "env/torch.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/environment.schema.json\nname: torch\nimage: x\n",
+    );
+    let other = write(
+        &root,
+        "jobs/other.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python x.py\nenvironment: azureml:sklearn@latest\ncompute: azureml:sklearn\n",
+    );
+    let path = root.join("pipeline.yml");
+    let text = "\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+jobs:
+  a: {type: command, display_name: \"日本🎉\", command: python a.py, environment: azureml:sklearn:1}
+  b: {type: command, command: python b.py, environment: azureml:SKLEARN:2}
+  c:
+    type: command
+    command: python c.py
+    environment: azureml:sklearn@latest
+  d:
+    type: command
+    command: python d.py
+    environment: azureml:sk
+";
+    let mut c = Client::initialized(&root);
+    c.open(&path, text);
+    c.diagnostics(&uri(&path), Some(1));
+
+    // Completion: every version, and `@latest` once per name.
+    let done = at(&mut c, "textDocument/completion", &path, 12, 27);
+    assert_eq!(
+        labels(&done),
+        [
+            "azureml:sklearn:1",
+            "azureml:sklearn:2",
+            "azureml:sklearn@latest",
+            "azureml:torch@latest"
+        ]
+    );
+    assert_eq!(item(&done, "azureml:sklearn:2")["detail"], "environment");
+    assert_eq!(
+        range(&item(&done, "azureml:sklearn:1")["textEdit"]),
+        [12, 17, 12, 27]
+    );
+
+    // Definition: the version named (any case), the highest one for `@latest`; the
+    // `name:` of the file, after the emoji (two UTF-16 units) on the line.
+    let line = text.lines().nth(3).unwrap();
+    let col = line[..line.find("azureml:sklearn:1").unwrap()]
+        .encode_utf16()
+        .count() as u32;
+    let name_range = |p: &Path| json!([{"uri": uri(p), "range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 13}}}]);
+    assert_eq!(
+        at(&mut c, "textDocument/definition", &path, 3, col + 10),
+        name_range(&v1)
+    );
+    assert_eq!(
+        at(&mut c, "textDocument/definition", &path, 4, 60),
+        name_range(&v2)
+    );
+    assert_eq!(
+        at(&mut c, "textDocument/definition", &path, 8, 25),
+        name_range(&v2)
+    );
+    // A version nobody defines: nothing.
+    assert_eq!(at(&mut c, "textDocument/definition", &path, 12, 20), json!([]));
+
+    // References from the definition: every `environment:` naming it and every file
+    // defining it, whatever the version, and not the compute of the same name.
+    c.open(&v1, ENV_V1);
+    c.diagnostics(&uri(&v1), Some(1));
+    let refs = at(&mut c, "textDocument/references", &v1, 1, 8);
+    let mut places: Vec<(String, [u64; 4])> = refs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["uri"].as_str().unwrap().to_string(), range(l)))
+        .collect();
+    places.sort();
+    let mut want = vec![
+        (uri(&v1), [1, 6, 1, 13]),
+        (uri(&v2), [1, 6, 1, 13]),
+        (uri(&other), [2, 13, 2, 35]),
+        (uri(&path), [3, col as u64, 3, col as u64 + 17]),
+        (uri(&path), [4, 56, 4, 73]),
+        (uri(&path), [8, 17, 8, 39]),
+    ];
+    want.sort();
+    assert_eq!(places, want);
+    // From a reference: the same places.
+    let from_ref = at(&mut c, "textDocument/references", &path, 8, 25);
+    assert_eq!(from_ref.as_array().unwrap().len(), 6, "{from_ref}");
+    c.shutdown_and_exit();
+}
+
 #[test]
 fn pull_diagnostics_answer_what_was_pushed() {
     let (_d, root) = workspace();
@@ -1496,9 +1640,11 @@ fn pull_diagnostics_answer_what_was_pushed() {
         "initialize",
         json!({"processId": null, "capabilities": {}, "workspaceFolders": [{"uri": uri(&root), "name": "ws"}]}),
     );
-    assert_eq!(
-        init["result"]["capabilities"]["diagnosticProvider"],
-        json!({"identifier": "amlint", "interFileDependencies": true, "workspaceDiagnostics": false})
+    // A client that cannot be told to pull again gets push only (pulls are answered
+    // all the same).
+    assert!(
+        init["result"]["capabilities"].get("diagnosticProvider").is_none(),
+        "{init}"
     );
     c.notify("initialized", json!({}));
     let pushed_disk = c.diagnostics(&uri(&on_disk), None);
@@ -1679,4 +1825,333 @@ fn completion_inside_bindings() {
     let r = complete(20, "      extra: ${{parent.jobs.prep}} ");
     assert!(!labels(&r).contains(&"prep".to_string()), "{r}");
     c.shutdown_and_exit();
+}
+
+/// The UTF-16 range of the first `s` on `line` of `text`.
+fn span16(text: &str, line: usize, s: &str) -> [u64; 4] {
+    let start = col16(text, line, s) as u64;
+    let l = line as u64;
+    [l, start, l, start + s.encode_utf16().count() as u64]
+}
+
+/// The (uri, range) of each location, sorted.
+fn places(locations: &Value) -> Vec<(String, [u64; 4])> {
+    let mut out: Vec<(String, [u64; 4])> = locations
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["uri"].as_str().unwrap().to_string(), range(l)))
+        .collect();
+    out.sort();
+    out
+}
+
+const OTHER_PIPE: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+jobs:
+  fit:
+    component: file:./train.yml
+    inputs:
+      data: {type: uri_folder, path: ./d}
+  after:
+    type: command
+    command: echo ${{inputs.m}}
+    inputs:
+      m: ${{parent.jobs.fit.outputs.model}}
+";
+
+#[test]
+fn references_of_bindings() {
+    let (_d, root) = workspace();
+    let component = write(&root, "train.yml", TRAIN_COMPONENT);
+    let path = write(&root, "pipe.yml", FLOW);
+    let other = write(&root, "other-pipe.yml", OTHER_PIPE);
+    let mut c = Client::initialized(&root);
+    c.open(&path, FLOW);
+    c.diagnostics(&uri(&path), Some(1));
+    let (here, comp, there) = (uri(&path), uri(&component), uri(&other));
+    let refs = |c: &mut Client, p: &Path, text: &str, line: usize, s: &str, declaration: bool| {
+        let r = c.request(
+            "textDocument/references",
+            json!({
+                "textDocument": {"uri": uri(p)},
+                "position": {"line": line, "character": col16(text, line, s) + 1},
+                "context": {"includeDeclaration": declaration},
+            }),
+        );
+        assert!(r.get("error").is_none(), "{r}");
+        places(&r["result"])
+    };
+    let sorted = |mut v: Vec<(String, [u64; 4])>| {
+        v.sort();
+        v
+    };
+
+    // A step's output: from its key and from a binding naming it, after `日本🎉` on the
+    // command's line (UTF-16 columns).
+    let out = sorted(vec![
+        (here.clone(), [15, 6, 15, 9]),
+        (here.clone(), span16(FLOW, 10, "${{outputs.out}}")),
+        (
+            here.clone(),
+            span16(FLOW, 19, "${{parent.jobs.prep.outputs.out}}"),
+        ),
+    ]);
+    assert_eq!(refs(&mut c, &path, FLOW, 15, "out", true), out);
+    assert_eq!(refs(&mut c, &path, FLOW, 19, "${{parent", true), out);
+    assert_eq!(refs(&mut c, &path, FLOW, 10, "${{outputs", true), out);
+    // Without the declaration.
+    let uses: Vec<_> = out.iter().filter(|(_, r)| r[0] != 15).cloned().collect();
+    assert_eq!(refs(&mut c, &path, FLOW, 15, "out", false), uses);
+    // The pipeline's input.
+    assert_eq!(
+        refs(&mut c, &path, FLOW, 4, "raw", true),
+        sorted(vec![
+            (here.clone(), [4, 2, 4, 5]),
+            (here.clone(), span16(FLOW, 13, "${{parent.inputs.raw}}")),
+        ])
+    );
+    // A step: every binding through `parent.jobs.<step>`; a step whose component is
+    // unknown, from a binding to one of its ports.
+    assert_eq!(
+        refs(&mut c, &path, FLOW, 8, "prep", true),
+        sorted(vec![
+            (here.clone(), [8, 2, 8, 6]),
+            (
+                here.clone(),
+                span16(FLOW, 19, "${{parent.jobs.prep.outputs.out}}")
+            ),
+        ])
+    );
+    assert_eq!(
+        refs(&mut c, &path, FLOW, 20, "${{parent", true),
+        sorted(vec![
+            (here.clone(), [21, 2, 21, 7]),
+            (
+                here.clone(),
+                span16(FLOW, 20, "${{parent.jobs.score.outputs.result}}")
+            ),
+        ])
+    );
+
+    // A component file's output, from a pipeline's binding: the component's own
+    // binding and the steps of every pipeline that use the file (the other one is not
+    // open: read from disk).
+    let model = sorted(vec![
+        (comp.clone(), [7, 2, 7, 7]),
+        (comp.clone(), span16(TRAIN_COMPONENT, 8, "${{outputs.model}}")),
+        (
+            here.clone(),
+            span16(FLOW, 6, "${{parent.jobs.train.outputs.model}}"),
+        ),
+        (
+            there.clone(),
+            span16(OTHER_PIPE, 11, "${{parent.jobs.fit.outputs.model}}"),
+        ),
+    ]);
+    assert_eq!(refs(&mut c, &path, FLOW, 6, "${{parent", true), model);
+    // From the component's key, the component open: the same; its input `data` is
+    // bound by the steps' `inputs:` keys.
+    c.open(&component, TRAIN_COMPONENT);
+    c.diagnostics(&uri(&component), Some(1));
+    assert_eq!(refs(&mut c, &component, TRAIN_COMPONENT, 7, "model", true), model);
+    let data = sorted(vec![
+        (comp.clone(), [4, 2, 4, 6]),
+        (comp.clone(), span16(TRAIN_COMPONENT, 8, "${{inputs.data}}")),
+        (here.clone(), [19, 6, 19, 10]),
+        (there.clone(), [6, 6, 6, 10]),
+    ]);
+    assert_eq!(refs(&mut c, &component, TRAIN_COMPONENT, 4, "data", true), data);
+    // From a step's key binding it: the same.
+    assert_eq!(refs(&mut c, &path, FLOW, 19, "data", true), data);
+    c.shutdown_and_exit();
+}
+
+/// The CPU time (user + system, clock ticks) a process has used.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// A workspace pull's items by URI: (kind, version, resultId, codes).
+fn workspace_items(r: &Value) -> std::collections::BTreeMap<String, (String, Value, String, Vec<String>)> {
+    r["result"]["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|i| {
+            let codes = i["items"]
+                .as_array()
+                .map(|d| {
+                    d.iter()
+                        .map(|d| d["code"].as_str().unwrap().to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (
+                i["uri"].as_str().unwrap().to_string(),
+                (
+                    i["kind"].as_str().unwrap().to_string(),
+                    i["version"].clone(),
+                    i["resultId"].as_str().unwrap().to_string(),
+                    codes,
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The result ids a workspace pull's report gives, as the client sends them back.
+fn known_of(
+    report: &std::collections::BTreeMap<String, (String, Value, String, Vec<String>)>,
+) -> Vec<(String, String)> {
+    report
+        .iter()
+        .map(|(u, (_, _, id, _))| (u.clone(), id.clone()))
+        .collect()
+}
+
+#[test]
+fn a_client_that_pulls_gets_pulls_only_and_a_workspace_pull_is_held_until_something_changes() {
+    let (_d, root) = workspace();
+    let on_disk = write(&root, "deploy/other.yml", DEPLOYMENT);
+    let compute = write(&root, "compute/gpu-cluster.yml", COMPUTE_CLUSTER);
+    let endpoint = write(&root, "endpoints/endpoint.yml", ENDPOINT);
+    let clean = write(&root, "clean.yml", "a: 1\n");
+    let mut c = Client::start(&root);
+    let init = c.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "capabilities": {
+                "textDocument": {"diagnostic": {"dynamicRegistration": false}},
+                "workspace": {"diagnostics": {"refreshSupport": true}},
+            },
+            "workspaceFolders": [{"uri": uri(&root), "name": "ws"}],
+        }),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["diagnosticProvider"],
+        json!({"identifier": "amlint", "interFileDependencies": true, "workspaceDiagnostics": true})
+    );
+    c.notify("initialized", json!({}));
+    let pull_workspace = |c: &mut Client, known: &[(String, String)]| -> i64 {
+        c.next_id += 1;
+        let id = c.next_id;
+        let previous: Vec<Value> = known.iter().map(|(u, v)| json!({"uri": u, "value": v})).collect();
+        c.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "workspace/diagnostic",
+            "params": {"previousResultIds": previous}}),
+        );
+        id
+    };
+    let answer = |c: &mut Client, id: i64| c.wait_for("the workspace pull", |v| v["id"] == json!(id));
+
+    // Nothing known: answered at once, every file with findings; not open: no version.
+    let id = pull_workspace(&mut c, &[]);
+    let first = workspace_items(&answer(&mut c, id));
+    let (kind, version, disk_id, codes) = &first[&uri(&on_disk)];
+    assert_eq!((kind.as_str(), version), ("full", &Value::Null));
+    assert!(codes.contains(&"AML101".to_string()), "{codes:?}");
+    assert_eq!(first[&uri(&endpoint)].3, ["AML302"]);
+    assert!(!first.contains_key(&uri(&clean)), "no findings: not reported");
+
+    // Everything known: held. The server waits without spinning.
+    let known = known_of(&first);
+    let id = pull_workspace(&mut c, &known);
+    let ticks = cpu_ticks(c.child.id());
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(
+        cpu_ticks(c.child.id()) - ticks <= 5,
+        "the held request costs CPU time"
+    );
+    let early = c.rx.try_recv();
+    assert!(
+        early.is_err() && !c.pending.iter().any(|v| v["id"] == json!(id)),
+        "held: {early:?} {:?}",
+        c.pending
+    );
+    // The client cancels it.
+    c.notify("$/cancelRequest", json!({"id": id}));
+    let cancelled = answer(&mut c, id);
+    assert_eq!(cancelled["error"]["code"], -32800, "{cancelled}");
+
+    // Held again; opening a document whose buffer has other findings than the file
+    // answers it: that document in full (with its version), the others unchanged with
+    // the same result ids.
+    let id = pull_workspace(&mut c, &known);
+    let edited = format!("{ENDPOINT}foo: 1\n");
+    c.open(&endpoint, &edited);
+    let report = workspace_items(&answer(&mut c, id));
+    assert_eq!(report[&uri(&endpoint)].0, "full");
+    assert_eq!(report[&uri(&endpoint)].1, json!(1));
+    assert_eq!(report[&uri(&endpoint)].3, ["AML302", "AML101"]);
+    assert_eq!(report[&uri(&on_disk)].0, "unchanged");
+    assert_eq!(&report[&uri(&on_disk)].2, disk_id);
+    // A stale result id: answered at once, in full.
+    let stale: Vec<(String, String)> = known_of(&report)
+        .into_iter()
+        .map(|(u, id)| {
+            if u == uri(&on_disk) {
+                (u, "stale".to_string())
+            } else {
+                (u, id)
+            }
+        })
+        .collect();
+    let id = pull_workspace(&mut c, &stale);
+    assert_eq!(workspace_items(&answer(&mut c, id))[&uri(&on_disk)].0, "full");
+
+    // A document pull with its result id: unchanged.
+    let pull_doc = |c: &mut Client, previous: Option<&str>| {
+        let r = c.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri(&endpoint)}, "previousResultId": previous}),
+        );
+        r["result"].clone()
+    };
+    let full = pull_doc(&mut c, None);
+    assert_eq!(full["kind"], "full");
+    let doc_id = full["resultId"].as_str().unwrap().to_string();
+    assert_eq!(
+        pull_doc(&mut c, Some(&doc_id)),
+        json!({"kind": "unchanged", "resultId": doc_id})
+    );
+
+    // The compute, edited into a Kubernetes cluster: the endpoint's finding goes without
+    // an edit of its own, so the client is asked to pull again; the held workspace pull
+    // is answered with the endpoint's empty report.
+    c.open(&compute, COMPUTE_CLUSTER);
+    c.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": uri(&compute)}}),
+    );
+    let id = pull_workspace(&mut c, &known_of(&report));
+    c.change(&compute, 2, COMPUTE_KUBERNETES);
+    let refresh = c.wait_for("a refresh request", |v| {
+        v["method"] == "workspace/diagnostic/refresh"
+    });
+    assert!(refresh["id"].is_string(), "{refresh}");
+    let report = workspace_items(&answer(&mut c, id));
+    assert_eq!(report[&uri(&endpoint)].0, "full");
+    assert_eq!(report[&uri(&endpoint)].3, ["AML101"]);
+    assert_ne!(pull_doc(&mut c, Some(&doc_id))["kind"], "unchanged");
+
+    // Held at shutdown: answered, then the shutdown.
+    let id = pull_workspace(&mut c, &known_of(&report));
+    let shutdown = c.request("shutdown", Value::Null);
+    assert!(shutdown.get("error").is_none(), "{shutdown}");
+    let held = answer(&mut c, id);
+    assert!(held["result"]["items"].is_array(), "{held}");
+    // Nothing was ever pushed.
+    assert!(
+        !c.pending
+            .iter()
+            .any(|v| v["method"] == "textDocument/publishDiagnostics"),
+        "{:#?}",
+        c.pending
+    );
+    c.notify("exit", Value::Null);
 }
