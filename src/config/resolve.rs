@@ -42,6 +42,8 @@ pub struct Resolver {
     errors: Mutex<Vec<ConfigError>>,
     /// Every file an `extend` of a configuration read so far named (absolute).
     extended: Mutex<std::collections::BTreeSet<PathBuf>>,
+    /// Every `rules-dirs` directory of a configuration read so far (absolute).
+    rule_dirs: Mutex<std::collections::BTreeSet<PathBuf>>,
     /// Run on the rules of every configuration with `rules-dirs` ([`Resolver::with_rule_check`]).
     check: Option<RuleCheck>,
 }
@@ -84,6 +86,7 @@ impl Resolver {
             git: Mutex::default(),
             errors: Mutex::new(Vec::new()),
             extended: Mutex::default(),
+            rule_dirs: Mutex::default(),
             check,
         };
         if let ConfigChoice::File(path) = &choice {
@@ -117,13 +120,21 @@ impl Resolver {
         lock(&self.errors).extend(errors);
     }
 
-    /// Every file the `extend` chains of the configurations read so far name (absolute;
-    /// read or not): a change to one changes a configuration.
-    pub fn extended_files(&self) -> Vec<PathBuf> {
-        lock(&self.extended).iter().cloned().collect()
+    /// Whether a change to `path` (absolute) can change a configuration read so far: a
+    /// file an `extend` chain names, a file under a `rules-dirs` directory, or a file a
+    /// configuration error is in (a user rule that did not compile, say). Configuration
+    /// files themselves are found by their names.
+    pub fn affects_configuration(&self, path: &Path) -> bool {
+        let path = super::normalize(path);
+        lock(&self.extended).contains(&path)
+            || lock(&self.rule_dirs).iter().any(|d| path.starts_with(d))
+            || lock(&self.errors)
+                .iter()
+                .any(|e| !e.source.path.is_empty() && self.absolute(Path::new(&e.source.path)) == path)
     }
 
-    /// Parses a configuration file, recording the files its `extend` chain names.
+    /// Parses a configuration file, recording the files its `extend` chain names and its
+    /// rule directories.
     fn parse(
         &self,
         display: &str,
@@ -134,6 +145,9 @@ impl Resolver {
     ) -> Result<Option<Config>, Vec<ConfigError>> {
         let (parsed, named) = super::parse_file_extending(display, Some(abs), dir, text, kind, self.check);
         lock(&self.extended).extend(named.iter().map(|p| super::normalize(p)));
+        if let Ok(Some(config)) = &parsed {
+            lock(&self.rule_dirs).extend(config.rules_dirs.iter().map(|d| super::normalize(d)));
+        }
         parsed
     }
 

@@ -218,6 +218,16 @@ fn is_config_file(path: &Path) -> bool {
         .is_some_and(|n| CONFIG_FILE_NAMES.iter().any(|c| n == *c))
 }
 
+/// The configuration resolver of the workspace, as `amlint check` makes it: user rules
+/// that do not compile are configuration errors (on the rule file).
+fn resolver(options: &Options, cwd: &Path) -> Arc<Resolver> {
+    Arc::new(Resolver::with_rule_check(
+        options.config.clone(),
+        cwd,
+        Some(crate::ruleset::compile_errors),
+    ))
+}
+
 impl Workspace {
     pub fn new(folders: Vec<PathBuf>, options: Options) -> Self {
         let cwd = folders
@@ -225,11 +235,7 @@ impl Workspace {
             .cloned()
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
-        let resolver = Arc::new(Resolver::with_rule_check(
-            options.config.clone(),
-            &cwd,
-            Some(crate::ruleset::compile_errors),
-        ));
+        let resolver = resolver(&options, &cwd);
         let bounds = folders.iter().map(|f| (f.clone(), Boundary::around(f))).collect();
         Self {
             options,
@@ -436,11 +442,12 @@ impl Workspace {
     }
 
     /// A file changed on disk (saved, or changed by another program). Returns true when
-    /// it is a configuration file, or a file a configuration's `extend` names (the
-    /// caller reloads the configuration).
+    /// it is a configuration file or a file a configuration depends on (a file its
+    /// `extend` names, a user rule file, a file in error: `Resolver::affects_configuration`);
+    /// the caller reloads the configuration.
     pub fn disk_changed(&mut self, path: &Path, publish: &mut dyn FnMut(PublishDiagnosticsParams)) -> bool {
         let path = crate::config::normalize(path);
-        if is_config_file(&path) || self.resolver.extended_files().contains(&path) {
+        if is_config_file(&path) || self.resolver.affects_configuration(&path) {
             return true;
         }
         self.local_path_changed(&path);
@@ -509,7 +516,7 @@ impl Workspace {
     /// workspace walked again, everything checked again. Configuration errors are
     /// published on the configuration files.
     pub fn reload_config(&mut self, publish: &mut dyn FnMut(PublishDiagnosticsParams)) {
-        self.resolver = Arc::new(Resolver::with_cwd(self.options.config.clone(), &self.cwd));
+        self.resolver = resolver(&self.options, &self.cwd);
         // Open documents the configuration now excludes lose their diagnostics; those
         // it no longer excludes are parsed and checked with everything else.
         let excluded: Vec<(Url, bool)> = self

@@ -469,6 +469,60 @@ fn configuration_changes_are_picked_up() {
     c.shutdown_and_exit();
 }
 
+/// A user rule file is part of the configuration: editing one reloads it, and a rule that
+/// no longer compiles is a configuration error on its file — also after the configuration
+/// was reloaded for another reason — until it is fixed.
+#[test]
+fn editing_a_user_rule_reloads_the_configuration() {
+    let (_d, root) = workspace();
+    let rule_text = |pattern: &str| {
+        format!(
+            "code: ACME001\nname: size-pattern\nseverity: warning\nsummary: s\nwhat: w\nwhy: y\n\
+             example_note: none\nkinds: [amlCompute]\nwhen:\n  field: size\n  matches: \"{pattern}\"\n\
+             report:\n  at: size\n  message: m\n"
+        )
+    };
+    let rule = write(
+        &root,
+        "policies/ACME001-size-pattern.yaml",
+        &rule_text("^Standard_"),
+    );
+    let config = write(&root, "amlint.toml", "rules-dirs = [\"policies\"]\n");
+    let path = write(&root, "deployment.yml", DEPLOYMENT);
+    let mut c = Client::initialized(&root);
+    c.open(&path, DEPLOYMENT);
+    assert!(codes(&c.diagnostics(&uri(&path), Some(1))).contains(&"AML003"));
+    // A reload for another reason (the configuration file changed).
+    std::fs::write(&config, "rules-dirs = [\"policies\"]\nignore = [\"AML003\"]\n").unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&config), "type": 2}]}),
+    );
+    assert!(!codes(&c.diagnostics(&uri(&path), Some(1))).contains(&"AML003"));
+    // The rule file is broken on disk: reported on it.
+    std::fs::write(&rule, rule_text("(")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&rule), "type": 2}]}),
+    );
+    let errors = c.diagnostics(&uri(&rule), None);
+    assert!(
+        errors.iter().any(|e| e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("regular expression")),
+        "{errors:#?}"
+    );
+    // Fixed and saved: the error goes.
+    std::fs::write(&rule, rule_text("^Standard_")).unwrap();
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&rule)}}),
+    );
+    assert_eq!(c.diagnostics(&uri(&rule), None), Vec::<Value>::new());
+    c.shutdown_and_exit();
+}
+
 #[test]
 fn a_change_to_a_file_the_configuration_extends_reloads_it() {
     let (_d, root) = workspace();
