@@ -54,8 +54,11 @@ pub fn amlint(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
     run(command, stdin)
 }
 
-/// Runs `command` under the caps (see [`amlint`]). The child is reaped with `wait4`
-/// (which also gives its peak memory), not `Child::wait`.
+/// Runs `command` under the caps (see [`amlint`]). The child is reaped with `wait4`, not
+/// `Child::wait`. Its peak memory is the high-water mark of its own address space
+/// (`VmHWM`), sampled while it runs: `wait4`'s `ru_maxrss` also counts the memory of
+/// this test process, which the child shared between fork and exec — the whole parallel
+/// test suite's, which made the cap fail at random under load.
 #[allow(clippy::zombie_processes)]
 pub fn run(mut command: Command, stdin: &[u8]) -> Run {
     use std::os::unix::process::CommandExt;
@@ -88,7 +91,11 @@ pub fn run(mut command: Command, stdin: &[u8]) -> Run {
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut peak_rss = 0;
     let reason = loop {
+        if let Some(hwm) = high_water_mark(pid as u32) {
+            peak_rss = peak_rss.max(hwm);
+        }
         // SAFETY: pid is our child; status and usage are valid for writes.
         let waited = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
         if waited == pid {
@@ -115,7 +122,6 @@ pub fn run(mut command: Command, stdin: &[u8]) -> Run {
     let _ = writer.join();
     let stdout = out_reader.join().expect("stdout reader");
     let stderr = err_reader.join().expect("stderr reader");
-    let peak_rss = usage.ru_maxrss as u64 * 1024;
     if libc::WIFSIGNALED(status) {
         panic!(
             "amlint died of signal {} after {elapsed:?}: {}",
@@ -154,6 +160,15 @@ fn drain(pipe: &mut impl Read) -> Vec<u8> {
     }
     assert!(all.len() < MAX, "more than {} MiB of output", MAX >> 20);
     all
+}
+
+/// The peak resident memory of a running process's address space since its `exec`
+/// (`VmHWM` of `/proc/<pid>/status`).
+fn high_water_mark(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// The resident memory of a running process, from `/proc/<pid>/statm`.
