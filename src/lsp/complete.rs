@@ -359,16 +359,18 @@ fn new_file_snippets(
             if let [t] = types.as_slice() {
                 text.push_str(&format!("type: {t}\n"));
             }
-            let required = store
-                .kind_doc(&k.id)
-                .and_then(|d| d.get("required"))
-                .and_then(serde_json::Value::as_array);
+            // The keys the SDK requires: those the CLI can take from its flags (`name`,
+            // which a file usually states), then the rest.
+            let doc = store.kind_doc(&k.id);
+            let keys = |field: &str| {
+                doc.and_then(|d| d.get(field))
+                    .and_then(serde_json::Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(serde_json::Value::as_str)
+            };
             let mut stop = 0;
-            for key in required
-                .into_iter()
-                .flatten()
-                .filter_map(serde_json::Value::as_str)
-            {
+            for key in keys("x-amlint-from-cli").chain(keys("required")) {
                 if key != "type" && key != "$schema" {
                     stop += 1;
                     text.push_str(&format!("{key}: ${stop}\n"));

@@ -9,8 +9,10 @@
 //! - `x-amlint-binding: true` wraps the schema object as
 //!   `{"x-amlint-binding": true, "if": <is a ${{...}} string>, "else": <the object>}`,
 //!   so a binding expression satisfies the whole object and nothing else is evaluated.
-//! - amlint policy: `endpoint_name` is not required at the top of deployments (the CLI
-//!   supplies it with `--endpoint-name`; docs/schemas.md).
+//! - amlint policy: the keys `az ml <kind> create` takes from its flags are not required
+//!   at the top of a document: `name` (`--name`) of every kind, and `endpoint_name`
+//!   (`--endpoint-name`) of deployments (docs/schemas.md, "Decisions"); they are listed
+//!   in `x-amlint-from-cli` instead.
 //! - Local-path fields that the SDK (or the CLI's upload step) checks in entity code rather
 //!   than in a marshmallow field get an `x-amlint-forms` annotation ([`EXTRA_FORMS`]), so
 //!   that the reference checker finds them like every other reference field.
@@ -101,9 +103,14 @@ fn def_base_name(name: &str) -> &str {
 /// files under `defs/`.
 pub fn preprocess(doc: &mut Value, kind: Option<&str>) {
     if let Some(kind) = kind {
-        if ENDPOINT_NAME_FROM_CLI.contains(&kind) {
-            if let Some(Value::Array(req)) = doc.get_mut("required") {
-                req.retain(|r| r != "endpoint_name");
+        if let Some(Value::Array(req)) = doc.get_mut("required") {
+            let endpoint_name = ENDPOINT_NAME_FROM_CLI.contains(&kind);
+            let from_flags = |r: &Value| r == "name" || (endpoint_name && r == "endpoint_name");
+            let flags: Vec<Value> = req.iter().filter(|r| from_flags(r)).cloned().collect();
+            req.retain(|r| !from_flags(r));
+            if !flags.is_empty() {
+                // Still what a new file of the kind should say (the editor's snippets).
+                doc["x-amlint-from-cli"] = Value::Array(flags);
             }
         }
         add_forms(doc, &format!("#root:{kind}"));
@@ -888,13 +895,18 @@ mod tests {
     }
 
     #[test]
-    fn endpoint_name_and_forms() {
+    fn keys_from_cli_flags_and_forms() {
         let mut s = json!({
-            "required": ["endpoint_name", "name"],
+            "required": ["endpoint_name", "instance_type", "name"],
             "properties": {"path": {"type": "string"}}
         });
         preprocess(&mut s, Some("managedOnlineDeployment"));
-        assert_eq!(s["required"], json!(["name"]));
+        assert_eq!(s["required"], json!(["instance_type"]));
+        let mut e = json!({"required": ["endpoint_name", "name"]});
+        preprocess(&mut e, Some("managedOnlineEndpoint"));
+        assert_eq!(e["required"], json!(["endpoint_name"]), "only deployments take --endpoint-name");
+        assert_eq!(e["x-amlint-from-cli"], json!(["name"]));
+        assert_eq!(s["x-amlint-from-cli"], json!(["endpoint_name", "name"]));
         let mut m = json!({"properties": {"path": {"type": "string"}}});
         preprocess(&mut m, Some("model"));
         assert_eq!(m["properties"]["path"]["x-amlint-forms"][0]["form"], "local-path");
