@@ -541,24 +541,16 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Option
             Some(root) => port_items(&Interface::read(doc, root), which, "the pipeline"),
             None => Vec::new(),
         },
-        ["parent", "jobs"] => {
-            let jobs = doc
-                .root
-                .and_then(|r| doc.get(r, "jobs"))
-                .filter(|j| is_map(doc, *j));
-            jobs.map(|j| kept(doc, j))
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|(_, _, v)| is_map(doc, *v))
-                .map(|(name, _, v)| {
-                    let ty = match doc.get(v, "type").map(|t| doc.value(t)) {
-                        Some(Value::Str(s)) => s.to_string(),
-                        _ => "command".to_string(),
-                    };
-                    item(&name, CompletionItemKind::MODULE, format!("{ty} step"))
-                })
-                .collect()
-        }
+        ["parent", "jobs"] => steps(doc)
+            .into_iter()
+            .map(|(name, _, v)| {
+                let ty = match doc.get(v, "type").map(|t| doc.value(t)) {
+                    Some(Value::Str(s)) => s.to_string(),
+                    _ => "command".to_string(),
+                };
+                item(&name, CompletionItemKind::MODULE, format!("{ty} step"))
+            })
+            .collect(),
         ["parent", "jobs", name] => ["outputs", "inputs"]
             .iter()
             .map(|w| {
