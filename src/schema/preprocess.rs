@@ -912,7 +912,11 @@ mod tests {
         assert_eq!(s["required"], json!(["instance_type"]));
         let mut e = json!({"required": ["endpoint_name", "name"]});
         preprocess(&mut e, Some("managedOnlineEndpoint"));
-        assert_eq!(e["required"], json!(["endpoint_name"]), "only deployments take --endpoint-name");
+        assert_eq!(
+            e["required"],
+            json!(["endpoint_name"]),
+            "only deployments take --endpoint-name"
+        );
         assert_eq!(e["x-amlint-from-cli"], json!(["name"]));
         assert_eq!(s["x-amlint-from-cli"], json!(["endpoint_name", "name"]));
         let mut m = json!({"properties": {"path": {"type": "string"}}});
