@@ -1011,6 +1011,9 @@ def build_specs() -> None:
          (["project"], "load_workspace", {"name": "x", "kind": "project"}, True),
          (["default"], "load_workspace", {"name": "x"}, False)],
     )
+    S["featureStore"] = ("probe", "load_feature_store", {"name": "x"})
+    S["featureSet"] = ("probe", "load_feature_set", {"name": "x"})
+    S["featureStoreEntity"] = ("probe", "load_feature_store_entity", {"name": "x"})
     S["serverlessEndpoint"] = ("autogen", "azure.ai.ml.entities.ServerlessEndpoint", {"name": "x", "model_id": "x"})
 
 

@@ -78,6 +78,8 @@ LOADERS: Dict[str, str] = {
     "azureDataLakeGen2": "load_datastore", "oneLake": "load_datastore",
     "connection": "load_connection", "schedule": "load_schedule", "modelVersionPackage": "load_model_package",
     "registry": "load_registry", "workspace": "load_workspace",
+    "featureStore": "load_feature_store", "featureSet": "load_feature_set",
+    "featureStoreEntity": "load_feature_store_entity",
 }
 
 

@@ -38,7 +38,7 @@ mod tests {
     fn every_kind_schema_compiles() {
         let store = store();
         let kinds: Vec<&str> = store.kind_ids().collect();
-        assert!(kinds.len() >= 42, "{kinds:?}");
+        assert!(kinds.len() >= 47, "{kinds:?}");
         // Every definition too (they are compiled lazily, when an instance reaches them),
         // and those of the document the kinds share.
         for doc in store.doc_ids() {

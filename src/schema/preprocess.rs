@@ -87,6 +87,14 @@ const EXTRA_FORMS: &[(&str, &str, &str)] = &[
         "extraDockerfileSteps",
         r#"[{"form": "local-path", "dir": false, "base": "cwd", "relative_to": "sourceDirectory"}]"#,
     ),
+    // A feature set's specification folder (it holds `FeatureSetSpec.yaml`): `az ml
+    // feature-set create` reads it (`_validate_and_get_feature_set_spec`: "No such
+    // directory"); loading the file does not. A URL is fetched instead.
+    (
+        "FeatureSetSpecificationSchema",
+        "path",
+        r#"[{"form": "local-path", "file": false, "stage": "create"}]"#,
+    ),
     ("CodeConfigurationSchema", "code", r#"[{"form": "local-path"}]"#),
     (
         "CodeConfigurationSchema",
