@@ -167,6 +167,15 @@ ENTITY_REQUIRED: Dict[str, Tuple[List[str], str]] = {
                    "ImageObjectDetectionSchema", "ImageInstanceSegmentationSchema")},
 }
 
+# Schemas loaded with `unknown=INCLUDE` whose entity constructor refuses the keys it does
+# not know: the SDK rejects an unknown key with a TypeError from the constructor, so the
+# generated schema refuses unknown keys ("raise"). Schema class -> the SDK's error.
+ENTITY_REFUSES_UNKNOWN: Dict[str, str] = {
+    "PipelineParallelJobSchema": "ParameterizedParallel.__init__() got an unexpected keyword argument 'foo' "
+                                 "(a `type: parallel` pipeline step with `foo: bar`; also why a step without "
+                                 "`type:` is never a parallel step)",
+}
+
 _MISSING_ARGS = re.compile(r"missing \d+ required (?:keyword-only |positional )?arguments?: (.*)$")
 
 
@@ -337,6 +346,10 @@ class Converter:
         if required:
             out["required"] = sorted(set(required))
         u = unknown_name(unknown)
+        refused = next((ENTITY_REFUSES_UNKNOWN[b.__name__] for b in cls.__mro__ if b.__name__ in ENTITY_REFUSES_UNKNOWN), None)
+        if u == "include" and refused:
+            u = "raise"
+            note(f"{cls.__name__}: unknown keys are included by the schema but refused by the entity: {refused}")
         if u == "raise":
             out["additionalProperties"] = False
         else:
