@@ -89,15 +89,13 @@ pub fn run(mut command: Command, stdin: &[u8]) -> Run {
     let out_reader = std::thread::spawn(move || drain(&mut out));
     let err_reader = std::thread::spawn(move || drain(&mut err));
     let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let mut peak_rss = 0;
     let reason = loop {
         if let Some(hwm) = high_water_mark(pid as u32) {
             peak_rss = peak_rss.max(hwm);
         }
-        // SAFETY: pid is our child; status and usage are valid for writes.
-        let waited = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        // SAFETY: pid is our child; status is valid for writes (no resource usage asked).
+        let waited = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, std::ptr::null_mut()) };
         if waited == pid {
             break None;
         }
@@ -115,7 +113,7 @@ pub fn run(mut command: Command, stdin: &[u8]) -> Run {
     if let Some(reason) = reason {
         let _ = child.kill();
         // SAFETY: as above; reaps the killed child.
-        unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        unsafe { libc::wait4(pid, &mut status, 0, std::ptr::null_mut()) };
         panic!("amlint {reason} (cap: {WALL:?}, {} MiB)", MEMORY >> 20);
     }
     let elapsed = start.elapsed();

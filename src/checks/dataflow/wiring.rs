@@ -9,7 +9,7 @@
 use super::model::{Component, FlowModel, Pipeline, Step};
 use super::{did_you_mean, listing};
 use crate::diagnostic::{Diagnostic, codes};
-use crate::document::{NodeId, Value};
+use crate::document::{Document, NodeId, Value};
 use crate::facts::interface::{Interface, Port, kept};
 use crate::schema::coerce::{boolean_str, python_float, python_int};
 
@@ -117,6 +117,15 @@ fn wiring(
     out.push(d);
 }
 
+/// An AML810 finding on the literal `value`: `what` and how the value reads, with the help
+/// `help` gives (told whether the value is a boolean, which YAML 1.1 makes of `on`/`yes`).
+fn wrong_literal(doc: &Document, value: NodeId, what: String, help: impl Fn(bool) -> String) -> Diagnostic {
+    let v = doc.value(value);
+    let shown = crate::document::yaml11::describe(v);
+    Diagnostic::new(codes::AML810, doc.node(value).span, format!("{what} {shown}"))
+        .with_help(help(matches!(v, Value::Bool(_))))
+}
+
 /// AML810: a literal given to an `integer`, `number` or `boolean` input that the type
 /// cannot hold (YAML 1.1 values: `on` is a boolean, `1e3` a string).
 fn literal_type(model: &FlowModel<'_>, step: &Step, port: &Port, value: NodeId, out: &mut Vec<Diagnostic>) {
@@ -129,25 +138,19 @@ fn literal_type(model: &FlowModel<'_>, step: &Step, port: &Port, value: NodeId, 
             v,
             Value::Int(_) | Value::BigInt(_) | Value::Float(_) | Value::Bool(_)
         ) {
-            let shown = crate::document::yaml11::describe(v);
-            out.push(
-                Diagnostic::new(
-                    codes::AML810,
-                    doc.node(value).span,
-                    format!(
-                        "input `{}` of step `{}` is a `{ty}`, but is given {shown}",
-                        port.name, step.name
-                    ),
-                )
-                .with_help(format!(
+            out.push(wrong_literal(
+                doc,
+                value,
+                format!("input `{}` of step `{}` is a `{ty}`, but is given", port.name, step.name),
+                |yaml11| format!(
                     "Give a `{ty}` input a path (`azureml:name:version`, `./data`, `azureml://datastores/...`) or a binding such as `${{{{parent.inputs.x}}}}`. `az ml job create` refuses any other value (\"only path input is supported now\"){}.",
-                    if matches!(v, Value::Bool(_)) {
+                    if yaml11 {
                         "; YAML 1.1, which the Azure ML CLI reads, takes unquoted `yes`, `no`, `on` and `off` as booleans"
                     } else {
                         ""
                     }
-                )),
-            );
+                ),
+            ));
         }
         return;
     }
@@ -171,25 +174,19 @@ fn literal_type(model: &FlowModel<'_>, step: &Step, port: &Port, value: NodeId, 
     if fits {
         return;
     }
-    let shown = crate::document::yaml11::describe(v);
-    out.push(
-        Diagnostic::new(
-            codes::AML810,
-            doc.node(value).span,
-            format!(
-                "input `{}` of step `{}` is declared `{ty}`, but is given {shown}",
-                port.name, step.name
-            ),
-        )
-        .with_help(format!(
+    out.push(wrong_literal(
+        doc,
+        value,
+        format!("input `{}` of step `{}` is declared `{ty}`, but is given", port.name, step.name),
+        |yaml11| format!(
             "Give a {ty} value{}. Azure ML converts a literal to the input's type when the pipeline runs, and fails on one it cannot convert.",
-            if matches!(v, Value::Bool(_)) {
+            if yaml11 {
                 " (YAML 1.1, which the Azure ML CLI reads, takes unquoted `yes`, `no`, `on` and `off` as booleans)"
             } else {
                 ""
             }
-        )),
-    );
+        ),
+    ));
 }
 
 /// AML811: a primitive input (`integer`, `number`, `boolean`, `string`) whose value is a
