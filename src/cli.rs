@@ -327,7 +327,7 @@ fn check(args: CheckArgs) -> i32 {
         .paths
         .iter()
         .filter(|p| p.as_os_str() != "-")
-        .filter(|p| std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound))
+        .filter(|p| !crate::fsio::exists_here(p))
         .collect();
     if !missing.is_empty() {
         for p in missing {
@@ -738,7 +738,7 @@ fn write_baseline(path: &Path, report: &crate::results::Report) -> i32 {
 /// a temporary file linked into place, which fails if anything is there), never over an
 /// existing configuration, link, pipe or device.
 fn init(dir: &Path) -> i32 {
-    if !dir.is_dir() {
+    if !crate::fsio::is_dir(dir) {
         eprintln!(
             "amlint: {} is not a directory\n  help: create it first, or pass an existing directory",
             crate::fsio::shown(dir)
@@ -749,10 +749,10 @@ fn init(dir: &Path) -> i32 {
     for name in crate::config::CONFIG_FILE_NAMES {
         let existing = dir.join(name);
         let shown = crate::fsio::shown(&existing);
-        let Ok(meta) = std::fs::symlink_metadata(&existing) else {
+        let Some(here) = crate::fsio::look_here(&existing) else {
             continue;
         };
-        if !meta.is_file() {
+        if !matches!(here, Some(crate::fsio::Looked::File { .. })) {
             eprintln!(
                 "amlint: {shown} exists and is not a regular file (a link, directory, pipe or device); init writes only a new regular file\n  help: remove it, or run `amlint init` in another directory"
             );
@@ -838,7 +838,7 @@ fn policy_test(paths: &[PathBuf], user_only: bool) -> i32 {
         eprintln!("amlint: {why}");
         return 2;
     }
-    if let Some(p) = paths.iter().find(|p| !p.exists()) {
+    if let Some(p) = paths.iter().find(|p| !crate::fsio::exists_here(p)) {
         eprintln!(
             "amlint: {}: no such file or directory",
             crate::escape::control(&p.display().to_string())

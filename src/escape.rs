@@ -179,6 +179,7 @@ impl serde_json::ser::Formatter for Escaping<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

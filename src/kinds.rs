@@ -749,6 +749,7 @@ pub fn classify(doc: &Document, path: &str) -> Classification {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::limits::Limits;

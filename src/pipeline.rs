@@ -324,19 +324,21 @@ impl<'a> Run<'a> {
     /// of one file these are most of its time.
     fn start(paths: &[PathBuf], buffers: &[Buffer], options: &'a Options) -> Self {
         rayon::spawn(crate::ruleset::warm);
+        let mut inputs: Vec<PathBuf> = paths.to_vec();
+        inputs.extend(buffers.iter().map(|b| PathBuf::from(&b.display)));
         let (resolver, ()) = rayon::join(
             || {
-                Arc::new(Resolver::with_rule_check(
+                Arc::new(Resolver::for_run(
                     options.config.clone(),
                     &std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+                    &inputs,
                     Some(crate::ruleset::compile_errors),
                 ))
             },
             warm_embedded_data,
         );
-        let mut inputs: Vec<PathBuf> = paths.to_vec();
-        inputs.extend(buffers.iter().map(|b| PathBuf::from(&b.display)));
         let project = Project::detect(&resolver, &inputs);
+        let disk = Arc::new(DiskSizes::within(project.boundary.clone()));
         let with_project = crate::config::WithProjectInventory::new(project.config.clone());
         let filter = Arc::new(ConfigFilter {
             resolver: resolver.clone(),
@@ -349,7 +351,7 @@ impl<'a> Run<'a> {
             with_project,
             filter,
             today: options.today.clone().unwrap_or_else(crate::facts::today),
-            disk: Arc::default(),
+            disk,
             need_index: NeedIndex::default(),
             waiting_bytes: std::sync::atomic::AtomicUsize::new(0),
             loaded_files: std::sync::atomic::AtomicUsize::new(0),
@@ -499,9 +501,9 @@ impl<'a> Run<'a> {
         let mut waiting: Vec<(Waiting, Arc<Config>)> = Vec::new();
         // The files already loaded, when the rest of the project may be searched (a run
         // that walked the project root has loaded all of it).
-        let walked_root = paths
-            .iter()
-            .any(|p| p.is_dir() && project.root.starts_with(crate::config::absolute(p, &project.cwd)));
+        let walked_root = paths.iter().any(|p| {
+            crate::fsio::is_dir(p) && project.root.starts_with(crate::config::absolute(p, &project.cwd))
+        });
         let mut seen: HashSet<PathBuf> = HashSet::new();
         let mut configs: Vec<Arc<Config>> = vec![project.config.clone()];
         for (_, l) in loaded {
@@ -566,7 +568,7 @@ impl<'a> Run<'a> {
             let filter = self.filter.clone();
             let refused = rest_refused.clone();
             let files = std::sync::OnceLock::new();
-            index = index.with_rest(LazyIndex::new(move |name| {
+            index = index.with_rest(LazyIndex::new(boundary.clone(), move |name| {
                 let files = files.get_or_init(|| {
                     let (files, errors) = rest_of_project(&root, &seen, filter.clone(), &boundary, &options);
                     refused.lock().unwrap_or_else(|e| e.into_inner()).extend(errors);
@@ -764,7 +766,7 @@ fn rest_of_project(
     boundary: &crate::fsio::Boundary,
     options: &Options,
 ) -> (Vec<(discover::Candidate, String)>, Vec<ConfigError>) {
-    if !root.is_dir() {
+    if !crate::fsio::is_dir(root) {
         return (Vec::new(), Vec::new());
     }
     // The walk reads each file as it finds it (on the walking threads, not rayon's:
@@ -1008,7 +1010,14 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
             continue;
         }
         let facts = class.kind.map(|kind| DocFacts::new(doc, kind, path, base));
-        let cx = DocContext::new(&loaded.source, doc, class, &base.config, facts.as_ref());
+        let cx = DocContext::new(
+            &loaded.source,
+            doc,
+            class,
+            &base.config,
+            facts.as_ref(),
+            base.disk.boundary(),
+        );
         checks::run_document_checks(&cx, &mut findings);
     }
     let (diagnostics, omitted) = findings.into_parts();
@@ -1068,6 +1077,7 @@ fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -45,7 +45,7 @@ pub fn render(resolver: &Resolver, paths: &[&Path], selection: Option<&CliSelect
             out.push('\n');
         }
         let abs = resolver.absolute(path);
-        let config = if abs.is_dir() {
+        let config = if crate::fsio::is_dir(&abs) {
             resolver.for_dir(&abs)
         } else {
             resolver.for_file(&abs)

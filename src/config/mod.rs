@@ -559,6 +559,7 @@ impl std::fmt::Display for ConfigError {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

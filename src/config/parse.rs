@@ -109,7 +109,8 @@ pub fn parse_file(
     kind: ConfigFileKind,
     check: Option<RuleCheck>,
 ) -> Result<Option<Config>, Vec<ConfigError>> {
-    parse_file_extending(display, path, dir, text, kind, check).0
+    let boundary = crate::fsio::Boundary::around(dir);
+    parse_file_extending(display, path, dir, text, kind, check, &boundary).0
 }
 
 /// [`parse_file`], with every file its `extend` chain names (absolute; as written and,
@@ -122,8 +123,12 @@ pub fn parse_file_extending(
     text: String,
     kind: ConfigFileKind,
     check: Option<RuleCheck>,
+    boundary: &crate::fsio::Boundary,
 ) -> (Result<Option<Config>, Vec<ConfigError>>, Vec<std::path::PathBuf>) {
-    let mut chain = Chain::default();
+    let mut chain = Chain {
+        boundary: boundary.clone(),
+        ..Chain::default()
+    };
     let parsed = parse_chained(display, path, dir, text, kind, check, &mut chain);
     (parsed, chain.named)
 }
@@ -136,6 +141,8 @@ struct Chain {
     stack: Vec<(std::path::PathBuf, String)>,
     /// Every file an `extend` named so far.
     named: Vec<std::path::PathBuf>,
+    /// The project: every file the chain names (`extend`, `rules-dirs`) is held to it.
+    boundary: crate::fsio::Boundary,
 }
 
 /// [`parse_file`] of a file that `chain` extends.
@@ -175,6 +182,7 @@ fn parse_chained(
         prefix: "",
         errors: Vec::new(),
         check,
+        boundary: chain.boundary.clone(),
     };
     let table = match kind {
         ConfigFileKind::Amlint => root.get_ref(),
@@ -198,7 +206,7 @@ fn parse_chained(
     let mut config = match table.get("extend") {
         None => Config::defaults(dir),
         Some(v) => {
-            let real = path.map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()));
+            let real = path.map(|p| crate::fsio::real_path(p).unwrap_or_else(|| p.to_path_buf()));
             if let Some(real) = real {
                 chain.stack.push((real, display.to_string()));
             }
@@ -287,6 +295,8 @@ struct Parser<'a> {
     errors: Vec<ConfigError>,
     /// Compiles the user rules `rules-dirs` brings.
     check: Option<RuleCheck>,
+    /// The project the files this configuration names must be in.
+    boundary: crate::fsio::Boundary,
 }
 
 fn kind_of(v: &DeValue<'_>) -> &'static str {
@@ -489,21 +499,38 @@ impl<'a> Parser<'a> {
         };
         let path = super::absolute(Path::new(text), self.dir);
         chain.named.push(path.clone());
-        if let Ok(real) = std::fs::canonicalize(&path) {
-            if real != path {
-                chain.named.push(real);
-            }
-        }
-        let real = match std::fs::canonicalize(&path) {
-            Ok(real) if real.is_file() => real,
-            _ => {
+        // Resolved inside the project without looking outside it: a path that leads
+        // outside (as written or through a link), or into `.git`, reads the same whether
+        // or not anything is there, and nothing of it is shown.
+        let real = match self.boundary.resolve_named(&path) {
+            Ok(real) => real,
+            Err(crate::fsio::Refusal::Missing | crate::fsio::Refusal::Dangling) => {
                 self.errors.push(error(
-                    format!("`extend` names `{text}`, which is not a file"),
+                    format!("`extend` names `{text}`, which does not exist"),
                     "The path is relative to this configuration file's directory; name an amlint.toml or a pyproject.toml with [tool.amlint].",
                 ));
                 return None;
             }
+            Err(r) => {
+                let help = match r {
+                    crate::fsio::Refusal::Outside { .. } => {
+                        "amlint reads configuration only from inside the project: vendor the shared configuration into the repository (a git submodule, or a folder a package installs into it; docs/configuration.md)."
+                    }
+                    crate::fsio::Refusal::GitData => {
+                        "Name an amlint.toml or a pyproject.toml with [tool.amlint] of the project's own tree."
+                    }
+                    _ => "Make it a readable regular file.",
+                };
+                self.errors.push(error(
+                    format!("cannot read `{text}`, which `extend` names: {}", r.describe()),
+                    help,
+                ));
+                return None;
+            }
         };
+        if real != path {
+            chain.named.push(real.clone());
+        }
         if let Some(at) = chain.stack.iter().position(|(p, _)| *p == real) {
             let mut names: Vec<&str> = chain.stack[at..].iter().map(|(_, d)| d.as_str()).collect();
             names.push(&chain.stack[at].1);
@@ -520,7 +547,6 @@ impl<'a> Parser<'a> {
             ));
             return None;
         }
-        let boundary = crate::fsio::Boundary::around(self.dir);
         // Shown as the extending file is, joined with what it wrote (`org/a.toml`).
         let shown_dir = Path::new(self.source.path.as_str())
             .parent()
@@ -529,7 +555,7 @@ impl<'a> Parser<'a> {
         let bytes = match crate::fsio::read_regular(
             &real,
             crate::fsio::Seen::Unknown,
-            &boundary,
+            &self.boundary,
             crate::fsio::MAX_CONFIG_SIZE,
         ) {
             Ok(bytes) => bytes,
@@ -588,39 +614,42 @@ impl<'a> Parser<'a> {
     /// file is reported at its own line, in the rule file).
     fn rules_dirs(&mut self, v: &Value<'_>, config: &mut Config) {
         let example = "`rules-dirs = [\"policies/amlint\"]`";
-        // Rules come from inside the configuration's project only: its git work tree,
-        // else its directory (`docs/security.md`).
-        let boundary = crate::fsio::Boundary::around(self.dir);
+        // Rules come from inside the project only (`docs/security.md`), resolved without
+        // looking outside it: a refusal reads the same whether or not anything is there.
+        let boundary = self.boundary.clone();
         for (text, span) in self.string_list("rules-dirs", v, example) {
             let path = super::absolute(Path::new(&text), self.dir);
-            let real = std::fs::canonicalize(&path);
-            match &real {
-                Ok(real) if !boundary.contains(real) => {
-                    let project = boundary.root().map(crate::fsio::shown).unwrap_or_default();
+            let what = match boundary.resolve_named(&path) {
+                Ok(real) => match crate::fsio::look(&real, &boundary) {
+                    Ok(crate::fsio::Looked::Dir) => {
+                        config.rules_dirs.push(path);
+                        continue;
+                    }
+                    Ok(_) => "is not a directory".to_string(),
+                    Err(r) => format!("cannot be read: {}", r.describe()),
+                },
+                Err(crate::fsio::Refusal::Missing | crate::fsio::Refusal::Dangling) => {
+                    "does not exist".to_string()
+                }
+                Err(r @ (crate::fsio::Refusal::Outside { .. } | crate::fsio::Refusal::GitData)) => {
                     self.errors.push(
                         ConfigError::new(
                             &self.source,
                             span,
-                            format!("rules directory `{text}` is outside the project ({project}); amlint reads rules only from inside it"),
+                            format!("rules directory `{text}` is not read: {}", r.describe()),
                         )
                         .with_help("Keep rule files in the repository (for example `policies/amlint`), or vendor the shared ones into it."),
                     );
+                    continue;
                 }
-                Ok(real) if real.is_dir() => config.rules_dirs.push(path),
-                _ => {
-                    let what = if path.exists() {
-                        "is not a directory"
-                    } else {
-                        "does not exist"
-                    };
-                    self.errors.push(
-                        ConfigError::new(&self.source, span, format!("rules directory `{text}` {what}")).with_help(format!(
-                            "Paths are relative to the configuration file's directory ({}); create the directory or fix the path.",
-                            crate::fsio::shown(self.dir)
-                        )),
-                    );
-                }
-            }
+                Err(r) => format!("cannot be read: {}", r.describe()),
+            };
+            self.errors.push(
+                ConfigError::new(&self.source, span, format!("rules directory `{text}` {what}")).with_help(format!(
+                    "Paths are relative to the configuration file's directory ({}); create the directory or fix the path.",
+                    crate::fsio::shown(self.dir)
+                )),
+            );
         }
         let files = match crate::registry::read_rule_dirs(&config.rules_dirs, &boundary) {
             Ok(files) => files,
@@ -1209,7 +1238,10 @@ impl<'a> Parser<'a> {
     fn file_path(&mut self, key: &str, v: &Value<'_>) -> Option<(std::path::PathBuf, String)> {
         let (s, span) = self.string(key, v, "`config = \"deploy/deploymentconfig.json\"`")?;
         let path = super::absolute(Path::new(s), self.dir);
-        if path.is_file() {
+        if matches!(
+            crate::fsio::look(&path, &self.boundary),
+            Ok(crate::fsio::Looked::File { .. })
+        ) {
             Some((path, s.to_string()))
         } else {
             self.errors.push(
@@ -1350,6 +1382,7 @@ fn too_many_patterns(source: &Arc<SourceFile>, span: Span, key: &str) -> ConfigE
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::registry;

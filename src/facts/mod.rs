@@ -891,6 +891,7 @@ fn vm_field(v: &VmFacts, field: &str, base: &FactBase) -> Resolved {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

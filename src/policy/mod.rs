@@ -817,6 +817,7 @@ pub fn check_fact_path(path: &FieldPath, bare: bool) -> Result<(), String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

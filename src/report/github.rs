@@ -99,6 +99,7 @@ pub fn render(report: &Report, quiet: bool) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -1,0 +1,205 @@
+//! Issue 34, "trust by construction": the guards that make whole classes of attack
+//! impossible (docs/security.md), each defect of the issue as a regression test. The
+//! project is a git work tree unless a case says otherwise; a file outside it holds
+//! [`SECRET`], which must never appear in any output.
+
+use std::path::Path;
+
+use super::hostile_fs::{JOB, SECRET, case, codes_of, findings, text};
+
+/// A component file outside the project, with an input name that must not be shown.
+const OUTSIDE_COMPONENT: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json\ntype: command\nname: outside\ninputs:\n  LEAKED_INPUT_NAME: {type: string}\ncommand: echo ${{inputs.LEAKED_INPUT_NAME}}\nenvironment: azureml:x@latest\n";
+
+fn pipeline_naming(component: &str) -> String {
+    format!(
+        "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\njobs:\n  a:\n    type: command\n    component: {component}\n"
+    )
+}
+
+/// Defect 2: a step's `component:` outside the repository (absolute, `file:`, `../..`, or
+/// through a link) was parsed and its input names printed by AML806. Now it is not read:
+/// one AML201 that says it leads outside, the same whether or not the file exists.
+#[test]
+fn a_component_outside_the_project_is_never_read() {
+    let c = case();
+    let outside = c.secret.parent().unwrap().join("c.yml");
+    std::fs::write(&outside, OUTSIDE_COMPONENT).unwrap();
+    let missing = c.secret.parent().unwrap().join("missing.yml");
+    c.link(&outside, "ml/linked.yml");
+    let rel = pathdiff(&outside, &c.root.join("ml"));
+    for (component, exists) in [
+        (outside.display().to_string(), true),
+        (format!("file:{}", outside.display()), true),
+        (rel.clone(), true),
+        ("linked.yml".to_string(), true),
+        (missing.display().to_string(), false),
+        (format!("file:{}", missing.display()), false),
+    ] {
+        c.write("ml/pipe.yml", &pipeline_naming(&component));
+        c.write("ml/other.yml", "a: 1\n");
+        // The whole project, and one file as pre-commit checks it.
+        for args in [
+            &["check", "--format", "json", "."][..],
+            &["check", "--format", "json", "ml/pipe.yml"],
+        ] {
+            let out = c.amlint().args(args).output().unwrap();
+            let all = text(&out);
+            assert!(!all.contains("LEAKED_INPUT_NAME"), "{component} {args:?}: {all}");
+            let f = findings(&out);
+            assert_eq!(
+                codes_of(&f, "ml/pipe.yml"),
+                ["AML201"],
+                "{component} ({exists}) {args:?}: {all}"
+            );
+            let message = &f.iter().find(|(p, _, _)| p == "ml/pipe.yml").unwrap().2;
+            assert!(message.contains("outside the project"), "{component}: {message}");
+        }
+    }
+}
+
+/// `a/b` from `base`, as a relative path with `..`.
+fn pathdiff(target: &Path, base: &Path) -> String {
+    let t: Vec<_> = target.components().collect();
+    let b: Vec<_> = base.components().collect();
+    let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut out: Vec<String> = vec!["..".to_string(); b.len() - common];
+    out.extend(
+        t[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    out.join("/")
+}
+
+/// Defect 5: `extend = ".git/config"` showed the remote URL (with its token) in the TOML
+/// error's snippet; `extend = "/etc/shadow"` and a path that does not exist had different
+/// messages (an existence oracle). `.git` is never a configuration; outside reads the same
+/// either way.
+#[test]
+fn extend_never_reads_git_data_and_outside_reads_the_same_whether_it_exists() {
+    let c = case();
+    c.write("job.yml", JOB);
+    c.write(
+        ".git/config",
+        "[remote \"origin\"]\n\turl = https://user:ghp_LEAKEDTOKEN@github.com/o/r.git\n",
+    );
+    for name in [".git/config", "./.git/../.git/config", "sub/../.git/config"] {
+        c.write("amlint.toml", &format!("extend = \"{name}\"\n"));
+        let out = c
+            .amlint()
+            .args(["check", "--format", "json", "."])
+            .output()
+            .unwrap();
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{all}");
+        assert!(!all.contains("LEAKEDTOKEN") && !all.contains("remote"), "{all}");
+        assert!(all.contains("`.git` directory"), "{all}");
+    }
+    // A link in the project to its own git data is git data too.
+    c.link(c.root.join(".git/config"), "shared.toml");
+    c.write("amlint.toml", "extend = \"shared.toml\"\n");
+    let all = text(
+        &c.amlint()
+            .args(["check", "--format", "json", "."])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        !all.contains("LEAKEDTOKEN") && all.contains("`.git` directory"),
+        "{all}"
+    );
+
+    let messages: Vec<String> = [
+        c.secret.display().to_string(),
+        c.secret
+            .parent()
+            .unwrap()
+            .join("absent.toml")
+            .display()
+            .to_string(),
+        "/etc/shadow".to_string(),
+        "/nonexistent/amlint.toml".to_string(),
+    ]
+    .iter()
+    .map(|target| {
+        c.write("amlint.toml", &format!("extend = \"{target}\"\n"));
+        let out = c
+            .amlint()
+            .args(["check", "--format", "json", "."])
+            .output()
+            .unwrap();
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{all}");
+        assert!(!all.contains("hunter2"), "{all}");
+        assert!(!all.contains("symbolic link"), "{target}: {all}");
+        // What the message says, with the path itself taken out.
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["configuration_errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .replace(target.as_str(), "TARGET")
+    })
+    .collect();
+    assert!(messages.windows(2).all(|w| w[0] == w[1]), "{messages:#?}");
+}
+
+/// Guard 2: one project boundary. Outside a git work tree, a nested configuration's
+/// `rules-dirs = ["../policies"]` (a folder of the same project) was refused as outside
+/// its own directory, and the run reported nothing. The boundary is the start directory.
+#[test]
+fn a_nested_configuration_may_name_a_folder_of_the_same_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = root.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "team/compute.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: gpu\ntype: amlcompute\nsize: Standard_ND96asr_v4\nmin_instances: 0\nmax_instances: 2\n",
+    );
+    write("team/amlint.toml", "rules-dirs = [\"../policies\"]\n");
+    let org001 =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/policies/ORG001-vm-series-allow-list.yaml");
+    write("policies/ORG001.yaml", &std::fs::read_to_string(org001).unwrap());
+    let out = assert_cmd::Command::cargo_bin("amlint")
+        .unwrap()
+        .current_dir(&root)
+        .args(["check", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    let f = findings(&out);
+    assert!(codes_of(&f, "team/compute.yml").contains(&"ORG001"), "{all}");
+}
+
+/// Defect 1: `amlint test`'s `.expect` file linked to `/proc/self/environ` was printed;
+/// linked to a FIFO it hung; to `/dev/zero` it read until memory ran out.
+#[test]
+fn expectation_files_are_read_like_every_other_file() {
+    let c = case();
+    c.write("cases/job.yml", JOB);
+    for target in ["/proc/self/environ", "/dev/zero"] {
+        let _ = std::fs::remove_file(c.root.join("cases/job.yml.expect"));
+        c.link(target, "cases/job.yml.expect");
+        let out = c.amlint_limited(&["test", "--user-only", "cases"]);
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{target}: {all}");
+        assert!(
+            all.contains("outside the project") && !all.contains("PATH="),
+            "{target}: {all}"
+        );
+    }
+    std::fs::remove_file(c.root.join("cases/job.yml.expect")).unwrap();
+    c.fifo("cases/job.yml.expect");
+    let all = text(&c.amlint_limited(&["test", "--user-only", "cases"]));
+    assert!(all.contains("named pipe"), "{all}");
+    // A case file that is a link out of the project is not read either.
+    std::fs::remove_file(c.root.join("cases/job.yml.expect")).unwrap();
+    c.link(&c.secret, "cases/secret.yml");
+    let all = text(&c.amlint_limited(&["test", "--user-only", "cases"]));
+    assert!(!all.contains("hunter2"), "{all}");
+    assert!(SECRET.contains("hunter2"));
+}
