@@ -963,7 +963,70 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
     let path = &loaded.source.path;
     let by_name = kinds::classify(&Default::default(), path).kind.is_some();
     let too_large = loaded.diagnostics.iter().any(|d| d.code == "AML005");
-    by_name || (loaded.unreadable && loaded.format == Format::Yaml && !too_large)
+    let broken = loaded.diagnostics.iter().any(|d| d.code == "AML001");
+    by_name
+        || (loaded.unreadable && loaded.format == Format::Yaml && !too_large)
+        || (broken && looks_like_azure_ml(loaded))
+}
+
+/// Whether a file that does not parse is an Azure ML configuration all the same: its text
+/// names an Azure ML schema, or its top-level keys — the `key: value` lines at column 0,
+/// read on their own — make a document that classifies as an Azure ML kind that is
+/// checked. Such a file is reported (its syntax errors), never skipped: a `$schema:` with a
+/// tab after the colon, a leading tab or an unclosed quote must not pass a CI gate as "1
+/// skipped" (issue 34, defect 3).
+fn looks_like_azure_ml(loaded: &LoadedFile) -> bool {
+    let text = &loaded.source.text;
+    if kinds::names_azure_ml_schema(text) {
+        return true;
+    }
+    if loaded.format != Format::Yaml {
+        return false;
+    }
+    let top: String = text
+        .lines()
+        .filter_map(top_level_line)
+        .take(200)
+        .collect::<Vec<_>>()
+        .join("\n");
+    if top.is_empty() {
+        return false;
+    }
+    let reread = crate::load::parse_text(&loaded.source.path, top, Format::Yaml, &Limits::default());
+    reread
+        .documents
+        .first()
+        .is_some_and(|doc| kinds::classify(doc, &loaded.source.path).is_checked())
+}
+
+/// A line of the shape `key: scalar` (or `key:`) at column 0 (after tabs, which YAML
+/// refuses there) with a plain key, as it would read alone: the value kept when it is a
+/// plain word, else a placeholder string (a quoted or multi-word value is still a string).
+fn top_level_line(line: &str) -> Option<String> {
+    let line = line.trim_start_matches('\t').trim_end_matches(['\r', ' ', '\t']);
+    let (key, value) = line.split_once(':')?;
+    let plain_key = !key.is_empty()
+        && key.len() <= 64
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '$' | '.'))
+        && !key.starts_with(['-', '.']);
+    if !plain_key {
+        return None;
+    }
+    let value = value.trim_matches([' ', '\t', '\u{a0}']);
+    let word = !value.is_empty()
+        && value.len() <= 256
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':'));
+    Some(if word {
+        format!("{key}: {value}")
+    } else if value.is_empty() {
+        format!("{key}:")
+    } else {
+        format!("{key}: placeholder")
+    })
 }
 
 /// Runs the checks of a classified file against a fact base (before filtering).

@@ -66,6 +66,19 @@ fn file_line(file: &FileReport) -> Line {
         })
         .collect();
     if kinds.is_empty() {
+        // Not classified, yet reported: it does not parse, and names an Azure ML schema or
+        // has the keys of an Azure ML configuration (`pipeline::looks_like_azure_ml`).
+        if file.checked
+            && let Some(d) = load_error
+        {
+            return Line {
+                checked: true,
+                text: format!(
+                    "checked for syntax only: it does not parse, and it looks like an Azure ML configuration ({}: {})",
+                    d.code, d.message
+                ),
+            };
+        }
         let text = match (load_error, file.classes.first()) {
             (Some(d), _) if file.classes.iter().all(|c| c.kind.is_none()) => {
                 format!("skipped: could not be read ({}: {})", d.code, d.message)

@@ -203,3 +203,64 @@ fn expectation_files_are_read_like_every_other_file() {
     assert!(!all.contains("hunter2"), "{all}");
     assert!(SECRET.contains("hunter2"));
 }
+
+/// Defect 3: `amlint check .` passed a file that does not parse — a tab after `$schema:`,
+/// a no-break space after the colon, an unclosed quote, a leading tab — as "0 files
+/// checked, 1 skipped", exit 0, while `check FILE` reported AML001. A file that names an
+/// Azure ML schema or has the keys of an Azure ML configuration is reported; broken YAML
+/// that is not Azure ML (a Helm template, a workflow, a conda file) stays skipped.
+#[test]
+fn a_broken_azure_ml_file_is_reported_not_skipped() {
+    const URL: &str = "https://azuremlschemas.azureedge.net/latest/commandJob.schema.json";
+    let broken = [
+        format!("$schema:\t{URL}\ncommand: echo\n"),
+        format!("$schema:\u{a0}{URL}\ncommand: echo\n"),
+        format!("$schema: {URL}\ncommand: \"echo\n"),
+        format!("\tcommand: echo\n$schema: {URL}\n"),
+        "\ttype: command\ncommand: python train.py\ncompute: azureml:cpu\nenvironment: azureml:env:1\n"
+            .to_string(),
+        "name: cpu\ntype: amlcompute\nsize:\tStandard_DS3_v2\n".to_string(),
+    ];
+    for body in &broken {
+        let c = case();
+        c.write("ml/job.yml", body);
+        let out = c
+            .amlint()
+            .args(["check", "--format", "json", "."])
+            .output()
+            .unwrap();
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{body:?}: {all}");
+        assert_eq!(
+            codes_of(&findings(&out), "ml/job.yml"),
+            ["AML001"],
+            "{body:?}: {all}"
+        );
+        let shown = c.amlint().args(["check", "--show-files", "."]).output().unwrap();
+        assert!(text(&shown).contains("1 checked, 0 skipped"), "{}", text(&shown));
+    }
+    for (name, body) in [
+        (
+            "chart/templates/svc.yaml",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Values.name }}\n{{- if .Values.x }}\nspec:\n\tfoo: 1\n{{- end }}\n",
+        ),
+        (
+            "ci/workflow.yml",
+            "name: CI\non: [push]\njobs:\n  build:\n\truns-on: ubuntu\n",
+        ),
+        (
+            "env/conda.yml",
+            "name: env\nchannels:\n - conda-forge\ndependencies:\n\t- python\n",
+        ),
+        ("compose.yml", "version: \"3\"\nservices:\n  web:\n\timage: x\n"),
+    ] {
+        let c = case();
+        c.write(name, body);
+        let out = c
+            .amlint()
+            .args(["check", "--format", "json", "."])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out));
+    }
+}
