@@ -395,6 +395,7 @@ pub fn render(outcomes: &[Outcome], out: &mut String) -> bool {
             }
         }
     }
+    *out = crate::escape::workflow_commands(std::mem::take(out));
     out.push_str(&format!(
         "\ntest result: {}. {} passed; {failed} failed\n",
         if failed == 0 { "ok" } else { "FAILED" },

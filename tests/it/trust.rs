@@ -264,3 +264,95 @@ fn a_broken_azure_ml_file_is_reported_not_skipped() {
         assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out));
     }
 }
+
+/// Defect 6 (guard 5): file names holding ESC, BEL, a newline, `::` or RLO were printed
+/// raw by `--show-files` and `--verbose`, and inside `file=` by `--format github`. Every
+/// output now carries no raw control, line-separator or bidi character, and no line a
+/// GitHub runner reads as a workflow command, but the annotations of `--format github`.
+#[test]
+fn file_names_are_escaped_in_every_output() {
+    let c = case();
+    let names = [
+        "::error file=README.md,line=1::x.yml",
+        "nl\nx.yml",
+        "esc\u{1b}[31mred.yml",
+        "bel\u{7}.yml",
+        "rlo\u{202e}lmy.yml",
+        "sep\u{2028}x.yml",
+        "  ::warning::indented.yml",
+    ];
+    for name in names {
+        c.write(name, JOB);
+    }
+    std::fs::create_dir_all(c.root.join("cases")).unwrap();
+    for name in names {
+        std::fs::write(c.root.join("cases").join(name), JOB).unwrap();
+    }
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["check", "--show-files", "."],
+        vec!["check", "--show-files", "--verbose", "."],
+        vec!["check", "--verbose", "."],
+        vec!["check", "--statistics", "."],
+        vec!["check", "--format", "human", "--color", "never", "."],
+        vec!["check", "--format", "concise", "."],
+        vec!["check", "--format", "json", "."],
+        vec!["check", "--format", "sarif", "."],
+        vec!["check", "--format", "junit", "."],
+        vec!["check", "--format", "github", "."],
+        vec!["check", "--diff", "."],
+        vec!["test", "--user-only", "cases"],
+    ];
+    for args in runs {
+        let out = c.amlint().args(&args).output().unwrap();
+        let all = text(&out);
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{args:?}: {all}");
+        let raw = all
+            .chars()
+            .find(|&ch| amlint::escape::needs_escape(ch) && ch != '\n' && ch != '\t');
+        assert_eq!(raw, None, "{args:?}: a raw control character in {all:?}");
+        let github = args.contains(&"github");
+        for line in all.lines() {
+            let t = line.trim_start();
+            if t.starts_with("::") {
+                assert!(
+                    github && (t.starts_with("::error file=") || t.starts_with("::warning file=")),
+                    "{args:?}: a workflow command: {line:?}"
+                );
+            }
+            assert!(!line.contains("##["), "{args:?}: {line:?}");
+        }
+        if github {
+            // One annotation per file (at the root and in `cases/`).
+            let annotations = all.lines().filter(|l| l.starts_with("::error file=")).count();
+            assert_eq!(annotations, 2 * names.len(), "{all}");
+        }
+    }
+}
+
+/// Defect 12: under `require-reason`, a reason that is only a zero-width space or only
+/// punctuation was accepted. It is AML011 now; a reason in any script is one.
+#[test]
+fn a_reason_must_say_something() {
+    let c = case();
+    c.write("amlint.toml", "require-reason = true\n");
+    for (reason, missing) in [
+        ("\u{200b}", true),
+        ("...", true),
+        ("n/a", true),
+        ("\u{2066}\u{2069}", true),
+        ("quota ticket 4711", false),
+        ("割り当て承認済み", false),
+    ] {
+        c.write(
+            "job.yml",
+            &format!("{}  # amlint: ignore[AML002] {reason}\n", JOB.trim_end()),
+        );
+        let out = c
+            .amlint()
+            .args(["check", "--format", "json", "."])
+            .output()
+            .unwrap();
+        let codes = codes_of(&findings(&out), "job.yml").join(",");
+        assert_eq!(codes.contains("AML011"), missing, "{reason:?}: {}", text(&out));
+    }
+}
