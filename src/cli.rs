@@ -889,7 +889,7 @@ fn policy_test(paths: &[PathBuf], user_only: bool) -> i32 {
         return 2;
     };
     let boundary = crate::fsio::Boundary::around(&config.dir);
-    let user = match registry::read_rule_dirs(&config.rules_dirs, &boundary) {
+    let user = match registry::read_rule_dirs(&config.rules_dirs.to_vec(), &boundary) {
         Ok(files) => crate::rule_test::UserRules { files },
         Err(errors) => {
             for e in errors {

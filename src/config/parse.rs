@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use toml::de::{DeTable, DeValue};
 
-use super::inventory::{self, Compute, Deployment, Endpoint, Inventory, Model, ModelRef, VmSize};
+use super::inventory::{self, Compute, Deployment, Endpoint, Entries, Model, ModelRef, VmSize};
 use super::{
     Config, ConfigError, Enforced, Level, Param, PathPattern, PerFileIgnore, Profile, Selector, Spanned,
     selector,
@@ -109,8 +109,22 @@ pub fn parse_file(
     kind: ConfigFileKind,
     check: Option<RuleCheck>,
 ) -> Result<Option<Config>, Vec<ConfigError>> {
-    let boundary = crate::fsio::Boundary::around(dir);
-    parse_file_extending(display, path, dir, text, kind, check, &boundary).0
+    let within = Within {
+        boundary: crate::fsio::Boundary::around(dir),
+        cache: None,
+        check,
+    };
+    parse_file_extending(display, path, dir, text, kind, &within).0
+}
+
+/// What a configuration file is parsed within: the project boundary the files it names
+/// are held to, the run's cache of files `extend` names, and the check run on the rules
+/// of its `rules-dirs`.
+#[derive(Clone, Default)]
+pub struct Within {
+    pub boundary: crate::fsio::Boundary,
+    pub cache: Option<Arc<ExtendCache>>,
+    pub check: Option<RuleCheck>,
 }
 
 /// [`parse_file`], with every file its `extend` chain names (absolute; as written and,
@@ -122,14 +136,14 @@ pub fn parse_file_extending(
     dir: &Path,
     text: String,
     kind: ConfigFileKind,
-    check: Option<RuleCheck>,
-    boundary: &crate::fsio::Boundary,
+    within: &Within,
 ) -> (Result<Option<Config>, Vec<ConfigError>>, Vec<std::path::PathBuf>) {
     let mut chain = Chain {
-        boundary: boundary.clone(),
+        boundary: within.boundary.clone(),
+        cache: within.cache.clone(),
         ..Chain::default()
     };
-    let parsed = parse_chained(display, path, dir, text, kind, check, &mut chain);
+    let parsed = parse_chained(display, path, dir, text, kind, within.check, &mut chain);
     (parsed, chain.named)
 }
 
@@ -143,6 +157,42 @@ struct Chain {
     named: Vec<std::path::PathBuf>,
     /// The project: every file the chain names (`extend`, `rules-dirs`) is held to it.
     boundary: crate::fsio::Boundary,
+    /// The files `extend` named that a run has parsed already.
+    cache: Option<Arc<ExtendCache>>,
+}
+
+/// The configurations `extend` names, each parsed once per run (or language-server
+/// reload) and shared by every file that extends it: sixty folders extending one large
+/// base read and parse it once, and hold it once ([`Config`]'s lists are layered).
+/// Keyed by the file's real path and how it is shown.
+#[derive(Default)]
+pub struct ExtendCache(
+    std::sync::Mutex<std::collections::HashMap<(std::path::PathBuf, String), Arc<Parsed>>>,
+);
+
+/// A base as parsed: the configuration (or why not) and the files its own chain named.
+struct Parsed {
+    config: Result<Option<Arc<Config>>, Vec<ConfigError>>,
+    named: Vec<std::path::PathBuf>,
+}
+
+impl std::fmt::Debug for ExtendCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ExtendCache")
+    }
+}
+
+impl ExtendCache {
+    fn get(&self, key: &(std::path::PathBuf, String)) -> Option<Arc<Parsed>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(key).cloned()
+    }
+
+    fn insert(&self, key: (std::path::PathBuf, String), parsed: Parsed) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, Arc::new(parsed));
+    }
 }
 
 /// [`parse_file`] of a file that `chain` extends.
@@ -437,12 +487,12 @@ impl<'a> Parser<'a> {
         let mut extend_exclude = Vec::new();
         for (key, v) in table.iter() {
             match key.get_ref().as_ref() {
-                "select" => config.select = Some(self.selectors("select", v)),
+                "select" => config.select = Some(self.selectors("select", v).into()),
                 "extend-select" => config.extend_select.extend(self.selectors("extend-select", v)),
                 "ignore" => config.ignore.extend(self.selectors("ignore", v)),
                 "severity" => self.severity(v, config),
                 "per-file-ignores" => self.per_file_ignores(v, config),
-                "include" => config.include = Some(self.patterns("include", v)),
+                "include" => config.include = Some(self.patterns("include", v).into()),
                 "exclude" => exclude = Some(self.patterns("exclude", v)),
                 "extend-exclude" => extend_exclude = self.patterns("extend-exclude", v),
                 "profile" => {
@@ -484,7 +534,7 @@ impl<'a> Parser<'a> {
             }
         }
         if let Some(e) = exclude {
-            config.exclude = e;
+            config.exclude = e.into();
         }
         config.exclude.extend(extend_exclude);
     }
@@ -552,6 +602,25 @@ impl<'a> Parser<'a> {
             .parent()
             .unwrap_or(Path::new(""));
         let display = crate::fsio::shown(&crate::fsio::normalize(&shown_dir.join(text)));
+        let key = (real.clone(), display.clone());
+        if let Some(hit) = chain.cache.as_ref().and_then(|c| c.get(&key)) {
+            chain.named.extend(hit.named.iter().cloned());
+            return match &hit.config {
+                Ok(Some(parent)) => Some(Config::clone(parent)),
+                Ok(None) => {
+                    self.errors.push(error(
+                        format!("`{text}`, which `extend` names, has no [tool.amlint] table"),
+                        "Name an amlint.toml, or a pyproject.toml with a [tool.amlint] table.",
+                    ));
+                    None
+                }
+                Err(errors) => {
+                    self.errors.extend(errors.iter().cloned());
+                    None
+                }
+            };
+        }
+        let named_before = chain.named.len();
         let bytes = match crate::fsio::read_regular(
             &real,
             crate::fsio::Seen::Unknown,
@@ -586,7 +655,7 @@ impl<'a> Parser<'a> {
             ConfigFileKind::Amlint
         };
         let parent_dir = real.parent().unwrap_or(&real).to_path_buf();
-        match parse_chained(
+        let parsed = parse_chained(
             &display,
             Some(&real),
             &parent_dir,
@@ -594,7 +663,20 @@ impl<'a> Parser<'a> {
             kind,
             self.check,
             chain,
-        ) {
+        );
+        if let Some(cache) = &chain.cache {
+            cache.insert(
+                key,
+                Parsed {
+                    config: match &parsed {
+                        Ok(c) => Ok(c.clone().map(Arc::new)),
+                        Err(e) => Err(e.clone()),
+                    },
+                    named: chain.named[named_before..].to_vec(),
+                },
+            );
+        }
+        match parsed {
             Ok(Some(parent)) => Some(parent),
             Ok(None) => {
                 self.errors.push(error(
@@ -651,7 +733,7 @@ impl<'a> Parser<'a> {
                 )),
             );
         }
-        let files = match crate::registry::read_rule_dirs(&config.rules_dirs, &boundary) {
+        let files = match crate::registry::read_rule_dirs(&config.rules_dirs.to_vec(), &boundary) {
             Ok(files) => files,
             Err(errors) => {
                 for e in errors {
@@ -828,12 +910,14 @@ impl<'a> Parser<'a> {
                         continue;
                     }
                 }
-                config.params.insert(
+                // The base's table is shared until a file sets a parameter: then only the
+                // names and pointers are copied, never the values.
+                Arc::make_mut(&mut config.params).insert(
                     name.to_string(),
-                    Param {
+                    Arc::new(Param {
                         value: json,
                         span: self.span(value.span()),
-                    },
+                    }),
                 );
             }
         }
@@ -906,7 +990,7 @@ impl<'a> Parser<'a> {
         let Some(table) = self.table("inventory", v) else {
             return;
         };
-        let mut inv = Inventory::default();
+        let mut inv = Entries::default();
         for (key, value) in table.iter() {
             let section = key.get_ref().as_ref();
             if !SECTIONS.contains(&section) {
@@ -959,12 +1043,11 @@ impl<'a> Parser<'a> {
             }
         }
         self.check_unique(&inv);
-        // Entries of a configuration this one extends stay unless this one names them.
-        config.inventory = if config.inventory.is_empty() {
-            inv
-        } else {
-            inv.with_outer(&config.inventory)
-        };
+        // Entries of a configuration this one extends stay unless this one names them: this
+        // file's entries are a layer over the base's, which is shared, never copied.
+        if !inv.is_empty() {
+            config.inventory = config.inventory.with_own(inv);
+        }
     }
 
     /// The keys of an inventory entry: unknown ones and missing required ones reported.
@@ -1324,7 +1407,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn check_unique(&mut self, inv: &Inventory) {
+    fn check_unique(&mut self, inv: &Entries) {
         let mut seen = HashSet::new();
         for c in &inv.computes {
             if !seen.insert(c.name.to_ascii_lowercase()) {
@@ -1525,11 +1608,28 @@ deployments = [{ config = "deploy/aci.json", model = "credit:3" }]
         .unwrap();
         assert_eq!(c.param("approved_vm_series"), Some(&serde_json::json!(["NCsv3"])));
         assert_eq!(c.param("require_isolated_vms"), Some(&serde_json::json!(true)));
-        assert_eq!(c.inventory.computes[0].compute_type, "amlcompute");
-        assert_eq!(c.inventory.models[0].version, "3");
-        assert_eq!(c.inventory.models[0].size_bytes, Some(1_500_000_000));
-        assert_eq!(c.inventory.endpoints[0].compute.as_deref(), Some("aks-prod"));
-        let d = &c.inventory.deployments[0];
+        assert_eq!(c.inventory.counts(), [1, 1, 1, 1, 0]);
+        assert_eq!(
+            c.inventory.compute("gpu-cluster").unwrap().compute_type,
+            "amlcompute"
+        );
+        assert_eq!(c.inventory.model_versions("credit")[0].version, "3");
+        assert_eq!(
+            c.inventory.model("credit", "3").unwrap().size_bytes,
+            Some(1_500_000_000)
+        );
+        assert_eq!(
+            c.inventory
+                .endpoint("credit-endpoint")
+                .unwrap()
+                .compute
+                .as_deref(),
+            Some("aks-prod")
+        );
+        let d = c
+            .inventory
+            .deployment_for(&dir.path().join("deploy/aci.json"))
+            .unwrap();
         assert_eq!(d.config, dir.path().join("deploy/aci.json"));
         assert_eq!(d.models[0].to_string(), "credit:3");
         assert!(

@@ -40,6 +40,8 @@ pub struct Resolver {
     /// Directory → its git work tree.
     git: Mutex<foldhash::HashMap<PathBuf, Option<PathBuf>>>,
     errors: Mutex<Vec<ConfigError>>,
+    /// What identifies each recorded error (file, span, message): each is recorded once.
+    error_keys: Mutex<std::collections::HashSet<(String, u32, u32, String)>>,
     /// Every file an `extend` of a configuration read so far named (absolute).
     extended: Mutex<std::collections::BTreeSet<PathBuf>>,
     /// Every `rules-dirs` directory of a configuration read so far (absolute).
@@ -49,6 +51,8 @@ pub struct Resolver {
     /// The run's project boundary ([`project_boundary`]): configuration files are looked
     /// for inside it only, and every file they name is held to it.
     boundary: Boundary,
+    /// Every file an `extend` names, parsed once for the run.
+    extends: Arc<super::ExtendCache>,
 }
 
 /// The project boundary of a run over `inputs` (files and directories, as given, relative
@@ -150,6 +154,7 @@ impl Resolver {
         let cwd = super::normalize(cwd);
         let mut resolver = Self {
             boundary,
+            extends: Arc::default(),
             choice: choice.clone(),
             defaults: Arc::new(Config::defaults(&cwd)),
             cwd,
@@ -157,6 +162,7 @@ impl Resolver {
             dirs: Mutex::default(),
             git: Mutex::default(),
             errors: Mutex::new(Vec::new()),
+            error_keys: Mutex::default(),
             extended: Mutex::default(),
             rule_dirs: Mutex::default(),
             check,
@@ -193,8 +199,16 @@ impl Resolver {
         errors
     }
 
+    /// Records errors, each once: a base that many files `extend` has its errors reported
+    /// once, not once per file.
     fn record(&self, errors: Vec<ConfigError>) {
-        lock(&self.errors).extend(errors);
+        let mut all = lock(&self.errors);
+        let mut seen = lock(&self.error_keys);
+        for e in errors {
+            if seen.insert((e.source.path.clone(), e.span.start, e.span.end, e.message.clone())) {
+                all.push(e);
+            }
+        }
     }
 
     /// Whether a change to `path` (absolute) can change a configuration read so far: a
@@ -221,8 +235,12 @@ impl Resolver {
         kind: ConfigFileKind,
         boundary: &Boundary,
     ) -> Result<Option<Config>, Vec<ConfigError>> {
-        let (parsed, named) =
-            super::parse_file_extending(display, Some(abs), dir, text, kind, self.check, boundary);
+        let within = super::Within {
+            boundary: boundary.clone(),
+            cache: Some(self.extends.clone()),
+            check: self.check,
+        };
+        let (parsed, named) = super::parse_file_extending(display, Some(abs), dir, text, kind, &within);
         lock(&self.extended).extend(named.iter().map(|p| super::normalize(p)));
         if let Ok(Some(config)) = &parsed {
             lock(&self.rule_dirs).extend(config.rules_dirs.iter().map(|d| super::normalize(d)));
