@@ -411,3 +411,46 @@ fn a_large_base_is_parsed_once_and_shared() {
     // Every nested folder still sees the root's inventory: cluster-000001 resolves.
     assert_eq!(run.code, Some(0), "{}{}", run.stdout_text(), run.stderr_text());
 }
+
+/// Guard 7, time linear in the input, for what the issue measured quadratic:
+/// - defect 16: a user rule reporting every entry of a 100,000-entry mapping, its
+///   findings ignored per file (over 2 s in a release build, growing faster than the
+///   input: each finding was looked up in a list of those before it);
+/// - defect 17: a one-file run (pre-commit) of a job naming a 20,000-character compute no
+///   file defines, beside a 2 MB file of near matches (4.5 s: a naive search).
+///
+/// The bound (20 s) sits between the linear run of the unoptimised build (a few seconds
+/// on a loaded machine) and the quadratic one (minutes).
+#[test]
+fn rules_and_the_project_search_take_time_linear_in_the_input() {
+    let wall = std::time::Duration::from_secs(20);
+    let c = case();
+    c.write(
+        "policies/ORG100.yaml",
+        "code: ORG100\nname: every-env-var\nseverity: warning\nsummary: Every environment variable\nkinds: [commandJob]\nwhen:\n  field: \"environment_variables.*\"\n  exists: true\nreport:\n  at: \"environment_variables.*\"\n  message: \"variable {value}\"\n  help: \"x\"\nwhat: x\nwhy: y\nexample_note: generated\n",
+    );
+    c.write(
+        "amlint.toml",
+        "rules-dirs = [\"policies\"]\n[per-file-ignores]\n\"job.yml\" = [\"ORG100\"]\n",
+    );
+    let mut job = String::from(JOB_ON_CLUSTER);
+    job.push_str("environment_variables:\n");
+    for i in 0..100_000 {
+        job.push_str(&format!("  V{i}: x\n"));
+    }
+    c.write("job.yml", &job);
+    let run = super::capped::amlint_within(&c.root, &["check", "--format", "json", "job.yml"], b"", wall);
+    assert_eq!(run.code, Some(0), "{}", run.stderr_text());
+    assert!(!run.stdout_text().contains("ORG100"), "ignored per file");
+
+    let c = case();
+    let name = "c".repeat(20_000);
+    c.write(
+        "ml/job.yml",
+        &format!("$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: echo\nenvironment: azureml:e:1\ncompute: azureml:{name}\n"),
+    );
+    let near = format!("{}d", "c".repeat(19_999));
+    c.write("data/near.yml", &near.repeat(100));
+    let run = super::capped::amlint_within(&c.root, &["check", "--format", "json", "ml/job.yml"], b"", wall);
+    assert_eq!(run.code, Some(0), "{}", run.stderr_text());
+}
