@@ -276,8 +276,11 @@ pub fn main() -> i32 {
 /// never taken for a clean run. A reader that stopped reading (`amlint check | head`:
 /// a closed pipe) is not an error.
 #[must_use]
+/// Writes a text output (never coloured) to standard output, through
+/// [`crate::escape::plain`].
 fn write_stdout(text: &str) -> bool {
-    write_output(&mut std::io::stdout().lock(), text)
+    let text = crate::escape::plain(text.to_string(), false);
+    write_output(&mut std::io::stdout().lock(), &text)
 }
 
 fn write_output(out: &mut dyn Write, text: &str) -> bool {
@@ -327,7 +330,7 @@ fn check(args: CheckArgs) -> i32 {
         .paths
         .iter()
         .filter(|p| p.as_os_str() != "-")
-        .filter(|p| std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound))
+        .filter(|p| !crate::fsio::exists_here(p))
         .collect();
     if !missing.is_empty() {
         for p in missing {
@@ -450,7 +453,10 @@ fn check(args: CheckArgs) -> i32 {
         };
     }
     if args.verbose {
-        eprint!("{}", crate::show_files::render(&report, true));
+        eprint!(
+            "{}",
+            crate::escape::plain(crate::show_files::render(&report, true), false)
+        );
     }
 
     if let Some(path) = &args.write_baseline {
@@ -463,7 +469,7 @@ fn check(args: CheckArgs) -> i32 {
     if args.more.diff {
         let fixed = crate::fix::fix_report(&report, &options, args.more.unsafe_fixes, stdin_name);
         let (applied, changed) = crate::fix::totals(&fixed);
-        if !emit(&args, &crate::fix::unified_diff(&fixed)) {
+        if !emit_data(&args, &crate::fix::unified_diff(&fixed)) {
             return 2;
         }
         let remaining: usize = fixed.iter().map(|f| f.fixed.diagnostics.len()).sum::<usize>()
@@ -509,7 +515,8 @@ fn check(args: CheckArgs) -> i32 {
                     || stdin_text.clone().unwrap_or_default(),
                     |f| f.fixed.text.clone(),
                 );
-            if !write_stdout(&text) {
+            // The file's own text, for an editor's filter: written as it is.
+            if !write_output(&mut std::io::stdout().lock(), &text) {
                 return 2;
             }
             report_to_stderr = args.more.output_file.is_none();
@@ -549,6 +556,11 @@ fn check(args: CheckArgs) -> i32 {
     }
 
     let threshold = args.fail_on.threshold();
+    let colored = matches!(args.format, OutputFormat::Human)
+        && !args.more.statistics
+        && !report_to_stderr
+        && args.more.output_file.is_none()
+        && use_color(args.color);
     let mut text = if args.more.statistics {
         match args.format {
             OutputFormat::Json => report::statistics::render_json(&report),
@@ -559,7 +571,7 @@ fn check(args: CheckArgs) -> i32 {
             OutputFormat::Human => report::human::render(
                 &report,
                 report::human::TerminalStyle {
-                    color: !report_to_stderr && args.more.output_file.is_none() && use_color(args.color),
+                    color: colored,
                     width: terminal_width(),
                 },
                 args.quiet,
@@ -592,10 +604,10 @@ fn check(args: CheckArgs) -> i32 {
         text.insert_str(last, &format!("{line}\n"));
     }
     let written = if report_to_stderr {
-        eprint!("{text}");
+        eprint!("{}", crate::escape::plain(text, false));
         true
     } else {
-        emit(&args, &text)
+        emit_text(&args, &text, colored)
     };
     if !written {
         return 2;
@@ -662,8 +674,36 @@ fn cli_selection(
 /// `false` (said on standard error) when it could not be written.
 #[must_use]
 fn emit(args: &CheckArgs, text: &str) -> bool {
+    emit_text(args, text, false)
+}
+
+/// [`emit`] of data written as it is: the fixed file of `--fix -` (a file's own bytes,
+/// for an editor's filter) and the `--diff` patch (escaped by `fix::unified_diff` so that
+/// it still applies).
+#[must_use]
+fn emit_data(args: &CheckArgs, text: &str) -> bool {
+    write_to(args, text)
+}
+
+/// [`emit`] of a text that may hold amlint's own colours (`colored`). Every text output
+/// passes [`crate::escape::plain`] last.
+#[must_use]
+fn emit_text(args: &CheckArgs, text: &str, colored: bool) -> bool {
+    let text = match args.format {
+        // Lines that are workflow commands by design, with every value escaped inside.
+        OutputFormat::Github if !args.show_files && !args.more.statistics => {
+            crate::escape::controls_but_lines(text.to_string(), colored)
+        }
+        _ => crate::escape::plain(text.to_string(), colored),
+    };
+    write_to(args, &text)
+}
+
+/// Writes to `--output-file` or standard output.
+#[must_use]
+fn write_to(args: &CheckArgs, text: &str) -> bool {
     match &args.more.output_file {
-        None => write_stdout(text),
+        None => write_output(&mut std::io::stdout().lock(), text),
         Some(path) => {
             match crate::fsio::write_atomically(path, text.as_bytes(), crate::fsio::Replace::Regular) {
                 Ok(()) => true,
@@ -738,7 +778,7 @@ fn write_baseline(path: &Path, report: &crate::results::Report) -> i32 {
 /// a temporary file linked into place, which fails if anything is there), never over an
 /// existing configuration, link, pipe or device.
 fn init(dir: &Path) -> i32 {
-    if !dir.is_dir() {
+    if !crate::fsio::is_dir(dir) {
         eprintln!(
             "amlint: {} is not a directory\n  help: create it first, or pass an existing directory",
             crate::fsio::shown(dir)
@@ -749,10 +789,10 @@ fn init(dir: &Path) -> i32 {
     for name in crate::config::CONFIG_FILE_NAMES {
         let existing = dir.join(name);
         let shown = crate::fsio::shown(&existing);
-        let Ok(meta) = std::fs::symlink_metadata(&existing) else {
+        let Some(here) = crate::fsio::look_here(&existing) else {
             continue;
         };
-        if !meta.is_file() {
+        if !matches!(here, Some(crate::fsio::Looked::File { .. })) {
             eprintln!(
                 "amlint: {shown} exists and is not a regular file (a link, directory, pipe or device); init writes only a new regular file\n  help: remove it, or run `amlint init` in another directory"
             );
@@ -838,7 +878,7 @@ fn policy_test(paths: &[PathBuf], user_only: bool) -> i32 {
         eprintln!("amlint: {why}");
         return 2;
     }
-    if let Some(p) = paths.iter().find(|p| !p.exists()) {
+    if let Some(p) = paths.iter().find(|p| !crate::fsio::exists_here(p)) {
         eprintln!(
             "amlint: {}: no such file or directory",
             crate::escape::control(&p.display().to_string())
@@ -849,7 +889,7 @@ fn policy_test(paths: &[PathBuf], user_only: bool) -> i32 {
         return 2;
     };
     let boundary = crate::fsio::Boundary::around(&config.dir);
-    let user = match registry::read_rule_dirs(&config.rules_dirs, &boundary) {
+    let user = match registry::read_rule_dirs(&config.rules_dirs.to_vec(), &boundary) {
         Ok(files) => crate::rule_test::UserRules { files },
         Err(errors) => {
             for e in errors {
@@ -894,7 +934,7 @@ fn rules(format: ListFormat) -> i32 {
                     r.code,
                     r.name,
                     r.severity.to_string(),
-                    r.summary.trim()
+                    crate::escape::control(r.summary.trim())
                 ));
             }
             s
@@ -910,7 +950,7 @@ fn rules(format: ListFormat) -> i32 {
                     })
                 })
                 .collect();
-            format!("{}\n", serde_json::to_string_pretty(&rows).unwrap_or_default())
+            format!("{}\n", crate::escape::to_json_pretty(&rows).unwrap_or_default())
         }
     };
     if write_stdout(&text) { 0 } else { 2 }

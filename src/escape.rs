@@ -82,6 +82,51 @@ pub fn workflow_commands(text: String) -> String {
     out
 }
 
+/// The last step of every text amlint prints (guard 5 of docs/security.md): every
+/// character of [`needs_escape`] but the line feed and the tab escaped, then
+/// [`workflow_commands`]. Each renderer escapes what it takes from files already; this
+/// pass makes a renderer that forgets harmless. With `colored`, the SGR sequences amlint's
+/// own colours are made of (`ESC [ digits ; ... m`) are kept: colour goes only to a
+/// terminal, and file text never reaches it raw (the renderers escape it first).
+pub fn plain(text: String, colored: bool) -> String {
+    workflow_commands(controls_but_lines(text, colored))
+}
+
+/// [`plain`] without the [`workflow_commands`] pass: for the output whose lines are
+/// workflow commands (`--format github`, which escapes every value inside them).
+pub fn controls_but_lines(text: String, colored: bool) -> String {
+    let needs = |c: char| needs_escape(c) && c != '\n' && c != '\t';
+    if !text.chars().any(needs) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text.as_str();
+    while let Some(c) = rest.chars().next() {
+        if colored && c == '\u{1b}' {
+            let sgr = rest[1..]
+                .strip_prefix('[')
+                .and_then(|r| {
+                    r.find(|ch: char| !(ch.is_ascii_digit() || ch == ';'))
+                        .map(|n| (r, n))
+                })
+                .filter(|(r, n)| r[*n..].starts_with('m'));
+            if let Some((_, n)) = sgr {
+                let len = 1 + 1 + n + 1;
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
+        }
+        if needs(c) {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
 /// JSON as `serde_json` pretty-prints it, with every character of [`needs_escape`] in a
 /// string written as a `\uXXXX` escape (serde escapes only C0 controls): C1 controls,
 /// line separators and bidi controls from a checked file reach no terminal raw, and the
@@ -179,6 +224,7 @@ impl serde_json::ser::Formatter for Escaping<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

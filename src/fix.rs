@@ -477,6 +477,7 @@ pub fn fixable(report: &Report) -> (usize, usize) {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::diagnostic::Applicability;

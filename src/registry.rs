@@ -458,64 +458,60 @@ pub fn read_rule_dirs(
         position: None,
         message,
     };
+    /// Most entries of one rules directory.
+    const MAX_ENTRIES: usize = 10_000;
     for dir in dirs {
         let mut stack = vec![dir.clone()];
         while let Some(d) = stack.pop() {
-            // Each directory once, by its real path: a link loop ends, and a link that
-            // leaves the project is refused.
-            let real = match std::fs::canonicalize(&d) {
+            // Each directory once, by its real path (resolved inside the project, never
+            // looking outside it): a link loop ends, and a link that leaves the project
+            // is refused whether or not its target exists.
+            let real = match boundary.resolve_named(&d) {
                 Ok(real) => real,
-                Err(_) => {
-                    errors.push(error(
-                        &d,
-                        "this rules directory does not exist or cannot be reached".to_string(),
-                    ));
+                Err(crate::fsio::Refusal::Missing | crate::fsio::Refusal::Dangling) => {
+                    errors.push(error(&d, "this rules directory does not exist".to_string()));
+                    continue;
+                }
+                Err(r) => {
+                    errors.push(error(&d, r.describe()));
                     continue;
                 }
             };
-            if !boundary.contains(&real) {
-                let r = crate::fsio::Refusal::Outside {
-                    target: real,
-                    boundary: boundary
-                        .root()
-                        .map(std::path::Path::to_path_buf)
-                        .unwrap_or_default(),
-                };
-                errors.push(error(&d, r.describe()));
+            if !visited.insert(real.clone()) {
                 continue;
             }
-            if !real.is_dir() {
-                errors.push(error(&d, "this rules directory is not a directory".to_string()));
-                continue;
-            }
-            if !visited.insert(real) {
-                continue;
-            }
-            let Ok(entries) = std::fs::read_dir(&d) else {
-                errors.push(error(&d, "cannot read this directory".to_string()));
-                continue;
-            };
-            for entry in entries {
-                let entry = match entry {
-                    Ok(entry) => entry,
-                    Err(e) => {
-                        errors.push(error(&d, format!("cannot read this directory: {e}")));
-                        continue;
-                    }
-                };
-                let p = entry.path();
-                let Ok(file_type) = entry.file_type() else {
-                    errors.push(error(&p, "cannot read this entry".to_string()));
+            let entries = match crate::fsio::list_dir(&real, boundary, MAX_ENTRIES) {
+                Ok(entries) => entries,
+                Err(crate::fsio::Refusal::Io(_)) => {
+                    errors.push(error(&d, "this rules directory is not a directory".to_string()));
                     continue;
-                };
-                let followed_dir = file_type.is_symlink() && std::fs::metadata(&p).is_ok_and(|m| m.is_dir());
-                if file_type.is_dir() || followed_dir {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                    match crate::load::read_text_seen(&p, Seen::from_listing(file_type), boundary, &limits) {
-                        Ok(text) => files.push((p.display().to_string(), text)),
-                        Err(d) => errors.push(error(&p, d.diagnostic.message)),
+                }
+                Err(r) => {
+                    errors.push(error(&d, format!("cannot read this directory: {}", r.describe())));
+                    continue;
+                }
+            };
+            for (name, kind) in entries {
+                let p = d.join(&name);
+                match kind {
+                    Some(crate::fsio::Looked::Dir) => stack.push(p),
+                    // A link: a directory it leads to is entered (by its real path, above);
+                    // a file is read like any file named through a link.
+                    None if matches!(crate::fsio::look(&p, boundary), Ok(crate::fsio::Looked::Dir)) => {
+                        stack.push(p)
                     }
+                    _ if p.extension().is_some_and(|e| e == "yaml" || e == "yml") => {
+                        let seen = if matches!(kind, Some(crate::fsio::Looked::File { .. })) {
+                            Seen::Listed
+                        } else {
+                            Seen::Unknown
+                        };
+                        match crate::load::read_text_seen(&real.join(&name), seen, boundary, &limits) {
+                            Ok(text) => files.push((p.display().to_string(), text)),
+                            Err(d) => errors.push(error(&p, d.diagnostic.message)),
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
@@ -571,6 +567,7 @@ impl Registry {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

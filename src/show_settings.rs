@@ -32,7 +32,7 @@ fn origin(config: &Config, key: &str, span: Option<crate::source::Span>) -> Stri
     }
 }
 
-fn list(selectors: &[Spanned<crate::config::Selector>]) -> String {
+fn list(selectors: &crate::config::Layered<Spanned<crate::config::Selector>>) -> String {
     let names: Vec<String> = selectors.iter().map(|s| format!("\"{}\"", s.value)).collect();
     format!("[{}]", names.join(", "))
 }
@@ -45,7 +45,7 @@ pub fn render(resolver: &Resolver, paths: &[&Path], selection: Option<&CliSelect
             out.push('\n');
         }
         let abs = resolver.absolute(path);
-        let config = if abs.is_dir() {
+        let config = if crate::fsio::is_dir(&abs) {
             resolver.for_dir(&abs)
         } else {
             resolver.for_file(&abs)
@@ -122,7 +122,7 @@ fn file_settings(
             origin(config, "per-file-ignores", None),
         );
     }
-    let patterns = |p: &[crate::config::PathPattern]| {
+    let patterns = |p: &crate::config::Layered<crate::config::PathPattern>| {
         let texts: Vec<String> = p
             .iter()
             .map(|p| format!("\"{}\"", escape::control(&p.text)))
@@ -146,7 +146,7 @@ fn file_settings(
         );
     }
     row(out, "exclude", patterns(&config.exclude), exclude_from);
-    for (name, param) in &config.params {
+    for (name, param) in config.params.iter() {
         row(
             out,
             &format!("params.{}", escape::control(name)),
@@ -169,11 +169,11 @@ fn file_settings(
             "inventory",
             format!(
                 "{} computes, {} models, {} endpoints, {} deployments, {} VM sizes",
-                inv.computes.len(),
-                inv.models.len(),
-                inv.endpoints.len(),
-                inv.deployments.len(),
-                inv.vm_sizes.len()
+                inv.counts()[0],
+                inv.counts()[1],
+                inv.counts()[2],
+                inv.counts()[3],
+                inv.counts()[4]
             ),
             origin(config, "inventory", None),
         );
@@ -273,9 +273,11 @@ fn rule_state(
         value: crate::config::Selector::All,
         span: crate::source::Span::default(),
     }];
-    let select = config.select.as_deref().unwrap_or(&all);
+    let select: Box<dyn Iterator<Item = &Spanned<crate::config::Selector>>> = match &config.select {
+        Some(select) => Box::new(select.iter()),
+        None => Box::new(all.iter()),
+    };
     let candidates = select
-        .iter()
         .chain(&config.extend_select)
         .map(|s| (&s.value, (true, s)))
         .chain(config.ignore.iter().map(|s| (&s.value, (false, s))));

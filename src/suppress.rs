@@ -435,10 +435,17 @@ fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
             }
         }
     }
-    if !reason.is_empty() {
+    if is_a_reason(reason) {
         d.reason = Some(reason.to_string());
     }
     d
+}
+
+/// Whether the text after a directive says something: at least three letters or digits
+/// (of any script). Punctuation, symbols, invisible characters (a zero-width space, a
+/// bidi mark) and `n/a` are no reason under `require-reason`.
+fn is_a_reason(text: &str) -> bool {
+    text.chars().filter(|c| c.is_alphanumeric()).take(3).count() == 3
 }
 
 /// How a finding was silenced.
@@ -771,6 +778,7 @@ fn unused_reports(d: &Directive, used: &[bool], enabled: &dyn Fn(&str) -> bool) 
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::limits::Limits;
@@ -913,6 +921,26 @@ mod tests {
         out.replace_range(edit.span.range(), &edit.replacement);
         assert_eq!(out, "\u{feff}# amlint: ignore-file[AML601]\na: 1\n");
         assert_eq!(scan_text(&out).directives[0].scope, Scope::File);
+    }
+
+    #[test]
+    fn a_reason_says_something() {
+        for no in [
+            "",
+            "\u{200b}",
+            "...",
+            "--",
+            "n/a",
+            "!!!",
+            "\u{200b}\u{200b}\u{200b}",
+            "\u{2066}\u{2069}",
+            "—",
+        ] {
+            assert!(!is_a_reason(no), "{no:?}");
+        }
+        for yes in ["quota ticket 4711", "WIP", "料金承認", "fine.", "JIRA-12"] {
+            assert!(is_a_reason(yes), "{yes:?}");
+        }
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub struct DocContext<'a> {
     pub config: &'a Config,
     /// Facts of the document (None when its kind is unknown).
     pub facts: Option<&'a DocFacts<'a>>,
+    /// The run's project boundary: local paths the document names are looked at inside
+    /// it only (`docs/security.md`).
+    pub boundary: &'a crate::fsio::Boundary,
     /// Built on first use and shared by the checks: the JSON view and what the kind's
     /// schema annotations say about it.
     json: OnceCell<Option<serde_json::Value>>,
@@ -47,8 +50,10 @@ impl<'a> DocContext<'a> {
         class: &'a Classification,
         config: &'a Config,
         facts: Option<&'a DocFacts<'a>>,
+        boundary: &'a crate::fsio::Boundary,
     ) -> Self {
         Self {
+            boundary,
             source,
             doc,
             class,

@@ -69,12 +69,13 @@ pub fn component_key(path: &Path) -> PathBuf {
 }
 
 /// The component file at `path` (absolute), read and parsed on its own (inside the
-/// project around it, under the default limits).
-fn read_component(path: &Path) -> Option<std::sync::Arc<ComponentEntry>> {
+/// project, never in its `.git`, under the default limits): `None` when it is not a
+/// readable component of the project — a path leading outside is not looked at.
+fn read_component(path: &Path, boundary: &crate::fsio::Boundary) -> Option<std::sync::Arc<ComponentEntry>> {
     let limits = crate::limits::Limits::default();
-    let boundary = crate::fsio::Boundary::around(path.parent()?);
     let display = path.to_string_lossy();
-    let text = crate::load::read_text(path, &boundary, &limits).ok()?;
+    let bytes = crate::fsio::read_named(path, boundary, limits.max_file_size).ok()?;
+    let text = crate::load::decode(bytes).ok()?;
     let loaded = crate::load::parse_text(&display, text, crate::load::Format::for_path(&display), &limits);
     let doc = loaded.documents.first().filter(|d| !d.partial)?;
     let kind = crate::kinds::classify(doc, &display).kind?;
@@ -121,14 +122,21 @@ pub struct LazyIndex {
     /// Indexes the files of the rest of the project whose text contains a (lower-case) name.
     search: Search,
     found: Mutex<HashMap<String, std::sync::Arc<ProjectIndex>>>,
+    /// The project: a component file a step names is read only inside it.
+    boundary: crate::fsio::Boundary,
 }
 
 impl LazyIndex {
-    /// `search(name)` indexes the files whose lower-cased text contains `name`.
-    pub fn new(search: impl Fn(&str) -> ProjectIndex + Send + Sync + 'static) -> Self {
+    /// `search(name)` indexes the files whose lower-cased text contains `name`; the
+    /// files named by path (components) are read inside `boundary` only.
+    pub fn new(
+        boundary: crate::fsio::Boundary,
+        search: impl Fn(&str) -> ProjectIndex + Send + Sync + 'static,
+    ) -> Self {
         Self {
             search: Box::new(search),
             found: Mutex::default(),
+            boundary,
         }
     }
 
@@ -327,11 +335,11 @@ impl ProjectIndex {
         }
         // Only some files of the project are checked (pre-commit, an editor buffer): the
         // component file named is read once, as the rest of the project is for names.
-        self.rest.as_ref()?;
+        let boundary = &self.rest.as_ref()?.boundary;
         let mut cache = self.rest_components.lock().unwrap_or_else(|e| e.into_inner());
         cache
             .entry(key)
-            .or_insert_with_key(|key| read_component(key))
+            .or_insert_with_key(|key| read_component(key, boundary))
             .clone()
     }
 
@@ -479,17 +487,32 @@ pub fn parse_reference(s: &str) -> Reference {
 #[derive(Debug, Default)]
 pub struct DiskSizes {
     cache: Mutex<HashMap<PathBuf, Option<u64>>>,
+    /// The project: a model path leading outside it is not measured (unknown).
+    boundary: crate::fsio::Boundary,
 }
 
 /// At most this many entries are visited under one model folder.
 const MAX_ENTRIES: usize = 200_000;
 
 impl DiskSizes {
+    /// Sizes measured inside `boundary` only.
+    pub fn within(boundary: crate::fsio::Boundary) -> Self {
+        Self {
+            cache: Mutex::default(),
+            boundary,
+        }
+    }
+
+    /// The project these sizes are measured in: the run's boundary.
+    pub fn boundary(&self) -> &crate::fsio::Boundary {
+        &self.boundary
+    }
+
     pub fn size_of(&self, path: &Path) -> Option<u64> {
         if let Some(hit) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
             return *hit;
         }
-        let size = measure(path);
+        let size = measure(path, &self.boundary);
         self.cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -498,28 +521,26 @@ impl DiskSizes {
     }
 }
 
-fn measure(path: &Path) -> Option<u64> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if meta.is_file() {
-        return Some(meta.len());
-    }
-    if !meta.is_dir() {
-        return None;
+fn measure(path: &Path, boundary: &crate::fsio::Boundary) -> Option<u64> {
+    use crate::fsio::Looked;
+    let real = boundary.resolve_named(path).ok()?;
+    match crate::fsio::look_here(&real)?? {
+        Looked::File { len } => return Some(len),
+        Looked::Dir => {}
+        Looked::Special(_) => return None,
     }
     let mut total = 0u64;
-    let mut stack = vec![path.to_path_buf()];
+    let mut stack = vec![real];
     let mut seen = 0usize;
     while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
-            seen += 1;
-            if seen > MAX_ENTRIES {
-                return None;
-            }
-            let Ok(ft) = entry.file_type() else { continue };
-            if ft.is_dir() {
-                stack.push(entry.path());
-            } else if ft.is_file() {
-                total += entry.metadata().map_or(0, |m| m.len());
+        // Listed as it is: links inside the folder are not followed.
+        let entries = crate::fsio::list_dir(&dir, boundary, MAX_ENTRIES - seen).ok()?;
+        seen += entries.len();
+        for (name, kind) in entries {
+            match kind {
+                Some(Looked::Dir) => stack.push(dir.join(name)),
+                Some(Looked::File { len }) => total += len,
+                _ => {}
             }
         }
     }
@@ -527,6 +548,7 @@ fn measure(path: &Path) -> Option<u64> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
 
     #[test]
@@ -654,7 +676,7 @@ mod tests {
         let mut own = ProjectIndex::default();
         own.computes.insert("cpu".into(), entry("cpu", "amlcompute"));
         let gpu = entry("gpu", "kubernetes");
-        let index = own.with_rest(LazyIndex::new(move |name| {
+        let index = own.with_rest(LazyIndex::new(crate::fsio::Boundary::anywhere(), move |name| {
             counter.fetch_add(1, Ordering::SeqCst);
             let mut rest = ProjectIndex::default();
             if name == "gpu" {

@@ -115,7 +115,7 @@ impl FactBase {
                 .into_iter()
                 .map(str::to_string)
                 .collect();
-            names.extend(self.config.inventory.computes.iter().map(|c| c.name.clone()));
+            names.extend(self.config.inventory.computes().map(|c| c.name.clone()));
             // In a fixed order: the first of equally close names wins.
             names.sort_unstable();
             names
@@ -162,7 +162,10 @@ impl FactBase {
         let inv = &self.config.inventory;
         let found = match version {
             Some(v) => inv.model(name, v),
-            None => inv.model_versions(name).max_by(|a, b| a.version.cmp(&b.version)),
+            None => inv
+                .model_versions(name)
+                .into_iter()
+                .max_by(|a, b| a.version.cmp(&b.version)),
         };
         found.map(|m| ModelInfo {
             version: Some(m.version.clone()),
@@ -881,7 +884,7 @@ fn vm_field(v: &VmFacts, field: &str, base: &FactBase) -> Resolved {
             .or_else(|| series.map(|_| Val::Bool(false)))),
         "closest" => Resolved::Values(
             vm::catalogue()
-                .closest_with(&v.written, &base.config.inventory.vm_sizes)
+                .closest_with(&v.written, &base.config.inventory.vm_sizes())
                 .map(|c| Val::Str(c.to_string()))
                 .into_iter()
                 .collect(),
@@ -891,6 +894,7 @@ fn vm_field(v: &VmFacts, field: &str, base: &FactBase) -> Resolved {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -381,6 +381,7 @@ pub fn catalogue() -> &'static Catalogue {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -857,6 +857,7 @@ fn not_initialized() -> (ErrorCode, String) {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

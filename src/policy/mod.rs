@@ -521,10 +521,12 @@ impl PolicyRule {
         if !self.kinds.iter().any(|k| k == "*" || *k == facts.kind.id) {
             return;
         }
-        let mut seen: Vec<Span> = Vec::new();
+        // Sets, not lists: a rule may report every entry of a 100,000-entry mapping, and
+        // each finding is looked up here (issue 34, defect 16: time linear in the input).
+        let mut seen: foldhash::HashSet<Span> = foldhash::HashSet::default();
         // Subjects reported for themselves: a step that inherits one of them is not
         // reported again (a `default_compute: local` is one finding, not one per step).
-        let mut fired: Vec<NodeId> = Vec::new();
+        let mut fired: foldhash::HashSet<NodeId> = foldhash::HashSet::default();
         let mut subjects = self.subjects(facts);
         subjects.sort_by_key(|s| s.inherited.is_some());
         for subject in subjects {
@@ -539,7 +541,7 @@ impl PolicyRule {
             if self.when.eval(&env, None) != Tri::True {
                 continue;
             }
-            fired.push(subject.node);
+            fired.insert(subject.node);
             // A mapping or list is reported at its key: its own text starts a line below.
             let node_span = facts.doc.node(subject.node).span;
             let on_key = self.span == ReportSpan::Key;
@@ -554,10 +556,9 @@ impl PolicyRule {
                 ),
                 _ => node_span,
             };
-            if seen.contains(&span) {
+            if !seen.insert(span) {
                 continue;
             }
-            seen.push(span);
             let severity = self
                 .severity_by_profile
                 .get(facts.base.profile())
@@ -817,6 +818,7 @@ pub fn check_fact_path(path: &FieldPath, bare: bool) -> Result<(), String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

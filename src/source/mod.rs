@@ -263,6 +263,7 @@ impl SourceFile {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

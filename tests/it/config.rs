@@ -276,7 +276,7 @@ model = ["credit:3"]
         config.param("require_isolated_vms"),
         Some(&serde_json::json!(true))
     );
-    assert_eq!(config.rules_dirs, [root.join("policies")]);
+    assert_eq!(config.rules_dirs.to_vec(), [root.join("policies")]);
     let inv = &config.inventory;
     assert_eq!(
         inv.compute("GPU-CLUSTER").map(|c| c.compute_type),
@@ -302,7 +302,7 @@ model = ["credit:3"]
     let source = config.source.as_ref().unwrap();
     assert!(
         source
-            .slice(inv.computes[0].span)
+            .slice(inv.computes().next().unwrap().span)
             .starts_with("[[inventory.computes]]")
     );
 }
