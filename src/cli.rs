@@ -694,6 +694,11 @@ fn emit_text(args: &CheckArgs, text: &str, colored: bool) -> bool {
         OutputFormat::Github if !args.show_files && !args.more.statistics => {
             crate::escape::controls_but_lines(text.to_string(), colored)
         }
+        // JSON documents: every string is escaped by their serialiser
+        // (`escape::to_json_pretty`), so no raw control character can be in them.
+        OutputFormat::Json | OutputFormat::Sarif if !args.show_files && !args.more.statistics => {
+            text.to_string()
+        }
         _ => crate::escape::plain(text.to_string(), colored),
     };
     write_to(args, &text)

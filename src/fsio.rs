@@ -29,22 +29,82 @@ pub const MAX_BASELINE_SIZE: u64 = 32 * 1024 * 1024;
 /// Where links may lead: the real path (links resolved) of a project's directory, or
 /// anywhere ([`Boundary::anywhere`]). A path whose real location is outside it is
 /// refused; special files are refused wherever they are.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Boundary(Option<PathBuf>);
+#[derive(Clone, Debug, Default)]
+pub struct Boundary(Option<PathBuf>, std::sync::Arc<RealDirs>);
+
+impl PartialEq for Boundary {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for Boundary {}
+
+/// The directories inside a boundary already resolved and found real (no link on their
+/// path, inside): [`Boundary::resolve`] starts below the deepest of them, so a run that
+/// resolves many paths in one folder looks at that folder's path once, not once per file.
+/// Keyed by the path's bytes. Shared by the clones of a boundary; a race with another
+/// process changing the tree while amlint runs is out of scope (docs/security.md).
+#[derive(Debug, Default)]
+struct RealDirs(std::sync::Mutex<foldhash::HashSet<Vec<u8>>>);
+
+impl RealDirs {
+    /// Most directories remembered: beyond it, paths are resolved from the root again.
+    const MAX: usize = 100_000;
+
+    /// The deepest known real directory that `abs` (absolute, without `..`) is under.
+    fn deepest_of(&self, abs: &Path) -> Option<PathBuf> {
+        let set = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if set.is_empty() {
+            return None;
+        }
+        let bytes = abs.as_os_str().as_encoded_bytes();
+        let mut end = bytes.len();
+        loop {
+            let prefix = &bytes[..end];
+            if set.contains(prefix) {
+                // The prefix ends before a `/` (or at the end): a whole path.
+                return Some(
+                    abs.ancestors()
+                        .find(|a| a.as_os_str().len() == end)?
+                        .to_path_buf(),
+                );
+            }
+            end = memchr::memrchr(b'/', prefix)?;
+            if end == 0 {
+                return None;
+            }
+        }
+    }
+
+    /// Whether `dir` is known real.
+    fn contains(&self, dir: &Path) -> bool {
+        let set = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        set.contains(dir.as_os_str().as_encoded_bytes())
+    }
+
+    fn insert(&self, dir: &Path) {
+        let mut set = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if set.len() < Self::MAX {
+            set.insert(dir.as_os_str().as_encoded_bytes().to_vec());
+        }
+    }
+}
 
 impl Boundary {
     /// No boundary: links are followed anywhere (special files are still refused). For
     /// callers with no project (a library call on a single file).
     pub fn anywhere() -> Self {
-        Boundary(None)
+        Boundary(None, Default::default())
     }
 
     /// The directory `root`, with the links in its own path resolved (as given when it
     /// does not exist).
     pub fn at(root: &Path) -> Self {
-        Boundary(Some(
-            std::fs::canonicalize(root).unwrap_or_else(|_| normalize(root)),
-        ))
+        Boundary(
+            Some(std::fs::canonicalize(root).unwrap_or_else(|_| normalize(root))),
+            Default::default(),
+        )
     }
 
     /// The project around `dir`: the git work tree containing it, else `dir` itself.
@@ -53,7 +113,7 @@ impl Boundary {
     pub fn around(dir: &Path) -> Self {
         let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| normalize(dir));
         let tree = git_work_tree(&dir).unwrap_or(dir);
-        Boundary(Some(tree))
+        Boundary(Some(tree), Default::default())
     }
 
     /// The directory, if there is one.
@@ -79,12 +139,12 @@ impl Boundary {
         let abs = if path.is_absolute() {
             path.to_path_buf()
         } else {
-            std::env::current_dir().map_err(Refusal::of_io)?.join(path)
+            start_dir().map_err(Refusal::of_io)?.join(path)
         };
         let Some(root) = &self.0 else {
             return std::fs::canonicalize(&abs).map_err(Refusal::of_io);
         };
-        resolve_within(&abs, root)
+        resolve_within(&abs, root, &self.1)
     }
 
     /// Whether the directory `dir` (absolute) is inside: at once when it is written under
@@ -116,19 +176,54 @@ impl Boundary {
     }
 }
 
+/// The directory amlint was started in, looked up once (amlint never changes it).
+fn start_dir() -> std::io::Result<&'static Path> {
+    static CWD: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    CWD.get_or_init(|| std::env::current_dir().ok())
+        .as_deref()
+        .ok_or_else(|| std::io::Error::other("the current directory cannot be read"))
+}
+
 /// Most symbolic links followed while resolving one path (Linux's `MAXSYMLINKS`).
 const MAX_LINKS: usize = 40;
 
 /// [`Boundary::resolve`] for an absolute path and a real root.
-fn resolve_within(abs: &Path, root: &Path) -> Result<PathBuf, Refusal> {
+fn resolve_within(abs: &Path, root: &Path, known: &RealDirs) -> Result<PathBuf, Refusal> {
     use std::collections::VecDeque;
     use std::ffi::OsString;
     use std::path::Component;
-    // A path written under the root starts there (the root has no links): the
-    // directories above it are not looked at again.
-    let (mut cur, rest) = match abs.strip_prefix(root) {
-        Ok(rest) => (root.to_path_buf(), rest.to_path_buf()),
-        Err(_) => (PathBuf::from("/"), abs.to_path_buf()),
+    // A path written under the root starts there (the root has no links), or below the
+    // deepest directory of it already resolved: the directories above are not looked at
+    // again. Only for a path without `..` (which could climb back out of either).
+    let bytes = abs.as_os_str().as_encoded_bytes();
+    let plain = memchr::memmem::find(bytes, b"/..").is_none();
+    // The common case: a file or folder in a directory already resolved. Only it is
+    // looked at; a link is resolved below like any other.
+    if plain
+        && let Some(parent) = abs.parent()
+        && known.contains(parent)
+    {
+        match std::fs::symlink_metadata(abs) {
+            Ok(meta) if !meta.file_type().is_symlink() => {
+                if meta.is_dir() {
+                    known.insert(abs);
+                }
+                return Ok(abs.to_path_buf());
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => return Err(Refusal::Missing),
+            _ => {}
+        }
+    }
+    let start = plain
+        .then(|| known.deepest_of(abs))
+        .flatten()
+        .or_else(|| abs.starts_with(root).then(|| root.to_path_buf()));
+    let (mut cur, rest) = match start
+        .as_deref()
+        .and_then(|s| abs.strip_prefix(s).ok().map(|r| (s, r)))
+    {
+        Some((s, rest)) => (s.to_path_buf(), rest.to_path_buf()),
+        None => (PathBuf::from("/"), abs.to_path_buf()),
     };
     let mut pending: VecDeque<OsString> = VecDeque::new();
     let push_back = |pending: &mut VecDeque<OsString>, p: &Path| {
@@ -196,6 +291,9 @@ fn resolve_within(abs: &Path, root: &Path) -> Result<PathBuf, Refusal> {
                 cur = PathBuf::from("/");
             }
             continue;
+        }
+        if meta.is_dir() && next.starts_with(root) && next.as_os_str().len() > root.as_os_str().len() {
+            known.insert(&next);
         }
         if !meta.is_dir() && pending.iter().any(|p| p != "..") {
             // `file/x` (and `file/../x`, which the system refuses too).
@@ -481,13 +579,25 @@ pub fn read_regular(path: &Path, seen: Seen, boundary: &Boundary, limit: u64) ->
 /// Whether a file that something else (the `ignore` crate, git) will open by name is
 /// safe to open: absent, a directory, or a regular file within `limit` whose real
 /// location is inside `boundary`. Looked at, never opened.
+///
+/// The directory holding `path` must be inside the boundary and reached without a link
+/// (a directory the walk lists, or one already checked): only `path` itself is looked
+/// at, and resolved within the boundary when it is a link.
 pub fn check_unopened(path: &Path, boundary: &Boundary, limit: u64) -> Result<(), Refusal> {
-    let meta = match look_resolved(path, boundary) {
-        Ok((_, meta)) => meta,
-        // Absent, a dangling link, or in a directory that cannot be searched: opening it
-        // fails too (the directory's listing reports the latter).
-        Err(Refusal::Missing | Refusal::Dangling | Refusal::Denied) => return Ok(()),
-        Err(r) => return Err(r),
+    let Ok(own) = std::fs::symlink_metadata(path) else {
+        // Absent, or in a directory that cannot be searched: opening it fails too (the
+        // directory's listing reports the latter).
+        return Ok(());
+    };
+    let meta = if own.file_type().is_symlink() {
+        match look_resolved(path, boundary) {
+            Ok((_, meta)) => meta,
+            // A dangling link opens as nothing.
+            Err(Refusal::Missing | Refusal::Dangling | Refusal::Denied) => return Ok(()),
+            Err(r) => return Err(r),
+        }
+    } else {
+        own
     };
     if meta.is_dir() {
         return Ok(());
