@@ -15,6 +15,7 @@ pub mod inventory;
 mod parse;
 pub mod resolve;
 pub mod selector;
+pub mod workspace;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -175,6 +176,8 @@ pub struct Config {
     /// `[params]`, by name.
     pub params: BTreeMap<String, Param>,
     pub inventory: Inventory,
+    /// `[workspace]`: the workspace's snapshot files, read (`None` without the table).
+    pub workspace: Option<Arc<workspace::WorkspaceSnapshot>>,
     /// `require-reason`: a suppression comment without a reason is reported (AML011).
     pub require_reason: bool,
     /// `enforce`: rules that no suppression, `ignore`, `[per-file-ignores]` or lower
@@ -211,7 +214,9 @@ impl WithProjectInventory {
     /// `config`, with the project-wide inventory entries it does not name itself.
     pub fn get(&self, config: &Arc<Config>) -> Arc<Config> {
         if Arc::ptr_eq(config, &self.project)
-            || (self.project.inventory.is_empty() && self.project.enforce.is_empty())
+            || (self.project.inventory.is_empty()
+                && self.project.enforce.is_empty()
+                && (self.project.workspace.is_none() || config.workspace.is_some()))
             || (config.path.is_some() && config.path == self.project.path)
         {
             return config.clone();
@@ -225,6 +230,10 @@ impl WithProjectInventory {
                 merged.inventory = config.inventory.with_outer(&self.project.inventory);
                 // The root's `enforce` holds in every folder of the project.
                 merged.enforce.extend(self.project.enforce.iter().cloned());
+                // So does its workspace, unless the folder names its own.
+                if merged.workspace.is_none() {
+                    merged.workspace = self.project.workspace.clone();
+                }
                 Arc::new(merged)
             })
             .clone()
@@ -292,6 +301,7 @@ impl Config {
             profile: Profile::default(),
             params: BTreeMap::new(),
             inventory: Inventory::default(),
+            workspace: None,
             require_reason: false,
             enforce: Vec::new(),
             rules_dirs: Vec::new(),

@@ -19,6 +19,9 @@ use crate::registry::Registry;
 use crate::source::{SourceFile, Span};
 use crate::suggest;
 
+#[path = "parse_workspace.rs"]
+mod parse_workspace;
+
 type Value<'i> = toml::Spanned<DeValue<'i>>;
 
 /// Which file the text comes from: a dedicated file, or `pyproject.toml` (whose
@@ -46,6 +49,7 @@ pub const KEYS: &[&str] = &[
     "require-reason",
     "enforce",
     "extend",
+    "workspace",
 ];
 
 /// Parses a configuration file shown as `display`, whose relative paths resolve against
@@ -97,6 +101,7 @@ pub const MERGE: &[(&str, Merge)] = &[
     ("rules-dirs", Merge::Append),
     ("require-reason", Merge::Replace),
     ("enforce", Merge::Append),
+    ("workspace", Merge::Replace),
 ];
 
 /// Parses the configuration file at `path` (absolute; `None` when it is not known), as
@@ -113,8 +118,9 @@ pub fn parse_file(
 }
 
 /// [`parse_file`], with every file its `extend` chain names (absolute; as written and,
-/// when it exists, as the link-free path), read or not: a change to one of them changes
-/// the configuration (the language server reads it again).
+/// when it exists, as the link-free path) and every snapshot its `[workspace]` tables name,
+/// read or not: a change to one of them changes the configuration (the language server
+/// reads it again).
 pub fn parse_file_extending(
     display: &str,
     path: Option<&Path>,
@@ -175,6 +181,7 @@ fn parse_chained(
         prefix: "",
         errors: Vec::new(),
         check,
+        snapshots: Vec::new(),
     };
     let table = match kind {
         ConfigFileKind::Amlint => root.get_ref(),
@@ -233,6 +240,7 @@ fn parse_chained(
     }
     p.registry = config.rules.arc();
     p.top(table, &mut config);
+    chain.named.append(&mut p.snapshots);
     if p.errors.is_empty() {
         Ok(Some(config))
     } else {
@@ -287,6 +295,9 @@ struct Parser<'a> {
     errors: Vec<ConfigError>,
     /// Compiles the user rules `rules-dirs` brings.
     check: Option<RuleCheck>,
+    /// The files `[workspace]` names (absolute), read or not: a change to one changes the
+    /// configuration, as a file of the `extend` chain does.
+    snapshots: Vec<std::path::PathBuf>,
 }
 
 fn kind_of(v: &DeValue<'_>) -> &'static str {
@@ -468,6 +479,7 @@ impl<'a> Parser<'a> {
                 }
                 "params" => self.params(v, config),
                 "inventory" => self.inventory(v, config),
+                "workspace" => self.workspace(v, config),
                 // Read first: by `rules_dirs`, and `extend` before everything.
                 "rules-dirs" | "extend" => {}
                 _ => self.unknown_key(key, "", KEYS),
