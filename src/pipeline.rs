@@ -172,6 +172,7 @@ impl FactBases {
                     today: self.today.clone(),
                     disk: self.disk.clone(),
                     similar: Default::default(),
+                    clusters: Default::default(),
                 })
             })
             .clone()
@@ -413,6 +414,7 @@ impl<'a> Run<'a> {
                     today: self.today.clone(),
                     disk: self.disk.clone(),
                     similar: Default::default(),
+                    clusters: Default::default(),
                 };
                 let report = check_and_filter(&prepared, &base, &self.project, options);
                 if !probe.was_consulted() {

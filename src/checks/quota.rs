@@ -11,9 +11,8 @@
 //! No snapshot, no finding: each rule needs the file it reads.
 
 use std::collections::HashSet;
-use std::path::Path;
 
-use crate::config::workspace::{Line, Tier, WorkspaceSnapshot, usage_command};
+use crate::config::workspace::{Line, WorkspaceSnapshot, usage_command};
 use crate::diagnostic::{Diagnostic, Findings, RuleId, Severity, codes};
 use crate::document::{Document, NodeId, Value};
 use crate::facts::DocFacts;
@@ -114,13 +113,8 @@ fn exceeded(cx: &DocContext<'_>, facts: &DocFacts<'_>, d: &Demand, c: &Counted<'
         .with_help(help)
 }
 
-/// A cluster of the project that shares a quota line with the checked one.
-struct Other {
-    name: String,
-    file: String,
-    count: f64,
-    vcpus: f64,
-}
+/// How many other clusters a finding names; the rest are counted.
+const NAMED: usize = 10;
 
 /// AML507: the first line (family, then regional total) that the project's clusters of
 /// the workspace exceed together though this one alone does not.
@@ -140,8 +134,7 @@ fn shared(
         Some(Value::Str(s)) => s.to_string(),
         _ => return,
     };
-    let clusters = facts.base.index.computes_of_type("amlcompute");
-    let dir = crate::facts::index::component_key(&ws.dir);
+    let clusters = facts.base.project_clusters(ws);
     for c in lines {
         let Some(left) = c.line.left() else {
             continue;
@@ -150,74 +143,44 @@ fn shared(
             // AML506 reports this line for this cluster.
             return;
         }
-        let mut others = Vec::new();
-        for e in &clusters {
-            if e.name.eq_ignore_ascii_case(&me) {
-                continue;
-            }
-            let Some(file) = &e.file else {
-                continue;
-            };
-            if !crate::facts::index::component_key(Path::new(file)).starts_with(&dir) {
-                continue;
-            }
-            let scale = e.scale.as_ref();
-            let tier = scale
-                .and_then(|s| s.tier.as_deref())
-                .and_then(Tier::parse)
-                .unwrap_or(Tier::Dedicated);
-            if tier != d.tier {
-                continue;
-            }
-            if ws.region_for(scale.and_then(|s| s.location.as_deref())) != d.region {
-                continue;
-            }
-            let Some(vm) = e.size.as_deref().and_then(|s| facts.base.vm(s)) else {
-                continue;
-            };
-            let Some(vcpus) = vm.size.as_ref().map(|s| s.vcpus) else {
-                continue;
-            };
-            let counts = match &c.line.line {
-                Line::Family { key, .. } => vm.quota_keys().contains(key),
-                Line::Regional(_) => true,
-            };
-            if !counts {
-                continue;
-            }
-            let count = scale
-                .and_then(|s| s.max_instances)
-                .filter(|n| n.is_finite() && *n >= 0.0)
-                .unwrap_or(1.0);
-            others.push(Other {
-                name: e.name.clone(),
-                file: shown(file),
-                count,
-                vcpus,
-            });
-        }
-        if others.is_empty() {
+        let Some(group) = clusters.group(&c.line.line, d.region.as_deref()) else {
+            continue;
+        };
+        // The index's entry for this cluster counts as what the document itself asks.
+        let me_at = clusters
+            .index_of(&me)
+            .filter(|i| group.members.binary_search(i).is_ok());
+        let mine = me_at.map_or(0.0, |i| clusters.clusters[i].vcpus_needed());
+        let others = group.members.len() - usize::from(me_at.is_some());
+        if others == 0 {
             continue;
         }
-        let total = d.vcpus_needed() + others.iter().map(|o| o.count * o.vcpus).sum::<f64>();
+        let total = group.vcpus - mine + d.vcpus_needed();
         if total <= left as f64 {
             continue;
         }
         let region = region_text(c.usage.region.as_deref().or(d.region.as_deref()));
-        let names = others
+        let mut names = group
+            .members
             .iter()
-            .map(|o| {
+            .filter(|&&i| Some(i) != me_at)
+            .take(NAMED)
+            .map(|&i| {
+                let o = &clusters.clusters[i];
                 format!(
                     "`{}` ({} × {} = {} vCPUs, {})",
                     crate::escape::control(&o.name),
                     num(o.count),
                     num(o.vcpus),
-                    num(o.count * o.vcpus),
+                    num(o.vcpus_needed()),
                     crate::escape::control(&o.file)
                 )
             })
             .collect::<Vec<_>>()
             .join(", ");
+        if others > NAMED {
+            names.push_str(&format!(" and {} more", others - NAMED));
+        }
         let message = format!(
             "`{}` ({} × {} vCPUs = {}) and {names} share `{}`: together they can scale to {} vCPUs, more than the {left} left in {region} ({})",
             crate::escape::control(&me),
@@ -238,18 +201,6 @@ fn shared(
                 .with_help(help),
         );
         return;
-    }
-}
-
-/// A file of the project index as the run shows paths: relative to the working directory
-/// when it is below it (the rest of the project, searched when only some files are
-/// checked, is indexed by absolute path).
-fn shown(file: &str) -> String {
-    let absolute = crate::facts::index::component_key(Path::new(file));
-    let cwd = std::env::current_dir().unwrap_or_default();
-    match absolute.strip_prefix(crate::fsio::normalize(&cwd)) {
-        Ok(rel) if !rel.as_os_str().is_empty() => crate::fsio::shown(rel),
-        _ => file.to_string(),
     }
 }
 

@@ -219,8 +219,12 @@ fn parse_chained(
             }
         }
     };
-    // The extending file's own: relative patterns are matched from its directory.
+    // The extending file's own: relative patterns are matched from its directory, and the
+    // clusters of the project that share a quota are those below it.
     config.dir = dir.to_path_buf();
+    if let Some(ws) = config.workspace.as_mut().filter(|ws| ws.dir != dir) {
+        std::sync::Arc::make_mut(ws).dir = dir.to_path_buf();
+    }
     config.path = None;
     config.matchers = Default::default();
     config.source = Some(source.clone());

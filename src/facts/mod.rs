@@ -35,6 +35,9 @@ pub struct FactBase {
     /// [`FactBase::similar_compute`]'s answers by name (a project names the same
     /// unresolved compute in many files).
     pub similar: SimilarNames,
+    /// The project's compute clusters grouped by the quota they share
+    /// ([`FactBase::project_clusters`]), built on first use.
+    pub clusters: std::sync::OnceLock<workspace::ProjectClusters>,
 }
 
 /// Memoised near-name searches, and the names they search (sorted, built once).
@@ -76,6 +79,7 @@ impl FactBase {
             today: today(),
             disk: Default::default(),
             similar: Default::default(),
+            clusters: Default::default(),
         }
     }
 

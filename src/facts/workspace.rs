@@ -182,6 +182,131 @@ impl DocFacts<'_> {
     }
 }
 
+/// A compute cluster of the project, as the quota it draws on sees it.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    pub name: String,
+    /// Its file, as the run shows paths.
+    pub file: String,
+    /// `max_instances` (1 when absent).
+    pub count: f64,
+    pub vcpus: f64,
+    pub tier: Tier,
+    pub region: Option<String>,
+}
+
+impl Cluster {
+    pub fn vcpus_needed(&self) -> f64 {
+        self.count * self.vcpus
+    }
+}
+
+/// The project's clusters under a workspace's directory whose vCPUs are known, grouped by
+/// the quota lines they share (tier and region; and family key): what AML507 adds up, once
+/// per run and configuration, so that each cluster's check is a lookup.
+#[derive(Debug, Default)]
+pub struct ProjectClusters {
+    pub clusters: Vec<Cluster>,
+    by_name: std::collections::HashMap<String, usize>,
+    by_family: std::collections::HashMap<(Tier, Option<String>, String), Group>,
+    by_region: std::collections::HashMap<(Tier, Option<String>), Group>,
+}
+
+/// The clusters of one line, and their vCPUs together.
+#[derive(Debug, Default)]
+pub struct Group {
+    /// Positions in [`ProjectClusters::clusters`], ascending.
+    pub members: Vec<usize>,
+    pub vcpus: f64,
+}
+
+impl ProjectClusters {
+    fn add(&mut self, c: Cluster, keys: Vec<String>) {
+        let i = self.clusters.len();
+        let needed = c.vcpus_needed();
+        let join = |g: &mut Group| {
+            g.members.push(i);
+            g.vcpus += needed;
+        };
+        for key in keys {
+            join(self.by_family.entry((c.tier, c.region.clone(), key)).or_default());
+        }
+        join(self.by_region.entry((c.tier, c.region.clone())).or_default());
+        self.by_name.insert(c.name.to_ascii_lowercase(), i);
+        self.clusters.push(c);
+    }
+
+    /// The clusters a line counts, in `tier` and `region`.
+    pub fn group(&self, line: &Line, region: Option<&str>) -> Option<&Group> {
+        match line {
+            Line::Family { key, tier } => {
+                self.by_family
+                    .get(&(*tier, region.map(str::to_string), key.clone()))
+            }
+            Line::Regional(tier) => self.by_region.get(&(*tier, region.map(str::to_string))),
+        }
+    }
+
+    /// The position of a cluster in [`ProjectClusters::clusters`], by name in any case.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.by_name.get(&name.to_ascii_lowercase()).copied()
+    }
+}
+
+impl FactBase {
+    /// The project's clusters under the workspace's directory (the rest of the project
+    /// searched too when only some files are checked), grouped by the lines they share.
+    pub fn project_clusters(&self, ws: &WorkspaceSnapshot) -> &ProjectClusters {
+        self.clusters.get_or_init(|| {
+            let dir = super::index::component_key(&ws.dir);
+            let mut out = ProjectClusters::default();
+            for e in self.index.computes_of_type("amlcompute") {
+                let Some(file) = &e.file else {
+                    continue;
+                };
+                if !super::index::component_key(std::path::Path::new(file)).starts_with(&dir) {
+                    continue;
+                }
+                let Some(vm) = e.size.as_deref().and_then(|s| self.vm(s)) else {
+                    continue;
+                };
+                let Some(vcpus) = vm.size.as_ref().map(|s| s.vcpus) else {
+                    continue;
+                };
+                let scale = e.scale.as_ref();
+                let cluster = Cluster {
+                    name: e.name.clone(),
+                    file: shown(file),
+                    count: scale
+                        .and_then(|s| s.max_instances)
+                        .filter(|n| n.is_finite() && *n >= 0.0)
+                        .unwrap_or(1.0),
+                    vcpus,
+                    tier: scale
+                        .and_then(|s| s.tier.as_deref())
+                        .and_then(Tier::parse)
+                        .unwrap_or(Tier::Dedicated),
+                    region: ws.region_for(scale.and_then(|s| s.location.as_deref())),
+                };
+                out.add(cluster, vm.quota_keys());
+            }
+            out
+        })
+    }
+}
+
+/// A file of the project index as the run shows paths: relative to the working directory
+/// when it is below it (the rest of the project, searched when only some files are
+/// checked, is indexed by absolute path).
+fn shown(file: &str) -> String {
+    let absolute = super::index::component_key(std::path::Path::new(file));
+    let cwd = std::env::current_dir().unwrap_or_default();
+    match absolute.strip_prefix(crate::fsio::normalize(&cwd)) {
+        Ok(rel) if !rel.as_os_str().is_empty() => crate::fsio::shown(rel),
+        _ => file.to_string(),
+    }
+}
+
 /// A cost that runs whether or not anything uses the compute.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlwaysOn {

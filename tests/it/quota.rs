@@ -128,6 +128,23 @@ fn a_cluster_past_its_family_quota_is_reported_at_max_instances_with_the_numbers
     );
     let (_, list) = run(root, &[]);
     assert!(of(&list, "AML506").is_empty(), "{list:#?}");
+    // Exactly what is left fits: 2 × 4 = 8 with 8 left.
+    write(
+        root,
+        "azure/usage-eastus.json",
+        &cli_usage(&[(DSV2, 16, 24), (REGIONAL, 14, 100)]),
+    );
+    let (_, list) = run(root, &[]);
+    assert!(of(&list, "AML506").is_empty(), "{list:#?}");
+    put(
+        root,
+        "ml/cpu.yml",
+        "cpu-cluster",
+        "Standard_DS3_v2",
+        "max_instances: 3\n",
+    );
+    let (_, list) = run(root, &[]);
+    assert_eq!(of(&list, "AML506").len(), 1, "{list:#?}");
 }
 
 #[test]
@@ -903,4 +920,108 @@ fn the_project_roots_workspace_applies_in_folders_without_their_own() {
     // Checked alone, the file gets the same finding.
     let (_, one) = run(root, &["team/cpu.yml"]);
     assert_eq!(of(&one, "AML506"), found);
+}
+
+/// Many clusters of one family: each finding names ten of the others and counts the rest,
+/// and the run stays within the hostile suite's caps (each check looks its line's clusters
+/// up, added up once per run).
+#[test]
+fn many_clusters_of_one_family_are_added_up_once() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "amlint.toml", CONFIG);
+    write(root, "azure/usage-eastus.json", &cli_usage(&[(DSV2, 0, 100)]));
+    let n = 3000;
+    for i in 0..n {
+        put(
+            root,
+            &format!("c/{i:04}.yml"),
+            &format!("c{i:04}"),
+            "Standard_DS1_v2",
+            "max_instances: 1\n",
+        );
+    }
+    let out = crate::capped::amlint(
+        root,
+        &["check", "--format", "json", "--select", "AML507", "."],
+        b"",
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found = json["diagnostics"].as_array().unwrap();
+    assert_eq!(found.len(), n);
+    let first = found[0]["message"].as_str().unwrap();
+    assert!(
+        first.starts_with("`c0000` (`max_instances: 1` × 1 vCPUs = 1) and `c0001` (1 × 1 = 1 vCPUs, c/0001.yml), ")
+            && first.contains(" and 2989 more share `Standard DSv2 Family Cluster Dedicated vCPUs`: together they can scale to 3000 vCPUs, more than the 100 left"),
+        "{first}"
+    );
+}
+
+/// What `az ml compute list-usage -o json` prints with azure-ai-ml 1.35.2 (its `Usage`
+/// entity reads the REST model's camelCase dict into snake_case attributes, so
+/// `current_value` and `name.localized_value` come out empty and are left out): the whole
+/// limit is taken as left, and the message says the usage is unknown.
+#[test]
+fn a_usage_list_without_current_values_is_checked_against_the_limits() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "amlint.toml", CONFIG);
+    write(
+        root,
+        "azure/usage-eastus.json",
+        r#"[
+  {
+    "id": "/subscriptions/00000000-0000-0000-0000-000000000000/usages",
+    "limit": 100,
+    "name": {
+      "value": "Clusters"
+    },
+    "type": "Microsoft.MachineLearningServices/totalCores/usages",
+    "unit": "Count"
+  },
+  {
+    "id": "/subscriptions/00000000-0000-0000-0000-000000000000/usages/Standard_DSv2_Family_Cluster_Dedicated_vCPUs",
+    "limit": 24,
+    "name": {
+      "value": "Standard DSv2 Family Cluster Dedicated vCPUs"
+    },
+    "type": "Microsoft.MachineLearningServices/vmFamily/usages",
+    "unit": "Count"
+  }
+]
+"#,
+    );
+    put(root, "cpu.yml", "cpu", "Standard_DS3_v2", "max_instances: 8\n");
+    let (_, list) = run(root, &[]);
+    let found = of(&list, "AML506");
+    assert_eq!(found.len(), 1, "{list:#?}");
+    assert_eq!(
+        found[0].4,
+        "`max_instances: 8` × 4 vCPUs (Standard_DS3_v2) = 32 vCPUs, more than the 24 left of `Standard DSv2 Family Cluster Dedicated vCPUs` in eastus (limit 24; the snapshot does not say how many are in use; azure/usage-eastus.json)"
+    );
+}
+
+/// A `[workspace]` that comes from an extended configuration keeps its files where that
+/// configuration names them, and covers the clusters below the extending one.
+#[test]
+fn an_extended_workspace_covers_the_extending_configurations_clusters() {
+    let dir = project();
+    let root = dir.path();
+    write(
+        root,
+        "org/amlint.toml",
+        "[workspace]\nlocation = \"eastus\"\nusage = \"usage.json\"\n",
+    );
+    write(root, "org/usage.json", &cli_usage(&[(DSV2, 0, 12)]));
+    write(root, "ml/amlint.toml", "extend = \"../org/amlint.toml\"\n");
+    put(root, "ml/a.yml", "a", "Standard_DS3_v2", "max_instances: 2\n");
+    put(root, "ml/b.yml", "b", "Standard_DS3_v2", "max_instances: 2\n");
+    let (_, list) = run(root, &["ml"]);
+    let found: Vec<&str> = of(&list, "AML507").iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(found, ["ml/a.yml", "ml/b.yml"], "{list:#?}");
+    assert!(
+        of(&list, "AML507")[0]
+            .4
+            .contains("(limit 12, 0 in use; org/usage.json)")
+    );
 }
