@@ -55,6 +55,12 @@ fn cluster(name: &str, size: &str, extra: &str) -> String {
     )
 }
 
+/// Writes the configuration and a usage snapshot of eastus with these lines.
+fn snapshot(root: &Path, lines: &[(&str, i64, i64)]) {
+    write(root, "amlint.toml", CONFIG);
+    write(root, "azure/usage-eastus.json", &cli_usage(lines));
+}
+
 /// Writes a cluster file.
 fn put(root: &Path, file: &str, name: &str, size: &str, extra: &str) {
     write(root, file, &cluster(name, size, extra));
@@ -93,12 +99,7 @@ fn of<'a>(list: &'a [Finding], code: &str) -> Vec<&'a Finding> {
 fn a_cluster_past_its_family_quota_is_reported_at_max_instances_with_the_numbers() {
     let dir = project();
     let root = dir.path();
-    write(root, "amlint.toml", CONFIG);
-    write(
-        root,
-        "azure/usage-eastus.json",
-        &cli_usage(&[(DSV2, 14, 24), (REGIONAL, 14, 100), ("Clusters", 3, 200)]),
-    );
+    snapshot(root, &[(DSV2, 14, 24), (REGIONAL, 14, 100), ("Clusters", 3, 200)]);
     put(
         root,
         "ml/cpu.yml",
@@ -232,16 +233,14 @@ fn the_rest_api_forms_are_read_too() {
 fn low_priority_clusters_count_against_the_low_priority_lines_and_regional_totals() {
     let dir = project();
     let root = dir.path();
-    write(root, "amlint.toml", CONFIG);
-    write(
+    snapshot(
         root,
-        "azure/usage-eastus.json",
-        &cli_usage(&[
+        &[
             (DSV2, 0, 4),
             (DSV2_LOW, 0, -1),
             (REGIONAL, 0, 100),
             (REGIONAL_LOW, 10, 20),
-        ]),
+        ],
     );
     // Low priority: the family line has no limit (-1); the regional total has 10 left.
     put(
@@ -309,14 +308,12 @@ fn each_exceeded_line_is_one_finding_and_production_makes_them_errors() {
 fn instances_and_managed_deployments_are_checked_too() {
     let dir = project();
     let root = dir.path();
-    write(root, "amlint.toml", CONFIG);
-    write(
+    snapshot(
         root,
-        "azure/usage-eastus.json",
-        &cli_usage(&[
+        &[
             ("Standard NCASv3_T4 Family Cluster Dedicated vCPUs", 0, 4),
             (DSV2, 0, 10),
-        ]),
+        ],
     );
     write(
         root,
@@ -347,8 +344,7 @@ fn instances_and_managed_deployments_are_checked_too() {
 fn clusters_of_one_family_together_past_its_limit_are_each_reported_naming_the_others() {
     let dir = project();
     let root = dir.path();
-    write(root, "amlint.toml", CONFIG);
-    write(root, "azure/usage-eastus.json", &cli_usage(&[(DSV2, 2, 14)]));
+    snapshot(root, &[(DSV2, 2, 14)]);
     put(root, "a.yml", "train-a", "Standard_DS3_v2", "max_instances: 2\n");
     put(root, "b.yml", "train-b", "Standard_DS4_v2", "max_instances: 1\n");
     // Another family: not counted.
@@ -600,14 +596,12 @@ fn large_snapshots_are_bounded() {
 fn sizes_and_families_amlint_does_not_know_are_not_checked() {
     let dir = project();
     let root = dir.path();
-    write(root, "amlint.toml", CONFIG);
-    write(
+    snapshot(
         root,
-        "azure/usage-eastus.json",
-        &cli_usage(&[
+        &[
             ("Standard QZv9 Family Cluster Dedicated vCPUs", 0, 0),
             (REGIONAL, 0, 1000),
-        ]),
+        ],
     );
     // Not in the catalogue (vCPUs unknown), a series without a listed size, a size of a
     // family the usage list does not print.
@@ -890,8 +884,7 @@ fn without_a_price_file_nothing_changes() {
 fn the_project_roots_workspace_applies_in_folders_without_their_own() {
     let dir = project();
     let root = dir.path();
-    write(root, "amlint.toml", CONFIG);
-    write(root, "azure/usage-eastus.json", &cli_usage(&[(DSV2, 14, 24)]));
+    snapshot(root, &[(DSV2, 14, 24)]);
     write(root, "team/amlint.toml", "profile = \"production\"\n");
     put(
         root,
@@ -929,8 +922,7 @@ fn the_project_roots_workspace_applies_in_folders_without_their_own() {
 fn many_clusters_of_one_family_are_added_up_once() {
     let dir = project();
     let root = dir.path();
-    write(root, "amlint.toml", CONFIG);
-    write(root, "azure/usage-eastus.json", &cli_usage(&[(DSV2, 0, 100)]));
+    snapshot(root, &[(DSV2, 0, 100)]);
     let n = 3000;
     for i in 0..n {
         put(
