@@ -811,6 +811,7 @@ pub fn read_usage(doc: &Document) -> Result<(Vec<UsageLine>, Option<String>), Sn
     let r = Reader { doc };
     let list = items(&r, "usages")?;
     let mut out: Vec<UsageLine> = Vec::new();
+    let mut vm_usage: Option<Span> = None;
     for (index, &item) in list.iter().enumerate() {
         if !matches!(r.value(item), Value::Map(_)) {
             return Err(error(
@@ -863,7 +864,12 @@ pub fn read_usage(doc: &Document) -> Result<(Vec<UsageLine>, Option<String>), Sn
                 None
             }
         }) else {
-            // Another count (clusters, endpoints, ...): not read.
+            // Another count (clusters, endpoints, ...): not read. A virtual machines'
+            // line (`az vm list-usage`: `Standard DSv2 Family vCPUs`) says the file is
+            // the other command's.
+            if vm_usage.is_none() && names.iter().any(|n| is_vm_usage_line(n)) {
+                vm_usage = Some(r.span(name_node));
+            }
             continue;
         };
         if is_breakdown(&r, item) {
@@ -887,7 +893,24 @@ pub fn read_usage(doc: &Document) -> Result<(Vec<UsageLine>, Option<String>), Sn
             current: current.map(|c| c as u64),
         });
     }
+    if let (true, Some(span)) = (out.is_empty(), vm_usage) {
+        return Err(error(
+            span,
+            "it lists the virtual machines' quotas (what `az vm list-usage` prints: `Standard DSv2 Family vCPUs`), not Azure ML's (`Standard DSv2 Family Cluster Dedicated vCPUs`): Azure ML compute has a quota of its own".to_string(),
+        ));
+    }
     Ok((out, stated_region(&r, list)))
+}
+
+/// A line of the Compute provider's usage list (`az vm list-usage`): `Standard DSv2 Family
+/// vCPUs`, `Total Regional vCPUs`.
+fn is_vm_usage_line(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    matches!(
+        words.as_slice(),
+        [.., "family", "vcpus"] | ["total", "regional", "vcpus"]
+    )
 }
 
 /// One item of the Retail Prices API, as far as amlint reads it; a field of another type
@@ -1158,6 +1181,10 @@ mod tests {
                 "current_value",
             ),
             (r#"[{"name": 7, "limit": 4}]"#, "not an object with `value`"),
+            (
+                r#"[{"currentValue": 4, "limit": 10, "localName": "Standard DSv2 Family vCPUs", "name": {"localizedValue": "Standard DSv2 Family vCPUs", "value": "standardDSv2Family"}}]"#,
+                "`az vm list-usage`",
+            ),
         ] {
             let err = read_usage(&parse(text)).unwrap_err();
             assert!(err.message.contains(says), "{text}: {}", err.message);

@@ -486,6 +486,10 @@ fn a_malformed_snapshot_is_a_configuration_error_naming_the_command() {
             "[{\"name\": {\"value\": 7}, \"limit\": 1}]",
             "`value` is the number 7",
         ),
+        (
+            "[{\"currentValue\": 4, \"limit\": 10, \"name\": {\"localizedValue\": \"Standard DSv2 Family vCPUs\", \"value\": \"standardDSv2Family\"}}]",
+            "`az vm list-usage`",
+        ),
     ] {
         write(root, "usage.json", text);
         refused(root, &[usage_cmd, "usage.json", says]);
