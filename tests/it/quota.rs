@@ -1021,3 +1021,32 @@ fn an_extended_workspace_covers_the_extending_configurations_clusters() {
             .contains("(limit 12, 0 in use; org/usage.json)")
     );
 }
+
+/// A price file near its 32 MiB bound (55,000 VM prices: the whole API for a region, and
+/// more) is read as a stream within the hostile suite's memory cap.
+#[test]
+fn a_large_price_file_is_read_within_the_caps() {
+    let dir = project();
+    let root = dir.path();
+    let item = |i: usize| {
+        format!(
+            r#"{{"currencyCode": "USD", "tierMinimumUnits": 0.0, "retailPrice": 0.5, "unitPrice": 0.5, "armRegionName": "eastus", "location": "US East", "effectiveStartDate": "2024-05-01T00:00:00Z", "meterId": "00000000-0000-0000-0000-000000000000", "meterName": "D{i} v9", "productId": "DZH318Z0BQ4L", "skuId": "DZH318Z0BQ4L/00D1", "productName": "Virtual Machines Dv9 Series", "skuName": "D{i} v9", "serviceName": "Virtual Machines", "serviceId": "DZH313Z7MMC8", "serviceFamily": "Compute", "unitOfMeasure": "1 Hour", "type": "Consumption", "isPrimaryMeterRegion": true, "armSkuName": "Standard_D{i}_v9"}}"#
+        )
+    };
+    let items: Vec<String> = (0..55_000).map(item).collect();
+    write(root, "p.json", &format!("{{\"Items\": [{}]}}", items.join(",")));
+    put(root, "c.yml", "c", "Standard_D7_v9", "min_instances: 2\n");
+    write(
+        root,
+        "amlint.toml",
+        "[workspace]\nprices = \"p.json\"\n\n[[inventory.vm_sizes]]\nname = \"Standard_D7_v9\"\nvcpus = 8\nmemory_gib = 32\n",
+    );
+    let out = crate::capped::amlint(root, &["check", "--statistics", "."], b"");
+    assert!(
+        out.stdout_text()
+            .contains("always-on cost: 730.00 USD a month (1 cluster that never scales to zero"),
+        "{}\n{}",
+        out.stdout_text(),
+        out.stderr_text()
+    );
+}
