@@ -172,6 +172,7 @@ impl FactBases {
                     today: self.today.clone(),
                     disk: self.disk.clone(),
                     similar: Default::default(),
+                    clusters: Default::default(),
                 })
             })
             .clone()
@@ -415,6 +416,7 @@ impl<'a> Run<'a> {
                     today: self.today.clone(),
                     disk: self.disk.clone(),
                     similar: Default::default(),
+                    clusters: Default::default(),
                 };
                 let report = check_and_filter(&prepared, &base, &self.project, options);
                 if !probe.was_consulted() {
@@ -470,6 +472,7 @@ impl<'a> Run<'a> {
                         ],
                         suppressed: Vec::new(),
                         omitted: Vec::new(),
+                        always_on: Vec::new(),
                     };
                     let config = self.config_for(&problem.path);
                     filter_file(&mut report, None, true, &config, &self.project, self.options);
@@ -554,6 +557,7 @@ impl<'a> Run<'a> {
                         diagnostics: vec![diagnostic],
                         suppressed: Vec::new(),
                         omitted: Vec::new(),
+                        always_on: Vec::new(),
                     };
                     filter_file(&mut report, None, true, &config, project, options);
                     files.push(report);
@@ -670,6 +674,7 @@ fn enforcement_reports(configs: &[Arc<Config>]) -> Vec<FileReport> {
             diagnostics,
             suppressed: Vec::new(),
             omitted: Vec::new(),
+            always_on: Vec::new(),
         });
     }
     out
@@ -869,6 +874,7 @@ pub fn check_text(display: &str, text: String, options: &Options) -> FileReport 
         diagnostics: Vec::new(),
         suppressed: Vec::new(),
         omitted: Vec::new(),
+        always_on: Vec::new(),
     })
 }
 
@@ -961,6 +967,7 @@ pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, Box<File
                         "This is a bug in amlint. Please report it with the file, or a reduced copy of it.",
                     ),
                 ],
+                always_on: Vec::new(),
             }))
         }
     }
@@ -1077,6 +1084,7 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
             diagnostics: if report { sorted(failures) } else { Vec::new() },
             suppressed: Vec::new(),
             omitted: Vec::new(),
+            always_on: Vec::new(),
         };
     }
 
@@ -1086,6 +1094,7 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
         limits.findings_kept(),
     );
     checks::single_document::check(&loaded.source, &loaded.documents, &mut findings);
+    let mut always_on = Vec::new();
     for (doc, class) in loaded.documents.iter().zip(classes) {
         // A document whose aliases expand beyond the limit (AML005) is not checked
         // further: walking it would take the time and memory the limit is there to bound.
@@ -1102,6 +1111,18 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
             base.disk.boundary(),
         );
         checks::run_document_checks(&cx, &mut findings);
+        if let Some(cost) = facts
+            .as_ref()
+            .and_then(DocFacts::always_on)
+            .filter(|c| c.monthly() > 0.0)
+        {
+            always_on.push(crate::results::AlwaysOnCost {
+                kind: facts.as_ref().map_or("", |f| f.kind.id.as_str()),
+                monthly: cost.monthly(),
+                currency: cost.currency,
+                source: cost.file,
+            });
+        }
     }
     let (diagnostics, omitted) = findings.into_parts();
     let mut diagnostics = sorted(diagnostics);
@@ -1148,6 +1169,7 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
         diagnostics,
         suppressed: Vec::new(),
         omitted,
+        always_on,
     }
 }
 

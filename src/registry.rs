@@ -178,6 +178,9 @@ pub struct RuleMeta {
     pub declarative: Option<Arc<Declarative>>,
     /// Parameters the rule reads, with their defaults.
     pub params: serde_json::Map<String, serde_json::Value>,
+    /// The rule's severity under a profile, where it differs from `severity`
+    /// (`production: error`); a native check reads it, a declarative rule's compiler too.
+    pub severity_by_profile: std::collections::BTreeMap<String, Severity>,
     pub kinds: Vec<String>,
     /// The fixes the rule offers (`fix:` of its file).
     pub fixes: Vec<FixDoc>,
@@ -198,6 +201,7 @@ impl RuleMeta {
         Self {
             declarative: declarative.map(Arc::new),
             params: file.params,
+            severity_by_profile: file.severity_by_profile,
             kinds: file.kinds,
             code: intern(&file.code),
             name: intern(&file.name),
@@ -212,6 +216,14 @@ impl RuleMeta {
             source: source.to_string(),
             fixes: file.fix,
         }
+    }
+
+    /// Its severity under `profile` (`dev`, `production`).
+    pub fn severity_under(&self, profile: &str) -> Severity {
+        self.severity_by_profile
+            .get(profile)
+            .copied()
+            .unwrap_or(self.severity)
     }
 
     /// The identity its findings carry.

@@ -178,6 +178,36 @@ fn file_settings(
             origin(config, "inventory", None),
         );
     }
+    if let Some(ws) = &config.workspace {
+        let mut parts = Vec::new();
+        if let Some(l) = &ws.location {
+            parts.push(format!("location {l}"));
+        }
+        if ws.has_computes() {
+            parts.push(format!(
+                "{} computes ({})",
+                ws.computes.len(),
+                ws.compute_files.join(", ")
+            ));
+        }
+        for u in &ws.usage {
+            parts.push(format!(
+                "{} quota lines of {} ({})",
+                u.lines.len(),
+                u.region.as_deref().unwrap_or("an unnamed region"),
+                u.file
+            ));
+        }
+        for p in &ws.prices {
+            parts.push(format!("{} VM prices ({})", p.items.len(), p.file));
+        }
+        row(
+            out,
+            "workspace",
+            escape::control(&parts.join("; ")).into_owned(),
+            origin(config, "workspace", None),
+        );
+    }
     if let Some(s) = selection.filter(|s| !s.is_empty()) {
         let show = |v: &[crate::config::Selector]| {
             let names: Vec<String> = v.iter().map(|s| format!("\"{s}\"")).collect();
@@ -206,12 +236,7 @@ fn file_settings(
     let _ = writeln!(out, "\n# rules");
     for rule in config.rules.rules() {
         // A rule's own severity under this profile (AML603 is a warning only in production).
-        let default = rule
-            .declarative
-            .as_ref()
-            .and_then(|d| d.severity_by_profile.get(config.profile.as_str()))
-            .copied()
-            .unwrap_or(rule.severity);
+        let default = rule.severity_under(config.profile.as_str());
         let (state, from) = rule_state(config, &ignores, selection, rule.code, default);
         let _ = writeln!(
             out,

@@ -6,6 +6,7 @@ pub mod dataflow;
 mod ignored_key;
 mod policy;
 mod preview_schema;
+mod quota;
 pub mod references;
 pub mod schema;
 mod schema_type_mismatch;
@@ -101,6 +102,7 @@ pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
     ("AML101", schema::check),
     ("AML107", ignored_key::check),
     ("AML201", references::check),
+    ("AML506", quota::check),
     ("AML801", dataflow::check),
 ];
 
@@ -109,6 +111,7 @@ pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
 pub const ALSO_REPORTED: &[(&str, &[&str])] = &[
     ("AML101", schema::CODES),
     ("AML201", references::CODES),
+    ("AML506", quota::CODES),
     ("AML801", dataflow::CODES),
 ];
 

@@ -16,6 +16,7 @@ pub mod layered;
 mod parse;
 pub mod resolve;
 pub mod selector;
+pub mod workspace;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -182,6 +183,8 @@ pub struct Config {
     /// one (then the names and pointers are copied, never the values).
     pub params: Arc<BTreeMap<String, Arc<Param>>>,
     pub inventory: Inventory,
+    /// `[workspace]`: the workspace's snapshot files, read (`None` without the table).
+    pub workspace: Option<Arc<workspace::WorkspaceSnapshot>>,
     /// `require-reason`: a suppression comment without a reason is reported (AML011).
     pub require_reason: bool,
     /// `enforce`: rules that no suppression, `ignore`, `[per-file-ignores]` or lower
@@ -218,7 +221,9 @@ impl WithProjectInventory {
     /// `config`, with the project-wide inventory entries it does not name itself.
     pub fn get(&self, config: &Arc<Config>) -> Arc<Config> {
         if Arc::ptr_eq(config, &self.project)
-            || (self.project.inventory.is_empty() && self.project.enforce.is_empty())
+            || (self.project.inventory.is_empty()
+                && self.project.enforce.is_empty()
+                && (self.project.workspace.is_none() || config.workspace.is_some()))
             || (config.path.is_some() && config.path == self.project.path)
         {
             return config.clone();
@@ -232,6 +237,10 @@ impl WithProjectInventory {
                 merged.inventory = config.inventory.with_outer(&self.project.inventory);
                 // The root's `enforce` holds in every folder of the project.
                 merged.enforce.extend(self.project.enforce.iter().cloned());
+                // So does its workspace, unless the folder names its own.
+                if merged.workspace.is_none() {
+                    merged.workspace = self.project.workspace.clone();
+                }
                 Arc::new(merged)
             })
             .clone()
@@ -299,6 +308,7 @@ impl Config {
             profile: Profile::default(),
             params: Arc::default(),
             inventory: Inventory::default(),
+            workspace: None,
             require_reason: false,
             enforce: Layered::default(),
             rules_dirs: Layered::default(),

@@ -19,6 +19,9 @@ use crate::registry::Registry;
 use crate::source::{SourceFile, Span};
 use crate::suggest;
 
+#[path = "parse_workspace.rs"]
+mod parse_workspace;
+
 type Value<'i> = toml::Spanned<DeValue<'i>>;
 
 /// Which file the text comes from: a dedicated file, or `pyproject.toml` (whose
@@ -46,6 +49,7 @@ pub const KEYS: &[&str] = &[
     "require-reason",
     "enforce",
     "extend",
+    "workspace",
 ];
 
 /// Parses a configuration file shown as `display`, whose relative paths resolve against
@@ -97,6 +101,7 @@ pub const MERGE: &[(&str, Merge)] = &[
     ("rules-dirs", Merge::Append),
     ("require-reason", Merge::Replace),
     ("enforce", Merge::Append),
+    ("workspace", Merge::Replace),
 ];
 
 /// Parses the configuration file at `path` (absolute; `None` when it is not known), as
@@ -128,8 +133,9 @@ pub struct Within {
 }
 
 /// [`parse_file`], with every file its `extend` chain names (absolute; as written and,
-/// when it exists, as the link-free path), read or not: a change to one of them changes
-/// the configuration (the language server reads it again).
+/// when it exists, as the link-free path) and every snapshot its `[workspace]` tables name,
+/// read or not: a change to one of them changes the configuration (the language server
+/// reads it again).
 pub fn parse_file_extending(
     display: &str,
     path: Option<&Path>,
@@ -233,6 +239,7 @@ fn parse_chained(
         errors: Vec::new(),
         check,
         boundary: chain.boundary.clone(),
+        snapshots: Vec::new(),
     };
     let table = match kind {
         ConfigFileKind::Amlint => root.get_ref(),
@@ -270,8 +277,12 @@ fn parse_chained(
             }
         }
     };
-    // The extending file's own: relative patterns are matched from its directory.
+    // The extending file's own: relative patterns are matched from its directory, and the
+    // clusters of the project that share a quota are those below it.
     config.dir = dir.to_path_buf();
+    if let Some(ws) = config.workspace.as_mut().filter(|ws| ws.dir != dir) {
+        std::sync::Arc::make_mut(ws).dir = dir.to_path_buf();
+    }
     config.path = None;
     config.matchers = Default::default();
     config.source = Some(source.clone());
@@ -291,6 +302,7 @@ fn parse_chained(
     }
     p.registry = config.rules.arc();
     p.top(table, &mut config);
+    chain.named.append(&mut p.snapshots);
     if p.errors.is_empty() {
         Ok(Some(config))
     } else {
@@ -347,6 +359,9 @@ struct Parser<'a> {
     check: Option<RuleCheck>,
     /// The project the files this configuration names must be in.
     boundary: crate::fsio::Boundary,
+    /// The files `[workspace]` names (absolute), read or not: a change to one changes the
+    /// configuration, as a file of the `extend` chain does.
+    snapshots: Vec<std::path::PathBuf>,
 }
 
 fn kind_of(v: &DeValue<'_>) -> &'static str {
@@ -528,6 +543,7 @@ impl<'a> Parser<'a> {
                 }
                 "params" => self.params(v, config),
                 "inventory" => self.inventory(v, config),
+                "workspace" => self.workspace(v, config),
                 // Read first: by `rules_dirs`, and `extend` before everything.
                 "rules-dirs" | "extend" => {}
                 _ => self.unknown_key(key, "", KEYS),

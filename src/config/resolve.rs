@@ -212,7 +212,8 @@ impl Resolver {
     }
 
     /// Whether a change to `path` (absolute) can change a configuration read so far: a
-    /// file an `extend` chain names, a file under a `rules-dirs` directory, or a file a
+    /// file an `extend` chain names, a `[workspace]` snapshot file, a file under a
+    /// `rules-dirs` directory, or a file a
     /// configuration error is in (a user rule that did not compile, say). Configuration
     /// files themselves are found by their names.
     pub fn affects_configuration(&self, path: &Path) -> bool {
@@ -657,6 +658,24 @@ mod tests {
             "`include` replaces the default set"
         );
         assert!(discover.enter_dir(&root.join("a/sub")) && !discover.enter_dir(&root.join("b/node_modules")));
+    }
+
+    #[test]
+    fn workspace_snapshots_affect_the_configuration_read_or_not() {
+        let (_dir, root) = temp_root();
+        write(
+            &root,
+            "amlint.toml",
+            "[workspace]\nusage = \"azure/usage.json\"\ncomputes = \"azure/missing.json\"\n",
+        );
+        write(&root, "azure/usage.json", "[]");
+        let r = Resolver::with_cwd(ConfigChoice::Discover, &root);
+        r.for_file(&root.join("job.yml"));
+        // The missing file is an error in amlint.toml; creating it changes the configuration.
+        assert_eq!(r.errors().len(), 1);
+        assert!(r.affects_configuration(&root.join("azure/usage.json")));
+        assert!(r.affects_configuration(&root.join("azure/missing.json")));
+        assert!(!r.affects_configuration(&root.join("azure/other.json")));
     }
 
     #[test]

@@ -19,6 +19,30 @@ pub struct ComputeEntry {
     pub size: Option<String>,
     /// The file that defines it (None: the inventory).
     pub file: Option<String>,
+    /// How far a cluster scales and where (compute clusters and instances), for the
+    /// quota a workspace's clusters share.
+    pub scale: Option<Scale>,
+}
+
+/// A compute's nodes, tier and region, as its file writes them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scale {
+    pub min_instances: Option<f64>,
+    pub max_instances: Option<f64>,
+    /// `dedicated` or `low_priority`, as written.
+    pub tier: Option<String>,
+    pub location: Option<String>,
+}
+
+/// A number a document writes (`4`, `4.0`, `"4"`).
+fn top_number(doc: &Document, key: &str) -> Option<f64> {
+    let id = doc.get(doc.root?, key)?;
+    match doc.value(id) {
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        Value::Str(s) => s.trim().parse().ok(),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -210,11 +234,18 @@ impl ProjectIndex {
             return;
         };
         if let Some(ctype) = compute_type_of_kind(&kind.id) {
+            let scale = matches!(ctype, "amlcompute" | "computeinstance").then(|| Scale {
+                min_instances: top_number(doc, "min_instances"),
+                max_instances: top_number(doc, "max_instances"),
+                tier: top_string(doc, "tier"),
+                location: top_string(doc, "location"),
+            });
             self.computes.entry(name.to_lowercase()).or_insert(ComputeEntry {
                 name,
                 ctype: ctype.to_string(),
                 size: top_string(doc, "size"),
                 file: Some(display),
+                scale,
             });
             return;
         }
@@ -341,6 +372,29 @@ impl ProjectIndex {
             .entry(key)
             .or_insert_with_key(|key| read_component(key, boundary))
             .clone()
+    }
+
+    /// Every compute of type `ctype` (`amlcompute`) the project defines: those of this
+    /// index, and those of the rest of the project (the files that mention the type: a
+    /// cluster's file names it in `type:` or its `$schema`), sorted by name.
+    pub fn computes_of_type(&self, ctype: &str) -> Vec<ComputeEntry> {
+        self.note_lookup();
+        let mut found: HashMap<String, ComputeEntry> = self
+            .computes
+            .iter()
+            .filter(|(_, c)| c.ctype == ctype)
+            .map(|(k, c)| (k.clone(), c.clone()))
+            .collect();
+        if let Some(rest) = &self.rest {
+            for (k, c) in &rest.for_name(&ctype.to_lowercase()).computes {
+                if c.ctype == ctype && !self.computes.contains_key(k) {
+                    found.entry(k.clone()).or_insert_with(|| c.clone());
+                }
+            }
+        }
+        let mut out: Vec<ComputeEntry> = found.into_values().collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
     }
 
     /// The names of the computes this index holds (not the lazily searched rest).
@@ -672,6 +726,7 @@ mod tests {
             ctype: ctype.into(),
             size: None,
             file: None,
+            scale: None,
         };
         let mut own = ProjectIndex::default();
         own.computes.insert("cpu".into(), entry("cpu", "amlcompute"));

@@ -37,3 +37,22 @@ pub fn write(dir: &Path, name: &str, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
+
+/// `amlint check --format json ARGS` in `dir`: the exit code and the report (a panic with
+/// both outputs when stdout is not JSON).
+pub fn json_check(dir: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = amlint_wide(dir)
+        .env("AMLINT_TODAY", "2026-11-22")
+        .args(["check", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), json)
+}

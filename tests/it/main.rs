@@ -35,6 +35,7 @@ mod output_formats;
 mod packaging;
 mod policies;
 mod precommit;
+mod quota;
 mod realworld;
 mod render;
 mod rule_examples;
