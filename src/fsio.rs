@@ -249,7 +249,12 @@ fn resolve_within(abs: &Path, root: &Path, known: &RealDirs) -> Result<PathBuf, 
         boundary: root.to_path_buf(),
         link,
     };
-    let may_look = |p: &Path| p.starts_with(root) || root.starts_with(p);
+    // Inside, on the way to the root, or on the way to the directory amlint was started
+    // in (a path the invoker typed, `../other-repo/ml`, climbs out of it first): nothing
+    // there tells anything of the machine's files.
+    let start = start_dir().ok();
+    let may_look =
+        |p: &Path| p.starts_with(root) || root.starts_with(p) || start.is_some_and(|s| s.starts_with(p));
     while let Some(part) = pending.pop_front() {
         if part == ".." {
             cur.pop();

@@ -454,3 +454,36 @@ fn rules_and_the_project_search_take_time_linear_in_the_input() {
     let run = super::capped::amlint_within(&c.root, &["check", "--format", "json", "ml/job.yml"], b"", wall);
     assert_eq!(run.code, Some(0), "{}", run.stderr_text());
 }
+
+/// A project named with `..` from a sibling folder (`cd tools && amlint check ../ml`):
+/// the paths its files name are resolved through the folder amlint started in, not
+/// refused as outside (the boundary's resolution climbs only through directories that
+/// tell nothing: inside, on the way to the project, on the way to the start).
+#[test]
+fn a_project_named_through_dot_dot_resolves_its_own_paths() {
+    let c = case();
+    c.write(
+        "ml/job.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\ncode: ./src\nenvironment: azureml:e:1\ncompute: azureml:cpu\n",
+    );
+    c.write("ml/src/train.py", "print(1)\n");
+    // Started in another folder, beside the project: `../<project>/ml`.
+    let elsewhere = tempfile::tempdir_in(c.root.parent().unwrap()).unwrap();
+    let project = c.root.file_name().unwrap().to_string_lossy().into_owned();
+    let out = c
+        .amlint()
+        .current_dir(elsewhere.path())
+        .args(["check", "--format", "json", &format!("../{project}/ml")])
+        .output()
+        .unwrap();
+    let f = findings(&out);
+    // The job is checked, its `code: ./src` found: only the unresolved compute (info).
+    assert_eq!(
+        f.iter()
+            .map(|(p, c, _)| (p.as_str(), c.as_str()))
+            .collect::<Vec<_>>(),
+        [(format!("../{project}/ml/job.yml").as_str(), "AML203")],
+        "{}",
+        text(&out)
+    );
+}
