@@ -466,6 +466,9 @@ fn check(args: CheckArgs) -> i32 {
         if !emit(&args, &crate::fix::unified_diff(&fixed)) {
             return 2;
         }
+        for line in crate::fix::not_applied(&fixed) {
+            eprintln!("amlint: {line}");
+        }
         let remaining: usize = fixed.iter().map(|f| f.fixed.diagnostics.len()).sum::<usize>()
             + report
                 .files
@@ -490,14 +493,13 @@ fn check(args: CheckArgs) -> i32 {
             eprintln!("amlint: {shown}: not fixed: {}", not.why.describe());
             failed_write |= matches!(not.why, crate::fsio::WriteRefusal::Io(_));
         }
-        for f in fixed.iter().filter(|f| f.fixed.dropped > 0) {
-            eprintln!(
-                "amlint: {}: {} fix{} not applied: each would have added a finding",
-                crate::escape::control(&f.display),
-                f.fixed.dropped,
-                if f.fixed.dropped == 1 { "" } else { "es" }
-            );
+        for line in crate::fix::not_applied(&fixed) {
+            eprintln!("amlint: {line}");
         }
+        let unapplied: usize = fixed
+            .iter()
+            .map(|f| f.fixed.unverified.len() + f.fixed.dropped)
+            .sum();
         // Standard input's fixed text goes to standard output, whole and unescaped (it
         // is the input, as given); the findings then go to standard error.
         let mut stdin_fixed = stdin_text.clone();
@@ -537,6 +539,12 @@ fn check(args: CheckArgs) -> i32 {
             line.push_str(&format!(", {unsafe_only} fixable with --unsafe-fixes"));
         } else if safe > 0 {
             line.push_str(&format!(", {safe} with a fix that did not apply"));
+        }
+        if unapplied > 0 {
+            line.push_str(&format!(
+                "; {unapplied} fix{} not applied, see above",
+                if unapplied == 1 { "" } else { "es" }
+            ));
         }
         line.push(')');
         fix_line = Some(line);

@@ -513,3 +513,180 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The data of `text` read as the file `name`, as the Azure ML CLI sees it.
+fn data_of(name: &str, text: &str) -> Vec<serde_json::Value> {
+    let loaded = amlint::load::parse_text(
+        name,
+        text.to_string(),
+        amlint::load::Format::for_path(name),
+        &amlint::limits::Limits::default(),
+    );
+    assert!(
+        loaded.documents.iter().all(|d| !d.partial),
+        "{name} reads:\n{text}"
+    );
+    loaded.documents.iter().map(|d| d.to_json()).collect()
+}
+
+/// `name` holding `text`, fixed with `--fix` (and `--unsafe-fixes` when asked): the text
+/// after, and standard error.
+fn fixed_text(name: &str, text: &str, unsafe_fixes: bool) -> (String, String) {
+    let dir = project_with(name, text);
+    let mut args = vec!["--fix", "--format", "concise"];
+    if unsafe_fixes {
+        args.push("--unsafe-fixes");
+    }
+    args.push(name);
+    let (code, out, err) = run(dir.path(), &args);
+    assert!(code == 0 || code == 1, "{name}: {code}\n{out}\n{err}");
+    (std::fs::read_to_string(dir.path().join(name)).unwrap(), err)
+}
+
+const JOB_HEAD: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: echo\nenvironment: azureml:env:1\n";
+
+/// `data` with the top-level key `key` removed.
+fn without(mut data: Vec<serde_json::Value>, key: &str) -> Vec<serde_json::Value> {
+    data[0].as_object_mut().unwrap().remove(key).unwrap();
+    data
+}
+
+/// Issue 34, defect 9: YAML (PyYAML) ends a line at a NEL, LS or PS, and at a CR alone,
+/// where editors do not. Removing an unused suppression or a read-only key whose line
+/// ends in one deleted the key after it.
+#[test]
+fn a_removal_ends_at_the_line_break_yaml_reads() {
+    for sep in ["\u{2028}", "\u{2029}", "\u{85}", "\r"] {
+        let shown = sep.escape_unicode().to_string();
+        // A suppression after a value, silencing nothing (AML009).
+        let text = format!("{JOB_HEAD}code: src  # amlint: ignore[AML503]{sep}display_name: kept\n");
+        let (fixed, _) = fixed_text("job.yml", &text, false);
+        assert_eq!(
+            fixed,
+            format!("{JOB_HEAD}code: src{sep}display_name: kept\n"),
+            "{shown}"
+        );
+        assert_eq!(data_of("job.yml", &fixed), data_of("job.yml", &text), "{shown}");
+        // A suppression on its own line.
+        let text = format!("{JOB_HEAD}# amlint: ignore[AML503]{sep}display_name: kept\n");
+        let (fixed, _) = fixed_text("job.yml", &text, false);
+        assert_eq!(fixed, format!("{JOB_HEAD}display_name: kept\n"), "{shown}");
+        assert_eq!(data_of("job.yml", &fixed), data_of("job.yml", &text), "{shown}");
+        // A read-only key (AML107) with a comment.
+        let text = format!("{JOB_HEAD}status: x  # exported{sep}display_name: kept\n");
+        let (fixed, _) = fixed_text("job.yml", &text, false);
+        assert_eq!(fixed, format!("{JOB_HEAD}display_name: kept\n"), "{shown}");
+        assert_eq!(
+            data_of("job.yml", &fixed),
+            without(data_of("job.yml", &text), "status"),
+            "{shown}"
+        );
+    }
+}
+
+/// Issue 34, defect 9: a key reached through `<<: *t` is written in the mapping `t`; a
+/// fix of it edited `t` (here `tags`) instead. A value an alias repeats changed in every
+/// place. Such nodes are not fixed: no fix is offered, and the file stays as it is.
+#[test]
+fn a_node_reached_through_a_merge_key_or_an_alias_is_not_fixed() {
+    let cases = [
+        // AML101: the rename of a merged key.
+        format!("{JOB_HEAD}tags: &t\n  descripton: x\n<<: *t\n"),
+        // AML107: the removal of a merged read-only key.
+        format!("{JOB_HEAD}tags: &t\n  status: x\n<<: *t\n"),
+        // AML003: the version an alias repeats (both of its fixes change the value).
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json\nname: c\nversion: &v 1.10\ncommand: echo\nenvironment: azureml:env:1\ntags:\n  v: *v\n".to_string(),
+    ];
+    for text in &cases {
+        let dir = project_with("x.yml", text);
+        let (_, out, _) = run(dir.path(), &["--format", "concise", "x.yml"]);
+        assert!(!out.contains("[*]"), "a fix is offered:\n{out}\n{text}");
+        for unsafe_fixes in [false, true] {
+            let (fixed, _) = fixed_text("x.yml", text, unsafe_fixes);
+            assert_eq!(&fixed, text);
+        }
+    }
+    // The key written in the mapping itself still is fixed.
+    let text = format!("{JOB_HEAD}tags: &t\n  a: x\nresources:\n  <<: *t\n  instance_cont: 1\n");
+    let (fixed, _) = fixed_text("x.yml", &text, false);
+    assert_eq!(fixed, text.replace("instance_cont", "instance_count"));
+}
+
+/// Issue 34, defect 9: blank lines after a block scalar that keeps its line breaks
+/// (`|+`, `>+`) are part of its value, and a `|` block that ends the file without a line
+/// break has none: a line removed or added next to one changed its value. The fixes are
+/// made so that they do not.
+#[test]
+fn a_fix_beside_a_block_scalar_keeps_its_value() {
+    let compute = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\n";
+    // AML702 adds `enable_node_public_ip: false` (unsafe).
+    for tail in [
+        "description: |+\n  text\n\n",
+        "description: >+\n  text\n\n\n# end\n",
+        "description: |\n  text",
+        "description: |2+\n    text\n  \n",
+        "tags:\n  note: |+\n    text\n\n",
+    ] {
+        let text = format!("{compute}{tail}");
+        let (fixed, _) = fixed_text("compute.yml", &text, true);
+        let mut expected = data_of("compute.yml", &text);
+        expected[0]
+            .as_object_mut()
+            .unwrap()
+            .insert("enable_node_public_ip".to_string(), serde_json::json!(false));
+        assert_eq!(data_of("compute.yml", &fixed), expected, "{tail:?}\n{fixed}");
+    }
+    // AML107 removes a read-only key; AML009 an unused suppression on its own line.
+    for (tail, removed) in [
+        ("description: >+\n  text\n\nstatus: x  # c\n\n", Some("status")),
+        ("description: |+\n  text\n\nstatus: x\n\n\n", Some("status")),
+        ("description: |+\n  text\n# amlint: ignore[AML503]\n\n", None),
+        (
+            "description: |+\n  text\n\n# amlint: ignore[AML503]\n  \n\n",
+            None,
+        ),
+    ] {
+        let text = format!("{JOB_HEAD}{tail}");
+        let (fixed, _) = fixed_text("job.yml", &text, false);
+        assert_ne!(fixed, text, "{tail:?}: fixed");
+        let expected = match removed {
+            Some(key) => without(data_of("job.yml", &text), key),
+            None => data_of("job.yml", &text),
+        };
+        assert_eq!(data_of("job.yml", &fixed), expected, "{tail:?}\n{fixed}");
+    }
+}
+
+/// Guard 3 of issue 34: a fix whose text changes data it does not declare is not
+/// applied, the others are, and the output says so (standard error, the summary line).
+/// Here a user rule's `set` value writes a second key.
+#[test]
+fn a_fix_that_changes_more_than_it_declares_is_dropped_and_said_so() {
+    let dir = project();
+    write(dir.path(), "amlint.toml", "rules-dirs = [\"policies\"]\n");
+    let rule = "code: ORG100\nname: team-is-ml\nseverity: warning\nsummary: s\nwhat: w\nwhy: y\nkinds: [commandJob]\nwhen: {field: tags.team, notEquals: ml}\nreport: {at: tags.team, message: \"team\"}\nfix:\n  - applicability: safe\n    what: sets the team\n    set: {field: tags.team, value: \"ml\\n  owner: someone\"}\nexample:\n  path: job.yml\n  at: /tags/team\n  bad: |\n    $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\n    command: echo\n    environment: azureml:env:1\n    tags: {team: x}\n  good: |\n    $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\n    command: echo\n    environment: azureml:env:1\n    tags: {team: ml}\n";
+    write(dir.path(), "policies/team.yaml", rule);
+    let text = format!("{JOB_HEAD}tags:\n  team: data\nstatus: x\n");
+    write(dir.path(), "job.yml", &text);
+    let out = amlint(dir.path())
+        .args(["check", "--fix", "--format", "concise", "job.yml"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    let fixed = std::fs::read_to_string(dir.path().join("job.yml")).unwrap();
+    // The read-only key is removed; the team is not set.
+    assert_eq!(fixed, text.replace("status: x\n", ""), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("job.yml: fix not applied (ORG100: Set `tags.team:")
+            && stderr.contains("it would also change `/tags/owner`"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("Fixed 1 finding in 1 file (1 remaining")
+            && stdout.contains("1 fix not applied, see above)"),
+        "{stdout}"
+    );
+}
