@@ -711,6 +711,18 @@ pub fn not_applied(files: &[FixedFile]) -> Vec<String> {
     out
 }
 
+/// Counts for the summary of `--fix`: fixes applied and files changed, of the files
+/// written (standard input's counts: its text goes to standard output), not those in
+/// `not_written`.
+pub fn totals_written(files: &[FixedFile], not_written: &[NotWritten<'_>]) -> (usize, usize) {
+    let written: Vec<&FixedFile> = files
+        .iter()
+        .filter(|f| f.changed() && !not_written.iter().any(|n| std::ptr::eq(n.file, *f)))
+        .collect();
+    let applied = written.iter().map(|f| f.fixed.applied.len()).sum();
+    (applied, written.len())
+}
+
 /// Counts for the summary: fixes applied, files changed.
 pub fn totals(files: &[FixedFile]) -> (usize, usize) {
     let applied = files.iter().map(|f| f.fixed.applied.len()).sum();

@@ -690,3 +690,87 @@ fn a_fix_that_changes_more_than_it_declares_is_dropped_and_said_so() {
         "{stdout}"
     );
 }
+
+/// Issue 34, defect 4 (guard 4): `--fix -` is an editor's filter: standard output
+/// replaces the buffer. On input it cannot read (a Latin-1 byte, a NUL, more than
+/// `--max-file-size`) or with a configuration error, standard output was the report and
+/// the exit code that of a successful fix. Standard output is now the input unchanged,
+/// the report goes to standard error, and the run exits 2.
+#[test]
+fn fix_on_standard_input_it_cannot_fix_gives_it_back_unchanged() {
+    let dir = project();
+    let mut big = JOB_HEAD.as_bytes().to_vec();
+    while big.len() < 200_000 {
+        big.extend_from_slice(b"# a long comment line that pads the input well beyond the limit\n");
+    }
+    let cases: Vec<(&str, Vec<u8>, &[&str], &str)> = vec![
+        (
+            "latin-1",
+            format!("{JOB_HEAD}description: caf")
+                .bytes()
+                .chain(*b"\xe9\n")
+                .collect(),
+            &[],
+            "AML004",
+        ),
+        (
+            "nul",
+            format!("{JOB_HEAD}status: x\n\0\n").into_bytes(),
+            &[],
+            "AML004",
+        ),
+        ("too large", big, &["--max-file-size", "1000"], "AML005"),
+        (
+            "utf-16",
+            b"\xff\xfec\x00:\x00 \x001\x00\n\x00".to_vec(),
+            &[],
+            "AML004",
+        ),
+    ];
+    for (what, input, extra, code) in cases {
+        for format in ["human", "json", "concise"] {
+            let out = amlint(dir.path())
+                .args([
+                    "check",
+                    "--no-config",
+                    "--fix",
+                    "--format",
+                    format,
+                    "--stdin-filename",
+                    "job.yml",
+                ])
+                .args(extra)
+                .arg("-")
+                .write_stdin(input.clone())
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{what} ({format}): {stderr}");
+            assert!(
+                out.stdout == input,
+                "{what} ({format}): standard output is not the input"
+            );
+            assert!(stderr.contains(code), "{what} ({format}): {stderr}");
+        }
+    }
+    // A configuration error: the input back, the error on standard error.
+    write(dir.path(), "amlint.toml", "select = [\n");
+    let input = format!("{JOB_HEAD}status: x\n");
+    for format in ["human", "json"] {
+        let out = amlint(dir.path())
+            .args([
+                "check",
+                "--fix",
+                "--format",
+                format,
+                "--stdin-filename",
+                "job.yml",
+                "-",
+            ])
+            .write_stdin(input.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), input, "{format}");
+    }
+}
