@@ -651,7 +651,7 @@ pub fn unified_diff(files: &[FixedFile]) -> String {
         let text = diff
             .unified_diff()
             .context_radius(3)
-            .header(&format!("a/{name}"), &format!("b/{name}"))
+            .header(&header_name("a/", name), &header_name("b/", name))
             .to_string();
         out.push_str(&escape_diff(&text));
     }
@@ -661,6 +661,43 @@ pub fn unified_diff(files: &[FixedFile]) -> String {
 /// A display path as a diff names it (without `./`).
 fn diff_path(display: &str) -> &str {
     display.strip_prefix("./").unwrap_or(display)
+}
+
+/// `prefix` and `name` as git writes a file name in a diff's `---` and `+++` lines, so
+/// that `patch -p1` and `git apply` read it back: in double quotes with C escapes when it
+/// holds a quote, a backslash, a control character or a byte beyond ASCII (octal), and
+/// followed by a tab when it holds a space (the tab ends the name for `patch`).
+fn header_name(prefix: &str, name: &str) -> String {
+    let full = format!("{prefix}{name}");
+    let quote = full
+        .bytes()
+        .any(|b| !(0x20..0x7f).contains(&b) || b == b'"' || b == b'\\');
+    let mut out = String::with_capacity(full.len() + 3);
+    if quote {
+        out.push('"');
+        for b in full.bytes() {
+            match b {
+                0x07 => out.push_str("\\a"),
+                0x08 => out.push_str("\\b"),
+                b'\t' => out.push_str("\\t"),
+                b'\n' => out.push_str("\\n"),
+                0x0b => out.push_str("\\v"),
+                0x0c => out.push_str("\\f"),
+                b'\r' => out.push_str("\\r"),
+                b'"' => out.push_str("\\\""),
+                b'\\' => out.push_str("\\\\"),
+                b if !(0x20..0x7f).contains(&b) => out.push_str(&format!("\\{b:03o}")),
+                b => out.push(char::from(b)),
+            }
+        }
+        out.push('"');
+    } else {
+        out.push_str(&full);
+    }
+    if name.contains(' ') {
+        out.push('\t');
+    }
+    out
 }
 
 fn escape_diff(text: &str) -> String {

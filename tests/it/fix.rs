@@ -774,3 +774,61 @@ fn fix_on_standard_input_it_cannot_fix_gives_it_back_unchanged() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), input, "{format}");
     }
 }
+
+/// Issue 34, defect 11: for a file named `my job.yml`, `patch -p1` could not apply the
+/// diff: the `---`/`+++` lines need git's tab after a name holding a space. Names are
+/// written as git writes them (a trailing tab; C quoting for quotes, backslashes, control
+/// characters and bytes beyond ASCII), and the real `patch -p1` and `git apply` apply the
+/// diff.
+#[test]
+fn the_diff_of_files_with_spaces_and_quotes_in_their_names_applies() {
+    let names = [
+        "my job.yml",
+        "dir with space/job.yml",
+        "q\"uote.yml",
+        "back\\slash.yml",
+        "tab\there.yml",
+        "caf\u{e9} job.yml",
+    ];
+    let text = format!("{JOB_HEAD}status: x\n");
+    let fixed = JOB_HEAD.to_string();
+    for tool in ["patch", "git"] {
+        let dir = project();
+        for n in names {
+            write(dir.path(), n, &text);
+        }
+        let (code, diff, err) = run(dir.path(), &["--diff", "."]);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            diff.contains("--- a/my job.yml\t\n+++ b/my job.yml\t\n"),
+            "{diff}"
+        );
+        assert!(diff.contains("--- \"a/q\\\"uote.yml\"\n"), "{diff}");
+        std::fs::write(dir.path().join("fixes.patch"), &diff).unwrap();
+        let args: &[&str] = match tool {
+            "patch" => &["-p1", "-i", "fixes.patch"],
+            _ => &["apply", "fixes.patch"],
+        };
+        let Ok(out) = std::process::Command::new(tool)
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+        else {
+            eprintln!("skipped: no `{tool}` program");
+            continue;
+        };
+        assert!(
+            out.status.success(),
+            "{tool}: {}{}\n{diff}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for n in names {
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join(n)).unwrap(),
+                fixed,
+                "{tool}: {n}"
+            );
+        }
+    }
+}
