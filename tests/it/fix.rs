@@ -832,3 +832,156 @@ fn the_diff_of_files_with_spaces_and_quotes_in_their_names_applies() {
         }
     }
 }
+
+/// Where a fix may change the data: at or below each pointer a fix declares, and below
+/// a renamed key's new name.
+fn declared_places(diagnostics: &[amlint::diagnostic::Diagnostic], out: &mut BTreeSet<String>) {
+    use amlint::diagnostic::Change;
+    for d in diagnostics {
+        for fix in d.fixes() {
+            for change in &fix.changes {
+                out.insert(change.at().to_string());
+                if let Change::Rename { at, to } = change {
+                    let mut parent = at.clone();
+                    parent.pop();
+                    out.insert(parent.child(to).to_string());
+                }
+            }
+        }
+    }
+}
+
+/// Guard 3 of issue 34, as a property of every file of `root`: fixed (safe fixes, and
+/// unsafe ones too) in memory, each round checked as `--fix` checks it, the fixed text
+/// has no new finding, its data differs from the original only at or below the places
+/// the fixes of its rounds declare (compared as flattened JSON, not by the verifier's
+/// digests), no fix was refused by the verifier (a refusal is an edit builder's bug), and
+/// fixing it again changes nothing. Returns the number of files changed.
+fn fix_property(root: &Path, options: &Options) -> usize {
+    let report = check_paths(&[root.to_path_buf()], options);
+    let limits = amlint::limits::Limits::default();
+    let recheck = |display: &str, text: &str| -> Option<Vec<amlint::diagnostic::Diagnostic>> {
+        let buffer = amlint::pipeline::Buffer {
+            display: display.to_string(),
+            text: Ok(text.to_string()),
+        };
+        let checked = amlint::pipeline::run(&[], vec![buffer], options);
+        checked
+            .files
+            .into_iter()
+            .find(|f| f.source.path == display && f.checked)
+            .map(|f| f.diagnostics)
+    };
+    let mut changed = 0;
+    for file in report.files.iter().filter(|f| f.checked) {
+        let name = file.source.path.clone();
+        for unsafe_fixes in [false, true] {
+            if file.diagnostics.iter().all(|d| d.fix_for(unsafe_fixes).is_none()) {
+                continue;
+            }
+            let mut places = BTreeSet::new();
+            declared_places(&file.diagnostics, &mut places);
+            let fixed = amlint::fix::fix_text(
+                &name,
+                file.source.text.clone(),
+                file.diagnostics.clone(),
+                unsafe_fixes,
+                &limits,
+                &mut |text| {
+                    let found = recheck(&name, text);
+                    if let Some(found) = &found {
+                        declared_places(found, &mut places);
+                    }
+                    found
+                },
+            );
+            assert!(fixed.unverified.is_empty(), "{name}: {:?}", fixed.unverified);
+            if fixed.text == file.source.text {
+                continue;
+            }
+            changed += 1;
+            // No new finding.
+            let count = |ds: &[amlint::diagnostic::Diagnostic]| {
+                let mut c: BTreeMap<&str, usize> = BTreeMap::new();
+                for d in ds {
+                    *c.entry(d.code).or_default() += 1;
+                }
+                c
+            };
+            let (before, after) = (count(&file.diagnostics), count(&fixed.diagnostics));
+            for (code, n) in &after {
+                assert!(
+                    before.get(code).is_some_and(|b| b >= n),
+                    "{name}: {n} {code} after the fixes, {:?} before\n{}",
+                    before.get(code),
+                    fixed.text
+                );
+            }
+            // The data changes only where the fixes say.
+            let old = data_of(&name, &file.source.text);
+            let new = data_of(&name, &fixed.text);
+            assert_eq!(old.len(), new.len(), "{name}");
+            for (a, b) in old.iter().zip(&new) {
+                let (mut fa, mut fb) = (BTreeMap::new(), BTreeMap::new());
+                flatten(a, String::new(), &mut fa);
+                flatten(b, String::new(), &mut fb);
+                let keys: BTreeSet<&String> = fa.keys().chain(fb.keys()).collect();
+                for k in keys.into_iter().filter(|k| fa.get(*k) != fb.get(*k)) {
+                    assert!(
+                        places.iter().any(|p| k == p || k.starts_with(&format!("{p}/"))),
+                        "{name}: {k} changed ({:?} -> {:?}), but the fixes name only {places:?}",
+                        fa.get(k),
+                        fb.get(k)
+                    );
+                }
+            }
+            // A second --fix changes nothing.
+            let again = amlint::fix::fix_text(
+                &name,
+                fixed.text.clone(),
+                fixed.diagnostics.clone(),
+                unsafe_fixes,
+                &limits,
+                &mut |text| recheck(&name, text),
+            );
+            assert_eq!(again.text, fixed.text, "{name}: a second fix changed it");
+        }
+    }
+    changed
+}
+
+#[test]
+fn fixes_of_every_fixture_change_only_what_they_declare() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let options = Options {
+        today: Some("2026-11-22".to_string()),
+        ..Options::default()
+    };
+    let changed = fix_property(&fixtures, &options);
+    eprintln!("fixtures: {changed} fixed files");
+    assert!(changed > 40, "{changed} fixtures fixed");
+}
+
+/// The same over the real-world corpus (`../shared/realworld`), read in place: nothing
+/// is written.
+#[test]
+fn fixes_of_the_realworld_corpus_change_only_what_they_declare() {
+    let Some(corpus) = [
+        std::env::var_os("AMLINT_REALWORLD").map(PathBuf::from),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld")),
+        Some(PathBuf::from("/work/shared/realworld")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| p.join("oracle.jsonl").is_file()) else {
+        eprintln!("skipped: the real-world corpus is not there");
+        return;
+    };
+    let options = Options {
+        today: Some("2026-11-22".to_string()),
+        ..Options::default()
+    };
+    let changed = fix_property(&corpus, &options);
+    eprintln!("realworld: {changed} fixed files");
+    assert!(changed > 40, "{changed} files fixed");
+}
