@@ -488,21 +488,7 @@ fn check(args: CheckArgs) -> i32 {
     if unfixable_input {
         // The findings (the input's AML004 or AML005) on standard error, or to the
         // output file.
-        let text = match args.format {
-            OutputFormat::Human => report::human::render(
-                &report,
-                report::human::TerminalStyle {
-                    color: false,
-                    width: terminal_width(),
-                },
-                args.quiet,
-            ),
-            OutputFormat::Concise => report::concise::render(&report, args.quiet),
-            OutputFormat::Json => report::json::render(&report),
-            OutputFormat::Sarif => report::sarif::render(&report),
-            OutputFormat::Github => report::github::render(&report, args.quiet),
-            OutputFormat::Junit => report::junit::render(&report, args.fail_on.threshold()),
-        };
+        let text = render_findings(&args, &report, false);
         if args.more.output_file.is_some() {
             let _ = emit(&args, &text);
         } else {
@@ -644,21 +630,8 @@ fn check(args: CheckArgs) -> i32 {
             _ => report::statistics::render(&report),
         }
     } else {
-        match args.format {
-            OutputFormat::Human => report::human::render(
-                &report,
-                report::human::TerminalStyle {
-                    color: !report_to_stderr && args.more.output_file.is_none() && use_color(args.color),
-                    width: terminal_width(),
-                },
-                args.quiet,
-            ),
-            OutputFormat::Concise => report::concise::render(&report, args.quiet),
-            OutputFormat::Json => report::json::render(&report),
-            OutputFormat::Sarif => report::sarif::render(&report),
-            OutputFormat::Github => report::github::render(&report, args.quiet),
-            OutputFormat::Junit => report::junit::render(&report, threshold),
-        }
+        let color = !report_to_stderr && args.more.output_file.is_none() && use_color(args.color);
+        render_findings(&args, &report, color)
     };
     let for_people =
         matches!(args.format, OutputFormat::Human | OutputFormat::Concise) && !args.more.statistics;
@@ -693,6 +666,25 @@ fn check(args: CheckArgs) -> i32 {
         .diagnostics()
         .any(|(_, d)| report::fails(d.severity, threshold));
     i32::from(failed)
+}
+
+/// The findings of `report` in the format asked for (`color`: human output in colour).
+fn render_findings(args: &CheckArgs, report: &crate::results::Report, color: bool) -> String {
+    match args.format {
+        OutputFormat::Human => report::human::render(
+            report,
+            report::human::TerminalStyle {
+                color,
+                width: terminal_width(),
+            },
+            args.quiet,
+        ),
+        OutputFormat::Concise => report::concise::render(report, args.quiet),
+        OutputFormat::Json => report::json::render(report),
+        OutputFormat::Sarif => report::sarif::render(report),
+        OutputFormat::Github => report::github::render(report, args.quiet),
+        OutputFormat::Junit => report::junit::render(report, args.fail_on.threshold()),
+    }
 }
 
 /// "3 fixable with `amlint check --fix` (2 more with `--unsafe-fixes`)", when any is.

@@ -166,6 +166,20 @@ impl Fix {
         )
     }
 
+    /// A fix that replaces the text `span` of the value at `at` with `replacement`,
+    /// declaring the value it reads as ([`Change::Set`]).
+    pub fn set_value(
+        applicability: Applicability,
+        title: impl Into<String>,
+        span: Span,
+        replacement: impl Into<String>,
+        at: Pointer,
+    ) -> Self {
+        let replacement = replacement.into();
+        let to = NewValue::Source(replacement.clone());
+        Self::replace(applicability, title, span, replacement).changing(Change::Set { at, to })
+    }
+
     pub fn is_safe(&self) -> bool {
         self.applicability == Applicability::Safe
     }

@@ -116,14 +116,12 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
 fn remove_fix(cx: &DocContext<'_>, blocks: &BlockEnds, pointer: &Pointer, key: &str) -> Option<Fix> {
     // Not an entry a `<<` merge key brings in, nor one inside a node an alias repeats:
     // removing it would edit the mapping it comes from.
-    cx.doc.lookup_own(pointer)?.key?;
+    // A key written twice (AML002) is removed where it is written each time: removing
+    // only the last would bring the first back.
+    let written = cx.doc.written_keys(pointer)?;
     let mut parent = pointer.clone();
     parent.pop();
-    let parent_id = if parent.is_empty() {
-        cx.doc.root?
-    } else {
-        cx.doc.lookup(&parent)?.value
-    };
+    let parent_id = cx.doc.lookup_own(&parent)?.value;
     let Value::Map(entries) = cx.doc.value(parent_id) else {
         return None;
     };
@@ -131,17 +129,11 @@ fn remove_fix(cx: &DocContext<'_>, blocks: &BlockEnds, pointer: &Pointer, key: &
         return None;
     }
     let style = cx.doc.node(parent_id).style;
-    // A key written twice (AML002) is removed where it is written each time: removing
-    // only the last would bring the first back.
-    let written: Vec<_> = entries
-        .iter()
-        .filter(|e| !e.merged && cx.doc.key_string(e.key) == key)
-        .collect();
     if written.len() > 1 && style != Style::Block {
         return None;
     }
     let mut edits = Vec::with_capacity(written.len());
-    for e in written {
+    for e in entries.iter().filter(|e| !e.merged && written.contains(&e.key)) {
         let key_span = cx.doc.node(e.key).span;
         let value_span = cx.doc.node(e.value).span;
         let span = entry_removal(cx.source.text.as_str(), blocks, style, key_span, value_span)?;
@@ -207,23 +199,27 @@ fn entry_removal(
 /// double-quoted YAML or JSON key); `None` for other styles.
 /// Safe when the rename is an unambiguous one-edit typo, else unsafe (a guess).
 fn rename_fix(cx: &DocContext<'_>, pointer: &Pointer, key: &str, to: &str, unambiguous: bool) -> Option<Fix> {
-    let found = cx.doc.lookup_own(pointer)?;
-    let node = cx.doc.node(found.key?);
-    let replacement = match node.style {
-        Style::Plain => to.to_string(),
-        Style::DoubleQuoted | Style::Json => serde_json::to_string(to).ok()?,
-        _ => return None,
-    };
+    // Every place the key is written (a repeated key renamed only where the CLI reads
+    // it would bring the earlier value back).
+    let mut edits = Vec::new();
+    for k in cx.doc.written_keys(pointer)? {
+        let node = cx.doc.node(k);
+        let replacement = match node.style {
+            Style::Plain => to.to_string(),
+            Style::DoubleQuoted | Style::Json => serde_json::to_string(to).ok()?,
+            _ => return None,
+        };
+        edits.push(Edit {
+            span: node.span,
+            replacement,
+        });
+    }
     let applicability = if unambiguous {
         Applicability::Safe
     } else {
         Applicability::Unsafe
     };
-    let edit = Edit {
-        span: node.span,
-        replacement,
-    };
-    let fix = Fix::new(applicability, format!("Rename `{key}` to `{to}`"), vec![edit]);
+    let fix = Fix::new(applicability, format!("Rename `{key}` to `{to}`"), edits);
     Some(fix.changing(Change::Rename {
         at: pointer.clone(),
         to: to.to_string(),

@@ -4,7 +4,7 @@
 //! stands for (`schemas/kinds.yaml`: `preview_schemas`), which is how amlint checks it.
 
 use super::DocContext;
-use crate::diagnostic::{Applicability, Change, Diagnostic, Findings, Fix, NewValue, codes};
+use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix, codes};
 use crate::document::Style;
 use crate::source::Pointer;
 
@@ -42,19 +42,13 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
         });
     if let Some(replacement) = replacement {
         // `$schema` is for editors: the CLI reads the file as today's kind either way.
-        let set = Change::Set {
+        d = d.with_fix(Fix::set_value(
+            Applicability::Safe,
+            format!("Point `$schema` at `{current}.schema.json`"),
+            preview.span,
+            replacement,
             at,
-            to: NewValue::Source(replacement.clone()),
-        };
-        d = d.with_fix(
-            Fix::replace(
-                Applicability::Safe,
-                format!("Point `$schema` at `{current}.schema.json`"),
-                preview.span,
-                replacement,
-            )
-            .changing(set),
-        );
+        ));
     }
     out.push(d);
 }

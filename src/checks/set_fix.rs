@@ -44,8 +44,17 @@ pub fn set_field(
         at: pointer.clone(),
         to: NewValue::Source(set.value.clone()),
     };
-    if doc.lookup(&pointer).is_some() {
-        // A value an alias repeats, or a merge brings in, is written elsewhere.
+    let mut parent = pointer.clone();
+    let key = parent.last()?.to_string();
+    parent.pop();
+    // A key a `<<` merge key brings in is set by writing it in the mapping itself, which
+    // then overrides it (the merged mapping stays as it is).
+    let merged = doc
+        .lookup_own(&parent)
+        .and_then(|p| doc.get_entry(p.value, &key))
+        .is_some_and(|e| e.merged);
+    if doc.lookup(&pointer).is_some() && !merged {
+        // A value an alias repeats is written elsewhere.
         let found = doc.lookup_own(&pointer)?;
         let node = doc.node(found.value);
         let writable = matches!(node.value, Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_))
@@ -59,14 +68,17 @@ pub fn set_field(
         if node.style == Style::Json && cx.source.slice(node.span).starts_with('"') {
             return None;
         }
-        return Some(Fix::replace(applicability, title, node.span, set.value.clone()).changing(change));
+        return Some(Fix::set_value(
+            applicability,
+            title,
+            node.span,
+            set.value.clone(),
+            pointer,
+        ));
     }
     if Format::for_path(&cx.source.path) != Format::Yaml {
         return None;
     }
-    let mut parent = pointer.clone();
-    let key = parent.last()?.to_string();
-    parent.pop();
     let map = doc.lookup_own(&parent)?.value;
     if doc.node(map).style != Style::Block {
         return None;

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::DocContext;
-use crate::diagnostic::{Applicability, Change, Diagnostic, Findings, Fix, NewValue, codes};
+use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix, codes};
 use crate::document::yaml11::{NoteKind, describe, python_str, yaml_float_literal};
 use crate::document::{NodeId, Value};
 use crate::source::{Pointer, Span};
@@ -32,8 +32,14 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
         // A fix that writes a value of another type: declared, and only for a scalar of
         // the document's own.
         let changing = |fix: Fix| -> Option<Fix> {
-            let to = NewValue::Source(fix.edits[0].replacement.clone());
-            own.map(|at| fix.changing(Change::Set { at: at.clone(), to }))
+            let Fix {
+                applicability,
+                title,
+                edits,
+                ..
+            } = fix;
+            let edit = edits.into_iter().next()?;
+            own.map(|at| Fix::set_value(applicability, title, edit.span, edit.replacement, at.clone()))
         };
         let raw = cx.source.slice(node.span);
         let quoted = format!("\"{}\"", raw.replace('\\', "\\\\").replace('"', "\\\""));

@@ -368,6 +368,25 @@ impl Document {
         (own(current) && key.is_none_or(own)).then_some(Located { key, value: current })
     }
 
+    /// The key nodes of the entries written in the mapping that holds the entry at
+    /// `pointer` under its key (more than one when the key is repeated: the CLI keeps the
+    /// last), in text order; `None` unless the entry is one the document owns
+    /// ([`Document::lookup_own`]). What renaming or removing a key edits.
+    pub fn written_keys(&self, pointer: &Pointer) -> Option<Vec<NodeId>> {
+        self.lookup_own(pointer)?.key?;
+        let key = pointer.last()?;
+        let mut parent = pointer.clone();
+        parent.pop();
+        let map = self.lookup_own(&parent)?.value;
+        let keys: Vec<NodeId> = self
+            .entries(map)
+            .iter()
+            .filter(|e| !e.merged && self.key_string(e.key) == key)
+            .map(|e| e.key)
+            .collect();
+        (!keys.is_empty()).then_some(keys)
+    }
+
     /// The span of a pointer's key or value; falls back to the value when there is no
     /// key, and to the nearest existing ancestor when the pointer leads nowhere.
     pub fn span_of(&self, pointer: &Pointer, target: Target) -> Span {

@@ -722,19 +722,35 @@ fn escape_diff(text: &str) -> String {
     crate::escape::workflow_commands(out)
 }
 
-/// A line per fix that was not applied, for standard error: those dropped because the
+/// The fixes of a file said one by one to be not applied; the rest are counted.
+const NOT_APPLIED_SHOWN: usize = 10;
+
+/// A line per fix that was not applied (at most [`NOT_APPLIED_SHOWN`] per file), for
+/// standard error: those dropped because the
 /// data of the fixed text changed beyond what they declare (with where), and per file the
 /// number dropped because each added a finding. Text from the files is escaped.
 pub fn not_applied(files: &[FixedFile]) -> Vec<String> {
     let mut out = Vec::new();
     for f in files {
         let file = crate::escape::control(&f.display);
-        for u in &f.fixed.unverified {
+        for u in f.fixed.unverified.iter().take(NOT_APPLIED_SHOWN) {
             out.push(format!(
                 "{file}: fix not applied ({}: {}): {}",
                 u.code,
                 crate::escape::control(&u.title),
                 u.why
+            ));
+        }
+        if let Some(more) = f
+            .fixed
+            .unverified
+            .len()
+            .checked_sub(NOT_APPLIED_SHOWN)
+            .filter(|n| *n > 0)
+        {
+            out.push(format!(
+                "{file}: {more} more fix{} not applied",
+                if more == 1 { "" } else { "es" }
             ));
         }
         if f.fixed.dropped > 0 {
@@ -882,6 +898,42 @@ mod tests {
         assert!(fixed.unverified[0].why.contains("`/c`"), "{:?}", fixed.unverified);
         // One round checked: the fix at fault was found before the text was checked.
         assert_eq!(checks, 1);
+    }
+
+    #[test]
+    fn the_fixes_not_applied_are_said_ten_per_file_then_counted() {
+        let unverified = (0..13)
+            .map(|i| Unapplied {
+                code: "AML107",
+                title: format!("Remove `k{i}`\u{1b}"),
+                why: "why".to_string(),
+            })
+            .collect();
+        let file = FixedFile {
+            display: "a\u{1b}.yml".to_string(),
+            path: None,
+            original: String::new(),
+            fixed: Fixed {
+                text: String::new(),
+                applied: Vec::new(),
+                diagnostics: Vec::new(),
+                rounds: 0,
+                stop: Stop::Done,
+                dropped: 2,
+                unverified,
+            },
+        };
+        let lines = not_applied(std::slice::from_ref(&file));
+        assert_eq!(lines.len(), 12, "{lines:#?}");
+        assert_eq!(
+            lines[0],
+            "a\\u{1b}.yml: fix not applied (AML107: Remove `k0`\\u{1b}): why"
+        );
+        assert_eq!(lines[10], "a\\u{1b}.yml: 3 more fixes not applied");
+        assert_eq!(
+            lines[11],
+            "a\\u{1b}.yml: 2 fixes not applied: each would have added a finding"
+        );
     }
 
     #[test]

@@ -254,14 +254,22 @@ fn own(doc: &Document, change: &Change) -> Result<(), Pointer> {
             _ => refused(),
         },
         Change::Set { .. } => {
-            if doc.lookup(at).is_some() {
-                return doc.lookup_own(at).map_or_else(refused, |_| Ok(()));
+            if doc.lookup_own(at).is_some() {
+                return Ok(());
             }
-            // Added: to a mapping of the document's own.
+            // Added to a mapping of the document's own: a new key, or one that overrides
+            // a key a merge brings in.
             let mut parent = at.clone();
             parent.pop();
+            let key = at.last().unwrap_or_default();
             match doc.lookup_own(&parent) {
-                Some(found) if matches!(doc.node(found.value).value, Value::Map(_)) => Ok(()),
+                Some(found) if matches!(doc.node(found.value).value, Value::Map(_)) => {
+                    match doc.get_entry(found.value, key) {
+                        None => Ok(()),
+                        Some(e) if e.merged => Ok(()),
+                        Some(_) => refused(),
+                    }
+                }
                 _ => refused(),
             }
         }

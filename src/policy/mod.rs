@@ -509,17 +509,8 @@ impl PolicyRule {
                 }
                 _ => continue,
             };
-            let set = crate::diagnostic::Change::Set {
-                at: at.clone(),
-                to: crate::diagnostic::NewValue::Source(replacement.clone()),
-            };
-            let fix = Fix::replace(
-                *applicability,
-                format!("Write `{text}`: {what}"),
-                span,
-                replacement,
-            )
-            .changing(set);
+            let title = format!("Write `{text}`: {what}");
+            let fix = Fix::set_value(*applicability, title, span, replacement, at.clone());
             match d.fix {
                 None => d.fix = Some(fix),
                 Some(_) => d.other_fixes.push(fix),

@@ -65,7 +65,9 @@ fn findings(dir: &Path, name: &str, unsafe_fixes: bool) -> Vec<(String, bool)> {
         .collect()
 }
 
-fn fix_once(name: &str, text: &str, unsafe_fixes: bool) -> (String, tempfile::TempDir) {
+/// A project holding `name` with `text`, fixed with `--fix` (and `--unsafe-fixes` when
+/// asked): the project, standard output and standard error.
+fn fix_in_project(name: &str, text: &str, unsafe_fixes: bool) -> (tempfile::TempDir, String, String) {
     let dir = project_with(name, text);
     let mut args = vec!["--fix", "--format", "concise"];
     if unsafe_fixes {
@@ -74,6 +76,11 @@ fn fix_once(name: &str, text: &str, unsafe_fixes: bool) -> (String, tempfile::Te
     args.push(name);
     let (code, out, err) = run(dir.path(), &args);
     assert!(code == 0 || code == 1, "{name}: {code}\n{out}\n{err}");
+    (dir, out, err)
+}
+
+fn fix_once(name: &str, text: &str, unsafe_fixes: bool) -> (String, tempfile::TempDir) {
+    let (dir, out, _) = fix_in_project(name, text, unsafe_fixes);
     assert!(
         out.contains("Fixed "),
         "{name}: the summary says what was fixed\n{out}"
@@ -532,14 +539,7 @@ fn data_of(name: &str, text: &str) -> Vec<serde_json::Value> {
 /// `name` holding `text`, fixed with `--fix` (and `--unsafe-fixes` when asked): the text
 /// after, and standard error.
 fn fixed_text(name: &str, text: &str, unsafe_fixes: bool) -> (String, String) {
-    let dir = project_with(name, text);
-    let mut args = vec!["--fix", "--format", "concise"];
-    if unsafe_fixes {
-        args.push("--unsafe-fixes");
-    }
-    args.push(name);
-    let (code, out, err) = run(dir.path(), &args);
-    assert!(code == 0 || code == 1, "{name}: {code}\n{out}\n{err}");
+    let (dir, _, err) = fix_in_project(name, text, unsafe_fixes);
     (std::fs::read_to_string(dir.path().join(name)).unwrap(), err)
 }
 
@@ -612,6 +612,31 @@ fn a_node_reached_through_a_merge_key_or_an_alias_is_not_fixed() {
     assert_eq!(fixed, text.replace("instance_cont", "instance_count"));
 }
 
+/// Where a correct edit exists for a key reached through a merge or written twice, it is
+/// the one made: a value set on a merged key is written in the mapping itself, which
+/// overrides it (the anchored mapping stays as it is); a repeated key is renamed or
+/// removed everywhere it is written (renaming the last only brought the first back).
+#[test]
+fn a_merged_or_repeated_key_gets_the_edit_that_keeps_the_rest() {
+    let compute = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\nenable_node_public_ip: false\ndefaults: &d\n  min_instances: 2\n<<: *d\n";
+    let (fixed, _) = fixed_text("compute.yml", compute, true);
+    assert!(fixed.contains("defaults: &d\n  min_instances: 2\n"), "{fixed}");
+    let mut expected = data_of("compute.yml", compute);
+    expected[0]["min_instances"] = serde_json::json!(0);
+    assert_eq!(data_of("compute.yml", &fixed), expected, "{fixed}");
+    let text = format!("{JOB_HEAD}descripton: a\ndescripton: b\n");
+    let (fixed, _) = fixed_text("job.yml", &text, false);
+    assert_eq!(fixed, text.replace("descripton", "description"));
+    let mut expected = data_of("job.yml", &text);
+    let object = expected[0].as_object_mut().unwrap();
+    let value = object.remove("descripton").unwrap();
+    object.insert("description".to_string(), value);
+    assert_eq!(data_of("job.yml", &fixed), expected);
+    let text = format!("{JOB_HEAD}status: a\ndisplay_name: d\nstatus: b\n");
+    let (fixed, _) = fixed_text("job.yml", &text, false);
+    assert_eq!(fixed, format!("{JOB_HEAD}display_name: d\n"));
+}
+
 /// Issue 34, defect 9: blank lines after a block scalar that keeps its line breaks
 /// (`|+`, `>+`) are part of its value, and a `|` block that ends the file without a line
 /// break has none: a line removed or added next to one changed its value. The fixes are
@@ -664,7 +689,7 @@ fn a_fix_beside_a_block_scalar_keeps_its_value() {
 fn a_fix_that_changes_more_than_it_declares_is_dropped_and_said_so() {
     let dir = project();
     write(dir.path(), "amlint.toml", "rules-dirs = [\"policies\"]\n");
-    let rule = "code: ORG100\nname: team-is-ml\nseverity: warning\nsummary: s\nwhat: w\nwhy: y\nkinds: [commandJob]\nwhen: {field: tags.team, notEquals: ml}\nreport: {at: tags.team, message: \"team\"}\nfix:\n  - applicability: safe\n    what: sets the team\n    set: {field: tags.team, value: \"ml\\n  owner: someone\"}\nexample:\n  path: job.yml\n  at: /tags/team\n  bad: |\n    $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\n    command: echo\n    environment: azureml:env:1\n    tags: {team: x}\n  good: |\n    $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\n    command: echo\n    environment: azureml:env:1\n    tags: {team: ml}\n";
+    let rule = super::common::INJECTING_RULE;
     write(dir.path(), "policies/team.yaml", rule);
     let text = format!("{JOB_HEAD}tags:\n  team: data\nstatus: x\n");
     write(dir.path(), "job.yml", &text);
@@ -857,7 +882,11 @@ fn declared_places(diagnostics: &[amlint::diagnostic::Diagnostic], out: &mut BTr
 /// the fixes of its rounds declare (compared as flattened JSON, not by the verifier's
 /// digests), no fix was refused by the verifier (a refusal is an edit builder's bug), and
 /// fixing it again changes nothing. Returns the number of files changed.
-fn fix_property(root: &Path, options: &Options) -> usize {
+fn fix_property(root: &Path) -> usize {
+    let options = &Options {
+        today: Some("2026-11-22".to_string()),
+        ..Options::default()
+    };
     let report = check_paths(&[root.to_path_buf()], options);
     let limits = amlint::limits::Limits::default();
     let recheck = |display: &str, text: &str| -> Option<Vec<amlint::diagnostic::Diagnostic>> {
@@ -953,11 +982,7 @@ fn fix_property(root: &Path, options: &Options) -> usize {
 #[test]
 fn fixes_of_every_fixture_change_only_what_they_declare() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let options = Options {
-        today: Some("2026-11-22".to_string()),
-        ..Options::default()
-    };
-    let changed = fix_property(&fixtures, &options);
+    let changed = fix_property(&fixtures);
     eprintln!("fixtures: {changed} fixed files");
     assert!(changed > 40, "{changed} fixtures fixed");
 }
@@ -977,11 +1002,7 @@ fn fixes_of_the_realworld_corpus_change_only_what_they_declare() {
         eprintln!("skipped: the real-world corpus is not there");
         return;
     };
-    let options = Options {
-        today: Some("2026-11-22".to_string()),
-        ..Options::default()
-    };
-    let changed = fix_property(&corpus, &options);
+    let changed = fix_property(&corpus);
     eprintln!("realworld: {changed} fixed files");
     assert!(changed > 40, "{changed} files fixed");
 }
