@@ -748,6 +748,16 @@ pub enum WriteRefusal {
     Exists,
     /// The file is no longer what it was read as ([`replace_if_unchanged`]).
     Changed,
+    /// The file has this many hard links: replacing it would split it from the others,
+    /// which would keep the old text.
+    HardLinks(u64),
+    /// The user may not write the file (its permissions say so), although the directory
+    /// may let a new file replace it.
+    NotWritable,
+    /// The file belongs to another user or group, which its replacement could not keep.
+    Owner,
+    /// No new file could be made in the file's directory (to be renamed over it).
+    Directory(std::io::Error),
     Io(std::io::Error),
 }
 
@@ -763,6 +773,16 @@ impl WriteRefusal {
             WriteRefusal::Changed => {
                 "the file changed on disk since amlint read it; it was left as it is".to_string()
             }
+            WriteRefusal::HardLinks(n) => format!(
+                "the file has {n} hard links, which replacing it would split (the other names would keep the old text); it was left as it is"
+            ),
+            WriteRefusal::NotWritable => {
+                "you may not write this file (its permissions); it was left as it is".to_string()
+            }
+            WriteRefusal::Owner => "the file belongs to another user or group, which amlint cannot give its replacement; it was left as it is".to_string(),
+            WriteRefusal::Directory(e) => format!(
+                "amlint writes a new file beside it and renames it over it, and its directory does not allow that ({e})"
+            ),
             WriteRefusal::Io(e) => e.to_string(),
         }
     }
@@ -780,8 +800,13 @@ pub enum Replace {
 /// Writes `bytes` to `path` as a regular file, atomically: a new temporary file in the
 /// same directory, written and synced, then renamed over the target (or, with
 /// [`Replace::Never`], linked to it, which fails when anything is there). A symbolic
-/// link, pipe, socket, device or directory at `path` is refused and left alone; a
-/// regular file replaced keeps its permissions.
+/// link, pipe, socket, device or directory at `path` is refused and left alone. A regular
+/// file is replaced only as writing it in place would change it: not when it has other
+/// hard links (they would keep the old text), not when its permissions do not let the
+/// user write it (a writable directory would let the rename do it), and with its owner,
+/// group and permissions (refused when the owner or group cannot be kept); it is looked
+/// at again just before the rename, which does not happen if it is no longer the file
+/// it was.
 pub fn write_atomically(path: &Path, bytes: &[u8], replace: Replace) -> Result<(), WriteRefusal> {
     write_checked(path, bytes, replace, &|| Ok(()))
 }
@@ -833,6 +858,7 @@ fn write_checked(
         if replace == Replace::Never {
             return Err(WriteRefusal::Exists);
         }
+        replaceable(path, m)?;
     }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -843,18 +869,37 @@ fn write_checked(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.amlint-tmp", std::process::id()));
+    // Only a temporary file made here is removed: one already at its name is not ours.
+    let created = std::cell::Cell::new(false);
     let result = (|| {
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create_new(true);
-        let mut f = options.open(&tmp)?;
+        let mut f = match options.open(&tmp) {
+            Ok(f) => f,
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM | libc::EROFS)) => {
+                refused.set(Some(WriteRefusal::Directory(e)));
+                return Err(std::io::Error::other("refused before writing"));
+            }
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                let what = format!("{} is in the way of the temporary file", shown(&tmp));
+                refused.set(Some(WriteRefusal::Io(std::io::Error::new(e.kind(), what))));
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+        };
+        created.set(true);
         if let Some(m) = &existing {
+            if let Err(r) = keep_owner(&f, m) {
+                refused.set(Some(r));
+                return Err(std::io::Error::other("refused before writing"));
+            }
             f.set_permissions(m.permissions())?;
         }
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
         match replace {
-            Replace::Regular => match check() {
+            Replace::Regular => match check().and_then(|()| still(path, existing.as_ref())) {
                 Ok(()) => std::fs::rename(&tmp, path),
                 Err(r) => {
                     refused.set(Some(r));
@@ -886,7 +931,9 @@ fn write_checked(
         }
     })();
     if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
+        if created.get() {
+            let _ = std::fs::remove_file(&tmp);
+        }
         if let Some(r) = refused.take() {
             return Err(r);
         }
@@ -968,6 +1015,72 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Whether the regular file `path` (`meta`) may be replaced by a new file: one link, and
+/// writable by the user.
+#[cfg(unix)]
+fn replaceable(path: &Path, meta: &std::fs::Metadata) -> Result<(), WriteRefusal> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    if meta.nlink() > 1 {
+        return Err(WriteRefusal::HardLinks(meta.nlink()));
+    }
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| WriteRefusal::Io(std::io::Error::from(ErrorKind::InvalidInput)))?;
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(match e.raw_os_error() {
+            Some(libc::EACCES | libc::EPERM | libc::EROFS) => WriteRefusal::NotWritable,
+            _ => WriteRefusal::Io(e),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn replaceable(_: &Path, meta: &std::fs::Metadata) -> Result<(), WriteRefusal> {
+    if meta.permissions().readonly() {
+        return Err(WriteRefusal::NotWritable);
+    }
+    Ok(())
+}
+
+/// Gives the new file `f` the owner and group of the file it replaces (`meta`), when they
+/// are not already its own: refused when the user may not (another user's file).
+#[cfg(unix)]
+fn keep_owner(f: &File, meta: &std::fs::Metadata) -> Result<(), WriteRefusal> {
+    use std::os::unix::fs::MetadataExt;
+    let new = f.metadata().map_err(WriteRefusal::Io)?;
+    if (new.uid(), new.gid()) == (meta.uid(), meta.gid()) {
+        return Ok(());
+    }
+    match std::os::unix::fs::fchown(f, Some(meta.uid()), Some(meta.gid())) {
+        Ok(()) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(libc::EPERM) => Err(WriteRefusal::Owner),
+        Err(e) => Err(WriteRefusal::Io(e)),
+    }
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_: &File, _: &std::fs::Metadata) -> Result<(), WriteRefusal> {
+    Ok(())
+}
+
+/// Just before the rename: the file at `path` is still the one `before` describes (or
+/// still absent), and may still be replaced.
+fn still(path: &Path, before: Option<&std::fs::Metadata>) -> Result<(), WriteRefusal> {
+    let now = match std::fs::symlink_metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        Err(e) => return Err(WriteRefusal::Io(e)),
+    };
+    match (before, &now) {
+        (None, None) => Ok(()),
+        (Some(b), Some(n)) if n.file_type().is_file() && same_file(b, n) => replaceable(path, n),
+        _ => Err(WriteRefusal::Changed),
     }
 }
 

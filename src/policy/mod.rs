@@ -15,7 +15,7 @@
 pub mod condition;
 pub mod path;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::facts::{FACTS, Fields, Resolved, Val};
 use crate::registry::{FixDoc, ReportFile, ReportSpan};
@@ -480,11 +480,18 @@ impl PolicyRule {
         env: &RuleEnv<'_>,
         node: NodeId,
         span: Span,
+        at: Option<Pointer>,
     ) -> Diagnostic {
-        let n = env.facts.doc.node(node);
+        let doc = env.facts.doc;
+        let n = doc.node(node);
         if n.span != span {
             return d;
         }
+        // The value's place, which the fix says it changes: known, and not also reached
+        // through an alias or a merge key.
+        let Some(at) = at.filter(|p| doc.lookup_own(p).is_some_and(|f| f.value == node)) else {
+            return d;
+        };
         for (applicability, what, template) in &self.replacements {
             let text = template.render(env);
             let current = Val::from_node(env.facts.doc, node).display();
@@ -502,12 +509,8 @@ impl PolicyRule {
                 }
                 _ => continue,
             };
-            let fix = Fix::replace(
-                *applicability,
-                format!("Write `{text}`: {what}"),
-                span,
-                replacement,
-            );
+            let title = format!("Write `{text}`: {what}");
+            let fix = Fix::set_value(*applicability, title, span, replacement, at.clone());
             match d.fix {
                 None => d.fix = Some(fix),
                 Some(_) => d.other_fixes.push(fix),
@@ -529,6 +532,18 @@ impl PolicyRule {
         let mut fired: foldhash::HashSet<NodeId> = foldhash::HashSet::default();
         let mut subjects = self.subjects(facts);
         subjects.sort_by_key(|s| s.inherited.is_some());
+        // Where the subjects reached through a fact (`$vm`) are, for the fixes that
+        // replace them: found in one walk.
+        let places = if self.replacements.is_empty() {
+            HashMap::new()
+        } else {
+            let spans: HashSet<Span> = subjects
+                .iter()
+                .filter(|s| s.segments.is_none())
+                .map(|s| facts.doc.node(s.node).span)
+                .collect();
+            facts.doc.pointers_for(&spans)
+        };
         for subject in subjects {
             if subject.inherited.is_some_and(|i| fired.contains(&i)) {
                 continue;
@@ -565,7 +580,11 @@ impl PolicyRule {
                 .copied()
                 .unwrap_or(meta.severity);
             let mut d = Diagnostic::new(meta, span, self.message.render(&env)).with_severity(severity);
-            d = self.with_replacements(d, &env, subject.node, span);
+            let at = match &subject.segments {
+                Some(segs) => Some(Pointer::from_segments(segs.iter().cloned())),
+                None => places.get(&facts.doc.node(subject.node).span).cloned(),
+            };
+            d = self.with_replacements(d, &env, subject.node, span, at);
             if let Some(help) = &self.help {
                 d = d.with_help(help.render(&env));
             }

@@ -668,3 +668,167 @@ fn the_search_of_the_rest_of_the_project_refuses_ignore_files_too() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+/// A command job with one safe fix: AML107 removes the read-only `status`.
+const FIXABLE: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: echo\nenvironment: azureml:env:1\nstatus: x\n";
+
+/// Uid and gid of the user the unprivileged cases run as.
+const NOBODY: u32 = 65534;
+
+/// `amlint ARGS` run in `dir` as the unprivileged user [`NOBODY`] (with `groups` too),
+/// through `setpriv`; `None` (said to be skipped) when the tests do not run as root or
+/// `setpriv` is missing.
+fn as_nobody(c: &Case, dir: &Path, groups: &[u32], args: &[&str]) -> Option<Output> {
+    use std::os::unix::fs::MetadataExt;
+    let root = std::fs::metadata(&c.root).unwrap().uid() == 0 && unsafe { libc::geteuid() } == 0;
+    if !root || Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("skipped: the case needs root and setpriv to run as another user");
+        return None;
+    }
+    // The unprivileged user must reach the project and the binary.
+    for d in c.root.ancestors() {
+        if d.starts_with(std::env::temp_dir()) && d != std::env::temp_dir() && d != dir {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    let groups = if groups.is_empty() {
+        "--clear-groups".to_string()
+    } else {
+        format!(
+            "--groups={}",
+            groups.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+        )
+    };
+    let out = Command::new("setpriv")
+        .args([
+            format!("--reuid={NOBODY}"),
+            format!("--regid={NOBODY}"),
+            groups,
+            "--".to_string(),
+        ])
+        .arg(env!("CARGO_BIN_EXE_amlint"))
+        .args(args)
+        .current_dir(dir)
+        .env("AMLINT_TODAY", "2026-11-22")
+        .timeout(BOUND)
+        .output()
+        .unwrap();
+    Some(out)
+}
+
+fn owner(path: &Path) -> (u32, u32) {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).unwrap();
+    (m.uid(), m.gid())
+}
+
+/// Issue 34, defect 10: `--fix` replaced a file with a second hard link by a new file,
+/// splitting the two names (the other kept the old text). It is refused, said, and the
+/// run exits 2; the summary counts nothing fixed.
+#[test]
+fn fix_refuses_a_file_with_other_hard_links() {
+    let c = case();
+    let file = c.write("job.yml", FIXABLE);
+    std::fs::hard_link(&file, c.root.join("other-name.yml")).unwrap();
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "--fix", "--format", "concise", "job.yml"])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("job.yml: not fixed: the file has 2 hard links"),
+        "{all}"
+    );
+    assert!(all.contains("Fixed 0 findings in 0 files ("), "{all}");
+    assert!(all.contains("1 file not written, see above)"), "{all}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), FIXABLE);
+    let (a, b) = (
+        std::fs::metadata(&file).unwrap(),
+        std::fs::metadata(c.root.join("other-name.yml")).unwrap(),
+    );
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!((a.ino(), a.nlink()), (b.ino(), 2), "still one file");
+}
+
+/// Issue 34, defect 10: run as a user who may not write a file in a folder it may write,
+/// `--fix` replaced the file (its owner changed to that user); in a folder it may not
+/// write, it exited 2 but printed "Fixed 1 finding"; a file of another owner the user may
+/// write (its group's) was replaced with the user as owner. Each is refused, said, not
+/// counted, and the run exits 2; the file is as it was, with its owner.
+#[test]
+fn fix_as_another_user_writes_only_what_it_may_write_as_it_is_owned() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let c = case();
+    let set_mode =
+        |p: &Path, mode: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    // A folder anyone may write, a file only root may.
+    let open = c.root.join("open");
+    let file = c.write("open/job.yml", FIXABLE);
+    set_mode(&open, 0o777);
+    set_mode(&file, 0o644);
+    // A folder only root may write, a file anyone may.
+    let closed = c.root.join("closed");
+    let closed_file = c.write("closed/job.yml", FIXABLE);
+    set_mode(&closed, 0o755);
+    set_mode(&closed_file, 0o666);
+    // A file of root and group 4242 the group may write, in a folder anyone may write.
+    let shared = c.root.join("shared");
+    let shared_file = c.write("shared/job.yml", FIXABLE);
+    set_mode(&shared, 0o777);
+    set_mode(&shared_file, 0o664);
+    let chown = |p: &Path, uid: u32, gid: u32| std::os::unix::fs::chown(p, Some(uid), Some(gid));
+    if chown(&shared_file, 0, 4242).is_err() {
+        eprintln!("skipped: not root");
+        return;
+    }
+    let args = ["check", "--no-config", "--fix", "--format", "concise", "job.yml"];
+    for (dir, path, groups, why) in [
+        (&open, &file, &[][..], "you may not write this file"),
+        (
+            &closed,
+            &closed_file,
+            &[][..],
+            "its directory does not allow that",
+        ),
+        (
+            &shared,
+            &shared_file,
+            &[4242][..],
+            "belongs to another user or group",
+        ),
+    ] {
+        let before = owner(path);
+        let Some(out) = as_nobody(&c, dir, groups, &args) else {
+            return;
+        };
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{why}: {all}");
+        assert!(
+            all.contains("job.yml: not fixed: ") && all.contains(why),
+            "{why}: {all}"
+        );
+        assert!(all.contains("Fixed 0 findings in 0 files ("), "{why}: {all}");
+        assert_eq!(std::fs::read_to_string(path).unwrap(), FIXABLE, "{why}");
+        assert_eq!(owner(path), before, "{why}");
+    }
+    // Root fixing another user's file keeps its owner.
+    let theirs = c.write("theirs/job.yml", FIXABLE);
+    chown(&theirs, NOBODY, NOBODY).unwrap();
+    let out = c
+        .amlint()
+        .args([
+            "check",
+            "--no-config",
+            "--fix",
+            "--format",
+            "concise",
+            "theirs/job.yml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!std::fs::read_to_string(&theirs).unwrap().contains("status"));
+    assert_eq!(owner(&theirs), (NOBODY, NOBODY));
+}
