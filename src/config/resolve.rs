@@ -48,7 +48,7 @@ pub struct Resolver {
     /// directory or a folder above it ([`Config::is_dir_excluded`]), for the walk: each
     /// directory is matched against the patterns once, its parents' answers reused. The
     /// configuration is kept alive with its answer, so its address names it.
-    excluded_dirs: Mutex<foldhash::HashMap<(usize, std::ffi::OsString), (Arc<Config>, bool)>>,
+    excluded_dirs: Mutex<ExcludedDirs>,
     /// Every file an `extend` of a configuration read so far named (absolute).
     extended: Mutex<std::collections::BTreeSet<PathBuf>>,
     /// Every `rules-dirs` directory of a configuration read so far (absolute).
@@ -581,6 +581,10 @@ impl Resolver {
         above
     }
 }
+
+/// [`Resolver`]'s remembered folder exclusions: (configuration address, directory) →
+/// (the configuration, kept alive; excluded).
+type ExcludedDirs = foldhash::HashMap<(usize, std::ffi::OsString), (Arc<Config>, bool)>;
 
 /// The discovery filter of a run: each directory and file is judged by the
 /// configuration that governs it.
