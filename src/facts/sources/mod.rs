@@ -10,6 +10,8 @@
 //! which no YAML or JSON parser touches: the reader parses what it needs).
 
 pub mod aml_yaml;
+pub mod arm;
+pub mod iac;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -85,7 +87,7 @@ pub struct Reader {
 }
 
 /// Every reader, in the order they run on a file.
-pub const READERS: &[Reader] = &[aml_yaml::READER];
+pub const READERS: &[Reader] = &[aml_yaml::READER, arm::READER];
 
 /// Whether `text` contains one of `needles` (a vectorised byte search).
 pub fn mentions(text: &[u8], needles: &[&str]) -> bool {

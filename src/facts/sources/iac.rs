@@ -1,0 +1,976 @@
+//! What the infrastructure-as-code readers (ARM JSON, Bicep, Terraform) share: values as
+//! their expressions evaluate statically ([`Val`]: known, or unknown with why, string pieces
+//! kept apart so a name's last segment is known even when its workspace part is not), the
+//! functions ARM and Bicep have in common (`format`, `concat`, `toLower`...), the compute
+//! resource body of the Azure Resource Manager API (`properties.computeType`,
+//! `properties.properties.vmSize`, `scaleSettings`...) that ARM templates, Bicep and
+//! Terraform's `azapi_resource` all write, and the settings made from them.
+//!
+//! Evaluation is bounded: a string stops growing at [`MAX_TEXT`] bytes, a list or map at
+//! [`MAX_ITEMS`] items (then the value is unknown, with why), and readers memoise what a
+//! name evaluates to, so a chain of variables that doubles a string at each step costs
+//! linear time.
+
+use std::path::{Path, PathBuf};
+
+use crate::facts::computes::{ComputeDef, Scalar, Setting};
+use crate::source::Span;
+
+/// The longest string an evaluation builds.
+pub const MAX_TEXT: usize = 4096;
+/// The most items of a list or map an evaluation builds.
+pub const MAX_ITEMS: usize = 256;
+
+/// A piece of an evaluated string.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    Text(String),
+    /// A piece not known statically, and why.
+    Unknown(String),
+}
+
+/// An evaluated value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum V {
+    /// A string, as pieces (one `Text` when wholly known).
+    Str(Vec<Part>),
+    Int(i64),
+    Bool(bool),
+    Null,
+    List(Vec<Val>),
+    Map(Vec<(String, Val)>),
+    /// Not known statically, and why.
+    Unknown(String),
+}
+
+/// A value, and where it came from when that is not where it is used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Val {
+    pub v: V,
+    /// The literal it came from, in the defining file (a parameter's default): findings
+    /// get a label there.
+    pub origin: Option<Span>,
+    /// Where it came from when that is worth saying (another file, which of two won).
+    pub note: Option<String>,
+}
+
+impl Val {
+    pub fn new(v: V) -> Val {
+        Val {
+            v,
+            origin: None,
+            note: None,
+        }
+    }
+
+    pub fn text(s: impl Into<String>) -> Val {
+        Val::new(V::Str(vec![Part::Text(s.into())]))
+    }
+
+    pub fn unknown(why: impl Into<String>) -> Val {
+        Val::new(V::Unknown(why.into()))
+    }
+
+    pub fn int(i: i64) -> Val {
+        Val::new(V::Int(i))
+    }
+
+    pub fn boolean(b: bool) -> Val {
+        Val::new(V::Bool(b))
+    }
+
+    pub fn with_origin(mut self, origin: Option<Span>) -> Val {
+        self.origin = origin;
+        self
+    }
+
+    pub fn with_note(mut self, note: Option<String>) -> Val {
+        if note.is_some() {
+            self.note = note;
+        }
+        self
+    }
+
+    /// The whole string, when every piece is known.
+    pub fn known_str(&self) -> Option<String> {
+        match &self.v {
+            V::Str(parts) => {
+                let mut out = String::new();
+                for p in parts {
+                    match p {
+                        Part::Text(t) => out.push_str(t),
+                        Part::Unknown(_) => return None,
+                    }
+                }
+                Some(out)
+            }
+            _ => None,
+        }
+    }
+
+    /// Why the value (or a piece of it) is not known, if it is not.
+    pub fn why(&self) -> Option<String> {
+        match &self.v {
+            V::Unknown(w) => Some(w.clone()),
+            V::Str(parts) => parts.iter().find_map(|p| match p {
+                Part::Unknown(w) => Some(w.clone()),
+                Part::Text(_) => None,
+            }),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.v, V::Null)
+    }
+
+    /// The value as text pieces (numbers and booleans as written by the deployment
+    /// engines: `4`, `true`), for interpolation and `concat`.
+    pub fn pieces(&self) -> Vec<Part> {
+        match &self.v {
+            V::Str(parts) => parts.clone(),
+            V::Int(i) => vec![Part::Text(i.to_string())],
+            V::Bool(b) => vec![Part::Text(b.to_string())],
+            V::Null => vec![Part::Text(String::new())],
+            V::List(_) | V::Map(_) => vec![Part::Unknown("a list or an object is used as a string".into())],
+            V::Unknown(w) => vec![Part::Unknown(w.clone())],
+        }
+    }
+
+    /// The member `key` of a map (case-insensitively when `fold`).
+    pub fn member(&self, key: &str, fold: bool) -> Option<&Val> {
+        match &self.v {
+            V::Map(entries) => entries
+                .iter()
+                .rev()
+                .find(|(k, _)| {
+                    if fold {
+                        k.eq_ignore_ascii_case(key)
+                    } else {
+                        k == key
+                    }
+                })
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The compute's name a resource name gives: its last `/`-separated segment (ARM and
+    /// Bicep name a child `'<workspace>/<compute>'`), known when that segment is.
+    pub fn last_segment(&self) -> Val {
+        let V::Str(parts) = &self.v else {
+            return self.clone();
+        };
+        // The last piece holding a `/`: only what follows it names the compute.
+        let cut = parts
+            .iter()
+            .rposition(|p| matches!(p, Part::Text(t) if t.contains('/')));
+        let Some(i) = cut else {
+            return self.clone();
+        };
+        let mut rest = Vec::new();
+        if let Part::Text(t) = &parts[i] {
+            let tail = &t[t.rfind('/').map_or(0, |j| j + 1)..];
+            rest.push(Part::Text(tail.to_string()));
+        }
+        rest.extend(parts[i + 1..].iter().cloned());
+        let mut v = Val::new(V::Str(rest));
+        v.note = self.note.clone();
+        // The literal is not the name any more: no label on it.
+        v
+    }
+}
+
+/// Joins text pieces, merging neighbouring known ones; unknown beyond [`MAX_TEXT`].
+pub fn join(pieces: impl IntoIterator<Item = Part>) -> Val {
+    let mut out: Vec<Part> = Vec::new();
+    let mut len = 0usize;
+    for p in pieces {
+        match p {
+            Part::Text(t) => {
+                len += t.len();
+                if len > MAX_TEXT {
+                    return Val::unknown(format!("the string is longer than {MAX_TEXT} bytes"));
+                }
+                match out.last_mut() {
+                    Some(Part::Text(last)) => last.push_str(&t),
+                    _ => out.push(Part::Text(t)),
+                }
+            }
+            unknown => out.push(unknown),
+        }
+    }
+    if out.is_empty() {
+        out.push(Part::Text(String::new()));
+    }
+    Val::new(V::Str(out))
+}
+
+/// The functions ARM templates and Bicep share, on evaluated arguments: `concat`,
+/// `format`, `toLower`, `toUpper`, `string`, `trim`, `coalesce`, `last`, `split`... `None`
+/// when `name` is not one of them (the caller says why the value is unknown).
+pub fn arm_function(name: &str, args: &[Val]) -> Option<Val> {
+    let lower = name.to_ascii_lowercase();
+    let one = |f: fn(&str) -> String| -> Val {
+        match args.first() {
+            Some(a) => match a.known_str() {
+                Some(s) => Val::text(f(&s)),
+                None => match &a.v {
+                    V::Str(parts) => Val::new(V::Str(
+                        parts
+                            .iter()
+                            .map(|p| match p {
+                                Part::Text(t) => Part::Text(f(t)),
+                                u => u.clone(),
+                            })
+                            .collect(),
+                    )),
+                    _ => Val::unknown(
+                        a.why()
+                            .unwrap_or_else(|| format!("`{name}` of a value that is not a string")),
+                    ),
+                },
+            },
+            None => Val::unknown(format!("`{name}()` without an argument")),
+        }
+    };
+    Some(match lower.as_str() {
+        "concat" => {
+            if args.iter().any(|a| matches!(a.v, V::List(_))) {
+                let mut items = Vec::new();
+                for a in args {
+                    match &a.v {
+                        V::List(l) => items.extend(l.iter().cloned()),
+                        _ => return Some(Val::unknown("`concat` of a list and a value that is not one")),
+                    }
+                }
+                items.truncate(MAX_ITEMS);
+                Val::new(V::List(items))
+            } else {
+                join(args.iter().flat_map(Val::pieces))
+            }
+        }
+        "format" => {
+            let Some(fmt) = args.first() else {
+                return Some(Val::unknown("`format()` without a format string"));
+            };
+            let Some(fmt) = fmt.known_str() else {
+                return Some(Val::unknown(
+                    fmt.why()
+                        .unwrap_or_else(|| "the format string is not known".into()),
+                ));
+            };
+            format_pieces(&fmt, &args[1..])
+        }
+        "tolower" => one(|s| s.to_lowercase()),
+        "toupper" => one(|s| s.to_uppercase()),
+        "trim" => one(|s| s.trim().to_string()),
+        "string" => match args.first() {
+            Some(a) => join(a.pieces()),
+            None => Val::unknown("`string()` without an argument"),
+        },
+        // The first argument that is not null; an unknown one may be null at deployment,
+        // so it makes the result unknown.
+        "coalesce" => args
+            .iter()
+            .find(|a| !a.is_null())
+            .cloned()
+            .unwrap_or_else(|| Val::new(V::Null)),
+        "json" => match args.first().and_then(Val::known_str) {
+            Some(s) if s.trim() == "null" => Val::new(V::Null),
+            _ => Val::unknown("`json()` of a value other than `'null'`"),
+        },
+        "int" => match args.first() {
+            Some(Val { v: V::Int(i), .. }) => Val::int(*i),
+            Some(a) => match a.known_str().and_then(|s| s.trim().parse::<i64>().ok()) {
+                Some(i) => Val::int(i),
+                None => Val::unknown(
+                    a.why()
+                        .unwrap_or_else(|| "`int()` of a value that is not a number".into()),
+                ),
+            },
+            None => Val::unknown("`int()` without an argument"),
+        },
+        "bool" => match args.first() {
+            Some(Val { v: V::Bool(b), .. }) => Val::boolean(*b),
+            Some(a) => match a.known_str().map(|s| s.to_ascii_lowercase()) {
+                Some(s) if s == "true" => Val::boolean(true),
+                Some(s) if s == "false" => Val::boolean(false),
+                _ => Val::unknown(
+                    a.why()
+                        .unwrap_or_else(|| "`bool()` of a value that is not a boolean".into()),
+                ),
+            },
+            None => Val::unknown("`bool()` without an argument"),
+        },
+        "split" => match (
+            args.first().and_then(Val::known_str),
+            args.get(1).and_then(Val::known_str),
+        ) {
+            (Some(s), Some(sep)) if !sep.is_empty() => Val::new(V::List(
+                s.split(sep.as_str()).take(MAX_ITEMS).map(Val::text).collect(),
+            )),
+            _ => Val::unknown("`split` of a string that is not known"),
+        },
+        "last" => match args.first() {
+            Some(Val {
+                v: V::List(items), ..
+            }) => items
+                .last()
+                .cloned()
+                .unwrap_or_else(|| Val::unknown("`last` of an empty list")),
+            Some(a) => match a.known_str() {
+                Some(s) => Val::text(s.chars().last().map(String::from).unwrap_or_default()),
+                None => Val::unknown(
+                    a.why()
+                        .unwrap_or_else(|| "`last` of a value that is not known".into()),
+                ),
+            },
+            None => Val::unknown("`last()` without an argument"),
+        },
+        "first" => match args.first() {
+            Some(Val {
+                v: V::List(items), ..
+            }) => items
+                .first()
+                .cloned()
+                .unwrap_or_else(|| Val::unknown("`first` of an empty list")),
+            _ => Val::unknown("`first` of a value that is not a known list"),
+        },
+        _ => return None,
+    })
+}
+
+/// `format('{0}/{1}', a, b)` (ARM and Bicep: .NET composite formatting, `{{`/`}}` escape a
+/// brace; a format specifier after `:` is not applied, so only its absence is supported).
+pub fn format_pieces(fmt: &str, args: &[Val]) -> Val {
+    let mut pieces = Vec::new();
+    let mut text = String::new();
+    let mut chars = fmt.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '{' if matches!(chars.peek(), Some((_, '{'))) => {
+                chars.next();
+                text.push('{');
+            }
+            '}' if matches!(chars.peek(), Some((_, '}'))) => {
+                chars.next();
+                text.push('}');
+            }
+            '{' => {
+                let Some(close) = fmt[i..].find('}') else {
+                    return Val::unknown("the format string has an unclosed `{`");
+                };
+                let inner = &fmt[i + 1..i + close];
+                let index = inner.split([',', ':']).next().unwrap_or("").trim();
+                if inner.contains(':') || inner.contains(',') {
+                    return Val::unknown(format!("the format item `{{{inner}}}` has a format specifier"));
+                }
+                let Ok(n) = index.parse::<usize>() else {
+                    return Val::unknown(format!("`{{{inner}}}` is not a format item"));
+                };
+                let Some(arg) = args.get(n) else {
+                    return Val::unknown(format!("the format item `{{{n}}}` has no argument"));
+                };
+                pieces.push(Part::Text(std::mem::take(&mut text)));
+                pieces.extend(arg.pieces());
+                while let Some((j, _)) = chars.peek() {
+                    if *j > i + close {
+                        break;
+                    }
+                    chars.next();
+                }
+            }
+            c => text.push(c),
+        }
+    }
+    pieces.push(Part::Text(text));
+    join(pieces)
+}
+
+/// An ISO 8601 duration (`PT5M`, `PT120S`, `PT1H30M`) in seconds, as Azure ML YAML's
+/// `idle_time_before_scale_down` holds it.
+pub fn iso_seconds(s: &str) -> Option<i64> {
+    let rest = s.trim().strip_prefix(['P', 'p'])?;
+    let (days, time) = match rest.split_once(['T', 't']) {
+        Some((d, t)) => (d, t),
+        None => (rest, ""),
+    };
+    let mut total: i64 = 0;
+    let mut units_seen = 0;
+    let mut take = |part: &str, units: &[(char, i64)]| -> Option<()> {
+        let mut num = String::new();
+        for c in part.chars() {
+            if c.is_ascii_digit() {
+                num.push(c);
+            } else {
+                let mult = units.iter().find(|(u, _)| u.eq_ignore_ascii_case(&c))?.1;
+                let n: i64 = num.parse().ok()?;
+                total = total.checked_add(n.checked_mul(mult)?)?;
+                units_seen += 1;
+                num.clear();
+            }
+        }
+        num.is_empty().then_some(())
+    };
+    take(days, &[('D', 86_400)])?;
+    take(time, &[('H', 3_600), ('M', 60), ('S', 1)])?;
+    (units_seen > 0).then_some(total)
+}
+
+/// An object as a compute resource body is written, whatever the language: fields with
+/// their key spans, values either written in place (a nested object, or a leaf with its
+/// expression) or evaluated from elsewhere (a variable holding an object).
+#[derive(Clone, Debug)]
+pub enum Node {
+    Map(Vec<Field>),
+    Leaf(Leaf),
+}
+
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub name: String,
+    pub key: Span,
+    pub value: Node,
+}
+
+/// A value as written: the expression's span and text, what it evaluates to, and — when
+/// it is a literal whose text is exactly its value — the span of that text (a fix may
+/// replace it).
+#[derive(Clone, Debug)]
+pub struct Leaf {
+    pub span: Span,
+    pub written: String,
+    pub val: Val,
+    pub literal: Option<Span>,
+}
+
+impl Node {
+    /// The field `name` of a map (case-insensitively, as Azure Resource Manager reads
+    /// property names), the last one written.
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        match self {
+            Node::Map(fields) => fields.iter().rev().find(|f| f.name.eq_ignore_ascii_case(name)),
+            Node::Leaf(_) => None,
+        }
+    }
+}
+
+/// Where a path of a compute body leads: a field written in place, or a member of an
+/// object a variable holds (then its span is where the variable is used).
+enum Found<'a> {
+    Written(&'a Field),
+    Held {
+        key: Span,
+        span: Span,
+        written: &'a str,
+        val: Val,
+    },
+}
+
+fn find<'a>(root: &'a Node, path: &[&str]) -> Option<Found<'a>> {
+    let mut node = root;
+    for (i, seg) in path.iter().enumerate() {
+        match node {
+            Node::Map(_) => {
+                let f = node.field(seg)?;
+                if i + 1 == path.len() {
+                    return Some(Found::Written(f));
+                }
+                node = &f.value;
+            }
+            Node::Leaf(leaf) => {
+                // An object from a variable: look inside its value.
+                let mut v = &leaf.val;
+                for s in &path[i..] {
+                    v = v.member(s, true)?;
+                }
+                return Some(Found::Held {
+                    key: leaf.span,
+                    span: leaf.span,
+                    written: &leaf.written,
+                    val: v.clone(),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// How a setting's value is read from what the expression evaluates to.
+#[derive(Clone, Copy)]
+pub enum As {
+    Text,
+    Count,
+    Bool,
+    /// An ISO 8601 duration, in seconds.
+    Seconds,
+    /// ARM's `vmPriority` (`Dedicated`, `LowPriority`) as YAML's `tier`.
+    Tier,
+    /// ARM's `Enabled`/`Disabled` (`NotSpecified`: nothing).
+    Enabled,
+}
+
+/// The scalar `val` gives read `as_`, or why not (`Ok(None)`: the value says nothing, as
+/// `null` or `NotSpecified`).
+pub fn scalar(val: &Val, as_: As) -> Result<Option<Scalar>, String> {
+    if let Some(why) = val.why() {
+        return Err(why);
+    }
+    let text = val.known_str();
+    Ok(match (&val.v, as_) {
+        (V::Null, _) => None,
+        (V::Str(_), As::Text) => Some(Scalar::Str(text.unwrap_or_default())),
+        (V::Int(i), As::Text) => Some(Scalar::Str(i.to_string())),
+        (V::Bool(b), As::Text) => Some(Scalar::Str(b.to_string())),
+        (V::Int(i), As::Count) => Some(Scalar::Int(*i)),
+        (V::Str(_), As::Count) => match text.as_deref().map(str::trim).map(str::parse::<i64>) {
+            Some(Ok(i)) => Some(Scalar::Int(i)),
+            _ => return Err(format!("`{}` is not a number", text.unwrap_or_default())),
+        },
+        (V::Bool(b), As::Bool) => Some(Scalar::Bool(*b)),
+        (V::Str(_), As::Bool) => match text.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            Some("true") => Some(Scalar::Bool(true)),
+            Some("false") => Some(Scalar::Bool(false)),
+            _ => return Err(format!("`{}` is not a boolean", text.unwrap_or_default())),
+        },
+        (V::Int(i), As::Seconds) => Some(Scalar::Int(*i)),
+        (V::Str(_), As::Seconds) => {
+            let t = text.unwrap_or_default();
+            match iso_seconds(&t) {
+                Some(s) => Some(Scalar::Int(s)),
+                None => return Err(format!("`{t}` is not an ISO 8601 duration")),
+            }
+        }
+        (V::Str(_), As::Tier) => {
+            let t = text.unwrap_or_default();
+            let tier = match t.to_ascii_lowercase().replace(['_', '-'], "").as_str() {
+                "dedicated" => "dedicated",
+                "lowpriority" => "low_priority",
+                _ => return Err(format!("`{t}` is not a VM priority")),
+            };
+            Some(Scalar::Str(tier.into()))
+        }
+        (V::Str(_), As::Enabled) => {
+            let t = text.unwrap_or_default();
+            match t.to_ascii_lowercase().as_str() {
+                "enabled" => Some(Scalar::Bool(true)),
+                "disabled" => Some(Scalar::Bool(false)),
+                _ => None,
+            }
+        }
+        (V::Bool(b), As::Enabled) => Some(Scalar::Bool(*b)),
+        (V::List(_) | V::Map(_), _) => return Err("the value is a list or an object".into()),
+        (v, _) => return Err(format!("the value `{}` is not of the expected type", describe(v))),
+    })
+}
+
+fn describe(v: &V) -> String {
+    match v {
+        V::Int(i) => i.to_string(),
+        V::Bool(b) => b.to_string(),
+        V::Null => "null".into(),
+        _ => "?".into(),
+    }
+}
+
+/// The setting for a value written at `span` (key at `key`): the literal itself when it is
+/// written in place, the expression with its value (and the literal's place) when it comes
+/// from elsewhere, dynamic with why when it cannot be known. `None` when the value says
+/// nothing (`null`).
+pub fn setting_of(leaf: &Leaf, key: Option<Span>, as_: As) -> Option<Setting> {
+    held_setting(&leaf.written, leaf.span, key, &leaf.val, leaf.literal, as_)
+}
+
+fn held_setting(
+    written: &str,
+    span: Span,
+    key: Option<Span>,
+    val: &Val,
+    literal: Option<Span>,
+    as_: As,
+) -> Option<Setting> {
+    match scalar(val, as_) {
+        Ok(None) => None,
+        Ok(Some(value)) => {
+            // In place only when the literal's text is the value (a count written `"4"` or
+            // a priority written `LowPriority` is not what a fix would write).
+            let exact = literal.filter(|_| {
+                matches!((&value, &val.v), (Scalar::Str(s), V::Str(_)) if val.known_str().as_deref() == Some(s.as_str()))
+                    || matches!((&value, &val.v), (Scalar::Int(_), V::Int(_)) | (Scalar::Bool(_), V::Bool(_)))
+            });
+            Some(match exact {
+                Some(at) => Setting::literal(value, at, key),
+                None => {
+                    let mut s = Setting::literal(value, span, key);
+                    s.written = written.to_string();
+                    s.origin = val.origin.filter(|o| *o != span);
+                    s.in_place = false;
+                    s
+                }
+            })
+        }
+        Err(why) => Some(Setting::dynamic(written, why, span, key)),
+    }
+}
+
+/// What one path of the resource body sets, as a setting.
+fn body_setting(root: &Node, path: &[&str], as_: As) -> Option<Setting> {
+    match find(root, path)? {
+        Found::Written(f) => match &f.value {
+            Node::Leaf(leaf) => setting_of(leaf, Some(f.key), as_),
+            Node::Map(_) => None,
+        },
+        Found::Held {
+            key,
+            span,
+            written,
+            val,
+        } => held_setting(written, span, Some(key), &val, None, as_),
+    }
+}
+
+/// Fills `def` from an Azure Resource Manager compute resource (`Microsoft.
+/// MachineLearningServices/workspaces/computes`) as ARM JSON, Bicep and `azapi_resource`
+/// write it: `location`, `properties.computeType`, and the compute's own
+/// `properties.properties` (`vmSize`, `vmPriority`, `scaleSettings`, `enableNodePublicIp`,
+/// `remoteLoginPortPublicAccess`, `sshSettings.sshPublicAccess`, `subnet.id`), by their
+/// Azure ML YAML paths.
+pub fn arm_compute_fields(resource: &Node, def: &mut ComputeDef) {
+    if let Some(s) = body_setting(resource, &["properties", "computeType"], As::Text) {
+        def.set("type", s);
+    }
+    let p = |rest: &[&'static str]| -> Vec<&'static str> {
+        let mut v = vec!["properties", "properties"];
+        v.extend_from_slice(rest);
+        v
+    };
+    let size = body_setting(resource, &p(&["vmSize"]), As::Text)
+        .or_else(|| body_setting(resource, &p(&["agentVmSize"]), As::Text));
+    let fields: [(&str, Option<Setting>); 11] = [
+        ("size", size),
+        ("tier", body_setting(resource, &p(&["vmPriority"]), As::Tier)),
+        (
+            "min_instances",
+            body_setting(resource, &p(&["scaleSettings", "minNodeCount"]), As::Count),
+        ),
+        (
+            "max_instances",
+            body_setting(resource, &p(&["scaleSettings", "maxNodeCount"]), As::Count),
+        ),
+        (
+            "idle_time_before_scale_down",
+            body_setting(
+                resource,
+                &p(&["scaleSettings", "nodeIdleTimeBeforeScaleDown"]),
+                As::Seconds,
+            ),
+        ),
+        (
+            "enable_node_public_ip",
+            body_setting(resource, &p(&["enableNodePublicIp"]), As::Bool),
+        ),
+        (
+            "ssh_public_access_enabled",
+            body_setting(resource, &p(&["remoteLoginPortPublicAccess"]), As::Enabled)
+                .or_else(|| body_setting(resource, &p(&["sshSettings", "sshPublicAccess"]), As::Enabled)),
+        ),
+        ("network_settings.subnet", subnet(resource)),
+        ("location", body_setting(resource, &["location"], As::Text)),
+        // A compute instance's idle shutdown (an ISO 8601 duration, as YAML writes it).
+        (
+            "idle_time_before_shutdown",
+            body_setting(resource, &p(&["idleTimeBeforeShutdown"]), As::Text),
+        ),
+        // Start/stop schedules are not read: present, they are unknown to the rules.
+        ("schedules", schedules(resource)),
+    ];
+    for (path, s) in fields {
+        if let Some(s) = s {
+            def.set(path, s);
+        }
+    }
+}
+
+/// `properties.properties.schedules`, when written: unknown (its entries are not read).
+fn schedules(resource: &Node) -> Option<Setting> {
+    let (key, span) = match find(resource, &["properties", "properties", "schedules"])? {
+        Found::Written(f) => (f.key, node_span(&f.value).unwrap_or(f.key)),
+        Found::Held { key, span, .. } => (key, span),
+    };
+    Some(Setting::dynamic(
+        "schedules",
+        "the compute's schedules are not read",
+        span,
+        Some(key),
+    ))
+}
+
+fn node_span(node: &Node) -> Option<Span> {
+    match node {
+        Node::Leaf(l) => Some(l.span),
+        Node::Map(fields) => fields.iter().map(|f| f.key).reduce(Span::cover),
+    }
+}
+
+/// `properties.properties.subnet`: `{id: ...}` (or, written loosely, the id itself);
+/// `null` is no subnet.
+fn subnet(resource: &Node) -> Option<Setting> {
+    let path = ["properties", "properties", "subnet"];
+    if let Some(s) = body_setting(resource, &["properties", "properties", "subnet", "id"], As::Text) {
+        return Some(s);
+    }
+    match find(resource, &path)? {
+        Found::Written(f) => match &f.value {
+            Node::Leaf(leaf) if matches!(leaf.val.v, V::Str(_) | V::Unknown(_)) => {
+                setting_of(leaf, Some(f.key), As::Text)
+            }
+            _ => None,
+        },
+        Found::Held { .. } => None,
+    }
+}
+
+/// The regular files of `dir` whose lower-cased name `wanted` accepts, sorted by name
+/// (at most 2,000 entries of the directory are looked at: a larger one gives none).
+pub fn sibling_files(dir: &Path, wanted: impl Fn(&str) -> bool) -> Vec<(PathBuf, String)> {
+    const MAX_ENTRIES: usize = 2_000;
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, entry) in entries.flatten().enumerate() {
+        if i >= MAX_ENTRIES {
+            return Vec::new();
+        }
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if !entry.file_type().is_ok_and(|t| t.is_file()) || !wanted(&name.to_ascii_lowercase()) {
+            continue;
+        }
+        out.push((entry.path(), name));
+    }
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    out
+}
+
+/// The displayed path of `name` beside the file displayed as `display`.
+pub fn beside(display: &str, name: &str) -> String {
+    match display.rfind(['/', '\\']) {
+        Some(i) => format!("{}{name}", &display[..=i]),
+        None => name.to_string(),
+    }
+}
+
+/// The span of a string literal's text inside its delimiters when that text is the value
+/// as written (no escape changes it): a fix may then replace it in place.
+pub fn inner_if_plain(text: &str, span: Span, open: usize, close: usize, value: &str) -> Option<Span> {
+    let start = span.start as usize + open;
+    let end = (span.end as usize).checked_sub(close)?;
+    (start <= end && text.get(start..end) == Some(value)).then(|| Span::new(start as u32, end as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(t: &str) -> Val {
+        Val::text(t)
+    }
+
+    #[test]
+    fn format_and_concat_keep_unknown_pieces_apart() {
+        let ws = Val::unknown("`parameters('ws')` has no default");
+        let v = arm_function("format", &[s("{0}/{1}"), ws.clone(), s("gpu")]).unwrap();
+        assert_eq!(v.known_str(), None);
+        assert_eq!(v.last_segment().known_str().as_deref(), Some("gpu"));
+        let v = arm_function("concat", &[ws.clone(), s("/"), s("cpu-"), Val::int(4)]).unwrap();
+        assert_eq!(v.last_segment().known_str().as_deref(), Some("cpu-4"));
+        let v = arm_function("concat", &[s("ws/"), ws.clone()]).unwrap();
+        assert_eq!(v.last_segment().known_str(), None, "the compute part is unknown");
+        assert!(v.last_segment().why().unwrap().contains("no default"));
+        assert_eq!(
+            arm_function("format", &[s("{0}-{{x}}-{1}"), s("a"), Val::int(2)])
+                .unwrap()
+                .known_str()
+                .as_deref(),
+            Some("a-{x}-2")
+        );
+        assert!(
+            arm_function("format", &[s("{0:D2}"), Val::int(2)])
+                .unwrap()
+                .why()
+                .is_some()
+        );
+        assert!(
+            arm_function("format", &[s("{3}"), s("a")])
+                .unwrap()
+                .why()
+                .is_some()
+        );
+        assert_eq!(
+            arm_function("toLower", &[s("GPU-Cluster")])
+                .unwrap()
+                .known_str()
+                .as_deref(),
+            Some("gpu-cluster")
+        );
+        assert!(arm_function("uniqueString", &[s("x")]).is_none());
+    }
+
+    #[test]
+    fn strings_stop_growing_at_the_bound() {
+        let mut v = s("ab");
+        for _ in 0..20 {
+            v = arm_function("concat", &[v.clone(), v.clone()]).unwrap();
+        }
+        assert!(v.why().unwrap().contains("longer than"));
+    }
+
+    #[test]
+    fn durations_priorities_and_switches_read_as_yaml_holds_them() {
+        assert_eq!(iso_seconds("PT120S"), Some(120));
+        assert_eq!(iso_seconds("PT5M"), Some(300));
+        assert_eq!(iso_seconds("PT1H30M"), Some(5400));
+        assert_eq!(iso_seconds("P1D"), Some(86400));
+        assert_eq!(iso_seconds("5M"), None);
+        assert_eq!(iso_seconds("PT5X"), None);
+        assert_eq!(
+            scalar(&s("LowPriority"), As::Tier),
+            Ok(Some(Scalar::Str("low_priority".into())))
+        );
+        assert_eq!(scalar(&s("Enabled"), As::Enabled), Ok(Some(Scalar::Bool(true))));
+        assert_eq!(scalar(&s("NotSpecified"), As::Enabled), Ok(None));
+        assert_eq!(scalar(&s("4"), As::Count), Ok(Some(Scalar::Int(4))));
+        assert!(scalar(&s("four"), As::Count).is_err());
+        assert_eq!(scalar(&Val::new(V::Null), As::Text), Ok(None));
+    }
+
+    fn leaf(start: u32, text: &str, val: Val, literal: bool) -> Node {
+        let span = Span::new(start, start + text.len() as u32);
+        Node::Leaf(Leaf {
+            span,
+            written: text.into(),
+            val,
+            literal: literal.then_some(span),
+        })
+    }
+
+    fn field(name: &str, value: Node) -> Field {
+        Field {
+            name: name.into(),
+            key: Span::new(0, name.len() as u32),
+            value,
+        }
+    }
+
+    #[test]
+    fn a_resource_body_fills_the_yaml_paths() {
+        let props = Node::Map(vec![
+            field("vmSize", leaf(10, "Standard_NC6", s("Standard_NC6"), true)),
+            field("vmPriority", leaf(30, "LowPriority", s("LowPriority"), true)),
+            field(
+                "scaleSettings",
+                Node::Map(vec![
+                    field("minNodeCount", leaf(50, "\"1\"", s("1"), false)),
+                    field("maxNodeCount", leaf(60, "4", Val::int(4), true)),
+                    field("nodeIdleTimeBeforeScaleDown", leaf(70, "PT2M", s("PT2M"), true)),
+                ]),
+            ),
+            field(
+                "subnet",
+                Node::Map(vec![field(
+                    "id",
+                    leaf(90, "[parameters('s')]", Val::unknown("no default"), false),
+                )]),
+            ),
+            field(
+                "remoteLoginPortPublicAccess",
+                leaf(120, "NotSpecified", s("NotSpecified"), true),
+            ),
+        ]);
+        let root = Node::Map(vec![field(
+            "properties",
+            Node::Map(vec![
+                field("computeType", leaf(0, "AmlCompute", s("AmlCompute"), true)),
+                field("properties", props),
+            ]),
+        )]);
+        let mut def = ComputeDef::new(
+            crate::facts::computes::SourceKind::Arm,
+            "t.json",
+            Span::new(0, 200),
+            "x",
+            Setting::literal(Scalar::Str("c".into()), Span::new(0, 1), None),
+        );
+        arm_compute_fields(&root, &mut def);
+        assert_eq!(def.ctype().as_deref(), Some("amlcompute"));
+        assert_eq!(def.size(), Some("Standard_NC6"));
+        assert!(def.get("size").unwrap().in_place);
+        assert_eq!(
+            def.get("tier").unwrap().value,
+            Some(Scalar::Str("low_priority".into()))
+        );
+        assert!(
+            !def.get("tier").unwrap().in_place,
+            "LowPriority is not YAML's spelling"
+        );
+        let min = def.get("min_instances").unwrap();
+        assert_eq!((min.value.clone(), min.in_place), (Some(Scalar::Int(1)), false));
+        assert!(def.get("max_instances").unwrap().in_place);
+        assert_eq!(
+            def.get("idle_time_before_scale_down").unwrap().value,
+            Some(Scalar::Int(120))
+        );
+        let subnet = def.get("network_settings.subnet").unwrap();
+        assert_eq!(subnet.why.as_deref(), Some("no default"));
+        assert!(
+            def.get("ssh_public_access_enabled").is_none(),
+            "NotSpecified says nothing"
+        );
+    }
+
+    #[test]
+    fn an_object_held_by_a_variable_is_read_at_its_use() {
+        let held = Val::new(V::Map(vec![(
+            "vmSize".into(),
+            s("Standard_ND40rs_v2").with_origin(Some(Span::new(300, 318))),
+        )]));
+        let root = Node::Map(vec![field(
+            "properties",
+            Node::Map(vec![
+                field("computeType", leaf(0, "AmlCompute", s("AmlCompute"), true)),
+                field("properties", leaf(40, "clusterProps", held, false)),
+            ]),
+        )]);
+        let mut def = ComputeDef::new(
+            crate::facts::computes::SourceKind::Bicep,
+            "m.bicep",
+            Span::new(0, 200),
+            "x",
+            Setting::literal(Scalar::Str("c".into()), Span::new(0, 1), None),
+        );
+        arm_compute_fields(&root, &mut def);
+        let size = def.get("size").unwrap();
+        assert_eq!(size.span, Span::new(40, 52));
+        assert_eq!(size.written, "clusterProps");
+        assert_eq!(size.origin, Some(Span::new(300, 318)));
+        assert!(!size.in_place);
+    }
+
+    #[test]
+    fn literal_text_is_in_place_only_without_escapes() {
+        let text = r#"x = "Standard_NC6" y = "a\"b""#;
+        assert_eq!(
+            inner_if_plain(text, Span::new(4, 18), 1, 1, "Standard_NC6"),
+            Some(Span::new(5, 17))
+        );
+        assert_eq!(inner_if_plain(text, Span::new(23, 29), 1, 1, "a\"b"), None);
+    }
+}
