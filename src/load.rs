@@ -35,6 +35,7 @@ pub const DEFINITION_SOURCES: &[&str] = &[
     ".mk",
     "makefile",
     "gnumakefile",
+    ".bicep",
 ];
 
 /// Whether a file name (its last component) is one of [`DEFINITION_SOURCES`].

@@ -191,8 +191,7 @@ fn str_of(doc: &Document, id: NodeId) -> Option<String> {
     }
 }
 
-/// Values given from outside a template (a parameters file), by lower-cased name.
-type Given = HashMap<String, Val>;
+use super::iac::Given;
 
 struct Scope {
     params: Option<NodeId>,
@@ -436,7 +435,7 @@ fn parameter_files(input: &Input<'_>) -> Given {
             all.push((fname, values));
         }
     }
-    merge_given(all)
+    iac::merge_given(all)
 }
 
 /// The `parameters` of a parameters file, as values (a key vault `reference` unknown).
@@ -496,46 +495,6 @@ fn json_val(doc: &Document, id: NodeId, depth: usize) -> Val {
         )),
         _ => Val::unknown("a value that is not a string, number, boolean, list or object"),
     }
-}
-
-/// Several files' values: each name's value when every file that sets it agrees, unknown
-/// (naming the files) when they differ.
-pub fn merge_given(all: Vec<(String, Given)>) -> Given {
-    let mut out = Given::new();
-    if all.len() == 1 {
-        return all.into_iter().next().map(|(_, g)| g).unwrap_or_default();
-    }
-    let mut names: Vec<&String> = all.iter().flat_map(|(_, g)| g.keys()).collect();
-    names.sort();
-    names.dedup();
-    for name in names {
-        let setters: Vec<(&String, &Val)> = all
-            .iter()
-            .filter_map(|(f, g)| g.get(name).map(|v| (f, v)))
-            .collect();
-        let first = setters[0].1;
-        let agree = setters.iter().all(|(_, v)| v.v == first.v);
-        let v = if agree {
-            let files: Vec<&str> = setters.iter().map(|(f, _)| f.as_str()).collect();
-            let mut v = first.clone();
-            v.note = Some(format!("`{name}` is set by {}", files.join(", ")));
-            v
-        } else {
-            let each: Vec<String> = setters
-                .iter()
-                .map(|(f, v)| match v.known_str() {
-                    Some(s) => format!("`{s}` in {f}"),
-                    None => format!("another value in {f}"),
-                })
-                .collect();
-            Val::unknown(format!(
-                "`{name}` differs between the parameters files: {}",
-                each.join(", ")
-            ))
-        };
-        out.insert(name.clone(), v);
-    }
-    out
 }
 
 /// The expression language of ARM templates (`parameters('x')`, `concat(a, 'b')`,

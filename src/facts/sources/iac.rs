@@ -13,8 +13,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::Comment;
 use crate::facts::computes::{ComputeDef, Scalar, Setting};
-use crate::source::Span;
+use crate::source::{SourceFile, Span};
 
 /// The longest string an evaluation builds.
 pub const MAX_TEXT: usize = 4096;
@@ -729,6 +730,79 @@ fn subnet(resource: &Node) -> Option<Setting> {
         },
         Found::Held { .. } => None,
     }
+}
+
+/// Values given from outside a file (a parameters file, a `.bicepparam`), by name.
+pub type Given = std::collections::HashMap<String, Val>;
+
+/// Several files' values: each name's value when every file that sets it agrees, unknown
+/// (naming the files) when they differ.
+pub fn merge_given(all: Vec<(String, Given)>) -> Given {
+    let mut out = Given::new();
+    if all.len() == 1 {
+        return all.into_iter().next().map(|(_, g)| g).unwrap_or_default();
+    }
+    let mut names: Vec<&String> = all.iter().flat_map(|(_, g)| g.keys()).collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let setters: Vec<(&String, &Val)> = all
+            .iter()
+            .filter_map(|(f, g)| g.get(name).map(|v| (f, v)))
+            .collect();
+        let first = setters[0].1;
+        let agree = setters.iter().all(|(_, v)| v.v == first.v);
+        let v = if agree {
+            let files: Vec<&str> = setters.iter().map(|(f, _)| f.as_str()).collect();
+            let mut v = first.clone();
+            v.note = Some(format!("`{name}` is set by {}", files.join(", ")));
+            v
+        } else {
+            let each: Vec<String> = setters
+                .iter()
+                .map(|(f, v)| match v.known_str() {
+                    Some(s) => format!("`{s}` in {f}"),
+                    None => format!("another value in {f}"),
+                })
+                .collect();
+            Val::unknown(format!(
+                "`{name}` differs between the parameters files: {}",
+                each.join(", ")
+            ))
+        };
+        out.insert(name.clone(), v);
+    }
+    out
+}
+
+/// The comments of a file as [`Comment`]s (span, alone on its line), each with the line
+/// it covers: its own, or — alone on its line — the next line holding code (`code`: the
+/// offsets of the file's code tokens, in order).
+pub fn comments(source: &SourceFile, raw: &[(Span, bool)], code: &[u32]) -> Vec<Comment> {
+    let mut code_lines: Vec<u32> = Vec::new();
+    for &off in code {
+        let line = source.position(off).line;
+        if code_lines.last() != Some(&line) {
+            code_lines.push(line);
+        }
+    }
+    raw.iter()
+        .map(|&(span, own_line)| {
+            let line = source.position(span.start).line;
+            let target_line = if own_line {
+                code_lines
+                    .get(code_lines.partition_point(|&l| l <= line))
+                    .copied()
+            } else {
+                Some(line)
+            };
+            Comment {
+                span,
+                own_line,
+                target_line,
+            }
+        })
+        .collect()
 }
 
 /// The regular files of `dir` whose lower-cased name `wanted` accepts, sorted by name

@@ -11,6 +11,7 @@
 
 pub mod aml_yaml;
 pub mod arm;
+pub mod bicep;
 pub mod iac;
 
 use std::path::{Path, PathBuf};
@@ -87,7 +88,7 @@ pub struct Reader {
 }
 
 /// Every reader, in the order they run on a file.
-pub const READERS: &[Reader] = &[aml_yaml::READER, arm::READER];
+pub const READERS: &[Reader] = &[aml_yaml::READER, arm::READER, bicep::READER];
 
 /// Whether `text` contains one of `needles` (a vectorised byte search).
 pub fn mentions(text: &[u8], needles: &[&str]) -> bool {
