@@ -36,6 +36,7 @@ pub const DEFINITION_SOURCES: &[&str] = &[
     "makefile",
     "gnumakefile",
     ".bicep",
+    ".tf",
 ];
 
 /// Whether a file name (its last component) is one of [`DEFINITION_SOURCES`].

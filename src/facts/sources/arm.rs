@@ -22,7 +22,7 @@ use super::iac::Part;
 use super::iac::{self, Field, Leaf, Node, V, Val};
 use super::{Definitions, Input, Reader};
 use crate::document::{Document, Entry, NodeId, Value};
-use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
+use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 use crate::source::{SourceFile, Span};
 
 pub const READER: Reader = Reader {
@@ -245,7 +245,7 @@ impl Arm<'_> {
                 key,
                 value: Node::Leaf(leaf),
                 ..
-            }) => name_setting(leaf, Some(*key)),
+            }) => iac::name_setting(leaf, Some(*key)),
             _ => Setting::dynamic("", "the resource has no `name`", span, None),
         };
         let mut def = ComputeDef::new(SourceKind::Arm, display, span, COMPUTES, name);
@@ -376,32 +376,6 @@ impl From<Leaf> for Node {
     }
 }
 
-/// The name setting of a compute resource: the last segment of its name.
-fn name_setting(leaf: &Leaf, key: Option<Span>) -> Setting {
-    let seg = leaf.val.last_segment();
-    match seg.known_str() {
-        Some(name) if !name.is_empty() => {
-            // A literal `ws/gpu` in place: the span of `gpu`.
-            if let (Some(lit), Some(full)) = (leaf.literal, leaf.val.known_str()) {
-                let at = lit.start + (full.len() - name.len()) as u32;
-                return Setting::literal(Scalar::Str(name), Span::new(at, lit.end), key);
-            }
-            let mut s = Setting::literal(Scalar::Str(name), leaf.span, key);
-            s.written = leaf.written.clone();
-            s.origin = seg.origin;
-            s.in_place = false;
-            s
-        }
-        Some(_) => Setting::dynamic(&leaf.written, "the name's last segment is empty", leaf.span, key),
-        None => Setting::dynamic(
-            &leaf.written,
-            seg.why().unwrap_or_else(|| "the name is not a string".into()),
-            leaf.span,
-            key,
-        ),
-    }
-}
-
 /// A template expression: a string `[...]` (not `[[`, which escapes a literal `[`).
 fn is_expression(s: &str) -> bool {
     s.len() >= 2 && s.starts_with('[') && s.ends_with(']') && !s.starts_with("[[")
@@ -451,7 +425,7 @@ fn parameters_of(src: &Arc<SourceFile>, fname: &str) -> Option<Given> {
     for e in doc.entries(params.value) {
         let name = doc.key_string(e.key).into_owned();
         let v = match get_ci(doc, e.value, "value") {
-            Some(v) => json_val(doc, v.value, 0),
+            Some(v) => iac::json_value(doc, v.value, true, 0),
             None => Val::unknown(format!("`{name}` is a key vault reference in {fname}")),
         };
         out.insert(
@@ -460,41 +434,6 @@ fn parameters_of(src: &Arc<SourceFile>, fname: &str) -> Option<Given> {
         );
     }
     Some(out)
-}
-
-/// A JSON value of another file (no expressions there are evaluated, no origin: the
-/// literal is not in the defining file).
-fn json_val(doc: &Document, id: NodeId, depth: usize) -> Val {
-    if depth > MAX_DEPTH {
-        return Val::unknown("the value is nested too deeply");
-    }
-    match doc.value(id) {
-        Value::Str(s) if is_expression(s) => Val::unknown(format!("`{s}` in a parameters file")),
-        Value::Str(s) => Val::text(s.to_string()),
-        Value::Int(i) => Val::int(*i),
-        Value::Bool(b) => Val::boolean(*b),
-        Value::Null => Val::new(V::Null),
-        Value::Seq(items) => Val::new(V::List(
-            items
-                .iter()
-                .take(iac::MAX_ITEMS)
-                .map(|i| json_val(doc, *i, depth + 1))
-                .collect(),
-        )),
-        Value::Map(entries) => Val::new(V::Map(
-            entries
-                .iter()
-                .take(iac::MAX_ITEMS)
-                .map(|e| {
-                    (
-                        doc.key_string(e.key).into_owned(),
-                        json_val(doc, e.value, depth + 1),
-                    )
-                })
-                .collect(),
-        )),
-        _ => Val::unknown("a value that is not a string, number, boolean, list or object"),
-    }
 }
 
 /// The expression language of ARM templates (`parameters('x')`, `concat(a, 'b')`,
@@ -588,7 +527,7 @@ impl Expr<'_, '_> {
                 if !self.eat(b']') {
                     return self.fail("an index is not closed");
                 }
-                v = index_of(&v, &index);
+                v = iac::index_of(&v, &index, true);
             } else {
                 return v;
             }
@@ -677,26 +616,6 @@ impl Expr<'_, '_> {
     }
 }
 
-fn index_of(v: &Val, index: &Val) -> Val {
-    if let Some(w) = v.why().or_else(|| index.why()) {
-        return Val::unknown(w);
-    }
-    match (&v.v, &index.v) {
-        (V::List(items), V::Int(i)) => usize::try_from(*i)
-            .ok()
-            .and_then(|i| items.get(i))
-            .cloned()
-            .unwrap_or_else(|| Val::unknown("the index is beyond the list")),
-        (V::Map(_), V::Str(_)) => {
-            let k = index.known_str().unwrap_or_default();
-            v.member(&k, true)
-                .cloned()
-                .unwrap_or_else(|| Val::unknown(format!("the object has no `{k}`")))
-        }
-        _ => Val::unknown("an index of a value that is not a list or object"),
-    }
-}
-
 /// The pieces of a value as text (for messages of the tests).
 #[cfg(test)]
 fn text_of(v: &Val) -> String {
@@ -712,6 +631,7 @@ fn text_of(v: &Val) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facts::computes::Scalar;
     use crate::facts::sources::Files;
     use crate::load::{Format, parse_text};
 

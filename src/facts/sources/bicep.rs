@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use super::iac::{self, Field, Leaf, Node, Part, V, Val};
 use super::{Definitions, Input, Reader};
-use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
+use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 use crate::source::Span;
 
 pub const READER: Reader = Reader {
@@ -602,7 +602,7 @@ impl<'a> Bicep<'a> {
                     key,
                     value: Node::Leaf(leaf),
                     ..
-                }) => name_setting(leaf, Some(*key)),
+                }) => iac::name_setting(leaf, Some(*key)),
                 _ => Setting::dynamic("", "the resource has no `name`", d.span, None),
             };
             let mut def = ComputeDef::new(
@@ -822,7 +822,7 @@ impl<'a> Bicep<'a> {
             } else if t[i].is("[") {
                 let c = self.lx.close[i];
                 let index = self.eval(i + 1, c, env, depth + 1);
-                v = index_of(&v, &index);
+                v = iac::index_of(&v, &index, false);
                 i = c + 1;
             } else if t[i].is("!") {
                 // The non-null assertion.
@@ -1116,51 +1116,6 @@ fn binary(op: &Tok, l: Val, r: Val, written: &str) -> Val {
     }
 }
 
-fn index_of(v: &Val, index: &Val) -> Val {
-    if let Some(w) = v.why().or_else(|| index.why()) {
-        return Val::unknown(w);
-    }
-    match (&v.v, &index.v) {
-        (V::List(items), V::Int(i)) => usize::try_from(*i)
-            .ok()
-            .and_then(|i| items.get(i))
-            .cloned()
-            .unwrap_or_else(|| Val::unknown("the index is beyond the list")),
-        (V::Map(_), V::Str(_)) => {
-            let k = index.known_str().unwrap_or_default();
-            v.member(&k, false)
-                .cloned()
-                .unwrap_or_else(|| Val::unknown(format!("the object has no `{k}`")))
-        }
-        _ => Val::unknown("an index of a value that is not a list or object"),
-    }
-}
-
-/// The name setting of a compute resource: the last segment of its name.
-fn name_setting(leaf: &Leaf, key: Option<Span>) -> Setting {
-    let seg = leaf.val.last_segment();
-    match seg.known_str() {
-        Some(name) if !name.is_empty() => {
-            if let (Some(lit), Some(full)) = (leaf.literal, leaf.val.known_str()) {
-                let at = lit.start + (full.len() - name.len()) as u32;
-                return Setting::literal(Scalar::Str(name), Span::new(at, lit.end), key);
-            }
-            let mut s = Setting::literal(Scalar::Str(name), leaf.span, key);
-            s.written = leaf.written.clone();
-            s.origin = seg.origin;
-            s.in_place = false;
-            s
-        }
-        Some(_) => Setting::dynamic(&leaf.written, "the name's last segment is empty", leaf.span, key),
-        None => Setting::dynamic(
-            &leaf.written,
-            seg.why().unwrap_or_else(|| "the name is not a string".into()),
-            leaf.span,
-            key,
-        ),
-    }
-}
-
 /// The values of the `.bicepparam` files of the file's directory whose `using` names it
 /// (several that disagree on a parameter leave it unknown).
 fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Val> {
@@ -1208,6 +1163,7 @@ fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Val> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facts::computes::Scalar;
     use crate::facts::sources::Files;
 
     fn read_in(dir: &std::path::Path, name: &str, text: &str) -> Definitions {

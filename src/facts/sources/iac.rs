@@ -498,6 +498,110 @@ fn find<'a>(root: &'a Node, path: &[&str]) -> Option<Found<'a>> {
     None
 }
 
+/// The name setting of an ARM-style compute resource: the last `/` segment of its name
+/// (`'<workspace>/<compute>'`), in place when the literal's tail is exactly the name.
+pub fn name_setting(leaf: &Leaf, key: Option<Span>) -> Setting {
+    let seg = leaf.val.last_segment();
+    match seg.known_str() {
+        Some(name) if !name.is_empty() => {
+            if let (Some(lit), Some(full)) = (leaf.literal, leaf.val.known_str()) {
+                let at = lit.start + (full.len() - name.len()) as u32;
+                return Setting::literal(Scalar::Str(name), Span::new(at, lit.end), key);
+            }
+            let mut s = Setting::literal(Scalar::Str(name), leaf.span, key);
+            s.written = leaf.written.clone();
+            s.origin = seg.origin;
+            s.in_place = false;
+            s
+        }
+        Some(_) => Setting::dynamic(&leaf.written, "the name's last segment is empty", leaf.span, key),
+        None => Setting::dynamic(
+            &leaf.written,
+            seg.why().unwrap_or_else(|| "the name is not a string".into()),
+            leaf.span,
+            key,
+        ),
+    }
+}
+
+/// `v[index]`: a list's item or a map's member (`fold`: keys compared in any case).
+pub fn index_of(v: &Val, index: &Val, fold: bool) -> Val {
+    if let Some(w) = v.why().or_else(|| index.why()) {
+        return Val::unknown(w);
+    }
+    match (&v.v, &index.v) {
+        (V::List(items), V::Int(i)) => usize::try_from(*i)
+            .ok()
+            .and_then(|i| items.get(i))
+            .cloned()
+            .unwrap_or_else(|| Val::unknown("the index is beyond the list")),
+        (V::Map(_), V::Str(_)) => {
+            let k = index.known_str().unwrap_or_default();
+            v.member(&k, fold)
+                .cloned()
+                .unwrap_or_else(|| Val::unknown(format!("the object has no `{k}`")))
+        }
+        _ => Val::unknown("an index of a value that is not a list or object"),
+    }
+}
+
+/// A JSON value of another file (no origin: the literal is not in the defining file); a
+/// string that is an ARM expression (`[...]`) is unknown when `arm`.
+pub fn json_value(
+    doc: &crate::document::Document,
+    id: crate::document::NodeId,
+    arm: bool,
+    depth: usize,
+) -> Val {
+    use crate::document::Value;
+    if depth > 32 {
+        return Val::unknown("the value is nested too deeply");
+    }
+    match doc.value(id) {
+        Value::Str(s) if arm && s.starts_with('[') && s.ends_with(']') && !s.starts_with("[[") => {
+            Val::unknown(format!("`{s}` in a parameters file"))
+        }
+        Value::Str(s) => Val::text(s.to_string()),
+        Value::Int(i) => Val::int(*i),
+        Value::Bool(b) => Val::boolean(*b),
+        Value::Null => Val::new(V::Null),
+        Value::Seq(items) => Val::new(V::List(
+            items
+                .iter()
+                .take(MAX_ITEMS)
+                .map(|i| json_value(doc, *i, arm, depth + 1))
+                .collect(),
+        )),
+        Value::Map(entries) => Val::new(V::Map(
+            entries
+                .iter()
+                .take(MAX_ITEMS)
+                .map(|e| {
+                    (
+                        doc.key_string(e.key).into_owned(),
+                        json_value(doc, e.value, arm, depth + 1),
+                    )
+                })
+                .collect(),
+        )),
+        _ => Val::unknown("a value that is not a string, number, boolean, list or object"),
+    }
+}
+
+/// `v` without the places of its literals (they are in another file).
+pub fn strip_origins(mut v: Val) -> Val {
+    let mut stack: Vec<&mut Val> = vec![&mut v];
+    while let Some(x) = stack.pop() {
+        x.origin = None;
+        match &mut x.v {
+            V::List(items) => stack.extend(items.iter_mut()),
+            V::Map(entries) => stack.extend(entries.iter_mut().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+    v
+}
+
 /// How a setting's value is read from what the expression evaluates to.
 #[derive(Clone, Copy)]
 pub enum As {
