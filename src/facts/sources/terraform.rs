@@ -311,8 +311,12 @@ impl<'m> Module<'m> {
                 expr: &c.value,
             };
             let written = self.written(at);
+            // Only a literal count is expanded: one that a variable decides may be set
+            // otherwise by the module's caller (`var.enabled ? 1 : 0` with a default of
+            // `false` still describes the compute the caller may enable).
+            let literal = matches!(c.value, Expression::Number(_));
             match self.eval(at, &Vec::new(), 0).v {
-                V::Int(n) if (0..=iac::MAX_ITEMS as i64).contains(&n) => {
+                V::Int(n) if literal && (0..=iac::MAX_ITEMS as i64).contains(&n) => {
                     envs = (0..n)
                         .map(|i| {
                             (
@@ -1582,6 +1586,9 @@ resource "azurerm_machine_learning_compute_cluster" "counted" {
   name     = "n${count.index}"
   vm_size  = "Standard_DS3_v2"
   vm_priority = "Dedicated"
+}
+variable "enabled" {
+  default = false
 }
 resource "azurerm_machine_learning_compute_cluster" "maybe" {
   count    = var.enabled ? 1 : 0
