@@ -37,6 +37,7 @@ pub const DEFINITION_SOURCES: &[&str] = &[
     "gnumakefile",
     ".bicep",
     ".tf",
+    ".py",
 ];
 
 /// Whether a file name (its last component) is one of [`DEFINITION_SOURCES`].

@@ -864,6 +864,7 @@ impl<'a> Bicep<'a> {
         let t = &self.lx.toks;
         let end = self.lx.close[a];
         let mut pieces = vec![Part::Text(t[a].text.clone())];
+        let mut values = Vec::new();
         let mut i = a + 1;
         let mut start = i;
         while i <= end && i < t.len() {
@@ -871,6 +872,7 @@ impl<'a> Bicep<'a> {
                 // An interpolation ends here.
                 let v = self.eval(start, i, env, depth + 1);
                 pieces.extend(v.pieces());
+                values.push(v);
                 pieces.push(Part::Text(t[i].text.clone()));
                 if t[i].k == K::StrTail {
                     break;
@@ -883,7 +885,7 @@ impl<'a> Bicep<'a> {
                 i += 1;
             }
         }
-        iac::join(pieces)
+        iac::carry(iac::join(pieces), &values)
     }
 
     fn object(&self, a: usize, env: &Env, depth: usize) -> Val {

@@ -211,6 +211,19 @@ pub fn join(pieces: impl IntoIterator<Item = Part>) -> Val {
 /// `format`, `toLower`, `toUpper`, `string`, `trim`, `coalesce`, `last`, `split`... `None`
 /// when `name` is not one of them (the caller says why the value is unknown).
 pub fn arm_function(name: &str, args: &[Val]) -> Option<Val> {
+    arm_function_of(name, args).map(|v| carry(v, args.iter()))
+}
+
+/// `v` with the note of the first of `from` that has one, when it has none itself (a
+/// value built from a parameters file's value says so too).
+pub fn carry<'a>(mut v: Val, from: impl IntoIterator<Item = &'a Val>) -> Val {
+    if v.note.is_none() {
+        v.note = from.into_iter().find_map(|f| f.note.clone());
+    }
+    v
+}
+
+fn arm_function_of(name: &str, args: &[Val]) -> Option<Val> {
     let lower = name.to_ascii_lowercase();
     let one = |f: fn(&str) -> String| -> Val {
         match args.first() {

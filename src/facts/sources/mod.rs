@@ -13,6 +13,7 @@ pub mod aml_yaml;
 pub mod arm;
 pub mod bicep;
 pub mod iac;
+pub mod python_sdk;
 pub mod terraform;
 
 use std::path::{Path, PathBuf};
@@ -89,7 +90,13 @@ pub struct Reader {
 }
 
 /// Every reader, in the order they run on a file.
-pub const READERS: &[Reader] = &[aml_yaml::READER, arm::READER, bicep::READER, terraform::READER];
+pub const READERS: &[Reader] = &[
+    aml_yaml::READER,
+    arm::READER,
+    bicep::READER,
+    terraform::READER,
+    python_sdk::READER,
+];
 
 /// Whether `text` contains one of `needles` (a vectorised byte search).
 pub fn mentions(text: &[u8], needles: &[&str]) -> bool {

@@ -652,7 +652,7 @@ impl<'m> Module<'m> {
                         .find(|a| a.why().is_none())
                         .unwrap_or_else(|| Val::unknown("no argument of `try` is known"));
                 }
-                function(name, &args)
+                iac::carry(function(name, &args), &args)
             }
             Expression::Conditional(c) => {
                 let cond = self.eval(sub(&c.cond_expr), env, depth + 1);
@@ -713,19 +713,21 @@ impl<'m> Module<'m> {
         depth: usize,
     ) -> Val {
         let mut pieces = Vec::new();
+        let mut values = Vec::new();
         for e in elements {
             match e {
                 Element::Literal(s) => pieces.push(Part::Text(s.value().clone())),
                 Element::Interpolation(i) => {
                     let v = self.eval(At { file, expr: &i.expr }, env, depth + 1);
                     pieces.extend(v.pieces());
+                    values.push(v);
                 }
                 Element::Directive(_) => pieces.push(Part::Unknown(
                     "a template directive (`%{…}`) is not evaluated".into(),
                 )),
             }
         }
-        iac::join(pieces)
+        iac::carry(iac::join(pieces), &values)
     }
 
     fn object(&self, o: &'m Object, file: usize, env: &Env, depth: usize) -> Val {
