@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 #[cfg(test)]
 use super::iac::Part;
-use super::iac::{self, Field, Leaf, Node, V, Val};
+use super::iac::{self, BodyField, BodyNode, Ev, Leaf, V};
 use super::{Definitions, Input, Reader};
 use crate::document::{Document, Entry, NodeId, Value};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
@@ -113,13 +113,13 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
                 let child = if inner {
                     // The nested template's parameters take the values the deployment
                     // passes, evaluated in the parent's scope.
-                    let mut given: HashMap<String, Val> = HashMap::new();
+                    let mut given: HashMap<String, Ev> = HashMap::new();
                     if let Some(ps) = get_ci(doc, props.value, "parameters") {
                         for e in doc.entries(ps.value) {
                             let name = doc.key_string(e.key).to_ascii_lowercase();
                             let v = match get_ci(doc, e.value, "value") {
                                 Some(v) => r.eval_node(scope, v.value, 0),
-                                None => Val::unknown(format!(
+                                None => Ev::unknown(format!(
                                     "the nested deployment passes `{name}` by reference (a key vault secret)"
                                 )),
                             };
@@ -197,7 +197,7 @@ struct Scope {
     params: Option<NodeId>,
     vars: Option<NodeId>,
     given: Given,
-    memo: std::cell::RefCell<HashMap<(bool, String), Val>>,
+    memo: std::cell::RefCell<HashMap<(bool, String), Ev>>,
     busy: std::cell::RefCell<Vec<(bool, String)>>,
 }
 
@@ -241,9 +241,9 @@ impl Arm<'_> {
         let tree = self.tree(item, scope, 0, &mut notes);
         let span = doc.node(item).span;
         let name = match tree.field("name") {
-            Some(Field {
+            Some(BodyField {
                 key,
-                value: Node::Leaf(leaf),
+                value: BodyNode::Leaf(leaf),
                 ..
             }) => iac::name_setting(leaf, Some(*key)),
             _ => Setting::dynamic("", "the resource has no `name`", span, None),
@@ -255,15 +255,15 @@ impl Arm<'_> {
         def
     }
 
-    /// The resource as a [`Node`] tree (objects in place, values evaluated), to the depth
+    /// The resource as a [`BodyNode`] tree (objects in place, values evaluated), to the depth
     /// the compute body needs.
-    fn tree(&self, id: NodeId, scope: usize, depth: usize, notes: &mut Vec<String>) -> Node {
+    fn tree(&self, id: NodeId, scope: usize, depth: usize, notes: &mut Vec<String>) -> BodyNode {
         let doc = self.doc;
         match doc.value(id) {
-            Value::Map(entries) if depth < 6 => Node::Map(
+            Value::Map(entries) if depth < 6 => BodyNode::Map(
                 entries
                     .iter()
-                    .map(|e| Field {
+                    .map(|e| BodyField {
                         name: doc.key_string(e.key).into_owned(),
                         key: self.inner(e.key),
                         value: self.tree(e.value, scope, depth + 1, notes),
@@ -293,10 +293,10 @@ impl Arm<'_> {
     }
 
     /// A JSON value, with the expressions of its strings evaluated.
-    fn eval_node(&self, scope: usize, id: NodeId, depth: usize) -> Val {
+    fn eval_node(&self, scope: usize, id: NodeId, depth: usize) -> Ev {
         let doc = self.doc;
         if depth > MAX_DEPTH {
-            return Val::unknown("the value is nested too deeply");
+            return Ev::unknown("the value is nested too deeply");
         }
         let span = self.inner(id);
         match doc.value(id) {
@@ -309,19 +309,19 @@ impl Arm<'_> {
                     .strip_prefix("[[")
                     .map_or_else(|| s.to_string(), |rest| format!("[{rest}"));
                 let plain = self.text.get(span.range()) == Some(s.as_str());
-                Val::text(s).with_origin(plain.then_some(span))
+                Ev::text(s).with_origin(plain.then_some(span))
             }
-            Value::Int(i) => Val::int(*i).with_origin(Some(span)),
-            Value::Bool(b) => Val::boolean(*b).with_origin(Some(span)),
-            Value::Null => Val::new(V::Null),
-            Value::Seq(items) => Val::new(V::List(
+            Value::Int(i) => Ev::int(*i).with_origin(Some(span)),
+            Value::Bool(b) => Ev::boolean(*b).with_origin(Some(span)),
+            Value::Null => Ev::new(V::Null),
+            Value::Seq(items) => Ev::new(V::List(
                 items
                     .iter()
                     .take(iac::MAX_ITEMS)
                     .map(|i| self.eval_node(scope, *i, depth + 1))
                     .collect(),
             )),
-            Value::Map(entries) => Val::new(V::Map(
+            Value::Map(entries) => Ev::new(V::Map(
                 entries
                     .iter()
                     .take(iac::MAX_ITEMS)
@@ -333,19 +333,19 @@ impl Arm<'_> {
                     })
                     .collect(),
             )),
-            _ => Val::unknown("the value is not a string, number, boolean, list or object"),
+            _ => Ev::unknown("the value is not a string, number, boolean, list or object"),
         }
     }
 
     /// `parameters('name')` (`param: true`) or `variables('name')` in `scope`.
-    fn lookup(&self, scope: usize, param: bool, name: &str, depth: usize) -> Val {
+    fn lookup(&self, scope: usize, param: bool, name: &str, depth: usize) -> Ev {
         let s = &self.scopes[scope];
         let key = (param, name.to_ascii_lowercase());
         if let Some(v) = s.memo.borrow().get(&key) {
             return v.clone();
         }
         if s.busy.borrow().contains(&key) {
-            return Val::unknown(format!("`{name}` is defined through itself"));
+            return Ev::unknown(format!("`{name}` is defined through itself"));
         }
         s.busy.borrow_mut().push(key.clone());
         let what = if param { "parameters" } else { "variables" };
@@ -354,10 +354,10 @@ impl Arm<'_> {
         } else {
             let section = if param { s.params } else { s.vars };
             match section.and_then(|m| get_ci(self.doc, m, name)) {
-                None => Val::unknown(format!("`{what}('{name}')` is not declared")),
+                None => Ev::unknown(format!("`{what}('{name}')` is not declared")),
                 Some(e) if param => match get_ci(self.doc, e.value, "defaultValue") {
                     Some(d) => self.eval_node(scope, d.value, depth),
-                    None => Val::unknown(format!(
+                    None => Ev::unknown(format!(
                         "`parameters('{name}')` has no default value (the deployment sets it)"
                     )),
                 },
@@ -370,9 +370,9 @@ impl Arm<'_> {
     }
 }
 
-impl From<Leaf> for Node {
-    fn from(leaf: Leaf) -> Node {
-        Node::Leaf(leaf)
+impl From<Leaf> for BodyNode {
+    fn from(leaf: Leaf) -> BodyNode {
+        BodyNode::Leaf(leaf)
     }
 }
 
@@ -426,7 +426,7 @@ fn parameters_of(src: &Arc<SourceFile>, fname: &str) -> Option<Given> {
         let name = doc.key_string(e.key).into_owned();
         let v = match get_ci(doc, e.value, "value") {
             Some(v) => iac::json_value(doc, v.value, true, 0),
-            None => Val::unknown(format!("`{name}` is a key vault reference in {fname}")),
+            None => Ev::unknown(format!("`{name}` is a key vault reference in {fname}")),
         };
         out.insert(
             name.to_ascii_lowercase(),
@@ -439,7 +439,7 @@ fn parameters_of(src: &Arc<SourceFile>, fname: &str) -> Option<Given> {
 /// The expression language of ARM templates (`parameters('x')`, `concat(a, 'b')`,
 /// `variables('v').prop`, `x[0]`), parsed and evaluated in one pass; nesting deeper than
 /// [`MAX_DEPTH`] is unknown.
-fn eval_expr(arm: &Arm<'_>, scope: usize, depth: usize, src: &str) -> Val {
+fn eval_expr(arm: &Arm<'_>, scope: usize, depth: usize, src: &str) -> Ev {
     let mut e = Expr {
         arm,
         scope,
@@ -451,10 +451,10 @@ fn eval_expr(arm: &Arm<'_>, scope: usize, depth: usize, src: &str) -> Val {
     let v = e.expr(depth);
     e.ws();
     if let Some(why) = e.failed {
-        return Val::unknown(why);
+        return Ev::unknown(why);
     }
     if e.pos < e.s.len() {
-        return Val::unknown(format!("`[{src}]` is not an expression amlint reads"));
+        return Ev::unknown(format!("`[{src}]` is not an expression amlint reads"));
     }
     v
 }
@@ -470,13 +470,13 @@ struct Expr<'r, 'a> {
 }
 
 impl Expr<'_, '_> {
-    fn fail(&mut self, why: impl Into<String>) -> Val {
+    fn fail(&mut self, why: impl Into<String>) -> Ev {
         let why = why.into();
         self.pos = self.s.len();
         if self.failed.is_none() {
             self.failed = Some(why.clone());
         }
-        Val::unknown(why)
+        Ev::unknown(why)
     }
 
     fn ws(&mut self) {
@@ -495,7 +495,7 @@ impl Expr<'_, '_> {
         }
     }
 
-    fn expr(&mut self, depth: usize) -> Val {
+    fn expr(&mut self, depth: usize) -> Ev {
         if depth > MAX_DEPTH {
             return self.fail("the expression is nested too deeply");
         }
@@ -520,7 +520,7 @@ impl Expr<'_, '_> {
                 v = match v.member(prop, true) {
                     Some(m) => m.clone(),
                     None if v.why().is_some() => v,
-                    None => Val::unknown(format!("`.{prop}` of a value that has no such property")),
+                    None => Ev::unknown(format!("`.{prop}` of a value that has no such property")),
                 };
             } else if self.eat(b'[') {
                 let index = self.expr(depth + 1);
@@ -534,7 +534,7 @@ impl Expr<'_, '_> {
         }
     }
 
-    fn string(&mut self) -> Val {
+    fn string(&mut self) -> Ev {
         self.pos += 1;
         let mut out = String::new();
         let mut run = self.pos;
@@ -548,29 +548,29 @@ impl Expr<'_, '_> {
                 }
                 out.push_str(&self.src[run..self.pos]);
                 self.pos += 1;
-                return Val::text(out);
+                return Ev::text(out);
             }
             self.pos += 1;
         }
         self.fail("a string is not closed")
     }
 
-    fn number(&mut self) -> Val {
+    fn number(&mut self) -> Ev {
         let start = self.pos;
         self.pos += 1;
         while self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
             self.pos += 1;
         }
         match self.src[start..self.pos].parse::<i64>() {
-            Ok(i) => Val::int(i),
-            Err(_) => Val::unknown(format!(
+            Ok(i) => Ev::int(i),
+            Err(_) => Ev::unknown(format!(
                 "`{}` is not a number amlint reads",
                 &self.src[start..self.pos]
             )),
         }
     }
 
-    fn call(&mut self, depth: usize) -> Val {
+    fn call(&mut self, depth: usize) -> Ev {
         let start = self.pos;
         while self.pos < self.s.len()
             && (self.s[self.pos].is_ascii_alphanumeric() || matches!(self.s[self.pos], b'_' | b'.'))
@@ -579,9 +579,9 @@ impl Expr<'_, '_> {
         }
         let name = &self.src[start..self.pos];
         match name {
-            "true" => return Val::boolean(true),
-            "false" => return Val::boolean(false),
-            "null" => return Val::new(V::Null),
+            "true" => return Ev::boolean(true),
+            "false" => return Ev::boolean(false),
+            "null" => return Ev::new(V::Null),
             _ => {}
         }
         if !self.eat(b'(') {
@@ -602,13 +602,13 @@ impl Expr<'_, '_> {
         }
         let lower = name.to_ascii_lowercase();
         match lower.as_str() {
-            "parameters" | "variables" => match args.first().and_then(Val::known_str) {
+            "parameters" | "variables" => match args.first().and_then(Ev::known_str) {
                 Some(n) => self.arm.lookup(self.scope, lower == "parameters", &n, depth + 1),
-                None => Val::unknown(format!("`{name}` of a name that is not known")),
+                None => Ev::unknown(format!("`{name}` of a name that is not known")),
             },
-            "copyindex" => Val::unknown("`copyIndex()` is the copy loop's index"),
+            "copyindex" => Ev::unknown("`copyIndex()` is the copy loop's index"),
             _ => iac::arm_function(name, &args).unwrap_or_else(|| {
-                Val::unknown(format!(
+                Ev::unknown(format!(
                     "`{name}()` is evaluated by Azure Resource Manager at deployment"
                 ))
             }),
@@ -618,7 +618,7 @@ impl Expr<'_, '_> {
 
 /// The pieces of a value as text (for messages of the tests).
 #[cfg(test)]
-fn text_of(v: &Val) -> String {
+fn text_of(v: &Ev) -> String {
     v.pieces()
         .iter()
         .map(|p| match p {
@@ -867,7 +867,7 @@ mod tests {
         let t = TEMPLATE.replace(r#""clusterName": "[toLower('GPU-Cluster')]""#, &vars);
         let why = defs(&t)[0].name.why.clone().unwrap();
         assert!(why.contains("longer than"), "{why}");
-        assert_eq!(text_of(&Val::text("a")), "a");
+        assert_eq!(text_of(&Ev::text("a")), "a");
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::iac::{self, Field, Leaf, Node, Part, V, Val};
+use super::iac::{self, BodyField, BodyNode, Ev, Leaf, Part, V};
 use super::{Definitions, Input, Reader};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 use crate::source::Span;
@@ -30,12 +30,16 @@ pub const READER: Reader = Reader {
 
 const COMPUTES: &str = "microsoft.machinelearningservices/workspaces/computes";
 const WORKSPACES: &str = "microsoft.machinelearningservices/workspaces";
+/// Tokens a file may have (each costs about 60 bytes; a larger file is not read).
+const MAX_TOKENS: usize = 250_000;
 /// How deep evaluation goes (nested expressions, parameters naming others).
 const MAX_DEPTH: usize = 24;
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
     let text = &input.source.text;
-    let lx = lex(text);
+    let Some(lx) = lex(text) else {
+        return;
+    };
     let code: Vec<u32> = lx
         .toks
         .iter()
@@ -139,7 +143,8 @@ const PUNCT: &[&str] = &[
     ":", ",", ".", "?", "=", "!", "@", "<", ">", "+", "-", "*", "/", "%", "|", ";", "&", "^", "~",
 ];
 
-fn lex(text: &str) -> Lexed {
+/// The tokens of a Bicep text; `None` beyond [`MAX_TOKENS`].
+fn lex(text: &str) -> Option<Lexed> {
     let b = text.as_bytes();
     let mut toks: Vec<Tok> = Vec::new();
     let mut comments = Vec::new();
@@ -157,6 +162,9 @@ fn lex(text: &str) -> Lexed {
         })
     };
     while i < b.len() {
+        if toks.len() > MAX_TOKENS {
+            return None;
+        }
         let c = b[i];
         match c {
             b'\n' => {
@@ -236,12 +244,15 @@ fn lex(text: &str) -> Lexed {
             }
         }
     }
+    if toks.len() > MAX_TOKENS {
+        return None;
+    }
     let close = match_brackets(&toks);
-    Lexed {
+    Some(Lexed {
         toks,
         close,
         comments,
-    }
+    })
 }
 
 /// Lexes a string piece starting at `i` (a `'` when `head`, else the `}` closing an
@@ -414,7 +425,7 @@ struct Loop {
     list: (usize, usize),
 }
 
-type Env = Vec<(String, Val)>;
+type Env = Vec<(String, Ev)>;
 
 struct Bicep<'a> {
     text: &'a str,
@@ -425,8 +436,8 @@ struct Bicep<'a> {
     /// Resource symbol → its `name` value's range.
     resources: HashMap<String, (usize, usize)>,
     /// Values of a `.bicepparam` file.
-    given: HashMap<String, Val>,
-    memo: RefCell<HashMap<String, Val>>,
+    given: HashMap<String, Ev>,
+    memo: RefCell<HashMap<String, Ev>>,
     busy: RefCell<Vec<String>>,
 }
 
@@ -571,7 +582,7 @@ impl<'a> Bicep<'a> {
                     .map(|(n, item)| {
                         let mut env = vec![(l.item.clone(), item.clone())];
                         if let Some(ix) = &l.index {
-                            env.push((ix.clone(), Val::int(n as i64)));
+                            env.push((ix.clone(), Ev::int(n as i64)));
                         }
                         (env, Some(format!("for `{}` = item {n} of `{listed}`", l.item)))
                     })
@@ -584,9 +595,9 @@ impl<'a> Bicep<'a> {
                             "which is not known: {w}"
                         ))
                     );
-                    let mut env = vec![(l.item.clone(), Val::unknown(why.clone()))];
+                    let mut env = vec![(l.item.clone(), Ev::unknown(why.clone()))];
                     if let Some(ix) = &l.index {
-                        env.push((ix.clone(), Val::unknown(format!("`{ix}` is the loop's index"))));
+                        env.push((ix.clone(), Ev::unknown(format!("`{ix}` is the loop's index"))));
                     }
                     vec![(env, Some(format!("in a loop over `{listed}` (not expanded)")))]
                 }
@@ -598,9 +609,9 @@ impl<'a> Bicep<'a> {
             notes.extend(loop_note);
             let tree = self.node(o, c + 1, &env, 0, &mut notes);
             let name = match tree.field("name") {
-                Some(Field {
+                Some(BodyField {
                     key,
-                    value: Node::Leaf(leaf),
+                    value: BodyNode::Leaf(leaf),
                     ..
                 }) => iac::name_setting(leaf, Some(*key)),
                 _ => Setting::dynamic("", "the resource has no `name`", d.span, None),
@@ -620,8 +631,8 @@ impl<'a> Bicep<'a> {
         out
     }
 
-    /// `toks[a..z]` as a body [`Node`]: an object in place as a map, anything else a leaf.
-    fn node(&self, a: usize, z: usize, env: &Env, depth: usize, notes: &mut Vec<String>) -> Node {
+    /// `toks[a..z]` as a body [`BodyNode`]: an object in place as a map, anything else a leaf.
+    fn node(&self, a: usize, z: usize, env: &Env, depth: usize, notes: &mut Vec<String>) -> BodyNode {
         let (a, z) = trim(self.lx, a, z);
         let t = &self.lx.toks;
         if a < z && t[a].is("{") && self.lx.close[a] == z - 1 && depth < 6 {
@@ -635,13 +646,13 @@ impl<'a> Bicep<'a> {
                 } else {
                     t[fa].span
                 };
-                out.push(Field {
+                out.push(BodyField {
                     name: t[fa].text.clone(),
                     key,
                     value: self.node(fa + 2, fz, env, depth + 1, notes),
                 });
             }
-            return Node::Map(out);
+            return BodyNode::Map(out);
         }
         let val = self.eval(a, z, env, 0);
         if let Some(n) = &val.note {
@@ -667,7 +678,7 @@ impl<'a> Bicep<'a> {
         } else {
             (span, self.written(a, z))
         };
-        Node::Leaf(Leaf {
+        BodyNode::Leaf(Leaf {
             span,
             written,
             val,
@@ -676,7 +687,7 @@ impl<'a> Bicep<'a> {
     }
 
     /// A parameter or variable's value (memoised; a cycle is unknown).
-    fn lookup(&self, name: &str, depth: usize) -> Option<Val> {
+    fn lookup(&self, name: &str, depth: usize) -> Option<Ev> {
         if let Some(v) = self.memo.borrow().get(name) {
             return Some(v.clone());
         }
@@ -686,7 +697,7 @@ impl<'a> Bicep<'a> {
             } else {
                 match default {
                     Some((a, z)) => self.guarded(name, *a, *z, depth)?,
-                    None => Val::unknown(format!(
+                    None => Ev::unknown(format!(
                         "the parameter `{name}` has no default (the deployment or the module's caller sets it)"
                     )),
                 }
@@ -700,9 +711,9 @@ impl<'a> Bicep<'a> {
         Some(v)
     }
 
-    fn guarded(&self, name: &str, a: usize, z: usize, depth: usize) -> Option<Val> {
+    fn guarded(&self, name: &str, a: usize, z: usize, depth: usize) -> Option<Ev> {
         if self.busy.borrow().iter().any(|b| b == name) {
-            return Some(Val::unknown(format!("`{name}` is defined through itself")));
+            return Some(Ev::unknown(format!("`{name}` is defined through itself")));
         }
         self.busy.borrow_mut().push(name.to_string());
         let v = self.eval(a, z, &Vec::new(), depth + 1);
@@ -712,13 +723,13 @@ impl<'a> Bicep<'a> {
 
     /// The value of the expression `toks[a..z]`. (Each construct is a function of its own:
     /// the recursion's frames stay small on the test build's 256 KiB stacks.)
-    fn eval(&self, a: usize, z: usize, env: &Env, depth: usize) -> Val {
+    fn eval(&self, a: usize, z: usize, env: &Env, depth: usize) -> Ev {
         let (a, z) = trim(self.lx, a, z);
         if depth > MAX_DEPTH {
-            return Val::unknown("the expression is nested too deeply");
+            return Ev::unknown("the expression is nested too deeply");
         }
         if a >= z {
-            return Val::unknown("an expression is missing");
+            return Ev::unknown("an expression is missing");
         }
         // Lowest precedence first: `?:`, then the binary operators, unary, postfix.
         if let Some(q) = top_level(self.lx, a, z, |x| x.is("?")) {
@@ -734,7 +745,7 @@ impl<'a> Bicep<'a> {
         self.postfix(a, z, env, depth)
     }
 
-    fn ternary(&self, a: usize, q: usize, z: usize, env: &Env, depth: usize) -> Val {
+    fn ternary(&self, a: usize, q: usize, z: usize, env: &Env, depth: usize) -> Ev {
         let Some(colon) = ternary_colon(self.lx, q + 1, z) else {
             return self.unread(a, z);
         };
@@ -747,8 +758,8 @@ impl<'a> Bicep<'a> {
     }
 
     #[inline(never)]
-    fn depends(&self, a: usize, q: usize, z: usize, cond: &Val) -> Val {
-        Val::unknown(format!(
+    fn depends(&self, a: usize, q: usize, z: usize, cond: &Ev) -> Ev {
+        Ev::unknown(format!(
             "`{}` depends on `{}`{}",
             self.written(a, z),
             self.written(a, q),
@@ -757,8 +768,8 @@ impl<'a> Bicep<'a> {
     }
 
     #[inline(never)]
-    fn unread(&self, a: usize, z: usize) -> Val {
-        Val::unknown(format!(
+    fn unread(&self, a: usize, z: usize) -> Ev {
+        Ev::unknown(format!(
             "`{}` is not an expression amlint reads",
             self.written(a, z)
         ))
@@ -766,7 +777,7 @@ impl<'a> Bicep<'a> {
 
     /// `??`, `||`, `&&`, `==`/`!=`, comparisons, `+`/`-`, `*`/`/`/`%` (the first class
     /// present splits the range; operands left to right).
-    fn binary_ops(&self, a: usize, z: usize, env: &Env, depth: usize) -> Option<Val> {
+    fn binary_ops(&self, a: usize, z: usize, env: &Env, depth: usize) -> Option<Ev> {
         const CLASSES: [&[&str]; 7] = [
             &["??"],
             &["||"],
@@ -792,22 +803,22 @@ impl<'a> Bicep<'a> {
         None
     }
 
-    fn unary(&self, a: usize, z: usize, env: &Env, depth: usize) -> Val {
+    fn unary(&self, a: usize, z: usize, env: &Env, depth: usize) -> Ev {
         let not = self.lx.toks[a].is("!");
         match (not, self.eval(a + 1, z, env, depth + 1).v) {
-            (true, V::Bool(b)) => Val::boolean(!b),
-            (false, V::Int(i)) => Val::int(i.saturating_neg()),
+            (true, V::Bool(b)) => Ev::boolean(!b),
+            (false, V::Int(i)) => Ev::int(i.saturating_neg()),
             _ => self.not_known(a, z),
         }
     }
 
     #[inline(never)]
-    fn not_known(&self, a: usize, z: usize) -> Val {
-        Val::unknown(format!("`{}` is not known statically", self.written(a, z)))
+    fn not_known(&self, a: usize, z: usize) -> Ev {
+        Ev::unknown(format!("`{}` is not known statically", self.written(a, z)))
     }
 
     /// A primary, then member, index and non-null suffixes.
-    fn postfix(&self, a: usize, z: usize, env: &Env, depth: usize) -> Val {
+    fn postfix(&self, a: usize, z: usize, env: &Env, depth: usize) -> Ev {
         let t = &self.lx.toks;
         let (mut v, mut i) = self.primary(a, z, env, depth);
         while i < z {
@@ -815,7 +826,7 @@ impl<'a> Bicep<'a> {
                 v = match v.member(&t[i + 1].text, false) {
                     Some(m) => m.clone(),
                     None if v.why().is_some() => v,
-                    None if t[i].is(".?") => Val::new(V::Null),
+                    None if t[i].is(".?") => Ev::new(V::Null),
                     None => self.not_known(a, i + 2),
                 };
                 i += 2;
@@ -835,18 +846,18 @@ impl<'a> Bicep<'a> {
     }
 
     /// The first primary of `toks[a..z]` and the index after it.
-    fn primary(&self, a: usize, z: usize, env: &Env, depth: usize) -> (Val, usize) {
+    fn primary(&self, a: usize, z: usize, env: &Env, depth: usize) -> (Ev, usize) {
         let t = &self.lx.toks;
         let tok = &t[a];
         match tok.k {
             K::Str => {
                 let origin = tok.plain.then(|| inner_span(tok));
-                (Val::text(tok.text.clone()).with_origin(origin), a + 1)
+                (Ev::text(tok.text.clone()).with_origin(origin), a + 1)
             }
             K::StrHead => (self.interpolated(a, env, depth), self.lx.close[a] + 1),
             K::Num => match tok.text.parse::<i64>() {
-                Ok(n) => (Val::int(n).with_origin(Some(tok.span)), a + 1),
-                Err(_) => (Val::unknown("the number is too large"), a + 1),
+                Ok(n) => (Ev::int(n).with_origin(Some(tok.span)), a + 1),
+                Err(_) => (Ev::unknown("the number is too large"), a + 1),
             },
             K::P("(") => {
                 let c = self.lx.close[a];
@@ -860,7 +871,7 @@ impl<'a> Bicep<'a> {
     }
 
     /// An interpolated string `'…${x}…'` from its head token.
-    fn interpolated(&self, a: usize, env: &Env, depth: usize) -> Val {
+    fn interpolated(&self, a: usize, env: &Env, depth: usize) -> Ev {
         let t = &self.lx.toks;
         let end = self.lx.close[a];
         let mut pieces = vec![Part::Text(t[a].text.clone())];
@@ -888,7 +899,7 @@ impl<'a> Bicep<'a> {
         iac::carry(iac::join(pieces), &values)
     }
 
-    fn object(&self, a: usize, env: &Env, depth: usize) -> Val {
+    fn object(&self, a: usize, env: &Env, depth: usize) -> Ev {
         let t = &self.lx.toks;
         let c = self.lx.close[a];
         let mut entries = Vec::new();
@@ -897,10 +908,10 @@ impl<'a> Bicep<'a> {
                 entries.push((t[fa].text.clone(), self.eval(fa + 2, fz, env, depth + 1)));
             }
         }
-        Val::new(V::Map(entries))
+        Ev::new(V::Map(entries))
     }
 
-    fn array(&self, a: usize, env: &Env, depth: usize) -> Val {
+    fn array(&self, a: usize, env: &Env, depth: usize) -> Ev {
         let c = self.lx.close[a];
         if self.lx.toks.get(a + 1).is_some_and(|x| x.is_ident("for")) {
             return self.loop_expression(a, c);
@@ -910,17 +921,17 @@ impl<'a> Bicep<'a> {
             .take(iac::MAX_ITEMS)
             .map(|(fa, fz)| self.eval(fa, fz, env, depth + 1))
             .collect();
-        Val::new(V::List(items))
+        Ev::new(V::List(items))
     }
 
     #[inline(never)]
-    fn loop_expression(&self, a: usize, c: usize) -> Val {
-        Val::unknown(format!("`{}` is a loop expression", self.written(a, c + 1)))
+    fn loop_expression(&self, a: usize, c: usize) -> Ev {
+        Ev::unknown(format!("`{}` is a loop expression", self.written(a, c + 1)))
     }
 
     /// An identifier: a function call (`toLower(…)`, `sys.toLower(…)`), a literal
     /// (`true`...), a loop variable, a parameter or variable, or a resource (its `name`).
-    fn ident(&self, a: usize, z: usize, env: &Env, depth: usize) -> (Val, usize) {
+    fn ident(&self, a: usize, z: usize, env: &Env, depth: usize) -> (Ev, usize) {
         let t = &self.lx.toks;
         let name = t[a].text.as_str();
         let (fname, open) = if (name == "sys" || name == "az")
@@ -934,16 +945,16 @@ impl<'a> Bicep<'a> {
         };
         if open < z && t[open].is("(") {
             let c = self.lx.close[open];
-            let args: Vec<Val> = fields(self.lx, open + 1, c)
+            let args: Vec<Ev> = fields(self.lx, open + 1, c)
                 .into_iter()
                 .map(|(fa, fz)| self.eval(fa, fz, env, depth + 1))
                 .collect();
             return (call(fname, &args), c + 1);
         }
         let v = match name {
-            "true" => Val::boolean(true),
-            "false" => Val::boolean(false),
-            "null" => Val::new(V::Null),
+            "true" => Ev::boolean(true),
+            "false" => Ev::boolean(false),
+            "null" => Ev::new(V::Null),
             _ => {
                 if let Some((_, v)) = env.iter().rev().find(|(n, _)| n == name) {
                     v.clone()
@@ -952,7 +963,7 @@ impl<'a> Bicep<'a> {
                 } else if let Some((na, nz)) = self.resources.get(name) {
                     // A resource: its `name` is known when written statically.
                     let n = self.eval(*na, *nz, &Vec::new(), depth + 1);
-                    Val::new(V::Map(vec![("name".into(), n.with_origin(None))]))
+                    Ev::new(V::Map(vec![("name".into(), n.with_origin(None))]))
                 } else {
                     not_declared(name)
                 }
@@ -963,17 +974,17 @@ impl<'a> Bicep<'a> {
 }
 
 #[inline(never)]
-fn call(fname: &str, args: &[Val]) -> Val {
+fn call(fname: &str, args: &[Ev]) -> Ev {
     iac::arm_function(fname, args).unwrap_or_else(|| {
-        Val::unknown(format!(
+        Ev::unknown(format!(
             "`{fname}()` is evaluated by Azure Resource Manager at deployment"
         ))
     })
 }
 
 #[inline(never)]
-fn not_declared(name: &str) -> Val {
-    Val::unknown(format!(
+fn not_declared(name: &str) -> Ev {
+    Ev::unknown(format!(
         "`{name}` is not a parameter, variable or resource of this file"
     ))
 }
@@ -1074,53 +1085,53 @@ fn operators(lx: &Lexed, a: usize, z: usize, ops: &[&str]) -> Vec<usize> {
     out
 }
 
-fn binary(op: &Tok, l: Val, r: Val, written: &str) -> Val {
+fn binary(op: &Tok, l: Ev, r: Ev, written: &str) -> Ev {
     let K::P(p) = op.k else {
-        return Val::unknown("not an operator");
+        return Ev::unknown("not an operator");
     };
     if p == "??" {
         return if l.is_null() {
             r
         } else if l.why().is_some() {
-            Val::unknown(l.why().unwrap_or_default())
+            Ev::unknown(l.why().unwrap_or_default())
         } else {
             l
         };
     }
     if let Some(w) = l.why().or_else(|| r.why()) {
-        return Val::unknown(format!("`{written}` is not known: {w}"));
+        return Ev::unknown(format!("`{written}` is not known: {w}"));
     }
-    let eq = |l: &Val, r: &Val| match (l.known_str(), r.known_str()) {
+    let eq = |l: &Ev, r: &Ev| match (l.known_str(), r.known_str()) {
         (Some(a), Some(b)) => a == b,
         _ => l.v == r.v,
     };
     match (p, &l.v, &r.v) {
-        ("==", ..) => Val::boolean(eq(&l, &r)),
-        ("!=", ..) => Val::boolean(!eq(&l, &r)),
+        ("==", ..) => Ev::boolean(eq(&l, &r)),
+        ("!=", ..) => Ev::boolean(!eq(&l, &r)),
         ("=~", ..) => {
-            Val::boolean(l.known_str().map(|s| s.to_lowercase()) == r.known_str().map(|s| s.to_lowercase()))
+            Ev::boolean(l.known_str().map(|s| s.to_lowercase()) == r.known_str().map(|s| s.to_lowercase()))
         }
         ("!~", ..) => {
-            Val::boolean(l.known_str().map(|s| s.to_lowercase()) != r.known_str().map(|s| s.to_lowercase()))
+            Ev::boolean(l.known_str().map(|s| s.to_lowercase()) != r.known_str().map(|s| s.to_lowercase()))
         }
-        ("&&", V::Bool(a), V::Bool(b)) => Val::boolean(*a && *b),
-        ("||", V::Bool(a), V::Bool(b)) => Val::boolean(*a || *b),
-        ("<", V::Int(a), V::Int(b)) => Val::boolean(a < b),
-        (">", V::Int(a), V::Int(b)) => Val::boolean(a > b),
-        ("<=", V::Int(a), V::Int(b)) => Val::boolean(a <= b),
-        (">=", V::Int(a), V::Int(b)) => Val::boolean(a >= b),
-        ("+", V::Int(a), V::Int(b)) => Val::int(a.saturating_add(*b)),
-        ("-", V::Int(a), V::Int(b)) => Val::int(a.saturating_sub(*b)),
-        ("*", V::Int(a), V::Int(b)) => Val::int(a.saturating_mul(*b)),
-        ("/", V::Int(a), V::Int(b)) if *b != 0 => Val::int(a / b),
-        ("%", V::Int(a), V::Int(b)) if *b != 0 => Val::int(a % b),
-        _ => Val::unknown(format!("`{written}` is not evaluated")),
+        ("&&", V::Bool(a), V::Bool(b)) => Ev::boolean(*a && *b),
+        ("||", V::Bool(a), V::Bool(b)) => Ev::boolean(*a || *b),
+        ("<", V::Int(a), V::Int(b)) => Ev::boolean(a < b),
+        (">", V::Int(a), V::Int(b)) => Ev::boolean(a > b),
+        ("<=", V::Int(a), V::Int(b)) => Ev::boolean(a <= b),
+        (">=", V::Int(a), V::Int(b)) => Ev::boolean(a >= b),
+        ("+", V::Int(a), V::Int(b)) => Ev::int(a.saturating_add(*b)),
+        ("-", V::Int(a), V::Int(b)) => Ev::int(a.saturating_sub(*b)),
+        ("*", V::Int(a), V::Int(b)) => Ev::int(a.saturating_mul(*b)),
+        ("/", V::Int(a), V::Int(b)) if *b != 0 => Ev::int(a / b),
+        ("%", V::Int(a), V::Int(b)) if *b != 0 => Ev::int(a % b),
+        _ => Ev::unknown(format!("`{written}` is not evaluated")),
     }
 }
 
 /// The values of the `.bicepparam` files of the file's directory whose `using` names it
 /// (several that disagree on a parameter leave it unknown).
-fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Val> {
+fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Ev> {
     let me = input.file_name();
     let dir = input.path.parent().unwrap_or(std::path::Path::new(""));
     let mut all = Vec::new();
@@ -1132,7 +1143,9 @@ fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Val> {
         let Some(src) = input.files.read(&path, &display) else {
             continue;
         };
-        let lx = lex(&src.text);
+        let Some(lx) = lex(&src.text) else {
+            continue;
+        };
         let b = Bicep::new(&src.text, &lx);
         let mut uses = false;
         let mut values = HashMap::new();
@@ -1352,7 +1365,7 @@ var multi = '''
 raw ${x}
 '''
 ";
-        let lx = lex(t);
+        let lx = lex(t).unwrap();
         let b = Bicep::new(t, &lx);
         let v = |name: &str| b.lookup(name, 0).unwrap();
         assert_eq!(v("fmt").known_str().as_deref(), Some("x-2"));
@@ -1414,5 +1427,8 @@ raw ${x}
             .unwrap();
         assert_eq!(d.len(), 1);
         assert!(d[0].name.why.as_deref().unwrap().contains("too deeply"));
+        // Beyond the token bound, a file is not read at all.
+        assert!(defs(&format!("{MODULE}{}", "a ".repeat(MAX_TOKENS))).is_empty());
+        assert_eq!(defs(MODULE).len(), 1);
     }
 }

@@ -1,5 +1,5 @@
 //! What the infrastructure-as-code readers (ARM JSON, Bicep, Terraform) share: values as
-//! their expressions evaluate statically ([`Val`]: known, or unknown with why, string pieces
+//! their expressions evaluate statically ([`Ev`]: known, or unknown with why, string pieces
 //! kept apart so a name's last segment is known even when its workspace part is not), the
 //! functions ARM and Bicep have in common (`format`, `concat`, `toLower`...), the compute
 //! resource body of the Azure Resource Manager API (`properties.computeType`,
@@ -38,15 +38,15 @@ pub enum V {
     Int(i64),
     Bool(bool),
     Null,
-    List(Vec<Val>),
-    Map(Vec<(String, Val)>),
+    List(Vec<Ev>),
+    Map(Vec<(String, Ev)>),
     /// Not known statically, and why.
     Unknown(String),
 }
 
 /// A value, and where it came from when that is not where it is used.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Val {
+pub struct Ev {
     pub v: V,
     /// The literal it came from, in the defining file (a parameter's default): findings
     /// get a label there.
@@ -55,37 +55,37 @@ pub struct Val {
     pub note: Option<String>,
 }
 
-impl Val {
-    pub fn new(v: V) -> Val {
-        Val {
+impl Ev {
+    pub fn new(v: V) -> Ev {
+        Ev {
             v,
             origin: None,
             note: None,
         }
     }
 
-    pub fn text(s: impl Into<String>) -> Val {
-        Val::new(V::Str(vec![Part::Text(s.into())]))
+    pub fn text(s: impl Into<String>) -> Ev {
+        Ev::new(V::Str(vec![Part::Text(s.into())]))
     }
 
-    pub fn unknown(why: impl Into<String>) -> Val {
-        Val::new(V::Unknown(why.into()))
+    pub fn unknown(why: impl Into<String>) -> Ev {
+        Ev::new(V::Unknown(why.into()))
     }
 
-    pub fn int(i: i64) -> Val {
-        Val::new(V::Int(i))
+    pub fn int(i: i64) -> Ev {
+        Ev::new(V::Int(i))
     }
 
-    pub fn boolean(b: bool) -> Val {
-        Val::new(V::Bool(b))
+    pub fn boolean(b: bool) -> Ev {
+        Ev::new(V::Bool(b))
     }
 
-    pub fn with_origin(mut self, origin: Option<Span>) -> Val {
+    pub fn with_origin(mut self, origin: Option<Span>) -> Ev {
         self.origin = origin;
         self
     }
 
-    pub fn with_note(mut self, note: Option<String>) -> Val {
+    pub fn with_note(mut self, note: Option<String>) -> Ev {
         if note.is_some() {
             self.note = note;
         }
@@ -139,7 +139,7 @@ impl Val {
     }
 
     /// The member `key` of a map (case-insensitively when `fold`).
-    pub fn member(&self, key: &str, fold: bool) -> Option<&Val> {
+    pub fn member(&self, key: &str, fold: bool) -> Option<&Ev> {
         match &self.v {
             V::Map(entries) => entries
                 .iter()
@@ -158,7 +158,7 @@ impl Val {
 
     /// The compute's name a resource name gives: its last `/`-separated segment (ARM and
     /// Bicep name a child `'<workspace>/<compute>'`), known when that segment is.
-    pub fn last_segment(&self) -> Val {
+    pub fn last_segment(&self) -> Ev {
         let V::Str(parts) = &self.v else {
             return self.clone();
         };
@@ -175,7 +175,7 @@ impl Val {
             rest.push(Part::Text(tail.to_string()));
         }
         rest.extend(parts[i + 1..].iter().cloned());
-        let mut v = Val::new(V::Str(rest));
+        let mut v = Ev::new(V::Str(rest));
         v.note = self.note.clone();
         // The literal is not the name any more: no label on it.
         v
@@ -183,7 +183,7 @@ impl Val {
 }
 
 /// Joins text pieces, merging neighbouring known ones; unknown beyond [`MAX_TEXT`].
-pub fn join(pieces: impl IntoIterator<Item = Part>) -> Val {
+pub fn join(pieces: impl IntoIterator<Item = Part>) -> Ev {
     let mut out: Vec<Part> = Vec::new();
     let mut len = 0usize;
     for p in pieces {
@@ -191,7 +191,7 @@ pub fn join(pieces: impl IntoIterator<Item = Part>) -> Val {
             Part::Text(t) => {
                 len += t.len();
                 if len > MAX_TEXT {
-                    return Val::unknown(format!("the string is longer than {MAX_TEXT} bytes"));
+                    return Ev::unknown(format!("the string is longer than {MAX_TEXT} bytes"));
                 }
                 match out.last_mut() {
                     Some(Part::Text(last)) => last.push_str(&t),
@@ -204,33 +204,33 @@ pub fn join(pieces: impl IntoIterator<Item = Part>) -> Val {
     if out.is_empty() {
         out.push(Part::Text(String::new()));
     }
-    Val::new(V::Str(out))
+    Ev::new(V::Str(out))
 }
 
 /// The functions ARM templates and Bicep share, on evaluated arguments: `concat`,
 /// `format`, `toLower`, `toUpper`, `string`, `trim`, `coalesce`, `last`, `split`... `None`
 /// when `name` is not one of them (the caller says why the value is unknown).
-pub fn arm_function(name: &str, args: &[Val]) -> Option<Val> {
+pub fn arm_function(name: &str, args: &[Ev]) -> Option<Ev> {
     arm_function_of(name, args).map(|v| carry(v, args.iter()))
 }
 
 /// `v` with the note of the first of `from` that has one, when it has none itself (a
 /// value built from a parameters file's value says so too).
-pub fn carry<'a>(mut v: Val, from: impl IntoIterator<Item = &'a Val>) -> Val {
+pub fn carry<'a>(mut v: Ev, from: impl IntoIterator<Item = &'a Ev>) -> Ev {
     if v.note.is_none() {
         v.note = from.into_iter().find_map(|f| f.note.clone());
     }
     v
 }
 
-fn arm_function_of(name: &str, args: &[Val]) -> Option<Val> {
+fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
     let lower = name.to_ascii_lowercase();
-    let one = |f: fn(&str) -> String| -> Val {
+    let one = |f: fn(&str) -> String| -> Ev {
         match args.first() {
             Some(a) => match a.known_str() {
-                Some(s) => Val::text(f(&s)),
+                Some(s) => Ev::text(f(&s)),
                 None => match &a.v {
-                    V::Str(parts) => Val::new(V::Str(
+                    V::Str(parts) => Ev::new(V::Str(
                         parts
                             .iter()
                             .map(|p| match p {
@@ -239,13 +239,13 @@ fn arm_function_of(name: &str, args: &[Val]) -> Option<Val> {
                             })
                             .collect(),
                     )),
-                    _ => Val::unknown(
+                    _ => Ev::unknown(
                         a.why()
                             .unwrap_or_else(|| format!("`{name}` of a value that is not a string")),
                     ),
                 },
             },
-            None => Val::unknown(format!("`{name}()` without an argument")),
+            None => Ev::unknown(format!("`{name}()` without an argument")),
         }
     };
     Some(match lower.as_str() {
@@ -255,21 +255,21 @@ fn arm_function_of(name: &str, args: &[Val]) -> Option<Val> {
                 for a in args {
                     match &a.v {
                         V::List(l) => items.extend(l.iter().cloned()),
-                        _ => return Some(Val::unknown("`concat` of a list and a value that is not one")),
+                        _ => return Some(Ev::unknown("`concat` of a list and a value that is not one")),
                     }
                 }
                 items.truncate(MAX_ITEMS);
-                Val::new(V::List(items))
+                Ev::new(V::List(items))
             } else {
-                join(args.iter().flat_map(Val::pieces))
+                join(args.iter().flat_map(Ev::pieces))
             }
         }
         "format" => {
             let Some(fmt) = args.first() else {
-                return Some(Val::unknown("`format()` without a format string"));
+                return Some(Ev::unknown("`format()` without a format string"));
             };
             let Some(fmt) = fmt.known_str() else {
-                return Some(Val::unknown(
+                return Some(Ev::unknown(
                     fmt.why()
                         .unwrap_or_else(|| "the format string is not known".into()),
                 ));
@@ -281,7 +281,7 @@ fn arm_function_of(name: &str, args: &[Val]) -> Option<Val> {
         "trim" => one(|s| s.trim().to_string()),
         "string" => match args.first() {
             Some(a) => join(a.pieces()),
-            None => Val::unknown("`string()` without an argument"),
+            None => Ev::unknown("`string()` without an argument"),
         },
         // The first argument that is not null; an unknown one may be null at deployment,
         // so it makes the result unknown.
@@ -289,67 +289,67 @@ fn arm_function_of(name: &str, args: &[Val]) -> Option<Val> {
             .iter()
             .find(|a| !a.is_null())
             .cloned()
-            .unwrap_or_else(|| Val::new(V::Null)),
-        "json" => match args.first().and_then(Val::known_str) {
-            Some(s) if s.trim() == "null" => Val::new(V::Null),
-            _ => Val::unknown("`json()` of a value other than `'null'`"),
+            .unwrap_or_else(|| Ev::new(V::Null)),
+        "json" => match args.first().and_then(Ev::known_str) {
+            Some(s) if s.trim() == "null" => Ev::new(V::Null),
+            _ => Ev::unknown("`json()` of a value other than `'null'`"),
         },
         "int" => match args.first() {
-            Some(Val { v: V::Int(i), .. }) => Val::int(*i),
+            Some(Ev { v: V::Int(i), .. }) => Ev::int(*i),
             Some(a) => match a.known_str().and_then(|s| s.trim().parse::<i64>().ok()) {
-                Some(i) => Val::int(i),
-                None => Val::unknown(
+                Some(i) => Ev::int(i),
+                None => Ev::unknown(
                     a.why()
                         .unwrap_or_else(|| "`int()` of a value that is not a number".into()),
                 ),
             },
-            None => Val::unknown("`int()` without an argument"),
+            None => Ev::unknown("`int()` without an argument"),
         },
         "bool" => match args.first() {
-            Some(Val { v: V::Bool(b), .. }) => Val::boolean(*b),
+            Some(Ev { v: V::Bool(b), .. }) => Ev::boolean(*b),
             Some(a) => match a.known_str().map(|s| s.to_ascii_lowercase()) {
-                Some(s) if s == "true" => Val::boolean(true),
-                Some(s) if s == "false" => Val::boolean(false),
-                _ => Val::unknown(
+                Some(s) if s == "true" => Ev::boolean(true),
+                Some(s) if s == "false" => Ev::boolean(false),
+                _ => Ev::unknown(
                     a.why()
                         .unwrap_or_else(|| "`bool()` of a value that is not a boolean".into()),
                 ),
             },
-            None => Val::unknown("`bool()` without an argument"),
+            None => Ev::unknown("`bool()` without an argument"),
         },
         "split" => match (
-            args.first().and_then(Val::known_str),
-            args.get(1).and_then(Val::known_str),
+            args.first().and_then(Ev::known_str),
+            args.get(1).and_then(Ev::known_str),
         ) {
-            (Some(s), Some(sep)) if !sep.is_empty() => Val::new(V::List(
-                s.split(sep.as_str()).take(MAX_ITEMS).map(Val::text).collect(),
+            (Some(s), Some(sep)) if !sep.is_empty() => Ev::new(V::List(
+                s.split(sep.as_str()).take(MAX_ITEMS).map(Ev::text).collect(),
             )),
-            _ => Val::unknown("`split` of a string that is not known"),
+            _ => Ev::unknown("`split` of a string that is not known"),
         },
         "last" => match args.first() {
-            Some(Val {
+            Some(Ev {
                 v: V::List(items), ..
             }) => items
                 .last()
                 .cloned()
-                .unwrap_or_else(|| Val::unknown("`last` of an empty list")),
+                .unwrap_or_else(|| Ev::unknown("`last` of an empty list")),
             Some(a) => match a.known_str() {
-                Some(s) => Val::text(s.chars().last().map(String::from).unwrap_or_default()),
-                None => Val::unknown(
+                Some(s) => Ev::text(s.chars().last().map(String::from).unwrap_or_default()),
+                None => Ev::unknown(
                     a.why()
                         .unwrap_or_else(|| "`last` of a value that is not known".into()),
                 ),
             },
-            None => Val::unknown("`last()` without an argument"),
+            None => Ev::unknown("`last()` without an argument"),
         },
         "first" => match args.first() {
-            Some(Val {
+            Some(Ev {
                 v: V::List(items), ..
             }) => items
                 .first()
                 .cloned()
-                .unwrap_or_else(|| Val::unknown("`first` of an empty list")),
-            _ => Val::unknown("`first` of a value that is not a known list"),
+                .unwrap_or_else(|| Ev::unknown("`first` of an empty list")),
+            _ => Ev::unknown("`first` of a value that is not a known list"),
         },
         _ => return None,
     })
@@ -357,7 +357,7 @@ fn arm_function_of(name: &str, args: &[Val]) -> Option<Val> {
 
 /// `format('{0}/{1}', a, b)` (ARM and Bicep: .NET composite formatting, `{{`/`}}` escape a
 /// brace; a format specifier after `:` is not applied, so only its absence is supported).
-pub fn format_pieces(fmt: &str, args: &[Val]) -> Val {
+pub fn format_pieces(fmt: &str, args: &[Ev]) -> Ev {
     let mut pieces = Vec::new();
     let mut text = String::new();
     let mut chars = fmt.char_indices().peekable();
@@ -373,18 +373,18 @@ pub fn format_pieces(fmt: &str, args: &[Val]) -> Val {
             }
             '{' => {
                 let Some(close) = fmt[i..].find('}') else {
-                    return Val::unknown("the format string has an unclosed `{`");
+                    return Ev::unknown("the format string has an unclosed `{`");
                 };
                 let inner = &fmt[i + 1..i + close];
                 let index = inner.split([',', ':']).next().unwrap_or("").trim();
                 if inner.contains(':') || inner.contains(',') {
-                    return Val::unknown(format!("the format item `{{{inner}}}` has a format specifier"));
+                    return Ev::unknown(format!("the format item `{{{inner}}}` has a format specifier"));
                 }
                 let Ok(n) = index.parse::<usize>() else {
-                    return Val::unknown(format!("`{{{inner}}}` is not a format item"));
+                    return Ev::unknown(format!("`{{{inner}}}` is not a format item"));
                 };
                 let Some(arg) = args.get(n) else {
-                    return Val::unknown(format!("the format item `{{{n}}}` has no argument"));
+                    return Ev::unknown(format!("the format item `{{{n}}}` has no argument"));
                 };
                 pieces.push(Part::Text(std::mem::take(&mut text)));
                 pieces.extend(arg.pieces());
@@ -436,16 +436,16 @@ pub fn iso_seconds(s: &str) -> Option<i64> {
 /// their key spans, values either written in place (a nested object, or a leaf with its
 /// expression) or evaluated from elsewhere (a variable holding an object).
 #[derive(Clone, Debug)]
-pub enum Node {
-    Map(Vec<Field>),
+pub enum BodyNode {
+    Map(Vec<BodyField>),
     Leaf(Leaf),
 }
 
 #[derive(Clone, Debug)]
-pub struct Field {
+pub struct BodyField {
     pub name: String,
     pub key: Span,
-    pub value: Node,
+    pub value: BodyNode,
 }
 
 /// A value as written: the expression's span and text, what it evaluates to, and — when
@@ -455,17 +455,17 @@ pub struct Field {
 pub struct Leaf {
     pub span: Span,
     pub written: String,
-    pub val: Val,
+    pub val: Ev,
     pub literal: Option<Span>,
 }
 
-impl Node {
+impl BodyNode {
     /// The field `name` of a map (case-insensitively, as Azure Resource Manager reads
     /// property names), the last one written.
-    pub fn field(&self, name: &str) -> Option<&Field> {
+    pub fn field(&self, name: &str) -> Option<&BodyField> {
         match self {
-            Node::Map(fields) => fields.iter().rev().find(|f| f.name.eq_ignore_ascii_case(name)),
-            Node::Leaf(_) => None,
+            BodyNode::Map(fields) => fields.iter().rev().find(|f| f.name.eq_ignore_ascii_case(name)),
+            BodyNode::Leaf(_) => None,
         }
     }
 }
@@ -473,27 +473,27 @@ impl Node {
 /// Where a path of a compute body leads: a field written in place, or a member of an
 /// object a variable holds (then its span is where the variable is used).
 enum Found<'a> {
-    Written(&'a Field),
+    Written(&'a BodyField),
     Held {
         key: Span,
         span: Span,
         written: &'a str,
-        val: Val,
+        val: Ev,
     },
 }
 
-fn find<'a>(root: &'a Node, path: &[&str]) -> Option<Found<'a>> {
+fn find<'a>(root: &'a BodyNode, path: &[&str]) -> Option<Found<'a>> {
     let mut node = root;
     for (i, seg) in path.iter().enumerate() {
         match node {
-            Node::Map(_) => {
+            BodyNode::Map(_) => {
                 let f = node.field(seg)?;
                 if i + 1 == path.len() {
                     return Some(Found::Written(f));
                 }
                 node = &f.value;
             }
-            Node::Leaf(leaf) => {
+            BodyNode::Leaf(leaf) => {
                 // An object from a variable: look inside its value.
                 let mut v = &leaf.val;
                 for s in &path[i..] {
@@ -538,23 +538,23 @@ pub fn name_setting(leaf: &Leaf, key: Option<Span>) -> Setting {
 }
 
 /// `v[index]`: a list's item or a map's member (`fold`: keys compared in any case).
-pub fn index_of(v: &Val, index: &Val, fold: bool) -> Val {
+pub fn index_of(v: &Ev, index: &Ev, fold: bool) -> Ev {
     if let Some(w) = v.why().or_else(|| index.why()) {
-        return Val::unknown(w);
+        return Ev::unknown(w);
     }
     match (&v.v, &index.v) {
         (V::List(items), V::Int(i)) => usize::try_from(*i)
             .ok()
             .and_then(|i| items.get(i))
             .cloned()
-            .unwrap_or_else(|| Val::unknown("the index is beyond the list")),
+            .unwrap_or_else(|| Ev::unknown("the index is beyond the list")),
         (V::Map(_), V::Str(_)) => {
             let k = index.known_str().unwrap_or_default();
             v.member(&k, fold)
                 .cloned()
-                .unwrap_or_else(|| Val::unknown(format!("the object has no `{k}`")))
+                .unwrap_or_else(|| Ev::unknown(format!("the object has no `{k}`")))
         }
-        _ => Val::unknown("an index of a value that is not a list or object"),
+        _ => Ev::unknown("an index of a value that is not a list or object"),
     }
 }
 
@@ -565,27 +565,27 @@ pub fn json_value(
     id: crate::document::NodeId,
     arm: bool,
     depth: usize,
-) -> Val {
+) -> Ev {
     use crate::document::Value;
     if depth > 32 {
-        return Val::unknown("the value is nested too deeply");
+        return Ev::unknown("the value is nested too deeply");
     }
     match doc.value(id) {
         Value::Str(s) if arm && s.starts_with('[') && s.ends_with(']') && !s.starts_with("[[") => {
-            Val::unknown(format!("`{s}` in a parameters file"))
+            Ev::unknown(format!("`{s}` in a parameters file"))
         }
-        Value::Str(s) => Val::text(s.to_string()),
-        Value::Int(i) => Val::int(*i),
-        Value::Bool(b) => Val::boolean(*b),
-        Value::Null => Val::new(V::Null),
-        Value::Seq(items) => Val::new(V::List(
+        Value::Str(s) => Ev::text(s.to_string()),
+        Value::Int(i) => Ev::int(*i),
+        Value::Bool(b) => Ev::boolean(*b),
+        Value::Null => Ev::new(V::Null),
+        Value::Seq(items) => Ev::new(V::List(
             items
                 .iter()
                 .take(MAX_ITEMS)
                 .map(|i| json_value(doc, *i, arm, depth + 1))
                 .collect(),
         )),
-        Value::Map(entries) => Val::new(V::Map(
+        Value::Map(entries) => Ev::new(V::Map(
             entries
                 .iter()
                 .take(MAX_ITEMS)
@@ -597,13 +597,13 @@ pub fn json_value(
                 })
                 .collect(),
         )),
-        _ => Val::unknown("a value that is not a string, number, boolean, list or object"),
+        _ => Ev::unknown("a value that is not a string, number, boolean, list or object"),
     }
 }
 
 /// `v` without the places of its literals (they are in another file).
-pub fn strip_origins(mut v: Val) -> Val {
-    let mut stack: Vec<&mut Val> = vec![&mut v];
+pub fn strip_origins(mut v: Ev) -> Ev {
+    let mut stack: Vec<&mut Ev> = vec![&mut v];
     while let Some(x) = stack.pop() {
         x.origin = None;
         match &mut x.v {
@@ -631,7 +631,7 @@ pub enum As {
 
 /// The scalar `val` gives read `as_`, or why not (`Ok(None)`: the value says nothing, as
 /// `null` or `NotSpecified`).
-pub fn scalar(val: &Val, as_: As) -> Result<Option<Scalar>, String> {
+pub fn scalar(val: &Ev, as_: As) -> Result<Option<Scalar>, String> {
     if let Some(why) = val.why() {
         return Err(why);
     }
@@ -704,7 +704,7 @@ fn held_setting(
     written: &str,
     span: Span,
     key: Option<Span>,
-    val: &Val,
+    val: &Ev,
     literal: Option<Span>,
     as_: As,
 ) -> Option<Setting> {
@@ -733,11 +733,11 @@ fn held_setting(
 }
 
 /// What one path of the resource body sets, as a setting.
-fn body_setting(root: &Node, path: &[&str], as_: As) -> Option<Setting> {
+fn body_setting(root: &BodyNode, path: &[&str], as_: As) -> Option<Setting> {
     match find(root, path)? {
         Found::Written(f) => match &f.value {
-            Node::Leaf(leaf) => setting_of(leaf, Some(f.key), as_),
-            Node::Map(_) => None,
+            BodyNode::Leaf(leaf) => setting_of(leaf, Some(f.key), as_),
+            BodyNode::Map(_) => None,
         },
         Found::Held {
             key,
@@ -754,7 +754,7 @@ fn body_setting(root: &Node, path: &[&str], as_: As) -> Option<Setting> {
 /// `properties.properties` (`vmSize`, `vmPriority`, `scaleSettings`, `enableNodePublicIp`,
 /// `remoteLoginPortPublicAccess`, `sshSettings.sshPublicAccess`, `subnet.id`), by their
 /// Azure ML YAML paths.
-pub fn arm_compute_fields(resource: &Node, def: &mut ComputeDef) {
+pub fn arm_compute_fields(resource: &BodyNode, def: &mut ComputeDef) {
     if let Some(s) = body_setting(resource, &["properties", "computeType"], As::Text) {
         def.set("type", s);
     }
@@ -811,7 +811,7 @@ pub fn arm_compute_fields(resource: &Node, def: &mut ComputeDef) {
 }
 
 /// `properties.properties.schedules`, when written: unknown (its entries are not read).
-fn schedules(resource: &Node) -> Option<Setting> {
+fn schedules(resource: &BodyNode) -> Option<Setting> {
     let (key, span) = match find(resource, &["properties", "properties", "schedules"])? {
         Found::Written(f) => (f.key, node_span(&f.value).unwrap_or(f.key)),
         Found::Held { key, span, .. } => (key, span),
@@ -824,23 +824,23 @@ fn schedules(resource: &Node) -> Option<Setting> {
     ))
 }
 
-fn node_span(node: &Node) -> Option<Span> {
+fn node_span(node: &BodyNode) -> Option<Span> {
     match node {
-        Node::Leaf(l) => Some(l.span),
-        Node::Map(fields) => fields.iter().map(|f| f.key).reduce(Span::cover),
+        BodyNode::Leaf(l) => Some(l.span),
+        BodyNode::Map(fields) => fields.iter().map(|f| f.key).reduce(Span::cover),
     }
 }
 
 /// `properties.properties.subnet`: `{id: ...}` (or, written loosely, the id itself);
 /// `null` is no subnet.
-fn subnet(resource: &Node) -> Option<Setting> {
+fn subnet(resource: &BodyNode) -> Option<Setting> {
     let path = ["properties", "properties", "subnet"];
     if let Some(s) = body_setting(resource, &["properties", "properties", "subnet", "id"], As::Text) {
         return Some(s);
     }
     match find(resource, &path)? {
         Found::Written(f) => match &f.value {
-            Node::Leaf(leaf) if matches!(leaf.val.v, V::Str(_) | V::Unknown(_)) => {
+            BodyNode::Leaf(leaf) if matches!(leaf.val.v, V::Str(_) | V::Unknown(_)) => {
                 setting_of(leaf, Some(f.key), As::Text)
             }
             _ => None,
@@ -850,7 +850,7 @@ fn subnet(resource: &Node) -> Option<Setting> {
 }
 
 /// Values given from outside a file (a parameters file, a `.bicepparam`), by name.
-pub type Given = std::collections::HashMap<String, Val>;
+pub type Given = std::collections::HashMap<String, Ev>;
 
 /// Several files' values: each name's value when every file that sets it agrees, unknown
 /// (naming the files) when they differ.
@@ -863,7 +863,7 @@ pub fn merge_given(all: Vec<(String, Given)>) -> Given {
     names.sort();
     names.dedup();
     for name in names {
-        let setters: Vec<(&String, &Val)> = all
+        let setters: Vec<(&String, &Ev)> = all
             .iter()
             .filter_map(|(f, g)| g.get(name).map(|v| (f, v)))
             .collect();
@@ -882,7 +882,7 @@ pub fn merge_given(all: Vec<(String, Given)>) -> Given {
                     None => format!("another value in {f}"),
                 })
                 .collect();
-            Val::unknown(format!(
+            Ev::unknown(format!(
                 "`{name}` differs between the parameters files: {}",
                 each.join(", ")
             ))
@@ -971,30 +971,30 @@ pub fn inner_if_plain(text: &str, span: Span, open: usize, close: usize, value: 
 mod tests {
     use super::*;
 
-    fn s(t: &str) -> Val {
-        Val::text(t)
+    fn s(t: &str) -> Ev {
+        Ev::text(t)
     }
 
     #[test]
     fn format_and_concat_keep_unknown_pieces_apart() {
-        let ws = Val::unknown("`parameters('ws')` has no default");
+        let ws = Ev::unknown("`parameters('ws')` has no default");
         let v = arm_function("format", &[s("{0}/{1}"), ws.clone(), s("gpu")]).unwrap();
         assert_eq!(v.known_str(), None);
         assert_eq!(v.last_segment().known_str().as_deref(), Some("gpu"));
-        let v = arm_function("concat", &[ws.clone(), s("/"), s("cpu-"), Val::int(4)]).unwrap();
+        let v = arm_function("concat", &[ws.clone(), s("/"), s("cpu-"), Ev::int(4)]).unwrap();
         assert_eq!(v.last_segment().known_str().as_deref(), Some("cpu-4"));
         let v = arm_function("concat", &[s("ws/"), ws.clone()]).unwrap();
         assert_eq!(v.last_segment().known_str(), None, "the compute part is unknown");
         assert!(v.last_segment().why().unwrap().contains("no default"));
         assert_eq!(
-            arm_function("format", &[s("{0}-{{x}}-{1}"), s("a"), Val::int(2)])
+            arm_function("format", &[s("{0}-{{x}}-{1}"), s("a"), Ev::int(2)])
                 .unwrap()
                 .known_str()
                 .as_deref(),
             Some("a-{x}-2")
         );
         assert!(
-            arm_function("format", &[s("{0:D2}"), Val::int(2)])
+            arm_function("format", &[s("{0:D2}"), Ev::int(2)])
                 .unwrap()
                 .why()
                 .is_some()
@@ -1040,12 +1040,12 @@ mod tests {
         assert_eq!(scalar(&s("NotSpecified"), As::Enabled), Ok(None));
         assert_eq!(scalar(&s("4"), As::Count), Ok(Some(Scalar::Int(4))));
         assert!(scalar(&s("four"), As::Count).is_err());
-        assert_eq!(scalar(&Val::new(V::Null), As::Text), Ok(None));
+        assert_eq!(scalar(&Ev::new(V::Null), As::Text), Ok(None));
     }
 
-    fn leaf(start: u32, text: &str, val: Val, literal: bool) -> Node {
+    fn leaf(start: u32, text: &str, val: Ev, literal: bool) -> BodyNode {
         let span = Span::new(start, start + text.len() as u32);
-        Node::Leaf(Leaf {
+        BodyNode::Leaf(Leaf {
             span,
             written: text.into(),
             val,
@@ -1053,8 +1053,8 @@ mod tests {
         })
     }
 
-    fn field(name: &str, value: Node) -> Field {
-        Field {
+    fn field(name: &str, value: BodyNode) -> BodyField {
+        BodyField {
             name: name.into(),
             key: Span::new(0, name.len() as u32),
             value,
@@ -1063,22 +1063,22 @@ mod tests {
 
     #[test]
     fn a_resource_body_fills_the_yaml_paths() {
-        let props = Node::Map(vec![
+        let props = BodyNode::Map(vec![
             field("vmSize", leaf(10, "Standard_NC6", s("Standard_NC6"), true)),
             field("vmPriority", leaf(30, "LowPriority", s("LowPriority"), true)),
             field(
                 "scaleSettings",
-                Node::Map(vec![
+                BodyNode::Map(vec![
                     field("minNodeCount", leaf(50, "\"1\"", s("1"), false)),
-                    field("maxNodeCount", leaf(60, "4", Val::int(4), true)),
+                    field("maxNodeCount", leaf(60, "4", Ev::int(4), true)),
                     field("nodeIdleTimeBeforeScaleDown", leaf(70, "PT2M", s("PT2M"), true)),
                 ]),
             ),
             field(
                 "subnet",
-                Node::Map(vec![field(
+                BodyNode::Map(vec![field(
                     "id",
-                    leaf(90, "[parameters('s')]", Val::unknown("no default"), false),
+                    leaf(90, "[parameters('s')]", Ev::unknown("no default"), false),
                 )]),
             ),
             field(
@@ -1086,9 +1086,9 @@ mod tests {
                 leaf(120, "NotSpecified", s("NotSpecified"), true),
             ),
         ]);
-        let root = Node::Map(vec![field(
+        let root = BodyNode::Map(vec![field(
             "properties",
-            Node::Map(vec![
+            BodyNode::Map(vec![
                 field("computeType", leaf(0, "AmlCompute", s("AmlCompute"), true)),
                 field("properties", props),
             ]),
@@ -1129,13 +1129,13 @@ mod tests {
 
     #[test]
     fn an_object_held_by_a_variable_is_read_at_its_use() {
-        let held = Val::new(V::Map(vec![(
+        let held = Ev::new(V::Map(vec![(
             "vmSize".into(),
             s("Standard_ND40rs_v2").with_origin(Some(Span::new(300, 318))),
         )]));
-        let root = Node::Map(vec![field(
+        let root = BodyNode::Map(vec![field(
             "properties",
-            Node::Map(vec![
+            BodyNode::Map(vec![
                 field("computeType", leaf(0, "AmlCompute", s("AmlCompute"), true)),
                 field("properties", leaf(40, "clusterProps", held, false)),
             ]),

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use tree_sitter::Node as TsNode;
 
-use super::iac::{self, Part, V, Val};
+use super::iac::{self, Ev, Part, V};
 use super::{Definitions, Input, Reader};
 use crate::document::{Document, NodeId, Value};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
@@ -117,24 +117,45 @@ fn affordable(text: &str) -> bool {
 struct Code {
     text: String,
     /// Segments of `text` and where they are in the file: `(code start, file start, file
-    /// end, exact)` — `exact`: byte for byte (else the segment is one escape or a joint).
-    segments: Vec<(usize, usize, usize, bool)>,
+    /// end, exact)` — `exact`: byte for byte (else escapes or a joint; neighbouring ones
+    /// are one segment).
+    segments: Vec<(u32, u32, u32, bool)>,
 }
 
 impl Code {
     fn plain(text: &str) -> Code {
         Code {
             text: text.to_string(),
-            segments: vec![(0, 0, text.len(), true)],
+            segments: vec![(0, 0, text.len() as u32, true)],
         }
+    }
+
+    /// Maps what is appended next to the file's `from..to` (an escape just after another
+    /// extends its segment).
+    fn push(&mut self, from: usize, to: usize, exact: bool) {
+        if !exact {
+            if let Some(last) = self.segments.last_mut()
+                && !last.3
+                && last.2 as usize == from
+            {
+                last.2 = to as u32;
+                return;
+            }
+        }
+        self.segments
+            .push((self.text.len() as u32, from as u32, to as u32, exact));
     }
 
     /// Where the code byte at `off` is in the file (`after`: the offset just after it).
     fn file_offset(&self, off: usize, after: bool) -> usize {
-        let i = self.segments.partition_point(|s| s.0 <= off).saturating_sub(1);
+        let i = self
+            .segments
+            .partition_point(|s| s.0 as usize <= off)
+            .saturating_sub(1);
         let Some(&(c, f, fe, exact)) = self.segments.get(i) else {
             return 0;
         };
+        let (c, f, fe) = (c as usize, f as usize, fe as usize);
         match (exact, after) {
             (true, false) => (f + (off - c)).min(fe),
             (true, true) => (f + (off - c) + 1).min(fe),
@@ -216,7 +237,7 @@ fn notebook_code(text: &str, display: &str) -> Option<Code> {
         blank_magics(&mut code.text, start);
         if !code.text.ends_with('\n') {
             let at = code.segments.last().map_or(0, |s| s.2);
-            code.segments.push((code.text.len(), at, at, false));
+            code.push(at as usize, at as usize, false);
             code.text.push('\n');
         }
     }
@@ -238,8 +259,7 @@ fn append_string(doc: &Document, id: NodeId, text: &str, code: &mut Code) {
     let mut run = 0;
     let flush = |code: &mut Code, from: usize, to: usize| {
         if to > from {
-            code.segments
-                .push((code.text.len(), raw_start + from, raw_start + to, true));
+            code.push(raw_start + from, raw_start + to, true);
             code.text.push_str(&raw[from..to]);
         }
     };
@@ -250,8 +270,7 @@ fn append_string(doc: &Document, id: NodeId, text: &str, code: &mut Code) {
         }
         flush(code, run, i);
         let (decoded, len) = json_escape(&raw[i..]);
-        code.segments
-            .push((code.text.len(), raw_start + i, raw_start + i + len, false));
+        code.push(raw_start + i, raw_start + i + len, false);
         code.text.push_str(&decoded);
         i += len;
         run = i;
@@ -391,6 +410,8 @@ struct Module<'t> {
     comments: Vec<TsNode<'t>>,
     /// `import X as Y`, `from m import X as Y`: `Y` → `X`'s last segment.
     aliases: HashMap<&'t str, &'t str>,
+    /// What each assignment's value evaluates to (by its node), once.
+    memo: std::cell::RefCell<HashMap<usize, Ev>>,
 }
 
 impl<'t> Module<'t> {
@@ -404,6 +425,7 @@ impl<'t> Module<'t> {
             calls: Vec::new(),
             comments: Vec::new(),
             aliases: HashMap::new(),
+            memo: Default::default(),
         };
         // An iterative walk in document order, with the functions around each node.
         let mut cursor = root.walk();
@@ -1034,9 +1056,9 @@ impl<'t> Module<'t> {
     }
 
     /// The value of an expression used at `at`.
-    fn eval(&self, n: TsNode<'t>, at: usize, depth: usize) -> Val {
+    fn eval(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
         if depth > MAX_DEPTH {
-            return Val::unknown("the expression is nested too deeply");
+            return Ev::unknown("the expression is nested too deeply");
         }
         match n.kind() {
             "string" => self.string(n, at, depth),
@@ -1052,28 +1074,28 @@ impl<'t> Module<'t> {
                 iac::carry(iac::join(pieces), &parts)
             }
             "integer" => match self.text(n).replace('_', "").parse::<i64>() {
-                Ok(i) => Val::int(i).with_origin(self.exact(n)),
-                Err(_) => Val::unknown(format!("`{}` is not an integer amlint reads", self.text(n))),
+                Ok(i) => Ev::int(i).with_origin(self.exact(n)),
+                Err(_) => Ev::unknown(format!("`{}` is not an integer amlint reads", self.text(n))),
             },
-            "true" => Val::boolean(true).with_origin(self.exact(n)),
-            "false" => Val::boolean(false).with_origin(self.exact(n)),
-            "none" => Val::new(V::Null),
+            "true" => Ev::boolean(true).with_origin(self.exact(n)),
+            "false" => Ev::boolean(false).with_origin(self.exact(n)),
+            "none" => Ev::new(V::Null),
             "parenthesized_expression" => match n.named_child(0) {
                 Some(inner) => self.eval(inner, at, depth + 1),
-                None => Val::unknown("empty parentheses"),
+                None => Ev::unknown("empty parentheses"),
             },
             "identifier" => self.identifier(self.text(n), at, depth),
             "binary_operator" => self.binary(n, at, depth),
             "boolean_operator" => self.or_default(n, at, depth),
             "conditional_expression" => self.conditional(n, at, depth),
             "call" => self.call(n, at, depth),
-            "attribute" => Val::unknown(format!("`{}` is read at run time", self.text(n))),
+            "attribute" => Ev::unknown(format!("`{}` is read at run time", self.text(n))),
             "subscript" => self.subscript(n, at, depth),
             "unary_operator" => match (
                 n.child(0).map(|o| self.text(o)),
                 n.named_child(0).map(|x| self.eval(x, at, depth + 1).v),
             ) {
-                (Some("-"), Some(V::Int(i))) => Val::int(i.saturating_neg()),
+                (Some("-"), Some(V::Int(i))) => Ev::int(i.saturating_neg()),
                 _ => self.unread(n),
             },
             _ => self.unread(n),
@@ -1081,12 +1103,12 @@ impl<'t> Module<'t> {
     }
 
     #[inline(never)]
-    fn unread(&self, n: TsNode<'t>) -> Val {
-        Val::unknown(format!("`{}` is not evaluated statically", self.text(n)))
+    fn unread(&self, n: TsNode<'t>) -> Ev {
+        Ev::unknown(format!("`{}` is not evaluated statically", self.text(n)))
     }
 
     /// A string literal (escapes decoded; an f-string's fields evaluated).
-    fn string(&self, n: TsNode<'t>, at: usize, depth: usize) -> Val {
+    fn string(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
         let Some(start) = n.child(0) else {
             return self.unread(n);
         };
@@ -1096,7 +1118,7 @@ impl<'t> Module<'t> {
             .to_ascii_lowercase();
         let raw = prefix.contains('r');
         if prefix.contains('b') {
-            return Val::unknown(format!("`{}` is bytes, not a string", self.text(n)));
+            return Ev::unknown(format!("`{}` is bytes, not a string", self.text(n)));
         }
         let fstring = prefix.contains('f');
         let mut pieces = Vec::new();
@@ -1141,7 +1163,7 @@ impl<'t> Module<'t> {
     }
 
     /// A name at `at`: its nearest assignment, a parameter's default, or unknown.
-    fn identifier(&self, name: &str, at: usize, depth: usize) -> Val {
+    fn identifier(&self, name: &str, at: usize, depth: usize) -> Ev {
         let scope = self.scope_at(at);
         // A parameter of the function around the use, not assigned before it there.
         if let Some(f) = scope {
@@ -1159,7 +1181,7 @@ impl<'t> Module<'t> {
                                 "`{name}` is the default of `{fname}()`'s parameter"
                             )))
                         }
-                        None => Val::unknown(format!(
+                        None => Ev::unknown(format!(
                             "`{name}` is a parameter of `{fname}()`, set by its callers"
                         )),
                     };
@@ -1173,25 +1195,30 @@ impl<'t> Module<'t> {
                 ..
             }) => {
                 if depth > MAX_DEPTH {
-                    return Val::unknown("the expression is nested too deeply");
+                    return Ev::unknown("the expression is nested too deeply");
                 }
-                // The value as of the assignment (names it uses resolve before it).
-                self.eval(*e, (*pos).min(e.start_byte()), depth + 1)
+                // The value as of the assignment (names it uses resolve before it), once.
+                if let Some(v) = self.memo.borrow().get(&e.id()) {
+                    return v.clone();
+                }
+                let v = self.eval(*e, (*pos).min(e.start_byte()), depth + 1);
+                self.memo.borrow_mut().insert(e.id(), v.clone());
+                v
             }
             Some(Binding {
                 value: Bound::Other(why),
                 ..
-            }) => Val::unknown(why.clone()),
+            }) => Ev::unknown(why.clone()),
             None => match name {
-                "True" => Val::boolean(true),
-                "False" => Val::boolean(false),
-                "None" => Val::new(V::Null),
-                _ => Val::unknown(format!("`{name}` is not assigned in this file")),
+                "True" => Ev::boolean(true),
+                "False" => Ev::boolean(false),
+                "None" => Ev::new(V::Null),
+                _ => Ev::unknown(format!("`{name}` is not assigned in this file")),
             },
         }
     }
 
-    fn binary(&self, n: TsNode<'t>, at: usize, depth: usize) -> Val {
+    fn binary(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
         let (Some(l), Some(op), Some(r)) = (
             n.child_by_field_name("left"),
             n.child_by_field_name("operator"),
@@ -1201,12 +1228,12 @@ impl<'t> Module<'t> {
         };
         let (lv, rv) = (self.eval(l, at, depth + 1), self.eval(r, at, depth + 1));
         let v = match (self.text(op), &lv.v, &rv.v) {
-            ("+", V::Int(a), V::Int(b)) => Val::int(a.saturating_add(*b)),
-            ("-", V::Int(a), V::Int(b)) => Val::int(a.saturating_sub(*b)),
-            ("*", V::Int(a), V::Int(b)) => Val::int(a.saturating_mul(*b)),
+            ("+", V::Int(a), V::Int(b)) => Ev::int(a.saturating_add(*b)),
+            ("-", V::Int(a), V::Int(b)) => Ev::int(a.saturating_sub(*b)),
+            ("*", V::Int(a), V::Int(b)) => Ev::int(a.saturating_mul(*b)),
             ("+", V::Str(_), V::Str(_)) => iac::join(lv.pieces().into_iter().chain(rv.pieces())),
             _ => match lv.why().or_else(|| rv.why()) {
-                Some(w) => Val::unknown(w),
+                Some(w) => Ev::unknown(w),
                 None => self.unread(n),
             },
         };
@@ -1214,7 +1241,7 @@ impl<'t> Module<'t> {
     }
 
     /// `x or "default"`: `x` when known to be truthy, else the default (noted).
-    fn or_default(&self, n: TsNode<'t>, at: usize, depth: usize) -> Val {
+    fn or_default(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
         let (Some(l), Some(op), Some(r)) = (
             n.child_by_field_name("left"),
             n.child_by_field_name("operator"),
@@ -1247,7 +1274,7 @@ impl<'t> Module<'t> {
 
     /// `a if cond else b`: by the condition when known; `x if x else "default"` is the
     /// default (noted) when `x` is not known.
-    fn conditional(&self, n: TsNode<'t>, at: usize, depth: usize) -> Val {
+    fn conditional(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
         let mut c = n.walk();
         let parts: Vec<TsNode<'t>> = n
             .named_children(&mut c)
@@ -1273,7 +1300,7 @@ impl<'t> Module<'t> {
                     rv.with_note(Some(note))
                 }
             }
-            None => Val::unknown(format!(
+            None => Ev::unknown(format!(
                 "`{}` depends on `{}`{}",
                 self.text(n),
                 self.text(*cond),
@@ -1283,7 +1310,7 @@ impl<'t> Module<'t> {
     }
 
     /// `os.environ.get("X", "d")`, `os.getenv("X", "d")`, `str(x)`, `x.lower()`...
-    fn call(&self, n: TsNode<'t>, at: usize, depth: usize) -> Val {
+    fn call(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
         let Some(f) = n.child_by_field_name("function") else {
             return self.unread(n);
         };
@@ -1304,14 +1331,14 @@ impl<'t> Module<'t> {
                 Some(d) => {
                     let v = self.eval(d, at, depth + 1);
                     if v.why().is_some() || v.is_null() {
-                        Val::unknown(format!(
+                        Ev::unknown(format!(
                             "`{callee}(\"{var}\")` is read from the environment at run time"
                         ))
                     } else {
                         v.with_note(Some(format!("the default of the environment variable `{var}`")))
                     }
                 }
-                None => Val::unknown(format!(
+                None => Ev::unknown(format!(
                     "`{callee}(\"{var}\")` is read from the environment at run time"
                 )),
             };
@@ -1320,7 +1347,7 @@ impl<'t> Module<'t> {
             let v = self.eval(pos[0], at, depth + 1);
             return match v.v {
                 V::Str(_) | V::Int(_) => iac::carry(iac::join(v.pieces()), [&v]),
-                _ => Val::unknown(
+                _ => Ev::unknown(
                     v.why()
                         .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
                 ),
@@ -1329,9 +1356,9 @@ impl<'t> Module<'t> {
         if callee == "int" && pos.len() == 1 {
             let v = self.eval(pos[0], at, depth + 1);
             return match (&v.v, v.known_str().and_then(|s| s.trim().parse::<i64>().ok())) {
-                (V::Int(i), _) => Val::int(*i),
-                (_, Some(i)) => Val::int(i),
-                _ => Val::unknown(
+                (V::Int(i), _) => Ev::int(*i),
+                (_, Some(i)) => Ev::int(i),
+                _ => Ev::unknown(
                     v.why()
                         .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
                 ),
@@ -1351,8 +1378,8 @@ impl<'t> Module<'t> {
                         _ => |s| s.trim().to_string(),
                     };
                     return match v.known_str() {
-                        Some(s) => iac::carry(Val::text(g(&s)), [&v]),
-                        None => Val::unknown(
+                        Some(s) => iac::carry(Ev::text(g(&s)), [&v]),
+                        None => Ev::unknown(
                             v.why()
                                 .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
                         ),
@@ -1360,10 +1387,10 @@ impl<'t> Module<'t> {
                 }
                 if m == "format" && kw.is_empty() {
                     let fmt = self.eval(obj, at, depth + 1);
-                    let args: Vec<Val> = pos.iter().map(|a| self.eval(*a, at, depth + 1)).collect();
+                    let args: Vec<Ev> = pos.iter().map(|a| self.eval(*a, at, depth + 1)).collect();
                     return match fmt.known_str() {
                         Some(s) => iac::carry(py_format(&s, &args), &args),
-                        None => Val::unknown(
+                        None => Ev::unknown(
                             fmt.why()
                                 .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
                         ),
@@ -1371,16 +1398,16 @@ impl<'t> Module<'t> {
                 }
             }
         }
-        Val::unknown(format!("`{}` is computed at run time", self.text(n)))
+        Ev::unknown(format!("`{}` is computed at run time", self.text(n)))
     }
 
-    fn subscript(&self, n: TsNode<'t>, at: usize, depth: usize) -> Val {
+    fn subscript(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
         let (Some(value), Some(index)) = (n.child_by_field_name("value"), n.child_by_field_name("subscript"))
         else {
             return self.unread(n);
         };
         if matches!(self.text(value), "os.environ" | "environ") {
-            return Val::unknown(format!(
+            return Ev::unknown(format!(
                 "`{}` is read from the environment at run time",
                 self.text(n)
             ));
@@ -1388,7 +1415,7 @@ impl<'t> Module<'t> {
         let v = self.eval(value, at, depth + 1);
         let i = self.eval(index, at, depth + 1);
         match v.v {
-            V::Unknown(_) => Val::unknown(format!("`{}` is not known statically", self.text(n))),
+            V::Unknown(_) => Ev::unknown(format!("`{}` is not known statically", self.text(n))),
             _ => iac::index_of(&v, &i, false),
         }
     }
@@ -1430,7 +1457,7 @@ fn string_bounds(n: TsNode<'_>) -> (usize, usize) {
 }
 
 /// Python's truth of a known value (`None`: not known).
-fn truthy(v: &Val) -> Option<bool> {
+fn truthy(v: &Ev) -> Option<bool> {
     if v.why().is_some() {
         return None;
     }
@@ -1490,7 +1517,7 @@ fn unescape(s: &str) -> String {
 }
 
 /// `"{}-{}".format(a, b)` and `"{0}"` (positional fields only).
-fn py_format(fmt: &str, args: &[Val]) -> Val {
+fn py_format(fmt: &str, args: &[Ev]) -> Ev {
     let mut pieces = Vec::new();
     let mut text = String::new();
     let mut next = 0usize;
@@ -1520,12 +1547,12 @@ fn py_format(fmt: &str, args: &[Val]) -> Val {
                     match field.parse::<usize>() {
                         Ok(i) => i,
                         Err(_) => {
-                            return Val::unknown(format!("the format field `{{{field}}}` is not positional"));
+                            return Ev::unknown(format!("the format field `{{{field}}}` is not positional"));
                         }
                     }
                 };
                 let Some(a) = args.get(index) else {
-                    return Val::unknown("`format` has fewer arguments than fields");
+                    return Ev::unknown("`format` has fewer arguments than fields");
                 };
                 pieces.push(Part::Text(std::mem::take(&mut text)));
                 pieces.extend(a.pieces());

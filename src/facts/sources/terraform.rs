@@ -27,7 +27,7 @@ use hcl_edit::expr::{Expression, Object, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block, Body, Structure};
 use hcl_edit::template::Element;
 
-use super::iac::{self, Field, Leaf, Node, Part, V, Val};
+use super::iac::{self, BodyField, BodyNode, Ev, Leaf, Part, V};
 use super::{Definitions, Input, Reader};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::{SourceFile, Span};
@@ -155,7 +155,7 @@ struct At<'m> {
     expr: &'m Expression,
 }
 
-type Env = Vec<(String, Val)>;
+type Env = Vec<(String, Ev)>;
 
 struct Module<'m> {
     /// The defining file's text.
@@ -164,11 +164,11 @@ struct Module<'m> {
     /// `variable "x"`: the file and its `default`, if any.
     vars: HashMap<String, (usize, Option<&'m Expression>)>,
     /// Values of the variable files, by name: the value, and the file that set it last.
-    tfvars: HashMap<String, (Val, String)>,
+    tfvars: HashMap<String, (Ev, String)>,
     locals: HashMap<String, At<'m>>,
     /// `resource "type" "name"`: its block.
     resources: HashMap<(String, String), (usize, &'m Block)>,
-    memo: std::cell::RefCell<HashMap<String, Val>>,
+    memo: std::cell::RefCell<HashMap<String, Ev>>,
     busy: std::cell::RefCell<Vec<String>>,
 }
 
@@ -271,7 +271,7 @@ impl<'m> Module<'m> {
                     .map(|(k, val)| {
                         (
                             vec![
-                                ("each.key".into(), Val::text(k.clone())),
+                                ("each.key".into(), Ev::text(k.clone())),
                                 ("each.value".into(), val.clone()),
                             ],
                             Some(format!("for_each key `{k}` of `{written}`")),
@@ -298,8 +298,8 @@ impl<'m> Module<'m> {
                     );
                     vec![(
                         vec![
-                            ("each.key".into(), Val::unknown(why.clone())),
-                            ("each.value".into(), Val::unknown(why)),
+                            ("each.key".into(), Ev::unknown(why.clone())),
+                            ("each.value".into(), Ev::unknown(why)),
                         ],
                         Some(format!("for_each = {written} (not expanded)")),
                     )]
@@ -320,7 +320,7 @@ impl<'m> Module<'m> {
                     envs = (0..n)
                         .map(|i| {
                             (
-                                vec![("count.index".into(), Val::int(i))],
+                                vec![("count.index".into(), Ev::int(i))],
                                 Some(format!("count.index {i} of `count = {written}`")),
                             )
                         })
@@ -331,7 +331,7 @@ impl<'m> Module<'m> {
                     envs = vec![(
                         vec![(
                             "count.index".into(),
-                            Val::unknown(format!("`count.index` of `count = {written}`")),
+                            Ev::unknown(format!("`count.index` of `count = {written}`")),
                         )],
                         None,
                     )];
@@ -467,7 +467,7 @@ impl<'m> Module<'m> {
 
     /// `kubernetes_cluster_id = azurerm_kubernetes_cluster.x.id`: that cluster's default
     /// node pool's `vm_size`.
-    fn aks_size(&self, e: &Expression) -> Option<Val> {
+    fn aks_size(&self, e: &Expression) -> Option<Ev> {
         let Expression::Traversal(t) = e else { return None };
         let Expression::Variable(root) = &t.expr else {
             return None;
@@ -497,10 +497,10 @@ impl<'m> Module<'m> {
     fn azapi(&self, b: &'m Block, env: &Env, def: &mut ComputeDef, notes: &mut Vec<String>) {
         let mut fields = Vec::new();
         if let Some(a) = b.body.get_attribute("location") {
-            fields.push(Field {
+            fields.push(BodyField {
                 name: "location".into(),
                 key: span(a.key.span()).unwrap_or_default(),
-                value: Node::Leaf(self.leaf(
+                value: BodyNode::Leaf(self.leaf(
                     At {
                         file: 0,
                         expr: &a.value,
@@ -518,19 +518,19 @@ impl<'m> Module<'m> {
                 }
             }
             match self.node(At { file: 0, expr: e }, env, 0, notes) {
-                Node::Map(body) => fields.extend(body),
-                leaf => fields.push(Field {
+                BodyNode::Map(body) => fields.extend(body),
+                leaf => fields.push(BodyField {
                     name: "properties".into(),
                     key: span(a.key.span()).unwrap_or_default(),
                     value: leaf,
                 }),
             }
         }
-        iac::arm_compute_fields(&Node::Map(fields), def);
+        iac::arm_compute_fields(&BodyNode::Map(fields), def);
     }
 
     /// An object written in place as a map of fields; anything else a leaf.
-    fn node(&self, at: At<'m>, env: &Env, depth: usize, notes: &mut Vec<String>) -> Node {
+    fn node(&self, at: At<'m>, env: &Env, depth: usize, notes: &mut Vec<String>) -> BodyNode {
         if let (Expression::Object(o), true) = (at.expr, depth < 6) {
             let mut fields = Vec::new();
             for (k, v) in o.iter() {
@@ -551,7 +551,7 @@ impl<'m> Module<'m> {
                         None => continue,
                     },
                 };
-                fields.push(Field {
+                fields.push(BodyField {
                     name,
                     key: key.unwrap_or_default(),
                     value: self.node(
@@ -565,9 +565,9 @@ impl<'m> Module<'m> {
                     ),
                 });
             }
-            return Node::Map(fields);
+            return BodyNode::Map(fields);
         }
-        Node::Leaf(self.leaf(at, env, notes))
+        BodyNode::Leaf(self.leaf(at, env, notes))
     }
 
     /// A value as written in the defining file: its span, text and value.
@@ -612,29 +612,29 @@ impl<'m> Module<'m> {
     // -----------------------------------------------------------------------------------
     // Evaluation (each construct a small function: the recursion's frames stay small)
 
-    fn eval(&self, at: At<'m>, env: &Env, depth: usize) -> Val {
+    fn eval(&self, at: At<'m>, env: &Env, depth: usize) -> Ev {
         if depth > MAX_EVAL {
-            return Val::unknown("the expression is nested too deeply");
+            return Ev::unknown("the expression is nested too deeply");
         }
         let file = at.file;
         let sub = |expr: &'m Expression| At { file, expr };
         match at.expr {
-            Expression::Null(_) => Val::new(V::Null),
-            Expression::Bool(b) => Val::boolean(*b.value()).with_origin(self.origin(at)),
+            Expression::Null(_) => Ev::new(V::Null),
+            Expression::Bool(b) => Ev::boolean(*b.value()).with_origin(self.origin(at)),
             Expression::Number(n) => match n.value().as_i64() {
-                Some(i) => Val::int(i).with_origin(self.origin(at)),
-                None => Val::unknown(format!("`{}` is not an integer", n.value())),
+                Some(i) => Ev::int(i).with_origin(self.origin(at)),
+                None => Ev::unknown(format!("`{}` is not an integer", n.value())),
             },
             Expression::String(s) => {
                 let plain = self
                     .origin(at)
                     .and_then(|sp| iac::inner_if_plain(self.text, sp, 1, 1, s.value()));
-                Val::text(s.value().clone()).with_origin(plain)
+                Ev::text(s.value().clone()).with_origin(plain)
             }
             Expression::StringTemplate(t) => self.template(t.iter(), file, env, depth),
             Expression::HeredocTemplate(h) => self.template(h.template.iter(), file, env, depth),
             Expression::Parenthesis(p) => self.eval(sub(p.inner()), env, depth + 1),
-            Expression::Array(a) => Val::new(V::List(
+            Expression::Array(a) => Ev::new(V::List(
                 a.iter()
                     .take(iac::MAX_ITEMS)
                     .map(|e| self.eval(sub(e), env, depth + 1))
@@ -644,13 +644,13 @@ impl<'m> Module<'m> {
             Expression::Variable(v) => self.variable(v.as_str(), env),
             Expression::Traversal(_) => self.traversal(at, env, depth),
             Expression::FuncCall(f) => {
-                let args: Vec<Val> = f.args.iter().map(|e| self.eval(sub(e), env, depth + 1)).collect();
+                let args: Vec<Ev> = f.args.iter().map(|e| self.eval(sub(e), env, depth + 1)).collect();
                 let name = f.name.name.as_str();
                 if name == "try" {
                     return args
                         .into_iter()
                         .find(|a| a.why().is_none())
-                        .unwrap_or_else(|| Val::unknown("no argument of `try` is known"));
+                        .unwrap_or_else(|| Ev::unknown("no argument of `try` is known"));
                 }
                 iac::carry(function(name, &args), &args)
             }
@@ -665,8 +665,8 @@ impl<'m> Module<'m> {
             Expression::UnaryOp(u) => {
                 let v = self.eval(sub(&u.expr), env, depth + 1);
                 match (u.operator.value().as_str(), v.v) {
-                    ("!", V::Bool(b)) => Val::boolean(!b),
-                    ("-", V::Int(i)) => Val::int(i.saturating_neg()),
+                    ("!", V::Bool(b)) => Ev::boolean(!b),
+                    ("-", V::Int(i)) => Ev::int(i.saturating_neg()),
                     _ => self.not_known(at),
                 }
             }
@@ -688,8 +688,8 @@ impl<'m> Module<'m> {
     }
 
     #[inline(never)]
-    fn depends(&self, at: At<'m>, cond: &'m Expression, v: &Val) -> Val {
-        Val::unknown(format!(
+    fn depends(&self, at: At<'m>, cond: &'m Expression, v: &Ev) -> Ev {
+        Ev::unknown(format!(
             "`{}` depends on `{}`{}",
             self.written(at),
             self.written(At {
@@ -701,8 +701,8 @@ impl<'m> Module<'m> {
     }
 
     #[inline(never)]
-    fn not_known(&self, at: At<'m>) -> Val {
-        Val::unknown(format!("`{}` is not known statically", self.written(at)))
+    fn not_known(&self, at: At<'m>) -> Ev {
+        Ev::unknown(format!("`{}` is not known statically", self.written(at)))
     }
 
     fn template(
@@ -711,7 +711,7 @@ impl<'m> Module<'m> {
         file: usize,
         env: &Env,
         depth: usize,
-    ) -> Val {
+    ) -> Ev {
         let mut pieces = Vec::new();
         let mut values = Vec::new();
         for e in elements {
@@ -730,7 +730,7 @@ impl<'m> Module<'m> {
         iac::carry(iac::join(pieces), &values)
     }
 
-    fn object(&self, o: &'m Object, file: usize, env: &Env, depth: usize) -> Val {
+    fn object(&self, o: &'m Object, file: usize, env: &Env, depth: usize) -> Ev {
         let mut entries = Vec::new();
         for (k, v) in o.iter().take(iac::MAX_ITEMS) {
             let key = match k {
@@ -741,19 +741,19 @@ impl<'m> Module<'m> {
                 entries.push((key, self.eval(At { file, expr: v.expr() }, env, depth + 1)));
             }
         }
-        Val::new(V::Map(entries))
+        Ev::new(V::Map(entries))
     }
 
-    fn variable(&self, name: &str, env: &Env) -> Val {
+    fn variable(&self, name: &str, env: &Env) -> Ev {
         if let Some((_, v)) = env.iter().rev().find(|(n, _)| *n == name) {
             return v.clone();
         }
-        Val::unknown(format!("`{name}` is not known statically"))
+        Ev::unknown(format!("`{name}` is not known statically"))
     }
 
     /// `var.x`, `local.x`, `each.key`, `count.index`, another resource's attribute, then
     /// attribute and index operators.
-    fn traversal(&self, at: At<'m>, env: &Env, depth: usize) -> Val {
+    fn traversal(&self, at: At<'m>, env: &Env, depth: usize) -> Ev {
         let Expression::Traversal(t) = at.expr else {
             return self.not_known(at);
         };
@@ -779,18 +779,18 @@ impl<'m> Module<'m> {
             ("each", Some(k @ ("key" | "value"))) => (self.variable(&format!("each.{k}"), env), 1),
             ("count", Some("index")) => (self.variable("count.index", env), 1),
             ("path" | "terraform", _) => (
-                Val::unknown(format!("`{}` is known when Terraform runs", self.written(at))),
+                Ev::unknown(format!("`{}` is known when Terraform runs", self.written(at))),
                 ops.len(),
             ),
             ("data", _) => (
-                Val::unknown(format!(
+                Ev::unknown(format!(
                     "`{}` is read from Azure when Terraform runs",
                     self.written(at)
                 )),
                 ops.len(),
             ),
             ("module", _) => (
-                Val::unknown(format!("`{}` is an output of another module", self.written(at))),
+                Ev::unknown(format!("`{}` is an output of another module", self.written(at))),
                 ops.len(),
             ),
             (rtype, Some(rname)) => match (
@@ -810,7 +810,7 @@ impl<'m> Module<'m> {
                         3,
                     ),
                     _ => (
-                        Val::unknown(format!(
+                        Ev::unknown(format!(
                             "`{}` is known after Terraform applies it",
                             self.written(at)
                         )),
@@ -818,7 +818,7 @@ impl<'m> Module<'m> {
                     ),
                 },
                 _ => (
-                    Val::unknown(format!(
+                    Ev::unknown(format!(
                         "`{}` is known after Terraform applies it",
                         self.written(at)
                     )),
@@ -833,12 +833,12 @@ impl<'m> Module<'m> {
 
     fn apply(
         &self,
-        mut v: Val,
+        mut v: Ev,
         ops: &'m [hcl_edit::Decorated<TraversalOperator>],
         at: At<'m>,
         env: &Env,
         depth: usize,
-    ) -> Val {
+    ) -> Ev {
         for op in ops {
             if v.why().is_some() {
                 return v;
@@ -859,15 +859,15 @@ impl<'m> Module<'m> {
                     );
                     index_of(&v, &i)
                 }
-                TraversalOperator::LegacyIndex(i) => index_of(&v, &Val::int(*i.value() as i64)),
-                _ => return Val::unknown(format!("`{}` uses a splat", self.written(at))),
+                TraversalOperator::LegacyIndex(i) => index_of(&v, &Ev::int(*i.value() as i64)),
+                _ => return Ev::unknown(format!("`{}` uses a splat", self.written(at))),
             };
         }
         v
     }
 
     /// `var.name`: a variable file's value, else the default.
-    fn var(&self, name: &str, depth: usize) -> Val {
+    fn var(&self, name: &str, depth: usize) -> Ev {
         let key = format!("var.{name}");
         if let Some(v) = self.memo.borrow().get(&key) {
             return v.clone();
@@ -892,16 +892,16 @@ impl<'m> Module<'m> {
                     )))
                 }
             }
-            (None, Some((_, None))) => Val::unknown(format!(
+            (None, Some((_, None))) => Ev::unknown(format!(
                 "`var.{name}` has no default (the module's caller or the command line sets it)"
             )),
-            (None, None) => Val::unknown(format!("`var.{name}` is not declared in this module")),
+            (None, None) => Ev::unknown(format!("`var.{name}` is not declared in this module")),
         };
         self.memo.borrow_mut().insert(key, v.clone());
         v
     }
 
-    fn local(&self, name: &str, depth: usize) -> Val {
+    fn local(&self, name: &str, depth: usize) -> Ev {
         let key = format!("local.{name}");
         if let Some(v) = self.memo.borrow().get(&key) {
             return v.clone();
@@ -911,15 +911,15 @@ impl<'m> Module<'m> {
                 let v = self.guarded(&key, *at, depth);
                 if at.file == 0 { v } else { strip(v) }
             }
-            None => Val::unknown(format!("`local.{name}` is not declared in this module")),
+            None => Ev::unknown(format!("`local.{name}` is not declared in this module")),
         };
         self.memo.borrow_mut().insert(key, v.clone());
         v
     }
 
-    fn guarded(&self, key: &str, at: At<'m>, depth: usize) -> Val {
+    fn guarded(&self, key: &str, at: At<'m>, depth: usize) -> Ev {
         if self.busy.borrow().iter().any(|b| b == key) {
-            return Val::unknown(format!("`{key}` is defined through itself"));
+            return Ev::unknown(format!("`{key}` is defined through itself"));
         }
         self.busy.borrow_mut().push(key.to_string());
         let v = self.eval(at, &Vec::new(), depth + 1);
@@ -927,7 +927,7 @@ impl<'m> Module<'m> {
         v
     }
 
-    fn for_expr(&self, f: &'m hcl_edit::expr::ForExpr, file: usize, env: &Env, depth: usize) -> Val {
+    fn for_expr(&self, f: &'m hcl_edit::expr::ForExpr, file: usize, env: &Env, depth: usize) -> Ev {
         let coll = self.eval(
             At {
                 file,
@@ -936,18 +936,18 @@ impl<'m> Module<'m> {
             env,
             depth + 1,
         );
-        let items: Vec<(Val, Val)> = match &coll.v {
+        let items: Vec<(Ev, Ev)> = match &coll.v {
             V::List(items) => items
                 .iter()
                 .enumerate()
-                .map(|(i, v)| (Val::int(i as i64), v.clone()))
+                .map(|(i, v)| (Ev::int(i as i64), v.clone()))
                 .collect(),
             V::Map(entries) => entries
                 .iter()
-                .map(|(k, v)| (Val::text(k.clone()), v.clone()))
+                .map(|(k, v)| (Ev::text(k.clone()), v.clone()))
                 .collect(),
             _ => {
-                return Val::unknown(
+                return Ev::unknown(
                     coll.why()
                         .unwrap_or_else(|| "a `for` over a value that is not a collection".into()),
                 );
@@ -967,7 +967,7 @@ impl<'m> Module<'m> {
                 match self.eval(At { file, expr: &c.expr }, &env, depth + 1).v {
                     V::Bool(true) => {}
                     V::Bool(false) => continue,
-                    _ => return Val::unknown("the `for` expression's condition is not known"),
+                    _ => return Ev::unknown("the `for` expression's condition is not known"),
                 }
             }
             let value = self.eval(
@@ -981,25 +981,25 @@ impl<'m> Module<'m> {
             match &f.key_expr {
                 Some(ke) => match self.eval(At { file, expr: ke }, &env, depth + 1).known_str() {
                     Some(key) => map.push((key, value)),
-                    None => return Val::unknown("a key of the `for` expression is not known"),
+                    None => return Ev::unknown("a key of the `for` expression is not known"),
                 },
                 None => list.push(value),
             }
         }
         if f.key_expr.is_some() {
-            Val::new(V::Map(map))
+            Ev::new(V::Map(map))
         } else {
-            Val::new(V::List(list))
+            Ev::new(V::List(list))
         }
     }
 }
 
 /// A value read in another file: its literals have no place in the defining file.
-fn strip(v: Val) -> Val {
+fn strip(v: Ev) -> Ev {
     iac::strip_origins(v)
 }
 
-fn index_of(v: &Val, index: &Val) -> Val {
+fn index_of(v: &Ev, index: &Ev) -> Ev {
     iac::index_of(v, index, false)
 }
 
@@ -1022,7 +1022,7 @@ fn name_setting(leaf: &Leaf, key: Option<Span>) -> Setting {
 }
 
 /// The variables a `.tfvars` (HCL) or `.tfvars.json` file sets.
-fn variable_file(src: &Arc<SourceFile>, name: &str) -> Vec<(String, Val)> {
+fn variable_file(src: &Arc<SourceFile>, name: &str) -> Vec<(String, Ev)> {
     if name.to_ascii_lowercase().ends_with(".json") {
         let loaded = crate::load::parse_source(src.clone(), crate::load::Format::Json, &Default::default());
         let Some(doc) = loaded.documents.first().filter(|d| !d.partial) else {
@@ -1082,16 +1082,16 @@ impl<'m> Module<'m> {
 }
 
 /// Terraform's functions on evaluated arguments (the ones names and sizes are built with).
-fn function(name: &str, args: &[Val]) -> Val {
-    let text = |i: usize| args.get(i).and_then(Val::known_str);
+fn function(name: &str, args: &[Ev]) -> Ev {
+    let text = |i: usize| args.get(i).and_then(Ev::known_str);
     let why = || {
         args.iter()
-            .find_map(Val::why)
+            .find_map(Ev::why)
             .unwrap_or_else(|| format!("`{name}()` of values that are not known"))
     };
     let map_text = |f: fn(&str) -> String| match args.first() {
         Some(a) => match &a.v {
-            V::Str(parts) => Val::new(V::Str(
+            V::Str(parts) => Ev::new(V::Str(
                 parts
                     .iter()
                     .map(|p| match p {
@@ -1100,26 +1100,26 @@ fn function(name: &str, args: &[Val]) -> Val {
                     })
                     .collect(),
             )),
-            _ => Val::unknown(why()),
+            _ => Ev::unknown(why()),
         },
-        None => Val::unknown(why()),
+        None => Ev::unknown(why()),
     };
     match name {
         "lower" => map_text(|s| s.to_lowercase()),
         "upper" => map_text(|s| s.to_uppercase()),
         "trimspace" => match text(0) {
-            Some(s) => Val::text(s.trim()),
-            None => Val::unknown(why()),
+            Some(s) => Ev::text(s.trim()),
+            None => Ev::unknown(why()),
         },
         "tostring" => match args.first() {
             Some(a) if matches!(a.v, V::Str(_) | V::Int(_) | V::Bool(_)) => iac::join(a.pieces()),
-            _ => Val::unknown(why()),
+            _ => Ev::unknown(why()),
         },
         "tonumber" => match args.first() {
-            Some(Val { v: V::Int(i), .. }) => Val::int(*i),
+            Some(Ev { v: V::Int(i), .. }) => Ev::int(*i),
             _ => match text(0).and_then(|s| s.trim().parse::<i64>().ok()) {
-                Some(i) => Val::int(i),
-                None => Val::unknown(why()),
+                Some(i) => Ev::int(i),
+                None => Ev::unknown(why()),
             },
         },
         "tolist" | "toset" | "tomap" => match args.first() {
@@ -1135,7 +1135,7 @@ fn function(name: &str, args: &[Val]) -> Val {
                 }
                 v
             }
-            _ => Val::unknown(why()),
+            _ => Ev::unknown(why()),
         },
         "coalesce" => {
             for a in args {
@@ -1145,11 +1145,11 @@ fn function(name: &str, args: &[Val]) -> Val {
                     _ => return a.clone(),
                 }
             }
-            Val::unknown("every argument of `coalesce` is null or empty")
+            Ev::unknown("every argument of `coalesce` is null or empty")
         }
         "format" => match text(0) {
             Some(f) => format_verbs(&f, &args[1..]),
-            None => Val::unknown(why()),
+            None => Ev::unknown(why()),
         },
         "join" => match (text(0), args.get(1).map(|a| &a.v)) {
             (Some(sep), Some(V::List(items))) => {
@@ -1162,23 +1162,23 @@ fn function(name: &str, args: &[Val]) -> Val {
                 }
                 iac::join(pieces)
             }
-            _ => Val::unknown(why()),
+            _ => Ev::unknown(why()),
         },
         "lookup" => match args.first() {
-            Some(m @ Val { v: V::Map(_), .. }) => match text(1).and_then(|k| m.member(&k, false).cloned()) {
+            Some(m @ Ev { v: V::Map(_), .. }) => match text(1).and_then(|k| m.member(&k, false).cloned()) {
                 Some(v) => v,
                 None => args
                     .get(2)
                     .cloned()
-                    .unwrap_or_else(|| Val::unknown("`lookup` of a missing key")),
+                    .unwrap_or_else(|| Ev::unknown("`lookup` of a missing key")),
             },
-            _ => Val::unknown(why()),
+            _ => Ev::unknown(why()),
         },
         "merge" => {
-            let mut out: Vec<(String, Val)> = Vec::new();
+            let mut out: Vec<(String, Ev)> = Vec::new();
             for a in args {
                 let V::Map(entries) = &a.v else {
-                    return Val::unknown(why());
+                    return Ev::unknown(why());
                 };
                 for (k, v) in entries {
                     out.retain(|(x, _)| x != k);
@@ -1186,56 +1186,56 @@ fn function(name: &str, args: &[Val]) -> Val {
                 }
             }
             out.truncate(iac::MAX_ITEMS);
-            Val::new(V::Map(out))
+            Ev::new(V::Map(out))
         }
         "concat" => {
             let mut items = Vec::new();
             for a in args {
                 let V::List(l) = &a.v else {
-                    return Val::unknown(why());
+                    return Ev::unknown(why());
                 };
                 items.extend(l.iter().cloned());
             }
             items.truncate(iac::MAX_ITEMS);
-            Val::new(V::List(items))
+            Ev::new(V::List(items))
         }
         "element" => match (args.first().map(|a| &a.v), args.get(1).map(|a| &a.v)) {
             (Some(V::List(items)), Some(V::Int(i))) if !items.is_empty() => {
                 items[(i.rem_euclid(items.len() as i64)) as usize].clone()
             }
-            _ => Val::unknown(why()),
+            _ => Ev::unknown(why()),
         },
         "replace" => match (text(0), text(1), text(2)) {
             (Some(s), Some(from), Some(to)) if !from.is_empty() && !is_pattern(&from) => {
                 let r = s.replace(&from, &to);
                 if r.len() > iac::MAX_TEXT {
-                    Val::unknown("the string is too long")
+                    Ev::unknown("the string is too long")
                 } else {
-                    Val::text(r)
+                    Ev::text(r)
                 }
             }
-            _ => Val::unknown(why()),
+            _ => Ev::unknown(why()),
         },
         "substr" => match (text(0), args.get(1).map(|a| &a.v), args.get(2).map(|a| &a.v)) {
             (Some(s), Some(V::Int(off)), Some(V::Int(len))) if *off >= 0 => {
                 let chars = s.chars().skip(*off as usize);
-                Val::text(if *len < 0 {
+                Ev::text(if *len < 0 {
                     chars.collect::<String>()
                 } else {
                     chars.take(*len as usize).collect()
                 })
             }
-            _ => Val::unknown(why()),
+            _ => Ev::unknown(why()),
         },
         "length" => match args.first().map(|a| &a.v) {
-            Some(V::List(items)) => Val::int(items.len() as i64),
-            Some(V::Map(entries)) => Val::int(entries.len() as i64),
+            Some(V::List(items)) => Ev::int(items.len() as i64),
+            Some(V::Map(entries)) => Ev::int(entries.len() as i64),
             _ => match text(0) {
-                Some(s) => Val::int(s.chars().count() as i64),
-                None => Val::unknown(why()),
+                Some(s) => Ev::int(s.chars().count() as i64),
+                None => Ev::unknown(why()),
             },
         },
-        _ => Val::unknown(format!("`{name}()` is not evaluated statically")),
+        _ => Ev::unknown(format!("`{name}()` is not evaluated statically")),
     }
 }
 
@@ -1245,7 +1245,7 @@ fn is_pattern(s: &str) -> bool {
 }
 
 /// Terraform's `format`: `%s`, `%d`, `%v` and `%%` (other verbs are unknown).
-fn format_verbs(f: &str, args: &[Val]) -> Val {
+fn format_verbs(f: &str, args: &[Ev]) -> Ev {
     let mut pieces = Vec::new();
     let mut text = String::new();
     let mut next = 0usize;
@@ -1259,14 +1259,14 @@ fn format_verbs(f: &str, args: &[Val]) -> Val {
             Some('%') => text.push('%'),
             Some('s' | 'd' | 'v') => {
                 let Some(a) = args.get(next) else {
-                    return Val::unknown("`format` has fewer arguments than verbs");
+                    return Ev::unknown("`format` has fewer arguments than verbs");
                 };
                 next += 1;
                 pieces.push(Part::Text(std::mem::take(&mut text)));
                 pieces.extend(a.pieces());
             }
             other => {
-                return Val::unknown(format!(
+                return Ev::unknown(format!(
                     "the `format` verb `%{}` is not evaluated",
                     other.map(String::from).unwrap_or_default()
                 ));
@@ -1277,29 +1277,29 @@ fn format_verbs(f: &str, args: &[Val]) -> Val {
     iac::join(pieces)
 }
 
-fn binary(op: &str, l: Val, r: Val) -> Val {
+fn binary(op: &str, l: Ev, r: Ev) -> Ev {
     if let Some(w) = l.why().or_else(|| r.why()) {
-        return Val::unknown(w);
+        return Ev::unknown(w);
     }
-    let eq = |l: &Val, r: &Val| match (l.known_str(), r.known_str()) {
+    let eq = |l: &Ev, r: &Ev| match (l.known_str(), r.known_str()) {
         (Some(a), Some(b)) => a == b,
         _ => l.v == r.v,
     };
     match (op, &l.v, &r.v) {
-        ("==", ..) => Val::boolean(eq(&l, &r)),
-        ("!=", ..) => Val::boolean(!eq(&l, &r)),
-        ("&&", V::Bool(a), V::Bool(b)) => Val::boolean(*a && *b),
-        ("||", V::Bool(a), V::Bool(b)) => Val::boolean(*a || *b),
-        ("<", V::Int(a), V::Int(b)) => Val::boolean(a < b),
-        (">", V::Int(a), V::Int(b)) => Val::boolean(a > b),
-        ("<=", V::Int(a), V::Int(b)) => Val::boolean(a <= b),
-        (">=", V::Int(a), V::Int(b)) => Val::boolean(a >= b),
-        ("+", V::Int(a), V::Int(b)) => Val::int(a.saturating_add(*b)),
-        ("-", V::Int(a), V::Int(b)) => Val::int(a.saturating_sub(*b)),
-        ("*", V::Int(a), V::Int(b)) => Val::int(a.saturating_mul(*b)),
-        ("/", V::Int(a), V::Int(b)) if *b != 0 => Val::int(a / b),
-        ("%", V::Int(a), V::Int(b)) if *b != 0 => Val::int(a % b),
-        _ => Val::unknown(format!("the operator `{op}` is not evaluated on these values")),
+        ("==", ..) => Ev::boolean(eq(&l, &r)),
+        ("!=", ..) => Ev::boolean(!eq(&l, &r)),
+        ("&&", V::Bool(a), V::Bool(b)) => Ev::boolean(*a && *b),
+        ("||", V::Bool(a), V::Bool(b)) => Ev::boolean(*a || *b),
+        ("<", V::Int(a), V::Int(b)) => Ev::boolean(a < b),
+        (">", V::Int(a), V::Int(b)) => Ev::boolean(a > b),
+        ("<=", V::Int(a), V::Int(b)) => Ev::boolean(a <= b),
+        (">=", V::Int(a), V::Int(b)) => Ev::boolean(a >= b),
+        ("+", V::Int(a), V::Int(b)) => Ev::int(a.saturating_add(*b)),
+        ("-", V::Int(a), V::Int(b)) => Ev::int(a.saturating_sub(*b)),
+        ("*", V::Int(a), V::Int(b)) => Ev::int(a.saturating_mul(*b)),
+        ("/", V::Int(a), V::Int(b)) if *b != 0 => Ev::int(a / b),
+        ("%", V::Int(a), V::Int(b)) if *b != 0 => Ev::int(a % b),
+        _ => Ev::unknown(format!("the operator `{op}` is not evaluated on these values")),
     }
 }
 
