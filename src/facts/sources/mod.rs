@@ -13,6 +13,7 @@ pub mod aml_yaml;
 pub mod arm;
 pub mod bicep;
 pub mod iac;
+pub mod ipynb;
 pub mod python_sdk;
 pub mod terraform;
 

@@ -25,8 +25,8 @@ use std::collections::HashMap;
 use tree_sitter::Node as TsNode;
 
 use super::iac::{self, Ev, Part, V};
+use super::ipynb::{self, Code};
 use super::{Definitions, Input, Reader};
-use crate::document::{Document, NodeId, Value};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
 
@@ -68,10 +68,14 @@ const V1_CLASSES: &[(&str, &str)] = &[
 fn read(input: &Input<'_>, out: &mut Definitions) {
     let text = input.source.text.as_str();
     let code = if input.file_name().ends_with(".ipynb") {
-        match notebook_code(text, &input.source.path) {
-            Some(c) => c,
-            None => return,
+        let Some(mut code) = ipynb::code_cells(text, &input.source.path, Some("python")) else {
+            return;
+        };
+        for i in 0..code.cells.len() {
+            let end = code.cells.get(i + 1).copied().unwrap_or(code.text.len());
+            blank_magics(&mut code.text, code.cells[i], end);
         }
+        code
     } else {
         Code::plain(text)
     };
@@ -110,213 +114,11 @@ fn affordable(text: &str) -> bool {
     true
 }
 
-// ---------------------------------------------------------------------------------------
-// The code, and where its bytes are in the file
-
-/// The Python code of a file, and the map from its offsets to the file's.
-struct Code {
-    text: String,
-    /// Segments of `text` and where they are in the file: `(code start, file start, file
-    /// end, exact)` — `exact`: byte for byte (else escapes or a joint; neighbouring ones
-    /// are one segment).
-    segments: Vec<(u32, u32, u32, bool)>,
-}
-
-impl Code {
-    fn plain(text: &str) -> Code {
-        Code {
-            text: text.to_string(),
-            segments: vec![(0, 0, text.len() as u32, true)],
-        }
-    }
-
-    /// Maps what is appended next to the file's `from..to` (an escape just after another
-    /// extends its segment).
-    fn push(&mut self, from: usize, to: usize, exact: bool) {
-        if !exact {
-            if let Some(last) = self.segments.last_mut()
-                && !last.3
-                && last.2 as usize == from
-            {
-                last.2 = to as u32;
-                return;
-            }
-        }
-        self.segments
-            .push((self.text.len() as u32, from as u32, to as u32, exact));
-    }
-
-    /// Where the code byte at `off` is in the file (`after`: the offset just after it).
-    fn file_offset(&self, off: usize, after: bool) -> usize {
-        let i = self
-            .segments
-            .partition_point(|s| s.0 as usize <= off)
-            .saturating_sub(1);
-        let Some(&(c, f, fe, exact)) = self.segments.get(i) else {
-            return 0;
-        };
-        let (c, f, fe) = (c as usize, f as usize, fe as usize);
-        match (exact, after) {
-            (true, false) => (f + (off - c)).min(fe),
-            (true, true) => (f + (off - c) + 1).min(fe),
-            (false, false) => f,
-            (false, true) => fe,
-        }
-    }
-
-    /// Where a code span is in the file (its end: just after its last byte's place).
-    fn span(&self, start: usize, end: usize) -> Span {
-        let a = self.file_offset(start, false);
-        let b = if end > start {
-            self.file_offset(end - 1, true)
-        } else {
-            a
-        };
-        Span::new(a as u32, b.max(a) as u32)
-    }
-}
-
-/// The code cells of a notebook joined into one module (magics and shell lines blanked),
-/// mapped to the JSON strings they come from; `None` for a notebook whose language is not
-/// Python or that is not JSON.
-fn notebook_code(text: &str, display: &str) -> Option<Code> {
-    let loaded = crate::load::parse_text(
-        display,
-        text.to_string(),
-        crate::load::Format::Json,
-        &Default::default(),
-    );
-    let doc = loaded.documents.first()?;
-    let root = doc.root?;
-    let lang = doc
-        .get(root, "metadata")
-        .and_then(|m| doc.get(m, "kernelspec"))
-        .and_then(|k| doc.get(k, "language"))
-        .and_then(|l| match doc.value(l) {
-            Value::Str(s) => Some(s.to_ascii_lowercase()),
-            _ => None,
-        });
-    if lang.is_some_and(|l| l != "python") {
-        return None;
-    }
-    let mut cells: Vec<NodeId> = Vec::new();
-    if let Some(c) = doc.get(root, "cells") {
-        cells.extend(doc.items(c).iter().copied());
-    }
-    if let Some(ws) = doc.get(root, "worksheets") {
-        // nbformat 3: worksheets[].cells[], code in `input`.
-        for w in doc.items(ws) {
-            if let Some(c) = doc.get(*w, "cells") {
-                cells.extend(doc.items(c).iter().copied());
-            }
-        }
-    }
-    let mut code = Code {
-        text: String::new(),
-        segments: Vec::new(),
-    };
-    for cell in cells {
-        let is_code = doc
-            .get(cell, "cell_type")
-            .is_some_and(|t| matches!(doc.value(t), Value::Str(s) if &**s == "code"));
-        if !is_code {
-            continue;
-        }
-        let Some(src) = doc.get(cell, "source").or_else(|| doc.get(cell, "input")) else {
-            continue;
-        };
-        let start = code.text.len();
-        let strings: Vec<NodeId> = match doc.value(src) {
-            Value::Str(_) => vec![src],
-            Value::Seq(items) => items.clone(),
-            _ => continue,
-        };
-        for s in strings {
-            append_string(doc, s, text, &mut code);
-        }
-        blank_magics(&mut code.text, start);
-        if !code.text.ends_with('\n') {
-            let at = code.segments.last().map_or(0, |s| s.2);
-            code.push(at as usize, at as usize, false);
-            code.text.push('\n');
-        }
-    }
-    Some(code)
-}
-
-/// Appends a JSON string's value to the code, with the segments that map it back.
-fn append_string(doc: &Document, id: NodeId, text: &str, code: &mut Code) {
-    let n = doc.node(id);
-    let Value::Str(_) = &n.value else { return };
-    if n.span.len() < 2 {
-        return;
-    }
-    let raw_start = n.span.start as usize + 1;
-    let raw_end = n.span.end as usize - 1;
-    let raw = &text[raw_start..raw_end];
-    let b = raw.as_bytes();
-    let mut i = 0;
-    let mut run = 0;
-    let flush = |code: &mut Code, from: usize, to: usize| {
-        if to > from {
-            code.push(raw_start + from, raw_start + to, true);
-            code.text.push_str(&raw[from..to]);
-        }
-    };
-    while i < b.len() {
-        if b[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        flush(code, run, i);
-        let (decoded, len) = json_escape(&raw[i..]);
-        code.push(raw_start + i, raw_start + i + len, false);
-        code.text.push_str(&decoded);
-        i += len;
-        run = i;
-    }
-    flush(code, run, b.len());
-}
-
-/// One JSON escape at the start of `s`: its text and length (a surrogate pair is one).
-fn json_escape(s: &str) -> (String, usize) {
-    let b = s.as_bytes();
-    let simple = |c: char| (c.to_string(), 2);
-    match b.get(1) {
-        Some(b'n') => simple('\n'),
-        Some(b't') => simple('\t'),
-        Some(b'r') => simple('\r'),
-        Some(b'b') => simple('\u{8}'),
-        Some(b'f') => simple('\u{c}'),
-        Some(b'/') => simple('/'),
-        Some(b'\\') => simple('\\'),
-        Some(b'"') => simple('"'),
-        Some(b'u') => {
-            let hex = |from: usize| {
-                s.get(from..from + 4)
-                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-            };
-            match hex(2) {
-                Some(hi @ 0xD800..=0xDBFF) if s.get(6..8) == Some("\\u") => match hex(8) {
-                    Some(lo @ 0xDC00..=0xDFFF) => {
-                        let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                        (char::from_u32(c).unwrap_or('\u{fffd}').to_string(), 12)
-                    }
-                    _ => ('\u{fffd}'.to_string(), 6),
-                },
-                Some(c) => (char::from_u32(c).unwrap_or('\u{fffd}').to_string(), 6),
-                None => ('\u{fffd}'.to_string(), 2.min(s.len())),
-            }
-        }
-        _ => ('\u{fffd}'.to_string(), 2.min(s.len()).max(1)),
-    }
-}
-
 /// Blanks (with spaces: offsets stay) what is not Python in the cell starting at `from`:
 /// a cell magic's whole cell when it runs another language (`%%bash`, `%%writefile`...),
 /// else its first line; line magics and shell escapes (`%pip`, `!az …`, with their `\`
 /// continuation lines); a `?` help line.
-fn blank_magics(text: &mut String, from: usize) {
+fn blank_magics(text: &mut String, from: usize, to: usize) {
     const OTHER_LANGUAGES: &[&str] = &[
         "%%bash",
         "%%sh",
@@ -335,7 +137,7 @@ fn blank_magics(text: &mut String, from: usize) {
         "%%powershell",
         "%%cmd",
     ];
-    let cell = &text[from..];
+    let cell = &text[from..to];
     let first = cell.trim_start();
     let other_language = OTHER_LANGUAGES.iter().any(|m| {
         first
@@ -344,7 +146,7 @@ fn blank_magics(text: &mut String, from: usize) {
     });
     let mut ranges: Vec<(usize, usize)> = Vec::new();
     if other_language {
-        ranges.push((from, text.len()));
+        ranges.push((from, to));
     } else {
         let mut pos = from;
         let mut continued = false;
