@@ -36,7 +36,9 @@ pub const DEFINITION_SOURCES: &[&str] = &[
     "makefile",
     "gnumakefile",
     ".bicep",
+    ".bicepparam",
     ".tf",
+    ".tfvars",
     ".py",
 ];
 

@@ -873,9 +873,21 @@ fn files_mentioning(
     options: &Options,
     project: &Files,
 ) -> Vec<Prepared> {
-    files
+    let hits: Vec<&str> = files
         .par_iter()
         .filter(|(_, text)| mentions(text, name))
+        .map(|(c, _)| c.display.as_str())
+        .collect();
+    // A name written in a variable or parameter file (`variables.tf`, `*.bicepparam`,
+    // `*.parameters.json`) is defined by the files beside it that use it.
+    files
+        .par_iter()
+        .filter(|(c, _)| {
+            hits.contains(&c.display.as_str())
+                || hits
+                    .iter()
+                    .any(|h| crate::facts::sources::companion_of(h, &c.display))
+        })
         .filter_map(|(c, text)| {
             catch_unwind(AssertUnwindSafe(|| {
                 let format = Format::for_path(&c.display);

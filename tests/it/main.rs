@@ -23,7 +23,7 @@ mod fuzzing;
 mod generate;
 mod hostile;
 mod hostile_fs;
-mod hostile_iac;
+mod iac;
 mod layers;
 mod loader_props;
 mod lsp;

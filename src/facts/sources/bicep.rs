@@ -23,7 +23,9 @@ use crate::source::Span;
 
 pub const READER: Reader = Reader {
     name: "bicep",
-    wants: |name| name.ends_with(".bicep"),
+    // `.bicepparam` files define nothing (no resource) but are walked, so that a partial
+    // run finds the file beside one that names a compute.
+    wants: |name| name.ends_with(".bicep") || name.ends_with(".bicepparam"),
     needles: &["computes@", "Computes@"],
     read,
 };

@@ -951,6 +951,25 @@ pub fn sibling_files(dir: &Path, wanted: impl Fn(&str) -> bool) -> Vec<(PathBuf,
     out
 }
 
+/// Whether `other` (beside `file`, displayed paths) may define a compute with a value
+/// written in `file`: a `.tf` beside a `.tf`/`.tfvars`, a `.bicep` beside a
+/// `.bicepparam`, a template beside an ARM parameters file.
+pub fn companion_of(file: &str, other: &str) -> bool {
+    let split = |p: &str| match p.rfind(['/', '\\']) {
+        Some(i) => (p[..i].to_string(), p[i + 1..].to_ascii_lowercase()),
+        None => (String::new(), p.to_ascii_lowercase()),
+    };
+    let ((dir, name), (odir, oname)) = (split(file), split(other));
+    if dir != odir || name == oname {
+        return false;
+    }
+    let tf = name.ends_with(".tf") || name.ends_with(".tfvars") || name.ends_with(".tfvars.json");
+    let params = name.ends_with(".json") && name.contains(".parameters");
+    (tf && oname.ends_with(".tf"))
+        || (name.ends_with(".bicepparam") && oname.ends_with(".bicep"))
+        || (params && oname.ends_with(".json") && !oname.contains(".parameters"))
+}
+
 /// The displayed path of `name` beside the file displayed as `display`.
 pub fn beside(display: &str, name: &str) -> String {
     match display.rfind(['/', '\\']) {
@@ -1153,6 +1172,27 @@ mod tests {
         assert_eq!(size.written, "clusterProps");
         assert_eq!(size.origin, Some(Span::new(300, 318)));
         assert!(!size.in_place);
+    }
+
+    #[test]
+    fn companions_are_the_definition_files_beside_a_variable_file() {
+        assert!(companion_of("infra/variables.tf", "infra/main.tf"));
+        assert!(companion_of("infra/terraform.tfvars", "infra/main.tf"));
+        assert!(companion_of("b/main.bicepparam", "b/main.bicep"));
+        assert!(companion_of(
+            "arm/azuredeploy.parameters.json",
+            "arm/azuredeploy.json"
+        ));
+        assert!(
+            !companion_of("infra/variables.tf", "other/main.tf"),
+            "another module"
+        );
+        assert!(!companion_of("infra/main.tf", "infra/main.tf"));
+        assert!(!companion_of(
+            "arm/azuredeploy.json",
+            "arm/azuredeploy.parameters.json"
+        ));
+        assert!(!companion_of("jobs/job.yml", "jobs/main.tf"));
     }
 
     #[test]

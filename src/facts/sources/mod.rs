@@ -174,6 +174,13 @@ impl Files {
     }
 }
 
+/// Whether `other` may define a compute with a value of `file` (both displayed paths): a
+/// Terraform module's `.tf` files use its `variables.tf` and `.tfvars`, a Bicep file its
+/// `.bicepparam`, an ARM template its parameters files — all in one directory.
+pub fn companion_of(file: &str, other: &str) -> bool {
+    iac::companion_of(file, other)
+}
+
 /// The 1-based line of `offset` in `source`.
 pub fn line_of(source: &SourceFile, offset: u32) -> u32 {
     source.position(offset).line

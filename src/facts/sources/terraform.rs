@@ -34,7 +34,9 @@ use crate::source::{SourceFile, Span};
 
 pub const READER: Reader = Reader {
     name: "terraform",
-    wants: |name| name.ends_with(".tf"),
+    // `.tfvars` files define nothing (their needles never match) but are walked, so that
+    // a partial run finds the module beside one that names a compute.
+    wants: |name| name.ends_with(".tf") || name.ends_with(".tfvars"),
     needles: &[
         "azurerm_machine_learning_compute",
         "azurerm_machine_learning_inference_cluster",

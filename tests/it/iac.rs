@@ -1,5 +1,7 @@
-//! Hostile inputs for the compute-definition readers of Terraform, Bicep, ARM JSON and the
-//! Python SDK (`.py`, `.ipynb`): each file holds a definition (so its reader parses it)
+//! The compute-definition readers of Terraform, Bicep, ARM JSON and the Python SDK (`.py`,
+//! `.ipynb`) seen from outside: a partial run (pre-commit passes one job) finds a
+//! definition whose name is only in a variable or parameter file beside it; and hostile
+//! inputs: each file holds a definition (so its reader parses it)
 //! and is written to blow up a parser — nesting far beyond any limit, millions of flat
 //! tokens, chains of names that refer to each other, megabytes of escapes. Each runs the
 //! real binary under the caps of `capped` (wall clock, 256 MiB peak memory, a 256 KiB
@@ -7,6 +9,8 @@
 //! asserts that the run ends cleanly and the ordinary definition still resolves.
 
 use std::path::Path;
+
+use assert_cmd::Command;
 
 use serde_json::Value;
 
@@ -173,4 +177,69 @@ fn python_and_notebooks_beyond_the_token_bound_or_full_of_escapes() {
         ("chain.py", format!("{def}{chain}").into_bytes()),
         ("escapes.ipynb", nb.into_bytes()),
     ]);
+}
+
+#[test]
+fn a_partial_run_finds_a_name_written_only_in_a_variable_or_parameter_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = root.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    let job = |compute: &str| {
+        format!(
+            "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: azureml:{compute}\n"
+        )
+    };
+    write("jobs/tf.yml", &job("tf-from-tfvars"));
+    write("jobs/tfdefault.yml", &job("tf-from-default"));
+    write("jobs/bicep.yml", &job("bicep-from-param"));
+    write("jobs/arm.yml", &job("arm-from-param"));
+    write("jobs/none.yml", &job("defined-nowhere"));
+    write(
+        "infra/main.tf",
+        "resource \"azurerm_machine_learning_compute_cluster\" \"a\" {\n  name = var.a\n  vm_size = \"Standard_DS3_v2\"\n}\nresource \"azurerm_machine_learning_compute_cluster\" \"b\" {\n  name = var.b\n  vm_size = \"Standard_DS3_v2\"\n}\n",
+    );
+    write(
+        "infra/variables.tf",
+        "variable \"a\" {\n  default = \"x\"\n}\nvariable \"b\" {\n  default = \"tf-from-default\"\n}\n",
+    );
+    write("infra/terraform.tfvars", "a = \"tf-from-tfvars\"\n");
+    write(
+        "bicep/main.bicep",
+        "param name string\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = {\n  name: 'ws/${name}'\n  properties: { computeType: 'AmlCompute' }\n}\n",
+    );
+    write(
+        "bicep/main.bicepparam",
+        "using './main.bicep'\nparam name = 'bicep-from-param'\n",
+    );
+    write(
+        "arm/azuredeploy.json",
+        "{\"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\", \"contentVersion\": \"1.0.0.0\", \"parameters\": {\"n\": {\"type\": \"string\"}}, \"resources\": [{\"type\": \"Microsoft.MachineLearningServices/workspaces/computes\", \"name\": \"[concat('ws/', parameters('n'))]\", \"properties\": {\"computeType\": \"AmlCompute\"}}]}",
+    );
+    write(
+        "arm/azuredeploy.parameters.json",
+        "{\"parameters\": {\"n\": {\"value\": \"arm-from-param\"}}}",
+    );
+    let out = Command::cargo_bin("amlint")
+        .unwrap()
+        .timeout(std::time::Duration::from_secs(60))
+        .current_dir(root)
+        .args(["check", "--format", "concise", "--fail-on", "never"])
+        .args([
+            "jobs/tf.yml",
+            "jobs/tfdefault.yml",
+            "jobs/bicep.yml",
+            "jobs/arm.yml",
+            "jobs/none.yml",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let unresolved: Vec<&str> = text.lines().filter(|l| l.contains("AML203")).collect();
+    assert_eq!(unresolved.len(), 1, "{text}");
+    assert!(unresolved[0].starts_with("jobs/none.yml"), "{text}");
 }
