@@ -632,25 +632,9 @@ fn text_of(v: &Ev) -> String {
 mod tests {
     use super::*;
     use crate::facts::computes::Scalar;
-    use crate::facts::sources::Files;
-    use crate::load::{Format, parse_text};
 
     fn defs_in(dir: &std::path::Path, name: &str, text: &str) -> Vec<ComputeDef> {
-        std::fs::write(dir.join(name), text).unwrap();
-        let loaded = parse_text(name, text.into(), Format::Json, &Default::default());
-        let files = Files::new(crate::fsio::Boundary::at(dir), &Default::default());
-        let path = dir.join(name);
-        let kinds = vec![None; loaded.documents.len()];
-        let input = Input {
-            path: &path,
-            source: &loaded.source,
-            documents: &loaded.documents,
-            kinds: &kinds,
-            files: &files,
-        };
-        let mut out = Definitions::default();
-        read(&input, &mut out);
-        out.computes
+        iac::read_for_test(read, dir, name, text).computes
     }
 
     fn defs(text: &str) -> Vec<ComputeDef> {

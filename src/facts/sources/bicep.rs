@@ -266,30 +266,28 @@ fn string_piece(text: &str, i: usize, head: bool, toks: &mut Vec<Tok>, interp: &
     let mut value = String::new();
     let mut plain = true;
     let mut run = j;
+    let piece = |k: K, end: usize, value: String, plain: bool| Tok {
+        k,
+        span: Span::new(i as u32, end as u32),
+        text: value,
+        plain,
+        quote: 1,
+    };
     while j < b.len() {
         match b[j] {
             b'\'' => {
                 value.push_str(&text[run..j]);
-                let k = if head { K::Str } else { K::StrTail };
-                toks.push(Tok {
-                    k,
-                    span: Span::new(i as u32, (j + 1) as u32),
-                    text: value,
-                    plain,
-                    quote: 1,
-                });
+                toks.push(piece(if head { K::Str } else { K::StrTail }, j + 1, value, plain));
                 return j + 1;
             }
             b'$' if b.get(j + 1) == Some(&b'{') => {
                 value.push_str(&text[run..j]);
-                let k = if head { K::StrHead } else { K::StrMid };
-                toks.push(Tok {
-                    k,
-                    span: Span::new(i as u32, (j + 2) as u32),
-                    text: value,
+                toks.push(piece(
+                    if head { K::StrHead } else { K::StrMid },
+                    j + 2,
+                    value,
                     plain,
-                    quote: 1,
-                });
+                ));
                 interp.push(0);
                 return j + 2;
             }
@@ -1181,23 +1179,9 @@ fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Ev> {
 mod tests {
     use super::*;
     use crate::facts::computes::Scalar;
-    use crate::facts::sources::Files;
 
     fn read_in(dir: &std::path::Path, name: &str, text: &str) -> Definitions {
-        std::fs::write(dir.join(name), text).unwrap();
-        let source = crate::source::SourceFile::new(name, text.to_string());
-        let files = Files::new(crate::fsio::Boundary::at(dir), &Default::default());
-        let path = dir.join(name);
-        let input = Input {
-            path: &path,
-            source: &source,
-            documents: &[],
-            kinds: &[],
-            files: &files,
-        };
-        let mut out = Definitions::default();
-        read(&input, &mut out);
-        out
+        iac::read_for_test(read, dir, name, text)
     }
 
     fn defs(text: &str) -> Vec<ComputeDef> {

@@ -227,24 +227,12 @@ fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
     let lower = name.to_ascii_lowercase();
     let one = |f: fn(&str) -> String| -> Ev {
         match args.first() {
-            Some(a) => match a.known_str() {
-                Some(s) => Ev::text(f(&s)),
-                None => match &a.v {
-                    V::Str(parts) => Ev::new(V::Str(
-                        parts
-                            .iter()
-                            .map(|p| match p {
-                                Part::Text(t) => Part::Text(f(t)),
-                                u => u.clone(),
-                            })
-                            .collect(),
-                    )),
-                    _ => Ev::unknown(
-                        a.why()
-                            .unwrap_or_else(|| format!("`{name}` of a value that is not a string")),
-                    ),
-                },
-            },
+            Some(a) => map_text(a, f).unwrap_or_else(|| {
+                Ev::unknown(
+                    a.why()
+                        .unwrap_or_else(|| format!("`{name}` of a value that is not a string")),
+                )
+            }),
             None => Ev::unknown(format!("`{name}()` without an argument")),
         }
     };
@@ -355,11 +343,30 @@ fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
     })
 }
 
-/// `format('{0}/{1}', a, b)` (ARM and Bicep: .NET composite formatting, `{{`/`}}` escape a
-/// brace; a format specifier after `:` is not applied, so only its absence is supported).
+/// `f` applied to the known pieces of a string (`toLower` of `'${ws}-GPU'`); `None` when
+/// `v` is not a string.
+pub fn map_text(v: &Ev, f: fn(&str) -> String) -> Option<Ev> {
+    match &v.v {
+        V::Str(parts) => Some(Ev::new(V::Str(
+            parts
+                .iter()
+                .map(|p| match p {
+                    Part::Text(t) => Part::Text(f(t)),
+                    u => u.clone(),
+                })
+                .collect(),
+        ))),
+        _ => None,
+    }
+}
+
+/// `format('{0}/{1}', a, b)` (ARM and Bicep: .NET composite formatting) and Python's
+/// `'{}-{1}'.format(a, b)`: `{{`/`}}` escape a brace, `{}` is the next argument; a format
+/// specifier (after `:`) is not applied, so only its absence is supported.
 pub fn format_pieces(fmt: &str, args: &[Ev]) -> Ev {
     let mut pieces = Vec::new();
     let mut text = String::new();
+    let mut next = 0usize;
     let mut chars = fmt.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         match c {
@@ -380,8 +387,16 @@ pub fn format_pieces(fmt: &str, args: &[Ev]) -> Ev {
                 if inner.contains(':') || inner.contains(',') {
                     return Ev::unknown(format!("the format item `{{{inner}}}` has a format specifier"));
                 }
-                let Ok(n) = index.parse::<usize>() else {
-                    return Ev::unknown(format!("`{{{inner}}}` is not a format item"));
+                let n = if index.is_empty() {
+                    next += 1;
+                    next - 1
+                } else {
+                    match index.parse::<usize>() {
+                        Ok(n) => n,
+                        Err(_) => {
+                            return Ev::unknown(format!("`{{{inner}}}` is not a positional format item"));
+                        }
+                    }
                 };
                 let Some(arg) = args.get(n) else {
                     return Ev::unknown(format!("the format item `{{{n}}}` has no argument"));
@@ -984,6 +999,33 @@ pub fn inner_if_plain(text: &str, span: Span, open: usize, close: usize, value: 
     let start = span.start as usize + open;
     let end = (span.end as usize).checked_sub(close)?;
     (start <= end && text.get(start..end) == Some(value)).then(|| Span::new(start as u32, end as u32))
+}
+
+/// Runs a reader's `read` on `text` written as `dir/name` (JSON files parsed as the loader
+/// parses them), for the readers' tests.
+#[cfg(test)]
+pub(crate) fn read_for_test(
+    read: fn(&super::Input<'_>, &mut super::Definitions),
+    dir: &Path,
+    name: &str,
+    text: &str,
+) -> super::Definitions {
+    std::fs::write(dir.join(name), text).unwrap();
+    let format = crate::load::Format::for_path(name);
+    let loaded = crate::load::parse_text(name, text.to_string(), format, &Default::default());
+    let files = super::Files::new(crate::fsio::Boundary::at(dir), &Default::default());
+    let path = dir.join(name);
+    let kinds = vec![None; loaded.documents.len()];
+    let input = super::Input {
+        path: &path,
+        source: &loaded.source,
+        documents: &loaded.documents,
+        kinds: &kinds,
+        files: &files,
+    };
+    let mut out = super::Definitions::default();
+    read(&input, &mut out);
+    out
 }
 
 #[cfg(test)]

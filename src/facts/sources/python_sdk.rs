@@ -1191,7 +1191,7 @@ impl<'t> Module<'t> {
                     let fmt = self.eval(obj, at, depth + 1);
                     let args: Vec<Ev> = pos.iter().map(|a| self.eval(*a, at, depth + 1)).collect();
                     return match fmt.known_str() {
-                        Some(s) => iac::carry(py_format(&s, &args), &args),
+                        Some(s) => iac::carry(iac::format_pieces(&s, &args), &args),
                         None => Ev::unknown(
                             fmt.why()
                                 .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
@@ -1318,75 +1318,13 @@ fn unescape(s: &str) -> String {
     out
 }
 
-/// `"{}-{}".format(a, b)` and `"{0}"` (positional fields only).
-fn py_format(fmt: &str, args: &[Ev]) -> Ev {
-    let mut pieces = Vec::new();
-    let mut text = String::new();
-    let mut next = 0usize;
-    let mut chars = fmt.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-                text.push('{');
-            }
-            '}' if chars.peek() == Some(&'}') => {
-                chars.next();
-                text.push('}');
-            }
-            '{' => {
-                let mut field = String::new();
-                for d in chars.by_ref() {
-                    if d == '}' {
-                        break;
-                    }
-                    field.push(d);
-                }
-                let index = if field.is_empty() {
-                    next += 1;
-                    next - 1
-                } else {
-                    match field.parse::<usize>() {
-                        Ok(i) => i,
-                        Err(_) => {
-                            return Ev::unknown(format!("the format field `{{{field}}}` is not positional"));
-                        }
-                    }
-                };
-                let Some(a) = args.get(index) else {
-                    return Ev::unknown("`format` has fewer arguments than fields");
-                };
-                pieces.push(Part::Text(std::mem::take(&mut text)));
-                pieces.extend(a.pieces());
-            }
-            c => text.push(c),
-        }
-    }
-    pieces.push(Part::Text(text));
-    iac::join(pieces)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::sources::Files;
 
     fn read_named(name: &str, text: &str) -> Definitions {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(name), text).unwrap();
-        let source = crate::source::SourceFile::new(name, text.to_string());
-        let files = Files::new(crate::fsio::Boundary::at(dir.path()), &Default::default());
-        let path = dir.path().join(name);
-        let input = Input {
-            path: &path,
-            source: &source,
-            documents: &[],
-            kinds: &[],
-            files: &files,
-        };
-        let mut out = Definitions::default();
-        read(&input, &mut out);
-        out
+        iac::read_for_test(read, dir.path(), name, text)
     }
 
     fn defs(text: &str) -> Vec<ComputeDef> {

@@ -374,7 +374,6 @@ impl<'m> Module<'m> {
 
     /// An `azurerm_machine_learning_*` resource's attributes, by their YAML paths.
     fn azurerm(&self, b: &'m Block, ctype: &str, env: &Env, def: &mut ComputeDef, notes: &mut Vec<String>) {
-        let key_span = |name: &str| b.body.get_attribute(name).and_then(|a| span(a.key.span()));
         let mut t = Setting::literal(
             Scalar::Str(ctype.to_string()),
             span(b.labels[0].span()).unwrap_or_default(),
@@ -396,21 +395,7 @@ impl<'m> Module<'m> {
             ),
             ("subnet_resource_id", "network_settings.subnet", iac::As::Text),
         ];
-        for (attr, path, as_) in attrs {
-            if let Some(a) = b.body.get_attribute(attr) {
-                let leaf = self.leaf(
-                    At {
-                        file: 0,
-                        expr: &a.value,
-                    },
-                    env,
-                    notes,
-                );
-                if let Some(s) = iac::setting_of(&leaf, key_span(attr), *as_) {
-                    def.set(path, s);
-                }
-            }
-        }
+        self.set_attributes(&b.body, attrs, env, def, notes);
         if let Some(scale) = b.body.get_blocks("scale_settings").next() {
             let scale_attrs: &[(&str, &str, iac::As)] = &[
                 ("min_node_count", "min_instances", iac::As::Count),
@@ -421,21 +406,7 @@ impl<'m> Module<'m> {
                     iac::As::Seconds,
                 ),
             ];
-            for (attr, path, as_) in scale_attrs {
-                if let Some(a) = scale.body.get_attribute(attr) {
-                    let leaf = self.leaf(
-                        At {
-                            file: 0,
-                            expr: &a.value,
-                        },
-                        env,
-                        notes,
-                    );
-                    if let Some(s) = iac::setting_of(&leaf, span(a.key.span()), *as_) {
-                        def.set(path, s);
-                    }
-                }
-            }
+            self.set_attributes(&scale.body, scale_attrs, env, def, notes);
         }
         if ctype == "AKS" {
             if let Some(a) = b.body.get_attribute("kubernetes_cluster_id") {
@@ -463,6 +434,32 @@ impl<'m> Module<'m> {
                 };
                 notes.push("the size is the default node pool's of the Kubernetes cluster".into());
                 def.set("size", setting);
+            }
+        }
+    }
+
+    /// The attributes of `body` the table names, as settings of their YAML paths.
+    fn set_attributes(
+        &self,
+        body: &'m Body,
+        table: &[(&str, &str, iac::As)],
+        env: &Env,
+        def: &mut ComputeDef,
+        notes: &mut Vec<String>,
+    ) {
+        for (attr, path, as_) in table {
+            if let Some(a) = body.get_attribute(attr) {
+                let leaf = self.leaf(
+                    At {
+                        file: 0,
+                        expr: &a.value,
+                    },
+                    env,
+                    notes,
+                );
+                if let Some(s) = iac::setting_of(&leaf, span(a.key.span()), *as_) {
+                    def.set(path, s);
+                }
             }
         }
     }
@@ -1091,20 +1088,10 @@ fn function(name: &str, args: &[Ev]) -> Ev {
             .find_map(Ev::why)
             .unwrap_or_else(|| format!("`{name}()` of values that are not known"))
     };
-    let map_text = |f: fn(&str) -> String| match args.first() {
-        Some(a) => match &a.v {
-            V::Str(parts) => Ev::new(V::Str(
-                parts
-                    .iter()
-                    .map(|p| match p {
-                        Part::Text(t) => Part::Text(f(t)),
-                        u => u.clone(),
-                    })
-                    .collect(),
-            )),
-            _ => Ev::unknown(why()),
-        },
-        None => Ev::unknown(why()),
+    let map_text = |f: fn(&str) -> String| {
+        args.first()
+            .and_then(|a| iac::map_text(a, f))
+            .unwrap_or_else(|| Ev::unknown(why()))
     };
     match name {
         "lower" => map_text(|s| s.to_lowercase()),
@@ -1418,23 +1405,9 @@ fn comments(source: &SourceFile) -> Vec<super::Comment> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::sources::Files;
 
     fn read_in(dir: &Path, name: &str, text: &str) -> Definitions {
-        std::fs::write(dir.join(name), text).unwrap();
-        let source = SourceFile::new(name, text.to_string());
-        let files = Files::new(crate::fsio::Boundary::at(dir), &Default::default());
-        let path = dir.join(name);
-        let input = Input {
-            path: &path,
-            source: &source,
-            documents: &[],
-            kinds: &[],
-            files: &files,
-        };
-        let mut out = Definitions::default();
-        read(&input, &mut out);
-        out
+        iac::read_for_test(read, dir, name, text)
     }
 
     fn defs(text: &str) -> Vec<ComputeDef> {
