@@ -393,7 +393,7 @@ fn parameter_files(input: &Input<'_>) -> Given {
         return Given::new();
     }
     let dir = input.path.parent().unwrap_or(std::path::Path::new(""));
-    let files = iac::sibling_files(dir, |n| {
+    let files = iac::sibling_files(input.files, dir, |n| {
         n.ends_with(".json")
             && n != name
             && (n.starts_with(&format!("{stem}.parameters."))
@@ -629,6 +629,7 @@ fn text_of(v: &Ev) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::facts::computes::Scalar;

@@ -1135,7 +1135,7 @@ fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Ev> {
     let me = input.file_name();
     let dir = input.path.parent().unwrap_or(std::path::Path::new(""));
     let mut all = Vec::new();
-    for (path, fname) in iac::sibling_files(dir, |n| n.ends_with(".bicepparam"))
+    for (path, fname) in iac::sibling_files(input.files, dir, |n| n.ends_with(".bicepparam"))
         .into_iter()
         .take(16)
     {
@@ -1176,6 +1176,7 @@ fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Ev> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::facts::computes::Scalar;

@@ -937,31 +937,30 @@ pub fn comments(source: &SourceFile, raw: &[(Span, bool)], code: &[u32]) -> Vec<
         .collect()
 }
 
-/// The regular files of `dir` whose lower-cased name `wanted` accepts, sorted by name
-/// (at most 2,000 entries of the directory are looked at: a larger one gives none).
-pub fn sibling_files(dir: &Path, wanted: impl Fn(&str) -> bool) -> Vec<(PathBuf, String)> {
+/// The regular files of `dir` (inside the project `files` reads) whose lower-cased name
+/// `wanted` accepts, sorted by name (at most 2,000 entries of the directory are looked at:
+/// a larger one gives none).
+pub fn sibling_files(
+    files: &super::Files,
+    dir: &Path,
+    wanted: impl Fn(&str) -> bool,
+) -> Vec<(PathBuf, String)> {
     const MAX_ENTRIES: usize = 2_000;
     let dir = if dir.as_os_str().is_empty() {
         Path::new(".")
     } else {
         dir
     };
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = crate::fsio::list_dir(dir, files.boundary(), MAX_ENTRIES) else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for (i, entry) in entries.flatten().enumerate() {
-        if i >= MAX_ENTRIES {
-            return Vec::new();
-        }
-        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-            continue;
-        };
-        if !entry.file_type().is_ok_and(|t| t.is_file()) || !wanted(&name.to_ascii_lowercase()) {
-            continue;
-        }
-        out.push((entry.path(), name));
-    }
+    let mut out: Vec<(PathBuf, String)> = entries
+        .into_iter()
+        .filter(|(_, kind)| matches!(kind, Some(crate::fsio::Looked::File { .. })))
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| wanted(&name.to_ascii_lowercase()))
+        .map(|name| (dir.join(&name), name))
+        .collect();
     out.sort_by(|a, b| a.1.cmp(&b.1));
     out
 }
@@ -1004,6 +1003,7 @@ pub fn inner_if_plain(text: &str, span: Span, open: usize, close: usize, value: 
 /// Runs a reader's `read` on `text` written as `dir/name` (JSON files parsed as the loader
 /// parses them), for the readers' tests.
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 pub(crate) fn read_for_test(
     read: fn(&super::Input<'_>, &mut super::Definitions),
     dir: &Path,
@@ -1029,6 +1029,7 @@ pub(crate) fn read_for_test(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

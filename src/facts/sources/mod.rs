@@ -187,6 +187,7 @@ pub fn line_of(source: &SourceFile, offset: u32) -> u32 {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -67,7 +67,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         vec![(SourceFile::new(display.clone(), String::new()), body)];
     let dir = input.path.parent().unwrap_or(Path::new(""));
     let me = input.file_name();
-    let siblings = iac::sibling_files(dir, |n| {
+    let siblings = iac::sibling_files(input.files, dir, |n| {
         n.ends_with(".tf") || n.ends_with(".tfvars") || n.ends_with(".tfvars.json")
     });
     let mut tfvars = Vec::new();
@@ -1403,6 +1403,7 @@ fn comments(source: &SourceFile) -> Vec<super::Comment> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
