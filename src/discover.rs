@@ -1,6 +1,7 @@
 //! Which files to check: explicit files always; directories walked with the `ignore`
 //! crate (honouring `.gitignore`, `.ignore` and hidden files) for `*.yml`, `*.yaml`,
-//! `*.json` and `MLTable` files.
+//! `*.json` and `MLTable` files, and the files that may define computes (scripts,
+//! notebooks, Makefiles: `load::DEFINITION_SOURCES`).
 //!
 //! The walk follows no link, and reports what it could not do (`docs/security.md`): a
 //! directory it could not list is a [`Problem`] the run reports as a finding; an ignore
@@ -56,13 +57,18 @@ pub struct Discovered<T> {
     pub problems: Vec<Problem>,
 }
 
-/// Whether a file name is one amlint reads when walking a directory.
+/// Whether a file name is one amlint reads when walking a directory: Azure ML files, and
+/// the files that may define computes (`load::DEFINITION_SOURCES`).
 pub fn is_config_name(name: &str) -> bool {
     let ends_with = |suffix: &str| {
         name.len() >= suffix.len()
             && name.as_bytes()[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
     };
-    ends_with(".yml") || ends_with(".yaml") || ends_with(".json") || name == "MLTable"
+    ends_with(".yml")
+        || ends_with(".yaml")
+        || ends_with(".json")
+        || name == "MLTable"
+        || crate::load::is_definition_source(name)
 }
 
 /// `./a/b.yml` → `a/b.yml`; everything else unchanged (on Windows, `\\` → `/`). A name

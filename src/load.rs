@@ -15,14 +15,54 @@ use crate::source::{SourceFile, Span};
 pub enum Format {
     Yaml,
     Json,
+    /// A file read only for the compute definitions it may hold (a script, a notebook,
+    /// Terraform, Bicep: [`is_definition_source`]): not parsed here; its readers
+    /// (`facts::sources`) parse what they need.
+    Text,
+}
+
+/// File names (lower-case suffixes, or whole names for Makefiles) that may hold compute
+/// definitions outside YAML and JSON: walked beside the Azure ML files and read by the
+/// definition readers of `facts::sources` (each suffix is wanted by one; a test keeps the
+/// two in step).
+pub const DEFINITION_SOURCES: &[&str] = &[
+    ".sh",
+    ".bash",
+    ".ps1",
+    ".cmd",
+    ".bat",
+    ".ipynb",
+    ".mk",
+    "makefile",
+    "gnumakefile",
+    ".bicep",
+    ".bicepparam",
+    ".tf",
+    ".tfvars",
+    ".py",
+];
+
+/// Whether a file name (its last component) is one of [`DEFINITION_SOURCES`].
+pub fn is_definition_source(name: &str) -> bool {
+    let name = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    DEFINITION_SOURCES.iter().any(|s| {
+        if s.starts_with('.') {
+            name.len() > s.len() && name.as_bytes()[name.len() - s.len()..].eq_ignore_ascii_case(s.as_bytes())
+        } else {
+            name.eq_ignore_ascii_case(s)
+        }
+    })
 }
 
 impl Format {
-    /// `.json` files are JSON; everything else (`.yml`, `.yaml`, `MLTable`) is YAML.
+    /// `.json` files are JSON; definition sources ([`is_definition_source`]) are text;
+    /// everything else (`.yml`, `.yaml`, `MLTable`) is YAML.
     pub fn for_path(path: &str) -> Format {
         let lower = path.to_ascii_lowercase();
         if lower.ends_with(".json") {
             Format::Json
+        } else if is_definition_source(&lower) {
+            Format::Text
         } else {
             Format::Yaml
         }
@@ -200,6 +240,7 @@ pub fn parse_source(source: Arc<SourceFile>, format: Format, limits: &Limits) ->
     let mut documents = match format {
         Format::Yaml => yaml::parse(&source.text, base, limits, &mut findings),
         Format::Json => json::parse(&source.text, base, limits, &mut findings),
+        Format::Text => Vec::new(),
     };
     if format == Format::Json && findings.iter().any(|d| d.code == "AML001") {
         // The Azure ML CLI reads every configuration with PyYAML (SDK v1 tries YAML first,
@@ -226,6 +267,26 @@ pub fn parse_source(source: Arc<SourceFile>, format: Format, limits: &Limits) ->
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn definition_sources_are_text() {
+        for (name, format) in [
+            ("infra/setup.sh", Format::Text),
+            ("Setup.PS1", Format::Text),
+            ("Makefile", Format::Text),
+            ("sub/GNUmakefile", Format::Text),
+            ("nb.ipynb", Format::Text),
+            ("job.yml", Format::Yaml),
+            ("MLTable", Format::Yaml),
+            ("config.json", Format::Json),
+            (".sh", Format::Yaml),
+            ("makefile.yml", Format::Yaml),
+        ] {
+            assert_eq!(Format::for_path(name), format, "{name}");
+        }
+        let loaded = parse_text("a.sh", "a: [\n".into(), Format::Text, &Limits::default());
+        assert!(loaded.documents.is_empty() && loaded.diagnostics.is_empty());
+    }
 
     #[test]
     fn decoding() {

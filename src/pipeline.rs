@@ -15,6 +15,8 @@ use crate::config::resolve::ConfigFilter;
 use crate::config::{Config, ConfigChoice, ConfigError, Resolver};
 use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::discover::{self, Filter as _};
+use crate::facts::computes::{ComputeDef, Synthetic};
+use crate::facts::sources::Files;
 use crate::facts::{DiskSizes, DocFacts, FactBase, LazyIndex, ProjectIndex};
 use crate::filter::{self, FileContext};
 use crate::kinds::{self, Classification};
@@ -100,21 +102,64 @@ pub struct Prepared {
     pub explicit: bool,
     pub loaded: LoadedFile,
     pub classes: Vec<Classification>,
+    /// The computes the file defines, whatever its format (`facts::sources`).
+    pub definitions: Vec<Defined>,
+    /// The comments of the file's own syntax that the definition readers found outside
+    /// YAML (a script's, a notebook cell's): suppressions are read there too.
+    pub comments: Vec<crate::facts::sources::Comment>,
 }
 
-/// Classifies a loaded file.
+/// A compute definition of a file, with the compute document policies check it as (none
+/// for an Azure ML compute YAML, which is checked as itself, or when its type is not
+/// known).
+#[derive(Debug, Clone)]
+pub struct Defined {
+    pub def: Arc<ComputeDef>,
+    pub synthetic: Option<Synthetic>,
+}
+
+/// Classifies a loaded file and reads the computes it defines (other files it names are
+/// read inside the project around it).
 pub fn prepare(path: PathBuf, loaded: LoadedFile, explicit: bool) -> Prepared {
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    prepare_with(path, loaded, explicit, &Files::around(&dir, &Limits::default()))
+}
+
+/// [`prepare`], with the project's files for the readers.
+pub fn prepare_with(path: PathBuf, loaded: LoadedFile, explicit: bool, files: &Files) -> Prepared {
     let display = loaded.source.path.clone();
-    let classes = loaded
+    let classes: Vec<Classification> = loaded
         .documents
         .iter()
         .map(|d| kinds::classify(d, &display))
+        .collect();
+    let found = if loaded.unreadable {
+        Default::default()
+    } else {
+        let kinds: Vec<Option<&'static kinds::Kind>> = classes.iter().map(|c| c.kind).collect();
+        crate::facts::sources::read(&crate::facts::sources::Input {
+            path: &path,
+            source: &loaded.source,
+            documents: &loaded.documents,
+            kinds: &kinds,
+            files,
+        })
+    };
+    let definitions = found
+        .computes
+        .into_iter()
+        .map(|def| Defined {
+            synthetic: def.document(),
+            def: Arc::new(def),
+        })
         .collect();
     Prepared {
         path,
         explicit,
         loaded,
         classes,
+        definitions,
+        comments: found.comments,
     }
 }
 
@@ -133,6 +178,9 @@ fn index_into(index: &mut ProjectIndex, p: &Prepared) {
         if let Some(kind) = class.kind.filter(|_| !doc.partial) {
             index.add(&p.path, doc, kind);
         }
+    }
+    for d in &p.definitions {
+        index.add_definition(&d.def);
     }
 }
 
@@ -223,7 +271,7 @@ impl Waiting {
     }
 
     /// The file with its tree, parsed again if it was shed.
-    fn into_prepared(self, limits: &crate::limits::Limits) -> Prepared {
+    fn into_prepared(self, limits: &crate::limits::Limits, files: &Files) -> Prepared {
         match self {
             Waiting::Parsed(p) => p,
             Waiting::Shed {
@@ -231,7 +279,7 @@ impl Waiting {
                 explicit,
                 source,
                 format,
-            } => prepare(path, load::parse_source(source, format, limits), explicit),
+            } => prepare_with(path, load::parse_source(source, format, limits), explicit, files),
         }
     }
 }
@@ -296,6 +344,8 @@ struct Run<'a> {
     filter: Arc<ConfigFilter>,
     today: String,
     disk: Arc<DiskSizes>,
+    /// The project's files, as definition readers consult them.
+    files: Arc<Files>,
     need_index: NeedIndex,
     /// Source bytes of the waiting files that keep their trees.
     waiting_bytes: std::sync::atomic::AtomicUsize,
@@ -345,6 +395,7 @@ impl<'a> Run<'a> {
             resolver: resolver.clone(),
             force_exclude: options.force_exclude,
         });
+        let files = Arc::new(Files::new(project.boundary.clone(), &options.limits));
         Run {
             options,
             resolver,
@@ -353,6 +404,7 @@ impl<'a> Run<'a> {
             filter,
             today: options.today.clone().unwrap_or_else(crate::facts::today),
             disk,
+            files,
             need_index: NeedIndex::default(),
             waiting_bytes: std::sync::atomic::AtomicUsize::new(0),
             loaded_files: std::sync::atomic::AtomicUsize::new(0),
@@ -394,7 +446,7 @@ impl<'a> Run<'a> {
         }
         let large = options.large_run.is_large(loaded);
         guarded(&c.display, || {
-            let prepared = prepare(
+            let prepared = prepare_with(
                 c.path.clone(),
                 load::load_path(
                     &c.path,
@@ -404,6 +456,7 @@ impl<'a> Run<'a> {
                     &options.limits,
                 ),
                 c.explicit,
+                &self.files,
             );
             let defines = defines_of(&prepared);
             let kinds: Vec<Option<&'static str>> =
@@ -472,6 +525,7 @@ impl<'a> Run<'a> {
                         ],
                         suppressed: Vec::new(),
                         omitted: Vec::new(),
+                        computes: Default::default(),
                         always_on: Vec::new(),
                     };
                     let config = self.config_for(&problem.path);
@@ -537,7 +591,7 @@ impl<'a> Run<'a> {
                     load::parse_text(&display, text, Format::for_path(&display), &options.limits)
                 }) {
                     Ok(loaded) => {
-                        let prepared = prepare(PathBuf::from(&display), loaded, true);
+                        let prepared = prepare_with(PathBuf::from(&display), loaded, true, &self.files);
                         index_into(&mut index, &prepared);
                         if !walked_root {
                             seen.insert(crate::config::absolute(&prepared.path, &project.cwd));
@@ -557,6 +611,7 @@ impl<'a> Run<'a> {
                         diagnostics: vec![diagnostic],
                         suppressed: Vec::new(),
                         omitted: Vec::new(),
+                        computes: Default::default(),
                         always_on: Vec::new(),
                     };
                     filter_file(&mut report, None, true, &config, project, options);
@@ -572,13 +627,14 @@ impl<'a> Run<'a> {
             let filter = self.filter.clone();
             let refused = rest_refused.clone();
             let files = std::sync::OnceLock::new();
+            let project_files = self.files.clone();
             index = index.with_rest(LazyIndex::new(boundary.clone(), move |name| {
                 let files = files.get_or_init(|| {
                     let (files, errors) = rest_of_project(&root, &seen, filter.clone(), &boundary, &options);
                     refused.lock().unwrap_or_else(|e| e.into_inner()).extend(errors);
                     files
                 });
-                index_of(files_mentioning(files, name, &options).iter())
+                index_of(files_mentioning(files, name, &options, &project_files).iter())
             }));
         }
         Gathered {
@@ -604,6 +660,7 @@ impl<'a> Run<'a> {
         let project = self.project;
         let large = options.large_run.is_large(self.loaded_files.into_inner());
         let bases = FactBases::with_parts(index, self.today, self.disk);
+        let project_files = self.files.clone();
         let (user_rules, collisions) = user_rules(configs.iter());
         if !collisions.is_empty() {
             return Report::refused(project, collisions);
@@ -614,8 +671,12 @@ impl<'a> Run<'a> {
                 let display = w.display().to_string();
                 let base = bases.for_config(&config);
                 guarded(&display, || {
-                    let report =
-                        check_and_filter(&w.into_prepared(&options.limits), &base, &project, options);
+                    let report = check_and_filter(
+                        &w.into_prepared(&options.limits, &project_files),
+                        &base,
+                        &project,
+                        options,
+                    );
                     if large {
                         without_text_if_clean(report)
                     } else {
@@ -674,6 +735,7 @@ fn enforcement_reports(configs: &[Arc<Config>]) -> Vec<FileReport> {
             diagnostics,
             suppressed: Vec::new(),
             omitted: Vec::new(),
+            computes: Default::default(),
             always_on: Vec::new(),
         });
     }
@@ -831,18 +893,36 @@ impl Mentions {
 
 /// Loads and classifies, to index them, the files whose text contains `name` (lower case):
 /// only they can define it. Nothing is reported for them.
-fn files_mentioning(files: &[(discover::Candidate, String)], name: &str, options: &Options) -> Vec<Prepared> {
+fn files_mentioning(
+    files: &[(discover::Candidate, String)],
+    name: &str,
+    options: &Options,
+    project: &Files,
+) -> Vec<Prepared> {
     let mentions = Mentions::of(name);
-    files
+    let hits: Vec<&str> = files
         .par_iter()
         .filter(|(_, text)| mentions.in_text(text))
+        .map(|(c, _)| c.display.as_str())
+        .collect();
+    // A name written in a variable or parameter file (`variables.tf`, `*.bicepparam`,
+    // `*.parameters.json`) is defined by the files beside it that use it.
+    files
+        .par_iter()
+        .filter(|(c, _)| {
+            hits.contains(&c.display.as_str())
+                || hits
+                    .iter()
+                    .any(|h| crate::facts::sources::companion_of(h, &c.display))
+        })
         .filter_map(|(c, text)| {
             catch_unwind(AssertUnwindSafe(|| {
                 let format = Format::for_path(&c.display);
-                prepare(
+                prepare_with(
                     c.path.clone(),
                     load::parse_text(&c.display, text.clone(), format, &options.limits),
                     false,
+                    project,
                 )
             }))
             .ok()
@@ -874,6 +954,7 @@ pub fn check_text(display: &str, text: String, options: &Options) -> FileReport 
         diagnostics: Vec::new(),
         suppressed: Vec::new(),
         omitted: Vec::new(),
+        computes: Default::default(),
         always_on: Vec::new(),
     })
 }
@@ -887,8 +968,21 @@ pub fn check_and_filter(
     options: &Options,
 ) -> FileReport {
     let loaded = &prepared.loaded;
-    let suppressions = (loaded.format == Format::Yaml)
-        .then(|| crate::suppress::scan(&loaded.source, &loaded.documents, &base.config.rules));
+    let rules = &base.config.rules;
+    let mut suppressions = (loaded.format == Format::Yaml)
+        .then(|| crate::suppress::scan(&loaded.source, &loaded.documents, rules));
+    if !prepared.comments.is_empty() {
+        // Comments of the file's own syntax outside YAML (a script's, one inside a
+        // workflow's `run:`), where a definition reader found them.
+        let more = crate::suppress::scan_comments(&loaded.source, &prepared.comments, rules);
+        match &mut suppressions {
+            Some(s) => {
+                s.directives.extend(more.directives);
+                s.directives.sort_by_key(|d| d.span.start);
+            }
+            None => suppressions = Some(more),
+        }
+    }
     let complete = !loaded.unreadable && loaded.documents.iter().all(|d| !d.partial);
     let config = base.config.clone();
     let mut report = check_prepared(prepared, base, &options.limits);
@@ -957,6 +1051,7 @@ pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, Box<File
                 classes: Vec::new(),
                 suppressed: Vec::new(),
                 omitted: Vec::new(),
+                computes: Default::default(),
                 diagnostics: vec![
                     Diagnostic::new(
                         codes::AML000,
@@ -1056,18 +1151,30 @@ fn top_level_line(line: &str) -> Option<String> {
     })
 }
 
-/// Runs the checks of a classified file against a fact base (before filtering).
+/// Runs the checks of a classified file against a fact base (before filtering): its Azure
+/// ML documents, and the compute documents of the definitions it holds in another format.
 pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> FileReport {
     let Prepared {
         path,
         explicit,
         loaded,
         classes,
+        definitions,
+        comments: _,
     } = prepared;
     let kinds: Vec<Option<&'static str>> = classes.iter().map(Classification::kind_id).collect();
     let azure = classes.iter().any(Classification::is_checked);
+    let mut computes = crate::results::ComputeFacts {
+        definitions: definitions.iter().map(|d| d.def.clone()).collect(),
+        references: Vec::new(),
+    };
+    // A file that defines a compute outside Azure ML YAML (a script, a workflow) is
+    // checked for its definitions only.
+    let defines = definitions
+        .iter()
+        .any(|d| d.def.source != crate::facts::computes::SourceKind::AmlYaml);
 
-    if !azure {
+    if !azure && !defines {
         let report = report_unclassified(loaded, *explicit);
         let failures: Vec<Diagnostic> = loaded
             .diagnostics
@@ -1084,16 +1191,24 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
             diagnostics: if report { sorted(failures) } else { Vec::new() },
             suppressed: Vec::new(),
             omitted: Vec::new(),
+            computes,
             always_on: Vec::new(),
         };
     }
 
-    let mut findings = Findings::from_parts(
-        loaded.diagnostics.clone(),
-        loaded.omitted.clone(),
-        limits.findings_kept(),
-    );
-    checks::single_document::check(&loaded.source, &loaded.documents, &mut findings);
+    let mut findings = if azure {
+        Findings::from_parts(
+            loaded.diagnostics.clone(),
+            loaded.omitted.clone(),
+            limits.findings_kept(),
+        )
+    } else {
+        // What the loader says of a workflow or a script is not amlint's to report.
+        Findings::new(limits.findings_kept())
+    };
+    if azure {
+        checks::single_document::check(&loaded.source, &loaded.documents, &mut findings);
+    }
     let mut always_on = Vec::new();
     for (doc, class) in loaded.documents.iter().zip(classes) {
         // A document whose aliases expand beyond the limit (AML005) is not checked
@@ -1111,6 +1226,9 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
             base.disk.boundary(),
         );
         checks::run_document_checks(&cx, &mut findings);
+        if let Some(facts) = &facts {
+            computes.references.extend(facts.compute_refs());
+        }
         if let Some(cost) = facts
             .as_ref()
             .and_then(DocFacts::always_on)
@@ -1158,6 +1276,10 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
             }
         }
     }
+    if defines {
+        diagnostics.extend(check_definitions(prepared, base, limits));
+        diagnostics = sorted(diagnostics);
+    }
 
     // Findings that differed only by what was just attached are one finding.
     diagnostics.dedup();
@@ -1169,8 +1291,99 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
         diagnostics,
         suppressed: Vec::new(),
         omitted,
+        computes,
         always_on,
     }
+}
+
+/// A definition's fixes declare their changes in its compute document; the file holds
+/// other data, or none. In a file of data (an ARM template) a fix that sets one value
+/// declares that value's place in the file, found at the literal its edit replaces, and a
+/// fix whose place is not found there (a key renamed or removed, a value inside a string)
+/// is not offered: the verifier could only refuse it. A script or template of no data
+/// (Terraform, Bicep, Python, shell) has nothing to compare: its fixes, each replacing the
+/// literal written in place, declare nothing.
+fn definition_fixes(x: &mut Diagnostic, loaded: &LoadedFile) {
+    let fixed = |mut fix: crate::diagnostic::Fix| -> Option<crate::diagnostic::Fix> {
+        if loaded.documents.is_empty() {
+            fix.changes.clear();
+            return Some(fix);
+        }
+        if fix.changes.is_empty() {
+            return Some(fix);
+        }
+        let ([edit], [crate::diagnostic::Change::Set { to, .. }]) =
+            (fix.edits.as_slice(), fix.changes.as_slice())
+        else {
+            return None;
+        };
+        let doc = loaded
+            .documents
+            .iter()
+            .find(|d| d.span.start <= edit.span.start && edit.span.end <= d.span.end)?;
+        let at = doc.pointers_for(&HashSet::from([edit.span])).remove(&edit.span)?;
+        let to = to.clone();
+        fix.changes = vec![crate::diagnostic::Change::Set { at, to }];
+        Some(fix)
+    };
+    x.fix = x.fix.take().and_then(fixed);
+    x.other_fixes = std::mem::take(&mut x.other_fixes)
+        .into_iter()
+        .filter_map(fixed)
+        .collect();
+}
+
+/// The findings of the compute documents of a file's definitions outside Azure ML YAML:
+/// the declarative rules and the definition checks, each finding at its span in the file,
+/// with its kind and pointer (in the compute document), and a label on the literal when the
+/// value came from a variable. A definition that reads a compute YAML (`-f`) keeps only
+/// the findings on what its command line sets: the YAML reports its own.
+fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for d in &prepared.definitions {
+        let Some(syn) = &d.synthetic else {
+            continue;
+        };
+        let class = Classification {
+            kind: Some(syn.kind),
+            ..Classification::default()
+        };
+        let facts = DocFacts::with_unknown(&syn.doc, syn.kind, &prepared.path, base, syn.unknown.clone());
+        let cx = DocContext::new(
+            &prepared.loaded.source,
+            &syn.doc,
+            &class,
+            &base.config,
+            Some(&facts),
+            base.disk.boundary(),
+        );
+        let mut own = Findings::new(limits.findings_kept());
+        checks::run_definition_checks(&cx, &mut own);
+        let (mut diagnostics, _) = own.into_parts();
+        if let Some(overrides) = &syn.overrides {
+            diagnostics.retain(|x| {
+                overrides
+                    .iter()
+                    .any(|s| s.start <= x.span.start && x.span.end <= s.end)
+            });
+        }
+        let wanted: HashSet<Span> = diagnostics.iter().map(|x| x.span).collect();
+        let pointers = syn.doc.pointers_for(&wanted);
+        for mut x in diagnostics {
+            x.kind = Some(syn.kind.id.as_str());
+            if x.pointer.is_none() {
+                x.pointer = pointers.get(&x.span).cloned();
+            }
+            for (at, origin) in &syn.labels {
+                if *at == x.span {
+                    x = x.with_label(*origin, "the value is set here");
+                }
+            }
+            definition_fixes(&mut x, &prepared.loaded);
+            out.push(x);
+        }
+    }
+    out
 }
 
 fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
@@ -1202,6 +1415,114 @@ mod tests {
         assert!(shed_all.is_large(1) && !shed_all.keeps_tree(0, 1) && shed_all.keeps_tree(0, 0));
         let default = LargeRun::default();
         assert_eq!((default.files, default.waiting_trees_bytes), (2_000, 1 << 20));
+    }
+
+    /// A definition outside Azure ML YAML is checked as its compute document: the rules'
+    /// findings land at the spans of the defining file, with the document's kind and
+    /// pointer; a value not known statically fires nothing; a value from a variable gets
+    /// a label on its literal; a definition that reads a compute YAML keeps only what its
+    /// command line sets.
+    #[test]
+    fn definitions_are_checked_as_compute_documents_at_their_spans() {
+        use crate::facts::computes::{Scalar, Setting, SourceKind};
+        let text = "S=Standard_NC6\naz ml compute create -n gpu --type amlcompute --size $S --min-instances 2 --tier $T\n";
+        let at = |needle: &str| {
+            let i = text.find(needle).unwrap() as u32;
+            Span::new(i, i + needle.len() as u32)
+        };
+        let lit = |v: Scalar, needle: &str, key: &str| Setting::literal(v, at(needle), Some(at(key)));
+        let mut def = ComputeDef::new(
+            SourceKind::AzCli,
+            "make.sh",
+            Span::new(15, text.len() as u32 - 1),
+            "az ml compute create",
+            lit(Scalar::Str("gpu".into()), "gpu", "-n"),
+        );
+        def.set(
+            "type",
+            lit(Scalar::Str("amlcompute".into()), "amlcompute", "--type"),
+        );
+        let mut size = lit(Scalar::Str("Standard_NC6".into()), "$S", "--size");
+        size.written = "$S".into();
+        size.in_place = false;
+        size.origin = Some(at("Standard_NC6"));
+        def.set("size", size);
+        def.set("min_instances", lit(Scalar::Int(2), "2", "--min-instances"));
+        def.set(
+            "tier",
+            Setting::dynamic("$T", "`T` is not set in this file", at("$T"), Some(at("--tier"))),
+        );
+        let check = |def: &ComputeDef| {
+            let prepared = Prepared {
+                path: PathBuf::from("make.sh"),
+                explicit: false,
+                loaded: load::parse_text("make.sh", text.into(), Format::Text, &Limits::default()),
+                classes: Vec::new(),
+                definitions: vec![Defined {
+                    synthetic: def.document(),
+                    def: Arc::new(def.clone()),
+                }],
+                comments: Vec::new(),
+            };
+            let base = FactBase {
+                today: "2026-11-25".into(),
+                ..FactBase::standalone()
+            };
+            check_prepared(&prepared, &base, &Limits::default())
+        };
+        let report = check(&def);
+        assert!(report.checked);
+        assert_eq!(report.computes.definitions.len(), 1);
+        let find = |code: &str| {
+            report
+                .diagnostics
+                .iter()
+                .find(|d| d.code == code)
+                .unwrap_or_else(|| panic!("{code}: {:#?}", report.diagnostics))
+        };
+        let retired = find("AML505");
+        assert_eq!(retired.span, at("$S"), "at the option's value in the command");
+        assert_eq!(retired.kind, Some("amlCompute"));
+        assert_eq!(
+            retired.pointer.as_ref().map(|p| p.to_string()).as_deref(),
+            Some("/size")
+        );
+        assert_eq!(
+            retired.labels[0].span,
+            at("Standard_NC6"),
+            "the literal is labelled"
+        );
+        assert!(retired.fix.is_none(), "no fix rewrites a variable");
+        let min = find("AML601");
+        assert_eq!(min.span, at("2"));
+        let fix = min.fix.as_ref().expect("the literal is replaced in place");
+        assert_eq!(fix.edits[0].span, at("2"));
+        assert_eq!(find("AML702").span, at("gpu"), "absent: at the name");
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .all(|d| d.code != "AML101" && d.code != "AML104"),
+            "no schema check"
+        );
+        // A public-IP setting not known statically fires nothing (absent, it would).
+        let mut dynamic = def.clone();
+        dynamic.set(
+            "enable_node_public_ip",
+            Setting::dynamic("$T", "`T` is not set", at("$T"), None),
+        );
+        assert!(check(&dynamic).diagnostics.iter().all(|d| d.code != "AML702"));
+
+        // Read from a compute YAML (`-f`): only what the command line sets is this file's.
+        let mut from_file = def.clone();
+        from_file.from_file = Some("c.yml".into());
+        for (path, s) in from_file.fields.iter_mut() {
+            s.inherited = path != "min_instances";
+        }
+        from_file.name.inherited = true;
+        let report = check(&from_file);
+        let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["AML601"], "{:#?}", report.diagnostics);
     }
 
     #[test]

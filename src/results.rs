@@ -76,9 +76,20 @@ pub struct FileReport {
     /// Findings counted but not kept while checking (beyond `Limits::findings_kept`);
     /// `filter` reports them in the one AML005 that closes a capped file.
     pub omitted: Vec<Omitted>,
+    /// What the file says about computes: those it defines and those it refers to.
+    pub computes: ComputeFacts,
     /// What the file's computes and deployments cost whatever they do, priced by
     /// `[workspace] prices` (`--statistics` totals them); empty without prices.
     pub always_on: Vec<AlwaysOnCost>,
+}
+
+/// The computes a file defines (from any source) and the compute references of its Azure
+/// ML documents with what resolved them (`amlint inventory`, `--statistics`,
+/// `--show-files --verbose`).
+#[derive(Debug, Default, Clone)]
+pub struct ComputeFacts {
+    pub definitions: Vec<Arc<crate::facts::computes::ComputeDef>>,
+    pub references: Vec<crate::facts::computes::ComputeRef>,
 }
 
 /// The monthly floor of a compute cluster that never scales to zero (`min_instances`) or

@@ -47,13 +47,22 @@ pub fn parse_codes(list: &str) -> Vec<String> {
 
 /// The `# expect:` / `# expect-next:` annotations of a text, by line.
 pub fn annotations(text: &str) -> Vec<(u32, Vec<String>)> {
+    // In the file's own comment syntax (`#`, or `//` in Bicep and Terraform); in a
+    // notebook the comment is inside a JSON string, which ends at `\` or `"`.
+    let list = |rest: &str| parse_codes(&rest[..rest.find(['\\', '"']).unwrap_or(rest.len())]);
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let n = i as u32 + 1;
-        if let Some(pos) = line.find("# expect-next:") {
-            out.push((n + 1, parse_codes(&line[pos + "# expect-next:".len()..])));
-        } else if let Some(pos) = line.find("# expect:") {
-            out.push((n, parse_codes(&line[pos + "# expect:".len()..])));
+        let find = |marker: &str| {
+            ["# ", "// "].iter().find_map(|c| {
+                line.find(&format!("{c}{marker}"))
+                    .map(|p| p + c.len() + marker.len())
+            })
+        };
+        if let Some(pos) = find("expect-next:") {
+            out.push((n + 1, list(&line[pos..])));
+        } else if let Some(pos) = find("expect:") {
+            out.push((n, list(&line[pos..])));
         }
     }
     out
@@ -402,4 +411,23 @@ pub fn render(outcomes: &[Outcome], out: &mut String) -> bool {
         outcomes.len() - failed
     ));
     failed == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations_in_each_comment_syntax() {
+        let text = "size: Standard_NC6  # expect: AML505\n  vm_size = \"Standard_NC6\" // expect: AML505, AML702\n    \"!az ml compute create --size Standard_NC6  # expect: AML505\\n\",\n// expect-next: AML601\nx\n";
+        assert_eq!(
+            annotations(text),
+            [
+                (1, vec!["AML505".to_string()]),
+                (2, vec!["AML505".to_string(), "AML702".to_string()]),
+                (3, vec!["AML505".to_string()]),
+                (5, vec!["AML601".to_string()]),
+            ]
+        );
+    }
 }

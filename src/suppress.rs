@@ -331,6 +331,38 @@ pub fn scan(source: &SourceFile, documents: &[Document], registry: &Registry) ->
     Suppressions { directives }
 }
 
+/// Finds the directives (`amlint: ignore[...]` after any comment marker) in comments of
+/// another syntax than YAML's, as a compute definition reader found them (a shell or
+/// PowerShell `#`, a Bicep `//`, a Python comment inside a notebook cell); they silence
+/// findings as YAML's do.
+pub fn scan_comments(
+    source: &SourceFile,
+    comments: &[crate::facts::sources::Comment],
+    registry: &Registry,
+) -> Suppressions {
+    let mut directives = Vec::new();
+    for c in comments {
+        let Some(text) = source.text.get(c.span.range()) else {
+            continue;
+        };
+        let lower = text.to_ascii_lowercase();
+        let Some(at) = lower.find("amlint:") else {
+            continue;
+        };
+        let mut directive = parse_directive(&text[at..], c.span.start + at as u32, registry);
+        directive.line = source.position(c.span.start).line;
+        directive.span = c.span;
+        // Removing a directive removes the comment it is (a line of its own: the whole
+        // line is the editor's to tidy).
+        directive.removal = c.span;
+        if let Scope::Line(_) = directive.scope {
+            directive.scope = Scope::Line(c.target_line);
+        }
+        directives.push(directive);
+    }
+    Suppressions { directives }
+}
+
 /// The offset in `comment` of a `#` followed by `amlint:` (any case), if any.
 fn find_directive(comment: &str) -> Option<usize> {
     let mut from = 0;
@@ -806,6 +838,40 @@ fn unused_reports(d: &Directive, used: &[bool], enabled: &dyn Fn(&str) -> bool) 
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+
+    /// Directives in comments of another syntax than YAML's (a script's `#`, Bicep's
+    /// `//`): read from the comment, targeting the line the reader says.
+    #[test]
+    fn directives_in_foreign_comments() {
+        use crate::facts::sources::Comment;
+        let text = "az ml compute create \\\n  --size Standard_NC6  // amlint: ignore[AML505, vm-series-requires-approval] until 2027-01-31 kept\n# nothing here\n";
+        let source = SourceFile::new("x.sh", text.to_string());
+        let at = |needle: &str| text.find(needle).unwrap() as u32;
+        let comments = [
+            Comment {
+                span: Span::new(at("// amlint"), at(" kept") + 5),
+                own_line: false,
+                target_line: Some(2),
+            },
+            Comment {
+                span: Span::new(at("# nothing"), at("here") + 4),
+                own_line: true,
+                target_line: None,
+            },
+        ];
+        let found = scan_comments(&source, &comments, crate::registry::builtin());
+        let [d] = found.directives.as_slice() else {
+            panic!("{found:?}")
+        };
+        assert_eq!(d.scope, Scope::Line(Some(2)));
+        assert_eq!(d.line, 2);
+        let codes: Vec<Option<&str>> = d.entries.iter().map(|e| e.code).collect();
+        assert_eq!(codes, [Some("AML505"), Some("AML503")]);
+        assert_eq!(source.slice(d.entries[1].span), "vm-series-requires-approval");
+        assert_eq!(d.until.as_ref().map(|(u, _)| u.as_str()), Some("2027-01-31"));
+        assert_eq!(d.reason.as_deref(), Some("kept"));
+        assert_eq!(d.removal, comments[0].span);
+    }
     use crate::limits::Limits;
     use crate::load::{Format, parse_text};
     use crate::registry;

@@ -135,6 +135,14 @@ pub const PIPELINE_CODES: &[&str] = &[
     crate::suppress::ENFORCED,
 ];
 
+/// The checks of a compute definition written outside Azure ML YAML (a script's `az ml
+/// compute create`, a Terraform resource), on the compute document it becomes
+/// (`facts::computes::ComputeDef::document`): the declarative rules only — the schema
+/// describes YAML files, not these.
+pub fn run_definition_checks(cx: &DocContext<'_>, out: &mut Findings) {
+    POLICY_CHECK(cx, out);
+}
+
 pub fn run_document_checks(cx: &DocContext<'_>, out: &mut Findings) {
     let first = out.len();
     for (_, check) in DOCUMENT_CHECKS {

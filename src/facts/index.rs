@@ -6,25 +6,34 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use super::computes::{ComputeDef, Scalar, SourceKind};
 use crate::document::{Document, Value};
 use crate::kinds::Kind;
+use crate::source::Span;
 
-/// A compute known to the project.
+/// A compute known to the project: one definition of it, or — from
+/// [`ProjectIndex::compute`] — what all its definitions agree on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComputeEntry {
     pub name: String,
     /// `amlcompute`, `computeinstance`, `kubernetes`, `virtualmachine`, `synapsespark`,
-    /// or for inventory entries any target type (`aks`, `databricks`...).
+    /// or any target type (`aks`, `databricks`...); empty when not known (not stated, not
+    /// known statically, or definitions that disagree).
     pub ctype: String,
+    /// The VM size, when known (and all definitions that state one agree).
     pub size: Option<String>,
     /// The file that defines it (None: the inventory).
     pub file: Option<String>,
+    /// What kind of file defines it.
+    pub source: SourceKind,
+    /// The definition in `file`.
+    pub span: Span,
     /// How far a cluster scales and where (compute clusters and instances), for the
     /// quota a workspace's clusters share.
     pub scale: Option<Scale>,
 }
 
-/// A compute's nodes, tier and region, as its file writes them.
+/// A compute's nodes, tier and region, as its definition writes them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scale {
     pub min_instances: Option<f64>,
@@ -34,15 +43,59 @@ pub struct Scale {
     pub location: Option<String>,
 }
 
-/// A number a document writes (`4`, `4.0`, `"4"`).
-fn top_number(doc: &Document, key: &str) -> Option<f64> {
-    let id = doc.get(doc.root?, key)?;
-    match doc.value(id) {
-        Value::Int(i) => Some(*i as f64),
-        Value::Float(f) => Some(*f),
-        Value::Str(s) => s.trim().parse().ok(),
-        _ => None,
+impl ComputeEntry {
+    /// The entry of a definition with a known name.
+    pub fn of(def: &ComputeDef) -> Option<Self> {
+        let ctype = def.ctype().unwrap_or_default();
+        let known = |path: &str| def.get(path).and_then(|s| s.value.clone());
+        // A number as written (`4`, `4.0`, `"4"`).
+        let number = |path: &str| match known(path)? {
+            Scalar::Int(i) => Some(i as f64),
+            Scalar::Str(s) => s.trim().parse().ok(),
+            Scalar::Bool(_) => None,
+        };
+        let text = |path: &str| match known(path)? {
+            Scalar::Bool(_) => None,
+            v => Some(v.display()),
+        };
+        let scale = matches!(ctype.as_str(), "amlcompute" | "computeinstance").then(|| Scale {
+            min_instances: number("min_instances"),
+            max_instances: number("max_instances"),
+            tier: text("tier"),
+            location: text("location"),
+        });
+        Some(ComputeEntry {
+            name: def.known_name()?.to_string(),
+            ctype,
+            size: def.size().map(str::to_string),
+            file: Some(def.file.clone()),
+            source: def.source,
+            span: def.span,
+            scale,
+        })
     }
+}
+
+/// What the definitions of one name agree on: the first definition, with the type and
+/// size they all state alike (unknown when two state different ones: a conflict is
+/// reported, never resolved by order).
+fn agreed(defs: &[ComputeEntry]) -> Option<ComputeEntry> {
+    let mut out = defs.first()?.clone();
+    let types: Vec<&str> = defs
+        .iter()
+        .map(|d| d.ctype.as_str())
+        .filter(|t| !t.is_empty())
+        .collect();
+    out.ctype = match types.first() {
+        Some(t) if types.iter().all(|u| u == t) => t.to_string(),
+        _ => String::new(),
+    };
+    let sizes: Vec<&str> = defs.iter().filter_map(|d| d.size.as_deref()).collect();
+    out.size = match sizes.first() {
+        Some(s) if sizes.iter().all(|u| u.eq_ignore_ascii_case(s)) => Some(s.to_string()),
+        _ => None,
+    };
+    Some(out)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -118,7 +171,8 @@ fn read_component(path: &Path, boundary: &crate::fsio::Boundary) -> Option<std::
 /// of the project, indexed on the first lookup that needs them.
 #[derive(Debug, Default)]
 pub struct ProjectIndex {
-    computes: HashMap<String, ComputeEntry>,
+    /// Every definition of each compute, by lower-case name, in the order added.
+    computes: HashMap<String, Vec<ComputeEntry>>,
     endpoints: HashMap<String, EndpointEntry>,
     models: Vec<ModelEntry>,
     /// Environment files: recorded for the language server (completion and navigation
@@ -216,7 +270,24 @@ fn top_string(doc: &Document, key: &str) -> Option<String> {
 }
 
 impl ProjectIndex {
-    /// Records what a classified document defines. `file` is its path on disk.
+    /// Records a compute definition (from any source); one without a known name defines
+    /// nothing to look up.
+    pub fn add_definition(&mut self, def: &ComputeDef) {
+        if let Some(entry) = ComputeEntry::of(def) {
+            self.add_compute(entry);
+        }
+    }
+
+    fn add_compute(&mut self, entry: ComputeEntry) {
+        let defs = self.computes.entry(entry.name.to_lowercase()).or_default();
+        if !defs.iter().any(|d| d.file == entry.file && d.span == entry.span) {
+            defs.push(entry);
+        }
+    }
+
+    /// Records what a classified document defines (endpoints, models, environments,
+    /// component interfaces; computes come from `add_definition`). `file` is its path
+    /// on disk.
     pub fn add(&mut self, file: &Path, doc: &Document, kind: &Kind) {
         let display = file.to_string_lossy().to_string();
         if super::interface::is_component_kind(&kind.id)
@@ -230,25 +301,11 @@ impl ProjectIndex {
                 })
             });
         }
+        // Computes are added from their definitions (`add_definition`), whatever file
+        // defines them.
         let Some(name) = top_string(doc, "name") else {
             return;
         };
-        if let Some(ctype) = compute_type_of_kind(&kind.id) {
-            let scale = matches!(ctype, "amlcompute" | "computeinstance").then(|| Scale {
-                min_instances: top_number(doc, "min_instances"),
-                max_instances: top_number(doc, "max_instances"),
-                tier: top_string(doc, "tier"),
-                location: top_string(doc, "location"),
-            });
-            self.computes.entry(name.to_lowercase()).or_insert(ComputeEntry {
-                name,
-                ctype: ctype.to_string(),
-                size: top_string(doc, "size"),
-                file: Some(display),
-                scale,
-            });
-            return;
-        }
         match kind.id.as_str() {
             "managedOnlineEndpoint" | "kubernetesOnlineEndpoint" | "batchEndpoint" => {
                 self.endpoints
@@ -277,11 +334,14 @@ impl ProjectIndex {
         }
     }
 
-    /// Adds what `other` defines; a name already known keeps its definition (as when
-    /// both were built by one [`ProjectIndex::add`] sequence, `self`'s files first).
+    /// Adds what `other` defines: a compute's definitions come after those already known;
+    /// an endpoint already known keeps its definition (as when both were built by one
+    /// [`ProjectIndex::add`] sequence, `self`'s files first).
     pub fn merge(&mut self, other: &ProjectIndex) {
-        for (k, c) in &other.computes {
-            self.computes.entry(k.clone()).or_insert_with(|| c.clone());
+        for defs in other.computes.values() {
+            for c in defs {
+                self.add_compute(c.clone());
+            }
         }
         for (k, e) in &other.endpoints {
             self.endpoints.entry(k.clone()).or_insert_with(|| e.clone());
@@ -348,13 +408,30 @@ impl ProjectIndex {
         }
     }
 
+    /// A compute by name: what its definitions agree on (those of the checked files, else
+    /// those of the rest of the project).
     pub fn compute(&self, name: &str) -> Option<ComputeEntry> {
         self.note_lookup();
         let key = name.to_lowercase();
         if let Some(c) = self.computes.get(&key) {
-            return Some(c.clone());
+            return agreed(c);
         }
-        self.rest.as_ref()?.for_name(&key).computes.get(&key).cloned()
+        agreed(self.rest.as_ref()?.for_name(&key).computes.get(&key)?)
+    }
+
+    /// Every definition of a compute, in the checked files and in the rest of the project.
+    pub fn compute_definitions(&self, name: &str) -> Vec<ComputeEntry> {
+        self.note_lookup();
+        let key = name.to_lowercase();
+        let mut out = self.computes.get(&key).cloned().unwrap_or_default();
+        if let Some(rest) = &self.rest {
+            for c in rest.for_name(&key).computes.get(&key).into_iter().flatten() {
+                if !out.iter().any(|d| d.file == c.file && d.span == c.span) {
+                    out.push(c.clone());
+                }
+            }
+        }
+        out
     }
 
     /// The component file at `path` (any form; made absolute), when the project holds it.
@@ -382,13 +459,16 @@ impl ProjectIndex {
         let mut found: HashMap<String, ComputeEntry> = self
             .computes
             .iter()
+            .filter_map(|(k, defs)| Some((k.clone(), agreed(defs)?)))
             .filter(|(_, c)| c.ctype == ctype)
-            .map(|(k, c)| (k.clone(), c.clone()))
             .collect();
         if let Some(rest) = &self.rest {
-            for (k, c) in &rest.for_name(&ctype.to_lowercase()).computes {
-                if c.ctype == ctype && !self.computes.contains_key(k) {
-                    found.entry(k.clone()).or_insert_with(|| c.clone());
+            for (k, defs) in &rest.for_name(&ctype.to_lowercase()).computes {
+                if self.computes.contains_key(k) {
+                    continue;
+                }
+                if let Some(c) = agreed(defs).filter(|c| c.ctype == ctype) {
+                    found.entry(k.clone()).or_insert(c);
                 }
             }
         }
@@ -400,7 +480,11 @@ impl ProjectIndex {
     /// The names of the computes this index holds (not the lazily searched rest).
     pub fn compute_names(&self) -> Vec<&str> {
         self.note_lookup();
-        self.computes.values().map(|c| c.name.as_str()).collect()
+        self.computes
+            .values()
+            .filter_map(|c| c.first())
+            .map(|c| c.name.as_str())
+            .collect()
     }
 
     /// The names of the endpoints this index holds (not the lazily searched rest).
@@ -716,6 +800,41 @@ mod tests {
         assert_eq!(sizes.size_of(Path::new("/dev/zero")), None);
     }
 
+    /// Several definitions of one name: what they agree on; a type or size two of them
+    /// state differently is not known (a conflict is reported, never resolved by order).
+    #[test]
+    fn definitions_of_one_name_resolve_to_what_they_agree_on() {
+        let entry = |file: &str, ctype: &str, size: Option<&str>| ComputeEntry {
+            name: "GPU".into(),
+            ctype: ctype.into(),
+            size: size.map(Into::into),
+            file: Some(file.into()),
+            source: SourceKind::AzCli,
+            span: Span::new(0, 1),
+            scale: None,
+        };
+        let mut index = ProjectIndex::default();
+        index.add_compute(entry("a.sh", "amlcompute", Some("Standard_NC6")));
+        index.add_compute(entry("a.sh", "amlcompute", Some("Standard_NC6")));
+        assert_eq!(
+            index.compute_definitions("gpu").len(),
+            1,
+            "one definition added twice"
+        );
+        index.add_compute(entry("b.sh", "", Some("standard_nc6")));
+        let c = index.compute("gpu").unwrap();
+        assert_eq!(
+            (c.ctype.as_str(), c.size.as_deref()),
+            ("amlcompute", Some("Standard_NC6"))
+        );
+        assert_eq!(c.file.as_deref(), Some("a.sh"));
+        index.add_compute(entry("c.tf", "computeinstance", Some("Standard_DS3_v2")));
+        let c = index.compute("gpu").unwrap();
+        assert_eq!((c.ctype.as_str(), c.size), ("", None));
+        assert_eq!(index.compute_definitions("GPU").len(), 3);
+        assert_eq!(index.compute_names(), ["GPU"]);
+    }
+
     #[test]
     fn the_rest_of_the_project_is_searched_only_when_a_lookup_misses() {
         use std::sync::atomic::{AtomicUsize, Ordering};
@@ -726,16 +845,18 @@ mod tests {
             ctype: ctype.into(),
             size: None,
             file: None,
+            source: SourceKind::AmlYaml,
+            span: Span::default(),
             scale: None,
         };
         let mut own = ProjectIndex::default();
-        own.computes.insert("cpu".into(), entry("cpu", "amlcompute"));
+        own.add_compute(entry("cpu", "amlcompute"));
         let gpu = entry("gpu", "kubernetes");
         let index = own.with_rest(LazyIndex::new(crate::fsio::Boundary::anywhere(), move |name| {
             counter.fetch_add(1, Ordering::SeqCst);
             let mut rest = ProjectIndex::default();
             if name == "gpu" {
-                rest.computes.insert("gpu".into(), gpu.clone());
+                rest.add_compute(gpu.clone());
             }
             rest
         }));

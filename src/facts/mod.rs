@@ -5,8 +5,10 @@
 //! pipeline, `$target` and `$workload` of a step are those of the step (its `compute`,
 //! else the pipeline's default), elsewhere those of the document.
 
+pub mod computes;
 pub mod index;
 pub mod interface;
+pub mod sources;
 mod table;
 mod value;
 pub mod vm;
@@ -50,8 +52,11 @@ pub struct SimilarNames(
 /// A compute as facts see it, from a project file or the inventory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComputeInfo {
+    /// Empty when not known.
     pub ctype: String,
     pub size: Option<String>,
+    /// The project's definition of it (`None`: the inventory's).
+    pub defined: Option<index::ComputeEntry>,
 }
 
 /// A model as facts see it.
@@ -97,12 +102,14 @@ impl FactBase {
             return Some(ComputeInfo {
                 ctype: c.ctype.clone(),
                 size: c.size.clone(),
+                defined: Some(c),
             });
         }
         if let Some(c) = self.config.inventory.compute(name) {
             return Some(ComputeInfo {
                 ctype: c.compute_type.to_ascii_lowercase(),
                 size: c.size.clone(),
+                defined: None,
             });
         }
         // The workspace snapshot (`[workspace] computes`), as the inventory: a compute of
@@ -111,6 +118,7 @@ impl FactBase {
         Some(ComputeInfo {
             ctype: c.compute_type?.to_string(),
             size: c.size.clone(),
+            defined: None,
         })
     }
 
@@ -321,6 +329,11 @@ pub struct DocFacts<'a> {
     pub file: &'a Path,
     pub base: &'a FactBase,
     vm_nodes: Vec<VmNode>,
+    /// The named compute references resolved so far, by node (`compute_refs`).
+    refs: std::cell::RefCell<Vec<(NodeId, computes::ComputeRef)>>,
+    /// Nodes whose value is not known statically (a compute definition's `$SIZE`):
+    /// conditions reading one are unknown, and no VM size is judged there.
+    unknown: Vec<NodeId>,
 }
 
 fn string_at(doc: &Document, id: NodeId) -> Option<&str> {
@@ -362,15 +375,34 @@ pub fn quantity_gib(s: &str) -> Option<f64> {
 
 impl<'a> DocFacts<'a> {
     pub fn new(doc: &'a Document, kind: &'static Kind, file: &'a Path, base: &'a FactBase) -> Self {
+        Self::with_unknown(doc, kind, file, base, Vec::new())
+    }
+
+    /// The facts of a document some of whose nodes hold values not known statically (a
+    /// compute definition outside Azure ML YAML: `computes::Synthetic::unknown`).
+    pub fn with_unknown(
+        doc: &'a Document,
+        kind: &'static Kind,
+        file: &'a Path,
+        base: &'a FactBase,
+        unknown: Vec<NodeId>,
+    ) -> Self {
         let mut facts = Self {
             doc,
             kind,
             file,
             base,
             vm_nodes: Vec::new(),
+            refs: Default::default(),
+            unknown,
         };
         facts.vm_nodes = facts.find_vm_nodes();
         facts
+    }
+
+    /// Whether the value of `node` is not known statically.
+    pub fn is_unknown(&self, node: NodeId) -> bool {
+        !self.unknown.is_empty() && self.unknown.contains(&self.doc.resolve(node))
     }
 
     pub fn is_pipeline(&self) -> bool {
@@ -419,7 +451,7 @@ impl<'a> DocFacts<'a> {
                         _ => vec![e.value],
                     };
                     for v in values {
-                        let Some(text) = string_at(self.doc, v) else {
+                        let Some(text) = string_at(self.doc, v).filter(|_| !self.is_unknown(v)) else {
                             continue;
                         };
                         if text.contains("${{") {
@@ -478,9 +510,12 @@ impl<'a> DocFacts<'a> {
             Reference::Serverless => t.ttype = Some("serverless".into()),
             Reference::Binding | Reference::Remote => {}
             Reference::Named { name, .. } => {
-                match self.base.compute(&name) {
+                let found = self.base.compute(&name);
+                self.note_ref(source, &name, found.as_ref());
+                match found {
                     Some(c) => {
-                        t.ttype = Some(c.ctype);
+                        // Empty: definitions that do not say, or disagree.
+                        t.ttype = (!c.ctype.is_empty()).then_some(c.ctype);
                         t.vm = c.size.as_deref().and_then(|s| self.base.vm(s));
                         t.resolved = Some(true);
                     }
@@ -492,6 +527,35 @@ impl<'a> DocFacts<'a> {
             }
         }
         t
+    }
+
+    /// Records a named compute reference and what resolved it, once per node.
+    fn note_ref(&self, node: NodeId, name: &str, found: Option<&ComputeInfo>) {
+        let mut refs = self.refs.borrow_mut();
+        if refs.iter().any(|(n, _)| *n == node) {
+            return;
+        }
+        let resolved = match found {
+            Some(ComputeInfo { defined: Some(d), .. }) => computes::Resolution::Defined(d.clone()),
+            Some(_) => computes::Resolution::Inventory,
+            None => computes::Resolution::Unresolved,
+        };
+        refs.push((
+            node,
+            computes::ComputeRef {
+                name: name.to_string(),
+                span: self.doc.node(node).span,
+                resolved,
+            },
+        ));
+    }
+
+    /// The named compute references the checks resolved (`compute:`, a step's compute,
+    /// `settings.default_compute`, an AKS `computeTargetName`), in text order.
+    pub fn compute_refs(&self) -> Vec<computes::ComputeRef> {
+        let mut refs: Vec<computes::ComputeRef> = self.refs.borrow().iter().map(|(_, r)| r.clone()).collect();
+        refs.sort_by_key(|r| r.span.start);
+        refs
     }
 
     fn compute_field(&self, node: NodeId) -> Option<(NodeId, &str)> {
@@ -535,6 +599,9 @@ impl<'a> DocFacts<'a> {
                     .map(str::to_string)
                     .or_else(|| self.inventory_deployment().and_then(|d| d.compute.clone()));
                 let entry = name.as_deref().and_then(|n| self.base.compute(n));
+                if let (Some(n), Some(node)) = (&name, name_node) {
+                    self.note_ref(node, n, entry.as_ref());
+                }
                 Placement {
                     resolved: name
                         .as_deref()
@@ -546,7 +613,7 @@ impl<'a> DocFacts<'a> {
                     // An AKS deployment whose target turns out to be something else
                     // (a compute cluster) takes that type.
                     ttype: match entry {
-                        Some(e) if ttype.as_deref() == Some("aks") => Some(e.ctype),
+                        Some(e) if ttype.as_deref() == Some("aks") && !e.ctype.is_empty() => Some(e.ctype),
                         _ => ttype,
                     },
                     name,

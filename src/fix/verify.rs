@@ -397,6 +397,8 @@ impl Compare<'_> {
                 let display = match self.format {
                     Format::Json => "value.json",
                     Format::Yaml => "value.yml",
+                    // A script or template holds no data to compare.
+                    Format::Text => return false,
                 };
                 let read = crate::load::parse_text(display, text.clone(), self.format, self.limits);
                 let [doc] = read.documents.as_slice() else {

@@ -171,7 +171,9 @@ impl Template {
 
     fn render(&self, env: &RuleEnv<'_>) -> String {
         let mut out = String::new();
+        let was = env.rendering.replace(true);
         render_parts(&self.parts, env, &mut out, None);
+        env.rendering.set(was);
         out
     }
 }
@@ -236,6 +238,8 @@ struct RuleEnv<'a> {
     facts: &'a DocFacts<'a>,
     rule: &'a PolicyRule,
     subject: &'a Subject,
+    /// Rendering a message: values not known statically show as written.
+    rendering: std::cell::Cell<bool>,
 }
 
 fn walk(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<NodeId> {
@@ -347,8 +351,21 @@ impl RuleEnv<'_> {
 impl Env for RuleEnv<'_> {
     fn resolve(&self, path: &FieldPath, base: Option<NodeId>) -> Resolved {
         match path {
+            // A value not known statically (a compute definition's `$SIZE`) is unknown to
+            // conditions: never a finding. Messages show it as written.
+            FieldPath::Current if self.rendering.get() => {
+                Resolved::Values(vec![Val::from_node(self.doc(), self.subject.value_node())])
+            }
+            FieldPath::Current if self.facts.is_unknown(self.subject.value_node()) => Resolved::Unknown,
             FieldPath::Current => {
                 Resolved::Values(vec![Val::from_node(self.doc(), self.subject.value_node())])
+            }
+            FieldPath::Doc(_) if !self.rendering.get() => {
+                let nodes = self.nodes(path, base).unwrap_or_default();
+                if nodes.iter().any(|&n| self.facts.is_unknown(n)) {
+                    return Resolved::Unknown;
+                }
+                Resolved::Values(nodes.into_iter().map(|n| Val::from_node(self.doc(), n)).collect())
             }
             FieldPath::Fact(name, rest) if name == "params" => {
                 let Some(key) = rest.first() else {
@@ -552,6 +569,7 @@ impl PolicyRule {
                 facts,
                 rule: self,
                 subject: &subject,
+                rendering: std::cell::Cell::new(false),
             };
             if self.when.eval(&env, None) != Tri::True {
                 continue;

@@ -26,6 +26,7 @@ mod fuzzing;
 mod generate;
 mod hostile;
 mod hostile_fs;
+mod iac;
 mod layers;
 mod loader_props;
 mod lsp;

@@ -1,0 +1,518 @@
+//! Compute definitions, whatever file defines them: an Azure ML compute YAML, an
+//! `az ml compute create` in a script or CI file, the Python SDK, Terraform, Bicep, ARM.
+//!
+//! A reader (`facts::sources`) turns a file into [`ComputeDef`]s, each value with its exact
+//! byte span in the defining file, or recorded *dynamic* with why when it cannot be known
+//! statically (never guessed). The project index merges them by name beside the Azure ML
+//! YAML ones, and the declarative rules run on every definition: [`ComputeDef::document`]
+//! builds a small compute document (kind `amlCompute`, `computeInstance`...) whose nodes
+//! carry spans into the defining file, so each rule, output format, suppression and
+//! baseline works on it unchanged, and findings land at the option or attribute itself.
+
+use crate::document::{Document, Entry, Node, NodeId, Style, Value};
+use crate::kinds::Kind;
+use crate::source::Span;
+
+/// Where a definition is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SourceKind {
+    /// An Azure ML compute YAML (`az ml compute create -f`).
+    AmlYaml,
+    /// `az ml compute create|attach` (and SDK v1's `az ml computetarget create`) in a
+    /// script, a notebook or a CI file, or a template call that runs it.
+    AzCli,
+    /// The Python SDK (v2 `AmlCompute(...)`, v1 `provisioning_configuration`).
+    PythonSdk,
+    Terraform,
+    Bicep,
+    Arm,
+}
+
+impl SourceKind {
+    /// The name in JSON output and `amlint inventory`: `aml-yaml`, `az-cli`...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::AmlYaml => "aml-yaml",
+            SourceKind::AzCli => "az-cli",
+            SourceKind::PythonSdk => "python-sdk",
+            SourceKind::Terraform => "terraform",
+            SourceKind::Bicep => "bicep",
+            SourceKind::Arm => "arm",
+        }
+    }
+}
+
+/// A value a definition sets.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar {
+    Str(String),
+    Int(i64),
+    Bool(bool),
+}
+
+impl Scalar {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Scalar::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// As messages show it.
+    pub fn display(&self) -> String {
+        match self {
+            Scalar::Str(s) => s.clone(),
+            Scalar::Int(i) => i.to_string(),
+            Scalar::Bool(b) => b.to_string(),
+        }
+    }
+}
+
+/// One setting of a definition: its value (or why it is not known), and where it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setting {
+    /// The value; `None` when it cannot be known statically (`why` says why).
+    pub value: Option<Scalar>,
+    /// Why the value is not known (`$NAME` is set from a command's output...).
+    pub why: Option<String>,
+    /// The value as written at the definition: the literal, or the expression naming it
+    /// (`$SIZE`, `${{ parameters.size }}`, `var.vm_size`).
+    pub written: String,
+    /// Where `written` is, in the defining file: findings about the value land here.
+    pub span: Span,
+    /// The option, attribute, argument or key that sets it (`--size`, `vm_size`), if any:
+    /// its span in the defining file.
+    pub key: Option<Span>,
+    /// Where the literal is, when it is not at `span`: a variable assigned a literal
+    /// earlier in the same file (shown as a label on findings).
+    pub origin: Option<Span>,
+    /// `span` holds exactly the literal's text, so a fix may replace it in place.
+    pub in_place: bool,
+    /// The value comes from another file the definition names (`az ml compute create -f
+    /// compute.yml`): that file reports its own findings, `span` is where it is named.
+    pub inherited: bool,
+}
+
+impl Setting {
+    /// A literal written in place: `span` holds exactly `value`'s text.
+    pub fn literal(value: Scalar, span: Span, key: Option<Span>) -> Self {
+        Setting {
+            written: value.display(),
+            value: Some(value),
+            why: None,
+            span,
+            key,
+            origin: None,
+            in_place: true,
+            inherited: false,
+        }
+    }
+
+    /// A value that cannot be known statically, as written at `span`.
+    pub fn dynamic(
+        written: impl Into<String>,
+        why: impl Into<String>,
+        span: Span,
+        key: Option<Span>,
+    ) -> Self {
+        Setting {
+            value: None,
+            why: Some(why.into()),
+            written: written.into(),
+            span,
+            key,
+            origin: None,
+            in_place: false,
+            inherited: false,
+        }
+    }
+
+    /// The value as text (a string, or a number or boolean as written).
+    pub fn text(&self) -> Option<String> {
+        self.value.as_ref().map(Scalar::display)
+    }
+}
+
+/// One compute definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComputeDef {
+    pub source: SourceKind,
+    /// The defining file, as displayed.
+    pub file: String,
+    /// The whole definition in that file: the command, the resource block, the call, the
+    /// compute document.
+    pub span: Span,
+    /// What defines it, for people: `az ml compute create`, `create-compute.yml template`,
+    /// `resource "azurerm_machine_learning_compute_cluster"`...
+    pub command: String,
+    /// The compute's name (dynamic when not known statically).
+    pub name: Setting,
+    /// The other settings, by their Azure ML YAML path (`type`, `size`, `min_instances`,
+    /// `max_instances`, `tier`, `idle_time_before_scale_down`, `enable_node_public_ip`,
+    /// `ssh_public_access_enabled`, `network_settings.subnet`...), in the order written.
+    pub fields: Vec<(String, Setting)>,
+    /// What else a reader wants said about it (a condition around it, a default used).
+    pub notes: Vec<String>,
+    /// The compute YAML the definition reads its values from (`-f`), as displayed.
+    pub from_file: Option<String>,
+}
+
+/// The settings the policies read, by their Azure ML YAML path: what readers fill in.
+pub const FIELDS: &[&str] = &[
+    "type",
+    "size",
+    "min_instances",
+    "max_instances",
+    "tier",
+    "idle_time_before_scale_down",
+    "enable_node_public_ip",
+    "ssh_public_access_enabled",
+    "network_settings.subnet",
+    "network_settings.vnet_name",
+    "location",
+];
+
+impl ComputeDef {
+    pub fn new(
+        source: SourceKind,
+        file: impl Into<String>,
+        span: Span,
+        command: impl Into<String>,
+        name: Setting,
+    ) -> Self {
+        ComputeDef {
+            source,
+            file: file.into(),
+            span,
+            command: command.into(),
+            name,
+            fields: Vec::new(),
+            notes: Vec::new(),
+            from_file: None,
+        }
+    }
+
+    /// Sets `path` (replacing an earlier setting of it: the last one written wins, as
+    /// with a command line's repeated option).
+    pub fn set(&mut self, path: &str, setting: Setting) {
+        match self.fields.iter_mut().find(|(p, _)| p == path) {
+            Some((_, s)) => *s = setting,
+            None => self.fields.push((path.to_string(), setting)),
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Option<&Setting> {
+        self.fields.iter().find(|(p, _)| p == path).map(|(_, s)| s)
+    }
+
+    /// The name, when known.
+    pub fn known_name(&self) -> Option<&str> {
+        self.name.value.as_ref()?.as_str()
+    }
+
+    /// The compute type as a target type (`amlcompute`, `computeinstance`, `kubernetes`,
+    /// `aks`...), lower-case, when known.
+    pub fn ctype(&self) -> Option<String> {
+        let t = self.get("type")?.value.as_ref()?.as_str()?;
+        Some(normalize_type(t))
+    }
+
+    /// The VM size, when known.
+    pub fn size(&self) -> Option<&str> {
+        self.get("size")?.value.as_ref()?.as_str()
+    }
+
+    /// The document kind policies check it as (`amlCompute`...), from its type.
+    pub fn kind(&self) -> Option<&'static Kind> {
+        let id = match self.ctype()?.as_str() {
+            "amlcompute" => "amlCompute",
+            "computeinstance" => "computeInstance",
+            "kubernetes" => "kubernetesCompute",
+            "virtualmachine" => "vmCompute",
+            "synapsespark" => "synapseSparkCompute",
+            _ => return None,
+        };
+        crate::kinds::table().get(id)
+    }
+
+    /// The compute document policies run on, for a definition outside Azure ML YAML (an
+    /// Azure ML compute YAML is its own document) whose type is known. Every node's span
+    /// is in the defining file: keys span the option or attribute, values the value as
+    /// written. `None` when its kind is not known.
+    pub fn document(&self) -> Option<Synthetic> {
+        if self.source == SourceKind::AmlYaml {
+            return None;
+        }
+        let kind = self.kind()?;
+        let mut b = Builder::default();
+        let mut root: Vec<(String, Setting)> = vec![("name".to_string(), self.name.clone())];
+        root.extend(self.fields.iter().cloned());
+        let root = b.map(&root, self.span);
+        let mut doc = Document::default();
+        doc.nodes = b.nodes;
+        doc.root = Some(root);
+        doc.span = self.span;
+        let overrides = self.from_file.is_some().then(|| {
+            self.fields
+                .iter()
+                .filter(|(_, s)| !s.inherited)
+                .map(|(_, s)| s.span)
+                .collect()
+        });
+        Some(Synthetic {
+            doc,
+            kind,
+            unknown: b.unknown,
+            labels: b.labels,
+            overrides,
+        })
+    }
+}
+
+/// The lower-case compute type, with the CLI's and ARM's spellings as Azure ML YAML's
+/// (`AmlCompute` → `amlcompute`, `ComputeInstance` → `computeinstance`, `Kubernetes` →
+/// `kubernetes`, `VirtualMachine` → `virtualmachine`, `SynapseSpark` → `synapsespark`).
+pub fn normalize_type(t: &str) -> String {
+    let lower = t.trim().to_ascii_lowercase();
+    match lower.as_str() {
+        "aml_compute" | "amlcompute" => "amlcompute".into(),
+        "compute_instance" | "computeinstance" => "computeinstance".into(),
+        "virtual_machine" | "virtualmachine" => "virtualmachine".into(),
+        "synapse_spark" | "synapsespark" => "synapsespark".into(),
+        _ => lower,
+    }
+}
+
+/// A definition's compute document, and what the checks must know of it.
+#[derive(Debug, Clone)]
+pub struct Synthetic {
+    pub doc: Document,
+    pub kind: &'static Kind,
+    /// Nodes whose value is not known statically: a condition reading one is unknown
+    /// (never a finding), and a VM size there is not judged.
+    pub unknown: Vec<NodeId>,
+    /// (value span, where the literal is): a finding on a value that came from a variable
+    /// gets a label on the literal.
+    pub labels: Vec<(Span, Span)>,
+    /// When the definition reads a compute YAML (`-f`): the spans written on the command
+    /// line. Only findings there are this definition's; the rest are the YAML's own.
+    pub overrides: Option<Vec<Span>>,
+}
+
+#[derive(Default)]
+struct Builder {
+    nodes: Vec<Node>,
+    unknown: Vec<NodeId>,
+    labels: Vec<(Span, Span)>,
+}
+
+impl Builder {
+    fn push(&mut self, value: Value, span: Span, style: Style) -> NodeId {
+        self.nodes.push(Node { value, span, style });
+        NodeId((self.nodes.len() - 1) as u32)
+    }
+
+    fn key(&mut self, name: &str, span: Span) -> NodeId {
+        self.push(Value::Str(name.into()), span, Style::Literal)
+    }
+
+    fn scalar(&mut self, s: &Setting) -> NodeId {
+        let (value, style) = match &s.value {
+            Some(Scalar::Str(v)) => (Value::Str(v.as_str().into()), Style::Plain),
+            Some(Scalar::Int(i)) => (Value::Int(*i), Style::Plain),
+            Some(Scalar::Bool(b)) => (Value::Bool(*b), Style::Plain),
+            None => (Value::Str(s.written.as_str().into()), Style::Literal),
+        };
+        // Only a literal written in place may be replaced by a fix; `Literal` style (a
+        // block scalar to the fixes) keeps them off anything else.
+        let style = if s.in_place && !s.inherited {
+            style
+        } else {
+            Style::Literal
+        };
+        let id = self.push(value, s.span, style);
+        if s.value.is_none() {
+            self.unknown.push(id);
+        }
+        if let Some(origin) = s.origin {
+            self.labels.push((s.span, origin));
+        }
+        id
+    }
+
+    /// A mapping of `path → setting` (dotted paths nest), children before parents as the
+    /// YAML reader builds them. Flow style: no fix adds a line to it.
+    fn map(&mut self, settings: &[(String, Setting)], span: Span) -> NodeId {
+        let mut entries = Vec::new();
+        let mut done: Vec<&str> = Vec::new();
+        for (path, setting) in settings {
+            match path.split_once('.') {
+                None => {
+                    let key = self.key(path, setting.key.unwrap_or(setting.span));
+                    let value = self.scalar(setting);
+                    entries.push(Entry {
+                        key,
+                        value,
+                        merged: false,
+                    });
+                }
+                Some((head, _)) if done.contains(&head) => {}
+                Some((head, _)) => {
+                    done.push(head);
+                    let inner: Vec<(String, Setting)> = settings
+                        .iter()
+                        .filter_map(|(p, s)| {
+                            let (h, rest) = p.split_once('.')?;
+                            (h == head).then(|| (rest.to_string(), s.clone()))
+                        })
+                        .collect();
+                    let first = &inner[0].1;
+                    let key = self.key(head, first.key.unwrap_or(first.span));
+                    let covered = inner.iter().map(|(_, s)| s.span).fold(first.span, Span::cover);
+                    let value = self.map(&inner, covered);
+                    entries.push(Entry {
+                        key,
+                        value,
+                        merged: false,
+                    });
+                }
+            }
+        }
+        self.push(Value::Map(entries), span, Style::Flow)
+    }
+}
+
+/// A compute reference of an Azure ML document (`compute: azureml:cpu-cluster`), as the
+/// checks resolved it: by a definition of the project, by the inventory, or not at all.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComputeRef {
+    /// The name looked up (`azureml:` and versions removed, the last segment of an id).
+    pub name: String,
+    /// The reference's value in its file.
+    pub span: Span,
+    pub resolved: Resolution,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolution {
+    /// A definition of the project (the first of its definitions).
+    Defined(super::index::ComputeEntry),
+    /// The configuration's `[inventory]`.
+    Inventory,
+    Unresolved,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def() -> ComputeDef {
+        let mut d = ComputeDef::new(
+            SourceKind::AzCli,
+            "setup.sh",
+            Span::new(0, 90),
+            "az ml compute create",
+            Setting::literal(
+                Scalar::Str("gpu".into()),
+                Span::new(28, 31),
+                Some(Span::new(21, 27)),
+            ),
+        );
+        d.set(
+            "type",
+            Setting::literal(
+                Scalar::Str("AmlCompute".into()),
+                Span::new(39, 49),
+                Some(Span::new(32, 38)),
+            ),
+        );
+        d.set(
+            "size",
+            Setting::dynamic(
+                "$SIZE",
+                "`SIZE` is the script's first argument",
+                Span::new(57, 62),
+                Some(Span::new(50, 56)),
+            ),
+        );
+        d.set(
+            "min_instances",
+            Setting::literal(Scalar::Int(1), Span::new(79, 80), Some(Span::new(63, 78))),
+        );
+        d.set(
+            "network_settings.subnet",
+            Setting::literal(
+                Scalar::Str("/s/n".into()),
+                Span::new(85, 89),
+                Some(Span::new(81, 84)),
+            ),
+        );
+        d
+    }
+
+    #[test]
+    fn a_definition_becomes_a_compute_document_with_spans_in_its_file() {
+        let d = def();
+        assert_eq!(d.ctype().as_deref(), Some("amlcompute"));
+        assert_eq!(d.known_name(), Some("gpu"));
+        assert_eq!(d.size(), None, "a dynamic size is not known");
+        let s = d.document().unwrap();
+        assert_eq!(s.kind.id, "amlCompute");
+        let doc = &s.doc;
+        let root = doc.root.unwrap();
+        let min = doc.get_entry(root, "min_instances").unwrap();
+        assert_eq!(
+            doc.node(min.key).span,
+            Span::new(63, 78),
+            "the key spans the option"
+        );
+        assert_eq!(
+            doc.node(min.value).span,
+            Span::new(79, 80),
+            "the value spans the literal"
+        );
+        assert_eq!(doc.value(min.value), &Value::Int(1));
+        let size = doc.get(root, "size").unwrap();
+        assert_eq!(s.unknown, vec![size], "the dynamic size is unknown to the rules");
+        assert_eq!(
+            doc.node(size).style,
+            Style::Literal,
+            "no fix replaces an expression"
+        );
+        let net = doc.get(root, "network_settings").unwrap();
+        let subnet = doc.get(net, "subnet").unwrap();
+        assert_eq!(doc.value(subnet), &Value::Str("/s/n".into()));
+        assert!(s.overrides.is_none());
+        assert_eq!(doc.to_json()["type"], "AmlCompute");
+    }
+
+    #[test]
+    fn a_yaml_definition_or_an_unknown_type_has_no_document() {
+        let mut d = def();
+        d.source = SourceKind::AmlYaml;
+        assert!(d.document().is_none(), "an Azure ML YAML is its own document");
+        let mut d = def();
+        d.set(
+            "type",
+            Setting::literal(Scalar::Str("databricks".into()), Span::new(39, 49), None),
+        );
+        assert_eq!(d.ctype().as_deref(), Some("databricks"));
+        assert!(d.document().is_none());
+        d.fields.retain(|(p, _)| p != "type");
+        assert!(d.ctype().is_none() && d.document().is_none());
+    }
+
+    #[test]
+    fn types_are_normalised() {
+        for (written, want) in [
+            ("AmlCompute", "amlcompute"),
+            ("ComputeInstance", "computeinstance"),
+            ("compute_instance", "computeinstance"),
+            ("Kubernetes", "kubernetes"),
+            ("VirtualMachine", "virtualmachine"),
+            ("AKS", "aks"),
+        ] {
+            assert_eq!(normalize_type(written), want);
+        }
+    }
+}
