@@ -10,6 +10,10 @@
 //! which no YAML or JSON parser touches: the reader parses what it needs).
 
 pub mod aml_yaml;
+pub mod az_cli;
+pub mod scripts;
+pub mod shell;
+pub mod workflows;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -85,7 +89,7 @@ pub struct Reader {
 }
 
 /// Every reader, in the order they run on a file.
-pub const READERS: &[Reader] = &[aml_yaml::READER];
+pub const READERS: &[Reader] = &[aml_yaml::READER, scripts::READER, workflows::READER];
 
 /// Whether `text` contains one of `needles` (a vectorised byte search).
 pub fn mentions(text: &[u8], needles: &[&str]) -> bool {
@@ -159,6 +163,21 @@ impl Files {
                 Some(SourceFile::new(display, text))
             })
             .clone()
+    }
+}
+
+/// A shell tokenizer's comment as one suppressions are read from: a comment on its own
+/// line covers the line of the next word after it, a trailing one its own line.
+pub fn comment_of(source: &SourceFile, c: &shell::ShellComment) -> Comment {
+    let target = if c.own_line {
+        c.next_code.map(|at| line_of(source, at))
+    } else {
+        Some(line_of(source, c.span.start))
+    };
+    Comment {
+        span: c.span,
+        own_line: c.own_line,
+        target_line: target,
     }
 }
 
