@@ -22,6 +22,7 @@ mod fuzz_replay;
 mod fuzzing;
 mod generate;
 mod hostile;
+mod hostile_az_cli;
 mod hostile_fs;
 mod layers;
 mod loader_props;

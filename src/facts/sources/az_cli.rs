@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::shell::{Dialect, Part, Script, ShellCommand, VarScope, Word};
+use super::shell::{Dialect, Keep, Part, Script, ShellCommand, VarScope, Word};
 use super::{Files, Input};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
@@ -76,7 +76,22 @@ pub struct Vars {
     assigns: Vec<Assign>,
     /// Names compare case-insensitively (PowerShell, cmd).
     fold_case: bool,
+    /// Each name's assignments, in order (the key lower-cased when `fold_case`).
+    by_name: std::collections::HashMap<String, Vec<usize>>,
+    /// The values of the first assignments, computed in order: each one's value only
+    /// reads assignments before it, so none is computed twice and none by recursion.
+    memo: std::cell::RefCell<Vec<ScriptVal>>,
+    /// No variable is known from here on (the script sets too many: `Script::vars_cut`).
+    cut: Option<u32>,
 }
+
+/// At most this many assignments under conditions are weighed for one use; more make the
+/// value dynamic.
+const MAX_BRANCHES: usize = 64;
+
+/// A value longer than this is not a compute's name or size: dynamic (a chain of
+/// `A=$B$B` would double at every step).
+const MAX_VALUE: usize = 1024;
 
 /// How deep a variable's value may refer to other variables.
 const MAX_NESTING: usize = 8;
@@ -240,17 +255,22 @@ impl Vars {
                 }
             }
         }
+        let fold_case = dialect != Dialect::Bash;
+        let mut by_name: std::collections::HashMap<String, Vec<usize>> = Default::default();
+        for (i, a) in assigns.iter().enumerate() {
+            let key = if fold_case {
+                a.name.to_ascii_lowercase()
+            } else {
+                a.name.clone()
+            };
+            by_name.entry(key).or_default().push(i);
+        }
         Vars {
             assigns,
-            fold_case: dialect != Dialect::Bash,
-        }
-    }
-
-    fn same(&self, a: &str, b: &str) -> bool {
-        if self.fold_case {
-            a.eq_ignore_ascii_case(b)
-        } else {
-            a == b
+            fold_case,
+            by_name,
+            memo: Default::default(),
+            cut: script.vars_cut,
         }
     }
 }
@@ -309,6 +329,9 @@ impl Eval<'_> {
             };
             match v {
                 ScriptVal::Known { text, literal } => {
+                    if out.len() + text.len() > MAX_VALUE {
+                        return (Err(format!("its value is longer than {MAX_VALUE} bytes")), None);
+                    }
                     out.push_str(&text);
                     if single {
                         origin = literal;
@@ -325,7 +348,7 @@ impl Eval<'_> {
             return ScriptVal::Dynamic(format!("`{name}` refers to variables nested too deep"));
         }
         let found = match scope {
-            VarScope::Shell | VarScope::Env => self.assigned(name, at, depth),
+            VarScope::Shell | VarScope::Env => self.assigned(name, at),
             VarScope::Make | VarScope::Positional => None,
         };
         if let Some(v) = found {
@@ -347,18 +370,18 @@ impl Eval<'_> {
         })
     }
 
-    /// The value the assignments before `at` give `name`, if any assigns it.
-    fn assigned(&self, name: &str, at: u32, depth: usize) -> Option<ScriptVal> {
-        let before: Vec<&Assign> = self
-            .vars
-            .assigns
-            .iter()
-            .filter(|a| a.at < at && self.vars.same(&a.name, name))
-            .collect();
-        let value_of = |a: &Assign| -> ScriptVal {
-            match &a.value {
-                Err(why) => ScriptVal::Dynamic(format!("`{name}` is set where {why}")),
-                Ok(parts) => match self.parts(parts, a.at, depth + 1) {
+    /// The value assignment `k` gives its variable (computed once, in order).
+    fn assignment(&self, k: usize) -> ScriptVal {
+        loop {
+            let next = self.vars.memo.borrow().len();
+            if next > k {
+                break;
+            }
+            // Values of assignments before `next` are all in the memo: no recursion.
+            let a = &self.vars.assigns[next];
+            let v = match &a.value {
+                Err(why) => ScriptVal::Dynamic(format!("`{}` is set where {why}", a.name)),
+                Ok(parts) => match self.parts(parts, a.at, 0) {
                     (Ok(text), literal) => {
                         let literal = literal.or(match parts.as_slice() {
                             [
@@ -372,20 +395,41 @@ impl Eval<'_> {
                     }
                     (Err(why), _) => ScriptVal::Dynamic(why),
                 },
-            }
+            };
+            self.vars.memo.borrow_mut().push(v);
+        }
+        self.vars.memo.borrow()[k].clone()
+    }
+
+    /// The value the assignments before `at` give `name`, if any assigns it.
+    fn assigned(&self, name: &str, at: u32) -> Option<ScriptVal> {
+        if self.vars.cut.is_some_and(|cut| cut < at) {
+            return Some(ScriptVal::Dynamic(format!(
+                "`{name}` may be set among more variables than are read before this"
+            )));
+        }
+        let key = if self.vars.fold_case {
+            std::borrow::Cow::Owned(name.to_ascii_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(name)
         };
+        let all = self.vars.by_name.get(key.as_ref())?;
+        let before = &all[..all.partition_point(|&i| self.vars.assigns[i].at < at)];
         let last = *before.last()?;
-        if !last.conditional {
-            return Some(value_of(last));
+        if !self.vars.assigns[last].conditional {
+            return Some(self.assignment(last));
         }
         // Set under a condition: with the last unconditional assignment before, the
         // values it can have here.
-        let base = before.iter().rposition(|a| !a.conditional);
-        let branches: Vec<ScriptVal> = before[base.map_or(0, |b| b + 1)..]
-            .iter()
-            .map(|a| value_of(a))
-            .collect();
-        let default = base.map(|b| value_of(before[b]));
+        let base = before.iter().rposition(|&i| !self.vars.assigns[i].conditional);
+        let conditional = &before[base.map_or(0, |b| b + 1)..];
+        if conditional.len() > MAX_BRANCHES {
+            return Some(ScriptVal::Dynamic(format!(
+                "`{name}` is set under too many conditions"
+            )));
+        }
+        let branches: Vec<ScriptVal> = conditional.iter().map(|&i| self.assignment(i)).collect();
+        let default = base.map(|b| self.assignment(before[b]));
         let known: Vec<&ScriptVal> = branches
             .iter()
             .filter(|v| matches!(v, ScriptVal::Known { .. }))
@@ -492,6 +536,36 @@ fn v1_type(t: &str) -> String {
         "hdi" => "hdinsight".into(),
         other => other.into(),
     }
+}
+
+/// Whether the readers need a command (the first words of it, [`super::shell::DECIDE_AT`]
+/// at most): an assignment, a declaration, anything starting with an expansion (a
+/// PowerShell `$x = ...`), or `az ml compute|computetarget create|attach`. Other commands
+/// are dropped as they are read.
+pub fn wanted(words: &[Word]) -> Keep {
+    if let Some(az) = az_at(words) {
+        let lit = |i: usize| words.get(az + i).and_then(Word::literal);
+        let read = lit(1).as_deref() == Some("ml")
+            && matches!(lit(2).as_deref(), Some("compute" | "computetarget"))
+            && lit(3).is_none_or(|verb| matches!(verb.as_str(), "create" | "attach"));
+        if read {
+            return Keep::Read;
+        }
+    }
+    let Some(first) = words.first().and_then(Word::literal) else {
+        return Keep::Vars;
+    };
+    if first.contains('=') || first.starts_with('[') {
+        return Keep::Vars;
+    }
+    let lower = first.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "export" | "declare" | "local" | "readonly" | "typeset" | "read" | "for" | "select" | "set" | "param"
+    ) {
+        return Keep::Vars;
+    }
+    Keep::Drop
 }
 
 /// Where `az` is among a command's words, past what may come before it (assignments for
@@ -743,6 +817,10 @@ fn set_value(word: &Word, key: Span, cx: &Ctx<'_>, at: u32) -> Option<(String, S
         }
         _ => return None,
     };
+    // Only what the policies read (and the name): a thousand other `--set`s stay unread.
+    if path != "name" && !crate::facts::computes::FIELDS.contains(&path.as_str()) {
+        return None;
+    }
     let kind = match path.as_str() {
         "min_instances" | "max_instances" | "idle_time_before_scale_down" => ValueKind::Int,
         "enable_node_public_ip" | "ssh_public_access_enabled" => ValueKind::Bool,

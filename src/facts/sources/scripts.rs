@@ -2,7 +2,10 @@
 //! cmd (`.cmd`, `.bat`) and Makefiles (recipes, with the Makefile's variables). Comments
 //! are the script's own (`#`, `<# #>`, `REM`/`::`).
 
-use super::az_cli::{Ctx, Eval, NoOuter, Outer, ScriptVal, Vars, definitions};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use super::az_cli::{Ctx, Eval, NoOuter, Outer, ScriptVal, Vars, definitions, wanted};
 use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
 use super::{Definitions, Input, Reader, comment_of};
 use crate::source::Span;
@@ -48,6 +51,10 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
             Some(MakeVars::scan(text)),
         ),
     };
+    let options = LexOptions {
+        keep: Some(wanted),
+        ..options
+    };
     let script = parse(&text[skip..], Map::Base(skip as u32), options);
     let vars = Vars::scan(&script, options.dialect);
     let outer: &dyn Outer = match &make {
@@ -67,8 +74,13 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
 /// A Makefile's variables (`NAME = value`, `:=`, `::=`, `?=`; `export` and `override`
 /// before them), each with its value and where it is written.
 pub struct MakeVars {
-    vars: Vec<(String, MakeValue)>,
+    vars: HashMap<String, MakeValue>,
+    /// Values that refer to others, each expanded once.
+    memo: RefCell<HashMap<String, ScriptVal>>,
 }
+
+/// A make value longer than this is not a compute's name or size: dynamic.
+const MAX_MAKE_VALUE: usize = 1024;
 
 /// A make variable's value and where it is written, or why it is not known.
 type MakeValue = Result<(String, Span), String>;
@@ -78,7 +90,7 @@ const MAX_MAKE_NESTING: usize = 8;
 
 impl MakeVars {
     pub fn scan(text: &str) -> Self {
-        let mut vars = Vec::new();
+        let mut vars = HashMap::new();
         let mut offset = 0usize;
         for line in text.split_inclusive('\n') {
             let start = offset;
@@ -119,21 +131,34 @@ impl MakeVars {
                     Span::new(value_at as u32, (value_at + trimmed.len()) as u32),
                 )),
             };
-            vars.push((name.to_string(), entry));
+            if op == "?" {
+                // Set only when nothing set it before.
+                vars.entry(name.to_string()).or_insert(entry);
+            } else {
+                vars.insert(name.to_string(), entry);
+            }
         }
-        MakeVars { vars }
+        MakeVars {
+            vars,
+            memo: Default::default(),
+        }
     }
 
     fn value(&self, name: &str, depth: usize) -> Option<ScriptVal> {
-        let (_, entry) = self.vars.iter().rev().find(|(n, _)| n == name)?;
-        Some(match entry {
+        let entry = self.vars.get(name)?;
+        if let Some(v) = self.memo.borrow().get(name) {
+            return Some(v.clone());
+        }
+        let v = match entry {
             Err(why) => ScriptVal::Dynamic(why.clone()),
             Ok((text, span)) if !text.contains('$') => ScriptVal::known(text.clone(), Some(*span)),
             Ok(_) if depth >= MAX_MAKE_NESTING => {
                 ScriptVal::Dynamic(format!("`{name}` refers to variables nested too deep"))
             }
             Ok((text, _)) => self.expand(text, depth + 1)?,
-        })
+        };
+        self.memo.borrow_mut().insert(name.to_string(), v.clone());
+        Some(v)
     }
 
     /// `$(NAME)` and `${NAME}` in a value replaced by their values.
@@ -155,7 +180,15 @@ impl MakeVars {
             };
             let end = after.find(close)?;
             let inner = &after[1..end];
+            if inner.contains([' ', ',']) {
+                return Some(ScriptVal::Dynamic(format!("`$({inner})` is a make function")));
+            }
             match self.value(inner, depth) {
+                Some(ScriptVal::Known { text, .. }) if out.len() + text.len() > MAX_MAKE_VALUE => {
+                    return Some(ScriptVal::Dynamic(format!(
+                        "`{inner}` is longer than {MAX_MAKE_VALUE} bytes"
+                    )));
+                }
                 Some(ScriptVal::Known { text, .. }) => out.push_str(&text),
                 Some(v @ ScriptVal::Dynamic(_)) => return Some(v),
                 None => {

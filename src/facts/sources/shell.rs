@@ -19,7 +19,7 @@ pub enum Dialect {
 }
 
 /// How a region is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct LexOptions {
     pub dialect: Dialect,
     /// A newline ends a command (false in a YAML folded or plain scalar, whose lines are
@@ -30,7 +30,30 @@ pub struct LexOptions {
     /// A Makefile recipe: `$(NAME)` and `${NAME}` are make variables, `$$` is the shell's
     /// `$`.
     pub make: bool,
+    /// Which commands to keep, asked with the first [`DECIDE_AT`] words of each (or all
+    /// of a shorter one): a reader keeps only those it reads, so that megabytes of other
+    /// commands cost no memory. `None`: all.
+    pub keep: Option<fn(&[Word]) -> Keep>,
 }
+
+/// What a reader does with a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    Drop,
+    /// It sets variables: kept up to [`MAX_VAR_COMMANDS`] (then [`Script::vars_cut`]).
+    Vars,
+    /// It is read: kept.
+    Read,
+}
+
+/// How many words of a command [`LexOptions::keep`] is asked about.
+pub const DECIDE_AT: usize = 10;
+
+/// Commands that set variables kept at most; what later ones set is not known.
+pub const MAX_VAR_COMMANDS: usize = 20_000;
+
+/// A command of more words is not kept (no definition has thousands of options).
+pub const MAX_WORDS: usize = 4_096;
 
 impl LexOptions {
     pub fn new(dialect: Dialect) -> Self {
@@ -39,6 +62,7 @@ impl LexOptions {
             newlines: true,
             macros: false,
             make: false,
+            keep: None,
         }
     }
 }
@@ -173,6 +197,10 @@ pub struct ShellComment {
 pub struct Script {
     pub commands: Vec<ShellCommand>,
     pub comments: Vec<ShellComment>,
+    /// Where the first command setting variables that was not kept starts (beyond
+    /// [`MAX_VAR_COMMANDS`], or of more than [`MAX_WORDS`] words): no variable is known
+    /// after it.
+    pub vars_cut: Option<u32>,
 }
 
 /// Reads `text` (a region of the defining file placed by `map`).
@@ -190,6 +218,10 @@ pub fn parse(text: &str, map: Map<'_>, options: LexOptions) -> Script {
         heredocs: Vec::new(),
         awaiting: Vec::new(),
         nest: 0,
+        decided: None,
+        vars_kept: 0,
+        discarding: false,
+        line_seen: (0, true),
     };
     lexer.run();
     lexer.script
@@ -225,6 +257,15 @@ struct Lexer<'a> {
     /// How deep in `${A:-...}` defaults the text being read is (a quoted default's own
     /// expansions are as deep as it).
     nest: usize,
+    /// What [`LexOptions::keep`] said of the command being read, once asked.
+    decided: Option<Keep>,
+    /// Commands setting variables kept so far.
+    vars_kept: usize,
+    /// The command being read is not kept ([`LexOptions::keep`]): its words are dropped.
+    discarding: bool,
+    /// How far [`Lexer::alone_on_line`] has looked, and whether the line so far held only
+    /// blanks.
+    line_seen: (usize, bool),
 }
 
 fn is_name_start(c: u8) -> bool {
@@ -314,7 +355,7 @@ impl<'a> Lexer<'a> {
             return;
         }
         // Keywords that open or close blocks, and those that merely continue one.
-        if self.words.is_empty() && self.o.dialect == Dialect::Bash {
+        if self.words.is_empty() && !self.discarding && self.o.dialect == Dialect::Bash {
             if let Some(k) = word.literal() {
                 let opened = match k.as_str() {
                     "if" => Some(b'i'),
@@ -342,12 +383,51 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
+        if self.discarding {
+            return;
+        }
         self.words.push(word);
+        if self.words.len() == DECIDE_AT
+            && let Some(keep) = self.o.keep
+        {
+            let k = keep(&self.words);
+            self.decided = Some(k);
+            if k == Keep::Drop {
+                self.words.clear();
+                self.discarding = true;
+            }
+        }
+        if self.words.len() > MAX_WORDS {
+            if self.decided != Some(Keep::Read) {
+                let at = self.words[0].span.start;
+                self.script.vars_cut.get_or_insert(at);
+            }
+            self.words.clear();
+            self.discarding = true;
+        }
     }
 
     fn end_command(&mut self, end: usize, chain_next: bool) {
         self.end_word(end);
-        if !self.words.is_empty() {
+        let keep = match (self.decided.take(), self.o.keep) {
+            _ if std::mem::take(&mut self.discarding) || self.words.is_empty() => Keep::Drop,
+            (Some(k), _) => k,
+            (None, Some(keep)) => keep(&self.words),
+            (None, None) => Keep::Read,
+        };
+        let keep = match keep {
+            Keep::Vars if self.vars_kept >= MAX_VAR_COMMANDS => {
+                let at = self.words[0].span.start;
+                self.script.vars_cut.get_or_insert(at);
+                Keep::Drop
+            }
+            Keep::Vars => {
+                self.vars_kept += 1;
+                Keep::Vars
+            }
+            k => k,
+        };
+        if keep != Keep::Drop {
             let words = std::mem::take(&mut self.words);
             let span = words[0].span.cover(words[words.len() - 1].span);
             self.script.commands.push(ShellCommand {
@@ -357,6 +437,7 @@ impl<'a> Lexer<'a> {
                 chained: self.chained,
             });
         }
+        self.words.clear();
         self.chained = chain_next;
     }
 
@@ -502,13 +583,7 @@ impl<'a> Lexer<'a> {
     fn comment(&mut self, _i: usize, marker: usize) -> usize {
         self.end_word(marker);
         let mut end = self.line_end(marker);
-        let line_start = self.b[..marker]
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |p| p + 1);
-        let own_line = self.b[line_start..marker]
-            .iter()
-            .all(|c| matches!(c, b' ' | b'\t'));
+        let own_line = self.alone_on_line(marker);
         while end > marker && self.b[end - 1] == b'\r' {
             end -= 1;
         }
@@ -521,15 +596,27 @@ impl<'a> Lexer<'a> {
         end
     }
 
+    /// Whether only spaces and tabs precede `i` on its line. Offsets asked about only grow,
+    /// so what was seen of the line is kept: each byte is looked at once.
+    fn alone_on_line(&mut self, i: usize) -> bool {
+        let (from, clean) = match self.line_seen {
+            (upto, clean) if upto <= i => (upto, clean),
+            _ => (0, true),
+        };
+        let seen = &self.b[from..i];
+        let clean = match memchr::memrchr(b'\n', seen) {
+            Some(p) => seen[p + 1..].iter().all(|c| matches!(c, b' ' | b'\t')),
+            None => clean && seen.iter().all(|c| matches!(c, b' ' | b'\t')),
+        };
+        self.line_seen = (i, clean);
+        clean
+    }
+
     /// PowerShell's `<# ... #>`.
     fn block_comment(&mut self, i: usize) -> usize {
         self.end_word(i);
         let end = memchr::memmem::find(&self.b[i + 2..], b"#>").map_or(self.b.len(), |p| i + 2 + p + 2);
-        let own_line = self.b[..i]
-            .iter()
-            .rev()
-            .take_while(|&&c| c != b'\n')
-            .all(|c| matches!(c, b' ' | b'\t'));
+        let own_line = self.alone_on_line(i);
         self.script.comments.push(ShellComment {
             span: self.span(i, end),
             own_line,
@@ -1507,6 +1594,10 @@ mod tests {
         let many = "(".repeat(100_000);
         let _ = bash(&many);
         // Defaults inside quotes inside defaults: read to the same fixed depth.
+        // Block comments side by side on one long line.
+        let comments = "x <##>".repeat(200_000);
+        let s = parse(&comments, Map::Base(0), LexOptions::new(Dialect::PowerShell));
+        assert!(s.comments.iter().all(|c| !c.own_line));
         let quoted = "${a:-\"".repeat(100_000);
         let _ = bash(&quoted);
         let quoted = "\"${a:-".repeat(100_000) + &"}\"".repeat(100_000);

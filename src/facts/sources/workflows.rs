@@ -12,7 +12,8 @@
 //! The walk of the tree uses an explicit stack; every value through a variable is resolved
 //! to a fixed depth.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 
 use super::az_cli::{Ctx, Eval, Evaluated, Outer, ScriptVal, ValueKind, Vars, definitions, setting_of};
 use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
@@ -35,18 +36,23 @@ const MAX_DEPTH: usize = 8;
 struct Frame {
     parent: Option<usize>,
     /// `env:`: environment variables (`$NAME`, `${{ env.NAME }}`).
-    env: Vec<(String, NodeId)>,
-    /// Azure Pipelines `variables:` (`$(name)`, `${{ variables.name }}`, and `$NAME` with
-    /// `.` as `_`, upper-cased).
-    vars: Vec<(String, NodeId)>,
+    env: HashMap<String, NodeId>,
+    /// Azure Pipelines `variables:` (`$(name)`, `${{ variables.name }}`).
+    vars: HashMap<String, NodeId>,
+    /// The same as the environment variables the agent makes of them (`.` as `_`,
+    /// upper-cased).
+    var_env: HashMap<String, NodeId>,
 }
+
+/// How many frames up a variable is looked for (real files nest a handful).
+const MAX_FRAMES: usize = 32;
 
 /// What every script of one document can see besides its frames.
 struct Globals {
     /// `parameters.x` (a pipeline's or template's parameter defaults).
-    params: Vec<(String, NodeId)>,
+    params: HashMap<String, NodeId>,
     /// `inputs.x` and `github.event.inputs.x` (a workflow's input defaults).
-    inputs: Vec<(String, NodeId)>,
+    inputs: HashMap<String, NodeId>,
 }
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
@@ -135,12 +141,10 @@ fn env_of(doc: &Document, node: NodeId, out: &mut Vec<(String, NodeId)>) {
 }
 
 fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Definitions) {
-    let mut globals = Globals {
-        params: Vec::new(),
-        inputs: Vec::new(),
-    };
+    let mut params = Vec::new();
+    let mut inputs = Vec::new();
     if let Some(p) = doc.get(root, "parameters") {
-        defaults(doc, p, &mut globals.params);
+        defaults(doc, p, &mut params);
     }
     // `on:` (which YAML 1.1 may read as `true:`): workflow_dispatch and workflow_call inputs.
     let on = doc.get(root, "on").or_else(|| doc.get(root, "True"));
@@ -149,11 +153,16 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
     {
         for trigger in ["workflow_dispatch", "workflow_call"] {
             if let Some(i) = doc.get(on, trigger).and_then(|t| doc.get(t, "inputs")) {
-                defaults(doc, i, &mut globals.inputs);
+                defaults(doc, i, &mut inputs);
             }
         }
     }
+    let globals = Globals {
+        params: params.into_iter().collect(),
+        inputs: inputs.into_iter().collect(),
+    };
     let mut frames: Vec<Frame> = Vec::new();
+    let memo = RefCell::new(HashMap::new());
     // (node, the frame it sits in)
     let mut stack: Vec<(NodeId, Option<usize>)> = vec![(root, None)];
     let mut visited = 0usize;
@@ -181,10 +190,15 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
                 let here = if env.is_empty() && vars.is_empty() {
                     frame
                 } else {
+                    let var_env = vars
+                        .iter()
+                        .map(|(n, v)| (n.replace('.', "_").to_ascii_uppercase(), *v))
+                        .collect();
                     frames.push(Frame {
                         parent: frame,
-                        env,
-                        vars,
+                        env: env.into_iter().collect(),
+                        vars: vars.into_iter().collect(),
+                        var_env,
                     });
                     Some(frames.len() - 1)
                 };
@@ -194,6 +208,7 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
                     frame: here,
                     globals: &globals,
                     depth: Cell::new(0),
+                    memo: &memo,
                 };
                 if let Some(def) = template_call(input, doc, node, &scope) {
                     out.computes.push(def);
@@ -278,6 +293,7 @@ fn read_script(
         let options = LexOptions {
             newlines,
             macros,
+            keep: Some(super::az_cli::wanted),
             ..LexOptions::new(dialect)
         };
         let script = parse(text, Map::Base(start as u32), options);
@@ -329,20 +345,17 @@ struct WfOuter<'a> {
     globals: &'a Globals,
     /// How deep values refer to others now.
     depth: Cell<usize>,
+    /// The values of the nodes holding expansions, each computed once.
+    memo: &'a RefCell<HashMap<NodeId, ScriptVal>>,
 }
 
 impl WfOuter<'_> {
     /// The innermost frame's value of `name` in `pick`'s list.
-    fn find(
-        &self,
-        pick: fn(&Frame) -> &Vec<(String, NodeId)>,
-        matches: impl Fn(&str) -> bool,
-    ) -> Option<NodeId> {
+    fn find(&self, pick: fn(&Frame) -> &HashMap<String, NodeId>, name: &str) -> Option<NodeId> {
         let mut at = self.frame;
-        // Frames form a chain up the tree: as long as the tree is deep.
-        while let Some(i) = at {
-            let f = &self.frames[i];
-            if let Some((_, v)) = pick(f).iter().rev().find(|(n, _)| matches(n)) {
+        for _ in 0..MAX_FRAMES {
+            let f = &self.frames[at?];
+            if let Some(v) = pick(f).get(name) {
                 return Some(*v);
             }
             at = f.parent;
@@ -360,12 +373,16 @@ impl WfOuter<'_> {
         };
         match &n.value {
             Value::Str(s) if s.contains('$') => {
+                if let Some(v) = self.memo.borrow().get(&id) {
+                    return v.clone();
+                }
                 if self.depth.get() >= MAX_DEPTH {
                     return ScriptVal::Dynamic(format!("{what} refers to variables nested too deep"));
                 }
                 self.depth.set(self.depth.get() + 1);
                 let v = self.expand(s, n.span);
                 self.depth.set(self.depth.get() - 1);
+                self.memo.borrow_mut().insert(id, v.clone());
                 v
             }
             Value::Str(s) => literal(s.to_string()),
@@ -406,9 +423,8 @@ impl WfOuter<'_> {
         }
     }
 
-    fn param(&self, list: &[(String, NodeId)], name: &str, what: &str) -> Option<ScriptVal> {
-        let (_, v) = list.iter().rev().find(|(n, _)| n == name)?;
-        Some(self.value(*v, what))
+    fn param(&self, list: &HashMap<String, NodeId>, name: &str, what: &str) -> Option<ScriptVal> {
+        Some(self.value(*list.get(name)?, what))
     }
 }
 
@@ -430,22 +446,22 @@ impl Outer for WfOuter<'_> {
         if !matches!(scope, VarScope::Shell | VarScope::Env) {
             return None;
         }
-        if let Some(v) = self.find(|f| &f.env, |n| n == name) {
+        if let Some(v) = self.find(|f| &f.env, name) {
             return Some(self.value(v, &format!("`{name}`")));
         }
         // Azure Pipelines makes an environment variable of every pipeline variable.
-        let v = self.find(|f| &f.vars, |n| n.replace('.', "_").eq_ignore_ascii_case(name))?;
+        let v = self.find(|f| &f.var_env, &name.to_ascii_uppercase())?;
         Some(self.value(v, &format!("`{name}`")))
     }
 
     fn expr(&self, text: &str) -> Option<ScriptVal> {
         let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         if let Some(n) = t.strip_prefix("env.") {
-            let v = self.find(|f| &f.env, |x| x == n)?;
+            let v = self.find(|f| &f.env, n)?;
             return Some(self.value(v, &format!("`env.{n}`")));
         }
         if let Some(n) = t.strip_prefix("variables.") {
-            let v = self.find(|f| &f.vars, |x| x == n)?;
+            let v = self.find(|f| &f.vars, n)?;
             return Some(self.value(v, &format!("`variables.{n}`")));
         }
         if let Some(n) = t.strip_prefix("parameters.") {
@@ -458,7 +474,7 @@ impl Outer for WfOuter<'_> {
     }
 
     fn macro_var(&self, name: &str) -> Option<ScriptVal> {
-        let v = self.find(|f| &f.vars, |x| x == name)?;
+        let v = self.find(|f| &f.vars, name)?;
         Some(self.value(v, &format!("`$({name})`")))
     }
 }
