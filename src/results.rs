@@ -78,6 +78,9 @@ pub struct FileReport {
     pub omitted: Vec<Omitted>,
     /// What the file says about computes: those it defines and those it refers to.
     pub computes: ComputeFacts,
+    /// What the file's computes and deployments cost whatever they do, priced by
+    /// `[workspace] prices` (`--statistics` totals them); empty without prices.
+    pub always_on: Vec<AlwaysOnCost>,
 }
 
 /// The computes a file defines (from any source) and the compute references of its Azure
@@ -87,6 +90,18 @@ pub struct FileReport {
 pub struct ComputeFacts {
     pub definitions: Vec<Arc<crate::facts::computes::ComputeDef>>,
     pub references: Vec<crate::facts::computes::ComputeRef>,
+}
+
+/// The monthly floor of a compute cluster that never scales to zero (`min_instances`) or
+/// of a managed online deployment (`instance_count`): instances × hourly price × 730.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlwaysOnCost {
+    /// `amlCompute`, `managedOnlineDeployment`.
+    pub kind: &'static str,
+    pub monthly: f64,
+    pub currency: String,
+    /// The price file.
+    pub source: String,
 }
 
 /// The outcome of a run, files sorted by path.

@@ -1112,6 +1112,7 @@ fn display_tag(full: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -632,6 +632,7 @@ fn lazy_keyword<'a>(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

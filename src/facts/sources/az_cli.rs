@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::shell::{Dialect, Keep, Part, Script, ShellCommand, VarScope, Word};
+use super::shell::{Dialect, Keep, Script, ShellCommand, VarScope, Word, WordPart};
 use super::{Files, Input};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
@@ -68,7 +68,7 @@ struct Assign {
     /// Where the assigning command starts (the value applies after it).
     at: u32,
     conditional: bool,
-    value: Result<Vec<Part>, String>,
+    value: Result<Vec<WordPart>, String>,
 }
 
 /// The assignments of a script, in order.
@@ -104,8 +104,8 @@ fn is_ident(s: &str) -> bool {
 }
 
 /// `NAME=value...` in a word: the name, and the value's parts.
-fn split_assignment(word: &Word) -> Option<(String, Vec<Part>)> {
-    let Some(Part::Lit { text, span, exact }) = word.parts.first() else {
+fn split_assignment(word: &Word) -> Option<(String, Vec<WordPart>)> {
+    let Some(WordPart::Lit { text, span, exact }) = word.parts.first() else {
         return None;
     };
     let (name, rest) = text.split_once('=')?;
@@ -119,7 +119,7 @@ fn split_assignment(word: &Word) -> Option<(String, Vec<Part>)> {
         } else {
             span.start
         };
-        parts.push(Part::Lit {
+        parts.push(WordPart::Lit {
             text: rest.to_string(),
             span: Span::new(start.min(span.end), span.end),
             exact: *exact,
@@ -130,8 +130,8 @@ fn split_assignment(word: &Word) -> Option<(String, Vec<Part>)> {
 }
 
 /// A PowerShell value word: a trailing `,` (a `param(...)` list) is not part of it.
-fn trim_ps_value(mut parts: Vec<Part>) -> Vec<Part> {
-    if let Some(Part::Lit { text, span, exact }) = parts.last_mut() {
+fn trim_ps_value(mut parts: Vec<WordPart>) -> Vec<WordPart> {
+    if let Some(WordPart::Lit { text, span, exact }) = parts.last_mut() {
         if text.ends_with(',') {
             text.pop();
             if *exact {
@@ -150,7 +150,7 @@ impl Vars {
     pub fn scan(script: &Script, dialect: Dialect) -> Self {
         let mut assigns = Vec::new();
         for c in &script.commands {
-            let push = |assigns: &mut Vec<Assign>, name: String, value: Result<Vec<Part>, String>| {
+            let push = |assigns: &mut Vec<Assign>, name: String, value: Result<Vec<WordPart>, String>| {
                 assigns.push(Assign {
                     name,
                     at: c.span.start,
@@ -184,7 +184,7 @@ impl Vars {
                         }
                     }
                     _ => {
-                        let all: Option<Vec<(String, Vec<Part>)>> =
+                        let all: Option<Vec<(String, Vec<WordPart>)>> =
                             c.words.iter().map(split_assignment).collect();
                         // `NAME=value cmd` sets NAME for that command only.
                         if let Some(all) = all {
@@ -198,8 +198,8 @@ impl Vars {
                     // `$Name = value`, `[string]$Name = value` (a `param(...)` default),
                     // `$env:NAME = value`, `$Name="value"`.
                     let target = |w: &Word| match w.parts.as_slice() {
-                        [Part::Var { name, scope, .. }] => Some((name.clone(), *scope)),
-                        [Part::Lit { text, .. }, Part::Var { name, scope, .. }]
+                        [WordPart::Var { name, scope, .. }] => Some((name.clone(), *scope)),
+                        [WordPart::Lit { text, .. }, WordPart::Var { name, scope, .. }]
                             if text.starts_with('[') && text.ends_with(']') =>
                         {
                             Some((name.clone(), *scope))
@@ -215,14 +215,17 @@ impl Vars {
                         };
                         push(&mut assigns, name, value);
                     } else if let [w] = c.words.as_slice()
-                        && let [Part::Var { name, .. }, Part::Lit { text, span, exact }, rest @ ..] =
-                            w.parts.as_slice()
+                        && let [
+                            WordPart::Var { name, .. },
+                            WordPart::Lit { text, span, exact },
+                            rest @ ..,
+                        ] = w.parts.as_slice()
                         && let Some(after) = text.strip_prefix('=')
                     {
                         let mut parts = Vec::new();
                         if !after.is_empty() {
                             let start = if *exact { span.start + 1 } else { span.start };
-                            parts.push(Part::Lit {
+                            parts.push(WordPart::Lit {
                                 text: after.to_string(),
                                 span: Span::new(start, span.end),
                                 exact: *exact,
@@ -295,7 +298,7 @@ pub struct Evaluated {
 impl Eval<'_> {
     /// The value of `word` in a command starting at `at`.
     pub fn word(&self, word: &Word, at: u32) -> Evaluated {
-        let in_place = matches!(word.parts.as_slice(), [Part::Lit { exact: true, .. }]);
+        let in_place = matches!(word.parts.as_slice(), [WordPart::Lit { exact: true, .. }]);
         let (value, origin) = self.parts(&word.parts, at, 0);
         Evaluated {
             value,
@@ -304,28 +307,28 @@ impl Eval<'_> {
         }
     }
 
-    fn parts(&self, parts: &[Part], at: u32, depth: usize) -> (Result<String, String>, Option<Span>) {
+    fn parts(&self, parts: &[WordPart], at: u32, depth: usize) -> (Result<String, String>, Option<Span>) {
         let mut out = String::new();
         let mut origin = None;
         let single = parts.len() == 1;
         for p in parts {
             let v = match p {
-                Part::Lit { text, span, .. } => match self.outer.lit(text, *span) {
+                WordPart::Lit { text, span, .. } => match self.outer.lit(text, *span) {
                     Some(v) => v,
                     None => ScriptVal::known(text.clone(), None),
                 },
-                Part::Var {
+                WordPart::Var {
                     name, scope, default, ..
                 } => self.var(name, *scope, default.as_deref(), at, depth),
-                Part::Expr { text, .. } => self.outer.expr(text).unwrap_or_else(|| {
+                WordPart::Expr { text, .. } => self.outer.expr(text).unwrap_or_else(|| {
                     ScriptVal::Dynamic(format!(
                         "`${{{{ {text} }}}}` is only known when the workflow runs"
                     ))
                 }),
-                Part::Macro { name, .. } => self.outer.macro_var(name).unwrap_or_else(|| {
+                WordPart::Macro { name, .. } => self.outer.macro_var(name).unwrap_or_else(|| {
                     ScriptVal::Dynamic(format!("`$({name})` is not set in this pipeline"))
                 }),
-                Part::Dynamic { why, .. } => ScriptVal::Dynamic(format!("it is {why}")),
+                WordPart::Dynamic { why, .. } => ScriptVal::Dynamic(format!("it is {why}")),
             };
             match v {
                 ScriptVal::Known { text, literal } => {
@@ -343,7 +346,14 @@ impl Eval<'_> {
         (Ok(out), origin)
     }
 
-    fn var(&self, name: &str, scope: VarScope, default: Option<&[Part]>, at: u32, depth: usize) -> ScriptVal {
+    fn var(
+        &self,
+        name: &str,
+        scope: VarScope,
+        default: Option<&[WordPart]>,
+        at: u32,
+        depth: usize,
+    ) -> ScriptVal {
         if depth >= MAX_NESTING {
             return ScriptVal::Dynamic(format!("`{name}` refers to variables nested too deep"));
         }
@@ -385,7 +395,7 @@ impl Eval<'_> {
                     (Ok(text), literal) => {
                         let literal = literal.or(match parts.as_slice() {
                             [
-                                Part::Lit {
+                                WordPart::Lit {
                                     span, exact: true, ..
                                 },
                             ] => Some(*span),
@@ -663,7 +673,7 @@ fn definition(c: &ShellCommand, cx: &Ctx<'_>) -> Option<ComputeDef> {
             continue;
         }
         let (value, key) = if inline {
-            let Some(Part::Lit {
+            let Some(WordPart::Lit {
                 span, exact: true, ..
             }) = w.parts.first()
             else {
@@ -671,11 +681,11 @@ fn definition(c: &ShellCommand, cx: &Ctx<'_>) -> Option<ComputeDef> {
             };
             let key = Span::new(span.start, span.start + opt.len() as u32);
             let mut v = w.clone();
-            if let Part::Lit { text, span, .. } = &mut v.parts[0] {
+            if let WordPart::Lit { text, span, .. } = &mut v.parts[0] {
                 *text = text[opt.len() + 1..].to_string();
                 span.start += opt.len() as u32 + 1;
             }
-            if matches!(&v.parts[0], Part::Lit { text, .. } if text.is_empty()) {
+            if matches!(&v.parts[0], WordPart::Lit { text, .. } if text.is_empty()) {
                 v.parts.remove(0);
             }
             v.span = Span::new(key.end + 1, w.span.end);
@@ -797,7 +807,7 @@ pub fn scalar(text: &str, kind: ValueKind) -> Scalar {
 /// `--set path=value`: the path (Azure ML YAML's) and its setting.
 fn set_value(word: &Word, key: Span, cx: &Ctx<'_>, at: u32) -> Option<(String, Setting)> {
     let (path, parts) = match word.parts.first() {
-        Some(Part::Lit { text, span, exact }) => {
+        Some(WordPart::Lit { text, span, exact }) => {
             let (path, rest) = text.split_once('=')?;
             let mut parts = Vec::new();
             if !rest.is_empty() {
@@ -806,7 +816,7 @@ fn set_value(word: &Word, key: Span, cx: &Ctx<'_>, at: u32) -> Option<(String, S
                 } else {
                     span.start
                 };
-                parts.push(Part::Lit {
+                parts.push(WordPart::Lit {
                     text: rest.into(),
                     span: Span::new(start, span.end),
                     exact: *exact,
@@ -923,6 +933,7 @@ fn find_file(written: &str, script: &Path, files: &Files) -> Option<(String, Str
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::super::shell::{LexOptions, Map, parse};
     use super::*;

@@ -10,9 +10,16 @@
 //! which no YAML or JSON parser touches: the reader parses what it needs).
 
 pub mod aml_yaml;
+pub mod arm;
 pub mod az_cli;
+pub mod bicep;
+pub mod iac;
+pub mod ipynb;
+pub mod notebook;
+pub mod python_sdk;
 pub mod scripts;
 pub mod shell;
+pub mod terraform;
 pub mod workflows;
 
 use std::path::{Path, PathBuf};
@@ -89,7 +96,16 @@ pub struct Reader {
 }
 
 /// Every reader, in the order they run on a file.
-pub const READERS: &[Reader] = &[aml_yaml::READER, scripts::READER, workflows::READER];
+pub const READERS: &[Reader] = &[
+    aml_yaml::READER,
+    arm::READER,
+    bicep::READER,
+    terraform::READER,
+    python_sdk::READER,
+    scripts::READER,
+    notebook::READER,
+    workflows::READER,
+];
 
 /// Whether `text` contains one of `needles` (a vectorised byte search).
 pub fn mentions(text: &[u8], needles: &[&str]) -> bool {
@@ -166,6 +182,13 @@ impl Files {
     }
 }
 
+/// Whether `other` may define a compute with a value of `file` (both displayed paths): a
+/// Terraform module's `.tf` files use its `variables.tf` and `.tfvars`, a Bicep file its
+/// `.bicepparam`, an ARM template its parameters files — all in one directory.
+pub fn companion_of(file: &str, other: &str) -> bool {
+    iac::companion_of(file, other)
+}
+
 /// A shell tokenizer's comment as one suppressions are read from: a comment on its own
 /// line covers the line of the next word after it, a trailing one its own line.
 pub fn comment_of(source: &SourceFile, c: &shell::ShellComment) -> Comment {
@@ -187,6 +210,7 @@ pub fn line_of(source: &SourceFile, offset: u32) -> u32 {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -68,13 +68,16 @@ impl LexOptions {
 }
 
 /// Where the region's bytes are in the defining file.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub enum Map<'a> {
     /// The region starts at this offset and is the file's text as it is.
     Base(u32),
     /// The file offset of each byte of the region, and one past its end (text decoded
-    /// from a JSON string: a notebook cell).
+    /// from a JSON string).
     Table(&'a [u32]),
+    /// A notebook's code from this offset of it on (`ipynb::Code`: code cells decoded from
+    /// their JSON strings).
+    Code(&'a super::ipynb::Code, usize),
 }
 
 impl Map<'_> {
@@ -82,6 +85,15 @@ impl Map<'_> {
         match self {
             Map::Base(b) => b.saturating_add(i as u32),
             Map::Table(t) => t.get(i).or(t.last()).copied().unwrap_or(0),
+            Map::Code(code, base) => code.file_offset(base + i, false) as u32,
+        }
+    }
+
+    /// Where the region's bytes `[start, end)` are in the file.
+    fn span(&self, start: usize, end: usize) -> Span {
+        match self {
+            Map::Code(code, base) => code.span(base + start, base + end),
+            _ => Span::new(self.at(start), self.at(end)),
         }
     }
 }
@@ -101,7 +113,7 @@ pub enum VarScope {
 
 /// A piece of a word.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Part {
+pub enum WordPart {
     /// Literal text; `exact` when `span` holds exactly `text` (no escape, continuation or
     /// quote removed inside it).
     Lit { text: String, span: Span, exact: bool },
@@ -111,7 +123,7 @@ pub enum Part {
         span: Span,
         scope: VarScope,
         /// `${NAME:-default}` and `${NAME-default}`: the value when unset.
-        default: Option<Vec<Part>>,
+        default: Option<Vec<WordPart>>,
     },
     /// `${{ ... }}`: a GitHub Actions or Azure Pipelines template expression (trimmed).
     Expr { text: String, span: Span },
@@ -121,14 +133,14 @@ pub enum Part {
     Dynamic { span: Span, why: &'static str },
 }
 
-impl Part {
+impl WordPart {
     pub fn span(&self) -> Span {
         match self {
-            Part::Lit { span, .. }
-            | Part::Var { span, .. }
-            | Part::Expr { span, .. }
-            | Part::Macro { span, .. }
-            | Part::Dynamic { span, .. } => *span,
+            WordPart::Lit { span, .. }
+            | WordPart::Var { span, .. }
+            | WordPart::Expr { span, .. }
+            | WordPart::Macro { span, .. }
+            | WordPart::Dynamic { span, .. } => *span,
         }
     }
 }
@@ -136,7 +148,7 @@ impl Part {
 /// A word of a command.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Word {
-    pub parts: Vec<Part>,
+    pub parts: Vec<WordPart>,
     /// The whole word as written, quotes included.
     pub span: Span,
 }
@@ -147,7 +159,7 @@ impl Word {
         let mut out = String::new();
         for p in &self.parts {
             match p {
-                Part::Lit { text, .. } => out.push_str(text),
+                WordPart::Lit { text, .. } => out.push_str(text),
                 _ => return None,
             }
         }
@@ -233,7 +245,7 @@ const MAX_DEFAULT_DEPTH: usize = 4;
 /// A word being built.
 struct WordBuild {
     start: usize,
-    parts: Vec<Part>,
+    parts: Vec<WordPart>,
     /// Literal bytes not yet a part: (start, bytes, exact).
     lit: Option<(usize, Vec<u8>, bool)>,
 }
@@ -278,7 +290,7 @@ fn is_name(c: u8) -> bool {
 
 impl<'a> Lexer<'a> {
     fn span(&self, start: usize, end: usize) -> Span {
-        Span::new(self.map.at(start), self.map.at(end))
+        self.map.span(start, end)
     }
 
     fn peek(&self, i: usize) -> u8 {
@@ -317,9 +329,9 @@ impl<'a> Lexer<'a> {
     fn flush_lit(&mut self, end: usize) {
         let Some(w) = &mut self.word else { return };
         if let Some((start, bytes, exact)) = w.lit.take() {
-            let span = Span::new(self.map.at(start), self.map.at(end));
+            let span = self.map.span(start, end);
             let w = self.word.as_mut().expect("a word");
-            w.parts.push(Part::Lit {
+            w.parts.push(WordPart::Lit {
                 text: String::from_utf8_lossy(&bytes).into_owned(),
                 span,
                 exact,
@@ -338,7 +350,7 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn part(&mut self, at: usize, part: Part) {
+    fn part(&mut self, at: usize, part: WordPart) {
         self.word_mut(at);
         self.flush_lit(at);
         self.word.as_mut().expect("a word").parts.push(part);
@@ -491,7 +503,7 @@ impl<'a> Lexer<'a> {
                 let span = self.span(i, end);
                 self.part(
                     i,
-                    Part::Dynamic {
+                    WordPart::Dynamic {
                         span,
                         why: "the output of a command",
                     },
@@ -667,7 +679,7 @@ impl<'a> Lexer<'a> {
         self.word_mut(i);
         self.flush_lit(i);
         let span = self.span(start, j);
-        self.word.as_mut().expect("a word").parts.push(Part::Lit {
+        self.word.as_mut().expect("a word").parts.push(WordPart::Lit {
             text: String::from_utf8_lossy(&text).into_owned(),
             span,
             exact,
@@ -685,7 +697,7 @@ impl<'a> Lexer<'a> {
         let flush = |lexer: &mut Self, run: &mut Option<(usize, Vec<u8>, bool)>, end: usize| {
             if let Some((s, bytes, exact)) = run.take() {
                 let span = lexer.span(s, end);
-                lexer.word.as_mut().expect("a word").parts.push(Part::Lit {
+                lexer.word.as_mut().expect("a word").parts.push(WordPart::Lit {
                     text: String::from_utf8_lossy(&bytes).into_owned(),
                     span,
                     exact,
@@ -728,7 +740,7 @@ impl<'a> Lexer<'a> {
                     flush(self, &mut run, j);
                     let end = self.skip_backquote(j);
                     let span = self.span(j, end);
-                    self.word.as_mut().expect("a word").parts.push(Part::Dynamic {
+                    self.word.as_mut().expect("a word").parts.push(WordPart::Dynamic {
                         span,
                         why: "the output of a command",
                     });
@@ -813,7 +825,7 @@ impl<'a> Lexer<'a> {
             let inner = &self.b[i + 3..end.saturating_sub(2).max(i + 3)];
             let text = String::from_utf8_lossy(inner).trim().to_string();
             let span = self.span(i, end);
-            self.part(i, Part::Expr { text, span });
+            self.part(i, WordPart::Expr { text, span });
             return end;
         }
         if self.o.make {
@@ -828,7 +840,7 @@ impl<'a> Lexer<'a> {
                 let span = self.span(i, end);
                 self.part(
                     i,
-                    Part::Dynamic {
+                    WordPart::Dynamic {
                         span,
                         why: "an arithmetic expression",
                     },
@@ -839,7 +851,7 @@ impl<'a> Lexer<'a> {
                 if self.o.macros {
                     if let Some((name, end)) = self.macro_at(i) {
                         let span = self.span(i, end);
-                        self.part(i, Part::Macro { name, span });
+                        self.part(i, WordPart::Macro { name, span });
                         return end;
                     }
                 }
@@ -847,7 +859,7 @@ impl<'a> Lexer<'a> {
                 let span = self.span(i, end);
                 self.part(
                     i,
-                    Part::Dynamic {
+                    WordPart::Dynamic {
                         span,
                         why: "the output of a command",
                     },
@@ -864,7 +876,7 @@ impl<'a> Lexer<'a> {
                 let span = self.span(i, j);
                 self.part(
                     i,
-                    Part::Var {
+                    WordPart::Var {
                         name,
                         span,
                         scope: VarScope::Shell,
@@ -877,7 +889,7 @@ impl<'a> Lexer<'a> {
                 let span = self.span(i, i + 2);
                 self.part(
                     i,
-                    Part::Var {
+                    WordPart::Var {
                         name: (c as char).to_string(),
                         span,
                         scope: VarScope::Positional,
@@ -890,7 +902,7 @@ impl<'a> Lexer<'a> {
                 let span = self.span(i, i + 2);
                 self.part(
                     i,
-                    Part::Dynamic {
+                    WordPart::Dynamic {
                         span,
                         why: "a special shell parameter",
                     },
@@ -922,7 +934,7 @@ impl<'a> Lexer<'a> {
         let body = &self.b[(i + 2).min(body_end)..body_end];
         let dynamic = |lexer: &mut Self, why: &'static str| {
             let span = lexer.span(i, end);
-            lexer.part(i, Part::Dynamic { span, why });
+            lexer.part(i, WordPart::Dynamic { span, why });
             end
         };
         let name_len = if body.first().is_some_and(|&c| is_name_start(c)) {
@@ -959,7 +971,7 @@ impl<'a> Lexer<'a> {
         let span = self.span(i, end);
         self.part(
             i,
-            Part::Var {
+            WordPart::Var {
                 name,
                 span,
                 scope,
@@ -970,7 +982,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The parts of `[from, to)`, read as a word whose spaces are literal (a default).
-    fn sub_parts(&mut self, from: usize, to: usize, depth: usize) -> Vec<Part> {
+    fn sub_parts(&mut self, from: usize, to: usize, depth: usize) -> Vec<WordPart> {
         let saved_nest = std::mem::replace(&mut self.nest, depth);
         let saved_word = self.word.take();
         let saved_words = std::mem::take(&mut self.words);
@@ -1038,7 +1050,7 @@ impl<'a> Lexer<'a> {
         if !name.is_empty() && name.iter().all(|&c| is_name(c) || c == b'.' || c == b'-') {
             self.part(
                 i,
-                Part::Var {
+                WordPart::Var {
                     name: String::from_utf8_lossy(&name).into_owned(),
                     span,
                     scope: VarScope::Make,
@@ -1048,7 +1060,7 @@ impl<'a> Lexer<'a> {
         } else {
             self.part(
                 i,
-                Part::Dynamic {
+                WordPart::Dynamic {
                     span,
                     why: "a make function or automatic variable",
                 },
@@ -1064,7 +1076,7 @@ impl<'a> Lexer<'a> {
             if self.o.macros {
                 if let Some((name, end)) = self.macro_at(i) {
                     let span = self.span(i, end);
-                    self.part(i, Part::Macro { name, span });
+                    self.part(i, WordPart::Macro { name, span });
                     return end;
                 }
             }
@@ -1072,7 +1084,7 @@ impl<'a> Lexer<'a> {
             let span = self.span(i, end);
             self.part(
                 i,
-                Part::Dynamic {
+                WordPart::Dynamic {
                     span,
                     why: "the value of a PowerShell expression",
                 },
@@ -1118,7 +1130,7 @@ impl<'a> Lexer<'a> {
                 };
                 self.part(
                     i,
-                    Part::Lit {
+                    WordPart::Lit {
                         text: text.into(),
                         span,
                         exact: false,
@@ -1127,7 +1139,7 @@ impl<'a> Lexer<'a> {
             }
             "null" => self.part(
                 i,
-                Part::Lit {
+                WordPart::Lit {
                     text: String::new(),
                     span,
                     exact: false,
@@ -1135,14 +1147,14 @@ impl<'a> Lexer<'a> {
             ),
             "args" | "_" | "input" | "psitem" | "matches" | "lastexitcode" => self.part(
                 i,
-                Part::Dynamic {
+                WordPart::Dynamic {
                     span,
                     why: "a PowerShell automatic variable",
                 },
             ),
             _ => self.part(
                 i,
-                Part::Var {
+                WordPart::Var {
                     name,
                     span,
                     scope,
@@ -1179,7 +1191,7 @@ impl<'a> Lexer<'a> {
         if self.peek(i + 1).is_ascii_digit() || self.peek(i + 1) == b'~' {
             self.part(
                 i,
-                Part::Var {
+                WordPart::Var {
                     name: String::from_utf8_lossy(&self.b[i + 1..end]).into_owned(),
                     span,
                     scope: VarScope::Positional,
@@ -1189,7 +1201,7 @@ impl<'a> Lexer<'a> {
         } else {
             self.part(
                 i,
-                Part::Var {
+                WordPart::Var {
                     name: String::from_utf8_lossy(&self.b[i + 1..end - 1]).into_owned(),
                     span,
                     scope: VarScope::Shell,
@@ -1299,7 +1311,7 @@ impl<'a> Lexer<'a> {
                     let span = self.span(i, end);
                     self.part(
                         i,
-                        Part::Dynamic {
+                        WordPart::Dynamic {
                             span,
                             why: "an array",
                         },
@@ -1408,7 +1420,7 @@ mod tests {
                 "amlcompute"
             ]
         );
-        let Part::Lit { span, exact, .. } = &c.words[7].parts[0] else {
+        let WordPart::Lit { span, exact, .. } = &c.words[7].parts[0] else {
             panic!()
         };
         assert_eq!(&text[span.range()], "Standard_NC6");
@@ -1423,7 +1435,7 @@ mod tests {
     fn expansions_are_parts() {
         let text = "az --name ${NAME:-cpu-${ENV:-dev}} --size $SIZE --tier \"$(get tier)\" -x ${S:0:3} ${{ parameters.n }} $1 `x`";
         let c = &bash(text).commands[0];
-        let Part::Var {
+        let WordPart::Var {
             name,
             default: Some(d),
             ..
@@ -1432,32 +1444,32 @@ mod tests {
             panic!("{:?}", c.words[2])
         };
         assert_eq!(name, "NAME");
-        assert!(matches!(&d[0], Part::Lit { text, .. } if text == "cpu-"));
-        assert!(matches!(&d[1], Part::Var { name, default: Some(_), .. } if name == "ENV"));
-        assert!(matches!(&c.words[4].parts[0], Part::Var { name, .. } if name == "SIZE"));
+        assert!(matches!(&d[0], WordPart::Lit { text, .. } if text == "cpu-"));
+        assert!(matches!(&d[1], WordPart::Var { name, default: Some(_), .. } if name == "ENV"));
+        assert!(matches!(&c.words[4].parts[0], WordPart::Var { name, .. } if name == "SIZE"));
         assert!(matches!(
             &c.words[6].parts[0],
-            Part::Dynamic {
+            WordPart::Dynamic {
                 why: "the output of a command",
                 ..
             }
         ));
         assert!(matches!(
             &c.words[8].parts[0],
-            Part::Dynamic {
+            WordPart::Dynamic {
                 why: "a substring or substitution of a variable",
                 ..
             }
         ));
-        assert!(matches!(&c.words[9].parts[0], Part::Expr { text, .. } if text == "parameters.n"));
+        assert!(matches!(&c.words[9].parts[0], WordPart::Expr { text, .. } if text == "parameters.n"));
         assert!(matches!(
             &c.words[10].parts[0],
-            Part::Var {
+            WordPart::Var {
                 scope: VarScope::Positional,
                 ..
             }
         ));
-        assert!(matches!(&c.words[11].parts[0], Part::Dynamic { .. }));
+        assert!(matches!(&c.words[11].parts[0], WordPart::Dynamic { .. }));
     }
 
     #[test]
@@ -1496,10 +1508,10 @@ mod tests {
         let s = parse(text, Map::Base(0), LexOptions::new(Dialect::PowerShell));
         let c = &s.commands[1];
         assert!(
-            matches!(&c.words[5].parts[0], Part::Var { name, scope: VarScope::Shell, .. } if name == "Name")
+            matches!(&c.words[5].parts[0], WordPart::Var { name, scope: VarScope::Shell, .. } if name == "Name")
         );
         assert!(
-            matches!(&c.words[7].parts[0], Part::Var { name, scope: VarScope::Env, .. } if name == "SIZE")
+            matches!(&c.words[7].parts[0], WordPart::Var { name, scope: VarScope::Env, .. } if name == "SIZE")
         );
         assert_eq!(c.words[9].literal().as_deref(), Some("low's"));
         assert_eq!(c.words[11].literal().as_deref(), Some("True"));
@@ -1510,11 +1522,11 @@ mod tests {
         let s = parse(text, Map::Base(0), LexOptions::new(Dialect::Cmd));
         assert_eq!(lits(&s.commands[0]), ["set", "NAME=cpu"]);
         let c = &s.commands[1];
-        assert!(matches!(&c.words[5].parts[0], Part::Var { name, .. } if name == "NAME"));
-        assert!(matches!(&c.words[7].parts[0], Part::Var { name, .. } if name == "SIZE"));
+        assert!(matches!(&c.words[5].parts[0], WordPart::Var { name, .. } if name == "NAME"));
+        assert!(matches!(&c.words[7].parts[0], WordPart::Var { name, .. } if name == "SIZE"));
         assert!(matches!(
             &c.words[9].parts[0],
-            Part::Var {
+            WordPart::Var {
                 scope: VarScope::Positional,
                 ..
             }
@@ -1538,12 +1550,12 @@ mod tests {
         )
         .commands[0];
         assert!(
-            matches!(&c.words[2].parts[0], Part::Var { name, scope: VarScope::Make, .. } if name == "NAME")
+            matches!(&c.words[2].parts[0], WordPart::Var { name, scope: VarScope::Make, .. } if name == "NAME")
         );
         assert!(
-            matches!(&c.words[4].parts[0], Part::Var { name, scope: VarScope::Shell, .. } if name == "SIZE")
+            matches!(&c.words[4].parts[0], WordPart::Var { name, scope: VarScope::Shell, .. } if name == "SIZE")
         );
-        assert!(matches!(&c.words[6].parts[0], Part::Dynamic { .. }));
+        assert!(matches!(&c.words[6].parts[0], WordPart::Dynamic { .. }));
         let o = LexOptions {
             macros: true,
             newlines: false,
@@ -1552,9 +1564,11 @@ mod tests {
         let s = parse("az --name $(CLUSTER_NAME)\n  --size $(vm.size)", Map::Base(0), o);
         assert_eq!(s.commands.len(), 1, "folded: one command");
         assert!(
-            matches!(&s.commands[0].words[2].parts[0], Part::Macro { name, .. } if name == "CLUSTER_NAME")
+            matches!(&s.commands[0].words[2].parts[0], WordPart::Macro { name, .. } if name == "CLUSTER_NAME")
         );
-        assert!(matches!(&s.commands[0].words[4].parts[0], Part::Macro { name, .. } if name == "vm.size"));
+        assert!(
+            matches!(&s.commands[0].words[4].parts[0], WordPart::Macro { name, .. } if name == "vm.size")
+        );
     }
 
     #[test]
@@ -1562,7 +1576,7 @@ mod tests {
         // `"!az --n \"x\""` in a JSON string: decoded `az --n "x"`.
         let table: Vec<u32> = vec![12, 13, 14, 15, 16, 17, 18, 20, 21, 23, 24];
         let s = parse("az --n \"x\"", Map::Table(&table), LexOptions::new(Dialect::Bash));
-        let Part::Lit { span, .. } = &s.commands[0].words[2].parts[0] else {
+        let WordPart::Lit { span, .. } = &s.commands[0].words[2].parts[0] else {
             panic!()
         };
         assert_eq!(*span, Span::new(21, 23));

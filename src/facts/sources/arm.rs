@@ -1,0 +1,874 @@
+//! ARM JSON templates: every resource of type `Microsoft.MachineLearningServices/
+//! workspaces/computes` (at the top level, as a child `computes` in a workspace's
+//! `resources`, and inside nested deployments' `properties.template`) is a definition.
+//!
+//! Values are template expressions evaluated statically: `[parameters('x')]` (the
+//! parameter's `defaultValue`, or the value a parameters file beside the template gives —
+//! `<template>.parameters.json`, `<template>.parameters.<env>.json`,
+//! `<template>.<env>.parameters.json` —, or the value a nested deployment with
+//! `expressionEvaluationOptions.scope: inner` passes, evaluated in the parent's scope),
+//! `[variables('x')]`, `concat`, `format`, `toLower` and the other string functions of
+//! [`iac::arm_function`]; anything else (`uniqueString`, `reference`, `resourceGroup()`...)
+//! is unknown, with why. The compute's name is the last segment of the resource name
+//! (`[format('{0}/{1}', parameters('ws'), parameters('name'))]`). `copy` loops and
+//! `condition` are noted, not expanded. A template has no comments: suppressions are the
+//! configuration's and the baseline's.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+#[cfg(test)]
+use super::iac::Part;
+use super::iac::{self, BodyField, BodyNode, Ev, Leaf, V};
+use super::{Definitions, Input, Reader};
+use crate::document::{Document, Entry, NodeId, Value};
+use crate::facts::computes::{ComputeDef, Setting, SourceKind};
+use crate::source::{SourceFile, Span};
+
+pub const READER: Reader = Reader {
+    name: "arm",
+    wants: |name| name.ends_with(".json"),
+    needles: &[
+        "MachineLearningServices",
+        "machinelearningservices",
+        "MACHINELEARNINGSERVICES",
+    ],
+    read,
+};
+
+const COMPUTES: &str = "Microsoft.MachineLearningServices/workspaces/computes";
+const WORKSPACES: &str = "Microsoft.MachineLearningServices/workspaces";
+/// How deep evaluation goes through nested calls and parameters that name others.
+const MAX_DEPTH: usize = 32;
+/// At most this many nested deployments are followed in one file.
+const MAX_SCOPES: usize = 256;
+
+fn read(input: &Input<'_>, out: &mut Definitions) {
+    let Some(doc) = input.documents.first() else {
+        return;
+    };
+    if doc.partial || doc.alias_overflow {
+        return;
+    }
+    let Some(root) = doc.root else {
+        return;
+    };
+    if !is_template(doc, root) {
+        return;
+    }
+    let text = &input.source.text;
+    let mut r = Arm {
+        doc,
+        text,
+        scopes: Vec::new(),
+    };
+    let given = parameter_files(input);
+    r.scopes.push(Scope::new(doc, root, given));
+    // (resources node, scope, whether the enclosing resource is a workspace, notes)
+    let mut stack: Vec<(NodeId, usize, bool, Vec<String>)> = Vec::new();
+    if let Some(res) = get_ci(doc, root, "resources") {
+        stack.push((res.value, 0, false, Vec::new()));
+    }
+    let mut found = Vec::new();
+    while let Some((resources, scope, in_workspace, notes)) = stack.pop() {
+        for item in resource_items(doc, resources) {
+            if !matches!(doc.value(item), Value::Map(_)) {
+                continue;
+            }
+            let rtype = get_ci(doc, item, "type")
+                .and_then(|e| str_of(doc, e.value))
+                .unwrap_or_default();
+            let is_existing = get_ci(doc, item, "existing")
+                .is_some_and(|e| matches!(doc.value(e.value), Value::Bool(true)));
+            let mut here = notes.clone();
+            if let Some(c) = get_ci(doc, item, "condition") {
+                here.push(format!("deployed on condition `{}`", r.written(c.value)));
+            }
+            if let Some(c) = get_ci(doc, item, "copy") {
+                let name = get_ci(doc, c.value, "name")
+                    .and_then(|e| str_of(doc, e.value))
+                    .unwrap_or_default();
+                here.push(format!("in the copy loop `{name}` (not expanded)"));
+            }
+            if rtype.eq_ignore_ascii_case(COMPUTES)
+                || (in_workspace && rtype.eq_ignore_ascii_case("computes"))
+            {
+                if !is_existing {
+                    found.push(r.definition(item, scope, here.clone(), &input.source.path));
+                }
+            } else if rtype.eq_ignore_ascii_case("Microsoft.Resources/deployments") {
+                if r.scopes.len() >= MAX_SCOPES {
+                    continue;
+                }
+                let Some(props) = get_ci(doc, item, "properties") else {
+                    continue;
+                };
+                let Some(template) = get_ci(doc, props.value, "template") else {
+                    continue;
+                };
+                let inner = get_ci(doc, props.value, "expressionEvaluationOptions")
+                    .and_then(|e| get_ci(doc, e.value, "scope"))
+                    .and_then(|e| str_of(doc, e.value))
+                    .is_some_and(|s| s.eq_ignore_ascii_case("inner"));
+                let child = if inner {
+                    // The nested template's parameters take the values the deployment
+                    // passes, evaluated in the parent's scope.
+                    let mut given: HashMap<String, Ev> = HashMap::new();
+                    if let Some(ps) = get_ci(doc, props.value, "parameters") {
+                        for e in doc.entries(ps.value) {
+                            let name = doc.key_string(e.key).to_ascii_lowercase();
+                            let v = match get_ci(doc, e.value, "value") {
+                                Some(v) => r.eval_node(scope, v.value, 0),
+                                None => Ev::unknown(format!(
+                                    "the nested deployment passes `{name}` by reference (a key vault secret)"
+                                )),
+                            };
+                            given.insert(name, v);
+                        }
+                    }
+                    r.scopes.push(Scope::new(doc, template.value, given));
+                    r.scopes.len() - 1
+                } else {
+                    scope
+                };
+                let dname = get_ci(doc, item, "name")
+                    .map(|e| r.written(e.value))
+                    .unwrap_or_default();
+                let mut n = here.clone();
+                n.push(format!("in the nested deployment `{dname}`"));
+                if let Some(res) = get_ci(doc, template.value, "resources") {
+                    stack.push((res.value, child, false, n));
+                }
+            }
+            // Child resources: a workspace's `computes`, and deeper children of anything.
+            if let Some(children) = get_ci(doc, item, "resources") {
+                let workspace = rtype.eq_ignore_ascii_case(WORKSPACES);
+                stack.push((children.value, scope, workspace, here));
+            }
+        }
+    }
+    found.sort_by_key(|d| d.span.start);
+    out.computes.extend(found);
+}
+
+/// A template: an object with `resources` and an ARM `$schema` or a `contentVersion`.
+fn is_template(doc: &Document, root: NodeId) -> bool {
+    if !matches!(doc.value(root), Value::Map(_)) || get_ci(doc, root, "resources").is_none() {
+        return false;
+    }
+    let schema = get_ci(doc, root, "$schema").and_then(|e| str_of(doc, e.value));
+    schema.is_some_and(|s| s.to_ascii_lowercase().contains("deploymenttemplate"))
+        || get_ci(doc, root, "contentVersion").is_some()
+}
+
+/// The resources of a `resources` value: an array, or (language version 2.0) an object of
+/// symbolic names.
+fn resource_items(doc: &Document, resources: NodeId) -> Vec<NodeId> {
+    match doc.value(resources) {
+        Value::Seq(items) => items.clone(),
+        Value::Map(entries) => entries.iter().map(|e| e.value).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The entry of `key` in the mapping `map`, compared as Azure Resource Manager compares
+/// property names (any case); the last one written.
+fn get_ci(doc: &Document, map: NodeId, key: &str) -> Option<Entry> {
+    match doc.value(map) {
+        Value::Map(entries) => entries
+            .iter()
+            .rev()
+            .find(|e| doc.key_string(e.key).eq_ignore_ascii_case(key))
+            .copied(),
+        _ => None,
+    }
+}
+
+fn str_of(doc: &Document, id: NodeId) -> Option<String> {
+    match doc.value(id) {
+        Value::Str(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+use super::iac::Given;
+
+struct Scope {
+    params: Option<NodeId>,
+    vars: Option<NodeId>,
+    given: Given,
+    memo: std::cell::RefCell<HashMap<(bool, String), Ev>>,
+    busy: std::cell::RefCell<Vec<(bool, String)>>,
+}
+
+impl Scope {
+    fn new(doc: &Document, template: NodeId, given: Given) -> Scope {
+        Scope {
+            params: get_ci(doc, template, "parameters").map(|e| e.value),
+            vars: get_ci(doc, template, "variables").map(|e| e.value),
+            given,
+            memo: Default::default(),
+            busy: Default::default(),
+        }
+    }
+}
+
+struct Arm<'a> {
+    doc: &'a Document,
+    text: &'a str,
+    scopes: Vec<Scope>,
+}
+
+impl Arm<'_> {
+    /// The text of a node as written (a string without its quotes).
+    fn written(&self, id: NodeId) -> String {
+        let span = self.inner(id);
+        self.text.get(span.range()).unwrap_or_default().to_string()
+    }
+
+    /// A node's span, without the quotes of a string.
+    fn inner(&self, id: NodeId) -> Span {
+        let n = self.doc.node(id);
+        match n.value {
+            Value::Str(_) if n.span.len() >= 2 => Span::new(n.span.start + 1, n.span.end - 1),
+            _ => n.span,
+        }
+    }
+
+    fn definition(&self, item: NodeId, scope: usize, notes: Vec<String>, display: &str) -> ComputeDef {
+        let doc = self.doc;
+        let mut notes = notes;
+        let tree = self.tree(item, scope, 0, &mut notes);
+        let span = doc.node(item).span;
+        let name = match tree.field("name") {
+            Some(BodyField {
+                key,
+                value: BodyNode::Leaf(leaf),
+                ..
+            }) => iac::name_setting(leaf, Some(*key)),
+            _ => Setting::dynamic("", "the resource has no `name`", span, None),
+        };
+        let mut def = ComputeDef::new(SourceKind::Arm, display, span, COMPUTES, name);
+        iac::arm_compute_fields(&tree, &mut def);
+        notes.dedup();
+        def.notes = notes;
+        def
+    }
+
+    /// The resource as a [`BodyNode`] tree (objects in place, values evaluated), to the depth
+    /// the compute body needs.
+    fn tree(&self, id: NodeId, scope: usize, depth: usize, notes: &mut Vec<String>) -> BodyNode {
+        let doc = self.doc;
+        match doc.value(id) {
+            Value::Map(entries) if depth < 6 => BodyNode::Map(
+                entries
+                    .iter()
+                    .map(|e| BodyField {
+                        name: doc.key_string(e.key).into_owned(),
+                        key: self.inner(e.key),
+                        value: self.tree(e.value, scope, depth + 1, notes),
+                    })
+                    .collect(),
+            ),
+            _ => {
+                let val = self.eval_node(scope, id, 0);
+                if let Some(n) = &val.note {
+                    notes.push(n.clone());
+                }
+                let span = self.inner(id);
+                let plain = matches!(doc.value(id), Value::Str(s) if !is_expression(s))
+                    && val
+                        .known_str()
+                        .is_some_and(|s| self.text.get(span.range()) == Some(s.as_str()));
+                let number = matches!(doc.value(id), Value::Int(_) | Value::Bool(_));
+                Leaf {
+                    span,
+                    written: self.written(id),
+                    literal: (plain || number).then_some(span),
+                    val,
+                }
+                .into()
+            }
+        }
+    }
+
+    /// A JSON value, with the expressions of its strings evaluated.
+    fn eval_node(&self, scope: usize, id: NodeId, depth: usize) -> Ev {
+        let doc = self.doc;
+        if depth > MAX_DEPTH {
+            return Ev::unknown("the value is nested too deeply");
+        }
+        let span = self.inner(id);
+        match doc.value(id) {
+            Value::Str(s) if is_expression(s) => {
+                let expr = &s[1..s.len() - 1];
+                eval_expr(self, scope, depth, expr)
+            }
+            Value::Str(s) => {
+                let s = s
+                    .strip_prefix("[[")
+                    .map_or_else(|| s.to_string(), |rest| format!("[{rest}"));
+                let plain = self.text.get(span.range()) == Some(s.as_str());
+                Ev::text(s).with_origin(plain.then_some(span))
+            }
+            Value::Int(i) => Ev::int(*i).with_origin(Some(span)),
+            Value::Bool(b) => Ev::boolean(*b).with_origin(Some(span)),
+            Value::Null => Ev::new(V::Null),
+            Value::Seq(items) => Ev::new(V::List(
+                items
+                    .iter()
+                    .take(iac::MAX_ITEMS)
+                    .map(|i| self.eval_node(scope, *i, depth + 1))
+                    .collect(),
+            )),
+            Value::Map(entries) => Ev::new(V::Map(
+                entries
+                    .iter()
+                    .take(iac::MAX_ITEMS)
+                    .map(|e| {
+                        (
+                            doc.key_string(e.key).into_owned(),
+                            self.eval_node(scope, e.value, depth + 1),
+                        )
+                    })
+                    .collect(),
+            )),
+            _ => Ev::unknown("the value is not a string, number, boolean, list or object"),
+        }
+    }
+
+    /// `parameters('name')` (`param: true`) or `variables('name')` in `scope`.
+    fn lookup(&self, scope: usize, param: bool, name: &str, depth: usize) -> Ev {
+        let s = &self.scopes[scope];
+        let key = (param, name.to_ascii_lowercase());
+        if let Some(v) = s.memo.borrow().get(&key) {
+            return v.clone();
+        }
+        if s.busy.borrow().contains(&key) {
+            return Ev::unknown(format!("`{name}` is defined through itself"));
+        }
+        s.busy.borrow_mut().push(key.clone());
+        let what = if param { "parameters" } else { "variables" };
+        let v = if param && let Some(v) = s.given.get(&key.1) {
+            v.clone()
+        } else {
+            let section = if param { s.params } else { s.vars };
+            match section.and_then(|m| get_ci(self.doc, m, name)) {
+                None => Ev::unknown(format!("`{what}('{name}')` is not declared")),
+                Some(e) if param => match get_ci(self.doc, e.value, "defaultValue") {
+                    Some(d) => self.eval_node(scope, d.value, depth),
+                    None => Ev::unknown(format!(
+                        "`parameters('{name}')` has no default value (the deployment sets it)"
+                    )),
+                },
+                Some(e) => self.eval_node(scope, e.value, depth),
+            }
+        };
+        s.busy.borrow_mut().retain(|k| *k != key);
+        s.memo.borrow_mut().insert(key, v.clone());
+        v
+    }
+}
+
+impl From<Leaf> for BodyNode {
+    fn from(leaf: Leaf) -> BodyNode {
+        BodyNode::Leaf(leaf)
+    }
+}
+
+/// A template expression: a string `[...]` (not `[[`, which escapes a literal `[`).
+fn is_expression(s: &str) -> bool {
+    s.len() >= 2 && s.starts_with('[') && s.ends_with(']') && !s.starts_with("[[")
+}
+
+/// The parameter values of the parameters files beside the template: one file's values,
+/// or — when several files exist (one per environment) — the values they agree on; a
+/// parameter they set differently is unknown.
+fn parameter_files(input: &Input<'_>) -> Given {
+    let name = input.file_name();
+    let Some(stem) = name.strip_suffix(".json") else {
+        return Given::new();
+    };
+    if stem.contains(".parameters") {
+        return Given::new();
+    }
+    let dir = input.path.parent().unwrap_or(std::path::Path::new(""));
+    let files = iac::sibling_files(input.files, dir, |n| {
+        n.ends_with(".json")
+            && n != name
+            && (n.starts_with(&format!("{stem}.parameters."))
+                || n.starts_with(&format!("{stem}.")) && n.ends_with(".parameters.json"))
+    });
+    let mut all: Vec<(String, Given)> = Vec::new();
+    for (path, fname) in files.into_iter().take(16) {
+        let display = iac::beside(&input.source.path, &fname);
+        let Some(src) = input.files.read(&path, &display) else {
+            continue;
+        };
+        if let Some(values) = parameters_of(&src, &fname) {
+            all.push((fname, values));
+        }
+    }
+    iac::merge_given(all)
+}
+
+/// The `parameters` of a parameters file, as values (a key vault `reference` unknown).
+fn parameters_of(src: &Arc<SourceFile>, fname: &str) -> Option<Given> {
+    let loaded = crate::load::parse_source(src.clone(), crate::load::Format::Json, &Default::default());
+    let doc = loaded.documents.first()?;
+    let root = doc.root?;
+    if doc.partial {
+        return None;
+    }
+    let params = get_ci(doc, root, "parameters")?;
+    let mut out = Given::new();
+    for e in doc.entries(params.value) {
+        let name = doc.key_string(e.key).into_owned();
+        let v = match get_ci(doc, e.value, "value") {
+            Some(v) => iac::json_value(doc, v.value, true, 0),
+            None => Ev::unknown(format!("`{name}` is a key vault reference in {fname}")),
+        };
+        out.insert(
+            name.to_ascii_lowercase(),
+            v.with_note(Some(format!("`{name}` is set by {fname}"))),
+        );
+    }
+    Some(out)
+}
+
+/// The expression language of ARM templates (`parameters('x')`, `concat(a, 'b')`,
+/// `variables('v').prop`, `x[0]`), parsed and evaluated in one pass; nesting deeper than
+/// [`MAX_DEPTH`] is unknown.
+fn eval_expr(arm: &Arm<'_>, scope: usize, depth: usize, src: &str) -> Ev {
+    let mut e = Expr {
+        arm,
+        scope,
+        s: src.as_bytes(),
+        src,
+        pos: 0,
+        failed: None,
+    };
+    let v = e.expr(depth);
+    e.ws();
+    if let Some(why) = e.failed {
+        return Ev::unknown(why);
+    }
+    if e.pos < e.s.len() {
+        return Ev::unknown(format!("`[{src}]` is not an expression amlint reads"));
+    }
+    v
+}
+
+struct Expr<'r, 'a> {
+    arm: &'r Arm<'a>,
+    scope: usize,
+    s: &'r [u8],
+    src: &'r str,
+    pos: usize,
+    /// Why the expression could not be read (the first reason).
+    failed: Option<String>,
+}
+
+impl Expr<'_, '_> {
+    fn fail(&mut self, why: impl Into<String>) -> Ev {
+        let why = why.into();
+        self.pos = self.s.len();
+        if self.failed.is_none() {
+            self.failed = Some(why.clone());
+        }
+        Ev::unknown(why)
+    }
+
+    fn ws(&mut self) {
+        while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        self.ws();
+        if self.s.get(self.pos) == Some(&c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expr(&mut self, depth: usize) -> Ev {
+        if depth > MAX_DEPTH {
+            return self.fail("the expression is nested too deeply");
+        }
+        self.ws();
+        let mut v = match self.s.get(self.pos) {
+            Some(b'\'') => self.string(),
+            Some(c) if c.is_ascii_digit() || *c == b'-' => self.number(),
+            Some(c) if c.is_ascii_alphabetic() || *c == b'_' => self.call(depth),
+            _ => return self.fail("the expression is not one amlint reads"),
+        };
+        // Member and index access.
+        loop {
+            if self.eat(b'.') {
+                self.ws();
+                let start = self.pos;
+                while self.pos < self.s.len()
+                    && (self.s[self.pos].is_ascii_alphanumeric() || self.s[self.pos] == b'_')
+                {
+                    self.pos += 1;
+                }
+                let prop = &self.src[start..self.pos];
+                v = match v.member(prop, true) {
+                    Some(m) => m.clone(),
+                    None if v.why().is_some() => v,
+                    None => Ev::unknown(format!("`.{prop}` of a value that has no such property")),
+                };
+            } else if self.eat(b'[') {
+                let index = self.expr(depth + 1);
+                if !self.eat(b']') {
+                    return self.fail("an index is not closed");
+                }
+                v = iac::index_of(&v, &index, true);
+            } else {
+                return v;
+            }
+        }
+    }
+
+    fn string(&mut self) -> Ev {
+        self.pos += 1;
+        let mut out = String::new();
+        let mut run = self.pos;
+        while self.pos < self.s.len() {
+            if self.s[self.pos] == b'\'' {
+                if self.s.get(self.pos + 1) == Some(&b'\'') {
+                    out.push_str(&self.src[run..=self.pos]);
+                    self.pos += 2;
+                    run = self.pos;
+                    continue;
+                }
+                out.push_str(&self.src[run..self.pos]);
+                self.pos += 1;
+                return Ev::text(out);
+            }
+            self.pos += 1;
+        }
+        self.fail("a string is not closed")
+    }
+
+    fn number(&mut self) -> Ev {
+        let start = self.pos;
+        self.pos += 1;
+        while self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
+            self.pos += 1;
+        }
+        match self.src[start..self.pos].parse::<i64>() {
+            Ok(i) => Ev::int(i),
+            Err(_) => Ev::unknown(format!(
+                "`{}` is not a number amlint reads",
+                &self.src[start..self.pos]
+            )),
+        }
+    }
+
+    fn call(&mut self, depth: usize) -> Ev {
+        let start = self.pos;
+        while self.pos < self.s.len()
+            && (self.s[self.pos].is_ascii_alphanumeric() || matches!(self.s[self.pos], b'_' | b'.'))
+        {
+            self.pos += 1;
+        }
+        let name = &self.src[start..self.pos];
+        match name {
+            "true" => return Ev::boolean(true),
+            "false" => return Ev::boolean(false),
+            "null" => return Ev::new(V::Null),
+            _ => {}
+        }
+        if !self.eat(b'(') {
+            return self.fail(format!("`{name}` is not a function call"));
+        }
+        let mut args = Vec::new();
+        if !self.eat(b')') {
+            loop {
+                args.push(self.expr(depth + 1));
+                if self.eat(b',') {
+                    continue;
+                }
+                if self.eat(b')') {
+                    break;
+                }
+                return self.fail(format!("the arguments of `{name}` are not closed"));
+            }
+        }
+        let lower = name.to_ascii_lowercase();
+        match lower.as_str() {
+            "parameters" | "variables" => match args.first().and_then(Ev::known_str) {
+                Some(n) => self.arm.lookup(self.scope, lower == "parameters", &n, depth + 1),
+                None => Ev::unknown(format!("`{name}` of a name that is not known")),
+            },
+            "copyindex" => Ev::unknown("`copyIndex()` is the copy loop's index"),
+            _ => iac::arm_function(name, &args).unwrap_or_else(|| {
+                Ev::unknown(format!(
+                    "`{name}()` is evaluated by Azure Resource Manager at deployment"
+                ))
+            }),
+        }
+    }
+}
+
+/// The pieces of a value as text (for messages of the tests).
+#[cfg(test)]
+fn text_of(v: &Ev) -> String {
+    v.pieces()
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => t.clone(),
+            Part::Unknown(_) => "?".into(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use super::*;
+    use crate::facts::computes::Scalar;
+
+    fn defs_in(dir: &std::path::Path, name: &str, text: &str) -> Vec<ComputeDef> {
+        iac::read_for_test(read, dir, name, text).computes
+    }
+
+    fn defs(text: &str) -> Vec<ComputeDef> {
+        let dir = tempfile::tempdir().unwrap();
+        defs_in(dir.path(), "azuredeploy.json", text)
+    }
+
+    const TEMPLATE: &str = r#"{
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "contentVersion": "1.0.0.0",
+  "parameters": {
+    "workspaceName": {"type": "string"},
+    "vmSize": {"type": "string", "defaultValue": "Standard_NC6"},
+    "maxNodes": {"type": "int", "defaultValue": 4}
+  },
+  "variables": {"clusterName": "[toLower('GPU-Cluster')]"},
+  "resources": [
+    {
+      "type": "Microsoft.MachineLearningServices/workspaces/computes",
+      "apiVersion": "2023-04-01",
+      "name": "[format('{0}/{1}', parameters('workspaceName'), variables('clusterName'))]",
+      "location": "[resourceGroup().location]",
+      "properties": {
+        "computeType": "AmlCompute",
+        "properties": {
+          "vmSize": "[parameters('vmSize')]",
+          "vmPriority": "Dedicated",
+          "enableNodePublicIp": false,
+          "scaleSettings": {"minNodeCount": 1, "maxNodeCount": "[parameters('maxNodes')]", "nodeIdleTimeBeforeScaleDown": "PT2M"},
+          "subnet": "[json('null')]"
+        }
+      }
+    }
+  ]
+}"#;
+
+    #[test]
+    fn a_compute_resource_is_a_definition_with_its_values_and_spans() {
+        let d = defs(TEMPLATE);
+        assert_eq!(d.len(), 1);
+        let d = &d[0];
+        assert_eq!(d.source, SourceKind::Arm);
+        assert_eq!(d.known_name(), Some("gpu-cluster"));
+        assert_eq!(
+            d.name.written,
+            "[format('{0}/{1}', parameters('workspaceName'), variables('clusterName'))]"
+        );
+        assert_eq!(d.ctype().as_deref(), Some("amlcompute"));
+        assert_eq!(d.size(), Some("Standard_NC6"));
+        let size = d.get("size").unwrap();
+        assert_eq!(&TEMPLATE[size.span.range()], "[parameters('vmSize')]");
+        assert_eq!(&TEMPLATE[size.origin.unwrap().range()], "Standard_NC6");
+        assert_eq!(&TEMPLATE[size.key.unwrap().range()], "vmSize");
+        assert!(!size.in_place);
+        let min = d.get("min_instances").unwrap();
+        assert_eq!((min.value.clone(), min.in_place), (Some(Scalar::Int(1)), true));
+        assert_eq!(&TEMPLATE[min.span.range()], "1");
+        assert_eq!(d.get("max_instances").unwrap().value, Some(Scalar::Int(4)));
+        assert_eq!(
+            d.get("idle_time_before_scale_down").unwrap().value,
+            Some(Scalar::Int(120))
+        );
+        assert_eq!(
+            d.get("enable_node_public_ip").unwrap().value,
+            Some(Scalar::Bool(false))
+        );
+        assert!(
+            d.get("network_settings.subnet").is_none(),
+            "json('null') is no subnet"
+        );
+        let loc = d.get("location").unwrap();
+        assert!(loc.why.as_deref().unwrap().contains("resourceGroup"));
+        assert_eq!(&TEMPLATE[d.span.range()][..1], "{");
+    }
+
+    #[test]
+    fn an_unknown_name_says_why_and_a_literal_name_is_in_place() {
+        let t = TEMPLATE.replace("variables('clusterName')", "parameters('cluster')");
+        let d = &defs(&t)[0];
+        assert_eq!(d.known_name(), None);
+        assert!(
+            d.name
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("`parameters('cluster')` is not declared")
+        );
+        let t = TEMPLATE.replace(
+            "[format('{0}/{1}', parameters('workspaceName'), variables('clusterName'))]",
+            "ws/cpu",
+        );
+        let d = &defs(&t)[0];
+        assert_eq!(d.known_name(), Some("cpu"));
+        assert_eq!(&t[d.name.span.range()], "cpu");
+        assert!(d.name.in_place);
+        let t = TEMPLATE.replace(
+            "parameters('workspaceName'), variables",
+            "parameters('nothing'), variables",
+        );
+        assert_eq!(
+            defs(&t)[0].known_name(),
+            Some("gpu-cluster"),
+            "only the last segment matters"
+        );
+    }
+
+    #[test]
+    fn child_resources_and_nested_deployments_are_read_in_their_scope() {
+        let t = r#"{
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "contentVersion": "1.0.0.0",
+  "parameters": {"env": {"type": "string", "defaultValue": "dev"}},
+  "resources": [
+    {"type": "Microsoft.MachineLearningServices/workspaces", "name": "ws",
+     "resources": [{"type": "computes", "name": "child", "properties": {"computeType": "ComputeInstance", "properties": {"vmSize": "Standard_DS3_v2"}}}]},
+    {"type": "Microsoft.Resources/deployments", "name": "inner",
+     "properties": {"expressionEvaluationOptions": {"scope": "inner"},
+       "parameters": {"prefix": {"value": "[parameters('env')]"}, "size": {"value": "Standard_ND40rs_v2"}},
+       "template": {"parameters": {"prefix": {"type": "string"}, "size": {"type": "string"}},
+         "resources": [{"type": "Microsoft.MachineLearningServices/workspaces/computes", "name": "[concat('ws/', parameters('prefix'), '-gpu')]",
+           "condition": "[equals(parameters('prefix'), 'dev')]",
+           "properties": {"computeType": "AmlCompute", "properties": {"vmSize": "[parameters('size')]"}}}]}}},
+    {"type": "Microsoft.MachineLearningServices/workspaces/computes", "name": "[concat('ws/c', copyIndex())]", "copy": {"name": "loop", "count": 2},
+     "properties": {"computeType": "AmlCompute"}},
+    {"type": "Microsoft.MachineLearningServices/workspaces/computes", "name": "ws/old", "existing": true}
+  ]
+}"#;
+        let d = defs(t);
+        assert_eq!(d.len(), 3);
+        assert_eq!(d[0].known_name(), Some("child"));
+        assert_eq!(d[0].ctype().as_deref(), Some("computeinstance"));
+        assert_eq!(d[1].known_name(), Some("dev-gpu"));
+        let size = d[1].get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_ND40rs_v2".into())));
+        assert_eq!(
+            &t[size.origin.unwrap().range()],
+            "Standard_ND40rs_v2",
+            "the value passed, in this file"
+        );
+        assert!(
+            d[1].notes.iter().any(|n| n.contains("condition")),
+            "{:?}",
+            d[1].notes
+        );
+        assert!(d[1].notes.iter().any(|n| n.contains("nested deployment `inner`")));
+        assert_eq!(d[2].known_name(), None);
+        assert!(d[2].name.why.as_deref().unwrap().contains("copyIndex"));
+        assert!(d[2].notes.iter().any(|n| n.contains("copy loop `loop`")));
+    }
+
+    #[test]
+    fn a_parameters_file_beside_the_template_sets_the_values() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("azuredeploy.parameters.json"),
+            r#"{"parameters": {"vmSize": {"value": "Standard_NC24"}, "workspaceName": {"value": "w"}}}"#,
+        )
+        .unwrap();
+        let d = &defs_in(dir.path(), "azuredeploy.json", TEMPLATE)[0];
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC24".into())));
+        assert_eq!(size.origin, None, "the literal is in another file");
+        assert!(
+            d.notes.iter().any(|n| n.contains("azuredeploy.parameters.json")),
+            "{:?}",
+            d.notes
+        );
+        // Two environments that disagree: unknown, naming both.
+        std::fs::write(
+            dir.path().join("azuredeploy.parameters.prod.json"),
+            r#"{"parameters": {"vmSize": {"value": "Standard_NC6s_v3"}}}"#,
+        )
+        .unwrap();
+        let d = &defs_in(dir.path(), "azuredeploy.json", TEMPLATE)[0];
+        let why = d.get("size").unwrap().why.clone().unwrap();
+        assert!(
+            why.contains("Standard_NC24") && why.contains("Standard_NC6s_v3"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn other_json_and_hostile_expressions_define_nothing_or_stay_unknown() {
+        assert!(
+            defs(r#"{"name": "x", "type": "Microsoft.MachineLearningServices/workspaces/computes"}"#)
+                .is_empty()
+        );
+        let deep = format!("{}1{}", "concat(".repeat(10_000), ")".repeat(10_000));
+        let t = TEMPLATE.replace("[toLower('GPU-Cluster')]", &format!("[{deep}]"));
+        let d = defs(&t);
+        assert!(d[0].name.why.as_deref().unwrap().contains("too deeply"));
+        // Variables that refer to each other in a circle, and a chain that doubles a
+        // string at every step, stay bounded.
+        let t = TEMPLATE.replace(
+            r#""variables": {"clusterName": "[toLower('GPU-Cluster')]"}"#,
+            r#""variables": {"clusterName": "[variables('b')]", "b": "[variables('clusterName')]"}"#,
+        );
+        assert!(
+            defs(&t)[0]
+                .name
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("through itself")
+        );
+        let mut vars = String::from(r#""v0": "abcde""#);
+        for i in 1..11 {
+            vars.push_str(&format!(
+                r#", "v{i}": "[concat(variables('v{0}'), variables('v{0}'))]""#,
+                i - 1
+            ));
+        }
+        vars.push_str(r#", "clusterName": "[variables('v10')]""#);
+        let t = TEMPLATE.replace(r#""clusterName": "[toLower('GPU-Cluster')]""#, &vars);
+        let why = defs(&t)[0].name.why.clone().unwrap();
+        assert!(why.contains("longer than"), "{why}");
+        assert_eq!(text_of(&Ev::text("a")), "a");
+    }
+
+    #[test]
+    fn a_long_chain_of_variables_runs_on_a_small_stack() {
+        let mut vars = String::from(r#""v0": "gpu""#);
+        for i in 1..5_000 {
+            vars.push_str(&format!(r#", "v{i}": "[variables('v{}')]""#, i - 1));
+        }
+        vars.push_str(r#", "clusterName": "[variables('v4999')]""#);
+        let t = TEMPLATE.replace(r#""clusterName": "[toLower('GPU-Cluster')]""#, &vars);
+        let why = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || defs(&t)[0].name.why.clone())
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(why.unwrap().contains("too deeply"));
+    }
+}

@@ -1,0 +1,1421 @@
+//! Bicep: every `resource x 'Microsoft.MachineLearningServices/workspaces/computes@…' =
+//! …` (a body `{…}`, `if (…) {…}`, or `[for … in …: {…}]`, and a child `resource x
+//! 'computes@…'` in a workspace's body) is a definition; `existing` ones are not.
+//!
+//! No maintained Rust parser of Bicep exists, so this is a small one of the declaration
+//! and object syntax: a lexer (strings with escapes and `${…}` interpolation, `'''`
+//! strings, `//` and `/* */` comments, numbers, identifiers, operators, newlines), a
+//! bracket matcher, and statements and object fields split at newlines and commas outside
+//! brackets — all iterative and linear. Expressions are evaluated on demand over token
+//! ranges, nesting bounded by [`MAX_DEPTH`]: literals, `param` (the default, or the value
+//! of a `.bicepparam` file beside it whose `using` names this file), `var`, interpolation,
+//! `toLower`, `format`, `concat` and the other functions of [`iac::arm_function`], object
+//! members and indexes, `??`, `?:`, `==`/`!=`/`&&`/`||`/`!`, integer arithmetic, and a
+//! resource's `.name`. A name `'${ws}/${name}'` is its last segment.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use super::iac::{self, BodyField, BodyNode, Ev, Leaf, Part, V};
+use super::{Definitions, Input, Reader};
+use crate::facts::computes::{ComputeDef, Setting, SourceKind};
+use crate::source::Span;
+
+pub const READER: Reader = Reader {
+    name: "bicep",
+    // `.bicepparam` files define nothing (no resource) but are walked, so that a partial
+    // run finds the file beside one that names a compute.
+    wants: |name| name.ends_with(".bicep") || name.ends_with(".bicepparam"),
+    needles: &["computes@", "Computes@"],
+    read,
+};
+
+const COMPUTES: &str = "microsoft.machinelearningservices/workspaces/computes";
+const WORKSPACES: &str = "microsoft.machinelearningservices/workspaces";
+/// Tokens a file may have (each costs about 60 bytes; a larger file is not read).
+const MAX_TOKENS: usize = 250_000;
+/// How deep evaluation goes (nested expressions, parameters naming others).
+const MAX_DEPTH: usize = 24;
+
+fn read(input: &Input<'_>, out: &mut Definitions) {
+    let text = &input.source.text;
+    let Some(lx) = lex(text) else {
+        return;
+    };
+    let code: Vec<u32> = lx
+        .toks
+        .iter()
+        .filter(|t| t.k != K::Newline)
+        .map(|t| t.span.start)
+        .collect();
+    out.comments
+        .extend(iac::comments(input.source, &lx.comments, &code));
+    let mut b = Bicep::new(text, &lx);
+    b.given = bicepparam_values(input);
+    let display = &input.source.path;
+    let mut found = Vec::new();
+    // (statement range, parent type when it is a child resource)
+    let mut stack: Vec<(usize, usize, Option<String>)> = statements(&lx, 0, lx.toks.len())
+        .into_iter()
+        .rev()
+        .map(|(a, z)| (a, z, None))
+        .collect();
+    while let Some((a, z, parent)) = stack.pop() {
+        let Some(decl) = b.resource(a, z) else {
+            continue;
+        };
+        let full = match &parent {
+            Some(p) if !decl.rtype.contains('/') => format!("{p}/{}", decl.rtype),
+            _ => decl.rtype.clone(),
+        };
+        let lower = full.to_ascii_lowercase();
+        if lower == COMPUTES && !decl.existing {
+            found.extend(b.definitions(&decl, display));
+        }
+        // Child resources declared in the body.
+        if let Some((o, c)) = decl.body {
+            let parent = Some(full.clone()).filter(|_| lower == WORKSPACES || lower.starts_with(WORKSPACES));
+            for (fa, fz) in fields(&lx, o + 1, c).into_iter().rev() {
+                if lx.toks[fa].is_ident("resource") {
+                    stack.push((fa, fz, parent.clone()));
+                }
+            }
+        }
+    }
+    found.sort_by_key(|d| d.span.start);
+    out.computes.extend(found);
+}
+
+// ---------------------------------------------------------------------------------------
+// Lexer
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum K {
+    Ident,
+    /// A whole string (no interpolation).
+    Str,
+    /// `'text${`, `}text${`, `}text'`: the pieces of an interpolated string.
+    StrHead,
+    StrMid,
+    StrTail,
+    Num,
+    P(&'static str),
+    Newline,
+    /// Something the lexer does not know (an unclosed string, a stray character).
+    Bad,
+}
+
+#[derive(Clone, Debug)]
+struct Tok {
+    k: K,
+    span: Span,
+    /// An identifier's or number's text, a string piece unescaped.
+    text: String,
+    /// A string's text is exactly its value (no escape): it may be replaced in place.
+    plain: bool,
+    /// A whole string's quote width (`'` 1, `'''` 3).
+    quote: u32,
+}
+
+impl Tok {
+    fn is_ident(&self, s: &str) -> bool {
+        self.k == K::Ident && self.text == s
+    }
+
+    fn is(&self, p: &str) -> bool {
+        matches!(self.k, K::P(q) if q == p)
+    }
+
+    fn opens(&self) -> bool {
+        matches!(self.k, K::P("(") | K::P("[") | K::P("{") | K::StrHead)
+    }
+}
+
+struct Lexed {
+    toks: Vec<Tok>,
+    /// For a token that opens a group (`(`, `[`, `{`, an interpolated string's head), the
+    /// index of the token that closes it; for others, their own index.
+    close: Vec<usize>,
+    /// Each comment's span, and whether it stands alone on its line.
+    comments: Vec<(Span, bool)>,
+}
+
+const PUNCT: &[&str] = &[
+    "==", "!=", "<=", ">=", "&&", "||", "??", "=>", ".?", "=~", "!~", "::", "(", ")", "[", "]", "{", "}",
+    ":", ",", ".", "?", "=", "!", "@", "<", ">", "+", "-", "*", "/", "%", "|", ";", "&", "^", "~",
+];
+
+/// The tokens of a Bicep text; `None` beyond [`MAX_TOKENS`].
+fn lex(text: &str) -> Option<Lexed> {
+    let b = text.as_bytes();
+    let mut toks: Vec<Tok> = Vec::new();
+    let mut comments = Vec::new();
+    // For each open interpolation, the `{` depth inside it.
+    let mut interp: Vec<u32> = Vec::new();
+    let mut i = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let mut line_has_code = false;
+    let push = |toks: &mut Vec<Tok>, k: K, s: usize, e: usize, t: String, plain: bool| {
+        toks.push(Tok {
+            k,
+            span: Span::new(s as u32, e as u32),
+            text: t,
+            plain,
+            quote: if k == K::Str { 3 } else { 0 },
+        })
+    };
+    while i < b.len() {
+        if toks.len() > MAX_TOKENS {
+            return None;
+        }
+        let c = b[i];
+        match c {
+            b'\n' => {
+                push(&mut toks, K::Newline, i, i + 1, String::new(), false);
+                line_has_code = false;
+                i += 1;
+            }
+            b' ' | b'\t' | b'\r' => i += 1,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |j| i + j);
+                comments.push((Span::new(i as u32, end as u32), !line_has_code));
+                i = end;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = memchr::memmem::find(&b[i + 2..], b"*/").map_or(b.len(), |j| i + 2 + j + 2);
+                comments.push((Span::new(i as u32, end as u32), !line_has_code));
+                // A block comment's newlines still end the statement.
+                for j in memchr::memchr_iter(b'\n', &b[i..end]) {
+                    push(&mut toks, K::Newline, i + j, i + j + 1, String::new(), false);
+                }
+                i = end;
+            }
+            b'\'' if b[i..].starts_with(b"'''") => {
+                let end = memchr::memmem::find(&b[i + 3..], b"'''").map_or(b.len(), |j| i + 3 + j);
+                let body = text[i + 3..end].to_string();
+                let close = (end + 3).min(b.len());
+                push(&mut toks, K::Str, i, close, body, true);
+                line_has_code = true;
+                i = close;
+            }
+            b'\'' => {
+                line_has_code = true;
+                i = string_piece(text, i, true, &mut toks, &mut interp);
+            }
+            b'}' if interp.last() == Some(&0) => {
+                interp.pop();
+                i = string_piece(text, i, false, &mut toks, &mut interp);
+            }
+            _ if c.is_ascii_digit() => {
+                let s = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                push(&mut toks, K::Num, s, i, text[s..i].to_string(), true);
+                line_has_code = true;
+            }
+            _ if c.is_ascii_alphabetic() || c == b'_' => {
+                let s = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                push(&mut toks, K::Ident, s, i, text[s..i].to_string(), false);
+                line_has_code = true;
+            }
+            _ => {
+                line_has_code = true;
+                match PUNCT.iter().find(|p| b[i..].starts_with(p.as_bytes())) {
+                    Some(p) => {
+                        if *p == "{" {
+                            if let Some(d) = interp.last_mut() {
+                                *d += 1;
+                            }
+                        } else if *p == "}" {
+                            if let Some(d) = interp.last_mut() {
+                                *d = d.saturating_sub(1);
+                            }
+                        }
+                        push(&mut toks, K::P(p), i, i + p.len(), String::new(), false);
+                        i += p.len();
+                    }
+                    None => {
+                        let len = text[i..].chars().next().map_or(1, char::len_utf8);
+                        push(&mut toks, K::Bad, i, i + len, String::new(), false);
+                        i += len;
+                    }
+                }
+            }
+        }
+    }
+    if toks.len() > MAX_TOKENS {
+        return None;
+    }
+    let close = match_brackets(&toks);
+    Some(Lexed {
+        toks,
+        close,
+        comments,
+    })
+}
+
+/// Lexes a string piece starting at `i` (a `'` when `head`, else the `}` closing an
+/// interpolation) up to its closing `'` or the next `${`; pushes its token, returns where
+/// lexing goes on.
+fn string_piece(text: &str, i: usize, head: bool, toks: &mut Vec<Tok>, interp: &mut Vec<u32>) -> usize {
+    let b = text.as_bytes();
+    let mut j = i + 1;
+    let mut value = String::new();
+    let mut plain = true;
+    let mut run = j;
+    let piece = |k: K, end: usize, value: String, plain: bool| Tok {
+        k,
+        span: Span::new(i as u32, end as u32),
+        text: value,
+        plain,
+        quote: 1,
+    };
+    while j < b.len() {
+        match b[j] {
+            b'\'' => {
+                value.push_str(&text[run..j]);
+                toks.push(piece(if head { K::Str } else { K::StrTail }, j + 1, value, plain));
+                return j + 1;
+            }
+            b'$' if b.get(j + 1) == Some(&b'{') => {
+                value.push_str(&text[run..j]);
+                toks.push(piece(
+                    if head { K::StrHead } else { K::StrMid },
+                    j + 2,
+                    value,
+                    plain,
+                ));
+                interp.push(0);
+                return j + 2;
+            }
+            b'\\' => {
+                value.push_str(&text[run..j]);
+                plain = false;
+                let (ch, len) = match b.get(j + 1) {
+                    Some(b'n') => ('\n', 2),
+                    Some(b'r') => ('\r', 2),
+                    Some(b't') => ('\t', 2),
+                    Some(b'\\') => ('\\', 2),
+                    Some(b'\'') => ('\'', 2),
+                    Some(b'$') => ('$', 2),
+                    Some(b'u') if b.get(j + 2) == Some(&b'{') => {
+                        let end = text[j + 3..].find('}').map(|e| j + 3 + e);
+                        match end.and_then(|e| u32::from_str_radix(&text[j + 3..e], 16).ok().map(|n| (n, e)))
+                        {
+                            Some((n, e)) => (char::from_u32(n).unwrap_or('\u{fffd}'), e + 1 - j),
+                            None => ('\u{fffd}', 2),
+                        }
+                    }
+                    _ => ('\u{fffd}', 1),
+                };
+                value.push(ch);
+                j += len;
+                run = j;
+            }
+            b'\n' => break,
+            _ => j += 1,
+        }
+    }
+    // Unclosed: the rest of the line is not read.
+    toks.push(Tok {
+        k: K::Bad,
+        span: Span::new(i as u32, j as u32),
+        text: String::new(),
+        plain: false,
+        quote: 0,
+    });
+    j
+}
+
+/// Each group opener's closer (an unclosed group closes at the end).
+fn match_brackets(toks: &[Tok]) -> Vec<usize> {
+    let mut close: Vec<usize> = (0..toks.len()).collect();
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        let closer = match t.k {
+            K::P(")") => Some(K::P("(")),
+            K::P("]") => Some(K::P("[")),
+            K::P("}") => Some(K::P("{")),
+            K::StrMid => {
+                // Closes the interpolation of the string's head (or previous middle), and
+                // goes on as the string's group.
+                if let Some(pos) = stack.iter().rposition(|&o| toks[o].k == K::StrHead) {
+                    for o in stack.drain(pos + 1..) {
+                        close[o] = i;
+                    }
+                }
+                None
+            }
+            K::StrTail => Some(K::StrHead),
+            _ => None,
+        };
+        if let Some(open) = closer {
+            if let Some(pos) = stack.iter().rposition(|&o| toks[o].k == open) {
+                for o in stack.drain(pos..) {
+                    close[o] = i;
+                }
+            }
+        } else if t.opens() {
+            stack.push(i);
+        }
+    }
+    let end = toks.len().saturating_sub(1);
+    for o in stack {
+        close[o] = end;
+    }
+    close
+}
+
+/// The statements of `toks[a..z]` (split at newlines outside groups): their ranges.
+fn statements(lx: &Lexed, a: usize, z: usize) -> Vec<(usize, usize)> {
+    split(lx, a, z, |t| t.k == K::Newline)
+}
+
+/// The fields of an object's inside `toks[a..z]` (split at newlines and commas).
+fn fields(lx: &Lexed, a: usize, z: usize) -> Vec<(usize, usize)> {
+    split(lx, a, z, |t| t.k == K::Newline || t.is(","))
+}
+
+fn split(lx: &Lexed, a: usize, z: usize, sep: impl Fn(&Tok) -> bool) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = a;
+    let mut start = a;
+    while i < z {
+        let t = &lx.toks[i];
+        if sep(t) {
+            if start < i {
+                out.push((start, i));
+            }
+            start = i + 1;
+            i += 1;
+        } else if t.opens() {
+            i = lx.close[i].max(i) + 1;
+        } else {
+            i += 1;
+        }
+    }
+    if start < z.min(lx.toks.len()) {
+        out.push((start, z.min(lx.toks.len())));
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Declarations and evaluation
+
+/// A `resource` statement.
+struct ResDecl {
+    span: Span,
+    rtype: String,
+    existing: bool,
+    /// The body object's braces.
+    body: Option<(usize, usize)>,
+    /// `if (cond)`: the condition's range.
+    condition: Option<(usize, usize)>,
+    /// `[for x in list: …]`: the loop variable(s) and the list's range.
+    each: Option<Loop>,
+}
+
+struct Loop {
+    item: String,
+    index: Option<String>,
+    list: (usize, usize),
+}
+
+type Env = Vec<(String, Ev)>;
+
+struct Bicep<'a> {
+    text: &'a str,
+    lx: &'a Lexed,
+    /// `param` name → the default's range (if any).
+    params: HashMap<String, Option<(usize, usize)>>,
+    vars: HashMap<String, (usize, usize)>,
+    /// Resource symbol → its `name` value's range.
+    resources: HashMap<String, (usize, usize)>,
+    /// Values of a `.bicepparam` file.
+    given: HashMap<String, Ev>,
+    memo: RefCell<HashMap<String, Ev>>,
+    busy: RefCell<Vec<String>>,
+}
+
+impl<'a> Bicep<'a> {
+    fn new(text: &'a str, lx: &'a Lexed) -> Self {
+        let mut b = Bicep {
+            text,
+            lx,
+            params: HashMap::new(),
+            vars: HashMap::new(),
+            resources: HashMap::new(),
+            given: HashMap::new(),
+            memo: Default::default(),
+            busy: Default::default(),
+        };
+        for (a, z) in statements(lx, 0, lx.toks.len()) {
+            let a = skip_decorators(lx, a, z);
+            let t = &lx.toks;
+            if a + 1 >= z || t[a + 1].k != K::Ident {
+                continue;
+            }
+            let name = t[a + 1].text.clone();
+            let eq = (a + 2..z).find(|&i| t[i].is("="));
+            if t[a].is_ident("param") {
+                b.params.insert(name, eq.map(|e| (e + 1, z)));
+            } else if t[a].is_ident("var") {
+                if let Some(e) = eq {
+                    b.vars.insert(name, (e + 1, z));
+                }
+            } else if t[a].is_ident("resource") {
+                if let Some(d) = b.resource(a, z) {
+                    if let Some((o, c)) = d.body {
+                        for (fa, fz) in fields(lx, o + 1, c) {
+                            if t[fa].is_ident("name") && fa + 1 < fz && t[fa + 1].is(":") {
+                                b.resources.insert(name.clone(), (fa + 2, fz));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        b
+    }
+
+    fn written(&self, a: usize, z: usize) -> String {
+        self.text
+            .get(self.span(a, z).range())
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    fn span(&self, a: usize, z: usize) -> Span {
+        let t = &self.lx.toks;
+        if a >= z || z > t.len() {
+            return t.get(a).map_or(Span::default(), |t| t.span);
+        }
+        Span::new(t[a].span.start, t[z - 1].span.end)
+    }
+
+    /// A `resource` statement at `toks[a..z]`, if it is one.
+    fn resource(&self, a: usize, z: usize) -> Option<ResDecl> {
+        let t = &self.lx.toks;
+        let a = skip_decorators(self.lx, a, z);
+        if !t.get(a)?.is_ident("resource") || a + 2 >= z || t[a + 2].k != K::Str {
+            return None;
+        }
+        let rtype = t[a + 2].text.split('@').next().unwrap_or("").to_string();
+        let mut i = a + 3;
+        let existing = t.get(i).is_some_and(|x| x.is_ident("existing"));
+        if existing {
+            i += 1;
+        }
+        if !t.get(i)?.is("=") {
+            return None;
+        }
+        i += 1;
+        let mut d = ResDecl {
+            span: self.span(a, z),
+            rtype,
+            existing,
+            body: None,
+            condition: None,
+            each: None,
+        };
+        // `[for x in list: …]` / `[for (x, i) in list: …]`
+        if t.get(i)?.is("[") && t.get(i + 1).is_some_and(|x| x.is_ident("for")) {
+            let end = self.lx.close[i];
+            let mut j = i + 2;
+            let (item, index) = if t.get(j)?.is("(") {
+                let c = self.lx.close[j];
+                let names: Vec<String> = (j + 1..c)
+                    .filter(|&k| t[k].k == K::Ident)
+                    .map(|k| t[k].text.clone())
+                    .collect();
+                j = c + 1;
+                (names.first()?.clone(), names.get(1).cloned())
+            } else {
+                j += 1;
+                (t[j - 1].text.clone(), None)
+            };
+            if !t.get(j)?.is_ident("in") {
+                return None;
+            }
+            let colon = top_level(self.lx, j + 1, end, |x| x.is(":"))?;
+            d.each = Some(Loop {
+                item,
+                index,
+                list: (j + 1, colon),
+            });
+            i = colon + 1;
+        }
+        // `if (cond) {…}`
+        if t.get(i)?.is_ident("if") && t.get(i + 1)?.is("(") {
+            let c = self.lx.close[i + 1];
+            d.condition = Some((i + 2, c));
+            i = c + 1;
+        }
+        if t.get(i)?.is("{") {
+            d.body = Some((i, self.lx.close[i]));
+        }
+        Some(d)
+    }
+
+    /// The definitions a compute resource makes: one, or one per item of a loop over a
+    /// known list.
+    fn definitions(&self, d: &ResDecl, display: &str) -> Vec<ComputeDef> {
+        let Some((o, c)) = d.body else {
+            return Vec::new();
+        };
+        let mut notes = Vec::new();
+        if let Some((a, z)) = d.condition {
+            notes.push(format!("deployed if `{}`", self.written(a, z)));
+        }
+        let mut envs: Vec<(Env, Option<String>)> = vec![(Vec::new(), None)];
+        if let Some(l) = &d.each {
+            let list = self.eval(l.list.0, l.list.1, &Vec::new(), 0);
+            let listed = self.written(l.list.0, l.list.1);
+            envs = match &list.v {
+                V::List(items) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(n, item)| {
+                        let mut env = vec![(l.item.clone(), item.clone())];
+                        if let Some(ix) = &l.index {
+                            env.push((ix.clone(), Ev::int(n as i64)));
+                        }
+                        (env, Some(format!("for `{}` = item {n} of `{listed}`", l.item)))
+                    })
+                    .collect(),
+                _ => {
+                    let why = format!(
+                        "`{}` is an item of `{listed}`, {}",
+                        l.item,
+                        list.why().map_or("which is not a list".into(), |w| format!(
+                            "which is not known: {w}"
+                        ))
+                    );
+                    let mut env = vec![(l.item.clone(), Ev::unknown(why.clone()))];
+                    if let Some(ix) = &l.index {
+                        env.push((ix.clone(), Ev::unknown(format!("`{ix}` is the loop's index"))));
+                    }
+                    vec![(env, Some(format!("in a loop over `{listed}` (not expanded)")))]
+                }
+            };
+        }
+        let mut out = Vec::new();
+        for (env, loop_note) in envs {
+            let mut notes = notes.clone();
+            notes.extend(loop_note);
+            let tree = self.node(o, c + 1, &env, 0, &mut notes);
+            let name = match tree.field("name") {
+                Some(BodyField {
+                    key,
+                    value: BodyNode::Leaf(leaf),
+                    ..
+                }) => iac::name_setting(leaf, Some(*key)),
+                _ => Setting::dynamic("", "the resource has no `name`", d.span, None),
+            };
+            let mut def = ComputeDef::new(
+                SourceKind::Bicep,
+                display,
+                d.span,
+                format!("resource '{}'", d.rtype),
+                name,
+            );
+            iac::arm_compute_fields(&tree, &mut def);
+            notes.dedup();
+            def.notes = notes;
+            out.push(def);
+        }
+        out
+    }
+
+    /// `toks[a..z]` as a body [`BodyNode`]: an object in place as a map, anything else a leaf.
+    fn node(&self, a: usize, z: usize, env: &Env, depth: usize, notes: &mut Vec<String>) -> BodyNode {
+        let (a, z) = trim(self.lx, a, z);
+        let t = &self.lx.toks;
+        if a < z && t[a].is("{") && self.lx.close[a] == z - 1 && depth < 6 {
+            let mut out = Vec::new();
+            for (fa, fz) in fields(self.lx, a + 1, z - 1) {
+                if fa + 1 >= fz || !t[fa + 1].is(":") || !matches!(t[fa].k, K::Ident | K::Str) {
+                    continue;
+                }
+                let key = if t[fa].k == K::Str {
+                    inner_span(&t[fa])
+                } else {
+                    t[fa].span
+                };
+                out.push(BodyField {
+                    name: t[fa].text.clone(),
+                    key,
+                    value: self.node(fa + 2, fz, env, depth + 1, notes),
+                });
+            }
+            return BodyNode::Map(out);
+        }
+        let val = self.eval(a, z, env, 0);
+        if let Some(n) = &val.note {
+            notes.push(n.clone());
+        }
+        let span = self.span(a, z);
+        let literal = (z == a + 1).then(|| &t[a]).and_then(|tok| match tok.k {
+            K::Str if tok.plain => Some(inner_span(tok)),
+            K::Num => Some(tok.span),
+            K::Ident if tok.text == "true" || tok.text == "false" => Some(tok.span),
+            _ => None,
+        });
+        // A string is shown and pointed at without its quotes.
+        let whole_string =
+            (z == a + 1 && t[a].k == K::Str) || (t[a].k == K::StrHead && self.lx.close[a] == z - 1);
+        let (span, written) = if whole_string {
+            let q = t[a].quote.max(1);
+            let inner = Span::new(span.start + q, span.end.saturating_sub(q).max(span.start + q));
+            (
+                inner,
+                self.text.get(inner.range()).unwrap_or_default().to_string(),
+            )
+        } else {
+            (span, self.written(a, z))
+        };
+        BodyNode::Leaf(Leaf {
+            span,
+            written,
+            val,
+            literal,
+        })
+    }
+
+    /// A parameter or variable's value (memoised; a cycle is unknown).
+    fn lookup(&self, name: &str, depth: usize) -> Option<Ev> {
+        if let Some(v) = self.memo.borrow().get(name) {
+            return Some(v.clone());
+        }
+        let v = if let Some(default) = self.params.get(name) {
+            if let Some(v) = self.given.get(name) {
+                v.clone()
+            } else {
+                match default {
+                    Some((a, z)) => self.guarded(name, *a, *z, depth)?,
+                    None => Ev::unknown(format!(
+                        "the parameter `{name}` has no default (the deployment or the module's caller sets it)"
+                    )),
+                }
+            }
+        } else if let Some((a, z)) = self.vars.get(name) {
+            self.guarded(name, *a, *z, depth)?
+        } else {
+            return None;
+        };
+        self.memo.borrow_mut().insert(name.to_string(), v.clone());
+        Some(v)
+    }
+
+    fn guarded(&self, name: &str, a: usize, z: usize, depth: usize) -> Option<Ev> {
+        if self.busy.borrow().iter().any(|b| b == name) {
+            return Some(Ev::unknown(format!("`{name}` is defined through itself")));
+        }
+        self.busy.borrow_mut().push(name.to_string());
+        let v = self.eval(a, z, &Vec::new(), depth + 1);
+        self.busy.borrow_mut().retain(|b| b != name);
+        Some(v)
+    }
+
+    /// The value of the expression `toks[a..z]`. (Each construct is a function of its own:
+    /// the recursion's frames stay small on the test build's 256 KiB stacks.)
+    fn eval(&self, a: usize, z: usize, env: &Env, depth: usize) -> Ev {
+        let (a, z) = trim(self.lx, a, z);
+        if depth > MAX_DEPTH {
+            return Ev::unknown("the expression is nested too deeply");
+        }
+        if a >= z {
+            return Ev::unknown("an expression is missing");
+        }
+        // Lowest precedence first: `?:`, then the binary operators, unary, postfix.
+        if let Some(q) = top_level(self.lx, a, z, |x| x.is("?")) {
+            return self.ternary(a, q, z, env, depth);
+        }
+        if let Some(v) = self.binary_ops(a, z, env, depth) {
+            return v;
+        }
+        let t = &self.lx.toks[a];
+        if t.is("!") || t.is("-") {
+            return self.unary(a, z, env, depth);
+        }
+        self.postfix(a, z, env, depth)
+    }
+
+    fn ternary(&self, a: usize, q: usize, z: usize, env: &Env, depth: usize) -> Ev {
+        let Some(colon) = ternary_colon(self.lx, q + 1, z) else {
+            return self.unread(a, z);
+        };
+        let cond = self.eval(a, q, env, depth + 1);
+        match cond.v {
+            V::Bool(true) => self.eval(q + 1, colon, env, depth + 1),
+            V::Bool(false) => self.eval(colon + 1, z, env, depth + 1),
+            _ => self.depends(a, q, z, &cond),
+        }
+    }
+
+    #[inline(never)]
+    fn depends(&self, a: usize, q: usize, z: usize, cond: &Ev) -> Ev {
+        Ev::unknown(format!(
+            "`{}` depends on `{}`{}",
+            self.written(a, z),
+            self.written(a, q),
+            cond.why().map(|w| format!(", and {w}")).unwrap_or_default()
+        ))
+    }
+
+    #[inline(never)]
+    fn unread(&self, a: usize, z: usize) -> Ev {
+        Ev::unknown(format!(
+            "`{}` is not an expression amlint reads",
+            self.written(a, z)
+        ))
+    }
+
+    /// `??`, `||`, `&&`, `==`/`!=`, comparisons, `+`/`-`, `*`/`/`/`%` (the first class
+    /// present splits the range; operands left to right).
+    fn binary_ops(&self, a: usize, z: usize, env: &Env, depth: usize) -> Option<Ev> {
+        const CLASSES: [&[&str]; 7] = [
+            &["??"],
+            &["||"],
+            &["&&"],
+            &["==", "!=", "=~", "!~"],
+            &["<", ">", "<=", ">="],
+            &["+", "-"],
+            &["*", "/", "%"],
+        ];
+        for ops in CLASSES {
+            let at = operators(self.lx, a, z, ops);
+            if at.is_empty() {
+                continue;
+            }
+            let mut acc = self.eval(a, at[0], env, depth + 1);
+            for (n, &op) in at.iter().enumerate() {
+                let end = at.get(n + 1).copied().unwrap_or(z);
+                let rhs = self.eval(op + 1, end, env, depth + 1);
+                acc = binary(&self.lx.toks[op], acc, rhs, &self.written(a, z));
+            }
+            return Some(acc);
+        }
+        None
+    }
+
+    fn unary(&self, a: usize, z: usize, env: &Env, depth: usize) -> Ev {
+        let not = self.lx.toks[a].is("!");
+        match (not, self.eval(a + 1, z, env, depth + 1).v) {
+            (true, V::Bool(b)) => Ev::boolean(!b),
+            (false, V::Int(i)) => Ev::int(i.saturating_neg()),
+            _ => self.not_known(a, z),
+        }
+    }
+
+    #[inline(never)]
+    fn not_known(&self, a: usize, z: usize) -> Ev {
+        Ev::unknown(format!("`{}` is not known statically", self.written(a, z)))
+    }
+
+    /// A primary, then member, index and non-null suffixes.
+    fn postfix(&self, a: usize, z: usize, env: &Env, depth: usize) -> Ev {
+        let t = &self.lx.toks;
+        let (mut v, mut i) = self.primary(a, z, env, depth);
+        while i < z {
+            if (t[i].is(".") || t[i].is(".?")) && i + 1 < z && t[i + 1].k == K::Ident {
+                v = match v.member(&t[i + 1].text, false) {
+                    Some(m) => m.clone(),
+                    None if v.why().is_some() => v,
+                    None if t[i].is(".?") => Ev::new(V::Null),
+                    None => self.not_known(a, i + 2),
+                };
+                i += 2;
+            } else if t[i].is("[") {
+                let c = self.lx.close[i];
+                let index = self.eval(i + 1, c, env, depth + 1);
+                v = iac::index_of(&v, &index, false);
+                i = c + 1;
+            } else if t[i].is("!") {
+                // The non-null assertion.
+                i += 1;
+            } else {
+                return self.unread(a, z);
+            }
+        }
+        v
+    }
+
+    /// The first primary of `toks[a..z]` and the index after it.
+    fn primary(&self, a: usize, z: usize, env: &Env, depth: usize) -> (Ev, usize) {
+        let t = &self.lx.toks;
+        let tok = &t[a];
+        match tok.k {
+            K::Str => {
+                let origin = tok.plain.then(|| inner_span(tok));
+                (Ev::text(tok.text.clone()).with_origin(origin), a + 1)
+            }
+            K::StrHead => (self.interpolated(a, env, depth), self.lx.close[a] + 1),
+            K::Num => match tok.text.parse::<i64>() {
+                Ok(n) => (Ev::int(n).with_origin(Some(tok.span)), a + 1),
+                Err(_) => (Ev::unknown("the number is too large"), a + 1),
+            },
+            K::P("(") => {
+                let c = self.lx.close[a];
+                (self.eval(a + 1, c, env, depth + 1), c + 1)
+            }
+            K::P("{") => (self.object(a, env, depth), self.lx.close[a] + 1),
+            K::P("[") => (self.array(a, env, depth), self.lx.close[a] + 1),
+            K::Ident => self.ident(a, z, env, depth),
+            _ => (self.unread(a, z), z),
+        }
+    }
+
+    /// An interpolated string `'…${x}…'` from its head token.
+    fn interpolated(&self, a: usize, env: &Env, depth: usize) -> Ev {
+        let t = &self.lx.toks;
+        let end = self.lx.close[a];
+        let mut pieces = vec![Part::Text(t[a].text.clone())];
+        let mut values = Vec::new();
+        let mut i = a + 1;
+        let mut start = i;
+        while i <= end && i < t.len() {
+            if matches!(t[i].k, K::StrMid | K::StrTail) {
+                // An interpolation ends here.
+                let v = self.eval(start, i, env, depth + 1);
+                pieces.extend(v.pieces());
+                values.push(v);
+                pieces.push(Part::Text(t[i].text.clone()));
+                if t[i].k == K::StrTail {
+                    break;
+                }
+                i += 1;
+                start = i;
+            } else if t[i].opens() {
+                i = self.lx.close[i].max(i) + 1;
+            } else {
+                i += 1;
+            }
+        }
+        iac::carry(iac::join(pieces), &values)
+    }
+
+    fn object(&self, a: usize, env: &Env, depth: usize) -> Ev {
+        let t = &self.lx.toks;
+        let c = self.lx.close[a];
+        let mut entries = Vec::new();
+        for (fa, fz) in fields(self.lx, a + 1, c).into_iter().take(iac::MAX_ITEMS) {
+            if fa + 1 < fz && t[fa + 1].is(":") && matches!(t[fa].k, K::Ident | K::Str) {
+                entries.push((t[fa].text.clone(), self.eval(fa + 2, fz, env, depth + 1)));
+            }
+        }
+        Ev::new(V::Map(entries))
+    }
+
+    fn array(&self, a: usize, env: &Env, depth: usize) -> Ev {
+        let c = self.lx.close[a];
+        if self.lx.toks.get(a + 1).is_some_and(|x| x.is_ident("for")) {
+            return self.loop_expression(a, c);
+        }
+        let items = fields(self.lx, a + 1, c)
+            .into_iter()
+            .take(iac::MAX_ITEMS)
+            .map(|(fa, fz)| self.eval(fa, fz, env, depth + 1))
+            .collect();
+        Ev::new(V::List(items))
+    }
+
+    #[inline(never)]
+    fn loop_expression(&self, a: usize, c: usize) -> Ev {
+        Ev::unknown(format!("`{}` is a loop expression", self.written(a, c + 1)))
+    }
+
+    /// An identifier: a function call (`toLower(…)`, `sys.toLower(…)`), a literal
+    /// (`true`...), a loop variable, a parameter or variable, or a resource (its `name`).
+    fn ident(&self, a: usize, z: usize, env: &Env, depth: usize) -> (Ev, usize) {
+        let t = &self.lx.toks;
+        let name = t[a].text.as_str();
+        let (fname, open) = if (name == "sys" || name == "az")
+            && t.get(a + 1).is_some_and(|x| x.is("."))
+            && t.get(a + 2).is_some_and(|x| x.k == K::Ident)
+            && t.get(a + 3).is_some_and(|x| x.is("("))
+        {
+            (t[a + 2].text.as_str(), a + 3)
+        } else {
+            (name, a + 1)
+        };
+        if open < z && t[open].is("(") {
+            let c = self.lx.close[open];
+            let args: Vec<Ev> = fields(self.lx, open + 1, c)
+                .into_iter()
+                .map(|(fa, fz)| self.eval(fa, fz, env, depth + 1))
+                .collect();
+            return (call(fname, &args), c + 1);
+        }
+        let v = match name {
+            "true" => Ev::boolean(true),
+            "false" => Ev::boolean(false),
+            "null" => Ev::new(V::Null),
+            _ => {
+                if let Some((_, v)) = env.iter().rev().find(|(n, _)| n == name) {
+                    v.clone()
+                } else if let Some(v) = self.lookup(name, depth) {
+                    v
+                } else if let Some((na, nz)) = self.resources.get(name) {
+                    // A resource: its `name` is known when written statically.
+                    let n = self.eval(*na, *nz, &Vec::new(), depth + 1);
+                    Ev::new(V::Map(vec![("name".into(), n.with_origin(None))]))
+                } else {
+                    not_declared(name)
+                }
+            }
+        };
+        (v, a + 1)
+    }
+}
+
+#[inline(never)]
+fn call(fname: &str, args: &[Ev]) -> Ev {
+    iac::arm_function(fname, args).unwrap_or_else(|| {
+        Ev::unknown(format!(
+            "`{fname}()` is evaluated by Azure Resource Manager at deployment"
+        ))
+    })
+}
+
+#[inline(never)]
+fn not_declared(name: &str) -> Ev {
+    Ev::unknown(format!(
+        "`{name}` is not a parameter, variable or resource of this file"
+    ))
+}
+
+/// A string token's text between its quotes.
+fn inner_span(tok: &Tok) -> Span {
+    let q = tok.quote.min(tok.span.len() / 2);
+    Span::new(tok.span.start + q, tok.span.end - q)
+}
+
+/// `toks[a..z]` without newlines at either end.
+fn trim(lx: &Lexed, mut a: usize, mut z: usize) -> (usize, usize) {
+    z = z.min(lx.toks.len());
+    while a < z && lx.toks[a].k == K::Newline {
+        a += 1;
+    }
+    while z > a && lx.toks[z - 1].k == K::Newline {
+        z -= 1;
+    }
+    (a, z)
+}
+
+fn skip_decorators(lx: &Lexed, mut a: usize, z: usize) -> usize {
+    while a < z && lx.toks[a].is("@") {
+        a += 1;
+        // `@sys.description(...)`
+        while a < z && (lx.toks[a].k == K::Ident || lx.toks[a].is(".")) {
+            a += 1;
+        }
+        if a < z && lx.toks[a].is("(") {
+            a = lx.close[a] + 1;
+        }
+        while a < z && lx.toks[a].k == K::Newline {
+            a += 1;
+        }
+    }
+    a
+}
+
+/// The first token of `toks[a..z]` outside groups that `is` accepts.
+fn top_level(lx: &Lexed, a: usize, z: usize, is: impl Fn(&Tok) -> bool) -> Option<usize> {
+    let mut i = a;
+    while i < z {
+        let t = &lx.toks[i];
+        if is(t) {
+            return Some(i);
+        }
+        i = if t.opens() { lx.close[i].max(i) + 1 } else { i + 1 };
+    }
+    None
+}
+
+/// The `:` of a ternary whose `?` is just before `a` (nested ternaries balanced).
+fn ternary_colon(lx: &Lexed, a: usize, z: usize) -> Option<usize> {
+    let mut open = 0usize;
+    let mut i = a;
+    while i < z {
+        let t = &lx.toks[i];
+        if t.is("?") {
+            open += 1;
+        } else if t.is(":") {
+            if open == 0 {
+                return Some(i);
+            }
+            open -= 1;
+        }
+        i = if t.opens() { lx.close[i].max(i) + 1 } else { i + 1 };
+    }
+    None
+}
+
+/// The binary operators of `ops` in `toks[a..z]` outside groups (a `-` or `+` that starts
+/// an operand is unary, not one of them).
+fn operators(lx: &Lexed, a: usize, z: usize, ops: &[&str]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut i = a;
+    // Whether the tokens before end an operand (so an operator here is binary).
+    let mut operand = false;
+    while i < z {
+        let t = &lx.toks[i];
+        if t.opens() {
+            operand = true;
+            i = lx.close[i].max(i) + 1;
+            continue;
+        }
+        match t.k {
+            K::P(p) => {
+                if operand && ops.contains(&p) {
+                    out.push(i);
+                }
+                operand = false;
+            }
+            K::Newline => {}
+            _ => operand = true,
+        }
+        i += 1;
+    }
+    out
+}
+
+fn binary(op: &Tok, l: Ev, r: Ev, written: &str) -> Ev {
+    let K::P(p) = op.k else {
+        return Ev::unknown("not an operator");
+    };
+    if p == "??" {
+        return if l.is_null() {
+            r
+        } else if l.why().is_some() {
+            Ev::unknown(l.why().unwrap_or_default())
+        } else {
+            l
+        };
+    }
+    if let Some(w) = l.why().or_else(|| r.why()) {
+        return Ev::unknown(format!("`{written}` is not known: {w}"));
+    }
+    let eq = |l: &Ev, r: &Ev| match (l.known_str(), r.known_str()) {
+        (Some(a), Some(b)) => a == b,
+        _ => l.v == r.v,
+    };
+    match (p, &l.v, &r.v) {
+        ("==", ..) => Ev::boolean(eq(&l, &r)),
+        ("!=", ..) => Ev::boolean(!eq(&l, &r)),
+        ("=~", ..) => {
+            Ev::boolean(l.known_str().map(|s| s.to_lowercase()) == r.known_str().map(|s| s.to_lowercase()))
+        }
+        ("!~", ..) => {
+            Ev::boolean(l.known_str().map(|s| s.to_lowercase()) != r.known_str().map(|s| s.to_lowercase()))
+        }
+        ("&&", V::Bool(a), V::Bool(b)) => Ev::boolean(*a && *b),
+        ("||", V::Bool(a), V::Bool(b)) => Ev::boolean(*a || *b),
+        ("<", V::Int(a), V::Int(b)) => Ev::boolean(a < b),
+        (">", V::Int(a), V::Int(b)) => Ev::boolean(a > b),
+        ("<=", V::Int(a), V::Int(b)) => Ev::boolean(a <= b),
+        (">=", V::Int(a), V::Int(b)) => Ev::boolean(a >= b),
+        ("+", V::Int(a), V::Int(b)) => Ev::int(a.saturating_add(*b)),
+        ("-", V::Int(a), V::Int(b)) => Ev::int(a.saturating_sub(*b)),
+        ("*", V::Int(a), V::Int(b)) => Ev::int(a.saturating_mul(*b)),
+        ("/", V::Int(a), V::Int(b)) if *b != 0 => Ev::int(a / b),
+        ("%", V::Int(a), V::Int(b)) if *b != 0 => Ev::int(a % b),
+        _ => Ev::unknown(format!("`{written}` is not evaluated")),
+    }
+}
+
+/// The values of the `.bicepparam` files of the file's directory whose `using` names it
+/// (several that disagree on a parameter leave it unknown).
+fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Ev> {
+    let me = input.file_name();
+    let dir = input.path.parent().unwrap_or(std::path::Path::new(""));
+    let mut all = Vec::new();
+    for (path, fname) in iac::sibling_files(input.files, dir, |n| n.ends_with(".bicepparam"))
+        .into_iter()
+        .take(16)
+    {
+        let display = iac::beside(&input.source.path, &fname);
+        let Some(src) = input.files.read(&path, &display) else {
+            continue;
+        };
+        let Some(lx) = lex(&src.text) else {
+            continue;
+        };
+        let b = Bicep::new(&src.text, &lx);
+        let mut uses = false;
+        let mut values = HashMap::new();
+        for (a, z) in statements(&lx, 0, lx.toks.len()) {
+            let t = &lx.toks;
+            if t[a].is_ident("using") && a + 1 < z && t[a + 1].k == K::Str {
+                let target = t[a + 1]
+                    .text
+                    .rsplit(['/', '\\'])
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                uses = target == me;
+            } else if t[a].is_ident("param") && a + 3 < z && t[a + 1].k == K::Ident && t[a + 2].is("=") {
+                let name = t[a + 1].text.clone();
+                let mut v = b.eval(a + 3, z, &Vec::new(), 0);
+                // The literal is in the other file: no label in this one.
+                v.origin = None;
+                v.note = Some(format!("`{name}` is set by {fname}"));
+                values.insert(name, v);
+            }
+        }
+        if uses {
+            all.push((fname, values));
+        }
+    }
+    iac::merge_given(all)
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use super::*;
+    use crate::facts::computes::Scalar;
+
+    fn read_in(dir: &std::path::Path, name: &str, text: &str) -> Definitions {
+        iac::read_for_test(read, dir, name, text)
+    }
+
+    fn defs(text: &str) -> Vec<ComputeDef> {
+        let dir = tempfile::tempdir().unwrap();
+        read_in(dir.path(), "main.bicep", text).computes
+    }
+
+    const MODULE: &str = "// A compute cluster.
+@description('Name of the cluster.')
+param computeClusterName string = 'cpu-cluster'
+param workspaceName string
+param vmSize string = 'Standard_NC6'
+var minNodes = 1
+var props = {
+  vmSize: vmSize
+}
+
+resource amlci 'Microsoft.MachineLearningServices/workspaces/computes@2020-09-01-preview' = {
+  name: '${workspaceName}/${computeClusterName}'
+  location: 'westeurope'
+  properties: {
+    computeType: 'AmlCompute'
+    properties: {
+      vmSize: vmSize // amlint: ignore[AML505]
+      subnet: json('null')
+      vmPriority: 'LowPriority'
+      scaleSettings: {
+        maxNodeCount: 4
+        minNodeCount: minNodes
+        nodeIdleTimeBeforeScaleDown: 'PT5M'
+      }
+    }
+  }
+}
+";
+
+    #[test]
+    fn a_compute_resource_is_a_definition_with_its_values_and_spans() {
+        let d = defs(MODULE);
+        assert_eq!(d.len(), 1);
+        let d = &d[0];
+        assert_eq!(d.source, SourceKind::Bicep);
+        assert_eq!(d.known_name(), Some("cpu-cluster"));
+        assert_eq!(
+            &MODULE[d.name.span.range()],
+            "${workspaceName}/${computeClusterName}"
+        );
+        assert_eq!(d.ctype().as_deref(), Some("amlcompute"));
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(&MODULE[size.span.range()], "vmSize");
+        assert_eq!(&MODULE[size.key.unwrap().range()], "vmSize");
+        assert_eq!(&MODULE[size.origin.unwrap().range()], "Standard_NC6");
+        let min = d.get("min_instances").unwrap();
+        assert_eq!(min.value, Some(Scalar::Int(1)));
+        assert_eq!(&MODULE[min.origin.unwrap().range()], "1");
+        let max = d.get("max_instances").unwrap();
+        assert!(max.in_place && &MODULE[max.span.range()] == "4");
+        assert_eq!(
+            d.get("tier").unwrap().value,
+            Some(Scalar::Str("low_priority".into()))
+        );
+        assert_eq!(
+            d.get("idle_time_before_scale_down").unwrap().value,
+            Some(Scalar::Int(300))
+        );
+        assert!(d.get("network_settings.subnet").is_none());
+        let loc = d.get("location").unwrap();
+        assert!(loc.in_place && &MODULE[loc.span.range()] == "westeurope");
+        assert!(MODULE[d.span.range()].starts_with("resource amlci"));
+    }
+
+    #[test]
+    fn comments_are_found_with_the_lines_they_cover() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = read_in(dir.path(), "main.bicep", MODULE);
+        let texts: Vec<(&str, bool, Option<u32>)> = out
+            .comments
+            .iter()
+            .map(|c| (&MODULE[c.span.range()], c.own_line, c.target_line))
+            .collect();
+        assert_eq!(
+            texts,
+            vec![
+                ("// A compute cluster.", true, Some(2)),
+                ("// amlint: ignore[AML505]", false, Some(17)),
+            ]
+        );
+    }
+
+    #[test]
+    fn literal_names_loops_conditions_children_and_existing_resources() {
+        let t = "param envs array = [
+  'dev'
+  'prod'
+]
+param deploy bool = true
+resource ws 'Microsoft.MachineLearningServices/workspaces@2023-04-01' = {
+  name: 'my-ws'
+  resource child 'computes@2023-04-01' = {
+    name: 'child-ci'
+    properties: {
+      computeType: 'ComputeInstance'
+      properties: { vmSize: 'Standard_DS3_v2' }
+    }
+  }
+}
+resource loop 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = [for (env, i) in envs: {
+  name: '${ws.name}/gpu-${env}-${i}'
+  properties: { computeType: 'AmlCompute' }
+}]
+resource maybe 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = if (deploy) {
+  name: toLower('MY-WS/Maybe')
+  properties: { computeType: 'AmlCompute' }
+}
+resource old 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' existing = {
+  name: 'old'
+}
+resource unknownLoop 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = [for c in computes: {
+  name: c.name
+}]
+";
+        let d = defs(t);
+        let names: Vec<Option<&str>> = d.iter().map(|d| d.known_name()).collect();
+        assert_eq!(
+            names,
+            vec![
+                Some("child-ci"),
+                Some("gpu-dev-0"),
+                Some("gpu-prod-1"),
+                Some("maybe"),
+                None
+            ]
+        );
+        assert_eq!(d[0].ctype().as_deref(), Some("computeinstance"));
+        assert!(d[0].name.in_place);
+        assert!(
+            d[1].notes.iter().any(|n| n.contains("item 0 of `envs`")),
+            "{:?}",
+            d[1].notes
+        );
+        assert!(d[3].notes.iter().any(|n| n.contains("deployed if `deploy`")));
+        let why = d[4].name.why.clone().unwrap();
+        assert!(why.contains("`c` is an item of `computes`"), "{why}");
+    }
+
+    #[test]
+    fn expressions_evaluate_or_say_why_not() {
+        let t = "param a string = 'x'
+param n int = 2
+param flag bool = false
+param nothing string
+var obj = { k: 'v', deep: { size: 'Standard_NC6' } }
+var list = [ 'p', 'q' ]
+var fmt = format('{0}-{1}', a, n)
+var cat = concat(a, '-', 'y')
+var tern = flag ? 'yes' : 'no'
+var coal = null ?? 'fallback'
+var math = (n + 3) * 2
+var esc = 'it\\'s \\${not} \\u{41}'
+var idx = list[1]
+var mem = obj.deep.size
+var unk = nothing
+var call = uniqueString(a)
+var eq = a == 'x' && !flag
+var multi = '''
+raw ${x}
+'''
+";
+        let lx = lex(t).unwrap();
+        let b = Bicep::new(t, &lx);
+        let v = |name: &str| b.lookup(name, 0).unwrap();
+        assert_eq!(v("fmt").known_str().as_deref(), Some("x-2"));
+        assert_eq!(v("cat").known_str().as_deref(), Some("x-y"));
+        assert_eq!(v("tern").known_str().as_deref(), Some("no"));
+        assert_eq!(v("coal").known_str().as_deref(), Some("fallback"));
+        assert_eq!(v("math").v, V::Int(10));
+        assert_eq!(v("esc").known_str().as_deref(), Some("it's ${not} A"));
+        assert_eq!(v("idx").known_str().as_deref(), Some("q"));
+        assert_eq!(v("mem").known_str().as_deref(), Some("Standard_NC6"));
+        assert!(v("unk").why().unwrap().contains("has no default"));
+        assert!(v("call").why().unwrap().contains("uniqueString"));
+        assert_eq!(v("eq").v, V::Bool(true));
+        assert_eq!(v("multi").known_str().as_deref(), Some("\nraw ${x}\n"));
+    }
+
+    #[test]
+    fn a_bicepparam_file_that_uses_the_module_sets_its_values() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("main.bicepparam"),
+            "using './main.bicep'\nparam vmSize = 'Standard_ND40rs_v2'\nparam workspaceName = 'ws'\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("other.bicepparam"),
+            "using './other.bicep'\nparam vmSize = 'X'\n",
+        )
+        .unwrap();
+        let d = &read_in(dir.path(), "main.bicep", MODULE).computes[0];
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_ND40rs_v2".into())));
+        assert_eq!(size.origin, None, "the literal is in the other file");
+        assert!(
+            d.notes.iter().any(|n| n.contains("main.bicepparam")),
+            "{:?}",
+            d.notes
+        );
+    }
+
+    #[test]
+    fn hostile_input_stays_bounded() {
+        // Deep nesting, unclosed strings and brackets, a long chain of variables.
+        let mut t = String::from("var v0 = 'a'\n");
+        for i in 1..3_000 {
+            t.push_str(&format!("var v{i} = v{}\n", i - 1));
+        }
+        t.push_str(&format!(
+            "resource r 'Microsoft.MachineLearningServices/workspaces/computes@1' = {{\n  name: v2999\n  x: {}1{}\n  y: 'unclosed\n}}\n",
+            "(".repeat(50_000),
+            ")".repeat(50_000)
+        ));
+        t.push_str(&"[{(".repeat(10_000));
+        let d = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || defs(&t))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(d.len(), 1);
+        assert!(d[0].name.why.as_deref().unwrap().contains("too deeply"));
+        // Beyond the token bound, a file is not read at all.
+        assert!(defs(&format!("{MODULE}{}", "a ".repeat(MAX_TOKENS))).is_empty());
+        assert_eq!(defs(MODULE).len(), 1);
+    }
+}

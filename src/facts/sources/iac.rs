@@ -1,0 +1,1250 @@
+//! What the infrastructure-as-code readers (ARM JSON, Bicep, Terraform) share: values as
+//! their expressions evaluate statically ([`Ev`]: known, or unknown with why, string pieces
+//! kept apart so a name's last segment is known even when its workspace part is not), the
+//! functions ARM and Bicep have in common (`format`, `concat`, `toLower`...), the compute
+//! resource body of the Azure Resource Manager API (`properties.computeType`,
+//! `properties.properties.vmSize`, `scaleSettings`...) that ARM templates, Bicep and
+//! Terraform's `azapi_resource` all write, and the settings made from them.
+//!
+//! Evaluation is bounded: a string stops growing at [`MAX_TEXT`] bytes, a list or map at
+//! [`MAX_ITEMS`] items (then the value is unknown, with why), and readers memoise what a
+//! name evaluates to, so a chain of variables that doubles a string at each step costs
+//! linear time.
+
+use std::path::{Path, PathBuf};
+
+use super::Comment;
+use crate::facts::computes::{ComputeDef, Scalar, Setting};
+use crate::source::{SourceFile, Span};
+
+/// The longest string an evaluation builds.
+pub const MAX_TEXT: usize = 4096;
+/// The most items of a list or map an evaluation builds.
+pub const MAX_ITEMS: usize = 256;
+
+/// A piece of an evaluated string.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    Text(String),
+    /// A piece not known statically, and why.
+    Unknown(String),
+}
+
+/// An evaluated value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum V {
+    /// A string, as pieces (one `Text` when wholly known).
+    Str(Vec<Part>),
+    Int(i64),
+    Bool(bool),
+    Null,
+    List(Vec<Ev>),
+    Map(Vec<(String, Ev)>),
+    /// Not known statically, and why.
+    Unknown(String),
+}
+
+/// A value, and where it came from when that is not where it is used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ev {
+    pub v: V,
+    /// The literal it came from, in the defining file (a parameter's default): findings
+    /// get a label there.
+    pub origin: Option<Span>,
+    /// Where it came from when that is worth saying (another file, which of two won).
+    pub note: Option<String>,
+}
+
+impl Ev {
+    pub fn new(v: V) -> Ev {
+        Ev {
+            v,
+            origin: None,
+            note: None,
+        }
+    }
+
+    pub fn text(s: impl Into<String>) -> Ev {
+        Ev::new(V::Str(vec![Part::Text(s.into())]))
+    }
+
+    pub fn unknown(why: impl Into<String>) -> Ev {
+        Ev::new(V::Unknown(why.into()))
+    }
+
+    pub fn int(i: i64) -> Ev {
+        Ev::new(V::Int(i))
+    }
+
+    pub fn boolean(b: bool) -> Ev {
+        Ev::new(V::Bool(b))
+    }
+
+    pub fn with_origin(mut self, origin: Option<Span>) -> Ev {
+        self.origin = origin;
+        self
+    }
+
+    pub fn with_note(mut self, note: Option<String>) -> Ev {
+        if note.is_some() {
+            self.note = note;
+        }
+        self
+    }
+
+    /// The whole string, when every piece is known.
+    pub fn known_str(&self) -> Option<String> {
+        match &self.v {
+            V::Str(parts) => {
+                let mut out = String::new();
+                for p in parts {
+                    match p {
+                        Part::Text(t) => out.push_str(t),
+                        Part::Unknown(_) => return None,
+                    }
+                }
+                Some(out)
+            }
+            _ => None,
+        }
+    }
+
+    /// Why the value (or a piece of it) is not known, if it is not.
+    pub fn why(&self) -> Option<String> {
+        match &self.v {
+            V::Unknown(w) => Some(w.clone()),
+            V::Str(parts) => parts.iter().find_map(|p| match p {
+                Part::Unknown(w) => Some(w.clone()),
+                Part::Text(_) => None,
+            }),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.v, V::Null)
+    }
+
+    /// The value as text pieces (numbers and booleans as written by the deployment
+    /// engines: `4`, `true`), for interpolation and `concat`.
+    pub fn pieces(&self) -> Vec<Part> {
+        match &self.v {
+            V::Str(parts) => parts.clone(),
+            V::Int(i) => vec![Part::Text(i.to_string())],
+            V::Bool(b) => vec![Part::Text(b.to_string())],
+            V::Null => vec![Part::Text(String::new())],
+            V::List(_) | V::Map(_) => vec![Part::Unknown("a list or an object is used as a string".into())],
+            V::Unknown(w) => vec![Part::Unknown(w.clone())],
+        }
+    }
+
+    /// The member `key` of a map (case-insensitively when `fold`).
+    pub fn member(&self, key: &str, fold: bool) -> Option<&Ev> {
+        match &self.v {
+            V::Map(entries) => entries
+                .iter()
+                .rev()
+                .find(|(k, _)| {
+                    if fold {
+                        k.eq_ignore_ascii_case(key)
+                    } else {
+                        k == key
+                    }
+                })
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The compute's name a resource name gives: its last `/`-separated segment (ARM and
+    /// Bicep name a child `'<workspace>/<compute>'`), known when that segment is.
+    pub fn last_segment(&self) -> Ev {
+        let V::Str(parts) = &self.v else {
+            return self.clone();
+        };
+        // The last piece holding a `/`: only what follows it names the compute.
+        let cut = parts
+            .iter()
+            .rposition(|p| matches!(p, Part::Text(t) if t.contains('/')));
+        let Some(i) = cut else {
+            return self.clone();
+        };
+        let mut rest = Vec::new();
+        if let Part::Text(t) = &parts[i] {
+            let tail = &t[t.rfind('/').map_or(0, |j| j + 1)..];
+            rest.push(Part::Text(tail.to_string()));
+        }
+        rest.extend(parts[i + 1..].iter().cloned());
+        let mut v = Ev::new(V::Str(rest));
+        v.note = self.note.clone();
+        // The literal is not the name any more: no label on it.
+        v
+    }
+}
+
+/// Joins text pieces, merging neighbouring known ones; unknown beyond [`MAX_TEXT`].
+pub fn join(pieces: impl IntoIterator<Item = Part>) -> Ev {
+    let mut out: Vec<Part> = Vec::new();
+    let mut len = 0usize;
+    for p in pieces {
+        match p {
+            Part::Text(t) => {
+                len += t.len();
+                if len > MAX_TEXT {
+                    return Ev::unknown(format!("the string is longer than {MAX_TEXT} bytes"));
+                }
+                match out.last_mut() {
+                    Some(Part::Text(last)) => last.push_str(&t),
+                    _ => out.push(Part::Text(t)),
+                }
+            }
+            unknown => out.push(unknown),
+        }
+    }
+    if out.is_empty() {
+        out.push(Part::Text(String::new()));
+    }
+    Ev::new(V::Str(out))
+}
+
+/// The functions ARM templates and Bicep share, on evaluated arguments: `concat`,
+/// `format`, `toLower`, `toUpper`, `string`, `trim`, `coalesce`, `last`, `split`... `None`
+/// when `name` is not one of them (the caller says why the value is unknown).
+pub fn arm_function(name: &str, args: &[Ev]) -> Option<Ev> {
+    arm_function_of(name, args).map(|v| carry(v, args.iter()))
+}
+
+/// `v` with the note of the first of `from` that has one, when it has none itself (a
+/// value built from a parameters file's value says so too).
+pub fn carry<'a>(mut v: Ev, from: impl IntoIterator<Item = &'a Ev>) -> Ev {
+    if v.note.is_none() {
+        v.note = from.into_iter().find_map(|f| f.note.clone());
+    }
+    v
+}
+
+fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
+    let lower = name.to_ascii_lowercase();
+    let one = |f: fn(&str) -> String| -> Ev {
+        match args.first() {
+            Some(a) => map_text(a, f).unwrap_or_else(|| {
+                Ev::unknown(
+                    a.why()
+                        .unwrap_or_else(|| format!("`{name}` of a value that is not a string")),
+                )
+            }),
+            None => Ev::unknown(format!("`{name}()` without an argument")),
+        }
+    };
+    Some(match lower.as_str() {
+        "concat" => {
+            if args.iter().any(|a| matches!(a.v, V::List(_))) {
+                let mut items = Vec::new();
+                for a in args {
+                    match &a.v {
+                        V::List(l) => items.extend(l.iter().cloned()),
+                        _ => return Some(Ev::unknown("`concat` of a list and a value that is not one")),
+                    }
+                }
+                items.truncate(MAX_ITEMS);
+                Ev::new(V::List(items))
+            } else {
+                join(args.iter().flat_map(Ev::pieces))
+            }
+        }
+        "format" => {
+            let Some(fmt) = args.first() else {
+                return Some(Ev::unknown("`format()` without a format string"));
+            };
+            let Some(fmt) = fmt.known_str() else {
+                return Some(Ev::unknown(
+                    fmt.why()
+                        .unwrap_or_else(|| "the format string is not known".into()),
+                ));
+            };
+            format_pieces(&fmt, &args[1..])
+        }
+        "tolower" => one(|s| s.to_lowercase()),
+        "toupper" => one(|s| s.to_uppercase()),
+        "trim" => one(|s| s.trim().to_string()),
+        "string" => match args.first() {
+            Some(a) => join(a.pieces()),
+            None => Ev::unknown("`string()` without an argument"),
+        },
+        // The first argument that is not null; an unknown one may be null at deployment,
+        // so it makes the result unknown.
+        "coalesce" => args
+            .iter()
+            .find(|a| !a.is_null())
+            .cloned()
+            .unwrap_or_else(|| Ev::new(V::Null)),
+        "json" => match args.first().and_then(Ev::known_str) {
+            Some(s) if s.trim() == "null" => Ev::new(V::Null),
+            _ => Ev::unknown("`json()` of a value other than `'null'`"),
+        },
+        "int" => match args.first() {
+            Some(Ev { v: V::Int(i), .. }) => Ev::int(*i),
+            Some(a) => match a.known_str().and_then(|s| s.trim().parse::<i64>().ok()) {
+                Some(i) => Ev::int(i),
+                None => Ev::unknown(
+                    a.why()
+                        .unwrap_or_else(|| "`int()` of a value that is not a number".into()),
+                ),
+            },
+            None => Ev::unknown("`int()` without an argument"),
+        },
+        "bool" => match args.first() {
+            Some(Ev { v: V::Bool(b), .. }) => Ev::boolean(*b),
+            Some(a) => match a.known_str().map(|s| s.to_ascii_lowercase()) {
+                Some(s) if s == "true" => Ev::boolean(true),
+                Some(s) if s == "false" => Ev::boolean(false),
+                _ => Ev::unknown(
+                    a.why()
+                        .unwrap_or_else(|| "`bool()` of a value that is not a boolean".into()),
+                ),
+            },
+            None => Ev::unknown("`bool()` without an argument"),
+        },
+        "split" => match (
+            args.first().and_then(Ev::known_str),
+            args.get(1).and_then(Ev::known_str),
+        ) {
+            (Some(s), Some(sep)) if !sep.is_empty() => Ev::new(V::List(
+                s.split(sep.as_str()).take(MAX_ITEMS).map(Ev::text).collect(),
+            )),
+            _ => Ev::unknown("`split` of a string that is not known"),
+        },
+        "last" => match args.first() {
+            Some(Ev {
+                v: V::List(items), ..
+            }) => items
+                .last()
+                .cloned()
+                .unwrap_or_else(|| Ev::unknown("`last` of an empty list")),
+            Some(a) => match a.known_str() {
+                Some(s) => Ev::text(s.chars().last().map(String::from).unwrap_or_default()),
+                None => Ev::unknown(
+                    a.why()
+                        .unwrap_or_else(|| "`last` of a value that is not known".into()),
+                ),
+            },
+            None => Ev::unknown("`last()` without an argument"),
+        },
+        "first" => match args.first() {
+            Some(Ev {
+                v: V::List(items), ..
+            }) => items
+                .first()
+                .cloned()
+                .unwrap_or_else(|| Ev::unknown("`first` of an empty list")),
+            _ => Ev::unknown("`first` of a value that is not a known list"),
+        },
+        _ => return None,
+    })
+}
+
+/// `f` applied to the known pieces of a string (`toLower` of `'${ws}-GPU'`); `None` when
+/// `v` is not a string.
+pub fn map_text(v: &Ev, f: fn(&str) -> String) -> Option<Ev> {
+    match &v.v {
+        V::Str(parts) => Some(Ev::new(V::Str(
+            parts
+                .iter()
+                .map(|p| match p {
+                    Part::Text(t) => Part::Text(f(t)),
+                    u => u.clone(),
+                })
+                .collect(),
+        ))),
+        _ => None,
+    }
+}
+
+/// `format('{0}/{1}', a, b)` (ARM and Bicep: .NET composite formatting) and Python's
+/// `'{}-{1}'.format(a, b)`: `{{`/`}}` escape a brace, `{}` is the next argument; a format
+/// specifier (after `:`) is not applied, so only its absence is supported.
+pub fn format_pieces(fmt: &str, args: &[Ev]) -> Ev {
+    let mut pieces = Vec::new();
+    let mut text = String::new();
+    let mut next = 0usize;
+    let mut chars = fmt.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '{' if matches!(chars.peek(), Some((_, '{'))) => {
+                chars.next();
+                text.push('{');
+            }
+            '}' if matches!(chars.peek(), Some((_, '}'))) => {
+                chars.next();
+                text.push('}');
+            }
+            '{' => {
+                let Some(close) = fmt[i..].find('}') else {
+                    return Ev::unknown("the format string has an unclosed `{`");
+                };
+                let inner = &fmt[i + 1..i + close];
+                let index = inner.split([',', ':']).next().unwrap_or("").trim();
+                if inner.contains(':') || inner.contains(',') {
+                    return Ev::unknown(format!("the format item `{{{inner}}}` has a format specifier"));
+                }
+                let n = if index.is_empty() {
+                    next += 1;
+                    next - 1
+                } else {
+                    match index.parse::<usize>() {
+                        Ok(n) => n,
+                        Err(_) => {
+                            return Ev::unknown(format!("`{{{inner}}}` is not a positional format item"));
+                        }
+                    }
+                };
+                let Some(arg) = args.get(n) else {
+                    return Ev::unknown(format!("the format item `{{{n}}}` has no argument"));
+                };
+                pieces.push(Part::Text(std::mem::take(&mut text)));
+                pieces.extend(arg.pieces());
+                while let Some((j, _)) = chars.peek() {
+                    if *j > i + close {
+                        break;
+                    }
+                    chars.next();
+                }
+            }
+            c => text.push(c),
+        }
+    }
+    pieces.push(Part::Text(text));
+    join(pieces)
+}
+
+/// An ISO 8601 duration (`PT5M`, `PT120S`, `PT1H30M`) in seconds, as Azure ML YAML's
+/// `idle_time_before_scale_down` holds it.
+pub fn iso_seconds(s: &str) -> Option<i64> {
+    let rest = s.trim().strip_prefix(['P', 'p'])?;
+    let (days, time) = match rest.split_once(['T', 't']) {
+        Some((d, t)) => (d, t),
+        None => (rest, ""),
+    };
+    let mut total: i64 = 0;
+    let mut units_seen = 0;
+    let mut take = |part: &str, units: &[(char, i64)]| -> Option<()> {
+        let mut num = String::new();
+        for c in part.chars() {
+            if c.is_ascii_digit() {
+                num.push(c);
+            } else {
+                let mult = units.iter().find(|(u, _)| u.eq_ignore_ascii_case(&c))?.1;
+                let n: i64 = num.parse().ok()?;
+                total = total.checked_add(n.checked_mul(mult)?)?;
+                units_seen += 1;
+                num.clear();
+            }
+        }
+        num.is_empty().then_some(())
+    };
+    take(days, &[('D', 86_400)])?;
+    take(time, &[('H', 3_600), ('M', 60), ('S', 1)])?;
+    (units_seen > 0).then_some(total)
+}
+
+/// An object as a compute resource body is written, whatever the language: fields with
+/// their key spans, values either written in place (a nested object, or a leaf with its
+/// expression) or evaluated from elsewhere (a variable holding an object).
+#[derive(Clone, Debug)]
+pub enum BodyNode {
+    Map(Vec<BodyField>),
+    Leaf(Leaf),
+}
+
+#[derive(Clone, Debug)]
+pub struct BodyField {
+    pub name: String,
+    pub key: Span,
+    pub value: BodyNode,
+}
+
+/// A value as written: the expression's span and text, what it evaluates to, and — when
+/// it is a literal whose text is exactly its value — the span of that text (a fix may
+/// replace it).
+#[derive(Clone, Debug)]
+pub struct Leaf {
+    pub span: Span,
+    pub written: String,
+    pub val: Ev,
+    pub literal: Option<Span>,
+}
+
+impl BodyNode {
+    /// The field `name` of a map (case-insensitively, as Azure Resource Manager reads
+    /// property names), the last one written.
+    pub fn field(&self, name: &str) -> Option<&BodyField> {
+        match self {
+            BodyNode::Map(fields) => fields.iter().rev().find(|f| f.name.eq_ignore_ascii_case(name)),
+            BodyNode::Leaf(_) => None,
+        }
+    }
+}
+
+/// Where a path of a compute body leads: a field written in place, or a member of an
+/// object a variable holds (then its span is where the variable is used).
+enum Found<'a> {
+    Written(&'a BodyField),
+    Held {
+        key: Span,
+        span: Span,
+        written: &'a str,
+        val: Ev,
+    },
+}
+
+fn find<'a>(root: &'a BodyNode, path: &[&str]) -> Option<Found<'a>> {
+    let mut node = root;
+    for (i, seg) in path.iter().enumerate() {
+        match node {
+            BodyNode::Map(_) => {
+                let f = node.field(seg)?;
+                if i + 1 == path.len() {
+                    return Some(Found::Written(f));
+                }
+                node = &f.value;
+            }
+            BodyNode::Leaf(leaf) => {
+                // An object from a variable: look inside its value.
+                let mut v = &leaf.val;
+                for s in &path[i..] {
+                    v = v.member(s, true)?;
+                }
+                return Some(Found::Held {
+                    key: leaf.span,
+                    span: leaf.span,
+                    written: &leaf.written,
+                    val: v.clone(),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// The name setting of an ARM-style compute resource: the last `/` segment of its name
+/// (`'<workspace>/<compute>'`), in place when the literal's tail is exactly the name.
+pub fn name_setting(leaf: &Leaf, key: Option<Span>) -> Setting {
+    let seg = leaf.val.last_segment();
+    match seg.known_str() {
+        Some(name) if !name.is_empty() => {
+            if let (Some(lit), Some(full)) = (leaf.literal, leaf.val.known_str()) {
+                let at = lit.start + (full.len() - name.len()) as u32;
+                return Setting::literal(Scalar::Str(name), Span::new(at, lit.end), key);
+            }
+            let mut s = Setting::literal(Scalar::Str(name), leaf.span, key);
+            s.written = leaf.written.clone();
+            s.origin = seg.origin;
+            s.in_place = false;
+            s
+        }
+        Some(_) => Setting::dynamic(&leaf.written, "the name's last segment is empty", leaf.span, key),
+        None => Setting::dynamic(
+            &leaf.written,
+            seg.why().unwrap_or_else(|| "the name is not a string".into()),
+            leaf.span,
+            key,
+        ),
+    }
+}
+
+/// `v[index]`: a list's item or a map's member (`fold`: keys compared in any case).
+pub fn index_of(v: &Ev, index: &Ev, fold: bool) -> Ev {
+    if let Some(w) = v.why().or_else(|| index.why()) {
+        return Ev::unknown(w);
+    }
+    match (&v.v, &index.v) {
+        (V::List(items), V::Int(i)) => usize::try_from(*i)
+            .ok()
+            .and_then(|i| items.get(i))
+            .cloned()
+            .unwrap_or_else(|| Ev::unknown("the index is beyond the list")),
+        (V::Map(_), V::Str(_)) => {
+            let k = index.known_str().unwrap_or_default();
+            v.member(&k, fold)
+                .cloned()
+                .unwrap_or_else(|| Ev::unknown(format!("the object has no `{k}`")))
+        }
+        _ => Ev::unknown("an index of a value that is not a list or object"),
+    }
+}
+
+/// A JSON value of another file (no origin: the literal is not in the defining file); a
+/// string that is an ARM expression (`[...]`) is unknown when `arm`.
+pub fn json_value(
+    doc: &crate::document::Document,
+    id: crate::document::NodeId,
+    arm: bool,
+    depth: usize,
+) -> Ev {
+    use crate::document::Value;
+    if depth > 32 {
+        return Ev::unknown("the value is nested too deeply");
+    }
+    match doc.value(id) {
+        Value::Str(s) if arm && s.starts_with('[') && s.ends_with(']') && !s.starts_with("[[") => {
+            Ev::unknown(format!("`{s}` in a parameters file"))
+        }
+        Value::Str(s) => Ev::text(s.to_string()),
+        Value::Int(i) => Ev::int(*i),
+        Value::Bool(b) => Ev::boolean(*b),
+        Value::Null => Ev::new(V::Null),
+        Value::Seq(items) => Ev::new(V::List(
+            items
+                .iter()
+                .take(MAX_ITEMS)
+                .map(|i| json_value(doc, *i, arm, depth + 1))
+                .collect(),
+        )),
+        Value::Map(entries) => Ev::new(V::Map(
+            entries
+                .iter()
+                .take(MAX_ITEMS)
+                .map(|e| {
+                    (
+                        doc.key_string(e.key).into_owned(),
+                        json_value(doc, e.value, arm, depth + 1),
+                    )
+                })
+                .collect(),
+        )),
+        _ => Ev::unknown("a value that is not a string, number, boolean, list or object"),
+    }
+}
+
+/// `v` without the places of its literals (they are in another file).
+pub fn strip_origins(mut v: Ev) -> Ev {
+    let mut stack: Vec<&mut Ev> = vec![&mut v];
+    while let Some(x) = stack.pop() {
+        x.origin = None;
+        match &mut x.v {
+            V::List(items) => stack.extend(items.iter_mut()),
+            V::Map(entries) => stack.extend(entries.iter_mut().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+    v
+}
+
+/// How a setting's value is read from what the expression evaluates to.
+#[derive(Clone, Copy)]
+pub enum As {
+    Text,
+    Count,
+    Bool,
+    /// An ISO 8601 duration, in seconds.
+    Seconds,
+    /// ARM's `vmPriority` (`Dedicated`, `LowPriority`) as YAML's `tier`.
+    Tier,
+    /// ARM's `Enabled`/`Disabled` (`NotSpecified`: nothing).
+    Enabled,
+}
+
+/// The scalar `val` gives read `as_`, or why not (`Ok(None)`: the value says nothing, as
+/// `null` or `NotSpecified`).
+pub fn scalar(val: &Ev, as_: As) -> Result<Option<Scalar>, String> {
+    if let Some(why) = val.why() {
+        return Err(why);
+    }
+    let text = val.known_str();
+    Ok(match (&val.v, as_) {
+        (V::Null, _) => None,
+        (V::Str(_), As::Text) => Some(Scalar::Str(text.unwrap_or_default())),
+        (V::Int(i), As::Text) => Some(Scalar::Str(i.to_string())),
+        (V::Bool(b), As::Text) => Some(Scalar::Str(b.to_string())),
+        (V::Int(i), As::Count) => Some(Scalar::Int(*i)),
+        (V::Str(_), As::Count) => match text.as_deref().map(str::trim).map(str::parse::<i64>) {
+            Some(Ok(i)) => Some(Scalar::Int(i)),
+            _ => return Err(format!("`{}` is not a number", text.unwrap_or_default())),
+        },
+        (V::Bool(b), As::Bool) => Some(Scalar::Bool(*b)),
+        (V::Str(_), As::Bool) => match text.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            Some("true") => Some(Scalar::Bool(true)),
+            Some("false") => Some(Scalar::Bool(false)),
+            _ => return Err(format!("`{}` is not a boolean", text.unwrap_or_default())),
+        },
+        (V::Int(i), As::Seconds) => Some(Scalar::Int(*i)),
+        (V::Str(_), As::Seconds) => {
+            let t = text.unwrap_or_default();
+            match iso_seconds(&t) {
+                Some(s) => Some(Scalar::Int(s)),
+                None => return Err(format!("`{t}` is not an ISO 8601 duration")),
+            }
+        }
+        (V::Str(_), As::Tier) => {
+            let t = text.unwrap_or_default();
+            let tier = match t.to_ascii_lowercase().replace(['_', '-'], "").as_str() {
+                "dedicated" => "dedicated",
+                "lowpriority" => "low_priority",
+                _ => return Err(format!("`{t}` is not a VM priority")),
+            };
+            Some(Scalar::Str(tier.into()))
+        }
+        (V::Str(_), As::Enabled) => {
+            let t = text.unwrap_or_default();
+            match t.to_ascii_lowercase().as_str() {
+                "enabled" => Some(Scalar::Bool(true)),
+                "disabled" => Some(Scalar::Bool(false)),
+                _ => None,
+            }
+        }
+        (V::Bool(b), As::Enabled) => Some(Scalar::Bool(*b)),
+        (V::List(_) | V::Map(_), _) => return Err("the value is a list or an object".into()),
+        (v, _) => return Err(format!("the value `{}` is not of the expected type", describe(v))),
+    })
+}
+
+fn describe(v: &V) -> String {
+    match v {
+        V::Int(i) => i.to_string(),
+        V::Bool(b) => b.to_string(),
+        V::Null => "null".into(),
+        _ => "?".into(),
+    }
+}
+
+/// The setting for a value written at `span` (key at `key`): the literal itself when it is
+/// written in place, the expression with its value (and the literal's place) when it comes
+/// from elsewhere, dynamic with why when it cannot be known. `None` when the value says
+/// nothing (`null`).
+pub fn setting_of(leaf: &Leaf, key: Option<Span>, as_: As) -> Option<Setting> {
+    held_setting(&leaf.written, leaf.span, key, &leaf.val, leaf.literal, as_)
+}
+
+fn held_setting(
+    written: &str,
+    span: Span,
+    key: Option<Span>,
+    val: &Ev,
+    literal: Option<Span>,
+    as_: As,
+) -> Option<Setting> {
+    match scalar(val, as_) {
+        Ok(None) => None,
+        Ok(Some(value)) => {
+            // In place only when the literal's text is the value (a count written `"4"` or
+            // a priority written `LowPriority` is not what a fix would write).
+            let exact = literal.filter(|_| {
+                matches!((&value, &val.v), (Scalar::Str(s), V::Str(_)) if val.known_str().as_deref() == Some(s.as_str()))
+                    || matches!((&value, &val.v), (Scalar::Int(_), V::Int(_)) | (Scalar::Bool(_), V::Bool(_)))
+            });
+            Some(match exact {
+                Some(at) => Setting::literal(value, at, key),
+                None => {
+                    let mut s = Setting::literal(value, span, key);
+                    s.written = written.to_string();
+                    s.origin = val.origin.filter(|o| *o != span);
+                    s.in_place = false;
+                    s
+                }
+            })
+        }
+        Err(why) => Some(Setting::dynamic(written, why, span, key)),
+    }
+}
+
+/// What one path of the resource body sets, as a setting.
+fn body_setting(root: &BodyNode, path: &[&str], as_: As) -> Option<Setting> {
+    match find(root, path)? {
+        Found::Written(f) => match &f.value {
+            BodyNode::Leaf(leaf) => setting_of(leaf, Some(f.key), as_),
+            BodyNode::Map(_) => None,
+        },
+        Found::Held {
+            key,
+            span,
+            written,
+            val,
+        } => held_setting(written, span, Some(key), &val, None, as_),
+    }
+}
+
+/// Fills `def` from an Azure Resource Manager compute resource (`Microsoft.
+/// MachineLearningServices/workspaces/computes`) as ARM JSON, Bicep and `azapi_resource`
+/// write it: `location`, `properties.computeType`, and the compute's own
+/// `properties.properties` (`vmSize`, `vmPriority`, `scaleSettings`, `enableNodePublicIp`,
+/// `remoteLoginPortPublicAccess`, `sshSettings.sshPublicAccess`, `subnet.id`), by their
+/// Azure ML YAML paths.
+pub fn arm_compute_fields(resource: &BodyNode, def: &mut ComputeDef) {
+    if let Some(s) = body_setting(resource, &["properties", "computeType"], As::Text) {
+        def.set("type", s);
+    }
+    let p = |rest: &[&'static str]| -> Vec<&'static str> {
+        let mut v = vec!["properties", "properties"];
+        v.extend_from_slice(rest);
+        v
+    };
+    let size = body_setting(resource, &p(&["vmSize"]), As::Text)
+        .or_else(|| body_setting(resource, &p(&["agentVmSize"]), As::Text));
+    let fields: [(&str, Option<Setting>); 11] = [
+        ("size", size),
+        ("tier", body_setting(resource, &p(&["vmPriority"]), As::Tier)),
+        (
+            "min_instances",
+            body_setting(resource, &p(&["scaleSettings", "minNodeCount"]), As::Count),
+        ),
+        (
+            "max_instances",
+            body_setting(resource, &p(&["scaleSettings", "maxNodeCount"]), As::Count),
+        ),
+        (
+            "idle_time_before_scale_down",
+            body_setting(
+                resource,
+                &p(&["scaleSettings", "nodeIdleTimeBeforeScaleDown"]),
+                As::Seconds,
+            ),
+        ),
+        (
+            "enable_node_public_ip",
+            body_setting(resource, &p(&["enableNodePublicIp"]), As::Bool),
+        ),
+        (
+            "ssh_public_access_enabled",
+            body_setting(resource, &p(&["remoteLoginPortPublicAccess"]), As::Enabled)
+                .or_else(|| body_setting(resource, &p(&["sshSettings", "sshPublicAccess"]), As::Enabled)),
+        ),
+        ("network_settings.subnet", subnet(resource)),
+        ("location", body_setting(resource, &["location"], As::Text)),
+        // A compute instance's idle shutdown (an ISO 8601 duration, as YAML writes it).
+        (
+            "idle_time_before_shutdown",
+            body_setting(resource, &p(&["idleTimeBeforeShutdown"]), As::Text),
+        ),
+        // Start/stop schedules are not read: present, they are unknown to the rules.
+        ("schedules", schedules(resource)),
+    ];
+    for (path, s) in fields {
+        if let Some(s) = s {
+            def.set(path, s);
+        }
+    }
+}
+
+/// `properties.properties.schedules`, when written: unknown (its entries are not read).
+fn schedules(resource: &BodyNode) -> Option<Setting> {
+    let (key, span) = match find(resource, &["properties", "properties", "schedules"])? {
+        Found::Written(f) => (f.key, node_span(&f.value).unwrap_or(f.key)),
+        Found::Held { key, span, .. } => (key, span),
+    };
+    Some(Setting::dynamic(
+        "schedules",
+        "the compute's schedules are not read",
+        span,
+        Some(key),
+    ))
+}
+
+fn node_span(node: &BodyNode) -> Option<Span> {
+    match node {
+        BodyNode::Leaf(l) => Some(l.span),
+        BodyNode::Map(fields) => fields.iter().map(|f| f.key).reduce(Span::cover),
+    }
+}
+
+/// `properties.properties.subnet`: `{id: ...}` (or, written loosely, the id itself);
+/// `null` is no subnet.
+fn subnet(resource: &BodyNode) -> Option<Setting> {
+    let path = ["properties", "properties", "subnet"];
+    if let Some(s) = body_setting(resource, &["properties", "properties", "subnet", "id"], As::Text) {
+        return Some(s);
+    }
+    match find(resource, &path)? {
+        Found::Written(f) => match &f.value {
+            BodyNode::Leaf(leaf) if matches!(leaf.val.v, V::Str(_) | V::Unknown(_)) => {
+                setting_of(leaf, Some(f.key), As::Text)
+            }
+            _ => None,
+        },
+        Found::Held { .. } => None,
+    }
+}
+
+/// Values given from outside a file (a parameters file, a `.bicepparam`), by name.
+pub type Given = std::collections::HashMap<String, Ev>;
+
+/// Several files' values: each name's value when every file that sets it agrees, unknown
+/// (naming the files) when they differ.
+pub fn merge_given(all: Vec<(String, Given)>) -> Given {
+    let mut out = Given::new();
+    if all.len() == 1 {
+        return all.into_iter().next().map(|(_, g)| g).unwrap_or_default();
+    }
+    let mut names: Vec<&String> = all.iter().flat_map(|(_, g)| g.keys()).collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let setters: Vec<(&String, &Ev)> = all
+            .iter()
+            .filter_map(|(f, g)| g.get(name).map(|v| (f, v)))
+            .collect();
+        let first = setters[0].1;
+        let agree = setters.iter().all(|(_, v)| v.v == first.v);
+        let v = if agree {
+            let files: Vec<&str> = setters.iter().map(|(f, _)| f.as_str()).collect();
+            let mut v = first.clone();
+            v.note = Some(format!("`{name}` is set by {}", files.join(", ")));
+            v
+        } else {
+            let each: Vec<String> = setters
+                .iter()
+                .map(|(f, v)| match v.known_str() {
+                    Some(s) => format!("`{s}` in {f}"),
+                    None => format!("another value in {f}"),
+                })
+                .collect();
+            Ev::unknown(format!(
+                "`{name}` differs between the parameters files: {}",
+                each.join(", ")
+            ))
+        };
+        out.insert(name.clone(), v);
+    }
+    out
+}
+
+/// The comments of a file as [`Comment`]s (span, alone on its line), each with the line
+/// it covers: its own, or — alone on its line — the next line holding code (`code`: the
+/// offsets of the file's code tokens, in order).
+pub fn comments(source: &SourceFile, raw: &[(Span, bool)], code: &[u32]) -> Vec<Comment> {
+    let mut code_lines: Vec<u32> = Vec::new();
+    for &off in code {
+        let line = source.position(off).line;
+        if code_lines.last() != Some(&line) {
+            code_lines.push(line);
+        }
+    }
+    raw.iter()
+        .map(|&(span, own_line)| {
+            let line = source.position(span.start).line;
+            let target_line = if own_line {
+                code_lines
+                    .get(code_lines.partition_point(|&l| l <= line))
+                    .copied()
+            } else {
+                Some(line)
+            };
+            Comment {
+                span,
+                own_line,
+                target_line,
+            }
+        })
+        .collect()
+}
+
+/// The regular files of `dir` (inside the project `files` reads) whose lower-cased name
+/// `wanted` accepts, sorted by name (at most 2,000 entries of the directory are looked at:
+/// a larger one gives none).
+pub fn sibling_files(
+    files: &super::Files,
+    dir: &Path,
+    wanted: impl Fn(&str) -> bool,
+) -> Vec<(PathBuf, String)> {
+    const MAX_ENTRIES: usize = 2_000;
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = crate::fsio::list_dir(dir, files.boundary(), MAX_ENTRIES) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(PathBuf, String)> = entries
+        .into_iter()
+        .filter(|(_, kind)| matches!(kind, Some(crate::fsio::Looked::File { .. })))
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| wanted(&name.to_ascii_lowercase()))
+        .map(|name| (dir.join(&name), name))
+        .collect();
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    out
+}
+
+/// Whether `other` (beside `file`, displayed paths) may define a compute with a value
+/// written in `file`: a `.tf` beside a `.tf`/`.tfvars`, a `.bicep` beside a
+/// `.bicepparam`, a template beside an ARM parameters file.
+pub fn companion_of(file: &str, other: &str) -> bool {
+    let split = |p: &str| match p.rfind(['/', '\\']) {
+        Some(i) => (p[..i].to_string(), p[i + 1..].to_ascii_lowercase()),
+        None => (String::new(), p.to_ascii_lowercase()),
+    };
+    let ((dir, name), (odir, oname)) = (split(file), split(other));
+    if dir != odir || name == oname {
+        return false;
+    }
+    let tf = name.ends_with(".tf") || name.ends_with(".tfvars") || name.ends_with(".tfvars.json");
+    let params = name.ends_with(".json") && name.contains(".parameters");
+    (tf && oname.ends_with(".tf"))
+        || (name.ends_with(".bicepparam") && oname.ends_with(".bicep"))
+        || (params && oname.ends_with(".json") && !oname.contains(".parameters"))
+}
+
+/// The displayed path of `name` beside the file displayed as `display`.
+pub fn beside(display: &str, name: &str) -> String {
+    match display.rfind(['/', '\\']) {
+        Some(i) => format!("{}{name}", &display[..=i]),
+        None => name.to_string(),
+    }
+}
+
+/// The span of a string literal's text inside its delimiters when that text is the value
+/// as written (no escape changes it): a fix may then replace it in place.
+pub fn inner_if_plain(text: &str, span: Span, open: usize, close: usize, value: &str) -> Option<Span> {
+    let start = span.start as usize + open;
+    let end = (span.end as usize).checked_sub(close)?;
+    (start <= end && text.get(start..end) == Some(value)).then(|| Span::new(start as u32, end as u32))
+}
+
+/// Runs a reader's `read` on `text` written as `dir/name` (JSON files parsed as the loader
+/// parses them), for the readers' tests.
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+pub(crate) fn read_for_test(
+    read: fn(&super::Input<'_>, &mut super::Definitions),
+    dir: &Path,
+    name: &str,
+    text: &str,
+) -> super::Definitions {
+    std::fs::write(dir.join(name), text).unwrap();
+    let format = crate::load::Format::for_path(name);
+    let loaded = crate::load::parse_text(name, text.to_string(), format, &Default::default());
+    let files = super::Files::new(crate::fsio::Boundary::at(dir), &Default::default());
+    let path = dir.join(name);
+    let kinds = vec![None; loaded.documents.len()];
+    let input = super::Input {
+        path: &path,
+        source: &loaded.source,
+        documents: &loaded.documents,
+        kinds: &kinds,
+        files: &files,
+    };
+    let mut out = super::Definitions::default();
+    read(&input, &mut out);
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use super::*;
+
+    fn s(t: &str) -> Ev {
+        Ev::text(t)
+    }
+
+    #[test]
+    fn format_and_concat_keep_unknown_pieces_apart() {
+        let ws = Ev::unknown("`parameters('ws')` has no default");
+        let v = arm_function("format", &[s("{0}/{1}"), ws.clone(), s("gpu")]).unwrap();
+        assert_eq!(v.known_str(), None);
+        assert_eq!(v.last_segment().known_str().as_deref(), Some("gpu"));
+        let v = arm_function("concat", &[ws.clone(), s("/"), s("cpu-"), Ev::int(4)]).unwrap();
+        assert_eq!(v.last_segment().known_str().as_deref(), Some("cpu-4"));
+        let v = arm_function("concat", &[s("ws/"), ws.clone()]).unwrap();
+        assert_eq!(v.last_segment().known_str(), None, "the compute part is unknown");
+        assert!(v.last_segment().why().unwrap().contains("no default"));
+        assert_eq!(
+            arm_function("format", &[s("{0}-{{x}}-{1}"), s("a"), Ev::int(2)])
+                .unwrap()
+                .known_str()
+                .as_deref(),
+            Some("a-{x}-2")
+        );
+        assert!(
+            arm_function("format", &[s("{0:D2}"), Ev::int(2)])
+                .unwrap()
+                .why()
+                .is_some()
+        );
+        assert!(
+            arm_function("format", &[s("{3}"), s("a")])
+                .unwrap()
+                .why()
+                .is_some()
+        );
+        assert_eq!(
+            arm_function("toLower", &[s("GPU-Cluster")])
+                .unwrap()
+                .known_str()
+                .as_deref(),
+            Some("gpu-cluster")
+        );
+        assert!(arm_function("uniqueString", &[s("x")]).is_none());
+    }
+
+    #[test]
+    fn strings_stop_growing_at_the_bound() {
+        let mut v = s("ab");
+        for _ in 0..20 {
+            v = arm_function("concat", &[v.clone(), v.clone()]).unwrap();
+        }
+        assert!(v.why().unwrap().contains("longer than"));
+    }
+
+    #[test]
+    fn durations_priorities_and_switches_read_as_yaml_holds_them() {
+        assert_eq!(iso_seconds("PT120S"), Some(120));
+        assert_eq!(iso_seconds("PT5M"), Some(300));
+        assert_eq!(iso_seconds("PT1H30M"), Some(5400));
+        assert_eq!(iso_seconds("P1D"), Some(86400));
+        assert_eq!(iso_seconds("5M"), None);
+        assert_eq!(iso_seconds("PT5X"), None);
+        assert_eq!(
+            scalar(&s("LowPriority"), As::Tier),
+            Ok(Some(Scalar::Str("low_priority".into())))
+        );
+        assert_eq!(scalar(&s("Enabled"), As::Enabled), Ok(Some(Scalar::Bool(true))));
+        assert_eq!(scalar(&s("NotSpecified"), As::Enabled), Ok(None));
+        assert_eq!(scalar(&s("4"), As::Count), Ok(Some(Scalar::Int(4))));
+        assert!(scalar(&s("four"), As::Count).is_err());
+        assert_eq!(scalar(&Ev::new(V::Null), As::Text), Ok(None));
+    }
+
+    fn leaf(start: u32, text: &str, val: Ev, literal: bool) -> BodyNode {
+        let span = Span::new(start, start + text.len() as u32);
+        BodyNode::Leaf(Leaf {
+            span,
+            written: text.into(),
+            val,
+            literal: literal.then_some(span),
+        })
+    }
+
+    fn field(name: &str, value: BodyNode) -> BodyField {
+        BodyField {
+            name: name.into(),
+            key: Span::new(0, name.len() as u32),
+            value,
+        }
+    }
+
+    #[test]
+    fn a_resource_body_fills_the_yaml_paths() {
+        let props = BodyNode::Map(vec![
+            field("vmSize", leaf(10, "Standard_NC6", s("Standard_NC6"), true)),
+            field("vmPriority", leaf(30, "LowPriority", s("LowPriority"), true)),
+            field(
+                "scaleSettings",
+                BodyNode::Map(vec![
+                    field("minNodeCount", leaf(50, "\"1\"", s("1"), false)),
+                    field("maxNodeCount", leaf(60, "4", Ev::int(4), true)),
+                    field("nodeIdleTimeBeforeScaleDown", leaf(70, "PT2M", s("PT2M"), true)),
+                ]),
+            ),
+            field(
+                "subnet",
+                BodyNode::Map(vec![field(
+                    "id",
+                    leaf(90, "[parameters('s')]", Ev::unknown("no default"), false),
+                )]),
+            ),
+            field(
+                "remoteLoginPortPublicAccess",
+                leaf(120, "NotSpecified", s("NotSpecified"), true),
+            ),
+        ]);
+        let root = BodyNode::Map(vec![field(
+            "properties",
+            BodyNode::Map(vec![
+                field("computeType", leaf(0, "AmlCompute", s("AmlCompute"), true)),
+                field("properties", props),
+            ]),
+        )]);
+        let mut def = ComputeDef::new(
+            crate::facts::computes::SourceKind::Arm,
+            "t.json",
+            Span::new(0, 200),
+            "x",
+            Setting::literal(Scalar::Str("c".into()), Span::new(0, 1), None),
+        );
+        arm_compute_fields(&root, &mut def);
+        assert_eq!(def.ctype().as_deref(), Some("amlcompute"));
+        assert_eq!(def.size(), Some("Standard_NC6"));
+        assert!(def.get("size").unwrap().in_place);
+        assert_eq!(
+            def.get("tier").unwrap().value,
+            Some(Scalar::Str("low_priority".into()))
+        );
+        assert!(
+            !def.get("tier").unwrap().in_place,
+            "LowPriority is not YAML's spelling"
+        );
+        let min = def.get("min_instances").unwrap();
+        assert_eq!((min.value.clone(), min.in_place), (Some(Scalar::Int(1)), false));
+        assert!(def.get("max_instances").unwrap().in_place);
+        assert_eq!(
+            def.get("idle_time_before_scale_down").unwrap().value,
+            Some(Scalar::Int(120))
+        );
+        let subnet = def.get("network_settings.subnet").unwrap();
+        assert_eq!(subnet.why.as_deref(), Some("no default"));
+        assert!(
+            def.get("ssh_public_access_enabled").is_none(),
+            "NotSpecified says nothing"
+        );
+    }
+
+    #[test]
+    fn an_object_held_by_a_variable_is_read_at_its_use() {
+        let held = Ev::new(V::Map(vec![(
+            "vmSize".into(),
+            s("Standard_ND40rs_v2").with_origin(Some(Span::new(300, 318))),
+        )]));
+        let root = BodyNode::Map(vec![field(
+            "properties",
+            BodyNode::Map(vec![
+                field("computeType", leaf(0, "AmlCompute", s("AmlCompute"), true)),
+                field("properties", leaf(40, "clusterProps", held, false)),
+            ]),
+        )]);
+        let mut def = ComputeDef::new(
+            crate::facts::computes::SourceKind::Bicep,
+            "m.bicep",
+            Span::new(0, 200),
+            "x",
+            Setting::literal(Scalar::Str("c".into()), Span::new(0, 1), None),
+        );
+        arm_compute_fields(&root, &mut def);
+        let size = def.get("size").unwrap();
+        assert_eq!(size.span, Span::new(40, 52));
+        assert_eq!(size.written, "clusterProps");
+        assert_eq!(size.origin, Some(Span::new(300, 318)));
+        assert!(!size.in_place);
+    }
+
+    #[test]
+    fn companions_are_the_definition_files_beside_a_variable_file() {
+        assert!(companion_of("infra/variables.tf", "infra/main.tf"));
+        assert!(companion_of("infra/terraform.tfvars", "infra/main.tf"));
+        assert!(companion_of("b/main.bicepparam", "b/main.bicep"));
+        assert!(companion_of(
+            "arm/azuredeploy.parameters.json",
+            "arm/azuredeploy.json"
+        ));
+        assert!(
+            !companion_of("infra/variables.tf", "other/main.tf"),
+            "another module"
+        );
+        assert!(!companion_of("infra/main.tf", "infra/main.tf"));
+        assert!(!companion_of(
+            "arm/azuredeploy.json",
+            "arm/azuredeploy.parameters.json"
+        ));
+        assert!(!companion_of("jobs/job.yml", "jobs/main.tf"));
+    }
+
+    #[test]
+    fn literal_text_is_in_place_only_without_escapes() {
+        let text = r#"x = "Standard_NC6" y = "a\"b""#;
+        assert_eq!(
+            inner_if_plain(text, Span::new(4, 18), 1, 1, "Standard_NC6"),
+            Some(Span::new(5, 17))
+        );
+        assert_eq!(inner_if_plain(text, Span::new(23, 29), 1, 1, "a\"b"), None);
+    }
+}

@@ -1,0 +1,1566 @@
+//! The Azure ML Python SDK in `.py` files and notebooks (`.ipynb`: code cells joined in
+//! order into one module, lines and spans those of the `.ipynb` file itself).
+//!
+//! Definitions: SDK v2 `AmlCompute(name=…)`, `ComputeInstance(…)`, `KubernetesCompute(…)`,
+//! `VirtualMachineCompute(…)`, `SynapseSparkCompute(…)` (keyword arguments `name`,
+//! `size`, `min_instances`, `max_instances`, `tier`, `idle_time_before_scale_down`,
+//! `enable_node_public_ip`, `ssh_public_access_enabled`, `location`, `network_settings=
+//! NetworkSettings(subnet=…)`); SDK v1 `ComputeTarget.create(ws, name, config)` with the
+//! `<Class>.provisioning_configuration(vm_size=…, min_nodes=…, max_nodes=…, vm_priority=…)`
+//! it is given (inline, or the nearest assignment of `config` before the call). SDK v1's
+//! `AmlCompute(ws, name)` and `ComputeTarget(workspace=ws, name=…)` are lookups, not
+//! definitions.
+//!
+//! Python is parsed with tree-sitter's Python grammar (after a byte scan that refuses more
+//! than [`MAX_TOKENS`] tokens: its tree costs about 200 bytes each). Values come from
+//! literals, f-strings, `+`, `str.lower()`..., the nearest assignment before the use in the
+//! same function or the module (notebook cells in order), a function parameter's default,
+//! `os.environ.get("X", "default")`/`os.getenv` (the default, noted), `x or "default"` and
+//! `x if x else "default"` (the default, noted); anything else is unknown, with why. A
+//! value through a variable is reported where the definition uses it, with the literal's
+//! place as a label when it is in the same file.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node as TsNode;
+
+use super::iac::{self, Ev, Part, V};
+use super::ipynb::{self, Code};
+use super::{Definitions, Input, Reader};
+use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
+use crate::source::Span;
+
+pub const READER: Reader = Reader {
+    name: "python-sdk",
+    wants: |name| name.ends_with(".py") || name.ends_with(".ipynb"),
+    needles: &[
+        "AmlCompute",
+        "ComputeInstance",
+        "KubernetesCompute",
+        "VirtualMachineCompute",
+        "SynapseSparkCompute",
+        "provisioning_configuration",
+    ],
+    read,
+};
+
+/// Tokens (punctuation and words) a module may have before tree-sitter parses it.
+const MAX_TOKENS: usize = 250_000;
+/// How deep evaluation goes (nested expressions, names assigned from names).
+const MAX_DEPTH: usize = 24;
+
+/// The v2 compute classes and their types.
+const V2_CLASSES: &[(&str, &str)] = &[
+    ("AmlCompute", "amlcompute"),
+    ("ComputeInstance", "computeinstance"),
+    ("KubernetesCompute", "kubernetes"),
+    ("VirtualMachineCompute", "virtualmachine"),
+    ("SynapseSparkCompute", "synapsespark"),
+];
+
+/// The v1 classes whose `provisioning_configuration` makes a compute, and their types.
+const V1_CLASSES: &[(&str, &str)] = &[
+    ("AmlCompute", "amlcompute"),
+    ("ComputeInstance", "computeinstance"),
+    ("AksCompute", "aks"),
+];
+
+fn read(input: &Input<'_>, out: &mut Definitions) {
+    let text = input.source.text.as_str();
+    let code = if input.file_name().ends_with(".ipynb") {
+        let Some(mut code) = ipynb::code_cells(text, &input.source.path, Some("python")) else {
+            return;
+        };
+        for i in 0..code.cells.len() {
+            let end = code.cells.get(i + 1).copied().unwrap_or(code.text.len());
+            blank_magics(&mut code.text, code.cells[i], end);
+        }
+        code
+    } else {
+        Code::plain(text)
+    };
+    if !affordable(&code.text) {
+        return;
+    }
+    let mut parser = tree_sitter::Parser::new();
+    if parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_err() {
+        return;
+    }
+    let Some(tree) = parser.parse(&code.text, None) else {
+        return;
+    };
+    let py = Module::new(&code, tree.root_node(), text);
+    out.comments.extend(py.comments(input.source));
+    out.computes.extend(py.definitions(&input.source.path));
+}
+
+/// Whether tree-sitter may parse `text` within the memory the scan allows.
+fn affordable(text: &str) -> bool {
+    let mut tokens = 0usize;
+    let mut word = false;
+    for &c in text.as_bytes() {
+        let w = c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+        // A word's first byte, a punctuation byte, a newline: one token each.
+        let starts_word = w && !word;
+        let punct = !w && (!c.is_ascii_whitespace() || c == b'\n');
+        if starts_word || punct {
+            tokens += 1;
+        }
+        word = w;
+        if tokens > MAX_TOKENS {
+            return false;
+        }
+    }
+    true
+}
+
+/// Blanks (with spaces: offsets stay) what is not Python in the cell starting at `from`:
+/// a cell magic's whole cell when it runs another language (`%%bash`, `%%writefile`...),
+/// else its first line; line magics and shell escapes (`%pip`, `!az …`, with their `\`
+/// continuation lines); a `?` help line.
+fn blank_magics(text: &mut String, from: usize, to: usize) {
+    const OTHER_LANGUAGES: &[&str] = &[
+        "%%bash",
+        "%%sh",
+        "%%script",
+        "%%writefile",
+        "%%html",
+        "%%javascript",
+        "%%js",
+        "%%latex",
+        "%%markdown",
+        "%%perl",
+        "%%ruby",
+        "%%sql",
+        "%%svg",
+        "%%file",
+        "%%powershell",
+        "%%cmd",
+    ];
+    let cell = &text[from..to];
+    let first = cell.trim_start();
+    let other_language = OTHER_LANGUAGES.iter().any(|m| {
+        first
+            .strip_prefix(m)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+    });
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    if other_language {
+        ranges.push((from, to));
+    } else {
+        let mut pos = from;
+        let mut continued = false;
+        for line in cell.split_inclusive('\n') {
+            let body = line.trim_end_matches(['\n', '\r']);
+            let t = body.trim_start();
+            // `!cmd`, `%magic`, `%%magic` (its first line), `obj?` help.
+            let magic = t.starts_with('!')
+                || t.starts_with('%')
+                || t.starts_with('?')
+                || (t.ends_with('?') && !t.contains(char::is_whitespace));
+            if magic || continued {
+                ranges.push((pos, pos + body.len()));
+                continued = body.ends_with('\\');
+            }
+            pos += line.len();
+        }
+    }
+    // Each byte becomes a space: offsets stay (a multi-byte character becomes several).
+    let mut bytes = std::mem::take(text).into_bytes();
+    for (a, z) in ranges {
+        for b in &mut bytes[a..z] {
+            *b = b' ';
+        }
+    }
+    *text = String::from_utf8(bytes).unwrap_or_default();
+}
+
+// ---------------------------------------------------------------------------------------
+// The module: assignments, functions, calls
+
+/// An assignment of a name, or something else that binds it (a loop, an import).
+struct Binding<'t> {
+    /// Where it takes effect (the statement's start).
+    pos: usize,
+    /// The function it is in (`None`: the module).
+    scope: Option<usize>,
+    value: Bound<'t>,
+}
+
+enum Bound<'t> {
+    Expr(TsNode<'t>),
+    /// Bound by something that is not an expression amlint evaluates, and why.
+    Other(String),
+}
+
+struct Func<'t> {
+    name: String,
+    start: usize,
+    end: usize,
+    /// Parameters, with their defaults.
+    params: Vec<(String, Option<TsNode<'t>>)>,
+    parent: Option<usize>,
+}
+
+struct Module<'t> {
+    code: &'t Code,
+    src: &'t str,
+    file: &'t str,
+    bindings: HashMap<String, Vec<Binding<'t>>>,
+    funcs: Vec<Func<'t>>,
+    calls: Vec<TsNode<'t>>,
+    comments: Vec<TsNode<'t>>,
+    /// `import X as Y`, `from m import X as Y`: `Y` → `X`'s last segment.
+    aliases: HashMap<&'t str, &'t str>,
+    /// What each assignment's value evaluates to (by its node), once.
+    memo: std::cell::RefCell<HashMap<usize, Ev>>,
+}
+
+impl<'t> Module<'t> {
+    fn new(code: &'t Code, root: TsNode<'t>, file: &'t str) -> Self {
+        let mut m = Module {
+            code,
+            src: &code.text,
+            file,
+            bindings: HashMap::new(),
+            funcs: Vec::new(),
+            calls: Vec::new(),
+            comments: Vec::new(),
+            aliases: HashMap::new(),
+            memo: Default::default(),
+        };
+        // An iterative walk in document order, with the functions around each node.
+        let mut cursor = root.walk();
+        let mut fstack: Vec<usize> = Vec::new();
+        loop {
+            let node = cursor.node();
+            while fstack
+                .last()
+                .is_some_and(|&f| m.funcs[f].end <= node.start_byte())
+            {
+                fstack.pop();
+            }
+            let scope = fstack.last().copied();
+            match node.kind() {
+                "function_definition" => {
+                    let name = node
+                        .child_by_field_name("name")
+                        .map(|n| m.text(n).to_string())
+                        .unwrap_or_default();
+                    let params = node
+                        .child_by_field_name("parameters")
+                        .map(|p| m.params(p))
+                        .unwrap_or_default();
+                    m.bind(
+                        &name,
+                        node.start_byte(),
+                        scope,
+                        Bound::Other(format!("`{name}` is a function")),
+                    );
+                    m.funcs.push(Func {
+                        name,
+                        start: node.start_byte(),
+                        end: node.end_byte(),
+                        params,
+                        parent: scope,
+                    });
+                    fstack.push(m.funcs.len() - 1);
+                }
+                "assignment" => {
+                    if let (Some(left), Some(right)) = (
+                        node.child_by_field_name("left"),
+                        node.child_by_field_name("right"),
+                    ) {
+                        // `a = b = x`: the right side is an assignment; its own visit binds `b`.
+                        let value = if right.kind() == "assignment" {
+                            innermost_right(right)
+                        } else {
+                            right
+                        };
+                        let pos = node.end_byte();
+                        match left.kind() {
+                            "identifier" => m.bind(m.text(left), pos, scope, Bound::Expr(value)),
+                            "pattern_list" | "tuple_pattern" | "list_pattern" => {
+                                let mut c = left.walk();
+                                for n in left.named_children(&mut c) {
+                                    if n.kind() == "identifier" {
+                                        let why =
+                                            format!("`{}` is unpacked from `{}`", m.text(n), m.text(value));
+                                        m.bind(m.text(n), pos, scope, Bound::Other(why));
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                "augmented_assignment" => {
+                    if let Some(left) = node
+                        .child_by_field_name("left")
+                        .filter(|l| l.kind() == "identifier")
+                    {
+                        let why = format!("`{}` is changed by `{}`", m.text(left), m.text(node));
+                        m.bind(m.text(left), node.end_byte(), scope, Bound::Other(why));
+                    }
+                }
+                "for_statement" => {
+                    if let Some(left) = node.child_by_field_name("left") {
+                        let right = node
+                            .child_by_field_name("right")
+                            .map(|r| m.text(r).to_string())
+                            .unwrap_or_default();
+                        let mut names = Vec::new();
+                        collect_identifiers(left, &mut names);
+                        for n in names {
+                            let why = format!("`{}` is a loop variable over `{right}`", m.text(n));
+                            m.bind(m.text(n), node.start_byte(), scope, Bound::Other(why));
+                        }
+                    }
+                }
+                "import_from_statement" | "import_statement" => {
+                    let mut names = Vec::new();
+                    let mut c = node.walk();
+                    for child in node.children_by_field_name("name", &mut c) {
+                        match child.kind() {
+                            "aliased_import" => {
+                                if let Some(a) = child.child_by_field_name("alias") {
+                                    names.push(a);
+                                    if let Some(orig) = child.child_by_field_name("name") {
+                                        let o = m.text(orig);
+                                        m.aliases.insert(m.text(a), o.rsplit('.').next().unwrap_or(o));
+                                    }
+                                }
+                            }
+                            "dotted_name" => {
+                                if let Some(last) =
+                                    child.named_child(child.named_child_count().saturating_sub(1))
+                                {
+                                    names.push(last);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    for n in names {
+                        let why = format!("`{}` is imported", m.text(n));
+                        m.bind(m.text(n), node.start_byte(), scope, Bound::Other(why));
+                    }
+                }
+                "as_pattern" | "with_item" => {
+                    if let Some(alias) = node.child_by_field_name("alias") {
+                        let mut names = Vec::new();
+                        collect_identifiers(alias, &mut names);
+                        for n in names {
+                            let why = format!("`{}` is bound by `{}`", m.text(n), m.text(node));
+                            m.bind(m.text(n), node.start_byte(), scope, Bound::Other(why));
+                        }
+                    }
+                }
+                "call" => m.calls.push(node),
+                "comment" => m.comments.push(node),
+                _ => {}
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return m;
+                }
+            }
+        }
+    }
+
+    fn bind(&mut self, name: &str, pos: usize, scope: Option<usize>, value: Bound<'t>) {
+        self.bindings
+            .entry(name.to_string())
+            .or_default()
+            .push(Binding { pos, scope, value });
+    }
+
+    fn text(&self, n: TsNode<'_>) -> &'t str {
+        self.src.get(n.start_byte()..n.end_byte()).unwrap_or("")
+    }
+
+    fn params(&self, p: TsNode<'t>) -> Vec<(String, Option<TsNode<'t>>)> {
+        let mut out = Vec::new();
+        let mut c = p.walk();
+        for n in p.named_children(&mut c) {
+            match n.kind() {
+                "identifier" => out.push((self.text(n).to_string(), None)),
+                "typed_parameter" => {
+                    if let Some(id) = n.named_child(0).filter(|x| x.kind() == "identifier") {
+                        out.push((self.text(id).to_string(), None));
+                    }
+                }
+                "default_parameter" | "typed_default_parameter" => {
+                    if let Some(name) = n.child_by_field_name("name").filter(|x| x.kind() == "identifier") {
+                        out.push((self.text(name).to_string(), n.child_by_field_name("value")));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// A class's name through an import alias (`AmlCompute as V1AmlCompute`).
+    fn class_name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.aliases.get(name).copied().unwrap_or(name)
+    }
+
+    /// The function around a code offset.
+    fn scope_at(&self, pos: usize) -> Option<usize> {
+        self.funcs
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.start <= pos && pos < f.end)
+            .max_by_key(|(_, f)| f.start)
+            .map(|(i, _)| i)
+    }
+
+    /// The comments, each with the line it covers (in the file).
+    fn comments(&self, source: &crate::source::SourceFile) -> Vec<super::Comment> {
+        let mut raw = Vec::new();
+        for c in &self.comments {
+            let line_start = self.src[..c.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+            let own_line = self.src[line_start..c.start_byte()].trim().is_empty();
+            raw.push((self.code.span(c.start_byte(), c.end_byte()), own_line));
+        }
+        let mut code = Vec::new();
+        let mut pos = 0;
+        for line in self.src.split_inclusive('\n') {
+            let t = line.trim_start();
+            if !t.is_empty() && !t.starts_with('#') {
+                code.push(self.code.file_offset(pos + (line.len() - t.len()), false) as u32);
+            }
+            pos += line.len();
+        }
+        iac::comments(source, &raw, &code)
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Definitions
+
+    fn definitions(&self, display: &str) -> Vec<ComputeDef> {
+        let mut out = Vec::new();
+        for call in &self.calls {
+            let Some(f) = call.child_by_field_name("function") else {
+                continue;
+            };
+            let callee = self.text(f);
+            let last = self.class_name(callee.rsplit('.').next().unwrap_or(callee));
+            if let Some((_, ctype)) = V2_CLASSES.iter().find(|(c, _)| *c == last) {
+                if let Some(d) = self.v2(*call, callee, ctype, display) {
+                    out.push(d);
+                }
+            } else if callee == "ComputeTarget.create" || callee.ends_with(".ComputeTarget.create") {
+                if let Some(d) = self.v1(*call, display) {
+                    out.push(d);
+                }
+            }
+        }
+        out.sort_by_key(|d| d.span.start);
+        out
+    }
+
+    /// The arguments of a call: positional ones, and keyword ones with their key nodes.
+    fn args(&self, call: TsNode<'t>) -> (Vec<TsNode<'t>>, Vec<(&'t str, TsNode<'t>, TsNode<'t>)>) {
+        let mut pos = Vec::new();
+        let mut kw = Vec::new();
+        if let Some(args) = call.child_by_field_name("arguments") {
+            let mut c = args.walk();
+            for a in args.named_children(&mut c) {
+                match a.kind() {
+                    "keyword_argument" => {
+                        if let (Some(k), Some(v)) =
+                            (a.child_by_field_name("name"), a.child_by_field_name("value"))
+                        {
+                            kw.push((self.text(k), k, v));
+                        }
+                    }
+                    "comment" => {}
+                    "list_splat" | "dictionary_splat" => kw.push(("**", a, a)),
+                    _ => pos.push(a),
+                }
+            }
+        }
+        (pos, kw)
+    }
+
+    /// `AmlCompute(name=…, size=…, …)` (a v2 definition; positional arguments or a
+    /// `workspace=` make it v1's lookup of an existing compute).
+    fn v2(&self, call: TsNode<'t>, callee: &str, ctype: &str, display: &str) -> Option<ComputeDef> {
+        let (pos, kw) = self.args(call);
+        if !pos.is_empty() || kw.iter().any(|(k, ..)| *k == "workspace") {
+            return None;
+        }
+        let (_, key, value) = kw.iter().find(|(k, ..)| *k == "name")?;
+        let at = call.start_byte();
+        let mut notes = Vec::new();
+        let name = self.name_setting(*value, *key, at, &mut notes);
+        let span = self.code.span(call.start_byte(), call.end_byte());
+        let short = callee.rsplit('.').next().unwrap_or(callee);
+        let mut def = ComputeDef::new(
+            SourceKind::PythonSdk,
+            display,
+            span,
+            format!("{short}(...)"),
+            name,
+        );
+        def.notes = notes;
+        let mut t = Setting::literal(
+            Scalar::Str(ctype.to_string()),
+            self.code
+                .span(call.start_byte(), call.start_byte() + callee.len()),
+            None,
+        );
+        t.written = short.to_string();
+        t.in_place = false;
+        def.set("type", t);
+        let fields: &[(&str, &str, iac::As)] = &[
+            ("size", "size", iac::As::Text),
+            ("min_instances", "min_instances", iac::As::Count),
+            ("max_instances", "max_instances", iac::As::Count),
+            ("tier", "tier", iac::As::Tier),
+            (
+                "idle_time_before_scale_down",
+                "idle_time_before_scale_down",
+                iac::As::Count,
+            ),
+            ("enable_node_public_ip", "enable_node_public_ip", iac::As::Bool),
+            (
+                "ssh_public_access_enabled",
+                "ssh_public_access_enabled",
+                iac::As::Bool,
+            ),
+            ("location", "location", iac::As::Text),
+            (
+                "idle_time_before_shutdown_minutes",
+                "idle_time_before_shutdown_minutes",
+                iac::As::Count,
+            ),
+            (
+                "idle_time_before_shutdown",
+                "idle_time_before_shutdown",
+                iac::As::Text,
+            ),
+        ];
+        for (kwname, path, as_) in fields {
+            if let Some((_, k, v)) = kw.iter().find(|(n, ..)| n == kwname) {
+                if let Some(s) = self.setting(*v, *k, at, *as_, &mut def.notes) {
+                    def.set(path, s);
+                }
+            }
+        }
+        if let Some((_, k, v)) = kw.iter().find(|(n, ..)| *n == "schedules") {
+            let span = self.code.span(v.start_byte(), v.end_byte());
+            let key = Some(self.code.span(k.start_byte(), k.end_byte()));
+            def.set(
+                "schedules",
+                Setting::dynamic(self.text(*v), "the compute's schedules are not read", span, key),
+            );
+        }
+        if let Some((_, k, v)) = kw.iter().find(|(n, ..)| *n == "network_settings") {
+            self.network_settings(*v, *k, at, &mut def);
+        }
+        if kw.iter().any(|(k, ..)| *k == "**") {
+            def.notes
+                .push("some arguments are passed with `**`: they are not read".into());
+        }
+        Some(def)
+    }
+
+    /// `network_settings=NetworkSettings(subnet=…, vnet_name=…)`.
+    fn network_settings(&self, v: TsNode<'t>, key: TsNode<'t>, at: usize, def: &mut ComputeDef) {
+        if v.kind() == "call"
+            && v.child_by_field_name("function")
+                .is_some_and(|f| self.text(f).ends_with("NetworkSettings"))
+        {
+            let (_, kw) = self.args(v);
+            for (name, path) in [
+                ("subnet", "network_settings.subnet"),
+                ("vnet_name", "network_settings.vnet_name"),
+            ] {
+                if let Some((_, k, val)) = kw.iter().find(|(n, ..)| *n == name) {
+                    if let Some(s) = self.setting(*val, *k, at, iac::As::Text, &mut def.notes) {
+                        def.set(path, s);
+                    }
+                }
+            }
+        } else {
+            let span = self.code.span(v.start_byte(), v.end_byte());
+            let k = Some(self.code.span(key.start_byte(), key.end_byte()));
+            def.set(
+                "network_settings.subnet",
+                Setting::dynamic(
+                    self.text(v),
+                    format!("`{}` is not a `NetworkSettings(...)` call", self.text(v)),
+                    span,
+                    k,
+                ),
+            );
+        }
+    }
+
+    /// `ComputeTarget.create(ws, name, config)` with the provisioning configuration it is
+    /// given.
+    fn v1(&self, call: TsNode<'t>, display: &str) -> Option<ComputeDef> {
+        let (pos, kw) = self.args(call);
+        let arg = |i: usize, name: &str| -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
+            kw.iter()
+                .find(|(k, ..)| *k == name)
+                .map(|(_, k, v)| (Some(*k), *v))
+                .or_else(|| pos.get(i).map(|v| (None, *v)))
+        };
+        let (name_key, name_node) = arg(1, "name")?;
+        let (_, config) = arg(2, "provisioning_configuration")?;
+        let at = call.start_byte();
+        let mut notes = Vec::new();
+        let name = self.name_setting_at(name_node, name_key, at, &mut notes);
+        let span = self.code.span(call.start_byte(), call.end_byte());
+        let mut def = ComputeDef::new(
+            SourceKind::PythonSdk,
+            display,
+            span,
+            "ComputeTarget.create(...)",
+            name,
+        );
+        def.notes = notes;
+        // The configuration: inline, or the nearest assignment before the call.
+        let (prov, through) = if config.kind() == "call" {
+            (config, None)
+        } else if config.kind() == "identifier" {
+            match self.resolve(self.text(config), at) {
+                Some(Binding {
+                    value: Bound::Expr(e),
+                    ..
+                }) if e.kind() == "call" => (*e, Some(config)),
+                _ => {
+                    def.notes.push(format!(
+                        "the provisioning configuration `{}` is not read",
+                        self.text(config)
+                    ));
+                    return Some(def);
+                }
+            }
+        } else {
+            return Some(def);
+        };
+        let callee = prov
+            .child_by_field_name("function")
+            .map(|f| self.text(f))
+            .unwrap_or_default();
+        let Some(class) = callee.strip_suffix(".provisioning_configuration") else {
+            def.notes.push(format!(
+                "`{}` is not a `provisioning_configuration(...)` call",
+                self.text(prov)
+            ));
+            return Some(def);
+        };
+        let class = self.class_name(class.rsplit('.').next().unwrap_or(class));
+        let Some((_, ctype)) = V1_CLASSES.iter().find(|(c, _)| *c == class) else {
+            return Some(def);
+        };
+        let mut t = Setting::literal(
+            Scalar::Str(ctype.to_string()),
+            self.code
+                .span(prov.start_byte(), prov.start_byte() + callee.len()),
+            None,
+        );
+        t.written = class.to_string();
+        t.in_place = false;
+        def.set("type", t);
+        def.command = format!("ComputeTarget.create + {class}.provisioning_configuration");
+        let (_, pkw) = self.args(prov);
+        let fields: &[(&str, &str, iac::As)] = &[
+            ("vm_size", "size", iac::As::Text),
+            ("agent_vm_size", "size", iac::As::Text),
+            ("min_nodes", "min_instances", iac::As::Count),
+            ("max_nodes", "max_instances", iac::As::Count),
+            ("vm_priority", "tier", iac::As::Tier),
+            (
+                "idle_seconds_before_scaledown",
+                "idle_time_before_scale_down",
+                iac::As::Count,
+            ),
+            (
+                "remote_login_port_public_access",
+                "ssh_public_access_enabled",
+                iac::As::Enabled,
+            ),
+            ("ssh_public_access", "ssh_public_access_enabled", iac::As::Bool),
+            ("location", "location", iac::As::Text),
+            ("subnet_name", "network_settings.subnet", iac::As::Text),
+            ("vnet_name", "network_settings.vnet_name", iac::As::Text),
+        ];
+        for (kwname, path, as_) in fields {
+            let Some((_, k, v)) = pkw.iter().find(|(n, ..)| n == kwname) else {
+                continue;
+            };
+            let Some(mut s) = self.setting(*v, *k, at, *as_, &mut def.notes) else {
+                continue;
+            };
+            if let Some(use_site) = through {
+                // Through a variable: the finding lands where the definition uses it, the
+                // size's literal labelled (one label per place: the other settings share it).
+                let origin = s.in_place.then_some(s.span).or(s.origin);
+                s.span = self.code.span(use_site.start_byte(), use_site.end_byte());
+                s.written = self.text(use_site).to_string();
+                s.in_place = false;
+                s.origin = origin.filter(|_| *path == "size");
+            }
+            def.set(path, s);
+        }
+        if let Some(v) = through {
+            let line = self.line_of(prov.start_byte());
+            def.notes.push(format!(
+                "its settings are those of `{} = {class}.provisioning_configuration(...)` on line {line}",
+                self.text(v)
+            ));
+        }
+        Some(def)
+    }
+
+    fn line_of(&self, pos: usize) -> usize {
+        let off = self.code.file_offset(pos, false);
+        self.file[..off.min(self.file.len())]
+            .bytes()
+            .filter(|&c| c == b'\n')
+            .count()
+            + 1
+    }
+
+    /// The binding of `name` a use at `pos` sees: the nearest assignment before it in its
+    /// function (then the enclosing functions' and the module's).
+    fn resolve(&self, name: &str, pos: usize) -> Option<&Binding<'t>> {
+        let list = self.bindings.get(name)?;
+        let mut scope = self.scope_at(pos);
+        loop {
+            if let Some(b) = list.iter().rev().find(|b| b.scope == scope && b.pos <= pos) {
+                return Some(b);
+            }
+            match scope {
+                Some(f) => scope = self.funcs[f].parent,
+                None => return None,
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Settings and evaluation
+
+    fn name_setting(
+        &self,
+        value: TsNode<'t>,
+        key: TsNode<'t>,
+        at: usize,
+        notes: &mut Vec<String>,
+    ) -> Setting {
+        self.name_setting_at(value, Some(key), at, notes)
+    }
+
+    fn name_setting_at(
+        &self,
+        value: TsNode<'t>,
+        key: Option<TsNode<'t>>,
+        at: usize,
+        notes: &mut Vec<String>,
+    ) -> Setting {
+        let key_span = key.map(|k| self.code.span(k.start_byte(), k.end_byte()));
+        let s = self.setting(value, key.unwrap_or(value), at, iac::As::Text, notes);
+        let mut s = s.unwrap_or_else(|| {
+            Setting::dynamic(
+                self.text(value),
+                "the name is `None`",
+                self.code.span(value.start_byte(), value.end_byte()),
+                key_span,
+            )
+        });
+        s.key = key_span;
+        if s.value
+            .as_ref()
+            .and_then(Scalar::as_str)
+            .is_some_and(str::is_empty)
+        {
+            s = Setting::dynamic(&s.written, "the name is empty", s.span, key_span);
+        }
+        s
+    }
+
+    /// The setting a keyword argument makes (`None` when its value is `None`).
+    fn setting(
+        &self,
+        v: TsNode<'t>,
+        key: TsNode<'t>,
+        at: usize,
+        as_: iac::As,
+        notes: &mut Vec<String>,
+    ) -> Option<Setting> {
+        let val = self.eval(v, at, 0);
+        if let Some(n) = &val.note {
+            notes.push(n.clone());
+        }
+        let span = self.code.span(v.start_byte(), v.end_byte());
+        let key = Some(self.code.span(key.start_byte(), key.end_byte()));
+        let (span, literal) = match self.plain_literal(v) {
+            Some(inner) => (inner, Some(inner)),
+            None if v.kind() == "string" => (self.string_inner(v), None),
+            None if matches!(v.kind(), "integer" | "true" | "false") => (span, self.exact(v)),
+            None => (span, None),
+        };
+        let leaf = iac::Leaf {
+            span,
+            written: self
+                .file
+                .get(span.range())
+                .unwrap_or_else(|| self.text(v))
+                .to_string(),
+            val,
+            literal,
+        };
+        iac::setting_of(&leaf, key, as_)
+    }
+
+    /// The span in the file of a node whose file text is exactly its code text.
+    fn exact(&self, n: TsNode<'t>) -> Option<Span> {
+        let s = self.code.span(n.start_byte(), n.end_byte());
+        (self.file.get(s.range()) == Some(self.text(n))).then_some(s)
+    }
+
+    /// A string's text between its quotes, in the file.
+    fn string_inner(&self, n: TsNode<'t>) -> Span {
+        let (a, z) = string_bounds(n);
+        self.code.span(a, z)
+    }
+
+    /// For a plain string literal (no prefix, escape or interpolation) whose text in the
+    /// file is its value: the span of that text.
+    fn plain_literal(&self, n: TsNode<'t>) -> Option<Span> {
+        if n.kind() != "string" {
+            return None;
+        }
+        let start = n.child(0)?;
+        let prefix = self.text(start).trim_end_matches(['\'', '"']);
+        if !prefix.is_empty() {
+            return None;
+        }
+        let (a, z) = string_bounds(n);
+        let inner = &self.src[a..z];
+        if inner.contains('\\') {
+            return None;
+        }
+        let span = self.code.span(a, z);
+        (self.file.get(span.range()) == Some(inner)).then_some(span)
+    }
+
+    /// The value of an expression used at `at`.
+    fn eval(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        if depth > MAX_DEPTH {
+            return Ev::unknown("the expression is nested too deeply");
+        }
+        match n.kind() {
+            "string" => self.string(n, at, depth),
+            "concatenated_string" => {
+                let mut pieces = Vec::new();
+                let mut parts = Vec::new();
+                let mut c = n.walk();
+                for s in n.named_children(&mut c) {
+                    let v = self.eval(s, at, depth + 1);
+                    pieces.extend(v.pieces());
+                    parts.push(v);
+                }
+                iac::carry(iac::join(pieces), &parts)
+            }
+            "integer" => match self.text(n).replace('_', "").parse::<i64>() {
+                Ok(i) => Ev::int(i).with_origin(self.exact(n)),
+                Err(_) => Ev::unknown(format!("`{}` is not an integer amlint reads", self.text(n))),
+            },
+            "true" => Ev::boolean(true).with_origin(self.exact(n)),
+            "false" => Ev::boolean(false).with_origin(self.exact(n)),
+            "none" => Ev::new(V::Null),
+            "parenthesized_expression" => match n.named_child(0) {
+                Some(inner) => self.eval(inner, at, depth + 1),
+                None => Ev::unknown("empty parentheses"),
+            },
+            "identifier" => self.identifier(self.text(n), at, depth),
+            "binary_operator" => self.binary(n, at, depth),
+            "boolean_operator" => self.or_default(n, at, depth),
+            "conditional_expression" => self.conditional(n, at, depth),
+            "call" => self.call(n, at, depth),
+            "attribute" => Ev::unknown(format!("`{}` is read at run time", self.text(n))),
+            "subscript" => self.subscript(n, at, depth),
+            "unary_operator" => match (
+                n.child(0).map(|o| self.text(o)),
+                n.named_child(0).map(|x| self.eval(x, at, depth + 1).v),
+            ) {
+                (Some("-"), Some(V::Int(i))) => Ev::int(i.saturating_neg()),
+                _ => self.unread(n),
+            },
+            _ => self.unread(n),
+        }
+    }
+
+    #[inline(never)]
+    fn unread(&self, n: TsNode<'t>) -> Ev {
+        Ev::unknown(format!("`{}` is not evaluated statically", self.text(n)))
+    }
+
+    /// A string literal (escapes decoded; an f-string's fields evaluated).
+    fn string(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let Some(start) = n.child(0) else {
+            return self.unread(n);
+        };
+        let prefix = self
+            .text(start)
+            .trim_end_matches(['\'', '"'])
+            .to_ascii_lowercase();
+        let raw = prefix.contains('r');
+        if prefix.contains('b') {
+            return Ev::unknown(format!("`{}` is bytes, not a string", self.text(n)));
+        }
+        let fstring = prefix.contains('f');
+        let mut pieces = Vec::new();
+        let mut fields = Vec::new();
+        let mut c = n.walk();
+        for child in n.children(&mut c) {
+            match child.kind() {
+                "string_content" => {
+                    let t = self.text(child);
+                    let t = if raw { t.to_string() } else { unescape(t) };
+                    let t = if fstring {
+                        t.replace("{{", "{").replace("}}", "}")
+                    } else {
+                        t
+                    };
+                    pieces.push(Part::Text(t));
+                }
+                "interpolation" => {
+                    if child.child_by_field_name("format_specifier").is_some()
+                        || child.child_by_field_name("type_conversion").is_some()
+                    {
+                        pieces.push(Part::Unknown(format!(
+                            "`{}` has a format specification",
+                            self.text(child)
+                        )));
+                        continue;
+                    }
+                    match child.child_by_field_name("expression") {
+                        Some(e) => {
+                            let v = self.eval(e, at, depth + 1);
+                            pieces.extend(v.pieces());
+                            fields.push(v);
+                        }
+                        None => pieces.push(Part::Unknown("an empty f-string field".into())),
+                    }
+                }
+                _ => {}
+            }
+        }
+        let v = iac::carry(iac::join(pieces), &fields);
+        v.with_origin(self.plain_literal(n))
+    }
+
+    /// A name at `at`: its nearest assignment, a parameter's default, or unknown.
+    fn identifier(&self, name: &str, at: usize, depth: usize) -> Ev {
+        let scope = self.scope_at(at);
+        // A parameter of the function around the use, not assigned before it there.
+        if let Some(f) = scope {
+            let assigned = self
+                .bindings
+                .get(name)
+                .is_some_and(|l| l.iter().any(|b| b.scope == Some(f) && b.pos <= at));
+            if !assigned {
+                if let Some((_, default)) = self.funcs[f].params.iter().find(|(p, _)| p == name) {
+                    let fname = &self.funcs[f].name;
+                    return match default {
+                        Some(d) => {
+                            let v = self.eval(*d, d.start_byte(), depth + 1);
+                            v.with_note(Some(format!(
+                                "`{name}` is the default of `{fname}()`'s parameter"
+                            )))
+                        }
+                        None => Ev::unknown(format!(
+                            "`{name}` is a parameter of `{fname}()`, set by its callers"
+                        )),
+                    };
+                }
+            }
+        }
+        match self.resolve(name, at) {
+            Some(Binding {
+                value: Bound::Expr(e),
+                pos,
+                ..
+            }) => {
+                if depth > MAX_DEPTH {
+                    return Ev::unknown("the expression is nested too deeply");
+                }
+                // The value as of the assignment (names it uses resolve before it), once.
+                if let Some(v) = self.memo.borrow().get(&e.id()) {
+                    return v.clone();
+                }
+                let v = self.eval(*e, (*pos).min(e.start_byte()), depth + 1);
+                self.memo.borrow_mut().insert(e.id(), v.clone());
+                v
+            }
+            Some(Binding {
+                value: Bound::Other(why),
+                ..
+            }) => Ev::unknown(why.clone()),
+            None => match name {
+                "True" => Ev::boolean(true),
+                "False" => Ev::boolean(false),
+                "None" => Ev::new(V::Null),
+                _ => Ev::unknown(format!("`{name}` is not assigned in this file")),
+            },
+        }
+    }
+
+    fn binary(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let (Some(l), Some(op), Some(r)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("operator"),
+            n.child_by_field_name("right"),
+        ) else {
+            return self.unread(n);
+        };
+        let (lv, rv) = (self.eval(l, at, depth + 1), self.eval(r, at, depth + 1));
+        let v = match (self.text(op), &lv.v, &rv.v) {
+            ("+", V::Int(a), V::Int(b)) => Ev::int(a.saturating_add(*b)),
+            ("-", V::Int(a), V::Int(b)) => Ev::int(a.saturating_sub(*b)),
+            ("*", V::Int(a), V::Int(b)) => Ev::int(a.saturating_mul(*b)),
+            ("+", V::Str(_), V::Str(_)) => iac::join(lv.pieces().into_iter().chain(rv.pieces())),
+            _ => match lv.why().or_else(|| rv.why()) {
+                Some(w) => Ev::unknown(w),
+                None => self.unread(n),
+            },
+        };
+        iac::carry(v, [&lv, &rv])
+    }
+
+    /// `x or "default"`: `x` when known to be truthy, else the default (noted).
+    fn or_default(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let (Some(l), Some(op), Some(r)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("operator"),
+            n.child_by_field_name("right"),
+        ) else {
+            return self.unread(n);
+        };
+        if self.text(op) != "or" {
+            return self.unread(n);
+        }
+        let lv = self.eval(l, at, depth + 1);
+        match truthy(&lv) {
+            Some(true) => lv,
+            Some(false) => self.eval(r, at, depth + 1),
+            None => {
+                let rv = self.eval(r, at, depth + 1);
+                let note = format!(
+                    "`{}`: the default, as `{}` is not known statically",
+                    self.text(n),
+                    self.text(l)
+                );
+                if rv.why().is_some() {
+                    rv
+                } else {
+                    rv.with_note(Some(note))
+                }
+            }
+        }
+    }
+
+    /// `a if cond else b`: by the condition when known; `x if x else "default"` is the
+    /// default (noted) when `x` is not known.
+    fn conditional(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let mut c = n.walk();
+        let parts: Vec<TsNode<'t>> = n
+            .named_children(&mut c)
+            .filter(|x| x.kind() != "comment")
+            .collect();
+        let [body, cond, alt] = parts.as_slice() else {
+            return self.unread(n);
+        };
+        let cv = self.eval(*cond, at, depth + 1);
+        match truthy(&cv) {
+            Some(true) => self.eval(*body, at, depth + 1),
+            Some(false) => self.eval(*alt, at, depth + 1),
+            None if self.text(*body) == self.text(*cond) => {
+                let rv = self.eval(*alt, at, depth + 1);
+                let note = format!(
+                    "`{}`: the default, as `{}` is not known statically",
+                    self.text(n),
+                    self.text(*cond)
+                );
+                if rv.why().is_some() {
+                    rv
+                } else {
+                    rv.with_note(Some(note))
+                }
+            }
+            None => Ev::unknown(format!(
+                "`{}` depends on `{}`{}",
+                self.text(n),
+                self.text(*cond),
+                cv.why().map(|w| format!(", and {w}")).unwrap_or_default()
+            )),
+        }
+    }
+
+    /// `os.environ.get("X", "d")`, `os.getenv("X", "d")`, `str(x)`, `x.lower()`...
+    fn call(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let Some(f) = n.child_by_field_name("function") else {
+            return self.unread(n);
+        };
+        let callee = self.text(f);
+        let (pos, kw) = self.args(n);
+        if matches!(callee, "os.environ.get" | "os.getenv" | "environ.get" | "getenv") {
+            let var = pos.first().map(|v| {
+                self.eval(*v, at, depth + 1)
+                    .known_str()
+                    .unwrap_or_else(|| self.text(*v).to_string())
+            });
+            let var = var.unwrap_or_default();
+            let default = pos
+                .get(1)
+                .copied()
+                .or_else(|| kw.iter().find(|(k, ..)| *k == "default").map(|(_, _, v)| *v));
+            return match default {
+                Some(d) => {
+                    let v = self.eval(d, at, depth + 1);
+                    if v.why().is_some() || v.is_null() {
+                        Ev::unknown(format!(
+                            "`{callee}(\"{var}\")` is read from the environment at run time"
+                        ))
+                    } else {
+                        v.with_note(Some(format!("the default of the environment variable `{var}`")))
+                    }
+                }
+                None => Ev::unknown(format!(
+                    "`{callee}(\"{var}\")` is read from the environment at run time"
+                )),
+            };
+        }
+        if callee == "str" && pos.len() == 1 {
+            let v = self.eval(pos[0], at, depth + 1);
+            return match v.v {
+                V::Str(_) | V::Int(_) => iac::carry(iac::join(v.pieces()), [&v]),
+                _ => Ev::unknown(
+                    v.why()
+                        .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
+                ),
+            };
+        }
+        if callee == "int" && pos.len() == 1 {
+            let v = self.eval(pos[0], at, depth + 1);
+            return match (&v.v, v.known_str().and_then(|s| s.trim().parse::<i64>().ok())) {
+                (V::Int(i), _) => Ev::int(*i),
+                (_, Some(i)) => Ev::int(i),
+                _ => Ev::unknown(
+                    v.why()
+                        .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
+                ),
+            };
+        }
+        if f.kind() == "attribute" {
+            if let (Some(obj), Some(method)) = (
+                f.child_by_field_name("object"),
+                f.child_by_field_name("attribute"),
+            ) {
+                let m = self.text(method);
+                if matches!(m, "lower" | "upper" | "strip") && pos.is_empty() {
+                    let v = self.eval(obj, at, depth + 1);
+                    let g: fn(&str) -> String = match m {
+                        "lower" => |s| s.to_lowercase(),
+                        "upper" => |s| s.to_uppercase(),
+                        _ => |s| s.trim().to_string(),
+                    };
+                    return match v.known_str() {
+                        Some(s) => iac::carry(Ev::text(g(&s)), [&v]),
+                        None => Ev::unknown(
+                            v.why()
+                                .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
+                        ),
+                    };
+                }
+                if m == "format" && kw.is_empty() {
+                    let fmt = self.eval(obj, at, depth + 1);
+                    let args: Vec<Ev> = pos.iter().map(|a| self.eval(*a, at, depth + 1)).collect();
+                    return match fmt.known_str() {
+                        Some(s) => iac::carry(iac::format_pieces(&s, &args), &args),
+                        None => Ev::unknown(
+                            fmt.why()
+                                .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
+                        ),
+                    };
+                }
+            }
+        }
+        Ev::unknown(format!("`{}` is computed at run time", self.text(n)))
+    }
+
+    fn subscript(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let (Some(value), Some(index)) = (n.child_by_field_name("value"), n.child_by_field_name("subscript"))
+        else {
+            return self.unread(n);
+        };
+        if matches!(self.text(value), "os.environ" | "environ") {
+            return Ev::unknown(format!(
+                "`{}` is read from the environment at run time",
+                self.text(n)
+            ));
+        }
+        let v = self.eval(value, at, depth + 1);
+        let i = self.eval(index, at, depth + 1);
+        match v.v {
+            V::Unknown(_) => Ev::unknown(format!("`{}` is not known statically", self.text(n))),
+            _ => iac::index_of(&v, &i, false),
+        }
+    }
+}
+
+/// The rightmost value of `a = b = x`.
+fn innermost_right(mut n: TsNode<'_>) -> TsNode<'_> {
+    while n.kind() == "assignment" {
+        match n.child_by_field_name("right") {
+            Some(r) => n = r,
+            None => break,
+        }
+    }
+    n
+}
+
+/// The identifiers of a pattern (`a`, `a, b`, `(a, [b, c])`).
+fn collect_identifiers<'t>(n: TsNode<'t>, out: &mut Vec<TsNode<'t>>) {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "identifier" {
+            out.push(x);
+            continue;
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+    }
+}
+
+/// A string node's text between its quotes (code offsets).
+fn string_bounds(n: TsNode<'_>) -> (usize, usize) {
+    let count = n.child_count();
+    let a = n.child(0).map_or(n.start_byte(), |s| s.end_byte());
+    let z = n
+        .child(count.saturating_sub(1))
+        .filter(|e| e.kind() == "string_end")
+        .map_or(n.end_byte(), |e| e.start_byte());
+    (a, z.max(a))
+}
+
+/// Python's truth of a known value (`None`: not known).
+fn truthy(v: &Ev) -> Option<bool> {
+    if v.why().is_some() {
+        return None;
+    }
+    Some(match &v.v {
+        V::Null => false,
+        V::Bool(b) => *b,
+        V::Int(i) => *i != 0,
+        V::Str(_) => !v.known_str().unwrap_or_default().is_empty(),
+        V::List(l) => !l.is_empty(),
+        V::Map(m) => !m.is_empty(),
+        V::Unknown(_) => return None,
+    })
+}
+
+/// Python's string escapes (`\n`, `\\`, `\'`, `\xHH`, `\uXXXX`...; a line continuation is
+/// nothing; an unknown escape stays as written).
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('\\') => out.push('\\'),
+            Some('\'') => out.push('\''),
+            Some('"') => out.push('"'),
+            Some('\n') => {}
+            Some(k @ ('x' | 'u' | 'U')) => {
+                let n = match k {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let hex: String = (0..n).filter_map(|_| chars.next()).collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(ch) => out.push(ch),
+                    None => {
+                        out.push('\\');
+                        out.push(k);
+                        out.push_str(&hex);
+                    }
+                }
+            }
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use super::*;
+
+    fn read_named(name: &str, text: &str) -> Definitions {
+        let dir = tempfile::tempdir().unwrap();
+        iac::read_for_test(read, dir.path(), name, text)
+    }
+
+    fn defs(text: &str) -> Vec<ComputeDef> {
+        read_named("setup.py", text).computes
+    }
+
+    const V2: &str = r#"import os
+from azure.ai.ml.entities import AmlCompute, ComputeInstance, NetworkSettings
+
+prefix = "team"
+size = "Standard_NC6"
+cluster = AmlCompute(
+    name=f"{prefix}-gpu",
+    size=size,
+    min_instances=1,
+    max_instances=4,
+    tier="low_priority",
+    idle_time_before_scale_down=120,
+    enable_node_public_ip=False,
+    network_settings=NetworkSettings(subnet="/subscriptions/0/subnets/ml"),
+)
+ci_name = os.environ.get("CI_NAME", "dev-box")
+ci = ComputeInstance(name=ci_name, size="Standard_DS3_v2")  # amlint: ignore[AML602]
+existing = AmlCompute(ws, "old-cluster")
+"#;
+
+    #[test]
+    fn v2_constructors_are_definitions_with_their_values_and_spans() {
+        let d = defs(V2);
+        assert_eq!(d.len(), 2, "AmlCompute(ws, name) is a lookup");
+        let c = &d[0];
+        assert_eq!(c.source, SourceKind::PythonSdk);
+        assert_eq!(c.known_name(), Some("team-gpu"));
+        assert_eq!(&V2[c.name.span.range()], "{prefix}-gpu");
+        assert_eq!(&V2[c.name.key.unwrap().range()], "name");
+        assert_eq!(c.ctype().as_deref(), Some("amlcompute"));
+        let size = c.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(&V2[size.span.range()], "size");
+        assert_eq!(&V2[size.origin.unwrap().range()], "Standard_NC6");
+        let min = c.get("min_instances").unwrap();
+        assert!(min.in_place && &V2[min.span.range()] == "1");
+        assert_eq!(
+            c.get("tier").unwrap().value,
+            Some(Scalar::Str("low_priority".into()))
+        );
+        assert!(c.get("tier").unwrap().in_place);
+        assert_eq!(
+            c.get("enable_node_public_ip").unwrap().value,
+            Some(Scalar::Bool(false))
+        );
+        assert_eq!(
+            c.get("network_settings.subnet").unwrap().value,
+            Some(Scalar::Str("/subscriptions/0/subnets/ml".into()))
+        );
+        assert!(V2[c.span.range()].starts_with("AmlCompute("));
+        let ci = &d[1];
+        assert_eq!(ci.known_name(), Some("dev-box"));
+        assert_eq!(ci.ctype().as_deref(), Some("computeinstance"));
+        assert!(
+            ci.notes
+                .iter()
+                .any(|n| n.contains("environment variable `CI_NAME`")),
+            "{:?}",
+            ci.notes
+        );
+    }
+
+    #[test]
+    fn v1_provisioning_configurations_are_read_through_their_variable() {
+        let t = r#"from azureml.core.compute import AmlCompute, ComputeTarget
+cluster_name = "cpu-cluster"
+try:
+    cluster = ComputeTarget(workspace=ws, name=cluster_name)
+except Exception:
+    compute_config = AmlCompute.provisioning_configuration(vm_size='STANDARD_NC6',
+                                                           vm_priority='lowpriority',
+                                                           min_nodes=1,
+                                                           max_nodes=4)
+    cluster = ComputeTarget.create(ws, cluster_name, compute_config)
+inline = ComputeTarget.create(workspace=ws, name="inline", provisioning_configuration=AmlCompute.provisioning_configuration(vm_size="Standard_D2_v3"))
+"#;
+        let d = defs(t);
+        assert_eq!(d.len(), 2);
+        let c = &d[0];
+        assert_eq!(c.known_name(), Some("cpu-cluster"));
+        assert_eq!(&t[c.name.span.range()], "cluster_name");
+        assert_eq!(c.ctype().as_deref(), Some("amlcompute"));
+        let size = c.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("STANDARD_NC6".into())));
+        assert_eq!(
+            &t[size.span.range()],
+            "compute_config",
+            "where the definition uses it"
+        );
+        assert_eq!(&t[size.origin.unwrap().range()], "STANDARD_NC6");
+        let min = c.get("min_instances").unwrap();
+        assert_eq!(
+            (min.value.clone(), min.origin, min.in_place),
+            (Some(Scalar::Int(1)), None, false)
+        );
+        assert_eq!(&t[min.span.range()], "compute_config");
+        assert_eq!(
+            c.get("tier").unwrap().value,
+            Some(Scalar::Str("low_priority".into()))
+        );
+        assert!(c.notes.iter().any(|n| n.contains("on line 6")), "{:?}", c.notes);
+        assert!(t[c.span.range()].starts_with("ComputeTarget.create("));
+        let i = &d[1];
+        assert_eq!(i.known_name(), Some("inline"));
+        let size = i.get("size").unwrap();
+        assert!(size.in_place && &t[size.span.range()] == "Standard_D2_v3");
+    }
+
+    #[test]
+    fn names_from_defaults_parameters_and_expressions() {
+        let t = r#"import os
+def make(ml_client, name="param-default", size=None):
+    return AmlCompute(name=name, size=size or "Standard_DS3_v2")
+
+def helper(ml_client, compute_name):
+    return AmlCompute(name=compute_name, size="Standard_DS3_v2")
+
+base = os.getenv("BASE") or "fallback"
+c1 = AmlCompute(name=base + "-" + str(2), size="Standard_DS3_v2")
+arg = args.compute if args.compute else "from-args"
+c2 = AmlCompute(name=arg)
+c3 = AmlCompute(name=os.environ["NAME"])
+for n in ["a", "b"]:
+    AmlCompute(name=n)
+c5 = AmlCompute(name="{}-{}".format("x", 1).upper())
+"#;
+        let d = defs(t);
+        let names: Vec<Option<&str>> = d.iter().map(|d| d.known_name()).collect();
+        assert_eq!(
+            names,
+            vec![
+                Some("param-default"),
+                None,
+                Some("fallback-2"),
+                Some("from-args"),
+                None,
+                None,
+                Some("X-1")
+            ]
+        );
+        assert_eq!(d[0].size(), Some("Standard_DS3_v2"));
+        assert!(
+            d[0].notes.iter().any(|n| n.contains("default of `make()`")),
+            "{:?}",
+            d[0].notes
+        );
+        assert!(
+            d[1].name
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("parameter of `helper()`")
+        );
+        assert!(d[2].notes.iter().any(|n| n.contains("the default")));
+        assert!(d[4].name.why.as_deref().unwrap().contains("environment"));
+        assert!(d[5].name.why.as_deref().unwrap().contains("loop variable"));
+    }
+
+    #[test]
+    fn a_notebook_is_its_code_cells_with_the_files_own_spans() {
+        let nb = r##"{
+ "cells": [
+  {"cell_type": "markdown", "source": ["AmlCompute(name=\"not-code\")"]},
+  {"cell_type": "code", "source": [
+    "!pip install azure-ai-ml \\\n",
+    "    --upgrade\n",
+    "%matplotlib inline\n",
+    "name = \"nb-gpu\"\n"
+  ]},
+  {"cell_type": "code", "source": "%%bash\naz ml compute create --name x\n"},
+  {"cell_type": "code", "source": [
+    "# amlint: ignore[AML601]\n",
+    "c = AmlCompute(name=name, size=\"Standard_NC6\", min_instances=1, description=\"a \\\"quoted\\\" \\u00e9t\u00e9\")\n"
+  ]}
+ ],
+ "metadata": {"kernelspec": {"language": "python"}}
+}"##;
+        let out = read_named("setup.ipynb", nb);
+        assert_eq!(out.computes.len(), 1);
+        let d = &out.computes[0];
+        assert_eq!(d.known_name(), Some("nb-gpu"));
+        assert_eq!(&nb[d.name.span.range()], "name");
+        assert_eq!(&nb[d.name.origin.unwrap().range()], "nb-gpu");
+        let size = d.get("size").unwrap();
+        assert_eq!(&nb[size.span.range()], "Standard_NC6");
+        assert!(size.in_place);
+        let line = |off: u32| nb[..off as usize].lines().count();
+        assert_eq!(
+            line(d.span.start),
+            13,
+            "the definition's line is the notebook file's"
+        );
+        assert!(nb[d.span.range()].starts_with("AmlCompute(name=name"));
+        let c: Vec<(&str, Option<u32>)> = out
+            .comments
+            .iter()
+            .map(|c| (&nb[c.span.range()], c.target_line))
+            .collect();
+        assert_eq!(c, vec![("# amlint: ignore[AML601]", Some(13))]);
+    }
+
+    #[test]
+    fn other_languages_and_unaffordable_files_are_not_read() {
+        let r = r#"{"cells": [{"cell_type": "code", "source": "AmlCompute(name='x')"}], "metadata": {"kernelspec": {"language": "R"}}}"#;
+        assert!(read_named("r.ipynb", r).computes.is_empty());
+        let big = format!("AmlCompute(name='x')\nx = [{}]\n", "a,".repeat(MAX_TOKENS));
+        assert!(defs(&big).is_empty());
+    }
+
+    #[test]
+    fn hostile_input_stays_bounded_on_a_small_stack() {
+        let mut t = String::from("x0 = 'gpu'\n");
+        for i in 1..5_000 {
+            t.push_str(&format!("x{i} = x{}\n", i - 1));
+        }
+        t.push_str(&format!(
+            "c = AmlCompute(name=x4999, size={}'a'{})\n",
+            "(".repeat(10_000),
+            ")".repeat(10_000)
+        ));
+        t.push_str(&format!("d = AmlCompute(name={}'y')\n", "'a' + ".repeat(10_000)));
+        let d = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || defs(&t))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(d.len(), 2);
+        assert!(d[0].name.why.as_deref().unwrap().contains("too deeply"));
+        assert!(d[1].name.why.as_deref().unwrap().contains("too deeply"));
+    }
+}

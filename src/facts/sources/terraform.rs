@@ -1,0 +1,1685 @@
+//! Terraform: `azurerm_machine_learning_compute_cluster`, `_compute_instance`,
+//! `_inference_cluster` (its size from the `azurerm_kubernetes_cluster` it names, the
+//! default node pool's `vm_size`), `_synapse_spark`, and `azapi_resource` of type
+//! `Microsoft.MachineLearningServices/workspaces/computes@…` (the ARM body, as an object or
+//! `jsonencode(…)`) are definitions.
+//!
+//! HCL is parsed with `hcl-edit` (spans of every expression). Values are evaluated
+//! statically in the module — the `.tf` files of the file's directory: `var.x` (the
+//! variable's `default`, overridden by `terraform.tfvars`, `terraform.tfvars.json`,
+//! `*.auto.tfvars` and `*.auto.tfvars.json` in Terraform's order; the note says which
+//! won), `local.x`, string templates, `lower`/`upper`/`format`/`coalesce`/`join`/`lookup`
+//! /`merge`/`try`..., conditionals with a known condition, `for` expressions, another
+//! resource's literal attribute; a literal `for_each` (or one from a variable's default)
+//! gives one definition per key (`each.key`, `each.value`), a literal `count` one per
+//! index; anything else is unknown with why. Before parsing, a byte scan refuses what
+//! would cost `hcl-edit` more than [`MAX_DEPTH`] levels of stack or [`MAX_TOKENS`] tokens'
+//! worth of memory (its parse nests one frame group per level and holds about 200 bytes
+//! per token).
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use hcl_edit::Span as _;
+use hcl_edit::expr::{Expression, Object, ObjectKey, TraversalOperator};
+use hcl_edit::structure::{Block, Body, Structure};
+use hcl_edit::template::Element;
+
+use super::iac::{self, BodyField, BodyNode, Ev, Leaf, Part, V};
+use super::{Definitions, Input, Reader};
+use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
+use crate::source::{SourceFile, Span};
+
+pub const READER: Reader = Reader {
+    name: "terraform",
+    // `.tfvars` files define nothing (their needles never match) but are walked, so that
+    // a partial run finds the module beside one that names a compute.
+    wants: |name| name.ends_with(".tf") || name.ends_with(".tfvars"),
+    needles: &[
+        "azurerm_machine_learning_compute",
+        "azurerm_machine_learning_inference_cluster",
+        "azurerm_machine_learning_synapse_spark",
+        "workspaces/computes",
+    ],
+    read,
+};
+
+/// Bracket nesting a file may have before `hcl-edit` parses it (it refuses 64; its
+/// recursive parse of 32 levels fits the 256 KiB stacks of the test build).
+const MAX_DEPTH: usize = 24;
+/// Structural bytes (`.`, `,`, `"`, `=`, brackets, newlines) a file may hold before
+/// `hcl-edit` parses it: its tree costs about 200 bytes each.
+const MAX_TOKENS: usize = 250_000;
+/// How deep evaluation goes (nested expressions, references through locals).
+const MAX_EVAL: usize = 24;
+
+fn read(input: &Input<'_>, out: &mut Definitions) {
+    let text = &input.source.text;
+    out.comments.extend(comments(input.source));
+    let Some(body) = parse(text) else {
+        return;
+    };
+    let display = &input.source.path;
+    // The module: this file first, then the other `.tf` files of its directory.
+    let mut files: Vec<(Arc<SourceFile>, Body)> =
+        vec![(SourceFile::new(display.clone(), String::new()), body)];
+    let dir = input.path.parent().unwrap_or(Path::new(""));
+    let me = input.file_name();
+    let siblings = iac::sibling_files(input.files, dir, |n| {
+        n.ends_with(".tf") || n.ends_with(".tfvars") || n.ends_with(".tfvars.json")
+    });
+    let mut tfvars = Vec::new();
+    for (path, name) in siblings {
+        let lower = name.to_ascii_lowercase();
+        if lower == me {
+            continue;
+        }
+        let shown = iac::beside(display, &name);
+        if lower.ends_with(".tf") {
+            if let Some(src) = input.files.read(&path, &shown) {
+                if let Some(b) = parse(&src.text) {
+                    files.push((src, b));
+                }
+            }
+        } else if lower == "terraform.tfvars"
+            || lower == "terraform.tfvars.json"
+            || lower.ends_with(".auto.tfvars")
+            || lower.ends_with(".auto.tfvars.json")
+        {
+            tfvars.push((path, name, shown));
+        }
+    }
+    let module = Module::new(text, &files, input, tfvars);
+    let mut found = Vec::new();
+    for s in files[0].1.iter() {
+        if let Structure::Block(b) = s {
+            if b.ident.as_str() == "resource" && b.labels.len() == 2 {
+                found.extend(module.definitions(b, display));
+            }
+        }
+    }
+    out.computes.extend(found);
+}
+
+/// The body of an HCL text, if the byte scan lets `hcl-edit` parse it and it parses.
+fn parse(text: &str) -> Option<Body> {
+    let (offset, body) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => (3, rest),
+        None => (0, text),
+    };
+    if !affordable(body) || offset != 0 {
+        // A byte-order mark would shift every span: such a file is not read.
+        return None;
+    }
+    hcl_edit::parser::parse_body(body).ok()
+}
+
+/// Whether `hcl-edit` may parse `text` within the stack and memory the scan allows.
+fn affordable(text: &str) -> bool {
+    let mut depth = 0usize;
+    let mut tokens = 0usize;
+    for &c in text.as_bytes() {
+        match c {
+            b'{' | b'[' | b'(' => {
+                depth += 1;
+                tokens += 1;
+                if depth > MAX_DEPTH {
+                    return false;
+                }
+            }
+            b'}' | b']' | b')' => {
+                depth = depth.saturating_sub(1);
+                tokens += 1;
+            }
+            b'.' | b',' | b'"' | b'=' | b'\n' | b'*' | b'+' | b'-' | b'?' | b':' => tokens += 1,
+            _ => {}
+        }
+        if tokens > MAX_TOKENS {
+            return false;
+        }
+    }
+    true
+}
+
+fn span(r: Option<Range<usize>>) -> Option<Span> {
+    r.map(|r| Span::new(r.start as u32, r.end as u32))
+}
+
+// ---------------------------------------------------------------------------------------
+// The module
+
+/// An expression and the module file it is written in (0: the defining file).
+#[derive(Clone, Copy)]
+struct At<'m> {
+    file: usize,
+    expr: &'m Expression,
+}
+
+type Env = Vec<(String, Ev)>;
+
+struct Module<'m> {
+    /// The defining file's text.
+    text: &'m str,
+    files: &'m [(Arc<SourceFile>, Body)],
+    /// `variable "x"`: the file and its `default`, if any.
+    vars: HashMap<String, (usize, Option<&'m Expression>)>,
+    /// Values of the variable files, by name: the value, and the file that set it last.
+    tfvars: HashMap<String, (Ev, String)>,
+    locals: HashMap<String, At<'m>>,
+    /// `resource "type" "name"`: its block.
+    resources: HashMap<(String, String), (usize, &'m Block)>,
+    memo: std::cell::RefCell<HashMap<String, Ev>>,
+    busy: std::cell::RefCell<Vec<String>>,
+}
+
+impl<'m> Module<'m> {
+    fn new(
+        text: &'m str,
+        files: &'m [(Arc<SourceFile>, Body)],
+        input: &Input<'_>,
+        tfvars: Vec<(std::path::PathBuf, String, String)>,
+    ) -> Self {
+        let mut m = Module {
+            text,
+            files,
+            vars: HashMap::new(),
+            tfvars: HashMap::new(),
+            locals: HashMap::new(),
+            resources: HashMap::new(),
+            memo: Default::default(),
+            busy: Default::default(),
+        };
+        for (file, (_, body)) in files.iter().enumerate() {
+            for s in body.iter() {
+                let Structure::Block(b) = s else { continue };
+                let labels: Vec<&str> = b.labels.iter().map(|l| l.as_str()).collect();
+                match (b.ident.as_str(), labels.as_slice()) {
+                    ("variable", [name]) => {
+                        let default = b.body.get_attribute("default").map(|a| &a.value);
+                        m.vars.insert(name.to_string(), (file, default));
+                    }
+                    ("locals", []) => {
+                        for s in b.body.iter() {
+                            if let Structure::Attribute(a) = s {
+                                m.locals
+                                    .insert(a.key.as_str().to_string(), At { file, expr: &a.value });
+                            }
+                        }
+                    }
+                    ("resource", [t, n]) => {
+                        m.resources.insert((t.to_string(), n.to_string()), (file, b));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // Variable files in Terraform's order: terraform.tfvars, terraform.tfvars.json,
+        // then *.auto.tfvars(.json) by name; a later one wins.
+        let mut tfvars = tfvars;
+        tfvars.sort_by_key(|(_, name, _)| {
+            let l = name.to_ascii_lowercase();
+            (l != "terraform.tfvars", l != "terraform.tfvars.json", l)
+        });
+        for (path, name, shown) in tfvars {
+            let Some(src) = input.files.read(&path, &shown) else {
+                continue;
+            };
+            for (var, v) in variable_file(&src, &name) {
+                m.tfvars.insert(var, (v, name.clone()));
+            }
+        }
+        m
+    }
+
+    /// The definitions a `resource` block makes (one per key of a literal `for_each`, per
+    /// index of a literal `count`).
+    fn definitions(&self, b: &'m Block, display: &str) -> Vec<ComputeDef> {
+        let rtype = b.labels[0].as_str();
+        let kind = match rtype {
+            "azurerm_machine_learning_compute_cluster" => Some("AmlCompute"),
+            "azurerm_machine_learning_compute_instance" => Some("ComputeInstance"),
+            "azurerm_machine_learning_inference_cluster" => Some("AKS"),
+            "azurerm_machine_learning_synapse_spark" => Some("SynapseSpark"),
+            "azapi_resource" => None,
+            _ => return Vec::new(),
+        };
+        if kind.is_none() {
+            let is_compute = b
+                .body
+                .get_attribute("type")
+                .and_then(|a| a.value.as_str())
+                .is_some_and(|t| {
+                    t.to_ascii_lowercase()
+                        .starts_with("microsoft.machinelearningservices/workspaces/computes@")
+                });
+            if !is_compute {
+                return Vec::new();
+            }
+        }
+        let mut notes = Vec::new();
+        let mut envs: Vec<(Env, Option<String>)> = vec![(Vec::new(), None)];
+        if let Some(fe) = b.body.get_attribute("for_each") {
+            let at = At {
+                file: 0,
+                expr: &fe.value,
+            };
+            let v = self.eval(at, &Vec::new(), 0);
+            let written = self.written(at);
+            envs = match &v.v {
+                V::Map(entries) => entries
+                    .iter()
+                    .map(|(k, val)| {
+                        (
+                            vec![
+                                ("each.key".into(), Ev::text(k.clone())),
+                                ("each.value".into(), val.clone()),
+                            ],
+                            Some(format!("for_each key `{k}` of `{written}`")),
+                        )
+                    })
+                    .collect(),
+                V::List(items) => items
+                    .iter()
+                    .filter_map(|item| {
+                        let k = item.known_str()?;
+                        Some((
+                            vec![
+                                ("each.key".into(), item.clone()),
+                                ("each.value".into(), item.clone()),
+                            ],
+                            Some(format!("for_each key `{k}` of `{written}`")),
+                        ))
+                    })
+                    .collect(),
+                _ => {
+                    let why = format!(
+                        "it depends on the `for_each` key, and `{written}` is not known{}",
+                        v.why().map(|w| format!(": {w}")).unwrap_or_default()
+                    );
+                    vec![(
+                        vec![
+                            ("each.key".into(), Ev::unknown(why.clone())),
+                            ("each.value".into(), Ev::unknown(why)),
+                        ],
+                        Some(format!("for_each = {written} (not expanded)")),
+                    )]
+                }
+            };
+        } else if let Some(c) = b.body.get_attribute("count") {
+            let at = At {
+                file: 0,
+                expr: &c.value,
+            };
+            let written = self.written(at);
+            // Only a literal count is expanded: one that a variable decides may be set
+            // otherwise by the module's caller (`var.enabled ? 1 : 0` with a default of
+            // `false` still describes the compute the caller may enable).
+            let literal = matches!(c.value, Expression::Number(_));
+            match self.eval(at, &Vec::new(), 0).v {
+                V::Int(n) if literal && (0..=iac::MAX_ITEMS as i64).contains(&n) => {
+                    envs = (0..n)
+                        .map(|i| {
+                            (
+                                vec![("count.index".into(), Ev::int(i))],
+                                Some(format!("count.index {i} of `count = {written}`")),
+                            )
+                        })
+                        .collect();
+                }
+                _ => {
+                    notes.push(format!("count = {written}"));
+                    envs = vec![(
+                        vec![(
+                            "count.index".into(),
+                            Ev::unknown(format!("`count.index` of `count = {written}`")),
+                        )],
+                        None,
+                    )];
+                }
+            }
+        }
+        let command = format!("resource \"{rtype}\"");
+        let whole = span(b.span()).unwrap_or_default();
+        let mut out = Vec::new();
+        for (env, note) in envs {
+            let mut notes = notes.clone();
+            notes.extend(note);
+            let name = match b.body.get_attribute("name") {
+                Some(a) => {
+                    let leaf = self.leaf(
+                        At {
+                            file: 0,
+                            expr: &a.value,
+                        },
+                        &env,
+                        &mut notes,
+                    );
+                    name_setting(&leaf, span(a.key.span()))
+                }
+                None => Setting::dynamic("", "the resource has no `name`", whole, None),
+            };
+            let mut def = ComputeDef::new(SourceKind::Terraform, display, whole, command.clone(), name);
+            match kind {
+                Some(t) => self.azurerm(b, t, &env, &mut def, &mut notes),
+                None => self.azapi(b, &env, &mut def, &mut notes),
+            }
+            notes.dedup();
+            def.notes = notes;
+            out.push(def);
+        }
+        out
+    }
+
+    /// An `azurerm_machine_learning_*` resource's attributes, by their YAML paths.
+    fn azurerm(&self, b: &'m Block, ctype: &str, env: &Env, def: &mut ComputeDef, notes: &mut Vec<String>) {
+        let mut t = Setting::literal(
+            Scalar::Str(ctype.to_string()),
+            span(b.labels[0].span()).unwrap_or_default(),
+            None,
+        );
+        t.in_place = false;
+        t.written = b.labels[0].as_str().to_string();
+        def.set("type", t);
+        let attrs: &[(&str, &str, iac::As)] = &[
+            ("vm_size", "size", iac::As::Text),
+            ("virtual_machine_size", "size", iac::As::Text),
+            ("vm_priority", "tier", iac::As::Tier),
+            ("location", "location", iac::As::Text),
+            ("node_public_ip_enabled", "enable_node_public_ip", iac::As::Bool),
+            (
+                "ssh_public_access_enabled",
+                "ssh_public_access_enabled",
+                iac::As::Bool,
+            ),
+            ("subnet_resource_id", "network_settings.subnet", iac::As::Text),
+        ];
+        self.set_attributes(&b.body, attrs, env, def, notes);
+        if let Some(scale) = b.body.get_blocks("scale_settings").next() {
+            let scale_attrs: &[(&str, &str, iac::As)] = &[
+                ("min_node_count", "min_instances", iac::As::Count),
+                ("max_node_count", "max_instances", iac::As::Count),
+                (
+                    "scale_down_nodes_after_idle_duration",
+                    "idle_time_before_scale_down",
+                    iac::As::Seconds,
+                ),
+            ];
+            self.set_attributes(&scale.body, scale_attrs, env, def, notes);
+        }
+        if ctype == "AKS" {
+            if let Some(a) = b.body.get_attribute("kubernetes_cluster_id") {
+                let at = At {
+                    file: 0,
+                    expr: &a.value,
+                };
+                let size = self.aks_size(&a.value);
+                let written = self.written(at);
+                let s = span(a.value.span()).unwrap_or_default();
+                let setting = match size.and_then(|v| v.known_str().map(|k| (k, v.origin))) {
+                    Some((k, origin)) => {
+                        let mut set = Setting::literal(Scalar::Str(k), s, span(a.key.span()));
+                        set.written = written;
+                        set.in_place = false;
+                        set.origin = origin;
+                        set
+                    }
+                    None => Setting::dynamic(
+                        written,
+                        "the Kubernetes cluster's `default_node_pool.vm_size` is not known",
+                        s,
+                        span(a.key.span()),
+                    ),
+                };
+                notes.push("the size is the default node pool's of the Kubernetes cluster".into());
+                def.set("size", setting);
+            }
+        }
+    }
+
+    /// The attributes of `body` the table names, as settings of their YAML paths.
+    fn set_attributes(
+        &self,
+        body: &'m Body,
+        table: &[(&str, &str, iac::As)],
+        env: &Env,
+        def: &mut ComputeDef,
+        notes: &mut Vec<String>,
+    ) {
+        for (attr, path, as_) in table {
+            if let Some(a) = body.get_attribute(attr) {
+                let leaf = self.leaf(
+                    At {
+                        file: 0,
+                        expr: &a.value,
+                    },
+                    env,
+                    notes,
+                );
+                if let Some(s) = iac::setting_of(&leaf, span(a.key.span()), *as_) {
+                    def.set(path, s);
+                }
+            }
+        }
+    }
+
+    /// `kubernetes_cluster_id = azurerm_kubernetes_cluster.x.id`: that cluster's default
+    /// node pool's `vm_size`.
+    fn aks_size(&self, e: &Expression) -> Option<Ev> {
+        let Expression::Traversal(t) = e else { return None };
+        let Expression::Variable(root) = &t.expr else {
+            return None;
+        };
+        if root.as_str() != "azurerm_kubernetes_cluster" {
+            return None;
+        }
+        let Some(TraversalOperator::GetAttr(name)) = t.operators.first().map(|o| o.value()) else {
+            return None;
+        };
+        let (file, aks) = self
+            .resources
+            .get(&("azurerm_kubernetes_cluster".into(), name.as_str().to_string()))?;
+        let pool = aks.body.get_blocks("default_node_pool").next()?;
+        let size = pool.body.get_attribute("vm_size")?;
+        Some(self.eval(
+            At {
+                file: *file,
+                expr: &size.value,
+            },
+            &Vec::new(),
+            0,
+        ))
+    }
+
+    /// An `azapi_resource`'s ARM body (`body = {…}` or `jsonencode({…})`) and `location`.
+    fn azapi(&self, b: &'m Block, env: &Env, def: &mut ComputeDef, notes: &mut Vec<String>) {
+        let mut fields = Vec::new();
+        if let Some(a) = b.body.get_attribute("location") {
+            fields.push(BodyField {
+                name: "location".into(),
+                key: span(a.key.span()).unwrap_or_default(),
+                value: BodyNode::Leaf(self.leaf(
+                    At {
+                        file: 0,
+                        expr: &a.value,
+                    },
+                    env,
+                    notes,
+                )),
+            });
+        }
+        if let Some(a) = b.body.get_attribute("body") {
+            let mut e = &a.value;
+            if let Expression::FuncCall(f) = e {
+                if f.name.name.as_str() == "jsonencode" && f.args.len() == 1 {
+                    e = f.args.get(0).unwrap_or(e);
+                }
+            }
+            match self.node(At { file: 0, expr: e }, env, 0, notes) {
+                BodyNode::Map(body) => fields.extend(body),
+                leaf => fields.push(BodyField {
+                    name: "properties".into(),
+                    key: span(a.key.span()).unwrap_or_default(),
+                    value: leaf,
+                }),
+            }
+        }
+        iac::arm_compute_fields(&BodyNode::Map(fields), def);
+    }
+
+    /// An object written in place as a map of fields; anything else a leaf.
+    fn node(&self, at: At<'m>, env: &Env, depth: usize, notes: &mut Vec<String>) -> BodyNode {
+        if let (Expression::Object(o), true) = (at.expr, depth < 6) {
+            let mut fields = Vec::new();
+            for (k, v) in o.iter() {
+                let (name, key) = match k {
+                    ObjectKey::Ident(i) => (i.as_str().to_string(), span(i.span())),
+                    ObjectKey::Expression(e) => match self
+                        .eval(
+                            At {
+                                file: at.file,
+                                expr: e,
+                            },
+                            env,
+                            0,
+                        )
+                        .known_str()
+                    {
+                        Some(s) => (s, span(e.span())),
+                        None => continue,
+                    },
+                };
+                fields.push(BodyField {
+                    name,
+                    key: key.unwrap_or_default(),
+                    value: self.node(
+                        At {
+                            file: at.file,
+                            expr: v.expr(),
+                        },
+                        env,
+                        depth + 1,
+                        notes,
+                    ),
+                });
+            }
+            return BodyNode::Map(fields);
+        }
+        BodyNode::Leaf(self.leaf(at, env, notes))
+    }
+
+    /// A value as written in the defining file: its span, text and value.
+    fn leaf(&self, at: At<'m>, env: &Env, notes: &mut Vec<String>) -> Leaf {
+        let val = self.eval(at, env, 0);
+        if let Some(n) = &val.note {
+            notes.push(n.clone());
+        }
+        let s = span(at.expr.span()).unwrap_or_default();
+        let (span, literal) = match at.expr {
+            Expression::String(v) => {
+                let inner = iac::inner_if_plain(self.text, s, 1, 1, v.value());
+                (
+                    inner.unwrap_or_else(|| Span::new(s.start + 1, s.end.saturating_sub(1).max(s.start + 1))),
+                    inner,
+                )
+            }
+            Expression::StringTemplate(_) if s.len() >= 2 => (Span::new(s.start + 1, s.end - 1), None),
+            Expression::Number(_) | Expression::Bool(_) => (s, Some(s)),
+            _ => (s, None),
+        };
+        Leaf {
+            span,
+            written: self.text.get(span.range()).unwrap_or_default().to_string(),
+            val,
+            literal,
+        }
+    }
+
+    fn written(&self, at: At<'m>) -> String {
+        let text = if at.file == 0 {
+            self.text
+        } else {
+            &self.files[at.file].0.text
+        };
+        span(at.expr.span())
+            .and_then(|s| text.get(s.range()))
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Evaluation (each construct a small function: the recursion's frames stay small)
+
+    fn eval(&self, at: At<'m>, env: &Env, depth: usize) -> Ev {
+        if depth > MAX_EVAL {
+            return Ev::unknown("the expression is nested too deeply");
+        }
+        let file = at.file;
+        let sub = |expr: &'m Expression| At { file, expr };
+        match at.expr {
+            Expression::Null(_) => Ev::new(V::Null),
+            Expression::Bool(b) => Ev::boolean(*b.value()).with_origin(self.origin(at)),
+            Expression::Number(n) => match n.value().as_i64() {
+                Some(i) => Ev::int(i).with_origin(self.origin(at)),
+                None => Ev::unknown(format!("`{}` is not an integer", n.value())),
+            },
+            Expression::String(s) => {
+                let plain = self
+                    .origin(at)
+                    .and_then(|sp| iac::inner_if_plain(self.text, sp, 1, 1, s.value()));
+                Ev::text(s.value().clone()).with_origin(plain)
+            }
+            Expression::StringTemplate(t) => self.template(t.iter(), file, env, depth),
+            Expression::HeredocTemplate(h) => self.template(h.template.iter(), file, env, depth),
+            Expression::Parenthesis(p) => self.eval(sub(p.inner()), env, depth + 1),
+            Expression::Array(a) => Ev::new(V::List(
+                a.iter()
+                    .take(iac::MAX_ITEMS)
+                    .map(|e| self.eval(sub(e), env, depth + 1))
+                    .collect(),
+            )),
+            Expression::Object(o) => self.object(o, file, env, depth),
+            Expression::Variable(v) => self.variable(v.as_str(), env),
+            Expression::Traversal(_) => self.traversal(at, env, depth),
+            Expression::FuncCall(f) => {
+                let args: Vec<Ev> = f.args.iter().map(|e| self.eval(sub(e), env, depth + 1)).collect();
+                let name = f.name.name.as_str();
+                if name == "try" {
+                    return args
+                        .into_iter()
+                        .find(|a| a.why().is_none())
+                        .unwrap_or_else(|| Ev::unknown("no argument of `try` is known"));
+                }
+                iac::carry(function(name, &args), &args)
+            }
+            Expression::Conditional(c) => {
+                let cond = self.eval(sub(&c.cond_expr), env, depth + 1);
+                match cond.v {
+                    V::Bool(true) => self.eval(sub(&c.true_expr), env, depth + 1),
+                    V::Bool(false) => self.eval(sub(&c.false_expr), env, depth + 1),
+                    _ => self.depends(at, &c.cond_expr, &cond),
+                }
+            }
+            Expression::UnaryOp(u) => {
+                let v = self.eval(sub(&u.expr), env, depth + 1);
+                match (u.operator.value().as_str(), v.v) {
+                    ("!", V::Bool(b)) => Ev::boolean(!b),
+                    ("-", V::Int(i)) => Ev::int(i.saturating_neg()),
+                    _ => self.not_known(at),
+                }
+            }
+            Expression::BinaryOp(op) => {
+                let l = self.eval(sub(&op.lhs_expr), env, depth + 1);
+                let r = self.eval(sub(&op.rhs_expr), env, depth + 1);
+                binary(op.operator.value().as_str(), l, r)
+            }
+            Expression::ForExpr(f) => self.for_expr(f, file, env, depth),
+        }
+    }
+
+    /// The span of a literal in the defining file (findings get a label there).
+    fn origin(&self, at: At<'m>) -> Option<Span> {
+        if at.file != 0 {
+            return None;
+        }
+        span(at.expr.span())
+    }
+
+    #[inline(never)]
+    fn depends(&self, at: At<'m>, cond: &'m Expression, v: &Ev) -> Ev {
+        Ev::unknown(format!(
+            "`{}` depends on `{}`{}",
+            self.written(at),
+            self.written(At {
+                file: at.file,
+                expr: cond
+            }),
+            v.why().map(|w| format!(", and {w}")).unwrap_or_default()
+        ))
+    }
+
+    #[inline(never)]
+    fn not_known(&self, at: At<'m>) -> Ev {
+        Ev::unknown(format!("`{}` is not known statically", self.written(at)))
+    }
+
+    fn template(
+        &self,
+        elements: impl Iterator<Item = &'m Element>,
+        file: usize,
+        env: &Env,
+        depth: usize,
+    ) -> Ev {
+        let mut pieces = Vec::new();
+        let mut values = Vec::new();
+        for e in elements {
+            match e {
+                Element::Literal(s) => pieces.push(Part::Text(s.value().clone())),
+                Element::Interpolation(i) => {
+                    let v = self.eval(At { file, expr: &i.expr }, env, depth + 1);
+                    pieces.extend(v.pieces());
+                    values.push(v);
+                }
+                Element::Directive(_) => pieces.push(Part::Unknown(
+                    "a template directive (`%{…}`) is not evaluated".into(),
+                )),
+            }
+        }
+        iac::carry(iac::join(pieces), &values)
+    }
+
+    fn object(&self, o: &'m Object, file: usize, env: &Env, depth: usize) -> Ev {
+        let mut entries = Vec::new();
+        for (k, v) in o.iter().take(iac::MAX_ITEMS) {
+            let key = match k {
+                ObjectKey::Ident(i) => Some(i.as_str().to_string()),
+                ObjectKey::Expression(e) => self.eval(At { file, expr: e }, env, depth + 1).known_str(),
+            };
+            if let Some(key) = key {
+                entries.push((key, self.eval(At { file, expr: v.expr() }, env, depth + 1)));
+            }
+        }
+        Ev::new(V::Map(entries))
+    }
+
+    fn variable(&self, name: &str, env: &Env) -> Ev {
+        if let Some((_, v)) = env.iter().rev().find(|(n, _)| *n == name) {
+            return v.clone();
+        }
+        Ev::unknown(format!("`{name}` is not known statically"))
+    }
+
+    /// `var.x`, `local.x`, `each.key`, `count.index`, another resource's attribute, then
+    /// attribute and index operators.
+    fn traversal(&self, at: At<'m>, env: &Env, depth: usize) -> Ev {
+        let Expression::Traversal(t) = at.expr else {
+            return self.not_known(at);
+        };
+        let Expression::Variable(root) = &t.expr else {
+            let base = self.eval(
+                At {
+                    file: at.file,
+                    expr: &t.expr,
+                },
+                env,
+                depth + 1,
+            );
+            return self.apply(base, &t.operators, at, env, depth);
+        };
+        let ops = &t.operators;
+        let attr = |i: usize| match ops.get(i).map(|o| o.value()) {
+            Some(TraversalOperator::GetAttr(a)) => Some(a.as_str()),
+            _ => None,
+        };
+        let (base, used) = match (root.as_str(), attr(0)) {
+            ("var", Some(name)) => (self.var(name, depth), 1),
+            ("local", Some(name)) => (self.local(name, depth), 1),
+            ("each", Some(k @ ("key" | "value"))) => (self.variable(&format!("each.{k}"), env), 1),
+            ("count", Some("index")) => (self.variable("count.index", env), 1),
+            ("path" | "terraform", _) => (
+                Ev::unknown(format!("`{}` is known when Terraform runs", self.written(at))),
+                ops.len(),
+            ),
+            ("data", _) => (
+                Ev::unknown(format!(
+                    "`{}` is read from Azure when Terraform runs",
+                    self.written(at)
+                )),
+                ops.len(),
+            ),
+            ("module", _) => (
+                Ev::unknown(format!("`{}` is an output of another module", self.written(at))),
+                ops.len(),
+            ),
+            (rtype, Some(rname)) => match (
+                self.resources.get(&(rtype.to_string(), rname.to_string())),
+                attr(2),
+            ) {
+                (Some((file, b)), Some(a)) => match b.body.get_attribute(a) {
+                    Some(attribute) if depth < MAX_EVAL => (
+                        self.eval(
+                            At {
+                                file: *file,
+                                expr: &attribute.value,
+                            },
+                            &Vec::new(),
+                            depth + 1,
+                        ),
+                        3,
+                    ),
+                    _ => (
+                        Ev::unknown(format!(
+                            "`{}` is known after Terraform applies it",
+                            self.written(at)
+                        )),
+                        ops.len(),
+                    ),
+                },
+                _ => (
+                    Ev::unknown(format!(
+                        "`{}` is known after Terraform applies it",
+                        self.written(at)
+                    )),
+                    ops.len(),
+                ),
+            },
+            _ => (self.not_known(at), ops.len()),
+        };
+        let base = if at.file != 0 { strip(base) } else { base };
+        self.apply(base, &ops[used.min(ops.len())..], at, env, depth)
+    }
+
+    fn apply(
+        &self,
+        mut v: Ev,
+        ops: &'m [hcl_edit::Decorated<TraversalOperator>],
+        at: At<'m>,
+        env: &Env,
+        depth: usize,
+    ) -> Ev {
+        for op in ops {
+            if v.why().is_some() {
+                return v;
+            }
+            v = match op.value() {
+                TraversalOperator::GetAttr(a) => match v.member(a.as_str(), false) {
+                    Some(m) => m.clone(),
+                    None => return self.not_known(at),
+                },
+                TraversalOperator::Index(e) => {
+                    let i = self.eval(
+                        At {
+                            file: at.file,
+                            expr: e,
+                        },
+                        env,
+                        depth + 1,
+                    );
+                    index_of(&v, &i)
+                }
+                TraversalOperator::LegacyIndex(i) => index_of(&v, &Ev::int(*i.value() as i64)),
+                _ => return Ev::unknown(format!("`{}` uses a splat", self.written(at))),
+            };
+        }
+        v
+    }
+
+    /// `var.name`: a variable file's value, else the default.
+    fn var(&self, name: &str, depth: usize) -> Ev {
+        let key = format!("var.{name}");
+        if let Some(v) = self.memo.borrow().get(&key) {
+            return v.clone();
+        }
+        let v = match (self.tfvars.get(name), self.vars.get(name)) {
+            (Some((v, file)), decl) => {
+                let default = match decl {
+                    Some((f, Some(d))) => format!(" (default `{}`)", self.written(At { file: *f, expr: d })),
+                    _ => String::new(),
+                };
+                v.clone()
+                    .with_note(Some(format!("`var.{name}` is set by {file}{default}")))
+            }
+            (None, Some((file, Some(d)))) => {
+                let v = self.guarded(&key, At { file: *file, expr: d }, depth);
+                if *file == 0 {
+                    v
+                } else {
+                    strip(v).with_note(Some(format!(
+                        "`var.{name}` is its default, in {}",
+                        super::file_name(&self.files[*file].0.path)
+                    )))
+                }
+            }
+            (None, Some((_, None))) => Ev::unknown(format!(
+                "`var.{name}` has no default (the module's caller or the command line sets it)"
+            )),
+            (None, None) => Ev::unknown(format!("`var.{name}` is not declared in this module")),
+        };
+        self.memo.borrow_mut().insert(key, v.clone());
+        v
+    }
+
+    fn local(&self, name: &str, depth: usize) -> Ev {
+        let key = format!("local.{name}");
+        if let Some(v) = self.memo.borrow().get(&key) {
+            return v.clone();
+        }
+        let v = match self.locals.get(name) {
+            Some(at) => {
+                let v = self.guarded(&key, *at, depth);
+                if at.file == 0 { v } else { strip(v) }
+            }
+            None => Ev::unknown(format!("`local.{name}` is not declared in this module")),
+        };
+        self.memo.borrow_mut().insert(key, v.clone());
+        v
+    }
+
+    fn guarded(&self, key: &str, at: At<'m>, depth: usize) -> Ev {
+        if self.busy.borrow().iter().any(|b| b == key) {
+            return Ev::unknown(format!("`{key}` is defined through itself"));
+        }
+        self.busy.borrow_mut().push(key.to_string());
+        let v = self.eval(at, &Vec::new(), depth + 1);
+        self.busy.borrow_mut().retain(|b| b != key);
+        v
+    }
+
+    fn for_expr(&self, f: &'m hcl_edit::expr::ForExpr, file: usize, env: &Env, depth: usize) -> Ev {
+        let coll = self.eval(
+            At {
+                file,
+                expr: &f.intro.collection_expr,
+            },
+            env,
+            depth + 1,
+        );
+        let items: Vec<(Ev, Ev)> = match &coll.v {
+            V::List(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (Ev::int(i as i64), v.clone()))
+                .collect(),
+            V::Map(entries) => entries
+                .iter()
+                .map(|(k, v)| (Ev::text(k.clone()), v.clone()))
+                .collect(),
+            _ => {
+                return Ev::unknown(
+                    coll.why()
+                        .unwrap_or_else(|| "a `for` over a value that is not a collection".into()),
+                );
+            }
+        };
+        let value_var = f.intro.value_var.as_str().to_string();
+        let key_var = f.intro.key_var.as_ref().map(|k| k.as_str().to_string());
+        let mut list = Vec::new();
+        let mut map = Vec::new();
+        for (k, v) in items.into_iter().take(iac::MAX_ITEMS) {
+            let mut env = env.clone();
+            if let Some(kv) = &key_var {
+                env.push((kv.clone(), k));
+            }
+            env.push((value_var.clone(), v));
+            if let Some(c) = &f.cond {
+                match self.eval(At { file, expr: &c.expr }, &env, depth + 1).v {
+                    V::Bool(true) => {}
+                    V::Bool(false) => continue,
+                    _ => return Ev::unknown("the `for` expression's condition is not known"),
+                }
+            }
+            let value = self.eval(
+                At {
+                    file,
+                    expr: &f.value_expr,
+                },
+                &env,
+                depth + 1,
+            );
+            match &f.key_expr {
+                Some(ke) => match self.eval(At { file, expr: ke }, &env, depth + 1).known_str() {
+                    Some(key) => map.push((key, value)),
+                    None => return Ev::unknown("a key of the `for` expression is not known"),
+                },
+                None => list.push(value),
+            }
+        }
+        if f.key_expr.is_some() {
+            Ev::new(V::Map(map))
+        } else {
+            Ev::new(V::List(list))
+        }
+    }
+}
+
+/// A value read in another file: its literals have no place in the defining file.
+fn strip(v: Ev) -> Ev {
+    iac::strip_origins(v)
+}
+
+fn index_of(v: &Ev, index: &Ev) -> Ev {
+    iac::index_of(v, index, false)
+}
+
+/// The name setting: the `name` attribute's value.
+fn name_setting(leaf: &Leaf, key: Option<Span>) -> Setting {
+    match iac::scalar(&leaf.val, iac::As::Text) {
+        Ok(Some(Scalar::Str(name))) if !name.is_empty() => match leaf.literal {
+            Some(at) => Setting::literal(Scalar::Str(name), at, key),
+            None => {
+                let mut s = Setting::literal(Scalar::Str(name), leaf.span, key);
+                s.written = leaf.written.clone();
+                s.origin = leaf.val.origin.filter(|o| *o != leaf.span);
+                s.in_place = false;
+                s
+            }
+        },
+        Ok(_) => Setting::dynamic(&leaf.written, "the name is empty or null", leaf.span, key),
+        Err(why) => Setting::dynamic(&leaf.written, why, leaf.span, key),
+    }
+}
+
+/// The variables a `.tfvars` (HCL) or `.tfvars.json` file sets.
+fn variable_file(src: &Arc<SourceFile>, name: &str) -> Vec<(String, Ev)> {
+    if name.to_ascii_lowercase().ends_with(".json") {
+        let loaded = crate::load::parse_source(src.clone(), crate::load::Format::Json, &Default::default());
+        let Some(doc) = loaded.documents.first().filter(|d| !d.partial) else {
+            return Vec::new();
+        };
+        let Some(root) = doc.root else { return Vec::new() };
+        return doc
+            .entries(root)
+            .iter()
+            .map(|e| {
+                (
+                    doc.key_string(e.key).into_owned(),
+                    iac::json_value(doc, e.value, false, 0),
+                )
+            })
+            .collect();
+    }
+    let Some(body) = parse(&src.text) else {
+        return Vec::new();
+    };
+    let files = [(src.clone(), body)];
+    let m = Module::bare(&src.text, &files);
+    files[0]
+        .1
+        .iter()
+        .filter_map(|s| match s {
+            Structure::Attribute(a) => Some((
+                a.key.as_str().to_string(),
+                strip(m.eval(
+                    At {
+                        file: 0,
+                        expr: &a.value,
+                    },
+                    &Vec::new(),
+                    0,
+                )),
+            )),
+            Structure::Block(_) => None,
+        })
+        .collect()
+}
+
+impl<'m> Module<'m> {
+    /// A module of one file and nothing else declared (a variable file's values).
+    fn bare(text: &'m str, files: &'m [(Arc<SourceFile>, Body)]) -> Self {
+        Module {
+            text,
+            files,
+            vars: HashMap::new(),
+            tfvars: HashMap::new(),
+            locals: HashMap::new(),
+            resources: HashMap::new(),
+            memo: Default::default(),
+            busy: Default::default(),
+        }
+    }
+}
+
+/// Terraform's functions on evaluated arguments (the ones names and sizes are built with).
+fn function(name: &str, args: &[Ev]) -> Ev {
+    let text = |i: usize| args.get(i).and_then(Ev::known_str);
+    let why = || {
+        args.iter()
+            .find_map(Ev::why)
+            .unwrap_or_else(|| format!("`{name}()` of values that are not known"))
+    };
+    let map_text = |f: fn(&str) -> String| {
+        args.first()
+            .and_then(|a| iac::map_text(a, f))
+            .unwrap_or_else(|| Ev::unknown(why()))
+    };
+    match name {
+        "lower" => map_text(|s| s.to_lowercase()),
+        "upper" => map_text(|s| s.to_uppercase()),
+        "trimspace" => match text(0) {
+            Some(s) => Ev::text(s.trim()),
+            None => Ev::unknown(why()),
+        },
+        "tostring" => match args.first() {
+            Some(a) if matches!(a.v, V::Str(_) | V::Int(_) | V::Bool(_)) => iac::join(a.pieces()),
+            _ => Ev::unknown(why()),
+        },
+        "tonumber" => match args.first() {
+            Some(Ev { v: V::Int(i), .. }) => Ev::int(*i),
+            _ => match text(0).and_then(|s| s.trim().parse::<i64>().ok()) {
+                Some(i) => Ev::int(i),
+                None => Ev::unknown(why()),
+            },
+        },
+        "tolist" | "toset" | "tomap" => match args.first() {
+            Some(a) if matches!(a.v, V::List(_) | V::Map(_)) => {
+                let mut v = a.clone();
+                if let (V::List(items), "toset") = (&mut v.v, name) {
+                    let mut seen: Vec<V> = Vec::new();
+                    items.retain(|i| {
+                        let new = !seen.contains(&i.v);
+                        seen.push(i.v.clone());
+                        new
+                    });
+                }
+                v
+            }
+            _ => Ev::unknown(why()),
+        },
+        "coalesce" => {
+            for a in args {
+                match &a.v {
+                    V::Null => continue,
+                    V::Str(_) if a.known_str().as_deref() == Some("") => continue,
+                    _ => return a.clone(),
+                }
+            }
+            Ev::unknown("every argument of `coalesce` is null or empty")
+        }
+        "format" => match text(0) {
+            Some(f) => format_verbs(&f, &args[1..]),
+            None => Ev::unknown(why()),
+        },
+        "join" => match (text(0), args.get(1).map(|a| &a.v)) {
+            (Some(sep), Some(V::List(items))) => {
+                let mut pieces = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        pieces.push(Part::Text(sep.clone()));
+                    }
+                    pieces.extend(item.pieces());
+                }
+                iac::join(pieces)
+            }
+            _ => Ev::unknown(why()),
+        },
+        "lookup" => match args.first() {
+            Some(m @ Ev { v: V::Map(_), .. }) => match text(1).and_then(|k| m.member(&k, false).cloned()) {
+                Some(v) => v,
+                None => args
+                    .get(2)
+                    .cloned()
+                    .unwrap_or_else(|| Ev::unknown("`lookup` of a missing key")),
+            },
+            _ => Ev::unknown(why()),
+        },
+        "merge" => {
+            let mut out: Vec<(String, Ev)> = Vec::new();
+            for a in args {
+                let V::Map(entries) = &a.v else {
+                    return Ev::unknown(why());
+                };
+                for (k, v) in entries {
+                    out.retain(|(x, _)| x != k);
+                    out.push((k.clone(), v.clone()));
+                }
+            }
+            out.truncate(iac::MAX_ITEMS);
+            Ev::new(V::Map(out))
+        }
+        "concat" => {
+            let mut items = Vec::new();
+            for a in args {
+                let V::List(l) = &a.v else {
+                    return Ev::unknown(why());
+                };
+                items.extend(l.iter().cloned());
+            }
+            items.truncate(iac::MAX_ITEMS);
+            Ev::new(V::List(items))
+        }
+        "element" => match (args.first().map(|a| &a.v), args.get(1).map(|a| &a.v)) {
+            (Some(V::List(items)), Some(V::Int(i))) if !items.is_empty() => {
+                items[(i.rem_euclid(items.len() as i64)) as usize].clone()
+            }
+            _ => Ev::unknown(why()),
+        },
+        "replace" => match (text(0), text(1), text(2)) {
+            (Some(s), Some(from), Some(to)) if !from.is_empty() && !is_pattern(&from) => {
+                let r = s.replace(&from, &to);
+                if r.len() > iac::MAX_TEXT {
+                    Ev::unknown("the string is too long")
+                } else {
+                    Ev::text(r)
+                }
+            }
+            _ => Ev::unknown(why()),
+        },
+        "substr" => match (text(0), args.get(1).map(|a| &a.v), args.get(2).map(|a| &a.v)) {
+            (Some(s), Some(V::Int(off)), Some(V::Int(len))) if *off >= 0 => {
+                let chars = s.chars().skip(*off as usize);
+                Ev::text(if *len < 0 {
+                    chars.collect::<String>()
+                } else {
+                    chars.take(*len as usize).collect()
+                })
+            }
+            _ => Ev::unknown(why()),
+        },
+        "length" => match args.first().map(|a| &a.v) {
+            Some(V::List(items)) => Ev::int(items.len() as i64),
+            Some(V::Map(entries)) => Ev::int(entries.len() as i64),
+            _ => match text(0) {
+                Some(s) => Ev::int(s.chars().count() as i64),
+                None => Ev::unknown(why()),
+            },
+        },
+        _ => Ev::unknown(format!("`{name}()` is not evaluated statically")),
+    }
+}
+
+/// A `replace` argument written `/…/` is a regular expression (not evaluated).
+fn is_pattern(s: &str) -> bool {
+    s.len() >= 2 && s.starts_with('/') && s.ends_with('/')
+}
+
+/// Terraform's `format`: `%s`, `%d`, `%v` and `%%` (other verbs are unknown).
+fn format_verbs(f: &str, args: &[Ev]) -> Ev {
+    let mut pieces = Vec::new();
+    let mut text = String::new();
+    let mut next = 0usize;
+    let mut chars = f.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            text.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('%') => text.push('%'),
+            Some('s' | 'd' | 'v') => {
+                let Some(a) = args.get(next) else {
+                    return Ev::unknown("`format` has fewer arguments than verbs");
+                };
+                next += 1;
+                pieces.push(Part::Text(std::mem::take(&mut text)));
+                pieces.extend(a.pieces());
+            }
+            other => {
+                return Ev::unknown(format!(
+                    "the `format` verb `%{}` is not evaluated",
+                    other.map(String::from).unwrap_or_default()
+                ));
+            }
+        }
+    }
+    pieces.push(Part::Text(text));
+    iac::join(pieces)
+}
+
+fn binary(op: &str, l: Ev, r: Ev) -> Ev {
+    if let Some(w) = l.why().or_else(|| r.why()) {
+        return Ev::unknown(w);
+    }
+    let eq = |l: &Ev, r: &Ev| match (l.known_str(), r.known_str()) {
+        (Some(a), Some(b)) => a == b,
+        _ => l.v == r.v,
+    };
+    match (op, &l.v, &r.v) {
+        ("==", ..) => Ev::boolean(eq(&l, &r)),
+        ("!=", ..) => Ev::boolean(!eq(&l, &r)),
+        ("&&", V::Bool(a), V::Bool(b)) => Ev::boolean(*a && *b),
+        ("||", V::Bool(a), V::Bool(b)) => Ev::boolean(*a || *b),
+        ("<", V::Int(a), V::Int(b)) => Ev::boolean(a < b),
+        (">", V::Int(a), V::Int(b)) => Ev::boolean(a > b),
+        ("<=", V::Int(a), V::Int(b)) => Ev::boolean(a <= b),
+        (">=", V::Int(a), V::Int(b)) => Ev::boolean(a >= b),
+        ("+", V::Int(a), V::Int(b)) => Ev::int(a.saturating_add(*b)),
+        ("-", V::Int(a), V::Int(b)) => Ev::int(a.saturating_sub(*b)),
+        ("*", V::Int(a), V::Int(b)) => Ev::int(a.saturating_mul(*b)),
+        ("/", V::Int(a), V::Int(b)) if *b != 0 => Ev::int(a / b),
+        ("%", V::Int(a), V::Int(b)) if *b != 0 => Ev::int(a % b),
+        _ => Ev::unknown(format!("the operator `{op}` is not evaluated on these values")),
+    }
+}
+
+/// The comments of an HCL file (`#`, `//`, `/* */`), outside strings, templates and
+/// heredocs, each with the line it covers.
+fn comments(source: &SourceFile) -> Vec<super::Comment> {
+    let text = source.text.as_str();
+    let b = text.as_bytes();
+    let mut raw = Vec::new();
+    let mut code = Vec::new();
+    // Modes: in a string (`"`), or in code inside a template interpolation (brace depth).
+    enum Mode {
+        Str,
+        Code(u32),
+    }
+    let mut stack: Vec<Mode> = Vec::new();
+    let mut line_has_code = false;
+    let mut i = 0usize;
+    while i < b.len() {
+        let c = b[i];
+        if let Some(Mode::Str) = stack.last() {
+            match c {
+                b'\\' => i += 2,
+                b'"' => {
+                    stack.pop();
+                    i += 1;
+                }
+                b'$' | b'%' if b.get(i + 1) == Some(&b'{') => {
+                    stack.push(Mode::Code(0));
+                    i += 2;
+                }
+                b'\n' => {
+                    // An unclosed string ends at the line's end.
+                    stack.pop();
+                }
+                _ => i += 1,
+            }
+            continue;
+        }
+        match c {
+            b'\n' => {
+                line_has_code = false;
+                i += 1;
+            }
+            b' ' | b'\t' | b'\r' => i += 1,
+            b'#' => {
+                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |j| i + j);
+                raw.push((Span::new(i as u32, end as u32), !line_has_code));
+                i = end;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |j| i + j);
+                raw.push((Span::new(i as u32, end as u32), !line_has_code));
+                i = end;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = memchr::memmem::find(&b[i + 2..], b"*/").map_or(b.len(), |j| i + 2 + j + 2);
+                raw.push((Span::new(i as u32, end as u32), !line_has_code));
+                i = end;
+            }
+            _ => {
+                if !line_has_code {
+                    code.push(i as u32);
+                    line_has_code = true;
+                }
+                match c {
+                    b'"' => stack.push(Mode::Str),
+                    b'{' => {
+                        if let Some(Mode::Code(d)) = stack.last_mut() {
+                            *d += 1;
+                        }
+                    }
+                    b'}' => match stack.last_mut() {
+                        Some(Mode::Code(0)) => {
+                            stack.pop();
+                        }
+                        Some(Mode::Code(d)) => *d -= 1,
+                        _ => {}
+                    },
+                    b'<' if b.get(i + 1) == Some(&b'<') && stack.is_empty() => {
+                        // A heredoc: skip to its closing delimiter line.
+                        let mut j = i + 2;
+                        if b.get(j) == Some(&b'-') {
+                            j += 1;
+                        }
+                        let start = j;
+                        while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                            j += 1;
+                        }
+                        let delim = &text[start..j];
+                        if !delim.is_empty() && matches!(b.get(j), Some(b'\n') | Some(b'\r')) {
+                            let mut pos = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |k| j + k + 1);
+                            while pos < b.len() {
+                                let end = memchr::memchr(b'\n', &b[pos..]).map_or(b.len(), |k| pos + k);
+                                if text[pos..end].trim() == delim {
+                                    break;
+                                }
+                                pos = end + 1;
+                            }
+                            i = pos;
+                            line_has_code = true;
+                            continue;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+    }
+    iac::comments(source, &raw, &code)
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use super::*;
+
+    fn read_in(dir: &Path, name: &str, text: &str) -> Definitions {
+        iac::read_for_test(read, dir, name, text)
+    }
+
+    fn defs(text: &str) -> Vec<ComputeDef> {
+        let dir = tempfile::tempdir().unwrap();
+        read_in(dir.path(), "main.tf", text).computes
+    }
+
+    const CLUSTER: &str = r#"# The training cluster.
+resource "azurerm_machine_learning_compute_cluster" "gpu" {
+  name                          = "${local.prefix}-gpu"
+  location                      = var.location
+  vm_priority                   = "LowPriority"
+  vm_size                       = var.vm_size # amlint: ignore[AML505]
+  machine_learning_workspace_id = azurerm_machine_learning_workspace.ws.id
+  node_public_ip_enabled        = false
+  subnet_resource_id            = azurerm_subnet.ml.id
+
+  scale_settings {
+    min_node_count                       = 1
+    max_node_count                       = 4
+    scale_down_nodes_after_idle_duration = "PT30S"
+  }
+}
+
+locals {
+  prefix = "tf"
+}
+
+variable "vm_size" {
+  default = "Standard_NC6"
+}
+
+variable "location" {
+  type = string
+}
+"#;
+
+    #[test]
+    fn a_compute_cluster_is_a_definition_with_its_values_and_spans() {
+        let d = defs(CLUSTER);
+        assert_eq!(d.len(), 1);
+        let d = &d[0];
+        assert_eq!(d.source, SourceKind::Terraform);
+        assert_eq!(d.known_name(), Some("tf-gpu"));
+        assert_eq!(&CLUSTER[d.name.span.range()], "${local.prefix}-gpu");
+        assert_eq!(d.ctype().as_deref(), Some("amlcompute"));
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(&CLUSTER[size.span.range()], "var.vm_size");
+        assert_eq!(&CLUSTER[size.key.unwrap().range()], "vm_size");
+        assert_eq!(&CLUSTER[size.origin.unwrap().range()], "Standard_NC6");
+        assert!(!size.in_place);
+        let min = d.get("min_instances").unwrap();
+        assert_eq!((min.value.clone(), min.in_place), (Some(Scalar::Int(1)), true));
+        assert_eq!(&CLUSTER[min.span.range()], "1");
+        assert_eq!(
+            d.get("idle_time_before_scale_down").unwrap().value,
+            Some(Scalar::Int(30))
+        );
+        assert_eq!(
+            d.get("tier").unwrap().value,
+            Some(Scalar::Str("low_priority".into()))
+        );
+        assert_eq!(
+            d.get("enable_node_public_ip").unwrap().value,
+            Some(Scalar::Bool(false))
+        );
+        let subnet = d.get("network_settings.subnet").unwrap();
+        assert!(
+            subnet.why.as_deref().unwrap().contains("after Terraform applies"),
+            "{subnet:?}"
+        );
+        let loc = d.get("location").unwrap();
+        assert!(loc.why.as_deref().unwrap().contains("has no default"));
+        assert!(CLUSTER[d.span.range()].starts_with("resource \"azurerm_machine_learning_compute_cluster\""));
+    }
+
+    #[test]
+    fn comments_are_found_with_the_lines_they_cover() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = format!(
+            "{CLUSTER}x = \"# not a comment ${{\"#\"}}\" // trailing\ny = <<EOT\n# in a heredoc\nEOT\n/* block */\nz = 1\n"
+        );
+        let out = read_in(dir.path(), "main.tf", &t);
+        let got: Vec<(&str, Option<u32>)> = out
+            .comments
+            .iter()
+            .map(|c| (&t[c.span.range()], c.target_line))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("# The training cluster.", Some(2)),
+                ("# amlint: ignore[AML505]", Some(6)),
+                ("// trailing", Some(29)),
+                ("/* block */", Some(34)),
+            ]
+        );
+    }
+
+    #[test]
+    fn variables_from_other_files_and_variable_files_say_where_they_come_from() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("variables.tf"), "variable \"size\" {\n  default = \"Standard_DS3_v2\"\n}\nvariable \"cname\" {\n  default = \"cpu\"\n}\n").unwrap();
+        std::fs::write(dir.path().join("terraform.tfvars"), "size = \"Standard_NC24\"\n").unwrap();
+        std::fs::write(dir.path().join("dev.tfvars"), "size = \"Standard_ND40rs_v2\"\n").unwrap();
+        let t = "resource \"azurerm_machine_learning_compute_instance\" \"ci\" {\n  name = var.cname\n  virtual_machine_size = var.size\n}\n";
+        let d = &read_in(dir.path(), "main.tf", t).computes[0];
+        assert_eq!(d.known_name(), Some("cpu"));
+        assert_eq!(d.name.origin, None, "the literal is in variables.tf");
+        assert_eq!(d.ctype().as_deref(), Some("computeinstance"));
+        let size = d.get("size").unwrap();
+        assert_eq!(
+            size.value,
+            Some(Scalar::Str("Standard_NC24".into())),
+            "terraform.tfvars wins, dev.tfvars is -var-file only"
+        );
+        assert!(
+            d.notes
+                .iter()
+                .any(|n| n.contains("terraform.tfvars") && n.contains("Standard_DS3_v2")),
+            "{:?}",
+            d.notes
+        );
+        assert!(
+            d.notes.iter().any(|n| n.contains("default, in variables.tf")),
+            "{:?}",
+            d.notes
+        );
+    }
+
+    #[test]
+    fn for_each_count_and_azapi_resources() {
+        let t = r#"
+variable "clusters" {
+  default = {
+    cpu = { size = "Standard_DS3_v2", min = 0 }
+    gpu = { size = "Standard_NC6", min = 1 }
+  }
+}
+resource "azurerm_machine_learning_compute_cluster" "each" {
+  for_each = var.clusters
+  name     = "c-${each.key}"
+  vm_size  = each.value.size
+  vm_priority = "Dedicated"
+  scale_settings {
+    min_node_count = each.value.min
+    max_node_count = 2
+  }
+}
+resource "azurerm_machine_learning_compute_cluster" "counted" {
+  count    = 2
+  name     = "n${count.index}"
+  vm_size  = "Standard_DS3_v2"
+  vm_priority = "Dedicated"
+}
+variable "enabled" {
+  default = false
+}
+resource "azurerm_machine_learning_compute_cluster" "maybe" {
+  count    = var.enabled ? 1 : 0
+  name     = "maybe"
+  vm_size  = "Standard_DS3_v2"
+  vm_priority = "Dedicated"
+}
+resource "azapi_resource" "api" {
+  type      = "Microsoft.MachineLearningServices/workspaces/computes@2023-04-01"
+  name      = coalesce(var.none, "api-cluster")
+  location  = "westeurope"
+  body = jsonencode({
+    properties = {
+      computeType = "AmlCompute"
+      properties = {
+        vmSize        = "Standard_ND40rs_v2"
+        enableNodePublicIp = false
+        scaleSettings = { minNodeCount = 0, maxNodeCount = 4, nodeIdleTimeBeforeScaleDown = "PT2M" }
+      }
+    }
+  })
+}
+variable "none" {
+  default = null
+}
+resource "azapi_resource" "other" {
+  type = "Microsoft.Storage/storageAccounts@2023-01-01"
+  name = "st"
+}
+"#;
+        let d = defs(t);
+        let names: Vec<Option<&str>> = d.iter().map(|d| d.known_name()).collect();
+        assert_eq!(
+            names,
+            vec![
+                Some("c-cpu"),
+                Some("c-gpu"),
+                Some("n0"),
+                Some("n1"),
+                Some("maybe"),
+                Some("api-cluster")
+            ]
+        );
+        assert_eq!(d[1].size(), Some("Standard_NC6"));
+        assert_eq!(d[1].get("min_instances").unwrap().value, Some(Scalar::Int(1)));
+        assert!(d[1].notes.iter().any(|n| n.contains("for_each key `gpu`")));
+        assert!(
+            d[4].notes
+                .iter()
+                .any(|n| n.contains("count = var.enabled ? 1 : 0")),
+            "{:?}",
+            d[4].notes
+        );
+        let api = &d[5];
+        assert_eq!(api.ctype().as_deref(), Some("amlcompute"));
+        let size = api.get("size").unwrap();
+        assert!(size.in_place && &t[size.span.range()] == "Standard_ND40rs_v2");
+        assert_eq!(
+            api.get("idle_time_before_scale_down").unwrap().value,
+            Some(Scalar::Int(120))
+        );
+        assert_eq!(
+            api.get("location").unwrap().value,
+            Some(Scalar::Str("westeurope".into()))
+        );
+    }
+
+    #[test]
+    fn an_inference_cluster_takes_its_kubernetes_clusters_node_size() {
+        let t = r#"
+resource "azurerm_kubernetes_cluster" "aks" {
+  name = "aks"
+  default_node_pool {
+    name    = "default"
+    vm_size = "Standard_NC6s_v3"
+  }
+}
+resource "azurerm_machine_learning_inference_cluster" "inf" {
+  name                  = "inference"
+  kubernetes_cluster_id = azurerm_kubernetes_cluster.aks.id
+  cluster_purpose       = "FastProd"
+}
+"#;
+        let d = &defs(t)[0];
+        assert_eq!(d.known_name(), Some("inference"));
+        assert_eq!(d.ctype().as_deref(), Some("aks"));
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6s_v3".into())));
+        assert_eq!(&t[size.span.range()], "azurerm_kubernetes_cluster.aks.id");
+        assert!(
+            d.document().is_none(),
+            "an attached AKS cluster has no compute document"
+        );
+    }
+
+    #[test]
+    fn what_hcl_edit_cannot_afford_is_not_parsed() {
+        let deep = format!("x = {}{}\n{CLUSTER}", "[".repeat(30), "]".repeat(30));
+        assert!(defs(&deep).is_empty());
+        let wide = format!("x = [{}]\n{CLUSTER}", "1,".repeat(MAX_TOKENS));
+        assert!(defs(&wide).is_empty());
+        // At the depth allowed, the parse fits a 256 KiB stack.
+        let ok = format!(
+            "x = {}{}\n{CLUSTER}",
+            "[".repeat(MAX_DEPTH - 1),
+            "]".repeat(MAX_DEPTH - 1)
+        );
+        let n = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || defs(&ok).len())
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+}

@@ -1,0 +1,245 @@
+//! The compute-definition readers of Terraform, Bicep, ARM JSON and the Python SDK (`.py`,
+//! `.ipynb`) seen from outside: a partial run (pre-commit passes one job) finds a
+//! definition whose name is only in a variable or parameter file beside it; and hostile
+//! inputs: each file holds a definition (so its reader parses it)
+//! and is written to blow up a parser — nesting far beyond any limit, millions of flat
+//! tokens, chains of names that refer to each other, megabytes of escapes. Each runs the
+//! real binary under the caps of `capped` (wall clock, 256 MiB peak memory, a 256 KiB
+//! stack per thread) beside a job whose compute an ordinary definition file defines, and
+//! asserts that the run ends cleanly and the ordinary definition still resolves.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+use serde_json::Value;
+
+use crate::capped;
+
+/// Near the loader's file size limit (8 MiB).
+const BIG: usize = 7 << 20;
+
+const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: azureml:ordinary-cluster\n";
+
+/// An ordinary definition of `ordinary-cluster` (a retired size: AML505 on line 3).
+const ORDINARY: &str = "resource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name    = \"ordinary-cluster\"\n  vm_size = \"Standard_NC6\"\n  vm_priority = \"Dedicated\"\n  node_public_ip_enabled = false\n  subnet_resource_id = \"/s/n\"\n}\n";
+
+/// Runs `amlint check` on the folder holding `files`, the job and the ordinary definition.
+fn run(files: &[(&str, Vec<u8>)]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("ordinary")).unwrap();
+    std::fs::write(d.join("ordinary/main.tf"), ORDINARY).unwrap();
+    std::fs::write(d.join("job.yml"), JOB).unwrap();
+    for (name, bytes) in files {
+        std::fs::write(d.join(name), bytes).unwrap();
+    }
+    check(d)
+}
+
+fn check(d: &Path) -> Value {
+    let out = capped::amlint(d, &["check", "--no-config", "--format", "json", "."], b"");
+    assert!(
+        matches!(out.code, Some(0..=1)),
+        "exit {:?}: {}",
+        out.code,
+        out.stderr_text()
+    );
+    let json: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", out.stdout_text()));
+    let diags = json["diagnostics"].as_array().expect("diagnostics").clone();
+    assert!(!json.to_string().contains("AML000"), "no internal error: {json}");
+    assert!(
+        !diags
+            .iter()
+            .any(|x| x["path"] == "job.yml" && x["code"] == "AML203"),
+        "the ordinary definition still resolves the job's compute: {json}"
+    );
+    assert!(
+        diags.iter().any(|x| x["path"] == "ordinary/main.tf"
+            && x["code"] == "AML505"
+            && x["range"]["start"]["line"] == 3),
+        "the ordinary definition is still checked: {json}"
+    );
+    json
+}
+
+fn codes_of(json: &Value, path: &str) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == path)
+        .map(|x| x["code"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn fill(head: &str, unit: &str, tail: &str) -> Vec<u8> {
+    let n = (BIG - head.len() - tail.len()) / unit.len();
+    let mut s = String::with_capacity(BIG);
+    s.push_str(head);
+    for _ in 0..n {
+        s.push_str(unit);
+    }
+    s.push_str(tail);
+    s.into_bytes()
+}
+
+const TF_DEF: &str = "resource \"azurerm_machine_learning_compute_cluster\" \"h\" {\n  name = \"h\"\n  vm_size = \"Standard_NC6\"\n}\n";
+
+#[test]
+fn terraform_that_hcl_edit_cannot_afford_is_not_parsed() {
+    // 7 MiB of traversals (about a gigabyte as hcl-edit's tree), of nesting, of list items.
+    run(&[
+        ("traversals.tf", fill(TF_DEF, ".b", "\n")),
+        ("deep.tf", fill(&format!("{TF_DEF}x = "), "[", "\n")),
+        ("items.tf", fill(&format!("{TF_DEF}x = ["), "1,", "]\n")),
+    ]);
+    // Files just within the scan's bounds are parsed, and their definitions checked.
+    let mut wide = String::from(TF_DEF);
+    wide.push_str("x = [");
+    wide.push_str(&"1,".repeat(100_000));
+    wide.push_str("]\n");
+    let deep = format!("{TF_DEF}x = {}1{}\n", "[".repeat(23), "]".repeat(23));
+    let json = run(&[("wide.tf", wide.into_bytes()), ("deep.tf", deep.into_bytes())]);
+    assert!(
+        codes_of(&json, "wide.tf").contains(&"AML505".to_string()),
+        "{json}"
+    );
+    assert!(
+        codes_of(&json, "deep.tf").contains(&"AML505".to_string()),
+        "{json}"
+    );
+}
+
+#[test]
+fn bicep_nesting_unclosed_groups_and_chains_of_variables() {
+    let def = "resource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = {\n  name: v0\n  properties: { computeType: 'AmlCompute', properties: { vmSize: 'Standard_NC6' } }\n}\n";
+    // Within the token bound: 40,000 variables, each naming the next.
+    let mut chain = String::from("var v40000 = 'b'\n");
+    for i in (0..40_000).rev() {
+        chain.push_str(&format!("var v{i} = v{}\n", i + 1));
+    }
+    run(&[
+        ("nested.bicep", fill(&format!("{def}var x = "), "(", "\n")),
+        ("mixed.bicep", fill(&format!("{def}var x = "), "[{'${", "\n")),
+        (
+            "strings.bicep",
+            fill(&format!("{def}var x = '"), "\\u{41}${'", "\n"),
+        ),
+        ("chain.bicep", format!("{def}{chain}").into_bytes()),
+    ]);
+}
+
+#[test]
+fn arm_templates_with_deep_expressions_and_long_chains() {
+    let head = "{\"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\", \"contentVersion\": \"1.0.0.0\", \"variables\": {\"v\": \"[";
+    let tail = "]\"}, \"resources\": [{\"type\": \"Microsoft.MachineLearningServices/workspaces/computes\", \"name\": \"[variables('v')]\", \"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_NC6\"}}}]}";
+    let mut chain = String::from(
+        "{\"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\", \"contentVersion\": \"1.0.0.0\", \"variables\": {\"v0\": \"x\"",
+    );
+    for i in 1..100_000 {
+        chain.push_str(&format!(
+            ", \"v{i}\": \"[concat(variables('v{0}'), variables('v{0}'))]\"",
+            i - 1
+        ));
+    }
+    chain.push_str(", \"v\": \"[variables('v99999')]\"");
+    chain.push_str(&tail[2..]);
+    run(&[
+        ("deep.json", fill(head, "concat(", tail)),
+        ("chain.json", chain.into_bytes()),
+    ]);
+}
+
+#[test]
+fn python_and_notebooks_beyond_the_token_bound_or_full_of_escapes() {
+    let def =
+        "from azure.ai.ml.entities import AmlCompute\nc = AmlCompute(name='py-h', size='Standard_NC6')\n";
+    // Each name doubles the one before: evaluated once each, and not deeper than a bound.
+    let mut chain = String::from("x0 = 'a'\n");
+    for i in 1..25_000 {
+        chain.push_str(&format!("x{i} = x{} + x{}\n", i - 1, i - 1));
+    }
+    chain.push_str("d = AmlCompute(name=x24999)\n");
+    // A notebook cell of escapes: every byte of its code is a six-byte escape.
+    let mut nb = String::from(
+        "{\"cells\": [{\"cell_type\": \"code\", \"source\": [\"AmlCompute(name='nb-h', size='Standard_NC6')\\n\", \"x = '",
+    );
+    let n = (BIG - nb.len() - 64) / 6;
+    for _ in 0..n {
+        nb.push_str("\\u0041");
+    }
+    nb.push_str("'\\n\"]}]}");
+    run(&[
+        ("flat.py", fill(def, "a,", "\n")),
+        ("deep.py", fill(&format!("{def}x = "), "(", "\n")),
+        ("chain.py", format!("{def}{chain}").into_bytes()),
+        ("escapes.ipynb", nb.into_bytes()),
+    ]);
+}
+
+#[test]
+fn a_partial_run_finds_a_name_written_only_in_a_variable_or_parameter_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = root.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    let job = |compute: &str| {
+        format!(
+            "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: azureml:{compute}\n"
+        )
+    };
+    write("jobs/tf.yml", &job("tf-from-tfvars"));
+    write("jobs/tfdefault.yml", &job("tf-from-default"));
+    write("jobs/bicep.yml", &job("bicep-from-param"));
+    write("jobs/arm.yml", &job("arm-from-param"));
+    write("jobs/none.yml", &job("defined-nowhere"));
+    write(
+        "infra/main.tf",
+        "resource \"azurerm_machine_learning_compute_cluster\" \"a\" {\n  name = var.a\n  vm_size = \"Standard_DS3_v2\"\n}\nresource \"azurerm_machine_learning_compute_cluster\" \"b\" {\n  name = var.b\n  vm_size = \"Standard_DS3_v2\"\n}\n",
+    );
+    write(
+        "infra/variables.tf",
+        "variable \"a\" {\n  default = \"x\"\n}\nvariable \"b\" {\n  default = \"tf-from-default\"\n}\n",
+    );
+    write("infra/terraform.tfvars", "a = \"tf-from-tfvars\"\n");
+    write(
+        "bicep/main.bicep",
+        "param name string\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = {\n  name: 'ws/${name}'\n  properties: { computeType: 'AmlCompute' }\n}\n",
+    );
+    write(
+        "bicep/main.bicepparam",
+        "using './main.bicep'\nparam name = 'bicep-from-param'\n",
+    );
+    write(
+        "arm/azuredeploy.json",
+        "{\"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\", \"contentVersion\": \"1.0.0.0\", \"parameters\": {\"n\": {\"type\": \"string\"}}, \"resources\": [{\"type\": \"Microsoft.MachineLearningServices/workspaces/computes\", \"name\": \"[concat('ws/', parameters('n'))]\", \"properties\": {\"computeType\": \"AmlCompute\"}}]}",
+    );
+    write(
+        "arm/azuredeploy.parameters.json",
+        "{\"parameters\": {\"n\": {\"value\": \"arm-from-param\"}}}",
+    );
+    let out = Command::cargo_bin("amlint")
+        .unwrap()
+        .timeout(std::time::Duration::from_secs(60))
+        .current_dir(root)
+        .args(["check", "--format", "concise", "--fail-on", "never"])
+        .args([
+            "jobs/tf.yml",
+            "jobs/tfdefault.yml",
+            "jobs/bicep.yml",
+            "jobs/arm.yml",
+            "jobs/none.yml",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let unresolved: Vec<&str> = text.lines().filter(|l| l.contains("AML203")).collect();
+    assert_eq!(unresolved.len(), 1, "{text}");
+    assert!(unresolved[0].starts_with("jobs/none.yml"), "{text}");
+}
