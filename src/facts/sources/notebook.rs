@@ -267,18 +267,8 @@ mod tests {
     use crate::facts::computes::Scalar;
 
     fn run_on(text: &str) -> Definitions {
-        let source = crate::source::SourceFile::new("nb.ipynb", text.to_string());
-        let files = super::super::Files::around(std::path::Path::new("."), &Default::default());
-        let input = Input {
-            path: std::path::Path::new("nb.ipynb"),
-            source: &source,
-            documents: &[],
-            kinds: &[],
-            files: &files,
-        };
-        let mut out = Definitions::default();
-        read(&input, &mut out);
-        out
+        let dir = tempfile::tempdir().unwrap();
+        super::super::iac::read_for_test(read, dir.path(), "nb.ipynb", text)
     }
 
     fn notebook(cells: &[&[&str]]) -> String {

@@ -218,18 +218,8 @@ mod tests {
     use crate::facts::computes::Scalar;
 
     fn run(display: &str, text: &str) -> Definitions {
-        let source = crate::source::SourceFile::new(display, text.to_string());
-        let files = super::super::Files::around(std::path::Path::new("."), &Default::default());
-        let input = Input {
-            path: std::path::Path::new(display),
-            source: &source,
-            documents: &[],
-            kinds: &[],
-            files: &files,
-        };
-        let mut out = Definitions::default();
-        read(&input, &mut out);
-        out
+        let dir = tempfile::tempdir().unwrap();
+        super::super::iac::read_for_test(read, dir.path(), display, text)
     }
 
     #[test]

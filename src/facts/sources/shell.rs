@@ -847,25 +847,7 @@ impl<'a> Lexer<'a> {
                 );
                 end
             }
-            b'(' => {
-                if self.o.macros {
-                    if let Some((name, end)) = self.macro_at(i) {
-                        let span = self.span(i, end);
-                        self.part(i, WordPart::Macro { name, span });
-                        return end;
-                    }
-                }
-                let end = self.skip_balanced(i + 1);
-                let span = self.span(i, end);
-                self.part(
-                    i,
-                    WordPart::Dynamic {
-                        span,
-                        why: "the output of a command",
-                    },
-                );
-                end
-            }
+            b'(' => self.substitution(i, "the output of a command"),
             b'{' => self.braced(i, depth),
             c if is_name_start(c) => {
                 let mut j = i + 1;
@@ -914,6 +896,22 @@ impl<'a> Lexer<'a> {
                 i + 1
             }
         }
+    }
+
+    /// `$(...)` at `i`: an Azure Pipelines macro where macros are read, else what it runs
+    /// (`why`), not known statically.
+    fn substitution(&mut self, i: usize, why: &'static str) -> usize {
+        if self.o.macros
+            && let Some((name, end)) = self.macro_at(i)
+        {
+            let span = self.span(i, end);
+            self.part(i, WordPart::Macro { name, span });
+            return end;
+        }
+        let end = self.skip_balanced(i + 1);
+        let span = self.span(i, end);
+        self.part(i, WordPart::Dynamic { span, why });
+        end
     }
 
     /// `$(name)` of Azure Pipelines (letters, digits, `_`, `.`, `-`), if one is at `i`.
@@ -1073,23 +1071,7 @@ impl<'a> Lexer<'a> {
     fn ps_dollar(&mut self, i: usize) -> usize {
         let n1 = self.peek(i + 1);
         if n1 == b'(' {
-            if self.o.macros {
-                if let Some((name, end)) = self.macro_at(i) {
-                    let span = self.span(i, end);
-                    self.part(i, WordPart::Macro { name, span });
-                    return end;
-                }
-            }
-            let end = self.skip_balanced(i + 1);
-            let span = self.span(i, end);
-            self.part(
-                i,
-                WordPart::Dynamic {
-                    span,
-                    why: "the value of a PowerShell expression",
-                },
-            );
-            return end;
+            return self.substitution(i, "the value of a PowerShell expression");
         }
         let (start, end) = if n1 == b'{' {
             let end = memchr::memchr(b'}', &self.b[i..]).map_or(self.b.len(), |p| i + p + 1);

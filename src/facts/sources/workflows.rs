@@ -554,24 +554,8 @@ mod tests {
     use crate::facts::computes::Scalar;
 
     fn run(text: &str) -> Definitions {
-        let loaded = crate::load::parse_text(
-            "ci.yml",
-            text.to_string(),
-            crate::load::Format::Yaml,
-            &Default::default(),
-        );
-        let files = super::super::Files::around(std::path::Path::new("."), &Default::default());
-        let kinds: Vec<_> = loaded.documents.iter().map(|_| None).collect();
-        let input = Input {
-            path: std::path::Path::new("ci.yml"),
-            source: &loaded.source,
-            documents: &loaded.documents,
-            kinds: &kinds,
-            files: &files,
-        };
-        let mut out = Definitions::default();
-        read(&input, &mut out);
-        out
+        let dir = tempfile::tempdir().unwrap();
+        super::super::iac::read_for_test(read, dir.path(), "ci.yml", text)
     }
 
     #[test]
