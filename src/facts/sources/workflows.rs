@@ -53,6 +53,73 @@ struct Globals {
     params: HashMap<String, NodeId>,
     /// `inputs.x` and `github.event.inputs.x` (a workflow's input defaults).
     inputs: HashMap<String, NodeId>,
+    /// Azure Pipelines variables templates (`variables: [- template: vars.yml]`): their
+    /// variables by name, and by the environment name the agent makes of each.
+    template_vars: HashMap<String, ScriptVal>,
+    template_env: HashMap<String, ScriptVal>,
+}
+
+/// Variables templates read for one file at most.
+const MAX_TEMPLATES: usize = 8;
+
+/// The variables of the variables templates `doc` includes, read inside the project
+/// (a path relative to the file, or to the repository's root when it starts with `/`).
+fn template_variables(input: &Input<'_>, doc: &Document) -> HashMap<String, ScriptVal> {
+    let mut out = HashMap::new();
+    let mut count = 0;
+    for (i, node) in doc.nodes.iter().enumerate() {
+        let Value::Map(_) = &node.value else { continue };
+        let Some(Value::Seq(items)) = doc
+            .get(NodeId(i as u32), "variables")
+            .map(|v| doc.value(doc.resolve(v)))
+        else {
+            continue;
+        };
+        for &item in items {
+            let Some(path) = doc
+                .get(doc.resolve(item), "template")
+                .and_then(|t| str_of(doc, t))
+            else {
+                continue;
+            };
+            if count >= MAX_TEMPLATES || path.contains(['@', '$']) {
+                continue;
+            }
+            count += 1;
+            let file = match (path.strip_prefix('/'), input.files.root()) {
+                (Some(rel), Some(root)) => root.join(rel),
+                _ => input.path.parent().unwrap_or(std::path::Path::new("")).join(path),
+            };
+            let file = crate::fsio::normalize(&file);
+            let display = crate::discover::display_of(&file);
+            let Some(source) = input.files.read(&file, &display) else {
+                continue;
+            };
+            let loaded = crate::load::parse_text(
+                &display,
+                source.text.clone(),
+                crate::load::Format::Yaml,
+                &Default::default(),
+            );
+            for t in &loaded.documents {
+                let Some(vars) = t.root.and_then(|r| t.get(r, "variables")) else {
+                    continue;
+                };
+                let mut list = Vec::new();
+                variables(t, vars, &mut list);
+                for (name, v) in list {
+                    let value = match t.value(t.resolve(v)) {
+                        Value::Str(x) if !x.contains('$') => ScriptVal::known(x.to_string(), None),
+                        Value::Int(i) => ScriptVal::known(i.to_string(), None),
+                        Value::Bool(b) => ScriptVal::known(b.to_string(), None),
+                        _ => ScriptVal::Dynamic(format!("`{name}` is set from an expression in `{display}`")),
+                    };
+                    out.insert(name, value);
+                }
+            }
+        }
+    }
+    out
 }
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
@@ -157,9 +224,16 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
             }
         }
     }
+    let template_vars = template_variables(input, doc);
+    let template_env = template_vars
+        .iter()
+        .map(|(n, v)| (n.replace('.', "_").to_ascii_uppercase(), v.clone()))
+        .collect();
     let globals = Globals {
         params: params.into_iter().collect(),
         inputs: inputs.into_iter().collect(),
+        template_vars,
+        template_env,
     };
     let mut frames: Vec<Frame> = Vec::new();
     let memo = RefCell::new(HashMap::new());
@@ -450,7 +524,10 @@ impl Outer for WfOuter<'_> {
             return Some(self.value(v, &format!("`{name}`")));
         }
         // Azure Pipelines makes an environment variable of every pipeline variable.
-        let v = self.find(|f| &f.var_env, &name.to_ascii_uppercase())?;
+        let upper = name.to_ascii_uppercase();
+        let Some(v) = self.find(|f| &f.var_env, &upper) else {
+            return self.globals.template_env.get(&upper).cloned();
+        };
         Some(self.value(v, &format!("`{name}`")))
     }
 
@@ -461,7 +538,9 @@ impl Outer for WfOuter<'_> {
             return Some(self.value(v, &format!("`env.{n}`")));
         }
         if let Some(n) = t.strip_prefix("variables.") {
-            let v = self.find(|f| &f.vars, n)?;
+            let Some(v) = self.find(|f| &f.vars, n) else {
+                return self.globals.template_vars.get(n).cloned();
+            };
             return Some(self.value(v, &format!("`variables.{n}`")));
         }
         if let Some(n) = t.strip_prefix("parameters.") {
@@ -474,7 +553,9 @@ impl Outer for WfOuter<'_> {
     }
 
     fn macro_var(&self, name: &str) -> Option<ScriptVal> {
-        let v = self.find(|f| &f.vars, name)?;
+        let Some(v) = self.find(|f| &f.vars, name) else {
+            return self.globals.template_vars.get(name).cloned();
+        };
         Some(self.value(v, &format!("`$({name})`")))
     }
 }
@@ -533,11 +614,20 @@ fn template_call(input: &Input<'_>, doc: &Document, map: NodeId, scope: &WfOuter
     );
     t.in_place = false;
     def.set("type", t);
+    // The mlops templates' parameter names, and the `cluster_` ones of their copies.
     for (key, path, kind) in [
         ("size", "size", ValueKind::Str),
+        ("cluster_size", "size", ValueKind::Str),
         ("min_instances", "min_instances", ValueKind::Int),
+        ("cluster_min_instances", "min_instances", ValueKind::Int),
         ("max_instances", "max_instances", ValueKind::Int),
+        ("cluster_max_instances", "max_instances", ValueKind::Int),
         ("cluster_tier", "tier", ValueKind::Str),
+        (
+            "cluster_idle_seconds_before_scaledown",
+            "idle_time_before_scale_down",
+            ValueKind::Int,
+        ),
     ] {
         if let Some(s) = setting(key, kind) {
             def.set(path, s);
@@ -619,6 +709,25 @@ mod tests {
                 .filter(|d| d.known_name() == Some("cpu-cluster"))
                 .count(),
             2
+        );
+    }
+
+    #[test]
+    fn variables_templates() {
+        let dir = tempfile::tempdir().unwrap();
+        let vars = "variables:\n  training_target: tv-cluster\n  training_target_sku: Standard_NC6\n  training_target_max_nodes: 4\n";
+        let _ = super::super::iac::read_for_test(|_, _| {}, dir.path(), "config-infra.yml", vars);
+        let text = "variables:\n- template: config-infra.yml\nsteps:\n- template: /aml-cli-v2/create-compute.yml\n  parameters:\n    cluster_name: $(training_target)\n    cluster_size: ${{ variables.training_target_sku }}\n    max_instances: ${{ variables.training_target_max_nodes }}\n";
+        let out = super::super::iac::read_for_test(read, dir.path(), "ci.yml", text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(d.known_name(), Some("tv-cluster"));
+        assert_eq!(d.size(), Some("Standard_NC6"));
+        assert_eq!(d.get("max_instances").unwrap().value, Some(Scalar::Int(4)));
+        assert_eq!(
+            &text[d.get("size").unwrap().span.range()],
+            "${{ variables.training_target_sku }}"
         );
     }
 
