@@ -129,6 +129,17 @@ fn split_assignment(word: &Word) -> Option<(String, Vec<WordPart>)> {
     Some((name.to_string(), parts))
 }
 
+/// Whether a PowerShell word after `=` is a value: quoted, a number, `$true`/`$false`, or
+/// holding a variable. A bare word is a command whose output is assigned (`$x = Get-X`),
+/// or the keyword of an expression (`$x = if (...) {...}`).
+fn ps_value(w: &Word) -> bool {
+    let quoted = w.span != w.inner_span();
+    let var = w.parts.iter().any(|p| !matches!(p, WordPart::Lit { .. }));
+    let lit = w.literal().unwrap_or_default();
+    let lit = lit.trim_end_matches(',');
+    quoted || var || lit.parse::<f64>().is_ok() || matches!(lit, "True" | "False")
+}
+
 /// A PowerShell value word: a trailing `,` (a `param(...)` list) is not part of it.
 fn trim_ps_value(mut parts: Vec<WordPart>) -> Vec<WordPart> {
     if let Some(WordPart::Lit { text, span, exact }) = parts.last_mut() {
@@ -209,7 +220,8 @@ impl Vars {
                     let eq = c.words.get(1).and_then(Word::literal);
                     if let (Some((name, _)), Some("=")) = (target(&c.words[0]), eq.as_deref()) {
                         let value = match &c.words[2..] {
-                            [w] => Ok(trim_ps_value(w.parts.clone())),
+                            [w] if ps_value(w) => Ok(trim_ps_value(w.parts.clone())),
+                            [_] => Err("it is assigned the output of a command or an expression".into()),
                             [] => Err("it is assigned on another line".into()),
                             _ => Err("it is assigned an expression".into()),
                         };
@@ -1050,6 +1062,15 @@ mod tests {
         );
         assert_eq!(ds[1].ctype().as_deref(), Some("virtualmachine"));
         assert_eq!(ds[0].command, "az ml computetarget create");
+    }
+
+    #[test]
+    fn powershell_commands_and_expressions_are_not_values() {
+        let text = "$Size = if ($env:S) { $env:S } else { \"Standard_DS2_v2\" }\n$Name = Get-Name\n$Max = 4\naz ml compute create --name $Name --size $Size --max-instances $Max --type amlcompute\n";
+        let [d] = defs(text, Dialect::PowerShell).try_into().unwrap();
+        assert!(d.get("size").unwrap().value.is_none(), "{:?}", d.get("size"));
+        assert!(d.name.value.is_none());
+        assert_eq!(value(&d, "max_instances"), Some(Scalar::Int(4)));
     }
 
     #[test]
