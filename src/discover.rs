@@ -133,6 +133,17 @@ impl Filter for Unfiltered {
     }
 }
 
+/// The hidden directories a walk enters: those of GitHub Actions and Azure Pipelines,
+/// whose workflows may create computes. Every other hidden file or directory (`.git`,
+/// `.venv`, `.pre-commit-config.yaml`) is skipped.
+pub const WALKED_HIDDEN: &[&str] = &[".github", ".azure-pipelines", ".pipelines"];
+
+fn walked_hidden(name: &std::ffi::OsStr) -> bool {
+    WALKED_HIDDEN
+        .iter()
+        .any(|h| name.as_encoded_bytes().eq_ignore_ascii_case(h.as_bytes()))
+}
+
 /// Expands the given paths into the files to check, sorted and without duplicates
 /// (links may lead anywhere; problems are left out).
 pub fn discover(paths: &[PathBuf]) -> Vec<Candidate> {
@@ -368,8 +379,20 @@ fn walk<T: Send>(
         .standard_filters(true)
         .follow_links(false)
         .threads(threads)
+        // Hidden entries are skipped but for the CI folders, where workflows and
+        // pipelines create computes (`WALKED_HIDDEN`).
+        .hidden(false)
         .filter_entry(move |entry| {
-            if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {
+            if entry.depth() == 0 {
+                return true;
+            }
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if entry.file_name().as_encoded_bytes().starts_with(b".")
+                && !(is_dir && walked_hidden(entry.file_name()))
+            {
+                return false;
+            }
+            if !is_dir {
                 return true;
             }
             if !dirs.enter_dir(entry.path()) {
@@ -607,6 +630,8 @@ mod tests {
         std::fs::create_dir_all(root.join("jobs")).unwrap();
         std::fs::create_dir_all(root.join(".hidden")).unwrap();
         std::fs::create_dir_all(root.join("build")).unwrap();
+        std::fs::create_dir_all(root.join(".github/workflows")).unwrap();
+        std::fs::create_dir_all(root.join(".pipelines")).unwrap();
         std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
         for f in [
             "jobs/a.yml",
@@ -616,6 +641,11 @@ mod tests {
             "notes.txt",
             ".hidden/x.yml",
             "build/y.yml",
+            ".github/workflows/ci.yml",
+            ".pipelines/deploy.yml",
+            ".github/.hidden.yml",
+            ".git/config.yml",
+            ".x.yml",
         ] {
             std::fs::write(root.join(f), "a: 1\n").unwrap();
         }
@@ -629,7 +659,17 @@ mod tests {
                     .replace('\\', "/")
             })
             .collect();
-        assert_eq!(found, ["MLTable", "c.json", "jobs/a.yml", "jobs/b.YAML"]);
+        assert_eq!(
+            found,
+            [
+                ".github/workflows/ci.yml",
+                ".pipelines/deploy.yml",
+                "MLTable",
+                "c.json",
+                "jobs/a.yml",
+                "jobs/b.YAML"
+            ]
+        );
         // Explicit files are always checked, ignored or not.
         let explicit = discover(&[root.join("build/y.yml")]);
         assert_eq!(explicit.len(), 1);

@@ -25,6 +25,7 @@ mod fuzz_replay;
 mod fuzzing;
 mod generate;
 mod hostile;
+mod hostile_az_cli;
 mod hostile_fs;
 mod iac;
 mod layers;

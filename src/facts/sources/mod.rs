@@ -11,11 +11,16 @@
 
 pub mod aml_yaml;
 pub mod arm;
+pub mod az_cli;
 pub mod bicep;
 pub mod iac;
 pub mod ipynb;
+pub mod notebook;
 pub mod python_sdk;
+pub mod scripts;
+pub mod shell;
 pub mod terraform;
+pub mod workflows;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -97,6 +102,9 @@ pub const READERS: &[Reader] = &[
     bicep::READER,
     terraform::READER,
     python_sdk::READER,
+    scripts::READER,
+    notebook::READER,
+    workflows::READER,
 ];
 
 /// Whether `text` contains one of `needles` (a vectorised byte search).
@@ -179,6 +187,21 @@ impl Files {
 /// `.bicepparam`, an ARM template its parameters files — all in one directory.
 pub fn companion_of(file: &str, other: &str) -> bool {
     iac::companion_of(file, other)
+}
+
+/// A shell tokenizer's comment as one suppressions are read from: a comment on its own
+/// line covers the line of the next word after it, a trailing one its own line.
+pub fn comment_of(source: &SourceFile, c: &shell::ShellComment) -> Comment {
+    let target = if c.own_line {
+        c.next_code.map(|at| line_of(source, at))
+    } else {
+        Some(line_of(source, c.span.start))
+    };
+    Comment {
+        span: c.span,
+        own_line: c.own_line,
+        target_line: target,
+    }
 }
 
 /// The 1-based line of `offset` in `source`.

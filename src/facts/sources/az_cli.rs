@@ -1,0 +1,1130 @@
+//! `az ml compute create|attach` (and SDK v1's `az ml computetarget create|attach <type>`)
+//! as compute definitions: the command's options (`--name/-n`, `--type/-t`, `--size`,
+//! `--min-instances`, `--max-instances`, `--tier`, `--file/-f` with the compute YAML it
+//! names, `--set`...), each value resolved from its literal, from a variable assigned a
+//! literal earlier in the same script (`VAR=…`, `export`, `${VAR:-default}`, PowerShell
+//! `$Var = "…"`, cmd `set`), or from what the file around the script says (a workflow's
+//! `env:`, a pipeline's `variables:` and parameter defaults, a Makefile's variables, a
+//! notebook's Python variables: an [`Outer`]); anything else is recorded dynamic with why.
+//! The carriers — scripts, Makefiles, notebooks, workflows — are in `scripts.rs`,
+//! `notebook.rs` and `workflows.rs`.
+
+use std::path::{Path, PathBuf};
+
+use super::shell::{Dialect, Keep, Script, ShellCommand, VarScope, Word, WordPart};
+use super::{Files, Input};
+use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
+use crate::source::Span;
+
+/// A variable's value as the script would see it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ScriptVal {
+    /// Known statically; `literal` is the span of the literal when it is written in the
+    /// defining file as it is (a label points there).
+    Known { text: String, literal: Option<Span> },
+    /// Not known statically: why.
+    Dynamic(String),
+}
+
+impl ScriptVal {
+    pub fn known(text: impl Into<String>, literal: Option<Span>) -> Self {
+        ScriptVal::Known {
+            text: text.into(),
+            literal,
+        }
+    }
+}
+
+/// What the file around a script knows (a workflow's `env:`, a pipeline's variables, a
+/// Makefile's variables, a notebook's Python variables). `None`: it says nothing.
+pub trait Outer {
+    /// A variable the script reads (`$NAME`, `$env:NAME`, `%NAME%`, make's `$(NAME)`).
+    fn var(&self, _name: &str, _scope: VarScope) -> Option<ScriptVal> {
+        None
+    }
+    /// A template expression, trimmed (`parameters.size`, `env.NAME`, `inputs.x`).
+    fn expr(&self, _text: &str) -> Option<ScriptVal> {
+        None
+    }
+    /// An Azure Pipelines macro (`$(name)`).
+    fn macro_var(&self, _name: &str) -> Option<ScriptVal> {
+        None
+    }
+    /// Literal text that may hold more (a notebook's `{python_var}` in a `!` line).
+    fn lit(&self, _text: &str, _span: Span) -> Option<ScriptVal> {
+        None
+    }
+}
+
+/// No context: a plain script.
+pub struct NoOuter;
+
+impl Outer for NoOuter {}
+
+/// One assignment of a script.
+#[derive(Clone, Debug)]
+struct Assign {
+    name: String,
+    /// Where the assigning command starts (the value applies after it).
+    at: u32,
+    conditional: bool,
+    value: Result<Vec<WordPart>, String>,
+}
+
+/// The assignments of a script, in order.
+pub struct Vars {
+    assigns: Vec<Assign>,
+    /// Names compare case-insensitively (PowerShell, cmd).
+    fold_case: bool,
+    /// Each name's assignments, in order (the key lower-cased when `fold_case`).
+    by_name: std::collections::HashMap<String, Vec<usize>>,
+    /// The values of the first assignments, computed in order: each one's value only
+    /// reads assignments before it, so none is computed twice and none by recursion.
+    memo: std::cell::RefCell<Vec<ScriptVal>>,
+    /// No variable is known from here on (the script sets too many: `Script::vars_cut`).
+    cut: Option<u32>,
+}
+
+/// At most this many assignments under conditions are weighed for one use; more make the
+/// value dynamic.
+const MAX_BRANCHES: usize = 64;
+
+/// A value longer than this is not a compute's name or size: dynamic (a chain of
+/// `A=$B$B` would double at every step).
+const MAX_VALUE: usize = 1024;
+
+/// How deep a variable's value may refer to other variables.
+const MAX_NESTING: usize = 8;
+
+fn is_ident(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+}
+
+/// `NAME=value...` in a word: the name, and the value's parts.
+fn split_assignment(word: &Word) -> Option<(String, Vec<WordPart>)> {
+    let Some(WordPart::Lit { text, span, exact }) = word.parts.first() else {
+        return None;
+    };
+    let (name, rest) = text.split_once('=')?;
+    if !is_ident(name) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if !rest.is_empty() {
+        let start = if *exact {
+            span.start + name.len() as u32 + 1
+        } else {
+            span.start
+        };
+        parts.push(WordPart::Lit {
+            text: rest.to_string(),
+            span: Span::new(start.min(span.end), span.end),
+            exact: *exact,
+        });
+    }
+    parts.extend(word.parts[1..].iter().cloned());
+    Some((name.to_string(), parts))
+}
+
+/// Whether a PowerShell word after `=` is a value: quoted, a number, `$true`/`$false`, or
+/// holding a variable. A bare word is a command whose output is assigned (`$x = Get-X`),
+/// or the keyword of an expression (`$x = if (...) {...}`).
+fn ps_value(w: &Word) -> bool {
+    let quoted = w.span != w.inner_span();
+    let var = w.parts.iter().any(|p| !matches!(p, WordPart::Lit { .. }));
+    let lit = w.literal().unwrap_or_default();
+    let lit = lit.trim_end_matches(',');
+    quoted || var || lit.parse::<f64>().is_ok() || matches!(lit, "True" | "False")
+}
+
+/// A PowerShell value word: a trailing `,` (a `param(...)` list) is not part of it.
+fn trim_ps_value(mut parts: Vec<WordPart>) -> Vec<WordPart> {
+    if let Some(WordPart::Lit { text, span, exact }) = parts.last_mut() {
+        if text.ends_with(',') {
+            text.pop();
+            if *exact {
+                span.end -= 1;
+            }
+            if text.is_empty() {
+                parts.pop();
+            }
+        }
+    }
+    parts
+}
+
+impl Vars {
+    /// The assignments of `script`.
+    pub fn scan(script: &Script, dialect: Dialect) -> Self {
+        let mut assigns = Vec::new();
+        for c in &script.commands {
+            let push = |assigns: &mut Vec<Assign>, name: String, value: Result<Vec<WordPart>, String>| {
+                assigns.push(Assign {
+                    name,
+                    at: c.span.start,
+                    conditional: c.conditional(),
+                    value,
+                });
+            };
+            let first = c.words[0].literal();
+            match dialect {
+                Dialect::Bash => match first.as_deref() {
+                    Some("export" | "declare" | "local" | "readonly" | "typeset") => {
+                        for w in c.words[1..]
+                            .iter()
+                            .filter(|w| !w.literal().is_some_and(|l| l.starts_with('-')))
+                        {
+                            if let Some((name, parts)) = split_assignment(w) {
+                                push(&mut assigns, name, Ok(parts));
+                            }
+                        }
+                    }
+                    Some("read") => {
+                        for w in &c.words[1..] {
+                            if let Some(name) = w.literal().filter(|l| is_ident(l)) {
+                                push(&mut assigns, name, Err("it is read from the input".into()));
+                            }
+                        }
+                    }
+                    Some("for" | "select") => {
+                        if let Some(name) = c.words.get(1).and_then(Word::literal).filter(|l| is_ident(l)) {
+                            push(&mut assigns, name, Err("it is a loop's variable".into()));
+                        }
+                    }
+                    _ => {
+                        let all: Option<Vec<(String, Vec<WordPart>)>> =
+                            c.words.iter().map(split_assignment).collect();
+                        // `NAME=value cmd` sets NAME for that command only.
+                        if let Some(all) = all {
+                            for (name, parts) in all {
+                                push(&mut assigns, name, Ok(parts));
+                            }
+                        }
+                    }
+                },
+                Dialect::PowerShell => {
+                    // `$Name = value`, `[string]$Name = value` (a `param(...)` default),
+                    // `$env:NAME = value`, `$Name="value"`.
+                    let target = |w: &Word| match w.parts.as_slice() {
+                        [WordPart::Var { name, scope, .. }] => Some((name.clone(), *scope)),
+                        [WordPart::Lit { text, .. }, WordPart::Var { name, scope, .. }]
+                            if text.starts_with('[') && text.ends_with(']') =>
+                        {
+                            Some((name.clone(), *scope))
+                        }
+                        _ => None,
+                    };
+                    let eq = c.words.get(1).and_then(Word::literal);
+                    if let (Some((name, _)), Some("=")) = (target(&c.words[0]), eq.as_deref()) {
+                        let value = match &c.words[2..] {
+                            [w] if ps_value(w) => Ok(trim_ps_value(w.parts.clone())),
+                            [_] => Err("it is assigned the output of a command or an expression".into()),
+                            [] => Err("it is assigned on another line".into()),
+                            _ => Err("it is assigned an expression".into()),
+                        };
+                        push(&mut assigns, name, value);
+                    } else if let [w] = c.words.as_slice()
+                        && let [
+                            WordPart::Var { name, .. },
+                            WordPart::Lit { text, span, exact },
+                            rest @ ..,
+                        ] = w.parts.as_slice()
+                        && let Some(after) = text.strip_prefix('=')
+                    {
+                        let mut parts = Vec::new();
+                        if !after.is_empty() {
+                            let start = if *exact { span.start + 1 } else { span.start };
+                            parts.push(WordPart::Lit {
+                                text: after.to_string(),
+                                span: Span::new(start, span.end),
+                                exact: *exact,
+                            });
+                        }
+                        parts.extend(rest.iter().cloned());
+                        push(&mut assigns, name.clone(), Ok(parts));
+                    }
+                }
+                Dialect::Cmd => {
+                    if first.as_deref().is_some_and(|f| f.eq_ignore_ascii_case("set")) {
+                        match c.words.get(1) {
+                            Some(w) if w.literal().is_some_and(|l| l.starts_with('/')) => {
+                                if let Some((name, _)) = c.words.get(2).and_then(split_assignment) {
+                                    push(
+                                        &mut assigns,
+                                        name,
+                                        Err("it is read from the input or computed".into()),
+                                    );
+                                }
+                            }
+                            Some(w) => {
+                                if let Some((name, parts)) = split_assignment(w) {
+                                    push(&mut assigns, name, Ok(parts));
+                                }
+                            }
+                            None => {}
+                        }
+                    }
+                }
+            }
+        }
+        let fold_case = dialect != Dialect::Bash;
+        let mut by_name: std::collections::HashMap<String, Vec<usize>> = Default::default();
+        for (i, a) in assigns.iter().enumerate() {
+            let key = if fold_case {
+                a.name.to_ascii_lowercase()
+            } else {
+                a.name.clone()
+            };
+            by_name.entry(key).or_default().push(i);
+        }
+        Vars {
+            assigns,
+            fold_case,
+            by_name,
+            memo: Default::default(),
+            cut: script.vars_cut,
+        }
+    }
+}
+
+/// Evaluates words against a script's assignments and its context.
+pub struct Eval<'a> {
+    pub vars: &'a Vars,
+    pub outer: &'a dyn Outer,
+}
+
+/// A word's value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluated {
+    pub value: Result<String, String>,
+    /// The literal the value is, when it came from one variable assigned one literal in
+    /// this file.
+    pub origin: Option<Span>,
+    /// The word is one literal written as it is.
+    pub in_place: bool,
+}
+
+impl Eval<'_> {
+    /// The value of `word` in a command starting at `at`.
+    pub fn word(&self, word: &Word, at: u32) -> Evaluated {
+        let in_place = matches!(word.parts.as_slice(), [WordPart::Lit { exact: true, .. }]);
+        let (value, origin) = self.parts(&word.parts, at, 0);
+        Evaluated {
+            value,
+            origin: if in_place { None } else { origin },
+            in_place,
+        }
+    }
+
+    fn parts(&self, parts: &[WordPart], at: u32, depth: usize) -> (Result<String, String>, Option<Span>) {
+        let mut out = String::new();
+        let mut origin = None;
+        let single = parts.len() == 1;
+        for p in parts {
+            let v = match p {
+                WordPart::Lit { text, span, .. } => match self.outer.lit(text, *span) {
+                    Some(v) => v,
+                    None => ScriptVal::known(text.clone(), None),
+                },
+                WordPart::Var {
+                    name, scope, default, ..
+                } => self.var(name, *scope, default.as_deref(), at, depth),
+                WordPart::Expr { text, .. } => self.outer.expr(text).unwrap_or_else(|| {
+                    ScriptVal::Dynamic(format!(
+                        "`${{{{ {text} }}}}` is only known when the workflow runs"
+                    ))
+                }),
+                WordPart::Macro { name, .. } => self.outer.macro_var(name).unwrap_or_else(|| {
+                    ScriptVal::Dynamic(format!("`$({name})` is not set in this pipeline"))
+                }),
+                WordPart::Dynamic { why, .. } => ScriptVal::Dynamic(format!("it is {why}")),
+            };
+            match v {
+                ScriptVal::Known { text, literal } => {
+                    if out.len() + text.len() > MAX_VALUE {
+                        return (Err(format!("its value is longer than {MAX_VALUE} bytes")), None);
+                    }
+                    out.push_str(&text);
+                    if single {
+                        origin = literal;
+                    }
+                }
+                ScriptVal::Dynamic(why) => return (Err(why), None),
+            }
+        }
+        (Ok(out), origin)
+    }
+
+    fn var(
+        &self,
+        name: &str,
+        scope: VarScope,
+        default: Option<&[WordPart]>,
+        at: u32,
+        depth: usize,
+    ) -> ScriptVal {
+        if depth >= MAX_NESTING {
+            return ScriptVal::Dynamic(format!("`{name}` refers to variables nested too deep"));
+        }
+        let found = match scope {
+            VarScope::Shell | VarScope::Env => self.assigned(name, at),
+            VarScope::Make | VarScope::Positional => None,
+        };
+        if let Some(v) = found {
+            return v;
+        }
+        if let Some(v) = self.outer.var(name, scope) {
+            return v;
+        }
+        if let Some(d) = default {
+            return match self.parts(d, at, depth + 1) {
+                (Ok(text), literal) => ScriptVal::Known { text, literal },
+                (Err(why), _) => ScriptVal::Dynamic(why),
+            };
+        }
+        ScriptVal::Dynamic(match scope {
+            VarScope::Positional => format!("`{name}` is an argument of the script"),
+            VarScope::Make => format!("`{name}` is not set in this Makefile"),
+            _ => format!("`{name}` is not set in this file (it comes from the environment)"),
+        })
+    }
+
+    /// The value assignment `k` gives its variable (computed once, in order).
+    fn assignment(&self, k: usize) -> ScriptVal {
+        loop {
+            let next = self.vars.memo.borrow().len();
+            if next > k {
+                break;
+            }
+            // Values of assignments before `next` are all in the memo: no recursion.
+            let a = &self.vars.assigns[next];
+            let v = match &a.value {
+                Err(why) => ScriptVal::Dynamic(format!("`{}` is set where {why}", a.name)),
+                Ok(parts) => match self.parts(parts, a.at, 0) {
+                    (Ok(text), literal) => {
+                        let literal = literal.or(match parts.as_slice() {
+                            [
+                                WordPart::Lit {
+                                    span, exact: true, ..
+                                },
+                            ] => Some(*span),
+                            _ => None,
+                        });
+                        ScriptVal::Known { text, literal }
+                    }
+                    (Err(why), _) => ScriptVal::Dynamic(why),
+                },
+            };
+            self.vars.memo.borrow_mut().push(v);
+        }
+        self.vars.memo.borrow()[k].clone()
+    }
+
+    /// The value the assignments before `at` give `name`, if any assigns it.
+    fn assigned(&self, name: &str, at: u32) -> Option<ScriptVal> {
+        if self.vars.cut.is_some_and(|cut| cut < at) {
+            return Some(ScriptVal::Dynamic(format!(
+                "`{name}` may be set among more variables than are read before this"
+            )));
+        }
+        let key = if self.vars.fold_case {
+            std::borrow::Cow::Owned(name.to_ascii_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(name)
+        };
+        let all = self.vars.by_name.get(key.as_ref())?;
+        let before = &all[..all.partition_point(|&i| self.vars.assigns[i].at < at)];
+        let last = *before.last()?;
+        if !self.vars.assigns[last].conditional {
+            return Some(self.assignment(last));
+        }
+        // Set under a condition: with the last unconditional assignment before, the
+        // values it can have here.
+        let base = before.iter().rposition(|&i| !self.vars.assigns[i].conditional);
+        let conditional = &before[base.map_or(0, |b| b + 1)..];
+        if conditional.len() > MAX_BRANCHES {
+            return Some(ScriptVal::Dynamic(format!(
+                "`{name}` is set under too many conditions"
+            )));
+        }
+        let branches: Vec<ScriptVal> = conditional.iter().map(|&i| self.assignment(i)).collect();
+        let default = base.map(|b| self.assignment(before[b]));
+        let known: Vec<&ScriptVal> = branches
+            .iter()
+            .filter(|v| matches!(v, ScriptVal::Known { .. }))
+            .collect();
+        let text = |v: &ScriptVal| match v {
+            ScriptVal::Known { text, .. } => Some(text.clone()),
+            ScriptVal::Dynamic(_) => None,
+        };
+        Some(match (&default, known.is_empty()) {
+            // Overridden under a condition by something not known statically (an
+            // argument, a command's output): the literal is its value otherwise.
+            (Some(d @ ScriptVal::Known { .. }), true) => d.clone(),
+            (_, false) if known.len() == branches.len() => {
+                let first = text(known[0]);
+                let alike = known.iter().all(|v| text(v) == first)
+                    && default.as_ref().is_none_or(|d| text(d) == first);
+                if alike {
+                    known[0].clone()
+                } else {
+                    ScriptVal::Dynamic(format!(
+                        "`{name}` is set to different values under different conditions"
+                    ))
+                }
+            }
+            _ => branches
+                .iter()
+                .find(|v| matches!(v, ScriptVal::Dynamic(_)))
+                .cloned()
+                .unwrap_or_else(|| ScriptVal::Dynamic(format!("`{name}` is only set under a condition"))),
+        })
+    }
+}
+
+/// Where an option's value goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Name,
+    Field(&'static str, ValueKind),
+    File,
+    Set,
+    /// Takes a value this reader does not need.
+    Skip,
+    /// Takes no value.
+    Flag,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    Str,
+    Int,
+    Bool,
+    /// `Enabled`/`Disabled` (SDK v1's remote login port).
+    Enabled,
+}
+
+/// The options of `az ml compute create|attach` this reader reads.
+fn v2_option(opt: &str) -> Target {
+    match opt {
+        "--name" | "-n" => Target::Name,
+        "--type" | "-t" => Target::Field("type", ValueKind::Str),
+        "--size" | "--vm-size" => Target::Field("size", ValueKind::Str),
+        "--min-instances" => Target::Field("min_instances", ValueKind::Int),
+        "--max-instances" => Target::Field("max_instances", ValueKind::Int),
+        "--tier" => Target::Field("tier", ValueKind::Str),
+        "--idle-time-before-scale-down" => Target::Field("idle_time_before_scale_down", ValueKind::Int),
+        "--enable-node-public-ip" => Target::Field("enable_node_public_ip", ValueKind::Bool),
+        "--ssh-public-access-enabled" => Target::Field("ssh_public_access_enabled", ValueKind::Bool),
+        "--subnet" => Target::Field("network_settings.subnet", ValueKind::Str),
+        "--vnet-name" => Target::Field("network_settings.vnet_name", ValueKind::Str),
+        "--location" | "-l" => Target::Field("location", ValueKind::Str),
+        "--file" | "-f" => Target::File,
+        "--set" => Target::Set,
+        "--no-wait" | "--yes" | "-y" | "--debug" | "--verbose" | "--only-show-errors" | "--help" | "-h" => {
+            Target::Flag
+        }
+        _ => Target::Skip,
+    }
+}
+
+/// The options of SDK v1's `az ml computetarget create|attach <type>`.
+fn v1_option(opt: &str) -> Target {
+    match opt {
+        "--name" | "-n" => Target::Name,
+        "--vm-size" | "-s" => Target::Field("size", ValueKind::Str),
+        "--min-nodes" => Target::Field("min_instances", ValueKind::Int),
+        "--max-nodes" | "-M" => Target::Field("max_instances", ValueKind::Int),
+        "--vm-priority" | "-p" => Target::Field("tier", ValueKind::Str),
+        "--idle-seconds-before-scaledown" => Target::Field("idle_time_before_scale_down", ValueKind::Int),
+        "--remote-login-port-public-access" => Target::Field("ssh_public_access_enabled", ValueKind::Enabled),
+        "--subnet-name" => Target::Field("network_settings.subnet", ValueKind::Str),
+        "--vnet-name" => Target::Field("network_settings.vnet_name", ValueKind::Str),
+        "--location" | "-l" => Target::Field("location", ValueKind::Str),
+        "--no-wait" | "--yes" | "-y" | "--debug" | "--verbose" | "--only-show-errors" | "--help" | "-h" => {
+            Target::Flag
+        }
+        _ => Target::Skip,
+    }
+}
+
+/// SDK v1's compute target types as compute types.
+fn v1_type(t: &str) -> String {
+    match t.to_ascii_lowercase().as_str() {
+        "remote" => "virtualmachine".into(),
+        "hdi" => "hdinsight".into(),
+        other => other.into(),
+    }
+}
+
+/// Whether the readers need a command (the first words of it, [`super::shell::DECIDE_AT`]
+/// at most): an assignment, a declaration, anything starting with an expansion (a
+/// PowerShell `$x = ...`), or `az ml compute|computetarget create|attach`. Other commands
+/// are dropped as they are read.
+pub fn wanted(words: &[Word]) -> Keep {
+    if let Some(az) = az_at(words) {
+        let lit = |i: usize| words.get(az + i).and_then(Word::literal);
+        let read = lit(1).as_deref() == Some("ml")
+            && matches!(lit(2).as_deref(), Some("compute" | "computetarget"))
+            && lit(3).is_none_or(|verb| matches!(verb.as_str(), "create" | "attach"));
+        if read {
+            return Keep::Read;
+        }
+    }
+    let Some(first) = words.first().and_then(Word::literal) else {
+        return Keep::Vars;
+    };
+    if first.contains('=') || first.starts_with('[') {
+        return Keep::Vars;
+    }
+    let lower = first.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "export" | "declare" | "local" | "readonly" | "typeset" | "read" | "for" | "select" | "set" | "param"
+    ) {
+        return Keep::Vars;
+    }
+    Keep::Drop
+}
+
+/// Where `az` is among a command's words, past what may come before it (assignments for
+/// it, `sudo`, `call`, `exec`).
+fn az_at(words: &[Word]) -> Option<usize> {
+    for (i, w) in words.iter().enumerate().take(8) {
+        let lit = w.literal()?;
+        // A Makefile recipe's `@az` (silent), `-az` (errors ignored).
+        let lit = lit.trim_start_matches(['@', '-', '+']).to_string();
+        let base = lit
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(&lit)
+            .to_ascii_lowercase();
+        if matches!(base.as_str(), "az" | "az.cmd" | "az.exe") {
+            return Some(i);
+        }
+        let prefix = matches!(
+            lit.as_str(),
+            "sudo" | "call" | "exec" | "command" | "time" | "!" | "then" | "do" | "else"
+        ) || split_assignment(w).is_some();
+        if !prefix {
+            return None;
+        }
+    }
+    None
+}
+
+/// What reading a script's commands needs: the file, the evaluation of its words, and a
+/// note for every definition found (a template call, a notebook cell).
+pub struct Ctx<'a> {
+    pub input: &'a Input<'a>,
+    pub eval: Eval<'a>,
+    /// Said of every definition found (a template call, a notebook cell).
+    pub note: Option<String>,
+}
+
+/// The definitions of a script's commands: each `az ml compute create|attach` or `az ml
+/// computetarget create|attach <type>`.
+pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
+    script.commands.iter().filter_map(|c| definition(c, cx)).collect()
+}
+
+fn definition(c: &ShellCommand, cx: &Ctx<'_>) -> Option<ComputeDef> {
+    let az = az_at(&c.words)?;
+    let words = &c.words[az + 1..];
+    let lit = |i: usize| words.get(i).and_then(Word::literal);
+    if lit(0).as_deref() != Some("ml") {
+        return None;
+    }
+    let (command, v1_type_word, rest) = match (lit(1).as_deref(), lit(2).as_deref()) {
+        (Some("compute"), Some(verb @ ("create" | "attach"))) => {
+            (format!("az ml compute {verb}"), None, &words[3..])
+        }
+        (Some("computetarget"), Some(verb @ ("create" | "attach"))) => {
+            let t = words.get(3)?;
+            (format!("az ml computetarget {verb}"), Some(t), &words[4..])
+        }
+        _ => return None,
+    };
+    let v1 = v1_type_word.is_some();
+    let span = c.words[az].span.cover(c.words[c.words.len() - 1].span);
+    let at = c.span.start;
+    let eval = &cx.eval;
+    let setting = |w: &Word, key: Span, kind: ValueKind| -> Setting {
+        let written = cx.input.source.slice(w.inner_span()).to_string();
+        setting_of(eval.word(w, at), written, w.inner_span(), Some(key), kind)
+    };
+    let mut name: Option<Setting> = None;
+    let mut fields: Vec<(String, Setting)> = Vec::new();
+    let mut file: Option<(Setting, Span)> = None;
+    if let Some(t) = v1_type_word {
+        let mut s = setting(t, t.span, ValueKind::Str);
+        if let Some(Scalar::Str(v)) = &s.value {
+            s.value = Some(Scalar::Str(v1_type(v)));
+            s.in_place = false;
+        }
+        s.key = None;
+        fields.push(("type".into(), s));
+    }
+    let mut i = 0;
+    while i < rest.len() {
+        let w = &rest[i];
+        i += 1;
+        let Some(text) = w.literal().filter(|t| t.starts_with('-')) else {
+            continue;
+        };
+        // `--size=Standard_NC6`: the value in the same word.
+        let (opt, inline) = match text.split_once('=') {
+            Some((o, _)) if o.starts_with("--") => (o.to_string(), true),
+            _ => (text.clone(), false),
+        };
+        let target = if v1 { v1_option(&opt) } else { v2_option(&opt) };
+        if target == Target::Flag {
+            continue;
+        }
+        let (value, key) = if inline {
+            let Some(WordPart::Lit {
+                span, exact: true, ..
+            }) = w.parts.first()
+            else {
+                continue;
+            };
+            let key = Span::new(span.start, span.start + opt.len() as u32);
+            let mut v = w.clone();
+            if let WordPart::Lit { text, span, .. } = &mut v.parts[0] {
+                *text = text[opt.len() + 1..].to_string();
+                span.start += opt.len() as u32 + 1;
+            }
+            if matches!(&v.parts[0], WordPart::Lit { text, .. } if text.is_empty()) {
+                v.parts.remove(0);
+            }
+            v.span = Span::new(key.end + 1, w.span.end);
+            (v, key)
+        } else {
+            let Some(v) = rest.get(i) else { break };
+            i += 1;
+            (v.clone(), w.span)
+        };
+        match target {
+            Target::Name => name = Some(setting(&value, key, ValueKind::Str)),
+            Target::Field(path, kind) => {
+                let s = setting(&value, key, kind);
+                fields.retain(|(p, _)| p != path);
+                fields.push((path.to_string(), s));
+            }
+            Target::File => file = Some((setting(&value, key, ValueKind::Str), key)),
+            Target::Set => {
+                if let Some((path, s)) = set_value(&value, key, cx, at) {
+                    if path == "name" {
+                        name = Some(s);
+                    } else {
+                        fields.retain(|(p, _)| *p != path);
+                        fields.push((path, s));
+                    }
+                }
+            }
+            Target::Skip | Target::Flag => {}
+        }
+    }
+    let mut notes: Vec<String> = cx.note.iter().cloned().collect();
+    if c.conditional() {
+        notes.push("the command runs under a condition".into());
+    }
+    let mut from_file = None;
+    let mut inherited_name = None;
+    if let Some((path, key)) = &file {
+        match read_compute_yaml(path, *key, cx.input, &mut notes) {
+            Some((display, def)) => {
+                from_file = Some(display);
+                for (p, s) in def.fields {
+                    if !fields.iter().any(|(q, _)| *q == p) {
+                        fields.push((p, s));
+                    }
+                }
+                inherited_name = Some(def.name);
+            }
+            None if name.is_none() => {
+                inherited_name = Some(Setting::dynamic(
+                    path.written.clone(),
+                    path.why.clone().unwrap_or_else(|| {
+                        format!("the compute YAML `{}` is not in the project", path.written)
+                    }),
+                    path.span,
+                    Some(*key),
+                ));
+            }
+            None => {}
+        }
+    }
+    let name = name.or(inherited_name).unwrap_or_else(|| {
+        Setting::dynamic(
+            String::new(),
+            "the command gives no `--name`",
+            c.words[az].span,
+            None,
+        )
+    });
+    let mut def = ComputeDef::new(
+        SourceKind::AzCli,
+        cx.input.source.path.clone(),
+        span,
+        command,
+        name,
+    );
+    for (p, s) in fields {
+        def.set(&p, s);
+    }
+    def.notes = notes;
+    def.from_file = from_file;
+    Some(def)
+}
+
+/// A setting from an evaluated value written as `written` at `span`.
+pub fn setting_of(e: Evaluated, written: String, span: Span, key: Option<Span>, kind: ValueKind) -> Setting {
+    match e.value {
+        Ok(text) => {
+            let mut s = Setting::literal(scalar(&text, kind), span, key);
+            s.written = written;
+            s.in_place = e.in_place;
+            s.origin = e.origin;
+            s
+        }
+        Err(why) => Setting::dynamic(written, why, span, key),
+    }
+}
+
+/// The value as the rules compare it.
+pub fn scalar(text: &str, kind: ValueKind) -> Scalar {
+    match kind {
+        ValueKind::Int => text
+            .trim()
+            .parse()
+            .map_or_else(|_| Scalar::Str(text.into()), Scalar::Int),
+        ValueKind::Bool => match text.trim().to_ascii_lowercase().as_str() {
+            "true" => Scalar::Bool(true),
+            "false" => Scalar::Bool(false),
+            _ => Scalar::Str(text.into()),
+        },
+        ValueKind::Enabled => match text.trim().to_ascii_lowercase().as_str() {
+            "enabled" => Scalar::Bool(true),
+            "disabled" => Scalar::Bool(false),
+            _ => Scalar::Str(text.into()),
+        },
+        ValueKind::Str => Scalar::Str(text.into()),
+    }
+}
+
+/// `--set path=value`: the path (Azure ML YAML's) and its setting.
+fn set_value(word: &Word, key: Span, cx: &Ctx<'_>, at: u32) -> Option<(String, Setting)> {
+    let (path, parts) = match word.parts.first() {
+        Some(WordPart::Lit { text, span, exact }) => {
+            let (path, rest) = text.split_once('=')?;
+            let mut parts = Vec::new();
+            if !rest.is_empty() {
+                let start = if *exact {
+                    span.start + path.len() as u32 + 1
+                } else {
+                    span.start
+                };
+                parts.push(WordPart::Lit {
+                    text: rest.into(),
+                    span: Span::new(start, span.end),
+                    exact: *exact,
+                });
+            }
+            parts.extend(word.parts[1..].iter().cloned());
+            (path.trim().to_string(), parts)
+        }
+        _ => return None,
+    };
+    // Only what the policies read (and the name): a thousand other `--set`s stay unread.
+    if path != "name" && !crate::facts::computes::FIELDS.contains(&path.as_str()) {
+        return None;
+    }
+    let kind = match path.as_str() {
+        "min_instances" | "max_instances" | "idle_time_before_scale_down" => ValueKind::Int,
+        "enable_node_public_ip" | "ssh_public_access_enabled" => ValueKind::Bool,
+        _ => ValueKind::Str,
+    };
+    let value_word = Word {
+        span: parts
+            .first()
+            .map_or(word.span, |p| p.span().cover(parts[parts.len() - 1].span())),
+        parts,
+    };
+    let written = cx.input.source.slice(value_word.inner_span()).to_string();
+    let setting = setting_of(
+        cx.eval.word(&value_word, at),
+        written,
+        value_word.inner_span(),
+        Some(key),
+        kind,
+    );
+    Some((path, setting))
+}
+
+/// The compute YAML `-f` names, looked for from the script's directory up to the
+/// project's root (a script may run from any of them): its display path and definition,
+/// each value inherited (its span: where the file is named).
+fn read_compute_yaml(
+    path: &Setting,
+    key: Span,
+    input: &Input<'_>,
+    notes: &mut Vec<String>,
+) -> Option<(String, ComputeDef)> {
+    let Some(Scalar::Str(written)) = &path.value else {
+        return None;
+    };
+    let (display, text) = find_file(written, input.path, input.files)?;
+    let loaded = crate::load::parse_text(
+        &display,
+        text,
+        crate::load::Format::for_path(&display),
+        &Default::default(),
+    );
+    let def = loaded.documents.iter().filter(|d| !d.partial).find_map(|doc| {
+        let kind = crate::kinds::classify(doc, &display).kind?;
+        super::aml_yaml::definition(doc, kind, &display)
+    });
+    let Some(mut def) = def else {
+        notes.push(format!("`{written}` is not a compute YAML"));
+        return None;
+    };
+    let inherit = |s: &mut Setting| {
+        s.span = path.span;
+        s.key = Some(key);
+        s.origin = None;
+        s.in_place = false;
+        s.inherited = true;
+    };
+    inherit(&mut def.name);
+    for (_, s) in &mut def.fields {
+        inherit(s);
+    }
+    notes.push(format!("values from `{display}`"));
+    Some((display, def))
+}
+
+/// A file a script names, relative to the script's directory or one above it inside the
+/// project: its display path (as the script's is shown) and text.
+fn find_file(written: &str, script: &Path, files: &Files) -> Option<(String, String)> {
+    let rel = Path::new(written);
+    let dir = script.parent().unwrap_or(Path::new(""));
+    let root = files.root().map(Path::to_path_buf);
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if rel.is_absolute() {
+        candidates.push(rel.to_path_buf());
+    } else {
+        let abs_dir = crate::fsio::absolute(dir, &std::env::current_dir().unwrap_or_default());
+        let mut up = PathBuf::new();
+        let mut real = Some(abs_dir.as_path());
+        // At most this many directories up: a project is not deeper.
+        for _ in 0..32 {
+            candidates.push(dir.join(&up).join(rel));
+            let Some(r) = real else { break };
+            if root
+                .as_deref()
+                .is_none_or(|root| r == root || !r.starts_with(root))
+            {
+                break;
+            }
+            up.push("..");
+            real = r.parent();
+        }
+    }
+    for c in candidates {
+        let c = crate::fsio::normalize(&c);
+        let display = crate::discover::display_of(&c);
+        if let Some(source) = files.read(&c, &display) {
+            return Some((display, source.text.clone()));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use super::super::shell::{LexOptions, Map, parse};
+    use super::*;
+
+    fn defs(text: &str, dialect: Dialect) -> Vec<ComputeDef> {
+        let source = crate::source::SourceFile::new("x.sh", text.to_string());
+        let files = Files::around(Path::new("."), &Default::default());
+        let input = Input {
+            path: Path::new("x.sh"),
+            source: &source,
+            documents: &[],
+            kinds: &[],
+            files: &files,
+        };
+        let script = parse(text, Map::Base(0), LexOptions::new(dialect));
+        let vars = Vars::scan(&script, dialect);
+        let cx = Ctx {
+            input: &input,
+            eval: Eval {
+                vars: &vars,
+                outer: &NoOuter,
+            },
+            note: None,
+        };
+        definitions(&script, &cx)
+    }
+
+    fn value(d: &ComputeDef, path: &str) -> Option<Scalar> {
+        d.get(path).and_then(|s| s.value.clone())
+    }
+
+    #[test]
+    fn options_and_literals() {
+        let text = "az ml compute create -n gpu --type AmlCompute --size=Standard_NC6 --min-instances 1 --max-instances \"4\" --tier low_priority --enable-node-public-ip false --set idle_time_before_scale_down=300 --no-wait -g rg\n";
+        let [d] = defs(text, Dialect::Bash).try_into().unwrap();
+        assert_eq!(d.known_name(), Some("gpu"));
+        assert_eq!(d.ctype().as_deref(), Some("amlcompute"));
+        assert_eq!(d.size(), Some("Standard_NC6"));
+        let size = d.get("size").unwrap();
+        assert_eq!(&text[size.span.range()], "Standard_NC6");
+        assert_eq!(&text[size.key.unwrap().range()], "--size");
+        assert!(size.in_place);
+        assert_eq!(value(&d, "min_instances"), Some(Scalar::Int(1)));
+        assert_eq!(value(&d, "max_instances"), Some(Scalar::Int(4)));
+        assert_eq!(&text[d.get("max_instances").unwrap().span.range()], "4");
+        assert_eq!(value(&d, "enable_node_public_ip"), Some(Scalar::Bool(false)));
+        assert_eq!(value(&d, "idle_time_before_scale_down"), Some(Scalar::Int(300)));
+        assert_eq!(
+            &text[d.get("idle_time_before_scale_down").unwrap().span.range()],
+            "300"
+        );
+        assert_eq!(&text[d.span.range()], text.trim_end());
+    }
+
+    #[test]
+    fn variables_defaults_and_dynamic_values() {
+        let text = "SIZE=Standard_NC6\nexport NAME=\"cpu-${ENV:-dev}\"\nTIER=$(get tier)\nif [ -n \"$2\" ]; then NAME=\"$2\"; fi\naz ml compute create --name $NAME --size \"$SIZE\" --tier $TIER --max-instances ${MAX:-3} --min-instances $1 -t amlcompute\n";
+        let [d] = defs(text, Dialect::Bash).try_into().unwrap();
+        assert_eq!(
+            d.known_name(),
+            Some("cpu-dev"),
+            "a literal overridden only by an argument"
+        );
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(&text[size.span.range()], "$SIZE");
+        assert_eq!(&text[size.origin.unwrap().range()], "Standard_NC6");
+        assert!(!size.in_place);
+        let tier = d.get("tier").unwrap();
+        assert_eq!(tier.value, None);
+        assert!(
+            tier.why.as_deref().unwrap().contains("output of a command"),
+            "{tier:?}"
+        );
+        assert_eq!(value(&d, "max_instances"), Some(Scalar::Int(3)));
+        assert!(
+            d.get("min_instances")
+                .unwrap()
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("argument")
+        );
+    }
+
+    #[test]
+    fn branches_that_disagree_are_dynamic() {
+        let text = "if [ \"$E\" = prod ]; then SIZE=Standard_NC24; else SIZE=Standard_DS3_v2; fi\naz ml compute create -n x --size $SIZE -t amlcompute\n";
+        let [d] = defs(text, Dialect::Bash).try_into().unwrap();
+        assert!(
+            d.get("size")
+                .unwrap()
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("different values")
+        );
+        let text = "az ml compute create -n $NAME -t amlcompute\n";
+        let [d] = defs(text, Dialect::Bash).try_into().unwrap();
+        assert!(d.name.why.as_deref().unwrap().contains("environment"));
+    }
+
+    #[test]
+    fn v1_computetarget_and_other_commands() {
+        let text = "az ml computetarget create amlcompute -n cpu --vm-size STANDARD_D2_V2 --max-nodes 4 --remote-login-port-public-access Enabled\naz ml computetarget attach remote -n vm --address 1.2.3.4\naz ml job create -f job.yml\necho az ml compute create -n no\n";
+        let ds = defs(text, Dialect::Bash);
+        assert_eq!(ds.len(), 2);
+        assert_eq!(ds[0].ctype().as_deref(), Some("amlcompute"));
+        assert_eq!(ds[0].size(), Some("STANDARD_D2_V2"));
+        assert_eq!(value(&ds[0], "max_instances"), Some(Scalar::Int(4)));
+        assert_eq!(
+            value(&ds[0], "ssh_public_access_enabled"),
+            Some(Scalar::Bool(true))
+        );
+        assert_eq!(ds[1].ctype().as_deref(), Some("virtualmachine"));
+        assert_eq!(ds[0].command, "az ml computetarget create");
+    }
+
+    #[test]
+    fn powershell_commands_and_expressions_are_not_values() {
+        let text = "$Size = if ($env:S) { $env:S } else { \"Standard_DS2_v2\" }\n$Name = Get-Name\n$Max = 4\naz ml compute create --name $Name --size $Size --max-instances $Max --type amlcompute\n";
+        let [d] = defs(text, Dialect::PowerShell).try_into().unwrap();
+        assert!(d.get("size").unwrap().value.is_none(), "{:?}", d.get("size"));
+        assert!(d.name.value.is_none());
+        assert_eq!(value(&d, "max_instances"), Some(Scalar::Int(4)));
+    }
+
+    #[test]
+    fn powershell_and_cmd_variables() {
+        let text = "param([string]$Name = 'ps-cluster',\n  [string]$Size = \"Standard_DS3_v2\")\n$Tier = \"dedicated\"\naz ml compute create --name $Name --size $Size --tier $Tier --type amlcompute\n";
+        let [d] = defs(text, Dialect::PowerShell).try_into().unwrap();
+        assert_eq!(d.known_name(), Some("ps-cluster"));
+        assert_eq!(d.size(), Some("Standard_DS3_v2"));
+        assert_eq!(value(&d, "tier"), Some(Scalar::Str("dedicated".into())));
+        let text = "set NAME=cmd-cluster\r\ncall az ml compute create --name %NAME% --size Standard_NC6 --type amlcompute\r\n";
+        let [d] = defs(text, Dialect::Cmd).try_into().unwrap();
+        assert_eq!(d.known_name(), Some("cmd-cluster"));
+    }
+
+    #[test]
+    fn a_compute_yaml_named_by_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("spec.yml"),
+            "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: gpu\ntype: amlcompute\nsize: Standard_NC6\nmax_instances: 2\n",
+        )
+        .unwrap();
+        let text = "az ml compute create -f spec.yml --set max_instances=4\n";
+        let script_path = dir.path().join("src/create.sh");
+        let source = crate::source::SourceFile::new("src/create.sh", text.to_string());
+        let files = Files::new(crate::fsio::Boundary::at(dir.path()), &Default::default());
+        let input = Input {
+            path: &script_path,
+            source: &source,
+            documents: &[],
+            kinds: &[],
+            files: &files,
+        };
+        let script = parse(text, Map::Base(0), LexOptions::new(Dialect::Bash));
+        let vars = Vars::scan(&script, Dialect::Bash);
+        let cx = Ctx {
+            input: &input,
+            eval: Eval {
+                vars: &vars,
+                outer: &NoOuter,
+            },
+            note: None,
+        };
+        let [d] = definitions(&script, &cx).try_into().unwrap();
+        assert_eq!(d.known_name(), Some("gpu"));
+        assert!(d.name.inherited);
+        assert_eq!(d.size(), Some("Standard_NC6"));
+        assert_eq!(&text[d.get("size").unwrap().span.range()], "spec.yml");
+        assert!(d.get("size").unwrap().inherited);
+        let max = d.get("max_instances").unwrap();
+        assert_eq!((max.value.clone(), max.inherited), (Some(Scalar::Int(4)), false));
+        assert!(d.from_file.as_deref().unwrap().ends_with("spec.yml"));
+        let doc = d.document().unwrap();
+        assert_eq!(doc.overrides.as_deref(), Some(&[max.span][..]));
+    }
+}

@@ -1,0 +1,255 @@
+//! Scripts that run `az ml compute create`: shell (`.sh`, `.bash`), PowerShell (`.ps1`),
+//! cmd (`.cmd`, `.bat`) and Makefiles (recipes, with the Makefile's variables). Comments
+//! are the script's own (`#`, `<# #>`, `REM`/`::`).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use super::az_cli::{Ctx, Eval, NoOuter, Outer, ScriptVal, Vars, definitions, wanted};
+use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
+use super::{Definitions, Input, Reader, comment_of};
+use crate::source::Span;
+
+/// The bytes every `az ml compute ...` and `az ml computetarget ...` contains.
+pub const NEEDLES: &[&str] = &["ml compute"];
+
+pub const READER: Reader = Reader {
+    name: "az-cli scripts",
+    wants: |name| dialect(name).is_some() || is_makefile(name),
+    needles: NEEDLES,
+    read,
+};
+
+fn dialect(name: &str) -> Option<Dialect> {
+    if name.ends_with(".sh") || name.ends_with(".bash") {
+        Some(Dialect::Bash)
+    } else if name.ends_with(".ps1") {
+        Some(Dialect::PowerShell)
+    } else if name.ends_with(".cmd") || name.ends_with(".bat") {
+        Some(Dialect::Cmd)
+    } else {
+        None
+    }
+}
+
+fn is_makefile(name: &str) -> bool {
+    matches!(name, "makefile" | "gnumakefile") || name.ends_with(".mk")
+}
+
+fn read(input: &Input<'_>, out: &mut Definitions) {
+    let name = input.file_name();
+    let text = input.source.text.as_str();
+    // A byte-order mark is not part of the first command.
+    let skip = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let (options, make) = match dialect(&name) {
+        Some(d) => (LexOptions::new(d), None),
+        None => (
+            LexOptions {
+                make: true,
+                ..LexOptions::new(Dialect::Bash)
+            },
+            Some(MakeVars::scan(text)),
+        ),
+    };
+    let options = LexOptions {
+        keep: Some(wanted),
+        ..options
+    };
+    let script = parse(&text[skip..], Map::Base(skip as u32), options);
+    let vars = Vars::scan(&script, options.dialect);
+    let outer: &dyn Outer = match &make {
+        Some(m) => m,
+        None => &NoOuter,
+    };
+    let cx = Ctx {
+        input,
+        eval: Eval { vars: &vars, outer },
+        note: None,
+    };
+    out.computes.extend(definitions(&script, &cx));
+    out.comments
+        .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
+}
+
+/// A Makefile's variables (`NAME = value`, `:=`, `::=`, `?=`; `export` and `override`
+/// before them), each with its value and where it is written.
+pub struct MakeVars {
+    vars: HashMap<String, MakeValue>,
+    /// Values that refer to others, each expanded once.
+    memo: RefCell<HashMap<String, ScriptVal>>,
+}
+
+/// A make value longer than this is not a compute's name or size: dynamic.
+const MAX_MAKE_VALUE: usize = 1024;
+
+/// A make variable's value and where it is written, or why it is not known.
+type MakeValue = Result<(String, Span), String>;
+
+/// How deep a make variable may refer to others.
+const MAX_MAKE_NESTING: usize = 8;
+
+impl MakeVars {
+    pub fn scan(text: &str) -> Self {
+        let mut vars = HashMap::new();
+        let mut offset = 0usize;
+        for line in text.split_inclusive('\n') {
+            let start = offset;
+            offset += line.len();
+            if line.starts_with('\t') {
+                continue;
+            }
+            let body = line.trim_end_matches(['\n', '\r']);
+            let body = body.split('#').next().unwrap_or(body);
+            let mut rest = body.trim_start();
+            for prefix in ["export ", "override "] {
+                rest = rest.strip_prefix(prefix).unwrap_or(rest).trim_start();
+            }
+            let Some(eq) = rest.find('=') else { continue };
+            let (lhs, value) = (&rest[..eq], &rest[eq + 1..]);
+            let (name, op) = match lhs.trim_end() {
+                l if l.ends_with("::") => (&l[..l.len() - 2], "::"),
+                l if l.ends_with([':', '?', '+', '!']) => (&l[..l.len() - 1], &l[l.len() - 1..]),
+                l => (l, ""),
+            };
+            let name = name.trim();
+            if name.is_empty()
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+            {
+                continue;
+            }
+            let trimmed = value.trim();
+            let value_at = start
+                + (value.as_ptr() as usize - line.as_ptr() as usize)
+                + (value.len() - value.trim_start().len());
+            let entry = match op {
+                "+" => Err(format!("`{name}` is appended to")),
+                "!" => Err(format!("`{name}` is the output of a command")),
+                _ => Ok((
+                    trimmed.to_string(),
+                    Span::new(value_at as u32, (value_at + trimmed.len()) as u32),
+                )),
+            };
+            if op == "?" {
+                // Set only when nothing set it before.
+                vars.entry(name.to_string()).or_insert(entry);
+            } else {
+                vars.insert(name.to_string(), entry);
+            }
+        }
+        MakeVars {
+            vars,
+            memo: Default::default(),
+        }
+    }
+
+    fn value(&self, name: &str, depth: usize) -> Option<ScriptVal> {
+        let entry = self.vars.get(name)?;
+        if let Some(v) = self.memo.borrow().get(name) {
+            return Some(v.clone());
+        }
+        let v = match entry {
+            Err(why) => ScriptVal::Dynamic(why.clone()),
+            Ok((text, span)) if !text.contains('$') => ScriptVal::known(text.clone(), Some(*span)),
+            Ok(_) if depth >= MAX_MAKE_NESTING => {
+                ScriptVal::Dynamic(format!("`{name}` refers to variables nested too deep"))
+            }
+            Ok((text, _)) => self.expand(text, depth + 1)?,
+        };
+        self.memo.borrow_mut().insert(name.to_string(), v.clone());
+        Some(v)
+    }
+
+    /// `$(NAME)` and `${NAME}` in a value replaced by their values.
+    fn expand(&self, text: &str, depth: usize) -> Option<ScriptVal> {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(i) = rest.find('$') {
+            out.push_str(&rest[..i]);
+            let after = &rest[i + 1..];
+            let close = match after.as_bytes().first() {
+                Some(b'(') => ')',
+                Some(b'{') => '}',
+                Some(b'$') => {
+                    out.push('$');
+                    rest = &after[1..];
+                    continue;
+                }
+                _ => return Some(ScriptVal::Dynamic("a make automatic variable".into())),
+            };
+            let end = after.find(close)?;
+            let inner = &after[1..end];
+            if inner.contains([' ', ',']) {
+                return Some(ScriptVal::Dynamic(format!("`$({inner})` is a make function")));
+            }
+            match self.value(inner, depth) {
+                Some(ScriptVal::Known { text, .. }) if out.len() + text.len() > MAX_MAKE_VALUE => {
+                    return Some(ScriptVal::Dynamic(format!(
+                        "`{inner}` is longer than {MAX_MAKE_VALUE} bytes"
+                    )));
+                }
+                Some(ScriptVal::Known { text, .. }) => out.push_str(&text),
+                Some(v @ ScriptVal::Dynamic(_)) => return Some(v),
+                None => {
+                    return Some(ScriptVal::Dynamic(format!(
+                        "`{inner}` is not set in this Makefile"
+                    )));
+                }
+            }
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        Some(ScriptVal::known(out, None))
+    }
+}
+
+impl Outer for MakeVars {
+    fn var(&self, name: &str, scope: VarScope) -> Option<ScriptVal> {
+        // Make exports nothing to a recipe's shell unless told; a shell variable a recipe
+        // reads is the environment's.
+        (scope == VarScope::Make).then(|| self.value(name, 0)).flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::computes::Scalar;
+
+    fn run(display: &str, text: &str) -> Definitions {
+        let dir = tempfile::tempdir().unwrap();
+        super::super::iac::read_for_test(read, dir.path(), display, text)
+    }
+
+    #[test]
+    fn makefile_variables_and_recipes() {
+        let text = "PREFIX ?= team\nNAME := $(PREFIX)-gpu\nSIZE = Standard_NC6 # retired\nLATER += x\n\ncompute:\n\t@az ml compute create --name $(NAME) \\\n\t  --size $(SIZE) --type amlcompute --tier $(LATER)\n";
+        let out = run("Makefile", text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(d.known_name(), Some("team-gpu"));
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(&text[size.span.range()], "$(SIZE)");
+        assert_eq!(&text[size.origin.unwrap().range()], "Standard_NC6");
+        assert!(
+            d.get("tier")
+                .unwrap()
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("appended")
+        );
+    }
+
+    #[test]
+    fn comments_cover_their_lines() {
+        let text = "#!/bin/bash\n# amlint: ignore[AML702]\naz ml compute create -n a --type amlcompute  # trailing\n";
+        let out = run("x.sh", text);
+        assert_eq!(out.computes.len(), 1);
+        let targets: Vec<Option<u32>> = out.comments.iter().map(|c| c.target_line).collect();
+        assert_eq!(targets, [Some(3), Some(3), Some(3)]);
+    }
+}

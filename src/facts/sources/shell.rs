@@ -1,0 +1,1603 @@
+//! Command lines as data: a small tokenizer of shell (bash), PowerShell and cmd text into
+//! commands of words, every part of a word with its byte span in the defining file, for
+//! reading `az ml compute create` without running anything. It knows quoting, escapes and
+//! line continuations (`\`, PowerShell's backtick, cmd's caret), comments, separators
+//! (`;`, `&&`, `||`, `|`, newlines), redirections and here-documents, the blocks a command
+//! sits in (`if`, loops, functions, braces), and marks every expansion it cannot resolve
+//! as what it is (a variable, a template expression, a command's output) for the caller to
+//! resolve or record as dynamic. Linear in its input, no recursion the input controls
+//! (nested `${VAR:-default}`s are read to a fixed depth).
+
+use crate::source::Span;
+
+/// Which shell's syntax.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    Bash,
+    PowerShell,
+    Cmd,
+}
+
+/// How a region is read.
+#[derive(Clone, Copy, Debug)]
+pub struct LexOptions {
+    pub dialect: Dialect,
+    /// A newline ends a command (false in a YAML folded or plain scalar, whose lines are
+    /// joined by spaces).
+    pub newlines: bool,
+    /// `$(name)` is an Azure Pipelines macro, not a command substitution.
+    pub macros: bool,
+    /// A Makefile recipe: `$(NAME)` and `${NAME}` are make variables, `$$` is the shell's
+    /// `$`.
+    pub make: bool,
+    /// Which commands to keep, asked with the first [`DECIDE_AT`] words of each (or all
+    /// of a shorter one): a reader keeps only those it reads, so that megabytes of other
+    /// commands cost no memory. `None`: all.
+    pub keep: Option<fn(&[Word]) -> Keep>,
+}
+
+/// What a reader does with a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    Drop,
+    /// It sets variables: kept up to [`MAX_VAR_COMMANDS`] (then [`Script::vars_cut`]).
+    Vars,
+    /// It is read: kept.
+    Read,
+}
+
+/// How many words of a command [`LexOptions::keep`] is asked about.
+pub const DECIDE_AT: usize = 10;
+
+/// Commands that set variables kept at most; what later ones set is not known.
+pub const MAX_VAR_COMMANDS: usize = 20_000;
+
+/// A command of more words is not kept (no definition has thousands of options).
+pub const MAX_WORDS: usize = 4_096;
+
+impl LexOptions {
+    pub fn new(dialect: Dialect) -> Self {
+        LexOptions {
+            dialect,
+            newlines: true,
+            macros: false,
+            make: false,
+            keep: None,
+        }
+    }
+}
+
+/// Where the region's bytes are in the defining file.
+#[derive(Clone, Copy)]
+pub enum Map<'a> {
+    /// The region starts at this offset and is the file's text as it is.
+    Base(u32),
+    /// The file offset of each byte of the region, and one past its end (text decoded
+    /// from a JSON string).
+    Table(&'a [u32]),
+    /// A notebook's code from this offset of it on (`ipynb::Code`: code cells decoded from
+    /// their JSON strings).
+    Code(&'a super::ipynb::Code, usize),
+}
+
+impl Map<'_> {
+    fn at(&self, i: usize) -> u32 {
+        match self {
+            Map::Base(b) => b.saturating_add(i as u32),
+            Map::Table(t) => t.get(i).or(t.last()).copied().unwrap_or(0),
+            Map::Code(code, base) => code.file_offset(base + i, false) as u32,
+        }
+    }
+
+    /// Where the region's bytes `[start, end)` are in the file.
+    fn span(&self, start: usize, end: usize) -> Span {
+        match self {
+            Map::Code(code, base) => code.span(base + start, base + end),
+            _ => Span::new(self.at(start), self.at(end)),
+        }
+    }
+}
+
+/// What a variable names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarScope {
+    /// A shell variable (bash, PowerShell, cmd), which may come from the environment.
+    Shell,
+    /// PowerShell's `$env:NAME`.
+    Env,
+    /// A make variable (`$(NAME)` in a Makefile recipe).
+    Make,
+    /// A positional parameter (`$1`, cmd's `%1`).
+    Positional,
+}
+
+/// A piece of a word.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WordPart {
+    /// Literal text; `exact` when `span` holds exactly `text` (no escape, continuation or
+    /// quote removed inside it).
+    Lit { text: String, span: Span, exact: bool },
+    /// `$NAME`, `${NAME}`, `${NAME:-default}`, `$env:NAME`, `%NAME%`, `$(NAME)` of make.
+    Var {
+        name: String,
+        span: Span,
+        scope: VarScope,
+        /// `${NAME:-default}` and `${NAME-default}`: the value when unset.
+        default: Option<Vec<WordPart>>,
+    },
+    /// `${{ ... }}`: a GitHub Actions or Azure Pipelines template expression (trimmed).
+    Expr { text: String, span: Span },
+    /// `$(name)` in an Azure Pipelines script: a variable macro.
+    Macro { name: String, span: Span },
+    /// Something only known when it runs: a command's output, arithmetic, a substring.
+    Dynamic { span: Span, why: &'static str },
+}
+
+impl WordPart {
+    pub fn span(&self) -> Span {
+        match self {
+            WordPart::Lit { span, .. }
+            | WordPart::Var { span, .. }
+            | WordPart::Expr { span, .. }
+            | WordPart::Macro { span, .. }
+            | WordPart::Dynamic { span, .. } => *span,
+        }
+    }
+}
+
+/// A word of a command.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Word {
+    pub parts: Vec<WordPart>,
+    /// The whole word as written, quotes included.
+    pub span: Span,
+}
+
+impl Word {
+    /// The text when the word is all literal.
+    pub fn literal(&self) -> Option<String> {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                WordPart::Lit { text, .. } => out.push_str(text),
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// From its first part to its last (without the quotes around it).
+    pub fn inner_span(&self) -> Span {
+        match (self.parts.first(), self.parts.last()) {
+            (Some(a), Some(b)) => a.span().cover(b.span()),
+            _ => self.span,
+        }
+    }
+}
+
+/// One simple command.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShellCommand {
+    pub words: Vec<Word>,
+    pub span: Span,
+    /// How many blocks it sits in (`if`, `case`, loops, functions, braces, subshells).
+    pub depth: u32,
+    /// It runs only if the command before it did or did not succeed (`a && b`), or in a
+    /// pipeline.
+    pub chained: bool,
+}
+
+impl ShellCommand {
+    /// Inside a block or after `&&`/`||`: it may not run.
+    pub fn conditional(&self) -> bool {
+        self.depth > 0 || self.chained
+    }
+}
+
+/// A comment: from its marker to the end of its line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShellComment {
+    pub span: Span,
+    /// Nothing but whitespace before it on its line.
+    pub own_line: bool,
+    /// Where the next word after it starts (what a comment on its own line covers).
+    pub next_code: Option<u32>,
+}
+
+/// The commands and comments of a region.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Script {
+    pub commands: Vec<ShellCommand>,
+    pub comments: Vec<ShellComment>,
+    /// Where the first command setting variables that was not kept starts (beyond
+    /// [`MAX_VAR_COMMANDS`], or of more than [`MAX_WORDS`] words): no variable is known
+    /// after it.
+    pub vars_cut: Option<u32>,
+}
+
+/// Reads `text` (a region of the defining file placed by `map`).
+pub fn parse(text: &str, map: Map<'_>, options: LexOptions) -> Script {
+    let mut lexer = Lexer {
+        b: text.as_bytes(),
+        map,
+        o: options,
+        script: Script::default(),
+        words: Vec::new(),
+        word: None,
+        blocks: Vec::new(),
+        chained: false,
+        skip_word: false,
+        heredocs: Vec::new(),
+        awaiting: Vec::new(),
+        nest: 0,
+        decided: None,
+        vars_kept: 0,
+        discarding: false,
+        line_seen: (0, true),
+    };
+    lexer.run();
+    lexer.script
+}
+
+/// Deepest nesting of `${A:-${B:-...}}` read; deeper defaults are dynamic.
+const MAX_DEFAULT_DEPTH: usize = 4;
+
+/// A word being built.
+struct WordBuild {
+    start: usize,
+    parts: Vec<WordPart>,
+    /// Literal bytes not yet a part: (start, bytes, exact).
+    lit: Option<(usize, Vec<u8>, bool)>,
+}
+
+struct Lexer<'a> {
+    b: &'a [u8],
+    map: Map<'a>,
+    o: LexOptions,
+    script: Script,
+    words: Vec<Word>,
+    word: Option<WordBuild>,
+    /// Open blocks: `i`f, `c`ase, `l`oop, `b`race, `p`aren.
+    blocks: Vec<u8>,
+    chained: bool,
+    /// The next word is a redirection's target.
+    skip_word: bool,
+    /// Here-documents whose bodies start after the current line: delimiters.
+    heredocs: Vec<Vec<u8>>,
+    /// Comments waiting for the next word.
+    awaiting: Vec<usize>,
+    /// How deep in `${A:-...}` defaults the text being read is (a quoted default's own
+    /// expansions are as deep as it).
+    nest: usize,
+    /// What [`LexOptions::keep`] said of the command being read, once asked.
+    decided: Option<Keep>,
+    /// Commands setting variables kept so far.
+    vars_kept: usize,
+    /// The command being read is not kept ([`LexOptions::keep`]): its words are dropped.
+    discarding: bool,
+    /// How far [`Lexer::alone_on_line`] has looked, and whether the line so far held only
+    /// blanks.
+    line_seen: (usize, bool),
+}
+
+fn is_name_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+fn is_name(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+impl<'a> Lexer<'a> {
+    fn span(&self, start: usize, end: usize) -> Span {
+        self.map.span(start, end)
+    }
+
+    fn peek(&self, i: usize) -> u8 {
+        self.b.get(i).copied().unwrap_or(0)
+    }
+
+    // --- words -------------------------------------------------------------------------
+
+    fn word_mut(&mut self, at: usize) -> &mut WordBuild {
+        if self.word.is_none() {
+            let offset = self.map.at(at);
+            for c in self.awaiting.drain(..) {
+                self.script.comments[c].next_code = Some(offset);
+            }
+        }
+        self.word.get_or_insert_with(|| WordBuild {
+            start: at,
+            parts: Vec::new(),
+            lit: None,
+        })
+    }
+
+    /// Appends literal bytes `[from, to)` of the input, written as `text`.
+    fn lit(&mut self, from: usize, to: usize, text: &[u8], exact: bool) {
+        let w = self.word_mut(from);
+        match &mut w.lit {
+            Some((_, bytes, ex)) => {
+                bytes.extend_from_slice(text);
+                *ex = *ex && exact;
+            }
+            None => w.lit = Some((from, text.to_vec(), exact)),
+        }
+        let _ = to;
+    }
+
+    fn flush_lit(&mut self, end: usize) {
+        let Some(w) = &mut self.word else { return };
+        if let Some((start, bytes, exact)) = w.lit.take() {
+            let span = self.map.span(start, end);
+            let w = self.word.as_mut().expect("a word");
+            w.parts.push(WordPart::Lit {
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+                span,
+                exact,
+            });
+        }
+    }
+
+    /// Marks the literal being built as not exact (an escape, a continuation inside it).
+    fn inexact(&mut self) {
+        if let Some(WordBuild {
+            lit: Some((_, _, ex)),
+            ..
+        }) = &mut self.word
+        {
+            *ex = false;
+        }
+    }
+
+    fn part(&mut self, at: usize, part: WordPart) {
+        self.word_mut(at);
+        self.flush_lit(at);
+        self.word.as_mut().expect("a word").parts.push(part);
+    }
+
+    fn end_word(&mut self, end: usize) {
+        self.flush_lit(end);
+        let Some(w) = self.word.take() else { return };
+        let word = Word {
+            span: self.span(w.start, end),
+            parts: w.parts,
+        };
+        if std::mem::take(&mut self.skip_word) {
+            return;
+        }
+        // Keywords that open or close blocks, and those that merely continue one.
+        if self.words.is_empty() && !self.discarding && self.o.dialect == Dialect::Bash {
+            if let Some(k) = word.literal() {
+                let opened = match k.as_str() {
+                    "if" => Some(b'i'),
+                    "case" => Some(b'c'),
+                    "for" | "while" | "until" | "select" => Some(b'l'),
+                    _ => None,
+                };
+                if let Some(kind) = opened {
+                    self.blocks.push(kind);
+                }
+                let closes = match k.as_str() {
+                    "fi" => Some(b'i'),
+                    "esac" => Some(b'c'),
+                    "done" => Some(b'l'),
+                    _ => None,
+                };
+                if let Some(kind) = closes {
+                    if let Some(at) = self.blocks.iter().rposition(|&k| k == kind) {
+                        self.blocks.truncate(at);
+                    }
+                    return;
+                }
+                if matches!(k.as_str(), "then" | "do" | "else" | "elif" | "!" | "time") {
+                    return;
+                }
+            }
+        }
+        if self.discarding {
+            return;
+        }
+        self.words.push(word);
+        if self.words.len() == DECIDE_AT
+            && let Some(keep) = self.o.keep
+        {
+            let k = keep(&self.words);
+            self.decided = Some(k);
+            if k == Keep::Drop {
+                self.words.clear();
+                self.discarding = true;
+            }
+        }
+        if self.words.len() > MAX_WORDS {
+            if self.decided != Some(Keep::Read) {
+                let at = self.words[0].span.start;
+                self.script.vars_cut.get_or_insert(at);
+            }
+            self.words.clear();
+            self.discarding = true;
+        }
+    }
+
+    fn end_command(&mut self, end: usize, chain_next: bool) {
+        self.end_word(end);
+        let keep = match (self.decided.take(), self.o.keep) {
+            _ if std::mem::take(&mut self.discarding) || self.words.is_empty() => Keep::Drop,
+            (Some(k), _) => k,
+            (None, Some(keep)) => keep(&self.words),
+            (None, None) => Keep::Read,
+        };
+        let keep = match keep {
+            Keep::Vars if self.vars_kept >= MAX_VAR_COMMANDS => {
+                let at = self.words[0].span.start;
+                self.script.vars_cut.get_or_insert(at);
+                Keep::Drop
+            }
+            Keep::Vars => {
+                self.vars_kept += 1;
+                Keep::Vars
+            }
+            k => k,
+        };
+        if keep != Keep::Drop {
+            let words = std::mem::take(&mut self.words);
+            let span = words[0].span.cover(words[words.len() - 1].span);
+            self.script.commands.push(ShellCommand {
+                words,
+                span,
+                depth: self.blocks.len() as u32,
+                chained: self.chained,
+            });
+        }
+        self.words.clear();
+        self.chained = chain_next;
+    }
+
+    // --- the main loop -------------------------------------------------------------------
+
+    fn run(&mut self) {
+        let n = self.b.len();
+        let mut i = 0;
+        while i < n {
+            i = self.step(i);
+        }
+        self.end_command(n, false);
+    }
+
+    /// Reads what starts at `i`; returns where the next thing starts.
+    fn step(&mut self, i: usize) -> usize {
+        let c = self.b[i];
+        let d = self.o.dialect;
+        let at_word_start = self.word.is_none();
+        match c {
+            b' ' | b'\t' | b'\r' => {
+                self.end_word(i);
+                i + 1
+            }
+            b'\n' => {
+                if self.o.newlines {
+                    self.end_command(i, false);
+                    self.skip_heredocs(i + 1)
+                } else {
+                    self.end_word(i);
+                    i + 1
+                }
+            }
+            b'#' if at_word_start && d != Dialect::Cmd => self.comment(i, i),
+            b'<' if d == Dialect::PowerShell && self.peek(i + 1) == b'#' => self.block_comment(i),
+            b':' if d == Dialect::Cmd
+                && at_word_start
+                && self.words.is_empty()
+                && self.peek(i + 1) == b':' =>
+            {
+                self.comment(i, i)
+            }
+            _ if d == Dialect::Cmd && at_word_start && self.words.is_empty() && self.is_rem(i) => {
+                self.comment(i, i)
+            }
+            b'\\' if d == Dialect::Bash => self.escape(i),
+            b'`' if d == Dialect::PowerShell => self.escape(i),
+            b'^' if d == Dialect::Cmd => self.escape(i),
+            b'`' if d == Dialect::Bash => {
+                let end = self.skip_backquote(i);
+                let span = self.span(i, end);
+                self.part(
+                    i,
+                    WordPart::Dynamic {
+                        span,
+                        why: "the output of a command",
+                    },
+                );
+                end
+            }
+            b'\'' if d != Dialect::Cmd => self.single_quoted(i),
+            b'"' => self.double_quoted(i),
+            b'$' if d != Dialect::Cmd => self.dollar(i, 0),
+            b'%' | b'!' if d == Dialect::Cmd => self.cmd_var(i),
+            b';' if d != Dialect::Cmd => {
+                self.end_command(i, false);
+                i + 1 + usize::from(self.peek(i + 1) == b';')
+            }
+            b'&' => {
+                if self.peek(i + 1) == b'&' {
+                    self.end_command(i, true);
+                    i + 2
+                } else if d == Dialect::Bash && self.peek(i + 1) == b'>' {
+                    self.redirect(i)
+                } else if d == Dialect::PowerShell && at_word_start && self.words.is_empty() {
+                    // The call operator: `& az ...`.
+                    i + 1
+                } else {
+                    self.end_command(i, false);
+                    i + 1
+                }
+            }
+            b'|' => {
+                let two = self.peek(i + 1) == b'|';
+                self.end_command(i, true);
+                i + 1 + usize::from(two)
+            }
+            b'>' | b'<' => self.redirect(i),
+            b'(' | b')' | b'{' | b'}' => self.bracket(i),
+            _ => {
+                let mut j = i + 1;
+                while j < self.b.len() && !self.special(self.b[j]) {
+                    j += 1;
+                }
+                let b = self.b;
+                self.lit(i, j, &b[i..j], true);
+                j
+            }
+        }
+    }
+
+    /// A byte that may start something else than literal text.
+    fn special(&self, c: u8) -> bool {
+        matches!(
+            c,
+            b' ' | b'\t'
+                | b'\r'
+                | b'\n'
+                | b'\\'
+                | b'`'
+                | b'^'
+                | b'\''
+                | b'"'
+                | b'$'
+                | b'%'
+                | b'!'
+                | b';'
+                | b'&'
+                | b'|'
+                | b'<'
+                | b'>'
+                | b'('
+                | b')'
+                | b'{'
+                | b'}'
+                | b'#'
+                | b'='
+                | b','
+        )
+    }
+
+    fn is_rem(&self, i: usize) -> bool {
+        self.b.len() >= i + 3
+            && self.b[i..i + 3].eq_ignore_ascii_case(b"rem")
+            && matches!(self.peek(i + 3), b' ' | b'\t' | b'\r' | b'\n' | 0)
+    }
+
+    fn line_end(&self, i: usize) -> usize {
+        memchr::memchr(b'\n', &self.b[i..]).map_or(self.b.len(), |p| i + p)
+    }
+
+    /// A comment from `marker` to the end of the line.
+    fn comment(&mut self, _i: usize, marker: usize) -> usize {
+        self.end_word(marker);
+        let mut end = self.line_end(marker);
+        let own_line = self.alone_on_line(marker);
+        while end > marker && self.b[end - 1] == b'\r' {
+            end -= 1;
+        }
+        self.script.comments.push(ShellComment {
+            span: self.span(marker, end),
+            own_line,
+            next_code: None,
+        });
+        self.awaiting.push(self.script.comments.len() - 1);
+        end
+    }
+
+    /// Whether only spaces and tabs precede `i` on its line. Offsets asked about only grow,
+    /// so what was seen of the line is kept: each byte is looked at once.
+    fn alone_on_line(&mut self, i: usize) -> bool {
+        let (from, clean) = match self.line_seen {
+            (upto, clean) if upto <= i => (upto, clean),
+            _ => (0, true),
+        };
+        let seen = &self.b[from..i];
+        let clean = match memchr::memrchr(b'\n', seen) {
+            Some(p) => seen[p + 1..].iter().all(|c| matches!(c, b' ' | b'\t')),
+            None => clean && seen.iter().all(|c| matches!(c, b' ' | b'\t')),
+        };
+        self.line_seen = (i, clean);
+        clean
+    }
+
+    /// PowerShell's `<# ... #>`.
+    fn block_comment(&mut self, i: usize) -> usize {
+        self.end_word(i);
+        let end = memchr::memmem::find(&self.b[i + 2..], b"#>").map_or(self.b.len(), |p| i + 2 + p + 2);
+        let own_line = self.alone_on_line(i);
+        self.script.comments.push(ShellComment {
+            span: self.span(i, end),
+            own_line,
+            next_code: None,
+        });
+        self.awaiting.push(self.script.comments.len() - 1);
+        end
+    }
+
+    /// The escape character at `i` (`\`, backtick, caret): a line continuation before a
+    /// newline, else the next character taken literally.
+    fn escape(&mut self, i: usize) -> usize {
+        let next = self.peek(i + 1);
+        if next == b'\n' || (next == b'\r' && self.peek(i + 2) == b'\n') {
+            self.inexact();
+            return i + if next == b'\r' { 3 } else { 2 };
+        }
+        if i + 1 >= self.b.len() {
+            return i + 1;
+        }
+        let len = utf8_len(next);
+        let end = (i + 1 + len).min(self.b.len());
+        let text = self.b[i + 1..end].to_vec();
+        self.lit(i, end, &text, false);
+        end
+    }
+
+    fn single_quoted(&mut self, i: usize) -> usize {
+        let mut j = i + 1;
+        let mut text = Vec::new();
+        let mut exact = true;
+        let start = j;
+        loop {
+            match self.b.get(j) {
+                None => break,
+                Some(b'\'') if self.o.dialect == Dialect::PowerShell && self.peek(j + 1) == b'\'' => {
+                    text.push(b'\'');
+                    exact = false;
+                    j += 2;
+                }
+                Some(b'\'') => break,
+                Some(&c) => {
+                    text.push(c);
+                    j += 1;
+                }
+            }
+        }
+        self.word_mut(i);
+        self.flush_lit(i);
+        let span = self.span(start, j);
+        self.word.as_mut().expect("a word").parts.push(WordPart::Lit {
+            text: String::from_utf8_lossy(&text).into_owned(),
+            span,
+            exact,
+        });
+        (j + 1).min(self.b.len())
+    }
+
+    fn double_quoted(&mut self, i: usize) -> usize {
+        self.word_mut(i);
+        self.flush_lit(i);
+        let d = self.o.dialect;
+        let mut j = i + 1;
+        // Literal text inside the quotes: (start, bytes, exact).
+        let mut run: Option<(usize, Vec<u8>, bool)> = None;
+        let flush = |lexer: &mut Self, run: &mut Option<(usize, Vec<u8>, bool)>, end: usize| {
+            if let Some((s, bytes, exact)) = run.take() {
+                let span = lexer.span(s, end);
+                lexer.word.as_mut().expect("a word").parts.push(WordPart::Lit {
+                    text: String::from_utf8_lossy(&bytes).into_owned(),
+                    span,
+                    exact,
+                });
+            }
+        };
+        while j < self.b.len() {
+            let c = self.b[j];
+            match c {
+                b'"' if d == Dialect::PowerShell && self.peek(j + 1) == b'"' => {
+                    let r = run.get_or_insert_with(|| (j, Vec::new(), true));
+                    r.1.push(b'"');
+                    r.2 = false;
+                    j += 2;
+                }
+                b'"' => {
+                    flush(self, &mut run, j);
+                    return j + 1;
+                }
+                b'\\'
+                    if d == Dialect::Bash
+                        && matches!(self.peek(j + 1), b'$' | b'`' | b'"' | b'\\' | b'\n') =>
+                {
+                    let r = run.get_or_insert_with(|| (j, Vec::new(), true));
+                    if self.peek(j + 1) != b'\n' {
+                        r.1.push(self.b[j + 1]);
+                    }
+                    r.2 = false;
+                    j += 2;
+                }
+                b'`' if d == Dialect::PowerShell && j + 1 < self.b.len() => {
+                    let r = run.get_or_insert_with(|| (j, Vec::new(), true));
+                    if self.b[j + 1] != b'\n' {
+                        r.1.push(self.b[j + 1]);
+                    }
+                    r.2 = false;
+                    j += 2;
+                }
+                b'`' if d == Dialect::Bash => {
+                    flush(self, &mut run, j);
+                    let end = self.skip_backquote(j);
+                    let span = self.span(j, end);
+                    self.word.as_mut().expect("a word").parts.push(WordPart::Dynamic {
+                        span,
+                        why: "the output of a command",
+                    });
+                    j = end;
+                }
+                b'$' if d != Dialect::Cmd && self.starts_expansion(j) => {
+                    flush(self, &mut run, j);
+                    j = self.dollar(j, self.nest);
+                }
+                b'%' | b'!' if d == Dialect::Cmd && self.cmd_var_end(j).is_some() => {
+                    flush(self, &mut run, j);
+                    j = self.cmd_var(j);
+                }
+                _ => {
+                    run.get_or_insert_with(|| (j, Vec::new(), true)).1.push(c);
+                    j += 1;
+                }
+            }
+        }
+        flush(self, &mut run, j);
+        j
+    }
+
+    /// Whether the `$` at `i` expands something (else it is a literal `$`).
+    fn starts_expansion(&self, i: usize) -> bool {
+        let n = self.peek(i + 1);
+        is_name_start(n)
+            || n.is_ascii_digit()
+            || matches!(n, b'{' | b'(' | b'@' | b'*' | b'#' | b'?' | b'!' | b'$' | b'-')
+            || (self.o.make && n == b'$')
+    }
+
+    /// Past the backquote substitution starting at `i`.
+    fn skip_backquote(&self, i: usize) -> usize {
+        let mut j = i + 1;
+        while j < self.b.len() {
+            match self.b[j] {
+                b'\\' => j += 2,
+                b'`' => return j + 1,
+                _ => j += 1,
+            }
+        }
+        self.b.len()
+    }
+
+    /// Past the bracket closing the one at `i` (`(` or `{`), quotes and nesting
+    /// considered; the end of the input when it is not closed.
+    fn skip_balanced(&self, i: usize) -> usize {
+        let (open, close) = if self.b[i] == b'{' {
+            (b'{', b'}')
+        } else {
+            (b'(', b')')
+        };
+        let mut depth = 0usize;
+        let mut j = i;
+        while j < self.b.len() {
+            let c = self.b[j];
+            if c == open {
+                depth += 1;
+            } else if c == close {
+                depth -= 1;
+                if depth == 0 {
+                    return j + 1;
+                }
+            } else if c == b'\\' {
+                j += 1;
+            } else if c == b'\'' && self.o.dialect == Dialect::Bash {
+                j += memchr::memchr(b'\'', &self.b[j + 1..]).map_or(self.b.len(), |p| p + 1);
+            }
+            j += 1;
+        }
+        self.b.len()
+    }
+
+    /// An expansion at `i` (a `$`): appends its part, returns where it ends.
+    fn dollar(&mut self, i: usize, depth: usize) -> usize {
+        let n1 = self.peek(i + 1);
+        let n2 = self.peek(i + 2);
+        // `${{ expression }}`: GitHub Actions and Azure Pipelines templates.
+        if n1 == b'{' && n2 == b'{' {
+            let end = memchr::memmem::find(&self.b[i + 3..], b"}}").map_or(self.b.len(), |p| i + 3 + p + 2);
+            let inner = &self.b[i + 3..end.saturating_sub(2).max(i + 3)];
+            let text = String::from_utf8_lossy(inner).trim().to_string();
+            let span = self.span(i, end);
+            self.part(i, WordPart::Expr { text, span });
+            return end;
+        }
+        if self.o.make {
+            return self.make_dollar(i);
+        }
+        if self.o.dialect == Dialect::PowerShell {
+            return self.ps_dollar(i);
+        }
+        match n1 {
+            b'(' if n2 == b'(' => {
+                let end = self.skip_balanced(i + 1);
+                let span = self.span(i, end);
+                self.part(
+                    i,
+                    WordPart::Dynamic {
+                        span,
+                        why: "an arithmetic expression",
+                    },
+                );
+                end
+            }
+            b'(' => self.substitution(i, "the output of a command"),
+            b'{' => self.braced(i, depth),
+            c if is_name_start(c) => {
+                let mut j = i + 1;
+                while j < self.b.len() && is_name(self.b[j]) {
+                    j += 1;
+                }
+                let name = String::from_utf8_lossy(&self.b[i + 1..j]).into_owned();
+                let span = self.span(i, j);
+                self.part(
+                    i,
+                    WordPart::Var {
+                        name,
+                        span,
+                        scope: VarScope::Shell,
+                        default: None,
+                    },
+                );
+                j
+            }
+            c if c.is_ascii_digit() => {
+                let span = self.span(i, i + 2);
+                self.part(
+                    i,
+                    WordPart::Var {
+                        name: (c as char).to_string(),
+                        span,
+                        scope: VarScope::Positional,
+                        default: None,
+                    },
+                );
+                i + 2
+            }
+            b'@' | b'*' | b'#' | b'?' | b'!' | b'$' | b'-' => {
+                let span = self.span(i, i + 2);
+                self.part(
+                    i,
+                    WordPart::Dynamic {
+                        span,
+                        why: "a special shell parameter",
+                    },
+                );
+                i + 2
+            }
+            _ => {
+                self.lit(i, i + 1, b"$", true);
+                i + 1
+            }
+        }
+    }
+
+    /// `$(...)` at `i`: an Azure Pipelines macro where macros are read, else what it runs
+    /// (`why`), not known statically.
+    fn substitution(&mut self, i: usize, why: &'static str) -> usize {
+        if self.o.macros
+            && let Some((name, end)) = self.macro_at(i)
+        {
+            let span = self.span(i, end);
+            self.part(i, WordPart::Macro { name, span });
+            return end;
+        }
+        let end = self.skip_balanced(i + 1);
+        let span = self.span(i, end);
+        self.part(i, WordPart::Dynamic { span, why });
+        end
+    }
+
+    /// `$(name)` of Azure Pipelines (letters, digits, `_`, `.`, `-`), if one is at `i`.
+    fn macro_at(&self, i: usize) -> Option<(String, usize)> {
+        let start = i + 2;
+        let mut j = start;
+        while j < self.b.len() && (is_name(self.b[j]) || matches!(self.b[j], b'.' | b'-')) {
+            j += 1;
+        }
+        (j > start && self.peek(j) == b')')
+            .then(|| (String::from_utf8_lossy(&self.b[start..j]).into_owned(), j + 1))
+    }
+
+    /// `${...}` at `i`.
+    fn braced(&mut self, i: usize, depth: usize) -> usize {
+        let end = self.skip_balanced(i + 1);
+        let body_end = end.saturating_sub(1).max(i + 2);
+        let body = &self.b[(i + 2).min(body_end)..body_end];
+        let dynamic = |lexer: &mut Self, why: &'static str| {
+            let span = lexer.span(i, end);
+            lexer.part(i, WordPart::Dynamic { span, why });
+            end
+        };
+        let name_len = if body.first().is_some_and(|&c| is_name_start(c)) {
+            body.iter().take_while(|&&c| is_name(c)).count()
+        } else {
+            body.iter().take_while(|c| c.is_ascii_digit()).count()
+        };
+        if name_len == 0 {
+            return dynamic(self, "a special shell parameter");
+        }
+        let name = String::from_utf8_lossy(&body[..name_len]).into_owned();
+        let scope = if name.as_bytes()[0].is_ascii_digit() {
+            VarScope::Positional
+        } else {
+            VarScope::Shell
+        };
+        let rest = &body[name_len..];
+        let default = if rest.is_empty() {
+            None
+        } else {
+            let op = if rest.starts_with(b":-") || rest.starts_with(b":=") {
+                2
+            } else if rest.starts_with(b"-") || rest.starts_with(b"=") {
+                1
+            } else {
+                return dynamic(self, "a substring or substitution of a variable");
+            };
+            if depth >= MAX_DEFAULT_DEPTH {
+                return dynamic(self, "a default nested too deep");
+            }
+            let from = i + 2 + name_len + op;
+            Some(self.sub_parts(from, body_end, depth + 1))
+        };
+        let span = self.span(i, end);
+        self.part(
+            i,
+            WordPart::Var {
+                name,
+                span,
+                scope,
+                default,
+            },
+        );
+        end
+    }
+
+    /// The parts of `[from, to)`, read as a word whose spaces are literal (a default).
+    fn sub_parts(&mut self, from: usize, to: usize, depth: usize) -> Vec<WordPart> {
+        let saved_nest = std::mem::replace(&mut self.nest, depth);
+        let saved_word = self.word.take();
+        let saved_words = std::mem::take(&mut self.words);
+        let mut j = from;
+        while j < to {
+            let c = self.b[j];
+            j = match c {
+                b'\'' => self.single_quoted(j).min(to),
+                b'"' => self.double_quoted(j).min(to),
+                b'$' if self.starts_expansion(j) => {
+                    if self.peek(j + 1) == b'{' && self.peek(j + 2) != b'{' {
+                        self.braced(j, depth).min(to)
+                    } else {
+                        self.dollar(j, depth).min(to)
+                    }
+                }
+                b'\\' if j + 1 < to => {
+                    let t = [self.b[j + 1]];
+                    self.lit(j, j + 2, &t, false);
+                    j + 2
+                }
+                _ => {
+                    self.lit(j, j + 1, &[c], true);
+                    j + 1
+                }
+            };
+        }
+        self.flush_lit(to);
+        let parts = self.word.take().map(|w| w.parts).unwrap_or_default();
+        self.word = saved_word;
+        self.words = saved_words;
+        self.nest = saved_nest;
+        parts
+    }
+
+    /// `$` in a Makefile recipe: `$$` is the shell's `$`, `$(NAME)` and `${NAME}` (and
+    /// `$X`) are make variables, `$(function ...)` is dynamic.
+    fn make_dollar(&mut self, i: usize) -> usize {
+        let n1 = self.peek(i + 1);
+        if n1 == b'$' {
+            // The shell's `$`: read what follows as the shell would.
+            self.o.make = false;
+            let end = if self.starts_expansion(i + 1) {
+                self.dollar(i + 1, self.nest)
+            } else {
+                self.lit(i, i + 2, b"$", false);
+                i + 2
+            };
+            self.o.make = true;
+            return end;
+        }
+        let (name, end) = match n1 {
+            b'(' | b'{' => {
+                let end = self.skip_balanced(i + 1);
+                let inner = &self.b[i + 2..end.saturating_sub(1).max(i + 2)];
+                (inner.to_vec(), end)
+            }
+            0 => {
+                self.lit(i, i + 1, b"$", true);
+                return i + 1;
+            }
+            c => (vec![c], i + 2),
+        };
+        let span = self.span(i, end);
+        if !name.is_empty() && name.iter().all(|&c| is_name(c) || c == b'.' || c == b'-') {
+            self.part(
+                i,
+                WordPart::Var {
+                    name: String::from_utf8_lossy(&name).into_owned(),
+                    span,
+                    scope: VarScope::Make,
+                    default: None,
+                },
+            );
+        } else {
+            self.part(
+                i,
+                WordPart::Dynamic {
+                    span,
+                    why: "a make function or automatic variable",
+                },
+            );
+        }
+        end
+    }
+
+    /// `$` in PowerShell: `$name`, `${name}`, `$env:NAME`, `$scope:name`, `$(...)`.
+    fn ps_dollar(&mut self, i: usize) -> usize {
+        let n1 = self.peek(i + 1);
+        if n1 == b'(' {
+            return self.substitution(i, "the value of a PowerShell expression");
+        }
+        let (start, end) = if n1 == b'{' {
+            let end = memchr::memchr(b'}', &self.b[i..]).map_or(self.b.len(), |p| i + p + 1);
+            (i + 2, end.saturating_sub(1).max(i + 2))
+        } else {
+            let mut j = i + 1;
+            while j < self.b.len() && (is_name(self.b[j]) || self.b[j] == b':') {
+                j += 1;
+            }
+            // A trailing `:` is punctuation (`"$name:"`).
+            while j > i + 1 && self.b[j - 1] == b':' {
+                j -= 1;
+            }
+            (i + 1, j)
+        };
+        let full_end = if n1 == b'{' { end + 1 } else { end };
+        if end <= start {
+            self.lit(i, i + 1, b"$", true);
+            return i + 1;
+        }
+        let raw = String::from_utf8_lossy(&self.b[start..end]).into_owned();
+        let span = self.span(i, full_end);
+        let lower = raw.to_ascii_lowercase();
+        let (scope, name) = match lower.split_once(':') {
+            Some(("env", _)) => (VarScope::Env, raw[4..].to_string()),
+            Some((_, _)) => (
+                VarScope::Shell,
+                raw[raw.find(':').map_or(0, |p| p + 1)..].to_string(),
+            ),
+            None => (VarScope::Shell, raw),
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "true" | "false" => {
+                let text = if name.eq_ignore_ascii_case("true") {
+                    "True"
+                } else {
+                    "False"
+                };
+                self.part(
+                    i,
+                    WordPart::Lit {
+                        text: text.into(),
+                        span,
+                        exact: false,
+                    },
+                );
+            }
+            "null" => self.part(
+                i,
+                WordPart::Lit {
+                    text: String::new(),
+                    span,
+                    exact: false,
+                },
+            ),
+            "args" | "_" | "input" | "psitem" | "matches" | "lastexitcode" => self.part(
+                i,
+                WordPart::Dynamic {
+                    span,
+                    why: "a PowerShell automatic variable",
+                },
+            ),
+            _ => self.part(
+                i,
+                WordPart::Var {
+                    name,
+                    span,
+                    scope,
+                    default: None,
+                },
+            ),
+        }
+        full_end
+    }
+
+    /// Where the cmd variable at `i` (`%NAME%`, `%1`, `!NAME!`) ends, if one is there.
+    fn cmd_var_end(&self, i: usize) -> Option<usize> {
+        let c = self.b[i];
+        if c == b'%' && (self.peek(i + 1).is_ascii_digit() || self.peek(i + 1) == b'~') {
+            let mut j = i + 2;
+            while j < self.b.len() && self.b[j].is_ascii_alphanumeric() {
+                j += 1;
+            }
+            return Some(j);
+        }
+        let close = memchr::memchr(c, &self.b[i + 1..]).map(|p| i + 1 + p)?;
+        let name = &self.b[i + 1..close];
+        (!name.is_empty() && name.iter().all(|&b| is_name(b) || matches!(b, b'-' | b'.')))
+            .then_some(close + 1)
+    }
+
+    fn cmd_var(&mut self, i: usize) -> usize {
+        let Some(end) = self.cmd_var_end(i) else {
+            let t = [self.b[i]];
+            self.lit(i, i + 1, &t, true);
+            return i + 1;
+        };
+        let span = self.span(i, end);
+        if self.peek(i + 1).is_ascii_digit() || self.peek(i + 1) == b'~' {
+            self.part(
+                i,
+                WordPart::Var {
+                    name: String::from_utf8_lossy(&self.b[i + 1..end]).into_owned(),
+                    span,
+                    scope: VarScope::Positional,
+                    default: None,
+                },
+            );
+        } else {
+            self.part(
+                i,
+                WordPart::Var {
+                    name: String::from_utf8_lossy(&self.b[i + 1..end - 1]).into_owned(),
+                    span,
+                    scope: VarScope::Shell,
+                    default: None,
+                },
+            );
+        }
+        end
+    }
+
+    /// A redirection at `i` (`>`, `>>`, `2>&1`, `<`, `&>`, here-documents): its target
+    /// word is dropped, a here-document's body skipped at the end of the line.
+    fn redirect(&mut self, i: usize) -> usize {
+        // A file descriptor written against it (`2>`) is not a word of the command.
+        if let Some(w) = &self.word {
+            let digits = w.parts.is_empty()
+                && w.lit
+                    .as_ref()
+                    .is_some_and(|(_, b, _)| !b.is_empty() && b.iter().all(u8::is_ascii_digit));
+            if digits {
+                self.word = None;
+            }
+        }
+        self.end_word(i);
+        let mut j = i;
+        if self.b[j] == b'&' {
+            j += 1;
+        }
+        let c = self.b[j];
+        j += 1;
+        if c == b'<' && self.peek(j) == b'<' && self.o.dialect == Dialect::Bash {
+            j += 1;
+            if self.peek(j) == b'<' {
+                // A here-string: its word is data.
+                self.skip_word = true;
+                return j + 1;
+            }
+            if self.peek(j) == b'-' {
+                j += 1;
+            }
+            while matches!(self.peek(j), b' ' | b'\t') {
+                j += 1;
+            }
+            let start = j;
+            while j < self.b.len()
+                && !matches!(
+                    self.b[j],
+                    b' ' | b'\t' | b'\r' | b'\n' | b';' | b'|' | b'&' | b'>' | b'<'
+                )
+            {
+                j += 1;
+            }
+            let delim: Vec<u8> = self.b[start..j]
+                .iter()
+                .copied()
+                .filter(|c| !matches!(c, b'\'' | b'"' | b'\\'))
+                .collect();
+            if !delim.is_empty() {
+                self.heredocs.push(delim);
+            }
+            return j;
+        }
+        if self.peek(j) == c {
+            j += 1;
+        }
+        if self.peek(j) == b'&' {
+            // `>&2`, `2>&1`: a descriptor, no target word.
+            j += 1;
+            while self.peek(j).is_ascii_digit() || self.peek(j) == b'-' {
+                j += 1;
+            }
+            return j;
+        }
+        self.skip_word = true;
+        j
+    }
+
+    /// At the start of a line: past the bodies of the here-documents opened on the line
+    /// before.
+    fn skip_heredocs(&mut self, mut i: usize) -> usize {
+        for delim in std::mem::take(&mut self.heredocs) {
+            while i < self.b.len() {
+                let end = self.line_end(i);
+                let line = self.b[i..end].trim_ascii();
+                i = (end + 1).min(self.b.len());
+                if line == delim.as_slice() {
+                    break;
+                }
+            }
+        }
+        i
+    }
+
+    /// `(`, `)`, `{`, `}`: blocks (and bash arrays, `name()`, literal braces in words).
+    fn bracket(&mut self, i: usize) -> usize {
+        let c = self.b[i];
+        let d = self.o.dialect;
+        if d == Dialect::Bash {
+            // `name=(a b c)`: an array; `f()`: a function's name.
+            if c == b'(' {
+                let in_word = self.word.is_some();
+                let assign = self.word.as_ref().is_some_and(|w| {
+                    w.parts.is_empty() && w.lit.as_ref().is_some_and(|(_, b, _)| b.ends_with(b"="))
+                });
+                if assign {
+                    let end = self.skip_balanced(i);
+                    let span = self.span(i, end);
+                    self.part(
+                        i,
+                        WordPart::Dynamic {
+                            span,
+                            why: "an array",
+                        },
+                    );
+                    return end;
+                }
+                if in_word && self.peek(i + 1) == b')' {
+                    self.lit(i, i + 2, b"()", true);
+                    return i + 2;
+                }
+                if in_word {
+                    self.lit(i, i + 1, b"(", true);
+                    return i + 1;
+                }
+                self.end_command(i, false);
+                self.blocks.push(b'p');
+                return i + 1;
+            }
+            if c == b')' {
+                self.end_command(i, false);
+                // Else a `case` pattern's end.
+                if self.blocks.last() == Some(&b'p') {
+                    self.blocks.pop();
+                }
+                return i + 1;
+            }
+            // Braces are words in bash (`{`, `}`), handled as keywords; inside a word,
+            // literal (`a{b,c}`).
+            let alone =
+                self.word.is_none() && matches!(self.peek(i + 1), b' ' | b'\t' | b'\n' | b'\r' | b';' | 0);
+            let function = self
+                .words
+                .last()
+                .and_then(Word::literal)
+                .is_some_and(|w| w.ends_with("()"));
+            if alone && (self.words.is_empty() || function) {
+                self.end_command(i, false);
+                if c == b'{' {
+                    self.blocks.push(b'b');
+                } else if let Some(at) = self.blocks.iter().rposition(|&k| k == b'b') {
+                    self.blocks.truncate(at);
+                }
+                return i + 1;
+            }
+            self.lit(i, i + 1, &[c], true);
+            return i + 1;
+        }
+        // PowerShell and cmd: brackets open and close blocks.
+        self.end_command(i, false);
+        if matches!(c, b'(' | b'{') {
+            self.blocks.push(c);
+        } else {
+            let open = if c == b')' { b'(' } else { b'{' };
+            if let Some(at) = self.blocks.iter().rposition(|&k| k == open) {
+                self.blocks.truncate(at);
+            }
+        }
+        i + 1
+    }
+}
+
+/// Bytes of the UTF-8 character starting with `b`.
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bash(text: &str) -> Script {
+        parse(text, Map::Base(0), LexOptions::new(Dialect::Bash))
+    }
+
+    fn lits(c: &ShellCommand) -> Vec<String> {
+        c.words
+            .iter()
+            .map(|w| w.literal().unwrap_or_else(|| "<expansion>".into()))
+            .collect()
+    }
+
+    #[test]
+    fn words_quotes_continuations_and_spans() {
+        let text =
+            "az ml compute create \\\n  --name 'gpu' --size \"Standard_NC6\" -t amlcompute # make it\n";
+        let s = bash(text);
+        assert_eq!(s.commands.len(), 1);
+        let c = &s.commands[0];
+        assert_eq!(
+            lits(c),
+            [
+                "az",
+                "ml",
+                "compute",
+                "create",
+                "--name",
+                "gpu",
+                "--size",
+                "Standard_NC6",
+                "-t",
+                "amlcompute"
+            ]
+        );
+        let WordPart::Lit { span, exact, .. } = &c.words[7].parts[0] else {
+            panic!()
+        };
+        assert_eq!(&text[span.range()], "Standard_NC6");
+        assert!(exact);
+        assert_eq!(&text[c.words[7].span.range()], "\"Standard_NC6\"");
+        assert_eq!(s.comments.len(), 1);
+        assert_eq!(&text[s.comments[0].span.range()], "# make it");
+        assert!(!s.comments[0].own_line);
+    }
+
+    #[test]
+    fn expansions_are_parts() {
+        let text = "az --name ${NAME:-cpu-${ENV:-dev}} --size $SIZE --tier \"$(get tier)\" -x ${S:0:3} ${{ parameters.n }} $1 `x`";
+        let c = &bash(text).commands[0];
+        let WordPart::Var {
+            name,
+            default: Some(d),
+            ..
+        } = &c.words[2].parts[0]
+        else {
+            panic!("{:?}", c.words[2])
+        };
+        assert_eq!(name, "NAME");
+        assert!(matches!(&d[0], WordPart::Lit { text, .. } if text == "cpu-"));
+        assert!(matches!(&d[1], WordPart::Var { name, default: Some(_), .. } if name == "ENV"));
+        assert!(matches!(&c.words[4].parts[0], WordPart::Var { name, .. } if name == "SIZE"));
+        assert!(matches!(
+            &c.words[6].parts[0],
+            WordPart::Dynamic {
+                why: "the output of a command",
+                ..
+            }
+        ));
+        assert!(matches!(
+            &c.words[8].parts[0],
+            WordPart::Dynamic {
+                why: "a substring or substitution of a variable",
+                ..
+            }
+        ));
+        assert!(matches!(&c.words[9].parts[0], WordPart::Expr { text, .. } if text == "parameters.n"));
+        assert!(matches!(
+            &c.words[10].parts[0],
+            WordPart::Var {
+                scope: VarScope::Positional,
+                ..
+            }
+        ));
+        assert!(matches!(&c.words[11].parts[0], WordPart::Dynamic { .. }));
+    }
+
+    #[test]
+    fn separators_blocks_and_conditions() {
+        let text = "A=1; B=2 && C=3\nif [ x ]; then\n  D=4\nfi\nf() {\n  E=5\n}\ncase $x in\n  a) F=6 ;;\nesac\nG=7 | cat\n";
+        let s = bash(text);
+        let by_first: Vec<(String, u32, bool)> = s
+            .commands
+            .iter()
+            .map(|c| (c.words[0].literal().unwrap_or_default(), c.depth, c.chained))
+            .collect();
+        let find = |w: &str| by_first.iter().find(|(f, ..)| f == w).cloned().unwrap();
+        assert_eq!(find("A=1"), ("A=1".into(), 0, false));
+        assert_eq!(find("C=3"), ("C=3".into(), 0, true));
+        assert_eq!(find("D=4").1, 1);
+        assert_eq!(find("E=5").1, 1);
+        assert_eq!(find("F=6").1, 1);
+        assert_eq!(find("G=7"), ("G=7".into(), 0, false));
+        assert!(find("cat").2);
+    }
+
+    #[test]
+    fn redirections_and_heredocs() {
+        let text = "cat <<EOF > out.txt\naz ml compute create --name hidden\nEOF\naz ml compute create --name x 2>&1 >/dev/null\n";
+        let s = bash(text);
+        let cmds: Vec<Vec<String>> = s.commands.iter().map(lits).collect();
+        assert_eq!(
+            cmds,
+            [vec!["cat"], vec!["az", "ml", "compute", "create", "--name", "x"]]
+        );
+    }
+
+    #[test]
+    fn powershell_and_cmd() {
+        let text = "$Name = \"cpu\"  # the cluster\naz ml compute create --name $Name `\n  --size $env:SIZE --tier 'low''s' --x $true\n<# block #>\nparam([string]$Size = 'DS3')\n";
+        let s = parse(text, Map::Base(0), LexOptions::new(Dialect::PowerShell));
+        let c = &s.commands[1];
+        assert!(
+            matches!(&c.words[5].parts[0], WordPart::Var { name, scope: VarScope::Shell, .. } if name == "Name")
+        );
+        assert!(
+            matches!(&c.words[7].parts[0], WordPart::Var { name, scope: VarScope::Env, .. } if name == "SIZE")
+        );
+        assert_eq!(c.words[9].literal().as_deref(), Some("low's"));
+        assert_eq!(c.words[11].literal().as_deref(), Some("True"));
+        assert_eq!(s.comments.len(), 2);
+        assert_eq!(lits(&s.commands[0]), ["<expansion>", "=", "cpu"]);
+
+        let text = "set NAME=cpu\r\nREM amlint: ignore[AML702]\r\naz ml compute create --name %NAME% ^\r\n  --size \"%SIZE%\" --x %1 & echo done\r\n:: end\r\n";
+        let s = parse(text, Map::Base(0), LexOptions::new(Dialect::Cmd));
+        assert_eq!(lits(&s.commands[0]), ["set", "NAME=cpu"]);
+        let c = &s.commands[1];
+        assert!(matches!(&c.words[5].parts[0], WordPart::Var { name, .. } if name == "NAME"));
+        assert!(matches!(&c.words[7].parts[0], WordPart::Var { name, .. } if name == "SIZE"));
+        assert!(matches!(
+            &c.words[9].parts[0],
+            WordPart::Var {
+                scope: VarScope::Positional,
+                ..
+            }
+        ));
+        assert_eq!(s.commands.len(), 3);
+        assert_eq!(s.comments.len(), 2);
+        assert!(s.comments[0].own_line);
+        assert_eq!(s.comments[0].next_code, Some(text.find("az").unwrap() as u32));
+    }
+
+    #[test]
+    fn make_recipes_and_macros() {
+        let o = LexOptions {
+            make: true,
+            ..LexOptions::new(Dialect::Bash)
+        };
+        let c = &parse(
+            "az --name $(NAME) --size $${SIZE} --x $(shell date)",
+            Map::Base(0),
+            o,
+        )
+        .commands[0];
+        assert!(
+            matches!(&c.words[2].parts[0], WordPart::Var { name, scope: VarScope::Make, .. } if name == "NAME")
+        );
+        assert!(
+            matches!(&c.words[4].parts[0], WordPart::Var { name, scope: VarScope::Shell, .. } if name == "SIZE")
+        );
+        assert!(matches!(&c.words[6].parts[0], WordPart::Dynamic { .. }));
+        let o = LexOptions {
+            macros: true,
+            newlines: false,
+            ..LexOptions::new(Dialect::Bash)
+        };
+        let s = parse("az --name $(CLUSTER_NAME)\n  --size $(vm.size)", Map::Base(0), o);
+        assert_eq!(s.commands.len(), 1, "folded: one command");
+        assert!(
+            matches!(&s.commands[0].words[2].parts[0], WordPart::Macro { name, .. } if name == "CLUSTER_NAME")
+        );
+        assert!(
+            matches!(&s.commands[0].words[4].parts[0], WordPart::Macro { name, .. } if name == "vm.size")
+        );
+    }
+
+    #[test]
+    fn a_table_maps_decoded_text_to_the_file() {
+        // `"!az --n \"x\""` in a JSON string: decoded `az --n "x"`.
+        let table: Vec<u32> = vec![12, 13, 14, 15, 16, 17, 18, 20, 21, 23, 24];
+        let s = parse("az --n \"x\"", Map::Table(&table), LexOptions::new(Dialect::Bash));
+        let WordPart::Lit { span, .. } = &s.commands[0].words[2].parts[0] else {
+            panic!()
+        };
+        assert_eq!(*span, Span::new(21, 23));
+    }
+
+    #[test]
+    fn hostile_input_ends() {
+        for text in [
+            "${",
+            "$(",
+            "\"unterminated",
+            "'x",
+            "<<",
+            "`",
+            "\\",
+            "${a:-${b:-${c:-${d:-${e:-${f:-x}}}}}}",
+            "((((",
+            "))))",
+            "$((",
+            "%",
+            "!x",
+        ] {
+            for d in [Dialect::Bash, Dialect::PowerShell, Dialect::Cmd] {
+                let _ = parse(text, Map::Base(0), LexOptions::new(d));
+            }
+        }
+        let deep = "${a:-".repeat(10_000);
+        let _ = bash(&deep);
+        let many = "(".repeat(100_000);
+        let _ = bash(&many);
+        // Defaults inside quotes inside defaults: read to the same fixed depth.
+        // Block comments side by side on one long line.
+        let comments = "x <##>".repeat(200_000);
+        let s = parse(&comments, Map::Base(0), LexOptions::new(Dialect::PowerShell));
+        assert!(s.comments.iter().all(|c| !c.own_line));
+        let quoted = "${a:-\"".repeat(100_000);
+        let _ = bash(&quoted);
+        let quoted = "\"${a:-".repeat(100_000) + &"}\"".repeat(100_000);
+        let s = bash(&quoted);
+        assert_eq!(s.commands.len(), 1);
+    }
+}

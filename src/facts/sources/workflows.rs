@@ -1,0 +1,750 @@
+//! CI files that create computes: GitHub Actions workflows (`run:`) and Azure Pipelines
+//! (`script:`, `bash:`, `pwsh:`, `powershell:`, an `AzureCLI` task's `inlineScript:`), read
+//! from the YAML tree the loader made. A script's variables come from the file around it:
+//! `env:` at every level, Azure Pipelines `variables:` (as `$(name)` macros, as `${{
+//! variables.name }}` and as the environment variables the agent makes of them), a
+//! pipeline's `parameters:` defaults and a workflow's `inputs` defaults (the value of a run
+//! that gives none, noted). A call of the mlops templates' `create-compute` (Azure
+//! Pipelines `- template: …create-compute.yml` with `parameters:`, a GitHub job `uses:
+//! …/create-compute.yml@ref` with `with:`) is a definition too: `cluster_name`, `size`,
+//! `min_instances`, `max_instances`, `cluster_tier` are the command's options.
+//!
+//! The walk of the tree uses an explicit stack; every value through a variable is resolved
+//! to a fixed depth.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+
+use super::az_cli::{Ctx, Eval, Evaluated, Outer, ScriptVal, ValueKind, Vars, definitions, setting_of};
+use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
+use super::{Definitions, Input, Reader, comment_of};
+use crate::document::{Document, NodeId, Style, Value};
+use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
+use crate::source::Span;
+
+pub const READER: Reader = Reader {
+    name: "az-cli workflows",
+    wants: |name| name.ends_with(".yml") || name.ends_with(".yaml"),
+    needles: &["ml compute", "create-compute", "create_compute"],
+    read,
+};
+
+/// How deep a variable's value may refer to others.
+const MAX_DEPTH: usize = 8;
+
+/// The variables one mapping of the file sets for what is inside it.
+struct Frame {
+    parent: Option<usize>,
+    /// `env:`: environment variables (`$NAME`, `${{ env.NAME }}`).
+    env: HashMap<String, NodeId>,
+    /// Azure Pipelines `variables:` (`$(name)`, `${{ variables.name }}`).
+    vars: HashMap<String, NodeId>,
+    /// The same as the environment variables the agent makes of them (`.` as `_`,
+    /// upper-cased).
+    var_env: HashMap<String, NodeId>,
+}
+
+/// How many frames up a variable is looked for (real files nest a handful).
+const MAX_FRAMES: usize = 32;
+
+/// What every script of one document can see besides its frames.
+struct Globals {
+    /// `parameters.x` (a pipeline's or template's parameter defaults).
+    params: HashMap<String, NodeId>,
+    /// `inputs.x` and `github.event.inputs.x` (a workflow's input defaults).
+    inputs: HashMap<String, NodeId>,
+    /// Azure Pipelines variables templates (`variables: [- template: vars.yml]`): their
+    /// variables by name, and by the environment name the agent makes of each.
+    template_vars: HashMap<String, ScriptVal>,
+    template_env: HashMap<String, ScriptVal>,
+}
+
+/// Variables templates read for one file at most.
+const MAX_TEMPLATES: usize = 8;
+
+/// The variables of the variables templates `doc` includes, read inside the project
+/// (a path relative to the file, or to the repository's root when it starts with `/`).
+fn template_variables(input: &Input<'_>, doc: &Document) -> HashMap<String, ScriptVal> {
+    let mut out = HashMap::new();
+    let mut count = 0;
+    for (i, node) in doc.nodes.iter().enumerate() {
+        let Value::Map(_) = &node.value else { continue };
+        let Some(Value::Seq(items)) = doc
+            .get(NodeId(i as u32), "variables")
+            .map(|v| doc.value(doc.resolve(v)))
+        else {
+            continue;
+        };
+        for &item in items {
+            let Some(path) = doc
+                .get(doc.resolve(item), "template")
+                .and_then(|t| str_of(doc, t))
+            else {
+                continue;
+            };
+            if count >= MAX_TEMPLATES || path.contains(['@', '$']) {
+                continue;
+            }
+            count += 1;
+            let file = match (path.strip_prefix('/'), input.files.root()) {
+                (Some(rel), Some(root)) => root.join(rel),
+                _ => input.path.parent().unwrap_or(std::path::Path::new("")).join(path),
+            };
+            let file = crate::fsio::normalize(&file);
+            let display = crate::discover::display_of(&file);
+            let Some(source) = input.files.read(&file, &display) else {
+                continue;
+            };
+            let loaded = crate::load::parse_text(
+                &display,
+                source.text.clone(),
+                crate::load::Format::Yaml,
+                &Default::default(),
+            );
+            for t in &loaded.documents {
+                let Some(vars) = t.root.and_then(|r| t.get(r, "variables")) else {
+                    continue;
+                };
+                let mut list = Vec::new();
+                variables(t, vars, &mut list);
+                for (name, v) in list {
+                    let value = match t.value(t.resolve(v)) {
+                        Value::Str(x) if !x.contains('$') => ScriptVal::known(x.to_string(), None),
+                        Value::Int(i) => ScriptVal::known(i.to_string(), None),
+                        Value::Bool(b) => ScriptVal::known(b.to_string(), None),
+                        _ => ScriptVal::Dynamic(format!("`{name}` is set from an expression in `{display}`")),
+                    };
+                    out.insert(name, value);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn read(input: &Input<'_>, out: &mut Definitions) {
+    for doc in input.documents {
+        let Some(root) = doc.root else { continue };
+        if !matches!(doc.value(root), Value::Map(_)) {
+            continue;
+        }
+        read_document(input, doc, root, out);
+    }
+}
+
+fn str_of(doc: &Document, id: NodeId) -> Option<&str> {
+    match doc.value(doc.resolve(id)) {
+        Value::Str(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// The defaults of a parameter list (`- name: x\n  default: y`) or map (`x: y`, or `x:
+/// {default: y}`).
+fn defaults(doc: &Document, node: NodeId, out: &mut Vec<(String, NodeId)>) {
+    let node = doc.resolve(node);
+    match doc.value(node) {
+        Value::Seq(items) => {
+            for &item in items {
+                let item = doc.resolve(item);
+                if let (Some(n), Some(d)) = (
+                    doc.get(item, "name").and_then(|n| str_of(doc, n)),
+                    doc.get(item, "default"),
+                ) {
+                    out.push((n.to_string(), d));
+                }
+            }
+        }
+        Value::Map(entries) => {
+            for e in entries {
+                let key = doc.key_string(e.key).into_owned();
+                let v = doc.resolve(e.value);
+                match doc.value(v) {
+                    Value::Map(_) => {
+                        if let Some(d) = doc.get(v, "default") {
+                            out.push((key, d));
+                        }
+                    }
+                    _ => out.push((key, v)),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The `variables:` of a mapping: a map, or a list of `name`/`value` (groups and templates
+/// are not read: what they set stays unknown).
+fn variables(doc: &Document, node: NodeId, out: &mut Vec<(String, NodeId)>) {
+    let node = doc.resolve(node);
+    match doc.value(node) {
+        Value::Map(entries) => {
+            for e in entries {
+                out.push((doc.key_string(e.key).into_owned(), e.value));
+            }
+        }
+        Value::Seq(items) => {
+            for &item in items {
+                let item = doc.resolve(item);
+                if let (Some(n), Some(v)) = (
+                    doc.get(item, "name").and_then(|n| str_of(doc, n)),
+                    doc.get(item, "value"),
+                ) {
+                    out.push((n.to_string(), v));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn env_of(doc: &Document, node: NodeId, out: &mut Vec<(String, NodeId)>) {
+    let node = doc.resolve(node);
+    if let Value::Map(entries) = doc.value(node) {
+        for e in entries {
+            out.push((doc.key_string(e.key).into_owned(), e.value));
+        }
+    }
+}
+
+fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Definitions) {
+    let mut params = Vec::new();
+    let mut inputs = Vec::new();
+    if let Some(p) = doc.get(root, "parameters") {
+        defaults(doc, p, &mut params);
+    }
+    // `on:` (which YAML 1.1 may read as `true:`): workflow_dispatch and workflow_call inputs.
+    let on = doc.get(root, "on").or_else(|| doc.get(root, "True"));
+    if let Some(on) = on.map(|o| doc.resolve(o))
+        && let Value::Map(_) = doc.value(on)
+    {
+        for trigger in ["workflow_dispatch", "workflow_call"] {
+            if let Some(i) = doc.get(on, trigger).and_then(|t| doc.get(t, "inputs")) {
+                defaults(doc, i, &mut inputs);
+            }
+        }
+    }
+    let template_vars = template_variables(input, doc);
+    let template_env = template_vars
+        .iter()
+        .map(|(n, v)| (n.replace('.', "_").to_ascii_uppercase(), v.clone()))
+        .collect();
+    let globals = Globals {
+        params: params.into_iter().collect(),
+        inputs: inputs.into_iter().collect(),
+        template_vars,
+        template_env,
+    };
+    let mut frames: Vec<Frame> = Vec::new();
+    let memo = RefCell::new(HashMap::new());
+    // (node, the frame it sits in)
+    let mut stack: Vec<(NodeId, Option<usize>)> = vec![(root, None)];
+    let mut visited = 0usize;
+    while let Some((node, frame)) = stack.pop() {
+        visited += 1;
+        // A tree of aliases may be wider than the file: visit no more than its nodes.
+        if visited > doc.nodes.len() {
+            break;
+        }
+        match doc.value(node) {
+            Value::Seq(items) => {
+                for &item in items.iter().rev() {
+                    stack.push((item, frame));
+                }
+            }
+            Value::Map(entries) => {
+                let mut env = Vec::new();
+                let mut vars = Vec::new();
+                if let Some(e) = doc.get(node, "env") {
+                    env_of(doc, e, &mut env);
+                }
+                if let Some(v) = doc.get(node, "variables") {
+                    variables(doc, v, &mut vars);
+                }
+                let here = if env.is_empty() && vars.is_empty() {
+                    frame
+                } else {
+                    let var_env = vars
+                        .iter()
+                        .map(|(n, v)| (n.replace('.', "_").to_ascii_uppercase(), *v))
+                        .collect();
+                    frames.push(Frame {
+                        parent: frame,
+                        env: env.into_iter().collect(),
+                        vars: vars.into_iter().collect(),
+                        var_env,
+                    });
+                    Some(frames.len() - 1)
+                };
+                let scope = WfOuter {
+                    doc,
+                    frames: &frames,
+                    frame: here,
+                    globals: &globals,
+                    depth: Cell::new(0),
+                    memo: &memo,
+                };
+                if let Some(def) = template_call(input, doc, node, &scope) {
+                    out.computes.push(def);
+                }
+                for (key, dialect, macros) in script_keys(doc, node) {
+                    if let Some(v) = doc.get(node, key) {
+                        read_script(input, doc, v, dialect, macros, &scope, out);
+                    }
+                }
+                for e in entries.iter().rev() {
+                    let v = e.value;
+                    if matches!(doc.value(v), Value::Map(_) | Value::Seq(_)) {
+                        stack.push((v, here));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The keys of `map` that hold scripts, each with its shell and whether `$(name)` is an
+/// Azure Pipelines macro.
+fn script_keys(doc: &Document, map: NodeId) -> Vec<(&'static str, Dialect, bool)> {
+    let lower = |k: &str| {
+        doc.get(map, k)
+            .and_then(|n| str_of(doc, n))
+            .map(str::to_ascii_lowercase)
+    };
+    let mut keys = Vec::new();
+    // GitHub Actions: `run:` in the shell `shell:` names (bash by default).
+    if doc.get(map, "run").is_some() {
+        let d = match lower("shell").as_deref() {
+            Some("pwsh" | "powershell") => Dialect::PowerShell,
+            Some("cmd") => Dialect::Cmd,
+            _ => Dialect::Bash,
+        };
+        keys.push(("run", d, false));
+    }
+    keys.push(("script", Dialect::Bash, true));
+    keys.push(("bash", Dialect::Bash, true));
+    keys.push(("pwsh", Dialect::PowerShell, true));
+    keys.push(("powershell", Dialect::PowerShell, true));
+    // An `AzureCLI` task's `inputs:`.
+    if doc.get(map, "inlineScript").is_some() {
+        let d = match lower("scriptType").as_deref() {
+            Some("ps" | "pscore" | "powershell" | "pwsh") => Dialect::PowerShell,
+            Some("batch") => Dialect::Cmd,
+            _ => Dialect::Bash,
+        };
+        keys.push(("inlineScript", d, true));
+    }
+    keys
+}
+
+/// Reads the script at `node` (a string, or a list of strings: one command line each).
+fn read_script(
+    input: &Input<'_>,
+    doc: &Document,
+    node: NodeId,
+    dialect: Dialect,
+    macros: bool,
+    scope: &WfOuter<'_>,
+    out: &mut Definitions,
+) {
+    let node = doc.resolve(node);
+    let items: Vec<NodeId> = match doc.value(node) {
+        Value::Str(_) => vec![node],
+        Value::Seq(items) => items.iter().map(|&i| doc.resolve(i)).collect(),
+        _ => return,
+    };
+    for item in items {
+        let n = doc.node(item);
+        let Value::Str(value) = &n.value else { continue };
+        if memchr::memmem::find(value.as_bytes(), b"ml compute").is_none() {
+            continue;
+        }
+        let Some((start, end, newlines)) = script_region(input.source.text.as_str(), n.span, n.style) else {
+            continue;
+        };
+        let text = &input.source.text[start..end];
+        let options = LexOptions {
+            newlines,
+            macros,
+            keep: Some(super::az_cli::wanted),
+            ..LexOptions::new(dialect)
+        };
+        let script = parse(text, Map::Base(start as u32), options);
+        let vars = Vars::scan(&script, dialect);
+        let cx = Ctx {
+            input,
+            eval: Eval {
+                vars: &vars,
+                outer: scope,
+            },
+            note: None,
+        };
+        out.computes.extend(definitions(&script, &cx));
+        out.comments
+            .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
+    }
+}
+
+/// Where a scalar's script is in the file: its content without a block scalar's header
+/// line or the quotes, and whether its newlines end commands (a literal block's do; a
+/// folded or flow scalar's lines are joined by spaces).
+fn script_region(text: &str, span: Span, style: Style) -> Option<(usize, usize, bool)> {
+    let (mut start, mut end) = (span.start as usize, span.end as usize);
+    let raw = text.get(start..end)?;
+    match style {
+        Style::Literal | Style::Folded => {
+            // A header (`|`, `>-`, `|2`) when the span holds it: the content is below.
+            if raw.starts_with(['|', '>']) {
+                start += raw.find('\n').map_or(raw.len(), |p| p + 1);
+            }
+            Some((start, end.max(start), style == Style::Literal))
+        }
+        Style::SingleQuoted | Style::DoubleQuoted => {
+            if raw.len() >= 2 && raw.starts_with(['\'', '"']) {
+                start += 1;
+                end -= 1;
+            }
+            Some((start, end, false))
+        }
+        _ => Some((start, end, false)),
+    }
+}
+
+/// The variables a script sees at one place of the file.
+struct WfOuter<'a> {
+    doc: &'a Document,
+    frames: &'a [Frame],
+    frame: Option<usize>,
+    globals: &'a Globals,
+    /// How deep values refer to others now.
+    depth: Cell<usize>,
+    /// The values of the nodes holding expansions, each computed once.
+    memo: &'a RefCell<HashMap<NodeId, ScriptVal>>,
+}
+
+impl WfOuter<'_> {
+    /// The innermost frame's value of `name` in `pick`'s list.
+    fn find(&self, pick: fn(&Frame) -> &HashMap<String, NodeId>, name: &str) -> Option<NodeId> {
+        let mut at = self.frame;
+        for _ in 0..MAX_FRAMES {
+            let f = &self.frames[at?];
+            if let Some(v) = pick(f).get(name) {
+                return Some(*v);
+            }
+            at = f.parent;
+        }
+        None
+    }
+
+    /// The value of the YAML node `id`: a scalar, its expansions resolved here.
+    fn value(&self, id: NodeId, what: &str) -> ScriptVal {
+        let id = self.doc.resolve(id);
+        let n = self.doc.node(id);
+        let literal = |text: String| {
+            let exact = input_exact(n.style);
+            ScriptVal::known(text, exact.then_some(inner(n.span, n.style)))
+        };
+        match &n.value {
+            Value::Str(s) if s.contains('$') => {
+                if let Some(v) = self.memo.borrow().get(&id) {
+                    return v.clone();
+                }
+                if self.depth.get() >= MAX_DEPTH {
+                    return ScriptVal::Dynamic(format!("{what} refers to variables nested too deep"));
+                }
+                self.depth.set(self.depth.get() + 1);
+                let v = self.expand(s, n.span);
+                self.depth.set(self.depth.get() - 1);
+                self.memo.borrow_mut().insert(id, v.clone());
+                v
+            }
+            Value::Str(s) => literal(s.to_string()),
+            Value::Int(i) => literal(i.to_string()),
+            Value::Bool(b) => literal(b.to_string()),
+            Value::Null => ScriptVal::Dynamic(format!("{what} has no value")),
+            _ => ScriptVal::Dynamic(format!("{what} is not a single value")),
+        }
+    }
+
+    /// A value holding `$(name)`, `${{ expr }}`, `$NAME`: resolved as a word of a script.
+    fn expand(&self, text: &str, span: Span) -> ScriptVal {
+        let script = parse(
+            text,
+            Map::Base(span.start),
+            LexOptions {
+                newlines: false,
+                macros: true,
+                ..LexOptions::new(Dialect::Bash)
+            },
+        );
+        let [c] = script.commands.as_slice() else {
+            return ScriptVal::Dynamic(format!("`{text}` is not one word"));
+        };
+        let [w] = c.words.as_slice() else {
+            return ScriptVal::Dynamic(format!("`{text}` is not one word"));
+        };
+        let vars = Vars::scan(&Default::default(), Dialect::Bash);
+        let e = Eval {
+            vars: &vars,
+            outer: self,
+        }
+        .word(w, 0);
+        match e.value {
+            // Spans inside a re-read value are not the file's: no origin.
+            Ok(t) => ScriptVal::known(t, None),
+            Err(why) => ScriptVal::Dynamic(why),
+        }
+    }
+
+    fn param(&self, list: &HashMap<String, NodeId>, name: &str, what: &str) -> Option<ScriptVal> {
+        Some(self.value(*list.get(name)?, what))
+    }
+}
+
+/// A scalar of this style is written as its value (no quotes or escapes to remove).
+fn input_exact(style: Style) -> bool {
+    matches!(style, Style::Plain | Style::SingleQuoted | Style::DoubleQuoted)
+}
+
+fn inner(span: Span, style: Style) -> Span {
+    if style.is_quoted() && span.len() >= 2 {
+        Span::new(span.start + 1, span.end - 1)
+    } else {
+        span
+    }
+}
+
+impl Outer for WfOuter<'_> {
+    fn var(&self, name: &str, scope: VarScope) -> Option<ScriptVal> {
+        if !matches!(scope, VarScope::Shell | VarScope::Env) {
+            return None;
+        }
+        if let Some(v) = self.find(|f| &f.env, name) {
+            return Some(self.value(v, &format!("`{name}`")));
+        }
+        // Azure Pipelines makes an environment variable of every pipeline variable.
+        let upper = name.to_ascii_uppercase();
+        let Some(v) = self.find(|f| &f.var_env, &upper) else {
+            return self.globals.template_env.get(&upper).cloned();
+        };
+        Some(self.value(v, &format!("`{name}`")))
+    }
+
+    fn expr(&self, text: &str) -> Option<ScriptVal> {
+        let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        if let Some(n) = t.strip_prefix("env.") {
+            let v = self.find(|f| &f.env, n)?;
+            return Some(self.value(v, &format!("`env.{n}`")));
+        }
+        if let Some(n) = t.strip_prefix("variables.") {
+            let Some(v) = self.find(|f| &f.vars, n) else {
+                return self.globals.template_vars.get(n).cloned();
+            };
+            return Some(self.value(v, &format!("`variables.{n}`")));
+        }
+        if let Some(n) = t.strip_prefix("parameters.") {
+            return self.param(&self.globals.params, n, &format!("`parameters.{n}`"));
+        }
+        let input = t
+            .strip_prefix("inputs.")
+            .or_else(|| t.strip_prefix("github.event.inputs."))?;
+        self.param(&self.globals.inputs, input, &format!("`inputs.{input}`"))
+    }
+
+    fn macro_var(&self, name: &str) -> Option<ScriptVal> {
+        let Some(v) = self.find(|f| &f.vars, name) else {
+            return self.globals.template_vars.get(name).cloned();
+        };
+        Some(self.value(v, &format!("`$({name})`")))
+    }
+}
+
+/// The mlops templates' `create-compute` called with its parameters: a definition.
+fn template_call(input: &Input<'_>, doc: &Document, map: NodeId, scope: &WfOuter<'_>) -> Option<ComputeDef> {
+    let (call, args) = ["template", "uses"].iter().find_map(|k| {
+        let v = doc.get(map, k)?;
+        let args = doc.get(map, if *k == "template" { "parameters" } else { "with" })?;
+        Some((str_of(doc, v)?, doc.resolve(args)))
+    })?;
+    let file = call.split('@').next().unwrap_or(call);
+    let file = file.rsplit('/').next().unwrap_or(file).to_ascii_lowercase();
+    if !matches!(
+        file.as_str(),
+        "create-compute.yml" | "create-compute.yaml" | "create_compute.yml" | "create_compute.yaml"
+    ) {
+        return None;
+    }
+    let name_entry = doc.get_entry(args, "cluster_name")?;
+    let setting = |key: &str, kind: ValueKind| -> Option<Setting> {
+        let entry = doc.get_entry(args, key)?;
+        let node = doc.resolve(entry.value);
+        let n = doc.node(node);
+        let span = inner(n.span, n.style);
+        let written = input.source.slice(span).to_string();
+        let e = match scope.value(node, &format!("`{key}`")) {
+            ScriptVal::Known { text, literal } => Evaluated {
+                in_place: literal == Some(span) && !matches!(n.value, Value::Str(ref s) if s.contains('$')),
+                origin: literal.filter(|l| *l != span),
+                value: Ok(text),
+            },
+            ScriptVal::Dynamic(why) => Evaluated {
+                value: Err(why),
+                origin: None,
+                in_place: false,
+            },
+        };
+        Some(setting_of(e, written, span, Some(doc.node(entry.key).span), kind))
+    };
+    let mut name = setting("cluster_name", ValueKind::Str)?;
+    name.key = Some(doc.node(name_entry.key).span);
+    let mut def = ComputeDef::new(
+        SourceKind::AzCli,
+        input.source.path.clone(),
+        doc.node(map).span,
+        format!("{file} template"),
+        name,
+    );
+    // The template runs `az ml compute create --type amlcompute`.
+    let mut t = Setting::literal(
+        Scalar::Str("amlcompute".into()),
+        doc.node(doc.get(map, "template").or_else(|| doc.get(map, "uses"))?)
+            .span,
+        None,
+    );
+    t.in_place = false;
+    def.set("type", t);
+    // The mlops templates' parameter names, and the `cluster_` ones of their copies.
+    for (key, path, kind) in [
+        ("size", "size", ValueKind::Str),
+        ("cluster_size", "size", ValueKind::Str),
+        ("min_instances", "min_instances", ValueKind::Int),
+        ("cluster_min_instances", "min_instances", ValueKind::Int),
+        ("max_instances", "max_instances", ValueKind::Int),
+        ("cluster_max_instances", "max_instances", ValueKind::Int),
+        ("cluster_tier", "tier", ValueKind::Str),
+        (
+            "cluster_idle_seconds_before_scaledown",
+            "idle_time_before_scale_down",
+            ValueKind::Int,
+        ),
+    ] {
+        if let Some(s) = setting(key, kind) {
+            def.set(path, s);
+        }
+    }
+    def.notes
+        .push(format!("runs az ml compute create through the {file} template"));
+    Some(def)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::computes::Scalar;
+
+    fn run(text: &str) -> Definitions {
+        let dir = tempfile::tempdir().unwrap();
+        super::super::iac::read_for_test(read, dir.path(), "ci.yml", text)
+    }
+
+    #[test]
+    fn github_run_with_env_and_inputs() {
+        let text = "on:\n  workflow_dispatch:\n    inputs:\n      instance_name:\n        default: def-cluster\nenv:\n  SIZE: Standard_NC6\njobs:\n  build:\n    env:\n      TIER: low_priority\n    steps:\n      - name: create\n        run: |\n          # amlint: ignore[AML702]\n          az ml compute create --name ${{ github.event.inputs.instance_name }} \\\n            --type amlcompute --size $SIZE --tier ${{ env.TIER }} --max-instances $(nproc)\n";
+        let out = run(text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(d.known_name(), Some("def-cluster"), "{:?}", d.name);
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(&text[size.span.range()], "$SIZE");
+        assert_eq!(&text[size.origin.unwrap().range()], "Standard_NC6");
+        assert_eq!(
+            d.get("tier").unwrap().value,
+            Some(Scalar::Str("low_priority".into()))
+        );
+        assert!(
+            d.get("max_instances")
+                .unwrap()
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("output of a command")
+        );
+        assert_eq!(out.comments.len(), 1);
+        assert_eq!(out.comments[0].target_line, Some(16));
+    }
+
+    #[test]
+    fn azure_pipelines_scripts_macros_and_templates() {
+        let text = "parameters:\n  - name: size\n    default: STANDARD_D4S_V3\nvariables:\n  - name: cluster.name\n    value: cpu-cluster\nsteps:\n  - task: AzureCLI@2\n    inputs:\n      scriptType: pscore\n      inlineScript: az ml compute create -n $(cluster.name) --size ${{ parameters.size }} --type amlcompute\n  - template: templates/${{ variables.version }}/create-compute.yml@mlops-templates\n    parameters:\n      cluster_name: gpu-cluster\n      size: \"Standard_NC6\"\n      min_instances: 0\n      max_instances: 4\n      cluster_tier: low_priority\n  - bash: az ml compute create --name $CLUSTER_NAME --type amlcompute\n";
+        let out = run(text);
+        assert_eq!(out.computes.len(), 3, "{:?}", out.computes);
+        let names: Vec<Option<&str>> = out.computes.iter().map(|d| d.known_name()).collect();
+        assert!(
+            names.contains(&Some("cpu-cluster")) && names.contains(&Some("gpu-cluster")),
+            "{names:?}"
+        );
+        let t = out
+            .computes
+            .iter()
+            .find(|d| d.known_name() == Some("gpu-cluster"))
+            .unwrap();
+        let size = t.get("size").unwrap();
+        assert_eq!(&text[size.span.range()], "Standard_NC6");
+        assert!(size.in_place);
+        assert_eq!(t.get("min_instances").unwrap().value, Some(Scalar::Int(0)));
+        assert_eq!(t.ctype().as_deref(), Some("amlcompute"));
+        let c = out
+            .computes
+            .iter()
+            .find(|d| d.known_name() == Some("cpu-cluster"))
+            .unwrap();
+        assert_eq!(c.size(), Some("STANDARD_D4S_V3"));
+        // `$CLUSTER_NAME` is the variable `cluster.name` as the agent exports it.
+        assert_eq!(
+            out.computes
+                .iter()
+                .filter(|d| d.known_name() == Some("cpu-cluster"))
+                .count(),
+            2
+        );
+    }
+
+    #[test]
+    fn variables_templates() {
+        let dir = tempfile::tempdir().unwrap();
+        let vars = "variables:\n  training_target: tv-cluster\n  training_target_sku: Standard_NC6\n  training_target_max_nodes: 4\n";
+        let _ = super::super::iac::read_for_test(|_, _| {}, dir.path(), "config-infra.yml", vars);
+        let text = "variables:\n- template: config-infra.yml\nsteps:\n- template: /aml-cli-v2/create-compute.yml\n  parameters:\n    cluster_name: $(training_target)\n    cluster_size: ${{ variables.training_target_sku }}\n    max_instances: ${{ variables.training_target_max_nodes }}\n";
+        let out = super::super::iac::read_for_test(read, dir.path(), "ci.yml", text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(d.known_name(), Some("tv-cluster"));
+        assert_eq!(d.size(), Some("Standard_NC6"));
+        assert_eq!(d.get("max_instances").unwrap().value, Some(Scalar::Int(4)));
+        assert_eq!(
+            &text[d.get("size").unwrap().span.range()],
+            "${{ variables.training_target_sku }}"
+        );
+    }
+
+    #[test]
+    fn github_template_call_and_unknown_values() {
+        let text = "jobs:\n  create-compute:\n    uses: Azure/mlops-templates/.github/workflows/create-compute.yml@main\n    with:\n      cluster_name: ${{ needs.get-config.outputs.cluster }}\n      size: STANDARD_D4S_V3\n";
+        let out = run(text);
+        let [d] = out.computes.as_slice() else { panic!() };
+        assert!(
+            d.name
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("only known when the workflow runs"),
+            "{:?}",
+            d.name
+        );
+        assert_eq!(d.size(), Some("STANDARD_D4S_V3"));
+    }
+}
