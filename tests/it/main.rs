@@ -26,6 +26,7 @@ mod fuzzing;
 mod generate;
 mod hostile;
 mod hostile_fs;
+mod ide;
 mod layers;
 mod loader_props;
 mod lsp;
