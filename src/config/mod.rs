@@ -405,11 +405,39 @@ impl Config {
         }
     }
 
+    /// Whether `path` (absolute) itself, not a folder above it, matches
+    /// `exclude`/`extend-exclude`.
+    pub fn is_excluded_itself(&self, path: &Path) -> bool {
+        if self.exclude.is_empty() {
+            return false;
+        }
+        let rel = glob::relative(path, &self.dir)
+            .or_else(|| path.file_name().map(|n| n.to_string_lossy().into_owned()));
+        rel.is_some_and(|rel| self.exclude_set().matches_one(&rel))
+    }
+
+    /// Whether the folder `dir` (absolute) or a folder above it, inside this
+    /// configuration's directory, matches `exclude`/`extend-exclude`: for a file in `dir`,
+    /// `is_excluded` is `is_excluded_itself || is_dir_excluded(dir)`.
+    pub fn is_dir_excluded(&self, dir: &Path) -> bool {
+        if self.exclude.is_empty() {
+            return false;
+        }
+        glob::relative(dir, &self.dir)
+            .is_some_and(|rel| !rel.is_empty() && self.exclude_set().matches_path_or_parent(&rel))
+    }
+
     /// Whether a file found by walking a directory is checked: it matches `include` (or,
     /// without `include`, has a configuration file name) and is not excluded.
     pub fn includes_walked_file(&self, path: &Path) -> bool {
+        self.includes_by_pattern(path) && !self.is_excluded(path)
+    }
+
+    /// Whether `path` (absolute) matches `include` (or, without `include`, has a
+    /// configuration file name).
+    pub fn includes_by_pattern(&self, path: &Path) -> bool {
         let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-        let included = match &self.include {
+        match &self.include {
             None => crate::discover::is_config_name(&name),
             Some(patterns) => {
                 let rel = glob::relative(path, &self.dir).unwrap_or_else(|| name.into_owned());
@@ -418,8 +446,7 @@ impl Config {
                     .get_or_init(|| PatternSet::new(&patterns.to_vec()))
                     .matches_one(&rel)
             }
-        };
-        included && !self.is_excluded(path)
+        }
     }
 
     /// A parameter's value.
@@ -617,6 +644,38 @@ mod tests {
         assert_eq!(c.rule_severity("AML002", Severity::Error), None);
         let d = Config::defaults(Path::new("/"));
         assert_eq!(d.rule_severity("AML002", Severity::Error), Some(Severity::Error));
+    }
+
+    /// The walk asks `is_excluded_itself` per file and `is_dir_excluded` once per folder:
+    /// together they must answer what `is_excluded` answers, for every pattern form.
+    #[test]
+    fn exclusion_split_by_folder_agrees_with_whole_path() {
+        let c = config(
+            "exclude = [\"legacy\", \"*.json\", \"deploy/old/**\", \"a/b\", \"**/tmp-*\", \"x.yml\"]\n",
+        );
+        let only_star = config("exclude = [\"*\"]\n");
+        let paths = [
+            "/project/a/legacy/x.yml",
+            "/project/legacy",
+            "/project/deploy/old/a/b.yml",
+            "/project/deploy/new.yml",
+            "/project/a/b/c/d.yml",
+            "/project/a/bc/d.yml",
+            "/project/q/tmp-1/z.yml",
+            "/project/q/x.yml",
+            "/project/jobs/x.json",
+            "/project/top.yml",
+            "/elsewhere/legacy/x.yml",
+            "/elsewhere/x.yml",
+            "/elsewhere/legacy/y.yml",
+        ];
+        for c in [&c, &only_star] {
+            for p in paths {
+                let p = Path::new(p);
+                let split = c.is_excluded_itself(p) || p.parent().is_some_and(|d| c.is_dir_excluded(d));
+                assert_eq!(split, c.is_excluded(p), "{}", p.display());
+            }
+        }
     }
 
     #[test]

@@ -36,9 +36,11 @@ pub struct Resolver {
     defaults: Arc<Config>,
     explicit: Option<Arc<Config>>,
     /// Directory → the configuration found at or above it.
-    dirs: Mutex<foldhash::HashMap<PathBuf, Option<Arc<Config>>>>,
+    /// Keyed by the path's bytes: hashing a `Path` hashes its components one by one, and
+    /// the walk asks for every directory.
+    dirs: Mutex<foldhash::HashMap<std::ffi::OsString, Option<Arc<Config>>>>,
     /// Directory → its git work tree.
-    git: Mutex<foldhash::HashMap<PathBuf, Option<PathBuf>>>,
+    git: Mutex<foldhash::HashMap<std::ffi::OsString, Option<PathBuf>>>,
     errors: Mutex<Vec<ConfigError>>,
     /// What identifies each recorded error (file, span, message): each is recorded once.
     error_keys: Mutex<std::collections::HashSet<(String, u32, u32, String)>>,
@@ -280,7 +282,7 @@ impl Resolver {
             let Some(d) = current else {
                 break None;
             };
-            if let Some(hit) = cache.get(d) {
+            if let Some(hit) = cache.get(d.as_os_str()) {
                 break hit.clone();
             }
             // Nothing above the project is its configuration: the directories there are
@@ -295,7 +297,7 @@ impl Resolver {
             current = d.parent();
         };
         for d in visited {
-            cache.insert(d, found.clone());
+            cache.insert(d.into_os_string(), found.clone());
         }
         found
     }
@@ -457,7 +459,7 @@ impl Resolver {
             let Some(d) = current else {
                 break None;
             };
-            if let Some(hit) = cache.get(d) {
+            if let Some(hit) = cache.get(d.as_os_str()) {
                 break hit.clone();
             }
             visited.push(d.to_path_buf());
@@ -467,7 +469,7 @@ impl Resolver {
             current = d.parent();
         };
         for d in visited {
-            cache.insert(d, found.clone());
+            cache.insert(d.into_os_string(), found.clone());
         }
         found
     }
@@ -557,8 +559,8 @@ thread_local! {
 }
 
 /// A walking thread's last directory: (the resolver asked, the directory as walked, its
-/// configuration).
-type LastDir = (Arc<Resolver>, PathBuf, Arc<Config>);
+/// configuration, whether the configuration excludes it — learned on first need).
+type LastDir = (Arc<Resolver>, PathBuf, Arc<Config>, std::cell::Cell<Option<bool>>);
 
 impl ConfigFilter {
     /// The configuration that governs a walked entry: its directory's.
@@ -572,13 +574,45 @@ impl ConfigFilter {
     /// The configuration of the files in `dir` (as walked: relative or absolute).
     fn config_of_dir(&self, dir: &Path) -> Arc<Config> {
         let cached = LAST_DIR.with_borrow(|last| match last {
-            Some((r, d, c)) if Arc::ptr_eq(r, &self.resolver) && d == dir => Some(c.clone()),
+            // Compared as bytes: `Path`'s equality walks components.
+            Some((r, d, c, _)) if Arc::ptr_eq(r, &self.resolver) && d.as_os_str() == dir.as_os_str() => {
+                Some(c.clone())
+            }
             _ => None,
         });
         cached.unwrap_or_else(|| {
             let config = self.resolver.for_dir(&self.resolver.absolute(dir));
-            LAST_DIR.set(Some((self.resolver.clone(), dir.to_path_buf(), config.clone())));
+            LAST_DIR.set(Some((
+                self.resolver.clone(),
+                dir.to_path_buf(),
+                config.clone(),
+                std::cell::Cell::new(None),
+            )));
             config
+        })
+    }
+
+    /// Whether the files' configuration excludes the directory `dir` itself (or a folder
+    /// between its own directory and it): decided once per directory a thread walks, not
+    /// once per file in it.
+    fn dir_excluded(&self, dir: &Path, config: &Config) -> bool {
+        let known = LAST_DIR.with_borrow(|last| match last {
+            Some((r, d, _, e)) if Arc::ptr_eq(r, &self.resolver) && d.as_os_str() == dir.as_os_str() => {
+                e.get()
+            }
+            _ => None,
+        });
+        known.unwrap_or_else(|| {
+            let excluded = config.is_dir_excluded(&self.resolver.absolute(dir));
+            LAST_DIR.with_borrow(|last| {
+                if let Some((r, d, _, e)) = last
+                    && Arc::ptr_eq(r, &self.resolver)
+                    && d.as_os_str() == dir.as_os_str()
+                {
+                    e.set(Some(excluded));
+                }
+            });
+            excluded
         })
     }
 }
@@ -602,7 +636,16 @@ impl crate::discover::Filter for ConfigFilter {
         {
             return false;
         }
-        config.includes_walked_file(&self.resolver.absolute(path))
+        let abs = self.resolver.absolute(path);
+        if !config.includes_by_pattern(&abs) || config.is_excluded_itself(&abs) {
+            return false;
+        }
+        // The folders above it: one answer per directory (its files come one after the
+        // other in a walk).
+        match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(dir) => !self.dir_excluded(dir, &config),
+            None => !abs.parent().is_some_and(|dir| config.is_dir_excluded(dir)),
+        }
     }
 
     fn explicit_file(&self, path: &Path) -> bool {
