@@ -307,33 +307,33 @@ pub fn complete(ws: &Analysis, checked: &Checked, offset: u32) -> Vec<Completion
 
 /// The `$schema` URL of every kind amlint checks (each kind's first schema name).
 fn schema_urls(item: &dyn Fn(String, CompletionKind, String) -> Completion) -> Vec<Completion> {
+    checked_kinds()
+        .map(|(k, name)| {
+            let url = format!("{SCHEMA_BASE}{name}.schema.json");
+            let mut it = item(url.clone(), CompletionKind::File, url);
+            it.detail = Some(k.title.clone());
+            it
+        })
+        .collect()
+}
+
+/// Every kind amlint checks, with its first schema name.
+fn checked_kinds() -> impl Iterator<Item = (&'static Kind, &'static String)> {
     let table = kinds::table();
     table
         .kinds
         .iter()
         .filter(|k| table.families[k.family].skip.is_none())
-        .filter_map(|k| {
-            let name = k.schema_names.first()?;
-            let url = format!("{SCHEMA_BASE}{name}.schema.json");
-            let mut it = item(url.clone(), CompletionKind::File, url);
-            it.detail = Some(k.title.clone());
-            Some(it)
-        })
-        .collect()
+        .filter_map(|k| Some((k, k.schema_names.first()?)))
 }
 
 /// A skeleton for a new file of every kind amlint checks: its `$schema`, its `type:`
 /// when the kind has a single one, and the keys its schema requires at the top, as tab
 /// stops.
 fn new_file_snippets(item: &dyn Fn(String, CompletionKind, String) -> Completion) -> Vec<Completion> {
-    let table = kinds::table();
     let store = crate::schema::store::store();
-    table
-        .kinds
-        .iter()
-        .filter(|k| table.families[k.family].skip.is_none())
-        .filter_map(|k| {
-            let name = k.schema_names.first()?;
+    checked_kinds()
+        .map(|(k, name)| {
             let mut text = format!("\\$schema: {SCHEMA_BASE}{name}.schema.json\n");
             let types = crate::schema::describe::describe(&k.id, &Pointer::parse("/type"))
                 .map(|d| d.values)
@@ -363,7 +363,7 @@ fn new_file_snippets(item: &dyn Fn(String, CompletionKind, String) -> Completion
             it.filter_text = Some(name.clone());
             it.detail = Some(k.title.clone());
             it.snippet = true;
-            Some(it)
+            it
         })
         .collect()
 }
