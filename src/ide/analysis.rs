@@ -715,8 +715,7 @@ impl Analysis {
             })
             .unwrap_or_else(|report| {
                 // The parser itself failed: check an empty file that carries the AML000.
-                let mut loaded =
-                    load::parse_text(&display, String::new(), Format::for_path(&display), &limits);
+                let mut loaded = load::load_text(&display, String::new(), &limits);
                 loaded.diagnostics = report.diagnostics;
                 pipeline::prepare(path.clone(), loaded, true)
             });
@@ -890,11 +889,11 @@ impl Analysis {
     }
 
     /// A workspace file parsed and classified as the checks see it (an open document's
-    /// current text wins over the disk).
+    /// current text wins over the disk), through the loading path of the checks.
     pub fn parse_file(&self, path: &Path) -> Option<Prepared> {
         let text = self.text_of(path)?;
         let display = path.to_string_lossy().into_owned();
-        let loaded = load::parse_text(&display, text, Format::for_path(&display), &self.options.limits);
+        let loaded = load::load_text(&display, text, &self.options.limits);
         Some(pipeline::prepare(path.to_path_buf(), loaded, false))
     }
 
