@@ -60,35 +60,24 @@ const PENDING: &[(&str, &str, &str)] = &[];
 /// and the first place each is named.
 fn imports(src: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
     let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read src") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let rel = path.strip_prefix(src).expect("under src");
-            let first = rel.components().next().expect("a component");
-            let module = first
-                .as_os_str()
-                .to_string_lossy()
-                .trim_end_matches(".rs")
-                .to_string();
-            if module == "lib" || module == "main" {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).expect("read file");
-            let targets = out.entry(module.clone()).or_default();
-            for (line_no, name) in crate_paths(&text) {
-                if name != module {
-                    targets
-                        .entry(name)
-                        .or_insert_with(|| format!("{}:{line_no}", rel.display()));
-                }
+    for path in rust_files(src) {
+        let rel = path.strip_prefix(src).expect("under src");
+        let first = rel.components().next().expect("a component");
+        let module = first
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("read file");
+        let targets = out.entry(module.clone()).or_default();
+        for (line_no, name) in crate_paths(&text) {
+            if name != module {
+                targets
+                    .entry(name)
+                    .or_insert_with(|| format!("{}:{line_no}", rel.display()));
             }
         }
     }
@@ -170,26 +159,18 @@ const SHARED_NAMES_PENDING: &[&str] = &[];
 /// define it.
 fn public_types(src: &Path) -> BTreeMap<String, Vec<String>> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read src") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let text = std::fs::read_to_string(&path).expect("read file");
-                for line in text.lines() {
-                    let line = line.trim_start();
-                    for keyword in ["pub struct ", "pub enum ", "pub type ", "pub trait "] {
-                        if let Some(rest) = line.strip_prefix(keyword) {
-                            let name: String = rest
-                                .chars()
-                                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                                .collect();
-                            let file = path.strip_prefix(src).expect("under src").display().to_string();
-                            out.entry(name).or_default().push(file);
-                        }
-                    }
+    for path in rust_files(src) {
+        let text = std::fs::read_to_string(&path).expect("read file");
+        for line in text.lines() {
+            let line = line.trim_start();
+            for keyword in ["pub struct ", "pub enum ", "pub type ", "pub trait "] {
+                if let Some(rest) = line.strip_prefix(keyword) {
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    let file = path.strip_prefix(src).expect("under src").display().to_string();
+                    out.entry(name).or_default().push(file);
                 }
             }
         }
@@ -392,31 +373,37 @@ fn module_path(rel: &Path) -> Vec<String> {
     parts
 }
 
-/// Every module of `src/` (by path) with its file's code before its tests, comments
-/// left out.
-fn module_texts(src: &Path) -> BTreeMap<Vec<String>, String> {
-    let mut out = BTreeMap::new();
+/// The `.rs` files under `src`.
+fn rust_files(src: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
     let mut stack = vec![src.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).expect("read src") {
             let path = entry.expect("entry").path();
             if path.is_dir() {
                 stack.push(path);
-                continue;
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
             }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let rel = path.strip_prefix(src).expect("under src");
-            let text = std::fs::read_to_string(&path).expect("read file");
-            let code = text.split("#[cfg(test)]").next().unwrap_or("");
-            let code: String = code
-                .lines()
-                .map(|l| if l.trim_start().starts_with("//") { "" } else { l })
-                .collect::<Vec<_>>()
-                .join("\n");
-            out.insert(module_path(rel), code);
         }
+    }
+    out
+}
+
+/// Every module of `src/` (by path) with its file's code before its tests, comments
+/// left out.
+fn module_texts(src: &Path) -> BTreeMap<Vec<String>, String> {
+    let mut out = BTreeMap::new();
+    for path in rust_files(src) {
+        let rel = path.strip_prefix(src).expect("under src");
+        let text = std::fs::read_to_string(&path).expect("read file");
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let code: String = code
+            .lines()
+            .map(|l| if l.trim_start().starts_with("//") { "" } else { l })
+            .collect::<Vec<_>>()
+            .join("\n");
+        out.insert(module_path(rel), code);
     }
     out
 }
