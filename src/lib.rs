@@ -18,6 +18,7 @@ pub mod facts;
 pub mod filter;
 pub mod fix;
 pub mod fsio;
+pub mod ide;
 pub mod kinds;
 pub mod limits;
 pub mod load;

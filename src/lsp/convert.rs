@@ -1,16 +1,25 @@
-//! amlint's types → LSP types. Positions go through [`SourceFile`] (UTF-16 code units,
-//! as LSP counts them); nothing here counts characters itself.
+//! `ide`'s types ↔ LSP types: the only file that knows both byte spans and LSP
+//! positions (UTF-16 code units, through [`SourceFile`]; nothing here counts characters
+//! itself), and both paths and URLs.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use lsp_types::{
-    CodeDescription, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString, Position,
-    Range, TextEdit, Url,
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeDescription, CompletionItem, CompletionItemKind,
+    CompletionItemTag, CompletionTextEdit, DiagnosticRelatedInformation, DiagnosticSeverity, DocumentSymbol,
+    Documentation, FoldingRange, Hover, HoverContents, Location, MarkupContent, MarkupKind, NumberOrString,
+    Position, Range, SymbolKind, TextEdit, Url, WorkspaceEdit,
 };
 
-use crate::diagnostic::{Diagnostic, Edit, Severity};
-use crate::registry::{self, Registry};
-use crate::source::{SourceFile, Span, Utf16Position};
+use crate::ide::actions::{Action, ActionKind};
+use crate::ide::hover::HoverText;
+use crate::ide::symbols::{Fold, Symbol};
+use crate::ide::{
+    Completion, CompletionKind, Diagnostic, Edit, FileDiagnostics, FileProblem, FileSpan, Severity,
+    SourceFile, Span,
+};
+use crate::source::{LineIndex, Utf16Position};
 
 /// The LSP range of a span.
 pub fn range(source: &SourceFile, span: Span) -> Range {
@@ -25,13 +34,26 @@ fn position(p: Utf16Position) -> Position {
 
 /// The byte offset of an LSP position (clamped to the line's end and the text).
 pub fn offset(source: &SourceFile, pos: Position) -> u32 {
-    source.lines.offset_of_utf16(
-        &source.text,
-        Utf16Position {
-            line: pos.line,
-            character: pos.character,
-        },
-    )
+    source.lines.offset_of_utf16(&source.text, utf16(pos))
+}
+
+fn utf16(pos: Position) -> Utf16Position {
+    Utf16Position {
+        line: pos.line,
+        character: pos.character,
+    }
+}
+
+/// The byte span of an LSP range.
+pub fn span(source: &SourceFile, range: Range) -> Span {
+    Span::new(offset(source, range.start), offset(source, range.end))
+}
+
+/// The byte span of an LSP range in a text being edited (no [`SourceFile`] yet).
+pub fn span_in_text(text: &str, range: Range) -> Span {
+    let lines = LineIndex::new(text);
+    let at = |p: Position| lines.offset_of_utf16(text, utf16(p));
+    Span::new(at(range.start), at(range.end))
 }
 
 pub fn severity(s: Severity) -> DiagnosticSeverity {
@@ -44,8 +66,7 @@ pub fn severity(s: Severity) -> DiagnosticSeverity {
 
 /// The documentation page of a built-in rule (user rules have none published).
 pub fn docs_url(code: &str) -> Option<Url> {
-    let rule = registry::builtin().get(code)?;
-    Url::parse(&rule.docs_url()).ok()
+    Url::parse(&crate::ide::docs_url(code)?).ok()
 }
 
 /// One finding as an LSP diagnostic: code, link to the rule's page, severity, message,
@@ -57,13 +78,13 @@ pub fn diagnostic(uri: &Url, source: &SourceFile, d: &Diagnostic) -> lsp_types::
         code: Some(NumberOrString::String(d.code.to_string())),
         code_description: docs_url(d.code).map(|href| CodeDescription { href }),
         source: Some("amlint".to_string()),
-        message: crate::escape::control(&d.message).into_owned(),
+        message: control(&d.message),
         related_information: (!d.labels.is_empty()).then(|| {
             d.labels
                 .iter()
                 .map(|l| DiagnosticRelatedInformation {
                     location: Location::new(uri.clone(), range(source, l.span)),
-                    message: crate::escape::control(&l.message).into_owned(),
+                    message: control(&l.message),
                 })
                 .collect()
         }),
@@ -76,9 +97,9 @@ pub fn text_edit(source: &SourceFile, edit: &Edit) -> TextEdit {
     TextEdit::new(range(source, edit.span), edit.replacement.clone())
 }
 
-/// The rule metadata for a code: the file's registry (user rules), else the built-ins.
-pub fn rule<'r>(registry: &'r Registry, code: &str) -> Option<&'r crate::registry::RuleMeta> {
-    registry.get(code).or_else(|| registry::builtin().get(code))
+/// Text from a file, its control characters escaped.
+fn control(text: &str) -> String {
+    crate::escape::control(text).into_owned()
 }
 
 /// The path of a `file:` URI (`None` for other schemes: untitled buffers, ...).
@@ -86,7 +107,140 @@ pub fn path_of(uri: &Url) -> Option<PathBuf> {
     if uri.scheme() != "file" {
         return None;
     }
-    uri.to_file_path().ok().map(|p| crate::config::normalize(&p))
+    uri.to_file_path().ok().map(|p| crate::ide::normalize(&p))
+}
+
+/// The last segment of a URI (an unsaved buffer's name).
+pub fn name_of(uri: &Url) -> String {
+    uri.path_segments()
+        .and_then(|mut s| s.next_back().map(str::to_string))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "untitled.yml".to_string())
+}
+
+/// A file's problems as LSP diagnostics (configuration errors have no code).
+pub fn diagnostics(uri: &Url, found: &FileDiagnostics) -> Vec<lsp_types::Diagnostic> {
+    found
+        .problems
+        .iter()
+        .map(|p| match p {
+            FileProblem::Finding(d) => diagnostic(uri, &found.source, d),
+            FileProblem::Config { span, message } => lsp_types::Diagnostic {
+                range: range(&found.source, *span),
+                severity: Some(DiagnosticSeverity::ERROR),
+                source: Some("amlint".to_string()),
+                message: message.clone(),
+                ..Default::default()
+            },
+        })
+        .collect()
+}
+
+/// A place as an LSP location (`uri_for`: the URI of a path, an open buffer's own).
+pub fn location(place: &FileSpan, uri_for: &dyn Fn(&Path) -> Option<Url>) -> Option<Location> {
+    Some(Location::new(
+        uri_for(&place.path)?,
+        range(&place.source, place.span),
+    ))
+}
+
+pub fn hover(source: &SourceFile, h: HoverText) -> Hover {
+    Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: h.markdown,
+        }),
+        range: Some(range(source, h.span)),
+    }
+}
+
+fn completion_kind(kind: CompletionKind) -> CompletionItemKind {
+    match kind {
+        CompletionKind::Property => CompletionItemKind::PROPERTY,
+        CompletionKind::EnumMember => CompletionItemKind::ENUM_MEMBER,
+        CompletionKind::Value => CompletionItemKind::VALUE,
+        CompletionKind::File => CompletionItemKind::FILE,
+        CompletionKind::Snippet => CompletionItemKind::SNIPPET,
+        CompletionKind::Reference => CompletionItemKind::REFERENCE,
+        CompletionKind::Field => CompletionItemKind::FIELD,
+        CompletionKind::Module => CompletionItemKind::MODULE,
+        CompletionKind::Keyword => CompletionItemKind::KEYWORD,
+    }
+}
+
+pub fn completion(source: &SourceFile, c: Completion) -> CompletionItem {
+    CompletionItem {
+        label: c.label,
+        kind: Some(completion_kind(c.kind)),
+        detail: c.detail,
+        documentation: c.documentation.map(|value| {
+            Documentation::MarkupContent(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value,
+            })
+        }),
+        text_edit: Some(CompletionTextEdit::Edit(text_edit(source, &c.edit))),
+        filter_text: c.filter_text,
+        insert_text_format: c.snippet.then_some(lsp_types::InsertTextFormat::SNIPPET),
+        tags: c.deprecated.then(|| vec![CompletionItemTag::DEPRECATED]),
+        ..Default::default()
+    }
+}
+
+pub fn symbol(source: &SourceFile, s: Symbol) -> DocumentSymbol {
+    let kind = match s.kind {
+        crate::ide::symbols::SymbolKind::Object => SymbolKind::OBJECT,
+        crate::ide::symbols::SymbolKind::Array => SymbolKind::ARRAY,
+        crate::ide::symbols::SymbolKind::Property => SymbolKind::PROPERTY,
+        crate::ide::symbols::SymbolKind::Step => SymbolKind::FUNCTION,
+        crate::ide::symbols::SymbolKind::Port => SymbolKind::VARIABLE,
+    };
+    let children: Vec<DocumentSymbol> = s.children.into_iter().map(|c| symbol(source, c)).collect();
+    #[allow(deprecated)]
+    DocumentSymbol {
+        name: s.name,
+        detail: s.detail,
+        kind,
+        tags: None,
+        deprecated: None,
+        range: range(source, s.span),
+        selection_range: range(source, s.key),
+        children: (!children.is_empty()).then_some(children),
+    }
+}
+
+pub fn fold(f: Fold) -> FoldingRange {
+    FoldingRange {
+        start_line: f.start_line,
+        start_character: None,
+        end_line: f.end_line,
+        end_character: None,
+        kind: None,
+        collapsed_text: None,
+    }
+}
+
+/// The kind of the "fix all" action (`editor.codeActionsOnSave: {"source.fixAll": ...}`).
+pub fn fix_all_kind() -> CodeActionKind {
+    CodeActionKind::new("source.fixAll.amlint")
+}
+
+pub fn action(uri: &Url, source: &SourceFile, a: Action) -> CodeActionOrCommand {
+    let edits = a.edits.iter().map(|e| text_edit(source, e)).collect();
+    CodeActionOrCommand::CodeAction(CodeAction {
+        title: a.title,
+        kind: Some(match a.kind {
+            ActionKind::QuickFix => CodeActionKind::QUICKFIX,
+            ActionKind::FixAll => fix_all_kind(),
+        }),
+        diagnostics: a.diagnostic.map(|d| vec![diagnostic(uri, source, &d)]),
+        edit: Some(WorkspaceEdit {
+            changes: Some(HashMap::from([(uri.clone(), edits)])),
+            ..Default::default()
+        }),
+        is_preferred: a.preferred,
+        ..Default::default()
+    })
 }
 
 pub fn uri_of(path: &Path) -> Option<Url> {

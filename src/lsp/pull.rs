@@ -23,7 +23,7 @@ use lsp_types::{
     WorkspaceUnchangedDocumentDiagnosticReport,
 };
 
-use super::workspace::Workspace;
+use super::state::State;
 
 /// The result id of a set of diagnostics: a hash of their JSON (stable within a server's
 /// life, which is as long as a client keeps result ids).
@@ -52,7 +52,7 @@ impl Held {
     /// The report for this request now, and whether it tells the client anything new (a
     /// `full` report: a document whose diagnostics differ from the result id it knows,
     /// or that it knows nothing of).
-    pub fn report(&self, ws: &Workspace) -> (WorkspaceDiagnosticReport, bool) {
+    pub fn report(&self, ws: &State) -> (WorkspaceDiagnosticReport, bool) {
         let mut shown: BTreeMap<Url, (Option<i64>, Vec<Diagnostic>)> = ws.shown_everywhere();
         // A document the client knows of that shows nothing now: reported (empty), so
         // the client clears it.

@@ -28,6 +28,7 @@ mod hostile;
 mod hostile_az_cli;
 mod hostile_fs;
 mod iac;
+mod ide;
 mod layers;
 mod loader_props;
 mod lsp;

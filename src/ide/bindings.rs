@@ -16,17 +16,18 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
-use lsp_types::{CompletionItem, CompletionItemKind, CompletionTextEdit, Location, Position, TextEdit, Url};
-
-use super::convert;
-use super::navigate::{doc_at, parse_file, value_at};
-use super::workspace::{Checked, Workspace};
+use super::analysis::{Analysis, Checked};
+use super::cursor::{doc_at, value_at};
+use super::{Completion, CompletionKind, FileSpan};
 use crate::checks::dataflow::scan;
 use crate::document::{Document, NodeId, Value};
 use crate::facts::interface::{Interface, Port, kept};
 use crate::pipeline::Prepared;
 use crate::source::{SourceFile, Span};
+
+type Location = FileSpan;
 
 /// Longest expression completed: a longer one is not being typed as a binding.
 const MAX_EXPR: usize = 512;
@@ -95,11 +96,11 @@ type ComponentFile = Rc<(Interface, Prepared)>;
 struct Components(HashMap<PathBuf, Option<ComponentFile>>);
 
 impl Components {
-    fn get(&mut self, ws: &Workspace, path: &Path) -> Option<ComponentFile> {
+    fn get(&mut self, ws: &Analysis, path: &Path) -> Option<ComponentFile> {
         self.0
             .entry(path.to_path_buf())
             .or_insert_with(|| {
-                let prepared = parse_file(ws, path)?;
+                let prepared = ws.parse_file(path)?;
                 let doc = prepared.loaded.documents.first()?;
                 let interface = Interface::read(doc, doc.root?);
                 Some(Rc::new((interface, prepared)))
@@ -117,7 +118,7 @@ enum Ports {
 }
 
 fn step_ports(
-    ws: &Workspace,
+    ws: &Analysis,
     components: &mut Components,
     file: &Path,
     doc: &Document,
@@ -154,22 +155,25 @@ fn port_span(interface: &Interface, which: &str, name: &str) -> Option<Span> {
 
 /// One document of a file, as bindings are resolved in it.
 struct InFile<'a> {
-    uri: &'a Url,
     path: &'a Path,
-    source: &'a SourceFile,
+    source: &'a Arc<SourceFile>,
     doc: &'a Document,
 }
 
 impl InFile<'_> {
     fn at(&self, span: Span) -> Location {
-        Location::new(self.uri.clone(), convert::range(self.source, span))
+        FileSpan {
+            path: self.path.to_path_buf(),
+            source: self.source.clone(),
+            span,
+        }
     }
 }
 
 /// What the binding whose dotted segments are `segments`, at byte `at` of the file,
 /// names (see the module's documentation).
 fn resolve(
-    ws: &Workspace,
+    ws: &Analysis,
     components: &mut Components,
     file: &InFile,
     segments: &[&str],
@@ -194,10 +198,11 @@ fn resolve(
             match step_ports(ws, components, file.path, doc, step) {
                 Ports::Here(i) => Some(file.at(port_span(&i, which, port).unwrap_or(step_key))),
                 Ports::File(component, path) => match port_span(&component.0, which, port) {
-                    Some(s) => Some(Location::new(
-                        convert::uri_of(&path)?,
-                        convert::range(&component.1.loaded.source, s),
-                    )),
+                    Some(s) => Some(FileSpan {
+                        path,
+                        source: component.1.loaded.source.clone(),
+                        span: s,
+                    }),
                     None => Some(file.at(step_key)),
                 },
                 Ports::Unknown => Some(file.at(step_key)),
@@ -216,13 +221,10 @@ fn binding_at(checked: &Checked, doc: &Document, offset: u32) -> Option<scan::Bi
         .find(|b| b.exact && b.span.start <= offset && offset <= b.span.end)
 }
 
-pub fn definition(ws: &Workspace, checked: &Checked, position: Position) -> Option<Vec<Location>> {
-    let offset = convert::offset(&checked.source, position);
+pub fn definition(ws: &Analysis, checked: &Checked, offset: u32) -> Option<Vec<Location>> {
     let (doc, _) = doc_at(checked, offset)?;
     let binding = binding_at(checked, doc, offset)?;
-    let uri = convert::uri_of(&checked.prepared.path)?;
     let file = InFile {
-        uri: &uri,
         path: &checked.prepared.path,
         source: &checked.prepared.loaded.source,
         doc,
@@ -277,7 +279,7 @@ fn owners(doc: &Document) -> Vec<(NodeId, Option<String>)> {
 /// What a port key of a step binds: the port of its component (inline or a local
 /// file) when the step has one; else the key itself (a declaration).
 fn step_key_target(
-    ws: &Workspace,
+    ws: &Analysis,
     components: &mut Components,
     file: &InFile,
     step: &str,
@@ -300,7 +302,7 @@ fn step_key_target(
 
 /// The places in one document that name `target`: the bindings, and the port keys of
 /// steps that bind a component's port.
-fn uses(ws: &Workspace, components: &mut Components, file: &InFile, target: &Target) -> Vec<Location> {
+fn uses(ws: &Analysis, components: &mut Components, file: &InFile, target: &Target) -> Vec<Location> {
     let doc = file.doc;
     let mut out = Vec::new();
     for node in &doc.nodes {
@@ -353,17 +355,9 @@ fn uses(ws: &Workspace, components: &mut Components, file: &InFile, target: &Tar
 /// (`None`: the cursor is on none of them). Within the document; for a port of a
 /// component file, also in the workspace's pipelines whose steps use that file
 /// (`component: ./x.yml`: the files whose words include its name).
-pub fn references(
-    ws: &Workspace,
-    checked: &Checked,
-    uri: &Url,
-    position: Position,
-    declaration: bool,
-) -> Option<Vec<Location>> {
-    let offset = convert::offset(&checked.source, position);
+pub fn references(ws: &Analysis, checked: &Checked, offset: u32, declaration: bool) -> Option<Vec<Location>> {
     let (doc, _) = doc_at(checked, offset)?;
     let file = InFile {
-        uri,
         path: &checked.prepared.path,
         source: &checked.prepared.loaded.source,
         doc,
@@ -417,7 +411,7 @@ pub fn references(
             files.sort();
             files.dedup();
             for path in files.iter().filter(|p| **p != checked.prepared.path) {
-                let (Some(prepared), Some(other)) = (parse_file(ws, path), convert::uri_of(path)) else {
+                let Some(prepared) = ws.parse_file(path) else {
                     continue;
                 };
                 for (d, c) in prepared.loaded.documents.iter().zip(&prepared.classes) {
@@ -425,7 +419,6 @@ pub fn references(
                         continue;
                     }
                     let f = InFile {
-                        uri: &other,
                         path,
                         source: &prepared.loaded.source,
                         doc: d,
@@ -438,32 +431,25 @@ pub fn references(
     if declaration {
         out.push(declared);
     }
-    out.sort_by(|a, b| {
-        (a.uri.as_str(), a.range.start.line, a.range.start.character).cmp(&(
-            b.uri.as_str(),
-            b.range.start.line,
-            b.range.start.character,
-        ))
-    });
+    out.sort_by(|a, b| (&a.path, a.span.start).cmp(&(&b.path, b.span.start)));
     out.dedup();
     Some(out)
 }
 
 /// The component file whose root declares the port at `loc`, if it is one.
-fn component_port_file(ws: &Workspace, components: &mut Components, loc: &Location) -> Option<PathBuf> {
-    let path = convert::path_of(&loc.uri)?;
+fn component_port_file(ws: &Analysis, components: &mut Components, loc: &Location) -> Option<PathBuf> {
+    let path = loc.path.clone();
     let component = components.get(ws, &path)?;
     let (interface, prepared) = &*component;
     let kind = prepared.classes.first()?.kind_id()?;
     if !crate::facts::interface::is_component_kind(kind) {
         return None;
     }
-    let source = &prepared.loaded.source;
     interface
         .inputs
         .iter()
         .chain(&interface.outputs)
-        .any(|p| convert::range(source, p.span) == loc.range)
+        .any(|p| p.span == loc.span)
         .then_some(path)
 }
 
@@ -496,17 +482,14 @@ fn typed_expression(text: &str, offset: usize) -> Option<(usize, Vec<&str>, &str
 }
 
 /// Completion inside a `${{...}}` being typed (`None`: the cursor is not in one).
-pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Option<Vec<CompletionItem>> {
+pub fn complete(ws: &Analysis, checked: &Checked, offset: u32) -> Option<Vec<Completion>> {
     let source = &checked.source;
-    let offset = convert::offset(source, position);
     let (start, segments, typed) = typed_expression(&source.text, offset as usize)?;
-    let range = convert::range(source, Span::new(start as u32, offset));
-    let item = |label: &str, kind: CompletionItemKind, detail: String| CompletionItem {
-        label: label.to_string(),
-        kind: Some(kind),
-        detail: Some(detail),
-        text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(range, label.to_string()))),
-        ..Default::default()
+    let range = Span::new(start as u32, offset);
+    let item = |label: &str, kind: CompletionKind, detail: String| {
+        let mut it = Completion::new(label.to_string(), kind, range, label.to_string());
+        it.detail = Some(detail);
+        it
     };
     let Some((doc, _)) = doc_at(checked, offset).or_else(|| {
         let p = &checked.prepared;
@@ -518,17 +501,13 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Option
     }) else {
         return Some(Vec::new());
     };
-    let port_items = |interface: &Interface, which: &str, owner: &str| -> Vec<CompletionItem> {
+    let port_items = |interface: &Interface, which: &str, owner: &str| -> Vec<Completion> {
         ports(interface, which)
             .iter()
             .map(|p| {
                 let ty = p.ptype.as_deref().unwrap_or("untyped");
                 let kind = if which == "inputs" { "input" } else { "output" };
-                item(
-                    &p.name,
-                    CompletionItemKind::FIELD,
-                    format!("{ty} {kind} of {owner}"),
-                )
+                item(&p.name, CompletionKind::Field, format!("{ty} {kind} of {owner}"))
             })
             .collect()
     };
@@ -548,18 +527,12 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Option
                     Some(Value::Str(s)) => s.to_string(),
                     _ => "command".to_string(),
                 };
-                item(&name, CompletionItemKind::MODULE, format!("{ty} step"))
+                item(&name, CompletionKind::Module, format!("{ty} step"))
             })
             .collect(),
         ["parent", "jobs", name] => ["outputs", "inputs"]
             .iter()
-            .map(|w| {
-                item(
-                    w,
-                    CompletionItemKind::KEYWORD,
-                    format!("the {w} of step `{name}`"),
-                )
-            })
+            .map(|w| item(w, CompletionKind::Keyword, format!("the {w} of step `{name}`")))
             .collect(),
         ["parent", "jobs", name, which @ ("inputs" | "outputs")] => match step(doc, name) {
             Some((_, node)) => {
@@ -580,11 +553,11 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Option
         },
         ["parent"] => ["jobs", "inputs", "outputs"]
             .iter()
-            .map(|w| item(w, CompletionItemKind::KEYWORD, format!("the pipeline's {w}")))
+            .map(|w| item(w, CompletionKind::Keyword, format!("the pipeline's {w}")))
             .collect(),
         [] => ["inputs", "outputs", "parent"]
             .iter()
-            .map(|w| item(w, CompletionItemKind::KEYWORD, "binding".to_string()))
+            .map(|w| item(w, CompletionKind::Keyword, "binding".to_string()))
             .collect(),
         _ => Vec::new(),
     };

@@ -7,13 +7,8 @@
 //! document being typed — a key without a value, a half-written line, a file that does
 //! not parse — is completed as well as a finished one. JSON files get nothing.
 
-use lsp_types::{
-    CompletionItem, CompletionItemKind, CompletionItemTag, CompletionTextEdit, Documentation, MarkupContent,
-    MarkupKind, Position, TextEdit,
-};
-
-use super::convert;
-use super::workspace::{Checked, Workspace};
+use super::analysis::{Analysis, Checked};
+use super::{Completion, CompletionKind};
 use crate::kinds::{self, Kind};
 use crate::load::Format;
 use crate::source::{Pointer, Span};
@@ -226,38 +221,27 @@ fn kind_at(checked: &Checked, offset: u32) -> Option<&'static Kind> {
     })
 }
 
-fn markdown(text: String) -> Documentation {
-    Documentation::MarkupContent(MarkupContent {
-        kind: MarkupKind::Markdown,
-        value: text,
-    })
-}
-
-/// The completion items at `position` (empty outside Azure ML files and in JSON).
-pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Vec<CompletionItem> {
+/// The completion items at byte `offset` (empty outside Azure ML files and in JSON).
+pub fn complete(ws: &Analysis, checked: &Checked, offset: u32) -> Vec<Completion> {
     if checked.format() == Format::Json {
         return Vec::new();
     }
     let source = &checked.source;
-    let offset = convert::offset(source, position);
+    let offset = offset.min(source.text.len() as u32);
     let Some(place) = place(&source.text, offset as usize) else {
         return Vec::new();
     };
-    let range = convert::range(source, Span::new(place.start.min(offset), offset));
+    let range = Span::new(place.start.min(offset), offset);
     let typed = source
         .text
         .get(place.start as usize..offset as usize)
         .unwrap_or("");
-    let item = |label: String, kind: CompletionItemKind, insert: String| CompletionItem {
-        label,
-        kind: Some(kind),
-        text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(range, insert))),
-        ..Default::default()
-    };
+    let item =
+        |label: String, kind: CompletionKind, insert: String| Completion::new(label, kind, range, insert);
     let kind = kind_at(checked, offset);
     // Inside a `${{...}}` being typed: the names the binding may take, nothing else.
     if kind.is_some() {
-        if let Some(items) = super::bindings::complete(ws, checked, position) {
+        if let Some(items) = super::bindings::complete(ws, checked, offset) {
             return items;
         }
     }
@@ -287,11 +271,11 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Vec<Co
                 // `$schema` belongs at the top of a file only.
                 .filter(|(k, _)| place.path.is_empty() || k != "$schema")
                 .map(|(key, doc)| {
-                    let mut it = item(key.clone(), CompletionItemKind::PROPERTY, format!("{key}: "));
+                    let mut it = item(key.clone(), CompletionKind::Property, format!("{key}: "));
                     if !doc.types.is_empty() {
                         it.detail = Some(doc.types.join(" | "));
                     }
-                    it.documentation = doc.description.map(markdown);
+                    it.documentation = doc.description;
                     it
                 })
                 .collect()
@@ -307,12 +291,12 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Vec<Co
             if let Some(doc) = crate::schema::describe::describe(&kind.id, &pointer.child(key)) {
                 for v in &doc.values {
                     if !items.iter().any(|i| &i.label == v) {
-                        items.push(item(v.clone(), CompletionItemKind::ENUM_MEMBER, v.clone()));
+                        items.push(item(v.clone(), CompletionKind::EnumMember, v.clone()));
                     }
                 }
                 if doc.types.iter().any(|t| t == "boolean") {
                     for v in ["true", "false"] {
-                        items.push(item(v.to_string(), CompletionItemKind::VALUE, v.to_string()));
+                        items.push(item(v.to_string(), CompletionKind::Value, v.to_string()));
                     }
                 }
             }
@@ -322,36 +306,34 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Vec<Co
 }
 
 /// The `$schema` URL of every kind amlint checks (each kind's first schema name).
-fn schema_urls(item: &dyn Fn(String, CompletionItemKind, String) -> CompletionItem) -> Vec<CompletionItem> {
+fn schema_urls(item: &dyn Fn(String, CompletionKind, String) -> Completion) -> Vec<Completion> {
+    checked_kinds()
+        .map(|(k, name)| {
+            let url = format!("{SCHEMA_BASE}{name}.schema.json");
+            let mut it = item(url.clone(), CompletionKind::File, url);
+            it.detail = Some(k.title.clone());
+            it
+        })
+        .collect()
+}
+
+/// Every kind amlint checks, with its first schema name.
+fn checked_kinds() -> impl Iterator<Item = (&'static Kind, &'static String)> {
     let table = kinds::table();
     table
         .kinds
         .iter()
         .filter(|k| table.families[k.family].skip.is_none())
-        .filter_map(|k| {
-            let name = k.schema_names.first()?;
-            let url = format!("{SCHEMA_BASE}{name}.schema.json");
-            let mut it = item(url.clone(), CompletionItemKind::FILE, url);
-            it.detail = Some(k.title.clone());
-            Some(it)
-        })
-        .collect()
+        .filter_map(|k| Some((k, k.schema_names.first()?)))
 }
 
 /// A skeleton for a new file of every kind amlint checks: its `$schema`, its `type:`
 /// when the kind has a single one, and the keys its schema requires at the top, as tab
 /// stops.
-fn new_file_snippets(
-    item: &dyn Fn(String, CompletionItemKind, String) -> CompletionItem,
-) -> Vec<CompletionItem> {
-    let table = kinds::table();
+fn new_file_snippets(item: &dyn Fn(String, CompletionKind, String) -> Completion) -> Vec<Completion> {
     let store = crate::schema::store::store();
-    table
-        .kinds
-        .iter()
-        .filter(|k| table.families[k.family].skip.is_none())
-        .filter_map(|k| {
-            let name = k.schema_names.first()?;
+    checked_kinds()
+        .map(|(k, name)| {
             let mut text = format!("\\$schema: {SCHEMA_BASE}{name}.schema.json\n");
             let types = crate::schema::describe::describe(&k.id, &Pointer::parse("/type"))
                 .map(|d| d.values)
@@ -377,21 +359,18 @@ fn new_file_snippets(
                 }
             }
             text.push_str("$0");
-            let mut it = item(format!("{name} (new file)"), CompletionItemKind::SNIPPET, text);
+            let mut it = item(format!("{name} (new file)"), CompletionKind::Snippet, text);
             it.filter_text = Some(name.clone());
             it.detail = Some(k.title.clone());
-            it.insert_text_format = Some(lsp_types::InsertTextFormat::SNIPPET);
-            Some(it)
+            it.snippet = true;
+            it
         })
         .collect()
 }
 
 /// The catalogue's sizes starting with what is typed (`Standard_` optional), with their
 /// series, vCPUs, memory and GPUs; retired series are marked deprecated.
-fn vm_sizes(
-    typed: &str,
-    item: &dyn Fn(String, CompletionItemKind, String) -> CompletionItem,
-) -> Vec<CompletionItem> {
+fn vm_sizes(typed: &str, item: &dyn Fn(String, CompletionKind, String) -> Completion) -> Vec<Completion> {
     let catalogue = crate::facts::vm::catalogue();
     let today = crate::facts::today();
     let typed = typed.trim_matches(['"', '\'']).to_ascii_lowercase();
@@ -427,10 +406,10 @@ fn vm_sizes(
                     detail.push_str(&format!("; {}", series.support));
                 }
             }
-            let mut it = item(s.name.clone(), CompletionItemKind::VALUE, s.name.clone());
+            let mut it = item(s.name.clone(), CompletionKind::Value, s.name.clone());
             it.detail = Some(detail);
             if retired {
-                it.tags = Some(vec![CompletionItemTag::DEPRECATED]);
+                it.deprecated = true;
             }
             it
         })
@@ -439,10 +418,10 @@ fn vm_sizes(
 
 /// The names the workspace defines, in the form the key takes.
 fn names(
-    ws: &Workspace,
+    ws: &Analysis,
     key: &str,
-    item: &dyn Fn(String, CompletionItemKind, String) -> CompletionItem,
-) -> Vec<CompletionItem> {
+    item: &dyn Fn(String, CompletionKind, String) -> Completion,
+) -> Vec<Completion> {
     let index = ws.definitions();
     let mut out: Vec<(String, String)> = match key {
         "compute" | "default_compute" => index
@@ -487,7 +466,7 @@ fn names(
     out.dedup();
     out.into_iter()
         .map(|(label, detail)| {
-            let mut it = item(label.clone(), CompletionItemKind::REFERENCE, label);
+            let mut it = item(label.clone(), CompletionKind::Reference, label);
             it.detail = Some(detail);
             it
         })

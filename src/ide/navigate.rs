@@ -4,16 +4,14 @@
 //! file:...`) to the file or folder; find-references of a compute, model, environment
 //! or endpoint across the workspace's files.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use lsp_types::{Location, Position, Range, Url};
-
-use super::convert;
-use super::workspace::{Checked, Workspace};
+use super::FileSpan;
+use super::analysis::{Analysis, Checked};
+use super::cursor::{doc_at, value_at};
 use crate::document::{Document, NodeId, Value};
 use crate::facts::index::{Reference, compute_type_of_kind, parse_reference};
-use crate::load::{self, Format};
-use crate::pipeline::{self, Prepared};
+use crate::pipeline::Prepared;
 use crate::source::Span;
 
 /// What a compute, model, environment or endpoint reference names.
@@ -51,23 +49,6 @@ impl Named {
     }
 }
 
-/// A mapping entry whose string value holds `offset`: (key, value node, the string).
-pub(super) fn value_at(doc: &Document, offset: u32) -> Option<(String, NodeId, &str)> {
-    doc.nodes.iter().find_map(|n| match &n.value {
-        Value::Map(entries) => entries.iter().filter(|e| !e.merged).find_map(|e| {
-            let node = doc.node(e.value);
-            let s = node.span;
-            match &node.value {
-                Value::Str(v) if s.start <= offset && offset <= s.end => {
-                    Some((doc.key_string(e.key).into_owned(), e.value, &**v))
-                }
-                _ => None,
-            }
-        }),
-        _ => None,
-    })
-}
-
 /// The name a reference string names (`azureml:name:version`, a bare name...).
 fn referenced(value: &str) -> Option<(String, Option<String>)> {
     match parse_reference(value) {
@@ -76,27 +57,12 @@ fn referenced(value: &str) -> Option<(String, Option<String>)> {
     }
 }
 
-/// The Azure ML document of a checked file around `offset`.
-pub(super) fn doc_at(checked: &Checked, offset: u32) -> Option<(&Document, &'static str)> {
-    let p = &checked.prepared;
-    p.loaded
-        .documents
-        .iter()
-        .zip(&p.classes)
-        .filter(|(d, c)| c.is_checked() && d.span.start <= offset && offset <= d.span.end)
-        .find_map(|(d, c)| Some((d, c.kind_id()?)))
-}
-
-/// A workspace file parsed and classified (an open document's current text).
-pub(super) fn parse_file(ws: &Workspace, path: &Path) -> Option<Prepared> {
-    let text = ws.text_of(path)?;
-    let display = path.to_string_lossy().into_owned();
-    let loaded = load::parse_text(&display, text, Format::for_path(&display), ws.limits());
-    Some(pipeline::prepare(path.to_path_buf(), loaded, false))
-}
-
-fn location(uri: &Url, prepared: &Prepared, span: Span) -> Location {
-    Location::new(uri.clone(), convert::range(&prepared.loaded.source, span))
+fn location(prepared: &Prepared, span: Span) -> FileSpan {
+    FileSpan {
+        path: prepared.path.clone(),
+        source: prepared.loaded.source.clone(),
+        span,
+    }
 }
 
 /// The `name:` value node of a document defining `what` named `name`.
@@ -123,12 +89,13 @@ fn definition_in(
     (matches && version_ok).then_some(node)
 }
 
-pub fn definition(ws: &Workspace, checked: &Checked, position: Position) -> Vec<Location> {
-    let offset = convert::offset(&checked.source, position);
+/// Where what is under byte `offset` is defined: the file and `name:` of a compute,
+/// model, environment or endpoint, what a binding names, a local path's file or folder.
+pub fn definition(ws: &Analysis, checked: &Checked, offset: u32) -> Vec<FileSpan> {
     let Some((doc, _)) = doc_at(checked, offset) else {
         return Vec::new();
     };
-    if let Some(found) = super::bindings::definition(ws, checked, position) {
+    if let Some(found) = super::bindings::definition(ws, checked, offset) {
         return found;
     }
     let Some((key, _, value)) = value_at(doc, offset) else {
@@ -150,10 +117,7 @@ pub fn definition(ws: &Workspace, checked: &Checked, position: Position) -> Vec<
         let Some(path) = file.map(PathBuf::from) else {
             return Vec::new();
         };
-        let Some(prepared) = parse_file(ws, &path) else {
-            return Vec::new();
-        };
-        let Some(uri) = convert::uri_of(&path) else {
+        let Some(prepared) = ws.parse_file(&path) else {
             return Vec::new();
         };
         return prepared
@@ -163,7 +127,7 @@ pub fn definition(ws: &Workspace, checked: &Checked, position: Position) -> Vec<
             .zip(&prepared.classes)
             .filter_map(|(d, c)| {
                 let node = definition_in(d, c.kind_id()?, what, &name, version.as_deref())?;
-                Some(location(&uri, &prepared, d.node(node).span))
+                Some(location(&prepared, d.node(node).span))
             })
             .take(1)
             .collect();
@@ -172,7 +136,7 @@ pub fn definition(ws: &Workspace, checked: &Checked, position: Position) -> Vec<
 }
 
 /// The file or folder a local path names, relative to the file's directory.
-fn local_path(checked: &Checked, key: &str, value: &str) -> Option<Location> {
+fn local_path(checked: &Checked, key: &str, value: &str) -> Option<FileSpan> {
     let value = value.trim();
     let value = match key {
         "code" | "path" | "conda_file" | "file" => value.strip_prefix("file:").unwrap_or(value),
@@ -191,22 +155,16 @@ fn local_path(checked: &Checked, key: &str, value: &str) -> Option<Location> {
     if !crate::fsio::exists_here(&target) {
         return None;
     }
-    let uri = convert::uri_of(&target)?;
-    Some(Location::new(uri, Range::default()))
+    Some(FileSpan::start_of(target))
 }
 
-pub fn references(
-    ws: &Workspace,
-    checked: &Checked,
-    uri: &Url,
-    position: Position,
-    declaration: bool,
-) -> Vec<Location> {
-    let offset = convert::offset(&checked.source, position);
+/// Every place of the workspace that names what is under byte `offset` (and, with
+/// `declaration`, where it is defined).
+pub fn references(ws: &Analysis, checked: &Checked, offset: u32, declaration: bool) -> Vec<FileSpan> {
     let Some((doc, kind)) = doc_at(checked, offset) else {
         return Vec::new();
     };
-    if let Some(found) = super::bindings::references(ws, checked, uri, position, declaration) {
+    if let Some(found) = super::bindings::references(ws, checked, offset, declaration) {
         return found;
     }
     let Some((key, node, value)) = value_at(doc, offset) else {
@@ -232,14 +190,13 @@ pub fn references(
     }
     let mut out = Vec::new();
     for path in files {
-        let prepared = if path == this { None } else { parse_file(ws, &path) };
-        let prepared = prepared.as_ref().unwrap_or(&checked.prepared);
-        let Some(file_uri) = (if path == this {
-            Some(uri.clone())
-        } else {
-            convert::uri_of(&path)
-        }) else {
-            continue;
+        let parsed = if path == this { None } else { ws.parse_file(&path) };
+        let prepared = match &parsed {
+            Some(p) => p,
+            None if path == this => &checked.prepared,
+            // Unreadable now: nothing of it is shown (never this file's places under
+            // its name).
+            None => continue,
         };
         for (d, c) in prepared.loaded.documents.iter().zip(&prepared.classes) {
             let Some(kind) = c.kind_id().filter(|_| c.is_checked()) else {
@@ -247,7 +204,7 @@ pub fn references(
             };
             if declaration {
                 if let Some(n) = definition_in(d, kind, what, &name, None) {
-                    out.push(location(&file_uri, prepared, d.node(n).span));
+                    out.push(location(prepared, d.node(n).span));
                 }
             }
             for n in &d.nodes {
@@ -262,7 +219,7 @@ pub fn references(
                         continue;
                     };
                     if referenced(v).is_some_and(|(n, _)| n.eq_ignore_ascii_case(&name)) {
-                        out.push(location(&file_uri, prepared, d.node(e.value).span));
+                        out.push(location(prepared, d.node(e.value).span));
                     }
                 }
             }

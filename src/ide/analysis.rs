@@ -1,14 +1,14 @@
-//! The server's state: the workspace folders' files (loaded from disk, for the project
+//! The analysis state: the workspace folders' files (loaded from disk, for the project
 //! index and workspace-wide diagnostics), the open documents (their text wins over the
 //! disk), the configuration resolver, and the fact bases built from the index. Checks go
 //! through the CLI's pipeline (`prepare`, `index_of`, `FactBases`, `check_and_filter`),
-//! so findings, configuration and suppressions are exactly the CLI's.
+//! so findings, configuration and suppressions are exactly the CLI's. Files are paths;
+//! what the checks find comes back as [`FileDiagnostics`] for the caller to show (what a
+//! client already shows is the caller's to remember).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-use lsp_types::{PublishDiagnosticsParams, Url};
 
 use crate::config::resolve::ConfigFilter;
 use crate::config::{CONFIG_FILE_NAMES, ConfigError, Resolver};
@@ -23,9 +23,7 @@ use crate::pipeline::{self, FactBases, Options, Prepared};
 use crate::project::Project;
 use crate::registry::Registry;
 use crate::results::FileReport;
-use crate::source::SourceFile;
-
-use super::convert;
+use crate::source::{SourceFile, Span};
 
 /// An open document.
 pub struct OpenDoc {
@@ -59,7 +57,74 @@ impl Checked {
     }
 }
 
-pub struct Workspace {
+/// What a check found in one file, for the caller to show: findings, or the errors of a
+/// configuration file. No items: whatever the file showed goes.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // Findings are the common case; no boxing for each.
+pub enum FileProblem {
+    Finding(Diagnostic),
+    /// An error of a configuration file (no rule code).
+    Config {
+        span: Span,
+        message: String,
+    },
+}
+
+/// The problems of one file, with its text (for positions) and, for an open document,
+/// the version they describe.
+#[derive(Debug)]
+pub struct FileDiagnostics {
+    pub path: PathBuf,
+    pub version: Option<i32>,
+    pub source: Arc<SourceFile>,
+    pub problems: Vec<FileProblem>,
+}
+
+impl FileDiagnostics {
+    /// Nothing to show for `path`.
+    fn cleared(path: PathBuf, version: Option<i32>) -> Self {
+        let source = SourceFile::new(path.to_string_lossy(), String::new());
+        Self {
+            path,
+            version,
+            source,
+            problems: Vec::new(),
+        }
+    }
+
+    fn of_report(path: PathBuf, version: Option<i32>, report: &FileReport) -> Self {
+        Self {
+            path,
+            version,
+            source: report.source.clone(),
+            problems: report
+                .diagnostics
+                .iter()
+                .cloned()
+                .map(FileProblem::Finding)
+                .collect(),
+        }
+    }
+
+    /// Whether any finding has `code`.
+    pub fn has(&self, code: &str) -> bool {
+        self.problems
+            .iter()
+            .any(|p| matches!(p, FileProblem::Finding(d) if d.code == code))
+    }
+}
+
+/// What closing a document did.
+pub enum Closed {
+    /// A workspace file: back to its state on disk, checked again as such (its
+    /// diagnostics are published whatever they are).
+    BackToDisk(PathBuf),
+    /// Not a workspace file: its diagnostics go.
+    Gone(FileDiagnostics),
+    NotOpen,
+}
+
+pub struct Analysis {
     options: Options,
     folders: Vec<PathBuf>,
     /// Each folder with where links in it may lead.
@@ -69,17 +134,15 @@ pub struct Workspace {
     /// The workspace folders' files as on disk: what is kept of them (not their text
     /// nor their trees).
     disk: BTreeMap<PathBuf, DiskFile>,
-    open: HashMap<Url, OpenDoc>,
+    open: HashMap<PathBuf, OpenDoc>,
     /// Built from the index when first needed; `None` after a definition changed.
     bases: Option<Arc<FactBases>>,
-    dirty_open: BTreeSet<Url>,
+    dirty_open: BTreeSet<PathBuf>,
     dirty_disk: BTreeSet<PathBuf>,
-    /// What the client shows for the workspace's files that are not open: the last
-    /// diagnostics published (`None`: unknown, a buffer was closed — publish whatever
-    /// the next check finds). No entry: nothing.
-    published_disk: HashMap<PathBuf, Option<Vec<lsp_types::Diagnostic>>>,
-    /// The configuration errors last published, by configuration file.
-    published_config: BTreeMap<Url, Vec<lsp_types::Diagnostic>>,
+    /// The workspace's files (not open) whose last check found a missing local path
+    /// (AML201), or that were closed and not checked since: checked again when a path
+    /// appears.
+    missing_paths: HashSet<PathBuf>,
 }
 
 /// What a file defines (computes, endpoints, models): a change to it re-checks the rest.
@@ -228,8 +291,14 @@ fn resolver(options: &Options, cwd: &Path) -> Arc<Resolver> {
     ))
 }
 
-impl Workspace {
-    pub fn new(folders: Vec<PathBuf>, options: Options) -> Self {
+impl Analysis {
+    /// The analysis of the workspace `folders` (none: the current directory's files,
+    /// as they are opened), with `amlint check`'s defaults.
+    pub fn new(folders: Vec<PathBuf>) -> Self {
+        Self::with_options(folders, Options::default())
+    }
+
+    pub fn with_options(folders: Vec<PathBuf>, options: Options) -> Self {
         let cwd = folders
             .first()
             .cloned()
@@ -248,13 +317,18 @@ impl Workspace {
             bases: None,
             dirty_open: BTreeSet::new(),
             dirty_disk: BTreeSet::new(),
-            published_disk: HashMap::new(),
-            published_config: BTreeMap::new(),
+            missing_paths: HashSet::new(),
         }
     }
 
     pub fn folders(&self) -> &[PathBuf] {
         &self.folders
+    }
+
+    /// Where a buffer without a file (`untitled:`) is taken to be: `name` in the first
+    /// folder.
+    pub fn unsaved_path(&self, name: &str) -> PathBuf {
+        self.cwd.join(name)
     }
 
     fn filter(&self) -> Arc<ConfigFilter> {
@@ -316,8 +390,8 @@ impl Workspace {
         self.invalidate_index();
     }
 
-    /// The index changed: every file, open or not, is checked again (in parallel; only
-    /// the results that differ from what was published are published).
+    /// The index changed: every file, open or not, is checked again (in parallel; the
+    /// caller shows only the results that differ from what it shows).
     fn invalidate_index(&mut self) {
         self.bases = None;
         self.dirty_open.extend(self.open.keys().cloned());
@@ -334,28 +408,21 @@ impl Workspace {
         !self.dirty_open.is_empty() || !self.dirty_disk.is_empty()
     }
 
-    pub fn doc(&self, uri: &Url) -> Option<&OpenDoc> {
-        self.open.get(uri)
+    pub fn doc(&self, path: &Path) -> Option<&OpenDoc> {
+        self.open.get(path)
     }
 
-    fn path_for(&self, uri: &Url) -> PathBuf {
-        convert::path_of(uri).unwrap_or_else(|| {
-            let name = uri
-                .path_segments()
-                .and_then(|mut s| s.next_back().map(str::to_string))
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| "untitled.yml".to_string());
-            self.cwd.join(name)
-        })
+    /// Whether `path` is a file of the workspace folders as walked (not open).
+    pub fn is_workspace_file(&self, path: &Path) -> bool {
+        self.disk.contains_key(path)
     }
 
-    pub fn open(&mut self, uri: Url, version: i32, text: String) {
-        let path = self.path_for(&uri);
+    pub fn open(&mut self, path: PathBuf, version: i32, text: String) {
         let excluded = self.excluded(&path);
         self.open.insert(
-            uri.clone(),
+            path.clone(),
             OpenDoc {
-                path,
+                path: path.clone(),
                 version,
                 text,
                 excluded,
@@ -363,67 +430,65 @@ impl Workspace {
                 checked: None,
             },
         );
-        self.dirty_open.insert(uri);
+        self.dirty_open.insert(path);
     }
 
     /// Checks an open document again (on save).
-    pub fn touch(&mut self, uri: &Url) {
-        if self.open.contains_key(uri) {
-            self.dirty_open.insert(uri.clone());
+    pub fn touch(&mut self, path: &Path) {
+        if self.open.contains_key(path) {
+            self.dirty_open.insert(path.to_path_buf());
         }
     }
 
-    /// Applies a didChange: full replacements and UTF-16 ranged edits, in order.
-    pub fn change(
-        &mut self,
-        uri: &Url,
-        version: i32,
-        changes: Vec<lsp_types::TextDocumentContentChangeEvent>,
-    ) {
-        let Some(doc) = self.open.get_mut(uri) else {
+    /// Replaces `span` of an open document's text (`None`: all of it) by `text`. The
+    /// span is clamped to the text and to character boundaries.
+    pub fn edit(&mut self, path: &Path, span: Option<Span>, text: &str) {
+        let Some(doc) = self.open.get_mut(path) else {
             return;
         };
-        for change in changes {
-            match change.range {
-                None => doc.text = change.text,
-                Some(range) => {
-                    let lines = crate::source::LineIndex::new(&doc.text);
-                    let at = |p: lsp_types::Position| {
-                        lines.offset_of_utf16(
-                            &doc.text,
-                            crate::source::Utf16Position {
-                                line: p.line,
-                                character: p.character,
-                            },
-                        ) as usize
-                    };
-                    let (start, end) = (at(range.start), at(range.end));
-                    let (start, end) = (start.min(end), start.max(end));
-                    doc.text.replace_range(start..end, &change.text);
-                }
+        match span {
+            None => text.clone_into(&mut doc.text),
+            Some(span) => {
+                let fit = |at: u32| {
+                    let mut at = (at as usize).min(doc.text.len());
+                    while !doc.text.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    at
+                };
+                let (start, end) = (fit(span.start), fit(span.end));
+                let (start, end) = (start.min(end), start.max(end));
+                doc.text.replace_range(start..end, text);
             }
         }
+    }
+
+    /// An open document's edits are done: it is at `version`, to be checked.
+    pub fn changed(&mut self, path: &Path, version: i32) {
+        let Some(doc) = self.open.get_mut(path) else {
+            return;
+        };
         doc.version = version;
-        self.dirty_open.insert(uri.clone());
+        self.dirty_open.insert(path.to_path_buf());
     }
 
     /// Closes a document: a workspace file goes back to its disk state (and is checked
     /// as such); anything else has its diagnostics cleared.
-    pub fn close(&mut self, uri: &Url, publish: &mut dyn FnMut(PublishDiagnosticsParams)) {
-        let Some(doc) = self.open.remove(uri) else {
-            return;
+    pub fn close(&mut self, path: &Path) -> Closed {
+        let Some(doc) = self.open.remove(path) else {
+            return Closed::NotOpen;
         };
-        self.dirty_open.remove(uri);
+        self.dirty_open.remove(path);
         let before = doc.parsed.as_ref().map(|(_, p)| contribution(p));
-        if self.disk.contains_key(&doc.path) {
+        let closed = if self.disk.contains_key(&doc.path) {
             self.reload_disk(&doc.path);
             self.dirty_disk.insert(doc.path.clone());
-            // The client shows the buffer's last diagnostics: the file on disk's are
-            // published whatever they are.
-            self.published_disk.insert(doc.path.clone(), None);
+            // What the buffer showed is unknown here: it may name a missing path.
+            self.missing_paths.insert(doc.path.clone());
+            Closed::BackToDisk(doc.path.clone())
         } else {
-            publish(PublishDiagnosticsParams::new(uri.clone(), Vec::new(), None));
-        }
+            Closed::Gone(FileDiagnostics::cleared(doc.path.clone(), None))
+        };
         let after = self.disk.get(&doc.path).map(DiskFile::defines);
         if !before
             .unwrap_or_default()
@@ -431,6 +496,7 @@ impl Workspace {
         {
             self.invalidate_index();
         }
+        closed
     }
 
     fn reload_disk(&mut self, path: &Path) -> Option<ProjectIndex> {
@@ -446,15 +512,19 @@ impl Workspace {
         old
     }
 
-    /// A file changed on disk (saved, or changed by another program). Returns true when
-    /// it is a configuration file or a file a configuration depends on (a file its
-    /// `extend` names, a user rule file, a file in error: `Resolver::affects_configuration`);
-    /// the caller reloads the configuration.
-    pub fn disk_changed(&mut self, path: &Path, publish: &mut dyn FnMut(PublishDiagnosticsParams)) -> bool {
+    /// Whether a change of `path` on disk changes the configuration: a configuration
+    /// file or a file a configuration depends on (a file its `extend` names, a user rule
+    /// file, a file in error: `Resolver::affects_configuration`); then call
+    /// [`Analysis::reload_config`].
+    pub fn affects_configuration(&self, path: &Path) -> bool {
         let path = crate::config::normalize(path);
-        if is_config_file(&path) || self.resolver.affects_configuration(&path) {
-            return true;
-        }
+        is_config_file(&path) || self.resolver.affects_configuration(&path)
+    }
+
+    /// A file changed on disk (saved, or changed by another program). Returns the file
+    /// cleared when it no longer counts (its diagnostics go).
+    pub fn disk_changed(&mut self, path: &Path) -> Option<FileDiagnostics> {
+        let path = crate::config::normalize(path);
         self.local_path_changed(&path);
         let tracked = self.disk.contains_key(&path);
         let wanted = self.in_workspace(&path)
@@ -464,28 +534,28 @@ impl Workspace {
                 .is_some_and(|n| discover::is_config_name(&n.to_string_lossy()))
             && self.filter().walked_file(&path);
         if !tracked && !wanted {
-            return false;
+            return None;
         }
         let old = self.reload_disk(&path).unwrap_or_default();
         if !wanted {
             self.disk.remove(&path);
         }
         let new = self.disk.get(&path).map(DiskFile::defines).unwrap_or_default();
-        let open = self.open.values().any(|d| d.path == path);
+        let open = self.open.contains_key(&path);
+        let mut cleared = None;
         if !open {
             if self.disk.contains_key(&path) {
                 self.dirty_disk.insert(path.clone());
-            } else if self.published_disk.remove(&path).is_some() {
-                if let Some(uri) = convert::uri_of(&path) {
-                    publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
-                }
+            } else {
+                self.missing_paths.remove(&path);
+                cleared = Some(FileDiagnostics::cleared(path.clone(), None));
             }
             if !old.same_definitions(&new) {
                 // A definition on disk changed: everything may depend on it.
                 self.invalidate_index();
             }
         }
-        false
+        cleared
     }
 
     /// A path was created, changed or removed on disk: the files whose local paths
@@ -495,67 +565,64 @@ impl Workspace {
         let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
             return;
         };
-        let aml201 = lsp_types::NumberOrString::String("AML201".to_string());
-        for (uri, doc) in &self.open {
+        for (open, doc) in &self.open {
             let found = doc
                 .checked
                 .as_ref()
                 .is_some_and(|c| c.diagnostics.iter().any(|d| d.code == "AML201"));
             if !doc.excluded && (found || doc.text.contains(&name)) {
-                self.dirty_open.insert(uri.clone());
+                self.dirty_open.insert(open.clone());
             }
         }
         for (file, f) in self.disk.iter().filter(|(_, f)| f.checked) {
-            let found = match self.published_disk.get(file) {
-                Some(Some(shown)) => shown.iter().any(|d| d.code.as_ref() == Some(&aml201)),
-                Some(None) => true,
-                None => false,
-            };
-            if found || f.mentions(file, &name) {
+            if self.missing_paths.contains(file) || f.mentions(file, &name) {
                 self.dirty_disk.insert(file.clone());
             }
         }
     }
 
     /// Reads the configuration again (an `amlint.toml` changed): a new resolver, the
-    /// workspace walked again, everything checked again. Configuration errors are
-    /// published on the configuration files.
-    pub fn reload_config(&mut self, publish: &mut dyn FnMut(PublishDiagnosticsParams)) {
+    /// workspace walked again, everything checked again. Returns the files to clear:
+    /// open documents the configuration now excludes, workspace files no longer walked.
+    /// Then show [`Analysis::config_errors`].
+    pub fn reload_config(&mut self) -> Vec<FileDiagnostics> {
         self.resolver = resolver(&self.options, &self.cwd);
+        let mut cleared = Vec::new();
         // Open documents the configuration now excludes lose their diagnostics; those
         // it no longer excludes are parsed and checked with everything else.
-        let excluded: Vec<(Url, bool)> = self
+        let excluded: Vec<(PathBuf, bool)> = self
             .open
-            .iter()
-            .map(|(uri, d)| (uri.clone(), self.excluded(&d.path)))
+            .keys()
+            .map(|path| (path.clone(), self.excluded(path)))
             .collect();
-        for (uri, excluded) in excluded {
-            let Some(doc) = self.open.get_mut(&uri) else {
+        for (path, excluded) in excluded {
+            let Some(doc) = self.open.get_mut(&path) else {
                 continue;
             };
             if excluded && !doc.excluded {
                 doc.parsed = None;
                 doc.checked = None;
-                publish(PublishDiagnosticsParams::new(uri, Vec::new(), Some(doc.version)));
+                cleared.push(FileDiagnostics::cleared(path, Some(doc.version)));
             }
             doc.excluded = excluded;
         }
         let before: HashSet<PathBuf> = self.disk.keys().cloned().collect();
         self.index_workspace();
-        for gone in before.difference(&self.disk.keys().cloned().collect()) {
-            if self.published_disk.remove(gone).is_some() {
-                if let Some(uri) = convert::uri_of(gone) {
-                    publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
-                }
-            }
+        let mut gone: Vec<PathBuf> = before
+            .into_iter()
+            .filter(|p| !self.disk.contains_key(p))
+            .collect();
+        gone.sort();
+        for path in gone {
+            self.missing_paths.remove(&path);
+            cleared.push(FileDiagnostics::cleared(path, None));
         }
-        self.publish_config_errors(publish);
+        cleared
     }
 
-    /// Publishes the resolver's configuration errors on their files (and clears the
-    /// files that no longer have any).
-    pub fn publish_config_errors(&mut self, publish: &mut dyn FnMut(PublishDiagnosticsParams)) {
-        let mut by_file: BTreeMap<String, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+    /// The resolver's configuration errors, by configuration file (sorted by path).
+    pub fn config_errors(&self) -> Vec<FileDiagnostics> {
+        let mut by_file: BTreeMap<String, FileDiagnostics> = BTreeMap::new();
         for e in self.resolver.errors() {
             let ConfigError {
                 source,
@@ -570,36 +637,17 @@ impl Workspace {
                 None => message,
             };
             by_file
-                .entry(key.clone())
-                .or_default()
-                .push(lsp_types::Diagnostic {
-                    range: convert::range(&source, span),
-                    severity: Some(lsp_types::DiagnosticSeverity::ERROR),
-                    source: Some("amlint".to_string()),
-                    message,
-                    ..Default::default()
-                });
+                .entry(key)
+                .or_insert_with(|| FileDiagnostics {
+                    path,
+                    version: None,
+                    source: source.clone(),
+                    problems: Vec::new(),
+                })
+                .problems
+                .push(FileProblem::Config { span, message });
         }
-        let now: BTreeMap<Url, Vec<lsp_types::Diagnostic>> = by_file
-            .into_iter()
-            .filter_map(|(file, diagnostics)| convert::uri_of(Path::new(&file)).map(|u| (u, diagnostics)))
-            .collect();
-        if now == self.published_config {
-            return;
-        }
-        for (uri, diagnostics) in &now {
-            if self.published_config.get(uri) != Some(diagnostics) {
-                publish(PublishDiagnosticsParams::new(
-                    uri.clone(),
-                    diagnostics.clone(),
-                    None,
-                ));
-            }
-        }
-        for stale in self.published_config.keys().filter(|u| !now.contains_key(*u)) {
-            publish(PublishDiagnosticsParams::new(stale.clone(), Vec::new(), None));
-        }
-        self.published_config = now;
+        by_file.into_values().collect()
     }
 
     fn bases(&mut self) -> Arc<FactBases> {
@@ -634,19 +682,25 @@ impl Workspace {
         check_with(&bases, &self.resolver, &self.options, prepared)
     }
 
+    /// The facts a check of `path` sees (its configuration's: inventory, workspace
+    /// snapshot), for hovers that show them.
+    pub fn fact_base(&mut self, path: &Path) -> Arc<crate::facts::FactBase> {
+        let bases = self.bases();
+        let project = Project::detect(&self.resolver, &[path.to_path_buf()]);
+        let config = crate::config::WithProjectInventory::new(project.config.clone())
+            .get(&self.resolver.for_file(path));
+        bases.for_config(&config)
+    }
+
     /// Parses the open documents whose text changed; a changed definition invalidates
     /// the index (and so re-checks every open document).
     fn parse_dirty(&mut self) {
-        let dirty: Vec<Url> = self.dirty_open.iter().cloned().collect();
+        let dirty: Vec<PathBuf> = self.dirty_open.iter().cloned().collect();
         let mut changed = false;
-        for uri in dirty {
-            let disk_before = self
-                .open
-                .get(&uri)
-                .and_then(|d| self.disk.get(&d.path))
-                .map(DiskFile::defines);
+        for path in dirty {
+            let disk_before = self.disk.get(&path).map(DiskFile::defines);
             let limits = self.options.limits.clone();
-            let Some(doc) = self.open.get_mut(&uri) else {
+            let Some(doc) = self.open.get_mut(&path) else {
                 continue;
             };
             if doc.excluded || doc.parsed.as_ref().is_some_and(|(v, _)| *v == doc.version) {
@@ -654,7 +708,6 @@ impl Workspace {
             }
             let display = doc.path.to_string_lossy().into_owned();
             let text = doc.text.clone();
-            let path = doc.path.clone();
             // An open document is judged as a walked file is: one that is not an Azure ML
             // configuration gets nothing from the server (a large data file no AML005).
             let parsed = pipeline::guarded(&display, || {
@@ -662,8 +715,7 @@ impl Workspace {
             })
             .unwrap_or_else(|report| {
                 // The parser itself failed: check an empty file that carries the AML000.
-                let mut loaded =
-                    load::parse_text(&display, String::new(), Format::for_path(&display), &limits);
+                let mut loaded = load::load_text(&display, String::new(), &limits);
                 loaded.diagnostics = report.diagnostics;
                 pipeline::prepare(path.clone(), loaded, true)
             });
@@ -681,36 +733,25 @@ impl Workspace {
         }
     }
 
-    /// Runs every pending check and publishes the results. `superseded(uri)` says that a
-    /// newer change of the document is already waiting: its result is then dropped
-    /// (never published for a stale version).
-    pub fn flush(
-        &mut self,
-        publish: &mut dyn FnMut(PublishDiagnosticsParams),
-        superseded: &mut dyn FnMut(&Url) -> bool,
-    ) {
+    /// The open documents to check (parsed first: a definition edited in one rebuilds
+    /// the index before any check), in order; check each with
+    /// [`Analysis::check_open`]. The pending checks of files on disk stay for
+    /// [`Analysis::check_disk`].
+    pub fn take_dirty_open(&mut self) -> Vec<PathBuf> {
         self.parse_dirty();
-        // A definition edited in an open document re-parses nothing else, but the index
-        // must be rebuilt before any check.
-        let dirty: Vec<Url> = std::mem::take(&mut self.dirty_open).into_iter().collect();
-        for uri in dirty {
-            let Some((version, diagnostics)) = self.check_open(&uri) else {
-                continue;
-            };
-            // The result is kept for requests about this version, but a newer change
-            // already waiting means it is never published.
-            if superseded(&uri) {
-                continue;
-            }
-            publish(PublishDiagnosticsParams::new(uri, diagnostics, Some(version)));
-        }
-        // The workspace's files on disk, in parallel (on start, after a configuration
-        // change, or when a definition on disk changed).
-        // A file is read from disk again unless its parse from indexing is still there.
-        let open_paths: HashSet<PathBuf> = self.open.values().map(|d| d.path.clone()).collect();
+        std::mem::take(&mut self.dirty_open).into_iter().collect()
+    }
+
+    /// Checks the workspace's files on disk whose check is pending, in parallel (on
+    /// start, after a configuration change, or when a definition on disk changed); a
+    /// file is read from disk again unless its parse from indexing is still there.
+    /// Returns each file's findings (none for a file classification now skips: what it
+    /// showed goes).
+    pub fn check_disk(&mut self) -> Vec<FileDiagnostics> {
+        let mut out = Vec::new();
         let mut disk: Vec<(PathBuf, Option<Prepared>)> = Vec::new();
         for path in std::mem::take(&mut self.dirty_disk) {
-            if open_paths.contains(&path) {
+            if self.open.contains_key(&path) {
                 continue;
             }
             match self.disk.get_mut(&path) {
@@ -718,79 +759,55 @@ impl Workspace {
                     let pending = f.pending.take().map(|p| *p);
                     disk.push((path, pending));
                 }
-                // Skipped by classification: nothing to report, whatever was shown goes.
-                Some(_) if self.published_disk.contains_key(&path) => {
-                    self.published_disk.remove(&path);
-                    if let Some(uri) = convert::uri_of(&path) {
-                        publish(PublishDiagnosticsParams::new(uri, Vec::new(), None));
-                    }
+                Some(_) => {
+                    self.missing_paths.remove(&path);
+                    out.push(FileDiagnostics::cleared(path, None));
                 }
-                Some(_) | None => {}
+                None => {}
             }
         }
-        if !disk.is_empty() {
-            use rayon::prelude::*;
-            let bases = self.bases();
-            let (resolver, options, bounds) = (&self.resolver, &self.options, &self.bounds);
-            let reports: Vec<(PathBuf, FileReport)> = disk
-                .into_par_iter()
-                .map(|(path, pending)| {
-                    let display = path.to_string_lossy().into_owned();
-                    let prepared = pipeline::guarded(&display, || {
-                        pending.unwrap_or_else(|| {
-                            load_disk(&path, &boundary_for(bounds, &path), &options.limits)
-                        })
-                    });
-                    let report = match prepared {
-                        Ok(prepared) => check_with(&bases, resolver, options, prepared).0,
-                        Err(report) => *report,
-                    };
-                    (path, report)
-                })
-                .collect();
-            for (path, report) in reports {
-                let Some(uri) = convert::uri_of(&path) else {
-                    continue;
-                };
-                let diagnostics: Vec<lsp_types::Diagnostic> = report
-                    .diagnostics
-                    .iter()
-                    .map(|d| convert::diagnostic(&uri, &report.source, d))
-                    .collect();
-                let shown = match self.published_disk.get(&path) {
-                    Some(Some(shown)) => Some(shown),
-                    Some(None) => None,
-                    None => Some(&Vec::new()),
-                };
-                if shown == Some(&diagnostics) {
-                    continue;
-                }
-                if diagnostics.is_empty() {
-                    self.published_disk.remove(&path);
-                } else {
-                    self.published_disk.insert(path, Some(diagnostics.clone()));
-                }
-                publish(PublishDiagnosticsParams::new(uri, diagnostics, None));
-            }
+        if disk.is_empty() {
+            return out;
         }
-        // Configuration files met for the first time during these checks.
-        self.publish_config_errors(publish);
+        use rayon::prelude::*;
+        let bases = self.bases();
+        let (resolver, options, bounds) = (&self.resolver, &self.options, &self.bounds);
+        let reports: Vec<(PathBuf, FileReport)> = disk
+            .into_par_iter()
+            .map(|(path, pending)| {
+                let display = path.to_string_lossy().into_owned();
+                let prepared = pipeline::guarded(&display, || {
+                    pending.unwrap_or_else(|| load_disk(&path, &boundary_for(bounds, &path), &options.limits))
+                });
+                let report = match prepared {
+                    Ok(prepared) => check_with(&bases, resolver, options, prepared).0,
+                    Err(report) => *report,
+                };
+                (path, report)
+            })
+            .collect();
+        for (path, report) in reports {
+            let found = FileDiagnostics::of_report(path.clone(), None, &report);
+            if found.has("AML201") {
+                self.missing_paths.insert(path);
+            } else {
+                self.missing_paths.remove(&path);
+            }
+            out.push(found);
+        }
+        out
     }
 
     /// Checks the parsed current version of an open document and keeps the result for
-    /// requests; returns its version and its diagnostics for publishing.
-    fn check_open(&mut self, uri: &Url) -> Option<(i32, Vec<lsp_types::Diagnostic>)> {
+    /// requests; returns its findings at its version.
+    pub fn check_open(&mut self, path: &Path) -> Option<FileDiagnostics> {
         let (version, prepared) = self
             .open
-            .get(uri)
+            .get(path)
             .and_then(|d| d.parsed.as_ref().filter(|(v, _)| *v == d.version).cloned())?;
         let (report, registry) = self.check(prepared.clone());
-        let diagnostics = report
-            .diagnostics
-            .iter()
-            .map(|d| convert::diagnostic(uri, &report.source, d))
-            .collect();
-        let doc = self.open.get_mut(uri)?;
+        let found = FileDiagnostics::of_report(path.to_path_buf(), Some(version), &report);
+        let doc = self.open.get_mut(path)?;
         doc.checked = Some(Checked {
             version,
             source: report.source.clone(),
@@ -798,14 +815,14 @@ impl Workspace {
             diagnostics: report.diagnostics,
             registry,
         });
-        Some((version, diagnostics))
+        Some(found)
     }
 
     /// Makes sure the current version of an open document has been checked (a request
     /// about it is answered against the text it was sent after, even when the pending
     /// checks' result was dropped for a newer change already waiting).
-    pub fn ensure_checked(&mut self, uri: &Url) {
-        let Some(doc) = self.open.get(uri) else {
+    pub fn ensure_checked(&mut self, path: &Path) {
+        let Some(doc) = self.open.get(path) else {
             return;
         };
         if doc.excluded || doc.checked.as_ref().is_some_and(|c| c.version == doc.version) {
@@ -813,17 +830,17 @@ impl Workspace {
         }
         if doc.parsed.as_ref().is_none_or(|(v, _)| *v != doc.version) {
             // Stays dirty: the next flush publishes this version's result.
-            self.dirty_open.insert(uri.clone());
+            self.dirty_open.insert(path.to_path_buf());
             self.parse_dirty();
         }
-        self.check_open(uri);
+        self.check_open(path);
     }
 
-    /// The findings `text` would have as the open document `uri` (its fixes applied,
+    /// The findings `text` would have as the open document `path` (its fixes applied,
     /// say), checked as the document is; nothing is kept. `None` for a document that is
     /// not open or is excluded.
-    pub fn check_text_as(&mut self, uri: &Url, text: &str) -> Option<Vec<Diagnostic>> {
-        let doc = self.open.get(uri).filter(|d| !d.excluded)?;
+    pub fn check_text_as(&mut self, path: &Path, text: &str) -> Option<Vec<Diagnostic>> {
+        let doc = self.open.get(path).filter(|d| !d.excluded)?;
         let display = doc.path.to_string_lossy().into_owned();
         let path = doc.path.clone();
         let limits = self.options.limits.clone();
@@ -845,9 +862,8 @@ impl Workspace {
                 index.merge(&contribution(p));
             }
         }
-        let open: HashSet<&Path> = self.open.values().map(|d| d.path.as_path()).collect();
         for (path, f) in &self.disk {
-            if !open.contains(path.as_path()) {
+            if !self.open.contains_key(path) {
                 if let Some(d) = &f.defines {
                     index.merge(d);
                 }
@@ -859,7 +875,7 @@ impl Workspace {
     /// The text of a workspace file: the open document's, else the file's on disk (read
     /// as every workspace file is: regular, inside its folder's boundary, bounded).
     pub fn text_of(&self, path: &Path) -> Option<String> {
-        if let Some(doc) = self.open.values().find(|d| d.path == path) {
+        if let Some(doc) = self.open.get(path) {
             return Some(doc.text.clone());
         }
         let bytes = crate::fsio::read_regular(
@@ -872,6 +888,15 @@ impl Workspace {
         String::from_utf8(bytes).ok()
     }
 
+    /// A workspace file parsed and classified as the checks see it (an open document's
+    /// current text wins over the disk), through the loading path of the checks.
+    pub fn parse_file(&self, path: &Path) -> Option<Prepared> {
+        let text = self.text_of(path)?;
+        let display = path.to_string_lossy().into_owned();
+        let loaded = load::load_text(&display, text, &self.options.limits);
+        Some(pipeline::prepare(path.to_path_buf(), loaded, false))
+    }
+
     /// The Azure ML files of the workspace whose text may contain `name` (open ones by
     /// their text, others by their words), sorted.
     pub fn files_mentioning(&self, name: &str) -> Vec<PathBuf> {
@@ -881,67 +906,17 @@ impl Workspace {
             .filter(|d| !d.excluded && d.text.contains(name))
             .map(|d| d.path.clone())
             .collect();
-        let open: HashSet<&Path> = self.open.values().map(|d| d.path.as_path()).collect();
         for (path, f) in self.disk.iter().filter(|(_, f)| f.checked) {
-            if !open.contains(path.as_path()) && f.mentions(path, name) {
+            if !self.open.contains_key(path) && f.mentions(path, name) {
                 files.insert(path.clone());
             }
         }
         files.into_iter().collect()
     }
 
-    /// The diagnostics the server shows for `uri` (`textDocument/diagnostic`): an open
-    /// document's from its current check, reused, never checked again; else what was
-    /// last published for the file on disk or for a configuration file; else none.
-    pub fn shown(&self, uri: &Url) -> Vec<lsp_types::Diagnostic> {
-        if let Some(c) = self.checked(uri) {
-            return c
-                .diagnostics
-                .iter()
-                .map(|d| convert::diagnostic(uri, &c.source, d))
-                .collect();
-        }
-        if self.open.contains_key(uri) {
-            return Vec::new();
-        }
-        if let Some(shown) = self.published_config.get(uri) {
-            return shown.clone();
-        }
-        convert::path_of(uri)
-            .and_then(|path| self.published_disk.get(&path).cloned().flatten())
-            .unwrap_or_default()
-    }
-
-    /// Every document that shows diagnostics (`workspace/diagnostic`): the open
-    /// documents' current checks (with their versions), then the workspace's files on
-    /// disk and the configuration files, as last published.
-    pub fn shown_everywhere(&self) -> BTreeMap<Url, (Option<i64>, Vec<lsp_types::Diagnostic>)> {
-        let mut out = BTreeMap::new();
-        for (uri, doc) in &self.open {
-            if let Some(c) = self.checked(uri).filter(|c| !c.diagnostics.is_empty()) {
-                let items = c
-                    .diagnostics
-                    .iter()
-                    .map(|d| convert::diagnostic(uri, &c.source, d))
-                    .collect();
-                out.insert(uri.clone(), (Some(i64::from(doc.version)), items));
-            }
-        }
-        let open: HashSet<&Path> = self.open.values().map(|d| d.path.as_path()).collect();
-        for (path, shown) in &self.published_disk {
-            let (Some(items), false) = (shown, open.contains(path.as_path())) else {
-                continue;
-            };
-            if let Some(uri) = convert::uri_of(path).filter(|u| !items.is_empty() && !out.contains_key(u)) {
-                out.insert(uri, (None, items.clone()));
-            }
-        }
-        for (uri, items) in &self.published_config {
-            if !items.is_empty() && !out.contains_key(uri) {
-                out.insert(uri.clone(), (None, items.clone()));
-            }
-        }
-        out
+    /// The open documents, with their versions.
+    pub fn open_documents(&self) -> impl Iterator<Item = (&Path, i32)> {
+        self.open.iter().map(|(p, d)| (p.as_path(), d.version))
     }
 
     /// The limits files are parsed under.
@@ -950,9 +925,9 @@ impl Workspace {
     }
 
     /// The check of the current version of an open document (`None` when it has not
-    /// been checked: see [`Workspace::ensure_checked`]).
-    pub fn checked(&self, uri: &Url) -> Option<&Checked> {
-        let doc = self.open.get(uri)?;
+    /// been checked: see [`Analysis::ensure_checked`]).
+    pub fn checked(&self, path: &Path) -> Option<&Checked> {
+        let doc = self.open.get(path)?;
         doc.checked.as_ref().filter(|c| c.version == doc.version)
     }
 }
@@ -976,22 +951,25 @@ type: amlcompute
 size: Standard_DS3_v2
 ";
 
-    fn flush(ws: &mut Workspace) -> BTreeMap<PathBuf, Vec<String>> {
+    fn flush(ws: &mut Analysis) -> BTreeMap<PathBuf, Vec<String>> {
         let mut published = BTreeMap::new();
-        ws.flush(
-            &mut |p| {
-                let codes = p
-                    .diagnostics
-                    .iter()
-                    .map(|d| match &d.code {
-                        Some(lsp_types::NumberOrString::String(c)) => c.clone(),
-                        _ => String::new(),
-                    })
-                    .collect();
-                published.insert(convert::path_of(&p.uri).unwrap(), codes);
-            },
-            &mut |_| false,
-        );
+        let codes = |f: &FileDiagnostics| -> Vec<String> {
+            f.problems
+                .iter()
+                .map(|p| match p {
+                    FileProblem::Finding(d) => d.code.to_string(),
+                    FileProblem::Config { .. } => String::new(),
+                })
+                .collect()
+        };
+        for path in ws.take_dirty_open() {
+            if let Some(f) = ws.check_open(&path) {
+                published.insert(f.path.clone(), codes(&f));
+            }
+        }
+        for f in ws.check_disk() {
+            published.insert(f.path.clone(), codes(&f));
+        }
         published
     }
 
@@ -1013,7 +991,7 @@ size: Standard_DS3_v2
         );
         let plain = write("data/plain.yaml", "a: 1\nb: [x, y]\n");
         let job = write("jobs/train.yml", JOB);
-        let mut ws = Workspace::new(vec![root.clone()], Options::default());
+        let mut ws = Analysis::new(vec![root.clone()]);
         ws.index_workspace();
         for skipped in [&data, &plain] {
             let f = &ws.disk[skipped];
@@ -1036,7 +1014,8 @@ size: Standard_DS3_v2
         // is checked again from the disk's text.
         std::fs::write(&job, format!("{JOB}foo: 1\n")).unwrap();
         let compute = write("compute/gpu.yml", COMPUTE);
-        assert!(!ws.disk_changed(&compute, &mut |_| {}));
+        assert!(!ws.affects_configuration(&compute));
+        assert!(ws.disk_changed(&compute).is_none());
         assert!(ws.disk[&compute].defines.is_some());
         let published = flush(&mut ws);
         assert_eq!(published.get(&job), Some(&vec!["AML101".to_string()]));
@@ -1045,7 +1024,7 @@ size: Standard_DS3_v2
 
         // The job becomes a plain YAML file: its diagnostics go, only its path stays.
         std::fs::write(&job, "a: 1\n").unwrap();
-        assert!(!ws.disk_changed(&job, &mut |_| {}));
+        assert!(ws.disk_changed(&job).is_none());
         let published = flush(&mut ws);
         assert_eq!(published.get(&job), Some(&Vec::new()));
         let f = &ws.disk[&job];
