@@ -200,7 +200,7 @@ pub struct MoreArgs {
 }
 
 /// `--format`: the output formats are the report's.
-pub use crate::report::Format as OutputFormat;
+pub use crate::report::OutputFormat;
 
 /// `amlint rules --format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -20,7 +20,7 @@ pub const HOME_URL: &str = "https://github.com/amlint/amlint";
 
 /// The output formats of `amlint check --format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub enum OutputFormat {
     /// Findings with source snippets, for people.
     Human,
     /// The stable JSON contract (docs/json-output.md).
@@ -35,17 +35,17 @@ pub enum Format {
     Concise,
 }
 
-impl Format {
+impl OutputFormat {
     /// Human and concise output, read by people; the others are documents for machines.
     pub fn for_people(self) -> bool {
-        matches!(self, Format::Human | Format::Concise)
+        matches!(self, OutputFormat::Human | OutputFormat::Concise)
     }
 }
 
 /// How a report is rendered.
 #[derive(Clone, Copy, Debug)]
 pub struct Render {
-    pub format: Format,
+    pub format: OutputFormat,
     /// The count of findings of each rule (`--statistics`) instead of the findings.
     pub statistics: bool,
     /// Colour and width of human output.
@@ -59,14 +59,14 @@ pub struct Render {
 /// The report in the format asked for: the one place an output format is picked.
 pub fn render(report: &crate::results::Report, how: &Render) -> String {
     match (how.format, how.statistics) {
-        (Format::Json, true) => statistics::render_json(report),
+        (OutputFormat::Json, true) => statistics::render_json(report),
         (_, true) => statistics::render(report),
-        (Format::Human, false) => human::render(report, how.style, how.quiet),
-        (Format::Concise, false) => concise::render(report, how.quiet),
-        (Format::Json, false) => json::render(report),
-        (Format::Sarif, false) => sarif::render(report),
-        (Format::Github, false) => github::render(report, how.quiet),
-        (Format::Junit, false) => junit::render(report, how.fail_on),
+        (OutputFormat::Human, false) => human::render(report, how.style, how.quiet),
+        (OutputFormat::Concise, false) => concise::render(report, how.quiet),
+        (OutputFormat::Json, false) => json::render(report),
+        (OutputFormat::Sarif, false) => sarif::render(report),
+        (OutputFormat::Github, false) => github::render(report, how.quiet),
+        (OutputFormat::Junit, false) => junit::render(report, how.fail_on),
     }
 }
 
