@@ -17,7 +17,7 @@ use crate::schema::coerce::is_binding;
 use crate::schema::forms::{Form, asset_singular};
 use crate::source::Pointer;
 
-pub const CODES: &[&str] = &["AML201", "AML202"];
+pub const CODES: &[&str] = &[codes::AML201.code, codes::AML202.code];
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(annotations) = cx.annotations() else {
