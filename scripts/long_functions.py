@@ -14,6 +14,10 @@ import re
 import sys
 
 FN = re.compile(rb"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)")
+# A char literal: one character (one UTF-8 sequence) or an escape; `'a` alone is a lifetime.
+CHAR = re.compile(
+    rb"'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)|[^\\'\n\x80-\xff]|[\xc0-\xff][\x80-\xbf]{1,3})'"
+)
 
 
 def blank_literals(src: bytes) -> bytes:
@@ -59,8 +63,8 @@ def blank_literals(src: bytes) -> bytes:
             blank(i, j + 1)
             i = j + 1
         elif c == 0x27:  # ' : a char literal or a lifetime
-            m = re.compile(rb"'(\\(x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)|[^\\'\n]{1,4})'").match(src, i)
-            if m and len(m.group(0).decode("utf-8", "replace")) <= 12:
+            m = CHAR.match(src, i)
+            if m:
                 blank(i, m.end())
                 i = m.end()
             else:
