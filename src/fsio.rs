@@ -842,6 +842,55 @@ pub fn replace_if_unchanged(path: &Path, expected: &[u8], bytes: &[u8]) -> Resul
     write_checked(path, bytes, Replace::Regular, &unchanged)
 }
 
+/// What is at `path` before [`write_checked`] writes it: nothing, or a regular file it may
+/// replace (`replace`); a link, a directory, a special file or a file it may not replace
+/// is refused.
+fn existing_target(path: &Path, replace: Replace) -> Result<Option<std::fs::Metadata>, WriteRefusal> {
+    let m = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(WriteRefusal::Io(e)),
+    };
+    let t = m.file_type();
+    if t.is_symlink() {
+        return Err(WriteRefusal::NotRegular("a symbolic link"));
+    }
+    if t.is_dir() {
+        return Err(WriteRefusal::NotRegular("a directory"));
+    }
+    if !t.is_file() {
+        return Err(WriteRefusal::NotRegular(special_name(t)));
+    }
+    if replace == Replace::Never {
+        return Err(WriteRefusal::Exists);
+    }
+    replaceable(path, &m)?;
+    Ok(Some(m))
+}
+
+/// The written temporary file `tmp` becomes `path`, never over anything there: a hard
+/// link, then `tmp` removed. On a file system without hard links, a new file is made in
+/// place (`O_EXCL`: still never over anything, but not atomic).
+fn link_new(tmp: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let linked = std::fs::hard_link(tmp, path);
+    let _ = std::fs::remove_file(tmp);
+    match linked {
+        Err(e) if e.kind() != ErrorKind::AlreadyExists && e.raw_os_error() != Some(libc::ENOSPC) => {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
+            let written = f.write_all(bytes).and_then(|()| f.sync_all());
+            if written.is_err() {
+                let _ = std::fs::remove_file(path);
+            }
+            written
+        }
+        other => other,
+    }
+}
+
 /// [`write_atomically`], calling `check` just before the temporary file replaces the
 /// target; its refusal leaves the target alone.
 fn write_checked(
@@ -852,27 +901,7 @@ fn write_checked(
 ) -> Result<(), WriteRefusal> {
     use std::io::Write as _;
     let refused: std::cell::Cell<Option<WriteRefusal>> = std::cell::Cell::new(None);
-    let existing = match std::fs::symlink_metadata(path) {
-        Ok(m) => Some(m),
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return Err(WriteRefusal::Io(e)),
-    };
-    if let Some(m) = &existing {
-        let t = m.file_type();
-        if t.is_symlink() {
-            return Err(WriteRefusal::NotRegular("a symbolic link"));
-        }
-        if t.is_dir() {
-            return Err(WriteRefusal::NotRegular("a directory"));
-        }
-        if !t.is_file() {
-            return Err(WriteRefusal::NotRegular(special_name(t)));
-        }
-        if replace == Replace::Never {
-            return Err(WriteRefusal::Exists);
-        }
-        replaceable(path, m)?;
-    }
+    let existing = existing_target(path, replace)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -919,28 +948,7 @@ fn write_checked(
                     Err(std::io::Error::other("refused before the rename"))
                 }
             },
-            Replace::Never => {
-                let linked = std::fs::hard_link(&tmp, path);
-                let _ = std::fs::remove_file(&tmp);
-                match linked {
-                    // A file system without hard links: a new file made in place
-                    // (`O_EXCL`: still never over anything, but not atomic).
-                    Err(e)
-                        if e.kind() != ErrorKind::AlreadyExists && e.raw_os_error() != Some(libc::ENOSPC) =>
-                    {
-                        let mut f = std::fs::OpenOptions::new()
-                            .write(true)
-                            .create_new(true)
-                            .open(path)?;
-                        let written = f.write_all(bytes).and_then(|()| f.sync_all());
-                        if written.is_err() {
-                            let _ = std::fs::remove_file(path);
-                        }
-                        written
-                    }
-                    other => other,
-                }
-            }
+            Replace::Never => link_new(&tmp, path, bytes),
         }
     })();
     if let Err(e) = result {

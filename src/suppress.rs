@@ -406,20 +406,7 @@ fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
     let list_start = open_at + 1;
     let list = &text[list_start..open_at + close_rel];
     d.list_span = Span::new(offset + list_start as u32, offset + (open_at + close_rel) as u32);
-    let mut pos = 0;
-    for part in list.split(',') {
-        let lead = part.len() - part.trim_start().len();
-        let item = part.trim();
-        if !item.is_empty() {
-            let start = offset + (list_start + pos + lead) as u32;
-            d.entries.push(NamedRule {
-                text: item.to_string(),
-                span: Span::new(start, start + item.len() as u32),
-                code: registry.find(item).map(|r| r.code),
-            });
-        }
-        pos += part.len() + 1;
-    }
+    d.entries = named_rules(list, offset + list_start as u32, registry);
     if d.entries.is_empty() {
         d.malformed = Some("the brackets name no rule".to_string());
     }
@@ -461,6 +448,27 @@ fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
         d.reason = Some(reason.to_string());
     }
     d
+}
+
+/// The rules a directive's bracketed `list` names (separated by commas), each with its
+/// span (`start`: the list's file offset).
+fn named_rules(list: &str, start: u32, registry: &Registry) -> Vec<NamedRule> {
+    let mut entries = Vec::new();
+    let mut pos = 0;
+    for part in list.split(',') {
+        let lead = part.len() - part.trim_start().len();
+        let item = part.trim();
+        if !item.is_empty() {
+            let at = start + (pos + lead) as u32;
+            entries.push(NamedRule {
+                text: item.to_string(),
+                span: Span::new(at, at + item.len() as u32),
+                code: registry.find(item).map(|r| r.code),
+            });
+        }
+        pos += part.len() + 1;
+    }
+    entries
 }
 
 /// Whether the text after a directive says something: at least three letters or digits

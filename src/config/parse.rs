@@ -201,6 +201,20 @@ impl ExtendCache {
     }
 }
 
+/// A TOML syntax error, at its place in the file (`bom`: the bytes of a byte-order mark
+/// before the text parsed).
+fn syntax_error(source: &Arc<SourceFile>, bom: usize, e: &toml::de::Error) -> ConfigError {
+    let span = e.span().map_or(Span::at(bom as u32), |r| {
+        Span::new((r.start + bom) as u32, (r.end + bom) as u32)
+    });
+    ConfigError::new(
+        source,
+        span,
+        format!("this is not valid TOML: {}", e.message().trim()),
+    )
+    .with_help("Fix the syntax; amlint reads TOML 1.0 (https://toml.io).")
+}
+
 /// [`parse_file`] of a file that `chain` extends.
 fn parse_chained(
     display: &str,
@@ -214,22 +228,7 @@ fn parse_chained(
     let source = SourceFile::new(display, text);
     let bom = if source.text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = &source.text[bom..];
-    let root = match DeTable::parse(body) {
-        Ok(table) => table,
-        Err(e) => {
-            let span = e.span().map_or(Span::at(bom as u32), |r| {
-                Span::new((r.start + bom) as u32, (r.end + bom) as u32)
-            });
-            return Err(vec![
-                ConfigError::new(
-                    &source,
-                    span,
-                    format!("this is not valid TOML: {}", e.message().trim()),
-                )
-                .with_help("Fix the syntax; amlint reads TOML 1.0 (https://toml.io)."),
-            ]);
-        }
-    };
+    let root = DeTable::parse(body).map_err(|e| vec![syntax_error(&source, bom, &e)])?;
     let mut p = Parser {
         source: source.clone(),
         bom: bom as u32,

@@ -412,6 +412,37 @@ fn value_text(v: &Value) -> String {
     }
 }
 
+/// What is wrong with the discriminator `key` of a union's instance `obj`: missing (or
+/// misspelt: `tpye:` is the key to point at), or a value no branch takes.
+fn discriminator_issue(
+    key: &str,
+    kind: IssueKind,
+    obj: &serde_json::Map<String, Value>,
+    pointer: &Pointer,
+) -> Issue {
+    match kind {
+        IssueKind::MissingKey { key: missing } => {
+            let typo = crate::suggest::closest(&missing, obj.keys()).map(str::to_string);
+            let kind = match typo {
+                Some(typo) => IssueKind::UnknownKey {
+                    key: typo,
+                    allowed: vec![missing.clone()].into(),
+                    missing: Some(missing),
+                },
+                None => IssueKind::MissingKey { key: missing },
+            };
+            Issue {
+                pointer: pointer.clone(),
+                kind,
+            }
+        }
+        kind => Issue {
+            pointer: pointer.child(key),
+            kind,
+        },
+    }
+}
+
 /// A failed `anyOf`: report the errors of the branch the user meant, or one issue when
 /// no branch can be meant.
 fn union(
@@ -446,28 +477,8 @@ fn union(
     ) {
         (Some(key), Value::Object(obj)) => match discriminate(key, branches, obj) {
             Ok(i) => i,
-            Err(IssueKind::MissingKey { key: missing }) => {
-                // A misspelt discriminator (`tpye:`) is the key to point at.
-                let typo = crate::suggest::closest(&missing, obj.keys()).map(str::to_string);
-                let kind = match typo {
-                    Some(typo) => IssueKind::UnknownKey {
-                        key: typo,
-                        allowed: vec![missing.clone()].into(),
-                        missing: Some(missing),
-                    },
-                    None => IssueKind::MissingKey { key: missing },
-                };
-                out.push(Issue {
-                    pointer: pointer.clone(),
-                    kind,
-                });
-                return;
-            }
             Err(kind) => {
-                out.push(Issue {
-                    pointer: pointer.child(key),
-                    kind,
-                });
+                out.push(discriminator_issue(key, kind, obj, pointer));
                 return;
             }
         },
