@@ -358,7 +358,7 @@ impl Config {
         }
     }
 
-    fn exclude_set(&self) -> &PatternSet {
+    pub(crate) fn exclude_set(&self) -> &PatternSet {
         self.matchers
             .exclude
             .get_or_init(|| PatternSet::new(&self.exclude.to_vec()))

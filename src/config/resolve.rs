@@ -44,6 +44,11 @@ pub struct Resolver {
     errors: Mutex<Vec<ConfigError>>,
     /// What identifies each recorded error (file, span, message): each is recorded once.
     error_keys: Mutex<std::collections::HashSet<(String, u32, u32, String)>>,
+    /// (a configuration, an absolute directory) → whether that configuration excludes the
+    /// directory or a folder above it ([`Config::is_dir_excluded`]), for the walk: each
+    /// directory is matched against the patterns once, its parents' answers reused. The
+    /// configuration is kept alive with its answer, so its address names it.
+    excluded_dirs: Mutex<ExcludedDirs>,
     /// Every file an `extend` of a configuration read so far named (absolute).
     extended: Mutex<std::collections::BTreeSet<PathBuf>>,
     /// Every `rules-dirs` directory of a configuration read so far (absolute).
@@ -165,6 +170,7 @@ impl Resolver {
             git: Mutex::default(),
             errors: Mutex::new(Vec::new()),
             error_keys: Mutex::default(),
+            excluded_dirs: Mutex::default(),
             extended: Mutex::default(),
             rule_dirs: Mutex::default(),
             check,
@@ -542,6 +548,44 @@ pub fn common_ancestor(dirs: &[PathBuf]) -> Option<PathBuf> {
     Some(common)
 }
 
+impl Resolver {
+    /// [`Config::is_dir_excluded`] of `dir` (absolute), remembered: the folders above
+    /// `dir` that this configuration already judged are not matched again, so a walk
+    /// matches each directory once however deep it is (iterative: no recursion on depth).
+    fn dir_excluded_by(&self, config: &Arc<Config>, dir: &Path) -> bool {
+        if config.exclude.is_empty() {
+            return false;
+        }
+        let id = Arc::as_ptr(config) as usize;
+        let mut memo = self.excluded_dirs.lock().unwrap_or_else(|e| e.into_inner());
+        // The folders from `dir` up to the first one already judged (or the
+        // configuration's own directory, or above it: never excluded as a parent).
+        let mut unknown: Vec<(&Path, String)> = Vec::new();
+        let mut above = false;
+        let mut current = Some(dir);
+        while let Some(d) = current {
+            if let Some((_, known)) = memo.get(&(id, d.as_os_str().to_os_string())) {
+                above = *known;
+                break;
+            }
+            match crate::config::glob::relative(d, &config.dir) {
+                Some(rel) if !rel.is_empty() => unknown.push((d, rel)),
+                _ => break,
+            }
+            current = d.parent();
+        }
+        for (d, rel) in unknown.into_iter().rev() {
+            above = above || config.exclude_set().matches_one(&rel);
+            memo.insert((id, d.as_os_str().to_os_string()), (config.clone(), above));
+        }
+        above
+    }
+}
+
+/// [`Resolver`]'s remembered folder exclusions: (configuration address, directory) →
+/// (the configuration, kept alive; excluded).
+type ExcludedDirs = foldhash::HashMap<(usize, std::ffi::OsString), (Arc<Config>, bool)>;
+
 /// The discovery filter of a run: each directory and file is judged by the
 /// configuration that governs it.
 pub struct ConfigFilter {
@@ -595,7 +639,7 @@ impl ConfigFilter {
     /// Whether the files' configuration excludes the directory `dir` itself (or a folder
     /// between its own directory and it): decided once per directory a thread walks, not
     /// once per file in it.
-    fn dir_excluded(&self, dir: &Path, config: &Config) -> bool {
+    fn dir_excluded(&self, dir: &Path, config: &Arc<Config>) -> bool {
         let known = LAST_DIR.with_borrow(|last| match last {
             Some((r, d, _, e)) if Arc::ptr_eq(r, &self.resolver) && d.as_os_str() == dir.as_os_str() => {
                 e.get()
@@ -603,7 +647,9 @@ impl ConfigFilter {
             _ => None,
         });
         known.unwrap_or_else(|| {
-            let excluded = config.is_dir_excluded(&self.resolver.absolute(dir));
+            let excluded = self
+                .resolver
+                .dir_excluded_by(config, &self.resolver.absolute(dir));
             LAST_DIR.with_borrow(|last| {
                 if let Some((r, d, _, e)) = last
                     && Arc::ptr_eq(r, &self.resolver)
@@ -620,10 +666,13 @@ impl ConfigFilter {
 impl crate::discover::Filter for ConfigFilter {
     fn enter_dir(&self, dir: &Path) -> bool {
         // The directory's exclusion is decided by the configuration that sees it as a
-        // child: its parent's.
-        !self
-            .config_of_entry(dir)
-            .is_excluded(&self.resolver.absolute(dir))
+        // child: its parent's (`is_excluded`, the folders above it remembered).
+        let config = self.config_of_entry(dir);
+        let abs = self.resolver.absolute(dir);
+        !(config.is_excluded_itself(&abs)
+            || abs
+                .parent()
+                .is_some_and(|parent| self.resolver.dir_excluded_by(&config, parent)))
     }
 
     fn walked_file(&self, path: &Path) -> bool {
@@ -644,7 +693,9 @@ impl crate::discover::Filter for ConfigFilter {
         // other in a walk).
         match path.parent().filter(|p| !p.as_os_str().is_empty()) {
             Some(dir) => !self.dir_excluded(dir, &config),
-            None => !abs.parent().is_some_and(|dir| config.is_dir_excluded(dir)),
+            None => !abs
+                .parent()
+                .is_some_and(|dir| self.resolver.dir_excluded_by(&config, dir)),
         }
     }
 
@@ -701,6 +752,59 @@ mod tests {
             "`include` replaces the default set"
         );
         assert!(discover.enter_dir(&root.join("a/sub")) && !discover.enter_dir(&root.join("b/node_modules")));
+    }
+
+    /// The walk's remembered answers agree with `Config::is_dir_excluded` whatever order
+    /// the folders are asked in (deepest first, then their parents, then siblings), and
+    /// the walk filter agrees with `Config::is_excluded` on files and folders.
+    #[test]
+    fn remembered_folder_exclusions_agree_with_the_patterns() {
+        use crate::discover::Filter;
+        let (_dir, root) = temp_root();
+        write(
+            &root,
+            "amlint.toml",
+            "exclude = [\"legacy\", \"a/b\", \"**/tmp-*\", \"deploy/old/**\"]\n",
+        );
+        let resolver = Arc::new(Resolver::with_cwd(ConfigChoice::Discover, &root));
+        let config = resolver.for_dir(&root);
+        let dirs = [
+            "a/b/c/d",
+            "a/b",
+            "a",
+            "a/bc/d",
+            "q/tmp-1/z",
+            "q/tmp-1",
+            "q",
+            "x/legacy/y/z",
+            "deploy/old/a",
+            "deploy/new",
+            "",
+            "x/legacy",
+            "q/tmp-2/w",
+        ];
+        for d in dirs {
+            let dir = root.join(d);
+            assert_eq!(
+                resolver.dir_excluded_by(&config, &dir),
+                config.is_dir_excluded(&dir),
+                "{d}"
+            );
+        }
+        let filter = ConfigFilter {
+            resolver: resolver.clone(),
+            force_exclude: false,
+        };
+        for d in dirs.iter().filter(|d| !d.is_empty()) {
+            let dir = root.join(d);
+            assert_eq!(filter.enter_dir(&dir), !config.is_excluded(&dir), "{d}");
+            let file = dir.join("job.yml");
+            assert_eq!(
+                filter.walked_file(&file),
+                !config.is_excluded(&file),
+                "{d}/job.yml"
+            );
+        }
     }
 
     #[test]
