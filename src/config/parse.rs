@@ -201,6 +201,16 @@ impl ExtendCache {
     }
 }
 
+/// What to do about a file `extend` names that cannot be read (`r`).
+fn unreadable_help(r: &crate::fsio::Refusal) -> &'static str {
+    match r {
+        crate::fsio::Refusal::Outside { .. } => {
+            "amlint reads configuration only from inside the project: vendor the shared configuration into the repository (a git submodule, or a folder a package installs into it; docs/configuration.md)."
+        }
+        _ => "Make it a readable regular file.",
+    }
+}
+
 /// A TOML syntax error, at its place in the file (`bom`: the bytes of a byte-order mark
 /// before the text parsed).
 fn syntax_error(source: &Arc<SourceFile>, bom: usize, e: &toml::de::Error) -> ConfigError {
@@ -613,6 +623,15 @@ impl<'a> Parser<'a> {
         ConfigError::new(&self.source, span, message).with_help(help.to_string())
     }
 
+    /// `extend` names `text`, which cannot be read (`r`): the error, with `help`.
+    fn unreadable_extend(&mut self, text: &str, span: Span, r: &crate::fsio::Refusal, help: &str) {
+        self.errors.push(self.extend_error(
+            span,
+            format!("cannot read `{text}`, which `extend` names: {}", r.describe()),
+            help,
+        ));
+    }
+
     /// The file `extend` names (`text`, at `path`), resolved inside the project; `None`
     /// (said) when it is missing or refused, or makes a cycle or too long a chain.
     fn extended_path(
@@ -637,19 +656,12 @@ impl<'a> Parser<'a> {
             }
             Err(r) => {
                 let help = match r {
-                    crate::fsio::Refusal::Outside { .. } => {
-                        "amlint reads configuration only from inside the project: vendor the shared configuration into the repository (a git submodule, or a folder a package installs into it; docs/configuration.md)."
-                    }
                     crate::fsio::Refusal::GitData => {
                         "Name an amlint.toml or a pyproject.toml with [tool.amlint] of the project's own tree."
                     }
-                    _ => "Make it a readable regular file.",
+                    _ => unreadable_help(&r),
                 };
-                self.errors.push(self.extend_error(
-                    span,
-                    format!("cannot read `{text}`, which `extend` names: {}", r.describe()),
-                    help,
-                ));
+                self.unreadable_extend(text, span, &r, help);
                 return None;
             }
         };
@@ -688,17 +700,7 @@ impl<'a> Parser<'a> {
         ) {
             Ok(bytes) => bytes,
             Err(r) => {
-                let help = match r {
-                    crate::fsio::Refusal::Outside { .. } => {
-                        "amlint reads configuration only from inside the project: vendor the shared configuration into the repository (a git submodule, or a folder a package installs into it; docs/configuration.md)."
-                    }
-                    _ => "Make it a readable regular file.",
-                };
-                self.errors.push(self.extend_error(
-                    span,
-                    format!("cannot read `{text}`, which `extend` names: {}", r.describe()),
-                    help,
-                ));
+                self.unreadable_extend(text, span, &r, unreadable_help(&r));
                 return None;
             }
         };
