@@ -199,21 +199,8 @@ pub struct MoreArgs {
     pub diff: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// Findings with source snippets, for people.
-    Human,
-    /// The stable JSON contract (docs/json-output.md).
-    Json,
-    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
-    Sarif,
-    /// GitHub Actions workflow commands: annotations on pull requests.
-    Github,
-    /// JUnit XML: one test case per checked file, for Azure DevOps, GitLab, Jenkins.
-    Junit,
-    /// One line per finding: `path:line:col: CODE [severity] message`.
-    Concise,
-}
+/// `--format`: the output formats are the report's.
+pub use crate::report::OutputFormat;
 
 /// `amlint rules --format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -338,10 +325,76 @@ fn terminal_width() -> usize {
         .unwrap_or(100)
 }
 
+/// `amlint check`, in phases: the arguments (options, standard input), the run, what
+/// stops it early (configuration errors, input a filter cannot fix, `--show-files`,
+/// `--write-baseline`, `--diff`), the fixes, and the report, rendered once by
+/// [`report::render`].
 fn check(args: CheckArgs) -> i32 {
+    let mut options = match check_options(&args) {
+        Ok(options) => options,
+        Err(code) => return code,
+    };
+    if args.more.show_settings {
+        return show_settings(&args, &options);
+    }
+    if let Some(path) = &args.baseline {
+        match Baseline::load(path) {
+            Ok(b) => options.baseline = Some(Arc::new(b)),
+            Err(e) => {
+                eprintln!("amlint: {e}");
+                return 2;
+            }
+        }
+    }
+    let (stdin, paths): (Vec<PathBuf>, Vec<PathBuf>) =
+        args.paths.iter().cloned().partition(|p| p.as_os_str() == "-");
+    let mut input = match read_stdin(&args, !stdin.is_empty()) {
+        Ok(input) => input,
+        Err(code) => return code,
+    };
+
+    let mut report = pipeline::run(&paths, input.buffer.take().into_iter().collect(), &options);
+
+    if let Some(code) = refused(&args, &report, &input) {
+        return code;
+    }
+    if args.show_files {
+        // A list that could not be written is lost output: exit 2.
+        return if emit(&args, &crate::show_files::render(&report, args.verbose)) {
+            0
+        } else {
+            2
+        };
+    }
+    if args.verbose {
+        eprint!(
+            "{}",
+            crate::escape::plain(crate::show_files::render(&report, true), false)
+        );
+    }
+    if let Some(path) = &args.write_baseline {
+        return write_baseline(path, &report);
+    }
+    if args.more.diff {
+        return diff(&args, &report, &options, input.name());
+    }
+    let fixed = if args.more.fix {
+        match fix(&args, &options, &paths, &input, &mut report) {
+            Ok(fixed) => fixed,
+            Err(code) => return code,
+        }
+    } else {
+        FixOutcome::default()
+    };
+    finish(&args, &report, &fixed)
+}
+
+/// The run's options from the arguments; the exit code 2 (said on standard error) for a
+/// path that does not exist, a bad `AMLINT_TODAY` or a selector that names no rule.
+fn check_options(args: &CheckArgs) -> Result<Options, i32> {
     if let Err(why) = crate::facts::today_override() {
         eprintln!("amlint: {why}");
-        return 2;
+        return Err(2);
     }
     // A path that does not exist is a mistake in the command, not a finding: exit 2
     // whatever --fail-on says (pre-commit and CI name paths that exist).
@@ -358,7 +411,7 @@ fn check(args: CheckArgs) -> i32 {
                 crate::escape::control(&p.display().to_string())
             );
         }
-        return 2;
+        return Err(2);
     }
     let mut options = Options::default();
     options.limits.max_file_size = args.max_file_size;
@@ -369,293 +422,331 @@ fn check(args: CheckArgs) -> i32 {
         (None, true) => ConfigChoice::Disabled,
         (None, false) => ConfigChoice::Discover,
     };
-    match cli_selection(&args, &options.config) {
-        Ok(selection) => options.selection = selection.map(Arc::new),
-        Err(code) => return code,
-    }
-    if args.more.show_settings {
-        let resolver = crate::config::Resolver::new(options.config.clone());
-        let paths: Vec<&Path> = args
-            .paths
-            .iter()
-            .map(|p| {
-                if p.as_os_str() == "-" {
-                    args.stdin_filename.as_deref().map_or(Path::new("."), Path::new)
-                } else {
-                    p.as_path()
-                }
-            })
-            .collect();
-        let text = crate::show_settings::render(&resolver, &paths, options.selection.as_deref());
-        let errors = resolver.errors();
-        if !errors.is_empty() {
-            let style = report::human::TerminalStyle {
-                color: use_color_on(args.color, std::io::stderr().is_terminal()),
-                width: terminal_width(),
-            };
-            eprint!("{}", report::human::render_config_errors(&errors, style));
-            return 2;
-        }
-        return if emit(&args, &text) { 0 } else { 2 };
-    }
-    if let Some(path) = &args.baseline {
-        match Baseline::load(path) {
-            Ok(b) => options.baseline = Some(Arc::new(b)),
-            Err(e) => {
-                eprintln!("amlint: {e}");
-                return 2;
+    options.selection = cli_selection(args, &options.config)?.map(Arc::new);
+    Ok(options)
+}
+
+/// `--show-settings`: the settings that apply to each path, instead of a run.
+fn show_settings(args: &CheckArgs, options: &Options) -> i32 {
+    let resolver = crate::config::Resolver::new(options.config.clone());
+    let paths: Vec<&Path> = args
+        .paths
+        .iter()
+        .map(|p| {
+            if p.as_os_str() == "-" {
+                args.stdin_filename.as_deref().map_or(Path::new("."), Path::new)
+            } else {
+                p.as_path()
             }
-        }
+        })
+        .collect();
+    let text = crate::show_settings::render(&resolver, &paths, options.selection.as_deref());
+    let errors = resolver.errors();
+    if !errors.is_empty() {
+        eprint!(
+            "{}",
+            report::human::render_config_errors(&errors, stderr_style(args))
+        );
+        return 2;
     }
+    if emit(args, &text) { 0 } else { 2 }
+}
 
-    let (stdin, paths): (Vec<PathBuf>, Vec<PathBuf>) =
-        args.paths.iter().cloned().partition(|p| p.as_os_str() == "-");
-    let mut buffers = Vec::new();
-    // `--fix -` is a filter (editors pipe a buffer through it): standard output carries
-    // the text, fixed or as it came, and nothing else.
-    let filter = args.more.fix && !stdin.is_empty();
-    let mut unread_input: Option<Vec<u8>> = None;
-    let stdin_display = args
-        .stdin_filename
-        .clone()
-        .unwrap_or_else(|| "<stdin>".to_string());
-    if !stdin.is_empty() {
-        // Read like a checked file: up to the size limit, beyond which it is AML005.
-        let mut bytes = Vec::new();
-        let limit = args.max_file_size;
-        if let Err(e) = std::io::stdin().lock().take(limit + 1).read_to_end(&mut bytes) {
-            eprintln!("amlint: cannot read standard input: {e}");
-            return 2;
-        }
-        let kept = filter.then(|| bytes.clone());
-        let text = if bytes.len() as u64 > limit {
-            Err(crate::load::refusal(&crate::fsio::Refusal::TooLarge {
-                len: bytes.len() as u64,
-                limit,
-            }))
-        } else {
-            crate::load::decode(bytes)
-        };
-        if text.is_err() {
-            unread_input = kept;
-        }
-        buffers.push(Buffer {
-            display: stdin_display.clone(),
-            text,
-        });
+/// How people read text on standard error: coloured when it is a terminal.
+fn stderr_style(args: &CheckArgs) -> report::human::TerminalStyle {
+    report::human::TerminalStyle {
+        color: use_color_on(args.color, std::io::stderr().is_terminal()),
+        width: terminal_width(),
     }
-    let stdin_text = buffers.first().and_then(|b| b.text.as_ref().ok().cloned());
-    let mut report = pipeline::run(&paths, buffers, &options);
+}
 
+/// Standard input, as `amlint check -` reads it.
+struct StdinInput {
+    /// `--fix -` is a filter (editors pipe a buffer through it): standard output carries
+    /// the text, fixed or as it came, and nothing else.
+    filter: bool,
+    /// The name it is shown under (`--stdin-filename`, or `<stdin>`).
+    display: String,
+    /// Its buffer for the run, when `-` is among the paths.
+    buffer: Option<Buffer>,
+    /// Its text, when it was read as text.
+    text: Option<String>,
+    /// What a filter read of input that is not text, to give it back unchanged.
+    unread: Option<Vec<u8>>,
+}
+
+impl StdinInput {
+    /// The name of standard input's file in the report, when it was read as text.
+    fn name(&self) -> Option<&str> {
+        self.text.as_ref().map(|_| self.display.as_str())
+    }
+}
+
+/// Reads standard input (`wanted`: `-` is among the paths) like a checked file: up to the
+/// size limit, beyond which it is AML005; the exit code 2 when it cannot be read.
+fn read_stdin(args: &CheckArgs, wanted: bool) -> Result<StdinInput, i32> {
+    let mut input = StdinInput {
+        filter: args.more.fix && wanted,
+        display: args
+            .stdin_filename
+            .clone()
+            .unwrap_or_else(|| "<stdin>".to_string()),
+        buffer: None,
+        text: None,
+        unread: None,
+    };
+    if !wanted {
+        return Ok(input);
+    }
+    let mut bytes = Vec::new();
+    let limit = args.max_file_size;
+    if let Err(e) = std::io::stdin().lock().take(limit + 1).read_to_end(&mut bytes) {
+        eprintln!("amlint: cannot read standard input: {e}");
+        return Err(2);
+    }
+    let kept = input.filter.then(|| bytes.clone());
+    let text = if bytes.len() as u64 > limit {
+        Err(crate::load::refusal(&crate::fsio::Refusal::TooLarge {
+            len: bytes.len() as u64,
+            limit,
+        }))
+    } else {
+        crate::load::decode(bytes)
+    };
+    match &text {
+        Ok(text) => input.text = Some(text.clone()),
+        Err(_) => input.unread = kept,
+    }
+    input.buffer = Some(Buffer {
+        display: input.display.clone(),
+        text,
+    });
+    Ok(input)
+}
+
+/// A run that cannot go on: configuration errors, or input a filter cannot fix. Says
+/// so, gives a filter's input back, and returns the exit code 2; `None` otherwise.
+fn refused(args: &CheckArgs, report: &crate::results::Report, input: &StdinInput) -> Option<i32> {
     // A filter that cannot fix its input (a configuration error; input that is not
     // UTF-8 text, holds a NUL or is over the size limit) gives it back unchanged, the
     // rest of it streamed from standard input, and exits 2: an editor must not replace
     // its buffer with a report.
-    let unfixable_input = filter && (!report.config_errors.is_empty() || unread_input.is_some());
+    let unfixable_input = input.filter && (!report.config_errors.is_empty() || input.unread.is_some());
     if unfixable_input {
-        let written = match &unread_input {
+        let written = match &input.unread {
             Some(bytes) => echo_input(bytes),
-            None => write_stdout(stdin_text.as_deref().unwrap_or_default()),
+            None => write_stdout(input.text.as_deref().unwrap_or_default()),
         };
         if !written {
-            return 2;
+            return Some(2);
         }
     }
+    // The findings alone, whatever --statistics says.
+    let findings = report::Render {
+        statistics: false,
+        ..render_how(args, false)
+    };
     if !report.config_errors.is_empty() {
         // People read them on standard error; a machine format still gets a document of
         // its format, carrying the errors (a CI step uploads it whatever the exit code).
-        let style = report::human::TerminalStyle {
-            color: use_color_on(args.color, std::io::stderr().is_terminal()),
-            width: terminal_width(),
-        };
         eprint!(
             "{}",
-            report::human::render_config_errors(&report.config_errors, style)
+            report::human::render_config_errors(&report.config_errors, stderr_style(args))
         );
-        let document = match args.format {
-            OutputFormat::Human | OutputFormat::Concise => None,
-            OutputFormat::Json => Some(report::json::render(&report)),
-            OutputFormat::Sarif => Some(report::sarif::render(&report)),
-            OutputFormat::Github => Some(report::github::render(&report, args.quiet)),
-            OutputFormat::Junit => Some(report::junit::render(&report, args.fail_on.threshold())),
-        };
-        if let Some(text) = document {
-            if filter && args.more.output_file.is_none() {
+        if !args.format.for_people() {
+            let text = report::render(report, &findings);
+            if input.filter && args.more.output_file.is_none() {
                 eprint!("{text}");
             } else {
-                let _ = emit(&args, &text);
+                let _ = emit(args, &text);
             }
         }
-        return 2;
+        return Some(2);
     }
     if unfixable_input {
         // The findings (the input's AML004 or AML005) on standard error, or to the
         // output file.
-        let text = render_findings(&args, &report, false);
+        let text = report::render(report, &findings);
         if args.more.output_file.is_some() {
-            let _ = emit(&args, &text);
+            let _ = emit(args, &text);
         } else {
             eprint!("{text}");
         }
         eprintln!(
             "amlint: standard input was not fixed: it could not be read as text; it is written back unchanged"
         );
+        return Some(2);
+    }
+    None
+}
+
+/// `--diff`: the fixes as a unified diff, nothing changed; exit 1 when a fix is pending.
+fn diff(
+    args: &CheckArgs,
+    report: &crate::results::Report,
+    options: &Options,
+    stdin_name: Option<&str>,
+) -> i32 {
+    let fixed = crate::fix::fix_report(report, options, args.more.unsafe_fixes, stdin_name);
+    let (applied, changed) = crate::fix::totals(&fixed);
+    if !emit_data(args, &crate::fix::unified_diff(&fixed)) {
         return 2;
     }
-
-    if args.show_files {
-        // A list that could not be written is lost output: exit 2.
-        return if emit(&args, &crate::show_files::render(&report, args.verbose)) {
-            0
-        } else {
-            2
-        };
+    for line in crate::fix::not_applied(&fixed) {
+        eprintln!("amlint: {line}");
     }
-    if args.verbose {
-        eprint!(
-            "{}",
-            crate::escape::plain(crate::show_files::render(&report, true), false)
-        );
-    }
-
-    if let Some(path) = &args.write_baseline {
-        return write_baseline(path, &report);
-    }
-
-    let stdin_name = stdin_text.as_ref().map(|_| stdin_display.as_str());
-    let mut fix_line = None;
-    let mut failed_write = false;
-    let mut report_to_stderr = false;
-    if args.more.diff {
-        let fixed = crate::fix::fix_report(&report, &options, args.more.unsafe_fixes, stdin_name);
-        let (applied, changed) = crate::fix::totals(&fixed);
-        if !emit_data(&args, &crate::fix::unified_diff(&fixed)) {
-            return 2;
-        }
-        for line in crate::fix::not_applied(&fixed) {
-            eprintln!("amlint: {line}");
-        }
-        let remaining: usize = fixed.iter().map(|f| f.fixed.diagnostics.len()).sum::<usize>()
-            + report
-                .files
-                .iter()
-                .filter(|f| !fixed.iter().any(|x| x.display == f.source.path))
-                .map(|f| f.diagnostics.len())
-                .sum::<usize>();
-        eprintln!(
-            "amlint: {applied} fix{} would be applied to {changed} file{}; {remaining} finding{} would remain",
-            if applied == 1 { "" } else { "es" },
-            if changed == 1 { "" } else { "s" },
-            if remaining == 1 { "" } else { "s" },
-        );
-        return i32::from(changed > 0);
-    }
-    if args.more.fix {
-        let fixed = crate::fix::fix_report(&report, &options, args.more.unsafe_fixes, stdin_name);
-        let not_written = crate::fix::write(&fixed);
-        for not in &not_written {
-            let shown = crate::escape::control(&not.file.display).into_owned();
-            eprintln!("amlint: {shown}: not fixed: {}", not.why.describe());
-        }
-        for line in crate::fix::not_applied(&fixed) {
-            eprintln!("amlint: {line}");
-        }
-        // The summary counts what was written, and says what was not.
-        let (applied, changed) = crate::fix::totals_written(&fixed, &not_written);
-        let unapplied: usize = fixed
+    let remaining: usize = fixed.iter().map(|f| f.fixed.diagnostics.len()).sum::<usize>()
+        + report
+            .files
             .iter()
-            .map(|f| f.fixed.unverified.len() + f.fixed.dropped)
-            .sum();
-        // A file not written is a failure of the run (exit 2), once the report is out.
-        failed_write = !not_written.is_empty();
-        // Standard input's fixed text goes to standard output, whole and unescaped (it
-        // is the input, as given); the findings then go to standard error.
-        let mut stdin_fixed = stdin_text.clone();
-        if let Some(name) = stdin_name {
-            let text = fixed
-                .iter()
-                .find(|f| f.path.is_none() && f.display == name)
-                .map_or_else(
-                    || stdin_text.clone().unwrap_or_default(),
-                    |f| f.fixed.text.clone(),
-                );
-            // The file's own text, for an editor's filter: written as it is.
-            if !write_output(&mut std::io::stdout().lock(), &text) {
-                return 2;
-            }
-            report_to_stderr = args.more.output_file.is_none();
-            stdin_fixed = Some(text);
-        }
-        if applied > 0 {
-            // The report of what remains: the run again, on the fixed files.
-            let buffers: Vec<Buffer> = stdin_fixed
-                .map(|text| Buffer {
-                    display: stdin_display.clone(),
-                    text: Ok(text),
-                })
-                .into_iter()
-                .collect();
-            report = pipeline::run(&paths, buffers, &options);
-        }
-        let total: usize = report.files.iter().map(|f| f.diagnostics.len()).sum();
-        let (safe, unsafe_only) = crate::fix::fixable(&report);
-        let mut line = format!(
-            "Fixed {applied} finding{} in {changed} file{} ({total} remaining",
-            if applied == 1 { "" } else { "s" },
-            if changed == 1 { "" } else { "s" },
-        );
-        if !args.more.unsafe_fixes && unsafe_only > 0 {
-            line.push_str(&format!(", {unsafe_only} fixable with --unsafe-fixes"));
-        } else if safe > 0 {
-            line.push_str(&format!(", {safe} with a fix that did not apply"));
-        }
-        let mut notes = Vec::new();
-        if unapplied > 0 {
-            notes.push(format!(
-                "{unapplied} fix{} not applied",
-                if unapplied == 1 { "" } else { "es" }
-            ));
-        }
-        if !not_written.is_empty() {
-            notes.push(format!(
-                "{} file{} not written",
-                not_written.len(),
-                if not_written.len() == 1 { "" } else { "s" }
-            ));
-        }
-        if !notes.is_empty() {
-            line.push_str(&format!("; {}, see above", notes.join(", ")));
-        }
-        line.push(')');
-        fix_line = Some(line);
-    }
+            .filter(|f| !fixed.iter().any(|x| x.display == f.source.path))
+            .map(|f| f.diagnostics.len())
+            .sum::<usize>();
+    eprintln!(
+        "amlint: {applied} fix{} would be applied to {changed} file{}; {remaining} finding{} would remain",
+        if applied == 1 { "" } else { "es" },
+        if changed == 1 { "" } else { "s" },
+        if remaining == 1 { "" } else { "s" },
+    );
+    i32::from(changed > 0)
+}
 
-    let threshold = args.fail_on.threshold();
-    let colored = matches!(args.format, OutputFormat::Human)
+/// What `--fix` did, for the report that follows it.
+#[derive(Default)]
+struct FixOutcome {
+    /// "Fixed 3 findings in 2 files (1 remaining)".
+    line: Option<String>,
+    /// A file was not written: the run exits 2 once the report is out.
+    failed_write: bool,
+    /// Standard input's fixed text went to standard output: the report goes to standard
+    /// error.
+    report_to_stderr: bool,
+}
+
+/// `--fix`: writes the fixes, and `report` becomes the run again on the fixed files
+/// when any was applied; the exit code 2 when standard output could not be written.
+fn fix(
+    args: &CheckArgs,
+    options: &Options,
+    paths: &[PathBuf],
+    input: &StdinInput,
+    report: &mut crate::results::Report,
+) -> Result<FixOutcome, i32> {
+    let stdin_name = input.name();
+    let fixed = crate::fix::fix_report(report, options, args.more.unsafe_fixes, stdin_name);
+    let not_written = crate::fix::write(&fixed);
+    for not in &not_written {
+        let shown = crate::escape::control(&not.file.display).into_owned();
+        eprintln!("amlint: {shown}: not fixed: {}", not.why.describe());
+    }
+    for line in crate::fix::not_applied(&fixed) {
+        eprintln!("amlint: {line}");
+    }
+    // The summary counts what was written, and says what was not.
+    let (applied, changed) = crate::fix::totals_written(&fixed, &not_written);
+    let unapplied: usize = fixed
+        .iter()
+        .map(|f| f.fixed.unverified.len() + f.fixed.dropped)
+        .sum();
+    let mut outcome = FixOutcome {
+        // A file not written is a failure of the run (exit 2), once the report is out.
+        failed_write: !not_written.is_empty(),
+        ..FixOutcome::default()
+    };
+    // Standard input's fixed text goes to standard output, whole and unescaped (it is
+    // the input, as given); the findings then go to standard error.
+    let mut stdin_fixed = input.text.clone();
+    if let Some(name) = stdin_name {
+        let text = fixed
+            .iter()
+            .find(|f| f.path.is_none() && f.display == name)
+            .map_or_else(
+                || input.text.clone().unwrap_or_default(),
+                |f| f.fixed.text.clone(),
+            );
+        // The file's own text, for an editor's filter: written as it is.
+        if !write_output(&mut std::io::stdout().lock(), &text) {
+            return Err(2);
+        }
+        outcome.report_to_stderr = args.more.output_file.is_none();
+        stdin_fixed = Some(text);
+    }
+    if applied > 0 {
+        // The report of what remains: the run again, on the fixed files.
+        let buffers: Vec<Buffer> = stdin_fixed
+            .map(|text| Buffer {
+                display: input.display.clone(),
+                text: Ok(text),
+            })
+            .into_iter()
+            .collect();
+        *report = pipeline::run(paths, buffers, options);
+    }
+    let written = (applied, changed, unapplied, not_written.len());
+    outcome.line = Some(fix_summary(args, report, written));
+    Ok(outcome)
+}
+
+/// "Fixed 3 findings in 2 files (1 remaining; 1 file not written, see above)", from
+/// `(applied, changed, unapplied, not_written)` and the report of what remains.
+fn fix_summary(
+    args: &CheckArgs,
+    report: &crate::results::Report,
+    (applied, changed, unapplied, not_written): (usize, usize, usize, usize),
+) -> String {
+    let total: usize = report.files.iter().map(|f| f.diagnostics.len()).sum();
+    let (safe, unsafe_only) = crate::fix::fixable(report);
+    let mut line = format!(
+        "Fixed {applied} finding{} in {changed} file{} ({total} remaining",
+        if applied == 1 { "" } else { "s" },
+        if changed == 1 { "" } else { "s" },
+    );
+    if !args.more.unsafe_fixes && unsafe_only > 0 {
+        line.push_str(&format!(", {unsafe_only} fixable with --unsafe-fixes"));
+    } else if safe > 0 {
+        line.push_str(&format!(", {safe} with a fix that did not apply"));
+    }
+    let mut notes = Vec::new();
+    if unapplied > 0 {
+        notes.push(format!(
+            "{unapplied} fix{} not applied",
+            if unapplied == 1 { "" } else { "es" }
+        ));
+    }
+    if not_written > 0 {
+        notes.push(format!(
+            "{not_written} file{} not written",
+            if not_written == 1 { "" } else { "s" }
+        ));
+    }
+    if !notes.is_empty() {
+        line.push_str(&format!("; {}, see above", notes.join(", ")));
+    }
+    line.push(')');
+    line
+}
+
+/// The report: rendered once, in the format asked for, with what `--fix` did or could do
+/// above its summary line; the exit code from its findings.
+fn finish(args: &CheckArgs, report: &crate::results::Report, fixed: &FixOutcome) -> i32 {
+    let colored = args.format == OutputFormat::Human
         && !args.more.statistics
-        && !report_to_stderr
+        && !fixed.report_to_stderr
         && args.more.output_file.is_none()
         && use_color(args.color);
-    let mut text = if args.more.statistics {
-        match args.format {
-            OutputFormat::Json => report::statistics::render_json(&report),
-            _ => report::statistics::render(&report),
-        }
-    } else {
-        render_findings(&args, &report, colored)
-    };
-    let for_people =
-        matches!(args.format, OutputFormat::Human | OutputFormat::Concise) && !args.more.statistics;
+    let how = render_how(args, colored);
+    let mut text = report::render(report, &how);
+    let for_people = args.format.for_people() && !args.more.statistics;
     // What --fix did, or what it could do, goes just above the summary line (which stays
     // the last line); for machine formats, on standard error.
-    let above_summary = match (&fix_line, for_people && !args.quiet) {
+    let above_summary = match (&fixed.line, for_people && !args.quiet) {
         (Some(line), true) => Some(line.clone()),
         (Some(line), false) => {
             eprintln!("amlint: {line}");
             None
         }
         (None, true) => {
-            let (safe, unsafe_only) = crate::fix::fixable(&report);
+            let (safe, unsafe_only) = crate::fix::fixable(report);
             fix_hint(safe, unsafe_only, args.more.unsafe_fixes)
         }
         (None, false) => None,
@@ -664,37 +755,32 @@ fn check(args: CheckArgs) -> i32 {
         let last = text.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
         text.insert_str(last, &format!("{line}\n"));
     }
-    let written = if report_to_stderr {
+    let written = if fixed.report_to_stderr {
         eprint!("{}", crate::escape::plain(text, false));
         true
     } else {
-        emit_text(&args, &text, colored)
+        emit_text(args, &text, colored)
     };
-    if !written || failed_write {
+    if !written || fixed.failed_write {
         return 2;
     }
     let failed = report
         .diagnostics()
-        .any(|(_, d)| report::fails(d.severity, threshold));
+        .any(|(_, d)| report::fails(d.severity, how.fail_on));
     i32::from(failed)
 }
 
-/// The findings of `report` in the format asked for (`color`: human output in colour).
-fn render_findings(args: &CheckArgs, report: &crate::results::Report, color: bool) -> String {
-    match args.format {
-        OutputFormat::Human => report::human::render(
-            report,
-            report::human::TerminalStyle {
-                color,
-                width: terminal_width(),
-            },
-            args.quiet,
-        ),
-        OutputFormat::Concise => report::concise::render(report, args.quiet),
-        OutputFormat::Json => report::json::render(report),
-        OutputFormat::Sarif => report::sarif::render(report),
-        OutputFormat::Github => report::github::render(report, args.quiet),
-        OutputFormat::Junit => report::junit::render(report, args.fail_on.threshold()),
+/// How the report is rendered, from the arguments (`color`: human output in colour).
+fn render_how(args: &CheckArgs, color: bool) -> report::Render {
+    report::Render {
+        format: args.format,
+        statistics: args.more.statistics,
+        style: report::human::TerminalStyle {
+            color,
+            width: terminal_width(),
+        },
+        quiet: args.quiet,
+        fail_on: args.fail_on.threshold(),
     }
 }
 

@@ -351,24 +351,9 @@ fn walk<T: Send>(
     out: &mut Vec<(Candidate, T)>,
     problems: &mut Vec<Problem>,
 ) {
-    // The crate reads the ignore files of the directory and of every directory above it
-    // before the walk: those are looked at first (above the project, links may lead
-    // anywhere: the machine's own directories).
-    if let Err(refused) = check_ignore_files(dir, boundary) {
-        problems.push(ignore_file_problem(refused));
+    if let Err(problem) = ignore_files_above(dir, boundary) {
+        problems.push(problem);
         return;
-    }
-    let real = fsio::real_path(dir).unwrap_or_else(|| dir.to_path_buf());
-    for d in real.ancestors().skip(1) {
-        let b = if boundary.contains(d) {
-            boundary.clone()
-        } else {
-            Boundary::anywhere()
-        };
-        if let Err(refused) = check_ignore_files(d, &b) {
-            problems.push(ignore_file_problem(refused));
-            return;
-        }
     }
     let dirs = filter.clone();
     let found_problems: Arc<Mutex<Vec<Problem>>> = Arc::default();
@@ -426,24 +411,7 @@ fn walk<T: Send>(
                     return ignore::WalkState::Continue;
                 }
             };
-            if let Some(e) = entry.error() {
-                // Reading the directory's ignore files failed (a glob the crate does not
-                // understand is not reported: git ignores it too).
-                if let (path, Some(io)) = walk_error_parts(e)
-                    && io.kind() != std::io::ErrorKind::IsADirectory
-                {
-                    let path = path.unwrap_or(entry.path()).to_path_buf();
-                    flush.my_problems.push(Problem {
-                        display: display_of(&path),
-                        path,
-                        kind: ProblemKind::IgnoreFile,
-                        message: format!(
-                            "this ignore file could not be read: {}",
-                            fsio::Refusal::Io(io.kind().into()).describe()
-                        ),
-                    });
-                }
-            }
+            flush.my_problems.extend(unread_ignore_file(&entry));
             if let Some(file_type) = entry.file_type()
                 && !file_type.is_dir()
                 && filter.walked_file(entry.path())
@@ -467,6 +435,44 @@ fn walk<T: Send>(
             .unwrap_or_else(std::sync::PoisonError::into_inner),
     );
     problems.extend(std::mem::take(&mut *lock(&found_problems)));
+}
+
+/// The ignore files of `dir` and of every directory above it, which the walker reads
+/// before the walk: looked at first (above the project, links may lead anywhere: the
+/// machine's own directories); the problem of the first one refused.
+fn ignore_files_above(dir: &Path, boundary: &Boundary) -> Result<(), Problem> {
+    check_ignore_files(dir, boundary).map_err(ignore_file_problem)?;
+    let real = fsio::real_path(dir).unwrap_or_else(|| dir.to_path_buf());
+    for d in real.ancestors().skip(1) {
+        let b = if boundary.contains(d) {
+            boundary.clone()
+        } else {
+            Boundary::anywhere()
+        };
+        check_ignore_files(d, &b).map_err(ignore_file_problem)?;
+    }
+    Ok(())
+}
+
+/// Reading the ignore files of the directory of `entry` failed (a glob the crate does not
+/// understand is not reported: git ignores it too).
+fn unread_ignore_file(entry: &ignore::DirEntry) -> Option<Problem> {
+    let (path, Some(io)) = walk_error_parts(entry.error()?) else {
+        return None;
+    };
+    if io.kind() == std::io::ErrorKind::IsADirectory {
+        return None;
+    }
+    let path = path.unwrap_or(entry.path()).to_path_buf();
+    Some(Problem {
+        display: display_of(&path),
+        path,
+        kind: ProblemKind::IgnoreFile,
+        message: format!(
+            "this ignore file could not be read: {}",
+            fsio::Refusal::Io(io.kind().into()).describe()
+        ),
+    })
 }
 
 /// A walker error as the problem of the directory it could not list.

@@ -17,9 +17,64 @@
 use crate::baseline::{self, Baseline};
 use crate::config::{CliSelection, Config, Selector};
 use crate::diagnostic::{Diagnostic, Omitted, Severity, codes, count_omitted};
+use crate::project::Project;
 use crate::results::{FileReport, Suppressed, SuppressionKind};
 use crate::source::Span;
 use crate::suppress::{self, Suppressions};
+
+/// What a run's options say about filtering each of its files.
+pub struct RunFilter<'a> {
+    /// `--select`/`--extend-select`/`--ignore`, on top of every configuration.
+    pub selection: Option<&'a CliSelection>,
+    pub baseline: Option<&'a Baseline>,
+    /// [`crate::limits::Limits::max_findings_per_file`].
+    pub max_findings: usize,
+    /// The date expiry dates are compared with (`YYYY-MM-DD`); today when unset.
+    pub today: Option<&'a str>,
+    /// Show the findings that suppression comments and the baseline hide, each marked
+    /// with what hides it (`--no-ignores`).
+    pub no_ignores: bool,
+}
+
+/// Filters the report of one file of a run ([`apply`]), with its configuration and the
+/// `[per-file-ignores]` entries that match it; with `no_ignores`, the silenced findings
+/// are shown again, each marked.
+pub fn file(
+    report: &mut FileReport,
+    suppressions: Option<&Suppressions>,
+    complete: bool,
+    config: &Config,
+    project: &Project,
+    run: &RunFilter<'_>,
+) {
+    let path = project.absolute(&report.source.path);
+    let fingerprint_path = project.relative_path(&report.source.path);
+    let ignores = config.file_ignores(&path);
+    let today = run.today.map_or_else(crate::facts::today, str::to_string);
+    apply(
+        report,
+        &FileContext {
+            config,
+            selection: run.selection,
+            ignores: &ignores,
+            fingerprint_path: &fingerprint_path,
+            suppressions,
+            complete,
+            baseline: run.baseline,
+            max_findings: run.max_findings,
+            today: &today,
+        },
+    );
+    if run.no_ignores && !report.suppressed.is_empty() {
+        let shown = std::mem::take(&mut report.suppressed)
+            .into_iter()
+            .map(|s| s.into_shown());
+        report.diagnostics.extend(shown);
+        report
+            .diagnostics
+            .sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));
+    }
+}
 
 /// What the filter needs to know about one file.
 pub struct FileContext<'a> {

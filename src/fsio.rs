@@ -187,55 +187,68 @@ fn start_dir() -> std::io::Result<&'static Path> {
 /// Most symbolic links followed while resolving one path (Linux's `MAXSYMLINKS`).
 const MAX_LINKS: usize = 40;
 
-/// [`Boundary::resolve`] for an absolute path and a real root.
-fn resolve_within(abs: &Path, root: &Path, known: &RealDirs) -> Result<PathBuf, Refusal> {
-    use std::collections::VecDeque;
-    use std::ffi::OsString;
-    use std::path::Component;
-    // A path written under the root starts there (the root has no links), or below the
-    // deepest directory of it already resolved: the directories above are not looked at
-    // again. Only for a path without `..` (which could climb back out of either).
-    let bytes = abs.as_os_str().as_encoded_bytes();
-    let plain = memchr::memmem::find(bytes, b"/..").is_none();
-    // The common case: a file or folder in a directory already resolved. Only it is
-    // looked at; a link is resolved below like any other.
-    if plain
-        && let Some(parent) = abs.parent()
-        && known.contains(parent)
-    {
-        match std::fs::symlink_metadata(abs) {
-            Ok(meta) if !meta.file_type().is_symlink() => {
-                if meta.is_dir() {
-                    known.insert(abs);
-                }
-                return Ok(abs.to_path_buf());
-            }
-            Err(e) if e.kind() == ErrorKind::NotFound => return Err(Refusal::Missing),
-            _ => {}
-        }
+/// The common case of [`resolve_within`]: a file or folder (not a link) in a directory
+/// already resolved. Only it is looked at; `None` when it is not that case (a link is
+/// resolved by the walk like any other).
+fn resolve_known_child(abs: &Path, known: &RealDirs) -> Option<Result<PathBuf, Refusal>> {
+    let parent = abs.parent()?;
+    if !known.contains(parent) {
+        return None;
     }
+    match std::fs::symlink_metadata(abs) {
+        Ok(meta) if !meta.file_type().is_symlink() => {
+            if meta.is_dir() {
+                known.insert(abs);
+            }
+            Some(Ok(abs.to_path_buf()))
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => Some(Err(Refusal::Missing)),
+        _ => None,
+    }
+}
+
+/// Where [`resolve_within`] starts walking `abs`, and the rest of it. A path written under
+/// the root starts there (the root has no links), or below the deepest directory of it
+/// already resolved: the directories above are not looked at again. Only for a `plain`
+/// path, without `..` (which could climb back out of either).
+fn walk_start(abs: &Path, root: &Path, known: &RealDirs, plain: bool) -> (PathBuf, PathBuf) {
     let start = plain
         .then(|| known.deepest_of(abs))
         .flatten()
         .or_else(|| abs.starts_with(root).then(|| root.to_path_buf()));
-    let (mut cur, rest) = match start
+    match start
         .as_deref()
         .and_then(|s| abs.strip_prefix(s).ok().map(|r| (s, r)))
     {
         Some((s, rest)) => (s.to_path_buf(), rest.to_path_buf()),
         None => (PathBuf::from("/"), abs.to_path_buf()),
-    };
-    let mut pending: VecDeque<OsString> = VecDeque::new();
-    let push_back = |pending: &mut VecDeque<OsString>, p: &Path| {
-        for c in p.components() {
-            match c {
-                Component::Normal(n) => pending.push_back(n.to_os_string()),
-                Component::ParentDir => pending.push_back(OsString::from("..")),
-                _ => {}
-            }
+    }
+}
+
+/// The names of `p` (and its `..`) at the back of `pending`.
+fn push_components(pending: &mut std::collections::VecDeque<std::ffi::OsString>, p: &Path) {
+    use std::path::Component;
+    for c in p.components() {
+        match c {
+            Component::Normal(n) => pending.push_back(n.to_os_string()),
+            Component::ParentDir => pending.push_back(std::ffi::OsString::from("..")),
+            _ => {}
         }
-    };
-    push_back(&mut pending, &rest);
+    }
+}
+
+/// [`Boundary::resolve`] for an absolute path and a real root.
+fn resolve_within(abs: &Path, root: &Path, known: &RealDirs) -> Result<PathBuf, Refusal> {
+    use std::collections::VecDeque;
+    use std::ffi::OsString;
+    let bytes = abs.as_os_str().as_encoded_bytes();
+    let plain = memchr::memmem::find(bytes, b"/..").is_none();
+    if plain && let Some(known_child) = resolve_known_child(abs, known) {
+        return known_child;
+    }
+    let (mut cur, rest) = walk_start(abs, root, known, plain);
+    let mut pending: VecDeque<OsString> = VecDeque::new();
+    push_components(&mut pending, &rest);
     let mut links = 0usize;
     let mut through_link = false;
     // Where the rest of the path leads as written (for the message of a refusal).
@@ -289,7 +302,7 @@ fn resolve_within(abs: &Path, root: &Path, known: &RealDirs) -> Result<PathBuf, 
             through_link = true;
             let target = std::fs::read_link(&next).map_err(Refusal::of_io)?;
             let mut front: VecDeque<OsString> = VecDeque::new();
-            push_back(&mut front, &target);
+            push_components(&mut front, &target);
             front.extend(pending.drain(..));
             pending = front;
             if target.is_absolute() {
@@ -829,6 +842,55 @@ pub fn replace_if_unchanged(path: &Path, expected: &[u8], bytes: &[u8]) -> Resul
     write_checked(path, bytes, Replace::Regular, &unchanged)
 }
 
+/// What is at `path` before [`write_checked`] writes it: nothing, or a regular file it may
+/// replace (`replace`); a link, a directory, a special file or a file it may not replace
+/// is refused.
+fn existing_target(path: &Path, replace: Replace) -> Result<Option<std::fs::Metadata>, WriteRefusal> {
+    let m = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(WriteRefusal::Io(e)),
+    };
+    let t = m.file_type();
+    if t.is_symlink() {
+        return Err(WriteRefusal::NotRegular("a symbolic link"));
+    }
+    if t.is_dir() {
+        return Err(WriteRefusal::NotRegular("a directory"));
+    }
+    if !t.is_file() {
+        return Err(WriteRefusal::NotRegular(special_name(t)));
+    }
+    if replace == Replace::Never {
+        return Err(WriteRefusal::Exists);
+    }
+    replaceable(path, &m)?;
+    Ok(Some(m))
+}
+
+/// The written temporary file `tmp` becomes `path`, never over anything there: a hard
+/// link, then `tmp` removed. On a file system without hard links, a new file is made in
+/// place (`O_EXCL`: still never over anything, but not atomic).
+fn link_new(tmp: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let linked = std::fs::hard_link(tmp, path);
+    let _ = std::fs::remove_file(tmp);
+    match linked {
+        Err(e) if e.kind() != ErrorKind::AlreadyExists && e.raw_os_error() != Some(libc::ENOSPC) => {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
+            let written = f.write_all(bytes).and_then(|()| f.sync_all());
+            if written.is_err() {
+                let _ = std::fs::remove_file(path);
+            }
+            written
+        }
+        other => other,
+    }
+}
+
 /// [`write_atomically`], calling `check` just before the temporary file replaces the
 /// target; its refusal leaves the target alone.
 fn write_checked(
@@ -839,27 +901,7 @@ fn write_checked(
 ) -> Result<(), WriteRefusal> {
     use std::io::Write as _;
     let refused: std::cell::Cell<Option<WriteRefusal>> = std::cell::Cell::new(None);
-    let existing = match std::fs::symlink_metadata(path) {
-        Ok(m) => Some(m),
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return Err(WriteRefusal::Io(e)),
-    };
-    if let Some(m) = &existing {
-        let t = m.file_type();
-        if t.is_symlink() {
-            return Err(WriteRefusal::NotRegular("a symbolic link"));
-        }
-        if t.is_dir() {
-            return Err(WriteRefusal::NotRegular("a directory"));
-        }
-        if !t.is_file() {
-            return Err(WriteRefusal::NotRegular(special_name(t)));
-        }
-        if replace == Replace::Never {
-            return Err(WriteRefusal::Exists);
-        }
-        replaceable(path, m)?;
-    }
+    let existing = existing_target(path, replace)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -906,28 +948,7 @@ fn write_checked(
                     Err(std::io::Error::other("refused before the rename"))
                 }
             },
-            Replace::Never => {
-                let linked = std::fs::hard_link(&tmp, path);
-                let _ = std::fs::remove_file(&tmp);
-                match linked {
-                    // A file system without hard links: a new file made in place
-                    // (`O_EXCL`: still never over anything, but not atomic).
-                    Err(e)
-                        if e.kind() != ErrorKind::AlreadyExists && e.raw_os_error() != Some(libc::ENOSPC) =>
-                    {
-                        let mut f = std::fs::OpenOptions::new()
-                            .write(true)
-                            .create_new(true)
-                            .open(path)?;
-                        let written = f.write_all(bytes).and_then(|()| f.sync_all());
-                        if written.is_err() {
-                            let _ = std::fs::remove_file(path);
-                        }
-                        written
-                    }
-                    other => other,
-                }
-            }
+            Replace::Never => link_new(&tmp, path, bytes),
         }
     })();
     if let Err(e) = result {

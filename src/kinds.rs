@@ -640,38 +640,18 @@ pub fn names_azure_ml_schema(text: &str) -> bool {
     })
 }
 
-pub fn classify(doc: &Document, path: &str) -> Classification {
-    let t = table();
-    let mut out = Classification::default();
-    let root = doc.root.filter(|&r| matches!(doc.value(r), Value::Map(_)));
-    out.not_a_mapping = match doc.root.map(|r| doc.value(r)) {
-        None | Some(Value::Null) => Some("empty"),
-        Some(Value::Map(_)) => None,
-        Some(Value::Seq(_)) => Some("a list"),
-        Some(_) => Some("a single value"),
-    };
-    let top = match root {
-        Some(r) => Top {
-            doc,
-            root,
-            keys: doc.entries(r).iter().map(|e| doc.key_string(e.key)).collect(),
-            type_value: doc.get(r, "type").map(|id| match doc.value(id) {
-                Value::Str(s) => Some(s.to_ascii_lowercase()),
-                _ => None,
-            }),
-        },
-        None => Top {
-            doc,
-            root: None,
-            keys: Vec::new(),
-            type_value: None,
-        },
-    };
-
-    // 1. `$schema`: a family's URL pattern, a kind's name, a kind's 2021 preview name.
+/// What the `$schema` of a document (its root mapping `r`) says: the kind it declares by
+/// name, and the family with how it was found (a family's URL pattern, a kind's name, a
+/// kind's 2021 preview name); a preview or unknown Azure ML schema is noted in `out`.
+fn by_schema(
+    t: &KindTable,
+    doc: &Document,
+    r: NodeId,
+    out: &mut Classification,
+) -> (Option<usize>, Option<(usize, FamilyBy)>) {
     let mut declared = None;
     let mut by_schema: Option<(usize, FamilyBy)> = None;
-    if let (Some(r), Some(url)) = (root, doc.top_str("$schema")) {
+    if let Some(url) = doc.top_str("$schema") {
         let (host, name) = schema_name(url);
         let lower_url = url.trim().to_ascii_lowercase();
         let lower = name.to_ascii_lowercase();
@@ -704,6 +684,42 @@ pub fn classify(doc: &Document, path: &str) -> Classification {
             }
         }
     }
+    (declared, by_schema)
+}
+
+pub fn classify(doc: &Document, path: &str) -> Classification {
+    let t = table();
+    let mut out = Classification::default();
+    let root = doc.root.filter(|&r| matches!(doc.value(r), Value::Map(_)));
+    out.not_a_mapping = match doc.root.map(|r| doc.value(r)) {
+        None | Some(Value::Null) => Some("empty"),
+        Some(Value::Map(_)) => None,
+        Some(Value::Seq(_)) => Some("a list"),
+        Some(_) => Some("a single value"),
+    };
+    let top = match root {
+        Some(r) => Top {
+            doc,
+            root,
+            keys: doc.entries(r).iter().map(|e| doc.key_string(e.key)).collect(),
+            type_value: doc.get(r, "type").map(|id| match doc.value(id) {
+                Value::Str(s) => Some(s.to_ascii_lowercase()),
+                _ => None,
+            }),
+        },
+        None => Top {
+            doc,
+            root: None,
+            keys: Vec::new(),
+            type_value: None,
+        },
+    };
+
+    // 1. `$schema`: a family's URL pattern, a kind's name, a kind's 2021 preview name.
+    let (declared, by_schema) = match root {
+        Some(r) => by_schema(t, doc, r, &mut out),
+        None => (None, None),
+    };
 
     // 2. The shape; 3. the file name.
     let family = match by_schema {

@@ -242,12 +242,12 @@ pub fn parse_source(source: Arc<SourceFile>, format: Format, limits: &Limits) ->
         Format::Json => json::parse(&source.text, base, limits, &mut findings),
         Format::Text => Vec::new(),
     };
-    if format == Format::Json && findings.iter().any(|d| d.code == "AML001") {
+    if format == Format::Json && findings.iter().any(|d| d.code == codes::AML001.code) {
         // The Azure ML CLI reads every configuration with PyYAML (SDK v1 tries YAML first,
         // then JSON): JSON that only YAML accepts (a trailing comma, a comment) loads.
         let mut as_yaml = Findings::new(limits.findings_kept());
         let yaml_documents = yaml::parse(&source.text, base, limits, &mut as_yaml);
-        if !as_yaml.iter().any(|d| d.code == "AML001") && !yaml_documents.is_empty() {
+        if !as_yaml.iter().any(|d| d.code == codes::AML001.code) && !yaml_documents.is_empty() {
             documents = yaml_documents;
             findings = as_yaml;
         }

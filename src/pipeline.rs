@@ -18,13 +18,18 @@ use crate::discover::{self, Filter as _};
 use crate::facts::computes::{ComputeDef, Synthetic};
 use crate::facts::sources::Files;
 use crate::facts::{DiskSizes, DocFacts, FactBase, LazyIndex, ProjectIndex};
-use crate::filter::{self, FileContext};
+use crate::filter;
 use crate::kinds::{self, Classification};
 use crate::limits::Limits;
 use crate::load::{self, Format, LoadedFile};
 use crate::project::Project;
 use crate::results::{FileReport, Report};
 use crate::source::{SourceFile, Span};
+
+mod large_run;
+
+pub use large_run::{LargeRun, on_large_run};
+use large_run::{NeedIndex, without_text_if_clean};
 
 /// Settings for one run.
 #[derive(Clone, Debug, Default)]
@@ -49,38 +54,16 @@ pub struct Options {
     pub no_ignores: bool,
 }
 
-/// The memory policy of a large run (a performance knob, not a safety limit): from the
-/// `files`th file loaded on, a file whose checks look nothing up in the project index is
-/// checked at once and its tree dropped; the files that wait for the index keep their trees
-/// up to `waiting_trees_bytes` of source text (trees take 3–4 times as much memory) and
-/// are parsed again beyond it.
-#[derive(Clone, Debug)]
-pub struct LargeRun {
-    /// From how many loaded files on a run is large.
-    pub files: usize,
-    /// How much source text the files waiting for the project index keep parsed, in bytes.
-    pub waiting_trees_bytes: usize,
-}
-
-impl Default for LargeRun {
-    fn default() -> Self {
-        Self {
-            files: 2_000,
-            waiting_trees_bytes: 1 << 20,
+impl Options {
+    /// What the options say about filtering each file of the run.
+    fn run_filter(&self) -> filter::RunFilter<'_> {
+        filter::RunFilter {
+            selection: self.selection.as_deref(),
+            baseline: self.baseline.as_deref(),
+            max_findings: self.limits.max_findings_per_file,
+            today: self.today.as_deref(),
+            no_ignores: self.no_ignores,
         }
-    }
-}
-
-impl LargeRun {
-    /// Whether the `n`th file loaded (counting from 1) belongs to a large run.
-    pub fn is_large(&self, n: usize) -> bool {
-        n >= self.files
-    }
-
-    /// Whether a waiting file of `size` bytes keeps its tree when `kept` bytes of waiting
-    /// files already keep theirs.
-    pub fn keeps_tree(&self, kept: usize, size: usize) -> bool {
-        kept.saturating_add(size) <= self.waiting_trees_bytes
     }
 }
 
@@ -291,26 +274,6 @@ fn defines_of(prepared: &Prepared) -> Option<ProjectIndex> {
     (!defines.is_empty()).then_some(defines)
 }
 
-/// Kinds whose files looked something up in the project index when checked early: later
-/// files of these kinds wait for the index without being tried (their early check would
-/// be thrown away). Learned during the run, so no list of kinds needs maintaining.
-#[derive(Default)]
-struct NeedIndex(std::sync::RwLock<HashSet<Option<&'static str>>>);
-
-impl NeedIndex {
-    fn any(&self, kinds: &[Option<&'static str>]) -> bool {
-        let known = self.0.read().unwrap_or_else(|e| e.into_inner());
-        kinds.iter().any(|k| known.contains(k))
-    }
-
-    fn add(&self, kinds: &[Option<&'static str>]) {
-        self.0
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend(kinds.iter().copied());
-    }
-}
-
 /// The whole run, in its phases: configuration ([`Run::start`]), discovery with every file
 /// loaded and classified as the walk finds it ([`Run::load`], in parallel), the project
 /// index from what the files define ([`Run::gather`]), then every file checked and
@@ -439,12 +402,7 @@ impl<'a> Run<'a> {
             .loaded_files
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             + 1;
-        if loaded == options.large_run.files
-            && let Some(hook) = LARGE_RUN.get()
-        {
-            hook();
-        }
-        let large = options.large_run.is_large(loaded);
+        let large = options.large_run.loaded(loaded);
         guarded(&c.display, || {
             let prepared = prepare_with(
                 c.path.clone(),
@@ -529,7 +487,14 @@ impl<'a> Run<'a> {
                         always_on: Vec::new(),
                     };
                     let config = self.config_for(&problem.path);
-                    filter_file(&mut report, None, true, &config, &self.project, self.options);
+                    filter::file(
+                        &mut report,
+                        None,
+                        true,
+                        &config,
+                        &self.project,
+                        &self.options.run_filter(),
+                    );
                     unlisted.push(report);
                 }
             }
@@ -614,7 +579,7 @@ impl<'a> Run<'a> {
                         computes: Default::default(),
                         always_on: Vec::new(),
                     };
-                    filter_file(&mut report, None, true, &config, project, options);
+                    filter::file(&mut report, None, true, &config, project, &options.run_filter());
                     files.push(report);
                 }
             }
@@ -749,25 +714,6 @@ fn refused_ignore_file(problem: discover::Problem) -> ConfigError {
         problem.message,
         "amlint reads an ignore file only as a regular file inside the project, of at most 256 KiB (the walk compiles every pattern): replace it with one, shorten it, or remove it.",
     )
-}
-
-static LARGE_RUN: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
-
-/// Registers what to do once a run turns out large (`LargeRun::files` files
-/// loaded): the binary tells its allocator to return freed memory sooner. Set once per
-/// process.
-pub fn on_large_run(hook: fn()) {
-    let _ = LARGE_RUN.set(hook);
-}
-
-/// A report with nothing to show needs no text: outputs quote a file's text only around
-/// its findings. A large run drops it, to keep its memory to the files with findings
-/// (other runs keep it: `check_text` returns the text it checked).
-fn without_text_if_clean(mut report: FileReport) -> FileReport {
-    if report.diagnostics.is_empty() && report.suppressed.is_empty() {
-        report.source = SourceFile::new(&report.source.path, String::new());
-    }
-    report
 }
 
 /// The user rules of these configurations (each configuration looked at once), by code,
@@ -986,52 +932,15 @@ pub fn check_and_filter(
     let complete = !loaded.unreadable && loaded.documents.iter().all(|d| !d.partial);
     let config = base.config.clone();
     let mut report = check_prepared(prepared, base, &options.limits);
-    filter_file(
+    filter::file(
         &mut report,
         suppressions.as_ref(),
         complete,
         &config,
         project,
-        options,
+        &options.run_filter(),
     );
     report
-}
-
-fn filter_file(
-    report: &mut FileReport,
-    suppressions: Option<&crate::suppress::Suppressions>,
-    complete: bool,
-    config: &Config,
-    project: &Project,
-    options: &Options,
-) {
-    let path = project.absolute(&report.source.path);
-    let fingerprint_path = project.relative_path(&report.source.path);
-    let ignores = config.file_ignores(&path);
-    let today = options.today.clone().unwrap_or_else(crate::facts::today);
-    filter::apply(
-        report,
-        &FileContext {
-            config,
-            selection: options.selection.as_deref(),
-            ignores: &ignores,
-            fingerprint_path: &fingerprint_path,
-            suppressions,
-            complete,
-            baseline: options.baseline.as_deref(),
-            max_findings: options.limits.max_findings_per_file,
-            today: &today,
-        },
-    );
-    if options.no_ignores && !report.suppressed.is_empty() {
-        let shown = std::mem::take(&mut report.suppressed)
-            .into_iter()
-            .map(|s| s.into_shown());
-        report.diagnostics.extend(shown);
-        report
-            .diagnostics
-            .sort_by(|a, b| (a.span.start, a.span.end, a.code).cmp(&(b.span.start, b.span.end, b.code)));
-    }
 }
 
 /// Runs `work`; a panic becomes an AML000 finding for this file alone.
@@ -1070,7 +979,7 @@ pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, Box<File
 
 /// The loader's own findings that matter even when the file cannot be classified.
 fn is_load_failure(d: &Diagnostic) -> bool {
-    matches!(d.code, "AML001" | "AML004" | "AML005")
+    [codes::AML001.code, codes::AML004.code, codes::AML005.code].contains(&d.code)
 }
 
 /// Whether a file that could not be classified should still be reported: when it was
@@ -1084,8 +993,8 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
     }
     let path = &loaded.source.path;
     let by_name = kinds::classify(&Default::default(), path).kind.is_some();
-    let too_large = loaded.diagnostics.iter().any(|d| d.code == "AML005");
-    let broken = loaded.diagnostics.iter().any(|d| d.code == "AML001");
+    let too_large = loaded.diagnostics.iter().any(|d| d.code == codes::AML005.code);
+    let broken = loaded.diagnostics.iter().any(|d| d.code == codes::AML001.code);
     by_name
         || (loaded.unreadable && loaded.format == Format::Yaml && !too_large)
         || (broken && looks_like_azure_ml(loaded))
@@ -1398,24 +1307,6 @@ fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_large_run_starts_at_its_file_count_and_keeps_trees_within_its_budget() {
-        let policy = LargeRun {
-            files: 3,
-            waiting_trees_bytes: 100,
-        };
-        assert!(!policy.is_large(2) && policy.is_large(3) && policy.is_large(4));
-        assert!(policy.keeps_tree(0, 100) && policy.keeps_tree(60, 40));
-        assert!(!policy.keeps_tree(60, 41) && !policy.keeps_tree(usize::MAX, 1));
-        let shed_all = LargeRun {
-            files: 1,
-            waiting_trees_bytes: 0,
-        };
-        assert!(shed_all.is_large(1) && !shed_all.keeps_tree(0, 1) && shed_all.keeps_tree(0, 0));
-        let default = LargeRun::default();
-        assert_eq!((default.files, default.waiting_trees_bytes), (2_000, 1 << 20));
-    }
 
     /// A definition outside Azure ML YAML is checked as its compute document: the rules'
     /// findings land at the spans of the defining file, with the document's kind and

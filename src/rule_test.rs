@@ -246,11 +246,6 @@ pub fn run_example(
         return vec![format!("`{}` was not checked", example.path)];
     };
     let own: Vec<_> = file.diagnostics.iter().filter(|d| d.code == rule.code).collect();
-    let lines = |ds: &[&crate::diagnostic::Diagnostic]| -> Vec<u32> {
-        ds.iter()
-            .map(|d| file.source.position(d.span.start).line)
-            .collect()
-    };
     let mut failures = Vec::new();
     match side {
         Side::Good => {
@@ -275,40 +270,55 @@ pub fn run_example(
                 }
             ));
         }
-        Side::Bad => {
-            if let Some(at) = &example.at
-                && !own
-                    .iter()
-                    .any(|d| d.pointer.as_ref().is_some_and(|p| p.to_string() == *at))
-            {
-                let pointers: Vec<String> = own
-                    .iter()
-                    .map(|d| {
-                        d.pointer
-                            .as_ref()
-                            .map_or("(no pointer)".to_string(), ToString::to_string)
-                    })
-                    .collect();
-                failures.push(format!(
-                    "the bad input produces {} at {}, not at `{at}` (`at:`)",
-                    rule.code,
-                    pointers.join(", ")
-                ));
-            }
-            let marked: BTreeSet<u32> = annotations(text)
-                .into_iter()
-                .filter(|(_, codes)| codes.iter().any(|c| c == rule.code))
-                .map(|(line, _)| line)
-                .collect();
-            if !marked.is_empty() {
-                let at: BTreeSet<u32> = lines(&own).into_iter().collect();
-                if at != marked {
-                    failures.push(format!(
-                        "the bad input produces {} on line(s) {at:?}, but `# expect: {}` marks line(s) {marked:?}",
-                        rule.code, rule.code
-                    ));
-                }
-            }
+        Side::Bad => failures.extend(misplaced(rule, example, text, file, &own)),
+    }
+    failures
+}
+
+/// The bad side's findings of the rule (`own`, in `file`) where the example does not
+/// place them: at another pointer than its `at:`, on other lines than its `# expect:`.
+fn misplaced(
+    rule: &RuleMeta,
+    example: &Example,
+    text: &str,
+    file: &crate::results::FileReport,
+    own: &[&crate::diagnostic::Diagnostic],
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    if let Some(at) = &example.at
+        && !own
+            .iter()
+            .any(|d| d.pointer.as_ref().is_some_and(|p| p.to_string() == *at))
+    {
+        let pointers: Vec<String> = own
+            .iter()
+            .map(|d| {
+                d.pointer
+                    .as_ref()
+                    .map_or("(no pointer)".to_string(), ToString::to_string)
+            })
+            .collect();
+        failures.push(format!(
+            "the bad input produces {} at {}, not at `{at}` (`at:`)",
+            rule.code,
+            pointers.join(", ")
+        ));
+    }
+    let marked: BTreeSet<u32> = annotations(text)
+        .into_iter()
+        .filter(|(_, codes)| codes.iter().any(|c| c == rule.code))
+        .map(|(line, _)| line)
+        .collect();
+    if !marked.is_empty() {
+        let at: BTreeSet<u32> = own
+            .iter()
+            .map(|d| file.source.position(d.span.start).line)
+            .collect();
+        if at != marked {
+            failures.push(format!(
+                "the bad input produces {} on line(s) {at:?}, but `# expect: {}` marks line(s) {marked:?}",
+                rule.code, rule.code
+            ));
         }
     }
     failures

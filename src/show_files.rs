@@ -3,6 +3,7 @@
 //! uncertain ([`crate::kinds::Classification::explain`]). A view of the report, like the
 //! output formats of `crate::report`.
 
+use crate::diagnostic::codes;
 use crate::kinds::Classification;
 use crate::results::{FileReport, Report};
 
@@ -53,7 +54,7 @@ fn file_line(file: &FileReport) -> Line {
     let load_error = file
         .diagnostics
         .iter()
-        .find(|d| matches!(d.code, "AML001" | "AML004" | "AML005"));
+        .find(|d| [codes::AML001.code, codes::AML004.code, codes::AML005.code].contains(&d.code));
     let kinds: Vec<String> = file
         .classes
         .iter()

@@ -68,15 +68,40 @@ fn file_settings(
         None => "none (amlint's defaults)".to_string(),
     };
     let _ = writeln!(out, "configuration = {file}");
-    let row = |out: &mut String, key: &str, value: String, from: String| {
-        let _ = writeln!(out, "{key} = {value}  # {from}");
-    };
     row(
         out,
         "profile",
         format!("\"{}\"", config.profile.as_str()),
         origin(config, "profile", None),
     );
+    selection_rows(out, config);
+    let ignores = config.file_ignores(abs);
+    path_rows(out, config, &ignores);
+    data_rows(out, config);
+    if let Some(s) = selection.filter(|s| !s.is_empty()) {
+        command_line_rows(out, s);
+    }
+    let _ = writeln!(out, "\n# rules");
+    for rule in config.rules.rules() {
+        // A rule's own severity under this profile (AML603 is a warning only in production).
+        let default = rule.severity_under(config.profile.as_str());
+        let (state, from) = rule_state(config, &ignores, selection, rule.code, default);
+        let _ = writeln!(
+            out,
+            "{} {} = {state}  # {from}",
+            rule.code,
+            escape::control(rule.name)
+        );
+    }
+}
+
+/// One `key = value  # origin` line.
+fn row(out: &mut String, key: &str, value: String, from: String) {
+    let _ = writeln!(out, "{key} = {value}  # {from}");
+}
+
+/// `select`, `extend-select`, `ignore` and `severity.*` of the configuration.
+fn selection_rows(out: &mut String, config: &Config) {
     match &config.select {
         Some(select) => row(
             out,
@@ -112,7 +137,10 @@ fn file_settings(
             origin(config, "severity", None),
         );
     }
-    let ignores = config.file_ignores(abs);
+}
+
+/// The per-file ignores matching the file (`ignores`), `include` and `exclude`.
+fn path_rows(out: &mut String, config: &Config, ignores: &[&crate::config::Selector]) {
     if !ignores.is_empty() {
         let names: Vec<String> = ignores.iter().map(|s| format!("\"{s}\"")).collect();
         row(
@@ -146,6 +174,10 @@ fn file_settings(
         );
     }
     row(out, "exclude", patterns(&config.exclude), exclude_from);
+}
+
+/// `params.*`, `rules-dirs`, `[inventory]` and `[workspace]`.
+fn data_rows(out: &mut String, config: &Config) {
     for (name, param) in config.params.iter() {
         row(
             out,
@@ -208,41 +240,31 @@ fn file_settings(
             origin(config, "workspace", None),
         );
     }
-    if let Some(s) = selection.filter(|s| !s.is_empty()) {
-        let show = |v: &[crate::config::Selector]| {
-            let names: Vec<String> = v.iter().map(|s| format!("\"{s}\"")).collect();
-            format!("[{}]", names.join(", "))
-        };
-        if let Some(select) = &s.select {
-            row(out, "select", show(select), "command line (--select)".to_string());
-        }
-        if !s.extend_select.is_empty() {
-            row(
-                out,
-                "extend-select",
-                show(&s.extend_select),
-                "command line (--extend-select)".to_string(),
-            );
-        }
-        if !s.ignore.is_empty() {
-            row(
-                out,
-                "ignore",
-                show(&s.ignore),
-                "command line (--ignore)".to_string(),
-            );
-        }
+}
+
+/// The command line's `--select`, `--extend-select` and `--ignore`.
+fn command_line_rows(out: &mut String, s: &CliSelection) {
+    let show = |v: &[crate::config::Selector]| {
+        let names: Vec<String> = v.iter().map(|s| format!("\"{s}\"")).collect();
+        format!("[{}]", names.join(", "))
+    };
+    if let Some(select) = &s.select {
+        row(out, "select", show(select), "command line (--select)".to_string());
     }
-    let _ = writeln!(out, "\n# rules");
-    for rule in config.rules.rules() {
-        // A rule's own severity under this profile (AML603 is a warning only in production).
-        let default = rule.severity_under(config.profile.as_str());
-        let (state, from) = rule_state(config, &ignores, selection, rule.code, default);
-        let _ = writeln!(
+    if !s.extend_select.is_empty() {
+        row(
             out,
-            "{} {} = {state}  # {from}",
-            rule.code,
-            escape::control(rule.name)
+            "extend-select",
+            show(&s.extend_select),
+            "command line (--extend-select)".to_string(),
+        );
+    }
+    if !s.ignore.is_empty() {
+        row(
+            out,
+            "ignore",
+            show(&s.ignore),
+            "command line (--ignore)".to_string(),
         );
     }
 }

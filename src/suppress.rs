@@ -438,20 +438,7 @@ fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
     let list_start = open_at + 1;
     let list = &text[list_start..open_at + close_rel];
     d.list_span = Span::new(offset + list_start as u32, offset + (open_at + close_rel) as u32);
-    let mut pos = 0;
-    for part in list.split(',') {
-        let lead = part.len() - part.trim_start().len();
-        let item = part.trim();
-        if !item.is_empty() {
-            let start = offset + (list_start + pos + lead) as u32;
-            d.entries.push(NamedRule {
-                text: item.to_string(),
-                span: Span::new(start, start + item.len() as u32),
-                code: registry.find(item).map(|r| r.code),
-            });
-        }
-        pos += part.len() + 1;
-    }
+    d.entries = named_rules(list, offset + list_start as u32, registry);
     if d.entries.is_empty() {
         d.malformed = Some("the brackets name no rule".to_string());
     }
@@ -493,6 +480,27 @@ fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
         d.reason = Some(reason.to_string());
     }
     d
+}
+
+/// The rules a directive's bracketed `list` names (separated by commas), each with its
+/// span (`start`: the list's file offset).
+fn named_rules(list: &str, start: u32, registry: &Registry) -> Vec<NamedRule> {
+    let mut entries = Vec::new();
+    let mut pos = 0;
+    for part in list.split(',') {
+        let lead = part.len() - part.trim_start().len();
+        let item = part.trim();
+        if !item.is_empty() {
+            let at = start + (pos + lead) as u32;
+            entries.push(NamedRule {
+                text: item.to_string(),
+                span: Span::new(at, at + item.len() as u32),
+                code: registry.find(item).map(|r| r.code),
+            });
+        }
+        pos += part.len() + 1;
+    }
+    entries
 }
 
 /// Whether the text after a directive says something: at least three letters or digits
@@ -561,6 +569,27 @@ pub fn apply(
     policy: Policy<'_>,
 ) -> (Vec<(Diagnostic, Silenced)>, Vec<Diagnostic>) {
     let directives = &suppressions.directives;
+    let (own, enforced_entry) = directive_reports(directives, policy);
+    let (mut silenced, used) = silence(source, directives, diagnostics, &enforced_entry, policy.today);
+    let mut unused = Vec::new();
+    if complete && enabled(UNUSED) {
+        unused = unused_directives(
+            directives,
+            &used,
+            &enforced_entry,
+            enabled,
+            policy.today,
+            &mut silenced,
+        );
+    }
+    unused.extend(own);
+    (silenced, unused)
+}
+
+/// The reports about the directives that do not depend on what they silence: AML010
+/// (expired), AML011 (no reason, under `require_reason`) and AML012 (an entry naming an
+/// enforced rule); and, for each directive's entries, whether it names an enforced rule.
+fn directive_reports(directives: &[Directive], policy: Policy<'_>) -> (Vec<Diagnostic>, Vec<Vec<bool>>) {
     // Reports about the directives that do not depend on what they silence.
     let mut own = Vec::new();
     for d in directives.iter().filter(|d| d.malformed.is_none()) {
@@ -592,7 +621,7 @@ pub fn apply(
             );
         }
     }
-    let live = |d: &Directive| d.malformed.is_none() && !d.expired(policy.today);
+    let live = |d: &Directive| live(d, policy.today);
     // Entries naming an enforced rule silence nothing; each is reported where it is written.
     let mut enforced_entry: Vec<Vec<bool>> =
         directives.iter().map(|d| vec![false; d.entries.len()]).collect();
@@ -615,6 +644,24 @@ pub fn apply(
             );
         }
     }
+    (own, enforced_entry)
+}
+
+/// Whether a directive silences findings: well formed and not expired.
+fn live(d: &Directive, today: &str) -> bool {
+    d.malformed.is_none() && !d.expired(today)
+}
+
+/// Moves the findings the live directives silence out of `diagnostics`; returns them with
+/// their directive, and which entries of each directive silenced a finding.
+fn silence(
+    source: &SourceFile,
+    directives: &[Directive],
+    diagnostics: &mut Vec<Diagnostic>,
+    enforced_entry: &[Vec<bool>],
+    today: &str,
+) -> (Vec<(Diagnostic, Silenced)>, Vec<Vec<bool>>) {
+    let live = |d: &Directive| live(d, today);
     let mut used: Vec<Vec<bool>> = directives.iter().map(|d| vec![false; d.entries.len()]).collect();
     let mut silenced = Vec::new();
     let mut kept = Vec::with_capacity(diagnostics.len());
@@ -669,16 +716,25 @@ pub fn apply(
         }
     }
     *diagnostics = kept;
+    (silenced, used)
+}
 
+/// AML009 for the directives (and entries) that silenced nothing, less those an `AML009`
+/// entry silences: those move to `silenced`.
+fn unused_directives(
+    directives: &[Directive],
+    used: &[Vec<bool>],
+    enforced_entry: &[Vec<bool>],
+    enabled: &dyn Fn(&str) -> bool,
+    today: &str,
+    silenced: &mut Vec<(Diagnostic, Silenced)>,
+) -> Vec<Diagnostic> {
+    let live = |d: &Directive| live(d, today);
     let mut unused = Vec::new();
-    if !complete || !enabled(UNUSED) {
-        unused.extend(own);
-        return (silenced, unused);
-    }
     let silence = |d: &Directive| d.silenced();
     for (i, d) in directives.iter().enumerate() {
         // An expired directive is reported as such (AML010), not as unused.
-        if d.expired(policy.today) {
+        if d.expired(today) {
             continue;
         }
         // An entry naming an enforced rule is reported as such (AML012), not as unused.
@@ -726,8 +782,7 @@ pub fn apply(
             silenced.extend(unused.drain(..).map(|r| (r, silence(first))));
         }
     }
-    unused.extend(own);
-    (silenced, unused)
+    unused
 }
 
 fn where_text(d: &Directive) -> String {

@@ -18,7 +18,7 @@ mod yaml11_ambiguous;
 use std::cell::OnceCell;
 
 use crate::config::Config;
-use crate::diagnostic::Findings;
+use crate::diagnostic::{Findings, codes};
 use crate::document::Document;
 use crate::facts::DocFacts;
 use crate::kinds::Classification;
@@ -95,24 +95,24 @@ pub type DocCheck = fn(&DocContext<'_>, &mut Findings);
 
 /// Every native document check, with the code it reports.
 pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
-    ("AML003", yaml11_ambiguous::check),
-    ("AML006", unknown_schema::check),
-    ("AML007", preview_schema::check),
-    ("AML008", schema_type_mismatch::check),
-    ("AML101", schema::check),
-    ("AML107", ignored_key::check),
-    ("AML201", references::check),
-    ("AML506", quota::check),
-    ("AML801", dataflow::check),
+    (codes::AML003.code, yaml11_ambiguous::check),
+    (codes::AML006.code, unknown_schema::check),
+    (codes::AML007.code, preview_schema::check),
+    (codes::AML008.code, schema_type_mismatch::check),
+    (codes::AML101.code, schema::check),
+    (codes::AML107.code, ignored_key::check),
+    (codes::AML201.code, references::check),
+    (codes::AML506.code, quota::check),
+    (codes::AML801.code, dataflow::check),
 ];
 
 /// Codes reported by a check of [`DOCUMENT_CHECKS`] besides the one it is registered
 /// under (one validation pass yields every schema code).
 pub const ALSO_REPORTED: &[(&str, &[&str])] = &[
-    ("AML101", schema::CODES),
-    ("AML201", references::CODES),
-    ("AML506", quota::CODES),
-    ("AML801", dataflow::CODES),
+    (codes::AML101.code, schema::CODES),
+    (codes::AML201.code, references::CODES),
+    (codes::AML506.code, quota::CODES),
+    (codes::AML801.code, dataflow::CODES),
 ];
 
 /// Runs every declarative rule (`rules/**` with `when`) on the document. Not a native
@@ -120,15 +120,20 @@ pub const ALSO_REPORTED: &[(&str, &[&str])] = &[
 pub const POLICY_CHECK: DocCheck = policy::check;
 
 /// Codes reported while loading (`src/load.rs`, `src/document/`) rather than by a check.
-pub const LOADER_CODES: &[&str] = &["AML001", "AML002", "AML004", "AML005"];
+pub const LOADER_CODES: &[&str] = &[
+    codes::AML001.code,
+    codes::AML002.code,
+    codes::AML004.code,
+    codes::AML005.code,
+];
 
 /// Codes reported by file-level checks and the pipeline itself (`src/pipeline.rs`):
 /// internal errors, [`single_document`] (several documents in one file), and the findings
 /// about suppressions and enforcement (`src/suppress.rs`: unused, expired, without a
 /// reason, silencing an enforced rule).
 pub const PIPELINE_CODES: &[&str] = &[
-    "AML000",
-    "AML001",
+    codes::AML000.code,
+    codes::AML001.code,
     crate::suppress::UNUSED,
     crate::suppress::EXPIRED,
     crate::suppress::NO_REASON,

@@ -22,7 +22,7 @@ use crate::facts::workspace::{Counted, Demand, DemandKind, limit_text, lines_for
 use super::DocContext;
 
 /// The codes this check reports besides AML506.
-pub const CODES: &[&str] = &["AML507", "AML204"];
+pub const CODES: &[&str] = &[codes::AML507.code, codes::AML204.code];
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let (Some(facts), Some(ws)) = (cx.facts, cx.config.workspace.as_deref()) else {

@@ -17,7 +17,7 @@ use crate::schema::coerce::is_binding;
 use crate::schema::forms::{Form, asset_singular};
 use crate::source::Pointer;
 
-pub const CODES: &[&str] = &["AML201", "AML202"];
+pub const CODES: &[&str] = &[codes::AML201.code, codes::AML202.code];
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(annotations) = cx.annotations() else {
@@ -61,6 +61,69 @@ fn is_asset_form(f: &Form) -> bool {
     matches!(f.form.as_str(), "arm" | "arm-versioned" | "registry")
 }
 
+/// A reference to a registered asset (`azureml:` and `rest`): AML202 when it is not
+/// well formed for the asset forms among `forms`.
+fn asset_site(text: &str, rest: &str, forms: &[Form], span: crate::source::Span) -> Option<Diagnostic> {
+    let assets: Vec<&Form> = forms.iter().filter(|f| is_asset_form(f)).collect();
+    if assets.is_empty() {
+        return None;
+    }
+    let (problem, mut help) = asset_problem(rest, &assets)?;
+    if help.is_empty() {
+        let owned: Vec<Form> = assets.iter().map(|f| (*f).clone()).collect();
+        help = format!("Use {}.", crate::schema::forms::describe_accepted(&owned));
+    }
+    let what = assets
+        .iter()
+        .find_map(|f| f.asset.as_deref())
+        .map_or("asset", asset_singular);
+    Some(
+        Diagnostic::new(
+            codes::AML202,
+            span,
+            format!("`{text}` is not a well-formed {what} reference: {problem}"),
+        )
+        .with_help(help),
+    )
+}
+
+/// A `file:` reference (`path` after the prefix): a YAML file that must exist, or, in a
+/// field that takes a local path, the prefix that does not belong there.
+fn file_site(
+    cx: &DocContext<'_>,
+    dir: &Path,
+    text: &str,
+    path: &str,
+    forms: &[Form],
+    field: &str,
+    span: crate::source::Span,
+) -> Option<Diagnostic> {
+    if !forms.iter().any(|f| f.form == "yaml-file") {
+        // Only YAML file references take the prefix; a local path field (`code`)
+        // reads `file:src` as a directory literally named so.
+        let local = forms
+            .iter()
+            .find(|f| f.form == "local-path" && f.relative_to.is_none())?;
+        let mut d = missing(cx.boundary, dir, text, local, field, text, span)?;
+        d.help = Some(format!(
+            "`file:` marks a YAML file reference (a component or environment file); `{field}` takes the path itself: write `{path}`."
+        ));
+        return Some(d);
+    }
+    let form = Form {
+        form: "yaml-file".into(),
+        asset: None,
+        default_version: false,
+        dir: false,
+        file: true,
+        relative_to: None,
+        unless: None,
+        on_create: false,
+        from_cwd: false,
+    };
+    missing(cx.boundary, dir, path, &form, field, text, span)
+}
+
 fn check_site(
     cx: &DocContext<'_>,
     dir: &Path,
@@ -74,53 +137,10 @@ fn check_site(
     let span = cx.doc.span_of(pointer, Target::Value);
     let field = pointer.last().unwrap_or("value").to_string();
     if let Some(rest) = text.strip_prefix("azureml:") {
-        let assets: Vec<&Form> = forms.iter().filter(|f| is_asset_form(f)).collect();
-        if assets.is_empty() {
-            return None;
-        }
-        let (problem, mut help) = asset_problem(rest, &assets)?;
-        if help.is_empty() {
-            let owned: Vec<Form> = assets.iter().map(|f| (*f).clone()).collect();
-            help = format!("Use {}.", crate::schema::forms::describe_accepted(&owned));
-        }
-        let what = assets
-            .iter()
-            .find_map(|f| f.asset.as_deref())
-            .map_or("asset", asset_singular);
-        return Some(
-            Diagnostic::new(
-                codes::AML202,
-                span,
-                format!("`{text}` is not a well-formed {what} reference: {problem}"),
-            )
-            .with_help(help),
-        );
+        return asset_site(text, rest, forms, span);
     }
     if let Some(path) = text.strip_prefix("file:") {
-        if !forms.iter().any(|f| f.form == "yaml-file") {
-            // Only YAML file references take the prefix; a local path field (`code`)
-            // reads `file:src` as a directory literally named so.
-            let local = forms
-                .iter()
-                .find(|f| f.form == "local-path" && f.relative_to.is_none())?;
-            let mut d = missing(cx.boundary, dir, text, local, &field, text, span)?;
-            d.help = Some(format!(
-                "`file:` marks a YAML file reference (a component or environment file); `{field}` takes the path itself: write `{path}`."
-            ));
-            return Some(d);
-        }
-        let form = Form {
-            form: "yaml-file".into(),
-            asset: None,
-            default_version: false,
-            dir: false,
-            file: true,
-            relative_to: None,
-            unless: None,
-            on_create: false,
-            from_cwd: false,
-        };
-        return missing(cx.boundary, dir, path, &form, &field, text, span);
+        return file_site(cx, dir, text, path, forms, &field, span);
     }
     if SCHEME.is_match(text) || text.starts_with("git+") || is_placeholder(text) || is_glob(text) {
         return None;

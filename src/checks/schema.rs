@@ -12,7 +12,14 @@ use crate::source::Pointer;
 use crate::source::Span;
 
 /// Every code this check reports.
-pub const CODES: &[&str] = &["AML101", "AML102", "AML103", "AML104", "AML105", "AML202"];
+pub const CODES: &[&str] = &[
+    codes::AML101.code,
+    codes::AML102.code,
+    codes::AML103.code,
+    codes::AML104.code,
+    codes::AML105.code,
+    codes::AML202.code,
+];
 
 /// Whether the document can be validated: its tree is complete and its JSON view exists.
 pub fn checkable(doc: &Document) -> bool {
@@ -227,22 +234,7 @@ impl Render<'_> {
                 allowed,
                 missing,
             } => self.unknown_key(p, key, allowed, missing.as_deref()),
-            IssueKind::MissingKey { key } => {
-                let message = if p.is_empty() {
-                    format!(
-                        "{} {} is missing the required key `{key}`",
-                        article(self.title),
-                        self.title
-                    )
-                } else {
-                    format!("{} is missing the required key `{key}`", self.subject(p))
-                };
-                Diagnostic::new(codes::AML104, self.missing_span(p), capitalize(&message))
-                    .with_pointer(p.clone())
-                    .with_help(format!(
-                        "Add `{key}:` here; the Azure ML CLI rejects the file without it (\"Missing data for required field\")."
-                    ))
-            }
+            IssueKind::MissingKey { key } => self.missing_key(p, key),
             IssueKind::WrongType { expected } => {
                 let phrases: Vec<String> = expected.iter().map(|t| type_phrase(t)).collect();
                 Diagnostic::new(
@@ -258,24 +250,7 @@ impl Render<'_> {
                 .with_pointer(p.clone())
                 .with_help(self.type_help(p, expected))
             }
-            IssueKind::NotCoercible { to } => {
-                let want = match to.name() {
-                    "integer" => "an integer (a whole number, or a string of digits)",
-                    "number" => "a number (or a string that reads as one)",
-                    _ => "a boolean (`true`/`false`; the SDK also reads `yes`/`no`, `1`/`0`)",
-                };
-                Diagnostic::new(
-                    codes::AML102,
-                    self.value_span(p),
-                    format!(
-                        "{} must be {want}, but is {}",
-                        capitalize(&self.subject(p)),
-                        self.found(p)
-                    ),
-                )
-                .with_pointer(p.clone())
-                .with_help(format!("Write {} here.", type_phrase(to.name())))
-            }
+            IssueKind::NotCoercible { to } => self.not_coercible(p, *to),
             IssueKind::NotAllowed { allowed, normalize } => self.not_allowed(p, allowed, *normalize),
             IssueKind::NotConst { expected } => Diagnostic::new(
                 codes::AML103,
@@ -304,63 +279,9 @@ impl Render<'_> {
                 .with_pointer(child)
                 .with_help("Rename it; the Azure ML SDK rejects the name when it loads the file.")
             }
-            IssueKind::OutOfRange { bounds } => {
-                let rules: Vec<String> = bounds
-                    .iter()
-                    .map(|(k, v)| {
-                        let v = fmt_num(*v);
-                        match *k {
-                            "minimum" => format!("at least {v}"),
-                            "maximum" => format!("at most {v}"),
-                            "exclusiveMinimum" => format!("greater than {v}"),
-                            _ => format!("less than {v}"),
-                        }
-                    })
-                    .collect();
-                let rule = rules.join(" and ");
-                Diagnostic::new(
-                    codes::AML105,
-                    self.value_span(p),
-                    format!(
-                        "{} is {}; it must be {rule}",
-                        capitalize(&self.subject(p)),
-                        self.found(p)
-                    ),
-                )
-                .with_pointer(p.clone())
-                .with_help(format!("Use a value that is {rule}."))
-            }
-            IssueKind::Size { what, limit } => {
-                let rule = match *what {
-                    "minLength" => format!("at least {limit} characters long"),
-                    "maxLength" => format!("at most {limit} characters long"),
-                    "minItems" => format!("a list of at least {limit} items"),
-                    _ => format!("a list of at most {limit} items"),
-                };
-                Diagnostic::new(
-                    codes::AML103,
-                    self.value_span(p),
-                    format!("{} must be {rule}", capitalize(&self.subject(p))),
-                )
-                .with_pointer(p.clone())
-                .with_help(format!("Change it to be {rule}."))
-            }
-            IssueKind::DuplicateItem => {
-                let mut list = p.clone();
-                list.pop();
-                let shown = match self.node_at(p) {
-                    Some(Value::Str(s)) => format!("`{s}`"),
-                    Some(v) => describe(v),
-                    None => "an item".to_string(),
-                };
-                Diagnostic::new(
-                    codes::AML103,
-                    self.value_span(p),
-                    format!("{shown} appears more than once in {}", self.subject(&list)),
-                )
-                .with_pointer(p.clone())
-                .with_help("Remove the duplicate; the Azure ML SDK rejects repeated entries here.")
-            }
+            IssueKind::OutOfRange { bounds } => self.out_of_range(p, bounds),
+            IssueKind::Size { what, limit } => self.size(p, what, *limit),
+            IssueKind::DuplicateItem => self.duplicate_item(p),
             IssueKind::Forbidden { schema } => self.forbidden(p, schema),
             IssueKind::NothingAllowed => Diagnostic::new(
                 codes::AML103,
@@ -370,6 +291,107 @@ impl Render<'_> {
             .with_pointer(p.clone())
             .with_help("Remove it."),
         }
+    }
+
+    /// AML104: the required `key` is missing under `p`.
+    fn missing_key(&self, p: &Pointer, key: &str) -> Diagnostic {
+        let message = if p.is_empty() {
+            format!(
+                "{} {} is missing the required key `{key}`",
+                article(self.title),
+                self.title
+            )
+        } else {
+            format!("{} is missing the required key `{key}`", self.subject(p))
+        };
+        Diagnostic::new(codes::AML104, self.missing_span(p), capitalize(&message))
+            .with_pointer(p.clone())
+            .with_help(format!(
+                "Add `{key}:` here; the Azure ML CLI rejects the file without it (\"Missing data for required field\")."
+            ))
+    }
+
+    /// AML105: the number at `p` is beyond its `bounds`.
+    fn out_of_range(&self, p: &Pointer, bounds: &[(&str, f64)]) -> Diagnostic {
+        let rules: Vec<String> = bounds
+            .iter()
+            .map(|(k, v)| {
+                let v = fmt_num(*v);
+                match *k {
+                    "minimum" => format!("at least {v}"),
+                    "maximum" => format!("at most {v}"),
+                    "exclusiveMinimum" => format!("greater than {v}"),
+                    _ => format!("less than {v}"),
+                }
+            })
+            .collect();
+        let rule = rules.join(" and ");
+        Diagnostic::new(
+            codes::AML105,
+            self.value_span(p),
+            format!(
+                "{} is {}; it must be {rule}",
+                capitalize(&self.subject(p)),
+                self.found(p)
+            ),
+        )
+        .with_pointer(p.clone())
+        .with_help(format!("Use a value that is {rule}."))
+    }
+
+    /// AML103: the string or list at `p` is too short or too long.
+    fn size(&self, p: &Pointer, what: &str, limit: u64) -> Diagnostic {
+        let rule = match what {
+            "minLength" => format!("at least {limit} characters long"),
+            "maxLength" => format!("at most {limit} characters long"),
+            "minItems" => format!("a list of at least {limit} items"),
+            _ => format!("a list of at most {limit} items"),
+        };
+        Diagnostic::new(
+            codes::AML103,
+            self.value_span(p),
+            format!("{} must be {rule}", capitalize(&self.subject(p))),
+        )
+        .with_pointer(p.clone())
+        .with_help(format!("Change it to be {rule}."))
+    }
+
+    /// AML103: the item at `p` repeats an earlier one of its list.
+    fn duplicate_item(&self, p: &Pointer) -> Diagnostic {
+        let mut list = p.clone();
+        list.pop();
+        let shown = match self.node_at(p) {
+            Some(Value::Str(s)) => format!("`{s}`"),
+            Some(v) => describe(v),
+            None => "an item".to_string(),
+        };
+        Diagnostic::new(
+            codes::AML103,
+            self.value_span(p),
+            format!("{shown} appears more than once in {}", self.subject(&list)),
+        )
+        .with_pointer(p.clone())
+        .with_help("Remove the duplicate; the Azure ML SDK rejects repeated entries here.")
+    }
+
+    /// AML102: the value at `p` does not read as the type the SDK converts it to.
+    fn not_coercible(&self, p: &Pointer, to: crate::schema::coerce::Coercion) -> Diagnostic {
+        let want = match to.name() {
+            "integer" => "an integer (a whole number, or a string of digits)",
+            "number" => "a number (or a string that reads as one)",
+            _ => "a boolean (`true`/`false`; the SDK also reads `yes`/`no`, `1`/`0`)",
+        };
+        Diagnostic::new(
+            codes::AML102,
+            self.value_span(p),
+            format!(
+                "{} must be {want}, but is {}",
+                capitalize(&self.subject(p)),
+                self.found(p)
+            ),
+        )
+        .with_pointer(p.clone())
+        .with_help(format!("Write {} here.", type_phrase(to.name())))
     }
 
     /// `missing`: the required key `key` misspells, reported here instead of on its own.

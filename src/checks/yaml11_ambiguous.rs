@@ -63,31 +63,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
         }
         let diag = match &note.kind {
             NoteKind::Differs { yaml11, yaml12 } => {
-                let alternative = match yaml11 {
-                    Value::Bool(b) => format!("; write `{b}` if you mean the boolean"),
-                    Value::Int(_) | Value::BigInt(_) => {
-                        format!(
-                            "; write `{}` if you mean {}",
-                            python_str(yaml11),
-                            describe(yaml11)
-                        )
-                    }
-                    Value::Float(f) => {
-                        format!(
-                            "; write `{}` if you mean {}",
-                            yaml_float_literal(*f),
-                            describe(yaml11)
-                        )
-                    }
-                    Value::Str(_) => match yaml12 {
-                        Value::Float(f) => {
-                            format!("; write `{}` if you mean the number", yaml_float_literal(*f))
-                        }
-                        Value::Int(_) => format!("; write `{}` if you mean the number", python_str(yaml12)),
-                        _ => String::new(),
-                    },
-                    _ => String::new(),
-                };
+                let alternative = alternative(yaml11, yaml12);
                 Diagnostic::new(
                     codes::AML003,
                     node.span,
@@ -105,36 +81,77 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                         .filter_map(|f| if f.is_safe() { Some(f) } else { changing(f) }),
                 )
             }
-            NoteKind::VersionText { key, value } => Diagnostic::new(
-                codes::AML003,
-                node.span,
-                format!(
-                    "`{key}: {raw}` is read as the number {}, so the version becomes \"{}\", not \"{raw}\"",
-                    python_str(value),
-                    python_str(value)
-                ),
-            )
-            .with_help(format!("Quote it: `{key}: {quoted}`."))
-            // The text written is the version meant (unsafe: the CLI uses another one
-            // today); the text the CLI reads keeps today's version (safe).
-            .with_fixes(changing(quote_fix(
-                Applicability::Unsafe,
-                raw,
-                node.span,
-                &quoted,
-            )))
-            .with_fixes(changing(Fix::replace(
-                Applicability::Safe,
-                format!(
-                    "Quote `{raw}` as the Azure ML CLI reads it: \"{}\"",
-                    python_str(value)
-                ),
-                node.span,
-                format!("\"{}\"", python_str(value)),
-            ))),
+            NoteKind::VersionText { key, value } => {
+                version_text(raw, key, value, &quoted, node.span, &changing)
+            }
         };
         out.push(diag);
     }
+}
+
+/// What to write instead of a scalar YAML 1.1 reads as `yaml11` and YAML 1.2 as `yaml12`,
+/// to mean the value rather than the text: "; write `true` if you mean the boolean".
+fn alternative(yaml11: &Value, yaml12: &Value) -> String {
+    match yaml11 {
+        Value::Bool(b) => format!("; write `{b}` if you mean the boolean"),
+        Value::Int(_) | Value::BigInt(_) => {
+            format!(
+                "; write `{}` if you mean {}",
+                python_str(yaml11),
+                describe(yaml11)
+            )
+        }
+        Value::Float(f) => {
+            format!(
+                "; write `{}` if you mean {}",
+                yaml_float_literal(*f),
+                describe(yaml11)
+            )
+        }
+        Value::Str(_) => match yaml12 {
+            Value::Float(f) => {
+                format!("; write `{}` if you mean the number", yaml_float_literal(*f))
+            }
+            Value::Int(_) => format!("; write `{}` if you mean the number", python_str(yaml12)),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
+}
+
+/// `version: 1.10`: the number the CLI reads loses the version's text. Two fixes: the text
+/// written, the version meant (unsafe: the CLI uses another one today); the text the CLI
+/// reads, which keeps today's version (safe). `changing` declares a fix's change.
+fn version_text(
+    raw: &str,
+    key: &str,
+    value: &Value,
+    quoted: &str,
+    span: Span,
+    changing: &dyn Fn(Fix) -> Option<Fix>,
+) -> Diagnostic {
+    Diagnostic::new(
+        codes::AML003,
+        span,
+        format!(
+            "`{key}: {raw}` is read as the number {}, so the version becomes \"{}\", not \"{raw}\"",
+            python_str(value),
+            python_str(value)
+        ),
+    )
+    .with_help(format!("Quote it: `{key}: {quoted}`."))
+    // The text written is the version meant (unsafe: the CLI uses another one
+    // today); the text the CLI reads keeps today's version (safe).
+    .with_fixes(changing(quote_fix(Applicability::Unsafe, raw, span, quoted)))
+    .with_fixes(changing(Fix::replace(
+        Applicability::Safe,
+        format!(
+            "Quote `{raw}` as the Azure ML CLI reads it: \"{}\"",
+            python_str(value)
+        ),
+        span,
+        format!("\"{}\"", python_str(value)),
+    )))
 }
 
 fn quote_fix(applicability: Applicability, raw: &str, span: crate::source::Span, quoted: &str) -> Fix {

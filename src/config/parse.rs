@@ -3,14 +3,12 @@
 //! the exact text, with what to do about it. Every problem of the file is reported, not
 //! only the first.
 
-use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
 use toml::de::{DeTable, DeValue};
 
-use super::inventory::{self, Compute, Deployment, Endpoint, Entries, Model, ModelRef, VmSize};
 use super::{
     Config, ConfigError, Enforced, Level, Param, PathPattern, PerFileIgnore, Profile, Selector, Spanned,
     selector,
@@ -19,6 +17,8 @@ use crate::registry::Registry;
 use crate::source::{SourceFile, Span};
 use crate::suggest;
 
+#[path = "parse_inventory.rs"]
+mod parse_inventory;
 #[path = "parse_workspace.rs"]
 mod parse_workspace;
 
@@ -201,6 +201,30 @@ impl ExtendCache {
     }
 }
 
+/// What to do about a file `extend` names that cannot be read (`r`).
+fn unreadable_help(r: &crate::fsio::Refusal) -> &'static str {
+    match r {
+        crate::fsio::Refusal::Outside { .. } => {
+            "amlint reads configuration only from inside the project: vendor the shared configuration into the repository (a git submodule, or a folder a package installs into it; docs/configuration.md)."
+        }
+        _ => "Make it a readable regular file.",
+    }
+}
+
+/// A TOML syntax error, at its place in the file (`bom`: the bytes of a byte-order mark
+/// before the text parsed).
+fn syntax_error(source: &Arc<SourceFile>, bom: usize, e: &toml::de::Error) -> ConfigError {
+    let span = e.span().map_or(Span::at(bom as u32), |r| {
+        Span::new((r.start + bom) as u32, (r.end + bom) as u32)
+    });
+    ConfigError::new(
+        source,
+        span,
+        format!("this is not valid TOML: {}", e.message().trim()),
+    )
+    .with_help("Fix the syntax; amlint reads TOML 1.0 (https://toml.io).")
+}
+
 /// [`parse_file`] of a file that `chain` extends.
 fn parse_chained(
     display: &str,
@@ -214,22 +238,7 @@ fn parse_chained(
     let source = SourceFile::new(display, text);
     let bom = if source.text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = &source.text[bom..];
-    let root = match DeTable::parse(body) {
-        Ok(table) => table,
-        Err(e) => {
-            let span = e.span().map_or(Span::at(bom as u32), |r| {
-                Span::new((r.start + bom) as u32, (r.end + bom) as u32)
-            });
-            return Err(vec![
-                ConfigError::new(
-                    &source,
-                    span,
-                    format!("this is not valid TOML: {}", e.message().trim()),
-                )
-                .with_help("Fix the syntax; amlint reads TOML 1.0 (https://toml.io)."),
-            ]);
-        }
-    };
+    let root = DeTable::parse(body).map_err(|e| vec![syntax_error(&source, bom, &e)])?;
     let mut p = Parser {
         source: source.clone(),
         bom: bom as u32,
@@ -560,59 +569,9 @@ impl<'a> Parser<'a> {
     /// cannot be used (the errors say why, in this file or in that one).
     fn extended(&mut self, v: &Value<'_>, chain: &mut Chain) -> Option<Config> {
         let (text, span) = self.string("extend", v, "`extend = \"../org/amlint.toml\"`")?;
-        let error = |message: String, help: &str| {
-            ConfigError::new(&self.source, span, message).with_help(help.to_string())
-        };
         let path = super::absolute(Path::new(text), self.dir);
         chain.named.push(path.clone());
-        // Resolved inside the project without looking outside it: a path that leads
-        // outside (as written or through a link), or into `.git`, reads the same whether
-        // or not anything is there, and nothing of it is shown.
-        let real = match self.boundary.resolve_named(&path) {
-            Ok(real) => real,
-            Err(crate::fsio::Refusal::Missing | crate::fsio::Refusal::Dangling) => {
-                self.errors.push(error(
-                    format!("`extend` names `{text}`, which does not exist"),
-                    "The path is relative to this configuration file's directory; name an amlint.toml or a pyproject.toml with [tool.amlint].",
-                ));
-                return None;
-            }
-            Err(r) => {
-                let help = match r {
-                    crate::fsio::Refusal::Outside { .. } => {
-                        "amlint reads configuration only from inside the project: vendor the shared configuration into the repository (a git submodule, or a folder a package installs into it; docs/configuration.md)."
-                    }
-                    crate::fsio::Refusal::GitData => {
-                        "Name an amlint.toml or a pyproject.toml with [tool.amlint] of the project's own tree."
-                    }
-                    _ => "Make it a readable regular file.",
-                };
-                self.errors.push(error(
-                    format!("cannot read `{text}`, which `extend` names: {}", r.describe()),
-                    help,
-                ));
-                return None;
-            }
-        };
-        if real != path {
-            chain.named.push(real.clone());
-        }
-        if let Some(at) = chain.stack.iter().position(|(p, _)| *p == real) {
-            let mut names: Vec<&str> = chain.stack[at..].iter().map(|(_, d)| d.as_str()).collect();
-            names.push(&chain.stack[at].1);
-            self.errors.push(error(
-                format!("`extend` makes a cycle: {}", names.join(" extends ")),
-                "Remove `extend` from one of these files: a configuration cannot build on itself.",
-            ));
-            return None;
-        }
-        if chain.stack.len() >= MAX_EXTEND_DEPTH {
-            self.errors.push(error(
-                format!("`extend` chains go at most {MAX_EXTEND_DEPTH} files deep"),
-                "Flatten the chain: let the organisation's configuration extend one shared file, not a long line of them.",
-            ));
-            return None;
-        }
+        let real = self.extended_path(text, span, &path, chain)?;
         // Shown as the extending file is, joined with what it wrote (`org/a.toml`).
         let shown_dir = Path::new(self.source.path.as_str())
             .parent()
@@ -621,50 +580,14 @@ impl<'a> Parser<'a> {
         let key = (real.clone(), display.clone());
         if let Some(hit) = chain.cache.as_ref().and_then(|c| c.get(&key)) {
             chain.named.extend(hit.named.iter().cloned());
-            return match &hit.config {
-                Ok(Some(parent)) => Some(Config::clone(parent)),
-                Ok(None) => {
-                    self.errors.push(error(
-                        format!("`{text}`, which `extend` names, has no [tool.amlint] table"),
-                        "Name an amlint.toml, or a pyproject.toml with a [tool.amlint] table.",
-                    ));
-                    None
-                }
-                Err(errors) => {
-                    self.errors.extend(errors.iter().cloned());
-                    None
-                }
+            let parsed = match &hit.config {
+                Ok(parent) => Ok(parent.as_deref().cloned()),
+                Err(errors) => Err(errors.clone()),
             };
+            return self.extended_outcome(text, span, parsed);
         }
         let named_before = chain.named.len();
-        let bytes = match crate::fsio::read_regular(
-            &real,
-            crate::fsio::Seen::Unknown,
-            &self.boundary,
-            crate::fsio::MAX_CONFIG_SIZE,
-        ) {
-            Ok(bytes) => bytes,
-            Err(r) => {
-                let help = match r {
-                    crate::fsio::Refusal::Outside { .. } => {
-                        "amlint reads configuration only from inside the project: vendor the shared configuration into the repository (a git submodule, or a folder a package installs into it; docs/configuration.md)."
-                    }
-                    _ => "Make it a readable regular file.",
-                };
-                self.errors.push(error(
-                    format!("cannot read `{text}`, which `extend` names: {}", r.describe()),
-                    help,
-                ));
-                return None;
-            }
-        };
-        let Ok(parent_text) = String::from_utf8(bytes) else {
-            self.errors.push(error(
-                format!("`{text}`, which `extend` names, is not valid UTF-8"),
-                "TOML files are UTF-8; save it as UTF-8.",
-            ));
-            return None;
-        };
+        let parent_text = self.read_extended(text, span, &real)?;
         let kind = if real.file_name().is_some_and(|n| n == "pyproject.toml") {
             ConfigFileKind::Pyproject
         } else {
@@ -692,10 +615,119 @@ impl<'a> Parser<'a> {
                 },
             );
         }
+        self.extended_outcome(text, span, parsed)
+    }
+
+    /// An error about `extend` (at `span`, its value).
+    fn extend_error(&self, span: Span, message: String, help: &str) -> ConfigError {
+        ConfigError::new(&self.source, span, message).with_help(help.to_string())
+    }
+
+    /// `extend` names `text`, which cannot be read (`r`): the error, with `help`.
+    fn unreadable_extend(&mut self, text: &str, span: Span, r: &crate::fsio::Refusal, help: &str) {
+        self.errors.push(self.extend_error(
+            span,
+            format!("cannot read `{text}`, which `extend` names: {}", r.describe()),
+            help,
+        ));
+    }
+
+    /// The file `extend` names (`text`, at `path`), resolved inside the project; `None`
+    /// (said) when it is missing or refused, or makes a cycle or too long a chain.
+    fn extended_path(
+        &mut self,
+        text: &str,
+        span: Span,
+        path: &Path,
+        chain: &mut Chain,
+    ) -> Option<std::path::PathBuf> {
+        // Resolved inside the project without looking outside it: a path that leads
+        // outside (as written or through a link), or into `.git`, reads the same whether
+        // or not anything is there, and nothing of it is shown.
+        let real = match self.boundary.resolve_named(path) {
+            Ok(real) => real,
+            Err(crate::fsio::Refusal::Missing | crate::fsio::Refusal::Dangling) => {
+                self.errors.push(self.extend_error(
+                    span,
+                    format!("`extend` names `{text}`, which does not exist"),
+                    "The path is relative to this configuration file's directory; name an amlint.toml or a pyproject.toml with [tool.amlint].",
+                ));
+                return None;
+            }
+            Err(r) => {
+                let help = match r {
+                    crate::fsio::Refusal::GitData => {
+                        "Name an amlint.toml or a pyproject.toml with [tool.amlint] of the project's own tree."
+                    }
+                    _ => unreadable_help(&r),
+                };
+                self.unreadable_extend(text, span, &r, help);
+                return None;
+            }
+        };
+        if real != path {
+            chain.named.push(real.clone());
+        }
+        if let Some(at) = chain.stack.iter().position(|(p, _)| *p == real) {
+            let mut names: Vec<&str> = chain.stack[at..].iter().map(|(_, d)| d.as_str()).collect();
+            names.push(&chain.stack[at].1);
+            self.errors.push(self.extend_error(
+                span,
+                format!("`extend` makes a cycle: {}", names.join(" extends ")),
+                "Remove `extend` from one of these files: a configuration cannot build on itself.",
+            ));
+            return None;
+        }
+        if chain.stack.len() >= MAX_EXTEND_DEPTH {
+            self.errors.push(self.extend_error(
+                span,
+                format!("`extend` chains go at most {MAX_EXTEND_DEPTH} files deep"),
+                "Flatten the chain: let the organisation's configuration extend one shared file, not a long line of them.",
+            ));
+            return None;
+        }
+        Some(real)
+    }
+
+    /// The text of the file `extend` names (`text`, resolved to `real`); `None` (said)
+    /// when it cannot be read or is not UTF-8.
+    fn read_extended(&mut self, text: &str, span: Span, real: &Path) -> Option<String> {
+        let bytes = match crate::fsio::read_regular(
+            real,
+            crate::fsio::Seen::Unknown,
+            &self.boundary,
+            crate::fsio::MAX_CONFIG_SIZE,
+        ) {
+            Ok(bytes) => bytes,
+            Err(r) => {
+                self.unreadable_extend(text, span, &r, unreadable_help(&r));
+                return None;
+            }
+        };
+        let Ok(parent_text) = String::from_utf8(bytes) else {
+            self.errors.push(self.extend_error(
+                span,
+                format!("`{text}`, which `extend` names, is not valid UTF-8"),
+                "TOML files are UTF-8; save it as UTF-8.",
+            ));
+            return None;
+        };
+        Some(parent_text)
+    }
+
+    /// The configuration `extend` brings, from its file parsed (or found in the cache):
+    /// `None` when it has errors (added to this file's) or no `[tool.amlint]` table.
+    fn extended_outcome(
+        &mut self,
+        text: &str,
+        span: Span,
+        parsed: Result<Option<Config>, Vec<ConfigError>>,
+    ) -> Option<Config> {
         match parsed {
             Ok(Some(parent)) => Some(parent),
             Ok(None) => {
-                self.errors.push(error(
+                self.errors.push(self.extend_error(
+                    span,
                     format!("`{text}`, which `extend` names, has no [tool.amlint] table"),
                     "Name an amlint.toml, or a pyproject.toml with a [tool.amlint] table.",
                 ));
@@ -999,468 +1031,6 @@ impl<'a> Parser<'a> {
                 J::Object(map)
             }
         })
-    }
-
-    fn inventory(&mut self, v: &Value<'_>, config: &mut Config) {
-        const SECTIONS: &[&str] = &["computes", "models", "endpoints", "deployments", "vm_sizes"];
-        let Some(table) = self.table("inventory", v) else {
-            return;
-        };
-        let mut inv = Entries::default();
-        for (key, value) in table.iter() {
-            let section = key.get_ref().as_ref();
-            if !SECTIONS.contains(&section) {
-                self.unknown_key(key, "inventory", SECTIONS);
-                continue;
-            }
-            let example = format!("`[[inventory.{section}]]` followed by its keys, once per entry");
-            let DeValue::Array(items) = value.get_ref() else {
-                self.type_error(
-                    &format!("inventory.{section}"),
-                    value,
-                    "an array of tables",
-                    &example,
-                );
-                continue;
-            };
-            for item in items.iter() {
-                let DeValue::Table(entry) = item.get_ref() else {
-                    self.type_error(&format!("inventory.{section}"), item, "a table", &example);
-                    continue;
-                };
-                let span = self.span(item.span());
-                match section {
-                    "computes" => {
-                        if let Some(c) = self.compute(entry, span) {
-                            inv.computes.push(c);
-                        }
-                    }
-                    "models" => {
-                        if let Some(m) = self.model(entry, span) {
-                            inv.models.push(m);
-                        }
-                    }
-                    "endpoints" => {
-                        if let Some(e) = self.endpoint(entry, span) {
-                            inv.endpoints.push(e);
-                        }
-                    }
-                    "vm_sizes" => {
-                        if let Some(s) = self.vm_size(entry, span) {
-                            inv.vm_sizes.push(s);
-                        }
-                    }
-                    _ => {
-                        if let Some(d) = self.deployment(entry, span) {
-                            inv.deployments.push(d);
-                        }
-                    }
-                }
-            }
-        }
-        self.check_unique(&inv);
-        // Entries of a configuration this one extends stay unless this one names them: this
-        // file's entries are a layer over the base's, which is shared, never copied.
-        if !inv.is_empty() {
-            config.inventory = config.inventory.with_own(inv);
-        }
-    }
-
-    /// The keys of an inventory entry: unknown ones and missing required ones reported.
-    fn entry_fields<'v, 'i>(
-        &mut self,
-        section: &str,
-        entry: &'v DeTable<'i>,
-        span: Span,
-        known: &[&str],
-        required: &[&str],
-    ) -> BTreeMap<String, &'v Value<'i>> {
-        let mut out = BTreeMap::new();
-        for (key, value) in entry.iter() {
-            if known.contains(&key.get_ref().as_ref()) {
-                out.insert(key.get_ref().to_string(), value);
-            } else {
-                self.unknown_key(key, &format!("inventory.{section}"), known);
-            }
-        }
-        let missing: Vec<&str> = required
-            .iter()
-            .copied()
-            .filter(|k| !out.contains_key(*k))
-            .collect();
-        if !missing.is_empty() {
-            let list = missing
-                .iter()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            self.errors.push(
-                ConfigError::new(
-                    &self.source,
-                    span,
-                    format!("this `inventory.{section}` entry has no {list}"),
-                )
-                .with_help(format!(
-                    "Each entry of `inventory.{section}` needs: {}.",
-                    required.join(", ")
-                )),
-            );
-        }
-        out
-    }
-
-    fn name(&mut self, section: &str, v: &Value<'_>) -> Option<String> {
-        let key = format!("inventory.{section}.name");
-        let (s, span) = self.string(&key, v, "`name = \"gpu-cluster\"`")?;
-        if inventory::valid_name(s) {
-            Some(s.to_string())
-        } else {
-            self.errors.push(
-                ConfigError::new(&self.source, span, format!("`{s}` is not an Azure ML name")).with_help(
-                    "Names start with a letter or digit and hold letters, digits, `-`, `_` and `.`.",
-                ),
-            );
-            None
-        }
-    }
-
-    fn optional_name(&mut self, key: &str, v: Option<&&Value<'_>>) -> Option<String> {
-        let v = v?;
-        let (s, span) = self.string(key, v, "`compute = \"aks-prod\"`")?;
-        if inventory::valid_name(s) {
-            Some(s.to_string())
-        } else {
-            self.errors.push(
-                ConfigError::new(
-                    &self.source,
-                    span,
-                    format!("`{s}` is not an Azure ML compute name"),
-                )
-                .with_help("Names start with a letter or digit and hold letters, digits, `-`, `_` and `.`."),
-            );
-            None
-        }
-    }
-
-    fn compute(&mut self, entry: &DeTable<'_>, span: Span) -> Option<Compute> {
-        let f = self.entry_fields(
-            "computes",
-            entry,
-            span,
-            &["name", "type", "size"],
-            &["name", "type"],
-        );
-        let name = f.get("name").and_then(|v| self.name("computes", v));
-        let compute_type = f.get("type").and_then(|v| {
-            let (s, span) = self.string("inventory.computes.type", v, "`type = \"amlcompute\"`")?;
-            let lower = s.to_ascii_lowercase();
-            match inventory::COMPUTE_TYPES.iter().find(|t| **t == lower) {
-                Some(t) => Some(*t),
-                None => {
-                    let hint = suggest::closest(s, inventory::COMPUTE_TYPES.iter().copied())
-                        .map(|s| format!("Did you mean `{s}`? "))
-                        .unwrap_or_default();
-                    self.errors.push(
-                        ConfigError::new(
-                            &self.source,
-                            span,
-                            format!("`{s}` is not an Azure ML compute type"),
-                        )
-                        .with_help(format!(
-                            "{hint}The types are: {}.",
-                            inventory::COMPUTE_TYPES.join(", ")
-                        )),
-                    );
-                    None
-                }
-            }
-        });
-        let size = match f.get("size") {
-            None => None,
-            Some(v) => {
-                let (s, sspan) =
-                    self.string("inventory.computes.size", v, "`size = \"Standard_NC6s_v3\"`")?;
-                if !s.is_empty()
-                    && s.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-                {
-                    Some(s.to_string())
-                } else {
-                    self.errors.push(
-                        ConfigError::new(&self.source, sspan, format!("`{s}` is not a VM size"))
-                            .with_help("Write the size as Azure names it, for example `Standard_NC6s_v3`."),
-                    );
-                    return None;
-                }
-            }
-        };
-        Some(Compute {
-            name: name?,
-            compute_type: compute_type?,
-            size,
-            span,
-        })
-    }
-
-    fn model(&mut self, entry: &DeTable<'_>, span: Span) -> Option<Model> {
-        let f = self.entry_fields(
-            "models",
-            entry,
-            span,
-            &["name", "version", "size_bytes"],
-            &["name", "version"],
-        );
-        let name = f.get("name").and_then(|v| self.name("models", v));
-        let version = f.get("version").and_then(|v| match v.get_ref() {
-            DeValue::String(s) if !s.trim().is_empty() => Some(s.to_string()),
-            DeValue::Integer(i) if i.radix() == 10 && !i.as_str().starts_with('-') => {
-                Some(i.as_str().to_string())
-            }
-            _ => {
-                self.type_error(
-                    "inventory.models.version",
-                    v,
-                    "a non-empty string or a positive integer",
-                    "`version = \"3\"`",
-                );
-                None
-            }
-        });
-        let size_bytes = match f.get("size_bytes") {
-            None => None,
-            Some(v) => match v.get_ref() {
-                DeValue::Integer(i) => match u64::from_str_radix(i.as_str(), i.radix()) {
-                    Ok(n) => Some(n),
-                    Err(_) => {
-                        self.error(
-                            v.span(),
-                            format!("`size_bytes` must be a number of bytes from 0 up, not {i}"),
-                            "For example: `size_bytes = 1_500_000_000` (1.5 GB).",
-                        );
-                        return None;
-                    }
-                },
-                _ => {
-                    self.type_error(
-                        "inventory.models.size_bytes",
-                        v,
-                        "an integer (bytes)",
-                        "`size_bytes = 1_500_000_000`",
-                    );
-                    return None;
-                }
-            },
-        };
-        Some(Model {
-            name: name?,
-            version: version?,
-            size_bytes,
-            span,
-        })
-    }
-
-    fn endpoint(&mut self, entry: &DeTable<'_>, span: Span) -> Option<Endpoint> {
-        let f = self.entry_fields("endpoints", entry, span, &["name", "compute"], &["name"]);
-        let name = f.get("name").and_then(|v| self.name("endpoints", v));
-        let compute = match f.get("compute") {
-            None => None,
-            some => Some(self.optional_name("inventory.endpoints.compute", some)?),
-        };
-        Some(Endpoint {
-            name: name?,
-            compute,
-            span,
-        })
-    }
-
-    fn vm_size(&mut self, entry: &DeTable<'_>, span: Span) -> Option<VmSize> {
-        let f = self.entry_fields(
-            "vm_sizes",
-            entry,
-            span,
-            &["name", "vcpus", "memory_gib", "gpus"],
-            &["name", "vcpus", "memory_gib"],
-        );
-        let name = f.get("name").and_then(|v| {
-            let (s, sspan) =
-                self.string("inventory.vm_sizes.name", v, "`name = \"Standard_ND96isr_H200_v5\"`")?;
-            let lower = s.to_ascii_lowercase();
-            let body = lower.strip_prefix("standard_").or_else(|| lower.strip_prefix("basic_"));
-            if body.is_some_and(|b| {
-                b.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-                    && b.chars().any(|c| c.is_ascii_digit())
-                    && b.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            }) {
-                Some(s.to_string())
-            } else {
-                self.errors.push(
-                    ConfigError::new(&self.source, sspan, format!("`{s}` is not a VM size name"))
-                        .with_help("Write the size as Azure names it, with its tier: for example `Standard_ND96isr_H200_v5`."),
-                );
-                None
-            }
-        });
-        let mut number = |key: &str, example: &str| -> Option<Option<f64>> {
-            let Some(v) = f.get(key) else {
-                return Some(None);
-            };
-            let n = match v.get_ref() {
-                DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix()).ok().map(|n| n as f64),
-                DeValue::Float(x) => x.as_str().replace('_', "").parse::<f64>().ok(),
-                _ => None,
-            };
-            match n {
-                Some(n) if n.is_finite() && n >= 0.0 => Some(Some(n)),
-                _ => {
-                    self.type_error(
-                        &format!("inventory.vm_sizes.{key}"),
-                        v,
-                        "a number from 0 up",
-                        example,
-                    );
-                    None
-                }
-            }
-        };
-        let vcpus = number("vcpus", "`vcpus = 96`");
-        let memory_gib = number("memory_gib", "`memory_gib = 1850`");
-        let gpus = number("gpus", "`gpus = 8`");
-        Some(VmSize {
-            name: name?,
-            vcpus: vcpus??,
-            memory_gib: memory_gib??,
-            gpus: gpus?.unwrap_or(0.0),
-            span,
-        })
-    }
-
-    fn file_path(&mut self, key: &str, v: &Value<'_>) -> Option<(std::path::PathBuf, String)> {
-        let (s, span) = self.string(key, v, "`config = \"deploy/deploymentconfig.json\"`")?;
-        let path = super::absolute(Path::new(s), self.dir);
-        if matches!(
-            crate::fsio::look(&path, &self.boundary),
-            Ok(crate::fsio::Looked::File { .. })
-        ) {
-            Some((path, s.to_string()))
-        } else {
-            self.errors.push(
-                ConfigError::new(&self.source, span, format!("`{s}` is not a file"))
-                    .with_help(format!(
-                        "Paths are relative to the configuration file's directory ({}); fix the path, or remove the entry if the file is gone.",
-                        self.dir.display()
-                    )),
-            );
-            None
-        }
-    }
-
-    fn deployment(&mut self, entry: &DeTable<'_>, span: Span) -> Option<Deployment> {
-        let f = self.entry_fields(
-            "deployments",
-            entry,
-            span,
-            &["config", "model", "inference_config", "compute"],
-            &["config", "model"],
-        );
-        let config = f
-            .get("config")
-            .and_then(|v| self.file_path("inventory.deployments.config", v));
-        let models = f.get("model").and_then(|v| {
-            let list: Vec<(String, Span)> = match v.get_ref() {
-                DeValue::String(s) => vec![(s.to_string(), self.span(v.span()))],
-                DeValue::Array(_) => self.string_list(
-                    "inventory.deployments.model",
-                    v,
-                    "`model = [\"credit:3\", \"scaler:1\"]`",
-                ),
-                _ => {
-                    self.type_error(
-                        "inventory.deployments.model",
-                        v,
-                        "a string or an array of strings",
-                        "`model = \"credit:3\"`",
-                    );
-                    return None;
-                }
-            };
-            if list.is_empty() {
-                self.error(
-                    v.span(),
-                    "`model` names no model".to_string(),
-                    "Name the model(s) the deployment serves, as `name:version`.",
-                );
-                return None;
-            }
-            let mut out = Vec::new();
-            let mut ok = true;
-            for (text, span) in list {
-                match ModelRef::parse(&text) {
-                    Ok(m) => out.push(m),
-                    Err(why) => {
-                        ok = false;
-                        self.errors.push(ConfigError::new(&self.source, span, why));
-                    }
-                }
-            }
-            ok.then_some(out)
-        });
-        let inference_config = match f.get("inference_config") {
-            None => None,
-            Some(v) => Some(self.file_path("inventory.deployments.inference_config", v)?.0),
-        };
-        let compute = match f.get("compute") {
-            None => None,
-            some => Some(self.optional_name("inventory.deployments.compute", some)?),
-        };
-        let (config, config_text) = config?;
-        Some(Deployment {
-            config,
-            config_text,
-            models: models?,
-            inference_config,
-            compute,
-            span,
-        })
-    }
-
-    fn check_unique(&mut self, inv: &Entries) {
-        let mut seen = HashSet::new();
-        for c in &inv.computes {
-            if !seen.insert(c.name.to_ascii_lowercase()) {
-                self.duplicate(c.span, &format!("compute `{}`", c.name));
-            }
-        }
-        let mut seen = HashSet::new();
-        for m in &inv.models {
-            if !seen.insert((m.name.clone(), m.version.clone())) {
-                self.duplicate(m.span, &format!("model `{}:{}`", m.name, m.version));
-            }
-        }
-        let mut seen = HashSet::new();
-        for e in &inv.endpoints {
-            if !seen.insert(e.name.clone()) {
-                self.duplicate(e.span, &format!("endpoint `{}`", e.name));
-            }
-        }
-        let mut seen = HashSet::new();
-        for v in &inv.vm_sizes {
-            if !seen.insert(v.name.to_ascii_lowercase()) {
-                self.duplicate(v.span, &format!("VM size `{}`", v.name));
-            }
-        }
-        let mut seen = HashSet::new();
-        for d in &inv.deployments {
-            if !seen.insert(d.config.clone()) {
-                self.duplicate(d.span, &format!("deployment config `{}`", d.config_text));
-            }
-        }
-    }
-
-    fn duplicate(&mut self, span: Span, what: &str) {
-        self.errors.push(
-            ConfigError::new(&self.source, span, format!("the inventory declares {what} twice"))
-                .with_help("Keep one entry; amlint could not tell which one is true."),
-        );
     }
 }
 

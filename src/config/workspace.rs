@@ -639,109 +639,127 @@ pub fn read_computes(doc: &Document, file: &str) -> Result<Vec<SnapshotCompute>,
         let rest = r
             .field(item, "properties")
             .filter(|p| matches!(r.value(*p), Value::Map(_)) && r.doc.get(*p, "computeType").is_some());
-        let compute = match rest {
-            Some(props) => {
-                let Some(ctype) = r.string(props, "computeType", &what)? else {
-                    return Err(error(
-                        r.span(props),
-                        format!("{what} has no `properties.computeType`"),
-                    ));
-                };
-                let inner = r.field(props, "properties");
-                if let Some(inner) = inner {
-                    if !matches!(r.value(inner), Value::Map(_)) {
-                        return Err(error(
-                            r.span(inner),
-                            format!(
-                                "{what}: `properties.properties` is {}, not an object",
-                                r.describe(inner)
-                            ),
-                        ));
-                    }
-                }
-                let compute_type = compute_type(ctype);
-                let size = match inner {
-                    Some(p) => match r.string(p, "vmSize", &what)? {
-                        Some(s) => Some(s),
-                        None => r.string(p, "agentVmSize", &what)?,
-                    },
-                    None => None,
-                };
-                let tier = match inner
-                    .map(|p| r.string(p, "vmPriority", &what))
-                    .transpose()?
-                    .flatten()
-                {
-                    Some(t) => Some(tier_of(
-                        &r,
-                        inner.and_then(|p| r.doc.get(p, "vmPriority")),
-                        t,
-                        &what,
-                    )?),
-                    None => None,
-                };
-                let scale = inner.and_then(|p| r.field(p, "scaleSettings"));
-                let (min, max) = match scale {
-                    Some(s) if matches!(r.value(s), Value::Map(_)) => (
-                        r.count(s, "minNodeCount", &what, 0)?,
-                        r.count(s, "maxNodeCount", &what, 0)?,
-                    ),
-                    Some(s) => {
-                        return Err(error(
-                            r.span(s),
-                            format!("{what}: `scaleSettings` is {}, not an object", r.describe(s)),
-                        ));
-                    }
-                    None => (None, None),
-                };
-                SnapshotCompute {
-                    name: name.to_string(),
-                    compute_type,
-                    size: size.map(str::to_string),
-                    location,
-                    tier,
-                    min_instances: min.map(|n| n as u64),
-                    max_instances: max.map(|n| n as u64),
-                    file: file.to_string(),
-                    index,
-                    span: r.span(item),
-                }
-            }
-            None => {
-                let Some(ctype) = r.string(item, "type", &what)? else {
-                    return Err(error(r.span(item), format!("{what} has no `type`")));
-                };
-                let compute_type = compute_type(ctype).or_else(|| {
-                    // `*** unsupported compute type ***`: AKS and other attached targets.
-                    r.string(item, "resource_id", &what)
-                        .ok()
-                        .flatten()
-                        .and_then(type_of_resource)
-                });
-                let tier = match r.string(item, "tier", &what)? {
-                    Some(t) => Some(tier_of(&r, r.doc.get(item, "tier"), t, &what)?),
-                    None => None,
-                };
-                SnapshotCompute {
-                    name: name.to_string(),
-                    compute_type,
-                    size: r.string(item, "size", &what)?.map(str::to_string),
-                    location,
-                    tier,
-                    min_instances: r.count(item, "min_instances", &what, 0)?.map(|n| n as u64),
-                    max_instances: r.count(item, "max_instances", &what, 0)?.map(|n| n as u64),
-                    file: file.to_string(),
-                    index,
-                    span: r.span(item),
-                }
-            }
+        let mut compute = SnapshotCompute {
+            name: name.to_string(),
+            compute_type: None,
+            size: None,
+            location,
+            tier: None,
+            min_instances: None,
+            max_instances: None,
+            file: file.to_string(),
+            index,
+            span: r.span(item),
         };
+        match rest {
+            Some(props) => rest_fields(&r, props, &what, &mut compute)?,
+            None => cli_fields(&r, item, &what, &mut compute)?,
+        }
         if compute.name.trim().is_empty() {
             return Err(error(r.span(item), format!("{here} has an empty `name`")));
         }
         out.push(compute);
     }
     Ok(out)
+}
+
+/// The fields of a compute of the REST API's list (`properties`: `computeType`, and
+/// `properties.properties`: `vmSize` or `agentVmSize`, `vmPriority`, `scaleSettings`).
+fn rest_fields(
+    r: &Reader<'_>,
+    props: NodeId,
+    what: &str,
+    compute: &mut SnapshotCompute,
+) -> Result<(), SnapshotError> {
+    let Some(ctype) = r.string(props, "computeType", what)? else {
+        return Err(error(
+            r.span(props),
+            format!("{what} has no `properties.computeType`"),
+        ));
+    };
+    let inner = r.field(props, "properties");
+    if let Some(inner) = inner {
+        if !matches!(r.value(inner), Value::Map(_)) {
+            return Err(error(
+                r.span(inner),
+                format!(
+                    "{what}: `properties.properties` is {}, not an object",
+                    r.describe(inner)
+                ),
+            ));
+        }
+    }
+    let compute_type = compute_type(ctype);
+    let size = match inner {
+        Some(p) => match r.string(p, "vmSize", what)? {
+            Some(s) => Some(s),
+            None => r.string(p, "agentVmSize", what)?,
+        },
+        None => None,
+    };
+    let tier = match inner
+        .map(|p| r.string(p, "vmPriority", what))
+        .transpose()?
+        .flatten()
+    {
+        Some(t) => Some(tier_of(
+            r,
+            inner.and_then(|p| r.doc.get(p, "vmPriority")),
+            t,
+            what,
+        )?),
+        None => None,
+    };
+    let scale = inner.and_then(|p| r.field(p, "scaleSettings"));
+    let (min, max) = match scale {
+        Some(s) if matches!(r.value(s), Value::Map(_)) => (
+            r.count(s, "minNodeCount", what, 0)?,
+            r.count(s, "maxNodeCount", what, 0)?,
+        ),
+        Some(s) => {
+            return Err(error(
+                r.span(s),
+                format!("{what}: `scaleSettings` is {}, not an object", r.describe(s)),
+            ));
+        }
+        None => (None, None),
+    };
+    compute.compute_type = compute_type;
+    compute.size = size.map(str::to_string);
+    compute.tier = tier;
+    compute.min_instances = min.map(|n| n as u64);
+    compute.max_instances = max.map(|n| n as u64);
+    Ok(())
+}
+
+/// The fields of a compute as `az ml compute list` prints it (`type`, `resource_id`,
+/// `size`, `tier`, `min_instances`, `max_instances`).
+fn cli_fields(
+    r: &Reader<'_>,
+    item: NodeId,
+    what: &str,
+    compute: &mut SnapshotCompute,
+) -> Result<(), SnapshotError> {
+    let Some(ctype) = r.string(item, "type", what)? else {
+        return Err(error(r.span(item), format!("{what} has no `type`")));
+    };
+    let compute_type = compute_type(ctype).or_else(|| {
+        // `*** unsupported compute type ***`: AKS and other attached targets.
+        r.string(item, "resource_id", what)
+            .ok()
+            .flatten()
+            .and_then(type_of_resource)
+    });
+    let tier = match r.string(item, "tier", what)? {
+        Some(t) => Some(tier_of(r, r.doc.get(item, "tier"), t, what)?),
+        None => None,
+    };
+    compute.compute_type = compute_type;
+    compute.size = r.string(item, "size", what)?.map(str::to_string);
+    compute.tier = tier;
+    compute.min_instances = r.count(item, "min_instances", what, 0)?.map(|n| n as u64);
+    compute.max_instances = r.count(item, "max_instances", what, 0)?.map(|n| n as u64);
+    Ok(())
 }
 
 fn tier_of(r: &Reader<'_>, node: Option<NodeId>, text: &str, what: &str) -> Result<Tier, SnapshotError> {

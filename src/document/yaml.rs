@@ -1023,7 +1023,8 @@ impl<'a> Builder<'a, '_> {
         // PyYAML refuses to construct this document (AML001 inside it): the Azure ML CLI
         // never sees its content, so it is kept for classification but not validated.
         let (start, end) = (doc.span.start, doc.span.end);
-        let inside = |d: &Diagnostic| d.code == "AML001" && d.span.start >= start && d.span.start <= end;
+        let inside =
+            |d: &Diagnostic| d.code == codes::AML001.code && d.span.start >= start && d.span.start <= end;
         let own = self.doc_diags.min(self.diags.len());
         if self.diags[..self.before_docs].iter().any(inside) || self.diags[own..].iter().any(inside) {
             doc.partial = true;

@@ -413,6 +413,49 @@ pub mod parse {
         })
     }
 
+    /// A `count` condition (its mapping `c`), with its operator `op` (at `op_value`).
+    fn count(doc: &Document, c: NodeId, op: Op, op_value: NodeId) -> Result<Cond, ParseError> {
+        if !matches!(
+            op,
+            Op::Equals(_)
+                | Op::NotEquals(_)
+                | Op::Greater(_)
+                | Op::GreaterOrEquals(_)
+                | Op::Less(_)
+                | Op::LessOrEquals(_)
+        ) {
+            return Err(err(
+                doc,
+                op_value,
+                "a `count` compares with equals, notEquals, greater, greaterOrEquals, less or lessOrEquals",
+            ));
+        }
+        let field = doc
+            .get(c, "field")
+            .ok_or_else(|| err(doc, c, "`count` needs a `field`"))?;
+        let Value::Str(path) = doc.value(field) else {
+            return Err(err(doc, field, "`field` takes a path"));
+        };
+        let path = FieldPath::parse(path)
+            .and_then(checked)
+            .map_err(|e| err(doc, field, e))?;
+        for e in doc.entries(c) {
+            let k = doc.key_string(e.key);
+            if k != "field" && k != "where" {
+                return Err(err(
+                    doc,
+                    e.key,
+                    format!("`{k}` is not part of `count` (it takes `field` and `where`)"),
+                ));
+            }
+        }
+        let filter = match doc.get(c, "where") {
+            Some(w) => Some(Box::new(condition(doc, w)?)),
+            None => None,
+        };
+        Ok(Cond::Count { path, filter, op })
+    }
+
     /// Parses the condition at node `id` of a rule file.
     pub fn condition(doc: &Document, id: NodeId) -> Result<Cond, ParseError> {
         let Value::Map(entries) = doc.value(id) else {
@@ -489,47 +532,7 @@ pub mod parse {
                     .map_err(|e| err(doc, *f, e))?;
                 Ok(Cond::Field { path, op })
             }
-            (None, Some((_, _, c))) => {
-                if !matches!(
-                    op,
-                    Op::Equals(_)
-                        | Op::NotEquals(_)
-                        | Op::Greater(_)
-                        | Op::GreaterOrEquals(_)
-                        | Op::Less(_)
-                        | Op::LessOrEquals(_)
-                ) {
-                    return Err(err(
-                        doc,
-                        *op_value,
-                        "a `count` compares with equals, notEquals, greater, greaterOrEquals, less or lessOrEquals",
-                    ));
-                }
-                let field = doc
-                    .get(*c, "field")
-                    .ok_or_else(|| err(doc, *c, "`count` needs a `field`"))?;
-                let Value::Str(path) = doc.value(field) else {
-                    return Err(err(doc, field, "`field` takes a path"));
-                };
-                let path = FieldPath::parse(path)
-                    .and_then(checked)
-                    .map_err(|e| err(doc, field, e))?;
-                for e in doc.entries(*c) {
-                    let k = doc.key_string(e.key);
-                    if k != "field" && k != "where" {
-                        return Err(err(
-                            doc,
-                            e.key,
-                            format!("`{k}` is not part of `count` (it takes `field` and `where`)"),
-                        ));
-                    }
-                }
-                let filter = match doc.get(*c, "where") {
-                    Some(w) => Some(Box::new(condition(doc, w)?)),
-                    None => None,
-                };
-                Ok(Cond::Count { path, filter, op })
-            }
+            (None, Some((_, _, c))) => count(doc, *c, op, *op_value),
             (Some((_, k, _)), Some(_)) => Err(err(doc, *k, "use either `field` or `count`, not both")),
             (None, None) => Err(err(
                 doc,

@@ -653,25 +653,8 @@ fn step_compute_pattern() -> [Segment; 3] {
     ]
 }
 
-/// Compiles the policy parts of a rule file. `doc` is the rule file's tree (for spans).
-pub fn compile(
-    doc: &Document,
-    kinds: &[String],
-    report: &ReportFile,
-    severity_by_profile: &BTreeMap<String, Severity>,
-    params: &serde_json::Map<String, serde_json::Value>,
-    fixes: &[FixDoc],
-) -> Result<PolicyRule, (Span, String)> {
-    let root = doc.root.ok_or((doc.span, "empty rule file".to_string()))?;
-    let at_span = |key: &str| {
-        doc.get(root, "report")
-            .and_then(|r| doc.get(r, key))
-            .map_or(doc.span, |n| doc.node(n).span)
-    };
-    let when_node = doc
-        .get(root, "when")
-        .ok_or((doc.span, "a declarative rule needs `when`".to_string()))?;
-    let when = condition::parse::condition(doc, when_node).map_err(|e| (e.span, e.message))?;
+/// A rule's `kinds`: at least one, each a document kind (or `*`).
+fn check_kinds(doc: &Document, root: NodeId, kinds: &[String]) -> Result<(), (Span, String)> {
     if kinds.is_empty() {
         return Err((
             doc.span,
@@ -697,6 +680,29 @@ pub fn compile(
             return Err((span, format!("`{k}` is not a document kind{hint}")));
         }
     }
+    Ok(())
+}
+
+/// Compiles the policy parts of a rule file. `doc` is the rule file's tree (for spans).
+pub fn compile(
+    doc: &Document,
+    kinds: &[String],
+    report: &ReportFile,
+    severity_by_profile: &BTreeMap<String, Severity>,
+    params: &serde_json::Map<String, serde_json::Value>,
+    fixes: &[FixDoc],
+) -> Result<PolicyRule, (Span, String)> {
+    let root = doc.root.ok_or((doc.span, "empty rule file".to_string()))?;
+    let at_span = |key: &str| {
+        doc.get(root, "report")
+            .and_then(|r| doc.get(r, key))
+            .map_or(doc.span, |n| doc.node(n).span)
+    };
+    let when_node = doc
+        .get(root, "when")
+        .ok_or((doc.span, "a declarative rule needs `when`".to_string()))?;
+    let when = condition::parse::condition(doc, when_node).map_err(|e| (e.span, e.message))?;
+    check_kinds(doc, root, kinds)?;
     let parse_path = |s: &str, key: &str| {
         FieldPath::parse(s)
             .and_then(|p| check_fact_path(&p, true).map(|()| p))

@@ -149,24 +149,7 @@ impl Snippet {
                 }
             })
             .collect();
-        // Groups of lines: each span's lines with their context, overlapping ones merged.
-        let mut groups: Vec<(usize, usize)> = shown
-            .iter()
-            .map(|&(first, last, _)| {
-                (
-                    first.saturating_sub(CONTEXT),
-                    (last + CONTEXT).min(last_line).max(last),
-                )
-            })
-            .collect();
-        groups.sort_unstable();
-        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(groups.len());
-        for (a, b) in groups {
-            match merged.last_mut() {
-                Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
-                _ => merged.push((a, b)),
-            }
-        }
+        let merged = line_groups(&shown, last_line);
         // Where on each line the spans start: what a cut line keeps in view.
         let focus = |line: usize| {
             shown
@@ -227,6 +210,29 @@ impl Snippet {
             .collect();
         Some((snippet, mapped))
     }
+}
+
+/// Groups of lines to draw: each span's lines (`shown`: first, last) with their context,
+/// up to `last_line`, overlapping ones merged; in order.
+fn line_groups(shown: &[(usize, usize, Span)], last_line: usize) -> Vec<(usize, usize)> {
+    let mut groups: Vec<(usize, usize)> = shown
+        .iter()
+        .map(|&(first, last, _)| {
+            (
+                first.saturating_sub(CONTEXT),
+                (last + CONTEXT).min(last_line).max(last),
+            )
+        })
+        .collect();
+    groups.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(groups.len());
+    for (a, b) in groups {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    merged
 }
 
 /// The offset where the 0-based `line` ends, before its line break (`\n`, `\r\n` or a

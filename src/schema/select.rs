@@ -159,6 +159,8 @@ fn keyword_parent<'s>(
 
 const MAX_DEPTH: usize = 64;
 
+/// The issues of one validation error, below `prefix`: a union's branches, a lazy
+/// reference's target and the unknown keys each expand; every other error is one issue.
 fn collect(
     store: &'static Store,
     doc: &str,
@@ -171,12 +173,6 @@ fn collect(
         return;
     }
     let pointer = pointer_of(prefix, error);
-    let push = |out: &mut Vec<Issue>, kind| {
-        out.push(Issue {
-            pointer: pointer.clone(),
-            kind,
-        });
-    };
     match error.kind() {
         ValidationErrorKind::AnyOf { context }
         | ValidationErrorKind::OneOfNotValid { context }
@@ -195,172 +191,19 @@ fn collect(
                 })
                 .unwrap_or_default();
             for key in unexpected.iter().take(MAX_ISSUES.saturating_sub(out.len())) {
-                push(
-                    out,
-                    IssueKind::UnknownKey {
+                out.push(Issue {
+                    pointer: pointer.clone(),
+                    kind: IssueKind::UnknownKey {
                         key: key.clone(),
                         allowed: allowed.clone(),
                         missing: None,
                     },
-                );
+                });
             }
-        }
-        ValidationErrorKind::Required { property } => {
-            let key = property
-                .as_str()
-                .map_or_else(|| property.to_string(), str::to_string);
-            let kind = match misspelt_as(store, doc, error, &key) {
-                Some((typo, allowed)) => IssueKind::UnknownKey {
-                    key: typo,
-                    allowed: allowed.into(),
-                    missing: Some(key),
-                },
-                None => IssueKind::MissingKey { key },
-            };
-            push(out, kind);
-        }
-        ValidationErrorKind::Type { kind } => {
-            let expected = match kind {
-                TypeKind::Single(t) => vec![t.to_string()],
-                TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
-            };
-            push(out, IssueKind::WrongType { expected });
         }
         ValidationErrorKind::Custom { keyword, message } if keyword == LAZY_KEYWORD => {
             expand_lazy(store, error, message, &pointer, out, depth);
         }
-        // `pattern` is amlint's own keyword (`store`: compiled once per process); its
-        // message is the pattern.
-        ValidationErrorKind::Custom { keyword, message } if keyword == "pattern" => {
-            let forms = keyword_parent(store, doc, error).and_then(|(s, _)| s.get("x-amlint-forms").cloned());
-            push(
-                out,
-                IssueKind::Pattern {
-                    pattern: message.clone(),
-                    forms,
-                },
-            );
-        }
-        ValidationErrorKind::Custom { keyword, .. } => {
-            let parent = keyword_parent(store, doc, error).map(|(s, _)| s);
-            match keyword.as_str() {
-                "x-amlint-type" => {
-                    let to = parent
-                        .and_then(|s| s.get("x-amlint-type"))
-                        .and_then(Value::as_str)
-                        .and_then(Coercion::parse)
-                        .unwrap_or(Coercion::Number);
-                    push(out, IssueKind::NotCoercible { to });
-                }
-                "x-amlint-bounds" => {
-                    let bounds = parent
-                        .and_then(|s| s.get("x-amlint-bounds"))
-                        .map(Bounds::from_schema)
-                        .unwrap_or_default();
-                    push(
-                        out,
-                        IssueKind::OutOfRange {
-                            bounds: bounds_list(&bounds),
-                        },
-                    );
-                }
-                _ => {
-                    let spec = parent
-                        .and_then(|s| s.get("x-amlint-enum"))
-                        .and_then(EnumSpec::from_schema);
-                    push(
-                        out,
-                        IssueKind::NotAllowed {
-                            normalize: spec.as_ref().map(|s| s.normalize),
-                            allowed: spec.map(|s| s.values).unwrap_or_default(),
-                        },
-                    );
-                }
-            }
-        }
-        ValidationErrorKind::Enum { options } => {
-            let allowed = options
-                .as_array()
-                .map(|a| a.iter().map(value_text).collect())
-                .unwrap_or_default();
-            push(
-                out,
-                IssueKind::NotAllowed {
-                    allowed,
-                    normalize: None,
-                },
-            );
-        }
-        ValidationErrorKind::Constant { expected_value } => push(
-            out,
-            IssueKind::NotConst {
-                expected: (**expected_value).clone(),
-            },
-        ),
-        ValidationErrorKind::PropertyNames { error: inner } => {
-            let key = inner.instance().as_str().unwrap_or_default().to_string();
-            let pattern = match inner.kind() {
-                ValidationErrorKind::Custom { keyword, message } if keyword == "pattern" => message.clone(),
-                _ => String::new(),
-            };
-            push(out, IssueKind::BadKeyName { key, pattern });
-        }
-        ValidationErrorKind::Minimum { limit } => {
-            push(
-                out,
-                IssueKind::OutOfRange {
-                    bounds: vec![("minimum", num(limit))],
-                },
-            );
-        }
-        ValidationErrorKind::Maximum { limit } => {
-            push(
-                out,
-                IssueKind::OutOfRange {
-                    bounds: vec![("maximum", num(limit))],
-                },
-            );
-        }
-        ValidationErrorKind::ExclusiveMinimum { limit } => push(
-            out,
-            IssueKind::OutOfRange {
-                bounds: vec![("exclusiveMinimum", num(limit))],
-            },
-        ),
-        ValidationErrorKind::ExclusiveMaximum { limit } => push(
-            out,
-            IssueKind::OutOfRange {
-                bounds: vec![("exclusiveMaximum", num(limit))],
-            },
-        ),
-        ValidationErrorKind::MinLength { limit } => push(
-            out,
-            IssueKind::Size {
-                what: "minLength",
-                limit: *limit,
-            },
-        ),
-        ValidationErrorKind::MaxLength { limit } => push(
-            out,
-            IssueKind::Size {
-                what: "maxLength",
-                limit: *limit,
-            },
-        ),
-        ValidationErrorKind::MinItems { limit } => push(
-            out,
-            IssueKind::Size {
-                what: "minItems",
-                limit: *limit,
-            },
-        ),
-        ValidationErrorKind::MaxItems { limit } => push(
-            out,
-            IssueKind::Size {
-                what: "maxItems",
-                limit: *limit,
-            },
-        ),
         ValidationErrorKind::UniqueItems => {
             // Point at the repeated item itself.
             let items = error.instance().as_array().cloned().unwrap_or_default();
@@ -373,15 +216,126 @@ fn collect(
                 kind: IssueKind::DuplicateItem,
             });
         }
-        ValidationErrorKind::Not { schema } => push(
-            out,
-            IssueKind::Forbidden {
-                schema: schema.clone(),
-            },
-        ),
-        ValidationErrorKind::FalseSchema => push(out, IssueKind::NothingAllowed),
-        // Keywords the schemas do not use (formats are not asserted; no HTTP refs).
-        _ => {}
+        _ => {
+            if let Some(kind) = issue_kind(store, doc, error) {
+                out.push(Issue { pointer, kind });
+            }
+        }
+    }
+}
+
+/// The one issue of an error that is about the value where it failed; `None` for
+/// keywords the schemas do not use (formats are not asserted; no HTTP refs).
+fn issue_kind(store: &'static Store, doc: &str, error: &ValidationError<'_>) -> Option<IssueKind> {
+    let kind = match error.kind() {
+        ValidationErrorKind::Required { property } => {
+            let key = property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_string);
+            match misspelt_as(store, doc, error, &key) {
+                Some((typo, allowed)) => IssueKind::UnknownKey {
+                    key: typo,
+                    allowed: allowed.into(),
+                    missing: Some(key),
+                },
+                None => IssueKind::MissingKey { key },
+            }
+        }
+        ValidationErrorKind::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(t) => vec![t.to_string()],
+                TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
+            };
+            IssueKind::WrongType { expected }
+        }
+        ValidationErrorKind::Custom { keyword, message } => custom_issue(store, doc, error, keyword, message),
+        ValidationErrorKind::Enum { options } => IssueKind::NotAllowed {
+            allowed: options
+                .as_array()
+                .map(|a| a.iter().map(value_text).collect())
+                .unwrap_or_default(),
+            normalize: None,
+        },
+        ValidationErrorKind::Constant { expected_value } => IssueKind::NotConst {
+            expected: (**expected_value).clone(),
+        },
+        ValidationErrorKind::PropertyNames { error: inner } => {
+            let key = inner.instance().as_str().unwrap_or_default().to_string();
+            let pattern = match inner.kind() {
+                ValidationErrorKind::Custom { keyword, message } if keyword == "pattern" => message.clone(),
+                _ => String::new(),
+            };
+            IssueKind::BadKeyName { key, pattern }
+        }
+        ValidationErrorKind::Not { schema } => IssueKind::Forbidden {
+            schema: schema.clone(),
+        },
+        ValidationErrorKind::FalseSchema => IssueKind::NothingAllowed,
+        other => return limit_issue(other),
+    };
+    Some(kind)
+}
+
+/// A bound the value is beyond: a number's, a string's length, an array's size.
+fn limit_issue(kind: &ValidationErrorKind) -> Option<IssueKind> {
+    let range = |name: &'static str, limit: &Value| IssueKind::OutOfRange {
+        bounds: vec![(name, num(limit))],
+    };
+    let size = |what: &'static str, limit: &u64| IssueKind::Size { what, limit: *limit };
+    Some(match kind {
+        ValidationErrorKind::Minimum { limit } => range("minimum", limit),
+        ValidationErrorKind::Maximum { limit } => range("maximum", limit),
+        ValidationErrorKind::ExclusiveMinimum { limit } => range("exclusiveMinimum", limit),
+        ValidationErrorKind::ExclusiveMaximum { limit } => range("exclusiveMaximum", limit),
+        ValidationErrorKind::MinLength { limit } => size("minLength", limit),
+        ValidationErrorKind::MaxLength { limit } => size("maxLength", limit),
+        ValidationErrorKind::MinItems { limit } => size("minItems", limit),
+        ValidationErrorKind::MaxItems { limit } => size("maxItems", limit),
+        _ => return None,
+    })
+}
+
+/// The issue of one of amlint's own keywords: `pattern` (compiled once per process by
+/// `store`; its message is the pattern), `x-amlint-type`, `x-amlint-bounds`, and
+/// `x-amlint-enum` for the others.
+fn custom_issue(
+    store: &'static Store,
+    doc: &str,
+    error: &ValidationError<'_>,
+    keyword: &str,
+    message: &str,
+) -> IssueKind {
+    let parent = keyword_parent(store, doc, error).map(|(s, _)| s);
+    match keyword {
+        "pattern" => IssueKind::Pattern {
+            pattern: message.to_string(),
+            forms: parent.and_then(|s| s.get("x-amlint-forms").cloned()),
+        },
+        "x-amlint-type" => IssueKind::NotCoercible {
+            to: parent
+                .and_then(|s| s.get("x-amlint-type"))
+                .and_then(Value::as_str)
+                .and_then(Coercion::parse)
+                .unwrap_or(Coercion::Number),
+        },
+        "x-amlint-bounds" => {
+            let bounds = parent
+                .and_then(|s| s.get("x-amlint-bounds"))
+                .map(Bounds::from_schema)
+                .unwrap_or_default();
+            IssueKind::OutOfRange {
+                bounds: bounds_list(&bounds),
+            }
+        }
+        _ => {
+            let spec = parent
+                .and_then(|s| s.get("x-amlint-enum"))
+                .and_then(EnumSpec::from_schema);
+            IssueKind::NotAllowed {
+                normalize: spec.as_ref().map(|s| s.normalize),
+                allowed: spec.map(|s| s.values).unwrap_or_default(),
+            }
+        }
     }
 }
 
@@ -458,6 +412,37 @@ fn value_text(v: &Value) -> String {
     }
 }
 
+/// What is wrong with the discriminator `key` of a union's instance `obj`: missing (or
+/// misspelt: `tpye:` is the key to point at), or a value no branch takes.
+fn discriminator_issue(
+    key: &str,
+    kind: IssueKind,
+    obj: &serde_json::Map<String, Value>,
+    pointer: &Pointer,
+) -> Issue {
+    match kind {
+        IssueKind::MissingKey { key: missing } => {
+            let typo = crate::suggest::closest(&missing, obj.keys()).map(str::to_string);
+            let kind = match typo {
+                Some(typo) => IssueKind::UnknownKey {
+                    key: typo,
+                    allowed: vec![missing.clone()].into(),
+                    missing: Some(missing),
+                },
+                None => IssueKind::MissingKey { key: missing },
+            };
+            Issue {
+                pointer: pointer.clone(),
+                kind,
+            }
+        }
+        kind => Issue {
+            pointer: pointer.child(key),
+            kind,
+        },
+    }
+}
+
 /// A failed `anyOf`: report the errors of the branch the user meant, or one issue when
 /// no branch can be meant.
 fn union(
@@ -492,28 +477,8 @@ fn union(
     ) {
         (Some(key), Value::Object(obj)) => match discriminate(key, branches, obj) {
             Ok(i) => i,
-            Err(IssueKind::MissingKey { key: missing }) => {
-                // A misspelt discriminator (`tpye:`) is the key to point at.
-                let typo = crate::suggest::closest(&missing, obj.keys()).map(str::to_string);
-                let kind = match typo {
-                    Some(typo) => IssueKind::UnknownKey {
-                        key: typo,
-                        allowed: vec![missing.clone()].into(),
-                        missing: Some(missing),
-                    },
-                    None => IssueKind::MissingKey { key: missing },
-                };
-                out.push(Issue {
-                    pointer: pointer.clone(),
-                    kind,
-                });
-                return;
-            }
             Err(kind) => {
-                out.push(Issue {
-                    pointer: pointer.child(key),
-                    kind,
-                });
+                out.push(discriminator_issue(key, kind, obj, pointer));
                 return;
             }
         },

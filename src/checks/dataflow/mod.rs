@@ -18,15 +18,25 @@ mod sweep;
 mod wiring;
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Findings};
+use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::document::{Document, NodeId, Value};
 pub use model::FlowModel;
 use scan::Binding;
 
 /// Every code this check reports.
 pub const CODES: &[&str] = &[
-    "AML801", "AML802", "AML803", "AML804", "AML805", "AML806", "AML807", "AML808", "AML809", "AML810",
-    "AML811", "AML812",
+    codes::AML801.code,
+    codes::AML802.code,
+    codes::AML803.code,
+    codes::AML804.code,
+    codes::AML805.code,
+    codes::AML806.code,
+    codes::AML807.code,
+    codes::AML808.code,
+    codes::AML809.code,
+    codes::AML810.code,
+    codes::AML811.code,
+    codes::AML812.code,
 ];
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
