@@ -89,7 +89,7 @@ pub struct FileReport {
 #[derive(Debug, Default, Clone)]
 pub struct ComputeFacts {
     pub definitions: Vec<Arc<crate::facts::computes::ComputeDef>>,
-    pub references: Vec<crate::facts::computes::ComputeRef>,
+    pub references: Vec<crate::facts::index::ComputeRef>,
 }
 
 /// The monthly floor of a compute cluster that never scales to zero (`min_instances`) or

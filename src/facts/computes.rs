@@ -382,26 +382,6 @@ impl Builder {
     }
 }
 
-/// A compute reference of an Azure ML document (`compute: azureml:cpu-cluster`), as the
-/// checks resolved it: by a definition of the project, by the inventory, or not at all.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ComputeRef {
-    /// The name looked up (`azureml:` and versions removed, the last segment of an id).
-    pub name: String,
-    /// The reference's value in its file.
-    pub span: Span,
-    pub resolved: Resolution,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Resolution {
-    /// A definition of the project (the first of its definitions).
-    Defined(super::index::ComputeEntry),
-    /// The configuration's `[inventory]`.
-    Inventory,
-    Unresolved,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

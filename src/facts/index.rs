@@ -11,6 +11,26 @@ use crate::document::{Document, Value};
 use crate::kinds::Kind;
 use crate::source::Span;
 
+/// A compute reference of an Azure ML document (`compute: azureml:cpu-cluster`), as the
+/// checks resolved it: by a definition of the project, by the inventory, or not at all.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComputeRef {
+    /// The name looked up (`azureml:` and versions removed, the last segment of an id).
+    pub name: String,
+    /// The reference's value in its file.
+    pub span: Span,
+    pub resolved: Resolution,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolution {
+    /// A definition of the project (the first of its definitions).
+    Defined(ComputeEntry),
+    /// The configuration's `[inventory]`.
+    Inventory,
+    Unresolved,
+}
+
 /// A compute known to the project: one definition of it, or — from
 /// [`ProjectIndex::compute`] — what all its definitions agree on.
 #[derive(Debug, Clone, PartialEq)]

@@ -330,7 +330,7 @@ pub struct DocFacts<'a> {
     pub base: &'a FactBase,
     vm_nodes: Vec<VmNode>,
     /// The named compute references resolved so far, by node (`compute_refs`).
-    refs: std::cell::RefCell<Vec<(NodeId, computes::ComputeRef)>>,
+    refs: std::cell::RefCell<Vec<(NodeId, index::ComputeRef)>>,
     /// Nodes whose value is not known statically (a compute definition's `$SIZE`):
     /// conditions reading one are unknown, and no VM size is judged there.
     unknown: Vec<NodeId>,
@@ -536,13 +536,13 @@ impl<'a> DocFacts<'a> {
             return;
         }
         let resolved = match found {
-            Some(ComputeInfo { defined: Some(d), .. }) => computes::Resolution::Defined(d.clone()),
-            Some(_) => computes::Resolution::Inventory,
-            None => computes::Resolution::Unresolved,
+            Some(ComputeInfo { defined: Some(d), .. }) => index::Resolution::Defined(d.clone()),
+            Some(_) => index::Resolution::Inventory,
+            None => index::Resolution::Unresolved,
         };
         refs.push((
             node,
-            computes::ComputeRef {
+            index::ComputeRef {
                 name: name.to_string(),
                 span: self.doc.node(node).span,
                 resolved,
@@ -552,8 +552,8 @@ impl<'a> DocFacts<'a> {
 
     /// The named compute references the checks resolved (`compute:`, a step's compute,
     /// `settings.default_compute`, an AKS `computeTargetName`), in text order.
-    pub fn compute_refs(&self) -> Vec<computes::ComputeRef> {
-        let mut refs: Vec<computes::ComputeRef> = self.refs.borrow().iter().map(|(_, r)| r.clone()).collect();
+    pub fn compute_refs(&self) -> Vec<index::ComputeRef> {
+        let mut refs: Vec<index::ComputeRef> = self.refs.borrow().iter().map(|(_, r)| r.clone()).collect();
         refs.sort_by_key(|r| r.span.start);
         refs
     }

@@ -26,7 +26,7 @@ pub fn render(report: &Report, quiet: bool) -> String {
         ));
     }
     if !quiet {
-        out.push_str(&super::summary_with_suppressed(report));
+        out.push_str(&super::summary::summary_with_suppressed(report));
         out.push('\n');
     }
     escape::workflow_commands(out)

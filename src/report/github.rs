@@ -109,7 +109,7 @@ pub fn render(report: &Report, quiet: bool) -> String {
         ));
     }
     if !quiet && report.config_errors.is_empty() {
-        out.push_str(&super::summary_with_suppressed(report));
+        out.push_str(&super::summary::summary_with_suppressed(report));
         out.push('\n');
     }
     out

@@ -148,7 +148,7 @@ pub fn render(report: &Report, style: TerminalStyle, quiet: bool) -> String {
         out.push('\n');
     }
     if !quiet {
-        out.push_str(&super::summary_with_suppressed(report));
+        out.push_str(&super::summary::summary_with_suppressed(report));
         out.push('\n');
     }
     out

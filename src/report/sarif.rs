@@ -265,7 +265,7 @@ pub fn render(report: &Report) -> String {
                 "name": "amlint",
                 "version": env!("CARGO_PKG_VERSION"),
                 "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "informationUri": super::HOME_URL,
+                "informationUri": super::summary::HOME_URL,
                 "rules": rules.iter().map(rule_descriptor).collect::<Vec<_>>(),
                 "properties": {
                     "schemas": env!("AMLINT_SCHEMA_SOURCE"),

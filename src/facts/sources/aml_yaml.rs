@@ -3,7 +3,7 @@
 //! `synapseSparkCompute`) with a `name` is a definition. The document is checked as
 //! itself, so its definition needs no document of its own.
 
-use super::{Definitions, Input, Reader};
+use super::common::{Definitions, Input, Reader};
 use crate::document::{Document, NodeId, Value};
 use crate::facts::computes::{ComputeDef, FIELDS, Scalar, Setting, SourceKind};
 use crate::kinds::Kind;

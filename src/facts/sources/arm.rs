@@ -17,10 +17,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::common::{Definitions, Input, Reader};
 #[cfg(test)]
 use super::iac::Part;
 use super::iac::{self, BodyField, BodyNode, Ev, Leaf, V};
-use super::{Definitions, Input, Reader};
 use crate::document::{Document, Entry, NodeId, Value};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 use crate::source::{SourceFile, Span};

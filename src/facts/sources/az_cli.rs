@@ -11,8 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::common::{Files, Input};
 use super::shell::{Dialect, Keep, Script, ShellCommand, VarScope, Word, WordPart};
-use super::{Files, Input};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
 

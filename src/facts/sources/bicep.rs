@@ -16,8 +16,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use super::common::{Definitions, Input, Reader};
 use super::iac::{self, BodyField, BodyNode, Ev, Leaf, Part, V};
-use super::{Definitions, Input, Reader};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 use crate::source::Span;
 

@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Comment;
+use super::common::Comment;
 use crate::facts::computes::{ComputeDef, Scalar, Setting};
 use crate::source::{SourceFile, Span};
 
@@ -941,7 +941,7 @@ pub fn comments(source: &SourceFile, raw: &[(Span, bool)], code: &[u32]) -> Vec<
 /// `wanted` accepts, sorted by name (at most 2,000 entries of the directory are looked at:
 /// a larger one gives none).
 pub fn sibling_files(
-    files: &super::Files,
+    files: &super::common::Files,
     dir: &Path,
     wanted: impl Fn(&str) -> bool,
 ) -> Vec<(PathBuf, String)> {
@@ -1005,25 +1005,25 @@ pub fn inner_if_plain(text: &str, span: Span, open: usize, close: usize, value: 
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
 pub(crate) fn read_for_test(
-    read: fn(&super::Input<'_>, &mut super::Definitions),
+    read: fn(&super::common::Input<'_>, &mut super::common::Definitions),
     dir: &Path,
     name: &str,
     text: &str,
-) -> super::Definitions {
+) -> super::common::Definitions {
     std::fs::write(dir.join(name), text).unwrap();
     let format = crate::load::Format::for_path(name);
     let loaded = crate::load::parse_text(name, text.to_string(), format, &Default::default());
-    let files = super::Files::new(crate::fsio::Boundary::at(dir), &Default::default());
+    let files = super::common::Files::new(crate::fsio::Boundary::at(dir), &Default::default());
     let path = dir.join(name);
     let kinds = vec![None; loaded.documents.len()];
-    let input = super::Input {
+    let input = super::common::Input {
         path: &path,
         source: &loaded.source,
         documents: &loaded.documents,
         kinds: &kinds,
         files: &files,
     };
-    let mut out = super::Definitions::default();
+    let mut out = super::common::Definitions::default();
     read(&input, &mut out);
     out
 }

@@ -9,9 +9,10 @@
 use std::collections::HashMap;
 
 use super::az_cli::{Ctx, Eval, NoOuter, Outer, ScriptVal, Vars, definitions, wanted};
+use super::common::{Comment, Definitions, Input, Reader, line_of, mentions};
 use super::ipynb::{Code, code_cells};
+use super::shell::comment_of;
 use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
-use super::{Comment, Definitions, Input, Reader, comment_of, line_of, mentions};
 use crate::source::Span;
 
 pub const READER: Reader = Reader {

@@ -24,9 +24,9 @@ use std::collections::HashMap;
 
 use tree_sitter::Node as TsNode;
 
+use super::common::{Definitions, Input, Reader};
 use super::iac::{self, Ev, Part, V};
 use super::ipynb::{self, Code};
-use super::{Definitions, Input, Reader};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
 
@@ -423,7 +423,7 @@ impl<'t> Module<'t> {
     }
 
     /// The comments, each with the line it covers (in the file).
-    fn comments(&self, source: &crate::source::SourceFile) -> Vec<super::Comment> {
+    fn comments(&self, source: &crate::source::SourceFile) -> Vec<super::common::Comment> {
         let mut raw = Vec::new();
         for c in &self.comments {
             let line_start = self.src[..c.start_byte()].rfind('\n').map_or(0, |i| i + 1);

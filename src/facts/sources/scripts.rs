@@ -6,8 +6,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::az_cli::{Ctx, Eval, NoOuter, Outer, ScriptVal, Vars, definitions, wanted};
+use super::common::{Definitions, Input, Reader};
+use super::shell::comment_of;
 use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
-use super::{Definitions, Input, Reader, comment_of};
 use crate::source::Span;
 
 /// The bytes every `az ml compute ...` and `az ml computetarget ...` contains.

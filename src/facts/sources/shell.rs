@@ -1365,6 +1365,21 @@ fn utf8_len(b: u8) -> usize {
     }
 }
 
+/// A shell tokenizer's comment as one suppressions are read from: a comment on its own
+/// line covers the line of the next word after it, a trailing one its own line.
+pub fn comment_of(source: &crate::source::SourceFile, c: &ShellComment) -> super::common::Comment {
+    let target = if c.own_line {
+        c.next_code.map(|at| super::common::line_of(source, at))
+    } else {
+        Some(super::common::line_of(source, c.span.start))
+    };
+    super::common::Comment {
+        span: c.span,
+        own_line: c.own_line,
+        target_line: target,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,8 +27,8 @@ use hcl_edit::expr::{Expression, Object, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block, Body, Structure};
 use hcl_edit::template::Element;
 
+use super::common::{Definitions, Input, Reader};
 use super::iac::{self, BodyField, BodyNode, Ev, Leaf, Part, V};
-use super::{Definitions, Input, Reader};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::{SourceFile, Span};
 
@@ -887,7 +887,7 @@ impl<'m> Module<'m> {
                 } else {
                     strip(v).with_note(Some(format!(
                         "`var.{name}` is its default, in {}",
-                        super::file_name(&self.files[*file].0.path)
+                        super::common::file_name(&self.files[*file].0.path)
                     )))
                 }
             }
@@ -1294,7 +1294,7 @@ fn binary(op: &str, l: Ev, r: Ev) -> Ev {
 
 /// The comments of an HCL file (`#`, `//`, `/* */`), outside strings, templates and
 /// heredocs, each with the line it covers.
-fn comments(source: &SourceFile) -> Vec<super::Comment> {
+fn comments(source: &SourceFile) -> Vec<super::common::Comment> {
     let text = source.text.as_str();
     let b = text.as_bytes();
     let mut raw = Vec::new();

@@ -16,8 +16,9 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use super::az_cli::{Ctx, Eval, Evaluated, Outer, ScriptVal, ValueKind, Vars, definitions, setting_of};
+use super::common::{Definitions, Input, Reader};
+use super::shell::comment_of;
 use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
-use super::{Definitions, Input, Reader, comment_of};
 use crate::document::{Document, NodeId, Style, Value};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;

@@ -1,0 +1,144 @@
+//! What every reader of compute definitions shares, below the readers (the folder's
+//! `mod.rs` lists them and runs them): a file's [`Input`], the [`Definitions`] and
+//! [`Comment`]s it yields, the [`Reader`] record, [`Files`] (the project's other files,
+//! through fsio) and small helpers.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::document::Document;
+use crate::facts::computes::ComputeDef;
+use crate::kinds::Kind;
+use crate::source::{SourceFile, Span};
+
+/// What a reader is given: the file, its text, and — for YAML and JSON files — its
+/// documents as the loader parsed them with their kinds.
+pub struct Input<'a> {
+    /// The file on disk (other files it names are found from its directory).
+    pub path: &'a Path,
+    /// Its text, and the name it is shown as (`source.path`).
+    pub source: &'a SourceFile,
+    /// Its YAML or JSON documents (none for other files: a reader parses them itself).
+    pub documents: &'a [Document],
+    /// The kind of each document, where it is an Azure ML kind.
+    pub kinds: &'a [Option<&'static Kind>],
+    /// The other files of the project.
+    pub files: &'a Files,
+}
+
+impl Input<'_> {
+    /// The file name, lower-cased (what [`Reader::wants`] is asked about).
+    pub fn file_name(&self) -> String {
+        file_name(&self.source.path)
+    }
+}
+
+/// The lower-cased last component of a displayed path.
+pub fn file_name(display: &str) -> String {
+    display
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(display)
+        .to_ascii_lowercase()
+}
+
+/// A comment of the defining file, in that file's own comment syntax (`#`, `//`, a
+/// Python comment inside a notebook cell), where a suppression directive may be written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comment {
+    /// From the comment's marker (`#`, `//`, `::`, `REM`) to its end.
+    pub span: Span,
+    /// The comment stands on a line of its own (it then covers the next line of code).
+    pub own_line: bool,
+    /// The 1-based line of the defining file it covers: its own line, or — standing alone
+    /// — the next line holding code (`None`: nothing follows).
+    pub target_line: Option<u32>,
+}
+
+/// What a reader found in a file.
+#[derive(Debug, Default)]
+pub struct Definitions {
+    pub computes: Vec<ComputeDef>,
+    /// The comments around the definitions, for suppressions (readers of files that are
+    /// not YAML report them; in YAML, those inside an embedded script).
+    pub comments: Vec<Comment>,
+}
+
+/// A reader of compute definitions.
+pub struct Reader {
+    /// For messages and tests.
+    pub name: &'static str,
+    /// Whether it reads a file of this (lower-cased) name.
+    pub wants: fn(&str) -> bool,
+    /// The file is read only when its bytes contain one of these (case-sensitive); empty:
+    /// always.
+    pub needles: &'static [&'static str],
+    pub read: fn(&Input<'_>, &mut Definitions),
+}
+
+/// Whether `text` contains one of `needles` (a vectorised byte search).
+pub fn mentions(text: &[u8], needles: &[&str]) -> bool {
+    needles.is_empty()
+        || needles
+            .iter()
+            .any(|n| memchr::memmem::find(text, n.as_bytes()).is_some())
+}
+
+/// The project's other files, as readers consult them (a compute YAML named by `-f`, a
+/// variables template, a Terraform variable file): read through `fsio` inside the
+/// project's boundary, under the size limit, each once.
+pub struct Files {
+    boundary: std::sync::OnceLock<crate::fsio::Boundary>,
+    /// Where the boundary is found when it is not given: the file's directory.
+    around: PathBuf,
+    limits: crate::limits::Limits,
+    cache: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<Arc<SourceFile>>>>,
+}
+
+impl Files {
+    /// Files inside `boundary`.
+    pub fn new(boundary: crate::fsio::Boundary, limits: &crate::limits::Limits) -> Self {
+        let files = Self::around(Path::new(""), limits);
+        let _ = files.boundary.set(boundary);
+        files
+    }
+
+    /// Files inside the project around `dir` (its git work tree, else `dir`), found on
+    /// the first read.
+    pub fn around(dir: &Path, limits: &crate::limits::Limits) -> Self {
+        Files {
+            boundary: std::sync::OnceLock::new(),
+            around: dir.to_path_buf(),
+            limits: limits.clone(),
+            cache: Default::default(),
+        }
+    }
+
+    pub(super) fn boundary(&self) -> &crate::fsio::Boundary {
+        self.boundary
+            .get_or_init(|| crate::fsio::Boundary::around(&self.around))
+    }
+
+    /// The project's directory, when it has one.
+    pub fn root(&self) -> Option<&Path> {
+        self.boundary().root()
+    }
+
+    /// The text of `path`, shown as `display`, if it is a readable regular text file
+    /// inside the project.
+    pub fn read(&self, path: &Path, display: &str) -> Option<Arc<SourceFile>> {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(path.to_path_buf())
+            .or_insert_with(|| {
+                let text = crate::load::read_text(path, self.boundary(), &self.limits).ok()?;
+                Some(SourceFile::new(display, text))
+            })
+            .clone()
+    }
+}
+
+/// The 1-based line of `offset` in `source`.
+pub fn line_of(source: &SourceFile, offset: u32) -> u32 {
+    source.position(offset).line
+}
