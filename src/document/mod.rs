@@ -7,6 +7,7 @@
 //! anchors are never copied; lookups see through aliases.
 
 pub mod json;
+pub mod python;
 
 pub mod yaml;
 pub mod yaml11;
