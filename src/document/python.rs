@@ -65,6 +65,8 @@ fn numeric_ascii(text: &str) -> Option<String> {
 /// digits (about 14,300 bits), else only known to be larger.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PyInt {
+    /// Fits an `i64` (the common case, without a [`Big`]).
+    Small(i64),
     Exact(Big),
     /// More than [`MAX_STR_DIGITS`] decimal digits: Python holds it, but cannot print it.
     /// Written in a base that is a power of two, it is kept in hexadecimal (`0x…`, `-0x…`,
@@ -177,6 +179,14 @@ impl Big {
     fn negate(&mut self) {
         if !self.is_zero() {
             self.negative = !self.negative;
+        }
+    }
+
+    /// Whether Python prints the integer: at most [`MAX_STR_DIGITS`] digits.
+    fn prints(&self) -> bool {
+        match self.limbs.split_last() {
+            None => true,
+            Some((last, rest)) => rest.len() * 9 + last.to_string().len() <= MAX_STR_DIGITS,
         }
     }
 
@@ -303,7 +313,9 @@ pub fn int(text: &str, base: u32) -> Result<PyInt, IntError> {
             if negative {
                 big.negate();
             }
-            if big.to_decimal().is_some() {
+            if let Some(n) = big.to_i64() {
+                PyInt::Small(n)
+            } else if big.prints() {
                 PyInt::Exact(big)
             } else {
                 PyInt::Huge((base != 10).then(|| hexadecimal(negative, significant, bits_per_digit)))
@@ -349,11 +361,34 @@ fn hexadecimal(negative: bool, digits: &[u8], bits: usize) -> String {
 
 impl PyInt {
     pub fn zero() -> PyInt {
-        PyInt::Exact(Big::default())
+        PyInt::Small(0)
+    }
+
+    pub fn small(n: i64) -> PyInt {
+        PyInt::Small(n)
+    }
+
+    /// The integer as a [`Big`], when it is known.
+    pub fn big(&self) -> Option<Big> {
+        match self {
+            PyInt::Small(n) => {
+                let mut big = Big::small(n.unsigned_abs());
+                if *n < 0 {
+                    big.negate();
+                }
+                Some(big)
+            }
+            PyInt::Exact(big) => Some(big.clone()),
+            PyInt::Huge(_) => None,
+        }
     }
 
     pub fn negate(&mut self) {
         match self {
+            PyInt::Small(n) => match n.checked_neg() {
+                Some(m) => *n = m,
+                None => *self = PyInt::Exact(Big::small(n.unsigned_abs())),
+            },
             PyInt::Exact(big) => big.negate(),
             PyInt::Huge(Some(hex)) => {
                 *hex = match hex.strip_prefix('-') {
@@ -374,12 +409,10 @@ impl PyInt {
             // Up to five parts in 0..60 at once: 60^5 < 10^9.
             let (mut mul, mut add, mut j) = (1u64, 0u64, i);
             while j < parts.len() && j - i < 5 {
-                match &parts[j] {
-                    PyInt::Exact(p)
-                        if !p.negative && p.limbs.len() <= 1 && p.limbs.first().is_none_or(|&l| l < 60) =>
-                    {
+                match parts[j] {
+                    PyInt::Small(p @ 0..60) => {
                         mul *= 60;
-                        add = add * 60 + u64::from(p.limbs.first().copied().unwrap_or(0));
+                        add = add * 60 + p as u64;
                         j += 1;
                     }
                     _ => break,
@@ -390,20 +423,20 @@ impl PyInt {
                 // `mul_add` works on the magnitude: add the parts with their sign.
                 acc.mul_add(mul, 0) && acc.add(&Big::small(add))
             } else {
-                let PyInt::Exact(part) = &parts[i] else {
+                let Some(part) = parts[i].big() else {
                     return PyInt::Huge(None);
                 };
                 i += 1;
-                acc.mul_add(60, 0) && acc.add(part)
+                acc.mul_add(60, 0) && acc.add(&part)
             };
             if !fits {
                 return PyInt::Huge(None);
             }
         }
-        if acc.to_decimal().is_some() {
-            PyInt::Exact(acc)
-        } else {
-            PyInt::Huge(None)
+        match acc.to_i64() {
+            Some(n) => PyInt::Small(n),
+            None if acc.prints() => PyInt::Exact(acc),
+            None => PyInt::Huge(None),
         }
     }
 }
@@ -553,8 +586,8 @@ mod tests {
     use super::*;
 
     fn exact(text: &str, base: u32) -> String {
-        match int(text, base) {
-            Ok(PyInt::Exact(b)) => b.to_decimal().unwrap(),
+        match int(text, base).map(|n| n.big()) {
+            Ok(Some(b)) => b.to_decimal().unwrap(),
             other => panic!("{text}: {other:?}"),
         }
     }
@@ -604,7 +637,7 @@ mod tests {
         );
         assert!(matches!(
             int(&format!("{}1", "0".repeat(50_000)), 16),
-            Ok(PyInt::Exact(_))
+            Ok(PyInt::Small(1))
         ));
     }
 

@@ -257,14 +257,26 @@ fn int_refusal(e: python::IntError, text: &str) -> ConstructError {
 /// (`int(part)` each) or `int(text)`; Python's `int()` then takes whitespace, Unicode
 /// digits and its base's prefix again.
 fn construct_int(s: &str) -> Result<Value, ConstructError> {
-    let cleaned: String = s.chars().filter(|&c| c != '_').collect();
+    let cleaned: std::borrow::Cow<'_, str> = if s.contains('_') {
+        s.chars().filter(|&c| c != '_').collect::<String>().into()
+    } else {
+        s.into()
+    };
     let (negative, body) = match cleaned.chars().next() {
         None => return Err(ConstructError::new(EMPTY_NUMBER)),
         Some('-') => (true, &cleaned[1..]),
         Some('+') => (false, &cleaned[1..]),
-        _ => (false, cleaned.as_str()),
+        _ => (false, &cleaned[..]),
     };
-    let int = |text: &str, base| python::int(text, base).map_err(|e| int_refusal(e, text));
+    let int = |text: &str, base| {
+        // The common case first: a few ASCII digits of the base.
+        if text.len() <= 15 && !text.is_empty() && text.bytes().all(|b| char::from(b).is_digit(base)) {
+            if let Ok(n) = i64::from_str_radix(text, base) {
+                return Ok(PyInt::small(n));
+            }
+        }
+        python::int(text, base).map_err(|e| int_refusal(e, text))
+    };
     let mut n = if body == "0" {
         PyInt::zero()
     } else if let Some(rest) = body.strip_prefix("0b") {
@@ -299,6 +311,7 @@ fn int_value(n: PyInt, written: &str) -> Value {
             None => Value::BigInt(big.to_decimal().unwrap_or_else(|| written.to_string()).into()),
         },
         PyInt::Huge(Some(hex)) => Value::BigInt(hex.into()),
+        PyInt::Small(i) => Value::Int(i),
         PyInt::Huge(None) => Value::BigInt(written.trim().into()),
     }
 }
