@@ -459,6 +459,29 @@ fn a_valid_file_with_a_hundred_thousand_list_items() {
 }
 
 #[test]
+fn twenty_thousand_pipeline_steps_that_each_fail_the_step_schema() {
+    // Issue 34, defect 15: a 0.5 MB file of 20,000 failing steps peaked at 640 MB, the
+    // validator holding every step's union errors (a copy of the step for each branch)
+    // before the first was read. Unions are now expanded one failing instance at a time.
+    let mut text = String::from(
+        "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\njobs:\n",
+    );
+    for i in 0..20_000 {
+        text.push_str(&format!("  s{i}: {{type: command, x: 1}}\n"));
+    }
+    let (_d, o) = case("steps.yml", text.as_bytes());
+    let found = o.of("steps.yml");
+    // The findings are bounded per file, as before: 999 steps, then one AML005 that
+    // counts the others kept (10,000 issues are collected from a document).
+    assert_eq!(found.len(), 1000);
+    assert_eq!(found[0], ("AML104".to_string(), 4));
+    assert!(found[..999].iter().all(|(c, _)| c == "AML104"));
+    assert_eq!(found[999].0, "AML005");
+    let summary = o.message("steps.yml", "AML005");
+    assert!(summary.contains("9001 more findings"), "{summary}");
+}
+
+#[test]
 fn schema_urls_that_are_unknown_or_remote_are_never_fetched() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
