@@ -45,6 +45,7 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Findings) -> Ve
         before_docs: printable,
         doc_diags: printable,
         nodes_before: 0,
+        expanded: (0, 0),
         merge_copies: 0,
         merge_overflow: false,
         marks: Vec::new(),
@@ -244,8 +245,13 @@ struct Builder<'a, 'd> {
     doc_diags: usize,
     /// Nodes of the file's finished documents (the file's trees are bounded together).
     nodes_before: u64,
-    /// Entries copied into mappings by `<<` merge keys in this document: bounded by
-    /// `max_alias_nodes`, since each `<<: [*a, *a]` level may double them.
+    /// Nodes and bytes of keys and strings of the file's finished documents once expanded:
+    /// the expansion limits bound a file, not each of its documents (10,000 documents
+    /// each just under the limit would multiply it).
+    expanded: (u64, u64),
+    /// Entries copied into mappings by `<<` merge keys in the file's documents: bounded by
+    /// `max_alias_nodes`, since each `<<: [*a, *a]` level may double them, and the copies
+    /// live in the trees as long as the file's documents.
     merge_copies: u64,
     /// The merge copies went over the limit.
     merge_overflow: bool,
@@ -292,6 +298,18 @@ fn expansion_diagnostic(span: Span, limits: &Limits, reached: Expansion) -> Diag
             ),
         )
         .with_help(format!("No Azure ML configuration is this large; split the data out of the configuration (a data asset or a file it references). {NOT_CHECKED}")),
+        // Without aliases a document's values are never longer than its text, which the
+        // bound applied is at least: only aliases (and merge keys through them) reach it.
+        Expansion::Bytes { .. } => Diagnostic::new(
+            codes::AML005,
+            span,
+            format!(
+                "aliases expand this document to more than {} of keys and strings (the alias expansion limit, {} bytes: each alias or merge key repeats its anchor's whole text)",
+                crate::fsio::human_size(limits.max_alias_bytes),
+                limits.max_alias_bytes
+            ),
+        )
+        .with_help(format!("The Azure ML SDK would build every copy; write the content once, or reduce the aliases of large values. {NOT_CHECKED}")),
         Expansion::Depth => Diagnostic::new(
             codes::AML005,
             span,
@@ -405,7 +423,6 @@ impl<'a> Builder<'a, '_> {
                 });
                 self.anchors.clear();
                 self.doc_diags = self.diags.len();
-                self.merge_copies = 0;
                 self.merge_overflow = false;
                 // Node ids start again in each document: a marker left from the last one
                 // would name a node of this one.
@@ -1114,20 +1131,34 @@ impl<'a> Builder<'a, '_> {
         if self.diags[..self.before_docs].iter().any(inside) || self.diags[own..].iter().any(inside) {
             doc.partial = true;
         }
-        let reached = if doc.alias_overflow {
-            None
-        } else {
-            doc.expansion_exceeds(self.limits.max_alias_nodes, self.limits.max_depth)
-        };
-        if let Some(reached) = reached {
-            let alias = doc
-                .nodes
-                .iter()
-                .find(|n| matches!(n.value, Value::Alias(_)))
-                .map_or(doc.span, |n| n.span);
-            self.diags.push(expansion_diagnostic(alias, self.limits, reached));
-            doc.partial = true;
-            doc.alias_overflow = true;
+        if !doc.alias_overflow {
+            // Documents' own values are never longer than their text, nor their nodes more
+            // than the file's node limit: only aliases and merge keys can reach bounds that
+            // are at least the file's.
+            let (nodes, bytes) = self.expanded;
+            let max_nodes = self.limits.max_alias_nodes.max(self.limits.max_nodes);
+            let max_bytes = self.limits.max_alias_bytes.max(self.text.len() as u64);
+            match doc.expansion(
+                max_nodes.saturating_sub(nodes),
+                max_bytes.saturating_sub(bytes),
+                self.limits.max_depth,
+            ) {
+                Ok((n, b)) => self.expanded = (nodes + n, bytes + b),
+                Err(reached) => {
+                    let alias = doc
+                        .nodes
+                        .iter()
+                        .find(|n| matches!(n.value, Value::Alias(_)))
+                        .map_or(doc.span, |n| n.span);
+                    let mut diag = expansion_diagnostic(alias, self.limits, reached);
+                    if (nodes, bytes) != (0, 0) && reached != Expansion::Depth {
+                        diag.message.push_str(", counting the file's documents before it");
+                    }
+                    self.diags.push(diag);
+                    doc.partial = true;
+                    doc.alias_overflow = true;
+                }
+            }
         }
         doc.nodes.shrink_to_fit();
         self.nodes_before += doc.nodes.len() as u64;
@@ -1322,6 +1353,50 @@ mod tests {
         assert_eq!(codes(&diags), ["AML005"]);
         assert!(docs[0].alias_overflow);
         assert_eq!(docs[0].to_json(), serde_json::Value::Null);
+    }
+
+    #[test]
+    fn alias_expansion_is_bounded_in_bytes_for_the_whole_file() {
+        let limits = Limits {
+            max_alias_bytes: 1000,
+            ..Limits::default()
+        };
+        let load_with = |text: &str| {
+            let mut diags = Findings::new(usize::MAX);
+            let docs = parse(text, 0, &limits, &mut diags);
+            (docs, diags.into_parts().0)
+        };
+        let big = "x".repeat(300);
+        // 300 bytes three times: under the limit; four times: over it.
+        let (docs, diags) = load_with(&format!("a: &a {big}\nb: [*a, *a]\n"));
+        assert!(diags.is_empty(), "{diags:?}");
+        assert!(!docs[0].alias_overflow);
+        let (docs, diags) = load_with(&format!("a: &a {big}\nb: [*a, *a, *a]\n"));
+        assert_eq!(codes(&diags), ["AML005"]);
+        assert!(diags[0].message.contains("1000 bytes"), "{}", diags[0].message);
+        assert!(docs[0].alias_overflow);
+        // Keys count, and merged copies.
+        let (_, diags) = load_with(&format!(
+            "a: &a {big}\nb: {{*a : 1}}\nc: {{*a : 1}}\nd: {{*a : 1}}\n"
+        ));
+        assert_eq!(codes(&diags), ["AML005"]);
+        let (_, diags) = load_with(&format!(
+            "a: &a {{k: {big}}}\nb: {{<<: *a}}\nc: {{<<: *a}}\nd: {{<<: *a}}\n"
+        ));
+        assert_eq!(codes(&diags), ["AML005"]);
+        // The file's documents share the limit.
+        let one = format!("a: &a {big}\nb: *a\n");
+        let (docs, diags) = load_with(&format!("{one}---\n{one}---\n{one}"));
+        assert_eq!(codes(&diags), ["AML005", "AML005"]);
+        assert!(
+            diags[0]
+                .message
+                .ends_with("counting the file's documents before it")
+        );
+        assert!(!docs[0].alias_overflow && docs[1].alias_overflow && docs[2].alias_overflow);
+        // Without aliases, a file larger than the limit is not over it.
+        let (_, diags) = load_with(&format!("a: {big}\nb: {big}\nc: {big}\nd: {big}\n"));
+        assert!(diags.is_empty(), "{diags:?}");
     }
 
     #[test]
