@@ -67,6 +67,17 @@ pub enum Value {
 }
 
 impl Value {
+    /// An integer beyond 64 bits ([`Value::BigInt`]) as the nearest double, for the JSON
+    /// view and numeric comparisons: beyond a double's range (or kept as written, over
+    /// 4,300 digits) the largest double of its sign, still a whole number as the
+    /// integer is.
+    pub fn big_int_f64(text: &str) -> f64 {
+        text.parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .unwrap_or(if text.starts_with('-') { f64::MIN } else { f64::MAX })
+    }
+
     /// The JSON Schema type name of this value, as messages name it.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -373,11 +384,9 @@ impl Document {
             Value::Null => J::Null,
             Value::Bool(b) => J::Bool(*b),
             Value::Int(i) => J::from(*i),
-            Value::BigInt(s) => s
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-                .map_or(J::Null, J::Number),
+            Value::BigInt(s) => {
+                serde_json::Number::from_f64(Value::big_int_f64(s)).map_or(J::Null, J::Number)
+            }
             Value::Float(f) => serde_json::Number::from_f64(*f).map_or_else(
                 // NaN and infinities have no JSON form; keep them visible as text.
                 || J::String(yaml11::python_str(&Value::Float(*f))),

@@ -1400,6 +1400,22 @@ mod tests {
     }
 
     #[test]
+    fn integers_beyond_a_double_are_the_largest_double_in_the_json_view() {
+        // Python holds them; JSON Schema's `integer` accepts them as the SDK's fields do.
+        let text = format!(
+            "a: 1{}\nb: -0x{}\nc: 123456789012345678901\n",
+            "0".repeat(400),
+            "f".repeat(5000)
+        );
+        let (docs, diags) = load(&text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let json = docs[0].to_json();
+        assert_eq!(json["a"].as_f64(), Some(f64::MAX));
+        assert_eq!(json["b"].as_f64(), Some(f64::MIN));
+        assert_eq!(json["c"].as_f64(), Some(123456789012345678901.0));
+    }
+
+    #[test]
     fn deep_nesting_is_bounded() {
         let text: String = (0..500).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
         let (_, diags) = load(&text);
