@@ -61,11 +61,32 @@ CATEGORIES = {"cpu", "gpu", "fpga", "hpc"}
 SUPPORT = {"supported", "requires-approval", "unsupported"}
 SUPPORT_BASIS = {"seed", "aml-2021", "aml-docs", "inferred"}
 SERIES_REQUIRED = {"id", "aliases", "family", "category", "support", "support_basis", "support_note", "source", "match", "sizes"}
-SERIES_OPTIONAL = {"accelerator", "retirement", "retirement_note", "retired", "quota_family"}
+SERIES_OPTIONAL = {"accelerator", "retirement", "retirement_note", "retired", "quota_family", "quota_family_aliases"}
 MATCH_REQUIRED = {"family", "features", "accelerator", "version"}
 MATCH_OPTIONAL = {"number", "variant"}
 SIZE_REQUIRED = {"name", "vcpus", "memory_gib", "gpus", "isolated"}
-SIZE_OPTIONAL = {"fpgas", "note"}
+SIZE_OPTIONAL = {"fpgas", "note", "quota_family"}
+
+
+def quota_key(family):
+    """The key a quota family is matched by, in the catalogue and in an Azure ML usage list:
+    lower-case letters and digits, without the leading `standard` and the trailing `family`
+    (`standardNCASv3_T4Family`, `Standard NCASv3_T4 Family` and the usage line `Standard
+    NCASv3_T4 Family Cluster Dedicated vCPUs`, once its suffix is cut, all give `ncasv3t4`).
+    The same normalisation as `config::workspace::family_key` in the Rust code."""
+    k = re.sub(r"[^a-z0-9]", "", family.lower())
+    if k.startswith("standard"):
+        k = k[len("standard"):]
+    if k.endswith("family"):
+        k = k[: -len("family")]
+    return k
+
+
+def check_quota_family(value, where, err):
+    if not (isinstance(value, str) and value.strip() and quota_key(value)):
+        err(f"{where}: `quota_family` must be a family name such as standardDSv2Family")
+        return False
+    return True
 
 
 def parse_size(name):
@@ -181,9 +202,11 @@ def validate(doc):
         return ["top level must be a mapping"]
     if doc.get("version") != 1:
         err("top-level `version` must be 1")
-    unknown = set(doc) - {"version", "series"}
+    unknown = set(doc) - {"version", "updated", "series"}
     if unknown:
         err(f"unknown top-level keys: {sorted(unknown)}")
+    if "updated" in doc and not check_date(doc["updated"]):
+        err(f"top-level `updated` {doc['updated']!r} is not a valid YYYY-MM-DD date")
     series = doc.get("series")
     if not isinstance(series, list) or not series:
         return errors + ["`series` must be a non-empty list"]
@@ -233,6 +256,16 @@ def validate(doc):
             err(f"{where}: give either `retirement` (a date) or `retired: true` (date unknown), not both")
         if ("retirement" in s or "retired" in s) != ("retirement_note" in s):
             err(f"{where}: `retirement_note` goes with `retirement` / `retired` (both or neither)")
+        if "quota_family" in s:
+            check_quota_family(s["quota_family"], where, err)
+        if "quota_family_aliases" in s:
+            aliases = s["quota_family_aliases"]
+            if "quota_family" not in s:
+                err(f"{where}: `quota_family_aliases` needs a `quota_family`")
+            if not (isinstance(aliases, list) and aliases and all(isinstance(a, str) and quota_key(a) for a in aliases)):
+                err(f"{where}: `quota_family_aliases` must be a non-empty list of family names")
+            elif isinstance(s.get("quota_family"), str) and any(quota_key(a) == quota_key(s["quota_family"]) for a in aliases):
+                err(f"{where}: a `quota_family_aliases` entry is the `quota_family` itself")
 
         match = s.get("match")
         if not isinstance(match, dict):
@@ -294,6 +327,11 @@ def validate(doc):
             if key in size_names:
                 err(f"{zw}: duplicate size name (also in series {size_names[key]!r})")
             size_names[key] = sid
+            if "quota_family" in z:
+                if "quota_family" not in s:
+                    err(f"{zw}: a size's `quota_family` overrides its series' one, which is missing")
+                elif check_quota_family(z["quota_family"], zw, err) and isinstance(s.get("quota_family"), str) and quota_key(z["quota_family"]) == quota_key(s["quota_family"]):
+                    err(f"{zw}: `quota_family` repeats the series' one (omit it)")
             if not (isinstance(z.get("vcpus"), int) and not isinstance(z.get("vcpus"), bool) and z["vcpus"] > 0):
                 err(f"{zw}: `vcpus` must be a positive integer")
             if not (is_number(z.get("memory_gib")) and z["memory_gib"] > 0):

@@ -3,6 +3,7 @@
 MicrosoftDocs/azure-compute-docs, and report what the catalogue lacks or gets wrong.
 
     python3 scripts/vm_catalogue_vs_docs.py CHECKOUT [CHECKOUT ...] [--catalogue FILE] [--json]
+    python3 scripts/vm_catalogue_vs_docs.py [CHECKOUT ...] --sku-families FILE [--usage-example FILE]
     python3 scripts/vm_catalogue_vs_docs.py --self-test
 
 CHECKOUT is a folder holding `articles/virtual-machines/sizes/` of that repository (a git
@@ -27,6 +28,21 @@ What it reports:
   missing series   a page none of whose sizes the catalogue's series accept (`match`)
   unpaged series   a catalogue series with no size on any page of the checkout (retired
                    series whose pages left the docs, or pages the checkout lacks)
+
+Quota families (`quota_family`, `quota_family_aliases`, a size's own `quota_family`): with
+`--sku-families FILE`, each listed size's family is compared with the `family` the
+Microsoft.Compute SKUs API gives it. FILE is either `az vm list-skus --resource-type
+virtualMachines -o json` saved as JSON (a list of objects with `name` and `family`), or
+microsoft/aspire's `src/Aspire.Hosting.Azure.Kubernetes/AksNodeVmSizes.Generated.cs`, which
+groups every size of that API by family ("VM sizes in the standardDSv2Family."). With
+`--usage-example FILE` (the Machine Learning REST API's "Usages - List" example, or any
+`az ml compute list-usage -o json` output), each family line of the usage list must name a
+family of the catalogue. Families are compared by `check_vm_catalogue.quota_key` (case,
+spaces, `_`, `standard` and `Family` ignored), as amlint compares a usage line with a size.
+
+  family mismatch  a size's family in the catalogue differs from the SKUs API's
+  family missing   a series without `quota_family` whose sizes the SKUs API knows
+  usage family     a family line of the usage example that no catalogue family names
 
 Exit status: 0 when nothing is missing or mismatched, 1 otherwise, 2 on usage errors.
 Needs Python 3.8+ and PyYAML (the same as scripts/check_vm_catalogue.py, whose naming
@@ -236,6 +252,80 @@ def compare(roots, catalogue_path):
     return report
 
 
+def read_sku_families(path):
+    """{size name (lower case): family} from an `az vm list-skus -o json` dump or Aspire's
+    generated C# file."""
+    text = open(path, encoding="utf-8").read()
+    out = {}
+    if path.endswith(".cs"):
+        family = None
+        for line in text.splitlines():
+            m = re.search(r"/// VM sizes in the (.+)\.\s*$", line)
+            if m:
+                family = m.group(1).strip()
+                continue
+            m = re.search(r'= "((?:Standard|Basic)_[^"]+)";', line)
+            if m and family:
+                out[m.group(1).lower()] = family
+        return out
+    for sku in json.loads(text):
+        if isinstance(sku, dict) and isinstance(sku.get("name"), str) and isinstance(sku.get("family"), str):
+            if sku.get("resourceType", "virtualMachines") == "virtualMachines":
+                out[sku["name"].lower()] = sku["family"]
+    return out
+
+
+USAGE_LINE = re.compile(r"^(?P<family>.+?)\s+Cluster\s+(?:Dedicated|Low\s*Priority)\s+vCPUs$", re.IGNORECASE)
+
+
+def usage_families(path):
+    """The family of each `<family> Cluster Dedicated|LowPriority vCPUs` line of a usage list:
+    the REST example (`responses.200.body.value`), a REST page (`value`) or the CLI's list."""
+    doc = json.load(open(path, encoding="utf-8"))
+    if isinstance(doc, dict) and "responses" in doc:
+        doc = doc["responses"]["200"]["body"]
+    items = doc.get("value") if isinstance(doc, dict) else doc
+    out = set()
+    for item in items or []:
+        name = item.get("name") if isinstance(item, dict) else None
+        texts = [name.get(k) for k in ("value", "localizedValue", "localized_value")] if isinstance(name, dict) else []
+        for t in texts:
+            m = USAGE_LINE.match(t.strip()) if isinstance(t, str) else None
+            if m and not m.group("family").lower().startswith("total"):
+                out.add(m.group("family"))
+                break
+    return out
+
+
+def compare_families(doc, sku_path, usage_path):
+    report = {"family_mismatches": [], "family_missing": [], "usage_unknown": []}
+    known = set()
+    for s in doc.get("series") or []:
+        for f in [s.get("quota_family")] + list(s.get("quota_family_aliases") or []):
+            if f:
+                known.add(cvc.quota_key(f))
+        for z in s.get("sizes") or []:
+            if z.get("quota_family"):
+                known.add(cvc.quota_key(z["quota_family"]))
+    if sku_path:
+        skus = read_sku_families(sku_path)
+        for s in doc.get("series") or []:
+            listed = [(z, skus[z["name"].lower()]) for z in s.get("sizes") or [] if z["name"].lower() in skus]
+            if not s.get("quota_family"):
+                if listed:
+                    report["family_missing"].append({"series": s["id"], "skus": sorted({f for _, f in listed})})
+                continue
+            for z, family in listed:
+                have = z.get("quota_family") or s["quota_family"]
+                if cvc.quota_key(have) != cvc.quota_key(family):
+                    report["family_mismatches"].append({"name": z["name"], "catalogue": have, "skus": family})
+    if usage_path:
+        for f in sorted(usage_families(usage_path)):
+            if cvc.quota_key(f) not in known:
+                report["usage_unknown"].append(f)
+    return report
+
+
 def render(report):
     lines = []
     commits = report["commits"]
@@ -255,6 +345,17 @@ def render(report):
         lines.append(f"mismatch        {m['name']} {m['field']}: catalogue {m['catalogue']}, docs {m['docs']} ({m['page']})")
     for s in report["unpaged_series"]:
         lines.append(f"unpaged series  {s}")
+    for m in report.get("family_mismatches", []):
+        lines.append(f"family mismatch {m['name']}: catalogue {m['catalogue']}, SKUs API {m['skus']}")
+    for m in report.get("family_missing", []):
+        lines.append(f"family missing  {m['series']}: the SKUs API says {', '.join(m['skus'])}")
+    for f in report.get("usage_unknown", []):
+        lines.append(f"usage family    {f!r}: no catalogue family")
+    if "family_mismatches" in report:
+        lines.append(
+            f"{len(report['family_mismatches'])} family mismatches, {len(report['family_missing'])} series without a family, "
+            f"{len(report['usage_unknown'])} usage families unknown"
+        )
     lines.append(
         f"{len(report['missing_series'])} missing series, {len(report['missing_sizes'])} missing sizes, "
         f"{len(report['mismatches'])} mismatches, {len(report['unpaged_series'])} catalogue series without a page"
@@ -299,6 +400,23 @@ title: Zsv9 size series
     assert size_name("**Standard_NM16ads_MA35D**") == "Standard_NM16ads_MA35D"
     assert size_name("Standard_A0&nbsp;<sup>1</sup>") == "Standard_A0" and size_name("Standard_NC24r*") == "Standard_NC24r"
     assert size_name("Standard_E104id_v52") == "Standard_E104id_v5"
+    with tempfile.TemporaryDirectory() as root:
+        skus = os.path.join(root, "skus.json")
+        json.dump([{"name": "Standard_DS3_v2", "family": "standardDSv2Family", "resourceType": "virtualMachines"},
+                   {"name": "Standard_NC6s_v3", "family": "standardNCv3Family"},
+                   {"name": "Standard_D2s_v3", "family": "standardDSv3Family"}], open(skus, "w"))
+        usage = os.path.join(root, "usage.json")
+        json.dump({"value": [{"name": {"value": "Standard DSv2 Family Cluster Dedicated vCPUs"}},
+                             {"name": {"value": "Total Cluster Dedicated Regional vCPUs"}},
+                             {"name": {"localizedValue": "Standard QZv9 Family Cluster LowPriority vCPUs"}}]}, open(usage, "w"))
+        doc = yaml.safe_load(open(DEFAULT_CATALOGUE, encoding="utf-8"))
+        f = compare_families(doc, skus, usage)
+        cs = os.path.join(root, "AksNodeVmSizes.Generated.cs")
+        open(cs, "w").write('/// VM sizes in the Standard NCASv3_T4 Family.\n    public const string X = "Standard_NC4as_T4_v3";\n')
+        assert read_sku_families(cs) == {"standard_nc4as_t4_v3": "Standard NCASv3_T4 Family"}
+    assert [m["name"] for m in f["family_mismatches"]] == ["Standard_NC6s_v3"], f
+    assert f["usage_unknown"] == ["Standard QZv9 Family"], f
+    assert cvc.quota_key("Standard NCASv3_T4 Family") == cvc.quota_key("standardNCASv3_T4Family") == "ncasv3t4"
     assert number("1/6") == 0.1667 and number("1,850") == 1850.0 and number("16<sup>1</sup>") == 16.0 and number("N/A") is None
     print("self-test passed")
 
@@ -309,16 +427,25 @@ def main():
     ap.add_argument("--catalogue", default=DEFAULT_CATALOGUE)
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument("--self-test", action="store_true")
+    ap.add_argument("--sku-families", metavar="FILE", help="az vm list-skus -o json, or Aspire's AksNodeVmSizes.Generated.cs")
+    ap.add_argument("--usage-example", metavar="FILE", help="an Azure ML usage list (REST example or az ml compute list-usage -o json)")
     args = ap.parse_args()
     if args.self_test:
         self_test()
         return 0
-    for c in args.checkout or [None]:
+    families = args.sku_families or args.usage_example
+    for c in args.checkout or ([] if families else [None]):
         if not c or not (os.path.isdir(os.path.join(c, SIZES_DIR)) or os.path.exists(os.path.join(c, PREVIOUS_GEN))):
             ap.error(f"each CHECKOUT must hold {SIZES_DIR}/ or {PREVIOUS_GEN}")
-    report = compare(args.checkout, args.catalogue)
+    report = compare(args.checkout, args.catalogue) if args.checkout else {
+        "commits": {}, "pages": 0, "missing_sizes": [], "mismatches": [], "missing_series": [], "unpaged_series": []}
+    if families:
+        doc = yaml.safe_load(open(args.catalogue, encoding="utf-8"))
+        report.update(compare_families(doc, args.sku_families, args.usage_example))
     print(json.dumps(report, indent=2) if args.json else render(report))
-    return 1 if report["missing_sizes"] or report["mismatches"] or report["missing_series"] else 0
+    bad = report["missing_sizes"] or report["mismatches"] or report["missing_series"]
+    bad = bad or report.get("family_mismatches") or report.get("family_missing") or report.get("usage_unknown")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

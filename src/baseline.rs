@@ -129,16 +129,13 @@ impl Baseline {
             _ => Path::new("."),
         };
         let boundary = crate::fsio::Boundary::around(dir);
-        let bytes = crate::fsio::read_regular(
-            path,
-            crate::fsio::Seen::Unknown,
-            &boundary,
-            crate::fsio::MAX_BASELINE_SIZE,
-        )
-        .map_err(|r| BaselineError {
-            message: format!("cannot read the baseline {shown}: {}", r.describe()),
-            help: "Create it with `amlint check --write-baseline FILE`, or fix the path.".to_string(),
-        })?;
+        let bytes =
+            crate::fsio::read_named(path, &boundary, crate::fsio::MAX_BASELINE_SIZE).map_err(|r| {
+                BaselineError {
+                    message: format!("cannot read the baseline {shown}: {}", r.describe()),
+                    help: "Create it with `amlint check --write-baseline FILE`, or fix the path.".to_string(),
+                }
+            })?;
         let text = String::from_utf8(bytes).map_err(|_| BaselineError {
             message: format!("the baseline {shown} is not valid UTF-8"),
             help: "Regenerate it with `amlint check --write-baseline FILE`.".to_string(),
@@ -246,6 +243,7 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), BaselineError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::diagnostic::codes;

@@ -271,13 +271,35 @@ pub fn main() -> i32 {
     }
 }
 
+/// Writes `head` (what was read of standard input), then the rest of standard input as it
+/// comes, to standard output: `--fix -` on input it cannot fix.
+#[must_use]
+fn echo_input(head: &[u8]) -> bool {
+    let mut out = std::io::stdout().lock();
+    let copied = out
+        .write_all(head)
+        .and_then(|()| std::io::copy(&mut std::io::stdin().lock(), &mut out))
+        .and_then(|_| out.flush());
+    match copied {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => true,
+        Err(e) => {
+            eprintln!("amlint: cannot write the output: {e}");
+            false
+        }
+    }
+}
+
 /// Writes the output; `false` when it could not be written (a full disk, an I/O error),
 /// after saying so on standard error: the run then exits with 2, so that lost output is
 /// never taken for a clean run. A reader that stopped reading (`amlint check | head`:
 /// a closed pipe) is not an error.
 #[must_use]
+/// Writes a text output (never coloured) to standard output, through
+/// [`crate::escape::plain`].
 fn write_stdout(text: &str) -> bool {
-    write_output(&mut std::io::stdout().lock(), text)
+    let text = crate::escape::plain(text.to_string(), false);
+    write_output(&mut std::io::stdout().lock(), &text)
 }
 
 fn write_output(out: &mut dyn Write, text: &str) -> bool {
@@ -327,7 +349,7 @@ fn check(args: CheckArgs) -> i32 {
         .paths
         .iter()
         .filter(|p| p.as_os_str() != "-")
-        .filter(|p| std::fs::symlink_metadata(p).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound))
+        .filter(|p| !crate::fsio::exists_here(p))
         .collect();
     if !missing.is_empty() {
         for p in missing {
@@ -389,6 +411,10 @@ fn check(args: CheckArgs) -> i32 {
     let (stdin, paths): (Vec<PathBuf>, Vec<PathBuf>) =
         args.paths.iter().cloned().partition(|p| p.as_os_str() == "-");
     let mut buffers = Vec::new();
+    // `--fix -` is a filter (editors pipe a buffer through it): standard output carries
+    // the text, fixed or as it came, and nothing else.
+    let filter = args.more.fix && !stdin.is_empty();
+    let mut unread_input: Option<Vec<u8>> = None;
     let stdin_display = args
         .stdin_filename
         .clone()
@@ -401,6 +427,7 @@ fn check(args: CheckArgs) -> i32 {
             eprintln!("amlint: cannot read standard input: {e}");
             return 2;
         }
+        let kept = filter.then(|| bytes.clone());
         let text = if bytes.len() as u64 > limit {
             Err(crate::load::refusal(&crate::fsio::Refusal::TooLarge {
                 len: bytes.len() as u64,
@@ -409,6 +436,9 @@ fn check(args: CheckArgs) -> i32 {
         } else {
             crate::load::decode(bytes)
         };
+        if text.is_err() {
+            unread_input = kept;
+        }
         buffers.push(Buffer {
             display: stdin_display.clone(),
             text,
@@ -417,6 +447,20 @@ fn check(args: CheckArgs) -> i32 {
     let stdin_text = buffers.first().and_then(|b| b.text.as_ref().ok().cloned());
     let mut report = pipeline::run(&paths, buffers, &options);
 
+    // A filter that cannot fix its input (a configuration error; input that is not
+    // UTF-8 text, holds a NUL or is over the size limit) gives it back unchanged, the
+    // rest of it streamed from standard input, and exits 2: an editor must not replace
+    // its buffer with a report.
+    let unfixable_input = filter && (!report.config_errors.is_empty() || unread_input.is_some());
+    if unfixable_input {
+        let written = match &unread_input {
+            Some(bytes) => echo_input(bytes),
+            None => write_stdout(stdin_text.as_deref().unwrap_or_default()),
+        };
+        if !written {
+            return 2;
+        }
+    }
     if !report.config_errors.is_empty() {
         // People read them on standard error; a machine format still gets a document of
         // its format, carrying the errors (a CI step uploads it whatever the exit code).
@@ -436,8 +480,26 @@ fn check(args: CheckArgs) -> i32 {
             OutputFormat::Junit => Some(report::junit::render(&report, args.fail_on.threshold())),
         };
         if let Some(text) = document {
-            let _ = emit(&args, &text);
+            if filter && args.more.output_file.is_none() {
+                eprint!("{text}");
+            } else {
+                let _ = emit(&args, &text);
+            }
         }
+        return 2;
+    }
+    if unfixable_input {
+        // The findings (the input's AML004 or AML005) on standard error, or to the
+        // output file.
+        let text = render_findings(&args, &report, false);
+        if args.more.output_file.is_some() {
+            let _ = emit(&args, &text);
+        } else {
+            eprint!("{text}");
+        }
+        eprintln!(
+            "amlint: standard input was not fixed: it could not be read as text; it is written back unchanged"
+        );
         return 2;
     }
 
@@ -450,7 +512,10 @@ fn check(args: CheckArgs) -> i32 {
         };
     }
     if args.verbose {
-        eprint!("{}", crate::show_files::render(&report, true));
+        eprint!(
+            "{}",
+            crate::escape::plain(crate::show_files::render(&report, true), false)
+        );
     }
 
     if let Some(path) = &args.write_baseline {
@@ -459,12 +524,16 @@ fn check(args: CheckArgs) -> i32 {
 
     let stdin_name = stdin_text.as_ref().map(|_| stdin_display.as_str());
     let mut fix_line = None;
+    let mut failed_write = false;
     let mut report_to_stderr = false;
     if args.more.diff {
         let fixed = crate::fix::fix_report(&report, &options, args.more.unsafe_fixes, stdin_name);
         let (applied, changed) = crate::fix::totals(&fixed);
-        if !emit(&args, &crate::fix::unified_diff(&fixed)) {
+        if !emit_data(&args, &crate::fix::unified_diff(&fixed)) {
             return 2;
+        }
+        for line in crate::fix::not_applied(&fixed) {
+            eprintln!("amlint: {line}");
         }
         let remaining: usize = fixed.iter().map(|f| f.fixed.diagnostics.len()).sum::<usize>()
             + report
@@ -483,21 +552,22 @@ fn check(args: CheckArgs) -> i32 {
     }
     if args.more.fix {
         let fixed = crate::fix::fix_report(&report, &options, args.more.unsafe_fixes, stdin_name);
-        let (applied, changed) = crate::fix::totals(&fixed);
-        let mut failed_write = false;
-        for not in crate::fix::write(&fixed) {
+        let not_written = crate::fix::write(&fixed);
+        for not in &not_written {
             let shown = crate::escape::control(&not.file.display).into_owned();
             eprintln!("amlint: {shown}: not fixed: {}", not.why.describe());
-            failed_write |= matches!(not.why, crate::fsio::WriteRefusal::Io(_));
         }
-        for f in fixed.iter().filter(|f| f.fixed.dropped > 0) {
-            eprintln!(
-                "amlint: {}: {} fix{} not applied: each would have added a finding",
-                crate::escape::control(&f.display),
-                f.fixed.dropped,
-                if f.fixed.dropped == 1 { "" } else { "es" }
-            );
+        for line in crate::fix::not_applied(&fixed) {
+            eprintln!("amlint: {line}");
         }
+        // The summary counts what was written, and says what was not.
+        let (applied, changed) = crate::fix::totals_written(&fixed, &not_written);
+        let unapplied: usize = fixed
+            .iter()
+            .map(|f| f.fixed.unverified.len() + f.fixed.dropped)
+            .sum();
+        // A file not written is a failure of the run (exit 2), once the report is out.
+        failed_write = !not_written.is_empty();
         // Standard input's fixed text goes to standard output, whole and unescaped (it
         // is the input, as given); the findings then go to standard error.
         let mut stdin_fixed = stdin_text.clone();
@@ -509,7 +579,8 @@ fn check(args: CheckArgs) -> i32 {
                     || stdin_text.clone().unwrap_or_default(),
                     |f| f.fixed.text.clone(),
                 );
-            if !write_stdout(&text) {
+            // The file's own text, for an editor's filter: written as it is.
+            if !write_output(&mut std::io::stdout().lock(), &text) {
                 return 2;
             }
             report_to_stderr = args.more.output_file.is_none();
@@ -538,38 +609,40 @@ fn check(args: CheckArgs) -> i32 {
         } else if safe > 0 {
             line.push_str(&format!(", {safe} with a fix that did not apply"));
         }
+        let mut notes = Vec::new();
+        if unapplied > 0 {
+            notes.push(format!(
+                "{unapplied} fix{} not applied",
+                if unapplied == 1 { "" } else { "es" }
+            ));
+        }
+        if !not_written.is_empty() {
+            notes.push(format!(
+                "{} file{} not written",
+                not_written.len(),
+                if not_written.len() == 1 { "" } else { "s" }
+            ));
+        }
+        if !notes.is_empty() {
+            line.push_str(&format!("; {}, see above", notes.join(", ")));
+        }
         line.push(')');
         fix_line = Some(line);
-        if failed_write {
-            if let Some(line) = &fix_line {
-                eprintln!("amlint: {line}");
-            }
-            return 2;
-        }
     }
 
     let threshold = args.fail_on.threshold();
+    let colored = matches!(args.format, OutputFormat::Human)
+        && !args.more.statistics
+        && !report_to_stderr
+        && args.more.output_file.is_none()
+        && use_color(args.color);
     let mut text = if args.more.statistics {
         match args.format {
             OutputFormat::Json => report::statistics::render_json(&report),
             _ => report::statistics::render(&report),
         }
     } else {
-        match args.format {
-            OutputFormat::Human => report::human::render(
-                &report,
-                report::human::TerminalStyle {
-                    color: !report_to_stderr && args.more.output_file.is_none() && use_color(args.color),
-                    width: terminal_width(),
-                },
-                args.quiet,
-            ),
-            OutputFormat::Concise => report::concise::render(&report, args.quiet),
-            OutputFormat::Json => report::json::render(&report),
-            OutputFormat::Sarif => report::sarif::render(&report),
-            OutputFormat::Github => report::github::render(&report, args.quiet),
-            OutputFormat::Junit => report::junit::render(&report, threshold),
-        }
+        render_findings(&args, &report, colored)
     };
     let for_people =
         matches!(args.format, OutputFormat::Human | OutputFormat::Concise) && !args.more.statistics;
@@ -592,18 +665,37 @@ fn check(args: CheckArgs) -> i32 {
         text.insert_str(last, &format!("{line}\n"));
     }
     let written = if report_to_stderr {
-        eprint!("{text}");
+        eprint!("{}", crate::escape::plain(text, false));
         true
     } else {
-        emit(&args, &text)
+        emit_text(&args, &text, colored)
     };
-    if !written {
+    if !written || failed_write {
         return 2;
     }
     let failed = report
         .diagnostics()
         .any(|(_, d)| report::fails(d.severity, threshold));
     i32::from(failed)
+}
+
+/// The findings of `report` in the format asked for (`color`: human output in colour).
+fn render_findings(args: &CheckArgs, report: &crate::results::Report, color: bool) -> String {
+    match args.format {
+        OutputFormat::Human => report::human::render(
+            report,
+            report::human::TerminalStyle {
+                color,
+                width: terminal_width(),
+            },
+            args.quiet,
+        ),
+        OutputFormat::Concise => report::concise::render(report, args.quiet),
+        OutputFormat::Json => report::json::render(report),
+        OutputFormat::Sarif => report::sarif::render(report),
+        OutputFormat::Github => report::github::render(report, args.quiet),
+        OutputFormat::Junit => report::junit::render(report, args.fail_on.threshold()),
+    }
 }
 
 /// "3 fixable with `amlint check --fix` (2 more with `--unsafe-fixes`)", when any is.
@@ -662,8 +754,41 @@ fn cli_selection(
 /// `false` (said on standard error) when it could not be written.
 #[must_use]
 fn emit(args: &CheckArgs, text: &str) -> bool {
+    emit_text(args, text, false)
+}
+
+/// [`emit`] of data written as it is: the fixed file of `--fix -` (a file's own bytes,
+/// for an editor's filter) and the `--diff` patch (escaped by `fix::unified_diff` so that
+/// it still applies).
+#[must_use]
+fn emit_data(args: &CheckArgs, text: &str) -> bool {
+    write_to(args, text)
+}
+
+/// [`emit`] of a text that may hold amlint's own colours (`colored`). Every text output
+/// passes [`crate::escape::plain`] last.
+#[must_use]
+fn emit_text(args: &CheckArgs, text: &str, colored: bool) -> bool {
+    let text = match args.format {
+        // Lines that are workflow commands by design, with every value escaped inside.
+        OutputFormat::Github if !args.show_files && !args.more.statistics => {
+            crate::escape::controls_but_lines(text.to_string(), colored)
+        }
+        // JSON documents: every string is escaped by their serialiser
+        // (`escape::to_json_pretty`), so no raw control character can be in them.
+        OutputFormat::Json | OutputFormat::Sarif if !args.show_files && !args.more.statistics => {
+            text.to_string()
+        }
+        _ => crate::escape::plain(text.to_string(), colored),
+    };
+    write_to(args, &text)
+}
+
+/// Writes to `--output-file` or standard output.
+#[must_use]
+fn write_to(args: &CheckArgs, text: &str) -> bool {
     match &args.more.output_file {
-        None => write_stdout(text),
+        None => write_output(&mut std::io::stdout().lock(), text),
         Some(path) => {
             match crate::fsio::write_atomically(path, text.as_bytes(), crate::fsio::Replace::Regular) {
                 Ok(()) => true,
@@ -738,7 +863,7 @@ fn write_baseline(path: &Path, report: &crate::results::Report) -> i32 {
 /// a temporary file linked into place, which fails if anything is there), never over an
 /// existing configuration, link, pipe or device.
 fn init(dir: &Path) -> i32 {
-    if !dir.is_dir() {
+    if !crate::fsio::is_dir(dir) {
         eprintln!(
             "amlint: {} is not a directory\n  help: create it first, or pass an existing directory",
             crate::fsio::shown(dir)
@@ -749,10 +874,10 @@ fn init(dir: &Path) -> i32 {
     for name in crate::config::CONFIG_FILE_NAMES {
         let existing = dir.join(name);
         let shown = crate::fsio::shown(&existing);
-        let Ok(meta) = std::fs::symlink_metadata(&existing) else {
+        let Some(here) = crate::fsio::look_here(&existing) else {
             continue;
         };
-        if !meta.is_file() {
+        if !matches!(here, Some(crate::fsio::Looked::File { .. })) {
             eprintln!(
                 "amlint: {shown} exists and is not a regular file (a link, directory, pipe or device); init writes only a new regular file\n  help: remove it, or run `amlint init` in another directory"
             );
@@ -838,7 +963,7 @@ fn policy_test(paths: &[PathBuf], user_only: bool) -> i32 {
         eprintln!("amlint: {why}");
         return 2;
     }
-    if let Some(p) = paths.iter().find(|p| !p.exists()) {
+    if let Some(p) = paths.iter().find(|p| !crate::fsio::exists_here(p)) {
         eprintln!(
             "amlint: {}: no such file or directory",
             crate::escape::control(&p.display().to_string())
@@ -849,7 +974,7 @@ fn policy_test(paths: &[PathBuf], user_only: bool) -> i32 {
         return 2;
     };
     let boundary = crate::fsio::Boundary::around(&config.dir);
-    let user = match registry::read_rule_dirs(&config.rules_dirs, &boundary) {
+    let user = match registry::read_rule_dirs(&config.rules_dirs.to_vec(), &boundary) {
         Ok(files) => crate::rule_test::UserRules { files },
         Err(errors) => {
             for e in errors {
@@ -894,7 +1019,7 @@ fn rules(format: ListFormat) -> i32 {
                     r.code,
                     r.name,
                     r.severity.to_string(),
-                    r.summary.trim()
+                    crate::escape::control(r.summary.trim())
                 ));
             }
             s
@@ -910,7 +1035,7 @@ fn rules(format: ListFormat) -> i32 {
                     })
                 })
                 .collect();
-            format!("{}\n", serde_json::to_string_pretty(&rows).unwrap_or_default())
+            format!("{}\n", crate::escape::to_json_pretty(&rows).unwrap_or_default())
         }
     };
     if write_stdout(&text) { 0 } else { 2 }

@@ -89,21 +89,64 @@ impl std::fmt::Display for Applicability {
     }
 }
 
+/// What a fix changes in the data the Azure ML CLI reads (YAML 1.1 values, merge keys
+/// applied), at a JSON pointer into the document of its finding. A fix declares every
+/// change it makes; `crate::fix` reads the fixed text again and drops a fix whose text
+/// changes anything else, or that changes a node also reached through an alias or a
+/// `<<` merge key. A fix that declares nothing must leave the data as it is (a comment
+/// removed, a value written another way).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Change {
+    /// The key at `at` renamed to `to`; its value kept.
+    Rename { at: Pointer, to: String },
+    /// The entry at `at` removed.
+    Remove { at: Pointer },
+    /// The value at `at`, replaced or added with its key, becomes `to`.
+    Set { at: Pointer, to: NewValue },
+}
+
+impl Change {
+    pub fn at(&self) -> &Pointer {
+        match self {
+            Change::Rename { at, .. } | Change::Remove { at } | Change::Set { at, .. } => at,
+        }
+    }
+}
+
+/// The value a [`Change::Set`] writes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NewValue {
+    /// What this text reads as, written alone in the file's format (`"on"` is a string,
+    /// `0` an integer).
+    Source(String),
+    /// Some string: a part of a string rewritten (a `${{...}}` binding's root).
+    AnyString,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fix {
     pub title: String,
     pub edits: Vec<Edit>,
     pub applicability: Applicability,
+    /// What the fix changes in the data; empty when it changes nothing there.
+    pub changes: Vec<Change>,
 }
 
 impl Fix {
-    /// A fix made of `edits`.
+    /// A fix made of `edits` that changes nothing in the data (see [`Fix::changing`]).
     pub fn new(applicability: Applicability, title: impl Into<String>, edits: Vec<Edit>) -> Self {
         Fix {
             title: title.into(),
             edits,
             applicability,
+            changes: Vec::new(),
         }
+    }
+
+    /// The fix, declaring that it makes `change`.
+    pub fn changing(mut self, change: Change) -> Self {
+        self.changes.push(change);
+        self
     }
 
     /// A fix that replaces one span's text.
@@ -121,6 +164,20 @@ impl Fix {
                 replacement: replacement.into(),
             }],
         )
+    }
+
+    /// A fix that replaces the text `span` of the value at `at` with `replacement`,
+    /// declaring the value it reads as ([`Change::Set`]).
+    pub fn set_value(
+        applicability: Applicability,
+        title: impl Into<String>,
+        span: Span,
+        replacement: impl Into<String>,
+        at: Pointer,
+    ) -> Self {
+        let replacement = replacement.into();
+        let to = NewValue::Source(replacement.clone());
+        Self::replace(applicability, title, span, replacement).changing(Change::Set { at, to })
     }
 
     pub fn is_safe(&self) -> bool {

@@ -160,7 +160,7 @@ pub fn discover_each<T: Send>(
     let mut walked: Vec<(Candidate, T)> = Vec::new();
     let mut problems: Vec<Problem> = Vec::new();
     for given in paths {
-        let is_dir = std::fs::metadata(given).is_ok_and(|m| m.is_dir());
+        let is_dir = matches!(fsio::look(given, &Boundary::anywhere()), Ok(fsio::Looked::Dir));
         let named_like_file = given
             .file_name()
             .is_some_and(|n| is_config_name(&n.to_string_lossy()));
@@ -180,14 +180,9 @@ pub fn discover_each<T: Send>(
         }
         // A directory named through a link is walked where it is, if that is inside the
         // project (the walker itself would take the link for a file and yield nothing).
-        let is_link = std::fs::symlink_metadata(given).is_ok_and(|m| m.file_type().is_symlink());
-        if is_link || boundary.root().is_some() {
-            let real = std::fs::canonicalize(given).unwrap_or_else(|_| given.clone());
-            if !boundary.contains(&real) {
-                let r = Refusal::Outside {
-                    target: real,
-                    boundary: boundary.root().map(Path::to_path_buf).unwrap_or_default(),
-                };
+        let is_link = fsio::look_here(given) == Some(None);
+        if boundary.root().is_some() {
+            if let Err(r) = boundary.resolve(given) {
                 problems.push(Problem {
                     path: given.clone(),
                     display: display_of(given),
@@ -257,14 +252,14 @@ fn check_ignore_files(dir: &Path, boundary: &Boundary) -> Result<(), (PathBuf, R
     check(dir.join(".gitignore"), boundary)?;
     check(dir.join(".ignore"), boundary)?;
     let git = dir.join(".git");
-    let Ok(meta) = std::fs::symlink_metadata(&git) else {
+    let Some(here) = fsio::look_here(&git) else {
         return Ok(());
     };
-    if meta.is_dir() {
+    if here == Some(fsio::Looked::Dir) {
         return check(git.join("info/exclude"), boundary);
     }
     check(git.clone(), boundary)?;
-    if std::fs::metadata(&git).is_ok_and(|m| m.is_dir()) {
+    if matches!(fsio::look(&git, boundary), Ok(fsio::Looked::Dir)) {
         // A link to a git directory inside the project.
         return check(git.join("info/exclude"), boundary);
     }
@@ -281,7 +276,7 @@ fn check_ignore_files(dir: &Path, boundary: &Boundary) -> Result<(), (PathBuf, R
     };
     let commondir_file = gitdir.join("commondir");
     check(commondir_file.clone(), &Boundary::anywhere())?;
-    if std::fs::symlink_metadata(&commondir_file).is_err() {
+    if !fsio::exists_here(&commondir_file) {
         return Ok(());
     }
     let Some(line) = first_line(&commondir_file)? else {
@@ -346,7 +341,7 @@ fn walk<T: Send>(
         problems.push(ignore_file_problem(refused));
         return;
     }
-    let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let real = fsio::real_path(dir).unwrap_or_else(|| dir.to_path_buf());
     for d in real.ancestors().skip(1) {
         let b = if boundary.contains(d) {
             boundary.clone()
@@ -524,6 +519,7 @@ fn same_files_once<T>(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

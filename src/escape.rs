@@ -60,6 +60,10 @@ pub fn escaped_len(c: char) -> usize {
 /// either; only text from a checked file, a configuration or a user rule can.
 pub fn workflow_commands(text: String) -> String {
     let starts_command = |line: &str| line.trim_start().starts_with("::");
+    let bytes = text.as_bytes();
+    if memchr::memmem::find(bytes, b"::").is_none() && memchr::memmem::find(bytes, b"##[").is_none() {
+        return text;
+    }
     if !text.lines().any(|l| starts_command(l) || l.contains("##[")) {
         return text;
     }
@@ -78,6 +82,100 @@ pub fn workflow_commands(text: String) -> String {
         } else {
             out.push_str(&line);
         }
+    }
+    out
+}
+
+/// The last step of every text amlint prints (guard 5 of docs/security.md): every
+/// character of [`needs_escape`] but the line feed and the tab escaped, then
+/// [`workflow_commands`]. Each renderer escapes what it takes from files already; this
+/// pass makes a renderer that forgets harmless. With `colored`, the SGR sequences amlint's
+/// own colours are made of (`ESC [ digits ; ... m`) are kept: colour goes only to a
+/// terminal, and file text never reaches it raw (the renderers escape it first).
+pub fn plain(text: String, colored: bool) -> String {
+    workflow_commands(controls_but_lines(text, colored))
+}
+
+/// Whether `bytes` (UTF-8) hold a character of [`needs_escape`] other than the line feed
+/// and the tab, found on the bytes alone: a C0 control or DEL is one byte; a C1 control is
+/// `C2 80`–`C2 9F`; the separators and bidi controls are `E2 80 8E`/`8F`/`A8`–`AE` and
+/// `E2 81 A6`–`A9`. Most output has none, and is not decoded at all.
+fn may_need_escape(bytes: &[u8]) -> bool {
+    // Chunks of plain ASCII (printable, line feed, tab) are passed over without a branch
+    // per byte; only a chunk holding another byte is looked at closely.
+    const CHUNK: usize = 64;
+    let plain = |b: u8| (0x20..0x7f).contains(&b) || b == b'\n' || b == b'\t';
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = (start + CHUNK).min(bytes.len());
+        let chunk = &bytes[start..end];
+        if chunk.iter().fold(true, |all, &b| all & plain(b)) {
+            start = end;
+            continue;
+        }
+        // A character may straddle the chunk's end: its two more bytes are looked at too.
+        if exact_scan(&bytes[start..(end + 2).min(bytes.len())]) {
+            return true;
+        }
+        start = end;
+    }
+    false
+}
+
+/// [`may_need_escape`] byte by byte.
+fn exact_scan(bytes: &[u8]) -> bool {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let hit = match b {
+            b'\n' | b'\t' => false,
+            0..=0x1f | 0x7f => true,
+            0xc2 => matches!(bytes.get(i + 1), Some(0x80..=0x9f)),
+            0xe2 => matches!(
+                (bytes.get(i + 1), bytes.get(i + 2)),
+                (Some(0x80), Some(0x8e | 0x8f | 0xa8..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+            ),
+            _ => false,
+        };
+        if hit {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// [`plain`] without the [`workflow_commands`] pass: for the output whose lines are
+/// workflow commands (`--format github`, which escapes every value inside them).
+pub fn controls_but_lines(text: String, colored: bool) -> String {
+    let needs = |c: char| needs_escape(c) && c != '\n' && c != '\t';
+    if !may_need_escape(text.as_bytes()) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text.as_str();
+    while let Some(c) = rest.chars().next() {
+        if colored && c == '\u{1b}' {
+            let sgr = rest[1..]
+                .strip_prefix('[')
+                .and_then(|r| {
+                    r.find(|ch: char| !(ch.is_ascii_digit() || ch == ';'))
+                        .map(|n| (r, n))
+                })
+                .filter(|(r, n)| r[*n..].starts_with('m'));
+            if let Some((_, n)) = sgr {
+                let len = 1 + 1 + n + 1;
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
+        }
+        if needs(c) {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
     }
     out
 }
@@ -179,8 +277,19 @@ impl serde_json::ser::Formatter for Escaping<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+
+    /// The byte scan agrees with [`needs_escape`] on every character.
+    #[test]
+    fn the_byte_scan_finds_what_needs_escaping() {
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let want = needs_escape(c) && c != '\n' && c != '\t';
+            let text = format!("a{c}b");
+            assert_eq!(may_need_escape(text.as_bytes()), want, "{:x}", c as u32);
+        }
+    }
 
     #[test]
     fn control_characters_are_escaped_and_others_kept() {

@@ -283,6 +283,7 @@ fn cap(diagnostics: &mut Vec<Diagnostic>, max: usize, omitted: &[Omitted]) {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -4,9 +4,10 @@
 //! writes is written here, as a new regular file renamed into place. Also lexical path
 //! normalisation ([`normalize`], [`absolute`]), which knows nothing of links.
 //!
-//! The bottom layer: it imports nothing else of amlint.
+//! The bottom layer: it imports nothing else of amlint. The only module allowed to touch
+//! the file system directly (`clippy.toml`'s `disallowed-methods`).
+#![allow(clippy::disallowed_methods)]
 
-use std::borrow::Cow;
 use std::fs::File;
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
@@ -28,22 +29,82 @@ pub const MAX_BASELINE_SIZE: u64 = 32 * 1024 * 1024;
 /// Where links may lead: the real path (links resolved) of a project's directory, or
 /// anywhere ([`Boundary::anywhere`]). A path whose real location is outside it is
 /// refused; special files are refused wherever they are.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Boundary(Option<PathBuf>);
+#[derive(Clone, Debug, Default)]
+pub struct Boundary(Option<PathBuf>, std::sync::Arc<RealDirs>);
+
+impl PartialEq for Boundary {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for Boundary {}
+
+/// The directories inside a boundary already resolved and found real (no link on their
+/// path, inside): [`Boundary::resolve`] starts below the deepest of them, so a run that
+/// resolves many paths in one folder looks at that folder's path once, not once per file.
+/// Keyed by the path's bytes. Shared by the clones of a boundary; a race with another
+/// process changing the tree while amlint runs is out of scope (docs/security.md).
+#[derive(Debug, Default)]
+struct RealDirs(std::sync::Mutex<foldhash::HashSet<Vec<u8>>>);
+
+impl RealDirs {
+    /// Most directories remembered: beyond it, paths are resolved from the root again.
+    const MAX: usize = 100_000;
+
+    /// The deepest known real directory that `abs` (absolute, without `..`) is under.
+    fn deepest_of(&self, abs: &Path) -> Option<PathBuf> {
+        let set = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if set.is_empty() {
+            return None;
+        }
+        let bytes = abs.as_os_str().as_encoded_bytes();
+        let mut end = bytes.len();
+        loop {
+            let prefix = &bytes[..end];
+            if set.contains(prefix) {
+                // The prefix ends before a `/` (or at the end): a whole path.
+                return Some(
+                    abs.ancestors()
+                        .find(|a| a.as_os_str().len() == end)?
+                        .to_path_buf(),
+                );
+            }
+            end = memchr::memrchr(b'/', prefix)?;
+            if end == 0 {
+                return None;
+            }
+        }
+    }
+
+    /// Whether `dir` is known real.
+    fn contains(&self, dir: &Path) -> bool {
+        let set = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        set.contains(dir.as_os_str().as_encoded_bytes())
+    }
+
+    fn insert(&self, dir: &Path) {
+        let mut set = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if set.len() < Self::MAX {
+            set.insert(dir.as_os_str().as_encoded_bytes().to_vec());
+        }
+    }
+}
 
 impl Boundary {
     /// No boundary: links are followed anywhere (special files are still refused). For
     /// callers with no project (a library call on a single file).
     pub fn anywhere() -> Self {
-        Boundary(None)
+        Boundary(None, Default::default())
     }
 
     /// The directory `root`, with the links in its own path resolved (as given when it
     /// does not exist).
     pub fn at(root: &Path) -> Self {
-        Boundary(Some(
-            std::fs::canonicalize(root).unwrap_or_else(|_| normalize(root)),
-        ))
+        Boundary(
+            Some(std::fs::canonicalize(root).unwrap_or_else(|_| normalize(root))),
+            Default::default(),
+        )
     }
 
     /// The project around `dir`: the git work tree containing it, else `dir` itself.
@@ -52,7 +113,7 @@ impl Boundary {
     pub fn around(dir: &Path) -> Self {
         let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| normalize(dir));
         let tree = git_work_tree(&dir).unwrap_or(dir);
-        Boundary(Some(tree))
+        Boundary(Some(tree), Default::default())
     }
 
     /// The directory, if there is one.
@@ -64,6 +125,195 @@ impl Boundary {
     pub fn contains(&self, real: &Path) -> bool {
         self.0.as_ref().is_none_or(|root| real.starts_with(root))
     }
+
+    /// The real location of `path` (made absolute against the current directory),
+    /// resolved one symbolic link at a time **without looking at anything outside the
+    /// boundary**: a path that leads outside (as written, or through a link) is
+    /// [`Refusal::Outside`] whether or not its target exists, so a refusal tells nothing of
+    /// the machine's files. Only the directories on the way to the boundary's root and
+    /// those inside it are looked at (`lstat`, `readlink`). Inside, a path that does not
+    /// exist is [`Refusal::Missing`] (or [`Refusal::Dangling`] through a link), and a
+    /// chain of more than 40 links is [`Refusal::Loop`]. Without a boundary, links are
+    /// resolved by the system (`realpath`).
+    pub fn resolve(&self, path: &Path) -> Result<PathBuf, Refusal> {
+        let abs = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            start_dir().map_err(Refusal::of_io)?.join(path)
+        };
+        let Some(root) = &self.0 else {
+            return std::fs::canonicalize(&abs).map_err(Refusal::of_io);
+        };
+        resolve_within(&abs, root, &self.1)
+    }
+
+    /// Whether the directory `dir` (absolute) is inside: at once when it is written under
+    /// the root, else by resolving its links ([`Boundary::resolve`]).
+    pub fn contains_dir(&self, dir: &Path) -> bool {
+        match &self.0 {
+            None => true,
+            Some(root) if dir.starts_with(root) => true,
+            // An ancestor of the root, as written, is outside.
+            Some(root) if root.starts_with(dir) => false,
+            Some(_) => self.resolve(dir).is_ok(),
+        }
+    }
+
+    /// [`Boundary::resolve`], and refused when the real location is inside a `.git`
+    /// directory of the project: what a file of the repository names (an `extend`, a
+    /// rule directory, a component, a test's expectations, a local path) is never the
+    /// repository's own git data, whose `config` may hold a token in a remote URL.
+    pub fn resolve_named(&self, path: &Path) -> Result<PathBuf, Refusal> {
+        let real = self.resolve(path)?;
+        let inside = match &self.0 {
+            Some(root) => real.strip_prefix(root).unwrap_or(&real),
+            None => real.as_path(),
+        };
+        if inside.components().any(|c| c.as_os_str() == ".git") {
+            return Err(Refusal::GitData);
+        }
+        Ok(real)
+    }
+}
+
+/// The directory amlint was started in, looked up once (amlint never changes it).
+fn start_dir() -> std::io::Result<&'static Path> {
+    static CWD: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    CWD.get_or_init(|| std::env::current_dir().ok())
+        .as_deref()
+        .ok_or_else(|| std::io::Error::other("the current directory cannot be read"))
+}
+
+/// Most symbolic links followed while resolving one path (Linux's `MAXSYMLINKS`).
+const MAX_LINKS: usize = 40;
+
+/// [`Boundary::resolve`] for an absolute path and a real root.
+fn resolve_within(abs: &Path, root: &Path, known: &RealDirs) -> Result<PathBuf, Refusal> {
+    use std::collections::VecDeque;
+    use std::ffi::OsString;
+    use std::path::Component;
+    // A path written under the root starts there (the root has no links), or below the
+    // deepest directory of it already resolved: the directories above are not looked at
+    // again. Only for a path without `..` (which could climb back out of either).
+    let bytes = abs.as_os_str().as_encoded_bytes();
+    let plain = memchr::memmem::find(bytes, b"/..").is_none();
+    // The common case: a file or folder in a directory already resolved. Only it is
+    // looked at; a link is resolved below like any other.
+    if plain
+        && let Some(parent) = abs.parent()
+        && known.contains(parent)
+    {
+        match std::fs::symlink_metadata(abs) {
+            Ok(meta) if !meta.file_type().is_symlink() => {
+                if meta.is_dir() {
+                    known.insert(abs);
+                }
+                return Ok(abs.to_path_buf());
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => return Err(Refusal::Missing),
+            _ => {}
+        }
+    }
+    let start = plain
+        .then(|| known.deepest_of(abs))
+        .flatten()
+        .or_else(|| abs.starts_with(root).then(|| root.to_path_buf()));
+    let (mut cur, rest) = match start
+        .as_deref()
+        .and_then(|s| abs.strip_prefix(s).ok().map(|r| (s, r)))
+    {
+        Some((s, rest)) => (s.to_path_buf(), rest.to_path_buf()),
+        None => (PathBuf::from("/"), abs.to_path_buf()),
+    };
+    let mut pending: VecDeque<OsString> = VecDeque::new();
+    let push_back = |pending: &mut VecDeque<OsString>, p: &Path| {
+        for c in p.components() {
+            match c {
+                Component::Normal(n) => pending.push_back(n.to_os_string()),
+                Component::ParentDir => pending.push_back(OsString::from("..")),
+                _ => {}
+            }
+        }
+    };
+    push_back(&mut pending, &rest);
+    let mut links = 0usize;
+    let mut through_link = false;
+    // Where the rest of the path leads as written (for the message of a refusal).
+    let lexical = |cur: &Path, pending: &VecDeque<OsString>| {
+        let mut p = cur.to_path_buf();
+        p.extend(pending.iter());
+        normalize(&p)
+    };
+    let outside = |target: PathBuf, link: bool| Refusal::Outside {
+        target,
+        boundary: root.to_path_buf(),
+        link,
+    };
+    // Inside, on the way to the root, or on the way to the directory amlint was started
+    // in (a path the invoker typed, `../other-repo/ml`, climbs out of it first): nothing
+    // there tells anything of the machine's files.
+    let start = start_dir().ok();
+    let may_look =
+        |p: &Path| p.starts_with(root) || root.starts_with(p) || start.is_some_and(|s| s.starts_with(p));
+    while let Some(part) = pending.pop_front() {
+        if part == ".." {
+            cur.pop();
+            continue;
+        }
+        let next = cur.join(&part);
+        if !may_look(&next) {
+            let mut target = next;
+            target.extend(pending.iter());
+            return Err(outside(normalize(&target), through_link));
+        }
+        let meta = match std::fs::symlink_metadata(&next) {
+            Ok(m) => m,
+            Err(e) => {
+                let target = lexical(&next, &pending);
+                if !target.starts_with(root) {
+                    return Err(outside(target, through_link));
+                }
+                return Err(match Refusal::of_io(e) {
+                    Refusal::Missing if through_link => Refusal::Dangling,
+                    // `file/x`: nothing is there.
+                    Refusal::Io(e) if e.raw_os_error() == Some(libc::ENOTDIR) => Refusal::Missing,
+                    other => other,
+                });
+            }
+        };
+        if meta.file_type().is_symlink() {
+            links += 1;
+            if links > MAX_LINKS {
+                return Err(Refusal::Loop);
+            }
+            through_link = true;
+            let target = std::fs::read_link(&next).map_err(Refusal::of_io)?;
+            let mut front: VecDeque<OsString> = VecDeque::new();
+            push_back(&mut front, &target);
+            front.extend(pending.drain(..));
+            pending = front;
+            if target.is_absolute() {
+                cur = PathBuf::from("/");
+            }
+            continue;
+        }
+        if meta.is_dir() && next.starts_with(root) && next.as_os_str().len() > root.as_os_str().len() {
+            known.insert(&next);
+        }
+        if !meta.is_dir() && pending.iter().any(|p| p != "..") {
+            // `file/x` (and `file/../x`, which the system refuses too).
+            let target = lexical(&next, &pending);
+            if !target.starts_with(root) {
+                return Err(outside(target, through_link));
+            }
+            return Err(Refusal::Missing);
+        }
+        cur = next;
+    }
+    if !cur.starts_with(root) {
+        return Err(outside(cur, through_link));
+    }
+    Ok(cur)
 }
 
 /// The nearest directory at or above `dir` holding a `.git` (a directory, or the file of
@@ -115,11 +365,15 @@ pub enum Refusal {
     Directory,
     /// A pipe, socket or device (named).
     Special(&'static str),
-    /// A link (somewhere along the path) whose target is outside the boundary.
+    /// A path that leads outside the boundary, as written or through a link (`link`);
+    /// `target` is where it leads as written, whether or not anything is there.
     Outside {
         target: PathBuf,
         boundary: PathBuf,
+        link: bool,
     },
+    /// Inside a `.git` directory of the project ([`Boundary::resolve_named`]).
+    GitData,
     /// Larger than the limit (bytes).
     TooLarge {
         len: u64,
@@ -154,11 +408,27 @@ impl Refusal {
             Refusal::Denied => "permission denied: amlint cannot read this file".to_string(),
             Refusal::Directory => "this is a directory, not a file".to_string(),
             Refusal::Special(what) => format!("this is {what}, not a regular file; amlint does not open it"),
-            Refusal::Outside { target, boundary } => format!(
-                "this leads through a symbolic link to {}, outside the project ({}); amlint reads nothing outside the project through a link",
+            Refusal::Outside {
+                target,
+                boundary,
+                link: true,
+            } => format!(
+                "this leads through a symbolic link to {}, outside the project ({}); amlint reads nothing outside the project",
                 shown(target),
                 shown(boundary)
             ),
+            Refusal::Outside {
+                target,
+                boundary,
+                link: false,
+            } => format!(
+                "{} is outside the project ({}); amlint reads nothing outside the project",
+                shown(target),
+                shown(boundary)
+            ),
+            Refusal::GitData => {
+                "this is inside the repository's `.git` directory, which amlint never reads as a configuration, rule, component or test file".to_string()
+            }
             Refusal::TooLarge { len, limit } => format!(
                 "the file is {}, larger than the {} limit; it was not read",
                 human_size(*len),
@@ -249,30 +519,7 @@ pub fn open_regular(path: &Path, seen: Seen, boundary: &Boundary) -> Result<(Fil
             Err(e) => return Err(Refusal::of_io(e)),
         }
     }
-    let own = std::fs::symlink_metadata(path).map_err(Refusal::of_io)?;
-    let is_link = own.file_type().is_symlink();
-    // The real path: needed to hold a link, or a path whose directories may be links,
-    // to the boundary. Without a boundary, a path that is not a link is opened as named.
-    let real: Cow<'_, Path> = if is_link || boundary.root().is_some() {
-        match std::fs::canonicalize(path) {
-            Ok(real) => Cow::Owned(real),
-            Err(e) if e.kind() == ErrorKind::NotFound && is_link => return Err(Refusal::Dangling),
-            Err(e) => return Err(Refusal::of_io(e)),
-        }
-    } else {
-        Cow::Borrowed(path)
-    };
-    if !boundary.contains(&real) {
-        return Err(Refusal::Outside {
-            target: real.into_owned(),
-            boundary: boundary.root().map(Path::to_path_buf).unwrap_or_default(),
-        });
-    }
-    let meta = if is_link {
-        std::fs::metadata(&real).map_err(Refusal::of_io)?
-    } else {
-        own
-    };
+    let (real, meta) = look_resolved(path, boundary)?;
     regular(&meta)?;
     let file = open_nofollow(&real).map_err(|e| match e.raw_os_error() {
         Some(libc::ELOOP) => Refusal::Replaced,
@@ -319,6 +566,15 @@ pub fn read_open(file: File, len: u64, limit: u64) -> Result<Vec<u8>, Refusal> {
     Ok(bytes)
 }
 
+/// Reads a file that a configuration, a checked file or a test names (an `extend`, a rule
+/// file, a component, a test's expectations): resolved inside `boundary` and refused in
+/// the repository's `.git` ([`Boundary::resolve_named`]), a regular file, at most `limit`
+/// bytes.
+pub fn read_named(path: &Path, boundary: &Boundary, limit: u64) -> Result<Vec<u8>, Refusal> {
+    let real = boundary.resolve_named(path)?;
+    read_regular(&real, Seen::Unknown, boundary, limit)
+}
+
 /// [`open_regular`] then [`read_open`].
 pub fn read_regular(path: &Path, seen: Seen, boundary: &Boundary, limit: u64) -> Result<Vec<u8>, Refusal> {
     let (file, len) = open_regular(path, seen, boundary)?;
@@ -328,6 +584,10 @@ pub fn read_regular(path: &Path, seen: Seen, boundary: &Boundary, limit: u64) ->
 /// Whether a file that something else (the `ignore` crate, git) will open by name is
 /// safe to open: absent, a directory, or a regular file within `limit` whose real
 /// location is inside `boundary`. Looked at, never opened.
+///
+/// The directory holding `path` must be inside the boundary and reached without a link
+/// (a directory the walk lists, or one already checked): only `path` itself is looked
+/// at, and resolved within the boundary when it is a link.
 pub fn check_unopened(path: &Path, boundary: &Boundary, limit: u64) -> Result<(), Refusal> {
     let Ok(own) = std::fs::symlink_metadata(path) else {
         // Absent, or in a directory that cannot be searched: opening it fails too (the
@@ -335,19 +595,12 @@ pub fn check_unopened(path: &Path, boundary: &Boundary, limit: u64) -> Result<()
         return Ok(());
     };
     let meta = if own.file_type().is_symlink() {
-        let real = match std::fs::canonicalize(path) {
-            Ok(real) => real,
+        match look_resolved(path, boundary) {
+            Ok((_, meta)) => meta,
             // A dangling link opens as nothing.
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(Refusal::of_io(e)),
-        };
-        if !boundary.contains(&real) {
-            return Err(Refusal::Outside {
-                target: real,
-                boundary: boundary.root().map(Path::to_path_buf).unwrap_or_default(),
-            });
+            Err(Refusal::Missing | Refusal::Dangling | Refusal::Denied) => return Ok(()),
+            Err(r) => return Err(r),
         }
-        std::fs::metadata(&real).map_err(Refusal::of_io)?
     } else {
         own
     };
@@ -361,6 +614,131 @@ pub fn check_unopened(path: &Path, boundary: &Boundary, limit: u64) -> Result<()
     Ok(())
 }
 
+/// The real location of `path` inside `boundary` ([`Boundary::resolve`]) and what is
+/// there (`stat` of the real path: nothing is opened). Without a boundary, a path that is
+/// not a link is looked at as named.
+fn look_resolved(path: &Path, boundary: &Boundary) -> Result<(PathBuf, std::fs::Metadata), Refusal> {
+    if boundary.root().is_some() {
+        let real = boundary.resolve(path)?;
+        let meta = std::fs::metadata(&real).map_err(Refusal::of_io)?;
+        return Ok((real, meta));
+    }
+    let own = std::fs::symlink_metadata(path).map_err(Refusal::of_io)?;
+    if !own.file_type().is_symlink() {
+        return Ok((path.to_path_buf(), own));
+    }
+    let real = match std::fs::canonicalize(path) {
+        Ok(real) => real,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Err(Refusal::Dangling),
+        Err(e) => return Err(Refusal::of_io(e)),
+    };
+    let meta = std::fs::metadata(&real).map_err(Refusal::of_io)?;
+    Ok((real, meta))
+}
+
+/// What is at a path, looked at inside a boundary and never opened: for the checks that
+/// need to know whether a file or folder a configuration names exists (`code:`,
+/// `path:`), and how large a model folder is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Looked {
+    File {
+        len: u64,
+    },
+    Dir,
+    /// A pipe, socket or device (named).
+    Special(&'static str),
+}
+
+/// What is at `path` ([`Looked`]), its real location held to `boundary` as for reading:
+/// a path leading outside is [`Refusal::Outside`] whether or not anything is there.
+pub fn look(path: &Path, boundary: &Boundary) -> Result<Looked, Refusal> {
+    let (_, meta) = look_resolved(path, boundary)?;
+    Ok(found_of(&meta))
+}
+
+fn found_of(meta: &std::fs::Metadata) -> Looked {
+    if meta.is_dir() {
+        Looked::Dir
+    } else if meta.is_file() {
+        Looked::File { len: meta.len() }
+    } else {
+        Looked::Special(special_name(meta.file_type()))
+    }
+}
+
+/// What is at `path` itself, a link not followed (`lstat`), for paths the invoker gave
+/// and the walk's own bookkeeping: `None` when nothing is there (or it cannot be looked
+/// at). `Some(None)` is a symbolic link.
+pub fn look_here(path: &Path) -> Option<Option<Looked>> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if meta.file_type().is_symlink() {
+        return Some(None);
+    }
+    Some(Some(found_of(&meta)))
+}
+
+/// The real path of `path` (every link resolved by the system, `realpath`), for paths the
+/// invoker gave (the command line, the current directory, a workspace folder) and the
+/// project's own root; `None` when it does not exist. Paths a file of the project names
+/// are resolved with [`Boundary::resolve`] instead, which looks at nothing outside.
+pub fn real_path(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
+/// Whether `path` is a directory (links followed), for paths the invoker gave (the
+/// command line, a workspace folder) and the project's own root.
+pub fn is_dir(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+/// Whether `path` is a regular file (links followed), for paths the invoker gave.
+pub fn is_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// Whether something (a file, a folder, a link, even dangling) is at `path` itself.
+pub fn exists_here(path: &Path) -> bool {
+    look_here(path).is_some()
+}
+
+/// The entries of the folder at `path` inside `boundary`: each name with what it is
+/// itself (a link is `None`, not followed), at most `max` of them (`Err(TooLarge)`
+/// beyond: the caller asked for a bounded answer).
+pub fn list_dir(
+    path: &Path,
+    boundary: &Boundary,
+    max: usize,
+) -> Result<Vec<(std::ffi::OsString, Option<Looked>)>, Refusal> {
+    let (real, meta) = look_resolved(path, boundary)?;
+    if !meta.is_dir() {
+        return Err(match found_of(&meta) {
+            Looked::Special(what) => Refusal::Special(what),
+            _ => Refusal::Io(std::io::Error::other("not a directory")),
+        });
+    }
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&real).map_err(Refusal::of_io)? {
+        let entry = entry.map_err(Refusal::of_io)?;
+        if out.len() == max {
+            return Err(Refusal::TooLarge {
+                len: max as u64 + 1,
+                limit: max as u64,
+            });
+        }
+        let kind = match entry.file_type() {
+            Ok(t) if t.is_symlink() => None,
+            Ok(t) if t.is_dir() => Some(Looked::Dir),
+            Ok(t) if t.is_file() => Some(Looked::File {
+                len: std::fs::symlink_metadata(entry.path()).map_or(0, |m| m.len()),
+            }),
+            Ok(t) => Some(Looked::Special(special_name(t))),
+            Err(e) => return Err(Refusal::of_io(e)),
+        };
+        out.push((entry.file_name(), kind));
+    }
+    Ok(out)
+}
+
 /// Why a file was not written.
 #[derive(Debug)]
 pub enum WriteRefusal {
@@ -370,6 +748,16 @@ pub enum WriteRefusal {
     Exists,
     /// The file is no longer what it was read as ([`replace_if_unchanged`]).
     Changed,
+    /// The file has this many hard links: replacing it would split it from the others,
+    /// which would keep the old text.
+    HardLinks(u64),
+    /// The user may not write the file (its permissions say so), although the directory
+    /// may let a new file replace it.
+    NotWritable,
+    /// The file belongs to another user or group, which its replacement could not keep.
+    Owner,
+    /// No new file could be made in the file's directory (to be renamed over it).
+    Directory(std::io::Error),
     Io(std::io::Error),
 }
 
@@ -385,6 +773,16 @@ impl WriteRefusal {
             WriteRefusal::Changed => {
                 "the file changed on disk since amlint read it; it was left as it is".to_string()
             }
+            WriteRefusal::HardLinks(n) => format!(
+                "the file has {n} hard links, which replacing it would split (the other names would keep the old text); it was left as it is"
+            ),
+            WriteRefusal::NotWritable => {
+                "you may not write this file (its permissions); it was left as it is".to_string()
+            }
+            WriteRefusal::Owner => "the file belongs to another user or group, which amlint cannot give its replacement; it was left as it is".to_string(),
+            WriteRefusal::Directory(e) => format!(
+                "amlint writes a new file beside it and renames it over it, and its directory does not allow that ({e})"
+            ),
             WriteRefusal::Io(e) => e.to_string(),
         }
     }
@@ -402,8 +800,13 @@ pub enum Replace {
 /// Writes `bytes` to `path` as a regular file, atomically: a new temporary file in the
 /// same directory, written and synced, then renamed over the target (or, with
 /// [`Replace::Never`], linked to it, which fails when anything is there). A symbolic
-/// link, pipe, socket, device or directory at `path` is refused and left alone; a
-/// regular file replaced keeps its permissions.
+/// link, pipe, socket, device or directory at `path` is refused and left alone. A regular
+/// file is replaced only as writing it in place would change it: not when it has other
+/// hard links (they would keep the old text), not when its permissions do not let the
+/// user write it (a writable directory would let the rename do it), and with its owner,
+/// group and permissions (refused when the owner or group cannot be kept); it is looked
+/// at again just before the rename, which does not happen if it is no longer the file
+/// it was.
 pub fn write_atomically(path: &Path, bytes: &[u8], replace: Replace) -> Result<(), WriteRefusal> {
     write_checked(path, bytes, replace, &|| Ok(()))
 }
@@ -455,6 +858,7 @@ fn write_checked(
         if replace == Replace::Never {
             return Err(WriteRefusal::Exists);
         }
+        replaceable(path, m)?;
     }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -465,18 +869,37 @@ fn write_checked(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.amlint-tmp", std::process::id()));
+    // Only a temporary file made here is removed: one already at its name is not ours.
+    let created = std::cell::Cell::new(false);
     let result = (|| {
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create_new(true);
-        let mut f = options.open(&tmp)?;
+        let mut f = match options.open(&tmp) {
+            Ok(f) => f,
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM | libc::EROFS)) => {
+                refused.set(Some(WriteRefusal::Directory(e)));
+                return Err(std::io::Error::other("refused before writing"));
+            }
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                let what = format!("{} is in the way of the temporary file", shown(&tmp));
+                refused.set(Some(WriteRefusal::Io(std::io::Error::new(e.kind(), what))));
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+        };
+        created.set(true);
         if let Some(m) = &existing {
+            if let Err(r) = keep_owner(&f, m) {
+                refused.set(Some(r));
+                return Err(std::io::Error::other("refused before writing"));
+            }
             f.set_permissions(m.permissions())?;
         }
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
         match replace {
-            Replace::Regular => match check() {
+            Replace::Regular => match check().and_then(|()| still(path, existing.as_ref())) {
                 Ok(()) => std::fs::rename(&tmp, path),
                 Err(r) => {
                     refused.set(Some(r));
@@ -508,7 +931,9 @@ fn write_checked(
         }
     })();
     if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
+        if created.get() {
+            let _ = std::fs::remove_file(&tmp);
+        }
         if let Some(r) = refused.take() {
             return Err(r);
         }
@@ -518,6 +943,145 @@ fn write_checked(
         return Err(WriteRefusal::Io(e));
     }
     Ok(())
+}
+
+/// A private directory amlint made for itself in the system's temporary directory (mode
+/// 0700, never an existing one, so no one else's files or links are in it), removed with
+/// everything in it when dropped: `amlint test` writes each rule example's project there.
+#[derive(Debug)]
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// A new directory named `<prefix>-<pid>-<n>`.
+    pub fn new(prefix: &str) -> std::io::Result<Scratch> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let base = std::env::temp_dir();
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        loop {
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let dir = base.join(format!("{prefix}-{}-{n}", std::process::id()));
+            match builder.create(&dir) {
+                Ok(()) => return Ok(Scratch(dir)),
+                Err(e) if e.kind() == ErrorKind::AlreadyExists && n < 1_000_000 => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// Creates the folder `rel` (relative, without `..`) and its parents inside.
+    pub fn create_dir(&self, rel: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(self.inside(rel)?)
+    }
+
+    /// Writes `bytes` as the new file `rel` (relative, without `..`; its folders are
+    /// made): never over an existing file or through a link.
+    pub fn write(&self, rel: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        use std::io::Write as _;
+        let path = self.inside(rel)?;
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+        options.open(&path)?.write_all(bytes)
+    }
+
+    /// `rel` joined to the directory, refused unless it is a relative path that stays
+    /// inside.
+    fn inside(&self, rel: &Path) -> std::io::Result<PathBuf> {
+        use std::path::Component;
+        if rel.as_os_str().is_empty()
+            || !rel
+                .components()
+                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+        {
+            return Err(std::io::Error::other(format!(
+                "`{}` is not a path inside the example",
+                shown(rel)
+            )));
+        }
+        Ok(self.0.join(rel))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Whether the regular file `path` (`meta`) may be replaced by a new file: one link, and
+/// writable by the user.
+#[cfg(unix)]
+fn replaceable(path: &Path, meta: &std::fs::Metadata) -> Result<(), WriteRefusal> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    if meta.nlink() > 1 {
+        return Err(WriteRefusal::HardLinks(meta.nlink()));
+    }
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| WriteRefusal::Io(std::io::Error::from(ErrorKind::InvalidInput)))?;
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(match e.raw_os_error() {
+            Some(libc::EACCES | libc::EPERM | libc::EROFS) => WriteRefusal::NotWritable,
+            _ => WriteRefusal::Io(e),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn replaceable(_: &Path, meta: &std::fs::Metadata) -> Result<(), WriteRefusal> {
+    if meta.permissions().readonly() {
+        return Err(WriteRefusal::NotWritable);
+    }
+    Ok(())
+}
+
+/// Gives the new file `f` the owner and group of the file it replaces (`meta`), when they
+/// are not already its own: refused when the user may not (another user's file).
+#[cfg(unix)]
+fn keep_owner(f: &File, meta: &std::fs::Metadata) -> Result<(), WriteRefusal> {
+    use std::os::unix::fs::MetadataExt;
+    let new = f.metadata().map_err(WriteRefusal::Io)?;
+    if (new.uid(), new.gid()) == (meta.uid(), meta.gid()) {
+        return Ok(());
+    }
+    match std::os::unix::fs::fchown(f, Some(meta.uid()), Some(meta.gid())) {
+        Ok(()) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(libc::EPERM) => Err(WriteRefusal::Owner),
+        Err(e) => Err(WriteRefusal::Io(e)),
+    }
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_: &File, _: &std::fs::Metadata) -> Result<(), WriteRefusal> {
+    Ok(())
+}
+
+/// Just before the rename: the file at `path` is still the one `before` describes (or
+/// still absent), and may still be replaced.
+fn still(path: &Path, before: Option<&std::fs::Metadata>) -> Result<(), WriteRefusal> {
+    let now = match std::fs::symlink_metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        Err(e) => return Err(WriteRefusal::Io(e)),
+    };
+    match (before, &now) {
+        (None, None) => Ok(()),
+        (Some(b), Some(n)) if n.file_type().is_file() && same_file(b, n) => replaceable(path, n),
+        _ => Err(WriteRefusal::Changed),
+    }
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system (symbolic links are kept).
@@ -589,6 +1153,7 @@ pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

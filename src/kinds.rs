@@ -625,6 +625,21 @@ fn schema_name(url: &str) -> (String, String) {
 }
 
 /// Decides what kind of Azure ML configuration a document is.
+/// Whether the text of a file that could not be parsed names an Azure ML schema: a line
+/// holding `$schema` and one of the Azure ML schema hosts (`schema_hosts` of
+/// `schemas/kinds.yaml`, but the bare `azureml`, which other words contain). A file that
+/// does not parse but says it is an Azure ML configuration is reported, never skipped.
+pub fn names_azure_ml_schema(text: &str) -> bool {
+    let t = table();
+    memchr::memmem::find_iter(text.as_bytes(), b"$schema").any(|at| {
+        let end = text[at..].find('\n').map_or(text.len(), |e| at + e);
+        let line = text[at..end].to_ascii_lowercase();
+        t.schema_hosts
+            .iter()
+            .any(|h| h.contains('.') && line.contains(h.as_str()))
+    })
+}
+
 pub fn classify(doc: &Document, path: &str) -> Classification {
     let t = table();
     let mut out = Classification::default();
@@ -749,6 +764,7 @@ pub fn classify(doc: &Document, path: &str) -> Classification {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::limits::Limits;

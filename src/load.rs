@@ -124,6 +124,7 @@ pub fn refusal(r: &Refusal) -> Box<Refused> {
         Refusal::Outside { .. } => {
             "Copy the file into the project, or check it where it is (name it on the command line from its own directory)."
         }
+        Refusal::GitData => "Name a file of the project's own tree, not of its git data.",
         Refusal::Io(_) => "Check the file and its permissions.",
     };
     unreadable(r.describe(), help)
@@ -222,6 +223,7 @@ pub fn parse_source(source: Arc<SourceFile>, format: Format, limits: &Limits) ->
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

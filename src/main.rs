@@ -38,6 +38,7 @@ fn main() {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     #[test]
     fn the_purge_delay_option_is_the_one_set() {

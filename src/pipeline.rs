@@ -172,6 +172,7 @@ impl FactBases {
                     today: self.today.clone(),
                     disk: self.disk.clone(),
                     similar: Default::default(),
+                    clusters: Default::default(),
                 })
             })
             .clone()
@@ -324,19 +325,21 @@ impl<'a> Run<'a> {
     /// of one file these are most of its time.
     fn start(paths: &[PathBuf], buffers: &[Buffer], options: &'a Options) -> Self {
         rayon::spawn(crate::ruleset::warm);
+        let mut inputs: Vec<PathBuf> = paths.to_vec();
+        inputs.extend(buffers.iter().map(|b| PathBuf::from(&b.display)));
         let (resolver, ()) = rayon::join(
             || {
-                Arc::new(Resolver::with_rule_check(
+                Arc::new(Resolver::for_run(
                     options.config.clone(),
                     &std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+                    &inputs,
                     Some(crate::ruleset::compile_errors),
                 ))
             },
             warm_embedded_data,
         );
-        let mut inputs: Vec<PathBuf> = paths.to_vec();
-        inputs.extend(buffers.iter().map(|b| PathBuf::from(&b.display)));
         let project = Project::detect(&resolver, &inputs);
+        let disk = Arc::new(DiskSizes::within(project.boundary.clone()));
         let with_project = crate::config::WithProjectInventory::new(project.config.clone());
         let filter = Arc::new(ConfigFilter {
             resolver: resolver.clone(),
@@ -349,7 +352,7 @@ impl<'a> Run<'a> {
             with_project,
             filter,
             today: options.today.clone().unwrap_or_else(crate::facts::today),
-            disk: Arc::default(),
+            disk,
             need_index: NeedIndex::default(),
             waiting_bytes: std::sync::atomic::AtomicUsize::new(0),
             loaded_files: std::sync::atomic::AtomicUsize::new(0),
@@ -413,6 +416,7 @@ impl<'a> Run<'a> {
                     today: self.today.clone(),
                     disk: self.disk.clone(),
                     similar: Default::default(),
+                    clusters: Default::default(),
                 };
                 let report = check_and_filter(&prepared, &base, &self.project, options);
                 if !probe.was_consulted() {
@@ -468,6 +472,7 @@ impl<'a> Run<'a> {
                         ],
                         suppressed: Vec::new(),
                         omitted: Vec::new(),
+                        always_on: Vec::new(),
                     };
                     let config = self.config_for(&problem.path);
                     filter_file(&mut report, None, true, &config, &self.project, self.options);
@@ -499,9 +504,9 @@ impl<'a> Run<'a> {
         let mut waiting: Vec<(Waiting, Arc<Config>)> = Vec::new();
         // The files already loaded, when the rest of the project may be searched (a run
         // that walked the project root has loaded all of it).
-        let walked_root = paths
-            .iter()
-            .any(|p| p.is_dir() && project.root.starts_with(crate::config::absolute(p, &project.cwd)));
+        let walked_root = paths.iter().any(|p| {
+            crate::fsio::is_dir(p) && project.root.starts_with(crate::config::absolute(p, &project.cwd))
+        });
         let mut seen: HashSet<PathBuf> = HashSet::new();
         let mut configs: Vec<Arc<Config>> = vec![project.config.clone()];
         for (_, l) in loaded {
@@ -552,6 +557,7 @@ impl<'a> Run<'a> {
                         diagnostics: vec![diagnostic],
                         suppressed: Vec::new(),
                         omitted: Vec::new(),
+                        always_on: Vec::new(),
                     };
                     filter_file(&mut report, None, true, &config, project, options);
                     files.push(report);
@@ -566,7 +572,7 @@ impl<'a> Run<'a> {
             let filter = self.filter.clone();
             let refused = rest_refused.clone();
             let files = std::sync::OnceLock::new();
-            index = index.with_rest(LazyIndex::new(move |name| {
+            index = index.with_rest(LazyIndex::new(boundary.clone(), move |name| {
                 let files = files.get_or_init(|| {
                     let (files, errors) = rest_of_project(&root, &seen, filter.clone(), &boundary, &options);
                     refused.lock().unwrap_or_else(|e| e.into_inner()).extend(errors);
@@ -668,6 +674,7 @@ fn enforcement_reports(configs: &[Arc<Config>]) -> Vec<FileReport> {
             diagnostics,
             suppressed: Vec::new(),
             omitted: Vec::new(),
+            always_on: Vec::new(),
         });
     }
     out
@@ -764,7 +771,7 @@ fn rest_of_project(
     boundary: &crate::fsio::Boundary,
     options: &Options,
 ) -> (Vec<(discover::Candidate, String)>, Vec<ConfigError>) {
-    if !root.is_dir() {
+    if !crate::fsio::is_dir(root) {
         return (Vec::new(), Vec::new());
     }
     // The walk reads each file as it finds it (on the walking threads, not rayon's:
@@ -792,23 +799,43 @@ fn rest_of_project(
 }
 
 /// Whether `hay` contains `needle` (lower case), ignoring ASCII case.
-fn mentions(hay: &str, needle: &str) -> bool {
-    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
-    let Some(&first) = needle.first() else {
-        return true;
-    };
-    hay.len() >= needle.len()
-        && (0..=hay.len() - needle.len()).any(|i| {
-            hay[i].to_ascii_lowercase() == first && hay[i..i + needle.len()].eq_ignore_ascii_case(needle)
+/// A search for `needle` in any ASCII case: an automaton, so time is linear in the text
+/// whatever the name (a naive search of a 20,000-character name in a 2 MB file of near
+/// matches took seconds: issue 34, defect 17).
+struct Mentions(Option<aho_corasick::AhoCorasick>);
+
+impl Mentions {
+    fn of(needle: &str) -> Mentions {
+        Mentions(if needle.is_empty() {
+            None
+        } else {
+            // An NFA: built in time linear in the name (a DFA's table grows with the
+            // name times the alphabet), searched in time linear in the text.
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+                .build([needle])
+                .ok()
         })
+    }
+
+    fn in_text(&self, hay: &str) -> bool {
+        match &self.0 {
+            // No name is in every text; a name the automaton cannot hold is searched
+            // everywhere (the files are parsed, nothing is missed).
+            None => true,
+            Some(ac) => ac.is_match(hay),
+        }
+    }
 }
 
 /// Loads and classifies, to index them, the files whose text contains `name` (lower case):
 /// only they can define it. Nothing is reported for them.
 fn files_mentioning(files: &[(discover::Candidate, String)], name: &str, options: &Options) -> Vec<Prepared> {
+    let mentions = Mentions::of(name);
     files
         .par_iter()
-        .filter(|(_, text)| mentions(text, name))
+        .filter(|(_, text)| mentions.in_text(text))
         .filter_map(|(c, text)| {
             catch_unwind(AssertUnwindSafe(|| {
                 let format = Format::for_path(&c.display);
@@ -847,6 +874,7 @@ pub fn check_text(display: &str, text: String, options: &Options) -> FileReport 
         diagnostics: Vec::new(),
         suppressed: Vec::new(),
         omitted: Vec::new(),
+        always_on: Vec::new(),
     })
 }
 
@@ -939,6 +967,7 @@ pub fn guarded<T>(display: &str, work: impl FnOnce() -> T) -> Result<T, Box<File
                         "This is a bug in amlint. Please report it with the file, or a reduced copy of it.",
                     ),
                 ],
+                always_on: Vec::new(),
             }))
         }
     }
@@ -961,7 +990,70 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
     let path = &loaded.source.path;
     let by_name = kinds::classify(&Default::default(), path).kind.is_some();
     let too_large = loaded.diagnostics.iter().any(|d| d.code == "AML005");
-    by_name || (loaded.unreadable && loaded.format == Format::Yaml && !too_large)
+    let broken = loaded.diagnostics.iter().any(|d| d.code == "AML001");
+    by_name
+        || (loaded.unreadable && loaded.format == Format::Yaml && !too_large)
+        || (broken && looks_like_azure_ml(loaded))
+}
+
+/// Whether a file that does not parse is an Azure ML configuration all the same: its text
+/// names an Azure ML schema, or its top-level keys — the `key: value` lines at column 0,
+/// read on their own — make a document that classifies as an Azure ML kind that is
+/// checked. Such a file is reported (its syntax errors), never skipped: a `$schema:` with a
+/// tab after the colon, a leading tab or an unclosed quote must not pass a CI gate as "1
+/// skipped" (issue 34, defect 3).
+fn looks_like_azure_ml(loaded: &LoadedFile) -> bool {
+    let text = &loaded.source.text;
+    if kinds::names_azure_ml_schema(text) {
+        return true;
+    }
+    if loaded.format != Format::Yaml {
+        return false;
+    }
+    let top: String = text
+        .lines()
+        .filter_map(top_level_line)
+        .take(200)
+        .collect::<Vec<_>>()
+        .join("\n");
+    if top.is_empty() {
+        return false;
+    }
+    let reread = crate::load::parse_text(&loaded.source.path, top, Format::Yaml, &Limits::default());
+    reread
+        .documents
+        .first()
+        .is_some_and(|doc| kinds::classify(doc, &loaded.source.path).is_checked())
+}
+
+/// A line of the shape `key: scalar` (or `key:`) at column 0 (after tabs, which YAML
+/// refuses there) with a plain key, as it would read alone: the value kept when it is a
+/// plain word, else a placeholder string (a quoted or multi-word value is still a string).
+fn top_level_line(line: &str) -> Option<String> {
+    let line = line.trim_start_matches('\t').trim_end_matches(['\r', ' ', '\t']);
+    let (key, value) = line.split_once(':')?;
+    let plain_key = !key.is_empty()
+        && key.len() <= 64
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '$' | '.'))
+        && !key.starts_with(['-', '.']);
+    if !plain_key {
+        return None;
+    }
+    let value = value.trim_matches([' ', '\t', '\u{a0}']);
+    let word = !value.is_empty()
+        && value.len() <= 256
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':'));
+    Some(if word {
+        format!("{key}: {value}")
+    } else if value.is_empty() {
+        format!("{key}:")
+    } else {
+        format!("{key}: placeholder")
+    })
 }
 
 /// Runs the checks of a classified file against a fact base (before filtering).
@@ -992,6 +1084,7 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
             diagnostics: if report { sorted(failures) } else { Vec::new() },
             suppressed: Vec::new(),
             omitted: Vec::new(),
+            always_on: Vec::new(),
         };
     }
 
@@ -1001,6 +1094,7 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
         limits.findings_kept(),
     );
     checks::single_document::check(&loaded.source, &loaded.documents, &mut findings);
+    let mut always_on = Vec::new();
     for (doc, class) in loaded.documents.iter().zip(classes) {
         // A document whose aliases expand beyond the limit (AML005) is not checked
         // further: walking it would take the time and memory the limit is there to bound.
@@ -1008,8 +1102,27 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
             continue;
         }
         let facts = class.kind.map(|kind| DocFacts::new(doc, kind, path, base));
-        let cx = DocContext::new(&loaded.source, doc, class, &base.config, facts.as_ref());
+        let cx = DocContext::new(
+            &loaded.source,
+            doc,
+            class,
+            &base.config,
+            facts.as_ref(),
+            base.disk.boundary(),
+        );
         checks::run_document_checks(&cx, &mut findings);
+        if let Some(cost) = facts
+            .as_ref()
+            .and_then(DocFacts::always_on)
+            .filter(|c| c.monthly() > 0.0)
+        {
+            always_on.push(crate::results::AlwaysOnCost {
+                kind: facts.as_ref().map_or("", |f| f.kind.id.as_str()),
+                monthly: cost.monthly(),
+                currency: cost.currency,
+                source: cost.file,
+            });
+        }
     }
     let (diagnostics, omitted) = findings.into_parts();
     let mut diagnostics = sorted(diagnostics);
@@ -1056,6 +1169,7 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
         diagnostics,
         suppressed: Vec::new(),
         omitted,
+        always_on,
     }
 }
 
@@ -1068,6 +1182,7 @@ fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -21,10 +21,9 @@ pub struct Project {
     pub config: Arc<Config>,
     /// The directory relative paths were given from.
     pub cwd: PathBuf,
-    /// The project as links see it (`docs/security.md`): the git work tree when there is
-    /// one (it contains the root), else the root, with the links in its own path
-    /// resolved. A link among the checked files, or an ignore file, leading outside it
-    /// is refused.
+    /// The run's project boundary (`config::project_boundary`, `docs/security.md`), with
+    /// the links in its own path resolved: every file the run reads, and every path a
+    /// checked file, a configuration or a test names, is held to it.
     pub boundary: crate::fsio::Boundary,
 }
 
@@ -34,7 +33,7 @@ impl Project {
         let root = resolver.project_root(inputs);
         let repo_root = resolver.git_root(&root);
         Project {
-            boundary: crate::fsio::Boundary::at(repo_root.as_deref().unwrap_or(&root)),
+            boundary: resolver.boundary().clone(),
             repo_root,
             config: resolver.for_dir(&root),
             cwd: resolver.cwd().to_path_buf(),
@@ -91,6 +90,7 @@ pub fn percent_encode_path(segment: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::config::ConfigChoice;

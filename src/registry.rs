@@ -178,6 +178,9 @@ pub struct RuleMeta {
     pub declarative: Option<Arc<Declarative>>,
     /// Parameters the rule reads, with their defaults.
     pub params: serde_json::Map<String, serde_json::Value>,
+    /// The rule's severity under a profile, where it differs from `severity`
+    /// (`production: error`); a native check reads it, a declarative rule's compiler too.
+    pub severity_by_profile: std::collections::BTreeMap<String, Severity>,
     pub kinds: Vec<String>,
     /// The fixes the rule offers (`fix:` of its file).
     pub fixes: Vec<FixDoc>,
@@ -198,6 +201,7 @@ impl RuleMeta {
         Self {
             declarative: declarative.map(Arc::new),
             params: file.params,
+            severity_by_profile: file.severity_by_profile,
             kinds: file.kinds,
             code: intern(&file.code),
             name: intern(&file.name),
@@ -212,6 +216,14 @@ impl RuleMeta {
             source: source.to_string(),
             fixes: file.fix,
         }
+    }
+
+    /// Its severity under `profile` (`dev`, `production`).
+    pub fn severity_under(&self, profile: &str) -> Severity {
+        self.severity_by_profile
+            .get(profile)
+            .copied()
+            .unwrap_or(self.severity)
     }
 
     /// The identity its findings carry.
@@ -458,64 +470,60 @@ pub fn read_rule_dirs(
         position: None,
         message,
     };
+    /// Most entries of one rules directory.
+    const MAX_ENTRIES: usize = 10_000;
     for dir in dirs {
         let mut stack = vec![dir.clone()];
         while let Some(d) = stack.pop() {
-            // Each directory once, by its real path: a link loop ends, and a link that
-            // leaves the project is refused.
-            let real = match std::fs::canonicalize(&d) {
+            // Each directory once, by its real path (resolved inside the project, never
+            // looking outside it): a link loop ends, and a link that leaves the project
+            // is refused whether or not its target exists.
+            let real = match boundary.resolve_named(&d) {
                 Ok(real) => real,
-                Err(_) => {
-                    errors.push(error(
-                        &d,
-                        "this rules directory does not exist or cannot be reached".to_string(),
-                    ));
+                Err(crate::fsio::Refusal::Missing | crate::fsio::Refusal::Dangling) => {
+                    errors.push(error(&d, "this rules directory does not exist".to_string()));
+                    continue;
+                }
+                Err(r) => {
+                    errors.push(error(&d, r.describe()));
                     continue;
                 }
             };
-            if !boundary.contains(&real) {
-                let r = crate::fsio::Refusal::Outside {
-                    target: real,
-                    boundary: boundary
-                        .root()
-                        .map(std::path::Path::to_path_buf)
-                        .unwrap_or_default(),
-                };
-                errors.push(error(&d, r.describe()));
+            if !visited.insert(real.clone()) {
                 continue;
             }
-            if !real.is_dir() {
-                errors.push(error(&d, "this rules directory is not a directory".to_string()));
-                continue;
-            }
-            if !visited.insert(real) {
-                continue;
-            }
-            let Ok(entries) = std::fs::read_dir(&d) else {
-                errors.push(error(&d, "cannot read this directory".to_string()));
-                continue;
-            };
-            for entry in entries {
-                let entry = match entry {
-                    Ok(entry) => entry,
-                    Err(e) => {
-                        errors.push(error(&d, format!("cannot read this directory: {e}")));
-                        continue;
-                    }
-                };
-                let p = entry.path();
-                let Ok(file_type) = entry.file_type() else {
-                    errors.push(error(&p, "cannot read this entry".to_string()));
+            let entries = match crate::fsio::list_dir(&real, boundary, MAX_ENTRIES) {
+                Ok(entries) => entries,
+                Err(crate::fsio::Refusal::Io(_)) => {
+                    errors.push(error(&d, "this rules directory is not a directory".to_string()));
                     continue;
-                };
-                let followed_dir = file_type.is_symlink() && std::fs::metadata(&p).is_ok_and(|m| m.is_dir());
-                if file_type.is_dir() || followed_dir {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                    match crate::load::read_text_seen(&p, Seen::from_listing(file_type), boundary, &limits) {
-                        Ok(text) => files.push((p.display().to_string(), text)),
-                        Err(d) => errors.push(error(&p, d.diagnostic.message)),
+                }
+                Err(r) => {
+                    errors.push(error(&d, format!("cannot read this directory: {}", r.describe())));
+                    continue;
+                }
+            };
+            for (name, kind) in entries {
+                let p = d.join(&name);
+                match kind {
+                    Some(crate::fsio::Looked::Dir) => stack.push(p),
+                    // A link: a directory it leads to is entered (by its real path, above);
+                    // a file is read like any file named through a link.
+                    None if matches!(crate::fsio::look(&p, boundary), Ok(crate::fsio::Looked::Dir)) => {
+                        stack.push(p)
                     }
+                    _ if p.extension().is_some_and(|e| e == "yaml" || e == "yml") => {
+                        let seen = if matches!(kind, Some(crate::fsio::Looked::File { .. })) {
+                            Seen::Listed
+                        } else {
+                            Seen::Unknown
+                        };
+                        match crate::load::read_text_seen(&real.join(&name), seen, boundary, &limits) {
+                            Ok(text) => files.push((p.display().to_string(), text)),
+                            Err(d) => errors.push(error(&p, d.diagnostic.message)),
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
@@ -571,6 +579,7 @@ impl Registry {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -76,6 +76,21 @@ pub struct FileReport {
     /// Findings counted but not kept while checking (beyond `Limits::findings_kept`);
     /// `filter` reports them in the one AML005 that closes a capped file.
     pub omitted: Vec<Omitted>,
+    /// What the file's computes and deployments cost whatever they do, priced by
+    /// `[workspace] prices` (`--statistics` totals them); empty without prices.
+    pub always_on: Vec<AlwaysOnCost>,
+}
+
+/// The monthly floor of a compute cluster that never scales to zero (`min_instances`) or
+/// of a managed online deployment (`instance_count`): instances × hourly price × 730.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlwaysOnCost {
+    /// `amlCompute`, `managedOnlineDeployment`.
+    pub kind: &'static str,
+    pub monthly: f64,
+    pub currency: String,
+    /// The price file.
+    pub source: String,
 }
 
 /// The outcome of a run, files sorted by path.

@@ -59,35 +59,49 @@ pub fn annotations(text: &str) -> Vec<(u32, Vec<String>)> {
     out
 }
 
+/// Largest `.expect` sidecar read: a line per finding.
+const MAX_EXPECT_SIZE: u64 = 1024 * 1024;
+
 /// The expectations of one case file: its `<file>.expect` sidecar when there is one
-/// (`LINE: CODES` lines; `#` starts a comment line), else its inline annotations.
-pub fn expectations_of(path: &Path) -> Result<Vec<(u32, Vec<String>)>, String> {
-    let sidecar = PathBuf::from(format!("{}.expect", path.display()));
-    if sidecar.exists() {
-        let text = std::fs::read_to_string(&sidecar).map_err(|e| format!("{}: {e}", sidecar.display()))?;
-        let mut out = Vec::new();
-        for line in text
-            .lines()
-            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        {
-            let parsed = line
-                .split_once(':')
-                .and_then(|(n, codes)| Some((n.trim().parse::<u32>().ok()?, parse_codes(codes))));
-            match parsed {
-                Some(entry) => out.push(entry),
-                None => {
-                    return Err(format!(
-                        "{}: `{line}` is not `LINE: CODE[, CODE]`",
-                        sidecar.display()
-                    ));
-                }
+/// (`LINE: CODES` lines; `#` starts a comment line), else the inline annotations of its
+/// `text` (as the run read it). The sidecar is read inside `boundary` only, as a regular
+/// file of at most 1 MiB: a link to a file elsewhere, a pipe or a device is an error that
+/// shows nothing of it.
+pub fn expectations_of(
+    path: &Path,
+    text: &str,
+    boundary: &crate::fsio::Boundary,
+) -> Result<Vec<(u32, Vec<String>)>, String> {
+    let mut sidecar = path.as_os_str().to_os_string();
+    sidecar.push(".expect");
+    let sidecar = PathBuf::from(sidecar);
+    if !crate::fsio::exists_here(&sidecar) {
+        return Ok(annotations(text));
+    }
+    let shown = crate::fsio::shown(&sidecar);
+    let bytes = crate::fsio::read_named(&sidecar, boundary, MAX_EXPECT_SIZE)
+        .map_err(|r| format!("{shown}: cannot read these expectations: {}", r.describe()))?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("{shown}: not valid UTF-8"))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let parsed = line
+            .split_once(':')
+            .and_then(|(n, codes)| Some((n.trim().parse::<u32>().ok()?, parse_codes(codes))));
+        match parsed {
+            Some(entry) => out.push(entry),
+            None => {
+                return Err(format!(
+                    "{shown}:{}: `{}` is not `LINE: CODE[, CODE]`",
+                    i + 1,
+                    line.chars().take(120).collect::<String>()
+                ));
             }
         }
-        return Ok(out);
     }
-    Ok(std::fs::read_to_string(path)
-        .map(|text| annotations(&text))
-        .unwrap_or_default())
+    Ok(out)
 }
 
 /// What a run found, in the same shape: codes by (file, line), each written with its
@@ -154,55 +168,24 @@ pub struct UserRules {
 /// The directory user rules are written to in an example's project.
 const RULES_DIR: &str = ".amlint-test-rules";
 
-/// A fresh directory of the system's temporary directory, created by this process (mode
-/// 0700, never an existing one, so no one else's files or links are in it) and removed
-/// when dropped: an example's project. It is its own git work tree, so that no
-/// configuration above it applies.
-struct ScratchProject(PathBuf);
+/// An example's project: a private directory of the system's temporary directory
+/// ([`crate::fsio::Scratch`]), its own git work tree so that no configuration above it
+/// applies, holding the example's files.
+struct ScratchProject(crate::fsio::Scratch);
 
 impl ScratchProject {
     fn new(files: &[(String, &str)]) -> std::io::Result<Self> {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let base = std::env::temp_dir();
-        let mut builder = std::fs::DirBuilder::new();
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        let dir = loop {
-            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let dir = base.join(format!("amlint-test-{}-{n}", std::process::id()));
-            match builder.create(&dir) {
-                Ok(()) => break ScratchProject(dir),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1_000_000 => continue,
-                Err(e) => return Err(e),
-            }
-        };
-        std::fs::create_dir_all(dir.0.join(".git"))?;
+        let dir = crate::fsio::Scratch::new("amlint-test")?;
+        dir.create_dir(Path::new(".git"))?;
         for (rel, body) in files {
             // Example paths are relative and stay inside (`..` is refused).
-            let rel = Path::new(rel);
-            if rel.is_absolute()
-                || rel
-                    .components()
-                    .any(|c| matches!(c, std::path::Component::ParentDir))
-            {
-                return Err(std::io::Error::other(format!(
-                    "`{}` is not a path inside the example",
-                    rel.display()
-                )));
-            }
-            let p = dir.0.join(rel);
-            if let Some(parent) = p.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(&p, body)?;
+            dir.write(Path::new(rel), body.as_bytes())?;
         }
-        Ok(dir)
+        Ok(ScratchProject(dir))
     }
-}
 
-impl Drop for ScratchProject {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+    fn path(&self) -> &Path {
+        self.0.path()
     }
 }
 
@@ -240,7 +223,7 @@ pub fn run_example(
         Ok(dir) => dir,
         Err(e) => return vec![format!("cannot write the example's project: {e}")],
     };
-    let root = dir.0.as_path();
+    let root = dir.path();
     let report = check_paths(&[root.to_path_buf()], options);
     if !report.config_errors.is_empty() {
         return report
@@ -362,8 +345,12 @@ pub fn run_cases(paths: &[PathBuf], options: &Options) -> Vec<Outcome> {
         let mut files: BTreeSet<String> = report.files.iter().map(|f| f.source.path.clone()).collect();
         let mut expected = Expected::new();
         let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let boundary = match &report.project {
+            Some(project) => project.boundary.clone(),
+            None => crate::fsio::Boundary::around(path),
+        };
         for f in &report.files {
-            match expectations_of(Path::new(&f.source.path)) {
+            match expectations_of(Path::new(&f.source.path), &f.source.text, &boundary) {
                 Ok(list) => {
                     for (line, codes) in list {
                         expected
@@ -408,6 +395,7 @@ pub fn render(outcomes: &[Outcome], out: &mut String) -> bool {
             }
         }
     }
+    *out = crate::escape::workflow_commands(std::mem::take(out));
     out.push_str(&format!(
         "\ntest result: {}. {} passed; {failed} failed\n",
         if failed == 0 { "ok" } else { "FAILED" },

@@ -130,6 +130,7 @@ pub fn compile_errors(registry: &Arc<Registry>) -> Vec<DataError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -18,7 +18,11 @@ pub fn render(report: &Report, verbose: bool) -> String {
         } else {
             skipped += 1;
         }
-        out.push_str(&format!("{}: {}\n", file.source.path, line.text));
+        out.push_str(&format!(
+            "{}: {}\n",
+            crate::escape::control(&file.source.path),
+            crate::escape::control(&line.text)
+        ));
         if verbose {
             let many = file.classes.len() > 1;
             for (i, class) in file.classes.iter().enumerate() {
@@ -27,7 +31,7 @@ pub fn render(report: &Report, verbose: bool) -> String {
                 }
                 let indent = if many { "    " } else { "  " };
                 for step in class.explain() {
-                    out.push_str(&format!("{indent}- {step}\n"));
+                    out.push_str(&format!("{indent}- {}\n", crate::escape::control(&step)));
                 }
             }
         }
@@ -37,7 +41,7 @@ pub fn render(report: &Report, verbose: bool) -> String {
         report.files.len(),
         if report.files.len() == 1 { "" } else { "s" }
     ));
-    out
+    crate::escape::workflow_commands(out)
 }
 
 struct Line {
@@ -66,6 +70,19 @@ fn file_line(file: &FileReport) -> Line {
         })
         .collect();
     if kinds.is_empty() {
+        // Not classified, yet reported: it does not parse, and names an Azure ML schema or
+        // has the keys of an Azure ML configuration (`pipeline::looks_like_azure_ml`).
+        if file.checked
+            && let Some(d) = load_error
+        {
+            return Line {
+                checked: true,
+                text: format!(
+                    "checked for syntax only: it does not parse, and it looks like an Azure ML configuration ({}: {})",
+                    d.code, d.message
+                ),
+            };
+        }
         let text = match (load_error, file.classes.first()) {
             (Some(d), _) if file.classes.iter().all(|c| c.kind.is_none()) => {
                 format!("skipped: could not be read ({}: {})", d.code, d.message)

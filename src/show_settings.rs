@@ -32,7 +32,7 @@ fn origin(config: &Config, key: &str, span: Option<crate::source::Span>) -> Stri
     }
 }
 
-fn list(selectors: &[Spanned<crate::config::Selector>]) -> String {
+fn list(selectors: &crate::config::Layered<Spanned<crate::config::Selector>>) -> String {
     let names: Vec<String> = selectors.iter().map(|s| format!("\"{}\"", s.value)).collect();
     format!("[{}]", names.join(", "))
 }
@@ -45,7 +45,7 @@ pub fn render(resolver: &Resolver, paths: &[&Path], selection: Option<&CliSelect
             out.push('\n');
         }
         let abs = resolver.absolute(path);
-        let config = if abs.is_dir() {
+        let config = if crate::fsio::is_dir(&abs) {
             resolver.for_dir(&abs)
         } else {
             resolver.for_file(&abs)
@@ -122,7 +122,7 @@ fn file_settings(
             origin(config, "per-file-ignores", None),
         );
     }
-    let patterns = |p: &[crate::config::PathPattern]| {
+    let patterns = |p: &crate::config::Layered<crate::config::PathPattern>| {
         let texts: Vec<String> = p
             .iter()
             .map(|p| format!("\"{}\"", escape::control(&p.text)))
@@ -146,7 +146,7 @@ fn file_settings(
         );
     }
     row(out, "exclude", patterns(&config.exclude), exclude_from);
-    for (name, param) in &config.params {
+    for (name, param) in config.params.iter() {
         row(
             out,
             &format!("params.{}", escape::control(name)),
@@ -169,13 +169,43 @@ fn file_settings(
             "inventory",
             format!(
                 "{} computes, {} models, {} endpoints, {} deployments, {} VM sizes",
-                inv.computes.len(),
-                inv.models.len(),
-                inv.endpoints.len(),
-                inv.deployments.len(),
-                inv.vm_sizes.len()
+                inv.counts()[0],
+                inv.counts()[1],
+                inv.counts()[2],
+                inv.counts()[3],
+                inv.counts()[4]
             ),
             origin(config, "inventory", None),
+        );
+    }
+    if let Some(ws) = &config.workspace {
+        let mut parts = Vec::new();
+        if let Some(l) = &ws.location {
+            parts.push(format!("location {l}"));
+        }
+        if ws.has_computes() {
+            parts.push(format!(
+                "{} computes ({})",
+                ws.computes.len(),
+                ws.compute_files.join(", ")
+            ));
+        }
+        for u in &ws.usage {
+            parts.push(format!(
+                "{} quota lines of {} ({})",
+                u.lines.len(),
+                u.region.as_deref().unwrap_or("an unnamed region"),
+                u.file
+            ));
+        }
+        for p in &ws.prices {
+            parts.push(format!("{} VM prices ({})", p.items.len(), p.file));
+        }
+        row(
+            out,
+            "workspace",
+            escape::control(&parts.join("; ")).into_owned(),
+            origin(config, "workspace", None),
         );
     }
     if let Some(s) = selection.filter(|s| !s.is_empty()) {
@@ -206,12 +236,7 @@ fn file_settings(
     let _ = writeln!(out, "\n# rules");
     for rule in config.rules.rules() {
         // A rule's own severity under this profile (AML603 is a warning only in production).
-        let default = rule
-            .declarative
-            .as_ref()
-            .and_then(|d| d.severity_by_profile.get(config.profile.as_str()))
-            .copied()
-            .unwrap_or(rule.severity);
+        let default = rule.severity_under(config.profile.as_str());
         let (state, from) = rule_state(config, &ignores, selection, rule.code, default);
         let _ = writeln!(
             out,
@@ -273,9 +298,11 @@ fn rule_state(
         value: crate::config::Selector::All,
         span: crate::source::Span::default(),
     }];
-    let select = config.select.as_deref().unwrap_or(&all);
+    let select: Box<dyn Iterator<Item = &Spanned<crate::config::Selector>>> = match &config.select {
+        Some(select) => Box::new(select.iter()),
+        None => Box::new(all.iter()),
+    };
     let candidates = select
-        .iter()
         .chain(&config.extend_select)
         .map(|s| (&s.value, (true, s)))
         .chain(config.ignore.iter().map(|s| (&s.value, (false, s))));

@@ -163,6 +163,7 @@ fn distance_chars(a: &[char], b: &[char]) -> usize {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

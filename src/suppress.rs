@@ -15,7 +15,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, codes};
-use crate::document::{Document, Value};
+use crate::document::{BlockEnds, Document, Value, after_blank_lines};
 use crate::registry::Registry;
 use crate::source::{SourceFile, Span};
 
@@ -256,6 +256,7 @@ pub fn scan(source: &SourceFile, documents: &[Document], registry: &Registry) ->
     }
     let scalars = Scalars::new(documents);
     let lines = lines(source);
+    let blocks: std::cell::OnceCell<BlockEnds> = std::cell::OnceCell::new();
     let mut directives = Vec::new();
     // The next line that is not blank or a comment, from the last own-line directive on:
     // directives come in line order, so the search resumes where it stopped (a run of
@@ -268,6 +269,11 @@ pub fn scan(source: &SourceFile, documents: &[Document], registry: &Registry) ->
         let Some(start) = comment_start(line, offset, &scalars) else {
             continue;
         };
+        // YAML ends a comment at a CR, NEL, LS or PS too: what follows is another line
+        // (of data), which neither the directive nor its removal may take in.
+        let cut = crate::source::yaml_line_end(line, start);
+        let after_break = cut + crate::source::yaml_break_len(line, cut);
+        let line = &line[..cut];
         let comment = &line[start..];
         // The directive may follow other comment text: `# noqa # amlint: ignore[...]`.
         let Some(at) = find_directive(comment) else {
@@ -279,12 +285,28 @@ pub fn scan(source: &SourceFile, documents: &[Document], registry: &Registry) ->
         let dir_text = &comment[at..];
         let span = Span::new(dir_offset, offset + line.len() as u32);
         let removal = if own_line {
-            // The whole line, with its line ending.
-            let end = lines.get(index + 1).map_or(source.text.len() as u32, |(o, _)| *o);
-            Span::new(offset, end)
+            let end = if after_break > cut {
+                // Up to and with the break that ends it: what follows starts its line
+                // either way.
+                offset as usize + after_break
+            } else {
+                // The whole line, with its line ending.
+                lines
+                    .get(index + 1)
+                    .map_or(source.text.len(), |(o, _)| *o as usize)
+            };
+            // After a block scalar that keeps its final line breaks (`|+`), the comment
+            // ends it: the blank lines after the comment would join its value.
+            let blocks = blocks.get_or_init(|| BlockEnds::new(&source.text, documents));
+            let end = if blocks.keeps_before(&source.text, offset as usize) {
+                after_blank_lines(&source.text, end)
+            } else {
+                end
+            };
+            Span::new(offset, end as u32)
         } else {
             // From the whitespace before the comment's `#` to the end of the line.
-            let code_end = line[..start + at].trim_end().len();
+            let code_end = line[..start + at].trim_end_matches([' ', '\t']).len();
             Span::new(offset + code_end as u32, offset + line.len() as u32)
         };
         let mut directive = parse_directive(dir_text, dir_offset, registry);
@@ -435,10 +457,17 @@ fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
             }
         }
     }
-    if !reason.is_empty() {
+    if is_a_reason(reason) {
         d.reason = Some(reason.to_string());
     }
     d
+}
+
+/// Whether the text after a directive says something: at least three letters or digits
+/// (of any script). Punctuation, symbols, invisible characters (a zero-width space, a
+/// bidi mark) and `n/a` are no reason under `require-reason`.
+fn is_a_reason(text: &str) -> bool {
+    text.chars().filter(|c| c.is_alphanumeric()).take(3).count() == 3
 }
 
 /// How a finding was silenced.
@@ -697,6 +726,8 @@ fn entry_report(d: &Directive, j: usize, message: String) -> Diagnostic {
             }],
             // A suppression that silences nothing: removing it changes no finding.
             applicability: Applicability::Safe,
+            // A comment: the data stays as it is.
+            changes: Vec::new(),
         })
 }
 
@@ -710,6 +741,7 @@ fn whole_report(d: &Directive, message: String, help: &str) -> Diagnostic {
                 replacement: String::new(),
             }],
             applicability: Applicability::Safe,
+            changes: Vec::new(),
         })
 }
 
@@ -771,6 +803,7 @@ fn unused_reports(d: &Directive, used: &[bool], enabled: &dyn Fn(&str) -> bool) 
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::limits::Limits;
@@ -913,6 +946,26 @@ mod tests {
         out.replace_range(edit.span.range(), &edit.replacement);
         assert_eq!(out, "\u{feff}# amlint: ignore-file[AML601]\na: 1\n");
         assert_eq!(scan_text(&out).directives[0].scope, Scope::File);
+    }
+
+    #[test]
+    fn a_reason_says_something() {
+        for no in [
+            "",
+            "\u{200b}",
+            "...",
+            "--",
+            "n/a",
+            "!!!",
+            "\u{200b}\u{200b}\u{200b}",
+            "\u{2066}\u{2069}",
+            "—",
+        ] {
+            assert!(!is_a_reason(no), "{no:?}");
+        }
+        for yes in ["quota ticket 4711", "WIP", "料金承認", "fine.", "JIRA-12"] {
+            assert!(is_a_reason(yes), "{yes:?}");
+        }
     }
 
     #[test]

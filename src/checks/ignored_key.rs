@@ -11,10 +11,10 @@
 use std::collections::HashSet;
 
 use super::DocContext;
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Findings, Fix, codes};
-use crate::document::{Style, Target, Value};
+use crate::diagnostic::{Applicability, Change, Diagnostic, Edit, Findings, Fix, codes};
+use crate::document::{BlockEnds, Style, Target, Value, after_blank_lines};
 use crate::schema::forms::Unused;
-use crate::source::{Pointer, Span};
+use crate::source::{Pointer, Span, yaml_break_len, yaml_line_end};
 
 pub const CODE: &str = codes::AML107.code;
 
@@ -22,6 +22,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let (Some(kind), Some(annotations)) = (cx.class.kind, cx.annotations()) else {
         return;
     };
+    let blocks = std::cell::OnceCell::new();
     for unused in &annotations.unused {
         let Some(key) = unused.pointer.last() else {
             continue;
@@ -96,7 +97,8 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
             .with_help(help);
         // Read-only and ignored keys never reach Azure ML: removing one keeps what the
         // SDK sees.
-        if let Some(fix) = remove_fix(cx, &unused.pointer, key) {
+        let blocks = blocks.get_or_init(|| BlockEnds::new(&cx.source.text, [cx.doc]));
+        if let Some(fix) = remove_fix(cx, blocks, &unused.pointer, key) {
             d = d.with_fix(fix);
         }
         out.push(d);
@@ -104,42 +106,73 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
 }
 
 /// Removes the entry at `pointer`: in block style its whole lines (key, value, a comment
-/// after it), in JSON and flow style with the comma that separates it. `None` when the
-/// entry is its mapping's only one (an emptied mapping reads as `null`), when its line
-/// holds more than the entry, when it holds an anchor (an alias elsewhere would lose its
-/// target), or when the text around it is not laid out as expected.
-fn remove_fix(cx: &DocContext<'_>, pointer: &Pointer, key: &str) -> Option<Fix> {
-    let found = cx.doc.lookup(pointer)?;
-    let key_span = cx.doc.node(found.key?).span;
-    let value_span = cx.doc.node(found.value).span;
+/// after it, up to the line break YAML ends the line at: a NEL, LS or PS too), in JSON
+/// and flow style with the comma that separates it. After a block scalar that keeps its
+/// final line breaks (`|+`), the blank lines that follow go too: they would join its
+/// value. `None` when the entry is its mapping's only one (an emptied mapping reads as
+/// `null`), when its line holds more than the entry, when it holds an anchor (an alias
+/// elsewhere would lose its target), or when the text around it is not laid out as
+/// expected.
+fn remove_fix(cx: &DocContext<'_>, blocks: &BlockEnds, pointer: &Pointer, key: &str) -> Option<Fix> {
+    // Not an entry a `<<` merge key brings in, nor one inside a node an alias repeats:
+    // removing it would edit the mapping it comes from.
+    // A key written twice (AML002) is removed where it is written each time: removing
+    // only the last would bring the first back.
+    let written = cx.doc.written_keys(pointer)?;
     let mut parent = pointer.clone();
     parent.pop();
-    let parent_id = if parent.is_empty() {
-        cx.doc.root?
-    } else {
-        cx.doc.lookup(&parent)?.value
-    };
+    let parent_id = cx.doc.lookup_own(&parent)?.value;
     let Value::Map(entries) = cx.doc.value(parent_id) else {
         return None;
     };
-    if entries.len() < 2 {
+    if cx.doc.kept_entries(parent_id).len() < 2 {
         return None;
     }
-    let text = cx.source.text.as_str();
+    let style = cx.doc.node(parent_id).style;
+    if written.len() > 1 && style != Style::Block {
+        return None;
+    }
+    let mut edits = Vec::with_capacity(written.len());
+    for e in entries.iter().filter(|e| !e.merged && written.contains(&e.key)) {
+        let key_span = cx.doc.node(e.key).span;
+        let value_span = cx.doc.node(e.value).span;
+        let span = entry_removal(cx.source.text.as_str(), blocks, style, key_span, value_span)?;
+        edits.push(Edit {
+            span,
+            replacement: String::new(),
+        });
+    }
+    let fix = Fix::new(Applicability::Safe, format!("Remove `{key}`"), edits);
+    Some(fix.changing(Change::Remove { at: pointer.clone() }))
+}
+
+/// The text that removing one entry of a mapping of `style` removes: in block style its
+/// whole lines, in flow style the entry and a comma beside it.
+fn entry_removal(
+    text: &str,
+    blocks: &BlockEnds,
+    style: Style,
+    key_span: Span,
+    value_span: Span,
+) -> Option<Span> {
     let (start, end) = (key_span.start as usize, value_span.end.max(key_span.end) as usize);
     if end > text.len() || text[start..end].contains('&') {
         return None;
     }
-    let span = match cx.doc.node(parent_id).style {
+    let span = match style {
         Style::Block => {
             let line_start = text[..start].rfind('\n').map_or(0, |n| n + 1);
             if !text[line_start..start].bytes().all(|b| b == b' ') {
                 return None;
             }
-            let line_end = text[end..].find('\n').map_or(text.len(), |n| end + n + 1);
-            let rest = text[end..line_end].trim();
+            let yaml_end = yaml_line_end(text, end);
+            let rest = text[end..yaml_end].trim_matches([' ', '\t']);
             if !(rest.is_empty() || rest.starts_with('#')) {
                 return None;
+            }
+            let mut line_end = yaml_end + yaml_break_len(text, yaml_end);
+            if blocks.keeps_before(text, line_start) {
+                line_end = after_blank_lines(text, line_end);
             }
             Span::new(line_start as u32, line_end as u32)
         }
@@ -159,39 +192,38 @@ fn remove_fix(cx: &DocContext<'_>, pointer: &Pointer, key: &str) -> Option<Fix> 
         }
         _ => return None,
     };
-    Some(Fix::new(
-        Applicability::Safe,
-        format!("Remove `{key}`"),
-        vec![Edit {
-            span,
-            replacement: String::new(),
-        }],
-    ))
+    Some(span)
 }
 
 /// Renames the key at `pointer` to `to`, in the key's own quoting (a plain YAML key, a
 /// double-quoted YAML or JSON key); `None` for other styles.
 /// Safe when the rename is an unambiguous one-edit typo, else unsafe (a guess).
 fn rename_fix(cx: &DocContext<'_>, pointer: &Pointer, key: &str, to: &str, unambiguous: bool) -> Option<Fix> {
-    let found = cx.doc.lookup(pointer)?;
-    let node = cx.doc.node(found.key?);
-    let replacement = match node.style {
-        Style::Plain => to.to_string(),
-        Style::DoubleQuoted | Style::Json => serde_json::to_string(to).ok()?,
-        _ => return None,
-    };
-    Some(Fix {
-        title: format!("Rename `{key}` to `{to}`"),
-        edits: vec![Edit {
+    // Every place the key is written (a repeated key renamed only where the CLI reads
+    // it would bring the earlier value back).
+    let mut edits = Vec::new();
+    for k in cx.doc.written_keys(pointer)? {
+        let node = cx.doc.node(k);
+        let replacement = match node.style {
+            Style::Plain => to.to_string(),
+            Style::DoubleQuoted | Style::Json => serde_json::to_string(to).ok()?,
+            _ => return None,
+        };
+        edits.push(Edit {
             span: node.span,
             replacement,
-        }],
-        applicability: if unambiguous {
-            Applicability::Safe
-        } else {
-            Applicability::Unsafe
-        },
-    })
+        });
+    }
+    let applicability = if unambiguous {
+        Applicability::Safe
+    } else {
+        Applicability::Unsafe
+    };
+    let fix = Fix::new(applicability, format!("Rename `{key}` to `{to}`"), edits);
+    Some(fix.changing(Change::Rename {
+        at: pointer.clone(),
+        to: to.to_string(),
+    }))
 }
 
 /// "in a managed online deployment" for a top-level key, "under `environment`" below it.

@@ -6,6 +6,7 @@ pub mod dataflow;
 mod ignored_key;
 mod policy;
 mod preview_schema;
+mod quota;
 pub mod references;
 pub mod schema;
 mod schema_type_mismatch;
@@ -34,6 +35,9 @@ pub struct DocContext<'a> {
     pub config: &'a Config,
     /// Facts of the document (None when its kind is unknown).
     pub facts: Option<&'a DocFacts<'a>>,
+    /// The run's project boundary: local paths the document names are looked at inside
+    /// it only (`docs/security.md`).
+    pub boundary: &'a crate::fsio::Boundary,
     /// Built on first use and shared by the checks: the JSON view and what the kind's
     /// schema annotations say about it.
     json: OnceCell<Option<serde_json::Value>>,
@@ -47,8 +51,10 @@ impl<'a> DocContext<'a> {
         class: &'a Classification,
         config: &'a Config,
         facts: Option<&'a DocFacts<'a>>,
+        boundary: &'a crate::fsio::Boundary,
     ) -> Self {
         Self {
+            boundary,
             source,
             doc,
             class,
@@ -96,6 +102,7 @@ pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
     ("AML101", schema::check),
     ("AML107", ignored_key::check),
     ("AML201", references::check),
+    ("AML506", quota::check),
     ("AML801", dataflow::check),
 ];
 
@@ -104,6 +111,7 @@ pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
 pub const ALSO_REPORTED: &[(&str, &[&str])] = &[
     ("AML101", schema::CODES),
     ("AML201", references::CODES),
+    ("AML506", quota::CODES),
     ("AML801", dataflow::CODES),
 ];
 

@@ -28,23 +28,26 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
         "`{command}` rejects the keys the preview had and today's schema does not (amlint checks the file as a {}); rewrite it in the current syntax and point `$schema` at `{url}`.",
         kind.title
     ));
-    let replacement =
-        cx.doc
-            .root
-            .and_then(|r| cx.doc.get(r, "$schema"))
-            .and_then(|v| match cx.doc.node(v).style {
-                Style::Plain => Some(url.clone()),
-                Style::DoubleQuoted | Style::Json => serde_json::to_string(&url).ok(),
-                Style::SingleQuoted => Some(format!("'{url}'")),
-                _ => None,
-            });
+    let at = Pointer::parse("/$schema");
+    let replacement = cx
+        .doc
+        .lookup_own(&at)
+        .map(|found| found.value)
+        .filter(|v| cx.doc.node(*v).span == preview.span)
+        .and_then(|v| match cx.doc.node(v).style {
+            Style::Plain => Some(url.clone()),
+            Style::DoubleQuoted | Style::Json => serde_json::to_string(&url).ok(),
+            Style::SingleQuoted => Some(format!("'{url}'")),
+            _ => None,
+        });
     if let Some(replacement) = replacement {
         // `$schema` is for editors: the CLI reads the file as today's kind either way.
-        d = d.with_fix(Fix::replace(
+        d = d.with_fix(Fix::set_value(
             Applicability::Safe,
             format!("Point `$schema` at `{current}.schema.json`"),
             preview.span,
             replacement,
+            at,
         ));
     }
     out.push(d);

@@ -12,6 +12,7 @@ use regex::Regex;
 use super::DocContext;
 use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::document::{Target, Value};
+use crate::fsio::{self, Boundary, Looked, Refusal};
 use crate::schema::coerce::is_binding;
 use crate::schema::forms::{Form, asset_singular};
 use crate::source::Pointer;
@@ -102,7 +103,7 @@ fn check_site(
             let local = forms
                 .iter()
                 .find(|f| f.form == "local-path" && f.relative_to.is_none())?;
-            let mut d = missing(dir, text, local, &field, text, span)?;
+            let mut d = missing(cx.boundary, dir, text, local, &field, text, span)?;
             d.help = Some(format!(
                 "`file:` marks a YAML file reference (a component or environment file); `{field}` takes the path itself: write `{path}`."
             ));
@@ -119,7 +120,7 @@ fn check_site(
             on_create: false,
             from_cwd: false,
         };
-        return missing(dir, path, &form, &field, text, span);
+        return missing(cx.boundary, dir, path, &form, &field, text, span);
     }
     if SCHEME.is_match(text) || text.starts_with("git+") || is_placeholder(text) || is_glob(text) {
         return None;
@@ -149,18 +150,20 @@ fn check_site(
     };
     if form.from_cwd {
         let under = form.relative_to.as_deref().and_then(sibling_text);
-        return missing_from_cwd(dir, under.as_deref(), text, form, &field, span);
+        return missing_from_cwd(cx.boundary, dir, under.as_deref(), text, form, &field, span);
     }
     let base = match &form.relative_to {
         Some(sibling) => match sibling_text(sibling) {
             // When the directory itself is missing, that is the finding (on `code`).
-            Some(c) if !SCHEME.is_match(&c) && !c.contains(':') && dir.join(&c).is_dir() => dir.join(&c),
+            Some(c) if !SCHEME.is_match(&c) && !c.contains(':') && is_dir(cx.boundary, &dir.join(&c)) => {
+                dir.join(&c)
+            }
             // No local directory to look in (remote code, or none given).
             _ => return None,
         },
         None => dir.to_path_buf(),
     };
-    let mut d = missing(&base, text, form, &field, text, span)?;
+    let mut d = missing(cx.boundary, &base, text, form, &field, text, span)?;
     if on_create {
         d = soften(d, &field);
     }
@@ -200,19 +203,21 @@ const MAX_CWD_LEVELS: usize = 32;
 
 /// The folders a v1 command may run from: the file's folder, then each folder above it
 /// up to the repository root (a folder holding `.git`) or the folder amlint runs in.
-fn cwd_candidates(dir: &Path) -> Vec<PathBuf> {
+fn cwd_candidates(boundary: &Boundary, dir: &Path) -> Vec<PathBuf> {
     let mut out = vec![dir.to_path_buf()];
-    let Ok(mut cur) = std::fs::canonicalize(dir) else {
+    let Ok(mut cur) = boundary.resolve(dir) else {
         return out;
     };
-    let here = std::env::current_dir()
-        .ok()
-        .and_then(|c| std::fs::canonicalize(c).ok());
+    let here = std::env::current_dir().ok().and_then(|c| fsio::real_path(&c));
     for _ in 0..MAX_CWD_LEVELS {
-        if cur.join(".git").exists() || here.as_deref() == Some(cur.as_path()) {
+        if fsio::exists_here(&cur.join(".git")) || here.as_deref() == Some(cur.as_path()) {
             break;
         }
         let Some(parent) = cur.parent() else { break };
+        // Folders above the project are not the project's: not tried.
+        if !boundary.contains(parent) {
+            break;
+        }
         cur = parent.to_path_buf();
         // Shown relative to the folder amlint runs in when it is inside it.
         let shown = match here.as_deref().and_then(|h| cur.strip_prefix(h).ok()) {
@@ -223,6 +228,11 @@ fn cwd_candidates(dir: &Path) -> Vec<PathBuf> {
         out.push(shown);
     }
     out
+}
+
+/// Whether `path` is a directory of the project.
+fn is_dir(boundary: &Boundary, path: &Path) -> bool {
+    matches!(fsio::look(path, boundary), Ok(Looked::Dir))
 }
 
 /// The " Did you mean ...?" sentence at the end of a help text, if any.
@@ -237,6 +247,7 @@ fn suggestion_of(d: &Diagnostic) -> String {
 /// against `under` (`sourceDirectory`, itself resolved against it) when given. Reported
 /// only when no candidate working directory has it.
 fn missing_from_cwd(
+    boundary: &Boundary,
     dir: &Path,
     under: Option<&str>,
     rel: &str,
@@ -244,19 +255,19 @@ fn missing_from_cwd(
     field: &str,
     span: crate::source::Span,
 ) -> Option<Diagnostic> {
-    let candidates = cwd_candidates(dir);
+    let candidates = cwd_candidates(boundary, dir);
     let bases: Vec<PathBuf> = match under {
         Some(src) => candidates
             .iter()
             .map(|c| c.join(src))
-            .filter(|b| b.is_dir())
+            .filter(|b| is_dir(boundary, b))
             .collect(),
         None => candidates.clone(),
     };
     // No `sourceDirectory` anywhere: that is its own finding.
     let mut findings = Vec::with_capacity(bases.len());
     for base in &bases {
-        findings.push(missing(base, rel, form, field, rel, span)?);
+        findings.push(missing(boundary, base, rel, form, field, rel, span)?);
     }
     // The first folder's finding, unless another one has a near name to suggest.
     let pick = findings
@@ -286,7 +297,7 @@ fn missing_from_cwd(
 }
 
 /// The entry of `path`'s folder spelt closest to its last part ("did you mean").
-fn near_name(path: &Path) -> Option<String> {
+fn near_name(boundary: &Boundary, path: &Path) -> Option<String> {
     /// Folders larger than this are not listed for a suggestion.
     const MAX_ENTRIES: usize = 2_000;
     let name = path.file_name()?.to_str()?;
@@ -297,13 +308,11 @@ fn near_name(path: &Path) -> Option<String> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(parent).ok()?.take(MAX_ENTRIES + 1) {
-        names.push(entry.ok()?.file_name().to_str()?.to_string());
-    }
-    if names.len() > MAX_ENTRIES {
-        return None;
-    }
+    let names: Vec<String> = fsio::list_dir(parent, boundary, MAX_ENTRIES)
+        .ok()?
+        .into_iter()
+        .filter_map(|(n, _)| n.into_string().ok())
+        .collect();
     crate::suggest::closest(name, &names)
         .filter(|n| *n != name)
         .map(str::to_string)
@@ -320,6 +329,7 @@ fn with_last(rel: &str, name: &str) -> String {
 
 /// AML201 when `rel` (resolved against `base`) does not exist or has the wrong kind.
 fn missing(
+    boundary: &Boundary,
     base: &Path,
     rel: &str,
     form: &Form,
@@ -345,8 +355,23 @@ fn missing(
     // Shown without `.`/`..` segments (the path itself is looked at as written: `..`
     // after a link means the link's parent, as for the CLI).
     let where_ = crate::fsio::normalize(&path).display().to_string();
-    match std::fs::metadata(&path) {
-        Ok(meta) if meta.is_dir() && !form.dir => Some(
+    let looked = match fsio::look(&path, boundary) {
+        Err(Refusal::Outside { .. }) => {
+            return Some(
+                Diagnostic::new(
+                    codes::AML201,
+                    span,
+                    format!("`{shown}` in `{field}` names a path outside the project; amlint does not look outside the project"),
+                )
+                .with_help(format!(
+                    "The Azure ML CLI resolves `{field}` relative to this file and reads it from this machine, so the file works only where that path exists (a fresh clone of the repository does not have it). Keep what it names in the repository and name it relative to this file."
+                )),
+            );
+        }
+        other => other,
+    };
+    match looked {
+        Ok(Looked::Dir) if !form.dir => Some(
             Diagnostic::new(
                 codes::AML201,
                 span,
@@ -354,7 +379,7 @@ fn missing(
             )
             .with_help("Point it at the file itself."),
         ),
-        Ok(meta) if !meta.is_dir() && !form.file => Some(
+        Ok(Looked::File { .. } | Looked::Special(_)) if !form.file => Some(
             Diagnostic::new(
                 codes::AML201,
                 span,
@@ -368,7 +393,7 @@ fn missing(
                 Some(s) => format!("the `{s}` directory"),
                 None => "this file's directory".to_string(),
             };
-            let suggestion = near_name(&path)
+            let suggestion = near_name(boundary, &path)
                 .map(|n| format!(" Did you mean `{}`?", with_last(rel, &n)))
                 .unwrap_or_default();
             Some(
@@ -482,6 +507,7 @@ fn asset_problem(rest: &str, forms: &[&Form]) -> Option<(String, String)> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

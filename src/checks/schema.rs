@@ -2,7 +2,7 @@
 //! (`crate::schema`), one finding per problem, each on the exact key or value.
 
 use super::DocContext;
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Findings, Fix, codes};
+use crate::diagnostic::{Applicability, Change, Diagnostic, Edit, Findings, Fix, codes};
 use crate::document::yaml11::describe;
 use crate::document::{Document, Style, Target, Value};
 use crate::schema::coerce::Normalize;
@@ -93,13 +93,15 @@ fn type_case(doc: &Document, title: &str) -> Option<Diagnostic> {
     .with_help(format!(
         "Write `type: {lower}`. `az ml job create` rejects this file (\"Unsupported job type: {written}\"), though the {title}'s own schema would accept the value."
     ));
-    if doc.node(node).style == Style::Plain {
+    let at = Pointer::root().child("type");
+    if doc.node(node).style == Style::Plain && doc.lookup_own(&at).is_some_and(|f| f.value == node) {
         // The only type it can be: the CLI rejects the file as written.
-        d = d.with_fix(Fix::replace(
+        d = d.with_fix(Fix::set_value(
             Applicability::Safe,
             format!("Write `{lower}`"),
             span,
             lower.clone(),
+            at,
         ));
     }
     Some(d)
@@ -421,21 +423,32 @@ impl Render<'_> {
         let mut d = Diagnostic::new(codes::AML101, span, message)
             .with_pointer(child.clone())
             .with_help(help);
-        if let (Some(c), Some(found)) = (closest, self.doc.lookup(&child)) {
-            if let Some(k) = found.key {
-                if self.doc.node(k).style == Style::Plain {
-                    // One edit away and no other key as close: a typo; else a guess.
-                    let applicability = if crate::suggest::is_unambiguous_typo(key, &c, candidates.iter()) {
-                        Applicability::Safe
-                    } else {
-                        Applicability::Unsafe
-                    };
-                    d = d.with_fix(Fix::new(
-                        applicability,
-                        format!("Rename `{key}` to `{c}`"),
-                        vec![Edit { span, replacement: c }],
-                    ));
-                }
+        // Not a key a `<<` merge key brings in, nor one an alias repeats: renaming it
+        // would edit the mapping it comes from.
+        // Every place the key is written (a repeated key renamed only where the CLI reads
+        // it would bring the earlier value back).
+        if let (Some(c), Some(keys)) = (closest, self.doc.written_keys(&child)) {
+            let plain = keys.iter().all(|k| self.doc.node(*k).style == Style::Plain);
+            if plain && keys.last().is_some_and(|k| self.doc.node(*k).span == span) {
+                // One edit away and no other key as close: a typo; else a guess.
+                let applicability = if crate::suggest::is_unambiguous_typo(key, &c, candidates.iter()) {
+                    Applicability::Safe
+                } else {
+                    Applicability::Unsafe
+                };
+                let title = format!("Rename `{key}` to `{c}`");
+                let edits = keys
+                    .iter()
+                    .map(|k| Edit {
+                        span: self.doc.node(*k).span,
+                        replacement: c.clone(),
+                    })
+                    .collect();
+                let rename = Change::Rename {
+                    at: child.clone(),
+                    to: c.clone(),
+                };
+                d = d.with_fix(Fix::new(applicability, title, edits).changing(rename));
             }
         }
         d

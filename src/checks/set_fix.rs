@@ -4,8 +4,8 @@
 //! like the mapping's keys, in the file's line ending, after the mapping's last entry.
 
 use super::DocContext;
-use crate::diagnostic::{Diagnostic, Edit, Fix};
-use crate::document::{Style, Value};
+use crate::diagnostic::{Change, Diagnostic, Edit, Fix, NewValue};
+use crate::document::{BlockEnds, Style, Value};
 use crate::load::Format;
 use crate::registry::{FixDoc, SetField};
 use crate::source::{Pointer, Span};
@@ -40,7 +40,22 @@ pub fn set_field(
     let doc = cx.doc;
     let pointer = Pointer::from_segments(set.field.split('.').map(str::to_string));
     let title = format!("Set `{}: {}`", set.field, set.value);
-    if let Some(found) = doc.lookup(&pointer) {
+    let change = Change::Set {
+        at: pointer.clone(),
+        to: NewValue::Source(set.value.clone()),
+    };
+    let mut parent = pointer.clone();
+    let key = parent.last()?.to_string();
+    parent.pop();
+    // A key a `<<` merge key brings in is set by writing it in the mapping itself, which
+    // then overrides it (the merged mapping stays as it is).
+    let merged = doc
+        .lookup_own(&parent)
+        .and_then(|p| doc.get_entry(p.value, &key))
+        .is_some_and(|e| e.merged);
+    if doc.lookup(&pointer).is_some() && !merged {
+        // A value an alias repeats is written elsewhere.
+        let found = doc.lookup_own(&pointer)?;
         let node = doc.node(found.value);
         let writable = matches!(node.value, Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_))
             && matches!(node.style, Style::Plain | Style::SingleQuoted | Style::DoubleQuoted | Style::Json)
@@ -53,15 +68,18 @@ pub fn set_field(
         if node.style == Style::Json && cx.source.slice(node.span).starts_with('"') {
             return None;
         }
-        return Some(Fix::replace(applicability, title, node.span, set.value.clone()));
+        return Some(Fix::set_value(
+            applicability,
+            title,
+            node.span,
+            set.value.clone(),
+            pointer,
+        ));
     }
     if Format::for_path(&cx.source.path) != Format::Yaml {
         return None;
     }
-    let mut parent = pointer.clone();
-    let key = parent.last()?.to_string();
-    parent.pop();
-    let map = doc.lookup(&parent)?.value;
+    let map = doc.lookup_own(&parent)?.value;
     if doc.node(map).style != Style::Block {
         return None;
     }
@@ -83,28 +101,30 @@ pub fn set_field(
     let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let end = doc.node(last.value).span.end.max(doc.node(last.key).span.end) as usize;
     let line = format!("{indent}{key}: {}", set.value);
-    let edit = if text[..end].ends_with('\n') {
+    let edit = if BlockEnds::new(text, [doc]).changed_by_line_after(text, end) {
+        // The mapping ends with a block scalar whose value a line after it would change
+        // (`|+` keeps the blank lines after it; a `|` that ends the file gains a line
+        // break): the new entry goes before the first one instead.
+        Edit {
+            span: Span::at((key_start - indent.len()) as u32),
+            replacement: format!("{line}{eol}"),
+        }
+    } else if text[..end].ends_with('\n') {
         // A block scalar ends with its line break: the new entry starts the next line.
         Edit {
             span: Span::at(end as u32),
             replacement: format!("{line}{eol}"),
         }
     } else {
-        // After the rest of the last entry's line (a comment stays where it is).
-        let at = memchr::memchr(b'\n', &text.as_bytes()[end..]).map_or(text.len(), |i| {
-            let nl = end + i;
-            if nl > 0 && text.as_bytes()[nl - 1] == b'\r' {
-                nl - 1
-            } else {
-                nl
-            }
-        });
+        // After the rest of the last entry's line (a comment stays where it is), which
+        // ends at the first line break YAML reads (a NEL, LS or PS too).
+        let at = crate::source::yaml_line_end(text, end);
         Edit {
             span: Span::at(at as u32),
             replacement: format!("{eol}{line}"),
         }
     };
-    Some(Fix::new(applicability, title, vec![edit]))
+    Some(Fix::new(applicability, title, vec![edit]).changing(change))
 }
 
 /// A key written plain in YAML without quoting or escaping.

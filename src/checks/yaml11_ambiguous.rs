@@ -8,12 +8,39 @@ use super::DocContext;
 use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix, codes};
 use crate::document::yaml11::{NoteKind, describe, python_str, yaml_float_literal};
 use crate::document::{NodeId, Value};
-use crate::source::Pointer;
+use crate::source::{Pointer, Span};
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
+    if cx.doc.yaml11_notes.is_empty() {
+        return;
+    }
     let dates = string_fields_holding_dates(cx);
+    // Where each scalar is, for the fixes that change its value (found in one walk); a
+    // scalar an alias repeats or a merge brings in has none of those fixes.
+    let spans: HashSet<Span> = cx
+        .doc
+        .yaml11_notes
+        .iter()
+        .map(|n| cx.doc.node(n.node).span)
+        .collect();
+    let pointers = cx.doc.pointers_for(&spans);
     for note in &cx.doc.yaml11_notes {
         let node = cx.doc.node(note.node);
+        let own = pointers
+            .get(&node.span)
+            .filter(|p| cx.doc.lookup_own(p).is_some_and(|f| f.value == note.node));
+        // A fix that writes a value of another type: declared, and only for a scalar of
+        // the document's own.
+        let changing = |fix: Fix| -> Option<Fix> {
+            let Fix {
+                applicability,
+                title,
+                edits,
+                ..
+            } = fix;
+            let edit = edits.into_iter().next()?;
+            own.map(|at| Fix::set_value(applicability, title, edit.span, edit.replacement, at.clone()))
+        };
         let raw = cx.source.slice(node.span);
         let quoted = format!("\"{}\"", raw.replace('\\', "\\\\").replace('"', "\\\""));
         if let Some((pointer, sdk)) = dates.get(&note.node) {
@@ -30,7 +57,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                 .with_pointer(pointer.clone())
                 .with_help(format!("Quote it: {quoted}."))
                 // The CLI rejects the date; the text is the only reading it accepts.
-                .with_fix(quote_fix(Applicability::Safe, raw, node.span, &quoted)),
+                .with_fixes(changing(quote_fix(Applicability::Safe, raw, node.span, &quoted))),
             );
             continue;
         }
@@ -71,7 +98,12 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                     ),
                 )
                 .with_help(format!("Quote it ({quoted}) if you mean the text{alternative}."))
-                .with_fixes(differs_fixes(raw, node.span, &quoted, yaml11, yaml12))
+                .with_fixes(
+                    differs_fixes(raw, node.span, &quoted, yaml11, yaml12)
+                        .into_iter()
+                        // The safe one writes the value the CLI reads: nothing changes.
+                        .filter_map(|f| if f.is_safe() { Some(f) } else { changing(f) }),
+                )
             }
             NoteKind::VersionText { key, value } => Diagnostic::new(
                 codes::AML003,
@@ -85,8 +117,13 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
             .with_help(format!("Quote it: `{key}: {quoted}`."))
             // The text written is the version meant (unsafe: the CLI uses another one
             // today); the text the CLI reads keeps today's version (safe).
-            .with_fix(quote_fix(Applicability::Unsafe, raw, node.span, &quoted))
-            .with_fix(Fix::replace(
+            .with_fixes(changing(quote_fix(
+                Applicability::Unsafe,
+                raw,
+                node.span,
+                &quoted,
+            )))
+            .with_fixes(changing(Fix::replace(
                 Applicability::Safe,
                 format!(
                     "Quote `{raw}` as the Azure ML CLI reads it: \"{}\"",
@@ -94,7 +131,7 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
                 ),
                 node.span,
                 format!("\"{}\"", python_str(value)),
-            )),
+            ))),
         };
         out.push(diag);
     }

@@ -107,6 +107,7 @@ impl CliSelection {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::registry;

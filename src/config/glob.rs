@@ -248,6 +248,7 @@ pub fn relative(path: &Path, base: &Path) -> Option<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -54,8 +54,19 @@ pub const COMPUTE_TYPES: &[&str] = &[
     "batch",
 ];
 
+/// A configuration's inventory: the entries of its own `[inventory]` over those of the
+/// configurations it builds on (an `extend`ed file's, the project root's), each file's in
+/// a layer of its own, shared and never copied (`super::layered`): a nearer file's entry
+/// of a name wins.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Inventory {
+    /// Outermost first.
+    layers: super::layered::Layered<std::sync::Arc<Entries>>,
+}
+
+/// The entries of one `[inventory]` table.
+#[derive(Clone, Debug, Default)]
+pub struct Entries {
     pub computes: Vec<Compute>,
     pub models: Vec<Model>,
     pub endpoints: Vec<Endpoint>,
@@ -164,50 +175,108 @@ pub struct Deployment {
 }
 
 impl Inventory {
-    /// This inventory with the entries of `outer` (the project root's) that it does not
-    /// name itself: a nearer configuration's entry wins over the project-wide one.
-    pub fn with_outer(&self, outer: &Inventory) -> Inventory {
-        let mut merged = self.clone();
-        // Lookups of the merged inventory are built anew on first use.
-        merged.lookup = std::sync::OnceLock::new();
-        merged.computes.extend(
-            outer
-                .computes
-                .iter()
-                .filter(|c| self.compute(&c.name).is_none())
-                .cloned(),
-        );
-        merged.models.extend(
-            outer
-                .models
-                .iter()
-                .filter(|m| self.model(&m.name, &m.version).is_none())
-                .cloned(),
-        );
-        merged.endpoints.extend(
-            outer
-                .endpoints
-                .iter()
-                .filter(|e| self.endpoint(&e.name).is_none())
-                .cloned(),
-        );
-        merged.deployments.extend(
-            outer
-                .deployments
-                .iter()
-                .filter(|d| self.deployment_for(&d.config).is_none())
-                .cloned(),
-        );
-        merged.vm_sizes.extend(
-            outer
-                .vm_sizes
-                .iter()
-                .filter(|v| self.vm_size(&v.name).is_none())
-                .cloned(),
-        );
-        merged
+    /// `entries` (a file's own) over this inventory: a layer added, nothing copied.
+    pub fn with_own(&self, entries: Entries) -> Inventory {
+        let mut layers = self.layers.clone();
+        layers.push(std::sync::Arc::new(entries));
+        Inventory { layers }
     }
 
+    /// This inventory over `outer` (the project root's): an entry of a name here wins over
+    /// the project-wide one. Layers both share are kept once.
+    pub fn with_outer(&self, outer: &Inventory) -> Inventory {
+        let mut layers = outer.layers.clone();
+        for layer in self.layers.iter() {
+            if !outer.layers.iter().any(|o| std::sync::Arc::ptr_eq(o, layer)) {
+                layers.push(layer.clone());
+            }
+        }
+        Inventory { layers }
+    }
+
+    /// The layers, nearest first: the first that knows a name answers.
+    fn nearest_first(&self) -> impl Iterator<Item = &Entries> {
+        self.layers.iter().rev().map(|l| &**l)
+    }
+
+    pub fn compute(&self, name: &str) -> Option<&Compute> {
+        self.nearest_first().find_map(|l| l.compute(name))
+    }
+
+    pub fn model(&self, name: &str, version: &str) -> Option<&Model> {
+        self.nearest_first().find_map(|l| l.model(name, version))
+    }
+
+    /// Every declared version of a model (a version in a nearer file hides the same version
+    /// further out).
+    pub fn model_versions(&self, name: &str) -> Vec<&Model> {
+        let mut out: Vec<&Model> = Vec::new();
+        for layer in self.nearest_first() {
+            for m in layer.model_versions(name) {
+                if !out.iter().any(|o| o.version == m.version) {
+                    out.push(m);
+                }
+            }
+        }
+        out
+    }
+
+    pub fn endpoint(&self, name: &str) -> Option<&Endpoint> {
+        self.nearest_first().find_map(|l| l.endpoint(name))
+    }
+
+    /// The deployment entry for a v1 deployment config file (absolute, normalised path).
+    pub fn deployment_for(&self, config: &std::path::Path) -> Option<&Deployment> {
+        self.nearest_first().find_map(|l| l.deployment_for(config))
+    }
+
+    /// A declared VM size, in any case.
+    pub fn vm_size(&self, name: &str) -> Option<&VmSize> {
+        self.nearest_first().find_map(|l| l.vm_size(name))
+    }
+
+    /// Every compute entry, nearest first (a name may repeat across layers).
+    pub fn computes(&self) -> impl Iterator<Item = &Compute> {
+        self.nearest_first().flat_map(|l| l.computes.iter())
+    }
+
+    /// Every VM size entry, nearest first.
+    pub fn vm_sizes(&self) -> Vec<VmSize> {
+        self.nearest_first()
+            .flat_map(|l| l.vm_sizes.iter().cloned())
+            .collect()
+    }
+
+    /// How many entries of each section (computes, models, endpoints, deployments, VM
+    /// sizes) the layers hold.
+    pub fn counts(&self) -> [usize; 5] {
+        let mut n = [0; 5];
+        for l in self.nearest_first() {
+            n[0] += l.computes.len();
+            n[1] += l.models.len();
+            n[2] += l.endpoints.len();
+            n[3] += l.deployments.len();
+            n[4] += l.vm_sizes.len();
+        }
+        n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nearest_first().all(Entries::is_empty)
+    }
+}
+
+impl PartialEq for Entries {
+    fn eq(&self, other: &Self) -> bool {
+        self.computes == other.computes
+            && self.models == other.models
+            && self.endpoints == other.endpoints
+            && self.deployments == other.deployments
+            && self.vm_sizes == other.vm_sizes
+    }
+}
+
+impl Entries {
     fn lookup(&self) -> &Lookup {
         self.lookup.get_or_init(|| {
             let mut l = Lookup::default();
@@ -289,6 +358,7 @@ pub fn valid_name(name: &str) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

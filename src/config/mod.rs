@@ -12,9 +12,11 @@
 pub mod cli_selection;
 pub mod glob;
 pub mod inventory;
+pub mod layered;
 mod parse;
 pub mod resolve;
 pub mod selector;
+pub mod workspace;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,8 +25,10 @@ use std::sync::{Arc, LazyLock};
 pub use cli_selection::CliSelection;
 pub use glob::{PathPattern, PatternSet};
 pub use inventory::Inventory;
+pub use layered::Layered;
 pub use parse::{
-    ConfigFileKind, KEYS, MAX_EXTEND_DEPTH, MERGE, Merge, RuleCheck, parse, parse_file, parse_file_extending,
+    ConfigFileKind, ExtendCache, KEYS, MAX_EXTEND_DEPTH, MERGE, Merge, RuleCheck, Within, parse, parse_file,
+    parse_file_extending,
 };
 pub use resolve::{ConfigChoice, Resolver};
 pub use selector::Selector;
@@ -160,29 +164,35 @@ pub struct Config {
     /// The directory relative paths and patterns are resolved against: the file's own.
     pub dir: PathBuf,
     /// `select`; `None` selects every rule.
-    pub select: Option<Vec<Spanned<Selector>>>,
-    pub extend_select: Vec<Spanned<Selector>>,
-    pub ignore: Vec<Spanned<Selector>>,
+    /// The lists below are [`Layered`]: a configuration that `extend`s another shares the
+    /// base's entries and adds its own, so cloning one clones pointers (guard 6 of
+    /// docs/security.md).
+    pub select: Option<Layered<Spanned<Selector>>>,
+    pub extend_select: Layered<Spanned<Selector>>,
+    pub ignore: Layered<Spanned<Selector>>,
     /// `[severity]`, in file order, each with the span of its key.
-    pub severity: Vec<(Selector, Level, Span)>,
-    pub per_file_ignores: Vec<PerFileIgnore>,
+    pub severity: Layered<(Selector, Level, Span)>,
+    pub per_file_ignores: Layered<PerFileIgnore>,
     /// `include`: which walked files are checked; `None` means the built-in set
     /// (`*.yml`, `*.yaml`, `*.json`, `MLTable`).
-    pub include: Option<Vec<PathPattern>>,
+    pub include: Option<Layered<PathPattern>>,
     /// `exclude` (or [`DEFAULT_EXCLUDE`]) followed by `extend-exclude`.
-    pub exclude: Vec<PathPattern>,
+    pub exclude: Layered<PathPattern>,
     pub profile: Profile,
-    /// `[params]`, by name.
-    pub params: BTreeMap<String, Param>,
+    /// `[params]`, by name: shared with the configuration this one extends until it sets
+    /// one (then the names and pointers are copied, never the values).
+    pub params: Arc<BTreeMap<String, Arc<Param>>>,
     pub inventory: Inventory,
+    /// `[workspace]`: the workspace's snapshot files, read (`None` without the table).
+    pub workspace: Option<Arc<workspace::WorkspaceSnapshot>>,
     /// `require-reason`: a suppression comment without a reason is reported (AML011).
     pub require_reason: bool,
     /// `enforce`: rules that no suppression, `ignore`, `[per-file-ignores]` or lower
     /// `[severity]` may silence (AML012 reports each attempt, and the finding stays),
     /// as written (with their spans, so that configurations can be merged).
-    pub enforce: Vec<Enforced>,
+    pub enforce: Layered<Enforced>,
     /// `rules-dirs`, absolute: extra directories of rule files for the rule engine.
-    pub rules_dirs: Vec<PathBuf>,
+    pub rules_dirs: Layered<PathBuf>,
     /// The rules this configuration runs: the built-in ones plus those of `rules_dirs`.
     pub rules: Rules,
     /// `include`, `exclude` and `[per-file-ignores]` compiled, on first use (after parsing).
@@ -211,7 +221,9 @@ impl WithProjectInventory {
     /// `config`, with the project-wide inventory entries it does not name itself.
     pub fn get(&self, config: &Arc<Config>) -> Arc<Config> {
         if Arc::ptr_eq(config, &self.project)
-            || (self.project.inventory.is_empty() && self.project.enforce.is_empty())
+            || (self.project.inventory.is_empty()
+                && self.project.enforce.is_empty()
+                && (self.project.workspace.is_none() || config.workspace.is_some()))
             || (config.path.is_some() && config.path == self.project.path)
         {
             return config.clone();
@@ -225,6 +237,10 @@ impl WithProjectInventory {
                 merged.inventory = config.inventory.with_outer(&self.project.inventory);
                 // The root's `enforce` holds in every folder of the project.
                 merged.enforce.extend(self.project.enforce.iter().cloned());
+                // So does its workspace, unless the folder names its own.
+                if merged.workspace.is_none() {
+                    merged.workspace = self.project.workspace.clone();
+                }
                 Arc::new(merged)
             })
             .clone()
@@ -283,18 +299,19 @@ impl Config {
             source: None,
             dir: dir.to_path_buf(),
             select: None,
-            extend_select: Vec::new(),
-            ignore: Vec::new(),
-            severity: Vec::new(),
-            per_file_ignores: Vec::new(),
+            extend_select: Layered::default(),
+            ignore: Layered::default(),
+            severity: Layered::default(),
+            per_file_ignores: Layered::default(),
             include: None,
-            exclude: default_exclude(),
+            exclude: default_exclude().into(),
             profile: Profile::default(),
-            params: BTreeMap::new(),
+            params: Arc::default(),
             inventory: Inventory::default(),
+            workspace: None,
             require_reason: false,
-            enforce: Vec::new(),
-            rules_dirs: Vec::new(),
+            enforce: Layered::default(),
+            rules_dirs: Layered::default(),
             rules: Rules::default(),
             matchers: Matchers::default(),
             origins: BTreeMap::new(),
@@ -318,9 +335,11 @@ impl Config {
             value: Selector::All,
             span: Span::default(),
         }];
-        let select = self.select.as_deref().unwrap_or(&all);
+        let select: Box<dyn Iterator<Item = &Spanned<Selector>>> = match &self.select {
+            Some(select) => Box::new(select.iter()),
+            None => Box::new(all.iter()),
+        };
         let candidates = select
-            .iter()
             .chain(&self.extend_select)
             .map(|s| (&s.value, (true, s.span)))
             .chain(self.ignore.iter().map(|s| (&s.value, (false, s.span))));
@@ -339,10 +358,10 @@ impl Config {
         }
     }
 
-    fn exclude_set(&self) -> &PatternSet {
+    pub(crate) fn exclude_set(&self) -> &PatternSet {
         self.matchers
             .exclude
-            .get_or_init(|| PatternSet::new(&self.exclude))
+            .get_or_init(|| PatternSet::new(&self.exclude.to_vec()))
     }
 
     /// The selectors of every `[per-file-ignores]` entry whose pattern matches the file at
@@ -360,7 +379,8 @@ impl Config {
         });
         set.matching_path_or_parent(&rel)
             .into_iter()
-            .flat_map(|i| self.per_file_ignores[i].selectors.iter().map(|s| &s.value))
+            .filter_map(|i| self.per_file_ignores.get(i))
+            .flat_map(|p| p.selectors.iter().map(|s| &s.value))
             .collect()
     }
 
@@ -385,21 +405,48 @@ impl Config {
         }
     }
 
+    /// Whether `path` (absolute) itself, not a folder above it, matches
+    /// `exclude`/`extend-exclude`.
+    pub fn is_excluded_itself(&self, path: &Path) -> bool {
+        if self.exclude.is_empty() {
+            return false;
+        }
+        let rel = glob::relative(path, &self.dir)
+            .or_else(|| path.file_name().map(|n| n.to_string_lossy().into_owned()));
+        rel.is_some_and(|rel| self.exclude_set().matches_one(&rel))
+    }
+
+    /// Whether the folder `dir` (absolute) or a folder above it, inside this
+    /// configuration's directory, matches `exclude`/`extend-exclude`: for a file in `dir`,
+    /// `is_excluded` is `is_excluded_itself || is_dir_excluded(dir)`.
+    pub fn is_dir_excluded(&self, dir: &Path) -> bool {
+        if self.exclude.is_empty() {
+            return false;
+        }
+        glob::relative(dir, &self.dir)
+            .is_some_and(|rel| !rel.is_empty() && self.exclude_set().matches_path_or_parent(&rel))
+    }
+
     /// Whether a file found by walking a directory is checked: it matches `include` (or,
     /// without `include`, has a configuration file name) and is not excluded.
     pub fn includes_walked_file(&self, path: &Path) -> bool {
+        self.includes_by_pattern(path) && !self.is_excluded(path)
+    }
+
+    /// Whether `path` (absolute) matches `include` (or, without `include`, has a
+    /// configuration file name).
+    pub fn includes_by_pattern(&self, path: &Path) -> bool {
         let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-        let included = match &self.include {
+        match &self.include {
             None => crate::discover::is_config_name(&name),
             Some(patterns) => {
                 let rel = glob::relative(path, &self.dir).unwrap_or_else(|| name.into_owned());
                 self.matchers
                     .include
-                    .get_or_init(|| PatternSet::new(patterns))
+                    .get_or_init(|| PatternSet::new(&patterns.to_vec()))
                     .matches_one(&rel)
             }
-        };
-        included && !self.is_excluded(path)
+        }
     }
 
     /// A parameter's value.
@@ -444,8 +491,11 @@ impl Config {
                 Some((true, _)) => {}
                 Some((false, span)) => add(span, "`ignore` turns off".to_string(), rule.code, by),
                 None => {
-                    let select = self.select.as_deref().unwrap_or_default();
-                    let span = select.first().map_or(Span::default(), |s| s.span);
+                    let span = self
+                        .select
+                        .as_ref()
+                        .and_then(|s| s.first())
+                        .map_or(Span::default(), |s| s.span);
                     add(span, "`select` leaves out".to_string(), rule.code, by);
                 }
             }
@@ -559,6 +609,7 @@ impl std::fmt::Display for ConfigError {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
@@ -593,6 +644,38 @@ mod tests {
         assert_eq!(c.rule_severity("AML002", Severity::Error), None);
         let d = Config::defaults(Path::new("/"));
         assert_eq!(d.rule_severity("AML002", Severity::Error), Some(Severity::Error));
+    }
+
+    /// The walk asks `is_excluded_itself` per file and `is_dir_excluded` once per folder:
+    /// together they must answer what `is_excluded` answers, for every pattern form.
+    #[test]
+    fn exclusion_split_by_folder_agrees_with_whole_path() {
+        let c = config(
+            "exclude = [\"legacy\", \"*.json\", \"deploy/old/**\", \"a/b\", \"**/tmp-*\", \"x.yml\"]\n",
+        );
+        let only_star = config("exclude = [\"*\"]\n");
+        let paths = [
+            "/project/a/legacy/x.yml",
+            "/project/legacy",
+            "/project/deploy/old/a/b.yml",
+            "/project/deploy/new.yml",
+            "/project/a/b/c/d.yml",
+            "/project/a/bc/d.yml",
+            "/project/q/tmp-1/z.yml",
+            "/project/q/x.yml",
+            "/project/jobs/x.json",
+            "/project/top.yml",
+            "/elsewhere/legacy/x.yml",
+            "/elsewhere/x.yml",
+            "/elsewhere/legacy/y.yml",
+        ];
+        for c in [&c, &only_star] {
+            for p in paths {
+                let p = Path::new(p);
+                let split = c.is_excluded_itself(p) || p.parent().is_some_and(|d| c.is_dir_excluded(d));
+                assert_eq!(split, c.is_excluded(p), "{}", p.display());
+            }
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use toml::de::{DeTable, DeValue};
 
-use super::inventory::{self, Compute, Deployment, Endpoint, Inventory, Model, ModelRef, VmSize};
+use super::inventory::{self, Compute, Deployment, Endpoint, Entries, Model, ModelRef, VmSize};
 use super::{
     Config, ConfigError, Enforced, Level, Param, PathPattern, PerFileIgnore, Profile, Selector, Spanned,
     selector,
@@ -18,6 +18,9 @@ use super::{
 use crate::registry::Registry;
 use crate::source::{SourceFile, Span};
 use crate::suggest;
+
+#[path = "parse_workspace.rs"]
+mod parse_workspace;
 
 type Value<'i> = toml::Spanned<DeValue<'i>>;
 
@@ -46,6 +49,7 @@ pub const KEYS: &[&str] = &[
     "require-reason",
     "enforce",
     "extend",
+    "workspace",
 ];
 
 /// Parses a configuration file shown as `display`, whose relative paths resolve against
@@ -97,6 +101,7 @@ pub const MERGE: &[(&str, Merge)] = &[
     ("rules-dirs", Merge::Append),
     ("require-reason", Merge::Replace),
     ("enforce", Merge::Append),
+    ("workspace", Merge::Replace),
 ];
 
 /// Parses the configuration file at `path` (absolute; `None` when it is not known), as
@@ -109,22 +114,42 @@ pub fn parse_file(
     kind: ConfigFileKind,
     check: Option<RuleCheck>,
 ) -> Result<Option<Config>, Vec<ConfigError>> {
-    parse_file_extending(display, path, dir, text, kind, check).0
+    let within = Within {
+        boundary: crate::fsio::Boundary::around(dir),
+        cache: None,
+        check,
+    };
+    parse_file_extending(display, path, dir, text, kind, &within).0
+}
+
+/// What a configuration file is parsed within: the project boundary the files it names
+/// are held to, the run's cache of files `extend` names, and the check run on the rules
+/// of its `rules-dirs`.
+#[derive(Clone, Default)]
+pub struct Within {
+    pub boundary: crate::fsio::Boundary,
+    pub cache: Option<Arc<ExtendCache>>,
+    pub check: Option<RuleCheck>,
 }
 
 /// [`parse_file`], with every file its `extend` chain names (absolute; as written and,
-/// when it exists, as the link-free path), read or not: a change to one of them changes
-/// the configuration (the language server reads it again).
+/// when it exists, as the link-free path) and every snapshot its `[workspace]` tables name,
+/// read or not: a change to one of them changes the configuration (the language server
+/// reads it again).
 pub fn parse_file_extending(
     display: &str,
     path: Option<&Path>,
     dir: &Path,
     text: String,
     kind: ConfigFileKind,
-    check: Option<RuleCheck>,
+    within: &Within,
 ) -> (Result<Option<Config>, Vec<ConfigError>>, Vec<std::path::PathBuf>) {
-    let mut chain = Chain::default();
-    let parsed = parse_chained(display, path, dir, text, kind, check, &mut chain);
+    let mut chain = Chain {
+        boundary: within.boundary.clone(),
+        cache: within.cache.clone(),
+        ..Chain::default()
+    };
+    let parsed = parse_chained(display, path, dir, text, kind, within.check, &mut chain);
     (parsed, chain.named)
 }
 
@@ -136,6 +161,44 @@ struct Chain {
     stack: Vec<(std::path::PathBuf, String)>,
     /// Every file an `extend` named so far.
     named: Vec<std::path::PathBuf>,
+    /// The project: every file the chain names (`extend`, `rules-dirs`) is held to it.
+    boundary: crate::fsio::Boundary,
+    /// The files `extend` named that a run has parsed already.
+    cache: Option<Arc<ExtendCache>>,
+}
+
+/// The configurations `extend` names, each parsed once per run (or language-server
+/// reload) and shared by every file that extends it: sixty folders extending one large
+/// base read and parse it once, and hold it once ([`Config`]'s lists are layered).
+/// Keyed by the file's real path and how it is shown.
+#[derive(Default)]
+pub struct ExtendCache(
+    std::sync::Mutex<std::collections::HashMap<(std::path::PathBuf, String), Arc<Parsed>>>,
+);
+
+/// A base as parsed: the configuration (or why not) and the files its own chain named.
+struct Parsed {
+    config: Result<Option<Arc<Config>>, Vec<ConfigError>>,
+    named: Vec<std::path::PathBuf>,
+}
+
+impl std::fmt::Debug for ExtendCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ExtendCache")
+    }
+}
+
+impl ExtendCache {
+    fn get(&self, key: &(std::path::PathBuf, String)) -> Option<Arc<Parsed>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(key).cloned()
+    }
+
+    fn insert(&self, key: (std::path::PathBuf, String), parsed: Parsed) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, Arc::new(parsed));
+    }
 }
 
 /// [`parse_file`] of a file that `chain` extends.
@@ -175,6 +238,8 @@ fn parse_chained(
         prefix: "",
         errors: Vec::new(),
         check,
+        boundary: chain.boundary.clone(),
+        snapshots: Vec::new(),
     };
     let table = match kind {
         ConfigFileKind::Amlint => root.get_ref(),
@@ -198,7 +263,7 @@ fn parse_chained(
     let mut config = match table.get("extend") {
         None => Config::defaults(dir),
         Some(v) => {
-            let real = path.map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()));
+            let real = path.map(|p| crate::fsio::real_path(p).unwrap_or_else(|| p.to_path_buf()));
             if let Some(real) = real {
                 chain.stack.push((real, display.to_string()));
             }
@@ -212,8 +277,12 @@ fn parse_chained(
             }
         }
     };
-    // The extending file's own: relative patterns are matched from its directory.
+    // The extending file's own: relative patterns are matched from its directory, and the
+    // clusters of the project that share a quota are those below it.
     config.dir = dir.to_path_buf();
+    if let Some(ws) = config.workspace.as_mut().filter(|ws| ws.dir != dir) {
+        std::sync::Arc::make_mut(ws).dir = dir.to_path_buf();
+    }
     config.path = None;
     config.matchers = Default::default();
     config.source = Some(source.clone());
@@ -233,6 +302,7 @@ fn parse_chained(
     }
     p.registry = config.rules.arc();
     p.top(table, &mut config);
+    chain.named.append(&mut p.snapshots);
     if p.errors.is_empty() {
         Ok(Some(config))
     } else {
@@ -287,6 +357,11 @@ struct Parser<'a> {
     errors: Vec<ConfigError>,
     /// Compiles the user rules `rules-dirs` brings.
     check: Option<RuleCheck>,
+    /// The project the files this configuration names must be in.
+    boundary: crate::fsio::Boundary,
+    /// The files `[workspace]` names (absolute), read or not: a change to one changes the
+    /// configuration, as a file of the `extend` chain does.
+    snapshots: Vec<std::path::PathBuf>,
 }
 
 fn kind_of(v: &DeValue<'_>) -> &'static str {
@@ -427,12 +502,12 @@ impl<'a> Parser<'a> {
         let mut extend_exclude = Vec::new();
         for (key, v) in table.iter() {
             match key.get_ref().as_ref() {
-                "select" => config.select = Some(self.selectors("select", v)),
+                "select" => config.select = Some(self.selectors("select", v).into()),
                 "extend-select" => config.extend_select.extend(self.selectors("extend-select", v)),
                 "ignore" => config.ignore.extend(self.selectors("ignore", v)),
                 "severity" => self.severity(v, config),
                 "per-file-ignores" => self.per_file_ignores(v, config),
-                "include" => config.include = Some(self.patterns("include", v)),
+                "include" => config.include = Some(self.patterns("include", v).into()),
                 "exclude" => exclude = Some(self.patterns("exclude", v)),
                 "extend-exclude" => extend_exclude = self.patterns("extend-exclude", v),
                 "profile" => {
@@ -468,13 +543,14 @@ impl<'a> Parser<'a> {
                 }
                 "params" => self.params(v, config),
                 "inventory" => self.inventory(v, config),
+                "workspace" => self.workspace(v, config),
                 // Read first: by `rules_dirs`, and `extend` before everything.
                 "rules-dirs" | "extend" => {}
                 _ => self.unknown_key(key, "", KEYS),
             }
         }
         if let Some(e) = exclude {
-            config.exclude = e;
+            config.exclude = e.into();
         }
         config.exclude.extend(extend_exclude);
     }
@@ -489,21 +565,38 @@ impl<'a> Parser<'a> {
         };
         let path = super::absolute(Path::new(text), self.dir);
         chain.named.push(path.clone());
-        if let Ok(real) = std::fs::canonicalize(&path) {
-            if real != path {
-                chain.named.push(real);
-            }
-        }
-        let real = match std::fs::canonicalize(&path) {
-            Ok(real) if real.is_file() => real,
-            _ => {
+        // Resolved inside the project without looking outside it: a path that leads
+        // outside (as written or through a link), or into `.git`, reads the same whether
+        // or not anything is there, and nothing of it is shown.
+        let real = match self.boundary.resolve_named(&path) {
+            Ok(real) => real,
+            Err(crate::fsio::Refusal::Missing | crate::fsio::Refusal::Dangling) => {
                 self.errors.push(error(
-                    format!("`extend` names `{text}`, which is not a file"),
+                    format!("`extend` names `{text}`, which does not exist"),
                     "The path is relative to this configuration file's directory; name an amlint.toml or a pyproject.toml with [tool.amlint].",
                 ));
                 return None;
             }
+            Err(r) => {
+                let help = match r {
+                    crate::fsio::Refusal::Outside { .. } => {
+                        "amlint reads configuration only from inside the project: vendor the shared configuration into the repository (a git submodule, or a folder a package installs into it; docs/configuration.md)."
+                    }
+                    crate::fsio::Refusal::GitData => {
+                        "Name an amlint.toml or a pyproject.toml with [tool.amlint] of the project's own tree."
+                    }
+                    _ => "Make it a readable regular file.",
+                };
+                self.errors.push(error(
+                    format!("cannot read `{text}`, which `extend` names: {}", r.describe()),
+                    help,
+                ));
+                return None;
+            }
         };
+        if real != path {
+            chain.named.push(real.clone());
+        }
         if let Some(at) = chain.stack.iter().position(|(p, _)| *p == real) {
             let mut names: Vec<&str> = chain.stack[at..].iter().map(|(_, d)| d.as_str()).collect();
             names.push(&chain.stack[at].1);
@@ -520,16 +613,34 @@ impl<'a> Parser<'a> {
             ));
             return None;
         }
-        let boundary = crate::fsio::Boundary::around(self.dir);
         // Shown as the extending file is, joined with what it wrote (`org/a.toml`).
         let shown_dir = Path::new(self.source.path.as_str())
             .parent()
             .unwrap_or(Path::new(""));
         let display = crate::fsio::shown(&crate::fsio::normalize(&shown_dir.join(text)));
+        let key = (real.clone(), display.clone());
+        if let Some(hit) = chain.cache.as_ref().and_then(|c| c.get(&key)) {
+            chain.named.extend(hit.named.iter().cloned());
+            return match &hit.config {
+                Ok(Some(parent)) => Some(Config::clone(parent)),
+                Ok(None) => {
+                    self.errors.push(error(
+                        format!("`{text}`, which `extend` names, has no [tool.amlint] table"),
+                        "Name an amlint.toml, or a pyproject.toml with a [tool.amlint] table.",
+                    ));
+                    None
+                }
+                Err(errors) => {
+                    self.errors.extend(errors.iter().cloned());
+                    None
+                }
+            };
+        }
+        let named_before = chain.named.len();
         let bytes = match crate::fsio::read_regular(
             &real,
             crate::fsio::Seen::Unknown,
-            &boundary,
+            &self.boundary,
             crate::fsio::MAX_CONFIG_SIZE,
         ) {
             Ok(bytes) => bytes,
@@ -560,7 +671,7 @@ impl<'a> Parser<'a> {
             ConfigFileKind::Amlint
         };
         let parent_dir = real.parent().unwrap_or(&real).to_path_buf();
-        match parse_chained(
+        let parsed = parse_chained(
             &display,
             Some(&real),
             &parent_dir,
@@ -568,7 +679,20 @@ impl<'a> Parser<'a> {
             kind,
             self.check,
             chain,
-        ) {
+        );
+        if let Some(cache) = &chain.cache {
+            cache.insert(
+                key,
+                Parsed {
+                    config: match &parsed {
+                        Ok(c) => Ok(c.clone().map(Arc::new)),
+                        Err(e) => Err(e.clone()),
+                    },
+                    named: chain.named[named_before..].to_vec(),
+                },
+            );
+        }
+        match parsed {
             Ok(Some(parent)) => Some(parent),
             Ok(None) => {
                 self.errors.push(error(
@@ -588,41 +712,44 @@ impl<'a> Parser<'a> {
     /// file is reported at its own line, in the rule file).
     fn rules_dirs(&mut self, v: &Value<'_>, config: &mut Config) {
         let example = "`rules-dirs = [\"policies/amlint\"]`";
-        // Rules come from inside the configuration's project only: its git work tree,
-        // else its directory (`docs/security.md`).
-        let boundary = crate::fsio::Boundary::around(self.dir);
+        // Rules come from inside the project only (`docs/security.md`), resolved without
+        // looking outside it: a refusal reads the same whether or not anything is there.
+        let boundary = self.boundary.clone();
         for (text, span) in self.string_list("rules-dirs", v, example) {
             let path = super::absolute(Path::new(&text), self.dir);
-            let real = std::fs::canonicalize(&path);
-            match &real {
-                Ok(real) if !boundary.contains(real) => {
-                    let project = boundary.root().map(crate::fsio::shown).unwrap_or_default();
+            let what = match boundary.resolve_named(&path) {
+                Ok(real) => match crate::fsio::look(&real, &boundary) {
+                    Ok(crate::fsio::Looked::Dir) => {
+                        config.rules_dirs.push(path);
+                        continue;
+                    }
+                    Ok(_) => "is not a directory".to_string(),
+                    Err(r) => format!("cannot be read: {}", r.describe()),
+                },
+                Err(crate::fsio::Refusal::Missing | crate::fsio::Refusal::Dangling) => {
+                    "does not exist".to_string()
+                }
+                Err(r @ (crate::fsio::Refusal::Outside { .. } | crate::fsio::Refusal::GitData)) => {
                     self.errors.push(
                         ConfigError::new(
                             &self.source,
                             span,
-                            format!("rules directory `{text}` is outside the project ({project}); amlint reads rules only from inside it"),
+                            format!("rules directory `{text}` is not read: {}", r.describe()),
                         )
                         .with_help("Keep rule files in the repository (for example `policies/amlint`), or vendor the shared ones into it."),
                     );
+                    continue;
                 }
-                Ok(real) if real.is_dir() => config.rules_dirs.push(path),
-                _ => {
-                    let what = if path.exists() {
-                        "is not a directory"
-                    } else {
-                        "does not exist"
-                    };
-                    self.errors.push(
-                        ConfigError::new(&self.source, span, format!("rules directory `{text}` {what}")).with_help(format!(
-                            "Paths are relative to the configuration file's directory ({}); create the directory or fix the path.",
-                            crate::fsio::shown(self.dir)
-                        )),
-                    );
-                }
-            }
+                Err(r) => format!("cannot be read: {}", r.describe()),
+            };
+            self.errors.push(
+                ConfigError::new(&self.source, span, format!("rules directory `{text}` {what}")).with_help(format!(
+                    "Paths are relative to the configuration file's directory ({}); create the directory or fix the path.",
+                    crate::fsio::shown(self.dir)
+                )),
+            );
         }
-        let files = match crate::registry::read_rule_dirs(&config.rules_dirs, &boundary) {
+        let files = match crate::registry::read_rule_dirs(&config.rules_dirs.to_vec(), &boundary) {
             Ok(files) => files,
             Err(errors) => {
                 for e in errors {
@@ -799,12 +926,14 @@ impl<'a> Parser<'a> {
                         continue;
                     }
                 }
-                config.params.insert(
+                // The base's table is shared until a file sets a parameter: then only the
+                // names and pointers are copied, never the values.
+                Arc::make_mut(&mut config.params).insert(
                     name.to_string(),
-                    Param {
+                    Arc::new(Param {
                         value: json,
                         span: self.span(value.span()),
-                    },
+                    }),
                 );
             }
         }
@@ -877,7 +1006,7 @@ impl<'a> Parser<'a> {
         let Some(table) = self.table("inventory", v) else {
             return;
         };
-        let mut inv = Inventory::default();
+        let mut inv = Entries::default();
         for (key, value) in table.iter() {
             let section = key.get_ref().as_ref();
             if !SECTIONS.contains(&section) {
@@ -930,12 +1059,11 @@ impl<'a> Parser<'a> {
             }
         }
         self.check_unique(&inv);
-        // Entries of a configuration this one extends stay unless this one names them.
-        config.inventory = if config.inventory.is_empty() {
-            inv
-        } else {
-            inv.with_outer(&config.inventory)
-        };
+        // Entries of a configuration this one extends stay unless this one names them: this
+        // file's entries are a layer over the base's, which is shared, never copied.
+        if !inv.is_empty() {
+            config.inventory = config.inventory.with_own(inv);
+        }
     }
 
     /// The keys of an inventory entry: unknown ones and missing required ones reported.
@@ -1209,7 +1337,10 @@ impl<'a> Parser<'a> {
     fn file_path(&mut self, key: &str, v: &Value<'_>) -> Option<(std::path::PathBuf, String)> {
         let (s, span) = self.string(key, v, "`config = \"deploy/deploymentconfig.json\"`")?;
         let path = super::absolute(Path::new(s), self.dir);
-        if path.is_file() {
+        if matches!(
+            crate::fsio::look(&path, &self.boundary),
+            Ok(crate::fsio::Looked::File { .. })
+        ) {
             Some((path, s.to_string()))
         } else {
             self.errors.push(
@@ -1292,7 +1423,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn check_unique(&mut self, inv: &Inventory) {
+    fn check_unique(&mut self, inv: &Entries) {
         let mut seen = HashSet::new();
         for c in &inv.computes {
             if !seen.insert(c.name.to_ascii_lowercase()) {
@@ -1350,6 +1481,7 @@ fn too_many_patterns(source: &Arc<SourceFile>, span: Span, key: &str) -> ConfigE
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::registry;
@@ -1492,11 +1624,28 @@ deployments = [{ config = "deploy/aci.json", model = "credit:3" }]
         .unwrap();
         assert_eq!(c.param("approved_vm_series"), Some(&serde_json::json!(["NCsv3"])));
         assert_eq!(c.param("require_isolated_vms"), Some(&serde_json::json!(true)));
-        assert_eq!(c.inventory.computes[0].compute_type, "amlcompute");
-        assert_eq!(c.inventory.models[0].version, "3");
-        assert_eq!(c.inventory.models[0].size_bytes, Some(1_500_000_000));
-        assert_eq!(c.inventory.endpoints[0].compute.as_deref(), Some("aks-prod"));
-        let d = &c.inventory.deployments[0];
+        assert_eq!(c.inventory.counts(), [1, 1, 1, 1, 0]);
+        assert_eq!(
+            c.inventory.compute("gpu-cluster").unwrap().compute_type,
+            "amlcompute"
+        );
+        assert_eq!(c.inventory.model_versions("credit")[0].version, "3");
+        assert_eq!(
+            c.inventory.model("credit", "3").unwrap().size_bytes,
+            Some(1_500_000_000)
+        );
+        assert_eq!(
+            c.inventory
+                .endpoint("credit-endpoint")
+                .unwrap()
+                .compute
+                .as_deref(),
+            Some("aks-prod")
+        );
+        let d = c
+            .inventory
+            .deployment_for(&dir.path().join("deploy/aci.json"))
+            .unwrap();
         assert_eq!(d.config, dir.path().join("deploy/aci.json"));
         assert_eq!(d.models[0].to_string(), "credit:3");
         assert!(

@@ -36,16 +36,91 @@ pub struct Resolver {
     defaults: Arc<Config>,
     explicit: Option<Arc<Config>>,
     /// Directory → the configuration found at or above it.
-    dirs: Mutex<foldhash::HashMap<PathBuf, Option<Arc<Config>>>>,
+    /// Keyed by the path's bytes: hashing a `Path` hashes its components one by one, and
+    /// the walk asks for every directory.
+    dirs: Mutex<foldhash::HashMap<std::ffi::OsString, Option<Arc<Config>>>>,
     /// Directory → its git work tree.
-    git: Mutex<foldhash::HashMap<PathBuf, Option<PathBuf>>>,
+    git: Mutex<foldhash::HashMap<std::ffi::OsString, Option<PathBuf>>>,
     errors: Mutex<Vec<ConfigError>>,
+    /// What identifies each recorded error (file, span, message): each is recorded once.
+    error_keys: Mutex<std::collections::HashSet<(String, u32, u32, String)>>,
+    /// (a configuration, an absolute directory) → whether that configuration excludes the
+    /// directory or a folder above it ([`Config::is_dir_excluded`]), for the walk: each
+    /// directory is matched against the patterns once, its parents' answers reused. The
+    /// configuration is kept alive with its answer, so its address names it.
+    excluded_dirs: Mutex<ExcludedDirs>,
     /// Every file an `extend` of a configuration read so far named (absolute).
     extended: Mutex<std::collections::BTreeSet<PathBuf>>,
     /// Every `rules-dirs` directory of a configuration read so far (absolute).
     rule_dirs: Mutex<std::collections::BTreeSet<PathBuf>>,
     /// Run on the rules of every configuration with `rules-dirs` ([`Resolver::with_rule_check`]).
     check: Option<RuleCheck>,
+    /// The run's project boundary ([`project_boundary`]): configuration files are looked
+    /// for inside it only, and every file they name is held to it.
+    boundary: Boundary,
+    /// Every file an `extend` names, parsed once for the run.
+    extends: Arc<super::ExtendCache>,
+}
+
+/// The project boundary of a run over `inputs` (files and directories, as given, relative
+/// to `cwd`; none: `cwd`), computed once (docs/security.md, "One project boundary"): the
+/// git work tree containing their common ancestor; else the directory of the topmost
+/// configuration file at or above it (`--config`: that file's directory, when it contains
+/// them); else the directory amlint was started in, when it contains them; else their
+/// common ancestor. Never a nested configuration's own directory: a configuration found
+/// below the start does not narrow it. Every file a run reads, and every path a checked
+/// file, a configuration or a test names, is held to it.
+pub fn project_boundary(choice: &ConfigChoice, cwd: &Path, inputs: &[PathBuf]) -> Boundary {
+    let cwd = super::normalize(cwd);
+    let dirs: Vec<PathBuf> = inputs
+        .iter()
+        .map(|p| {
+            let abs = absolute(p, &cwd);
+            if matches!(fsio::look(&abs, &Boundary::anywhere()), Ok(fsio::Looked::Dir)) {
+                abs
+            } else {
+                abs.parent().map(Path::to_path_buf).unwrap_or(abs)
+            }
+        })
+        .collect();
+    let start = common_ancestor(&dirs).unwrap_or_else(|| cwd.clone());
+    if let Some(tree) = fsio::git_work_tree(&start) {
+        return Boundary::at(&tree);
+    }
+    let by_config = match choice {
+        ConfigChoice::Discover => start
+            .ancestors()
+            .filter(|d| holds_configuration(d))
+            .last()
+            .map(Path::to_path_buf),
+        ConfigChoice::File(path) => absolute(path, &cwd)
+            .parent()
+            .filter(|d| start.starts_with(d))
+            .map(Path::to_path_buf),
+        ConfigChoice::Disabled => None,
+    };
+    match by_config {
+        Some(dir) => Boundary::at(&dir),
+        None if start.starts_with(&cwd) => Boundary::at(&cwd),
+        None => Boundary::at(&start),
+    }
+}
+
+/// Whether `dir` holds a configuration file (an `amlint.toml`, an `.amlint.toml`, or a
+/// `pyproject.toml` that mentions amlint), by name, before any boundary is known: a
+/// `pyproject.toml` is read only as a small regular file of that directory.
+fn holds_configuration(dir: &Path) -> bool {
+    CONFIG_FILE_NAMES.iter().any(|name| {
+        let path = dir.join(name);
+        if !fsio::exists_here(&path) {
+            return false;
+        }
+        if *name != "pyproject.toml" {
+            return true;
+        }
+        fsio::read_regular(&path, fsio::Seen::Unknown, &Boundary::at(dir), MAX_CONFIG_SIZE)
+            .is_ok_and(|bytes| memchr::memmem::find(&bytes, b"amlint").is_some())
+    })
 }
 
 impl std::fmt::Debug for Resolver {
@@ -76,8 +151,17 @@ impl Resolver {
     /// with `rules-dirs` it reads (the layer that compiles rules passes its compiler, so
     /// that a user rule that does not compile is an error of its configuration).
     pub fn with_rule_check(choice: ConfigChoice, cwd: &Path, check: Option<RuleCheck>) -> Self {
+        Self::for_run(choice, cwd, &[], check)
+    }
+
+    /// A resolver for a run over `inputs` (relative to `cwd`): its boundary is
+    /// [`project_boundary`] of them.
+    pub fn for_run(choice: ConfigChoice, cwd: &Path, inputs: &[PathBuf], check: Option<RuleCheck>) -> Self {
+        let boundary = project_boundary(&choice, cwd, inputs);
         let cwd = super::normalize(cwd);
         let mut resolver = Self {
+            boundary,
+            extends: Arc::default(),
             choice: choice.clone(),
             defaults: Arc::new(Config::defaults(&cwd)),
             cwd,
@@ -85,6 +169,8 @@ impl Resolver {
             dirs: Mutex::default(),
             git: Mutex::default(),
             errors: Mutex::new(Vec::new()),
+            error_keys: Mutex::default(),
+            excluded_dirs: Mutex::default(),
             extended: Mutex::default(),
             rule_dirs: Mutex::default(),
             check,
@@ -94,6 +180,11 @@ impl Resolver {
             resolver.explicit = resolver.load_explicit(path, &abs);
         }
         resolver
+    }
+
+    /// The run's project boundary ([`project_boundary`]).
+    pub fn boundary(&self) -> &Boundary {
+        &self.boundary
     }
 
     pub fn cwd(&self) -> &Path {
@@ -116,12 +207,21 @@ impl Resolver {
         errors
     }
 
+    /// Records errors, each once: a base that many files `extend` has its errors reported
+    /// once, not once per file.
     fn record(&self, errors: Vec<ConfigError>) {
-        lock(&self.errors).extend(errors);
+        let mut all = lock(&self.errors);
+        let mut seen = lock(&self.error_keys);
+        for e in errors {
+            if seen.insert((e.source.path.clone(), e.span.start, e.span.end, e.message.clone())) {
+                all.push(e);
+            }
+        }
     }
 
     /// Whether a change to `path` (absolute) can change a configuration read so far: a
-    /// file an `extend` chain names, a file under a `rules-dirs` directory, or a file a
+    /// file an `extend` chain names, a `[workspace]` snapshot file, a file under a
+    /// `rules-dirs` directory, or a file a
     /// configuration error is in (a user rule that did not compile, say). Configuration
     /// files themselves are found by their names.
     pub fn affects_configuration(&self, path: &Path) -> bool {
@@ -142,8 +242,14 @@ impl Resolver {
         dir: &Path,
         text: String,
         kind: ConfigFileKind,
+        boundary: &Boundary,
     ) -> Result<Option<Config>, Vec<ConfigError>> {
-        let (parsed, named) = super::parse_file_extending(display, Some(abs), dir, text, kind, self.check);
+        let within = super::Within {
+            boundary: boundary.clone(),
+            cache: Some(self.extends.clone()),
+            check: self.check,
+        };
+        let (parsed, named) = super::parse_file_extending(display, Some(abs), dir, text, kind, &within);
         lock(&self.extended).extend(named.iter().map(|p| super::normalize(p)));
         if let Ok(Some(config)) = &parsed {
             lock(&self.rule_dirs).extend(config.rules_dirs.iter().map(|d| super::normalize(d)));
@@ -182,8 +288,13 @@ impl Resolver {
             let Some(d) = current else {
                 break None;
             };
-            if let Some(hit) = cache.get(d) {
+            if let Some(hit) = cache.get(d.as_os_str()) {
                 break hit.clone();
+            }
+            // Nothing above the project is its configuration: the directories there are
+            // the machine's, not the repository's.
+            if !self.boundary.contains_dir(d) {
+                break None;
             }
             visited.push(d.to_path_buf());
             if let Some(config) = self.load_in(d) {
@@ -192,7 +303,7 @@ impl Resolver {
             current = d.parent();
         };
         for d in visited {
-            cache.insert(d, found.clone());
+            cache.insert(d.into_os_string(), found.clone());
         }
         found
     }
@@ -209,10 +320,8 @@ impl Resolver {
     /// before it is opened), within [`MAX_CONFIG_SIZE`], whose real location is inside
     /// its project (the git work tree containing its directory, else its directory), so
     /// that a link cannot make amlint show another file's text in an error.
-    fn read(&self, abs: &Path, display: &str) -> Result<String, ConfigError> {
-        let dir = abs.parent().unwrap_or(abs);
-        let boundary = Boundary::around(dir);
-        let bytes = fsio::read_regular(abs, fsio::Seen::Unknown, &boundary, MAX_CONFIG_SIZE).map_err(|r| {
+    fn read(&self, abs: &Path, display: &str, boundary: &Boundary) -> Result<String, ConfigError> {
+        let bytes = fsio::read_named(abs, boundary, MAX_CONFIG_SIZE).map_err(|r| {
             let help = match r {
                 fsio::Refusal::Outside { .. } => {
                     "Keep the configuration in the project as a regular file (not a link to a file elsewhere), or pass it with `--config` from where it is."
@@ -233,7 +342,7 @@ impl Resolver {
 
     fn load_explicit(&self, given: &Path, abs: &Path) -> Option<Arc<Config>> {
         let display = given.to_string_lossy().into_owned();
-        if std::fs::symlink_metadata(abs).is_err() {
+        if !fsio::exists_here(abs) {
             self.record(vec![ConfigError::about_file(
                 &display,
                 "`--config` names a file that does not exist",
@@ -241,7 +350,7 @@ impl Resolver {
             )]);
             return None;
         }
-        if std::fs::metadata(abs).is_ok_and(|m| m.is_dir()) {
+        if matches!(fsio::look(abs, &Boundary::anywhere()), Ok(fsio::Looked::Dir)) {
             self.record(vec![ConfigError::about_file(
                 &display,
                 "`--config` names something that is not a file",
@@ -254,15 +363,21 @@ impl Resolver {
         } else {
             ConfigFileKind::Amlint
         };
-        let text = match self.read(abs, &display) {
+        // Named by the invoker: a file outside the project brings its own project (the
+        // git work tree around it, else its directory) for the files it names.
+        let dir = abs.parent().unwrap_or(abs).to_path_buf();
+        let boundary = match self.boundary.resolve(abs) {
+            Ok(_) => self.boundary.clone(),
+            Err(_) => Boundary::around(&dir),
+        };
+        let text = match self.read(abs, &display, &boundary) {
             Ok(t) => t,
             Err(e) => {
                 self.record(vec![e]);
                 return None;
             }
         };
-        let dir = abs.parent().unwrap_or(abs).to_path_buf();
-        match self.parse(&display, abs, &dir, text, kind) {
+        match self.parse(&display, abs, &dir, text, kind, &boundary) {
             Ok(Some(mut config)) => {
                 config.path = Some(abs.to_path_buf());
                 Some(Arc::new(config))
@@ -292,7 +407,7 @@ impl Resolver {
             let abs = dir.join(name);
             // Whatever has the name is read or refused with an error: a pipe, a device,
             // a directory or a link out of the project is not silently passed over.
-            if std::fs::symlink_metadata(&abs).is_err() {
+            if !fsio::exists_here(&abs) {
                 continue;
             }
             let display = self.display(&abs);
@@ -301,7 +416,7 @@ impl Resolver {
             } else {
                 ConfigFileKind::Amlint
             };
-            let text = match self.read(&abs, &display) {
+            let text = match self.read(&abs, &display, &self.boundary) {
                 Ok(t) => t,
                 Err(e) => {
                     self.record(vec![e]);
@@ -312,7 +427,7 @@ impl Resolver {
             if kind == ConfigFileKind::Pyproject && !text.contains("amlint") {
                 continue;
             }
-            match self.parse(&display, &abs, dir, text, kind) {
+            match self.parse(&display, &abs, dir, text, kind, &self.boundary) {
                 Ok(Some(mut config)) => {
                     config.path = Some(abs.clone());
                     found.push((abs, config));
@@ -350,17 +465,17 @@ impl Resolver {
             let Some(d) = current else {
                 break None;
             };
-            if let Some(hit) = cache.get(d) {
+            if let Some(hit) = cache.get(d.as_os_str()) {
                 break hit.clone();
             }
             visited.push(d.to_path_buf());
-            if d.join(".git").exists() {
+            if fsio::exists_here(&d.join(".git")) {
                 break Some(d.to_path_buf());
             }
             current = d.parent();
         };
         for d in visited {
-            cache.insert(d, found.clone());
+            cache.insert(d.into_os_string(), found.clone());
         }
         found
     }
@@ -398,7 +513,7 @@ impl Resolver {
             .iter()
             .map(|p| {
                 let abs = self.absolute(p);
-                if abs.is_dir() {
+                if fsio::is_dir(&abs) {
                     abs
                 } else {
                     abs.parent().map(Path::to_path_buf).unwrap_or(abs)
@@ -433,6 +548,44 @@ pub fn common_ancestor(dirs: &[PathBuf]) -> Option<PathBuf> {
     Some(common)
 }
 
+impl Resolver {
+    /// [`Config::is_dir_excluded`] of `dir` (absolute), remembered: the folders above
+    /// `dir` that this configuration already judged are not matched again, so a walk
+    /// matches each directory once however deep it is (iterative: no recursion on depth).
+    fn dir_excluded_by(&self, config: &Arc<Config>, dir: &Path) -> bool {
+        if config.exclude.is_empty() {
+            return false;
+        }
+        let id = Arc::as_ptr(config) as usize;
+        let mut memo = self.excluded_dirs.lock().unwrap_or_else(|e| e.into_inner());
+        // The folders from `dir` up to the first one already judged (or the
+        // configuration's own directory, or above it: never excluded as a parent).
+        let mut unknown: Vec<(&Path, String)> = Vec::new();
+        let mut above = false;
+        let mut current = Some(dir);
+        while let Some(d) = current {
+            if let Some((_, known)) = memo.get(&(id, d.as_os_str().to_os_string())) {
+                above = *known;
+                break;
+            }
+            match crate::config::glob::relative(d, &config.dir) {
+                Some(rel) if !rel.is_empty() => unknown.push((d, rel)),
+                _ => break,
+            }
+            current = d.parent();
+        }
+        for (d, rel) in unknown.into_iter().rev() {
+            above = above || config.exclude_set().matches_one(&rel);
+            memo.insert((id, d.as_os_str().to_os_string()), (config.clone(), above));
+        }
+        above
+    }
+}
+
+/// [`Resolver`]'s remembered folder exclusions: (configuration address, directory) →
+/// (the configuration, kept alive; excluded).
+type ExcludedDirs = foldhash::HashMap<(usize, std::ffi::OsString), (Arc<Config>, bool)>;
+
 /// The discovery filter of a run: each directory and file is judged by the
 /// configuration that governs it.
 pub struct ConfigFilter {
@@ -450,8 +603,8 @@ thread_local! {
 }
 
 /// A walking thread's last directory: (the resolver asked, the directory as walked, its
-/// configuration).
-type LastDir = (Arc<Resolver>, PathBuf, Arc<Config>);
+/// configuration, whether the configuration excludes it — learned on first need).
+type LastDir = (Arc<Resolver>, PathBuf, Arc<Config>, std::cell::Cell<Option<bool>>);
 
 impl ConfigFilter {
     /// The configuration that governs a walked entry: its directory's.
@@ -465,13 +618,47 @@ impl ConfigFilter {
     /// The configuration of the files in `dir` (as walked: relative or absolute).
     fn config_of_dir(&self, dir: &Path) -> Arc<Config> {
         let cached = LAST_DIR.with_borrow(|last| match last {
-            Some((r, d, c)) if Arc::ptr_eq(r, &self.resolver) && d == dir => Some(c.clone()),
+            // Compared as bytes: `Path`'s equality walks components.
+            Some((r, d, c, _)) if Arc::ptr_eq(r, &self.resolver) && d.as_os_str() == dir.as_os_str() => {
+                Some(c.clone())
+            }
             _ => None,
         });
         cached.unwrap_or_else(|| {
             let config = self.resolver.for_dir(&self.resolver.absolute(dir));
-            LAST_DIR.set(Some((self.resolver.clone(), dir.to_path_buf(), config.clone())));
+            LAST_DIR.set(Some((
+                self.resolver.clone(),
+                dir.to_path_buf(),
+                config.clone(),
+                std::cell::Cell::new(None),
+            )));
             config
+        })
+    }
+
+    /// Whether the files' configuration excludes the directory `dir` itself (or a folder
+    /// between its own directory and it): decided once per directory a thread walks, not
+    /// once per file in it.
+    fn dir_excluded(&self, dir: &Path, config: &Arc<Config>) -> bool {
+        let known = LAST_DIR.with_borrow(|last| match last {
+            Some((r, d, _, e)) if Arc::ptr_eq(r, &self.resolver) && d.as_os_str() == dir.as_os_str() => {
+                e.get()
+            }
+            _ => None,
+        });
+        known.unwrap_or_else(|| {
+            let excluded = self
+                .resolver
+                .dir_excluded_by(config, &self.resolver.absolute(dir));
+            LAST_DIR.with_borrow(|last| {
+                if let Some((r, d, _, e)) = last
+                    && Arc::ptr_eq(r, &self.resolver)
+                    && d.as_os_str() == dir.as_os_str()
+                {
+                    e.set(Some(excluded));
+                }
+            });
+            excluded
         })
     }
 }
@@ -479,10 +666,13 @@ impl ConfigFilter {
 impl crate::discover::Filter for ConfigFilter {
     fn enter_dir(&self, dir: &Path) -> bool {
         // The directory's exclusion is decided by the configuration that sees it as a
-        // child: its parent's.
-        !self
-            .config_of_entry(dir)
-            .is_excluded(&self.resolver.absolute(dir))
+        // child: its parent's (`is_excluded`, the folders above it remembered).
+        let config = self.config_of_entry(dir);
+        let abs = self.resolver.absolute(dir);
+        !(config.is_excluded_itself(&abs)
+            || abs
+                .parent()
+                .is_some_and(|parent| self.resolver.dir_excluded_by(&config, parent)))
     }
 
     fn walked_file(&self, path: &Path) -> bool {
@@ -495,7 +685,18 @@ impl crate::discover::Filter for ConfigFilter {
         {
             return false;
         }
-        config.includes_walked_file(&self.resolver.absolute(path))
+        let abs = self.resolver.absolute(path);
+        if !config.includes_by_pattern(&abs) || config.is_excluded_itself(&abs) {
+            return false;
+        }
+        // The folders above it: one answer per directory (its files come one after the
+        // other in a walk).
+        match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(dir) => !self.dir_excluded(dir, &config),
+            None => !abs
+                .parent()
+                .is_some_and(|dir| self.resolver.dir_excluded_by(&config, dir)),
+        }
     }
 
     fn explicit_file(&self, path: &Path) -> bool {
@@ -508,6 +709,7 @@ impl crate::discover::Filter for ConfigFilter {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
@@ -550,6 +752,77 @@ mod tests {
             "`include` replaces the default set"
         );
         assert!(discover.enter_dir(&root.join("a/sub")) && !discover.enter_dir(&root.join("b/node_modules")));
+    }
+
+    /// The walk's remembered answers agree with `Config::is_dir_excluded` whatever order
+    /// the folders are asked in (deepest first, then their parents, then siblings), and
+    /// the walk filter agrees with `Config::is_excluded` on files and folders.
+    #[test]
+    fn remembered_folder_exclusions_agree_with_the_patterns() {
+        use crate::discover::Filter;
+        let (_dir, root) = temp_root();
+        write(
+            &root,
+            "amlint.toml",
+            "exclude = [\"legacy\", \"a/b\", \"**/tmp-*\", \"deploy/old/**\"]\n",
+        );
+        let resolver = Arc::new(Resolver::with_cwd(ConfigChoice::Discover, &root));
+        let config = resolver.for_dir(&root);
+        let dirs = [
+            "a/b/c/d",
+            "a/b",
+            "a",
+            "a/bc/d",
+            "q/tmp-1/z",
+            "q/tmp-1",
+            "q",
+            "x/legacy/y/z",
+            "deploy/old/a",
+            "deploy/new",
+            "",
+            "x/legacy",
+            "q/tmp-2/w",
+        ];
+        for d in dirs {
+            let dir = root.join(d);
+            assert_eq!(
+                resolver.dir_excluded_by(&config, &dir),
+                config.is_dir_excluded(&dir),
+                "{d}"
+            );
+        }
+        let filter = ConfigFilter {
+            resolver: resolver.clone(),
+            force_exclude: false,
+        };
+        for d in dirs.iter().filter(|d| !d.is_empty()) {
+            let dir = root.join(d);
+            assert_eq!(filter.enter_dir(&dir), !config.is_excluded(&dir), "{d}");
+            let file = dir.join("job.yml");
+            assert_eq!(
+                filter.walked_file(&file),
+                !config.is_excluded(&file),
+                "{d}/job.yml"
+            );
+        }
+    }
+
+    #[test]
+    fn workspace_snapshots_affect_the_configuration_read_or_not() {
+        let (_dir, root) = temp_root();
+        write(
+            &root,
+            "amlint.toml",
+            "[workspace]\nusage = \"azure/usage.json\"\ncomputes = \"azure/missing.json\"\n",
+        );
+        write(&root, "azure/usage.json", "[]");
+        let r = Resolver::with_cwd(ConfigChoice::Discover, &root);
+        r.for_file(&root.join("job.yml"));
+        // The missing file is an error in amlint.toml; creating it changes the configuration.
+        assert_eq!(r.errors().len(), 1);
+        assert!(r.affects_configuration(&root.join("azure/usage.json")));
+        assert!(r.affects_configuration(&root.join("azure/missing.json")));
+        assert!(!r.affects_configuration(&root.join("azure/other.json")));
     }
 
     #[test]

@@ -161,6 +161,7 @@ pub fn best_match<'a, T>(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::registry;

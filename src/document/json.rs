@@ -470,6 +470,7 @@ impl Parser<'_, '_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::document::Target;

@@ -135,6 +135,9 @@ pub struct Document {
     /// CLI keeps. Built on the first lookup, so that resolving one finding per key of a
     /// 20,000-key mapping is not quadratic.
     key_index: std::sync::OnceLock<HashMap<NodeId, HashMap<String, usize>>>,
+    /// The nodes also reached through an alias or a `<<` merge key
+    /// ([`Document::is_shared`]), found on the first question.
+    shared: std::sync::OnceLock<Vec<bool>>,
 }
 
 /// Mappings with more entries than this get a key index ([`Document::get_entry`]).
@@ -300,6 +303,102 @@ impl Document {
         Some(Located { key, value: current })
     }
 
+    /// Whether the node `id` is also reached through an alias or a `<<` merge key: an
+    /// alias's target, a key or value a merge brings into another mapping, or anything
+    /// inside one. Editing such a node changes the data in more than one place.
+    pub fn is_shared(&self, id: NodeId) -> bool {
+        let shared = self.shared.get_or_init(|| {
+            let mut shared = vec![false; self.nodes.len()];
+            let mark = |id: NodeId, shared: &mut Vec<bool>| {
+                if let Some(s) = shared.get_mut(id.index()) {
+                    *s = true;
+                }
+            };
+            for node in &self.nodes {
+                match &node.value {
+                    Value::Alias(target) => mark(*target, &mut shared),
+                    Value::Map(entries) => {
+                        for e in entries.iter().filter(|e| e.merged) {
+                            mark(e.key, &mut shared);
+                            mark(e.value, &mut shared);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // Children have smaller ids than their parents: one backward pass carries a
+            // mark down to everything below.
+            for i in (0..self.nodes.len()).rev() {
+                if !shared[i] {
+                    continue;
+                }
+                match &self.nodes[i].value {
+                    Value::Map(entries) => {
+                        for e in entries {
+                            mark(e.key, &mut shared);
+                            mark(e.value, &mut shared);
+                        }
+                    }
+                    Value::Seq(items) => {
+                        for &item in items {
+                            mark(item, &mut shared);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            shared
+        });
+        shared.get(id.index()).copied().unwrap_or(true)
+    }
+
+    /// [`Document::lookup`] through written entries only: `None` when a step goes through
+    /// an alias or an entry a `<<` merge key brings in, or reaches a node also reached
+    /// that way ([`Document::is_shared`]). What a fix may edit.
+    pub fn lookup_own(&self, pointer: &Pointer) -> Option<Located> {
+        let mut current = self.root?;
+        let mut key = None;
+        for segment in pointer.segments() {
+            if self.is_shared(current) || matches!(self.node(current).value, Value::Alias(_)) {
+                return None;
+            }
+            match &self.node(current).value {
+                Value::Map(_) => {
+                    let entry = self.get_entry(current, segment)?;
+                    if entry.merged {
+                        return None;
+                    }
+                    (key, current) = (Some(entry.key), entry.value);
+                }
+                Value::Seq(items) => {
+                    (key, current) = (None, *items.get(segment.parse::<usize>().ok()?)?);
+                }
+                _ => return None,
+            }
+        }
+        let own = |id: NodeId| !self.is_shared(id) && !matches!(self.node(id).value, Value::Alias(_));
+        (own(current) && key.is_none_or(own)).then_some(Located { key, value: current })
+    }
+
+    /// The key nodes of the entries written in the mapping that holds the entry at
+    /// `pointer` under its key (more than one when the key is repeated: the CLI keeps the
+    /// last), in text order; `None` unless the entry is one the document owns
+    /// ([`Document::lookup_own`]). What renaming or removing a key edits.
+    pub fn written_keys(&self, pointer: &Pointer) -> Option<Vec<NodeId>> {
+        self.lookup_own(pointer)?.key?;
+        let key = pointer.last()?;
+        let mut parent = pointer.clone();
+        parent.pop();
+        let map = self.lookup_own(&parent)?.value;
+        let keys: Vec<NodeId> = self
+            .entries(map)
+            .iter()
+            .filter(|e| !e.merged && self.key_string(e.key) == key)
+            .map(|e| e.key)
+            .collect();
+        (!keys.is_empty()).then_some(keys)
+    }
+
     /// The span of a pointer's key or value; falls back to the value when there is no
     /// key, and to the nearest existing ancestor when the pointer leads nowhere.
     pub fn span_of(&self, pointer: &Pointer, target: Target) -> Span {
@@ -403,6 +502,80 @@ impl Document {
             }
             // value() resolves aliases; an alias chain longer than its bound is malformed.
             Value::Alias(_) => J::Null,
+        }
+    }
+}
+
+/// Where the block scalars (`|`, `>`) of some documents end, for edits made next to one:
+/// blank lines after a block that keeps its final line breaks (`|+`, `>+`) are part of its
+/// value, and so is a line break added after a block that ends the file without one.
+#[derive(Debug, Default)]
+pub struct BlockEnds {
+    /// The end of each block scalar's text (a node's span), and whether it keeps its
+    /// final line breaks; sorted.
+    ends: Vec<(u32, bool)>,
+}
+
+impl BlockEnds {
+    pub fn new<'d>(text: &str, documents: impl IntoIterator<Item = &'d Document>) -> Self {
+        let mut ends = Vec::new();
+        for doc in documents {
+            for node in &doc.nodes {
+                if matches!(node.style, Style::Literal | Style::Folded) {
+                    // The header: the indicator, then at most a chomping and an indentation
+                    // indicator.
+                    let header = text.get(node.span.range()).unwrap_or_default();
+                    let keep = header.bytes().skip(1).take(2).any(|b| b == b'+');
+                    ends.push((node.span.end, keep));
+                }
+            }
+        }
+        ends.sort_unstable();
+        Self { ends }
+    }
+
+    fn at(&self, offset: u32) -> Option<bool> {
+        let i = self.ends.partition_point(|(e, _)| *e < offset);
+        self.ends
+            .get(i)
+            .filter(|(e, _)| *e == offset)
+            .map(|(_, keep)| *keep)
+    }
+
+    /// Whether the text before `at` is a block scalar keeping its final line breaks, then
+    /// whitespace only: lines removed at `at` would join the blank lines after them to its
+    /// value.
+    pub fn keeps_before(&self, text: &str, at: usize) -> bool {
+        let before = text.get(..at).unwrap_or_default();
+        let end = before.trim_end_matches(|c: char| c.is_ascii_whitespace()).len();
+        self.at(end as u32) == Some(true)
+    }
+
+    /// Whether a line added after the text ending at `end` would change a block scalar
+    /// that ends there: one that keeps its final line breaks, or one with no line break
+    /// after it (the end of the file).
+    pub fn changed_by_line_after(&self, text: &str, end: usize) -> bool {
+        match self.at(end as u32) {
+            Some(true) => true,
+            Some(false) => !text[end..].contains(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}']),
+            None => false,
+        }
+    }
+}
+
+/// The end of the blank lines (spaces and tabs only, each with its line break, or up to
+/// the end of the text) starting at `at`, a line start.
+pub fn after_blank_lines(text: &str, mut at: usize) -> usize {
+    loop {
+        let rest = &text[at..];
+        let blank = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        let brk = crate::source::yaml_break_len(text, at + blank);
+        if brk > 0 {
+            at += blank + brk;
+        } else if at + blank == text.len() {
+            return text.len();
+        } else {
+            return at;
         }
     }
 }

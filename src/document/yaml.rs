@@ -1215,6 +1215,7 @@ fn display_tag(full: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

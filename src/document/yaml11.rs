@@ -660,6 +660,7 @@ pub fn python_float_repr(f: f64) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -19,6 +19,30 @@ pub struct ComputeEntry {
     pub size: Option<String>,
     /// The file that defines it (None: the inventory).
     pub file: Option<String>,
+    /// How far a cluster scales and where (compute clusters and instances), for the
+    /// quota a workspace's clusters share.
+    pub scale: Option<Scale>,
+}
+
+/// A compute's nodes, tier and region, as its file writes them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scale {
+    pub min_instances: Option<f64>,
+    pub max_instances: Option<f64>,
+    /// `dedicated` or `low_priority`, as written.
+    pub tier: Option<String>,
+    pub location: Option<String>,
+}
+
+/// A number a document writes (`4`, `4.0`, `"4"`).
+fn top_number(doc: &Document, key: &str) -> Option<f64> {
+    let id = doc.get(doc.root?, key)?;
+    match doc.value(id) {
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        Value::Str(s) => s.trim().parse().ok(),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -69,12 +93,13 @@ pub fn component_key(path: &Path) -> PathBuf {
 }
 
 /// The component file at `path` (absolute), read and parsed on its own (inside the
-/// project around it, under the default limits).
-fn read_component(path: &Path) -> Option<std::sync::Arc<ComponentEntry>> {
+/// project, never in its `.git`, under the default limits): `None` when it is not a
+/// readable component of the project — a path leading outside is not looked at.
+fn read_component(path: &Path, boundary: &crate::fsio::Boundary) -> Option<std::sync::Arc<ComponentEntry>> {
     let limits = crate::limits::Limits::default();
-    let boundary = crate::fsio::Boundary::around(path.parent()?);
     let display = path.to_string_lossy();
-    let text = crate::load::read_text(path, &boundary, &limits).ok()?;
+    let bytes = crate::fsio::read_named(path, boundary, limits.max_file_size).ok()?;
+    let text = crate::load::decode(bytes).ok()?;
     let loaded = crate::load::parse_text(&display, text, crate::load::Format::for_path(&display), &limits);
     let doc = loaded.documents.first().filter(|d| !d.partial)?;
     let kind = crate::kinds::classify(doc, &display).kind?;
@@ -121,14 +146,21 @@ pub struct LazyIndex {
     /// Indexes the files of the rest of the project whose text contains a (lower-case) name.
     search: Search,
     found: Mutex<HashMap<String, std::sync::Arc<ProjectIndex>>>,
+    /// The project: a component file a step names is read only inside it.
+    boundary: crate::fsio::Boundary,
 }
 
 impl LazyIndex {
-    /// `search(name)` indexes the files whose lower-cased text contains `name`.
-    pub fn new(search: impl Fn(&str) -> ProjectIndex + Send + Sync + 'static) -> Self {
+    /// `search(name)` indexes the files whose lower-cased text contains `name`; the
+    /// files named by path (components) are read inside `boundary` only.
+    pub fn new(
+        boundary: crate::fsio::Boundary,
+        search: impl Fn(&str) -> ProjectIndex + Send + Sync + 'static,
+    ) -> Self {
         Self {
             search: Box::new(search),
             found: Mutex::default(),
+            boundary,
         }
     }
 
@@ -202,11 +234,18 @@ impl ProjectIndex {
             return;
         };
         if let Some(ctype) = compute_type_of_kind(&kind.id) {
+            let scale = matches!(ctype, "amlcompute" | "computeinstance").then(|| Scale {
+                min_instances: top_number(doc, "min_instances"),
+                max_instances: top_number(doc, "max_instances"),
+                tier: top_string(doc, "tier"),
+                location: top_string(doc, "location"),
+            });
             self.computes.entry(name.to_lowercase()).or_insert(ComputeEntry {
                 name,
                 ctype: ctype.to_string(),
                 size: top_string(doc, "size"),
                 file: Some(display),
+                scale,
             });
             return;
         }
@@ -327,12 +366,35 @@ impl ProjectIndex {
         }
         // Only some files of the project are checked (pre-commit, an editor buffer): the
         // component file named is read once, as the rest of the project is for names.
-        self.rest.as_ref()?;
+        let boundary = &self.rest.as_ref()?.boundary;
         let mut cache = self.rest_components.lock().unwrap_or_else(|e| e.into_inner());
         cache
             .entry(key)
-            .or_insert_with_key(|key| read_component(key))
+            .or_insert_with_key(|key| read_component(key, boundary))
             .clone()
+    }
+
+    /// Every compute of type `ctype` (`amlcompute`) the project defines: those of this
+    /// index, and those of the rest of the project (the files that mention the type: a
+    /// cluster's file names it in `type:` or its `$schema`), sorted by name.
+    pub fn computes_of_type(&self, ctype: &str) -> Vec<ComputeEntry> {
+        self.note_lookup();
+        let mut found: HashMap<String, ComputeEntry> = self
+            .computes
+            .iter()
+            .filter(|(_, c)| c.ctype == ctype)
+            .map(|(k, c)| (k.clone(), c.clone()))
+            .collect();
+        if let Some(rest) = &self.rest {
+            for (k, c) in &rest.for_name(&ctype.to_lowercase()).computes {
+                if c.ctype == ctype && !self.computes.contains_key(k) {
+                    found.entry(k.clone()).or_insert_with(|| c.clone());
+                }
+            }
+        }
+        let mut out: Vec<ComputeEntry> = found.into_values().collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
     }
 
     /// The names of the computes this index holds (not the lazily searched rest).
@@ -479,17 +541,32 @@ pub fn parse_reference(s: &str) -> Reference {
 #[derive(Debug, Default)]
 pub struct DiskSizes {
     cache: Mutex<HashMap<PathBuf, Option<u64>>>,
+    /// The project: a model path leading outside it is not measured (unknown).
+    boundary: crate::fsio::Boundary,
 }
 
 /// At most this many entries are visited under one model folder.
 const MAX_ENTRIES: usize = 200_000;
 
 impl DiskSizes {
+    /// Sizes measured inside `boundary` only.
+    pub fn within(boundary: crate::fsio::Boundary) -> Self {
+        Self {
+            cache: Mutex::default(),
+            boundary,
+        }
+    }
+
+    /// The project these sizes are measured in: the run's boundary.
+    pub fn boundary(&self) -> &crate::fsio::Boundary {
+        &self.boundary
+    }
+
     pub fn size_of(&self, path: &Path) -> Option<u64> {
         if let Some(hit) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
             return *hit;
         }
-        let size = measure(path);
+        let size = measure(path, &self.boundary);
         self.cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -498,28 +575,26 @@ impl DiskSizes {
     }
 }
 
-fn measure(path: &Path) -> Option<u64> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if meta.is_file() {
-        return Some(meta.len());
-    }
-    if !meta.is_dir() {
-        return None;
+fn measure(path: &Path, boundary: &crate::fsio::Boundary) -> Option<u64> {
+    use crate::fsio::Looked;
+    let real = boundary.resolve_named(path).ok()?;
+    match crate::fsio::look_here(&real)?? {
+        Looked::File { len } => return Some(len),
+        Looked::Dir => {}
+        Looked::Special(_) => return None,
     }
     let mut total = 0u64;
-    let mut stack = vec![path.to_path_buf()];
+    let mut stack = vec![real];
     let mut seen = 0usize;
     while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
-            seen += 1;
-            if seen > MAX_ENTRIES {
-                return None;
-            }
-            let Ok(ft) = entry.file_type() else { continue };
-            if ft.is_dir() {
-                stack.push(entry.path());
-            } else if ft.is_file() {
-                total += entry.metadata().map_or(0, |m| m.len());
+        // Listed as it is: links inside the folder are not followed.
+        let entries = crate::fsio::list_dir(&dir, boundary, MAX_ENTRIES - seen).ok()?;
+        seen += entries.len();
+        for (name, kind) in entries {
+            match kind {
+                Some(Looked::Dir) => stack.push(dir.join(name)),
+                Some(Looked::File { len }) => total += len,
+                _ => {}
             }
         }
     }
@@ -527,6 +602,7 @@ fn measure(path: &Path) -> Option<u64> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
 
     #[test]
@@ -650,11 +726,12 @@ mod tests {
             ctype: ctype.into(),
             size: None,
             file: None,
+            scale: None,
         };
         let mut own = ProjectIndex::default();
         own.computes.insert("cpu".into(), entry("cpu", "amlcompute"));
         let gpu = entry("gpu", "kubernetes");
-        let index = own.with_rest(LazyIndex::new(move |name| {
+        let index = own.with_rest(LazyIndex::new(crate::fsio::Boundary::anywhere(), move |name| {
             counter.fetch_add(1, Ordering::SeqCst);
             let mut rest = ProjectIndex::default();
             if name == "gpu" {

@@ -144,6 +144,7 @@ pub fn is_component_kind(kind: &str) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

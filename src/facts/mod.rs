@@ -10,6 +10,7 @@ pub mod interface;
 mod table;
 mod value;
 pub mod vm;
+pub mod workspace;
 
 use std::path::Path;
 
@@ -34,6 +35,9 @@ pub struct FactBase {
     /// [`FactBase::similar_compute`]'s answers by name (a project names the same
     /// unresolved compute in many files).
     pub similar: SimilarNames,
+    /// The project's compute clusters grouped by the quota they share
+    /// ([`FactBase::project_clusters`]), built on first use.
+    pub clusters: std::sync::OnceLock<workspace::ProjectClusters>,
 }
 
 /// Memoised near-name searches, and the names they search (sorted, built once).
@@ -75,6 +79,7 @@ impl FactBase {
             today: today(),
             disk: Default::default(),
             similar: Default::default(),
+            clusters: Default::default(),
         }
     }
 
@@ -94,10 +99,24 @@ impl FactBase {
                 size: c.size.clone(),
             });
         }
-        self.config.inventory.compute(name).map(|c| ComputeInfo {
-            ctype: c.compute_type.to_ascii_lowercase(),
+        if let Some(c) = self.config.inventory.compute(name) {
+            return Some(ComputeInfo {
+                ctype: c.compute_type.to_ascii_lowercase(),
+                size: c.size.clone(),
+            });
+        }
+        // The workspace snapshot (`[workspace] computes`), as the inventory: a compute of
+        // a type amlint does not know resolves the name without a type.
+        let c = self.config.workspace.as_ref()?.compute(name)?;
+        Some(ComputeInfo {
+            ctype: c.compute_type?.to_string(),
             size: c.size.clone(),
         })
+    }
+
+    /// A compute of the workspace snapshot (`[workspace] computes`), by name.
+    pub fn snapshot_compute(&self, name: &str) -> Option<&crate::config::workspace::SnapshotCompute> {
+        self.config.workspace.as_ref()?.compute(name)
     }
 
     /// The defined compute (project files, then inventory) whose name `name` resembles,
@@ -115,7 +134,10 @@ impl FactBase {
                 .into_iter()
                 .map(str::to_string)
                 .collect();
-            names.extend(self.config.inventory.computes.iter().map(|c| c.name.clone()));
+            names.extend(self.config.inventory.computes().map(|c| c.name.clone()));
+            if let Some(ws) = &self.config.workspace {
+                names.extend(ws.computes.iter().map(|c| c.name.clone()));
+            }
             // In a fixed order: the first of equally close names wins.
             names.sort_unstable();
             names
@@ -162,7 +184,10 @@ impl FactBase {
         let inv = &self.config.inventory;
         let found = match version {
             Some(v) => inv.model(name, v),
-            None => inv.model_versions(name).max_by(|a, b| a.version.cmp(&b.version)),
+            None => inv
+                .model_versions(name)
+                .into_iter()
+                .max_by(|a, b| a.version.cmp(&b.version)),
         };
         found.map(|m| ModelInfo {
             version: Some(m.version.clone()),
@@ -459,7 +484,9 @@ impl<'a> DocFacts<'a> {
                         t.vm = c.size.as_deref().and_then(|s| self.base.vm(s));
                         t.resolved = Some(true);
                     }
-                    None => t.resolved = Some(false),
+                    // A compute of the workspace snapshot of a type amlint does not know:
+                    // it exists, but nothing is known of it.
+                    None => t.resolved = Some(self.base.snapshot_compute(&name).is_some()),
                 }
                 t.name = Some(name);
             }
@@ -509,7 +536,9 @@ impl<'a> DocFacts<'a> {
                     .or_else(|| self.inventory_deployment().and_then(|d| d.compute.clone()));
                 let entry = name.as_deref().and_then(|n| self.base.compute(n));
                 Placement {
-                    resolved: name.as_ref().map(|_| entry.is_some()),
+                    resolved: name
+                        .as_deref()
+                        .map(|n| entry.is_some() || self.base.snapshot_compute(n).is_some()),
                     vm: entry
                         .as_ref()
                         .and_then(|e| e.size.as_deref())
@@ -881,7 +910,7 @@ fn vm_field(v: &VmFacts, field: &str, base: &FactBase) -> Resolved {
             .or_else(|| series.map(|_| Val::Bool(false)))),
         "closest" => Resolved::Values(
             vm::catalogue()
-                .closest_with(&v.written, &base.config.inventory.vm_sizes)
+                .closest_with(&v.written, &base.config.inventory.vm_sizes())
                 .map(|c| Val::Str(c.to_string()))
                 .into_iter()
                 .collect(),
@@ -891,6 +920,7 @@ fn vm_field(v: &VmFacts, field: &str, base: &FactBase) -> Resolved {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -118,6 +118,15 @@ pub const FACTS: &[Fact] = &[
         resolve: Some(memory),
     },
     Fact {
+        name: "cost",
+        fields: Fields::Named {
+            fields: &["floor", "monthly", "hourly", "currency", "instances", "source"],
+            nested: &[],
+        },
+        summary: "what a compute cluster's `min_instances` or a managed online deployment's `instance_count` costs running around the clock, from `[workspace] prices`: `floor` (the computation, for messages), `monthly` (instances × hourly price × 730), `hourly`, `currency`, `instances`, `source` (the price file); unknown without a price for the size",
+        resolve: Some(cost),
+    },
+    Fact {
         name: "params",
         fields: Fields::AnyName,
         summary: "a rule parameter: the configuration's `[params]`, else the rule's default",
@@ -281,6 +290,27 @@ fn memory(
     (value, memory.and_then(|(_, source)| source))
 }
 
+fn cost(
+    facts: &DocFacts<'_>,
+    rest: &[String],
+    _: Option<NodeId>,
+    _: Option<NodeId>,
+) -> (Resolved, Option<NodeId>) {
+    let Some(c) = facts.always_on() else {
+        return (Resolved::Unknown, None);
+    };
+    let value = match rest.first().map(String::as_str) {
+        Some("floor") => one(Val::Str(c.floor())),
+        Some("monthly") => one(Val::Num(c.monthly())),
+        Some("hourly") => one(Val::Num(c.hourly)),
+        Some("currency") => one(Val::Str(c.currency.clone())),
+        Some("instances") => one(Val::Num(c.instances)),
+        Some("source") => one(Val::Str(c.file.clone())),
+        _ => Resolved::Unknown,
+    };
+    (value, Some(c.node))
+}
+
 fn profile(
     facts: &DocFacts<'_>,
     _: &[String],
@@ -336,6 +366,7 @@ fn file(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -43,8 +43,9 @@ struct SeriesDef {
     #[allow(dead_code)]
     retirement_note: Option<String>,
     #[serde(default)]
-    #[allow(dead_code)]
     quota_family: Option<String>,
+    #[serde(default)]
+    quota_family_aliases: Vec<String>,
     #[serde(default)]
     #[allow(dead_code)]
     source: Option<String>,
@@ -88,6 +89,9 @@ struct SizeDef {
     isolated: bool,
     #[serde(default)]
     fpgas: f64,
+    /// The size's own quota family, where it is not its series' (isolated sizes).
+    #[serde(default)]
+    quota_family: Option<String>,
     #[serde(default)]
     #[allow(dead_code)]
     note: Option<String>,
@@ -107,6 +111,12 @@ pub struct Series {
     pub retirement: Option<String>,
     /// Retired with no published date.
     pub retired_undated: bool,
+    /// The quota family of its sizes, as the Microsoft.Compute SKUs API names it
+    /// (`standardDSv2Family`): Azure ML's usage list prints `Standard DSv2 Family Cluster
+    /// Dedicated vCPUs` for it.
+    pub quota_family: Option<String>,
+    /// Other names of that family (the REST API's usage example, the Azure ML SKU list).
+    pub quota_family_aliases: Vec<String>,
     m_family: String,
     m_features: Vec<String>,
     m_accelerator: Option<String>,
@@ -124,6 +134,8 @@ pub struct Size {
     pub gpus: f64,
     pub fpgas: f64,
     pub isolated: bool,
+    /// Its own quota family, where it is not its series'.
+    pub quota_family: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -168,11 +180,69 @@ impl VmFacts {
             .unwrap_or_default()
     }
 
+    /// The quota family the size counts against (`standardDSv2Family`): its own, else its
+    /// series'.
+    pub fn quota_family(&self) -> Option<&str> {
+        self.size
+            .as_ref()
+            .and_then(|s| s.quota_family.as_deref())
+            .or_else(|| self.series.and_then(|s| s.quota_family.as_deref()))
+    }
+
+    /// The keys a usage line of the size's family may have (`config::workspace::family_key`
+    /// of the family and of its other names).
+    pub fn quota_keys(&self) -> Vec<String> {
+        let own = self.size.as_ref().and_then(|s| s.quota_family.as_deref());
+        let mut keys: Vec<String> = self
+            .quota_family()
+            .into_iter()
+            .map(crate::config::workspace::family_key)
+            .collect();
+        if own.is_none() {
+            if let Some(s) = self.series {
+                keys.extend(
+                    s.quota_family_aliases
+                        .iter()
+                        .map(|a| crate::config::workspace::family_key(a)),
+                );
+            }
+        }
+        keys
+    }
+
+    /// The family as Azure ML's usage list prints its line for a tier: `Standard DSv2
+    /// Family Cluster Dedicated vCPUs`.
+    pub fn quota_line(&self, low_priority: bool) -> Option<String> {
+        let family = self.quota_family()?;
+        Some(format!(
+            "{} Cluster {} vCPUs",
+            usage_family_name(family),
+            if low_priority { "LowPriority" } else { "Dedicated" }
+        ))
+    }
+
     /// Retired on or before `today` (ISO date), or retired without a date.
     pub fn retired(&self, today: &str) -> Option<bool> {
         let s = self.series?;
         Some(s.retired_undated || s.retirement.as_deref().is_some_and(|d| d <= today))
     }
+}
+
+/// A SKUs API family name as Azure ML's usage list prints it: `standardDSv2Family` →
+/// `Standard DSv2 Family`, `standard NDAMSv4_A100Family` → `Standard NDAMSv4_A100 Family`.
+pub fn usage_family_name(family: &str) -> String {
+    let trimmed = family.trim();
+    let body = match (trimmed.get(..8), trimmed.get(8..)) {
+        (Some(p), Some(rest)) if p.eq_ignore_ascii_case("standard") => rest,
+        _ => trimmed,
+    };
+    let body = body.trim();
+    let cut = body.len().saturating_sub(6);
+    let body = match (body.get(..cut), body.get(cut..)) {
+        (Some(rest), Some(s)) if s.eq_ignore_ascii_case("family") => rest,
+        _ => body,
+    };
+    format!("Standard {} Family", body.trim())
 }
 
 static NAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -249,6 +319,7 @@ impl Catalogue {
                     gpus: size.gpus,
                     fpgas: size.fpgas,
                     isolated: size.isolated,
+                    quota_family: size.quota_family,
                 });
             }
             let features = s.matcher.features.into_vec();
@@ -266,6 +337,8 @@ impl Catalogue {
                 support_basis: s.support_basis,
                 retirement: s.retirement,
                 retired_undated: s.retired,
+                quota_family: s.quota_family,
+                quota_family_aliases: s.quota_family_aliases,
                 m_family: s.matcher.family.to_ascii_uppercase(),
                 m_features: features
                     .into_iter()
@@ -325,6 +398,7 @@ impl Catalogue {
                     gpus: d.gpus,
                     fpgas: 0.0,
                     isolated: false,
+                    quota_family: None,
                 }),
                 series: series.map(|s| &self.series[s]),
             });
@@ -381,6 +455,7 @@ pub fn catalogue() -> &'static Catalogue {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
@@ -394,6 +469,52 @@ mod tests {
         assert_eq!((size.vcpus, size.gpus, size.isolated), (24.0, 4.0, true));
         assert_eq!(f.series.unwrap().id, "NCv3");
         assert!(f.series_names().contains(&"NCsv3"));
+    }
+
+    #[test]
+    fn quota_families_and_their_usage_lines() {
+        let cat = catalogue();
+        let ds3 = cat.lookup("standard_ds3_V2").unwrap();
+        assert_eq!(ds3.quota_family(), Some("standardDSv2Family"));
+        assert_eq!(
+            ds3.quota_line(false).as_deref(),
+            Some("Standard DSv2 Family Cluster Dedicated vCPUs")
+        );
+        assert_eq!(
+            ds3.quota_line(true).as_deref(),
+            Some("Standard DSv2 Family Cluster LowPriority vCPUs")
+        );
+        // An isolated size has a family of its own; its series' aliases are not its.
+        let e80 = cat.lookup("Standard_E80is_v4").unwrap();
+        assert_eq!(e80.quota_family(), Some("standardXEISv4Family"));
+        assert_eq!(
+            cat.lookup("Standard_E8s_v4").unwrap().quota_family(),
+            Some("standardESv4Family")
+        );
+        // The REST API's usage example names NCv3 `Standard NCv3 Family`.
+        let nc = cat.lookup("Standard_NC6s_v3").unwrap();
+        assert_eq!(nc.quota_keys(), ["ncsv3", "ncv3"]);
+        assert_eq!(
+            cat.lookup("Standard_NC4as_T4_v3")
+                .unwrap()
+                .quota_line(false)
+                .as_deref(),
+            Some("Standard NCASv3_T4 Family Cluster Dedicated vCPUs")
+        );
+        assert_eq!(
+            usage_family_name("standard NDAMSv4_A100Family"),
+            "Standard NDAMSv4_A100 Family"
+        );
+        assert_eq!(
+            usage_family_name("StandardNCadsH100v5Family"),
+            "Standard NCadsH100v5 Family"
+        );
+        // A size only the naming rules place has its series' family, and no numbers.
+        let unlisted = cat.lookup("Standard_DS3_v2_Promo").unwrap();
+        assert_eq!(
+            (unlisted.quota_family(), unlisted.size.is_none()),
+            (Some("standardDSv2Family"), true)
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit
 use super::convert;
 use super::workspace::Checked;
 use crate::diagnostic::{Applicability, Edit};
+use crate::limits::Limits;
 use crate::load::Format;
 
 fn overlaps(a: &Range, b: &Range) -> bool {
@@ -24,8 +25,15 @@ fn edit(uri: &Url, edits: Vec<TextEdit>) -> WorkspaceEdit {
     }
 }
 
-/// The actions for the findings of `checked` that touch `range`.
-pub fn code_actions(uri: &Url, checked: &Checked, range: &Range) -> Vec<CodeActionOrCommand> {
+/// The actions for the findings of `checked` that touch `range`. A rule's fix is offered
+/// only when applying it changes the data as it declares (`crate::fix::verify_one`: what
+/// `amlint check --fix` checks before writing).
+pub fn code_actions(
+    uri: &Url,
+    checked: &Checked,
+    range: &Range,
+    limits: &Limits,
+) -> Vec<CodeActionOrCommand> {
     let source = &checked.source;
     let mut fixes = Vec::new();
     let mut line_actions = Vec::new();
@@ -40,7 +48,9 @@ pub fn code_actions(uri: &Url, checked: &Checked, range: &Range) -> Vec<CodeActi
         }
         let preferred = d.fix_for(false);
         for fix in d.fixes() {
-            if !crate::fix::applicable(&source.text, fix) {
+            if !crate::fix::applicable(&source.text, fix)
+                || crate::fix::verify_one(&checked.prepared.loaded, d, fix, limits).is_err()
+            {
                 continue;
             }
             let title = match fix.applicability {
@@ -64,9 +74,16 @@ pub fn code_actions(uri: &Url, checked: &Checked, range: &Range) -> Vec<CodeActi
             continue;
         }
         let line = lsp.range.start.line;
+        // A suppression comment changes no data: offered only when the text with it
+        // reads as the same data.
+        let comment_only = |e: &Edit| {
+            let fix = crate::diagnostic::Fix::new(Applicability::Safe, "suppress", vec![e.clone()]);
+            crate::fix::verify_one(&checked.prepared.loaded, d, &fix, limits).is_ok()
+        };
         if seen_line.insert((d.code, line)) {
             let documents = &checked.prepared.loaded.documents;
-            if let Some(e) = crate::suppress::line_suppression_edit(source, documents, d.span.start, d.code) {
+            let edit = crate::suppress::line_suppression_edit(source, documents, d.span.start, d.code);
+            if let Some(e) = edit.filter(|e| comment_only(e)) {
                 line_actions.push(suppression(
                     uri,
                     source,
@@ -78,6 +95,9 @@ pub fn code_actions(uri: &Url, checked: &Checked, range: &Range) -> Vec<CodeActi
         }
         if seen_file.insert(d.code) {
             let e = crate::suppress::file_suppression_edit(source, d.code);
+            if !comment_only(&e) {
+                continue;
+            }
             file_actions.push(suppression(
                 uri,
                 source,

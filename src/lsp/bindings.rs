@@ -593,6 +593,7 @@ pub fn complete(ws: &Workspace, checked: &Checked, position: Position) -> Option
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -94,6 +94,7 @@ pub fn uri_of(path: &Path) -> Option<Url> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -479,9 +479,10 @@ impl Server {
                     return Err(not_initialized());
                 };
                 let uri = &p.text_document.uri;
+                let limits = ws.limits().clone();
                 let mut actions = ws
                     .checked(uri)
-                    .map(|c| actions::code_actions(uri, c, &p.range))
+                    .map(|c| actions::code_actions(uri, c, &p.range, &limits))
                     .unwrap_or_default();
                 // "Fix all": the same rounds as `amlint check --fix`, each checked again
                 // as this document is; only when asked for, or when a safe fix exists.
@@ -492,9 +493,14 @@ impl Server {
                         .then(|| (c.source.clone(), c.diagnostics.clone()))
                 });
                 if let Some((source, diagnostics)) = pending {
-                    let fixed = crate::fix::fix_text(source.text.clone(), diagnostics, false, &mut |text| {
-                        ws.check_text_as(uri, text)
-                    });
+                    let fixed = crate::fix::fix_text(
+                        &source.path,
+                        source.text.clone(),
+                        diagnostics,
+                        false,
+                        &limits,
+                        &mut |text| ws.check_text_as(uri, text),
+                    );
                     actions.extend(actions::fix_all(uri, &source, &fixed));
                 }
                 to_json(actions)
@@ -857,6 +863,7 @@ fn not_initialized() -> (ErrorCode, String) {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

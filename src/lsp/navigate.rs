@@ -188,7 +188,7 @@ fn local_path(checked: &Checked, key: &str, value: &str) -> Option<Location> {
     }
     let dir = checked.prepared.path.parent()?;
     let target = crate::config::normalize(&dir.join(value));
-    if !target.exists() {
+    if !crate::fsio::exists_here(&target) {
         return None;
     }
     let uri = convert::uri_of(&target)?;

@@ -282,7 +282,12 @@ impl Workspace {
     pub fn index_workspace(&mut self) {
         use rayon::prelude::*;
         let filter = self.filter();
-        let folders: Vec<PathBuf> = self.folders.iter().filter(|f| f.is_dir()).cloned().collect();
+        let folders: Vec<PathBuf> = self
+            .folders
+            .iter()
+            .filter(|f| crate::fsio::is_dir(f))
+            .cloned()
+            .collect();
         let candidates: Vec<discover::Candidate> = folders
             .iter()
             .flat_map(|f| {
@@ -430,7 +435,7 @@ impl Workspace {
 
     fn reload_disk(&mut self, path: &Path) -> Option<ProjectIndex> {
         let old = self.disk.remove(path).map(|f| f.defines());
-        if path.is_file() {
+        if crate::fsio::is_file(path) {
             let display = path.to_string_lossy().into_owned();
             let limits = &self.options.limits;
             let boundary = boundary_for(&self.bounds, path);
@@ -453,7 +458,7 @@ impl Workspace {
         self.local_path_changed(&path);
         let tracked = self.disk.contains_key(&path);
         let wanted = self.in_workspace(&path)
-            && path.is_file()
+            && crate::fsio::is_file(&path)
             && path
                 .file_name()
                 .is_some_and(|n| discover::is_config_name(&n.to_string_lossy()))
@@ -953,6 +958,7 @@ impl Workspace {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -541,6 +541,7 @@ pub mod parse {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::limits::Limits;

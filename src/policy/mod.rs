@@ -15,7 +15,7 @@
 pub mod condition;
 pub mod path;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::facts::{FACTS, Fields, Resolved, Val};
 use crate::registry::{FixDoc, ReportFile, ReportSpan};
@@ -480,11 +480,18 @@ impl PolicyRule {
         env: &RuleEnv<'_>,
         node: NodeId,
         span: Span,
+        at: Option<Pointer>,
     ) -> Diagnostic {
-        let n = env.facts.doc.node(node);
+        let doc = env.facts.doc;
+        let n = doc.node(node);
         if n.span != span {
             return d;
         }
+        // The value's place, which the fix says it changes: known, and not also reached
+        // through an alias or a merge key.
+        let Some(at) = at.filter(|p| doc.lookup_own(p).is_some_and(|f| f.value == node)) else {
+            return d;
+        };
         for (applicability, what, template) in &self.replacements {
             let text = template.render(env);
             let current = Val::from_node(env.facts.doc, node).display();
@@ -502,12 +509,8 @@ impl PolicyRule {
                 }
                 _ => continue,
             };
-            let fix = Fix::replace(
-                *applicability,
-                format!("Write `{text}`: {what}"),
-                span,
-                replacement,
-            );
+            let title = format!("Write `{text}`: {what}");
+            let fix = Fix::set_value(*applicability, title, span, replacement, at.clone());
             match d.fix {
                 None => d.fix = Some(fix),
                 Some(_) => d.other_fixes.push(fix),
@@ -521,12 +524,26 @@ impl PolicyRule {
         if !self.kinds.iter().any(|k| k == "*" || *k == facts.kind.id) {
             return;
         }
-        let mut seen: Vec<Span> = Vec::new();
+        // Sets, not lists: a rule may report every entry of a 100,000-entry mapping, and
+        // each finding is looked up here (issue 34, defect 16: time linear in the input).
+        let mut seen: foldhash::HashSet<Span> = foldhash::HashSet::default();
         // Subjects reported for themselves: a step that inherits one of them is not
         // reported again (a `default_compute: local` is one finding, not one per step).
-        let mut fired: Vec<NodeId> = Vec::new();
+        let mut fired: foldhash::HashSet<NodeId> = foldhash::HashSet::default();
         let mut subjects = self.subjects(facts);
         subjects.sort_by_key(|s| s.inherited.is_some());
+        // Where the subjects reached through a fact (`$vm`) are, for the fixes that
+        // replace them: found in one walk.
+        let places = if self.replacements.is_empty() {
+            HashMap::new()
+        } else {
+            let spans: HashSet<Span> = subjects
+                .iter()
+                .filter(|s| s.segments.is_none())
+                .map(|s| facts.doc.node(s.node).span)
+                .collect();
+            facts.doc.pointers_for(&spans)
+        };
         for subject in subjects {
             if subject.inherited.is_some_and(|i| fired.contains(&i)) {
                 continue;
@@ -539,7 +556,7 @@ impl PolicyRule {
             if self.when.eval(&env, None) != Tri::True {
                 continue;
             }
-            fired.push(subject.node);
+            fired.insert(subject.node);
             // A mapping or list is reported at its key: its own text starts a line below.
             let node_span = facts.doc.node(subject.node).span;
             let on_key = self.span == ReportSpan::Key;
@@ -554,17 +571,20 @@ impl PolicyRule {
                 ),
                 _ => node_span,
             };
-            if seen.contains(&span) {
+            if !seen.insert(span) {
                 continue;
             }
-            seen.push(span);
             let severity = self
                 .severity_by_profile
                 .get(facts.base.profile())
                 .copied()
                 .unwrap_or(meta.severity);
             let mut d = Diagnostic::new(meta, span, self.message.render(&env)).with_severity(severity);
-            d = self.with_replacements(d, &env, subject.node, span);
+            let at = match &subject.segments {
+                Some(segs) => Some(Pointer::from_segments(segs.iter().cloned())),
+                None => places.get(&facts.doc.node(subject.node).span).cloned(),
+            };
+            d = self.with_replacements(d, &env, subject.node, span, at);
             if let Some(help) = &self.help {
                 d = d.with_help(help.render(&env));
             }
@@ -817,6 +837,7 @@ pub fn check_fact_path(path: &FieldPath, bare: bool) -> Result<(), String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

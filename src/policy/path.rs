@@ -125,6 +125,7 @@ impl fmt::Display for FieldPath {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

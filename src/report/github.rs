@@ -7,14 +7,31 @@
 use crate::diagnostic::Severity;
 use crate::results::Report;
 
-/// Escapes a command's message.
+/// Escapes a command's message: `%`, `\r` and `\n` as the runner decodes them, and every
+/// other control, line-separator or bidi character as visible text (`\u{1b}`), which the
+/// runner would otherwise print raw.
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    escape(s, false)
 }
 
-/// Escapes a property value (`file=`, `title=`).
+/// Escapes a property value (`file=`, `title=`): also `:` and `,`.
 pub fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+    escape(s, true)
+}
+
+fn escape(s: &str, property: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            ':' if property => out.push_str("%3A"),
+            ',' if property => out.push_str("%2C"),
+            c => crate::escape::push_escaped(&mut out, c),
+        }
+    }
+    out
 }
 
 /// A path as the annotations name it: relative to the project's git work tree.
@@ -99,6 +116,7 @@ pub fn render(report: &Report, quiet: bool) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -153,6 +153,7 @@ pub fn render(report: &Report, fail_on: Option<Severity>) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -49,8 +49,65 @@ pub fn counts(report: &Report) -> Vec<RuleCount> {
     rows
 }
 
-/// The table: count, code, name, severity, fixable counts; a total line.
+/// The project's always-on cost (`[workspace] prices`): one line adding up the monthly
+/// floor of the clusters that never scale to zero and of the managed online deployments,
+/// per currency; `None` without prices.
+pub fn always_on(report: &Report) -> Option<String> {
+    let costs: Vec<_> = report.files.iter().flat_map(|f| f.always_on.iter()).collect();
+    if costs.is_empty() {
+        return None;
+    }
+    let mut totals: BTreeMap<&str, f64> = BTreeMap::new();
+    let mut sources: Vec<&str> = Vec::new();
+    for c in &costs {
+        *totals.entry(c.currency.as_str()).or_default() += c.monthly;
+        if !sources.contains(&c.source.as_str()) {
+            sources.push(&c.source);
+        }
+    }
+    let amount = totals
+        .iter()
+        .map(|(currency, total)| format!("{total:.2} {currency}"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let what: Vec<String> = [
+        (
+            "amlCompute",
+            "cluster that never scales to zero",
+            "clusters that never scale to zero",
+        ),
+        (
+            "managedOnlineDeployment",
+            "managed online deployment",
+            "managed online deployments",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(kind, one, many)| {
+        let n = costs.iter().filter(|c| c.kind == kind).count();
+        (n > 0).then(|| format!("{n} {}", if n == 1 { one } else { many }))
+    })
+    .collect();
+    let line = format!(
+        "always-on cost: {amount} a month ({}: instances × hourly price × 730 hours; prices from {})",
+        what.join(" and "),
+        sources.join(", ")
+    );
+    Some(escape::control(&line).into_owned())
+}
+
+/// The table: count, code, name, severity, fixable counts; a total line; the always-on
+/// cost when the configuration prices the project.
 pub fn render(report: &Report) -> String {
+    let mut text = table(report);
+    if let Some(cost) = always_on(report) {
+        text.push_str(&cost);
+        text.push('\n');
+    }
+    escape::workflow_commands(text)
+}
+
+fn table(report: &Report) -> String {
     let rows = counts(report);
     if rows.is_empty() {
         return "no findings\n".to_string();
@@ -91,7 +148,7 @@ pub fn render(report: &Report) -> String {
         rows.len(),
         if rows.len() == 1 { "" } else { "s" },
     ));
-    escape::workflow_commands(out)
+    out
 }
 
 /// The counts as a JSON array (`--statistics --format json`).

@@ -268,6 +268,7 @@ pub fn is_binding(value: &Value) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use serde_json::json;

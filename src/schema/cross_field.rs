@@ -350,6 +350,7 @@ fn v1(root: &Value, out: &mut Vec<Finding>) {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use serde_json::json;

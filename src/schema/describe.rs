@@ -257,6 +257,7 @@ fn child_schema<'a>(m: &'a serde_json::Map<String, Value>, segment: &str) -> Opt
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

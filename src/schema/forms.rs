@@ -457,6 +457,7 @@ fn holds(cond: &Value, x: &Value) -> Option<bool> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use serde_json::json;

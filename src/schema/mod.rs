@@ -30,6 +30,7 @@ pub fn validate(kind: &str, instance: &serde_json::Value) -> Option<Vec<Issue>> 
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use serde_json::json;

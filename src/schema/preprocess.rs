@@ -826,6 +826,7 @@ fn visit_refs(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -635,6 +635,7 @@ fn lazy_keyword<'a>(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

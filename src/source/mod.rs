@@ -50,6 +50,29 @@ impl From<Span> for miette::SourceSpan {
     }
 }
 
+/// The length of the line break at `at` as YAML (PyYAML) reads line breaks — LF, CRLF, a
+/// CR alone, NEL (U+0085), LS (U+2028), PS (U+2029) —, or 0 when there is none. A comment
+/// ends at any of them, and what follows one starts a line of its own, although editors
+/// and [`LineIndex`] count only LF.
+pub fn yaml_break_len(text: &str, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    match bytes.get(at..).unwrap_or_default() {
+        [b'\r', b'\n', ..] => 2,
+        [b'\r' | b'\n', ..] => 1,
+        [0xc2, 0x85, ..] => 2,
+        [0xe2, 0x80, 0xa8 | 0xa9, ..] => 3,
+        _ => 0,
+    }
+}
+
+/// Where the line holding `from` ends as YAML reads lines ([`yaml_break_len`]): the
+/// offset of its line break, or the end of the text.
+pub fn yaml_line_end(text: &str, from: usize) -> usize {
+    let tail = text.get(from..).unwrap_or_default();
+    tail.find(['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}'])
+        .map_or(text.len(), |i| from + i)
+}
+
 /// A 1-based line and column plus the byte offset it was computed from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Position {
@@ -263,6 +286,7 @@ impl SourceFile {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -124,6 +124,7 @@ impl fmt::Display for Pointer {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

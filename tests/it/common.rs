@@ -37,3 +37,27 @@ pub fn write(dir: &Path, name: &str, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
+
+/// `amlint check --format json ARGS` in `dir`: the exit code and the report (a panic with
+/// both outputs when stdout is not JSON).
+pub fn json_check(dir: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = amlint_wide(dir)
+        .env("AMLINT_TODAY", "2026-11-22")
+        .args(["check", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), json)
+}
+
+/// A user rule whose `set` fix writes more than it declares: setting `tags.team` to `ml`,
+/// its value's text adds the key `owner` beside it (fixes are verified and this one is
+/// refused: issue 34, guard 3).
+pub const INJECTING_RULE: &str = "code: ORG100\nname: team-is-ml\nseverity: warning\nsummary: s\nwhat: w\nwhy: y\nkinds: [commandJob]\nwhen: {field: tags.team, notEquals: ml}\nreport: {at: tags.team, message: \"team\"}\nfix:\n  - applicability: safe\n    what: sets the team\n    set: {field: tags.team, value: \"ml\\n  owner: someone\"}\nexample:\n  path: job.yml\n  at: /tags/team\n  bad: |\n    $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\n    command: echo\n    environment: azureml:env:1\n    tags: {team: x}\n  good: |\n    $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\n    command: echo\n    environment: azureml:env:1\n    tags: {team: ml}\n";

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{amlint_wide as amlint, project, write};
+use crate::common::{amlint_wide as amlint, json_check, project, write};
 
 const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: local\n";
 
@@ -17,18 +17,7 @@ fn job_with_findings() -> String {
 
 /// `(path, code, severity)` of every finding, from the JSON output.
 fn findings(dir: &Path, args: &[&str]) -> (Option<i32>, Vec<(String, String, String)>) {
-    let out = amlint(dir)
-        .args(["check", "--format", "json"])
-        .args(args)
-        .output()
-        .unwrap();
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let (code, json) = json_check(dir, args);
     let list = json["diagnostics"]
         .as_array()
         .unwrap()
@@ -41,7 +30,7 @@ fn findings(dir: &Path, args: &[&str]) -> (Option<i32>, Vec<(String, String, Str
             )
         })
         .collect();
-    (out.status.code(), list)
+    (code, list)
 }
 
 fn codes_of(list: &[(String, String, String)], path: &str) -> Vec<String> {
@@ -276,7 +265,7 @@ model = ["credit:3"]
         config.param("require_isolated_vms"),
         Some(&serde_json::json!(true))
     );
-    assert_eq!(config.rules_dirs, [root.join("policies")]);
+    assert_eq!(config.rules_dirs.to_vec(), [root.join("policies")]);
     let inv = &config.inventory;
     assert_eq!(
         inv.compute("GPU-CLUSTER").map(|c| c.compute_type),
@@ -302,7 +291,7 @@ model = ["credit:3"]
     let source = config.source.as_ref().unwrap();
     assert!(
         source
-            .slice(inv.computes[0].span)
+            .slice(inv.computes().next().unwrap().span)
             .starts_with("[[inventory.computes]]")
     );
 }
@@ -558,6 +547,10 @@ fn documented_example_and_starter_are_valid_for_amlint_and_the_schema() {
         "[[inventory.deployments]]\nconfig = \"a.json\"\nmodel = \"credit\"\n",
         "[[inventory.vm_sizes]]\nname = \"Standard_Q16ds_v9\"\nvcpus = 16\n",
         "[[inventory.vm_sizes]]\nname = \"Q16\"\nvcpus = 16\nmemory_gib = 64\n",
+        "[workspace]\nusgae = \"u.json\"\n",
+        "[workspace]\nusage = 3\n",
+        "[workspace]\ncomputes = { eastus = \"c.json\" }\n",
+        "[workspace]\nlocation = \"east-us\"\n",
     ] {
         assert!(
             !validator.is_valid(&toml_text_to_json(bad)),
@@ -795,4 +788,78 @@ fn readme_integrations_are_documented_and_valid() {
         blocks += 1;
     }
     assert!(blocks >= 1);
+}
+
+/// `[workspace]`: each problem of the table at its span (exit 2), in `amlint.toml` and in
+/// `pyproject.toml`, and what the schema says of a valid one.
+#[test]
+fn workspace_table_errors_are_at_their_span() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "job.yml", JOB);
+    write(root, "azure/usage.json", "[]\n");
+    write(
+        root,
+        "amlint.toml",
+        "[workspace]\nlocation = \"east-us\"\nusgae = \"azure/usage.json\"\ncomputes = 3\nusage = { \"west us!\" = \"azure/usage.json\" }\nprices = [\"azure/none.json\"]\n",
+    );
+    let out = amlint(root)
+        .args(["check", "--format", "json", "job.yml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let errors: Vec<(u64, String)> = json["configuration_errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["range"]["start"]["line"].as_u64().unwrap(),
+                e["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let lines: Vec<u64> = errors.iter().map(|(l, _)| *l).collect();
+    assert_eq!(lines, [2, 3, 4, 5, 6], "{errors:#?}");
+    assert!(errors[0].1.contains("`east-us` is not an Azure region"));
+    assert!(errors[1].1.contains("unknown key `usgae` in `[workspace]`"));
+    assert!(
+        errors[2]
+            .1
+            .contains("`workspace.computes` must be a file or a list of files, not an integer")
+    );
+    assert!(errors[3].1.contains("`west us!` is not an Azure region"));
+    assert!(
+        errors[4]
+            .1
+            .contains("`azure/none.json`, which `[workspace] prices` names, does not exist")
+    );
+    // In pyproject.toml the table is `[tool.amlint.workspace]`.
+    std::fs::remove_file(root.join("amlint.toml")).unwrap();
+    write(
+        root,
+        "pyproject.toml",
+        "[tool.amlint.workspace]\nlocation = \"eastus\"\nusage = \"azure/usage.json\"\ncomputes = \"azure/missing.json\"\n",
+    );
+    let out = amlint(root).args(["check", "job.yml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("which `[tool.amlint.workspace] computes` names, does not exist"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A valid table passes amlint and the schema.
+    let valid = "[workspace]\nlocation = \"eastus\"\nusage = { eastus = \"azure/usage.json\" }\ncomputes = [\"azure/usage.json\"]\nprices = \"azure/usage.json\"\n";
+    std::fs::remove_file(root.join("pyproject.toml")).unwrap();
+    write(root, "amlint.toml", valid);
+    let out = amlint(root).args(["check", "job.yml"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(schema().is_valid(&toml_text_to_json(valid)));
 }

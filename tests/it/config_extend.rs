@@ -189,7 +189,7 @@ fn what_extend_names_must_exist_stay_in_the_project_and_be_valid() {
     let (stderr, code) = stderr_of(&d);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stderr.contains("`extend` names `org.toml`, which is not a file"),
+        stderr.contains("`extend` names `org.toml`, which does not exist"),
         "{stderr}"
     );
     // Outside the project (the git work tree): refused, whatever it holds.

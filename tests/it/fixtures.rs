@@ -29,7 +29,9 @@ fn fixtures_dir() -> PathBuf {
 /// Reads the expectations of one fixture file (the annotation format is the library's:
 /// `amlint test` reads user cases the same way).
 fn expectations(path: &Path, display: &str, expected: &mut Expected) {
-    let list = amlint::rule_test::expectations_of(path).unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let boundary = amlint::fsio::Boundary::at(&fixtures_dir());
+    let list = amlint::rule_test::expectations_of(path, &text, &boundary).unwrap_or_else(|e| panic!("{e}"));
     for (line, codes) in list {
         expected
             .entry((display.to_string(), line))

@@ -16,21 +16,21 @@ use serde_json::Value;
 const BOUND: Duration = Duration::from_secs(60);
 
 /// A command job with one finding: AML002 on line 5.
-const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: local\ncompute: local\n";
+pub(crate) const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: local\ncompute: local\n";
 
 /// What a file outside the project holds: it must never appear in any output.
-const SECRET: &str = "CI_TOKEN = \"hunter2-secret\"\n";
+pub(crate) const SECRET: &str = "CI_TOKEN = \"hunter2-secret\"\n";
 
-struct Case {
+pub(crate) struct Case {
     /// Kept alive for the case; the project is `root`.
-    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    pub(crate) _dirs: (tempfile::TempDir, tempfile::TempDir),
     /// A git work tree (the project).
-    root: PathBuf,
+    pub(crate) root: PathBuf,
     /// A file outside the project, holding [`SECRET`].
-    secret: PathBuf,
+    pub(crate) secret: PathBuf,
 }
 
-fn case() -> Case {
+pub(crate) fn case() -> Case {
     let project = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
     let root = project.path().canonicalize().unwrap();
@@ -45,20 +45,20 @@ fn case() -> Case {
 }
 
 impl Case {
-    fn write(&self, name: &str, text: &str) -> PathBuf {
+    pub(crate) fn write(&self, name: &str, text: &str) -> PathBuf {
         let p = self.root.join(name);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(&p, text).unwrap();
         p
     }
 
-    fn link(&self, target: impl AsRef<Path>, name: &str) {
+    pub(crate) fn link(&self, target: impl AsRef<Path>, name: &str) {
         let p = self.root.join(name);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         symlink(target, p).unwrap();
     }
 
-    fn fifo(&self, name: &str) {
+    pub(crate) fn fifo(&self, name: &str) {
         let p = self.root.join(name);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
@@ -66,7 +66,7 @@ impl Case {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     }
 
-    fn amlint(&self) -> Command {
+    pub(crate) fn amlint(&self) -> Command {
         let mut c = Command::cargo_bin("amlint").unwrap();
         c.timeout(BOUND)
             .current_dir(&self.root)
@@ -75,7 +75,7 @@ impl Case {
     }
 
     /// `amlint <args>` under a 256 MB address-space limit.
-    fn amlint_limited(&self, args: &[&str]) -> Output {
+    pub(crate) fn amlint_limited(&self, args: &[&str]) -> Output {
         let out = Command::new("prlimit")
             .arg("--as=268435456")
             .arg("--")
@@ -90,7 +90,7 @@ impl Case {
     }
 }
 
-fn text(out: &Output) -> String {
+pub(crate) fn text(out: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -99,7 +99,7 @@ fn text(out: &Output) -> String {
 }
 
 /// (path, code, message) of every diagnostic of a JSON report.
-fn findings(out: &Output) -> Vec<(String, String, String)> {
+pub(crate) fn findings(out: &Output) -> Vec<(String, String, String)> {
     let json: Value =
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", text(out)));
     json["diagnostics"]
@@ -116,7 +116,7 @@ fn findings(out: &Output) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn codes_of<'a>(f: &'a [(String, String, String)], path: &str) -> Vec<&'a str> {
+pub(crate) fn codes_of<'a>(f: &'a [(String, String, String)], path: &str) -> Vec<&'a str> {
     f.iter()
         .filter(|(p, _, _)| p == path)
         .map(|(_, c, _)| c.as_str())
@@ -220,7 +220,7 @@ fn rules_dirs_stay_inside_the_project_and_loops_end() {
         let out = c.amlint().args(["check", "."]).output().unwrap();
         let all = text(&out);
         assert_eq!(out.status.code(), Some(2), "{dirs}: {all}");
-        assert!(all.contains("is outside the project"), "{dirs}: {all}");
+        assert!(all.contains("outside the project"), "{dirs}: {all}");
         assert!(!all.contains("hunter2"), "{all}");
     }
 }
@@ -667,4 +667,168 @@ fn the_search_of_the_rest_of_the_project_refuses_ignore_files_too() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+/// A command job with one safe fix: AML107 removes the read-only `status`.
+const FIXABLE: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: echo\nenvironment: azureml:env:1\nstatus: x\n";
+
+/// Uid and gid of the user the unprivileged cases run as.
+const NOBODY: u32 = 65534;
+
+/// `amlint ARGS` run in `dir` as the unprivileged user [`NOBODY`] (with `groups` too),
+/// through `setpriv`; `None` (said to be skipped) when the tests do not run as root or
+/// `setpriv` is missing.
+fn as_nobody(c: &Case, dir: &Path, groups: &[u32], args: &[&str]) -> Option<Output> {
+    use std::os::unix::fs::MetadataExt;
+    let root = std::fs::metadata(&c.root).unwrap().uid() == 0 && unsafe { libc::geteuid() } == 0;
+    if !root || Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("skipped: the case needs root and setpriv to run as another user");
+        return None;
+    }
+    // The unprivileged user must reach the project and the binary.
+    for d in c.root.ancestors() {
+        if d.starts_with(std::env::temp_dir()) && d != std::env::temp_dir() && d != dir {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    let groups = if groups.is_empty() {
+        "--clear-groups".to_string()
+    } else {
+        format!(
+            "--groups={}",
+            groups.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+        )
+    };
+    let out = Command::new("setpriv")
+        .args([
+            format!("--reuid={NOBODY}"),
+            format!("--regid={NOBODY}"),
+            groups,
+            "--".to_string(),
+        ])
+        .arg(env!("CARGO_BIN_EXE_amlint"))
+        .args(args)
+        .current_dir(dir)
+        .env("AMLINT_TODAY", "2026-11-22")
+        .timeout(BOUND)
+        .output()
+        .unwrap();
+    Some(out)
+}
+
+fn owner(path: &Path) -> (u32, u32) {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).unwrap();
+    (m.uid(), m.gid())
+}
+
+/// Issue 34, defect 10: `--fix` replaced a file with a second hard link by a new file,
+/// splitting the two names (the other kept the old text). It is refused, said, and the
+/// run exits 2; the summary counts nothing fixed.
+#[test]
+fn fix_refuses_a_file_with_other_hard_links() {
+    let c = case();
+    let file = c.write("job.yml", FIXABLE);
+    std::fs::hard_link(&file, c.root.join("other-name.yml")).unwrap();
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "--fix", "--format", "concise", "job.yml"])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("job.yml: not fixed: the file has 2 hard links"),
+        "{all}"
+    );
+    assert!(all.contains("Fixed 0 findings in 0 files ("), "{all}");
+    assert!(all.contains("1 file not written, see above)"), "{all}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), FIXABLE);
+    let (a, b) = (
+        std::fs::metadata(&file).unwrap(),
+        std::fs::metadata(c.root.join("other-name.yml")).unwrap(),
+    );
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!((a.ino(), a.nlink()), (b.ino(), 2), "still one file");
+}
+
+/// Issue 34, defect 10: run as a user who may not write a file in a folder it may write,
+/// `--fix` replaced the file (its owner changed to that user); in a folder it may not
+/// write, it exited 2 but printed "Fixed 1 finding"; a file of another owner the user may
+/// write (its group's) was replaced with the user as owner. Each is refused, said, not
+/// counted, and the run exits 2; the file is as it was, with its owner.
+#[test]
+fn fix_as_another_user_writes_only_what_it_may_write_as_it_is_owned() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let c = case();
+    let set_mode =
+        |p: &Path, mode: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    // A folder anyone may write, a file only root may.
+    let open = c.root.join("open");
+    let file = c.write("open/job.yml", FIXABLE);
+    set_mode(&open, 0o777);
+    set_mode(&file, 0o644);
+    // A folder only root may write, a file anyone may.
+    let closed = c.root.join("closed");
+    let closed_file = c.write("closed/job.yml", FIXABLE);
+    set_mode(&closed, 0o755);
+    set_mode(&closed_file, 0o666);
+    // A file of root and group 4242 the group may write, in a folder anyone may write.
+    let shared = c.root.join("shared");
+    let shared_file = c.write("shared/job.yml", FIXABLE);
+    set_mode(&shared, 0o777);
+    set_mode(&shared_file, 0o664);
+    let chown = |p: &Path, uid: u32, gid: u32| std::os::unix::fs::chown(p, Some(uid), Some(gid));
+    if chown(&shared_file, 0, 4242).is_err() {
+        eprintln!("skipped: not root");
+        return;
+    }
+    let args = ["check", "--no-config", "--fix", "--format", "concise", "job.yml"];
+    for (dir, path, groups, why) in [
+        (&open, &file, &[][..], "you may not write this file"),
+        (
+            &closed,
+            &closed_file,
+            &[][..],
+            "its directory does not allow that",
+        ),
+        (
+            &shared,
+            &shared_file,
+            &[4242][..],
+            "belongs to another user or group",
+        ),
+    ] {
+        let before = owner(path);
+        let Some(out) = as_nobody(&c, dir, groups, &args) else {
+            return;
+        };
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{why}: {all}");
+        assert!(
+            all.contains("job.yml: not fixed: ") && all.contains(why),
+            "{why}: {all}"
+        );
+        assert!(all.contains("Fixed 0 findings in 0 files ("), "{why}: {all}");
+        assert_eq!(std::fs::read_to_string(path).unwrap(), FIXABLE, "{why}");
+        assert_eq!(owner(path), before, "{why}");
+    }
+    // Root fixing another user's file keeps its owner.
+    let theirs = c.write("theirs/job.yml", FIXABLE);
+    chown(&theirs, NOBODY, NOBODY).unwrap();
+    let out = c
+        .amlint()
+        .args([
+            "check",
+            "--no-config",
+            "--fix",
+            "--format",
+            "concise",
+            "theirs/job.yml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!std::fs::read_to_string(&theirs).unwrap().contains("status"));
+    assert_eq!(owner(&theirs), (NOBODY, NOBODY));
 }

@@ -631,6 +631,39 @@ fn code_actions_fix_and_suppress() {
     c.shutdown_and_exit();
 }
 
+/// Issue 34, guard 3: the language server offers a rule's fix only when applying it
+/// changes the data as the fix declares, as `--fix` checks before writing: a user rule
+/// whose `set` value writes a second key gets no quick fix, and no "fix all".
+#[test]
+fn a_fix_that_changes_more_than_it_declares_is_not_offered() {
+    let (_d, root) = workspace();
+    write(&root, "amlint.toml", "rules-dirs = [\"policies\"]\n");
+    write(&root, "policies/team.yaml", super::common::INJECTING_RULE);
+    let path = root.join("job.yml");
+    let text = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: echo\nenvironment: azureml:env:1\ntags:\n  team: data\n";
+    let mut c = Client::initialized(&root);
+    c.open(&path, text);
+    let diags = c.diagnostics(&uri(&path), Some(1));
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&path)}, "range": find(&diags, "ORG100")["range"], "context": {"diagnostics": []}}),
+    );
+    let titles: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert!(titles.contains(&"Suppress ORG100 on this line"), "{titles:?}");
+    assert!(
+        titles
+            .iter()
+            .all(|t| !t.starts_with("Set ") && !t.starts_with("Apply ")),
+        "{titles:?}"
+    );
+    c.shutdown_and_exit();
+}
+
 #[test]
 fn hover_shows_the_rule_and_the_schema() {
     let (_d, root) = workspace();

@@ -1,6 +1,9 @@
 //! The integration tests, as one test binary: each file is a module, so a change to the
 //! library relinks one executable instead of one per file (ARCHITECTURE.md, "The test
 //! loop"). Run one area with `cargo test --test it cli::` or one test by name.
+// Tests make and inspect their own files directly; the rule of clippy.toml (every path
+// through `amlint::fsio`) is for the program.
+#![allow(clippy::disallowed_methods)]
 
 mod action;
 mod capped;
@@ -27,10 +30,12 @@ mod layers;
 mod loader_props;
 mod lsp;
 mod nested_config;
+mod one_door;
 mod output_formats;
 mod packaging;
 mod policies;
 mod precommit;
+mod quota;
 mod realworld;
 mod render;
 mod rule_examples;
@@ -39,6 +44,7 @@ mod schema_robustness;
 mod schema_spans;
 mod show_files;
 mod suppressions;
+mod trust;
 mod typos;
 mod yaml11_pyyaml;
 mod yaml_canon;

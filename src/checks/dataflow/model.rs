@@ -198,6 +198,17 @@ impl<'a> FlowModel<'a> {
         Some(model)
     }
 
+    /// The string scalar holding each binding of [`Self::all`], by index.
+    pub fn scalars(&self) -> Vec<Option<NodeId>> {
+        let mut out = vec![None; self.all.len()];
+        for (&id, range) in &self.located {
+            for slot in &mut out[range.clone()] {
+                *slot = Some(id);
+            }
+        }
+        out
+    }
+
     /// The bindings of the string scalar `id`.
     pub fn of(&self, id: NodeId) -> &[Binding] {
         self.located.get(&id).map_or(&[], |r| &self.all[r.clone()])

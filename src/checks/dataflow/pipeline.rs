@@ -280,6 +280,7 @@ fn strongly_connected(next: &[Vec<usize>]) -> Vec<usize> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::strongly_connected;
 

@@ -3,8 +3,10 @@
 //! spelling suggested. Other roots are runtime expressions (`${{name}}`,
 //! `${{default_datastore}}`) or another tool's templates, and are left alone.
 
+use std::collections::HashSet;
+
 use super::model::FlowModel;
-use crate::diagnostic::{Applicability, Diagnostic, Fix, codes};
+use crate::diagnostic::{Applicability, Change, Diagnostic, Fix, NewValue, codes};
 use crate::source::Span;
 
 /// The roots a near miss is compared with.
@@ -15,7 +17,11 @@ const PARENT: &[&str] = &["inputs", "outputs", "jobs"];
 const STEP: &[&str] = &["inputs", "outputs"];
 
 pub fn check(model: &FlowModel<'_>, out: &mut Vec<Diagnostic>) {
-    for b in &model.all {
+    // Findings with a fix, and the string scalar it rewrites: its pointer, found for all
+    // of them in one walk, is what the fix declares it changes.
+    let scalars = model.scalars();
+    let mut fixed: Vec<(Diagnostic, Fix, crate::document::NodeId)> = Vec::new();
+    for (i, b) in model.all.iter().enumerate() {
         let segments = b.segments();
         let Some(&first) = segments.first() else {
             continue;
@@ -57,24 +63,45 @@ pub fn check(model: &FlowModel<'_>, out: &mut Vec<Diagnostic>) {
                     .join(", ")
             ),
         };
-        let mut d = Diagnostic::new(codes::AML809, b.span, message).with_help(
+        let d = Diagnostic::new(codes::AML809, b.span, message).with_help(
             "Azure ML resolves `${{inputs.x}}`, `${{outputs.x}}`, `${{search_space.x}}` and, in a pipeline, `${{parent.inputs.x}}`, `${{parent.outputs.x}}` and `${{parent.jobs.<step>.outputs.<name>}}`; any other spelling is passed on as text, and the job fails or runs with the literal string.",
         );
-        if let (Some(r), true) = (right, b.exact) {
+        if let (Some(r), true, Some(scalar)) = (right, b.exact, scalars[i]) {
             // The segment's place in the `${{...}}` text: after `${{`, spaces and the prefix.
             let source = model.cx.source.slice(b.span);
             if let Some(off) = source.find(&format!("{prefix}{written}")) {
                 let start = b.span.start + (off + prefix.len()) as u32;
                 let span = Span::new(start, start + written.len() as u32);
-                d = d.with_fix(Fix::replace(
+                let fix = Fix::replace(
                     Applicability::Safe,
                     format!("Replace `{written}` with `{r}`"),
                     span,
                     r,
-                ));
+                );
+                fixed.push((d, fix, scalar));
+                continue;
             }
         }
         out.push(d);
+    }
+    if fixed.is_empty() {
+        return;
+    }
+    let doc = model.cx.doc;
+    let spans: HashSet<Span> = fixed.iter().map(|(_, _, id)| doc.node(*id).span).collect();
+    let pointers = doc.pointers_for(&spans);
+    for (d, fix, scalar) in fixed {
+        // A string an alias repeats, or a merge brings in, is not rewritten.
+        let at = pointers
+            .get(&doc.node(scalar).span)
+            .filter(|p| doc.lookup_own(p).is_some_and(|f| f.value == scalar));
+        out.push(match at {
+            Some(at) => d.with_fix(fix.changing(Change::Set {
+                at: at.clone(),
+                to: NewValue::AnyString,
+            })),
+            None => d,
+        });
     }
 }
 

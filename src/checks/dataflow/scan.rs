@@ -175,6 +175,7 @@ pub fn locate(value: &str, source: &str, offset: u32) -> Vec<Binding> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

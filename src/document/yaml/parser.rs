@@ -791,6 +791,7 @@ fn empty_scalar<'a>(mark: Mark) -> Event<'a> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
