@@ -572,11 +572,7 @@ fn an_amlint_test_example_whose_files_alias_a_megabyte_string() {
     let d = dir.path();
     std::fs::create_dir(d.join("rules")).unwrap();
     std::fs::write(d.join("amlint.toml"), "rules-dirs = [\"rules\"]\n").unwrap();
-    let files: String = (0..300).map(|i| format!("    f{i}.txt: *big\n")).collect();
-    let rule = format!(
-        "code: ORG100\nname: big-example\nseverity: error\nsummary: A rule with a large example\nkinds: [amlCompute]\nwhen:\n  field: size\n  equals: Standard_ND96asr_v4\nreport:\n  at: size\n  message: \"{{value}} is not allowed\"\nwhat: Reports a size.\nwhy: Because.\nexample:\n  path: compute.yml\n  files:\n    big.txt: &big '{}'\n{files}  bad: |\n    $schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\n    name: c\n    type: amlcompute\n    size: Standard_ND96asr_v4\n  good: |\n    $schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\n    name: c\n    type: amlcompute\n    size: Standard_DS3_v2\n",
-        "x".repeat(1_000_000)
-    );
+    let rule = aliasing_rule("ORG100", &"x".repeat(1_000_000), 300);
     std::fs::write(d.join("rules/ORG100-big.yaml"), rule).unwrap();
     let scratch = tempfile::tempdir().unwrap();
     let bin = assert_cmd::cargo::cargo_bin("amlint");
@@ -598,6 +594,69 @@ fn an_amlint_test_example_whose_files_alias_a_megabyte_string() {
         std::fs::read_dir(scratch.path()).unwrap().count(),
         0,
         "no example project was written"
+    );
+}
+
+/// A user rule `code` whose example's `files:` hold `anchored` once and `aliases` aliases
+/// of it.
+fn aliasing_rule(code: &str, anchored: &str, aliases: usize) -> String {
+    let files: String = (0..aliases).map(|i| format!("    f{i}.txt: *big\n")).collect();
+    format!(
+        "code: {code}\nname: big-example-{}\nseverity: error\nsummary: A rule with a large example\nkinds: [amlCompute]\nwhen:\n  field: size\n  equals: Standard_ND96asr_v4\nreport:\n  at: size\n  message: \"{{value}} is not allowed\"\nwhat: Reports a size.\nwhy: Because.\nexample:\n  path: compute.yml\n  files:\n    big.txt: &big '{anchored}'\n{files}  bad: |\n    $schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\n    name: c\n    type: amlcompute\n    size: Standard_ND96asr_v4\n  good: |\n    $schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\n    name: c\n    type: amlcompute\n    size: Standard_DS3_v2\n",
+        code.to_ascii_lowercase()
+    )
+}
+
+#[test]
+fn rule_files_that_alias_more_than_their_text_together() {
+    // Issue 34, guard 6: the loader bounds one file's expansion (8 MiB, whatever its
+    // size), but a configuration's rules are kept for the whole run: 100 rule files of
+    // 44 KB, each aliasing a 40 KB string 200 times (8 MB), peaked at 1.8 GB. Aliases may
+    // add 1 MiB to a configuration's rule files together: each of these files is refused
+    // on its own, and of the small ones those beyond the first megabyte (a refused file adds
+    // nothing).
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("rules")).unwrap();
+    std::fs::write(d.join("amlint.toml"), "rules-dirs = [\"rules\"]\n").unwrap();
+    let forty = "x".repeat(40_000);
+    for n in 0..40 {
+        let code = format!("ORG{}", 100 + n);
+        std::fs::write(
+            d.join(format!("rules/{code}.yaml")),
+            aliasing_rule(&code, &forty, 200),
+        )
+        .unwrap();
+    }
+    // Five aliases of 40 KB add 200 KB: five such files fit, the sixth does not.
+    for n in 0..8 {
+        let code = format!("ORG{}", 500 + n);
+        std::fs::write(
+            d.join(format!("rules/{code}.yaml")),
+            aliasing_rule(&code, &forty, 5),
+        )
+        .unwrap();
+    }
+    let compute = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\n";
+    std::fs::write(d.join("c.yml"), compute).unwrap();
+    let out = capped::amlint(d, &["check", "c.yml"], b"");
+    let stderr = out.stderr_text();
+    assert_eq!(out.code, Some(2), "{stderr}");
+    assert!(stderr.contains("43 configuration errors"), "{stderr}");
+    for n in 0..40 {
+        assert!(
+            stderr.contains(&format!("rules/ORG{}.yaml:", 100 + n)),
+            "ORG{}: {stderr}",
+            100 + n
+        );
+    }
+    for n in 0..8 {
+        let refused = stderr.contains(&format!("rules/ORG{}.yaml:", 500 + n));
+        assert_eq!(refused, n >= 5, "ORG{}: {stderr}", 500 + n);
+    }
+    assert!(
+        stderr.contains("the rule files' alias expansion limit"),
+        "{stderr}"
     );
 }
 
