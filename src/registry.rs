@@ -329,6 +329,11 @@ impl Registry {
     /// `ruleset`).
     fn parse_file(path: &str, text: &str, format: Format) -> Result<RuleMeta, DataError> {
         let (source, doc) = data::parse(path, text, format)?;
+        Self::rule_of(path, source, doc)
+    }
+
+    /// A parsed rule file's rule.
+    fn rule_of(path: &str, source: Arc<SourceFile>, doc: Document) -> Result<RuleMeta, DataError> {
         let file: RuleFile = data::from_document(path, &source, &doc)?;
         let declarative = match (&file.when, &file.report, file.native) {
             (None, None, true) => None,
@@ -532,6 +537,65 @@ pub fn read_rule_dirs(
     if errors.is_empty() { Ok(files) } else { Err(errors) }
 }
 
+/// Most bytes of keys and strings that aliases and merge keys may add to the user rule
+/// files of one configuration together, beyond what their documents hold as written. A
+/// rule file's data is kept for the whole run (its examples are written out by `amlint
+/// test`), so the loader's bound for one file (8 MiB whatever its size) would let many
+/// small rule files hold far more than their text: this one keeps a configuration's rules
+/// within their text plus this much.
+pub const MAX_RULE_ALIAS_BYTES: u64 = 1024 * 1024;
+
+/// Most nodes aliases and merge keys may add to the user rule files of one configuration
+/// together, as [`MAX_RULE_ALIAS_BYTES`] for bytes.
+pub const MAX_RULE_ALIAS_NODES: u64 = 25_000;
+
+/// What aliases have added so far to a configuration's rule files, in nodes and bytes.
+#[derive(Default)]
+struct AliasBudget {
+    nodes: u64,
+    bytes: u64,
+}
+
+impl AliasBudget {
+    /// Counts what `doc`'s aliases add to it (its expansion beyond its nodes as written
+    /// and its text), refusing the file, at its first alias, when the rule files read so
+    /// far go over the bounds together. Linear in the document's nodes: nothing is
+    /// expanded.
+    fn take(&mut self, path: &str, source: &SourceFile, doc: &Document) -> Result<(), DataError> {
+        let depth = crate::limits::Limits::default().max_depth;
+        // The loader has already bounded the document's expansion.
+        let (nodes, bytes) = doc
+            .expansion(u64::MAX, u64::MAX, depth)
+            .unwrap_or((u64::MAX, u64::MAX));
+        let nodes = self
+            .nodes
+            .saturating_add(nodes.saturating_sub(doc.nodes.len() as u64));
+        let bytes = self
+            .bytes
+            .saturating_add(bytes.saturating_sub(source.text.len() as u64));
+        if nodes <= MAX_RULE_ALIAS_NODES && bytes <= MAX_RULE_ALIAS_BYTES {
+            // A refused file is not kept: only accepted ones use the budget.
+            (self.nodes, self.bytes) = (nodes, bytes);
+            return Ok(());
+        }
+        let alias = doc
+            .nodes
+            .iter()
+            .find(|n| matches!(n.value, crate::document::Value::Alias(_)))
+            .map_or(doc.span, |n| n.span);
+        Err(data::error_at(
+            path,
+            source,
+            alias,
+            format!(
+                "aliases make the rule files of this configuration larger than written by more than {} or {} nodes together (the rule files' alias expansion limit): each alias or merge key repeats its anchor's whole content, and a rule's data is kept for the whole run",
+                crate::fsio::human_size(MAX_RULE_ALIAS_BYTES),
+                MAX_RULE_ALIAS_NODES
+            ),
+        ))
+    }
+}
+
 impl Registry {
     /// The built-in rules plus user rules. User rules must use their own code prefix
     /// (`AML` is reserved) and names that no other rule has.
@@ -545,8 +609,12 @@ impl Registry {
         };
         registry.reindex();
         let mut errors = Vec::new();
+        let mut added = AliasBudget::default();
         for (path, text) in user_files {
-            match Self::parse_file(path, text, Format::Yaml) {
+            let parsed = data::parse(path, text, Format::Yaml)
+                .and_then(|(source, doc)| added.take(path, &source, &doc).map(|()| (source, doc)))
+                .and_then(|(source, doc)| Self::rule_of(path, source, doc));
+            match parsed {
                 Ok(rule) if rule.code.starts_with("AML") => errors.push(DataError {
                     path: path.clone(),
                     position: None,

@@ -7,6 +7,7 @@
 //! anchors are never copied; lookups see through aliases.
 
 pub mod json;
+pub mod python;
 
 pub mod yaml;
 pub mod yaml11;
@@ -66,6 +67,17 @@ pub enum Value {
 }
 
 impl Value {
+    /// An integer beyond 64 bits ([`Value::BigInt`]) as the nearest double, for the JSON
+    /// view and numeric comparisons: beyond a double's range (or kept as written, over
+    /// 4,300 digits) the largest double of its sign, still a whole number as the
+    /// integer is.
+    pub fn big_int_f64(text: &str) -> f64 {
+        text.parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .unwrap_or(if text.starts_with('-') { f64::MIN } else { f64::MAX })
+    }
+
     /// The JSON Schema type name of this value, as messages name it.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -404,42 +416,55 @@ impl Document {
         }
     }
 
-    /// The limit the document exceeds once every alias is expanded, if any: more than
-    /// `max_nodes` nodes, or collections nested deeper than `max_depth` levels (an alias
+    /// What the document holds once every alias (and merge key) is expanded — (nodes, bytes
+    /// of keys and strings) of its root — or the limit it exceeds: more than `max_nodes` nodes, more than `max_bytes` bytes of keys and strings
+    /// (the text of the values that expansion produces: a 1 MB string aliased 1,000
+    /// times is 1 GB), or collections nested deeper than `max_depth` levels (an alias
     /// nests its anchor's whole content where it stands). Computed bottom-up in
     /// `O(nodes)`, so what reads the expanded tree (`to_json`, the validators) recurses at
-    /// most `max_depth` levels whatever the input.
-    pub fn expansion_exceeds(&self, max_nodes: u64, max_depth: usize) -> Option<Expansion> {
-        let mut size = vec![0u64; self.nodes.len()];
-        let mut depth = vec![0usize; self.nodes.len()];
+    /// most `max_depth` levels and makes at most `max_bytes` of text, whatever the input.
+    pub fn expansion(
+        &self,
+        max_nodes: u64,
+        max_bytes: u64,
+        max_depth: usize,
+    ) -> Result<(u64, u64), Expansion> {
+        // (nodes, bytes, depth) of each node once expanded.
+        let mut size = vec![(0u64, 0u64, 0usize); self.nodes.len()];
         let mut has_alias = false;
         // Children always have smaller ids than their parents and anchors than their
         // aliases, so one forward pass sees every dependency first.
         for (i, node) in self.nodes.iter().enumerate() {
-            let (s, d) = match &node.value {
-                Value::Seq(items) => items.iter().fold((1u64, 1usize), |(s, d), c| {
-                    (s + size[c.index()], d.max(1 + depth[c.index()]))
-                }),
-                Value::Map(entries) => entries.iter().fold((1u64, 1usize), |(s, d), e| {
-                    let (k, v) = (e.key.index(), e.value.index());
-                    (s + size[k] + size[v], d.max(1 + depth[k].max(depth[v])))
-                }),
+            let add = |(n, b, d): (u64, u64, usize), c: NodeId| {
+                let (cn, cb, cd) = size[c.index()];
+                (n.saturating_add(cn), b.saturating_add(cb), d.max(1 + cd))
+            };
+            let (n, b, d) = match &node.value {
+                Value::Seq(items) => items.iter().fold((1, 0, 1), |acc, &c| add(acc, c)),
+                Value::Map(entries) => entries
+                    .iter()
+                    .fold((1, 0, 1), |acc, e| add(add(acc, e.key), e.value)),
                 Value::Alias(target) => {
                     has_alias = true;
-                    (size[target.index()], depth[target.index()])
+                    size[target.index()]
                 }
-                _ => (1, 0),
+                Value::Str(s) | Value::Timestamp(s) | Value::BigInt(s) => (1, s.len() as u64, 0),
+                _ => (1, 0, 0),
             };
-            if s > max_nodes {
-                return Some(Expansion::Nodes { aliases: has_alias });
+            if n > max_nodes {
+                return Err(Expansion::Nodes { aliases: has_alias });
+            }
+            if b > max_bytes {
+                return Err(Expansion::Bytes { aliases: has_alias });
             }
             if d > max_depth {
-                return Some(Expansion::Depth);
+                return Err(Expansion::Depth);
             }
-            size[i] = s;
-            depth[i] = d;
+            size[i] = (n, b, d);
         }
-        None
+        Ok(self
+            .root
+            .map_or((0, 0), |r| (size[r.index()].0, size[r.index()].1)))
     }
 
     /// The JSON value the Azure ML SDK would validate (aliases expanded, merge keys
@@ -458,11 +483,9 @@ impl Document {
             Value::Null => J::Null,
             Value::Bool(b) => J::Bool(*b),
             Value::Int(i) => J::from(*i),
-            Value::BigInt(s) => s
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-                .map_or(J::Null, J::Number),
+            Value::BigInt(s) => {
+                serde_json::Number::from_f64(Value::big_int_f64(s)).map_or(J::Null, J::Number)
+            }
             Value::Float(f) => serde_json::Number::from_f64(*f).map_or_else(
                 // NaN and infinities have no JSON form; keep them visible as text.
                 || J::String(yaml11::python_str(&Value::Float(*f))),
@@ -575,12 +598,14 @@ pub(crate) fn too_many_nodes(
 }
 
 /// Which limit a document exceeds once its aliases are expanded
-/// ([`Document::expansion_exceeds`]).
+/// ([`Document::expansion`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expansion {
     /// More nodes than allowed; `aliases` says whether aliases contributed (a "billion
     /// laughs") or the document is simply that large.
     Nodes { aliases: bool },
+    /// More bytes of keys and strings than allowed, as [`Expansion::Nodes`].
+    Bytes { aliases: bool },
     /// Collections nested deeper than allowed through aliases.
     Depth,
 }

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use parser::{CORE_TAG_PREFIX, Event, EventKind, Parser};
 use scanner::{ScalarStyle, YamlError};
 
-use super::yaml11::{self, Note, NoteKind, PlainScalar};
+use super::yaml11::{self, Note, NoteKind, ScalarTag};
 use super::{Document, Entry, Expansion, Node, NodeId, Style, Value};
 use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::limits::Limits;
@@ -45,8 +45,10 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Findings) -> Ve
         before_docs: printable,
         doc_diags: printable,
         nodes_before: 0,
+        expanded: (0, 0),
         merge_copies: 0,
         merge_overflow: false,
+        marks: Vec::new(),
         merge_key: None,
         value_tag: None,
         unconstructed: Vec::new(),
@@ -217,6 +219,8 @@ struct Frame<'a> {
     /// attach).
     start: Option<u32>,
     last_end: u32,
+    /// Where PyYAML marks the collection: its anchor or tag, else its first indicator.
+    mark: u32,
     anchor: Option<&'a str>,
     /// `!!omap` or `!!pairs`: every item must be a one-pair mapping.
     pairs: Option<(&'static str, Span)>,
@@ -241,17 +245,26 @@ struct Builder<'a, 'd> {
     doc_diags: usize,
     /// Nodes of the file's finished documents (the file's trees are bounded together).
     nodes_before: u64,
-    /// Entries copied into mappings by `<<` merge keys in this document: bounded by
-    /// `max_alias_nodes`, since each `<<: [*a, *a]` level may double them.
+    /// Nodes and bytes of keys and strings of the file's finished documents once expanded:
+    /// the expansion limits bound a file, not each of its documents (10,000 documents
+    /// each just under the limit would multiply it).
+    expanded: (u64, u64),
+    /// Entries copied into mappings by `<<` merge keys in the file's documents: bounded by
+    /// `max_alias_nodes`, since each `<<: [*a, *a]` level may double them, and the copies
+    /// live in the trees as long as the file's documents.
     merge_copies: u64,
     /// The merge copies went over the limit.
     merge_overflow: bool,
+    /// Where PyYAML marks each node of the document being read (its anchor or tag, else
+    /// its first character; a block collection's first indicator): constructor errors are
+    /// reported there, as PyYAML reports them.
+    marks: Vec<u32>,
     /// The last scalar PyYAML resolves to the merge tag (`<<`): a merge key if it is
     /// attached as a key.
-    merge_key: Option<NodeId>,
+    merge_key: Option<(NodeId, Span, bool)>,
     /// The last scalar PyYAML resolves to the `value` tag (`=`): refused unless it is
     /// attached as a key.
-    value_tag: Option<NodeId>,
+    value_tag: Option<(NodeId, Span, bool)>,
     /// Collections `SafeConstructor` would refuse (their tag), reported when the document
     /// ends if PyYAML constructs them: it does not construct a mapping or list used only
     /// as the value of a merge key, whose pairs it copies.
@@ -285,6 +298,18 @@ fn expansion_diagnostic(span: Span, limits: &Limits, reached: Expansion) -> Diag
             ),
         )
         .with_help(format!("No Azure ML configuration is this large; split the data out of the configuration (a data asset or a file it references). {NOT_CHECKED}")),
+        // Without aliases a document's values are never longer than its text, which the
+        // bound applied is at least: only aliases (and merge keys through them) reach it.
+        Expansion::Bytes { .. } => Diagnostic::new(
+            codes::AML005,
+            span,
+            format!(
+                "aliases expand this document to more than {} of keys and strings (the alias expansion limit, {} bytes: each alias or merge key repeats its anchor's whole text)",
+                crate::fsio::human_size(limits.max_alias_bytes),
+                limits.max_alias_bytes
+            ),
+        )
+        .with_help(format!("The Azure ML SDK would build every copy; write the content once, or reduce the aliases of large values. {NOT_CHECKED}")),
         Expansion::Depth => Diagnostic::new(
             codes::AML005,
             span,
@@ -315,16 +340,22 @@ fn collection_tag_problem(tag: &str, is_seq: bool) -> Option<String> {
     match (core, is_seq) {
         _ if tag == "!" => None,
         (Some("seq" | "omap" | "pairs"), true) | (Some("map" | "set"), false) => None,
-        (Some("omap" | "pairs" | "seq"), false) => Some(format!("expected a sequence, but found {found}")),
+        (Some("seq"), false) => Some(format!("expected a sequence node, but found {found}")),
+        (Some("omap" | "pairs"), false) => Some(format!("expected a sequence, but found {found}")),
         (Some("map" | "set"), true) => Some(format!("expected a mapping node, but found {found}")),
         (Some("str" | "int" | "float" | "bool" | "null" | "binary" | "timestamp"), _) => {
             Some(format!("expected a scalar node, but found {found}"))
         }
-        _ => Some(format!(
-            "could not determine a constructor for the tag '{}': the Azure ML CLI reads YAML with `safe_load`, which only knows the standard tags",
-            display_tag(tag)
-        )),
+        _ => Some(unknown_tag_message(tag)),
     }
+}
+
+/// PyYAML's words for a tag `safe_load` has no constructor for (the full tag, as PyYAML
+/// prints it), and why.
+fn unknown_tag_message(full: &str) -> String {
+    format!(
+        "could not determine a constructor for the tag '{full}': the Azure ML CLI reads YAML with `safe_load`, which only knows the standard tags"
+    )
 }
 
 impl<'a> Builder<'a, '_> {
@@ -392,8 +423,12 @@ impl<'a> Builder<'a, '_> {
                 });
                 self.anchors.clear();
                 self.doc_diags = self.diags.len();
-                self.merge_copies = 0;
                 self.merge_overflow = false;
+                // Node ids start again in each document: a marker left from the last one
+                // would name a node of this one.
+                self.merge_key = None;
+                self.value_tag = None;
+                self.marks.clear();
             }
             EventKind::DocumentEnd => self.finish_doc(),
             EventKind::Scalar { .. }
@@ -421,7 +456,7 @@ impl<'a> Builder<'a, '_> {
                 end: value_end,
             } => {
                 let span = scalar_span(self.text, value_start, value_end, style);
-                let node = self.scalar(value, style, tag.as_deref(), span);
+                let node = self.scalar(value, style, tag.as_deref(), span, start);
                 if let Some(name) = anchor {
                     self.define_anchor(name, Anchor::Done(node));
                 }
@@ -480,6 +515,7 @@ impl<'a> Builder<'a, '_> {
                     bracketed,
                     start: bracketed.then(|| end - 1),
                     last_end: end,
+                    mark: start,
                     anchor,
                     pairs,
                     tag_problem,
@@ -538,13 +574,43 @@ impl<'a> Builder<'a, '_> {
     }
 
     fn push_node(&mut self, node: Node) -> NodeId {
+        let mark = node.span.start;
         let doc = self.doc();
         let id = NodeId(doc.nodes.len() as u32);
         doc.nodes.push(node);
+        self.marks.resize(id.index(), mark);
+        self.marks.push(mark);
         id
     }
 
-    fn scalar(&mut self, value: Cow<'_, str>, style: ScalarStyle, tag: Option<&str>, span: Span) -> NodeId {
+    /// Where PyYAML marks the node `id` (for an alias: its anchor's node).
+    fn mark_of(&self, id: NodeId) -> u32 {
+        let doc = self.doc.as_ref().expect("a node implies a document");
+        let target = doc.resolve(id);
+        self.marks
+            .get(target.index())
+            .copied()
+            .unwrap_or(doc.nodes[target.index()].span.start)
+    }
+
+    /// A span from where PyYAML marks the node `id` to the end of its text.
+    fn marked_span(&self, id: NodeId) -> Span {
+        let doc = self.doc.as_ref().expect("a node implies a document");
+        let end = doc.nodes[doc.resolve(id).index()].span.end;
+        let mark = self.mark_of(id);
+        Span::new(mark, end.max(mark))
+    }
+
+    /// A scalar node. `start` is where PyYAML marks the node (its anchor or tag, else its
+    /// text): constructor errors are reported from there.
+    fn scalar(
+        &mut self,
+        value: Cow<'_, str>,
+        style: ScalarStyle,
+        tag: Option<&str>,
+        span: Span,
+        start: u32,
+    ) -> NodeId {
         let node_style = match style {
             ScalarStyle::Plain => Style::Plain,
             ScalarStyle::SingleQuoted => Style::SingleQuoted,
@@ -552,114 +618,106 @@ impl<'a> Builder<'a, '_> {
             ScalarStyle::Literal => Style::Literal,
             ScalarStyle::Folded => Style::Folded,
         };
-        let mut note = None;
-        let (mut merge, mut value_tag) = (false, false);
+        let marked = Span::new(start.min(span.start), span.end);
         // PyYAML resolves a plain scalar without a tag, and any scalar with the
         // non-specific tag `!`, by its implicit resolvers (YAML 1.1 types).
         let implicit = (tag.is_none() && style == ScalarStyle::Plain) || tag == Some("!");
-        let resolved = match tag {
-            Some(tag) if !implicit => self.tagged_scalar(&value, tag, span),
-            _ if implicit => match yaml11::resolve_plain(&value) {
-                PlainScalar::Value(v) => {
-                    if node_style == Style::Plain {
+        let scalar_tag = match tag {
+            _ if implicit => Some(yaml11::resolve(&value)),
+            None => Some(ScalarTag::Str),
+            Some(full) => {
+                let known = full.strip_prefix(CORE_TAG_PREFIX).and_then(ScalarTag::core);
+                if known.is_none() {
+                    self.unknown_scalar_tag(&value, full, marked);
+                }
+                known
+            }
+        };
+        let mut note = None;
+        let (mut merge, mut value_tag) = (false, false);
+        let resolved = match scalar_tag {
+            // A merge key and a value key are only special as keys; `attach` decides.
+            Some(ScalarTag::Merge) => {
+                merge = true;
+                Value::Str(value.as_ref().into())
+            }
+            Some(ScalarTag::Value) => {
+                value_tag = true;
+                Value::Str(value.as_ref().into())
+            }
+            Some(t) => match yaml11::construct(t, &value) {
+                Ok(v) => {
+                    if implicit && node_style == Style::Plain {
                         note = yaml11::compare(&value, &v);
                     }
                     v
                 }
-                // A merge key is only special as a key; `attach` handles it.
-                PlainScalar::Merge => {
-                    merge = true;
-                    Value::Str(value.as_ref().into())
-                }
-                PlainScalar::Invalid(what) => {
-                    self.diags.push(
-                        Diagnostic::new(codes::AML001, span, format!("`{value}` looks like {what} to the Azure ML CLI's YAML reader, which then fails to convert it (ValueError)"))
-                            .with_help("Quote it if it is text, or correct the value."),
-                    );
-                    Value::Str(value.as_ref().into())
-                }
-                // Refused unless it is a mapping key; `attach` decides.
-                PlainScalar::ValueTag => {
-                    value_tag = true;
+                Err(refusal) => {
+                    let shown = yaml11::quote_short(&value);
+                    let (message, help) = if implicit {
+                        (
+                            format!(
+                                "{shown} is {} to the Azure ML CLI's YAML reader (PyYAML, YAML 1.1), which cannot build it: {}",
+                                t.what(),
+                                refusal.why
+                            ),
+                            "Quote it if it is text, or correct the value.",
+                        )
+                    } else {
+                        (
+                            format!("{shown} cannot be read as {}: {}", t.shorthand(), refusal.why),
+                            "Fix the value or remove the tag.",
+                        )
+                    };
+                    self.constructor_error(marked, message, help);
                     Value::Str(value.as_ref().into())
                 }
             },
-            _ => Value::Str(value.as_ref().into()),
+            None => Value::Str(value.as_ref().into()),
         };
         let id = self.push_node(Node {
             value: resolved,
             span,
             style: node_style,
         });
+        self.marks[id.index()] = marked.start;
         if let Some(kind) = note {
             self.doc().yaml11_notes.push(Note { node: id, kind });
         }
         if merge {
-            self.merge_key = Some(id);
+            self.merge_key = Some((id, marked, implicit));
         }
         if value_tag {
-            self.value_tag = Some(id);
+            self.value_tag = Some((id, marked, implicit));
         }
         id
     }
 
-    /// A scalar with an explicit tag, constructed as PyYAML's `SafeConstructor` would.
-    fn tagged_scalar(&mut self, value: &str, full: &str, span: Span) -> Value {
+    /// A scalar with a tag `SafeConstructor` has no scalar constructor for.
+    fn unknown_scalar_tag(&mut self, value: &str, full: &str, span: Span) {
         let core = full.strip_prefix(CORE_TAG_PREFIX);
-        let constructed = match core {
-            Some("str") => Some(Value::Str(value.into())),
-            // Base64 data: PyYAML builds bytes, which amlint keeps as their text.
-            Some("binary") => valid_base64(value).then(|| Value::Str(value.into())),
-            Some("null") => Some(Value::Null),
-            Some("bool") => match value.to_ascii_lowercase().as_str() {
-                "yes" | "true" | "on" => Some(Value::Bool(true)),
-                "no" | "false" | "off" => Some(Value::Bool(false)),
-                _ => None,
-            },
-            Some("int") => yaml11::construct_int(value),
-            Some("float") => match yaml11::construct_float(value) {
-                Value::Float(f) if f.is_nan() && !value.to_ascii_lowercase().contains("nan") => None,
-                v => Some(v),
-            },
-            Some("timestamp") => matches!(
-                yaml11::resolve_plain(value),
-                PlainScalar::Value(Value::Timestamp(_))
-            )
-            .then(|| Value::Timestamp(value.into())),
-            Some("seq" | "map" | "set" | "omap" | "pairs") => {
-                let kind = if matches!(core, Some("seq" | "omap" | "pairs")) {
-                    "sequence"
-                } else {
-                    "mapping node"
-                };
-                self.constructor_error(
-                    span,
-                    format!(
-                        "expected a {kind}, but found scalar: `{}` cannot be read as {}",
-                        value,
-                        display_tag(full)
-                    ),
-                    "Fix the value or remove the tag.",
-                );
-                return Value::Str(value.into());
-            }
-            _ => {
-                self.constructor_error(
-                    span,
-                    format!("could not determine a constructor for the tag '{}': the Azure ML CLI reads YAML with `safe_load`, which only knows the standard tags", display_tag(full)),
-                    "Remove the tag; write the value as plain YAML.",
-                );
-                return Value::Str(value.into());
-            }
-        };
-        constructed.unwrap_or_else(|| {
+        if let Some(kind @ ("seq" | "map" | "set" | "omap" | "pairs")) = core {
+            let kind = match kind {
+                "seq" => "sequence node",
+                "omap" | "pairs" => "sequence",
+                _ => "mapping node",
+            };
             self.constructor_error(
                 span,
-                format!("`{value}` cannot be read as {}", display_tag(full)),
+                format!(
+                    "expected a {kind}, but found scalar: {} cannot be read as {}",
+                    yaml11::quote_short(value),
+                    display_tag(full)
+                ),
                 "Fix the value or remove the tag.",
             );
-            Value::Str(value.into())
-        })
+        } else {
+            self.constructor_error(
+                span,
+                unknown_tag_message(full),
+                "Remove the tag; write the value as plain YAML.",
+            );
+        }
     }
 
     /// Adds a finished node to the innermost open collection (or makes it the root).
@@ -673,16 +731,46 @@ impl<'a> Builder<'a, '_> {
                 ..
             })
         );
-        if self.value_tag == Some(node) && !role_is_key {
-            // `=` is only a string as a mapping key (PyYAML's `flatten_mapping`).
-            self.value_tag = None;
-            self.constructor_error(
-                node_span,
-                "a plain `=` cannot be read by the Azure ML CLI: PyYAML resolves it to the YAML 1.1 `value` type, which `safe_load` cannot construct".into(),
-                "Quote it: `'='`.",
-            );
+        // The value of a merge key is not constructed: `flatten_mapping` copies its pairs
+        // (or says it cannot).
+        let merge_value = matches!(
+            self.stack.last().map(|f| &f.kind),
+            Some(FrameKind::Map {
+                pending_key: Some(_),
+                pending_merge: true,
+                ..
+            })
+        );
+        for (marker, word, tag) in [
+            (self.value_tag.filter(|m| m.0 == node), "=", "value"),
+            (self.merge_key.filter(|m| m.0 == node), "<<", "merge"),
+        ] {
+            let Some((_, span, implicit)) = marker else {
+                continue;
+            };
+            if role_is_key || merge_value {
+                continue;
+            }
+            // `=` and `<<` are only special as mapping keys (PyYAML's `flatten_mapping`);
+            // anywhere else `safe_load` has no constructor for their tags.
+            let (message, help) = if implicit {
+                (
+                    format!(
+                        "a plain `{word}` cannot be read by the Azure ML CLI: PyYAML resolves it to the YAML 1.1 `{tag}` type, which only a mapping key may have (could not determine a constructor for the tag 'tag:yaml.org,2002:{tag}')"
+                    ),
+                    format!("Quote it: `'{word}'`."),
+                )
+            } else {
+                (
+                    format!(
+                        "the tag !!{tag} is only allowed on a mapping key: the Azure ML CLI's YAML reader could not determine a constructor for the tag 'tag:yaml.org,2002:{tag}'"
+                    ),
+                    "Remove the tag.".to_string(),
+                )
+            };
+            self.constructor_error(span, message, &help);
         }
-        let is_merge_key = self.merge_key == Some(node);
+        let is_merge_key = self.merge_key.is_some_and(|m| m.0 == node);
         let Some(frame) = self.stack.last_mut() else {
             self.doc().root = Some(node);
             return;
@@ -801,6 +889,7 @@ impl<'a> Builder<'a, '_> {
             }
         };
         let node = self.push_node(Node { value, span, style });
+        self.marks[node.index()] = frame.mark.min(span.start);
         if let Some(diag) = tag_problem {
             self.unconstructed.push((node, diag));
         }
@@ -824,13 +913,13 @@ impl<'a> Builder<'a, '_> {
                     entries.len()
                 ),
             )),
-            _ => Some((
+            other => Some((
                 item,
-                "expected a mapping of length 1, but found another node".to_string(),
+                format!("expected a mapping of length 1, but found {}", node_kind(other)),
             )),
         });
         let (item, problem) = bad?;
-        let span = doc.nodes[item.index()].span;
+        let span = self.marked_span(item);
         Some(
             Diagnostic::new(
                 codes::AML001,
@@ -869,35 +958,46 @@ impl<'a> Builder<'a, '_> {
                         let t = doc.resolve(item);
                         match &doc.nodes[t.index()].value {
                             Value::Map(es) => subs.push(es.clone()),
-                            _ => bad = bad.or(Some(doc.nodes[item.index()].span)),
+                            other => bad = bad.or(Some((item, node_kind(other)))),
                         }
                     }
-                    if let Some(span) = bad {
-                        self.diags.push(
-                            Diagnostic::new(
-                                codes::AML001,
-                                span,
-                                "expected a mapping for merging: every item of a `<<` list must be a mapping",
-                            )
-                            .with_help(
-                                "List only aliases of mappings after `<<`, e.g. `<<: [*defaults, *gpu]`.",
-                            ),
+                    if let Some((item, kind)) = bad {
+                        let diag = self.merge_diagnostic(
+                            item,
+                            format!("expected a mapping for merging, but found {kind}: every item of a `<<` list must be a mapping"),
+                            "List only aliases of mappings after `<<`, e.g. `<<: [*defaults, *gpu]`.",
                         );
+                        self.diags.push(diag);
                     }
                     for es in subs.into_iter().rev() {
                         out.extend(es.into_iter().map(|e| Entry { merged: true, ..e }));
                     }
                 }
-                _ => {
-                    let span = doc.nodes[m.index()].span;
-                    self.diags.push(
-                        Diagnostic::new(codes::AML001, span, "expected a mapping or list of mappings for merging")
-                            .with_help("The value of `<<` must be an alias of a mapping (`<<: *defaults`) or a list of them."),
+                other => {
+                    let diag = self.merge_diagnostic(
+                        m,
+                        format!("expected a mapping or list of mappings for merging, but found {}", node_kind(other)),
+                        "The value of `<<` must be an alias of a mapping (`<<: *defaults`) or a list of them.",
                     );
+                    self.diags.push(diag);
                 }
             }
         }
         out
+    }
+
+    /// AML001 for a value `flatten_mapping` cannot merge, at PyYAML's mark (for an alias,
+    /// its anchor's node), with the alias as a label.
+    fn merge_diagnostic(&self, node: NodeId, message: String, help: &str) -> Diagnostic {
+        let doc = self.doc.as_ref().expect("a node implies a document");
+        let written = doc.nodes[node.index()].span;
+        let span = self.marked_span(node);
+        let diag = Diagnostic::new(codes::AML001, span, message).with_help(help);
+        if written.start == span.start {
+            diag
+        } else {
+            diag.with_label(written, "merged here")
+        }
     }
 
     /// Unhashable keys (AML001) and duplicate keys (AML002) among a mapping's own entries.
@@ -917,21 +1017,24 @@ impl<'a> Builder<'a, '_> {
                 Value::Float(f) => KeyId::Float(f.to_bits()),
                 Value::Null => KeyId::Null,
                 Value::Seq(_) | Value::Map(_) | Value::Alias(_) => {
+                    // At PyYAML's mark: the key node's start (for an alias, its anchor's).
+                    let marked = self.marked_span(e.key);
                     let span = key_node.span;
                     let (start, end) = (span.start as usize, span.end as usize);
-                    // `{{NAME}}`: the key is the inner `{NAME}`; widen to the whole placeholder.
+                    // `{{NAME}}`: the key is the inner `{NAME}`, where PyYAML marks it; widen
+                    // to the whole placeholder, one character before.
                     let template = self.text[..start].ends_with('{') && self.text[end..].starts_with('}');
                     self.diags.push(if template {
-                        let span = Span::new(span.start - 1, span.end + 1);
-                        let text = &self.text[span.range()];
+                        let whole = Span::new(span.start - 1, span.end + 1);
+                        let text = &self.text[whole.range()];
                         Diagnostic::new(
                             codes::AML001,
-                            span,
+                            whole,
                             format!("`{text}` looks like a template placeholder, but YAML reads it as a mapping used as a key, which the Azure ML CLI cannot load (\"found unhashable key\")"),
                         )
                         .with_help(TEMPLATE_HELP)
                     } else {
-                        Diagnostic::new(codes::AML001, key_node.span, "found unhashable key: a list or mapping cannot be a mapping key")
+                        Diagnostic::new(codes::AML001, marked, "found unhashable key: a list or mapping cannot be a mapping key")
                             .with_help("Use a string key.")
                     });
                     continue;
@@ -1029,20 +1132,34 @@ impl<'a> Builder<'a, '_> {
         if self.diags[..self.before_docs].iter().any(inside) || self.diags[own..].iter().any(inside) {
             doc.partial = true;
         }
-        let reached = if doc.alias_overflow {
-            None
-        } else {
-            doc.expansion_exceeds(self.limits.max_alias_nodes, self.limits.max_depth)
-        };
-        if let Some(reached) = reached {
-            let alias = doc
-                .nodes
-                .iter()
-                .find(|n| matches!(n.value, Value::Alias(_)))
-                .map_or(doc.span, |n| n.span);
-            self.diags.push(expansion_diagnostic(alias, self.limits, reached));
-            doc.partial = true;
-            doc.alias_overflow = true;
+        if !doc.alias_overflow {
+            // Documents' own values are never longer than their text, nor their nodes more
+            // than the file's node limit: only aliases and merge keys can reach bounds that
+            // are at least the file's.
+            let (nodes, bytes) = self.expanded;
+            let max_nodes = self.limits.max_alias_nodes.max(self.limits.max_nodes);
+            let max_bytes = self.limits.max_alias_bytes.max(self.text.len() as u64);
+            match doc.expansion(
+                max_nodes.saturating_sub(nodes),
+                max_bytes.saturating_sub(bytes),
+                self.limits.max_depth,
+            ) {
+                Ok((n, b)) => self.expanded = (nodes + n, bytes + b),
+                Err(reached) => {
+                    let alias = doc
+                        .nodes
+                        .iter()
+                        .find(|n| matches!(n.value, Value::Alias(_)))
+                        .map_or(doc.span, |n| n.span);
+                    let mut diag = expansion_diagnostic(alias, self.limits, reached);
+                    if (nodes, bytes) != (0, 0) && reached != Expansion::Depth {
+                        diag.message.push_str(", counting the file's documents before it");
+                    }
+                    self.diags.push(diag);
+                    doc.partial = true;
+                    doc.alias_overflow = true;
+                }
+            }
         }
         doc.nodes.shrink_to_fit();
         self.nodes_before += doc.nodes.len() as u64;
@@ -1082,26 +1199,12 @@ fn scalar_span(text: &str, start: u32, end: u32, style: ScalarStyle) -> Span {
     Span::new(start, end)
 }
 
-/// Whether Python's `base64.decodebytes` (non-strict: characters outside the alphabet
-/// are skipped) accepts the text.
-fn valid_base64(text: &str) -> bool {
-    let mut data = 0usize;
-    let mut pad = 0usize;
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'+' || b == b'/' {
-            if pad > 0 {
-                // Data after padding starts a new quantum in Python's decoder.
-                pad = 0;
-            }
-            data += 1;
-        } else if b == b'=' {
-            pad += 1;
-        }
-    }
-    match data % 4 {
-        0 => true,
-        1 => false,
-        r => pad >= 4 - r,
+/// PyYAML's name of a node's kind (`node.id`), as its messages say it.
+fn node_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Seq(_) => "sequence",
+        Value::Map(_) => "mapping",
+        _ => "scalar",
     }
 }
 
@@ -1252,6 +1355,66 @@ mod tests {
         assert_eq!(codes(&diags), ["AML005"]);
         assert!(docs[0].alias_overflow);
         assert_eq!(docs[0].to_json(), serde_json::Value::Null);
+    }
+
+    #[test]
+    fn alias_expansion_is_bounded_in_bytes_for_the_whole_file() {
+        let limits = Limits {
+            max_alias_bytes: 1000,
+            ..Limits::default()
+        };
+        let load_with = |text: &str| {
+            let mut diags = Findings::new(usize::MAX);
+            let docs = parse(text, 0, &limits, &mut diags);
+            (docs, diags.into_parts().0)
+        };
+        let big = "x".repeat(300);
+        // 300 bytes three times: under the limit; four times: over it.
+        let (docs, diags) = load_with(&format!("a: &a {big}\nb: [*a, *a]\n"));
+        assert!(diags.is_empty(), "{diags:?}");
+        assert!(!docs[0].alias_overflow);
+        let (docs, diags) = load_with(&format!("a: &a {big}\nb: [*a, *a, *a]\n"));
+        assert_eq!(codes(&diags), ["AML005"]);
+        assert!(diags[0].message.contains("1000 bytes"), "{}", diags[0].message);
+        assert!(docs[0].alias_overflow);
+        // Keys count, and merged copies.
+        let (_, diags) = load_with(&format!(
+            "a: &a {big}\nb: {{*a : 1}}\nc: {{*a : 1}}\nd: {{*a : 1}}\n"
+        ));
+        assert_eq!(codes(&diags), ["AML005"]);
+        let (_, diags) = load_with(&format!(
+            "a: &a {{k: {big}}}\nb: {{<<: *a}}\nc: {{<<: *a}}\nd: {{<<: *a}}\n"
+        ));
+        assert_eq!(codes(&diags), ["AML005"]);
+        // The file's documents share the limit.
+        let one = format!("a: &a {big}\nb: *a\n");
+        let (docs, diags) = load_with(&format!("{one}---\n{one}---\n{one}"));
+        assert_eq!(codes(&diags), ["AML005", "AML005"]);
+        assert!(
+            diags[0]
+                .message
+                .ends_with("counting the file's documents before it")
+        );
+        assert!(!docs[0].alias_overflow && docs[1].alias_overflow && docs[2].alias_overflow);
+        // Without aliases, a file larger than the limit is not over it.
+        let (_, diags) = load_with(&format!("a: {big}\nb: {big}\nc: {big}\nd: {big}\n"));
+        assert!(diags.is_empty(), "{diags:?}");
+    }
+
+    #[test]
+    fn integers_beyond_a_double_are_the_largest_double_in_the_json_view() {
+        // Python holds them; JSON Schema's `integer` accepts them as the SDK's fields do.
+        let text = format!(
+            "a: 1{}\nb: -0x{}\nc: 123456789012345678901\n",
+            "0".repeat(400),
+            "f".repeat(5000)
+        );
+        let (docs, diags) = load(&text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let json = docs[0].to_json();
+        assert_eq!(json["a"].as_f64(), Some(f64::MAX));
+        assert_eq!(json["b"].as_f64(), Some(f64::MIN));
+        assert_eq!(json["c"].as_f64(), Some(123456789012345678901.0));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::python::{self, PyInt};
 use super::{NodeId, Value};
 
 static FLOAT11: LazyLock<Regex> = LazyLock::new(|| {
@@ -53,31 +54,96 @@ static FLOAT12: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static regex")
 });
 
-/// What a plain scalar means under PyYAML, or the tag it resolves to when PyYAML cannot
-/// construct it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PlainScalar {
-    Value(Value),
-    /// `<<`: a merge key.
+/// The constructor's own pattern (`SafeConstructor.timestamp_regexp`), looser than the
+/// resolver's: it also takes a date-only `2001-1-1`, which an explicit `!!timestamp` reaches.
+static TIMESTAMP_FIELDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(?P<year>[0-9]{4})-(?P<month>[0-9][0-9]?)-(?P<day>[0-9][0-9]?)",
+        r"(?:(?:[Tt]|[ \t]+)(?P<hour>[0-9][0-9]?):(?P<minute>[0-9][0-9]):(?P<second>[0-9][0-9])",
+        r"(?:\.[0-9]*)?",
+        r"(?:[ \t]*(?:Z|(?P<tz_sign>[-+])(?P<tz_hour>[0-9][0-9]?)(?::(?P<tz_minute>[0-9][0-9]))?))?)?$"
+    ))
+    .expect("static regex")
+});
+
+/// The YAML 1.1 tags of scalars (`tag:yaml.org,2002:<name>`): those PyYAML's resolver gives
+/// plain scalars, and those `SafeConstructor` builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarTag {
+    Str,
+    Null,
+    Bool,
+    Int,
+    Float,
+    Timestamp,
+    Binary,
+    /// `<<`: the merge key, which has no constructor (only a mapping key may hold it).
     Merge,
-    /// `=`: PyYAML resolves it to the `value` tag, which `safe_load` cannot construct.
-    ValueTag,
-    /// PyYAML resolves the scalar to `int` or `timestamp` and then fails to construct it
-    /// (`ValueError`: `-0b_`, `2021-13-01`); the text says what it resolved to.
-    Invalid(&'static str),
+    /// `=`: the value key, which has no constructor (only a mapping key may hold it, and
+    /// is then the string `=`).
+    Value,
 }
 
-/// Resolves a plain scalar the way PyYAML's `SafeLoader` does.
-pub fn resolve_plain(s: &str) -> PlainScalar {
-    let first = s.chars().next();
-    // PyYAML keys its implicit resolvers on the first character; do the same to skip the
-    // regexes for ordinary words.
-    match first {
-        None => return PlainScalar::Value(Value::Null),
+impl ScalarTag {
+    /// The tag `tag:yaml.org,2002:<name>`, if it is a scalar tag.
+    pub fn core(name: &str) -> Option<ScalarTag> {
+        Some(match name {
+            "str" => ScalarTag::Str,
+            "null" => ScalarTag::Null,
+            "bool" => ScalarTag::Bool,
+            "int" => ScalarTag::Int,
+            "float" => ScalarTag::Float,
+            "timestamp" => ScalarTag::Timestamp,
+            "binary" => ScalarTag::Binary,
+            "merge" => ScalarTag::Merge,
+            "value" => ScalarTag::Value,
+            _ => return None,
+        })
+    }
+
+    /// The tag as YAML writes it (`!!int`).
+    pub fn shorthand(self) -> &'static str {
+        match self {
+            ScalarTag::Str => "!!str",
+            ScalarTag::Null => "!!null",
+            ScalarTag::Bool => "!!bool",
+            ScalarTag::Int => "!!int",
+            ScalarTag::Float => "!!float",
+            ScalarTag::Timestamp => "!!timestamp",
+            ScalarTag::Binary => "!!binary",
+            ScalarTag::Merge => "!!merge",
+            ScalarTag::Value => "!!value",
+        }
+    }
+
+    /// What a value of the tag is, in words.
+    pub fn what(self) -> &'static str {
+        match self {
+            ScalarTag::Str => "a string",
+            ScalarTag::Null => "null",
+            ScalarTag::Bool => "a boolean",
+            ScalarTag::Int => "an integer",
+            ScalarTag::Float => "a floating-point number",
+            ScalarTag::Timestamp => "a date",
+            ScalarTag::Binary => "base64 binary data",
+            ScalarTag::Merge => "the merge key `<<`",
+            ScalarTag::Value => "the value key `=`",
+        }
+    }
+}
+
+/// The tag PyYAML's resolver (`yaml/resolver.py`) gives a scalar it resolves implicitly —
+/// a plain scalar without a tag, or any scalar with the non-specific tag `!`: its resolvers
+/// are chosen by the first character, then their patterns tried in order. The patterns
+/// are `^…$` matched by Python's `re.match`, whose `$` also matches before a line break
+/// that ends the text (`! "1\n"` is the integer 1).
+pub fn resolve(s: &str) -> ScalarTag {
+    let body = s.strip_suffix('\n').unwrap_or(s);
+    match s.chars().next() {
+        None => ScalarTag::Null,
         Some('y' | 'Y' | 'n' | 'N' | 't' | 'T' | 'f' | 'F' | 'o' | 'O') => {
-            // PyYAML's `bool` and `null` resolvers (`^(?:yes|Yes|YES|...)$`), as words.
             if matches!(
-                s,
+                body,
                 "yes"
                     | "Yes"
                     | "YES"
@@ -97,179 +163,317 @@ pub fn resolve_plain(s: &str) -> PlainScalar {
                     | "Off"
                     | "OFF"
             ) {
-                let b = matches!(s.as_bytes()[0], b'y' | b'Y' | b't' | b'T') || s.eq_ignore_ascii_case("on");
-                return PlainScalar::Value(Value::Bool(b));
-            }
-            if matches!(s, "null" | "Null" | "NULL") {
-                return PlainScalar::Value(Value::Null);
+                ScalarTag::Bool
+            } else if matches!(body, "null" | "Null" | "NULL") {
+                ScalarTag::Null
+            } else {
+                ScalarTag::Str
             }
         }
-        Some('~') if s == "~" => return PlainScalar::Value(Value::Null),
-        Some('<') if s == "<<" => return PlainScalar::Merge,
-        Some('=') if s == "=" => return PlainScalar::ValueTag,
+        Some('~') if body == "~" => ScalarTag::Null,
+        Some('<') if body == "<<" => ScalarTag::Merge,
+        Some('=') if body == "=" => ScalarTag::Value,
         Some('-' | '+' | '.' | '0'..='9') => {
-            if FLOAT11.is_match(s) {
-                return PlainScalar::Value(construct_float(s));
-            }
-            if INT11.is_match(s) {
-                return match construct_int(s) {
-                    Some(v) => PlainScalar::Value(v),
-                    None => PlainScalar::Invalid("an integer"),
-                };
-            }
-            if TIMESTAMP11.is_match(s) {
-                return if valid_timestamp(s) {
-                    PlainScalar::Value(Value::Timestamp(s.into()))
-                } else {
-                    PlainScalar::Invalid("a date")
-                };
+            if FLOAT11.is_match(body) {
+                ScalarTag::Float
+            } else if INT11.is_match(body) {
+                ScalarTag::Int
+            } else if TIMESTAMP11.is_match(body) {
+                ScalarTag::Timestamp
+            } else {
+                ScalarTag::Str
             }
         }
-        _ => {}
+        _ => ScalarTag::Str,
     }
-    PlainScalar::Value(Value::Str(s.into()))
 }
 
-/// Whether Python's `datetime` accepts the date and time PyYAML extracts from a
-/// timestamp (month 1-12, a day that exists, hour < 24, minute and second < 60).
-fn valid_timestamp(s: &str) -> bool {
-    let num = |t: &str| t.parse::<u32>().ok();
-    let mut parts = s.splitn(3, '-');
-    let (Some(y), Some(m), Some(rest)) = (
-        parts.next().and_then(num),
-        parts.next().and_then(num),
-        parts.next(),
-    ) else {
-        return false;
-    };
-    let day_len = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let Some(d) = num(&rest[..day_len]) else {
-        return false;
-    };
-    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    if y == 0 || d == 0 || d > days {
-        return false;
-    }
-    let time = rest[day_len..].trim_start_matches(['T', 't', ' ', '\t']);
-    if time.is_empty() {
-        return true;
-    }
-    let mut hms = time.splitn(3, ':');
-    let h = hms.next().and_then(num);
-    let mi = hms.next().and_then(num);
-    let sec = hms
-        .next()
-        .and_then(|t| num(&t[..t.bytes().take_while(u8::is_ascii_digit).count()]));
-    matches!((h, mi, sec), (Some(h), Some(mi), Some(sec)) if h < 24 && mi < 60 && sec < 60)
+/// Why `SafeConstructor` cannot build a scalar of its tag.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConstructError {
+    /// What Python says and raises, in words: "Python's int() cannot read `0B11` in base
+    /// 8 (ValueError)".
+    pub why: String,
 }
 
-/// PyYAML's `construct_yaml_int`. `None` when Python's `int()` would raise.
-pub fn construct_int(s: &str) -> Option<Value> {
-    let cleaned: String = s.chars().filter(|&c| c != '_').collect();
-    let (negative, body) = match cleaned.as_bytes().first() {
-        Some(b'-') => (true, &cleaned[1..]),
-        Some(b'+') => (false, &cleaned[1..]),
-        _ => (false, cleaned.as_str()),
-    };
-    let magnitude: i128 = if body == "0" {
-        0
-    } else if let Some(bin) = body.strip_prefix("0b") {
-        parse_radix(bin, 2)?
-    } else if let Some(hex) = body.strip_prefix("0x") {
-        parse_radix(hex, 16)?
-    } else if body.starts_with('0') {
-        parse_radix(body, 8)?
-    } else if body.contains(':') {
-        let mut value: i128 = 0;
-        for part in body.split(':') {
-            let digit: i128 = part.parse().ok()?;
-            value = value.checked_mul(60)?.checked_add(digit)?;
-        }
-        value
-    } else {
-        match body.parse::<i128>() {
-            Ok(v) => v,
-            // Python integers are unbounded: keep the digits.
-            Err(_) if !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit()) => {
-                let digits = body.trim_start_matches('0');
-                let text = if negative {
-                    format!("-{digits}")
-                } else {
-                    digits.to_string()
-                };
-                return Some(Value::BigInt(text.into()));
-            }
-            Err(_) => return None,
-        }
-    };
-    let signed = if negative { -magnitude } else { magnitude };
-    Some(match i64::try_from(signed) {
-        Ok(v) => Value::Int(v),
-        Err(_) => Value::BigInt(signed.to_string().into()),
+impl ConstructError {
+    fn new(why: impl Into<String>) -> Self {
+        ConstructError { why: why.into() }
+    }
+}
+
+/// A scalar's text for a message: at most 60 characters, the rest counted.
+pub fn quote_short(s: &str) -> String {
+    const MAX: usize = 60;
+    match s.char_indices().nth(MAX) {
+        None => format!("`{s}`"),
+        Some((cut, _)) => format!("`{}…` ({} characters)", &s[..cut], s.chars().count()),
+    }
+}
+
+/// What PyYAML's `SafeConstructor` builds of a scalar with the tag `tag`, with Python's
+/// `int()`, `float()`, `datetime` and `base64` (`yaml/constructor.py`).
+pub fn construct(tag: ScalarTag, s: &str) -> Result<Value, ConstructError> {
+    match tag {
+        ScalarTag::Str => Ok(Value::Str(s.into())),
+        ScalarTag::Null => Ok(Value::Null),
+        // `self.bool_values[value.lower()]`.
+        ScalarTag::Bool => match s.to_lowercase().as_str() {
+            "yes" | "true" | "on" => Ok(Value::Bool(true)),
+            "no" | "false" | "off" => Ok(Value::Bool(false)),
+            _ => Err(ConstructError::new(
+                "only yes, no, true, false, on and off, in any case, are booleans (KeyError)",
+            )),
+        },
+        ScalarTag::Int => construct_int(s),
+        ScalarTag::Float => construct_float(s).map(Value::Float),
+        ScalarTag::Timestamp => construct_timestamp(s),
+        ScalarTag::Binary => construct_binary(s),
+        ScalarTag::Merge | ScalarTag::Value => Err(ConstructError::new(format!(
+            "could not determine a constructor for the tag 'tag:yaml.org,2002:{}'",
+            &tag.shorthand()[2..]
+        ))),
+    }
+}
+
+/// The first character PyYAML's number constructors read does not exist.
+const EMPTY_NUMBER: &str = "there is no digit once PyYAML removes the underscores and the sign, and its constructor reads the first character (IndexError)";
+
+fn int_refusal(e: python::IntError, text: &str) -> ConstructError {
+    ConstructError::new(match e {
+        python::IntError::Invalid { base } => format!(
+            "Python's int() cannot read {} in base {base} (ValueError: invalid literal for int())",
+            quote_short(text)
+        ),
+        python::IntError::TooManyDigits(n) => format!(
+            "it has {n} digits, more than the {} Python (3.11 and later) converts text to an integer of (ValueError: Exceeds the limit for integer string conversion)",
+            python::MAX_STR_DIGITS
+        ),
     })
 }
 
-fn parse_radix(digits: &str, radix: u32) -> Option<i128> {
-    if digits.is_empty() {
-        return None;
+/// PyYAML's `construct_yaml_int`: underscores removed, one sign, then `0b` (`int(rest,
+/// 2)`), `0x` (`int(rest, 16)`), a leading `0` (`int(text, 8)`), sexagesimal parts
+/// (`int(part)` each) or `int(text)`; Python's `int()` then takes whitespace, Unicode
+/// digits and its base's prefix again.
+fn construct_int(s: &str) -> Result<Value, ConstructError> {
+    let cleaned: std::borrow::Cow<'_, str> = if s.contains('_') {
+        s.chars().filter(|&c| c != '_').collect::<String>().into()
+    } else {
+        s.into()
+    };
+    let (negative, body) = match cleaned.chars().next() {
+        None => return Err(ConstructError::new(EMPTY_NUMBER)),
+        Some('-') => (true, &cleaned[1..]),
+        Some('+') => (false, &cleaned[1..]),
+        _ => (false, &cleaned[..]),
+    };
+    let int = |text: &str, base| {
+        // The common case first: a few ASCII digits of the base.
+        if text.len() <= 15 && !text.is_empty() && text.bytes().all(|b| char::from(b).is_digit(base)) {
+            if let Ok(n) = i64::from_str_radix(text, base) {
+                return Ok(PyInt::small(n));
+            }
+        }
+        python::int(text, base).map_err(|e| int_refusal(e, text))
+    };
+    let mut n = if body == "0" {
+        PyInt::zero()
+    } else if let Some(rest) = body.strip_prefix("0b") {
+        int(rest, 2)?
+    } else if let Some(rest) = body.strip_prefix("0x") {
+        int(rest, 16)?
+    } else if body.is_empty() {
+        return Err(ConstructError::new(EMPTY_NUMBER));
+    } else if body.starts_with('0') {
+        int(body, 8)?
+    } else if body.contains(':') {
+        let parts = body
+            .split(':')
+            .map(|p| int(p, 10))
+            .collect::<Result<Vec<_>, _>>()?;
+        PyInt::sexagesimal(&parts)
+    } else {
+        int(body, 10)?
+    };
+    if negative {
+        n.negate();
     }
-    i128::from_str_radix(digits, radix).ok()
+    Ok(int_value(n, &cleaned))
 }
 
-/// PyYAML's `construct_yaml_float`.
-pub fn construct_float(s: &str) -> Value {
-    let cleaned: String = s
-        .chars()
-        .filter(|&c| c != '_')
-        .collect::<String>()
-        .to_ascii_lowercase();
-    let (sign, body) = match cleaned.as_bytes().first() {
-        Some(b'-') => (-1.0, &cleaned[1..]),
-        Some(b'+') => (1.0, &cleaned[1..]),
+/// The value of a Python integer; one too large for Python to print (over 4,300 digits)
+/// is kept as `written`.
+fn int_value(n: PyInt, written: &str) -> Value {
+    match n {
+        PyInt::Exact(big) => match big.to_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::BigInt(big.to_decimal().unwrap_or_else(|| written.to_string()).into()),
+        },
+        PyInt::Huge(Some(hex)) => Value::BigInt(hex.into()),
+        PyInt::Small(i) => Value::Int(i),
+        PyInt::Huge(None) => Value::BigInt(written.trim().into()),
+    }
+}
+
+/// PyYAML's `construct_yaml_float`: underscores removed, lower case, one sign, `.inf`,
+/// `.nan`, sexagesimal parts (`float(part) * 60**i`, the last part first), or `float()`.
+fn construct_float(s: &str) -> Result<f64, ConstructError> {
+    let cleaned = s.chars().filter(|&c| c != '_').collect::<String>().to_lowercase();
+    let (sign, body) = match cleaned.chars().next() {
+        None => return Err(ConstructError::new(EMPTY_NUMBER)),
+        Some('-') => (-1.0, &cleaned[1..]),
+        Some('+') => (1.0, &cleaned[1..]),
         _ => (1.0, cleaned.as_str()),
     };
-    let v = if body == ".inf" {
-        f64::INFINITY
-    } else if body == ".nan" {
-        return Value::Float(f64::NAN);
-    } else if body.contains(':') {
-        let mut value = 0.0;
-        for part in body.split(':') {
-            value = value * 60.0 + parse_python_float(part).unwrap_or(0.0);
-        }
-        value
-    } else {
-        parse_python_float(body).unwrap_or(f64::NAN)
+    let float = |text: &str| {
+        python::float(text).ok_or_else(|| {
+            ConstructError::new(format!(
+                "Python's float() cannot read {} (ValueError: could not convert string to float)",
+                quote_short(text)
+            ))
+        })
     };
-    Value::Float(sign * v)
+    if body == ".inf" {
+        return Ok(sign * f64::INFINITY);
+    }
+    if body == ".nan" {
+        return Ok(f64::NAN);
+    }
+    if !body.contains(':') {
+        return Ok(sign * float(body)?);
+    }
+    let digits = body.split(':').map(float).collect::<Result<Vec<_>, _>>()?;
+    let powers = &*python::POWERS_OF_60;
+    if digits.len() > powers.len() {
+        return Err(ConstructError::new(format!(
+            "it has {} sexagesimal parts, and the float of 60**{} that PyYAML multiplies its part {} by is too large (OverflowError: int too large to convert to float)",
+            digits.len(),
+            powers.len(),
+            powers.len() + 1
+        )));
+    }
+    let mut value = 0.0;
+    for (digit, power) in digits.iter().rev().zip(powers) {
+        value += digit * power;
+    }
+    Ok(sign * value)
 }
 
-/// Python's `float()` accepts `1.`, `.5` and `1.e+3`; Rust's parser wants digits around
-/// the dot in some of these, so add them.
-fn parse_python_float(s: &str) -> Option<f64> {
-    let mut t = String::with_capacity(s.len() + 2);
-    let bytes = s.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'.' {
-            if i == 0 || !bytes[i - 1].is_ascii_digit() {
-                t.push('0');
+/// PyYAML's `construct_yaml_timestamp`: its pattern's fields given to Python's
+/// `datetime.date`, or `datetime.timezone` and `datetime.datetime`.
+fn construct_timestamp(s: &str) -> Result<Value, ConstructError> {
+    let Some(fields) = TIMESTAMP_FIELDS.captures(s.strip_suffix('\n').unwrap_or(s)) else {
+        return Err(ConstructError::new(
+            "it is not a YAML timestamp (YYYY-MM-DD, then optionally a time and a time zone): the pattern of PyYAML's timestamp constructor does not match (AttributeError)",
+        ));
+    };
+    let num = |name: &str| {
+        fields
+            .name(name)
+            .map_or(0, |m| m.as_str().parse::<u32>().unwrap_or(0))
+    };
+    let (year, month, day) = (num("year"), num("month"), num("day"));
+    if fields.name("hour").is_some() {
+        if let Some(sign) = fields.name("tz_sign") {
+            let minutes = num("tz_hour") * 60 + num("tz_minute");
+            if minutes >= 24 * 60 {
+                return Err(ConstructError::new(format!(
+                    "the time-zone offset {}{:02}:{:02} is 24 hours or more, and Python's datetime.timezone takes an offset strictly between -24 and +24 hours (ValueError)",
+                    sign.as_str(),
+                    minutes / 60,
+                    minutes % 60
+                )));
             }
-            t.push('.');
-            if !bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
-                t.push('0');
-            }
-        } else {
-            t.push(b as char);
         }
     }
-    t.parse().ok()
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        _ => 28,
+    };
+    let problem = if year == 0 {
+        Some("year 0 is out of range".to_string())
+    } else if !(1..=12).contains(&month) {
+        Some("month must be in 1..12".into())
+    } else if day == 0 || day > days {
+        Some(format!("day {day} is out of range for the month"))
+    } else if fields.name("hour").is_some() && num("hour") > 23 {
+        Some("hour must be in 0..23".into())
+    } else if fields.name("hour").is_some() && num("minute") > 59 {
+        Some("minute must be in 0..59".into())
+    } else if fields.name("hour").is_some() && num("second") > 59 {
+        Some("second must be in 0..59".into())
+    } else {
+        None
+    };
+    match problem {
+        Some(p) => Err(ConstructError::new(format!(
+            "Python's datetime refuses it: {p} (ValueError)"
+        ))),
+        None => Ok(Value::Timestamp(s.into())),
+    }
+}
+
+/// PyYAML's `construct_yaml_binary`: ASCII text that `base64.decodebytes` reads; the value
+/// kept is the base64 text of the bytes PyYAML builds.
+fn construct_binary(s: &str) -> Result<Value, ConstructError> {
+    match python::base64_decode(s) {
+        Ok(bytes) => Ok(Value::Str(python::base64_encode(&bytes).into())),
+        Err(python::Base64Error::NotAscii(c, at)) => {
+            let code = c as u32;
+            let escaped = match code {
+                0..=0xff => format!("\\x{code:02x}"),
+                0x100..=0xffff => format!("\\u{code:04x}"),
+                _ => format!("\\U{code:08x}"),
+            };
+            Err(ConstructError::new(format!(
+                "failed to convert base64 data into ascii: 'ascii' codec can't encode character '{escaped}' in position {at}: ordinal not in range(128)"
+            )))
+        }
+        Err(python::Base64Error::OneTooMany(n)) => Err(ConstructError::new(format!(
+            "failed to decode base64 data: Invalid base64-encoded string: number of data characters ({n}) cannot be 1 more than a multiple of 4"
+        ))),
+        Err(python::Base64Error::IncorrectPadding) => Err(ConstructError::new(
+            "failed to decode base64 data: Incorrect padding (the data ends inside a group of four characters without `=` to complete it)",
+        )),
+    }
+}
+
+/// What a plain scalar means under PyYAML.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlainScalar {
+    Value(Value),
+    /// `<<`: a merge key.
+    Merge,
+    /// `=`: PyYAML resolves it to the `value` tag, which `safe_load` cannot construct.
+    ValueTag,
+    /// PyYAML resolves the scalar to a tag (`int`, `float`, `timestamp`) whose constructor
+    /// then fails (`-0b_`, `2021-13-01`).
+    Invalid(ScalarTag, ConstructError),
+}
+
+/// Resolves and constructs a plain scalar the way PyYAML's `SafeLoader` does.
+pub fn resolve_plain(s: &str) -> PlainScalar {
+    match resolve(s) {
+        ScalarTag::Merge => PlainScalar::Merge,
+        ScalarTag::Value => PlainScalar::ValueTag,
+        tag => match construct(tag, s) {
+            Ok(v) => PlainScalar::Value(v),
+            Err(refusal) => PlainScalar::Invalid(tag, refusal),
+        },
+    }
+}
+
+/// A YAML 1.2 integer in `radix` (no digit limit, as a YAML 1.2 reader has none).
+fn core12_int(s: &str, digits: &str, radix: u32) -> Value {
+    match python::int(digits, radix) {
+        Ok(n) => int_value(n, s),
+        // More than 4,300 decimal digits: Python prints none, so no reading shows it.
+        Err(_) => Value::BigInt(s.into()),
+    }
 }
 
 /// What a YAML 1.2 (core schema) reader sees in a plain scalar.
@@ -287,17 +491,12 @@ pub fn resolve_core12(s: &str) -> Value {
         return Value::Str(s.into());
     }
     if INT12.is_match(s) {
-        let v = if let Some(o) = s.strip_prefix("0o") {
-            i128::from_str_radix(o, 8).ok()
-        } else if let Some(h) = s.strip_prefix("0x") {
-            i128::from_str_radix(h, 16).ok()
+        return if let Some(octal) = s.strip_prefix("0o") {
+            core12_int(s, octal, 8)
+        } else if let Some(hex) = s.strip_prefix("0x") {
+            core12_int(s, hex, 16)
         } else {
-            s.parse::<i128>().ok()
-        };
-        return match v.map(i64::try_from) {
-            Some(Ok(i)) => Value::Int(i),
-            Some(Err(_)) => Value::BigInt(v.unwrap_or_default().to_string().into()),
-            None => Value::BigInt(s.trim_start_matches('+').into()),
+            core12_int(s, s, 10)
         };
     }
     if FLOAT12.is_match(s) {
@@ -310,7 +509,7 @@ pub fn resolve_core12(s: &str) -> Value {
         let v = match body {
             ".inf" => f64::INFINITY,
             ".nan" => f64::NAN,
-            _ => parse_python_float(body).unwrap_or(f64::NAN),
+            _ => python::float(body).unwrap_or(f64::NAN),
         };
         return Value::Float(sign * v);
     }
@@ -555,10 +754,49 @@ mod tests {
             v("99999999999999999999"),
             Value::BigInt("99999999999999999999".into())
         );
-        assert_eq!(resolve_plain("2021-13-01"), PlainScalar::Invalid("a date"));
-        assert_eq!(resolve_plain("2021-02-29"), PlainScalar::Invalid("a date"));
+        let refused = |s: &str| match resolve_plain(s) {
+            PlainScalar::Invalid(tag, _) => Some(tag),
+            _ => None,
+        };
+        assert_eq!(refused("2021-13-01"), Some(ScalarTag::Timestamp));
+        assert_eq!(refused("2021-02-29"), Some(ScalarTag::Timestamp));
         assert_eq!(v("2020-02-29"), Value::Timestamp("2020-02-29".into()));
-        assert_eq!(resolve_plain("-0b_"), PlainScalar::Invalid("an integer"));
+        assert_eq!(refused("-0b_"), Some(ScalarTag::Int));
+        // Python's bounds: a time zone under 24 hours, 4,300 decimal digits, a float of
+        // 60**173 at most.
+        assert_eq!(refused("2026-01-01T10:00:00+24:00"), Some(ScalarTag::Timestamp));
+        assert_eq!(
+            v("2026-01-01T10:00:00+23:59"),
+            Value::Timestamp("2026-01-01T10:00:00+23:59".into())
+        );
+        assert_eq!(refused(&"1".repeat(4301)), Some(ScalarTag::Int));
+        assert!(matches!(v(&"1".repeat(4300)), Value::BigInt(_)));
+        assert_eq!(
+            refused(&format!("1{}.5", ":30".repeat(174))),
+            Some(ScalarTag::Float)
+        );
+        assert!(matches!(v(&format!("1{}.5", ":30".repeat(173))), Value::Float(_)));
+        // Integers beyond 64 bits in every notation.
+        assert_eq!(
+            v("0x742d35Cc6634C0532925a3b844Bc454e4438f44e"),
+            Value::BigInt("663251149454111653834953623422353210259843642446".into())
+        );
+        assert_eq!(
+            v("0777777777777777777777777777777777"),
+            Value::BigInt("633825300114114700748351602687".into())
+        );
+        assert_eq!(
+            v("1:59:59:59:59:59:59:59:59:59:59:59:59:59"),
+            Value::BigInt("261213880319999999999999".into())
+        );
+        assert_eq!(
+            v(&format!("0x{}", "f".repeat(5000))),
+            Value::BigInt(format!("0x{}", "f".repeat(5000)).into())
+        );
+        assert_eq!(
+            v(&format!("-0{}", "7".repeat(5000))),
+            Value::BigInt(format!("-0x{}", "f".repeat(3750)).into())
+        );
     }
 
     #[test]

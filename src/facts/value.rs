@@ -21,7 +21,7 @@ impl Val {
             Value::Null => Val::Null,
             Value::Bool(b) => Val::Bool(*b),
             Value::Int(i) => Val::Num(*i as f64),
-            Value::BigInt(s) => s.parse().map_or(Val::Str(s.to_string()), Val::Num),
+            Value::BigInt(s) => Val::Num(Value::big_int_f64(s)),
             Value::Float(f) => Val::Num(*f),
             Value::Str(s) | Value::Timestamp(s) => Val::Str(s.to_string()),
             Value::Seq(items) => Val::List(items.iter().map(|&c| Val::from_node(doc, c)).collect()),

@@ -563,7 +563,7 @@ pub fn make_lazy(doc: &mut Value) {
         let (doc, name) = r.split_once(".schema.json#/$defs/")?;
         (is_shared_doc(doc) && !name.contains('/')).then(|| format!("{doc}#{name}"))
     };
-    let mut stack = vec![doc];
+    let mut stack = vec![&mut *doc];
     while let Some(v) = stack.pop() {
         match v {
             Value::Object(m) => {
@@ -583,6 +583,109 @@ pub fn make_lazy(doc: &mut Value) {
             Value::Array(a) => stack.extend(a.iter_mut()),
             _ => {}
         }
+    }
+    hoist_unions(doc);
+}
+
+/// The name prefix of the definitions [`hoist_unions`] makes (`union.<n>`).
+pub const UNION_DEF: &str = "union.";
+
+/// Moves every union (`anyOf`/`oneOf`, with its `x-amlint-discriminator`) that is not a
+/// definition's whole body nor the document's root into a definition of its own
+/// (`union.<n>`), which the union's schema object then refers to lazily.
+///
+/// The `jsonschema` crate collects a union's errors eagerly, for every branch, each with a
+/// copy of the instance, and the errors of a whole mapping or list before its first one is
+/// seen: 20,000 pipeline steps that each fail the step union held some 30 KB of errors
+/// apiece, 640 MB in all. A lazy reference that fails yields one marker instead
+/// ([`super::store`]), which [`super::select`] expands one at a time (validating that one
+/// instance against the union): the errors held at once are a marker per failing union
+/// plus one union's tree.
+pub fn hoist_unions(doc: &mut Value) {
+    let mut taken: std::collections::HashSet<String> = doc
+        .get("$defs")
+        .and_then(Value::as_object)
+        .map(|d| d.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut next = 0usize;
+    let mut made: Vec<(String, Value)> = Vec::new();
+    let mut hoist_below = |root: &mut Value, made: &mut Vec<(String, Value)>| {
+        // (schema, whether it is a whole body: a root or a definition, not hoisted itself;
+        // a document's own definitions are walked below, as bodies)
+        let mut stack: Vec<(&mut Value, bool)> = vec![(root, true)];
+        while let Some((v, body)) = stack.pop() {
+            let Value::Object(m) = v else {
+                continue;
+            };
+            let union = m.contains_key("anyOf") || m.contains_key("oneOf");
+            if union && !body && !m.contains_key(LAZY_KEYWORD) && !m.contains_key("$ref") {
+                let mut def = serde_json::Map::new();
+                for key in ["anyOf", "oneOf", "x-amlint-discriminator"] {
+                    if let Some(value) = m.remove(key) {
+                        def.insert(key.to_string(), value);
+                    }
+                }
+                let name = loop {
+                    let name = format!("{UNION_DEF}{next}");
+                    next += 1;
+                    if taken.insert(name.clone()) {
+                        break name;
+                    }
+                };
+                m.insert(LAZY_KEYWORD.to_string(), Value::String(name.clone()));
+                made.push((name, Value::Object(def)));
+            }
+            // Only the keywords that hold schemas: a `const` or a default is data,
+            // and `properties` maps names (`anyOf` could be one) to schemas.
+            for (key, child) in m.iter_mut() {
+                match (key.as_str(), child) {
+                    ("properties" | "patternProperties" | "dependentSchemas", Value::Object(schemas)) => {
+                        stack.extend(schemas.values_mut().map(|c| (c, false)))
+                    }
+                    ("allOf" | "anyOf" | "oneOf" | "prefixItems", Value::Array(schemas)) => {
+                        stack.extend(schemas.iter_mut().map(|c| (c, false)));
+                    }
+                    (
+                        "additionalProperties"
+                        | "items"
+                        | "contains"
+                        | "not"
+                        | "if"
+                        | "then"
+                        | "else"
+                        | "propertyNames"
+                        | "unevaluatedProperties"
+                        | "unevaluatedItems",
+                        child,
+                    ) => stack.push((child, false)),
+                    _ => {}
+                }
+            }
+        }
+    };
+    hoist_below(doc, &mut made);
+    if let Some(Value::Object(defs)) = doc.get_mut("$defs") {
+        for def in defs.values_mut() {
+            hoist_below(def, &mut made);
+        }
+    }
+    // The unions made are bodies too; their branches may hold more unions.
+    let mut i = 0;
+    while i < made.len() {
+        let mut def = std::mem::take(&mut made[i].1);
+        hoist_below(&mut def, &mut made);
+        made[i].1 = def;
+        i += 1;
+    }
+    if made.is_empty() {
+        return;
+    }
+    let defs = doc.as_object_mut().map(|m| {
+        m.entry("$defs")
+            .or_insert_with(|| Value::Object(Default::default()))
+    });
+    if let Some(Value::Object(defs)) = defs {
+        defs.extend(made);
     }
 }
 
@@ -748,13 +851,59 @@ mod tests {
                     "a": {"x-amlint-lazy": "A", "description": "kept beside it"},
                     "b": {"$ref": "#/$defs/A/properties/x"},
                     "c": {"$ref": "#/$defs/Missing"},
-                    "d": {"anyOf": [{"x-amlint-lazy": "_shared-1f#S"}]},
+                    "d": {"x-amlint-lazy": "union.0"},
                     "e": {"$ref": "_shared-1f.schema.json#/$defs/S/items"},
                     "f": {"$ref": "other.schema.json#/$defs/S"}
                 },
-                "$defs": {"A": {"properties": {"x": {"x-amlint-lazy": "A"}}}}
+                "$defs": {
+                    "A": {"properties": {"x": {"x-amlint-lazy": "A"}}},
+                    "union.0": {"anyOf": [{"x-amlint-lazy": "_shared-1f#S"}]}
+                }
             })
         );
+    }
+
+    #[test]
+    fn unions_move_to_definitions_of_their_own() {
+        let mut doc = json!({
+            "anyOf": [{"type": "string"}, {"type": "object"}],
+            "properties": {
+                "jobs": {"additionalProperties": {
+                    "type": "object",
+                    "x-amlint-discriminator": "type",
+                    "anyOf": [{"pattern": "^file:"}, {"anyOf": [{"const": 1}, {"const": 2}]}]
+                }},
+                "union.0": {"oneOf": [{"type": "integer"}]}
+            },
+            "$defs": {"U": {"anyOf": [{"type": "null"}, {"items": {"anyOf": [{"type": "null"}]}}]}}
+        });
+        make_lazy(&mut doc);
+        // The root's union and a definition's whole union stay; the others move, their
+        // discriminator with them, the other keywords beside the reference.
+        assert!(doc["anyOf"].is_array());
+        assert!(doc["$defs"]["U"]["anyOf"].is_array());
+        let jobs = &doc["properties"]["jobs"]["additionalProperties"];
+        assert_eq!(jobs["type"], "object");
+        assert!(jobs.get("anyOf").is_none() && jobs.get("x-amlint-discriminator").is_none());
+        let defs = doc["$defs"].as_object().unwrap();
+        let target = |v: &Value| defs[v[LAZY_KEYWORD].as_str().unwrap()].clone();
+        let union = target(jobs);
+        assert_eq!(union["x-amlint-discriminator"], "type");
+        assert_eq!(union["anyOf"][0], json!({"pattern": "^file:"}));
+        assert_eq!(
+            target(&union["anyOf"][1])["anyOf"],
+            json!([{"const": 1}, {"const": 2}])
+        );
+        assert_eq!(
+            target(&doc["$defs"]["U"]["anyOf"][1]["items"])["anyOf"],
+            json!([{"type": "null"}])
+        );
+        // A property named like a made definition is a property, not a clash.
+        assert_eq!(
+            target(&doc["properties"]["union.0"])["oneOf"],
+            json!([{"type": "integer"}])
+        );
+        assert_eq!(defs.len(), 1 + 4);
     }
 
     #[test]

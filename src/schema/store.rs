@@ -14,7 +14,10 @@
 //! process; a union branch whose inline discriminator (`properties.type`...) rejects the
 //! instance never compiles its target. A failing lazy reference yields one marker error
 //! (message: the definition's name) that [`super::select`] expands by running `X`'s
-//! validator on the same instance. The validators and every schema walk (`select`,
+//! validator on the same instance. Unions are moved into definitions of their own the
+//! same way ([`super::preprocess::hoist_unions`]): the crate collects every error of a
+//! document before the first is read, a union's for every branch with a copy of the
+//! instance, which a lazy reference reduces to one marker per failing instance. The validators and every schema walk (`select`,
 //! `forms`, `describe`) share that one document (one copy in memory: a kind's parsed
 //! schema is up to 2 MB); the walks follow `x-amlint-lazy` like a `$ref`
 //! ([`Store::follow`]).

@@ -362,17 +362,23 @@ fn check_loaded(loaded: &LoadedFile, limits: &Limits) {
     for d in &loaded.diagnostics {
         check_diagnostic(text, d);
     }
+    // The expansion limits bound the file's documents together.
+    let (mut nodes, mut bytes) = (0u64, 0u64);
+    let max_nodes = limits.max_alias_nodes.max(limits.max_nodes);
+    let max_bytes = limits.max_alias_bytes.max(text.len() as u64);
     for doc in &loaded.documents {
         check_span(text, doc.span, "document");
         check_tree(text, doc);
         if !doc.alias_overflow {
-            assert!(
-                doc.expansion_exceeds(limits.max_alias_nodes, limits.max_depth)
-                    .is_none(),
-                "aliases expand beyond the limit but the document is not marked"
-            );
+            let expanded = doc.expansion(max_nodes, max_bytes, limits.max_depth);
+            let (n, b) = expanded.expect("aliases expand beyond the limit but the document is not marked");
+            (nodes, bytes) = (nodes + n, bytes + b);
         }
     }
+    assert!(
+        nodes <= max_nodes && bytes <= max_bytes,
+        "the documents expand beyond the file's limits together ({nodes} nodes, {bytes} bytes)"
+    );
 }
 
 fn check_tree(text: &str, doc: &Document) {

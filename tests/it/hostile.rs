@@ -459,6 +459,231 @@ fn a_valid_file_with_a_hundred_thousand_list_items() {
 }
 
 #[test]
+fn aliases_are_bounded_by_the_bytes_they_expand_to() {
+    // Issue 34, defect 14: a 1 MB anchored string aliased 1,000 times in a job peaked at
+    // 1.1 GB (its JSON view, validated). Expansion is now counted in bytes of keys and
+    // strings, for the file (8 MiB by default): one AML005 that names the limit.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let write = |name: &str, body: String| {
+        let text = format!("{JOB}command: python train.py\nenvironment: azureml:sklearn:1\n{body}");
+        std::fs::write(d.join(name), text).unwrap();
+    };
+    let times = |n: usize, line: &str| line.repeat(n);
+    let mega = "x".repeat(1_000_000);
+    let kilo100 = "y".repeat(100_000);
+    write(
+        "strings.yml",
+        format!(
+            "description: &big '{mega}'\ntags:\n{}",
+            (0..1000).map(|i| format!("  k{i}: *big\n")).collect::<String>()
+        ),
+    );
+    // Just under the limit: read and checked as usual (tags are strings).
+    write(
+        "under.yml",
+        format!(
+            "description: &big '{mega}'\ntags:\n{}",
+            (0..6).map(|i| format!("  k{i}: *big\n")).collect::<String>()
+        ),
+    );
+    // Aliases of aliases: 100 KB ten times, ten times, ten times (100 MB).
+    let ten = |a: &str| vec![format!("*{a}"); 10].join(", ");
+    write(
+        "nested.yml",
+        format!(
+            "tags:\n  a: &a '{kilo100}'\n  b: &b [{}]\n  c: &c [{}]\n  d: [{}]\n",
+            ten("a"),
+            ten("b"),
+            ten("c")
+        ),
+    );
+    // A merge key copying a 100 KB mapping into 1,000 mappings.
+    let fields: String = (0..10)
+        .map(|i| format!("k{i}: '{}', ", &kilo100[..10_000]))
+        .collect();
+    write(
+        "merge.yml",
+        format!(
+            "base: &b {{{fields}}}\n{}",
+            (0..1000)
+                .map(|i| format!("m{i}: {{<<: *b}}\n"))
+                .collect::<String>()
+        ),
+    );
+    // A 100 KB key aliased in 1,000 mappings, and 1,000 aliases in one flow list.
+    write(
+        "keys.yml",
+        format!("x: &k '{kilo100}'\nitems:\n{}", times(1000, "  - {*k : 1}\n")),
+    );
+    write(
+        "flow.yml",
+        format!(
+            "tags: {{a: &a '{kilo100}', b: [{}]}}\n",
+            vec!["*a"; 1000].join(", ")
+        ),
+    );
+    // 150 documents, each expanding to just under the limit: the limit is the file's.
+    let document = format!(
+        "{JOB}command: python train.py\nenvironment: azureml:sklearn:1\ndescription: &d '{}'\ntags:\n{}",
+        &mega[..40_000],
+        (0..200).map(|i| format!("  t{i}: *d\n")).collect::<String>()
+    );
+    std::fs::write(d.join("documents.yml"), vec![document; 150].join("---\n")).unwrap();
+    let files = [
+        "strings.yml",
+        "under.yml",
+        "nested.yml",
+        "merge.yml",
+        "keys.yml",
+        "flow.yml",
+        "documents.yml",
+    ];
+    let o = run(d, &files, &[]);
+    for file in files.iter().filter(|f| **f != "under.yml") {
+        assert!(
+            o.codes(file).contains(&"AML005".to_string()),
+            "{file}: {:?}",
+            o.codes(file)
+        );
+        let message = o.message(file, "AML005");
+        assert!(
+            message.contains("more than 8.0 MiB of keys and strings (the alias expansion limit"),
+            "{file}: {message}"
+        );
+    }
+    assert_eq!(o.codes("strings.yml"), ["AML005"]);
+    assert_eq!(o.of("strings.yml")[0].1, 6, "at the first alias");
+    assert_eq!(o.codes("under.yml"), Vec::<String>::new());
+    assert!(
+        o.message("documents.yml", "AML005")
+            .ends_with("counting the file's documents before it"),
+        "{}",
+        o.message("documents.yml", "AML005")
+    );
+}
+
+#[test]
+fn an_amlint_test_example_whose_files_alias_a_megabyte_string() {
+    // Issue 34, defect 8: a user rule whose example's `files:` alias a 1 MB string 300
+    // times wrote 287 MB into the temporary folder and peaked at 1 GB. The rule file is
+    // now refused when it is read (the alias expansion limit), before any example runs.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("rules")).unwrap();
+    std::fs::write(d.join("amlint.toml"), "rules-dirs = [\"rules\"]\n").unwrap();
+    let rule = aliasing_rule("ORG100", &"x".repeat(1_000_000), 300);
+    std::fs::write(d.join("rules/ORG100-big.yaml"), rule).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("amlint");
+    let mut command = std::process::Command::new(bin);
+    command
+        .current_dir(d)
+        .args(["test", "--user-only"])
+        .env("TMPDIR", scratch.path())
+        .env("RUST_MIN_STACK", capped::STACK.to_string())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let out = capped::run(command, b"");
+    let stderr = out.stderr_text();
+    assert_eq!(out.code, Some(2), "{stderr}");
+    assert!(stderr.contains("alias expansion limit"), "{stderr}");
+    assert!(stderr.contains("ORG100-big.yaml"), "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(scratch.path()).unwrap().count(),
+        0,
+        "no example project was written"
+    );
+}
+
+/// A user rule `code` whose example's `files:` hold `anchored` once and `aliases` aliases
+/// of it.
+fn aliasing_rule(code: &str, anchored: &str, aliases: usize) -> String {
+    let files: String = (0..aliases).map(|i| format!("    f{i}.txt: *big\n")).collect();
+    format!(
+        "code: {code}\nname: big-example-{}\nseverity: error\nsummary: A rule with a large example\nkinds: [amlCompute]\nwhen:\n  field: size\n  equals: Standard_ND96asr_v4\nreport:\n  at: size\n  message: \"{{value}} is not allowed\"\nwhat: Reports a size.\nwhy: Because.\nexample:\n  path: compute.yml\n  files:\n    big.txt: &big '{anchored}'\n{files}  bad: |\n    $schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\n    name: c\n    type: amlcompute\n    size: Standard_ND96asr_v4\n  good: |\n    $schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\n    name: c\n    type: amlcompute\n    size: Standard_DS3_v2\n",
+        code.to_ascii_lowercase()
+    )
+}
+
+#[test]
+fn rule_files_that_alias_more_than_their_text_together() {
+    // Issue 34, guard 6: the loader bounds one file's expansion (8 MiB, whatever its
+    // size), but a configuration's rules are kept for the whole run: 100 rule files of
+    // 44 KB, each aliasing a 40 KB string 200 times (8 MB), peaked at 1.8 GB. Aliases may
+    // add 1 MiB to a configuration's rule files together: each of these files is refused
+    // on its own, and of the small ones those beyond the first megabyte (a refused file adds
+    // nothing).
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("rules")).unwrap();
+    std::fs::write(d.join("amlint.toml"), "rules-dirs = [\"rules\"]\n").unwrap();
+    let forty = "x".repeat(40_000);
+    for n in 0..40 {
+        let code = format!("ORG{}", 100 + n);
+        std::fs::write(
+            d.join(format!("rules/{code}.yaml")),
+            aliasing_rule(&code, &forty, 200),
+        )
+        .unwrap();
+    }
+    // Five aliases of 40 KB add 200 KB: five such files fit, the sixth does not.
+    for n in 0..8 {
+        let code = format!("ORG{}", 500 + n);
+        std::fs::write(
+            d.join(format!("rules/{code}.yaml")),
+            aliasing_rule(&code, &forty, 5),
+        )
+        .unwrap();
+    }
+    let compute = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\n";
+    std::fs::write(d.join("c.yml"), compute).unwrap();
+    let out = capped::amlint(d, &["check", "c.yml"], b"");
+    let stderr = out.stderr_text();
+    assert_eq!(out.code, Some(2), "{stderr}");
+    assert!(stderr.contains("43 configuration errors"), "{stderr}");
+    for n in 0..40 {
+        assert!(
+            stderr.contains(&format!("rules/ORG{}.yaml:", 100 + n)),
+            "ORG{}: {stderr}",
+            100 + n
+        );
+    }
+    for n in 0..8 {
+        let refused = stderr.contains(&format!("rules/ORG{}.yaml:", 500 + n));
+        assert_eq!(refused, n >= 5, "ORG{}: {stderr}", 500 + n);
+    }
+    assert!(
+        stderr.contains("the rule files' alias expansion limit"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn twenty_thousand_pipeline_steps_that_each_fail_the_step_schema() {
+    // Issue 34, defect 15: a 0.5 MB file of 20,000 failing steps peaked at 640 MB, the
+    // validator holding every step's union errors (a copy of the step for each branch)
+    // before the first was read. Unions are now expanded one failing instance at a time.
+    let mut text = String::from(
+        "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\njobs:\n",
+    );
+    for i in 0..20_000 {
+        text.push_str(&format!("  s{i}: {{type: command, x: 1}}\n"));
+    }
+    let (_d, o) = case("steps.yml", text.as_bytes());
+    let found = o.of("steps.yml");
+    // The findings are bounded per file, as before: 999 steps, then one AML005 that
+    // counts the others kept (10,000 issues are collected from a document).
+    assert_eq!(found.len(), 1000);
+    assert_eq!(found[0], ("AML104".to_string(), 4));
+    assert!(found[..999].iter().all(|(c, _)| c == "AML104"));
+    assert_eq!(found[999].0, "AML005");
+    let summary = o.message("steps.yml", "AML005");
+    assert!(summary.contains("9001 more findings"), "{summary}");
+}
+
+#[test]
 fn schema_urls_that_are_unknown_or_remote_are_never_fetched() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
