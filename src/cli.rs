@@ -1,6 +1,12 @@
 //! The command line (clap derive). Exit codes: 0 clean (or only findings below
 //! `--fail-on`), 1 findings at or above it, 2 usage, configuration, baseline or internal
-//! error.
+//! error. Every flag is in `docs/cli.md`.
+//!
+//! `check` reads as phases: `check_options` and `read_stdin`, `pipeline::run`, what stops
+//! a run (`refused`, `diff`, `write_baseline`), `fix`, then `finish`, whose one
+//! `report::render` picks the format. Its arguments are two flattened groups
+//! (`InputArgs`, `MoreArgs`): clap's derive builds a group's arguments in one function,
+//! whose debug-build frame grows with each.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,27 @@
 //! The pipeline as one call: configuration → discover → load and classify (parallel) →
 //! index → check and filter (parallel) → report data. Each file's failure stays with
 //! that file.
+//!
+//! [`run`] reads as its phases: `Run::start` (the configuration resolver with the rule
+//! check, the project; the built-in rules warm on an idle rayon thread meanwhile),
+//! `Run::load` (discovery; `load_one` loads and classifies each file on the thread that
+//! found it), `Run::problems` (refused ignore files, unlisted directories), `Run::gather`
+//! (the project index; buffers; when only some files are checked — pre-commit, an editor
+//! buffer — the rest of the project as a `LazyIndex`), `Run::check` (every file checked
+//! against its `FactBase` and filtered in parallel, AML012 of configurations, the sorted
+//! report). Each file's work runs inside `catch_unwind`: a bug on one file becomes an
+//! `AML000` finding for that file and the run goes on. Files come back sorted by path,
+//! findings by position.
+//!
+//! A large run (`LargeRun::files` files, `pipeline/large_run.rs`) bounds its memory: a file whose
+//! checks look nothing up in the project index (a probe index records lookups) is checked
+//! and filtered as soon as it is loaded and its tree dropped (`State::Done`); the files that
+//! wait for the index keep their trees (`Waiting::Parsed`) up to `LargeRun::waiting_trees_bytes` of
+//! text and only their text beyond it (`Waiting::Shed`, parsed again); clean files drop their text.
+//! `NeedIndex` learns during the run which kinds looked something up. The entry points
+//! beside `run`: `check_paths`, `check_text` (stdin, editors), `prepare` (classify and read
+//! definitions), `index_of`, `FactBases` (one `FactBase` per configuration),
+//! `check_and_filter` (the checks, then `filter::file`; what `ide` calls too).
 
 use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};

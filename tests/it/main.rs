@@ -6,6 +6,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod action;
+mod architecture;
 mod capped;
 mod cli;
 mod cli_edges;
