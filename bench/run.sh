@@ -24,13 +24,8 @@ repo="$(dirname "$here")"
 runs=10
 [[ "${1:-}" == "--quick" ]] && runs=3
 
-corpus="${AMLINT_CORPUS:-}"
-if [[ -z "$corpus" ]]; then
-  for c in "$repo/../shared/corpus/azureml-examples" /work/shared/corpus/azureml-examples; do
-    [[ -d "$c/cli" ]] && corpus="$(cd "$c" && pwd)" && break
-  done
-fi
-[[ -d "$corpus/cli" ]] || { echo "corpus not found: set AMLINT_CORPUS" >&2; exit 2; }
+# shellcheck source=bench/corpus.sh
+source "$here/corpus.sh"
 command -v hyperfine >/dev/null || { echo "hyperfine is needed" >&2; exit 2; }
 
 venv="${AMLINT_BENCH_VENV:-$here/.venv}"

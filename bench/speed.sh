@@ -27,13 +27,8 @@ repo="$(dirname "$here")"
 runs=15
 [[ "${1:-}" == "--quick" ]] && runs=3
 
-corpus="${AMLINT_CORPUS:-}"
-if [[ -z "$corpus" ]]; then
-  for c in "$repo/../shared/corpus/azureml-examples" /work/shared/corpus/azureml-examples; do
-    [[ -d "$c/cli" ]] && corpus="$(cd "$c" && pwd)" && break
-  done
-fi
-[[ -d "$corpus/cli" ]] || { echo "corpus not found: set AMLINT_CORPUS" >&2; exit 2; }
+# shellcheck source=bench/corpus.sh
+source "$here/corpus.sh"
 for tool in hyperfine valgrind /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "$tool is needed" >&2; exit 2; }
 done

@@ -45,7 +45,7 @@ pub struct Resolver {
     /// What identifies each recorded error (file, span, message): each is recorded once.
     error_keys: Mutex<std::collections::HashSet<(String, u32, u32, String)>>,
     /// (a configuration, an absolute directory) → whether that configuration excludes the
-    /// directory or a folder above it ([`Config::is_dir_excluded`]), for the walk: each
+    /// directory or a folder above it (`Config::is_dir_excluded`), for the walk: each
     /// directory is matched against the patterns once, its parents' answers reused. The
     /// configuration is kept alive with its answer, so its address names it.
     excluded_dirs: Mutex<ExcludedDirs>,
@@ -549,7 +549,7 @@ pub fn common_ancestor(dirs: &[PathBuf]) -> Option<PathBuf> {
 }
 
 impl Resolver {
-    /// [`Config::is_dir_excluded`] of `dir` (absolute), remembered: the folders above
+    /// `Config::is_dir_excluded` of `dir` (absolute), remembered: the folders above
     /// `dir` that this configuration already judged are not matched again, so a walk
     /// matches each directory once however deep it is (iterative: no recursion on depth).
     fn dir_excluded_by(&self, config: &Arc<Config>, dir: &Path) -> bool {

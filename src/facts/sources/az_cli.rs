@@ -105,17 +105,21 @@ fn is_ident(s: &str) -> bool {
 
 /// `NAME=value...` in a word: the name, and the value's parts.
 fn split_assignment(word: &Word) -> Option<(String, Vec<WordPart>)> {
+    split_at_equals(word).filter(|(name, _)| is_ident(name))
+}
+
+/// A word whose first literal holds `=`: what comes before it, and the parts of what
+/// comes after it (the rest of that literal at its own place, then the word's other
+/// parts). Shared by shell assignments and `--set path=value`.
+fn split_at_equals(word: &Word) -> Option<(String, Vec<WordPart>)> {
     let Some(WordPart::Lit { text, span, exact }) = word.parts.first() else {
         return None;
     };
-    let (name, rest) = text.split_once('=')?;
-    if !is_ident(name) {
-        return None;
-    }
+    let (before, rest) = text.split_once('=')?;
     let mut parts = Vec::new();
     if !rest.is_empty() {
         let start = if *exact {
-            span.start + name.len() as u32 + 1
+            span.start + before.len() as u32 + 1
         } else {
             span.start
         };
@@ -126,7 +130,7 @@ fn split_assignment(word: &Word) -> Option<(String, Vec<WordPart>)> {
         });
     }
     parts.extend(word.parts[1..].iter().cloned());
-    Some((name.to_string(), parts))
+    Some((before.to_string(), parts))
 }
 
 /// Whether a PowerShell word after `=` is a value: quoted, a number, `$true`/`$false`, or
@@ -818,27 +822,8 @@ pub fn scalar(text: &str, kind: ValueKind) -> Scalar {
 
 /// `--set path=value`: the path (Azure ML YAML's) and its setting.
 fn set_value(word: &Word, key: Span, cx: &Ctx<'_>, at: u32) -> Option<(String, Setting)> {
-    let (path, parts) = match word.parts.first() {
-        Some(WordPart::Lit { text, span, exact }) => {
-            let (path, rest) = text.split_once('=')?;
-            let mut parts = Vec::new();
-            if !rest.is_empty() {
-                let start = if *exact {
-                    span.start + path.len() as u32 + 1
-                } else {
-                    span.start
-                };
-                parts.push(WordPart::Lit {
-                    text: rest.into(),
-                    span: Span::new(start, span.end),
-                    exact: *exact,
-                });
-            }
-            parts.extend(word.parts[1..].iter().cloned());
-            (path.trim().to_string(), parts)
-        }
-        _ => return None,
-    };
+    let (path, parts) = split_at_equals(word)?;
+    let path = path.trim().to_string();
     // Only what the policies read (and the name): a thousand other `--set`s stay unread.
     if path != "name" && !crate::facts::computes::FIELDS.contains(&path.as_str()) {
         return None;
