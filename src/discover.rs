@@ -134,9 +134,23 @@ impl Filter for Unfiltered {
 }
 
 /// The hidden directories a walk enters: those of GitHub Actions and Azure Pipelines,
-/// whose workflows may create computes. Every other hidden file or directory (`.git`,
-/// `.venv`, `.pre-commit-config.yaml`) is skipped.
-pub const WALKED_HIDDEN: &[&str] = &[".github", ".azure-pipelines", ".pipelines"];
+/// whose workflows may create computes, and those where teams keep deployment files
+/// (`.azure`, `.cloud` of the "Deploy to Azure" samples, `.devops`, `.infra`...). Every
+/// other hidden file or directory (`.git`, `.venv`, `.terraform`'s downloaded modules,
+/// `.ipynb_checkpoints`' copies of notebooks, `.pre-commit-config.yaml`) is skipped.
+pub const WALKED_HIDDEN: &[&str] = &[
+    ".github",
+    ".azure-pipelines",
+    ".pipelines",
+    ".azure",
+    ".azuredevops",
+    ".ci",
+    ".cloud",
+    ".deploy",
+    ".deployment",
+    ".devops",
+    ".infra",
+];
 
 fn walked_hidden(name: &std::ffi::OsStr) -> bool {
     WALKED_HIDDEN
@@ -638,6 +652,9 @@ mod tests {
         std::fs::create_dir_all(root.join("build")).unwrap();
         std::fs::create_dir_all(root.join(".github/workflows")).unwrap();
         std::fs::create_dir_all(root.join(".pipelines")).unwrap();
+        std::fs::create_dir_all(root.join(".cloud")).unwrap();
+        std::fs::create_dir_all(root.join(".terraform/modules")).unwrap();
+        std::fs::create_dir_all(root.join(".ipynb_checkpoints")).unwrap();
         std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
         for f in [
             "jobs/a.yml",
@@ -649,6 +666,9 @@ mod tests {
             "build/y.yml",
             ".github/workflows/ci.yml",
             ".pipelines/deploy.yml",
+            ".cloud/azuredeploy.json",
+            ".terraform/modules/main.json",
+            ".ipynb_checkpoints/x.json",
             ".github/.hidden.yml",
             ".git/config.yml",
             ".x.yml",
@@ -668,6 +688,7 @@ mod tests {
         assert_eq!(
             found,
             [
+                ".cloud/azuredeploy.json",
                 ".github/workflows/ci.yml",
                 ".pipelines/deploy.yml",
                 "MLTable",
