@@ -50,6 +50,11 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = ListFormat::Human)]
         format: ListFormat,
     },
+    /// List the computes the project defines (Azure ML YAML, `az ml compute create` in
+    /// scripts and CI files, the Python SDK, Terraform, Bicep, ARM), where, what each sets,
+    /// and which compute references resolve to them; takes `check`'s arguments, with
+    /// `--format human` or `json` (docs/computes.md).
+    Inventory(Box<CheckArgs>),
     /// Print the documentation of a rule, by code (AML002) or name (duplicate-key).
     Rule {
         /// A rule code or name.
@@ -255,6 +260,7 @@ pub fn main() -> i32 {
     };
     match cli.command {
         Command::Check(args) => check(*args),
+        Command::Inventory(args) => inventory(*args),
         Command::Rules { format } => rules(format),
         Command::Rule { rule } => rule_doc(&rule),
         Command::Init { dir } => init(&dir),
@@ -393,6 +399,42 @@ fn check(args: CheckArgs) -> i32 {
         FixOutcome::default()
     };
     finish(&args, &report, &fixed)
+}
+
+/// `amlint inventory`: the run of `check` on the same arguments, shown as the computes
+/// it found (`report::inventory`); exit 2 for a configuration error, a format other than
+/// human or JSON, standard input, or output that could not be written.
+fn inventory(args: CheckArgs) -> i32 {
+    if !matches!(args.format, OutputFormat::Human | OutputFormat::Json) {
+        eprintln!(
+            "amlint: `amlint inventory` prints `--format human` or `--format json`, not `--format {}`",
+            format!("{:?}", args.format).to_lowercase()
+        );
+        return 2;
+    }
+    if args.paths.iter().any(|p| p.as_os_str() == "-") {
+        eprintln!(
+            "amlint: `amlint inventory` reads the project's files, not standard input: name files or directories"
+        );
+        return 2;
+    }
+    let options = match check_options(&args) {
+        Ok(options) => options,
+        Err(code) => return code,
+    };
+    let report = pipeline::run(&args.paths, Vec::new(), &options);
+    if !report.config_errors.is_empty() {
+        eprint!(
+            "{}",
+            report::human::render_config_errors(&report.config_errors, stderr_style(&args))
+        );
+        return 2;
+    }
+    let text = match args.format {
+        OutputFormat::Json => report::inventory::render_json(&report),
+        _ => report::inventory::render(&report),
+    };
+    if emit(&args, &text) { 0 } else { 2 }
 }
 
 /// The run's options from the arguments; the exit code 2 (said on standard error) for a

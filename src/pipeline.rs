@@ -184,7 +184,7 @@ fn index_into(index: &mut ProjectIndex, p: &Prepared) {
         }
     }
     for d in &p.definitions {
-        index.add_definition(&d.def);
+        index.add_definition(&d.def, p.loaded.source.position(d.def.span.start).line);
     }
 }
 
@@ -813,10 +813,18 @@ fn rest_of_project(
             load::read_text_seen(&c.path, c.seen, boundary, &options.limits).ok()
         }
     });
+    // Shown as the walked files are: relative to the working directory when under it
+    // (the project root is absolute).
+    let here = std::env::current_dir().ok();
     let files = found
         .files
         .into_iter()
-        .filter_map(|(c, text)| Some((c, text?)))
+        .filter_map(|(mut c, text)| {
+            if let Some(rel) = here.as_deref().and_then(|h| c.path.strip_prefix(h).ok()) {
+                c.display = discover::display_of(rel);
+            }
+            Some((c, text?))
+        })
         .collect();
     let refused = found
         .problems

@@ -2,6 +2,7 @@
 //! file with its metadata in `rules/<area>/<CODE>-<name>.yaml`; registering one is one
 //! line in [`DOCUMENT_CHECKS`].
 
+mod conflicting_computes;
 pub mod dataflow;
 mod ignored_key;
 mod policy;
@@ -75,6 +76,15 @@ impl<'a> DocContext<'a> {
             .as_ref()
     }
 
+    /// A native rule's severity under the configuration's profile (`severity_by_profile`
+    /// in its rule file); declarative rules get theirs from the policy engine.
+    pub fn severity_of(&self, rule: crate::diagnostic::RuleId) -> crate::diagnostic::Severity {
+        self.config
+            .rules
+            .get(rule.code)
+            .map_or(rule.severity, |m| m.severity_under(self.config.profile.as_str()))
+    }
+
     /// The reference fields and unused keys of the document, from its kind's schema
     /// (`crate::schema::forms`); None when [`Self::json`] is None or the kind has no schema.
     pub fn annotations(&self) -> Option<&Annotations> {
@@ -102,6 +112,7 @@ pub const DOCUMENT_CHECKS: &[(&str, DocCheck)] = &[
     (codes::AML101.code, schema::check),
     (codes::AML107.code, ignored_key::check),
     (codes::AML201.code, references::check),
+    (codes::AML205.code, conflicting_computes::check),
     (codes::AML506.code, quota::check),
     (codes::AML801.code, dataflow::check),
 ];
@@ -142,9 +153,10 @@ pub const PIPELINE_CODES: &[&str] = &[
 
 /// The checks of a compute definition written outside Azure ML YAML (a script's `az ml
 /// compute create`, a Terraform resource), on the compute document it becomes
-/// (`facts::computes::ComputeDef::document`): the declarative rules only — the schema
-/// describes YAML files, not these.
+/// (`facts::computes::ComputeDef::document`): the declarative rules and the definitions'
+/// agreement (AML205) — the schema describes YAML files, not these.
 pub fn run_definition_checks(cx: &DocContext<'_>, out: &mut Findings) {
+    conflicting_computes::check(cx, out);
     POLICY_CHECK(cx, out);
 }
 

@@ -13,7 +13,7 @@
 use std::collections::HashSet;
 
 use crate::config::workspace::{Line, WorkspaceSnapshot, usage_command};
-use crate::diagnostic::{Diagnostic, Findings, RuleId, Severity, codes};
+use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::document::{Document, NodeId, Value};
 use crate::facts::DocFacts;
 use crate::facts::index::{Reference, compute_type_of_kind, parse_reference};
@@ -52,15 +52,6 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     if demand.what == DemandKind::Cluster {
         shared(cx, facts, ws, &demand, &lines, &alone, out);
     }
-}
-
-/// The rule's severity under the configuration's profile (AML506 and AML507 are errors in
-/// production).
-fn severity(cx: &DocContext<'_>, rule: RuleId) -> Severity {
-    cx.config
-        .rules
-        .get(rule.code)
-        .map_or(rule.severity, |m| m.severity_under(cx.config.profile.as_str()))
 }
 
 fn span(doc: &Document, id: NodeId) -> crate::source::Span {
@@ -109,7 +100,7 @@ fn exceeded(cx: &DocContext<'_>, facts: &DocFacts<'_>, d: &Demand, c: &Counted<'
         ));
     }
     Diagnostic::new(codes::AML506, span(facts.doc, d.at), message)
-        .with_severity(severity(cx, codes::AML506))
+        .with_severity(cx.severity_of(codes::AML506))
         .with_help(help)
 }
 
@@ -197,7 +188,7 @@ fn shared(
         );
         out.push(
             Diagnostic::new(codes::AML507, span(facts.doc, d.at), message)
-                .with_severity(severity(cx, codes::AML507))
+                .with_severity(cx.severity_of(codes::AML507))
                 .with_help(help),
         );
         return;
@@ -236,7 +227,7 @@ fn not_in_snapshot(cx: &DocContext<'_>, facts: &DocFacts<'_>, ws: &WorkspaceSnap
         return;
     };
     let files = ws.compute_files.join(", ");
-    let severity = severity(cx, codes::AML204);
+    let severity = cx.severity_of(codes::AML204);
     let refresh = format!(
         "If it exists, the snapshot is older than it: refresh it with `{} > {}` before the check (docs/integrations.md).",
         crate::config::workspace::COMPUTES_COMMAND,

@@ -48,6 +48,8 @@ pub struct ComputeEntry {
     pub source: SourceKind,
     /// The definition in `file`.
     pub span: Span,
+    /// The 1-based line where the definition starts in `file` (0 when not known).
+    pub line: u32,
     /// How far a cluster scales and where (compute clusters and instances), for the
     /// quota a workspace's clusters share.
     pub scale: Option<Scale>,
@@ -91,6 +93,7 @@ impl ComputeEntry {
             file: Some(def.file.clone()),
             source: def.source,
             span: def.span,
+            line: 0,
             scale,
         })
     }
@@ -290,11 +293,11 @@ fn top_string(doc: &Document, key: &str) -> Option<String> {
 }
 
 impl ProjectIndex {
-    /// Records a compute definition (from any source); one without a known name defines
-    /// nothing to look up.
-    pub fn add_definition(&mut self, def: &ComputeDef) {
+    /// Records a compute definition (from any source) that starts on `line` of its file;
+    /// one without a known name defines nothing to look up.
+    pub fn add_definition(&mut self, def: &ComputeDef, line: u32) {
         if let Some(entry) = ComputeEntry::of(def) {
-            self.add_compute(entry);
+            self.add_compute(ComputeEntry { line, ..entry });
         }
     }
 
@@ -831,6 +834,7 @@ mod tests {
             file: Some(file.into()),
             source: SourceKind::AzCli,
             span: Span::new(0, 1),
+            line: 1,
             scale: None,
         };
         let mut index = ProjectIndex::default();
@@ -867,6 +871,7 @@ mod tests {
             file: None,
             source: SourceKind::AmlYaml,
             span: Span::default(),
+            line: 0,
             scale: None,
         };
         let mut own = ProjectIndex::default();

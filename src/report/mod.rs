@@ -5,6 +5,7 @@
 pub mod concise;
 pub mod github;
 pub mod human;
+pub mod inventory;
 pub mod json;
 pub mod junit;
 pub mod rule_page;

@@ -100,6 +100,11 @@ pub fn always_on(report: &Report) -> Option<String> {
 /// cost when the configuration prices the project.
 pub fn render(report: &Report) -> String {
     let mut text = table(report);
+    let computes = super::inventory::gather(report).summary;
+    if computes.definitions + computes.references > 0 {
+        text.push_str(&super::inventory::summary_line(&computes));
+        text.push('\n');
+    }
     if let Some(cost) = always_on(report) {
         text.push_str(&cost);
         text.push('\n');

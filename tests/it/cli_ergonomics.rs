@@ -110,7 +110,10 @@ fn statistics_count_by_rule_with_fixable_counts() {
     );
     assert!(out.contains("AML101  unknown-key"), "{out}");
     assert!(
-        out.ends_with("6 findings of 6 rules; 2 fixable with --fix, 2 more with --unsafe-fixes\n"),
+        out.ends_with(
+            "6 findings of 6 rules; 2 fixable with --fix, 2 more with --unsafe-fixes\n\
+             1 compute defined in 1 definition; 1 compute reference: 1 to a definition of the project, 0 to [inventory], 0 unresolved\n"
+        ),
         "{out}"
     );
     let (_, json, _) = run(dir.path(), &["--statistics", "--format", "json"]);
@@ -125,7 +128,10 @@ fn statistics_count_by_rule_with_fixable_counts() {
     assert_eq!(aml101["fixable"], 1);
     assert_eq!(aml101["severity"], "error");
     let (_, clean, _) = run(dir.path(), &["--statistics", "--select", "AML505"]);
-    assert_eq!(clean, "no findings\n");
+    assert_eq!(
+        clean,
+        "no findings\n1 compute defined in 1 definition; 1 compute reference: 1 to a definition of the project, 0 to [inventory], 0 unresolved\n"
+    );
 }
 
 #[test]

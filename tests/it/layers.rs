@@ -347,7 +347,7 @@ const FOLDER_CIRCLES_PENDING: &[(&str, &str)] = &[
     // A folder's `mod.rs` calls its files, which take shared items from it (issue 36).
     (
         "checks",
-        "dataflow, ignored_key, mod, policy, preview_schema, quota, references, schema, schema_type_mismatch, set_fix, unknown_schema, yaml11_ambiguous",
+        "conflicting_computes, dataflow, ignored_key, mod, policy, preview_schema, quota, references, schema, schema_type_mismatch, set_fix, unknown_schema, yaml11_ambiguous",
     ),
     (
         "checks/dataflow",

@@ -30,6 +30,7 @@ mod hostile_az_cli;
 mod hostile_fs;
 mod iac;
 mod ide;
+mod inventory;
 mod layers;
 mod loader_props;
 mod lsp;

@@ -1,0 +1,383 @@
+//! `amlint inventory`: the computes the project defines, where (every definition, from any
+//! source: Azure ML YAML, `az ml compute create`, the Python SDK, Terraform, Bicep, ARM),
+//! what each sets, and which compute references resolve to them; then the definitions
+//! whose name is not known statically, the references to `[inventory]` and those that do
+//! not resolve. As text for people, or as JSON (`--format json`). A view of the report,
+//! like the output formats: the facts come from [`crate::results::ComputeFacts`].
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::escape;
+use crate::facts::computes::{ComputeDef, Setting};
+use crate::facts::index::Resolution;
+use crate::results::Report;
+use crate::source::SourceFile;
+
+/// The settings shown for each definition, in this order (the policies read them).
+const SHOWN: &[&str] = &["type", "size", "min_instances", "max_instances", "tier"];
+
+/// The whole inventory.
+#[derive(Debug, Default, Serialize)]
+pub struct ComputeInventory {
+    /// The computes with a known name, by name (compared without case, as Azure ML
+    /// does), each with its definitions and the references that resolve to it.
+    pub computes: Vec<ListedCompute>,
+    /// Definitions whose name is not known statically (`$NAME` set from a command's
+    /// output...): they define a compute no reference can be matched with.
+    pub unnamed_definitions: Vec<ListedDefinition>,
+    /// References resolved by the configuration's `[inventory]`.
+    pub inventory_references: Vec<ListedReference>,
+    /// References to a compute that neither the project nor `[inventory]` defines
+    /// (AML203 reports them when the profile asks for it).
+    pub unresolved_references: Vec<ListedReference>,
+    pub summary: InventoryTotals,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ListedCompute {
+    pub name: String,
+    /// What all its definitions agree on; `null` when none states it or they disagree.
+    #[serde(rename = "type")]
+    pub ctype: Option<String>,
+    pub size: Option<String>,
+    /// The settings its definitions give different values (`size`, `type`...).
+    pub disagree: Vec<String>,
+    pub definitions: Vec<ListedDefinition>,
+    pub references: Vec<ListedReference>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ListedDefinition {
+    pub path: String,
+    /// Where the definition starts (the command, the resource block, the call, the
+    /// compute document); `null` for a definition in a file outside the checked paths.
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    /// `aml-yaml`, `az-cli`, `python-sdk`, `terraform`, `bicep`, `arm`.
+    pub source: &'static str,
+    /// What defines it (`az ml compute create`, `resource "azurerm_..."`).
+    pub command: String,
+    /// The name as written (`cpu-cluster`, `$CLUSTER`, `var.name`).
+    pub name: ListedSetting,
+    /// The settings the policies read, as written and as known.
+    pub settings: BTreeMap<String, ListedSetting>,
+    /// The compute YAML it reads its values from (`-f`).
+    pub from_file: Option<String>,
+    pub notes: Vec<String>,
+}
+
+/// One setting of a definition, for people and JSON: its value when known statically,
+/// else why not.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListedSetting {
+    pub value: Option<String>,
+    pub written: String,
+    pub why: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ListedReference {
+    /// The name looked up (`azureml:` and any version removed).
+    pub name: String,
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct InventoryTotals {
+    pub computes: usize,
+    pub definitions: usize,
+    pub unnamed_definitions: usize,
+    pub references: usize,
+    pub resolved_to_definitions: usize,
+    pub resolved_to_inventory: usize,
+    pub unresolved: usize,
+}
+
+impl ListedSetting {
+    fn of(s: &Setting) -> Self {
+        ListedSetting {
+            value: s.text(),
+            written: s.written.clone(),
+            why: if s.value.is_some() { None } else { s.why.clone() },
+        }
+    }
+
+    fn show(&self) -> String {
+        match (&self.value, &self.why) {
+            (Some(v), _) if *v == self.written => v.clone(),
+            (Some(v), _) => format!("{v} (from `{}`)", self.written),
+            (None, Some(why)) => format!("`{}` (not known: {why})", self.written),
+            (None, None) => format!("`{}` (not known)", self.written),
+        }
+    }
+}
+
+fn definition(def: &ComputeDef, source: Option<&SourceFile>) -> ListedDefinition {
+    let at = source.map(|s| s.position(def.span.start));
+    ListedDefinition {
+        path: def.file.clone(),
+        line: at.map(|p| p.line),
+        column: at.map(|p| p.column),
+        source: def.source.as_str(),
+        command: def.command.clone(),
+        name: ListedSetting::of(&def.name),
+        settings: SHOWN
+            .iter()
+            .filter_map(|k| Some((k.to_string(), ListedSetting::of(def.get(k)?))))
+            .collect(),
+        from_file: def.from_file.clone(),
+        notes: def.notes.clone(),
+    }
+}
+
+/// Gathers the inventory of a run: every file's definitions and references.
+pub fn gather(report: &Report) -> ComputeInventory {
+    let mut inv = ComputeInventory::default();
+    // By name without case, as Azure ML compares compute names.
+    let mut by_name: BTreeMap<String, ListedCompute> = BTreeMap::new();
+    let entry = |name: &str| -> String { name.to_lowercase() };
+    for file in &report.files {
+        for def in &file.computes.definitions {
+            let d = definition(def, Some(&file.source));
+            inv.summary.definitions += 1;
+            match def.known_name() {
+                Some(name) => by_name
+                    .entry(entry(name))
+                    .or_insert_with(|| ListedCompute::new(name))
+                    .definitions
+                    .push(d),
+                None => inv.unnamed_definitions.push(d),
+            }
+        }
+    }
+    for file in &report.files {
+        for r in &file.computes.references {
+            let at = file.source.position(r.span.start);
+            let reference = ListedReference {
+                name: r.name.clone(),
+                path: file.source.path.clone(),
+                line: at.line,
+                column: at.column,
+            };
+            inv.summary.references += 1;
+            match &r.resolved {
+                Resolution::Defined(e) => {
+                    inv.summary.resolved_to_definitions += 1;
+                    let c = by_name
+                        .entry(entry(&e.name))
+                        .or_insert_with(|| ListedCompute::new(&e.name));
+                    // A definition outside the checked paths: named by its file.
+                    let file_name = e.file.clone().unwrap_or_default();
+                    if !c.definitions.iter().any(|d| d.path == file_name) {
+                        c.definitions.push(ListedDefinition {
+                            path: file_name,
+                            line: None,
+                            column: None,
+                            source: e.source.as_str(),
+                            command: String::new(),
+                            name: ListedSetting {
+                                value: Some(e.name.clone()),
+                                written: e.name.clone(),
+                                why: None,
+                            },
+                            settings: BTreeMap::new(),
+                            from_file: None,
+                            notes: vec!["outside the checked paths".to_string()],
+                        });
+                    }
+                    c.references.push(reference);
+                }
+                Resolution::Inventory => {
+                    inv.summary.resolved_to_inventory += 1;
+                    inv.inventory_references.push(reference);
+                }
+                Resolution::Unresolved => {
+                    inv.summary.unresolved += 1;
+                    inv.unresolved_references.push(reference);
+                }
+            }
+        }
+    }
+    for mut c in by_name.into_values() {
+        c.agree();
+        inv.computes.push(c);
+    }
+    inv.summary.computes = inv.computes.len();
+    inv.summary.unnamed_definitions = inv.unnamed_definitions.len();
+    inv
+}
+
+impl ListedCompute {
+    fn new(name: &str) -> Self {
+        ListedCompute {
+            name: name.to_string(),
+            ctype: None,
+            size: None,
+            disagree: Vec::new(),
+            definitions: Vec::new(),
+            references: Vec::new(),
+        }
+    }
+
+    /// The type and size all definitions that state one agree on; the settings on which
+    /// they disagree.
+    fn agree(&mut self) {
+        for key in SHOWN {
+            let mut values: Vec<String> = self
+                .definitions
+                .iter()
+                .filter_map(|d| d.settings.get(*key)?.value.clone())
+                .map(|v| v.to_lowercase())
+                .collect();
+            values.sort();
+            values.dedup();
+            if values.len() > 1 {
+                self.disagree.push(key.to_string());
+            }
+        }
+        let agreed = |key: &str| -> Option<String> {
+            if self.disagree.iter().any(|k| k == key) {
+                return None;
+            }
+            self.definitions
+                .iter()
+                .find_map(|d| d.settings.get(key)?.value.clone())
+        };
+        self.ctype = agreed("type").map(|t| crate::facts::computes::normalize_type(&t));
+        self.size = agreed("size");
+    }
+}
+
+fn at(path: &str, line: Option<u32>, column: Option<u32>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!("{path}:{l}:{c}"),
+        _ => path.to_string(),
+    }
+}
+
+fn definition_lines(out: &mut String, d: &ListedDefinition) {
+    let mut line = format!("  defined at {}", at(&d.path, d.line, d.column));
+    if d.command.is_empty() {
+        line.push_str(&format!(" ({})", d.source));
+    } else {
+        line.push_str(&format!(" ({}: {})", d.source, d.command));
+    }
+    let mut set: Vec<String> = Vec::new();
+    if d.name.value.as_deref() != Some(d.name.written.as_str()) {
+        set.push(format!("name {}", d.name.show()));
+    }
+    for key in SHOWN {
+        if let Some(s) = d.settings.get(*key) {
+            set.push(format!("{key} {}", s.show()));
+        }
+    }
+    if !set.is_empty() {
+        line.push_str(": ");
+        line.push_str(&set.join(", "));
+    }
+    out.push_str(&line);
+    out.push('\n');
+    if let Some(f) = &d.from_file {
+        out.push_str(&format!("    reads {f}\n"));
+    }
+    for n in &d.notes {
+        out.push_str(&format!("    note: {n}\n"));
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The inventory for people.
+pub fn render(report: &Report) -> String {
+    let inv = gather(report);
+    let mut out = String::new();
+    for c in &inv.computes {
+        let mut head = c.name.clone();
+        for v in [&c.ctype, &c.size].into_iter().flatten() {
+            head.push_str("  ");
+            head.push_str(v);
+        }
+        out.push_str(&head);
+        out.push('\n');
+        for d in &c.definitions {
+            definition_lines(&mut out, d);
+        }
+        if c.definitions.is_empty() {
+            out.push_str("  no definition in the checked files\n");
+        }
+        if !c.disagree.is_empty() {
+            out.push_str(&format!(
+                "  its definitions disagree on {}\n",
+                c.disagree.join(", ")
+            ));
+        }
+        for r in &c.references {
+            out.push_str(&format!("  referenced at {}:{}:{}\n", r.path, r.line, r.column));
+        }
+        if c.references.is_empty() {
+            out.push_str("  no reference in the checked files\n");
+        }
+    }
+    if !inv.unnamed_definitions.is_empty() {
+        out.push_str("definitions whose name is not known statically\n");
+        for d in &inv.unnamed_definitions {
+            definition_lines(&mut out, d);
+        }
+    }
+    for (title, refs) in [
+        ("references resolved by [inventory]", &inv.inventory_references),
+        (
+            "references that resolve to no definition",
+            &inv.unresolved_references,
+        ),
+    ] {
+        if refs.is_empty() {
+            continue;
+        }
+        out.push_str(title);
+        out.push('\n');
+        for r in refs {
+            out.push_str(&format!("  {} at {}:{}:{}\n", r.name, r.path, r.line, r.column));
+        }
+    }
+    out.push_str(&summary_line(&inv.summary));
+    out.push('\n');
+    escape::workflow_commands(out)
+}
+
+/// One line: computes, definitions, and how the references resolved (also printed by
+/// `--statistics`).
+pub fn summary_line(t: &InventoryTotals) -> String {
+    let mut s = format!(
+        "{} defined in {}",
+        plural(t.computes, "compute", "computes"),
+        plural(t.definitions, "definition", "definitions")
+    );
+    if t.unnamed_definitions > 0 {
+        s.push_str(&format!(
+            " ({} with a name not known statically)",
+            t.unnamed_definitions
+        ));
+    }
+    s.push_str(&format!(
+        "; {}: {} to a definition of the project, {} to [inventory], {} unresolved",
+        plural(t.references, "compute reference", "compute references"),
+        t.resolved_to_definitions,
+        t.resolved_to_inventory,
+        t.unresolved
+    ));
+    s
+}
+
+/// The inventory as JSON.
+pub fn render_json(report: &Report) -> String {
+    let mut text = escape::to_json_pretty(&gather(report)).unwrap_or_else(|_| "{}".to_string());
+    text.push('\n');
+    text
+}

@@ -1,0 +1,196 @@
+//! `amlint inventory` (issue 35, item 4) and the conflicts it shows (AML205, item 3), from
+//! the outside: the computes a project defines in a compute YAML, a script and a Bicep
+//! file, where each is defined, which references resolve to them, and the count that
+//! `--statistics` prints too.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const COMPUTE_YML: &str = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: cpu-cluster\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 0\nmax_instances: 4\n";
+
+const SETUP_SH: &str = "#!/bin/sh\nSIZE=STANDARD_D4S_V3\naz ml compute create --name CPU-Cluster --type amlcompute \\\n  --size $SIZE --min-instances 0\naz ml compute create --name \"$(cat name.txt)\" --type amlcompute --size Standard_DS3_v2\n";
+
+const MAIN_BICEP: &str = "resource gpu 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = {\n  name: 'ws/gpu-cluster'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: 'Standard_NC4as_T4_v3'\n      scaleSettings: { minNodeCount: 0, maxNodeCount: 2 }\n    }\n  }\n}\n";
+
+const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: azureml:cpu-cluster\n";
+
+const OTHER_JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: azureml:gpu-clustr\n";
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("infra")).unwrap();
+    std::fs::create_dir_all(d.join("jobs")).unwrap();
+    for (path, text) in [
+        ("compute.yml", COMPUTE_YML),
+        ("infra/setup.sh", SETUP_SH),
+        ("infra/main.bicep", MAIN_BICEP),
+        ("jobs/train.yml", JOB),
+        ("jobs/typo.yml", OTHER_JOB),
+    ] {
+        std::fs::write(d.join(path), text).unwrap();
+    }
+    dir
+}
+
+fn amlint(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("amlint")
+        .unwrap()
+        .current_dir(dir)
+        .env_remove("AMLINT_CONFIG")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_inventory_lists_every_definition_its_references_and_what_did_not_resolve() {
+    let dir = project();
+    let out = amlint(dir.path(), &["inventory", "--no-config", "."]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    insta::assert_snapshot!(String::from_utf8(out.stdout).unwrap(), @r"
+    cpu-cluster  amlcompute
+      defined at compute.yml:1:1 (aml-yaml: compute YAML): type amlcompute, size Standard_DS3_v2, min_instances 0, max_instances 4
+      defined at infra/setup.sh:3:1 (az-cli: az ml compute create): type amlcompute, size STANDARD_D4S_V3 (from `$SIZE`), min_instances 0
+      its definitions disagree on size
+      referenced at jobs/train.yml:4:10
+    gpu-cluster  amlcompute  Standard_NC4as_T4_v3
+      defined at infra/main.bicep:1:1 (bicep: resource 'Microsoft.MachineLearningServices/workspaces/computes'): type AmlCompute, size Standard_NC4as_T4_v3, min_instances 0, max_instances 2
+      no reference in the checked files
+    definitions whose name is not known statically
+      defined at infra/setup.sh:5:1 (az-cli: az ml compute create): name `$(cat name.txt)` (not known: it is the output of a command), type amlcompute, size Standard_DS3_v2
+    references that resolve to no definition
+      gpu-clustr at jobs/typo.yml:4:10
+    2 computes defined in 4 definitions (1 with a name not known statically); 2 compute references: 1 to a definition of the project, 0 to [inventory], 1 unresolved
+    ");
+}
+
+#[test]
+fn the_inventory_as_json_and_the_count_in_statistics() {
+    let dir = project();
+    let out = amlint(dir.path(), &["inventory", "--no-config", "--format", "json", "."]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cpu = &json["computes"][0];
+    assert_eq!(cpu["name"], "cpu-cluster");
+    assert_eq!(cpu["type"], "amlcompute");
+    assert_eq!(
+        cpu["size"],
+        Value::Null,
+        "the definitions disagree: no size is picked"
+    );
+    assert_eq!(cpu["disagree"], serde_json::json!(["size"]));
+    let sh = &cpu["definitions"][1];
+    assert_eq!(
+        (&sh["path"], &sh["line"], &sh["source"]),
+        (
+            &Value::from("infra/setup.sh"),
+            &Value::from(3),
+            &Value::from("az-cli")
+        )
+    );
+    assert_eq!(sh["settings"]["size"]["value"], "STANDARD_D4S_V3");
+    assert_eq!(sh["settings"]["size"]["written"], "$SIZE");
+    assert_eq!(json["unnamed_definitions"][0]["name"]["value"], Value::Null);
+    assert_eq!(json["unresolved_references"][0]["name"], "gpu-clustr");
+    assert_eq!(
+        json["summary"],
+        serde_json::json!({"computes": 2, "definitions": 4, "unnamed_definitions": 1, "references": 2,
+            "resolved_to_definitions": 1, "resolved_to_inventory": 0, "unresolved": 1})
+    );
+
+    let out = amlint(
+        dir.path(),
+        &["check", "--no-config", "--statistics", "--fail-on", "never", "."],
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("2 computes defined in 4 definitions (1 with a name not known statically); 2 compute references: 1 to a definition of the project, 0 to [inventory], 1 unresolved\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn conflicting_definitions_are_reported_at_each_value_that_disagrees() {
+    let dir = project();
+    let out = amlint(
+        dir.path(),
+        &[
+            "check",
+            "--no-config",
+            "--select",
+            "AML205",
+            "--format",
+            "concise",
+            "--fail-on",
+            "never",
+            ".",
+        ],
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text,
+        "compute.yml:4:7: AML205 [info] `cpu-cluster` is defined here with size `Standard_DS3_v2`, but with size `STANDARD_D4S_V3` at infra/setup.sh:3 (az-cli): jobs and deployments that name it cannot be checked against either\n\
+         infra/setup.sh:4:10: AML205 [info] `CPU-Cluster` is defined here with size `STANDARD_D4S_V3`, but with size `Standard_DS3_v2` at compute.yml:1 (aml-yaml): jobs and deployments that name it cannot be checked against either\n\
+         5 files checked, 0 skipped: no errors or warnings; 2 infos\n"
+    );
+    // A partial run (pre-commit names one file) finds the other definition in the rest
+    // of the project, named relative to the working directory.
+    let out = amlint(
+        dir.path(),
+        &[
+            "check",
+            "--no-config",
+            "--select",
+            "AML205",
+            "--format",
+            "concise",
+            "--fail-on",
+            "never",
+            "compute.yml",
+        ],
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("compute.yml:4:7: AML205 [info] `cpu-cluster` is defined here with size `Standard_DS3_v2`, but with size `STANDARD_D4S_V3` at infra/setup.sh:3 (az-cli)"), "{text}");
+    // A warning in production.
+    std::fs::write(dir.path().join("amlint.toml"), "profile = \"production\"\n").unwrap();
+    let out = amlint(
+        dir.path(),
+        &[
+            "check",
+            "--select",
+            "AML205",
+            "--format",
+            "concise",
+            "--fail-on",
+            "never",
+            ".",
+        ],
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("compute.yml:4:7: AML205 [warning]"), "{text}");
+}
+
+#[test]
+fn the_inventory_refuses_formats_it_has_not_and_standard_input() {
+    let dir = project();
+    let out = amlint(
+        dir.path(),
+        &["inventory", "--no-config", "--format", "sarif", "."],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("`--format human` or `--format json`, not `--format sarif`")
+    );
+    let out = amlint(dir.path(), &["inventory", "--no-config", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not standard input"));
+}
