@@ -4,6 +4,7 @@
 //! output formats of `crate::report`.
 
 use crate::diagnostic::codes;
+use crate::facts::computes::{ComputeDef, SourceKind};
 use crate::kinds::Classification;
 use crate::results::{FileReport, Report};
 
@@ -25,6 +26,10 @@ pub fn render(report: &Report, verbose: bool) -> String {
             crate::escape::control(&line.text)
         ));
         if verbose {
+            for (depth, step) in definition_steps(file) {
+                let indent = if depth == 0 { "  " } else { "    " };
+                out.push_str(&format!("{indent}- {}\n", crate::escape::control(&step)));
+            }
             let many = file.classes.len() > 1;
             for (i, class) in file.classes.iter().enumerate() {
                 if many {
@@ -50,7 +55,77 @@ struct Line {
     text: String,
 }
 
+/// The definitions a file holds outside Azure ML YAML (a script's `az ml compute create`,
+/// a Terraform resource): checked as compute documents, at their spans in the file.
+fn outside_yaml(file: &FileReport) -> Vec<&ComputeDef> {
+    file.computes
+        .definitions
+        .iter()
+        .filter(|d| d.source != SourceKind::AmlYaml)
+        .map(|d| d.as_ref())
+        .collect()
+}
+
+/// `cpu-cluster, `$NAME``: the names, as known or as written.
+fn names(defs: &[&ComputeDef]) -> String {
+    defs.iter()
+        .map(|d| match d.known_name() {
+            Some(n) => n.to_string(),
+            None => format!("`{}`", d.name.written),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `--verbose`: each definition of the file outside Azure ML YAML, where it is, and each
+/// of its values not known statically with why (such a value fires no rule), the latter
+/// one level deeper.
+fn definition_steps(file: &FileReport) -> Vec<(usize, String)> {
+    let mut steps = Vec::new();
+    for d in outside_yaml(file) {
+        let line = file.source.position(d.span.start).line;
+        let name = match d.known_name() {
+            Some(n) => format!("`{n}`"),
+            None => format!("a compute named `{}`", d.name.written),
+        };
+        steps.push((
+            0,
+            format!(
+                "line {line}: {} defines {name} ({})",
+                d.command,
+                d.source.as_str()
+            ),
+        ));
+        let named = std::iter::once(("name", &d.name));
+        for (key, setting) in named.chain(d.fields.iter().map(|(k, s)| (k.as_str(), s))) {
+            if setting.value.is_none() {
+                let consequence = if key == "name" {
+                    "no reference resolves to it"
+                } else {
+                    "no rule judges it"
+                };
+                steps.push((
+                    1,
+                    format!(
+                        "its {key} `{}` is not known statically: {}; {consequence}",
+                        setting.written,
+                        setting
+                            .why
+                            .as_deref()
+                            .unwrap_or("it is computed when the file runs")
+                    ),
+                ));
+            }
+        }
+        for note in &d.notes {
+            steps.push((1, note.clone()));
+        }
+    }
+    steps
+}
+
 fn file_line(file: &FileReport) -> Line {
+    let outside = outside_yaml(file);
     let load_error = file
         .diagnostics
         .iter()
@@ -70,6 +145,12 @@ fn file_line(file: &FileReport) -> Line {
             None => "an unknown kind (syntax only)".to_string(),
         })
         .collect();
+    if kinds.is_empty() && !outside.is_empty() {
+        return Line {
+            checked: true,
+            text: format!("checked for its compute definitions ({})", names(&outside)),
+        };
+    }
     if kinds.is_empty() {
         // Not classified, yet reported: it does not parse, and names an Azure ML schema or
         // has the keys of an Azure ML configuration (`pipeline::looks_like_azure_ml`).

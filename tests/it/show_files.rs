@@ -126,3 +126,36 @@ fn verbose_alone_keeps_the_findings_on_stdout() {
         "{err}"
     );
 }
+
+/// A script or a Terraform file that defines computes is checked for its definitions;
+/// `--verbose` names each, where, and every value not known statically with why (issue
+/// 35: a dynamic value is never guessed, and `--show-files --verbose` says why).
+#[test]
+fn files_that_define_computes_say_what_they_define_and_what_is_not_known() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "setup.sh",
+        "SIZE=Standard_DS3_v2\naz ml compute create --name cpu --type amlcompute --size $SIZE\naz ml compute create --name \"$1\" --type amlcompute \\\n  --size \"$(cat size.txt)\"\n",
+    );
+    write(d, "notes.sh", "echo hello\n");
+    let out = amlint()
+        .current_dir(d)
+        .args(["check", "--no-config", "--show-files", "--verbose", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text,
+        "notes.sh: skipped: not an Azure ML configuration\n\
+         setup.sh: checked for its compute definitions (cpu, `$1`)\n\
+         \x20 - line 2: az ml compute create defines `cpu` (az-cli)\n\
+         \x20 - line 3: az ml compute create defines a compute named `$1` (az-cli)\n\
+         \x20   - its name `$1` is not known statically: `1` is an argument of the script; no reference resolves to it\n\
+         \x20   - its size `$(cat size.txt)` is not known statically: it is the output of a command; no rule judges it\n\
+         2 files: 1 checked, 1 skipped\n",
+        "{text}"
+    );
+}
