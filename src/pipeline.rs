@@ -874,21 +874,32 @@ fn files_mentioning(
     options: &Options,
     project: &Files,
 ) -> Vec<Prepared> {
+    use crate::facts::sources::{GivesTo, split_dir};
     let mentions = Mentions::of(name);
-    let hits: Vec<&str> = files
+    let hits: HashSet<&str> = files
         .par_iter()
         .filter(|(_, text)| mentions.in_text(text))
         .map(|(c, _)| c.display.as_str())
         .collect();
     // A name written in a variable or parameter file (`variables.tf`, `*.bicepparam`,
-    // `*.parameters.json`) is defined by the files beside it that use it.
+    // `*.parameters.json`) is defined by the files beside it that use it: what the hits
+    // of each directory give, together (`facts::sources::companion_of`, in time linear in
+    // the files whatever the number of hits).
+    let mut gives: HashMap<&str, GivesTo> = HashMap::new();
+    for h in &hits {
+        let g = GivesTo::of(h);
+        if g.any() {
+            let dir = gives.entry(split_dir(h).0).or_default();
+            *dir = dir.with(g);
+        }
+    }
     files
         .par_iter()
         .filter(|(c, _)| {
-            hits.contains(&c.display.as_str())
-                || hits
-                    .iter()
-                    .any(|h| crate::facts::sources::companion_of(h, &c.display))
+            hits.contains(c.display.as_str())
+                || gives
+                    .get(split_dir(&c.display).0)
+                    .is_some_and(|g| g.takes(&c.display))
         })
         .filter_map(|(c, text)| {
             catch_unwind(AssertUnwindSafe(|| {

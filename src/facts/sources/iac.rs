@@ -969,19 +969,59 @@ pub fn sibling_files(
 /// written in `file`: a `.tf` beside a `.tf`/`.tfvars`, a `.bicep` beside a
 /// `.bicepparam`, a template beside an ARM parameters file.
 pub fn companion_of(file: &str, other: &str) -> bool {
-    let split = |p: &str| match p.rfind(['/', '\\']) {
-        Some(i) => (p[..i].to_string(), p[i + 1..].to_ascii_lowercase()),
-        None => (String::new(), p.to_ascii_lowercase()),
-    };
-    let ((dir, name), (odir, oname)) = (split(file), split(other));
-    if dir != odir || name == oname {
-        return false;
+    let ((dir, name), (odir, oname)) = (split_dir(file), split_dir(other));
+    dir == odir && !name.eq_ignore_ascii_case(oname) && GivesTo::of(file).takes(other)
+}
+
+/// A displayed path as its directory and file name.
+pub fn split_dir(p: &str) -> (&str, &str) {
+    match p.rfind(['/', '\\']) {
+        Some(i) => (&p[..i], &p[i + 1..]),
+        None => ("", p),
     }
-    let tf = name.ends_with(".tf") || name.ends_with(".tfvars") || name.ends_with(".tfvars.json");
-    let params = name.ends_with(".json") && name.contains(".parameters");
-    (tf && oname.ends_with(".tf"))
-        || (name.ends_with(".bicepparam") && oname.ends_with(".bicep"))
-        || (params && oname.ends_with(".json") && !oname.contains(".parameters"))
+}
+
+/// Which definition files beside it a file may give values to (by its name): a
+/// Terraform file or variables file to the `.tf` files, a `.bicepparam` to the `.bicep`
+/// files, an ARM parameters file to the templates. What a directory's files give
+/// together is their union ([`GivesTo::with`]): testing a file against it is testing it
+/// against each of them, in constant time.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct GivesTo {
+    tf: bool,
+    bicep: bool,
+    arm: bool,
+}
+
+impl GivesTo {
+    pub fn of(file: &str) -> GivesTo {
+        let name = split_dir(file).1.to_ascii_lowercase();
+        GivesTo {
+            tf: name.ends_with(".tf") || name.ends_with(".tfvars") || name.ends_with(".tfvars.json"),
+            bicep: name.ends_with(".bicepparam"),
+            arm: name.ends_with(".json") && name.contains(".parameters"),
+        }
+    }
+
+    pub fn any(self) -> bool {
+        self.tf || self.bicep || self.arm
+    }
+
+    pub fn with(self, other: GivesTo) -> GivesTo {
+        GivesTo {
+            tf: self.tf || other.tf,
+            bicep: self.bicep || other.bicep,
+            arm: self.arm || other.arm,
+        }
+    }
+
+    /// Whether `other` (a file of the same directory) may take values from them.
+    pub fn takes(self, other: &str) -> bool {
+        let oname = split_dir(other).1.to_ascii_lowercase();
+        (self.tf && oname.ends_with(".tf"))
+            || (self.bicep && oname.ends_with(".bicep"))
+            || (self.arm && oname.ends_with(".json") && !oname.contains(".parameters"))
+    }
 }
 
 /// The displayed path of `name` beside the file displayed as `display`.
@@ -1236,6 +1276,16 @@ mod tests {
             "arm/azuredeploy.parameters.json"
         ));
         assert!(!companion_of("jobs/job.yml", "jobs/main.tf"));
+        // What a directory's files give together: each file's, in one test per file.
+        let dir = GivesTo::of("infra/variables.tf").with(GivesTo::of("infra/main.bicepparam"));
+        assert!(dir.takes("infra/main.tf") && dir.takes("infra/main.bicep"));
+        assert!(
+            !dir.takes("infra/azuredeploy.json"),
+            "no ARM parameters file among them"
+        );
+        assert!(!GivesTo::of("jobs/job.yml").any());
+        assert!(GivesTo::of("a/azuredeploy.parameters.json").takes("a/azuredeploy.json"));
+        assert!(!GivesTo::of("a/azuredeploy.parameters.json").takes("a/b.parameters.json"));
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub fn companion_of(file: &str, other: &str) -> bool {
     iac::companion_of(file, other)
 }
 
+pub use iac::{GivesTo, split_dir};
+
 /// Every reader, in the order they run on a file.
 pub const READERS: &[Reader] = &[
     aml_yaml::READER,
