@@ -225,6 +225,7 @@ impl FactBases {
                     disk: self.disk.clone(),
                     similar: Default::default(),
                     clusters: Default::default(),
+                    agreements: Default::default(),
                 })
             })
             .clone()
@@ -449,6 +450,7 @@ impl<'a> Run<'a> {
                     disk: self.disk.clone(),
                     similar: Default::default(),
                     clusters: Default::default(),
+                    agreements: Default::default(),
                 };
                 let report = check_and_filter(&prepared, &base, &self.project, options);
                 if !probe.was_consulted() {

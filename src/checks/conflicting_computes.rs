@@ -8,7 +8,7 @@ use super::DocContext;
 use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::document::Value;
 use crate::escape::control;
-use crate::facts::index::{ComputeEntry, compute_type_of_kind};
+use crate::facts::index::{AGREED_FIELDS, ComputeEntry, compute_type_of_kind};
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(facts) = cx.facts else {
@@ -24,42 +24,26 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(Value::Str(name)) = doc.get(root, "name").map(|n| doc.value(n)) else {
         return;
     };
-    let defs = facts.base.index.compute_definitions(name);
-    if defs.len() < 2 {
-        return;
-    }
+    let agreement = facts.base.compute_agreement(name);
     // This document's own definition: in this file, within this document.
-    let here = |d: &ComputeEntry| {
-        d.file.as_deref() == Some(cx.source.path.as_str())
-            && doc.span.start <= d.span.start
-            && d.span.end <= doc.span.end.max(doc.span.start)
-    };
-    let Some(me) = defs.iter().find(|d| here(d)) else {
+    let Some(me) = agreement.find(&cx.source.path, |d| {
+        doc.span.start <= d.span.start && d.span.end <= doc.span.end.max(doc.span.start)
+    }) else {
         return;
     };
-    /// A field the definitions are compared on: its name, and its value in an entry.
-    type Field = (&'static str, fn(&ComputeEntry) -> Option<&str>);
-    let fields: [Field; 2] = [
-        ("type", |d| Some(d.ctype.as_str()).filter(|t| !t.is_empty())),
-        ("size", |d| d.size.as_deref()),
-    ];
-    for (field, of) in fields {
-        let Some(mine) = of(me) else {
-            continue;
-        };
-        let differ: Vec<&ComputeEntry> = defs
-            .iter()
-            .filter(|d| !here(d))
-            .filter(|d| of(d).is_some_and(|v| !v.eq_ignore_ascii_case(mine)))
-            .collect();
-        let Some(first) = differ.first() else {
+    for (f, field) in AGREED_FIELDS.into_iter().enumerate() {
+        let Some((mine, first, differ)) = agreement.disagreement(me, f) else {
             continue;
         };
         let Some(node) = doc.get(root, field) else {
             continue;
         };
-        let theirs = of(first).unwrap_or_default();
-        let more = match differ.len() - 1 {
+        let theirs = if f == 0 {
+            first.ctype.as_str()
+        } else {
+            first.size.as_deref().unwrap_or_default()
+        };
+        let more = match differ - 1 {
             0 => String::new(),
             1 => " and 1 more definition".to_string(),
             n => format!(" and {n} more definitions"),

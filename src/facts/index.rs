@@ -121,6 +121,80 @@ fn agreed(defs: &[ComputeEntry]) -> Option<ComputeEntry> {
     Some(out)
 }
 
+/// What the definitions of one compute name state of its type and size, summarised once
+/// (`FactBase::compute_agreement`) so that each definition learns in constant time
+/// whether another disagrees with it: per field, each value (lower case) with how many
+/// definitions state it and the first that does, in the order they were added.
+#[derive(Debug, Default)]
+pub struct ComputeAgreement {
+    pub definitions: Vec<ComputeEntry>,
+    /// The definitions of each file, by file (a definition is found by its file).
+    by_file: HashMap<Option<String>, Vec<usize>>,
+    fields: [Stated; 2],
+}
+
+#[derive(Debug, Default)]
+struct Stated {
+    /// The distinct values, in the order first stated.
+    order: Vec<String>,
+    /// Per value: how many state it, and the first that does.
+    values: HashMap<String, (usize, usize)>,
+    total: usize,
+}
+
+/// The fields definitions are compared on.
+pub const AGREED_FIELDS: [&str; 2] = ["type", "size"];
+
+fn stated(d: &ComputeEntry, field: usize) -> Option<&str> {
+    match field {
+        0 => Some(d.ctype.as_str()).filter(|t| !t.is_empty()),
+        _ => d.size.as_deref(),
+    }
+}
+
+impl ComputeAgreement {
+    pub fn of(definitions: Vec<ComputeEntry>) -> Self {
+        let mut a = ComputeAgreement::default();
+        for (i, d) in definitions.iter().enumerate() {
+            a.by_file.entry(d.file.clone()).or_default().push(i);
+            for (f, stated_here) in a.fields.iter_mut().enumerate() {
+                if let Some(v) = stated(d, f) {
+                    let v = v.to_lowercase();
+                    stated_here.total += 1;
+                    let e = stated_here.values.entry(v.clone()).or_insert_with(|| (0, i));
+                    if e.0 == 0 {
+                        stated_here.order.push(v);
+                    }
+                    e.0 += 1;
+                }
+            }
+        }
+        a.definitions = definitions;
+        a
+    }
+
+    /// The first definition in `file` that `inside` says is the one sought.
+    pub fn find(&self, file: &str, inside: impl Fn(&ComputeEntry) -> bool) -> Option<usize> {
+        self.by_file
+            .get(&Some(file.to_string()))?
+            .iter()
+            .copied()
+            .find(|&i| inside(&self.definitions[i]))
+    }
+
+    /// For definition `me` and field `field` (an index of [`AGREED_FIELDS`]): its value,
+    /// the first definition that states another, and how many state another.
+    pub fn disagreement(&self, me: usize, field: usize) -> Option<(&str, &ComputeEntry, usize)> {
+        let mine = stated(self.definitions.get(me)?, field)?;
+        let s = &self.fields[field];
+        let key = mine.to_lowercase();
+        let same = s.values.get(&key).map_or(0, |v| v.0);
+        let other = s.order.iter().find(|v| **v != key)?;
+        let first = s.values.get(other)?.1;
+        Some((mine, &self.definitions[first], s.total - same))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct EndpointEntry {
     pub name: String,

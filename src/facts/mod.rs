@@ -40,7 +40,13 @@ pub struct FactBase {
     /// The project's compute clusters grouped by the quota they share
     /// ([`FactBase::project_clusters`]), built on first use.
     pub clusters: std::sync::OnceLock<workspace::ProjectClusters>,
+    /// [`FactBase::compute_agreement`]'s answers by name (lower case).
+    pub agreements: Agreements,
 }
+
+/// Memoised [`index::ComputeAgreement`]s, by name.
+pub type Agreements =
+    std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<index::ComputeAgreement>>>;
 
 /// Memoised near-name searches, and the names they search (sorted, built once).
 #[derive(Debug, Default)]
@@ -85,6 +91,7 @@ impl FactBase {
             disk: Default::default(),
             similar: Default::default(),
             clusters: Default::default(),
+            agreements: Default::default(),
         }
     }
 
@@ -161,6 +168,28 @@ impl FactBase {
         let found = crate::suggest::closest_name(name, names.iter()).map(str::to_string);
         memo.insert(name.to_string(), found.clone());
         found
+    }
+
+    /// What every definition of compute `name` states of its type and size, built once per
+    /// name: each of its definitions asks (AML205), so that n definitions of one name cost
+    /// time linear in n, not n².
+    pub fn compute_agreement(&self, name: &str) -> std::sync::Arc<index::ComputeAgreement> {
+        let key = name.to_lowercase();
+        if let Some(a) = self
+            .agreements
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return a.clone();
+        }
+        let a = std::sync::Arc::new(index::ComputeAgreement::of(self.index.compute_definitions(name)));
+        self.agreements
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_insert(a)
+            .clone()
     }
 
     /// The compute an endpoint runs on (Kubernetes endpoints).
