@@ -354,7 +354,6 @@ const FOLDER_CIRCLES_PENDING: &[(&str, &str)] = &[
         "command, mod, model, pipeline, roots, sweep, wiring",
     ),
     ("config", "cli_selection, glob, mod, parse, resolve"),
-    ("document", "mod, yaml11"),
     ("facts", "mod, table, workspace"),
     ("policy", "condition, mod"),
 ];
