@@ -355,7 +355,6 @@ const FOLDER_CIRCLES_PENDING: &[(&str, &str)] = &[
     ),
     ("config", "cli_selection, glob, mod, parse, resolve"),
     ("facts", "mod, table, workspace"),
-    ("policy", "condition, mod"),
 ];
 
 /// The module path of a file under `src/`: `ide/navigate.rs` → `[ide, navigate]`,
