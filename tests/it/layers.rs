@@ -354,7 +354,6 @@ const FOLDER_CIRCLES_PENDING: &[(&str, &str)] = &[
         "command, mod, model, pipeline, roots, sweep, wiring",
     ),
     ("config", "cli_selection, glob, mod, parse, resolve"),
-    ("facts", "mod, table, workspace"),
 ];
 
 /// The module path of a file under `src/`: `ide/navigate.rs` → `[ide, navigate]`,
