@@ -349,10 +349,6 @@ const FOLDER_CIRCLES_PENDING: &[(&str, &str)] = &[
         "checks",
         "dataflow, ignored_key, mod, policy, preview_schema, quota, references, schema, schema_type_mismatch, set_fix, unknown_schema, yaml11_ambiguous",
     ),
-    (
-        "checks/dataflow",
-        "command, mod, model, pipeline, roots, sweep, wiring",
-    ),
     ("config", "cli_selection, glob, mod, parse, resolve"),
 ];
 
