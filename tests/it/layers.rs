@@ -345,10 +345,6 @@ fn the_language_server_speaks_the_protocol_only() {
 /// test fails when one disappears (remove it here) as well as when a new one appears.
 const FOLDER_CIRCLES_PENDING: &[(&str, &str)] = &[
     // A folder's `mod.rs` calls its files, which take shared items from it (issue 36).
-    (
-        "checks",
-        "dataflow, ignored_key, mod, policy, preview_schema, quota, references, schema, schema_type_mismatch, set_fix, unknown_schema, yaml11_ambiguous",
-    ),
     ("config", "cli_selection, glob, mod, parse, resolve"),
 ];
 

@@ -20,7 +20,7 @@ pub mod scan;
 mod sweep;
 mod wiring;
 
-use super::DocContext;
+use super::context::DocContext;
 use crate::diagnostic::{Diagnostic, Findings, codes};
 pub use model::FlowModel;
 

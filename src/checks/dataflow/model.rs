@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::scan::{self, Binding};
-use crate::checks::DocContext;
+use crate::checks::context::DocContext;
 use crate::document::{Document, NodeId, Value};
 use crate::facts::interface::{Interface, kept};
 use crate::source::Span;
