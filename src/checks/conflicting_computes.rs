@@ -4,7 +4,7 @@
 //! index resolves such a name to what its definitions agree on (`facts::index::agreed`),
 //! never to one of them by order; this check says why the rules went quiet.
 
-use super::DocContext;
+use super::context::DocContext;
 use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::document::Value;
 use crate::escape::control;

@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use super::DocContext;
+use super::context::DocContext;
 use crate::diagnostic::{Applicability, Change, Diagnostic, Edit, Findings, Fix, codes};
 use crate::document::{BlockEnds, Style, Target, Value, after_blank_lines};
 use crate::schema::forms::Unused;

@@ -1,6 +1,6 @@
 //! Evaluates the declarative rules (those with a `when` condition) on a document.
 
-use super::DocContext;
+use super::context::DocContext;
 use crate::diagnostic::Findings;
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {

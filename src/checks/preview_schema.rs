@@ -3,7 +3,7 @@
 //! The file was written for the CLI v2 preview; today's CLI loads it as the kind the name
 //! stands for (`schemas/kinds.yaml`: `preview_schemas`), which is how amlint checks it.
 
-use super::DocContext;
+use super::context::DocContext;
 use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix, codes};
 use crate::document::Style;
 use crate::source::Pointer;

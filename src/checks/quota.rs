@@ -19,7 +19,7 @@ use crate::facts::DocFacts;
 use crate::facts::index::{Reference, compute_type_of_kind, parse_reference};
 use crate::facts::workspace::{Counted, Demand, DemandKind, limit_text, lines_for, num, region_text};
 
-use super::DocContext;
+use super::context::DocContext;
 
 /// The codes this check reports besides AML506.
 pub const CODES: &[&str] = &[codes::AML507.code, codes::AML204.code];

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::DocContext;
+use super::context::DocContext;
 use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::document::{Target, Value};
 use crate::fsio::{self, Boundary, Looked, Refusal};

@@ -1,7 +1,7 @@
 //! AML101–AML105: schema validation of a classified document against its kind's schema
 //! (`crate::schema`), one finding per problem, each on the exact key or value.
 
-use super::DocContext;
+use super::context::DocContext;
 use crate::diagnostic::{Applicability, Change, Diagnostic, Edit, Findings, Fix, codes};
 use crate::document::yaml11::describe;
 use crate::document::{Document, Style, Target, Value};
@@ -20,11 +20,6 @@ pub const CODES: &[&str] = &[
     codes::AML105.code,
     codes::AML202.code,
 ];
-
-/// Whether the document can be validated: its tree is complete and its JSON view exists.
-pub fn checkable(doc: &Document) -> bool {
-    !doc.partial && !doc.alias_overflow && doc.root.is_some()
-}
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(kind) = cx.class.kind else {

@@ -1,7 +1,7 @@
 //! AML008 schema-type-mismatch: `$schema` names one kind, but `type:` (what the Azure ML
 //! CLI actually dispatches on) makes it another.
 
-use super::DocContext;
+use super::context::DocContext;
 use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::source::Pointer;
 

@@ -3,7 +3,7 @@
 //! when it is absent. Edits are minimal: the value's own text, or one new line indented
 //! like the mapping's keys, in the file's line ending, after the mapping's last entry.
 
-use super::DocContext;
+use super::context::DocContext;
 use crate::diagnostic::{Change, Diagnostic, Edit, Fix, NewValue};
 use crate::document::{BlockEnds, Style, Value};
 use crate::load::Format;

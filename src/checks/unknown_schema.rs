@@ -1,6 +1,6 @@
 //! AML006 unknown-schema: a `$schema` under an Azure ML host that names no known kind.
 
-use super::DocContext;
+use super::context::DocContext;
 use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::kinds;
 use crate::source::Pointer;

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::DocContext;
+use super::context::DocContext;
 use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix, codes};
 use crate::document::yaml11::{NoteKind, describe, python_str, yaml_float_literal};
 use crate::document::{NodeId, Value};
@@ -206,7 +206,7 @@ fn string_fields_holding_dates(cx: &DocContext<'_>) -> HashMap<NodeId, (Pointer,
     let Some(kind) = cx.class.kind else {
         return found;
     };
-    if !super::schema::checkable(cx.doc) {
+    if !super::context::checkable(cx.doc) {
         return found;
     }
     let dates: Vec<NodeId> = cx

@@ -81,7 +81,7 @@ impl CliSelection {
 
     /// The severity a finding of rule `code` (at `default`) gets under `config` with the
     /// command line on top, or `None` when it is dropped.
-    pub fn severity(&self, config: &super::Config, code: &str, default: Severity) -> Option<Severity> {
+    pub fn severity(&self, config: &super::model::Config, code: &str, default: Severity) -> Option<Severity> {
         match self.decide(code) {
             Decision::Off => None,
             Decision::Configured => config.rule_severity(code, default),

@@ -227,8 +227,8 @@ pub fn relative(path: &Path, base: &Path) -> Option<String> {
     // separator. `Path::strip_prefix` parses both into components, and the walk asks
     // this for every file and directory.
     if let (Some(p), Some(b)) = (path.to_str(), base.to_str())
-        && super::is_normal(path)
-        && super::is_normal(base)
+        && crate::fsio::is_normal(path)
+        && crate::fsio::is_normal(base)
     {
         let rest = p.strip_prefix(b)?;
         return match rest.strip_prefix('/') {

@@ -9,10 +9,9 @@ use std::sync::Arc;
 
 use toml::de::{DeTable, DeValue};
 
-use super::{
-    Config, ConfigError, Enforced, Level, Param, PathPattern, PerFileIgnore, Profile, Selector, Spanned,
-    selector,
-};
+use super::glob::PathPattern;
+use super::model::{Config, ConfigError, Enforced, Level, Param, PerFileIgnore, Profile, Spanned};
+use super::selector::{self, Selector};
 use crate::registry::Registry;
 use crate::source::{SourceFile, Span};
 use crate::suggest;
@@ -569,7 +568,7 @@ impl<'a> Parser<'a> {
     /// cannot be used (the errors say why, in this file or in that one).
     fn extended(&mut self, v: &Value<'_>, chain: &mut Chain) -> Option<Config> {
         let (text, span) = self.string("extend", v, "`extend = \"../org/amlint.toml\"`")?;
-        let path = super::absolute(Path::new(text), self.dir);
+        let path = crate::fsio::absolute(Path::new(text), self.dir);
         chain.named.push(path.clone());
         let real = self.extended_path(text, span, &path, chain)?;
         // Shown as the extending file is, joined with what it wrote (`org/a.toml`).
@@ -748,7 +747,7 @@ impl<'a> Parser<'a> {
         // looking outside it: a refusal reads the same whether or not anything is there.
         let boundary = self.boundary.clone();
         for (text, span) in self.string_list("rules-dirs", v, example) {
-            let path = super::absolute(Path::new(&text), self.dir);
+            let path = crate::fsio::absolute(Path::new(&text), self.dir);
             let what = match boundary.resolve_named(&path) {
                 Ok(real) => match crate::fsio::look(&real, &boundary) {
                     Ok(crate::fsio::Looked::Dir) => {
@@ -803,7 +802,7 @@ impl<'a> Parser<'a> {
                         self.errors.push(ConfigError::in_rule_file(&rule_source, &e));
                     }
                 }
-                config.rules = super::Rules::with(registry);
+                config.rules = super::model::Rules::with(registry);
             }
             Err(errors) => {
                 for e in errors {

@@ -9,7 +9,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::{Parser, Value};
 use crate::config::inventory::{self, Compute, Deployment, Endpoint, Entries, Model, ModelRef, VmSize};
-use crate::config::{Config, ConfigError};
+use crate::config::model::{Config, ConfigError};
 use crate::source::Span;
 use crate::suggest;
 
@@ -349,7 +349,7 @@ impl Parser<'_> {
 
     fn file_path(&mut self, key: &str, v: &Value<'_>) -> Option<(std::path::PathBuf, String)> {
         let (s, span) = self.string(key, v, "`config = \"deploy/deploymentconfig.json\"`")?;
-        let path = crate::config::absolute(Path::new(s), self.dir);
+        let path = crate::fsio::absolute(Path::new(s), self.dir);
         if matches!(
             crate::fsio::look(&path, &self.boundary),
             Ok(crate::fsio::Looked::File { .. })

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use toml::de::DeValue;
 
 use super::{Parser, Value, kind_of};
+use crate::config::model::{Config, ConfigError};
 use crate::config::workspace::{self, PriceList, Usage, WorkspaceSnapshot};
-use crate::config::{Config, ConfigError};
 use crate::source::{SourceFile, Span};
 
 /// The keys of `[workspace]`.
@@ -145,7 +145,7 @@ impl Parser<'_> {
         limit: u64,
     ) -> Option<Arc<SourceFile>> {
         let text = named.text.as_str();
-        let path = crate::config::absolute(Path::new(text), self.dir);
+        let path = crate::fsio::absolute(Path::new(text), self.dir);
         self.snapshots.push(path.clone());
         let shown_dir = Path::new(self.source.path.as_str())
             .parent()

@@ -14,7 +14,9 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::{CONFIG_FILE_NAMES, Config, ConfigError, ConfigFileKind, RuleCheck, absolute};
+use super::model::{CONFIG_FILE_NAMES, Config, ConfigError};
+use super::parse::{ConfigFileKind, RuleCheck};
+use crate::fsio::absolute;
 use crate::fsio::{self, Boundary, MAX_CONFIG_SIZE};
 
 /// Which configuration a run uses.
@@ -59,7 +61,7 @@ pub struct Resolver {
     /// for inside it only, and every file they name is held to it.
     boundary: Boundary,
     /// Every file an `extend` names, parsed once for the run.
-    extends: Arc<super::ExtendCache>,
+    extends: Arc<super::parse::ExtendCache>,
 }
 
 /// The project boundary of a run over `inputs` (files and directories, as given, relative
@@ -71,7 +73,7 @@ pub struct Resolver {
 /// below the start does not narrow it. Every file a run reads, and every path a checked
 /// file, a configuration or a test names, is held to it.
 pub fn project_boundary(choice: &ConfigChoice, cwd: &Path, inputs: &[PathBuf]) -> Boundary {
-    let cwd = super::normalize(cwd);
+    let cwd = crate::fsio::normalize(cwd);
     let dirs: Vec<PathBuf> = inputs
         .iter()
         .map(|p| {
@@ -158,7 +160,7 @@ impl Resolver {
     /// [`project_boundary`] of them.
     pub fn for_run(choice: ConfigChoice, cwd: &Path, inputs: &[PathBuf], check: Option<RuleCheck>) -> Self {
         let boundary = project_boundary(&choice, cwd, inputs);
-        let cwd = super::normalize(cwd);
+        let cwd = crate::fsio::normalize(cwd);
         let mut resolver = Self {
             boundary,
             extends: Arc::default(),
@@ -225,7 +227,7 @@ impl Resolver {
     /// configuration error is in (a user rule that did not compile, say). Configuration
     /// files themselves are found by their names.
     pub fn affects_configuration(&self, path: &Path) -> bool {
-        let path = super::normalize(path);
+        let path = crate::fsio::normalize(path);
         lock(&self.extended).contains(&path)
             || lock(&self.rule_dirs).iter().any(|d| path.starts_with(d))
             || lock(&self.errors)
@@ -244,15 +246,16 @@ impl Resolver {
         kind: ConfigFileKind,
         boundary: &Boundary,
     ) -> Result<Option<Config>, Vec<ConfigError>> {
-        let within = super::Within {
+        let within = super::parse::Within {
             boundary: boundary.clone(),
             cache: Some(self.extends.clone()),
             check: self.check,
         };
-        let (parsed, named) = super::parse_file_extending(display, Some(abs), dir, text, kind, &within);
-        lock(&self.extended).extend(named.iter().map(|p| super::normalize(p)));
+        let (parsed, named) =
+            super::parse::parse_file_extending(display, Some(abs), dir, text, kind, &within);
+        lock(&self.extended).extend(named.iter().map(|p| crate::fsio::normalize(p)));
         if let Ok(Some(config)) = &parsed {
-            lock(&self.rule_dirs).extend(config.rules_dirs.iter().map(|d| super::normalize(d)));
+            lock(&self.rule_dirs).extend(config.rules_dirs.iter().map(|d| crate::fsio::normalize(d)));
         }
         parsed
     }

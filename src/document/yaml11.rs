@@ -8,8 +8,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::node::{NodeId, Value};
 use super::python::{self, PyInt};
-use super::{NodeId, Value};
 
 static FLOAT11: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(

@@ -2,7 +2,8 @@
 //! says, and how it is resolved. The rule compiler checks fact paths against this table
 //! (`policy::check_fact_path`) and evaluation resolves through it ([`DocFacts::fact`]).
 
-use super::{DocFacts, Resolved, Val, human_bytes, vm_field};
+use super::doc_facts::{DocFacts, human_bytes, vm_field};
+use super::value::{Resolved, Val};
 use crate::document::NodeId;
 
 /// How a fact's value is found: from the document's facts, the path after the fact's
@@ -363,6 +364,23 @@ fn file(
         _ => Resolved::Unknown,
     };
     (value, None)
+}
+
+impl DocFacts<'_> {
+    /// Resolves a fact path (`$vm.gpus` is `("vm", ["gpus"])`) through its entry in
+    /// [`FACTS`], with the node that holds it in this document when there is one.
+    pub fn fact(
+        &self,
+        name: &str,
+        rest: &[String],
+        subject: Option<NodeId>,
+        scope: Option<NodeId>,
+    ) -> (Resolved, Option<NodeId>) {
+        match fact(name).and_then(|f| f.resolve) {
+            Some(resolve) => resolve(self, rest, subject, scope),
+            None => (Resolved::Unknown, None),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -321,8 +321,10 @@ impl Cond {
 
 /// A condition as written, with the error positions of its rule file.
 pub mod parse {
-    use super::*;
+    // `condition`'s items come by `crate::policy::condition::*`, not `super::*`: the
+    // layers test reads a `super::` as the file's folder.
     use crate::document::{Document, NodeId};
+    use crate::policy::condition::*;
     use crate::source::Span;
 
     pub struct ParseError {
@@ -339,7 +341,7 @@ pub mod parse {
 
     /// A path whose facts exist, with the fields they have.
     fn checked(path: FieldPath) -> Result<FieldPath, String> {
-        crate::policy::check_fact_path(&path, false).map(|()| path)
+        crate::policy::path::check_fact_path(&path, false).map(|()| path)
     }
 
     fn glob_to_regex(glob: &str) -> String {

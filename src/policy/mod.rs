@@ -17,9 +17,10 @@ pub mod path;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::facts::{FACTS, Fields, Resolved, Val};
+use crate::facts::{Resolved, Val};
 use crate::registry::{FixDoc, ReportFile, ReportSpan};
 use condition::{Cond, Env, Tri};
+pub use path::check_fact_path;
 use path::{FieldPath, Segment};
 
 use crate::diagnostic::{Applicability, Diagnostic, Findings, Fix, RuleId, Severity};
@@ -781,83 +782,6 @@ pub fn compile(
         params: params.clone(),
         replacements,
     })
-}
-
-/// Checks that a fact path names a fact of [`FACTS`] and fields it has (`$vm.gpus`,
-/// `$target.vm.series`, `$params.<name>`). `bare` allows a fact without its field
-/// (`report.at: $vm`).
-pub fn check_fact_path(path: &FieldPath, bare: bool) -> Result<(), String> {
-    let FieldPath::Fact(name, rest) = path else {
-        return Ok(());
-    };
-    let Some(fact) = crate::facts::FACTS.iter().find(|f| f.name == name.as_str()) else {
-        let names = FACTS.iter().map(|f| f.name);
-        let hint = crate::suggest::closest(name, names.clone())
-            .map(|s| format!("did you mean `${s}`? "))
-            .unwrap_or_default();
-        return Err(format!(
-            "`{path}`: `${name}` is not a fact ({hint}facts: {})",
-            names.map(|f| format!("${f}")).collect::<Vec<_>>().join(", ")
-        ));
-    };
-    let fields_error = |prefix: &str, field: &str, fields: &[&str]| {
-        let hint = crate::suggest::closest(field, fields.iter())
-            .map(|s| format!("did you mean `{prefix}.{s}`? "))
-            .unwrap_or_default();
-        format!(
-            "`{path}`: `{field}` is not a field of `{prefix}` ({hint}its fields: {})",
-            fields.join(", ")
-        )
-    };
-    let (fields, nested) = match fact.fields {
-        Fields::AnyName => {
-            return match rest.len() {
-                1 => Ok(()),
-                0 => Err(format!("`{path}`: name the parameter (`${name}.<name>`)")),
-                _ => Err(format!(
-                    "`{path}`: a parameter has no fields (`${name}.{}`)",
-                    rest[0]
-                )),
-            };
-        }
-        Fields::Whole => {
-            return match rest.first() {
-                None => Ok(()),
-                Some(_) => Err(format!("`{path}`: `${name}` has no fields (write `${name}`)")),
-            };
-        }
-        Fields::Named { fields, nested } => (fields, nested),
-    };
-    let Some(field) = rest.first() else {
-        return if bare {
-            Ok(())
-        } else {
-            Err(format!(
-                "`{path}`: name a field of `${name}` (its fields: {})",
-                fields.join(", ")
-            ))
-        };
-    };
-    if !fields.contains(&field.as_str()) {
-        return Err(fields_error(&format!("${name}"), field, fields));
-    }
-    if let Some((_, subfields)) = nested.iter().find(|(f, _)| *f == field.as_str()) {
-        let prefix = format!("${name}.{field}");
-        return match rest.get(1) {
-            None if bare => Ok(()),
-            None => Err(format!(
-                "`{path}`: name a field of `{prefix}` (its fields: {})",
-                subfields.join(", ")
-            )),
-            Some(f) if !subfields.contains(&f.as_str()) => Err(fields_error(&prefix, f, subfields)),
-            Some(_) if rest.len() > 2 => Err(format!("`{path}`: `{prefix}.{}` has no fields", rest[1])),
-            Some(_) => Ok(()),
-        };
-    }
-    if rest.len() > 1 {
-        return Err(format!("`{path}`: `${name}.{field}` has no fields"));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -343,21 +343,7 @@ fn the_language_server_speaks_the_protocol_only() {
 
 /// Import circles that remain inside a folder, as (folder, files in the circle); the
 /// test fails when one disappears (remove it here) as well as when a new one appears.
-const FOLDER_CIRCLES_PENDING: &[(&str, &str)] = &[
-    // A folder's `mod.rs` calls its files, which take shared items from it (issue 36).
-    (
-        "checks",
-        "conflicting_computes, dataflow, ignored_key, mod, policy, preview_schema, quota, references, schema, schema_type_mismatch, set_fix, unknown_schema, yaml11_ambiguous",
-    ),
-    (
-        "checks/dataflow",
-        "command, mod, model, pipeline, roots, sweep, wiring",
-    ),
-    ("config", "cli_selection, glob, mod, parse, resolve"),
-    ("document", "mod, yaml11"),
-    ("facts", "mod, table, workspace"),
-    ("policy", "condition, mod"),
-];
+const FOLDER_CIRCLES_PENDING: &[(&str, &str)] = &[];
 
 /// The module path of a file under `src/`: `ide/navigate.rs` → `[ide, navigate]`,
 /// `ide/mod.rs` → `[ide]`.
@@ -397,8 +383,7 @@ fn module_texts(src: &Path) -> BTreeMap<Vec<String>, String> {
     for path in rust_files(src) {
         let rel = path.strip_prefix(src).expect("under src");
         let text = std::fs::read_to_string(&path).expect("read file");
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        let code: String = code
+        let code: String = before_test_module(&text)
             .lines()
             .map(|l| if l.trim_start().starts_with("//") { "" } else { l })
             .collect::<Vec<_>>()
@@ -406,6 +391,36 @@ fn module_texts(src: &Path) -> BTreeMap<Vec<String>, String> {
         out.insert(module_path(rel), code);
     }
     out
+}
+
+/// `text` up to its `#[cfg(test)] mod` (other attributes between them allowed): an item
+/// marked `#[cfg(test)]` before it (a helper, a `use`) does not hide the code after it.
+fn before_test_module(text: &str) -> &str {
+    for (at, _) in text.match_indices("#[cfg(test)]") {
+        let mut rest = text[at + "#[cfg(test)]".len()..].trim_start();
+        while rest.starts_with("#[") {
+            let Some(end) = rest.find(']') else { break };
+            rest = rest[end + 1..].trim_start();
+        }
+        if ["mod ", "pub mod ", "pub(crate) mod "]
+            .iter()
+            .any(|m| rest.starts_with(m))
+        {
+            return &text[..at];
+        }
+    }
+    text
+}
+
+#[test]
+fn the_code_after_a_test_only_item_is_read() {
+    let text = "use a;\n#[cfg(test)]\nuse super::b;\nfn f() { crate::x::y(); }\n#[cfg(test)]\n#[allow(z)]\nmod tests {\n    use super::*;\n}\n";
+    let code = before_test_module(text);
+    assert!(
+        code.contains("crate::x::y()") && !code.contains("mod tests"),
+        "{code}"
+    );
+    assert_eq!(before_test_module("fn f() {}\n"), "fn f() {}\n");
 }
 
 /// The modules each module names by a path (`super::x`, `crate::a::b`, a child

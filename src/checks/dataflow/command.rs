@@ -2,8 +2,8 @@
 //! input or output its job or component does not declare. AML807
 //! optional-block-required-input: a `$[[...]]` block whose input is not optional.
 
+use super::common::{did_you_mean, listing};
 use super::model::FlowModel;
-use super::{did_you_mean, listing};
 use crate::diagnostic::{Diagnostic, codes};
 
 pub fn check(model: &FlowModel<'_>, out: &mut Vec<Diagnostic>) {

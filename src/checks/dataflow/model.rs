@@ -4,10 +4,9 @@
 
 use std::path::Path;
 
-use super::scan::Binding;
-use super::{bindings_of, strings_under};
-use crate::checks::DocContext;
-use crate::document::{NodeId, Value};
+use super::scan::{self, Binding};
+use crate::checks::context::DocContext;
+use crate::document::{Document, NodeId, Value};
 use crate::facts::interface::{Interface, kept};
 use crate::source::Span;
 
@@ -416,4 +415,31 @@ impl<'a> FlowModel<'a> {
 
 fn is_map(cx: &DocContext<'_>, id: NodeId) -> bool {
     matches!(cx.doc.value(id), Value::Map(_))
+}
+
+/// The string scalars under `node` (aliases not followed: their text is where the anchor
+/// is), in document order; iterative, so the input's nesting cannot exhaust the stack.
+pub fn strings_under(doc: &Document, node: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut stack = vec![node];
+    while let Some(id) = stack.pop() {
+        match &doc.node(id).value {
+            Value::Str(_) => out.push(id),
+            Value::Seq(items) => stack.extend(items.iter().rev()),
+            Value::Map(entries) => {
+                stack.extend(entries.iter().filter(|e| !e.merged).rev().map(|e| e.value));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The bindings of one string scalar, located in the file.
+pub fn bindings_of(cx: &DocContext<'_>, id: NodeId) -> Vec<Binding> {
+    let node = cx.doc.node(id);
+    match &node.value {
+        Value::Str(s) if s.contains("${{") => scan::locate(s, cx.source.slice(node.span), node.span.start),
+        _ => Vec::new(),
+    }
 }

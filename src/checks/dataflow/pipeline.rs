@@ -4,9 +4,9 @@
 //! output its known component does not declare), AML804 binding-cycle (a step fed by its
 //! own output, or steps feeding each other in a loop).
 
+use super::common::{did_you_mean, listing};
 use super::model::{Field, FlowModel, Pipeline};
 use super::scan::Binding;
-use super::{did_you_mean, listing};
 use crate::diagnostic::{Diagnostic, Severity, codes};
 
 pub fn check(model: &FlowModel<'_>, out: &mut Vec<Diagnostic>) {

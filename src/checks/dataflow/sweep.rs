@@ -5,8 +5,8 @@
 
 use std::collections::HashSet;
 
+use super::common::{did_you_mean, listing};
 use super::model::{FlowModel, Sweep, Trial};
-use super::{did_you_mean, listing};
 use crate::diagnostic::{Diagnostic, codes};
 
 pub fn check(model: &FlowModel<'_>, out: &mut Vec<Diagnostic>) {

@@ -6,8 +6,8 @@
 //! AML811 binding-type-mismatch (a primitive input bound to a data or model output, or to a
 //! data or model input of the pipeline).
 
+use super::common::{did_you_mean, listing};
 use super::model::{Component, FlowModel, Pipeline, Step};
-use super::{did_you_mean, listing};
 use crate::diagnostic::{Diagnostic, codes};
 use crate::document::{Document, NodeId, Value};
 use crate::facts::interface::{Interface, Port, kept};
