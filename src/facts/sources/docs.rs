@@ -407,35 +407,38 @@ impl<'a> Scan<'a> {
         next
     }
 
-    /// Inline code spans of `[pos, end)` (one line) that hold an az command.
+    /// Inline code spans of `[pos, end)` (one line) that hold an az command. A span
+    /// opens with a run of backticks and closes at the next run of as many; a run that
+    /// none closes is text (CommonMark). Each run is looked at once.
     fn inline_code(&mut self, pos: usize, end: usize) {
         let b = self.text.as_bytes();
+        let mut runs: Vec<(usize, usize)> = Vec::new();
         let mut i = pos;
-        while i < end {
-            let Some(j) = memchr::memchr(b'`', &b[i..end]) else {
+        while let Some(j) = memchr::memchr(b'`', &b[i..end]) {
+            let at = i + j;
+            let n = b[at..end].iter().take_while(|&&c| c == b'`').count();
+            runs.push((at, n));
+            i = at + n;
+        }
+        // For each length, the runs of that length in order and how far they were used.
+        let mut by_len: std::collections::HashMap<usize, (Vec<usize>, usize)> = Default::default();
+        for (k, &(_, n)) in runs.iter().enumerate() {
+            by_len.entry(n).or_default().0.push(k);
+        }
+        let mut k = 0;
+        while k < runs.len() {
+            let (open, n) = runs[k];
+            let Some((same, used)) = by_len.get_mut(&n) else {
                 break;
             };
-            let open = i + j;
-            let n = b[open..end].iter().take_while(|&&c| c == b'`').count();
-            let start = open + n;
-            // The closing run: exactly as many backticks.
-            let mut k = start;
-            let mut close = None;
-            while k < end {
-                let Some(m) = memchr::memchr(b'`', &b[k..end]) else {
-                    break;
-                };
-                let at = k + m;
-                let run = b[at..end].iter().take_while(|&&c| c == b'`').count();
-                if run == n {
-                    close = Some(at);
-                    break;
-                }
-                k = at + run;
+            while *used < same.len() && same[*used] <= k {
+                *used += 1;
             }
-            let Some(close) = close else {
-                break;
+            let Some(&closing) = same.get(*used) else {
+                k += 1;
+                continue;
             };
+            let (start, close) = (open + n, runs[closing].0);
             let code = &self.text[start..close];
             let lead = code.len() - code.trim_start().len();
             let body = code.trim_start();
@@ -447,7 +450,7 @@ impl<'a> Scan<'a> {
                     end: start + code.trim_end().len(),
                 });
             }
-            i = close + n;
+            k = closing + 1;
         }
     }
 
