@@ -256,6 +256,44 @@ fn assignment(t: &str) -> Option<Dialect> {
     (rest.starts_with('=') && rest.len() > 1 && !rest[1..].starts_with([' ', '='])).then_some(Dialect::Bash)
 }
 
+/// The inline code spans of `b[pos..end)` (one line), each as the range of its content:
+/// a span opens with a run of backticks and closes at the next run of as many; a run
+/// that none closes is text (CommonMark). Each run is looked at once.
+fn code_spans(b: &[u8], pos: usize, end: usize) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = pos;
+    while let Some(j) = memchr::memchr(b'`', &b[i..end]) {
+        let at = i + j;
+        let n = b[at..end].iter().take_while(|&&c| c == b'`').count();
+        runs.push((at, n));
+        i = at + n;
+    }
+    // For each length, the runs of that length in order and how many were passed.
+    let mut by_len: std::collections::HashMap<usize, (Vec<usize>, usize)> = Default::default();
+    for (k, &(_, n)) in runs.iter().enumerate() {
+        by_len.entry(n).or_default().0.push(k);
+    }
+    let mut spans = Vec::new();
+    let mut k = 0;
+    while k < runs.len() {
+        let (open, n) = runs[k];
+        let Some((same, passed)) = by_len.get_mut(&n) else {
+            break;
+        };
+        while *passed < same.len() && same[*passed] <= k {
+            *passed += 1;
+        }
+        match same.get(*passed) {
+            Some(&closing) => {
+                spans.push((open + n, runs[closing].0));
+                k = closing + 1;
+            }
+            None => k += 1,
+        }
+    }
+    spans
+}
+
 impl<'a> Scan<'a> {
     fn new(text: &'a str, rst: bool) -> Self {
         Scan {
@@ -340,12 +378,30 @@ impl<'a> Scan<'a> {
         let mut content = self.rst;
         // HTML comments (Markdown and text): `<!-- … -->`, possibly over several lines.
         let mut from = pos;
+        // `<!--` inside inline code is text.
+        let code = if !self.rst && memchr::memchr(b'`', &text.as_bytes()[pos..end]).is_some() {
+            code_spans(text.as_bytes(), pos, end)
+        } else {
+            Vec::new()
+        };
+        let mut passed = 0;
         while !self.rst {
             let Some(i) = memchr::memmem::find(&text.as_bytes()[from..end], b"<!--") else {
                 content |= !text[from..end].trim().is_empty();
                 break;
             };
             let open = from + i;
+            // The spans are in order and so are the comments: one cursor passes both.
+            while code.get(passed).is_some_and(|&(_, e)| e <= open) {
+                passed += 1;
+            }
+            if let Some(&(s, e)) = code.get(passed)
+                && s <= open
+            {
+                content = true;
+                from = e;
+                continue;
+            }
             content |= !text[from..open].trim().is_empty();
             let close = memchr::memmem::find(&text.as_bytes()[open + 4..], b"-->")
                 .map_or(text.len(), |j| open + 4 + j + 3);
@@ -407,38 +463,9 @@ impl<'a> Scan<'a> {
         next
     }
 
-    /// Inline code spans of `[pos, end)` (one line) that hold an az command. A span
-    /// opens with a run of backticks and closes at the next run of as many; a run that
-    /// none closes is text (CommonMark). Each run is looked at once.
+    /// Inline code spans of `[pos, end)` (one line) that hold an az command.
     fn inline_code(&mut self, pos: usize, end: usize) {
-        let b = self.text.as_bytes();
-        let mut runs: Vec<(usize, usize)> = Vec::new();
-        let mut i = pos;
-        while let Some(j) = memchr::memchr(b'`', &b[i..end]) {
-            let at = i + j;
-            let n = b[at..end].iter().take_while(|&&c| c == b'`').count();
-            runs.push((at, n));
-            i = at + n;
-        }
-        // For each length, the runs of that length in order and how far they were used.
-        let mut by_len: std::collections::HashMap<usize, (Vec<usize>, usize)> = Default::default();
-        for (k, &(_, n)) in runs.iter().enumerate() {
-            by_len.entry(n).or_default().0.push(k);
-        }
-        let mut k = 0;
-        while k < runs.len() {
-            let (open, n) = runs[k];
-            let Some((same, used)) = by_len.get_mut(&n) else {
-                break;
-            };
-            while *used < same.len() && same[*used] <= k {
-                *used += 1;
-            }
-            let Some(&closing) = same.get(*used) else {
-                k += 1;
-                continue;
-            };
-            let (start, close) = (open + n, runs[closing].0);
+        for (start, close) in code_spans(self.text.as_bytes(), pos, end) {
             let code = &self.text[start..close];
             let lead = code.len() - code.trim_start().len();
             let body = code.trim_start();
@@ -450,7 +477,6 @@ impl<'a> Scan<'a> {
                     end: start + code.trim_end().len(),
                 });
             }
-            k = closing + 1;
         }
     }
 
@@ -767,6 +793,7 @@ mod tests {
             "# amlint: ignore[AML704]\n",                        // 12
             "az ml compute create --name d --type amlcompute\n", // 13
             "```\n",                                             // 14
+            "Write `<!-- amlint: ignore[AML505] -->` above it.\n", // 15: code, not a comment
         );
         let out = run("README.md", text);
         assert_eq!(out.computes.len(), 4, "{:?}", out.computes);
