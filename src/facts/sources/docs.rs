@@ -19,7 +19,7 @@
 //! One pass over the lines (a fence never closed runs to the end of the file, as in
 //! CommonMark); each region is tokenized once; linear in the file.
 
-use super::az_cli::{Ctx, Eval, NoOuter, Vars, definitions, wanted};
+use super::az_cli::{Ctx, Eval, Outer, ScriptVal, Vars, definitions, wanted};
 use super::common::{Comment, Definitions, Input, Reader, line_of};
 use super::shell::{Dialect, Keep, LexOptions, MAX_VAR_COMMANDS, Map, Script, comment_of, parse};
 use crate::source::Span;
@@ -623,7 +623,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
             input,
             eval: Eval {
                 vars: &vars,
-                outer: &NoOuter,
+                outer: &Placeholders { text },
             },
             note: Some("written in documentation (a command to type, not a script that runs)".into()),
         };
@@ -638,6 +638,66 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     }));
 }
 
+/// What stands for the `<` and `>` of a placeholder (`<compute-name>`) in a region given
+/// to the tokenizer: bytes no shell treats specially (a placeholder is not a redirection),
+/// of the same length (the offsets stay the file's).
+const PLACEHOLDER_OPEN: u8 = 0x01;
+const PLACEHOLDER_CLOSE: u8 = 0x02;
+
+/// `region` with every `<name>` placeholder (a letter, then at most 64 letters, digits,
+/// spaces or `_.:/-`, then `>`) marked.
+fn mark_placeholders(region: &str) -> String {
+    let mut b = region.as_bytes().to_vec();
+    let mut i = 0;
+    while let Some(j) = memchr::memchr(b'<', &b[i..]) {
+        let open = i + j;
+        let inner = b[open + 1..]
+            .iter()
+            .take(65)
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'/' | b'-' | b' '))
+            .count();
+        let close = open + 1 + inner;
+        if inner > 0 && inner <= 64 && b[open + 1].is_ascii_alphabetic() && b.get(close) == Some(&b'>') {
+            b[open] = PLACEHOLDER_OPEN;
+            b[close] = PLACEHOLDER_CLOSE;
+            i = close + 1;
+        } else {
+            i = open + 1;
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII bytes.
+    String::from_utf8(b).unwrap_or_else(|_| region.to_string())
+}
+
+/// A documentation value that is a placeholder for the reader to fill in: `<name>`,
+/// `{cluster}`, `[SIZE]`, `VM_SIZE` (no compute name has `_`, every VM size a digit).
+fn is_placeholder(text: &str) -> bool {
+    let upper_snake = text.contains('_')
+        && text.bytes().all(|c| c.is_ascii_uppercase() || c == b'_')
+        && text.bytes().any(|c| c.is_ascii_uppercase());
+    text.bytes()
+        .any(|c| c == PLACEHOLDER_OPEN || c == PLACEHOLDER_CLOSE)
+        || (text.contains('{') && text.contains('}'))
+        || (text.starts_with('[') && text.ends_with(']'))
+        || upper_snake
+}
+
+/// What a command in documentation sees around it: its placeholders are not values.
+struct Placeholders<'a> {
+    text: &'a str,
+}
+
+impl Outer for Placeholders<'_> {
+    fn lit(&self, text: &str, span: Span) -> Option<ScriptVal> {
+        is_placeholder(text).then(|| {
+            let written = self.text.get(span.range()).unwrap_or(text);
+            ScriptVal::Dynamic(format!(
+                "`{written}` is a placeholder of the documentation, for its reader to fill in"
+            ))
+        })
+    }
+}
+
 /// The pieces of one dialect, each tokenized at its own place in the file, as one script
 /// in document order. Commands that set variables are kept up to
 /// [`MAX_VAR_COMMANDS`] over all pieces; after them no variable is known.
@@ -649,7 +709,15 @@ fn script_of<'p>(text: &str, pieces: impl Iterator<Item = &'p Piece>) -> Script 
             keep: Some(wanted),
             ..LexOptions::new(p.dialect)
         };
-        let s = parse(&text[p.start..p.end], Map::Base(p.start as u32), options);
+        let region = &text[p.start..p.end];
+        let marked;
+        let region = if memchr::memchr(b'<', region.as_bytes()).is_some() {
+            marked = mark_placeholders(region);
+            marked.as_str()
+        } else {
+            region
+        };
+        let s = parse(region, Map::Base(p.start as u32), options);
         if let Some(cut) = s.vars_cut {
             all.vars_cut.get_or_insert(cut);
         }
@@ -866,6 +934,35 @@ mod tests {
             "```\naz ml compute create --name open-fence \"unclosed\n\naz ml compute create --name later\n";
         let out = run("README.md", text);
         assert!(out.computes.iter().all(|d| d.known_name() != Some("later")));
+    }
+
+    #[test]
+    fn placeholders_are_not_values_nor_redirections() {
+        let text = concat!(
+            "```bash\n",
+            "az ml compute create --name <compute-name> --size <vm-size> --type amlcompute\n",
+            "az ml compute create -n \"{cluster}\" --size [SIZE] --type amlcompute --tier VM_TIER\n",
+            "az ml compute create -n real-name --size Standard_DS3_v2 --type amlcompute > out.txt 2>&1\n",
+            "```\n",
+        );
+        let out = run("README.md", text);
+        assert_eq!(out.computes.len(), 3, "{:?}", out.computes);
+        let first = &out.computes[0];
+        assert_eq!(&text[first.name.span.range()], "<compute-name>");
+        assert!(first.name.why.as_deref().unwrap().contains("placeholder"));
+        assert_eq!(&text[first.get("size").unwrap().span.range()], "<vm-size>");
+        assert!(first.get("size").unwrap().value.is_none());
+        assert_eq!(
+            first.get("type").unwrap().value,
+            Some(Scalar::Str("amlcompute".into()))
+        );
+        let second = &out.computes[1];
+        for key in ["size", "tier"] {
+            assert!(second.get(key).unwrap().why.is_some(), "{key}: {second:?}");
+        }
+        assert!(second.known_name().is_none());
+        assert_eq!(out.computes[2].known_name(), Some("real-name"));
+        assert_eq!(out.computes[2].size(), Some("Standard_DS3_v2"));
     }
 
     #[test]
