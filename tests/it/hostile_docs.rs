@@ -6,34 +6,13 @@
 //! holding all of them, under the caps of `capped`: every compute named by a well-formed
 //! definition still resolves, and the findings of the ordinary README are at their lines.
 
-use std::fmt::Write as _;
-use std::path::Path;
-
 use serde_json::Value;
+use std::fmt::Write as _;
 
 use crate::capped;
+use crate::common::{job_using as job, write};
 
 const ORDINARY: &str = "# Setup\n\n```bash\naz ml compute create --name ok-docs --type amlcompute --min-instances 0 \\\n  --size Standard_NC6\n```\n";
-
-fn write(root: &Path, name: &str, text: &str) {
-    let p = root.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
-
-fn job(computes: &[&str]) -> String {
-    let mut y = String::from(
-        "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\njobs:\n",
-    );
-    for (i, c) in computes.iter().enumerate() {
-        write!(
-            y,
-            "  j{i}:\n    type: command\n    command: python a.py\n    environment: azureml:sklearn:1\n    compute: azureml:{c}\n"
-        )
-        .unwrap();
-    }
-    y
-}
 
 #[test]
 fn hostile_documents_and_jenkinsfiles_stay_bounded_and_correct() {

@@ -739,19 +739,13 @@ fn script_of<'p>(text: &str, pieces: impl Iterator<Item = &'p Piece>) -> Script 
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
 mod tests {
+    use super::super::iac::position_for_test as at;
     use super::*;
     use crate::facts::computes::{ComputeDef, Scalar};
-    use crate::source::SourceFile;
 
     fn run(display: &str, text: &str) -> Definitions {
         let dir = tempfile::tempdir().unwrap();
         super::super::iac::read_for_test(read, dir.path(), display, text)
-    }
-
-    /// (line, column) of a span's start.
-    fn at(text: &str, span: Span) -> (u32, u32) {
-        let p = SourceFile::new("x", text.to_string()).position(span.start);
-        (p.line, p.column)
     }
 
     fn by_name<'a>(out: &'a Definitions, name: &str) -> &'a ComputeDef {

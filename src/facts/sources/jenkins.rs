@@ -388,18 +388,13 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
 mod tests {
+    use super::super::iac::position_for_test as at;
     use super::*;
     use crate::facts::computes::Scalar;
-    use crate::source::SourceFile;
 
     fn run(display: &str, text: &str) -> Definitions {
         let dir = tempfile::tempdir().unwrap();
         super::super::iac::read_for_test(read, dir.path(), display, text)
-    }
-
-    fn at(text: &str, span: Span) -> (u32, u32) {
-        let p = SourceFile::new("x", text.to_string()).position(span.start);
-        (p.line, p.column)
     }
 
     #[test]
