@@ -102,21 +102,7 @@ fn hostile_scripts_and_workflows_stay_bounded_and_correct() {
     ];
     write(root, "job.yml", &job(&names));
 
-    let out = capped::amlint(
-        root,
-        &[
-            "check",
-            "--no-config",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-            ".",
-        ],
-        b"",
-    );
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e})"));
+    let json = capped::check_json(root);
     let diags = json["diagnostics"].as_array().expect("diagnostics");
     let at = |path: &str| -> Vec<(String, u64)> {
         diags
