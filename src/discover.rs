@@ -661,7 +661,7 @@ mod tests {
             "jobs/b.YAML",
             "c.json",
             "MLTable",
-            "notes.txt",
+            "notes.csv",
             ".hidden/x.yml",
             "build/y.yml",
             ".github/workflows/ci.yml",

@@ -40,6 +40,13 @@ pub const DEFINITION_SOURCES: &[&str] = &[
     ".tf",
     ".tfvars",
     ".py",
+    ".md",
+    ".markdown",
+    ".rst",
+    ".txt",
+    "jenkinsfile",
+    ".jenkinsfile",
+    ".groovy",
 ];
 
 /// Whether a file name (its last component) is one of [`DEFINITION_SOURCES`].

@@ -47,14 +47,18 @@ pub fn parse_codes(list: &str) -> Vec<String> {
 
 /// The `# expect:` / `# expect-next:` annotations of a text, by line.
 pub fn annotations(text: &str) -> Vec<(u32, Vec<String>)> {
-    // In the file's own comment syntax (`#`, or `//` in Bicep and Terraform); in a
-    // notebook the comment is inside a JSON string, which ends at `\` or `"`.
-    let list = |rest: &str| parse_codes(&rest[..rest.find(['\\', '"']).unwrap_or(rest.len())]);
+    // In the file's own comment syntax (`#`, `//` in Bicep, Terraform and Groovy, an
+    // HTML comment in Markdown, which ends at `-->`); in a notebook the comment is
+    // inside a JSON string, which ends at `\` or `"`.
+    let list = |rest: &str| {
+        let rest = rest.split("-->").next().unwrap_or(rest);
+        parse_codes(&rest[..rest.find(['\\', '"']).unwrap_or(rest.len())])
+    };
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let n = i as u32 + 1;
         let find = |marker: &str| {
-            ["# ", "// "].iter().find_map(|c| {
+            ["# ", "// ", "<!-- "].iter().find_map(|c| {
                 line.find(&format!("{c}{marker}"))
                     .map(|p| p + c.len() + marker.len())
             })
@@ -438,6 +442,11 @@ mod tests {
                 (3, vec!["AML505".to_string()]),
                 (5, vec!["AML601".to_string()]),
             ]
+        );
+        // Markdown's HTML comments end at `-->`.
+        assert_eq!(
+            annotations("<!-- expect-next: AML702, AML704 -->\naz ml compute create\n"),
+            [(2, vec!["AML702".to_string(), "AML704".to_string()])]
         );
     }
 }

@@ -345,6 +345,11 @@ pub fn scan_comments(
         let Some(text) = source.text.get(c.span.range()) else {
             continue;
         };
+        // A block comment's closer (Markdown's `-->`, `*/`) is not part of the reason.
+        let text = [("<!--", "-->"), ("/*", "*/")]
+            .iter()
+            .find_map(|(open, close)| text.strip_suffix(close).filter(|_| text.starts_with(open)))
+            .unwrap_or(text);
         let lower = text.to_ascii_lowercase();
         let Some(at) = lower.find("amlint:") else {
             continue;

@@ -674,6 +674,6 @@ mod tests {
         let d = Config::defaults(Path::new("/project"));
         assert!(d.is_excluded(Path::new("/project/web/node_modules/pkg/x.json")));
         assert!(d.includes_walked_file(Path::new("/project/MLTable")));
-        assert!(!d.includes_walked_file(Path::new("/project/notes.txt")));
+        assert!(!d.includes_walked_file(Path::new("/project/notes.csv")));
     }
 }

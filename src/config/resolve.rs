@@ -733,8 +733,8 @@ mod tests {
     fn the_walk_filter_judges_by_each_resolver_and_each_directory() {
         use crate::discover::Filter;
         let (_dir, root) = temp_root();
-        write(&root, "a/amlint.toml", "include = [\"*.txt\"]\n");
-        write(&root, "b/x.txt", "");
+        write(&root, "a/amlint.toml", "include = [\"*.csv\"]\n");
+        write(&root, "b/x.csv", "");
         let filter = |choice| ConfigFilter {
             resolver: Arc::new(Resolver::with_cwd(choice, &root)),
             force_exclude: false,
@@ -743,12 +743,12 @@ mod tests {
         // The same directory asked about by two resolvers in turn, on one thread: each
         // answers from its own configuration.
         for _ in 0..2 {
-            assert!(discover.walked_file(&root.join("a/notes.txt")));
-            assert!(!disabled.walked_file(&root.join("a/notes.txt")));
+            assert!(discover.walked_file(&root.join("a/notes.csv")));
+            assert!(!disabled.walked_file(&root.join("a/notes.csv")));
         }
         // The next directory is judged by its own configuration, not the last one's.
-        assert!(discover.walked_file(&root.join("a/x.txt")));
-        assert!(!discover.walked_file(&root.join("b/x.txt")));
+        assert!(discover.walked_file(&root.join("a/x.csv")));
+        assert!(!discover.walked_file(&root.join("b/x.csv")));
         assert!(discover.walked_file(&root.join("b/job.yml")));
         assert!(
             !discover.walked_file(&root.join("a/job.yml")),

@@ -37,6 +37,26 @@ impl Run {
     }
 }
 
+/// `amlint check --no-config --format json --fail-on never .` in `root`, under the caps:
+/// its report (a run that fails or prints no JSON panics with what it said).
+pub fn check_json(root: &Path) -> serde_json::Value {
+    let out = amlint(
+        root,
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            ".",
+        ],
+        b"",
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e})"))
+}
+
 /// Runs `amlint args...` in `dir` with `stdin` as its standard input, under the caps;
 /// panics (naming the cap) when the child reaches one or dies of a signal.
 pub fn amlint(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {

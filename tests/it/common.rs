@@ -38,6 +38,23 @@ pub fn write(dir: &Path, name: &str, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// A pipeline job with one command step per compute name, each `compute: azureml:NAME`:
+/// every name must resolve (no AML203) when the project defines it.
+pub fn job_using(computes: &[&str]) -> String {
+    use std::fmt::Write as _;
+    let mut y = String::from(
+        "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\njobs:\n",
+    );
+    for (i, c) in computes.iter().enumerate() {
+        write!(
+            y,
+            "  j{i}:\n    type: command\n    command: python a.py\n    environment: azureml:sklearn:1\n    compute: azureml:{c}\n"
+        )
+        .unwrap();
+    }
+    y
+}
+
 /// `amlint check --format json ARGS` in `dir`: the exit code and the report (a panic with
 /// both outputs when stdout is not JSON).
 pub fn json_check(dir: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value) {

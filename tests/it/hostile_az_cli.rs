@@ -6,34 +6,13 @@
 //! by a well-formed definition still resolves, and the findings of the ordinary script
 //! are still at their lines.
 
-use std::fmt::Write as _;
-use std::path::Path;
-
 use serde_json::Value;
+use std::fmt::Write as _;
 
 use crate::capped;
+use crate::common::{job_using as job, write};
 
 const ORDINARY: &str = "#!/bin/sh\naz ml compute create --name ok-cluster --type amlcompute --min-instances 0 \\\n  --size Standard_NC6\n";
-
-fn write(root: &Path, name: &str, text: &str) {
-    let p = root.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
-
-fn job(computes: &[&str]) -> String {
-    let mut y = String::from(
-        "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\njobs:\n",
-    );
-    for (i, c) in computes.iter().enumerate() {
-        write!(
-            y,
-            "  j{i}:\n    type: command\n    command: python a.py\n    environment: azureml:sklearn:1\n    compute: azureml:{c}\n"
-        )
-        .unwrap();
-    }
-    y
-}
 
 #[test]
 fn hostile_scripts_and_workflows_stay_bounded_and_correct() {
@@ -123,21 +102,7 @@ fn hostile_scripts_and_workflows_stay_bounded_and_correct() {
     ];
     write(root, "job.yml", &job(&names));
 
-    let out = capped::amlint(
-        root,
-        &[
-            "check",
-            "--no-config",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-            ".",
-        ],
-        b"",
-    );
-    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e})"));
+    let json = capped::check_json(root);
     let diags = json["diagnostics"].as_array().expect("diagnostics");
     let at = |path: &str| -> Vec<(String, u64)> {
         diags

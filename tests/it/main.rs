@@ -27,6 +27,7 @@ mod fuzzing;
 mod generate;
 mod hostile;
 mod hostile_az_cli;
+mod hostile_docs;
 mod hostile_fs;
 mod iac;
 mod ide;

@@ -1040,6 +1040,13 @@ pub fn inner_if_plain(text: &str, span: Span, open: usize, close: usize, value: 
     (start <= end && text.get(start..end) == Some(value)).then(|| Span::new(start as u32, end as u32))
 }
 
+/// The (line, column) where `span` starts in `text`, for the readers' tests.
+#[cfg(test)]
+pub(crate) fn position_for_test(text: &str, span: Span) -> (u32, u32) {
+    let p = SourceFile::new("x", text.to_string()).position(span.start);
+    (p.line, p.column)
+}
+
 /// Runs a reader's `read` on `text` written as `dir/name` (JSON files parsed as the loader
 /// parses them), for the readers' tests.
 #[cfg(test)]

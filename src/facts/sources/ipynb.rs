@@ -46,8 +46,17 @@ impl Code {
         }
     }
 
+    /// No code yet (a reader appends its pieces).
+    pub fn empty() -> Code {
+        Code {
+            text: String::new(),
+            cells: vec![0],
+            segments: Vec::new(),
+        }
+    }
+
     /// Appends `text`, the file's bytes at `file` one for one.
-    fn push_exact(&mut self, file: usize, text: &str) {
+    pub fn push_exact(&mut self, file: usize, text: &str) {
         if !text.is_empty() {
             self.segments.push(Seg {
                 code: self.text.len() as u32,
@@ -62,7 +71,7 @@ impl Code {
 
     /// Appends `decoded`, which the `raw` file bytes at `file` stand for (a run of equal
     /// escapes is one segment).
-    fn push_escape(&mut self, file: usize, raw: usize, decoded: &str) {
+    pub fn push_escape(&mut self, file: usize, raw: usize, decoded: &str) {
         let (raw8, dec8) = (raw as u8, decoded.len() as u8);
         let code = self.text.len() as u32;
         self.text.push_str(decoded);

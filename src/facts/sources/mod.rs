@@ -14,8 +14,10 @@ pub mod arm;
 pub mod az_cli;
 pub mod bicep;
 mod common;
+pub mod docs;
 pub mod iac;
 pub mod ipynb;
+pub mod jenkins;
 pub mod notebook;
 pub mod python_sdk;
 pub mod scripts;
@@ -44,6 +46,8 @@ pub const READERS: &[Reader] = &[
     scripts::READER,
     notebook::READER,
     workflows::READER,
+    docs::READER,
+    jenkins::READER,
 ];
 
 /// The compute definitions a file holds, read by every reader that wants it, and the
