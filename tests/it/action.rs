@@ -198,15 +198,29 @@ fn install(sub: &str, cache: &Path, envs: &[(&str, &str)]) -> Run {
 
 /// A fake release of this version: `v<version>/` with the Linux x64 archive of the
 /// test build of amlint and its checksum, made by scripts/release-archive.sh (once per
-/// test run, then copied).
+/// test run, then copied). The binary is stripped first when `strip` is there, as the
+/// release's are (Cargo.toml, `[profile.dist]`): 19 MB to pack, serve, checksum and
+/// unpack instead of 64 MB of symbols and line tables.
 fn fake_release() -> (tempfile::TempDir, PathBuf) {
     static MADE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     let made = MADE.get_or_init(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("action-release");
         let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let built = assert_cmd::cargo::cargo_bin("amlint");
+        let stripped = dir.join("amlint");
+        let binary = match Command::new("strip")
+            .arg("-o")
+            .arg(&stripped)
+            .arg(&built)
+            .status()
+        {
+            Ok(status) if status.success() => stripped,
+            _ => built,
+        };
         let out = Command::new("bash")
             .arg(repo().join("scripts/release-archive.sh"))
-            .arg(assert_cmd::cargo::cargo_bin("amlint"))
+            .arg(&binary)
             .arg("x86_64-unknown-linux-musl")
             .arg(&dir)
             .output()
