@@ -117,24 +117,25 @@ fn the_inventory_as_json_and_the_count_in_statistics() {
     );
 }
 
+/// `amlint check --select AML205 --format concise ARGS` in `dir`: its standard output.
+fn aml205(dir: &Path, args: &[&str]) -> String {
+    let mut all = vec![
+        "check",
+        "--select",
+        "AML205",
+        "--format",
+        "concise",
+        "--fail-on",
+        "never",
+    ];
+    all.extend_from_slice(args);
+    String::from_utf8(amlint(dir, &all).stdout).unwrap()
+}
+
 #[test]
 fn conflicting_definitions_are_reported_at_each_value_that_disagrees() {
     let dir = project();
-    let out = amlint(
-        dir.path(),
-        &[
-            "check",
-            "--no-config",
-            "--select",
-            "AML205",
-            "--format",
-            "concise",
-            "--fail-on",
-            "never",
-            ".",
-        ],
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = aml205(dir.path(), &["--no-config", "."]);
     assert_eq!(
         text,
         "compute.yml:4:7: AML205 [info] `cpu-cluster` is defined here with size `Standard_DS3_v2`, but with size `STANDARD_D4S_V3` at infra/setup.sh:3 (az-cli): jobs and deployments that name it cannot be checked against either\n\
@@ -143,38 +144,11 @@ fn conflicting_definitions_are_reported_at_each_value_that_disagrees() {
     );
     // A partial run (pre-commit names one file) finds the other definition in the rest
     // of the project, named relative to the working directory.
-    let out = amlint(
-        dir.path(),
-        &[
-            "check",
-            "--no-config",
-            "--select",
-            "AML205",
-            "--format",
-            "concise",
-            "--fail-on",
-            "never",
-            "compute.yml",
-        ],
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = aml205(dir.path(), &["--no-config", "compute.yml"]);
     assert!(text.starts_with("compute.yml:4:7: AML205 [info] `cpu-cluster` is defined here with size `Standard_DS3_v2`, but with size `STANDARD_D4S_V3` at infra/setup.sh:3 (az-cli)"), "{text}");
     // A warning in production.
     std::fs::write(dir.path().join("amlint.toml"), "profile = \"production\"\n").unwrap();
-    let out = amlint(
-        dir.path(),
-        &[
-            "check",
-            "--select",
-            "AML205",
-            "--format",
-            "concise",
-            "--fail-on",
-            "never",
-            ".",
-        ],
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = aml205(dir.path(), &["."]);
     assert!(text.contains("compute.yml:4:7: AML205 [warning]"), "{text}");
 }
 
