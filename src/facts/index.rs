@@ -355,6 +355,20 @@ pub fn compute_type_of_kind(kind: &str) -> Option<&'static str> {
     })
 }
 
+/// The words a file that defines a compute of type `ctype` contains (without case), for
+/// the search of the rest of the project: the type itself (compute YAML, `az ml compute
+/// create --type`, the SDK's `AmlCompute(`, ARM's and Bicep's `computeType`), and the
+/// Terraform resource types, which do not spell it.
+fn type_needles(ctype: &str) -> Vec<String> {
+    let mut out = vec![ctype.to_lowercase()];
+    match ctype {
+        "amlcompute" => out.push("machine_learning_compute_cluster".into()),
+        "computeinstance" => out.push("machine_learning_compute_instance".into()),
+        _ => {}
+    }
+    out
+}
+
 fn top_string(doc: &Document, key: &str) -> Option<String> {
     let id = doc.get(doc.root?, key)?;
     match doc.value(id) {
@@ -560,12 +574,14 @@ impl ProjectIndex {
             .filter(|(_, c)| c.ctype == ctype)
             .collect();
         if let Some(rest) = &self.rest {
-            for (k, defs) in &rest.for_name(&ctype.to_lowercase()).computes {
-                if self.computes.contains_key(k) {
-                    continue;
-                }
-                if let Some(c) = agreed(defs).filter(|c| c.ctype == ctype) {
-                    found.entry(k.clone()).or_insert(c);
+            for needle in type_needles(ctype) {
+                for (k, defs) in &rest.for_name(&needle).computes {
+                    if self.computes.contains_key(k) {
+                        continue;
+                    }
+                    if let Some(c) = agreed(defs).filter(|c| c.ctype == ctype) {
+                        found.entry(k.clone()).or_insert(c);
+                    }
                 }
             }
         }

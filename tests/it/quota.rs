@@ -371,6 +371,37 @@ fn clusters_of_one_family_together_past_its_limit_are_each_reported_naming_the_o
     assert_eq!(of(&one, "AML507"), vec![found[1]]);
 }
 
+/// A pre-commit run of one cluster finds the others of the project wherever they are
+/// defined: a Terraform resource does not spell `amlcompute`, and was not searched.
+#[test]
+fn a_partial_run_counts_the_clusters_terraform_defines() {
+    let dir = project();
+    let root = dir.path();
+    snapshot(root, &[(DSV2, 2, 14)]);
+    put(root, "a.yml", "train-a", "Standard_DS3_v2", "max_instances: 2\n");
+    write(
+        root,
+        "infra/main.tf",
+        "resource \"azurerm_machine_learning_compute_cluster\" \"b\" {\n  name    = \"train-tf\"\n  vm_size = \"Standard_DS4_v2\"\n  scale_settings {\n    min_node_count = 0\n    max_node_count = 1\n  }\n}\n",
+    );
+    let (_, whole) = run(root, &[]);
+    let (_, one) = run(root, &["a.yml"]);
+    let in_a = |list: &[Finding]| -> Vec<Finding> {
+        of(list, "AML507")
+            .into_iter()
+            .filter(|f| f.0 == "a.yml")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(in_a(&whole).len(), 1, "{whole:#?}");
+    assert!(in_a(&whole)[0].4.contains("`train-tf`"), "{whole:#?}");
+    assert_eq!(
+        in_a(&one),
+        in_a(&whole),
+        "the one-file run reports what the whole run does"
+    );
+}
+
 #[test]
 fn a_compute_the_snapshot_does_not_know_is_reported_once_per_name() {
     let dir = project();
