@@ -259,6 +259,13 @@ fn at(path: &str, line: Option<u32>, column: Option<u32>) -> String {
     }
 }
 
+/// Appends one line: every character of it that could break the listing (a line feed
+/// in a name or a path from a checked file, a terminal escape) written as an escape.
+fn put(out: &mut String, line: &str) {
+    out.push_str(&escape::control(line));
+    out.push('\n');
+}
+
 fn definition_lines(out: &mut String, d: &ListedDefinition) {
     let mut line = format!("  defined at {}", at(&d.path, d.line, d.column));
     if d.command.is_empty() {
@@ -279,13 +286,12 @@ fn definition_lines(out: &mut String, d: &ListedDefinition) {
         line.push_str(": ");
         line.push_str(&set.join(", "));
     }
-    out.push_str(&line);
-    out.push('\n');
+    put(out, &line);
     if let Some(f) = &d.from_file {
-        out.push_str(&format!("    reads {f}\n"));
+        put(out, &format!("    reads {f}"));
     }
     for n in &d.notes {
-        out.push_str(&format!("    note: {n}\n"));
+        put(out, &format!("    note: {n}"));
     }
 }
 
@@ -303,29 +309,31 @@ pub fn render(report: &Report) -> String {
             head.push_str("  ");
             head.push_str(v);
         }
-        out.push_str(&head);
-        out.push('\n');
+        put(&mut out, &head);
         for d in &c.definitions {
             definition_lines(&mut out, d);
         }
         if c.definitions.is_empty() {
-            out.push_str("  no definition in the checked files\n");
+            put(&mut out, "  no definition in the checked files");
         }
         if !c.disagree.is_empty() {
-            out.push_str(&format!(
-                "  its definitions disagree on {}\n",
-                c.disagree.join(", ")
-            ));
+            put(
+                &mut out,
+                &format!("  its definitions disagree on {}", c.disagree.join(", ")),
+            );
         }
         for r in &c.references {
-            out.push_str(&format!("  referenced at {}:{}:{}\n", r.path, r.line, r.column));
+            put(
+                &mut out,
+                &format!("  referenced at {}:{}:{}", r.path, r.line, r.column),
+            );
         }
         if c.references.is_empty() {
-            out.push_str("  no reference in the checked files\n");
+            put(&mut out, "  no reference in the checked files");
         }
     }
     if !inv.unnamed_definitions.is_empty() {
-        out.push_str("definitions whose name is not known statically\n");
+        put(&mut out, "definitions whose name is not known statically");
         for d in &inv.unnamed_definitions {
             definition_lines(&mut out, d);
         }
@@ -340,14 +348,15 @@ pub fn render(report: &Report) -> String {
         if refs.is_empty() {
             continue;
         }
-        out.push_str(title);
-        out.push('\n');
+        put(&mut out, title);
         for r in refs {
-            out.push_str(&format!("  {} at {}:{}:{}\n", r.name, r.path, r.line, r.column));
+            put(
+                &mut out,
+                &format!("  {} at {}:{}:{}", r.name, r.path, r.line, r.column),
+            );
         }
     }
-    out.push_str(&summary_line(&inv.summary));
-    out.push('\n');
+    put(&mut out, &summary_line(&inv.summary));
     escape::workflow_commands(out)
 }
 

@@ -168,3 +168,33 @@ fn the_inventory_refuses_formats_it_has_not_and_standard_input() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not standard input"));
 }
+
+/// Names, sizes and references come from the checked files: a line feed or a terminal
+/// escape in one is written as an escape, so no file can forge a line of the listing.
+#[test]
+fn text_from_files_cannot_forge_lines_of_the_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("c.yml"),
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: \"evil\\n  defined at forged.yml:1:1 (\\u001b[31mred)\"\ntype: amlcompute\nsize: \"Standard_DS3_v2\\r\\nX\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("j.yml"),
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python x.py\nenvironment: azureml:e:1\ncompute: \"azureml:a\\nreferences that resolve\"\n",
+    )
+    .unwrap();
+    let out = amlint(d, &["inventory", "--no-config", "."]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text,
+        "evil\\n  defined at forged.yml:1:1 (\\u{1b}[31mred)  amlcompute  Standard_DS3_v2\\r\\nX\n\
+         \x20 defined at c.yml:1:1 (aml-yaml: compute YAML): type amlcompute, size Standard_DS3_v2\\r\\nX\n\
+         \x20 no reference in the checked files\n\
+         references that resolve to no definition\n\
+         \x20 a\\nreferences that resolve at j.yml:4:10\n\
+         1 compute defined in 1 definition; 1 compute reference: 0 to a definition of the project, 0 to [inventory], 1 unresolved\n"
+    );
+}
