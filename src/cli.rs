@@ -418,6 +418,18 @@ fn inventory(args: CheckArgs) -> i32 {
         );
         return 2;
     }
+    let unused = [
+        ("--fix", args.more.fix),
+        ("--diff", args.more.diff),
+        ("--statistics", args.more.statistics),
+        ("--show-files", args.show_files),
+        ("--show-settings", args.more.show_settings),
+        ("--write-baseline", args.write_baseline.is_some()),
+    ];
+    if let Some((flag, _)) = unused.iter().find(|(_, given)| *given) {
+        eprintln!("amlint: `amlint inventory` lists the computes; {flag} is an option of `amlint check`");
+        return 2;
+    }
     let options = match check_options(&args) {
         Ok(options) => options,
         Err(code) => return code,

@@ -167,6 +167,12 @@ fn the_inventory_refuses_formats_it_has_not_and_standard_input() {
     let out = amlint(dir.path(), &["inventory", "--no-config", "-"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not standard input"));
+    for flag in ["--fix", "--diff", "--statistics", "--show-files"] {
+        let out = amlint(dir.path(), &["inventory", "--no-config", flag, "."]);
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let says = format!("{flag} is an option of `amlint check`");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(&says), "{flag}");
+    }
 }
 
 /// Names, sizes and references come from the checked files: a line feed or a terminal
