@@ -32,16 +32,11 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
         return;
     };
     for (f, field) in AGREED_FIELDS.into_iter().enumerate() {
-        let Some((mine, first, differ)) = agreement.disagreement(me, f) else {
+        let Some((mine, first, theirs, differ)) = agreement.disagreement(me, f) else {
             continue;
         };
         let Some(node) = doc.get(root, field) else {
             continue;
-        };
-        let theirs = if f == 0 {
-            first.ctype.as_str()
-        } else {
-            first.size.as_deref().unwrap_or_default()
         };
         let more = match differ - 1 {
             0 => String::new(),

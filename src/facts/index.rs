@@ -183,15 +183,16 @@ impl ComputeAgreement {
     }
 
     /// For definition `me` and field `field` (an index of [`AGREED_FIELDS`]): its value,
-    /// the first definition that states another, and how many state another.
-    pub fn disagreement(&self, me: usize, field: usize) -> Option<(&str, &ComputeEntry, usize)> {
+    /// the first definition that states another, that one's value, and how many state
+    /// another.
+    pub fn disagreement(&self, me: usize, field: usize) -> Option<(&str, &ComputeEntry, &str, usize)> {
         let mine = stated(self.definitions.get(me)?, field)?;
         let s = &self.fields[field];
         let key = mine.to_lowercase();
         let same = s.values.get(&key).map_or(0, |v| v.0);
         let other = s.order.iter().find(|v| **v != key)?;
-        let first = s.values.get(other)?.1;
-        Some((mine, &self.definitions[first], s.total - same))
+        let first = &self.definitions[s.values.get(other)?.1];
+        Some((mine, first, stated(first, field)?, s.total - same))
     }
 }
 

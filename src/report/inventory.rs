@@ -140,16 +140,21 @@ pub fn gather(report: &Report) -> ComputeInventory {
     // By name without case, as Azure ML compares compute names.
     let mut by_name: BTreeMap<String, ListedCompute> = BTreeMap::new();
     let entry = |name: &str| -> String { name.to_lowercase() };
+    // The files each name's listed definitions are in, by (name, file): a reference
+    // resolved to a definition outside the checked paths adds it once, in one lookup.
+    let mut listed: std::collections::HashSet<(String, String)> = std::collections::HashSet::new();
     for file in &report.files {
         for def in &file.computes.definitions {
             let d = definition(def, Some(&file.source));
-            inv.summary.definitions += 1;
             match def.known_name() {
-                Some(name) => by_name
-                    .entry(entry(name))
-                    .or_insert_with(|| ListedCompute::new(name))
-                    .definitions
-                    .push(d),
+                Some(name) => {
+                    listed.insert((entry(name), def.file.clone()));
+                    by_name
+                        .entry(entry(name))
+                        .or_insert_with(|| ListedCompute::new(name))
+                        .definitions
+                        .push(d)
+                }
                 None => inv.unnamed_definitions.push(d),
             }
         }
@@ -163,16 +168,14 @@ pub fn gather(report: &Report) -> ComputeInventory {
                 line: at.line,
                 column: at.column,
             };
-            inv.summary.references += 1;
             match &r.resolved {
                 Resolution::Defined(e) => {
-                    inv.summary.resolved_to_definitions += 1;
                     let c = by_name
                         .entry(entry(&e.name))
                         .or_insert_with(|| ListedCompute::new(&e.name));
                     // A definition outside the checked paths: named by its file.
                     let file_name = e.file.clone().unwrap_or_default();
-                    if !c.definitions.iter().any(|d| d.path == file_name) {
+                    if listed.insert((entry(&e.name), file_name.clone())) {
                         c.definitions.push(ListedDefinition {
                             path: file_name,
                             line: None,
@@ -191,14 +194,8 @@ pub fn gather(report: &Report) -> ComputeInventory {
                     }
                     c.references.push(reference);
                 }
-                Resolution::Inventory => {
-                    inv.summary.resolved_to_inventory += 1;
-                    inv.inventory_references.push(reference);
-                }
-                Resolution::Unresolved => {
-                    inv.summary.unresolved += 1;
-                    inv.unresolved_references.push(reference);
-                }
+                Resolution::Inventory => inv.inventory_references.push(reference),
+                Resolution::Unresolved => inv.unresolved_references.push(reference),
             }
         }
     }
@@ -206,9 +203,40 @@ pub fn gather(report: &Report) -> ComputeInventory {
         c.agree();
         inv.computes.push(c);
     }
-    inv.summary.computes = inv.computes.len();
-    inv.summary.unnamed_definitions = inv.unnamed_definitions.len();
+    inv.summary = totals(report);
     inv
+}
+
+/// The counts of the inventory's summary line, without building the listing
+/// (`--statistics` prints them): the computes are the distinct names (without case) of
+/// the definitions and of the definitions references resolve to.
+pub fn totals(report: &Report) -> InventoryTotals {
+    let mut t = InventoryTotals::default();
+    let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for file in &report.files {
+        for def in &file.computes.definitions {
+            t.definitions += 1;
+            match def.known_name() {
+                Some(name) => {
+                    names.insert(name.to_lowercase());
+                }
+                None => t.unnamed_definitions += 1,
+            }
+        }
+        for r in &file.computes.references {
+            t.references += 1;
+            match &r.resolved {
+                Resolution::Defined(e) => {
+                    t.resolved_to_definitions += 1;
+                    names.insert(e.name.to_lowercase());
+                }
+                Resolution::Inventory => t.resolved_to_inventory += 1,
+                Resolution::Unresolved => t.unresolved += 1,
+            }
+        }
+    }
+    t.computes = names.len();
+    t
 }
 
 impl ListedCompute {

@@ -100,7 +100,7 @@ pub fn always_on(report: &Report) -> Option<String> {
 /// cost when the configuration prices the project.
 pub fn render(report: &Report) -> String {
     let mut text = table(report);
-    let computes = super::inventory::gather(report).summary;
+    let computes = super::inventory::totals(report);
     if computes.definitions + computes.references > 0 {
         text.push_str(&super::inventory::summary_line(&computes));
         text.push('\n');
