@@ -47,6 +47,11 @@ pub fn file(
     project: &Project,
     run: &RunFilter<'_>,
 ) {
+    // A file that was not checked has nothing to filter ([`apply`] leaves it as it is):
+    // most files of a walk, which need none of the lookups below.
+    if !report.checked {
+        return;
+    }
     let path = project.absolute(&report.source.path);
     let fingerprint_path = project.relative_path(&report.source.path);
     let ignores = config.file_ignores(&path);

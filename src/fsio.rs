@@ -1146,12 +1146,15 @@ pub fn is_normal(path: &Path) -> bool {
         return false;
     };
     let body = s.strip_prefix('/').unwrap_or(s).as_bytes();
+    // The searcher for `//`, built once (building it cost more than the search).
+    static SLASHES: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"//"));
     // No empty component (`//`, a leading or trailing `/`), and no `.` or `..` one: the
     // dots are few, so each is looked at rather than every byte.
     !body.is_empty()
         && body.first() != Some(&b'/')
         && body.last() != Some(&b'/')
-        && memchr::memmem::find(body, b"//").is_none()
+        && SLASHES.find(body).is_none()
         && memchr::memchr_iter(b'.', body).all(|i| {
             if i > 0 && body[i - 1] != b'/' {
                 return true;

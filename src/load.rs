@@ -52,9 +52,15 @@ pub const DEFINITION_SOURCES: &[&str] = &[
 /// Whether a file name (its last component) is one of [`DEFINITION_SOURCES`].
 pub fn is_definition_source(name: &str) -> bool {
     let name = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    // The suffixes hold one dot each: only the part from the last dot (not a leading one,
+    // which a suffix needs a name before) can match one. Walks ask this of every entry.
+    let extension = match name.rfind('.') {
+        Some(dot) if dot > 0 => &name[dot..],
+        _ => "",
+    };
     DEFINITION_SOURCES.iter().any(|s| {
         if s.starts_with('.') {
-            name.len() > s.len() && name.as_bytes()[name.len() - s.len()..].eq_ignore_ascii_case(s.as_bytes())
+            extension.eq_ignore_ascii_case(s)
         } else {
             name.eq_ignore_ascii_case(s)
         }

@@ -974,13 +974,18 @@ pub fn check_and_filter(
     let complete = !loaded.unreadable && loaded.documents.iter().all(|d| !d.partial);
     let config = base.config.clone();
     let mut report = check_prepared(prepared, base, &options.limits);
+    // The run's date, looked up once (not per file).
+    let run = filter::RunFilter {
+        today: Some(options.today.as_deref().unwrap_or(&base.today)),
+        ..options.run_filter()
+    };
     filter::file(
         &mut report,
         suppressions.as_ref(),
         complete,
         &config,
         project,
-        &options.run_filter(),
+        &run,
     );
     report
 }
@@ -1030,6 +1035,11 @@ fn is_load_failure(d: &Diagnostic) -> bool {
 /// file over the size limit is data, not a configuration, and the CLI skips it silently
 /// (Azure ML configurations are a few kilobytes).
 fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
+    // Only a failure to load is reported (the caller keeps those): without one, the
+    // classification by name below, costly for every skipped file, is not needed.
+    if !loaded.diagnostics.iter().any(is_load_failure) {
+        return false;
+    }
     if explicit {
         return true;
     }
