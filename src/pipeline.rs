@@ -801,7 +801,7 @@ fn rest_of_project(
     filter: Arc<ConfigFilter>,
     boundary: &crate::fsio::Boundary,
     options: &Options,
-) -> (Vec<(discover::Candidate, String)>, Vec<ConfigError>) {
+) -> (Vec<RestFile>, Vec<ConfigError>) {
     if !crate::fsio::is_dir(root) {
         return (Vec::new(), Vec::new());
     }
@@ -825,7 +825,13 @@ fn rest_of_project(
             if let Some(rel) = here.as_deref().and_then(|h| c.path.strip_prefix(h).ok()) {
                 c.display = discover::display_of(rel);
             }
-            Some((c, text?))
+            let text = text?;
+            let lower = text.as_bytes().to_ascii_lowercase().into_boxed_slice();
+            Some(RestFile {
+                candidate: c,
+                text,
+                lower,
+            })
         })
         .collect();
     let refused = found
@@ -837,51 +843,140 @@ fn rest_of_project(
     (files, refused)
 }
 
-/// Whether `hay` contains `needle` (lower case), ignoring ASCII case.
-/// A search for `needle` in any ASCII case: an automaton, so time is linear in the text
-/// whatever the name (a naive search of a 20,000-character name in a 2 MB file of near
-/// matches took seconds: issue 34, defect 17).
-struct Mentions(Option<aho_corasick::AhoCorasick>);
+/// A file of the rest of the project: its text, and the text in ASCII lower case that
+/// names are searched in (made once per file, whatever the number of names searched).
+struct RestFile {
+    candidate: discover::Candidate,
+    text: String,
+    lower: Box<[u8]>,
+}
+
+/// A search for a lower-case name in lower-cased text: `memchr`'s substring search, in
+/// time linear in the text whatever the name (a naive search of a 20,000-character name
+/// in a 2 MB file of near matches took seconds: issue 34, defect 17), built once per name.
+/// It replaced an ASCII-case-insensitive Aho-Corasick automaton over the original text,
+/// whose prefilter took 45 % of a subfolder run beside 4,000 manifests that mention a
+/// compute's name (1,323 M instructions for 30 names; see BENCHMARKS.md).
+struct Mentions(Option<memchr::memmem::Finder<'static>>);
 
 impl Mentions {
     fn of(needle: &str) -> Mentions {
-        Mentions(if needle.is_empty() {
-            None
-        } else {
-            // An NFA: built in time linear in the name (a DFA's table grows with the
-            // name times the alphabet), searched in time linear in the text.
-            aho_corasick::AhoCorasick::builder()
-                .ascii_case_insensitive(true)
-                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-                .build([needle])
-                .ok()
-        })
+        Mentions((!needle.is_empty()).then(|| {
+            memchr::memmem::Finder::new(needle.as_bytes().to_ascii_lowercase().as_slice()).into_owned()
+        }))
     }
 
-    fn in_text(&self, hay: &str) -> bool {
+    /// Whether `lower` (text in ASCII lower case) contains the name.
+    fn in_lower(&self, lower: &[u8]) -> bool {
         match &self.0 {
-            // No name is in every text; a name the automaton cannot hold is searched
-            // everywhere (the files are parsed, nothing is missed).
+            // No name is in every text (the files are parsed, nothing is missed).
             None => true,
-            Some(ac) => ac.is_match(hay),
+            Some(finder) => finder.find(lower).is_some(),
         }
+    }
+}
+
+/// Whether a YAML or JSON file whose lower-cased text `lower` contains `needle` may define
+/// something under it: Azure ML documents are defined by their `name:` (and found by
+/// their `type:` in the search of a compute type), so the needle must be the value of a
+/// key ending in `name` or `type` — after the key's closing quote, spaces, the colon,
+/// spaces or line breaks, at most two node properties (an anchor, a tag) and an opening
+/// quote. An alias or a block scalar there might hold anything: counted as a yes. Other
+/// mentions (a Kubernetes manifest's `value: cpu-cluster`) cannot define it, and the file
+/// is not parsed. Linear in the text: each scan starts at one key and skips at most two
+/// property tokens.
+fn may_name(lower: &[u8], needle: &[u8]) -> bool {
+    let is_ws = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let at_value = |mut p: usize| -> bool {
+        let at = |p: usize| lower.get(p).copied();
+        if matches!(at(p), Some(b'"' | b'\'')) {
+            p += 1;
+        }
+        while at(p).is_some_and(|b| b == b' ' || b == b'\t') {
+            p += 1;
+        }
+        if at(p) != Some(b':') {
+            return false;
+        }
+        p += 1;
+        for _ in 0..=2 {
+            while at(p).is_some_and(is_ws) {
+                p += 1;
+            }
+            match at(p) {
+                Some(b'&' | b'!') => {
+                    while at(p).is_some_and(|b| !is_ws(b)) {
+                        p += 1;
+                    }
+                }
+                Some(b'*' | b'|' | b'>') => return true,
+                _ => break,
+            }
+        }
+        if matches!(at(p), Some(b'"' | b'\'')) {
+            p += 1;
+        }
+        lower.get(p..).is_some_and(|rest| rest.starts_with(needle))
+    };
+    [&b"name"[..], b"type"]
+        .iter()
+        .any(|key| memchr::memmem::find_iter(lower, key).any(|k| at_value(k + key.len())))
+}
+
+#[cfg(test)]
+mod may_name_tests {
+    use super::may_name;
+
+    #[test]
+    fn a_name_is_found_as_the_value_of_a_name_or_type_key_however_it_is_written() {
+        let yes = [
+            "name: cpu-cluster\n",
+            "$schema: x\nname:   'cpu-cluster'\n",
+            "{\"name\": \"cpu-cluster\"}",
+            "compute_name : \"cpu-cluster-2\"",
+            "name:\n  cpu-cluster\n",
+            "name: &n !!str cpu-cluster\n",
+            "name: *alias\n",
+            "name: >-\n  cpu-\n  cluster\n",
+            "- {name: cpu-cluster, size: x}",
+            "type: cpu-cluster",
+        ];
+        for text in yes {
+            assert!(may_name(text.as_bytes(), b"cpu-cluster"), "{text}");
+        }
+        let no = [
+            "env:\n  - {name: COMPUTE, value: cpu-cluster}\n".to_ascii_lowercase(),
+            "command: echo cpu-cluster\nname: job\n".into(),
+            "name: gpu-cluster # not cpu-cluster\n".into(),
+            "name\n: cpu-cluster".into(),
+            "name: !a !b !c cpu-cluster".into(),
+            String::new(),
+        ];
+        for text in no {
+            assert!(!may_name(text.as_bytes(), b"cpu-cluster"), "{text}");
+        }
+    }
+
+    #[test]
+    fn many_keys_and_properties_are_scanned_in_linear_time() {
+        // Every scan starts at one key and skips at most two property tokens: 200,000
+        // keys whose tags hold the next key take one pass, not one per key.
+        let text = "name: !name: ".repeat(200_000);
+        assert!(!may_name(text.as_bytes(), b"cpu-cluster"));
+        let text = format!("{}name: cpu-cluster", "name: ".repeat(200_000));
+        assert!(may_name(text.as_bytes(), b"cpu-cluster"));
     }
 }
 
 /// Loads and classifies, to index them, the files whose text contains `name` (lower case):
 /// only they can define it. Nothing is reported for them.
-fn files_mentioning(
-    files: &[(discover::Candidate, String)],
-    name: &str,
-    options: &Options,
-    project: &Files,
-) -> Vec<Prepared> {
+fn files_mentioning(files: &[RestFile], name: &str, options: &Options, project: &Files) -> Vec<Prepared> {
     use crate::facts::sources::{GivesTo, split_dir};
     let mentions = Mentions::of(name);
     let hits: HashSet<&str> = files
         .par_iter()
-        .filter(|(_, text)| mentions.in_text(text))
-        .map(|(c, _)| c.display.as_str())
+        .filter(|f| mentions.in_lower(&f.lower))
+        .map(|f| f.candidate.display.as_str())
         .collect();
     // A name written in a variable or parameter file (`variables.tf`, `*.bicepparam`,
     // `*.parameters.json`) is defined by the files beside it that use it: what the hits
@@ -895,14 +990,25 @@ fn files_mentioning(
             *dir = dir.with(g);
         }
     }
+    // A YAML or JSON hit is parsed only if it may define the name (`may_name`) or a
+    // definition reader looks into it (a workflow's `az ml compute create`, an ARM
+    // template); scripts and the other definition sources are read by their readers.
+    let needle = name.to_ascii_lowercase();
+    let may_define = |f: &RestFile| {
+        Format::for_path(&f.candidate.display) == Format::Text
+            || may_name(&f.lower, needle.as_bytes())
+            || crate::facts::sources::searched_by_words(&f.candidate.display, f.text.as_bytes())
+    };
     files
         .par_iter()
-        .filter(|(c, _)| {
-            hits.contains(c.display.as_str())
+        .filter(|f| {
+            let c = &f.candidate;
+            (hits.contains(c.display.as_str()) && may_define(f))
                 || gives
                     .get(split_dir(&c.display).0)
                     .is_some_and(|g| g.takes(&c.display))
         })
+        .map(|f| (&f.candidate, &f.text))
         .filter_map(|(c, text)| {
             catch_unwind(AssertUnwindSafe(|| {
                 let format = Format::for_path(&c.display);

@@ -298,3 +298,65 @@ fn a_partial_run_where_thousands_of_files_mention_the_name_stays_linear() {
         "the name resolves to the Terraform definition beside its variables file: {json}"
     );
 }
+
+/// A one-file run searches the rest of the project for the compute it names and parses
+/// only the files that may define it: a Kubernetes manifest that mentions the name as an
+/// environment value is not parsed (4,000 of them made the subfolder row of bench/speed.sh
+/// 1.5 G instructions), while a compute YAML that writes its `name:` on the next line or
+/// behind a tag, and a workflow whose `az ml compute create` takes the name from its
+/// `env:`, still define it.
+#[test]
+fn a_partial_run_parses_only_the_files_that_may_define_the_name() {
+    let manifest = "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n        - name: app\n          env:\n            - {name: COMPUTE, value: busy-cluster}\n";
+    let cases: [(&str, &str, bool); 4] = [
+        ("deploy/app.yaml", manifest, false),
+        (
+            "compute/cluster.yml",
+            "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname:\n  busy-cluster\ntype: amlcompute\nsize: Standard_DS3_v2\n",
+            true,
+        ),
+        (
+            "compute/tagged.yml",
+            "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: !!str 'busy-cluster'\ntype: amlcompute\nsize: Standard_DS3_v2\n",
+            true,
+        ),
+        (
+            ".github/workflows/setup.yml",
+            "on: push\njobs:\n  setup:\n    runs-on: ubuntu-latest\n    env:\n      CLUSTER: busy-cluster\n    steps:\n      - run: az ml compute create -n $CLUSTER --type amlcompute --size Standard_DS3_v2\n",
+            true,
+        ),
+    ];
+    for (path, text, defines) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(
+            root.join("job.yml"),
+            JOB.replace("ordinary-cluster", "busy-cluster"),
+        )
+        .unwrap();
+        // The manifest is beside every definition: it never hides one.
+        std::fs::create_dir_all(root.join("k8s")).unwrap();
+        std::fs::write(root.join("k8s/other.yaml"), manifest).unwrap();
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, text).unwrap();
+        let run = capped::amlint_within(
+            root,
+            &[
+                "check",
+                "--no-config",
+                "--format",
+                "json",
+                "--fail-on",
+                "never",
+                "job.yml",
+            ],
+            b"",
+            std::time::Duration::from_secs(30),
+        );
+        let json: Value = serde_json::from_str(&run.stdout_text()).unwrap();
+        let unresolved = codes_of(&json, "job.yml").iter().any(|c| c == "AML203");
+        assert_eq!(unresolved, !defines, "{path}: {json}");
+    }
+}

@@ -50,6 +50,16 @@ pub const READERS: &[Reader] = &[
     jenkins::READER,
 ];
 
+/// Whether a reader that looks for its words (not the Azure ML YAML reader, which reads
+/// every compute document by its kind) reads the file `display` of text `text`: what
+/// [`read`] would hand to such a reader.
+pub fn searched_by_words(display: &str, text: &[u8]) -> bool {
+    let name = file_name(display);
+    READERS
+        .iter()
+        .any(|r| !r.needles.is_empty() && (r.wants)(&name) && mentions(text, r.needles))
+}
+
 /// The compute definitions a file holds, read by every reader that wants it, and the
 /// comments suppressions may be written in.
 pub fn read(input: &Input<'_>) -> Definitions {
