@@ -1121,9 +1121,7 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
     };
     // A file that defines a compute outside Azure ML YAML (a script, a workflow) is
     // checked for its definitions only.
-    let defines = definitions
-        .iter()
-        .any(|d| d.def.source != crate::facts::computes::SourceKind::AmlYaml);
+    let defines = definitions.iter().any(|d| d.def.outside_yaml());
 
     if !azure && !defines {
         let report = report_unclassified(loaded, *explicit);
