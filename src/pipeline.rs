@@ -1106,14 +1106,13 @@ fn top_level_line(line: &str) -> Option<String> {
 /// ML documents, and the compute documents of the definitions it holds in another format.
 pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> FileReport {
     let Prepared {
-        path,
+        path: _,
         explicit,
         loaded,
         classes,
         definitions,
         comments: _,
     } = prepared;
-    let kinds: Vec<Option<&'static str>> = classes.iter().map(Classification::kind_id).collect();
     let azure = classes.iter().any(Classification::is_checked);
     let mut computes = crate::results::ComputeFacts {
         definitions: definitions.iter().map(|d| d.def.clone()).collect(),
@@ -1122,27 +1121,8 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
     // A file that defines a compute outside Azure ML YAML (a script, a workflow) is
     // checked for its definitions only.
     let defines = definitions.iter().any(|d| d.def.outside_yaml());
-
     if !azure && !defines {
-        let report = report_unclassified(loaded, *explicit);
-        let failures: Vec<Diagnostic> = loaded
-            .diagnostics
-            .iter()
-            .filter(|d| is_load_failure(d))
-            .cloned()
-            .collect();
-        let report = report && !failures.is_empty();
-        return FileReport {
-            source: loaded.source.clone(),
-            checked: report,
-            kinds,
-            classes: classes.clone(),
-            diagnostics: if report { sorted(failures) } else { Vec::new() },
-            suppressed: Vec::new(),
-            omitted: Vec::new(),
-            computes,
-            always_on: Vec::new(),
-        };
+        return unchecked(loaded, classes, *explicit, computes);
     }
 
     let mut findings = if azure {
@@ -1158,14 +1138,83 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
     if azure {
         checks::single_document::check(&loaded.source, &loaded.documents, &mut findings);
     }
+    let always_on = check_documents(prepared, base, &mut findings, &mut computes.references);
+    let (diagnostics, omitted) = findings.into_parts();
+    let mut diagnostics = sorted(diagnostics);
+    attach_to_documents(&mut diagnostics, loaded, classes);
+    if defines {
+        diagnostics.extend(check_definitions(prepared, base, limits));
+        diagnostics = sorted(diagnostics);
+    }
+
+    // Findings that differed only by what was just attached are one finding.
+    diagnostics.dedup();
+    FileReport {
+        source: loaded.source.clone(),
+        checked: true,
+        kinds: kind_ids(classes),
+        classes: classes.clone(),
+        diagnostics,
+        suppressed: Vec::new(),
+        omitted,
+        computes,
+        always_on,
+    }
+}
+
+fn kind_ids(classes: &[Classification]) -> Vec<Option<&'static str>> {
+    classes.iter().map(Classification::kind_id).collect()
+}
+
+/// The report of a file that is not checked (neither Azure ML nor defining a compute):
+/// its load failures when it should be reported all the same ([`report_unclassified`]).
+fn unchecked(
+    loaded: &LoadedFile,
+    classes: &[Classification],
+    explicit: bool,
+    computes: crate::results::ComputeFacts,
+) -> FileReport {
+    let report = report_unclassified(loaded, explicit);
+    let failures: Vec<Diagnostic> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| is_load_failure(d))
+        .cloned()
+        .collect();
+    let report = report && !failures.is_empty();
+    FileReport {
+        source: loaded.source.clone(),
+        checked: report,
+        kinds: kind_ids(classes),
+        classes: classes.to_vec(),
+        diagnostics: if report { sorted(failures) } else { Vec::new() },
+        suppressed: Vec::new(),
+        omitted: Vec::new(),
+        computes,
+        always_on: Vec::new(),
+    }
+}
+
+/// Runs the document checks on each Azure ML document of the file, collecting the compute
+/// references they resolved into `references`; the monthly floors of the documents that
+/// have one.
+fn check_documents(
+    prepared: &Prepared,
+    base: &FactBase,
+    findings: &mut Findings,
+    references: &mut Vec<crate::facts::index::ComputeRef>,
+) -> Vec<crate::results::AlwaysOnCost> {
+    let loaded = &prepared.loaded;
     let mut always_on = Vec::new();
-    for (doc, class) in loaded.documents.iter().zip(classes) {
+    for (doc, class) in loaded.documents.iter().zip(&prepared.classes) {
         // A document whose aliases expand beyond the limit (AML005) is not checked
         // further: walking it would take the time and memory the limit is there to bound.
         if !class.is_checked() || doc.alias_overflow {
             continue;
         }
-        let facts = class.kind.map(|kind| DocFacts::new(doc, kind, path, base));
+        let facts = class
+            .kind
+            .map(|kind| DocFacts::new(doc, kind, &prepared.path, base));
         let cx = DocContext::new(
             &loaded.source,
             doc,
@@ -1174,29 +1223,27 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
             facts.as_ref(),
             base.disk.boundary(),
         );
-        checks::run_document_checks(&cx, &mut findings);
-        if let Some(facts) = &facts {
-            computes.references.extend(facts.compute_refs());
-        }
-        if let Some(cost) = facts
-            .as_ref()
-            .and_then(DocFacts::always_on)
-            .filter(|c| c.monthly() > 0.0)
-        {
+        checks::run_document_checks(&cx, findings);
+        let Some(facts) = &facts else {
+            continue;
+        };
+        references.extend(facts.compute_refs());
+        if let Some(cost) = facts.always_on().filter(|c| c.monthly() > 0.0) {
             always_on.push(crate::results::AlwaysOnCost {
-                kind: facts.as_ref().map_or("", |f| f.kind.id.as_str()),
+                kind: facts.kind.id.as_str(),
                 monthly: cost.monthly(),
                 currency: cost.currency,
                 source: cost.file,
             });
         }
     }
-    let (diagnostics, omitted) = findings.into_parts();
-    let mut diagnostics = sorted(diagnostics);
+    always_on
+}
 
-    // Attach each finding to its document: kind and, where missing, pointer. Findings and
-    // documents are both in text order, so one pass over each pairs them.
-    let mut rest = diagnostics.as_mut_slice();
+/// Attaches each finding to its document: kind and, where missing, pointer. Findings
+/// (sorted) and documents are both in text order, so one pass over each pairs them.
+fn attach_to_documents(diagnostics: &mut [Diagnostic], loaded: &LoadedFile, classes: &[Classification]) {
+    let mut rest = diagnostics;
     for (doc, class) in loaded.documents.iter().zip(classes) {
         let end = doc.span.end.max(doc.span.start);
         let before = rest.partition_point(|d| d.span.start < doc.span.start);
@@ -1224,24 +1271,6 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
                 d.pointer = pointers.get(&d.span).cloned();
             }
         }
-    }
-    if defines {
-        diagnostics.extend(check_definitions(prepared, base, limits));
-        diagnostics = sorted(diagnostics);
-    }
-
-    // Findings that differed only by what was just attached are one finding.
-    diagnostics.dedup();
-    FileReport {
-        source: loaded.source.clone(),
-        checked: true,
-        kinds,
-        classes: classes.clone(),
-        diagnostics,
-        suppressed: Vec::new(),
-        omitted,
-        computes,
-        always_on,
     }
 }
 
