@@ -1377,24 +1377,25 @@ fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
 mod tests {
     use super::*;
 
-    /// A definition outside Azure ML YAML is checked as its compute document: the rules'
-    /// findings land at the spans of the defining file, with the document's kind and
-    /// pointer; a value not known statically fires nothing; a value from a variable gets
-    /// a label on its literal; a definition that reads a compute YAML keeps only what its
-    /// command line sets.
-    #[test]
-    fn definitions_are_checked_as_compute_documents_at_their_spans() {
+    /// The script of the definition tests: a size from a variable, a tier not known
+    /// statically.
+    const SCRIPT: &str = "S=Standard_NC6\naz ml compute create -n gpu --type amlcompute --size $S --min-instances 2 --tier $T\n";
+
+    /// The span of `needle` in [`SCRIPT`].
+    fn at(needle: &str) -> Span {
+        let i = SCRIPT.find(needle).unwrap() as u32;
+        Span::new(i, i + needle.len() as u32)
+    }
+
+    /// The definition [`SCRIPT`]'s `az ml compute create` makes, as the az CLI reader
+    /// reads it.
+    fn script_definition() -> ComputeDef {
         use crate::facts::computes::{Scalar, Setting, SourceKind};
-        let text = "S=Standard_NC6\naz ml compute create -n gpu --type amlcompute --size $S --min-instances 2 --tier $T\n";
-        let at = |needle: &str| {
-            let i = text.find(needle).unwrap() as u32;
-            Span::new(i, i + needle.len() as u32)
-        };
         let lit = |v: Scalar, needle: &str, key: &str| Setting::literal(v, at(needle), Some(at(key)));
         let mut def = ComputeDef::new(
             SourceKind::AzCli,
             "make.sh",
-            Span::new(15, text.len() as u32 - 1),
+            Span::new(15, SCRIPT.len() as u32 - 1),
             "az ml compute create",
             lit(Scalar::Str("gpu".into()), "gpu", "-n"),
         );
@@ -1412,25 +1413,35 @@ mod tests {
             "tier",
             Setting::dynamic("$T", "`T` is not set in this file", at("$T"), Some(at("--tier"))),
         );
-        let check = |def: &ComputeDef| {
-            let prepared = Prepared {
-                path: PathBuf::from("make.sh"),
-                explicit: false,
-                loaded: load::parse_text("make.sh", text.into(), Format::Text, &Limits::default()),
-                classes: Vec::new(),
-                definitions: vec![Defined {
-                    synthetic: def.document(),
-                    def: Arc::new(def.clone()),
-                }],
-                comments: Vec::new(),
-            };
-            let base = FactBase {
-                today: "2026-11-25".into(),
-                ..FactBase::standalone()
-            };
-            check_prepared(&prepared, &base, &Limits::default())
+        def
+    }
+
+    /// [`SCRIPT`] checked as the file that holds `def`.
+    fn check_script(def: &ComputeDef) -> FileReport {
+        let prepared = Prepared {
+            path: PathBuf::from("make.sh"),
+            explicit: false,
+            loaded: load::parse_text("make.sh", SCRIPT.into(), Format::Text, &Limits::default()),
+            classes: Vec::new(),
+            definitions: vec![Defined {
+                synthetic: def.document(),
+                def: Arc::new(def.clone()),
+            }],
+            comments: Vec::new(),
         };
-        let report = check(&def);
+        let base = FactBase {
+            today: "2026-11-25".into(),
+            ..FactBase::standalone()
+        };
+        check_prepared(&prepared, &base, &Limits::default())
+    }
+
+    /// A definition outside Azure ML YAML is checked as its compute document: the rules'
+    /// findings land at the spans of the defining file, with the document's kind and
+    /// pointer; a value from a variable gets a label on its literal.
+    #[test]
+    fn definitions_are_checked_as_compute_documents_at_their_spans() {
+        let report = check_script(&script_definition());
         assert!(report.checked);
         assert_eq!(report.computes.definitions.len(), 1);
         let find = |code: &str| {
@@ -1465,22 +1476,36 @@ mod tests {
                 .all(|d| d.code != "AML101" && d.code != "AML104"),
             "no schema check"
         );
-        // A public-IP setting not known statically fires nothing (absent, it would).
-        let mut dynamic = def.clone();
+    }
+
+    /// A public-IP setting not known statically fires nothing (absent, it would: AML702
+    /// in the test above).
+    #[test]
+    fn a_definitions_value_not_known_statically_fires_nothing() {
+        use crate::facts::computes::Setting;
+        let mut dynamic = script_definition();
         dynamic.set(
             "enable_node_public_ip",
             Setting::dynamic("$T", "`T` is not set", at("$T"), None),
         );
-        assert!(check(&dynamic).diagnostics.iter().all(|d| d.code != "AML702"));
+        assert!(
+            check_script(&dynamic)
+                .diagnostics
+                .iter()
+                .all(|d| d.code != "AML702")
+        );
+    }
 
-        // Read from a compute YAML (`-f`): only what the command line sets is this file's.
-        let mut from_file = def.clone();
+    /// Read from a compute YAML (`-f`): only what the command line sets is this file's.
+    #[test]
+    fn a_definition_read_from_a_compute_yaml_keeps_what_its_command_line_sets() {
+        let mut from_file = script_definition();
         from_file.from_file = Some("c.yml".into());
         for (path, s) in from_file.fields.iter_mut() {
             s.inherited = path != "min_instances";
         }
         from_file.name.inherited = true;
-        let report = check(&from_file);
+        let report = check_script(&from_file);
         let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, ["AML601"], "{:#?}", report.diagnostics);
     }
