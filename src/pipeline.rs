@@ -1222,14 +1222,13 @@ fn top_level_line(line: &str) -> Option<String> {
 /// ML documents, and the compute documents of the definitions it holds in another format.
 pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> FileReport {
     let Prepared {
-        path,
+        path: _,
         explicit,
         loaded,
         classes,
         definitions,
         comments: _,
     } = prepared;
-    let kinds: Vec<Option<&'static str>> = classes.iter().map(Classification::kind_id).collect();
     let azure = classes.iter().any(Classification::is_checked);
     let mut computes = crate::results::ComputeFacts {
         definitions: definitions.iter().map(|d| d.def.clone()).collect(),
@@ -1237,30 +1236,9 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
     };
     // A file that defines a compute outside Azure ML YAML (a script, a workflow) is
     // checked for its definitions only.
-    let defines = definitions
-        .iter()
-        .any(|d| d.def.source != crate::facts::computes::SourceKind::AmlYaml);
-
+    let defines = definitions.iter().any(|d| d.def.outside_yaml());
     if !azure && !defines {
-        let report = report_unclassified(loaded, *explicit);
-        let failures: Vec<Diagnostic> = loaded
-            .diagnostics
-            .iter()
-            .filter(|d| is_load_failure(d))
-            .cloned()
-            .collect();
-        let report = report && !failures.is_empty();
-        return FileReport {
-            source: loaded.source.clone(),
-            checked: report,
-            kinds,
-            classes: classes.clone(),
-            diagnostics: if report { sorted(failures) } else { Vec::new() },
-            suppressed: Vec::new(),
-            omitted: Vec::new(),
-            computes,
-            always_on: Vec::new(),
-        };
+        return unchecked(loaded, classes, *explicit, computes);
     }
 
     let mut findings = if azure {
@@ -1276,14 +1254,83 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
     if azure {
         checks::single_document::check(&loaded.source, &loaded.documents, &mut findings);
     }
+    let always_on = check_documents(prepared, base, &mut findings, &mut computes.references);
+    let (diagnostics, omitted) = findings.into_parts();
+    let mut diagnostics = sorted(diagnostics);
+    attach_to_documents(&mut diagnostics, loaded, classes);
+    if defines {
+        diagnostics.extend(check_definitions(prepared, base, limits));
+        diagnostics = sorted(diagnostics);
+    }
+
+    // Findings that differed only by what was just attached are one finding.
+    diagnostics.dedup();
+    FileReport {
+        source: loaded.source.clone(),
+        checked: true,
+        kinds: kind_ids(classes),
+        classes: classes.clone(),
+        diagnostics,
+        suppressed: Vec::new(),
+        omitted,
+        computes,
+        always_on,
+    }
+}
+
+fn kind_ids(classes: &[Classification]) -> Vec<Option<&'static str>> {
+    classes.iter().map(Classification::kind_id).collect()
+}
+
+/// The report of a file that is not checked (neither Azure ML nor defining a compute):
+/// its load failures when it should be reported all the same ([`report_unclassified`]).
+fn unchecked(
+    loaded: &LoadedFile,
+    classes: &[Classification],
+    explicit: bool,
+    computes: crate::results::ComputeFacts,
+) -> FileReport {
+    let report = report_unclassified(loaded, explicit);
+    let failures: Vec<Diagnostic> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| is_load_failure(d))
+        .cloned()
+        .collect();
+    let report = report && !failures.is_empty();
+    FileReport {
+        source: loaded.source.clone(),
+        checked: report,
+        kinds: kind_ids(classes),
+        classes: classes.to_vec(),
+        diagnostics: if report { sorted(failures) } else { Vec::new() },
+        suppressed: Vec::new(),
+        omitted: Vec::new(),
+        computes,
+        always_on: Vec::new(),
+    }
+}
+
+/// Runs the document checks on each Azure ML document of the file, collecting the compute
+/// references they resolved into `references`; the monthly floors of the documents that
+/// have one.
+fn check_documents(
+    prepared: &Prepared,
+    base: &FactBase,
+    findings: &mut Findings,
+    references: &mut Vec<crate::facts::index::ComputeRef>,
+) -> Vec<crate::results::AlwaysOnCost> {
+    let loaded = &prepared.loaded;
     let mut always_on = Vec::new();
-    for (doc, class) in loaded.documents.iter().zip(classes) {
+    for (doc, class) in loaded.documents.iter().zip(&prepared.classes) {
         // A document whose aliases expand beyond the limit (AML005) is not checked
         // further: walking it would take the time and memory the limit is there to bound.
         if !class.is_checked() || doc.alias_overflow {
             continue;
         }
-        let facts = class.kind.map(|kind| DocFacts::new(doc, kind, path, base));
+        let facts = class
+            .kind
+            .map(|kind| DocFacts::new(doc, kind, &prepared.path, base));
         let cx = DocContext::new(
             &loaded.source,
             doc,
@@ -1292,29 +1339,27 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
             facts.as_ref(),
             base.disk.boundary(),
         );
-        checks::run_document_checks(&cx, &mut findings);
-        if let Some(facts) = &facts {
-            computes.references.extend(facts.compute_refs());
-        }
-        if let Some(cost) = facts
-            .as_ref()
-            .and_then(DocFacts::always_on)
-            .filter(|c| c.monthly() > 0.0)
-        {
+        checks::run_document_checks(&cx, findings);
+        let Some(facts) = &facts else {
+            continue;
+        };
+        references.extend(facts.compute_refs());
+        if let Some(cost) = facts.always_on().filter(|c| c.monthly() > 0.0) {
             always_on.push(crate::results::AlwaysOnCost {
-                kind: facts.as_ref().map_or("", |f| f.kind.id.as_str()),
+                kind: facts.kind.id.as_str(),
                 monthly: cost.monthly(),
                 currency: cost.currency,
                 source: cost.file,
             });
         }
     }
-    let (diagnostics, omitted) = findings.into_parts();
-    let mut diagnostics = sorted(diagnostics);
+    always_on
+}
 
-    // Attach each finding to its document: kind and, where missing, pointer. Findings and
-    // documents are both in text order, so one pass over each pairs them.
-    let mut rest = diagnostics.as_mut_slice();
+/// Attaches each finding to its document: kind and, where missing, pointer. Findings
+/// (sorted) and documents are both in text order, so one pass over each pairs them.
+fn attach_to_documents(diagnostics: &mut [Diagnostic], loaded: &LoadedFile, classes: &[Classification]) {
+    let mut rest = diagnostics;
     for (doc, class) in loaded.documents.iter().zip(classes) {
         let end = doc.span.end.max(doc.span.start);
         let before = rest.partition_point(|d| d.span.start < doc.span.start);
@@ -1342,24 +1387,6 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
                 d.pointer = pointers.get(&d.span).cloned();
             }
         }
-    }
-    if defines {
-        diagnostics.extend(check_definitions(prepared, base, limits));
-        diagnostics = sorted(diagnostics);
-    }
-
-    // Findings that differed only by what was just attached are one finding.
-    diagnostics.dedup();
-    FileReport {
-        source: loaded.source.clone(),
-        checked: true,
-        kinds,
-        classes: classes.clone(),
-        diagnostics,
-        suppressed: Vec::new(),
-        omitted,
-        computes,
-        always_on,
     }
 }
 
@@ -1466,24 +1493,25 @@ fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
 mod tests {
     use super::*;
 
-    /// A definition outside Azure ML YAML is checked as its compute document: the rules'
-    /// findings land at the spans of the defining file, with the document's kind and
-    /// pointer; a value not known statically fires nothing; a value from a variable gets
-    /// a label on its literal; a definition that reads a compute YAML keeps only what its
-    /// command line sets.
-    #[test]
-    fn definitions_are_checked_as_compute_documents_at_their_spans() {
+    /// The script of the definition tests: a size from a variable, a tier not known
+    /// statically.
+    const SCRIPT: &str = "S=Standard_NC6\naz ml compute create -n gpu --type amlcompute --size $S --min-instances 2 --tier $T\n";
+
+    /// The span of `needle` in [`SCRIPT`].
+    fn at(needle: &str) -> Span {
+        let i = SCRIPT.find(needle).unwrap() as u32;
+        Span::new(i, i + needle.len() as u32)
+    }
+
+    /// The definition [`SCRIPT`]'s `az ml compute create` makes, as the az CLI reader
+    /// reads it.
+    fn script_definition() -> ComputeDef {
         use crate::facts::computes::{Scalar, Setting, SourceKind};
-        let text = "S=Standard_NC6\naz ml compute create -n gpu --type amlcompute --size $S --min-instances 2 --tier $T\n";
-        let at = |needle: &str| {
-            let i = text.find(needle).unwrap() as u32;
-            Span::new(i, i + needle.len() as u32)
-        };
         let lit = |v: Scalar, needle: &str, key: &str| Setting::literal(v, at(needle), Some(at(key)));
         let mut def = ComputeDef::new(
             SourceKind::AzCli,
             "make.sh",
-            Span::new(15, text.len() as u32 - 1),
+            Span::new(15, SCRIPT.len() as u32 - 1),
             "az ml compute create",
             lit(Scalar::Str("gpu".into()), "gpu", "-n"),
         );
@@ -1501,25 +1529,35 @@ mod tests {
             "tier",
             Setting::dynamic("$T", "`T` is not set in this file", at("$T"), Some(at("--tier"))),
         );
-        let check = |def: &ComputeDef| {
-            let prepared = Prepared {
-                path: PathBuf::from("make.sh"),
-                explicit: false,
-                loaded: load::parse_text("make.sh", text.into(), Format::Text, &Limits::default()),
-                classes: Vec::new(),
-                definitions: vec![Defined {
-                    synthetic: def.document(),
-                    def: Arc::new(def.clone()),
-                }],
-                comments: Vec::new(),
-            };
-            let base = FactBase {
-                today: "2026-11-25".into(),
-                ..FactBase::standalone()
-            };
-            check_prepared(&prepared, &base, &Limits::default())
+        def
+    }
+
+    /// [`SCRIPT`] checked as the file that holds `def`.
+    fn check_script(def: &ComputeDef) -> FileReport {
+        let prepared = Prepared {
+            path: PathBuf::from("make.sh"),
+            explicit: false,
+            loaded: load::parse_text("make.sh", SCRIPT.into(), Format::Text, &Limits::default()),
+            classes: Vec::new(),
+            definitions: vec![Defined {
+                synthetic: def.document(),
+                def: Arc::new(def.clone()),
+            }],
+            comments: Vec::new(),
         };
-        let report = check(&def);
+        let base = FactBase {
+            today: "2026-11-25".into(),
+            ..FactBase::standalone()
+        };
+        check_prepared(&prepared, &base, &Limits::default())
+    }
+
+    /// A definition outside Azure ML YAML is checked as its compute document: the rules'
+    /// findings land at the spans of the defining file, with the document's kind and
+    /// pointer; a value from a variable gets a label on its literal.
+    #[test]
+    fn definitions_are_checked_as_compute_documents_at_their_spans() {
+        let report = check_script(&script_definition());
         assert!(report.checked);
         assert_eq!(report.computes.definitions.len(), 1);
         let find = |code: &str| {
@@ -1554,22 +1592,36 @@ mod tests {
                 .all(|d| d.code != "AML101" && d.code != "AML104"),
             "no schema check"
         );
-        // A public-IP setting not known statically fires nothing (absent, it would).
-        let mut dynamic = def.clone();
+    }
+
+    /// A public-IP setting not known statically fires nothing (absent, it would: AML702
+    /// in the test above).
+    #[test]
+    fn a_definitions_value_not_known_statically_fires_nothing() {
+        use crate::facts::computes::Setting;
+        let mut dynamic = script_definition();
         dynamic.set(
             "enable_node_public_ip",
             Setting::dynamic("$T", "`T` is not set", at("$T"), None),
         );
-        assert!(check(&dynamic).diagnostics.iter().all(|d| d.code != "AML702"));
+        assert!(
+            check_script(&dynamic)
+                .diagnostics
+                .iter()
+                .all(|d| d.code != "AML702")
+        );
+    }
 
-        // Read from a compute YAML (`-f`): only what the command line sets is this file's.
-        let mut from_file = def.clone();
+    /// Read from a compute YAML (`-f`): only what the command line sets is this file's.
+    #[test]
+    fn a_definition_read_from_a_compute_yaml_keeps_what_its_command_line_sets() {
+        let mut from_file = script_definition();
         from_file.from_file = Some("c.yml".into());
         for (path, s) in from_file.fields.iter_mut() {
             s.inherited = path != "min_instances";
         }
         from_file.name.inherited = true;
-        let report = check(&from_file);
+        let report = check_script(&from_file);
         let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, ["AML601"], "{:#?}", report.diagnostics);
     }

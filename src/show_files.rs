@@ -4,7 +4,7 @@
 //! output formats of `crate::report`.
 
 use crate::diagnostic::codes;
-use crate::facts::computes::{ComputeDef, SourceKind};
+use crate::facts::computes::ComputeDef;
 use crate::kinds::Classification;
 use crate::results::{FileReport, Report};
 
@@ -61,7 +61,7 @@ fn outside_yaml(file: &FileReport) -> Vec<&ComputeDef> {
     file.computes
         .definitions
         .iter()
-        .filter(|d| d.source != SourceKind::AmlYaml)
+        .filter(|d| d.outside_yaml())
         .map(|d| d.as_ref())
         .collect()
 }

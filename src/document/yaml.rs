@@ -350,6 +350,23 @@ fn collection_tag_problem(tag: &str, is_seq: bool) -> Option<String> {
     }
 }
 
+/// What an explicit tag makes of a collection (`is_seq`: a sequence) whose properties
+/// span `span`: a list of pairs (`!!omap`, `!!pairs`), or what `SafeConstructor` would
+/// refuse about it.
+fn collection_tag(tag: &str, is_seq: bool, span: Span) -> (Option<(&'static str, Span)>, Option<Diagnostic>) {
+    if let Some(problem) = collection_tag_problem(tag, is_seq) {
+        let refused = Diagnostic::new(codes::AML001, span, problem)
+            .with_help("Remove the tag; write the value as plain YAML.");
+        return (None, Some(refused));
+    }
+    let pairs = match tag.strip_prefix(CORE_TAG_PREFIX) {
+        Some("omap") => Some(("!!omap", span)),
+        Some("pairs") => Some(("!!pairs", span)),
+        _ => None,
+    };
+    (pairs, None)
+}
+
 /// PyYAML's words for a tag `safe_load` has no constructor for (the full tag, as PyYAML
 /// prints it), and why.
 fn unknown_tag_message(full: &str) -> String {
@@ -397,40 +414,13 @@ impl<'a> Builder<'a, '_> {
     /// Handles one event; `false` stops parsing (a limit was hit).
     fn event(&mut self, event: Event<'a>) -> bool {
         let (start, end) = (event.start.pos, event.end.pos);
-        let is_seq = matches!(event.kind, EventKind::SequenceStart { .. });
         match event.kind {
-            EventKind::StreamStart | EventKind::StreamEnd => {}
-            EventKind::DocumentStart { .. } => {
+            EventKind::StreamStart | EventKind::StreamEnd => true,
+            EventKind::DocumentStart { .. } => self.start_document(start, end),
+            EventKind::DocumentEnd => {
                 self.finish_doc();
-                if self.docs.len() >= self.limits.max_documents {
-                    // Each document costs a tree of its own, however small.
-                    self.diags.push(
-                        Diagnostic::new(
-                            codes::AML005,
-                            Span::new(start, end.max(start)),
-                            format!(
-                                "this file has more than {} YAML documents (the document limit of a file)",
-                                self.limits.max_documents
-                            ),
-                        )
-                        .with_help("An Azure ML configuration file holds one document; split this file. The rest of it was not read."),
-                    );
-                    return false;
-                }
-                self.doc = Some(Document {
-                    span: Span::at(start),
-                    ..Document::default()
-                });
-                self.anchors.clear();
-                self.doc_diags = self.diags.len();
-                self.merge_overflow = false;
-                // Node ids start again in each document: a marker left from the last one
-                // would name a node of this one.
-                self.merge_key = None;
-                self.value_tag = None;
-                self.marks.clear();
+                true
             }
-            EventKind::DocumentEnd => self.finish_doc(),
             EventKind::Scalar { .. }
             | EventKind::SequenceStart { .. }
             | EventKind::MappingStart { .. }
@@ -438,14 +428,8 @@ impl<'a> Builder<'a, '_> {
                 if self.nodes_before + self.doc.as_ref().map_or(0, |d| d.nodes.len() as u64)
                     >= self.limits.max_nodes =>
             {
-                // The file's trees are as large as the limit allows: stop building them, so
-                // memory stays bounded by the limit rather than by the file.
-                self.diags
-                    .push(super::too_many_nodes(Span::new(start, end), self.limits));
-                if let Some(doc) = self.doc.as_mut() {
-                    doc.alias_overflow = true;
-                }
-                return false;
+                self.node_limit_reached(Span::new(start, end));
+                false
             }
             EventKind::Scalar {
                 anchor,
@@ -461,65 +445,13 @@ impl<'a> Builder<'a, '_> {
                     self.define_anchor(name, Anchor::Done(node));
                 }
                 self.attach(node);
+                true
             }
-            EventKind::SequenceStart { anchor, tag, flow }
-            | EventKind::MappingStart { anchor, tag, flow } => {
-                if self.stack.len() >= self.limits.max_depth {
-                    let at = self.char_span_at(end.saturating_sub(1).max(start));
-                    self.diags.push(
-                        Diagnostic::new(
-                            codes::AML005,
-                            at,
-                            format!("nesting deeper than {} levels", self.limits.max_depth),
-                        )
-                        .with_help("Azure ML configurations are a few levels deep; flatten this structure. The rest of the file was not checked."),
-                    );
-                    return false;
-                }
-                let bracketed =
-                    flow && end > start && matches!(self.text.as_bytes()[end as usize - 1], b'[' | b'{');
-                let mut pairs = None;
-                let mut tag_problem = None;
-                if let Some(tag) = tag.as_deref() {
-                    let span = Span::new(start, end.max(start));
-                    match collection_tag_problem(tag, is_seq) {
-                        Some(problem) => {
-                            tag_problem = Some(
-                                Diagnostic::new(codes::AML001, span, problem)
-                                    .with_help("Remove the tag; write the value as plain YAML."),
-                            );
-                        }
-                        None => {
-                            if let Some(kind @ ("omap" | "pairs")) = tag.strip_prefix(CORE_TAG_PREFIX) {
-                                pairs = Some((if kind == "omap" { "!!omap" } else { "!!pairs" }, span));
-                            }
-                        }
-                    }
-                }
-                let kind = if is_seq {
-                    FrameKind::Seq(Vec::new())
-                } else {
-                    FrameKind::Map {
-                        entries: Vec::new(),
-                        pending_key: None,
-                        pending_merge: false,
-                        merges: Vec::new(),
-                    }
-                };
-                if let Some(name) = anchor {
-                    self.define_anchor(name, Anchor::Open);
-                }
-                self.stack.push(Frame {
-                    kind,
-                    flow,
-                    bracketed,
-                    start: bracketed.then(|| end - 1),
-                    last_end: end,
-                    mark: start,
-                    anchor,
-                    pairs,
-                    tag_problem,
-                });
+            EventKind::SequenceStart { anchor, tag, flow } => {
+                self.open_collection(anchor, tag.as_deref(), flow, true, start, end)
+            }
+            EventKind::MappingStart { anchor, tag, flow } => {
+                self.open_collection(anchor, tag.as_deref(), flow, false, start, end)
             }
             EventKind::SequenceEnd | EventKind::MappingEnd => {
                 self.close_frame(Some(end));
@@ -527,43 +459,145 @@ impl<'a> Builder<'a, '_> {
                     self.alias_limit_exceeded(self.char_span_at(end.saturating_sub(1)));
                     return false;
                 }
+                true
             }
             EventKind::Alias(name) => {
-                let span = Span::new(start, end);
-                let node = match self.anchors.get(name).map(|&(a, _)| a) {
-                    Some(Anchor::Done(target)) => self.push_node(Node {
-                        value: Value::Alias(target),
-                        span,
-                        style: Style::Plain,
-                    }),
-                    found => {
-                        if found.is_some() {
-                            self.diags.push(
-                                Diagnostic::new(
-                                    codes::AML005,
-                                    span,
-                                    format!("recursive alias `{}`: it refers to a node that contains it", &self.text[span.range()]),
-                                )
-                                .with_help("The Azure ML SDK cannot validate a self-containing structure; replace the alias with the content it should repeat."),
-                            );
-                        } else {
-                            self.diags.push(
-                                Diagnostic::new(codes::AML001, span, format!("found undefined alias '{name}'"))
-                                    .with_help("Define the anchor (`&name`) before the alias (`*name`) that uses it, in the same YAML document."),
-                            );
-                        }
-                        self.doc().partial = true;
-                        self.push_node(Node {
-                            value: Value::Null,
-                            span,
-                            style: Style::Plain,
-                        })
-                    }
-                };
+                let node = self.alias(name, Span::new(start, end));
                 self.attach(node);
+                true
             }
         }
+    }
+
+    /// A document starts; `false` when the file already holds as many as the limit allows.
+    fn start_document(&mut self, start: u32, end: u32) -> bool {
+        self.finish_doc();
+        if self.docs.len() >= self.limits.max_documents {
+            // Each document costs a tree of its own, however small.
+            self.diags.push(
+                Diagnostic::new(
+                    codes::AML005,
+                    Span::new(start, end.max(start)),
+                    format!(
+                        "this file has more than {} YAML documents (the document limit of a file)",
+                        self.limits.max_documents
+                    ),
+                )
+                .with_help("An Azure ML configuration file holds one document; split this file. The rest of it was not read."),
+            );
+            return false;
+        }
+        self.doc = Some(Document {
+            span: Span::at(start),
+            ..Document::default()
+        });
+        self.anchors.clear();
+        self.doc_diags = self.diags.len();
+        self.merge_overflow = false;
+        // Node ids start again in each document: a marker left from the last one
+        // would name a node of this one.
+        self.merge_key = None;
+        self.value_tag = None;
+        self.marks.clear();
         true
+    }
+
+    /// The file's trees are as large as the limit allows: they are not built further, so
+    /// memory stays bounded by the limit rather than by the file.
+    fn node_limit_reached(&mut self, span: Span) {
+        self.diags.push(super::too_many_nodes(span, self.limits));
+        if let Some(doc) = self.doc.as_mut() {
+            doc.alias_overflow = true;
+        }
+    }
+
+    /// A sequence (`is_seq`) or mapping starts; `false` when it nests deeper than the
+    /// limit.
+    fn open_collection(
+        &mut self,
+        anchor: Option<&'a str>,
+        tag: Option<&str>,
+        flow: bool,
+        is_seq: bool,
+        start: u32,
+        end: u32,
+    ) -> bool {
+        if self.stack.len() >= self.limits.max_depth {
+            let at = self.char_span_at(end.saturating_sub(1).max(start));
+            self.diags.push(
+                Diagnostic::new(
+                    codes::AML005,
+                    at,
+                    format!("nesting deeper than {} levels", self.limits.max_depth),
+                )
+                .with_help("Azure ML configurations are a few levels deep; flatten this structure. The rest of the file was not checked."),
+            );
+            return false;
+        }
+        let bracketed = flow && end > start && matches!(self.text.as_bytes()[end as usize - 1], b'[' | b'{');
+        let (pairs, tag_problem) = match tag {
+            Some(tag) => collection_tag(tag, is_seq, Span::new(start, end.max(start))),
+            None => (None, None),
+        };
+        let kind = if is_seq {
+            FrameKind::Seq(Vec::new())
+        } else {
+            FrameKind::Map {
+                entries: Vec::new(),
+                pending_key: None,
+                pending_merge: false,
+                merges: Vec::new(),
+            }
+        };
+        if let Some(name) = anchor {
+            self.define_anchor(name, Anchor::Open);
+        }
+        self.stack.push(Frame {
+            kind,
+            flow,
+            bracketed,
+            start: bracketed.then(|| end - 1),
+            last_end: end,
+            mark: start,
+            anchor,
+            pairs,
+            tag_problem,
+        });
+        true
+    }
+
+    /// The node an alias stands for: its anchor's node, or a null when there is none yet
+    /// (AML001) or the anchor's collection is still open (a recursive alias, AML005).
+    fn alias(&mut self, name: &str, span: Span) -> NodeId {
+        let found = self.anchors.get(name).map(|&(a, _)| a);
+        if let Some(Anchor::Done(target)) = found {
+            return self.push_node(Node {
+                value: Value::Alias(target),
+                span,
+                style: Style::Plain,
+            });
+        }
+        if found.is_some() {
+            self.diags.push(
+                Diagnostic::new(
+                    codes::AML005,
+                    span,
+                    format!("recursive alias `{}`: it refers to a node that contains it", &self.text[span.range()]),
+                )
+                .with_help("The Azure ML SDK cannot validate a self-containing structure; replace the alias with the content it should repeat."),
+            );
+        } else {
+            self.diags.push(
+                Diagnostic::new(codes::AML001, span, format!("found undefined alias '{name}'"))
+                    .with_help("Define the anchor (`&name`) before the alias (`*name`) that uses it, in the same YAML document."),
+            );
+        }
+        self.doc().partial = true;
+        self.push_node(Node {
+            value: Value::Null,
+            span,
+            style: Style::Plain,
+        })
     }
 
     /// A value `SafeConstructor` cannot build: AML001, and the document is not checked.

@@ -192,6 +192,14 @@ impl ComputeDef {
         }
     }
 
+    /// Whether the definition is written outside Azure ML YAML (a script's or workflow's
+    /// `az ml compute create`, the Python SDK, Terraform, Bicep, ARM, documentation): it
+    /// is checked as its compute document ([`ComputeDef::document`]), at its spans in the
+    /// defining file, where an Azure ML compute YAML is checked as itself.
+    pub fn outside_yaml(&self) -> bool {
+        self.source != SourceKind::AmlYaml
+    }
+
     /// Sets `path` (replacing an earlier setting of it: the last one written wins, as
     /// with a command line's repeated option).
     pub fn set(&mut self, path: &str, setting: Setting) {
@@ -240,7 +248,7 @@ impl ComputeDef {
     /// is in the defining file: keys span the option or attribute, values the value as
     /// written. `None` when its kind is not known.
     pub fn document(&self) -> Option<Synthetic> {
-        if self.source == SourceKind::AmlYaml {
+        if !self.outside_yaml() {
             return None;
         }
         let kind = self.kind()?;

@@ -305,6 +305,16 @@ pub struct Placement {
     pub vm: Option<VmFacts>,
 }
 
+impl Placement {
+    /// A workload that runs on a type of compute its kind fixes (`managed`, `serverless`).
+    fn of_type(ttype: &str) -> Self {
+        Placement {
+            ttype: Some(ttype.to_string()),
+            ..Placement::default()
+        }
+    }
+}
+
 /// The model a deployment serves.
 #[derive(Debug, Clone, Default)]
 pub struct ModelFacts {
@@ -585,62 +595,13 @@ impl<'a> DocFacts<'a> {
             return Placement::default();
         };
         let scope = scope.unwrap_or(root);
-        let fixed = |t: &str| Placement {
-            ttype: Some(t.to_string()),
-            ..Placement::default()
-        };
         match self.kind.id.as_str() {
-            "v1.deploymentConfig" => {
-                let Some(node) = self.doc.get(root, "computeType") else {
-                    return Placement::default();
-                };
-                let raw = string_at(self.doc, node).map(str::to_ascii_lowercase);
-                let ttype = raw.as_deref().map(|s| match s {
-                    "aks" | "aksendpoint" => "aks".to_string(),
-                    other => other.to_string(),
-                });
-                // Only AKS reads `computeTargetName` (AML107 reports it elsewhere).
-                if raw.as_deref() != Some("aks") {
-                    return Placement {
-                        ttype,
-                        source: Some(node),
-                        ..Placement::default()
-                    };
-                }
-                let name_node = self.doc.get(root, "computeTargetName");
-                // The AKS target: in the file, or named by the inventory's deployment entry
-                // for this file (`az ml model deploy --ct`).
-                let name = name_node
-                    .and_then(|n| string_at(self.doc, n))
-                    .map(str::to_string)
-                    .or_else(|| self.inventory_deployment().and_then(|d| d.compute.clone()));
-                let entry = name.as_deref().and_then(|n| self.base.compute(n));
-                if let (Some(n), Some(node)) = (&name, name_node) {
-                    self.note_ref(node, n, entry.as_ref());
-                }
-                Placement {
-                    resolved: name
-                        .as_deref()
-                        .map(|n| entry.is_some() || self.base.snapshot_compute(n).is_some()),
-                    vm: entry
-                        .as_ref()
-                        .and_then(|e| e.size.as_deref())
-                        .and_then(|s| self.base.vm(s)),
-                    // An AKS deployment whose target turns out to be something else
-                    // (a compute cluster) takes that type.
-                    ttype: match entry {
-                        Some(e) if ttype.as_deref() == Some("aks") && !e.ctype.is_empty() => Some(e.ctype),
-                        _ => ttype,
-                    },
-                    name,
-                    source: Some(name_node.unwrap_or(node)),
-                }
-            }
-            "managedOnlineDeployment" | "managedOnlineEndpoint" => fixed("managed"),
-            "serverlessEndpoint" => fixed("serverless"),
+            "v1.deploymentConfig" => self.deployment_config_target(root),
+            "managedOnlineDeployment" | "managedOnlineEndpoint" => Placement::of_type("managed"),
+            "serverlessEndpoint" => Placement::of_type("serverless"),
             "kubernetesOnlineEndpoint" => match self.compute_field(root) {
                 Some((node, r)) => self.resolve_compute(r, node),
-                None => fixed("kubernetes"),
+                None => Placement::of_type("kubernetes"),
             },
             "kubernetesOnlineDeployment" => {
                 let endpoint = self.doc.get(root, "endpoint_name");
@@ -651,7 +612,7 @@ impl<'a> DocFacts<'a> {
                     (Some(c), Some(node)) => self.resolve_compute(&c, node),
                     _ => Placement {
                         source: endpoint,
-                        ..fixed("kubernetes")
+                        ..Placement::of_type("kubernetes")
                     },
                 }
             }
@@ -667,30 +628,7 @@ impl<'a> DocFacts<'a> {
                     None => Placement::default(),
                 }
             }
-            id if id.ends_with("Job") || id == "pipelineComponent" => {
-                if let Some((node, r)) = self.compute_field(scope) {
-                    return self.resolve_compute(r, node);
-                }
-                if self.is_pipeline() {
-                    // A step without compute runs on the pipeline's default.
-                    let settings = self.doc.get(root, "settings");
-                    if let Some(node) = settings.and_then(|s| self.doc.get(s, "default_compute")) {
-                        if let Some(r) = string_at(self.doc, node) {
-                            return self.resolve_compute(r, node);
-                        }
-                    }
-                    if scope != root {
-                        if let Some((node, r)) = self.compute_field(root) {
-                            return self.resolve_compute(r, node);
-                        }
-                    }
-                    if id == "pipelineComponent" {
-                        return Placement::default();
-                    }
-                }
-                // No compute anywhere: recent CLIs submit to serverless compute.
-                fixed("serverless")
-            }
+            id if id.ends_with("Job") || id == "pipelineComponent" => self.job_target(root, scope),
             id => match index::compute_type_of_kind(id) {
                 Some(t) => Placement {
                     ttype: Some(t.to_string()),
@@ -700,6 +638,82 @@ impl<'a> DocFacts<'a> {
                 None => Placement::default(),
             },
         }
+    }
+
+    /// Where a v1 deployment configuration runs: its `computeType`, and for AKS the
+    /// target it names.
+    fn deployment_config_target(&self, root: NodeId) -> Placement {
+        let Some(node) = self.doc.get(root, "computeType") else {
+            return Placement::default();
+        };
+        let raw = string_at(self.doc, node).map(str::to_ascii_lowercase);
+        let ttype = raw.as_deref().map(|s| match s {
+            "aks" | "aksendpoint" => "aks".to_string(),
+            other => other.to_string(),
+        });
+        // Only AKS reads `computeTargetName` (AML107 reports it elsewhere).
+        if raw.as_deref() != Some("aks") {
+            return Placement {
+                ttype,
+                source: Some(node),
+                ..Placement::default()
+            };
+        }
+        let name_node = self.doc.get(root, "computeTargetName");
+        // The AKS target: in the file, or named by the inventory's deployment entry
+        // for this file (`az ml model deploy --ct`).
+        let name = name_node
+            .and_then(|n| string_at(self.doc, n))
+            .map(str::to_string)
+            .or_else(|| self.inventory_deployment().and_then(|d| d.compute.clone()));
+        let entry = name.as_deref().and_then(|n| self.base.compute(n));
+        if let (Some(n), Some(node)) = (&name, name_node) {
+            self.note_ref(node, n, entry.as_ref());
+        }
+        Placement {
+            resolved: name
+                .as_deref()
+                .map(|n| entry.is_some() || self.base.snapshot_compute(n).is_some()),
+            vm: entry
+                .as_ref()
+                .and_then(|e| e.size.as_deref())
+                .and_then(|s| self.base.vm(s)),
+            // An AKS deployment whose target turns out to be something else
+            // (a compute cluster) takes that type.
+            ttype: match entry {
+                Some(e) if ttype.as_deref() == Some("aks") && !e.ctype.is_empty() => Some(e.ctype),
+                _ => ttype,
+            },
+            name,
+            source: Some(name_node.unwrap_or(node)),
+        }
+    }
+
+    /// Where a job or a pipeline component's `scope` (the root, or a step) runs: its
+    /// `compute`, else a pipeline's default, else serverless compute.
+    fn job_target(&self, root: NodeId, scope: NodeId) -> Placement {
+        if let Some((node, r)) = self.compute_field(scope) {
+            return self.resolve_compute(r, node);
+        }
+        if self.is_pipeline() {
+            // A step without compute runs on the pipeline's default.
+            let settings = self.doc.get(root, "settings");
+            if let Some(node) = settings.and_then(|s| self.doc.get(s, "default_compute")) {
+                if let Some(r) = string_at(self.doc, node) {
+                    return self.resolve_compute(r, node);
+                }
+            }
+            if scope != root {
+                if let Some((node, r)) = self.compute_field(root) {
+                    return self.resolve_compute(r, node);
+                }
+            }
+            if self.kind.id == "pipelineComponent" {
+                return Placement::default();
+            }
+        }
+        // No compute anywhere: recent CLIs submit to serverless compute.
+        Placement::of_type("serverless")
     }
 
     /// Where the workload runs, seen from a reported node: when the node is itself a

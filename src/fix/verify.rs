@@ -315,6 +315,18 @@ struct Miss {
     declared: bool,
 }
 
+impl Miss {
+    /// A difference a change declares (but not as it is).
+    fn declared(at: Pointer) -> Self {
+        Miss { at, declared: true }
+    }
+
+    /// A difference no change declares.
+    fn undeclared(at: Pointer) -> Self {
+        Miss { at, declared: false }
+    }
+}
+
 /// What the fixed text must hold at a key of a mapping.
 enum Expect<'a> {
     /// The original's value, changed below as the tree says.
@@ -340,10 +352,7 @@ impl Compare<'_> {
         match (self.b.root, self.a.root) {
             (None, None) => Ok(()),
             (Some(b), Some(a)) => self.walk(b, a, tree),
-            _ => Err(Miss {
-                at: Pointer::root(),
-                declared: false,
-            }),
+            _ => Err(Miss::undeclared(Pointer::root())),
         }
     }
 
@@ -414,111 +423,155 @@ impl Compare<'_> {
 
     /// Walks the tree of changes from the nodes `b` (before) and `a` (after), without
     /// recursion: the pointer of the first difference no change explains.
-    fn walk(&self, b: NodeId, a: NodeId, tree: &Tree<'_>) -> Result<(), Miss> {
-        let undeclared = |at: Pointer| Miss { at, declared: false };
-        let declared = |at: Pointer| Miss { at, declared: true };
-        let mut stack: Vec<(NodeId, NodeId, &Tree<'_>, Pointer)> = vec![(b, a, tree, Pointer::root())];
+    fn walk<'t>(&'t self, b: NodeId, a: NodeId, tree: &'t Tree<'t>) -> Result<(), Miss> {
+        let mut stack: Vec<Pending<'t>> = vec![(b, a, tree, Pointer::root())];
         while let Some((b, a, tree, at)) = stack.pop() {
             if tree.children.is_empty() {
                 if !self.same(b, a) {
-                    return Err(undeclared(self.difference(b, a, at)));
+                    return Err(Miss::undeclared(self.difference(b, a, at)));
                 }
                 continue;
             }
             match (self.b.value(b), self.a.value(a)) {
-                (Value::Map(_), Value::Map(_)) => {
-                    let mut expected: HashMap<Cow<'_, str>, Expect<'_>> = HashMap::new();
-                    let kept = self.b.kept_entries(b);
-                    let before: HashMap<&str, NodeId> = kept.iter().map(|(k, v)| (k.as_ref(), *v)).collect();
-                    for (key, value) in &kept {
-                        match tree.children.get(key.as_ref()) {
-                            None => {
-                                expected.insert(key.clone(), Expect::Value(*value, &EMPTY));
-                            }
-                            Some(sub) => match sub.change {
-                                None => {
-                                    expected.insert(key.clone(), Expect::Value(*value, sub));
-                                }
-                                Some(Change::Set { to, .. }) => {
-                                    expected.insert(key.clone(), Expect::Set(to));
-                                }
-                                Some(Change::Remove { .. } | Change::Rename { .. }) => {}
-                            },
-                        }
-                    }
-                    for (key, sub) in &tree.children {
-                        let was = before.get(key).copied();
-                        match (sub.change, was) {
-                            (Some(Change::Rename { to, .. }), Some(value)) => {
-                                expected.insert(Cow::Borrowed(to.as_str()), Expect::Value(value, sub));
-                            }
-                            (Some(Change::Set { to, .. }), None) => {
-                                expected.insert(Cow::Borrowed(*key), Expect::Set(to));
-                            }
-                            (_, Some(_)) => {}
-                            (_, None) => return Err(declared(at.child(key))),
-                        }
-                    }
-                    let after = self.a.kept_entries(a);
-                    if let Some((key, _)) = after.iter().find(|(k, _)| !expected.contains_key(k.as_ref())) {
-                        // Still there although removed or renamed, or new.
-                        let gone = tree
-                            .children
-                            .get(key.as_ref())
-                            .is_some_and(|t| t.change.is_some());
-                        return Err(Miss {
-                            at: at.child(key),
-                            declared: gone,
-                        });
-                    }
-                    if after.len() != expected.len() {
-                        let keys: HashSet<&str> = after.iter().map(|(k, _)| k.as_ref()).collect();
-                        let missing = expected.iter().find(|(k, _)| !keys.contains(k.as_ref()));
-                        return Err(match missing {
-                            // Set, or the new name of a renamed key.
-                            Some((k, Expect::Set(_))) => declared(at.child(k)),
-                            Some((k, _)) if !before.contains_key(k.as_ref()) => declared(at.child(k)),
-                            Some((k, _)) => undeclared(at.child(k)),
-                            None => undeclared(at),
-                        });
-                    }
-                    for (key, value) in after {
-                        let here = at.child(&key);
-                        match expected.remove(key.as_ref()) {
-                            Some(Expect::Value(b, sub)) => stack.push((b, value, sub, here)),
-                            Some(Expect::Set(to)) if self.holds(value, to) => {}
-                            _ => return Err(declared(here)),
-                        }
-                    }
-                }
+                (Value::Map(_), Value::Map(_)) => self.walk_map(b, a, tree, at, &mut stack)?,
                 (Value::Seq(items_b), Value::Seq(items_a)) => {
-                    if items_b.len() != items_a.len() {
-                        return Err(undeclared(at));
-                    }
-                    if let Some(key) = tree
-                        .children
-                        .keys()
-                        .find(|k| k.parse::<usize>().ok().is_none_or(|i| i >= items_b.len()))
-                    {
-                        return Err(declared(at.child(key)));
-                    }
-                    for (i, (&b, &a)) in items_b.iter().zip(items_a).enumerate() {
-                        let here = at.child(i.to_string());
-                        match tree.children.get(i.to_string().as_str()) {
-                            None => stack.push((b, a, &EMPTY, here)),
-                            Some(sub) => match sub.change {
-                                None => stack.push((b, a, sub, here)),
-                                Some(Change::Set { to, .. }) if self.holds(a, to) => {}
-                                Some(_) => return Err(declared(here)),
-                            },
-                        }
-                    }
+                    self.walk_seq(items_b, items_a, tree, at, &mut stack)?
                 }
-                _ => return Err(undeclared(at)),
+                _ => return Err(Miss::undeclared(at)),
             }
         }
         Ok(())
     }
+
+    /// Compares the mappings `b` and `a` (at `at`), which `tree` changes below: the after
+    /// mapping must hold the keys expected ([`expected_entries`]) and no other, each with
+    /// the value a change sets there, or a value to compare further (pushed on `stack`).
+    fn walk_map<'t>(
+        &'t self,
+        b: NodeId,
+        a: NodeId,
+        tree: &'t Tree<'t>,
+        at: Pointer,
+        stack: &mut Vec<Pending<'t>>,
+    ) -> Result<(), Miss> {
+        let kept = self.b.kept_entries(b);
+        let before: HashMap<&str, NodeId> = kept.iter().map(|(k, v)| (k.as_ref(), *v)).collect();
+        let mut expected = expected_entries(&kept, &before, tree, &at)?;
+        let after = self.a.kept_entries(a);
+        if let Some((key, _)) = after.iter().find(|(k, _)| !expected.contains_key(k.as_ref())) {
+            // Still there although removed or renamed, or new.
+            let gone = tree
+                .children
+                .get(key.as_ref())
+                .is_some_and(|t| t.change.is_some());
+            return Err(Miss {
+                at: at.child(key),
+                declared: gone,
+            });
+        }
+        if after.len() != expected.len() {
+            let keys: HashSet<&str> = after.iter().map(|(k, _)| k.as_ref()).collect();
+            let missing = expected.iter().find(|(k, _)| !keys.contains(k.as_ref()));
+            return Err(match missing {
+                // Set, or the new name of a renamed key.
+                Some((k, Expect::Set(_))) => Miss::declared(at.child(k)),
+                Some((k, _)) if !before.contains_key(k.as_ref()) => Miss::declared(at.child(k)),
+                Some((k, _)) => Miss::undeclared(at.child(k)),
+                None => Miss::undeclared(at),
+            });
+        }
+        for (key, value) in after {
+            let here = at.child(&key);
+            match expected.remove(key.as_ref()) {
+                Some(Expect::Value(b, sub)) => stack.push((b, value, sub, here)),
+                Some(Expect::Set(to)) if self.holds(value, to) => {}
+                _ => return Err(Miss::declared(here)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Compares the sequences `items_b` and `items_a` (at `at`), which `tree` changes
+    /// below: of one length, each item changed by `tree` to the value a change sets, or to
+    /// compare further (pushed on `stack`).
+    fn walk_seq<'t>(
+        &self,
+        items_b: &[NodeId],
+        items_a: &[NodeId],
+        tree: &'t Tree<'t>,
+        at: Pointer,
+        stack: &mut Vec<Pending<'t>>,
+    ) -> Result<(), Miss> {
+        if items_b.len() != items_a.len() {
+            return Err(Miss::undeclared(at));
+        }
+        if let Some(key) = tree
+            .children
+            .keys()
+            .find(|k| k.parse::<usize>().ok().is_none_or(|i| i >= items_b.len()))
+        {
+            return Err(Miss::declared(at.child(key)));
+        }
+        for (i, (&b, &a)) in items_b.iter().zip(items_a).enumerate() {
+            let here = at.child(i.to_string());
+            match tree.children.get(i.to_string().as_str()) {
+                None => stack.push((b, a, &EMPTY, here)),
+                Some(sub) => match sub.change {
+                    None => stack.push((b, a, sub, here)),
+                    Some(Change::Set { to, .. }) if self.holds(a, to) => {}
+                    Some(_) => return Err(Miss::declared(here)),
+                },
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A pair of nodes still to compare: before, after, the changes below them, and where.
+type Pending<'t> = (NodeId, NodeId, &'t Tree<'t>, Pointer);
+
+/// What the after mapping must hold, by key, for the before mapping `kept` (`before`, by
+/// key) changed as `tree` says: each key not removed or renamed, with its value (changed
+/// below) or the value a change sets; a renamed key's value under its new name; a key
+/// set where there was none. A change of a key the before mapping lacks (but setting it)
+/// is a declared miss.
+fn expected_entries<'t>(
+    kept: &[(Cow<'t, str>, NodeId)],
+    before: &HashMap<&str, NodeId>,
+    tree: &'t Tree<'t>,
+    at: &Pointer,
+) -> Result<HashMap<Cow<'t, str>, Expect<'t>>, Miss> {
+    let mut expected: HashMap<Cow<'_, str>, Expect<'_>> = HashMap::new();
+    for (key, value) in kept {
+        match tree.children.get(key.as_ref()) {
+            None => {
+                expected.insert(key.clone(), Expect::Value(*value, &EMPTY));
+            }
+            Some(sub) => match sub.change {
+                None => {
+                    expected.insert(key.clone(), Expect::Value(*value, sub));
+                }
+                Some(Change::Set { to, .. }) => {
+                    expected.insert(key.clone(), Expect::Set(to));
+                }
+                Some(Change::Remove { .. } | Change::Rename { .. }) => {}
+            },
+        }
+    }
+    for (key, sub) in &tree.children {
+        let was = before.get(key).copied();
+        match (sub.change, was) {
+            (Some(Change::Rename { to, .. }), Some(value)) => {
+                expected.insert(Cow::Borrowed(to.as_str()), Expect::Value(value, sub));
+            }
+            (Some(Change::Set { to, .. }), None) => {
+                expected.insert(Cow::Borrowed(*key), Expect::Set(to));
+            }
+            (_, Some(_)) => {}
+            (_, None) => return Err(Miss::declared(at.child(key))),
+        }
+    }
+    Ok(expected)
 }
 
 /// The tree of no change.

@@ -99,50 +99,82 @@ pub fn place(text: &str, offset: usize) -> Option<Place> {
             (None, content_start)
         }
     };
-    let mut path: Vec<String> = Vec::new();
-    let mut siblings: Vec<(String, String)> = Vec::new();
+    let cursor = Cursor { indent, dash, col };
     // Lines after the cursor's that belong to its mapping.
-    let next = text[offset..].find('\n').map(|i| offset + i + 1);
-    if let Some(next) = next {
-        for l in text[next..].lines() {
-            if is_document_marker(l) {
-                break;
-            }
-            let (i, d, c, content) = split_line(l);
-            if is_skipped(content) || c > col {
-                continue;
-            }
-            if c < col || d || i < indent {
-                break;
-            }
-            siblings.extend(key_of(content).map(|(k, v)| (k, v.to_string())));
+    let mut siblings = match text[offset..].find('\n') {
+        Some(i) => siblings_after(&text[offset + i + 1..], &cursor),
+        None => Vec::new(),
+    };
+    let path = path_before(&text[..line_start], &cursor, &mut siblings)?;
+    Some(Place {
+        path,
+        siblings,
+        value_of,
+        start: start as u32,
+    })
+}
+
+/// The cursor's line: its indentation, whether it is a sequence item, and the column its
+/// content starts at ([`split_line`]).
+struct Cursor {
+    indent: usize,
+    dash: bool,
+    col: usize,
+}
+
+/// The keys, with their values, of the lines of `after` (the text after the cursor's
+/// line) that belong to the cursor's mapping.
+fn siblings_after(after: &str, cursor: &Cursor) -> Vec<(String, String)> {
+    let mut siblings = Vec::new();
+    for l in after.lines() {
+        if is_document_marker(l) {
+            break;
         }
-    }
-    // Lines before: siblings until the mapping's start, then its parents.
-    enum Seek {
-        /// In the mapping whose keys are at this column (`true`: the cursor's).
-        Map(usize, bool),
-        /// The key owning a sequence whose dashes are at this column.
-        Seq(usize),
-    }
-    /// A parent line `key:` (`- key:` when `dash`, its dash at `indent`, its key at
-    /// `col`): the key joins the path, and the search goes on for what holds it.
-    fn parent(path: &mut Vec<String>, key: String, dash: bool, indent: usize, col: usize) -> Seek {
-        path.push(key);
-        if dash {
-            path.push("0".to_string());
-            Seek::Seq(indent)
-        } else {
-            Seek::Map(col, false)
+        let (i, d, c, content) = split_line(l);
+        if is_skipped(content) || c > cursor.col {
+            continue;
         }
+        if c < cursor.col || d || i < cursor.indent {
+            break;
+        }
+        siblings.extend(key_of(content).map(|(k, v)| (k, v.to_string())));
     }
-    let mut seek = if dash {
+    siblings
+}
+
+/// What the search of the lines before the cursor is in.
+enum Seek {
+    /// In the mapping whose keys are at this column (`true`: the cursor's).
+    Map(usize, bool),
+    /// The key owning a sequence whose dashes are at this column.
+    Seq(usize),
+}
+
+/// A parent line `key:` (`- key:` when `dash`, its dash at `indent`, its key at
+/// `col`): the key joins the path, and the search goes on for what holds it.
+fn parent(path: &mut Vec<String>, key: String, dash: bool, indent: usize, col: usize) -> Seek {
+    path.push(key);
+    if dash {
         path.push("0".to_string());
         Seek::Seq(indent)
     } else {
-        Seek::Map(col, true)
+        Seek::Map(col, false)
+    }
+}
+
+/// The path from the root to the cursor's mapping, read from `before` (the text before
+/// the cursor's line) bottom up: the siblings above the cursor join `siblings` until the
+/// mapping's start, then each parent joins the path. `None` where a parent line is not
+/// a key.
+fn path_before(before: &str, cursor: &Cursor, siblings: &mut Vec<(String, String)>) -> Option<Vec<String>> {
+    let mut path: Vec<String> = Vec::new();
+    let mut seek = if cursor.dash {
+        path.push("0".to_string());
+        Seek::Seq(cursor.indent)
+    } else {
+        Seek::Map(cursor.col, true)
     };
-    for l in text[..line_start].lines().rev() {
+    for l in before.lines().rev() {
         if is_document_marker(l) {
             break;
         }
@@ -180,12 +212,7 @@ pub fn place(text: &str, offset: usize) -> Option<Place> {
         }
     }
     path.reverse();
-    Some(Place {
-        path,
-        siblings,
-        value_of,
-        start: start as u32,
-    })
+    Some(path)
 }
 
 /// The kind of the document around `offset`: its classification, else the kind its

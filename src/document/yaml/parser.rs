@@ -81,15 +81,12 @@ pub struct Event<'a> {
     pub end: Mark,
 }
 
-/// What `parse_node` found after a node's properties.
-enum Next {
-    IndentlessSequence,
-    Scalar,
-    FlowSequence,
-    FlowMapping,
-    BlockSequence,
-    BlockMapping,
-    Other(&'static str),
+/// A node's properties as `parse_node` read them: its anchor, its tag (resolved), and
+/// from the first one's start to the last one's end (`None` without properties).
+struct Properties<'a> {
+    anchor: Option<&'a str>,
+    tag: Option<Cow<'a, str>>,
+    span: Option<(Mark, Mark)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -387,180 +384,142 @@ impl<'a> Parser<'a> {
             self.state = self.pop_state();
             return Ok(event(EventKind::Alias(name), token.start, token.end));
         }
-        let mut anchor = None;
-        let mut tag = None;
-        let mut start = None;
-        let mut end = None;
-        let mut tag_mark = None;
-        if let TokenKind::Anchor(name) = self.peek()?.kind {
-            let token = self.take()?;
-            start = Some(token.start);
-            end = Some(token.end);
-            anchor = Some(name);
-            if matches!(self.peek()?.kind, TokenKind::Tag(..)) {
-                let token = self.take()?;
-                tag_mark = Some(token.start);
-                end = Some(token.end);
-                if let TokenKind::Tag(h, s) = token.kind {
-                    tag = Some((h, s));
-                }
-            }
-        } else if matches!(self.peek()?.kind, TokenKind::Tag(..)) {
-            let token = self.take()?;
-            start = Some(token.start);
-            tag_mark = Some(token.start);
-            end = Some(token.end);
-            if let TokenKind::Tag(h, s) = token.kind {
-                tag = Some((h, s));
-            }
-            if let TokenKind::Anchor(name) = self.peek()?.kind {
-                let token = self.take()?;
-                end = Some(token.end);
-                anchor = Some(name);
-            }
-        }
-        let tag: Option<Cow<'a, str>> = match tag {
-            None => None,
-            Some((None, suffix)) => Some(suffix),
-            Some((Some(handle), suffix)) => {
-                let Some(prefix) = self.tag_handles.get(&handle) else {
-                    return Err(YamlError::new(
-                        Some((Cow::Borrowed("while parsing a node"), start.unwrap_or_default())),
-                        format!("found undefined tag handle {}", python_repr_str(&handle)),
-                        tag_mark.unwrap_or_default(),
-                    ));
-                };
-                Some(if prefix.is_empty() {
-                    suffix
-                } else {
-                    Cow::Owned(format!("{prefix}{suffix}"))
-                })
-            }
-        };
-        let (start, end) = match (start, end) {
-            (Some(s), Some(e)) => (s, e),
-            _ => {
+        let Properties { anchor, tag, span } = self.parse_properties()?;
+        let (start, end) = match span {
+            Some(span) => span,
+            None => {
                 let m = self.peek()?.start;
                 (m, m)
             }
         };
+        // A collection starts: the state that reads its entries, whether it is a mapping
+        // and a flow collection, and where its start event ends (after a flow collection's
+        // bracket or an indentless sequence's first dash, at a block collection's first
+        // entry).
         let token = self.peek()?;
-        let (token_start, token_end) = (token.start, token.end);
-        let next = match &token.kind {
-            TokenKind::BlockEntry if indentless_sequence => Next::IndentlessSequence,
-            TokenKind::Scalar(..) => Next::Scalar,
-            TokenKind::FlowSequenceStart => Next::FlowSequence,
-            TokenKind::FlowMappingStart => Next::FlowMapping,
-            TokenKind::BlockSequenceStart if block => Next::BlockSequence,
-            TokenKind::BlockMappingStart if block => Next::BlockMapping,
-            other => Next::Other(other.id()),
-        };
-        let event = match next {
-            Next::IndentlessSequence => {
-                self.state = State::IndentlessSequenceEntry;
-                event(
-                    EventKind::SequenceStart {
-                        anchor,
-                        tag,
-                        flow: false,
-                    },
-                    start,
-                    token_end,
-                )
+        let (state, mapping, flow, kind_end) = match &token.kind {
+            TokenKind::BlockEntry if indentless_sequence => {
+                (State::IndentlessSequenceEntry, false, false, token.end)
             }
-            Next::Scalar => {
-                let token = self.take()?;
-                let TokenKind::Scalar(value, style) = token.kind else {
-                    unreachable!("peeked a scalar")
-                };
+            TokenKind::FlowSequenceStart => (State::FlowSequenceFirstEntry, false, true, token.end),
+            TokenKind::FlowMappingStart => (State::FlowMappingFirstKey, true, true, token.end),
+            TokenKind::BlockSequenceStart if block => {
+                (State::BlockSequenceFirstEntry, false, false, token.start)
+            }
+            TokenKind::BlockMappingStart if block => (State::BlockMappingFirstKey, true, false, token.start),
+            TokenKind::Scalar(..) => return self.parse_scalar(anchor, tag, start),
+            // Empty scalars are allowed even if a tag or an anchor is specified.
+            _ if anchor.is_some() || tag.is_some() => {
                 self.state = self.pop_state();
-                event(
-                    EventKind::Scalar {
-                        anchor,
-                        tag,
-                        value,
-                        style,
-                        start: token.start.pos,
-                        end: token.end.pos,
-                    },
-                    start,
-                    token.end,
-                )
-            }
-            Next::FlowSequence => {
-                self.state = State::FlowSequenceFirstEntry;
-                event(
-                    EventKind::SequenceStart {
-                        anchor,
-                        tag,
-                        flow: true,
-                    },
-                    start,
-                    token_end,
-                )
-            }
-            Next::FlowMapping => {
-                self.state = State::FlowMappingFirstKey;
-                event(
-                    EventKind::MappingStart {
-                        anchor,
-                        tag,
-                        flow: true,
-                    },
-                    start,
-                    token_end,
-                )
-            }
-            Next::BlockSequence => {
-                self.state = State::BlockSequenceFirstEntry;
-                event(
-                    EventKind::SequenceStart {
-                        anchor,
-                        tag,
-                        flow: false,
-                    },
-                    start,
-                    token_start,
-                )
-            }
-            Next::BlockMapping => {
-                self.state = State::BlockMappingFirstKey;
-                event(
-                    EventKind::MappingStart {
-                        anchor,
-                        tag,
-                        flow: false,
-                    },
-                    start,
-                    token_start,
-                )
-            }
-            Next::Other(_) if anchor.is_some() || tag.is_some() => {
-                // Empty scalars are allowed even if a tag or an anchor is specified.
-                self.state = self.pop_state();
-                event(
-                    EventKind::Scalar {
-                        anchor,
-                        tag,
-                        value: Cow::Borrowed(""),
-                        style: ScalarStyle::Plain,
-                        start: end.pos,
-                        end: end.pos,
-                    },
+                return Ok(scalar_event(
+                    anchor,
+                    tag,
+                    Cow::Borrowed(""),
+                    ScalarStyle::Plain,
                     start,
                     end,
-                )
+                    end,
+                ));
             }
-            Next::Other(id) => {
+            other => {
                 let node = if block { "block" } else { "flow" };
                 return Err(YamlError::new(
                     Some((Cow::Owned(format!("while parsing a {node} node")), start)),
-                    format!("expected the node content, but found '{id}'"),
-                    token_start,
+                    format!("expected the node content, but found '{}'", other.id()),
+                    token.start,
                 ));
             }
         };
-        Ok(event)
+        self.state = state;
+        let kind = if mapping {
+            EventKind::MappingStart { anchor, tag, flow }
+        } else {
+            EventKind::SequenceStart { anchor, tag, flow }
+        };
+        Ok(event(kind, start, kind_end))
+    }
+
+    /// A scalar node whose properties (if any) start at `start`.
+    fn parse_scalar(
+        &mut self,
+        anchor: Option<&'a str>,
+        tag: Option<Cow<'a, str>>,
+        start: Mark,
+    ) -> Result<Event<'a>> {
+        let token = self.take()?;
+        let TokenKind::Scalar(value, style) = token.kind else {
+            unreachable!("peeked a scalar")
+        };
+        self.state = self.pop_state();
+        Ok(scalar_event(
+            anchor,
+            tag,
+            value,
+            style,
+            start,
+            token.start,
+            token.end,
+        ))
+    }
+
+    /// A node's properties: an anchor and a tag, either or both, in either order.
+    fn parse_properties(&mut self) -> Result<Properties<'a>> {
+        let mut anchor = None;
+        let mut tag = None;
+        let mut span: Option<(Mark, Mark)> = None;
+        for _ in 0..2 {
+            match self.peek()?.kind {
+                TokenKind::Anchor(name) if anchor.is_none() => {
+                    let token = self.take()?;
+                    anchor = Some(name);
+                    span = Some((span.map_or(token.start, |(s, _)| s), token.end));
+                }
+                TokenKind::Tag(..) if tag.is_none() => {
+                    let token = self.take()?;
+                    let TokenKind::Tag(handle, suffix) = token.kind else {
+                        unreachable!("peeked a tag")
+                    };
+                    tag = Some((handle, suffix, token.start));
+                    span = Some((span.map_or(token.start, |(s, _)| s), token.end));
+                }
+                _ => break,
+            }
+        }
+        let tag = match tag {
+            None => None,
+            Some((handle, suffix, at)) => {
+                let node = span.map_or(at, |(s, _)| s);
+                Some(self.resolve_tag(handle, suffix, node, at)?)
+            }
+        };
+        Ok(Properties { anchor, tag, span })
+    }
+
+    /// The full tag: the prefix `handle` stands for, then `suffix` (a verbatim tag or `!`
+    /// alone, without a handle, is its suffix). `node` is where the node starts, `at` the
+    /// tag.
+    fn resolve_tag(
+        &self,
+        handle: Option<Cow<'a, str>>,
+        suffix: Cow<'a, str>,
+        node: Mark,
+        at: Mark,
+    ) -> Result<Cow<'a, str>> {
+        let Some(handle) = handle else {
+            return Ok(suffix);
+        };
+        let Some(prefix) = self.tag_handles.get(&handle) else {
+            return Err(YamlError::new(
+                Some((Cow::Borrowed("while parsing a node"), node)),
+                format!("found undefined tag handle {}", python_repr_str(&handle)),
+                at,
+            ));
+        };
+        Ok(if prefix.is_empty() {
+            suffix
+        } else {
+            Cow::Owned(format!("{prefix}{suffix}"))
+        })
     }
 
     fn context_mark(&self) -> Mark {
@@ -774,17 +733,36 @@ fn event(kind: EventKind<'_>, start: Mark, end: Mark) -> Event<'_> {
     Event { kind, start, end }
 }
 
+/// A scalar's event: its properties, value and style, from `start` (its properties, else
+/// its text) to `end`; its own text runs from `text` to `end`.
+fn scalar_event<'a>(
+    anchor: Option<&'a str>,
+    tag: Option<Cow<'a, str>>,
+    value: Cow<'a, str>,
+    style: ScalarStyle,
+    start: Mark,
+    text: Mark,
+    end: Mark,
+) -> Event<'a> {
+    let kind = EventKind::Scalar {
+        anchor,
+        tag,
+        value,
+        style,
+        start: text.pos,
+        end: end.pos,
+    };
+    event(kind, start, end)
+}
+
 /// PyYAML's `process_empty_scalar`: an empty plain scalar (null) at `mark`.
 fn empty_scalar<'a>(mark: Mark) -> Event<'a> {
-    event(
-        EventKind::Scalar {
-            anchor: None,
-            tag: None,
-            value: Cow::Borrowed(""),
-            style: ScalarStyle::Plain,
-            start: mark.pos,
-            end: mark.pos,
-        },
+    scalar_event(
+        None,
+        None,
+        Cow::Borrowed(""),
+        ScalarStyle::Plain,
+        mark,
         mark,
         mark,
     )
