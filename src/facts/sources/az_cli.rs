@@ -831,14 +831,20 @@ impl Options<'_, '_> {
 }
 
 /// The value of the option `opt` written in its word `w` (`--size=Standard_NC6`), and the
-/// option's key; `None` when the word does not start with an exact literal.
+/// option's key; `None` when the word does not start with an exact literal that holds the
+/// `=` (`--size"=Standard_NC6"` is passed over).
 fn inline_value(w: &Word, opt: &str) -> Option<(Word, Span)> {
     let Some(WordPart::Lit {
-        span, exact: true, ..
+        text,
+        span,
+        exact: true,
     }) = w.parts.first()
     else {
         return None;
     };
+    if text.len() <= opt.len() {
+        return None;
+    }
     let key = Span::new(span.start, span.start + opt.len() as u32);
     let mut v = w.clone();
     if let WordPart::Lit { text, span, .. } = &mut v.parts[0] {
@@ -1050,6 +1056,21 @@ mod tests {
             "300"
         );
         assert_eq!(&text[d.span.range()], text.trim_end());
+    }
+
+    #[test]
+    fn an_inline_value_whose_equals_sign_is_quoted_is_passed_over() {
+        // Read as `--size` then `=Standard_NC6` (the `=` in a later, quoted part of the
+        // word), the value was cut at a byte past the first part: a panic.
+        for text in [
+            "az ml compute create -n gpu --size\"=Standard_NC6\" --tier low_priority\n",
+            "az ml compute create -n gpu --si\"ze=Standard_NC6\" --tier low_priority\n",
+        ] {
+            let [d] = defs(text, Dialect::Bash).try_into().unwrap();
+            assert_eq!(d.known_name(), Some("gpu"));
+            assert_eq!(d.size(), None, "{text}");
+            assert_eq!(value(&d, "tier"), Some(Scalar::Str("low_priority".into())));
+        }
     }
 
     #[test]
