@@ -43,6 +43,10 @@ const MAX_DEPTH: usize = 32;
 /// At most this many nested deployments are followed in one file.
 const MAX_SCOPES: usize = 256;
 
+/// Resources still to read: a `resources` node, the scope its expressions are evaluated
+/// in, whether the resource around it is a workspace, and the notes said of them.
+type Pending = (NodeId, usize, bool, Vec<String>);
+
 fn read(input: &Input<'_>, out: &mut Definitions) {
     let Some(doc) = input.documents.first() else {
         return;
@@ -64,8 +68,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     };
     let given = parameter_files(input);
     r.scopes.push(Scope::new(doc, root, given));
-    // (resources node, scope, whether the enclosing resource is a workspace, notes)
-    let mut stack: Vec<(NodeId, usize, bool, Vec<String>)> = Vec::new();
+    let mut stack: Vec<Pending> = Vec::new();
     if let Some(res) = get_ci(doc, root, "resources") {
         stack.push((res.value, 0, false, Vec::new()));
     }
@@ -80,16 +83,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
                 .unwrap_or_default();
             let is_existing = get_ci(doc, item, "existing")
                 .is_some_and(|e| matches!(doc.value(e.value), Value::Bool(true)));
-            let mut here = notes.clone();
-            if let Some(c) = get_ci(doc, item, "condition") {
-                here.push(format!("deployed on condition `{}`", r.written(c.value)));
-            }
-            if let Some(c) = get_ci(doc, item, "copy") {
-                let name = get_ci(doc, c.value, "name")
-                    .and_then(|e| str_of(doc, e.value))
-                    .unwrap_or_default();
-                here.push(format!("in the copy loop `{name}` (not expanded)"));
-            }
+            let here = r.resource_notes(item, &notes);
             if rtype.eq_ignore_ascii_case(COMPUTES)
                 || (in_workspace && rtype.eq_ignore_ascii_case("computes"))
             {
@@ -97,46 +91,10 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
                     found.push(r.definition(item, scope, here.clone(), &input.source.path));
                 }
             } else if rtype.eq_ignore_ascii_case("Microsoft.Resources/deployments") {
-                if r.scopes.len() >= MAX_SCOPES {
-                    continue;
-                }
-                let Some(props) = get_ci(doc, item, "properties") else {
+                let Some((template, child, n)) = r.nested_deployment(item, scope, &here) else {
                     continue;
                 };
-                let Some(template) = get_ci(doc, props.value, "template") else {
-                    continue;
-                };
-                let inner = get_ci(doc, props.value, "expressionEvaluationOptions")
-                    .and_then(|e| get_ci(doc, e.value, "scope"))
-                    .and_then(|e| str_of(doc, e.value))
-                    .is_some_and(|s| s.eq_ignore_ascii_case("inner"));
-                let child = if inner {
-                    // The nested template's parameters take the values the deployment
-                    // passes, evaluated in the parent's scope.
-                    let mut given: HashMap<String, Ev> = HashMap::new();
-                    if let Some(ps) = get_ci(doc, props.value, "parameters") {
-                        for e in doc.entries(ps.value) {
-                            let name = doc.key_string(e.key).to_ascii_lowercase();
-                            let v = match get_ci(doc, e.value, "value") {
-                                Some(v) => r.eval_node(scope, v.value, 0),
-                                None => Ev::unknown(format!(
-                                    "the nested deployment passes `{name}` by reference (a key vault secret)"
-                                )),
-                            };
-                            given.insert(name, v);
-                        }
-                    }
-                    r.scopes.push(Scope::new(doc, template.value, given));
-                    r.scopes.len() - 1
-                } else {
-                    scope
-                };
-                let dname = get_ci(doc, item, "name")
-                    .map(|e| r.written(e.value))
-                    .unwrap_or_default();
-                let mut n = here.clone();
-                n.push(format!("in the nested deployment `{dname}`"));
-                if let Some(res) = get_ci(doc, template.value, "resources") {
+                if let Some(res) = get_ci(doc, template, "resources") {
                     stack.push((res.value, child, false, n));
                 }
             }
@@ -220,6 +178,78 @@ struct Arm<'a> {
 }
 
 impl Arm<'_> {
+    /// The notes said of a resource: those of the resources around it (`notes`), its
+    /// `condition` and its `copy` loop.
+    fn resource_notes(&self, item: NodeId, notes: &[String]) -> Vec<String> {
+        let doc = self.doc;
+        let mut here = notes.to_vec();
+        if let Some(c) = get_ci(doc, item, "condition") {
+            here.push(format!("deployed on condition `{}`", self.written(c.value)));
+        }
+        if let Some(c) = get_ci(doc, item, "copy") {
+            let name = get_ci(doc, c.value, "name")
+                .and_then(|e| str_of(doc, e.value))
+                .unwrap_or_default();
+            here.push(format!("in the copy loop `{name}` (not expanded)"));
+        }
+        here
+    }
+
+    /// The nested deployment `item` (in `scope`, said `here`): its template, the scope its
+    /// expressions are evaluated in (a new one, with the parameters the deployment passes,
+    /// when it evaluates them `inner`), and the notes said of its resources. `None`: it is
+    /// not followed (no template, or too many nested deployments).
+    fn nested_deployment(
+        &mut self,
+        item: NodeId,
+        scope: usize,
+        here: &[String],
+    ) -> Option<(NodeId, usize, Vec<String>)> {
+        let doc = self.doc;
+        if self.scopes.len() >= MAX_SCOPES {
+            return None;
+        }
+        let props = get_ci(doc, item, "properties")?;
+        let template = get_ci(doc, props.value, "template")?;
+        let inner = get_ci(doc, props.value, "expressionEvaluationOptions")
+            .and_then(|e| get_ci(doc, e.value, "scope"))
+            .and_then(|e| str_of(doc, e.value))
+            .is_some_and(|s| s.eq_ignore_ascii_case("inner"));
+        let child = if inner {
+            let given = self.passed_parameters(scope, props.value);
+            self.scopes.push(Scope::new(doc, template.value, given));
+            self.scopes.len() - 1
+        } else {
+            scope
+        };
+        let dname = get_ci(doc, item, "name")
+            .map(|e| self.written(e.value))
+            .unwrap_or_default();
+        let mut n = here.to_vec();
+        n.push(format!("in the nested deployment `{dname}`"));
+        Some((template.value, child, n))
+    }
+
+    /// The parameters a nested deployment's `properties` pass to its template, evaluated
+    /// in the parent's `scope`.
+    fn passed_parameters(&self, scope: usize, props: NodeId) -> HashMap<String, Ev> {
+        let doc = self.doc;
+        let mut given: HashMap<String, Ev> = HashMap::new();
+        if let Some(ps) = get_ci(doc, props, "parameters") {
+            for e in doc.entries(ps.value) {
+                let name = doc.key_string(e.key).to_ascii_lowercase();
+                let v = match get_ci(doc, e.value, "value") {
+                    Some(v) => self.eval_node(scope, v.value, 0),
+                    None => Ev::unknown(format!(
+                        "the nested deployment passes `{name}` by reference (a key vault secret)"
+                    )),
+                };
+                given.insert(name, v);
+            }
+        }
+        given
+    }
+
     /// The text of a node as written (a string without its quotes).
     fn written(&self, id: NodeId) -> String {
         let span = self.inner(id);

@@ -115,22 +115,31 @@ fn split_at_equals(word: &Word) -> Option<(String, Vec<WordPart>)> {
     let Some(WordPart::Lit { text, span, exact }) = word.parts.first() else {
         return None;
     };
-    let (before, rest) = text.split_once('=')?;
+    let (before, _) = text.split_once('=')?;
+    let parts = value_parts(text, *span, *exact, before.len() + 1, &word.parts[1..]);
+    Some((before.to_string(), parts))
+}
+
+/// The parts of a value that starts `skip` bytes into the literal `text` written at `span`
+/// (`exact`: as it is), then goes on with `rest`: the literal's remainder at its own place
+/// (none when it is empty), then `rest`.
+fn value_parts(text: &str, span: Span, exact: bool, skip: usize, rest: &[WordPart]) -> Vec<WordPart> {
     let mut parts = Vec::new();
-    if !rest.is_empty() {
-        let start = if *exact {
-            span.start + before.len() as u32 + 1
+    let after = &text[skip..];
+    if !after.is_empty() {
+        let start = if exact {
+            span.start + skip as u32
         } else {
             span.start
         };
         parts.push(WordPart::Lit {
-            text: rest.to_string(),
+            text: after.to_string(),
             span: Span::new(start.min(span.end), span.end),
-            exact: *exact,
+            exact,
         });
     }
-    parts.extend(word.parts[1..].iter().cloned());
-    Some((before.to_string(), parts))
+    parts.extend(rest.iter().cloned());
+    parts
 }
 
 /// Whether a PowerShell word after `=` is a value: quoted, a number, `$true`/`$false`, or
@@ -165,113 +174,18 @@ impl Vars {
     pub fn scan(script: &Script, dialect: Dialect) -> Self {
         let mut assigns = Vec::new();
         for c in &script.commands {
-            let push = |assigns: &mut Vec<Assign>, name: String, value: Result<Vec<WordPart>, String>| {
+            let found = match dialect {
+                Dialect::Bash => bash_assignments(c),
+                Dialect::PowerShell => powershell_assignment(c).into_iter().collect(),
+                Dialect::Cmd => cmd_assignment(c).into_iter().collect(),
+            };
+            for (name, value) in found {
                 assigns.push(Assign {
                     name,
                     at: c.span.start,
                     conditional: c.conditional(),
                     value,
                 });
-            };
-            let first = c.words[0].literal();
-            match dialect {
-                Dialect::Bash => match first.as_deref() {
-                    Some("export" | "declare" | "local" | "readonly" | "typeset") => {
-                        for w in c.words[1..]
-                            .iter()
-                            .filter(|w| !w.literal().is_some_and(|l| l.starts_with('-')))
-                        {
-                            if let Some((name, parts)) = split_assignment(w) {
-                                push(&mut assigns, name, Ok(parts));
-                            }
-                        }
-                    }
-                    Some("read") => {
-                        for w in &c.words[1..] {
-                            if let Some(name) = w.literal().filter(|l| is_ident(l)) {
-                                push(&mut assigns, name, Err("it is read from the input".into()));
-                            }
-                        }
-                    }
-                    Some("for" | "select") => {
-                        if let Some(name) = c.words.get(1).and_then(Word::literal).filter(|l| is_ident(l)) {
-                            push(&mut assigns, name, Err("it is a loop's variable".into()));
-                        }
-                    }
-                    _ => {
-                        let all: Option<Vec<(String, Vec<WordPart>)>> =
-                            c.words.iter().map(split_assignment).collect();
-                        // `NAME=value cmd` sets NAME for that command only.
-                        if let Some(all) = all {
-                            for (name, parts) in all {
-                                push(&mut assigns, name, Ok(parts));
-                            }
-                        }
-                    }
-                },
-                Dialect::PowerShell => {
-                    // `$Name = value`, `[string]$Name = value` (a `param(...)` default),
-                    // `$env:NAME = value`, `$Name="value"`.
-                    let target = |w: &Word| match w.parts.as_slice() {
-                        [WordPart::Var { name, scope, .. }] => Some((name.clone(), *scope)),
-                        [WordPart::Lit { text, .. }, WordPart::Var { name, scope, .. }]
-                            if text.starts_with('[') && text.ends_with(']') =>
-                        {
-                            Some((name.clone(), *scope))
-                        }
-                        _ => None,
-                    };
-                    let eq = c.words.get(1).and_then(Word::literal);
-                    if let (Some((name, _)), Some("=")) = (target(&c.words[0]), eq.as_deref()) {
-                        let value = match &c.words[2..] {
-                            [w] if ps_value(w) => Ok(trim_ps_value(w.parts.clone())),
-                            [_] => Err("it is assigned the output of a command or an expression".into()),
-                            [] => Err("it is assigned on another line".into()),
-                            _ => Err("it is assigned an expression".into()),
-                        };
-                        push(&mut assigns, name, value);
-                    } else if let [w] = c.words.as_slice()
-                        && let [
-                            WordPart::Var { name, .. },
-                            WordPart::Lit { text, span, exact },
-                            rest @ ..,
-                        ] = w.parts.as_slice()
-                        && let Some(after) = text.strip_prefix('=')
-                    {
-                        let mut parts = Vec::new();
-                        if !after.is_empty() {
-                            let start = if *exact { span.start + 1 } else { span.start };
-                            parts.push(WordPart::Lit {
-                                text: after.to_string(),
-                                span: Span::new(start, span.end),
-                                exact: *exact,
-                            });
-                        }
-                        parts.extend(rest.iter().cloned());
-                        push(&mut assigns, name.clone(), Ok(parts));
-                    }
-                }
-                Dialect::Cmd => {
-                    if first.as_deref().is_some_and(|f| f.eq_ignore_ascii_case("set")) {
-                        match c.words.get(1) {
-                            Some(w) if w.literal().is_some_and(|l| l.starts_with('/')) => {
-                                if let Some((name, _)) = c.words.get(2).and_then(split_assignment) {
-                                    push(
-                                        &mut assigns,
-                                        name,
-                                        Err("it is read from the input or computed".into()),
-                                    );
-                                }
-                            }
-                            Some(w) => {
-                                if let Some((name, parts)) = split_assignment(w) {
-                                    push(&mut assigns, name, Ok(parts));
-                                }
-                            }
-                            None => {}
-                        }
-                    }
-                }
             }
         }
         let fold_case = dialect != Dialect::Bash;
@@ -291,6 +205,98 @@ impl Vars {
             memo: Default::default(),
             cut: script.vars_cut,
         }
+    }
+}
+
+/// A variable a command assigns, and its value's parts (or why it is not known).
+type Assigned = (String, Result<Vec<WordPart>, String>);
+
+/// What a bash command assigns: `export`/`declare`/`local`... `NAME=value`, `read NAME`,
+/// `for NAME in`, and `NAME=value...` on their own or before a command.
+fn bash_assignments(c: &ShellCommand) -> Vec<Assigned> {
+    let mut out = Vec::new();
+    match c.words[0].literal().as_deref() {
+        Some("export" | "declare" | "local" | "readonly" | "typeset") => {
+            for w in c.words[1..]
+                .iter()
+                .filter(|w| !w.literal().is_some_and(|l| l.starts_with('-')))
+            {
+                if let Some((name, parts)) = split_assignment(w) {
+                    out.push((name, Ok(parts)));
+                }
+            }
+        }
+        Some("read") => {
+            for w in &c.words[1..] {
+                if let Some(name) = w.literal().filter(|l| is_ident(l)) {
+                    out.push((name, Err("it is read from the input".into())));
+                }
+            }
+        }
+        Some("for" | "select") => {
+            if let Some(name) = c.words.get(1).and_then(Word::literal).filter(|l| is_ident(l)) {
+                out.push((name, Err("it is a loop's variable".into())));
+            }
+        }
+        _ => {
+            let all: Option<Vec<(String, Vec<WordPart>)>> = c.words.iter().map(split_assignment).collect();
+            // `NAME=value cmd` sets NAME for that command only.
+            if let Some(all) = all {
+                out.extend(all.into_iter().map(|(name, parts)| (name, Ok(parts))));
+            }
+        }
+    }
+    out
+}
+
+/// What a PowerShell command assigns: `$Name = value`, `[string]$Name = value` (a
+/// `param(...)` default), `$env:NAME = value`, `$Name="value"`.
+fn powershell_assignment(c: &ShellCommand) -> Option<Assigned> {
+    let target = |w: &Word| match w.parts.as_slice() {
+        [WordPart::Var { name, scope, .. }] => Some((name.clone(), *scope)),
+        [WordPart::Lit { text, .. }, WordPart::Var { name, scope, .. }]
+            if text.starts_with('[') && text.ends_with(']') =>
+        {
+            Some((name.clone(), *scope))
+        }
+        _ => None,
+    };
+    let eq = c.words.get(1).and_then(Word::literal);
+    if let (Some((name, _)), Some("=")) = (target(&c.words[0]), eq.as_deref()) {
+        let value = match &c.words[2..] {
+            [w] if ps_value(w) => Ok(trim_ps_value(w.parts.clone())),
+            [_] => Err("it is assigned the output of a command or an expression".into()),
+            [] => Err("it is assigned on another line".into()),
+            _ => Err("it is assigned an expression".into()),
+        };
+        Some((name, value))
+    } else if let [w] = c.words.as_slice()
+        && let [
+            WordPart::Var { name, .. },
+            WordPart::Lit { text, span, exact },
+            rest @ ..,
+        ] = w.parts.as_slice()
+        && text.starts_with('=')
+    {
+        Some((name.clone(), Ok(value_parts(text, *span, *exact, 1, rest))))
+    } else {
+        None
+    }
+}
+
+/// What a cmd command assigns: `set NAME=value`, `set /p NAME=` and `set /a NAME=`.
+fn cmd_assignment(c: &ShellCommand) -> Option<Assigned> {
+    let first = c.words[0].literal();
+    if !first.as_deref().is_some_and(|f| f.eq_ignore_ascii_case("set")) {
+        return None;
+    }
+    match c.words.get(1) {
+        Some(w) if w.literal().is_some_and(|l| l.starts_with('/')) => {
+            let (name, _) = c.words.get(2).and_then(split_assignment)?;
+            Some((name, Err("it is read from the input or computed".into())))
+        }
+        Some(w) => split_assignment(w).map(|(name, parts)| (name, Ok(parts))),
+        None => None,
     }
 }
 
@@ -637,132 +643,25 @@ pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
 
 fn definition(c: &ShellCommand, cx: &Ctx<'_>) -> Option<ComputeDef> {
     let az = az_at(&c.words)?;
-    let words = &c.words[az + 1..];
-    let lit = |i: usize| words.get(i).and_then(Word::literal);
-    if lit(0).as_deref() != Some("ml") {
-        return None;
-    }
-    let (command, v1_type_word, rest) = match (lit(1).as_deref(), lit(2).as_deref()) {
-        (Some("compute"), Some(verb @ ("create" | "attach"))) => {
-            (format!("az ml compute {verb}"), None, &words[3..])
-        }
-        (Some("computetarget"), Some(verb @ ("create" | "attach"))) => {
-            let t = words.get(3)?;
-            (format!("az ml computetarget {verb}"), Some(t), &words[4..])
-        }
-        _ => return None,
-    };
-    let v1 = v1_type_word.is_some();
+    let (command, v1_type_word, rest) = command_of(&c.words[az + 1..])?;
     let span = c.words[az].span.cover(c.words[c.words.len() - 1].span);
-    let at = c.span.start;
-    let eval = &cx.eval;
-    let setting = |w: &Word, key: Span, kind: ValueKind| -> Setting {
-        let written = cx.input.source.slice(w.inner_span()).to_string();
-        setting_of(eval.word(w, at), written, w.inner_span(), Some(key), kind)
+    let mut options = Options {
+        cx,
+        at: c.span.start,
+        name: None,
+        fields: Vec::new(),
+        file: None,
     };
-    let mut name: Option<Setting> = None;
-    let mut fields: Vec<(String, Setting)> = Vec::new();
-    let mut file: Option<(Setting, Span)> = None;
     if let Some(t) = v1_type_word {
-        let mut s = setting(t, t.span, ValueKind::Str);
-        if let Some(Scalar::Str(v)) = &s.value {
-            s.value = Some(Scalar::Str(v1_type(v)));
-            s.in_place = false;
-        }
-        s.key = None;
-        fields.push(("type".into(), s));
+        options.v1_type(t);
     }
-    let mut i = 0;
-    while i < rest.len() {
-        let w = &rest[i];
-        i += 1;
-        let Some(text) = w.literal().filter(|t| t.starts_with('-')) else {
-            continue;
-        };
-        // `--size=Standard_NC6`: the value in the same word.
-        let (opt, inline) = match text.split_once('=') {
-            Some((o, _)) if o.starts_with("--") => (o.to_string(), true),
-            _ => (text.clone(), false),
-        };
-        let target = if v1 { v1_option(&opt) } else { v2_option(&opt) };
-        if target == Target::Flag {
-            continue;
-        }
-        let (value, key) = if inline {
-            let Some(WordPart::Lit {
-                span, exact: true, ..
-            }) = w.parts.first()
-            else {
-                continue;
-            };
-            let key = Span::new(span.start, span.start + opt.len() as u32);
-            let mut v = w.clone();
-            if let WordPart::Lit { text, span, .. } = &mut v.parts[0] {
-                *text = text[opt.len() + 1..].to_string();
-                span.start += opt.len() as u32 + 1;
-            }
-            if matches!(&v.parts[0], WordPart::Lit { text, .. } if text.is_empty()) {
-                v.parts.remove(0);
-            }
-            v.span = Span::new(key.end + 1, w.span.end);
-            (v, key)
-        } else {
-            let Some(v) = rest.get(i) else { break };
-            i += 1;
-            (v.clone(), w.span)
-        };
-        match target {
-            Target::Name => name = Some(setting(&value, key, ValueKind::Str)),
-            Target::Field(path, kind) => {
-                let s = setting(&value, key, kind);
-                fields.retain(|(p, _)| p != path);
-                fields.push((path.to_string(), s));
-            }
-            Target::File => file = Some((setting(&value, key, ValueKind::Str), key)),
-            Target::Set => {
-                if let Some((path, s)) = set_value(&value, key, cx, at) {
-                    if path == "name" {
-                        name = Some(s);
-                    } else {
-                        fields.retain(|(p, _)| *p != path);
-                        fields.push((path, s));
-                    }
-                }
-            }
-            Target::Skip | Target::Flag => {}
-        }
-    }
+    options.read(rest, v1_type_word.is_some());
     let mut notes: Vec<String> = cx.note.iter().cloned().collect();
     if c.conditional() {
         notes.push("the command runs under a condition".into());
     }
-    let mut from_file = None;
-    let mut inherited_name = None;
-    if let Some((path, key)) = &file {
-        match read_compute_yaml(path, *key, cx.input, &mut notes) {
-            Some((display, def)) => {
-                from_file = Some(display);
-                for (p, s) in def.fields {
-                    if !fields.iter().any(|(q, _)| *q == p) {
-                        fields.push((p, s));
-                    }
-                }
-                inherited_name = Some(def.name);
-            }
-            None if name.is_none() => {
-                inherited_name = Some(Setting::dynamic(
-                    path.written.clone(),
-                    path.why.clone().unwrap_or_else(|| {
-                        format!("the compute YAML `{}` is not in the project", path.written)
-                    }),
-                    path.span,
-                    Some(*key),
-                ));
-            }
-            None => {}
-        }
-    }
-    let name = name.or(inherited_name).unwrap_or_else(|| {
+    let (from_file, inherited_name) = options.with_file(&mut notes);
+    let name = options.name.or(inherited_name).unwrap_or_else(|| {
         Setting::dynamic(
             String::new(),
             "the command gives no `--name`",
@@ -777,12 +676,186 @@ fn definition(c: &ShellCommand, cx: &Ctx<'_>) -> Option<ComputeDef> {
         command,
         name,
     );
-    for (p, s) in fields {
+    for (p, s) in options.fields {
         def.set(&p, s);
     }
     def.notes = notes;
     def.from_file = from_file;
     Some(def)
+}
+
+/// The command after `az`, when it is `ml compute create|attach` or `ml computetarget
+/// create|attach <type>`: its name, SDK v1's type word, and the words of its options.
+fn command_of(words: &[Word]) -> Option<(String, Option<&Word>, &[Word])> {
+    let lit = |i: usize| words.get(i).and_then(Word::literal);
+    if lit(0).as_deref() != Some("ml") {
+        return None;
+    }
+    match (lit(1).as_deref(), lit(2).as_deref()) {
+        (Some("compute"), Some(verb @ ("create" | "attach"))) => {
+            Some((format!("az ml compute {verb}"), None, &words[3..]))
+        }
+        (Some("computetarget"), Some(verb @ ("create" | "attach"))) => {
+            let t = words.get(3)?;
+            Some((format!("az ml computetarget {verb}"), Some(t), &words[4..]))
+        }
+        _ => None,
+    }
+}
+
+/// What a command's options say: the compute's name, its fields by YAML path (the last
+/// written wins), and the compute YAML `--file` names with the option's key.
+struct Options<'c, 'a> {
+    cx: &'c Ctx<'a>,
+    /// Where the command starts.
+    at: u32,
+    name: Option<Setting>,
+    fields: Vec<(String, Setting)>,
+    file: Option<(Setting, Span)>,
+}
+
+impl Options<'_, '_> {
+    /// The setting the value word `w` of the option at `key` makes.
+    fn setting(&self, w: &Word, key: Span, kind: ValueKind) -> Setting {
+        let written = self.cx.input.source.slice(w.inner_span()).to_string();
+        setting_of(
+            self.cx.eval.word(w, self.at),
+            written,
+            w.inner_span(),
+            Some(key),
+            kind,
+        )
+    }
+
+    /// SDK v1's type word (`amlcompute`, `remote`...) as the compute's type.
+    fn v1_type(&mut self, t: &Word) {
+        let mut s = self.setting(t, t.span, ValueKind::Str);
+        if let Some(Scalar::Str(v)) = &s.value {
+            s.value = Some(Scalar::Str(v1_type(v)));
+            s.in_place = false;
+        }
+        s.key = None;
+        self.fields.push(("type".into(), s));
+    }
+
+    /// The options among `rest`, each with its value (the next word, or after `=` in the
+    /// same word); other words are passed over.
+    fn read(&mut self, rest: &[Word], v1: bool) {
+        let mut i = 0;
+        while i < rest.len() {
+            let w = &rest[i];
+            i += 1;
+            let Some(text) = w.literal().filter(|t| t.starts_with('-')) else {
+                continue;
+            };
+            // `--size=Standard_NC6`: the value in the same word.
+            let (opt, inline) = match text.split_once('=') {
+                Some((o, _)) if o.starts_with("--") => (o.to_string(), true),
+                _ => (text.clone(), false),
+            };
+            let target = if v1 { v1_option(&opt) } else { v2_option(&opt) };
+            if target == Target::Flag {
+                continue;
+            }
+            let (value, key) = if inline {
+                let Some(inline) = inline_value(w, &opt) else {
+                    continue;
+                };
+                inline
+            } else {
+                let Some(v) = rest.get(i) else { break };
+                i += 1;
+                (v.clone(), w.span)
+            };
+            self.apply(target, &value, key);
+        }
+    }
+
+    /// The option at `key`, for `target`, given `value`.
+    fn apply(&mut self, target: Target, value: &Word, key: Span) {
+        match target {
+            Target::Name => self.name = Some(self.setting(value, key, ValueKind::Str)),
+            Target::Field(path, kind) => {
+                let s = self.setting(value, key, kind);
+                self.set_field(path.to_string(), s);
+            }
+            Target::File => self.file = Some((self.setting(value, key, ValueKind::Str), key)),
+            Target::Set => {
+                if let Some((path, s)) = set_value(value, key, self.cx, self.at) {
+                    if path == "name" {
+                        self.name = Some(s);
+                    } else {
+                        self.set_field(path, s);
+                    }
+                }
+            }
+            Target::Skip | Target::Flag => {}
+        }
+    }
+
+    fn set_field(&mut self, path: String, s: Setting) {
+        self.fields.retain(|(p, _)| *p != path);
+        self.fields.push((path, s));
+    }
+
+    /// The compute YAML `--file` names, if any: the fields the options do not set are
+    /// taken from it. Returns the file as shown and the name it gives (or, when it is not
+    /// read and the options give none, a dynamic name that says why).
+    fn with_file(&mut self, notes: &mut Vec<String>) -> (Option<String>, Option<Setting>) {
+        let Some((path, key)) = &self.file else {
+            return (None, None);
+        };
+        match read_compute_yaml(path, *key, self.cx.input, notes) {
+            Some((display, def)) => {
+                for (p, s) in def.fields {
+                    if !self.fields.iter().any(|(q, _)| *q == p) {
+                        self.fields.push((p, s));
+                    }
+                }
+                (Some(display), Some(def.name))
+            }
+            None if self.name.is_none() => {
+                let name = Setting::dynamic(
+                    path.written.clone(),
+                    path.why.clone().unwrap_or_else(|| {
+                        format!("the compute YAML `{}` is not in the project", path.written)
+                    }),
+                    path.span,
+                    Some(*key),
+                );
+                (None, Some(name))
+            }
+            None => (None, None),
+        }
+    }
+}
+
+/// The value of the option `opt` written in its word `w` (`--size=Standard_NC6`), and the
+/// option's key; `None` when the word does not start with an exact literal that holds the
+/// `=` (`--size"=Standard_NC6"` is passed over).
+fn inline_value(w: &Word, opt: &str) -> Option<(Word, Span)> {
+    let Some(WordPart::Lit {
+        text,
+        span,
+        exact: true,
+    }) = w.parts.first()
+    else {
+        return None;
+    };
+    if text.len() <= opt.len() {
+        return None;
+    }
+    let key = Span::new(span.start, span.start + opt.len() as u32);
+    let mut v = w.clone();
+    if let WordPart::Lit { text, span, .. } = &mut v.parts[0] {
+        *text = text[opt.len() + 1..].to_string();
+        span.start += opt.len() as u32 + 1;
+    }
+    if matches!(&v.parts[0], WordPart::Lit { text, .. } if text.is_empty()) {
+        v.parts.remove(0);
+    }
+    v.span = Span::new(key.end + 1, w.span.end);
+    Some((v, key))
 }
 
 /// A setting from an evaluated value written as `written` at `span`.
@@ -983,6 +1056,21 @@ mod tests {
             "300"
         );
         assert_eq!(&text[d.span.range()], text.trim_end());
+    }
+
+    #[test]
+    fn an_inline_value_whose_equals_sign_is_quoted_is_passed_over() {
+        // Read as `--size` then `=Standard_NC6` (the `=` in a later, quoted part of the
+        // word), the value was cut at a byte past the first part: a panic.
+        for text in [
+            "az ml compute create -n gpu --size\"=Standard_NC6\" --tier low_priority\n",
+            "az ml compute create -n gpu --si\"ze=Standard_NC6\" --tier low_priority\n",
+        ] {
+            let [d] = defs(text, Dialect::Bash).try_into().unwrap();
+            assert_eq!(d.known_name(), Some("gpu"));
+            assert_eq!(d.size(), None, "{text}");
+            assert_eq!(value(&d, "tier"), Some(Scalar::Str("low_priority".into())));
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::common::{Definitions, Input, Reader};
+use super::common::{Definitions, Input, Reader, block_comment_end, line_end};
 use super::iac::{self, BodyField, BodyNode, Ev, Leaf, Part, V};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 use crate::source::Span;
@@ -147,114 +147,148 @@ const PUNCT: &[&str] = &[
 
 /// The tokens of a Bicep text; `None` beyond [`MAX_TOKENS`].
 fn lex(text: &str) -> Option<Lexed> {
-    let b = text.as_bytes();
-    let mut toks: Vec<Tok> = Vec::new();
-    let mut comments = Vec::new();
-    // For each open interpolation, the `{` depth inside it.
-    let mut interp: Vec<u32> = Vec::new();
+    let mut lexer = Lexer {
+        text,
+        toks: Vec::new(),
+        comments: Vec::new(),
+        interp: Vec::new(),
+        line_has_code: false,
+    };
     let mut i = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let mut line_has_code = false;
-    let push = |toks: &mut Vec<Tok>, k: K, s: usize, e: usize, t: String, plain: bool| {
-        toks.push(Tok {
+    while i < text.len() {
+        if lexer.toks.len() > MAX_TOKENS {
+            return None;
+        }
+        i = lexer.token(i);
+    }
+    if lexer.toks.len() > MAX_TOKENS {
+        return None;
+    }
+    let close = match_brackets(&lexer.toks);
+    Some(Lexed {
+        toks: lexer.toks,
+        close,
+        comments: lexer.comments,
+    })
+}
+
+/// The lexer's state: the tokens and comments so far, and the groups open where it is.
+struct Lexer<'t> {
+    text: &'t str,
+    toks: Vec<Tok>,
+    comments: Vec<(Span, bool)>,
+    /// For each open interpolation, the `{` depth inside it.
+    interp: Vec<u32>,
+    /// The line has a token before the lexer's position.
+    line_has_code: bool,
+}
+
+impl Lexer<'_> {
+    fn push(&mut self, k: K, s: usize, e: usize, text: String, plain: bool) {
+        self.toks.push(Tok {
             k,
             span: Span::new(s as u32, e as u32),
-            text: t,
+            text,
             plain,
             quote: if k == K::Str { 3 } else { 0 },
         })
-    };
-    while i < b.len() {
-        if toks.len() > MAX_TOKENS {
-            return None;
-        }
+    }
+
+    /// Lexes what starts at `i` (a token, a comment, blanks); returns where lexing goes on.
+    fn token(&mut self, i: usize) -> usize {
+        let b = self.text.as_bytes();
         let c = b[i];
         match c {
             b'\n' => {
-                push(&mut toks, K::Newline, i, i + 1, String::new(), false);
-                line_has_code = false;
-                i += 1;
+                self.push(K::Newline, i, i + 1, String::new(), false);
+                self.line_has_code = false;
+                i + 1
             }
-            b' ' | b'\t' | b'\r' => i += 1,
+            b' ' | b'\t' | b'\r' => i + 1,
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |j| i + j);
-                comments.push((Span::new(i as u32, end as u32), !line_has_code));
-                i = end;
+                let end = line_end(b, i);
+                self.comments
+                    .push((Span::new(i as u32, end as u32), !self.line_has_code));
+                end
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = memchr::memmem::find(&b[i + 2..], b"*/").map_or(b.len(), |j| i + 2 + j + 2);
-                comments.push((Span::new(i as u32, end as u32), !line_has_code));
-                // A block comment's newlines still end the statement.
-                for j in memchr::memchr_iter(b'\n', &b[i..end]) {
-                    push(&mut toks, K::Newline, i + j, i + j + 1, String::new(), false);
-                }
-                i = end;
-            }
-            b'\'' if b[i..].starts_with(b"'''") => {
-                let end = memchr::memmem::find(&b[i + 3..], b"'''").map_or(b.len(), |j| i + 3 + j);
-                let body = text[i + 3..end].to_string();
-                let close = (end + 3).min(b.len());
-                push(&mut toks, K::Str, i, close, body, true);
-                line_has_code = true;
-                i = close;
-            }
+            b'/' if b.get(i + 1) == Some(&b'*') => self.block_comment(i),
+            b'\'' if b[i..].starts_with(b"'''") => self.verbatim_string(i),
             b'\'' => {
-                line_has_code = true;
-                i = string_piece(text, i, true, &mut toks, &mut interp);
+                self.line_has_code = true;
+                string_piece(self.text, i, true, &mut self.toks, &mut self.interp)
             }
-            b'}' if interp.last() == Some(&0) => {
-                interp.pop();
-                i = string_piece(text, i, false, &mut toks, &mut interp);
+            b'}' if self.interp.last() == Some(&0) => {
+                self.interp.pop();
+                string_piece(self.text, i, false, &mut self.toks, &mut self.interp)
             }
-            _ if c.is_ascii_digit() => {
-                let s = i;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-                push(&mut toks, K::Num, s, i, text[s..i].to_string(), true);
-                line_has_code = true;
-            }
+            _ if c.is_ascii_digit() => self.run(i, K::Num, true, |c| c.is_ascii_digit()),
             _ if c.is_ascii_alphabetic() || c == b'_' => {
-                let s = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-                push(&mut toks, K::Ident, s, i, text[s..i].to_string(), false);
-                line_has_code = true;
+                self.run(i, K::Ident, false, |c| c.is_ascii_alphanumeric() || c == b'_')
             }
             _ => {
-                line_has_code = true;
-                match PUNCT.iter().find(|p| b[i..].starts_with(p.as_bytes())) {
-                    Some(p) => {
-                        if *p == "{" {
-                            if let Some(d) = interp.last_mut() {
-                                *d += 1;
-                            }
-                        } else if *p == "}" {
-                            if let Some(d) = interp.last_mut() {
-                                *d = d.saturating_sub(1);
-                            }
-                        }
-                        push(&mut toks, K::P(p), i, i + p.len(), String::new(), false);
-                        i += p.len();
-                    }
-                    None => {
-                        let len = text[i..].chars().next().map_or(1, char::len_utf8);
-                        push(&mut toks, K::Bad, i, i + len, String::new(), false);
-                        i += len;
-                    }
-                }
+                self.line_has_code = true;
+                self.punct(i)
             }
         }
     }
-    if toks.len() > MAX_TOKENS {
-        return None;
+
+    /// A `/* … */` comment at `i`: its newlines still end the statement.
+    fn block_comment(&mut self, i: usize) -> usize {
+        let b = self.text.as_bytes();
+        let end = block_comment_end(b, i);
+        self.comments
+            .push((Span::new(i as u32, end as u32), !self.line_has_code));
+        for j in memchr::memchr_iter(b'\n', &b[i..end]) {
+            self.push(K::Newline, i + j, i + j + 1, String::new(), false);
+        }
+        end
     }
-    let close = match_brackets(&toks);
-    Some(Lexed {
-        toks,
-        close,
-        comments,
-    })
+
+    /// A `'''…'''` string at `i` (no escapes, no interpolation).
+    fn verbatim_string(&mut self, i: usize) -> usize {
+        let b = self.text.as_bytes();
+        let end = memchr::memmem::find(&b[i + 3..], b"'''").map_or(b.len(), |j| i + 3 + j);
+        let body = self.text[i + 3..end].to_string();
+        let close = (end + 3).min(b.len());
+        self.push(K::Str, i, close, body, true);
+        self.line_has_code = true;
+        close
+    }
+
+    /// A number or an identifier at `i`: the bytes from `i` that `more` accepts.
+    fn run(&mut self, i: usize, k: K, plain: bool, more: fn(u8) -> bool) -> usize {
+        let b = self.text.as_bytes();
+        let end = i + b[i..].iter().take_while(|c| more(**c)).count();
+        self.push(k, i, end, self.text[i..end].to_string(), plain);
+        self.line_has_code = true;
+        end
+    }
+
+    /// An operator or a bracket at `i` (a brace counted in the open interpolation), else
+    /// one character the lexer does not know.
+    fn punct(&mut self, i: usize) -> usize {
+        let b = self.text.as_bytes();
+        match PUNCT.iter().find(|p| b[i..].starts_with(p.as_bytes())) {
+            Some(p) => {
+                if *p == "{" {
+                    if let Some(d) = self.interp.last_mut() {
+                        *d += 1;
+                    }
+                } else if *p == "}" {
+                    if let Some(d) = self.interp.last_mut() {
+                        *d = d.saturating_sub(1);
+                    }
+                }
+                self.push(K::P(p), i, i + p.len(), String::new(), false);
+                i + p.len()
+            }
+            None => {
+                let len = self.text[i..].chars().next().map_or(1, char::len_utf8);
+                self.push(K::Bad, i, i + len, String::new(), false);
+                i + len
+            }
+        }
+    }
 }
 
 /// Lexes a string piece starting at `i` (a `'` when `head`, else the `}` closing an

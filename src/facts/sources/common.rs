@@ -1,13 +1,14 @@
 //! What every reader of compute definitions shares, below the readers (the folder's
 //! `mod.rs` lists them and runs them): a file's [`Input`], the [`Definitions`] and
 //! [`Comment`]s it yields, the [`Reader`] record, [`Files`] (the project's other files,
-//! through fsio) and small helpers.
+//! through fsio), the [`Layout`] of comments and code that byte scanners record, and small
+//! helpers.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::document::Document;
-use crate::facts::computes::ComputeDef;
+use crate::facts::computes::{ComputeDef, Scalar, Setting};
 use crate::kinds::Kind;
 use crate::source::{SourceFile, Span};
 
@@ -141,4 +142,73 @@ impl Files {
 /// The 1-based line of `offset` in `source`.
 pub fn line_of(source: &SourceFile, offset: u32) -> u32 {
     source.position(offset).line
+}
+
+/// The end of the line holding offset `i` of `b`: its newline, or the end of the text.
+pub fn line_end(b: &[u8], i: usize) -> usize {
+    memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |j| i + j)
+}
+
+/// The end of the `/* … */` comment starting at offset `i` of `b`: after its `*/`, or the
+/// end of the text when it is never closed.
+pub fn block_comment_end(b: &[u8], i: usize) -> usize {
+    memchr::memmem::find(&b[i + 2..], b"*/").map_or(b.len(), |j| i + 2 + j + 2)
+}
+
+/// What a byte scanner of a file with `//`-style comments records for suppressions: each
+/// comment's span and whether it stands alone on its line, and where code starts on each
+/// line that has some (what `iac::comments` turns into [`Comment`]s).
+#[derive(Default)]
+pub struct Layout {
+    pub comments: Vec<(Span, bool)>,
+    pub code: Vec<u32>,
+    /// The line being scanned has code before the scan's position.
+    line_has_code: bool,
+}
+
+impl Layout {
+    /// A new line starts: nothing is on it yet.
+    pub fn newline(&mut self) {
+        self.line_has_code = false;
+    }
+
+    /// Code at `at` (the line's code starts there when it is the first).
+    pub fn code(&mut self, at: usize) {
+        if !self.line_has_code {
+            self.code.push(at as u32);
+            self.line_has_code = true;
+        }
+    }
+
+    /// A comment from `start` to `end`.
+    pub fn comment(&mut self, start: usize, end: usize) {
+        self.comments
+            .push((Span::new(start as u32, end as u32), !self.line_has_code));
+    }
+
+    /// The comment `#` or `//` starting at offset `i` of `b`, to the end of its line:
+    /// recorded, and where the scan goes on.
+    pub fn line_comment(&mut self, b: &[u8], i: usize) -> usize {
+        let end = line_end(b, i);
+        self.comment(i, end);
+        end
+    }
+
+    /// The comment `/* … */` starting at offset `i` of `b`: recorded, and where the scan
+    /// goes on.
+    pub fn block_comment(&mut self, b: &[u8], i: usize) -> usize {
+        let end = block_comment_end(b, i);
+        self.comment(i, end);
+        end
+    }
+}
+
+/// The `type` setting a definition's class or resource type implies (`AmlCompute(...)` is
+/// `amlcompute`), shown at `span` as `written`: not the value as written, so never edited
+/// in place.
+pub fn type_setting(ctype: &str, span: Span, written: &str) -> Setting {
+    let mut t = Setting::literal(Scalar::Str(ctype.to_string()), span, None);
+    t.written = written.to_string();
+    t.in_place = false;
+    t
 }

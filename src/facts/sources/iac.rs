@@ -225,6 +225,14 @@ pub fn carry<'a>(mut v: Ev, from: impl IntoIterator<Item = &'a Ev>) -> Ev {
 
 fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
     let lower = name.to_ascii_lowercase();
+    arm_string_function(name, &lower, args)
+        .or_else(|| arm_conversion(&lower, args))
+        .or_else(|| arm_list_function(&lower, args))
+}
+
+/// ARM's and Bicep's string functions (`lower`: the name lower-cased): `concat` (of
+/// strings, or of lists), `format`, `toLower`, `toUpper`, `trim`, `string`, `split`.
+fn arm_string_function(name: &str, lower: &str, args: &[Ev]) -> Option<Ev> {
     let one = |f: fn(&str) -> String| -> Ev {
         match args.first() {
             Some(a) => map_text(a, f).unwrap_or_else(|| {
@@ -236,18 +244,11 @@ fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
             None => Ev::unknown(format!("`{name}()` without an argument")),
         }
     };
-    Some(match lower.as_str() {
+    Some(match lower {
         "concat" => {
             if args.iter().any(|a| matches!(a.v, V::List(_))) {
-                let mut items = Vec::new();
-                for a in args {
-                    match &a.v {
-                        V::List(l) => items.extend(l.iter().cloned()),
-                        _ => return Some(Ev::unknown("`concat` of a list and a value that is not one")),
-                    }
-                }
-                items.truncate(MAX_ITEMS);
-                Ev::new(V::List(items))
+                concat_lists(args)
+                    .unwrap_or_else(|| Ev::unknown("`concat` of a list and a value that is not one"))
             } else {
                 join(args.iter().flat_map(Ev::pieces))
             }
@@ -271,6 +272,22 @@ fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
             Some(a) => join(a.pieces()),
             None => Ev::unknown("`string()` without an argument"),
         },
+        "split" => match (
+            args.first().and_then(Ev::known_str),
+            args.get(1).and_then(Ev::known_str),
+        ) {
+            (Some(s), Some(sep)) if !sep.is_empty() => Ev::new(V::List(
+                s.split(sep.as_str()).take(MAX_ITEMS).map(Ev::text).collect(),
+            )),
+            _ => Ev::unknown("`split` of a string that is not known"),
+        },
+        _ => return None,
+    })
+}
+
+/// ARM's and Bicep's `coalesce`, `json`, `int` and `bool` (`lower`: the name lower-cased).
+fn arm_conversion(lower: &str, args: &[Ev]) -> Option<Ev> {
+    Some(match lower {
         // The first argument that is not null; an unknown one may be null at deployment,
         // so it makes the result unknown.
         "coalesce" => args
@@ -283,8 +300,7 @@ fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
             _ => Ev::unknown("`json()` of a value other than `'null'`"),
         },
         "int" => match args.first() {
-            Some(Ev { v: V::Int(i), .. }) => Ev::int(*i),
-            Some(a) => match a.known_str().and_then(|s| s.trim().parse::<i64>().ok()) {
+            Some(a) => match int_of(a) {
                 Some(i) => Ev::int(i),
                 None => Ev::unknown(
                     a.why()
@@ -305,15 +321,14 @@ fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
             },
             None => Ev::unknown("`bool()` without an argument"),
         },
-        "split" => match (
-            args.first().and_then(Ev::known_str),
-            args.get(1).and_then(Ev::known_str),
-        ) {
-            (Some(s), Some(sep)) if !sep.is_empty() => Ev::new(V::List(
-                s.split(sep.as_str()).take(MAX_ITEMS).map(Ev::text).collect(),
-            )),
-            _ => Ev::unknown("`split` of a string that is not known"),
-        },
+        _ => return None,
+    })
+}
+
+/// ARM's and Bicep's `first` and `last` (`lower`: the name lower-cased; `last` of a string
+/// is its last character).
+fn arm_list_function(lower: &str, args: &[Ev]) -> Option<Ev> {
+    Some(match lower {
         "last" => match args.first() {
             Some(Ev {
                 v: V::List(items), ..
@@ -341,6 +356,29 @@ fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
         },
         _ => return None,
     })
+}
+
+/// The lists `args` joined into one (cut at [`MAX_ITEMS`]); `None` when one of them is
+/// not a list.
+pub fn concat_lists(args: &[Ev]) -> Option<Ev> {
+    let mut items = Vec::new();
+    for a in args {
+        let V::List(l) = &a.v else {
+            return None;
+        };
+        items.extend(l.iter().cloned());
+    }
+    items.truncate(MAX_ITEMS);
+    Some(Ev::new(V::List(items)))
+}
+
+/// A value as an integer: a number, or a known string that holds one (blanks around it
+/// ignored).
+pub fn int_of(v: &Ev) -> Option<i64> {
+    match &v.v {
+        V::Int(i) => Some(*i),
+        _ => v.known_str().and_then(|s| s.trim().parse::<i64>().ok()),
+    }
 }
 
 /// `f` applied to the known pieces of a string (`toLower` of `'${ws}-GPU'`); `None` when

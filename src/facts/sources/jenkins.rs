@@ -13,7 +13,7 @@
 //! over the bytes, no recursion; linear in the file.
 
 use super::az_cli::{Ctx, Eval, Outer, ScriptVal, Vars, definitions, wanted};
-use super::common::{Definitions, Input, Reader};
+use super::common::{Definitions, Input, Layout, Reader, line_end};
 use super::ipynb::Code;
 use super::shell::{Dialect, LexOptions, Map, comment_of, parse};
 use crate::source::Span;
@@ -62,125 +62,148 @@ fn step_dialect(word: &[u8]) -> Option<Dialect> {
     }
 }
 
-/// The file read once: the scripts of its steps, its comments (span, alone on the line)
-/// and where code starts on each line that has some.
+/// The file read once: the scripts of its steps, its comments and where code starts on
+/// each line that has some.
 #[derive(Default)]
 struct Scanned {
     scripts: Vec<(Dialect, GroovyString)>,
-    comments: Vec<(Span, bool)>,
-    code: Vec<u32>,
+    layout: Layout,
 }
 
 fn scan(text: &str) -> Scanned {
     let b = text.as_bytes();
-    let mut out = Scanned::default();
-    let mut i = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let mut line_has_code = false;
-    let mut step: Option<Step> = None;
-    let mut last_ident: Option<&[u8]> = None;
-    let code_at = |out: &mut Scanned, at: usize, line_has_code: &mut bool| {
-        if !*line_has_code {
-            out.code.push(at as u32);
-            *line_has_code = true;
-        }
+    let mut scanner = Scanner {
+        b,
+        out: Scanned::default(),
+        step: None,
+        last_ident: None,
     };
+    let mut i = if text.starts_with('\u{feff}') { 3 } else { 0 };
     while i < b.len() {
-        let c = b[i];
-        match c {
+        i = scanner.at(i);
+    }
+    scanner.out
+}
+
+/// The scan's state: what it found, the step whose script it looks for, and the last
+/// identifier read among that step's arguments.
+struct Scanner<'t> {
+    b: &'t [u8],
+    out: Scanned,
+    step: Option<Step>,
+    last_ident: Option<&'t [u8]>,
+}
+
+impl<'t> Scanner<'t> {
+    /// Scans what starts at `i` (a comment, a string, a word, a byte of code, blanks);
+    /// returns where the scan goes on.
+    fn at(&mut self, i: usize) -> usize {
+        let b = self.b;
+        match b[i] {
             b'\n' => {
-                line_has_code = false;
+                self.out.layout.newline();
                 // Without parentheses a step's arguments are on its line.
-                if step.as_ref().is_some_and(|st| !st.paren) {
-                    step = None;
+                if self.step.as_ref().is_some_and(|st| !st.paren) {
+                    self.step = None;
                 }
-                i += 1;
+                i + 1
             }
-            b' ' | b'\t' | b'\r' => i += 1,
+            b' ' | b'\t' | b'\r' => i + 1,
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |j| i + j);
+                let end = line_end(b, i);
                 let end = if end > i && b[end - 1] == b'\r' {
                     end - 1
                 } else {
                     end
                 };
-                out.comments
-                    .push((Span::new(i as u32, end as u32), !line_has_code));
-                i = end;
+                self.out.layout.comment(i, end);
+                end
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = memchr::memmem::find(&b[i + 2..], b"*/").map_or(b.len(), |j| i + 2 + j + 2);
-                out.comments
-                    .push((Span::new(i as u32, end as u32), !line_has_code));
+                let end = self.out.layout.block_comment(b, i);
                 if memchr::memchr(b'\n', &b[i..end]).is_some() {
-                    line_has_code = false;
+                    self.out.layout.newline();
                 }
-                i = end;
+                end
             }
-            b'\'' | b'"' => {
-                code_at(&mut out, i, &mut line_has_code);
-                let triple = b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&c);
-                let start = i + if triple { 3 } else { 1 };
-                let (end, next) = string_end(b, start, c, triple);
-                if memchr::memchr(b'\n', &b[i..next]).is_some() {
-                    line_has_code = false;
-                }
-                let s = GroovyString {
-                    start,
-                    end,
-                    interpolates: c == b'"',
-                };
-                if let Some(st) = step.take() {
-                    if st.label.unwrap_or(true) {
-                        out.scripts.push((st.dialect, s));
-                    } else {
-                        // Another named argument (`label: '…'`): the script may follow.
-                        step = Some(Step { label: None, ..st });
-                    }
-                }
-                i = next;
-            }
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                code_at(&mut out, i, &mut line_has_code);
-                let end = i + b[i..]
-                    .iter()
-                    .take_while(|x| x.is_ascii_alphanumeric() || **x == b'_')
-                    .count();
-                let word = &b[i..end];
-                // `.sh` is a property, not the step.
-                let member = i > 0 && b[i - 1] == b'.';
-                match (&step, step_dialect(word)) {
-                    (None, Some(d)) if !member => {
-                        step = Some(Step {
-                            dialect: d,
-                            paren: false,
-                            label: None,
-                        });
-                    }
-                    // The script is an expression (`sh script: cmd`, `sh cmd`): not read.
-                    (Some(st), _) if st.label == Some(true) || last_ident.is_some() => step = None,
-                    (Some(_), _) => last_ident = Some(word),
-                    _ => {}
-                }
-                i = end;
-            }
-            _ => {
-                code_at(&mut out, i, &mut line_has_code);
-                if let Some(st) = &mut step {
-                    match c {
-                        b'(' if !st.paren && last_ident.is_none() => st.paren = true,
-                        b':' if last_ident.is_some() => {
-                            st.label = Some(last_ident == Some(b"script"));
-                        }
-                        b',' => st.label = None,
-                        _ => step = None,
-                    }
-                }
-                last_ident = None;
-                i += 1;
-            }
+            b'\'' | b'"' => self.string(i),
+            c if c.is_ascii_alphabetic() || c == b'_' => self.word(i),
+            _ => self.punct(i),
         }
     }
-    out
+
+    /// A string at `i`: a step's script when the step waits for one.
+    fn string(&mut self, i: usize) -> usize {
+        let b = self.b;
+        let c = b[i];
+        self.out.layout.code(i);
+        let triple = b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&c);
+        let start = i + if triple { 3 } else { 1 };
+        let (end, next) = string_end(b, start, c, triple);
+        if memchr::memchr(b'\n', &b[i..next]).is_some() {
+            self.out.layout.newline();
+        }
+        let s = GroovyString {
+            start,
+            end,
+            interpolates: c == b'"',
+        };
+        if let Some(st) = self.step.take() {
+            if st.label.unwrap_or(true) {
+                self.out.scripts.push((st.dialect, s));
+            } else {
+                // Another named argument (`label: '…'`): the script may follow.
+                self.step = Some(Step { label: None, ..st });
+            }
+        }
+        next
+    }
+
+    /// A word at `i`: a step's name starts one; in a step's arguments, an argument's name
+    /// or an expression.
+    fn word(&mut self, i: usize) -> usize {
+        let b = self.b;
+        self.out.layout.code(i);
+        let end = i + b[i..]
+            .iter()
+            .take_while(|x| x.is_ascii_alphanumeric() || **x == b'_')
+            .count();
+        let word = &b[i..end];
+        // `.sh` is a property, not the step.
+        let member = i > 0 && b[i - 1] == b'.';
+        match (&self.step, step_dialect(word)) {
+            (None, Some(d)) if !member => {
+                self.step = Some(Step {
+                    dialect: d,
+                    paren: false,
+                    label: None,
+                });
+            }
+            // The script is an expression (`sh script: cmd`, `sh cmd`): not read.
+            (Some(st), _) if st.label == Some(true) || self.last_ident.is_some() => self.step = None,
+            (Some(_), _) => self.last_ident = Some(word),
+            _ => {}
+        }
+        end
+    }
+
+    /// Any other byte of code at `i`: in a step's arguments, `(`, `name:` and `,` go on
+    /// reading them; anything else ends the step.
+    fn punct(&mut self, i: usize) -> usize {
+        self.out.layout.code(i);
+        if let Some(st) = &mut self.step {
+            match self.b[i] {
+                b'(' if !st.paren && self.last_ident.is_none() => st.paren = true,
+                b':' if self.last_ident.is_some() => {
+                    st.label = Some(self.last_ident == Some(b"script"));
+                }
+                b',' => st.label = None,
+                _ => self.step = None,
+            }
+        }
+        self.last_ident = None;
+        i + 1
+    }
 }
 
 /// Where a string whose content starts at `start` ends: its content's end, and the
@@ -380,8 +403,8 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     }
     out.comments.extend(super::iac::comments(
         input.source,
-        &scanned.comments,
-        &scanned.code,
+        &scanned.layout.comments,
+        &scanned.layout.code,
     ));
 }
 

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use tree_sitter::Node as TsNode;
 
-use super::common::{Definitions, Input, Reader};
+use super::common::{Definitions, Input, Reader, type_setting};
 use super::iac::{self, Ev, Part, V};
 use super::ipynb::{self, Code};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
@@ -63,6 +63,60 @@ const V1_CLASSES: &[(&str, &str)] = &[
     ("AmlCompute", "amlcompute"),
     ("ComputeInstance", "computeinstance"),
     ("AksCompute", "aks"),
+];
+
+/// The keyword arguments of a v2 class read as settings: argument, YAML path, kind.
+const V2_FIELDS: &[(&str, &str, iac::As)] = &[
+    ("size", "size", iac::As::Text),
+    ("min_instances", "min_instances", iac::As::Count),
+    ("max_instances", "max_instances", iac::As::Count),
+    ("tier", "tier", iac::As::Tier),
+    (
+        "idle_time_before_scale_down",
+        "idle_time_before_scale_down",
+        iac::As::Count,
+    ),
+    ("enable_node_public_ip", "enable_node_public_ip", iac::As::Bool),
+    (
+        "ssh_public_access_enabled",
+        "ssh_public_access_enabled",
+        iac::As::Bool,
+    ),
+    ("location", "location", iac::As::Text),
+    (
+        "idle_time_before_shutdown_minutes",
+        "idle_time_before_shutdown_minutes",
+        iac::As::Count,
+    ),
+    (
+        "idle_time_before_shutdown",
+        "idle_time_before_shutdown",
+        iac::As::Text,
+    ),
+];
+
+/// The keyword arguments of `provisioning_configuration` read as settings: argument,
+/// YAML path, kind.
+const V1_FIELDS: &[(&str, &str, iac::As)] = &[
+    ("vm_size", "size", iac::As::Text),
+    ("agent_vm_size", "size", iac::As::Text),
+    ("min_nodes", "min_instances", iac::As::Count),
+    ("max_nodes", "max_instances", iac::As::Count),
+    ("vm_priority", "tier", iac::As::Tier),
+    (
+        "idle_seconds_before_scaledown",
+        "idle_time_before_scale_down",
+        iac::As::Count,
+    ),
+    (
+        "remote_login_port_public_access",
+        "ssh_public_access_enabled",
+        iac::As::Enabled,
+    ),
+    ("ssh_public_access", "ssh_public_access_enabled", iac::As::Bool),
+    ("location", "location", iac::As::Text),
+    ("subnet_name", "network_settings.subnet", iac::As::Text),
+    ("vnet_name", "network_settings.vnet_name", iac::As::Text),
 ];
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
@@ -240,137 +294,165 @@ impl<'t> Module<'t> {
             {
                 fstack.pop();
             }
-            let scope = fstack.last().copied();
-            match node.kind() {
-                "function_definition" => {
-                    let name = node
-                        .child_by_field_name("name")
-                        .map(|n| m.text(n).to_string())
+            if let Some(f) = m.visit(node, fstack.last().copied()) {
+                fstack.push(f);
+            }
+            if !next_in_order(&mut cursor) {
+                return m;
+            }
+        }
+    }
+
+    /// Records what `node` (in the function `scope`) binds, or that it is a call or a
+    /// comment; the index of the function it defines, if it is a function definition.
+    fn visit(&mut self, node: TsNode<'t>, scope: Option<usize>) -> Option<usize> {
+        match node.kind() {
+            "function_definition" => return Some(self.function(node, scope)),
+            "assignment" => self.assignment(node, scope),
+            "augmented_assignment" => {
+                if let Some(left) = node
+                    .child_by_field_name("left")
+                    .filter(|l| l.kind() == "identifier")
+                {
+                    let why = format!("`{}` is changed by `{}`", self.text(left), self.text(node));
+                    self.bind(self.text(left), node.end_byte(), scope, Bound::Other(why));
+                }
+            }
+            "for_statement" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    let right = node
+                        .child_by_field_name("right")
+                        .map(|r| self.text(r))
                         .unwrap_or_default();
-                    let params = node
-                        .child_by_field_name("parameters")
-                        .map(|p| m.params(p))
-                        .unwrap_or_default();
-                    m.bind(
-                        &name,
-                        node.start_byte(),
-                        scope,
-                        Bound::Other(format!("`{name}` is a function")),
-                    );
-                    m.funcs.push(Func {
-                        name,
-                        start: node.start_byte(),
-                        end: node.end_byte(),
-                        params,
-                        parent: scope,
+                    self.bind_pattern(left, node, scope, |n| {
+                        format!("`{n}` is a loop variable over `{right}`")
                     });
-                    fstack.push(m.funcs.len() - 1);
                 }
-                "assignment" => {
-                    if let (Some(left), Some(right)) = (
-                        node.child_by_field_name("left"),
-                        node.child_by_field_name("right"),
-                    ) {
-                        // `a = b = x`: the right side is an assignment; its own visit binds `b`.
-                        let value = if right.kind() == "assignment" {
-                            innermost_right(right)
-                        } else {
-                            right
-                        };
-                        let pos = node.end_byte();
-                        match left.kind() {
-                            "identifier" => m.bind(m.text(left), pos, scope, Bound::Expr(value)),
-                            "pattern_list" | "tuple_pattern" | "list_pattern" => {
-                                let mut c = left.walk();
-                                for n in left.named_children(&mut c) {
-                                    if n.kind() == "identifier" {
-                                        let why =
-                                            format!("`{}` is unpacked from `{}`", m.text(n), m.text(value));
-                                        m.bind(m.text(n), pos, scope, Bound::Other(why));
-                                    }
-                                }
-                            }
-                            _ => {}
+            }
+            "import_from_statement" | "import_statement" => self.imports(node, scope),
+            "as_pattern" | "with_item" => {
+                if let Some(alias) = node.child_by_field_name("alias") {
+                    let by = self.text(node);
+                    self.bind_pattern(alias, node, scope, |n| format!("`{n}` is bound by `{by}`"));
+                }
+            }
+            "call" => self.calls.push(node),
+            "comment" => self.comments.push(node),
+            _ => {}
+        }
+        None
+    }
+
+    /// A function definition: its name bound (not a value amlint evaluates) and the
+    /// function recorded; its index.
+    fn function(&mut self, node: TsNode<'t>, scope: Option<usize>) -> usize {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.text(n).to_string())
+            .unwrap_or_default();
+        let params = node
+            .child_by_field_name("parameters")
+            .map(|p| self.params(p))
+            .unwrap_or_default();
+        self.bind(
+            &name,
+            node.start_byte(),
+            scope,
+            Bound::Other(format!("`{name}` is a function")),
+        );
+        self.funcs.push(Func {
+            name,
+            start: node.start_byte(),
+            end: node.end_byte(),
+            params,
+            parent: scope,
+        });
+        self.funcs.len() - 1
+    }
+
+    /// `a = x` binds `a` to `x` after the statement; `a, b = x` unpacks (not evaluated).
+    fn assignment(&mut self, node: TsNode<'t>, scope: Option<usize>) {
+        let (Some(left), Some(right)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
+            return;
+        };
+        // `a = b = x`: the right side is an assignment; its own visit binds `b`.
+        let value = if right.kind() == "assignment" {
+            innermost_right(right)
+        } else {
+            right
+        };
+        let pos = node.end_byte();
+        match left.kind() {
+            "identifier" => self.bind(self.text(left), pos, scope, Bound::Expr(value)),
+            "pattern_list" | "tuple_pattern" | "list_pattern" => {
+                let mut c = left.walk();
+                let names = left
+                    .named_children(&mut c)
+                    .filter(|n| n.kind() == "identifier")
+                    .collect();
+                let from = self.text(value);
+                self.bind_each(names, pos, scope, |n| format!("`{n}` is unpacked from `{from}`"));
+            }
+            _ => {}
+        }
+    }
+
+    /// `import a.b`, `from m import X as Y`: the names bound (not evaluated), an alias
+    /// remembered for the class it names.
+    fn imports(&mut self, node: TsNode<'t>, scope: Option<usize>) {
+        let mut names = Vec::new();
+        let mut c = node.walk();
+        for child in node.children_by_field_name("name", &mut c) {
+            match child.kind() {
+                "aliased_import" => {
+                    if let Some(a) = child.child_by_field_name("alias") {
+                        names.push(a);
+                        if let Some(orig) = child.child_by_field_name("name") {
+                            let o = self.text(orig);
+                            self.aliases
+                                .insert(self.text(a), o.rsplit('.').next().unwrap_or(o));
                         }
                     }
                 }
-                "augmented_assignment" => {
-                    if let Some(left) = node
-                        .child_by_field_name("left")
-                        .filter(|l| l.kind() == "identifier")
-                    {
-                        let why = format!("`{}` is changed by `{}`", m.text(left), m.text(node));
-                        m.bind(m.text(left), node.end_byte(), scope, Bound::Other(why));
+                "dotted_name" => {
+                    if let Some(last) = child.named_child(child.named_child_count().saturating_sub(1)) {
+                        names.push(last);
                     }
                 }
-                "for_statement" => {
-                    if let Some(left) = node.child_by_field_name("left") {
-                        let right = node
-                            .child_by_field_name("right")
-                            .map(|r| m.text(r).to_string())
-                            .unwrap_or_default();
-                        let mut names = Vec::new();
-                        collect_identifiers(left, &mut names);
-                        for n in names {
-                            let why = format!("`{}` is a loop variable over `{right}`", m.text(n));
-                            m.bind(m.text(n), node.start_byte(), scope, Bound::Other(why));
-                        }
-                    }
-                }
-                "import_from_statement" | "import_statement" => {
-                    let mut names = Vec::new();
-                    let mut c = node.walk();
-                    for child in node.children_by_field_name("name", &mut c) {
-                        match child.kind() {
-                            "aliased_import" => {
-                                if let Some(a) = child.child_by_field_name("alias") {
-                                    names.push(a);
-                                    if let Some(orig) = child.child_by_field_name("name") {
-                                        let o = m.text(orig);
-                                        m.aliases.insert(m.text(a), o.rsplit('.').next().unwrap_or(o));
-                                    }
-                                }
-                            }
-                            "dotted_name" => {
-                                if let Some(last) =
-                                    child.named_child(child.named_child_count().saturating_sub(1))
-                                {
-                                    names.push(last);
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                    for n in names {
-                        let why = format!("`{}` is imported", m.text(n));
-                        m.bind(m.text(n), node.start_byte(), scope, Bound::Other(why));
-                    }
-                }
-                "as_pattern" | "with_item" => {
-                    if let Some(alias) = node.child_by_field_name("alias") {
-                        let mut names = Vec::new();
-                        collect_identifiers(alias, &mut names);
-                        for n in names {
-                            let why = format!("`{}` is bound by `{}`", m.text(n), m.text(node));
-                            m.bind(m.text(n), node.start_byte(), scope, Bound::Other(why));
-                        }
-                    }
-                }
-                "call" => m.calls.push(node),
-                "comment" => m.comments.push(node),
                 _ => {}
             }
-            if cursor.goto_first_child() {
-                continue;
-            }
-            loop {
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                if !cursor.goto_parent() {
-                    return m;
-                }
-            }
+        }
+        self.bind_each(names, node.start_byte(), scope, |n| format!("`{n}` is imported"));
+    }
+
+    /// Binds the identifiers of the pattern `target` where `statement` starts, each to
+    /// something amlint does not evaluate: `why(name)`.
+    fn bind_pattern(
+        &mut self,
+        target: TsNode<'t>,
+        statement: TsNode<'t>,
+        scope: Option<usize>,
+        why: impl Fn(&str) -> String,
+    ) {
+        let mut names = Vec::new();
+        collect_identifiers(target, &mut names);
+        self.bind_each(names, statement.start_byte(), scope, why);
+    }
+
+    /// Binds each of `names` at `pos` to something amlint does not evaluate: `why(name)`.
+    fn bind_each(
+        &mut self,
+        names: Vec<TsNode<'t>>,
+        pos: usize,
+        scope: Option<usize>,
+        why: impl Fn(&str) -> String,
+    ) {
+        for n in names {
+            let name = self.text(n);
+            self.bind(name, pos, scope, Bound::Other(why(name)));
         }
     }
 
@@ -512,44 +594,12 @@ impl<'t> Module<'t> {
             name,
         );
         def.notes = notes;
-        let mut t = Setting::literal(
-            Scalar::Str(ctype.to_string()),
-            self.code
-                .span(call.start_byte(), call.start_byte() + callee.len()),
-            None,
-        );
-        t.written = short.to_string();
-        t.in_place = false;
-        def.set("type", t);
-        let fields: &[(&str, &str, iac::As)] = &[
-            ("size", "size", iac::As::Text),
-            ("min_instances", "min_instances", iac::As::Count),
-            ("max_instances", "max_instances", iac::As::Count),
-            ("tier", "tier", iac::As::Tier),
-            (
-                "idle_time_before_scale_down",
-                "idle_time_before_scale_down",
-                iac::As::Count,
-            ),
-            ("enable_node_public_ip", "enable_node_public_ip", iac::As::Bool),
-            (
-                "ssh_public_access_enabled",
-                "ssh_public_access_enabled",
-                iac::As::Bool,
-            ),
-            ("location", "location", iac::As::Text),
-            (
-                "idle_time_before_shutdown_minutes",
-                "idle_time_before_shutdown_minutes",
-                iac::As::Count,
-            ),
-            (
-                "idle_time_before_shutdown",
-                "idle_time_before_shutdown",
-                iac::As::Text,
-            ),
-        ];
-        for (kwname, path, as_) in fields {
+        let named = self
+            .code
+            .span(call.start_byte(), call.start_byte() + callee.len());
+        def.set("type", type_setting(ctype, named, short));
+
+        for (kwname, path, as_) in V2_FIELDS {
             if let Some((_, k, v)) = kw.iter().find(|(n, ..)| n == kwname) {
                 if let Some(s) = self.setting(*v, *k, at, *as_, &mut def.notes) {
                     def.set(path, s);
@@ -630,26 +680,43 @@ impl<'t> Module<'t> {
             name,
         );
         def.notes = notes;
-        // The configuration: inline, or the nearest assignment before the call.
-        let (prov, through) = if config.kind() == "call" {
-            (config, None)
-        } else if config.kind() == "identifier" {
-            match self.resolve(self.text(config), at) {
+        if let Some((prov, through)) = self.provisioning(config, at, &mut def.notes) {
+            self.provisioned(prov, through, at, &mut def);
+        }
+        Some(def)
+    }
+
+    /// The `provisioning_configuration(...)` call `config` is: itself, or the nearest
+    /// assignment of the variable before the call at `at` (with the variable). `None`,
+    /// noted when it is a variable: it is neither.
+    fn provisioning(
+        &self,
+        config: TsNode<'t>,
+        at: usize,
+        notes: &mut Vec<String>,
+    ) -> Option<(TsNode<'t>, Option<TsNode<'t>>)> {
+        match config.kind() {
+            "call" => Some((config, None)),
+            "identifier" => match self.resolve(self.text(config), at) {
                 Some(Binding {
                     value: Bound::Expr(e),
                     ..
-                }) if e.kind() == "call" => (*e, Some(config)),
+                }) if e.kind() == "call" => Some((*e, Some(config))),
                 _ => {
-                    def.notes.push(format!(
+                    notes.push(format!(
                         "the provisioning configuration `{}` is not read",
                         self.text(config)
                     ));
-                    return Some(def);
+                    None
                 }
-            }
-        } else {
-            return Some(def);
-        };
+            },
+            _ => None,
+        }
+    }
+
+    /// The type and settings of `<Class>.provisioning_configuration(...)` (`prov`, reached
+    /// `through` a variable or written in the call at `at`).
+    fn provisioned(&self, prov: TsNode<'t>, through: Option<TsNode<'t>>, at: usize, def: &mut ComputeDef) {
         let callee = prov
             .child_by_field_name("function")
             .map(|f| self.text(f))
@@ -659,45 +726,19 @@ impl<'t> Module<'t> {
                 "`{}` is not a `provisioning_configuration(...)` call",
                 self.text(prov)
             ));
-            return Some(def);
+            return;
         };
         let class = self.class_name(class.rsplit('.').next().unwrap_or(class));
         let Some((_, ctype)) = V1_CLASSES.iter().find(|(c, _)| *c == class) else {
-            return Some(def);
+            return;
         };
-        let mut t = Setting::literal(
-            Scalar::Str(ctype.to_string()),
-            self.code
-                .span(prov.start_byte(), prov.start_byte() + callee.len()),
-            None,
-        );
-        t.written = class.to_string();
-        t.in_place = false;
-        def.set("type", t);
+        let named = self
+            .code
+            .span(prov.start_byte(), prov.start_byte() + callee.len());
+        def.set("type", type_setting(ctype, named, class));
         def.command = format!("ComputeTarget.create + {class}.provisioning_configuration");
         let (_, pkw) = self.args(prov);
-        let fields: &[(&str, &str, iac::As)] = &[
-            ("vm_size", "size", iac::As::Text),
-            ("agent_vm_size", "size", iac::As::Text),
-            ("min_nodes", "min_instances", iac::As::Count),
-            ("max_nodes", "max_instances", iac::As::Count),
-            ("vm_priority", "tier", iac::As::Tier),
-            (
-                "idle_seconds_before_scaledown",
-                "idle_time_before_scale_down",
-                iac::As::Count,
-            ),
-            (
-                "remote_login_port_public_access",
-                "ssh_public_access_enabled",
-                iac::As::Enabled,
-            ),
-            ("ssh_public_access", "ssh_public_access_enabled", iac::As::Bool),
-            ("location", "location", iac::As::Text),
-            ("subnet_name", "network_settings.subnet", iac::As::Text),
-            ("vnet_name", "network_settings.vnet_name", iac::As::Text),
-        ];
-        for (kwname, path, as_) in fields {
+        for (kwname, path, as_) in V1_FIELDS {
             let Some((_, k, v)) = pkw.iter().find(|(n, ..)| n == kwname) else {
                 continue;
             };
@@ -722,7 +763,6 @@ impl<'t> Module<'t> {
                 self.text(v)
             ));
         }
-        Some(def)
     }
 
     fn line_of(&self, pos: usize) -> usize {
@@ -1232,6 +1272,22 @@ fn innermost_right(mut n: TsNode<'_>) -> TsNode<'_> {
         }
     }
     n
+}
+
+/// Moves `cursor` to the next node in document order (a node's children before its next
+/// sibling); `false` past the last node.
+fn next_in_order(cursor: &mut tree_sitter::TreeCursor<'_>) -> bool {
+    if cursor.goto_first_child() {
+        return true;
+    }
+    loop {
+        if cursor.goto_next_sibling() {
+            return true;
+        }
+        if !cursor.goto_parent() {
+            return false;
+        }
+    }
 }
 
 /// The identifiers of a pattern (`a`, `a, b`, `(a, [b, c])`).

@@ -27,7 +27,7 @@ use hcl_edit::expr::{Expression, Object, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block, Body, Structure};
 use hcl_edit::template::Element;
 
-use super::common::{Definitions, Input, Reader};
+use super::common::{Definitions, Input, Layout, Reader, line_end, type_setting};
 use super::iac::{self, BodyField, BodyNode, Ev, Leaf, Part, V};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::{SourceFile, Span};
@@ -159,6 +159,44 @@ struct At<'m> {
 
 type Env = Vec<(String, Ev)>;
 
+/// An instance of a resource block: what `each.*` or `count.index` are in it, and the note
+/// that says which it is.
+type Instance = (Env, Option<String>);
+
+/// The compute resources of Terraform.
+#[derive(Clone, Copy)]
+enum Resource {
+    /// An `azurerm_machine_learning_*` resource, and the compute type it makes.
+    Azurerm(&'static str),
+    /// An `azapi_resource` of type `Microsoft.MachineLearningServices/workspaces/computes`.
+    Azapi,
+}
+
+impl Resource {
+    /// The compute resource a `resource` block is, if it is one.
+    fn of(b: &Block) -> Option<Resource> {
+        let kind = match b.labels[0].as_str() {
+            "azurerm_machine_learning_compute_cluster" => "AmlCompute",
+            "azurerm_machine_learning_compute_instance" => "ComputeInstance",
+            "azurerm_machine_learning_inference_cluster" => "AKS",
+            "azurerm_machine_learning_synapse_spark" => "SynapseSpark",
+            "azapi_resource" => {
+                let is_compute = b
+                    .body
+                    .get_attribute("type")
+                    .and_then(|a| a.value.as_str())
+                    .is_some_and(|t| {
+                        t.to_ascii_lowercase()
+                            .starts_with("microsoft.machinelearningservices/workspaces/computes@")
+                    });
+                return is_compute.then_some(Resource::Azapi);
+            }
+            _ => return None,
+        };
+        Some(Resource::Azurerm(kind))
+    }
+}
+
 struct Module<'m> {
     /// The defining file's text.
     text: &'m str,
@@ -181,16 +219,7 @@ impl<'m> Module<'m> {
         input: &Input<'_>,
         tfvars: Vec<(std::path::PathBuf, String, String)>,
     ) -> Self {
-        let mut m = Module {
-            text,
-            files,
-            vars: HashMap::new(),
-            tfvars: HashMap::new(),
-            locals: HashMap::new(),
-            resources: HashMap::new(),
-            memo: Default::default(),
-            busy: Default::default(),
-        };
+        let mut m = Module::bare(text, files);
         for (file, (_, body)) in files.iter().enumerate() {
             for s in body.iter() {
                 let Structure::Block(b) = s else { continue };
@@ -236,114 +265,15 @@ impl<'m> Module<'m> {
     /// The definitions a `resource` block makes (one per key of a literal `for_each`, per
     /// index of a literal `count`).
     fn definitions(&self, b: &'m Block, display: &str) -> Vec<ComputeDef> {
-        let rtype = b.labels[0].as_str();
-        let kind = match rtype {
-            "azurerm_machine_learning_compute_cluster" => Some("AmlCompute"),
-            "azurerm_machine_learning_compute_instance" => Some("ComputeInstance"),
-            "azurerm_machine_learning_inference_cluster" => Some("AKS"),
-            "azurerm_machine_learning_synapse_spark" => Some("SynapseSpark"),
-            "azapi_resource" => None,
-            _ => return Vec::new(),
+        let Some(resource) = Resource::of(b) else {
+            return Vec::new();
         };
-        if kind.is_none() {
-            let is_compute = b
-                .body
-                .get_attribute("type")
-                .and_then(|a| a.value.as_str())
-                .is_some_and(|t| {
-                    t.to_ascii_lowercase()
-                        .starts_with("microsoft.machinelearningservices/workspaces/computes@")
-                });
-            if !is_compute {
-                return Vec::new();
-            }
-        }
         let mut notes = Vec::new();
-        let mut envs: Vec<(Env, Option<String>)> = vec![(Vec::new(), None)];
-        if let Some(fe) = b.body.get_attribute("for_each") {
-            let at = At {
-                file: 0,
-                expr: &fe.value,
-            };
-            let v = self.eval(at, &Vec::new(), 0);
-            let written = self.written(at);
-            envs = match &v.v {
-                V::Map(entries) => entries
-                    .iter()
-                    .map(|(k, val)| {
-                        (
-                            vec![
-                                ("each.key".into(), Ev::text(k.clone())),
-                                ("each.value".into(), val.clone()),
-                            ],
-                            Some(format!("for_each key `{k}` of `{written}`")),
-                        )
-                    })
-                    .collect(),
-                V::List(items) => items
-                    .iter()
-                    .filter_map(|item| {
-                        let k = item.known_str()?;
-                        Some((
-                            vec![
-                                ("each.key".into(), item.clone()),
-                                ("each.value".into(), item.clone()),
-                            ],
-                            Some(format!("for_each key `{k}` of `{written}`")),
-                        ))
-                    })
-                    .collect(),
-                _ => {
-                    let why = format!(
-                        "it depends on the `for_each` key, and `{written}` is not known{}",
-                        v.why().map(|w| format!(": {w}")).unwrap_or_default()
-                    );
-                    vec![(
-                        vec![
-                            ("each.key".into(), Ev::unknown(why.clone())),
-                            ("each.value".into(), Ev::unknown(why)),
-                        ],
-                        Some(format!("for_each = {written} (not expanded)")),
-                    )]
-                }
-            };
-        } else if let Some(c) = b.body.get_attribute("count") {
-            let at = At {
-                file: 0,
-                expr: &c.value,
-            };
-            let written = self.written(at);
-            // Only a literal count is expanded: one that a variable decides may be set
-            // otherwise by the module's caller (`var.enabled ? 1 : 0` with a default of
-            // `false` still describes the compute the caller may enable).
-            let literal = matches!(c.value, Expression::Number(_));
-            match self.eval(at, &Vec::new(), 0).v {
-                V::Int(n) if literal && (0..=iac::MAX_ITEMS as i64).contains(&n) => {
-                    envs = (0..n)
-                        .map(|i| {
-                            (
-                                vec![("count.index".into(), Ev::int(i))],
-                                Some(format!("count.index {i} of `count = {written}`")),
-                            )
-                        })
-                        .collect();
-                }
-                _ => {
-                    notes.push(format!("count = {written}"));
-                    envs = vec![(
-                        vec![(
-                            "count.index".into(),
-                            Ev::unknown(format!("`count.index` of `count = {written}`")),
-                        )],
-                        None,
-                    )];
-                }
-            }
-        }
-        let command = format!("resource \"{rtype}\"");
+        let instances = self.instances(b, &mut notes);
+        let command = format!("resource \"{}\"", b.labels[0].as_str());
         let whole = span(b.span()).unwrap_or_default();
         let mut out = Vec::new();
-        for (env, note) in envs {
+        for (env, note) in instances {
             let mut notes = notes.clone();
             notes.extend(note);
             let name = match b.body.get_attribute("name") {
@@ -361,9 +291,9 @@ impl<'m> Module<'m> {
                 None => Setting::dynamic("", "the resource has no `name`", whole, None),
             };
             let mut def = ComputeDef::new(SourceKind::Terraform, display, whole, command.clone(), name);
-            match kind {
-                Some(t) => self.azurerm(b, t, &env, &mut def, &mut notes),
-                None => self.azapi(b, &env, &mut def, &mut notes),
+            match resource {
+                Resource::Azurerm(t) => self.azurerm(b, t, &env, &mut def, &mut notes),
+                Resource::Azapi => self.azapi(b, &env, &mut def, &mut notes),
             }
             notes.dedup();
             def.notes = notes;
@@ -372,16 +302,103 @@ impl<'m> Module<'m> {
         out
     }
 
+    /// The instances of a resource block: one per key of a `for_each`, one per index of a
+    /// literal `count`, else one; each with what `each.key`, `each.value` or `count.index`
+    /// are in it, and a note that says which instance it is. A note said of all of them
+    /// goes to `notes`.
+    fn instances(&self, b: &'m Block, notes: &mut Vec<String>) -> Vec<Instance> {
+        if let Some(fe) = b.body.get_attribute("for_each") {
+            self.for_each(&fe.value)
+        } else if let Some(c) = b.body.get_attribute("count") {
+            self.count(&c.value, notes)
+        } else {
+            vec![(Vec::new(), None)]
+        }
+    }
+
+    /// The instances of `for_each = <fe>`: one per key of a known map or string of a known
+    /// list; one whose `each.*` are not known otherwise.
+    fn for_each(&self, fe: &'m Expression) -> Vec<Instance> {
+        let at = At { file: 0, expr: fe };
+        let v = self.eval(at, &Vec::new(), 0);
+        let written = self.written(at);
+        match &v.v {
+            V::Map(entries) => entries
+                .iter()
+                .map(|(k, val)| {
+                    (
+                        vec![
+                            ("each.key".into(), Ev::text(k.clone())),
+                            ("each.value".into(), val.clone()),
+                        ],
+                        Some(format!("for_each key `{k}` of `{written}`")),
+                    )
+                })
+                .collect(),
+            V::List(items) => items
+                .iter()
+                .filter_map(|item| {
+                    let k = item.known_str()?;
+                    Some((
+                        vec![
+                            ("each.key".into(), item.clone()),
+                            ("each.value".into(), item.clone()),
+                        ],
+                        Some(format!("for_each key `{k}` of `{written}`")),
+                    ))
+                })
+                .collect(),
+            _ => {
+                let why = format!(
+                    "it depends on the `for_each` key, and `{written}` is not known{}",
+                    v.why().map(|w| format!(": {w}")).unwrap_or_default()
+                );
+                vec![(
+                    vec![
+                        ("each.key".into(), Ev::unknown(why.clone())),
+                        ("each.value".into(), Ev::unknown(why)),
+                    ],
+                    Some(format!("for_each = {written} (not expanded)")),
+                )]
+            }
+        }
+    }
+
+    /// The instances of `count = <c>`: one per index of a literal count; else one whose
+    /// `count.index` is not known, the count noted in `notes`.
+    fn count(&self, c: &'m Expression, notes: &mut Vec<String>) -> Vec<Instance> {
+        let at = At { file: 0, expr: c };
+        let written = self.written(at);
+        // Only a literal count is expanded: one that a variable decides may be set
+        // otherwise by the module's caller (`var.enabled ? 1 : 0` with a default of
+        // `false` still describes the compute the caller may enable).
+        let literal = matches!(c, Expression::Number(_));
+        match self.eval(at, &Vec::new(), 0).v {
+            V::Int(n) if literal && (0..=iac::MAX_ITEMS as i64).contains(&n) => (0..n)
+                .map(|i| {
+                    (
+                        vec![("count.index".into(), Ev::int(i))],
+                        Some(format!("count.index {i} of `count = {written}`")),
+                    )
+                })
+                .collect(),
+            _ => {
+                notes.push(format!("count = {written}"));
+                vec![(
+                    vec![(
+                        "count.index".into(),
+                        Ev::unknown(format!("`count.index` of `count = {written}`")),
+                    )],
+                    None,
+                )]
+            }
+        }
+    }
+
     /// An `azurerm_machine_learning_*` resource's attributes, by their YAML paths.
     fn azurerm(&self, b: &'m Block, ctype: &str, env: &Env, def: &mut ComputeDef, notes: &mut Vec<String>) {
-        let mut t = Setting::literal(
-            Scalar::Str(ctype.to_string()),
-            span(b.labels[0].span()).unwrap_or_default(),
-            None,
-        );
-        t.in_place = false;
-        t.written = b.labels[0].as_str().to_string();
-        def.set("type", t);
+        let labelled = span(b.labels[0].span()).unwrap_or_default();
+        def.set("type", type_setting(ctype, labelled, b.labels[0].as_str()));
         let attrs: &[(&str, &str, iac::As)] = &[
             ("vm_size", "size", iac::As::Text),
             ("virtual_machine_size", "size", iac::As::Text),
@@ -1065,7 +1082,8 @@ fn variable_file(src: &Arc<SourceFile>, name: &str) -> Vec<(String, Ev)> {
 }
 
 impl<'m> Module<'m> {
-    /// A module of one file and nothing else declared (a variable file's values).
+    /// A module of `files` with nothing declared yet (a variable file's values; what
+    /// [`Module::new`] fills in).
     fn bare(text: &'m str, files: &'m [(Arc<SourceFile>, Body)]) -> Self {
         Module {
             text,
@@ -1082,149 +1100,187 @@ impl<'m> Module<'m> {
 
 /// Terraform's functions on evaluated arguments (the ones names and sizes are built with).
 fn function(name: &str, args: &[Ev]) -> Ev {
-    let text = |i: usize| args.get(i).and_then(Ev::known_str);
-    let why = || {
-        args.iter()
-            .find_map(Ev::why)
-            .unwrap_or_else(|| format!("`{name}()` of values that are not known"))
-    };
-    let map_text = |f: fn(&str) -> String| {
-        args.first()
-            .and_then(|a| iac::map_text(a, f))
-            .unwrap_or_else(|| Ev::unknown(why()))
-    };
-    match name {
-        "lower" => map_text(|s| s.to_lowercase()),
-        "upper" => map_text(|s| s.to_uppercase()),
-        "trimspace" => match text(0) {
-            Some(s) => Ev::text(s.trim()),
-            None => Ev::unknown(why()),
-        },
-        "tostring" => match args.first() {
-            Some(a) if matches!(a.v, V::Str(_) | V::Int(_) | V::Bool(_)) => iac::join(a.pieces()),
-            _ => Ev::unknown(why()),
-        },
-        "tonumber" => match args.first() {
-            Some(Ev { v: V::Int(i), .. }) => Ev::int(*i),
-            _ => match text(0).and_then(|s| s.trim().parse::<i64>().ok()) {
-                Some(i) => Ev::int(i),
-                None => Ev::unknown(why()),
+    let call = Call { name, args };
+    call.string()
+        .or_else(|| call.conversion())
+        .or_else(|| call.collection())
+        .unwrap_or_else(|| Ev::unknown(format!("`{name}()` is not evaluated statically")))
+}
+
+/// A call of one of Terraform's functions, on evaluated arguments. Each family of
+/// functions answers `None` for a name it does not have.
+struct Call<'a> {
+    name: &'a str,
+    args: &'a [Ev],
+}
+
+impl Call<'_> {
+    /// Argument `i` as a whole known string.
+    fn text(&self, i: usize) -> Option<String> {
+        self.args.get(i).and_then(Ev::known_str)
+    }
+
+    /// Argument `i`'s value.
+    fn value(&self, i: usize) -> Option<&V> {
+        self.args.get(i).map(|a| &a.v)
+    }
+
+    /// The result when the arguments are not what the function takes: unknown, with the
+    /// first argument's reason or this one.
+    fn unknown(&self) -> Ev {
+        Ev::unknown(
+            self.args
+                .iter()
+                .find_map(Ev::why)
+                .unwrap_or_else(|| format!("`{}()` of values that are not known", self.name)),
+        )
+    }
+
+    /// `lower`, `upper`, `trimspace`, `format`, `join`, `replace`, `substr`.
+    fn string(&self) -> Option<Ev> {
+        let map_text = |f: fn(&str) -> String| {
+            self.args
+                .first()
+                .and_then(|a| iac::map_text(a, f))
+                .unwrap_or_else(|| self.unknown())
+        };
+        Some(match self.name {
+            "lower" => map_text(|s| s.to_lowercase()),
+            "upper" => map_text(|s| s.to_uppercase()),
+            "trimspace" => match self.text(0) {
+                Some(s) => Ev::text(s.trim()),
+                None => self.unknown(),
             },
-        },
-        "tolist" | "toset" | "tomap" => match args.first() {
-            Some(a) if matches!(a.v, V::List(_) | V::Map(_)) => {
-                let mut v = a.clone();
-                if let (V::List(items), "toset") = (&mut v.v, name) {
-                    let mut seen: Vec<V> = Vec::new();
-                    items.retain(|i| {
-                        let new = !seen.contains(&i.v);
-                        seen.push(i.v.clone());
-                        new
-                    });
-                }
-                v
-            }
-            _ => Ev::unknown(why()),
-        },
-        "coalesce" => {
-            for a in args {
-                match &a.v {
-                    V::Null => continue,
-                    V::Str(_) if a.known_str().as_deref() == Some("") => continue,
-                    _ => return a.clone(),
-                }
-            }
-            Ev::unknown("every argument of `coalesce` is null or empty")
-        }
-        "format" => match text(0) {
-            Some(f) => format_verbs(&f, &args[1..]),
-            None => Ev::unknown(why()),
-        },
-        "join" => match (text(0), args.get(1).map(|a| &a.v)) {
-            (Some(sep), Some(V::List(items))) => {
-                let mut pieces = Vec::new();
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        pieces.push(Part::Text(sep.clone()));
+            "format" => match self.text(0) {
+                Some(f) => format_verbs(&f, &self.args[1..]),
+                None => self.unknown(),
+            },
+            "join" => match (self.text(0), self.value(1)) {
+                (Some(sep), Some(V::List(items))) => {
+                    let mut pieces = Vec::new();
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            pieces.push(Part::Text(sep.clone()));
+                        }
+                        pieces.extend(item.pieces());
                     }
-                    pieces.extend(item.pieces());
+                    iac::join(pieces)
                 }
-                iac::join(pieces)
-            }
-            _ => Ev::unknown(why()),
-        },
-        "lookup" => match args.first() {
-            Some(m @ Ev { v: V::Map(_), .. }) => match text(1).and_then(|k| m.member(&k, false).cloned()) {
-                Some(v) => v,
-                None => args
-                    .get(2)
-                    .cloned()
-                    .unwrap_or_else(|| Ev::unknown("`lookup` of a missing key")),
+                _ => self.unknown(),
             },
-            _ => Ev::unknown(why()),
-        },
-        "merge" => {
-            let mut out: Vec<(String, Ev)> = Vec::new();
-            for a in args {
-                let V::Map(entries) = &a.v else {
-                    return Ev::unknown(why());
-                };
-                for (k, v) in entries {
-                    out.retain(|(x, _)| x != k);
-                    out.push((k.clone(), v.clone()));
+            "replace" => match (self.text(0), self.text(1), self.text(2)) {
+                (Some(s), Some(from), Some(to)) if !from.is_empty() && !is_pattern(&from) => {
+                    let r = s.replace(&from, &to);
+                    if r.len() > iac::MAX_TEXT {
+                        Ev::unknown("the string is too long")
+                    } else {
+                        Ev::text(r)
+                    }
                 }
-            }
-            out.truncate(iac::MAX_ITEMS);
-            Ev::new(V::Map(out))
-        }
-        "concat" => {
-            let mut items = Vec::new();
-            for a in args {
-                let V::List(l) = &a.v else {
-                    return Ev::unknown(why());
-                };
-                items.extend(l.iter().cloned());
-            }
-            items.truncate(iac::MAX_ITEMS);
-            Ev::new(V::List(items))
-        }
-        "element" => match (args.first().map(|a| &a.v), args.get(1).map(|a| &a.v)) {
-            (Some(V::List(items)), Some(V::Int(i))) if !items.is_empty() => {
-                items[(i.rem_euclid(items.len() as i64)) as usize].clone()
-            }
-            _ => Ev::unknown(why()),
-        },
-        "replace" => match (text(0), text(1), text(2)) {
-            (Some(s), Some(from), Some(to)) if !from.is_empty() && !is_pattern(&from) => {
-                let r = s.replace(&from, &to);
-                if r.len() > iac::MAX_TEXT {
-                    Ev::unknown("the string is too long")
-                } else {
-                    Ev::text(r)
+                _ => self.unknown(),
+            },
+            "substr" => match (self.text(0), self.value(1), self.value(2)) {
+                (Some(s), Some(V::Int(off)), Some(V::Int(len))) if *off >= 0 => {
+                    let chars = s.chars().skip(*off as usize);
+                    Ev::text(if *len < 0 {
+                        chars.collect::<String>()
+                    } else {
+                        chars.take(*len as usize).collect()
+                    })
                 }
-            }
-            _ => Ev::unknown(why()),
-        },
-        "substr" => match (text(0), args.get(1).map(|a| &a.v), args.get(2).map(|a| &a.v)) {
-            (Some(s), Some(V::Int(off)), Some(V::Int(len))) if *off >= 0 => {
-                let chars = s.chars().skip(*off as usize);
-                Ev::text(if *len < 0 {
-                    chars.collect::<String>()
-                } else {
-                    chars.take(*len as usize).collect()
+                _ => self.unknown(),
+            },
+            _ => return None,
+        })
+    }
+
+    /// `tostring`, `tonumber`, `tolist`, `toset`, `tomap`.
+    fn conversion(&self) -> Option<Ev> {
+        Some(match self.name {
+            "tostring" => match self.args.first() {
+                Some(a) if matches!(a.v, V::Str(_) | V::Int(_) | V::Bool(_)) => iac::join(a.pieces()),
+                _ => self.unknown(),
+            },
+            "tonumber" => match self.args.first().and_then(iac::int_of) {
+                Some(i) => Ev::int(i),
+                None => self.unknown(),
+            },
+            "tolist" | "toset" | "tomap" => match self.args.first() {
+                Some(a) if matches!(a.v, V::List(_) | V::Map(_)) => {
+                    let mut v = a.clone();
+                    if let (V::List(items), "toset") = (&mut v.v, self.name) {
+                        let mut seen: Vec<V> = Vec::new();
+                        items.retain(|i| {
+                            let new = !seen.contains(&i.v);
+                            seen.push(i.v.clone());
+                            new
+                        });
+                    }
+                    v
+                }
+                _ => self.unknown(),
+            },
+            _ => return None,
+        })
+    }
+
+    /// `coalesce`, `lookup`, `merge`, `concat`, `element`, `length`.
+    fn collection(&self) -> Option<Ev> {
+        Some(match self.name {
+            "coalesce" => self
+                .args
+                .iter()
+                .find(|a| match &a.v {
+                    V::Null => false,
+                    V::Str(_) => a.known_str().as_deref() != Some(""),
+                    _ => true,
                 })
-            }
-            _ => Ev::unknown(why()),
-        },
-        "length" => match args.first().map(|a| &a.v) {
-            Some(V::List(items)) => Ev::int(items.len() as i64),
-            Some(V::Map(entries)) => Ev::int(entries.len() as i64),
-            _ => match text(0) {
-                Some(s) => Ev::int(s.chars().count() as i64),
-                None => Ev::unknown(why()),
+                .cloned()
+                .unwrap_or_else(|| Ev::unknown("every argument of `coalesce` is null or empty")),
+            "lookup" => match self.args.first() {
+                Some(m @ Ev { v: V::Map(_), .. }) => {
+                    match self.text(1).and_then(|k| m.member(&k, false).cloned()) {
+                        Some(v) => v,
+                        None => self
+                            .args
+                            .get(2)
+                            .cloned()
+                            .unwrap_or_else(|| Ev::unknown("`lookup` of a missing key")),
+                    }
+                }
+                _ => self.unknown(),
             },
-        },
-        _ => Ev::unknown(format!("`{name}()` is not evaluated statically")),
+            "merge" => {
+                let mut out: Vec<(String, Ev)> = Vec::new();
+                for a in self.args {
+                    let V::Map(entries) = &a.v else {
+                        return Some(self.unknown());
+                    };
+                    for (k, v) in entries {
+                        out.retain(|(x, _)| x != k);
+                        out.push((k.clone(), v.clone()));
+                    }
+                }
+                out.truncate(iac::MAX_ITEMS);
+                Ev::new(V::Map(out))
+            }
+            "concat" => iac::concat_lists(self.args).unwrap_or_else(|| self.unknown()),
+            "element" => match (self.value(0), self.value(1)) {
+                (Some(V::List(items)), Some(V::Int(i))) if !items.is_empty() => {
+                    items[(i.rem_euclid(items.len() as i64)) as usize].clone()
+                }
+                _ => self.unknown(),
+            },
+            "length" => match self.value(0) {
+                Some(V::List(items)) => Ev::int(items.len() as i64),
+                Some(V::Map(entries)) => Ev::int(entries.len() as i64),
+                _ => match self.text(0) {
+                    Some(s) => Ev::int(s.chars().count() as i64),
+                    None => self.unknown(),
+                },
+            },
+            _ => return None,
+        })
     }
 }
 
@@ -1292,114 +1348,123 @@ fn binary(op: &str, l: Ev, r: Ev) -> Ev {
     }
 }
 
+/// Where the comment scan of an HCL file is: in a string (`"`), or in code inside a
+/// template interpolation (with its brace depth).
+enum Mode {
+    Str,
+    Code(u32),
+}
+
 /// The comments of an HCL file (`#`, `//`, `/* */`), outside strings, templates and
 /// heredocs, each with the line it covers.
 fn comments(source: &SourceFile) -> Vec<super::common::Comment> {
     let text = source.text.as_str();
     let b = text.as_bytes();
-    let mut raw = Vec::new();
-    let mut code = Vec::new();
-    // Modes: in a string (`"`), or in code inside a template interpolation (brace depth).
-    enum Mode {
-        Str,
-        Code(u32),
-    }
+    let mut layout = Layout::default();
     let mut stack: Vec<Mode> = Vec::new();
-    let mut line_has_code = false;
     let mut i = 0usize;
     while i < b.len() {
-        let c = b[i];
         if let Some(Mode::Str) = stack.last() {
-            match c {
-                b'\\' => i += 2,
-                b'"' => {
-                    stack.pop();
-                    i += 1;
-                }
-                b'$' | b'%' if b.get(i + 1) == Some(&b'{') => {
-                    stack.push(Mode::Code(0));
-                    i += 2;
-                }
-                b'\n' => {
-                    // An unclosed string ends at the line's end.
-                    stack.pop();
-                }
-                _ => i += 1,
-            }
+            i = in_string(b, i, &mut stack);
             continue;
         }
-        match c {
+        i = match b[i] {
             b'\n' => {
-                line_has_code = false;
-                i += 1;
+                layout.newline();
+                i + 1
             }
-            b' ' | b'\t' | b'\r' => i += 1,
-            b'#' => {
-                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |j| i + j);
-                raw.push((Span::new(i as u32, end as u32), !line_has_code));
-                i = end;
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |j| i + j);
-                raw.push((Span::new(i as u32, end as u32), !line_has_code));
-                i = end;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = memchr::memmem::find(&b[i + 2..], b"*/").map_or(b.len(), |j| i + 2 + j + 2);
-                raw.push((Span::new(i as u32, end as u32), !line_has_code));
-                i = end;
-            }
+            b' ' | b'\t' | b'\r' => i + 1,
+            b'#' => layout.line_comment(b, i),
+            b'/' if b.get(i + 1) == Some(&b'/') => layout.line_comment(b, i),
+            b'/' if b.get(i + 1) == Some(&b'*') => layout.block_comment(b, i),
             _ => {
-                if !line_has_code {
-                    code.push(i as u32);
-                    line_has_code = true;
-                }
-                match c {
-                    b'"' => stack.push(Mode::Str),
-                    b'{' => {
-                        if let Some(Mode::Code(d)) = stack.last_mut() {
-                            *d += 1;
-                        }
-                    }
-                    b'}' => match stack.last_mut() {
-                        Some(Mode::Code(0)) => {
-                            stack.pop();
-                        }
-                        Some(Mode::Code(d)) => *d -= 1,
-                        _ => {}
-                    },
-                    b'<' if b.get(i + 1) == Some(&b'<') && stack.is_empty() => {
-                        // A heredoc: skip to its closing delimiter line.
-                        let mut j = i + 2;
-                        if b.get(j) == Some(&b'-') {
-                            j += 1;
-                        }
-                        let start = j;
-                        while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
-                            j += 1;
-                        }
-                        let delim = &text[start..j];
-                        if !delim.is_empty() && matches!(b.get(j), Some(b'\n') | Some(b'\r')) {
-                            let mut pos = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |k| j + k + 1);
-                            while pos < b.len() {
-                                let end = memchr::memchr(b'\n', &b[pos..]).map_or(b.len(), |k| pos + k);
-                                if text[pos..end].trim() == delim {
-                                    break;
-                                }
-                                pos = end + 1;
-                            }
-                            i = pos;
-                            line_has_code = true;
-                            continue;
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
+                layout.code(i);
+                in_code(text, i, &mut stack)
+            }
+        };
+    }
+    iac::comments(source, &layout.comments, &layout.code)
+}
+
+/// The byte at `i` of a string: where the scan goes on. An escape is skipped whole, `${`
+/// or `%{` opens an interpolation, the closing quote ends the string, and so does the
+/// line's end when it is never closed.
+fn in_string(b: &[u8], i: usize, stack: &mut Vec<Mode>) -> usize {
+    match b[i] {
+        b'\\' => i + 2,
+        b'"' => {
+            stack.pop();
+            i + 1
+        }
+        b'$' | b'%' if b.get(i + 1) == Some(&b'{') => {
+            stack.push(Mode::Code(0));
+            i + 2
+        }
+        b'\n' => {
+            // An unclosed string ends at the line's end.
+            stack.pop();
+            i
+        }
+        _ => i + 1,
+    }
+}
+
+/// The byte of code at `i` (neither a blank nor a comment): where the scan goes on. A quote
+/// opens a string, braces count inside an interpolation, and a heredoc is skipped to the
+/// start of its closing delimiter's line (which counts as the heredoc's: no code starts
+/// it).
+fn in_code(text: &str, i: usize, stack: &mut Vec<Mode>) -> usize {
+    let b = text.as_bytes();
+    match b[i] {
+        b'"' => stack.push(Mode::Str),
+        b'{' => {
+            if let Some(Mode::Code(d)) = stack.last_mut() {
+                *d += 1;
             }
         }
+        b'}' => match stack.last_mut() {
+            Some(Mode::Code(0)) => {
+                stack.pop();
+            }
+            Some(Mode::Code(d)) => *d -= 1,
+            _ => {}
+        },
+        b'<' if b.get(i + 1) == Some(&b'<') && stack.is_empty() => {
+            if let Some(end) = heredoc_end(text, i) {
+                return end;
+            }
+        }
+        _ => {}
     }
-    iac::comments(source, &raw, &code)
+    i + 1
+}
+
+/// Where the heredoc `<<EOT` (or `<<-EOT`) at `i` ends: the start of its closing
+/// delimiter's line, or the end of the text. `None` when `<<` starts no heredoc (no
+/// delimiter, or more on its line).
+fn heredoc_end(text: &str, i: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut j = i + 2;
+    if b.get(j) == Some(&b'-') {
+        j += 1;
+    }
+    let start = j;
+    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+        j += 1;
+    }
+    let delim = &text[start..j];
+    if delim.is_empty() || !matches!(b.get(j), Some(b'\n') | Some(b'\r')) {
+        return None;
+    }
+    let mut pos = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |k| j + k + 1);
+    while pos < b.len() {
+        let end = line_end(b, pos);
+        if text[pos..end].trim() == delim {
+            break;
+        }
+        pos = end + 1;
+    }
+    Some(pos)
 }
 
 #[cfg(test)]
