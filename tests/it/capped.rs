@@ -40,7 +40,12 @@ impl Run {
 /// `amlint check --no-config --format json --fail-on never .` in `root`, under the caps:
 /// its report (a run that fails or prints no JSON panics with what it said).
 pub fn check_json(root: &Path) -> serde_json::Value {
-    let out = amlint(
+    check_json_within(root, ".", WALL)
+}
+
+/// [`check_json`] of `target` (a file or folder under `root`), within `wall`.
+pub fn check_json_within(root: &Path, target: &str, wall: Duration) -> serde_json::Value {
+    let out = amlint_within(
         root,
         &[
             "check",
@@ -49,9 +54,10 @@ pub fn check_json(root: &Path) -> serde_json::Value {
             "json",
             "--fail-on",
             "never",
-            ".",
+            target,
         ],
         b"",
+        wall,
     );
     assert_eq!(out.code, Some(0), "{}", out.stderr_text());
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e})"))

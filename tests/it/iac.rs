@@ -64,6 +64,18 @@ fn check(d: &Path) -> Value {
     json
 }
 
+/// A project (a git root) holding `job.yml`, a job that runs on the compute `compute`.
+fn project_with_job(compute: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    std::fs::write(
+        dir.path().join("job.yml"),
+        JOB.replace("ordinary-cluster", compute),
+    )
+    .unwrap();
+    dir
+}
+
 fn codes_of(json: &Value, path: &str) -> Vec<String> {
     json["diagnostics"]
         .as_array()
@@ -252,14 +264,8 @@ fn a_partial_run_finds_a_name_written_only_in_a_variable_or_parameter_file() {
 /// instructions of a one-file run in bench/monorepo.py's repository).
 #[test]
 fn a_partial_run_where_thousands_of_files_mention_the_name_stays_linear() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = project_with_job("busy-cluster");
     let root = dir.path();
-    std::fs::create_dir_all(root.join(".git")).unwrap();
-    std::fs::write(
-        root.join("job.yml"),
-        JOB.replace("ordinary-cluster", "busy-cluster"),
-    )
-    .unwrap();
     for d in 0..50 {
         let sub = root.join(format!("scripts/d{d}"));
         std::fs::create_dir_all(&sub).unwrap();
@@ -278,21 +284,7 @@ fn a_partial_run_where_thousands_of_files_mention_the_name_stays_linear() {
         "resource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name    = var.n\n  vm_size = \"Standard_NC6\"\n}\n",
     )
     .unwrap();
-    let run = capped::amlint_within(
-        root,
-        &[
-            "check",
-            "--no-config",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-            "job.yml",
-        ],
-        b"",
-        std::time::Duration::from_secs(30),
-    );
-    let json: Value = serde_json::from_str(&run.stdout_text()).unwrap();
+    let json = capped::check_json_within(root, "job.yml", std::time::Duration::from_secs(30));
     assert!(
         codes_of(&json, "job.yml").iter().all(|c| c != "AML203"),
         "the name resolves to the Terraform definition beside its variables file: {json}"
@@ -327,35 +319,15 @@ fn a_partial_run_parses_only_the_files_that_may_define_the_name() {
         ),
     ];
     for (path, text, defines) in cases {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = project_with_job("busy-cluster");
         let root = dir.path();
-        std::fs::create_dir_all(root.join(".git")).unwrap();
-        std::fs::write(
-            root.join("job.yml"),
-            JOB.replace("ordinary-cluster", "busy-cluster"),
-        )
-        .unwrap();
         // The manifest is beside every definition: it never hides one.
         std::fs::create_dir_all(root.join("k8s")).unwrap();
         std::fs::write(root.join("k8s/other.yaml"), manifest).unwrap();
         let file = root.join(path);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(&file, text).unwrap();
-        let run = capped::amlint_within(
-            root,
-            &[
-                "check",
-                "--no-config",
-                "--format",
-                "json",
-                "--fail-on",
-                "never",
-                "job.yml",
-            ],
-            b"",
-            std::time::Duration::from_secs(30),
-        );
-        let json: Value = serde_json::from_str(&run.stdout_text()).unwrap();
+        let json = capped::check_json_within(root, "job.yml", std::time::Duration::from_secs(30));
         let unresolved = codes_of(&json, "job.yml").iter().any(|c| c == "AML203");
         assert_eq!(unresolved, !defines, "{path}: {json}");
     }
