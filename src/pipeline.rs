@@ -860,10 +860,9 @@ struct RestFile {
 struct Mentions(Option<memchr::memmem::Finder<'static>>);
 
 impl Mentions {
+    /// `needle` is in lower case.
     fn of(needle: &str) -> Mentions {
-        Mentions((!needle.is_empty()).then(|| {
-            memchr::memmem::Finder::new(needle.as_bytes().to_ascii_lowercase().as_slice()).into_owned()
-        }))
+        Mentions((!needle.is_empty()).then(|| memchr::memmem::Finder::new(needle.as_bytes()).into_owned()))
     }
 
     /// Whether `lower` (text in ASCII lower case) contains the name.
@@ -972,7 +971,8 @@ mod may_name_tests {
 /// only they can define it. Nothing is reported for them.
 fn files_mentioning(files: &[RestFile], name: &str, options: &Options, project: &Files) -> Vec<Prepared> {
     use crate::facts::sources::{GivesTo, split_dir};
-    let mentions = Mentions::of(name);
+    let needle = name.to_ascii_lowercase();
+    let mentions = Mentions::of(&needle);
     let hits: HashSet<&str> = files
         .par_iter()
         .filter(|f| mentions.in_lower(&f.lower))
@@ -993,7 +993,6 @@ fn files_mentioning(files: &[RestFile], name: &str, options: &Options, project: 
     // A YAML or JSON hit is parsed only if it may define the name (`may_name`) or a
     // definition reader looks into it (a workflow's `az ml compute create`, an ARM
     // template); scripts and the other definition sources are read by their readers.
-    let needle = name.to_ascii_lowercase();
     let may_define = |f: &RestFile| {
         Format::for_path(&f.candidate.display) == Format::Text
             || may_name(&f.lower, needle.as_bytes())
@@ -1141,11 +1140,6 @@ fn is_load_failure(d: &Diagnostic) -> bool {
 /// file over the size limit is data, not a configuration, and the CLI skips it silently
 /// (Azure ML configurations are a few kilobytes).
 fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
-    // Only a failure to load is reported (the caller keeps those): without one, the
-    // classification by name below, costly for every skipped file, is not needed.
-    if !loaded.diagnostics.iter().any(is_load_failure) {
-        return false;
-    }
     if explicit {
         return true;
     }
@@ -1290,14 +1284,15 @@ fn unchecked(
     explicit: bool,
     computes: crate::results::ComputeFacts,
 ) -> FileReport {
-    let report = report_unclassified(loaded, explicit);
     let failures: Vec<Diagnostic> = loaded
         .diagnostics
         .iter()
         .filter(|d| is_load_failure(d))
         .cloned()
         .collect();
-    let report = report && !failures.is_empty();
+    // Only a failure to load is reported: without one, the classification by name of
+    // `report_unclassified`, costly for every skipped file, is not needed.
+    let report = !failures.is_empty() && report_unclassified(loaded, explicit);
     FileReport {
         source: loaded.source.clone(),
         checked: report,

@@ -57,7 +57,13 @@ pub fn searched_by_words(display: &str, text: &[u8]) -> bool {
     let name = file_name(display);
     READERS
         .iter()
-        .any(|r| !r.needles.is_empty() && (r.wants)(&name) && mentions(text, r.needles))
+        .any(|r| !r.needles.is_empty() && reads(r, &name, text))
+}
+
+/// Whether `reader` reads a file named `name` (lower case) of text `text`: it wants the
+/// name, and the text holds one of its words.
+fn reads(reader: &Reader, name: &str, text: &[u8]) -> bool {
+    (reader.wants)(name) && mentions(text, reader.needles)
 }
 
 /// The compute definitions a file holds, read by every reader that wants it, and the
@@ -66,7 +72,7 @@ pub fn read(input: &Input<'_>) -> Definitions {
     let name = input.file_name();
     let mut found = Definitions::default();
     for reader in READERS {
-        if (reader.wants)(&name) && mentions(input.source.text.as_bytes(), reader.needles) {
+        if reads(reader, &name, input.source.text.as_bytes()) {
             (reader.read)(input, &mut found);
         }
     }
