@@ -1425,8 +1425,9 @@ fn definition_fixes(x: &mut Diagnostic, loaded: &LoadedFile) {
 /// The findings of the compute documents of a file's definitions outside Azure ML YAML:
 /// the declarative rules and the definition checks, each finding at its span in the file,
 /// with its kind and pointer (in the compute document), and a label on the literal when the
-/// value came from a variable. A definition that reads a compute YAML (`-f`) keeps only
-/// the findings on what its command line sets: the YAML reports its own.
+/// value came from a variable. A definition that reads a compute YAML (`-f`) keeps the
+/// findings on what its command line sets and those about the VM size it creates the
+/// compute with; the YAML reports the rest itself.
 fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for d in &prepared.definitions {
@@ -1450,11 +1451,25 @@ fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> V
         checks::run_definition_checks(&cx, &mut own);
         let (mut diagnostics, _) = own.into_parts();
         if let Some(overrides) = &syn.overrides {
+            // Read from a compute YAML (`-f`): the YAML reports its own findings, and this
+            // definition those of what its command line sets — and those about the VM
+            // size it creates the compute with (`rules/vm/`: an unknown, unsupported,
+            // retired or unapproved series, or quota), since that is where the creation
+            // fails: at the file's name, labelled.
+            let inherited_size = d.def.get("size").filter(|s| s.inherited).map(|s| s.span);
             diagnostics.retain(|x| {
                 overrides
                     .iter()
                     .any(|s| s.start <= x.span.start && x.span.end <= s.end)
+                    || (Some(x.span) == inherited_size && about_vm_size(x.code))
             });
+            if let (Some(at), Some(file)) = (inherited_size, &d.def.from_file) {
+                for x in diagnostics.iter_mut().filter(|x| x.span == at) {
+                    *x = x
+                        .clone()
+                        .with_label(at, format!("the size is read from `{file}`"));
+                }
+            }
         }
         let wanted: HashSet<Span> = diagnostics.iter().map(|x| x.span).collect();
         let pointers = syn.doc.pointers_for(&wanted);
@@ -1473,6 +1488,13 @@ fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> V
         }
     }
     out
+}
+
+/// Whether the rule `code` judges a VM size (its file is under `rules/vm/`).
+fn about_vm_size(code: &str) -> bool {
+    crate::registry::builtin()
+        .get(code)
+        .is_some_and(|r| r.source.starts_with("rules/vm/"))
 }
 
 fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
@@ -1607,18 +1629,56 @@ mod tests {
         );
     }
 
-    /// Read from a compute YAML (`-f`): only what the command line sets is this file's.
+    /// Read from a compute YAML (`-f`): what the command line sets is this file's, and so
+    /// are the findings about the VM size it creates the compute with (at the file's name,
+    /// labelled); the YAML's other findings (its name's public IP) stay the YAML's.
     #[test]
     fn a_definition_read_from_a_compute_yaml_keeps_what_its_command_line_sets() {
         let mut from_file = script_definition();
         from_file.from_file = Some("c.yml".into());
+        // As `read_compute_yaml` does: each value from the file is at the file's name.
+        let named = at("gpu");
         for (path, s) in from_file.fields.iter_mut() {
-            s.inherited = path != "min_instances";
+            if path != "min_instances" {
+                s.inherited = true;
+                s.span = named;
+                s.origin = None;
+            }
         }
         from_file.name.inherited = true;
+        from_file.name.span = named;
         let report = check_script(&from_file);
         let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code).collect();
-        assert_eq!(codes, ["AML601"], "{:#?}", report.diagnostics);
+        assert_eq!(codes, ["AML505", "AML601"], "{:#?}", report.diagnostics);
+        let retired = &report.diagnostics[0];
+        assert_eq!(retired.span, named);
+        assert_eq!(
+            retired
+                .labels
+                .iter()
+                .map(|l| l.message.as_str())
+                .collect::<Vec<_>>(),
+            ["the size is read from `c.yml`"]
+        );
+        // A size the file does not give (`--size` on the command line) is the command's own.
+        let mut sized = from_file.clone();
+        let mut size = sized.get("size").unwrap().clone();
+        (size.inherited, size.span) = (false, at("$S"));
+        sized.set("size", size);
+        let report = check_script(&sized);
+        let retired: Vec<Span> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "AML505")
+            .map(|d| d.span)
+            .collect();
+        assert_eq!(retired, [at("$S")]);
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .all(|d| d.labels.iter().all(|l| !l.message.contains("c.yml")))
+        );
     }
 
     #[test]

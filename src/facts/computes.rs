@@ -89,7 +89,8 @@ pub struct Setting {
     /// `span` holds exactly the literal's text, so a fix may replace it in place.
     pub in_place: bool,
     /// The value comes from another file the definition names (`az ml compute create -f
-    /// compute.yml`): that file reports its own findings, `span` is where it is named.
+    /// compute.yml`): that file reports its own findings (the definition repeats only those
+    /// about the VM size), `span` is where it is named.
     pub inherited: bool,
 }
 
@@ -303,7 +304,8 @@ pub struct Synthetic {
     /// gets a label on the literal.
     pub labels: Vec<(Span, Span)>,
     /// When the definition reads a compute YAML (`-f`): the spans written on the command
-    /// line. Only findings there are this definition's; the rest are the YAML's own.
+    /// line. Findings there are this definition's, and those about the VM size it reads
+    /// from the file (where the creation fails); the rest are the YAML's own.
     pub overrides: Option<Vec<Span>>,
 }
 
