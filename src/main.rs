@@ -31,10 +31,13 @@ const MI_OPTION_ALLOW_THP: libmimalloc_sys::mi_option_t = 43;
 
 /// No transparent huge pages: a purge that frees part of a 2 MiB huge page leaves all of it
 /// resident, and 10,000 files peaked at 116–121 MB with them, 91–92 MB without, in the same
-/// time (the corpus: 62.6 vs 63.3 ms, within noise). mimalloc reads the option when it
-/// sets up its memory, before `main` (the runtime's first allocation), so a constructor
-/// sets it first: `.init_array.00101` runs before the default-priority constructors of C
-/// and Rust.
+/// time (the corpus: 62.6 vs 63.3 ms and one file of the 10,000: 303 vs 308 ms, within
+/// noise). The cost: more page faults, `../shared/realworld` (1,240 files) 119 → 131 ms.
+/// Turning them off only once a run turns out large (`on_large_run`, 2,000 files) kept
+/// 111 MB: the pages mapped before stay huge. mimalloc reads the option when it sets up
+/// its memory, before `main` (the runtime's first allocation), so a constructor sets it
+/// first: `.init_array.00101` runs before the default-priority constructors of C and
+/// Rust.
 extern "C" fn no_huge_pages() {
     // SAFETY: sets a process-wide allocator option (a store in mimalloc's option table),
     // before any thread exists.
