@@ -1456,12 +1456,15 @@ fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> V
             // size it creates the compute with (`rules/vm/`: an unknown, unsupported,
             // retired or unapproved series, or quota), since that is where the creation
             // fails: at the file's name, labelled.
+            // A finding about a key neither writes lands on the rule's fallback, the name:
+            // the file that holds the rest of the values reports it.
             let inherited_size = d.def.get("size").filter(|s| s.inherited).map(|s| s.span);
             diagnostics.retain(|x| {
-                overrides
+                let own = overrides
                     .iter()
                     .any(|s| s.start <= x.span.start && x.span.end <= s.end)
-                    || (Some(x.span) == inherited_size && about_vm_size(x.code))
+                    && !(x.span == d.def.name.span && falls_back_to_the_name(x.code));
+                own || (Some(x.span) == inherited_size && about_vm_size(x.code))
             });
             if let (Some(at), Some(file)) = (inherited_size, &d.def.from_file) {
                 for x in diagnostics.iter_mut().filter(|x| x.span == at) {
@@ -1488,6 +1491,15 @@ fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> V
         }
     }
     out
+}
+
+/// Whether the rule `code` reports a key that is absent at the compute's name (its
+/// `report.fallback`).
+fn falls_back_to_the_name(code: &str) -> bool {
+    crate::registry::builtin()
+        .get(code)
+        .and_then(|r| r.declarative.as_ref())
+        .is_some_and(|d| d.report.fallback.as_deref() == Some("name"))
 }
 
 /// Whether the rule `code` judges a VM size (its file is under `rules/vm/`).

@@ -211,6 +211,16 @@ fn a_partial_run_finds_a_name_written_only_in_a_variable_or_parameter_file() {
     write("jobs/bicep.yml", &job("bicep-from-param"));
     write("jobs/arm.yml", &job("arm-from-param"));
     write("jobs/none.yml", &job("defined-nowhere"));
+    write("jobs/py.yml", &job("py-from-helper"));
+    // Created by a call of a helper of another file that names no compute class.
+    write(
+        "ml/utils/compute.py",
+        "from azure.ai.ml.entities import AmlCompute\n\ndef make(client, name, size):\n    return AmlCompute(name=name, size=size)\n",
+    );
+    write(
+        "ml/create.py",
+        "from utils.compute import make\n\nmake(None, \"py-from-helper\", \"Standard_DS3_v2\")\n",
+    );
     write(
         "infra/main.tf",
         "resource \"azurerm_machine_learning_compute_cluster\" \"a\" {\n  name = var.a\n  vm_size = \"Standard_DS3_v2\"\n}\nresource \"azurerm_machine_learning_compute_cluster\" \"b\" {\n  name = var.b\n  vm_size = \"Standard_DS3_v2\"\n}\n",
@@ -247,6 +257,7 @@ fn a_partial_run_finds_a_name_written_only_in_a_variable_or_parameter_file() {
             "jobs/bicep.yml",
             "jobs/arm.yml",
             "jobs/none.yml",
+            "jobs/py.yml",
         ])
         .output()
         .unwrap();

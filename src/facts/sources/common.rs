@@ -4,6 +4,7 @@
 //! through fsio), the [`Layout`] of comments and code that byte scanners record, and small
 //! helpers.
 
+use std::any::Any;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -94,6 +95,8 @@ pub struct Files {
     around: PathBuf,
     limits: crate::limits::Limits,
     cache: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<Arc<SourceFile>>>>,
+    /// What readers derive from a file once per run (`Files::derived`).
+    derived: std::sync::Mutex<std::collections::HashMap<(PathBuf, &'static str), Derived>>,
 }
 
 impl Files {
@@ -112,6 +115,7 @@ impl Files {
             around: dir.to_path_buf(),
             limits: limits.clone(),
             cache: Default::default(),
+            derived: Default::default(),
         }
     }
 
@@ -136,6 +140,37 @@ impl Files {
                 Some(SourceFile::new(display, text))
             })
             .clone()
+    }
+}
+
+/// What a reader derived from a file (`Files::derived`).
+type Derived = Arc<dyn Any + Send + Sync>;
+
+impl Files {
+    /// What `make` derives from the file `path` (`what` names the derivation), made once
+    /// per run however many files ask: a file many others import is parsed once.
+    pub fn derived<T: Any + Send + Sync>(
+        &self,
+        path: &Path,
+        what: &'static str,
+        make: impl FnOnce() -> T,
+    ) -> Arc<T> {
+        let key = (path.to_path_buf(), what);
+        let known = self
+            .derived
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .cloned();
+        if let Some(t) = known.and_then(|a| a.downcast::<T>().ok()) {
+            return t;
+        }
+        let made = Arc::new(make());
+        self.derived
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, made.clone());
+        made
     }
 }
 

@@ -1,0 +1,561 @@
+//! Helpers: a module-level function that creates a compute from its parameters
+//! (`def get_compute(ws, name, size): ... AmlCompute(name=name, size=size)`) is a
+//! [`Template`]; each call of it — in its own file, or in a file that imports it (`from
+//! utils import get_compute`, `import utils`, `from utils import *`) — is a definition at
+//! the call, with the values the call passes (at their spans in the calling file) and the
+//! helper's other values inherited (the helper's file reports its own findings).
+//!
+//! A module is looked for as Python would from the calling file's directory, then each
+//! directory above it inside the project (`utils` → `utils.py` or `utils/__init__.py`;
+//! `.utils` from the file's package). Each helper file is parsed once per run
+//! (`Files::derived`), and a file that names no compute class is parsed only when a module
+//! it imports holds a template.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tree_sitter::Node as TsNode;
+
+use super::super::common::{Files, Input, mentions};
+use super::super::iac;
+use super::super::ipynb::Code;
+use super::module::{CLASS_NEEDLES, Module, V1_FIELDS, V2_FIELDS, affordable};
+use crate::facts::computes::{ComputeDef, Setting, SourceKind};
+
+/// A module-level function that creates a compute with some of its parameters.
+pub(super) struct Template {
+    pub func: String,
+    pub params: Vec<String>,
+    /// The definition as the helper's file reads it (its parameters not known there).
+    pub def: ComputeDef,
+    /// The settings (by path; `name` for the name) that are exactly a parameter: its index.
+    pub slots: Vec<(String, usize)>,
+    /// The helper's file, as displayed, and the definition's line in it.
+    pub file: String,
+    pub line: usize,
+}
+
+/// The templates of a file, once per run.
+fn templates_of(files: &Files, path: &Path, display: &str) -> Arc<Vec<Template>> {
+    files.derived(path, "python-helpers", || {
+        let Some(source) = files.read(path, display) else {
+            return Vec::new();
+        };
+        let text = source.text.as_str();
+        if !mentions(text.as_bytes(), CLASS_NEEDLES) || !affordable(text) {
+            return Vec::new();
+        }
+        let code = Code::plain(text);
+        let mut parser = tree_sitter::Parser::new();
+        if parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_err() {
+            return Vec::new();
+        }
+        let Some(tree) = parser.parse(&code.text, None) else {
+            return Vec::new();
+        };
+        Module::new(&code, tree.root_node(), text).templates(display)
+    })
+}
+
+/// Whether a module the code imports (a `from m import` or `import m` line) holds a
+/// template: only then is a file that names no compute class parsed.
+pub(super) fn imports_a_helper(code: &str, input: &Input<'_>) -> bool {
+    let mut modules = Modules::new(input);
+    code.lines().any(|line| {
+        let t = line.trim_start();
+        let names: Vec<&str> = if let Some(rest) = t.strip_prefix("from ") {
+            rest.split_whitespace().next().into_iter().collect()
+        } else if let Some(rest) = t.strip_prefix("import ") {
+            rest.split(',')
+                .filter_map(|m| m.split_whitespace().next())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        names
+            .into_iter()
+            .any(|m| modules.templates(m).is_some_and(|t| !t.is_empty()))
+    })
+}
+
+/// The modules a file imports, each looked for once, and at most [`MAX_MODULES`] of them
+/// (each lookup may probe two files in every directory up to the project root).
+struct Modules<'i, 'a> {
+    input: &'i Input<'a>,
+    found: HashMap<String, Option<Arc<Vec<Template>>>>,
+}
+
+/// How many distinct modules of one file are looked for.
+const MAX_MODULES: usize = 64;
+
+impl<'i, 'a> Modules<'i, 'a> {
+    fn new(input: &'i Input<'a>) -> Self {
+        Modules {
+            input,
+            found: HashMap::new(),
+        }
+    }
+
+    /// The templates of the module `module`, if it is a file of the project.
+    fn templates(&mut self, module: &str) -> Option<Arc<Vec<Template>>> {
+        if let Some(known) = self.found.get(module) {
+            return known.clone();
+        }
+        if self.found.len() >= MAX_MODULES {
+            return None;
+        }
+        let (files, path) = (self.input.files, self.input.path);
+        let t = find_module(module, path, files).map(|(p, display)| templates_of(files, &p, &display));
+        self.found.insert(module.to_string(), t.clone());
+        t
+    }
+}
+
+/// The file of the module `module` (as written after `from` or `import`) imported by the
+/// file at `from`: its path and display.
+fn find_module(module: &str, from: &Path, files: &Files) -> Option<(PathBuf, String)> {
+    let dots = module.bytes().take_while(|&b| b == b'.').count();
+    let rest = &module[dots..];
+    if !rest
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+    {
+        return None;
+    }
+    let rel: PathBuf = rest.split('.').filter(|s| !s.is_empty()).collect();
+    let dir = from.parent().unwrap_or(Path::new(""));
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let abs = crate::fsio::absolute(dir, &cwd);
+    // Each base as the file's directory joined with `..`s (displayed as the file is), with
+    // its absolute path for the project's bounds.
+    let up = |n: usize| -> (PathBuf, Option<&Path>) {
+        let mut p = dir.to_path_buf();
+        for _ in 0..n {
+            p.push("..");
+        }
+        (p, abs.ancestors().nth(n))
+    };
+    let bases: Vec<PathBuf> = if dots > 0 {
+        // `.m` is the file's package, each further dot one package up.
+        vec![up(dots - 1).0]
+    } else {
+        // The file's directory, then each one above it inside the project (at most 32).
+        let root = files.root();
+        (0..32)
+            .map(up)
+            .take_while(|(_, a)| a.is_some_and(|a| a == abs || root.is_some_and(|r| a.starts_with(r))))
+            .map(|(p, _)| p)
+            .collect()
+    };
+    for base in bases {
+        let module_dir = base.join(&rel);
+        let mut candidates = vec![module_dir.join("__init__.py")];
+        if !rel.as_os_str().is_empty() {
+            candidates.insert(0, module_dir.with_extension("py"));
+        }
+        for c in candidates {
+            let c = crate::fsio::normalize(&c);
+            let display = crate::discover::display_of(&c);
+            if files.read(&c, &display).is_some() {
+                return Some((c, display));
+            }
+        }
+    }
+    None
+}
+
+/// The conversion a setting's path takes (`min_instances` a count...).
+fn as_of(path: &str) -> iac::As {
+    V2_FIELDS
+        .iter()
+        .chain(V1_FIELDS)
+        .find(|(_, p, _)| *p == path)
+        .map_or(iac::As::Text, |(_, _, a)| *a)
+}
+
+impl<'t> Module<'t> {
+    /// The templates of this file: the definitions made in a module-level function with
+    /// at least one setting that is exactly one of its parameters.
+    pub(super) fn templates(&self, display: &str) -> Vec<Template> {
+        let mut out = Vec::new();
+        for call in &self.calls {
+            let at = call.start_byte();
+            let Some(f) = self.scope_at(at).filter(|&f| self.funcs[f].parent.is_none()) else {
+                continue;
+            };
+            let Some(def) = self.definition_of(*call, display) else {
+                continue;
+            };
+            let slots: Vec<(String, usize)> = self
+                .value_nodes(*call)
+                .into_iter()
+                .filter_map(|(path, v)| Some((path.to_string(), self.param_index(v, f, at)?)))
+                .collect();
+            if slots.is_empty() {
+                continue;
+            }
+            out.push(Template {
+                func: self.funcs[f].name.clone(),
+                params: self.funcs[f].params.iter().map(|(p, _)| p.clone()).collect(),
+                def,
+                slots,
+                file: display.to_string(),
+                line: self.line_of(at),
+            });
+        }
+        out
+    }
+
+    /// The expression each setting of the definition `call` makes is read from, by path.
+    fn value_nodes(&self, call: TsNode<'t>) -> Vec<(&'static str, TsNode<'t>)> {
+        let (pos, kw) = self.args(call);
+        let kw_of = |kw: &[(&'t str, TsNode<'t>, TsNode<'t>)], name: &str| {
+            kw.iter().find(|(k, ..)| *k == name).map(|(_, _, v)| *v)
+        };
+        let mut out = Vec::new();
+        if pos.is_empty() && kw_of(&kw, "name").is_some() {
+            // v2: `AmlCompute(name=…, size=…)`.
+            out.extend(kw_of(&kw, "name").map(|v| ("name", v)));
+            for (kwname, path, _) in V2_FIELDS {
+                out.extend(kw_of(&kw, kwname).map(|v| (*path, v)));
+            }
+            return out;
+        }
+        // v1: `ComputeTarget.create(ws, name, config)`.
+        out.extend(kw_of(&kw, "name").or(pos.get(1).copied()).map(|v| ("name", v)));
+        let config = kw_of(&kw, "provisioning_configuration").or(pos.get(2).copied());
+        if let Some((prov, _)) = config.and_then(|c| self.provisioning(c, call.start_byte(), &mut Vec::new()))
+        {
+            let (_, pkw) = self.args(prov);
+            for (kwname, path, _) in V1_FIELDS {
+                out.extend(kw_of(&pkw, kwname).map(|v| (*path, v)));
+            }
+        }
+        out
+    }
+
+    /// The index of the parameter of `f` that `v` is exactly (a name not assigned in `f`
+    /// before `at`).
+    fn param_index(&self, v: TsNode<'t>, f: usize, at: usize) -> Option<usize> {
+        if v.kind() != "identifier" {
+            return None;
+        }
+        let name = self.text(v);
+        let assigned = self
+            .bindings
+            .get(name)
+            .is_some_and(|l| l.iter().any(|b| b.scope == Some(f) && b.pos <= at));
+        if assigned {
+            return None;
+        }
+        self.funcs[f].params.iter().position(|(p, _)| p == name)
+    }
+
+    /// The definitions this file's calls of helpers make (helpers of this file and of the
+    /// modules it imports).
+    pub(super) fn helper_calls(&self, input: &Input<'_>) -> Vec<ComputeDef> {
+        let display = input.source.path.as_str();
+        let own = self.templates(display);
+        let mut modules = Modules::new(input);
+        let mut out = Vec::new();
+        for call in &self.calls {
+            let Some(callee) = call.child_by_field_name("function") else {
+                continue;
+            };
+            let found = match callee.kind() {
+                "identifier" => self.helper_named(self.text(callee), call.start_byte(), &own, &mut modules),
+                "attribute" => self.helper_of_module(callee, &mut modules),
+                _ => None,
+            };
+            if let Some((templates, i)) = found {
+                let t = match &templates {
+                    Found::Own => &own[i],
+                    Found::Imported(list) => &list[i],
+                };
+                out.extend(self.expand(*call, callee, t, display));
+            }
+        }
+        out
+    }
+
+    /// The template a call of `name` at `at` reaches: this file's (outside the helper
+    /// itself), an imported name's, or one of a `from m import *`.
+    fn helper_named(
+        &self,
+        name: &str,
+        at: usize,
+        own: &[Template],
+        modules: &mut Modules<'_, '_>,
+    ) -> Option<(Found, usize)> {
+        if let Some(i) = own.iter().position(|t| t.func == name) {
+            let inside = self.scope_at(at).is_some_and(|f| self.funcs[f].name == name);
+            return (!inside).then_some((Found::Own, i));
+        }
+        let imported = self
+            .imported
+            .iter()
+            .rev()
+            .find(|(local, _, taken)| local == name && taken.is_some());
+        let candidates: Vec<(&str, &str)> = match imported {
+            Some((_, module, Some(taken))) => vec![(module.as_str(), taken.as_str())],
+            _ => self.star.iter().map(|m| (m.as_str(), name)).collect(),
+        };
+        for (module, func) in candidates {
+            let Some(list) = modules.templates(module) else {
+                continue;
+            };
+            if let Some(i) = list.iter().position(|t| t.func == func) {
+                return Some((Found::Imported(list), i));
+            }
+        }
+        None
+    }
+
+    /// The template a call `m.f(...)` reaches, `m` an imported module (`import utils`,
+    /// `from pkg import utils`).
+    fn helper_of_module(&self, callee: TsNode<'t>, modules: &mut Modules<'_, '_>) -> Option<(Found, usize)> {
+        let object = self.text(callee.child_by_field_name("object")?);
+        let func = self.text(callee.child_by_field_name("attribute")?);
+        let (_, module, taken) = self.imported.iter().rev().find(|(local, ..)| local == object)?;
+        let module = match taken {
+            Some(t) if module.ends_with('.') => format!("{module}{t}"),
+            Some(t) => format!("{module}.{t}"),
+            None => module.clone(),
+        };
+        let list = modules.templates(&module)?;
+        let i = list.iter().position(|t| t.func == func)?;
+        Some((Found::Imported(list), i))
+    }
+
+    /// The definition a call of the helper `t` makes: the values it passes for the
+    /// template's parameters at their spans here, the helper's other values inherited (at
+    /// the callee's name).
+    fn expand(
+        &self,
+        call: TsNode<'t>,
+        callee: TsNode<'t>,
+        t: &Template,
+        display: &str,
+    ) -> Option<ComputeDef> {
+        let (pos, kw) = self.args(call);
+        if kw.iter().any(|(k, ..)| *k == "**") {
+            return None;
+        }
+        let at = call.start_byte();
+        let named = self.code.span(callee.start_byte(), callee.end_byte());
+        let inherit = |s: &Setting| Setting {
+            span: named,
+            key: Some(named),
+            origin: None,
+            in_place: false,
+            inherited: true,
+            ..s.clone()
+        };
+        let arg = |path: &str| -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
+            let (_, i) = t.slots.iter().find(|(p, _)| p == path)?;
+            let param = t.params.get(*i)?;
+            kw.iter()
+                .find(|(k, ..)| k == param)
+                .map(|(_, k, v)| (Some(*k), *v))
+                .or_else(|| pos.get(*i).map(|v| (None, *v)))
+        };
+        let mut notes = vec![format!(
+            "calls `{}()` of {}:{}, which creates the compute",
+            t.func, t.file, t.line
+        )];
+        let name = match arg("name") {
+            Some((key, v)) => self.name_setting_at(v, key, at, &mut notes),
+            None => inherit(&t.def.name),
+        };
+        let mut def = ComputeDef::new(
+            SourceKind::PythonSdk,
+            display,
+            self.code.span(call.start_byte(), call.end_byte()),
+            format!("{}(...) → {}", self.text(callee), t.def.command),
+            name,
+        );
+        for (path, s) in &t.def.fields {
+            let own =
+                arg(path).and_then(|(key, v)| self.setting(v, key.unwrap_or(v), at, as_of(path), &mut notes));
+            def.set(path, own.unwrap_or_else(|| inherit(s)));
+        }
+        def.notes = notes;
+        def.from_file = Some(t.file.clone());
+        Some(def)
+    }
+}
+
+/// Where a call's template is: this file's list, or an imported file's.
+enum Found {
+    Own,
+    Imported(Arc<Vec<Template>>),
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use super::super::read;
+    use super::*;
+    use crate::facts::computes::Scalar;
+
+    const UTILS: &str = r#"from azure.ai.ml.entities import AmlCompute
+
+def get_cluster(ml_client, name, size="Standard_DS3_v2", max_nodes=4):
+    cluster = AmlCompute(name=name, size=size, min_instances=1, max_instances=max_nodes)
+    ml_client.begin_create_or_update(cluster)
+    return cluster
+
+def get_fixed(ml_client):
+    return AmlCompute(name="fixed", size="Standard_DS3_v2")
+"#;
+
+    /// `caller` read as `name` beside the files `others` (path, text) in one project.
+    fn read_beside(others: &[(&str, &str)], name: &str, caller: &str) -> Vec<ComputeDef> {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in others {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        std::fs::create_dir_all(dir.path().join(name).parent().unwrap()).unwrap();
+        iac::read_for_test(read, dir.path(), name, caller).computes
+    }
+
+    fn at<'a>(text: &'a str, d: &Setting) -> &'a str {
+        &text[d.span.range()]
+    }
+
+    #[test]
+    fn a_call_of_an_imported_helper_is_a_definition_at_the_call() {
+        let caller = "from utils import get_cluster\nws = None\nc = get_cluster(ws, \"gpu-cluster\", size=\"Standard_NC6\")\n";
+        let d = read_beside(&[("utils.py", UTILS)], "train.py", caller);
+        let [d] = d.as_slice() else {
+            panic!("one definition: {d:#?}")
+        };
+        assert_eq!(d.known_name(), Some("gpu-cluster"));
+        assert_eq!(
+            at(caller, &d.name),
+            "gpu-cluster",
+            "the name at the call's literal"
+        );
+        assert!(!d.name.inherited);
+        let size = d.get("size").unwrap();
+        assert_eq!(
+            (size.value.clone(), size.inherited),
+            (Some(Scalar::Str("Standard_NC6".into())), false)
+        );
+        assert_eq!(at(caller, size), "Standard_NC6");
+        // What the helper writes itself is inherited, at the callee's name.
+        let min = d.get("min_instances").unwrap();
+        assert_eq!((min.value.clone(), min.inherited), (Some(Scalar::Int(1)), true));
+        assert_eq!(at(caller, min), "get_cluster");
+        // A parameter the call does not pass: the helper's default, inherited.
+        let max = d.get("max_instances").unwrap();
+        assert_eq!((max.value.clone(), max.inherited), (Some(Scalar::Int(4)), true));
+        assert!(d.from_file.as_deref().unwrap().ends_with("/utils.py"));
+        assert!(
+            d.notes[0].contains("`get_cluster()` of ") && d.notes[0].contains("utils.py:4,"),
+            "{:?}",
+            d.notes
+        );
+        assert_eq!(
+            &caller[d.span.range()],
+            "get_cluster(ws, \"gpu-cluster\", size=\"Standard_NC6\")"
+        );
+    }
+
+    #[test]
+    fn modules_imported_as_names_stars_and_packages_are_followed() {
+        let caller = "import utils as u\nfrom pkg import tools\nfrom pkg.tools import *\n\
+                      u.get_cluster(ws, \"a\")\ntools.get_cluster(ws, name=\"b\", max_nodes=8)\nget_cluster(ws, \"c\")\n";
+        let d = read_beside(
+            &[
+                ("jobs/utils.py", UTILS),
+                ("pkg/__init__.py", ""),
+                ("pkg/tools.py", UTILS),
+            ],
+            "jobs/run.py",
+            caller,
+        );
+        let names: Vec<Option<&str>> = d.iter().map(|d| d.known_name()).collect();
+        assert_eq!(names, [Some("a"), Some("b"), Some("c")]);
+        assert_eq!(d[0].size(), Some("Standard_DS3_v2"), "the default, inherited");
+        assert!(d[0].from_file.as_deref().unwrap().ends_with("/jobs/utils.py"));
+        let up = d[1].from_file.as_deref().unwrap();
+        assert!(
+            up.ends_with("/pkg/tools.py") && !up.contains("jobs"),
+            "found one directory up: {up}"
+        );
+        let max = d[1].get("max_instances").unwrap();
+        assert_eq!((max.value.clone(), max.inherited), (Some(Scalar::Int(8)), false));
+        // A relative import, from inside a package.
+        let inner = "from .tools import get_cluster\nget_cluster(ws, \"d\")\n";
+        let d = read_beside(
+            &[("pkg/__init__.py", ""), ("pkg/tools.py", UTILS)],
+            "pkg/run.py",
+            inner,
+        );
+        assert_eq!(d.iter().map(|d| d.known_name()).collect::<Vec<_>>(), [Some("d")]);
+    }
+
+    #[test]
+    fn a_helper_of_the_same_file_is_expanded_at_each_call_outside_it() {
+        let text = format!("{UTILS}\nget_cluster(client, \"here\", \"Standard_NC6\")\n");
+        let d = read_beside(&[], "setup.py", &text);
+        let names: Vec<Option<&str>> = d.iter().map(|d| d.known_name()).collect();
+        // The helper's own definition (its name a parameter), the fixed one, the call.
+        assert_eq!(names, [None, Some("fixed"), Some("here")]);
+        assert_eq!(at(&text, d[2].get("size").unwrap()), "Standard_NC6");
+        // A recursive call inside the helper is not a definition.
+        let rec = "from azure.ai.ml.entities import AmlCompute\n\
+                   def make(name):\n    make(\"inner\")\n    return AmlCompute(name=name)\n";
+        let d = read_beside(&[], "rec.py", rec);
+        assert_eq!(d.iter().map(|d| d.known_name()).collect::<Vec<_>>(), [None]);
+    }
+
+    #[test]
+    fn calls_that_do_not_reach_a_template_define_nothing() {
+        let caller = "from utils import get_fixed, other\nfrom missing import get_cluster\nimport os\n\
+                      get_fixed(ws)\nother(ws, \"x\")\nget_cluster(ws, \"y\")\nkw = {}\n\
+                      from utils import get_cluster as gc\ngc(**kw)\n";
+        let d = read_beside(&[("utils.py", UTILS)], "train.py", caller);
+        assert!(d.is_empty(), "{d:#?}");
+        // A module name that is not one (`../x`, a path) is not looked for.
+        let dir = tempfile::tempdir().unwrap();
+        let files = Files::new(crate::fsio::Boundary::at(dir.path()), &Default::default());
+        assert!(find_module("../etc/passwd", &dir.path().join("a.py"), &files).is_none());
+        assert!(find_module("/etc/passwd", &dir.path().join("a.py"), &files).is_none());
+    }
+
+    #[test]
+    fn a_file_looks_for_a_bounded_number_of_modules() {
+        // Each distinct module may probe two files per directory up to the root: after
+        // `MAX_MODULES` of them, the rest are not looked for (the helper is missed).
+        let many: String = (0..10_000).map(|i| format!("import m{i}\n")).collect();
+        let caller = format!("{many}from utils import get_cluster\nget_cluster(ws, \"x\")\n");
+        assert!(read_beside(&[("utils.py", UTILS)], "train.py", &caller).is_empty());
+        let few: String = (0..MAX_MODULES - 1).map(|i| format!("import m{i}\n")).collect();
+        let caller = format!("{few}from utils import get_cluster\nget_cluster(ws, \"x\")\n");
+        assert_eq!(read_beside(&[("utils.py", UTILS)], "train.py", &caller).len(), 1);
+        // Relative imports past the project's root read nothing outside it.
+        let up = "from ........utils import get_cluster\nget_cluster(ws, \"y\")\n";
+        assert!(read_beside(&[("utils.py", UTILS)], "a/b/train.py", up).is_empty());
+    }
+
+    #[test]
+    fn a_helper_is_parsed_once_however_many_files_import_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("utils.py"), UTILS).unwrap();
+        let files = Files::new(crate::fsio::Boundary::at(dir.path()), &Default::default());
+        let path = dir.path().join("utils.py");
+        let first = templates_of(&files, &path, "utils.py");
+        let again = templates_of(&files, &path, "utils.py");
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(first.len(), 1, "get_fixed uses no parameter");
+        assert_eq!(
+            first[0].slots.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(),
+            ["name", "size", "max_instances"]
+        );
+    }
+}

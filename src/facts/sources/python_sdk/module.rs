@@ -1,0 +1,1367 @@
+//! The Python module a file is: its assignments, functions, calls and imports (read with
+//! tree-sitter), the definitions its calls make, and the evaluation of their values (see
+//! the folder's `python_sdk.rs` for what is read).
+
+use std::collections::HashMap;
+
+use tree_sitter::Node as TsNode;
+
+use super::super::common::type_setting;
+use super::super::iac::{self, Ev, Part, V};
+use super::super::ipynb::Code;
+use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
+use crate::source::Span;
+
+/// The words of a file that may define a compute itself.
+pub(super) const CLASS_NEEDLES: &[&str] = &[
+    "AmlCompute",
+    "ComputeInstance",
+    "KubernetesCompute",
+    "VirtualMachineCompute",
+    "SynapseSparkCompute",
+    "provisioning_configuration",
+];
+
+/// Tokens (punctuation and words) a module may have before tree-sitter parses it./// Tokens (punctuation and words) a module may have before tree-sitter parses it.
+pub(super) const MAX_TOKENS: usize = 250_000;
+/// How deep evaluation goes (nested expressions, names assigned from names).
+pub(super) const MAX_DEPTH: usize = 24;
+
+/// The v2 compute classes and their types.
+pub(super) const V2_CLASSES: &[(&str, &str)] = &[
+    ("AmlCompute", "amlcompute"),
+    ("ComputeInstance", "computeinstance"),
+    ("KubernetesCompute", "kubernetes"),
+    ("VirtualMachineCompute", "virtualmachine"),
+    ("SynapseSparkCompute", "synapsespark"),
+];
+
+/// The v1 classes whose `provisioning_configuration` makes a compute, and their types.
+pub(super) const V1_CLASSES: &[(&str, &str)] = &[
+    ("AmlCompute", "amlcompute"),
+    ("ComputeInstance", "computeinstance"),
+    ("AksCompute", "aks"),
+];
+
+/// The keyword arguments of a v2 class read as settings: argument, YAML path, kind.
+pub(super) const V2_FIELDS: &[(&str, &str, iac::As)] = &[
+    ("size", "size", iac::As::Text),
+    ("min_instances", "min_instances", iac::As::Count),
+    ("max_instances", "max_instances", iac::As::Count),
+    ("tier", "tier", iac::As::Tier),
+    (
+        "idle_time_before_scale_down",
+        "idle_time_before_scale_down",
+        iac::As::Count,
+    ),
+    ("enable_node_public_ip", "enable_node_public_ip", iac::As::Bool),
+    (
+        "ssh_public_access_enabled",
+        "ssh_public_access_enabled",
+        iac::As::Bool,
+    ),
+    ("location", "location", iac::As::Text),
+    (
+        "idle_time_before_shutdown_minutes",
+        "idle_time_before_shutdown_minutes",
+        iac::As::Count,
+    ),
+    (
+        "idle_time_before_shutdown",
+        "idle_time_before_shutdown",
+        iac::As::Text,
+    ),
+];
+
+/// The keyword arguments of `provisioning_configuration` read as settings: argument,
+/// YAML path, kind.
+pub(super) const V1_FIELDS: &[(&str, &str, iac::As)] = &[
+    ("vm_size", "size", iac::As::Text),
+    ("agent_vm_size", "size", iac::As::Text),
+    ("min_nodes", "min_instances", iac::As::Count),
+    ("max_nodes", "max_instances", iac::As::Count),
+    ("vm_priority", "tier", iac::As::Tier),
+    (
+        "idle_seconds_before_scaledown",
+        "idle_time_before_scale_down",
+        iac::As::Count,
+    ),
+    (
+        "remote_login_port_public_access",
+        "ssh_public_access_enabled",
+        iac::As::Enabled,
+    ),
+    ("ssh_public_access", "ssh_public_access_enabled", iac::As::Bool),
+    ("location", "location", iac::As::Text),
+    ("subnet_name", "network_settings.subnet", iac::As::Text),
+    ("vnet_name", "network_settings.vnet_name", iac::As::Text),
+];
+
+/// Whether tree-sitter may parse `text` within the memory the scan allows.
+pub(super) fn affordable(text: &str) -> bool {
+    let mut tokens = 0usize;
+    let mut word = false;
+    for &c in text.as_bytes() {
+        let w = c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+        // A word's first byte, a punctuation byte, a newline: one token each.
+        let starts_word = w && !word;
+        let punct = !w && (!c.is_ascii_whitespace() || c == b'\n');
+        if starts_word || punct {
+            tokens += 1;
+        }
+        word = w;
+        if tokens > MAX_TOKENS {
+            return false;
+        }
+    }
+    true
+}
+
+/// Blanks (with spaces: offsets stay) what is not Python in the cell starting at `from`:
+/// a cell magic's whole cell when it runs another language (`%%bash`, `%%writefile`...),
+/// else its first line; line magics and shell escapes (`%pip`, `!az …`, with their `\`
+/// continuation lines); a `?` help line.
+pub(super) fn blank_magics(text: &mut String, from: usize, to: usize) {
+    const OTHER_LANGUAGES: &[&str] = &[
+        "%%bash",
+        "%%sh",
+        "%%script",
+        "%%writefile",
+        "%%html",
+        "%%javascript",
+        "%%js",
+        "%%latex",
+        "%%markdown",
+        "%%perl",
+        "%%ruby",
+        "%%sql",
+        "%%svg",
+        "%%file",
+        "%%powershell",
+        "%%cmd",
+    ];
+    let cell = &text[from..to];
+    let first = cell.trim_start();
+    let other_language = OTHER_LANGUAGES.iter().any(|m| {
+        first
+            .strip_prefix(m)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+    });
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    if other_language {
+        ranges.push((from, to));
+    } else {
+        let mut pos = from;
+        let mut continued = false;
+        for line in cell.split_inclusive('\n') {
+            let body = line.trim_end_matches(['\n', '\r']);
+            let t = body.trim_start();
+            // `!cmd`, `%magic`, `%%magic` (its first line), `obj?` help.
+            let magic = t.starts_with('!')
+                || t.starts_with('%')
+                || t.starts_with('?')
+                || (t.ends_with('?') && !t.contains(char::is_whitespace));
+            if magic || continued {
+                ranges.push((pos, pos + body.len()));
+                continued = body.ends_with('\\');
+            }
+            pos += line.len();
+        }
+    }
+    // Each byte becomes a space: offsets stay (a multi-byte character becomes several).
+    let mut bytes = std::mem::take(text).into_bytes();
+    for (a, z) in ranges {
+        for b in &mut bytes[a..z] {
+            *b = b' ';
+        }
+    }
+    *text = String::from_utf8(bytes).unwrap_or_default();
+}
+
+// ---------------------------------------------------------------------------------------
+// The module: assignments, functions, calls
+
+/// An assignment of a name, or something else that binds it (a loop, an import).
+pub(super) struct Binding<'t> {
+    /// Where it takes effect (the statement's start).
+    pub(super) pos: usize,
+    /// The function it is in (`None`: the module).
+    pub(super) scope: Option<usize>,
+    pub(super) value: Bound<'t>,
+}
+
+pub(super) enum Bound<'t> {
+    Expr(TsNode<'t>),
+    /// Bound by something that is not an expression amlint evaluates, and why.
+    Other(String),
+}
+
+pub(super) struct Func<'t> {
+    pub(super) name: String,
+    pub(super) start: usize,
+    pub(super) end: usize,
+    /// Parameters, with their defaults.
+    pub(super) params: Vec<(String, Option<TsNode<'t>>)>,
+    pub(super) parent: Option<usize>,
+}
+
+pub(super) struct Module<'t> {
+    pub(super) code: &'t Code,
+    pub(super) src: &'t str,
+    pub(super) file: &'t str,
+    pub(super) bindings: HashMap<String, Vec<Binding<'t>>>,
+    pub(super) funcs: Vec<Func<'t>>,
+    pub(super) calls: Vec<TsNode<'t>>,
+    pub(super) comments: Vec<TsNode<'t>>,
+    /// `import X as Y`, `from m import X as Y`: `Y` → `X`'s last segment.
+    pub(super) aliases: HashMap<&'t str, &'t str>,
+    /// What the file imports, for calls of helpers in other files: each name bound, the
+    /// module as written (`.utils`, `ml_service.util.attach_compute`), and the name taken
+    /// from it (`None`: the name is the module itself).
+    pub(super) imported: Vec<(String, String, Option<String>)>,
+    /// The modules of `from m import *`.
+    pub(super) star: Vec<String>,
+    /// What each assignment's value evaluates to (by its node), once.
+    pub(super) memo: std::cell::RefCell<HashMap<usize, Ev>>,
+}
+
+impl<'t> Module<'t> {
+    pub(super) fn new(code: &'t Code, root: TsNode<'t>, file: &'t str) -> Self {
+        let mut m = Module {
+            code,
+            src: &code.text,
+            file,
+            bindings: HashMap::new(),
+            funcs: Vec::new(),
+            calls: Vec::new(),
+            comments: Vec::new(),
+            aliases: HashMap::new(),
+            imported: Vec::new(),
+            star: Vec::new(),
+            memo: Default::default(),
+        };
+        // An iterative walk in document order, with the functions around each node.
+        let mut cursor = root.walk();
+        let mut fstack: Vec<usize> = Vec::new();
+        loop {
+            let node = cursor.node();
+            while fstack
+                .last()
+                .is_some_and(|&f| m.funcs[f].end <= node.start_byte())
+            {
+                fstack.pop();
+            }
+            if let Some(f) = m.visit(node, fstack.last().copied()) {
+                fstack.push(f);
+            }
+            if !next_in_order(&mut cursor) {
+                return m;
+            }
+        }
+    }
+
+    /// Records what `node` (in the function `scope`) binds, or that it is a call or a
+    /// comment; the index of the function it defines, if it is a function definition.
+    pub(super) fn visit(&mut self, node: TsNode<'t>, scope: Option<usize>) -> Option<usize> {
+        match node.kind() {
+            "function_definition" => return Some(self.function(node, scope)),
+            "assignment" => self.assignment(node, scope),
+            "augmented_assignment" => {
+                if let Some(left) = node
+                    .child_by_field_name("left")
+                    .filter(|l| l.kind() == "identifier")
+                {
+                    let why = format!("`{}` is changed by `{}`", self.text(left), self.text(node));
+                    self.bind(self.text(left), node.end_byte(), scope, Bound::Other(why));
+                }
+            }
+            "for_statement" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    let right = node
+                        .child_by_field_name("right")
+                        .map(|r| self.text(r))
+                        .unwrap_or_default();
+                    self.bind_pattern(left, node, scope, |n| {
+                        format!("`{n}` is a loop variable over `{right}`")
+                    });
+                }
+            }
+            "import_from_statement" | "import_statement" => self.imports(node, scope),
+            "as_pattern" | "with_item" => {
+                if let Some(alias) = node.child_by_field_name("alias") {
+                    let by = self.text(node);
+                    self.bind_pattern(alias, node, scope, |n| format!("`{n}` is bound by `{by}`"));
+                }
+            }
+            "call" => self.calls.push(node),
+            "comment" => self.comments.push(node),
+            _ => {}
+        }
+        None
+    }
+
+    /// A function definition: its name bound (not a value amlint evaluates) and the
+    /// function recorded; its index.
+    pub(super) fn function(&mut self, node: TsNode<'t>, scope: Option<usize>) -> usize {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.text(n).to_string())
+            .unwrap_or_default();
+        let params = node
+            .child_by_field_name("parameters")
+            .map(|p| self.params(p))
+            .unwrap_or_default();
+        self.bind(
+            &name,
+            node.start_byte(),
+            scope,
+            Bound::Other(format!("`{name}` is a function")),
+        );
+        self.funcs.push(Func {
+            name,
+            start: node.start_byte(),
+            end: node.end_byte(),
+            params,
+            parent: scope,
+        });
+        self.funcs.len() - 1
+    }
+
+    /// `a = x` binds `a` to `x` after the statement; `a, b = x` unpacks (not evaluated).
+    pub(super) fn assignment(&mut self, node: TsNode<'t>, scope: Option<usize>) {
+        let (Some(left), Some(right)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
+            return;
+        };
+        // `a = b = x`: the right side is an assignment; its own visit binds `b`.
+        let value = if right.kind() == "assignment" {
+            innermost_right(right)
+        } else {
+            right
+        };
+        let pos = node.end_byte();
+        match left.kind() {
+            "identifier" => self.bind(self.text(left), pos, scope, Bound::Expr(value)),
+            "pattern_list" | "tuple_pattern" | "list_pattern" => {
+                let mut c = left.walk();
+                let names = left
+                    .named_children(&mut c)
+                    .filter(|n| n.kind() == "identifier")
+                    .collect();
+                let from = self.text(value);
+                self.bind_each(names, pos, scope, |n| format!("`{n}` is unpacked from `{from}`"));
+            }
+            _ => {}
+        }
+    }
+
+    /// `import a.b`, `from m import X as Y`: the names bound (not evaluated), an alias
+    /// remembered for the class it names.
+    pub(super) fn imports(&mut self, node: TsNode<'t>, scope: Option<usize>) {
+        let mut names = Vec::new();
+        let from = node
+            .child_by_field_name("module_name")
+            .map(|m| self.text(m).split_whitespace().collect::<String>());
+        let mut c = node.walk();
+        if let Some(m) = &from {
+            if node.children(&mut c).any(|n| n.kind() == "wildcard_import") {
+                self.star.push(m.clone());
+            }
+        }
+        for child in node.children_by_field_name("name", &mut c) {
+            let (local, taken) = match child.kind() {
+                "aliased_import" => (
+                    child.child_by_field_name("alias"),
+                    child.child_by_field_name("name"),
+                ),
+                _ => (Some(child), Some(child)),
+            };
+            if let (Some(local), Some(taken)) = (local, taken) {
+                let (local, taken) = (self.text(local).to_string(), self.text(taken).to_string());
+                self.imported.push(match &from {
+                    Some(m) => (local, m.clone(), Some(taken)),
+                    None => (local, taken, None),
+                });
+            }
+            match child.kind() {
+                "aliased_import" => {
+                    if let Some(a) = child.child_by_field_name("alias") {
+                        names.push(a);
+                        if let Some(orig) = child.child_by_field_name("name") {
+                            let o = self.text(orig);
+                            self.aliases
+                                .insert(self.text(a), o.rsplit('.').next().unwrap_or(o));
+                        }
+                    }
+                }
+                "dotted_name" => {
+                    if let Some(last) = child.named_child(child.named_child_count().saturating_sub(1)) {
+                        names.push(last);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.bind_each(names, node.start_byte(), scope, |n| format!("`{n}` is imported"));
+    }
+
+    /// Binds the identifiers of the pattern `target` where `statement` starts, each to
+    /// something amlint does not evaluate: `why(name)`.
+    pub(super) fn bind_pattern(
+        &mut self,
+        target: TsNode<'t>,
+        statement: TsNode<'t>,
+        scope: Option<usize>,
+        why: impl Fn(&str) -> String,
+    ) {
+        let mut names = Vec::new();
+        collect_identifiers(target, &mut names);
+        self.bind_each(names, statement.start_byte(), scope, why);
+    }
+
+    /// Binds each of `names` at `pos` to something amlint does not evaluate: `why(name)`.
+    pub(super) fn bind_each(
+        &mut self,
+        names: Vec<TsNode<'t>>,
+        pos: usize,
+        scope: Option<usize>,
+        why: impl Fn(&str) -> String,
+    ) {
+        for n in names {
+            let name = self.text(n);
+            self.bind(name, pos, scope, Bound::Other(why(name)));
+        }
+    }
+
+    pub(super) fn bind(&mut self, name: &str, pos: usize, scope: Option<usize>, value: Bound<'t>) {
+        self.bindings
+            .entry(name.to_string())
+            .or_default()
+            .push(Binding { pos, scope, value });
+    }
+
+    pub(super) fn text(&self, n: TsNode<'_>) -> &'t str {
+        self.src.get(n.start_byte()..n.end_byte()).unwrap_or("")
+    }
+
+    pub(super) fn params(&self, p: TsNode<'t>) -> Vec<(String, Option<TsNode<'t>>)> {
+        let mut out = Vec::new();
+        let mut c = p.walk();
+        for n in p.named_children(&mut c) {
+            match n.kind() {
+                "identifier" => out.push((self.text(n).to_string(), None)),
+                "typed_parameter" => {
+                    if let Some(id) = n.named_child(0).filter(|x| x.kind() == "identifier") {
+                        out.push((self.text(id).to_string(), None));
+                    }
+                }
+                "default_parameter" | "typed_default_parameter" => {
+                    if let Some(name) = n.child_by_field_name("name").filter(|x| x.kind() == "identifier") {
+                        out.push((self.text(name).to_string(), n.child_by_field_name("value")));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// A class's name through an import alias (`AmlCompute as V1AmlCompute`).
+    pub(super) fn class_name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.aliases.get(name).copied().unwrap_or(name)
+    }
+
+    /// The function around a code offset.
+    pub(super) fn scope_at(&self, pos: usize) -> Option<usize> {
+        self.funcs
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.start <= pos && pos < f.end)
+            .max_by_key(|(_, f)| f.start)
+            .map(|(i, _)| i)
+    }
+
+    /// The comments, each with the line it covers (in the file).
+    pub(super) fn comments(&self, source: &crate::source::SourceFile) -> Vec<super::super::common::Comment> {
+        let mut raw = Vec::new();
+        for c in &self.comments {
+            let line_start = self.src[..c.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+            let own_line = self.src[line_start..c.start_byte()].trim().is_empty();
+            raw.push((self.code.span(c.start_byte(), c.end_byte()), own_line));
+        }
+        let mut code = Vec::new();
+        let mut pos = 0;
+        for line in self.src.split_inclusive('\n') {
+            let t = line.trim_start();
+            if !t.is_empty() && !t.starts_with('#') {
+                code.push(self.code.file_offset(pos + (line.len() - t.len()), false) as u32);
+            }
+            pos += line.len();
+        }
+        iac::comments(source, &raw, &code)
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Definitions
+
+    pub(super) fn definitions(&self, display: &str) -> Vec<ComputeDef> {
+        let mut out: Vec<ComputeDef> = self
+            .calls
+            .iter()
+            .filter_map(|call| self.definition_of(*call, display))
+            .collect();
+        out.sort_by_key(|d| d.span.start);
+        out
+    }
+
+    /// The definition a call makes: a v2 constructor, or v1's `ComputeTarget.create`.
+    pub(super) fn definition_of(&self, call: TsNode<'t>, display: &str) -> Option<ComputeDef> {
+        let callee = self.text(call.child_by_field_name("function")?);
+        let last = self.class_name(callee.rsplit('.').next().unwrap_or(callee));
+        if let Some((_, ctype)) = V2_CLASSES.iter().find(|(c, _)| *c == last) {
+            self.v2(call, callee, ctype, display)
+        } else if callee == "ComputeTarget.create" || callee.ends_with(".ComputeTarget.create") {
+            self.v1(call, display)
+        } else {
+            None
+        }
+    }
+
+    /// The arguments of a call: positional ones, and keyword ones with their key nodes.
+    pub(super) fn args(&self, call: TsNode<'t>) -> (Vec<TsNode<'t>>, Vec<(&'t str, TsNode<'t>, TsNode<'t>)>) {
+        let mut pos = Vec::new();
+        let mut kw = Vec::new();
+        if let Some(args) = call.child_by_field_name("arguments") {
+            let mut c = args.walk();
+            for a in args.named_children(&mut c) {
+                match a.kind() {
+                    "keyword_argument" => {
+                        if let (Some(k), Some(v)) =
+                            (a.child_by_field_name("name"), a.child_by_field_name("value"))
+                        {
+                            kw.push((self.text(k), k, v));
+                        }
+                    }
+                    "comment" => {}
+                    "list_splat" | "dictionary_splat" => kw.push(("**", a, a)),
+                    _ => pos.push(a),
+                }
+            }
+        }
+        (pos, kw)
+    }
+
+    /// `AmlCompute(name=…, size=…, …)` (a v2 definition; positional arguments or a
+    /// `workspace=` make it v1's lookup of an existing compute).
+    pub(super) fn v2(
+        &self,
+        call: TsNode<'t>,
+        callee: &str,
+        ctype: &str,
+        display: &str,
+    ) -> Option<ComputeDef> {
+        let (pos, kw) = self.args(call);
+        if !pos.is_empty() || kw.iter().any(|(k, ..)| *k == "workspace") {
+            return None;
+        }
+        let (_, key, value) = kw.iter().find(|(k, ..)| *k == "name")?;
+        let at = call.start_byte();
+        let mut notes = Vec::new();
+        let name = self.name_setting(*value, *key, at, &mut notes);
+        let span = self.code.span(call.start_byte(), call.end_byte());
+        let short = callee.rsplit('.').next().unwrap_or(callee);
+        let mut def = ComputeDef::new(
+            SourceKind::PythonSdk,
+            display,
+            span,
+            format!("{short}(...)"),
+            name,
+        );
+        def.notes = notes;
+        let named = self
+            .code
+            .span(call.start_byte(), call.start_byte() + callee.len());
+        def.set("type", type_setting(ctype, named, short));
+
+        for (kwname, path, as_) in V2_FIELDS {
+            if let Some((_, k, v)) = kw.iter().find(|(n, ..)| n == kwname) {
+                if let Some(s) = self.setting(*v, *k, at, *as_, &mut def.notes) {
+                    def.set(path, s);
+                }
+            }
+        }
+        if let Some((_, k, v)) = kw.iter().find(|(n, ..)| *n == "schedules") {
+            let span = self.code.span(v.start_byte(), v.end_byte());
+            let key = Some(self.code.span(k.start_byte(), k.end_byte()));
+            def.set(
+                "schedules",
+                Setting::dynamic(self.text(*v), "the compute's schedules are not read", span, key),
+            );
+        }
+        if let Some((_, k, v)) = kw.iter().find(|(n, ..)| *n == "network_settings") {
+            self.network_settings(*v, *k, at, &mut def);
+        }
+        if kw.iter().any(|(k, ..)| *k == "**") {
+            def.notes
+                .push("some arguments are passed with `**`: they are not read".into());
+        }
+        Some(def)
+    }
+
+    /// `network_settings=NetworkSettings(subnet=…, vnet_name=…)`.
+    pub(super) fn network_settings(&self, v: TsNode<'t>, key: TsNode<'t>, at: usize, def: &mut ComputeDef) {
+        if v.kind() == "call"
+            && v.child_by_field_name("function")
+                .is_some_and(|f| self.text(f).ends_with("NetworkSettings"))
+        {
+            let (_, kw) = self.args(v);
+            for (name, path) in [
+                ("subnet", "network_settings.subnet"),
+                ("vnet_name", "network_settings.vnet_name"),
+            ] {
+                if let Some((_, k, val)) = kw.iter().find(|(n, ..)| *n == name) {
+                    if let Some(s) = self.setting(*val, *k, at, iac::As::Text, &mut def.notes) {
+                        def.set(path, s);
+                    }
+                }
+            }
+        } else {
+            let span = self.code.span(v.start_byte(), v.end_byte());
+            let k = Some(self.code.span(key.start_byte(), key.end_byte()));
+            def.set(
+                "network_settings.subnet",
+                Setting::dynamic(
+                    self.text(v),
+                    format!("`{}` is not a `NetworkSettings(...)` call", self.text(v)),
+                    span,
+                    k,
+                ),
+            );
+        }
+    }
+
+    /// `ComputeTarget.create(ws, name, config)` with the provisioning configuration it is
+    /// given.
+    pub(super) fn v1(&self, call: TsNode<'t>, display: &str) -> Option<ComputeDef> {
+        let (pos, kw) = self.args(call);
+        let arg = |i: usize, name: &str| -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
+            kw.iter()
+                .find(|(k, ..)| *k == name)
+                .map(|(_, k, v)| (Some(*k), *v))
+                .or_else(|| pos.get(i).map(|v| (None, *v)))
+        };
+        let (name_key, name_node) = arg(1, "name")?;
+        let (_, config) = arg(2, "provisioning_configuration")?;
+        let at = call.start_byte();
+        let mut notes = Vec::new();
+        let name = self.name_setting_at(name_node, name_key, at, &mut notes);
+        let span = self.code.span(call.start_byte(), call.end_byte());
+        let mut def = ComputeDef::new(
+            SourceKind::PythonSdk,
+            display,
+            span,
+            "ComputeTarget.create(...)",
+            name,
+        );
+        def.notes = notes;
+        if let Some((prov, through)) = self.provisioning(config, at, &mut def.notes) {
+            self.provisioned(prov, through, at, &mut def);
+        }
+        Some(def)
+    }
+
+    /// The `provisioning_configuration(...)` call `config` is: itself, or the nearest
+    /// assignment of the variable before the call at `at` (with the variable). `None`,
+    /// noted when it is a variable: it is neither.
+    pub(super) fn provisioning(
+        &self,
+        config: TsNode<'t>,
+        at: usize,
+        notes: &mut Vec<String>,
+    ) -> Option<(TsNode<'t>, Option<TsNode<'t>>)> {
+        match config.kind() {
+            "call" => Some((config, None)),
+            "identifier" => match self.resolve(self.text(config), at) {
+                Some(Binding {
+                    value: Bound::Expr(e),
+                    ..
+                }) if e.kind() == "call" => Some((*e, Some(config))),
+                _ => {
+                    notes.push(format!(
+                        "the provisioning configuration `{}` is not read",
+                        self.text(config)
+                    ));
+                    None
+                }
+            },
+            _ => None,
+        }
+    }
+
+    /// The type and settings of `<Class>.provisioning_configuration(...)` (`prov`, reached
+    /// `through` a variable or written in the call at `at`).
+    pub(super) fn provisioned(
+        &self,
+        prov: TsNode<'t>,
+        through: Option<TsNode<'t>>,
+        at: usize,
+        def: &mut ComputeDef,
+    ) {
+        let callee = prov
+            .child_by_field_name("function")
+            .map(|f| self.text(f))
+            .unwrap_or_default();
+        let Some(class) = callee.strip_suffix(".provisioning_configuration") else {
+            def.notes.push(format!(
+                "`{}` is not a `provisioning_configuration(...)` call",
+                self.text(prov)
+            ));
+            return;
+        };
+        let class = self.class_name(class.rsplit('.').next().unwrap_or(class));
+        let Some((_, ctype)) = V1_CLASSES.iter().find(|(c, _)| *c == class) else {
+            return;
+        };
+        let named = self
+            .code
+            .span(prov.start_byte(), prov.start_byte() + callee.len());
+        def.set("type", type_setting(ctype, named, class));
+        def.command = format!("ComputeTarget.create + {class}.provisioning_configuration");
+        let (_, pkw) = self.args(prov);
+        for (kwname, path, as_) in V1_FIELDS {
+            let Some((_, k, v)) = pkw.iter().find(|(n, ..)| n == kwname) else {
+                continue;
+            };
+            let Some(mut s) = self.setting(*v, *k, at, *as_, &mut def.notes) else {
+                continue;
+            };
+            if let Some(use_site) = through {
+                // Through a variable: the finding lands where the definition uses it, the
+                // size's literal labelled (one label per place: the other settings share it).
+                let origin = s.in_place.then_some(s.span).or(s.origin);
+                s.span = self.code.span(use_site.start_byte(), use_site.end_byte());
+                s.written = self.text(use_site).to_string();
+                s.in_place = false;
+                s.origin = origin.filter(|_| *path == "size");
+            }
+            def.set(path, s);
+        }
+        if let Some(v) = through {
+            let line = self.line_of(prov.start_byte());
+            def.notes.push(format!(
+                "its settings are those of `{} = {class}.provisioning_configuration(...)` on line {line}",
+                self.text(v)
+            ));
+        }
+    }
+
+    pub(super) fn line_of(&self, pos: usize) -> usize {
+        let off = self.code.file_offset(pos, false);
+        self.file[..off.min(self.file.len())]
+            .bytes()
+            .filter(|&c| c == b'\n')
+            .count()
+            + 1
+    }
+
+    /// The binding of `name` a use at `pos` sees: the nearest assignment before it in its
+    /// function (then the enclosing functions' and the module's).
+    pub(super) fn resolve(&self, name: &str, pos: usize) -> Option<&Binding<'t>> {
+        let list = self.bindings.get(name)?;
+        let mut scope = self.scope_at(pos);
+        loop {
+            if let Some(b) = list.iter().rev().find(|b| b.scope == scope && b.pos <= pos) {
+                return Some(b);
+            }
+            match scope {
+                Some(f) => scope = self.funcs[f].parent,
+                None => return None,
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Settings and evaluation
+
+    pub(super) fn name_setting(
+        &self,
+        value: TsNode<'t>,
+        key: TsNode<'t>,
+        at: usize,
+        notes: &mut Vec<String>,
+    ) -> Setting {
+        self.name_setting_at(value, Some(key), at, notes)
+    }
+
+    pub(super) fn name_setting_at(
+        &self,
+        value: TsNode<'t>,
+        key: Option<TsNode<'t>>,
+        at: usize,
+        notes: &mut Vec<String>,
+    ) -> Setting {
+        let key_span = key.map(|k| self.code.span(k.start_byte(), k.end_byte()));
+        let s = self.setting(value, key.unwrap_or(value), at, iac::As::Text, notes);
+        let mut s = s.unwrap_or_else(|| {
+            Setting::dynamic(
+                self.text(value),
+                "the name is `None`",
+                self.code.span(value.start_byte(), value.end_byte()),
+                key_span,
+            )
+        });
+        s.key = key_span;
+        if s.value
+            .as_ref()
+            .and_then(Scalar::as_str)
+            .is_some_and(str::is_empty)
+        {
+            s = Setting::dynamic(&s.written, "the name is empty", s.span, key_span);
+        }
+        s
+    }
+
+    /// The setting a keyword argument makes (`None` when its value is `None`).
+    pub(super) fn setting(
+        &self,
+        v: TsNode<'t>,
+        key: TsNode<'t>,
+        at: usize,
+        as_: iac::As,
+        notes: &mut Vec<String>,
+    ) -> Option<Setting> {
+        let val = self.eval(v, at, 0);
+        if let Some(n) = &val.note {
+            notes.push(n.clone());
+        }
+        let span = self.code.span(v.start_byte(), v.end_byte());
+        let key = Some(self.code.span(key.start_byte(), key.end_byte()));
+        let (span, literal) = match self.plain_literal(v) {
+            Some(inner) => (inner, Some(inner)),
+            None if v.kind() == "string" => (self.string_inner(v), None),
+            None if matches!(v.kind(), "integer" | "true" | "false") => (span, self.exact(v)),
+            None => (span, None),
+        };
+        let leaf = iac::Leaf {
+            span,
+            written: self
+                .file
+                .get(span.range())
+                .unwrap_or_else(|| self.text(v))
+                .to_string(),
+            val,
+            literal,
+        };
+        iac::setting_of(&leaf, key, as_)
+    }
+
+    /// The span in the file of a node whose file text is exactly its code text.
+    pub(super) fn exact(&self, n: TsNode<'t>) -> Option<Span> {
+        let s = self.code.span(n.start_byte(), n.end_byte());
+        (self.file.get(s.range()) == Some(self.text(n))).then_some(s)
+    }
+
+    /// A string's text between its quotes, in the file.
+    pub(super) fn string_inner(&self, n: TsNode<'t>) -> Span {
+        let (a, z) = string_bounds(n);
+        self.code.span(a, z)
+    }
+
+    /// For a plain string literal (no prefix, escape or interpolation) whose text in the
+    /// file is its value: the span of that text.
+    pub(super) fn plain_literal(&self, n: TsNode<'t>) -> Option<Span> {
+        if n.kind() != "string" {
+            return None;
+        }
+        let start = n.child(0)?;
+        let prefix = self.text(start).trim_end_matches(['\'', '"']);
+        if !prefix.is_empty() {
+            return None;
+        }
+        let (a, z) = string_bounds(n);
+        let inner = &self.src[a..z];
+        if inner.contains('\\') {
+            return None;
+        }
+        let span = self.code.span(a, z);
+        (self.file.get(span.range()) == Some(inner)).then_some(span)
+    }
+
+    /// The value of an expression used at `at`.
+    pub(super) fn eval(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        if depth > MAX_DEPTH {
+            return Ev::unknown("the expression is nested too deeply");
+        }
+        match n.kind() {
+            "string" => self.string(n, at, depth),
+            "concatenated_string" => {
+                let mut pieces = Vec::new();
+                let mut parts = Vec::new();
+                let mut c = n.walk();
+                for s in n.named_children(&mut c) {
+                    let v = self.eval(s, at, depth + 1);
+                    pieces.extend(v.pieces());
+                    parts.push(v);
+                }
+                iac::carry(iac::join(pieces), &parts)
+            }
+            "integer" => match self.text(n).replace('_', "").parse::<i64>() {
+                Ok(i) => Ev::int(i).with_origin(self.exact(n)),
+                Err(_) => Ev::unknown(format!("`{}` is not an integer amlint reads", self.text(n))),
+            },
+            "true" => Ev::boolean(true).with_origin(self.exact(n)),
+            "false" => Ev::boolean(false).with_origin(self.exact(n)),
+            "none" => Ev::new(V::Null),
+            "parenthesized_expression" => match n.named_child(0) {
+                Some(inner) => self.eval(inner, at, depth + 1),
+                None => Ev::unknown("empty parentheses"),
+            },
+            "identifier" => self.identifier(self.text(n), at, depth),
+            "binary_operator" => self.binary(n, at, depth),
+            "boolean_operator" => self.or_default(n, at, depth),
+            "conditional_expression" => self.conditional(n, at, depth),
+            "call" => self.call(n, at, depth),
+            "attribute" => Ev::unknown(format!("`{}` is read at run time", self.text(n))),
+            "subscript" => self.subscript(n, at, depth),
+            "unary_operator" => match (
+                n.child(0).map(|o| self.text(o)),
+                n.named_child(0).map(|x| self.eval(x, at, depth + 1).v),
+            ) {
+                (Some("-"), Some(V::Int(i))) => Ev::int(i.saturating_neg()),
+                _ => self.unread(n),
+            },
+            _ => self.unread(n),
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn unread(&self, n: TsNode<'t>) -> Ev {
+        Ev::unknown(format!("`{}` is not evaluated statically", self.text(n)))
+    }
+
+    /// A string literal (escapes decoded; an f-string's fields evaluated).
+    pub(super) fn string(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let Some(start) = n.child(0) else {
+            return self.unread(n);
+        };
+        let prefix = self
+            .text(start)
+            .trim_end_matches(['\'', '"'])
+            .to_ascii_lowercase();
+        let raw = prefix.contains('r');
+        if prefix.contains('b') {
+            return Ev::unknown(format!("`{}` is bytes, not a string", self.text(n)));
+        }
+        let fstring = prefix.contains('f');
+        let mut pieces = Vec::new();
+        let mut fields = Vec::new();
+        let mut c = n.walk();
+        for child in n.children(&mut c) {
+            match child.kind() {
+                "string_content" => {
+                    let t = self.text(child);
+                    let t = if raw { t.to_string() } else { unescape(t) };
+                    let t = if fstring {
+                        t.replace("{{", "{").replace("}}", "}")
+                    } else {
+                        t
+                    };
+                    pieces.push(Part::Text(t));
+                }
+                "interpolation" => {
+                    if child.child_by_field_name("format_specifier").is_some()
+                        || child.child_by_field_name("type_conversion").is_some()
+                    {
+                        pieces.push(Part::Unknown(format!(
+                            "`{}` has a format specification",
+                            self.text(child)
+                        )));
+                        continue;
+                    }
+                    match child.child_by_field_name("expression") {
+                        Some(e) => {
+                            let v = self.eval(e, at, depth + 1);
+                            pieces.extend(v.pieces());
+                            fields.push(v);
+                        }
+                        None => pieces.push(Part::Unknown("an empty f-string field".into())),
+                    }
+                }
+                _ => {}
+            }
+        }
+        let v = iac::carry(iac::join(pieces), &fields);
+        v.with_origin(self.plain_literal(n))
+    }
+
+    /// A name at `at`: its nearest assignment, a parameter's default, or unknown.
+    pub(super) fn identifier(&self, name: &str, at: usize, depth: usize) -> Ev {
+        let scope = self.scope_at(at);
+        // A parameter of the function around the use, not assigned before it there.
+        if let Some(f) = scope {
+            let assigned = self
+                .bindings
+                .get(name)
+                .is_some_and(|l| l.iter().any(|b| b.scope == Some(f) && b.pos <= at));
+            if !assigned {
+                if let Some((_, default)) = self.funcs[f].params.iter().find(|(p, _)| p == name) {
+                    let fname = &self.funcs[f].name;
+                    return match default {
+                        Some(d) => {
+                            let v = self.eval(*d, d.start_byte(), depth + 1);
+                            v.with_note(Some(format!(
+                                "`{name}` is the default of `{fname}()`'s parameter"
+                            )))
+                        }
+                        None => Ev::unknown(format!(
+                            "`{name}` is a parameter of `{fname}()`, set by its callers"
+                        )),
+                    };
+                }
+            }
+        }
+        match self.resolve(name, at) {
+            Some(Binding {
+                value: Bound::Expr(e),
+                pos,
+                ..
+            }) => {
+                if depth > MAX_DEPTH {
+                    return Ev::unknown("the expression is nested too deeply");
+                }
+                // The value as of the assignment (names it uses resolve before it), once.
+                if let Some(v) = self.memo.borrow().get(&e.id()) {
+                    return v.clone();
+                }
+                let v = self.eval(*e, (*pos).min(e.start_byte()), depth + 1);
+                self.memo.borrow_mut().insert(e.id(), v.clone());
+                v
+            }
+            Some(Binding {
+                value: Bound::Other(why),
+                ..
+            }) => Ev::unknown(why.clone()),
+            None => match name {
+                "True" => Ev::boolean(true),
+                "False" => Ev::boolean(false),
+                "None" => Ev::new(V::Null),
+                _ => Ev::unknown(format!("`{name}` is not assigned in this file")),
+            },
+        }
+    }
+
+    pub(super) fn binary(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let (Some(l), Some(op), Some(r)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("operator"),
+            n.child_by_field_name("right"),
+        ) else {
+            return self.unread(n);
+        };
+        let (lv, rv) = (self.eval(l, at, depth + 1), self.eval(r, at, depth + 1));
+        let v = match (self.text(op), &lv.v, &rv.v) {
+            ("+", V::Int(a), V::Int(b)) => Ev::int(a.saturating_add(*b)),
+            ("-", V::Int(a), V::Int(b)) => Ev::int(a.saturating_sub(*b)),
+            ("*", V::Int(a), V::Int(b)) => Ev::int(a.saturating_mul(*b)),
+            ("+", V::Str(_), V::Str(_)) => iac::join(lv.pieces().into_iter().chain(rv.pieces())),
+            _ => match lv.why().or_else(|| rv.why()) {
+                Some(w) => Ev::unknown(w),
+                None => self.unread(n),
+            },
+        };
+        iac::carry(v, [&lv, &rv])
+    }
+
+    /// `x or "default"`: `x` when known to be truthy, else the default (noted).
+    pub(super) fn or_default(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let (Some(l), Some(op), Some(r)) = (
+            n.child_by_field_name("left"),
+            n.child_by_field_name("operator"),
+            n.child_by_field_name("right"),
+        ) else {
+            return self.unread(n);
+        };
+        if self.text(op) != "or" {
+            return self.unread(n);
+        }
+        let lv = self.eval(l, at, depth + 1);
+        match truthy(&lv) {
+            Some(true) => lv,
+            Some(false) => self.eval(r, at, depth + 1),
+            None => {
+                let rv = self.eval(r, at, depth + 1);
+                let note = format!(
+                    "`{}`: the default, as `{}` is not known statically",
+                    self.text(n),
+                    self.text(l)
+                );
+                if rv.why().is_some() {
+                    rv
+                } else {
+                    rv.with_note(Some(note))
+                }
+            }
+        }
+    }
+
+    /// `a if cond else b`: by the condition when known; `x if x else "default"` is the
+    /// default (noted) when `x` is not known.
+    pub(super) fn conditional(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let mut c = n.walk();
+        let parts: Vec<TsNode<'t>> = n
+            .named_children(&mut c)
+            .filter(|x| x.kind() != "comment")
+            .collect();
+        let [body, cond, alt] = parts.as_slice() else {
+            return self.unread(n);
+        };
+        let cv = self.eval(*cond, at, depth + 1);
+        match truthy(&cv) {
+            Some(true) => self.eval(*body, at, depth + 1),
+            Some(false) => self.eval(*alt, at, depth + 1),
+            None if self.text(*body) == self.text(*cond) => {
+                let rv = self.eval(*alt, at, depth + 1);
+                let note = format!(
+                    "`{}`: the default, as `{}` is not known statically",
+                    self.text(n),
+                    self.text(*cond)
+                );
+                if rv.why().is_some() {
+                    rv
+                } else {
+                    rv.with_note(Some(note))
+                }
+            }
+            None => Ev::unknown(format!(
+                "`{}` depends on `{}`{}",
+                self.text(n),
+                self.text(*cond),
+                cv.why().map(|w| format!(", and {w}")).unwrap_or_default()
+            )),
+        }
+    }
+
+    /// `os.environ.get("X", "d")`, `os.getenv("X", "d")`, `str(x)`, `x.lower()`...
+    pub(super) fn call(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let Some(f) = n.child_by_field_name("function") else {
+            return self.unread(n);
+        };
+        let callee = self.text(f);
+        let (pos, kw) = self.args(n);
+        if matches!(callee, "os.environ.get" | "os.getenv" | "environ.get" | "getenv") {
+            let var = pos.first().map(|v| {
+                self.eval(*v, at, depth + 1)
+                    .known_str()
+                    .unwrap_or_else(|| self.text(*v).to_string())
+            });
+            let var = var.unwrap_or_default();
+            let default = pos
+                .get(1)
+                .copied()
+                .or_else(|| kw.iter().find(|(k, ..)| *k == "default").map(|(_, _, v)| *v));
+            return match default {
+                Some(d) => {
+                    let v = self.eval(d, at, depth + 1);
+                    if v.why().is_some() || v.is_null() {
+                        Ev::unknown(format!(
+                            "`{callee}(\"{var}\")` is read from the environment at run time"
+                        ))
+                    } else {
+                        v.with_note(Some(format!("the default of the environment variable `{var}`")))
+                    }
+                }
+                None => Ev::unknown(format!(
+                    "`{callee}(\"{var}\")` is read from the environment at run time"
+                )),
+            };
+        }
+        if callee == "str" && pos.len() == 1 {
+            let v = self.eval(pos[0], at, depth + 1);
+            return match v.v {
+                V::Str(_) | V::Int(_) => iac::carry(iac::join(v.pieces()), [&v]),
+                _ => Ev::unknown(
+                    v.why()
+                        .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
+                ),
+            };
+        }
+        if callee == "int" && pos.len() == 1 {
+            let v = self.eval(pos[0], at, depth + 1);
+            return match (&v.v, v.known_str().and_then(|s| s.trim().parse::<i64>().ok())) {
+                (V::Int(i), _) => Ev::int(*i),
+                (_, Some(i)) => Ev::int(i),
+                _ => Ev::unknown(
+                    v.why()
+                        .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
+                ),
+            };
+        }
+        if f.kind() == "attribute" {
+            if let (Some(obj), Some(method)) = (
+                f.child_by_field_name("object"),
+                f.child_by_field_name("attribute"),
+            ) {
+                let m = self.text(method);
+                if matches!(m, "lower" | "upper" | "strip") && pos.is_empty() {
+                    let v = self.eval(obj, at, depth + 1);
+                    let g: fn(&str) -> String = match m {
+                        "lower" => |s| s.to_lowercase(),
+                        "upper" => |s| s.to_uppercase(),
+                        _ => |s| s.trim().to_string(),
+                    };
+                    return match v.known_str() {
+                        Some(s) => iac::carry(Ev::text(g(&s)), [&v]),
+                        None => Ev::unknown(
+                            v.why()
+                                .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
+                        ),
+                    };
+                }
+                if m == "format" && kw.is_empty() {
+                    let fmt = self.eval(obj, at, depth + 1);
+                    let args: Vec<Ev> = pos.iter().map(|a| self.eval(*a, at, depth + 1)).collect();
+                    return match fmt.known_str() {
+                        Some(s) => iac::carry(iac::format_pieces(&s, &args), &args),
+                        None => Ev::unknown(
+                            fmt.why()
+                                .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
+                        ),
+                    };
+                }
+            }
+        }
+        Ev::unknown(format!("`{}` is computed at run time", self.text(n)))
+    }
+
+    pub(super) fn subscript(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let (Some(value), Some(index)) = (n.child_by_field_name("value"), n.child_by_field_name("subscript"))
+        else {
+            return self.unread(n);
+        };
+        if matches!(self.text(value), "os.environ" | "environ") {
+            return Ev::unknown(format!(
+                "`{}` is read from the environment at run time",
+                self.text(n)
+            ));
+        }
+        let v = self.eval(value, at, depth + 1);
+        let i = self.eval(index, at, depth + 1);
+        match v.v {
+            V::Unknown(_) => Ev::unknown(format!("`{}` is not known statically", self.text(n))),
+            _ => iac::index_of(&v, &i, false),
+        }
+    }
+}
+
+/// The rightmost value of `a = b = x`.
+pub(super) fn innermost_right(mut n: TsNode<'_>) -> TsNode<'_> {
+    while n.kind() == "assignment" {
+        match n.child_by_field_name("right") {
+            Some(r) => n = r,
+            None => break,
+        }
+    }
+    n
+}
+
+/// Moves `cursor` to the next node in document order (a node's children before its next
+/// sibling); `false` past the last node.
+pub(super) fn next_in_order(cursor: &mut tree_sitter::TreeCursor<'_>) -> bool {
+    if cursor.goto_first_child() {
+        return true;
+    }
+    loop {
+        if cursor.goto_next_sibling() {
+            return true;
+        }
+        if !cursor.goto_parent() {
+            return false;
+        }
+    }
+}
+
+/// The identifiers of a pattern (`a`, `a, b`, `(a, [b, c])`).
+pub(super) fn collect_identifiers<'t>(n: TsNode<'t>, out: &mut Vec<TsNode<'t>>) {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "identifier" {
+            out.push(x);
+            continue;
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+    }
+}
+
+/// A string node's text between its quotes (code offsets).
+pub(super) fn string_bounds(n: TsNode<'_>) -> (usize, usize) {
+    let count = n.child_count();
+    let a = n.child(0).map_or(n.start_byte(), |s| s.end_byte());
+    let z = n
+        .child(count.saturating_sub(1))
+        .filter(|e| e.kind() == "string_end")
+        .map_or(n.end_byte(), |e| e.start_byte());
+    (a, z.max(a))
+}
+
+/// Python's truth of a known value (`None`: not known).
+pub(super) fn truthy(v: &Ev) -> Option<bool> {
+    if v.why().is_some() {
+        return None;
+    }
+    Some(match &v.v {
+        V::Null => false,
+        V::Bool(b) => *b,
+        V::Int(i) => *i != 0,
+        V::Str(_) => !v.known_str().unwrap_or_default().is_empty(),
+        V::List(l) => !l.is_empty(),
+        V::Map(m) => !m.is_empty(),
+        V::Unknown(_) => return None,
+    })
+}
+
+/// Python's string escapes (`\n`, `\\`, `\'`, `\xHH`, `\uXXXX`...; a line continuation is
+/// nothing; an unknown escape stays as written).
+pub(super) fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('\\') => out.push('\\'),
+            Some('\'') => out.push('\''),
+            Some('"') => out.push('"'),
+            Some('\n') => {}
+            Some(k @ ('x' | 'u' | 'U')) => {
+                let n = match k {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let hex: String = (0..n).filter_map(|_| chars.next()).collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(ch) => out.push(ch),
+                    None => {
+                        out.push('\\');
+                        out.push(k);
+                        out.push_str(&hex);
+                    }
+                }
+            }
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
