@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Proves the pre-commit hook with the real `pre-commit` tool (docs/pre-commit.md):
-# builds a scratch git repository with Azure ML files and an amlint.toml, then runs
-# `pre-commit try-repo <this repository> amlint` on it and checks what the hook does:
+# builds a scratch git repository with Azure ML files, an amlint.toml and a
+# .pre-commit-config.yaml naming this repository at REF (as users write it; pre-commit
+# clones it once into PRE_COMMIT_HOME, where `try-repo` cloned it for each run), then runs
+# `pre-commit run` on it and checks what the hook does:
 #
 #   1. a file with an error fails the hook, and the output names the rule;
 #   2. a clean file passes;
@@ -54,11 +56,18 @@ printf '%s\ncompute: azureml:gpu-cluster\n' "$JOB" > legacy/old.yml
 printf '%s\ncompute: azureml:gpu-cluster  # amlint: ignore[duplicate-key] moving clusters\n' "$JOB" > jobs/accepted.yml
 printf '%s  # amlint: ignore[AML003]\n' "$JOB" > jobs/stale.yml
 printf 'name: env\ndependencies: [python=3.10]\n' > conda.yml
+cat > .pre-commit-config.yaml <<YAML
+repos:
+  - repo: $REPO
+    rev: $REF
+    hooks:
+      - id: $HOOK
+YAML
 git add -A
 
 run() {
-    # try-repo prints pre-commit's summary and the hook's output.
-    "$PRE_COMMIT" try-repo "$REPO" "$HOOK" --ref "$REF" "$@" > out.txt 2>&1
+    # pre-commit prints its summary and the hook's output.
+    "$PRE_COMMIT" run "$@" > out.txt 2>&1
 }
 
 fail() {
@@ -86,4 +95,4 @@ grep -q "jobs/bad.yml" out.txt || fail "--all-files does not name jobs/bad.yml"
 if grep -q "legacy/old.yml" out.txt; then fail "--all-files reported an excluded file"; fi
 echo "ok 5: --all-files fails on jobs/bad.yml only"
 
-echo "pre-commit try-repo: all checks passed (hook $HOOK, amlint at $REF)"
+echo "pre-commit: all checks passed (hook $HOOK, amlint at $REF)"

@@ -1,7 +1,7 @@
 //! The install channels, proved as far as they can be without publishing
 //! (docs/install.md): the crate's package contents, actionlint on the workflows, the VS
 //! Code extension's `.vsix` (`scripts/vscode-package.sh`) and the `amlint-system`
-//! pre-commit hook under the real `pre-commit try-repo`. The PyPI wheel is proved by
+//! pre-commit hook under the real `pre-commit`. The PyPI wheel is proved by
 //! `scripts/wheel-smoke.sh`, which `.ci/run` runs after the tests, not from here: maturin
 //! builds with `cargo rustc`, whose dependency features leave out those the
 //! dev-dependencies turn on, so it compiles amlint again (about a minute) and would replace
@@ -199,9 +199,9 @@ fn vscode_extension_packages() {
     eprintln!("{line}");
 }
 
-/// The `amlint-system` hook under the real pre-commit (`pre-commit try-repo`, offline: the
-/// hook runs the amlint of this test build on PATH): scripts/precommit-try-repo.sh's five
-/// checks. The hook definition comes from the committed HEAD.
+/// The `amlint-system` hook under the real pre-commit (`pre-commit run` with a
+/// configuration naming this repository, offline: the hook runs the amlint of this test build
+/// on PATH): scripts/precommit-try-repo.sh's five checks. The hook definition comes from the committed HEAD.
 #[test]
 fn precommit_system_hook_with_real_pre_commit() {
     let Some(pre_commit) = tool("pre-commit", "pre-commit") else {

@@ -1,7 +1,7 @@
 //! The pre-commit hook without Python: `.pre-commit-hooks.yaml` is well formed, its
 //! `files` pattern picks the right files, and its entry, run the way pre-commit runs it
 //! (from the repository root, with only the changed files), applies the configuration and
-//! sees the whole project. The real `pre-commit try-repo` run is
+//! sees the whole project. The real `pre-commit` run is
 //! `scripts/precommit-try-repo.sh` (docs/pre-commit.md).
 
 use std::path::Path;
