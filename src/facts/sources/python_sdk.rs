@@ -30,19 +30,12 @@ mod module;
 pub const READER: Reader = Reader {
     name: "python-sdk",
     wants: |name| name.ends_with(".py") || name.ends_with(".ipynb"),
-    // `import`: a file that calls a helper of another file (`helpers`).
-    needles: &[
-        "AmlCompute",
-        "ComputeInstance",
-        "KubernetesCompute",
-        "VirtualMachineCompute",
-        "SynapseSparkCompute",
-        "provisioning_configuration",
-        "import",
-    ],
+    needles: module::NEEDLES,
     read,
 };
 
+/// The definitions of a `.py` file or a notebook's Python cells: the computes its calls
+/// create, and its calls of helpers that create one (`helpers`).
 fn read(input: &Input<'_>, out: &mut Definitions) {
     let text = input.source.text.as_str();
     let code = if input.file_name().ends_with(".ipynb") {
@@ -92,6 +85,15 @@ mod tests {
     fn read_named(name: &str, text: &str) -> Definitions {
         let dir = tempfile::tempdir().unwrap();
         iac::read_for_test(read, dir.path(), name, text)
+    }
+
+    #[test]
+    fn the_reader_looks_for_imports_besides_the_classes() {
+        assert_eq!(module::NEEDLES.last(), Some(&"import"));
+        assert!(CLASS_NEEDLES.contains(&"provisioning_configuration"));
+        assert!(!CLASS_NEEDLES.contains(&"import"));
+        // A file that imports no helper and names no class is not parsed.
+        assert!(defs("import os\nmake(None, \"x\")\n").is_empty());
     }
 
     fn defs(text: &str) -> Vec<ComputeDef> {

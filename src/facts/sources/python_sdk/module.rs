@@ -12,17 +12,22 @@ use super::super::ipynb::Code;
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
 
-/// The words of a file that may define a compute itself.
-pub(super) const CLASS_NEEDLES: &[&str] = &[
+/// The words the reader looks for: those of a file that may define a compute itself
+/// ([`CLASS_NEEDLES`]), and `import` (a file that calls a helper of another file).
+pub(super) const NEEDLES: &[&str] = &[
     "AmlCompute",
     "ComputeInstance",
     "KubernetesCompute",
     "VirtualMachineCompute",
     "SynapseSparkCompute",
     "provisioning_configuration",
+    "import",
 ];
 
-/// Tokens (punctuation and words) a module may have before tree-sitter parses it./// Tokens (punctuation and words) a module may have before tree-sitter parses it.
+/// The words of a file that may define a compute itself: all of [`NEEDLES`] but `import`.
+pub(super) const CLASS_NEEDLES: &[&str] = NEEDLES.split_at(NEEDLES.len() - 1).0;
+
+/// Tokens (punctuation and words) a module may have before tree-sitter parses it.
 pub(super) const MAX_TOKENS: usize = 250_000;
 /// How deep evaluation goes (nested expressions, names assigned from names).
 pub(super) const MAX_DEPTH: usize = 24;
