@@ -17,7 +17,67 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::common::{Definitions, Input, Reader};
+use super::common::{Definitions, Input, Layout, Reader};
+/// The text with its `//` and `/* */` comments (outside strings) blanked — each byte a
+/// space but line breaks — and where the comments and the code are; `None` when it has
+/// none. One pass over the bytes.
+fn without_comments(text: &str) -> Option<(String, Layout)> {
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let mut layout = Layout::default();
+    let mut found = false;
+    let mut i = 0;
+    while i < b.len() {
+        let next = b.get(i + 1).copied();
+        let end = match (b[i], next) {
+            (b'\n', _) => {
+                layout.newline();
+                i + 1
+            }
+            (b'/', Some(b'/')) => layout.line_comment(b, i),
+            (b'/', Some(b'*')) => layout.block_comment(b, i),
+            (b'"', _) => {
+                layout.code(i);
+                string_end(b, i)
+            }
+            (c, _) => {
+                if !c.is_ascii_whitespace() {
+                    layout.code(i);
+                }
+                i + 1
+            }
+        };
+        if b[i] == b'/' && matches!(next, Some(b'/' | b'*')) {
+            found = true;
+            for c in &mut out[i..end] {
+                if *c != b'\n' {
+                    *c = b' ';
+                }
+            }
+        }
+        i = end;
+    }
+    if !found {
+        return None;
+    }
+    Some((String::from_utf8(out).ok()?, layout))
+}
+
+/// After the JSON string starting at `i` (its closing quote; a line break or the end of the
+/// text ends an unterminated one).
+fn string_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return j + 1,
+            b'\n' => return j,
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
 #[cfg(test)]
 use super::iac::Part;
 use super::iac::{self, BodyField, BodyNode, Ev, Leaf, V};
@@ -48,7 +108,26 @@ const MAX_SCOPES: usize = 256;
 type Pending = (NodeId, usize, bool, Vec<String>);
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
-    let Some(doc) = input.documents.first() else {
+    // Azure Resource Manager accepts `//` and `/* */` comments in a template, which JSON
+    // (and so the loader) does not: a template that holds some is parsed here with each
+    // comment blanked (its bytes spaces, its line breaks kept: every span is the file's),
+    // and its comments are where suppressions are written.
+    let commented;
+    let documents = match input.documents.first() {
+        Some(d) if !d.partial => input.documents,
+        _ => {
+            let Some((text, layout)) = without_comments(&input.source.text) else {
+                return;
+            };
+            let base = if text.starts_with('\u{feff}') { 3 } else { 0 };
+            let mut findings = crate::diagnostic::Findings::new(1);
+            commented = crate::document::json::parse(&text, base, &Default::default(), &mut findings);
+            out.comments
+                .extend(iac::comments(input.source, &layout.comments, &layout.code));
+            &commented[..]
+        }
+    };
+    let Some(doc) = documents.first() else {
         return;
     };
     if doc.partial || doc.alias_overflow {
@@ -666,6 +745,46 @@ mod tests {
 
     fn defs_in(dir: &std::path::Path, name: &str, text: &str) -> Vec<ComputeDef> {
         iac::read_for_test(read, dir, name, text).computes
+    }
+
+    /// A template with `//` and `/* */` comments (which ARM accepts and JSON does not) is
+    /// read with the file's own spans; `//` inside a string is not a comment; the comments
+    /// are where suppressions go.
+    #[test]
+    fn a_template_with_comments_is_read_at_the_files_spans() {
+        let text = r#"{
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  // the compute
+  "resources": [
+    { /* a block
+         over two lines */
+      "type": "Microsoft.MachineLearningServices/workspaces/computes",
+      "name": "ws/arm-commented",
+      "properties": {"computeType": "AmlCompute", "description": "see http://x//y /* no */",
+        "properties": {"vmSize": "Standard_NC6"}} // amlint: ignore[AML505]
+    }
+  ]
+}
+"#;
+        let dir = tempfile::tempdir().unwrap();
+        let found = iac::read_for_test(read, dir.path(), "azuredeploy.json", text);
+        let [d] = found.computes.as_slice() else {
+            panic!("one definition: {:#?}", found.computes)
+        };
+        assert_eq!(d.known_name(), Some("arm-commented"));
+        assert_eq!(&text[d.get("size").unwrap().span.range()], "Standard_NC6");
+        let comments: Vec<&str> = found.comments.iter().map(|c| &text[c.span.range()]).collect();
+        assert_eq!(
+            comments,
+            ["// the compute", "/* a block\n         over two lines */", "// amlint: ignore[AML505]"]
+        );
+        assert_eq!(found.comments[2].target_line, Some(10));
+        // Without comments, nothing is blanked: the loader's documents are read.
+        assert!(without_comments("{\"a\": \"http://b\"}").is_none());
+        // An unterminated comment or string ends at the end of the text.
+        let (t, _) = without_comments("{\"a\": 1} /* open").unwrap();
+        assert_eq!(t, "{\"a\": 1}        ");
+        assert!(without_comments("{\"a\": \"open // x").is_none());
     }
 
     fn defs(text: &str) -> Vec<ComputeDef> {
