@@ -776,7 +776,11 @@ mod tests {
         let comments: Vec<&str> = found.comments.iter().map(|c| &text[c.span.range()]).collect();
         assert_eq!(
             comments,
-            ["// the compute", "/* a block\n         over two lines */", "// amlint: ignore[AML505]"]
+            [
+                "// the compute",
+                "/* a block\n         over two lines */",
+                "// amlint: ignore[AML505]"
+            ]
         );
         assert_eq!(found.comments[2].target_line, Some(10));
         // Without comments, nothing is blanked: the loader's documents are read.

@@ -96,6 +96,79 @@ mod tests {
         assert!(defs("import os\nmake(None, \"x\")\n").is_empty());
     }
 
+    /// `provisioning_configuration`'s positional arguments are read by SDK v1's order:
+    /// `AmlCompute`'s and `ComputeInstance`'s first is the size, `AksCompute`'s second.
+    #[test]
+    fn v1_positional_provisioning_arguments_are_read_by_their_names() {
+        let t = "from azureml.core.compute import AmlCompute, AksCompute, ComputeTarget\n\
+                 a = AmlCompute.provisioning_configuration(\"Standard_NC6\", \"lowpriority\", 1, 4)\n\
+                 ComputeTarget.create(ws, \"pos-aml\", a)\n\
+                 k = AksCompute.provisioning_configuration(3, \"Standard_A3\")\n\
+                 ComputeTarget.create(ws, \"pos-aks\", k)\n";
+        let d = defs(t);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].size(), Some("Standard_NC6"));
+        assert_eq!(
+            d[0].get("min_instances").and_then(|s| s.value.clone()),
+            Some(Scalar::Int(1))
+        );
+        assert_eq!(
+            d[0].get("max_instances").and_then(|s| s.value.clone()),
+            Some(Scalar::Int(4))
+        );
+        assert_eq!(
+            d[0].get("tier").and_then(|s| s.text()).as_deref(),
+            Some("low_priority")
+        );
+        assert_eq!(d[1].size(), Some("Standard_A3"));
+        assert!(d[1].get("min_instances").is_none(), "3 is AKS's agent count");
+    }
+
+    /// A name assigned in several branches is not known (which branch runs is decided at
+    /// run time); one assigned under a condition and nowhere else is.
+    #[test]
+    fn a_name_assigned_in_several_branches_is_not_known() {
+        let t = r#"from azure.ai.ml.entities import AmlCompute
+if a:
+    n = "one"
+elif b:
+    n = "two"
+else:
+    n = "three"
+AmlCompute(name=n)
+c = "x"
+if a:
+    c = "y"
+AmlCompute(name=c)
+if a:
+    only = "solo"
+AmlCompute(name=only)
+try:
+    t = "t1"
+    AmlCompute(name=t)
+except E:
+    pass
+with open(f) as fh:
+    w = "w1"
+AmlCompute(name=w)
+def f(k):
+    if k:
+        v = "in-f"
+        return AmlCompute(name=v)
+"#;
+        let d = defs(t);
+        let names: Vec<Option<&str>> = d.iter().map(|d| d.known_name()).collect();
+        assert_eq!(
+            names,
+            [None, None, Some("solo"), Some("t1"), Some("w1"), Some("in-f")]
+        );
+        let why = d[0].name.why.as_deref().unwrap();
+        assert!(
+            why.contains("`n` is assigned in a branch") && why.contains("run time"),
+            "{why}"
+        );
+    }
+
     fn defs(text: &str) -> Vec<ComputeDef> {
         read_named("setup.py", text).computes
     }

@@ -31,6 +31,9 @@ pub(super) struct Template {
     pub def: ComputeDef,
     /// The settings (by path; `name` for the name) that are exactly a parameter: its index.
     pub slots: Vec<(String, usize)>,
+    /// SDK v1: the parameter that is the provisioning configuration `ComputeTarget.create`
+    /// is given (`def create(ws, name, config)`): a call's configuration is read at the call.
+    pub config: Option<usize>,
     /// The helper's file, as displayed, and the definition's line in it.
     pub file: String,
     pub line: usize,
@@ -192,7 +195,8 @@ impl<'t> Module<'t> {
                 .into_iter()
                 .filter_map(|(path, v)| Some((path.to_string(), self.param_index(v, f, at)?)))
                 .collect();
-            if slots.is_empty() {
+            let config = self.config_param(*call, f, at);
+            if slots.is_empty() && config.is_none() {
                 continue;
             }
             out.push(Template {
@@ -200,6 +204,7 @@ impl<'t> Module<'t> {
                 params: self.funcs[f].params.iter().map(|(p, _)| p.clone()).collect(),
                 def,
                 slots,
+                config,
                 file: display.to_string(),
                 line: self.line_of(at),
             });
@@ -227,12 +232,36 @@ impl<'t> Module<'t> {
         let config = kw_of(&kw, "provisioning_configuration").or(pos.get(2).copied());
         if let Some((prov, _)) = config.and_then(|c| self.provisioning(c, call.start_byte(), &mut Vec::new()))
         {
-            let (_, pkw) = self.args(prov);
+            let callee = prov
+                .child_by_field_name("function")
+                .map(|f| self.text(f))
+                .unwrap_or_default();
+            let class = callee
+                .strip_suffix(".provisioning_configuration")
+                .unwrap_or_default();
+            let pkw =
+                self.provisioning_args(prov, self.class_name(class.rsplit('.').next().unwrap_or(class)));
             for (kwname, path, _) in V1_FIELDS {
                 out.extend(kw_of(&pkw, kwname).map(|v| (*path, v)));
             }
         }
         out
+    }
+
+    /// The parameter of `f` that is the provisioning configuration of the SDK v1 definition
+    /// `call` (`ComputeTarget.create(ws, name, config)`), if any.
+    fn config_param(&self, call: TsNode<'t>, f: usize, at: usize) -> Option<usize> {
+        let callee = self.text(call.child_by_field_name("function")?);
+        if callee != "ComputeTarget.create" && !callee.ends_with(".ComputeTarget.create") {
+            return None;
+        }
+        let (pos, kw) = self.args(call);
+        let config = kw
+            .iter()
+            .find(|(k, ..)| *k == "provisioning_configuration")
+            .map(|(_, _, v)| *v)
+            .or(pos.get(2).copied())?;
+        self.param_index(config, f, at)
     }
 
     /// The index of the parameter of `f` that `v` is exactly (a name not assigned in `f`
@@ -379,6 +408,21 @@ impl<'t> Module<'t> {
             let own =
                 arg(path).and_then(|(key, v)| self.setting(v, key.unwrap_or(v), at, as_of(path), &mut notes));
             def.set(path, own.unwrap_or_else(|| inherit(s)));
+        }
+        // SDK v1: the configuration the call passes, read here (its type and settings).
+        if let Some(i) = t.config {
+            let param = t.params.get(i)?;
+            let given = kw
+                .iter()
+                .find(|(k, ..)| k == param)
+                .map(|(_, _, v)| *v)
+                .or_else(|| pos.get(i).copied());
+            if let Some((prov, through)) = given.and_then(|v| self.provisioning(v, at, &mut notes)) {
+                def.notes = std::mem::take(&mut notes);
+                self.provisioned(prov, through, at, &mut def);
+                notes = std::mem::take(&mut def.notes);
+                def.command = format!("{}(...) → {}", self.text(callee), def.command);
+            }
         }
         def.notes = notes;
         def.from_file = Some(t.file.clone());
@@ -541,6 +585,39 @@ def get_fixed(ml_client):
         // Relative imports past the project's root read nothing outside it.
         let up = "from ........utils import get_cluster\nget_cluster(ws, \"y\")\n";
         assert!(read_beside(&[("utils.py", UTILS)], "a/b/train.py", up).is_empty());
+    }
+
+    /// SDK v1: a helper given the provisioning configuration (`def create(ws, name,
+    /// config)`) defines, at each call, what the configuration the call passes says.
+    #[test]
+    fn a_v1_helper_takes_the_configuration_each_call_passes() {
+        let utils = "from azureml.core.compute import ComputeTarget\n\
+                     def create(ws, name, config):\n    return ComputeTarget.create(ws, name, config)\n";
+        let caller = "from azureml.core.compute import AmlCompute, AksCompute\nfrom utils import create\n\
+                      aml = AmlCompute.provisioning_configuration(vm_size=\"Standard_NC6\", min_nodes=1)\n\
+                      create(ws, \"v1-aml\", aml)\n\
+                      create(ws, \"v1-aks\", config=AksCompute.provisioning_configuration(vm_size=\"Standard_A3\"))\n";
+        let d = read_beside(&[("utils.py", utils)], "train.py", caller);
+        let got: Vec<(Option<&str>, Option<String>, Option<&str>)> =
+            d.iter().map(|d| (d.known_name(), d.ctype(), d.size())).collect();
+        assert_eq!(
+            got,
+            [
+                (Some("v1-aml"), Some("amlcompute".into()), Some("Standard_NC6")),
+                (Some("v1-aks"), Some("aks".into()), Some("Standard_A3")),
+            ]
+        );
+        // Through the variable: at the call's argument, the literal labelled (as in one file).
+        let size = d[0].get("size").unwrap();
+        assert_eq!(at(caller, size), "aml");
+        assert!(!size.inherited);
+        assert_eq!(&caller[size.origin.unwrap().range()], "Standard_NC6");
+        assert!(
+            d[0].command
+                .starts_with("create(...) → ComputeTarget.create + AmlCompute"),
+            "{}",
+            d[0].command
+        );
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub(super) const NEEDLES: &[&str] = &[
     "VirtualMachineCompute",
     "SynapseSparkCompute",
     "provisioning_configuration",
+    "ComputeTarget.create",
     "import",
 ];
 
@@ -705,6 +706,31 @@ impl<'t> Module<'t> {
         }
     }
 
+    /// The arguments of `<class>.provisioning_configuration(...)` by keyword, the positional
+    /// ones under the names SDK v1 gives them (`AmlCompute`'s first is `vm_size`,
+    /// `AksCompute`'s `agent_count`); a positional argument is its own key.
+    pub(super) fn provisioning_args(
+        &self,
+        prov: TsNode<'t>,
+        class: &str,
+    ) -> Vec<(&'t str, TsNode<'t>, TsNode<'t>)> {
+        let (pos, mut kw) = self.args(prov);
+        let names: &[&'t str] = match class {
+            "AmlCompute" => &[
+                "vm_size",
+                "vm_priority",
+                "min_nodes",
+                "max_nodes",
+                "idle_seconds_before_scaledown",
+            ],
+            "ComputeInstance" => &["vm_size", "ssh_public_access"],
+            "AksCompute" => &["agent_count", "vm_size"],
+            _ => &[],
+        };
+        kw.extend(pos.iter().zip(names).map(|(v, n)| (*n, *v, *v)));
+        kw
+    }
+
     /// The type and settings of `<Class>.provisioning_configuration(...)` (`prov`, reached
     /// `through` a variable or written in the call at `at`).
     pub(super) fn provisioned(
@@ -734,7 +760,7 @@ impl<'t> Module<'t> {
             .span(prov.start_byte(), prov.start_byte() + callee.len());
         def.set("type", type_setting(ctype, named, class));
         def.command = format!("ComputeTarget.create + {class}.provisioning_configuration");
-        let (_, pkw) = self.args(prov);
+        let pkw = self.provisioning_args(prov, class);
         for (kwname, path, as_) in V1_FIELDS {
             let Some((_, k, v)) = pkw.iter().find(|(n, ..)| n == kwname) else {
                 continue;
@@ -1031,10 +1057,13 @@ impl<'t> Module<'t> {
             Some(Binding {
                 value: Bound::Expr(e),
                 pos,
-                ..
+                scope,
             }) => {
                 if depth > MAX_DEPTH {
                     return Ev::unknown("the expression is nested too deeply");
+                }
+                if let Some(why) = self.branch_dependent(name, *e, *pos, *scope, at) {
+                    return Ev::unknown(why);
                 }
                 // The value as of the assignment (names it uses resolve before it), once.
                 if let Some(v) = self.memo.borrow().get(&e.id()) {
@@ -1055,6 +1084,47 @@ impl<'t> Module<'t> {
                 _ => Ev::unknown(format!("`{name}` is not assigned in this file")),
             },
         }
+    }
+
+    /// Why the value of `name` at `at` depends on which branch ran: its nearest assignment
+    /// (`value`, taking effect at `pos`) is inside a block the use is outside of (an `if`,
+    /// `elif`, `else`, `try`, `except` or loop body), and another assignment in the same
+    /// scope reaches the use too (`if …: x = "a" else: x = "b"`, or a value before the `if`).
+    /// An assignment made under a condition with no other is taken as the value.
+    pub(super) fn branch_dependent(
+        &self,
+        name: &str,
+        value: TsNode<'t>,
+        pos: usize,
+        scope: Option<usize>,
+        at: usize,
+    ) -> Option<String> {
+        let mut n = value;
+        let block = loop {
+            let p = n.parent()?;
+            match p.kind() {
+                "function_definition" | "class_definition" | "module" | "lambda" => return None,
+                "block"
+                    if !(p.start_byte() <= at && at < p.end_byte())
+                        && p.parent().is_some_and(|g| g.kind() != "with_statement") =>
+                {
+                    break p;
+                }
+                _ => n = p,
+            }
+        };
+        let others: Vec<usize> = self
+            .bindings
+            .get(name)?
+            .iter()
+            .filter(|b| b.scope == scope && b.pos <= at && b.pos != pos)
+            .map(|b| self.line_of(b.pos))
+            .collect();
+        let last = others.last()?;
+        let line = self.line_of(block.start_byte());
+        Some(format!(
+            "`{name}` is assigned in a branch (line {line}) and also on line {last}: which one the run takes is decided at run time"
+        ))
     }
 
     pub(super) fn binary(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
