@@ -236,7 +236,10 @@ impl ComputeDef {
         let id = match self.ctype()?.as_str() {
             "amlcompute" => "amlCompute",
             "computeinstance" => "computeInstance",
-            "kubernetes" => "kubernetesCompute",
+            // An AKS inference cluster (SDK v1 `AksCompute`, ARM `AKS`, Terraform's
+            // `azurerm_machine_learning_inference_cluster`) is a Kubernetes compute to the
+            // CLI v2: its node size is judged like any VM size.
+            "kubernetes" | "aks" => "kubernetesCompute",
             "virtualmachine" => "vmCompute",
             "synapsespark" => "synapseSparkCompute",
             _ => return None,
