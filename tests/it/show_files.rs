@@ -153,7 +153,7 @@ fn files_that_define_computes_say_what_they_define_and_what_is_not_known() {
          setup.sh: checked for its compute definitions (cpu, `$1`)\n\
          \x20 - line 2: az ml compute create defines `cpu` (az-cli)\n\
          \x20 - line 3: az ml compute create defines a compute named `$1` (az-cli)\n\
-         \x20   - its name `$1` is not known statically: `1` is an argument of the script; no reference resolves to it\n\
+         \x20   - its name `$1` is not known statically: the script's argument 1 is given when it runs; no reference resolves to it\n\
          \x20   - its size `$(cat size.txt)` is not known statically: it is the output of a command; no rule judges it\n\
          2 files: 1 checked, 1 skipped\n",
         "{text}"

@@ -396,7 +396,7 @@ impl Eval<'_> {
             };
         }
         ScriptVal::Dynamic(match scope {
-            VarScope::Positional => format!("`{name}` is an argument of the script"),
+            VarScope::Positional => format!("the script's argument {name} is given when it runs"),
             VarScope::Make => format!("`{name}` is not set in this Makefile"),
             _ => format!("`{name}` is not set in this file (it comes from the environment)"),
         })
@@ -644,6 +644,11 @@ pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
 fn definition(c: &ShellCommand, cx: &Ctx<'_>) -> Option<ComputeDef> {
     let az = az_at(&c.words)?;
     let (command, v1_type_word, rest) = command_of(&c.words[az + 1..])?;
+    // A command with no option at all creates nothing (the CLI wants `--name` or `--file`):
+    // prose that names the command ("run `az ml compute create` with these settings").
+    if rest.is_empty() {
+        return None;
+    }
     let span = c.words[az].span.cover(c.words[c.words.len() - 1].span);
     let mut options = Options {
         cx,

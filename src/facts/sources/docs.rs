@@ -838,6 +838,16 @@ mod tests {
         );
     }
 
+    /// Prose that names the command with no option is not a definition.
+    #[test]
+    fn the_command_named_without_options_defines_nothing() {
+        let text = "Run the `az ml compute create` with the settings listed above.\n\n\
+                    ```bash\naz ml compute create\naz ml compute create -n docs-cpu --size Standard_DS3_v2\n```\n";
+        let d = run("README.md", text).computes;
+        let names: Vec<Option<&str>> = d.iter().map(|d| d.known_name()).collect();
+        assert_eq!(names, [Some("docs-cpu")]);
+    }
+
     #[test]
     fn html_comments_cover_the_next_line_with_content() {
         let text = concat!(

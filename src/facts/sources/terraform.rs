@@ -1721,9 +1721,10 @@ resource "azurerm_machine_learning_inference_cluster" "inf" {
         let size = d.get("size").unwrap();
         assert_eq!(size.value, Some(Scalar::Str("Standard_NC6s_v3".into())));
         assert_eq!(&t[size.span.range()], "azurerm_kubernetes_cluster.aks.id");
-        assert!(
-            d.document().is_none(),
-            "an attached AKS cluster has no compute document"
+        // Checked as the Kubernetes compute it is to the CLI v2 (its node size judged).
+        assert_eq!(
+            d.document().map(|syn| syn.kind.id.as_str()),
+            Some("kubernetesCompute")
         );
     }
 
