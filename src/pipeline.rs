@@ -1450,6 +1450,7 @@ fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> V
         let mut own = Findings::new(limits.findings_kept());
         checks::run_definition_checks(&cx, &mut own);
         let (mut diagnostics, _) = own.into_parts();
+        let inherited_size = d.def.get("size").filter(|s| s.inherited).map(|s| s.span);
         if let Some(overrides) = &syn.overrides {
             // Read from a compute YAML (`-f`): the YAML reports its own findings, and this
             // definition those of what its command line sets — and those about the VM
@@ -1458,7 +1459,6 @@ fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> V
             // fails: at the file's name, labelled.
             // A finding about a key neither writes lands on the rule's fallback, the name:
             // the file that holds the rest of the values reports it.
-            let inherited_size = d.def.get("size").filter(|s| s.inherited).map(|s| s.span);
             diagnostics.retain(|x| {
                 let own = overrides
                     .iter()
@@ -1466,13 +1466,6 @@ fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> V
                     && !(x.span == d.def.name.span && falls_back_to_the_name(x.code));
                 own || (Some(x.span) == inherited_size && about_vm_size(x.code))
             });
-            if let (Some(at), Some(file)) = (inherited_size, &d.def.from_file) {
-                for x in diagnostics.iter_mut().filter(|x| x.span == at) {
-                    *x = x
-                        .clone()
-                        .with_label(at, format!("the size is read from `{file}`"));
-                }
-            }
         }
         let wanted: HashSet<Span> = diagnostics.iter().map(|x| x.span).collect();
         let pointers = syn.doc.pointers_for(&wanted);
@@ -1484,6 +1477,11 @@ fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> V
             for (at, origin) in &syn.labels {
                 if *at == x.span {
                     x = x.with_label(*origin, "the value is set here");
+                }
+            }
+            if let (Some(at), Some(file)) = (inherited_size, &d.def.from_file) {
+                if x.span == at {
+                    x = x.with_label(at, format!("the size is read from `{file}`"));
                 }
             }
             definition_fixes(&mut x, &prepared.loaded);

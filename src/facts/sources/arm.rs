@@ -34,8 +34,18 @@ fn without_comments(text: &str) -> Option<(String, Layout)> {
                 layout.newline();
                 i + 1
             }
-            (b'/', Some(b'/')) => layout.line_comment(b, i),
-            (b'/', Some(b'*')) => layout.block_comment(b, i),
+            (b'/', Some(c @ (b'/' | b'*'))) => {
+                let end = if c == b'/' {
+                    layout.line_comment(b, i)
+                } else {
+                    layout.block_comment(b, i)
+                };
+                found = true;
+                for c in out[i..end].iter_mut().filter(|c| **c != b'\n') {
+                    *c = b' ';
+                }
+                end
+            }
             (b'"', _) => {
                 layout.code(i);
                 string_end(b, i)
@@ -47,14 +57,6 @@ fn without_comments(text: &str) -> Option<(String, Layout)> {
                 i + 1
             }
         };
-        if b[i] == b'/' && matches!(next, Some(b'/' | b'*')) {
-            found = true;
-            for c in &mut out[i..end] {
-                if *c != b'\n' {
-                    *c = b' ';
-                }
-            }
-        }
         i = end;
     }
     if !found {

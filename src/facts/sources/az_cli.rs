@@ -974,37 +974,14 @@ fn read_compute_yaml(
 /// project: its display path (as the script's is shown) and text.
 fn find_file(written: &str, script: &Path, files: &Files) -> Option<(String, String)> {
     let rel = Path::new(written);
-    let dir = script.parent().unwrap_or(Path::new(""));
-    let root = files.root().map(Path::to_path_buf);
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if rel.is_absolute() {
-        candidates.push(rel.to_path_buf());
+    let candidates: Vec<PathBuf> = if rel.is_absolute() {
+        vec![rel.to_path_buf()]
     } else {
-        let abs_dir = crate::fsio::absolute(dir, &std::env::current_dir().unwrap_or_default());
-        let mut up = PathBuf::new();
-        let mut real = Some(abs_dir.as_path());
-        // At most this many directories up: a project is not deeper.
-        for _ in 0..32 {
-            candidates.push(dir.join(&up).join(rel));
-            let Some(r) = real else { break };
-            if root
-                .as_deref()
-                .is_none_or(|root| r == root || !r.starts_with(root))
-            {
-                break;
-            }
-            up.push("..");
-            real = r.parent();
-        }
-    }
-    for c in candidates {
-        let c = crate::fsio::normalize(&c);
-        let display = crate::discover::display_of(&c);
-        if let Some(source) = files.read(&c, &display) {
-            return Some((display, source.text.clone()));
-        }
-    }
-    None
+        let dir = script.parent().unwrap_or(Path::new(""));
+        files.dirs_up(dir).into_iter().map(|d| d.join(rel)).collect()
+    };
+    let (_, display, source) = files.first_of(candidates)?;
+    Some((display, source.text.clone()))
 }
 
 #[cfg(test)]

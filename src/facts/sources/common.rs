@@ -143,6 +143,40 @@ impl Files {
     }
 }
 
+impl Files {
+    /// `dir`, then each directory above it inside the project (at most 32: a project is not
+    /// deeper), each written as `dir` joined with `..`s so that a file found there is shown
+    /// the way the file that names it is. Outside a project: `dir` alone.
+    pub fn dirs_up(&self, dir: &Path) -> Vec<PathBuf> {
+        let abs = crate::fsio::absolute(dir, &std::env::current_dir().unwrap_or_default());
+        let root = self.root();
+        let mut out = Vec::new();
+        let mut written = dir.to_path_buf();
+        for real in abs.ancestors().take(32) {
+            if real != abs && root.is_none_or(|r| !real.starts_with(r)) {
+                break;
+            }
+            out.push(written.clone());
+            written.push("..");
+        }
+        out
+    }
+
+    /// The first of `candidates` that is a readable file of the project: its path
+    /// (normalised), display and text.
+    pub fn first_of(
+        &self,
+        candidates: impl IntoIterator<Item = PathBuf>,
+    ) -> Option<(PathBuf, String, Arc<SourceFile>)> {
+        candidates.into_iter().find_map(|c| {
+            let c = crate::fsio::normalize(&c);
+            let display = crate::discover::display_of(&c);
+            let source = self.read(&c, &display)?;
+            Some((c, display, source))
+        })
+    }
+}
+
 /// What a reader derived from a file (`Files::derived`).
 type Derived = Arc<dyn Any + Send + Sync>;
 

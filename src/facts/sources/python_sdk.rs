@@ -20,6 +20,8 @@
 //! value through a variable is reported where the definition uses it, with the literal's
 //! place as a label when it is in the same file.
 
+use std::sync::Arc;
+
 use super::common::{Definitions, Input, Reader, mentions};
 use super::ipynb::{self, Code};
 use module::{CLASS_NEEDLES, Module, affordable, blank_magics};
@@ -57,19 +59,16 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     if !affordable(&code.text) || (!defines && !helpers::imports_a_helper(&code.text, input)) {
         return;
     }
-    let mut parser = tree_sitter::Parser::new();
-    if parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_err() {
-        return;
-    }
-    let Some(tree) = parser.parse(&code.text, None) else {
+    let Some(tree) = module::parse(&code) else {
         return;
     };
     let py = Module::new(&code, tree.root_node(), text);
     out.comments.extend(py.comments(input.source));
-    if defines {
-        out.computes.extend(py.definitions(&input.source.path));
-    }
-    let mut calls = py.helper_calls(input);
+    let display = input.source.path.as_str();
+    let made = py.made(display);
+    out.computes.extend(Module::definitions(&made));
+    let own = Arc::new(py.templates(&made, display));
+    let mut calls = py.helper_calls(input, own);
     calls.sort_by_key(|d| d.span.start);
     out.computes.extend(calls);
 }

@@ -20,7 +20,7 @@ use tree_sitter::Node as TsNode;
 use super::super::common::{Files, Input, mentions};
 use super::super::iac;
 use super::super::ipynb::Code;
-use super::module::{CLASS_NEEDLES, Module, V1_FIELDS, V2_FIELDS, affordable};
+use super::module::{CLASS_NEEDLES, Module, V1_FIELDS, V2_FIELDS, affordable, parse};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 
 /// A module-level function that creates a compute with some of its parameters.
@@ -50,14 +50,11 @@ fn templates_of(files: &Files, path: &Path, display: &str) -> Arc<Vec<Template>>
             return Vec::new();
         }
         let code = Code::plain(text);
-        let mut parser = tree_sitter::Parser::new();
-        if parser.set_language(&tree_sitter_python::LANGUAGE.into()).is_err() {
-            return Vec::new();
-        }
-        let Some(tree) = parser.parse(&code.text, None) else {
+        let Some(tree) = parse(&code) else {
             return Vec::new();
         };
-        Module::new(&code, tree.root_node(), text).templates(display)
+        let m = Module::new(&code, tree.root_node(), text);
+        m.templates(&m.made(display), display)
     })
 }
 
@@ -128,44 +125,21 @@ fn find_module(module: &str, from: &Path, files: &Files) -> Option<(PathBuf, Str
     }
     let rel: PathBuf = rest.split('.').filter(|s| !s.is_empty()).collect();
     let dir = from.parent().unwrap_or(Path::new(""));
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let abs = crate::fsio::absolute(dir, &cwd);
-    // Each base as the file's directory joined with `..`s (displayed as the file is), with
-    // its absolute path for the project's bounds.
-    let up = |n: usize| -> (PathBuf, Option<&Path>) {
-        let mut p = dir.to_path_buf();
-        for _ in 0..n {
-            p.push("..");
-        }
-        (p, abs.ancestors().nth(n))
-    };
     let bases: Vec<PathBuf> = if dots > 0 {
         // `.m` is the file's package, each further dot one package up.
-        vec![up(dots - 1).0]
+        let mut base = dir.to_path_buf();
+        (1..dots).for_each(|_| base.push(".."));
+        vec![base]
     } else {
-        // The file's directory, then each one above it inside the project (at most 32).
-        let root = files.root();
-        (0..32)
-            .map(up)
-            .take_while(|(_, a)| a.is_some_and(|a| a == abs || root.is_some_and(|r| a.starts_with(r))))
-            .map(|(p, _)| p)
-            .collect()
+        files.dirs_up(dir)
     };
-    for base in bases {
+    let candidates = bases.into_iter().flat_map(|base| {
         let module_dir = base.join(&rel);
-        let mut candidates = vec![module_dir.join("__init__.py")];
-        if !rel.as_os_str().is_empty() {
-            candidates.insert(0, module_dir.with_extension("py"));
-        }
-        for c in candidates {
-            let c = crate::fsio::normalize(&c);
-            let display = crate::discover::display_of(&c);
-            if files.read(&c, &display).is_some() {
-                return Some((c, display));
-            }
-        }
-    }
-    None
+        let file = (!rel.as_os_str().is_empty()).then(|| module_dir.with_extension("py"));
+        file.into_iter().chain([module_dir.join("__init__.py")])
+    });
+    let (path, display, _) = files.first_of(candidates)?;
+    Some((path, display))
 }
 
 /// The conversion a setting's path takes (`min_instances` a count...).
@@ -180,14 +154,11 @@ fn as_of(path: &str) -> iac::As {
 impl<'t> Module<'t> {
     /// The templates of this file: the definitions made in a module-level function with
     /// at least one setting that is exactly one of its parameters.
-    pub(super) fn templates(&self, display: &str) -> Vec<Template> {
+    pub(super) fn templates(&self, made: &[(TsNode<'t>, ComputeDef)], display: &str) -> Vec<Template> {
         let mut out = Vec::new();
-        for call in &self.calls {
+        for (call, def) in made {
             let at = call.start_byte();
             let Some(f) = self.scope_at(at).filter(|&f| self.funcs[f].parent.is_none()) else {
-                continue;
-            };
-            let Some(def) = self.definition_of(*call, display) else {
                 continue;
             };
             let slots: Vec<(String, usize)> = self
@@ -202,7 +173,7 @@ impl<'t> Module<'t> {
             out.push(Template {
                 func: self.funcs[f].name.clone(),
                 params: self.funcs[f].params.iter().map(|(p, _)| p.clone()).collect(),
-                def,
+                def: def.clone(),
                 slots,
                 config,
                 file: display.to_string(),
@@ -283,9 +254,8 @@ impl<'t> Module<'t> {
 
     /// The definitions this file's calls of helpers make (helpers of this file and of the
     /// modules it imports).
-    pub(super) fn helper_calls(&self, input: &Input<'_>) -> Vec<ComputeDef> {
+    pub(super) fn helper_calls(&self, input: &Input<'_>, own: Arc<Vec<Template>>) -> Vec<ComputeDef> {
         let display = input.source.path.as_str();
-        let own = self.templates(display);
         let mut modules = Modules::new(input);
         let mut out = Vec::new();
         for call in &self.calls {
@@ -298,11 +268,7 @@ impl<'t> Module<'t> {
                 _ => None,
             };
             if let Some((templates, i)) = found {
-                let t = match &templates {
-                    Found::Own => &own[i],
-                    Found::Imported(list) => &list[i],
-                };
-                out.extend(self.expand(*call, callee, t, display));
+                out.extend(self.expand(*call, callee, &templates[i], display));
             }
         }
         out
@@ -314,12 +280,12 @@ impl<'t> Module<'t> {
         &self,
         name: &str,
         at: usize,
-        own: &[Template],
+        own: &Arc<Vec<Template>>,
         modules: &mut Modules<'_, '_>,
-    ) -> Option<(Found, usize)> {
+    ) -> Option<(Arc<Vec<Template>>, usize)> {
         if let Some(i) = own.iter().position(|t| t.func == name) {
             let inside = self.scope_at(at).is_some_and(|f| self.funcs[f].name == name);
-            return (!inside).then_some((Found::Own, i));
+            return (!inside).then(|| (own.clone(), i));
         }
         let imported = self
             .imported
@@ -335,7 +301,7 @@ impl<'t> Module<'t> {
                 continue;
             };
             if let Some(i) = list.iter().position(|t| t.func == func) {
-                return Some((Found::Imported(list), i));
+                return Some((list, i));
             }
         }
         None
@@ -343,7 +309,11 @@ impl<'t> Module<'t> {
 
     /// The template a call `m.f(...)` reaches, `m` an imported module (`import utils`,
     /// `from pkg import utils`).
-    fn helper_of_module(&self, callee: TsNode<'t>, modules: &mut Modules<'_, '_>) -> Option<(Found, usize)> {
+    fn helper_of_module(
+        &self,
+        callee: TsNode<'t>,
+        modules: &mut Modules<'_, '_>,
+    ) -> Option<(Arc<Vec<Template>>, usize)> {
         let object = self.text(callee.child_by_field_name("object")?);
         let func = self.text(callee.child_by_field_name("attribute")?);
         let (_, module, taken) = self.imported.iter().rev().find(|(local, ..)| local == object)?;
@@ -354,7 +324,7 @@ impl<'t> Module<'t> {
         };
         let list = modules.templates(&module)?;
         let i = list.iter().position(|t| t.func == func)?;
-        Some((Found::Imported(list), i))
+        Some((list, i))
     }
 
     /// The definition a call of the helper `t` makes: the values it passes for the
@@ -381,14 +351,15 @@ impl<'t> Module<'t> {
             inherited: true,
             ..s.clone()
         };
-        let arg = |path: &str| -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
-            let (_, i) = t.slots.iter().find(|(p, _)| p == path)?;
-            let param = t.params.get(*i)?;
+        // What the call passes for parameter `i`: by keyword (with its key) or by position.
+        let given = |i: usize| -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
+            let param = t.params.get(i)?;
             kw.iter()
                 .find(|(k, ..)| k == param)
                 .map(|(_, k, v)| (Some(*k), *v))
-                .or_else(|| pos.get(*i).map(|v| (None, *v)))
+                .or_else(|| pos.get(i).map(|v| (None, *v)))
         };
+        let arg = |path: &str| given(t.slots.iter().find(|(p, _)| p == path)?.1);
         let mut notes = vec![format!(
             "calls `{}()` of {}:{}, which creates the compute",
             t.func, t.file, t.line
@@ -409,31 +380,16 @@ impl<'t> Module<'t> {
                 arg(path).and_then(|(key, v)| self.setting(v, key.unwrap_or(v), at, as_of(path), &mut notes));
             def.set(path, own.unwrap_or_else(|| inherit(s)));
         }
-        // SDK v1: the configuration the call passes, read here (its type and settings).
-        if let Some(i) = t.config {
-            let param = t.params.get(i)?;
-            let given = kw
-                .iter()
-                .find(|(k, ..)| k == param)
-                .map(|(_, _, v)| *v)
-                .or_else(|| pos.get(i).copied());
-            if let Some((prov, through)) = given.and_then(|v| self.provisioning(v, at, &mut notes)) {
-                def.notes = std::mem::take(&mut notes);
-                self.provisioned(prov, through, at, &mut def);
-                notes = std::mem::take(&mut def.notes);
-                def.command = format!("{}(...) → {}", self.text(callee), def.command);
-            }
-        }
         def.notes = notes;
+        // SDK v1: the configuration the call passes, read here (its type and settings).
+        let config = t.config.and_then(given).map(|(_, v)| v);
+        if let Some((prov, through)) = config.and_then(|v| self.provisioning(v, at, &mut def.notes)) {
+            self.provisioned(prov, through, at, &mut def);
+            def.command = format!("{}(...) → {}", self.text(callee), def.command);
+        }
         def.from_file = Some(t.file.clone());
         Some(def)
     }
-}
-
-/// Where a call's template is: this file's list, or an imported file's.
-enum Found {
-    Own,
-    Imported(Arc<Vec<Template>>),
 }
 
 #[cfg(test)]

@@ -103,6 +103,13 @@ pub(super) const V1_FIELDS: &[(&str, &str, iac::As)] = &[
     ("vnet_name", "network_settings.vnet_name", iac::As::Text),
 ];
 
+/// `code` parsed by tree-sitter's Python grammar (`None` when the grammar fails to load).
+pub(super) fn parse(code: &Code) -> Option<tree_sitter::Tree> {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
+    parser.parse(&code.text, None)
+}
+
 /// Whether tree-sitter may parse `text` within the memory the scan allows.
 pub(super) fn affordable(text: &str) -> bool {
     let mut tokens = 0usize;
@@ -512,14 +519,19 @@ impl<'t> Module<'t> {
     // -----------------------------------------------------------------------------------
     // Definitions
 
-    pub(super) fn definitions(&self, display: &str) -> Vec<ComputeDef> {
-        let mut out: Vec<ComputeDef> = self
-            .calls
-            .iter()
-            .filter_map(|call| self.definition_of(*call, display))
-            .collect();
+    pub(super) fn definitions(made: &[(TsNode<'t>, ComputeDef)]) -> Vec<ComputeDef> {
+        let mut out: Vec<ComputeDef> = made.iter().map(|(_, d)| d.clone()).collect();
         out.sort_by_key(|d| d.span.start);
         out
+    }
+
+    /// Each call that makes a definition, with the definition (evaluated once: the file's
+    /// definitions and its templates are both read from it).
+    pub(super) fn made(&self, display: &str) -> Vec<(TsNode<'t>, ComputeDef)> {
+        self.calls
+            .iter()
+            .filter_map(|call| Some((*call, self.definition_of(*call, display)?)))
+            .collect()
     }
 
     /// The definition a call makes: a v2 constructor, or v1's `ComputeTarget.create`.
