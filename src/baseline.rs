@@ -64,7 +64,7 @@ pub fn assign(path: &str, source: &SourceFile, diagnostics: &mut [Diagnostic]) {
     let mut seen: HashMap<(&'static str, String, String), usize> = HashMap::new();
     for d in diagnostics.iter_mut() {
         let pointer = d.pointer.as_ref().map(ToString::to_string).unwrap_or_default();
-        let content = content_of(source, d.span);
+        let content = content_of(source, d.focus.unwrap_or(d.span));
         let n = seen
             .entry((d.code, pointer.clone(), content.clone()))
             .or_insert(0);

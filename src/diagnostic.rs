@@ -220,8 +220,14 @@ pub struct Diagnostic {
     pub name: &'static str,
     pub severity: Severity,
     pub message: String,
-    /// The exact text the finding is about.
+    /// What the finding is reported at: the exact text it is about, or, with a `focus`,
+    /// a wider span that ends with it.
     pub span: Span,
+    /// The exact text the finding is about when `span` is wider: a compute defined outside
+    /// Azure ML YAML is reported from the definition's first line to the value
+    /// (`pipeline::from_the_definitions_line`). Suppression comments on its line apply,
+    /// editors underline it, baselines fingerprint it.
+    pub focus: Option<Span>,
     /// The symbolic route to the node (`/resources/instance_count`), when there is one.
     pub pointer: Option<Pointer>,
     pub labels: Vec<Label>,
@@ -251,6 +257,7 @@ impl Diagnostic {
             severity: rule.severity,
             message: message.into(),
             span,
+            focus: None,
             pointer: None,
             labels: Vec::new(),
             help: None,

@@ -1485,10 +1485,38 @@ fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> V
                 }
             }
             definition_fixes(&mut x, &prepared.loaded);
+            from_the_definitions_line(&mut x, &d.def, &prepared.loaded.source);
             out.push(x);
         }
     }
     out
+}
+
+/// Reports a finding of a compute defined outside Azure ML YAML from the definition's
+/// first line (where the command, the resource or the call starts: where a reader of the
+/// file, and a list of the project's computes, place the definition) to the value it is
+/// about. The value stays its focus: labelled, underlined by editors, fingerprinted by
+/// baselines, and a suppression comment on its line applies. A value on the first line
+/// keeps its own span, as does one outside the definition.
+fn from_the_definitions_line(x: &mut Diagnostic, def: &ComputeDef, source: &SourceFile) {
+    let at = x.span;
+    let head = def.span.start;
+    if !(head < at.start && at.end <= def.span.end)
+        || source.position(head).line == source.position(at.start).line
+    {
+        return;
+    }
+    if !x.labels.iter().any(|l| l.span == at) {
+        let key = x.pointer.as_ref().map(ToString::to_string);
+        let message = match key.as_deref().and_then(|p| p.rsplit('/').next()) {
+            _ if at == def.name.span => "the compute's name".to_string(),
+            Some(key) if !key.is_empty() => format!("`{key}` is set here"),
+            _ => "the value it is about".to_string(),
+        };
+        x.labels.insert(0, crate::diagnostic::Label { span: at, message });
+    }
+    x.focus = Some(at);
+    x.span = Span::new(head, at.end);
 }
 
 /// Whether the rule `code` reports a key that is absent at the compute's name (its

@@ -697,9 +697,20 @@ fn silence(
     let mut file_wide_used: HashSet<&str> = HashSet::new();
     for diag in diagnostics.drain(..) {
         let line = source.position(diag.span.start).line;
+        // A finding reported from a definition's first line may also be silenced on the
+        // line of the value it is about.
+        let focus_line = diag
+            .focus
+            .map(|f| source.position(f.start).line)
+            .filter(|l| *l != line);
         let mut by: Option<usize> = None;
         // A line directive explains a finding better than a file directive.
-        for &i in by_line.get(&line).into_iter().flatten() {
+        for &i in [line]
+            .into_iter()
+            .chain(focus_line)
+            .flat_map(|l| by_line.get(&l))
+            .flatten()
+        {
             for (j, e) in directives[i].entries.iter().enumerate() {
                 if e.code == Some(diag.code) && !enforced_entry[i][j] {
                     used[i][j] = true;

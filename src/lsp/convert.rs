@@ -70,10 +70,11 @@ pub fn docs_url(code: &str) -> Option<Url> {
 }
 
 /// One finding as an LSP diagnostic: code, link to the rule's page, severity, message,
-/// and its labels as related information.
+/// and its labels as related information. Its range is the exact text it is about (a
+/// definition's finding is underlined at its value, not over the whole definition).
 pub fn diagnostic(uri: &Url, source: &SourceFile, d: &Diagnostic) -> lsp_types::Diagnostic {
     lsp_types::Diagnostic {
-        range: range(source, d.span),
+        range: range(source, d.focus.unwrap_or(d.span)),
         severity: Some(severity(d.severity)),
         code: Some(NumberOrString::String(d.code.to_string())),
         code_description: docs_url(d.code).map(|href| CodeDescription { href }),
@@ -251,6 +252,25 @@ pub fn uri_of(path: &Path) -> Option<Url> {
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+
+    /// A finding reported from a definition's first line is underlined at its focus, the
+    /// value, not over the whole definition.
+    #[test]
+    fn a_finding_with_a_focus_is_underlined_there() {
+        let source = SourceFile::new(
+            "main.tf",
+            "resource \"x\" \"c\" {\n  vm_size = \"Standard_NC6\"\n}\n".to_string(),
+        );
+        let value = source.text.find("Standard_NC6").unwrap() as u32;
+        let mut d = Diagnostic::new(crate::diagnostic::codes::AML000, Span::new(0, value + 12), "m");
+        let uri = Url::parse("file:///p/main.tf").unwrap();
+        assert_eq!(diagnostic(&uri, &source, &d).range.start, Position::new(0, 0));
+        d.focus = Some(Span::new(value, value + 12));
+        assert_eq!(
+            diagnostic(&uri, &source, &d).range,
+            Range::new(Position::new(1, 13), Position::new(1, 25))
+        );
+    }
 
     #[test]
     fn ranges_count_utf16_units() {

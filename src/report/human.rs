@@ -32,7 +32,18 @@ struct Rendered {
 
 impl Rendered {
     fn new(source: &SourceFile, d: &Diagnostic) -> Self {
-        let spans: Vec<crate::source::Span> = std::iter::once(d.span)
+        // A finding reported from a definition's first line to its focus (the value,
+        // labelled) is drawn by that first line and the value's.
+        let primary = match d.focus {
+            Some(_) => {
+                let from = d.span.start as usize;
+                let line = source.text.get(from..).and_then(|t| t.find('\n'));
+                let end = line.map_or(d.span.end, |n| (from + n) as u32);
+                crate::source::Span::new(d.span.start, end.min(d.span.end))
+            }
+            None => d.span,
+        };
+        let spans: Vec<crate::source::Span> = std::iter::once(primary)
             .chain(d.labels.iter().map(|l| l.span))
             .collect();
         let snippet = Snippet::new(source, &spans).map(|(snippet, mapped)| {

@@ -83,6 +83,10 @@ struct JsonDiagnostic<'a> {
     pointer: Option<String>,
     help: Option<&'a str>,
     labels: Vec<JsonLabel<'a>>,
+    /// Only when `range` is wider than the text the finding is about (a compute defined
+    /// outside Azure ML YAML, reported from the definition's first line): that text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    focus: Option<Range>,
     /// Only on a finding a suppression or the baseline hides, shown by `--no-ignores`.
     #[serde(skip_serializing_if = "Option::is_none")]
     suppressed: Option<JsonIgnored<'a>>,
@@ -118,6 +122,7 @@ fn diagnostic<'a>(file: &'a FileReport, d: &'a Diagnostic) -> JsonDiagnostic<'a>
                 range: Range::of(&file.source, l.span),
             })
             .collect(),
+        focus: d.focus.map(|f| Range::of(&file.source, f)),
         suppressed: d.ignored.as_deref().map(|i| JsonIgnored {
             by: match i.kind {
                 crate::diagnostic::SuppressionKind::InSource => "comment",

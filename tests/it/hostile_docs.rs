@@ -116,8 +116,12 @@ fn hostile_documents_and_jenkinsfiles_stay_bounded_and_correct() {
             .map(|d| {
                 (
                     d["code"].as_str().unwrap_or_default().to_string(),
-                    d["range"]["start"]["line"].as_u64().unwrap_or_default(),
-                    d["range"]["start"]["column"].as_u64().unwrap_or_default(),
+                    d.get("focus").unwrap_or(&d["range"])["start"]["line"]
+                        .as_u64()
+                        .unwrap_or_default(),
+                    d.get("focus").unwrap_or(&d["range"])["start"]["column"]
+                        .as_u64()
+                        .unwrap_or_default(),
                 )
             })
             .collect()

@@ -58,7 +58,8 @@ fn check(d: &Path) -> Value {
     assert!(
         diags.iter().any(|x| x["path"] == "ordinary/main.tf"
             && x["code"] == "AML505"
-            && x["range"]["start"]["line"] == 3),
+            && x["range"]["start"]["line"] == 1
+            && x["focus"]["start"]["line"] == 3),
         "the ordinary definition is still checked: {json}"
     );
     json

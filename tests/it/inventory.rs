@@ -132,14 +132,16 @@ fn aml205(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(amlint(dir, &all).stdout).unwrap()
 }
 
+/// The compute YAML's at its size; the script's from the command's first line, the line
+/// the other finding names (`at infra/setup.sh:3`).
 #[test]
-fn conflicting_definitions_are_reported_at_each_value_that_disagrees() {
+fn conflicting_definitions_are_reported_at_each_definition_that_disagrees() {
     let dir = project();
     let text = aml205(dir.path(), &["--no-config", "."]);
     assert_eq!(
         text,
         "compute.yml:4:7: AML205 [info] `cpu-cluster` is defined here with size `Standard_DS3_v2`, but with size `STANDARD_D4S_V3` at infra/setup.sh:3 (az-cli): jobs and deployments that name it cannot be checked against either\n\
-         infra/setup.sh:4:10: AML205 [info] `CPU-Cluster` is defined here with size `STANDARD_D4S_V3`, but with size `Standard_DS3_v2` at compute.yml:1 (aml-yaml): jobs and deployments that name it cannot be checked against either\n\
+         infra/setup.sh:3:1: AML205 [info] `CPU-Cluster` is defined here with size `STANDARD_D4S_V3`, but with size `Standard_DS3_v2` at compute.yml:1 (aml-yaml): jobs and deployments that name it cannot be checked against either\n\
          5 files checked, 0 skipped: no errors or warnings; 2 infos\n"
     );
     // A partial run (pre-commit names one file) finds the other definition in the rest

@@ -17,6 +17,7 @@ mod config_extend;
 mod cookbook;
 mod corpus;
 mod dataflow;
+mod definition_lines;
 mod docs;
 mod embedded;
 mod escaping;

@@ -350,7 +350,12 @@ impl Arm<'_> {
         let doc = self.doc;
         let mut notes = notes;
         let tree = self.tree(item, scope, 0, &mut notes);
-        let span = doc.node(item).span;
+        // The definition's line is its `type`'s: the member that makes the object a compute.
+        let whole = doc.node(item).span;
+        let span = get_ci(doc, item, "type")
+            .map(|e| doc.node(e.key).span.start)
+            .filter(|&start| whole.start <= start && start < whole.end)
+            .map_or(whole, |start| Span::new(start, whole.end));
         let name = match tree.field("name") {
             Some(BodyField {
                 key,
@@ -863,7 +868,9 @@ mod tests {
         );
         let loc = d.get("location").unwrap();
         assert!(loc.why.as_deref().unwrap().contains("resourceGroup"));
-        assert_eq!(&TEMPLATE[d.span.range()][..1], "{");
+        // The definition starts at its `type` (the definition's line), ends with the object.
+        assert!(TEMPLATE[d.span.range()].starts_with("\"type\""));
+        assert!(TEMPLATE[d.span.range()].ends_with('}'));
     }
 
     #[test]

@@ -599,10 +599,17 @@ fn template_call(input: &Input<'_>, doc: &Document, map: NodeId, scope: &WfOuter
     };
     let mut name = setting("cluster_name", ValueKind::Str)?;
     name.key = Some(doc.node(name_entry.key).span);
+    // The definition's line is that of the template's call (`template:`, `uses:`).
+    let whole = doc.node(map).span;
+    let call = ["template", "uses"]
+        .iter()
+        .find_map(|k| doc.get_entry(map, k))
+        .map(|e| doc.node(e.key).span.start)
+        .filter(|&start| whole.start <= start && start < whole.end);
     let mut def = ComputeDef::new(
         SourceKind::AzCli,
         input.source.path.clone(),
-        doc.node(map).span,
+        call.map_or(whole, |start| Span::new(start, whole.end)),
         format!("{file} template"),
         name,
     );

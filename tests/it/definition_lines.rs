@@ -1,0 +1,173 @@
+//! Where a finding about a compute defined outside Azure ML YAML is reported: from the
+//! definition's first line (where the command, the resource or the call starts) to the
+//! value it is about, which is the finding's focus (labelled, underlined by editors,
+//! fingerprinted by baselines). A definition on one line keeps the value's own span; a
+//! suppression comment may sit above the command or on the value's line.
+
+use serde_json::Value;
+
+use crate::capped;
+use crate::common::write;
+
+const SCRIPT: &str = "#!/bin/sh\n\
+az ml compute create --name multi --type amlcompute --min-instances 0 \\\n  --size Standard_NC6\n\
+az ml compute create --name one --type amlcompute --min-instances 0 --size Standard_NC6\n\
+az ml compute create --name quiet-value --type amlcompute --min-instances 0 \\\n  --size Standard_NC6  # amlint: ignore[AML505] -- checked on the value's line\n\
+# amlint: ignore[AML505] -- checked above the command\n\
+az ml compute create --name quiet-head --type amlcompute --min-instances 0 \\\n  --size Standard_NC6\n";
+
+const TERRAFORM: &str = "resource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name    = \"tf\"\n  location = \"x\"\n  vm_size = \"Standard_NC6\"\n  scale_settings {\n    min_node_count = 1\n    max_node_count = 2\n  }\n}\n";
+
+fn line(range: &Value) -> u64 {
+    range["start"]["line"].as_u64().unwrap()
+}
+
+fn findings<'a>(json: &'a Value, path: &str, code: &str) -> Vec<&'a Value> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == path && d["code"] == code)
+        .collect()
+}
+
+#[test]
+fn a_definitions_findings_start_at_its_first_line_and_focus_on_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "make.sh", SCRIPT);
+    write(dir.path(), "main.tf", TERRAFORM);
+    let json = capped::check_json(dir.path());
+
+    let retired = findings(&json, "make.sh", "AML505");
+    let at: Vec<(u64, Option<u64>)> = retired
+        .iter()
+        .map(|d| (line(&d["range"]), d.get("focus").map(line)))
+        .collect();
+    // `multi` from its command's line (2) to the size (3); `one` at its size; both
+    // suppressions hold (no finding of `quiet-*`, no unused suppression).
+    assert_eq!(at, [(2, Some(3)), (4, None)], "{json:#}");
+    let multi = retired[0];
+    assert_eq!(multi["range"]["start"]["column"], 1);
+    assert_eq!(multi["range"]["end"], multi["focus"]["end"]);
+    assert_eq!(multi["focus"]["start"]["column"], 10);
+    assert_eq!(multi["labels"][0]["message"], "`size` is set here");
+    assert_eq!(multi["labels"][0]["range"], multi["focus"]);
+    assert!(findings(&json, "make.sh", "AML009").is_empty(), "{json:#}");
+
+    // A Terraform resource: every finding from the `resource` line, each focused on its
+    // value (the size, the minimum node count) or on the name (a key it lacks).
+    let tf: Vec<(String, u64, u64)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == "main.tf")
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                line(&d["range"]),
+                line(&d["focus"]),
+            )
+        })
+        .collect();
+    for (code, focus) in [("AML505", 4), ("AML601", 6), ("AML702", 2)] {
+        assert!(
+            tf.contains(&(code.to_string(), 1, focus)),
+            "{code} from line 1 focused on line {focus}: {tf:?}"
+        );
+    }
+}
+
+/// The other outputs: SARIF's region spans the definition and its related location is
+/// the value; the human output draws the first line and the labelled value; a baseline
+/// entry made before a line is added above the value still matches.
+#[test]
+fn every_output_shows_the_definitions_line_and_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "main.tf", TERRAFORM);
+    let sarif = capped::amlint(
+        dir.path(),
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "sarif",
+            "--fail-on",
+            "never",
+            ".",
+        ],
+        b"",
+    );
+    let sarif: Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let result = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "AML505")
+        .unwrap()
+        .clone();
+    let region = &result["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(
+        (region["startLine"].as_u64(), region["endLine"].as_u64()),
+        (Some(1), Some(4))
+    );
+    let related = &result["relatedLocations"][0]["physicalLocation"]["region"];
+    assert_eq!(related["startLine"], 4);
+
+    let human = capped::amlint(
+        dir.path(),
+        &[
+            "check",
+            "--no-config",
+            "--color",
+            "never",
+            "--fail-on",
+            "never",
+            "main.tf",
+        ],
+        b"",
+    );
+    let text = human.stdout_text();
+    assert!(text.contains("[main.tf:1:1]"), "{text}");
+    assert!(text.contains("`size` is set here"), "{text}");
+    assert!(
+        !text.contains("3 │ │"),
+        "the first line is drawn, not the whole resource: {text}"
+    );
+
+    // A baseline fingerprints the value, not the definition's first line: a line added
+    // above the value changes nothing, another retired size is a new finding.
+    let run = capped::amlint(
+        dir.path(),
+        &["check", "--no-config", "--write-baseline", "b.json", "."],
+        b"",
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr_text());
+    let again = |text: &str| -> Vec<String> {
+        write(dir.path(), "main.tf", text);
+        let run = capped::amlint(
+            dir.path(),
+            &[
+                "check",
+                "--no-config",
+                "--baseline",
+                "b.json",
+                "--format",
+                "json",
+                ".",
+            ],
+            b"",
+        );
+        let json: Value = serde_json::from_slice(&run.stdout).unwrap();
+        json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let moved = TERRAFORM.replace("  location", "  # a comment\n  location");
+    assert_eq!(again(&moved), Vec::<String>::new());
+    let other = again(&moved.replace("Standard_NC6", "Standard_NC12"));
+    assert_eq!(other.len(), 1, "{other:?}");
+    assert!(other[0].contains("Standard_NC12"), "{other:?}");
+}
