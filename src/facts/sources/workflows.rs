@@ -1,5 +1,5 @@
 //! CI files that create computes: GitHub Actions workflows (`run:`) and Azure Pipelines
-//! (`script:`, `bash:`, `pwsh:`, `powershell:`, an `AzureCLI` task's `inlineScript:`), read
+//! (`script:`, `bash:`, `pwsh:`, `powershell:`, an `AzureCLI` task's `inlineScript:`, an `AzurePowerShell` task's `Inline:`), read
 //! from the YAML tree the loader made. A script's variables come from the file around it:
 //! `env:` at every level, Azure Pipelines `variables:` (as `$(name)` macros, as `${{
 //! variables.name }}` and as the environment variables the agent makes of them), a
@@ -336,6 +336,8 @@ fn script_keys(doc: &Document, map: NodeId) -> Vec<(&'static str, Dialect, bool)
         };
         keys.push(("inlineScript", d, true));
     }
+    // An `AzurePowerShell` task's `inputs:` (`ScriptType: InlineScript`).
+    keys.push(("Inline", Dialect::PowerShell, true));
     keys
 }
 
@@ -682,6 +684,26 @@ mod tests {
         );
         assert_eq!(out.comments.len(), 1);
         assert_eq!(out.comments[0].target_line, Some(16));
+    }
+
+    /// An `AzurePowerShell` task's inline script is PowerShell: its variables are read,
+    /// and a command inside an `if` block runs under a condition.
+    #[test]
+    fn an_azure_powershell_tasks_inline_script_is_read_as_powershell() {
+        let text = "steps:\n  - task: AzurePowerShell@5\n    inputs:\n      ScriptType: InlineScript\n      Inline: |\n        $Size = \"Standard_NC6\"\n        if ($env:CREATE -eq \"true\") {\n          az ml compute create --name azps --type amlcompute --size $Size\n        }\n";
+        let out = run(text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(d.known_name(), Some("azps"));
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(&text[size.span.range()], "$Size");
+        assert!(
+            d.notes.iter().any(|n| n.contains("under a condition")),
+            "{:?}",
+            d.notes
+        );
     }
 
     #[test]
