@@ -1248,12 +1248,12 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
     if azure {
         checks::single_document::check(&loaded.source, &loaded.documents, &mut findings);
     }
-    let always_on = check_documents(prepared, base, &mut findings, &mut computes.references);
+    let mut always_on = check_documents(prepared, base, &mut findings, &mut computes.references);
     let (diagnostics, omitted) = findings.into_parts();
     let mut diagnostics = sorted(diagnostics);
     attach_to_documents(&mut diagnostics, loaded, classes);
     if defines {
-        diagnostics.extend(check_definitions(prepared, base, limits));
+        diagnostics.extend(check_definitions(prepared, base, limits, &mut always_on));
         diagnostics = sorted(diagnostics);
     }
 
@@ -1339,16 +1339,32 @@ fn check_documents(
             continue;
         };
         references.extend(facts.compute_refs());
-        if let Some(cost) = facts.always_on().filter(|c| c.monthly() > 0.0) {
-            always_on.push(crate::results::AlwaysOnCost {
-                kind: facts.kind.id.as_str(),
-                monthly: cost.monthly(),
-                currency: cost.currency,
-                source: cost.file,
+        let name = doc
+            .root
+            .and_then(|r| doc.get(r, "name"))
+            .and_then(|n| match doc.value(n) {
+                crate::document::Value::Str(s) => Some(&**s),
+                _ => None,
             });
-        }
+        always_on.extend(always_on_cost(facts, name));
     }
     always_on
+}
+
+/// What a compute document (of a file, or of a definition outside YAML) costs when
+/// idle, when the configuration prices it; `name` is the compute's, when known.
+fn always_on_cost(facts: &DocFacts, name: Option<&str>) -> Option<crate::results::AlwaysOnCost> {
+    let cost = facts.always_on().filter(|c| c.monthly() > 0.0)?;
+    let kind = facts.kind.id.as_str();
+    Some(crate::results::AlwaysOnCost {
+        kind,
+        monthly: cost.monthly(),
+        currency: cost.currency,
+        source: cost.file,
+        compute: name
+            .filter(|_| kind == "amlCompute")
+            .map(|n| n.trim().to_ascii_lowercase()),
+    })
 }
 
 /// Attaches each finding to its document: kind and, where missing, pointer. Findings
@@ -1428,7 +1444,12 @@ fn definition_fixes(x: &mut Diagnostic, loaded: &LoadedFile) {
 /// value came from a variable. A definition that reads a compute YAML (`-f`) keeps the
 /// findings on what its command line sets and those about the VM size it creates the
 /// compute with; the YAML reports the rest itself.
-fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> Vec<Diagnostic> {
+fn check_definitions(
+    prepared: &Prepared,
+    base: &FactBase,
+    limits: &Limits,
+    always_on: &mut Vec<crate::results::AlwaysOnCost>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for d in &prepared.definitions {
         let Some(syn) = &d.synthetic else {
@@ -1449,6 +1470,10 @@ fn check_definitions(prepared: &Prepared, base: &FactBase, limits: &Limits) -> V
         );
         let mut own = Findings::new(limits.findings_kept());
         checks::run_definition_checks(&cx, &mut own);
+        // A definition that reads its values from a compute YAML (`-f`): the YAML costs.
+        if syn.overrides.is_none() {
+            always_on.extend(always_on_cost(&facts, d.def.known_name()));
+        }
         let (mut diagnostics, _) = own.into_parts();
         let inherited_size = d.def.get("size").filter(|s| s.inherited).map(|s| s.span);
         if let Some(overrides) = &syn.overrides {

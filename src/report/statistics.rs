@@ -51,9 +51,25 @@ pub fn counts(report: &Report) -> Vec<RuleCount> {
 
 /// The project's always-on cost (`[workspace] prices`): one line adding up the monthly
 /// floor of the clusters that never scale to zero and of the managed online deployments,
-/// per currency; `None` without prices.
+/// per currency; `None` without prices. A cluster is counted once by its name, wherever
+/// it is defined (a compute YAML, a script, Terraform, Bicep, ARM, the Python SDK), at
+/// the highest floor its definitions give (definitions that disagree are AML205).
 pub fn always_on(report: &Report) -> Option<String> {
-    let costs: Vec<_> = report.files.iter().flat_map(|f| f.always_on.iter()).collect();
+    let mut costs: Vec<&crate::results::AlwaysOnCost> = Vec::new();
+    let mut by_name: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in report.files.iter().flat_map(|f| f.always_on.iter()) {
+        match c.compute.as_deref() {
+            Some(name) => match by_name.get(name) {
+                Some(&i) if costs[i].monthly >= c.monthly => {}
+                Some(&i) => costs[i] = c,
+                None => {
+                    by_name.insert(name, costs.len());
+                    costs.push(c);
+                }
+            },
+            None => costs.push(c),
+        }
+    }
     if costs.is_empty() {
         return None;
     }

@@ -870,6 +870,48 @@ fn cost_figures_match_a_hand_computation() {
     );
 }
 
+/// Clusters defined outside Azure ML YAML cost too, and a cluster defined in several
+/// files (its compute YAML and a script; Terraform) costs once, by its name.
+#[test]
+fn the_always_on_cost_counts_each_compute_once_wherever_it_is_defined() {
+    let dir = project();
+    let root = dir.path();
+    write(
+        root,
+        "amlint.toml",
+        "[workspace]\nlocation = \"eastus\"\nprices = \"azure/prices-eastus.json\"\n",
+    );
+    write(root, "azure/prices-eastus.json", &prices());
+    put(
+        root,
+        "cpu.yml",
+        "cpu",
+        "Standard_DS3_v2",
+        "min_instances: 2\nmax_instances: 4\n",
+    );
+    // The same cluster again (its name in another case), and one only Terraform defines.
+    write(
+        root,
+        "infra/setup.sh",
+        "az ml compute create --name CPU --type amlcompute --size Standard_DS3_v2 \\\n  --min-instances 2 --max-instances 4\n",
+    );
+    write(
+        root,
+        "infra/main.tf",
+        "resource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name = \"tf-cpu\"\n  vm_size = \"Standard_DS3_v2\"\n  vm_priority = \"Dedicated\"\n  scale_settings {\n    min_node_count = 1\n    max_node_count = 2\n  }\n}\n",
+    );
+    let out = amlint(root)
+        .args(["check", "--statistics", "."])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // 2 × 0.266 × 730 = 388.36 (once) + 1 × 0.266 × 730 = 194.18
+    assert!(
+        text.contains("always-on cost: 582.54 USD a month (2 clusters that never scale to zero:"),
+        "{text}"
+    );
+}
+
 #[test]
 fn without_a_price_file_nothing_changes() {
     let dir = project();
