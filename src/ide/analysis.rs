@@ -158,8 +158,8 @@ fn contribution(p: &Prepared) -> ProjectIndex {
 struct DiskFile {
     /// What it defines (`None`: nothing).
     defines: Option<Box<ProjectIndex>>,
-    /// An Azure ML file, or one that failed to load: checked (again) when the index
-    /// changes. `false`: classification skipped it, nothing else is kept.
+    /// An Azure ML file, one that failed to load, or one that defines computes: checked
+    /// (again) when the index changes. `false`: nothing to report, nothing else is kept.
     checked: bool,
     /// The hashes of its text's words (split where a file name ends), sorted: whether
     /// it mentions a path's name (AML201) without keeping the text.
@@ -183,8 +183,11 @@ impl DiskFile {
     fn of(prepared: Prepared) -> Self {
         let index = contribution(&prepared);
         let defines = (!index.is_empty()).then(|| Box::new(index));
+        // An Azure ML file, one that failed to load, or one that defines computes outside
+        // Azure ML YAML (a script, Terraform, a notebook...: its definitions have findings).
         let checked = prepared.classes.iter().any(Classification::is_checked)
-            || !prepared.loaded.diagnostics.is_empty();
+            || !prepared.loaded.diagnostics.is_empty()
+            || !prepared.definitions.is_empty();
         if !checked {
             return Self {
                 defines,
@@ -560,22 +563,44 @@ impl Analysis {
 
     /// A path was created, changed or removed on disk: the files whose local paths
     /// (AML201) may name it are checked again — those with AML201 findings (it may now
-    /// exist) and those whose text mentions its name (it may now be gone).
+    /// exist) and those whose text mentions its name (it may now be gone) — and so are
+    /// the files whose compute definitions read it: a script's `az ml compute create -f
+    /// spec.yml` (it names the file), a Python call of a helper function in `utils.py`
+    /// (it names the module, `utils`, or for `pkg/__init__.py` the package, `pkg`).
     fn local_path_changed(&mut self, path: &Path) {
         let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
             return;
         };
-        for (open, doc) in &self.open {
+        let module = match (path.extension(), path.file_stem()) {
+            (Some(e), Some(stem)) if e == "py" && stem == "__init__" => path
+                .parent()
+                .and_then(Path::file_name)
+                .map(|n| n.to_string_lossy().into_owned()),
+            (Some(e), Some(stem)) if e == "py" => Some(stem.to_string_lossy().into_owned()),
+            _ => None,
+        };
+        let names: Vec<&str> = std::iter::once(name.as_str()).chain(module.as_deref()).collect();
+        for (open, doc) in self.open.iter_mut() {
             let found = doc
                 .checked
                 .as_ref()
                 .is_some_and(|c| c.diagnostics.iter().any(|d| d.code == "AML201"));
-            if !doc.excluded && (found || doc.text.contains(&name)) {
+            let mentioned = names.iter().any(|n| doc.text.contains(n));
+            if !doc.excluded && (found || mentioned) {
                 self.dirty_open.insert(open.clone());
+            }
+            // Its definitions read the file when it was parsed: parsed again.
+            if mentioned
+                && doc
+                    .parsed
+                    .as_ref()
+                    .is_some_and(|(_, p)| !p.definitions.is_empty())
+            {
+                doc.parsed = None;
             }
         }
         for (file, f) in self.disk.iter().filter(|(_, f)| f.checked) {
-            if self.missing_paths.contains(file) || f.mentions(file, &name) {
+            if self.missing_paths.contains(file) || names.iter().any(|n| f.mentions(file, n)) {
                 self.dirty_disk.insert(file.clone());
             }
         }

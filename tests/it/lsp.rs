@@ -2255,3 +2255,81 @@ fn a_client_that_pulls_gets_pulls_only_and_a_workspace_pull_is_held_until_someth
     );
     c.notify("exit", Value::Null);
 }
+
+const TERRAFORM_GPU: &str = "resource \"azurerm_machine_learning_compute_cluster\" \"gpu\" {\n  name     = \"tf-gpu\"\n  location = \"eastus\"\n  vm_priority = \"Dedicated\"\n  vm_size  = \"Standard_NC6\"\n  node_public_ip_enabled = false\n  subnet_resource_id = \"/s/n\"\n  scale_settings {\n    min_node_count = 0\n    max_node_count = 2\n  }\n}\n";
+
+/// A compute defined in Terraform: its findings reach the editor, underlined at the
+/// value, for the file on disk and for an open buffer; the size edited in the buffer, the
+/// finding goes.
+#[test]
+fn a_definition_outside_yaml_gets_its_findings_at_the_value() {
+    let (_d, root) = workspace();
+    let tf = write(&root, "infra/main.tf", TERRAFORM_GPU);
+    let mut c = Client::initialized(&root);
+    let on_disk = c.diagnostics(&uri(&tf), None);
+    assert_eq!(codes(&on_disk), ["AML505"]);
+    assert_eq!(range(&on_disk[0]), [4, 14, 4, 26]);
+    c.open(&tf, TERRAFORM_GPU);
+    let open = c.diagnostics(&uri(&tf), Some(1));
+    assert_eq!(codes(&open), ["AML505"]);
+    // `Standard_NC6` on line 5 (0-based 4), inside its quotes.
+    assert_eq!(range(&open[0]), [4, 14, 4, 26]);
+    c.change(
+        &tf,
+        2,
+        &TERRAFORM_GPU.replace("Standard_NC6", "Standard_NC4as_T4_v3"),
+    );
+    c.diagnostics_settled(&uri(&tf), Some(2), &["AML503"]);
+    c.shutdown_and_exit();
+}
+
+const SPEC_RETIRED: &str = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: spec-gpu\ntype: amlcompute\nsize: Standard_NC6\nmin_instances: 0\nenable_node_public_ip: false\nnetwork_settings:\n  subnet: /s/n\n";
+
+/// The files whose definitions read another file are checked again when it changes on
+/// disk: a script's `az ml compute create -f spec.yml`, a Python call of a helper in
+/// another module. Open or not.
+#[test]
+fn a_file_a_definition_reads_rechecks_the_definition_when_it_changes() {
+    let (_d, root) = workspace();
+    let script = write(
+        &root,
+        "infra/create.sh",
+        "az ml compute create -f spec.yml --max-instances 2\n",
+    );
+    let spec = write(&root, "infra/spec.yml", SPEC_RETIRED);
+    let helper = write(
+        &root,
+        "infra/compute_utils.py",
+        "from azure.ai.ml.entities import AmlCompute\n\ndef get_compute(ml_client, name, size):\n    return AmlCompute(name=name, size=size, min_instances=0, enable_node_public_ip=False, network_settings={\"subnet\": \"/s/n\"})\n",
+    );
+    let caller = write(
+        &root,
+        "infra/make.py",
+        "from compute_utils import get_compute\n\nget_compute(ml_client, \"py-gpu\", \"Standard_NC6\")\n",
+    );
+    let mut c = Client::initialized(&root);
+    assert_eq!(codes(&c.diagnostics(&uri(&script), None)), ["AML505"]);
+    assert_eq!(codes(&c.diagnostics(&uri(&caller), None)), ["AML505"]);
+    c.open(&caller, &std::fs::read_to_string(&caller).unwrap());
+    assert_eq!(codes(&c.diagnostics(&uri(&caller), Some(1))), ["AML505"]);
+
+    // The compute YAML's size changed by another program: the script's finding goes.
+    std::fs::write(&spec, SPEC_RETIRED.replace("Standard_NC6", "Standard_DS3_v2")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&spec), "type": 2}]}),
+    );
+    c.diagnostics_settled(&uri(&script), None, &[]);
+
+    // The helper no longer uses its `size` parameter: the open caller's finding goes.
+    let fixed = std::fs::read_to_string(&helper)
+        .unwrap()
+        .replace("size=size", "size=\"Standard_DS3_v2\"");
+    std::fs::write(&helper, fixed).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&helper), "type": 2}]}),
+    );
+    c.diagnostics_settled(&uri(&caller), Some(1), &[]);
+    c.shutdown_and_exit();
+}

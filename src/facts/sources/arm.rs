@@ -350,12 +350,13 @@ impl Arm<'_> {
         let doc = self.doc;
         let mut notes = notes;
         let tree = self.tree(item, scope, 0, &mut notes);
-        // The definition's line is its `type`'s: the member that makes the object a compute.
+        // The definition's line is its `type`'s, the member that makes the object a
+        // compute — when it comes before the values; else the object's first line.
         let whole = doc.node(item).span;
-        let span = get_ci(doc, item, "type")
+        let type_key = get_ci(doc, item, "type")
             .map(|e| doc.node(e.key).span.start)
-            .filter(|&start| whole.start <= start && start < whole.end)
-            .map_or(whole, |start| Span::new(start, whole.end));
+            .filter(|&start| whole.start <= start && start < whole.end);
+        let span = type_key.map_or(whole, |start| Span::new(start, whole.end));
         let name = match tree.field("name") {
             Some(BodyField {
                 key,
@@ -366,6 +367,14 @@ impl Arm<'_> {
         };
         let mut def = ComputeDef::new(SourceKind::Arm, display, span, COMPUTES, name);
         iac::arm_compute_fields(&tree, &mut def);
+        let first_value = std::iter::once(&def.name)
+            .chain(def.fields.iter().map(|(_, s)| s))
+            .map(|s| s.span.start)
+            .filter(|&start| whole.start <= start && start < whole.end)
+            .min();
+        if first_value.is_some_and(|v| v < def.span.start) {
+            def.span = whole;
+        }
         notes.dedup();
         def.notes = notes;
         def
@@ -831,6 +840,28 @@ mod tests {
     }
   ]
 }"#;
+
+    /// A resource whose `type` comes after its values starts at the object: every value
+    /// is inside the definition, after its first line.
+    #[test]
+    fn a_resource_with_its_type_last_starts_at_the_object() {
+        let text = "{\"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\", \"resources\": [\n  {\n    \"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_NC6\"}},\n    \"name\": \"ws/late\",\n    \"type\": \"Microsoft.MachineLearningServices/workspaces/computes\"\n  },\n  {\n    \"type\": \"Microsoft.MachineLearningServices/workspaces/computes\",\n    \"name\": \"ws/early\",\n    \"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_NC6\"}}\n  }\n]}\n";
+        let d = defs(text);
+        let starts: Vec<(Option<&str>, &str)> = d
+            .iter()
+            .map(|d| {
+                (
+                    d.known_name(),
+                    &text[d.span.start as usize..d.span.start as usize + 1],
+                )
+            })
+            .collect();
+        assert_eq!(starts, [(Some("late"), "{"), (Some("early"), "\"")]);
+        for d in &d {
+            let size = d.get("size").unwrap().span;
+            assert!(d.span.start < size.start && size.end <= d.span.end);
+        }
+    }
 
     #[test]
     fn a_compute_resource_is_a_definition_with_its_values_and_spans() {
