@@ -320,8 +320,11 @@ pub struct Evaluated {
 impl Eval<'_> {
     /// The value of `word` in a command starting at `at`.
     pub fn word(&self, word: &Word, at: u32) -> Evaluated {
-        let in_place = matches!(word.parts.as_slice(), [WordPart::Lit { exact: true, .. }]);
         let (value, origin) = self.parts(&word.parts, at, 0);
+        // One literal written as it is, and not rewritten by what runs the script (a
+        // notebook's `{name}` is a Python variable's value).
+        let in_place = matches!(word.parts.as_slice(), [WordPart::Lit { exact: true, text, .. }]
+            if value.as_deref() == Ok(text.as_str()));
         Evaluated {
             value,
             origin: if in_place { None } else { origin },

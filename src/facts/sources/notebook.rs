@@ -137,13 +137,19 @@ impl Outer for NbOuter<'_> {
         // `{name}`: IPython's expansion of a Python expression.
         let mut out = String::new();
         let mut rest = text;
+        // The literal of a word that is one `{name}` alone: the value's origin.
+        let mut origin = None;
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);
             let after = &rest[open + 1..];
             let close = after.find('}')?;
             let expr = after[..close].trim();
             match before(self.vars.python.get(expr), self.at) {
-                Some(ScriptVal::Known { text, .. }) => out.push_str(&text),
+                Some(ScriptVal::Known { text: value, literal }) => {
+                    let whole = open == 0 && close + 2 == rest.len() && rest.len() == text.len();
+                    origin = literal.filter(|_| whole);
+                    out.push_str(&value);
+                }
                 Some(d @ ScriptVal::Dynamic(_)) => return Some(d),
                 None => {
                     return Some(ScriptVal::Dynamic(format!(
@@ -154,7 +160,7 @@ impl Outer for NbOuter<'_> {
             rest = &after[close + 1..];
         }
         out.push_str(rest);
-        Some(ScriptVal::known(out, None))
+        Some(ScriptVal::known(out, origin))
     }
 }
 
@@ -301,6 +307,11 @@ mod tests {
             panic!("{:?}", out.computes)
         };
         assert_eq!(d.known_name(), Some("nb-gpu"));
+        // `{cluster}`, IPython's expansion of the variable: its literal is the origin, and
+        // no fix may replace `{cluster}` as if it were the value.
+        assert_eq!(&text[d.name.span.range()], "{cluster}");
+        assert_eq!(&text[d.name.origin.unwrap().range()], "nb-gpu");
+        assert!(!d.name.in_place);
         let size = d.get("size").unwrap();
         assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
         assert_eq!(&text[size.span.range()], "$size");

@@ -494,8 +494,9 @@ impl WfOuter<'_> {
         }
         .word(w, 0);
         match e.value {
-            // Spans inside a re-read value are not the file's: no origin.
-            Ok(t) => ScriptVal::known(t, None),
+            // Spans inside a re-read value may not be the file's (a quoted scalar's
+            // escapes): only a literal elsewhere (a variable's value) is its origin.
+            Ok(t) => ScriptVal::known(t, e.origin.filter(|o| o.end <= span.start || o.start >= span.end)),
             Err(why) => ScriptVal::Dynamic(why),
         }
     }
@@ -684,6 +685,24 @@ mod tests {
         );
         assert_eq!(out.comments.len(), 1);
         assert_eq!(out.comments[0].target_line, Some(16));
+    }
+
+    /// A template call's parameter given as a variable's macro: the value is the
+    /// variable's, and its literal is the origin (labelled where the findings are).
+    #[test]
+    fn a_template_parameter_from_a_variable_has_the_variables_literal_as_origin() {
+        let text = "variables:\n  gpu_size: Standard_NC6\nsteps:\n  - template: templates/create-compute.yml@mlops-templates\n    parameters:\n      cluster_name: gpu-b\n      size: $(gpu_size)\n";
+        let out = run(text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(&text[size.span.range()], "$(gpu_size)");
+        let origin = size.origin.expect("the variable's literal");
+        assert_eq!(&text[origin.range()], "Standard_NC6");
+        assert!(origin.start < 30, "the one under `variables:`");
+        assert!(!size.in_place);
     }
 
     /// An `AzurePowerShell` task's inline script is PowerShell: its variables are read,
