@@ -214,11 +214,18 @@ pub fn arm_function(name: &str, args: &[Ev]) -> Option<Ev> {
     arm_function_of(name, args).map(|v| carry(v, args.iter()))
 }
 
-/// `v` with the note of the first of `from` that has one, when it has none itself (a
-/// value built from a parameters file's value says so too).
+/// `v` with the notes of `from` (each said once, in order, at most four), when it has none itself (a
+/// value built from parameters files' values says where each came from).
 pub fn carry<'a>(mut v: Ev, from: impl IntoIterator<Item = &'a Ev>) -> Ev {
     if v.note.is_none() {
-        v.note = from.into_iter().find_map(|f| f.note.clone());
+        let mut notes: Vec<&str> = Vec::new();
+        // At most four: a note is for people, and a value may be built from thousands.
+        for n in from.into_iter().filter_map(|f| f.note.as_deref()) {
+            if !notes.contains(&n) && notes.len() < 4 {
+                notes.push(n);
+            }
+        }
+        v.note = (!notes.is_empty()).then(|| notes.join("; "));
     }
     v
 }
@@ -1120,6 +1127,28 @@ mod tests {
 
     fn s(t: &str) -> Ev {
         Ev::text(t)
+    }
+
+    /// A value built from several parameters says where each came from, once each, at
+    /// most four (the Apress template's name: `workspaceName` and `computeName` both from
+    /// the parameters file, only the first was said).
+    #[test]
+    fn a_built_value_carries_every_note_of_its_parts() {
+        let noted = |n: &str| s("x").with_note(Some(format!("`{n}` is set by p.json")));
+        let parts = [
+            noted("workspaceName"),
+            s("/"),
+            noted("computeName"),
+            noted("computeName"),
+        ];
+        let v = arm_function("concat", &parts).unwrap();
+        assert_eq!(
+            v.note.as_deref(),
+            Some("`workspaceName` is set by p.json; `computeName` is set by p.json")
+        );
+        let many: Vec<Ev> = (0..1000).map(|i| noted(&format!("p{i}"))).collect();
+        let v = arm_function("concat", &many).unwrap();
+        assert_eq!(v.note.unwrap().matches("is set by").count(), 4);
     }
 
     #[test]
