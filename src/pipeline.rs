@@ -1076,7 +1076,15 @@ pub fn check_and_filter(
             None => suppressions = Some(more),
         }
     }
-    let complete = !loaded.unreadable && loaded.documents.iter().all(|d| !d.partial);
+    // An ARM template with `//` or `/* */` comments is not JSON to the loader, but its
+    // reader parsed all of it (comments blanked): its findings are all there.
+    let arm_read_whole = loaded.format == Format::Json
+        && !prepared.definitions.is_empty()
+        && prepared
+            .definitions
+            .iter()
+            .all(|d| d.def.source == crate::facts::computes::SourceKind::Arm);
+    let complete = !loaded.unreadable && (loaded.documents.iter().all(|d| !d.partial) || arm_read_whole);
     let config = base.config.clone();
     let mut report = check_prepared(prepared, base, &options.limits);
     // The run's date, looked up once (not per file).

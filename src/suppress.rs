@@ -357,15 +357,28 @@ pub fn scan_comments(
         let mut directive = parse_directive(&text[at..], c.span.start + at as u32, registry);
         directive.line = source.position(c.span.start).line;
         directive.span = c.span;
-        // Removing a directive removes the comment it is (a line of its own: the whole
-        // line is the editor's to tidy).
-        directive.removal = c.span;
+        // Removing a directive removes the comment it is; a comment alone on its line of
+        // the file goes with its line (not inside a notebook's JSON string, whose line
+        // holds the string's quotes too).
+        directive.removal = whole_line(&source.text, c.span).unwrap_or(c.span);
         if let Scope::Line(_) = directive.scope {
             directive.scope = Scope::Line(c.target_line);
         }
         directives.push(directive);
     }
     Suppressions { directives }
+}
+
+/// The line around `span`, with its line break, when nothing but blanks is on it beside
+/// `span`.
+fn whole_line(text: &str, span: Span) -> Option<Span> {
+    let (start, end) = (span.start as usize, span.end as usize);
+    let line_start = text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
+    let rest = text.get(end..)?;
+    let line_end = rest.find('\n').map_or(text.len(), |i| end + i + 1);
+    let blank = |t: &str| t.chars().all(|c| c == ' ' || c == '\t' || c == '\r' || c == '\n');
+    (blank(&text[line_start..start]) && blank(&text[end..line_end]))
+        .then(|| Span::new(line_start as u32, line_end as u32))
 }
 
 /// The offset in `comment` of a `#` followed by `amlint:` (any case), if any.
@@ -908,6 +921,26 @@ fn unused_reports(d: &Directive, used: &[bool], enabled: &dyn Fn(&str) -> bool) 
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
 mod tests {
+
+    /// A comment alone on its line of a script, Terraform or ARM file is removed with its
+    /// line; one after code, or inside a notebook's JSON string, alone.
+    #[test]
+    fn an_unused_comment_alone_on_its_line_goes_with_it() {
+        let text = "a\n  # amlint: ignore[X]\r\nb # amlint: ignore[X]\n    \"# amlint: ignore[X]\\n\",\n// amlint: ignore[X]";
+        let at = |needle: &str, n: usize| {
+            let i = text.match_indices(needle).nth(n).unwrap().0 as u32;
+            Span::new(i, i + needle.len() as u32)
+        };
+        let comment = "# amlint: ignore[X]";
+        let removed = |span: Span| {
+            let r = whole_line(text, span).unwrap_or(span);
+            format!("{}{}", &text[..r.start as usize], &text[r.end as usize..])
+        };
+        assert!(removed(at(comment, 0)).starts_with("a\nb #"));
+        assert!(removed(at(comment, 1)).contains("b \n"));
+        assert!(removed(at(comment, 2)).contains("    \"\\n\",\n"));
+        assert!(removed(at("// amlint: ignore[X]", 0)).ends_with("\",\n"));
+    }
     use super::*;
 
     /// Directives in comments of another syntax than YAML's (a script's `#`, Bicep's

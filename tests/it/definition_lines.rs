@@ -171,3 +171,35 @@ fn every_output_shows_the_definitions_line_and_the_value() {
     assert_eq!(other.len(), 1, "{other:?}");
     assert!(other[0].contains("Standard_NC12"), "{other:?}");
 }
+
+/// An ARM template with comments (Azure Resource Manager accepts them, JSON does not):
+/// a resource whose `type` comes last is a definition from its object's first line, a
+/// suppression above the object applies, and one that silences nothing is reported
+/// (the template was read whole) with a fix that removes its line.
+#[test]
+fn an_arm_template_with_comments_reports_its_unused_suppressions() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = "{\n  \"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\",\n  \"resources\": [\n    // amlint: ignore[AML505] -- a lab cluster\n    {\n      \"name\": \"ws/gpu-a\",\n      \"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_NC6\"}},\n      \"type\": \"Microsoft.MachineLearningServices/workspaces/computes\"\n    },\n    {\n      \"name\": \"ws/gpu-b\",\n      \"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_DS3_v2\"}},\n      // amlint: ignore[AML505]\n      \"type\": \"Microsoft.MachineLearningServices/workspaces/computes\"\n    }\n  ]\n}\n";
+    write(dir.path(), "azuredeploy.json", template);
+    let json = capped::check_json(dir.path());
+    let at = |code: &str| -> Vec<u64> {
+        findings(&json, "azuredeploy.json", code)
+            .iter()
+            .map(|d| line(&d["range"]))
+            .collect()
+    };
+    assert_eq!(at("AML505"), Vec::<u64>::new(), "{json:#}");
+    assert_eq!(at("AML702"), [5, 10]);
+    assert_eq!(at("AML009"), [13]);
+    let diff = capped::amlint(
+        dir.path(),
+        &["check", "--no-config", "--fail-on", "never", "--diff", "."],
+        b"",
+    );
+    assert!(
+        diff.stdout_text()
+            .contains("-      // amlint: ignore[AML505]\n       \"type\""),
+        "{}",
+        diff.stdout_text()
+    );
+}
