@@ -808,16 +808,22 @@ fn prices() -> String {
     )
 }
 
-#[test]
-fn cost_figures_match_a_hand_computation() {
+/// A project whose configuration prices its computes in East US ([`prices`]).
+fn priced_project() -> tempfile::TempDir {
     let dir = project();
-    let root = dir.path();
     write(
-        root,
+        dir.path(),
         "amlint.toml",
         "[workspace]\nlocation = \"eastus\"\nprices = \"azure/prices-eastus.json\"\n",
     );
-    write(root, "azure/prices-eastus.json", &prices());
+    write(dir.path(), "azure/prices-eastus.json", &prices());
+    dir
+}
+
+#[test]
+fn cost_figures_match_a_hand_computation() {
+    let dir = priced_project();
+    let root = dir.path();
     put(
         root,
         "cpu.yml",
@@ -874,14 +880,8 @@ fn cost_figures_match_a_hand_computation() {
 /// files (its compute YAML and a script; Terraform) costs once, by its name.
 #[test]
 fn the_always_on_cost_counts_each_compute_once_wherever_it_is_defined() {
-    let dir = project();
+    let dir = priced_project();
     let root = dir.path();
-    write(
-        root,
-        "amlint.toml",
-        "[workspace]\nlocation = \"eastus\"\nprices = \"azure/prices-eastus.json\"\n",
-    );
-    write(root, "azure/prices-eastus.json", &prices());
     put(
         root,
         "cpu.yml",
