@@ -370,15 +370,27 @@ pub fn scan_comments(
 }
 
 /// The line around `span`, with its line break, when nothing but blanks is on it beside
-/// `span`.
+/// `span`. Scans only the blanks around it: many comments on one long line cost no more
+/// than the line.
 fn whole_line(text: &str, span: Span) -> Option<Span> {
-    let (start, end) = (span.start as usize, span.end as usize);
-    let line_start = text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
-    let rest = text.get(end..)?;
-    let line_end = rest.find('\n').map_or(text.len(), |i| end + i + 1);
-    let blank = |t: &str| t.chars().all(|c| c == ' ' || c == '\t' || c == '\r' || c == '\n');
-    (blank(&text[line_start..start]) && blank(&text[end..line_end]))
-        .then(|| Span::new(line_start as u32, line_end as u32))
+    let b = text.as_bytes();
+    let blank = |c: u8| c == b' ' || c == b'\t' || c == b'\r';
+    let mut start = span.start as usize;
+    while start > 0 && blank(b[start - 1]) {
+        start -= 1;
+    }
+    if start > 0 && b[start - 1] != b'\n' {
+        return None;
+    }
+    let mut end = (span.end as usize).min(b.len());
+    while end < b.len() && blank(b[end]) {
+        end += 1;
+    }
+    match b.get(end) {
+        Some(b'\n') => Some(Span::new(start as u32, end as u32 + 1)),
+        None => Some(Span::new(start as u32, end as u32)),
+        Some(_) => None,
+    }
 }
 
 /// The offset in `comment` of a `#` followed by `amlint:` (any case), if any.
