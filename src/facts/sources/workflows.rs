@@ -1,5 +1,6 @@
 //! CI files that create computes: GitHub Actions workflows (`run:`) and Azure Pipelines
-//! (`script:`, `bash:`, `pwsh:`, `powershell:`, an `AzureCLI` task's `inlineScript:`, an `AzurePowerShell` task's `Inline:`), read
+//! (`script:`, `bash:`, `pwsh:`, `powershell:`, an `AzureCLI` task's `inlineScript:`, a `PowerShell` task's `script:`, an `AzurePowerShell`
+//! task's `Inline:`), read
 //! from the YAML tree the loader made. A script's variables come from the file around it:
 //! `env:` at every level, Azure Pipelines `variables:` (as `$(name)` macros, as `${{
 //! variables.name }}` and as the environment variables the agent makes of them), a
@@ -13,7 +14,7 @@
 //! to a fixed depth.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::az_cli::{Ctx, Eval, Evaluated, Outer, ScriptVal, ValueKind, Vars, definitions, setting_of};
 use super::common::{Definitions, Input, Reader};
@@ -241,6 +242,8 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
     // (node, the frame it sits in)
     let mut stack: Vec<(NodeId, Option<usize>)> = vec![(root, None)];
     let mut visited = 0usize;
+    // The `inputs:` of a `PowerShell` task, whose `script:` was read as PowerShell.
+    let mut powershell_inputs: HashSet<NodeId> = HashSet::new();
     while let Some((node, frame)) = stack.pop() {
         visited += 1;
         // A tree of aliases may be wider than the file: visit no more than its nodes.
@@ -288,7 +291,20 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
                 if let Some(def) = template_call(input, doc, node, &scope) {
                     out.computes.push(def);
                 }
+                // A `PowerShell` task's inline `script:` is PowerShell (a `Bash` task's,
+                // with the same inputs, is bash: the task says which).
+                let task = doc.get(node, "task").and_then(|t| str_of(doc, t));
+                if task.is_some_and(|t| t.to_ascii_lowercase().starts_with("powershell@")) {
+                    let inputs = doc.get(node, "inputs").map(|i| doc.resolve(i));
+                    if let Some(v) = inputs.and_then(|i| doc.get(i, "script")) {
+                        read_script(input, doc, v, Dialect::PowerShell, true, &scope, out);
+                        powershell_inputs.extend(inputs);
+                    }
+                }
                 for (key, dialect, macros) in script_keys(doc, node) {
+                    if key == "script" && powershell_inputs.contains(&node) {
+                        continue;
+                    }
                     if let Some(v) = doc.get(node, key) {
                         read_script(input, doc, v, dialect, macros, &scope, out);
                     }
@@ -703,6 +719,21 @@ mod tests {
         assert_eq!(&text[origin.range()], "Standard_NC6");
         assert!(origin.start < 30, "the one under `variables:`");
         assert!(!size.in_place);
+    }
+
+    /// A `PowerShell` task's inline `script:` is PowerShell (its assignments are read),
+    /// read once; a `Bash` task's, with the same inputs, is bash.
+    #[test]
+    fn a_powershell_tasks_script_is_read_as_powershell_once() {
+        let text = "steps:\n  - task: PowerShell@2\n    inputs:\n      targetType: inline\n      script: |\n        $Size = \"Standard_NC6\"\n        az ml compute create --name ps2 --type amlcompute --size $Size\n  - task: Bash@3\n    inputs:\n      targetType: inline\n      script: |\n        SIZE=Standard_NC6\n        az ml compute create --name sh3 --type amlcompute --size $SIZE\n";
+        let out = run(text);
+        let sizes: Vec<(Option<&str>, Option<Scalar>)> = out
+            .computes
+            .iter()
+            .map(|d| (d.known_name(), d.get("size").unwrap().value.clone()))
+            .collect();
+        let nc6 = Some(Scalar::Str("Standard_NC6".into()));
+        assert_eq!(sizes, [(Some("ps2"), nc6.clone()), (Some("sh3"), nc6)]);
     }
 
     /// An `AzurePowerShell` task's inline script is PowerShell: its variables are read,
