@@ -1,6 +1,6 @@
 //! CI files that create computes: GitHub Actions workflows (`run:`) and Azure Pipelines
-//! (`script:`, `bash:`, `pwsh:`, `powershell:`, an `AzureCLI` task's `inlineScript:`, a `PowerShell` task's `script:`, an `AzurePowerShell`
-//! task's `Inline:`), read
+//! (`script:`, `bash:`, `pwsh:`, `powershell:`, an `AzureCLI` task's `inlineScript:`, a
+//! `PowerShell` task's `script:`, an `AzurePowerShell` task's `Inline:`), read
 //! from the YAML tree the loader made. A script's variables come from the file around it:
 //! `env:` at every level, Azure Pipelines `variables:` (as `$(name)` macros, as `${{
 //! variables.name }}` and as the environment variables the agent makes of them), a
