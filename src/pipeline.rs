@@ -1347,14 +1347,7 @@ fn check_documents(
             continue;
         };
         references.extend(facts.compute_refs());
-        let name = doc
-            .root
-            .and_then(|r| doc.get(r, "name"))
-            .and_then(|n| match doc.value(n) {
-                crate::document::Value::Str(s) => Some(&**s),
-                _ => None,
-            });
-        always_on.extend(always_on_cost(facts, name));
+        always_on.extend(always_on_cost(facts, doc.top_str("name")));
     }
     always_on
 }
@@ -1369,9 +1362,8 @@ fn always_on_cost(facts: &DocFacts, name: Option<&str>) -> Option<crate::results
         monthly: cost.monthly(),
         currency: cost.currency,
         source: cost.file,
-        compute: name
-            .filter(|_| kind == "amlCompute")
-            .map(|n| n.trim().to_ascii_lowercase()),
+        // Lower-cased as the project index keys compute names.
+        compute: name.filter(|_| kind == "amlCompute").map(str::to_lowercase),
     })
 }
 

@@ -102,7 +102,7 @@ pub struct AlwaysOnCost {
     pub currency: String,
     /// The price file.
     pub source: String,
-    /// A cluster's name, lower-cased, when known: a compute defined in several files (a
+    /// A cluster's name, lower-cased (as the project index keys it), when known: a compute defined in several files (a
     /// Bicep module and the ARM template built from it, a script and its compute YAML)
     /// costs once.
     pub compute: Option<String>,

@@ -808,6 +808,15 @@ fn prices() -> String {
     )
 }
 
+/// `amlint check --statistics .` in `root`: what it prints.
+fn statistics(root: &Path) -> String {
+    let out = amlint(root)
+        .args(["check", "--statistics", "."])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A project whose configuration prices its computes in East US ([`prices`]).
 fn priced_project() -> tempfile::TempDir {
     let dir = project();
@@ -864,11 +873,7 @@ fn cost_figures_match_a_hand_computation() {
     );
     // 2 × 3.06 × 730 = 4467.6
     assert!(cost("blue.yml", "AML604").ends_with(": 2 × 3.06 USD an hour × 730 hours = 4467.60 USD a month (Standard_NC6s_v3 in eastus, azure/prices-eastus.json)"));
-    let out = amlint(root)
-        .args(["check", "--statistics", "."])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = statistics(root);
     // 388.36 + 116.508 + 4467.6 = 4972.468
     assert!(
         text.contains("always-on cost: 4972.47 USD a month (2 clusters that never scale to zero and 1 managed online deployment"),
@@ -900,11 +905,7 @@ fn the_always_on_cost_counts_each_compute_once_wherever_it_is_defined() {
         "infra/main.tf",
         "resource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name = \"tf-cpu\"\n  vm_size = \"Standard_DS3_v2\"\n  vm_priority = \"Dedicated\"\n  scale_settings {\n    min_node_count = 1\n    max_node_count = 2\n  }\n}\n",
     );
-    let out = amlint(root)
-        .args(["check", "--statistics", "."])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = statistics(root);
     // 2 × 0.266 × 730 = 388.36 (once) + 1 × 0.266 × 730 = 194.18
     assert!(
         text.contains("always-on cost: 582.54 USD a month (2 clusters that never scale to zero:"),

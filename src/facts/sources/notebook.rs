@@ -137,7 +137,12 @@ impl Outer for NbOuter<'_> {
         // `{name}`: IPython's expansion of a Python expression.
         let mut out = String::new();
         let mut rest = text;
-        // The literal of a word that is one `{name}` alone: the value's origin.
+        // A word that is one `{name}` alone has that variable's literal as its origin.
+        let alone = text
+            .strip_prefix('{')
+            .and_then(|t| t.strip_suffix('}'))
+            .filter(|e| !e.contains(['{', '}']))
+            .map(str::trim);
         let mut origin = None;
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);
@@ -146,8 +151,7 @@ impl Outer for NbOuter<'_> {
             let expr = after[..close].trim();
             match before(self.vars.python.get(expr), self.at) {
                 Some(ScriptVal::Known { text: value, literal }) => {
-                    let whole = open == 0 && close + 2 == rest.len() && rest.len() == text.len();
-                    origin = literal.filter(|_| whole);
+                    origin = literal.filter(|_| alone == Some(expr));
                     out.push_str(&value);
                 }
                 Some(d @ ScriptVal::Dynamic(_)) => return Some(d),
