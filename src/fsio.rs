@@ -714,6 +714,25 @@ pub fn exists_here(path: &Path) -> bool {
     look_here(path).is_some()
 }
 
+/// The entries of the directory `dir`, which a walk reached without following a link
+/// (the directory it was given, or one a listing showed as a directory): each with its
+/// path, name and type as the listing shows it (a link is not followed; nothing is
+/// opened). The walk reads no entry it has not looked at this way.
+pub fn walk_listing(
+    dir: &Path,
+) -> std::io::Result<impl Iterator<Item = std::io::Result<(PathBuf, std::ffi::OsString, std::fs::FileType)>>>
+{
+    Ok(std::fs::read_dir(dir)?
+        .map(|entry| entry.and_then(|e| e.file_type().map(|t| (e.path(), e.file_name(), t)))))
+}
+
+/// Whether something is at `path`, links followed (`stat`): for the markers of a
+/// repository's root (`.git`, `.jj`), which git takes as such wherever they lead; only
+/// looked at, never opened.
+pub fn exists_through_links(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok()
+}
+
 /// The entries of the folder at `path` inside `boundary`: each name with what it is
 /// itself (a link is `None`, not followed), at most `max` of them (`Err(TooLarge)`
 /// beyond: the caller asked for a bounded answer).

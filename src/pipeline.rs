@@ -494,15 +494,19 @@ impl<'a> Run<'a> {
         for problem in problems {
             match problem.kind {
                 discover::ProblemKind::IgnoreFile => config_errors.push(refused_ignore_file(problem)),
-                discover::ProblemKind::Unlisted => {
+                discover::ProblemKind::Unlisted | discover::ProblemKind::UnreadIgnoreFile => {
+                    let help = if problem.kind == discover::ProblemKind::Unlisted {
+                        "Make the directory readable by the user running amlint, or exclude it in the configuration."
+                    } else {
+                        "Make the ignore file readable by the user running amlint; until then the files it names are checked."
+                    };
                     let mut report = FileReport {
                         source: SourceFile::new(&problem.display, String::new()),
                         checked: true,
                         kinds: Vec::new(),
                         classes: Vec::new(),
                         diagnostics: vec![
-                            Diagnostic::new(codes::AML004, Span::at(0), problem.message)
-                                .with_help("Make the directory readable by the user running amlint, or exclude it in the configuration."),
+                            Diagnostic::new(codes::AML004, Span::at(0), problem.message).with_help(help),
                         ],
                         suppressed: Vec::new(),
                         omitted: Vec::new(),

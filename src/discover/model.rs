@@ -1,0 +1,155 @@
+//! What a walk finds and decides with: the files to check ([`Candidate`]), what it could
+//! not do ([`Problem`]), the [`Filter`] that decides which directories and files it
+//! keeps, and how paths are shown.
+
+use std::path::{Path, PathBuf};
+
+/// A file to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub path: PathBuf,
+    /// The path as reports show it: as given, or the walked path below what was given.
+    pub display: String,
+    /// Named on the command line (always checked, and reported even when it turns out
+    /// not to be an Azure ML file that failed to load).
+    pub explicit: bool,
+    /// What the walk's directory listing showed of it (a regular file, or not known).
+    pub seen: crate::load::Seen,
+}
+
+/// Something the walk could not do.
+#[derive(Debug)]
+pub struct Problem {
+    /// The directory or file concerned, as walked.
+    pub path: PathBuf,
+    /// The path as reports show it.
+    pub display: String,
+    pub kind: ProblemKind,
+    /// What happened.
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// A directory (or a given path) that could not be listed or was refused: a finding
+    /// (AML004) on its path.
+    Unlisted,
+    /// An ignore file that is not read (`.gitignore`, `.ignore`, git's `info/exclude`
+    /// and the `.git` file leading to it): a configuration error. Its directory is not
+    /// walked.
+    IgnoreFile,
+    /// An ignore file that could not be read (a permission error): a finding (AML004) on
+    /// its path; the walk goes on without its patterns, as git goes on with a warning.
+    UnreadIgnoreFile,
+}
+
+/// The files found, each with what `each` made of it, and the problems met.
+pub struct Discovered<T> {
+    pub files: Vec<(Candidate, T)>,
+    pub problems: Vec<Problem>,
+}
+
+/// Whether a file name is one amlint reads when walking a directory: Azure ML files, and
+/// the files that may define computes (`load::DEFINITION_SOURCES`).
+pub fn is_config_name(name: &str) -> bool {
+    let ends_with = |suffix: &str| {
+        name.len() >= suffix.len()
+            && name.as_bytes()[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+    };
+    ends_with(".yml")
+        || ends_with(".yaml")
+        || ends_with(".json")
+        || name == "MLTable"
+        || crate::load::is_definition_source(name)
+}
+
+/// `./a/b.yml` → `a/b.yml`; everything else unchanged (on Windows, `\\` → `/`). A name
+/// that is not UTF-8 shows its other bytes as `\xNN`, so that two such names never show
+/// alike.
+pub fn display_of(path: &Path) -> String {
+    let s = path_text(path);
+    let s = if cfg!(windows) { s.replace('\\', "/") } else { s };
+    match s.strip_prefix("./") {
+        Some(rest) if !rest.is_empty() => rest.to_string(),
+        _ => s,
+    }
+}
+
+/// A path as text: its UTF-8 as it is, other bytes as `\xNN`.
+fn path_text(path: &Path) -> String {
+    if let Some(s) = path.to_str() {
+        return s.to_string();
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::new();
+        for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("\\x{b:02X}"));
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    path.to_string_lossy().into_owned()
+}
+
+/// Decides what a walk yields (the configuration's `include`/`exclude` implement it).
+/// Paths are as walked: relative when the given path was.
+pub trait Filter: Send + Sync {
+    /// Whether to walk into `dir`, a directory below a given one.
+    fn enter_dir(&self, dir: &Path) -> bool;
+    /// Whether a file found by walking is checked.
+    fn walked_file(&self, path: &Path) -> bool;
+    /// Whether a file named on the command line is checked.
+    fn explicit_file(&self, path: &Path) -> bool;
+    /// The walk listed the directory `dir`; `has(name)` says whether an entry of that
+    /// name is in it. Called before any of its entries is filtered, so that what a filter
+    /// would look for by name in `dir` (a configuration file) it can know from here.
+    fn listed(&self, _dir: &Path, _has: &dyn Fn(&str) -> bool) {}
+}
+
+/// No configuration: every directory, every file with a configuration file name.
+pub struct Unfiltered;
+
+impl Filter for Unfiltered {
+    fn enter_dir(&self, _: &Path) -> bool {
+        true
+    }
+
+    fn walked_file(&self, path: &Path) -> bool {
+        path.file_name()
+            .is_some_and(|n| is_config_name(&n.to_string_lossy()))
+    }
+
+    fn explicit_file(&self, _: &Path) -> bool {
+        true
+    }
+}
+
+/// The hidden directories a walk enters: those of GitHub Actions and Azure Pipelines,
+/// whose workflows may create computes, and those where teams keep deployment files
+/// (`.azure`, `.cloud` of the "Deploy to Azure" samples, `.devops`, `.infra`...). Every
+/// other hidden file or directory (`.git`, `.venv`, `.terraform`'s downloaded modules,
+/// `.ipynb_checkpoints`' copies of notebooks, `.pre-commit-config.yaml`) is skipped.
+pub const WALKED_HIDDEN: &[&str] = &[
+    ".github",
+    ".azure-pipelines",
+    ".pipelines",
+    ".azure",
+    ".azuredevops",
+    ".ci",
+    ".cloud",
+    ".deploy",
+    ".deployment",
+    ".devops",
+    ".infra",
+];
+
+pub(super) fn walked_hidden(name: &std::ffi::OsStr) -> bool {
+    WALKED_HIDDEN
+        .iter()
+        .any(|h| name.as_encoded_bytes().eq_ignore_ascii_case(h.as_bytes()))
+}
