@@ -4,8 +4,9 @@
 //! key the SDK drops (`x-amlint-read-only`), does not read (`x-amlint-ignored`), or takes
 //! without knowing it (a mapping with `x-amlint-unknown-keys`: every unknown key where
 //! SDK v1 reads known keys by name, `ignore`; an unknown key that resembles a known one
-//! where the v2 SDK includes or excludes unknown keys unchecked) (docs/schemas.md). Unions are followed like the validator follows them: the
-//! discriminated branch, else every branch that admits the value's type.
+//! where the v2 SDK includes or excludes unknown keys unchecked) (docs/schemas.md). Unions are followed like the SDK loads them: the
+//! discriminated branch (of several for one discriminator value, the first whose required keys
+//! the value has: `select::loading_branch`), else every branch that admits the value's type.
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
@@ -412,6 +413,7 @@ impl Walker<'_> {
             match (k.discriminator.and_then(Value::as_str), x) {
                 (Some(key), Value::Object(obj)) => {
                     if let Ok(i) = super::select::discriminate(key, branches, obj) {
+                        let i = super::select::loading_branch(self.store, key, branches, base, obj, i);
                         if let Some(b) = branches.get(i) {
                             self.walk(x, b, base, at, depth + 1);
                         }
