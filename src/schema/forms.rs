@@ -43,6 +43,9 @@ pub struct Form {
     /// command runs in (SDK v1), not the file's directory; amlint tries the file's folder
     /// and each folder above it.
     pub from_cwd: bool,
+    /// `local-path` with `"content": "conda"`: a conda environment file, which the tool
+    /// that loads the configuration parses as YAML (AML206 when it is not a YAML mapping).
+    pub conda: bool,
 }
 
 impl Form {
@@ -58,6 +61,7 @@ impl Form {
             unless: v.get("unless").and_then(Value::as_str).map(str::to_string),
             on_create: v.get("stage").and_then(Value::as_str) == Some("create"),
             from_cwd: v.get("base").and_then(Value::as_str) == Some("cwd"),
+            conda: v.get("content").and_then(Value::as_str) == Some("conda"),
             form,
         })
     }
