@@ -374,7 +374,7 @@ impl<'a> Run<'a> {
             warm_embedded_data,
         );
         let project = Project::detect(&resolver, &inputs);
-        let disk = Arc::new(DiskSizes::within(project.boundary.clone()));
+        let disk = Arc::new(DiskSizes::within(project.boundary.clone()).with_limits(options.limits.clone()));
         let with_project = crate::config::WithProjectInventory::new(project.config.clone());
         let filter = Arc::new(ConfigFilter {
             resolver: resolver.clone(),

@@ -1,8 +1,10 @@
-//! AML201 local-path-not-found and AML202 malformed-asset-reference: the reference fields
-//! of a document (found with the schemas' `x-amlint-forms`, `crate::schema::forms`),
-//! checked the way the Azure ML CLI resolves them. Local paths are resolved against the
-//! file's directory and only their metadata is read; `azureml:` references are checked
-//! for form, never looked up.
+//! AML201 local-path-not-found, AML202 malformed-asset-reference and AML206
+//! invalid-conda-file: the reference fields of a document (found with the schemas'
+//! `x-amlint-forms`, `crate::schema::forms`), checked the way the Azure ML CLI resolves
+//! them. Local paths are resolved against the file's directory and only their metadata is
+//! read, except a conda file (`"content": "conda"`), which is read and parsed once per run
+//! (`facts::DiskSizes::conda_problem`); `azureml:` references are checked for form, never
+//! looked up.
 
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -12,12 +14,13 @@ use regex::Regex;
 use super::context::DocContext;
 use crate::diagnostic::{Diagnostic, Findings, codes};
 use crate::document::{Target, Value};
+use crate::facts::CondaProblem;
 use crate::fsio::{self, Boundary, Looked, Refusal};
 use crate::schema::coerce::is_binding;
 use crate::schema::forms::{Form, asset_singular};
 use crate::source::Pointer;
 
-pub const CODES: &[&str] = &[codes::AML201.code, codes::AML202.code];
+pub const CODES: &[&str] = &[codes::AML201.code, codes::AML202.code, codes::AML206.code];
 
 pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     let Some(annotations) = cx.annotations() else {
@@ -120,6 +123,7 @@ fn file_site(
         unless: None,
         on_create: false,
         from_cwd: false,
+        conda: false,
     };
     missing(cx.boundary, dir, path, &form, field, text, span)
 }
@@ -170,7 +174,19 @@ fn check_site(
     };
     if form.from_cwd {
         let under = form.relative_to.as_deref().and_then(sibling_text);
-        return missing_from_cwd(cx.boundary, dir, under.as_deref(), text, form, &field, span);
+        let d = missing_from_cwd(cx.boundary, dir, under.as_deref(), text, form, &field, span);
+        if d.is_some() || !form.conda {
+            return d;
+        }
+        // The first working directory that has the file is the one SDK v1 reads it in.
+        let found = cwd_candidates(cx.boundary, dir)
+            .into_iter()
+            .map(|c| match under.as_deref() {
+                Some(src) => c.join(src).join(text),
+                None => c.join(text),
+            })
+            .find(|p| matches!(fsio::look(p, cx.boundary), Ok(Looked::File { .. })))?;
+        return conda_site(cx, &found, text, &field, span, true);
     }
     let base = match &form.relative_to {
         Some(sibling) => match sibling_text(sibling) {
@@ -183,7 +199,13 @@ fn check_site(
         },
         None => dir.to_path_buf(),
     };
-    let mut d = missing(cx.boundary, &base, text, form, &field, text, span)?;
+    let Some(mut d) = missing(cx.boundary, &base, text, form, &field, text, span) else {
+        return if form.conda {
+            conda_site(cx, &base.join(text), text, &field, span, false)
+        } else {
+            None
+        };
+    };
     if on_create {
         d = soften(d, &field);
     }
@@ -199,6 +221,46 @@ fn check_site(
         ));
     }
     Some(d)
+}
+
+/// AML206 when the conda file at `path` (it exists) is not a YAML mapping. `v1`: named by
+/// an SDK v1 inference configuration, which reads it when the model is deployed.
+fn conda_site(
+    cx: &DocContext<'_>,
+    path: &Path,
+    shown: &str,
+    field: &str,
+    span: crate::source::Span,
+    v1: bool,
+) -> Option<Diagnostic> {
+    let problem = cx.facts?.base.disk.conda_problem(path, cx.boundary)?;
+    let where_ = crate::fsio::normalize(path).display().to_string();
+    Some(match &*problem {
+        CondaProblem::NotYaml { line, column, reason } => {
+            let fails = if v1 {
+                "SDK v1 reads the conda file with a YAML parser when it deploys the model, and fails"
+            } else {
+                "The Azure ML CLI parses the conda file when it loads this file, and fails (\"Error while parsing yaml file\")"
+            };
+            Diagnostic::new(
+                codes::AML206,
+                span,
+                format!("Conda file `{shown}` in `{field}` is not valid YAML: {reason} (line {line}, column {column} of `{where_}`)"),
+            )
+            .with_help(format!(
+                "{fails}. Fix line {line} of `{where_}` (a list item needs a space after its `-`, as in `- pip:`; a `{{{{ }}}}` template must be rendered first), or point `{field}` at a valid conda file."
+            ))
+        }
+        CondaProblem::NotMapping { what } => Diagnostic::new(
+            codes::AML206,
+            span,
+            format!("Conda file `{shown}` in `{field}` is {what}, not a mapping (looked at `{where_}`)"),
+        )
+        .with_help(format!(
+            "The file loads, but conda builds the environment from a mapping with `name`, `channels` and `dependencies`, and fails on anything else. Write the environment's specification there, or remove `{field}`."
+        ))
+        .with_severity(crate::diagnostic::Severity::Warning),
+    })
 }
 
 /// A glob (`data/*.csv`): a pattern, not one path.
@@ -542,6 +604,7 @@ mod tests {
             unless: None,
             on_create: false,
             from_cwd: false,
+            conda: false,
         }
     }
 

@@ -734,13 +734,71 @@ pub fn parse_reference(s: &str) -> Reference {
     }
 }
 
-/// Sizes of model files and folders on disk, measured once per path. Only metadata is
-/// read; symbolic links are not followed; special files count as unknown.
+/// What the run learns from the files the project's configurations name, once per path:
+/// the sizes of model files and folders (only metadata is read; symbolic links are not
+/// followed; special files count as unknown), and whether a conda file reads as YAML
+/// ([`DiskSizes::conda_problem`]).
 #[derive(Debug, Default)]
 pub struct DiskSizes {
     cache: Mutex<HashMap<PathBuf, Option<u64>>>,
     /// The project: a model path leading outside it is not measured (unknown).
     boundary: crate::fsio::Boundary,
+    /// [`DiskSizes::conda_problem`]'s answers, by real path.
+    conda: Mutex<HashMap<PathBuf, Option<std::sync::Arc<CondaProblem>>>>,
+    /// The run's bounds on what a file read may take.
+    limits: crate::limits::Limits,
+}
+
+/// What is wrong with a conda environment file that a configuration names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CondaProblem {
+    /// Not YAML (PyYAML, which the CLI reads it with, refuses it): the parser's reason, at
+    /// a line (1-based) and column (1-based) of the conda file.
+    NotYaml { line: u32, column: u32, reason: String },
+    /// YAML, but not a mapping: what it is instead (`a list`, `a single value`).
+    NotMapping { what: &'static str },
+}
+
+impl CondaProblem {
+    /// The problem of a conda file's text, read with amlint's YAML loader (PyYAML's
+    /// reading): `None` when it is one mapping.
+    pub fn of_text(name: &str, text: String, limits: &crate::limits::Limits) -> Option<CondaProblem> {
+        let loaded = crate::load::parse_text(name, text, crate::load::Format::Yaml, limits);
+        let at = |span: Span, reason: String| {
+            let p = loaded.source.position(span.start);
+            Some(CondaProblem::NotYaml {
+                line: p.line,
+                column: p.column,
+                reason,
+            })
+        };
+        if let Some(d) = loaded
+            .diagnostics
+            .iter()
+            .find(|d| d.code == crate::diagnostic::codes::AML001.code)
+        {
+            let reason = d
+                .message
+                .strip_prefix("YAML syntax error: ")
+                .unwrap_or(&d.message);
+            return at(d.span, reason.to_string());
+        }
+        // `yaml.safe_load` takes one document.
+        if let Some(second) = loaded.documents.get(1) {
+            return at(
+                second.span,
+                "expected a single document in the stream, but found another document".to_string(),
+            );
+        }
+        let what = match loaded.documents.first().and_then(Document::root_value) {
+            // Read as `None`: the environment has no conda specification, as without the key.
+            None | Some(Value::Null) | Some(Value::Map(_)) => return None,
+            Some(Value::Seq(_)) => "a list",
+            Some(Value::Alias(_)) => return None,
+            Some(_) => "a single value",
+        };
+        Some(CondaProblem::NotMapping { what })
+    }
 }
 
 /// At most this many entries are visited under one model folder.
@@ -752,7 +810,41 @@ impl DiskSizes {
         Self {
             cache: Mutex::default(),
             boundary,
+            conda: Mutex::default(),
+            limits: crate::limits::Limits::default(),
         }
+    }
+
+    /// Files read within `limits` (the run's), not the default ones.
+    pub fn with_limits(mut self, limits: crate::limits::Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// What is wrong with the conda file at `path` (an existing file of the project, as
+    /// `boundary` says), read through `fsio` within the run's limits and parsed once per
+    /// run however many configurations name it; `None` when it is one YAML mapping, or when
+    /// it cannot be read as text (too large, not UTF-8, a link out: no judgement).
+    pub fn conda_problem(
+        &self,
+        path: &Path,
+        boundary: &crate::fsio::Boundary,
+    ) -> Option<std::sync::Arc<CondaProblem>> {
+        let limits = &self.limits;
+        let real = boundary.resolve_named(path).ok()?;
+        if let Some(hit) = self.conda.lock().unwrap_or_else(|e| e.into_inner()).get(&real) {
+            return hit.clone();
+        }
+        let problem = crate::load::read_text(path, boundary, limits)
+            .ok()
+            .and_then(|text| CondaProblem::of_text(&path.to_string_lossy(), text, limits))
+            .map(std::sync::Arc::new);
+        self.conda
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(real)
+            .or_insert(problem)
+            .clone()
     }
 
     /// The project these sizes are measured in: the run's boundary.

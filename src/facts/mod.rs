@@ -20,6 +20,6 @@ pub use doc_facts::{
     ComputeInfo, DocFacts, FactBase, ModelFacts, ModelInfo, Placement, SimilarNames, VmNode, human_bytes,
     is_local_path, parse_date, quantity_gib, today, today_override,
 };
-pub use index::{DiskSizes, LazyIndex, ProjectIndex};
+pub use index::{CondaProblem, DiskSizes, LazyIndex, ProjectIndex};
 pub use table::{FACTS, Fact, Fields, VM_FIELDS};
 pub use value::{Resolved, Val};

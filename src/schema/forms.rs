@@ -4,8 +4,9 @@
 //! key the SDK drops (`x-amlint-read-only`), does not read (`x-amlint-ignored`), or takes
 //! without knowing it (a mapping with `x-amlint-unknown-keys`: every unknown key where
 //! SDK v1 reads known keys by name, `ignore`; an unknown key that resembles a known one
-//! where the v2 SDK includes or excludes unknown keys unchecked) (docs/schemas.md). Unions are followed like the validator follows them: the
-//! discriminated branch, else every branch that admits the value's type.
+//! where the v2 SDK includes or excludes unknown keys unchecked) (docs/schemas.md). Unions are followed like the SDK loads them: the
+//! discriminated branch (of several for one discriminator value, the first whose required keys
+//! the value has: `select::loading_branch`), else every branch that admits the value's type.
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
@@ -42,6 +43,9 @@ pub struct Form {
     /// command runs in (SDK v1), not the file's directory; amlint tries the file's folder
     /// and each folder above it.
     pub from_cwd: bool,
+    /// `local-path` with `"content": "conda"`: a conda environment file, which the tool
+    /// that loads the configuration parses as YAML (AML206 when it is not a YAML mapping).
+    pub conda: bool,
 }
 
 impl Form {
@@ -57,6 +61,7 @@ impl Form {
             unless: v.get("unless").and_then(Value::as_str).map(str::to_string),
             on_create: v.get("stage").and_then(Value::as_str) == Some("create"),
             from_cwd: v.get("base").and_then(Value::as_str) == Some("cwd"),
+            conda: v.get("content").and_then(Value::as_str) == Some("conda"),
             form,
         })
     }
@@ -412,6 +417,7 @@ impl Walker<'_> {
             match (k.discriminator.and_then(Value::as_str), x) {
                 (Some(key), Value::Object(obj)) => {
                     if let Ok(i) = super::select::discriminate(key, branches, obj) {
+                        let i = super::select::loading_branch(self.store, key, branches, base, obj, i);
                         if let Some(b) = branches.get(i) {
                             self.walk(x, b, base, at, depth + 1);
                         }

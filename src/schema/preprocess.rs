@@ -35,16 +35,17 @@ pub const ENDPOINT_NAME_FROM_CLI: &[&str] = &[
 /// `(schema, property, forms)`: schema is a `$defs` name (a content-hash suffix such as
 /// `.5bcd41` or `.binding` is ignored) or `#root:<kind>` for a kind's root object.
 const EXTRA_FORMS: &[(&str, &str, &str)] = &[
-    // Environment.__init__ reads the conda file at load time.
+    // Environment.__init__ reads the conda file at load time, as YAML (`content: conda`:
+    // "Error while parsing yaml file" when it is not).
     (
         "EnvironmentSchema",
         "conda_file",
-        r#"[{"form": "local-path", "dir": false}]"#,
+        r#"[{"form": "local-path", "dir": false, "content": "conda"}]"#,
     ),
     (
         "AnonymousEnvironmentSchema",
         "conda_file",
-        r#"[{"form": "local-path", "dir": false}]"#,
+        r#"[{"form": "local-path", "dir": false, "content": "conda"}]"#,
     ),
     // An anonymous inline model's files are hashed at load time (one with a `name` is
     // uploaded only when the deployment is created).
@@ -80,7 +81,7 @@ const EXTRA_FORMS: &[(&str, &str, &str)] = &[
     (
         "#root:v1.inferenceConfig",
         "condaFile",
-        r#"[{"form": "local-path", "dir": false, "base": "cwd", "relative_to": "sourceDirectory"}]"#,
+        r#"[{"form": "local-path", "dir": false, "base": "cwd", "relative_to": "sourceDirectory", "content": "conda"}]"#,
     ),
     (
         "#root:v1.inferenceConfig",

@@ -616,6 +616,67 @@ pub(super) fn discriminate<'a>(
     }
 }
 
+/// The branch the SDK loads `obj` with, given the branch `first` that [`discriminate`]
+/// selects: the SDK tries a union's branches in order and keeps the first that loads, and
+/// some unions list several branches for one discriminator value (a pipeline step of
+/// `type: command` is a `CommandSchema`, which needs `component`, else a
+/// `PipelineCommandJobSchema`, which needs `command` and checks `code`). Of the branches
+/// with `first`'s discriminator schema, the first whose required keys `obj` has; `first`
+/// when none has them all.
+pub(super) fn loading_branch(
+    store: &Store,
+    key: &str,
+    branches: &[Value],
+    base: &str,
+    obj: &serde_json::Map<String, Value>,
+    first: usize,
+) -> usize {
+    fn inline<'a>(b: &'a Value, key: &str) -> Option<&'a Value> {
+        b.get("properties").and_then(|p| p.get(key))
+    }
+    let Some(selected) = branches.get(first) else {
+        return first;
+    };
+    let value = inline(selected, key);
+    branches
+        .iter()
+        .enumerate()
+        .skip(first)
+        .filter(|(_, b)| inline(b, key) == value)
+        .find(|(_, b)| has_required(store, b, base, obj, 0))
+        .map_or(first, |(i, _)| i)
+}
+
+/// Whether `obj` has every key `schema` requires, through the references and the binding
+/// wrapper (`x-amlint-binding`'s `else`) that stand in for the object schema.
+fn has_required(
+    store: &Store,
+    schema: &Value,
+    base: &str,
+    obj: &serde_json::Map<String, Value>,
+    depth: usize,
+) -> bool {
+    let Value::Object(m) = schema else {
+        return true;
+    };
+    let present = m
+        .get("required")
+        .and_then(Value::as_array)
+        .is_none_or(|r| r.iter().all(|k| k.as_str().is_some_and(|k| obj.contains_key(k))));
+    if !present || depth >= 8 {
+        return present;
+    }
+    let wrapped = m
+        .get("x-amlint-binding")
+        .filter(|b| *b == &Value::Bool(true))
+        .and_then(|_| m.get("else"))
+        .is_none_or(|rest| has_required(store, rest, base, obj, depth + 1));
+    wrapped
+        && store
+            .follow(m, base)
+            .is_none_or(|(target, uri)| has_required(store, target, &uri, obj, depth + 1))
+}
+
 /// A discriminator's inline schema: `x-amlint-enum`, `const`, `type`, or `false`.
 fn accepts_simple(schema: &Value, value: &Value) -> bool {
     match schema {
