@@ -79,11 +79,13 @@ def _entry_matches(value: Any, shape: Dict[str, Any]) -> bool:
 def shape_matches(doc: Dict[str, Any], alt: Dict[str, Any]) -> bool:
     if "type" in alt and not _type_matches(doc, alt["type"]):
         return False
-    if any(k not in doc for k in alt.get("keys", [])):
+    # A key that is not a string is named as Python prints it (YAML 1.1 `on:` is `True`).
+    keys = {k if isinstance(k, str) else str(k) for k in doc}
+    if any(k not in keys for k in alt.get("keys", [])):
         return False
-    if alt.get("any_keys") and not any(k in doc for k in alt["any_keys"]):
+    if alt.get("any_keys") and not any(k in keys for k in alt["any_keys"]):
         return False
-    if any(k in doc for k in alt.get("not_keys", [])):
+    if any(k in keys for k in alt.get("not_keys", [])):
         return False
     entries = alt.get("entries")
     if entries:

@@ -889,6 +889,16 @@ mod tests {
                 "ci.yml",
                 "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n",
             ),
+            // `name` and `defaults`, as a batch endpoint has: `on` and `jobs` say otherwise,
+            // whether `on` is the YAML 1.1 boolean or quoted.
+            (
+                "ci.yml",
+                "name: CI\non: push\ndefaults:\n  run:\n    shell: bash\njobs:\n  b:\n    runs-on: ubuntu-latest\n",
+            ),
+            (
+                "ci.yml",
+                "name: CI\n\"on\": push\ndefaults:\n  run:\n    shell: bash\njobs:\n  b:\n    runs-on: ubuntu-latest\n",
+            ),
             ("k8s.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n"),
             ("data.json", "[1, 2, 3]"),
         ] {
@@ -1019,6 +1029,22 @@ mod tests {
                 .is_some_and(|w| w.starts_with("not an Azure ML configuration")),
             "{c:?}"
         );
+    }
+
+    #[test]
+    fn a_batch_endpoint_has_name_and_defaults() {
+        let c = kind_of(
+            "endpoint.yml",
+            "name: e\ndescription: x\ndefaults:\n  deployment_name: blue\n",
+        );
+        assert_eq!(c.kind_id(), Some("batchEndpoint"));
+        // A workflow has them too, with `on` and `jobs`: a CI file, skipped.
+        let c = kind_of(
+            "ci.yml",
+            "name: CI\non: push\ndefaults:\n  run:\n    shell: bash\njobs:\n  b:\n    runs-on: ubuntu-latest\n",
+        );
+        assert_eq!(c.kind_id(), Some("ciPipeline"));
+        assert!(!c.is_checked());
     }
 
     #[test]
