@@ -187,12 +187,17 @@ fn workflows_and_mlflow_deploy_configs_are_not_azure_ml_files() {
         "batch/endpoint.yml",
         "name: nightly\ndefaults:\n  deployment_name: blue\n",
     );
-    let out = amlint()
-        .current_dir(d)
-        .args(["check", "--no-config", "--show-files", "--verbose", "."])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    // `amlint check --no-config ARGS` in the project: its exit code and output.
+    let check = |args: &[&str]| {
+        let out = amlint()
+            .current_dir(d)
+            .args(["check", "--no-config"])
+            .args(args)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    let (_, text) = check(&["--show-files", "--verbose", "."]);
     let ci = "skipped: a CI/CD pipeline definition (GitHub Actions or Azure Pipelines), not an Azure ML configuration";
     for expected in [
         format!(".github/workflows/ci.yml: {ci}"),
@@ -206,20 +211,7 @@ fn workflows_and_mlflow_deploy_configs_are_not_azure_ml_files() {
     }
 
     // The findings: AML104 on the v1 configuration alone.
-    let out = amlint()
-        .current_dir(d)
-        .args([
-            "check",
-            "--no-config",
-            "--format",
-            "concise",
-            "--fail-on",
-            "never",
-            ".",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (_, text) = check(&["--format", "concise", "--fail-on", "never", "."]);
     let findings: Vec<&str> = text.lines().filter(|l| l.contains(": AML")).collect();
     assert_eq!(findings.len(), 1, "{text}");
     assert!(
@@ -228,20 +220,13 @@ fn workflows_and_mlflow_deploy_configs_are_not_azure_ml_files() {
     );
 
     // Named on the command line: not an Azure ML file either, no finding, exit 0.
-    let out = amlint()
-        .current_dir(d)
-        .args([
-            "check",
-            "--no-config",
-            "--format",
-            "concise",
-            ".github/workflows/ci.yml",
-            "v4/.github/workflows/ci.yml",
-            "serving/deployment_config.json",
-        ])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let (code, text) = check(&[
+        "--format",
+        "concise",
+        ".github/workflows/ci.yml",
+        "v4/.github/workflows/ci.yml",
+        "serving/deployment_config.json",
+    ]);
+    assert_eq!(code, Some(0), "{text}");
     assert!(!text.contains("AML"), "{text}");
 }
