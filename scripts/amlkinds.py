@@ -6,7 +6,9 @@ comment at the top of that file):
   1. ``$schema``: its file name (case-insensitive, ``.schema.json``/``.json``
      stripped) is looked up in every kind's ``schemas``;
   2. otherwise the first family whose ``detect`` alternative matches the shape;
-  3. otherwise the first family whose ``files`` glob matches the file name.
+  3. otherwise the first family whose ``files`` glob matches the file name and,
+     when the family has ``files_when``, whose keys match that shape (a document
+     that is not a mapping has no keys: its name decides).
 
 Within the family, the first kind whose ``match`` alternative matches wins (a
 kind without ``match`` matches everything); if none matches, the family's
@@ -79,11 +81,13 @@ def _entry_matches(value: Any, shape: Dict[str, Any]) -> bool:
 def shape_matches(doc: Dict[str, Any], alt: Dict[str, Any]) -> bool:
     if "type" in alt and not _type_matches(doc, alt["type"]):
         return False
-    if any(k not in doc for k in alt.get("keys", [])):
+    # A key that is not a string is named as Python prints it (YAML 1.1 `on:` is `True`).
+    keys = {k if isinstance(k, str) else str(k) for k in doc}
+    if any(k not in keys for k in alt.get("keys", [])):
         return False
-    if alt.get("any_keys") and not any(k in doc for k in alt["any_keys"]):
+    if alt.get("any_keys") and not any(k in keys for k in alt["any_keys"]):
         return False
-    if any(k in doc for k in alt.get("not_keys", [])):
+    if any(k in keys for k in alt.get("not_keys", [])):
         return False
     entries = alt.get("entries")
     if entries:
@@ -142,6 +146,9 @@ class Classifier:
                         return self._pick_kind(fam, doc)["id"], fam["family"], "detect"
         base = os.path.basename(file_name)
         for fam in self.families:
+            when = fam.get("files_when")
+            if when and isinstance(doc, dict) and not shape_matches(doc, when):
+                continue
             for glob in fam.get("files", []) or []:
                 if fnmatch.fnmatchcase(base.lower(), glob.lower()):
                     d = doc if isinstance(doc, dict) else {}

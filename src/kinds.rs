@@ -28,6 +28,9 @@ struct FamilyDef {
     detect: Vec<Shape>,
     #[serde(default)]
     files: Vec<String>,
+    /// A file found by its name belongs to the family only if its keys match this.
+    #[serde(default)]
+    files_when: Option<Shape>,
     #[serde(default)]
     schema_urls: Vec<String>,
     /// Recognised but not checked: why.
@@ -130,6 +133,8 @@ pub struct Family {
     pub type_exact: bool,
     detect: Vec<Shape>,
     files: Vec<(String, GlobMatcher)>,
+    /// What a document found by its file name must have besides (`files_when`).
+    files_when: Option<Shape>,
     schema_urls: Vec<(String, GlobMatcher)>,
     /// Indices into [`KindTable::kinds`].
     pub kinds: Vec<usize>,
@@ -164,8 +169,13 @@ pub enum FamilyBy {
     PreviewName { kind: usize },
     /// The document matches the family's `detect` alternative.
     Shape { family: usize, alt: usize },
-    /// The file name matches the family's `files` glob.
-    FileName { family: usize, glob: usize },
+    /// The file name matches the family's `files` glob; `key`: the first of the
+    /// `files_when` keys (`any_keys`) the document has, when the family asks for one.
+    FileName {
+        family: usize,
+        glob: usize,
+        key: Option<usize>,
+    },
 }
 
 /// How the kind was chosen within its family.
@@ -203,6 +213,16 @@ pub struct Classification {
     pub trace: Trace,
     /// What the document is when it is not a mapping ("empty", "a list"), for messages.
     pub not_a_mapping: Option<&'static str>,
+    /// Unclassified: its file name matches a family's `files` glob, but its keys do not
+    /// match the family's `files_when` (why it is not that family, for `--verbose`).
+    pub name_only: Option<NameOnly>,
+}
+
+/// A file name that matches a family's glob, on a document whose keys say otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NameOnly {
+    pub family: usize,
+    pub glob: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -253,9 +273,18 @@ impl Classification {
         if let Some(reason) = self.skip_reason() {
             return Some(reason.to_string());
         }
-        Some(match self.not_a_mapping {
-            Some(what) => format!("not an Azure ML configuration (the document is {what})"),
-            None => "not an Azure ML configuration: no `$schema` names a kind, and neither its keys nor its file name match one".to_string(),
+        Some(match (self.not_a_mapping, self.name_only) {
+            (Some(what), _) => format!("not an Azure ML configuration (the document is {what})"),
+            (None, Some(NameOnly { family, glob })) => {
+                let fam = &table().families[family];
+                format!(
+                    "not an Azure ML configuration: its file name matches `{}` ({}), but it has none of the keys of one ({})",
+                    fam.files[glob].0,
+                    fam.command,
+                    fam.files_when.as_ref().map_or_else(String::new, Shape::brief_keys)
+                )
+            }
+            (None, None) => "not an Azure ML configuration: no `$schema` names a kind, and neither its keys nor its file name match one".to_string(),
         })
     }
 
@@ -294,10 +323,14 @@ impl Classification {
                     t.families[family].detect[alt].describe()
                 ));
             }
-            Some(FamilyBy::FileName { family, glob }) => out.push(format!(
-                "its file name matches `{}` ({})",
-                t.families[family].files[glob].0, t.families[family].command
-            )),
+            Some(FamilyBy::FileName { family, glob, key }) => {
+                let fam = &t.families[family];
+                let mut line = format!("its file name matches `{}` ({})", fam.files[glob].0, fam.command);
+                if let Some(k) = key.and_then(|k| fam.files_when.as_ref()?.any_keys.get(k)) {
+                    line.push_str(&format!(", and it has `{k}`, a key of one"));
+                }
+                out.push(line);
+            }
             None => {}
         }
         if let (Some(kind), Some(d)) = (self.kind, self.trace.dispatch) {
@@ -344,6 +377,22 @@ impl Shape {
                     *t = t.to_ascii_lowercase();
                 }
             }
+        }
+    }
+
+    /// The keys the shape asks for (`any_keys`, else `keys`), the first few named:
+    /// "`computeType`, `containerResourceRequirements`, `gpuCores` and 27 more".
+    fn brief_keys(&self) -> String {
+        const NAMED: usize = 3;
+        let keys = if self.any_keys.is_empty() {
+            &self.keys
+        } else {
+            &self.any_keys
+        };
+        let named: Vec<String> = keys.iter().take(NAMED).map(|k| format!("`{k}`")).collect();
+        match keys.len().saturating_sub(NAMED) {
+            0 => named.join(", "),
+            more => format!("{} and {more} more", named.join(", ")),
         }
     }
 
@@ -469,6 +518,9 @@ impl KindTable {
                 });
             }
             resolve(&mut fam.detect);
+            if let Some(when) = &mut fam.files_when {
+                when.lower_types();
+            }
             table.families.push(Family {
                 name: fam.family,
                 command: fam.command,
@@ -476,11 +528,21 @@ impl KindTable {
                 type_exact: fam.type_exact,
                 detect: fam.detect,
                 files: globs(&fam.files),
+                files_when: fam.files_when,
                 schema_urls: globs(&fam.schema_urls),
                 kinds,
             });
         }
         Ok(table)
+    }
+
+    /// The keys a document found by the file name of family `fi` must have one of
+    /// (`files_when`'s `any_keys`); empty when the name is enough.
+    pub fn files_when_keys(&self, fi: usize) -> &[String] {
+        self.families[fi]
+            .files_when
+            .as_ref()
+            .map_or(&[], |s| s.any_keys.as_slice())
     }
 
     pub fn get(&self, id: &str) -> Option<&Kind> {
@@ -687,6 +749,43 @@ fn by_schema(
     (declared, by_schema)
 }
 
+/// Step 3: the first family whose `files` glob matches the file name of `path` and whose
+/// `files_when` (if any) the document's keys match; a document that is not a mapping has
+/// no keys to say otherwise. The first family whose name matched but whose keys did not
+/// goes to `name_only`.
+fn by_file_name(
+    t: &KindTable,
+    top: &Top<'_>,
+    path: &str,
+    name_only: &mut Option<NameOnly>,
+) -> Option<(usize, Source, FamilyBy)> {
+    let file_name = path
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(path)
+        .to_ascii_lowercase();
+    t.families.iter().enumerate().find_map(|(fi, f)| {
+        let glob = f.files.iter().position(|(_, g)| g.is_match(&file_name))?;
+        let key = match (&f.files_when, top.root) {
+            (Some(when), Some(_)) if !top.matches(when) => {
+                name_only.get_or_insert(NameOnly { family: fi, glob });
+                return None;
+            }
+            (Some(when), Some(_)) => when.any_keys.iter().position(|k| top.has(k)),
+            _ => None,
+        };
+        Some((
+            fi,
+            Source::FileName,
+            FamilyBy::FileName {
+                family: fi,
+                glob,
+                key,
+            },
+        ))
+    })
+}
+
 pub fn classify(doc: &Document, path: &str) -> Classification {
     let t = table();
     let mut out = Classification::default();
@@ -732,19 +831,7 @@ pub fn classify(doc: &Document, path: &str) -> Classification {
         }),
         None => None,
     };
-    let family = family.or_else(|| {
-        let file_name = path
-            .rsplit(['/', '\\'])
-            .next()
-            .unwrap_or(path)
-            .to_ascii_lowercase();
-        t.families.iter().enumerate().find_map(|(fi, f)| {
-            f.files
-                .iter()
-                .position(|(_, g)| g.is_match(&file_name))
-                .map(|glob| (fi, Source::FileName, FamilyBy::FileName { family: fi, glob }))
-        })
-    });
+    let family = family.or_else(|| by_file_name(t, &top, path, &mut out.name_only));
     let Some((fi, source, by)) = family else {
         return out;
     };
@@ -889,6 +976,16 @@ mod tests {
                 "ci.yml",
                 "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n",
             ),
+            // `name` and `defaults`, as a batch endpoint has: `on` and `jobs` say otherwise,
+            // whether `on` is the YAML 1.1 boolean or quoted.
+            (
+                "ci.yml",
+                "name: CI\non: push\ndefaults:\n  run:\n    shell: bash\njobs:\n  b:\n    runs-on: ubuntu-latest\n",
+            ),
+            (
+                "ci.yml",
+                "name: CI\n\"on\": push\ndefaults:\n  run:\n    shell: bash\njobs:\n  b:\n    runs-on: ubuntu-latest\n",
+            ),
             ("k8s.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n"),
             ("data.json", "[1, 2, 3]"),
         ] {
@@ -1022,9 +1119,58 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_endpoint_has_name_and_defaults() {
+        let c = kind_of(
+            "endpoint.yml",
+            "name: e\ndescription: x\ndefaults:\n  deployment_name: blue\n",
+        );
+        assert_eq!(c.kind_id(), Some("batchEndpoint"));
+        // A workflow has them too, with `on` and `jobs`: a CI file, skipped.
+        let c = kind_of(
+            "ci.yml",
+            "name: CI\non: push\ndefaults:\n  run:\n    shell: bash\njobs:\n  b:\n    runs-on: ubuntu-latest\n",
+        );
+        assert_eq!(c.kind_id(), Some("ciPipeline"));
+        assert!(!c.is_checked());
+    }
+
+    #[test]
     fn by_file_name() {
+        // A name and a key SDK v1 reads (without `computeType`, which would be detected by
+        // shape): a v1 deployment configuration, and `--verbose` names the key.
+        let c = kind_of(
+            "my_deployment_config.json",
+            "{\"instance_type\": \"x\", \"containerResourceRequirements\": {\"cpu\": 1}}",
+        );
+        assert_eq!(c.kind_id(), Some("v1.deploymentConfig"));
         assert_eq!(
-            kind_of("deploymentconfig.json", "{}").kind_id(),
+            c.explain(),
+            [
+                "its file name matches `*deployment_config*.json` (az ml model deploy --deploy-config-file (SDK v1)), and it has `containerResourceRequirements`, a key of one"
+            ]
+        );
+        // The name alone is not enough: the MLflow deployment plugin's `deploy-config-file`
+        // (none of SDK v1's keys) is not one, and says why.
+        for text in [
+            "{\"instance_type\": \"Standard_DS3_v2\", \"instance_count\": 1}",
+            "{}",
+        ] {
+            let c = kind_of("deployment_config.json", text);
+            assert_eq!(c.kind_id(), None, "{text}");
+            let why = c.why_not_checked().unwrap_or_default();
+            assert!(
+                why.contains("its file name matches `*deployment_config*.json`")
+                    && why.contains("but it has none of the keys of one (`computeType`, "),
+                "{why}"
+            );
+        }
+        // A document with no keys to tell (a list, one that does not parse): the name decides.
+        assert_eq!(
+            kind_of("deploymentconfig.json", "[1]").kind_id(),
+            Some("v1.deploymentConfig")
+        );
+        assert_eq!(
+            kind_of("deploymentconfig.json", "{\"computeType\": ").kind_id(),
             Some("v1.deploymentConfig")
         );
         let c = kind_of(

@@ -64,6 +64,44 @@ mod tests {
         }
     }
 
+    /// The keys that make a file found by its name one of a family (`files_when` in
+    /// `schemas/kinds.yaml`) are keys of that family's schemas: a key misspelt there would
+    /// silently stop classifying the files that have it.
+    #[test]
+    fn the_keys_a_file_name_needs_are_keys_of_the_kind() {
+        let t = crate::kinds::table();
+        let mut checked = 0;
+        for (fi, fam) in t.families.iter().enumerate() {
+            let keys = t.files_when_keys(fi);
+            for &k in fam.kinds.iter().filter(|_| !keys.is_empty()) {
+                let id = &t.kinds[k].id;
+                let text = crate::embedded::KIND_SCHEMAS
+                    .iter()
+                    .find(|(kind, _)| kind == id)
+                    .map(|(_, text)| *text)
+                    .unwrap_or_else(|| panic!("{id} has no schema"));
+                let schema: serde_json::Value = serde_json::from_str(text).unwrap();
+                // The discriminated alternatives (`oneOf` in schemas/, `anyOf` once bundled).
+                let alternatives: Vec<serde_json::Value> = ["oneOf", "anyOf"]
+                    .iter()
+                    .filter_map(|a| schema[*a].as_array())
+                    .flatten()
+                    .cloned()
+                    .collect();
+                let has = |key: &str| {
+                    std::iter::once(&schema)
+                        .chain(&alternatives)
+                        .any(|s| s["properties"].get(key).is_some())
+                };
+                for key in keys {
+                    assert!(has(key), "`{key}` (files_when of {}) is no key of {id}", fam.name);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 30, "{checked}");
+    }
+
     #[test]
     fn semantics_of_the_extensions() {
         let ok = |kind: &str, v: serde_json::Value| validate(kind, &v).unwrap_or_default();

@@ -159,3 +159,74 @@ fn files_that_define_computes_say_what_they_define_and_what_is_not_known() {
         "{text}"
     );
 }
+
+/// A GitHub Actions workflow has the `name` and `defaults` a batch endpoint is detected by;
+/// an MLflow `deploy-config-file` is named like an SDK v1 deployment configuration. Neither
+/// is an Azure ML file — in `.github/workflows`, in a nested `.github`, or named on the
+/// command line — and `--verbose` says what each is; a real batch endpoint and a v1
+/// configuration without `computeType` still are.
+#[test]
+fn workflows_and_mlflow_deploy_configs_are_not_azure_ml_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let workflow = "name: CI - API Gateway\non: push\ndefaults:\n  run:\n    working-directory: app\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make test\n";
+    write(d, ".github/workflows/ci.yml", workflow);
+    write(d, "v4/.github/workflows/ci.yml", workflow);
+    write(
+        d,
+        "serving/deployment_config.json",
+        "{\"instance_type\": \"Standard_DS3_v2\", \"instance_count\": 1}\n",
+    );
+    write(
+        d,
+        "v1/deployment_config.json",
+        "{\"containerResourceRequirements\": {\"cpu\": 1, \"memoryInGB\": 1}}\n",
+    );
+    write(
+        d,
+        "batch/endpoint.yml",
+        "name: nightly\ndefaults:\n  deployment_name: blue\n",
+    );
+    // `amlint check --no-config ARGS` in the project: its exit code and output.
+    let check = |args: &[&str]| {
+        let out = amlint()
+            .current_dir(d)
+            .args(["check", "--no-config"])
+            .args(args)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    let (_, text) = check(&["--show-files", "--verbose", "."]);
+    let ci = "skipped: a CI/CD pipeline definition (GitHub Actions or Azure Pipelines), not an Azure ML configuration";
+    for expected in [
+        format!(".github/workflows/ci.yml: {ci}"),
+        format!("v4/.github/workflows/ci.yml: {ci}"),
+        "batch/endpoint.yml: checked as batchEndpoint".to_string(),
+        "serving/deployment_config.json: skipped: not an Azure ML configuration: its file name matches `*deployment_config*.json` (az ml model deploy --deploy-config-file (SDK v1)), but it has none of the keys of one (`computeType`, `containerResourceRequirements`, `gpuCores` and 27 more)".to_string(),
+        "v1/deployment_config.json: checked as v1.deploymentConfig".to_string(),
+        "  - its file name matches `*deployment_config*.json` (az ml model deploy --deploy-config-file (SDK v1)), and it has `containerResourceRequirements`, a key of one".to_string(),
+    ] {
+        assert!(text.lines().any(|l| l == expected), "{expected}\n{text}");
+    }
+
+    // The findings: AML104 on the v1 configuration alone.
+    let (_, text) = check(&["--format", "concise", "--fail-on", "never", "."]);
+    let findings: Vec<&str> = text.lines().filter(|l| l.contains(": AML")).collect();
+    assert_eq!(findings.len(), 1, "{text}");
+    assert!(
+        findings[0].starts_with("v1/deployment_config.json:1:2: AML104"),
+        "{text}"
+    );
+
+    // Named on the command line: not an Azure ML file either, no finding, exit 0.
+    let (code, text) = check(&[
+        "--format",
+        "concise",
+        ".github/workflows/ci.yml",
+        "v4/.github/workflows/ci.yml",
+        "serving/deployment_config.json",
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("AML"), "{text}");
+}
