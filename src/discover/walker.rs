@@ -25,6 +25,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::model::{Candidate, Filter, Problem, ProblemKind, display_of, walked_hidden};
 use crate::fsio::{self, Boundary, Refusal};
+use crate::load::Seen;
 
 /// The ignore rules one directory adds, linked to those of the directories above it. A
 /// directory that adds none shares its parent's.
@@ -62,38 +63,41 @@ impl Rules {
 /// The ignore files of one directory that are read, once looked at.
 #[derive(Default)]
 pub(super) struct IgnoreFiles {
-    ignore: Option<PathBuf>,
-    git_ignore: Option<PathBuf>,
+    ignore: Option<(PathBuf, Seen)>,
+    git_ignore: Option<(PathBuf, Seen)>,
     /// git's `info/exclude`, and the boundary it was looked at within.
     exclude: Option<(PathBuf, Boundary)>,
 }
 
-/// Which names a directory's listing holds, of those the walk needs.
+/// Which names a directory's listing holds, of those the walk needs, with what the
+/// listing showed of each (a regular file is opened at once, without resolving its path:
+/// resolving walks every folder above it, one `lstat` each).
 #[derive(Default, Clone, Copy)]
 struct Listed {
-    ignore: bool,
-    git_ignore: bool,
-    git: bool,
+    ignore: Option<Seen>,
+    git_ignore: Option<Seen>,
+    git: Option<Seen>,
     jj: bool,
 }
 
 impl Listed {
-    fn note(&mut self, name: &[u8]) {
+    fn note(&mut self, name: &[u8], file_type: std::fs::FileType) {
+        let seen = Some(Seen::from_listing(file_type));
         match name {
-            b".ignore" => self.ignore = true,
-            b".gitignore" => self.git_ignore = true,
-            b".git" => self.git = true,
+            b".ignore" => self.ignore = seen,
+            b".gitignore" => self.git_ignore = seen,
+            b".git" => self.git = seen,
             b".jj" => self.jj = true,
             _ => {}
         }
     }
 
-    fn has(&self, name: &str) -> bool {
+    fn seen(&self, name: &str) -> Option<Seen> {
         match name {
             ".ignore" => self.ignore,
             ".gitignore" => self.git_ignore,
             ".git" => self.git,
-            _ => false,
+            _ => None,
         }
     }
 }
@@ -250,7 +254,7 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
     for entry in entries {
         match entry {
             Ok((path, name, file_type)) => {
-                listed.note(name.as_encoded_bytes());
+                listed.note(name.as_encoded_bytes(), file_type);
                 children.push((path, name, file_type));
             }
             Err(e) => problems.push(unlisted(&dir.path, Some(&e))),
@@ -304,12 +308,12 @@ fn rules_of(
     above: Option<Arc<Rules>>,
     problems: &mut Vec<Problem>,
 ) -> Result<Option<Arc<Rules>>, Problem> {
-    let has_git = (listed.git && fsio::exists_through_links(&dir.join(".git")))
+    let has_git = (listed.git.is_some() && fsio::exists_through_links(&dir.join(".git")))
         || (listed.jj && fsio::exists_through_links(&dir.join(".jj")));
-    if !(listed.ignore || listed.git_ignore || listed.git || has_git) {
+    if listed.ignore.is_none() && listed.git_ignore.is_none() && listed.git.is_none() && !has_git {
         return Ok(above);
     }
-    let files = ignore_files(dir, boundary, |name| listed.has(name)).map_err(ignore_file_problem)?;
+    let files = ignore_files(dir, boundary, |name| listed.seen(name)).map_err(ignore_file_problem)?;
     Ok(read_rules(dir, &files, boundary, above, has_git, false, problems))
 }
 
@@ -326,7 +330,7 @@ fn rules_above(real: &Path, boundary: &Boundary) -> Result<Option<Arc<Rules>>, P
         } else {
             Boundary::anywhere()
         };
-        let files = ignore_files(d, &b, |_| true).map_err(ignore_file_problem)?;
+        let files = ignore_files(d, &b, |_| Some(Seen::Unknown)).map_err(ignore_file_problem)?;
         found.push((d, files, b));
     }
     let mut above = None;
@@ -352,14 +356,14 @@ fn read_rules(
     above_root: bool,
     problems: &mut Vec<Problem>,
 ) -> Option<Arc<Rules>> {
-    let mut read = |file: Option<&PathBuf>, boundary: &Boundary| match file {
-        Some(path) => matcher(dir, path, boundary, problems),
+    let mut read = |file: Option<&(PathBuf, Seen)>, boundary: &Boundary| match file {
+        Some((path, seen)) => matcher(dir, path, *seen, boundary, problems),
         None => Gitignore::empty(),
     };
     let ignore = read(files.ignore.as_ref(), boundary);
     let git_ignore = read(files.git_ignore.as_ref(), boundary);
     let git_exclude = match &files.exclude {
-        Some((path, b)) => read(Some(path), b),
+        Some((path, b)) => read(Some(&(path.clone(), Seen::Unknown)), b),
         None => Gitignore::empty(),
     };
     if !has_git && ignore.is_empty() && git_ignore.is_empty() && git_exclude.is_empty() {
@@ -380,8 +384,14 @@ fn read_rules(
 /// goes on without its patterns, as git does with a warning). Lines are bytes to git: a
 /// line that is not UTF-8 is read with its bad bytes replaced, and the lines after it
 /// still count. A pattern git would not understand is passed over, as git does.
-fn matcher(dir: &Path, path: &Path, boundary: &Boundary, problems: &mut Vec<Problem>) -> Gitignore {
-    let bytes = match fsio::read_regular(path, crate::load::Seen::Unknown, boundary, fsio::MAX_IGNORE_SIZE) {
+fn matcher(
+    dir: &Path,
+    path: &Path,
+    seen: Seen,
+    boundary: &Boundary,
+    problems: &mut Vec<Problem>,
+) -> Gitignore {
+    let bytes = match fsio::read_regular(path, seen, boundary, fsio::MAX_IGNORE_SIZE) {
         Ok(bytes) => bytes,
         Err(Refusal::Missing | Refusal::Dangling | Refusal::Directory) => return Gitignore::empty(),
         Err(r) => {
@@ -505,13 +515,14 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// The ignore files of `dir` the walk reads, each looked at first (`fsio::check_unopened`):
 /// `.gitignore`, `.ignore`, and git's `info/exclude` (in a `.git` directory, or where a
-/// `.git` file leads, through the `commondir` file as git follows it). `present(name)`
-/// says whether `dir` holds an entry of that name (its listing; looked for by name where
-/// there is none). Returns the file refused and why.
+/// `.git` file leads, through the `commondir` file as git follows it). `seen(name)` says
+/// whether `dir` holds an entry of that name, and what its listing showed of it
+/// (`Seen::Unknown` where there is no listing: looked for by name). Returns the file
+/// refused and why.
 pub(super) fn ignore_files(
     dir: &Path,
     boundary: &Boundary,
-    present: impl Fn(&str) -> bool,
+    seen: impl Fn(&str) -> Option<Seen>,
 ) -> Result<IgnoreFiles, (PathBuf, Refusal)> {
     let check = |p: PathBuf, boundary: &Boundary| {
         fsio::check_unopened(&p, boundary, fsio::MAX_IGNORE_SIZE)
@@ -519,13 +530,13 @@ pub(super) fn ignore_files(
             .map_err(|r| (p, r))
     };
     let mut files = IgnoreFiles::default();
-    if present(".gitignore") {
-        files.git_ignore = Some(check(dir.join(".gitignore"), boundary)?);
+    if let Some(listed) = seen(".gitignore") {
+        files.git_ignore = Some((check(dir.join(".gitignore"), boundary)?, listed));
     }
-    if present(".ignore") {
-        files.ignore = Some(check(dir.join(".ignore"), boundary)?);
+    if let Some(listed) = seen(".ignore") {
+        files.ignore = Some((check(dir.join(".ignore"), boundary)?, listed));
     }
-    if !present(".git") {
+    if seen(".git").is_none() {
         return Ok(files);
     }
     let git = dir.join(".git");
@@ -774,7 +785,13 @@ mod tests {
             return;
         }
         let mut problems = Vec::new();
-        let rules = matcher(dir.path(), &fifo, &Boundary::anywhere(), &mut problems);
+        let rules = matcher(
+            dir.path(),
+            &fifo,
+            Seen::Unknown,
+            &Boundary::anywhere(),
+            &mut problems,
+        );
         assert!(rules.is_empty());
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert_eq!(problems[0].kind, ProblemKind::UnreadIgnoreFile);
