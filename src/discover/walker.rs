@@ -227,9 +227,13 @@ struct Done<'s, 'a, F> {
 impl<F> Drop for Done<'_, '_, F> {
     fn drop(&mut self) {
         let mut queue = lock(&self.shared.queue);
+        let added = !self.subdirs.is_empty();
         queue.dirs.append(&mut self.subdirs);
         queue.busy -= 1;
-        self.shared.ready.notify_all();
+        // Waiting threads wake for new work, or to finish when none is left.
+        if added || queue.busy == 0 {
+            self.shared.ready.notify_all();
+        }
     }
 }
 
