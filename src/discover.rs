@@ -324,10 +324,10 @@ mod tests {
     #[test]
     fn walker_errors_are_problems_of_their_directories() {
         let io = |kind: std::io::ErrorKind| std::io::Error::from(kind);
-        let p = walker::unlisted(Path::new("./a/gone"), Some(&io(std::io::ErrorKind::NotFound)));
+        let p = walker::unlisted(Path::new("./a/gone"), &io(std::io::ErrorKind::NotFound));
         assert_eq!((p.display.as_str(), p.kind), ("a/gone", ProblemKind::Unlisted));
         assert!(p.message.contains("deleted"), "{}", p.message);
-        let p = walker::unlisted(Path::new("a"), Some(&io(std::io::ErrorKind::PermissionDenied)));
+        let p = walker::unlisted(Path::new("a"), &io(std::io::ErrorKind::PermissionDenied));
         assert!(p.message.contains("permission denied"), "{}", p.message);
     }
 

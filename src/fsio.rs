@@ -714,16 +714,31 @@ pub fn exists_here(path: &Path) -> bool {
     look_here(path).is_some()
 }
 
+/// One entry of a directory a walk lists: its path, its name, and what the listing
+/// showed of it (a link is not followed; nothing is opened).
+pub struct Listed {
+    pub path: PathBuf,
+    pub name: std::ffi::OsString,
+    /// A directory itself (a link to one is not).
+    pub is_dir: bool,
+    /// How the entry is opened: at once when the listing showed a regular file.
+    pub seen: Seen,
+}
+
 /// The entries of the directory `dir`, which a walk reached without following a link
-/// (the directory it was given, or one a listing showed as a directory): each with its
-/// path, name and type as the listing shows it (a link is not followed; nothing is
-/// opened). The walk reads no entry it has not looked at this way.
-pub fn walk_listing(
-    dir: &Path,
-) -> std::io::Result<impl Iterator<Item = std::io::Result<(PathBuf, std::ffi::OsString, std::fs::FileType)>>>
-{
-    Ok(std::fs::read_dir(dir)?
-        .map(|entry| entry.and_then(|e| e.file_type().map(|t| (e.path(), e.file_name(), t)))))
+/// (the directory it was given, or one a listing showed as a directory). The walk reads
+/// no entry it has not looked at this way.
+pub fn walk_listing(dir: &Path) -> std::io::Result<impl Iterator<Item = std::io::Result<Listed>>> {
+    Ok(std::fs::read_dir(dir)?.map(|entry| {
+        entry.and_then(|e| {
+            e.file_type().map(|t| Listed {
+                path: e.path(),
+                name: e.file_name(),
+                is_dir: t.is_dir(),
+                seen: Seen::from_listing(t),
+            })
+        })
+    }))
 }
 
 /// Whether something is at `path`, links followed (`stat`): for the markers of a

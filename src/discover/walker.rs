@@ -36,6 +36,8 @@ struct Rules {
     git_exclude: Gitignore,
     /// The directory is a git (or jj) work tree's root.
     has_git: bool,
+    /// This directory or one above it is: git's ignore files apply at all.
+    in_git: bool,
     /// A directory above the walked one: its patterns see absolute paths.
     above_root: bool,
 }
@@ -81,8 +83,8 @@ struct Listed {
 }
 
 impl Listed {
-    fn note(&mut self, name: &[u8], file_type: std::fs::FileType) {
-        let seen = Some(Seen::from_listing(file_type));
+    fn note(&mut self, name: &[u8], seen: Seen) {
+        let seen = Some(seen);
         match name {
             b".ignore" => self.ignore = seen,
             b".gitignore" => self.git_ignore = seen,
@@ -249,7 +251,7 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
     let entries = match fsio::walk_listing(&dir.path) {
         Ok(entries) => entries,
         Err(e) => {
-            problems.push(unlisted(&dir.path, Some(&e)));
+            problems.push(unlisted(&dir.path, &e));
             return;
         }
     };
@@ -257,16 +259,16 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
     let mut children = Vec::new();
     for entry in entries {
         match entry {
-            Ok((path, name, file_type)) => {
-                listed.note(name.as_encoded_bytes(), file_type);
-                children.push((path, name, file_type));
+            Ok(entry) => {
+                listed.note(entry.name.as_encoded_bytes(), entry.seen);
+                children.push(entry);
             }
-            Err(e) => problems.push(unlisted(&dir.path, Some(&e))),
+            Err(e) => problems.push(unlisted(&dir.path, &e)),
         }
     }
     shared
         .filter
-        .listed(&dir.path, &|name| children.iter().any(|(_, n, _)| n == name));
+        .listed(&dir.path, &|name| children.iter().any(|c| c.name == name));
     let rules = match rules_of(&dir.path, listed, shared.boundary, dir.above, problems) {
         Ok(rules) => rules,
         Err(problem) => {
@@ -274,8 +276,13 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
             return;
         }
     };
-    for (path, name, file_type) in children {
-        let is_dir = file_type.is_dir();
+    for fsio::Listed {
+        path,
+        name,
+        is_dir,
+        seen,
+    } in children
+    {
         if rules.as_ref().is_some_and(|r| ignored(shared, r, &path, is_dir)) {
             continue;
         }
@@ -295,7 +302,7 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
                 path,
                 explicit: false,
                 // Links are not followed: the listing's type is the entry's own.
-                seen: crate::load::Seen::from_listing(file_type),
+                seen,
             };
             let t = (shared.each)(&c);
             files.push((c, t));
@@ -360,20 +367,19 @@ fn read_rules(
     above_root: bool,
     problems: &mut Vec<Problem>,
 ) -> Option<Arc<Rules>> {
-    let mut read = |file: Option<&(PathBuf, Seen)>, boundary: &Boundary| match file {
-        Some((path, seen)) => matcher(dir, path, *seen, boundary, problems),
+    let mut read = |file: Option<(&PathBuf, Seen, &Boundary)>| match file {
+        Some((path, seen, boundary)) => matcher(dir, path, seen, boundary, problems),
         None => Gitignore::empty(),
     };
-    let ignore = read(files.ignore.as_ref(), boundary);
-    let git_ignore = read(files.git_ignore.as_ref(), boundary);
-    let git_exclude = match &files.exclude {
-        Some((path, b)) => read(Some(&(path.clone(), Seen::Unknown)), b),
-        None => Gitignore::empty(),
-    };
+    let ignore = read(files.ignore.as_ref().map(|(p, seen)| (p, *seen, boundary)));
+    let git_ignore = read(files.git_ignore.as_ref().map(|(p, seen)| (p, *seen, boundary)));
+    let git_exclude = read(files.exclude.as_ref().map(|(p, b)| (p, Seen::Unknown, b)));
     if !has_git && ignore.is_empty() && git_ignore.is_empty() && git_exclude.is_empty() {
         return above;
     }
+    let in_git = has_git || above.as_ref().is_some_and(|a| a.in_git);
     Some(Arc::new(Rules {
+        in_git,
         above,
         ignore,
         git_ignore,
@@ -439,7 +445,7 @@ fn global_excludes() -> Gitignore {
 /// Whether the rules ignore `path` (as walked; a directory when `is_dir`).
 fn ignored<F>(shared: &Shared<'_, F>, rules: &Arc<Rules>, path: &Path, is_dir: bool) -> bool {
     let path = strip_bytes(path, "./");
-    let any_git = rules.chain().any(|r| r.has_git);
+    let any_git = rules.in_git;
     let mut found = [Match::None, Match::None, Match::None];
     let mut saw_git = false;
     let mut look = |r: &Rules, path: &Path, saw_git: &mut bool| {
@@ -589,17 +595,14 @@ pub(super) fn ignore_files(
 }
 
 /// The problem of a directory that could not be listed (whole or in part).
-pub(super) fn unlisted(dir: &Path, io: Option<&std::io::Error>) -> Problem {
-    let message = match io {
-        Some(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+pub(super) fn unlisted(dir: &Path, io: &std::io::Error) -> Problem {
+    let message = match io.kind() {
+        std::io::ErrorKind::PermissionDenied => {
             "permission denied: amlint cannot list this directory, so the files in it were not checked"
                 .to_string()
         }
-        Some(io) if io.kind() == std::io::ErrorKind::NotFound => {
-            "this directory was deleted while amlint was walking it".to_string()
-        }
-        Some(io) => format!("cannot list this directory ({io}), so the files in it were not checked"),
-        None => "cannot list this directory, so the files in it were not checked".to_string(),
+        std::io::ErrorKind::NotFound => "this directory was deleted while amlint was walking it".to_string(),
+        _ => format!("cannot list this directory ({io}), so the files in it were not checked"),
     };
     Problem {
         display: display_of(dir),
@@ -818,6 +821,7 @@ mod tests {
                 git_ignore: Gitignore::empty(),
                 git_exclude: Gitignore::empty(),
                 has_git: false,
+                in_git: false,
                 above_root: false,
             }));
         }
