@@ -162,6 +162,11 @@ pub struct InputArgs {
     /// (pre-commit names every changed file).
     #[arg(long)]
     pub force_exclude: bool,
+    /// Do not read or write the project cache (a one-file or subfolder run keeps what it
+    /// learns of the rest of the project in the user's cache directory; `docs/cache.md`).
+    /// `AMLINT_NO_CACHE=1` does the same.
+    #[arg(long)]
+    pub no_cache: bool,
     /// List each file with the kind it is checked as, or why it is skipped, instead of
     /// the findings; exits 0.
     #[arg(long)]
@@ -476,6 +481,13 @@ fn check_options(args: &CheckArgs) -> Result<Options, i32> {
     let mut options = Options::default();
     options.limits.max_file_size = args.max_file_size;
     options.force_exclude = args.force_exclude;
+    let no_cache_env =
+        std::env::var("AMLINT_NO_CACHE").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"));
+    options.cache_dir = if args.no_cache || no_cache_env {
+        None
+    } else {
+        crate::cache::default_dir()
+    };
     options.no_ignores = args.no_ignores;
     options.config = match (&args.config, args.no_config) {
         (Some(file), _) => ConfigChoice::File(file.clone()),

@@ -11,7 +11,7 @@
 //! (its directory is not walked).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::fsio::{self, Boundary};
@@ -50,6 +50,19 @@ pub fn discover_each<T: Send>(
     paths: &[PathBuf],
     filter: Arc<dyn Filter>,
     boundary: &Boundary,
+    each: impl Fn(&Candidate) -> T + Sync,
+) -> Discovered<T> {
+    discover_each_cached(paths, filter, boundary, None, each)
+}
+
+/// [`discover_each`], with the directories' listings taken from `cache` while they are
+/// unchanged, and recorded in it (`crate::cache`: the rest of a project that a one-file
+/// run searches).
+pub fn discover_each_cached<T: Send>(
+    paths: &[PathBuf],
+    filter: Arc<dyn Filter>,
+    boundary: &Boundary,
+    cache: Option<&crate::cache::Cache>,
     each: impl Fn(&Candidate) -> T + Sync,
 ) -> Discovered<T> {
     use rayon::prelude::*;
@@ -97,7 +110,15 @@ pub fn discover_each<T: Send>(
         } else {
             given.clone()
         };
-        walk(&start, &filter, boundary, &each, &mut walked, &mut problems);
+        walker::walk(
+            &start,
+            &filter,
+            boundary,
+            cache,
+            &each,
+            &mut walked,
+            &mut problems,
+        );
     }
     let mut found: BTreeMap<(String, PathBuf), (Candidate, T)> = BTreeMap::new();
     for (c, t) in walked {
@@ -135,19 +156,6 @@ fn key_of(c: &Candidate) -> (String, PathBuf) {
     // sorting itself).
     let path = c.path.strip_prefix(".").unwrap_or(&c.path);
     (c.display.clone(), path.to_path_buf())
-}
-
-/// The files below `dir` that `filter` keeps, in no particular order, each with what
-/// `each` made of it, added to `out`; what went wrong, to `problems` (`walker`).
-fn walk<T: Send>(
-    dir: &Path,
-    filter: &Arc<dyn Filter>,
-    boundary: &Boundary,
-    each: &(impl Fn(&Candidate) -> T + Sync),
-    out: &mut Vec<(Candidate, T)>,
-    problems: &mut Vec<Problem>,
-) {
-    walker::walk(dir, filter, boundary, each, out, problems);
 }
 
 /// One path named twice (`amlint check /abs/dir c.yml` from inside `dir`: the same path
@@ -188,6 +196,7 @@ fn same_files_once<T>(
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     /// A walked regular file is opened without a prior `stat`; a link, and a file named
     /// on the command line, are looked at first (`load::Seen`).

@@ -741,6 +741,77 @@ pub fn walk_listing(dir: &Path) -> std::io::Result<impl Iterator<Item = std::io:
     }))
 }
 
+/// What a file or directory is at one moment, as far as its metadata tells (`lstat`, a
+/// link not followed): device, inode, size, type and permissions, and the modification
+/// and change times in nanoseconds. Any write changes the change time, which no user can
+/// set; replacing the entry changes the inode. What [`crate::cache`] keys its facts by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mode: u64,
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
+}
+
+impl Stamp {
+    /// A regular file (not a link, a directory or a special file).
+    pub fn is_file(&self) -> bool {
+        self.mode & 0o170_000 == 0o100_000
+    }
+
+    /// A directory (not a link to one).
+    pub fn is_dir(&self) -> bool {
+        self.mode & 0o170_000 == 0o040_000
+    }
+}
+
+/// The [`Stamp`] of what is at `path` itself (a link is not followed); `None` if nothing
+/// is there, it cannot be looked at, or the platform has no inode and change time (there,
+/// nothing is cached).
+pub fn stamp(path: &Path) -> Option<Stamp> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(path).ok()?;
+        let ns = |secs: i64, nanos: i64| secs.checked_mul(1_000_000_000)?.checked_add(nanos);
+        Some(Stamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mode: u64::from(m.mode()),
+            mtime_ns: ns(m.mtime(), m.mtime_nsec())?,
+            ctime_ns: ns(m.ctime(), m.ctime_nsec())?,
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// Creates the directory `dir` and its parents (amlint's own cache directory, outside
+/// any project), private to the user where the platform allows.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Removes the regular file at `path` (amlint's own cache files); anything else there
+/// (a link, a directory) is left alone.
+pub fn remove_regular(path: &Path) -> std::io::Result<()> {
+    if std::fs::symlink_metadata(path)?.file_type().is_file() {
+        std::fs::remove_file(path)
+    } else {
+        Err(std::io::Error::other("not a regular file"))
+    }
+}
+
 /// Whether something is at `path`, links followed (`stat`): for the markers of a
 /// repository's root (`.git`, `.jj`), which git takes as such wherever they lead; only
 /// looked at, never opened.

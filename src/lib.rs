@@ -5,6 +5,7 @@
 //! [`pipeline::check_paths`].
 
 pub mod baseline;
+pub mod cache;
 pub mod checks;
 pub mod cli;
 pub mod config;

@@ -73,6 +73,9 @@ pub struct Options {
     /// Show the findings that suppression comments and the baseline hide, each marked
     /// with what hides it (`--no-ignores`, for audits).
     pub no_ignores: bool,
+    /// Where the project cache is kept (`crate::cache`); `None`: no cache (the default
+    /// for library users; the command line sets it unless `--no-cache`).
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Options {
@@ -553,7 +556,7 @@ impl<'a> Run<'a> {
         let walked_root = paths.iter().any(|p| {
             crate::fsio::is_dir(p) && project.root.starts_with(crate::config::absolute(p, &project.cwd))
         });
-        let mut seen: HashSet<PathBuf> = HashSet::new();
+        let mut seen: foldhash::HashSet<PathBuf> = foldhash::HashSet::default();
         let mut configs: Vec<Arc<Config>> = vec![project.config.clone()];
         for (_, l) in loaded {
             let loaded = match l {
@@ -626,7 +629,7 @@ impl<'a> Run<'a> {
                     refused.lock().unwrap_or_else(|e| e.into_inner()).extend(errors);
                     files
                 });
-                index_of(files_mentioning(files, name, &options, &project_files).iter())
+                index_of(files_mentioning(files, name, &options, &project_files, &boundary).iter())
             }));
         }
         Gathered {
@@ -801,7 +804,7 @@ pub fn warm_embedded_data() {
 /// is not).
 fn rest_of_project(
     root: &Path,
-    seen: &HashSet<PathBuf>,
+    seen: &foldhash::HashSet<PathBuf>,
     filter: Arc<ConfigFilter>,
     boundary: &crate::fsio::Boundary,
     options: &Options,
@@ -809,32 +812,60 @@ fn rest_of_project(
     if !crate::fsio::is_dir(root) {
         return (Vec::new(), Vec::new());
     }
+    // With a cache (`crate::cache`), the listings and each file's trigrams kept from
+    // earlier runs stand in for listing and reading what has not changed; a file is then
+    // read only when a name searched may be in it (`RestFile::text`).
+    let cache = options
+        .cache_dir
+        .as_deref()
+        .map(|dir| crate::cache::Cache::open(dir, root));
     // The walk reads each file as it finds it (on the walking threads, not rayon's:
     // this runs inside a `OnceLock` that rayon jobs wait on, and a rayon worker helping
     // here could steal one of them and deadlock).
-    let found = discover::discover_each(&[root.to_path_buf()], filter, boundary, |c| {
-        if seen.contains(&c.path) {
-            None
-        } else {
-            load::read_text_seen(&c.path, c.seen, boundary, &options.limits).ok()
-        }
-    });
+    let found =
+        discover::discover_each_cached(&[root.to_path_buf()], filter, boundary, cache.as_ref(), |c| {
+            if seen.contains(&c.path) {
+                return None;
+            }
+            let stamp = match cache.as_ref().map(|cache| cache.file(&c.path)) {
+                Some(crate::cache::FileLookup::Known(grams)) => return Some(Content::Grams(grams)),
+                Some(crate::cache::FileLookup::Unknown(stamp)) => stamp,
+                None => None,
+            };
+            let text = load::read_text_seen(&c.path, c.seen, boundary, &options.limits).ok()?;
+            let lower = text.as_bytes().to_ascii_lowercase().into_boxed_slice();
+            if let (Some(cache), Some(stamp)) = (&cache, stamp) {
+                cache.record_file(&c.path, stamp, &lower);
+            }
+            Some(Content::Text(RestText { text, lower }))
+        });
+    if let Some(cache) = &cache
+        && let Err(e) = cache.save()
+    {
+        eprintln!(
+            "amlint: warning: the project cache {} was not written: {}",
+            crate::escape::control(&cache.path().display().to_string()),
+            crate::escape::control(&e.to_string())
+        );
+    }
     // Shown as the walked files are: relative to the working directory when under it
     // (the project root is absolute).
     let here = std::env::current_dir().ok();
     let files = found
         .files
         .into_iter()
-        .filter_map(|(mut c, text)| {
+        .filter_map(|(mut c, content)| {
             if let Some(rel) = here.as_deref().and_then(|h| c.path.strip_prefix(h).ok()) {
                 c.display = discover::display_of(rel);
             }
-            let text = text?;
-            let lower = text.as_bytes().to_ascii_lowercase().into_boxed_slice();
+            let (grams, text) = match content? {
+                Content::Text(loaded) => (None, std::sync::OnceLock::from(Some(loaded))),
+                Content::Grams(grams) => (Some(grams), std::sync::OnceLock::new()),
+            };
             Some(RestFile {
                 candidate: c,
+                grams,
                 text,
-                lower,
             })
         })
         .collect();
@@ -847,12 +878,61 @@ fn rest_of_project(
     (files, refused)
 }
 
-/// A file of the rest of the project: its text, and the text in ASCII lower case that
-/// names are searched in (made once per file, whatever the number of names searched).
-struct RestFile {
-    candidate: discover::Candidate,
+/// What the walk of the rest of the project took of a file: its text, or, from the
+/// cache, only its trigrams.
+enum Content {
+    Text(RestText),
+    Grams(crate::cache::Grams),
+}
+
+/// A file's text, and the text in ASCII lower case that names are searched in (made once
+/// per file, whatever the number of names searched).
+struct RestText {
     text: String,
     lower: Box<[u8]>,
+}
+
+/// A file of the rest of the project: its text, read when the walk found it or — when
+/// the cache knew its trigrams (`grams`) — when a name searched may be in it.
+struct RestFile {
+    candidate: discover::Candidate,
+    grams: Option<crate::cache::Grams>,
+    text: std::sync::OnceLock<Option<RestText>>,
+}
+
+impl RestFile {
+    /// The file's text, read now if it was not (`None` if it can no longer be read: it
+    /// is then left out, as the walk leaves out a file it cannot read).
+    fn text(&self, boundary: &crate::fsio::Boundary, limits: &crate::limits::Limits) -> Option<&RestText> {
+        self.text
+            .get_or_init(|| {
+                let c = &self.candidate;
+                let text = load::read_text_seen(&c.path, c.seen, boundary, limits).ok()?;
+                let lower = text.as_bytes().to_ascii_lowercase().into_boxed_slice();
+                Some(RestText { text, lower })
+            })
+            .as_ref()
+    }
+
+    /// Whether the file's text holds `needle` (in lower case): not read when its
+    /// trigrams say it cannot.
+    fn mentions(
+        &self,
+        needle: &str,
+        mentions: &Mentions,
+        boundary: &crate::fsio::Boundary,
+        limits: &crate::limits::Limits,
+    ) -> bool {
+        if self
+            .grams
+            .as_ref()
+            .is_some_and(|g| !g.may_contain(needle.as_bytes()))
+        {
+            return false;
+        }
+        self.text(boundary, limits)
+            .is_some_and(|t| mentions.in_lower(&t.lower))
+    }
 }
 
 /// A search for a lower-case name in lower-cased text: `memchr`'s substring search, in
@@ -973,13 +1053,20 @@ mod may_name_tests {
 
 /// Loads and classifies, to index them, the files whose text contains `name` (lower case):
 /// only they can define it. Nothing is reported for them.
-fn files_mentioning(files: &[RestFile], name: &str, options: &Options, project: &Files) -> Vec<Prepared> {
+fn files_mentioning(
+    files: &[RestFile],
+    name: &str,
+    options: &Options,
+    project: &Files,
+    boundary: &crate::fsio::Boundary,
+) -> Vec<Prepared> {
     use crate::facts::sources::{GivesTo, split_dir};
+    let limits = &options.limits;
     let needle = name.to_ascii_lowercase();
     let mentions = Mentions::of(&needle);
     let hits: HashSet<&str> = files
         .par_iter()
-        .filter(|f| mentions.in_lower(&f.lower))
+        .filter(|f| f.mentions(&needle, &mentions, boundary, limits))
         .map(|f| f.candidate.display.as_str())
         .collect();
     // A name written in a variable or parameter file (`variables.tf`, `*.bicepparam`,
@@ -997,21 +1084,27 @@ fn files_mentioning(files: &[RestFile], name: &str, options: &Options, project: 
     // A YAML or JSON hit is parsed only if it may define the name (`may_name`) or a
     // definition reader looks into it (a workflow's `az ml compute create`, an ARM
     // template); scripts and the other definition sources are read by their readers.
-    let may_define = |f: &RestFile| {
-        Format::for_path(&f.candidate.display) == Format::Text
-            || may_name(&f.lower, needle.as_bytes())
-            || crate::facts::sources::searched_by_words(&f.candidate.display, f.text.as_bytes())
+    let may_define = |c: &discover::Candidate, t: &RestText| {
+        Format::for_path(&c.display) == Format::Text
+            || may_name(&t.lower, needle.as_bytes())
+            || crate::facts::sources::searched_by_words(&c.display, t.text.as_bytes())
     };
     files
         .par_iter()
-        .filter(|f| {
+        .filter_map(|f| {
             let c = &f.candidate;
-            (hits.contains(c.display.as_str()) && may_define(f))
-                || gives
+            let hit = hits.contains(c.display.as_str());
+            let takes = || {
+                gives
                     .get(split_dir(&c.display).0)
                     .is_some_and(|g| g.takes(&c.display))
+            };
+            if !hit && !takes() {
+                return None;
+            }
+            let t = f.text(boundary, limits)?;
+            (takes() || may_define(c, t)).then_some((c, &t.text))
         })
-        .map(|f| (&f.candidate, &f.text))
         .filter_map(|(c, text)| {
             catch_unwind(AssertUnwindSafe(|| {
                 let format = Format::for_path(&c.display);

@@ -144,6 +144,10 @@ impl Compiled {
         Self { sets, indices }
     }
 
+    fn is_match(&self, candidate: &str) -> bool {
+        self.sets.iter().any(|set| set.is_match(candidate))
+    }
+
     fn matching(&self, candidate: &str, out: &mut Vec<usize>) {
         if self.indices.is_empty() {
             return;
@@ -190,11 +194,17 @@ impl PatternSet {
         self.path_globs.matching(rel, out);
     }
 
-    /// Whether `rel` itself matches a pattern (no parent check).
+    /// Whether `rel` itself matches a pattern (no parent check): the first match
+    /// answers (a walk asks this of every file).
     pub fn matches_one(&self, rel: &str) -> bool {
-        let mut found = Vec::new();
-        self.matching_one(rel, &mut found);
-        !found.is_empty()
+        if rel.is_empty() {
+            return false;
+        }
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        self.names.contains_key(name)
+            || self.paths.contains_key(rel)
+            || self.name_globs.is_match(name)
+            || self.path_globs.is_match(rel)
     }
 
     /// The indices of the patterns `rel` or one of its parent directories matches,

@@ -409,6 +409,29 @@ impl Config {
         self.includes_by_pattern(path) && !self.is_excluded(path)
     }
 
+    /// Whether a walked file at `path` (absolute) matches `include` (or, without
+    /// `include`, has a configuration file name) and is not itself excluded
+    /// (`includes_by_pattern && !is_excluded_itself`, its relative path made once).
+    pub fn takes_walked_file(&self, path: &Path) -> bool {
+        let name = || {
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let Some(patterns) = &self.include else {
+            return crate::discover::is_config_name(&name()) && !self.is_excluded_itself(path);
+        };
+        // Outside the configuration's directory, the file's name stands for both (an
+        // empty name matches nothing).
+        let rel = glob::relative(path, &self.dir).unwrap_or_else(name);
+        let included = self
+            .matchers
+            .include
+            .get_or_init(|| PatternSet::new(&patterns.to_vec()))
+            .matches_one(&rel);
+        included && (self.exclude.is_empty() || !self.exclude_set().matches_one(&rel))
+    }
+
     /// Whether `path` (absolute) matches `include` (or, without `include`, has a
     /// configuration file name).
     pub fn includes_by_pattern(&self, path: &Path) -> bool {

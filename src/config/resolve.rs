@@ -708,7 +708,7 @@ impl crate::discover::Filter for ConfigFilter {
             return false;
         }
         let abs = self.resolver.absolute(path);
-        if !config.includes_by_pattern(&abs) || config.is_excluded_itself(&abs) {
+        if !config.takes_walked_file(&abs) {
             return false;
         }
         // The folders above it: one answer per directory (its files come one after the

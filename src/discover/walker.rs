@@ -1,4 +1,4 @@
-//! The walk of one directory tree ([`super::walk`]): every directory is listed once, and
+//! The walk of one directory tree ([`walk`]): every directory is listed once, and
 //! its ignore files are found in its listing, never looked for by name (a tree of 10,962
 //! directories held 65,000 failed probes of `.gitignore`, `.ignore` and `.git` when the
 //! `ignore` crate's walker read them and amlint checked them first). An ignore file is
@@ -24,6 +24,7 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::model::{Candidate, Filter, Problem, ProblemKind, display_of, walked_hidden};
+use crate::cache::Cache;
 use crate::fsio::{self, Boundary, Refusal};
 use crate::load::Seen;
 
@@ -118,6 +119,8 @@ struct Shared<'a, F> {
     global: Gitignore,
     filter: &'a Arc<dyn Filter>,
     boundary: &'a Boundary,
+    /// Listings kept from earlier runs, and where this run's are recorded.
+    cache: Option<&'a Cache>,
     each: &'a F,
     queue: Mutex<Queue>,
     ready: Condvar,
@@ -127,14 +130,18 @@ struct Queue {
     dirs: Vec<Dir>,
     /// Directories being listed: their subdirectories may still come.
     busy: usize,
+    /// Threads waiting for work: woken only if there are any (waking none is still a
+    /// system call, once per directory).
+    waiting: usize,
 }
 
 /// The files below `root` that the filters keep, each with what `each` made of it, and
-/// the problems met (see [`super::walk`]).
+/// the problems met.
 pub(super) fn walk<T: Send, F: Fn(&Candidate) -> T + Sync>(
     root: &Path,
     filter: &Arc<dyn Filter>,
     boundary: &Boundary,
+    cache: Option<&Cache>,
     each: &F,
     out: &mut Vec<(Candidate, T)>,
     problems: &mut Vec<Problem>,
@@ -156,6 +163,7 @@ pub(super) fn walk<T: Send, F: Fn(&Candidate) -> T + Sync>(
         global: global_excludes(),
         filter,
         boundary,
+        cache,
         each,
         queue: Mutex::new(Queue {
             dirs: vec![Dir {
@@ -163,6 +171,7 @@ pub(super) fn walk<T: Send, F: Fn(&Candidate) -> T + Sync>(
                 above,
             }],
             busy: 0,
+            waiting: 0,
         }),
         ready: Condvar::new(),
     };
@@ -211,13 +220,17 @@ fn next<F>(shared: &Shared<'_, F>) -> Option<Dir> {
             return Some(dir);
         }
         if queue.busy == 0 {
-            shared.ready.notify_all();
+            if queue.waiting > 0 {
+                shared.ready.notify_all();
+            }
             return None;
         }
+        queue.waiting += 1;
         queue = shared
             .ready
             .wait(queue)
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        queue.waiting -= 1;
     }
 }
 
@@ -233,7 +246,7 @@ impl<F> Drop for Done<'_, '_, F> {
         queue.dirs.append(&mut self.subdirs);
         queue.busy -= 1;
         // Waiting threads wake for new work, or to finish when none is left.
-        if added || queue.busy == 0 {
+        if queue.waiting > 0 && (added || queue.busy == 0) {
             self.shared.ready.notify_all();
         }
     }
@@ -248,7 +261,14 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
     files: &mut Vec<(Candidate, T)>,
     problems: &mut Vec<Problem>,
 ) {
-    let entries = match fsio::walk_listing(&dir.path) {
+    type Entries<'d> = Box<dyn Iterator<Item = std::io::Result<fsio::Listed>> + 'd>;
+    let entries: std::io::Result<Entries<'_>> = match shared.cache {
+        Some(cache) => cache
+            .listing(&dir.path)
+            .map(|e| Box::new(e.into_iter()) as Entries<'_>),
+        None => fsio::walk_listing(&dir.path).map(|e| Box::new(e) as Entries<'_>),
+    };
+    let entries = match entries {
         Ok(entries) => entries,
         Err(e) => {
             problems.push(unlisted(&dir.path, &e));
@@ -626,6 +646,7 @@ mod tests {
             &given[0],
             &filter,
             &Boundary::anywhere(),
+            None,
             &|_: &Candidate| (),
             &mut out,
             &mut problems,
@@ -862,6 +883,7 @@ mod tests {
             root,
             &filter,
             &Boundary::anywhere(),
+            None,
             &|_: &Candidate| (),
             &mut found,
             &mut problems,

@@ -14,6 +14,8 @@ const LAYERS: &[&str] = &[
     "limits",
     "source",
     "fsio",
+    // The persisted project cache: facts of the file system, kept between runs.
+    "cache",
     // A finding, then the trees findings point into, then reading files into trees.
     "diagnostic",
     "document",

@@ -7,6 +7,7 @@
 
 mod action;
 mod architecture;
+mod cache;
 mod capped;
 mod cli;
 mod cli_edges;

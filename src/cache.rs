@@ -1,0 +1,725 @@
+//! The persisted project cache (issue 38): what a one-file or subfolder run learns of the
+//! rest of the project, kept between runs so that the next run neither lists every
+//! directory nor reads every file again to find the few that name what it looks for.
+//!
+//! Only facts of the file system are kept, each under the [`fsio::Stamp`] of what it
+//! describes (device, inode, size, type, modification and change times) and used only
+//! while a fresh `lstat` gives the same stamp:
+//!
+//! - a directory's listing: each entry's name and whether it is a regular file, a
+//!   directory or something else;
+//! - a file's trigrams: which three-byte sequences its text holds in ASCII lower case, as
+//!   a bit set ([`Grams`]). A name with a trigram the set lacks is not in the file, which
+//!   is then not read; any other file is read and searched as without a cache.
+//!
+//! Nothing a check decides is cached: a cached fact only spares a listing or a read whose
+//! result it records. Any write to a file or directory sets its change time, which no user
+//! can set, and replacing one changes its inode; an entry changed within two seconds of
+//! being looked at (the granularity of some file systems' times) is not recorded at all.
+//!
+//! One file per project root and amlint version, in `AMLINT_CACHE_DIR`, else
+//! `$XDG_CACHE_HOME/amlint`, else `~/.cache/amlint` (outside every repository: a pull
+//! request cannot plant one), written as a new file renamed into place (two runs sharing
+//! it each write a whole one), checked by a checksum when read (a damaged one is ignored),
+//! at most [`MAX_BYTES`], and the [`KEEP`] most recent kept. `--no-cache` bypasses it.
+//! `docs/cache.md` tells users the same.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::fsio::{self, Stamp};
+
+/// The format of the file; with amlint's version, part of what names it.
+const FORMAT: u32 = 1;
+const MAGIC: &[u8; 8] = b"AMLCACHE";
+/// The largest cache file written or read (a 10,000-file repository's is about 5 MB).
+pub const MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// How many projects' caches the directory keeps (the most recently written).
+pub const KEEP: usize = 32;
+/// How old (change and modification time) an entry must be to be recorded.
+const SETTLE_NS: i64 = 2_000_000_000;
+/// The file name's extension.
+const EXTENSION: &str = "amlc";
+
+/// The directory caches are kept in, from the environment: `AMLINT_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/amlint`, else `$HOME/.cache/amlint`; `None` without any (no cache).
+pub fn default_dir() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = var("AMLINT_CACHE_DIR") {
+        return Some(dir);
+    }
+    if let Some(dir) = var("XDG_CACHE_HOME").filter(|d| d.is_absolute()) {
+        return Some(dir.join("amlint"));
+    }
+    var("HOME")
+        .filter(|d| d.is_absolute())
+        .map(|home| home.join(".cache").join("amlint"))
+}
+
+/// What a cached listing says an entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    File = 0,
+    Dir = 1,
+    Other = 2,
+}
+
+impl Kind {
+    fn of(listed: &fsio::Listed) -> Kind {
+        match (listed.is_dir, listed.seen) {
+            (true, _) => Kind::Dir,
+            (false, fsio::Seen::Listed) => Kind::File,
+            (false, fsio::Seen::Unknown) => Kind::Other,
+        }
+    }
+
+    fn from_byte(b: u8) -> Option<Kind> {
+        [Kind::File, Kind::Dir, Kind::Other].get(usize::from(b)).copied()
+    }
+}
+
+type Entries = Vec<(Box<[u8]>, Kind)>;
+/// A path's key (its bytes) and what was recorded of it now.
+type Recorded<T> = Vec<(Box<[u8]>, Stamp, T)>;
+
+struct DirFacts {
+    stamp: Stamp,
+    entries: Entries,
+    used: AtomicBool,
+}
+
+struct FileFacts {
+    stamp: Stamp,
+    grams: Grams,
+    used: AtomicBool,
+}
+
+/// One project's cache for one run: what was read from its file, what this run used of
+/// it, and what it recorded anew; [`Cache::save`] writes what is still true.
+pub struct Cache {
+    path: PathBuf,
+    identity: Vec<u8>,
+    /// Entries whose times are at or after this (nanoseconds since the epoch) are not
+    /// recorded.
+    settled_before: i64,
+    dirs: foldhash::HashMap<Box<[u8]>, DirFacts>,
+    files: foldhash::HashMap<Box<[u8]>, FileFacts>,
+    new_dirs: Mutex<Recorded<Entries>>,
+    new_files: Mutex<Recorded<Grams>>,
+}
+
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cache")
+            .field("path", &self.path)
+            .field("dirs", &self.dirs.len())
+            .field("files", &self.files.len())
+            .finish()
+    }
+}
+
+/// What the cache knows of a file: its trigrams, while its stamp is unchanged (it need
+/// not be read), or only its stamp now (`None` if it has none: it is read, never recorded).
+pub enum FileLookup {
+    Known(Grams),
+    Unknown(Option<Stamp>),
+}
+
+impl Cache {
+    /// The cache of the project whose root is `root` (absolute), kept in `dir`: what its
+    /// file holds if it is whole and was written by this version of amlint for this root,
+    /// else nothing (a missing, damaged or foreign file is replaced by the next save).
+    pub fn open(dir: &Path, root: &Path) -> Cache {
+        let identity = identity_of(root);
+        let path = dir.join(format!("{:016x}.{EXTENSION}", checksum(&identity)));
+        let settle = std::env::var("AMLINT_CACHE_SETTLE_MS")
+            .ok()
+            .and_then(|v| v.parse::<i64>().ok())
+            .map_or(SETTLE_NS, |ms| ms.saturating_mul(1_000_000));
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        let mut cache = Cache {
+            path,
+            identity,
+            settled_before: now.saturating_sub(settle),
+            dirs: foldhash::HashMap::default(),
+            files: foldhash::HashMap::default(),
+            new_dirs: Mutex::default(),
+            new_files: Mutex::default(),
+        };
+        if let Ok(bytes) = fsio::read_regular(
+            &cache.path,
+            fsio::Seen::Unknown,
+            &fsio::Boundary::anywhere(),
+            MAX_BYTES,
+        ) && let Some((dirs, files)) = parse(&bytes, &cache.identity)
+        {
+            cache.dirs = dirs;
+            cache.files = files;
+        }
+        cache
+    }
+
+    /// Where the cache is kept.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The entries of the walked directory `dir` (as [`fsio::walk_listing`] gives them):
+    /// from the cache while the directory's stamp is the one recorded, else listed, and
+    /// recorded if it has settled and every entry could be read.
+    pub fn listing(&self, dir: &Path) -> std::io::Result<Vec<std::io::Result<fsio::Listed>>> {
+        let stamp = fsio::stamp(dir).filter(Stamp::is_dir);
+        let key = key_of(dir);
+        if let Some(stamp) = stamp
+            && let Some(facts) = self.dirs.get(key)
+            && facts.stamp == stamp
+        {
+            facts.used.store(true, Ordering::Relaxed);
+            return Ok(facts
+                .entries
+                .iter()
+                .map(|(name, kind)| Ok(listed(dir, name, *kind)))
+                .collect());
+        }
+        let fresh: Vec<std::io::Result<fsio::Listed>> = fsio::walk_listing(dir)?.collect();
+        if let Some(stamp) = stamp.filter(|s| self.settled(s))
+            && fresh.iter().all(Result::is_ok)
+        {
+            let entries = fresh
+                .iter()
+                .flatten()
+                .map(|l| (Box::from(l.name.as_encoded_bytes()), Kind::of(l)))
+                .collect();
+            lock(&self.new_dirs).push((key.into(), stamp, entries));
+        }
+        Ok(fresh)
+    }
+
+    /// What the cache knows of the file at `path` now (one `lstat`).
+    pub fn file(&self, path: &Path) -> FileLookup {
+        let stamp = fsio::stamp(path).filter(Stamp::is_file);
+        if let Some(stamp) = stamp
+            && let Some(facts) = self.files.get(key_of(path))
+            && facts.stamp == stamp
+        {
+            facts.used.store(true, Ordering::Relaxed);
+            return FileLookup::Known(facts.grams.clone());
+        }
+        FileLookup::Unknown(stamp)
+    }
+
+    /// Records the trigrams of the file at `path`, read as `lower` (ASCII lower case)
+    /// when its stamp was `stamp` (taken before it was opened), if it has settled.
+    pub fn record_file(&self, path: &Path, stamp: Stamp, lower: &[u8]) {
+        if stamp.is_file() && self.settled(&stamp) {
+            lock(&self.new_files).push((key_of(path).into(), stamp, Grams::of(lower)));
+        }
+    }
+
+    fn settled(&self, stamp: &Stamp) -> bool {
+        stamp.mtime_ns < self.settled_before && stamp.ctime_ns < self.settled_before
+    }
+
+    /// Writes what is still true (the entries this run used or recorded) if it differs
+    /// from what was read, then removes all but the [`KEEP`] most recent caches of the
+    /// directory. Returns whether it wrote.
+    pub fn save(&self) -> std::io::Result<bool> {
+        let new_dirs = std::mem::take(&mut *lock(&self.new_dirs));
+        let new_files = std::mem::take(&mut *lock(&self.new_files));
+        let used = |u: &AtomicBool| u.load(Ordering::Relaxed);
+        let unchanged = new_dirs.is_empty()
+            && new_files.is_empty()
+            && self.dirs.values().all(|d| used(&d.used))
+            && self.files.values().all(|f| used(&f.used));
+        if unchanged {
+            return Ok(false);
+        }
+        let mut w = Writer(Vec::new());
+        w.0.extend_from_slice(MAGIC);
+        w.u32(FORMAT);
+        w.bytes(&self.identity);
+        let old_dirs = self.dirs.iter().filter(|(_, d)| used(&d.used));
+        let dirs: Vec<(&[u8], &Stamp, &Entries)> = old_dirs
+            .map(|(k, d)| (&**k, &d.stamp, &d.entries))
+            .chain(new_dirs.iter().map(|(k, s, e)| (&**k, s, e)))
+            .collect();
+        w.len(dirs.len());
+        for (key, stamp, entries) in dirs {
+            w.bytes(key);
+            w.stamp(stamp);
+            w.len(entries.len());
+            for (name, kind) in entries {
+                w.0.push(*kind as u8);
+                w.bytes(name);
+            }
+        }
+        let old_files = self.files.iter().filter(|(_, f)| used(&f.used));
+        let files: Vec<(&[u8], &Stamp, &Grams)> = old_files
+            .map(|(k, f)| (&**k, &f.stamp, &f.grams))
+            .chain(new_files.iter().map(|(k, s, g)| (&**k, s, g)))
+            .collect();
+        w.len(files.len());
+        for (key, stamp, grams) in files {
+            w.bytes(key);
+            w.stamp(stamp);
+            w.len(grams.0.len());
+            for word in grams.0.iter() {
+                w.u64(*word);
+            }
+        }
+        let sum = checksum(&w.0);
+        w.u64(sum);
+        if w.0.len() as u64 > MAX_BYTES {
+            return Ok(false);
+        }
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        fsio::create_private_dir(dir)?;
+        match fsio::write_atomically(&self.path, &w.0, fsio::Replace::Regular) {
+            Ok(()) => {}
+            // Another run replaced it meanwhile with a whole cache of its own: kept.
+            Err(fsio::WriteRefusal::Changed) => return Ok(false),
+            Err(e) => return Err(std::io::Error::other(e.describe())),
+        }
+        evict(dir);
+        Ok(true)
+    }
+}
+
+/// Removes all but the [`KEEP`] most recently written caches of `dir` (best effort: two
+/// runs may remove the same file).
+fn evict(dir: &Path) {
+    let Ok(listed) = fsio::list_dir(dir, &fsio::Boundary::anywhere(), 100_000) else {
+        return;
+    };
+    let mut caches: Vec<(i64, PathBuf)> = listed
+        .into_iter()
+        .filter(|(name, looked)| {
+            matches!(looked, Some(fsio::Looked::File { .. }))
+                && Path::new(name).extension().is_some_and(|e| e == EXTENSION)
+        })
+        .filter_map(|(name, _)| {
+            let path = dir.join(name);
+            fsio::stamp(&path).map(|s| (s.mtime_ns, path))
+        })
+        .collect();
+    if caches.len() <= KEEP {
+        return;
+    }
+    caches.sort_by_key(|c| std::cmp::Reverse(c.0));
+    for (_, path) in caches.into_iter().skip(KEEP) {
+        let _ = fsio::remove_regular(&path);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn key_of(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
+}
+
+/// What a cache file must say it was written for: this amlint, this format, this root.
+fn identity_of(root: &Path) -> Vec<u8> {
+    let mut id = format!("amlint {} format {FORMAT}\0", env!("CARGO_PKG_VERSION")).into_bytes();
+    id.extend_from_slice(key_of(root));
+    id
+}
+
+fn listed(dir: &Path, name: &[u8], kind: Kind) -> fsio::Listed {
+    let name = os_string(name);
+    fsio::Listed {
+        path: dir.join(&name),
+        name,
+        is_dir: kind == Kind::Dir,
+        seen: if kind == Kind::File {
+            fsio::Seen::Listed
+        } else {
+            fsio::Seen::Unknown
+        },
+    }
+}
+
+#[cfg(unix)]
+fn os_string(bytes: &[u8]) -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::OsStr::from_bytes(bytes).to_os_string()
+}
+
+/// Never called where there are no stamps (nothing is recorded there).
+#[cfg(not(unix))]
+fn os_string(bytes: &[u8]) -> std::ffi::OsString {
+    String::from_utf8_lossy(bytes).into_owned().into()
+}
+
+/// A 64-bit checksum of `bytes` (not cryptographic: it finds a damaged file; the file is
+/// the user's own, outside every project).
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0x243F_6A88_85A3_08D3;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+        h = mix(h ^ w);
+    }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    mix(h ^ u64::from_le_bytes(tail) ^ (bytes.len() as u64).rotate_left(32))
+}
+
+/// splitmix64's finaliser.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The trigrams of a text in ASCII lower case, as a bit set of a power-of-two size
+/// (folded in halves while it stays at most 35 % full): a name (three bytes or more)
+/// with a trigram whose bit is clear is not in the text. An empty set is a text too
+/// varied to summarise (over 60 % full at the largest size): it may hold anything.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grams(Arc<[u64]>);
+
+impl Grams {
+    /// Largest set, in bits.
+    const MAX_BITS: usize = 1 << 18;
+
+    /// The trigrams of `lower` (the text in ASCII lower case).
+    pub fn of(lower: &[u8]) -> Grams {
+        let bits = (lower.len().saturating_mul(2))
+            .next_power_of_two()
+            .clamp(64, Self::MAX_BITS);
+        let mut words = vec![0u64; bits / 64];
+        let mask = bits - 1;
+        // The trigram ending at each byte, rolled in (the text can be megabytes).
+        let mut gram: u32 = 0;
+        for (i, &b) in lower.iter().enumerate() {
+            gram = (gram << 8 | u32::from(b)) & 0x00FF_FFFF;
+            if i >= 2 {
+                let bit = gram_bit(gram) & mask;
+                words[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+        let ones = |w: &[u64]| w.iter().map(|x| x.count_ones() as usize).sum::<usize>();
+        while words.len() > 1 {
+            let half = words.len() / 2;
+            let folded: Vec<u64> = (0..half).map(|i| words[i] | words[i + half]).collect();
+            if ones(&folded) * 100 > half * 64 * 35 {
+                break;
+            }
+            words = folded;
+        }
+        if ones(&words) * 100 > words.len() * 64 * 60 {
+            return Grams(Arc::from(Vec::new()));
+        }
+        Grams(Arc::from(words))
+    }
+
+    /// Whether the text may contain `needle` (in ASCII lower case): false only if it
+    /// certainly does not.
+    pub fn may_contain(&self, needle: &[u8]) -> bool {
+        if needle.len() < 3 || self.0.is_empty() {
+            return true;
+        }
+        let mask = self.0.len() * 64 - 1;
+        needle.windows(3).all(|t| {
+            let gram = u32::from(t[0]) << 16 | u32::from(t[1]) << 8 | u32::from(t[2]);
+            let bit = gram_bit(gram) & mask;
+            self.0[bit / 64] & (1 << (bit % 64)) != 0
+        })
+    }
+}
+
+/// Where a trigram (three bytes, the first highest) falls: a multiplicative hash whose
+/// high half is folded into the low bits the set's sizes use.
+fn gram_bit(gram: u32) -> usize {
+    let h = gram.wrapping_mul(0x9E37_79B1);
+    (h ^ (h >> 15)) as usize
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn len(&mut self, n: usize) {
+        self.u32(u32::try_from(n).unwrap_or(u32::MAX));
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.len(b.len());
+        self.0.extend_from_slice(b);
+    }
+    fn stamp(&mut self, s: &Stamp) {
+        for v in [s.dev, s.ino, s.size, s.mode, s.mtime_ns as u64, s.ctime_ns as u64] {
+            self.u64(v);
+        }
+    }
+}
+
+/// Reads a cache file: `None` unless it is whole (magic, format, checksum) and says it
+/// was written for `identity`. Every length is checked against what is left, so a file
+/// cannot make it allocate more than its own size.
+type Parsed = (
+    foldhash::HashMap<Box<[u8]>, DirFacts>,
+    foldhash::HashMap<Box<[u8]>, FileFacts>,
+);
+
+fn parse(bytes: &[u8], identity: &[u8]) -> Option<Parsed> {
+    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
+        return None;
+    }
+    let mut r = Reader(body);
+    if r.take(MAGIC.len())? != MAGIC || r.u32()? != FORMAT || r.bytes()? != identity {
+        return None;
+    }
+    let n = r.count(4 + 48 + 4)?;
+    let mut dirs = foldhash::HashMap::with_capacity_and_hasher(n, Default::default());
+    for _ in 0..n {
+        let key: Box<[u8]> = r.bytes()?.into();
+        let stamp = r.stamp()?;
+        let n = r.count(5)?;
+        let mut entries = Vec::with_capacity(n);
+        for _ in 0..n {
+            let kind = Kind::from_byte(r.take(1)?[0])?;
+            entries.push((Box::from(r.bytes()?), kind));
+        }
+        let used = AtomicBool::new(false);
+        dirs.insert(key, DirFacts { stamp, entries, used });
+    }
+    let n = r.count(4 + 48 + 4)?;
+    let mut files = foldhash::HashMap::with_capacity_and_hasher(n, Default::default());
+    for _ in 0..n {
+        let key: Box<[u8]> = r.bytes()?.into();
+        let stamp = r.stamp()?;
+        let n = r.count(8)?;
+        if n != 0 && !n.is_power_of_two() {
+            return None;
+        }
+        let words: Vec<u64> = (0..n).map(|_| r.u64()).collect::<Option<_>>()?;
+        let grams = Grams(Arc::from(words));
+        let used = AtomicBool::new(false);
+        files.insert(key, FileFacts { stamp, grams, used });
+    }
+    r.0.is_empty().then_some((dirs, files))
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+    /// A count of items of at least `min` bytes each: no more than what is left holds.
+    fn count(&mut self, min: usize) -> Option<usize> {
+        let n = self.u32()? as usize;
+        (n <= self.0.len() / min).then_some(n)
+    }
+    fn stamp(&mut self) -> Option<Stamp> {
+        Some(Stamp {
+            dev: self.u64()?,
+            ino: self.u64()?,
+            size: self.u64()?,
+            mode: self.u64()?,
+            mtime_ns: self.u64()? as i64,
+            ctime_ns: self.u64()? as i64,
+        })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A cache that records everything at once (no settling), in `dir`, for `root`.
+    fn unsettled(dir: &Path, root: &Path) -> Cache {
+        let mut cache = Cache::open(dir, root);
+        cache.settled_before = i64::MAX;
+        cache
+    }
+
+    fn names(entries: Vec<std::io::Result<fsio::Listed>>) -> Vec<(String, bool, bool)> {
+        let mut out: Vec<_> = entries
+            .into_iter()
+            .map(|e| {
+                let e = e.unwrap();
+                let file = matches!(e.seen, fsio::Seen::Listed);
+                (e.name.to_string_lossy().into_owned(), e.is_dir, file)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    proptest! {
+        /// A text holds every name its trigrams do not rule out: never a false "no".
+        #[test]
+        fn grams_never_rule_out_a_name_the_text_holds(text in "[a-z0-9_ :-]{0,400}", start in 0usize..400, len in 0usize..40) {
+            let lower = text.as_bytes();
+            let grams = Grams::of(lower);
+            let start = start.min(lower.len());
+            let end = (start + len).min(lower.len());
+            prop_assert!(grams.may_contain(&lower[start..end]));
+        }
+    }
+
+    #[test]
+    fn grams_rule_out_most_names_a_text_lacks() {
+        let text = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncompute: azureml:cpu-cluster\n";
+        let grams = Grams::of(text.to_ascii_lowercase().as_bytes());
+        assert!(grams.may_contain(b"cpu-cluster"));
+        assert!(
+            grams.may_contain(b"ml"),
+            "shorter than a trigram: may be anywhere"
+        );
+        let absent = ["gpu-cluster-a100", "serverlesst05", "k8s-compute", "zzzz"];
+        assert!(absent.iter().all(|n| !grams.may_contain(n.as_bytes())));
+        // Too varied to summarise: the empty set, which rules out nothing.
+        let noise: Vec<u8> = (0..200_000u32)
+            .flat_map(|i| mix(u64::from(i)).to_le_bytes())
+            .collect();
+        let g = Grams::of(&noise);
+        assert!(g.0.is_empty() && g.may_contain(b"anything"));
+    }
+
+    /// A listing and a file's trigrams are saved, read back, and used while unchanged;
+    /// a changed file or directory is looked at again, and what is gone is dropped.
+    #[cfg(unix)]
+    #[test]
+    fn what_is_cached_is_used_only_while_unchanged() {
+        let root = tempfile::tempdir().unwrap();
+        let store = tempfile::tempdir().unwrap();
+        let (root, store) = (root.path(), store.path());
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("a.yml"), "compute: azureml:cpu-cluster\n").unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", root.join("link")).unwrap();
+
+        let first = unsettled(store, root);
+        let listed = names(first.listing(root).unwrap());
+        let expected = vec![
+            ("a.yml".to_string(), false, true),
+            ("link".to_string(), false, false),
+            ("sub".to_string(), true, false),
+        ];
+        assert_eq!(listed, expected);
+        let stamp = match first.file(&root.join("a.yml")) {
+            FileLookup::Unknown(Some(stamp)) => stamp,
+            _ => panic!("nothing cached yet"),
+        };
+        first.record_file(&root.join("a.yml"), stamp, b"compute: azureml:cpu-cluster\n");
+        assert!(first.save().unwrap());
+
+        // Read back: both are known, and nothing new means nothing written.
+        let second = unsettled(store, root);
+        assert_eq!(second.dirs.len(), 1);
+        assert_eq!(names(second.listing(root).unwrap()), expected);
+        let FileLookup::Known(grams) = second.file(&root.join("a.yml")) else {
+            panic!("the file's trigrams were saved");
+        };
+        assert!(grams.may_contain(b"cpu-cluster") && !grams.may_contain(b"westeurope-k8s-inference"));
+        assert!(!second.save().unwrap());
+
+        // The file rewritten (another inode, another size): looked at again.
+        std::fs::remove_file(root.join("a.yml")).unwrap();
+        std::fs::write(root.join("a.yml"), "compute: azureml:gpu-cluster-2\n").unwrap();
+        let third = unsettled(store, root);
+        assert!(matches!(
+            third.file(&root.join("a.yml")),
+            FileLookup::Unknown(Some(_))
+        ));
+        // The directory changed too (its entry replaced): listed again, and the same.
+        assert_eq!(names(third.listing(root).unwrap()), expected);
+        // What this run did not use is dropped from the file.
+        assert!(third.save().unwrap());
+        let fourth = unsettled(store, root);
+        assert!(fourth.files.is_empty());
+        assert_eq!(fourth.dirs.len(), 1);
+    }
+
+    /// An entry changed less than the settling time ago is used for this run but never
+    /// recorded: a change made later within the same tick of the file system's clock
+    /// could not be told from it.
+    #[cfg(unix)]
+    #[test]
+    fn what_has_not_settled_is_not_recorded() {
+        let root = tempfile::tempdir().unwrap();
+        let store = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("a.yml"), "a: 1\n").unwrap();
+        let cache = Cache::open(store.path(), root.path());
+        assert_eq!(names(cache.listing(root.path()).unwrap()).len(), 1);
+        let FileLookup::Unknown(Some(stamp)) = cache.file(&root.path().join("a.yml")) else {
+            panic!("a regular file has a stamp");
+        };
+        cache.record_file(&root.path().join("a.yml"), stamp, b"a: 1\n");
+        assert!(!cache.save().unwrap(), "nothing settled: nothing written");
+        assert!(!cache.path().exists());
+    }
+
+    /// A damaged, truncated or foreign cache file is ignored (and never panics), and one
+    /// written for another project root is not used for this one.
+    #[cfg(unix)]
+    #[test]
+    fn a_damaged_or_foreign_cache_is_ignored() {
+        let root = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let store = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("a.yml"), "a: 1\n").unwrap();
+        let cache = unsettled(store.path(), root.path());
+        let _ = cache.listing(root.path()).unwrap();
+        assert!(cache.save().unwrap());
+        let bytes = std::fs::read(cache.path()).unwrap();
+        let identity = identity_of(root.path());
+        assert!(parse(&bytes, &identity).is_some());
+        assert!(parse(&bytes, &identity_of(other.path())).is_none());
+        for cut in 0..bytes.len() {
+            assert!(parse(&bytes[..cut], &identity).is_none(), "cut at {cut}");
+        }
+        for i in 0..bytes.len() {
+            let mut damaged = bytes.clone();
+            damaged[i] ^= 0x40;
+            assert!(parse(&damaged, &identity).is_none(), "byte {i}");
+        }
+        // Another root's cache lives in another file: nothing of this one is seen there.
+        assert!(unsettled(store.path(), other.path()).dirs.is_empty());
+    }
+
+    /// At most `KEEP` caches are kept: the oldest go.
+    #[cfg(unix)]
+    #[test]
+    fn old_caches_are_removed() {
+        let store = tempfile::tempdir().unwrap();
+        for i in 0..KEEP + 3 {
+            std::fs::write(store.path().join(format!("{i:04}.{EXTENSION}")), b"x").unwrap();
+        }
+        std::fs::write(store.path().join("notes.txt"), b"mine").unwrap();
+        evict(store.path());
+        let left: Vec<_> = std::fs::read_dir(store.path()).unwrap().flatten().collect();
+        assert_eq!(left.len(), KEEP + 1);
+        assert!(store.path().join("notes.txt").exists());
+    }
+}
