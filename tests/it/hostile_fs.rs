@@ -832,3 +832,62 @@ fn fix_as_another_user_writes_only_what_it_may_write_as_it_is_owned() {
     assert!(!std::fs::read_to_string(&theirs).unwrap().contains("status"));
     assert_eq!(owner(&theirs), (NOBODY, NOBODY));
 }
+
+/// AML206 reads the conda file an environment names: a pipe, a link to `/dev/zero` or to
+/// a file outside the project, a directory, an alias bomb and a deeply nested file are
+/// each refused or read within bounds (256 MB of address space, no hang), and what lies
+/// outside is never shown.
+#[test]
+fn conda_files_that_never_end_lead_out_or_explode_are_read_safely() {
+    let c = case();
+    c.fifo("envs/pipe.yml");
+    c.link("/dev/zero", "envs/zero.yml");
+    c.link(&c.secret, "envs/secret.yml");
+    std::fs::create_dir_all(c.root.join("envs/dir.yml")).unwrap();
+    // Each alias repeats the one before three times: 3^40 nodes if expanded.
+    let mut bomb = String::from("a0: &a0 [x, x, x]\n");
+    for i in 1..40 {
+        bomb.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}]\n", p = i - 1));
+    }
+    c.write("envs/bomb.yml", &bomb);
+    c.write(
+        "envs/deep.yml",
+        &format!("dependencies: {}{}\n", "[".repeat(20_000), "]".repeat(20_000)),
+    );
+    c.write(
+        "envs/broken.yml",
+        "dependencies:\n  -pip:\n    - numpy\n\tbad: tab\n",
+    );
+    let targets = ["pipe", "zero", "secret", "dir", "bomb", "deep", "broken"];
+    for t in targets {
+        c.write(
+            &format!("envs/env-{t}.yml"),
+            &format!(
+                "$schema: https://azuremlschemas.azureedge.net/latest/environment.schema.json\nname: e-{t}\nimage: mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu20.04\nconda_file: {t}.yml\n"
+            ),
+        );
+    }
+    let out = c.amlint_limited(&[
+        "check",
+        "--no-config",
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+        "envs",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!text(&out).contains("hunter2"), "{}", text(&out));
+    let f = findings(&out);
+    let codes = |t: &str| codes_of(&f, &format!("envs/env-{t}.yml"));
+    assert_eq!(codes("zero"), ["AML201"], "{f:?}");
+    assert_eq!(codes("secret"), ["AML201"], "{f:?}");
+    assert_eq!(codes("dir"), ["AML201"], "{f:?}");
+    // The pipe is never opened (the walk reports it itself); the bomb is a mapping of
+    // lists, never expanded; the nesting is past the reader's depth bound: not judged.
+    assert!(codes("pipe").is_empty(), "{f:?}");
+    assert!(codes("bomb").is_empty(), "{f:?}");
+    assert!(codes("deep").is_empty(), "{f:?}");
+    assert_eq!(codes("broken"), ["AML206"], "{f:?}");
+    assert_eq!(codes_of(&f, "envs/pipe.yml"), ["AML004"], "{f:?}");
+}
