@@ -20,7 +20,7 @@ mod model;
 mod walker;
 
 pub use model::{
-    Candidate, Discovered, Filter, Problem, ProblemKind, Unfiltered, WALKED_HIDDEN, display_of,
+    Candidate, DirEntries, Discovered, Filter, Problem, ProblemKind, Unfiltered, WALKED_HIDDEN, display_of,
     is_config_name,
 };
 

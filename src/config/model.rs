@@ -413,23 +413,31 @@ impl Config {
     /// `include`, has a configuration file name) and is not itself excluded
     /// (`includes_by_pattern && !is_excluded_itself`, its relative path made once).
     pub fn takes_walked_file(&self, path: &Path) -> bool {
-        let name = || {
-            path.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        };
-        let Some(patterns) = &self.include else {
-            return crate::discover::is_config_name(&name()) && !self.is_excluded_itself(path);
-        };
+        let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
         // Outside the configuration's directory, the file's name stands for both (an
         // empty name matches nothing).
-        let rel = glob::relative(path, &self.dir).unwrap_or_else(name);
-        let included = self
-            .matchers
-            .include
-            .get_or_init(|| PatternSet::new(&patterns.to_vec()))
-            .matches_one(&rel);
-        included && (self.exclude.is_empty() || !self.exclude_set().matches_one(&rel))
+        let rel = glob::relative(path, &self.dir).unwrap_or_else(|| name.to_string());
+        self.takes_walked_rel(&rel, &name)
+    }
+
+    /// [`Config::takes_walked_file`] of a file named `name` whose path relative to this
+    /// configuration's directory is `rel` (its name, when outside it).
+    pub fn takes_walked_rel(&self, rel: &str, name: &str) -> bool {
+        let included = match &self.include {
+            None => crate::discover::is_config_name(name),
+            Some(patterns) => self
+                .matchers
+                .include
+                .get_or_init(|| PatternSet::new(&patterns.to_vec()))
+                .matches_one(rel),
+        };
+        included && !self.excluded_itself_rel(rel)
+    }
+
+    /// [`Config::is_excluded_itself`] of the path whose relative form is `rel` (its name,
+    /// when outside this configuration's directory).
+    pub fn excluded_itself_rel(&self, rel: &str) -> bool {
+        !self.exclude.is_empty() && self.exclude_set().matches_one(rel)
     }
 
     /// Whether `path` (absolute) matches `include` (or, without `include`, has a

@@ -728,6 +728,58 @@ impl crate::discover::Filter for ConfigFilter {
         let abs = self.resolver.absolute(path);
         !self.resolver.for_file(&abs).is_excluded(&abs)
     }
+
+    fn entries_of(&self, dir: &Path) -> Option<Box<dyn crate::discover::DirEntries + '_>> {
+        let abs_dir = self.resolver.absolute(dir);
+        let config = self.resolver.for_dir(&abs_dir);
+        let rel_dir = crate::config::glob::relative(&abs_dir, &config.dir);
+        let dir_excluded = self.resolver.dir_excluded_by(&config, &abs_dir);
+        Some(Box::new(Entries {
+            config,
+            rel_dir,
+            dir_excluded,
+        }))
+    }
+}
+
+/// [`ConfigFilter`]'s decisions for the entries of one walked directory: its
+/// configuration (every entry's), the directory's path relative to that configuration's
+/// directory (`None` outside it), and whether the configuration excludes the directory or
+/// a folder between them. Each entry's own path is then matched once, as
+/// `enter_dir`/`walked_file` match it (tested against them).
+struct Entries {
+    config: Arc<Config>,
+    rel_dir: Option<String>,
+    dir_excluded: bool,
+}
+
+impl Entries {
+    /// What [`crate::config::glob::relative`] makes of the entry `name`'s path, or its name
+    /// outside the configuration's directory.
+    fn rel(&self, name: &str) -> String {
+        match self.rel_dir.as_deref() {
+            Some("") | None => name.to_string(),
+            Some(dir) => format!("{dir}/{name}"),
+        }
+    }
+}
+
+impl crate::discover::DirEntries for Entries {
+    fn enter_dir(&self, _: &Path, name: &std::ffi::OsStr) -> bool {
+        !(self.dir_excluded
+            || self
+                .config
+                .excluded_itself_rel(&self.rel(&name.to_string_lossy())))
+    }
+
+    fn walked_file(&self, _: &Path, name: &std::ffi::OsStr) -> bool {
+        let name = name.to_string_lossy();
+        // Without `include`, only configuration names are candidates: decided by name.
+        if self.config.include.is_none() && !crate::discover::is_config_name(&name) {
+            return false;
+        }
+        !self.dir_excluded && self.config.takes_walked_rel(&self.rel(&name), &name)
+    }
 }
 
 #[cfg(test)]
@@ -826,6 +878,96 @@ mod tests {
                 !config.is_excluded(&file),
                 "{d}/job.yml"
             );
+        }
+    }
+
+    /// The judge a walk makes once per directory (`entries_of`) decides every entry as
+    /// `enter_dir` and `walked_file` do, under nested configurations with `include`,
+    /// `exclude` and `extend-exclude` of names, paths and globs, below and outside each
+    /// configuration's directory, with relative and absolute paths and names not UTF-8.
+    #[test]
+    fn the_judge_of_a_directory_agrees_with_each_entrys_own() {
+        use crate::discover::Filter;
+        use std::ffi::OsStr;
+        let (_dir, root) = temp_root();
+        write(
+            &root,
+            "amlint.toml",
+            "exclude = [\"legacy\", \"a/b\", \"**/tmp-*\", \"deploy/old/**\", \"*.skip.yml\"]\n",
+        );
+        write(
+            &root,
+            "svc/amlint.toml",
+            "include = [\"*.csv\", \"jobs/**/*.yml\", \"MLTable\"]\nextend-exclude = [\"jobs/draft\", \"x.csv\"]\n",
+        );
+        let dirs = [
+            "",
+            "a",
+            "a/b",
+            "a/bc",
+            "q/tmp-1",
+            "deploy/old",
+            "deploy/new",
+            "x/legacy",
+            "svc",
+            "svc/jobs",
+            "svc/jobs/draft",
+            "svc/jobs/deep/er",
+            "svc/data",
+            "node_modules",
+        ];
+        let names = [
+            "job.yml",
+            "x.csv",
+            "y.csv",
+            "MLTable",
+            "a.skip.yml",
+            "tmp-3",
+            "legacy",
+            "b",
+            "draft",
+            "c.json",
+            "amlint.toml",
+            "node_modules",
+            "old",
+        ];
+        for choice in [ConfigChoice::Discover, ConfigChoice::Disabled] {
+            let filter = ConfigFilter {
+                resolver: Arc::new(Resolver::with_cwd(choice, &root)),
+                force_exclude: false,
+            };
+            let mut decided = 0;
+            for d in dirs {
+                for dir in [root.join(d), Path::new(".").join(d), PathBuf::from(d)] {
+                    if dir.as_os_str().is_empty() {
+                        continue;
+                    }
+                    let judge = filter.entries_of(&dir).expect("a judge per directory");
+                    let mut all: Vec<std::ffi::OsString> = names.iter().map(Into::into).collect();
+                    #[cfg(unix)]
+                    all.push(
+                        <OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"bad\xffname.yml")
+                            .to_os_string(),
+                    );
+                    for name in &all {
+                        let path = dir.join(name);
+                        let name: &OsStr = name;
+                        assert_eq!(
+                            judge.enter_dir(&path, name),
+                            filter.enter_dir(&path),
+                            "dir {path:?}"
+                        );
+                        assert_eq!(
+                            judge.walked_file(&path, name),
+                            filter.walked_file(&path),
+                            "file {path:?}"
+                        );
+                        decided +=
+                            usize::from(filter.walked_file(&path)) + usize::from(!filter.enter_dir(&path));
+                    }
+                }
+            }
+            assert!(decided > 20, "both answers occur: {decided}");
         }
     }
 

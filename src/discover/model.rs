@@ -109,6 +109,22 @@ pub trait Filter: Send + Sync {
     /// name is in it. Called before any of its entries is filtered, so that what a filter
     /// would look for by name in `dir` (a configuration file) it can know from here.
     fn listed(&self, _dir: &Path, _has: &dyn Fn(&str) -> bool) {}
+    /// The judge of the entries of the walked directory `dir`, made once for all of them
+    /// after [`Filter::listed`] (what is the same for every entry of a directory decided
+    /// once: a 10,000-file project has 35,000 entries). `None`: each entry is judged by
+    /// [`Filter::enter_dir`] and [`Filter::walked_file`], which it must agree with.
+    fn entries_of(&self, _dir: &Path) -> Option<Box<dyn DirEntries + '_>> {
+        None
+    }
+}
+
+/// A [`Filter`]'s decisions for the entries of one directory (`path` is the directory
+/// joined with `name`).
+pub trait DirEntries {
+    /// [`Filter::enter_dir`] of the subdirectory `path`.
+    fn enter_dir(&self, path: &Path, name: &std::ffi::OsStr) -> bool;
+    /// [`Filter::walked_file`] of the file `path`.
+    fn walked_file(&self, path: &Path, name: &std::ffi::OsStr) -> bool;
 }
 
 /// No configuration: every directory, every file with a configuration file name.

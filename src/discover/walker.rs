@@ -296,6 +296,7 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
             return;
         }
     };
+    let judge = shared.filter.entries_of(&dir.path);
     for fsio::Listed {
         path,
         name,
@@ -310,13 +311,20 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
             continue;
         }
         if is_dir {
-            if shared.filter.enter_dir(&path) {
+            let enter = match &judge {
+                Some(j) => j.enter_dir(&path, &name),
+                None => shared.filter.enter_dir(&path),
+            };
+            if enter {
                 subdirs.push(Dir {
                     path,
                     above: rules.clone(),
                 });
             }
-        } else if shared.filter.walked_file(&path) {
+        } else if match &judge {
+            Some(j) => j.walked_file(&path, &name),
+            None => shared.filter.walked_file(&path),
+        } {
             let c = Candidate {
                 display: display_of(&path),
                 path,
