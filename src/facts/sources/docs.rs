@@ -169,7 +169,9 @@ fn prompt(t: &str) -> Option<usize> {
         return Some(2);
     }
     let ps = t.starts_with("PS ") || t.starts_with("PS>");
-    let drive = t.len() > 3 && t.as_bytes()[0].is_ascii_alphabetic() && &t[1..3] == ":\\";
+    // Compared as bytes: the third byte may be inside a character (`- Clúster`).
+    let b = t.as_bytes();
+    let drive = b.len() > 3 && b[0].is_ascii_alphabetic() && &b[1..3] == b":\\";
     if ps || drive {
         let gt = t.find('>')?;
         // A prompt is short and holds no space before a drive (`PS C:\x>`).
@@ -839,6 +841,16 @@ mod tests {
     }
 
     /// Prose that names the command with no option is not a definition.
+    /// Audit 8, defect 1: a line whose third byte is inside a character (`- Clúster`)
+    /// panicked in the prompt check (`&t[1..3]`), and the whole file went unchecked.
+    #[test]
+    fn a_line_with_a_character_across_the_third_byte_is_read() {
+        let text = "# Cómputo\n\n- Clúster de cómputo\nAé\\x\nC:\\é> az ml compute create -n win --size Standard_DS3_v2\n\n```bash\naz ml compute create --name gpu-es --type AmlCompute --max-instances 2\n```\n";
+        let d = run("README.es.md", text).computes;
+        let names: Vec<Option<&str>> = d.iter().map(|d| d.known_name()).collect();
+        assert!(names.contains(&Some("gpu-es")), "{names:?}");
+    }
+
     #[test]
     fn the_command_named_without_options_defines_nothing() {
         let text = "Run the `az ml compute create` with the settings listed above.\n\n\

@@ -84,6 +84,111 @@ pub fn read(input: &Input<'_>) -> Definitions {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Every reader, on text made of its own words, quotes, brackets, prompts and
+        /// characters of several bytes at any offset, never panics (audit 8, defect 1: a
+        /// byte slice across `ú` in the docs reader's prompt check lost a whole file).
+        #[test]
+        fn no_reader_panics_on_any_text(pieces in proptest::collection::vec(proptest::sample::select(VOCABULARY), 0..80)) {
+            let text: String = pieces.concat();
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::create_dir_all(dir.path().join(".github/workflows")).unwrap();
+            for name in READ_AS {
+                let _ = super::iac::read_for_test(|input, out| *out = read(input), dir.path(), name, &text);
+            }
+        }
+    }
+
+    /// What the generated texts are made of.
+    const VOCABULARY: &[&str] = &[
+        "az ml compute create",
+        "az ml compute attach ",
+        "--name ",
+        "-n ",
+        "--size ",
+        "--type ",
+        "Standard_NC6 ",
+        "amlcompute ",
+        "AmlCompute(",
+        "AmlCompute.provisioning_configuration(",
+        "ComputeTarget.create(ws, ",
+        "vm_size=",
+        "name=",
+        "size=",
+        "\"",
+        "'",
+        "`",
+        "```bash\n",
+        "```\n",
+        "$ ",
+        "PS C:\\x> ",
+        "C:\\é> ",
+        "\\\n",
+        "\n",
+        " ",
+        "=",
+        "${",
+        "}",
+        "{",
+        "[",
+        "]",
+        "(",
+        ")",
+        ",",
+        ":",
+        "é",
+        "Clúster",
+        "cómputo",
+        "日本語",
+        "🙂",
+        "\u{feff}",
+        "\t",
+        "#",
+        "<!-- amlint: ignore[AML702] -->",
+        "resource \"azurerm_machine_learning_compute_cluster\" \"c\" ",
+        "vm_size = ",
+        "var.",
+        "param ",
+        "Microsoft.MachineLearningServices/workspaces/computes",
+        "\"type\": ",
+        "\"vmSize\": ",
+        "[parameters('",
+        "format('{0}",
+        "sh '",
+        "def x = ",
+        "environment {",
+        "run: ",
+        "script: ",
+        "- template: ",
+        ".. code-block:: bash\n",
+        "::",
+        "%%bash\n",
+        "!",
+        "export X=",
+        "set X=",
+        "$env:",
+        "$(",
+        "`",
+    ];
+
+    /// The file names the generated texts are read as: one for each reader.
+    const READ_AS: &[&str] = &[
+        "README.md",
+        "guide.rst",
+        "notes.txt",
+        "setup.sh",
+        "setup.ps1",
+        "Makefile",
+        "train.py",
+        "main.tf",
+        "main.bicep",
+        "azuredeploy.json",
+        "Jenkinsfile",
+        ".github/workflows/ci.yml",
+        "azure-pipelines.yml",
+    ];
+
     #[test]
     fn needles_are_searched_as_bytes() {
         assert!(mentions(b"x az ml compute create y", &["compute create"]));
