@@ -156,6 +156,12 @@ pub struct ComputeDef {
     pub notes: Vec<String>,
     /// The compute YAML the definition reads its values from (`-f`), as displayed.
     pub from_file: Option<String>,
+    /// Text of the definition's file, before its first line, that the definition is
+    /// written in: an SDK v1 `config = AmlCompute.provisioning_configuration(...)` that
+    /// `ComputeTarget.create(ws, name, config)` takes its values from. A suppression
+    /// comment on one of its lines, or standing above it, covers the definition's first
+    /// line too (where its findings are): users write it beside the value they accept.
+    pub written_before: Vec<Span>,
 }
 
 /// The settings the policies read, by their Azure ML YAML path: what readers fill in.
@@ -190,6 +196,7 @@ impl ComputeDef {
             fields: Vec::new(),
             notes: Vec::new(),
             from_file: None,
+            written_before: Vec::new(),
         }
     }
 

@@ -203,3 +203,59 @@ fn an_arm_template_with_comments_reports_its_unused_suppressions() {
         diff.stdout_text()
     );
 }
+
+/// SDK v1 creates a compute with `ComputeTarget.create(ws, name, config)`, the values in
+/// the `provisioning_configuration(...)` assigned to `config` before it. A suppression
+/// beside those values — on the value's line, or standing above the statement — applies
+/// to the definition's findings at the `create` line; in a notebook too, the comment in the
+/// configuration's cell and the `create` in another.
+#[test]
+fn an_sdk_v1_suppression_beside_the_configurations_values_applies() {
+    const SETUP: &str = "from azureml.core.compute import AmlCompute, ComputeTarget\n\
+\n\
+# amlint: ignore[AML505] -- the lab's quota\n\
+above = AmlCompute.provisioning_configuration(min_nodes=0,\n\
+                                              vm_size=\"Standard_NC6\", max_nodes=4)\n\
+ComputeTarget.create(ws, \"above\", above)\n\
+inline = AmlCompute.provisioning_configuration(vm_size=\"Standard_NC6\")  # amlint: ignore[AML505]\n\
+ComputeTarget.create(ws, \"inline\", inline)\n\
+plain = AmlCompute.provisioning_configuration(vm_size=\"Standard_NC6\", max_nodes=4)\n\
+ComputeTarget.create(ws, \"plain\", plain)\n";
+    let cell = |lines: &[&str]| serde_json::json!({"cell_type": "code", "metadata": {}, "outputs": [], "source": lines});
+    let notebook = serde_json::json!({
+        "cells": [
+            cell(&[
+                "from azureml.core.compute import AmlCompute, ComputeTarget\n",
+                "config = AmlCompute.provisioning_configuration(\n",
+                "    vm_size=\"Standard_NC6\",  # amlint: ignore[AML505] -- the workshop's\n",
+                "    max_nodes=4)\n",
+            ]),
+            {"cell_type": "markdown", "metadata": {}, "source": ["Create it"]},
+            cell(&["cluster = ComputeTarget.create(ws, \"nb-gpu\", config)\n"]),
+        ],
+        "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5
+    });
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "setup.py", SETUP);
+    write(
+        dir.path(),
+        "setup.ipynb",
+        &serde_json::to_string_pretty(&notebook).unwrap(),
+    );
+    let json = capped::check_json(dir.path());
+    let at = |path: &str, code: &str| -> Vec<u64> {
+        findings(&json, path, code)
+            .iter()
+            .map(|d| line(&d["range"]))
+            .collect()
+    };
+    // Only `plain`, unsuppressed, keeps its finding; every suppression silenced one.
+    assert_eq!(at("setup.py", "AML505"), [10], "{json:#}");
+    assert_eq!(at("setup.py", "AML702"), [6, 8, 10], "the other findings stay");
+    assert_eq!(at("setup.py", "AML009"), Vec::<u64>::new(), "{json:#}");
+    assert_eq!(at("setup.ipynb", "AML505"), Vec::<u64>::new(), "{json:#}");
+    assert_eq!(at("setup.ipynb", "AML009"), Vec::<u64>::new(), "{json:#}");
+    assert_eq!(at("setup.ipynb", "AML702").len(), 1, "{json:#}");
+}
