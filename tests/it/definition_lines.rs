@@ -173,7 +173,7 @@ fn every_output_shows_the_definitions_line_and_the_value() {
 }
 
 /// An ARM template with comments (Azure Resource Manager accepts them, JSON does not):
-/// a resource whose `type` comes last is a definition from its object's first line, a
+/// a resource whose `type` comes last is a definition from its `type` line, a
 /// suppression above the object applies, and one that silences nothing is reported
 /// (the template was read whole) with a fix that removes its line.
 #[test]
@@ -189,7 +189,7 @@ fn an_arm_template_with_comments_reports_its_unused_suppressions() {
             .collect()
     };
     assert_eq!(at("AML505"), Vec::<u64>::new(), "{json:#}");
-    assert_eq!(at("AML702"), [5, 10]);
+    assert_eq!(at("AML702"), [8, 14]);
     assert_eq!(at("AML009"), [13]);
     let diff = capped::amlint(
         dir.path(),
@@ -258,4 +258,143 @@ ComputeTarget.create(ws, \"plain\", plain)\n";
     assert_eq!(at("setup.ipynb", "AML505"), Vec::<u64>::new(), "{json:#}");
     assert_eq!(at("setup.ipynb", "AML009"), Vec::<u64>::new(), "{json:#}");
     assert_eq!(at("setup.ipynb", "AML702").len(), 1, "{json:#}");
+
+    // A finding about the configuration's class (its type: another definition says
+    // `computeinstance`) is reported at the `create` line too, focused on the class.
+    write(
+        dir.path(),
+        "compute.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/computeInstance.schema.json\nname: plain\ntype: computeinstance\nsize: Standard_DS3_v2\n",
+    );
+    let json = capped::check_json(dir.path());
+    let conflict = findings(&json, "setup.py", "AML205");
+    let Some(d) = conflict.iter().find(|d| d["pointer"] == "/type") else {
+        panic!("{json:#}")
+    };
+    assert_eq!((line(&d["range"]), line(&d["focus"])), (10, 9), "{d:#}");
+    assert_eq!(d["focus"]["start"]["column"], 9);
+}
+
+/// An ARM resource whose values come before its `type`: its findings are reported from
+/// the `type` line (the definition's line, as when `type` comes first), focused on the
+/// value — in JSON, SARIF and the human output alike — and a suppression comment above
+/// the `type`, on the value's line or above the object applies.
+#[test]
+fn an_arm_resource_with_its_type_last_is_reported_at_its_type() {
+    let resource = |name: &str, size: &str, comment: [&str; 3]| {
+        format!(
+            "    {}{{\n      \"name\": \"ws/{name}\",\n      \"properties\": {{\"computeType\": \"AmlCompute\", \"properties\": {{\n        \"vmSize\": \"{size}\"{}\n      }}}},\n      {}\"type\": \"Microsoft.MachineLearningServices/workspaces/computes\"\n    }}",
+            comment[0], comment[1], comment[2]
+        )
+    };
+    let template = |resources: &[String]| {
+        format!(
+            "{{\n  \"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\",\n  \"resources\": [\n{}\n  ]\n}}\n",
+            resources.join(",\n")
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Lines: 4 `{`, 5 name, 6 properties, 7 vmSize, 8 `}}`, 9 type.
+    write(
+        dir.path(),
+        "azuredeploy.json",
+        &template(&[resource("late", "Standard_NC6", ["", "", ""])]),
+    );
+    let json = capped::check_json(dir.path());
+    let late = findings(&json, "azuredeploy.json", "AML505");
+    let [d] = late.as_slice() else { panic!("{json:#}") };
+    assert_eq!(line(&d["range"]), 9, "{d:#}");
+    assert_eq!(d["range"]["start"]["column"], 7);
+    assert_eq!(d["range"]["end"]["line"], 9);
+    assert_eq!(line(&d["focus"]), 7);
+    assert_eq!(d["labels"][0]["message"], "`size` is set here");
+    assert_eq!(d["labels"][0]["range"], d["focus"]);
+    // A key it lacks (no virtual network): at the `type` line, focused on the name.
+    let vnet = findings(&json, "azuredeploy.json", "AML704");
+    assert_eq!(
+        (line(&vnet[0]["range"]), line(&vnet[0]["focus"])),
+        (9, 5),
+        "{json:#}"
+    );
+
+    let sarif = capped::amlint(
+        dir.path(),
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "sarif",
+            "--fail-on",
+            "never",
+            ".",
+        ],
+        b"",
+    );
+    let sarif: Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let result = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "AML505")
+        .unwrap()
+        .clone();
+    let region = &result["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(
+        (region["startLine"].as_u64(), region["endLine"].as_u64()),
+        (Some(9), Some(9))
+    );
+    assert_eq!(
+        result["relatedLocations"][0]["physicalLocation"]["region"]["startLine"],
+        7
+    );
+    let human = capped::amlint(
+        dir.path(),
+        &[
+            "check",
+            "--no-config",
+            "--color",
+            "never",
+            "--fail-on",
+            "never",
+            "azuredeploy.json",
+        ],
+        b"",
+    );
+    let text = human.stdout_text();
+    assert!(text.contains("[azuredeploy.json:9:7]"), "{text}");
+    assert!(text.contains("`size` is set here"), "{text}");
+
+    // Suppressions (the template then has comments): above the `type`, on the value's
+    // line, above the object; none is unused, the unsuppressed one stays.
+    let commented = template(&[
+        resource(
+            "above-type",
+            "Standard_NC6",
+            ["", "", "// amlint: ignore[AML505]\n      "],
+        ),
+        resource("on-value", "Standard_NC6", ["", " // amlint: ignore[AML505]", ""]),
+        resource(
+            "above-object",
+            "Standard_NC6",
+            ["// amlint: ignore[AML505]\n    ", "", ""],
+        ),
+        resource("kept", "Standard_NC6", ["", "", ""]),
+    ]);
+    write(dir.path(), "azuredeploy.json", &commented);
+    let type_lines: Vec<u64> = (1..)
+        .zip(commented.lines())
+        .filter(|(_, l)| l.trim_start().starts_with("\"type\""))
+        .map(|(n, _)| n)
+        .collect();
+    let json = capped::check_json(dir.path());
+    let at = |code: &str| -> Vec<u64> {
+        findings(&json, "azuredeploy.json", code)
+            .iter()
+            .map(|d| line(&d["range"]))
+            .collect()
+    };
+    assert_eq!(at("AML009"), Vec::<u64>::new(), "{json:#}");
+    assert_eq!(type_lines, [10, 17, 25, 32]);
+    assert_eq!(at("AML505"), [32], "{json:#}");
+    assert_eq!(at("AML704"), type_lines, "{json:#}");
 }
