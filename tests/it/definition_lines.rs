@@ -31,6 +31,14 @@ fn findings<'a>(json: &'a Value, path: &str, code: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// The lines the findings of `code` in `path` start on.
+fn lines_of(json: &Value, path: &str, code: &str) -> Vec<u64> {
+    findings(json, path, code)
+        .iter()
+        .map(|d| line(&d["range"]))
+        .collect()
+}
+
 #[test]
 fn a_definitions_findings_start_at_its_first_line_and_focus_on_the_value() {
     let dir = tempfile::tempdir().unwrap();
@@ -77,15 +85,11 @@ fn a_definitions_findings_start_at_its_first_line_and_focus_on_the_value() {
     }
 }
 
-/// The other outputs: SARIF's region spans the definition and its related location is
-/// the value; the human output draws the first line and the labelled value; a baseline
-/// entry made before a line is added above the value still matches.
-#[test]
-fn every_output_shows_the_definitions_line_and_the_value() {
-    let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "main.tf", TERRAFORM);
-    let sarif = capped::amlint(
-        dir.path(),
+/// The SARIF result of AML505 in `dir`: its region's first and last lines, and its related
+/// location's line.
+fn sarif_aml505(dir: &std::path::Path) -> (u64, u64, u64) {
+    let run = capped::amlint(
+        dir,
         &[
             "check",
             "--no-config",
@@ -97,7 +101,7 @@ fn every_output_shows_the_definitions_line_and_the_value() {
         ],
         b"",
     );
-    let sarif: Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let sarif: Value = serde_json::from_slice(&run.stdout).unwrap();
     let result = sarif["runs"][0]["results"]
         .as_array()
         .unwrap()
@@ -106,15 +110,19 @@ fn every_output_shows_the_definitions_line_and_the_value() {
         .unwrap()
         .clone();
     let region = &result["locations"][0]["physicalLocation"]["region"];
-    assert_eq!(
-        (region["startLine"].as_u64(), region["endLine"].as_u64()),
-        (Some(1), Some(4))
-    );
     let related = &result["relatedLocations"][0]["physicalLocation"]["region"];
-    assert_eq!(related["startLine"], 4);
+    let n = |v: &Value| v.as_u64().unwrap();
+    (
+        n(&region["startLine"]),
+        n(&region["endLine"]),
+        n(&related["startLine"]),
+    )
+}
 
-    let human = capped::amlint(
-        dir.path(),
+/// The human output of `file` in `dir`.
+fn human(dir: &std::path::Path, file: &str) -> String {
+    let run = capped::amlint(
+        dir,
         &[
             "check",
             "--no-config",
@@ -122,11 +130,22 @@ fn every_output_shows_the_definitions_line_and_the_value() {
             "never",
             "--fail-on",
             "never",
-            "main.tf",
+            file,
         ],
         b"",
     );
-    let text = human.stdout_text();
+    run.stdout_text().to_string()
+}
+
+/// The other outputs: SARIF's region spans the definition and its related location is
+/// the value; the human output draws the first line and the labelled value; a baseline
+/// entry made before a line is added above the value still matches.
+#[test]
+fn every_output_shows_the_definitions_line_and_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "main.tf", TERRAFORM);
+    assert_eq!(sarif_aml505(dir.path()), (1, 4, 4));
+    let text = human(dir.path(), "main.tf");
     assert!(text.contains("[main.tf:1:1]"), "{text}");
     assert!(text.contains("`size` is set here"), "{text}");
     assert!(
@@ -182,12 +201,7 @@ fn an_arm_template_with_comments_reports_its_unused_suppressions() {
     let template = "{\n  \"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\",\n  \"resources\": [\n    // amlint: ignore[AML505] -- a lab cluster\n    {\n      \"name\": \"ws/gpu-a\",\n      \"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_NC6\"}},\n      \"type\": \"Microsoft.MachineLearningServices/workspaces/computes\"\n    },\n    {\n      \"name\": \"ws/gpu-b\",\n      \"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_DS3_v2\"}},\n      // amlint: ignore[AML505]\n      \"type\": \"Microsoft.MachineLearningServices/workspaces/computes\"\n    }\n  ]\n}\n";
     write(dir.path(), "azuredeploy.json", template);
     let json = capped::check_json(dir.path());
-    let at = |code: &str| -> Vec<u64> {
-        findings(&json, "azuredeploy.json", code)
-            .iter()
-            .map(|d| line(&d["range"]))
-            .collect()
-    };
+    let at = |code: &str| lines_of(&json, "azuredeploy.json", code);
     assert_eq!(at("AML505"), Vec::<u64>::new(), "{json:#}");
     assert_eq!(at("AML702"), [8, 14]);
     assert_eq!(at("AML009"), [13]);
@@ -245,12 +259,7 @@ ComputeTarget.create(ws, \"plain\", plain)\n";
         &serde_json::to_string_pretty(&notebook).unwrap(),
     );
     let json = capped::check_json(dir.path());
-    let at = |path: &str, code: &str| -> Vec<u64> {
-        findings(&json, path, code)
-            .iter()
-            .map(|d| line(&d["range"]))
-            .collect()
-    };
+    let at = |path: &str, code: &str| lines_of(&json, path, code);
     // Only `plain`, unsuppressed, keeps its finding; every suppression silenced one.
     assert_eq!(at("setup.py", "AML505"), [10], "{json:#}");
     assert_eq!(at("setup.py", "AML702"), [6, 8, 10], "the other findings stay");
@@ -317,50 +326,8 @@ fn an_arm_resource_with_its_type_last_is_reported_at_its_type() {
         "{json:#}"
     );
 
-    let sarif = capped::amlint(
-        dir.path(),
-        &[
-            "check",
-            "--no-config",
-            "--format",
-            "sarif",
-            "--fail-on",
-            "never",
-            ".",
-        ],
-        b"",
-    );
-    let sarif: Value = serde_json::from_slice(&sarif.stdout).unwrap();
-    let result = sarif["runs"][0]["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["ruleId"] == "AML505")
-        .unwrap()
-        .clone();
-    let region = &result["locations"][0]["physicalLocation"]["region"];
-    assert_eq!(
-        (region["startLine"].as_u64(), region["endLine"].as_u64()),
-        (Some(9), Some(9))
-    );
-    assert_eq!(
-        result["relatedLocations"][0]["physicalLocation"]["region"]["startLine"],
-        7
-    );
-    let human = capped::amlint(
-        dir.path(),
-        &[
-            "check",
-            "--no-config",
-            "--color",
-            "never",
-            "--fail-on",
-            "never",
-            "azuredeploy.json",
-        ],
-        b"",
-    );
-    let text = human.stdout_text();
+    assert_eq!(sarif_aml505(dir.path()), (9, 9, 7));
+    let text = human(dir.path(), "azuredeploy.json");
     assert!(text.contains("[azuredeploy.json:9:7]"), "{text}");
     assert!(text.contains("`size` is set here"), "{text}");
 
@@ -387,12 +354,7 @@ fn an_arm_resource_with_its_type_last_is_reported_at_its_type() {
         .map(|(n, _)| n)
         .collect();
     let json = capped::check_json(dir.path());
-    let at = |code: &str| -> Vec<u64> {
-        findings(&json, "azuredeploy.json", code)
-            .iter()
-            .map(|d| line(&d["range"]))
-            .collect()
-    };
+    let at = |code: &str| lines_of(&json, "azuredeploy.json", code);
     assert_eq!(at("AML009"), Vec::<u64>::new(), "{json:#}");
     assert_eq!(type_lines, [10, 17, 25, 32]);
     assert_eq!(at("AML505"), [32], "{json:#}");
