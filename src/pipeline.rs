@@ -1617,15 +1617,17 @@ fn check_definitions(
 /// Reports a finding of a compute defined outside Azure ML YAML from the definition's
 /// first line (where the command, the resource or the call starts: where a reader of the
 /// file, and a list of the project's computes, place the definition) to the value it is
-/// about. The value stays its focus: labelled, underlined by editors, fingerprinted by
-/// baselines, and a suppression comment on its line applies. A value on the first line
-/// keeps its own span, as does one outside the definition.
+/// about — a value written before that line (an ARM resource's members before its `type`,
+/// `ComputeDef::written_before`) from the definition's first line to that line's end. The
+/// value stays its focus: labelled, underlined by editors, fingerprinted by baselines,
+/// and a suppression comment on its line applies. A value on the first line keeps its own
+/// span, as does one outside the definition.
 fn from_the_definitions_line(x: &mut Diagnostic, def: &ComputeDef, source: &SourceFile) {
     let at = x.span;
     let head = def.span.start;
-    if !(head < at.start && at.end <= def.span.end)
-        || source.position(head).line == source.position(at.start).line
-    {
+    let after = head < at.start && at.end <= def.span.end;
+    let before = def.written_before_holds(at);
+    if !(after || before) || source.position(head).line == source.position(at.start).line {
         return;
     }
     if !x.labels.iter().any(|l| l.span == at) {
@@ -1638,7 +1640,11 @@ fn from_the_definitions_line(x: &mut Diagnostic, def: &ComputeDef, source: &Sour
         x.labels.insert(0, crate::diagnostic::Label { span: at, message });
     }
     x.focus = Some(at);
-    x.span = Span::new(head, at.end);
+    x.span = if after {
+        Span::new(head, at.end)
+    } else {
+        def.first_line(&source.text)
+    };
 }
 
 /// Whether the rule `code` reports a key that is absent at the compute's name (its

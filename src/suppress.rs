@@ -67,6 +67,9 @@ pub struct Directive {
     pub list_span: Span,
     /// What to delete to remove the directive entirely.
     pub removal: Span,
+    /// Other lines a line directive covers, as the reader of a file that defines computes
+    /// says (`facts::sources::Comment::also`).
+    pub also: Vec<u32>,
 }
 
 /// Every directive of a file.
@@ -363,6 +366,7 @@ pub fn scan_comments(
         directive.removal = whole_line(&source.text, c.span).unwrap_or(c.span);
         if let Scope::Line(_) = directive.scope {
             directive.scope = Scope::Line(c.target_line);
+            directive.also = c.also.clone();
         }
         directives.push(directive);
     }
@@ -426,6 +430,7 @@ fn parse_directive(text: &str, offset: u32, registry: &Registry) -> Directive {
         malformed: None,
         list_span: Span::default(),
         removal: Span::default(),
+        also: Vec::new(),
     };
     let colon = text.find(':').map_or(text.len(), |i| i + 1);
     let after = &text[colon..];
@@ -705,7 +710,11 @@ fn silence(
             continue;
         }
         match d.scope {
-            Scope::Line(Some(line)) => by_line.entry(line).or_default().push(i),
+            Scope::Line(Some(line)) => {
+                for l in std::iter::once(line).chain(d.also.iter().copied()) {
+                    by_line.entry(l).or_default().push(i);
+                }
+            }
             Scope::Line(None) => {}
             Scope::File => {
                 for (j, e) in d.entries.iter().enumerate() {
@@ -968,11 +977,13 @@ mod tests {
                 span: Span::new(at("// amlint"), at(" kept") + 5),
                 own_line: false,
                 target_line: Some(2),
+                also: vec![4],
             },
             Comment {
                 span: Span::new(at("# nothing"), at("here") + 4),
                 own_line: true,
                 target_line: None,
+                also: Vec::new(),
             },
         ];
         let found = scan_comments(&source, &comments, crate::registry::builtin());
@@ -980,6 +991,7 @@ mod tests {
             panic!("{found:?}")
         };
         assert_eq!(d.scope, Scope::Line(Some(2)));
+        assert_eq!(d.also, [4], "the lines the reader says it covers too");
         assert_eq!(d.line, 2);
         let codes: Vec<Option<&str>> = d.entries.iter().map(|e| e.code).collect();
         assert_eq!(codes, [Some("AML505"), Some("AML503")]);

@@ -156,6 +156,15 @@ pub struct ComputeDef {
     pub notes: Vec<String>,
     /// The compute YAML the definition reads its values from (`-f`), as displayed.
     pub from_file: Option<String>,
+    /// Text of the definition's file, before its first line, that the definition is
+    /// written in: an SDK v1 `config = AmlCompute.provisioning_configuration(...)` that
+    /// `ComputeTarget.create(ws, name, config)` takes its values from; an ARM resource's
+    /// object up to its `type` member (the definition's line), values included when they
+    /// come first. A finding about a value there is reported from the definition's first
+    /// line, focused on the value, as one about a value after it; a suppression comment on
+    /// one of its lines, or standing above it, covers the definition's first line too
+    /// (where its findings are): users write it beside the value they accept.
+    pub written_before: Vec<Span>,
 }
 
 /// The settings the policies read, by their Azure ML YAML path: what readers fill in.
@@ -190,7 +199,25 @@ impl ComputeDef {
             fields: Vec::new(),
             notes: Vec::new(),
             from_file: None,
+            written_before: Vec::new(),
         }
+    }
+
+    /// Whether `span` lies in text written before the definition's first line
+    /// ([`ComputeDef::written_before`]).
+    pub fn written_before_holds(&self, span: Span) -> bool {
+        self.written_before
+            .iter()
+            .any(|w| w.start <= span.start && span.end <= w.end)
+    }
+
+    /// The definition's first line in `text` (its file's): from where the definition
+    /// starts to the end of that line, trailing blanks left out, within the definition.
+    pub fn first_line(&self, text: &str) -> Span {
+        let start = self.span.start as usize;
+        let rest = text.get(start..self.span.end as usize).unwrap_or_default();
+        let line = rest.split(['\n', '\r']).next().unwrap_or_default();
+        Span::new(self.span.start, (start + line.trim_end().len()) as u32)
     }
 
     /// Whether the definition is written outside Azure ML YAML (a script's or workflow's

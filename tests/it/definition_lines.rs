@@ -31,6 +31,14 @@ fn findings<'a>(json: &'a Value, path: &str, code: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// The lines the findings of `code` in `path` start on.
+fn lines_of(json: &Value, path: &str, code: &str) -> Vec<u64> {
+    findings(json, path, code)
+        .iter()
+        .map(|d| line(&d["range"]))
+        .collect()
+}
+
 #[test]
 fn a_definitions_findings_start_at_its_first_line_and_focus_on_the_value() {
     let dir = tempfile::tempdir().unwrap();
@@ -77,15 +85,11 @@ fn a_definitions_findings_start_at_its_first_line_and_focus_on_the_value() {
     }
 }
 
-/// The other outputs: SARIF's region spans the definition and its related location is
-/// the value; the human output draws the first line and the labelled value; a baseline
-/// entry made before a line is added above the value still matches.
-#[test]
-fn every_output_shows_the_definitions_line_and_the_value() {
-    let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "main.tf", TERRAFORM);
-    let sarif = capped::amlint(
-        dir.path(),
+/// The SARIF result of AML505 in `dir`: its region's first and last lines, and its related
+/// location's line.
+fn sarif_aml505(dir: &std::path::Path) -> (u64, u64, u64) {
+    let run = capped::amlint(
+        dir,
         &[
             "check",
             "--no-config",
@@ -97,7 +101,7 @@ fn every_output_shows_the_definitions_line_and_the_value() {
         ],
         b"",
     );
-    let sarif: Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let sarif: Value = serde_json::from_slice(&run.stdout).unwrap();
     let result = sarif["runs"][0]["results"]
         .as_array()
         .unwrap()
@@ -106,15 +110,19 @@ fn every_output_shows_the_definitions_line_and_the_value() {
         .unwrap()
         .clone();
     let region = &result["locations"][0]["physicalLocation"]["region"];
-    assert_eq!(
-        (region["startLine"].as_u64(), region["endLine"].as_u64()),
-        (Some(1), Some(4))
-    );
     let related = &result["relatedLocations"][0]["physicalLocation"]["region"];
-    assert_eq!(related["startLine"], 4);
+    let n = |v: &Value| v.as_u64().unwrap();
+    (
+        n(&region["startLine"]),
+        n(&region["endLine"]),
+        n(&related["startLine"]),
+    )
+}
 
-    let human = capped::amlint(
-        dir.path(),
+/// The human output of `file` in `dir`.
+fn human(dir: &std::path::Path, file: &str) -> String {
+    let run = capped::amlint(
+        dir,
         &[
             "check",
             "--no-config",
@@ -122,11 +130,22 @@ fn every_output_shows_the_definitions_line_and_the_value() {
             "never",
             "--fail-on",
             "never",
-            "main.tf",
+            file,
         ],
         b"",
     );
-    let text = human.stdout_text();
+    run.stdout_text().to_string()
+}
+
+/// The other outputs: SARIF's region spans the definition and its related location is
+/// the value; the human output draws the first line and the labelled value; a baseline
+/// entry made before a line is added above the value still matches.
+#[test]
+fn every_output_shows_the_definitions_line_and_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "main.tf", TERRAFORM);
+    assert_eq!(sarif_aml505(dir.path()), (1, 4, 4));
+    let text = human(dir.path(), "main.tf");
     assert!(text.contains("[main.tf:1:1]"), "{text}");
     assert!(text.contains("`size` is set here"), "{text}");
     assert!(
@@ -173,7 +192,7 @@ fn every_output_shows_the_definitions_line_and_the_value() {
 }
 
 /// An ARM template with comments (Azure Resource Manager accepts them, JSON does not):
-/// a resource whose `type` comes last is a definition from its object's first line, a
+/// a resource whose `type` comes last is a definition from its `type` line, a
 /// suppression above the object applies, and one that silences nothing is reported
 /// (the template was read whole) with a fix that removes its line.
 #[test]
@@ -182,14 +201,9 @@ fn an_arm_template_with_comments_reports_its_unused_suppressions() {
     let template = "{\n  \"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\",\n  \"resources\": [\n    // amlint: ignore[AML505] -- a lab cluster\n    {\n      \"name\": \"ws/gpu-a\",\n      \"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_NC6\"}},\n      \"type\": \"Microsoft.MachineLearningServices/workspaces/computes\"\n    },\n    {\n      \"name\": \"ws/gpu-b\",\n      \"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_DS3_v2\"}},\n      // amlint: ignore[AML505]\n      \"type\": \"Microsoft.MachineLearningServices/workspaces/computes\"\n    }\n  ]\n}\n";
     write(dir.path(), "azuredeploy.json", template);
     let json = capped::check_json(dir.path());
-    let at = |code: &str| -> Vec<u64> {
-        findings(&json, "azuredeploy.json", code)
-            .iter()
-            .map(|d| line(&d["range"]))
-            .collect()
-    };
+    let at = |code: &str| lines_of(&json, "azuredeploy.json", code);
     assert_eq!(at("AML505"), Vec::<u64>::new(), "{json:#}");
-    assert_eq!(at("AML702"), [5, 10]);
+    assert_eq!(at("AML702"), [8, 14]);
     assert_eq!(at("AML009"), [13]);
     let diff = capped::amlint(
         dir.path(),
@@ -202,4 +216,147 @@ fn an_arm_template_with_comments_reports_its_unused_suppressions() {
         "{}",
         diff.stdout_text()
     );
+}
+
+/// SDK v1 creates a compute with `ComputeTarget.create(ws, name, config)`, the values in
+/// the `provisioning_configuration(...)` assigned to `config` before it. A suppression
+/// beside those values — on the value's line, or standing above the statement — applies
+/// to the definition's findings at the `create` line; in a notebook too, the comment in the
+/// configuration's cell and the `create` in another.
+#[test]
+fn an_sdk_v1_suppression_beside_the_configurations_values_applies() {
+    const SETUP: &str = "from azureml.core.compute import AmlCompute, ComputeTarget\n\
+\n\
+# amlint: ignore[AML505] -- the lab's quota\n\
+above = AmlCompute.provisioning_configuration(min_nodes=0,\n\
+                                              vm_size=\"Standard_NC6\", max_nodes=4)\n\
+ComputeTarget.create(ws, \"above\", above)\n\
+inline = AmlCompute.provisioning_configuration(vm_size=\"Standard_NC6\")  # amlint: ignore[AML505]\n\
+ComputeTarget.create(ws, \"inline\", inline)\n\
+plain = AmlCompute.provisioning_configuration(vm_size=\"Standard_NC6\", max_nodes=4)\n\
+ComputeTarget.create(ws, \"plain\", plain)\n";
+    let cell = |lines: &[&str]| serde_json::json!({"cell_type": "code", "metadata": {}, "outputs": [], "source": lines});
+    let notebook = serde_json::json!({
+        "cells": [
+            cell(&[
+                "from azureml.core.compute import AmlCompute, ComputeTarget\n",
+                "config = AmlCompute.provisioning_configuration(\n",
+                "    vm_size=\"Standard_NC6\",  # amlint: ignore[AML505] -- the workshop's\n",
+                "    max_nodes=4)\n",
+            ]),
+            {"cell_type": "markdown", "metadata": {}, "source": ["Create it"]},
+            cell(&["cluster = ComputeTarget.create(ws, \"nb-gpu\", config)\n"]),
+        ],
+        "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5
+    });
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "setup.py", SETUP);
+    write(
+        dir.path(),
+        "setup.ipynb",
+        &serde_json::to_string_pretty(&notebook).unwrap(),
+    );
+    let json = capped::check_json(dir.path());
+    let at = |path: &str, code: &str| lines_of(&json, path, code);
+    // Only `plain`, unsuppressed, keeps its finding; every suppression silenced one.
+    assert_eq!(at("setup.py", "AML505"), [10], "{json:#}");
+    assert_eq!(at("setup.py", "AML702"), [6, 8, 10], "the other findings stay");
+    assert_eq!(at("setup.py", "AML009"), Vec::<u64>::new(), "{json:#}");
+    assert_eq!(at("setup.ipynb", "AML505"), Vec::<u64>::new(), "{json:#}");
+    assert_eq!(at("setup.ipynb", "AML009"), Vec::<u64>::new(), "{json:#}");
+    assert_eq!(at("setup.ipynb", "AML702").len(), 1, "{json:#}");
+
+    // A finding about the configuration's class (its type: another definition says
+    // `computeinstance`) is reported at the `create` line too, focused on the class.
+    write(
+        dir.path(),
+        "compute.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/computeInstance.schema.json\nname: plain\ntype: computeinstance\nsize: Standard_DS3_v2\n",
+    );
+    let json = capped::check_json(dir.path());
+    let conflict = findings(&json, "setup.py", "AML205");
+    let Some(d) = conflict.iter().find(|d| d["pointer"] == "/type") else {
+        panic!("{json:#}")
+    };
+    assert_eq!((line(&d["range"]), line(&d["focus"])), (10, 9), "{d:#}");
+    assert_eq!(d["focus"]["start"]["column"], 9);
+}
+
+/// An ARM resource whose values come before its `type`: its findings are reported from
+/// the `type` line (the definition's line, as when `type` comes first), focused on the
+/// value — in JSON, SARIF and the human output alike — and a suppression comment above
+/// the `type`, on the value's line or above the object applies.
+#[test]
+fn an_arm_resource_with_its_type_last_is_reported_at_its_type() {
+    let resource = |name: &str, size: &str, comment: [&str; 3]| {
+        format!(
+            "    {}{{\n      \"name\": \"ws/{name}\",\n      \"properties\": {{\"computeType\": \"AmlCompute\", \"properties\": {{\n        \"vmSize\": \"{size}\"{}\n      }}}},\n      {}\"type\": \"Microsoft.MachineLearningServices/workspaces/computes\"\n    }}",
+            comment[0], comment[1], comment[2]
+        )
+    };
+    let template = |resources: &[String]| {
+        format!(
+            "{{\n  \"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\",\n  \"resources\": [\n{}\n  ]\n}}\n",
+            resources.join(",\n")
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Lines: 4 `{`, 5 name, 6 properties, 7 vmSize, 8 `}}`, 9 type.
+    write(
+        dir.path(),
+        "azuredeploy.json",
+        &template(&[resource("late", "Standard_NC6", ["", "", ""])]),
+    );
+    let json = capped::check_json(dir.path());
+    let late = findings(&json, "azuredeploy.json", "AML505");
+    let [d] = late.as_slice() else { panic!("{json:#}") };
+    assert_eq!(line(&d["range"]), 9, "{d:#}");
+    assert_eq!(d["range"]["start"]["column"], 7);
+    assert_eq!(d["range"]["end"]["line"], 9);
+    assert_eq!(line(&d["focus"]), 7);
+    assert_eq!(d["labels"][0]["message"], "`size` is set here");
+    assert_eq!(d["labels"][0]["range"], d["focus"]);
+    // A key it lacks (no virtual network): at the `type` line, focused on the name.
+    let vnet = findings(&json, "azuredeploy.json", "AML704");
+    assert_eq!(
+        (line(&vnet[0]["range"]), line(&vnet[0]["focus"])),
+        (9, 5),
+        "{json:#}"
+    );
+
+    assert_eq!(sarif_aml505(dir.path()), (9, 9, 7));
+    let text = human(dir.path(), "azuredeploy.json");
+    assert!(text.contains("[azuredeploy.json:9:7]"), "{text}");
+    assert!(text.contains("`size` is set here"), "{text}");
+
+    // Suppressions (the template then has comments): above the `type`, on the value's
+    // line, above the object; none is unused, the unsuppressed one stays.
+    let commented = template(&[
+        resource(
+            "above-type",
+            "Standard_NC6",
+            ["", "", "// amlint: ignore[AML505]\n      "],
+        ),
+        resource("on-value", "Standard_NC6", ["", " // amlint: ignore[AML505]", ""]),
+        resource(
+            "above-object",
+            "Standard_NC6",
+            ["// amlint: ignore[AML505]\n    ", "", ""],
+        ),
+        resource("kept", "Standard_NC6", ["", "", ""]),
+    ]);
+    write(dir.path(), "azuredeploy.json", &commented);
+    let type_lines: Vec<u64> = (1..)
+        .zip(commented.lines())
+        .filter(|(_, l)| l.trim_start().starts_with("\"type\""))
+        .map(|(n, _)| n)
+        .collect();
+    let json = capped::check_json(dir.path());
+    let at = |code: &str| lines_of(&json, "azuredeploy.json", code);
+    assert_eq!(at("AML009"), Vec::<u64>::new(), "{json:#}");
+    assert_eq!(type_lines, [10, 17, 25, 32]);
+    assert_eq!(at("AML505"), [32], "{json:#}");
+    assert_eq!(at("AML704"), type_lines, "{json:#}");
 }

@@ -11,8 +11,10 @@
 //! [`iac::arm_function`]; anything else (`uniqueString`, `reference`, `resourceGroup()`...)
 //! is unknown, with why. The compute's name is the last segment of the resource name
 //! (`[format('{0}/{1}', parameters('ws'), parameters('name'))]`). `copy` loops and
-//! `condition` are noted, not expanded. A template has no comments: suppressions are the
-//! configuration's and the baseline's.
+//! `condition` are noted, not expanded. A definition's line is its `type` member's,
+//! wherever it is among the members; the members before it are written before that line
+//! (`ComputeDef::written_before`). A template with `//` and `/* */` comments (which Azure
+//! Resource Manager accepts) is read with them blanked; suppressions are written there.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -351,7 +353,9 @@ impl Arm<'_> {
         let mut notes = notes;
         let tree = self.tree(item, scope, 0, &mut notes);
         // The definition's line is its `type`'s, the member that makes the object a
-        // compute — when it comes before the values; else the object's first line.
+        // compute, wherever it is among the members: the members before it (values a
+        // finding is about, the object's `{` a suppression may stand above) are written
+        // before the definition's first line.
         let whole = doc.node(item).span;
         let type_key = get_ci(doc, item, "type")
             .map(|e| doc.node(e.key).span.start)
@@ -367,13 +371,8 @@ impl Arm<'_> {
         };
         let mut def = ComputeDef::new(SourceKind::Arm, display, span, COMPUTES, name);
         iac::arm_compute_fields(&tree, &mut def);
-        let first_value = std::iter::once(&def.name)
-            .chain(def.fields.iter().map(|(_, s)| s))
-            .map(|s| s.span.start)
-            .filter(|&start| whole.start <= start && start < whole.end)
-            .min();
-        if first_value.is_some_and(|v| v < def.span.start) {
-            def.span = whole;
+        if whole.start < span.start {
+            def.written_before.push(Span::new(whole.start, span.start));
         }
         notes.dedup();
         def.notes = notes;
@@ -841,26 +840,33 @@ mod tests {
   ]
 }"#;
 
-    /// A resource whose `type` comes after its values starts at the object: every value
-    /// is inside the definition, after its first line.
+    /// A resource starts at its `type` member wherever it is: when values come before it,
+    /// they are in the text written before the definition's first line (with the object's
+    /// `{`), and each value is in the definition or written before it.
     #[test]
-    fn a_resource_with_its_type_last_starts_at_the_object() {
+    fn a_resource_starts_at_its_type_wherever_it_is() {
         let text = "{\"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\", \"resources\": [\n  {\n    \"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_NC6\"}},\n    \"name\": \"ws/late\",\n    \"type\": \"Microsoft.MachineLearningServices/workspaces/computes\"\n  },\n  {\n    \"type\": \"Microsoft.MachineLearningServices/workspaces/computes\",\n    \"name\": \"ws/early\",\n    \"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_NC6\"}}\n  }\n]}\n";
         let d = defs(text);
-        let starts: Vec<(Option<&str>, &str)> = d
-            .iter()
-            .map(|d| {
-                (
-                    d.known_name(),
-                    &text[d.span.start as usize..d.span.start as usize + 1],
-                )
-            })
-            .collect();
-        assert_eq!(starts, [(Some("late"), "{"), (Some("early"), "\"")]);
+        let names: Vec<Option<&str>> = d.iter().map(ComputeDef::known_name).collect();
+        assert_eq!(names, [Some("late"), Some("early")]);
         for d in &d {
-            let size = d.get("size").unwrap().span;
-            assert!(d.span.start < size.start && size.end <= d.span.end);
+            assert!(text[d.span.range()].starts_with("\"type\""), "{d:?}");
+            assert!(text[d.span.range()].ends_with('}'));
+            let before: Vec<&str> = d.written_before.iter().map(|w| &text[w.range()]).collect();
+            assert!(before.len() == 1 && before[0].starts_with('{'), "{before:?}");
+            for s in [&d.name, d.get("size").unwrap(), d.get("type").unwrap()] {
+                let inside = d.span.start < s.span.start && s.span.end <= d.span.end;
+                assert!(inside != d.written_before_holds(s.span), "{s:?}");
+            }
         }
+        // `late`: its values come first; `early`: its `{` alone is before its `type`.
+        assert!(d[0].written_before_holds(d[0].get("size").unwrap().span));
+        assert!(d[0].written_before_holds(d[0].name.span));
+        assert_eq!(text[d[1].written_before[0].range()].trim_end(), "{");
+        assert_eq!(
+            &text[d[0].first_line(text).range()],
+            "\"type\": \"Microsoft.MachineLearningServices/workspaces/computes\""
+        );
     }
 
     #[test]

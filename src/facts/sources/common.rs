@@ -55,6 +55,9 @@ pub struct Comment {
     /// The 1-based line of the defining file it covers: its own line, or — standing alone
     /// — the next line holding code (`None`: nothing follows).
     pub target_line: Option<u32>,
+    /// Other lines it covers: the first line of each definition whose text, written
+    /// before that line, holds the line it covers (see [`ComputeDef::written_before`]).
+    pub also: Vec<u32>,
 }
 
 /// What a reader found in a file.
@@ -208,6 +211,53 @@ impl Files {
     }
 }
 
+/// At most this many lines are added to the comments of one file by
+/// [`cover_written_before`]: a configuration many definitions use, with many directives on
+/// its lines, costs no more.
+const MAX_ALSO: usize = 10_000;
+
+/// Each suppression comment that covers a line of text a definition is written in before
+/// its first line ([`ComputeDef::written_before`]) covers that first line too: the
+/// definition's findings are there.
+pub fn cover_written_before(source: &SourceFile, computes: &[ComputeDef], comments: &mut [Comment]) {
+    if computes.iter().all(|d| d.written_before.is_empty()) {
+        return;
+    }
+    let directive = |c: &Comment| {
+        source
+            .text
+            .get(c.span.range())
+            .is_some_and(|t| t.to_ascii_lowercase().contains("amlint:"))
+    };
+    let mut order: Vec<(u32, usize)> = comments
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| directive(c))
+        .filter_map(|(i, c)| Some((c.target_line?, i)))
+        .collect();
+    order.sort_unstable();
+    let mut budget = MAX_ALSO;
+    for def in computes {
+        let head = line_of(source, def.span.start);
+        for span in &def.written_before {
+            let from = line_of(source, span.start);
+            let to = line_of(source, span.end.max(span.start + 1) - 1);
+            let first = order.partition_point(|&(t, _)| t < from);
+            for &(target, i) in order[first..].iter().take_while(|(t, _)| *t <= to) {
+                let also = &mut comments[i].also;
+                if target == head || also.last() == Some(&head) {
+                    continue;
+                }
+                if budget == 0 {
+                    return;
+                }
+                budget -= 1;
+                also.push(head);
+            }
+        }
+    }
+}
+
 /// The 1-based line of `offset` in `source`.
 pub fn line_of(source: &SourceFile, offset: u32) -> u32 {
     source.position(offset).line
@@ -280,4 +330,90 @@ pub fn type_setting(ctype: &str, span: Span, written: &str) -> Setting {
     t.written = written.to_string();
     t.in_place = false;
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::computes::SourceKind;
+
+    /// A definition of `text` from `head` (a needle) to the end, written before it from
+    /// `before` to the end of `until`.
+    fn def_at(text: &str, head: &str, before: &str, until: &str) -> ComputeDef {
+        let (h, b) = (text.find(head).unwrap() as u32, text.find(before).unwrap() as u32);
+        let e = (text.find(until).unwrap() + until.len()) as u32;
+        let mut d = ComputeDef::new(
+            SourceKind::PythonSdk,
+            "x.py",
+            Span::new(h, text.len() as u32),
+            "ComputeTarget.create(...)",
+            Setting::dynamic("n", "test", Span::new(h, h + 1), None),
+        );
+        d.written_before.push(Span::new(b, e));
+        d
+    }
+
+    fn comment(text: &str, needle: &str, target_line: Option<u32>) -> Comment {
+        let at = text.find(needle).unwrap() as u32;
+        Comment {
+            span: Span::new(at, at + needle.len() as u32),
+            own_line: true,
+            target_line,
+            also: Vec::new(),
+        }
+    }
+
+    /// A directive that covers a line of the text written before a definition covers the
+    /// definition's first line too; other comments, and those outside it, do not.
+    #[test]
+    fn a_directive_beside_what_a_definition_takes_covers_its_first_line() {
+        let text = "# amlint: ignore[AML505]\nc = P(size=1,\n  n=2)  # amlint: ignore[AML601]\n# just words\nx = 1  # amlint: ignore[AML505]\nC(c)\n";
+        let source = SourceFile::new("x.py", text.to_string());
+        let def = def_at(text, "C(c)", "c = P", "n=2)");
+        let mut comments = vec![
+            comment(text, "# amlint: ignore[AML505]\nc", Some(2)),
+            comment(text, "# amlint: ignore[AML601]", Some(3)),
+            comment(text, "# just words", Some(5)),
+            comment(text, "# amlint: ignore[AML505]\nC", Some(5)),
+        ];
+        comments[0].span.end -= 2;
+        comments[3].span.end -= 2;
+        cover_written_before(&source, &[def], &mut comments);
+        let also: Vec<&[u32]> = comments.iter().map(|c| c.also.as_slice()).collect();
+        assert_eq!(also, [&[6][..], &[6], &[], &[]]);
+    }
+
+    /// A configuration many definitions use, with many directives on its lines, adds a
+    /// bounded number of lines.
+    #[test]
+    fn the_lines_added_are_bounded() {
+        let mut text = String::from("c = P(\n");
+        text.push_str(&"  # amlint: ignore[AML505]\n".repeat(200));
+        text.push_str(")\n");
+        text.push_str(&"C(c)\n".repeat(200));
+        let source = SourceFile::new("x.py", text.clone());
+        let heads: Vec<usize> = text.match_indices("C(c)").map(|(i, _)| i).collect();
+        let defs: Vec<ComputeDef> = heads
+            .iter()
+            .map(|&h| {
+                let mut d = def_at(&text[..h + 4], "C(c)", "c = P", "\n)");
+                d.span = Span::new(h as u32, h as u32 + 4);
+                d
+            })
+            .collect();
+        let mut comments: Vec<Comment> = text
+            .match_indices("# amlint")
+            .enumerate()
+            .map(|(i, (at, _))| Comment {
+                span: Span::new(at as u32, at as u32 + 25),
+                own_line: true,
+                target_line: Some(i as u32 + 3),
+                also: Vec::new(),
+            })
+            .collect();
+        cover_written_before(&source, &defs, &mut comments);
+        let added: usize = comments.iter().map(|c| c.also.len()).sum();
+        assert_eq!(added, MAX_ALSO);
+        assert_eq!(comments[0].also[..2], [203, 204]);
+    }
 }

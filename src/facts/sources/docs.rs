@@ -637,6 +637,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         span: c.span,
         own_line: c.own_line,
         target_line: c.target.map(|at| line_of(input.source, at as u32)),
+        also: Vec::new(),
     }));
 }
 

@@ -977,6 +977,7 @@ pub fn comments(source: &SourceFile, raw: &[(Span, bool)], code: &[u32]) -> Vec<
                 span,
                 own_line,
                 target_line,
+                also: Vec::new(),
             }
         })
         .collect()

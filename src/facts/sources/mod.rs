@@ -76,6 +76,7 @@ pub fn read(input: &Input<'_>) -> Definitions {
             (reader.read)(input, &mut found);
         }
     }
+    common::cover_written_before(input.source, &found.computes, &mut found.comments);
     found
 }
 

@@ -215,6 +215,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
                         span: code.span(c_start, c_end),
                         own_line: true,
                         target_line: Some(line_of(input.source, code.file_offset(cmd_start, false) as u32)),
+                        also: Vec::new(),
                     });
                 }
                 if memchr::memmem::find(&text.as_bytes()[cmd_start..cmd_end], b"ml compute").is_some() {

@@ -18,7 +18,9 @@
 //! `os.environ.get("X", "default")`/`os.getenv` (the default, noted), `x or "default"` and
 //! `x if x else "default"` (the default, noted); anything else is unknown, with why. A
 //! value through a variable is reported where the definition uses it, with the literal's
-//! place as a label when it is in the same file.
+//! place as a label when it is in the same file. The statement that assigns an SDK v1
+//! configuration is written before its definition (`ComputeDef::written_before`): a
+//! suppression beside its values applies to the definition.
 
 use std::sync::Arc;
 
@@ -274,10 +276,18 @@ inline = ComputeTarget.create(workspace=ws, name="inline", provisioning_configur
         );
         assert!(c.notes.iter().any(|n| n.contains("on line 6")), "{:?}", c.notes);
         assert!(t[c.span.range()].starts_with("ComputeTarget.create("));
+        // The statement that assigns the configuration is written before the definition:
+        // a suppression beside its values applies to it.
+        let [before] = c.written_before.as_slice() else {
+            panic!("{:?}", c.written_before)
+        };
+        assert!(t[before.range()].starts_with("compute_config = AmlCompute."));
+        assert!(t[before.range()].ends_with("max_nodes=4)"));
         let i = &d[1];
         assert_eq!(i.known_name(), Some("inline"));
         let size = i.get("size").unwrap();
         assert!(size.in_place && &t[size.span.range()] == "Standard_D2_v3");
+        assert!(i.written_before.is_empty(), "inline: its values are in place");
     }
 
     #[test]

@@ -1377,6 +1377,7 @@ pub fn comment_of(source: &crate::source::SourceFile, c: &ShellComment) -> super
         span: c.span,
         own_line: c.own_line,
         target_line: target,
+        also: Vec::new(),
     }
 }
 

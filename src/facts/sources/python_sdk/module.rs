@@ -792,6 +792,19 @@ impl<'t> Module<'t> {
             def.set(path, s);
         }
         if let Some(v) = through {
+            // The statement that assigns the configuration is part of the definition: a
+            // suppression beside its values applies (`common::cover_written_before`).
+            let mut statement = prov;
+            while let Some(p) = statement.parent().filter(|p| {
+                matches!(
+                    p.kind(),
+                    "assignment" | "expression_statement" | "parenthesized_expression"
+                )
+            }) {
+                statement = p;
+            }
+            def.written_before
+                .push(self.code.span(statement.start_byte(), statement.end_byte()));
             let line = self.line_of(prov.start_byte());
             def.notes.push(format!(
                 "its settings are those of `{} = {class}.provisioning_configuration(...)` on line {line}",
