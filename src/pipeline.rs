@@ -1081,6 +1081,43 @@ fn files_mentioning(
             *dir = dir.with(g);
         }
     }
+    // An Azure Pipelines variables template among the hits (`variables:` at the top,
+    // `training_target: cpu-cluster`) gives its values to the pipelines that include it
+    // (`- template: ../config-infra.yml`), wherever they are: the files that name it and
+    // that a definition reader looks into are read too (the mlops-v2 layout; audit 8).
+    let includers: HashSet<&str> = {
+        let templates: HashSet<String> = files
+            .iter()
+            .filter(|f| hits.contains(f.candidate.display.as_str()))
+            .filter(|f| Format::for_path(&f.candidate.display) == Format::Yaml)
+            .filter(|f| {
+                f.text(boundary, limits).is_some_and(|t| {
+                    t.lower.starts_with(b"variables:")
+                        || memchr::memmem::find(&t.lower, b"\nvariables:").is_some()
+                })
+            })
+            .filter_map(|f| f.candidate.path.file_name())
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .collect();
+        let mut out = HashSet::new();
+        for template in &templates {
+            let named = Mentions::of(template);
+            out.extend(
+                files
+                    .par_iter()
+                    .filter(|f| !hits.contains(f.candidate.display.as_str()))
+                    .filter(|f| f.mentions(template, &named, boundary, limits))
+                    .filter(|f| {
+                        f.text(boundary, limits).is_some_and(|t| {
+                            crate::facts::sources::searched_by_words(&f.candidate.display, t.text.as_bytes())
+                        })
+                    })
+                    .map(|f| f.candidate.display.as_str())
+                    .collect::<Vec<&str>>(),
+            );
+        }
+        out
+    };
     // A YAML or JSON hit is parsed only if it may define the name (`may_name`) or a
     // definition reader looks into it (a workflow's `az ml compute create`, an ARM
     // template); scripts and the other definition sources are read by their readers.
@@ -1095,9 +1132,10 @@ fn files_mentioning(
             let c = &f.candidate;
             let hit = hits.contains(c.display.as_str());
             let takes = || {
-                gives
-                    .get(split_dir(&c.display).0)
-                    .is_some_and(|g| g.takes(&c.display))
+                includers.contains(c.display.as_str())
+                    || gives
+                        .get(split_dir(&c.display).0)
+                        .is_some_and(|g| g.takes(&c.display))
             };
             if !hit && !takes() {
                 return None;

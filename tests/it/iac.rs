@@ -213,6 +213,21 @@ fn a_partial_run_finds_a_name_written_only_in_a_variable_or_parameter_file() {
     write("jobs/arm.yml", &job("arm-from-param"));
     write("jobs/none.yml", &job("defined-nowhere"));
     write("jobs/py.yml", &job("py-from-helper"));
+    write("jobs/ado.yml", &job("ado-from-variables"));
+    // The mlops-v2 layout: a variables template at the root, included by a pipeline in
+    // another folder, which passes it to a step template that creates the compute.
+    write(
+        "config-infra.yml",
+        "variables:\n  training_target: ado-from-variables\n  training_target_sku: STANDARD_D2_V2\n",
+    );
+    write(
+        "mlops/devops-pipelines/train.yml",
+        "variables:\n- template: ../../config-infra.yml\ntrigger:\n- none\nsteps:\n- template: /templates/create-compute.yml\n  parameters:\n    cluster_name: $(training_target)\n    size: $(training_target_sku)\n",
+    );
+    write(
+        "templates/create-compute.yml",
+        "parameters:\n- name: cluster_name\n  type: string\n- name: size\n  type: string\nsteps:\n  - task: AzureCLI@2\n    inputs:\n      scriptType: bash\n      scriptLocation: inlineScript\n      inlineScript: |\n        az ml compute create --name ${{ parameters.cluster_name }} --type amlcompute --size ${{ parameters.size }} --min-instances 0\n",
+    );
     // Created by a call of a helper of another file that names no compute class.
     write(
         "ml/utils/compute.py",
@@ -259,6 +274,7 @@ fn a_partial_run_finds_a_name_written_only_in_a_variable_or_parameter_file() {
             "jobs/arm.yml",
             "jobs/none.yml",
             "jobs/py.yml",
+            "jobs/ado.yml",
         ])
         .output()
         .unwrap();
