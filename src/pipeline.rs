@@ -1099,24 +1099,36 @@ fn files_mentioning(
             .filter_map(|f| f.candidate.path.file_name())
             .map(|n| n.to_string_lossy().to_ascii_lowercase())
             .collect();
-        let mut out = HashSet::new();
-        for template in &templates {
-            let named = Mentions::of(template);
-            out.extend(
-                files
-                    .par_iter()
-                    .filter(|f| !hits.contains(f.candidate.display.as_str()))
-                    .filter(|f| f.mentions(template, &named, boundary, limits))
-                    .filter(|f| {
-                        f.text(boundary, limits).is_some_and(|t| {
-                            crate::facts::sources::searched_by_words(&f.candidate.display, t.text.as_bytes())
-                        })
+        // All the templates' names searched at once (a repository may hold thousands of
+        // files with `variables:` that mention the name: one pass over each file, not one
+        // per template); the cached trigrams rule files out only for a few names.
+        let names: Vec<&String> = templates.iter().collect();
+        let search = (!names.is_empty())
+            .then(|| aho_corasick::AhoCorasick::new(&names).ok())
+            .flatten();
+        match search {
+            None => HashSet::new(),
+            Some(search) => files
+                .par_iter()
+                .filter(|f| !hits.contains(f.candidate.display.as_str()))
+                .filter(|f| {
+                    names.len() > 16
+                        || f.grams
+                            .as_ref()
+                            .is_none_or(|g| names.iter().any(|n| g.may_contain(n.as_bytes())))
+                })
+                .filter(|f| {
+                    f.text(boundary, limits).is_some_and(|t| {
+                        search.is_match(&t.lower[..])
+                            && crate::facts::sources::searched_by_words(
+                                &f.candidate.display,
+                                t.text.as_bytes(),
+                            )
                     })
-                    .map(|f| f.candidate.display.as_str())
-                    .collect::<Vec<&str>>(),
-            );
+                })
+                .map(|f| f.candidate.display.as_str())
+                .collect(),
         }
-        out
     };
     // A YAML or JSON hit is parsed only if it may define the name (`may_name`) or a
     // definition reader looks into it (a workflow's `az ml compute create`, an ARM

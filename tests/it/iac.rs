@@ -289,7 +289,8 @@ fn a_partial_run_finds_a_name_written_only_in_a_variable_or_parameter_file() {
 /// files that mention the name among thousands that do not must cost time linear in their
 /// number: each file that does not was once tested against every one that does (5,000 ×
 /// 5,000 tests of two paths: a minute in the unoptimised build, 1.1 G of the 1.8 G
-/// instructions of a one-file run in bench/monorepo.py's repository).
+/// instructions of a one-file run in bench/monorepo.py's repository). The same for 5,000
+/// variables templates that mention it, each included by a pipeline.
 #[test]
 fn a_partial_run_where_thousands_of_files_mention_the_name_stays_linear() {
     let dir = project_with_job("busy-cluster");
@@ -300,6 +301,18 @@ fn a_partial_run_where_thousands_of_files_mention_the_name_stays_linear() {
         for f in 0..100 {
             std::fs::write(sub.join(format!("s{f}.sh")), "echo busy-cluster\n").unwrap();
             std::fs::write(sub.join(format!("q{f}.sh")), "echo quiet\n").unwrap();
+            // As many Azure Pipelines variables templates that mention the name, each
+            // named by a pipeline: every template's name is searched in every file, at once.
+            std::fs::write(
+                sub.join(format!("vars{f}.yml")),
+                "variables:\n  target: busy-cluster\n",
+            )
+            .unwrap();
+            std::fs::write(
+                sub.join(format!("pipe{f}.yml")),
+                format!("variables:\n- template: vars{f}.yml\nsteps:\n- script: az ml compute create --name $(target)\n"),
+            )
+            .unwrap();
         }
     }
     std::fs::write(
