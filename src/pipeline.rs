@@ -832,12 +832,11 @@ fn rest_of_project(
                 Some(crate::cache::FileLookup::Unknown(stamp)) => stamp,
                 None => None,
             };
-            let text = load::read_text_seen(&c.path, c.seen, boundary, &options.limits).ok()?;
-            let lower = text.as_bytes().to_ascii_lowercase().into_boxed_slice();
+            let read = RestText::read(c, boundary, &options.limits)?;
             if let (Some(cache), Some(stamp)) = (&cache, stamp) {
-                cache.record_file(&c.path, stamp, &lower);
+                cache.record_file(&c.path, stamp, &read.lower);
             }
-            Some(Content::Text(RestText { text, lower }))
+            Some(Content::Text(read))
         });
     if let Some(cache) = &cache
         && let Err(e) = cache.save()
@@ -892,6 +891,19 @@ struct RestText {
     lower: Box<[u8]>,
 }
 
+impl RestText {
+    /// The walked file `c`, read (`None` if it cannot be: it is left out).
+    fn read(
+        c: &discover::Candidate,
+        boundary: &crate::fsio::Boundary,
+        limits: &crate::limits::Limits,
+    ) -> Option<Self> {
+        let text = load::read_text_seen(&c.path, c.seen, boundary, limits).ok()?;
+        let lower = text.as_bytes().to_ascii_lowercase().into_boxed_slice();
+        Some(RestText { text, lower })
+    }
+}
+
 /// A file of the rest of the project: its text, read when the walk found it or — when
 /// the cache knew its trigrams (`grams`) — when a name searched may be in it.
 struct RestFile {
@@ -905,12 +917,7 @@ impl RestFile {
     /// is then left out, as the walk leaves out a file it cannot read).
     fn text(&self, boundary: &crate::fsio::Boundary, limits: &crate::limits::Limits) -> Option<&RestText> {
         self.text
-            .get_or_init(|| {
-                let c = &self.candidate;
-                let text = load::read_text_seen(&c.path, c.seen, boundary, limits).ok()?;
-                let lower = text.as_bytes().to_ascii_lowercase().into_boxed_slice();
-                Some(RestText { text, lower })
-            })
+            .get_or_init(|| RestText::read(&self.candidate, boundary, limits))
             .as_ref()
     }
 
@@ -1143,17 +1150,15 @@ fn files_mentioning(
         .filter_map(|f| {
             let c = &f.candidate;
             let hit = hits.contains(c.display.as_str());
-            let takes = || {
-                includers.contains(c.display.as_str())
-                    || gives
-                        .get(split_dir(&c.display).0)
-                        .is_some_and(|g| g.takes(&c.display))
-            };
-            if !hit && !takes() {
+            let takes = includers.contains(c.display.as_str())
+                || gives
+                    .get(split_dir(&c.display).0)
+                    .is_some_and(|g| g.takes(&c.display));
+            if !hit && !takes {
                 return None;
             }
             let t = f.text(boundary, limits)?;
-            (takes() || may_define(c, t)).then_some((c, &t.text))
+            (takes || may_define(c, t)).then_some((c, &t.text))
         })
         .filter_map(|(c, text)| {
             catch_unwind(AssertUnwindSafe(|| {

@@ -10,7 +10,6 @@
 //!   ancestor of the checked paths, else the enclosing git work tree, else that common
 //!   ancestor.
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -610,72 +609,29 @@ pub struct ConfigFilter {
     pub force_exclude: bool,
 }
 
-thread_local! {
-    /// The last directory a walking thread asked about, with its configuration: a walk
-    /// visits a directory's entries one after another on one thread, so most files and
-    /// subdirectories are judged without resolving their directory again (a
-    /// 10,000-file project has 24,600 entries). Keyed by the resolver, which it keeps alive.
-    static LAST_DIR: RefCell<Option<LastDir>> = const { RefCell::new(None) };
-}
-
-/// A walking thread's last directory: (the resolver asked, the directory as walked, its
-/// configuration, whether the configuration excludes it — learned on first need).
-type LastDir = (Arc<Resolver>, PathBuf, Arc<Config>, std::cell::Cell<Option<bool>>);
-
 impl ConfigFilter {
-    /// The configuration that governs a walked entry: its directory's.
-    fn config_of_entry(&self, path: &Path) -> Arc<Config> {
-        match path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            Some(dir) => self.config_of_dir(dir),
-            None => self.resolver.for_file(path),
+    /// The judge of the entries of the walked directory `dir` ([`Entries`]).
+    fn entries(&self, dir: &Path) -> Entries {
+        let abs_dir = self.resolver.absolute(dir);
+        let config = self.resolver.for_dir(&abs_dir);
+        let rel_dir = crate::config::glob::relative(&abs_dir, &config.dir);
+        let dir_excluded = self.resolver.dir_excluded_by(&config, &abs_dir);
+        Entries {
+            config,
+            rel_dir,
+            dir_excluded,
         }
     }
 
-    /// The configuration of the files in `dir` (as walked: relative or absolute).
-    fn config_of_dir(&self, dir: &Path) -> Arc<Config> {
-        let cached = LAST_DIR.with_borrow(|last| match last {
-            // Compared as bytes: `Path`'s equality walks components.
-            Some((r, d, c, _)) if Arc::ptr_eq(r, &self.resolver) && d.as_os_str() == dir.as_os_str() => {
-                Some(c.clone())
-            }
-            _ => None,
-        });
-        cached.unwrap_or_else(|| {
-            let config = self.resolver.for_dir(&self.resolver.absolute(dir));
-            LAST_DIR.set(Some((
-                self.resolver.clone(),
-                dir.to_path_buf(),
-                config.clone(),
-                std::cell::Cell::new(None),
-            )));
-            config
-        })
-    }
-
-    /// Whether the files' configuration excludes the directory `dir` itself (or a folder
-    /// between its own directory and it): decided once per directory a thread walks, not
-    /// once per file in it.
-    fn dir_excluded(&self, dir: &Path, config: &Arc<Config>) -> bool {
-        let known = LAST_DIR.with_borrow(|last| match last {
-            Some((r, d, _, e)) if Arc::ptr_eq(r, &self.resolver) && d.as_os_str() == dir.as_os_str() => {
-                e.get()
-            }
-            _ => None,
-        });
-        known.unwrap_or_else(|| {
-            let excluded = self
-                .resolver
-                .dir_excluded_by(config, &self.resolver.absolute(dir));
-            LAST_DIR.with_borrow(|last| {
-                if let Some((r, d, _, e)) = last
-                    && Arc::ptr_eq(r, &self.resolver)
-                    && d.as_os_str() == dir.as_os_str()
-                {
-                    e.set(Some(excluded));
-                }
-            });
-            excluded
-        })
+    /// The judge of the directory holding the entry `path` (the working directory for a
+    /// bare name), and the entry's name: one entry asked about on its own is judged as
+    /// the walk judges it among its directory's.
+    fn judge_of<'p>(&self, path: &'p Path) -> (Entries, &'p std::ffi::OsStr) {
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        (self.entries(dir), path.file_name().unwrap_or_default())
     }
 }
 
@@ -687,38 +643,15 @@ impl crate::discover::Filter for ConfigFilter {
     }
 
     fn enter_dir(&self, dir: &Path) -> bool {
-        // The directory's exclusion is decided by the configuration that sees it as a
-        // child: its parent's (`is_excluded`, the folders above it remembered).
-        let config = self.config_of_entry(dir);
-        let abs = self.resolver.absolute(dir);
-        !(config.is_excluded_itself(&abs)
-            || abs
-                .parent()
-                .is_some_and(|parent| self.resolver.dir_excluded_by(&config, parent)))
+        use crate::discover::DirEntries;
+        let (judge, name) = self.judge_of(dir);
+        judge.enter_dir(dir, name)
     }
 
     fn walked_file(&self, path: &Path) -> bool {
-        let config = self.config_of_entry(path);
-        // Without `include`, only configuration names are candidates: decided by name.
-        if config.include.is_none()
-            && !path
-                .file_name()
-                .is_some_and(|n| crate::discover::is_config_name(&n.to_string_lossy()))
-        {
-            return false;
-        }
-        let abs = self.resolver.absolute(path);
-        if !config.takes_walked_file(&abs) {
-            return false;
-        }
-        // The folders above it: one answer per directory (its files come one after the
-        // other in a walk).
-        match path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            Some(dir) => !self.dir_excluded(dir, &config),
-            None => !abs
-                .parent()
-                .is_some_and(|dir| self.resolver.dir_excluded_by(&config, dir)),
-        }
+        use crate::discover::DirEntries;
+        let (judge, name) = self.judge_of(path);
+        judge.walked_file(path, name)
     }
 
     fn explicit_file(&self, path: &Path) -> bool {
@@ -730,23 +663,16 @@ impl crate::discover::Filter for ConfigFilter {
     }
 
     fn entries_of(&self, dir: &Path) -> Option<Box<dyn crate::discover::DirEntries + '_>> {
-        let abs_dir = self.resolver.absolute(dir);
-        let config = self.resolver.for_dir(&abs_dir);
-        let rel_dir = crate::config::glob::relative(&abs_dir, &config.dir);
-        let dir_excluded = self.resolver.dir_excluded_by(&config, &abs_dir);
-        Some(Box::new(Entries {
-            config,
-            rel_dir,
-            dir_excluded,
-        }))
+        Some(Box::new(self.entries(dir)))
     }
 }
 
 /// [`ConfigFilter`]'s decisions for the entries of one walked directory: its
 /// configuration (every entry's), the directory's path relative to that configuration's
 /// directory (`None` outside it), and whether the configuration excludes the directory or
-/// a folder between them. Each entry's own path is then matched once, as
-/// `enter_dir`/`walked_file` match it (tested against them).
+/// a folder between them. Each entry's own path is then matched once: a file is taken as
+/// `Config::includes_walked_file` takes it, a directory entered unless
+/// `Config::is_excluded` (tested against them).
 struct Entries {
     config: Arc<Config>,
     rel_dir: Option<String>,
@@ -881,8 +807,9 @@ mod tests {
         }
     }
 
-    /// The judge a walk makes once per directory (`entries_of`) decides every entry as
-    /// `enter_dir` and `walked_file` do, under nested configurations with `include`,
+    /// The judge a walk makes once per directory (`entries_of`), and `enter_dir` and
+    /// `walked_file` of one entry alone, decide every entry as the configuration's plain
+    /// definitions (`Config::is_excluded`, `Config::includes_walked_file`) do, under nested configurations with `include`,
     /// `exclude` and `extend-exclude` of names, paths and globs, below and outside each
     /// configuration's directory, with relative and absolute paths and names not UTF-8.
     #[test]
@@ -949,21 +876,20 @@ mod tests {
                         <OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"bad\xffname.yml")
                             .to_os_string(),
                     );
+                    // The plain definitions, path by path: the entries' configuration
+                    // is their directory's.
+                    let config = filter.resolver.for_dir(&filter.resolver.absolute(&dir));
                     for name in &all {
                         let path = dir.join(name);
+                        let abs = filter.resolver.absolute(&path);
                         let name: &OsStr = name;
-                        assert_eq!(
-                            judge.enter_dir(&path, name),
-                            filter.enter_dir(&path),
-                            "dir {path:?}"
-                        );
-                        assert_eq!(
-                            judge.walked_file(&path, name),
-                            filter.walked_file(&path),
-                            "file {path:?}"
-                        );
-                        decided +=
-                            usize::from(filter.walked_file(&path)) + usize::from(!filter.enter_dir(&path));
+                        let (enter, take) = (!config.is_excluded(&abs), config.includes_walked_file(&abs));
+                        assert_eq!(judge.enter_dir(&path, name), enter, "dir {path:?}");
+                        assert_eq!(judge.walked_file(&path, name), take, "file {path:?}");
+                        // An entry asked about on its own is judged the same.
+                        assert_eq!(filter.enter_dir(&path), enter, "dir {path:?} alone");
+                        assert_eq!(filter.walked_file(&path), take, "file {path:?} alone");
+                        decided += usize::from(take) + usize::from(!enter);
                     }
                 }
             }
