@@ -861,11 +861,7 @@ fn rest_of_project(
                 Content::Text(loaded) => (None, std::sync::OnceLock::from(Some(loaded))),
                 Content::Grams(grams) => (Some(grams), std::sync::OnceLock::new()),
             };
-            Some(RestFile {
-                candidate: c,
-                grams,
-                text,
-            })
+            Some(RestFile::new(c, grams, text))
         })
         .collect();
     let refused = found
@@ -889,6 +885,9 @@ enum Content {
 struct RestText {
     text: String,
     lower: Box<[u8]>,
+    /// Whether a definition reader looks into it (`facts::sources::searched_by_words`),
+    /// worked out when first asked.
+    read_by_words: std::sync::OnceLock<bool>,
 }
 
 impl RestText {
@@ -900,7 +899,23 @@ impl RestText {
     ) -> Option<Self> {
         let text = load::read_text_seen(&c.path, c.seen, boundary, limits).ok()?;
         let lower = text.as_bytes().to_ascii_lowercase().into_boxed_slice();
-        Some(RestText { text, lower })
+        Some(RestText {
+            text,
+            lower,
+            read_by_words: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// Whether a definition reader looks into the file displayed as `display` (this text's).
+    fn read_by_words(&self, display: &str) -> bool {
+        *self
+            .read_by_words
+            .get_or_init(|| crate::facts::sources::searched_by_words(display, self.text.as_bytes()))
+    }
+
+    /// An Azure Pipelines variables template: `variables:` at the top level.
+    fn is_variables_template(&self) -> bool {
+        self.lower.starts_with(b"variables:") || memchr::memmem::find(&self.lower, b"\nvariables:").is_some()
     }
 }
 
@@ -910,9 +925,35 @@ struct RestFile {
     candidate: discover::Candidate,
     grams: Option<crate::cache::Grams>,
     text: std::sync::OnceLock<Option<RestText>>,
+    /// What its path says, worked out once: each name is searched in every file.
+    format: Format,
+    /// The length of the directory part of `candidate.display`.
+    dir_len: usize,
+    gives: crate::facts::sources::GivesTo,
 }
 
 impl RestFile {
+    fn new(
+        candidate: discover::Candidate,
+        grams: Option<crate::cache::Grams>,
+        text: std::sync::OnceLock<Option<RestText>>,
+    ) -> Self {
+        let display = candidate.display.as_str();
+        RestFile {
+            format: Format::for_path(display),
+            dir_len: crate::facts::sources::split_dir(display).0.len(),
+            gives: crate::facts::sources::GivesTo::of(display),
+            candidate,
+            grams,
+            text,
+        }
+    }
+
+    /// The directory part of its displayed path (`facts::sources::split_dir`).
+    fn dir(&self) -> &str {
+        &self.candidate.display[..self.dir_len]
+    }
+
     /// The file's text, read now if it was not (`None` if it can no longer be read: it
     /// is then left out, as the walk leaves out a file it cannot read).
     fn text(&self, boundary: &crate::fsio::Boundary, limits: &crate::limits::Limits) -> Option<&RestText> {
@@ -1067,41 +1108,36 @@ fn files_mentioning(
     project: &Files,
     boundary: &crate::fsio::Boundary,
 ) -> Vec<Prepared> {
-    use crate::facts::sources::{GivesTo, split_dir};
+    use crate::facts::sources::GivesTo;
     let limits = &options.limits;
     let needle = name.to_ascii_lowercase();
     let mentions = Mentions::of(&needle);
-    let hits: HashSet<&str> = files
+    // Which files mention the name, by position in `files` (a file's path is hashed
+    // nowhere: a subfolder run searches every file of the project once per name).
+    let hits: Vec<bool> = files
         .par_iter()
-        .filter(|f| f.mentions(&needle, &mentions, boundary, limits))
-        .map(|f| f.candidate.display.as_str())
+        .map(|f| f.mentions(&needle, &mentions, boundary, limits))
         .collect();
+    let hit_files = || files.iter().zip(&hits).filter(|(_, hit)| **hit).map(|(f, _)| f);
     // A name written in a variable or parameter file (`variables.tf`, `*.bicepparam`,
     // `*.parameters.json`) is defined by the files beside it that use it: what the hits
     // of each directory give, together (`facts::sources::companion_of`, in time linear in
     // the files whatever the number of hits).
     let mut gives: HashMap<&str, GivesTo> = HashMap::new();
-    for h in &hits {
-        let g = GivesTo::of(h);
-        if g.any() {
-            let dir = gives.entry(split_dir(h).0).or_default();
-            *dir = dir.with(g);
-        }
+    for f in hit_files().filter(|f| f.gives.any()) {
+        let dir = gives.entry(f.dir()).or_default();
+        *dir = dir.with(f.gives);
     }
     // An Azure Pipelines variables template among the hits (`variables:` at the top,
     // `training_target: cpu-cluster`) gives its values to the pipelines that include it
     // (`- template: ../config-infra.yml`), wherever they are: the files that name it and
     // that a definition reader looks into are read too (the mlops-v2 layout; audit 8).
-    let includers: HashSet<&str> = {
-        let templates: HashSet<String> = files
-            .iter()
-            .filter(|f| hits.contains(f.candidate.display.as_str()))
-            .filter(|f| Format::for_path(&f.candidate.display) == Format::Yaml)
+    let includers: Vec<bool> = {
+        let templates: HashSet<String> = hit_files()
+            .filter(|f| f.format == Format::Yaml)
             .filter(|f| {
-                f.text(boundary, limits).is_some_and(|t| {
-                    t.lower.starts_with(b"variables:")
-                        || memchr::memmem::find(&t.lower, b"\nvariables:").is_some()
-                })
+                f.text(boundary, limits)
+                    .is_some_and(RestText::is_variables_template)
             })
             .filter_map(|f| f.candidate.path.file_name())
             .map(|n| n.to_string_lossy().to_ascii_lowercase())
@@ -1114,58 +1150,48 @@ fn files_mentioning(
             .then(|| aho_corasick::AhoCorasick::new(&names).ok())
             .flatten();
         match search {
-            None => HashSet::new(),
+            None => Vec::new(),
             Some(search) => files
                 .par_iter()
-                .filter(|f| !hits.contains(f.candidate.display.as_str()))
-                .filter(|f| {
-                    names.len() > 16
+                .zip(&hits)
+                .map(|(f, hit)| {
+                    !hit && (names.len() > 16
                         || f.grams
                             .as_ref()
-                            .is_none_or(|g| names.iter().any(|n| g.may_contain(n.as_bytes())))
+                            .is_none_or(|g| names.iter().any(|n| g.may_contain(n.as_bytes()))))
+                        && f.text(boundary, limits).is_some_and(|t| {
+                            search.is_match(&t.lower[..]) && t.read_by_words(&f.candidate.display)
+                        })
                 })
-                .filter(|f| {
-                    f.text(boundary, limits).is_some_and(|t| {
-                        search.is_match(&t.lower[..])
-                            && crate::facts::sources::searched_by_words(
-                                &f.candidate.display,
-                                t.text.as_bytes(),
-                            )
-                    })
-                })
-                .map(|f| f.candidate.display.as_str())
                 .collect(),
         }
     };
     // A YAML or JSON hit is parsed only if it may define the name (`may_name`) or a
     // definition reader looks into it (a workflow's `az ml compute create`, an ARM
     // template); scripts and the other definition sources are read by their readers.
-    let may_define = |c: &discover::Candidate, t: &RestText| {
-        Format::for_path(&c.display) == Format::Text
+    let may_define = |f: &RestFile, t: &RestText| {
+        f.format == Format::Text
             || may_name(&t.lower, needle.as_bytes())
-            || crate::facts::sources::searched_by_words(&c.display, t.text.as_bytes())
+            || t.read_by_words(&f.candidate.display)
     };
     files
         .par_iter()
-        .filter_map(|f| {
-            let c = &f.candidate;
-            let hit = hits.contains(c.display.as_str());
-            let takes = includers.contains(c.display.as_str())
-                || gives
-                    .get(split_dir(&c.display).0)
-                    .is_some_and(|g| g.takes(&c.display));
-            if !hit && !takes {
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let takes = includers.get(i).copied().unwrap_or(false)
+                || (!gives.is_empty() && gives.get(f.dir()).is_some_and(|g| g.takes(&f.candidate.display)));
+            if !hits[i] && !takes {
                 return None;
             }
             let t = f.text(boundary, limits)?;
-            (takes || may_define(c, t)).then_some((c, &t.text))
+            (takes || may_define(f, t)).then_some((f, &t.text))
         })
-        .filter_map(|(c, text)| {
+        .filter_map(|(f, text)| {
+            let c = &f.candidate;
             catch_unwind(AssertUnwindSafe(|| {
-                let format = Format::for_path(&c.display);
                 prepare_with(
                     c.path.clone(),
-                    load::parse_text(&c.display, text.clone(), format, &options.limits),
+                    load::parse_text(&c.display, text.clone(), f.format, &options.limits),
                     false,
                     project,
                 )
