@@ -61,23 +61,82 @@ where
         return None;
     }
     let mut best: Option<(usize, &'a str)> = None;
+    let (mut other, mut rows) = (Vec::new(), Rows::default());
     for (seen, c) in candidates.into_iter().enumerate() {
         if seen == MAX_CANDIDATES {
             return None;
         }
         let c = c.as_ref();
+        // A candidate must be closer than the best so far to replace it.
+        let bound = match best {
+            None => max,
+            Some((0, _)) => continue,
+            Some((bd, _)) => bd - 1,
+        };
         // The distance is at least the difference in length: most candidates end here,
-        // without the allocation and the table of `distance`.
-        if c.chars().count().abs_diff(len) > max {
+        // without the table of `distance`.
+        if c.chars().count().abs_diff(len) > bound {
             continue;
         }
-        let other: Vec<char> = c.to_lowercase().chars().collect();
-        let d = distance_chars(&lower, &other);
-        if d <= max && best.is_none_or(|(bd, _)| d < bd) && accept(word, c) {
+        other.clear();
+        if c.is_ascii() {
+            other.extend(c.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        } else {
+            other.extend(c.to_lowercase().chars());
+        }
+        if let Some(d) = rows.distance_within(&lower, &other, bound)
+            && accept(word, c)
+        {
             best = Some((d, c));
         }
     }
     best.map(|(_, c)| c)
+}
+
+/// The rows [`Rows::distance_within`] reuses from one candidate to the next.
+#[derive(Default)]
+struct Rows {
+    before: Vec<usize>,
+    last: Vec<usize>,
+    row: Vec<usize>,
+}
+
+impl Rows {
+    /// [`distance_chars`] if it is at most `max`, computed row by row and given up as
+    /// soon as a whole row exceeds `max`: a cell of the optimal string alignment table
+    /// is never less than some cell of the row above (a transposition costs what the
+    /// substitution before it would), so no later row can come back within `max`. Most
+    /// candidates of a project's names end after a few rows.
+    fn distance_within(&mut self, a: &[char], b: &[char], max: usize) -> Option<usize> {
+        let m = b.len();
+        self.before.clear();
+        self.before.resize(m + 1, 0);
+        self.last.clear();
+        self.last.extend(0..=m);
+        self.row.clear();
+        self.row.resize(m + 1, 0);
+        for i in 1..=a.len() {
+            self.row[0] = i;
+            let mut least = i;
+            for j in 1..=m {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                let mut v = (self.last[j] + 1)
+                    .min(self.row[j - 1] + 1)
+                    .min(self.last[j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    v = v.min(self.before[j - 2] + 1);
+                }
+                self.row[j] = v;
+                least = least.min(v);
+            }
+            if least > max {
+                return None;
+            }
+            std::mem::swap(&mut self.before, &mut self.last);
+            std::mem::swap(&mut self.last, &mut self.row);
+        }
+        Some(self.last[m]).filter(|d| *d <= max)
+    }
 }
 
 fn differs_by_design(a: &str, b: &str) -> bool {
@@ -202,5 +261,43 @@ mod tests {
         assert_eq!(closest_name("cpu-cluster", computes.iter()), None);
         assert_eq!(closest_name("cluster-1", computes.iter()), None);
         assert_eq!(closest_name("dev-ws", computes.iter()), None);
+    }
+
+    /// The search as it was before the bounded rows: every candidate within reach given
+    /// its whole table, the first of the closest accepted one kept.
+    fn nearest_by_whole_tables<'a>(word: &str, candidates: &'a [String], max: usize) -> Option<&'a str> {
+        let lower: Vec<char> = word.to_lowercase().chars().collect();
+        let mut best: Option<(usize, &str)> = None;
+        for c in candidates {
+            let other: Vec<char> = c.to_lowercase().chars().collect();
+            let d = distance_chars(&lower, &other);
+            if d <= max && best.is_none_or(|(bd, _)| d < bd) && !differs_by_design(word, c) {
+                best = Some((d, c));
+            }
+        }
+        best.map(|(_, c)| c)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn bounded_rows_give_the_whole_table_s_distance_within_the_bound(
+            a in "[abcΣσ-]{0,9}", b in "[abcΣσ-]{0,9}", max in 0usize..6
+        ) {
+            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let whole = distance_chars(&a, &b);
+            let bounded = Rows::default().distance_within(&a, &b, max);
+            proptest::prop_assert_eq!(bounded, (whole <= max).then_some(whole));
+        }
+
+        #[test]
+        fn the_bounded_search_picks_what_the_whole_tables_picked(
+            word in "[ab1Σ-]{1,10}", candidates in proptest::collection::vec("[aAb1Σσ-]{0,11}", 0..12)
+        ) {
+            let max = (word.chars().count() / 3).max(1);
+            proptest::prop_assert_eq!(
+                closest_name(&word, candidates.iter()),
+                nearest_by_whole_tables(&word, &candidates, max)
+            );
+        }
     }
 }
