@@ -71,10 +71,10 @@ impl Format {
     /// `.json` files are JSON; definition sources ([`is_definition_source`]) are text;
     /// everything else (`.yml`, `.yaml`, `MLTable`) is YAML.
     pub fn for_path(path: &str) -> Format {
-        let lower = path.to_ascii_lowercase();
-        if lower.ends_with(".json") {
+        let b = path.as_bytes();
+        if b.len() >= 5 && b[b.len() - 5..].eq_ignore_ascii_case(b".json") {
             Format::Json
-        } else if is_definition_source(&lower) {
+        } else if is_definition_source(path) {
             Format::Text
         } else {
             Format::Yaml
@@ -292,6 +292,11 @@ mod tests {
             ("job.yml", Format::Yaml),
             ("MLTable", Format::Yaml),
             ("config.json", Format::Json),
+            ("Deploy/Config.JSON", Format::Json),
+            (".json", Format::Json),
+            ("json", Format::Yaml),
+            ("café.json", Format::Json),
+            ("é", Format::Yaml),
             (".sh", Format::Yaml),
             ("makefile.yml", Format::Yaml),
         ] {

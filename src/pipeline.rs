@@ -925,11 +925,6 @@ struct RestFile {
     candidate: discover::Candidate,
     grams: Option<crate::cache::Grams>,
     text: std::sync::OnceLock<Option<RestText>>,
-    /// What its path says, worked out once: each name is searched in every file.
-    format: Format,
-    /// The length of the directory part of `candidate.display`.
-    dir_len: usize,
-    gives: crate::facts::sources::GivesTo,
 }
 
 impl RestFile {
@@ -938,20 +933,27 @@ impl RestFile {
         grams: Option<crate::cache::Grams>,
         text: std::sync::OnceLock<Option<RestText>>,
     ) -> Self {
-        let display = candidate.display.as_str();
         RestFile {
-            format: Format::for_path(display),
-            dir_len: crate::facts::sources::split_dir(display).0.len(),
-            gives: crate::facts::sources::GivesTo::of(display),
             candidate,
             grams,
             text,
         }
     }
 
+    /// What its path says (asked of the hits of a name, and of every file only when a
+    /// hit gives values to the files beside it: a one-file run searches one name in tens
+    /// of thousands of files).
+    fn format(&self) -> Format {
+        Format::for_path(&self.candidate.display)
+    }
+
+    fn gives(&self) -> crate::facts::sources::GivesTo {
+        crate::facts::sources::GivesTo::of(&self.candidate.display)
+    }
+
     /// The directory part of its displayed path (`facts::sources::split_dir`).
     fn dir(&self) -> &str {
-        &self.candidate.display[..self.dir_len]
+        crate::facts::sources::split_dir(&self.candidate.display).0
     }
 
     /// The file's text, read now if it was not (`None` if it can no longer be read: it
@@ -1124,9 +1126,12 @@ fn files_mentioning(
     // of each directory give, together (`facts::sources::companion_of`, in time linear in
     // the files whatever the number of hits).
     let mut gives: HashMap<&str, GivesTo> = HashMap::new();
-    for f in hit_files().filter(|f| f.gives.any()) {
-        let dir = gives.entry(f.dir()).or_default();
-        *dir = dir.with(f.gives);
+    for f in hit_files() {
+        let g = f.gives();
+        if g.any() {
+            let dir = gives.entry(f.dir()).or_default();
+            *dir = dir.with(g);
+        }
     }
     // An Azure Pipelines variables template among the hits (`variables:` at the top,
     // `training_target: cpu-cluster`) gives its values to the pipelines that include it
@@ -1134,7 +1139,7 @@ fn files_mentioning(
     // that a definition reader looks into are read too (the mlops-v2 layout; audit 8).
     let includers: Vec<bool> = {
         let templates: HashSet<String> = hit_files()
-            .filter(|f| f.format == Format::Yaml)
+            .filter(|f| f.format() == Format::Yaml)
             .filter(|f| {
                 f.text(boundary, limits)
                     .is_some_and(RestText::is_variables_template)
@@ -1170,7 +1175,7 @@ fn files_mentioning(
     // definition reader looks into it (a workflow's `az ml compute create`, an ARM
     // template); scripts and the other definition sources are read by their readers.
     let may_define = |f: &RestFile, t: &RestText| {
-        f.format == Format::Text
+        f.format() == Format::Text
             || may_name(&t.lower, needle.as_bytes())
             || t.read_by_words(&f.candidate.display)
     };
@@ -1191,7 +1196,7 @@ fn files_mentioning(
             catch_unwind(AssertUnwindSafe(|| {
                 prepare_with(
                     c.path.clone(),
-                    load::parse_text(&c.display, text.clone(), f.format, &options.limits),
+                    load::parse_text(&c.display, text.clone(), f.format(), &options.limits),
                     false,
                     project,
                 )

@@ -1041,11 +1041,19 @@ pub struct GivesTo {
 
 impl GivesTo {
     pub fn of(file: &str) -> GivesTo {
-        let name = split_dir(file).1.to_ascii_lowercase();
+        // Asked of every file a partial run searches: no lower-cased copy.
+        let name = split_dir(file).1.as_bytes();
+        let ends = |suffix: &str| {
+            name.len() >= suffix.len()
+                && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+        };
+        let parameters = name
+            .windows(b".parameters".len())
+            .any(|w| w.eq_ignore_ascii_case(b".parameters"));
         GivesTo {
-            tf: name.ends_with(".tf") || name.ends_with(".tfvars") || name.ends_with(".tfvars.json"),
-            bicep: name.ends_with(".bicepparam"),
-            arm: name.ends_with(".json") && name.contains(".parameters"),
+            tf: ends(".tf") || ends(".tfvars") || ends(".tfvars.json"),
+            bicep: ends(".bicepparam"),
+            arm: ends(".json") && parameters,
         }
     }
 
@@ -1361,6 +1369,11 @@ mod tests {
         assert!(!GivesTo::of("jobs/job.yml").any());
         assert!(GivesTo::of("a/azuredeploy.parameters.json").takes("a/azuredeploy.json"));
         assert!(!GivesTo::of("a/azuredeploy.parameters.json").takes("a/b.parameters.json"));
+        // Whatever the case of the name, as Windows and macOS file systems keep it.
+        assert!(GivesTo::of("Infra\\Prod.TFVARS").takes("Infra\\Main.TF"));
+        assert!(GivesTo::of("a/Deploy.Parameters.JSON").takes("a/Deploy.Json"));
+        assert!(GivesTo::of("a/Main.BicepParam").takes("a/main.BICEP"));
+        assert!(!GivesTo::of("a/parameters.json").any() && !GivesTo::of("a/x.tf.bak").any());
     }
 
     #[test]
