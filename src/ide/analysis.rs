@@ -1290,7 +1290,7 @@ size: Standard_DS3_v2
         // The script is not open: it is read again, with the buffer's size.
         ws.open(cluster.clone(), 1, CLUSTER_YML.to_string());
         assert!(
-            positions(&mut ws).get(&script).is_none(),
+            !positions(&mut ws).contains_key(&script),
             "the same text as on disk"
         );
         let retired = CLUSTER_YML.replace("Standard_DS3_v2", "Standard_NC6");

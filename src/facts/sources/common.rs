@@ -230,10 +230,6 @@ impl Unsaved {
     pub fn remove(&mut self, path: &Path) -> bool {
         self.0.remove(path).is_some()
     }
-
-    pub fn get(&self, path: &Path) -> Option<&str> {
-        self.0.get(path).map(|t| &**t)
-    }
 }
 
 impl Files {
