@@ -1,10 +1,17 @@
 //! The analysis state: the workspace folders' files (loaded from disk, for the project
 //! index and workspace-wide diagnostics), the open documents (their text wins over the
 //! disk), the configuration resolver, and the fact bases built from the index. Checks go
-//! through the CLI's pipeline (`prepare`, `index_of`, `FactBases`, `check_and_filter`),
+//! through the CLI's pipeline (`prepare_with`, `index_of`, `FactBases`, `check_and_filter`),
 //! so findings, configuration and suppressions are exactly the CLI's. Files are paths;
 //! what the checks find comes back as [`FileDiagnostics`] for the caller to show (what a
 //! client already shows is the caller's to remember).
+//!
+//! The open documents' text wins for the definition readers too: the other files a
+//! definition reads (`az ml compute create -f cluster.yml`, a helper module, a `.tfvars`)
+//! are read through `facts::sources::Files` with the open documents as an [`Unsaved`]
+//! overlay, and each parse remembers the paths its readers read. An edit of an open
+//! document, its opening with other text than the disk's, its closing, or a change on
+//! disk re-parses the files that read it (`Analysis::readers_changed`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -15,6 +22,7 @@ use crate::config::{CONFIG_FILE_NAMES, ConfigError, Resolver};
 use crate::diagnostic::Diagnostic;
 use crate::discover::{self, Filter as _};
 use crate::facts::ProjectIndex;
+use crate::facts::sources::{Files, Unsaved};
 use crate::fsio::Boundary;
 use crate::kinds::Classification;
 use crate::limits::Limits;
@@ -36,6 +44,10 @@ pub struct OpenDoc {
     excluded: bool,
     /// The parse of `text` at `parsed_version` (feeds the index; kept for actions).
     parsed: Option<(i32, Prepared)>,
+    /// The files the definitions of `parsed` read (hashed paths, sorted).
+    reads: Reads,
+    /// A file its definitions read changed: parsed again although its text did not.
+    reparse: bool,
     /// The findings of the last check.
     pub checked: Option<Checked>,
 }
@@ -143,6 +155,38 @@ pub struct Analysis {
     /// (AML201), or that were closed and not checked since: checked again when a path
     /// appears.
     missing_paths: HashSet<PathBuf>,
+    /// The open documents' text, which the definition readers read instead of the disk
+    /// (a script's `-f cluster.yml`, a helper module, a `.tfvars` being edited).
+    unsaved: Arc<Unsaved>,
+}
+
+/// The files a parse's definition readers read or looked for (a compute YAML named by
+/// `-f`, a helper module, a variables template; hashed paths, sorted): when one of them
+/// changes, on disk or in an editor buffer, the file is parsed again.
+type Reads = Box<[u64]>;
+
+fn path_hash(path: &Path) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(path)
+}
+
+/// Classifies a loaded file and reads its definitions as the CLI does (`pipeline::prepare`),
+/// except that the other files the readers consult are the open documents' text where
+/// they are open; returns the parse and what the readers read.
+fn prepare_over(
+    path: PathBuf,
+    loaded: load::LoadedFile,
+    explicit: bool,
+    unsaved: &Arc<Unsaved>,
+    limits: &Limits,
+) -> (Prepared, Reads) {
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let files = Files::around(&dir, limits).with_unsaved(unsaved.clone());
+    let prepared = pipeline::prepare_with(path, loaded, explicit, &files);
+    let mut reads: Vec<u64> = files.consulted().iter().map(|p| path_hash(p)).collect();
+    reads.sort_unstable();
+    reads.dedup();
+    (prepared, reads.into())
 }
 
 /// What a file defines (computes, endpoints, models): a change to it re-checks the rest.
@@ -166,6 +210,8 @@ struct DiskFile {
     words: Box<[u64]>,
     /// The parse made while indexing, until the first check takes it.
     pending: Option<Box<Prepared>>,
+    /// What its definition readers read.
+    reads: Reads,
 }
 
 /// Characters that end a word of [`DiskFile::words`]: a file name containing none of
@@ -180,7 +226,7 @@ fn word_hash(word: &str) -> u64 {
 }
 
 impl DiskFile {
-    fn of(prepared: Prepared) -> Self {
+    fn of((prepared, reads): (Prepared, Reads)) -> Self {
         let index = contribution(&prepared);
         let defines = (!index.is_empty()).then(|| Box::new(index));
         // An Azure ML file, one that failed to load, or one that defines computes outside
@@ -191,6 +237,7 @@ impl DiskFile {
         if !checked {
             return Self {
                 defines,
+                reads,
                 ..Self::default()
             };
         }
@@ -209,6 +256,7 @@ impl DiskFile {
             checked,
             words: words.into(),
             pending: Some(Box::new(prepared)),
+            reads,
         }
     }
 
@@ -238,13 +286,16 @@ impl DiskFile {
 }
 
 /// Loads and classifies a workspace file from disk (links held to `boundary`; a pipe or
-/// device is looked at, never opened).
-fn load_disk(path: &Path, boundary: &Boundary, limits: &Limits) -> Prepared {
+/// device is looked at, never opened); the other files its definitions read are the open
+/// documents' text where they are open.
+fn load_disk(path: &Path, boundary: &Boundary, limits: &Limits, unsaved: &Arc<Unsaved>) -> (Prepared, Reads) {
     let display = path.to_string_lossy().into_owned();
-    pipeline::prepare(
+    prepare_over(
         path.to_path_buf(),
         load::load_path(path, &display, load::Seen::Unknown, boundary, limits),
         false,
+        unsaved,
+        limits,
     )
 }
 
@@ -321,6 +372,7 @@ impl Analysis {
             dirty_open: BTreeSet::new(),
             dirty_disk: BTreeSet::new(),
             missing_paths: HashSet::new(),
+            unsaved: Arc::default(),
         }
     }
 
@@ -376,6 +428,7 @@ impl Analysis {
             })
             .collect();
         let limits = self.options.limits.clone();
+        let unsaved = &self.unsaved;
         // Each file's trees and text are dropped as soon as it is classified and
         // indexed, except an Azure ML file's, until its first check.
         let loaded: Vec<(PathBuf, DiskFile)> = candidates
@@ -383,7 +436,7 @@ impl Analysis {
             .filter_map(|c| {
                 let path = crate::config::normalize(&c.path);
                 let boundary = boundary_for(&self.bounds, &path);
-                std::panic::catch_unwind(|| DiskFile::of(load_disk(&path, &boundary, &limits)))
+                std::panic::catch_unwind(|| DiskFile::of(load_disk(&path, &boundary, &limits, unsaved)))
                     .ok()
                     .map(|f| (path, f))
             })
@@ -422,6 +475,10 @@ impl Analysis {
 
     pub fn open(&mut self, path: PathBuf, version: i32, text: String) {
         let excluded = self.excluded(&path);
+        // The definitions that read the file read the buffer from now on: those of other
+        // files are read again when it differs from the disk.
+        let differs = self.disk_text(&path).as_deref() != Some(text.as_str());
+        Arc::make_mut(&mut self.unsaved).set(&path, &text);
         self.open.insert(
             path.clone(),
             OpenDoc {
@@ -430,10 +487,27 @@ impl Analysis {
                 text,
                 excluded,
                 parsed: None,
+                reads: Reads::default(),
+                reparse: false,
                 checked: None,
             },
         );
-        self.dirty_open.insert(path);
+        self.dirty_open.insert(path.clone());
+        if differs {
+            self.readers_changed(&path);
+        }
+    }
+
+    /// The text of `path` on disk, read as a workspace file is (`None`: no such file).
+    fn disk_text(&self, path: &Path) -> Option<String> {
+        let bytes = crate::fsio::read_regular(
+            path,
+            load::Seen::Unknown,
+            &boundary_for(&self.bounds, path),
+            self.options.limits.max_file_size,
+        )
+        .ok()?;
+        String::from_utf8(bytes).ok()
     }
 
     /// Checks an open document again (on save).
@@ -466,13 +540,17 @@ impl Analysis {
         }
     }
 
-    /// An open document's edits are done: it is at `version`, to be checked.
+    /// An open document's edits are done: it is at `version`, to be checked, and so are
+    /// the files whose definitions read it (their readers read the buffer).
     pub fn changed(&mut self, path: &Path, version: i32) {
         let Some(doc) = self.open.get_mut(path) else {
             return;
         };
         doc.version = version;
         self.dirty_open.insert(path.to_path_buf());
+        if Arc::make_mut(&mut self.unsaved).set(path, &doc.text) {
+            self.readers_changed(path);
+        }
     }
 
     /// Closes a document: a workspace file goes back to its disk state (and is checked
@@ -482,6 +560,11 @@ impl Analysis {
             return Closed::NotOpen;
         };
         self.dirty_open.remove(path);
+        // The definitions that read the buffer read the disk again.
+        Arc::make_mut(&mut self.unsaved).remove(path);
+        if self.disk_text(path).as_deref() != Some(doc.text.as_str()) {
+            self.readers_changed(path);
+        }
         let before = doc.parsed.as_ref().map(|(_, p)| contribution(p));
         let closed = if self.disk.contains_key(&doc.path) {
             self.reload_disk(&doc.path);
@@ -508,7 +591,10 @@ impl Analysis {
             let display = path.to_string_lossy().into_owned();
             let limits = &self.options.limits;
             let boundary = boundary_for(&self.bounds, path);
-            if let Ok(f) = pipeline::guarded(&display, || DiskFile::of(load_disk(path, &boundary, limits))) {
+            let unsaved = &self.unsaved;
+            if let Ok(f) = pipeline::guarded(&display, || {
+                DiskFile::of(load_disk(path, &boundary, limits, unsaved))
+            }) {
                 self.disk.insert(path.to_path_buf(), f);
             }
         }
@@ -563,46 +649,81 @@ impl Analysis {
 
     /// A path was created, changed or removed on disk: the files whose local paths
     /// (AML201) may name it are checked again — those with AML201 findings (it may now
-    /// exist) and those whose text mentions its name (it may now be gone) — and so are
-    /// the files whose compute definitions read it: a script's `az ml compute create -f
-    /// spec.yml` (it names the file), a Python call of a helper function in `utils.py`
-    /// (it names the module, `utils`, or for `pkg/__init__.py` the package, `pkg`).
+    /// exist) and those whose text mentions its name (it may now be gone) — and, unless it
+    /// is open (its buffer is what they read), the files whose compute definitions read it
+    /// ([`Analysis::readers_changed`]).
     fn local_path_changed(&mut self, path: &Path) {
         let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
             return;
         };
-        let module = match (path.extension(), path.file_stem()) {
-            (Some(e), Some(stem)) if e == "py" && stem == "__init__" => path
-                .parent()
-                .and_then(Path::file_name)
-                .map(|n| n.to_string_lossy().into_owned()),
-            (Some(e), Some(stem)) if e == "py" => Some(stem.to_string_lossy().into_owned()),
-            _ => None,
-        };
-        let names: Vec<&str> = std::iter::once(name.as_str()).chain(module.as_deref()).collect();
-        for (open, doc) in self.open.iter_mut() {
+        for (open, doc) in &self.open {
             let found = doc
                 .checked
                 .as_ref()
                 .is_some_and(|c| c.diagnostics.iter().any(|d| d.code == "AML201"));
-            let mentioned = names.iter().any(|n| doc.text.contains(n));
-            if !doc.excluded && (found || mentioned) {
+            if !doc.excluded && (found || doc.text.contains(&name)) {
                 self.dirty_open.insert(open.clone());
-            }
-            // Its definitions read the file when it was parsed: parsed again.
-            if mentioned
-                && doc
-                    .parsed
-                    .as_ref()
-                    .is_some_and(|(_, p)| !p.definitions.is_empty())
-            {
-                doc.parsed = None;
             }
         }
         for (file, f) in self.disk.iter().filter(|(_, f)| f.checked) {
-            if self.missing_paths.contains(file) || names.iter().any(|n| f.mentions(file, n)) {
+            if self.missing_paths.contains(file) || f.mentions(file, &name) {
                 self.dirty_disk.insert(file.clone());
             }
+        }
+        if !self.open.contains_key(path) {
+            self.readers_changed(path);
+        }
+    }
+
+    /// The text the definition readers see of `path` changed (on disk, in its open
+    /// buffer, or its buffer closed): the files whose definitions read it are parsed
+    /// again, open or not, and checked — those that read it or looked for it when they
+    /// were last parsed (a script's `az ml compute create -f cluster.yml`, a Python call
+    /// of a helper in `utils.py`, an Azure Pipelines variables template), and the
+    /// Terraform, Bicep and ARM files beside it that take values from it (a `.tfvars`,
+    /// a `.bicepparam`, a parameters file, a new one included). A definition that changed
+    /// re-checks everything (the index changed).
+    fn readers_changed(&mut self, path: &Path) {
+        let hash = path_hash(path);
+        let gives = crate::facts::sources::GivesTo::of(&path.to_string_lossy());
+        let reads = |file: &Path, reads: &Reads| {
+            file != path
+                && (reads.binary_search(&hash).is_ok()
+                    || (gives.any()
+                        && file.parent() == path.parent()
+                        && gives.takes(&file.to_string_lossy())))
+        };
+        for (file, doc) in &mut self.open {
+            if !doc.excluded && reads(file, &doc.reads) {
+                doc.reparse = true;
+                self.dirty_open.insert(file.clone());
+            }
+        }
+        let readers: Vec<PathBuf> = self
+            .disk
+            .iter()
+            .filter(|(file, f)| !self.open.contains_key(*file) && reads(file, &f.reads))
+            .map(|(file, _)| file.clone())
+            .collect();
+        let mut changed = false;
+        for file in readers {
+            // One that is gone is cleared by its own change.
+            if !crate::fsio::is_file(&file) {
+                continue;
+            }
+            let was_checked = self.disk.get(&file).is_some_and(|f| f.checked);
+            let old = self.reload_disk(&file).unwrap_or_default();
+            let Some(f) = self.disk.get(&file) else {
+                continue;
+            };
+            // Checked again (or cleared, when it has nothing left to report).
+            if f.checked || was_checked {
+                self.dirty_disk.insert(file.clone());
+            }
+            changed |= !old.same_definitions(&f.defines());
+        }
+        if changed {
+            self.invalidate_index();
         }
     }
 
@@ -728,21 +849,28 @@ impl Analysis {
             let Some(doc) = self.open.get_mut(&path) else {
                 continue;
             };
-            if doc.excluded || doc.parsed.as_ref().is_some_and(|(v, _)| *v == doc.version) {
+            if doc.excluded || (!doc.reparse && doc.parsed.as_ref().is_some_and(|(v, _)| *v == doc.version)) {
                 continue;
             }
             let display = doc.path.to_string_lossy().into_owned();
             let text = doc.text.clone();
+            let unsaved = &self.unsaved;
             // An open document is judged as a walked file is: one that is not an Azure ML
             // configuration gets nothing from the server (a large data file no AML005).
-            let parsed = pipeline::guarded(&display, || {
-                pipeline::prepare(path.clone(), load::load_text(&display, text, &limits), false)
+            let (parsed, reads) = pipeline::guarded(&display, || {
+                prepare_over(
+                    path.clone(),
+                    load::load_text(&display, text, &limits),
+                    false,
+                    unsaved,
+                    &limits,
+                )
             })
             .unwrap_or_else(|report| {
                 // The parser itself failed: check an empty file that carries the AML000.
                 let mut loaded = load::load_text(&display, String::new(), &limits);
                 loaded.diagnostics = report.diagnostics;
-                pipeline::prepare(path.clone(), loaded, true)
+                (pipeline::prepare(path.clone(), loaded, true), Reads::default())
             });
             let before = match &doc.parsed {
                 Some((_, p)) => contribution(p),
@@ -752,6 +880,8 @@ impl Analysis {
                 changed = true;
             }
             doc.parsed = Some((doc.version, parsed));
+            doc.reads = reads;
+            doc.reparse = false;
         }
         if changed {
             self.invalidate_index();
@@ -797,12 +927,15 @@ impl Analysis {
         use rayon::prelude::*;
         let bases = self.bases();
         let (resolver, options, bounds) = (&self.resolver, &self.options, &self.bounds);
+        let unsaved = &self.unsaved;
         let reports: Vec<(PathBuf, FileReport)> = disk
             .into_par_iter()
             .map(|(path, pending)| {
                 let display = path.to_string_lossy().into_owned();
                 let prepared = pipeline::guarded(&display, || {
-                    pending.unwrap_or_else(|| load_disk(&path, &boundary_for(bounds, &path), &options.limits))
+                    pending.unwrap_or_else(|| {
+                        load_disk(&path, &boundary_for(bounds, &path), &options.limits, unsaved).0
+                    })
                 });
                 let report = match prepared {
                     Ok(prepared) => check_with(&bases, resolver, options, prepared).0,
@@ -850,10 +983,10 @@ impl Analysis {
         let Some(doc) = self.open.get(path) else {
             return;
         };
-        if doc.excluded || doc.checked.as_ref().is_some_and(|c| c.version == doc.version) {
+        if doc.excluded || (!doc.reparse && doc.checked.as_ref().is_some_and(|c| c.version == doc.version)) {
             return;
         }
-        if doc.parsed.as_ref().is_none_or(|(v, _)| *v != doc.version) {
+        if doc.reparse || doc.parsed.as_ref().is_none_or(|(v, _)| *v != doc.version) {
             // Stays dirty: the next flush publishes this version's result.
             self.dirty_open.insert(path.to_path_buf());
             self.parse_dirty();
@@ -870,8 +1003,15 @@ impl Analysis {
         let path = doc.path.clone();
         let limits = self.options.limits.clone();
         let text = text.to_string();
-        let prepared = pipeline::guarded(&display, || {
-            pipeline::prepare(path.clone(), load::load_text(&display, text, &limits), false)
+        let unsaved = &self.unsaved;
+        let (prepared, _) = pipeline::guarded(&display, || {
+            prepare_over(
+                path.clone(),
+                load::load_text(&display, text, &limits),
+                false,
+                unsaved,
+                &limits,
+            )
         })
         .ok()?;
         let (report, _) = self.check(prepared);
@@ -903,14 +1043,7 @@ impl Analysis {
         if let Some(doc) = self.open.get(path) {
             return Some(doc.text.clone());
         }
-        let bytes = crate::fsio::read_regular(
-            path,
-            load::Seen::Unknown,
-            &boundary_for(&self.bounds, path),
-            self.options.limits.max_file_size,
-        )
-        .ok()?;
-        String::from_utf8(bytes).ok()
+        self.disk_text(path)
     }
 
     /// A workspace file parsed and classified as the checks see it (an open document's
@@ -919,7 +1052,8 @@ impl Analysis {
         let text = self.text_of(path)?;
         let display = path.to_string_lossy().into_owned();
         let loaded = load::load_text(&display, text, &self.options.limits);
-        Some(pipeline::prepare(path.to_path_buf(), loaded, false))
+        let limits = &self.options.limits;
+        Some(prepare_over(path.to_path_buf(), loaded, false, &self.unsaved, limits).0)
     }
 
     /// The Azure ML files of the workspace whose text may contain `name` (open ones by
@@ -1054,5 +1188,263 @@ size: Standard_DS3_v2
         assert_eq!(published.get(&job), Some(&Vec::new()));
         let f = &ws.disk[&job];
         assert!(!f.checked && f.words.is_empty() && f.pending.is_none());
+    }
+
+    /// Each published file's findings about a VM size (AML50x, and the user rule ORG100)
+    /// as (code, line, column), 1-based.
+    fn positions(ws: &mut Analysis) -> BTreeMap<PathBuf, Vec<(String, u32, u32)>> {
+        let mut published = BTreeMap::new();
+        let at = |f: &FileDiagnostics| -> Vec<(String, u32, u32)> {
+            f.problems
+                .iter()
+                .filter_map(|p| match p {
+                    FileProblem::Finding(d) if d.code.starts_with("AML50") || d.code == "ORG100" => {
+                        let p = f.source.position(d.span.start);
+                        Some((d.code.to_string(), p.line, p.column))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        for path in ws.take_dirty_open() {
+            if let Some(f) = ws.check_open(&path) {
+                published.insert(f.path.clone(), at(&f));
+            }
+        }
+        for f in ws.check_disk() {
+            published.insert(f.path.clone(), at(&f));
+        }
+        published
+    }
+
+    fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for (name, text) in files {
+            let p = root.join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+        }
+        (dir, root)
+    }
+
+    /// A user rule: a job on a compute of a retired VM series (the job sees the size of
+    /// the compute it names through the index).
+    const JOB_ON_RETIRED: &str = "\
+code: ORG100
+name: job-on-retired-series
+severity: warning
+summary: A job on a compute of a retired VM series
+kinds: [commandJob]
+when:
+  field: $target.vm.retired
+  equals: true
+report:
+  at: $target
+  message: \"`{$target.name}` is of a retired series\"
+what: A job on a retired series.
+why: It cannot run.
+example_note: The compute is defined in another file.
+";
+
+    const CLUSTER_YML: &str = "\
+$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json
+name: cpu-cluster
+type: amlcompute
+size: Standard_DS3_v2
+";
+
+    /// The whole text of an open document replaced, as an editor's full-text change.
+    fn replace(ws: &mut Analysis, path: &Path, version: i32, text: &str) {
+        ws.edit(path, None, text);
+        ws.changed(path, version);
+    }
+
+    /// `az ml compute create -f cluster.yml`: an unsaved edit of `cluster.yml` is what the
+    /// script's definition reads — its AML505 and the job that runs on it (through the
+    /// index) change at once, whether the script is open or not; closing the buffer
+    /// without saving goes back to the disk's text.
+    #[test]
+    fn an_unsaved_compute_yaml_is_what_a_script_reads_with_f() {
+        let (_dir, root) = workspace(&[
+            ("amlint.toml", "rules-dirs = [\"policies\"]\n"),
+            ("policies/ORG100-job-on-retired-series.yaml", JOB_ON_RETIRED),
+            (
+                "infra/create.sh",
+                "#!/bin/bash\naz ml compute create -f cluster.yml --name train-cluster\n",
+            ),
+            ("infra/cluster.yml", CLUSTER_YML),
+            ("jobs/train.yml", &JOB.replace("gpu-cluster", "train-cluster")),
+        ]);
+        let (script, cluster, job) = (
+            root.join("infra/create.sh"),
+            root.join("infra/cluster.yml"),
+            root.join("jobs/train.yml"),
+        );
+        let mut ws = Analysis::new(vec![root.clone()]);
+        ws.index_workspace();
+        let published = positions(&mut ws);
+        assert_eq!(published[&script], Vec::new(), "nothing to report: {published:?}");
+        assert_eq!(published[&job], Vec::new(), "{published:?}");
+
+        // The script is not open: it is read again, with the buffer's size.
+        ws.open(cluster.clone(), 1, CLUSTER_YML.to_string());
+        assert!(
+            !positions(&mut ws).contains_key(&script),
+            "the same text as on disk"
+        );
+        let retired = CLUSTER_YML.replace("Standard_DS3_v2", "Standard_NC6");
+        replace(&mut ws, &cluster, 2, &retired);
+        let published = positions(&mut ws);
+        assert_eq!(published[&cluster], vec![("AML505".to_string(), 4, 7)]);
+        assert_eq!(published[&script], vec![("AML505".to_string(), 2, 25)]);
+        assert_eq!(published[&job], vec![("ORG100".to_string(), 4, 10)]);
+        assert_eq!(
+            std::fs::read_to_string(&cluster).unwrap(),
+            CLUSTER_YML,
+            "not saved"
+        );
+
+        // Closed without saving: the disk's size again.
+        assert!(matches!(ws.close(&cluster), Closed::BackToDisk(_)));
+        let published = positions(&mut ws);
+        assert_eq!(published[&script], Vec::new());
+        assert_eq!(published[&job], Vec::new());
+        assert_eq!(published[&cluster], Vec::new());
+
+        // The script open too: its buffer's definitions read the other buffer.
+        let text = std::fs::read_to_string(&script).unwrap();
+        ws.open(script.clone(), 1, text);
+        ws.open(cluster.clone(), 1, CLUSTER_YML.to_string());
+        positions(&mut ws);
+        replace(&mut ws, &cluster, 2, &retired);
+        let published = positions(&mut ws);
+        assert_eq!(published[&script], vec![("AML505".to_string(), 2, 25)]);
+        assert_eq!(published[&job], vec![("ORG100".to_string(), 4, 10)]);
+        assert_eq!(ws.checked(&script).unwrap().diagnostics.len(), 1);
+        // Edited back: gone at once.
+        replace(&mut ws, &cluster, 3, CLUSTER_YML);
+        let published = positions(&mut ws);
+        assert_eq!(published[&script], Vec::new());
+        assert_eq!(published[&job], Vec::new());
+    }
+
+    /// A Python call of a helper function in `utils.py`: the helper module's unsaved
+    /// size is what the call's definition inherits.
+    #[test]
+    fn an_unsaved_helper_module_is_what_a_call_reads() {
+        let utils = "\
+from azure.ai.ml.entities import AmlCompute
+
+
+def make_cluster(name):
+    return AmlCompute(name=name, size=\"Standard_DS3_v2\", max_instances=2)
+";
+        let (_dir, root) = workspace(&[
+            ("amlint.toml", "rules-dirs = [\"policies\"]\n"),
+            ("policies/ORG100-job-on-retired-series.yaml", JOB_ON_RETIRED),
+            ("src/utils.py", utils),
+            (
+                "src/setup_compute.py",
+                "from utils import make_cluster\n\ncluster = make_cluster(\"helper-cluster\")\n",
+            ),
+            ("jobs/train.yml", &JOB.replace("gpu-cluster", "helper-cluster")),
+        ]);
+        let (module, caller, job) = (
+            root.join("src/utils.py"),
+            root.join("src/setup_compute.py"),
+            root.join("jobs/train.yml"),
+        );
+        let mut ws = Analysis::new(vec![root.clone()]);
+        ws.index_workspace();
+        let published = positions(&mut ws);
+        assert_eq!(published[&job], Vec::new(), "{published:?}");
+        ws.open(module.clone(), 1, utils.to_string());
+        positions(&mut ws);
+        replace(
+            &mut ws,
+            &module,
+            2,
+            &utils.replace("Standard_DS3_v2", "Standard_NC6"),
+        );
+        let published = positions(&mut ws);
+        assert_eq!(
+            published[&job],
+            vec![("ORG100".to_string(), 4, 10)],
+            "{published:?}"
+        );
+        assert_eq!(published[&module], vec![("AML505".to_string(), 5, 40)]);
+        // The call, which creates the compute with the helper's size (not open).
+        assert_eq!(published[&caller], vec![("AML505".to_string(), 3, 11)]);
+        assert!(matches!(ws.close(&module), Closed::BackToDisk(_)));
+        let published = positions(&mut ws);
+        assert_eq!(published[&job], Vec::new());
+        assert_eq!(published[&caller], Vec::new());
+    }
+
+    /// Terraform: a `terraform.tfvars` being edited gives the module's `.tf` file its
+    /// unsaved value (open or not); a new `.auto.tfvars` buffer not saved yet too.
+    #[test]
+    fn an_unsaved_tfvars_is_what_terraform_reads() {
+        let main = "\
+variable \"size\" {
+  type = string
+}
+
+resource \"azurerm_machine_learning_compute_cluster\" \"c\" {
+  name                          = \"tf-cluster\"
+  location                      = \"westeurope\"
+  machine_learning_workspace_id = \"x\"
+  vm_priority                   = \"Dedicated\"
+  vm_size                       = var.size
+  scale_settings {
+    min_node_count                       = 0
+    max_node_count                       = 2
+    scale_down_nodes_after_idle_duration = \"PT30S\"
+  }
+  identity {
+    type = \"SystemAssigned\"
+  }
+}
+";
+        let (_dir, root) = workspace(&[
+            ("infra/main.tf", main),
+            ("infra/terraform.tfvars", "size = \"Standard_DS3_v2\"\n"),
+        ]);
+        let (tf, tfvars) = (root.join("infra/main.tf"), root.join("infra/terraform.tfvars"));
+        let mut ws = Analysis::new(vec![root.clone()]);
+        ws.index_workspace();
+        let published = positions(&mut ws);
+        assert!(published.get(&tf).is_none_or(Vec::is_empty), "{published:?}");
+        ws.open(tfvars.clone(), 1, "size = \"Standard_DS3_v2\"\n".into());
+        positions(&mut ws);
+        replace(&mut ws, &tfvars, 2, "size = \"Standard_NC6\"\n");
+        let published = positions(&mut ws);
+        assert_eq!(
+            published[&tf],
+            vec![("AML505".to_string(), 5, 1)],
+            "{published:?}"
+        );
+        let size = ws.definitions().compute("tf-cluster").and_then(|c| c.size);
+        assert_eq!(size.as_deref(), Some("Standard_NC6"));
+        assert!(matches!(ws.close(&tfvars), Closed::BackToDisk(_)));
+        let published = positions(&mut ws);
+        assert_eq!(published[&tf], Vec::new());
+
+        // A variables file that exists only in the editor (`new.auto.tfvars`, later in
+        // Terraform's order: it wins), with main.tf open.
+        ws.open(tf.clone(), 1, main.to_string());
+        positions(&mut ws);
+        let new = root.join("infra/new.auto.tfvars");
+        ws.open(new.clone(), 1, "size = \"Standard_NC6\"\n".into());
+        let published = positions(&mut ws);
+        assert_eq!(
+            published[&tf],
+            vec![("AML505".to_string(), 5, 1)],
+            "{published:?}"
+        );
+        ws.close(&new);
+        let published = positions(&mut ws);
+        assert_eq!(published[&tf], Vec::new());
     }
 }

@@ -1,8 +1,8 @@
 //! What every reader of compute definitions shares, below the readers (the folder's
 //! `mod.rs` lists them and runs them): a file's [`Input`], the [`Definitions`] and
 //! [`Comment`]s it yields, the [`Reader`] record, [`Files`] (the project's other files,
-//! through fsio), the [`Layout`] of comments and code that byte scanners record, and small
-//! helpers.
+//! through fsio, or an editor's [`Unsaved`] buffers), the [`Layout`] of comments and code
+//! that byte scanners record, and small helpers.
 
 use std::any::Any;
 use std::path::{Path, PathBuf};
@@ -91,9 +91,13 @@ pub fn mentions(text: &[u8], needles: &[&str]) -> bool {
 
 /// The project's other files, as readers consult them (a compute YAML named by `-f`, a
 /// variables template, a Terraform variable file): read through `fsio` inside the
-/// project's boundary, under the size limit, each once.
+/// project's boundary, under the size limit, each once. In the language server an
+/// [`Unsaved`] overlay of the open documents' text is read instead of the disk.
 pub struct Files {
     boundary: std::sync::OnceLock<crate::fsio::Boundary>,
+    /// The editor's open documents, read instead of the disk (`None`: the disk only, as
+    /// for the command line).
+    unsaved: Option<Arc<Unsaved>>,
     /// Where the boundary is found when it is not given: the file's directory.
     around: PathBuf,
     limits: crate::limits::Limits,
@@ -119,7 +123,14 @@ impl Files {
             limits: limits.clone(),
             cache: Default::default(),
             derived: Default::default(),
+            unsaved: None,
         }
+    }
+
+    /// These files, with the open documents of an editor read instead of the disk.
+    pub fn with_unsaved(mut self, unsaved: Arc<Unsaved>) -> Self {
+        self.unsaved = Some(unsaved);
+        self
     }
 
     pub(super) fn boundary(&self) -> &crate::fsio::Boundary {
@@ -139,10 +150,85 @@ impl Files {
         cache
             .entry(path.to_path_buf())
             .or_insert_with(|| {
-                let text = crate::load::read_text(path, self.boundary(), &self.limits).ok()?;
+                let text = match self.unsaved_text(path) {
+                    Some(text) => text.to_string(),
+                    None => crate::load::read_text(path, self.boundary(), &self.limits).ok()?,
+                };
                 Some(SourceFile::new(display, text))
             })
             .clone()
+    }
+
+    /// Every file read or looked for so far (normalised): what the definitions read from
+    /// depends on, for the language server to read them again when one changes.
+    pub fn consulted(&self) -> Vec<PathBuf> {
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.keys().map(|p| crate::fsio::normalize(p)).collect()
+    }
+
+    /// The open document's text for `path`, when `path` is open and the disk's text would
+    /// be read: inside the project (a link leading out is refused as on disk; a buffer not
+    /// saved yet, by where it is written), not git data, under the size limit.
+    fn unsaved_text(&self, path: &Path) -> Option<&Arc<str>> {
+        let (key, text) = self
+            .unsaved
+            .as_ref()?
+            .0
+            .get_key_value(&crate::fsio::normalize(path))?;
+        if text.len() as u64 > self.limits.max_file_size {
+            return None;
+        }
+        let boundary = self.boundary();
+        let readable = match boundary.resolve_named(key) {
+            Ok(_) => true,
+            Err(crate::fsio::Refusal::Missing) => {
+                let rest = boundary
+                    .root()
+                    .map_or(Some(key.as_path()), |r| key.strip_prefix(r).ok());
+                rest.is_some_and(|rest| !rest.components().any(|c| c.as_os_str() == ".git"))
+            }
+            Err(_) => false,
+        };
+        readable.then_some(text)
+    }
+
+    /// The names of the open documents in `dir` (as [`Files::read`] finds them there),
+    /// for a listing of the directory to include the buffers not saved yet.
+    pub(super) fn unsaved_in(&self, dir: &Path) -> Vec<String> {
+        let Some(unsaved) = &self.unsaved else {
+            return Vec::new();
+        };
+        let dir = crate::fsio::normalize(dir);
+        unsaved
+            .0
+            .keys()
+            .filter(|p| p.parent() == Some(dir.as_path()))
+            .filter(|p| self.unsaved_text(p).is_some())
+            .filter_map(|p| p.file_name()?.to_str().map(str::to_string))
+            .collect()
+    }
+}
+
+/// The text of the documents open in an editor, by absolute path: what [`Files`] reads
+/// instead of the disk in the language server, so a definition that reads another file
+/// (`az ml compute create -f cluster.yml`, a helper module, a `.tfvars`) sees its unsaved
+/// edits. Only the open documents: it is as large as they are.
+#[derive(Clone, Debug, Default)]
+pub struct Unsaved(std::collections::HashMap<PathBuf, Arc<str>>);
+
+impl Unsaved {
+    /// `path` (absolute, normalised) now reads `text`; whether that changed anything.
+    pub fn set(&mut self, path: &Path, text: &str) -> bool {
+        if self.0.get(path).is_some_and(|t| **t == *text) {
+            return false;
+        }
+        self.0.insert(path.to_path_buf(), text.into());
+        true
+    }
+
+    /// `path` is read from disk again; whether it was open.
+    pub fn remove(&mut self, path: &Path) -> bool {
+        self.0.remove(path).is_some()
     }
 }
 

@@ -985,7 +985,7 @@ pub fn comments(source: &SourceFile, raw: &[(Span, bool)], code: &[u32]) -> Vec<
 
 /// The regular files of `dir` (inside the project `files` reads) whose lower-cased name
 /// `wanted` accepts, sorted by name (at most 2,000 entries of the directory are looked at:
-/// a larger one gives none).
+/// a larger one gives none), with an editor's buffers of `dir` not saved yet.
 pub fn sibling_files(
     files: &super::common::Files,
     dir: &Path,
@@ -1000,15 +1000,19 @@ pub fn sibling_files(
     let Ok(entries) = crate::fsio::list_dir(dir, files.boundary(), MAX_ENTRIES) else {
         return Vec::new();
     };
-    let mut out: Vec<(PathBuf, String)> = entries
+    let mut names: Vec<String> = entries
         .into_iter()
         .filter(|(_, kind)| matches!(kind, Some(crate::fsio::Looked::File { .. })))
         .filter_map(|(name, _)| name.into_string().ok())
+        .collect();
+    names.extend(files.unsaved_in(dir));
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
         .filter(|name| wanted(&name.to_ascii_lowercase()))
         .map(|name| (dir.join(&name), name))
-        .collect();
-    out.sort_by(|a, b| a.1.cmp(&b.1));
-    out
+        .collect()
 }
 
 /// Whether `other` (beside `file`, displayed paths) may define a compute with a value

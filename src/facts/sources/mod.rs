@@ -25,7 +25,7 @@ pub mod shell;
 pub mod terraform;
 pub mod workflows;
 
-pub use common::{Comment, Definitions, Files, Input, Reader, file_name, line_of, mentions};
+pub use common::{Comment, Definitions, Files, Input, Reader, Unsaved, file_name, line_of, mentions};
 
 /// Whether `other` may define a compute with a value of `file` (both displayed paths): a
 /// Terraform module's `.tf` files use its `variables.tf` and `.tfvars`, a Bicep file its
