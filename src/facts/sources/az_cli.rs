@@ -91,12 +91,12 @@ const MAX_BRANCHES: usize = 64;
 
 /// A value longer than this is not a compute's name or size: dynamic (a chain of
 /// `A=$B$B` would double at every step).
-const MAX_VALUE: usize = 1024;
+pub(super) const MAX_VALUE: usize = 1024;
 
 /// How deep a variable's value may refer to other variables.
 const MAX_NESTING: usize = 8;
 
-fn is_ident(s: &str) -> bool {
+pub(super) fn is_ident(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && (b[0].is_ascii_alphabetic() || b[0] == b'_')

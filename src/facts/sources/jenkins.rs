@@ -4,19 +4,43 @@
 //! given first or as `script:` — is decoded as Groovy decodes it (escapes, a `\` that
 //! continues the line), every byte mapped back to the file (`ipynb::Code`), and read by
 //! the az CLI reader in the step's shell (`sh`: bash, `bat`: cmd, `powershell`/`pwsh`:
-//! PowerShell). Each step runs in a shell of its own: its own assignments are known, not
-//! another step's. In a double-quoted (interpolating) string, `${expr}` and `$name` are
-//! Groovy's, replaced before the shell runs: not known statically, recorded dynamic.
+//! PowerShell) with its `Vars` and `Eval`. Each step runs in a shell of its own: its own
+//! assignments are known, not another step's.
+//!
+//! What the Groovy around a step says ([`groovy::Model`], built once per file that has a
+//! step creating a compute, from the tokens this scan records): in a double-quoted
+//! (interpolating) string, `${X}`, `$X`, `${env.X}`/`$env.X` and `${params.X}` are
+//! Groovy's, replaced before the shell runs: known when the file makes them so — a Groovy
+//! variable assigned a string or number before the step (`def X = '…'`, `String X = "…"`
+//! whose own interpolations are known, the script's binding `X = '…'`, `@Field`), an
+//! `environment { }` entry (the stage's over the pipeline's, only inside its stage), a
+//! `withEnv([...])` entry around the step, `env.X = '…'`, a `parameters { }` default
+//! (noted: a build may be given another). The shell sees the environment entries and the
+//! parameters as environment variables (`$X` in a `'…'` script: [`GroovyOuter`]'s `var`).
+//! Any other expression (a method call, a ternary, `+`, a property) is unknown, and says
+//! so; a value the shell would split or expand again (spaces, quotes, `$`) too. Which
+//! assignments reach a step, when a variable is assigned more than once, in a branch, a
+//! closure, a loop or a method, is decided conservatively (known only when every
+//! assignment that can reach the step gives the same value; a later one never applies to
+//! an earlier step): the rules are in `groovy.rs`'s module doc. A value from a variable
+//! has its span where the script uses it (`${SIZE}`), its literal as the origin (a label),
+//! as the az CLI reader does for a shell variable.
 //!
 //! Suppressions: Groovy's `//` and `/* */` comments (after code: their line; alone on a
 //! line: the next line of code), and the shell's own comments inside a script. One pass
-//! over the bytes, no recursion; linear in the file.
+//! over the bytes, then one over the tokens, no recursion; linear in the file.
+
+mod groovy;
+
+use std::cell::RefCell;
 
 use super::az_cli::{Ctx, Eval, Outer, ScriptVal, Vars, definitions, wanted};
 use super::common::{Definitions, Input, Layout, Reader, line_end};
 use super::ipynb::Code;
-use super::shell::{Dialect, LexOptions, Map, comment_of, parse};
+use super::shell::{Dialect, LexOptions, Map, VarScope, comment_of, parse};
+use crate::facts::computes::ComputeDef;
 use crate::source::Span;
+use groovy::{At, GroovyString, INTERP_CLOSE, INTERP_OPEN, Model, Tok, Val, decode, interp_expr, substitute};
 
 pub const READER: Reader = Reader {
     name: "az-cli Jenkins pipelines",
@@ -28,20 +52,6 @@ pub const READER: Reader = Reader {
 /// Whether a (lower-cased) file name is a Jenkins pipeline or Groovy file.
 pub fn is_jenkins(name: &str) -> bool {
     name == "jenkinsfile" || name.ends_with(".jenkinsfile") || (name.len() > 7 && name.ends_with(".groovy"))
-}
-
-/// What stands for a Groovy interpolation in a decoded script: characters no shell treats
-/// specially, which [`GroovyOuter`] reports as not known.
-const INTERP_OPEN: &str = "\u{e000}";
-const INTERP_CLOSE: &str = "\u{e001}";
-
-/// A Groovy string literal of the file.
-struct GroovyString {
-    /// Its content (without the quotes).
-    start: usize,
-    end: usize,
-    /// `"…"` and `"""…"""`: `$` interpolates.
-    interpolates: bool,
 }
 
 /// A step whose script is being looked for.
@@ -66,7 +76,10 @@ fn step_dialect(word: &[u8]) -> Option<Dialect> {
 /// each line that has some.
 #[derive(Default)]
 struct Scanned {
-    scripts: Vec<(Dialect, GroovyString)>,
+    /// The steps' scripts: each step's shell and its string's index.
+    scripts: Vec<(Dialect, usize)>,
+    strings: Vec<GroovyString>,
+    toks: Vec<Tok>,
     layout: Layout,
 }
 
@@ -102,6 +115,7 @@ impl<'t> Scanner<'t> {
         match b[i] {
             b'\n' => {
                 self.out.layout.newline();
+                self.out.toks.push(Tok::Newline);
                 // Without parentheses a step's arguments are on its line.
                 if self.step.as_ref().is_some_and(|st| !st.paren) {
                     self.step = None;
@@ -123,11 +137,22 @@ impl<'t> Scanner<'t> {
                 let end = self.out.layout.block_comment(b, i);
                 if memchr::memchr(b'\n', &b[i..end]).is_some() {
                     self.out.layout.newline();
+                    self.out.toks.push(Tok::Newline);
                 }
                 end
             }
             b'\'' | b'"' => self.string(i),
             c if c.is_ascii_alphabetic() || c == b'_' => self.word(i),
+            c if c.is_ascii_digit() => {
+                self.punct(i);
+                self.out.toks.pop();
+                let end = i + b[i..]
+                    .iter()
+                    .take_while(|x| x.is_ascii_alphanumeric() || **x == b'_' || **x == b'.')
+                    .count();
+                self.out.toks.push(Tok::Num(i as u32, end as u32));
+                end
+            }
             _ => self.punct(i),
         }
     }
@@ -143,14 +168,17 @@ impl<'t> Scanner<'t> {
         if memchr::memchr(b'\n', &b[i..next]).is_some() {
             self.out.layout.newline();
         }
-        let s = GroovyString {
+        let idx = self.out.strings.len();
+        self.out.strings.push(GroovyString {
+            open: i,
             start,
             end,
             interpolates: c == b'"',
-        };
+        });
+        self.out.toks.push(Tok::Str(idx as u32));
         if let Some(st) = self.step.take() {
             if st.label.unwrap_or(true) {
-                self.out.scripts.push((st.dialect, s));
+                self.out.scripts.push((st.dialect, idx));
             } else {
                 // Another named argument (`label: '…'`): the script may follow.
                 self.step = Some(Step { label: None, ..st });
@@ -169,6 +197,7 @@ impl<'t> Scanner<'t> {
             .take_while(|x| x.is_ascii_alphanumeric() || **x == b'_')
             .count();
         let word = &b[i..end];
+        self.out.toks.push(Tok::Word(i as u32, end as u32));
         // `.sh` is a property, not the step.
         let member = i > 0 && b[i - 1] == b'.';
         match (&self.step, step_dialect(word)) {
@@ -191,6 +220,7 @@ impl<'t> Scanner<'t> {
     /// reading them; anything else ends the step.
     fn punct(&mut self, i: usize) -> usize {
         self.out.layout.code(i);
+        self.out.toks.push(Tok::Punct(i as u32));
         if let Some(st) = &mut self.step {
             match self.b[i] {
                 b'(' if !st.paren && self.last_ident.is_none() => st.paren = true,
@@ -241,117 +271,34 @@ fn string_end(b: &[u8], start: usize, q: u8, triple: bool) -> (usize, usize) {
     (b.len(), b.len())
 }
 
-/// A Groovy string's content as the step receives it, mapped back to the file; the
-/// spans of its interpolations.
-fn decode(text: &str, s: &GroovyString) -> (Code, Vec<Span>) {
-    let b = text.as_bytes();
-    let mut code = Code::empty();
-    let mut interps = Vec::new();
-    let mut run = s.start;
-    let mut i = s.start;
-    let end = s.end.min(b.len());
-    while i < end {
-        match b[i] {
-            b'\\' if i + 1 < end => {
-                code.push_exact(run, &text[run..i]);
-                let (decoded, raw) = groovy_escape(&text[i..end]);
-                if raw == 0 {
-                    // Not an escape Groovy knows: kept as written.
-                    i += 1;
-                    continue;
-                }
-                if !decoded.is_empty() {
-                    code.push_escape(i, raw, &decoded);
-                }
-                i += raw;
-                run = i;
-            }
-            b'$' if s.interpolates => {
-                let close = match b.get(i + 1) {
-                    Some(b'{') => {
-                        let mut depth = 0usize;
-                        let mut j = i + 1;
-                        while j < end {
-                            match b[j] {
-                                b'{' => depth += 1,
-                                b'}' => {
-                                    depth -= 1;
-                                    if depth == 0 {
-                                        break;
-                                    }
-                                }
-                                _ => {}
-                            }
-                            j += 1;
-                        }
-                        Some((j + 1).min(end))
-                    }
-                    Some(c) if c.is_ascii_alphabetic() || *c == b'_' => {
-                        // `$name`, `$a.b.c`.
-                        let mut j = i + 1;
-                        while j < end
-                            && (b[j].is_ascii_alphanumeric()
-                                || b[j] == b'_'
-                                || (b[j] == b'.' && b.get(j + 1).is_some_and(|n| n.is_ascii_alphabetic())))
-                        {
-                            j += 1;
-                        }
-                        Some(j)
-                    }
-                    _ => None,
-                };
-                let Some(close) = close else {
-                    i += 1;
-                    continue;
-                };
-                code.push_exact(run, &text[run..i]);
-                code.push_escape(i, 1, INTERP_OPEN);
-                code.push_escape(close - 1, 1, INTERP_CLOSE);
-                interps.push(Span::new(i as u32, close as u32));
-                i = close;
-                run = i;
-            }
-            _ => i += 1,
-        }
-    }
-    code.push_exact(run, &text[run..end]);
+/// A step's script as the shell receives it, mapped back to the file (a newline ends it);
+/// the spans of its Groovy interpolations.
+fn decode_script(text: &str, s: &GroovyString) -> (Code, Vec<Span>) {
+    let (mut code, interps) = decode(text, s);
     if !code.text.ends_with('\n') {
-        code.push_escape(end, 0, "\n");
+        code.push_escape(s.end.min(text.len()), 0, "\n");
     }
     (code, interps)
 }
 
-/// A Groovy escape at the start of `s` (a `\`): what it stands for and how many bytes it
-/// is; 0 bytes: not an escape.
-fn groovy_escape(s: &str) -> (String, usize) {
-    let b = s.as_bytes();
-    let one = |c: char| (c.to_string(), 2);
-    match b.get(1) {
-        Some(b'n') => one('\n'),
-        Some(b't') => one('\t'),
-        Some(b'r') => one('\r'),
-        Some(b'b') => one('\u{8}'),
-        Some(b'f') => one('\u{c}'),
-        Some(b's') => one(' '),
-        Some(b'\\') => one('\\'),
-        Some(b'\'') => one('\''),
-        Some(b'"') => one('"'),
-        Some(b'$') => one('$'),
-        // A line continued: the newline is not part of the string.
-        Some(b'\n') => (String::new(), 2),
-        Some(b'\r') if b.get(2) == Some(&b'\n') => (String::new(), 3),
-        Some(b'u') => match s.get(2..6).and_then(|h| u32::from_str_radix(h, 16).ok()) {
-            Some(c) => (char::from_u32(c).unwrap_or('\u{fffd}').to_string(), 6),
-            None => (String::new(), 0),
-        },
-        _ => (String::new(), 0),
-    }
+/// Whether the shell takes a value put in its script by Groovy as the same text: nothing
+/// it would split, expand or unquote.
+fn shell_inert(v: &str) -> bool {
+    v.chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | ',' | '+' | '='))
 }
 
-/// What a step's script sees of the Groovy around it: its interpolations are not known.
+/// What a step's script sees of the Groovy around it: its interpolations' values (known
+/// when the file's variables make them so) and the environment `environment { }`,
+/// `withEnv` and the build parameters give the shell.
 struct GroovyOuter<'a> {
     text: &'a str,
     interps: &'a [Span],
+    vals: Vec<Val>,
+    model: &'a Model<'a>,
+    at: At,
+    /// The build parameters whose defaults the script's variables took.
+    defaults: RefCell<Vec<String>>,
 }
 
 impl Outer for GroovyOuter<'_> {
@@ -359,35 +306,61 @@ impl Outer for GroovyOuter<'_> {
         if !text.contains(INTERP_OPEN) && !text.contains(INTERP_CLOSE) {
             return None;
         }
-        let written = self
-            .interps
-            .iter()
-            .find(|s| s.end > span.start && s.start < span.end)
-            .and_then(|s| self.text.get(s.range()))
-            .unwrap_or("$…");
-        Some(ScriptVal::Dynamic(format!(
-            "`{written}` is a Groovy expression, replaced when the pipeline runs"
-        )))
+        let from = self.interps.partition_point(|s| s.start < span.start);
+        let to = from + self.interps[from..].partition_point(|s| s.end <= span.end);
+        let v = substitute(
+            text,
+            &self.interps[from..to],
+            &self.vals[from..to],
+            self.text,
+            shell_inert,
+            false,
+            span,
+        );
+        Some(v.v)
+    }
+
+    fn var(&self, name: &str, scope: VarScope) -> Option<ScriptVal> {
+        if !matches!(scope, VarScope::Shell | VarScope::Env) {
+            return None;
+        }
+        let v = self.model.env_var(name, &self.at)?;
+        if let Some(p) = v.default_of {
+            self.defaults.borrow_mut().push(p);
+        }
+        Some(v.v)
     }
 }
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
     let text = input.source.text.as_str();
     let scanned = scan(text);
-    for (dialect, s) in &scanned.scripts {
+    let mut model: Option<Model<'_>> = None;
+    for &(dialect, idx) in &scanned.scripts {
+        let s = &scanned.strings[idx];
         if memchr::memmem::find(&text.as_bytes()[s.start..s.end.min(text.len())], b"ml compute").is_none() {
             continue;
         }
-        let (code, interps) = decode(text, s);
+        let model = &*model.get_or_insert_with(|| Model::build(text, &scanned.toks, &scanned.strings));
+        let (code, interps) = decode_script(text, s);
         let options = LexOptions {
             keep: Some(wanted),
-            ..LexOptions::new(*dialect)
+            ..LexOptions::new(dialect)
         };
         let script = parse(&code.text, Map::Code(&code, 0), options);
-        let vars = Vars::scan(&script, *dialect);
+        let vars = Vars::scan(&script, dialect);
+        let at = model.at_string(idx);
+        let vals = interps
+            .iter()
+            .map(|sp| model.expr(interp_expr(text, *sp), &at))
+            .collect();
         let outer = GroovyOuter {
             text,
             interps: &interps,
+            vals,
+            model,
+            at,
+            defaults: RefCell::default(),
         };
         let cx = Ctx {
             input,
@@ -397,7 +370,11 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
             },
             note: None,
         };
-        out.computes.extend(definitions(&script, &cx));
+        let mut defs = definitions(&script, &cx);
+        for d in &mut defs {
+            note_defaults(d, &interps, &outer);
+        }
+        out.computes.extend(defs);
         out.comments
             .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
     }
@@ -406,6 +383,35 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         &scanned.layout.comments,
         &scanned.layout.code,
     ));
+}
+
+/// Notes a definition whose known values are build parameters' defaults (a build may be
+/// given other values): through a Groovy interpolation at the value, or a shell variable.
+fn note_defaults(d: &mut ComputeDef, interps: &[Span], outer: &GroovyOuter<'_>) {
+    let mut params: Vec<String> = Vec::new();
+    let settings = std::iter::once(&d.name).chain(d.fields.iter().map(|(_, s)| s));
+    for s in settings.filter(|s| s.value.is_some()) {
+        for (k, sp) in interps.iter().enumerate() {
+            if sp.start >= s.span.start && sp.end <= s.span.end {
+                params.extend(outer.vals[k].default_of.clone());
+            }
+        }
+        for p in outer.defaults.borrow().iter() {
+            if s.written.contains(&format!("${p}"))
+                || s.written.contains(&format!("${{{p}}}"))
+                || s.written.contains(&format!("$env:{p}"))
+            {
+                params.push(p.clone());
+            }
+        }
+    }
+    params.sort();
+    params.dedup();
+    for p in params {
+        d.notes.push(format!(
+            "`{p}` is the build parameter's default value: a build may be given another"
+        ));
+    }
 }
 
 #[cfg(test)]
@@ -523,4 +529,430 @@ mod tests {
         assert!(is_jenkins("jenkinsfile") && is_jenkins("deploy.jenkinsfile") && is_jenkins("vars/x.groovy"));
         assert!(!is_jenkins(".groovy") && !is_jenkins("jenkinsfile.txt"));
     }
+
+    /// The values the definitions of `text` give `path` (`name` for the name), in order.
+    fn values(text: &str, path: &str) -> Vec<Option<String>> {
+        run("Jenkinsfile", text)
+            .computes
+            .iter()
+            .map(|d| {
+                if path == "name" {
+                    Some(&d.name)
+                } else {
+                    d.get(path)
+                }
+                .and_then(|s| s.text())
+            })
+            .collect()
+    }
+
+    /// Groovy variables assigned a literal before the step: `def`, a type, the script's
+    /// binding, a double-quoted literal whose interpolations are known; `${X}`, `$X`,
+    /// `${env.X}` in a double-quoted script. The value's span is where the script uses it,
+    /// its origin (a label) the literal.
+    #[test]
+    fn groovy_variables_assigned_literals_resolve() {
+        let text = concat!(
+            "def CLUSTER = 'cpu-cluster'\n",       // 1
+            "def SIZE = \"Standard_NC6\"\n",       // 2
+            "String TIER = 'low_priority'\n",      // 3
+            "MAXN = 4\n",                          // 4
+            "def BASE = 'gpu'\n",                  // 5
+            "def GPU = \"${BASE}-cluster\"\n",     // 6
+            "pipeline {\n",                        // 7
+            "  environment { AREA = 'eastus' }\n", // 8
+            "  stages { stage('c') { steps {\n",   // 9
+            "    sh \"az ml compute create --name ${CLUSTER} --type amlcompute --size $SIZE --tier ${TIER} --max-instances ${MAXN} --location ${env.AREA}\"\n", // 10
+            "    sh \"\"\"az ml compute create --name $GPU --type amlcompute \\\n", // 11
+            "      --size=${SIZE} --location $env.AREA\"\"\"\n",                    // 12
+            "  } } }\n",                                                            // 13
+            "}\n",                                                                  // 14
+        );
+        let out = run("Jenkinsfile", text);
+        let [a, b] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(a.known_name(), Some("cpu-cluster"), "{:?}", a.name);
+        assert_eq!(at(text, a.name.span), (10, 37));
+        assert_eq!(&text[a.name.origin.unwrap().range()], "cpu-cluster");
+        assert_eq!(at(text, a.name.origin.unwrap()), (1, 16));
+        let size = a.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(&text[size.span.range()], "$SIZE");
+        assert_eq!(at(text, size.span), (10, 73));
+        assert_eq!(at(text, size.origin.unwrap()), (2, 13));
+        assert!(!size.in_place);
+        assert_eq!(a.get("tier").unwrap().text().as_deref(), Some("low_priority"));
+        assert_eq!(a.get("max_instances").unwrap().value, Some(Scalar::Int(4)));
+        assert_eq!(at(text, a.get("max_instances").unwrap().origin.unwrap()), (4, 8));
+        assert_eq!(a.get("location").unwrap().text().as_deref(), Some("eastus"));
+        assert_eq!(b.known_name(), Some("gpu-cluster"));
+        // Made of a literal and an interpolation: no one literal to point at.
+        assert_eq!(b.name.origin, None);
+        let size = b.get("size").unwrap();
+        assert_eq!(size.text().as_deref(), Some("Standard_NC6"));
+        assert_eq!(&text[size.span.range()], "${SIZE}");
+        assert_eq!(at(text, size.span), (12, 14));
+        assert_eq!(b.get("location").unwrap().text().as_deref(), Some("eastus"));
+    }
+
+    /// Method calls, `params.X` without a default, a ternary, a property of a variable, a
+    /// variable never assigned: unknown, with why.
+    #[test]
+    fn groovy_expressions_stay_dynamic() {
+        let text = concat!(
+            "def A = sh(returnStdout: true, script: 'cat name').trim()\n",
+            "def B = env.BRANCH == 'main' ? 'prod-cluster' : 'dev-cluster'\n",
+            "def C = 'cpu-cluster'\n",
+            "node {\n",
+            "  sh \"az ml compute create --name ${A} --type amlcompute\"\n",
+            "  sh \"az ml compute create --name ${B} --type amlcompute\"\n",
+            "  sh \"az ml compute create --name ${params.NAME} --type amlcompute\"\n",
+            "  sh \"az ml compute create --name ${C.toUpperCase()} --type amlcompute\"\n",
+            "  sh \"az ml compute create --name $C.name --type amlcompute\"\n",
+            "  sh \"az ml compute create --name ${UNSET} --type amlcompute\"\n",
+            "  sh \"az ml compute create --name ${C + '-x'} --type amlcompute\"\n",
+            "}\n",
+        );
+        let out = run("Jenkinsfile", text);
+        assert_eq!(out.computes.len(), 7);
+        for d in &out.computes {
+            assert_eq!(d.known_name(), None, "{:?}", d.name);
+            let why = d.name.why.as_deref().unwrap();
+            assert!(why.contains("Groovy expression"), "{why}");
+        }
+        let why = |i: usize| out.computes[i].name.why.clone().unwrap();
+        assert!(
+            why(0).contains("`A` is assigned a Groovy expression"),
+            "{}",
+            why(0)
+        );
+        assert!(
+            why(1).contains("`B` is assigned a Groovy expression"),
+            "{}",
+            why(1)
+        );
+        assert!(why(2).contains("no default"), "{}", why(2));
+        assert!(why(5).contains("`UNSET` is not set in this file"), "{}", why(5));
+    }
+
+    /// A later assignment does not apply to an earlier step; assignments that may reach a
+    /// step with different values (a branch, a closure, a loop) leave it unknown; the same
+    /// value on every path is known.
+    #[test]
+    fn only_assignments_that_reach_the_step_count() {
+        let step = "  sh \"az ml compute create --name ${X} --type amlcompute\"\n";
+        let cases: &[(&str, Option<&str>)] = &[
+            // Later, at the top level: not applied (nothing before it).
+            (&format!("node {{\n{step}}}\nX = 'late'\n"), None),
+            // Earlier value kept; a later one does not apply.
+            (&format!("def X = 'a'\nnode {{\n{step}}}\nX = 'b'\n"), Some("a")),
+            // Reassigned before the step: the last one.
+            (&format!("def X = 'a'\nX = 'b'\nnode {{\n{step}}}\n"), Some("b")),
+            // In a branch, with another value: unknown.
+            (
+                &format!("def X = 'a'\nif (env.C) {{ X = 'b' }}\nnode {{\n{step}}}\n"),
+                None,
+            ),
+            (
+                &format!("def X = 'a'\nif (env.C) X = 'b'\nnode {{\n{step}}}\n"),
+                None,
+            ),
+            // In a branch, with the same value: known.
+            (
+                &format!("def X = 'a'\nif (env.C) {{ X = 'a' }}\nnode {{\n{step}}}\n"),
+                Some("a"),
+            ),
+            // In a closure called who knows when, even after the step in the file.
+            (
+                &format!("def X = 'a'\nnode {{\n{step}}}\ndef f = {{ X = 'b' }}\n"),
+                None,
+            ),
+            // In a method: it may be called before the step.
+            (
+                &format!("X = 'a'\nnode {{\n{step}}}\ndef setup() {{ X = 'b' }}\n"),
+                None,
+            ),
+            // A method's own `def X` is another variable.
+            (
+                &format!("X = 'a'\nnode {{\n{step}}}\ndef setup() {{ def X = 'b' }}\n"),
+                Some("a"),
+            ),
+            // In a loop around the step: a later assignment comes back to it.
+            (
+                &format!("def X = 'a'\nfor (i in [1, 2]) {{\n{step}  X = 'b'\n}}\n"),
+                None,
+            ),
+            // Set in a sequential block before it (declarative `script { }`): known.
+            (
+                &format!(
+                    "def X\npipeline {{ stages {{ stage('a') {{ steps {{\n  script {{ X = 'a' }}\n{step}}} }} }} }}\n"
+                ),
+                Some("a"),
+            ),
+            // In another stage run before it: known; under `when`: unknown.
+            (
+                &format!(
+                    "def X\npipeline {{ stages {{\nstage('s') {{ steps {{ script {{ X = 'a' }} }} }}\nstage('u') {{ steps {{\n{step}}} }} }} }}\n"
+                ),
+                Some("a"),
+            ),
+            (
+                &format!(
+                    "def X\npipeline {{ stages {{\nstage('s') {{ when {{ branch 'main' }} steps {{ script {{ X = 'a' }} }} }}\nstage('u') {{ steps {{\n{step}}} }} }} }}\n"
+                ),
+                None,
+            ),
+            // A `parallel` branch runs beside the step.
+            (
+                &format!(
+                    "def X = 'a'\npipeline {{ stages {{ stage('p') {{ parallel {{\nstage('s') {{ steps {{ script {{ X = 'b' }} }} }}\nstage('u') {{ steps {{\n{step}}} }} }} }} }} }}\n"
+                ),
+                None,
+            ),
+            // Declared without a value, then never set before the step.
+            (&format!("def X\nnode {{\n{step}}}\n"), None),
+            // Changed by an operator.
+            (&format!("def X = 'a'\nX += '-b'\nnode {{\n{step}}}\n"), None),
+        ];
+        for (text, want) in cases {
+            let got = values(text, "name");
+            assert_eq!(got, vec![want.map(str::to_string)], "{text}");
+        }
+    }
+
+    /// A shared library step's parameter is its caller's value, whatever a binding
+    /// variable of the same name holds; a closure's parameter too.
+    #[test]
+    fn parameters_of_methods_and_closures_shadow() {
+        let text = "clusterName = 'x'\ndef call(String clusterName) {\n  sh \"az ml compute create --name ${clusterName} --type amlcompute\"\n}\n['a'].each { clusterName ->\n  sh \"az ml compute create --name ${clusterName} --type amlcompute\"\n}\n";
+        assert_eq!(values(text, "name"), [None, None]);
+        let out = run("createCompute.groovy", text);
+        assert!(
+            out.computes[0].name.why.as_deref().unwrap().contains("parameter"),
+            "{:?}",
+            out.computes[0].name
+        );
+    }
+
+    /// `environment { }` of the pipeline and of a stage (the stage's wins inside it, and
+    /// stays there): `$X` in a single-quoted script, `env.X` and `X` in Groovy; a
+    /// credential and an expression stay unknown.
+    #[test]
+    fn environment_blocks_are_the_shells_environment() {
+        let text = concat!(
+            "pipeline {\n",                                                                     // 1
+            "  environment {\n",                                                                // 2
+            "    CLUSTER = 'gpu-cluster'\n",                                                    // 3
+            "    SIZE = \"Standard_NC6\"\n",                                                    // 4
+            "    TOKEN = credentials('aml-sp')\n",                                              // 5
+            "    STAMP = \"${currentBuild.number}\"\n",                                         // 6
+            "  }\n",                                                                            // 7
+            "  stages {\n",                                                                     // 8
+            "    stage('one') {\n",                                                             // 9
+            "      environment { CLUSTER = 'stage-cluster'\n",                                  // 10
+            "        FULL = \"${CLUSTER}-x\" }\n",                                              // 11
+            "      steps {\n",                                                                  // 12
+            "        sh 'az ml compute create -n $CLUSTER --type amlcompute --size ${SIZE}'\n", // 13
+            "        sh \"az ml compute create -n ${env.FULL} --type amlcompute\"\n",           // 14
+            "      }\n",                                                                        // 15
+            "    }\n",                                                                          // 16
+            "    stage('two') { steps {\n",                                                     // 17
+            "      sh 'az ml compute create -n $CLUSTER --type amlcompute --size $SIZE'\n",     // 18
+            "      sh \"az ml compute create -n ${CLUSTER} --type amlcompute\"\n",              // 19
+            "      sh 'az ml compute create -n $TOKEN --type amlcompute'\n",                    // 20
+            "      sh 'az ml compute create -n $STAMP --type amlcompute'\n",                    // 21
+            "      sh 'az ml compute create -n $FULL --type amlcompute'\n",                     // 22
+            "    } }\n",                                                                        // 23
+            "  }\n",                                                                            // 24
+            "}\n",                                                                              // 25
+        );
+        let out = run("Jenkinsfile", text);
+        let names: Vec<Option<&str>> = out.computes.iter().map(|d| d.known_name()).collect();
+        assert_eq!(
+            names,
+            [
+                Some("stage-cluster"),
+                Some("stage-cluster-x"),
+                Some("gpu-cluster"),
+                Some("gpu-cluster"),
+                None,
+                None,
+                None
+            ]
+        );
+        let first = &out.computes[0];
+        assert_eq!(&text[first.name.span.range()], "$CLUSTER");
+        assert_eq!(at(text, first.name.span), (13, 37));
+        assert_eq!(at(text, first.name.origin.unwrap()), (10, 32));
+        let size = first.get("size").unwrap();
+        assert_eq!(size.text().as_deref(), Some("Standard_NC6"));
+        assert_eq!(at(text, size.origin.unwrap()), (4, 13));
+        assert_eq!(at(text, out.computes[2].name.origin.unwrap()), (3, 16));
+        let why = |i: usize| out.computes[i].name.why.clone().unwrap();
+        assert!(why(4).contains("credential"), "{}", why(4));
+        assert!(why(5).contains("Groovy"), "{}", why(5));
+        // The first stage's `FULL` is not the second's.
+        assert!(why(6).contains("environment"), "{}", why(6));
+    }
+
+    /// `withEnv([...])` sets the environment of its block; a list not known statically
+    /// leaves every variable there unknown.
+    #[test]
+    fn with_env_lists() {
+        let text = "def S = 'Standard_NC6'\nnode {\n  withEnv(['CLUSTER=we-cluster', \"SIZE=${S}\"]) {\n    sh 'az ml compute create -n $CLUSTER --type amlcompute --size $SIZE'\n  }\n  sh 'az ml compute create -n $CLUSTER --type amlcompute'\n  withEnv(computed()) {\n    sh 'az ml compute create -n $CLUSTER --type amlcompute'\n  }\n}\n";
+        let out = run("Jenkinsfile", text);
+        let names: Vec<Option<&str>> = out.computes.iter().map(|d| d.known_name()).collect();
+        assert_eq!(names, [Some("we-cluster"), None, None]);
+        let name = &out.computes[0].name;
+        assert_eq!(&text[name.origin.unwrap().range()], "we-cluster");
+        assert_eq!(
+            out.computes[0].get("size").unwrap().text().as_deref(),
+            Some("Standard_NC6")
+        );
+        assert!(out.computes[2].name.why.as_deref().unwrap().contains("withEnv"));
+    }
+
+    /// `parameters { }`: `params.X` (and `$X` in the shell, `env.X`) is the default, noted;
+    /// a parameter without a default, or with an expression, is unknown.
+    #[test]
+    fn build_parameters_defaults() {
+        let text = concat!(
+            "pipeline {\n",
+            "  parameters {\n",
+            "    string(name: 'CLUSTER', defaultValue: 'cpu-cluster', description: 'the cluster')\n",
+            "    choice(name: 'SIZE', choices: ['Standard_DS3_v2', 'Standard_NC6'])\n",
+            "    string(name: 'EMPTY', description: 'none')\n",
+            "    string(name: 'EXPR', defaultValue: \"${env.X}\")\n",
+            "  }\n",
+            "  stages { stage('a') { steps {\n",
+            "    sh \"az ml compute create --name ${params.CLUSTER} --type amlcompute --size ${params.SIZE}\"\n",
+            "    sh 'az ml compute create --name $CLUSTER --type amlcompute'\n",
+            "    sh \"az ml compute create --name ${params.EMPTY} --type amlcompute\"\n",
+            "    sh \"az ml compute create --name ${params.EXPR} --type amlcompute\"\n",
+            "    sh \"az ml compute create --name ${params.OTHER} --type amlcompute\"\n",
+            "  } } }\n",
+            "}\n",
+        );
+        let out = run("Jenkinsfile", text);
+        let names: Vec<Option<&str>> = out.computes.iter().map(|d| d.known_name()).collect();
+        assert_eq!(
+            names,
+            [Some("cpu-cluster"), Some("cpu-cluster"), None, None, None]
+        );
+        let d = &out.computes[0];
+        assert_eq!(d.get("size").unwrap().text().as_deref(), Some("Standard_DS3_v2"));
+        assert_eq!(&text[d.name.origin.unwrap().range()], "cpu-cluster");
+        assert!(
+            d.notes
+                .iter()
+                .any(|n| n.contains("`CLUSTER` is the build parameter's default")),
+            "{:?}",
+            d.notes
+        );
+        assert!(d.notes.iter().any(|n| n.contains("`SIZE`")), "{:?}", d.notes);
+        assert!(
+            out.computes[1].notes.iter().any(|n| n.contains("`CLUSTER`")),
+            "{:?}",
+            out.computes[1].notes
+        );
+        assert!(
+            out.computes[2]
+                .name
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("no default")
+        );
+        assert!(
+            out.computes[3]
+                .name
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("interpolated")
+        );
+    }
+
+    /// A value the shell would read again (spaces, `$`) is not taken for the text.
+    #[test]
+    fn values_the_shell_reads_again_are_unknown() {
+        let text = "def N = 'a b'\ndef M = 'ok-name'\nsh \"az ml compute create --name ${N} --type amlcompute\"\nsh \"az ml compute create --name '${M}' --type amlcompute\"\n";
+        assert_eq!(values(text, "name"), [None, Some("ok-name".to_string())]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        /// Groovy made of the words the reader looks for, in any order and nesting, never
+        /// makes it panic.
+        #[test]
+        fn no_panic_on_any_groovy(pieces in proptest::collection::vec(proptest::sample::select(GROOVY), 0..120)) {
+            let text: String = pieces.concat();
+            let _ = run("Jenkinsfile", &text);
+        }
+    }
+
+    const GROOVY: &[&str] = &[
+        "sh \"az ml compute create --name ",
+        "sh 'az ml compute create -n $X ",
+        "sh '''",
+        "sh \"\"\"",
+        "def ",
+        "String ",
+        "X",
+        "Y",
+        " = ",
+        "=",
+        "==",
+        "+=",
+        "'a'",
+        "\"b${X}\"",
+        "\"",
+        "'",
+        "4",
+        "-",
+        "${",
+        "${env.X}",
+        "$X",
+        "${params.X}",
+        "$env.",
+        "params.",
+        "env.",
+        "}",
+        "{",
+        "(",
+        ")",
+        "[",
+        "]",
+        ",",
+        ":",
+        "->",
+        ";",
+        "\n",
+        " ",
+        "\\",
+        "environment {",
+        "parameters {",
+        "string(name: 'X', defaultValue: 'v')",
+        "choice(name: 'X', choices: [",
+        "withEnv(['X=v']) {",
+        "stage('s') {",
+        "steps {",
+        "script {",
+        "when {",
+        "parallel {",
+        "if (c) ",
+        "else ",
+        "for (i in l) {",
+        "def f(a, b = 'x') {",
+        "@Field ",
+        "credentials('c')",
+        "// c\n",
+        "/* c */",
+        "é",
+        "日本",
+        "\u{e000}",
+        "\u{e001}",
+        "🙂",
+    ];
 }
