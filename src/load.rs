@@ -28,6 +28,7 @@ pub enum Format {
 pub const DEFINITION_SOURCES: &[&str] = &[
     ".sh",
     ".bash",
+    ".azcli",
     ".ps1",
     ".cmd",
     ".bat",

@@ -50,6 +50,7 @@ mod rule_examples;
 mod rule_schema;
 mod schema_robustness;
 mod schema_spans;
+mod script_places;
 mod show_files;
 mod suppressions;
 mod trust;

@@ -54,6 +54,12 @@ pub trait Outer {
     fn lit(&self, _text: &str, _span: Span) -> Option<ScriptVal> {
         None
     }
+    /// The directory the script runs in, when the file around it says (a workflow step's
+    /// working directory), written as the script's own path is: a file the script names
+    /// (`--file`) is looked for there alone.
+    fn work_dir(&self) -> Option<PathBuf> {
+        None
+    }
 }
 
 /// No context: a plain script.
@@ -813,7 +819,8 @@ impl Options<'_, '_> {
         let Some((path, key)) = &self.file else {
             return (None, None);
         };
-        match read_compute_yaml(path, *key, self.cx.input, notes) {
+        let work_dir = self.cx.eval.outer.work_dir();
+        match read_compute_yaml(path, *key, self.cx.input, work_dir.as_deref(), notes) {
             Some((display, def)) => {
                 for (p, s) in def.fields {
                     if !self.fields.iter().any(|(q, _)| *q == p) {
@@ -938,12 +945,13 @@ fn read_compute_yaml(
     path: &Setting,
     key: Span,
     input: &Input<'_>,
+    work_dir: Option<&Path>,
     notes: &mut Vec<String>,
 ) -> Option<(String, ComputeDef)> {
     let Some(Scalar::Str(written)) = &path.value else {
         return None;
     };
-    let (display, text) = find_file(written, input.path, input.files)?;
+    let (display, text) = find_file(written, input.path, work_dir, input.files)?;
     let loaded = crate::load::parse_text(
         &display,
         text,
@@ -973,16 +981,29 @@ fn read_compute_yaml(
     Some((display, def))
 }
 
-/// A file a script names, relative to the script's directory or one above it inside the
-/// project: its display path (as the script's is shown) and text.
-fn find_file(written: &str, script: &Path, files: &Files) -> Option<(String, String)> {
+/// A file a script names, relative to the directory it runs in when that is known
+/// (`work_dir`), else to the script's directory or one above it inside the project: its
+/// display path (as the script's is shown) and text. The script's own file is not the file
+/// it names (a workflow called `compute.yml`).
+fn find_file(
+    written: &str,
+    script: &Path,
+    work_dir: Option<&Path>,
+    files: &Files,
+) -> Option<(String, String)> {
     let rel = Path::new(written);
-    let candidates: Vec<PathBuf> = if rel.is_absolute() {
-        vec![rel.to_path_buf()]
-    } else {
-        let dir = script.parent().unwrap_or(Path::new(""));
-        files.dirs_up(dir).into_iter().map(|d| d.join(rel)).collect()
+    let candidates: Vec<PathBuf> = match work_dir {
+        _ if rel.is_absolute() => vec![rel.to_path_buf()],
+        Some(dir) => vec![dir.join(rel)],
+        None => {
+            let dir = script.parent().unwrap_or(Path::new(""));
+            files.dirs_up(dir).into_iter().map(|d| d.join(rel)).collect()
+        }
     };
+    let own = crate::fsio::normalize(script);
+    let candidates = candidates
+        .into_iter()
+        .filter(|c| crate::fsio::normalize(c) != own);
     let (_, display, source) = files.first_of(candidates)?;
     Some((display, source.text.clone()))
 }

@@ -251,6 +251,19 @@ impl Files {
         out
     }
 
+    /// The project's directory written from `dir` (`dir` joined with a `..` for each level
+    /// it is below the root), when `dir` is inside it: a file found from there is shown the
+    /// way the file in `dir` is.
+    pub fn root_from(&self, dir: &Path) -> Option<PathBuf> {
+        let abs = crate::fsio::absolute(dir, &std::env::current_dir().unwrap_or_default());
+        let depth = abs.strip_prefix(self.root()?).ok()?.components().count();
+        let mut written = dir.to_path_buf();
+        for _ in 0..depth {
+            written.push("..");
+        }
+        Some(written)
+    }
+
     /// The first of `candidates` that is a readable file of the project: its path
     /// (normalised), display and text.
     pub fn first_of(

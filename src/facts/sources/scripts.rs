@@ -1,4 +1,5 @@
-//! Scripts that run `az ml compute create`: shell (`.sh`, `.bash`), PowerShell (`.ps1`),
+//! Scripts that run `az ml compute create`: shell (`.sh`, `.bash`, the Azure CLI
+//! scratchpad `.azcli` of VS Code's Azure CLI Tools), PowerShell (`.ps1`),
 //! cmd (`.cmd`, `.bat`) and Makefiles (recipes, with the Makefile's variables). Comments
 //! are the script's own (`#`, `<# #>`, `REM`/`::`).
 
@@ -22,7 +23,9 @@ pub const READER: Reader = Reader {
 };
 
 fn dialect(name: &str) -> Option<Dialect> {
-    if name.ends_with(".sh") || name.ends_with(".bash") {
+    // `.azcli`: the Azure CLI scratchpad of VS Code's Azure CLI Tools, az commands run
+    // line by line in the editor's shell, `#` comments: read as bash.
+    if name.ends_with(".sh") || name.ends_with(".bash") || name.ends_with(".azcli") {
         Some(Dialect::Bash)
     } else if name.ends_with(".ps1") {
         Some(Dialect::PowerShell)
@@ -243,6 +246,36 @@ mod tests {
                 .unwrap()
                 .contains("appended")
         );
+    }
+
+    /// An Azure CLI scratchpad (`.azcli`) is a bash script: its commands, variables and
+    /// `#` comments (a suppression above a command covers it).
+    #[test]
+    fn an_azcli_scratchpad_is_read_as_bash() {
+        assert!(crate::load::is_definition_source("iac/Setup.AZCLI"));
+        assert!((READER.wants)("setup.azcli"));
+        let text = "# Azure CLI scratchpad\nSIZE=Standard_NC6\n# amlint: ignore[AML702]\naz ml compute create --name gpu-cluster --size $SIZE --type AmlCompute \\\n  --max-instances 2\n";
+        let out = run("setup.azcli", text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(d.known_name(), Some("gpu-cluster"));
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        let source = crate::source::SourceFile::new("setup.azcli", text.to_string());
+        let at = |offset: u32| {
+            let p = source.position(offset);
+            (p.line, p.column)
+        };
+        assert_eq!(at(d.span.start), (4, 1));
+        assert_eq!(
+            (at(size.span.start), &text[size.span.range()]),
+            ((4, 48), "$SIZE")
+        );
+        assert_eq!(at(size.origin.unwrap().start), (2, 6));
+        assert_eq!(d.get("max_instances").unwrap().value, Some(Scalar::Int(2)));
+        let targets: Vec<Option<u32>> = out.comments.iter().map(|c| c.target_line).collect();
+        assert_eq!(targets, [Some(2), Some(4)]);
     }
 
     #[test]

@@ -15,6 +15,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
 use super::az_cli::{Ctx, Eval, Evaluated, Outer, ScriptVal, ValueKind, Vars, definitions, setting_of};
 use super::common::{Definitions, Input, Reader};
@@ -239,12 +240,12 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
     };
     let mut frames: Vec<Frame> = Vec::new();
     let memo = RefCell::new(HashMap::new());
-    // (node, the frame it sits in)
-    let mut stack: Vec<(NodeId, Option<usize>)> = vec![(root, None)];
+    // (node, the frame it sits in, the GitHub `defaults.run.working-directory` over it)
+    let mut stack: Vec<(NodeId, Option<usize>, Option<NodeId>)> = vec![(root, None, None)];
     let mut visited = 0usize;
     // The `inputs:` of a `PowerShell` task, whose `script:` was read as PowerShell.
     let mut powershell_inputs: HashSet<NodeId> = HashSet::new();
-    while let Some((node, frame)) = stack.pop() {
+    while let Some((node, frame, default_dir)) = stack.pop() {
         visited += 1;
         // A tree of aliases may be wider than the file: visit no more than its nodes.
         if visited > doc.nodes.len() {
@@ -253,7 +254,7 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
         match doc.value(node) {
             Value::Seq(items) => {
                 for &item in items.iter().rev() {
-                    stack.push((item, frame));
+                    stack.push((item, frame, default_dir));
                 }
             }
             Value::Map(entries) => {
@@ -280,6 +281,12 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
                     });
                     Some(frames.len() - 1)
                 };
+                // A workflow's or job's `defaults: run: working-directory:` (the job's wins).
+                let default_dir = doc
+                    .get(node, "defaults")
+                    .and_then(|d| doc.get(doc.resolve(d), "run"))
+                    .and_then(|r| doc.get(doc.resolve(r), "working-directory"))
+                    .or(default_dir);
                 let scope = WfOuter {
                     doc,
                     frames: &frames,
@@ -287,6 +294,7 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
                     globals: &globals,
                     depth: Cell::new(0),
                     memo: &memo,
+                    work_dir: None,
                 };
                 if let Some(def) = template_call(input, doc, node, &scope) {
                     out.computes.push(def);
@@ -297,6 +305,8 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
                 if task.is_some_and(|t| t.to_ascii_lowercase().starts_with("powershell@")) {
                     let inputs = doc.get(node, "inputs").map(|i| doc.resolve(i));
                     if let Some(v) = inputs.and_then(|i| doc.get(i, "script")) {
+                        let dir = inputs.and_then(|i| azure_work_dir(doc, i));
+                        let scope = scope.in_dir(work_dir(input, doc, dir));
                         read_script(input, doc, v, Dialect::PowerShell, true, &scope, out);
                         powershell_inputs.extend(inputs);
                     }
@@ -306,13 +316,20 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
                         continue;
                     }
                     if let Some(v) = doc.get(node, key) {
+                        // GitHub's `run:` runs in its `working-directory:` or the default;
+                        // an Azure Pipelines script step or task in its `workingDirectory:`.
+                        let dir = match key {
+                            "run" => doc.get(node, "working-directory").or(default_dir),
+                            _ => azure_work_dir(doc, node),
+                        };
+                        let scope = scope.in_dir(work_dir(input, doc, dir));
                         read_script(input, doc, v, dialect, macros, &scope, out);
                     }
                 }
                 for e in entries.iter().rev() {
                     let v = e.value;
                     if matches!(doc.value(v), Value::Map(_) | Value::Seq(_)) {
-                        stack.push((v, here));
+                        stack.push((v, here, default_dir));
                     }
                 }
             }
@@ -430,6 +447,48 @@ fn script_region(text: &str, span: Span, style: Style) -> Option<(usize, usize, 
     }
 }
 
+/// The directory a step's working directory (`working-directory:`, `workingDirectory:`, the
+/// scalar at `node`) names, written as the file's own path is: relative to the repository
+/// (the folder above `.github/workflows` for a GitHub workflow; else the project's root,
+/// its git work tree), which the CLI runs from. `None` — the directory is not known, and a
+/// file the script names is looked for as in a plain script — when it is not a literal
+/// relative path (`${{ env.DIR }}`, `$(dir)`, `/abs`, `~`) or it leaves the repository
+/// (`..` above it).
+fn work_dir(input: &Input<'_>, doc: &Document, node: Option<NodeId>) -> Option<PathBuf> {
+    let written = str_of(doc, node?)?;
+    if written.contains('$') || written.starts_with(['/', '\\', '~']) || written.contains(':') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in written.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    let dir = input.path.parent().unwrap_or(Path::new(""));
+    let workflows = dir.file_name().is_some_and(|n| n == "workflows")
+        && dir
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == ".github");
+    let mut repo = match dir.parent().and_then(Path::parent) {
+        Some(above) if workflows => above.to_path_buf(),
+        _ => input.files.root_from(dir)?,
+    };
+    repo.extend(parts);
+    Some(repo)
+}
+
+/// An Azure Pipelines script step's `workingDirectory:`, or a task's input of that name
+/// (`cwd`, the `AzureCLI` task's name for it, too).
+fn azure_work_dir(doc: &Document, map: NodeId) -> Option<NodeId> {
+    doc.get(map, "workingDirectory").or_else(|| doc.get(map, "cwd"))
+}
+
 /// The variables a script sees at one place of the file.
 struct WfOuter<'a> {
     doc: &'a Document,
@@ -440,9 +499,24 @@ struct WfOuter<'a> {
     depth: Cell<usize>,
     /// The values of the nodes holding expansions, each computed once.
     memo: &'a RefCell<HashMap<NodeId, ScriptVal>>,
+    /// The directory the script runs in, when the file says it ([`work_dir`]).
+    work_dir: Option<PathBuf>,
 }
 
-impl WfOuter<'_> {
+impl<'a> WfOuter<'a> {
+    /// The same place, for a script that runs in `work_dir`.
+    fn in_dir(&self, work_dir: Option<PathBuf>) -> WfOuter<'a> {
+        WfOuter {
+            doc: self.doc,
+            frames: self.frames,
+            frame: self.frame,
+            globals: self.globals,
+            depth: Cell::new(0),
+            memo: self.memo,
+            work_dir,
+        }
+    }
+
     /// The innermost frame's value of `name` in `pick`'s list.
     fn find(&self, pick: fn(&Frame) -> &HashMap<String, NodeId>, name: &str) -> Option<NodeId> {
         let mut at = self.frame;
@@ -536,6 +610,10 @@ fn inner(span: Span, style: Style) -> Span {
 }
 
 impl Outer for WfOuter<'_> {
+    fn work_dir(&self) -> Option<PathBuf> {
+        self.work_dir.clone()
+    }
+
     fn var(&self, name: &str, scope: VarScope) -> Option<ScriptVal> {
         if !matches!(scope, VarScope::Shell | VarScope::Env) {
             return None;
@@ -808,6 +886,151 @@ mod tests {
         assert_eq!(
             &text[d.get("size").unwrap().span.range()],
             "${{ variables.training_target_sku }}"
+        );
+    }
+
+    /// A project in a temporary directory: each file written (its folders made), then the
+    /// file `name` read with `text`.
+    fn in_project(files: &[(&str, &str)], name: &str, text: &str) -> (tempfile::TempDir, Definitions) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, body) in files.iter().chain([&(name, text)]) {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, body).unwrap();
+        }
+        let out = super::super::iac::read_for_test(read, dir.path(), name, text);
+        (dir, out)
+    }
+
+    fn compute_yaml(name: &str, size: &str) -> String {
+        format!(
+            "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: {name}\ntype: amlcompute\nsize: {size}\n"
+        )
+    }
+
+    /// Each definition's name, its line and column, and the line and column of its size
+    /// (the `--file` word the YAML's values are reported at).
+    fn placed(text: &str, out: &Definitions) -> Vec<(Option<String>, (u32, u32), (u32, u32))> {
+        let source = crate::source::SourceFile::new("ci.yml", text.to_string());
+        let at = |offset: u32| {
+            let p = source.position(offset);
+            (p.line, p.column)
+        };
+        out.computes
+            .iter()
+            .map(|d| {
+                let size = d.get("size").map_or(d.name.span, |s| s.span);
+                (d.known_name().map(String::from), at(d.span.start), at(size.start))
+            })
+            .collect()
+    }
+
+    /// `-f compute.yml` is read in the step's working directory: a workflow's and a job's
+    /// `defaults.run.working-directory` (the job's wins) and a step's `working-directory`
+    /// (which wins over both), relative to the repository; a directory that is not a
+    /// literal inside it is not known, and the file is looked for as in a plain script
+    /// (from the workflow's folder up: here the root's `compute.yml`).
+    #[test]
+    fn a_github_steps_working_directory_is_where_its_file_is_read() {
+        let text = "on: workflow_dispatch\ndefaults:\n  run:\n    working-directory: infra\njobs:\n  a:\n    steps:\n      - run: az ml compute create -f compute.yml\n  b:\n    defaults:\n      run:\n        working-directory: ./mlops/azureml/\n    steps:\n      - run: az ml compute create -f compute.yml\n      - working-directory: mlops/../infra\n        run: az ml compute create --file compute.yml\n      - run: az ml compute create -f compute.yml\n        working-directory: ${{ env.DIR }}\n      - run: az ml compute create -f compute.yml\n        working-directory: ../elsewhere\n";
+        let (_dir, out) = in_project(
+            &[
+                ("compute.yml", &compute_yaml("root-cluster", "Standard_DS3_v2")),
+                (
+                    "infra/compute.yml",
+                    &compute_yaml("infra-cluster", "Standard_D2_v3"),
+                ),
+                (
+                    "mlops/azureml/compute.yml",
+                    &compute_yaml("gpu-cluster", "Standard_NC6"),
+                ),
+            ],
+            ".github/workflows/infra.yml",
+            text,
+        );
+        let name = |n: &str| Some(n.to_string());
+        assert_eq!(
+            placed(text, &out),
+            [
+                (name("infra-cluster"), (8, 14), (8, 38)),
+                (name("gpu-cluster"), (14, 14), (14, 38)),
+                (name("infra-cluster"), (16, 14), (16, 42)),
+                (name("root-cluster"), (17, 14), (17, 38)),
+                (name("root-cluster"), (19, 14), (19, 38)),
+            ]
+        );
+        assert_eq!(out.computes[1].size(), Some("Standard_NC6"));
+        assert!(
+            out.computes[1]
+                .from_file
+                .as_deref()
+                .unwrap()
+                .ends_with("mlops/azureml/compute.yml"),
+            "{:?}",
+            out.computes[1].from_file
+        );
+    }
+
+    /// A workflow called `compute.yml` is not the compute YAML its `-f compute.yml` names,
+    /// with a working directory or without one.
+    #[test]
+    fn a_workflow_is_not_the_compute_yaml_it_names() {
+        let text = "on: workflow_dispatch\njobs:\n  a:\n    steps:\n      - run: az ml compute create -f compute.yml\n      - run: az ml compute create -f compute.yml\n        working-directory: .github/workflows\n";
+        let (_dir, out) = in_project(
+            &[("compute.yml", &compute_yaml("root-cluster", "Standard_NC6"))],
+            ".github/workflows/compute.yml",
+            text,
+        );
+        let [found, itself] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(found.known_name(), Some("root-cluster"));
+        assert_eq!(found.size(), Some("Standard_NC6"));
+        assert_eq!(itself.known_name(), None);
+        assert!(
+            itself.name.why.as_deref().unwrap().contains("not in the project"),
+            "{:?}",
+            itself.name
+        );
+        assert_eq!(
+            placed(text, &out)[1],
+            (None, (6, 14), (6, 38)),
+            "the unknown name is the file's word"
+        );
+    }
+
+    /// Azure Pipelines: a `script:`/`bash:` step's `workingDirectory:` and an `AzureCLI`
+    /// task's `workingDirectory` input, relative to the repository (not to the pipeline's
+    /// folder); a macro (`$(dir)`) is not known.
+    #[test]
+    fn an_azure_pipelines_working_directory_is_where_its_file_is_read() {
+        let text = "steps:\n  - script: az ml compute create -f compute.yml\n    workingDirectory: mlops/azureml\n  - task: AzureCLI@2\n    inputs:\n      scriptType: bash\n      scriptLocation: inlineScript\n      cwd: infra\n      inlineScript: |\n        az ml compute create --file compute.yml\n  - bash: az ml compute create -f compute.yml\n    workingDirectory: $(dir)\n";
+        let (_dir, out) = in_project(
+            &[
+                (
+                    "pipelines/compute.yml",
+                    &compute_yaml("beside-cluster", "Standard_DS3_v2"),
+                ),
+                (
+                    "infra/compute.yml",
+                    &compute_yaml("infra-cluster", "Standard_D2_v3"),
+                ),
+                (
+                    "mlops/azureml/compute.yml",
+                    &compute_yaml("gpu-cluster", "Standard_NC6"),
+                ),
+            ],
+            "pipelines/ci.yml",
+            text,
+        );
+        let name = |n: &str| Some(n.to_string());
+        assert_eq!(
+            placed(text, &out),
+            [
+                (name("gpu-cluster"), (2, 13), (2, 37)),
+                (name("infra-cluster"), (10, 9), (10, 37)),
+                (name("beside-cluster"), (11, 11), (11, 35)),
+            ]
         );
     }
 

@@ -1,0 +1,131 @@
+//! Where the az CLI commands that create computes are read, and where the file a command
+//! names is: an Azure CLI scratchpad (`.azcli`, VS Code's Azure CLI Tools) is a shell
+//! script like `.sh`; a CI step that runs in a working directory (GitHub's
+//! `working-directory`, its `defaults.run`, Azure Pipelines' `workingDirectory`) reads
+//! `-f compute.yml` there, relative to the repository.
+
+use serde_json::Value;
+
+use crate::capped;
+use crate::common::write;
+
+const COMPUTE: &str = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: gpu-cluster\ntype: amlcompute\nsize: Standard_NC6\nmin_instances: 0\nmax_instances: 2\n";
+
+const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: echo hi\nenvironment: azureml:AzureML-sklearn-1.0-ubuntu20.04-py38-cpu@latest\ncompute: azureml:gpu-cluster\n";
+
+const SCRATCHPAD: &str = "# Azure CLI scratchpad (VS Code \"Azure CLI Tools\" extension, .azcli)\naz ml compute create --name gpu-cluster --size Standard_NC6 --type AmlCompute --min-instances 0 --max-instances 2\n";
+
+/// Each finding of `path`: its code and where it starts (line, column).
+fn found(json: &Value, path: &str) -> Vec<(String, u64, u64)> {
+    let mut out: Vec<(String, u64, u64)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == path)
+        .map(|d| {
+            let start = &d["range"]["start"];
+            (
+                d["code"].as_str().unwrap().to_string(),
+                start["line"].as_u64().unwrap(),
+                start["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn has(json: &Value, path: &str, code: &str) -> bool {
+    found(json, path).iter().any(|(c, _, _)| c == code)
+}
+
+/// The audit's case: the same command in `setup.azcli` and in `setup.sh` defines the same
+/// compute with the same findings at the same places, and resolves the job's reference; a
+/// suppression comment in a scratchpad works as in a shell script.
+#[test]
+fn an_azcli_scratchpad_defines_computes_as_a_shell_script_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "a/setup.azcli", SCRATCHPAD);
+    write(d, "a/job.yml", JOB);
+    write(d, "b/setup.sh", SCRATCHPAD);
+    write(d, "b/job.yml", JOB);
+    let quiet = SCRATCHPAD.replace(
+        "\naz ml",
+        "\n# amlint: ignore[AML505, AML702, AML704] -- a lab cluster\naz ml",
+    );
+    write(d, "c/setup.azcli", &quiet);
+    let json = capped::check_json(d);
+    let scratchpad = found(&json, "a/setup.azcli");
+    assert!(scratchpad.contains(&("AML505".to_string(), 2, 48)), "{json:#}");
+    assert_eq!(scratchpad, found(&json, "b/setup.sh"), "{json:#}");
+    assert!(!has(&json, "a/job.yml", "AML203"), "{json:#}");
+    assert_eq!(
+        found(&json, "c/setup.azcli"),
+        [],
+        "suppressed, none unused: {json:#}"
+    );
+}
+
+const WORKFLOW: &str = "on: workflow_dispatch\njobs:\n  create-compute:\n    runs-on: ubuntu-latest\n    defaults:\n      run:\n        working-directory: mlops/azureml\n    steps:\n      - uses: actions/checkout@v4\n      - run: az ml compute create -f compute.yml\n";
+
+/// The audit's case: a job's `defaults.run.working-directory` is where `-f compute.yml`
+/// is read, so the retired size is the command's finding (line 10, at the file's name) as
+/// when the step writes `-f mlops/azureml/compute.yml`; also when the workflow itself is
+/// called `compute.yml`, and for a step's own `working-directory`.
+#[test]
+fn a_github_steps_working_directory_is_where_az_reads_its_file() {
+    let written = WORKFLOW
+        .replace(
+            "        working-directory: mlops/azureml\n",
+            "        shell: bash\n",
+        )
+        .replace("-f compute.yml", "-f mlops/azureml/compute.yml");
+    let step = WORKFLOW
+        .replace(
+            "        working-directory: mlops/azureml\n",
+            "        shell: bash\n",
+        )
+        .replace(
+            "      - run: az",
+            "      - working-directory: ./mlops/azureml\n        run: az",
+        );
+    let cases = [
+        ("infra.yml", WORKFLOW, (10, 38)),
+        ("compute.yml", WORKFLOW, (10, 38)),
+        ("written.yml", written.as_str(), (10, 38)),
+        ("step.yml", step.as_str(), (11, 38)),
+    ];
+    for (name, text, at) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(d, "mlops/azureml/compute.yml", COMPUTE);
+        let path = format!(".github/workflows/{name}");
+        write(d, &path, text);
+        let json = capped::check_json(d);
+        let retired: Vec<(u64, u64)> = found(&json, &path)
+            .into_iter()
+            .filter(|(c, _, _)| c == "AML505")
+            .map(|(_, l, c)| (l, c))
+            .collect();
+        assert_eq!(retired, [at], "{name}: {json:#}");
+    }
+}
+
+/// Azure Pipelines: a `script:` step's `workingDirectory:` and an `AzureCLI@2` task's
+/// `workingDirectory` input, relative to the repository (not to the pipeline's folder).
+#[test]
+fn an_azure_pipelines_working_directory_is_where_az_reads_its_file() {
+    let pipeline = "steps:\n  - script: az ml compute create -f compute.yml\n    workingDirectory: mlops/azureml\n  - task: AzureCLI@2\n    inputs:\n      azureSubscription: sub\n      scriptType: bash\n      scriptLocation: inlineScript\n      workingDirectory: mlops/azureml\n      inlineScript: az ml compute create --file compute.yml\n";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "mlops/azureml/compute.yml", COMPUTE);
+    write(d, "pipelines/ci.yml", pipeline);
+    let json = capped::check_json(d);
+    let retired: Vec<(u64, u64)> = found(&json, "pipelines/ci.yml")
+        .into_iter()
+        .filter(|(c, _, _)| c == "AML505")
+        .map(|(_, l, c)| (l, c))
+        .collect();
+    assert_eq!(retired, [(2, 37), (10, 49)], "{json:#}");
+}
