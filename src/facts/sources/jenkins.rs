@@ -7,7 +7,7 @@
 //! PowerShell) with its `Vars` and `Eval`. Each step runs in a shell of its own: its own
 //! assignments are known, not another step's.
 //!
-//! What the Groovy around a step says ([`groovy::Model`], built once per file that has a
+//! What the Groovy around a step says ([`groovy::GroovyVars`], built once per file that has a
 //! step creating a compute, from the tokens this scan records): in a double-quoted
 //! (interpolating) string, `${X}`, `$X`, `${env.X}`/`$env.X` and `${params.X}` are
 //! Groovy's, replaced before the shell runs: known when the file makes them so — a Groovy
@@ -40,7 +40,9 @@ use super::ipynb::Code;
 use super::shell::{Dialect, LexOptions, Map, VarScope, comment_of, parse};
 use crate::facts::computes::ComputeDef;
 use crate::source::Span;
-use groovy::{At, GroovyString, INTERP_CLOSE, INTERP_OPEN, Model, Tok, Val, decode, interp_expr, substitute};
+use groovy::{
+    At, GroovyString, GroovyVal, GroovyVars, INTERP_CLOSE, INTERP_OPEN, Tok, decode, interp_expr, substitute,
+};
 
 pub const READER: Reader = Reader {
     name: "az-cli Jenkins pipelines",
@@ -294,8 +296,8 @@ fn shell_inert(v: &str) -> bool {
 struct GroovyOuter<'a> {
     text: &'a str,
     interps: &'a [Span],
-    vals: Vec<Val>,
-    model: &'a Model<'a>,
+    vals: Vec<GroovyVal>,
+    model: &'a GroovyVars<'a>,
     at: At,
     /// The build parameters whose defaults the script's variables took.
     defaults: RefCell<Vec<String>>,
@@ -335,13 +337,13 @@ impl Outer for GroovyOuter<'_> {
 fn read(input: &Input<'_>, out: &mut Definitions) {
     let text = input.source.text.as_str();
     let scanned = scan(text);
-    let mut model: Option<Model<'_>> = None;
+    let mut model: Option<GroovyVars<'_>> = None;
     for &(dialect, idx) in &scanned.scripts {
         let s = &scanned.strings[idx];
         if memchr::memmem::find(&text.as_bytes()[s.start..s.end.min(text.len())], b"ml compute").is_none() {
             continue;
         }
-        let model = &*model.get_or_insert_with(|| Model::build(text, &scanned.toks, &scanned.strings));
+        let model = &*model.get_or_insert_with(|| GroovyVars::build(text, &scanned.toks, &scanned.strings));
         let (code, interps) = decode_script(text, s);
         let options = LexOptions {
             keep: Some(wanted),
@@ -451,7 +453,7 @@ mod tests {
             "}\n",                                 // 20
         );
         let out = run("Jenkinsfile", text);
-        let names: Vec<Option<&str>> = out.computes.iter().map(|d| d.known_name()).collect();
+        let names = names(&out);
         assert_eq!(
             names,
             [
@@ -528,6 +530,11 @@ mod tests {
         }
         assert!(is_jenkins("jenkinsfile") && is_jenkins("deploy.jenkinsfile") && is_jenkins("vars/x.groovy"));
         assert!(!is_jenkins(".groovy") && !is_jenkins("jenkinsfile.txt"));
+    }
+
+    /// The names of the definitions found, `None` for one not known.
+    fn names(out: &Definitions) -> Vec<Option<&str>> {
+        out.computes.iter().map(|d| d.known_name()).collect()
     }
 
     /// The values the definitions of `text` give `path` (`name` for the name), in order.
@@ -768,7 +775,7 @@ mod tests {
             "}\n",                                                                              // 25
         );
         let out = run("Jenkinsfile", text);
-        let names: Vec<Option<&str>> = out.computes.iter().map(|d| d.known_name()).collect();
+        let names = names(&out);
         assert_eq!(
             names,
             [
@@ -802,7 +809,7 @@ mod tests {
     fn with_env_lists() {
         let text = "def S = 'Standard_NC6'\nnode {\n  withEnv(['CLUSTER=we-cluster', \"SIZE=${S}\"]) {\n    sh 'az ml compute create -n $CLUSTER --type amlcompute --size $SIZE'\n  }\n  sh 'az ml compute create -n $CLUSTER --type amlcompute'\n  withEnv(computed()) {\n    sh 'az ml compute create -n $CLUSTER --type amlcompute'\n  }\n}\n";
         let out = run("Jenkinsfile", text);
-        let names: Vec<Option<&str>> = out.computes.iter().map(|d| d.known_name()).collect();
+        let names = names(&out);
         assert_eq!(names, [Some("we-cluster"), None, None]);
         let name = &out.computes[0].name;
         assert_eq!(&text[name.origin.unwrap().range()], "we-cluster");
@@ -835,7 +842,7 @@ mod tests {
             "}\n",
         );
         let out = run("Jenkinsfile", text);
-        let names: Vec<Option<&str>> = out.computes.iter().map(|d| d.known_name()).collect();
+        let names = names(&out);
         assert_eq!(
             names,
             [Some("cpu-cluster"), Some("cpu-cluster"), None, None, None]

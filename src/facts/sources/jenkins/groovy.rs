@@ -2,7 +2,7 @@
 //! (decoded as Groovy decodes them), and a model of its variables built from the tokens
 //! of the file in one pass — Groovy variables, `environment { }` blocks, `withEnv([...])`
 //! lists, `env.X = …` and `parameters` defaults — each looked up at one place of the file
-//! (a step's script, an assignment) by [`Model::expr`] and [`Model::env_var`].
+//! (a step's script, an assignment) by [`GroovyVars::expr`] and [`GroovyVars::env_var`].
 //!
 //! Which assignments reach a place (the decision, conservative): the assignments of a
 //! name are weighed by where they are in the file's blocks (`{ }`). A `def`/typed
@@ -194,21 +194,21 @@ fn groovy_escape(s: &str) -> (String, usize) {
 
 /// A value, and the build parameter whose default it is (or holds), if any.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Val {
+pub struct GroovyVal {
     pub v: ScriptVal,
     pub default_of: Option<String>,
 }
 
-impl Val {
-    fn dynamic(why: impl Into<String>) -> Val {
-        Val {
+impl GroovyVal {
+    fn dynamic(why: impl Into<String>) -> GroovyVal {
+        GroovyVal {
             v: ScriptVal::Dynamic(why.into()),
             default_of: None,
         }
     }
 
-    fn known(text: impl Into<String>, literal: Option<Span>) -> Val {
-        Val {
+    fn known(text: impl Into<String>, literal: Option<Span>) -> GroovyVal {
+        GroovyVal {
             v: ScriptVal::known(text, literal),
             default_of: None,
         }
@@ -353,12 +353,12 @@ struct Header {
 }
 
 /// The file's variables.
-pub struct Model<'t> {
+pub struct GroovyVars<'t> {
     text: &'t str,
     strings: &'t [GroovyString],
     blocks: Vec<Block>,
     recs: Vec<Rec>,
-    vals: Vec<Val>,
+    vals: Vec<GroovyVal>,
     /// The declaration each Groovy assignment refers to (`None`: the script's binding).
     targets: Vec<Option<usize>>,
     vars: HashMap<String, Vec<usize>>,
@@ -1016,9 +1016,9 @@ impl<'t> Build<'t, '_> {
     }
 }
 
-impl<'t> Model<'t> {
+impl<'t> GroovyVars<'t> {
     /// The model of a file, from its tokens and strings.
-    pub fn build(text: &'t str, toks: &[Tok], strings: &'t [GroovyString]) -> Model<'t> {
+    pub fn build(text: &'t str, toks: &[Tok], strings: &'t [GroovyString]) -> GroovyVars<'t> {
         let root = Block {
             open: 0,
             close: u32::MAX,
@@ -1054,7 +1054,7 @@ impl<'t> Model<'t> {
                 RecKind::Env => envs.entry(r.name.clone()).or_default().push(i),
             }
         }
-        let mut m = Model {
+        let mut m = GroovyVars {
             text,
             strings,
             blocks: b.blocks,
@@ -1161,9 +1161,9 @@ impl<'t> Model<'t> {
         (true, true)
     }
 
-    fn val(&self, r: usize, at: &At) -> Val {
+    fn val(&self, r: usize, at: &At) -> GroovyVal {
         if r >= at.limit || r >= self.vals.len() {
-            return Val::dynamic(format!(
+            return GroovyVal::dynamic(format!(
                 "`{}` may be set after this (in a loop, a closure or a method)",
                 self.recs[r].name
             ));
@@ -1173,10 +1173,10 @@ impl<'t> Model<'t> {
 
     /// The value of the Groovy variable `name` (or `env.X`) at `at`: `None` when no
     /// assignment reaches it.
-    fn var(&self, name: &str, at: &At) -> Option<Val> {
+    fn var(&self, name: &str, at: &At) -> Option<GroovyVal> {
         let list = self.vars.get(name)?;
         if list.len() > MAX_RECS {
-            return Some(Val::dynamic(format!(
+            return Some(GroovyVal::dynamic(format!(
                 "`{name}` is assigned more than {MAX_RECS} times"
             )));
         }
@@ -1208,17 +1208,17 @@ impl<'t> Model<'t> {
             }
         }
         reach.first()?;
-        let vals: Vec<Val> = reach.iter().map(|&r| self.val(r, at)).collect();
+        let vals: Vec<GroovyVal> = reach.iter().map(|&r| self.val(r, at)).collect();
         if let Some(d) = vals.iter().find(|v| matches!(v.v, ScriptVal::Dynamic(_))) {
             return Some(d.clone());
         }
-        let text = |v: &Val| match &v.v {
+        let text = |v: &GroovyVal| match &v.v {
             ScriptVal::Known { text, .. } => text.clone(),
             ScriptVal::Dynamic(_) => String::new(),
         };
         let t0 = text(&vals[0]);
         if let Some(other) = vals.iter().map(text).find(|t| *t != t0) {
-            return Some(Val::dynamic(format!(
+            return Some(GroovyVal::dynamic(format!(
                 "`{name}` is assigned different values that may reach here (`{t0}`, `{other}`)"
             )));
         }
@@ -1230,11 +1230,11 @@ impl<'t> Model<'t> {
     /// The environment variable `name` at `at`: the innermost `environment`/`withEnv`
     /// entry of a block around it, `env.X = …` assignments, else the build parameter of
     /// that name (Jenkins makes each an environment variable).
-    pub fn env_var(&self, name: &str, at: &At) -> Option<Val> {
+    pub fn env_var(&self, name: &str, at: &At) -> Option<GroovyVal> {
         let mut best: Option<usize> = None;
         if let Some(list) = self.envs.get(name) {
             if list.len() > MAX_RECS {
-                return Some(Val::dynamic(format!(
+                return Some(GroovyVal::dynamic(format!(
                     "`{name}` is set in more than {MAX_RECS} places"
                 )));
             }
@@ -1266,7 +1266,7 @@ impl<'t> Model<'t> {
                     || (self.anc(u, at.block) && best_open.is_none_or(|o| self.blocks[u as usize].open > o))
             });
         if unknown {
-            return Some(Val::dynamic(format!(
+            return Some(GroovyVal::dynamic(format!(
                 "`{name}` may be set by a `withEnv` list that is not known statically"
             )));
         }
@@ -1276,7 +1276,7 @@ impl<'t> Model<'t> {
             (Some(a), Some(b)) => Some(if a.v == b.v || same_text(&a.v, &b.v) {
                 a
             } else {
-                Val::dynamic(format!(
+                GroovyVal::dynamic(format!(
                     "`{name}` is set both in an environment block and by `env.{name} = …`, to different values"
                 ))
             }),
@@ -1286,15 +1286,15 @@ impl<'t> Model<'t> {
     }
 
     /// A build parameter's default.
-    pub fn param(&self, name: &str) -> Option<Val> {
+    pub fn param(&self, name: &str) -> Option<GroovyVal> {
         let list = self.params.get(name)?;
         let mut out: Option<(String, Option<Span>)> = None;
         for d in list {
             match d {
-                Err(why) => return Some(Val::dynamic(why.clone())),
+                Err(why) => return Some(GroovyVal::dynamic(why.clone())),
                 Ok((t, span)) => match &out {
                     Some((t0, _)) if t0 != t => {
-                        return Some(Val::dynamic(format!(
+                        return Some(GroovyVal::dynamic(format!(
                             "the parameter `{name}` is defined with different defaults"
                         )));
                     }
@@ -1304,7 +1304,7 @@ impl<'t> Model<'t> {
             }
         }
         let (t, span) = out?;
-        Some(Val {
+        Some(GroovyVal {
             v: ScriptVal::known(t, span),
             default_of: Some(name.to_string()),
         })
@@ -1312,18 +1312,18 @@ impl<'t> Model<'t> {
 
     /// The value of the Groovy expression `expr` (an interpolation's, an assignment's):
     /// `X`, `env.X`, `params.X`; anything else is not known.
-    pub fn expr(&self, expr: &str, at: &At) -> Val {
+    pub fn expr(&self, expr: &str, at: &At) -> GroovyVal {
         let t = expr.trim();
         if let Some(n) = t.strip_prefix("env.").filter(|n| is_ident(n)) {
             return self.env_var(n, at).unwrap_or_else(|| {
-                Val::dynamic(format!(
+                GroovyVal::dynamic(format!(
                     "`env.{n}` is not set in this file (Jenkins or the agent sets it)"
                 ))
             });
         }
         if let Some(n) = t.strip_prefix("params.").filter(|n| is_ident(n)) {
             return self.param(n).unwrap_or_else(|| {
-                Val::dynamic(format!(
+                GroovyVal::dynamic(format!(
                     "`params.{n}` is a build parameter this file gives no default"
                 ))
             });
@@ -1332,38 +1332,38 @@ impl<'t> Model<'t> {
             return self
                 .var(t, at)
                 .or_else(|| self.env_var(t, at))
-                .unwrap_or_else(|| Val::dynamic(format!("`{t}` is not set in this file")));
+                .unwrap_or_else(|| GroovyVal::dynamic(format!("`{t}` is not set in this file")));
         }
-        Val::dynamic("it is computed when the pipeline runs")
+        GroovyVal::dynamic("it is computed when the pipeline runs")
     }
 
-    fn rhs(&self, rhs: &Rhs, at: &At) -> Val {
+    fn rhs(&self, rhs: &Rhs, at: &At) -> GroovyVal {
         match rhs {
             Rhs::Str(s) => self.string(*s as usize, at),
             Rhs::WithEnv(s, skip) => {
                 let mut v = self.string(*s as usize, at);
                 if let ScriptVal::Known { text, literal } = &mut v.v {
                     if text.len() < *skip {
-                        return Val::dynamic("a `withEnv` entry whose name is not known");
+                        return GroovyVal::dynamic("a `withEnv` entry whose name is not known");
                     }
                     *text = text[*skip..].to_string();
                     *literal = literal.map(|l| Span::new(l.start + *skip as u32, l.end));
                 }
                 v
             }
-            Rhs::Lit(a, b) => Val::known(&self.text[*a as usize..*b as usize], Some(Span::new(*a, *b))),
+            Rhs::Lit(a, b) => GroovyVal::known(&self.text[*a as usize..*b as usize], Some(Span::new(*a, *b))),
             Rhs::Expr(e) => self.expr(e, at),
-            Rhs::Dynamic(why) => Val::dynamic(why.clone()),
+            Rhs::Dynamic(why) => GroovyVal::dynamic(why.clone()),
         }
     }
 
     /// The value of the string of index `s` at `at`, its interpolations resolved.
-    fn string(&self, s: usize, at: &At) -> Val {
+    fn string(&self, s: usize, at: &At) -> GroovyVal {
         let Some(gs) = self.strings.get(s) else {
-            return Val::dynamic("no such string");
+            return GroovyVal::dynamic("no such string");
         };
         let (code, interps) = decode(self.text, gs);
-        let vals: Vec<Val> = interps
+        let vals: Vec<GroovyVal> = interps
             .iter()
             .map(|sp| self.expr(interp_expr(self.text, *sp), at))
             .collect();
@@ -1392,18 +1392,18 @@ fn same_text(a: &ScriptVal, b: &ScriptVal) -> bool {
 pub fn substitute(
     code: &str,
     interps: &[Span],
-    vals: &[Val],
+    vals: &[GroovyVal],
     text: &str,
     fits: impl Fn(&str) -> bool,
     exact: bool,
     whole: Span,
-) -> Val {
+) -> GroovyVal {
     let markers = code.matches(INTERP_OPEN).count();
     if markers == 0 {
-        return Val::known(code, exact.then_some(whole));
+        return GroovyVal::known(code, exact.then_some(whole));
     }
     if markers != vals.len() {
-        return Val::dynamic("its Groovy interpolations are not all read");
+        return GroovyVal::dynamic("its Groovy interpolations are not all read");
     }
     let mut out = String::new();
     let mut default_of = None;
@@ -1417,13 +1417,13 @@ pub fn substitute(
             skipping = true;
             match &v.v {
                 ScriptVal::Dynamic(why) => {
-                    return Val::dynamic(format!(
+                    return GroovyVal::dynamic(format!(
                         "`{written}` is a Groovy expression, replaced when the pipeline runs: {why}"
                     ));
                 }
                 ScriptVal::Known { text: t, .. } => {
                     if !fits(t) {
-                        return Val::dynamic(format!(
+                        return GroovyVal::dynamic(format!(
                             "`{written}` is `{t}`, which the shell reads again (it splits or expands it)"
                         ));
                     }
@@ -1437,7 +1437,7 @@ pub fn substitute(
             out.push(c);
         }
         if out.len() > MAX_VALUE {
-            return Val::dynamic(format!("its value is longer than {MAX_VALUE} bytes"));
+            return GroovyVal::dynamic(format!("its value is longer than {MAX_VALUE} bytes"));
         }
     }
     // One interpolation and nothing else: its literal is the value's.
@@ -1448,7 +1448,7 @@ pub fn substitute(
         },
         _ => None,
     };
-    Val {
+    GroovyVal {
         v: ScriptVal::known(out, literal),
         default_of,
     }
