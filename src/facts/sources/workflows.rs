@@ -744,6 +744,7 @@ fn template_call(input: &Input<'_>, doc: &Document, map: NodeId, scope: &WfOuter
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::facts::computes::Scalar;
@@ -908,9 +909,12 @@ mod tests {
         )
     }
 
+    /// A definition's name, where it is and where its size is (line, column).
+    type Placed = (Option<String>, (u32, u32), (u32, u32));
+
     /// Each definition's name, its line and column, and the line and column of its size
     /// (the `--file` word the YAML's values are reported at).
-    fn placed(text: &str, out: &Definitions) -> Vec<(Option<String>, (u32, u32), (u32, u32))> {
+    fn placed(text: &str, out: &Definitions) -> Vec<Placed> {
         let source = crate::source::SourceFile::new("ci.yml", text.to_string());
         let at = |offset: u32| {
             let p = source.position(offset);
