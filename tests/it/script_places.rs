@@ -72,7 +72,8 @@ const WORKFLOW: &str = "on: workflow_dispatch\njobs:\n  create-compute:\n    run
 /// The audit's case: a job's `defaults.run.working-directory` is where `-f compute.yml`
 /// is read, so the retired size is the command's finding (line 10, at the file's name) as
 /// when the step writes `-f mlops/azureml/compute.yml`; also when the workflow itself is
-/// called `compute.yml`, and for a step's own `working-directory`.
+/// called `compute.yml` (with a working directory or without one), and for a step's own
+/// `working-directory`.
 #[test]
 fn a_github_steps_working_directory_is_where_az_reads_its_file() {
     let written = WORKFLOW
@@ -90,16 +91,23 @@ fn a_github_steps_working_directory_is_where_az_reads_its_file() {
             "      - run: az",
             "      - working-directory: ./mlops/azureml\n        run: az",
         );
+    // No working directory: the workspace's root, where the search from the workflow's
+    // folder up finds it, passing over the workflow itself.
+    let root = WORKFLOW.replace(
+        "        working-directory: mlops/azureml\n",
+        "        shell: bash\n",
+    );
     let cases = [
-        ("infra.yml", WORKFLOW, (10, 38)),
-        ("compute.yml", WORKFLOW, (10, 38)),
-        ("written.yml", written.as_str(), (10, 38)),
-        ("step.yml", step.as_str(), (11, 38)),
+        ("infra.yml", WORKFLOW, "mlops/azureml", (10, 38)),
+        ("compute.yml", WORKFLOW, "mlops/azureml", (10, 38)),
+        ("written.yml", written.as_str(), "mlops/azureml", (10, 38)),
+        ("step.yml", step.as_str(), "mlops/azureml", (11, 38)),
+        ("compute.yml", root.as_str(), ".", (10, 38)),
     ];
-    for (name, text, at) in cases {
+    for (name, text, compute_dir, at) in cases {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        write(d, "mlops/azureml/compute.yml", COMPUTE);
+        write(d, &format!("{compute_dir}/compute.yml"), COMPUTE);
         let path = format!(".github/workflows/{name}");
         write(d, &path, text);
         let json = capped::check_json(d);
