@@ -861,7 +861,11 @@ fn rest_of_project(
                 Content::Text(loaded) => (None, std::sync::OnceLock::from(Some(loaded))),
                 Content::Grams(grams) => (Some(grams), std::sync::OnceLock::new()),
             };
-            Some(RestFile::new(c, grams, text))
+            Some(RestFile {
+                candidate: c,
+                grams,
+                text,
+            })
         })
         .collect();
     let refused = found
@@ -928,18 +932,6 @@ struct RestFile {
 }
 
 impl RestFile {
-    fn new(
-        candidate: discover::Candidate,
-        grams: Option<crate::cache::Grams>,
-        text: std::sync::OnceLock<Option<RestText>>,
-    ) -> Self {
-        RestFile {
-            candidate,
-            grams,
-            text,
-        }
-    }
-
     /// What its path says (asked of the hits of a name, and of every file only when a
     /// hit gives values to the files beside it: a one-file run searches one name in tens
     /// of thousands of files).

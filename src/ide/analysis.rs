@@ -1110,9 +1110,22 @@ type: amlcompute
 size: Standard_DS3_v2
 ";
 
-    fn flush(ws: &mut Analysis) -> BTreeMap<PathBuf, Vec<String>> {
+    /// Checks what is dirty and returns what each published file shows, as `show` puts it.
+    fn flush_as<T>(ws: &mut Analysis, show: impl Fn(&FileDiagnostics) -> T) -> BTreeMap<PathBuf, T> {
         let mut published = BTreeMap::new();
-        let codes = |f: &FileDiagnostics| -> Vec<String> {
+        for path in ws.take_dirty_open() {
+            if let Some(f) = ws.check_open(&path) {
+                published.insert(f.path.clone(), show(&f));
+            }
+        }
+        for f in ws.check_disk() {
+            published.insert(f.path.clone(), show(&f));
+        }
+        published
+    }
+
+    fn flush(ws: &mut Analysis) -> BTreeMap<PathBuf, Vec<String>> {
+        flush_as(ws, |f| {
             f.problems
                 .iter()
                 .map(|p| match p {
@@ -1120,16 +1133,7 @@ size: Standard_DS3_v2
                     FileProblem::Config { .. } => String::new(),
                 })
                 .collect()
-        };
-        for path in ws.take_dirty_open() {
-            if let Some(f) = ws.check_open(&path) {
-                published.insert(f.path.clone(), codes(&f));
-            }
-        }
-        for f in ws.check_disk() {
-            published.insert(f.path.clone(), codes(&f));
-        }
-        published
+        })
     }
 
     /// Files that are not open keep no text and no tree once checked; data files keep
@@ -1193,8 +1197,7 @@ size: Standard_DS3_v2
     /// Each published file's findings about a VM size (AML50x, and the user rule ORG100)
     /// as (code, line, column), 1-based.
     fn positions(ws: &mut Analysis) -> BTreeMap<PathBuf, Vec<(String, u32, u32)>> {
-        let mut published = BTreeMap::new();
-        let at = |f: &FileDiagnostics| -> Vec<(String, u32, u32)> {
+        flush_as(ws, |f| {
             f.problems
                 .iter()
                 .filter_map(|p| match p {
@@ -1205,16 +1208,7 @@ size: Standard_DS3_v2
                     _ => None,
                 })
                 .collect()
-        };
-        for path in ws.take_dirty_open() {
-            if let Some(f) = ws.check_open(&path) {
-                published.insert(f.path.clone(), at(&f));
-            }
-        }
-        for f in ws.check_disk() {
-            published.insert(f.path.clone(), at(&f));
-        }
-        published
+        })
     }
 
     fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
