@@ -20,7 +20,7 @@ mod model;
 mod walker;
 
 pub use model::{
-    Candidate, DirEntries, Discovered, Filter, Problem, ProblemKind, Unfiltered, WALKED_HIDDEN, display_of,
+    Candidate, DirEntries, Discovered, Filter, Problem, ProblemKind, SKIPPED_HIDDEN, Unfiltered, display_of,
     is_config_name,
 };
 
@@ -281,6 +281,8 @@ mod tests {
         std::fs::create_dir_all(root.join(".cloud")).unwrap();
         std::fs::create_dir_all(root.join(".terraform/modules")).unwrap();
         std::fs::create_dir_all(root.join(".ipynb_checkpoints")).unwrap();
+        std::fs::create_dir_all(root.join(".Venv/lib")).unwrap();
+        std::fs::create_dir_all(root.join(".pipeline-template/jobs")).unwrap();
         std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
         for f in [
             "jobs/a.yml",
@@ -295,6 +297,8 @@ mod tests {
             ".cloud/azuredeploy.json",
             ".terraform/modules/main.json",
             ".ipynb_checkpoints/x.json",
+            ".Venv/lib/x.yml",
+            ".pipeline-template/jobs/train.yml",
             ".github/.hidden.yml",
             ".git/config.yml",
             ".x.yml",
@@ -316,6 +320,8 @@ mod tests {
             [
                 ".cloud/azuredeploy.json",
                 ".github/workflows/ci.yml",
+                ".hidden/x.yml",
+                ".pipeline-template/jobs/train.yml",
                 ".pipelines/deploy.yml",
                 "MLTable",
                 "c.json",

@@ -965,6 +965,57 @@ mod tests {
         );
     }
 
+    /// A page of the CLI's YAML reference pasted as `$schema` (audit 10: keayoub's
+    /// `aks/deployment.yml`) says what the file is, where its keys would leave it uncertain.
+    #[test]
+    fn a_yaml_reference_page_as_schema_names_the_family() {
+        let docs = "https://learn.microsoft.com/en-us/azure/machine-learning";
+        for (page, text, kind) in [
+            (
+                "reference-yaml-deployment-online?view=azureml-api-2",
+                "name: blue\nendpoint_name: e\nmodel: azureml:m:1\ninstance_type: x\ninstance_count: 1\ncompute: azureml:k8s\n",
+                "managedOnlineDeployment",
+            ),
+            (
+                "reference-yaml-deployment-kubernetes-online",
+                "name: blue\nendpoint_name: e\ntype: kubernetes\ninstance_count: 1\ncompute: azureml:k8s\n",
+                "kubernetesOnlineDeployment",
+            ),
+            (
+                "reference-yaml-job-command",
+                "type: sweep\ntrial: {command: x}\n",
+                "sweepJob",
+            ),
+            (
+                "reference-yaml-data?view=azureml-api-2",
+                "name: d\npath: x\n",
+                "data",
+            ),
+            (
+                "reference-yaml-datastore-blob",
+                "name: d\ntype: azure_blob\naccount_name: a\ncontainer_name: c\n",
+                "azureBlob",
+            ),
+            (
+                "reference-yaml-compute-aml",
+                "name: c\nsize: Standard_DS3_v2\ntype: amlcompute\n",
+                "amlCompute",
+            ),
+        ] {
+            let text = format!("$schema: {docs}/{page}\n{text}");
+            let c = kind_of("x.yml", &text);
+            assert_eq!(c.kind_id(), Some(kind), "{page}: {c:?}");
+            assert!(
+                c.explain()[0].contains("its `$schema` URL matches"),
+                "{page}: {:?}",
+                c.explain()
+            );
+        }
+        // Another page of the documentation names no family.
+        let c = kind_of("x.yml", &format!("$schema: {docs}/how-to-train\nname: blue\n"));
+        assert_eq!(c.kind_id(), None);
+    }
+
     #[test]
     fn not_azure_ml() {
         for (p, t) in [

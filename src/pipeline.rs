@@ -1318,7 +1318,8 @@ fn is_load_failure(d: &Diagnostic) -> bool {
 }
 
 /// Whether a file that could not be classified should still be reported: when it was
-/// named explicitly, when its name says what kind it is (`deploymentconfig.json`), or
+/// named explicitly, when its name says it is of a kind amlint checks
+/// (`deploymentconfig.json`; not `devcontainer.json` nor `flow.dag.yaml`), or
 /// when it is a YAML file that could not be read at all — except for its size: a walked
 /// file over the size limit is data, not a configuration, and the CLI skips it silently
 /// (Azure ML configurations are a few kilobytes).
@@ -1327,7 +1328,7 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
         return true;
     }
     let path = &loaded.source.path;
-    let by_name = kinds::classify(&Default::default(), path).kind.is_some();
+    let by_name = kinds::classify(&Default::default(), path).is_checked();
     let too_large = loaded.diagnostics.iter().any(|d| d.code == codes::AML005.code);
     let broken = loaded.diagnostics.iter().any(|d| d.code == codes::AML001.code);
     by_name

@@ -145,27 +145,63 @@ impl Filter for Unfiltered {
     }
 }
 
-/// The hidden directories a walk enters: those of GitHub Actions and Azure Pipelines,
-/// whose workflows may create computes, and those where teams keep deployment files
-/// (`.azure`, `.cloud` of the "Deploy to Azure" samples, `.devops`, `.infra`...). Every
-/// other hidden file or directory (`.git`, `.venv`, `.terraform`'s downloaded modules,
-/// `.ipynb_checkpoints`' copies of notebooks, `.pre-commit-config.yaml`) is skipped.
-pub const WALKED_HIDDEN: &[&str] = &[
-    ".github",
-    ".azure-pipelines",
-    ".pipelines",
-    ".azure",
-    ".azuredevops",
-    ".ci",
-    ".cloud",
-    ".deploy",
-    ".deployment",
-    ".devops",
-    ".infra",
+/// The hidden directories a walk skips, as ruff's default `exclude` does: version control
+/// (`.git`), environments and tools' caches (`.venv`, `.tox`, `.mypy_cache`,
+/// `.amlint_cache`...), editors' folders, and copies of files kept elsewhere, which would
+/// define every compute twice (`.terraform`'s downloaded modules, `.ipynb_checkpoints`'
+/// copies of notebooks, `.history`'s saved versions, DVC's cache, promptflow's generated tool lists). Every other hidden
+/// directory is walked: workflows (`.github`, `.azure-pipelines`, `.pipelines`), deployment
+/// folders (`.azure`, `.cloud`, `.devops`, `.infra`...) and teams' own
+/// (`.pipeline-template`). Hidden files (`.pre-commit-config.yaml`, `.gitlab-ci.yml`: other
+/// tools' settings) are skipped; a file named on the command line is always checked.
+pub const SKIPPED_HIDDEN: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    ".bzr",
+    ".jj",
+    ".git-rewrite",
+    ".venv",
+    ".direnv",
+    ".conda",
+    ".pixi",
+    ".tox",
+    ".nox",
+    ".eggs",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".pytype",
+    ".pants.d",
+    ".amlint_cache",
+    ".cache",
+    ".ipynb_checkpoints",
+    ".ipython",
+    ".jupyter",
+    ".promptflow",
+    ".terraform",
+    ".terragrunt-cache",
+    ".history",
+    ".dvc",
+    ".npm",
+    ".yarn",
+    ".pnpm-store",
+    ".gradle",
+    ".m2",
+    ".idea",
+    ".vs",
+    ".vscode",
+    ".local",
+    ".Trash",
 ];
 
-pub(super) fn walked_hidden(name: &std::ffi::OsStr) -> bool {
-    WALKED_HIDDEN
-        .iter()
-        .any(|h| name.as_encoded_bytes().eq_ignore_ascii_case(h.as_bytes()))
+/// Whether a walk skips this entry: a hidden file, or a hidden directory of
+/// [`SKIPPED_HIDDEN`] (compared without case: file systems that ignore case hold `.Git`).
+pub(super) fn skipped_hidden(name: &std::ffi::OsStr, is_dir: bool) -> bool {
+    let name = name.as_encoded_bytes();
+    name.starts_with(b".")
+        && (!is_dir
+            || SKIPPED_HIDDEN
+                .iter()
+                .any(|h| name.eq_ignore_ascii_case(h.as_bytes())))
 }

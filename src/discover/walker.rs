@@ -23,7 +23,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use super::model::{Candidate, Filter, Problem, ProblemKind, display_of, walked_hidden};
+use super::model::{Candidate, Filter, Problem, ProblemKind, display_of, skipped_hidden};
 use crate::cache::Cache;
 use crate::fsio::{self, Boundary, Refusal};
 use crate::load::Seen;
@@ -307,7 +307,7 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
         if rules.as_ref().is_some_and(|r| ignored(shared, r, &path, is_dir)) {
             continue;
         }
-        if name.as_encoded_bytes().starts_with(b".") && !(is_dir && walked_hidden(&name)) {
+        if skipped_hidden(&name, is_dir) {
             continue;
         }
         if is_dir {

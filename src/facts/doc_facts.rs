@@ -126,7 +126,7 @@ impl FactBase {
     /// in a run of a few files the rest of the project is searched by exact name only.
     pub fn similar_compute(&self, name: &str) -> Option<String> {
         // A template placeholder (`<gpu-cluster>`, `{{COMPUTE}}`) is meant to be replaced.
-        if name.contains(['<', '>', '{', '}']) {
+        if index::is_template_name(name) {
             return None;
         }
         let names = self.similar.1.get_or_init(|| {
@@ -535,6 +535,8 @@ impl<'a> DocFacts<'a> {
             Reference::Local => t.ttype = Some("local".into()),
             Reference::Serverless => t.ttype = Some("serverless".into()),
             Reference::Binding | Reference::Remote => {}
+            // Filled in by a template: neither resolved nor unresolved.
+            Reference::Named { name, .. } if index::is_template_name(&name) => {}
             Reference::Named { name, .. } => {
                 let found = self.base.compute(&name);
                 self.note_ref(source, &name, found.as_ref());
@@ -666,6 +668,8 @@ impl<'a> DocFacts<'a> {
             .and_then(|n| string_at(self.doc, n))
             .map(str::to_string)
             .or_else(|| self.inventory_deployment().and_then(|d| d.compute.clone()));
+        // A name a template fills in is not known: nothing to resolve.
+        let name = name.filter(|n| !index::is_template_name(n));
         let entry = name.as_deref().and_then(|n| self.base.compute(n));
         if let (Some(n), Some(node)) = (&name, name_node) {
             self.note_ref(node, n, entry.as_ref());

@@ -681,6 +681,15 @@ pub enum Reference {
     Remote,
 }
 
+/// A name that a template fills in before the file is used (`<K8S_COMPUTE_NAME>`,
+/// `{{compute}}`, `#{compute}#`, `$(COMPUTE)`, `${COMPUTE}`, `__COMPUTE__`): no Azure ML
+/// name holds `<>{}$` or starts with `_`, so it is never a compute's own name, and what it
+/// will be is not known.
+pub fn is_template_name(name: &str) -> bool {
+    name.contains(['<', '>', '{', '}', '$'])
+        || (name.len() > 4 && name.starts_with("__") && name.ends_with("__"))
+}
+
 /// Parses a compute or asset reference.
 pub fn parse_reference(s: &str) -> Reference {
     let s = s.trim();

@@ -206,3 +206,55 @@ fn text_from_files_cannot_forge_lines_of_the_listing() {
          1 compute defined in 1 definition; 1 compute reference: 0 to a definition of the project, 0 to [inventory], 1 unresolved\n"
     );
 }
+
+/// Audit 10, defect 4: a compute reference that a template fills in (`<K8S_COMPUTE_NAME>`,
+/// `{{compute}}`, `$(COMPUTE)`, `__COMPUTE__`) names no compute yet: it is neither
+/// resolved nor unresolved (no AML203, not listed), as a placeholder in a definition is
+/// not a name; a real name beside them still is.
+#[test]
+fn a_template_placeholder_is_no_compute_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join(".git")).unwrap();
+    let job = |compute: &str| {
+        format!(
+            "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: echo hi\nenvironment: azureml:sklearn:1\ncompute: {compute}\n"
+        )
+    };
+    for (i, c) in [
+        "azureml:<K8S_COMPUTE_NAME>",
+        "\"{{compute}}\"",
+        "azureml:$(COMPUTE)",
+        "azureml:__COMPUTE__",
+        "azureml:gpu-clustr",
+    ]
+    .iter()
+    .enumerate()
+    {
+        std::fs::write(d.join(format!("job{i}.yml")), job(c)).unwrap();
+    }
+    let out = amlint(d, &["inventory", "--no-config", "--format", "json", "."]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["unresolved_references"],
+        serde_json::json!([{"name": "gpu-clustr", "path": "job4.yml", "line": 4, "column": 10}]),
+        "{json}"
+    );
+    let out = amlint(
+        d,
+        &[
+            "check",
+            "--no-config",
+            "--select",
+            "AML203",
+            "--format",
+            "concise",
+            "--fail-on",
+            "never",
+            ".",
+        ],
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("AML203").count(), 1, "{text}");
+    assert!(text.contains("job4.yml:4:10"), "{text}");
+}

@@ -230,3 +230,55 @@ fn workflows_and_mlflow_deploy_configs_are_not_azure_ml_files() {
     assert_eq!(code, Some(0), "{text}");
     assert!(!text.contains("AML"), "{text}");
 }
+
+/// Audit 10, defect 6: a dev container's `devcontainer.json` (`name`, `image`, and keys of
+/// its own) is not an Azure ML environment, with or without the comments JSONC allows.
+#[test]
+fn a_dev_container_definition_is_skipped_as_what_it_is() {
+    let dir = crate::common::project();
+    let d = dir.path();
+    let plain = "{\n  \"name\": \"Python 3\",\n  \"image\": \"mcr.microsoft.com/devcontainers/python:3.11\",\n  \"features\": { \"ghcr.io/devcontainers/features/azure-cli:1\": {} },\n  \"postCreateCommand\": \"pip install -r requirements.txt\"\n}\n";
+    write(d, ".devcontainer/devcontainer.json", plain);
+    write(
+        d,
+        "tools/devcontainer.json",
+        &format!("// made by VS Code\n{plain}"),
+    );
+    write(
+        d,
+        "other/devcontainer.json",
+        "{\"build\": {\"dockerfile\": \"Dockerfile\"}, \"customizations\": {}, \"name\": \"x y\"}\n",
+    );
+    let out = amlint()
+        .current_dir(d)
+        .args(["check", "--show-files", "--no-config", "."])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for f in [
+        ".devcontainer/devcontainer.json",
+        "tools/devcontainer.json",
+        "other/devcontainer.json",
+    ] {
+        assert!(
+            stdout.contains(&format!("{f}: skipped: a dev container definition")),
+            "{f}: {stdout}"
+        );
+    }
+    let out = amlint()
+        .current_dir(d)
+        .args([
+            "check",
+            "--no-config",
+            "--format",
+            "json",
+            "--fail-on",
+            "info",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["diagnostics"].as_array().unwrap().len(), 0, "{json}");
+    assert_eq!(out.status.code(), Some(0));
+}

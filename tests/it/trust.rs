@@ -487,3 +487,74 @@ fn a_project_named_through_dot_dot_resolves_its_own_paths() {
         text(&out)
     );
 }
+
+/// Audit 10, defect 2: an absolute path names a place on the machine that runs the
+/// command (microsoft/MLOps copies an SDK v1 `inferenceconfig.json` and its scripts into a
+/// Docker image's `/scripts/`): amlint cannot know whether it exists there, so it is a
+/// warning, worded for the tool that reads it; a relative path that climbs out of the
+/// project is missing from every clone, and stays an error.
+#[test]
+fn an_absolute_path_outside_the_project_is_a_warning() {
+    let dir = crate::common::project();
+    let d = dir.path();
+    crate::common::write(
+        d,
+        "deploy/inferenceconfig.json",
+        "{\n    \"entryScript\": \"/scripts/score.py\",\n    \"runtime\": \"python\",\n    \"condaFile\": \"/scripts/environment.yml\"\n}\n",
+    );
+    crate::common::write(
+        d,
+        "jobs/job.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python a.py\ncode: /opt/src\nenvironment: azureml:e:1\n",
+    );
+    crate::common::write(
+        d,
+        "jobs/climbs.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python a.py\ncode: ../../../../../../../../../../../../opt/src\nenvironment: azureml:e:1\n",
+    );
+    let (code, json) = crate::common::json_check(d, &["--fail-on", "error", "."]);
+    let aml201: Vec<(String, u64, String, String, String)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["code"] == "AML201")
+        .map(|x| {
+            (
+                x["path"].as_str().unwrap().to_string(),
+                x["range"]["start"]["line"].as_u64().unwrap(),
+                x["severity"].as_str().unwrap().to_string(),
+                x["message"].as_str().unwrap().to_string(),
+                x["help"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let at = |path: &str, line: u64| {
+        aml201
+            .iter()
+            .find(|f| f.0 == path && f.1 == line)
+            .unwrap_or_else(|| panic!("no AML201 at {path}:{line}: {aml201:?}"))
+    };
+    for (path, line, shown) in [
+        ("deploy/inferenceconfig.json", 2, "/scripts/score.py"),
+        ("deploy/inferenceconfig.json", 4, "/scripts/environment.yml"),
+        ("jobs/job.yml", 3, "/opt/src"),
+    ] {
+        let f = at(path, line);
+        assert_eq!(f.2, "warning", "{f:?}");
+        assert!(f.3.contains(shown) && f.3.contains("absolute path"), "{f:?}");
+    }
+    assert!(
+        at("deploy/inferenceconfig.json", 2)
+            .4
+            .starts_with("SDK v1 reads it"),
+        "{aml201:?}"
+    );
+    assert!(
+        at("jobs/job.yml", 3).4.starts_with("The Azure ML CLI reads it"),
+        "{aml201:?}"
+    );
+    let climbs = at("jobs/climbs.yml", 3);
+    assert_eq!(climbs.2, "error", "{climbs:?}");
+    assert_eq!(aml201.len(), 4, "{aml201:?}");
+    assert_eq!(code, Some(1), "the climbing path is an error");
+}
