@@ -480,7 +480,8 @@ impl<'a> DocFacts<'a> {
                         let Some(text) = string_at(self.doc, v).filter(|_| !self.is_unknown(v)) else {
                             continue;
                         };
-                        if text.contains("${{") {
+                        // A binding, or a value a template fills in (`<K8S_INSTANCE_TYPE>`).
+                        if text.contains("${{") || index::is_template_name(text) {
                             continue;
                         }
                         let facts = self.base.vm(text).or_else(|| {

@@ -4,6 +4,9 @@
 //! `Microsoft.MachineLearningServices/workspaces/computes@…` (the ARM body, as an object or
 //! `jsonencode(…)`) are definitions.
 //!
+//! A `provisioner "local-exec"` whose `command` runs `az ml compute create` defines too
+//! (`local_exec`).
+//!
 //! HCL is parsed with `hcl-edit` (spans of every expression). Values are evaluated
 //! statically in the module — the `.tf` files of the file's directory: `var.x` (the
 //! variable's `default`, overridden by `terraform.tfvars`, `terraform.tfvars.json`,
@@ -42,9 +45,13 @@ pub const READER: Reader = Reader {
         "azurerm_machine_learning_inference_cluster",
         "azurerm_machine_learning_synapse_spark",
         "workspaces/computes",
+        // `az ml compute create` in a `local-exec` provisioner's command.
+        "ml compute",
     ],
     read,
 };
+
+mod local_exec;
 
 /// Bracket nesting a file may have before `hcl-edit` parses it (it refuses 64; its
 /// recursive parse of 32 levels fits the 256 KiB stacks of the test build).
@@ -97,6 +104,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         if let Structure::Block(b) = s {
             if b.ident.as_str() == "resource" && b.labels.len() == 2 {
                 found.extend(module.definitions(b, display));
+                found.extend(local_exec::definitions_of(&module, b, input));
             }
         }
     }
