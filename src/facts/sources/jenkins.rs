@@ -1107,7 +1107,8 @@ mod tests {
     #[test]
     fn work_grows_linearly() {
         let step = "sh \"az ml compute create --name ${X} --size ${S}\"\n";
-        let gens: [(&str, Box<dyn Fn(usize) -> String>); 6] = [
+        type Gen = Box<dyn Fn(usize) -> String>;
+        let gens: [(&str, Gen); 6] = [
             (
                 "statement",
                 Box::new(move |n| {
