@@ -888,6 +888,289 @@ mod tests {
         assert_eq!(values(text, "name"), [None, Some("ok-name".to_string())]);
     }
 
+    /// The step whose `--name` is `name` (`$X` in a single-quoted script, `${X}` in a
+    /// double-quoted one), after `before` at the top level.
+    fn named(before: &str, name: &str) -> String {
+        format!("{before}node {{\n  sh \"az ml compute create --name {name} --type amlcompute\"\n}}\n")
+    }
+
+    fn name_why(text: &str) -> String {
+        let out = run("Jenkinsfile", text);
+        assert_eq!(out.computes.len(), 1, "{text}");
+        out.computes[0].name.why.clone().unwrap_or_default()
+    }
+
+    /// `env['X'] = …` and `env["X"] = …` set `X` (a literal: its value, its span the
+    /// origin); a key not known, `env.setProperty`, `env.putAll` make it unknown.
+    #[test]
+    fn writes_to_env_by_index_and_method() {
+        let text = named("env.X = 'a'\nenv['X'] = 'idx-b'\n", "${env.X}");
+        assert_eq!(values(&text, "name"), [Some("idx-b".to_string())]);
+        let d = &run("Jenkinsfile", &text).computes[0];
+        assert_eq!(&text[d.name.span.range()], "${env.X}");
+        assert_eq!(at(&text, d.name.origin.unwrap()), (2, 13));
+        let text = "env.X = 'a'\nenv[\"X\"] = 'dq-b'\nnode {\n  sh 'az ml compute create --name $X --type amlcompute'\n}\n";
+        assert_eq!(values(text, "name"), [Some("dq-b".to_string())]);
+        let d = &run("Jenkinsfile", text).computes[0];
+        assert_eq!(&text[d.name.origin.unwrap().range()], "dq-b");
+        for before in [
+            "env.X = 'a'\nenv['X'] = sh(script: 'cat x', returnStdout: true)\n",
+            "env.X = 'a'\nprops.each { k, v -> env[k] = v }\n",
+            "env.X = 'a'\nenv[key] = 'b'\n",
+            "env.X = 'a'\nenv.setProperty('X', v)\n",
+            "env.X = 'a'\nenv.putAll(m)\n",
+            "env.X = 'a'\nenv.\"X\" = v\n",
+        ] {
+            assert_eq!(values(&named(before, "${env.X}"), "name"), [None], "{before}");
+        }
+        assert!(name_why(&named("env.X = 'a'\nenv[key] = 'b'\n", "${env.X}")).contains("name not known"));
+    }
+
+    /// Writes to the script's binding (`binding.setVariable`, `binding.X =`,
+    /// `this.binding.setVariable`, `setProperty`, `load`, `evaluate`) make a binding
+    /// variable unknown; a local (`def`) variable is not the binding's.
+    #[test]
+    fn writes_to_the_binding() {
+        for before in [
+            "X = 'a'\nbinding.setVariable('X', v)\n",
+            "X = 'a'\nbinding.X = f()\n",
+            "X = 'a'\nthis.binding.setVariable('X', 'b')\n",
+            "X = 'a'\nsetProperty('X', v)\n",
+            "X = 'a'\nbinding.setVariable(name, v)\n",
+            "X = 'a'\nthis.X = v\n",
+            "X = 'a'\nload 'vars.groovy'\n",
+            "X = 'a'\nevaluate(readFile('x.groovy'))\n",
+        ] {
+            assert_eq!(values(&named(before, "${X}"), "name"), [None], "{before}");
+        }
+        // The same value, or a local variable the binding does not hold: known.
+        let text = named("binding.X = 'b-bound'\n", "${X}");
+        assert_eq!(values(&text, "name"), [Some("b-bound".to_string())]);
+        let d = &run("Jenkinsfile", &text).computes[0];
+        assert_eq!(at(&text, d.name.origin.unwrap()), (1, 14));
+        let text = named(
+            "def X = 'local'\nbinding.setVariable('X', v)\nload 'x.groovy'\n",
+            "${X}",
+        );
+        assert_eq!(values(&text, "name"), [Some("local".to_string())]);
+        // `load` may set the environment too.
+        let text = named("env.X = 'a'\nload 'env.groovy'\n", "$X").replace('"', "'");
+        assert!(name_why(&text).contains("`load`"), "{}", name_why(&text));
+    }
+
+    /// `def (a, b) = [...]` and `(a, b) = [...]`: each name the element at its place (its
+    /// literal the origin); another right side, or a shorter list, leaves it unknown.
+    #[test]
+    fn multiple_assignment() {
+        let text = "def (N, S) = ['multi-c', 'Standard_DS3_v2']\nsh \"az ml compute create --name ${N} --type amlcompute --size ${S}\"\n";
+        let out = run("Jenkinsfile", text);
+        let d = &out.computes[0];
+        assert_eq!(d.known_name(), Some("multi-c"));
+        assert_eq!(at(text, d.name.origin.unwrap()), (1, 16));
+        let size = d.get("size").unwrap();
+        assert_eq!(size.text().as_deref(), Some("Standard_DS3_v2"));
+        assert_eq!(&text[size.origin.unwrap().range()], "Standard_DS3_v2");
+        let step = "sh \"az ml compute create --name ${N} --type amlcompute\"\n";
+        for (before, want) in [
+            ("def N = 'a'\n(N, S) = ['re-b', 'x']\n", Some("re-b")),
+            ("def N = 'a'\n(N, S) = f()\n", None),
+            ("def N = 'a'\ndef (String N, int S) = g()\n", None),
+            ("def N = 'a'\n(S, N) = ['x']\n", None),
+            ("def N = 'a'\n(N, S) = ['x', y]\n", None),
+        ] {
+            let text = format!("{before}{step}");
+            assert_eq!(values(&text, "name"), [want.map(str::to_string)], "{before}");
+        }
+    }
+
+    /// `X += …`, `X <<= …`, `X++`, `--X`, `X = X + …`, an assignment in parentheses, a
+    /// value going on on the next line (`.trim()`): unknown.
+    #[test]
+    fn operators_and_expressions_change_the_value() {
+        for before in [
+            "def X = 'a'\nX += '-b'\n",
+            "def X = 'a'\nX <<= '-b'\n",
+            "def X = 'a'\nX++\n",
+            "def X = 'a'\n--X\n",
+            "def X = 'a'\nX = X + '-b'\n",
+            "def X = 'a'\nif ((X = f())) { echo 'x' }\n",
+            "def X = 'a'\nfor (X = 'b'; c; ) { echo 'x' }\n",
+            "def X = 'a'\n  .trim()\n",
+            "def X = 'a'\n\n  ?.trim()\n",
+        ] {
+            let text = named(before, "${X}");
+            assert_eq!(values(&text, "name"), [None], "{before}");
+        }
+        assert!(name_why(&named("def X = 'a'\nX++\n", "${X}")).contains("`++`"));
+        // `env.X++` changes `env.X`, not the local `X`.
+        let text = named("def X = 'a'\nenv.X = 'e'\nenv.X++\n", "${X}");
+        assert_eq!(values(&text, "name"), [Some("a".to_string())]);
+        let text = named("def X = 'a'\nenv.X = 'e'\nenv.X++\n", "${env.X}");
+        assert_eq!(values(&text, "name"), [None]);
+        // `i++` of a `for` and a comparison are not assignments of `X`.
+        let text = named(
+            "def X = 'a'\nfor (int i = 0; i < 2; i++) { echo X }\nif (X <= 'b' && X >= 'a') { }\n",
+            "${X}",
+        );
+        assert_eq!(values(&text, "name"), [Some("a".to_string())]);
+    }
+
+    /// `withCredentials`: its variables are secrets in its block (the shell's `$X`, Groovy's
+    /// `${X}` and `${env.X}`), not after it; a binding or list not known makes every
+    /// variable there unknown; an Azure service principal sets only its own names.
+    #[test]
+    fn with_credentials_variables_are_secrets() {
+        let text = concat!(
+            "pipeline {\n",
+            "  environment { X = 'env-x'\n U = 'env-u' }\n",
+            "  stages { stage('a') { steps {\n",
+            "    withCredentials([string(credentialsId: 'c', variable: 'X'), usernamePassword(credentialsId: \"${ID}\", usernameVariable: 'U', passwordVariable: 'P')]) {\n",
+            "      sh 'az ml compute create --name $X --type amlcompute'\n",
+            "      sh \"az ml compute create --name ${U} --type amlcompute\"\n",
+            "      sh \"az ml compute create --name ${env.X} --type amlcompute\"\n",
+            "    }\n",
+            "    sh 'az ml compute create --name $X --type amlcompute'\n",
+            "    withCredentials([azureServicePrincipal('sp')]) {\n",
+            "      sh 'az ml compute create --name $U --type amlcompute'\n",
+            "      sh 'az ml compute create --name $AZURE_CLIENT_ID --type amlcompute'\n",
+            "    }\n",
+            "    withCredentials(creds) {\n",
+            "      sh 'az ml compute create --name $U --type amlcompute'\n",
+            "    }\n",
+            "    withCredentials([[$class: 'AmazonWebServicesCredentialsBinding', credentialsId: 'aws']]) {\n",
+            "      sh 'az ml compute create --name $U --type amlcompute'\n",
+            "    }\n",
+            "  } } }\n",
+            "}\n",
+        );
+        let out = run("Jenkinsfile", text);
+        assert_eq!(
+            names(&out),
+            [None, None, None, Some("env-x"), Some("env-u"), None, None, None]
+        );
+        for i in [0, 1, 2, 5] {
+            let why = out.computes[i].name.why.clone().unwrap();
+            assert!(why.contains("credential"), "{i}: {why}");
+        }
+        assert_eq!(at(text, out.computes[3].name.origin.unwrap()), (2, 22));
+        for i in [6, 7] {
+            let why = out.computes[i].name.why.clone().unwrap();
+            assert!(why.contains("not known statically"), "{i}: {why}");
+        }
+        // A Groovy variable of a credential's name is taken for the secret in its block.
+        let text = "def X = 'g'\nwithCredentials([string(credentialsId: 'c', variable: 'X')]) {\n  sh \"az ml compute create --name ${X} --type amlcompute\"\n}\n";
+        assert_eq!(values(text, "name"), [None]);
+    }
+
+    /// Values read from files (`readProperties`, `readYaml`, `load`), a credential in
+    /// `environment`, an assignment in a declarative `script { }` block, `withEnv`.
+    #[test]
+    fn values_read_at_run_time_and_script_blocks() {
+        for (before, name) in [
+            ("def props = readProperties file: 'x.properties'\n", "${props.X}"),
+            ("def props = readProperties(file: 'x')\n", "${props['X']}"),
+            ("def cfg = readYaml file: 'c.yml'\n", "${cfg.cluster.name}"),
+            ("def lib = load 'lib.groovy'\n", "${lib.X}"),
+            (
+                "def X = 'a'\ndef props = readProperties file: 'x'\nX = props.X\n",
+                "${X}",
+            ),
+            ("def X = 'a'\nX = props['X']\n", "${X}"),
+        ] {
+            assert_eq!(values(&named(before, name), "name"), [None], "{before}");
+        }
+        let text = "pipeline {\n  environment { X = credentials('id') }\n  stages { stage('a') { steps {\n    sh \"az ml compute create --name ${X} --type amlcompute\"\n  } } }\n}\n";
+        assert!(name_why(text).contains("credential"));
+        // `script { }` in a stage: its assignments count, in order.
+        let text = "def X = 'a'\npipeline { stages { stage('a') { steps {\n  script { X = 'in-script' }\n  sh \"az ml compute create --name ${X} --type amlcompute\"\n  script { if (c) { X = 'other' } }\n  sh \"az ml compute create --name ${X} --type amlcompute\"\n} } } }\n";
+        assert_eq!(values(text, "name"), [Some("in-script".to_string()), None]);
+        let text = "withEnv(['X=we']) {\n  env.X = 'b'\n  sh 'az ml compute create --name $X --type amlcompute'\n}\n";
+        assert_eq!(values(text, "name"), [None]);
+    }
+
+    /// How many steps the Groovy model takes for the steps of `text`.
+    fn work(text: &str) -> usize {
+        let scanned = scan(text);
+        let model = GroovyVars::build(text, &scanned.toks, &scanned.strings);
+        for &(_, idx) in &scanned.scripts {
+            let (_, interps) = decode_script(text, &scanned.strings[idx]);
+            let at = model.at_string(idx);
+            for sp in &interps {
+                let _ = model.expr(interp_expr(text, *sp), &at);
+            }
+        }
+        model.work()
+    }
+
+    /// The reader's work grows linearly with the file: a long statement of words and `=`
+    /// or `(`, many assignments of one name, deep blocks, many steps, the forms above.
+    #[test]
+    fn work_grows_linearly() {
+        let step = "sh \"az ml compute create --name ${X} --size ${S}\"\n";
+        type Gen = Box<dyn Fn(usize) -> String>;
+        let gens: [(&str, Gen); 6] = [
+            (
+                "statement",
+                Box::new(move |n| {
+                    format!(
+                        "def {}X = {}\ndef {}f{}{}\n{step}",
+                        "a ".repeat(n),
+                        "X = ".repeat(n),
+                        "a ".repeat(n),
+                        "(".repeat(n),
+                        ")".repeat(n)
+                    )
+                }),
+            ),
+            (
+                "one name",
+                Box::new(move |n| format!("{}{}", "def X = 'c'\n".repeat(n), step.repeat(n / 4))),
+            ),
+            (
+                "deep",
+                Box::new(move |n| {
+                    format!(
+                        "{}{}{}",
+                        "stage('s') { steps { script { X = 'a'\n".repeat(n),
+                        step.repeat(n / 4),
+                        "} } }\n".repeat(n)
+                    )
+                }),
+            ),
+            (
+                "steps",
+                Box::new(move |n| {
+                    format!(
+                        "def X = 'a'\n{}{}{}",
+                        "node { X = 'a'\n".repeat(63),
+                        step.repeat(n),
+                        "}\n".repeat(63)
+                    )
+                }),
+            ),
+            (
+                "forms",
+                Box::new(move |n| {
+                    format!(
+                        "env['X'] = 'a'\nbinding.setVariable('Y', v)\n(a, b) = ['x', 'y']\nX++\n{}",
+                        format!(
+                            "withCredentials([string(credentialsId: 'c', variable: 'T')]) {{\n{step}}}\n"
+                        )
+                        .repeat(n)
+                    )
+                }),
+            ),
+            (
+                "index",
+                Box::new(move |n| format!("{}X = 'a'\n{step}", "x[".repeat(n) + &"]".repeat(n) + " = 1\n")),
+            ),
+        ];
+        for (what, g) in &gens {
+            let (small, big) = (work(&g(200)), work(&g(800)));
+            assert!(big <= 5 * small, "{what}: {small} steps at 200, {big} at 800");
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
         /// Groovy made of the words the reader looks for, in any order and nesting, never

@@ -20,10 +20,24 @@
 //! text; otherwise (or when a reaching assignment is not a literal) it is unknown, with
 //! why. An assignment after the place outside a loop never applies to it.
 //!
+//! What is an assignment (a write this does not understand must make the name unknown,
+//! never leave the value before it): `X = …`, `env.X = …`, `env['X'] = …` (a literal is
+//! its value), `def (a, b) = [...]`/`(a, b) = …` (the list literal's elements, else
+//! unknown); unknown from there: `X += …`, `X++`, `--X`, an `=` inside parentheses,
+//! `env.setProperty('X', …)`, `env[key] = …` and `env.putAll(…)` (any name), writes to
+//! the script's binding (`binding.setVariable`, `binding.X =`, `setProperty`, `this.X =`:
+//! they may be what a use refers to unless a `def` local is, and never hide an earlier
+//! assignment), `load`/`evaluate` (any binding or environment variable). A
+//! `withCredentials` variable is a secret in its block, like `credentials('…')` in
+//! `environment`, for the shell and for Groovy.
+//!
 //! Bounds: tokens are read once, blocks and brackets on explicit stacks; values are
 //! computed once each in file order, each reading only values before it (no recursion);
 //! at most [`MAX_RECS`] assignments of one name are weighed and [`MAX_WALK`] blocks walked
 //! up for one question (beyond: unknown); a value longer than `MAX_VALUE` is unknown.
+//! Whether a statement starts with words is kept as it is read (not walked again at
+//! each `=` or `(`); looking back or ahead from a token is bounded (`MAX_PARAM_TOKENS`,
+//! `MAX_CRED_TOKENS`). Tests count the steps ([`Work`]) to check they grow linearly.
 
 use std::collections::HashMap;
 
@@ -42,6 +56,34 @@ pub const MAX_RECS: usize = 64;
 const MAX_WALK: usize = 64;
 /// A parameter's arguments are read over at most this many tokens.
 const MAX_PARAM_TOKENS: usize = 96;
+/// A `withCredentials` list is read over at most this many tokens (beyond: every
+/// variable in its block is unknown).
+const MAX_CRED_TOKENS: usize = 1024;
+
+/// `withCredentials` bindings that set only the variables they name, with the names they
+/// set when given none.
+const CRED_BINDINGS: &[(&str, &[&str])] = &[
+    ("string", &[]),
+    ("usernamePassword", &[]),
+    ("usernameColonPassword", &[]),
+    ("file", &[]),
+    ("sshUserPrivateKey", &[]),
+    ("certificate", &[]),
+    ("dockerCert", &[]),
+    ("zip", &[]),
+    ("gitUsernamePassword", &["GIT_USERNAME", "GIT_PASSWORD"]),
+    (
+        "azureServicePrincipal",
+        &[
+            "AZURE_SUBSCRIPTION_ID",
+            "AZURE_CLIENT_ID",
+            "AZURE_CLIENT_SECRET",
+            "AZURE_TENANT_ID",
+            "AZURE_CLIENT_CERTIFICATE_PATH",
+            "AZURE_CLIENT_CERTIFICATE_PASSWORD",
+        ],
+    ),
+];
 
 /// A Groovy string literal of the file.
 pub struct GroovyString {
@@ -57,9 +99,14 @@ pub struct GroovyString {
 /// A build parameter's default (and its literal's span), or why it is not known.
 type ParamDefault = Result<(String, Option<Span>), String>;
 
-/// The entries of a `withEnv` list whose `)` is at a token: (name, string, bytes before
-/// the value), and whether the list is all such entries.
-type WithEnvList = (u32, Vec<(String, u32, usize)>, bool);
+/// The entries of a `withEnv` or `withCredentials` list whose `)` is at a token: (name,
+/// where it is written, its value), and whether the list is all such entries.
+type WithEnvList = (u32, Vec<(String, u32, Rhs)>, bool);
+
+/// The name a write whose name is not known statically is recorded under: any binding
+/// variable, any environment variable.
+const ANY_VAR: &str = "*";
+const ANY_ENV: &str = "env.*";
 
 /// A token of the file (comments are not tokens).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -302,6 +349,8 @@ enum Rhs {
     Lit(u32, u32),
     /// A variable (`X`, `env.X`, `params.X`).
     Expr(String),
+    /// `credentials('id')`, a `withCredentials` variable: a secret, never known.
+    Credential,
     Dynamic(String),
 }
 
@@ -321,6 +370,9 @@ struct Rec {
     block: u32,
     kind: RecKind,
     rhs: Rhs,
+    /// A write to the script's binding (`binding.X = …`, `setProperty('X', …)`, a name not
+    /// known): it may be the variable a use refers to, whatever that use's declaration.
+    any_decl: bool,
 }
 
 /// Where a value is looked up: a place of the file, the block it is in, and how many
@@ -334,6 +386,27 @@ pub struct At {
     strict: bool,
 }
 
+/// What a member's or an index's receiver is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Recv {
+    /// `env`: the environment.
+    Env,
+    /// `binding`, `this`, `binding.variables`: the script's binding.
+    Binding,
+    Other,
+}
+
+/// Counts the reader's steps, in tests (which check that it grows linearly).
+#[derive(Default)]
+struct Work(#[cfg(test)] std::cell::Cell<usize>);
+
+impl Work {
+    fn add(&self, _n: usize) {
+        #[cfg(test)]
+        self.0.set(self.0.get().saturating_add(_n));
+    }
+}
+
 /// A container being read: a block, a parenthesis (with what it is), a bracket.
 enum Open {
     Brace,
@@ -345,6 +418,8 @@ enum Open {
 /// `for`'s or `catch`'s header) and those names.
 #[derive(Default)]
 struct Header {
+    /// The token index of the `(`.
+    open: usize,
     word: Option<(u32, u32)>,
     method: bool,
     declares: bool,
@@ -368,6 +443,7 @@ pub struct GroovyVars<'t> {
     params: HashMap<String, Vec<ParamDefault>>,
     /// The block each string is in.
     str_block: Vec<u32>,
+    work: Work,
 }
 
 /// The reader of the tokens: what it keeps while it goes.
@@ -386,6 +462,10 @@ struct Build<'t, 'a> {
     in_params: usize,
     /// Where the statement being read starts (a token index).
     stmt: usize,
+    /// Where the run of words (after an `@Field`) that starts the statement ends: a
+    /// statement's start is all words up to a token when that token is at most this.
+    run_end: usize,
+    work: Work,
     /// The `)` just read closed this header.
     closed: Option<Header>,
     /// A `withEnv` list read: the entries, for the next block.
@@ -446,23 +526,51 @@ impl<'t> Build<'t, '_> {
         self.text.as_bytes().get(i as usize).copied().unwrap_or(0)
     }
 
-    /// Whether the token at `k` ends a statement (or there is none).
+    /// Whether the token at `k` ends a statement (or there is none). A newline before a
+    /// line starting with `.` or `?.` (a method chain going on) does not.
     fn ends(&self, k: usize) -> bool {
         match self.toks.get(k) {
-            None | Some(Tok::Newline) => true,
+            None => true,
+            Some(Tok::Newline) => {
+                let next = self.toks[k..]
+                    .iter()
+                    .take(MAX_PARAM_TOKENS)
+                    .find(|t| !matches!(t, Tok::Newline));
+                !matches!(next, Some(Tok::Punct(p)) if matches!(self.byte(*p), b'.' | b'?'))
+            }
             Some(Tok::Punct(i)) => matches!(self.byte(*i), b';' | b'}'),
             _ => false,
         }
+    }
+
+    fn start_stmt(&mut self, k: usize) {
+        self.stmt = k;
+        self.run_end = k;
+    }
+
+    /// Whether the tokens from the statement's start to `to` (after an `@Field`) are all
+    /// words.
+    fn all_words_to(&self, to: usize) -> bool {
+        to <= self.run_end
     }
 
     fn run(mut self) -> Self {
         let mut k = 0;
         while k < self.toks.len() {
             let t = self.toks[k];
+            self.work.add(1);
+            let field_at = |j: usize| {
+                j == self.stmt
+                    && is_punct(self.text, Some(&t), b'@')
+                    && self.toks.get(j + 1).and_then(|f| word(self.text, *f)) == Some("Field")
+            };
+            if k == self.run_end && (matches!(t, Tok::Word(..)) || field_at(k)) {
+                self.run_end = k + 1;
+            }
             match t {
                 Tok::Newline if !matches!(self.opens.last(), Some(Open::Paren(_) | Open::Bracket)) => {
                     self.bare_decl(k);
-                    self.stmt = k + 1;
+                    self.start_stmt(k + 1);
                 }
                 Tok::Newline => {}
                 Tok::Str(i) => {
@@ -488,6 +596,21 @@ impl<'t> Build<'t, '_> {
 
     fn word(&mut self, k: usize) {
         let w = word(self.text, self.toks[k]).unwrap_or("");
+        if matches!(
+            w,
+            "load"
+                | "evaluate"
+                | "setProperty"
+                | "setVariable"
+                | "put"
+                | "putAt"
+                | "putAll"
+                | "remove"
+                | "removeVariable"
+                | "clear"
+        ) {
+            self.call_write(k, w);
+        }
         if self.in_params > 0
             && matches!(w, "string" | "text" | "choice" | "booleanParam" | "password")
             && self.punct_at(k + 1, b'(')
@@ -510,7 +633,7 @@ impl<'t> Build<'t, '_> {
                         break;
                     }
                 }
-                self.stmt = k + 1;
+                self.start_stmt(k + 1);
             }
             b'(' => {
                 let h = self.header(k);
@@ -525,10 +648,10 @@ impl<'t> Build<'t, '_> {
                         if h.params {
                             self.in_params -= 1;
                         }
-                        if h.word
-                            .is_some_and(|(a, b)| self.text.get(a as usize..b as usize) == Some("withEnv"))
-                        {
-                            self.with_env(&h, k);
+                        match h.word.and_then(|(a, b)| self.text.get(a as usize..b as usize)) {
+                            Some("withEnv") => self.with_env(&h, k),
+                            Some("withCredentials") => self.with_credentials(&h, k),
+                            _ => {}
                         }
                         self.closed = Some(h);
                     }
@@ -542,9 +665,12 @@ impl<'t> Build<'t, '_> {
             }
             b';' => {
                 self.bare_decl(k);
-                self.stmt = k + 1;
+                self.start_stmt(k + 1);
             }
             b'=' => self.equals(k, i),
+            c @ (b'+' | b'-') if self.byte(i + 1) == c && (i == 0 || self.byte(i - 1) != c) => {
+                self.step_write(k, i)
+            }
             _ => {}
         }
     }
@@ -559,7 +685,10 @@ impl<'t> Build<'t, '_> {
 
     /// A `(` at `k`: what it is.
     fn header(&mut self, k: usize) -> Header {
-        let mut h = Header::default();
+        let mut h = Header {
+            open: k,
+            ..Header::default()
+        };
         let Some(&prev @ Tok::Word(a, b)) = k.checked_sub(1).and_then(|j| self.toks.get(j)) else {
             return h;
         };
@@ -569,7 +698,7 @@ impl<'t> Build<'t, '_> {
         // `def name(`, `String name(`: a method (only words since the statement started).
         let words = k - 1 - self.stmt.min(k - 1);
         h.method = words >= 1
-            && self.toks[self.stmt..k].iter().all(|t| matches!(t, Tok::Word(..)))
+            && self.all_words_to(k)
             && word(self.text, self.toks[self.stmt]).is_some_and(decl_word);
         h.declares = h.method || matches!(w, "for" | "catch");
         if h.declares {
@@ -577,6 +706,7 @@ impl<'t> Build<'t, '_> {
             // few tokens.
             let mut depth = 0usize;
             for j in k + 1..(k + 1 + MAX_PARAM_TOKENS).min(self.toks.len()) {
+                self.work.add(1);
                 let t = self.toks[j];
                 match t {
                     Tok::Punct(p) => match self.byte(p) {
@@ -649,7 +779,7 @@ impl<'t> Build<'t, '_> {
         }
         self.opens.push(Open::Brace);
         self.braces.push(id);
-        self.stmt = k + 1;
+        self.start_stmt(k + 1);
         // A method's, `for`'s or `catch`'s names: declared in the block, not known.
         if let Some(h) = header.filter(|h| h.declares) {
             let why = if h.method {
@@ -674,15 +804,8 @@ impl<'t> Build<'t, '_> {
         if let Some((end_tok, entries, all_known)) = self.with_env.take()
             && end_tok as usize + 1 == k
         {
-            for (name, s, skip) in entries {
-                let pos = self.strings.get(s as usize).map_or(i, |g| g.open as u32);
-                self.recs.push(Rec {
-                    name,
-                    pos,
-                    block: id,
-                    kind: RecKind::Env,
-                    rhs: Rhs::WithEnv(s, skip),
-                });
+            for (name, pos, rhs) in entries {
+                self.push(name, pos, id, RecKind::Env, rhs);
             }
             if !all_known {
                 self.unknown_env.push(id);
@@ -715,6 +838,54 @@ impl<'t> Build<'t, '_> {
         }
     }
 
+    /// The `withCredentials([...])` list whose `)` is at `k`: each binding's variables
+    /// (`variable: 'X'`, `usernameVariable: 'U'`...; an Azure service principal's default
+    /// names), secrets in the next block. A binding or an expression it does not know
+    /// leaves every variable there unknown.
+    fn with_credentials(&mut self, h: &Header, k: usize) {
+        let mut entries = Vec::new();
+        let mut all_known = k - h.open <= MAX_CRED_TOKENS;
+        for j in h.open + 1..k.min(h.open + 1 + MAX_CRED_TOKENS) {
+            self.work.add(1);
+            let t = self.toks[j];
+            let Some(w) = word(self.text, t) else { continue };
+            let after = |c| j > 0 && self.punct_at(j - 1, c);
+            if w == "class" && after(b'$') {
+                // `[$class: '…', …]`: a binding it does not know.
+                all_known = false;
+            } else if self.punct_at(j + 1, b':') {
+                // A binding's argument: a variable's name must be a plain string.
+                if w == "variable" || w.ends_with("Variable") {
+                    let name = match self.toks.get(j + 2) {
+                        Some(Tok::Str(s)) => {
+                            self.plain_string(*s).ok().map(|(t, _)| t).filter(|t| is_ident(t))
+                        }
+                        _ => None,
+                    };
+                    match name {
+                        Some(n) => entries.push((n, tok_pos(self.strings, t), Rhs::Credential)),
+                        None => all_known = false,
+                    }
+                }
+            } else if self.punct_at(j + 1, b'(') {
+                match CRED_BINDINGS.iter().find(|(b, _)| *b == w) {
+                    Some((_, defaults)) => {
+                        for d in *defaults {
+                            entries.push((d.to_string(), tok_pos(self.strings, t), Rhs::Credential));
+                        }
+                    }
+                    None => all_known = false,
+                }
+            } else if !after(b':') && !after(b'.') {
+                // A variable holding bindings: not known.
+                all_known = false;
+            }
+        }
+        // A variable named explicitly replaces a default of the same binding: both are
+        // recorded, both unknown.
+        self.with_env = Some((k as u32, entries, all_known));
+    }
+
     /// The `withEnv([...])` list whose `)` is at `k`: each `'NAME=value'` string.
     fn with_env(&mut self, h: &Header, k: usize) {
         let Some((_, wend)) = h.word else { return };
@@ -735,7 +906,8 @@ impl<'t> Build<'t, '_> {
                     let content = self.text.get(gs.start..gs.end.min(self.text.len())).unwrap_or("");
                     match content.split_once('=') {
                         Some((name, _)) if is_ident(name) => {
-                            entries.push((name.to_string(), s, name.len() + 1));
+                            let rhs = Rhs::WithEnv(s, name.len() + 1);
+                            entries.push((name.to_string(), gs.open as u32, rhs));
                         }
                         _ => all_known = false,
                     }
@@ -782,101 +954,416 @@ impl<'t> Build<'t, '_> {
     }
 
     fn push_var(&mut self, name: &str, pos: u32, block: u32, decl: bool, cond: bool, rhs: Rhs) {
-        self.recs.push(Rec {
-            name: name.to_string(),
-            pos,
-            block,
-            kind: RecKind::Var { decl, cond },
-            rhs,
-        });
+        self.push(name.to_string(), pos, block, RecKind::Var { decl, cond }, rhs);
     }
 
     /// An `=` at token `k` (byte `i`): an assignment, a declaration or an environment entry.
     fn equals(&mut self, k: usize, i: u32) {
-        if matches!(self.opens.last(), Some(Open::Paren(_) | Open::Bracket)) {
-            return;
-        }
+        // In parentheses or brackets: a method's default, or an assignment that may run or
+        // not (`if ((X = f()))`, a `for`'s header).
+        let nested = match self.opens.last() {
+            Some(Open::Paren(h)) if h.method => return,
+            Some(Open::Paren(_) | Open::Bracket) => true,
+            _ => false,
+        };
         let next = self.byte(i + 1);
         let prev = if i > 0 { self.byte(i - 1) } else { 0 };
         if matches!(next, b'=' | b'~') || matches!(prev, b'=' | b'!') {
             return;
         }
-        // Directly after an operator: `+=`, `<<=`, `?=`...; `<=`, `>=` compare.
-        let compound = match prev {
-            b'<' | b'>' => {
-                if i >= 2 && self.byte(i - 2) == prev {
-                    true
-                } else {
-                    return;
-                }
+        // Directly after an operator: `+=`, `<<=`, `>>>=`, `**=`...; `<=`, `>=` compare.
+        let mut first = k;
+        while first > 0
+            && k - first < 3
+            && matches!(self.toks[first - 1], Tok::Punct(p) if p + 1 == tok_pos(self.strings, self.toks[first])
+                && matches!(self.byte(p), b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'?' | b'<' | b'>'))
+        {
+            first -= 1;
+        }
+        if matches!(prev, b'<' | b'>') && k - first < 2 {
+            return;
+        }
+        let compound = first < k;
+        let Some(target_at) = first.checked_sub(1) else {
+            return;
+        };
+        let block = self.cur();
+        let env_block = self.blocks[block as usize].kind == Kind::Env;
+        let target = self.toks[target_at];
+        let Tok::Word(tpos, _) = target else {
+            if !env_block {
+                self.other_target(target_at, k, compound, nested);
             }
-            b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'?' => true,
-            _ => false,
-        };
-        let target_at = if compound {
-            k.checked_sub(2)
-        } else {
-            k.checked_sub(1)
-        };
-        let Some(target_at) = target_at else { return };
-        let Some(target @ Tok::Word(tpos, _)) = self.toks.get(target_at).copied() else {
             return;
         };
         let name = word(self.text, target).unwrap_or("").to_string();
-        let block = self.cur();
-        let stmt = &self.toks[self.stmt.min(target_at)..target_at];
+        let stmt_empty = self.stmt >= target_at;
         let env_dot = target_at >= 2
             && self.punct_at(target_at - 1, b'.')
             && word(self.text, self.toks[target_at - 2]) == Some("env");
         let member = target_at >= 1 && self.punct_at(target_at - 1, b'.');
         let rhs = if compound {
             Rhs::Dynamic(format!(
-                "`{name}` is changed by an operator (`{}=`)",
-                prev as char
+                "`{name}` is changed by an operator (`{}`)",
+                self.text
+                    .get(tok_pos(self.strings, self.toks[first]) as usize..i as usize + 1)
+                    .unwrap_or("=")
             ))
         } else {
             self.rhs(k + 1, &name)
         };
-        if self.blocks[block as usize].kind == Kind::Env {
+        if env_block {
             // `environment { NAME = value }`: the enclosing block's environment.
-            if stmt.is_empty() && !member {
+            if stmt_empty && !member && !nested {
                 let scope = self.blocks[block as usize].parent;
-                self.recs.push(Rec {
-                    name,
-                    pos: tpos,
-                    block: scope,
-                    kind: RecKind::Env,
-                    rhs,
-                });
+                self.push(name, tpos, scope, RecKind::Env, rhs);
             }
             return;
         }
         if env_dot {
-            let at_start = target_at - 2 == self.stmt;
-            let name = format!("env.{name}");
-            self.push_var(&name, tpos, block, false, !at_start, rhs);
+            let at_start = target_at - 2 == self.stmt && !nested;
+            self.env_write(Some(&name), tpos, !at_start, rhs);
             return;
         }
         if member {
+            // `binding.X = …`, `this.X = …`: the script's binding; another object's
+            // property is not a variable.
+            if target_at >= 2
+                && let Some((Recv::Binding, _)) = self.receiver(target_at - 2)
+            {
+                self.binding_write(Some(&name), tpos, rhs);
+            }
             return;
         }
         // `@Field`, then words: the last is the name, the others a declaration's.
-        let (field, words) = match stmt {
-            [Tok::Punct(p), f @ Tok::Word(..), rest @ ..]
-                if self.byte(*p) == b'@' && word(self.text, *f) == Some("Field") =>
-            {
-                (true, rest)
-            }
-            _ => (false, stmt),
-        };
-        let all_words = words.iter().all(|t| matches!(t, Tok::Word(..)));
-        if all_words {
+        let stmt = &self.toks[self.stmt.min(target_at)..target_at];
+        let field = matches!(stmt, [Tok::Punct(p), f @ Tok::Word(..), ..]
+            if self.byte(*p) == b'@' && word(self.text, *f) == Some("Field"));
+        let words = if field { &stmt[2..] } else { stmt };
+        if self.all_words_to(target_at) && !nested {
             let decl =
                 !compound && !field && !words.is_empty() && word(self.text, words[0]).is_some_and(decl_word);
             self.push_var(&name, tpos, block, decl, false, rhs);
         } else {
             // Not at a statement's start (`if (c) X = …`, `a = b = …`): it may run or not.
             self.push_var(&name, tpos, block, false, true, rhs);
+        }
+    }
+
+    /// An `=` at token `k` whose target (at `target_at`) is not a name: `recv[key] = …`,
+    /// `env."X" = …`, `(a, b) = …`, `def (a, b) = …`.
+    fn other_target(&mut self, target_at: usize, k: usize, compound: bool, nested: bool) {
+        match self.toks[target_at] {
+            Tok::Punct(p) if self.byte(p) == b']' => self.index_write(target_at, k, compound, nested),
+            Tok::Punct(p) if self.byte(p) == b')' && !compound && !nested => {
+                if let Some(h) = self.closed.take() {
+                    self.multi_assign(&h, target_at, k);
+                }
+            }
+            Tok::Str(s)
+                if target_at >= 2
+                    && self.punct_at(target_at - 1, b'.')
+                    && matches!(self.receiver(target_at - 2), Some((Recv::Env | Recv::Binding, _))) =>
+            {
+                self.key_write(target_at - 2, Some(s), k, compound, nested);
+            }
+            _ => {}
+        }
+    }
+
+    /// `recv[key] = …` whose `]` is at token `close`: a write to the environment or to
+    /// the binding, of the key's name when it is a plain string, else of any name.
+    fn index_write(&mut self, close: usize, k: usize, compound: bool, nested: bool) {
+        let mut depth = 0usize;
+        let mut open = None;
+        let mut j = close;
+        while j > 0 && close - j < MAX_PARAM_TOKENS {
+            j -= 1;
+            self.work.add(1);
+            if let Tok::Punct(p) = self.toks[j] {
+                match self.byte(p) {
+                    b']' => depth += 1,
+                    b'[' if depth == 0 => {
+                        open = Some(j);
+                        break;
+                    }
+                    b'[' => depth -= 1,
+                    _ => {}
+                }
+            }
+        }
+        let Some(open) = open else {
+            // Its receiver is too far to tell: any variable may be written.
+            let pos = tok_pos(self.strings, self.toks[close]);
+            let why = "a variable is set through an index too long to read";
+            self.env_write(None, pos, true, Rhs::Dynamic(why.into()));
+            self.binding_write(None, pos, Rhs::Dynamic(why.into()));
+            return;
+        };
+        let Some(recv_end) = open.checked_sub(1) else {
+            return;
+        };
+        let key = match self.toks.get(open + 1) {
+            Some(Tok::Str(s)) if open + 2 == close => Some(*s),
+            _ => None,
+        };
+        self.key_write(recv_end, key, k, compound, nested);
+    }
+
+    /// A write through the receiver ending at token `recv_end` (`env`, `binding`...) to
+    /// the name a string (this index) holds, or to any name; the value after the `=` at
+    /// token `k`.
+    fn key_write(&mut self, recv_end: usize, key: Option<u32>, k: usize, compound: bool, nested: bool) {
+        let Some((recv, start)) = self.receiver(recv_end) else {
+            return;
+        };
+        let name = key
+            .and_then(|s| self.plain_string(s).ok())
+            .map(|(t, _)| t)
+            .filter(|t| is_ident(t));
+        let pos = tok_pos(self.strings, self.toks[k]);
+        let rhs = match &name {
+            None => Rhs::Dynamic("a variable is set with a name not known statically".into()),
+            Some(n) if compound => Rhs::Dynamic(format!("`{n}` is changed by an operator")),
+            Some(n) => self.rhs(k + 1, n),
+        };
+        match recv {
+            Recv::Env => {
+                let at_start = start == self.stmt && !nested && name.is_some();
+                self.env_write(name.as_deref(), pos, !at_start, rhs);
+            }
+            Recv::Binding => self.binding_write(name.as_deref(), pos, rhs),
+            Recv::Other => {}
+        }
+    }
+
+    /// `(a, b) = …` at a statement's start or `def (a, String b) = …`, whose `)` is at
+    /// token `close` and `=` at `k`: each name is the list literal's element at its place,
+    /// or not known.
+    fn multi_assign(&mut self, h: &Header, close: usize, k: usize) {
+        let decl = match h.word {
+            None if h.open == self.stmt => false,
+            Some((a, b))
+                if h.open == self.stmt + 1
+                    && self.text.get(a as usize..b as usize).is_some_and(decl_word) =>
+            {
+                true
+            }
+            _ => return,
+        };
+        let block = self.cur();
+        let mut names = Vec::new();
+        let mut depth = 0usize;
+        for j in h.open + 1..close {
+            self.work.add(1);
+            match self.toks[j] {
+                Tok::Punct(p) if matches!(self.byte(p), b'(' | b'[' | b'{') => depth += 1,
+                Tok::Punct(p) if matches!(self.byte(p), b')' | b']' | b'}') => {
+                    depth = depth.saturating_sub(1)
+                }
+                t @ Tok::Word(a, _) if depth == 0 && (self.punct_at(j + 1, b',') || j + 1 == close) => {
+                    names.push((word(self.text, t).unwrap_or("").to_string(), a));
+                }
+                _ => {}
+            }
+        }
+        let elements = self.list_literal(k + 1);
+        for (n, (name, pos)) in names.into_iter().enumerate() {
+            let rhs = match &elements {
+                Some(v) => v.get(n).cloned().unwrap_or_else(|| {
+                    Rhs::Dynamic(format!("`{name}` is assigned `null` (the list is shorter)"))
+                }),
+                None => Rhs::Dynamic(format!("`{name}` is assigned an element of a Groovy expression")),
+            };
+            self.push_var(&name, pos, block, decl, false, rhs);
+        }
+    }
+
+    /// The elements of a list of literals starting at token `k` (`['a', 4, true]`) that
+    /// ends its statement, or `None`.
+    fn list_literal(&mut self, mut k: usize) -> Option<Vec<Rhs>> {
+        let skip = |k: &mut usize| {
+            while matches!(self.toks.get(*k), Some(Tok::Newline)) {
+                *k += 1;
+            }
+        };
+        skip(&mut k);
+        if !self.punct_at(k, b'[') {
+            return None;
+        }
+        k += 1;
+        let mut out = Vec::new();
+        loop {
+            self.work.add(1);
+            skip(&mut k);
+            if self.punct_at(k, b']') && out.is_empty() {
+                break;
+            }
+            let t = *self.toks.get(k)?;
+            out.push(match t {
+                Tok::Str(s) => Rhs::Str(s),
+                Tok::Num(a, b) => Rhs::Lit(a, b),
+                Tok::Word(a, b) if matches!(word(self.text, t), Some("true" | "false")) => Rhs::Lit(a, b),
+                _ => return None,
+            });
+            k += 1;
+            skip(&mut k);
+            if self.punct_at(k, b']') {
+                break;
+            }
+            if !self.punct_at(k, b',') {
+                return None;
+            }
+            k += 1;
+        }
+        self.ends(k + 1).then_some(out)
+    }
+
+    /// The receiver of a member or an index: the words `a.b.c` ending at token `end`, and
+    /// the token where they start.
+    fn receiver(&self, end: usize) -> Option<(Recv, usize)> {
+        let mut words: Vec<&str> = Vec::new();
+        let mut j = end;
+        loop {
+            words.push(self.toks.get(j).and_then(|t| word(self.text, *t))?);
+            if words.len() > 3 || j < 2 || !self.punct_at(j - 1, b'.') {
+                break;
+            }
+            j -= 2;
+        }
+        words.reverse();
+        let recv = match words.as_slice() {
+            ["env"] => Recv::Env,
+            ["this" | "binding"]
+            | ["this", "binding"]
+            | ["binding", "variables"]
+            | ["this", "binding", "variables"] => Recv::Binding,
+            _ => Recv::Other,
+        };
+        Some((recv, j))
+    }
+
+    fn push(&mut self, name: String, pos: u32, block: u32, kind: RecKind, rhs: Rhs) {
+        self.recs.push(Rec {
+            name,
+            pos,
+            block,
+            kind,
+            rhs,
+            any_decl: false,
+        });
+    }
+
+    /// A write to the environment variable `name` (`None`: one whose name is not known,
+    /// which never hides an earlier assignment).
+    fn env_write(&mut self, name: Option<&str>, pos: u32, cond: bool, rhs: Rhs) {
+        let block = self.cur();
+        let (name, cond) = match name {
+            Some(n) => (format!("env.{n}"), cond),
+            None => (ANY_ENV.to_string(), true),
+        };
+        self.push(name, pos, block, RecKind::Var { decl: false, cond }, rhs);
+    }
+
+    /// A write to the binding variable `name` (`None`: any): it may be what a use of that
+    /// name refers to, and never hides an earlier assignment (the use may be of a local).
+    fn binding_write(&mut self, name: Option<&str>, pos: u32, rhs: Rhs) {
+        let block = self.cur();
+        self.recs.push(Rec {
+            name: name.unwrap_or(ANY_VAR).to_string(),
+            pos,
+            block,
+            kind: RecKind::Var {
+                decl: false,
+                cond: true,
+            },
+            rhs,
+            any_decl: true,
+        });
+    }
+
+    /// A word at `k` that may write variables when called: `env.setProperty('X', …)`,
+    /// `binding.setVariable('X', …)`, `setProperty('X', …)`, `env.putAll(…)`, and `load`
+    /// and `evaluate`, whose script may set any.
+    fn call_write(&mut self, k: usize, w: &str) {
+        let first = match self.toks.get(k + 1) {
+            Some(Tok::Punct(p)) if self.byte(*p) == b'(' => self.toks.get(k + 2),
+            Some(t @ Tok::Str(_)) => Some(t),
+            _ => return,
+        };
+        let recv = if k >= 2 && self.punct_at(k - 1, b'.') {
+            match self.receiver(k - 2) {
+                Some((r, _)) => r,
+                None => return,
+            }
+        } else if k >= 1 && self.punct_at(k - 1, b'.') {
+            return;
+        } else {
+            Recv::Binding
+        };
+        let bare = !(k >= 1 && self.punct_at(k - 1, b'.'));
+        let pos = tok_pos(self.strings, self.toks[k]);
+        let named = match first {
+            Some(Tok::Str(s)) => self.plain_string(*s).ok().map(|(t, _)| t).filter(|t| is_ident(t)),
+            _ => None,
+        };
+        let why = |n: &str| Rhs::Dynamic(format!("`{n}` is set by `{w}(…)`"));
+        match (w, recv) {
+            ("load" | "evaluate", Recv::Binding) => {
+                let why = format!("a variable may be set by the script `{w}` runs");
+                self.env_write(None, pos, true, Rhs::Dynamic(why.clone()));
+                self.binding_write(None, pos, Rhs::Dynamic(why));
+            }
+            ("setProperty" | "put" | "putAt" | "remove", Recv::Env) => {
+                let rhs = why(named.as_deref().unwrap_or("a variable"));
+                self.env_write(named.as_deref(), pos, true, rhs);
+            }
+            ("putAll" | "clear", Recv::Env) => self.env_write(None, pos, true, why("a variable")),
+            (
+                "setProperty" | "setVariable" | "put" | "putAt" | "remove" | "removeVariable",
+                Recv::Binding,
+            ) if !bare || matches!(w, "setProperty" | "setVariable") => {
+                let rhs = why(named.as_deref().unwrap_or("a variable"));
+                self.binding_write(named.as_deref(), pos, rhs);
+            }
+            ("putAll" | "clear", Recv::Binding) if !bare => self.binding_write(None, pos, why("a variable")),
+            _ => {}
+        }
+    }
+
+    /// `++`/`--` whose first byte is at token `k`: the name after or before it changes.
+    fn step_write(&mut self, k: usize, i: u32) {
+        let op = if self.byte(i) == b'+' { "++" } else { "--" };
+        // `X++`, `env.X++` (the name ends where the operator starts), else `++X`, `++env.X`.
+        let (end, name) = match (k.checked_sub(1).map(|j| self.toks[j]), self.toks.get(k + 2)) {
+            (Some(t @ Tok::Word(_, b)), _) if b == i => (k - 1, word(self.text, t)),
+            (_, Some(t @ Tok::Word(..))) => {
+                let mut end = k + 2;
+                while self.punct_at(end + 1, b'.')
+                    && matches!(self.toks.get(end + 2), Some(Tok::Word(..)))
+                    && end < k + 8
+                {
+                    end += 2;
+                }
+                (end, word(self.text, self.toks[end]).or(word(self.text, *t)))
+            }
+            (Some(t @ Tok::Word(..)), _) => (k - 1, word(self.text, t)),
+            _ => return,
+        };
+        let Some(name) = name.map(str::to_string) else {
+            return;
+        };
+        let pos = tok_pos(self.strings, self.toks[end]);
+        let rhs = Rhs::Dynamic(format!("`{name}` is changed by `{op}`"));
+        if end >= 2 && self.punct_at(end - 1, b'.') {
+            match self.receiver(end - 2) {
+                Some((Recv::Env, _)) => self.env_write(Some(&name), pos, true, rhs),
+                Some((Recv::Binding, _)) => self.binding_write(Some(&name), pos, rhs),
+                _ => {}
+            }
+        } else {
+            let block = self.cur();
+            self.push_var(&name, pos, block, false, true, rhs);
         }
     }
 
@@ -897,7 +1384,7 @@ impl<'t> Build<'t, '_> {
                     return Rhs::Lit(a, b);
                 }
                 if w == "credentials" {
-                    return Rhs::Dynamic(format!("`{name}` is a credential, never read statically"));
+                    return Rhs::Credential;
                 }
                 if w != "null" && w != "new" {
                     if self.ends(k + 1) {
@@ -914,8 +1401,10 @@ impl<'t> Build<'t, '_> {
             _ => {}
         }
         let start = tok_pos(self.strings, t) as usize;
-        let mut end = (start + 40).min(self.text.len());
-        end = super::super::common::line_end(self.text.as_bytes(), start).min(end);
+        // What is shown: at most 40 bytes of its line (not its whole line, which may be long).
+        let lim = (start + 40).min(self.text.len());
+        let mut end = start + memchr::memchr(b'\n', &self.text.as_bytes()[start..lim]).unwrap_or(lim - start);
+        self.work.add(end - start);
         while end > start && !self.text.is_char_boundary(end) {
             end -= 1;
         }
@@ -1040,6 +1529,8 @@ impl<'t> GroovyVars<'t> {
             braces: Vec::new(),
             in_params: 0,
             stmt: 0,
+            run_end: 0,
+            work: Work::default(),
             closed: None,
             with_env: None,
         }
@@ -1066,6 +1557,7 @@ impl<'t> GroovyVars<'t> {
             unknown_env: b.unknown_env,
             params: b.params,
             str_block: b.str_block,
+            work: b.work,
         };
         m.targets = (0..m.recs.len()).map(|i| m.target_of(i)).collect();
         // Values in file order, each reading only the ones before it.
@@ -1093,7 +1585,14 @@ impl<'t> GroovyVars<'t> {
         }
     }
 
+    /// How many steps the reader took (tests check that it grows linearly).
+    #[cfg(test)]
+    pub fn work(&self) -> usize {
+        self.work.0.get()
+    }
+
     fn anc(&self, a: u32, s: u32) -> bool {
+        self.work.add(1);
         let (a, s) = (&self.blocks[a as usize], &self.blocks[s as usize]);
         a.open <= s.open && s.close <= a.close
     }
@@ -1113,6 +1612,10 @@ impl<'t> GroovyVars<'t> {
 
     fn target_of(&self, i: usize) -> Option<usize> {
         let r = &self.recs[i];
+        if r.any_decl {
+            // A write to the binding: to no local.
+            return None;
+        }
         match r.kind {
             RecKind::Var { decl: true, .. } => Some(i),
             RecKind::Var { .. } => {
@@ -1163,9 +1666,14 @@ impl<'t> GroovyVars<'t> {
 
     fn val(&self, r: usize, at: &At) -> GroovyVal {
         if r >= at.limit || r >= self.vals.len() {
+            let name = &self.recs[r].name;
+            let name = if matches!(name.as_str(), ANY_VAR | ANY_ENV) {
+                "a variable"
+            } else {
+                name
+            };
             return GroovyVal::dynamic(format!(
-                "`{}` may be set after this (in a loop, a closure or a method)",
-                self.recs[r].name
+                "`{name}` may be set after this (in a loop, a closure or a method)"
             ));
         }
         self.vals[r].clone()
@@ -1174,17 +1682,33 @@ impl<'t> GroovyVars<'t> {
     /// The value of the Groovy variable `name` (or `env.X`) at `at`: `None` when no
     /// assignment reaches it.
     fn var(&self, name: &str, at: &At) -> Option<GroovyVal> {
-        let list = self.vars.get(name)?;
+        // The name's assignments, and the writes to a name not known (in file order).
+        let any = self.vars.get(if name.starts_with("env.") {
+            ANY_ENV
+        } else {
+            ANY_VAR
+        });
+        let list: Vec<usize> = match (self.vars.get(name), any) {
+            (None, None) => return None,
+            (Some(l), None) | (None, Some(l)) => l.iter().copied().take(MAX_RECS + 1).collect(),
+            (Some(a), Some(b)) => {
+                let mut l: Vec<usize> = a.iter().chain(b).copied().take(2 * MAX_RECS + 2).collect();
+                l.sort_unstable();
+                l
+            }
+        };
+        self.work.add(list.len());
         if list.len() > MAX_RECS {
             return Some(GroovyVal::dynamic(format!(
                 "`{name}` is assigned more than {MAX_RECS} times"
             )));
         }
-        let target = self.visible_decl(list, at.p, at.block);
+        let target = self.visible_decl(&list, at.p, at.block);
+        // A write to the binding may be the variable used, unless a local is.
         let relevant: Vec<usize> = list
             .iter()
             .copied()
-            .filter(|&r| self.targets[r] == target)
+            .filter(|&r| self.targets[r] == target || (self.recs[r].any_decl && target.is_none()))
             .collect();
         let cond = |r: usize| matches!(self.recs[r].kind, RecKind::Var { cond: true, .. });
         let base = relevant
@@ -1267,7 +1791,7 @@ impl<'t> GroovyVars<'t> {
             });
         if unknown {
             return Some(GroovyVal::dynamic(format!(
-                "`{name}` may be set by a `withEnv` list that is not known statically"
+                "`{name}` may be set by a `withEnv` or `withCredentials` list that is not known statically"
             )));
         }
         let scoped = best.map(|b| self.val(b, at));
@@ -1329,12 +1853,28 @@ impl<'t> GroovyVars<'t> {
             });
         }
         if is_ident(t) {
+            if self.credential(t, at) {
+                return GroovyVal::dynamic(format!("`{t}` is a credential here, never read statically"));
+            }
             return self
                 .var(t, at)
                 .or_else(|| self.env_var(t, at))
                 .unwrap_or_else(|| GroovyVal::dynamic(format!("`{t}` is not set in this file")));
         }
         GroovyVal::dynamic("it is computed when the pipeline runs")
+    }
+
+    /// Whether `name` is a secret at `at`: an `environment` entry `credentials(…)` or a
+    /// `withCredentials` variable of a block around it (Groovy's `X` is taken for it too,
+    /// even when a Groovy variable of that name exists).
+    fn credential(&self, name: &str, at: &At) -> bool {
+        let Some(list) = self.envs.get(name) else {
+            return false;
+        };
+        list.len() > MAX_RECS
+            || list.iter().any(|&r| {
+                matches!(self.recs[r].rhs, Rhs::Credential) && self.anc(self.recs[r].block, at.block)
+            })
     }
 
     fn rhs(&self, rhs: &Rhs, at: &At) -> GroovyVal {
@@ -1353,6 +1893,7 @@ impl<'t> GroovyVars<'t> {
             }
             Rhs::Lit(a, b) => GroovyVal::known(&self.text[*a as usize..*b as usize], Some(Span::new(*a, *b))),
             Rhs::Expr(e) => self.expr(e, at),
+            Rhs::Credential => GroovyVal::dynamic("it is a credential, never read statically"),
             Rhs::Dynamic(why) => GroovyVal::dynamic(why.clone()),
         }
     }
