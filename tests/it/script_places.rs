@@ -177,12 +177,9 @@ fn workflow_defaults_and_the_cwd_input() {
     assert_eq!(retired(&json, "pipelines/ci.yml"), [(8, 49)], "{json:#}");
 }
 
-/// A `cd` in a step's script moves its `-f` from the step's working directory; a `cd` to
-/// the script's own directory in a step (a temporary file) is not known, and the file is
-/// read nowhere (not the root's `compute.yml`).
-#[test]
-fn a_cd_in_a_step_moves_its_file() {
-    let workflow = "on: workflow_dispatch\njobs:\n  create-compute:\n    runs-on: ubuntu-latest\n    steps:\n      - working-directory: mlops\n        run: |\n          cd azureml\n          az ml compute create -f compute.yml\n      - run: cd \"$(dirname \"$0\")\" && az ml compute create -f compute.yml\n      - run: (cd mlops/azureml; az ml compute create -f compute.yml)\n";
+/// The retired-size findings of `path` (holding `text`) in a project with the retired
+/// compute in `mlops/azureml/compute.yml` and a current one in the root's `compute.yml`.
+fn retired_beside_root(path: &str, text: &str) -> Vec<(u64, u64)> {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(d, "mlops/azureml/compute.yml", COMPUTE);
@@ -191,15 +188,23 @@ fn a_cd_in_a_step_moves_its_file() {
         "compute.yml",
         &COMPUTE.replace("Standard_NC6", "Standard_DS3_v2"),
     );
-    write(d, ".github/workflows/ci.yml", workflow);
+    write(d, path, text);
     let json = capped::check_json(d);
+    retired(&json, path)
+}
+
+/// A `cd` in a step's script moves its `-f` from the step's working directory; a `cd` to
+/// the script's own directory in a step (a temporary file) is not known, and the file is
+/// read nowhere (not the root's `compute.yml`).
+#[test]
+fn a_cd_in_a_step_moves_its_file() {
+    let workflow = "on: workflow_dispatch\njobs:\n  create-compute:\n    runs-on: ubuntu-latest\n    steps:\n      - working-directory: mlops\n        run: |\n          cd azureml\n          az ml compute create -f compute.yml\n      - run: cd \"$(dirname \"$0\")\" && az ml compute create -f compute.yml\n      - run: (cd mlops/azureml; az ml compute create -f compute.yml)\n";
     assert_eq!(
-        retired(&json, ".github/workflows/ci.yml"),
+        retired_beside_root(".github/workflows/ci.yml", workflow),
         [
             place(workflow, "compute.yml", 0),
             place(workflow, "compute.yml", 2)
-        ],
-        "{json:#}"
+        ]
     );
 }
 
@@ -209,23 +214,12 @@ fn a_cd_in_a_step_moves_its_file() {
 #[test]
 fn jenkins_dir_blocks() {
     let jenkinsfile = "pipeline {\n  agent any\n  stages {\n    stage('compute') {\n      steps {\n        dir('mlops') {\n          dir('azureml') {\n            sh 'az ml compute create -f compute.yml'\n          }\n          sh 'cd azureml && az ml compute create -f compute.yml'\n        }\n        dir(params.DIR) {\n          sh 'az ml compute create -f compute.yml'\n        }\n        dir(path: 'mlops/azureml') {\n          sh 'az ml compute create -f compute.yml'\n        }\n      }\n    }\n  }\n}\n";
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    write(d, "mlops/azureml/compute.yml", COMPUTE);
-    write(
-        d,
-        "compute.yml",
-        &COMPUTE.replace("Standard_NC6", "Standard_DS3_v2"),
-    );
-    write(d, "Jenkinsfile", jenkinsfile);
-    let json = capped::check_json(d);
     assert_eq!(
-        retired(&json, "Jenkinsfile"),
+        retired_beside_root("Jenkinsfile", jenkinsfile),
         [
             place(jenkinsfile, "compute.yml", 0),
             place(jenkinsfile, "compute.yml", 1),
             place(jenkinsfile, "compute.yml", 3)
-        ],
-        "{json:#}"
+        ]
     );
 }
