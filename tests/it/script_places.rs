@@ -137,3 +137,89 @@ fn an_azure_pipelines_working_directory_is_where_az_reads_its_file() {
         .collect();
     assert_eq!(retired, [(2, 37), (10, 49)], "{json:#}");
 }
+
+/// The (line, column) of the `nth` `needle` of `text` (1-based, as findings say).
+fn place(text: &str, needle: &str, nth: usize) -> (u64, u64) {
+    let at = text.match_indices(needle).nth(nth).unwrap().0;
+    let line = text[..at].matches('\n').count() as u64 + 1;
+    let col = (at - text[..at].rfind('\n').map_or(0, |p| p + 1)) as u64 + 1;
+    (line, col)
+}
+
+fn retired(json: &Value, path: &str) -> Vec<(u64, u64)> {
+    found(json, path)
+        .into_iter()
+        .filter(|(c, _, _)| c == "AML505")
+        .map(|(_, l, c)| (l, c))
+        .collect()
+}
+
+/// A workflow-level `defaults.run.working-directory` (a job's wins over it), and the
+/// `AzureCLI` task's `cwd` input (its other name for `workingDirectory`).
+#[test]
+fn workflow_defaults_and_the_cwd_input() {
+    let workflow = "on: workflow_dispatch\ndefaults:\n  run:\n    working-directory: mlops/azureml\njobs:\n  create-compute:\n    runs-on: ubuntu-latest\n    steps:\n      - run: az ml compute create -f compute.yml\n  other:\n    runs-on: ubuntu-latest\n    defaults:\n      run:\n        working-directory: mlops\n    steps:\n      - run: az ml compute create -f azureml/compute.yml\n";
+    let pipeline = "steps:\n  - task: AzureCLI@2\n    inputs:\n      azureSubscription: sub\n      scriptType: bash\n      scriptLocation: inlineScript\n      cwd: mlops/azureml\n      inlineScript: az ml compute create --file compute.yml\n";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "mlops/azureml/compute.yml", COMPUTE);
+    write(d, ".github/workflows/ci.yml", workflow);
+    write(d, "pipelines/ci.yml", pipeline);
+    let json = capped::check_json(d);
+    assert_eq!(
+        retired(&json, ".github/workflows/ci.yml"),
+        [
+            place(workflow, "compute.yml", 0),
+            place(workflow, "azureml/compute.yml", 0)
+        ],
+        "{json:#}"
+    );
+    assert_eq!(retired(&json, "pipelines/ci.yml"), [(8, 49)], "{json:#}");
+}
+
+/// The retired-size findings of `path` (holding `text`) in a project with the retired
+/// compute in `mlops/azureml/compute.yml` and a current one in the root's `compute.yml`.
+fn retired_beside_root(path: &str, text: &str) -> Vec<(u64, u64)> {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "mlops/azureml/compute.yml", COMPUTE);
+    write(
+        d,
+        "compute.yml",
+        &COMPUTE.replace("Standard_NC6", "Standard_DS3_v2"),
+    );
+    write(d, path, text);
+    let json = capped::check_json(d);
+    retired(&json, path)
+}
+
+/// A `cd` in a step's script moves its `-f` from the step's working directory; a `cd` to
+/// the script's own directory in a step (a temporary file) is not known, and the file is
+/// read nowhere (not the root's `compute.yml`).
+#[test]
+fn a_cd_in_a_step_moves_its_file() {
+    let workflow = "on: workflow_dispatch\njobs:\n  create-compute:\n    runs-on: ubuntu-latest\n    steps:\n      - working-directory: mlops\n        run: |\n          cd azureml\n          az ml compute create -f compute.yml\n      - run: cd \"$(dirname \"$0\")\" && az ml compute create -f compute.yml\n      - run: (cd mlops/azureml; az ml compute create -f compute.yml)\n";
+    assert_eq!(
+        retired_beside_root(".github/workflows/ci.yml", workflow),
+        [
+            place(workflow, "compute.yml", 0),
+            place(workflow, "compute.yml", 2)
+        ]
+    );
+}
+
+/// Jenkins: `dir('…') { }` runs its steps there, relative to the workspace (the
+/// repository's root); nested blocks compose, a `cd` in the step moves on from there, and
+/// a `dir` given an expression is not known (the root's `compute.yml` is not read).
+#[test]
+fn jenkins_dir_blocks() {
+    let jenkinsfile = "pipeline {\n  agent any\n  stages {\n    stage('compute') {\n      steps {\n        dir('mlops') {\n          dir('azureml') {\n            sh 'az ml compute create -f compute.yml'\n          }\n          sh 'cd azureml && az ml compute create -f compute.yml'\n        }\n        dir(params.DIR) {\n          sh 'az ml compute create -f compute.yml'\n        }\n        dir(path: 'mlops/azureml') {\n          sh 'az ml compute create -f compute.yml'\n        }\n      }\n    }\n  }\n}\n";
+    assert_eq!(
+        retired_beside_root("Jenkinsfile", jenkinsfile),
+        [
+            place(jenkinsfile, "compute.yml", 0),
+            place(jenkinsfile, "compute.yml", 1),
+            place(jenkinsfile, "compute.yml", 3)
+        ]
+    );
+}

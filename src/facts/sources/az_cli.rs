@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use super::common::{Files, Input};
+use super::cwd::{Cwd, Track};
 use super::shell::{Dialect, Keep, Script, ShellCommand, VarScope, Word, WordPart};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
@@ -60,12 +61,41 @@ pub trait Outer {
     fn work_dir(&self) -> Option<PathBuf> {
         None
     }
+    /// Why the directory the script starts in is not known, when the file around it says
+    /// it is somewhere it cannot tell (a Jenkins `dir(...)` given an expression).
+    fn start_unknown(&self) -> Option<String> {
+        None
+    }
+    /// The script is a file of its own: `$0`, `$PSScriptRoot`, `%~dp0` name its directory
+    /// (a step's or a notebook's script runs from a temporary file).
+    fn own_file(&self) -> bool {
+        false
+    }
+    /// Its commands run in order in one shell, so a `cd` moves the later ones
+    /// (documentation's commands are to type, each block on its own).
+    fn follows_cd(&self) -> bool {
+        true
+    }
+    /// Each line runs in a shell of its own (a Makefile recipe's): a `cd` moves the
+    /// commands after it on its line only.
+    fn lines_apart(&self) -> bool {
+        false
+    }
 }
 
-/// No context: a plain script.
+/// No context: a notebook's shell line.
 pub struct NoOuter;
 
 impl Outer for NoOuter {}
+
+/// No context: a script file of its own.
+pub struct ScriptFile;
+
+impl Outer for ScriptFile {
+    fn own_file(&self) -> bool {
+        true
+    }
+}
 
 /// One assignment of a script.
 #[derive(Clone, Debug)]
@@ -603,7 +633,8 @@ pub fn wanted(words: &[Word]) -> Keep {
     if matches!(
         lower.as_str(),
         "export" | "declare" | "local" | "readonly" | "typeset" | "read" | "for" | "select" | "set" | "param"
-    ) {
+    ) || super::cwd::is_move_word(&lower)
+    {
         return Keep::Vars;
     }
     Keep::Drop
@@ -647,10 +678,35 @@ pub struct Ctx<'a> {
 /// The definitions of a script's commands: each `az ml compute create|attach` or `az ml
 /// computetarget create|attach <type>`.
 pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
-    script.commands.iter().filter_map(|c| definition(c, cx)).collect()
+    let outer = cx.eval.outer;
+    let start = match outer.start_unknown() {
+        Some(why) => Cwd::Unknown(why),
+        None => Cwd::Start(PathBuf::new()),
+    };
+    let places = if outer.follows_cd() {
+        let eval = |w: &Word, at: u32| cx.eval.word(w, at).value;
+        super::cwd::places(
+            script,
+            &Track {
+                source: cx.input.source,
+                start,
+                own_file: outer.own_file(),
+                lines_apart: outer.lines_apart(),
+                eval: &eval,
+            },
+        )
+    } else {
+        vec![start; script.commands.len()]
+    };
+    script
+        .commands
+        .iter()
+        .zip(&places)
+        .filter_map(|(c, at)| definition(c, at, cx))
+        .collect()
 }
 
-fn definition(c: &ShellCommand, cx: &Ctx<'_>) -> Option<ComputeDef> {
+fn definition(c: &ShellCommand, cwd: &Cwd, cx: &Ctx<'_>) -> Option<ComputeDef> {
     let az = az_at(&c.words)?;
     let (command, v1_type_word, rest) = command_of(&c.words[az + 1..])?;
     // A command with no option at all creates nothing (the CLI wants `--name` or `--file`):
@@ -661,6 +717,7 @@ fn definition(c: &ShellCommand, cx: &Ctx<'_>) -> Option<ComputeDef> {
     let span = c.words[az].span.cover(c.words[c.words.len() - 1].span);
     let mut options = Options {
         cx,
+        cwd,
         at: c.span.start,
         name: None,
         fields: Vec::new(),
@@ -721,6 +778,8 @@ fn command_of(words: &[Word]) -> Option<(String, Option<&Word>, &[Word])> {
 /// written wins), and the compute YAML `--file` names with the option's key.
 struct Options<'c, 'a> {
     cx: &'c Ctx<'a>,
+    /// Where the command runs.
+    cwd: &'c Cwd,
     /// Where the command starts.
     at: u32,
     name: Option<Setting>,
@@ -820,7 +879,25 @@ impl Options<'_, '_> {
             return (None, None);
         };
         let work_dir = self.cx.eval.outer.work_dir();
-        match read_compute_yaml(path, *key, self.cx.input, work_dir.as_deref(), notes) {
+        let found = match candidates(self.cwd, self.cx.input, work_dir.as_deref(), path) {
+            Ok(candidates) => read_compute_yaml(path, *key, self.cx.input, candidates, notes),
+            Err(why) => {
+                let why = format!(
+                    "the compute YAML `{}` is named from a directory not known statically: {why}",
+                    path.written
+                );
+                if self.name.is_some() {
+                    notes.push(format!("{why}; its values are not read"));
+                }
+                return (
+                    None,
+                    self.name
+                        .is_none()
+                        .then(|| Setting::dynamic(path.written.clone(), why, path.span, Some(*key))),
+                );
+            }
+        };
+        match found {
             Some((display, def)) => {
                 for (p, s) in def.fields {
                     if !self.fields.iter().any(|(q, _)| *q == p) {
@@ -945,13 +1022,13 @@ fn read_compute_yaml(
     path: &Setting,
     key: Span,
     input: &Input<'_>,
-    work_dir: Option<&Path>,
+    candidates: Vec<PathBuf>,
     notes: &mut Vec<String>,
 ) -> Option<(String, ComputeDef)> {
     let Some(Scalar::Str(written)) = &path.value else {
         return None;
     };
-    let (display, text) = find_file(written, input.path, work_dir, input.files)?;
+    let (display, text) = find_file(candidates, input.path, input.files)?;
     let loaded = crate::load::parse_text(
         &display,
         text,
@@ -981,25 +1058,35 @@ fn read_compute_yaml(
     Some((display, def))
 }
 
-/// A file a script names, relative to the directory it runs in when that is known
-/// (`work_dir`), else to the script's directory or one above it inside the project: its
-/// display path (as the script's is shown) and text. The script's own file is not the file
-/// it names (a workflow called `compute.yml`).
-fn find_file(
-    written: &str,
-    script: &Path,
+/// Where a file a script names (the setting `path`) may be: relative to the directory the
+/// command runs in ([`Cwd`]) from the one the script starts in — the file around it says
+/// (`work_dir`), else the script's directory or one above it inside the project — or
+/// from the script's own directory. `Err`: where it runs is not known, why.
+fn candidates(
+    at: &Cwd,
+    input: &Input<'_>,
     work_dir: Option<&Path>,
-    files: &Files,
-) -> Option<(String, String)> {
-    let rel = Path::new(written);
-    let candidates: Vec<PathBuf> = match work_dir {
-        _ if rel.is_absolute() => vec![rel.to_path_buf()],
-        Some(dir) => vec![dir.join(rel)],
-        None => {
-            let dir = script.parent().unwrap_or(Path::new(""));
-            files.dirs_up(dir).into_iter().map(|d| d.join(rel)).collect()
-        }
+    path: &Setting,
+) -> Result<Vec<PathBuf>, String> {
+    let Some(Scalar::Str(written)) = &path.value else {
+        return Ok(Vec::new());
     };
+    let rel = Path::new(written);
+    if rel.is_absolute() {
+        return Ok(vec![rel.to_path_buf()]);
+    }
+    let dir = input.path.parent().unwrap_or(Path::new(""));
+    let starts = match work_dir {
+        Some(w) => vec![w.to_path_buf()],
+        None => input.files.dirs_up(dir),
+    };
+    super::cwd::candidates(at, &starts, dir, rel)
+}
+
+/// The first of `candidates` that is a file of the project: its display path (as the
+/// script's is shown) and text. The script's own file is not the file it names (a workflow
+/// called `compute.yml`).
+fn find_file(candidates: Vec<PathBuf>, script: &Path, files: &Files) -> Option<(String, String)> {
     let own = crate::fsio::normalize(script);
     let candidates = candidates
         .into_iter()

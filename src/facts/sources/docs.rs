@@ -691,6 +691,10 @@ struct Placeholders<'a> {
 }
 
 impl Outer for Placeholders<'_> {
+    fn follows_cd(&self) -> bool {
+        false
+    }
+
     fn lit(&self, text: &str, span: Span) -> Option<ScriptVal> {
         is_placeholder(text).then(|| {
             let written = self.text.get(span.range()).unwrap_or(text);

@@ -33,6 +33,7 @@
 mod groovy;
 
 use std::cell::RefCell;
+use std::path::{Path, PathBuf};
 
 use super::az_cli::{Ctx, Eval, Outer, ScriptVal, Vars, definitions, wanted};
 use super::common::{Definitions, Input, Layout, Reader, line_end};
@@ -301,6 +302,8 @@ struct GroovyOuter<'a> {
     at: At,
     /// The build parameters whose defaults the script's variables took.
     defaults: RefCell<Vec<String>>,
+    /// Where the step runs ([`step_dir`]).
+    dir: Result<Option<PathBuf>, String>,
 }
 
 impl Outer for GroovyOuter<'_> {
@@ -332,6 +335,52 @@ impl Outer for GroovyOuter<'_> {
         }
         Some(v.v)
     }
+
+    fn work_dir(&self) -> Option<PathBuf> {
+        self.dir.clone().ok().flatten()
+    }
+
+    fn start_unknown(&self) -> Option<String> {
+        self.dir.clone().err()
+    }
+}
+
+/// The directory a step inside `dir('a') { dir('b') { … } }` runs in: the workspace — the
+/// repository's root, the project's (a Jenkinsfile is in the repository it builds) —
+/// joined with each. `Ok(None)`: in no `dir` block (a file the step names is looked for as
+/// in a plain script). A shared library's step (a `.groovy` file) runs in the workspace
+/// of the pipeline that calls it: not known.
+fn step_dir(input: &Input<'_>, dirs: Result<Vec<String>, String>) -> Result<Option<PathBuf>, String> {
+    let dirs = dirs?;
+    if dirs.is_empty() {
+        return Ok(None);
+    }
+    if input.file_name().ends_with(".groovy") {
+        return Err(
+            "a shared library's step runs in the workspace of the pipeline that calls it, which is not known"
+                .into(),
+        );
+    }
+    let here = input.path.parent().unwrap_or(Path::new(""));
+    let mut dir = input.files.root_from(here).unwrap_or_else(|| here.to_path_buf());
+    let mut depth = 0usize;
+    for part in dirs.iter().flat_map(|d| d.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." if depth == 0 => {
+                return Err(format!("`dir('{}')` leaves the workspace", dirs.join("/")));
+            }
+            ".." => {
+                dir.pop();
+                depth -= 1;
+            }
+            p => {
+                dir.push(p);
+                depth += 1;
+            }
+        }
+    }
+    Ok(Some(dir))
 }
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
@@ -356,6 +405,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
             .iter()
             .map(|sp| model.expr(interp_expr(text, *sp), &at))
             .collect();
+        let dir = step_dir(input, model.dirs_at(&at));
         let outer = GroovyOuter {
             text,
             interps: &interps,
@@ -363,6 +413,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
             model,
             at,
             defaults: RefCell::default(),
+            dir,
         };
         let cx = Ctx {
             input,

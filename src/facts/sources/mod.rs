@@ -14,6 +14,7 @@ pub mod arm;
 pub mod az_cli;
 pub mod bicep;
 mod common;
+mod cwd;
 pub mod docs;
 pub mod iac;
 pub mod ipynb;

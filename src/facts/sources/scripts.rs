@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::az_cli::{Ctx, Eval, NoOuter, Outer, ScriptVal, Vars, definitions, wanted};
+use super::az_cli::{Ctx, Eval, Outer, ScriptFile, ScriptVal, Vars, definitions, wanted};
 use super::common::{Definitions, Input, Reader};
 use super::shell::comment_of;
 use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
@@ -63,7 +63,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     let vars = Vars::scan(&script, options.dialect);
     let outer: &dyn Outer = match &make {
         Some(m) => m,
-        None => &NoOuter,
+        None => &ScriptFile,
     };
     let cx = Ctx {
         input,
@@ -213,6 +213,10 @@ impl Outer for MakeVars {
         // Make exports nothing to a recipe's shell unless told; a shell variable a recipe
         // reads is the environment's.
         (scope == VarScope::Make).then(|| self.value(name, 0)).flatten()
+    }
+
+    fn lines_apart(&self) -> bool {
+        true
     }
 }
 

@@ -11,8 +11,9 @@
 use crate::source::Span;
 
 /// Which shell's syntax.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Dialect {
+    #[default]
     Bash,
     PowerShell,
     Cmd,
@@ -185,7 +186,48 @@ pub struct ShellCommand {
     /// It runs only if the command before it did or did not succeed (`a && b`), or in a
     /// pipeline.
     pub chained: bool,
+    /// The innermost block it sits in (an index of [`Script::blocks`]; `None`: the top
+    /// level).
+    pub block: Option<u32>,
+    /// Its and-or list (`a && b || c`): commands of one list share the number.
+    pub list: u32,
+    /// It is part of a pipeline that runs in processes of its own (bash, cmd): what it
+    /// changes in the shell (`cd`) does not outlive it.
+    pub isolated: bool,
 }
+
+/// What a block is, for what a `cd` inside it does to the commands after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    /// bash `if ... fi`, `case ... esac`: its branches are [`BlockKind::Branch`]es.
+    Choice,
+    /// One branch of a `Choice` (`then`, `else`, `elif`, a `case` item).
+    Branch,
+    /// bash `for`, `while`, `until`, `select`.
+    Loop,
+    /// bash `{ ... }`: a group or a function's body.
+    Group,
+    /// bash `( ... )`: a subshell.
+    Subshell,
+    /// PowerShell's and cmd's `( )` and `{ }`.
+    Other,
+}
+
+/// A block of a script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub kind: BlockKind,
+    pub parent: Option<u32>,
+    /// The blocks inside it are those whose index is below this one (and above its own);
+    /// `u32::MAX` while open.
+    pub end: u32,
+    /// Where it opens in the file.
+    pub at: u32,
+}
+
+/// Blocks recorded at most; commands in later ones are in none known
+/// ([`Script::blocks_cut`]).
+pub const MAX_BLOCKS: usize = 100_000;
 
 impl ShellCommand {
     /// Inside a block or after `&&`/`||`: it may not run.
@@ -213,6 +255,12 @@ pub struct Script {
     /// [`MAX_VAR_COMMANDS`], or of more than [`MAX_WORDS`] words): no variable is known
     /// after it.
     pub vars_cut: Option<u32>,
+    /// The blocks commands sit in, in the order they open.
+    pub blocks: Vec<Block>,
+    /// Where the first block beyond [`MAX_BLOCKS`] opens: which blocks the commands after
+    /// it sit in is not known.
+    pub blocks_cut: Option<u32>,
+    pub dialect: Dialect,
 }
 
 /// Reads `text` (a region of the defining file placed by `map`).
@@ -225,6 +273,9 @@ pub fn parse(text: &str, map: Map<'_>, options: LexOptions) -> Script {
         words: Vec::new(),
         word: None,
         blocks: Vec::new(),
+        block_ids: Vec::new(),
+        list: 0,
+        in_pipe: false,
         chained: false,
         skip_word: false,
         heredocs: Vec::new(),
@@ -235,6 +286,7 @@ pub fn parse(text: &str, map: Map<'_>, options: LexOptions) -> Script {
         discarding: false,
         line_seen: (0, true),
     };
+    lexer.script.dialect = options.dialect;
     lexer.run();
     lexer.script
 }
@@ -259,6 +311,13 @@ struct Lexer<'a> {
     word: Option<WordBuild>,
     /// Open blocks: `i`f, `c`ase, `l`oop, `b`race, `p`aren.
     blocks: Vec<u8>,
+    /// Each open block's record in `script.blocks` (an `if`'s or `case`'s: its current
+    /// branch's; `u32::MAX`: not recorded).
+    block_ids: Vec<u32>,
+    /// The number of the and-or list being read.
+    list: u32,
+    /// The command being read follows a `|`.
+    in_pipe: bool,
     chained: bool,
     /// The next word is a redirection's target.
     skip_word: bool,
@@ -376,7 +435,7 @@ impl<'a> Lexer<'a> {
                     _ => None,
                 };
                 if let Some(kind) = opened {
-                    self.blocks.push(kind);
+                    self.open_block(kind, word.span.start);
                 }
                 let closes = match k.as_str() {
                     "fi" => Some(b'i'),
@@ -386,9 +445,12 @@ impl<'a> Lexer<'a> {
                 };
                 if let Some(kind) = closes {
                     if let Some(at) = self.blocks.iter().rposition(|&k| k == kind) {
-                        self.blocks.truncate(at);
+                        self.close_blocks(at);
                     }
                     return;
+                }
+                if matches!(k.as_str(), "else" | "elif") && self.blocks.last() == Some(&b'i') {
+                    self.next_branch(word.span.start);
                 }
                 if matches!(k.as_str(), "then" | "do" | "else" | "elif" | "!" | "time") {
                     return;
@@ -419,7 +481,76 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn end_command(&mut self, end: usize, chain_next: bool) {
+    /// Opens a block of kind `kind` (the lexer's letter) at file offset `at`.
+    fn open_block(&mut self, kind: u8, at: u32) {
+        let d = self.o.dialect;
+        let parent = self.block_ids.last().copied();
+        let record = match kind {
+            _ if d != Dialect::Bash => BlockKind::Other,
+            b'i' | b'c' => BlockKind::Choice,
+            b'l' => BlockKind::Loop,
+            b'p' => BlockKind::Subshell,
+            _ => BlockKind::Group,
+        };
+        let mut id = self.record_block(record, parent, at);
+        if record == BlockKind::Choice && id != u32::MAX {
+            id = self.record_block(BlockKind::Branch, Some(id), at);
+        }
+        self.blocks.push(kind);
+        self.block_ids.push(id);
+    }
+
+    /// A block's record (`u32::MAX` beyond [`MAX_BLOCKS`] or inside a block not recorded).
+    fn record_block(&mut self, kind: BlockKind, parent: Option<u32>, at: u32) -> u32 {
+        let blocks = &mut self.script.blocks;
+        if parent == Some(u32::MAX) || blocks.len() >= MAX_BLOCKS {
+            self.script.blocks_cut.get_or_insert(at);
+            return u32::MAX;
+        }
+        blocks.push(Block {
+            kind,
+            parent,
+            end: u32::MAX,
+            at,
+        });
+        (blocks.len() - 1) as u32
+    }
+
+    /// Closes the open blocks from the `at`th on.
+    fn close_blocks(&mut self, at: usize) {
+        let n = self.script.blocks.len() as u32;
+        for &id in &self.block_ids[at.min(self.block_ids.len())..] {
+            let mut id = Some(id);
+            // A branch closes with its `if` or `case`.
+            while let Some(b) = id.and_then(|i| self.script.blocks.get_mut(i as usize)) {
+                b.end = n;
+                id = (b.kind == BlockKind::Branch).then_some(b.parent).flatten();
+            }
+        }
+        self.blocks.truncate(at);
+        self.block_ids.truncate(at);
+    }
+
+    /// The innermost block (an `if` or `case`) goes on with another branch.
+    fn next_branch(&mut self, at: u32) {
+        let Some(&id) = self.block_ids.last() else { return };
+        let n = self.script.blocks.len() as u32;
+        let Some(b) = self.script.blocks.get_mut(id as usize) else {
+            return;
+        };
+        if b.kind != BlockKind::Branch {
+            return;
+        }
+        b.end = n;
+        let choice = b.parent;
+        let next = self.record_block(BlockKind::Branch, choice, at);
+        if let Some(last) = self.block_ids.last_mut() {
+            *last = next;
+        }
+    }
+
+    /// Ends the command being read; returns whether it was kept.
+    fn end_command(&mut self, end: usize, chain_next: bool) -> bool {
         self.end_word(end);
         let keep = match (self.decided.take(), self.o.keep) {
             _ if std::mem::take(&mut self.discarding) || self.words.is_empty() => Keep::Drop,
@@ -439,7 +570,8 @@ impl<'a> Lexer<'a> {
             }
             k => k,
         };
-        if keep != Keep::Drop {
+        let kept = keep != Keep::Drop;
+        if kept {
             let words = std::mem::take(&mut self.words);
             let span = words[0].span.cover(words[words.len() - 1].span);
             self.script.commands.push(ShellCommand {
@@ -447,10 +579,18 @@ impl<'a> Lexer<'a> {
                 span,
                 depth: self.blocks.len() as u32,
                 chained: self.chained,
+                block: self.block_ids.last().copied(),
+                list: self.list,
+                isolated: self.in_pipe && self.o.dialect != Dialect::PowerShell,
             });
         }
         self.words.clear();
         self.chained = chain_next;
+        self.in_pipe = false;
+        if !chain_next {
+            self.list = self.list.wrapping_add(1);
+        }
+        kept
     }
 
     // --- the main loop -------------------------------------------------------------------
@@ -516,7 +656,13 @@ impl<'a> Lexer<'a> {
             b'%' | b'!' if d == Dialect::Cmd => self.cmd_var(i),
             b';' if d != Dialect::Cmd => {
                 self.end_command(i, false);
-                i + 1 + usize::from(self.peek(i + 1) == b';')
+                let item_end = self.peek(i + 1) == b';';
+                // `;;` ends a `case` item: the next is another branch.
+                if item_end && d == Dialect::Bash && self.blocks.last() == Some(&b'c') {
+                    let at = self.map.at(i);
+                    self.next_branch(at);
+                }
+                i + 1 + usize::from(item_end)
             }
             b'&' => {
                 if self.peek(i + 1) == b'&' {
@@ -534,7 +680,16 @@ impl<'a> Lexer<'a> {
             }
             b'|' => {
                 let two = self.peek(i + 1) == b'|';
-                self.end_command(i, true);
+                let kept = self.end_command(i, true);
+                if !two {
+                    // Both sides of a pipe are in the pipeline.
+                    if kept && self.o.dialect != Dialect::PowerShell {
+                        if let Some(c) = self.script.commands.last_mut() {
+                            c.isolated = true;
+                        }
+                    }
+                    self.in_pipe = true;
+                }
                 i + 1 + usize::from(two)
             }
             b'>' | b'<' => self.redirect(i),
@@ -1309,14 +1464,15 @@ impl<'a> Lexer<'a> {
                     return i + 1;
                 }
                 self.end_command(i, false);
-                self.blocks.push(b'p');
+                let at = self.map.at(i);
+                self.open_block(b'p', at);
                 return i + 1;
             }
             if c == b')' {
                 self.end_command(i, false);
                 // Else a `case` pattern's end.
                 if self.blocks.last() == Some(&b'p') {
-                    self.blocks.pop();
+                    self.close_blocks(self.blocks.len() - 1);
                 }
                 return i + 1;
             }
@@ -1332,9 +1488,10 @@ impl<'a> Lexer<'a> {
             if alone && (self.words.is_empty() || function) {
                 self.end_command(i, false);
                 if c == b'{' {
-                    self.blocks.push(b'b');
+                    let at = self.map.at(i);
+                    self.open_block(b'b', at);
                 } else if let Some(at) = self.blocks.iter().rposition(|&k| k == b'b') {
-                    self.blocks.truncate(at);
+                    self.close_blocks(at);
                 }
                 return i + 1;
             }
@@ -1344,11 +1501,12 @@ impl<'a> Lexer<'a> {
         // PowerShell and cmd: brackets open and close blocks.
         self.end_command(i, false);
         if matches!(c, b'(' | b'{') {
-            self.blocks.push(c);
+            let at = self.map.at(i);
+            self.open_block(c, at);
         } else {
             let open = if c == b')' { b'(' } else { b'{' };
             if let Some(at) = self.blocks.iter().rposition(|&k| k == open) {
-                self.blocks.truncate(at);
+                self.close_blocks(at);
             }
         }
         i + 1

@@ -336,6 +336,9 @@ struct Block {
     looped: bool,
     /// The nearest method it is in (itself, when it is one).
     method: Option<u32>,
+    /// A `dir('…') { }` block: the directory its steps run in, relative to the one around
+    /// it, or why it is not known (`ws(…)` too).
+    dir: Option<Result<String, String>>,
 }
 
 /// How an assignment's value is written.
@@ -470,6 +473,8 @@ struct Build<'t, 'a> {
     closed: Option<Header>,
     /// A `withEnv` list read: the entries, for the next block.
     with_env: Option<WithEnvList>,
+    /// A `dir(…)` read (its `)`'s token): the directory, for the next block.
+    dir_arg: Option<(u32, Result<String, String>)>,
 }
 
 fn word(text: &str, t: Tok) -> Option<&str> {
@@ -651,6 +656,11 @@ impl<'t> Build<'t, '_> {
                         match h.word.and_then(|(a, b)| self.text.get(a as usize..b as usize)) {
                             Some("withEnv") => self.with_env(&h, k),
                             Some("withCredentials") => self.with_credentials(&h, k),
+                            Some("dir") => self.dir_arg = Some((k as u32, self.dir_arg(&h, k))),
+                            Some("ws") => {
+                                let why = "`ws(…)` runs its steps in another workspace".to_string();
+                                self.dir_arg = Some((k as u32, Err(why)));
+                            }
                             _ => {}
                         }
                         self.closed = Some(h);
@@ -773,7 +783,14 @@ impl<'t> Build<'t, '_> {
             kind,
             looped,
             method,
+            dir: None,
         });
+        // A `dir(…)` just before: the directory of the block's steps.
+        if let Some((end_tok, arg)) = self.dir_arg.take()
+            && end_tok as usize + 1 == k
+        {
+            self.blocks[id as usize].dir = Some(arg);
+        }
         if kind == Kind::Params {
             self.in_params += 1;
         }
@@ -922,6 +939,46 @@ impl<'t> Build<'t, '_> {
         }
         entries.reverse();
         self.with_env = Some((k as u32, entries, all_known));
+    }
+
+    /// The directory of the `dir(…)` whose `)` is at `k`: one plain string (`dir('sub')`,
+    /// `dir(path: 'sub')`), else why it is not known.
+    fn dir_arg(&self, h: &Header, k: usize) -> Result<String, String> {
+        let (_, wend) = h.word.unwrap_or((0, 0));
+        let mut args = Vec::new();
+        let mut j = k;
+        while j > 0 && args.len() < 8 {
+            j -= 1;
+            match self.toks[j] {
+                Tok::Word(a, _) if a < wend => break,
+                Tok::Newline => {}
+                t => args.push(t),
+            }
+        }
+        args.reverse();
+        let s = match args.as_slice() {
+            [Tok::Punct(_), Tok::Str(s)] => *s,
+            [Tok::Punct(_), p @ Tok::Word(..), Tok::Punct(c), Tok::Str(s)]
+                if word(self.text, *p) == Some("path") && self.byte(*c) == b':' =>
+            {
+                *s
+            }
+            _ => return Err("`dir(…)` is given an expression".into()),
+        };
+        let gs = self
+            .strings
+            .get(s as usize)
+            .ok_or("`dir(…)` is given an expression")?;
+        let content = self.text.get(gs.start..gs.end.min(self.text.len())).unwrap_or("");
+        if content.contains('\\') || (gs.interpolates && content.contains('$')) {
+            return Err(format!(
+                "`dir(…)` is given `{content}`, which is not known statically"
+            ));
+        }
+        if content.starts_with(['/', '~']) || content.contains(':') {
+            return Err(format!("`dir('{content}')` is outside the workspace"));
+        }
+        Ok(content.to_string())
     }
 
     /// A statement ending at token `k` that declares a variable without a value: `def X`,
@@ -1515,6 +1572,7 @@ impl<'t> GroovyVars<'t> {
             kind: Kind::Root,
             looped: false,
             method: None,
+            dir: None,
         };
         let b = Build {
             text,
@@ -1533,6 +1591,7 @@ impl<'t> GroovyVars<'t> {
             work: Work::default(),
             closed: None,
             with_env: None,
+            dir_arg: None,
         }
         .run();
         let mut recs = b.recs;
@@ -1589,6 +1648,27 @@ impl<'t> GroovyVars<'t> {
     #[cfg(test)]
     pub fn work(&self) -> usize {
         self.work.0.get()
+    }
+
+    /// The directories of the `dir(…)` blocks around the place `at`, outermost first
+    /// (none: the workspace), or why one is not known.
+    pub fn dirs_at(&self, at: &At) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        let mut b = at.block;
+        for _ in 0..MAX_WALK {
+            let block = &self.blocks[b as usize];
+            match &block.dir {
+                Some(Ok(d)) => out.push(d.clone()),
+                Some(Err(why)) => return Err(why.clone()),
+                None => {}
+            }
+            if b == 0 {
+                out.reverse();
+                return Ok(out);
+            }
+            b = block.parent;
+        }
+        Err("the step is in more blocks than are followed".into())
     }
 
     fn anc(&self, a: u32, s: u32) -> bool {
