@@ -244,6 +244,35 @@ impl Vars {
     }
 }
 
+impl Vars {
+    /// Where the value of `name` is written, when one assignment before `at` sets it, not
+    /// under a condition: the span of the value's parts (`exec_dir=$(dirname "$0")`).
+    pub fn sole_value(&self, name: &str, at: u32) -> Option<Span> {
+        if self.cut.is_some_and(|cut| cut < at) {
+            return None;
+        }
+        let key = if self.fold_case {
+            name.to_ascii_lowercase()
+        } else {
+            name.to_string()
+        };
+        let before: Vec<&Assign> = self
+            .by_name
+            .get(&key)?
+            .iter()
+            .map(|&i| &self.assigns[i])
+            .filter(|a| a.at < at)
+            .collect();
+        match before.as_slice() {
+            [a] if !a.conditional => {
+                let parts = a.value.as_ref().ok()?;
+                Some(parts.first()?.span().cover(parts.last()?.span()))
+            }
+            _ => None,
+        }
+    }
+}
+
 /// A variable a command assigns, and its value's parts (or why it is not known).
 type Assigned = (String, Result<Vec<WordPart>, String>);
 
@@ -685,6 +714,7 @@ pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
     };
     let places = if outer.follows_cd() {
         let eval = |w: &Word, at: u32| cx.eval.word(w, at).value;
+        let sole = |name: &str, at: u32| cx.eval.vars.sole_value(name, at);
         super::cwd::places(
             script,
             &Track {
@@ -693,6 +723,7 @@ pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
                 own_file: outer.own_file(),
                 lines_apart: outer.lines_apart(),
                 eval: &eval,
+                sole_value: &sole,
             },
         )
     } else {

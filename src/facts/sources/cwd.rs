@@ -58,6 +58,9 @@ pub struct Track<'a> {
     pub lines_apart: bool,
     /// A word's value in the command starting at the offset.
     pub eval: &'a dyn Fn(&Word, u32) -> Result<String, String>,
+    /// Where the value of a variable is written, when one unconditional assignment before
+    /// the offset sets it (`here=$(dirname "$0")`: `cd "$here/.."`).
+    pub sole_value: &'a dyn Fn(&str, u32) -> Option<Span>,
 }
 
 /// What a command does to the directory.
@@ -478,13 +481,20 @@ fn script_dir(w: &Word, d: Dialect, t: &Track<'_>) -> Option<Result<Option<Vec<W
             false
         }
         (Dialect::Bash, p) => {
-            let written: String = t
-                .source
-                .slice(p.span())
-                .chars()
-                .filter(|c| !c.is_whitespace() && *c != '"' && *c != '\'')
-                .collect();
-            BASH_SCRIPT_DIR.contains(&written.as_str())
+            let spelt = |span: Span| -> String {
+                t.source
+                    .slice(span)
+                    .chars()
+                    .filter(|c| !c.is_whitespace() && *c != '"' && *c != '\'')
+                    .collect()
+            };
+            BASH_SCRIPT_DIR.contains(&spelt(p.span()).as_str())
+                // A variable assigned the script's directory once, unconditionally.
+                || match p {
+                    WordPart::Var { name, .. } => (t.sole_value)(name, w.span.start)
+                        .is_some_and(|v| BASH_SCRIPT_DIR.contains(&spelt(v).as_str())),
+                    _ => false,
+                }
         }
         _ => false,
     };
@@ -507,6 +517,14 @@ const BASH_SCRIPT_DIR: &[&str] = &[
     "${0%/*}",
     "${BASH_SOURCE%/*}",
     "${BASH_SOURCE[0]%/*}",
+    // `DIR="$( cd "$( dirname "${BASH_SOURCE[0]}" )" >/dev/null 2>&1 && pwd )"`.
+    "$(cd$(dirname$0)&&pwd)",
+    "$(cd$(dirname$BASH_SOURCE)&&pwd)",
+    "$(cd$(dirname${BASH_SOURCE[0]})&&pwd)",
+    "$(cd$(dirname${BASH_SOURCE[0]})&&pwd-P)",
+    "$(cd$(dirname${BASH_SOURCE[0]})>/dev/null&&pwd)",
+    "$(cd$(dirname${BASH_SOURCE[0]})>/dev/null2>&1&&pwd)",
+    "$(cd--$(dirname--${BASH_SOURCE[0]})&>/dev/null&&pwd)",
 ];
 
 /// The directory `at` (where a command runs) with `file` in it, as candidates: `starts`
@@ -734,6 +752,30 @@ mod tests {
                 ["scripts"],
                 "{cd}"
             );
+        }
+        // A variable assigned the script's directory once (audit 9's
+        // Azure/mlops-starter-sklearn: `exec_dir=$(dirname "$(readlink -f "$0")")`, then
+        // `cd $exec_dir/../../`), and the `cd … && pwd` idiom.
+        for set in [
+            "exec_dir=$(dirname \"$(readlink -f \"$0\")\")",
+            "DIR=\"$( cd \"$( dirname \"${BASH_SOURCE[0]}\" )\" >/dev/null 2>&1 && pwd )\"",
+            "export HERE=\"$(cd \"$(dirname \"$0\")\" && pwd)\"",
+        ] {
+            let var = set.trim_start_matches("export ").split('=').next().unwrap();
+            let text = format!("{set}\ncd ..\ncd ${var}/..\naz ml compute create -f infra/c.yml\n");
+            assert_eq!(
+                names(SCRIPTS, ALL, "scripts/deploy.sh", &text),
+                ["infra"],
+                "{set}"
+            );
+        }
+        // Assigned twice, or under a condition: not known.
+        for text in [
+            "D=$(dirname \"$0\")\nD=$(mktemp -d)\ncd $D\naz ml compute create -f c.yml\n",
+            "[ -n \"$X\" ] && D=$(dirname \"$0\")\ncd $D\naz ml compute create -f c.yml\n",
+        ] {
+            let got = names(SCRIPTS, ALL, "scripts/deploy.sh", text);
+            assert!(got[0].contains("not known"), "{text}: {got:?}");
         }
         let text = "cd \"$(dirname \"$0\")/../infra\"\naz ml compute create -f c.yml\ncd \"$(dirname \"$0\")\"/..\naz ml compute create -f c.yml\n";
         assert_eq!(names(SCRIPTS, ALL, "scripts/deploy.sh", text), ["infra", "root"]);
