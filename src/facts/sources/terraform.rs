@@ -104,7 +104,8 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         if let Structure::Block(b) = s {
             if b.ident.as_str() == "resource" && b.labels.len() == 2 {
                 found.extend(module.definitions(b, display));
-                found.extend(local_exec::definitions_of(&module, b, input));
+                let eval = |expr| module.eval(At { file: 0, expr }, &Vec::new(), 0);
+                found.extend(local_exec::definitions_of(text, b, input, &eval));
             }
         }
     }

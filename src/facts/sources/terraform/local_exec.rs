@@ -18,9 +18,8 @@ use hcl_edit::template::Element;
 
 use super::super::az_cli::{Ctx, Eval, Outer, ScriptVal, Vars, definitions, wanted};
 use super::super::common::Input;
-use super::super::iac::V;
+use super::super::iac::{Ev, V};
 use super::super::shell::{Dialect, LexOptions, Map, VarScope, parse};
-use super::{At, Module, span};
 use crate::facts::computes::ComputeDef;
 use crate::source::Span;
 
@@ -28,8 +27,17 @@ use crate::source::Span;
 /// script uses, so that the script's own `$NAME`s stay its own.
 const SLOT: &str = "__amlint_tf_";
 
-/// The definitions of the `local-exec` provisioners of resource block `b`.
-pub(super) fn definitions_of(module: &Module<'_>, b: &Block, input: &Input<'_>) -> Vec<ComputeDef> {
+/// The module's evaluation of an expression (`Module::eval` in the module's context).
+pub(super) type Evaluate<'m> = dyn Fn(&'m Expression) -> Ev + 'm;
+
+/// The definitions of the `local-exec` provisioners of resource block `b`, in the file
+/// whose text is `text`.
+pub(super) fn definitions_of<'m>(
+    text: &str,
+    b: &'m Block,
+    input: &Input<'_>,
+    eval: &Evaluate<'m>,
+) -> Vec<ComputeDef> {
     let mut out = Vec::new();
     for s in b.body.iter() {
         let Structure::Block(p) = s else { continue };
@@ -42,8 +50,8 @@ pub(super) fn definitions_of(module: &Module<'_>, b: &Block, input: &Input<'_>) 
         let dialect = p
             .body
             .get_attribute("interpreter")
-            .map_or(Dialect::Bash, |i| interpreter(module, &i.value));
-        if let Some(defs) = read_command(module, &command.value, dialect, input) {
+            .map_or(Dialect::Bash, |i| interpreter(eval, &i.value));
+        if let Some(defs) = read_command(text, eval, &command.value, dialect, input) {
             out.extend(defs);
         }
     }
@@ -51,13 +59,13 @@ pub(super) fn definitions_of(module: &Module<'_>, b: &Block, input: &Input<'_>) 
 }
 
 /// The dialect of `interpreter = ["PowerShell", "-Command"]`: its first word's program.
-fn interpreter(module: &Module<'_>, value: &Expression) -> Dialect {
+fn interpreter<'m>(eval: &Evaluate<'m>, value: &'m Expression) -> Dialect {
     let first = match value {
         Expression::Array(a) => a.iter().next(),
         _ => None,
     };
     let program = first
-        .and_then(|e| module.eval(At { file: 0, expr: e }, &Vec::new(), 0).known_str())
+        .and_then(|e| eval(e).known_str())
         .unwrap_or_default()
         .to_ascii_lowercase();
     let program = program.rsplit(['/', '\\']).next().unwrap_or_default();
@@ -84,23 +92,25 @@ impl Rendered {
     }
 }
 
-fn read_command(
-    module: &Module<'_>,
-    expr: &Expression,
+fn read_command<'m>(
+    text: &str,
+    eval: &Evaluate<'m>,
+    expr: &'m Expression,
     dialect: Dialect,
     input: &Input<'_>,
 ) -> Option<Vec<ComputeDef>> {
-    let whole = span(expr.span())?;
-    let raw = module.text.get(whole.range())?;
+    let range = expr.span()?;
+    let whole = Span::new(u32::try_from(range.start).ok()?, u32::try_from(range.end).ok()?);
+    let raw = text.get(range)?;
     // Only a command that may run `az ml compute…` is rendered.
     memchr::memmem::find(raw.as_bytes(), b"ml compute")?;
-    let interpolations: Vec<&Expression> = match expr {
+    let interpolations: Vec<&'m Expression> = match expr {
         Expression::String(_) => Vec::new(),
         Expression::StringTemplate(t) => interpolations(t.iter())?,
         Expression::HeredocTemplate(h) => interpolations(h.template.iter())?,
         _ => return None,
     };
-    let rendered = render(module, raw, whole.start, &interpolations, dialect)?;
+    let rendered = render(eval, raw, whole.start, &interpolations, dialect)?;
     let options = LexOptions {
         keep: Some(wanted),
         ..LexOptions::new(dialect)
@@ -136,11 +146,11 @@ fn interpolations<'e>(elements: impl Iterator<Item = &'e Element>) -> Option<Vec
 
 /// Renders the raw template text `raw` (starting at file offset `base`): a quoted string
 /// or a heredoc.
-fn render(
-    module: &Module<'_>,
+fn render<'m>(
+    eval: &Evaluate<'m>,
     raw: &str,
     base: u32,
-    interps: &[&Expression],
+    interps: &[&'m Expression],
     dialect: Dialect,
 ) -> Option<Rendered> {
     let b = raw.as_bytes();
@@ -169,7 +179,7 @@ fn render(
         } else if c == b'$' && b.get(i + 1) == Some(&b'{') {
             let close = interpolation_end(b, i + 2)?;
             let expr = interps.get(r.slots.len())?;
-            let value = module.eval(At { file: 0, expr }, &Vec::new(), 0);
+            let value = eval(expr);
             let written = &raw[i..close];
             let slot = match (&value.v, value.known_str()) {
                 (V::Str(_), Some(text)) => ScriptVal::known(text, value.origin),
