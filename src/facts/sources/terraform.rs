@@ -2006,7 +2006,11 @@ module "outside" {
         let b = &d[1];
         assert_eq!(b.get("max_instances").unwrap().value, Some(Scalar::Int(8)));
         assert_eq!(text_at(main, b.get("max_instances").unwrap().span), "8");
-        assert!(b.notes.iter().any(|n| n.contains("each.key")), "{:?}", b.notes);
+        assert!(
+            b.notes.iter().any(|n| n.contains("for_each key `x`")),
+            "{:?}",
+            b.notes
+        );
         assert_eq!(b.get("size").unwrap().text().as_deref(), Some("Standard_D2_v2"));
     }
 
