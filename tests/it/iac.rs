@@ -373,3 +373,105 @@ fn a_partial_run_parses_only_the_files_that_may_define_the_name() {
         assert_eq!(unresolved, !defines, "{path}: {json}");
     }
 }
+
+/// `amlint <args> .` in the fixture folder `fixtures/computes/<name>`, as JSON.
+fn in_fixture(name: &str, args: &[&str]) -> Value {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/computes")
+        .join(name);
+    let out = Command::cargo_bin("amlint")
+        .unwrap()
+        .current_dir(&dir)
+        .args(args)
+        .args(["--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {out:?}"))
+}
+
+/// The findings of `code` in `path`: (start line, focus line, label lines).
+fn found(json: &Value, code: &str, path: &str) -> Vec<(u64, u64, Vec<u64>)> {
+    let line = |v: &Value| v["start"]["line"].as_u64().unwrap_or(0);
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["code"] == code && x["path"] == path)
+        .map(|x| {
+            let labels = x["labels"]
+                .as_array()
+                .map_or(Vec::new(), |l| l.iter().map(|l| line(&l["range"])).collect());
+            (line(&x["range"]), line(&x["focus"]), labels)
+        })
+        .collect()
+}
+
+/// Audit 10, defect 1: a compute defined in a local Terraform module or Bicep module is one
+/// definition per call, named and sized by what the call passes. The job's compute
+/// resolves; a size the call writes is judged at the call (from the `module` line, focused
+/// on the value, labelled at a variable's default); what the module itself writes or
+/// leaves out is reported once, in the module; a registry or git module is not followed.
+#[test]
+fn a_compute_in_a_local_module_takes_each_calls_values() {
+    let tf = in_fixture("terraform_modules", &["check", "--fail-on", "never"]);
+    assert!(found(&tf, "AML203", "job.yml").is_empty(), "{tf}");
+    assert_eq!(
+        found(&tf, "AML505", "main.tf"),
+        [(10, 13, vec![13, 8]), (15, 18, vec![18])],
+        "{tf}"
+    );
+    // The wrapper's literal: in the wrapper, and at the root's call of it (at `source`).
+    assert_eq!(
+        found(&tf, "AML503", "modules/wrap/main.tf"),
+        [(3, 6, vec![6])],
+        "{tf}"
+    );
+    assert_eq!(
+        found(&tf, "AML503", "main.tf")
+            .iter()
+            .map(|f| (f.0, f.1))
+            .collect::<Vec<_>>(),
+        [(20, 21)],
+        "{tf}"
+    );
+    for code in ["AML702", "AML704"] {
+        assert_eq!(found(&tf, code, "modules/cc/main.tf").len(), 1, "{tf}");
+        assert!(found(&tf, code, "main.tf").is_empty(), "{tf}");
+    }
+    let inv = in_fixture("terraform_modules", &["inventory"]);
+    let text = inv.to_string();
+    assert_eq!(inv["summary"]["unresolved"], 0, "{text}");
+    let gpu = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "tf-module-gpu")
+        .unwrap_or_else(|| panic!("{text}"));
+    let def = &gpu["definitions"][0];
+    assert_eq!(
+        (def["path"].as_str(), def["line"].as_u64()),
+        (Some("main.tf"), Some(10))
+    );
+    assert_eq!(def["from_file"], "modules/cc/main.tf");
+    assert_eq!(gpu["size"], "Standard_NC6");
+    assert!(
+        text.contains("tf-module-cpu") && text.contains("tf-module-wrapped"),
+        "{text}"
+    );
+    assert!(!text.contains("never-read"), "{text}");
+
+    let bicep = in_fixture("bicep_modules", &["check", "--fail-on", "never"]);
+    assert!(found(&bicep, "AML203", "job.yml").is_empty(), "{bicep}");
+    assert_eq!(
+        found(&bicep, "AML505", "main.bicep"),
+        [(4, 9, vec![9, 2]), (13, 18, vec![18])],
+        "{bicep}"
+    );
+    for code in ["AML702", "AML704"] {
+        assert_eq!(found(&bicep, code, "modules/compute.bicep").len(), 1, "{bicep}");
+        assert!(found(&bicep, code, "main.bicep").is_empty(), "{bicep}");
+    }
+    let inv = in_fixture("bicep_modules", &["inventory"]);
+    assert_eq!(inv["summary"]["unresolved"], 0, "{inv}");
+    assert!(!inv.to_string().contains("never-read"), "{inv}");
+}

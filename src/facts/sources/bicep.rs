@@ -15,8 +15,9 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
-use super::common::{Definitions, Input, Reader, block_comment_end, line_end};
+use super::common::{Definitions, Files, Input, Reader, block_comment_end, line_end};
 use super::iac::{self, BodyField, BodyNode, Ev, Leaf, Part, V};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 use crate::source::Span;
@@ -26,7 +27,8 @@ pub const READER: Reader = Reader {
     // `.bicepparam` files define nothing (no resource) but are walked, so that a partial
     // run finds the file beside one that names a compute.
     wants: |name| name.ends_with(".bicep") || name.ends_with(".bicepparam"),
-    needles: &["computes@", "Computes@"],
+    // `module`: a module call, whose file may define a compute.
+    needles: &["computes@", "Computes@", "module"],
     read,
 };
 
@@ -50,40 +52,159 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         .collect();
     out.comments
         .extend(iac::comments(input.source, &lx.comments, &code));
-    let mut b = Bicep::new(text, &lx);
-    b.given = bicepparam_values(input);
-    let display = &input.source.path;
-    let mut found = Vec::new();
-    // (statement range, parent type when it is a child resource)
-    let mut stack: Vec<(usize, usize, Option<String>)> = statements(&lx, 0, lx.toks.len())
-        .into_iter()
-        .rev()
-        .map(|(a, z)| (a, z, None))
-        .collect();
-    while let Some((a, z, parent)) = stack.pop() {
-        let Some(decl) = b.resource(a, z) else {
-            continue;
-        };
-        let full = match &parent {
-            Some(p) if !decl.rtype.contains('/') => format!("{p}/{}", decl.rtype),
-            _ => decl.rtype.clone(),
-        };
-        let lower = full.to_ascii_lowercase();
-        if lower == COMPUTES && !decl.existing {
-            found.extend(b.definitions(&decl, display));
-        }
-        // Child resources declared in the body.
-        if let Some((o, c)) = decl.body {
-            let parent = Some(full.clone()).filter(|_| lower == WORKSPACES || lower.starts_with(WORKSPACES));
-            for (fa, fz) in fields(&lx, o + 1, c).into_iter().rev() {
-                if lx.toks[fa].is_ident("resource") {
-                    stack.push((fa, fz, parent.clone()));
+    let dir = input.path.parent().unwrap_or(std::path::Path::new(""));
+    let mut walk = Walk {
+        files: input.files,
+        chain: vec![crate::fsio::normalize(input.path)],
+        budget: iac::MAX_MODULE_CALLS,
+    };
+    let given = bicepparam_values(input);
+    out.computes
+        .extend(walk.file(&lx, text, &input.source.path, dir, given));
+}
+
+/// The module calls being followed from one file: the files from its own down (a cycle is
+/// not followed again), and how many calls may still be.
+struct Walk<'f> {
+    files: &'f Files,
+    chain: Vec<PathBuf>,
+    budget: usize,
+}
+
+impl Walk<'_> {
+    /// The definitions of one Bicep file (lexed `lx`, in `dir`) whose parameters are
+    /// `given` (a `.bicepparam` file's values, or a module call's): its compute resources,
+    /// and those of the local modules it calls, as each call makes them.
+    fn file(
+        &mut self,
+        lx: &Lexed,
+        text: &str,
+        display: &str,
+        dir: &Path,
+        given: HashMap<String, Ev>,
+    ) -> Vec<ComputeDef> {
+        let mut b = Bicep::new(text, lx);
+        b.given = given;
+        let mut found = Vec::new();
+        // (statement range, parent type when it is a child resource)
+        let mut stack: Vec<(usize, usize, Option<String>)> = statements(lx, 0, lx.toks.len())
+            .into_iter()
+            .rev()
+            .map(|(a, z)| (a, z, None))
+            .collect();
+        while let Some((a, z, parent)) = stack.pop() {
+            if parent.is_none() {
+                if let Some(call) = b.declaration(a, z, "module") {
+                    found.extend(self.call(&b, &call, display, dir));
+                    continue;
+                }
+            }
+            let Some(decl) = b.resource(a, z) else {
+                continue;
+            };
+            let full = match &parent {
+                Some(p) if !decl.rtype.contains('/') => format!("{p}/{}", decl.rtype),
+                _ => decl.rtype.clone(),
+            };
+            let lower = full.to_ascii_lowercase();
+            if lower == COMPUTES && !decl.existing {
+                found.extend(b.definitions(&decl, display));
+            }
+            // Child resources declared in the body.
+            if let Some((o, c)) = decl.body {
+                let parent =
+                    Some(full.clone()).filter(|_| lower == WORKSPACES || lower.starts_with(WORKSPACES));
+                for (fa, fz) in fields(lx, o + 1, c).into_iter().rev() {
+                    if lx.toks[fa].is_ident("resource") {
+                        stack.push((fa, fz, parent.clone()));
+                    }
                 }
             }
         }
+        found.sort_by_key(|d| d.span.start);
+        found
     }
-    found.sort_by_key(|d| d.span.start);
-    out.computes.extend(found);
+
+    /// The definitions a `module` statement makes: those of the local Bicep file it names
+    /// (a relative path inside the project; not a registry's `br:` or a template spec's
+    /// `ts:`), once per item of a `for` over a known list, with the `params` the call
+    /// passes. A file already being followed (a cycle), or one deeper than
+    /// [`iac::MAX_MODULE_DEPTH`], is not followed.
+    fn call(&mut self, b: &Bicep<'_>, d: &ResDecl, display: &str, dir: &Path) -> Vec<ComputeDef> {
+        let path = d.rtype.as_str();
+        let Some((o, c)) = d.body else {
+            return Vec::new();
+        };
+        if path.contains(':') || path.starts_with('/') || !path.to_ascii_lowercase().ends_with(".bicep") {
+            return Vec::new();
+        }
+        let target = crate::fsio::normalize(&dir.join(path));
+        if self.chain.len() > iac::MAX_MODULE_DEPTH || self.chain.contains(&target) {
+            return Vec::new();
+        }
+        let shown = crate::discover::display_of(&crate::fsio::normalize(
+            &Path::new(iac::split_dir(display).0).join(path),
+        ));
+        let Some(src) = self.files.read(&target, &shown) else {
+            return Vec::new();
+        };
+        if !super::common::mentions(src.text.as_bytes(), READER.needles) {
+            return Vec::new();
+        }
+        let Some(inner) = lex(&src.text) else {
+            return Vec::new();
+        };
+        let t = &b.lx.toks;
+        let a = d.at;
+        let label = format!("module {}", t.get(a + 1).map_or("", |x| x.text.as_str()));
+        let source = t.get(a + 2).map(inner_span).unwrap_or(d.span);
+        let mut out = Vec::new();
+        self.chain.push(target.clone());
+        for (env, instance) in b.instances(d) {
+            if self.budget == 0 {
+                break;
+            }
+            self.budget -= 1;
+            let mut args = Vec::new();
+            let params = fields(b.lx, o + 1, c)
+                .into_iter()
+                .find(|&(fa, fz)| t[fa].is_ident("params") && fa + 2 < fz && t[fa + 1].is(":"));
+            if let Some((pa, pz)) = params {
+                let (pa, pz) = trim(b.lx, pa + 2, pz);
+                if pa < pz && t[pa].is("{") && b.lx.close[pa] == pz - 1 {
+                    for (fa, fz) in fields(b.lx, pa + 1, pz - 1) {
+                        if fa + 1 >= fz || !t[fa + 1].is(":") || !matches!(t[fa].k, K::Ident | K::Str) {
+                            continue;
+                        }
+                        let leaf = b.leaf(fa + 2, fz, &env);
+                        args.push((t[fa].text.clone(), leaf, Some(t[fa].span)));
+                    }
+                }
+            }
+            let given = args
+                .iter()
+                .map(|(k, l, _)| (k.clone(), iac::strip_origins(l.val.clone())))
+                .collect();
+            let call = iac::ModuleCall {
+                display,
+                whole: d.span,
+                label: &label,
+                path,
+                source,
+                source_key: None,
+                args: &args,
+                prefix: "",
+                note: instance,
+            };
+            let inner_dir = target.parent().unwrap_or(Path::new(""));
+            for def in self.file(&inner, &src.text, &shown, inner_dir, given) {
+                let at = format!("{}:{}", def.file, super::common::line_of(&src, def.span.start));
+                out.push(call.definition(def, &at));
+            }
+        }
+        self.chain.pop();
+        out
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -442,6 +563,8 @@ fn split(lx: &Lexed, a: usize, z: usize, sep: impl Fn(&Tok) -> bool) -> Vec<(usi
 
 /// A `resource` statement.
 struct ResDecl {
+    /// The statement's first token.
+    at: usize,
     span: Span,
     rtype: String,
     existing: bool,
@@ -533,12 +656,25 @@ impl<'a> Bicep<'a> {
 
     /// A `resource` statement at `toks[a..z]`, if it is one.
     fn resource(&self, a: usize, z: usize) -> Option<ResDecl> {
+        self.declaration(a, z, "resource")
+    }
+
+    /// A `resource` or `module` (`keyword`) statement at `toks[a..z]`, if it is one; a
+    /// module's `rtype` is its path.
+    fn declaration(&self, a: usize, z: usize, keyword: &str) -> Option<ResDecl> {
         let t = &self.lx.toks;
         let a = skip_decorators(self.lx, a, z);
-        if !t.get(a)?.is_ident("resource") || a + 2 >= z || t[a + 2].k != K::Str {
+        if !t.get(a)?.is_ident(keyword)
+            || a + 2 >= z
+            || t[a + 2].k != K::Str
+            || (keyword == "module" && !t[a + 2].plain)
+        {
             return None;
         }
-        let rtype = t[a + 2].text.split('@').next().unwrap_or("").to_string();
+        let rtype = match keyword {
+            "resource" => t[a + 2].text.split('@').next().unwrap_or("").to_string(),
+            _ => t[a + 2].text.clone(),
+        };
         let mut i = a + 3;
         let existing = t.get(i).is_some_and(|x| x.is_ident("existing"));
         if existing {
@@ -549,6 +685,7 @@ impl<'a> Bicep<'a> {
         }
         i += 1;
         let mut d = ResDecl {
+            at: a,
             span: self.span(a, z),
             rtype,
             existing,
@@ -595,16 +732,9 @@ impl<'a> Bicep<'a> {
         Some(d)
     }
 
-    /// The definitions a compute resource makes: one, or one per item of a loop over a
-    /// known list.
-    fn definitions(&self, d: &ResDecl, display: &str) -> Vec<ComputeDef> {
-        let Some((o, c)) = d.body else {
-            return Vec::new();
-        };
-        let mut notes = Vec::new();
-        if let Some((a, z)) = d.condition {
-            notes.push(format!("deployed if `{}`", self.written(a, z)));
-        }
+    /// The instances of a declaration: one, or one per item of a `for` over a known list
+    /// (each with what its loop variables are, and a note that says which it is).
+    fn instances(&self, d: &ResDecl) -> Vec<(Env, Option<String>)> {
         let mut envs: Vec<(Env, Option<String>)> = vec![(Vec::new(), None)];
         if let Some(l) = &d.each {
             let list = self.eval(l.list.0, l.list.1, &Vec::new(), 0);
@@ -637,6 +767,20 @@ impl<'a> Bicep<'a> {
                 }
             };
         }
+        envs
+    }
+
+    /// The definitions a compute resource makes: one, or one per item of a loop over a
+    /// known list.
+    fn definitions(&self, d: &ResDecl, display: &str) -> Vec<ComputeDef> {
+        let Some((o, c)) = d.body else {
+            return Vec::new();
+        };
+        let mut notes = Vec::new();
+        if let Some((a, z)) = d.condition {
+            notes.push(format!("deployed if `{}`", self.written(a, z)));
+        }
+        let envs = self.instances(d);
         let mut out = Vec::new();
         for (env, loop_note) in envs {
             let mut notes = notes.clone();
@@ -688,10 +832,18 @@ impl<'a> Bicep<'a> {
             }
             return BodyNode::Map(out);
         }
-        let val = self.eval(a, z, env, 0);
-        if let Some(n) = &val.note {
+        let leaf = self.leaf(a, z, env);
+        if let Some(n) = &leaf.val.note {
             notes.push(n.clone());
         }
+        BodyNode::Leaf(leaf)
+    }
+
+    /// The expression `toks[a..z]` as written, with its value.
+    fn leaf(&self, a: usize, z: usize, env: &Env) -> Leaf {
+        let (a, z) = trim(self.lx, a, z);
+        let t = &self.lx.toks;
+        let val = self.eval(a, z, env, 0);
         let span = self.span(a, z);
         let literal = (z == a + 1).then(|| &t[a]).and_then(|tok| match tok.k {
             K::Str if tok.plain => Some(inner_span(tok)),
@@ -712,12 +864,12 @@ impl<'a> Bicep<'a> {
         } else {
             (span, self.written(a, z))
         };
-        BodyNode::Leaf(Leaf {
+        Leaf {
             span,
             written,
             val,
             literal,
-        })
+        }
     }
 
     /// A parameter or variable's value (memoised; a cycle is unknown).
@@ -1451,5 +1603,69 @@ raw ${x}
         // Beyond the token bound, a file is not read at all.
         assert!(defs(&format!("{MODULE}{}", "a ".repeat(MAX_TOKENS))).is_empty());
         assert_eq!(defs(MODULE).len(), 1);
+    }
+
+    /// A module that makes a cluster of its parameters.
+    const CC: &str = "param clusterName string\nparam vmSize string\nparam maxNodes int = 3\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = {\n  name: 'ws/${clusterName}'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: vmSize\n      scaleSettings: { minNodeCount: 0, maxNodeCount: maxNodes }\n    }\n  }\n}\n";
+
+    fn read_project(files: &[(&str, &str)], main: &str) -> Vec<ComputeDef> {
+        iac::read_in_project(read, files, "main.bicep", main)
+    }
+
+    #[test]
+    fn a_local_module_call_is_a_definition_per_call_with_the_params_it_passes() {
+        let main = "param size string = 'Standard_NC6'\nmodule a 'modules/cc.bicep' = {\n  name: 'a'\n  params: {\n    clusterName: 'gpu-cluster'\n    vmSize: size\n  }\n}\nmodule b 'modules/cc.bicep' = [for n in ['x', 'y']: {\n  name: 'b${n}'\n  params: {\n    clusterName: 'cpu-${n}'\n    vmSize: 'Standard_D2_v2'\n    maxNodes: 8\n  }\n}]\nmodule r 'br:example.azurecr.io/bicep/cc:1.0' = {\n  name: 'r'\n  params: { clusterName: 'registry' }\n}\nmodule o '../elsewhere/cc.bicep' = {\n  name: 'o'\n  params: { clusterName: 'outside', vmSize: 'x' }\n}\n";
+        let d = read_project(&[("modules/cc.bicep", CC), ("../elsewhere/cc.bicep", CC)], main);
+        let names: Vec<_> = d.iter().map(|d| d.known_name().unwrap_or("?")).collect();
+        assert_eq!(names, ["gpu-cluster", "cpu-x", "cpu-y"]);
+        let a = &d[0];
+        let at = |s: Span| &main[s.range()];
+        assert_eq!(a.file, "main.bicep");
+        assert!(at(a.span).starts_with("module a 'modules/cc.bicep'"));
+        assert_eq!(a.from_file.as_deref(), Some("modules/cc.bicep"));
+        assert!(a.notes[0].contains("module a calls the module `modules/cc.bicep`, which defines the compute at modules/cc.bicep:4"), "{:?}", a.notes);
+        // The name the call writes (the module's `'ws/${clusterName}'` is not exactly the
+        // parameter: inherited, at the path).
+        assert_eq!(at(a.name.span), "modules/cc.bicep");
+        assert!(a.name.inherited);
+        // The size from the caller's parameter: at the argument, labelled at its default.
+        let size = a.get("size").unwrap();
+        assert_eq!(
+            (at(size.span), size.text().as_deref()),
+            ("size", Some("Standard_NC6"))
+        );
+        assert_eq!(at(size.origin.unwrap()), "Standard_NC6");
+        let max = a.get("max_instances").unwrap();
+        assert!(max.inherited);
+        assert_eq!(max.value, Some(crate::facts::computes::Scalar::Int(3)));
+        let b = &d[1];
+        assert_eq!(at(b.get("max_instances").unwrap().span), "8");
+        assert!(b.get("size").unwrap().in_place);
+        assert!(b.notes.iter().any(|n| n.contains("item 0")), "{:?}", b.notes);
+    }
+
+    #[test]
+    fn modules_are_followed_to_a_bound_and_a_cycle_is_not() {
+        let selfish = "module again 'self.bicep' = {\n  name: 'again'\n}\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = {\n  name: 'ws/looped'\n}\n";
+        let d = read_project(
+            &[("m/self.bicep", selfish)],
+            "module l 'm/self.bicep' = {\n  name: 'l'\n}\n",
+        );
+        assert_eq!(
+            d.iter().map(|d| d.known_name()).collect::<Vec<_>>(),
+            [Some("looped")]
+        );
+        let chain = |levels: usize| {
+            iac::read_module_chain(
+                read,
+                levels,
+                |i| format!("m{i}.bicep"),
+                |i| format!("module next 'm{i}.bicep' = {{\n  name: 'n'\n}}\n"),
+                "resource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = {\n  name: 'ws/deep'\n}\n",
+                "main.bicep",
+            )
+        };
+        assert_eq!(chain(iac::MAX_MODULE_DEPTH).len(), 1);
+        assert_eq!(chain(iac::MAX_MODULE_DEPTH + 1).len(), 0);
     }
 }

@@ -1082,6 +1082,110 @@ impl GivesTo {
     }
 }
 
+/// How many module calls deep a definition is followed (a module that calls a module...).
+pub const MAX_MODULE_DEPTH: usize = 8;
+/// At most this many module calls (each instance of a repeated one counted) are followed
+/// from one file, however deep: a module called by many others costs no more.
+pub const MAX_MODULE_CALLS: usize = 64;
+
+/// A call of a local module (Terraform's `module "x" { source = "./m" ... }`, Bicep's
+/// `module x './m.bicep' = { params: {...} }`) as the calling file writes it.
+pub struct ModuleCall<'a> {
+    /// The calling file, as displayed.
+    pub display: &'a str,
+    /// The whole call in that file: the definitions it makes start there.
+    pub whole: Span,
+    /// What calls, for people: `module "compute_cluster"`.
+    pub label: &'a str,
+    /// The module's path as written (`./modules/cc`), where (its literal's inner text), and its key.
+    pub path: &'a str,
+    pub source: Span,
+    pub source_key: Option<Span>,
+    /// The values the call passes, by the module's parameter name: as written in the
+    /// calling file, and the argument's key.
+    pub args: &'a [(String, Leaf, Option<Span>)],
+    /// How the module's files write a parameter: `var.` (Terraform), nothing (Bicep).
+    pub prefix: &'a str,
+    /// Which instance of a repeated call it is (`for_each`, `count`, `for`).
+    pub note: Option<String>,
+}
+
+impl ModuleCall<'_> {
+    /// The definition `def` of the called module (read with the values the call passes)
+    /// as this call makes it, in the calling file: a setting the module writes as exactly
+    /// a parameter the call passes is at the call's argument (a literal there in place, a
+    /// value from the caller's variable labelled at its literal); the module's other
+    /// values (its literals, its parameters' defaults) are inherited, at the call's
+    /// `source` — the module's file reports its own findings (`at`: where the module
+    /// defines it, `path:line`).
+    pub fn definition(&self, def: ComputeDef, at: &str) -> ComputeDef {
+        let take = |s: &Setting| -> Setting {
+            let passed = (!s.inherited)
+                .then(|| s.written.trim().strip_prefix(self.prefix))
+                .flatten()
+                .and_then(|p| self.args.iter().rev().find(|(n, ..)| n == p));
+            let Some((_, leaf, key)) = passed else {
+                return Setting {
+                    span: self.source,
+                    key: self.source_key,
+                    origin: None,
+                    in_place: false,
+                    inherited: true,
+                    ..s.clone()
+                };
+            };
+            let exact = leaf.literal.filter(|_| match (&s.value, &leaf.val.v) {
+                (Some(Scalar::Str(a)), V::Str(_)) => leaf.val.known_str().as_deref() == Some(a.as_str()),
+                (Some(Scalar::Int(a)), V::Int(b)) => a == b,
+                (Some(Scalar::Bool(a)), V::Bool(b)) => a == b,
+                _ => false,
+            });
+            match exact {
+                Some(lit) => Setting {
+                    span: lit,
+                    key: *key,
+                    written: s.text().unwrap_or_default(),
+                    origin: None,
+                    in_place: true,
+                    inherited: false,
+                    ..s.clone()
+                },
+                None => Setting {
+                    span: leaf.span,
+                    key: *key,
+                    written: leaf.written.clone(),
+                    origin: leaf.val.origin.filter(|o| *o != leaf.span),
+                    in_place: false,
+                    inherited: false,
+                    ..s.clone()
+                },
+            }
+        };
+        let mut notes = vec![format!(
+            "{} calls the module `{}`, which defines the compute at {at}",
+            self.label, self.path
+        )];
+        notes.extend(self.note.clone());
+        notes.extend(def.notes.iter().cloned());
+        notes.dedup();
+        let mut out = ComputeDef::new(
+            def.source,
+            self.display,
+            self.whole,
+            format!("{} → {}", self.label, def.command),
+            take(&def.name),
+        );
+        for (path, s) in &def.fields {
+            out.set(path, take(s));
+        }
+        out.notes = notes;
+        // The file the module's values are read from: the module called (which may call
+        // another: the command shows the chain).
+        out.from_file = Some(def.file.clone());
+        out
+    }
+}
+
 /// The displayed path of `name` beside the file displayed as `display`.
 pub fn beside(display: &str, name: &str) -> String {
     match display.rfind(['/', '\\']) {
@@ -1103,6 +1207,44 @@ pub fn inner_if_plain(text: &str, span: Span, open: usize, close: usize, value: 
 pub(crate) fn position_for_test(text: &str, span: Span) -> (u32, u32) {
     let p = SourceFile::new("x", text.to_string()).position(span.start);
     (p.line, p.column)
+}
+
+/// The definitions `read` finds in `name` (of text `text`) at the root of a fresh project
+/// that also holds `files` (path from the root, text), for the module tests.
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+pub(crate) fn read_in_project(
+    read: fn(&super::common::Input<'_>, &mut super::common::Definitions),
+    files: &[(&str, &str)],
+    name: &str,
+    text: &str,
+) -> Vec<ComputeDef> {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("p");
+    std::fs::create_dir_all(&root).unwrap();
+    for (path, text) in files {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    read_for_test(read, &root, name, text).computes
+}
+
+/// A chain of `levels` module files `m1`..`m<levels>` (each made by `call` of the next's
+/// number, the last holding `last`), read from a file `name` that calls `m1` with `first`.
+#[cfg(test)]
+pub(crate) fn read_module_chain(
+    read: fn(&super::common::Input<'_>, &mut super::common::Definitions),
+    levels: usize,
+    file: impl Fn(usize) -> String,
+    call: impl Fn(usize) -> String,
+    last: &str,
+    name: &str,
+) -> Vec<ComputeDef> {
+    let mut files: Vec<(String, String)> = (1..levels).map(|i| (file(i), call(i + 1))).collect();
+    files.push((file(levels), last.to_string()));
+    let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    read_in_project(read, &files, name, &call(1))
 }
 
 /// Runs a reader's `read` on `text` written as `dir/name` (JSON files parsed as the loader

@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hcl_edit::Span as _;
@@ -30,7 +30,7 @@ use hcl_edit::expr::{Expression, Object, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block, Body, Structure};
 use hcl_edit::template::Element;
 
-use super::common::{Definitions, Input, Layout, Reader, line_end, type_setting};
+use super::common::{Definitions, Files, Input, Layout, Reader, line_end, type_setting};
 use super::iac::{self, BodyField, BodyNode, Ev, Leaf, Part, V};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::{SourceFile, Span};
@@ -45,6 +45,8 @@ pub const READER: Reader = Reader {
         "azurerm_machine_learning_inference_cluster",
         "azurerm_machine_learning_synapse_spark",
         "workspaces/computes",
+        // A module call: the module it calls may define a compute.
+        "module",
         // `az ml compute create` in a `local-exec` provisioner's command.
         "ml compute",
     ],
@@ -63,53 +65,211 @@ const MAX_TOKENS: usize = 250_000;
 const MAX_EVAL: usize = 24;
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
-    let text = &input.source.text;
     out.comments.extend(comments(input.source));
-    let Some(body) = parse(text) else {
-        return;
-    };
-    let display = &input.source.path;
-    // The module: this file first, then the other `.tf` files of its directory.
-    let mut files: Vec<(Arc<SourceFile>, Body)> =
-        vec![(SourceFile::new(display.clone(), String::new()), body)];
     let dir = input.path.parent().unwrap_or(Path::new(""));
-    let me = input.file_name();
-    let siblings = iac::sibling_files(input.files, dir, |n| {
-        n.ends_with(".tf") || n.ends_with(".tfvars") || n.ends_with(".tfvars.json")
-    });
-    let mut tfvars = Vec::new();
-    for (path, name) in siblings {
-        let lower = name.to_ascii_lowercase();
-        if lower == me {
-            continue;
+    let mut walk = Walk {
+        files: input.files,
+        chain: vec![crate::fsio::normalize(dir)],
+        budget: iac::MAX_MODULE_CALLS,
+        input: Some(input),
+    };
+    let here = ModuleFile {
+        dir,
+        name: &input.file_name(),
+        display: &input.source.path,
+        text: &input.source.text,
+    };
+    out.computes.extend(walk.file(&here, None));
+}
+
+/// The module calls being followed from one file: the modules' directories from the
+/// file's own down (a cycle is not followed again), and how many calls may still be.
+struct Walk<'f, 'i> {
+    files: &'f Files,
+    chain: Vec<PathBuf>,
+    budget: usize,
+    /// The file read, until its own resources are: its `local-exec` provisioners are read
+    /// as its scripts (a called module's are its own file's, read when it is).
+    input: Option<&'f Input<'i>>,
+}
+
+/// One `.tf` file of a module: its directory, name (lower case), displayed path and text.
+struct ModuleFile<'a> {
+    dir: &'a Path,
+    name: &'a str,
+    display: &'a str,
+    text: &'a str,
+}
+
+/// The values a module call gives its module's variables (a root module has none: its
+/// variable files apply instead).
+type Given = HashMap<String, Ev>;
+
+/// A `module` block's arguments that are not variables of the module.
+const MODULE_META: &[&str] = &[
+    "source",
+    "version",
+    "providers",
+    "count",
+    "for_each",
+    "depends_on",
+];
+
+impl Walk<'_, '_> {
+    /// The definitions of one `.tf` file: its resources, evaluated in its module (`given`:
+    /// the values a call gives the module's variables), and those of the local modules it
+    /// calls, as each call makes them.
+    fn file(&mut self, f: &ModuleFile<'_>, given: Option<&Given>) -> Vec<ComputeDef> {
+        // The first file is the one read; every later one a module it calls.
+        let own = self.input.take();
+        let Some(body) = parse(f.text) else {
+            return Vec::new();
+        };
+        // The module: this file first, then the other `.tf` files of its directory.
+        let mut files: Vec<(Arc<SourceFile>, Body)> =
+            vec![(SourceFile::new(f.display.to_string(), String::new()), body)];
+        let siblings = iac::sibling_files(self.files, f.dir, |n| {
+            n.ends_with(".tf") || n.ends_with(".tfvars") || n.ends_with(".tfvars.json")
+        });
+        let mut tfvars = Vec::new();
+        for (path, name) in siblings {
+            let lower = name.to_ascii_lowercase();
+            if lower == f.name {
+                continue;
+            }
+            let shown = iac::beside(f.display, &name);
+            if lower.ends_with(".tf") {
+                if let Some(src) = self.files.read(&path, &shown) {
+                    if let Some(b) = parse(&src.text) {
+                        files.push((src, b));
+                    }
+                }
+            } else if given.is_none()
+                && (lower == "terraform.tfvars"
+                    || lower == "terraform.tfvars.json"
+                    || lower.ends_with(".auto.tfvars")
+                    || lower.ends_with(".auto.tfvars.json"))
+            {
+                // A called module's variables are what its call gives: Terraform reads
+                // variable files for the root module only.
+                tfvars.push((path, name, shown));
+            }
         }
-        let shown = iac::beside(display, &name);
-        if lower.ends_with(".tf") {
-            if let Some(src) = input.files.read(&path, &shown) {
-                if let Some(b) = parse(&src.text) {
-                    files.push((src, b));
+        let module = Module::new(f.text, &files, self.files, tfvars, given);
+        let mut found = Vec::new();
+        for s in files[0].1.iter() {
+            if let Structure::Block(b) = s {
+                if b.ident.as_str() == "resource" && b.labels.len() == 2 {
+                    found.extend(module.definitions(b, f.display));
+                    if let Some(input) = own {
+                        let eval = |expr| module.eval(At { file: 0, expr }, &Vec::new(), 0);
+                        found.extend(local_exec::definitions_of(f.text, b, input, &eval));
+                    }
+                } else if b.ident.as_str() == "module" && b.labels.len() == 1 {
+                    found.extend(self.call(&module, b, f));
                 }
             }
-        } else if lower == "terraform.tfvars"
-            || lower == "terraform.tfvars.json"
-            || lower.ends_with(".auto.tfvars")
-            || lower.ends_with(".auto.tfvars.json")
-        {
-            tfvars.push((path, name, shown));
         }
+        found
     }
-    let module = Module::new(text, &files, input, tfvars);
-    let mut found = Vec::new();
-    for s in files[0].1.iter() {
-        if let Structure::Block(b) = s {
-            if b.ident.as_str() == "resource" && b.labels.len() == 2 {
-                found.extend(module.definitions(b, display));
-                let eval = |expr| module.eval(At { file: 0, expr }, &Vec::new(), 0);
-                found.extend(local_exec::definitions_of(text, b, input, &eval));
+
+    /// The definitions a `module` block makes: those of the module its local `source`
+    /// names (`./` or `../`, inside the project), once per instance of the call, with the
+    /// values the call passes. A registry, git or URL source is not followed, nor a module
+    /// already being followed (a cycle) or deeper than [`iac::MAX_MODULE_DEPTH`].
+    fn call<'m>(&mut self, m: &Module<'m>, b: &'m Block, f: &ModuleFile<'_>) -> Vec<ComputeDef> {
+        let Some(source) = b.body.get_attribute("source") else {
+            return Vec::new();
+        };
+        let Some(path) = source.value.as_str() else {
+            return Vec::new();
+        };
+        if !(path.starts_with("./") || path.starts_with("../")) || self.chain.len() > iac::MAX_MODULE_DEPTH {
+            return Vec::new();
+        }
+        let target = crate::fsio::normalize(&f.dir.join(path));
+        if self.chain.contains(&target) {
+            return Vec::new();
+        }
+        let shown_dir = crate::fsio::normalize(&Path::new(iac::split_dir(f.display).0).join(path));
+        let module_files: Vec<(PathBuf, String, String)> =
+            iac::sibling_files(self.files, &target, |n| n.ends_with(".tf"))
+                .into_iter()
+                .map(|(p, name)| {
+                    let shown = crate::discover::display_of(&shown_dir.join(&name));
+                    (p, name, shown)
+                })
+                .collect();
+        let label = format!("module \"{}\"", b.labels[0].as_str());
+        let whole = span(b.span()).unwrap_or_default();
+        let source_leaf = m.leaf(
+            At {
+                file: 0,
+                expr: &source.value,
+            },
+            &Vec::new(),
+            &mut Vec::new(),
+        );
+        let mut notes = Vec::new();
+        let mut out = Vec::new();
+        self.chain.push(target);
+        for (env, instance) in m.instances(b, &mut notes) {
+            if self.budget == 0 {
+                break;
+            }
+            self.budget -= 1;
+            let mut args = Vec::new();
+            for s in b.body.iter() {
+                let Structure::Attribute(a) = s else { continue };
+                let key = a.key.as_str();
+                if MODULE_META.contains(&key) {
+                    continue;
+                }
+                let leaf = m.leaf(
+                    At {
+                        file: 0,
+                        expr: &a.value,
+                    },
+                    &env,
+                    &mut Vec::new(),
+                );
+                args.push((key.to_string(), leaf, span(a.key.span())));
+            }
+            let given: Given = args.iter().map(|(k, l, _)| (k.clone(), l.val.clone())).collect();
+            let call = iac::ModuleCall {
+                display: f.display,
+                whole,
+                label: &label,
+                path,
+                source: source_leaf.span,
+                source_key: span(source.key.span()),
+                args: &args,
+                prefix: "var.",
+                note: instance.or_else(|| notes.first().cloned()),
+            };
+            for (p, name, shown) in &module_files {
+                let Some(src) = self.files.read(p, shown) else {
+                    continue;
+                };
+                if !super::common::mentions(src.text.as_bytes(), READER.needles) {
+                    continue;
+                }
+                let lower = name.to_ascii_lowercase();
+                let inner = ModuleFile {
+                    dir: p.parent().unwrap_or(Path::new("")),
+                    name: &lower,
+                    display: shown,
+                    text: &src.text,
+                };
+                for def in self.file(&inner, Some(&given)) {
+                    let at = format!("{}:{}", def.file, super::common::line_of(&src, def.span.start));
+                    out.push(call.definition(def, &at));
+                }
             }
         }
+        self.chain.pop();
+        out
     }
-    out.computes.extend(found);
 }
 
 /// The body of an HCL text, if the byte scan lets `hcl-edit` parse it and it parses.
@@ -219,16 +379,20 @@ struct Module<'m> {
     resources: HashMap<(String, String), (usize, &'m Block)>,
     memo: std::cell::RefCell<HashMap<String, Ev>>,
     busy: std::cell::RefCell<Vec<String>>,
+    /// The values the module's call gives its variables (`None`: a root module).
+    given: Option<&'m Given>,
 }
 
 impl<'m> Module<'m> {
     fn new(
         text: &'m str,
         files: &'m [(Arc<SourceFile>, Body)],
-        input: &Input<'_>,
+        project: &Files,
         tfvars: Vec<(std::path::PathBuf, String, String)>,
+        given: Option<&'m Given>,
     ) -> Self {
         let mut m = Module::bare(text, files);
+        m.given = given;
         for (file, (_, body)) in files.iter().enumerate() {
             for s in body.iter() {
                 let Structure::Block(b) = s else { continue };
@@ -261,7 +425,7 @@ impl<'m> Module<'m> {
             (l != "terraform.tfvars", l != "terraform.tfvars.json", l)
         });
         for (path, name, shown) in tfvars {
-            let Some(src) = input.files.read(&path, &shown) else {
+            let Some(src) = project.read(&path, &shown) else {
                 continue;
             };
             for (var, v) in variable_file(&src, &name) {
@@ -897,7 +1061,13 @@ impl<'m> Module<'m> {
         if let Some(v) = self.memo.borrow().get(&key) {
             return v.clone();
         }
+        // What the module's call passes (its literals are in the calling file).
+        let passed = self
+            .given
+            .and_then(|g| g.get(name))
+            .filter(|_| self.vars.contains_key(name));
         let v = match (self.tfvars.get(name), self.vars.get(name)) {
+            _ if passed.is_some() => strip(passed.cloned().unwrap_or_else(|| Ev::new(V::Null))),
             (Some((v, file)), decl) => {
                 let default = match decl {
                     Some((f, Some(d))) => format!(" (default `{}`)", self.written(At { file: *f, expr: d })),
@@ -917,6 +1087,9 @@ impl<'m> Module<'m> {
                     )))
                 }
             }
+            (None, Some((_, None))) if self.given.is_some() => Ev::unknown(format!(
+                "`var.{name}` has no default and the module's call does not set it"
+            )),
             (None, Some((_, None))) => Ev::unknown(format!(
                 "`var.{name}` has no default (the module's caller or the command line sets it)"
             )),
@@ -1103,6 +1276,7 @@ impl<'m> Module<'m> {
             resources: HashMap::new(),
             memo: Default::default(),
             busy: Default::default(),
+            given: None,
         }
     }
 }
@@ -1756,5 +1930,167 @@ resource "azurerm_machine_learning_inference_cluster" "inf" {
             .join()
             .unwrap();
         assert_eq!(n, 1);
+    }
+
+    /// A module that makes a cluster of its variables.
+    const CC: &str = r#"variable "cluster_name" { type = string }
+variable "vm_size" { type = string }
+variable "max_nodes" { default = 3 }
+resource "azurerm_machine_learning_compute_cluster" "cc" {
+  name        = var.cluster_name
+  vm_size     = var.vm_size
+  vm_priority = "LowPriority"
+  scale_settings {
+    min_node_count = 0
+    max_node_count = var.max_nodes
+  }
+}
+"#;
+
+    /// `files` (path, text) written in a fresh project, then `main.tf` read in it.
+    fn read_project(files: &[(&str, &str)], main: &str) -> Vec<ComputeDef> {
+        iac::read_in_project(read, files, "main.tf", main)
+    }
+
+    fn text_at(text: &str, s: Span) -> &str {
+        &text[s.range()]
+    }
+
+    #[test]
+    fn a_local_module_call_is_a_definition_per_call_with_the_values_it_passes() {
+        let main = r#"variable "cluster_name" { default = "gpu-cluster" }
+module "a" {
+  source       = "./modules/cc"
+  cluster_name = var.cluster_name
+  vm_size      = "Standard_NC6"
+}
+module "b" {
+  source       = "./modules/cc"
+  for_each     = toset(["x", "y"])
+  cluster_name = "cpu-${each.key}"
+  vm_size      = "Standard_D2_v2"
+  max_nodes    = 8
+}
+module "remote" {
+  source       = "Azure/ml/azurerm"
+  cluster_name = "registry"
+}
+module "git" {
+  source       = "git::https://example.com/cc.git"
+  cluster_name = "git"
+}
+module "outside" {
+  source       = "../elsewhere"
+  cluster_name = "outside"
+  vm_size      = "Standard_NC6"
+}
+"#;
+        let d = read_project(&[("modules/cc/main.tf", CC), ("../elsewhere/main.tf", CC)], main);
+        let names: Vec<_> = d.iter().map(|d| d.known_name().unwrap_or("?")).collect();
+        assert_eq!(names, ["gpu-cluster", "cpu-x", "cpu-y"]);
+        let a = &d[0];
+        assert_eq!(a.file, "main.tf");
+        assert!(text_at(main, a.span).starts_with("module \"a\" {"));
+        assert_eq!(
+            a.command,
+            "module \"a\" → resource \"azurerm_machine_learning_compute_cluster\""
+        );
+        assert_eq!(a.from_file.as_deref(), Some("modules/cc/main.tf"));
+        assert!(
+            a.notes[0].contains(
+                "calls the module `./modules/cc`, which defines the compute at modules/cc/main.tf:4"
+            ),
+            "{:?}",
+            a.notes
+        );
+        // The name from the caller's variable: at the argument, labelled at its default.
+        assert_eq!(text_at(main, a.name.span), "var.cluster_name");
+        assert_eq!(text_at(main, a.name.origin.unwrap()), "gpu-cluster");
+        assert!(!a.name.inherited);
+        // A literal the call passes: in place, a fix may replace it.
+        let size = a.get("size").unwrap();
+        assert_eq!(
+            (text_at(main, size.span), size.in_place, size.inherited),
+            ("Standard_NC6", true, false)
+        );
+        // The module's own values (a literal, a default): inherited, at the call's `source`.
+        let max = a.get("max_instances").unwrap();
+        assert_eq!(max.value, Some(Scalar::Int(3)));
+        assert!(max.inherited && !max.in_place);
+        assert_eq!(text_at(main, max.span), "./modules/cc");
+        assert!(a.get("tier").unwrap().inherited);
+        // Each instance of a `for_each` call, with what it passes.
+        let b = &d[1];
+        assert_eq!(b.get("max_instances").unwrap().value, Some(Scalar::Int(8)));
+        assert_eq!(text_at(main, b.get("max_instances").unwrap().span), "8");
+        assert!(
+            b.notes.iter().any(|n| n.contains("for_each key `x`")),
+            "{:?}",
+            b.notes
+        );
+        assert_eq!(b.get("size").unwrap().text().as_deref(), Some("Standard_D2_v2"));
+    }
+
+    #[test]
+    fn the_module_read_alone_keeps_its_variables_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = read_in(dir.path(), "main.tf", CC).computes;
+        assert_eq!(d.len(), 1);
+        assert!(
+            d[0].name
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("the module's caller or the command line sets it")
+        );
+        assert!(d[0].from_file.is_none());
+    }
+
+    #[test]
+    fn a_module_that_calls_a_module_is_followed_to_a_bound_and_a_cycle_is_not() {
+        // A wrapper passes its variable on; the root passes the wrapper a literal.
+        let wrap = "variable \"n\" {}\nmodule \"inner\" {\n  source       = \"../cc\"\n  cluster_name = var.n\n  vm_size      = \"Standard_NC24s_v3\"\n}\n";
+        let main = "module \"w\" {\n  source = \"./modules/wrap\"\n  n      = \"wrapped\"\n}\n";
+        let d = read_project(
+            &[("modules/cc/main.tf", CC), ("modules/wrap/main.tf", wrap)],
+            main,
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].known_name(), Some("wrapped"));
+        assert_eq!(text_at(main, d[0].name.span), "wrapped");
+        assert!(d[0].name.in_place);
+        // The wrapper's literal size is the wrapper's: inherited here.
+        assert_eq!(d[0].size(), Some("Standard_NC24s_v3"));
+        assert!(d[0].get("size").unwrap().inherited);
+        assert_eq!(d[0].from_file.as_deref(), Some("modules/wrap/main.tf"));
+        assert_eq!(
+            d[0].command,
+            "module \"w\" → module \"inner\" → resource \"azurerm_machine_learning_compute_cluster\""
+        );
+
+        // A module that calls itself (and its caller): followed once, no hang.
+        let looping = "module \"again\" {\n  source = \"./\"\n}\nmodule \"up\" {\n  source = \"../loop\"\n}\nresource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name    = \"looped\"\n  vm_size = \"Standard_D2_v2\"\n}\n";
+        let d = read_project(
+            &[("loop/main.tf", looping)],
+            "module \"l\" {\n  source = \"./loop\"\n}\n",
+        );
+        assert_eq!(
+            d.iter().map(|d| d.known_name()).collect::<Vec<_>>(),
+            [Some("looped")]
+        );
+
+        // A chain of modules: followed 8 calls deep, not 9.
+        let chain = |levels: usize| {
+            iac::read_module_chain(
+                read,
+                levels,
+                |i| format!("m{i}/main.tf"),
+                |i| format!("module \"m\" {{\n  source = \"../m{i}\"\n}}\n").replace("../m1", "./m1"),
+                "resource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name = \"deep\"\n}\n",
+                "main.tf",
+            )
+        };
+        assert_eq!(chain(iac::MAX_MODULE_DEPTH).len(), 1);
+        assert_eq!(chain(iac::MAX_MODULE_DEPTH + 1).len(), 0);
     }
 }
