@@ -206,7 +206,7 @@ fn render<'m>(
             r.push(decoded.encode_utf8(&mut buf), at(i));
             i += 1 + len;
         } else {
-            let len = utf8_len(c);
+            let len = raw.get(i..)?.chars().next().map_or(1, char::len_utf8);
             r.push(raw.get(i..i + len)?, at(i));
             i += len;
         }
@@ -250,15 +250,6 @@ fn escape(rest: &str) -> Option<(char, usize)> {
         'U' => (char::from_u32(u32::from_str_radix(rest.get(1..9)?, 16).ok()?)?, 9),
         _ => return None,
     })
-}
-
-fn utf8_len(first: u8) -> usize {
-    match first {
-        0xF0..=0xFF => 4,
-        0xE0..=0xEF => 3,
-        0xC0..=0xDF => 2,
-        _ => 1,
-    }
 }
 
 /// The interpolations' values, as the variables they stand for in the rendered script.
