@@ -442,41 +442,32 @@ fn missing(
         // image that copies the files there, a build agent): it may well exist there, and
         // amlint cannot know; a relative one that climbs out of the project is missing
         // from every fresh clone.
-        Err(Refusal::Outside { .. }) if Path::new(rel).is_absolute() => {
-            let reads = if form.from_cwd {
-                "SDK v1 reads it"
+        Err(Refusal::Outside { .. }) => {
+            let (tool, relative_to) = if form.from_cwd {
+                ("SDK v1", "the folder the command runs in")
             } else {
-                "The Azure ML CLI reads it"
+                ("The Azure ML CLI", "this file")
             };
-            return Some(
+            return Some(if Path::new(rel).is_absolute() {
                 Diagnostic::new(
                     codes::AML201,
                     span,
                     format!("`{shown}` in `{field}` is an absolute path outside the project; amlint does not look outside the project"),
                 )
                 .with_help(format!(
-                    "{reads} from the machine that runs the command, so this file works only where `{shown}` exists (a Docker image that copies it there, say), not from a fresh clone of the repository. If the file is in the repository, name it relative to {}.",
-                    if form.from_cwd { "the folder the command runs in" } else { "this file" }
+                    "{tool} reads it from the machine that runs the command, so this file works only where `{shown}` exists (a Docker image that copies it there, say), not from a fresh clone of the repository. If the file is in the repository, name it relative to {relative_to}."
                 ))
-                .with_severity(crate::diagnostic::Severity::Warning),
-            );
-        }
-        Err(Refusal::Outside { .. }) => {
-            let (reads, relative_to) = if form.from_cwd {
-                ("SDK v1 resolves", "the folder the command runs in")
+                .with_severity(crate::diagnostic::Severity::Warning)
             } else {
-                ("The Azure ML CLI resolves", "this file")
-            };
-            return Some(
                 Diagnostic::new(
                     codes::AML201,
                     span,
                     format!("`{shown}` in `{field}` names a path outside the project; amlint does not look outside the project"),
                 )
                 .with_help(format!(
-                    "{reads} `{field}` relative to {relative_to} and reads it from this machine, so the file works only where that path exists (a fresh clone of the repository does not have it). Keep what it names in the repository and name it relative to {relative_to}."
-                )),
-            );
+                    "{tool} resolves `{field}` relative to {relative_to} and reads it from this machine, so the file works only where that path exists (a fresh clone of the repository does not have it). Keep what it names in the repository and name it relative to {relative_to}."
+                ))
+            });
         }
         other => other,
     };

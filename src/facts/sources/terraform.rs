@@ -71,7 +71,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         files: input.files,
         chain: vec![crate::fsio::normalize(dir)],
         budget: iac::MAX_MODULE_CALLS,
-        input: Some(input),
+        input,
     };
     let here = ModuleFile {
         dir,
@@ -88,9 +88,9 @@ struct Walk<'f, 'i> {
     files: &'f Files,
     chain: Vec<PathBuf>,
     budget: usize,
-    /// The file read, until its own resources are: its `local-exec` provisioners are read
-    /// as its scripts (a called module's are its own file's, read when it is).
-    input: Option<&'f Input<'i>>,
+    /// The file read: its `local-exec` provisioners are read as its scripts (a called
+    /// module's are its own file's, read when it is).
+    input: &'f Input<'i>,
 }
 
 /// One `.tf` file of a module: its directory, name (lower case), displayed path and text.
@@ -120,8 +120,6 @@ impl Walk<'_, '_> {
     /// the values a call gives the module's variables), and those of the local modules it
     /// calls, as each call makes them.
     fn file(&mut self, f: &ModuleFile<'_>, given: Option<&Given>) -> Vec<ComputeDef> {
-        // The first file is the one read; every later one a module it calls.
-        let own = self.input.take();
         let Some(body) = parse(f.text) else {
             return Vec::new();
         };
@@ -161,9 +159,10 @@ impl Walk<'_, '_> {
             if let Structure::Block(b) = s {
                 if b.ident.as_str() == "resource" && b.labels.len() == 2 {
                     found.extend(module.definitions(b, f.display));
-                    if let Some(input) = own {
+                    // The file read (no call gives it values), not a module it calls.
+                    if given.is_none() {
                         let eval = |expr| module.eval(At { file: 0, expr }, &Vec::new(), 0);
-                        found.extend(local_exec::definitions_of(f.text, b, input, &eval));
+                        found.extend(local_exec::definitions_of(f.text, b, self.input, &eval));
                     }
                 } else if b.ident.as_str() == "module" && b.labels.len() == 1 {
                     found.extend(self.call(&module, b, f));
