@@ -10,7 +10,11 @@
 //!   directory or something else;
 //! - a file's trigrams: which three-byte sequences its text holds in ASCII lower case, as
 //!   a bit set ([`Grams`]). A name with a trigram the set lacks is not in the file, which
-//!   is then not read; any other file is read and searched as without a cache.
+//!   is then not read; any other file is read and searched as without a cache;
+//! - and, when the caller can say it, the trigrams of the only places of that text where
+//!   a name can be defined ([`Summary::defines`]: the pipeline's values of `name:`/`type:`
+//!   keys in a YAML or JSON file nobody else reads): a file that mentions a name only
+//!   elsewhere (a Kubernetes manifest's `value: cpu-cluster`) is not read either.
 //!
 //! Nothing a check decides is cached: a cached fact only spares a listing or a read whose
 //! result it records. Any write to a file or directory sets its change time, which no user
@@ -31,7 +35,7 @@ use std::sync::{Arc, Mutex};
 use crate::fsio::{self, Stamp};
 
 /// The format of the file; with amlint's version, part of what names it.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const MAGIC: &[u8; 8] = b"AMLCACHE";
 /// The largest cache file written or read (a 10,000-file repository's is about 5 MB).
 pub const MAX_BYTES: u64 = 64 * 1024 * 1024;
@@ -95,8 +99,16 @@ struct DirFacts {
 
 struct FileFacts {
     stamp: Stamp,
-    grams: Grams,
+    summary: Summary,
     used: AtomicBool,
+}
+
+/// What is kept of a file's text: the trigrams of all of it, and of the places where it
+/// may define a name (`None`: anywhere, or the caller could not say).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub grams: Grams,
+    pub defines: Option<Grams>,
 }
 
 /// One project's cache for one run: what was read from its file, what this run used of
@@ -110,7 +122,7 @@ pub struct Cache {
     dirs: foldhash::HashMap<Box<[u8]>, DirFacts>,
     files: foldhash::HashMap<Box<[u8]>, FileFacts>,
     new_dirs: Mutex<Recorded<Entries>>,
-    new_files: Mutex<Recorded<Grams>>,
+    new_files: Mutex<Recorded<Summary>>,
 }
 
 impl std::fmt::Debug for Cache {
@@ -123,10 +135,10 @@ impl std::fmt::Debug for Cache {
     }
 }
 
-/// What the cache knows of a file: its trigrams, while its stamp is unchanged (it need
+/// What the cache knows of a file: its summary, while its stamp is unchanged (it need
 /// not be read), or only its stamp now (`None` if it has none: it is read, never recorded).
 pub enum FileLookup {
-    Known(Grams),
+    Known(Summary),
     Unknown(Option<Stamp>),
 }
 
@@ -210,16 +222,27 @@ impl Cache {
             && facts.stamp == stamp
         {
             facts.used.store(true, Ordering::Relaxed);
-            return FileLookup::Known(facts.grams.clone());
+            return FileLookup::Known(facts.summary.clone());
         }
         FileLookup::Unknown(stamp)
     }
 
     /// Records the trigrams of the file at `path`, read as `lower` (ASCII lower case)
-    /// when its stamp was `stamp` (taken before it was opened), if it has settled.
-    pub fn record_file(&self, path: &Path, stamp: Stamp, lower: &[u8]) {
+    /// when its stamp was `stamp` (taken before it was opened), if it has settled; with
+    /// the text where it may define a name, when `defines` can say (called only then).
+    pub fn record_file(
+        &self,
+        path: &Path,
+        stamp: Stamp,
+        lower: &[u8],
+        defines: impl FnOnce() -> Option<Vec<u8>>,
+    ) {
         if stamp.is_file() && self.settled(&stamp) {
-            lock(&self.new_files).push((key_of(path).into(), stamp, Grams::of(lower)));
+            let summary = Summary {
+                grams: Grams::of(lower),
+                defines: defines().map(|d| Grams::of(&d)),
+            };
+            lock(&self.new_files).push((key_of(path).into(), stamp, summary));
         }
     }
 
@@ -261,17 +284,21 @@ impl Cache {
             }
         }
         let old_files = self.files.iter().filter(|(_, f)| used(&f.used));
-        let files: Vec<(&[u8], &Stamp, &Grams)> = old_files
-            .map(|(k, f)| (&**k, &f.stamp, &f.grams))
+        let files: Vec<(&[u8], &Stamp, &Summary)> = old_files
+            .map(|(k, f)| (&**k, &f.stamp, &f.summary))
             .chain(new_files.iter().map(|(k, s, g)| (&**k, s, g)))
             .collect();
         w.len(files.len());
-        for (key, stamp, grams) in files {
+        for (key, stamp, summary) in files {
             w.bytes(key);
             w.stamp(stamp);
-            w.len(grams.0.len());
-            for word in grams.0.iter() {
-                w.u64(*word);
+            w.grams(&summary.grams);
+            match &summary.defines {
+                None => w.0.push(0),
+                Some(defines) => {
+                    w.0.push(1);
+                    w.grams(defines);
+                }
             }
         }
         let sum = checksum(&w.0);
@@ -465,6 +492,12 @@ impl Writer {
             self.u64(v);
         }
     }
+    fn grams(&mut self, g: &Grams) {
+        self.len(g.0.len());
+        for word in g.0.iter() {
+            self.u64(*word);
+        }
+    }
 }
 
 /// Reads a cache file: `None` unless it is whole (magic, format, checksum) and says it
@@ -498,19 +531,20 @@ fn parse(bytes: &[u8], identity: &[u8]) -> Option<Parsed> {
         let used = AtomicBool::new(false);
         dirs.insert(key, DirFacts { stamp, entries, used });
     }
-    let n = r.count(4 + 48 + 4)?;
+    let n = r.count(4 + 48 + 4 + 1)?;
     let mut files = foldhash::HashMap::with_capacity_and_hasher(n, Default::default());
     for _ in 0..n {
         let key: Box<[u8]> = r.bytes()?.into();
         let stamp = r.stamp()?;
-        let n = r.count(8)?;
-        if n != 0 && !n.is_power_of_two() {
-            return None;
-        }
-        let words: Vec<u64> = (0..n).map(|_| r.u64()).collect::<Option<_>>()?;
-        let grams = Grams(Arc::from(words));
+        let grams = r.grams()?;
+        let defines = match r.take(1)?[0] {
+            0 => None,
+            1 => Some(r.grams()?),
+            _ => return None,
+        };
         let used = AtomicBool::new(false);
-        files.insert(key, FileFacts { stamp, grams, used });
+        let summary = Summary { grams, defines };
+        files.insert(key, FileFacts { stamp, summary, used });
     }
     r.0.is_empty().then_some((dirs, files))
 }
@@ -537,6 +571,15 @@ impl<'a> Reader<'a> {
     fn count(&mut self, min: usize) -> Option<usize> {
         let n = self.u32()? as usize;
         (n <= self.0.len() / min).then_some(n)
+    }
+    /// A trigram set: a count of words (zero or a power of two), then the words.
+    fn grams(&mut self) -> Option<Grams> {
+        let n = self.count(8)?;
+        if n != 0 && !n.is_power_of_two() {
+            return None;
+        }
+        let words: Vec<u64> = (0..n).map(|_| self.u64()).collect::<Option<_>>()?;
+        Some(Grams(Arc::from(words)))
     }
     fn stamp(&mut self) -> Option<Stamp> {
         Some(Stamp {
@@ -631,17 +674,24 @@ mod tests {
             FileLookup::Unknown(Some(stamp)) => stamp,
             _ => panic!("nothing cached yet"),
         };
-        first.record_file(&root.join("a.yml"), stamp, b"compute: azureml:cpu-cluster\n");
+        first.record_file(
+            &root.join("a.yml"),
+            stamp,
+            b"compute: azureml:cpu-cluster\n",
+            || Some(b"job-1\n".to_vec()),
+        );
         assert!(first.save().unwrap());
 
         // Read back: both are known, and nothing new means nothing written.
         let second = unsettled(store, root);
         assert_eq!(second.dirs.len(), 1);
         assert_eq!(names(second.listing(root).unwrap()), expected);
-        let FileLookup::Known(grams) = second.file(&root.join("a.yml")) else {
+        let FileLookup::Known(Summary { grams, defines }) = second.file(&root.join("a.yml")) else {
             panic!("the file's trigrams were saved");
         };
         assert!(grams.may_contain(b"cpu-cluster") && !grams.may_contain(b"westeurope-k8s-inference"));
+        let defines = defines.expect("where it may define a name was saved");
+        assert!(defines.may_contain(b"job-1") && !defines.may_contain(b"cpu-cluster"));
         assert!(!second.save().unwrap());
 
         // The file rewritten (another inode, another size): looked at again.
@@ -675,7 +725,7 @@ mod tests {
         let FileLookup::Unknown(Some(stamp)) = cache.file(&root.path().join("a.yml")) else {
             panic!("a regular file has a stamp");
         };
-        cache.record_file(&root.path().join("a.yml"), stamp, b"a: 1\n");
+        cache.record_file(&root.path().join("a.yml"), stamp, b"a: 1\n", || None);
         assert!(!cache.save().unwrap(), "nothing settled: nothing written");
         assert!(!cache.path().exists());
     }

@@ -828,13 +828,13 @@ fn rest_of_project(
                 return None;
             }
             let stamp = match cache.as_ref().map(|cache| cache.file(&c.path)) {
-                Some(crate::cache::FileLookup::Known(grams)) => return Some(Content::Grams(grams)),
+                Some(crate::cache::FileLookup::Known(summary)) => return Some(Content::Summary(summary)),
                 Some(crate::cache::FileLookup::Unknown(stamp)) => stamp,
                 None => None,
             };
             let read = RestText::read(c, boundary, &options.limits)?;
             if let (Some(cache), Some(stamp)) = (&cache, stamp) {
-                cache.record_file(&c.path, stamp, &read.lower);
+                cache.record_file(&c.path, stamp, &read.lower, || read.defines_only_at(&c.display));
             }
             Some(Content::Text(read))
         });
@@ -857,13 +857,13 @@ fn rest_of_project(
             if let Some(rel) = here.as_deref().and_then(|h| c.path.strip_prefix(h).ok()) {
                 c.display = discover::display_of(rel);
             }
-            let (grams, text) = match content? {
+            let (summary, text) = match content? {
                 Content::Text(loaded) => (None, std::sync::OnceLock::from(Some(loaded))),
-                Content::Grams(grams) => (Some(grams), std::sync::OnceLock::new()),
+                Content::Summary(summary) => (Some(summary), std::sync::OnceLock::new()),
             };
             Some(RestFile {
                 candidate: c,
-                grams,
+                summary,
                 text,
             })
         })
@@ -878,10 +878,10 @@ fn rest_of_project(
 }
 
 /// What the walk of the rest of the project took of a file: its text, or, from the
-/// cache, only its trigrams.
+/// cache, only its summary (trigrams).
 enum Content {
     Text(RestText),
-    Grams(crate::cache::Grams),
+    Summary(crate::cache::Summary),
 }
 
 /// A file's text, and the text in ASCII lower case that names are searched in (made once
@@ -921,13 +921,26 @@ impl RestText {
     fn is_variables_template(&self) -> bool {
         self.lower.starts_with(b"variables:") || memchr::memmem::find(&self.lower, b"\nvariables:").is_some()
     }
+
+    /// For the project cache: where the file displayed as `display` (this text's) may
+    /// define a name ([`name_value_lines`]), when that is all a search of a name needs of
+    /// it: a YAML or JSON file that no definition reader looks into, that gives no values
+    /// to the files beside it and is no variables template (a search reads those whatever
+    /// they define, [`files_mentioning`]). `None`: any file the name is in is read.
+    fn defines_only_at(&self, display: &str) -> Option<Vec<u8>> {
+        let only_defines = Format::for_path(display) != Format::Text
+            && !crate::facts::sources::GivesTo::of(display).any()
+            && !self.is_variables_template()
+            && !self.read_by_words(display);
+        only_defines.then(|| name_value_lines(&self.lower)).flatten()
+    }
 }
 
 /// A file of the rest of the project: its text, read when the walk found it or — when
-/// the cache knew its trigrams (`grams`) — when a name searched may be in it.
+/// the cache knew its summary — when a name searched may be in it and matter.
 struct RestFile {
     candidate: discover::Candidate,
-    grams: Option<crate::cache::Grams>,
+    summary: Option<crate::cache::Summary>,
     text: std::sync::OnceLock<Option<RestText>>,
 }
 
@@ -956,8 +969,15 @@ impl RestFile {
             .as_ref()
     }
 
-    /// Whether the file's text holds `needle` (in lower case): not read when its
-    /// trigrams say it cannot.
+    /// The cached trigrams of its text, if the cache gave them.
+    fn grams(&self) -> Option<&crate::cache::Grams> {
+        self.summary.as_ref().map(|s| &s.grams)
+    }
+
+    /// Whether the file's text holds `needle` (in lower case), as far as a search of it
+    /// needs to know: not read when its cached trigrams say it cannot, nor when they say
+    /// it can hold it only where it cannot define it (`cache::Summary::defines`, of a file
+    /// whose other mentions nothing reads: [`RestText::defines_only_at`]); then `false`.
     fn mentions(
         &self,
         needle: &str,
@@ -965,10 +985,11 @@ impl RestFile {
         boundary: &crate::fsio::Boundary,
         limits: &crate::limits::Limits,
     ) -> bool {
-        if self
-            .grams
-            .as_ref()
-            .is_some_and(|g| !g.may_contain(needle.as_bytes()))
+        let ruled_out = |g: &crate::cache::Grams| !g.may_contain(needle.as_bytes());
+        if let Some(summary) = &self.summary
+            && (ruled_out(&summary.grams)
+                || (!needle.bytes().any(|b| VALUE_ENDS.contains(&b))
+                    && summary.defines.as_ref().is_some_and(ruled_out)))
         {
             return false;
         }
@@ -1004,16 +1025,63 @@ impl Mentions {
 /// Whether a YAML or JSON file whose lower-cased text `lower` contains `needle` may define
 /// something under it: Azure ML documents are defined by their `name:` (and found by
 /// their `type:` in the search of a compute type), so the needle must be the value of a
-/// key ending in `name` or `type` — after the key's closing quote, spaces, the colon,
-/// spaces or line breaks, at most two node properties (an anchor, a tag) and an opening
-/// quote. An alias or a block scalar there might hold anything: counted as a yes. Other
-/// mentions (a Kubernetes manifest's `value: cpu-cluster`) cannot define it, and the file
-/// is not parsed. Linear in the text: each scan starts at one key and skips at most two
-/// property tokens.
+/// key ending in `name` or `type` ([`name_values`]). An alias or a block scalar there might
+/// hold anything: counted as a yes. Other mentions (a Kubernetes manifest's `value:
+/// cpu-cluster`) cannot define it, and the file is not parsed.
 fn may_name(lower: &[u8], needle: &[u8]) -> bool {
+    name_values(lower, |value| {
+        value.is_none_or(|p| lower.get(p..).is_some_and(|rest| rest.starts_with(needle)))
+    })
+}
+
+/// The bytes that end what [`name_value_lines`] keeps of a value: a name holding none of
+/// them that [`may_name`] finds at a value lies before the first of them.
+const VALUE_ENDS: &[u8] = b"\n\r,]}";
+
+/// The text of a YAML or JSON file (`lower`, in ASCII lower case) where [`may_name`] may
+/// find a name: each value from where it starts up to the first of [`VALUE_ENDS`] (the end
+/// of its line or of its item in a flow collection), joined by `\n`; `None` when a value
+/// may hold anything. What the project cache keeps of the file (`cache::Summary::defines`),
+/// so that a later run knows, without reading it, that it defines none of the names it
+/// only mentions (`- {name: COMPUTE, value: cpu-cluster}`). Linear in the text: a stretch
+/// is copied at most once per key searched, however many keys it holds.
+fn name_value_lines(lower: &[u8]) -> Option<Vec<u8>> {
+    let mut lines = Vec::new();
+    let mut wild = false;
+    // The last stretch copied, from where: a later value within it is in the copy.
+    let mut copied = 0..0;
+    name_values(lower, |value| {
+        let Some(p) = value else {
+            wild = true;
+            return true;
+        };
+        if !copied.contains(&p) {
+            let p = p.min(lower.len());
+            let end = lower[p..]
+                .iter()
+                .position(|b| VALUE_ENDS.contains(b))
+                .map_or(lower.len(), |e| p + e);
+            lines.extend_from_slice(&lower[p..end]);
+            lines.push(b'\n');
+            copied = p..end;
+        }
+        false
+    });
+    (!wild).then_some(lines)
+}
+
+/// Calls `each` for the value of every key ending in `name` or `type` in `lower` (a YAML
+/// or JSON text in ASCII lower case) — where it starts after the key's closing quote,
+/// spaces, the colon, spaces or line breaks, at most two node properties (an anchor, a
+/// tag) and an opening quote — or `None` for a value that may hold anything (an alias, a
+/// block scalar), all keys `name` first, in order; stops when `each` says so, and says
+/// whether it did. Linear in the text: each scan starts at one key and skips at most two
+/// property tokens.
+fn name_values(lower: &[u8], mut each: impl FnMut(Option<usize>) -> bool) -> bool {
     let is_ws = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
-    let at_value = |mut p: usize| -> bool {
-        let at = |p: usize| lower.get(p).copied();
+    let at = |p: usize| lower.get(p).copied();
+    // `Some(Some(p))`: a value at `p`; `Some(None)`: one that may hold anything.
+    let value_at = |mut p: usize| -> Option<Option<usize>> {
         if matches!(at(p), Some(b'"' | b'\'')) {
             p += 1;
         }
@@ -1021,7 +1089,7 @@ fn may_name(lower: &[u8], needle: &[u8]) -> bool {
             p += 1;
         }
         if at(p) != Some(b':') {
-            return false;
+            return None;
         }
         p += 1;
         for _ in 0..=2 {
@@ -1034,23 +1102,132 @@ fn may_name(lower: &[u8], needle: &[u8]) -> bool {
                         p += 1;
                     }
                 }
-                Some(b'*' | b'|' | b'>') => return true,
+                Some(b'*' | b'|' | b'>') => return Some(None),
                 _ => break,
             }
         }
         if matches!(at(p), Some(b'"' | b'\'')) {
             p += 1;
         }
-        lower.get(p..).is_some_and(|rest| rest.starts_with(needle))
+        Some(Some(p))
     };
-    [&b"name"[..], b"type"]
-        .iter()
-        .any(|key| memchr::memmem::find_iter(lower, key).any(|k| at_value(k + key.len())))
+    [&b"name"[..], b"type"].iter().any(|key| {
+        memchr::memmem::find_iter(lower, key)
+            .filter_map(|k| value_at(k + key.len()))
+            .any(&mut each)
+    })
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod may_name_tests {
-    use super::may_name;
+    use super::{Mentions, RestFile, RestText, may_name, name_value_lines};
+    use crate::cache::{Grams, Summary};
+    use proptest::prelude::*;
+
+    /// What the cache keeps of `text` at `path` and a file of the rest of the project
+    /// known only by it (not read).
+    fn cached(path: &std::path::Path, text: &str) -> RestFile {
+        let lower = text.to_ascii_lowercase().into_bytes();
+        let read = RestText {
+            text: text.into(),
+            lower: lower.clone().into(),
+            read_by_words: std::sync::OnceLock::new(),
+        };
+        let display = path.to_string_lossy().into_owned();
+        let summary = Summary {
+            grams: Grams::of(&lower),
+            defines: read.defines_only_at(&display).map(|d| Grams::of(&d)),
+        };
+        RestFile {
+            candidate: crate::discover::Candidate {
+                path: path.to_path_buf(),
+                display,
+                explicit: false,
+                seen: crate::load::Seen::Listed,
+            },
+            summary: Some(summary),
+            text: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// A cached YAML file that mentions a name only where it cannot define it is not read
+    /// (a Kubernetes manifest's `value: cpu-cluster`, issue 38 row 5); one that may define
+    /// it, or that a definition reader looks into, or that gives values to its neighbours,
+    /// is read and searched as without the cache.
+    #[test]
+    fn a_cached_file_is_read_only_if_it_may_define_the_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let (boundary, limits) = (
+            crate::fsio::Boundary::anywhere(),
+            crate::limits::Limits::default(),
+        );
+        let search = |path: &str, text: &str, name: &str| {
+            let path = dir.path().join(path);
+            std::fs::write(&path, text).unwrap();
+            let file = cached(&path, text);
+            let found = file.mentions(name, &Mentions::of(name), &boundary, &limits);
+            (found, file.text.get().is_some())
+        };
+        let manifest = "kind: Deployment\nmetadata:\n  name: svc-1\nspec:\n  env:\n    - {name: COMPUTE, value: cpu-cluster}\n";
+        assert_eq!(search("deploy.yaml", manifest, "cpu-cluster"), (false, false));
+        assert_eq!(
+            search(
+                "compute.yml",
+                "name: cpu-cluster\ntype: amlcompute\n",
+                "cpu-cluster"
+            ),
+            (true, true)
+        );
+        // An alias may be anything: read.
+        assert_eq!(
+            search("anchored.yml", "x: &n cpu-cluster\nname: *n\n", "cpu-cluster"),
+            (true, true)
+        );
+        // A workflow (`az ml compute create`), a variables template and an ARM parameter
+        // file are read by others whatever they define.
+        for (path, text) in [
+            (
+                "deploy.yml",
+                "steps:\n  - run: az ml compute create -n $C\nenv: {C: cpu-cluster}\n",
+            ),
+            ("vars.yml", "variables:\n  compute: cpu-cluster\n"),
+            (
+                "main.parameters.json",
+                "{\"parameters\": {\"c\": {\"value\": \"cpu-cluster\"}}}",
+            ),
+        ] {
+            assert_eq!(search(path, text, "cpu-cluster"), (true, true), "{path}");
+        }
+    }
+
+    proptest! {
+        /// Where the cache says a file may define a name holds every name `may_name`
+        /// finds in it: never a file left unread that would have been parsed.
+        #[test]
+        fn the_cached_values_hold_every_name_may_name_finds(
+            text in "([a-z_]{0,6}(name|type)?[\"']?[ ]?:[ \n]{0,2}[&!]?[a-z]{0,2}[ ]?[\"']?[a-z0-9 -]{0,12}[\n,{}]?){0,12}",
+            start in 0usize..200,
+            len in 3usize..16,
+        ) {
+            let lower = text.as_bytes();
+            let start = start.min(lower.len());
+            let needle = &lower[start..(start + len).min(lower.len())];
+            if needle.len() >= 3 && !needle.iter().any(|b| super::VALUE_ENDS.contains(b)) && may_name(lower, needle) {
+                if let Some(lines) = name_value_lines(lower) {
+                    prop_assert!(Grams::of(&lines).may_contain(needle));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_cached_values_of_a_long_line_of_keys_are_linear() {
+        // 100,000 keys on one line: it is copied once, not once per key.
+        let text = "name: x ".repeat(100_000);
+        let lines = name_value_lines(text.as_bytes()).unwrap();
+        assert!(lines.len() <= text.len() + 1, "{}", lines.len());
+    }
 
     #[test]
     fn a_name_is_found_as_the_value_of_a_name_or_type_key_however_it_is_written() {
@@ -1153,9 +1330,10 @@ fn files_mentioning(
                 .zip(&hits)
                 .map(|(f, hit)| {
                     !hit && (names.len() > 16
-                        || f.grams
-                            .as_ref()
+                        || f.grams()
                             .is_none_or(|g| names.iter().any(|n| g.may_contain(n.as_bytes()))))
+                        // One no reader looks into cannot include them (cached: not read).
+                        && f.summary.as_ref().is_none_or(|s| s.defines.is_none())
                         && f.text(boundary, limits).is_some_and(|t| {
                             search.is_match(&t.lower[..]) && t.read_by_words(&f.candidate.display)
                         })

@@ -547,6 +547,12 @@ fn asset_problem(rest: &str, forms: &[&Form]) -> Option<(String, String)> {
     if rest.is_empty() {
         return Some(("nothing follows `azureml:`".to_string(), forms_help.to_string()));
     }
+    // A name a template fills in (`<your GPU compute target name>`, `{{ env }}`): the SDK
+    // loads it as written, and what it will be is not known (AML203 says nothing of it
+    // either).
+    if crate::facts::index::is_template_name(rest) {
+        return None;
+    }
     if rest.chars().any(char::is_whitespace) {
         return Some(("it contains whitespace".to_string(), forms_help.to_string()));
     }
@@ -662,5 +668,16 @@ mod tests {
         assert_eq!(asset_problem("env", &d), None);
         let compute = form("arm", false);
         assert_eq!(asset_problem("cpu-cluster", &[&compute]), None);
+        // A template's placeholder, spaces and all (Azure/AML-Kubernetes, audit 11): the
+        // SDK loads it; what it becomes is not known.
+        for placeholder in [
+            "<your GPU compute target name>",
+            "{{ compute name }}",
+            "<env name>",
+        ] {
+            assert_eq!(asset_problem(placeholder, &[&compute]), None, "{placeholder}");
+            assert_eq!(asset_problem(placeholder, &v), None, "{placeholder}");
+        }
+        assert!(asset_problem("my cluster", &[&compute]).is_some());
     }
 }

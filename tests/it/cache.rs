@@ -123,6 +123,33 @@ fn a_cached_run_sees_every_change_to_the_rest_of_the_project() {
     write_compute(root, "gpu-a100-west");
     assert!(!unresolved(&check(root, store, &[])));
 
+    // A YAML file that mentions the name only where it cannot define it (`value:`): the
+    // cache keeps where it may (its `name:` values) and a later run does not read it;
+    // rewritten in place to define it, it is read again.
+    let rewrite = |text: &str| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(root.join("other/deep/notes.yml"))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+            .unwrap();
+    };
+    std::fs::remove_dir_all(root.join("infra")).unwrap();
+    rewrite("name: notes\nenv:\n  - {name: COMPUTE, value: gpu-a100-west}\n");
+    let mentioned = check(root, store, &[]);
+    assert!(unresolved(&mentioned), "{mentioned}");
+    assert_eq!(check(root, store, &[]), mentioned);
+    assert_eq!(mentioned, check(root, store, &["--no-cache"]));
+    rewrite(
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: gpu-a100-west\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 0\nmax_instances: 2\n",
+    );
+    let defined = check(root, store, &[]);
+    assert!(!unresolved(&defined), "{defined}");
+    assert_eq!(defined, check(root, store, &["--no-cache"]));
+    rewrite("name: something-else\n");
+    std::fs::create_dir(root.join("infra")).unwrap();
+    write_compute(root, "gpu-a100-west");
+
     // The ignore file rewritten in place to hide the script: its directory's listing is
     // the cache's (unchanged), its rules are read afresh.
     std::fs::OpenOptions::new()
