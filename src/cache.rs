@@ -12,7 +12,7 @@
 //!   a bit set ([`Grams`]). A name with a trigram the set lacks is not in the file, which
 //!   is then not read; any other file is read and searched as without a cache;
 //! - and, when the caller can say it, the trigrams of the only places of that text where
-//!   a name can be defined ([`Summary::defines`]: the pipeline's values of `name:`/`type:`
+//!   a name can be defined ([`FileFileSummary::defines`]: the pipeline's values of `name:`/`type:`
 //!   keys in a YAML or JSON file nobody else reads): a file that mentions a name only
 //!   elsewhere (a Kubernetes manifest's `value: cpu-cluster`) is not read either.
 //!
@@ -34,7 +34,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::fsio::{self, Stamp};
 
-/// The format of the file; with amlint's version, part of what names it.
+/// The format of the file; with amlint's version, part of what names it. Raised whenever
+/// what an entry means changes (2: [`FileSummary::defines`]), so that no build reads another's.
 const FORMAT: u32 = 2;
 const MAGIC: &[u8; 8] = b"AMLCACHE";
 /// The largest cache file written or read (a 10,000-file repository's is about 5 MB).
@@ -99,14 +100,14 @@ struct DirFacts {
 
 struct FileFacts {
     stamp: Stamp,
-    summary: Summary,
+    summary: FileSummary,
     used: AtomicBool,
 }
 
 /// What is kept of a file's text: the trigrams of all of it, and of the places where it
 /// may define a name (`None`: anywhere, or the caller could not say).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Summary {
+pub struct FileSummary {
     pub grams: Grams,
     pub defines: Option<Grams>,
 }
@@ -122,7 +123,7 @@ pub struct Cache {
     dirs: foldhash::HashMap<Box<[u8]>, DirFacts>,
     files: foldhash::HashMap<Box<[u8]>, FileFacts>,
     new_dirs: Mutex<Recorded<Entries>>,
-    new_files: Mutex<Recorded<Summary>>,
+    new_files: Mutex<Recorded<FileSummary>>,
 }
 
 impl std::fmt::Debug for Cache {
@@ -138,7 +139,7 @@ impl std::fmt::Debug for Cache {
 /// What the cache knows of a file: its summary, while its stamp is unchanged (it need
 /// not be read), or only its stamp now (`None` if it has none: it is read, never recorded).
 pub enum FileLookup {
-    Known(Summary),
+    Known(FileSummary),
     Unknown(Option<Stamp>),
 }
 
@@ -238,7 +239,7 @@ impl Cache {
         defines: impl FnOnce() -> Option<Vec<u8>>,
     ) {
         if stamp.is_file() && self.settled(&stamp) {
-            let summary = Summary {
+            let summary = FileSummary {
                 grams: Grams::of(lower),
                 defines: defines().map(|d| Grams::of(&d)),
             };
@@ -284,7 +285,7 @@ impl Cache {
             }
         }
         let old_files = self.files.iter().filter(|(_, f)| used(&f.used));
-        let files: Vec<(&[u8], &Stamp, &Summary)> = old_files
+        let files: Vec<(&[u8], &Stamp, &FileSummary)> = old_files
             .map(|(k, f)| (&**k, &f.stamp, &f.summary))
             .chain(new_files.iter().map(|(k, s, g)| (&**k, s, g)))
             .collect();
@@ -543,7 +544,7 @@ fn parse(bytes: &[u8], identity: &[u8]) -> Option<Parsed> {
             _ => return None,
         };
         let used = AtomicBool::new(false);
-        let summary = Summary { grams, defines };
+        let summary = FileSummary { grams, defines };
         files.insert(key, FileFacts { stamp, summary, used });
     }
     r.0.is_empty().then_some((dirs, files))
@@ -686,7 +687,7 @@ mod tests {
         let second = unsettled(store, root);
         assert_eq!(second.dirs.len(), 1);
         assert_eq!(names(second.listing(root).unwrap()), expected);
-        let FileLookup::Known(Summary { grams, defines }) = second.file(&root.join("a.yml")) else {
+        let FileLookup::Known(FileSummary { grams, defines }) = second.file(&root.join("a.yml")) else {
             panic!("the file's trigrams were saved");
         };
         assert!(grams.may_contain(b"cpu-cluster") && !grams.may_contain(b"westeurope-k8s-inference"));

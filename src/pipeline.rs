@@ -881,7 +881,7 @@ fn rest_of_project(
 /// cache, only its summary (trigrams).
 enum Content {
     Text(RestText),
-    Summary(crate::cache::Summary),
+    Summary(crate::cache::FileSummary),
 }
 
 /// A file's text, and the text in ASCII lower case that names are searched in (made once
@@ -940,7 +940,7 @@ impl RestText {
 /// the cache knew its summary — when a name searched may be in it and matter.
 struct RestFile {
     candidate: discover::Candidate,
-    summary: Option<crate::cache::Summary>,
+    summary: Option<crate::cache::FileSummary>,
     text: std::sync::OnceLock<Option<RestText>>,
 }
 
@@ -976,7 +976,7 @@ impl RestFile {
 
     /// Whether the file's text holds `needle` (in lower case), as far as a search of it
     /// needs to know: not read when its cached trigrams say it cannot, nor when they say
-    /// it can hold it only where it cannot define it (`cache::Summary::defines`, of a file
+    /// it can hold it only where it cannot define it (`cache::FileSummary::defines`, of a file
     /// whose other mentions nothing reads: [`RestText::defines_only_at`]); then `false`.
     fn mentions(
         &self,
@@ -1041,7 +1041,7 @@ const VALUE_ENDS: &[u8] = b"\n\r,]}";
 /// The text of a YAML or JSON file (`lower`, in ASCII lower case) where [`may_name`] may
 /// find a name: each value from where it starts up to the first of [`VALUE_ENDS`] (the end
 /// of its line or of its item in a flow collection), joined by `\n`; `None` when a value
-/// may hold anything. What the project cache keeps of the file (`cache::Summary::defines`),
+/// may hold anything. What the project cache keeps of the file (`cache::FileSummary::defines`),
 /// so that a later run knows, without reading it, that it defines none of the names it
 /// only mentions (`- {name: COMPUTE, value: cpu-cluster}`). Linear in the text: a stretch
 /// is copied at most once per key searched, however many keys it holds.
@@ -1122,7 +1122,7 @@ fn name_values(lower: &[u8], mut each: impl FnMut(Option<usize>) -> bool) -> boo
 #[allow(clippy::disallowed_methods)]
 mod may_name_tests {
     use super::{Mentions, RestFile, RestText, may_name, name_value_lines};
-    use crate::cache::{Grams, Summary};
+    use crate::cache::{FileSummary, Grams};
     use proptest::prelude::*;
 
     /// What the cache keeps of `text` at `path` and a file of the rest of the project
@@ -1135,7 +1135,7 @@ mod may_name_tests {
             read_by_words: std::sync::OnceLock::new(),
         };
         let display = path.to_string_lossy().into_owned();
-        let summary = Summary {
+        let summary = FileSummary {
             grams: Grams::of(&lower),
             defines: read.defines_only_at(&display).map(|d| Grams::of(&d)),
         };
