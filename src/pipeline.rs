@@ -988,8 +988,7 @@ impl RestFile {
         let ruled_out = |g: &crate::cache::Grams| !g.may_contain(needle.as_bytes());
         if let Some(summary) = &self.summary
             && (ruled_out(&summary.grams)
-                || (!needle.bytes().any(|b| VALUE_ENDS.contains(&b))
-                    && summary.defines.as_ref().is_some_and(ruled_out)))
+                || (mentions.fits_a_value && summary.defines.as_ref().is_some_and(ruled_out)))
         {
             return false;
         }
@@ -1004,17 +1003,25 @@ impl RestFile {
 /// It replaced an ASCII-case-insensitive Aho-Corasick automaton over the original text,
 /// whose prefilter took 45 % of a subfolder run beside 4,000 manifests that mention a
 /// compute's name (1,323 M instructions for 30 names; see BENCHMARKS.md).
-struct Mentions(Option<memchr::memmem::Finder<'static>>);
+struct Mentions {
+    finder: Option<memchr::memmem::Finder<'static>>,
+    /// Whether the name holds none of [`VALUE_ENDS`]: then it can only be defined within a
+    /// value a file's cached `defines` keeps, which can rule the file out.
+    fits_a_value: bool,
+}
 
 impl Mentions {
     /// `needle` is in lower case.
     fn of(needle: &str) -> Mentions {
-        Mentions((!needle.is_empty()).then(|| memchr::memmem::Finder::new(needle.as_bytes()).into_owned()))
+        Mentions {
+            finder: (!needle.is_empty()).then(|| memchr::memmem::Finder::new(needle.as_bytes()).into_owned()),
+            fits_a_value: !needle.bytes().any(|b| VALUE_ENDS.contains(&b)),
+        }
     }
 
     /// Whether `lower` (text in ASCII lower case) contains the name.
     fn in_lower(&self, lower: &[u8]) -> bool {
-        match &self.0 {
+        match &self.finder {
             // No name is in every text (the files are parsed, nothing is missed).
             None => true,
             Some(finder) => finder.find(lower).is_some(),
