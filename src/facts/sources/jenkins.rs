@@ -1034,6 +1034,34 @@ mod tests {
         }
     }
 
+    /// `def S = '…', N = '…'`: one statement declaring several variables defines each
+    /// (each value's literal its origin); each is a declaration, local to its block.
+    #[test]
+    fn several_declarations_in_one_statement() {
+        let text = "def S = 'Standard_DS3_v2', N = 'two-c'\nsh \"az ml compute create --name ${N} --type amlcompute --size ${S}\"\n";
+        let out = run("Jenkinsfile", text);
+        let d = &out.computes[0];
+        assert_eq!(d.known_name(), Some("two-c"));
+        assert_eq!(at(text, d.name.origin.unwrap()), (1, 33));
+        let size = d.get("size").unwrap();
+        assert_eq!(size.text().as_deref(), Some("Standard_DS3_v2"));
+        assert_eq!(at(text, size.origin.unwrap()), (1, 10));
+        for (before, want) in [
+            ("String A = f(x), N = 'after-call'\n", Some("after-call")),
+            ("@Field def A = 'x', N = 'field-n'\n", Some("field-n")),
+            ("def N = 'a', M = 'b'\nN = 'c'\n", Some("c")),
+            // A method's `def` declares a local of the method: the script's `N` stays.
+            (
+                "def N = 'outer'\nvoid f() {\n  def X = 'x', N = 'inner'\n}\n",
+                Some("outer"),
+            ),
+            ("def N = g(), M = 'b'\n", None),
+        ] {
+            let text = named(before, "${N}");
+            assert_eq!(values(&text, "name"), [want.map(str::to_string)], "{before}");
+        }
+    }
+
     /// `X += …`, `X <<= …`, `X++`, `--X`, `X = X + …`, an assignment in parentheses, a
     /// value going on on the next line (`.trim()`): unknown.
     #[test]

@@ -475,6 +475,9 @@ struct Build<'t, 'a> {
     with_env: Option<WithEnvList>,
     /// A `dir(…)` read (its `)`'s token): the directory, for the next block.
     dir_arg: Option<(u32, Result<String, String>)>,
+    /// The statement being read declares (`def A = 'a', B = 'b'`): its start, and
+    /// whether it is an `@Field`'s; a `, NAME = …` after it declares another variable.
+    decl_list: Option<(usize, bool)>,
 }
 
 fn word(text: &str, t: Tok) -> Option<&str> {
@@ -1059,6 +1062,21 @@ impl<'t> Build<'t, '_> {
             && self.punct_at(target_at - 1, b'.')
             && word(self.text, self.toks[target_at - 2]) == Some("env");
         let member = target_at >= 1 && self.punct_at(target_at - 1, b'.');
+        // `@Field`, then words: the last is the name, the others a declaration's.
+        let stmt = &self.toks[self.stmt.min(target_at)..target_at];
+        let field = matches!(stmt, [Tok::Punct(p), f @ Tok::Word(..), ..]
+            if self.byte(*p) == b'@' && word(self.text, *f) == Some("Field"));
+        let words = if field { &stmt[2..] } else { stmt };
+        let plain = !compound && !nested && !env_block && !env_dot && !member;
+        // `def A = 'a', B = 'b'`: the declaration's first variable, or one after a comma.
+        let first_decl = plain
+            && self.all_words_to(target_at)
+            && !words.is_empty()
+            && word(self.text, words[0]).is_some_and(decl_word);
+        let next_decl = plain
+            && target_at >= 1
+            && self.punct_at(target_at - 1, b',')
+            && self.decl_list.is_some_and(|(at, _)| at == self.stmt);
         let rhs = if compound {
             Rhs::Dynamic(format!(
                 "`{name}` is changed by an operator (`{}`)",
@@ -1067,7 +1085,7 @@ impl<'t> Build<'t, '_> {
                     .unwrap_or("=")
             ))
         } else {
-            self.rhs(k + 1, &name)
+            self.rhs_in(k + 1, &name, first_decl || next_decl)
         };
         if env_block {
             // `environment { NAME = value }`: the enclosing block's environment.
@@ -1092,11 +1110,15 @@ impl<'t> Build<'t, '_> {
             }
             return;
         }
-        // `@Field`, then words: the last is the name, the others a declaration's.
-        let stmt = &self.toks[self.stmt.min(target_at)..target_at];
-        let field = matches!(stmt, [Tok::Punct(p), f @ Tok::Word(..), ..]
-            if self.byte(*p) == b'@' && word(self.text, *f) == Some("Field"));
-        let words = if field { &stmt[2..] } else { stmt };
+        if next_decl {
+            // Another variable of the declaration: declared as its first one is.
+            let field = self.decl_list.is_some_and(|(_, f)| f);
+            self.push_var(&name, tpos, block, !field, false, rhs);
+            return;
+        }
+        if first_decl {
+            self.decl_list = Some((self.stmt, field));
+        }
         if self.all_words_to(target_at) && !nested {
             let decl =
                 !compound && !field && !words.is_empty() && word(self.text, words[0]).is_some_and(decl_word);
@@ -1425,31 +1447,38 @@ impl<'t> Build<'t, '_> {
     }
 
     /// The value after the `=` at token `k - 1`, for `name`.
-    fn rhs(&self, mut k: usize, name: &str) -> Rhs {
+    fn rhs(&self, k: usize, name: &str) -> Rhs {
+        self.rhs_in(k, name, false)
+    }
+
+    /// The value after the `=` at token `k - 1`, for `name`; in a declaration (`decl`), a
+    /// `,` ends it too (`def A = 'a', B = 'b'`).
+    fn rhs_in(&self, mut k: usize, name: &str, decl: bool) -> Rhs {
         while matches!(self.toks.get(k), Some(Tok::Newline)) {
             k += 1;
         }
         let Some(&t) = self.toks.get(k) else {
             return Rhs::Dynamic(format!("`{name}` is assigned nothing"));
         };
+        let ends = |j: usize| self.ends(j) || (decl && self.punct_at(j, b','));
         match t {
-            Tok::Str(s) if self.ends(k + 1) => return Rhs::Str(s),
-            Tok::Num(a, b) if self.ends(k + 1) => return Rhs::Lit(a, b),
+            Tok::Str(s) if ends(k + 1) => return Rhs::Str(s),
+            Tok::Num(a, b) if ends(k + 1) => return Rhs::Lit(a, b),
             Tok::Word(a, b) => {
                 let w = word(self.text, t).unwrap_or("");
-                if matches!(w, "true" | "false") && self.ends(k + 1) {
+                if matches!(w, "true" | "false") && ends(k + 1) {
                     return Rhs::Lit(a, b);
                 }
                 if w == "credentials" {
                     return Rhs::Credential;
                 }
                 if w != "null" && w != "new" {
-                    if self.ends(k + 1) {
+                    if ends(k + 1) {
                         return Rhs::Expr(w.to_string());
                     }
                     if self.punct_at(k + 1, b'.')
                         && let Some(m) = self.toks.get(k + 2).and_then(|t| word(self.text, *t))
-                        && self.ends(k + 3)
+                        && ends(k + 3)
                     {
                         return Rhs::Expr(format!("{w}.{m}"));
                     }
@@ -1592,6 +1621,7 @@ impl<'t> GroovyVars<'t> {
             closed: None,
             with_env: None,
             dir_arg: None,
+            decl_list: None,
         }
         .run();
         let mut recs = b.recs;
