@@ -322,7 +322,13 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
                             "run" => doc.get(node, "working-directory").or(default_dir),
                             _ => azure_work_dir(doc, node),
                         };
-                        let scope = scope.in_dir(work_dir(input, doc, dir));
+                        // A GitHub workflow's `run:` with no working directory runs at
+                        // the repository's root (`$GITHUB_WORKSPACE`).
+                        let wd = match dir {
+                            None if key == "run" => github_workspace(input),
+                            dir => work_dir(input, doc, dir),
+                        };
+                        let scope = scope.in_dir(wd);
                         read_script(input, doc, v, dialect, macros, &scope, out);
                     }
                 }
@@ -470,17 +476,27 @@ fn work_dir(input: &Input<'_>, doc: &Document, node: Option<NodeId>) -> Option<P
         }
     }
     let dir = input.path.parent().unwrap_or(Path::new(""));
+    let mut repo = match github_workspace(input) {
+        Some(above) => above,
+        None => input.files.root_from(dir)?,
+    };
+    repo.extend(parts);
+    Some(repo)
+}
+
+/// The repository a GitHub workflow (a file of `.github/workflows`) runs in: the folder
+/// above `.github`, `$GITHUB_WORKSPACE`, where a step without a working directory runs.
+/// `None` for another file.
+fn github_workspace(input: &Input<'_>) -> Option<PathBuf> {
+    let dir = input.path.parent()?;
     let workflows = dir.file_name().is_some_and(|n| n == "workflows")
         && dir
             .parent()
             .and_then(Path::file_name)
             .is_some_and(|n| n == ".github");
-    let mut repo = match dir.parent().and_then(Path::parent) {
-        Some(above) if workflows => above.to_path_buf(),
-        _ => input.files.root_from(dir)?,
-    };
-    repo.extend(parts);
-    Some(repo)
+    workflows
+        .then(|| dir.parent().and_then(Path::parent).map(Path::to_path_buf))
+        .flatten()
 }
 
 /// An Azure Pipelines script step's `workingDirectory:`, or a task's input of that name
@@ -973,6 +989,41 @@ mod tests {
             "{:?}",
             out.computes[1].from_file
         );
+    }
+
+    /// A `run:` step with no working directory runs at the repository's root
+    /// (`$GITHUB_WORKSPACE`): `-f infra/compute.yml` is the root's `infra/compute.yml`, never
+    /// one under `.github/workflows` (where a plain script's would be looked for first).
+    #[test]
+    fn a_github_step_without_a_working_directory_runs_at_the_repository_root() {
+        let text =
+            "on: push\njobs:\n  a:\n    steps:\n      - run: az ml compute create -f infra/compute.yml\n";
+        let beside = (
+            ".github/workflows/infra/compute.yml",
+            compute_yaml("beside-workflow", "Standard_NC6"),
+        );
+        let root = ("infra/compute.yml", compute_yaml("root-infra", "Standard_D2_v3"));
+        let (_dir, out) = in_project(
+            &[(beside.0, &beside.1), (root.0, &root.1)],
+            ".github/workflows/x.yml",
+            text,
+        );
+        assert_eq!(
+            placed(text, &out),
+            [(Some("root-infra".to_string()), (5, 14), (5, 38))]
+        );
+        assert_eq!(out.computes[0].size(), Some("Standard_D2_v3"));
+        // Only beside the workflow: not the file the step reads.
+        let (_dir, out) = in_project(&[(beside.0, &beside.1)], ".github/workflows/x.yml", text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(d.known_name(), None);
+        assert_eq!(
+            d.name.why.as_deref(),
+            Some("the compute YAML `infra/compute.yml` is not in the project")
+        );
+        assert_eq!(&text[d.name.span.range()], "infra/compute.yml");
     }
 
     /// A workflow called `compute.yml` is not the compute YAML its `-f compute.yml` names,
