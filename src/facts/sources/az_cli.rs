@@ -66,6 +66,15 @@ pub trait Outer {
     fn start_unknown(&self) -> Option<String> {
         None
     }
+    /// Where the script starts: where the file around it starts it (`work_dir`, else where
+    /// a file it names is looked for), moved by what ran before it there (a notebook's
+    /// `%cd`), or not known ([`Outer::start_unknown`]).
+    fn start(&self) -> Cwd {
+        match self.start_unknown() {
+            Some(why) => Cwd::Unknown(why),
+            None => Cwd::Start(PathBuf::new()),
+        }
+    }
     /// The script is a file of its own: `$0`, `$PSScriptRoot`, `%~dp0` name its directory
     /// (a step's or a notebook's script runs from a temporary file).
     fn own_file(&self) -> bool {
@@ -708,10 +717,7 @@ pub struct Ctx<'a> {
 /// computetarget create|attach <type>`.
 pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
     let outer = cx.eval.outer;
-    let start = match outer.start_unknown() {
-        Some(why) => Cwd::Unknown(why),
-        None => Cwd::Start(PathBuf::new()),
-    };
+    let start = outer.start();
     let places = if outer.follows_cd() {
         let eval = |w: &Word, at: u32| cx.eval.word(w, at).value;
         let sole = |name: &str, at: u32| cx.eval.vars.sole_value(name, at);

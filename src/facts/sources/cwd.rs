@@ -424,8 +424,8 @@ fn step(c: &ShellCommand, d: Dialect, t: &Track<'_>, desc: &str) -> Move {
     }
 }
 
-/// `dir` joined with the relative path `text`.
-fn relative(dir: &Cwd, text: &str, backslash: bool) -> Cwd {
+/// `dir` joined with the relative path `text` (`backslash`: a backslash separates too).
+pub fn relative(dir: &Cwd, text: &str, backslash: bool) -> Cwd {
     let mut out = dir.clone();
     for part in text.split(|ch| ch == '/' || (backslash && ch == '\\')) {
         out = join(&out, part);
@@ -631,6 +631,88 @@ mod tests {
                 .as_deref()
                 .unwrap()
                 .ends_with("infra/c.yml")
+        );
+    }
+
+    const NOTEBOOKS: &super::super::common::Reader = &super::super::notebook::READER;
+
+    /// `%cd` (and `%pushd`/`%popd`, automagic `cd`, a literal `os.chdir`) moves the kernel,
+    /// so the `!az … -f` lines and `%%bash` cells after it read their file there, as a
+    /// script's `cd` does; a move to a directory not known makes the file unknown, never
+    /// looked for elsewhere.
+    #[test]
+    fn the_kernels_directory_follows_cd_magics() {
+        let read_in = |dirs: &[&str], cells: &[&[&str]]| {
+            names(
+                NOTEBOOKS,
+                dirs,
+                "nb.ipynb",
+                &super::super::notebook::tests::notebook(cells),
+            )
+        };
+        let dirs = ["", "infra", "infra/gpu"];
+        let create = "!az ml compute create -f c.yml\n";
+        assert_eq!(
+            read_in(
+                &dirs,
+                &[&[create], &["%cd infra\n", create], &["%cd gpu\n"], &[create]]
+            ),
+            ["root", "infra", "infra-gpu"]
+        );
+        assert_eq!(
+            read_in(
+                &dirs,
+                &[
+                    &["%pushd infra/gpu\n", create, "%popd\n", create],
+                    &["import os\n", "os.chdir('infra')\n", create],
+                    &["cd ..\n", "%cd \"infra\"\n"],
+                    &["%%bash\n", "az ml compute create -f c.yml\n"],
+                ]
+            ),
+            ["infra-gpu", "root", "infra", "infra"]
+        );
+        let unknown = |cells: &[&[&str]]| -> String {
+            let [name] = read_in(&dirs, cells).try_into().unwrap();
+            name
+        };
+        for (mover, why) in [
+            (
+                "%cd $DIR\n",
+                "`%cd $DIR` on line 7 goes to a directory not known statically",
+            ),
+            (
+                "%cd {d}\n",
+                "`%cd {d}` on line 7 goes to a directory not known statically",
+            ),
+            ("%cd\n", "`%cd` on line 7 goes to the home directory"),
+            ("%cd ~/x\n", "`%cd ~/x` on line 7 goes to `~/x`"),
+            ("%cd -b infra\n", "`%cd -b infra` on line 7 is given `-b infra`"),
+            ("%popd\n", "`%popd` on line 7 has no `%pushd` before it"),
+            ("os.chdir(path)\n", "`os.chdir(path)` on line 7 is not followed"),
+            (
+                "if x:\n    %cd infra\n",
+                "`%cd infra` on line 8 moves the kernel inside a block",
+            ),
+        ] {
+            let name = unknown(&[&[mover], &[create]]);
+            assert!(
+                name.starts_with(
+                    "? the compute YAML `c.yml` is named from a directory not known statically: "
+                ) && name.contains(why),
+                "{mover:?}: {name}"
+            );
+        }
+        // A `!cd` runs in a shell of its own; a comment and a `%%writefile` cell move nothing.
+        assert_eq!(
+            read_in(
+                &dirs,
+                &[
+                    &["!cd infra\n", "# %cd infra\n", create],
+                    &["%%writefile x.py\n", "%cd infra\n"],
+                    &[create]
+                ]
+            ),
+            ["root", "root"]
         );
     }
 

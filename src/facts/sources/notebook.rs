@@ -5,11 +5,19 @@
 //! string literals assigned at the top level of the cells before it (one assigned anything
 //! else, or inside a block, is not known), and `%env NAME=value`. A `%%bash` cell is one
 //! script, its own assignments and `%env` known.
+//!
+//! Both run in the kernel's directory: where the notebook starts (its own folder, or one
+//! above it: as a script's file is looked for), moved by the `%cd`/`%pushd`/`%popd` line
+//! magics (also `cd` written without `%`, IPython's automagic) and `os.chdir('…')` at the
+//! top level of the cells before, to a literal relative path. One whose directory is not
+//! known (an expression, `~`, absolute, `-`, a bookmark, inside a block, a `%popd` with no
+//! `%pushd`) makes the directory of the later commands unknown, with why.
 
 use std::collections::HashMap;
 
-use super::az_cli::{Ctx, Eval, NoOuter, Outer, ScriptVal, Vars, definitions, wanted};
+use super::az_cli::{Ctx, Eval, Outer, ScriptVal, Vars, definitions, wanted};
 use super::common::{Comment, Definitions, Input, Reader, line_of, mentions};
+use super::cwd::{Cwd, relative};
 use super::ipynb::{Code, code_cells};
 use super::shell::comment_of;
 use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
@@ -115,9 +123,15 @@ struct NbOuter<'a> {
     at: usize,
     /// IPython expands Python variables (a `!` line; not a `%%bash` cell).
     python: bool,
+    /// The kernel's directory there.
+    start: Cwd,
 }
 
 impl Outer for NbOuter<'_> {
+    fn start(&self) -> Cwd {
+        self.start.clone()
+    }
+
     fn var(&self, name: &str, scope: VarScope) -> Option<ScriptVal> {
         if scope != VarScope::Shell {
             return None;
@@ -181,6 +195,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     let text = code.text.as_str();
     let mut ends: Vec<usize> = code.cells.iter().skip(1).copied().collect();
     ends.push(text.len());
+    let mut kernel = Kernel::default();
     for (&start, &end) in code.cells.iter().zip(&ends) {
         let cell = &text[start..end];
         let first = cell.lines().next().unwrap_or("").trim();
@@ -189,9 +204,11 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
             || matches!(magic.as_slice(), ["%%script", "bash" | "sh", ..]);
         if bash_cell {
             let body = start + cell.find('\n').map_or(cell.len(), |p| p + 1);
-            run(input, &code, body, end, &vars, false, out);
+            run(input, &code, (body, end), &vars, false, &kernel.dir, out);
             continue;
         }
+        // Another cell magic's body (`%%writefile`...) is not the kernel's code.
+        let python_cell = !first.starts_with("%%");
         // `!` lines, continued while a line ends with `\`.
         let mut offset = start;
         let mut lines = cell.split_inclusive('\n').peekable();
@@ -219,9 +236,16 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
                     });
                 }
                 if memchr::memmem::find(&text.as_bytes()[cmd_start..cmd_end], b"ml compute").is_some() {
-                    run(input, &code, cmd_start, cmd_end, &vars, true, out);
+                    run(input, &code, (cmd_start, cmd_end), &vars, true, &kernel.dir, out);
                 }
                 continue;
+            }
+            if python_cell {
+                let at = || {
+                    let off = code.file_offset(line_start + line.len() - trimmed.len(), false);
+                    line_of(input.source, off as u32)
+                };
+                kernel.line(line, &at);
             }
             comment_before = trimmed.starts_with('#').then(|| {
                 (
@@ -233,14 +257,161 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     }
 }
 
-/// Reads the shell text `[start, end)` of the code.
+/// The kernel's directory as the cells move it, from where the notebook starts.
+struct Kernel {
+    dir: Cwd,
+    /// The directories `%pushd` left (`None`: not known).
+    stack: Option<Vec<Cwd>>,
+}
+
+impl Default for Kernel {
+    fn default() -> Self {
+        Kernel {
+            dir: Cwd::Start(Default::default()),
+            stack: Some(Vec::new()),
+        }
+    }
+}
+
+/// A `%pushd` stack this deep is not followed further.
+const MAX_PUSHD: usize = 64;
+
+impl Kernel {
+    /// Follows one line of a code cell (`line_no`: its line in the file, for whys).
+    fn line(&mut self, line: &str, line_no: &dyn Fn() -> u32) {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let trimmed = body.trim_start();
+        let Some((which, arg)) = mover(trimmed) else {
+            return;
+        };
+        let said = || {
+            let shown: String = trimmed.trim_end().chars().take(60).collect();
+            let more = if shown.len() < trimmed.trim_end().len() {
+                "…"
+            } else {
+                ""
+            };
+            format!("`{shown}{more}` on line {}", line_no())
+        };
+        if trimmed.len() != body.len() {
+            self.lost(format!(
+                "{} moves the kernel inside a block: it may run or not",
+                said()
+            ));
+            return;
+        }
+        let Some(arg) = arg else {
+            self.lost(format!("{} is not followed", said()));
+            return;
+        };
+        if which == "popd" {
+            match self.stack.as_mut().and_then(Vec::pop) {
+                Some(dir) => self.dir = dir,
+                None => self.lost(format!("{} has no `%pushd` before it that is known", said())),
+            }
+            return;
+        }
+        let to = match target(arg) {
+            Ok(rel) => relative(&self.dir, rel, false),
+            Err(why) => Cwd::Unknown(format!("{} {why}", said())),
+        };
+        if which == "pushd" {
+            let left = std::mem::replace(&mut self.dir, to);
+            match self.stack.as_mut() {
+                Some(s) if s.len() < MAX_PUSHD => s.push(left),
+                _ => self.stack = None,
+            }
+        } else {
+            self.dir = to;
+        }
+    }
+
+    fn lost(&mut self, why: String) {
+        self.dir = Cwd::Unknown(why);
+        self.stack = None;
+    }
+}
+
+/// A line that moves the kernel's directory: `%cd`, `%pushd`, `%popd`, automagic `cd x`,
+/// `os.chdir(…)`, with its argument (`None`: one that is not read, as `os.chdir(path)`).
+fn mover(line: &str) -> Option<(&'static str, Option<&str>)> {
+    /// What follows `prefix` written as a word of its own at the start of `line`.
+    fn after<'l>(line: &'l str, prefix: &str) -> Option<&'l str> {
+        let rest = line.strip_prefix(prefix)?;
+        (rest.is_empty() || rest.starts_with([' ', '\t'])).then(|| rest.trim())
+    }
+    let line = line.trim_end();
+    if line.starts_with('#') {
+        return None;
+    }
+    let word = |prefix: &str| after(line, prefix);
+    if let Some(arg) = word("%cd") {
+        return Some(("cd", Some(arg)));
+    }
+    if let Some(arg) = word("%pushd") {
+        return Some(("pushd", Some(arg)));
+    }
+    if word("%popd").is_some() {
+        return Some(("popd", Some("")));
+    }
+    // IPython's automagic: `cd infra` (not `cd = …`, `cd(…)`, `cd.x`...).
+    if let Some(arg) = word("cd")
+        && !arg.starts_with([
+            '=', '(', '[', '.', ',', '+', '-', '*', '/', '<', '>', '!', '%', '&', '|',
+        ])
+    {
+        return Some(("cd", Some(arg)));
+    }
+    if line.contains("chdir(") {
+        let arg = line
+            .strip_prefix("os.chdir(")
+            .and_then(|r| r.strip_suffix(')'))
+            .map(str::trim)
+            .filter(|a| quoted(a).is_some());
+        return Some(("cd", arg));
+    }
+    None
+}
+
+/// The text of a string literal written whole (`'infra'`, `"infra"`), without escapes.
+fn quoted(a: &str) -> Option<&str> {
+    let inner = a
+        .strip_prefix('\'')
+        .and_then(|r| r.strip_suffix('\''))
+        .or_else(|| a.strip_prefix('"').and_then(|r| r.strip_suffix('"')))?;
+    (!inner.contains(['\'', '"', '\\'])).then_some(inner)
+}
+
+/// The relative path a `%cd` argument names, or why it is not known.
+fn target(arg: &str) -> Result<&str, String> {
+    let arg = quoted(arg).unwrap_or(arg);
+    if arg.is_empty() {
+        return Err("goes to the home directory".into());
+    }
+    if arg.starts_with('-') {
+        return Err(format!(
+            "is given `{arg}` (the directory history or a bookmark), which is not followed"
+        ));
+    }
+    if arg.contains(['$', '{', '\'', '"', '\\']) {
+        return Err("goes to a directory not known statically (a Python expression or a variable)".into());
+    }
+    if arg.starts_with(['/', '~']) || arg.contains(':') {
+        return Err(format!(
+            "goes to `{arg}`: where that is in the project is not known"
+        ));
+    }
+    Ok(arg)
+}
+
+/// Reads the shell text `[start, end)` of the code, run in the kernel's directory `dir`.
 fn run(
     input: &Input<'_>,
     code: &Code,
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
     vars: &NbVars,
     python: bool,
+    dir: &Cwd,
     out: &mut Definitions,
 ) {
     let options = LexOptions {
@@ -254,17 +425,13 @@ fn run(
         vars,
         at: start,
         python,
-    };
-    let outer: &dyn Outer = if python || !vars.env.is_empty() {
-        &outer
-    } else {
-        &NoOuter
+        start: dir.clone(),
     };
     let cx = Ctx {
         input,
         eval: Eval {
             vars: &script_vars,
-            outer,
+            outer: &outer,
         },
         note: None,
     };
@@ -274,7 +441,7 @@ fn run(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::facts::computes::Scalar;
 
@@ -283,7 +450,8 @@ mod tests {
         super::super::iac::read_for_test(read, dir.path(), "nb.ipynb", text)
     }
 
-    fn notebook(cells: &[&[&str]]) -> String {
+    /// A notebook of code cells, each its source lines.
+    pub(crate) fn notebook(cells: &[&[&str]]) -> String {
         let cells: Vec<serde_json::Value> = cells
             .iter()
             .map(|lines| serde_json::json!({"cell_type": "code", "metadata": {}, "source": lines}))
