@@ -1624,10 +1624,11 @@ raw ${x}
         assert!(at(a.span).starts_with("module a 'modules/cc.bicep'"));
         assert_eq!(a.from_file.as_deref(), Some("modules/cc.bicep"));
         assert!(a.notes[0].contains("module a calls the module `modules/cc.bicep`, which defines the compute at modules/cc.bicep:4"), "{:?}", a.notes);
-        // The name the call writes (the module's `'ws/${clusterName}'` is not exactly the
-        // parameter: inherited, at the path).
-        assert_eq!(at(a.name.span), "modules/cc.bicep");
-        assert!(a.name.inherited);
+        // The name the module builds of the parameter the call gives (`'ws/${clusterName}'`,
+        // whose last segment is the name): at the call's argument, its literal in place.
+        assert_eq!(at(a.name.span), "gpu-cluster");
+        assert_eq!(at(a.name.key.unwrap()), "clusterName");
+        assert!(!a.name.inherited && a.name.in_place);
         // The size from the caller's parameter: at the argument, labelled at its default.
         let size = a.get("size").unwrap();
         assert_eq!(
@@ -1642,6 +1643,32 @@ raw ${x}
         assert_eq!(at(b.get("max_instances").unwrap().span), "8");
         assert!(b.get("size").unwrap().in_place);
         assert!(b.notes.iter().any(|n| n.contains("item 0")), "{:?}", b.notes);
+    }
+
+    /// `'${prefix}-cluster'` in the module, `prefix: 'dev'` at the call: the name is at
+    /// that argument; a size built from two of the call's parameters stays at the module's
+    /// path, inherited, with a note naming them.
+    #[test]
+    fn a_value_built_from_a_modules_parameters_is_at_the_argument_that_gives_them() {
+        let module = "param prefix string\nparam family string\nparam series string\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = {\n  name: '${prefix}-cluster'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: 'Standard_${family}${series}'\n    }\n  }\n}\n";
+        let main = "module a 'm/cc.bicep' = {\n  name: 'a'\n  params: {\n    prefix: 'dev'\n    family: 'NC'\n    series: '6'\n  }\n}\n";
+        let d = read_project(&[("m/cc.bicep", module)], main);
+        let [a] = d.as_slice() else { panic!("{d:?}") };
+        let at = |s: Span| &main[s.range()];
+        assert_eq!(a.known_name(), Some("dev-cluster"));
+        assert_eq!((at(a.name.span), a.name.inherited), ("'dev'", false));
+        let size = a.get("size").unwrap();
+        assert_eq!(size.text().as_deref(), Some("Standard_NC6"));
+        assert_eq!((at(size.span), size.inherited), ("m/cc.bicep", true));
+        assert!(
+            a.notes.contains(&"`size` is `'Standard_${family}${series}'` in the module, from the call's `family`, `series`".to_string()),
+            "{:?}",
+            a.notes
+        );
+        assert_eq!(
+            iac::inputs_read("'prefix-${toLower(prefix)}' == a.prefix ? b-c : 'x'", ""),
+            ["toLower", "prefix", "a", "b", "c"]
+        );
     }
 
     #[test]

@@ -1119,12 +1119,43 @@ impl ModuleCall<'_> {
     /// `source` — the module's file reports its own findings (`at`: where the module
     /// defines it, `path:line`).
     pub fn definition(&self, def: ComputeDef, at: &str) -> ComputeDef {
-        let take = |s: &Setting| -> Setting {
+        // Settings built from several of the call's arguments, for a note.
+        let mut mixed: Vec<String> = Vec::new();
+        let mut take = |path: &str, s: &Setting| -> Setting {
             let passed = (!s.inherited)
                 .then(|| s.written.trim().strip_prefix(self.prefix))
                 .flatten()
                 .and_then(|p| self.args.iter().rev().find(|(n, ..)| n == p));
-            let Some((_, leaf, key)) = passed else {
+            // A value the module builds from its inputs (`"${var.prefix}-cluster"`): at
+            // the argument that gives them when there is exactly one.
+            let read: Vec<&(String, Leaf, Option<Span>)> = if passed.is_some() || s.inherited {
+                Vec::new()
+            } else {
+                let names: std::collections::HashSet<&str> =
+                    inputs_read(&s.written, self.prefix).into_iter().collect();
+                // Each argument read once, its last writing (as Terraform and Bicep take it).
+                let mut seen = std::collections::HashSet::new();
+                let mut read: Vec<_> = (self.args.iter().rev())
+                    .filter(|(n, ..)| names.contains(n.as_str()) && seen.insert(n.as_str()))
+                    .collect();
+                read.reverse();
+                read
+            };
+            // The argument the value is at: the one the module writes it as, else the only
+            // one it is built of.
+            let one = match read.as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            };
+            let Some((_, leaf, key)) = passed.or(one) else {
+                if read.len() > 1 {
+                    let names: Vec<String> = read.iter().map(|(n, ..)| format!("`{n}`")).collect();
+                    mixed.push(format!(
+                        "`{path}` is `{}` in the module, from the call's {}",
+                        s.written.trim(),
+                        names.join(", ")
+                    ));
+                }
                 return Setting {
                     span: self.source,
                     key: self.source_key,
@@ -1161,22 +1192,26 @@ impl ModuleCall<'_> {
                 },
             }
         };
+        let name = take("name", &def.name);
+        let fields: Vec<(String, Setting)> =
+            def.fields.iter().map(|(p, s)| (p.clone(), take(p, s))).collect();
         let mut notes = vec![format!(
             "{} calls the module `{}`, which defines the compute at {at}",
             self.label, self.path
         )];
         notes.extend(self.note.clone());
         notes.extend(def.notes.iter().cloned());
+        notes.extend(mixed);
         notes.dedup();
         let mut out = ComputeDef::new(
             def.source,
             self.display,
             self.whole,
             format!("{} → {}", self.label, def.command),
-            take(&def.name),
+            name,
         );
-        for (path, s) in &def.fields {
-            out.set(path, take(s));
+        for (path, s) in fields {
+            out.set(&path, s);
         }
         out.notes = notes;
         // The file the module's values are read from: the module called (which may call
@@ -1184,6 +1219,81 @@ impl ModuleCall<'_> {
         out.from_file = Some(def.file.clone());
         out
     }
+}
+
+/// The module inputs an expression as written reads (`prefix`: how the module writes one:
+/// `var.` in Terraform, nothing in Bicep): `var.prefix` or `prefix`, in code or inside a
+/// string's `${…}`, not in a string's text nor as another value's member (`a.prefix`).
+/// Linear in the text; brackets on an explicit stack.
+pub fn inputs_read<'w>(written: &'w str, prefix: &str) -> Vec<&'w str> {
+    /// Where the scan is: code (the text's own, or a `${…}`'s or an object's), or a
+    /// string's text (by its quote).
+    #[derive(Clone, Copy)]
+    enum In {
+        Code,
+        Text(u8),
+    }
+    let b = written.as_bytes();
+    // Terraform's names may hold `-`; Bicep's may not (`a-b` subtracts).
+    let dash = !prefix.is_empty();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || (dash && c == b'-');
+    let starts = |c: u8| c.is_ascii_alphabetic() || c == b'_';
+    let mut stack = vec![In::Code];
+    let mut out: Vec<&str> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match stack.last().copied().unwrap_or(In::Code) {
+            In::Text(q) => {
+                if c == b'\\' || (c == b'$' && b.get(i + 1) == Some(&b'$')) {
+                    // An escape; Terraform's `$${`, a literal `${`.
+                    i += 2;
+                    continue;
+                }
+                if c == b'$' && b.get(i + 1) == Some(&b'{') {
+                    stack.push(In::Code);
+                    i += 2;
+                    continue;
+                }
+                if c == q {
+                    stack.pop();
+                }
+                i += 1;
+            }
+            In::Code => {
+                if c == b'"' || c == b'\'' {
+                    stack.push(In::Text(c));
+                } else if c == b'{' {
+                    stack.push(In::Code);
+                } else if c == b'}' && stack.len() > 1 {
+                    stack.pop();
+                } else if starts(c) && (i == 0 || !(ident(b[i - 1]) || b[i - 1] == b'.')) {
+                    let start = i;
+                    while i < b.len()
+                        && (ident(b[i]) || (b[i] == b'.' && b.get(i + 1).is_some_and(|n| starts(*n))))
+                    {
+                        i += 1;
+                    }
+                    let path = &written[start..i];
+                    let name = match prefix.strip_suffix('.') {
+                        Some(root) => path.strip_prefix(root).and_then(|r| r.strip_prefix('.')),
+                        None => Some(path),
+                    }
+                    .and_then(|r| r.split('.').next())
+                    .filter(|n| !n.is_empty());
+                    if let Some(n) = name
+                        && seen.insert(n)
+                    {
+                        out.push(n);
+                    }
+                    continue;
+                }
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// The displayed path of `name` beside the file displayed as `display`.

@@ -2030,6 +2030,54 @@ module "outside" {
         assert_eq!(b.get("size").unwrap().text().as_deref(), Some("Standard_D2_v2"));
     }
 
+    /// A value the module builds from its variables (`"${var.prefix}-cluster"`) is at the
+    /// call's argument that gives them when one does; when several do, it stays at the
+    /// call's `source`, inherited, with a note naming them.
+    #[test]
+    fn a_value_built_from_a_modules_variables_is_at_the_argument_that_gives_them() {
+        let module = r#"variable "prefix" { type = string }
+variable "env" { default = "dev" }
+variable "family" { type = string }
+variable "series" { type = string }
+resource "azurerm_machine_learning_compute_cluster" "cc" {
+  name    = "${var.prefix}-${var.env}-cluster"
+  vm_size = "Standard_${var.family}${var.series}"
+  machine_learning_workspace_id = "x"
+  location = "westeurope"
+  scale_settings {
+    min_node_count = 0
+    max_node_count = 2
+  }
+}
+"#;
+        let main = r#"module "a" {
+  source = "./m"
+  prefix = "team"
+  family = "NC"
+  series = "6"
+}
+"#;
+        let d = read_project(&[("m/main.tf", module)], main);
+        let [a] = d.as_slice() else { panic!("{d:?}") };
+        assert_eq!(a.known_name(), Some("team-dev-cluster"));
+        assert_eq!(text_at(main, a.name.span), "\"team\"");
+        assert_eq!(text_at(main, a.name.key.unwrap()), "prefix");
+        assert!(!a.name.inherited && !a.name.in_place);
+        let size = a.get("size").unwrap();
+        assert_eq!(size.text().as_deref(), Some("Standard_NC6"));
+        assert_eq!(text_at(main, size.span), "./m");
+        assert!(size.inherited);
+        assert!(
+            a.notes
+                .contains(&"`size` is `\"Standard_${var.family}${var.series}\"` in the module, from the call's `family`, `series`".to_string()),
+            "{:?}",
+            a.notes
+        );
+        // A literal in the module's string text is no variable.
+        assert_eq!(iac::inputs_read(r#""var.x-${var.y}" "$${var.z}""#, "var."), ["y"]);
+        assert_eq!(iac::inputs_read("lower(var.a.b) != local.var.c", "var."), ["a"]);
+    }
+
     #[test]
     fn the_module_read_alone_keeps_its_variables_unknown() {
         let dir = tempfile::tempdir().unwrap();
