@@ -1870,12 +1870,26 @@ fn check_definitions(
                     x = x.with_label(at, format!("the size is read from `{file}`"));
                 }
             }
+            if let Some(input) = &d.def.name_input {
+                x.message = named_by_input(&x.message, &d.def.name.written, input);
+            }
             definition_fixes(&mut x, &prepared.loaded);
             from_the_definitions_line(&mut x, &d.def, &prepared.loaded.source);
             out.push(x);
         }
     }
     out
+}
+
+/// A finding's message about a compute whose name is a module input without a value (a
+/// Terraform `var.cluster_name`, a Bicep `param clusterName string`): the name as written
+/// (`` `var.cluster_name` ``) becomes "the compute that module input `cluster_name` names",
+/// which says what the name is (each call of the module gives its own).
+fn named_by_input(message: &str, written: &str, input: &str) -> String {
+    message.replace(
+        &format!("`{}`", written.trim()),
+        &format!("the compute that module input `{input}` names"),
+    )
 }
 
 /// Reports a finding of a compute defined outside Azure ML YAML from the definition's

@@ -165,6 +165,10 @@ pub struct ComputeDef {
     /// one of its lines, or standing above it, covers the definition's first line too
     /// (where its findings are): users write it beside the value they accept.
     pub written_before: Vec<Span>,
+    /// The module input the name is, when it is exactly one without a value (a Terraform
+    /// `var.x`, a Bicep `param` without a default, in the file read alone): findings name
+    /// the compute "the compute that module input `x` names".
+    pub name_input: Option<String>,
 }
 
 /// The settings the policies read, by their Azure ML YAML path: what readers fill in.
@@ -200,6 +204,7 @@ impl ComputeDef {
             notes: Vec::new(),
             from_file: None,
             written_before: Vec::new(),
+            name_input: None,
         }
     }
 

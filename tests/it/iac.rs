@@ -406,6 +406,23 @@ fn found(json: &Value, code: &str, path: &str) -> Vec<(u64, u64, Vec<u64>)> {
         .collect()
 }
 
+/// Each finding in `path`: its code and message.
+fn messages(json: &Value, path: &str) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == path)
+        .map(|x| {
+            format!(
+                "{} {}",
+                x["code"].as_str().unwrap_or(""),
+                x["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
 /// Audit 10, defect 1: a compute defined in a local Terraform module or Bicep module is one
 /// definition per call, named and sized by what the call passes. The job's compute
 /// resolves; a size the call writes is judged at the call (from the `module` line, focused
@@ -438,6 +455,15 @@ fn a_compute_in_a_local_module_takes_each_calls_values() {
         assert_eq!(found(&tf, code, "modules/cc/main.tf").len(), 1, "{tf}");
         assert!(found(&tf, code, "main.tf").is_empty(), "{tf}");
     }
+    // The module's name is its input, which each call sets: said so, not `var.cluster_name`.
+    assert_eq!(
+        messages(&tf, "modules/cc/main.tf"),
+        [
+            "AML702 the nodes of the compute that module input `cluster_name` names get public IP addresses (`enable_node_public_ip` is not `false`; the SDK's default is `true`)",
+            "AML704 the compute that module input `cluster_name` names is not placed in a virtual network (no `network_settings.subnet`)",
+        ],
+        "{tf}"
+    );
     let inv = in_fixture("terraform_modules", &["inventory"]);
     let text = inv.to_string();
     assert_eq!(inv["summary"]["unresolved"], 0, "{text}");
@@ -471,6 +497,14 @@ fn a_compute_in_a_local_module_takes_each_calls_values() {
         assert_eq!(found(&bicep, code, "modules/compute.bicep").len(), 1, "{bicep}");
         assert!(found(&bicep, code, "main.bicep").is_empty(), "{bicep}");
     }
+    assert_eq!(
+        messages(&bicep, "modules/compute.bicep"),
+        [
+            "AML702 the nodes of the compute that module input `clusterName` names get public IP addresses (`enable_node_public_ip` is not `false`; the SDK's default is `true`)",
+            "AML704 the compute that module input `clusterName` names is not placed in a virtual network (no `network_settings.subnet`)",
+        ],
+        "{bicep}"
+    );
     let inv = in_fixture("bicep_modules", &["inventory"]);
     assert_eq!(inv["summary"]["unresolved"], 0, "{inv}");
     assert!(!inv.to_string().contains("never-read"), "{inv}");

@@ -801,6 +801,7 @@ impl<'a> Bicep<'a> {
                 format!("resource '{}'", d.rtype),
                 name,
             );
+            def.name_input = self.input_without_value(&def.name);
             iac::arm_compute_fields(&tree, &mut def);
             notes.dedup();
             def.notes = notes;
@@ -870,6 +871,22 @@ impl<'a> Bicep<'a> {
             val,
             literal,
         }
+    }
+
+    /// The parameter a name not known is, when it is written exactly as one that nothing
+    /// gives a value (no default, no `.bicepparam`, no call), or is the last segment of
+    /// one written `'${workspace}/${name}'`.
+    fn input_without_value(&self, name: &Setting) -> Option<String> {
+        let w = name.written.trim();
+        let x = w
+            .strip_prefix('\'')
+            .and_then(|r| r.strip_suffix('\''))
+            .map(|inner| inner.rsplit('/').next().unwrap_or(inner))
+            .and_then(|seg| seg.strip_prefix("${")?.strip_suffix('}'))
+            .unwrap_or(w)
+            .trim();
+        let bare = matches!(self.params.get(x), Some(None));
+        (name.value.is_none() && bare && !self.given.contains_key(x)).then(|| x.to_string())
     }
 
     /// A parameter or variable's value (memoised; a cycle is unknown).
@@ -1647,7 +1664,7 @@ raw ${x}
 
     /// `'${prefix}-cluster'` in the module, `prefix: 'dev'` at the call: the name is at
     /// that argument; a size built from two of the call's parameters stays at the module's
-    /// path, inherited, with a note naming them.
+    /// path, inherited, with a note naming them. The module read alone names its input.
     #[test]
     fn a_value_built_from_a_modules_parameters_is_at_the_argument_that_gives_them() {
         let module = "param prefix string\nparam family string\nparam series string\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = {\n  name: '${prefix}-cluster'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: 'Standard_${family}${series}'\n    }\n  }\n}\n";
@@ -1665,6 +1682,12 @@ raw ${x}
             "{:?}",
             a.notes
         );
+        let alone = defs(module);
+        assert_eq!(alone[0].name_input, None, "the name is not the input itself");
+        let alone = defs(&module.replace("'${prefix}-cluster'", "prefix"));
+        assert_eq!(alone[0].name_input.as_deref(), Some("prefix"));
+        // `'ws/${clusterName}'`: its last segment is the parameter.
+        assert_eq!(defs(CC)[0].name_input.as_deref(), Some("clusterName"));
         assert_eq!(
             iac::inputs_read("'prefix-${toLower(prefix)}' == a.prefix ? b-c : 'x'", ""),
             ["toLower", "prefix", "a", "b", "c"]

@@ -463,6 +463,7 @@ impl<'m> Module<'m> {
                 None => Setting::dynamic("", "the resource has no `name`", whole, None),
             };
             let mut def = ComputeDef::new(SourceKind::Terraform, display, whole, command.clone(), name);
+            def.name_input = self.input_without_value(&def.name);
             match resource {
                 Resource::Azurerm(t) => self.azurerm(b, t, &env, &mut def, &mut notes),
                 Resource::Azapi => self.azapi(b, &env, &mut def, &mut notes),
@@ -1052,6 +1053,19 @@ impl<'m> Module<'m> {
             };
         }
         v
+    }
+
+    /// The variable a name not known is, when it is written exactly `var.x` (or
+    /// `"${var.x}"`) and nothing gives `x` a value (no default, no variable file, no call).
+    fn input_without_value(&self, name: &Setting) -> Option<String> {
+        let w = name.written.trim();
+        let w = (w.strip_prefix("\"${"))
+            .and_then(|r| r.strip_suffix("}\""))
+            .unwrap_or(w);
+        let x = w.trim().strip_prefix("var.")?;
+        let declared_bare = matches!(self.vars.get(x), Some((_, None)));
+        let given = self.given.is_some_and(|g| g.contains_key(x)) || self.tfvars.contains_key(x);
+        (name.value.is_none() && declared_bare && !given).then(|| x.to_string())
     }
 
     /// `var.name`: a variable file's value, else the default.
@@ -2083,6 +2097,17 @@ resource "azurerm_machine_learning_compute_cluster" "cc" {
         let dir = tempfile::tempdir().unwrap();
         let d = read_in(dir.path(), "main.tf", CC).computes;
         assert_eq!(d.len(), 1);
+        // Its name is its input, which nothing gives a value here.
+        assert_eq!(d[0].name_input.as_deref(), Some("cluster_name"));
+        let with_default = CC.replace(
+            "variable \"cluster_name\" { type = string }",
+            "variable \"cluster_name\" { default = \"x\" }",
+        );
+        assert_ne!(with_default, CC);
+        assert_eq!(
+            read_in(dir.path(), "main.tf", &with_default).computes[0].name_input,
+            None
+        );
         assert!(
             d[0].name
                 .why
