@@ -169,6 +169,9 @@ pub struct ComputeDef {
     /// `var.x`, a Bicep `param` without a default, in the file read alone): findings name
     /// the compute "the compute that module input `x` names".
     pub name_input: Option<String>,
+    /// For a call of a local module (Terraform, Bicep): the definition of the module it
+    /// instantiates, by its file (as displayed) and span there.
+    pub instance_of: Option<(String, Span)>,
 }
 
 /// The settings the policies read, by their Azure ML YAML path: what readers fill in.
@@ -205,6 +208,7 @@ impl ComputeDef {
             from_file: None,
             written_before: Vec::new(),
             name_input: None,
+            instance_of: None,
         }
     }
 

@@ -5,7 +5,7 @@
 //! not resolve. As text for people, or as JSON (`--format json`). A view of the report,
 //! like the output formats: the facts come from [`crate::results::ComputeFacts`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
@@ -27,6 +27,10 @@ pub struct ComputeInventory {
     /// Definitions whose name is not known statically (`$NAME` set from a command's
     /// output...): they define a compute no reference can be matched with.
     pub unnamed_definitions: Vec<ListedDefinition>,
+    /// Definitions of a local module (Terraform, Bicep) whose values not known in the
+    /// module read alone (its name...) are given by each of the project's calls of it:
+    /// each call is a definition of its own, listed under its name.
+    pub module_definitions: Vec<ModuleDefinition>,
     /// References resolved by the configuration's `[inventory]`.
     pub inventory_references: Vec<ListedReference>,
     /// References to a compute that neither the project nor `[inventory]` defines
@@ -68,6 +72,25 @@ pub struct ListedDefinition {
     pub notes: Vec<String>,
 }
 
+/// A module's own definition, and the calls that make it.
+#[derive(Debug, Serialize)]
+pub struct ModuleDefinition {
+    #[serde(flatten)]
+    pub definition: ListedDefinition,
+    /// The calls that instantiate it (each a definition listed under its name).
+    pub calls: Vec<ListedCall>,
+}
+
+/// A call of a module, where it is and the name it gives (`null`: one of its own calls
+/// gives it: a module called by a module).
+#[derive(Debug, Serialize)]
+pub struct ListedCall {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    pub name: Option<String>,
+}
+
 /// One setting of a definition, for people and JSON: its value when known statically,
 /// else why not.
 #[derive(Debug, Clone, Serialize)]
@@ -91,6 +114,7 @@ pub struct InventoryTotals {
     pub computes: usize,
     pub definitions: usize,
     pub unnamed_definitions: usize,
+    pub module_definitions: usize,
     pub references: usize,
     pub resolved_to_definitions: usize,
     pub resolved_to_inventory: usize,
@@ -134,9 +158,70 @@ fn definition(def: &ComputeDef, source: Option<&SourceFile>) -> ListedDefinition
     }
 }
 
+/// The calls of local modules among a run's definitions, by the module definition each
+/// instantiates (its file and start).
+struct Calls<'r> {
+    by_module: HashMap<(&'r str, u32), Vec<(&'r ComputeDef, &'r SourceFile)>>,
+}
+
+/// How many modules deep a call of a call is followed (the readers follow 8).
+const MAX_CALL_DEPTH: usize = 16;
+
+impl<'r> Calls<'r> {
+    fn of(report: &'r Report) -> Self {
+        let mut by_module: HashMap<(&str, u32), Vec<(&ComputeDef, &SourceFile)>> = HashMap::new();
+        for file in &report.files {
+            for def in &file.computes.definitions {
+                if let Some((module, span)) = &def.instance_of {
+                    by_module
+                        .entry((module.as_str(), span.start))
+                        .or_default()
+                        .push((def, file.source.as_ref()));
+                }
+            }
+        }
+        Calls { by_module }
+    }
+
+    fn of_def(&self, def: &ComputeDef) -> &[(&'r ComputeDef, &'r SourceFile)] {
+        self.by_module
+            .get(&(def.file.as_str(), def.span.start))
+            .map_or(&[][..], Vec::as_slice)
+    }
+
+    /// Whether `def` is a module's definition whose name is not known and every value it
+    /// lacks (its name, each setting not known) is given by each of the project's calls
+    /// of it — or by the calls of a call that is itself a module's (a module calling a
+    /// module).
+    fn made(&self, def: &ComputeDef) -> bool {
+        def.known_name().is_none() && self.made_at(def, 0)
+    }
+
+    fn made_at(&self, def: &ComputeDef, depth: usize) -> bool {
+        let calls = self.of_def(def);
+        if calls.is_empty() || depth > MAX_CALL_DEPTH {
+            return false;
+        }
+        let lacks: Vec<&str> = def
+            .fields
+            .iter()
+            .filter(|(_, s)| s.value.is_none())
+            .map(|(p, _)| p.as_str())
+            .collect();
+        calls.iter().all(|(call, _)| {
+            let gives = call.known_name().is_some()
+                && lacks
+                    .iter()
+                    .all(|p| call.get(p).is_some_and(|s| s.value.is_some()));
+            gives || self.made_at(call, depth + 1)
+        })
+    }
+}
+
 /// Gathers the inventory of a run: every file's definitions and references.
 pub fn gather(report: &Report) -> ComputeInventory {
     let mut inv = ComputeInventory::default();
+    let calls = Calls::of(report);
     // By name without case, as Azure ML compares compute names.
     let mut by_name: BTreeMap<String, ListedCompute> = BTreeMap::new();
     let entry = |name: &str| -> String { name.to_lowercase() };
@@ -155,6 +240,22 @@ pub fn gather(report: &Report) -> ComputeInventory {
                         .definitions
                         .push(d)
                 }
+                None if calls.made(def) => inv.module_definitions.push(ModuleDefinition {
+                    definition: d,
+                    calls: calls
+                        .of_def(def)
+                        .iter()
+                        .map(|(call, source)| {
+                            let at = source.position(call.span.start);
+                            ListedCall {
+                                path: call.file.clone(),
+                                line: at.line,
+                                column: at.column,
+                                name: call.known_name().map(str::to_string),
+                            }
+                        })
+                        .collect(),
+                }),
                 None => inv.unnamed_definitions.push(d),
             }
         }
@@ -213,6 +314,7 @@ pub fn gather(report: &Report) -> ComputeInventory {
 pub fn totals(report: &Report) -> InventoryTotals {
     let mut t = InventoryTotals::default();
     let mut names: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let calls = Calls::of(report);
     for file in &report.files {
         for def in &file.computes.definitions {
             t.definitions += 1;
@@ -220,6 +322,7 @@ pub fn totals(report: &Report) -> InventoryTotals {
                 Some(name) => {
                     names.insert(name.to_lowercase());
                 }
+                None if calls.made(def) => t.module_definitions += 1,
                 None => t.unnamed_definitions += 1,
             }
         }
@@ -360,6 +463,28 @@ pub fn render(report: &Report) -> String {
             put(&mut out, "  no reference in the checked files");
         }
     }
+    if !inv.module_definitions.is_empty() {
+        put(
+            &mut out,
+            "definitions in modules, made by the project's calls of them",
+        );
+        for m in &inv.module_definitions {
+            definition_lines(&mut out, &m.definition);
+            for c in &m.calls {
+                let name = match &c.name {
+                    Some(n) => n.clone(),
+                    None => "its name given by that module's own calls".to_string(),
+                };
+                put(
+                    &mut out,
+                    &format!(
+                        "    made by the call at {}:{}:{} ({name})",
+                        c.path, c.line, c.column
+                    ),
+                );
+            }
+        }
+    }
     if !inv.unnamed_definitions.is_empty() {
         put(&mut out, "definitions whose name is not known statically");
         for d in &inv.unnamed_definitions {
@@ -396,11 +521,18 @@ pub fn summary_line(t: &InventoryTotals) -> String {
         plural(t.computes, "compute", "computes"),
         plural(t.definitions, "definition", "definitions")
     );
+    let mut which = Vec::new();
     if t.unnamed_definitions > 0 {
-        s.push_str(&format!(
-            " ({} with a name not known statically)",
+        which.push(format!(
+            "{} with a name not known statically",
             t.unnamed_definitions
         ));
+    }
+    if t.module_definitions > 0 {
+        which.push(format!("{} in a module, made by its calls", t.module_definitions));
+    }
+    if !which.is_empty() {
+        s.push_str(&format!(" ({})", which.join("; ")));
     }
     s.push_str(&format!(
         "; {}: {} to a definition of the project, {} to [inventory], {} unresolved",

@@ -467,6 +467,20 @@ fn a_compute_in_a_local_module_takes_each_calls_values() {
     let inv = in_fixture("terraform_modules", &["inventory"]);
     let text = inv.to_string();
     assert_eq!(inv["summary"]["unresolved"], 0, "{text}");
+    // The module's resource and the wrapper's call of it are made by the root's calls
+    // (the wrapper's through the root's call of the wrapper).
+    let made: Vec<(&str, usize)> = inv["module_definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["path"].as_str().unwrap(), m["calls"].as_array().unwrap().len()))
+        .collect();
+    assert_eq!(
+        made,
+        [("modules/cc/main.tf", 3), ("modules/wrap/main.tf", 1)],
+        "{text}"
+    );
+    assert_eq!(inv["unnamed_definitions"], serde_json::json!([]), "{text}");
     let gpu = inv["computes"]
         .as_array()
         .unwrap()
@@ -507,5 +521,11 @@ fn a_compute_in_a_local_module_takes_each_calls_values() {
     );
     let inv = in_fixture("bicep_modules", &["inventory"]);
     assert_eq!(inv["summary"]["unresolved"], 0, "{inv}");
+    assert_eq!(inv["summary"]["module_definitions"], 1, "{inv}");
+    assert_eq!(
+        inv["module_definitions"][0]["calls"].as_array().map(Vec::len),
+        Some(2),
+        "{inv}"
+    );
     assert!(!inv.to_string().contains("never-read"), "{inv}");
 }

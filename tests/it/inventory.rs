@@ -102,7 +102,7 @@ fn the_inventory_as_json_and_the_count_in_statistics() {
     assert_eq!(json["unresolved_references"][0]["name"], "gpu-clustr");
     assert_eq!(
         json["summary"],
-        serde_json::json!({"computes": 2, "definitions": 4, "unnamed_definitions": 1, "references": 2,
+        serde_json::json!({"computes": 2, "definitions": 4, "unnamed_definitions": 1, "module_definitions": 0, "references": 2,
             "resolved_to_definitions": 1, "resolved_to_inventory": 0, "unresolved": 1})
     );
 
@@ -257,4 +257,93 @@ fn a_template_placeholder_is_no_compute_reference() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.matches("AML203").count(), 1, "{text}");
     assert!(text.contains("job4.yml:4:10"), "{text}");
+}
+
+/// A project of `files` (path, text) in a temporary directory.
+fn files(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+const TF_MODULE: &str = "variable \"cluster_name\" { type = string }\nvariable \"vm_size\" { type = string }\nresource \"azurerm_machine_learning_compute_cluster\" \"cc\" {\n  name                          = var.cluster_name\n  location                      = \"westeurope\"\n  machine_learning_workspace_id = \"x\"\n  vm_size                       = var.vm_size\n  vm_priority                   = \"LowPriority\"\n  scale_settings {\n    min_node_count                       = 0\n    max_node_count                       = 1\n    scale_down_nodes_after_idle_duration = \"PT30M\"\n  }\n}\n";
+
+const TF_MAIN: &str = "module \"a\" {\n  source       = \"./modules/cc\"\n  cluster_name = \"gpu-cluster\"\n  vm_size      = \"Standard_NC4as_T4_v3\"\n}\nmodule \"b\" {\n  source       = \"./modules/cc\"\n  cluster_name = \"cpu-cluster\"\n  vm_size      = \"Standard_D2_v3\"\n}\n";
+
+const BICEP_MODULE: &str = "param clusterName string\nparam vmSize string\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = {\n  name: clusterName\n  location: 'westeurope'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: vmSize\n      scaleSettings: { minNodeCount: 0, maxNodeCount: 2 }\n    }\n  }\n}\n";
+
+const BICEP_MAIN: &str = "module compute 'modules/compute.bicep' = {\n  name: 'compute'\n  params: {\n    clusterName: 'bicep-cluster'\n    vmSize: 'Standard_D2_v3'\n  }\n}\n";
+
+/// A local module's own definition, when every value it lacks (its name, its size) is
+/// given by each of the project's calls of it, is no definition "whose name is not known
+/// statically": it is listed with the calls that make it (Terraform and Bicep alike), and
+/// counted apart. A module nobody calls, or one a call gives a value not known, stays.
+#[test]
+fn a_module_definition_its_calls_make_is_listed_with_them() {
+    let dir = files(&[
+        ("tf/modules/cc/main.tf", TF_MODULE),
+        ("tf/main.tf", TF_MAIN),
+        ("bicep/modules/compute.bicep", BICEP_MODULE),
+        ("bicep/main.bicep", BICEP_MAIN),
+    ]);
+    let out = amlint(dir.path(), &["inventory", "--no-config", "."]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("definitions in modules, made by the project's calls of them\n  defined at bicep/modules/compute.bicep:3:1 (bicep: resource 'Microsoft.MachineLearningServices/workspaces/computes'): name `clusterName` (not known: the parameter `clusterName` has no default (the deployment or the module's caller sets it))"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    made by the call at bicep/main.bicep:1:1 (bicep-cluster)\n  defined at tf/modules/cc/main.tf:3:1 (terraform: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n    made by the call at tf/main.tf:1:1 (gpu-cluster)\n    made by the call at tf/main.tf:6:1 (cpu-cluster)\n"),
+        "{text}"
+    );
+    assert!(!text.contains("whose name is not known statically"), "{text}");
+    assert!(
+        text.ends_with("3 computes defined in 5 definitions (2 in a module, made by its calls); 0 compute references: 0 to a definition of the project, 0 to [inventory], 0 unresolved\n"),
+        "{text}"
+    );
+    let out = amlint(dir.path(), &["inventory", "--no-config", "--format", "json", "."]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["unnamed_definitions"], serde_json::json!([]));
+    let tf = &json["module_definitions"][1];
+    assert_eq!(
+        (&tf["path"], &tf["line"]),
+        (&Value::from("tf/modules/cc/main.tf"), &Value::from(3))
+    );
+    assert_eq!(tf["name"]["written"], "var.cluster_name");
+    assert_eq!(
+        tf["calls"],
+        serde_json::json!([
+            {"path": "tf/main.tf", "line": 1, "column": 1, "name": "gpu-cluster"},
+            {"path": "tf/main.tf", "line": 6, "column": 1, "name": "cpu-cluster"}
+        ])
+    );
+    assert_eq!(json["summary"]["unnamed_definitions"], 0);
+    assert_eq!(json["summary"]["module_definitions"], 2);
+
+    // A call that gives the size from a variable without a value; a module nobody calls.
+    let unknown_size = TF_MAIN.replace("\"Standard_D2_v3\"", "var.size");
+    let dir = files(&[
+        ("tf/modules/cc/main.tf", TF_MODULE),
+        ("tf/main.tf", &format!("variable \"size\" {{}}\n{unknown_size}")),
+        ("bicep/modules/compute.bicep", BICEP_MODULE),
+    ]);
+    let out = amlint(dir.path(), &["inventory", "--no-config", "--format", "json", "."]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unnamed: Vec<&Value> = json["unnamed_definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["path"])
+        .collect();
+    assert_eq!(unnamed, ["bicep/modules/compute.bicep", "tf/modules/cc/main.tf"]);
+    assert_eq!(json["module_definitions"], serde_json::json!([]));
+    assert_eq!(json["summary"]["unnamed_definitions"], 2);
 }

@@ -1646,6 +1646,10 @@ raw ${x}
         assert_eq!(at(a.name.span), "gpu-cluster");
         assert_eq!(at(a.name.key.unwrap()), "clusterName");
         assert!(!a.name.inherited && a.name.in_place);
+        assert_eq!(
+            a.instance_of.as_ref().map(|(f, _)| f.as_str()),
+            Some("modules/cc.bicep")
+        );
         // The size from the caller's parameter: at the argument, labelled at its default.
         let size = a.get("size").unwrap();
         assert_eq!(

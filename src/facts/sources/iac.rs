@@ -1217,6 +1217,7 @@ impl ModuleCall<'_> {
         // The file the module's values are read from: the module called (which may call
         // another: the command shows the chain).
         out.from_file = Some(def.file.clone());
+        out.instance_of = Some((def.file.clone(), def.span));
         out
     }
 }

@@ -2087,6 +2087,7 @@ resource "azurerm_machine_learning_compute_cluster" "cc" {
             "{:?}",
             a.notes
         );
+        assert_eq!(a.instance_of.as_ref().map(|(f, _)| f.as_str()), Some("m/main.tf"));
         // A literal in the module's string text is no variable.
         assert_eq!(iac::inputs_read(r#""var.x-${var.y}" "$${var.z}""#, "var."), ["y"]);
         assert_eq!(iac::inputs_read("lower(var.a.b) != local.var.c", "var."), ["a"]);
