@@ -183,7 +183,7 @@ impl<'r> Calls<'r> {
         Calls { by_module }
     }
 
-    fn of_def(&self, def: &ComputeDef) -> &[(&'r ComputeDef, &'r SourceFile)] {
+    fn of_def(&self, def: &'r ComputeDef) -> &[(&'r ComputeDef, &'r SourceFile)] {
         self.by_module
             .get(&(def.file.as_str(), def.span.start))
             .map_or(&[][..], Vec::as_slice)
@@ -193,11 +193,11 @@ impl<'r> Calls<'r> {
     /// lacks (its name, each setting not known) is given by each of the project's calls
     /// of it — or by the calls of a call that is itself a module's (a module calling a
     /// module).
-    fn made(&self, def: &ComputeDef) -> bool {
+    fn made(&self, def: &'r ComputeDef) -> bool {
         def.known_name().is_none() && self.made_at(def, 0)
     }
 
-    fn made_at(&self, def: &ComputeDef, depth: usize) -> bool {
+    fn made_at(&self, def: &'r ComputeDef, depth: usize) -> bool {
         let calls = self.of_def(def);
         if calls.is_empty() || depth > MAX_CALL_DEPTH {
             return false;

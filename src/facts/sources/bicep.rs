@@ -1677,7 +1677,7 @@ raw ${x}
         let [a] = d.as_slice() else { panic!("{d:?}") };
         let at = |s: Span| &main[s.range()];
         assert_eq!(a.known_name(), Some("dev-cluster"));
-        assert_eq!((at(a.name.span), a.name.inherited), ("'dev'", false));
+        assert_eq!((at(a.name.span), a.name.inherited), ("dev", false));
         let size = a.get("size").unwrap();
         assert_eq!(size.text().as_deref(), Some("Standard_NC6"));
         assert_eq!((at(size.span), size.inherited), ("m/cc.bicep", true));

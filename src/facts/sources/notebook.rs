@@ -354,11 +354,9 @@ fn mover(line: &str) -> Option<(&'static str, Option<&str>)> {
     if word("%popd").is_some() {
         return Some(("popd", Some("")));
     }
-    // IPython's automagic: `cd infra` (not `cd = …`, `cd(…)`, `cd.x`...).
+    // IPython's automagic: `cd infra` (not `cd = …`, `cd(…)`, `cd += 1`...).
     if let Some(arg) = word("cd")
-        && !arg.starts_with([
-            '=', '(', '[', '.', ',', '+', '-', '*', '/', '<', '>', '!', '%', '&', '|',
-        ])
+        && !arg.starts_with(['=', '(', '[', ',', '+', '*', '!', '%', '&', '|'])
     {
         return Some(("cd", Some(arg)));
     }

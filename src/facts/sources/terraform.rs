@@ -2074,7 +2074,7 @@ resource "azurerm_machine_learning_compute_cluster" "cc" {
         let d = read_project(&[("m/main.tf", module)], main);
         let [a] = d.as_slice() else { panic!("{d:?}") };
         assert_eq!(a.known_name(), Some("team-dev-cluster"));
-        assert_eq!(text_at(main, a.name.span), "\"team\"");
+        assert_eq!(text_at(main, a.name.span), "team");
         assert_eq!(text_at(main, a.name.key.unwrap()), "prefix");
         assert!(!a.name.inherited && !a.name.in_place);
         let size = a.get("size").unwrap();
