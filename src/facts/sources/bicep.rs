@@ -1682,7 +1682,10 @@ raw ${x}
         assert_eq!(size.text().as_deref(), Some("Standard_NC6"));
         assert_eq!((at(size.span), size.inherited), ("m/cc.bicep", true));
         assert!(
-            a.notes.contains(&"`size` is `'Standard_${family}${series}'` in the module, from the call's `family`, `series`".to_string()),
+            a.notes.contains(
+                &"`size` is `Standard_${family}${series}` in the module, from the call's `family`, `series`"
+                    .to_string()
+            ),
             "{:?}",
             a.notes
         );

@@ -691,7 +691,7 @@ mod tests {
             ("os.chdir(path)\n", "`os.chdir(path)` on line 7 is not followed"),
             (
                 "if x:\n    %cd infra\n",
-                "`%cd infra` on line 8 moves the kernel inside a block",
+                "`%cd infra` on line 7 moves the kernel inside a block",
             ),
         ] {
             let name = unknown(&[&[mover], &[create]]);

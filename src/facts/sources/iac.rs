@@ -1239,7 +1239,10 @@ pub fn inputs_read<'w>(written: &'w str, prefix: &str) -> Vec<&'w str> {
     let dash = !prefix.is_empty();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || (dash && c == b'-');
     let starts = |c: u8| c.is_ascii_alphabetic() || c == b'_';
-    let mut stack = vec![In::Code];
+    // A string's text as written without its quotes (`${prefix}-cluster`): its words
+    // outside `${…}` are text.
+    let bare_text = written.contains("${") && !written.contains(['\'', '"']);
+    let mut stack = vec![if bare_text { In::Text(0) } else { In::Code }];
     let mut out: Vec<&str> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut i = 0;

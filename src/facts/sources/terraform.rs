@@ -2083,7 +2083,7 @@ resource "azurerm_machine_learning_compute_cluster" "cc" {
         assert!(size.inherited);
         assert!(
             a.notes
-                .contains(&"`size` is `\"Standard_${var.family}${var.series}\"` in the module, from the call's `family`, `series`".to_string()),
+                .contains(&"`size` is `Standard_${var.family}${var.series}` in the module, from the call's `family`, `series`".to_string()),
             "{:?}",
             a.notes
         );
