@@ -878,11 +878,13 @@ impl<'a> Bicep<'a> {
     /// one written `'${workspace}/${name}'`.
     fn input_without_value(&self, name: &Setting) -> Option<String> {
         let w = name.written.trim();
-        let x = w
-            .strip_prefix('\'')
+        // A string's text is written without its quotes (`ws/${clusterName}`).
+        let inner = (w.strip_prefix('\''))
             .and_then(|r| r.strip_suffix('\''))
-            .map(|inner| inner.rsplit('/').next().unwrap_or(inner))
-            .and_then(|seg| seg.strip_prefix("${")?.strip_suffix('}'))
+            .unwrap_or(w);
+        let x = (inner.rsplit('/').next().unwrap_or(inner))
+            .strip_prefix("${")
+            .and_then(|r| r.strip_suffix('}'))
             .unwrap_or(w)
             .trim();
         let bare = matches!(self.params.get(x), Some(None));

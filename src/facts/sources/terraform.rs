@@ -1059,8 +1059,8 @@ impl<'m> Module<'m> {
     /// `"${var.x}"`) and nothing gives `x` a value (no default, no variable file, no call).
     fn input_without_value(&self, name: &Setting) -> Option<String> {
         let w = name.written.trim();
-        let w = (w.strip_prefix("\"${"))
-            .and_then(|r| r.strip_suffix("}\""))
+        let w = (w.trim_matches('"').strip_prefix("${"))
+            .and_then(|r| r.strip_suffix('}'))
             .unwrap_or(w);
         let x = w.trim().strip_prefix("var.")?;
         let declared_bare = matches!(self.vars.get(x), Some((_, None)));
