@@ -529,3 +529,76 @@ fn a_compute_in_a_local_module_takes_each_calls_values() {
     );
     assert!(!inv.to_string().contains("never-read"), "{inv}");
 }
+
+/// Audit 11, defect 1: a call of a CI template that is a file of the project (an Azure
+/// Pipelines `- template:`, a GitHub reusable workflow `uses: ./…`) is read through that
+/// file's own command with the call's values, not by the public mlops templates' names:
+/// the job's compute instance resolves, its size is judged at the call's argument, and
+/// what the template writes (`--enable-node-public-ip false`) or leaves out (no virtual
+/// network) is not reported at the call.
+#[test]
+fn a_local_template_is_read_with_the_calls_values() {
+    let json = in_fixture("local_templates", &["check", "--fail-on", "never"]);
+    assert!(found(&json, "AML203", "mlops/pipeline.yml").is_empty(), "{json}");
+    assert_eq!(
+        found(&json, "AML505", "pipelines/train.yml"),
+        [(4, 7, vec![7])],
+        "{json}"
+    );
+    for code in ["AML602", "AML702", "AML704"] {
+        assert!(
+            found(&json, code, "pipelines/train.yml").is_empty(),
+            "{code}: {json}"
+        );
+        assert_eq!(
+            found(&json, code, "templates/create-compute.yml").len(),
+            1,
+            "{code}: {json}"
+        );
+    }
+    let wf = ".github/workflows/";
+    for code in ["AML702", "AML704"] {
+        assert!(
+            found(&json, code, &format!("{wf}train.yml")).is_empty(),
+            "{code}: {json}"
+        );
+    }
+    assert_eq!(
+        found(&json, "AML704", &format!("{wf}create-compute.yml")).len(),
+        1,
+        "{json}"
+    );
+    assert!(
+        found(&json, "AML702", &format!("{wf}create-compute.yml")).is_empty(),
+        "{json}"
+    );
+
+    let inv = in_fixture("local_templates", &["inventory"]);
+    let text = inv.to_string();
+    let computes = inv["computes"].as_array().unwrap();
+    let def_of = |name: &str| {
+        let c = computes
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        (c["type"].clone(), c["size"].clone(), c["definitions"][0].clone())
+    };
+    let (kind, size, def) = def_of("ado-instance-tl01");
+    assert_eq!(
+        (kind.as_str(), size.as_str()),
+        (Some("computeinstance"), Some("Standard_NC6")),
+        "{text}"
+    );
+    assert_eq!(
+        (def["path"].as_str(), def["line"].as_u64()),
+        (Some("pipelines/train.yml"), Some(4))
+    );
+    assert_eq!(def["from_file"], "templates/create-compute.yml");
+    let (_, size, def) = def_of("cpu-cluster");
+    assert_eq!(size.as_str(), Some("Standard_DS3_v2"), "{text}");
+    assert_eq!(
+        (def["path"].as_str(), def["line"].as_u64()),
+        (Some(".github/workflows/train.yml"), Some(5))
+    );
+    assert_eq!(def["from_file"], ".github/workflows/create-compute.yml");
+}

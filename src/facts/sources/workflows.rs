@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use super::az_cli::{Ctx, Eval, Evaluated, Outer, ScriptVal, ValueKind, Vars, definitions, setting_of};
 use super::common::{Definitions, Input, Reader};
+use super::iac::{Ev, Leaf, MAX_MODULE_CALLS, MAX_MODULE_DEPTH, ModuleCall};
 use super::shell::comment_of;
 use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
 use crate::document::{Document, NodeId, Style, Value};
@@ -60,6 +61,25 @@ struct Globals {
     /// variables by name, and by the environment name the agent makes of each.
     template_vars: HashMap<String, ScriptVal>,
     template_env: HashMap<String, ScriptVal>,
+    /// The values a call of this file passes (`parameters:` of an Azure Pipelines
+    /// template call, `with:` of a reusable workflow's), over the defaults.
+    given: Given,
+}
+
+/// The values a call of a template passes, by parameter (input) name: evaluated in the
+/// calling file, without spans (they are not this file's).
+type Given = HashMap<String, ScriptVal>;
+
+/// What one read of a CI file may still follow: the files being read (a call of one of
+/// them, a cycle, is skipped) and how many template calls remain.
+struct Calls {
+    chain: Vec<PathBuf>,
+    budget: usize,
+}
+
+/// A path as one key, whatever the directory it was written from.
+fn path_key(p: &Path) -> PathBuf {
+    crate::fsio::absolute(p, &std::env::current_dir().unwrap_or_default())
 }
 
 /// Variables templates read for one file at most.
@@ -126,12 +146,21 @@ fn template_variables(input: &Input<'_>, doc: &Document) -> HashMap<String, Scri
 }
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
+    let mut calls = Calls {
+        chain: vec![path_key(input.path)],
+        budget: MAX_MODULE_CALLS,
+    };
+    read_file(input, &Given::new(), &mut calls, out);
+}
+
+/// The definitions of every document of a file, read with the values `given` by its call.
+fn read_file(input: &Input<'_>, given: &Given, calls: &mut Calls, out: &mut Definitions) {
     for doc in input.documents {
         let Some(root) = doc.root else { continue };
         if !matches!(doc.value(root), Value::Map(_)) {
             continue;
         }
-        read_document(input, doc, root, out);
+        read_document(input, doc, root, given, calls, out);
     }
 }
 
@@ -210,7 +239,14 @@ fn env_of(doc: &Document, node: NodeId, out: &mut Vec<(String, NodeId)>) {
     }
 }
 
-fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Definitions) {
+fn read_document(
+    input: &Input<'_>,
+    doc: &Document,
+    root: NodeId,
+    given: &Given,
+    calls: &mut Calls,
+    out: &mut Definitions,
+) {
     let mut params = Vec::new();
     let mut inputs = Vec::new();
     if let Some(p) = doc.get(root, "parameters") {
@@ -237,6 +273,7 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
         inputs: inputs.into_iter().collect(),
         template_vars,
         template_env,
+        given: given.clone(),
     };
     let mut frames: Vec<Frame> = Vec::new();
     let memo = RefCell::new(HashMap::new());
@@ -296,7 +333,11 @@ fn read_document(input: &Input<'_>, doc: &Document, root: NodeId, out: &mut Defi
                     memo: &memo,
                     work_dir: None,
                 };
-                if let Some(def) = template_call(input, doc, node, &scope) {
+                // A template (reusable workflow) of the project is read through its file;
+                // another is known by the mlops templates' parameters.
+                if let Some(defs) = local_call(input, doc, node, &scope, calls) {
+                    out.computes.extend(defs);
+                } else if let Some(def) = template_call(input, doc, node, &scope) {
                     out.computes.push(def);
                 }
                 // A `PowerShell` task's inline `script:` is PowerShell (a `Bash` task's,
@@ -658,7 +699,13 @@ impl Outer for WfOuter<'_> {
             return Some(self.value(v, &format!("`variables.{n}`")));
         }
         if let Some(n) = t.strip_prefix("parameters.") {
+            if let Some(v) = self.globals.given.get(n) {
+                return Some(v.clone());
+            }
             return self.param(&self.globals.params, n, &format!("`parameters.{n}`"));
+        }
+        if let Some(v) = t.strip_prefix("inputs.").and_then(|n| self.globals.given.get(n)) {
+            return Some(v.clone());
         }
         let input = t
             .strip_prefix("inputs.")
@@ -712,17 +759,10 @@ fn template_call(input: &Input<'_>, doc: &Document, map: NodeId, scope: &WfOuter
     };
     let mut name = setting("cluster_name", ValueKind::Str)?;
     name.key = Some(doc.node(name_entry.key).span);
-    // The definition's line is that of the template's call (`template:`, `uses:`).
-    let whole = doc.node(map).span;
-    let call = ["template", "uses"]
-        .iter()
-        .find_map(|k| doc.get_entry(map, k))
-        .map(|e| doc.node(e.key).span.start)
-        .filter(|&start| whole.start <= start && start < whole.end);
     let mut def = ComputeDef::new(
         SourceKind::AzCli,
         input.source.path.clone(),
-        call.map_or(whole, |start| Span::new(start, whole.end)),
+        call_span(doc, map),
         format!("{file} template"),
         name,
     );
@@ -757,6 +797,167 @@ fn template_call(input: &Input<'_>, doc: &Document, map: NodeId, scope: &WfOuter
     def.notes
         .push(format!("runs az ml compute create through the {file} template"));
     Some(def)
+}
+
+/// A template call's span: from its `template:` (`uses:`) to its end (the definition's
+/// line is the call's).
+fn call_span(doc: &Document, map: NodeId) -> Span {
+    let whole = doc.node(map).span;
+    let call = ["template", "uses"]
+        .iter()
+        .find_map(|k| doc.get_entry(map, k))
+        .map(|e| doc.node(e.key).span.start)
+        .filter(|&start| whole.start <= start && start < whole.end);
+    call.map_or(whole, |start| Span::new(start, whole.end))
+}
+
+/// The file a template call names when it is a file of this repository: an Azure
+/// Pipelines `template:` without a repository (`@self` is this one), relative to the
+/// calling file or, with a leading `/`, to the repository's root; a GitHub reusable
+/// workflow `uses: ./…`, relative to the repository (the folder above `.github/workflows`,
+/// else the project's root). `None` for a template of another repository, or a path that
+/// is an expression.
+fn local_template(input: &Input<'_>, written: &str, github: bool) -> Option<PathBuf> {
+    let dir = input.path.parent().unwrap_or(Path::new(""));
+    let file = if github {
+        let rel = written.strip_prefix("./")?;
+        let workflows = dir.ends_with(".github/workflows");
+        let repo = match dir.parent().and_then(Path::parent) {
+            Some(above) if workflows => above.to_path_buf(),
+            _ => input.files.root()?.to_path_buf(),
+        };
+        repo.join(rel)
+    } else {
+        let path = written.strip_suffix("@self").unwrap_or(written);
+        match path.strip_prefix('/') {
+            Some(rel) => input.files.root()?.join(rel),
+            None => dir.join(path),
+        }
+    };
+    if written.contains(['$', '\\']) || (!github && written.trim_end_matches("@self").contains('@')) {
+        return None;
+    }
+    let lower = written.to_ascii_lowercase();
+    (lower.ends_with(".yml") || lower.ends_with(".yaml")).then(|| crate::fsio::normalize(&file))
+}
+
+/// The parameter (input) a value written as exactly `${{ parameters.x }}` (`${{ inputs.x
+/// }}`) is.
+fn param_ref(written: &str) -> Option<&str> {
+    let e = written.trim().strip_prefix("${{")?.strip_suffix("}}")?.trim();
+    let n = e
+        .strip_prefix("parameters.")
+        .or_else(|| e.strip_prefix("inputs."))?;
+    n.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        .then_some(n)
+}
+
+/// The definitions a call of a template that is a file of the project makes (Azure
+/// Pipelines `- template: templates/x.yml` with `parameters:`, a GitHub job's `uses:
+/// ./.github/workflows/x.yml` with `with:`): the file's own, read with the values the call
+/// passes (its defaults for the others), placed as a module call's are
+/// ([`ModuleCall::definition`]). `None` when `map` calls no template of the project. A
+/// template already being read (a cycle), deeper than [`MAX_MODULE_DEPTH`] or beyond
+/// [`MAX_MODULE_CALLS`] calls is not read.
+fn local_call(
+    input: &Input<'_>,
+    doc: &Document,
+    map: NodeId,
+    scope: &WfOuter<'_>,
+    calls: &mut Calls,
+) -> Option<Vec<ComputeDef>> {
+    let (key, args_key, github) = if doc.get(map, "template").is_some() {
+        ("template", "parameters", false)
+    } else {
+        ("uses", "with", true)
+    };
+    let entry = doc.get_entry(map, key)?;
+    let path_node = doc.resolve(entry.value);
+    let written = str_of(doc, path_node)?;
+    let target = local_template(input, written, github)?;
+    let display = crate::discover::display_of(&target);
+    let source = input.files.read(&target, &display)?;
+    let target_key = path_key(&target);
+    if calls.chain.contains(&target_key) || calls.chain.len() > MAX_MODULE_DEPTH || calls.budget == 0 {
+        return Some(Vec::new());
+    }
+    calls.budget -= 1;
+    let mut args = Vec::new();
+    let mut given = Given::new();
+    if let Some(a) = doc.get(map, args_key)
+        && let Value::Map(entries) = doc.value(doc.resolve(a))
+    {
+        for e in entries {
+            let name = doc.key_string(e.key).into_owned();
+            let node = doc.resolve(e.value);
+            let n = doc.node(node);
+            let span = inner(n.span, n.style);
+            let value = scope.value(node, &format!("`{name}`"));
+            let in_place = input_exact(n.style) && !matches!(&n.value, Value::Str(s) if s.contains('$'));
+            let val = match (&value, &n.value) {
+                (ScriptVal::Known { .. }, Value::Int(i)) => Ev::int(*i),
+                (ScriptVal::Known { .. }, Value::Bool(b)) => Ev::boolean(*b),
+                (ScriptVal::Known { text, literal }, _) => Ev::text(text.clone()).with_origin(*literal),
+                (ScriptVal::Dynamic(why), _) => Ev::unknown(why.clone()),
+            };
+            given.insert(
+                name.clone(),
+                match value {
+                    ScriptVal::Known { text, .. } => ScriptVal::known(text, None),
+                    d => d,
+                },
+            );
+            let leaf = Leaf {
+                span,
+                written: input.source.slice(span).to_string(),
+                val,
+                literal: in_place.then_some(span),
+            };
+            args.push((name, leaf, Some(doc.node(e.key).span)));
+        }
+    }
+    let loaded = crate::load::parse_source(source.clone(), crate::load::Format::Yaml, &Default::default());
+    let kinds = vec![None; loaded.documents.len()];
+    let called = Input {
+        path: &target,
+        source: &source,
+        documents: &loaded.documents,
+        kinds: &kinds,
+        files: input.files,
+    };
+    let mut found = Definitions::default();
+    calls.chain.push(target_key);
+    read_file(&called, &given, calls, &mut found);
+    calls.chain.pop();
+    let label = if github {
+        "reusable workflow call"
+    } else {
+        "template call"
+    };
+    let call = ModuleCall {
+        display: &input.source.path,
+        whole: call_span(doc, map),
+        label,
+        path: written,
+        source: inner(doc.node(path_node).span, doc.node(path_node).style),
+        source_key: Some(doc.node(entry.key).span),
+        args: &args,
+        prefix: "",
+        note: None,
+    };
+    let mut out = Vec::new();
+    for mut def in found.computes {
+        // A setting written as exactly a parameter the call passes is at its argument.
+        for s in std::iter::once(&mut def.name).chain(def.fields.iter_mut().map(|(_, s)| s)) {
+            if let Some(p) = param_ref(&s.written).filter(|p| args.iter().any(|(n, ..)| n == p)) {
+                s.written = p.to_string();
+            }
+        }
+        let at = format!("{}:{}", def.file, super::common::line_of(&source, def.span.start));
+        out.push(call.definition(def, &at));
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -1104,5 +1305,108 @@ mod tests {
             d.name
         );
         assert_eq!(d.size(), Some("STANDARD_D4S_V3"));
+    }
+
+    /// The text a setting's span holds in `text`.
+    fn at<'t>(text: &'t str, s: &Setting) -> &'t str {
+        &text[s.span.start as usize..s.span.end as usize]
+    }
+
+    const LOCAL_TEMPLATE: &str = "parameters:\n- name: instance_name\n  type: string\n- name: size\n  type: string\n  default: Standard_DS3_v2\n- name: tier\n  default: low_priority\nsteps:\n  - task: AzureCLI@2\n    inputs:\n      scriptType: bash\n      inlineScript: |\n        az ml compute create --name ${{ parameters.instance_name }} \\\n          --type computeinstance --size ${{ parameters.size }} --tier ${{ parameters.tier }}\n";
+
+    #[test]
+    fn a_local_templates_own_command_is_read_with_the_calls_parameters() {
+        let text = "variables:\n  target: ado-instance-tl01\nsteps:\n- template: /templates/create-compute.yml\n  parameters:\n    instance_name: $(target)\n    size: Standard_NC6\n";
+        let (_d, out) = in_project(
+            &[("templates/create-compute.yml", LOCAL_TEMPLATE)],
+            "ci.yml",
+            text,
+        );
+        assert_eq!(out.computes.len(), 1, "{:?}", out.computes);
+        let d = &out.computes[0];
+        assert_eq!(d.known_name(), Some("ado-instance-tl01"));
+        // The name from the caller's variable: at the argument, its literal as origin.
+        assert_eq!(at(text, &d.name), "$(target)");
+        assert!(!d.name.in_place);
+        assert_eq!(
+            d.name.origin.map(|o| &text[o.start as usize..o.end as usize]),
+            Some("ado-instance-tl01")
+        );
+        // A literal argument: in place.
+        let size = d.get("size").unwrap();
+        assert_eq!(
+            (at(text, size), size.in_place, size.inherited),
+            ("Standard_NC6", true, false)
+        );
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        // What the template writes itself, and a default: inherited, at the call's path.
+        for (path, value) in [("type", "computeinstance"), ("tier", "low_priority")] {
+            let s = d.get(path).unwrap();
+            assert_eq!(s.value, Some(Scalar::Str(value.into())), "{path}");
+            assert!(s.inherited, "{path}");
+            assert_eq!(at(text, s), "/templates/create-compute.yml", "{path}");
+        }
+        assert_eq!(
+            &text[d.span.start as usize..d.span.start as usize + 9],
+            "template:"
+        );
+        assert_eq!(
+            d.from_file
+                .as_deref()
+                .map(|f| f.ends_with("templates/create-compute.yml")),
+            Some(true)
+        );
+    }
+
+    #[test]
+    fn a_local_reusable_workflow_is_read_with_the_calls_inputs() {
+        let called = "on:\n  workflow_call:\n    inputs:\n      cluster_name:\n        type: string\n      min_instances:\n        type: number\n        default: 1\njobs:\n  c:\n    steps:\n      - run: az ml compute create --name ${{ inputs.cluster_name }} --type AmlCompute --min-instances ${{ inputs.min_instances }} --max-instances ${{ inputs.max }} --enable-node-public-ip false\n";
+        let text = "jobs:\n  create:\n    uses: ./.github/workflows/create-compute.yml\n    with:\n      cluster_name: cpu-cluster\n      max: 4\n";
+        let (_d, out) = in_project(
+            &[(".github/workflows/create-compute.yml", called)],
+            ".github/workflows/train.yml",
+            text,
+        );
+        assert_eq!(out.computes.len(), 1, "{:?}", out.computes);
+        let d = &out.computes[0];
+        assert_eq!(d.known_name(), Some("cpu-cluster"));
+        assert_eq!((at(text, &d.name), d.name.in_place), ("cpu-cluster", true));
+        let max = d.get("max_instances").unwrap();
+        assert_eq!((at(text, max), max.value.clone()), ("4", Some(Scalar::Int(4))));
+        assert!(max.in_place);
+        let min = d.get("min_instances").unwrap();
+        assert_eq!((min.value.clone(), min.inherited), (Some(Scalar::Int(1)), true));
+        let ip = d.get("enable_node_public_ip").unwrap();
+        assert_eq!(
+            (ip.value.clone(), ip.inherited),
+            (Some(Scalar::Bool(false)), true)
+        );
+        assert_eq!(at(text, ip), "./.github/workflows/create-compute.yml");
+    }
+
+    #[test]
+    fn template_calls_in_a_cycle_or_of_another_repository() {
+        // A template that calls itself: read once, not followed again.
+        let own = "parameters:\n- name: n\n  default: x\nsteps:\n- template: t.yml\n  parameters:\n    n: y\n- script: az ml compute create --name ${{ parameters.n }} --type amlcompute\n";
+        let text = "steps:\n- template: t.yml\n  parameters:\n    n: c1\n";
+        let (_d, out) = in_project(&[("t.yml", own)], "ci.yml", text);
+        let names: Vec<_> = out
+            .computes
+            .iter()
+            .map(|d| d.known_name().map(String::from))
+            .collect();
+        assert_eq!(names, [Some("c1".to_string())]);
+        // The same name with a repository: the mlops templates' parameters.
+        let text = "steps:\n- template: t.yml@mlops-templates\n  parameters:\n    n: c1\n";
+        let (_d, out) = in_project(&[("t.yml", own)], "ci.yml", text);
+        assert!(out.computes.is_empty());
+        // A long chain stops at the depth bound.
+        let mut files = Vec::new();
+        for i in 0..20 {
+            files.push((format!("t{i}.yml"), format!("steps:\n- template: t{}.yml\n- script: az ml compute create --name c{i} --type amlcompute\n", i + 1)));
+        }
+        let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let (_d, out) = in_project(&files, "ci.yml", "steps:\n- template: t0.yml\n");
+        assert_eq!(out.computes.len(), MAX_MODULE_DEPTH);
     }
 }
