@@ -176,6 +176,22 @@ ENTITY_REFUSES_UNKNOWN: Dict[str, str] = {
                                  "`type:` is never a parallel step)",
 }
 
+# Keys a schema loads but its entity's constructor does not take: the SDK stops with a
+# TypeError when a file gives one, so the generated schema leaves them out (an unknown key,
+# refused). Schema class -> {key: the SDK's error}. Found by calling each @post_load hook
+# with one field at a time (as post_load_required does), each then confirmed by loading a
+# file that gives the key through the SDK's `load_*` (the hooks fail the same way for keys a
+# real load routes elsewhere: those are not listed).
+ENTITY_REFUSES_FIELDS: Dict[str, Dict[str, str]] = {
+    "BatchEndpointSchema": {
+        "identity": "BatchEndpoint takes no `identity`: object.__init__() takes exactly one argument",
+    },
+    "ManagedIdentitySchema": {
+        "msi_resource_id": "ManagedIdentityConfiguration.__init__() got an unexpected keyword argument "
+                           "'msi_resource_id'",
+    },
+}
+
 _MISSING_ARGS = re.compile(r"missing \d+ required (?:keyword-only |positional )?arguments?: (.*)$")
 
 
@@ -338,6 +354,10 @@ class Converter:
             for dk in ENTITY_REQUIRED.get(base.__name__, ([], ""))[0]:
                 if dk in props and dk not in required:
                     required.append(dk)
+        for base in cls.__mro__:
+            for dk, why in ENTITY_REFUSES_FIELDS.get(base.__name__, {}).items():
+                if props.pop(dk, None) is not None:
+                    note(f"{cls.__name__}: `{dk}` is loaded by the schema but refused by the entity: {why}")
         for dk in post_load_required(inst):
             if dk not in required:
                 required.append(dk)
