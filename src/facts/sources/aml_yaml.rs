@@ -28,15 +28,38 @@ fn read(input: &Input<'_>, found: &mut Definitions) {
 
 /// The definition a compute document makes, if it is one and names its compute.
 pub fn definition(doc: &Document, kind: &Kind, display: &str) -> Option<ComputeDef> {
+    doc.root
+        .and_then(|root| doc.get(root, "name"))
+        .and_then(|_| settings(doc, kind, display))
+}
+
+/// What a compute document sets, also without a `name:` (`az ml compute create -f
+/// compute.yml --name gpu` gives it; the name is then dynamic, saying the file has none).
+pub fn settings(doc: &Document, kind: &Kind, display: &str) -> Option<ComputeDef> {
     let ctype = super::super::index::compute_type_of_kind(&kind.id)?;
     let root = doc.root?;
-    let mut name = setting(doc, root, "name")?;
+    if !matches!(doc.value(root), Value::Map(_)) {
+        return None;
+    }
+    let Some(mut name) = setting(doc, root, "name") else {
+        if doc.get(root, "name").is_some() {
+            return None;
+        }
+        let why = format!("`{display}` gives no `name:` and the command no `--name`");
+        let name = Setting::dynamic(String::new(), why, doc.span, None);
+        return Some(with_settings(doc, root, ctype, display, name));
+    };
     name.value = match name.value {
         Some(Scalar::Str(s)) => Some(Scalar::Str(s)),
         // `name: 123` names the compute `123`, as the CLI reads it.
         Some(Scalar::Int(i)) => Some(Scalar::Str(i.to_string())),
         _ => return None,
     };
+    Some(with_settings(doc, root, ctype, display, name))
+}
+
+/// The definition of the compute document at `root`, named `name`, of type `ctype`.
+fn with_settings(doc: &Document, root: NodeId, ctype: &str, display: &str, name: Setting) -> ComputeDef {
     let mut def = ComputeDef::new(SourceKind::AmlYaml, display, doc.span, "compute YAML", name);
     for path in FIELDS {
         let mut node = root;
@@ -62,7 +85,7 @@ pub fn definition(doc: &Document, kind: &Kind, display: &str) -> Option<ComputeD
     });
     t.value = Some(Scalar::Str(ctype.to_string()));
     def.set("type", t);
-    Some(def)
+    def
 }
 
 /// The scalar at `key` of the mapping `map`, as a setting with its spans.

@@ -1074,7 +1074,7 @@ fn read_compute_yaml(
     );
     let def = loaded.documents.iter().filter(|d| !d.partial).find_map(|doc| {
         let kind = crate::kinds::classify(doc, &display).kind?;
-        super::aml_yaml::definition(doc, kind, &display)
+        super::aml_yaml::settings(doc, kind, &display)
     });
     let Some(mut def) = def else {
         notes.push(format!("`{written}` is not a compute YAML"));
@@ -1329,5 +1329,55 @@ mod tests {
         assert!(d.from_file.as_deref().unwrap().ends_with("spec.yml"));
         let doc = d.document().unwrap();
         assert_eq!(doc.overrides.as_deref(), Some(&[max.span][..]));
+    }
+
+    /// Audit 11, defect 6: a compute YAML without `name:` gives its settings to a command
+    /// that names the compute (`--name`), as the CLI merges them; without `--name`, the
+    /// name is not known and says why.
+    #[test]
+    fn a_compute_yaml_without_a_name_named_by_the_command() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("spec.yml"),
+            "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\ntype: amlcompute\nsize: Standard_NC6\nmin_instances: 1\n",
+        )
+        .unwrap();
+        let text =
+            "az ml compute create --file spec.yml --name custom-cluster\naz ml compute create -f spec.yml\n";
+        let script_path = dir.path().join("create.sh");
+        let source = crate::source::SourceFile::new("create.sh", text.to_string());
+        let files = Files::new(crate::fsio::Boundary::at(dir.path()), &Default::default());
+        let input = Input {
+            path: &script_path,
+            source: &source,
+            documents: &[],
+            kinds: &[],
+            files: &files,
+        };
+        let script = parse(text, Map::Base(0), LexOptions::new(Dialect::Bash));
+        let vars = Vars::scan(&script, Dialect::Bash);
+        let cx = Ctx {
+            input: &input,
+            eval: Eval {
+                vars: &vars,
+                outer: &NoOuter,
+            },
+            note: None,
+        };
+        let [named, unnamed] = definitions(&script, &cx).try_into().unwrap();
+        assert_eq!(named.known_name(), Some("custom-cluster"));
+        assert!(!named.name.inherited);
+        assert_eq!(named.size(), Some("Standard_NC6"));
+        assert_eq!(
+            named.get("type").unwrap().value,
+            Some(Scalar::Str("amlcompute".into()))
+        );
+        let min = named.get("min_instances").unwrap();
+        assert_eq!((min.value.clone(), min.inherited), (Some(Scalar::Int(1)), true));
+        assert_eq!(&text[min.span.range()], "spec.yml");
+        assert_eq!(unnamed.known_name(), None);
+        let why = unnamed.name.why.as_deref().unwrap();
+        assert!(why.contains("no `name:`") && why.contains("no `--name`"), "{why}");
+        assert_eq!(unnamed.size(), Some("Standard_NC6"));
     }
 }

@@ -223,7 +223,7 @@ impl<'t> Module<'t> {
     /// `call` (`ComputeTarget.create(ws, name, config)`), if any.
     fn config_param(&self, call: TsNode<'t>, f: usize, at: usize) -> Option<usize> {
         let callee = self.text(call.child_by_field_name("function")?);
-        if callee != "ComputeTarget.create" && !callee.ends_with(".ComputeTarget.create") {
+        if self.v1_call(callee) != Some(super::module::V1Call::Create) {
             return None;
         }
         let (pos, kw) = self.args(call);

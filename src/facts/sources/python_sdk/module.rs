@@ -22,6 +22,7 @@ pub(super) const NEEDLES: &[&str] = &[
     "SynapseSparkCompute",
     "provisioning_configuration",
     "ComputeTarget.create",
+    "attach_configuration",
     "import",
 ];
 
@@ -48,6 +49,24 @@ pub(super) const V1_CLASSES: &[(&str, &str)] = &[
     ("ComputeInstance", "computeinstance"),
     ("AksCompute", "aks"),
 ];
+
+/// The v1 classes whose `attach_configuration` attaches a compute, and their types.
+pub(super) const V1_ATTACH_CLASSES: &[(&str, &str)] = &[
+    ("KubernetesCompute", "kubernetes"),
+    ("AksCompute", "aks"),
+    ("RemoteCompute", "virtualmachine"),
+    ("SynapseCompute", "synapsespark"),
+];
+
+/// What an SDK v1 call of a compute class does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum V1Call {
+    /// `ComputeTarget.create(ws, name, provisioning_configuration)`, also through a class
+    /// that inherits it (`ComputeInstance.create(...)`).
+    Create,
+    /// `ComputeTarget.attach(ws, name, attach_configuration)` (`KubernetesCompute.attach`).
+    Attach,
+}
 
 /// The keyword arguments of a v2 class read as settings: argument, YAML path, kind.
 pub(super) const V2_FIELDS: &[(&str, &str, iac::As)] = &[
@@ -534,16 +553,33 @@ impl<'t> Module<'t> {
             .collect()
     }
 
-    /// The definition a call makes: a v2 constructor, or v1's `ComputeTarget.create`.
+    /// The definition a call makes: a v2 constructor, or v1's `ComputeTarget.create` or
+    /// `ComputeTarget.attach` (through `ComputeTarget` or a class that inherits them).
     pub(super) fn definition_of(&self, call: TsNode<'t>, display: &str) -> Option<ComputeDef> {
         let callee = self.text(call.child_by_field_name("function")?);
         let last = self.class_name(callee.rsplit('.').next().unwrap_or(callee));
         if let Some((_, ctype)) = V2_CLASSES.iter().find(|(c, _)| *c == last) {
             self.v2(call, callee, ctype, display)
-        } else if callee == "ComputeTarget.create" || callee.ends_with(".ComputeTarget.create") {
-            self.v1(call, display)
         } else {
-            None
+            match self.v1_call(callee)? {
+                V1Call::Create => self.v1(call, callee, display),
+                V1Call::Attach => self.v1_attach(call, callee, display),
+            }
+        }
+    }
+
+    /// Whether `callee` is SDK v1's `create` or `attach` of a compute class:
+    /// `ComputeTarget.create`, `azureml.core.compute.ComputeTarget.attach`,
+    /// `ComputeInstance.create` (inherited), an imported alias of one of them.
+    pub(super) fn v1_call(&self, callee: &str) -> Option<V1Call> {
+        let (receiver, method) = callee.rsplit_once('.')?;
+        let class = self.class_name(receiver.rsplit('.').next().unwrap_or(receiver));
+        let of =
+            |classes: &[(&str, &str)]| class == "ComputeTarget" || classes.iter().any(|(c, _)| *c == class);
+        match method {
+            "create" if of(V1_CLASSES) => Some(V1Call::Create),
+            "attach" if of(V1_ATTACH_CLASSES) => Some(V1Call::Attach),
+            _ => None,
         }
     }
 
@@ -662,7 +698,7 @@ impl<'t> Module<'t> {
 
     /// `ComputeTarget.create(ws, name, config)` with the provisioning configuration it is
     /// given.
-    pub(super) fn v1(&self, call: TsNode<'t>, display: &str) -> Option<ComputeDef> {
+    pub(super) fn v1(&self, call: TsNode<'t>, callee: &str, display: &str) -> Option<ComputeDef> {
         let (pos, kw) = self.args(call);
         let arg = |i: usize, name: &str| -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
             kw.iter()
@@ -676,16 +712,69 @@ impl<'t> Module<'t> {
         let mut notes = Vec::new();
         let name = self.name_setting_at(name_node, name_key, at, &mut notes);
         let span = self.code.span(call.start_byte(), call.end_byte());
+        let short = callee.rsplit('.').nth(1).unwrap_or("ComputeTarget");
         let mut def = ComputeDef::new(
             SourceKind::PythonSdk,
             display,
             span,
-            "ComputeTarget.create(...)",
+            format!("{short}.create(...)"),
             name,
         );
         def.notes = notes;
         if let Some((prov, through)) = self.provisioning(config, at, &mut def.notes) {
             self.provisioned(prov, through, at, &mut def);
+        }
+        Some(def)
+    }
+
+    /// `ComputeTarget.attach(ws, name, <Class>.attach_configuration(...))`: a compute of
+    /// the class's type, named by the call (an attached compute has no size or scale of
+    /// its own to read).
+    pub(super) fn v1_attach(&self, call: TsNode<'t>, callee: &str, display: &str) -> Option<ComputeDef> {
+        let (pos, kw) = self.args(call);
+        let arg = |i: usize, name: &str| -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
+            kw.iter()
+                .find(|(k, ..)| *k == name)
+                .map(|(_, k, v)| (Some(*k), *v))
+                .or_else(|| pos.get(i).map(|v| (None, *v)))
+        };
+        let (name_key, name_node) = arg(1, "name")?;
+        let (_, config) = arg(2, "attach_configuration")?;
+        let at = call.start_byte();
+        let mut notes = Vec::new();
+        let name = self.name_setting_at(name_node, name_key, at, &mut notes);
+        let span = self.code.span(call.start_byte(), call.end_byte());
+        let short = callee.rsplit('.').nth(1).unwrap_or("ComputeTarget");
+        let mut def = ComputeDef::new(
+            SourceKind::PythonSdk,
+            display,
+            span,
+            format!("{short}.attach(...)"),
+            name,
+        );
+        def.notes = notes;
+        let Some((conf, _)) = self.provisioning(config, at, &mut def.notes) else {
+            return Some(def);
+        };
+        let conf_callee = conf
+            .child_by_field_name("function")
+            .map(|f| self.text(f))
+            .unwrap_or_default();
+        let class = conf_callee
+            .strip_suffix(".attach_configuration")
+            .map(|c| self.class_name(c.rsplit('.').next().unwrap_or(c)));
+        match class.and_then(|class| V1_ATTACH_CLASSES.iter().find(|(c, _)| *c == class)) {
+            Some((class, ctype)) => {
+                let named = self
+                    .code
+                    .span(conf.start_byte(), conf.start_byte() + conf_callee.len());
+                def.set("type", type_setting(ctype, named, class));
+                def.command = format!("{short}.attach + {class}.attach_configuration");
+            }
+            None => def.notes.push(format!(
+                "its type is not read: `{conf_callee}(...)` is not the `attach_configuration` of {}",
+                "`KubernetesCompute`, `AksCompute`, `RemoteCompute` or `SynapseCompute`"
+            )),
         }
         Some(def)
     }
