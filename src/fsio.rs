@@ -1230,11 +1230,16 @@ fn rebuilt(path: &Path) -> PathBuf {
     for c in path.components() {
         match c {
             Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
+            // `..` takes back a name; above the start of a relative path it is kept
+            // (`../../x` stays so: popping the first `..` lost a level), and above the
+            // root it is the root.
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
                 }
-            }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
             other => out.push(other.as_os_str()),
         }
     }
@@ -1281,14 +1286,57 @@ pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
     }
 }
 
+/// `path` written from `cwd` when both are inside the project `root` (all three absolute
+/// and normal): through `..` where `path` is not below `cwd` (`../infra/main.tf` from
+/// `root/jobs`), so that a file outside the directory a run starts in is shown as the
+/// others are, not as an absolute path of the machine. `None` when either is outside.
+pub fn relative_within(path: &Path, cwd: &Path, root: &Path) -> Option<PathBuf> {
+    if !path.starts_with(root) || !cwd.starts_with(root) {
+        return None;
+    }
+    let common = path
+        .components()
+        .zip(cwd.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out = PathBuf::new();
+    out.extend(cwd.components().skip(common).map(|_| ".."));
+    out.extend(path.components().skip(common));
+    Some(out)
+}
+
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
     #[test]
+    fn paths_within_the_project_are_written_from_the_working_directory() {
+        let rel = |p: &str, cwd: &str| relative_within(Path::new(p), Path::new(cwd), Path::new("/r"));
+        assert_eq!(rel("/r/a/b.yml", "/r"), Some(PathBuf::from("a/b.yml")));
+        assert_eq!(rel("/r/a/b.yml", "/r/a"), Some(PathBuf::from("b.yml")));
+        assert_eq!(
+            rel("/r/infra/main.tf", "/r/jobs/x"),
+            Some(PathBuf::from("../../infra/main.tf"))
+        );
+        assert_eq!(rel("/r/main.tf", "/r/jobs"), Some(PathBuf::from("../main.tf")));
+        // Outside the project: shown as it is.
+        assert_eq!(rel("/r/a.yml", "/home"), None);
+        assert_eq!(rel("/other/a.yml", "/r"), None);
+        assert_eq!(rel("/rr/a.yml", "/r"), None);
+    }
+
+    #[test]
     fn normalising() {
         assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        // Audit 11, defect 9: every `..` above a relative path's start is kept.
+        assert_eq!(normalize(Path::new("../../x.yml")), PathBuf::from("../../x.yml"));
+        assert_eq!(
+            normalize(Path::new("a/../../../x.yml")),
+            PathBuf::from("../../x.yml")
+        );
+        assert_eq!(normalize(Path::new("./../b/../../x")), PathBuf::from("../../x"));
+        assert_eq!(normalize(Path::new("/../x")), PathBuf::from("/x"));
         assert_eq!(
             absolute(Path::new("x/../y.yml"), Path::new("/w")),
             PathBuf::from("/w/y.yml")

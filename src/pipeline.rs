@@ -847,15 +847,18 @@ fn rest_of_project(
             crate::escape::control(&e.to_string())
         );
     }
-    // Shown as the walked files are: relative to the working directory when under it
-    // (the project root is absolute).
+    // Shown as the walked files are: relative to the working directory when it is in the
+    // project (the project root is absolute), through `..` for a file outside it.
     let here = std::env::current_dir().ok();
     let files = found
         .files
         .into_iter()
         .filter_map(|(mut c, content)| {
-            if let Some(rel) = here.as_deref().and_then(|h| c.path.strip_prefix(h).ok()) {
-                c.display = discover::display_of(rel);
+            if let Some(rel) = here
+                .as_deref()
+                .and_then(|h| crate::fsio::relative_within(&c.path, h, root))
+            {
+                c.display = discover::display_of(&rel);
             }
             let (summary, text) = match content? {
                 Content::Text(loaded) => (None, std::sync::OnceLock::from(Some(loaded))),

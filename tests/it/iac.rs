@@ -601,4 +601,80 @@ fn a_local_template_is_read_with_the_calls_values() {
         (Some(".github/workflows/train.yml"), Some(5))
     );
     assert_eq!(def["from_file"], ".github/workflows/create-compute.yml");
+
+    // Audit 11, defect 3: a step's local action (`uses: ./.github/actions/create-gpu`, a
+    // folder whose `action.yml` runs the command) is read the same way, with `with:`.
+    assert!(found(&json, "AML203", "mlops/gpu-job.yml").is_empty(), "{json}");
+    assert_eq!(
+        found(&json, "AML505", &format!("{wf}train.yml")),
+        [(15, 18, vec![18])],
+        "{json}"
+    );
+    let action = ".github/actions/create-gpu/action.yml";
+    assert_eq!(found(&json, "AML704", action).len(), 1, "{json}");
+    assert!(found(&json, "AML702", action).is_empty(), "{json}");
+    let (kind, size, def) = def_of("tl-gpu-cluster");
+    assert_eq!(
+        (kind.as_str(), size.as_str()),
+        (Some("amlcompute"), Some("Standard_NC6")),
+        "{text}"
+    );
+    assert_eq!(
+        (def["path"].as_str(), def["line"].as_u64()),
+        (Some(".github/workflows/train.yml"), Some(15))
+    );
+    assert_eq!(def["from_file"], action);
+}
+
+/// A template named from the repository's root (`- template: /templates/x.yml`) is shown
+/// as the run's other files are, relative to the directory amlint runs in, not as an
+/// absolute path of the machine that ran it.
+#[test]
+fn a_template_from_the_root_is_shown_relative_to_the_run() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    let template = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/computes/local_templates/templates/create-compute.yml"),
+    )
+    .unwrap();
+    crate::common::write(root, "templates/create-compute.yml", &template);
+    crate::common::write(
+        root,
+        "pipelines/deep/train.yml",
+        "steps:\n- template: /templates/create-compute.yml\n  parameters:\n    instance_name: root-tl-instance\n    size: Standard_DS3_v2\n",
+    );
+    let from_file = |cwd: &Path, arg: &str| {
+        let out = crate::common::amlint(cwd)
+            .args(["inventory", "--no-config", "--format", "json", arg])
+            .output()
+            .unwrap();
+        let inv: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+        let c = inv["computes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "root-tl-instance")
+            .cloned()
+            .unwrap_or_else(|| panic!("{inv}"));
+        (
+            c["definitions"][0]["path"].as_str().unwrap().to_string(),
+            c["definitions"][0]["from_file"].as_str().unwrap().to_string(),
+        )
+    };
+    assert_eq!(
+        from_file(root, "."),
+        (
+            "pipelines/deep/train.yml".into(),
+            "templates/create-compute.yml".into()
+        )
+    );
+    assert_eq!(
+        from_file(&root.join("pipelines"), "."),
+        ("deep/train.yml".into(), "../templates/create-compute.yml".into())
+    );
+    assert_eq!(
+        from_file(&root.join("pipelines/deep"), "train.yml"),
+        ("train.yml".into(), "../../templates/create-compute.yml".into())
+    );
 }

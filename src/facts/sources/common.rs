@@ -143,6 +143,22 @@ impl Files {
         self.boundary().root()
     }
 
+    /// The file `rel` below the project's root, written as the files beside `beside` are:
+    /// relative (through `..`) when `beside` is, so that it is shown as the other files
+    /// of the run; `None` without a project root.
+    pub fn from_root(&self, beside: &Path, rel: &str) -> Option<PathBuf> {
+        let root = self.root()?;
+        let path = crate::fsio::normalize(&root.join(rel));
+        let cwd = std::env::current_dir().unwrap_or_default();
+        Some(
+            beside
+                .is_relative()
+                .then(|| crate::fsio::relative_within(&path, &cwd, root))
+                .flatten()
+                .unwrap_or(path),
+        )
+    }
+
     /// The text of `path`, shown as `display`, if it is a readable regular text file
     /// inside the project.
     pub fn read(&self, path: &Path, display: &str) -> Option<Arc<SourceFile>> {

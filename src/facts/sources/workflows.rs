@@ -87,6 +87,9 @@ const MAX_TEMPLATES: usize = 8;
 
 /// The variables of the variables templates `doc` includes, read inside the project
 /// (a path relative to the file, or to the repository's root when it starts with `/`).
+/// Templates included under `${{ if … }}:` / `${{ elseif … }}:` / `${{ else }}:` entries
+/// that follow one another are branches: a variable is known when every branch sets it to
+/// the same value, and unknown, saying which files set it, otherwise ([`with_unset_branch`]).
 fn template_variables(input: &Input<'_>, doc: &Document) -> HashMap<String, ScriptVal> {
     let mut out = HashMap::new();
     let mut count = 0;
@@ -98,48 +101,161 @@ fn template_variables(input: &Input<'_>, doc: &Document) -> HashMap<String, Scri
         else {
             continue;
         };
+        // The branches of the conditional entries met since the last other entry.
+        let mut branches: Vec<Vec<(String, ScriptVal, String)>> = Vec::new();
         for &item in items {
-            let Some(path) = doc
-                .get(doc.resolve(item), "template")
-                .and_then(|t| str_of(doc, t))
-            else {
-                continue;
-            };
-            if count >= MAX_TEMPLATES || path.contains(['@', '$']) {
-                continue;
-            }
-            count += 1;
-            let file = match (path.strip_prefix('/'), input.files.root()) {
-                (Some(rel), Some(root)) => root.join(rel),
-                _ => input.path.parent().unwrap_or(std::path::Path::new("")).join(path),
-            };
-            let file = crate::fsio::normalize(&file);
-            let display = crate::discover::display_of(&file);
-            let Some(source) = input.files.read(&file, &display) else {
-                continue;
-            };
-            let loaded = crate::load::parse_text(
-                &display,
-                source.text.clone(),
-                crate::load::Format::Yaml,
-                &Default::default(),
-            );
-            for t in &loaded.documents {
-                let Some(vars) = t.root.and_then(|r| t.get(r, "variables")) else {
-                    continue;
-                };
-                let mut list = Vec::new();
-                variables(t, vars, &mut list);
-                for (name, v) in list {
-                    let value = match t.value(t.resolve(v)) {
-                        Value::Str(x) if !x.contains('$') => ScriptVal::known(x.to_string(), None),
-                        Value::Int(i) => ScriptVal::known(i.to_string(), None),
-                        Value::Bool(b) => ScriptVal::known(b.to_string(), None),
-                        _ => ScriptVal::Dynamic(format!("`{name}` is set from an expression in `{display}`")),
+            let item = doc.resolve(item);
+            match condition_branch(doc, item) {
+                Some(inner) => {
+                    let mut set = Vec::new();
+                    for path in inner.iter().filter_map(|&t| template_path(doc, t)) {
+                        if count < MAX_TEMPLATES {
+                            count += 1;
+                            set.extend(variables_template(input, path));
+                        }
+                    }
+                    branches.push(set);
+                }
+                None => {
+                    merge_branches(std::mem::take(&mut branches), &mut out);
+                    let Some(path) = template_path(doc, item) else {
+                        continue;
                     };
-                    out.insert(name, value);
+                    if count >= MAX_TEMPLATES {
+                        continue;
+                    }
+                    count += 1;
+                    for (name, value, _) in variables_template(input, path) {
+                        out.insert(name, value);
+                    }
                 }
             }
+        }
+        merge_branches(branches, &mut out);
+    }
+    out
+}
+
+/// A lone `${{ if … }}:` may not apply: the variables it sets are then not set, a branch
+/// of its own. Two entries or more (`if`/`else`, the mlops-v2 pair `if eq(…)`/`if ne(…)`)
+/// are taken as covering every run.
+fn with_unset_branch(
+    mut branches: Vec<Vec<(String, ScriptVal, String)>>,
+) -> Vec<Vec<(String, ScriptVal, String)>> {
+    if branches.len() == 1 {
+        branches.push(Vec::new());
+    }
+    branches
+}
+
+/// The entries under an item of `variables:` that is a condition (`- ${{ if … }}:` with a
+/// list), nested conditions flattened into it.
+fn condition_branch(doc: &Document, item: NodeId) -> Option<Vec<NodeId>> {
+    let Value::Map(entries) = doc.value(item) else {
+        return None;
+    };
+    let [entry] = entries.as_slice() else {
+        return None;
+    };
+    if !doc.key_string(entry.key).trim_start().starts_with("${{") {
+        return None;
+    }
+    let Value::Seq(inner) = doc.value(doc.resolve(entry.value)) else {
+        return Some(Vec::new());
+    };
+    let mut out = Vec::new();
+    for &i in inner {
+        let i = doc.resolve(i);
+        match condition_branch(doc, i) {
+            Some(nested) => out.extend(nested),
+            None => out.push(i),
+        }
+    }
+    Some(out)
+}
+
+/// The file an item of `variables:` includes (`- template: vars.yml`), unless it is of
+/// another repository (`@`) or an expression (`$`).
+fn template_path(doc: &Document, item: NodeId) -> Option<&str> {
+    doc.get(item, "template")
+        .and_then(|t| str_of(doc, t))
+        .filter(|p| !p.contains(['@', '$']))
+}
+
+/// The variables a branch sets decide a value only where every branch agrees on it.
+fn merge_branches(branches: Vec<Vec<(String, ScriptVal, String)>>, out: &mut HashMap<String, ScriptVal>) {
+    if branches.is_empty() {
+        return;
+    }
+    let branches = with_unset_branch(branches);
+    let mut names: Vec<&str> = branches.iter().flatten().map(|(n, ..)| n.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        // The last value each branch gives the name (a later template wins).
+        let each: Vec<Option<&(String, ScriptVal, String)>> = branches
+            .iter()
+            .map(|b| b.iter().rev().find(|(n, ..)| n == name))
+            .collect();
+        let first = each[0].map(|(_, v, _)| v);
+        let agreed = first
+            .filter(|v| matches!(v, ScriptVal::Known { .. }))
+            .filter(|_| each.iter().all(|e| e.map(|(_, v, _)| v) == first));
+        let value = if let Some(v) = agreed {
+            v.clone()
+        } else {
+            let mut files: Vec<&str> = each.iter().flatten().map(|(.., f)| f.as_str()).collect();
+            files.dedup();
+            let files = files
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            ScriptVal::Dynamic(if each.iter().all(Option::is_some) {
+                format!("`{name}` is set differently under the conditions of `variables:` ({files})")
+            } else {
+                format!("`{name}` is set only under a condition of `variables:` ({files})")
+            })
+        };
+        out.insert(name.to_string(), value);
+    }
+}
+
+/// The variables one variables template sets, each with the template as shown.
+fn variables_template(input: &Input<'_>, path: &str) -> Vec<(String, ScriptVal, String)> {
+    let file = match path
+        .strip_prefix('/')
+        .and_then(|rel| input.files.from_root(input.path, rel))
+    {
+        Some(file) => file,
+        None => input.path.parent().unwrap_or(std::path::Path::new("")).join(path),
+    };
+    let file = crate::fsio::normalize(&file);
+    let display = crate::discover::display_of(&file);
+    let Some(source) = input.files.read(&file, &display) else {
+        return Vec::new();
+    };
+    let loaded = crate::load::parse_text(
+        &display,
+        source.text.clone(),
+        crate::load::Format::Yaml,
+        &Default::default(),
+    );
+    let mut out = Vec::new();
+    for t in &loaded.documents {
+        let Some(vars) = t.root.and_then(|r| t.get(r, "variables")) else {
+            continue;
+        };
+        let mut list = Vec::new();
+        variables(t, vars, &mut list);
+        for (name, v) in list {
+            let value = match t.value(t.resolve(v)) {
+                Value::Str(x) if !x.contains('$') => ScriptVal::known(x.to_string(), None),
+                Value::Int(i) => ScriptVal::known(i.to_string(), None),
+                Value::Bool(b) => ScriptVal::known(b.to_string(), None),
+                _ => ScriptVal::Dynamic(format!("`{name}` is set from an expression in `{display}`")),
+            };
+            out.push((name, value, display.clone()));
         }
     }
     out
@@ -811,34 +927,58 @@ fn call_span(doc: &Document, map: NodeId) -> Span {
     call.map_or(whole, |start| Span::new(start, whole.end))
 }
 
-/// The file a template call names when it is a file of this repository: an Azure
-/// Pipelines `template:` without a repository (`@self` is this one), relative to the
-/// calling file or, with a leading `/`, to the repository's root; a GitHub reusable
-/// workflow `uses: ./…`, relative to the repository (the folder above `.github/workflows`,
-/// else the project's root). `None` for a template of another repository, or a path that
-/// is an expression.
-fn local_template(input: &Input<'_>, written: &str, github: bool) -> Option<PathBuf> {
+/// The files a template call may name when it is a file of this repository, in the order
+/// they are looked for: an Azure Pipelines `template:` without a repository (`@self` is
+/// this one), relative to the calling file or, with a leading `/`, to the repository's
+/// root; a GitHub `uses: ./…`, relative to the repository (the folder above
+/// `.github/workflows`, else the project's root): a reusable workflow's `.yml`, or a local
+/// action's folder, whose `action.yml` (else `action.yaml`) GitHub runs. Empty for a
+/// template of another repository, or a path that is an expression.
+fn local_template(input: &Input<'_>, written: &str, github: bool) -> Vec<PathBuf> {
+    local_path(input, written, github).map_or_else(Vec::new, |(file, is_yaml)| {
+        if is_yaml {
+            vec![file]
+        } else if github {
+            ["action.yml", "action.yaml"]
+                .iter()
+                .map(|a| crate::fsio::normalize(&file.join(a)))
+                .collect()
+        } else {
+            Vec::new()
+        }
+    })
+}
+
+/// The path a template call writes, resolved as [`local_template`] says, and whether it
+/// names a YAML file (else a folder, for a local action).
+fn local_path(input: &Input<'_>, written: &str, github: bool) -> Option<(PathBuf, bool)> {
     let dir = input.path.parent().unwrap_or(Path::new(""));
     let file = if github {
         let rel = written.strip_prefix("./")?;
         let workflows = dir.ends_with(".github/workflows");
         let repo = match dir.parent().and_then(Path::parent) {
             Some(above) if workflows => above.to_path_buf(),
-            _ => input.files.root()?.to_path_buf(),
+            _ => input.files.from_root(input.path, "")?,
         };
         repo.join(rel)
     } else {
         let path = written.strip_suffix("@self").unwrap_or(written);
         match path.strip_prefix('/') {
-            Some(rel) => input.files.root()?.join(rel),
+            Some(rel) => input.files.from_root(input.path, rel)?,
             None => dir.join(path),
         }
     };
     if written.contains(['$', '\\']) || (!github && written.trim_end_matches("@self").contains('@')) {
         return None;
     }
+    Some((crate::fsio::normalize(&file), names_yaml(written)))
+}
+
+/// Whether a path written in a call ends in `.yml` or `.yaml` (a reusable workflow, not a
+/// local action's folder).
+fn names_yaml(written: &str) -> bool {
     let lower = written.to_ascii_lowercase();
-    (lower.ends_with(".yml") || lower.ends_with(".yaml")).then(|| crate::fsio::normalize(&file))
+    lower.ends_with(".yml") || lower.ends_with(".yaml")
 }
 
 /// The parameter (input) a value written as exactly `${{ parameters.x }}` (`${{ inputs.x
@@ -875,9 +1015,11 @@ fn local_call(
     let entry = doc.get_entry(map, key)?;
     let path_node = doc.resolve(entry.value);
     let written = str_of(doc, path_node)?;
-    let target = local_template(input, written, github)?;
-    let display = crate::discover::display_of(&target);
-    let source = input.files.read(&target, &display)?;
+    let (target, source) = local_template(input, written, github).into_iter().find_map(|t| {
+        let display = crate::discover::display_of(&t);
+        input.files.read(&t, &display).map(|s| (t, s))
+    })?;
+    let action = github && !names_yaml(written);
     let target_key = path_key(&target);
     if calls.chain.contains(&target_key) || calls.chain.len() > MAX_MODULE_DEPTH || calls.budget == 0 {
         return Some(Vec::new());
@@ -930,10 +1072,10 @@ fn local_call(
     calls.chain.push(target_key);
     read_file(&called, &given, calls, &mut found);
     calls.chain.pop();
-    let label = if github {
-        "reusable workflow call"
-    } else {
-        "template call"
+    let label = match (github, action) {
+        (true, true) => "local action call",
+        (true, false) => "reusable workflow call",
+        _ => "template call",
     };
     let call = ModuleCall {
         display: &input.source.path,
@@ -1085,6 +1227,46 @@ mod tests {
                 .filter(|d| d.known_name() == Some("cpu-cluster"))
                 .count(),
             2
+        );
+    }
+
+    #[test]
+    fn variables_templates_under_conditions() {
+        // Audit 11, defect 10: the mlops-v2 layout, one template per branch.
+        let dir = tempfile::tempdir().unwrap();
+        for (file, sku) in [
+            ("config-infra-prod.yml", "Standard_NC6"),
+            ("config-infra-dev.yml", "Standard_DS3_v2"),
+        ] {
+            let vars = format!("variables:\n  training_target: cond-cluster\n  training_target_sku: {sku}\n");
+            let _ = super::super::iac::read_for_test(|_, _| {}, dir.path(), file, &vars);
+        }
+        let text = "variables:\n- ${{ if eq(variables['Build.SourceBranchName'], 'main') }}:\n  - template: config-infra-prod.yml\n- ${{ else }}:\n  - template: config-infra-dev.yml\n- name: version\n  value: aml-cli-v2\nsteps:\n- template: templates/${{ variables.version }}/create-compute.yml@mlops-templates\n  parameters:\n    cluster_name: $(training_target)\n    size: $(training_target_sku)\n";
+        let out = super::super::iac::read_for_test(read, dir.path(), "ci.yml", text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        // Both branches name the compute alike; they disagree on its size.
+        assert_eq!(d.known_name(), Some("cond-cluster"));
+        assert_eq!(d.size(), None);
+        let why = d.get("size").unwrap().why.clone().unwrap();
+        assert!(
+            why.contains("set differently")
+                && why.contains("config-infra-prod.yml")
+                && why.contains("config-infra-dev.yml"),
+            "{why}"
+        );
+        // A variable only one branch sets is not known.
+        let text = "variables:\n- ${{ if eq(variables['Build.SourceBranchName'], 'main') }}:\n  - template: config-infra-prod.yml\nsteps:\n- template: templates/x/create-compute.yml@mlops-templates\n  parameters:\n    cluster_name: $(training_target)\n";
+        let out = super::super::iac::read_for_test(read, dir.path(), "ci2.yml", text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(d.known_name(), None);
+        assert!(
+            d.name.why.as_deref().unwrap().contains("only under a condition"),
+            "{:?}",
+            d.name
         );
     }
 
