@@ -39,6 +39,8 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Findings) -> Ve
         docs: Vec::new(),
         doc: None,
         stack: Vec::new(),
+        items: Vec::new(),
+        entries: Vec::new(),
         anchors: HashMap::new(),
         last_end: base,
         diags,
@@ -197,10 +199,15 @@ enum Anchor {
     Done(NodeId),
 }
 
+/// An open collection's children are kept on `Builder::items` or `Builder::entries`
+/// (from `from` on), the innermost collection's last: each collection's are copied out
+/// once, at their size, when it closes.
 enum FrameKind {
-    Seq(Vec<NodeId>),
+    Seq {
+        from: usize,
+    },
     Map {
-        entries: Vec<Entry>,
+        from: usize,
         pending_key: Option<NodeId>,
         /// The pending key is a merge key (a `<<` PyYAML resolves to the merge tag).
         pending_merge: bool,
@@ -225,7 +232,8 @@ struct Frame<'a> {
     /// `!!omap` or `!!pairs`: every item must be a one-pair mapping.
     pairs: Option<(&'static str, Span)>,
     /// What `SafeConstructor` would refuse about this collection's tag.
-    tag_problem: Option<Diagnostic>,
+    /// (Boxed: it is rare, and a frame is moved on and off the stack.)
+    tag_problem: Option<Box<Diagnostic>>,
 }
 
 struct Builder<'a, 'd> {
@@ -234,6 +242,9 @@ struct Builder<'a, 'd> {
     docs: Vec<Document>,
     doc: Option<Document>,
     stack: Vec<Frame<'a>>,
+    /// The items of the open sequences and the entries of the open mappings (`FrameKind`).
+    items: Vec<NodeId>,
+    entries: Vec<Entry>,
     /// PyYAML's composer's anchors, for the document being read, with where each is.
     anchors: HashMap<&'a str, (Anchor, Span)>,
     last_end: u32,
@@ -323,7 +334,7 @@ fn expansion_diagnostic(span: Span, limits: &Limits, reached: Expansion) -> Diag
 }
 
 /// A mapping key as Python's `dict` compares it (`1`, `1.0` and `True` are one key).
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum KeyId<'k> {
     Str(&'k str),
     Int(i64),
@@ -540,10 +551,12 @@ impl<'a> Builder<'a, '_> {
             None => (None, None),
         };
         let kind = if is_seq {
-            FrameKind::Seq(Vec::new())
+            FrameKind::Seq {
+                from: self.items.len(),
+            }
         } else {
             FrameKind::Map {
-                entries: Vec::new(),
+                from: self.entries.len(),
                 pending_key: None,
                 pending_merge: false,
                 merges: Vec::new(),
@@ -561,7 +574,7 @@ impl<'a> Builder<'a, '_> {
             mark: start,
             anchor,
             pairs,
-            tag_problem,
+            tag_problem: tag_problem.map(Box::new),
         });
         true
     }
@@ -814,7 +827,7 @@ impl<'a> Builder<'a, '_> {
         }
         frame.last_end = frame.last_end.max(node_span.end);
         match &mut frame.kind {
-            FrameKind::Seq(items) => items.push(node),
+            FrameKind::Seq { .. } => self.items.push(node),
             FrameKind::Map {
                 pending_key: pending @ None,
                 pending_merge,
@@ -824,10 +837,10 @@ impl<'a> Builder<'a, '_> {
                 *pending_merge = is_merge_key;
             }
             FrameKind::Map {
-                entries,
                 pending_key,
                 pending_merge,
                 merges,
+                ..
             } => {
                 let key = pending_key.take().unwrap_or(node);
                 let entry = Entry {
@@ -839,7 +852,7 @@ impl<'a> Builder<'a, '_> {
                 if is_merge {
                     merges.push(node);
                 } else {
-                    entries.push(entry);
+                    self.entries.push(entry);
                     self.after_entry(key, node);
                 }
             }
@@ -884,23 +897,24 @@ impl<'a> Builder<'a, '_> {
         };
         let span = Span::new(start, end.max(start));
         let style = if frame.flow { Style::Flow } else { Style::Block };
-        let mut tag_problem = frame.tag_problem;
+        let mut tag_problem = frame.tag_problem.map(|d| *d);
         let value = match frame.kind {
-            FrameKind::Seq(mut items) => {
+            FrameKind::Seq { from } => {
+                // Trees live until their file is checked, for every file of a run: a
+                // collection is copied out at its size.
+                let items = self.items[from..].to_vec();
+                self.items.truncate(from);
                 if let Some((tag, tag_span)) = frame.pairs {
                     tag_problem = tag_problem.or_else(|| self.check_pairs(tag, tag_span, &items));
                 }
-                // Trees live until their file is checked, for every file of a run.
-                items.shrink_to_fit();
                 Value::Seq(items)
             }
             FrameKind::Map {
-                entries,
+                from,
                 pending_key,
                 merges,
                 ..
             } => {
-                let mut entries = entries;
                 if let Some(key) = pending_key {
                     // Closed early (error): the key has no value yet.
                     let at = self.doc().nodes[key.index()].span.end;
@@ -909,17 +923,23 @@ impl<'a> Builder<'a, '_> {
                         span: Span::at(at),
                         style: Style::Plain,
                     });
-                    entries.push(Entry {
+                    self.entries.push(Entry {
                         key,
                         value: null,
                         merged: false,
                     });
                 }
+                let entries = self.entries[from..].to_vec();
+                self.entries.truncate(from);
                 self.check_keys(&entries);
-                let mut all = self.merged_entries(&merges);
-                all.extend(entries);
-                all.shrink_to_fit();
-                Value::Map(all)
+                if merges.is_empty() {
+                    Value::Map(entries)
+                } else {
+                    let mut all = self.merged_entries(&merges);
+                    all.extend(entries);
+                    all.shrink_to_fit();
+                    Value::Map(all)
+                }
             }
         };
         let node = self.push_node(Node { value, span, style });
@@ -1037,9 +1057,12 @@ impl<'a> Builder<'a, '_> {
     /// Unhashable keys (AML001) and duplicate keys (AML002) among a mapping's own entries.
     fn check_keys(&mut self, entries: &[Entry]) {
         let doc = self.doc.as_ref().expect("a node implies a document");
-        let mut seen_small: Vec<(KeyId, NodeId)> = Vec::new();
+        // Up to 16 keys are compared one by one, on the stack; more through a hash map.
+        const SMALL: usize = 16;
+        let mut seen_small = [(KeyId::Null, NodeId(0)); SMALL];
+        let mut small = 0;
         let mut seen_large: HashMap<KeyId, NodeId> = HashMap::new();
-        let large = entries.len() > 16;
+        let large = entries.len() > SMALL;
         for e in entries {
             let key_node = &doc.nodes[e.key.index()];
             let id = match &doc.value(e.key) {
@@ -1083,10 +1106,11 @@ impl<'a> Builder<'a, '_> {
                     }
                 }
             } else {
-                match seen_small.iter().find(|(k, _)| *k == id) {
+                match seen_small[..small].iter().find(|(k, _)| *k == id) {
                     Some(&(_, first)) => Some(first),
                     None => {
-                        seen_small.push((id, e.key));
+                        seen_small[small] = (id, e.key);
+                        small += 1;
                         None
                     }
                 }

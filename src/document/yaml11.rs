@@ -174,7 +174,13 @@ pub fn resolve(s: &str) -> ScalarTag {
         Some('<') if body == "<<" => ScalarTag::Merge,
         Some('=') if body == "=" => ScalarTag::Value,
         Some('-' | '+' | '.' | '0'..='9') => {
-            if FLOAT11.is_match(body) {
+            // The commonest cases without the patterns: a decimal integer (`INT11`'s
+            // `[1-9][0-9_]*`; `FLOAT11` needs a `.`), and a path (no pattern holds a `/`).
+            if is_plain_decimal(body) {
+                ScalarTag::Int
+            } else if body.contains('/') {
+                ScalarTag::Str
+            } else if FLOAT11.is_match(body) {
                 ScalarTag::Float
             } else if INT11.is_match(body) {
                 ScalarTag::Int
@@ -186,6 +192,13 @@ pub fn resolve(s: &str) -> ScalarTag {
         }
         _ => ScalarTag::Str,
     }
+}
+
+/// `0`, or a decimal integer without sign, underscore or leading zero: an integer to
+/// YAML 1.1 and YAML 1.2 alike.
+fn is_plain_decimal(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty() && b.iter().all(u8::is_ascii_digit) && (b[0] != b'0' || b.len() == 1)
 }
 
 /// Why `SafeConstructor` cannot build a scalar of its tag.
@@ -522,7 +535,7 @@ fn core12_reads_as_itself(s: &str) -> bool {
     !matches!(
         s,
         "" | "~" | "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
-    ) && !matches!(s.as_bytes()[0], b'-' | b'+' | b'.' | b'0'..=b'9')
+    ) && (!matches!(s.as_bytes()[0], b'-' | b'+' | b'.' | b'0'..=b'9') || s.contains('/'))
 }
 
 /// Two readings of a scalar agree when they have the same type and value.
@@ -553,6 +566,10 @@ pub enum NoteKind {
 pub fn compare(raw: &str, yaml11: &Value) -> Option<NoteKind> {
     // Most plain scalars are words that both read as themselves: nothing to build.
     if matches!(yaml11, Value::Str(s) if **s == *raw) && core12_reads_as_itself(raw) {
+        return None;
+    }
+    // A decimal integer that fits 64 bits is the same integer to both.
+    if matches!(yaml11, Value::Int(_)) && raw.len() <= 18 && is_plain_decimal(raw) {
         return None;
     }
     let yaml12 = resolve_core12(raw);
@@ -699,6 +716,60 @@ mod tests {
                 .iter()
                 .any(|s| core12_reads_as_itself(s))
         );
+    }
+
+    #[test]
+    fn the_fast_paths_agree_with_the_patterns() {
+        // `resolve` without its decimal and path shortcuts, and `compare` without its
+        // decimal one.
+        let by_patterns = |s: &str| {
+            if FLOAT11.is_match(s) {
+                ScalarTag::Float
+            } else if INT11.is_match(s) {
+                ScalarTag::Int
+            } else if TIMESTAMP11.is_match(s) {
+                ScalarTag::Timestamp
+            } else {
+                ScalarTag::Str
+            }
+        };
+        let texts = [
+            "0",
+            "1",
+            "7",
+            "10",
+            "09",
+            "010",
+            "0_1",
+            "1_0",
+            "123456789012345678",
+            "1234567890123456789",
+            "99999999999999999999999",
+            "1:30",
+            "1.5",
+            "1e3",
+            "-1",
+            "+1",
+            "./src",
+            "../a/b",
+            "1/2",
+            "0/x",
+            "2001-12-14",
+            "2001-12-14t21:59:43.10-05:00",
+            ".5",
+            "-",
+            "0x1f",
+            "0b1",
+        ];
+        for s in texts {
+            assert_eq!(resolve(s), by_patterns(s), "{s}");
+            if let Ok(v11) = construct(resolve(s), s) {
+                let slow = (!same_reading(&v11, &resolve_core12(s))).then_some(());
+                assert_eq!(compare(s, &v11).map(|_| ()), slow, "{s}");
+            }
+        }
+        assert!(is_plain_decimal("10") && is_plain_decimal("0"));
+        assert!(!is_plain_decimal("09") && !is_plain_decimal("") && !is_plain_decimal("1_0"));
     }
 
     fn v(s: &str) -> Value {

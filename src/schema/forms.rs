@@ -13,7 +13,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde_json::Value;
 
 use super::coerce::is_binding;
-use super::select::{Keywords, admits};
+use super::select::{admits, node};
 use super::store::Store;
 use crate::source::Pointer;
 
@@ -165,12 +165,12 @@ pub struct Annotations {
 const MAX_DEPTH: usize = 256;
 
 /// The reference fields of a document of `kind`.
-pub fn sites(store: &Store, kind: &str, instance: &Value) -> Vec<Site> {
+pub fn sites(store: &'static Store, kind: &str, instance: &Value) -> Vec<Site> {
     annotate(store, kind, instance).sites
 }
 
 /// The reference fields and the unused keys of a document of `kind`, in one walk.
-pub fn annotate(store: &Store, kind: &str, instance: &Value) -> Annotations {
+pub fn annotate(store: &'static Store, kind: &str, instance: &Value) -> Annotations {
     let mut w = Walker {
         store,
         out: Annotations::default(),
@@ -193,8 +193,8 @@ pub fn annotate(store: &Store, kind: &str, instance: &Value) -> Annotations {
     out
 }
 
-struct Walker<'a> {
-    store: &'a Store,
+struct Walker {
+    store: &'static Store,
     out: Annotations,
     /// Index of `out.sites` by pointer.
     site_at: HashMap<Pointer, usize>,
@@ -205,7 +205,7 @@ struct Walker<'a> {
     used: Vec<Pointer>,
 }
 
-impl Walker<'_> {
+impl Walker {
     fn record(&mut self, pointer: &Pointer, forms: &Value) {
         let parsed: Vec<Form> = forms
             .as_array()
@@ -234,13 +234,23 @@ impl Walker<'_> {
 
     /// Records the key at `pointer` if it is unused (annotated) under `sub`; `false` when
     /// `sub` reads it.
-    fn note_unused(&mut self, pointer: &Pointer, sub: &Value, value: &Value) -> bool {
-        let why = if sub.get("x-amlint-read-only") == Some(&Value::Bool(true)) {
+    fn note_unused(
+        &mut self,
+        pointer: &Pointer,
+        sub: &'static Value,
+        base: &'static str,
+        value: &Value,
+    ) -> bool {
+        let Value::Object(m) = sub else {
+            return false;
+        };
+        let k = &node(self.store, m, base).k;
+        let why = if k.read_only {
             Some(Unused::ReadOnly {
-                note: sub.get("description").and_then(Value::as_str).map(str::to_string),
+                note: m.get("description").and_then(Value::as_str).map(str::to_string),
             })
         } else {
-            sub.get("x-amlint-ignored")
+            k.ignored
                 .and_then(Value::as_str)
                 .map(|w| Unused::Ignored(w.to_string()))
         };
@@ -342,14 +352,15 @@ impl Walker<'_> {
                 .is_some_and(|(target, uri)| self.has_property(target, &uri, key, depth + 1))
     }
 
-    fn walk(&mut self, x: &Value, schema: &Value, base: &str, at: &Pointer, depth: usize) {
+    fn walk(&mut self, x: &Value, schema: &'static Value, base: &'static str, at: &Pointer, depth: usize) {
         if depth > MAX_DEPTH {
             return;
         }
         let Value::Object(m) = schema else {
             return;
         };
-        let k = Keywords::of(m);
+        let n = node(self.store, m, base);
+        let k = &n.k;
         if k.binding {
             if is_binding(x) {
                 return;
@@ -359,8 +370,8 @@ impl Walker<'_> {
             }
             return;
         }
-        if let Some((target, uri)) = self.store.follow_to(k.lazy, k.reference, base) {
-            self.walk(x, target, &uri, at, depth + 1);
+        if let Some((target, uri)) = &n.target {
+            self.walk(x, target, uri, at, depth + 1);
         }
         if let (Value::String(_), Some(forms)) = (x, k.forms) {
             self.record(at, forms);
@@ -376,7 +387,7 @@ impl Walker<'_> {
                     let sub = props.and_then(|p| p.get(key)).or(extra);
                     if let Some(sub) = sub {
                         let child = at.child(key.as_str());
-                        let unused = self.note_unused(&child, sub, v);
+                        let unused = self.note_unused(&child, sub, base, v);
                         self.walk(v, sub, base, &child, depth + 1);
                         if !unused {
                             self.used.push(child);

@@ -8,7 +8,11 @@
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::paths::LocationSegment;
 use jsonschema::{ValidationError, Validator};
-use serde_json::Value;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::sync::{LazyLock, Mutex};
+
+use serde_json::{Map, Value};
 
 use super::coerce::{Coercion, Normalize, coerce, is_binding};
 use super::store::{Bounds, EnumSpec, LAZY_KEYWORD, Store};
@@ -539,7 +543,13 @@ fn union(
 /// The branches of a union that could be meant for `instance`: those its discriminator
 /// value selects (or that do not require the discriminator it lacks), else those whose
 /// JSON type admits it.
-fn candidates(store: &Store, schema: &Value, branches: &[Value], base: &str, instance: &Value) -> Vec<usize> {
+fn candidates(
+    store: &'static Store,
+    schema: &Value,
+    branches: &'static [Value],
+    base: &'static str,
+    instance: &Value,
+) -> Vec<usize> {
     match (
         schema.get("x-amlint-discriminator").and_then(Value::as_str),
         instance,
@@ -733,14 +743,21 @@ pub fn json_type_is(name: &str, value: &Value) -> bool {
 }
 
 /// Whether a union branch accepts the instance's JSON type (docs/schemas.md, "Unions").
-pub fn admits(store: &Store, schema: &Value, base: &str, instance: &Value, depth: usize) -> bool {
+pub fn admits(
+    store: &'static Store,
+    schema: &'static Value,
+    base: &'static str,
+    instance: &Value,
+    depth: usize,
+) -> bool {
     if depth > MAX_DEPTH {
         return true;
     }
     let Value::Object(m) = schema else {
         return !matches!(schema, Value::Bool(false));
     };
-    let k = Keywords::of(m);
+    let n = node(store, m, base);
+    let k = &n.k;
     if k.binding {
         if is_binding(instance) {
             return true;
@@ -749,8 +766,8 @@ pub fn admits(store: &Store, schema: &Value, base: &str, instance: &Value, depth
             return admits(store, rest, base, instance, depth + 1);
         }
     }
-    if let Some((target, uri)) = store.follow_to(k.lazy, k.reference, base) {
-        if !admits(store, target, &uri, instance, depth + 1) {
+    if let Some((target, uri)) = &n.target {
+        if !admits(store, target, uri, instance, depth + 1) {
             return false;
         }
     }
@@ -759,7 +776,7 @@ pub fn admits(store: &Store, schema: &Value, base: &str, instance: &Value, depth
             return false;
         }
     }
-    if let Some(c) = k.amlint_type.and_then(Value::as_str).and_then(Coercion::parse) {
+    if let Some(c) = n.coercion {
         if coerce(c, instance).is_none() {
             return false;
         }
@@ -775,6 +792,57 @@ pub fn admits(store: &Store, schema: &Value, base: &str, instance: &Value, depth
         }
     }
     true
+}
+
+/// What the schema walks (`admits`, `forms::annotate`) read of one schema object of the
+/// embedded documents, worked out the first time a walk reaches it and kept for the
+/// process: its keywords, where its reference leads, its `x-amlint-type`. The walks visit
+/// the same schema objects for every document of a kind, and reading them afresh each
+/// time (every entry of the object, the reference's document and definition looked up
+/// by name) was a quarter of the annotation walk.
+pub(super) struct Node {
+    pub k: Keywords<'static>,
+    /// The schema its reference (`x-amlint-lazy` or `$ref`) leads to, and the `$id` of the
+    /// document that holds it ([`Store::follow`]).
+    pub target: Option<(&'static Value, Cow<'static, str>)>,
+    pub coercion: Option<Coercion>,
+}
+
+type NodeMap = foldhash::HashMap<usize, &'static Node>;
+
+thread_local! {
+    /// This thread's nodes, so that a hit takes no lock.
+    static NODES: RefCell<NodeMap> = RefCell::new(NodeMap::default());
+}
+
+/// Every node made, so that each is made (and kept) once per process, whichever thread
+/// reaches it first: at most one per schema object of the embedded documents.
+static ALL_NODES: LazyLock<Mutex<NodeMap>> = LazyLock::new(Default::default);
+
+/// The [`Node`] of the schema object `m`, of the document whose `$id` is `base`. Keyed by
+/// address: the store's documents live as long as the process (`'static`), so an address
+/// is never reused, and an object is in one document only.
+pub(super) fn node(
+    store: &'static Store,
+    m: &'static Map<String, Value>,
+    base: &'static str,
+) -> &'static Node {
+    let key = std::ptr::from_ref(m) as usize;
+    if let Some(n) = NODES.with(|c| c.borrow().get(&key).copied()) {
+        return n;
+    }
+    let n = *ALL_NODES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .entry(key)
+        .or_insert_with(|| {
+            let k = Keywords::of(m);
+            let target = store.follow_to(k.lazy, k.reference, base);
+            let coercion = k.amlint_type.and_then(Value::as_str).and_then(Coercion::parse);
+            Box::leak(Box::new(Node { k, target, coercion }))
+        });
+    NODES.with(|c| c.borrow_mut().insert(key, n));
+    n
 }
 
 /// The keywords of a schema object that the schema walks (`admits`, `forms::annotate`)
@@ -802,10 +870,13 @@ pub(super) struct Keywords<'s> {
     pub one_of: Option<&'s Value>,
     pub discriminator: Option<&'s Value>,
     pub unknown_keys: Option<&'s Value>,
+    /// `x-amlint-read-only: true`.
+    pub read_only: bool,
+    pub ignored: Option<&'s Value>,
 }
 
 impl<'s> Keywords<'s> {
-    pub fn of(m: &'s serde_json::Map<String, Value>) -> Self {
+    pub fn of(m: &'s Map<String, Value>) -> Self {
         let mut k = Keywords::default();
         for (key, v) in m {
             let slot = match key.as_str() {
@@ -817,6 +888,11 @@ impl<'s> Keywords<'s> {
                     k.amlint_enum = true;
                     continue;
                 }
+                "x-amlint-read-only" => {
+                    k.read_only = v == &Value::Bool(true);
+                    continue;
+                }
+                "x-amlint-ignored" => &mut k.ignored,
                 LAZY_KEYWORD => &mut k.lazy,
                 "type" => &mut k.type_,
                 "x-amlint-type" => &mut k.amlint_type,

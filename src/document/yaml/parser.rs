@@ -115,7 +115,7 @@ enum State {
     End,
 }
 
-type Result<T> = std::result::Result<T, YamlError>;
+type Result<T> = std::result::Result<T, Box<YamlError>>;
 
 const DEFAULT_TAGS: [(&str, &str); 2] = [("!", "!"), ("!!", CORE_TAG_PREFIX)];
 
@@ -125,9 +125,11 @@ pub struct Parser<'a> {
     states: Vec<State>,
     /// Where each open collection began (for error contexts).
     marks: Vec<Mark>,
+    /// The document's `%TAG` directives: handle → prefix (the default handles, `!` and
+    /// `!!`, stand for theirs unless a directive redefines them: `tag_prefix`).
     tag_handles: HashMap<Cow<'a, str>, Cow<'a, str>>,
     /// An error stops the stream; it is returned again if asked again.
-    error: Option<YamlError>,
+    error: Option<Box<YamlError>>,
 }
 
 /// Token kinds as bits, for `Parser::check`.
@@ -272,7 +274,7 @@ impl<'a> Parser<'a> {
 
     fn parse_implicit_document_start(&mut self) -> Result<Event<'a>> {
         if !self.check(DIRECTIVE | DOCUMENT_START | STREAM_END)? {
-            self.tag_handles = default_tags();
+            self.tag_handles.clear();
             let mark = self.peek()?.start;
             self.states.push(State::DocumentEnd);
             self.state = State::BlockNode;
@@ -339,8 +341,11 @@ impl<'a> Parser<'a> {
         self.tag_handles.clear();
         while self.check(DIRECTIVE)? {
             let token = self.take()?;
-            match token.kind {
-                TokenKind::Directive(_, DirectiveValue::Yaml(major, _)) => {
+            let TokenKind::Directive(directive) = token.kind else {
+                unreachable!("peeked a directive")
+            };
+            match directive.1 {
+                DirectiveValue::Yaml(major, _) => {
                     if yaml_version {
                         return Err(YamlError::new(
                             None,
@@ -357,7 +362,7 @@ impl<'a> Parser<'a> {
                     }
                     yaml_version = true;
                 }
-                TokenKind::Directive(_, DirectiveValue::Tag(handle, prefix)) => {
+                DirectiveValue::Tag(handle, prefix) => {
                     if self.tag_handles.contains_key(&handle) {
                         return Err(YamlError::new(
                             None,
@@ -367,13 +372,8 @@ impl<'a> Parser<'a> {
                     }
                     self.tag_handles.insert(handle, prefix);
                 }
-                _ => {}
+                DirectiveValue::Other => {}
             }
-        }
-        for (handle, prefix) in DEFAULT_TAGS {
-            self.tag_handles
-                .entry(Cow::Borrowed(handle))
-                .or_insert(Cow::Borrowed(prefix));
         }
         Ok(())
     }
@@ -476,9 +476,10 @@ impl<'a> Parser<'a> {
                 }
                 TokenKind::Tag(..) if tag.is_none() => {
                     let token = self.take()?;
-                    let TokenKind::Tag(handle, suffix) = token.kind else {
+                    let TokenKind::Tag(tag_token) = token.kind else {
                         unreachable!("peeked a tag")
                     };
+                    let (handle, suffix) = *tag_token;
                     tag = Some((handle, suffix, token.start));
                     span = Some((span.map_or(token.start, |(s, _)| s), token.end));
                 }
@@ -508,7 +509,7 @@ impl<'a> Parser<'a> {
         let Some(handle) = handle else {
             return Ok(suffix);
         };
-        let Some(prefix) = self.tag_handles.get(&handle) else {
+        let Some(prefix) = self.tag_prefix(&handle) else {
             return Err(YamlError::new(
                 Some((Cow::Borrowed("while parsing a node"), node)),
                 format!("found undefined tag handle {}", python_repr_str(&handle)),
@@ -520,6 +521,17 @@ impl<'a> Parser<'a> {
         } else {
             Cow::Owned(format!("{prefix}{suffix}"))
         })
+    }
+
+    /// The prefix a tag handle stands for in the document: its `%TAG` directive's, else
+    /// the default one's.
+    fn tag_prefix(&self, handle: &str) -> Option<&str> {
+        if !self.tag_handles.is_empty() {
+            if let Some(prefix) = self.tag_handles.get(handle) {
+                return Some(prefix);
+            }
+        }
+        DEFAULT_TAGS.iter().find(|&&(h, _)| h == handle).map(|&(_, p)| p)
     }
 
     fn context_mark(&self) -> Mark {
@@ -720,13 +732,6 @@ impl<'a> Parser<'a> {
         let mark = self.peek()?.start;
         Ok(empty_scalar(mark))
     }
-}
-
-fn default_tags<'a>() -> HashMap<Cow<'a, str>, Cow<'a, str>> {
-    DEFAULT_TAGS
-        .iter()
-        .map(|&(h, p)| (Cow::Borrowed(h), Cow::Borrowed(p)))
-        .collect()
 }
 
 fn event(kind: EventKind<'_>, start: Mark, end: Mark) -> Event<'_> {

@@ -56,17 +56,19 @@ pub struct YamlError {
 }
 
 impl YamlError {
-    pub fn new(context: Option<(Cow<'static, str>, Mark)>, problem: String, problem_mark: Mark) -> Self {
+    /// Boxed, so that the results of the scanner and the parser are no larger than
+    /// what they hold when all goes well (a token, an event, a flag).
+    pub fn new(context: Option<(Cow<'static, str>, Mark)>, problem: String, problem_mark: Mark) -> Box<Self> {
         let (context, context_mark) = match context {
             Some((c, m)) => (Some(c), Some(m)),
             None => (None, None),
         };
-        YamlError {
+        Box::new(YamlError {
             context,
             context_mark,
             problem,
             problem_mark,
-        }
+        })
     }
 }
 
@@ -104,11 +106,13 @@ pub enum DirectiveValue<'a> {
     Other,
 }
 
+/// The rare tokens' contents are boxed, so that a token is no larger than a scalar's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TokenKind<'a> {
     StreamStart,
     StreamEnd,
-    Directive(&'a str, DirectiveValue<'a>),
+    /// The directive's name and value.
+    Directive(Box<(&'a str, DirectiveValue<'a>)>),
     DocumentStart,
     DocumentEnd,
     BlockSequenceStart,
@@ -124,8 +128,9 @@ pub enum TokenKind<'a> {
     Value,
     Alias(&'a str),
     Anchor(&'a str),
-    /// `handle` is `None` for a verbatim tag (`!<...>`) and for `!` alone.
-    Tag(Option<Cow<'a, str>>, Cow<'a, str>),
+    /// The handle and the suffix; the handle is `None` for a verbatim tag (`!<...>`)
+    /// and for `!` alone.
+    Tag(Box<(Option<Cow<'a, str>>, Cow<'a, str>)>),
     Scalar(Cow<'a, str>, ScalarStyle),
 }
 
@@ -328,6 +333,27 @@ fn escape_replacement(c: char) -> Option<char> {
     })
 }
 
+/// The bytes of `set` as a table, for the loops that skip every other byte at one look-up
+/// each.
+const fn byte_set(set: &[u8]) -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < set.len() {
+        table[set[i] as usize] = true;
+        i += 1;
+    }
+    table
+}
+
+/// The bytes a line break or the end can start with: NUL (the end, to PyYAML's reader),
+/// CR, LF, and the lead bytes of NEL (0xC2) and of LS and PS (0xE2).
+const BREAKZ_LEADS: [bool; 256] = byte_set(b"\0\r\n\xc2\xe2");
+/// The bytes that may end a part of a plain scalar, in block and in flow context.
+const PLAIN_BLOCK_STOPS: [bool; 256] = byte_set(b"\0\r\n\xc2\xe2 \t:");
+const PLAIN_FLOW_STOPS: [bool; 256] = byte_set(b"\0\r\n\xc2\xe2 \t:,?[]{}");
+/// The bytes that may end a run of a quoted scalar's text.
+const QUOTED_STOPS: [bool; 256] = byte_set(b"\0\r\n\xc2\xe2 \t'\"\\");
+
 fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
 }
@@ -360,7 +386,7 @@ fn is_uri_char(b: u8) -> bool {
         )
 }
 
-type Result<T> = std::result::Result<T, YamlError>;
+type Result<T> = std::result::Result<T, Box<YamlError>>;
 
 pub struct Scanner<'a> {
     text: &'a str,
@@ -393,7 +419,7 @@ pub struct Scanner<'a> {
     /// The first of `simple_keys` still live (stale ones are dropped from the front).
     simple_keys_start: usize,
     /// A scanner error stops the stream; it is reported again if asked again.
-    error: Option<YamlError>,
+    error: Option<Box<YamlError>>,
     /// The first token of the queue is final: nothing was taken since `fill` found
     /// that no more tokens are needed.
     ready: bool,
@@ -455,7 +481,7 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn end_error(&self) -> YamlError {
+    fn end_error(&self) -> Box<YamlError> {
         YamlError::new(
             None,
             "no more tokens after the end of the stream".into(),
@@ -463,10 +489,15 @@ impl<'a> Scanner<'a> {
         )
     }
 
+    #[inline]
     fn fill(&mut self) -> Result<()> {
         if self.ready {
             return Ok(());
         }
+        self.fill_queue()
+    }
+
+    fn fill_queue(&mut self) -> Result<()> {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
@@ -533,6 +564,31 @@ impl<'a> Scanner<'a> {
     #[inline]
     fn is_blankz(&self, k: usize) -> bool {
         matches!(self.byte(k), b' ' | b'\t') || self.is_breakz(k)
+    }
+
+    /// The first byte at or after `k` ahead that is one of `stops`, or the end.
+    #[inline]
+    fn skip_to_stop(&self, k: usize, stops: &[bool; 256]) -> usize {
+        let rest = &self.bytes[self.pos..];
+        match rest.get(k..) {
+            Some(tail) => tail
+                .iter()
+                .position(|&b| stops[usize::from(b)])
+                .map_or(rest.len(), |i| k + i),
+            None => k,
+        }
+    }
+
+    /// The first line break or the end at or after byte `k` ahead (`is_breakz`).
+    #[inline]
+    fn breakz_from(&self, mut k: usize) -> usize {
+        loop {
+            k = self.skip_to_stop(k, &BREAKZ_LEADS);
+            if self.is_breakz(k) {
+                return k;
+            }
+            k += 1;
+        }
     }
 
     /// Moves over `n` bytes of ASCII characters that are not line breaks.
@@ -610,7 +666,7 @@ impl<'a> Scanner<'a> {
         (p.starts_with(b"---") || p.starts_with(b"...")) && self.is_blankz(3)
     }
 
-    fn error(&self, context: Option<(&str, Mark)>, problem: String) -> YamlError {
+    fn error(&self, context: Option<(&str, Mark)>, problem: String) -> Box<YamlError> {
         YamlError::new(
             context.map(|(c, m)| (Cow::Owned(c.to_string()), m)),
             problem,
@@ -682,12 +738,12 @@ impl<'a> Scanner<'a> {
         if self.check_plain() {
             return self.fetch_plain();
         }
-        Err(YamlError {
+        Err(Box::new(YamlError {
             context: Some(Cow::Borrowed("while scanning for the next token")),
             context_mark: None,
             problem: format!("found character {} that cannot start any token", self.found()),
             problem_mark: self.mark(),
-        })
+        }))
     }
 
     // Simple keys treatment.
@@ -776,6 +832,7 @@ impl<'a> Scanner<'a> {
 
     // Indentation functions.
 
+    #[inline]
     fn unwind_indent(&mut self, column: i64) {
         // In the flow context, indentation is ignored. We make the scanner less
         // restrictive than the specification requires.
@@ -1082,10 +1139,7 @@ impl<'a> Scanner<'a> {
 
     /// Moves to the next line break or the end.
     fn skip_to_line_end(&mut self) {
-        let mut n = 0;
-        while !self.is_breakz(n) {
-            n += 1;
-        }
+        let n = self.breakz_from(0);
         self.forward_bytes(n);
     }
 
@@ -1104,13 +1158,13 @@ impl<'a> Scanner<'a> {
         }
         self.scan_directive_ignored_line(start)?;
         Ok(Token {
-            kind: TokenKind::Directive(name, value),
+            kind: TokenKind::Directive(Box::new((name, value))),
             start,
             end,
         })
     }
 
-    fn expected_alnum(&self, context: &str, start: Mark) -> YamlError {
+    fn expected_alnum(&self, context: &str, start: Mark) -> Box<YamlError> {
         self.error(
             Some((context, start)),
             format!(
@@ -1294,7 +1348,7 @@ impl<'a> Scanner<'a> {
         }
         let end = self.mark();
         Ok(Token {
-            kind: TokenKind::Tag(handle, suffix),
+            kind: TokenKind::Tag(Box::new((handle, suffix))),
             start,
             end,
         })
@@ -1330,10 +1384,7 @@ impl<'a> Scanner<'a> {
             }
             breaks.clear();
             let leading_non_space = !matches!(self.byte(0), b' ' | b'\t');
-            let mut length = 0;
-            while !self.is_breakz(length) {
-                length += 1;
-            }
+            let length = self.breakz_from(0);
             chunks.slice(self.pos, self.pos + length);
             self.forward_bytes(length);
             let at = self.pos;
@@ -1504,6 +1555,7 @@ impl<'a> Scanner<'a> {
         loop {
             let mut length = 0;
             loop {
+                length = self.skip_to_stop(length, &QUOTED_STOPS);
                 let b = self.byte(length);
                 if matches!(b, b'\'' | b'"' | b'\\' | 0 | b' ' | b'\t' | b'\r' | b'\n')
                     || self.is_break(length)
@@ -1634,12 +1686,18 @@ impl<'a> Scanner<'a> {
         let mut end = start;
         let indent = self.indent + 1;
         let mut spaces = Pending::None;
+        let stops = if self.flow_level != 0 {
+            &PLAIN_FLOW_STOPS
+        } else {
+            &PLAIN_BLOCK_STOPS
+        };
         loop {
             if self.byte(0) == b'#' {
                 break;
             }
             let mut length = 0;
             loop {
+                length = self.skip_to_stop(length, stops);
                 let ch = self.byte(length);
                 if matches!(ch, b' ' | b'\t') || self.is_breakz(length) {
                     break;
