@@ -186,6 +186,12 @@ ENTITY_REFUSES_FIELDS: Dict[str, Dict[str, str]] = {
     "BatchEndpointSchema": {
         "identity": "BatchEndpoint takes no `identity`: object.__init__() takes exactly one argument",
     },
+    # A pipeline's parallel step written without `component:` (its `task:` inline).
+    "PipelineParallelJobSchema": {
+        "comment": "ParameterizedParallel.__init__() got an unexpected keyword argument 'comment'",
+        "environment": "ParameterizedParallel.__init__() got an unexpected keyword argument 'environment' "
+                       "(the environment is the task's: `task.environment`)",
+    },
     "ManagedIdentitySchema": {
         "msi_resource_id": "ManagedIdentityConfiguration.__init__() got an unexpected keyword argument "
                            "'msi_resource_id'",

@@ -605,9 +605,10 @@ fn a_local_template_is_read_with_the_calls_values() {
     // Audit 11, defect 3: a step's local action (`uses: ./.github/actions/create-gpu`, a
     // folder whose `action.yml` runs the command) is read the same way, with `with:`.
     assert!(found(&json, "AML203", "mlops/gpu-job.yml").is_empty(), "{json}");
+    // The calling workflow names no compute command: it is read for its `uses: ./`.
     assert_eq!(
-        found(&json, "AML505", &format!("{wf}train.yml")),
-        [(15, 18, vec![18])],
+        found(&json, "AML505", &format!("{wf}gpu.yml")),
+        [(8, 11, vec![11])],
         "{json}"
     );
     let action = ".github/actions/create-gpu/action.yml";
@@ -621,7 +622,7 @@ fn a_local_template_is_read_with_the_calls_values() {
     );
     assert_eq!(
         (def["path"].as_str(), def["line"].as_u64()),
-        (Some(".github/workflows/train.yml"), Some(15))
+        (Some(".github/workflows/gpu.yml"), Some(8))
     );
     assert_eq!(def["from_file"], action);
 }

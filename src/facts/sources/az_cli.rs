@@ -1288,19 +1288,11 @@ mod tests {
         assert_eq!(d.known_name(), Some("cmd-cluster"));
     }
 
-    #[test]
-    fn a_compute_yaml_named_by_file() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("src")).unwrap();
-        std::fs::write(
-            dir.path().join("spec.yml"),
-            "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: gpu\ntype: amlcompute\nsize: Standard_NC6\nmax_instances: 2\n",
-        )
-        .unwrap();
-        let text = "az ml compute create -f spec.yml --set max_instances=4\n";
-        let script_path = dir.path().join("src/create.sh");
-        let source = crate::source::SourceFile::new("src/create.sh", text.to_string());
-        let files = Files::new(crate::fsio::Boundary::at(dir.path()), &Default::default());
+    /// The definitions of the bash script `text`, at `rel` in the project `root`.
+    fn script_in(root: &std::path::Path, rel: &str, text: &str) -> Vec<ComputeDef> {
+        let script_path = root.join(rel);
+        let source = crate::source::SourceFile::new(rel, text.to_string());
+        let files = Files::new(crate::fsio::Boundary::at(root), &Default::default());
         let input = Input {
             path: &script_path,
             source: &source,
@@ -1318,7 +1310,20 @@ mod tests {
             },
             note: None,
         };
-        let [d] = definitions(&script, &cx).try_into().unwrap();
+        definitions(&script, &cx)
+    }
+
+    #[test]
+    fn a_compute_yaml_named_by_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("spec.yml"),
+            "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: gpu\ntype: amlcompute\nsize: Standard_NC6\nmax_instances: 2\n",
+        )
+        .unwrap();
+        let text = "az ml compute create -f spec.yml --set max_instances=4\n";
+        let [d] = script_in(dir.path(), "src/create.sh", text).try_into().unwrap();
         assert_eq!(d.known_name(), Some("gpu"));
         assert!(d.name.inherited);
         assert_eq!(d.size(), Some("Standard_NC6"));
@@ -1344,27 +1349,7 @@ mod tests {
         .unwrap();
         let text =
             "az ml compute create --file spec.yml --name custom-cluster\naz ml compute create -f spec.yml\n";
-        let script_path = dir.path().join("create.sh");
-        let source = crate::source::SourceFile::new("create.sh", text.to_string());
-        let files = Files::new(crate::fsio::Boundary::at(dir.path()), &Default::default());
-        let input = Input {
-            path: &script_path,
-            source: &source,
-            documents: &[],
-            kinds: &[],
-            files: &files,
-        };
-        let script = parse(text, Map::Base(0), LexOptions::new(Dialect::Bash));
-        let vars = Vars::scan(&script, Dialect::Bash);
-        let cx = Ctx {
-            input: &input,
-            eval: Eval {
-                vars: &vars,
-                outer: &NoOuter,
-            },
-            note: None,
-        };
-        let [named, unnamed] = definitions(&script, &cx).try_into().unwrap();
+        let [named, unnamed] = script_in(dir.path(), "create.sh", text).try_into().unwrap();
         assert_eq!(named.known_name(), Some("custom-cluster"));
         assert!(!named.name.inherited);
         assert_eq!(named.size(), Some("Standard_NC6"));

@@ -29,7 +29,15 @@ use crate::source::Span;
 pub const READER: Reader = Reader {
     name: "az-cli workflows",
     wants: |name| name.ends_with(".yml") || name.ends_with(".yaml"),
-    needles: &["ml compute", "create-compute", "create_compute"],
+    // `template:` and `uses: ./`: a call of a template or action of the project, which
+    // may create a compute though the calling file names none.
+    needles: &[
+        "ml compute",
+        "create-compute",
+        "create_compute",
+        "template:",
+        "uses: ./",
+    ],
     read,
 };
 
@@ -151,27 +159,42 @@ fn with_unset_branch(
 /// The entries under an item of `variables:` that is a condition (`- ${{ if … }}:` with a
 /// list), nested conditions flattened into it.
 fn condition_branch(doc: &Document, item: NodeId) -> Option<Vec<NodeId>> {
+    let value = condition_entry(doc, item)?;
+    // Nested conditions are walked with a stack of their entries, not by recursion (the
+    // file decides how deep they go).
+    // Each list being read, with the index of its next item: the entries come out in the
+    // file's order.
+    let mut out = Vec::new();
+    let mut stack = vec![(value, 0usize)];
+    while let Some((list, next)) = stack.pop() {
+        let Value::Seq(inner) = doc.value(doc.resolve(list)) else {
+            continue;
+        };
+        let Some(&item) = inner.get(next) else {
+            continue;
+        };
+        stack.push((list, next + 1));
+        let item = doc.resolve(item);
+        match condition_entry(doc, item) {
+            Some(nested) => stack.push((nested, 0)),
+            None => out.push(item),
+        }
+    }
+    Some(out)
+}
+
+/// The list under an item that is a condition (`${{ if … }}:`, `${{ else }}:`).
+fn condition_entry(doc: &Document, item: NodeId) -> Option<NodeId> {
     let Value::Map(entries) = doc.value(item) else {
         return None;
     };
     let [entry] = entries.as_slice() else {
         return None;
     };
-    if !doc.key_string(entry.key).trim_start().starts_with("${{") {
-        return None;
-    }
-    let Value::Seq(inner) = doc.value(doc.resolve(entry.value)) else {
-        return Some(Vec::new());
-    };
-    let mut out = Vec::new();
-    for &i in inner {
-        let i = doc.resolve(i);
-        match condition_branch(doc, i) {
-            Some(nested) => out.extend(nested),
-            None => out.push(i),
-        }
-    }
-    Some(out)
+    doc.key_string(entry.key)
+        .trim_start()
+        .starts_with("${{")
+        .then_some(entry.value)
 }
 
 /// The file an item of `variables:` includes (`- template: vars.yml`), unless it is of
@@ -1255,6 +1278,16 @@ mod tests {
                 && why.contains("config-infra-prod.yml")
                 && why.contains("config-infra-dev.yml"),
             "{why}"
+        );
+        // A condition nested in a branch is part of it.
+        let text = "variables:\n- ${{ if eq(variables['Build.SourceBranchName'], 'main') }}:\n  - ${{ if eq(variables['Build.Reason'], 'Manual') }}:\n    - template: config-infra-prod.yml\n- ${{ else }}:\n  - template: config-infra-prod.yml\nsteps:\n- template: templates/x/create-compute.yml@mlops-templates\n  parameters:\n    cluster_name: $(training_target)\n    size: $(training_target_sku)\n";
+        let out = super::super::iac::read_for_test(read, dir.path(), "ci3.yml", text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(
+            (d.known_name(), d.size()),
+            (Some("cond-cluster"), Some("Standard_NC6"))
         );
         // A variable only one branch sets is not known.
         let text = "variables:\n- ${{ if eq(variables['Build.SourceBranchName'], 'main') }}:\n  - template: config-infra-prod.yml\nsteps:\n- template: templates/x/create-compute.yml@mlops-templates\n  parameters:\n    cluster_name: $(training_target)\n";

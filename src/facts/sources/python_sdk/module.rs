@@ -699,38 +699,24 @@ impl<'t> Module<'t> {
     /// `ComputeTarget.create(ws, name, config)` with the provisioning configuration it is
     /// given.
     pub(super) fn v1(&self, call: TsNode<'t>, callee: &str, display: &str) -> Option<ComputeDef> {
-        let (pos, kw) = self.args(call);
-        let arg = |i: usize, name: &str| -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
-            kw.iter()
-                .find(|(k, ..)| *k == name)
-                .map(|(_, k, v)| (Some(*k), *v))
-                .or_else(|| pos.get(i).map(|v| (None, *v)))
-        };
-        let (name_key, name_node) = arg(1, "name")?;
-        let (_, config) = arg(2, "provisioning_configuration")?;
+        let (mut def, config) = self.v1_named(call, callee, V1Call::Create, display)?;
         let at = call.start_byte();
-        let mut notes = Vec::new();
-        let name = self.name_setting_at(name_node, name_key, at, &mut notes);
-        let span = self.code.span(call.start_byte(), call.end_byte());
-        let short = callee.rsplit('.').nth(1).unwrap_or("ComputeTarget");
-        let mut def = ComputeDef::new(
-            SourceKind::PythonSdk,
-            display,
-            span,
-            format!("{short}.create(...)"),
-            name,
-        );
-        def.notes = notes;
         if let Some((prov, through)) = self.provisioning(config, at, &mut def.notes) {
             self.provisioned(prov, through, at, &mut def);
         }
         Some(def)
     }
 
-    /// `ComputeTarget.attach(ws, name, <Class>.attach_configuration(...))`: a compute of
-    /// the class's type, named by the call (an attached compute has no size or scale of
-    /// its own to read).
-    pub(super) fn v1_attach(&self, call: TsNode<'t>, callee: &str, display: &str) -> Option<ComputeDef> {
+    /// The definition an SDK v1 `create`/`attach` call makes, named by its second argument
+    /// (`name=`), and the configuration it passes third (`provisioning_configuration=`,
+    /// `attach_configuration=`).
+    fn v1_named(
+        &self,
+        call: TsNode<'t>,
+        callee: &str,
+        what: V1Call,
+        display: &str,
+    ) -> Option<(ComputeDef, TsNode<'t>)> {
         let (pos, kw) = self.args(call);
         let arg = |i: usize, name: &str| -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
             kw.iter()
@@ -738,21 +724,34 @@ impl<'t> Module<'t> {
                 .map(|(_, k, v)| (Some(*k), *v))
                 .or_else(|| pos.get(i).map(|v| (None, *v)))
         };
+        let (method, config_kw) = match what {
+            V1Call::Create => ("create", "provisioning_configuration"),
+            V1Call::Attach => ("attach", "attach_configuration"),
+        };
         let (name_key, name_node) = arg(1, "name")?;
-        let (_, config) = arg(2, "attach_configuration")?;
-        let at = call.start_byte();
+        let (_, config) = arg(2, config_kw)?;
         let mut notes = Vec::new();
-        let name = self.name_setting_at(name_node, name_key, at, &mut notes);
+        let name = self.name_setting_at(name_node, name_key, call.start_byte(), &mut notes);
         let span = self.code.span(call.start_byte(), call.end_byte());
         let short = callee.rsplit('.').nth(1).unwrap_or("ComputeTarget");
         let mut def = ComputeDef::new(
             SourceKind::PythonSdk,
             display,
             span,
-            format!("{short}.attach(...)"),
+            format!("{short}.{method}(...)"),
             name,
         );
         def.notes = notes;
+        Some((def, config))
+    }
+
+    /// `ComputeTarget.attach(ws, name, <Class>.attach_configuration(...))`: a compute of
+    /// the class's type, named by the call (an attached compute has no size or scale of
+    /// its own to read).
+    pub(super) fn v1_attach(&self, call: TsNode<'t>, callee: &str, display: &str) -> Option<ComputeDef> {
+        let (mut def, config) = self.v1_named(call, callee, V1Call::Attach, display)?;
+        let at = call.start_byte();
+        let short = callee.rsplit('.').nth(1).unwrap_or("ComputeTarget");
         let Some((conf, _)) = self.provisioning(config, at, &mut def.notes) else {
             return Some(def);
         };
