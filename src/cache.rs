@@ -35,8 +35,10 @@ use std::sync::{Arc, Mutex};
 use crate::fsio::{self, Stamp};
 
 /// The format of the file; with amlint's version, part of what names it. Raised whenever
-/// what an entry means changes (2: [`FileSummary::defines`]), so that no build reads another's.
-const FORMAT: u32 = 2;
+/// what an entry means changes (2: [`FileSummary::defines`]; 3: the workflows reader also
+/// reads files that call a local template or action, which then have no `defines`), so
+/// that no build reads another's.
+const FORMAT: u32 = 3;
 const MAGIC: &[u8; 8] = b"AMLCACHE";
 /// The largest cache file written or read (a 10,000-file repository's is about 5 MB).
 pub const MAX_BYTES: u64 = 64 * 1024 * 1024;

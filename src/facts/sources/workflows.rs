@@ -29,13 +29,14 @@ use crate::source::Span;
 pub const READER: Reader = Reader {
     name: "az-cli workflows",
     wants: |name| name.ends_with(".yml") || name.ends_with(".yaml"),
-    // `template:` and `uses: ./`: a call of a template or action of the project, which
-    // may create a compute though the calling file names none.
+    // `- template:` and `uses: ./`: a call of a template or action of the project, which
+    // may create a compute though the calling file names none (not `template:` alone: a
+    // Kubernetes manifest's pod template has one, and 4,000 manifests were then parsed).
     needles: &[
         "ml compute",
         "create-compute",
         "create_compute",
-        "template:",
+        "- template:",
         "uses: ./",
     ],
     read,
