@@ -247,13 +247,8 @@ fn merge_branches(branches: Vec<Vec<(String, ScriptVal, String)>>, out: &mut Has
 
 /// The variables one variables template sets, each with the template as shown.
 fn variables_template(input: &Input<'_>, path: &str) -> Vec<(String, ScriptVal, String)> {
-    let file = match path
-        .strip_prefix('/')
-        .and_then(|rel| input.files.from_root(input.path, rel))
-    {
-        Some(file) => file,
-        None => input.path.parent().unwrap_or(std::path::Path::new("")).join(path),
-    };
+    let file =
+        pipeline_file(input, path).unwrap_or_else(|| input.path.parent().unwrap_or(Path::new("")).join(path));
     let file = crate::fsio::normalize(&file);
     let display = crate::discover::display_of(&file);
     let Some(source) = input.files.read(&file, &display) else {
@@ -986,16 +981,21 @@ fn local_path(input: &Input<'_>, written: &str, github: bool) -> Option<(PathBuf
         };
         repo.join(rel)
     } else {
-        let path = written.strip_suffix("@self").unwrap_or(written);
-        match path.strip_prefix('/') {
-            Some(rel) => input.files.from_root(input.path, rel)?,
-            None => dir.join(path),
-        }
+        pipeline_file(input, written.strip_suffix("@self").unwrap_or(written))?
     };
     if written.contains(['$', '\\']) || (!github && written.trim_end_matches("@self").contains('@')) {
         return None;
     }
     Some((crate::fsio::normalize(&file), names_yaml(written)))
+}
+
+/// A file an Azure Pipelines `template:` names: relative to the calling file or, with a
+/// leading `/`, to the repository's root (`None` then without a project root).
+fn pipeline_file(input: &Input<'_>, path: &str) -> Option<PathBuf> {
+    match path.strip_prefix('/') {
+        Some(rel) => input.files.from_root(input.path, rel),
+        None => Some(input.path.parent().unwrap_or(Path::new("")).join(path)),
+    }
 }
 
 /// Whether a path written in a call ends in `.yml` or `.yaml` (a reusable workflow, not a

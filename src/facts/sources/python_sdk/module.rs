@@ -699,7 +699,7 @@ impl<'t> Module<'t> {
     /// `ComputeTarget.create(ws, name, config)` with the provisioning configuration it is
     /// given.
     pub(super) fn v1(&self, call: TsNode<'t>, callee: &str, display: &str) -> Option<ComputeDef> {
-        let (mut def, config) = self.v1_named(call, callee, V1Call::Create, display)?;
+        let (mut def, config, _) = self.v1_named(call, callee, V1Call::Create, display)?;
         let at = call.start_byte();
         if let Some((prov, through)) = self.provisioning(config, at, &mut def.notes) {
             self.provisioned(prov, through, at, &mut def);
@@ -708,15 +708,15 @@ impl<'t> Module<'t> {
     }
 
     /// The definition an SDK v1 `create`/`attach` call makes, named by its second argument
-    /// (`name=`), and the configuration it passes third (`provisioning_configuration=`,
-    /// `attach_configuration=`).
-    fn v1_named(
+    /// (`name=`), the configuration it passes third (`provisioning_configuration=`,
+    /// `attach_configuration=`), and the class it is called through (`ComputeTarget`).
+    fn v1_named<'c>(
         &self,
         call: TsNode<'t>,
-        callee: &str,
+        callee: &'c str,
         what: V1Call,
         display: &str,
-    ) -> Option<(ComputeDef, TsNode<'t>)> {
+    ) -> Option<(ComputeDef, TsNode<'t>, &'c str)> {
         let (pos, kw) = self.args(call);
         let arg = |i: usize, name: &str| -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
             kw.iter()
@@ -742,16 +742,15 @@ impl<'t> Module<'t> {
             name,
         );
         def.notes = notes;
-        Some((def, config))
+        Some((def, config, short))
     }
 
     /// `ComputeTarget.attach(ws, name, <Class>.attach_configuration(...))`: a compute of
     /// the class's type, named by the call (an attached compute has no size or scale of
     /// its own to read).
     pub(super) fn v1_attach(&self, call: TsNode<'t>, callee: &str, display: &str) -> Option<ComputeDef> {
-        let (mut def, config) = self.v1_named(call, callee, V1Call::Attach, display)?;
+        let (mut def, config, short) = self.v1_named(call, callee, V1Call::Attach, display)?;
         let at = call.start_byte();
-        let short = callee.rsplit('.').nth(1).unwrap_or("ComputeTarget");
         let Some((conf, _)) = self.provisioning(config, at, &mut def.notes) else {
             return Some(def);
         };
