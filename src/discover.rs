@@ -120,7 +120,20 @@ pub fn discover_each_cached<T: Send>(
             &mut problems,
         );
     }
+    // Sorted by [`key_of`] (stable: of two alike, the first found stays), then each
+    // kept once: a walk yields tens of thousands, and a map would clone every key.
+    walked.sort_by(|(a, _), (b, _)| cmp_keys(a, b));
+    walked.dedup_by(|(later, _), (first, _)| cmp_keys(first, later).is_eq());
     let mut found: BTreeMap<(String, PathBuf), (Candidate, T)> = BTreeMap::new();
+    if explicit.is_empty() {
+        let files = if paths.len() > 1 {
+            same_files_once(walked, &each)
+        } else {
+            walked
+        };
+        problems.sort_by(|a, b| a.display.cmp(&b.display));
+        return Discovered { files, problems };
+    }
     for (c, t) in walked {
         found.entry(key_of(&c)).or_insert((c, t));
     }
@@ -151,11 +164,22 @@ pub fn discover_each_cached<T: Send>(
 /// Where a candidate sorts, and what makes it the same as another: its display path,
 /// then its path without `./` components (two files whose names show alike are two).
 fn key_of(c: &Candidate) -> (String, PathBuf) {
-    // `Path` compares by components, which skip every `.` but a leading one: only that
-    // one is taken off (splitting each path into components cost more than the walk's
-    // sorting itself).
-    let path = c.path.strip_prefix(".").unwrap_or(&c.path);
-    (c.display.clone(), path.to_path_buf())
+    (c.display.clone(), key_path(c).to_path_buf())
+}
+
+/// The path part of [`key_of`]. `Path` compares by components, which skip every `.` but
+/// a leading one: only that one is taken off (splitting each path into components cost
+/// more than the walk's sorting itself).
+fn key_path(c: &Candidate) -> &std::path::Path {
+    c.path.strip_prefix(".").unwrap_or(&c.path)
+}
+
+/// [`key_of`]'s order, without making the keys: the paths are compared only between
+/// files whose display paths are alike.
+fn cmp_keys(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+    a.display
+        .cmp(&b.display)
+        .then_with(|| key_path(a).cmp(key_path(b)))
 }
 
 /// One path named twice (`amlint check /abs/dir c.yml` from inside `dir`: the same path

@@ -152,7 +152,18 @@ impl Boundary {
     pub fn contains_dir(&self, dir: &Path) -> bool {
         match &self.0 {
             None => true,
-            Some(root) if dir.starts_with(root) => true,
+            // Written under the root: its bytes first (a walk asks this of every folder),
+            // then its components (`/r/./a`, `//r/a`).
+            Some(root)
+                if below(
+                    dir.as_os_str().as_encoded_bytes(),
+                    root.as_os_str().as_encoded_bytes(),
+                )
+                .is_some()
+                    || dir.starts_with(root) =>
+            {
+                true
+            }
             // An ancestor of the root, as written, is outside.
             Some(root) if root.starts_with(dir) => false,
             Some(_) => self.resolve(dir).is_ok(),
@@ -1286,23 +1297,92 @@ pub fn absolute(path: &Path, cwd: &Path) -> PathBuf {
     }
 }
 
-/// `path` written from `cwd` when both are inside the project `root` (all three absolute
-/// and normal): through `..` where `path` is not below `cwd` (`../infra/main.tf` from
-/// `root/jobs`), so that a file outside the directory a run starts in is shown as the
-/// others are, not as an absolute path of the machine. `None` when either is outside.
+/// `path` written from `cwd` (all three absolute and normal): below `cwd`, the rest of
+/// it; else, when both are inside the project `root`, through `..` (`../infra/main.tf`
+/// from `root/jobs`), so that a file outside the directory a run starts in is shown as
+/// the others are, not as an absolute path of the machine. `None` otherwise (a path
+/// outside the project is shown as it is).
 pub fn relative_within(path: &Path, cwd: &Path, root: &Path) -> Option<PathBuf> {
-    if !path.starts_with(root) || !cwd.starts_with(root) {
-        return None;
+    WrittenFrom::new(cwd, root).path(path)
+}
+
+/// [`relative_within`] for many paths from one working directory: where `cwd` lies in
+/// the project is worked out once, and each path is compared as bytes (a partial run
+/// writes every file of the rest of the project this way).
+pub struct WrittenFrom {
+    /// The project root's bytes.
+    root: Vec<u8>,
+    /// The working directory's bytes.
+    cwd: Vec<u8>,
+    /// The working directory below the root (`""` at the root), or `None` outside it.
+    cwd_in_root: Option<Vec<u8>>,
+}
+
+impl WrittenFrom {
+    pub fn new(cwd: &Path, root: &Path) -> Self {
+        let root = root.as_os_str().as_encoded_bytes().to_vec();
+        let cwd = cwd.as_os_str().as_encoded_bytes().to_vec();
+        let cwd_in_root = below(&cwd, &root).map(<[u8]>::to_vec);
+        WrittenFrom {
+            root,
+            cwd,
+            cwd_in_root,
+        }
     }
-    let common = path
-        .components()
-        .zip(cwd.components())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let mut out = PathBuf::new();
-    out.extend(cwd.components().skip(common).map(|_| ".."));
-    out.extend(path.components().skip(common));
-    Some(out)
+
+    /// `path` written from the working directory: the rest of it below the working
+    /// directory, else through `..` when both are inside the project; `None` otherwise.
+    pub fn path(&self, path: &Path) -> Option<PathBuf> {
+        let bytes = path.as_os_str().as_encoded_bytes();
+        // Below the working directory, whatever the project (outside a git work tree, a
+        // one-file run's project is the file's folder, below where the run started).
+        if let Some(rel) = below(bytes, &self.cwd) {
+            // SAFETY: the end of an `OsStr` after an ASCII separator (or after its root).
+            return Some(PathBuf::from(unsafe {
+                std::ffi::OsStr::from_encoded_bytes_unchecked(rel)
+            }));
+        }
+        let cwd = self.cwd_in_root.as_deref()?;
+        let rel = below(bytes, &self.root)?;
+        // `""` has no part (`split` would give one empty one).
+        fn parts(b: &[u8]) -> impl Iterator<Item = &[u8]> {
+            b.split(|&c| std::path::is_separator(c as char))
+                .filter(|part| !part.is_empty())
+        }
+        let common = parts(rel).zip(parts(cwd)).take_while(|(a, b)| a == b).count();
+        let mut out: Vec<u8> = Vec::with_capacity(rel.len() + 8);
+        let mut push = |part: &[u8]| {
+            if !out.is_empty() {
+                out.push(std::path::MAIN_SEPARATOR as u8);
+            }
+            out.extend_from_slice(part);
+        };
+        for _ in parts(cwd).skip(common) {
+            push(b"..");
+        }
+        for part in parts(rel).skip(common) {
+            push(part);
+        }
+        // SAFETY: the bytes are whole parts of an `OsStr` (split at ASCII separators)
+        // joined by ASCII bytes, as `OsStr::from_encoded_bytes_unchecked` requires.
+        Some(PathBuf::from(unsafe {
+            std::ffi::OsString::from_encoded_bytes_unchecked(out)
+        }))
+    }
+}
+
+/// The rest of `path` below `root` (both normal), without its leading separator; `""`
+/// for the root itself; `None` outside it (`/rr/a` is not below `/r`).
+fn below<'p>(path: &'p [u8], root: &[u8]) -> Option<&'p [u8]> {
+    let rest = path.strip_prefix(root)?;
+    let sep = |c: u8| std::path::is_separator(c as char);
+    if rest.is_empty() || root.last().is_some_and(|&c| sep(c)) {
+        return Some(rest);
+    }
+    match rest.split_first() {
+        Some((&c, tail)) if sep(c) => Some(tail),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -1322,8 +1402,79 @@ mod tests {
         assert_eq!(rel("/r/main.tf", "/r/jobs"), Some(PathBuf::from("../main.tf")));
         // Outside the project: shown as it is.
         assert_eq!(rel("/r/a.yml", "/home"), None);
+        // Below the working directory, whatever the project: a one-file run outside git
+        // has the file's folder as its project, below where the run started.
+        assert_eq!(rel("/r/a.yml", "/"), Some(PathBuf::from("r/a.yml")));
+        assert_eq!(
+            relative_within(
+                Path::new("/w/p/ml/c.yml"),
+                Path::new("/w/p"),
+                Path::new("/w/p/ml")
+            ),
+            Some(PathBuf::from("ml/c.yml"))
+        );
         assert_eq!(rel("/other/a.yml", "/r"), None);
         assert_eq!(rel("/rr/a.yml", "/r"), None);
+        assert_eq!(rel("/r/a.yml", "/rr"), None);
+        // The root itself, and a root of `/`.
+        assert_eq!(rel("/r", "/r"), Some(PathBuf::new()));
+        assert_eq!(rel("/r/a/b.yml", "/r/a/b.yml"), Some(PathBuf::new()));
+        assert_eq!(rel("/r", "/r/a/b"), Some(PathBuf::from("../..")));
+        assert_eq!(
+            relative_within(Path::new("/a/b.yml"), Path::new("/c"), Path::new("/")),
+            Some(PathBuf::from("../a/b.yml"))
+        );
+        // Names that share a beginning are different parts.
+        assert_eq!(rel("/r/ab/x.yml", "/r/a"), Some(PathBuf::from("../ab/x.yml")));
+        assert_eq!(rel("/r/a/x.yml", "/r/ab"), Some(PathBuf::from("../a/x.yml")));
+    }
+
+    /// [`WrittenFrom`] agrees with `Path::strip_prefix` and components, the way it was
+    /// first written, on every pair of a small tree's paths.
+    #[test]
+    fn written_from_agrees_with_components() {
+        fn reference(path: &Path, cwd: &Path, root: &Path) -> Option<PathBuf> {
+            if let Ok(rel) = path.strip_prefix(cwd) {
+                return Some(rel.to_path_buf());
+            }
+            if !path.starts_with(root) || !cwd.starts_with(root) {
+                return None;
+            }
+            let common = path
+                .components()
+                .zip(cwd.components())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let mut out = PathBuf::new();
+            out.extend(cwd.components().skip(common).map(|_| ".."));
+            out.extend(path.components().skip(common));
+            Some(out)
+        }
+        let paths = [
+            "/",
+            "/r",
+            "/r/a",
+            "/r/a/b",
+            "/r/a/b/c.yml",
+            "/r/ab",
+            "/r/ab/c",
+            "/rr",
+            "/rr/a",
+            "/x/y",
+            "/r/a/bc",
+        ];
+        for root in ["/", "/r", "/r/a"] {
+            for cwd in paths {
+                let from = WrittenFrom::new(Path::new(cwd), Path::new(root));
+                for path in paths {
+                    assert_eq!(
+                        from.path(Path::new(path)),
+                        reference(Path::new(path), Path::new(cwd), Path::new(root)),
+                        "{path} from {cwd} in {root}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -52,7 +52,13 @@ pub const DEFINITION_SOURCES: &[&str] = &[
 
 /// Whether a file name (its last component) is one of [`DEFINITION_SOURCES`].
 pub fn is_definition_source(name: &str) -> bool {
-    let name = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    // The last component (a walk asks this of every entry: bytes, not a `char` search).
+    let start = name
+        .as_bytes()
+        .iter()
+        .rposition(|&b| b == b'/' || b == b'\\')
+        .map_or(0, |i| i + 1);
+    let name = &name[start..];
     // The suffixes hold one dot each: only the part from the last dot (not a leading one,
     // which a suffix needs a name before) can match one. Walks ask this of every entry.
     let extension = match name.rfind('.') {

@@ -822,9 +822,12 @@ fn rest_of_project(
     // The walk reads each file as it finds it (on the walking threads, not rayon's:
     // this runs inside a `OnceLock` that rayon jobs wait on, and a rayon worker helping
     // here could steal one of them and deadlock).
+    // The checked files (absolute and normal, as the walk's paths are) by their bytes:
+    // `Path` hashes and compares by components, and every walked file is looked up.
+    let seen: foldhash::HashSet<&[u8]> = seen.iter().map(|p| p.as_os_str().as_encoded_bytes()).collect();
     let found =
         discover::discover_each_cached(&[root.to_path_buf()], filter, boundary, cache.as_ref(), |c| {
-            if seen.contains(&c.path) {
+            if seen.contains(c.path.as_os_str().as_encoded_bytes()) {
                 return None;
             }
             let stamp = match cache.as_ref().map(|cache| cache.file(&c.path)) {
@@ -849,15 +852,14 @@ fn rest_of_project(
     }
     // Shown as the walked files are: relative to the working directory when it is in the
     // project (the project root is absolute), through `..` for a file outside it.
-    let here = std::env::current_dir().ok();
+    let here = std::env::current_dir()
+        .ok()
+        .map(|cwd| crate::fsio::WrittenFrom::new(&cwd, root));
     let files = found
         .files
         .into_iter()
         .filter_map(|(mut c, content)| {
-            if let Some(rel) = here
-                .as_deref()
-                .and_then(|h| crate::fsio::relative_within(&c.path, h, root))
-            {
+            if let Some(rel) = here.as_ref().and_then(|h| h.path(&c.path)) {
                 c.display = discover::display_of(&rel);
             }
             let (summary, text) = match content? {
@@ -875,7 +877,12 @@ fn rest_of_project(
         .problems
         .into_iter()
         .filter(|p| p.kind == discover::ProblemKind::IgnoreFile)
-        .map(refused_ignore_file)
+        .map(|mut p| {
+            if let Some(rel) = here.as_ref().and_then(|h| h.path(&p.path)) {
+                p.display = discover::display_of(&rel);
+            }
+            refused_ignore_file(p)
+        })
         .collect();
     (files, refused)
 }

@@ -10,7 +10,6 @@
 //!
 //! A pattern that matches a directory covers everything beneath it.
 
-use std::collections::HashMap;
 use std::path::{Component, Path};
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -105,8 +104,9 @@ fn nesting(body: &str) -> usize {
 /// about the same for one pattern or thousands.
 #[derive(Clone, Debug, Default)]
 pub struct PatternSet {
-    names: HashMap<String, Vec<usize>>,
-    paths: HashMap<String, Vec<usize>>,
+    // foldhash: a walk looks every entry's name up here.
+    names: foldhash::HashMap<String, Vec<usize>>,
+    paths: foldhash::HashMap<String, Vec<usize>>,
     name_globs: Compiled,
     path_globs: Compiled,
 }
@@ -145,7 +145,9 @@ impl Compiled {
     }
 
     fn is_match(&self, candidate: &str) -> bool {
-        self.sets.iter().any(|set| set.is_match(candidate))
+        // An empty set still makes a candidate (a copy, its name and extension split off)
+        // before finding nothing; a walk asks this of every file.
+        !self.indices.is_empty() && self.sets.iter().any(|set| set.is_match(candidate))
     }
 
     fn matching(&self, candidate: &str, out: &mut Vec<usize>) {
@@ -205,6 +207,26 @@ impl PatternSet {
             || self.paths.contains_key(rel)
             || self.name_globs.is_match(name)
             || self.path_globs.is_match(rel)
+    }
+
+    /// [`PatternSet::matches_one`] of the entry `name` of the directory `dir` (relative,
+    /// `""` for the configuration's own): the path `dir/name` is made only when a
+    /// pattern of a path could match it (the defaults are names only).
+    pub fn matches_entry(&self, dir: &str, name: &str) -> bool {
+        if dir.is_empty() {
+            return self.matches_one(name);
+        }
+        if name.is_empty() {
+            return self.matches_one(dir);
+        }
+        if self.names.contains_key(name) || self.name_globs.is_match(name) {
+            return true;
+        }
+        if self.paths.is_empty() && self.path_globs.indices.is_empty() {
+            return false;
+        }
+        let rel = format!("{dir}/{name}");
+        self.paths.contains_key(&rel) || self.path_globs.is_match(&rel)
     }
 
     /// The indices of the patterns `rel` or one of its parent directories matches,

@@ -411,33 +411,38 @@ impl Config {
 
     /// Whether a walked file at `path` (absolute) matches `include` (or, without
     /// `include`, has a configuration file name) and is not itself excluded
-    /// (`includes_by_pattern && !is_excluded_itself`, its relative path made once).
+    /// (`includes_by_pattern && !is_excluded_itself`).
     pub fn takes_walked_file(&self, path: &Path) -> bool {
         let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
         // Outside the configuration's directory, the file's name stands for both (an
         // empty name matches nothing).
-        let rel = glob::relative(path, &self.dir).unwrap_or_else(|| name.to_string());
-        self.takes_walked_rel(&rel, &name)
+        let rel = glob::relative(path, &self.dir);
+        let dir = rel
+            .as_deref()
+            .and_then(|rel| rel.strip_suffix(&*name))
+            .map_or("", |dir| dir.strip_suffix('/').unwrap_or(dir));
+        self.takes_walked_entry(dir, &name)
     }
 
-    /// [`Config::takes_walked_file`] of a file named `name` whose path relative to this
-    /// configuration's directory is `rel` (its name, when outside it).
-    pub fn takes_walked_rel(&self, rel: &str, name: &str) -> bool {
+    /// [`Config::takes_walked_file`] of the entry `name` of a directory whose path
+    /// relative to this configuration's directory is `dir` (`""` for the directory
+    /// itself, or when outside it: the entry is then matched by its name).
+    pub fn takes_walked_entry(&self, dir: &str, name: &str) -> bool {
         let included = match &self.include {
             None => crate::discover::is_config_name(name),
             Some(patterns) => self
                 .matchers
                 .include
                 .get_or_init(|| PatternSet::new(&patterns.to_vec()))
-                .matches_one(rel),
+                .matches_entry(dir, name),
         };
-        included && !self.excluded_itself_rel(rel)
+        included && !self.excluded_itself_entry(dir, name)
     }
 
-    /// [`Config::is_excluded_itself`] of the path whose relative form is `rel` (its name,
-    /// when outside this configuration's directory).
-    pub fn excluded_itself_rel(&self, rel: &str) -> bool {
-        !self.exclude.is_empty() && self.exclude_set().matches_one(rel)
+    /// [`Config::is_excluded_itself`] of the entry `name` of the directory `dir` (as in
+    /// [`Config::takes_walked_entry`]).
+    pub fn excluded_itself_entry(&self, dir: &str, name: &str) -> bool {
+        !self.exclude.is_empty() && self.exclude_set().matches_entry(dir, name)
     }
 
     /// Whether `path` (absolute) matches `include` (or, without `include`, has a

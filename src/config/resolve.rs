@@ -320,10 +320,13 @@ impl Resolver {
         found
     }
 
-    /// How a configuration file is shown: relative to the current directory when inside it.
+    /// How a configuration file is shown: relative to the current directory when inside
+    /// it, or through `..` when both are in the project (`../amlint.toml` from a
+    /// subfolder); otherwise as it is.
     fn display(&self, abs: &Path) -> String {
-        match super::glob::relative(abs, &self.cwd) {
-            Some(rel) if !rel.is_empty() => rel,
+        let root = self.boundary.root().unwrap_or(&self.cwd);
+        match crate::fsio::relative_within(abs, &self.cwd, root) {
+            Some(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
             _ => abs.to_string_lossy().into_owned(),
         }
     }
@@ -662,8 +665,23 @@ impl crate::discover::Filter for ConfigFilter {
         !self.resolver.for_file(&abs).is_excluded(&abs)
     }
 
-    fn entries_of(&self, dir: &Path) -> Option<Box<dyn crate::discover::DirEntries + '_>> {
-        Some(Box::new(self.entries(dir)))
+    fn entries_of(
+        &self,
+        dir: &Path,
+        parent: Option<&dyn crate::discover::DirEntries>,
+        has: &dyn Fn(&str) -> bool,
+    ) -> Option<Arc<dyn crate::discover::DirEntries>> {
+        // A folder without a configuration file of its own has its parent's
+        // configuration (`Resolver::nearest` goes on up), so its judge follows from the
+        // parent's (`Entries::child`) without looking anything up.
+        if let Some(parent) = parent
+            && !CONFIG_FILE_NAMES.iter().any(|name| has(name))
+            && let Some(name) = dir.file_name()
+            && let Some(judge) = parent.child(name)
+        {
+            return Some(judge);
+        }
+        Some(Arc::new(self.entries(dir)))
     }
 }
 
@@ -680,13 +698,11 @@ struct Entries {
 }
 
 impl Entries {
-    /// What [`crate::config::glob::relative`] makes of the entry `name`'s path, or its name
-    /// outside the configuration's directory.
-    fn rel(&self, name: &str) -> String {
-        match self.rel_dir.as_deref() {
-            Some("") | None => name.to_string(),
-            Some(dir) => format!("{dir}/{name}"),
-        }
+    /// The directory's path relative to the configuration's directory, as
+    /// [`Config::takes_walked_entry`] takes it (`""` outside it: entries are then matched
+    /// by their names).
+    fn dir(&self) -> &str {
+        self.rel_dir.as_deref().unwrap_or("")
     }
 }
 
@@ -695,16 +711,34 @@ impl crate::discover::DirEntries for Entries {
         !(self.dir_excluded
             || self
                 .config
-                .excluded_itself_rel(&self.rel(&name.to_string_lossy())))
+                .excluded_itself_entry(self.dir(), &name.to_string_lossy()))
     }
 
     fn walked_file(&self, _: &Path, name: &std::ffi::OsStr) -> bool {
-        let name = name.to_string_lossy();
-        // Without `include`, only configuration names are candidates: decided by name.
-        if self.config.include.is_none() && !crate::discover::is_config_name(&name) {
-            return false;
+        !self.dir_excluded
+            && self
+                .config
+                .takes_walked_entry(self.dir(), &name.to_string_lossy())
+    }
+
+    /// The subfolder `name` of a folder inside its configuration's directory (`rel_dir`
+    /// known), entered (so neither it nor a folder above it is excluded), and without a
+    /// configuration file: the same configuration, its path one name longer. A name that
+    /// is not UTF-8 is worked out as `ConfigFilter::entries` does.
+    fn child(&self, name: &std::ffi::OsStr) -> Option<Arc<dyn crate::discover::DirEntries>> {
+        let (rel, name) = (self.rel_dir.as_deref()?, name.to_str()?);
+        if self.dir_excluded || self.config.excluded_itself_entry(rel, name) {
+            return None;
         }
-        !self.dir_excluded && self.config.takes_walked_rel(&self.rel(&name), &name)
+        Some(Arc::new(Entries {
+            config: self.config.clone(),
+            rel_dir: Some(if rel.is_empty() {
+                name.to_string()
+            } else {
+                format!("{rel}/{name}")
+            }),
+            dir_excluded: false,
+        }))
     }
 }
 
@@ -863,13 +897,42 @@ mod tests {
                 resolver: Arc::new(Resolver::with_cwd(choice, &root)),
                 force_exclude: false,
             };
-            let mut decided = 0;
+            let (mut decided, mut inherited_checked) = (0, 0);
             for d in dirs {
                 for dir in [root.join(d), Path::new(".").join(d), PathBuf::from(d)] {
                     if dir.as_os_str().is_empty() {
                         continue;
                     }
-                    let judge = filter.entries_of(&dir).expect("a judge per directory");
+                    let judge = filter
+                        .entries_of(&dir, None, &|_| false)
+                        .expect("a judge per directory");
+                    // The judge of each subfolder without a configuration file of its
+                    // own, made from this one, is the subfolder's own.
+                    for sub in names {
+                        let child = dir.join(sub);
+                        let Some(inherited) = judge.child(OsStr::new(sub)) else {
+                            continue;
+                        };
+                        if CONFIG_FILE_NAMES.iter().any(|n| child.join(n).exists()) {
+                            continue;
+                        }
+                        let own = filter.entries_of(&child, None, &|_| false).expect("a judge");
+                        for name in names {
+                            let path = child.join(name);
+                            let name = OsStr::new(name);
+                            assert_eq!(
+                                inherited.enter_dir(&path, name),
+                                own.enter_dir(&path, name),
+                                "{path:?}"
+                            );
+                            assert_eq!(
+                                inherited.walked_file(&path, name),
+                                own.walked_file(&path, name),
+                                "{path:?}"
+                            );
+                        }
+                        inherited_checked += 1;
+                    }
                     let mut all: Vec<std::ffi::OsString> = names.iter().map(Into::into).collect();
                     #[cfg(unix)]
                     all.push(
@@ -894,6 +957,10 @@ mod tests {
                 }
             }
             assert!(decided > 20, "both answers occur: {decided}");
+            assert!(
+                inherited_checked > 50,
+                "subfolders' judges compared: {inherited_checked}"
+            );
         }
     }
 

@@ -3,6 +3,7 @@
 //! keeps, and how paths are shown.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A file to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,20 +112,33 @@ pub trait Filter: Send + Sync {
     fn listed(&self, _dir: &Path, _has: &dyn Fn(&str) -> bool) {}
     /// The judge of the entries of the walked directory `dir`, made once for all of them
     /// after [`Filter::listed`] (what is the same for every entry of a directory decided
-    /// once: a 10,000-file project has 35,000 entries). `None`: each entry is judged by
-    /// [`Filter::enter_dir`] and [`Filter::walked_file`], which it must agree with.
-    fn entries_of(&self, _dir: &Path) -> Option<Box<dyn DirEntries + '_>> {
+    /// once: a 10,000-file project has 35,000 entries). `parent` is the judge of the
+    /// directory `dir` was entered from, which may make it ([`DirEntries::child`]), and
+    /// `has(name)` says whether `dir` holds an entry of that name (as for
+    /// [`Filter::listed`]). `None`: each entry is judged by [`Filter::enter_dir`] and
+    /// [`Filter::walked_file`], which it must agree with.
+    fn entries_of(
+        &self,
+        _dir: &Path,
+        _parent: Option<&dyn DirEntries>,
+        _has: &dyn Fn(&str) -> bool,
+    ) -> Option<Arc<dyn DirEntries>> {
         None
     }
 }
 
 /// A [`Filter`]'s decisions for the entries of one directory (`path` is the directory
 /// joined with `name`).
-pub trait DirEntries {
+pub trait DirEntries: Send + Sync {
     /// [`Filter::enter_dir`] of the subdirectory `path`.
     fn enter_dir(&self, path: &Path, name: &std::ffi::OsStr) -> bool;
     /// [`Filter::walked_file`] of the file `path`.
     fn walked_file(&self, path: &Path, name: &std::ffi::OsStr) -> bool;
+    /// The judge of the entered subdirectory `name`, when it follows from this one alone
+    /// (the filter decides when it may: [`Filter::entries_of`]); `None` to work it out.
+    fn child(&self, _name: &std::ffi::OsStr) -> Option<Arc<dyn DirEntries>> {
+        None
+    }
 }
 
 /// No configuration: every directory, every file with a configuration file name.

@@ -109,6 +109,8 @@ impl Listed {
 struct Dir {
     path: PathBuf,
     above: Option<Arc<Rules>>,
+    /// The filter's judge of the directory this one was entered from.
+    parent: Option<Arc<dyn super::model::DirEntries>>,
 }
 
 /// What every walking thread shares.
@@ -169,6 +171,7 @@ pub(super) fn walk<T: Send, F: Fn(&Candidate) -> T + Sync>(
             dirs: vec![Dir {
                 path: root.to_path_buf(),
                 above,
+                parent: None,
             }],
             busy: 0,
             waiting: 0,
@@ -286,9 +289,8 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
             Err(e) => problems.push(unlisted(&dir.path, &e)),
         }
     }
-    shared
-        .filter
-        .listed(&dir.path, &|name| children.iter().any(|c| c.name == name));
+    let has = |name: &str| children.iter().any(|c| c.name == name);
+    shared.filter.listed(&dir.path, &has);
     let rules = match rules_of(&dir.path, listed, shared.boundary, dir.above, problems) {
         Ok(rules) => rules,
         Err(problem) => {
@@ -296,7 +298,7 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
             return;
         }
     };
-    let judge = shared.filter.entries_of(&dir.path);
+    let judge = shared.filter.entries_of(&dir.path, dir.parent.as_deref(), &has);
     for fsio::Listed {
         path,
         name,
@@ -319,6 +321,7 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
                 subdirs.push(Dir {
                     path,
                     above: rules.clone(),
+                    parent: judge.clone(),
                 });
             }
         } else if match &judge {

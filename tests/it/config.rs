@@ -348,6 +348,29 @@ fn inventory_vm_sizes_extend_the_catalogue() {
     );
 }
 
+/// A configuration error found from a subfolder names the file through `..` (audit 12,
+/// case 02), as every other path of the run is written, not as the machine's path.
+#[test]
+fn a_configuration_error_from_a_subfolder_names_the_file_relative_to_it() {
+    let dir = project();
+    let root = dir.path();
+    write(root, "ml/job.yml", JOB);
+    write(root, "amlint.toml", "bogus_key = 1\n");
+    let out = amlint(&root.join("ml"))
+        .args(["check", "--no-cache", "--format", "json", "job.yml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["configuration_errors"][0]["path"], "../amlint.toml",
+        "{json}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("[../amlint.toml:1:1]"), "{err}");
+    assert!(!err.contains(&*root.to_string_lossy()), "{err}");
+}
+
 #[test]
 fn configuration_errors_point_at_the_file_and_exit_2() {
     let dir = project();

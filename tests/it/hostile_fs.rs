@@ -659,6 +659,22 @@ fn the_search_of_the_rest_of_the_project_refuses_ignore_files_too() {
         all.contains("other/.gitignore") && all.contains("named pipe"),
         "{all}"
     );
+    // Named as the whole run names it, relative to the working directory (audit 12,
+    // case 02): from a subfolder through `..`, never as the machine's absolute path.
+    let root = c.root.to_string_lossy().into_owned();
+    assert!(!all.contains(&root), "{all}");
+    let out = c
+        .amlint()
+        .current_dir(c.root.join("jobs"))
+        .args(["check", "--no-config", "job.yml"])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("../other/.gitignore") && !all.contains(&root),
+        "{all}"
+    );
     // Without it, the name is found and the file is clean.
     std::fs::remove_file(c.root.join("other/.gitignore")).unwrap();
     let out = c

@@ -154,6 +154,44 @@ fn conflicting_definitions_are_reported_at_each_definition_that_disagrees() {
     assert!(text.contains("compute.yml:4:7: AML205 [warning]"), "{text}");
 }
 
+/// Audit 12, case 01: outside a git work tree a one-file run's project is the file's
+/// folder, below the directory the run starts in; the other definition it names is
+/// written from there too (`ml/jobs/compute.yml`), never as the machine's absolute path.
+#[test]
+fn a_partial_run_outside_git_names_the_other_definition_relative_to_the_working_directory() {
+    use crate::common::write;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "ml/jobs/create.sh",
+        "#!/bin/sh\naz ml compute create --name cpu-cluster --type amlcompute --size Standard_D2_v2\n",
+    );
+    write(
+        d,
+        "ml/jobs/compute.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: cpu-cluster\ntype: amlcompute\nsize: Standard_DS3_v2\n",
+    );
+    let text = aml205(d, &["--no-config", "--no-cache", "ml/jobs/create.sh"]);
+    assert!(
+        text.starts_with("ml/jobs/create.sh:2:66: AML205 [info] `cpu-cluster` is defined here with size `Standard_D2_v2`, but with size `Standard_DS3_v2` at ml/jobs/compute.yml:1 (aml-yaml)"),
+        "{text}"
+    );
+    let (_, json) = crate::common::json_check(
+        d,
+        &[
+            "--no-config",
+            "--no-cache",
+            "--select",
+            "AML205",
+            "ml/jobs/create.sh",
+        ],
+    );
+    let message = json["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("at ml/jobs/compute.yml:1 "), "{message}");
+    assert!(!message.contains(&*d.to_string_lossy()), "{message}");
+}
+
 #[test]
 fn the_inventory_refuses_formats_it_has_not_and_standard_input() {
     let dir = project();
