@@ -134,12 +134,18 @@ impl<T> Layered<T> {
         self.iter().nth(index)
     }
 
+    /// The layers, innermost first, without collecting them (a walk asks `is_empty` of
+    /// every entry).
+    fn chain(&self) -> impl Iterator<Item = &Node<T>> {
+        std::iter::successors(self.0.as_deref(), |node| node.outer.as_deref())
+    }
+
     pub fn len(&self) -> usize {
-        self.layers().iter().map(|n| n.items.len()).sum()
+        self.chain().map(|n| n.items.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.layers().iter().all(|n| n.items.is_empty())
+        self.chain().all(|n| n.items.is_empty())
     }
 }
 

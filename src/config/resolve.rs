@@ -735,7 +735,7 @@ impl crate::discover::DirEntries for Entries {
             rel_dir: Some(if rel.is_empty() {
                 name.to_string()
             } else {
-                format!("{rel}/{name}")
+                [rel, "/", name].concat()
             }),
             dir_excluded: false,
         }))
