@@ -223,3 +223,122 @@ fn jenkins_dir_blocks() {
         ]
     );
 }
+
+/// Audit 12, case 3 (mreyesgomez/NVIDIA_AzureML_Components_and_Pipelines): a script's
+/// `source scripts/config_files/config.sh` sets `vmsize`, which names the compute YAML
+/// `-f compute_clusters/${vmsize}/create-cluster.yml` reads: its retired size is the
+/// command's finding (at the `-f` value), and the command defines the compute. A
+/// `source` of a missing file, a loop of `source`s, a path or link out of the project and
+/// a FIFO are not read (no hang) and leave the name unknown, saying why.
+#[test]
+fn a_sourced_files_variables_name_the_compute_yaml() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("project");
+    write(
+        &d,
+        "compute_clusters/standard-nc6s-v3/create-cluster.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: gpu-cluster-standard-nc6s-v3\ntype: amlcompute\nsize: Standard_NC6s_v3\nmin_instances: 0\nmax_instances: 1\nenable_node_public_ip: false\n",
+    );
+    write(
+        &d,
+        "scripts/config_files/config.sh",
+        "#!/bin/bash\nworkspace=\"NVIDIA_COMPONENTS_TEST7\"\nvmsize=\"standard-nc6s-v3\"\n",
+    );
+    write(
+        &d,
+        "scripts/set_compute_cluster.sh",
+        "#!/bin/bash\n\nsource scripts/config_files/config.sh\n\naz ml compute create -f compute_clusters/${vmsize}/create-cluster.yml\n",
+    );
+    let create = "az ml compute create -f compute_clusters/${vmsize}/create-cluster.yml\n";
+    write(
+        &d,
+        "other/missing.sh",
+        &format!("source scripts/config_files/none.sh\n{create}"),
+    );
+    write(&d, "loop/a.sh", &format!(". loop/b.sh\n{create}"));
+    write(&d, "loop/b.sh", "source loop/a.sh\n");
+    write(&d, "out/up.sh", &format!("source ../../etc/x\n{create}"));
+    write(dir.path(), "outside.sh", "vmsize=\"standard-nc6s-v3\"\n");
+    std::os::unix::fs::symlink(dir.path().join("outside.sh"), d.join("out/link.cfg")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", d.join("out/passwd.cfg")).unwrap();
+    write(
+        &d,
+        "out/link.sh",
+        &format!("source out/link.cfg\nsource out/passwd.cfg\n{create}"),
+    );
+    let fifo = std::ffi::CString::new(d.join("out/fifo.cfg").to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    write(&d, "out/fifo.sh", &format!("source out/fifo.cfg\n{create}"));
+
+    let json = capped::check_json(&d);
+    assert_eq!(
+        found(&json, "scripts/set_compute_cluster.sh"),
+        [("AML505".to_string(), 5, 25)],
+        "{json:#}"
+    );
+    let yaml = found(&json, "compute_clusters/standard-nc6s-v3/create-cluster.yml");
+    assert!(yaml.contains(&("AML505".to_string(), 4, 7)), "{json:#}");
+    for script in [
+        "other/missing.sh",
+        "loop/a.sh",
+        "out/up.sh",
+        "out/link.sh",
+        "out/fifo.sh",
+    ] {
+        assert!(!has(&json, script, "AML505"), "{script}: {json:#}");
+    }
+
+    let out = capped::amlint(&d, &["inventory", "--no-cache", "--format", "json"], b"");
+    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let computes = inv["computes"].as_array().unwrap();
+    let gpu = computes
+        .iter()
+        .find(|c| c["name"] == "gpu-cluster-standard-nc6s-v3")
+        .unwrap_or_else(|| panic!("{inv:#}"));
+    let places: Vec<(&str, u64)> = gpu["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["path"].as_str().unwrap(), x["line"].as_u64().unwrap()))
+        .collect();
+    assert!(
+        places.contains(&("scripts/set_compute_cluster.sh", 5)),
+        "{places:?}"
+    );
+    let why = |path: &str| -> String {
+        let u = inv["unnamed_definitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["path"] == path)
+            .unwrap_or_else(|| panic!("{path}: {inv:#}"));
+        u["name"]["why"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        why("other/missing.sh"),
+        "`vmsize` is not set in this file; `source scripts/config_files/none.sh` on line 1 names a file not found in the project"
+    );
+    assert_eq!(
+        why("loop/a.sh"),
+        "`vmsize` is not set in this file nor in `loop/b.sh` it sources (it comes from the environment)"
+    );
+    assert!(
+        why("out/up.sh").contains("`source ../../etc/x` on line 1 names `"),
+        "{}",
+        why("out/up.sh")
+    );
+    assert!(why("out/up.sh").ends_with("which is not read: it is outside the project"));
+    let link = why("out/link.sh");
+    assert!(
+        link.contains("`source out/link.cfg` on line 1 names `out/link.cfg`, which is not read: it is a link out of the project")
+            && link.contains("`source out/passwd.cfg` on line 2 names `out/passwd.cfg`, which is not read: it is a link out of the project"),
+        "{link}"
+    );
+    assert!(
+        why("out/fifo.sh").ends_with("names `out/fifo.cfg`, which is not read: it is not a regular text file of the project under the size limit"),
+        "{}",
+        why("out/fifo.sh")
+    );
+}

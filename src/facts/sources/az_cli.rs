@@ -114,6 +114,33 @@ struct Assign {
     at: u32,
     conditional: bool,
     value: Result<Vec<WordPart>, String>,
+    /// Written in a file the script sources: its parts' spans are that file's, so none
+    /// of them is a literal of the script.
+    foreign: bool,
+}
+
+/// A `source`/`.` command of a script ([`Vars::scan_sourcing`]).
+#[derive(Clone, Debug)]
+struct Sourced {
+    /// Where the command starts.
+    at: u32,
+    /// The file read, as shown; or why none is (a note for the variables it may set).
+    read: Result<String, String>,
+}
+
+/// A position in a script for the assignments before it: those of commands starting
+/// before `offset`, and — inside a sourced file, whose assignments all sit at its
+/// `source` command — those of that command with an index below `index`.
+#[derive(Clone, Copy)]
+struct At {
+    offset: u32,
+    index: usize,
+}
+
+impl At {
+    fn of(offset: u32) -> Self {
+        At { offset, index: 0 }
+    }
 }
 
 /// The assignments of a script, in order.
@@ -128,6 +155,8 @@ pub struct Vars {
     memo: std::cell::RefCell<Vec<ScriptVal>>,
     /// No variable is known from here on (the script sets too many: `Script::vars_cut`).
     cut: Option<u32>,
+    /// The script's `source` commands, in order.
+    sources: Vec<Sourced>,
 }
 
 /// At most this many assignments under conditions are weighed for one use; more make the
@@ -230,10 +259,14 @@ impl Vars {
                     at: c.span.start,
                     conditional: c.conditional(),
                     value,
+                    foreign: false,
                 });
             }
         }
-        let fold_case = dialect != Dialect::Bash;
+        Self::build(assigns, dialect != Dialect::Bash, script.vars_cut, Vec::new())
+    }
+
+    fn build(assigns: Vec<Assign>, fold_case: bool, cut: Option<u32>, sources: Vec<Sourced>) -> Self {
         let mut by_name: std::collections::HashMap<String, Vec<usize>> = Default::default();
         for (i, a) in assigns.iter().enumerate() {
             let key = if fold_case {
@@ -248,7 +281,8 @@ impl Vars {
             fold_case,
             by_name,
             memo: Default::default(),
-            cut: script.vars_cut,
+            cut,
+            sources,
         }
     }
 }
@@ -273,13 +307,179 @@ impl Vars {
             .filter(|a| a.at < at)
             .collect();
         match before.as_slice() {
-            [a] if !a.conditional => {
+            [a] if !a.conditional && !a.foreign => {
                 let parts = a.value.as_ref().ok()?;
                 Some(parts.first()?.span().cover(parts.last()?.span()))
             }
             _ => None,
         }
     }
+}
+
+/// `source` commands followed at most in one script; the files of later ones are not read.
+const MAX_SOURCED: usize = 8;
+
+/// What a sourced file assigns: each variable, whether under a condition, its value's
+/// parts (spans in that file) or why it is not known; and where the file's variables
+/// stop being read (`Script::vars_cut`).
+type SourcedAssigns = (Vec<(String, bool, Result<Vec<WordPart>, String>)>, Option<u32>);
+
+impl Vars {
+    /// The assignments of `script` ([`Vars::scan`]) and of the files its `source PATH` and
+    /// `. PATH` commands read (bash; PowerShell's dot-sourcing `. PATH`), each known to
+    /// the commands after its `source` as if written there. PATH is the command's first
+    /// word, evaluated there, and looked for as a file named by `--file` is
+    /// ([`candidates`]); the file is read through [`Files`] (inside the project, regular,
+    /// under the size limit). One level: a sourced file's own `source`s are not followed.
+    pub fn scan_sourcing(script: &Script, dialect: Dialect, input: &Input<'_>, outer: &dyn Outer) -> Self {
+        let mut vars = Self::scan(script, dialect);
+        let sourcing: Vec<(usize, &ShellCommand, &Word)> = script
+            .commands
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| Some((i, c, source_word(c, dialect)?)))
+            .collect();
+        if sourcing.is_empty() {
+            return vars;
+        }
+        // Where each command runs, as the script's own assignments tell.
+        let places = places(
+            script,
+            &Ctx {
+                input,
+                eval: Eval { vars: &vars, outer },
+                note: None,
+            },
+        );
+        let own = crate::fsio::normalize(input.path);
+        let work_dir = outer.work_dir();
+        for (n, &(i, c, path_word)) in sourcing.iter().enumerate() {
+            let shown = input.source.slice(c.words[0].span.cover(path_word.span));
+            let line = input.source.position(c.span.start).line;
+            let cmd = format!("`{shown}` on line {line}");
+            if n >= MAX_SOURCED {
+                // The first not followed says why; the later ones would say the same.
+                vars.sources.push(Sourced {
+                    at: c.span.start,
+                    read: Err(format!(
+                        "{cmd} is not followed (a script's first {MAX_SOURCED} `source`s are)"
+                    )),
+                });
+                break;
+            }
+            let eval = Eval { vars: &vars, outer };
+            let read = {
+                match eval.word(path_word, c.span.start).value {
+                    Err(why) => Err(format!("{cmd} names a file not known statically: {why}")),
+                    Ok(path) => match candidates(&places[i], input, work_dir.as_deref(), &path) {
+                        Err(why) => Err(format!("{cmd} runs in a directory not known statically: {why}")),
+                        Ok(found) => sourced_file(found, &own, input).map_err(|why| format!("{cmd} {why}")),
+                    },
+                }
+            };
+            let mut assigns = std::mem::take(&mut vars.assigns);
+            let mut sources = std::mem::take(&mut vars.sources);
+            let read = match read {
+                Ok((file, display)) => {
+                    let (found, cut) = &*input.files.derived(&file, sourced_key(dialect), || {
+                        sourced_assigns(input, &file, &display, dialect)
+                    });
+                    // Before the script's assignments that follow the `source` command.
+                    let at = assigns.partition_point(|a| a.at <= c.span.start);
+                    let taken = found.iter().map(|(name, conditional, value)| Assign {
+                        name: name.clone(),
+                        at: c.span.start,
+                        conditional: *conditional || c.conditional(),
+                        value: value.clone(),
+                        foreign: true,
+                    });
+                    assigns.splice(at..at, taken.collect::<Vec<_>>());
+                    match cut {
+                        Some(_) => Err(format!(
+                            "{cmd} reads `{display}`, which sets more variables than are read"
+                        )),
+                        None => Ok(display),
+                    }
+                }
+                Err(why) => Err(why),
+            };
+            sources.push(Sourced {
+                at: c.span.start,
+                read,
+            });
+            vars = Self::build(assigns, vars.fold_case, vars.cut, sources);
+        }
+        vars
+    }
+}
+
+/// The PATH word of a `source PATH` or `. PATH` command.
+fn source_word(c: &ShellCommand, dialect: Dialect) -> Option<&Word> {
+    let first = c.words.first()?.literal()?;
+    let sources = match dialect {
+        Dialect::Bash => matches!(first.as_str(), "source" | "."),
+        Dialect::PowerShell => first == ".",
+        Dialect::Cmd => false,
+    };
+    sources.then(|| c.words.get(1)).flatten()
+}
+
+/// The key of a sourced file's assignments in [`Files::derived`], per dialect.
+fn sourced_key(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::PowerShell => "sourced assignments (PowerShell)",
+        _ => "sourced assignments",
+    }
+}
+
+/// The first of `candidates` that is a readable file of the project, other than the
+/// script `own`: its path and display; or why there is none (said after the command).
+fn sourced_file(
+    candidates: Vec<PathBuf>,
+    own: &Path,
+    input: &Input<'_>,
+) -> Result<(PathBuf, String), String> {
+    let mut why = None;
+    for c in candidates {
+        let c = crate::fsio::normalize(&c);
+        if c == *own {
+            why.get_or_insert_with(|| "names this script itself".to_string());
+            continue;
+        }
+        let display = crate::discover::display_of(&c);
+        if input.files.read(&c, &display).is_some() {
+            return Ok((c, display));
+        }
+        let refusal = match input.files.boundary().resolve_named(&c) {
+            Err(crate::fsio::Refusal::Missing) => continue,
+            Err(crate::fsio::Refusal::Outside { link: false, .. }) => "it is outside the project",
+            Err(crate::fsio::Refusal::Outside { link: true, .. }) => "it is a link out of the project",
+            _ => "it is not a regular text file of the project under the size limit",
+        };
+        why = Some(format!("names `{display}`, which is not read: {refusal}"));
+    }
+    Err(why.unwrap_or_else(|| "names a file not found in the project".to_string()))
+}
+
+/// What the sourced file `file` assigns (its `source` commands are not followed).
+fn sourced_assigns(input: &Input<'_>, file: &Path, display: &str, dialect: Dialect) -> SourcedAssigns {
+    let Some(source) = input.files.read(file, display) else {
+        return (Vec::new(), None);
+    };
+    let text = source.text.as_str();
+    let skip = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let options = super::shell::LexOptions {
+        keep: Some(wanted),
+        ..super::shell::LexOptions::new(dialect)
+    };
+    let script = super::shell::parse(&text[skip..], super::shell::Map::Base(skip as u32), options);
+    let vars = Vars::scan(&script, dialect);
+    let assigns = vars
+        .assigns
+        .into_iter()
+        .map(|a| (a.name, a.conditional, a.value))
+        .collect();
+    (assigns, script.vars_cut)
 }
 
 /// A variable a command assigns, and its value's parts (or why it is not known).
@@ -394,7 +594,7 @@ pub struct Evaluated {
 impl Eval<'_> {
     /// The value of `word` in a command starting at `at`.
     pub fn word(&self, word: &Word, at: u32) -> Evaluated {
-        let (value, origin) = self.parts(&word.parts, at, 0);
+        let (value, origin) = self.parts(&word.parts, At::of(at), 0);
         // One literal written as it is, and not rewritten by what runs the script (a
         // notebook's `{name}` is a Python variable's value).
         let in_place = matches!(word.parts.as_slice(), [WordPart::Lit { exact: true, text, .. }]
@@ -406,7 +606,7 @@ impl Eval<'_> {
         }
     }
 
-    fn parts(&self, parts: &[WordPart], at: u32, depth: usize) -> (Result<String, String>, Option<Span>) {
+    fn parts(&self, parts: &[WordPart], at: At, depth: usize) -> (Result<String, String>, Option<Span>) {
         let mut out = String::new();
         let mut origin = None;
         let single = parts.len() == 1;
@@ -450,7 +650,7 @@ impl Eval<'_> {
         name: &str,
         scope: VarScope,
         default: Option<&[WordPart]>,
-        at: u32,
+        at: At,
         depth: usize,
     ) -> ScriptVal {
         if depth >= MAX_NESTING {
@@ -475,8 +675,34 @@ impl Eval<'_> {
         ScriptVal::Dynamic(match scope {
             VarScope::Positional => format!("the script's argument {name} is given when it runs"),
             VarScope::Make => format!("`{name}` is not set in this Makefile"),
-            _ => format!("`{name}` is not set in this file (it comes from the environment)"),
+            _ => self.unset(name, at.offset),
         })
+    }
+
+    /// Why `name`, set nowhere before `at`, is not known: the environment's, unless a
+    /// file sourced before could not be read.
+    fn unset(&self, name: &str, at: u32) -> String {
+        let before = self.vars.sources.iter().filter(|s| s.at < at);
+        let unread: Vec<&str> = before
+            .clone()
+            .filter_map(|s| s.read.as_ref().err())
+            .map(String::as_str)
+            .collect();
+        if !unread.is_empty() {
+            return format!("`{name}` is not set in this file; {}", unread.join("; "));
+        }
+        let read: Vec<String> = before
+            .filter_map(|s| s.read.as_ref().ok())
+            .map(|f| format!("`{f}`"))
+            .collect();
+        if read.is_empty() {
+            format!("`{name}` is not set in this file (it comes from the environment)")
+        } else {
+            format!(
+                "`{name}` is not set in this file nor in {} it sources (it comes from the environment)",
+                read.join(", ")
+            )
+        }
     }
 
     /// The value assignment `k` gives its variable (computed once, in order).
@@ -488,16 +714,21 @@ impl Eval<'_> {
             }
             // Values of assignments before `next` are all in the memo: no recursion.
             let a = &self.vars.assigns[next];
+            // A sourced file's assignment sees those before it in that file too.
+            let at = At {
+                offset: a.at,
+                index: if a.foreign { next } else { 0 },
+            };
             let v = match &a.value {
                 Err(why) => ScriptVal::Dynamic(format!("`{}` is set where {why}", a.name)),
-                Ok(parts) => match self.parts(parts, a.at, 0) {
+                Ok(parts) => match self.parts(parts, at, 0) {
                     (Ok(text), literal) => {
                         let literal = literal.or(match parts.as_slice() {
                             [
                                 WordPart::Lit {
                                     span, exact: true, ..
                                 },
-                            ] => Some(*span),
+                            ] if !a.foreign => Some(*span),
                             _ => None,
                         });
                         ScriptVal::Known { text, literal }
@@ -511,8 +742,8 @@ impl Eval<'_> {
     }
 
     /// The value the assignments before `at` give `name`, if any assigns it.
-    fn assigned(&self, name: &str, at: u32) -> Option<ScriptVal> {
-        if self.vars.cut.is_some_and(|cut| cut < at) {
+    fn assigned(&self, name: &str, at: At) -> Option<ScriptVal> {
+        if self.vars.cut.is_some_and(|cut| cut < at.offset) {
             return Some(ScriptVal::Dynamic(format!(
                 "`{name}` may be set among more variables than are read before this"
             )));
@@ -523,7 +754,7 @@ impl Eval<'_> {
             std::borrow::Cow::Borrowed(name)
         };
         let all = self.vars.by_name.get(key.as_ref())?;
-        let before = &all[..all.partition_point(|&i| self.vars.assigns[i].at < at)];
+        let before = &all[..all.partition_point(|&i| (self.vars.assigns[i].at, i) < (at.offset, at.index))];
         let last = *before.last()?;
         if !self.vars.assigns[last].conditional {
             return Some(self.assignment(last));
@@ -670,7 +901,18 @@ pub fn wanted(words: &[Word]) -> Keep {
     let lower = first.to_ascii_lowercase();
     if matches!(
         lower.as_str(),
-        "export" | "declare" | "local" | "readonly" | "typeset" | "read" | "for" | "select" | "set" | "param"
+        "export"
+            | "declare"
+            | "local"
+            | "readonly"
+            | "typeset"
+            | "read"
+            | "for"
+            | "select"
+            | "set"
+            | "param"
+            | "source"
+            | "."
     ) || super::cwd::is_move_word(&lower)
     {
         return Keep::Vars;
@@ -716,9 +958,19 @@ pub struct Ctx<'a> {
 /// The definitions of a script's commands: each `az ml compute create|attach` or `az ml
 /// computetarget create|attach <type>`.
 pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
+    script
+        .commands
+        .iter()
+        .zip(&places(script, cx))
+        .filter_map(|(c, at)| definition(c, at, cx))
+        .collect()
+}
+
+/// Where each of a script's commands runs.
+fn places(script: &Script, cx: &Ctx<'_>) -> Vec<Cwd> {
     let outer = cx.eval.outer;
     let start = outer.start();
-    let places = if outer.follows_cd() {
+    if outer.follows_cd() {
         let eval = |w: &Word, at: u32| cx.eval.word(w, at).value;
         let sole = |name: &str, at: u32| cx.eval.vars.sole_value(name, at);
         super::cwd::places(
@@ -734,13 +986,7 @@ pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
         )
     } else {
         vec![start; script.commands.len()]
-    };
-    script
-        .commands
-        .iter()
-        .zip(&places)
-        .filter_map(|(c, at)| definition(c, at, cx))
-        .collect()
+    }
 }
 
 fn definition(c: &ShellCommand, cwd: &Cwd, cx: &Ctx<'_>) -> Option<ComputeDef> {
@@ -916,7 +1162,11 @@ impl Options<'_, '_> {
             return (None, None);
         };
         let work_dir = self.cx.eval.outer.work_dir();
-        let found = match candidates(self.cwd, self.cx.input, work_dir.as_deref(), path) {
+        let written = match &path.value {
+            Some(Scalar::Str(w)) => w.as_str(),
+            _ => "",
+        };
+        let found = match candidates(self.cwd, self.cx.input, work_dir.as_deref(), written) {
             Ok(candidates) => read_compute_yaml(path, *key, self.cx.input, candidates, notes),
             Err(why) => {
                 let why = format!(
@@ -1095,19 +1345,19 @@ fn read_compute_yaml(
     Some((display, def))
 }
 
-/// Where a file a script names (the setting `path`) may be: relative to the directory the
-/// command runs in ([`Cwd`]) from the one the script starts in — the file around it says
-/// (`work_dir`), else the script's directory or one above it inside the project — or
-/// from the script's own directory. `Err`: where it runs is not known, why.
+/// Where a file a script names (`written`, its value; empty: none) may be: relative to the
+/// directory the command runs in ([`Cwd`]) from the one the script starts in — the file
+/// around it says (`work_dir`), else the script's directory or one above it inside the
+/// project — or from the script's own directory. `Err`: where it runs is not known, why.
 fn candidates(
     at: &Cwd,
     input: &Input<'_>,
     work_dir: Option<&Path>,
-    path: &Setting,
+    written: &str,
 ) -> Result<Vec<PathBuf>, String> {
-    let Some(Scalar::Str(written)) = &path.value else {
+    if written.is_empty() {
         return Ok(Vec::new());
-    };
+    }
     let rel = Path::new(written);
     if rel.is_absolute() {
         return Ok(vec![rel.to_path_buf()]);
@@ -1300,17 +1550,123 @@ mod tests {
             kinds: &[],
             files: &files,
         };
-        let script = parse(text, Map::Base(0), LexOptions::new(Dialect::Bash));
-        let vars = Vars::scan(&script, Dialect::Bash);
+        let options = LexOptions {
+            keep: Some(wanted),
+            ..LexOptions::new(Dialect::Bash)
+        };
+        let script = parse(text, Map::Base(0), options);
+        let vars = Vars::scan_sourcing(&script, Dialect::Bash, &input, &ScriptFile);
         let cx = Ctx {
             input: &input,
             eval: Eval {
                 vars: &vars,
-                outer: &NoOuter,
+                outer: &ScriptFile,
             },
             note: None,
         };
         definitions(&script, &cx)
+    }
+
+    /// Audit 12, case 3: `source PATH` (and `. PATH`) makes the literal assignments of a
+    /// file of the project known after it, as if written there (the value's span is the
+    /// script's `$var`, with no origin: the literal is another file's); the script's own
+    /// assignments after it win; a value in the sourced file refers to one before it there.
+    #[test]
+    fn a_sourced_files_assignments_are_known_after_the_source_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("scripts/config")).unwrap();
+        std::fs::write(
+            root.join("scripts/config/config.sh"),
+            "#!/bin/bash\nvmsize=\"standard-nc6s-v3\"\nexport NAME=conf-$vmsize\nif [ -n \"$X\" ]; then TIER=low_priority; else TIER=dedicated; fi\n",
+        )
+        .unwrap();
+        let text = "NAME=early\naz ml compute create -n $NAME --size $vmsize\nsource scripts/config/config.sh\naz ml compute create -n $NAME --size $vmsize --tier $TIER\nNAME=late\n. scripts/config/config.sh\naz ml compute create -n $NAME\nNAME=last\naz ml compute create -n $NAME\n";
+        let [before, after, again, last] = script_in(root, "scripts/run.sh", text).try_into().unwrap();
+        assert_eq!(before.known_name(), Some("early"));
+        let why = before.get("size").unwrap().why.clone().unwrap();
+        assert_eq!(
+            why,
+            "`vmsize` is not set in this file (it comes from the environment)"
+        );
+        assert_eq!(after.known_name(), Some("conf-standard-nc6s-v3"));
+        let size = after.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("standard-nc6s-v3".into())));
+        assert_eq!(&text[size.span.range()], "$vmsize");
+        assert_eq!((size.origin, size.in_place), (None, false));
+        assert_eq!(after.name.origin, None);
+        let tier = after.get("tier").unwrap();
+        let why = tier.why.as_deref();
+        assert_eq!(
+            why,
+            Some("`TIER` is set to different values under different conditions")
+        );
+        assert_eq!(again.known_name(), Some("conf-standard-nc6s-v3"), "sourced again");
+        assert_eq!(last.known_name(), Some("last"));
+    }
+
+    /// A sourced file that is not read leaves its variables unknown, and the note says
+    /// which `source` and why (not "the environment"); a sourced file's own `source`s are
+    /// not followed (a loop is read once); a path outside the project, a link out of it,
+    /// a FIFO are not read.
+    #[test]
+    fn a_sourced_file_not_read_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(dir.path().join("outside.sh"), "NAME=leaked\n").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("outside.sh"), root.join("link.sh")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", root.join("passwd.sh")).unwrap();
+        let fifo = std::ffi::CString::new(root.join("fifo.sh").to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        std::fs::write(root.join("b.sh"), "source a.sh\nFROM_B=b-cluster\n").unwrap();
+        let name_why = |text: &str| -> Vec<Result<String, String>> {
+            script_in(&root, "a.sh", text)
+                .iter()
+                .map(|d| match d.known_name() {
+                    Some(n) => Ok(n.to_string()),
+                    None => Err(d.name.why.clone().unwrap()),
+                })
+                .collect()
+        };
+        assert_eq!(
+            name_why("#!/bin/bash\n\nsource config/none.sh\naz ml compute create -n $NAME\n"),
+            [Err("`NAME` is not set in this file; `source config/none.sh` on line 3 names a file not found in the project".to_string())]
+        );
+        // a.sh sources b.sh, which sources a.sh: b.sh is read, its `source` not followed
+        // (else `LATE`, set after the command in a.sh, would be known).
+        assert_eq!(
+            name_why(
+                "source b.sh\naz ml compute create -n $FROM_B\naz ml compute create -n $LATE\nLATE=late\n"
+            ),
+            [
+                Ok("b-cluster".to_string()),
+                Err(format!(
+                    "`LATE` is not set in this file nor in `{}` it sources (it comes from the environment)",
+                    root.join("b.sh").display()
+                ))
+            ]
+        );
+        let (outside, link) = (
+            "which is not read: it is outside the project",
+            "which is not read: it is a link out of the project",
+        );
+        for (path, why) in [
+            ("../outside.sh", outside),
+            ("../../../../../../../../etc/x", outside),
+            ("link.sh", link),
+            ("passwd.sh", link),
+            ("fifo.sh", "which is not read: it is not a regular text file"),
+            ("a.sh", "names this script itself"),
+        ] {
+            let text = format!("source {path}\naz ml compute create -n $NAME\n");
+            let [Err(note)]: [Result<String, String>; 1] = name_why(&text).try_into().unwrap() else {
+                panic!("{path} was read")
+            };
+            let head = format!("`NAME` is not set in this file; `source {path}` on line 1 ");
+            assert!(note.starts_with(&head) && note.contains(why), "{path}: {note}");
+        }
     }
 
     #[test]

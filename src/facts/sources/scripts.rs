@@ -60,10 +60,15 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         ..options
     };
     let script = parse(&text[skip..], Map::Base(skip as u32), options);
-    let vars = Vars::scan(&script, options.dialect);
     let outer: &dyn Outer = match &make {
         Some(m) => m,
         None => &ScriptFile,
+    };
+    // A Makefile's `source` runs in a recipe's shell of its own line: not followed.
+    let vars = if make.is_some() {
+        Vars::scan(&script, options.dialect)
+    } else {
+        Vars::scan_sourcing(&script, options.dialect, input, outer)
     };
     let cx = Ctx {
         input,
