@@ -870,6 +870,7 @@ fn rest_of_project(
                 candidate: c,
                 summary,
                 text,
+                sources: std::sync::OnceLock::new(),
             })
         })
         .collect();
@@ -952,6 +953,8 @@ struct RestFile {
     candidate: discover::Candidate,
     summary: Option<crate::cache::FileSummary>,
     text: std::sync::OnceLock<Option<RestText>>,
+    /// [`RestFile::sources_values`], worked out when first asked.
+    sources: std::sync::OnceLock<bool>,
 }
 
 impl RestFile {
@@ -977,6 +980,29 @@ impl RestFile {
         self.text
             .get_or_init(|| RestText::read(&self.candidate, boundary, limits))
             .as_ref()
+    }
+
+    /// Whether it is a script that runs `az ml compute` and may source another file
+    /// (`source config.sh`, `. ./vars.ps1`): the values it creates a compute with may then
+    /// come from a file of any name anywhere in the project, so it is read whatever name is
+    /// searched (a whole run reads it; so must a partial one). A superset of what the
+    /// scripts reader follows (`az_cli::Vars::scan_sourcing`): any `source`, any `.` before
+    /// a blank; reading a script more never changes what it defines.
+    fn sources_values(&self, boundary: &crate::fsio::Boundary, limits: &crate::limits::Limits) -> bool {
+        *self.sources.get_or_init(|| {
+            let name = crate::facts::sources::file_name(&self.candidate.display);
+            let needle = crate::facts::sources::scripts::NEEDLES[0];
+            (crate::facts::sources::scripts::READER.wants)(&name)
+                && self.grams().is_none_or(|g| g.may_contain(needle.as_bytes()))
+                && self.text(boundary, limits).is_some_and(|t| {
+                    let text = t.text.as_bytes();
+                    crate::facts::sources::mentions(text, crate::facts::sources::scripts::NEEDLES)
+                        && (memchr::memmem::find(&t.lower, b"source").is_some()
+                            || text
+                                .windows(2)
+                                .any(|w| w[0] == b'.' && matches!(w[1], b' ' | b'\t')))
+                })
+        })
     }
 
     /// The cached trigrams of its text, if the cache gave them.
@@ -1165,6 +1191,7 @@ mod may_name_tests {
             },
             summary: Some(summary),
             text: std::sync::OnceLock::new(),
+            sources: std::sync::OnceLock::new(),
         }
     }
 
@@ -1371,7 +1398,8 @@ fn files_mentioning(
         .enumerate()
         .filter_map(|(i, f)| {
             let takes = includers.get(i).copied().unwrap_or(false)
-                || (!gives.is_empty() && gives.get(f.dir()).is_some_and(|g| g.takes(&f.candidate.display)));
+                || (!gives.is_empty() && gives.get(f.dir()).is_some_and(|g| g.takes(&f.candidate.display)))
+                || f.sources_values(boundary, limits);
             if !hits[i] && !takes {
                 return None;
             }

@@ -342,3 +342,53 @@ fn a_sourced_files_variables_name_the_compute_yaml() {
         why("out/fifo.sh")
     );
 }
+
+/// A partial run (pre-commit names the job alone) finds the compute as the whole run
+/// does when a script creates it with a name from a file it sources: the script does not
+/// mention the name, the sourced file does, so the search of the rest of the project
+/// reads every script that runs `az ml compute` and sources a file. With the project
+/// cache too (cold, then warm).
+#[test]
+fn a_partial_run_finds_a_compute_named_in_a_sourced_file() {
+    let dir = crate::common::project();
+    let d = dir.path();
+    write(d, "scripts/vars.env", "CLUSTER=gpu-src\nSIZE=Standard_NC6s_v3\n");
+    write(
+        d,
+        "scripts/make.sh",
+        "#!/bin/bash\nsource scripts/vars.env\naz ml compute create --name $CLUSTER --type amlcompute --size $SIZE --min-instances 0 --max-instances 1\n",
+    );
+    write(
+        d,
+        "jobs/job.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python a.py\nenvironment: azureml:e:1\ncompute: azureml:gpu-src\n",
+    );
+    let codes = |args: &[&str], cache: Option<&std::path::Path>| {
+        let mut cmd = crate::common::amlint(d);
+        cmd.args(["check", "--no-config", "--format", "json", "--fail-on", "never"])
+            .args(args);
+        match cache {
+            Some(c) => {
+                cmd.env("AMLINT_CACHE_DIR", c).env("AMLINT_CACHE_SETTLE_MS", "0");
+            }
+            None => {
+                cmd.arg("--no-cache");
+            }
+        }
+        let json: Value = serde_json::from_slice(&cmd.output().unwrap().stdout).unwrap();
+        found(&json, "jobs/job.yml")
+    };
+    // The whole run resolves the name: the job has nothing to say.
+    assert_eq!(codes(&["."], None), []);
+    let store = tempfile::tempdir().unwrap();
+    for cache in [None, Some(store.path()), Some(store.path())] {
+        assert_eq!(codes(&["jobs/job.yml"], cache), [], "cache {cache:?}");
+    }
+    // Without the `source`, the name is defined nowhere: AML203 in both runs.
+    write(
+        d,
+        "scripts/make.sh",
+        "#!/bin/bash\naz ml compute create --name $CLUSTER --type amlcompute --size $SIZE\n",
+    );
+    assert_eq!(codes(&["jobs/job.yml"], None), [("AML203".to_string(), 4, 10)]);
+}
