@@ -392,3 +392,54 @@ fn a_partial_run_finds_a_compute_named_in_a_sourced_file() {
     );
     assert_eq!(codes(&["jobs/job.yml"], None), [("AML203".to_string(), 4, 10)]);
 }
+
+/// PowerShell's dot-sourcing (`. ./cfg/vars.ps1`) is followed as bash's `source` is: the
+/// size set in the sourced file is checked at the command that uses it.
+#[test]
+fn a_powershell_script_dot_sources_its_variables() {
+    let dir = crate::common::project();
+    let d = dir.path();
+    write(
+        d,
+        "cfg/vars.ps1",
+        "$cluster = \"ps-sourced\"\n$size = \"Standard_NC6s_v3\"\n",
+    );
+    let script = ". ./cfg/vars.ps1\naz ml compute create --name $cluster --type amlcompute --size $size --min-instances 0 --max-instances 1\n";
+    write(d, "deploy.ps1", script);
+    let out = crate::common::amlint(d)
+        .args([
+            "check",
+            "--no-config",
+            "--no-cache",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let at = place(script, "$size", 0);
+    assert!(
+        found(&json, "deploy.ps1").contains(&("AML505".to_string(), at.0, at.1)),
+        "{json:#}"
+    );
+    // Without the dot-sourcing, the size is not known: no AML505 at the command.
+    write(d, "deploy.ps1", &script[script.find('\n').unwrap() + 1..]);
+    let out = crate::common::amlint(d)
+        .args([
+            "check",
+            "--no-config",
+            "--no-cache",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!has(&json, "deploy.ps1", "AML505"), "{json:#}");
+}
