@@ -10,7 +10,6 @@
 //! large, is a [`Problem`] the run reports as a configuration error, and is never opened
 //! (its directory is not walked).
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -120,62 +119,41 @@ pub fn discover_each_cached<T: Send>(
             &mut problems,
         );
     }
-    // Sorted by [`key_of`] (stable: of two alike, the first found stays), then each
-    // kept once: a walk yields tens of thousands, and a map would clone every key.
-    walked.sort_by(|(a, _), (b, _)| cmp_keys(a, b));
-    walked.dedup_by(|(later, _), (first, _)| cmp_keys(first, later).is_eq());
-    let mut found: BTreeMap<(String, PathBuf), (Candidate, T)> = BTreeMap::new();
-    if explicit.is_empty() {
-        let files = if paths.len() > 1 {
-            same_files_once(walked, &each)
-        } else {
-            walked
-        };
-        problems.sort_by(|a, b| a.display.cmp(&b.display));
-        return Discovered { files, problems };
-    }
-    for (c, t) in walked {
-        found.entry(key_of(&c)).or_insert((c, t));
-    }
-    // A file named on the command line is explicit even when a walk also found it.
-    let explicit: Vec<(Candidate, T)> = match explicit.len() {
-        0 => Vec::new(),
-        _ => explicit
-            .into_par_iter()
-            .map(|c| {
-                let t = each(&c);
-                (c, t)
-            })
-            .collect(),
-    };
-    for (c, t) in explicit {
-        found.insert(key_of(&c), (c, t));
-    }
-    let candidates: Vec<(Candidate, T)> = found.into_values().collect();
+    // A file named on the command line is explicit even when a walk also found it: the
+    // named files go first, so that the stable sort keeps them before a walk's of the
+    // same key, and of a walk's alike the first found.
+    let mut files: Vec<(Candidate, T)> = explicit
+        .into_par_iter()
+        .map(|c| {
+            let t = each(&c);
+            (c, t)
+        })
+        .collect();
+    files.append(&mut walked);
+    // Sorted, then each kept once, in a vector: a walk yields tens of thousands, and a
+    // map would clone every key.
+    files.sort_by(|(a, _), (b, _)| cmp_keys(a, b));
+    files.dedup_by(|(later, _), (first, _)| cmp_keys(first, later).is_eq());
     let files = if paths.len() > 1 {
-        same_files_once(candidates, &each)
+        same_files_once(files, &each)
     } else {
-        candidates
+        files
     };
     problems.sort_by(|a, b| a.display.cmp(&b.display));
     Discovered { files, problems }
 }
 
-/// Where a candidate sorts, and what makes it the same as another: its display path,
-/// then its path without `./` components (two files whose names show alike are two).
-fn key_of(c: &Candidate) -> (String, PathBuf) {
-    (c.display.clone(), key_path(c).to_path_buf())
-}
-
-/// The path part of [`key_of`]. `Path` compares by components, which skip every `.` but
-/// a leading one: only that one is taken off (splitting each path into components cost
-/// more than the walk's sorting itself).
+/// The path by which [`cmp_keys`] tells apart files whose display paths are alike (two
+/// files whose names show alike are two). `Path` compares by components, which skip every
+/// `.` but a leading one: only that one is taken off (splitting each path into components
+/// cost more than the walk's sorting itself).
 fn key_path(c: &Candidate) -> &std::path::Path {
     c.path.strip_prefix(".").unwrap_or(&c.path)
 }
 
-/// [`key_of`]'s order, without making the keys: the paths are compared only between
-/// files whose display paths are alike.
+/// Where a candidate sorts, and what makes it the same as another: its display path,
+/// then its path ([`key_path`]), compared only between files whose display paths are
+/// alike.
 fn cmp_keys(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
     a.display
         .cmp(&b.display)

@@ -985,23 +985,20 @@ impl RestFile {
     /// Whether it is a script that runs `az ml compute` and may source another file
     /// (`source config.sh`, `. ./vars.ps1`): the values it creates a compute with may then
     /// come from a file of any name anywhere in the project, so it is read whatever name is
-    /// searched (a whole run reads it; so must a partial one). A superset of what the
-    /// scripts reader follows (`az_cli::Vars::scan_sourcing`): any `source`, any `.` before
-    /// a blank; reading a script more never changes what it defines.
+    /// searched (a whole run reads it; so must a partial one). The cached trigrams rule out
+    /// most scripts unread (`scripts::may_use_sourced_values` is a superset: reading a
+    /// script more never changes what it defines).
     fn sources_values(&self, boundary: &crate::fsio::Boundary, limits: &crate::limits::Limits) -> bool {
         *self.sources.get_or_init(|| {
+            use crate::facts::sources::scripts;
             let name = crate::facts::sources::file_name(&self.candidate.display);
-            let needle = crate::facts::sources::scripts::NEEDLES[0];
-            (crate::facts::sources::scripts::READER.wants)(&name)
-                && self.grams().is_none_or(|g| g.may_contain(needle.as_bytes()))
-                && self.text(boundary, limits).is_some_and(|t| {
-                    let text = t.text.as_bytes();
-                    crate::facts::sources::mentions(text, crate::facts::sources::scripts::NEEDLES)
-                        && (memchr::memmem::find(&t.lower, b"source").is_some()
-                            || text
-                                .windows(2)
-                                .any(|w| w[0] == b'.' && matches!(w[1], b' ' | b'\t')))
-                })
+            scripts::follows_sources(&name)
+                && self
+                    .grams()
+                    .is_none_or(|g| g.may_contain(scripts::NEEDLES[0].as_bytes()))
+                && self
+                    .text(boundary, limits)
+                    .is_some_and(|t| scripts::may_use_sourced_values(t.text.as_bytes()))
         })
     }
 

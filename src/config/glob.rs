@@ -199,25 +199,16 @@ impl PatternSet {
     /// Whether `rel` itself matches a pattern (no parent check): the first match
     /// answers (a walk asks this of every file).
     pub fn matches_one(&self, rel: &str) -> bool {
-        if rel.is_empty() {
-            return false;
-        }
-        let name = rel.rsplit('/').next().unwrap_or(rel);
-        self.names.contains_key(name)
-            || self.paths.contains_key(rel)
-            || self.name_globs.is_match(name)
-            || self.path_globs.is_match(rel)
+        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        self.matches_entry(dir, name)
     }
 
     /// [`PatternSet::matches_one`] of the entry `name` of the directory `dir` (relative,
     /// `""` for the configuration's own): the path `dir/name` is made only when a
     /// pattern of a path could match it (the defaults are names only).
     pub fn matches_entry(&self, dir: &str, name: &str) -> bool {
-        if dir.is_empty() {
-            return self.matches_one(name);
-        }
-        if name.is_empty() {
-            return self.matches_one(dir);
+        if dir.is_empty() && name.is_empty() {
+            return false;
         }
         if self.names.contains_key(name) || self.name_globs.is_match(name) {
             return true;
@@ -225,8 +216,14 @@ impl PatternSet {
         if self.paths.is_empty() && self.path_globs.indices.is_empty() {
             return false;
         }
-        let rel = format!("{dir}/{name}");
-        self.paths.contains_key(&rel) || self.path_globs.is_match(&rel)
+        let joined;
+        let rel = if dir.is_empty() {
+            name
+        } else {
+            joined = [dir, "/", name].concat();
+            &joined
+        };
+        self.paths.contains_key(rel) || self.path_globs.is_match(rel)
     }
 
     /// The indices of the patterns `rel` or one of its parent directories matches,

@@ -406,20 +406,7 @@ fn a_powershell_script_dot_sources_its_variables() {
     );
     let script = ". ./cfg/vars.ps1\naz ml compute create --name $cluster --type amlcompute --size $size --min-instances 0 --max-instances 1\n";
     write(d, "deploy.ps1", script);
-    let out = crate::common::amlint(d)
-        .args([
-            "check",
-            "--no-config",
-            "--no-cache",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-            ".",
-        ])
-        .output()
-        .unwrap();
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = capped::check_json(d);
     let at = place(script, "$size", 0);
     assert!(
         found(&json, "deploy.ps1").contains(&("AML505".to_string(), at.0, at.1)),
@@ -427,19 +414,6 @@ fn a_powershell_script_dot_sources_its_variables() {
     );
     // Without the dot-sourcing, the size is not known: no AML505 at the command.
     write(d, "deploy.ps1", &script[script.find('\n').unwrap() + 1..]);
-    let out = crate::common::amlint(d)
-        .args([
-            "check",
-            "--no-config",
-            "--no-cache",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-            ".",
-        ])
-        .output()
-        .unwrap();
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = capped::check_json(d);
     assert!(!has(&json, "deploy.ps1", "AML505"), "{json:#}");
 }

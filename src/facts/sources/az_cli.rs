@@ -424,6 +424,15 @@ fn source_word(c: &ShellCommand, dialect: Dialect) -> Option<&Word> {
     sources.then(|| c.words.get(1)).flatten()
 }
 
+/// Whether a script's `text` may hold a command [`source_word`] takes: a `source`, or a
+/// `.` before a blank (a superset, asked before the script is parsed).
+pub fn may_source(text: &[u8]) -> bool {
+    memchr::memmem::find(text, b"source").is_some()
+        || text
+            .windows(2)
+            .any(|w| w[0] == b'.' && matches!(w[1], b' ' | b'\t'))
+}
+
 /// The key of a sourced file's assignments in [`Files::derived`], per dialect.
 fn sourced_key(dialect: Dialect) -> &'static str {
     match dialect {
@@ -466,13 +475,11 @@ fn sourced_assigns(input: &Input<'_>, file: &Path, display: &str, dialect: Diale
     let Some(source) = input.files.read(file, display) else {
         return (Vec::new(), None);
     };
-    let text = source.text.as_str();
-    let skip = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let options = super::shell::LexOptions {
         keep: Some(wanted),
         ..super::shell::LexOptions::new(dialect)
     };
-    let script = super::shell::parse(&text[skip..], super::shell::Map::Base(skip as u32), options);
+    let script = super::shell::parse_file(&source.text, options);
     let vars = Vars::scan(&script, dialect);
     let assigns = vars
         .assigns

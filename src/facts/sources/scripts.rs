@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::az_cli::{Ctx, Eval, Outer, ScriptFile, ScriptVal, Vars, definitions, wanted};
 use super::common::{Definitions, Input, Reader};
 use super::shell::comment_of;
-use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
+use super::shell::{Dialect, LexOptions, VarScope, parse_file};
 use crate::source::Span;
 
 /// The bytes every `az ml compute ...` and `az ml computetarget ...` contains.
@@ -36,6 +36,19 @@ fn dialect(name: &str) -> Option<Dialect> {
     }
 }
 
+/// Whether a script of this (lower-cased) file name has its `source` commands followed
+/// (`Vars::scan_sourcing`): a shell, PowerShell or cmd script, not a Makefile (each recipe
+/// line runs in a shell of its own).
+pub fn follows_sources(name: &str) -> bool {
+    dialect(name).is_some()
+}
+
+/// Whether such a script's `text` may define a compute with values from a file it
+/// sources: it runs `az ml compute` and may source one (a superset).
+pub fn may_use_sourced_values(text: &[u8]) -> bool {
+    super::common::mentions(text, NEEDLES) && super::az_cli::may_source(text)
+}
+
 fn is_makefile(name: &str) -> bool {
     matches!(name, "makefile" | "gnumakefile") || name.ends_with(".mk")
 }
@@ -43,8 +56,6 @@ fn is_makefile(name: &str) -> bool {
 fn read(input: &Input<'_>, out: &mut Definitions) {
     let name = input.file_name();
     let text = input.source.text.as_str();
-    // A byte-order mark is not part of the first command.
-    let skip = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let (options, make) = match dialect(&name) {
         Some(d) => (LexOptions::new(d), None),
         None => (
@@ -59,16 +70,15 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         keep: Some(wanted),
         ..options
     };
-    let script = parse(&text[skip..], Map::Base(skip as u32), options);
+    let script = parse_file(text, options);
     let outer: &dyn Outer = match &make {
         Some(m) => m,
         None => &ScriptFile,
     };
-    // A Makefile's `source` runs in a recipe's shell of its own line: not followed.
-    let vars = if make.is_some() {
-        Vars::scan(&script, options.dialect)
-    } else {
+    let vars = if follows_sources(&name) {
         Vars::scan_sourcing(&script, options.dialect, input, outer)
+    } else {
+        Vars::scan(&script, options.dialect)
     };
     let cx = Ctx {
         input,

@@ -263,6 +263,13 @@ pub struct Script {
     pub dialect: Dialect,
 }
 
+/// Reads a whole script file's `text` (a byte-order mark is not part of the first
+/// command).
+pub fn parse_file(text: &str, options: LexOptions) -> Script {
+    let skip = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    parse(&text[skip..], Map::Base(skip as u32), options)
+}
+
 /// Reads `text` (a region of the defining file placed by `map`).
 pub fn parse(text: &str, map: Map<'_>, options: LexOptions) -> Script {
     let mut lexer = Lexer {
