@@ -188,7 +188,8 @@ impl Boundary {
 }
 
 /// The directory amlint was started in, looked up once (amlint never changes it).
-fn start_dir() -> std::io::Result<&'static Path> {
+/// The directory amlint started in (read once).
+pub fn start_dir() -> std::io::Result<&'static Path> {
     static CWD: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     CWD.get_or_init(|| std::env::current_dir().ok())
         .as_deref()

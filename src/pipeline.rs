@@ -1382,6 +1382,32 @@ fn files_mentioning(
                 .collect(),
         }
     };
+    // A Terraform module among the hits (`modules/ws/main.tf` names the compute) is also
+    // defined by each call of it, in files that need not name it (`module "x" { source =
+    // "./modules/ws", vm_size = ... }`): the `.tf` files that may call a hit's folder are
+    // read too (`terraform::may_call`), as a whole run reads them.
+    let callers: Vec<bool> = {
+        use crate::facts::sources::terraform;
+        let mut folders: Vec<Vec<u8>> = hit_files()
+            .filter_map(|f| terraform::module_folder(&f.candidate.path))
+            .collect();
+        folders.sort_unstable();
+        folders.dedup();
+        if folders.is_empty() {
+            Vec::new()
+        } else {
+            files
+                .par_iter()
+                .zip(&hits)
+                .map(|(f, hit)| {
+                    !hit && terraform::is_tf(&f.candidate.path)
+                        && f.grams().is_none_or(|g| g.may_contain(b"module"))
+                        && f.text(boundary, limits)
+                            .is_some_and(|t| terraform::may_call(&t.lower, &folders))
+                })
+                .collect()
+        }
+    };
     // A YAML or JSON hit is parsed only if it may define the name (`may_name`) or a
     // definition reader looks into it (a workflow's `az ml compute create`, an ARM
     // template); scripts and the other definition sources are read by their readers.
@@ -1395,6 +1421,7 @@ fn files_mentioning(
         .enumerate()
         .filter_map(|(i, f)| {
             let takes = includers.get(i).copied().unwrap_or(false)
+                || callers.get(i).copied().unwrap_or(false)
                 || (!gives.is_empty() && gives.get(f.dir()).is_some_and(|g| g.takes(&f.candidate.display)))
                 || f.sources_values(boundary, limits);
             if !hits[i] && !takes {

@@ -284,15 +284,21 @@ fn soften(mut d: Diagnostic, field: &str) -> Diagnostic {
 const MAX_CWD_LEVELS: usize = 32;
 
 /// The folders a v1 command may run from: the file's folder, then each folder above it
-/// up to the repository root (a folder holding `.git`) or the folder amlint runs in.
+/// up to the repository root (a folder holding `.git`) or the project's boundary, wherever
+/// amlint runs (a run from the file's own folder tries what the whole run tries: audit 13,
+/// case 03).
 fn cwd_candidates(boundary: &Boundary, dir: &Path) -> Vec<PathBuf> {
     let mut out = vec![dir.to_path_buf()];
     let Ok(mut cur) = boundary.resolve(dir) else {
         return out;
     };
-    let here = std::env::current_dir().ok().and_then(|c| fsio::real_path(&c));
+    let written = std::env::current_dir()
+        .ok()
+        .and_then(|c| fsio::real_path(&c))
+        .zip(boundary.root())
+        .map(|(here, root)| fsio::WrittenFrom::new(&here, root));
     for _ in 0..MAX_CWD_LEVELS {
-        if fsio::exists_here(&cur.join(".git")) || here.as_deref() == Some(cur.as_path()) {
+        if fsio::exists_here(&cur.join(".git")) {
             break;
         }
         let Some(parent) = cur.parent() else { break };
@@ -301,13 +307,17 @@ fn cwd_candidates(boundary: &Boundary, dir: &Path) -> Vec<PathBuf> {
             break;
         }
         cur = parent.to_path_buf();
-        // Shown relative to the folder amlint runs in when it is inside it.
-        let shown = match here.as_deref().and_then(|h| cur.strip_prefix(h).ok()) {
-            Some(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
-            Some(rel) => rel.to_path_buf(),
-            None => cur.clone(),
+        // Written from the folder amlint runs in (through `..` above it, within the
+        // project), as the file itself is.
+        let shown = match &written {
+            Some(w) => w.path(&cur),
+            None => None,
         };
-        out.push(shown);
+        out.push(match shown {
+            Some(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
+            Some(rel) => rel,
+            None => cur.clone(),
+        });
     }
     out
 }

@@ -121,6 +121,26 @@ fn agreed(defs: &[ComputeEntry]) -> Option<ComputeEntry> {
     Some(out)
 }
 
+/// `defs` in project order: by their files' paths (as bytes, made absolute: a partial run
+/// writes some through `..`), then by where in the file. A partial run finds the checked
+/// files' definitions first and the rest of the project's after; sorted, "the first other
+/// definition" an AML205 message names is the one the whole run names (audit 13, case
+/// 02). The inventory's (no file) come first.
+fn in_project_order(defs: &mut [ComputeEntry]) {
+    if defs.len() < 2 {
+        return;
+    }
+    let cwd = crate::fsio::start_dir().unwrap_or(Path::new(""));
+    defs.sort_by_cached_key(|d| {
+        let file = d.file.as_deref().map(|f| {
+            crate::fsio::absolute(Path::new(f), cwd)
+                .into_os_string()
+                .into_encoded_bytes()
+        });
+        (file, d.span.start)
+    });
+}
+
 /// What the definitions of one compute name state of its type and size, summarised once
 /// (`FactBase::compute_agreement`) so that each definition learns in constant time
 /// whether another disagrees with it: per field, each value (lower case) with how many
@@ -520,15 +540,12 @@ impl ProjectIndex {
         }
     }
 
-    /// A compute by name: what its definitions agree on (those of the checked files, else
-    /// those of the rest of the project).
+    /// A compute by name: what its definitions agree on, those of the checked files and of
+    /// the rest of the project together, as a whole run sees them (a partial run that
+    /// took only the checked files' would resolve a name the whole run finds in conflict).
     pub fn compute(&self, name: &str) -> Option<ComputeEntry> {
         self.note_lookup();
-        let key = name.to_lowercase();
-        if let Some(c) = self.computes.get(&key) {
-            return agreed(c);
-        }
-        agreed(self.rest.as_ref()?.for_name(&key).computes.get(&key)?)
+        agreed(&self.compute_definitions(name))
     }
 
     /// Every definition of a compute, in the checked files and in the rest of the project.
@@ -543,6 +560,7 @@ impl ProjectIndex {
                 }
             }
         }
+        in_project_order(&mut out);
         out
     }
 
@@ -1077,17 +1095,64 @@ mod tests {
             }
             rest
         }));
-        // Defined by the checked files: the rest is not searched.
-        assert_eq!(index.compute("CPU").map(|c| c.ctype), Some("amlcompute".into()));
-        assert_eq!(index.rest_searches(), 0);
+        // Nothing is searched before a lookup; each name (lower-cased) is searched once,
+        // a name the checked files define too (another definition would make it a
+        // conflict, as in the whole run).
         assert_eq!(builds.load(Ordering::SeqCst), 0);
-        // A miss searches for that name (lower-cased), once.
+        assert_eq!(index.compute("CPU").map(|c| c.ctype), Some("amlcompute".into()));
+        assert_eq!(index.rest_searches(), 1);
         assert_eq!(index.compute("GPU").map(|c| c.ctype), Some("kubernetes".into()));
         assert_eq!(index.compute("gpu").map(|c| c.ctype), Some("kubernetes".into()));
-        assert_eq!(builds.load(Ordering::SeqCst), 1);
+        assert_eq!(builds.load(Ordering::SeqCst), 2);
         assert_eq!(index.compute("none"), None);
         assert!(index.endpoint("none").is_none());
-        assert_eq!(index.rest_searches(), 2);
-        assert_eq!(builds.load(Ordering::SeqCst), 2);
+        assert_eq!(index.rest_searches(), 3);
+        assert_eq!(builds.load(Ordering::SeqCst), 3);
+    }
+
+    /// Audit 13, case 02: a partial run finds the checked files' definitions first and the
+    /// rest of the project's after; what a lookup gives is the whole run's answer: every
+    /// definition in project order (the first other one is what AML205 names), and a name
+    /// defined differently elsewhere resolved to no size.
+    #[test]
+    fn a_partial_run_sees_the_definitions_of_a_name_as_the_whole_run_does() {
+        let entry = |file: &str, at: u32, size: &str| ComputeEntry {
+            name: "cpu".into(),
+            ctype: "amlcompute".into(),
+            size: Some(size.into()),
+            file: Some(file.into()),
+            source: SourceKind::PythonSdk,
+            span: Span::new(at, at + 1),
+            line: 1,
+            scale: None,
+        };
+        let mut own = ProjectIndex::default();
+        own.add_compute(entry("z/two.py", 40, "Standard_D2_v2"));
+        own.add_compute(entry("z/two.py", 10, "Standard_DS3_v2"));
+        let index = own.with_rest(LazyIndex::new(crate::fsio::Boundary::anywhere(), move |name| {
+            let mut rest = ProjectIndex::default();
+            if name == "cpu" {
+                rest.add_compute(entry("a/one.py", 5, "Standard_DS12_v2"));
+                rest.add_compute(entry("z-x/three.py", 5, "Standard_DS12_v2"));
+            }
+            rest
+        }));
+        let order: Vec<(String, u32)> = index
+            .compute_definitions("CPU")
+            .into_iter()
+            .map(|d| (d.file.unwrap(), d.span.start))
+            .collect();
+
+        assert_eq!(
+            order,
+            [
+                ("a/one.py".to_string(), 5),
+                ("z-x/three.py".to_string(), 5),
+                ("z/two.py".to_string(), 10),
+                ("z/two.py".to_string(), 40),
+            ]
+        );
+        let c = index.compute("cpu").unwrap();
+        assert_eq!((c.size, c.file.as_deref()), (None, Some("a/one.py")));
     }
 }

@@ -210,6 +210,87 @@ fn a_missing_local_path_is_shown_without_dot_dot_segments() {
     assert_eq!(looked, " `nope/src`)", "{message}");
 }
 
+/// Audit 13, case 03: an SDK v1 inference configuration whose paths resolve from a folder
+/// above it (`az ml model deploy` run from `deploy/`) is silent from every working
+/// directory, its own folder included; a path no folder of the project has is reported
+/// from each of them, the folders tried written from where amlint runs (`..`, no machine
+/// path).
+#[test]
+fn a_v1_path_is_looked_for_up_to_the_repository_root_wherever_amlint_runs() {
+    let dir = crate::common::project();
+    let d = dir.path();
+    write(d, "deploy/score.py", "def run(x):\n    return x\n");
+    write(d, "deploy/config/conda.yml", "dependencies:\n  - python=3.10\n");
+    write(
+        d,
+        "deploy/config/inference-config.yml",
+        "entryScript: score.py\nruntime: python\ncondaFile: config/conda.yml\nsourceDirectory: ./\n",
+    );
+    write(
+        d,
+        "deploy/config/broken/inference-config.yml",
+        "entryScript: nowhere.py\nruntime: python\n",
+    );
+    let aml201 = |cwd: &str, target: &str| -> Vec<(String, String)> {
+        let out = amlint(&d.join(cwd))
+            .args([
+                "check",
+                "--no-cache",
+                "--format",
+                "json",
+                "--select",
+                "AML201",
+                target,
+            ])
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    format!(
+                        "{} {}",
+                        d["path"].as_str().unwrap(),
+                        d["message"].as_str().unwrap()
+                    ),
+                    d["help"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect()
+    };
+    for (cwd, target) in [
+        (".", "."),
+        (".", "deploy/config/inference-config.yml"),
+        ("deploy", "config/inference-config.yml"),
+        ("deploy/config", "inference-config.yml"),
+        ("deploy/config", "."),
+    ] {
+        let found = aml201(cwd, target);
+        assert!(
+            found.iter().all(|(path, _)| path.contains("broken")),
+            "from {cwd}, {target}: {found:?}"
+        );
+    }
+    // From the file's folder: the three folders above it are tried too, and no finding
+    // names them by a machine path (a near name in one of them would be suggested).
+    write(d, "deploy/nowhere.pyy", "");
+    let found = aml201("deploy/config/broken", ".");
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (message, help) = (&found[0].0, &found[0].1);
+    assert!(
+        help.contains("this file's folder `.` and the 3 folders above it"),
+        "{help}"
+    );
+    assert!(help.contains("`../../nowhere.pyy`"), "{help}");
+    let root = d.canonicalize().unwrap();
+    assert!(
+        !format!("{found:?}").contains(&*root.to_string_lossy()),
+        "{message} {help}"
+    );
+}
 #[test]
 fn a_large_data_file_met_in_a_walk_is_skipped_and_reported_when_named() {
     // Issue 20, item 11: a YAML data file over the size limit is not an Azure ML

@@ -192,6 +192,65 @@ fn a_partial_run_outside_git_names_the_other_definition_relative_to_the_working_
     assert!(!message.contains(&*d.to_string_lossy()), "{message}");
 }
 
+/// A partial run's AML205 on a file is the whole run's, line for line:
+/// - audit 13, case 02: the other definition named is the first in project order, not the
+///   checked file's own next one (`a/one.py` before `z/two.py`);
+/// - audit 12, case 04: a Terraform module that names the compute is also defined by the
+///   call of it in a file that does not name it (`infra/main.tf`), which a partial run
+///   reads too.
+#[test]
+fn a_partial_run_reports_the_conflicts_of_a_file_as_the_whole_run_does() {
+    use crate::common::write;
+    let dir = crate::common::project();
+    let d = dir.path();
+    let cluster =
+        |size: &str| format!("AmlCompute(name=\"cpu-cluster\", size=\"{size}\", max_instances=4)\n");
+    let sdk = "from azure.ai.ml.entities import AmlCompute\n";
+    write(d, "a/one.py", &format!("{sdk}{}", cluster("Standard_DS12_v2")));
+    write(
+        d,
+        "z/two.py",
+        &format!("{sdk}{}{}", cluster("Standard_DS3_v2"), cluster("Standard_D2_v2")),
+    );
+    write(
+        d,
+        "infra/modules/ws/main.tf",
+        "variable \"size\" {\n  type = string\n}\nresource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name                          = \"gpu-cluster\"\n  location                      = \"westeurope\"\n  machine_learning_workspace_id = \"ws\"\n  vm_priority                   = \"Dedicated\"\n  vm_size                       = var.size\n  scale_settings {\n    min_node_count                       = 0\n    max_node_count                       = 4\n    scale_down_nodes_after_idle_duration = \"PT120S\"\n  }\n}\n",
+    );
+    write(
+        d,
+        "infra/main.tf",
+        "module \"ws\" {\n  source = \"./modules/ws\"\n  size   = \"Standard_NC6s_v3\"\n}\n",
+    );
+    write(
+        d,
+        "scripts/gpu.sh",
+        "az ml compute create --name gpu-cluster --type amlcompute --size Standard_DS3_v2\n",
+    );
+    let whole = aml205(d, &["--no-config", "--no-cache", "."]);
+    let of = |text: &str, file: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with(file))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(of(&whole, "z/two.py").len(), 2, "{whole}");
+    assert!(
+        whole.contains("but with size `Standard_NC6s_v3` at infra/main.tf:1 (terraform)"),
+        "{whole}"
+    );
+    for (file, cwd, args) in [
+        ("z/two.py", ".", vec!["z/two.py"]),
+        ("z/two.py", ".", vec!["z"]),
+        ("scripts/gpu.sh", ".", vec!["scripts/gpu.sh"]),
+    ] {
+        let mut all = vec!["--no-config", "--no-cache"];
+        all.extend(args.iter().copied());
+        let partial = aml205(&d.join(cwd), &all);
+        assert_eq!(of(&partial, file), of(&whole, file), "{args:?}:\n{partial}");
+    }
+}
+
 #[test]
 fn the_inventory_refuses_formats_it_has_not_and_standard_input() {
     let dir = project();

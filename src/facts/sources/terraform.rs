@@ -55,6 +55,40 @@ pub const READER: Reader = Reader {
 
 mod local_exec;
 
+/// The name of the folder of `path` when it is a Terraform file (`modules/ws/main.tf`:
+/// `ws`, lower case): a module that a `module` block elsewhere may call by that folder.
+/// A partial run that finds a name in it reads the files that may call it
+/// ([`may_call`]): each call is a definition too, which may give the module's size, and a
+/// whole run reads them (audit 12, case 04).
+pub fn module_folder(path: &Path) -> Option<Vec<u8>> {
+    if !is_tf(path) {
+        return None;
+    }
+    Some(
+        path.parent()?
+            .file_name()?
+            .as_encoded_bytes()
+            .to_ascii_lowercase(),
+    )
+}
+
+/// Whether `path` names a Terraform file (`.tf`, any case), by its name alone.
+pub fn is_tf(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| {
+        let n = n.as_encoded_bytes();
+        n.len() > 3 && n[n.len() - 3..].eq_ignore_ascii_case(b".tf")
+    })
+}
+
+/// Whether a Terraform file ([`is_tf`]) of text `lower` (ASCII lower case) may call a
+/// module in a folder named one of `folders` ([`module_folder`]): it has a `module` block
+/// and names such a folder (its `source`). A superset: reading a file more never changes
+/// what it defines.
+pub fn may_call(lower: &[u8], folders: &[Vec<u8>]) -> bool {
+    memchr::memmem::find(lower, b"module").is_some()
+        && folders.iter().any(|f| memchr::memmem::find(lower, f).is_some())
+}
+
 /// Bracket nesting a file may have before `hcl-edit` parses it (it refuses 64; its
 /// recursive parse of 32 levels fits the 256 KiB stacks of the test build).
 const MAX_DEPTH: usize = 24;
