@@ -284,7 +284,8 @@ fn a_v1_path_is_looked_for_up_to_the_repository_root_wherever_amlint_runs() {
         help.contains("this file's folder `.` and the 3 folders above it"),
         "{help}"
     );
-    assert!(help.contains("`../../nowhere.pyy`"), "{help}");
+    assert!(help.ends_with("Did you mean `nowhere.pyy`?"), "{help}");
+    assert!(message.ends_with("(looked for `../../nowhere.py`)"), "{message}");
     let root = d.canonicalize().unwrap();
     assert!(
         !format!("{found:?}").contains(&*root.to_string_lossy()),
