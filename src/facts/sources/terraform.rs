@@ -82,11 +82,19 @@ pub fn is_tf(path: &Path) -> bool {
 
 /// Whether a Terraform file ([`is_tf`]) of text `lower` (ASCII lower case) may call a
 /// module in a folder named one of `folders` ([`module_folder`]): it has a `module` block
-/// and names such a folder (its `source`). A superset: reading a file more never changes
-/// what it defines.
+/// and a string that ends with such a folder (`source = "./modules/ws"`, `"../ws/"`). A
+/// superset: reading a file more never changes what it defines. A folder's name alone
+/// (`infra`) would pull in every file of a large Terraform tree for each name searched.
 pub fn may_call(lower: &[u8], folders: &[Vec<u8>]) -> bool {
     memchr::memmem::find(lower, b"module").is_some()
-        && folders.iter().any(|f| memchr::memmem::find(lower, f).is_some())
+        && folders.iter().any(|f| {
+            memchr::memmem::find_iter(lower, f).any(|at| {
+                let before = at.checked_sub(1).map(|i| lower[i]);
+                let after = &lower[at + f.len()..];
+                matches!(before, Some(b'/' | b'"' | b'\\'))
+                    && (after.starts_with(b"\"") || after.starts_with(b"/\""))
+            })
+        })
 }
 
 /// Bracket nesting a file may have before `hcl-edit` parses it (it refuses 64; its
@@ -2001,6 +2009,25 @@ resource "azurerm_machine_learning_compute_cluster" "cc" {
 
     fn text_at(text: &str, s: Span) -> &str {
         &text[s.range()]
+    }
+
+    /// Which files a partial run reads as possible callers of a module among its hits: a
+    /// `.tf` file with a `module` block and a string ending in the module's folder.
+    #[test]
+    fn the_callers_of_a_module_are_found_by_a_string_ending_in_its_folder() {
+        let folder = module_folder(Path::new("/r/infra/modules/WS/main.TF")).unwrap();
+        assert_eq!(folder, b"ws");
+        assert_eq!(module_folder(Path::new("/r/modules/ws/vars.tfvars")), None);
+        assert!(is_tf(Path::new("a/main.tf")) && !is_tf(Path::new(".tf")) && !is_tf(Path::new("a.tfvars")));
+        let folders = [folder];
+        let calls = |text: &str| may_call(text.to_ascii_lowercase().as_bytes(), &folders);
+        assert!(calls("module \"a\" {\n  source = \"./modules/ws\"\n}\n"));
+        assert!(calls("module \"a\" {\n  source = \"../WS/\"\n}\n"));
+        assert!(calls("module \"a\" { source = \"ws\" }"));
+        assert!(!calls("module \"a\" { source = \"./modules/ws-old\" }"));
+        assert!(!calls("module \"a\" { source = \"./modules/aws\" }"));
+        assert!(!calls("resource \"x\" \"y\" { path = \"./lib/ws\" }"));
+        assert!(!calls("module \"a\" { source = \"./modules/net\" }\n# ws\n"));
     }
 
     #[test]
