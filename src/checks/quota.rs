@@ -268,7 +268,7 @@ fn not_in_snapshot(cx: &DocContext<'_>, facts: &DocFacts<'_>, ws: &WorkspaceSnap
             continue;
         }
         // The project's definition says it (once); a name nothing declares is AML203's.
-        if facts.base.index.compute(&name).is_some()
+        if facts.base.compute_agreement(&name).agreed().is_some()
             || ws.compute(&name).is_some()
             || cx.config.inventory.compute(&name).is_none()
         {

@@ -92,11 +92,11 @@ impl FactBase {
 
     /// A compute by name: the project's files first, then the inventory.
     pub fn compute(&self, name: &str) -> Option<ComputeInfo> {
-        if let Some(c) = self.index.compute(name) {
+        if let Some(c) = self.compute_agreement(name).agreed() {
             return Some(ComputeInfo {
                 ctype: c.ctype.clone(),
                 size: c.size.clone(),
-                defined: Some(c),
+                defined: Some(c.clone()),
             });
         }
         if let Some(c) = self.config.inventory.compute(name) {

@@ -148,6 +148,8 @@ fn in_project_order(defs: &mut [ComputeEntry]) {
 #[derive(Debug, Default)]
 pub struct ComputeAgreement {
     pub definitions: Vec<ComputeEntry>,
+    /// What they agree on ([`ComputeAgreement::agreed`]), worked out on first use.
+    agreed: std::sync::OnceLock<Option<ComputeEntry>>,
     /// The definitions of each file, by file (a definition is found by its file).
     by_file: HashMap<Option<String>, Vec<usize>>,
     fields: [Stated; 2],
@@ -191,6 +193,12 @@ impl ComputeAgreement {
         }
         a.definitions = definitions;
         a
+    }
+
+    /// What the definitions agree on (as [`ProjectIndex::compute`] says it), once: a
+    /// project may name one compute in thousands of files, each reference a lookup.
+    pub fn agreed(&self) -> Option<&ComputeEntry> {
+        self.agreed.get_or_init(|| agreed(&self.definitions)).as_ref()
     }
 
     /// The first definition in `file` that `inside` says is the one sought.
