@@ -389,45 +389,52 @@ impl Builder {
         id
     }
 
-    /// A mapping of `path → setting` (dotted paths nest), children before parents as the
-    /// YAML reader builds them. Flow style: no fix adds a line to it.
+    /// A mapping of `path → setting` (dotted paths nest; a level whose segments are all
+    /// indices, `schedules.compute_start_stop.0.action`, is a sequence in that order),
+    /// children before parents as the YAML reader builds them. Flow style: no fix adds a
+    /// line to it.
     fn map(&mut self, settings: &[(String, Setting)], span: Span) -> NodeId {
+        let head = |p: &str| p.split_once('.').map_or(p, |(h, _)| h).to_string();
+        let seq = !settings.is_empty() && settings.iter().all(|(p, _)| head(p).parse::<usize>().is_ok());
         let mut entries = Vec::new();
-        let mut done: Vec<&str> = Vec::new();
+        let mut items = Vec::new();
+        let mut done: Vec<String> = Vec::new();
         for (path, setting) in settings {
-            match path.split_once('.') {
-                None => {
-                    let key = self.key(path, setting.key.unwrap_or(setting.span));
-                    let value = self.scalar(setting);
-                    entries.push(Entry {
-                        key,
-                        value,
-                        merged: false,
-                    });
-                }
-                Some((head, _)) if done.contains(&head) => {}
-                Some((head, _)) => {
-                    done.push(head);
-                    let inner: Vec<(String, Setting)> = settings
-                        .iter()
-                        .filter_map(|(p, s)| {
-                            let (h, rest) = p.split_once('.')?;
-                            (h == head).then(|| (rest.to_string(), s.clone()))
-                        })
-                        .collect();
-                    let first = &inner[0].1;
-                    let key = self.key(head, first.key.unwrap_or(first.span));
-                    let covered = inner.iter().map(|(_, s)| s.span).fold(first.span, Span::cover);
-                    let value = self.map(&inner, covered);
-                    entries.push(Entry {
-                        key,
-                        value,
-                        merged: false,
-                    });
-                }
+            let h = head(path);
+            let nested = h.len() < path.len();
+            if nested && done.contains(&h) {
+                continue;
+            }
+            // The key spans the option or attribute of the first setting under it.
+            let key = (!seq).then(|| self.key(&h, setting.key.unwrap_or(setting.span)));
+            let value = if nested {
+                done.push(h.clone());
+                let inner: Vec<(String, Setting)> = settings
+                    .iter()
+                    .filter_map(|(p, s)| {
+                        let (ph, rest) = p.split_once('.')?;
+                        (ph == h).then(|| (rest.to_string(), s.clone()))
+                    })
+                    .collect();
+                let covered = inner.iter().map(|(_, s)| s.span).fold(setting.span, Span::cover);
+                self.map(&inner, covered)
+            } else {
+                self.scalar(setting)
+            };
+            match key {
+                Some(key) => entries.push(Entry {
+                    key,
+                    value,
+                    merged: false,
+                }),
+                None => items.push(value),
             }
         }
-        self.push(Value::Map(entries), span, Style::Flow)
+        if seq {
+            self.push(Value::Seq(items), span, Style::Flow)
+        } else {
+            self.push(Value::Map(entries), span, Style::Flow)
+        }
     }
 }
 
@@ -543,5 +550,46 @@ mod tests {
         ] {
             assert_eq!(normalize_type(written), want);
         }
+    }
+
+    /// Indexed paths (`schedules.compute_start_stop.0.action`) are a sequence of mappings in
+    /// the compute document; a value not known there is unknown to the rules.
+    #[test]
+    fn indexed_paths_are_a_sequence() {
+        let mut d = def();
+        d.set(
+            "type",
+            Setting::literal(Scalar::Str("ComputeInstance".into()), Span::new(39, 49), None),
+        );
+        let at = |a: u32| Span::new(a, a + 1);
+        d.set(
+            "schedules.compute_start_stop.0.action",
+            Setting::literal(Scalar::Str("start".into()), at(1), None),
+        );
+        d.set(
+            "schedules.compute_start_stop.1.action",
+            Setting::literal(Scalar::Str("stop".into()), at(2), None),
+        );
+        d.set(
+            "schedules.compute_start_stop.1.state",
+            Setting::dynamic("$S", "why", at(3), None),
+        );
+        let s = d.document().unwrap();
+        let doc = &s.doc;
+        assert_eq!(
+            doc.to_json()["schedules"],
+            serde_json::json!({"compute_start_stop": [{"action": "start"}, {"action": "stop", "state": "$S"}]})
+        );
+        let list = doc
+            .get(
+                doc.get(doc.root.unwrap(), "schedules").unwrap(),
+                "compute_start_stop",
+            )
+            .unwrap();
+        let Value::Seq(items) = doc.value(list) else {
+            panic!("not a sequence")
+        };
+        let state = doc.get(items[1], "state").unwrap();
+        assert!(s.unknown.contains(&state));
     }
 }

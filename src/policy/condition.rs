@@ -275,7 +275,12 @@ impl Cond {
                         Resolved::Unknown => return Tri::Unknown,
                         Resolved::Values(vs) => (vs.len(), vs.len()),
                     },
-                    (Some(nodes), None) => (nodes.len(), nodes.len()),
+                    // A value not known statically among them (or above them) makes the
+                    // number not known.
+                    (Some(nodes), None) => match env.resolve(path, base) {
+                        Resolved::Unknown => return Tri::Unknown,
+                        Resolved::Values(_) => (nodes.len(), nodes.len()),
+                    },
                     (Some(nodes), Some(f)) => {
                         let mut low = 0;
                         let mut high = 0;

@@ -243,11 +243,23 @@ struct RuleEnv<'a> {
     rendering: std::cell::Cell<bool>,
 }
 
-fn walk(doc: &Document, start: NodeId, segments: &[Segment]) -> Vec<NodeId> {
+/// The nodes `segments` reach from `start`. A node `unknown` says is not known statically
+/// (a compute definition's `schedules = var.schedules`) stands for whatever lies below it:
+/// it is kept, so a condition reading a path through it is unknown, never absent.
+fn walk(
+    doc: &Document,
+    start: NodeId,
+    segments: &[Segment],
+    unknown: &dyn Fn(NodeId) -> bool,
+) -> Vec<NodeId> {
     let mut current = vec![start];
     for seg in segments {
         let mut next = Vec::new();
         for id in current {
+            if unknown(id) {
+                next.push(id);
+                continue;
+            }
             match (seg, doc.value(id)) {
                 (Segment::Key(k), _) => next.extend(doc.child(id, k)),
                 (Segment::Wildcard, Value::Map(_)) => {
@@ -396,8 +408,10 @@ impl Env for RuleEnv<'_> {
         };
         let root = self.doc().root?;
         Some(match base {
-            Some(b) => walk(self.doc(), b, segments),
-            None => walk(self.doc(), root, &self.bind(segments)),
+            Some(b) => walk(self.doc(), b, segments, &|n| self.facts.is_unknown(n)),
+            None => walk(self.doc(), root, &self.bind(segments), &|n| {
+                self.facts.is_unknown(n)
+            }),
         })
     }
 }
@@ -863,7 +877,7 @@ mod tests {
                 .map(|(k, v)| (format!("m.{k}"), (*v).into()))
                 .collect();
             assert_eq!(got, want, "{text}");
-            let nodes: Vec<serde_json::Value> = walk(&doc, root, &pattern)
+            let nodes: Vec<serde_json::Value> = walk(&doc, root, &pattern, &|_| false)
                 .into_iter()
                 .map(|n| doc.node_to_json(n))
                 .collect();

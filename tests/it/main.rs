@@ -48,6 +48,7 @@ mod realworld;
 mod render;
 mod rule_examples;
 mod rule_schema;
+mod schedules;
 mod schema_robustness;
 mod schema_spans;
 mod script_places;

@@ -1070,4 +1070,53 @@ mod tests {
             .unwrap();
         assert!(why.unwrap().contains("too deeply"));
     }
+
+    /// A compute instance's `schedules.computeStartStop` entries are read as YAML's
+    /// `schedules.compute_start_stop` (`status` as `state`), at their literals; a parameter
+    /// without a value leaves the entry's value, or the whole schedules, unknown with why.
+    #[test]
+    fn start_stop_schedules_are_read_as_yamls() {
+        let template = |schedules: &str| {
+            format!(
+                r#"{{"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+"parameters": {{"state": {{"type": "string"}}, "all": {{"type": "object"}}}},
+"resources": [{{"type": "Microsoft.MachineLearningServices/workspaces/computes", "name": "ws/ci",
+"properties": {{"computeType": "ComputeInstance", "properties": {{"vmSize": "Standard_DS3_v2",
+"schedules": {schedules}}}}}}}]}}"#
+            )
+        };
+        let read = |schedules: &str| {
+            let text = template(schedules);
+            let d = defs(&text);
+            super::iac::schedules_for_test(&d[0], &text)
+        };
+        assert_eq!(
+            read(
+                r#"{"computeStartStop": [{"action": "Start", "status": "Enabled"}, {"triggerType": "Cron", "action": "Stop"}]}"#
+            ),
+            [
+                "schedules.compute_start_stop.0.action = Start at `Start`",
+                "schedules.compute_start_stop.0.state = Enabled at `Enabled`",
+                "schedules.compute_start_stop.1.action = Stop at `Stop`",
+            ]
+        );
+        assert_eq!(
+            read(r#"{"computeStartStop": [{"action": "Stop", "status": "[parameters('state')]"}]}"#),
+            [
+                "schedules.compute_start_stop.0.action = Stop at `Stop`",
+                "schedules.compute_start_stop.0.state ? `parameters('state')` has no default value (the deployment sets it)",
+            ]
+        );
+        assert_eq!(
+            read(r#""[parameters('all')]""#),
+            ["schedules ? `parameters('all')` has no default value (the deployment sets it)"]
+        );
+        assert_eq!(
+            read(r#"{"computeStartStop": "[parameters('all').list]"}"#),
+            [
+                "schedules.compute_start_stop ? `parameters('all')` has no default value (the deployment sets it)"
+            ]
+        );
+        assert!(read("null").is_empty() && read("{}").is_empty());
+    }
 }

@@ -1727,4 +1727,43 @@ raw ${x}
         assert_eq!(chain(iac::MAX_MODULE_DEPTH).len(), 1);
         assert_eq!(chain(iac::MAX_MODULE_DEPTH + 1).len(), 0);
     }
+
+    /// `schedules.computeStartStop` entries as YAML's `schedules.compute_start_stop`; a
+    /// `param` without a default leaves the value unknown, with why.
+    #[test]
+    fn start_stop_schedules_are_read_as_yamls() {
+        let text = "param state string
+resource ci 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {
+  name: 'ws/ci'
+  properties: {
+    computeType: 'ComputeInstance'
+    properties: {
+      vmSize: 'Standard_DS3_v2'
+      schedules: {
+        computeStartStop: [
+          {
+            action: 'Stop'
+            status: 'Disabled'
+          }
+          {
+            action: 'Stop'
+            status: state
+          }
+        ]
+      }
+    }
+  }
+}
+";
+        let d = defs(text);
+        assert_eq!(
+            super::iac::schedules_for_test(&d[0], text),
+            [
+                "schedules.compute_start_stop.0.action = Stop at `Stop`",
+                "schedules.compute_start_stop.0.state = Disabled at `Disabled`",
+                "schedules.compute_start_stop.1.action = Stop at `Stop`",
+                "schedules.compute_start_stop.1.state ? the parameter `state` has no default (the deployment or the module's caller sets it)",
+            ]
+        );
+    }
 }

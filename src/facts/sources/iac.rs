@@ -825,7 +825,7 @@ pub fn arm_compute_fields(resource: &BodyNode, def: &mut ComputeDef) {
     };
     let size = body_setting(resource, &p(&["vmSize"]), As::Text)
         .or_else(|| body_setting(resource, &p(&["agentVmSize"]), As::Text));
-    let fields: [(&str, Option<Setting>); 11] = [
+    let fields: [(&str, Option<Setting>); 10] = [
         ("size", size),
         ("tier", body_setting(resource, &p(&["vmPriority"]), As::Tier)),
         (
@@ -860,28 +860,111 @@ pub fn arm_compute_fields(resource: &BodyNode, def: &mut ComputeDef) {
             "idle_time_before_shutdown",
             body_setting(resource, &p(&["idleTimeBeforeShutdown"]), As::Text),
         ),
-        // Start/stop schedules are not read: present, they are unknown to the rules.
-        ("schedules", schedules(resource)),
     ];
     for (path, s) in fields {
         if let Some(s) = s {
             def.set(path, s);
         }
     }
+    for (path, s) in schedules(resource) {
+        def.set(&path, s);
+    }
 }
 
-/// `properties.properties.schedules`, when written: unknown (its entries are not read).
-fn schedules(resource: &BodyNode) -> Option<Setting> {
-    let (key, span) = match find(resource, &["properties", "properties", "schedules"])? {
-        Found::Written(f) => (f.key, node_span(&f.value).unwrap_or(f.key)),
-        Found::Held { key, span, .. } => (key, span),
+/// A compute instance's start/stop schedules, `properties.properties.schedules.
+/// computeStartStop[i]`, as YAML's `schedules.compute_start_stop.<i>`: each entry's
+/// `action` (`Start`, `Stop`) as `action` and its `status` (`Enabled`, `Disabled`; optional
+/// in the API, absent read as the rule reads an absent YAML `state`) as `state`, at the
+/// value's literal when it is in the file (else at the list). What is not known statically
+/// — the list, an entry, or `schedules` (or an object above it) from a parameter without
+/// a value — is set unknown where it stops being known, with why: the rules read no stop
+/// schedule as absent there.
+fn schedules(resource: &BodyNode) -> Vec<(String, Setting)> {
+    const PATH: [&str; 4] = ["properties", "properties", "schedules", "computeStartStop"];
+    // The list, as written or held by a variable: (key, span, written, value).
+    let list = match find(resource, &PATH) {
+        Some(Found::Written(f)) => match &f.value {
+            BodyNode::Leaf(leaf) => (f.key, leaf.span, leaf.written.clone(), leaf.val.clone()),
+            BodyNode::Map(_) => {
+                let span = node_span(&f.value).unwrap_or(f.key);
+                let why = "`computeStartStop` is an object, not a list";
+                return vec![dynamic(
+                    "schedules.compute_start_stop",
+                    "computeStartStop",
+                    why,
+                    span,
+                    f.key,
+                )];
+            }
+        },
+        Some(Found::Held {
+            key,
+            span,
+            written,
+            val,
+        }) => (key, span, written.to_string(), val),
+        None => return unknown_above(resource, &PATH).into_iter().collect(),
     };
-    Some(Setting::dynamic(
-        "schedules",
-        "the compute's schedules are not read",
-        span,
-        Some(key),
-    ))
+    let (key, span, written, val) = list;
+    let items = match &val.v {
+        V::List(items) => items,
+        V::Null => return Vec::new(),
+        _ => {
+            let why = val
+                .why()
+                .unwrap_or_else(|| "`computeStartStop` is not a list".into());
+            return vec![dynamic("schedules.compute_start_stop", &written, &why, span, key)];
+        }
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("schedules.compute_start_stop.{i}");
+        if let V::Map(_) = item.v {
+            for (member, yaml) in [("action", "action"), ("status", "state")] {
+                let Some(v) = item.member(member, true) else {
+                    continue;
+                };
+                let at = v.origin.unwrap_or(span);
+                let written = v
+                    .known_str()
+                    .unwrap_or_else(|| format!("computeStartStop[{i}].{member}"));
+                if let Some(s) = held_setting(&written, at, Some(key), v, None, As::Text) {
+                    out.push((format!("{path}.{yaml}"), s));
+                }
+            }
+        } else if let Some(why) = item.why() {
+            out.push((
+                path,
+                Setting::dynamic(format!("computeStartStop[{i}]"), why, span, Some(key)),
+            ));
+        }
+    }
+    out
+}
+
+fn dynamic(path: &str, written: &str, why: &str, span: Span, key: Span) -> (String, Setting) {
+    (path.to_string(), Setting::dynamic(written, why, span, Some(key)))
+}
+
+/// When the object at a prefix of `path` (`schedules`, or `properties.properties`) is a
+/// value not known statically: `schedules` unknown, with why.
+fn unknown_above(resource: &BodyNode, path: &[&str]) -> Option<(String, Setting)> {
+    (1..path.len()).rev().find_map(|n| {
+        let (key, span, written, val) = match find(resource, &path[..n])? {
+            Found::Written(f) => match &f.value {
+                BodyNode::Leaf(leaf) => (f.key, leaf.span, leaf.written.as_str(), leaf.val.clone()),
+                BodyNode::Map(_) => return None,
+            },
+            Found::Held {
+                key,
+                span,
+                written,
+                val,
+            } => (key, span, written, val),
+        };
+        let why = val.why()?;
+        Some(dynamic("schedules", written, &why, span, key))
+    })
 }
 
 fn node_span(node: &BodyNode) -> Option<Span> {
@@ -1359,6 +1442,20 @@ pub(crate) fn read_module_chain(
     files.push((file(levels), last.to_string()));
     let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     read_in_project(read, &files, name, &call(1))
+}
+
+/// A definition's schedule settings as `path = value at `text``, or `path ? why`, for the
+/// readers' tests.
+#[cfg(test)]
+pub(crate) fn schedules_for_test(def: &ComputeDef, text: &str) -> Vec<String> {
+    def.fields
+        .iter()
+        .filter(|(p, _)| p.starts_with("schedules"))
+        .map(|(p, s)| match s.text() {
+            Some(v) => format!("{p} = {v} at `{}`", &text[s.span.range()]),
+            None => format!("{p} ? {}", s.why.as_deref().unwrap_or_default()),
+        })
+        .collect()
 }
 
 /// Runs a reader's `read` on `text` written as `dir/name` (JSON files parsed as the loader

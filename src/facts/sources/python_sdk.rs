@@ -413,4 +413,53 @@ c5 = AmlCompute(name="{}-{}".format("x", 1).upper())
         assert!(d[0].name.why.as_deref().unwrap().contains("too deeply"));
         assert!(d[1].name.why.as_deref().unwrap().contains("too deeply"));
     }
+
+    /// `schedules=ComputeSchedules(compute_start_stop=[ComputeStartStopSchedule(...)])`,
+    /// in place or through names, as YAML's `schedules.compute_start_stop`; the SDK's enums
+    /// as their values; what is not read is unknown, with why.
+    #[test]
+    fn v2_start_stop_schedules_are_read_as_yamls() {
+        let text = r#"from azure.ai.ml.entities import ComputeInstance, ComputeSchedules, ComputeStartStopSchedule, ComputePowerAction, ScheduleState
+
+stop = ComputeStartStopSchedule(action="stop", state="enabled")
+stops = [ComputeStartStopSchedule(action=ComputePowerAction.START), stop]
+a = ComputeInstance(name="a", schedules=ComputeSchedules(compute_start_stop=stops))
+b = ComputeInstance(name="b", schedules=ComputeSchedules(compute_start_stop=[ComputeStartStopSchedule(action="stop", state=ScheduleState.DISABLED)]))
+
+
+def make(state, schedules):
+    c = ComputeInstance(name="c", schedules=ComputeSchedules(compute_start_stop=[ComputeStartStopSchedule(action="stop", state=state)]))
+    d = ComputeInstance(name="d", schedules=schedules)
+    e = ComputeInstance(name="e", schedules=load_schedules())
+"#;
+        let d = defs(text);
+        let of = |i: usize| iac::schedules_for_test(&d[i], text);
+        assert_eq!(
+            of(0),
+            [
+                "schedules.compute_start_stop.0.action = Start at `ComputePowerAction.START`",
+                "schedules.compute_start_stop.1.action = stop at `stop`",
+                "schedules.compute_start_stop.1.state = enabled at `enabled`",
+            ]
+        );
+        assert_eq!(
+            of(1),
+            [
+                "schedules.compute_start_stop.0.action = stop at `stop`",
+                "schedules.compute_start_stop.0.state = Disabled at `ScheduleState.DISABLED`",
+            ]
+        );
+        assert_eq!(
+            of(2)[1],
+            "schedules.compute_start_stop.0.state ? `state` is a parameter of `make()`, set by its callers"
+        );
+        assert_eq!(
+            of(3),
+            ["schedules ? `schedules` is a parameter of `make()`, set by its callers"]
+        );
+        assert_eq!(
+            of(4),
+            ["schedules ? `load_schedules()` is not a `ComputeSchedules(...)` call"]
+        );
+    }
 }

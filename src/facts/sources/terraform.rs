@@ -2227,4 +2227,52 @@ resource "azurerm_machine_learning_compute_cluster" "cc" {
         assert_eq!(chain(iac::MAX_MODULE_DEPTH).len(), 1);
         assert_eq!(chain(iac::MAX_MODULE_DEPTH + 1).len(), 0);
     }
+
+    /// An `azapi_resource` body's `schedules.computeStartStop` entries as YAML's
+    /// `schedules.compute_start_stop`; a variable without a default leaves the list unknown.
+    #[test]
+    fn azapi_start_stop_schedules_are_read_as_yamls() {
+        let text = r#"resource "azapi_resource" "ci" {
+  type = "Microsoft.MachineLearningServices/workspaces/computes@2024-10-01-preview"
+  name = "ci"
+  body = {
+    properties = {
+      computeType = "ComputeInstance"
+      properties = {
+        vmSize    = "Standard_DS3_v2"
+        schedules = { computeStartStop = [{ action = "Stop", status = "Enabled" }] }
+      }
+    }
+  }
+}
+resource "azapi_resource" "ci2" {
+  type = "Microsoft.MachineLearningServices/workspaces/computes@2024-10-01-preview"
+  name = "ci2"
+  body = jsonencode({
+    properties = {
+      computeType = "ComputeInstance"
+      properties = { vmSize = "Standard_DS3_v2", schedules = { computeStartStop = var.stops } }
+    }
+  })
+}
+variable "stops" {
+  type = list(any)
+}
+"#;
+        let d = defs(text);
+        assert_eq!(
+            super::iac::schedules_for_test(&d[0], text),
+            [
+                "schedules.compute_start_stop.0.action = Stop at `Stop`",
+                "schedules.compute_start_stop.0.state = Enabled at `Enabled`",
+            ]
+        );
+        let unknown = super::iac::schedules_for_test(&d[1], text);
+        assert_eq!(unknown.len(), 1, "{unknown:?}");
+        assert!(
+            unknown[0].starts_with("schedules.compute_start_stop ? "),
+            "{unknown:?}"
+        );
+        assert!(unknown[0].contains("stops"), "{unknown:?}");
+    }
 }

@@ -98,6 +98,18 @@ pub(super) const V2_FIELDS: &[(&str, &str, iac::As)] = &[
     ),
 ];
 
+/// The members of the SDK's enums a compute schedule's `action=` and `state=` take
+/// (`azure.ai.ml.entities`; `ScheduleState` is the REST client's `ScheduleStatus`): class,
+/// member, value.
+pub(super) const SCHEDULE_ENUMS: &[(&str, &str, &str)] = &[
+    ("ComputePowerAction", "START", "Start"),
+    ("ComputePowerAction", "STOP", "Stop"),
+    ("ScheduleState", "ENABLED", "Enabled"),
+    ("ScheduleState", "DISABLED", "Disabled"),
+    ("ScheduleStatus", "ENABLED", "Enabled"),
+    ("ScheduleStatus", "DISABLED", "Disabled"),
+];
+
 /// The keyword arguments of `provisioning_configuration` read as settings: argument,
 /// YAML path, kind.
 pub(super) const V1_FIELDS: &[(&str, &str, iac::As)] = &[
@@ -647,12 +659,7 @@ impl<'t> Module<'t> {
             }
         }
         if let Some((_, k, v)) = kw.iter().find(|(n, ..)| *n == "schedules") {
-            let span = self.code.span(v.start_byte(), v.end_byte());
-            let key = Some(self.code.span(k.start_byte(), k.end_byte()));
-            def.set(
-                "schedules",
-                Setting::dynamic(self.text(*v), "the compute's schedules are not read", span, key),
-            );
+            self.schedules(*v, *k, at, &mut def);
         }
         if let Some((_, k, v)) = kw.iter().find(|(n, ..)| *n == "network_settings") {
             self.network_settings(*v, *k, at, &mut def);
@@ -662,6 +669,163 @@ impl<'t> Module<'t> {
                 .push("some arguments are passed with `**`: they are not read".into());
         }
         Some(def)
+    }
+
+    /// `schedules=ComputeSchedules(compute_start_stop=[ComputeStartStopSchedule(action=…,
+    /// state=…), …])`, each object written in place or assigned to a name before: each
+    /// entry's `action` and `state` (the SDK's defaults: no action, `state` enabled) as
+    /// YAML's `schedules.compute_start_stop.<i>.action` / `.state`. What is not known
+    /// statically (the schedules, the list or an entry from a parameter, another call) is
+    /// set unknown where it stops being known, with why.
+    pub(super) fn schedules(&self, v: TsNode<'t>, key: TsNode<'t>, at: usize, def: &mut ComputeDef) {
+        let key = Some(self.code.span(key.start_byte(), key.end_byte()));
+        let unknown = |def: &mut ComputeDef, path: &str, n: TsNode<'t>, why: String| {
+            let span = self.code.span(n.start_byte(), n.end_byte());
+            def.set(path, Setting::dynamic(self.text(n), why, span, key));
+        };
+        let (call, at) = match self.expression(v, at) {
+            Ok((n, _)) if n.kind() == "none" => return,
+            Ok((n, at)) if self.is_call_of(n, "ComputeSchedules") => (n, at),
+            Ok((n, _)) => {
+                let why = format!("`{}` is not a `ComputeSchedules(...)` call", self.text(n));
+                return unknown(def, "schedules", v, why);
+            }
+            Err(why) => return unknown(def, "schedules", v, why),
+        };
+        let (_, kw) = self.args(call);
+        if kw.iter().any(|(k, ..)| *k == "**") {
+            return unknown(def, "schedules", v, "its arguments are passed with `**`".into());
+        }
+        let Some((_, _, list)) = kw.iter().find(|(k, ..)| *k == "compute_start_stop") else {
+            return;
+        };
+        let path = "schedules.compute_start_stop";
+        let (list, at) = match self.expression(*list, at) {
+            Ok((n, _)) if n.kind() == "none" => return,
+            Ok((n, at)) if matches!(n.kind(), "list" | "tuple") => (n, at),
+            Ok((n, _)) => return unknown(def, path, *list, format!("`{}` is not a list", self.text(n))),
+            Err(why) => return unknown(def, path, *list, why),
+        };
+        let mut c = list.walk();
+        let items: Vec<TsNode<'t>> = list
+            .named_children(&mut c)
+            .filter(|n| n.kind() != "comment")
+            .collect();
+        for (i, item) in items.into_iter().enumerate() {
+            let path = format!("{path}.{i}");
+            let (entry, at) = match self.expression(item, at) {
+                Ok((n, at)) if self.is_call_of(n, "ComputeStartStopSchedule") => (n, at),
+                Ok((n, _)) => {
+                    let why = format!("`{}` is not a `ComputeStartStopSchedule(...)` call", self.text(n));
+                    unknown(def, &path, item, why);
+                    continue;
+                }
+                Err(why) => {
+                    unknown(def, &path, item, why);
+                    continue;
+                }
+            };
+            let (_, ekw) = self.args(entry);
+            if ekw.iter().any(|(k, ..)| *k == "**") {
+                unknown(def, &path, item, "its arguments are passed with `**`".into());
+                continue;
+            }
+            for (arg, yaml) in [("action", "action"), ("state", "state")] {
+                let Some((_, k, val)) = ekw.iter().find(|(n, ..)| *n == arg) else {
+                    continue;
+                };
+                let s = self
+                    .enum_member(*val, *k)
+                    .or_else(|| self.setting(*val, *k, at, iac::As::Text, &mut def.notes));
+                if let Some(s) = s {
+                    def.set(&format!("{path}.{yaml}"), s);
+                }
+            }
+        }
+    }
+
+    /// The expression `n`, used at `at`, stands for: itself, or — a name — the expression
+    /// of its nearest assignment (followed through names), with where that is evaluated;
+    /// why not, when the name is not assigned an expression (a parameter, a loop variable,
+    /// an import) or its value depends on a branch.
+    pub(super) fn expression(&self, mut n: TsNode<'t>, mut at: usize) -> Result<(TsNode<'t>, usize), String> {
+        for _ in 0..MAX_DEPTH {
+            match n.kind() {
+                "parenthesized_expression" => match n.named_child(0) {
+                    Some(inner) => n = inner,
+                    None => return Ok((n, at)),
+                },
+                "identifier" => {
+                    let name = self.text(n);
+                    let binding = match self.resolve(name, at) {
+                        Some(b) if !self.is_parameter(name, at) => b,
+                        _ => {
+                            let why = self.eval(n, at, 0).why();
+                            return Err(
+                                why.unwrap_or_else(|| format!("`{name}` is not an object amlint reads"))
+                            );
+                        }
+                    };
+                    let Bound::Expr(e) = &binding.value else {
+                        return Err(self.eval(n, at, 0).why().unwrap_or_default());
+                    };
+                    if let Some(why) = self.branch_dependent(name, *e, binding.pos, binding.scope, at) {
+                        return Err(why);
+                    }
+                    at = binding.pos.min(e.start_byte());
+                    n = *e;
+                }
+                _ => return Ok((n, at)),
+            }
+        }
+        Err("the expression is nested too deeply".into())
+    }
+
+    /// Whether `name`, used at `at`, is a parameter of the function around it not assigned
+    /// there before the use.
+    fn is_parameter(&self, name: &str, at: usize) -> bool {
+        let Some(f) = self.scope_at(at) else {
+            return false;
+        };
+        let assigned = self
+            .bindings
+            .get(name)
+            .is_some_and(|l| l.iter().any(|b| b.scope == Some(f) && b.pos <= at));
+        !assigned && self.funcs[f].params.iter().any(|(p, _)| p == name)
+    }
+
+    /// Whether `n` is a call of the SDK class `class` (also through a module or an alias).
+    fn is_call_of(&self, n: TsNode<'t>, class: &str) -> bool {
+        n.kind() == "call"
+            && n.child_by_field_name("function").is_some_and(|f| {
+                let callee = self.text(f);
+                self.class_name(callee.rsplit('.').next().unwrap_or(callee)) == class
+            })
+    }
+
+    /// A member of the SDK's enums a schedule takes (`ComputePowerAction.STOP`,
+    /// `ScheduleState.DISABLED`: [`SCHEDULE_ENUMS`]) as the value it stands for.
+    fn enum_member(&self, v: TsNode<'t>, key: TsNode<'t>) -> Option<Setting> {
+        let (object, member) = (v.kind() == "attribute").then(|| {
+            let o = self.text(v.child_by_field_name("object")?);
+            Some((
+                o.rsplit('.').next().unwrap_or(o),
+                self.text(v.child_by_field_name("attribute")?),
+            ))
+        })??;
+        let class = self.class_name(object);
+        let (.., value) = SCHEDULE_ENUMS
+            .iter()
+            .find(|(c, m, _)| *c == class && *m == member)?;
+        let span = self.code.span(v.start_byte(), v.end_byte());
+        let mut s = Setting::literal(
+            Scalar::Str((*value).into()),
+            span,
+            Some(self.code.span(key.start_byte(), key.end_byte())),
+        );
+        s.written = self.text(v).to_string();
+        s.in_place = false;
+        Some(s)
     }
 
     /// `network_settings=NetworkSettings(subnet=…, vnet_name=…)`.
