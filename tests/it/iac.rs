@@ -719,8 +719,8 @@ fn a_for_expression_over_a_list_of_objects_is_one_definition_per_element() {
 
 /// Audit 14, defect 4: SDK v1 `provisioning_configuration(..., enable_node_public_ip=False)`
 /// is read when the cluster is in a virtual network (azureml-core sends it then): no
-/// AML702; without `vnet_name` azureml-core drops it, and AML702 stays, at the `create`
-/// call's configuration argument.
+/// AML702; without `vnet_name` azureml-core drops it, and AML702 stays, at the name the
+/// `create` call gives (on one line: no focus).
 #[test]
 fn an_sdk_v1_cluster_in_a_virtual_network_without_public_ips() {
     let dir = project_with_job("private-cluster");
@@ -734,7 +734,7 @@ ComputeTarget.create(ws, \"no-vnet-cluster\", public_config)\n";
     assert!(codes_of(&json, "job.yml").is_empty(), "{json}");
     assert_eq!(
         at_focus(&json, "AML702", "create_compute.py"),
-        [((8, 1), (8, 46))],
+        [((8, 27), (0, 0))],
         "{json}"
     );
     assert_eq!(

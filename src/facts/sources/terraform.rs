@@ -2008,7 +2008,11 @@ resource "azurerm_machine_learning_compute_cluster" "missing" {
             "{}",
             why(&d[5])
         );
-        assert!(why(&d[6]).contains("`c.missing` is not known"), "{}", why(&d[6]));
+        assert!(
+            why(&d[6]).contains("a key of the `for` expression is not known"),
+            "{}",
+            why(&d[6])
+        );
     }
 
     #[test]
