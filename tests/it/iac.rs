@@ -679,3 +679,67 @@ fn a_template_from_the_root_is_shown_relative_to_the_run() {
         ("train.yml".into(), "../../templates/create-compute.yml".into())
     );
 }
+
+/// The findings of `code` in `path`: (line, column) of the start, and the focus's.
+fn at_focus(json: &Value, code: &str, path: &str) -> Vec<((u64, u64), (u64, u64))> {
+    let pos = |v: &Value| {
+        (
+            v["start"]["line"].as_u64().unwrap_or(0),
+            v["start"]["column"].as_u64().unwrap_or(0),
+        )
+    };
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["code"] == code && x["path"] == path)
+        .map(|x| (pos(&x["range"]), pos(&x["focus"])))
+        .collect()
+}
+
+/// Audit 14, defect 1: `for_each = { for c in var.clusters : c.name => c }` over a list of
+/// objects is one definition per element: the retired size of `gpu-cluster` is reported
+/// from the `resource` line, focused on `each.value.vm_size`, labelled at the literal in
+/// the variable's default, and the job naming `gpu-cluster` resolves.
+#[test]
+fn a_for_expression_over_a_list_of_objects_is_one_definition_per_element() {
+    let dir = project_with_job("gpu-cluster");
+    let tf = "variable \"clusters\" {\n  default = [\n    { name = \"gpu-cluster\", vm_size = \"Standard_NC6\" },\n    { name = \"cpu-cluster\", vm_size = \"Standard_DS3_v2\" },\n  ]\n}\n\nresource \"azurerm_machine_learning_compute_cluster\" \"by_name\" {\n  for_each                      = { for c in var.clusters : c.name => c }\n  name                          = each.key\n  vm_priority                   = \"Dedicated\"\n  vm_size                       = each.value.vm_size\n  node_public_ip_enabled        = false\n  subnet_resource_id            = \"/s/n\"\n  scale_settings {\n    min_node_count = 0\n    max_node_count = 2\n  }\n}\n";
+    crate::common::write(dir.path(), "main.tf", tf);
+    let json = capped::check_json(dir.path());
+    assert!(codes_of(&json, "job.yml").is_empty(), "{json}");
+    assert_eq!(
+        at_focus(&json, "AML505", "main.tf"),
+        [((8, 1), (12, 35))],
+        "{json}"
+    );
+    assert_eq!(found(&json, "AML505", "main.tf")[0].2, [12, 3], "{json}");
+    assert_eq!(codes_of(&json, "main.tf"), ["AML505"], "{json}");
+}
+
+/// Audit 14, defect 4: SDK v1 `provisioning_configuration(..., enable_node_public_ip=False)`
+/// is read when the cluster is in a virtual network (azureml-core sends it then): no
+/// AML702; without `vnet_name` azureml-core drops it, and AML702 stays, at the name the
+/// `create` call gives (on one line: no focus).
+#[test]
+fn an_sdk_v1_cluster_in_a_virtual_network_without_public_ips() {
+    let dir = project_with_job("private-cluster");
+    let py = "from azureml.core.compute import AmlCompute, ComputeTarget\n\
+private_config = AmlCompute.provisioning_configuration(vm_size=\"STANDARD_DS3_V2\", max_nodes=4,\n    vnet_resourcegroup_name=\"net-rg\", vnet_name=\"aml-vnet\", subnet_name=\"training\",\n    enable_node_public_ip=False)\n\
+ComputeTarget.create(ws, \"private-cluster\", private_config)\n\
+public_config = AmlCompute.provisioning_configuration(vm_size=\"STANDARD_DS3_V2\", max_nodes=4,\n    enable_node_public_ip=False)\n\
+ComputeTarget.create(ws, \"no-vnet-cluster\", public_config)\n";
+    crate::common::write(dir.path(), "create_compute.py", py);
+    let json = capped::check_json(dir.path());
+    assert!(codes_of(&json, "job.yml").is_empty(), "{json}");
+    assert_eq!(
+        at_focus(&json, "AML702", "create_compute.py"),
+        [((8, 27), (0, 0))],
+        "{json}"
+    );
+    assert_eq!(
+        codes_of(&json, "create_compute.py"),
+        ["AML702", "AML704"],
+        "{json}"
+    );
+}

@@ -2,7 +2,7 @@
 //! names is: an Azure CLI scratchpad (`.azcli`, VS Code's Azure CLI Tools) is a shell
 //! script like `.sh`; a CI step that runs in a working directory (GitHub's
 //! `working-directory`, its `defaults.run`, Azure Pipelines' `workingDirectory`) reads
-//! `-f compute.yml` there, relative to the repository.
+//! `-f compute.yml` there, relative to the repository; and what a command's `--set` gives.
 
 use serde_json::Value;
 
@@ -65,6 +65,25 @@ fn an_azcli_scratchpad_defines_computes_as_a_shell_script_does() {
         [],
         "suppressed, none unused: {json:#}"
     );
+}
+
+/// Audit 14, defect 2: a compute instance's idle shutdown given by `--set` (either key the
+/// SDK sends as `idleTimeBeforeShutdown`) keeps AML602 silent, as in its YAML; the
+/// instance without one still gets it, at its name.
+#[test]
+fn set_gives_a_compute_instance_its_idle_shutdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "#!/bin/bash\n\
+az ml compute create --name alice-ci --type ComputeInstance --size Standard_DS3_v2 \\\n  --set idle_time_before_shutdown_minutes=60\n\
+az ml compute create --name bob-ci --type ComputeInstance --size Standard_DS3_v2 \\\n  --set idle_time_before_shutdown=PT1H\n\
+az ml compute create --name carol-ci --type ComputeInstance --size Standard_DS3_v2 \\\n  --set enable_node_public_ip=False\n";
+    write(dir.path(), "setup.sh", script);
+    let json = capped::check_json(dir.path());
+    let idle: Vec<(String, u64, u64)> = found(&json, "setup.sh")
+        .into_iter()
+        .filter(|(c, ..)| c == "AML602")
+        .collect();
+    assert_eq!(idle, [("AML602".to_string(), 6, 29)], "{json:#}");
 }
 
 const WORKFLOW: &str = "on: workflow_dispatch\njobs:\n  create-compute:\n    runs-on: ubuntu-latest\n    defaults:\n      run:\n        working-directory: mlops/azureml\n    steps:\n      - uses: actions/checkout@v4\n      - run: az ml compute create -f compute.yml\n";

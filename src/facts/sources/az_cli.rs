@@ -1279,16 +1279,26 @@ pub fn scalar(text: &str, kind: ValueKind) -> Scalar {
     }
 }
 
+/// The paths `--set` may give besides `FIELDS`: a compute instance's idle shutdown (the
+/// SDK sends either as `idleTimeBeforeShutdown`), read by AML602 as the YAML's keys.
+const SET_ALSO: &[&str] = &["idle_time_before_shutdown", "idle_time_before_shutdown_minutes"];
+
 /// `--set path=value`: the path (Azure ML YAML's) and its setting.
 fn set_value(word: &Word, key: Span, cx: &Ctx<'_>, at: u32) -> Option<(String, Setting)> {
     let (path, parts) = split_at_equals(word)?;
     let path = path.trim().to_string();
     // Only what the policies read (and the name): a thousand other `--set`s stay unread.
-    if path != "name" && !crate::facts::computes::FIELDS.contains(&path.as_str()) {
+    if path != "name"
+        && !crate::facts::computes::FIELDS.contains(&path.as_str())
+        && !SET_ALSO.contains(&path.as_str())
+    {
         return None;
     }
     let kind = match path.as_str() {
-        "min_instances" | "max_instances" | "idle_time_before_scale_down" => ValueKind::Int,
+        "min_instances"
+        | "max_instances"
+        | "idle_time_before_scale_down"
+        | "idle_time_before_shutdown_minutes" => ValueKind::Int,
         "enable_node_public_ip" | "ssh_public_access_enabled" => ValueKind::Bool,
         _ => ValueKind::Str,
     };
@@ -1443,6 +1453,23 @@ mod tests {
             "300"
         );
         assert_eq!(&text[d.span.range()], text.trim_end());
+    }
+
+    #[test]
+    fn set_gives_a_compute_instances_idle_shutdown() {
+        let text = "az ml compute create -n a --type ComputeInstance --size Standard_DS3_v2 --set idle_time_before_shutdown_minutes=60\naz ml compute create -n b --type ComputeInstance --set idle_time_before_shutdown=PT1H --set other=1\n";
+        let [a, b] = defs(text, Dialect::Bash).try_into().unwrap();
+        assert_eq!(
+            value(&a, "idle_time_before_shutdown_minutes"),
+            Some(Scalar::Int(60))
+        );
+        let minutes = a.get("idle_time_before_shutdown_minutes").unwrap();
+        assert_eq!(&text[minutes.span.range()], "60");
+        assert_eq!(&text[minutes.key.unwrap().range()], "--set");
+        let iso = b.get("idle_time_before_shutdown").unwrap();
+        assert_eq!(iso.value, Some(Scalar::Str("PT1H".into())));
+        assert_eq!(&text[iso.span.range()], "PT1H");
+        assert!(b.get("other").is_none(), "a path no rule reads stays unread");
     }
 
     #[test]

@@ -291,6 +291,43 @@ inline = ComputeTarget.create(workspace=ws, name="inline", provisioning_configur
     }
 
     #[test]
+    fn v1_enable_node_public_ip_is_read_with_a_virtual_network_only() {
+        let t = r#"import os
+from azureml.core.compute import AmlCompute, ComputeTarget
+private = AmlCompute.provisioning_configuration(vm_size="STANDARD_DS3_V2", max_nodes=4,
+    vnet_resourcegroup_name="rg", vnet_name="vnet", subnet_name="s", enable_node_public_ip=False)
+ComputeTarget.create(ws, "private", private)
+ComputeTarget.create(ws, "public", AmlCompute.provisioning_configuration(max_nodes=4, enable_node_public_ip=False))
+vnet = os.environ["VNET"]
+ComputeTarget.create(ws, "maybe", AmlCompute.provisioning_configuration(max_nodes=4, vnet_name=vnet, subnet_name="s", enable_node_public_ip=False))
+"#;
+        let d = defs(t);
+        let ip = |i: usize| d[i].get("enable_node_public_ip");
+        let private = ip(0).unwrap();
+        assert_eq!(private.value, Some(Scalar::Bool(false)));
+        assert_eq!(
+            &t[private.span.range()],
+            "private",
+            "where the definition uses it"
+        );
+        // Without a virtual network azureml-core drops the flag: the service's default.
+        assert!(ip(1).is_none(), "{:?}", ip(1));
+        assert!(
+            d[1].notes
+                .iter()
+                .any(|n| n.contains("no effect without `vnet_name`"))
+        );
+        let maybe = ip(2).unwrap();
+        assert_eq!(maybe.value, None);
+        assert_eq!(&t[maybe.span.range()], "False");
+        let why = maybe.why.as_deref().unwrap();
+        assert!(
+            why.contains("only with a virtual network") && why.contains("VNET"),
+            "{why}"
+        );
+    }
+
+    #[test]
     fn names_from_defaults_parameters_and_expressions() {
         let t = r#"import os
 def make(ml_client, name="param-default", size=None):

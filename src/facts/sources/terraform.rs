@@ -1004,7 +1004,10 @@ impl<'m> Module<'m> {
             Some(TraversalOperator::GetAttr(a)) => Some(a.as_str()),
             _ => None,
         };
+        // A `for` expression's variable (`c.name`, `c["name"]`) shadows everything else.
+        let bound = env.iter().rev().find(|(n, _)| n == root.as_str());
         let (base, used) = match (root.as_str(), attr(0)) {
+            _ if bound.is_some() => (bound.map_or_else(|| self.not_known(at), |(_, v)| v.clone()), 0),
             ("var", Some(name)) => (self.var(name, depth), 1),
             ("local", Some(name)) => (self.local(name, depth), 1),
             ("each", Some(k @ ("key" | "value"))) => (self.variable(&format!("each.{k}"), env), 1),
@@ -1934,6 +1937,111 @@ resource "azapi_resource" "other" {
         assert_eq!(
             api.get("location").unwrap().value,
             Some(Scalar::Str("westeurope".into()))
+        );
+    }
+
+    #[test]
+    fn a_for_expression_reads_the_fields_of_its_variable() {
+        let t = r#"variable "clusters" {
+  default = [
+    { name = "gpu-cluster", vm_size = "Standard_NC6" },
+    { name = "cpu-cluster", vm_size = "Standard_DS3_v2" },
+  ]
+}
+variable "given" {
+  type = list(object({ name = string }))
+}
+resource "azurerm_machine_learning_compute_cluster" "by_attr" {
+  for_each    = { for c in var.clusters : c.name => c }
+  name        = each.key
+  vm_size     = each.value.vm_size
+  vm_priority = "Dedicated"
+}
+resource "azurerm_machine_learning_compute_cluster" "by_index" {
+  for_each    = { for i, c in var.clusters : "${c["name"]}-${i}" => c["vm_size"] }
+  name        = each.key
+  vm_size     = each.value
+  vm_priority = "Dedicated"
+}
+resource "azurerm_machine_learning_compute_cluster" "by_set" {
+  for_each    = toset([for c in var.clusters : c.name if c.vm_size != "Standard_NC6"])
+  name        = "set-${each.key}"
+  vm_size     = "Standard_DS3_v2"
+  vm_priority = "Dedicated"
+}
+resource "azurerm_machine_learning_compute_cluster" "given" {
+  for_each    = { for c in var.given : c.name => c }
+  name        = each.key
+  vm_size     = "Standard_DS3_v2"
+  vm_priority = "Dedicated"
+}
+resource "azurerm_machine_learning_compute_cluster" "missing" {
+  for_each    = { for c in var.clusters : c.missing => c }
+  name        = each.key
+  vm_size     = "Standard_DS3_v2"
+  vm_priority = "Dedicated"
+}
+"#;
+        let d = defs(t);
+        let named: Vec<(Option<&str>, Option<&str>)> = d.iter().map(|d| (d.known_name(), d.size())).collect();
+        assert_eq!(
+            named,
+            vec![
+                (Some("gpu-cluster"), Some("Standard_NC6")),
+                (Some("cpu-cluster"), Some("Standard_DS3_v2")),
+                (Some("gpu-cluster-0"), Some("Standard_NC6")),
+                (Some("cpu-cluster-1"), Some("Standard_DS3_v2")),
+                (Some("set-cpu-cluster"), Some("Standard_DS3_v2")),
+                (None, Some("Standard_DS3_v2")),
+                (None, Some("Standard_DS3_v2")),
+            ]
+        );
+        // The size is at `each.value.vm_size`, its literal in the variable's default.
+        let size = d[0].get("size").unwrap();
+        assert_eq!(&t[size.span.range()], "each.value.vm_size");
+        assert_eq!(&t[size.origin.unwrap().range()], "Standard_NC6");
+        assert!(
+            d[0].notes
+                .iter()
+                .any(|n| n.contains("for_each key `gpu-cluster`"))
+        );
+        assert_eq!(
+            &t[d[2].get("size").unwrap().origin.unwrap().range()],
+            "Standard_NC6"
+        );
+        // What cannot be known says why.
+        let why = |d: &ComputeDef| d.name.why.clone().unwrap_or_default();
+        assert!(
+            why(&d[5]).contains("`var.given` has no default"),
+            "{}",
+            why(&d[5])
+        );
+        assert!(
+            why(&d[6]).contains("a key of the `for` expression is not known"),
+            "{}",
+            why(&d[6])
+        );
+    }
+
+    #[test]
+    fn a_for_expression_over_a_variable_file_list_of_objects() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("terraform.tfvars"),
+            "instances = [\n  { name = \"ci-a\", size = \"Standard_NV12s_v3\" },\n]\n",
+        )
+        .unwrap();
+        let t = "variable \"instances\" {\n  default = []\n}\nresource \"azurerm_machine_learning_compute_instance\" \"ci\" {\n  for_each = { for ci in var.instances : ci.name => ci }\n  name = each.value.name\n  virtual_machine_size = each.value.size\n}\n";
+        let d = read_in(dir.path(), "main.tf", t).computes;
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            (d[0].known_name(), d[0].size()),
+            (Some("ci-a"), Some("Standard_NV12s_v3"))
+        );
+        assert_eq!(
+            d[0].get("size").unwrap().origin,
+            None,
+            "the literal is in terraform.tfvars"
         );
     }
 

@@ -132,7 +132,33 @@ pub(super) const V1_FIELDS: &[(&str, &str, iac::As)] = &[
     ("location", "location", iac::As::Text),
     ("subnet_name", "network_settings.subnet", iac::As::Text),
     ("vnet_name", "network_settings.vnet_name", iac::As::Text),
+    // Sent only with a virtual network (`vnet_public_ip` below).
+    ("enable_node_public_ip", "enable_node_public_ip", iac::As::Bool),
 ];
+
+/// azureml-core sends `enable_node_public_ip` only with a virtual network (`vnet_name`):
+/// without one the flag is dropped (the service's default, public IPs, applies); with one
+/// not known statically, whether it applies is not known either.
+fn vnet_public_ip(def: &mut ComputeDef) {
+    let Some(ip) = def.get("enable_node_public_ip") else {
+        return;
+    };
+    let vnet = def.get("network_settings.vnet_name");
+    match vnet.map(|v| (&v.value, &v.why)) {
+        Some((Some(Scalar::Str(v)), _)) if !v.is_empty() => {}
+        Some((None, Some(why))) => {
+            let why = format!("azureml-core sends it only with a virtual network, and `vnet_name`: {why}");
+            let s = Setting::dynamic(ip.written.clone(), why, ip.span, ip.key);
+            def.set("enable_node_public_ip", s);
+        }
+        _ => {
+            def.fields.retain(|(p, _)| p != "enable_node_public_ip");
+            def.notes.push(
+                "`enable_node_public_ip` has no effect without `vnet_name`: azureml-core drops it".into(),
+            );
+        }
+    }
+}
 
 /// `code` parsed by tree-sitter's Python grammar (`None` when the grammar fails to load).
 pub(super) fn parse(code: &Code) -> Option<tree_sitter::Tree> {
@@ -1042,6 +1068,7 @@ impl<'t> Module<'t> {
             }
             def.set(path, s);
         }
+        vnet_public_ip(def);
         if let Some(v) = through {
             // The statement that assigns the configuration is part of the definition: a
             // suppression beside its values applies (`common::cover_written_before`).
