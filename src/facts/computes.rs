@@ -175,6 +175,12 @@ pub struct ComputeDef {
 }
 
 /// The settings the policies read, by their Azure ML YAML path: what readers fill in.
+/// The most entries of a list setting (`schedules.compute_start_stop`) a definition
+/// reader reads one by one; a longer list is unknown as a whole. A compute has a few
+/// schedules; each entry is a setting, and a hostile file of thousands would cost time
+/// quadratic in them (settings are kept in a list and nested per path).
+pub const MAX_LIST_ENTRIES: usize = 64;
+
 pub const FIELDS: &[&str] = &[
     "type",
     "size",

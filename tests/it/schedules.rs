@@ -304,3 +304,82 @@ fn a_stop_schedule_is_read_from_arm_bicep_azapi_and_the_sdk() {
         assert!(text.contains(why), "{why}\n{text}");
     }
 }
+
+/// A list of more schedules than amlint reads one by one (`MAX_LIST_ENTRIES`, 64) is
+/// unknown as a whole, and `--show-files --verbose` says so: each entry is a setting, and
+/// a file of thousands took time quadratic in them. 64 Start entries are still read (and
+/// AML602 fires); 65 Stop entries are unknown (AML602 stays silent, as for any unknown).
+#[test]
+fn a_list_of_more_schedules_than_amlint_reads_is_unknown_as_a_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    let arm_entry = |a: &str| {
+        format!(
+            "{{ \"triggerType\": \"Cron\", \"cron\": {{ \"expression\": \"0 18 * * *\" }}, \"action\": \"{a}\" }}"
+        )
+    };
+    let sdk_entry = |a: &str| {
+        format!("ComputeStartStopSchedule(trigger=CronTrigger(expression=\"0 18 * * *\"), action=\"{a}\")")
+    };
+    for (n, action, folder) in [(64, "Start", "read"), (65, "Stop", "unknown")] {
+        let arm = vec![arm_entry(action); n].join(", ");
+        let sdk = vec![sdk_entry(&action.to_lowercase()); n].join(", ");
+        let write = |file: &str, text: String| {
+            let p = root.join(folder).join(file);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write(
+            "ci.json",
+            ARM.replace("{SCHEDULES}", &format!("{{ \"computeStartStop\": [ {arm} ] }}")),
+        );
+        write(
+            "ci.py",
+            SDK.replace(
+                "{SCHEDULES}",
+                &format!("ComputeSchedules(compute_start_stop=[{sdk}])"),
+            ),
+        );
+    }
+    let out = amlint(
+        root,
+        &[
+            "check",
+            "--no-config",
+            "--no-cache",
+            "--format",
+            "json",
+            "--select",
+            "AML602",
+            ".",
+        ],
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut fired: Vec<String> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap().to_string())
+        .collect();
+    fired.sort();
+    assert_eq!(fired, ["read/ci.json", "read/ci.py"], "{json}");
+    let out = amlint(
+        root,
+        &[
+            "check",
+            "--no-config",
+            "--no-cache",
+            "--show-files",
+            "--verbose",
+            "unknown",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    for why in [
+        "`computeStartStop` has 65 entries, more than the 64 amlint reads",
+        "`compute_start_stop` has 65 entries, more than the 64 amlint reads",
+    ] {
+        assert!(text.contains(why), "{why}\n{text}");
+    }
+}

@@ -916,6 +916,14 @@ fn schedules(resource: &BodyNode) -> Vec<(String, Setting)> {
             return vec![dynamic("schedules.compute_start_stop", &written, &why, span, key)];
         }
     };
+    if items.len() > crate::facts::computes::MAX_LIST_ENTRIES {
+        let why = format!(
+            "`computeStartStop` has {} entries, more than the {} amlint reads",
+            items.len(),
+            crate::facts::computes::MAX_LIST_ENTRIES
+        );
+        return vec![dynamic("schedules.compute_start_stop", &written, &why, span, key)];
+    }
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let path = format!("schedules.compute_start_stop.{i}");

@@ -737,6 +737,14 @@ impl<'t> Module<'t> {
             .named_children(&mut c)
             .filter(|n| n.kind() != "comment")
             .collect();
+        if items.len() > crate::facts::computes::MAX_LIST_ENTRIES {
+            let why = format!(
+                "`compute_start_stop` has {} entries, more than the {} amlint reads",
+                items.len(),
+                crate::facts::computes::MAX_LIST_ENTRIES
+            );
+            return unknown(def, path, list, why);
+        }
         for (i, item) in items.into_iter().enumerate() {
             let path = format!("{path}.{i}");
             let (entry, at) = match self.expression(item, at) {
