@@ -292,9 +292,9 @@ fn cwd_candidates(boundary: &Boundary, dir: &Path) -> Vec<PathBuf> {
     let Ok(mut cur) = boundary.resolve(dir) else {
         return out;
     };
-    let written = std::env::current_dir()
+    let written = fsio::start_dir()
         .ok()
-        .and_then(|c| fsio::real_path(&c))
+        .and_then(fsio::real_path)
         .zip(boundary.root())
         .map(|(here, root)| fsio::WrittenFrom::new(&here, root));
     for _ in 0..MAX_CWD_LEVELS {

@@ -181,6 +181,13 @@ pub struct ComputeDef {
 /// quadratic in them (settings are kept in a list and nested per path).
 pub const MAX_LIST_ENTRIES: usize = 64;
 
+/// Why a list of `n` entries written `list` is not read one by one, if it is longer than
+/// [`MAX_LIST_ENTRIES`] (every reader words it alike).
+pub fn too_many_entries(list: &str, n: usize) -> Option<String> {
+    (n > MAX_LIST_ENTRIES)
+        .then(|| format!("`{list}` has {n} entries, more than the {MAX_LIST_ENTRIES} amlint reads"))
+}
+
 pub const FIELDS: &[&str] = &[
     "type",
     "size",

@@ -916,12 +916,7 @@ fn schedules(resource: &BodyNode) -> Vec<(String, Setting)> {
             return vec![dynamic("schedules.compute_start_stop", &written, &why, span, key)];
         }
     };
-    if items.len() > crate::facts::computes::MAX_LIST_ENTRIES {
-        let why = format!(
-            "`computeStartStop` has {} entries, more than the {} amlint reads",
-            items.len(),
-            crate::facts::computes::MAX_LIST_ENTRIES
-        );
+    if let Some(why) = crate::facts::computes::too_many_entries("computeStartStop", items.len()) {
         return vec![dynamic("schedules.compute_start_stop", &written, &why, span, key)];
     }
     let mut out = Vec::new();

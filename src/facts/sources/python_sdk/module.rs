@@ -737,12 +737,7 @@ impl<'t> Module<'t> {
             .named_children(&mut c)
             .filter(|n| n.kind() != "comment")
             .collect();
-        if items.len() > crate::facts::computes::MAX_LIST_ENTRIES {
-            let why = format!(
-                "`compute_start_stop` has {} entries, more than the {} amlint reads",
-                items.len(),
-                crate::facts::computes::MAX_LIST_ENTRIES
-            );
+        if let Some(why) = crate::facts::computes::too_many_entries("compute_start_stop", items.len()) {
             return unknown(def, path, list, why);
         }
         for (i, item) in items.into_iter().enumerate() {
