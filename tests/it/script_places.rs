@@ -436,3 +436,40 @@ fn a_powershell_script_dot_sources_its_variables() {
     let json = capped::check_json(d);
     assert!(!has(&json, "deploy.ps1", "AML505"), "{json:#}");
 }
+
+/// `--file` given from the script's own directory (audit 15, case 03: `script_dir="$(cd
+/// "$(dirname "$0")" && pwd)"`, then `--file $script_dir/x.yml`) names the file beside the
+/// script, as `cd "$script_dir"` would: its type and size are read, and a `--set size=`
+/// over it gets the retired-size finding. In a workflow step (a temporary file) that
+/// directory is not known, and no file is read (not the root's `compute.yml`).
+#[test]
+fn a_file_named_from_the_scripts_own_directory_is_read_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let beside = COMPUTE.replace("gpu-cluster", "cpu-dev-cluster");
+    write(d, "infra/clusters/cpu-dev-cluster.yml", &beside);
+    write(
+        d,
+        "cpu-dev-cluster.yml",
+        &beside.replace("Standard_NC6", "Standard_DS3_v2"),
+    );
+    let by_variable = "#!/bin/bash\nscript_dir=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\naz ml compute create --file $script_dir/cpu-dev-cluster.yml --set size=Standard_NC12\n";
+    write(d, "infra/clusters/create.sh", by_variable);
+    let in_place =
+        "az ml compute create -f \"$(dirname \"${BASH_SOURCE[0]}\")/cpu-dev-cluster.yml\" -n other-cluster\n";
+    write(d, "infra/clusters/direct.sh", in_place);
+    let workflow = "on: workflow_dispatch\njobs:\n  c:\n    runs-on: ubuntu-latest\n    steps:\n      - run: az ml compute create -f \"$(dirname \"$0\")/cpu-dev-cluster.yml\" -n step-cluster\n";
+    write(d, ".github/workflows/ci.yml", workflow);
+    let json = capped::check_json(d);
+    assert_eq!(
+        retired(&json, "infra/clusters/create.sh"),
+        [place(by_variable, "Standard_NC12", 0)],
+        "{json:#}"
+    );
+    assert_eq!(
+        retired(&json, "infra/clusters/direct.sh"),
+        [place(in_place, "$(dirname", 0)],
+        "{json:#}"
+    );
+    assert_eq!(retired(&json, ".github/workflows/ci.yml"), [], "{json:#}");
+}

@@ -969,34 +969,36 @@ pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
         .commands
         .iter()
         .zip(&places(script, cx))
-        .filter_map(|(c, at)| definition(c, at, cx))
+        .filter_map(|(c, at)| definition(c, at, script.dialect, cx))
         .collect()
+}
+
+/// `f` given the [`Track`] of `cx`'s script: where it starts, and its variables' values.
+fn with_track<R>(cx: &Ctx<'_>, f: impl FnOnce(&Track<'_>) -> R) -> R {
+    let outer = cx.eval.outer;
+    let eval = |w: &Word, at: u32| cx.eval.word(w, at).value;
+    let sole = |name: &str, at: u32| cx.eval.vars.sole_value(name, at);
+    f(&Track {
+        source: cx.input.source,
+        start: outer.start(),
+        own_file: outer.own_file(),
+        lines_apart: outer.lines_apart(),
+        eval: &eval,
+        sole_value: &sole,
+    })
 }
 
 /// Where each of a script's commands runs.
 fn places(script: &Script, cx: &Ctx<'_>) -> Vec<Cwd> {
     let outer = cx.eval.outer;
-    let start = outer.start();
     if outer.follows_cd() {
-        let eval = |w: &Word, at: u32| cx.eval.word(w, at).value;
-        let sole = |name: &str, at: u32| cx.eval.vars.sole_value(name, at);
-        super::cwd::places(
-            script,
-            &Track {
-                source: cx.input.source,
-                start,
-                own_file: outer.own_file(),
-                lines_apart: outer.lines_apart(),
-                eval: &eval,
-                sole_value: &sole,
-            },
-        )
+        with_track(cx, |t| super::cwd::places(script, t))
     } else {
-        vec![start; script.commands.len()]
+        vec![outer.start(); script.commands.len()]
     }
 }
 
-fn definition(c: &ShellCommand, cwd: &Cwd, cx: &Ctx<'_>) -> Option<ComputeDef> {
+fn definition(c: &ShellCommand, cwd: &Cwd, dialect: Dialect, cx: &Ctx<'_>) -> Option<ComputeDef> {
     let az = az_at(&c.words)?;
     let (command, v1_type_word, rest) = command_of(&c.words[az + 1..])?;
     // A command with no option at all creates nothing (the CLI wants `--name` or `--file`):
@@ -1008,6 +1010,7 @@ fn definition(c: &ShellCommand, cwd: &Cwd, cx: &Ctx<'_>) -> Option<ComputeDef> {
     let mut options = Options {
         cx,
         cwd,
+        dialect,
         at: c.span.start,
         name: None,
         fields: Vec::new(),
@@ -1070,11 +1073,14 @@ struct Options<'c, 'a> {
     cx: &'c Ctx<'a>,
     /// Where the command runs.
     cwd: &'c Cwd,
+    dialect: Dialect,
     /// Where the command starts.
     at: u32,
     name: Option<Setting>,
     fields: Vec<(String, Setting)>,
-    file: Option<(Setting, Span)>,
+    /// `--file`'s value, its option, and where it is looked for when not from where the
+    /// command runs (a path from the script's own directory).
+    file: Option<(Setting, Span, Option<Cwd>)>,
 }
 
 impl Options<'_, '_> {
@@ -1142,7 +1148,7 @@ impl Options<'_, '_> {
                 let s = self.setting(value, key, kind);
                 self.set_field(path.to_string(), s);
             }
-            Target::File => self.file = Some((self.setting(value, key, ValueKind::Str), key)),
+            Target::File => self.file = Some(self.file_setting(value, key)),
             Target::Set => {
                 if let Some((path, s)) = set_value(value, key, self.cx, self.at) {
                     if path == "name" {
@@ -1156,6 +1162,31 @@ impl Options<'_, '_> {
         }
     }
 
+    /// `--file`'s setting. A path from the script's own directory (`--file
+    /// "$(dirname "$0")/c.yml"`, `$here/c.yml`), as a `cd` reads it, is looked for there.
+    fn file_setting(&self, w: &Word, key: Span) -> (Setting, Span, Option<Cwd>) {
+        let outer = self.cx.eval.outer;
+        let from_script = outer
+            .follows_cd()
+            .then(|| {
+                with_track(self.cx, |t| {
+                    super::cwd::from_script_dir(w, self.dialect, t, self.at)
+                })
+            })
+            .flatten();
+        let Some(rest) = from_script else {
+            return (self.setting(w, key, ValueKind::Str), key, None);
+        };
+        let written = self.cx.input.source.slice(w.inner_span()).to_string();
+        let evaluated = Evaluated {
+            value: rest,
+            origin: None,
+            in_place: false,
+        };
+        let setting = setting_of(evaluated, written, w.inner_span(), Some(key), ValueKind::Str);
+        (setting, key, Some(Cwd::ScriptDir(PathBuf::new())))
+    }
+
     fn set_field(&mut self, path: String, s: Setting) {
         self.fields.retain(|(p, _)| *p != path);
         self.fields.push((path, s));
@@ -1165,7 +1196,7 @@ impl Options<'_, '_> {
     /// taken from it. Returns the file as shown and the name it gives (or, when it is not
     /// read and the options give none, a dynamic name that says why).
     fn with_file(&mut self, notes: &mut Vec<String>) -> (Option<String>, Option<Setting>) {
-        let Some((path, key)) = &self.file else {
+        let Some((path, key, from)) = &self.file else {
             return (None, None);
         };
         let work_dir = self.cx.eval.outer.work_dir();
@@ -1173,7 +1204,8 @@ impl Options<'_, '_> {
             Some(Scalar::Str(w)) => w.as_str(),
             _ => "",
         };
-        let found = match candidates(self.cwd, self.cx.input, work_dir.as_deref(), written) {
+        let at = from.as_ref().unwrap_or(self.cwd);
+        let found = match candidates(at, self.cx.input, work_dir.as_deref(), written) {
             Ok(candidates) => read_compute_yaml(path, *key, self.cx.input, candidates, notes),
             Err(why) => {
                 let why = format!(

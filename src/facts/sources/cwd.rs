@@ -394,15 +394,7 @@ fn step(c: &ShellCommand, d: Dialect, t: &Track<'_>, desc: &str) -> Move {
         None => (Cwd::Start(PathBuf::new()), Ok(None)),
     };
     let rest = match rest {
-        Ok(Some(parts)) => {
-            let word = Word {
-                span: parts
-                    .first()
-                    .map_or(w.span, |p| p.span().cover(parts[parts.len() - 1].span())),
-                parts,
-            };
-            (t.eval)(&word, c.span.start).map(|s| s.trim_start_matches(['/', '\\']).to_string())
-        }
+        Ok(Some(parts)) => after_script_dir(w, parts, t, c.span.start),
         Ok(None) if matches!(base, Cwd::ScriptDir(_)) => Ok(String::new()),
         Ok(None) => (t.eval)(w, c.span.start),
         Err(why) => Err(why),
@@ -452,6 +444,36 @@ fn join(dir: &Cwd, part: &str) -> Cwd {
         part => p.push(part),
     }
     if script { Cwd::ScriptDir(p) } else { Cwd::Start(p) }
+}
+
+/// The value of the parts of `w` after the script's own directory, without the separators
+/// that start it (`"$(dirname "$0")/infra"`: `infra`).
+fn after_script_dir(w: &Word, parts: Vec<WordPart>, t: &Track<'_>, at: u32) -> Result<String, String> {
+    let word = Word {
+        span: parts
+            .first()
+            .map_or(w.span, |p| p.span().cover(parts[parts.len() - 1].span())),
+        parts,
+    };
+    (t.eval)(&word, at).map(|s| s.trim_start_matches(['/', '\\']).to_string())
+}
+
+/// A path word of a command starting at `at` that starts at the script's own directory
+/// (`"$(dirname "$0")/c.yml"`, `$here/c.yml` with `here` assigned that directory once, as a
+/// `cd` reads them): the rest of the path from there (`Ok("")`: nothing after it), or why
+/// it is not known. `None`: the word does not start there.
+pub fn from_script_dir(w: &Word, d: Dialect, t: &Track<'_>, at: u32) -> Option<Result<String, String>> {
+    let rest = script_dir(w, d, t)?;
+    if !t.own_file {
+        return Some(Err(
+            "it starts at the directory of the script's own file, and this script is not a file of its own (it runs from a temporary file)".into(),
+        ));
+    }
+    Some(match rest {
+        Ok(Some(parts)) => after_script_dir(w, parts, t, at),
+        Ok(None) => Ok(String::new()),
+        Err(why) => Err(why),
+    })
 }
 
 /// The script's own directory at the start of `w` (`"$(dirname "$0")"`,
