@@ -441,7 +441,8 @@ fn a_powershell_script_dot_sources_its_variables() {
 /// "$(dirname "$0")" && pwd)"`, then `--file $script_dir/x.yml`) names the file beside the
 /// script, as `cd "$script_dir"` would: its type and size are read, and a `--set size=`
 /// over it gets the retired-size finding. In a workflow step (a temporary file) that
-/// directory is not known, and no file is read (not the root's `compute.yml`).
+/// directory is not known, nor after a `cd`, and no file is read (not the root's
+/// `compute.yml`).
 #[test]
 fn a_file_named_from_the_scripts_own_directory_is_read_there() {
     let dir = tempfile::tempdir().unwrap();
@@ -460,6 +461,10 @@ fn a_file_named_from_the_scripts_own_directory_is_read_there() {
     write(d, "infra/clusters/direct.sh", in_place);
     let workflow = "on: workflow_dispatch\njobs:\n  c:\n    runs-on: ubuntu-latest\n    steps:\n      - run: az ml compute create -f \"$(dirname \"$0\")/cpu-dev-cluster.yml\" -n step-cluster\n";
     write(d, ".github/workflows/ci.yml", workflow);
+    // After a `cd`, `dirname "$0"` is relative to another directory: not read.
+    let moved =
+        "cd ../..\naz ml compute create -f \"$(dirname \"$0\")/cpu-dev-cluster.yml\" -n moved-cluster\n";
+    write(d, "infra/clusters/moved.sh", moved);
     let json = capped::check_json(d);
     assert_eq!(
         retired(&json, "infra/clusters/create.sh"),
@@ -472,4 +477,5 @@ fn a_file_named_from_the_scripts_own_directory_is_read_there() {
         "{json:#}"
     );
     assert_eq!(retired(&json, ".github/workflows/ci.yml"), [], "{json:#}");
+    assert_eq!(retired(&json, "infra/clusters/moved.sh"), [], "{json:#}");
 }

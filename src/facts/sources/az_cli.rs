@@ -1163,11 +1163,14 @@ impl Options<'_, '_> {
     }
 
     /// `--file`'s setting. A path from the script's own directory (`--file
-    /// "$(dirname "$0")/c.yml"`, `$here/c.yml`), as a `cd` reads it, is looked for there.
+    /// "$(dirname "$0")/c.yml"`, `$here/c.yml`), as a `cd` reads it, is looked for there
+    /// while the command runs where the script started: `dirname "$0"` is relative to that
+    /// directory, and after a `cd` it names another one (the word is then evaluated as any
+    /// other, and is not known).
     fn file_setting(&self, w: &Word, key: Span) -> (Setting, Span, Option<Cwd>) {
         let outer = self.cx.eval.outer;
-        let from_script = outer
-            .follows_cd()
+        let unmoved = matches!(self.cwd, Cwd::Start(p) if p.as_os_str().is_empty());
+        let from_script = (outer.follows_cd() && unmoved)
             .then(|| {
                 with_track(self.cx, |t| {
                     super::cwd::from_script_dir(w, self.dialect, t, self.at)
