@@ -9,7 +9,9 @@ SDK v1 reads these files with dict.get(): unknown keys are silently ignored,
 so nothing here rejects an unknown key (``additionalProperties`` stays true and
 ``x-amlint-unknown-keys: ignore`` tells the linter it may warn).  A key that
 exists but does not apply to the chosen ``computeType`` is listed in that
-branch as ``{"x-amlint-ignored": "<why>"}``.
+branch as ``{"x-amlint-ignored": "<why>"}``.  A key whose value the SDK refuses in code
+(``InferenceConfig.validate_configuration``: a runtime, conda file, ... beside an
+``environment``) is ``{"not": <the values refused>, "x-amlint-refused": {"message", "help"}}``.
 
 ``null`` is "not set" for every scalar setting: azureml-core passes
 ``dict.get(key)`` to ``*.deploy_configuration(...)`` / ``InferenceConfig(...)``,
@@ -168,7 +170,46 @@ def deployment_config() -> Dict[str, Any]:
     }
 
 
-IGNORED_WITH_ENV = "ignored by SDK v1 when `environment` is given"
+# azureml-core 1.61 ``InferenceConfig.validate_configuration`` (model.py:2181), reached from
+# azure-cli-ml ``file_to_inference_config``, which passes every key below *and* the
+# deserialised ``environment`` (an ``Environment`` object: always truthy) to ``InferenceConfig``:
+#     if self.environment:
+#         if self.runtime or self.conda_file or self.extra_docker_file_steps or \
+#                 self.enable_gpu or self.cuda_version or self.base_image:
+#             raise WebserviceException('Error, unable to provide runtime, ...')
+# Python truthiness: a key is "given" unless it is null, false, 0, "", [] or {}
+# (``enableGpu: false`` passes).  ``baseImageRegistry`` is not tested.
+REFUSED_WITH_ENV_ERROR = ("unable to provide runtime, conda_file, extra_docker_file_steps, enable_gpu, "
+                          "cuda_version, or base_image along with an environment object")
+TRUTHY = {"anyOf": [{"const": True},
+                    {"type": "number", "not": {"const": 0}},
+                    {"type": "string", "minLength": 1},
+                    {"type": "array", "minItems": 1},
+                    {"type": "object", "minProperties": 1}]}
+REFUSED_WITH_ENV_HELP = {
+    "runtime": "Remove `runtime`: azureml-core builds the image from the `environment` alone.",
+    "condaFile": "Remove `condaFile`, or move its packages into the environment's `python.condaDependencies`.",
+    "extraDockerfileSteps": "Remove `extraDockerfileSteps`, or give the environment a `docker.baseDockerfile` "
+                            "holding those steps (in place of its `docker.baseImage`).",
+    "enableGpu": "Remove `enableGpu` (or set it to `false`), and give the environment a CUDA base image "
+                 "in `docker.baseImage`.",
+    "cudaVersion": "Remove `cudaVersion`, and give the environment a base image with that CUDA version "
+                   "in `docker.baseImage`.",
+    "baseImage": "Remove `baseImage`, or set it as the environment's `docker.baseImage`.",
+}
+
+
+def refused_with_environment(key: str) -> Dict[str, Any]:
+    """``key`` given (truthy) beside an ``environment``: the SDK raises."""
+    return {
+        "not": TRUTHY,
+        "x-amlint-refused": {
+            "message": f"cannot be given with `environment`: SDK v1 refuses the configuration "
+                       f"(azureml-core: \"{REFUSED_WITH_ENV_ERROR}\")",
+            "help": REFUSED_WITH_ENV_HELP[key] + " SDK v1 takes the image from the environment or from these "
+                                                 "keys, never both.",
+        },
+    }
 
 
 def inference_config() -> Dict[str, Any]:
@@ -185,11 +226,10 @@ def inference_config() -> Dict[str, Any]:
                                   type=["object", "null"]),
         "cudaVersion": d({"x-amlint-enum": {"values": ["9.0", "9.1", "10.0"], "normalize": "exact"}}, "CUDA version (9.1 default when enableGpu)."),
         "description": d(STR, "Image description."),
-        "environment": d({"type": ["object", "null"]}, "An Environment (object); overrides runtime, condaFile, extraDockerfileSteps, enableGpu, baseImage and cudaVersion."),
+        "environment": d({"type": ["object", "null"]}, "An Environment (object); SDK v1 refuses it together with a runtime, condaFile, extraDockerfileSteps, enableGpu, baseImage or cudaVersion (other than null, false or empty)."),
     }
     props = {k: (v if k == "entryScript" or "object" in (v.get("type") or []) else nullable(v)) for k, v in props.items()}
-    then_props = {k: {"x-amlint-ignored": IGNORED_WITH_ENV} for k in
-                  ("runtime", "condaFile", "extraDockerfileSteps", "enableGpu", "baseImage", "cudaVersion")}
+    then_props = {k: refused_with_environment(k) for k in REFUSED_WITH_ENV_HELP}
     return {
         "$schema": DRAFT,
         "$comment": COMMENT,
@@ -201,7 +241,8 @@ def inference_config() -> Dict[str, Any]:
         "required": ["entryScript"],
         "additionalProperties": True,
         "x-amlint-unknown-keys": "ignore",
-        "if": {"required": ["environment"]},
+        # ``environment: null`` is not given: the CLI then takes ``--environment-name`` or nothing.
+        "if": {"required": ["environment"], "properties": {"environment": {"type": "object"}}},
         "then": {"properties": then_props},
     }
 

@@ -112,8 +112,13 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
 /// value. `None` when the entry is its mapping's only one (an emptied mapping reads as
 /// `null`), when its line holds more than the entry, when it holds an anchor (an alias
 /// elsewhere would lose its target), or when the text around it is not laid out as
-/// expected.
-fn remove_fix(cx: &DocContext<'_>, blocks: &BlockEnds, pointer: &Pointer, key: &str) -> Option<Fix> {
+/// expected. Also the fix of a key the SDK refuses beside another (`checks::schema`).
+pub(super) fn remove_fix(
+    cx: &DocContext<'_>,
+    blocks: &BlockEnds,
+    pointer: &Pointer,
+    key: &str,
+) -> Option<Fix> {
     // Not an entry a `<<` merge key brings in, nor one inside a node an alias repeats:
     // removing it would edit the mapping it comes from.
     // A key written twice (AML002) is removed where it is written each time: removing

@@ -4,7 +4,7 @@
 use super::context::DocContext;
 use crate::diagnostic::{Applicability, Change, Diagnostic, Edit, Findings, Fix, codes};
 use crate::document::yaml11::describe;
-use crate::document::{Document, Style, Target, Value};
+use crate::document::{BlockEnds, Document, Style, Target, Value};
 use crate::schema::coerce::Normalize;
 use crate::schema::cross_field;
 use crate::schema::{Issue, IssueKind};
@@ -44,8 +44,21 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
         doc: cx.doc,
         title: &kind.title,
     };
+    let blocks = std::cell::OnceCell::new();
     for issue in &issues {
-        out.push(r.issue(issue));
+        let mut d = r.issue(issue);
+        // A key the SDK refuses in this configuration (a runtime beside an `environment`):
+        // removing it leaves what the documentation says the file means, and the SDK
+        // accepts it.
+        if let IssueKind::Forbidden { refused: Some(_), .. } = issue.kind {
+            let blocks = blocks.get_or_init(|| BlockEnds::new(&cx.source.text, [cx.doc]));
+            if let Some(key) = issue.pointer.last() {
+                if let Some(fix) = super::ignored_key::remove_fix(cx, blocks, &issue.pointer, key) {
+                    d = d.with_fix(fix);
+                }
+            }
+        }
+        out.push(d);
     }
     if crate::kinds::table().families[kind.family].type_exact
         && !issues.iter().any(|i| i.pointer.segments().next() == Some("type"))
@@ -277,7 +290,17 @@ impl Render<'_> {
             IssueKind::OutOfRange { bounds } => self.out_of_range(p, bounds),
             IssueKind::Size { what, limit } => self.size(p, what, *limit),
             IssueKind::DuplicateItem => self.duplicate_item(p),
-            IssueKind::Forbidden { schema } => self.forbidden(p, schema),
+            IssueKind::Forbidden {
+                refused: Some(refused),
+                ..
+            } => Diagnostic::new(
+                codes::AML103,
+                self.doc.span_of(p, Target::Key),
+                format!("{} {}", capitalize(&self.subject(p)), refused.message),
+            )
+            .with_pointer(p.clone())
+            .with_help(refused.help.clone()),
+            IssueKind::Forbidden { schema, .. } => self.forbidden(p, schema),
             IssueKind::NothingAllowed => Diagnostic::new(
                 codes::AML103,
                 self.doc.span_of(p, Target::Key),

@@ -12,6 +12,7 @@
 //! | online deployments | probe `initial_delay`, `period`, `timeout`, `success_threshold`, `failure_threshold` ≥ 1 | service (documented minimum) |
 //! | compute clusters, K8s `target_utilization` scaling | `min_instances` ≤ `max_instances` | service |
 //! | v1 deployment config | `autoScaler.minReplicas` ≤ `maxReplicas`; `cpuLimit` ≥ `cpu`; `memoryInGBLimit` ≥ `memoryInGB` | azureml-core `validate_configuration` |
+//! | v1 inference config | `entryScript` names a `.py` file whose name is an importable module (AML103) | azureml-core `InferenceConfig.validate_configuration`, `validate_entry_script_name` |
 //! | jobs (and pipeline steps) | a service's `nodes` is `all` or absent (AML103) | SDK `JobService._validate_nodes` |
 //! | components | an `integer`/`number`/`boolean` input's `default` parses as its type (AML102) | SDK `Input._update_default` |
 
@@ -64,6 +65,7 @@ pub fn check(kind: &str, root: &Value) -> Vec<Finding> {
         k if k.ends_with("Job") => job_services(root, &mut out),
         k if k.ends_with("Component") => input_defaults(root, &mut out),
         "v1.deploymentConfig" => v1(root, &mut out),
+        "v1.inferenceConfig" => entry_script(root, &mut out),
         _ => {}
     }
     out
@@ -347,6 +349,106 @@ fn v1(root: &Value, out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// Python's `keyword.kwlist` (the same from Python 3.7 to 3.13; soft keywords such as
+/// `match` are not in it, and `iskeyword` does not refuse them).
+const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
+    "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
+    "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+];
+
+/// Python's `str.isidentifier`: an XID_Start character or `_`, then XID_Continue ones.
+fn is_python_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c))
+        && chars.all(unicode_ident::is_xid_continue)
+}
+
+/// `os.path.splitext` of a file name: the extension is from the last `.`, unless only
+/// dots come before it (`.py` has none).
+fn split_ext(name: &str) -> (&str, &str) {
+    match name.rfind('.') {
+        Some(i) if name[..i].bytes().any(|b| b != b'.') => (&name[..i], &name[i..]),
+        _ => (name, ""),
+    }
+}
+
+/// The module name as an identifier: each character that cannot be in one becomes `_`,
+/// a leading digit gets `_` before it, a keyword `_` after it (PEP 8).
+fn identifier_form(stem: &str) -> String {
+    let mut out: String = stem
+        .chars()
+        .map(|c| if unicode_ident::is_xid_continue(c) { c } else { '_' })
+        .collect();
+    if !out.starts_with(|c: char| c == '_' || unicode_ident::is_xid_start(c)) {
+        out.insert(0, '_');
+    }
+    if PYTHON_KEYWORDS.contains(&out.as_str()) {
+        out.push('_');
+    }
+    out
+}
+
+/// The SDK v1 entry script (`InferenceConfig.validate_configuration`, after the path is
+/// found): `os.path.splitext(os.path.basename(entry_script))` must have the extension
+/// `.py` ("Invalid driver type. Currently only Python drivers are supported."), and the
+/// name before it must be an identifier that is not a keyword (`validate_entry_script_name`:
+/// the script "must be importable as a valid python module"). Only a string is checked
+/// (a missing one is AML104, another type AML102). The base name is taken after the last
+/// `/` or `\`: the SDK's `os.path` is the platform's, and on Windows both separate
+/// folders (`src\score.py` is refused only on Linux, where the path does not exist either).
+fn entry_script(root: &Value, out: &mut Vec<Finding>) {
+    let Some(Value::String(script)) = root.get("entryScript") else {
+        return;
+    };
+    let cut = script.rfind(['/', '\\']).map_or(0, |i| i + 1);
+    let (folder, name) = script.split_at(cut);
+    let (stem, ext) = split_ext(name);
+    let pointer = ptr(&["entryScript"]);
+    if script.is_empty() {
+        out.push(Finding {
+            code: codes::AML103,
+            pointer,
+            message: "`entryScript` is empty: SDK v1 needs the scoring script to deploy (azureml-core: \"Error, need to specify entry_script.\")".into(),
+            help: "Write the path of the Python scoring script (with `init()` and `run()`), e.g. `score.py`.".into(),
+            related: None,
+        });
+        return;
+    }
+    if ext != ".py" {
+        out.push(Finding {
+            code: codes::AML103,
+            pointer,
+            message: format!(
+                "`entryScript: {script}` is not a `.py` file: SDK v1 supports only Python entry scripts (azureml-core: \"Invalid driver type. Currently only Python drivers are supported.\")"
+            ),
+            help: "Name the Python scoring script (with `init()` and `run()`) here, its file name ending in `.py` (lower case); other languages cannot be deployed with SDK v1.".into(),
+            related: None,
+        });
+        return;
+    }
+    if is_python_identifier(stem) && !PYTHON_KEYWORDS.contains(&stem) {
+        return;
+    }
+    let fixed = format!("{folder}{}.py", identifier_form(stem));
+    let why = if PYTHON_KEYWORDS.contains(&stem) {
+        "is a Python keyword"
+    } else {
+        "is not a Python identifier"
+    };
+    out.push(Finding {
+        code: codes::AML103,
+        pointer,
+        message: format!(
+            "`entryScript: {script}` cannot be imported: its module name `{stem}` {why}, and SDK v1 imports the entry script as a module (azureml-core: \"must be a valid python identifier and not a part of the set of python standard keywords\")"
+        ),
+        help: format!("Rename the file to `{fixed}` (letters, digits and `_`, not starting with a digit) and write that name here."),
+        related: None,
+    });
 }
 
 #[cfg(test)]

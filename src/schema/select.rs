@@ -79,11 +79,31 @@ pub enum IssueKind {
     },
     DuplicateItem,
     /// `not`: a combination the SDK refuses (`required` both keys, or `{}`: any value).
+    /// `refused`: the `x-amlint-refused` beside the `not`, the SDK's reason in words.
     Forbidden {
         schema: Value,
+        refused: Option<SdkRefusal>,
     },
     /// A `false` schema.
     NothingAllowed,
+}
+
+/// `x-amlint-refused: {"message", "help"}` beside a `not` (docs/schemas.md): what to say
+/// when the SDK refuses the value, after the key's name, and what to do.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SdkRefusal {
+    pub message: String,
+    pub help: String,
+}
+
+impl SdkRefusal {
+    fn from_schema(v: &Value) -> Option<Self> {
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        Some(Self {
+            message: text("message")?,
+            help: text("help")?,
+        })
+    }
 }
 
 /// Most issues collected from one document: the findings a file keeps
@@ -273,6 +293,9 @@ fn issue_kind(store: &'static Store, doc: &str, error: &ValidationError<'_>) -> 
         }
         ValidationErrorKind::Not { schema } => IssueKind::Forbidden {
             schema: schema.clone(),
+            refused: keyword_parent(store, doc, error)
+                .and_then(|(s, _)| s.get("x-amlint-refused"))
+                .and_then(SdkRefusal::from_schema),
         },
         ValidationErrorKind::FalseSchema => IssueKind::NothingAllowed,
         other => return limit_issue(other),

@@ -56,6 +56,7 @@ mod show_files;
 mod suppressions;
 mod trust;
 mod typos;
+mod v1_inference;
 mod yaml11_pyyaml;
 mod yaml_canon;
 mod yaml_pyyaml_diff;
