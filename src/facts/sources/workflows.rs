@@ -638,6 +638,13 @@ fn script_region(text: &str, span: Span, style: Style) -> Option<(usize, usize, 
 /// (`..` above it).
 fn work_dir(input: &Input<'_>, doc: &Document, node: Option<NodeId>) -> Option<PathBuf> {
     let written = str_of(doc, node?)?;
+    let github = github_workspace(input).is_some();
+    // From the checkout's root, what follows is relative to the repository, as a plain
+    // working directory is.
+    let written = match from_the_checkout(written, github) {
+        Some(rest) => rest.trim_start_matches(['/', '\\']),
+        None => written,
+    };
     if written.contains('$') || written.starts_with(['/', '\\', '~']) || written.contains(':') {
         return None;
     }
@@ -658,6 +665,41 @@ fn work_dir(input: &Input<'_>, doc: &Document, node: Option<NodeId>) -> Option<P
     };
     repo.extend(parts);
     Some(repo)
+}
+
+/// A working directory written from where the CI system checks the repository out, as the
+/// rest of it after that (`${{ github.workspace }}/ml`: `/ml`; in a GitHub workflow
+/// `${{ github.workspace }}`, `$GITHUB_WORKSPACE`, `${GITHUB_WORKSPACE}`; in an Azure
+/// pipeline `$(System.DefaultWorkingDirectory)`, `$(Build.SourcesDirectory)`,
+/// `$(Build.Repository.LocalPath)`, each the repository's root when it alone is checked
+/// out, as a step without a working directory assumes). `None` when it does not start so.
+fn from_the_checkout(written: &str, github: bool) -> Option<&str> {
+    let rest = if github {
+        if let Some(inner) = written.strip_prefix("${{") {
+            let end = inner.find("}}")?;
+            inner[..end]
+                .trim()
+                .eq_ignore_ascii_case("github.workspace")
+                .then(|| &inner[end + 2..])?
+        } else {
+            ["${GITHUB_WORKSPACE}", "$GITHUB_WORKSPACE"]
+                .iter()
+                .find_map(|p| written.strip_prefix(p))?
+        }
+    } else {
+        let inner = written.strip_prefix("$(")?;
+        let end = inner.find(')')?;
+        [
+            "System.DefaultWorkingDirectory",
+            "Build.SourcesDirectory",
+            "Build.Repository.LocalPath",
+        ]
+        .iter()
+        .any(|v| inner[..end].eq_ignore_ascii_case(v))
+        .then(|| &inner[end + 1..])?
+    };
+    // The name ends there (`$GITHUB_WORKSPACE_2` is another variable).
+    (rest.is_empty() || rest.starts_with(['/', '\\'])).then_some(rest)
 }
 
 /// The repository a GitHub workflow (a file of `.github/workflows`) runs in: the folder
@@ -1503,6 +1545,48 @@ mod tests {
                 (name("infra-cluster"), (10, 9), (10, 37)),
                 (name("beside-cluster"), (11, 11), (11, 35)),
             ]
+        );
+    }
+
+    /// A working directory written from the checkout's root (audit 15, case 02): GitHub's
+    /// `${{ github.workspace }}` and `$GITHUB_WORKSPACE`, Azure Pipelines'
+    /// `$(System.DefaultWorkingDirectory)` and `$(Build.SourcesDirectory)`, then a path,
+    /// are that path in the repository; another expression, or a variable whose name only
+    /// starts alike, is not known (the file is looked for as in a plain script).
+    #[test]
+    fn a_working_directory_from_the_checkout_root_is_in_the_repository() {
+        let files = [
+            ("compute.yml", compute_yaml("root-cluster", "Standard_DS3_v2")),
+            (
+                "pipelines/compute.yml",
+                compute_yaml("beside-cluster", "Standard_DS3_v2"),
+            ),
+            (
+                "mlops/azureml/compute.yml",
+                compute_yaml("gpu-cluster", "Standard_NC6"),
+            ),
+        ];
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+        let name = |n: &str| Some(n.to_string());
+        let github = "on: push\njobs:\n  a:\n    steps:\n      - run: az ml compute create -f compute.yml\n        working-directory: ${{ github.workspace }}/mlops/azureml\n      - run: az ml compute create -f compute.yml\n        working-directory: $GITHUB_WORKSPACE/mlops/azureml\n      - run: az ml compute create -f compute.yml\n        working-directory: ${{github.workspace}}\n      - run: az ml compute create -f compute.yml\n        working-directory: ${{ runner.temp }}/mlops/azureml\n      - run: az ml compute create -f compute.yml\n        working-directory: $GITHUB_WORKSPACE_2/mlops/azureml\n";
+        let (_dir, out) = in_project(&files, ".github/workflows/ci.yml", github);
+        let names: Vec<_> = placed(github, &out).into_iter().map(|(n, _, _)| n).collect();
+        assert_eq!(
+            names,
+            [
+                name("gpu-cluster"),
+                name("gpu-cluster"),
+                name("root-cluster"),
+                name("root-cluster"),
+                name("root-cluster")
+            ]
+        );
+        let azure = "steps:\n  - script: az ml compute create -f compute.yml\n    workingDirectory: $(System.DefaultWorkingDirectory)/mlops/azureml\n  - bash: az ml compute create -f compute.yml\n    workingDirectory: $(Build.SourcesDirectory)\\mlops\\azureml\n  - bash: az ml compute create -f compute.yml\n    workingDirectory: $(Agent.TempDirectory)/mlops/azureml\n";
+        let (_dir, out) = in_project(&files, "pipelines/ci.yml", azure);
+        let names: Vec<_> = placed(azure, &out).into_iter().map(|(n, _, _)| n).collect();
+        assert_eq!(
+            names,
+            [name("gpu-cluster"), name("gpu-cluster"), name("beside-cluster")]
         );
     }
 
