@@ -136,11 +136,7 @@ impl Boundary {
     /// chain of more than 40 links is [`Refusal::Loop`]. Without a boundary, links are
     /// resolved by the system (`realpath`).
     pub fn resolve(&self, path: &Path) -> Result<PathBuf, Refusal> {
-        let abs = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            start_dir().map_err(Refusal::of_io)?.join(path)
-        };
+        let abs = from_start(path)?;
         let Some(root) = &self.0 else {
             return std::fs::canonicalize(&abs).map_err(Refusal::of_io);
         };
@@ -188,12 +184,21 @@ impl Boundary {
 }
 
 /// The directory amlint was started in, looked up once (amlint never changes it).
-/// The directory amlint started in (read once).
 pub fn start_dir() -> std::io::Result<&'static Path> {
     static CWD: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     CWD.get_or_init(|| std::env::current_dir().ok())
         .as_deref()
         .ok_or_else(|| std::io::Error::other("the current directory cannot be read"))
+}
+
+/// `path` made absolute against the directory amlint started in, as written (its `..`
+/// are left for the resolution of links).
+fn from_start(path: &Path) -> Result<PathBuf, Refusal> {
+    Ok(if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        start_dir().map_err(Refusal::of_io)?.join(path)
+    })
 }
 
 /// Most symbolic links followed while resolving one path (Linux's `MAXSYMLINKS`).
@@ -662,12 +667,7 @@ pub fn check_unopened(path: &Path, boundary: &Boundary, limit: u64) -> Result<()
 /// not a link is looked at as named.
 fn look_resolved(path: &Path, boundary: &Boundary) -> Result<(PathBuf, std::fs::Metadata), Refusal> {
     if let Some(root) = boundary.root() {
-        let abs = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            start_dir().map_err(Refusal::of_io)?.join(path)
-        };
-        let (real, seen) = resolve_within(&abs, root, &boundary.1)?;
+        let (real, seen) = resolve_within(&from_start(path)?, root, &boundary.1)?;
         // The walk's `lstat` of the real path is its `stat`: no link is left.
         let meta = match seen {
             Some(meta) => meta,

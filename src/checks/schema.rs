@@ -50,12 +50,12 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
         // A key the SDK refuses in this configuration (a runtime beside an `environment`):
         // removing it leaves what the documentation says the file means, and the SDK
         // accepts it.
-        if let IssueKind::Forbidden { refused: Some(_), .. } = issue.kind {
+        if let IssueKind::Forbidden { refused: Some(_), .. } = issue.kind
+            && let Some(key) = issue.pointer.last()
+        {
             let blocks = blocks.get_or_init(|| BlockEnds::new(&cx.source.text, [cx.doc]));
-            if let Some(key) = issue.pointer.last() {
-                if let Some(fix) = super::ignored_key::remove_fix(cx, blocks, &issue.pointer, key) {
-                    d = d.with_fix(fix);
-                }
+            if let Some(fix) = super::ignored_key::remove_fix(cx, blocks, &issue.pointer, key) {
+                d = d.with_fix(fix);
             }
         }
         out.push(d);

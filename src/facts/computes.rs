@@ -174,7 +174,6 @@ pub struct ComputeDef {
     pub instance_of: Option<(String, Span)>,
 }
 
-/// The settings the policies read, by their Azure ML YAML path: what readers fill in.
 /// The most entries of a list setting (`schedules.compute_start_stop`) a definition
 /// reader reads one by one; a longer list is unknown as a whole. A compute has a few
 /// schedules; each entry is a setting, and a hostile file of thousands would cost time
@@ -188,6 +187,7 @@ pub fn too_many_entries(list: &str, n: usize) -> Option<String> {
         .then(|| format!("`{list}` has {n} entries, more than the {MAX_LIST_ENTRIES} amlint reads"))
 }
 
+/// The settings the policies read, by their Azure ML YAML path: what readers fill in.
 pub const FIELDS: &[&str] = &[
     "type",
     "size",

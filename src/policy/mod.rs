@@ -407,11 +407,10 @@ impl Env for RuleEnv<'_> {
             return None;
         };
         let root = self.doc().root?;
+        let unknown = |n| self.facts.is_unknown(n);
         Some(match base {
-            Some(b) => walk(self.doc(), b, segments, &|n| self.facts.is_unknown(n)),
-            None => walk(self.doc(), root, &self.bind(segments), &|n| {
-                self.facts.is_unknown(n)
-            }),
+            Some(b) => walk(self.doc(), b, segments, &unknown),
+            None => walk(self.doc(), root, &self.bind(segments), &unknown),
         })
     }
 }

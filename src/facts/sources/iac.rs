@@ -542,6 +542,25 @@ enum Found<'a> {
     },
 }
 
+impl<'a> Found<'a> {
+    /// What was found as one value: the key that sets it, where the value is, how it is
+    /// written, and what it is; or the field of an object written in the file.
+    fn value(self) -> Result<(Span, Span, &'a str, Ev), &'a BodyField> {
+        match self {
+            Found::Written(f) => match &f.value {
+                BodyNode::Leaf(leaf) => Ok((f.key, leaf.span, leaf.written.as_str(), leaf.val.clone())),
+                BodyNode::Map(_) => Err(f),
+            },
+            Found::Held {
+                key,
+                span,
+                written,
+                val,
+            } => Ok((key, span, written, val)),
+        }
+    }
+}
+
 fn find<'a>(root: &'a BodyNode, path: &[&str]) -> Option<Found<'a>> {
     let mut node = root;
     for (i, seg) in path.iter().enumerate() {
@@ -881,31 +900,25 @@ pub fn arm_compute_fields(resource: &BodyNode, def: &mut ComputeDef) {
 /// schedule as absent there.
 fn schedules(resource: &BodyNode) -> Vec<(String, Setting)> {
     const PATH: [&str; 4] = ["properties", "properties", "schedules", "computeStartStop"];
-    // The list, as written or held by a variable: (key, span, written, value).
-    let list = match find(resource, &PATH) {
-        Some(Found::Written(f)) => match &f.value {
-            BodyNode::Leaf(leaf) => (f.key, leaf.span, leaf.written.clone(), leaf.val.clone()),
-            BodyNode::Map(_) => {
-                let span = node_span(&f.value).unwrap_or(f.key);
-                let why = "`computeStartStop` is an object, not a list";
-                return vec![dynamic(
-                    "schedules.compute_start_stop",
-                    "computeStartStop",
-                    why,
-                    span,
-                    f.key,
-                )];
-            }
-        },
-        Some(Found::Held {
-            key,
-            span,
-            written,
-            val,
-        }) => (key, span, written.to_string(), val),
+    // The list, as written or held by a variable.
+    let found = match find(resource, &PATH) {
+        Some(found) => found.value(),
         None => return unknown_above(resource, &PATH).into_iter().collect(),
     };
-    let (key, span, written, val) = list;
+    let (key, span, written, val) = match found {
+        Ok(list) => list,
+        Err(object) => {
+            let span = node_span(&object.value).unwrap_or(object.key);
+            let why = "`computeStartStop` is an object, not a list";
+            return vec![dynamic(
+                "schedules.compute_start_stop",
+                "computeStartStop",
+                why,
+                span,
+                object.key,
+            )];
+        }
+    };
     let items = match &val.v {
         V::List(items) => items,
         V::Null => return Vec::new(),
@@ -913,11 +926,11 @@ fn schedules(resource: &BodyNode) -> Vec<(String, Setting)> {
             let why = val
                 .why()
                 .unwrap_or_else(|| "`computeStartStop` is not a list".into());
-            return vec![dynamic("schedules.compute_start_stop", &written, &why, span, key)];
+            return vec![dynamic("schedules.compute_start_stop", written, &why, span, key)];
         }
     };
     if let Some(why) = crate::facts::computes::too_many_entries("computeStartStop", items.len()) {
-        return vec![dynamic("schedules.compute_start_stop", &written, &why, span, key)];
+        return vec![dynamic("schedules.compute_start_stop", written, &why, span, key)];
     }
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
@@ -953,18 +966,7 @@ fn dynamic(path: &str, written: &str, why: &str, span: Span, key: Span) -> (Stri
 /// value not known statically: `schedules` unknown, with why.
 fn unknown_above(resource: &BodyNode, path: &[&str]) -> Option<(String, Setting)> {
     (1..path.len()).rev().find_map(|n| {
-        let (key, span, written, val) = match find(resource, &path[..n])? {
-            Found::Written(f) => match &f.value {
-                BodyNode::Leaf(leaf) => (f.key, leaf.span, leaf.written.as_str(), leaf.val.clone()),
-                BodyNode::Map(_) => return None,
-            },
-            Found::Held {
-                key,
-                span,
-                written,
-                val,
-            } => (key, span, written, val),
-        };
+        let (key, span, written, val) = find(resource, &path[..n])?.value().ok()?;
         let why = val.why()?;
         Some(dynamic("schedules", written, &why, span, key))
     })

@@ -709,19 +709,15 @@ impl<'t> Module<'t> {
             let span = self.code.span(n.start_byte(), n.end_byte());
             def.set(path, Setting::dynamic(self.text(n), why, span, key));
         };
-        let (call, at) = match self.expression(v, at) {
+        let kw = match self.expression(v, at) {
             Ok((n, _)) if n.kind() == "none" => return,
-            Ok((n, at)) if self.is_call_of(n, "ComputeSchedules") => (n, at),
-            Ok((n, _)) => {
-                let why = format!("`{}` is not a `ComputeSchedules(...)` call", self.text(n));
-                return unknown(def, "schedules", v, why);
-            }
+            Ok((n, at)) => self.keywords_of(n, "ComputeSchedules").map(|kw| (kw, at)),
+            Err(why) => Err(why),
+        };
+        let (kw, at) = match kw {
+            Ok(found) => found,
             Err(why) => return unknown(def, "schedules", v, why),
         };
-        let (_, kw) = self.args(call);
-        if kw.iter().any(|(k, ..)| *k == "**") {
-            return unknown(def, "schedules", v, "its arguments are passed with `**`".into());
-        }
         let Some((_, _, list)) = kw.iter().find(|(k, ..)| *k == "compute_start_stop") else {
             return;
         };
@@ -742,23 +738,16 @@ impl<'t> Module<'t> {
         }
         for (i, item) in items.into_iter().enumerate() {
             let path = format!("{path}.{i}");
-            let (entry, at) = match self.expression(item, at) {
-                Ok((n, at)) if self.is_call_of(n, "ComputeStartStopSchedule") => (n, at),
-                Ok((n, _)) => {
-                    let why = format!("`{}` is not a `ComputeStartStopSchedule(...)` call", self.text(n));
-                    unknown(def, &path, item, why);
-                    continue;
-                }
+            let entry = self
+                .expression(item, at)
+                .and_then(|(n, at)| Ok((self.keywords_of(n, "ComputeStartStopSchedule")?, at)));
+            let (ekw, at) = match entry {
+                Ok(found) => found,
                 Err(why) => {
                     unknown(def, &path, item, why);
                     continue;
                 }
             };
-            let (_, ekw) = self.args(entry);
-            if ekw.iter().any(|(k, ..)| *k == "**") {
-                unknown(def, &path, item, "its arguments are passed with `**`".into());
-                continue;
-            }
             for (arg, yaml) in [("action", "action"), ("state", "state")] {
                 let Some((_, k, val)) = ekw.iter().find(|(n, ..)| *n == arg) else {
                     continue;
@@ -821,6 +810,23 @@ impl<'t> Module<'t> {
             .get(name)
             .is_some_and(|l| l.iter().any(|b| b.scope == Some(f) && b.pos <= at));
         !assigned && self.funcs[f].params.iter().any(|(p, _)| p == name)
+    }
+
+    /// The keyword arguments of `n` when it is a call of the SDK class `class`; why not
+    /// otherwise (another expression, or arguments passed with `**`, which are not read).
+    fn keywords_of(
+        &self,
+        n: TsNode<'t>,
+        class: &str,
+    ) -> Result<Vec<(&'t str, TsNode<'t>, TsNode<'t>)>, String> {
+        if !self.is_call_of(n, class) {
+            return Err(format!("`{}` is not a `{class}(...)` call", self.text(n)));
+        }
+        let (_, kw) = self.args(n);
+        if kw.iter().any(|(k, ..)| *k == "**") {
+            return Err("its arguments are passed with `**`".into());
+        }
+        Ok(kw)
     }
 
     /// Whether `n` is a call of the SDK class `class` (also through a module or an alias).
