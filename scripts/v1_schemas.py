@@ -215,7 +215,10 @@ def refused_with_environment(key: str) -> Dict[str, Any]:
 def inference_config() -> Dict[str, Any]:
     props = {
         "entryScript": d(STR, "Scoring script (init()/run())."),
-        "runtime": d({"x-amlint-enum": {"values": ["python", "spark-py"], "normalize": "lower"}}, "Runtime."),
+        # `python-slim` is in azureml-core's SUPPORTED_RUNTIMES (as UNDOCUMENTED_RUNTIMES):
+        # validate_configuration accepts it, though its error message does not list it.
+        "runtime": d({"x-amlint-enum": {"values": ["python", "spark-py", "python-slim"], "normalize": "lower"}},
+                     "Runtime."),
         "condaFile": d(STR, "Conda environment file."),
         "extraDockerfileSteps": d(STR, "File with extra Dockerfile steps."),
         "extraDockerFileSteps": {"x-amlint-ignored": "v1 reads extraDockerfileSteps (lower-case f); the docs table's spelling is not read"},

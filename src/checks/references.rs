@@ -173,6 +173,11 @@ fn check_site(
         }
     };
     if form.from_cwd {
+        // SDK v1 reads each of these paths only when it is truthy (`if self.conda_file:`);
+        // an empty `entryScript` is refused on its own (AML103).
+        if text.is_empty() {
+            return None;
+        }
         let under = form.relative_to.as_deref().and_then(sibling_text);
         let d = missing_from_cwd(cx.boundary, dir, under.as_deref(), text, form, &field, span);
         if d.is_some() || !form.conda {

@@ -175,3 +175,52 @@ fn importable_entry_scripts_pass() {
     // Not a string: the schema's finding (AML102), not this one's.
     assert_eq!(codes("inferenceconfig.yml", "entryScript: 12\n"), ["AML102"]);
 }
+
+/// What azureml-core's `validate_configuration` accepts on disk gets no error: an empty
+/// `condaFile`, `extraDockerfileSteps` or `sourceDirectory` is not set (the SDK tests each
+/// with `if self.conda_file:`), and `python-slim` is one of its runtimes (undocumented, in
+/// `SUPPORTED_RUNTIMES`). A missing conda file is still AML201, on its value.
+#[test]
+fn what_the_sdk_skips_or_accepts_on_disk_is_no_error() {
+    let dir = crate::common::project();
+    let p = dir.path();
+    crate::common::write(
+        p,
+        "score.py",
+        "def init():\n    pass\n\n\ndef run(x):\n    return x\n",
+    );
+    crate::common::write(
+        p,
+        "inferenceconfig.json",
+        "{\n  \"entryScript\": \"score.py\",\n  \"runtime\": \"python-slim\",\n  \"condaFile\": \"\",\n  \"extraDockerfileSteps\": \"\",\n  \"sourceDirectory\": \"\"\n}\n",
+    );
+    crate::common::write(
+        p,
+        "missing/inferenceconfig.json",
+        "{\n  \"entryScript\": \"../score.py\",\n  \"condaFile\": \"env.yml\"\n}\n",
+    );
+    let (_, json) = crate::common::json_check(p, &["--no-cache", "--ignore", "AML108", "."]);
+    let found: Vec<(String, String, u64, u64)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["path"].as_str().unwrap().to_string(),
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["range"]["start"]["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "AML201".to_string(),
+            "missing/inferenceconfig.json".to_string(),
+            3,
+            16
+        )],
+        "{json:#}"
+    );
+}
