@@ -1180,11 +1180,30 @@ impl<'a> Bicep<'a> {
 
 #[inline(never)]
 fn call(fname: &str, args: &[Ev]) -> Ev {
+    if fname == "readEnvironmentVariable" {
+        return read_environment_variable(args);
+    }
     iac::arm_function(fname, args).unwrap_or_else(|| {
         Ev::unknown(format!(
             "`{fname}()` is evaluated by Azure Resource Manager at deployment"
         ))
     })
+}
+
+/// A `.bicepparam` file's `readEnvironmentVariable('X', 'default')`: Bicep reads the
+/// variable when it compiles the parameters file (on the machine that deploys), and takes
+/// the default when it is not set. The default is the value, noted as such, as for
+/// `${X:-default}` in a script; without one the value is not known.
+fn read_environment_variable(args: &[Ev]) -> Ev {
+    let var = args.first().and_then(Ev::known_str).unwrap_or_default();
+    match args.get(1) {
+        Some(d) if d.why().is_none() && !d.is_null() => d.clone().with_note(Some(format!(
+            "the default of the environment variable `{var}`, unless it is set where the parameters file is compiled"
+        ))),
+        _ => Ev::unknown(format!(
+            "`readEnvironmentVariable('{var}')` is read from the environment where the parameters file is compiled"
+        )),
+    }
 }
 
 #[inline(never)]
@@ -1369,7 +1388,12 @@ fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Ev> {
                 let mut v = b.eval(a + 3, z, &Vec::new(), 0);
                 // The literal is in the other file: no label in this one.
                 v.origin = None;
-                v.note = Some(format!("`{name}` is set by {fname}"));
+                let set = format!("`{name}` is set by {fname}");
+                // What the value itself says (a `readEnvironmentVariable` default) stays.
+                v.note = Some(match v.note.take() {
+                    Some(n) => format!("{set}: {n}"),
+                    None => set,
+                });
                 values.insert(name, v);
             }
         }
@@ -1595,6 +1619,32 @@ raw ${x}
             d.notes.iter().any(|n| n.contains("main.bicepparam")),
             "{:?}",
             d.notes
+        );
+    }
+
+    #[test]
+    fn an_environment_variable_read_by_the_parameters_file_gives_its_default() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("main.bicepparam"),
+            "using './main.bicep'\nparam vmSize = readEnvironmentVariable('AML_SIZE', 'Standard_ND40rs_v2')\nparam workspaceName = 'ws'\nparam computeClusterName = readEnvironmentVariable('AML_NAME')\n",
+        )
+        .unwrap();
+        let d = &read_in(dir.path(), "main.bicep", MODULE).computes[0];
+        let size = d.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_ND40rs_v2".into())));
+        assert!(
+            d.notes.iter().any(|n| n.contains(
+                "the default of the environment variable `AML_SIZE`, unless it is set where the parameters file is compiled"
+            )),
+            "{:?}",
+            d.notes
+        );
+        // No default: not known, and why is true (Bicep reads it, not Resource Manager).
+        let why = d.name.why.as_deref().unwrap_or_default();
+        assert!(
+            why.contains("`readEnvironmentVariable('AML_NAME')` is read from the environment where the parameters file is compiled"),
+            "{why}"
         );
     }
 
