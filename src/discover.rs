@@ -283,6 +283,7 @@ mod tests {
         std::fs::create_dir_all(root.join(".cloud")).unwrap();
         std::fs::create_dir_all(root.join(".terraform/modules")).unwrap();
         std::fs::create_dir_all(root.join(".ipynb_checkpoints")).unwrap();
+        std::fs::create_dir_all(root.join("notebooks/.ipynb_aml_checkpoints")).unwrap();
         std::fs::create_dir_all(root.join(".Venv/lib")).unwrap();
         std::fs::create_dir_all(root.join(".pipeline-template/jobs")).unwrap();
         std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
@@ -299,6 +300,8 @@ mod tests {
             ".cloud/azuredeploy.json",
             ".terraform/modules/main.json",
             ".ipynb_checkpoints/x.json",
+            "notebooks/.ipynb_aml_checkpoints/train-checkpoint2024-1-1-10-0-0.ipynb",
+            "notebooks/train.ipynb",
             ".Venv/lib/x.yml",
             ".pipeline-template/jobs/train.yml",
             ".github/.hidden.yml",
@@ -328,7 +331,8 @@ mod tests {
                 "MLTable",
                 "c.json",
                 "jobs/a.yml",
-                "jobs/b.YAML"
+                "jobs/b.YAML",
+                "notebooks/train.ipynb"
             ]
         );
         // Explicit files are always checked, ignored or not.

@@ -163,7 +163,7 @@ impl Filter for Unfiltered {
 /// (`.git`), environments and tools' caches (`.venv`, `.tox`, `.mypy_cache`,
 /// `.amlint_cache`...), editors' folders, and copies of files kept elsewhere, which would
 /// define every compute twice (`.terraform`'s downloaded modules, `.ipynb_checkpoints`'
-/// copies of notebooks, `.history`'s saved versions, DVC's cache, promptflow's generated tool lists). Every other hidden
+/// and Azure ML studio's `.ipynb_aml_checkpoints`' copies of notebooks, `.history`'s saved versions, DVC's cache, promptflow's generated tool lists). Every other hidden
 /// directory is walked: workflows (`.github`, `.azure-pipelines`, `.pipelines`), deployment
 /// folders (`.azure`, `.cloud`, `.devops`, `.infra`...) and teams' own
 /// (`.pipeline-template`). Hidden files (`.pre-commit-config.yaml`, `.gitlab-ci.yml`: other
@@ -190,6 +190,8 @@ pub const SKIPPED_HIDDEN: &[&str] = &[
     ".amlint_cache",
     ".cache",
     ".ipynb_checkpoints",
+    // Azure ML studio's autosaved copies of the notebooks of its file share.
+    ".ipynb_aml_checkpoints",
     ".ipython",
     ".jupyter",
     ".promptflow",
