@@ -717,6 +717,107 @@ fn a_for_expression_over_a_list_of_objects_is_one_definition_per_element() {
     assert_eq!(codes_of(&json, "main.tf"), ["AML505"], "{json}");
 }
 
+/// Audit 14, case 05: an Azure pipeline that `extends: template:` a stage template of the
+/// project, with literal `parameters:`, makes the template's compute at `extends` (its
+/// retired size reported from there, focused on the argument); a `${{ each c in
+/// parameters.clusters }}` loop over an object parameter's default makes one compute per
+/// item, reported at the loop's command (focused on `${{ c.size }}`, labelled at the
+/// item's literal); the job naming the extended pipeline's `gpu-cluster` resolves; the
+/// control (`- template:`) as before.
+#[test]
+fn extends_and_each_are_expanded_from_the_repositorys_literals() {
+    let dir = project_with_job("gpu-cluster");
+    let root = dir.path();
+    let ap = ".azure-pipelines";
+    for (file, text) in [
+        (
+            "templates/compute-stage.yml",
+            "parameters:\n- name: clusterName\n  type: string\n- name: clusterSize\n  type: string\nstages:\n- stage: compute\n  jobs:\n  - job: create\n    steps:\n    - script: az ml compute create --name ${{ parameters.clusterName }} --type AmlCompute --size ${{ parameters.clusterSize }} --max-instances 2\n",
+        ),
+        (
+            "infra.yml",
+            "trigger: none\nextends:\n  template: templates/compute-stage.yml\n  parameters:\n    clusterName: gpu-cluster\n    clusterSize: Standard_NC6\n",
+        ),
+        (
+            "loop.yml",
+            "trigger: none\nparameters:\n- name: clusters\n  type: object\n  default:\n  - name: nc-cluster\n    size: Standard_NC12\n  - name: cpu-cluster\n    size: Standard_DS3_v2\nsteps:\n- ${{ each c in parameters.clusters }}:\n  - script: az ml compute create --name ${{ c.name }} --type AmlCompute --size ${{ c.size }} --max-instances 2\n",
+        ),
+        (
+            "control.yml",
+            "trigger: none\nstages:\n- template: templates/compute-stage.yml\n  parameters:\n    clusterName: gpu-control\n    clusterSize: Standard_NC24\n",
+        ),
+    ] {
+        crate::common::write(root, &format!("{ap}/{file}"), text);
+    }
+    let json = capped::check_json(root);
+    assert!(codes_of(&json, "job.yml").is_empty(), "{json}");
+    assert_eq!(
+        at_focus(&json, "AML505", &format!("{ap}/infra.yml")),
+        [((2, 1), (6, 18))],
+        "{json}"
+    );
+    assert_eq!(
+        at_focus(&json, "AML505", &format!("{ap}/loop.yml")),
+        [((12, 80), (0, 0))],
+        "{json}"
+    );
+    assert_eq!(
+        found(&json, "AML505", &format!("{ap}/loop.yml"))[0].2,
+        [7],
+        "{json}"
+    );
+    assert!(
+        messages(&json, &format!("{ap}/loop.yml"))
+            .iter()
+            .any(|m| m.starts_with("AML505 `Standard_NC12`")),
+        "{json}"
+    );
+    assert_eq!(
+        at_focus(&json, "AML505", &format!("{ap}/control.yml")),
+        [((3, 3), (6, 18))],
+        "{json}"
+    );
+}
+
+/// Hostile `extends:` and `${{ each }}`: pipelines that extend each other in a circle, a
+/// loop over 10,000 items, loops nested twelve deep over the same list and a loop over a
+/// value only known when the pipeline runs end quickly and cleanly.
+#[test]
+fn extends_circles_and_huge_or_deep_loops_end_quickly() {
+    let mut items = String::from("parameters:\n- name: many\n  type: object\n  default:\n");
+    for i in 0..10_000 {
+        items.push_str(&format!("  - {{name: c{i}, size: Standard_NC6}}\n"));
+    }
+    items.push_str("steps:\n- ${{ each c in parameters.many }}:\n  - script: az ml compute create --name ${{ c.name }} --type AmlCompute --size ${{ c.size }}\n");
+    let mut deep =
+        String::from("parameters:\n- name: two\n  type: object\n  default: [a, b, c, d]\nsteps:\n");
+    for depth in 0..12 {
+        deep.push_str(&format!(
+            "{}- ${{{{ each x{depth} in parameters.two }}}}:\n",
+            "  ".repeat(depth)
+        ));
+    }
+    deep.push_str(&format!(
+        "{}- script: az ml compute create --name n-${{{{ x0 }}}} --type AmlCompute\n",
+        "  ".repeat(12)
+    ));
+    let json = run(&[
+        ("a.yml", b"extends:\n  template: b.yml\n".to_vec()),
+        (
+            "b.yml",
+            b"extends:\n  template: a.yml\nsteps:\n- script: az ml compute create --name circle --type AmlCompute\n".to_vec(),
+        ),
+        ("items.yml", items.into_bytes()),
+        ("deep.yml", deep.into_bytes()),
+        (
+            "runtime.yml",
+            b"steps:\n- ${{ each c in variables.list }}:\n  - script: az ml compute create --name ${{ c }} --type AmlCompute\n".to_vec(),
+        ),
+    ]);
+    // The first items are expanded: their retired size is reported.
+    assert!(!found(&json, "AML505", "items.yml").is_empty(), "{json}");
+}
+
 /// Audit 14, defect 4: SDK v1 `provisioning_configuration(..., enable_node_public_ip=False)`
 /// is read when the cluster is in a virtual network (azureml-core sends it then): no
 /// AML702; without `vnet_name` azureml-core drops it, and AML702 stays, at the name the

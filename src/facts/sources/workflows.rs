@@ -8,7 +8,10 @@
 //! that gives none, noted). A call of the mlops templates' `create-compute` (Azure
 //! Pipelines `- template: …create-compute.yml` with `parameters:`, a GitHub job `uses:
 //! …/create-compute.yml@ref` with `with:`) is a definition too: `cluster_name`, `size`,
-//! `min_instances`, `max_instances`, `cluster_tier` are the command's options.
+//! `min_instances`, `max_instances`, `cluster_tier` are the command's options. A
+//! pipeline's `extends: template:` is a call of that template, made at `extends`; a `${{
+//! each x in parameters.y }}:` entry over a list or mapping of the repository's literals
+//! (a default, what a call passes) is walked once per item with `x` bound ([`Bind`]).
 //!
 //! The walk of the tree uses an explicit stack; every value through a variable is resolved
 //! to a fixed depth.
@@ -38,6 +41,8 @@ pub const READER: Reader = Reader {
         "create_compute",
         "- template:",
         "uses: ./",
+        // An Azure pipeline that extends a template (`extends: template: x.yml`).
+        "extends:",
     ],
     read,
 };
@@ -73,11 +78,130 @@ struct Globals {
     /// The values a call of this file passes (`parameters:` of an Azure Pipelines
     /// template call, `with:` of a reusable workflow's), over the defaults.
     given: Given,
+    /// The parameters' defaults read as structured values (by name), each once.
+    param_lits: RefCell<HashMap<String, Lit>>,
+    /// How many more values of structured parameters this document reads.
+    lit_budget: Cell<usize>,
 }
 
 /// The values a call of a template passes, by parameter (input) name: evaluated in the
 /// calling file, without spans (they are not this file's).
-type Given = HashMap<String, ScriptVal>;
+type Given = HashMap<String, Lit>;
+
+/// A template parameter's value as Azure Pipelines expands it at compile time: one value,
+/// a list or a mapping (what `${{ each }}` iterates), read from literals of the repository
+/// (a default, what a call passes) to [`MAX_LIT_DEPTH`] levels.
+#[derive(Clone, Debug)]
+enum Lit {
+    One(ScriptVal),
+    List(Vec<Lit>),
+    /// Each key with its span when it is written in the file being read.
+    Object(Vec<(String, Option<Span>, Lit)>),
+}
+
+/// How many levels of a structured parameter value are read (deeper: unknown).
+const MAX_LIT_DEPTH: usize = 16;
+/// How many values of structured parameters one document reads (its defaults and what
+/// it passes to templates); the rest is unknown.
+const MAX_LIT_NODES: usize = 4096;
+
+impl Lit {
+    /// The value `path` (the fields after the name, `what`) names inside this one; a
+    /// field not there, or inside an unknown value, is unknown.
+    fn at(&self, path: &[&str], what: &str) -> Result<&Lit, ScriptVal> {
+        let mut at = self;
+        for field in path {
+            at = match at {
+                Lit::Object(entries) => match entries.iter().rev().find(|(k, ..)| k == field) {
+                    Some((_, _, v)) => v,
+                    None => return Err(ScriptVal::Dynamic(format!("`{what}` is not set"))),
+                },
+                Lit::One(ScriptVal::Dynamic(why)) => return Err(ScriptVal::Dynamic(why.clone())),
+                _ => {
+                    return Err(ScriptVal::Dynamic(format!(
+                        "`{what}` reads the field `{field}` of a value that has none"
+                    )));
+                }
+            };
+        }
+        Ok(at)
+    }
+
+    /// This value as one word of a script (`what` names it).
+    fn one(&self, what: &str) -> ScriptVal {
+        match self {
+            Lit::One(v) => v.clone(),
+            Lit::List(_) => ScriptVal::Dynamic(format!("{what} is a list, not a single value")),
+            Lit::Object(_) => ScriptVal::Dynamic(format!("{what} is a mapping, not a single value")),
+        }
+    }
+
+    /// The same value without spans, for another file (a template the call passes it to).
+    fn without_spans(self) -> Lit {
+        match self {
+            Lit::One(ScriptVal::Known { text, .. }) => Lit::One(ScriptVal::known(text, None)),
+            Lit::One(d) => Lit::One(d),
+            Lit::List(items) => Lit::List(items.into_iter().map(Lit::without_spans).collect()),
+            Lit::Object(entries) => Lit::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, _, v)| (k, None, v.without_spans()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The items `${{ each }}` makes of this value: a list's items; a mapping's entries,
+    /// each a pair of `key` and `value`. `None` for one value (not a collection).
+    fn items(self) -> Option<Vec<Lit>> {
+        match self {
+            Lit::List(items) => Some(items),
+            Lit::Object(entries) => Some(
+                entries
+                    .into_iter()
+                    .map(|(k, span, v)| {
+                        Lit::Object(vec![
+                            ("key".to_string(), None, Lit::One(ScriptVal::known(k, span))),
+                            ("value".to_string(), None, v),
+                        ])
+                    })
+                    .collect(),
+            ),
+            Lit::One(_) => None,
+        }
+    }
+}
+
+/// One item of an expanded `${{ each x in … }}`: `x` bound to it for what is inside.
+struct Bind {
+    /// The loop around this one.
+    parent: Option<usize>,
+    name: String,
+    value: Lit,
+    /// Which loop and item, for the definitions made inside.
+    note: String,
+}
+
+/// The variable and the collection of a `${{ each x in collection }}` key.
+fn each_directive(key: &str) -> Option<(&str, &str)> {
+    let inner = key.trim().strip_prefix("${{")?.strip_suffix("}}")?.trim();
+    let rest = inner.strip_prefix("each")?;
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let (var, rest) = rest.trim_start().split_once(char::is_whitespace)?;
+    let after = rest.trim_start().strip_prefix("in")?;
+    if !after.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let collection = after.trim();
+    let named = |s: &str, dots: bool| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || (dots && c == '.'))
+    };
+    (named(var, false) && named(collection, true)).then_some((var, collection))
+}
 
 /// What one read of a CI file may still follow: the files being read (a call of one of
 /// them, a cycle, is skipped) and how many template calls remain.
@@ -374,6 +498,10 @@ fn env_of(doc: &Document, node: NodeId, out: &mut Vec<(String, NodeId)>) {
     }
 }
 
+/// A node still to walk: the node, the frame it sits in, the GitHub
+/// `defaults.run.working-directory` over it, the `${{ each }}` item it is expanded for.
+type Visit = (NodeId, Option<usize>, Option<NodeId>, Option<usize>);
+
 fn read_document(
     input: &Input<'_>,
     doc: &Document,
@@ -409,24 +537,32 @@ fn read_document(
         template_vars,
         template_env,
         given: given.clone(),
+        param_lits: RefCell::new(HashMap::new()),
+        lit_budget: Cell::new(MAX_LIT_NODES),
     };
     let mut frames: Vec<Frame> = Vec::new();
+    let mut binds: Vec<Bind> = Vec::new();
     let memo = RefCell::new(HashMap::new());
-    // (node, the frame it sits in, the GitHub `defaults.run.working-directory` over it)
-    let mut stack: Vec<(NodeId, Option<usize>, Option<NodeId>)> = vec![(root, None, None)];
+    // An Azure pipeline's `extends: template:` is a call of that template, made at `extends`.
+    let extends = doc
+        .get_entry(root, "extends")
+        .map(|e| (doc.resolve(e.value), doc.node(e.key).span.start));
+    let mut stack: Vec<Visit> = vec![(root, None, None, None)];
     let mut visited = 0usize;
+    // A tree of aliases may be wider than the file: visit no more than its nodes, once
+    // more for each expanded loop item.
+    let mut limit = doc.nodes.len();
     // The `inputs:` of a `PowerShell` task, whose `script:` was read as PowerShell.
     let mut powershell_inputs: HashSet<NodeId> = HashSet::new();
-    while let Some((node, frame, default_dir)) = stack.pop() {
+    while let Some((node, frame, default_dir, bind)) = stack.pop() {
         visited += 1;
-        // A tree of aliases may be wider than the file: visit no more than its nodes.
-        if visited > doc.nodes.len() {
+        if visited > limit {
             break;
         }
         match doc.value(node) {
             Value::Seq(items) => {
                 for &item in items.iter().rev() {
-                    stack.push((item, frame, default_dir));
+                    stack.push((item, frame, default_dir, bind));
                 }
             }
             Value::Map(entries) => {
@@ -463,16 +599,23 @@ fn read_document(
                     doc,
                     frames: &frames,
                     frame: here,
+                    binds: &binds,
+                    bind,
                     globals: &globals,
                     depth: Cell::new(0),
                     memo: &memo,
                     work_dir: None,
                 };
+                let before = out.computes.len();
                 // A template (reusable workflow) of the project is read through its file;
                 // another is known by the mlops templates' parameters.
-                if let Some(defs) = local_call(input, doc, node, &scope, calls) {
+                let site = Site {
+                    map: node,
+                    from: extends.filter(|(map, _)| *map == node).map(|(_, at)| at),
+                };
+                if let Some(defs) = local_call(input, doc, site, &scope, calls) {
                     out.computes.extend(defs);
-                } else if let Some(def) = template_call(input, doc, node, &scope) {
+                } else if let Some(def) = template_call(input, doc, site, &scope) {
                     out.computes.push(def);
                 }
                 // A `PowerShell` task's inline `script:` is PowerShell (a `Bash` task's,
@@ -508,11 +651,70 @@ fn read_document(
                         read_script(input, doc, v, dialect, macros, &scope, out);
                     }
                 }
+                // What a definition made inside a loop's item says of it.
+                if bind.is_some() {
+                    let mut at = bind;
+                    let mut notes = Vec::new();
+                    while let Some(b) = at.map(|i| &binds[i]) {
+                        notes.push(b.note.clone());
+                        at = b.parent;
+                    }
+                    for def in &mut out.computes[before..] {
+                        def.notes.extend(notes.iter().cloned());
+                    }
+                }
+                // A `${{ each x in collection }}:` entry: its value once per item of a
+                // collection known here, else once as written.
+                let mut children = Vec::new();
                 for e in entries.iter().rev() {
                     let v = e.value;
                     if matches!(doc.value(v), Value::Map(_) | Value::Seq(_)) {
-                        stack.push((v, here, default_dir));
+                        let key = doc.key_string(e.key);
+                        let each = each_directive(&key).map(|(var, collection)| {
+                            let at = super::common::line_of(input.source, doc.node(e.key).span.start);
+                            let items = scope.lit_at(collection).and_then(Lit::items);
+                            (var.to_string(), format!("`{key}` (line {at})"), items)
+                        });
+                        children.push((v, each));
                     }
+                }
+                for (v, each) in children {
+                    let Some((name, label, Some(items))) = each else {
+                        stack.push((v, here, default_dir, bind));
+                        continue;
+                    };
+                    let count = items.len();
+                    let nested = std::iter::successors(bind, |&b| binds[b].parent).count();
+                    let mut expanded = Vec::new();
+                    for (i, item) in items.into_iter().enumerate() {
+                        let (value, last) = if nested >= MAX_MODULE_DEPTH {
+                            let why = format!("{label} is inside more than {MAX_MODULE_DEPTH} loops");
+                            (Lit::One(ScriptVal::Dynamic(why)), true)
+                        } else if calls.budget == 0 {
+                            let why = format!(
+                                "item {} of {label} and those after it are not expanded (more than {MAX_MODULE_CALLS} template calls and loop items from one file)",
+                                i + 1
+                            );
+                            (Lit::One(ScriptVal::Dynamic(why)), true)
+                        } else {
+                            // An item walks its value once more (what is not expanded, once
+                            // as a value that is not a loop would be).
+                            calls.budget -= 1;
+                            limit = limit.saturating_add(doc.nodes.len());
+                            (item, false)
+                        };
+                        binds.push(Bind {
+                            parent: bind,
+                            name: name.clone(),
+                            value,
+                            note: format!("made by item {} of {count} of {label}", i + 1),
+                        });
+                        expanded.push((v, here, default_dir, Some(binds.len() - 1)));
+                        if last {
+                            break;
+                        }
+                    }
+                    stack.extend(expanded.into_iter().rev());
                 }
             }
             _ => {}
@@ -728,11 +930,14 @@ struct WfOuter<'a> {
     doc: &'a Document,
     frames: &'a [Frame],
     frame: Option<usize>,
+    /// The `${{ each }}` items expanded, and the one this place is inside.
+    binds: &'a [Bind],
+    bind: Option<usize>,
     globals: &'a Globals,
     /// How deep values refer to others now.
     depth: Cell<usize>,
-    /// The values of the nodes holding expansions, each computed once.
-    memo: &'a RefCell<HashMap<NodeId, ScriptVal>>,
+    /// The values of the nodes holding expansions, each computed once (per loop item).
+    memo: &'a RefCell<HashMap<(NodeId, Option<usize>), ScriptVal>>,
     /// The directory the script runs in, when the file says it ([`work_dir`]).
     work_dir: Option<PathBuf>,
 }
@@ -744,6 +949,8 @@ impl<'a> WfOuter<'a> {
             doc: self.doc,
             frames: self.frames,
             frame: self.frame,
+            binds: self.binds,
+            bind: self.bind,
             globals: self.globals,
             depth: Cell::new(0),
             memo: self.memo,
@@ -774,7 +981,7 @@ impl<'a> WfOuter<'a> {
         };
         match &n.value {
             Value::Str(s) if s.contains('$') => {
-                if let Some(v) = self.memo.borrow().get(&id) {
+                if let Some(v) = self.memo.borrow().get(&(id, self.bind)) {
                     return v.clone();
                 }
                 if self.depth.get() >= MAX_DEPTH {
@@ -783,7 +990,7 @@ impl<'a> WfOuter<'a> {
                 self.depth.set(self.depth.get() + 1);
                 let v = self.expand(s, n.span);
                 self.depth.set(self.depth.get() - 1);
-                self.memo.borrow_mut().insert(id, v.clone());
+                self.memo.borrow_mut().insert((id, self.bind), v.clone());
                 v
             }
             Value::Str(s) => literal(s.to_string()),
@@ -828,6 +1035,98 @@ impl<'a> WfOuter<'a> {
     fn param(&self, list: &HashMap<String, NodeId>, name: &str, what: &str) -> Option<ScriptVal> {
         Some(self.value(*list.get(name)?, what))
     }
+
+    /// The node `id` as a structured value (`what` names it), its scalars resolved here;
+    /// to [`MAX_LIT_DEPTH`] levels and within the document's [`MAX_LIT_NODES`].
+    fn lit(&self, id: NodeId, what: &str, depth: usize) -> Lit {
+        let too_large = || {
+            Lit::One(ScriptVal::Dynamic(format!(
+                "{what} is larger than amlint reads ({MAX_LIT_NODES} values, {MAX_LIT_DEPTH} levels)"
+            )))
+        };
+        let left = self.globals.lit_budget.get();
+        if left == 0 {
+            return too_large();
+        }
+        self.globals.lit_budget.set(left - 1);
+        let id = self.doc.resolve(id);
+        match self.doc.value(id) {
+            Value::Seq(_) | Value::Map(_) if depth >= MAX_LIT_DEPTH => too_large(),
+            Value::Seq(items) => {
+                let mut out = Vec::new();
+                for &item in items {
+                    if self.globals.lit_budget.get() == 0 {
+                        out.push(too_large());
+                        break;
+                    }
+                    out.push(self.lit(item, what, depth + 1));
+                }
+                Lit::List(out)
+            }
+            Value::Map(_) => {
+                let mut out = Vec::new();
+                for (key, value) in self.doc.kept_entries(id) {
+                    if self.globals.lit_budget.get() == 0 {
+                        out.push((key.into_owned(), None, too_large()));
+                        break;
+                    }
+                    let span = self.doc.get_entry(id, &key).and_then(|e| {
+                        let k = self.doc.node(self.doc.resolve(e.key));
+                        input_exact(k.style).then(|| inner(k.span, k.style))
+                    });
+                    out.push((key.into_owned(), span, self.lit(value, what, depth + 1)));
+                }
+                Lit::Object(out)
+            }
+            _ => Lit::One(self.value(id, what)),
+        }
+    }
+
+    /// The loop variable `name` of a `${{ each }}` around this place: its item.
+    fn bound(&self, name: &str) -> Option<&'a Lit> {
+        let mut at = self.bind;
+        while let Some(b) = at.map(|i| &self.binds[i]) {
+            if b.name == name {
+                return Some(&b.value);
+            }
+            at = b.parent;
+        }
+        None
+    }
+
+    /// A parameter as a structured value: what the call passes, else its default.
+    fn param_lit(&self, name: &str) -> Option<Lit> {
+        if let Some(v) = self.globals.given.get(name) {
+            return Some(v.clone());
+        }
+        if let Some(v) = self.globals.param_lits.borrow().get(name) {
+            return Some(v.clone());
+        }
+        let node = *self.globals.params.get(name)?;
+        let v = self.lit(node, &format!("`parameters.{name}`"), 0);
+        self.globals
+            .param_lits
+            .borrow_mut()
+            .insert(name.to_string(), v.clone());
+        Some(v)
+    }
+
+    /// The value a template expression written as a path names: `parameters.x`, a loop's
+    /// variable, and fields of them (`parameters.x.y`, `c.name`). `None` for another
+    /// expression.
+    fn lit_at(&self, text: &str) -> Option<Lit> {
+        let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let path: Vec<&str> = t.split('.').collect();
+        let (base, rest) = match path.as_slice() {
+            [head, rest @ ..] if self.bound(head).is_some() => (self.bound(head)?.clone(), rest),
+            ["parameters", name, rest @ ..] => (self.param_lit(name)?, rest),
+            _ => return None,
+        };
+        Some(match base.at(rest, &t) {
+            Ok(v) => v.clone(),
+            Err(why) => Lit::One(why),
+        })
+    }
 }
 
 /// A scalar of this style is written as its value (no quotes or escapes to remove).
@@ -865,6 +1164,11 @@ impl Outer for WfOuter<'_> {
 
     fn expr(&self, text: &str) -> Option<ScriptVal> {
         let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        // A loop's variable (`${{ c.name }}`), or a field of an object parameter.
+        let head = t.split('.').next().unwrap_or_default();
+        if self.bound(head).is_some() || (t.starts_with("parameters.") && t.matches('.').count() > 1) {
+            return Some(self.lit_at(&t)?.one(&format!("`{t}`")));
+        }
         if let Some(n) = t.strip_prefix("env.") {
             let v = self.find(|f| &f.env, n)?;
             return Some(self.value(v, &format!("`env.{n}`")));
@@ -877,12 +1181,14 @@ impl Outer for WfOuter<'_> {
         }
         if let Some(n) = t.strip_prefix("parameters.") {
             if let Some(v) = self.globals.given.get(n) {
-                return Some(v.clone());
+                return Some(v.one(&format!("`parameters.{n}`")));
             }
             return self.param(&self.globals.params, n, &format!("`parameters.{n}`"));
         }
-        if let Some(v) = t.strip_prefix("inputs.").and_then(|n| self.globals.given.get(n)) {
-            return Some(v.clone());
+        if let Some(n) = t.strip_prefix("inputs.")
+            && let Some(v) = self.globals.given.get(n)
+        {
+            return Some(v.one(&format!("`inputs.{n}`")));
         }
         let input = t
             .strip_prefix("inputs.")
@@ -898,8 +1204,17 @@ impl Outer for WfOuter<'_> {
     }
 }
 
+/// A mapping that may call a template, and where such a call would start: its
+/// `template:` (`uses:`), or the `extends:` above it.
+#[derive(Clone, Copy)]
+struct Site {
+    map: NodeId,
+    from: Option<u32>,
+}
+
 /// The mlops templates' `create-compute` called with its parameters: a definition.
-fn template_call(input: &Input<'_>, doc: &Document, map: NodeId, scope: &WfOuter<'_>) -> Option<ComputeDef> {
+fn template_call(input: &Input<'_>, doc: &Document, site: Site, scope: &WfOuter<'_>) -> Option<ComputeDef> {
+    let map = site.map;
     let (call, args) = ["template", "uses"].iter().find_map(|k| {
         let v = doc.get(map, k)?;
         let args = doc.get(map, if *k == "template" { "parameters" } else { "with" })?;
@@ -939,7 +1254,7 @@ fn template_call(input: &Input<'_>, doc: &Document, map: NodeId, scope: &WfOuter
     let mut def = ComputeDef::new(
         SourceKind::AzCli,
         input.source.path.clone(),
-        call_span(doc, map),
+        call_span(doc, site),
         format!("{file} template"),
         name,
     );
@@ -976,10 +1291,13 @@ fn template_call(input: &Input<'_>, doc: &Document, map: NodeId, scope: &WfOuter
     Some(def)
 }
 
-/// A template call's span: from its `template:` (`uses:`) to its end (the definition's
-/// line is the call's).
-fn call_span(doc: &Document, map: NodeId) -> Span {
+/// A template call's span: from its `template:` (`uses:`), or `from` (the `extends:` of a
+/// pipeline that extends it), to its end (the definition's line is the call's).
+fn call_span(doc: &Document, Site { map, from }: Site) -> Span {
     let whole = doc.node(map).span;
+    if let Some(start) = from.filter(|&s| s <= whole.start) {
+        return Span::new(start, whole.end);
+    }
     let call = ["template", "uses"]
         .iter()
         .find_map(|k| doc.get_entry(map, k))
@@ -1069,10 +1387,11 @@ fn param_ref(written: &str) -> Option<&str> {
 fn local_call(
     input: &Input<'_>,
     doc: &Document,
-    map: NodeId,
+    site: Site,
     scope: &WfOuter<'_>,
     calls: &mut Calls,
 ) -> Option<Vec<ComputeDef>> {
+    let Site { map, from } = site;
     let (key, args_key, github) = if doc.get(map, "template").is_some() {
         ("template", "parameters", false)
     } else {
@@ -1109,13 +1428,22 @@ fn local_call(
                 (ScriptVal::Known { text, literal }, _) => Ev::text(text.clone()).with_origin(*literal),
                 (ScriptVal::Dynamic(why), _) => Ev::unknown(why.clone()),
             };
-            given.insert(
-                name.clone(),
-                match value {
-                    ScriptVal::Known { text, .. } => ScriptVal::known(text, None),
-                    d => d,
-                },
-            );
+            // A list or mapping (written there, or as exactly `${{ parameters.x }}` / a
+            // loop's variable naming one) is passed whole, for the template's loops.
+            let whole = match &n.value {
+                Value::Seq(_) | Value::Map(_) => Some(scope.lit(node, &format!("`{name}`"), 0)),
+                Value::Str(s) => (s.trim().strip_prefix("${{"))
+                    .and_then(|e| e.strip_suffix("}}"))
+                    .and_then(|e| scope.lit_at(e))
+                    .filter(|l| !matches!(l, Lit::One(_))),
+                _ => None,
+            };
+            let passed = match (whole, value) {
+                (Some(l), _) => l,
+                (None, ScriptVal::Known { text, .. }) => Lit::One(ScriptVal::known(text, None)),
+                (None, d) => Lit::One(d),
+            };
+            given.insert(name.clone(), passed.without_spans());
             let leaf = Leaf {
                 span,
                 written: input.source.slice(span).to_string(),
@@ -1141,11 +1469,12 @@ fn local_call(
     let label = match (github, action) {
         (true, true) => "local action call",
         (true, false) => "reusable workflow call",
+        _ if from.is_some() => "`extends`",
         _ => "template call",
     };
     let call = ModuleCall {
         display: &input.source.path,
-        whole: call_span(doc, map),
+        whole: call_span(doc, site),
         label,
         path: written,
         source: inner(doc.node(path_node).span, doc.node(path_node).style),
@@ -1708,5 +2037,224 @@ mod tests {
         let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
         let (_d, out) = in_project(&files, "ci.yml", "steps:\n- template: t0.yml\n");
         assert_eq!(out.computes.len(), MAX_MODULE_DEPTH);
+    }
+
+    /// A stage template that creates a compute from its two parameters.
+    const STAGE: &str = "parameters:\n- name: clusterName\n  type: string\n- name: clusterSize\n  type: string\nstages:\n- stage: compute\n  jobs:\n  - job: create\n    steps:\n    - script: az ml compute create --name ${{ parameters.clusterName }} --type AmlCompute --size ${{ parameters.clusterSize }}\n";
+
+    fn names(out: &Definitions) -> Vec<Option<String>> {
+        out.computes
+            .iter()
+            .map(|d| d.known_name().map(String::from))
+            .collect()
+    }
+
+    /// Audit 14, case 05: a pipeline's `extends: template:` (block or flow mapping) is a
+    /// call of that template with its `parameters:`, made at `extends`; one of another
+    /// repository is not read; templates that extend each other are each read once.
+    #[test]
+    fn a_pipeline_that_extends_a_template_calls_it_at_extends() {
+        let files = [("templates/stage.yml", STAGE)];
+        let text = "trigger: none\nextends:\n  template: templates/stage.yml\n  parameters:\n    clusterName: gpu-cluster\n    clusterSize: Standard_NC6\n";
+        let (_d, out) = in_project(&files, "ci.yml", text);
+        let name = |n: &str| Some(n.to_string());
+        assert_eq!(placed(text, &out), [(name("gpu-cluster"), (2, 1), (6, 18))]);
+        let d = &out.computes[0];
+        assert_eq!(d.size(), Some("Standard_NC6"));
+        assert!(d.get("size").unwrap().in_place);
+        assert!(d.command.starts_with("`extends`"), "{}", d.command);
+        let text = "extends: { template: templates/stage.yml, parameters: { clusterName: flow-cluster, clusterSize: Standard_NC6 } }\n";
+        let (_d, out) = in_project(&files, "ci.yml", text);
+        assert_eq!(placed(text, &out), [(name("flow-cluster"), (1, 1), (1, 97))]);
+        // A template of another repository stays unknown, as a `- template:` of it does.
+        let text =
+            "extends:\n  template: templates/stage.yml@shared\n  parameters:\n    clusterName: gpu-cluster\n";
+        let (_d, out) = in_project(&files, "ci.yml", text);
+        assert!(out.computes.is_empty(), "{:?}", out.computes);
+        // a.yml extends b.yml, which extends a.yml: each read once.
+        let a = "extends:\n  template: b.yml\n  parameters:\n    n: from-a\n";
+        let b = "parameters:\n- name: n\n  default: own\nextends:\n  template: a.yml\nsteps:\n- script: az ml compute create --name ${{ parameters.n }} --type amlcompute\n";
+        let (_d, out) = in_project(&[("b.yml", b)], "a.yml", a);
+        assert_eq!(names(&out), [name("from-a")]);
+    }
+
+    /// A pipeline that loops over its object parameter's default list: each item nested
+    /// in a loop over the item's own list.
+    const LOOP: &str = "parameters:\n- name: clusters\n  type: object\n  default:\n  - name: nc-cluster\n    size: Standard_NC12\n    tiers: [low_priority, dedicated]\n  - name: cpu-cluster\n    size: Standard_DS3_v2\n    tiers: [dedicated]\nsteps:\n- ${{ each c in parameters.clusters }}:\n  - script: az ml compute create --name ${{ c.name }} --type AmlCompute --size ${{ c.size }}\n  - ${{ each t in c.tiers }}:\n    - bash: az ml compute create --name ${{ c.name }}-${{ t }} --type AmlCompute --tier ${{ t }}\n";
+
+    /// Audit 14, case 05: `${{ each x in parameters.y }}` over a literal list makes one
+    /// definition per item, at the loop's command, `${{ x.field }}` from the item (its
+    /// literal the value's origin); a loop inside a loop iterates the item's list.
+    #[test]
+    fn each_over_a_literal_list_makes_one_definition_per_item() {
+        let out = run(LOOP);
+        let name = |n: &str| Some(n.to_string());
+        assert_eq!(
+            names(&out),
+            [
+                name("nc-cluster"),
+                name("nc-cluster-low_priority"),
+                name("nc-cluster-dedicated"),
+                name("cpu-cluster"),
+                name("cpu-cluster-dedicated"),
+            ]
+        );
+        let at = placed(LOOP, &out);
+        assert_eq!((at[0].1, at[0].2), ((13, 13), (13, 80)));
+        assert_eq!((at[3].1, at[3].2), ((13, 13), (13, 80)));
+        assert_eq!(at[1].1, (15, 13));
+        let sizes: Vec<_> = out.computes.iter().map(|d| d.size()).collect();
+        assert_eq!(sizes[0], Some("Standard_NC12"));
+        assert_eq!(sizes[3], Some("Standard_DS3_v2"));
+        let size = out.computes[0].get("size").unwrap();
+        assert_eq!(&LOOP[size.span.range()], "${{ c.size }}");
+        assert_eq!(&LOOP[size.origin.unwrap().range()], "Standard_NC12");
+        assert_eq!(
+            out.computes[2].get("tier").unwrap().value,
+            Some(Scalar::Str("dedicated".into()))
+        );
+        assert!(
+            out.computes[3]
+                .notes
+                .iter()
+                .any(|n| n == "made by item 2 of 2 of `${{ each c in parameters.clusters }}` (line 12)"),
+            "{:?}",
+            out.computes[3].notes
+        );
+        assert!(
+            out.computes[4]
+                .notes
+                .iter()
+                .any(|n| n.contains("item 1 of 1 of `${{ each t in c.tiers }}`")),
+            "{:?}",
+            out.computes[4].notes
+        );
+    }
+
+    /// `${{ each }}` over a mapping yields its entries as `key` / `value` pairs; in a
+    /// template, over the list the call passes (written there, or the caller's own
+    /// parameter passed whole); an empty list makes nothing.
+    #[test]
+    fn each_over_a_mapping_and_over_what_a_call_passes() {
+        let text = "parameters:\n- name: sizes\n  type: object\n  default:\n    nc-a: Standard_NC6\n    ds-b: Standard_DS3_v2\njobs:\n- job: j\n  steps:\n  - ${{ each p in parameters.sizes }}:\n    - script: az ml compute create --name ${{ p.key }} --type AmlCompute --size ${{ p.value }}\n";
+        let out = run(text);
+        let name = |n: &str| Some(n.to_string());
+        assert_eq!(names(&out), [name("nc-a"), name("ds-b")]);
+        assert_eq!(out.computes[0].size(), Some("Standard_NC6"));
+        assert_eq!(&text[out.computes[0].name.origin.unwrap().range()], "nc-a");
+        let template = "parameters:\n- name: clusters\n  type: object\n  default: []\nsteps:\n- ${{ each c in parameters.clusters }}:\n  - script: az ml compute create --name ${{ c.name }} --type AmlCompute --size ${{ c.size }}\n";
+        let files = [("t.yml", template)];
+        let text = "steps:\n- template: t.yml\n  parameters:\n    clusters:\n    - name: passed-a\n      size: Standard_NC6\n    - {name: passed-b, size: Standard_D2_v3}\n";
+        let (_d, out) = in_project(&files, "ci.yml", text);
+        assert_eq!(names(&out), [name("passed-a"), name("passed-b")]);
+        assert_eq!(placed(text, &out)[1].1, (2, 3));
+        assert_eq!(out.computes[1].size(), Some("Standard_D2_v3"));
+        let text = "parameters:\n- name: mine\n  type: object\n  default:\n  - {name: mine-a, size: Standard_NC6}\nextends:\n  template: t.yml\n  parameters:\n    clusters: ${{ parameters.mine }}\n";
+        let (_d, out) = in_project(&files, "ci.yml", text);
+        assert_eq!(names(&out), [name("mine-a")]);
+        assert_eq!(placed(text, &out)[0].1, (6, 1));
+        // A template called once per item, with the item's fields.
+        let text = "parameters:\n- name: clusters\n  type: object\n  default:\n  - {name: per-a, size: Standard_NC6}\n  - {name: per-b, size: Standard_D2_v3}\nsteps:\n- ${{ each c in parameters.clusters }}:\n  - template: templates/stage.yml\n    parameters:\n      clusterName: ${{ c.name }}\n      clusterSize: ${{ c.size }}\n";
+        let (_d, out) = in_project(&[("templates/stage.yml", STAGE)], "ci.yml", text);
+        assert_eq!(names(&out), [name("per-a"), name("per-b")]);
+        assert_eq!(out.computes[1].size(), Some("Standard_D2_v3"));
+        assert_eq!(placed(text, &out)[1].1, (9, 5));
+        // The template alone: its default, an empty list.
+        let (_d, out) = in_project(&[], "t.yml", template);
+        assert!(out.computes.is_empty(), "{:?}", out.computes);
+    }
+
+    /// A loop over what is not a literal of the repository (a parameter without a
+    /// default, a variable, a field that is not there) is read once, its values unknown;
+    /// a loop over thousands of items expands the first [`MAX_MODULE_CALLS`] and says so for
+    /// the rest; loops nested deeper than [`MAX_MODULE_DEPTH`] are not expanded further.
+    #[test]
+    fn each_over_what_is_not_known_or_too_much() {
+        let unknown = |text: &str| {
+            let out = run(text);
+            let [d] = out.computes.as_slice() else {
+                panic!("{:?}", out.computes)
+            };
+            d.name.why.clone().unwrap()
+        };
+        let body = "  - script: az ml compute create --name ${{ c.name }} --type AmlCompute\n";
+        let why = unknown(&format!(
+            "parameters:\n- name: clusters\n  type: object\nsteps:\n- ${{{{ each c in parameters.clusters }}}}:\n{body}"
+        ));
+        assert!(why.contains("only known when the workflow runs"), "{why}");
+        let why = unknown(&format!(
+            "variables:\n  list: a\nsteps:\n- ${{{{ each c in variables.list }}}}:\n{body}"
+        ));
+        assert!(why.contains("only known when the workflow runs"), "{why}");
+        let why = unknown(&format!(
+            "parameters:\n- name: clusters\n  default: [{{size: x}}]\nsteps:\n- ${{{{ each c in parameters.clusters }}}}:\n{body}"
+        ));
+        assert_eq!(why, "`c.name` is not set");
+
+        let mut text = String::from("parameters:\n- name: clusters\n  type: object\n  default:\n");
+        for i in 0..10_000 {
+            text.push_str(&format!("  - name: c{i}\n"));
+        }
+        text.push_str(&format!(
+            "steps:\n- ${{{{ each c in parameters.clusters }}}}:\n{body}"
+        ));
+        let started = std::time::Instant::now();
+        let out = run(&text);
+        assert!(started.elapsed().as_secs() < 10);
+        assert_eq!(out.computes.len(), MAX_MODULE_CALLS + 1);
+        assert_eq!(out.computes[0].known_name(), Some("c0"));
+        let last = out.computes.last().unwrap();
+        assert_eq!(last.known_name(), None);
+        assert!(
+            last.name.why.as_deref().unwrap().contains("item 65 of"),
+            "{:?}",
+            last.name
+        );
+
+        // Ten loops, each over the same two items, one inside the other.
+        let mut text = String::from("parameters:\n- name: two\n  type: object\n  default: [a, b]\nsteps:\n");
+        for depth in 0..10 {
+            let pad = "  ".repeat(depth);
+            text.push_str(&format!("{pad}- ${{{{ each x{depth} in parameters.two }}}}:\n"));
+        }
+        let pad = "  ".repeat(10);
+        text.push_str(&format!(
+            "{pad}- script: az ml compute create --name n-${{{{ x0 }}}}-${{{{ x9 }}}} --type AmlCompute\n"
+        ));
+        let started = std::time::Instant::now();
+        let out = run(&text);
+        assert!(started.elapsed().as_secs() < 10);
+        let known = out.computes.iter().filter(|d| d.known_name().is_some()).count();
+        assert_eq!(known, 0, "the ninth loop and below are not expanded");
+        assert!(!out.computes.is_empty() && out.computes.len() <= MAX_MODULE_CALLS + 1);
+        assert!(
+            out.computes[0]
+                .name
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("inside more than 8 loops"),
+            "{:?}",
+            out.computes[0].name
+        );
+    }
+
+    #[test]
+    fn each_directives() {
+        assert_eq!(
+            each_directive("${{ each c in parameters.clusters }}"),
+            Some(("c", "parameters.clusters"))
+        );
+        assert_eq!(each_directive("${{each pair in c.env}}"), Some(("pair", "c.env")));
+        for not in [
+            "${{ if eq(a, b) }}",
+            "${{ eachc in x }}",
+            "${{ each c inx }}",
+            "${{ each c.d in x }}",
+            "${{ each c in split(x, ',') }}",
+            "each c in x",
+        ] {
+            assert_eq!(each_directive(not), None, "{not}");
+        }
     }
 }
