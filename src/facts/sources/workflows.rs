@@ -203,6 +203,146 @@ fn each_directive(key: &str) -> Option<(&str, &str)> {
     (named(var, false) && named(collection, true)).then_some((var, collection))
 }
 
+/// The name an Azure Pipelines matrix leg is bound under: not an identifier, so no
+/// expression names it; `$(x)` and `$X` look into it ([`WfOuter::leg_var`]). A GitHub
+/// job's combination is bound as `matrix` (`${{ matrix.x }}`).
+const ADO_LEG: &str = "$matrix";
+
+/// One matrix combination: its keys, each with its span when written here, and values.
+type Combo = Vec<(String, Option<Span>, Lit)>;
+
+/// A job's literal `strategy: matrix`: what each leg binds, as `(name, value, which leg)`.
+/// Azure Pipelines: a mapping of legs, each a mapping of variables. GitHub Actions: the
+/// combinations of the keys' lists, less `exclude`, with `include` added as GitHub adds it
+/// (extending each combination its original values agree with, else a combination of its
+/// own). `None` when there is no matrix, or it is not written out (an expression, a list
+/// not literal): the job is then walked once, its values unknown.
+fn matrix_legs(doc: &Document, job: NodeId, scope: &WfOuter<'_>) -> Option<Vec<(&'static str, Lit, String)>> {
+    let strategy = doc.resolve(doc.get(job, "strategy")?);
+    let matrix = doc.resolve(doc.get(strategy, "matrix")?);
+    let entries: Vec<(String, NodeId)> = doc
+        .kept_entries(matrix)
+        .into_iter()
+        .map(|(k, v)| (k.into_owned(), doc.resolve(v)))
+        .collect();
+    if entries.is_empty() {
+        return None;
+    }
+    let is_map = |v: NodeId| matches!(doc.value(v), Value::Map(_));
+    let is_seq = |v: NodeId| matches!(doc.value(v), Value::Seq(_));
+    let what = "the job's `strategy: matrix`";
+    if entries.iter().all(|(_, v)| is_map(*v))
+        && !entries.iter().any(|(k, _)| k == "include" || k == "exclude")
+    {
+        let count = entries.len();
+        return Some(
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, (leg, v))| {
+                    let note = format!("made by leg `{leg}` ({} of {count}) of {what}", i + 1);
+                    (ADO_LEG, scope.lit(*v, what, 0), note)
+                })
+                .collect(),
+        );
+    }
+    // GitHub: every value a list (`include`/`exclude` lists of mappings).
+    if !entries.iter().all(|(_, v)| is_seq(*v)) {
+        return None;
+    }
+    let text = |l: &Lit| match l {
+        Lit::One(ScriptVal::Known { text, .. }) => Some(text.clone()),
+        _ => None,
+    };
+    let get = |combo: &[(String, Option<Span>, Lit)], k: &str| {
+        combo.iter().find(|(n, ..)| n == k).and_then(|(.., v)| text(v))
+    };
+    let mut combos: Vec<Combo> = vec![Vec::new()];
+    let mut keys = Vec::new();
+    for (key, v) in entries.iter().filter(|(k, _)| k != "include" && k != "exclude") {
+        let Lit::List(values) = scope.lit(*v, what, 0) else {
+            return None;
+        };
+        if combos.len().saturating_mul(values.len()) > MAX_MODULE_CALLS {
+            return None;
+        }
+        combos = combos
+            .iter()
+            .flat_map(|c| {
+                values.iter().map(move |value| {
+                    let mut c = c.clone();
+                    c.push((key.clone(), None, value.clone()));
+                    c
+                })
+            })
+            .collect();
+        keys.push(key.clone());
+    }
+    if keys.is_empty() {
+        combos.clear();
+    }
+    let objects = |key: &str| -> Option<Vec<Combo>> {
+        let Some((_, v)) = entries.iter().find(|(k, _)| k == key) else {
+            return Some(Vec::new());
+        };
+        match scope.lit(*v, what, 0) {
+            Lit::List(items) => items
+                .into_iter()
+                .map(|i| match i {
+                    Lit::Object(fields) => Some(fields),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        }
+    };
+    for ex in objects("exclude")? {
+        combos.retain(|c| {
+            !ex.iter()
+                .all(|(k, _, v)| text(v).is_some() && get(c, k) == text(v))
+        });
+    }
+    let original = combos.len();
+    for inc in objects("include")? {
+        let mut matched = false;
+        for c in combos.iter_mut().take(original) {
+            let agrees = inc
+                .iter()
+                .filter(|(k, ..)| keys.contains(k))
+                .all(|(k, _, v)| text(v).is_some() && get(c, k) == text(v));
+            if agrees {
+                matched = true;
+                for (k, span, v) in &inc {
+                    if !keys.contains(k) {
+                        c.retain(|(n, ..)| n != k);
+                        c.push((k.clone(), *span, v.clone()));
+                    }
+                }
+            }
+        }
+        if !matched {
+            combos.push(inc);
+        }
+        if combos.len() > MAX_MODULE_CALLS {
+            return None;
+        }
+    }
+    let count = combos.len();
+    Some(
+        combos
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                (
+                    "matrix",
+                    Lit::Object(c),
+                    format!("made by combination {} of {count} of {what}", i + 1),
+                )
+            })
+            .collect(),
+    )
+}
+
 /// What one read of a CI file may still follow: the files being read (a call of one of
 /// them, a cycle, is skipped) and how many template calls remain.
 struct Calls {
@@ -678,6 +818,36 @@ fn read_document(
                         children.push((v, each));
                     }
                 }
+                // A job's literal matrix: what is inside once per leg, the leg bound.
+                if let Some(legs) = matrix_legs(doc, node, &scope) {
+                    let mut expanded = Vec::new();
+                    for (name, value, note) in legs {
+                        let value = if calls.budget == 0 {
+                            let why = format!(
+                                "{note} and those after it are not expanded (more than {MAX_MODULE_CALLS} template calls, loop items and matrix legs from one file)"
+                            );
+                            Lit::One(ScriptVal::Dynamic(why))
+                        } else {
+                            calls.budget -= 1;
+                            limit = limit.saturating_add(doc.nodes.len());
+                            value
+                        };
+                        let last = matches!(value, Lit::One(ScriptVal::Dynamic(_)));
+                        binds.push(Bind {
+                            parent: bind,
+                            name: name.to_string(),
+                            value,
+                            note,
+                        });
+                        let leg = Some(binds.len() - 1);
+                        expanded.extend(children.iter().map(|(v, _)| (*v, here, default_dir, leg)));
+                        if last {
+                            break;
+                        }
+                    }
+                    stack.extend(expanded.into_iter().rev());
+                    continue;
+                }
                 for (v, each) in children {
                     let Some((name, label, Some(items))) = each else {
                         stack.push((v, here, default_dir, bind));
@@ -1082,6 +1252,15 @@ impl<'a> WfOuter<'a> {
         }
     }
 
+    /// A variable of the Azure Pipelines matrix leg around this place whose name `is`
+    /// accepts; unknown when the legs were not expanded.
+    fn leg_var(&self, is: impl Fn(&str) -> bool) -> Option<&'a Lit> {
+        match self.bound(ADO_LEG)? {
+            Lit::Object(entries) => entries.iter().rev().find(|(k, ..)| is(k)).map(|(.., v)| v),
+            other => Some(other),
+        }
+    }
+
     /// The loop variable `name` of a `${{ each }}` around this place: its item.
     fn bound(&self, name: &str) -> Option<&'a Lit> {
         let mut at = self.bind;
@@ -1157,6 +1336,9 @@ impl Outer for WfOuter<'_> {
         // Azure Pipelines makes an environment variable of every pipeline variable.
         let upper = name.to_ascii_uppercase();
         let Some(v) = self.find(|f| &f.var_env, &upper) else {
+            if let Some(v) = self.leg_var(|k| k.replace('.', "_").eq_ignore_ascii_case(&upper)) {
+                return Some(v.one(&format!("`{name}`")));
+            }
             return self.globals.template_env.get(&upper).cloned();
         };
         Some(self.value(v, &format!("`{name}`")))
@@ -1198,6 +1380,9 @@ impl Outer for WfOuter<'_> {
 
     fn macro_var(&self, name: &str) -> Option<ScriptVal> {
         let Some(v) = self.find(|f| &f.vars, name) else {
+            if let Some(v) = self.leg_var(|k| k == name) {
+                return Some(v.one(&format!("`$({name})`")));
+            }
             return self.globals.template_vars.get(name).cloned();
         };
         Some(self.value(v, &format!("`$({name})`")))
@@ -2047,6 +2232,99 @@ mod tests {
             .iter()
             .map(|d| d.known_name().map(String::from))
             .collect()
+    }
+
+    /// Audit 17, case 02: a job's literal `strategy: matrix` makes one definition per leg.
+    /// Azure Pipelines: each leg's variables (`$(x)`, and `$X` as the agent exports them).
+    /// GitHub: the combinations of the keys' lists, less `exclude`, with `include` extending
+    /// the combinations its original values agree with or adding its own.
+    #[test]
+    fn a_jobs_literal_matrix_makes_one_definition_per_leg() {
+        let ado = "jobs:\n  - job: c\n    strategy:\n      matrix:\n        cpu:\n          cluster: cpu-cluster\n          size: Standard_DS3_v2\n        gpu:\n          cluster: gpu-cluster\n          size: Standard_NC6\n    steps:\n      - script: az ml compute create --name $(cluster) --size $SIZE --type amlcompute\n";
+        let out = run(ado);
+        assert_eq!(
+            names(&out),
+            [Some("cpu-cluster".to_string()), Some("gpu-cluster".to_string())]
+        );
+        let size = out.computes[1].get("size").unwrap();
+        assert_eq!(&ado[size.span.range()], "$SIZE");
+        assert_eq!(&ado[size.origin.unwrap().range()], "Standard_NC6");
+        assert!(
+            out.computes[1]
+                .notes
+                .iter()
+                .any(|n| n == "made by leg `gpu` (2 of 2) of the job's `strategy: matrix`"),
+            "{:?}",
+            out.computes[1].notes
+        );
+        let gh = "on: push\njobs:\n  c:\n    strategy:\n      matrix:\n        region: [eu, us]\n        size: [Standard_DS3_v2, Standard_NC6]\n        exclude:\n          - {region: us, size: Standard_NC6}\n        include:\n          - {region: eu, size: Standard_NC6, tier: low_priority}\n          - {region: asia, size: Standard_D4s_v3}\n    steps:\n      - run: az ml compute create --name c-${{ matrix.region }} --size ${{ matrix.size }} --tier ${{ matrix.tier }} --type amlcompute\n";
+        let out = run(gh);
+        let got: Vec<(Option<String>, Option<String>, Option<String>)> = out
+            .computes
+            .iter()
+            .map(|d| {
+                let tier = d.get("tier").and_then(|t| t.value.as_ref()).map(|v| v.display());
+                (d.known_name().map(String::from), d.size().map(String::from), tier)
+            })
+            .collect();
+        let c = |n: &str, s: &str, t: Option<&str>| {
+            (Some(n.to_string()), Some(s.to_string()), t.map(String::from))
+        };
+        assert_eq!(
+            got,
+            [
+                c("c-eu", "Standard_DS3_v2", None),
+                c("c-eu", "Standard_NC6", Some("low_priority")),
+                c("c-us", "Standard_DS3_v2", None),
+                c("c-asia", "Standard_D4s_v3", None),
+            ]
+        );
+        // A combination without the key: unknown, never another's value.
+        assert!(
+            out.computes[0]
+                .get("tier")
+                .unwrap()
+                .why
+                .as_deref()
+                .unwrap_or_default()
+                .contains("`matrix.tier` is not set"),
+            "{:?}",
+            out.computes[0].get("tier")
+        );
+    }
+
+    /// A matrix that is not written out (an expression), or whose combinations exceed the
+    /// file's budget, walks the job once, its values unknown.
+    #[test]
+    fn a_matrix_not_written_out_or_too_large_is_walked_once() {
+        let expr = "on: push\njobs:\n  c:\n    strategy:\n      matrix: ${{ fromJson(needs.a.outputs.m) }}\n    steps:\n      - run: az ml compute create --name ${{ matrix.n }} --type amlcompute\n";
+        let out = run(expr);
+        assert_eq!(names(&out), [None]);
+        let values: Vec<String> = (0..100).map(|i| format!("v{i}")).collect();
+        let wide = format!(
+            "on: push\njobs:\n  c:\n    strategy:\n      matrix:\n        a: [{0}]\n        b: [{0}]\n    steps:\n      - run: az ml compute create --name ${{{{ matrix.a }}}} --type amlcompute\n",
+            values.join(", ")
+        );
+        let out = run(&wide);
+        assert_eq!(names(&out), [None]);
+        let legs: String = (0..200)
+            .map(|i| format!("        l{i}:\n          n: c{i}\n"))
+            .collect();
+        let many = format!(
+            "jobs:\n  - job: c\n    strategy:\n      matrix:\n{legs}    steps:\n      - script: az ml compute create --name $(n) --type amlcompute\n"
+        );
+        let out = run(&many);
+        assert_eq!(out.computes.len(), MAX_MODULE_CALLS + 1);
+        assert!(
+            out.computes[MAX_MODULE_CALLS]
+                .name
+                .why
+                .as_deref()
+                .unwrap_or_default()
+                .contains("are not expanded"),
+            "{:?}",
+            out.computes[MAX_MODULE_CALLS].name
+        );
     }
 
     /// Audit 14, case 05: a pipeline's `extends: template:` (block or flow mapping) is a
