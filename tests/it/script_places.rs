@@ -479,3 +479,82 @@ fn a_file_named_from_the_scripts_own_directory_is_read_there() {
     assert_eq!(retired(&json, ".github/workflows/ci.yml"), [], "{json:#}");
     assert_eq!(retired(&json, "infra/clusters/moved.sh"), [], "{json:#}");
 }
+
+/// Audit 16, case 01: `az ml compute create` run as the arguments of a function whose body
+/// runs `"$@"` (a retry loop), of `timeout`/`env`/`nohup`, in `$(...)`, as an `if`'s
+/// condition — in a script and in a GitHub Actions `run:` — and kept or dropped by a
+/// PowerShell assignment, defines the compute at the `az` word: its findings are there
+/// and the job's references resolve. A function that echoes its arguments runs nothing.
+#[test]
+fn a_command_run_through_a_wrapper_defines_its_compute() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let script = "#!/bin/bash\nretry_aml_command() {\n  local attempts=$1 sleep_seconds=$2\n  shift 2\n  for attempt in $(seq 1 \"$attempts\"); do\n    if \"$@\"; then return 0; fi\n    sleep \"$sleep_seconds\"\n  done\n}\nshow() { echo \"$@\"; }\nretry_aml_command 5 15 az ml compute create \\\n  --name cpu-cluster --type amlcompute --min-instances 0 --max-instances 4 \\\n  --size Standard_NC6 1>/dev/null\ntimeout 600 az ml compute create --name c-timeout --type amlcompute --size Standard_NC6\nOUT=$(az ml compute create --name c-subst --type amlcompute --size Standard_NC6)\nif env X=1 nohup az ml compute create --name c-if --type amlcompute --size Standard_NC6; then :; fi\nshow az ml compute create --name c-echoed --type amlcompute --size Standard_NC6\n";
+    write(d, "scripts/bootstrap-aml.sh", script);
+    let ps = "$out = az ml compute create --name p-assign --type amlcompute --size Standard_NC6 | ConvertFrom-Json\n$null = az ml compute create --name p-null --type amlcompute --size Standard_NC6\n";
+    write(d, "scripts/setup.ps1", ps);
+    let wf = "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          retry() { for i in 1 2 3; do \"$@\" && return 0; done; return 1; }\n          retry az ml compute create --name c-ghretry --type amlcompute --size Standard_NC6\n";
+    write(d, ".github/workflows/ci.yml", wf);
+    let mut job = String::from(
+        "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\njobs:\n",
+    );
+    for (i, name) in [
+        "cpu-cluster",
+        "c-timeout",
+        "c-subst",
+        "c-if",
+        "p-assign",
+        "p-null",
+        "c-ghretry",
+        "c-echoed",
+    ]
+    .iter()
+    .enumerate()
+    {
+        job.push_str(&format!("  j{i}:\n    type: command\n    command: echo\n    environment: azureml:e@latest\n    compute: azureml:{name}\n"));
+    }
+    write(d, "ml/pipeline.yml", &job);
+    let json = capped::check_json(d);
+    let retired = |path: &str| -> Vec<(u64, u64)> {
+        found(&json, path)
+            .into_iter()
+            .filter(|(c, _, _)| c == "AML505")
+            .map(|(_, l, c)| (l, c))
+            .collect()
+    };
+    // At the command's `az` when the size is on another line (the wrapped one: line 11,
+    // after `retry_aml_command 5 15 `), else at the size.
+    assert_eq!(
+        retired("scripts/bootstrap-aml.sh"),
+        [(11, 24), (14, 76), (15, 68), (16, 76)],
+        "{json:#}"
+    );
+    assert_eq!(retired("scripts/setup.ps1"), [(1, 70), (2, 69)], "{json:#}");
+    assert_eq!(retired(".github/workflows/ci.yml"), [(8, 80)], "{json:#}");
+    // Only the echoed one is unresolved (the eighth job's `compute`).
+    let unresolved: Vec<u64> = found(&json, "ml/pipeline.yml")
+        .into_iter()
+        .filter(|(c, _, _)| c == "AML203")
+        .map(|(_, l, _)| l)
+        .collect();
+    assert_eq!(unresolved, [43], "{json:#}");
+
+    let out = capped::amlint(d, &["inventory", "--no-cache", "--format", "json"], b"");
+    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cpu = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "cpu-cluster")
+        .unwrap_or_else(|| panic!("{inv:#}"));
+    let def = &cpu["definitions"][0];
+    assert_eq!(
+        (def["path"].as_str(), def["line"].as_u64(), def["column"].as_u64()),
+        (Some("scripts/bootstrap-aml.sh"), Some(11), Some(24)),
+        "{inv:#}"
+    );
+    assert_eq!(cpu["size"], "Standard_NC6");
+    assert_eq!(cpu["type"], "amlcompute");
+    assert_eq!(def["settings"]["max_instances"]["value"], "4");
+}

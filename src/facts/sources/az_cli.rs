@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::common::{Files, Input};
 use super::cwd::{Cwd, Track};
-use super::shell::{Dialect, Keep, Script, ShellCommand, VarScope, Word, WordPart};
+use super::shell::{Dialect, Keep, RUNS_NEXT, Script, ShellCommand, VarScope, Word, WordPart};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
 
@@ -890,7 +890,8 @@ fn v1_type(t: &str) -> String {
 /// PowerShell `$x = ...`), or `az ml compute|computetarget create|attach`. Other commands
 /// are dropped as they are read.
 pub fn wanted(words: &[Word]) -> Keep {
-    if let Some(az) = az_at(words) {
+    // Wherever `az` is: what runs it is weighed when the command is read ([`az_at`]).
+    for az in (0..words.len()).filter(|&i| is_az(&words[i])) {
         let lit = |i: usize| words.get(az + i).and_then(Word::literal);
         let read = lit(1).as_deref() == Some("ml")
             && matches!(lit(2).as_deref(), Some("compute" | "computetarget"))
@@ -927,30 +928,176 @@ pub fn wanted(words: &[Word]) -> Keep {
     Keep::Drop
 }
 
-/// Where `az` is among a command's words, past what may come before it (assignments for
-/// it, `sudo`, `call`, `exec`).
-fn az_at(words: &[Word]) -> Option<usize> {
-    for (i, w) in words.iter().enumerate().take(8) {
-        let lit = w.literal()?;
-        // A Makefile recipe's `@az` (silent), `-az` (errors ignored).
-        let lit = lit.trim_start_matches(['@', '-', '+']).to_string();
-        let base = lit
-            .rsplit(['/', '\\'])
-            .next()
-            .unwrap_or(&lit)
-            .to_ascii_lowercase();
-        if matches!(base.as_str(), "az" | "az.cmd" | "az.exe") {
-            return Some(i);
+/// A word's program: its literal without a Makefile recipe's `@` (silent), `-` (errors
+/// ignored) or `+`, nor a directory, lower-cased.
+fn program(w: &Word) -> Option<String> {
+    let lit = w.literal()?;
+    let lit = lit.trim_start_matches(['@', '-', '+']);
+    Some(lit.rsplit(['/', '\\']).next().unwrap_or(lit).to_ascii_lowercase())
+}
+
+fn is_az(w: &Word) -> bool {
+    program(w).is_some_and(|p| matches!(p.as_str(), "az" | "az.cmd" | "az.exe"))
+}
+
+/// A program that runs the command its arguments name after its own options and
+/// operands (GNU coreutils' syntax): the command is read there.
+struct Runner {
+    name: &'static str,
+    /// Options whose value is the next word (unless attached: `-k5`, `--kill-after=5`).
+    with_value: &'static [&'static str],
+    /// Options after which the command is not read: it runs somewhere else (`env -C`) or
+    /// is split from one word (`env -S`).
+    unread: &'static [&'static str],
+    /// Operands before the command (`timeout`'s DURATION).
+    operands: usize,
+    /// `NAME=VALUE` words before the command set its environment (`env`).
+    assignments: bool,
+}
+
+/// `timeout [OPTION] DURATION COMMAND`, `env [OPTION] [NAME=VALUE]... COMMAND`, `nohup
+/// COMMAND`, `nice [-n N] COMMAND` (GNU coreutils' manuals).
+const RUNNERS: &[Runner] = &[
+    Runner {
+        name: "timeout",
+        with_value: &["-k", "--kill-after", "-s", "--signal"],
+        unread: &[],
+        operands: 1,
+        assignments: false,
+    },
+    Runner {
+        name: "env",
+        with_value: &["-u", "--unset", "-a", "--argv0"],
+        unread: &["-C", "--chdir", "-S", "--split-string"],
+        operands: 0,
+        assignments: true,
+    },
+    Runner {
+        name: "nohup",
+        with_value: &[],
+        unread: &[],
+        operands: 0,
+        assignments: false,
+    },
+    Runner {
+        name: "nice",
+        with_value: &["-n", "--adjustment"],
+        unread: &[],
+        operands: 0,
+        assignments: false,
+    },
+];
+
+impl Runner {
+    /// How many words after the runner's own come before the command it runs; `None` when
+    /// there is none or it is not read (one of `unread`, `--help`, `--version`). A word
+    /// not literal ends the options (it is the command, or `timeout`'s DURATION).
+    fn skip(&self, args: &[Word]) -> Option<usize> {
+        let mut i = 0;
+        let mut options = true;
+        while options && args.get(i)?.literal().is_some_and(|l| l.starts_with('-')) {
+            let opt = args[i].literal()?;
+            let named = |o: &&str| {
+                opt == *o
+                    || (o.starts_with("--") && opt.starts_with(&format!("{o}=")))
+                    || (!o.starts_with("--") && opt.starts_with(o))
+            };
+            if self.unread.iter().any(named) || matches!(opt.as_str(), "--help" | "--version") {
+                return None;
+            }
+            options = opt != "--";
+            i += 1 + usize::from(self.with_value.contains(&opt.as_str()));
         }
-        let prefix = matches!(
-            lit.as_str(),
-            "sudo" | "call" | "exec" | "command" | "time" | "!" | "then" | "do" | "else"
-        ) || split_assignment(w).is_some();
-        if !prefix {
-            return None;
+        i += self.operands;
+        while self.assignments && args.get(i).and_then(split_assignment).is_some() {
+            i += 1;
+        }
+        Some(i)
+    }
+}
+
+/// A command's place in a script: its dialect, and the functions that run their
+/// arguments as a command (by name: where each definition's body opens, whether it does).
+pub struct Head<'s> {
+    dialect: Dialect,
+    functions: std::collections::HashMap<&'s str, Vec<(u32, bool)>>,
+}
+
+impl<'s> Head<'s> {
+    pub fn of(script: &'s Script) -> Self {
+        let mut functions: std::collections::HashMap<&str, Vec<(u32, bool)>> = Default::default();
+        for f in &script.functions {
+            functions.entry(&f.name).or_default().push((f.at, f.runs_args));
+        }
+        Head {
+            dialect: script.dialect,
+            functions,
         }
     }
-    None
+
+    /// Whether the last definition of function `name` before `at` runs its arguments.
+    fn wrapper(&self, name: &str, at: u32) -> bool {
+        let Some(defs) = self.functions.get(name) else {
+            return false;
+        };
+        let before = defs.partition_point(|&(d, _)| d < at);
+        before > 0 && defs[before - 1].1
+    }
+}
+
+/// Where `az` is among a command's words, and whether the command is the condition of
+/// an `if`, `while` or `until` (it runs whatever the condition): past what may come
+/// before it — assignments for it, [`RUNS_NEXT`] (`sudo`, `call`, `exec`, `time`...), a
+/// [`Runner`] with its options (`timeout 600`, `env X=1`, `nohup`, `nice -n 5`), a
+/// PowerShell `$x =` or `$null =` taking its output; or, when the command is a call of
+/// a function of the script whose body runs its arguments ([`Head::wrapper`]), at the
+/// first word `az` of the call (`retry 5 15 az ml compute create ...`). A function is
+/// not called after a program (`sudo`, `exec`, `command`, a runner), which runs programs.
+fn az_at(words: &[Word], head: &Head<'_>, at: u32) -> Option<(usize, bool)> {
+    let mut i = 0;
+    let mut condition = false;
+    let mut program_only = false;
+    if head.dialect == Dialect::PowerShell
+        && words.get(1).and_then(Word::literal).as_deref() == Some("=")
+        && matches!(
+            words[0].parts.as_slice(),
+            [WordPart::Var { .. }] | [WordPart::Lit { exact: false, .. }]
+        )
+        && words[0].literal().is_none_or(|l| l.is_empty())
+    {
+        // `$out = az ...`, `$null = az ...` (`$null` reads as an empty literal).
+        i = 2;
+    }
+    loop {
+        let w = words.get(i)?;
+        if is_az(w) {
+            return Some((i, condition));
+        }
+        if split_assignment(w).is_some() {
+            i += 1;
+            continue;
+        }
+        let lit = w.literal()?;
+        if RUNS_NEXT.contains(&lit.as_str()) {
+            condition |= matches!(lit.as_str(), "if" | "while" | "until");
+            program_only |= matches!(lit.as_str(), "sudo" | "exec" | "command");
+            i += 1;
+            continue;
+        }
+        let name = program(w)?;
+        if let Some(r) = RUNNERS.iter().find(|r| r.name == name) {
+            i += 1 + r.skip(&words[i + 1..])?;
+            program_only = true;
+            continue;
+        }
+        if !program_only && head.dialect == Dialect::Bash && head.wrapper(&lit, at) {
+            return words[i + 1..]
+                .iter()
+                .position(is_az)
+                .map(|p| (i + 1 + p, condition));
+        }
+        return None;
+    }
 }
 
 /// What reading a script's commands needs: the file, the evaluation of its words, and a
@@ -965,11 +1112,12 @@ pub struct Ctx<'a> {
 /// The definitions of a script's commands: each `az ml compute create|attach` or `az ml
 /// computetarget create|attach <type>`.
 pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
+    let head = Head::of(script);
     script
         .commands
         .iter()
         .zip(&places(script, cx))
-        .filter_map(|(c, at)| definition(c, at, script.dialect, cx))
+        .filter_map(|(c, at)| definition(c, at, &head, cx))
         .collect()
 }
 
@@ -998,8 +1146,9 @@ fn places(script: &Script, cx: &Ctx<'_>) -> Vec<Cwd> {
     }
 }
 
-fn definition(c: &ShellCommand, cwd: &Cwd, dialect: Dialect, cx: &Ctx<'_>) -> Option<ComputeDef> {
-    let az = az_at(&c.words)?;
+fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Option<ComputeDef> {
+    let dialect = head.dialect;
+    let (az, condition) = az_at(&c.words, head, c.span.start)?;
     let (command, v1_type_word, rest) = command_of(&c.words[az + 1..])?;
     // A command with no option at all creates nothing (the CLI wants `--name` or `--file`):
     // prose that names the command ("run `az ml compute create` with these settings").
@@ -1021,7 +1170,9 @@ fn definition(c: &ShellCommand, cwd: &Cwd, dialect: Dialect, cx: &Ctx<'_>) -> Op
     }
     options.read(rest, v1_type_word.is_some());
     let mut notes: Vec<String> = cx.note.iter().cloned().collect();
-    if c.conditional() {
+    // An `if`'s condition runs whatever it gives: the block it opens does not count.
+    let blocks = c.depth.saturating_sub(u32::from(condition));
+    if blocks > 0 || c.chained {
         notes.push("the command runs under a condition".into());
     }
     let (from_file, inherited_name) = options.with_file(&mut notes);
@@ -1465,6 +1616,94 @@ mod tests {
 
     fn value(d: &ComputeDef, path: &str) -> Option<Scalar> {
         d.get(path).and_then(|s| s.value.clone())
+    }
+
+    /// `az ml compute create` run by what runs its arguments: a function of the script whose
+    /// body runs `"$@"` (at the call's first `az`), `timeout`, `env`, `nohup`, `nice` with
+    /// their options, a command substitution, an `if`/`while` condition (not "under a
+    /// condition": it always runs), after `command`/`time`.
+    #[test]
+    fn a_command_run_by_a_wrapper_or_a_runner_is_read() {
+        let text = "retry() { local n=$1; shift; for i in $(seq 1 \"$n\"); do \"$@\" && return 0; done; }\nretry 3 az ml compute create --name c-retry --size Standard_NC6\ntimeout -k 5 --signal KILL 600 az ml compute create --name c-timeout\nenv -i -u X A=1 B=\"2\" az ml compute create --name c-env\nnohup nice -n 5 az ml compute create --name c-nohup\nOUT=$(az ml compute create --name c-subst)\nif az ml compute create --name c-if; then :; fi\nwhile ! timeout 9 az ml compute create --name c-while; do :; done\ncommand az ml compute create --name c-command\n";
+        let ds = defs(text, Dialect::Bash);
+        let names: Vec<&str> = ds.iter().filter_map(|d| d.known_name()).collect();
+        assert_eq!(
+            names,
+            [
+                "c-retry",
+                "c-timeout",
+                "c-env",
+                "c-nohup",
+                "c-subst",
+                "c-if",
+                "c-while",
+                "c-command"
+            ]
+        );
+        let retry = &ds[0];
+        assert_eq!(
+            &text[retry.span.range()],
+            "az ml compute create --name c-retry --size Standard_NC6"
+        );
+        assert_eq!(&text[retry.get("size").unwrap().span.range()], "Standard_NC6");
+        assert_eq!(&text[ds[4].span.range()], "az ml compute create --name c-subst");
+        for d in &ds {
+            assert!(d.notes.is_empty(), "{:?}: {:?}", d.known_name(), d.notes);
+        }
+    }
+
+    /// What runs no command, one not read, or a function that does not run its arguments
+    /// defines nothing: `env` with only assignments, `timeout` without a command or with
+    /// `az` as its DURATION, `env -C` (another directory), `--help`, a function that
+    /// echoes them or is defined after the call, a function after `sudo` (which runs
+    /// programs), an unknown wrapper.
+    #[test]
+    fn what_runs_no_command_or_an_unknown_one_defines_nothing() {
+        let text = "env A=1 B=2\nenv -i\ntimeout\ntimeout 600\ntimeout -s\nnice -n\nenv -C /tmp az ml compute create --name c1\nenv --chdir=/tmp az ml compute create --name c2\ntimeout az ml compute create --name c3\nenv --help az ml compute create --name c4\nshow() { echo \"$@\"; }\nshow az ml compute create --name c5\nlater az ml compute create --name c6\nlater() { \"$@\"; }\nrun() { \"$@\"; }\nsudo run az ml compute create --name c7\ntimeout 5 run az ml compute create --name c8\nunknown az ml compute create --name c9\nrun() { :; }\nrun az ml compute create --name c10\n";
+        let ds = defs(text, Dialect::Bash);
+        let names: Vec<Option<&str>> = ds.iter().map(|d| d.known_name()).collect();
+        assert_eq!(names, Vec::<Option<&str>>::new());
+    }
+
+    /// Hostile: a function calling itself with `"$@"`, 10,000 nested `$(`, a wrapper call of
+    /// 100,000 arguments (beyond `MAX_WORDS`: not kept) — quickly, without a wrong definition.
+    #[test]
+    fn hostile_wrappers_and_substitutions() {
+        let t = std::time::Instant::now();
+        let me = "f() { f \"$@\"; }\nf az ml compute create --name no-run\n";
+        assert!(
+            defs(me, Dialect::Bash).is_empty(),
+            "`f \"$@\"` runs `f`, not its arguments"
+        );
+        let deep = format!(
+            "X={}az ml compute create --name deep{}\n",
+            "$(".repeat(10_000),
+            ")".repeat(10_000)
+        );
+        assert!(defs(&deep, Dialect::Bash).is_empty());
+        let open = format!("X={}\n", "$(".repeat(100_000));
+        assert!(defs(&open, Dialect::Bash).is_empty());
+        let many = format!(
+            "run() {{ \"$@\"; }}\nrun {} az ml compute create --name many\n",
+            "a ".repeat(100_000)
+        );
+        assert!(defs(&many, Dialect::Bash).is_empty());
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            t.elapsed()
+        );
+    }
+
+    /// PowerShell keeps (`$out = az ... | ConvertFrom-Json`) or drops (`$null = az ...`)
+    /// the command's output: the command is read.
+    #[test]
+    fn powershell_assigning_the_output_of_az() {
+        let text = "$out = az ml compute create --name p-assign --size Standard_NC6 | ConvertFrom-Json\n$null = az ml compute create --name p-null\n$x = Get-Thing az ml compute create --name p-no\n";
+        let ds = defs(text, Dialect::PowerShell);
+        let names: Vec<&str> = ds.iter().filter_map(|d| d.known_name()).collect();
+        assert_eq!(names, ["p-assign", "p-null"]);
+        assert_eq!(&text[ds[0].get("size").unwrap().span.range()], "Standard_NC6");
     }
 
     #[test]

@@ -81,7 +81,16 @@ pub enum Map<'a> {
     Code(&'a super::ipynb::Code, usize),
 }
 
-impl Map<'_> {
+impl<'a> Map<'a> {
+    /// The map of the region from its byte `from` on.
+    fn from(&self, from: usize) -> Map<'a> {
+        match *self {
+            Map::Base(b) => Map::Base(b.saturating_add(from as u32)),
+            Map::Table(t) => Map::Table(t.get(from..).unwrap_or(&[])),
+            Map::Code(code, base) => Map::Code(code, base + from),
+        }
+    }
+
     fn at(&self, i: usize) -> u32 {
         match self {
             Map::Base(b) => b.saturating_add(i as u32),
@@ -261,6 +270,52 @@ pub struct Script {
     /// it sit in is not known.
     pub blocks_cut: Option<u32>,
     pub dialect: Dialect,
+    /// The shell functions it defines (bash `name() {` and `function name {`), in order.
+    pub functions: Vec<Function>,
+}
+
+/// A bash function a script defines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    /// Where its body opens in the file.
+    pub at: u32,
+    /// Its body runs its arguments as a command: a command of it (not of a function inside
+    /// it) starts with `"$@"` (or `$@`, `"${@:N}"`), alone or after the words a command
+    /// may follow ([`RUNS_NEXT`]).
+    pub runs_args: bool,
+}
+
+/// What a bash `$@` expands to, as a word's part ([`WordPart::Dynamic`]'s `why`).
+pub const ARGS: &str = "the arguments of the script or function";
+
+/// Words after which the next word of a command is the command run: keywords (`if`,
+/// `while`, `until`, `!`, `time`) and builtins or programs that run the rest (`command`,
+/// `exec`, `sudo`, cmd's `call`).
+pub const RUNS_NEXT: &[&str] = &[
+    "sudo", "call", "exec", "command", "time", "!", "then", "do", "else", "if", "elif", "while", "until",
+];
+
+/// Deepest command substitution (`$(...)`, `` `...` ``) whose commands are read; deeper
+/// ones are only their output.
+pub const MAX_SUBSTITUTION_DEPTH: usize = 4;
+
+/// Functions recorded at most.
+const MAX_FUNCTIONS: usize = 10_000;
+
+/// A command substitution to read once the text around it is ([`parse`]).
+struct Nested {
+    /// Its text: `[from, to)` of the region.
+    from: usize,
+    to: usize,
+    /// How many substitutions it sits in (1: in none but itself).
+    level: usize,
+    /// What the command it is part of is: its depth in blocks, whether it is chained, its
+    /// innermost block and its and-or list.
+    depth: u32,
+    chained: bool,
+    block: Option<u32>,
+    list: u32,
 }
 
 /// Reads a whole script file's `text` (a byte-order mark is not part of the first
@@ -270,32 +325,77 @@ pub fn parse_file(text: &str, options: LexOptions) -> Script {
     parse(&text[skip..], Map::Base(skip as u32), options)
 }
 
-/// Reads `text` (a region of the defining file placed by `map`).
+/// Reads `text` (a region of the defining file placed by `map`). The commands of its
+/// command substitutions (to [`MAX_SUBSTITUTION_DEPTH`]) are read after it, one at a time
+/// from a queue (no recursion), as commands of the command they are part of that run in
+/// a subshell of their own; the commands are then in the order they start.
 pub fn parse(text: &str, map: Map<'_>, options: LexOptions) -> Script {
-    let mut lexer = Lexer {
-        b: text.as_bytes(),
-        map,
-        o: options,
-        script: Script::default(),
-        words: Vec::new(),
-        word: None,
-        blocks: Vec::new(),
-        block_ids: Vec::new(),
-        list: 0,
-        in_pipe: false,
-        chained: false,
-        skip_word: false,
-        heredocs: Vec::new(),
-        awaiting: Vec::new(),
-        nest: 0,
-        decided: None,
-        vars_kept: 0,
-        discarding: false,
-        line_seen: (0, true),
-    };
-    lexer.script.dialect = options.dialect;
+    let b = text.as_bytes();
+    let mut lexer = Lexer::new(b, map, options, 0);
     lexer.run();
-    lexer.script
+    let mut queue = std::mem::take(&mut lexer.nested);
+    let mut vars_kept = lexer.vars_kept;
+    let mut script = lexer.script;
+    let mut added = false;
+    while let Some(n) = queue.pop() {
+        let mut sub = Lexer::new(&b[n.from..n.to], map.from(n.from), options, n.level);
+        sub.vars_kept = vars_kept;
+        sub.run();
+        vars_kept = sub.vars_kept;
+        queue.extend(sub.nested.drain(..).map(|m| Nested {
+            from: m.from + n.from,
+            to: m.to + n.from,
+            ..m
+        }));
+        if let Some(cut) = sub.script.vars_cut {
+            script.vars_cut = Some(script.vars_cut.map_or(cut, |c| c.min(cut)));
+        }
+        for mut c in sub.script.commands {
+            c.depth += n.depth;
+            c.chained |= n.chained;
+            c.block = n.block;
+            c.list = n.list;
+            c.isolated = true;
+            script.commands.push(c);
+            added = true;
+        }
+    }
+    if added {
+        script.commands.sort_by_key(|c| c.span.start);
+    }
+    script
+}
+
+impl<'a> Lexer<'a> {
+    fn new(b: &'a [u8], map: Map<'a>, options: LexOptions, level: usize) -> Self {
+        let mut lexer = Lexer {
+            b,
+            map,
+            o: options,
+            level,
+            nested: Vec::new(),
+            fn_bodies: Vec::new(),
+            function_header: None,
+            script: Script::default(),
+            words: Vec::new(),
+            word: None,
+            blocks: Vec::new(),
+            block_ids: Vec::new(),
+            list: 0,
+            in_pipe: false,
+            chained: false,
+            skip_word: false,
+            heredocs: Vec::new(),
+            awaiting: Vec::new(),
+            nest: 0,
+            decided: None,
+            vars_kept: 0,
+            discarding: false,
+            line_seen: (0, true),
+        };
+        lexer.script.dialect = options.dialect;
+        lexer
+    }
 }
 
 /// Deepest nesting of `${A:-${B:-...}}` read; deeper defaults are dynamic.
@@ -313,6 +413,16 @@ struct Lexer<'a> {
     b: &'a [u8],
     map: Map<'a>,
     o: LexOptions,
+    /// How many command substitutions the region sits in.
+    level: usize,
+    /// Its command substitutions, to read after it.
+    nested: Vec<Nested>,
+    /// For each open block, the function whose body it is (an index of
+    /// [`Script::functions`]).
+    fn_bodies: Vec<Option<u32>>,
+    /// The name of the function whose header the command just ended was (`f()`,
+    /// `function f`), for the `{` that opens its body.
+    function_header: Option<String>,
     script: Script,
     words: Vec<Word>,
     word: Option<WordBuild>,
@@ -467,6 +577,13 @@ impl<'a> Lexer<'a> {
         if self.discarding {
             return;
         }
+        if self.o.dialect == Dialect::Bash
+            && self.runs_args(&word)
+            && let Some(f) = self.fn_bodies.iter().rev().find_map(|f| *f)
+            && let Some(f) = self.script.functions.get_mut(f as usize)
+        {
+            f.runs_args = true;
+        }
         self.words.push(word);
         if self.words.len() == DECIDE_AT
             && let Some(keep) = self.o.keep
@@ -488,6 +605,32 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// The name of the function the command being read defines when it is a header
+    /// (`name()`, `function name`, `function name()`), before its body's `{`.
+    fn function_name(&self) -> Option<String> {
+        let lit = |i: usize| self.words.get(i).and_then(Word::literal);
+        let name = match (self.words.len(), lit(0).as_deref()) {
+            (2, Some("function")) => lit(1)?,
+            (_, _) => self
+                .words
+                .last()
+                .and_then(Word::literal)
+                .filter(|w| w.ends_with("()"))?,
+        };
+        let name = name.strip_suffix("()").unwrap_or(&name);
+        (!name.is_empty()).then(|| name.to_string())
+    }
+
+    /// Whether `word`, about to be the next word of the command being read, is `"$@"` in
+    /// the command's place: its first word, or after [`RUNS_NEXT`] words only.
+    fn runs_args(&self, word: &Word) -> bool {
+        matches!(word.parts.as_slice(), [WordPart::Dynamic { why, .. }] if *why == ARGS)
+            && self
+                .words
+                .iter()
+                .all(|w| w.literal().is_some_and(|l| RUNS_NEXT.contains(&l.as_str())))
+    }
+
     /// Opens a block of kind `kind` (the lexer's letter) at file offset `at`.
     fn open_block(&mut self, kind: u8, at: u32) {
         let d = self.o.dialect;
@@ -505,6 +648,19 @@ impl<'a> Lexer<'a> {
         }
         self.blocks.push(kind);
         self.block_ids.push(id);
+        let function = self.function_header.take();
+        let body = match function {
+            Some(name) if kind == b'b' && self.script.functions.len() < MAX_FUNCTIONS => {
+                self.script.functions.push(Function {
+                    name,
+                    at,
+                    runs_args: false,
+                });
+                Some((self.script.functions.len() - 1) as u32)
+            }
+            _ => None,
+        };
+        self.fn_bodies.push(body);
     }
 
     /// A block's record (`u32::MAX` beyond [`MAX_BLOCKS`] or inside a block not recorded).
@@ -536,6 +692,7 @@ impl<'a> Lexer<'a> {
         }
         self.blocks.truncate(at);
         self.block_ids.truncate(at);
+        self.fn_bodies.truncate(at);
     }
 
     /// The innermost block (an `if` or `case`) goes on with another branch.
@@ -647,6 +804,7 @@ impl<'a> Lexer<'a> {
             b'^' if d == Dialect::Cmd => self.escape(i),
             b'`' if d == Dialect::Bash => {
                 let end = self.skip_backquote(i);
+                self.queue_backquote(i, end);
                 let span = self.span(i, end);
                 self.part(
                     i,
@@ -901,6 +1059,7 @@ impl<'a> Lexer<'a> {
                 b'`' if d == Dialect::Bash => {
                     flush(self, &mut run, j);
                     let end = self.skip_backquote(j);
+                    self.queue_backquote(j, end);
                     let span = self.span(j, end);
                     self.word.as_mut().expect("a word").parts.push(WordPart::Dynamic {
                         span,
@@ -933,6 +1092,12 @@ impl<'a> Lexer<'a> {
             || n.is_ascii_digit()
             || matches!(n, b'{' | b'(' | b'@' | b'*' | b'#' | b'?' | b'!' | b'$' | b'-')
             || (self.o.make && n == b'$')
+    }
+
+    /// Reads the backquote substitution `[i, end)` after the region.
+    fn queue_backquote(&mut self, i: usize, end: usize) {
+        let close = usize::from(end > i + 1 && self.b[end - 1] == b'`');
+        self.queue_nested(i + 1, end - close);
     }
 
     /// Past the backquote substitution starting at `i`.
@@ -1044,13 +1209,12 @@ impl<'a> Lexer<'a> {
             }
             b'@' | b'*' | b'#' | b'?' | b'!' | b'$' | b'-' => {
                 let span = self.span(i, i + 2);
-                self.part(
-                    i,
-                    WordPart::Dynamic {
-                        span,
-                        why: "a special shell parameter",
-                    },
-                );
+                let why = if n1 == b'@' {
+                    ARGS
+                } else {
+                    "a special shell parameter"
+                };
+                self.part(i, WordPart::Dynamic { span, why });
                 i + 2
             }
             _ => {
@@ -1073,7 +1237,27 @@ impl<'a> Lexer<'a> {
         let end = self.skip_balanced(i + 1);
         let span = self.span(i, end);
         self.part(i, WordPart::Dynamic { span, why });
+        // Its text, without `$(` and the `)` when there is one.
+        let close = usize::from(end > i + 2 && self.b[end - 1] == b')');
+        self.queue_nested(i + 2, end - close);
         end
+    }
+
+    /// Reads `[from, to)`, a command substitution's text, after the region (unless it is
+    /// [`MAX_SUBSTITUTION_DEPTH`] deep).
+    fn queue_nested(&mut self, from: usize, to: usize) {
+        if self.level >= MAX_SUBSTITUTION_DEPTH || from >= to {
+            return;
+        }
+        self.nested.push(Nested {
+            from,
+            to,
+            level: self.level + 1,
+            depth: self.blocks.len() as u32,
+            chained: self.chained,
+            block: self.block_ids.last().copied(),
+            list: self.list,
+        });
     }
 
     /// `$(name)` of Azure Pipelines (letters, digits, `_`, `.`, `-`), if one is at `i`.
@@ -1103,7 +1287,11 @@ impl<'a> Lexer<'a> {
             body.iter().take_while(|c| c.is_ascii_digit()).count()
         };
         if name_len == 0 {
-            return dynamic(self, "a special shell parameter");
+            // `${@}`, `${@:N}`, `${@:N:M}`: (some of) the arguments.
+            let args = body.first() == Some(&b'@')
+                && body[1..].iter().all(|c| c.is_ascii_digit() || *c == b':')
+                && body.get(1).is_none_or(|&c| c == b':');
+            return dynamic(self, if args { ARGS } else { "a special shell parameter" });
         }
         let name = String::from_utf8_lossy(&body[..name_len]).into_owned();
         let scope = if name.as_bytes()[0].is_ascii_digit() {
@@ -1487,13 +1675,10 @@ impl<'a> Lexer<'a> {
             // literal (`a{b,c}`).
             let alone =
                 self.word.is_none() && matches!(self.peek(i + 1), b' ' | b'\t' | b'\n' | b'\r' | b';' | 0);
-            let function = self
-                .words
-                .last()
-                .and_then(Word::literal)
-                .is_some_and(|w| w.ends_with("()"));
-            if alone && (self.words.is_empty() || function) {
+            let function = self.function_name();
+            if alone && (self.words.is_empty() || function.is_some()) {
                 self.end_command(i, false);
+                self.function_header = function.filter(|_| c == b'{');
                 if c == b'{' {
                     let at = self.map.at(i);
                     self.open_block(b'b', at);
@@ -1633,6 +1818,76 @@ mod tests {
             }
         ));
         assert!(matches!(&c.words[11].parts[0], WordPart::Dynamic { .. }));
+    }
+
+    /// The functions a script defines, and which of them run their arguments: `"$@"` (or
+    /// `"${@:2}"`) as a command's first word or after `if`, `!`, `sudo`...; not as an
+    /// argument (`echo "$@"`), nor in a function defined inside it.
+    #[test]
+    fn functions_and_whether_they_run_their_arguments() {
+        let text = "retry() {\n  shift 2\n  for a in 1 2; do if \"$@\"; then return 0; fi; done\n}\nrun() { echo \"+ $*\"; \"$@\"; }\nshow() { echo \"$@\"; }\nfunction g { \"${@:2}\"; }\nfunction h() { ! sudo $@; }\nouter() { inner() { \"$@\"; }; }\nf(){ x; }\n";
+        let s = bash(text);
+        let got: Vec<(&str, bool)> = s
+            .functions
+            .iter()
+            .map(|f| (f.name.as_str(), f.runs_args))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("retry", true),
+                ("run", true),
+                ("show", false),
+                ("g", true),
+                ("h", true),
+                ("outer", false),
+                ("inner", true),
+            ]
+        );
+        assert_eq!(s.functions[0].at as usize, text.find('{').unwrap());
+        // `f(){` is one word: not a header the lexer knows.
+        assert!(!s.functions.iter().any(|f| f.name == "f"));
+    }
+
+    /// A command substitution's commands are read as commands, after the text around them,
+    /// in a subshell of their own (`isolated`), in the order they start; `` `...` `` too;
+    /// four deep at most.
+    #[test]
+    fn command_substitutions_are_commands() {
+        let text =
+            "OUT=$(az ml compute create --name a | jq .id)\nif x; then Y=\"`az b`\"; fi\nZ=$($($(az c)))\n";
+        let s = bash(text);
+        let all: Vec<Vec<String>> = s.commands.iter().map(lits).collect();
+        let words = |w: &[&str]| w.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert!(
+            all.contains(&words(&["az", "ml", "compute", "create", "--name", "a"])),
+            "{all:?}"
+        );
+        assert!(all.contains(&words(&["jq", ".id"])), "{all:?}");
+        assert!(all.contains(&words(&["az", "b"])), "{all:?}");
+        assert!(all.contains(&words(&["az", "c"])), "{all:?}");
+        let starts: Vec<u32> = s.commands.iter().map(|c| c.span.start).collect();
+        assert!(starts.windows(2).all(|w| w[0] <= w[1]), "{starts:?}");
+        let a = s
+            .commands
+            .iter()
+            .find(|c| lits(c).first().map(String::as_str) == Some("az"))
+            .unwrap();
+        assert_eq!(&text[a.span.range()], "az ml compute create --name a");
+        assert!(a.isolated && !a.conditional());
+        let b = s.commands.iter().find(|c| lits(c) == ["az", "b"]).unwrap();
+        assert_eq!(&text[b.span.range()], "az b");
+        assert!(b.conditional(), "inside the `if`");
+        // Five deep: the innermost is only output.
+        let deep = format!("X={}az d{}\n", "$(".repeat(5), ")".repeat(5));
+        assert!(
+            !bash(&deep)
+                .commands
+                .iter()
+                .any(|c| lits(c).contains(&"d".to_string()))
+        );
+        let four = format!("X={}az d{}\n", "$(".repeat(4), ")".repeat(4));
+        assert!(bash(&four).commands.iter().any(|c| lits(c) == ["az", "d"]));
     }
 
     #[test]
