@@ -350,6 +350,19 @@ struct Calls {
     budget: usize,
 }
 
+impl Calls {
+    /// One loop item or matrix leg expanded, if the file's budget has one left: it walks
+    /// what is inside once more, so the walk may visit `nodes` more (the document's count).
+    fn take(&mut self, limit: &mut usize, nodes: usize) -> bool {
+        if self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        *limit = limit.saturating_add(nodes);
+        true
+    }
+}
+
 /// A path as one key, whatever the directory it was written from.
 fn path_key(p: &Path) -> PathBuf {
     crate::fsio::absolute(p, &std::env::current_dir().unwrap_or_default())
@@ -822,17 +835,14 @@ fn read_document(
                 if let Some(legs) = matrix_legs(doc, node, &scope) {
                     let mut expanded = Vec::new();
                     for (name, value, note) in legs {
-                        let value = if calls.budget == 0 {
+                        let (value, last) = if calls.take(&mut limit, doc.nodes.len()) {
+                            (value, false)
+                        } else {
                             let why = format!(
                                 "{note} and those after it are not expanded (more than {MAX_MODULE_CALLS} template calls, loop items and matrix legs from one file)"
                             );
-                            Lit::One(ScriptVal::Dynamic(why))
-                        } else {
-                            calls.budget -= 1;
-                            limit = limit.saturating_add(doc.nodes.len());
-                            value
+                            (Lit::One(ScriptVal::Dynamic(why)), true)
                         };
-                        let last = matches!(value, Lit::One(ScriptVal::Dynamic(_)));
                         binds.push(Bind {
                             parent: bind,
                             name: name.to_string(),
@@ -860,18 +870,14 @@ fn read_document(
                         let (value, last) = if nested >= MAX_MODULE_DEPTH {
                             let why = format!("{label} is inside more than {MAX_MODULE_DEPTH} loops");
                             (Lit::One(ScriptVal::Dynamic(why)), true)
-                        } else if calls.budget == 0 {
+                        } else if calls.take(&mut limit, doc.nodes.len()) {
+                            (item, false)
+                        } else {
                             let why = format!(
                                 "item {} of {label} and those after it are not expanded (more than {MAX_MODULE_CALLS} template calls and loop items from one file)",
                                 i + 1
                             );
                             (Lit::One(ScriptVal::Dynamic(why)), true)
-                        } else {
-                            // An item walks its value once more (what is not expanded, once
-                            // as a value that is not a loop would be).
-                            calls.budget -= 1;
-                            limit = limit.saturating_add(doc.nodes.len());
-                            (item, false)
                         };
                         binds.push(Bind {
                             parent: bind,
