@@ -439,6 +439,22 @@ impl Render<'_> {
                 ));
             return d;
         }
+        // A pipeline job's keys in a file without `type` (audit 18): the CLI read it as a
+        // command job.
+        if p.is_empty()
+            && matches!(key, "jobs" | "settings")
+            && self.title == "command job"
+            && self.doc.lookup(&p.child("type")).is_none()
+        {
+            message.push_str(
+                "; a file without `type` is a command job: is this a pipeline job without `type: pipeline`?",
+            );
+            return Diagnostic::new(codes::AML101, span, message)
+                .with_pointer(child)
+                .with_help(
+                    "Add `type: pipeline` at the top: `az ml job create` reads a file without `type` as a command job, which has no `jobs` or `settings` (\"Unknown field\").",
+                );
+        }
         let help = match &closest {
             Some(c) if missing == Some(c.as_str()) => {
                 message.push_str(&format!("; did you mean `{c}`, which is required?"));

@@ -107,3 +107,32 @@ fn a_misspelt_compute_name_gets_the_defined_one() {
         "{help:?}"
     );
 }
+
+/// Audit 18: a pipeline job's `jobs` and `settings` in a file without `type` (a command
+/// job to the CLI) say what is missing, not "remove it"; with a `type: command`, or in a
+/// command job's `$schema`d file that has one, the plain unknown-key message stays.
+#[test]
+fn a_pipeline_without_its_type_is_told_to_add_it() {
+    let pipeline = "name: p\nexperiment_name: e\nsettings:\n  default_compute: azureml:c\njobs:\n  prep:\n    type: command\n    component: azureml:prep:1\n";
+    let found = findings("pipeline.yml", pipeline);
+    let unknown: Vec<&(String, String, String)> = found.iter().filter(|f| f.0 == "AML101").collect();
+    assert_eq!(unknown.len(), 2, "{found:?}");
+    for f in unknown {
+        assert!(
+            f.2.contains("is this a pipeline job without `type: pipeline`?"),
+            "{}",
+            f.2
+        );
+    }
+    let typed = pipeline.replacen(
+        "name: p\n",
+        "name: p\ntype: command\ncommand: x\nenvironment: azureml:e:1\n",
+        1,
+    );
+    let found = findings("pipeline.yml", &typed);
+    let settings = found
+        .iter()
+        .find(|f| f.0 == "AML101" && f.1 == "settings")
+        .expect("settings is unknown");
+    assert!(!settings.2.contains("type: pipeline"), "{}", settings.2);
+}
