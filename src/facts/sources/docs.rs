@@ -21,6 +21,7 @@
 
 use super::az_cli::{Ctx, Eval, Outer, ScriptVal, Vars, definitions, wanted};
 use super::common::{Comment, Definitions, Input, Reader, line_of};
+use super::ipynb::Code;
 use super::shell::{Dialect, Keep, LexOptions, MAX_VAR_COMMANDS, Map, Script, comment_of, parse};
 use crate::source::Span;
 
@@ -494,6 +495,10 @@ impl<'a> Scan<'a> {
             let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1).max(start);
             self.content(line_start);
         }
+        if matches!(lang, "python" | "py" | "python3" | "ipython" | "ipython3") {
+            self.shell_escapes(start, end);
+            return;
+        }
         let Some(dialect) = dialect_of(lang, body) else {
             return;
         };
@@ -526,6 +531,39 @@ impl<'a> Scan<'a> {
             }
             self.pieces.push(Piece {
                 dialect,
+                start: cmd_start,
+                end: piece_end,
+            });
+            pos = n.max(nx);
+        }
+    }
+
+    /// IPython's shell escapes in a Python block `[start, end)`: a line `!az …` (with its
+    /// `\` continuations) is a bash command, as a notebook's `!` line is (audit 18: a
+    /// notebook's Markdown cell showing `!az ml compute create --file …` in a Python fence).
+    fn shell_escapes(&mut self, start: usize, end: usize) {
+        let text = self.text;
+        let mut pos = start;
+        while pos < end {
+            let (e, nx) = line_at(text, pos);
+            let e = e.min(end);
+            let t = text[pos..e].trim_start();
+            let Some(cmd) = t.strip_prefix('!').map(str::trim_start).filter(|c| starts_az(c)) else {
+                pos = nx;
+                continue;
+            };
+            let cmd_start = e - cmd.len();
+            let mut piece_end = e;
+            let mut last = cmd;
+            let mut n = nx;
+            while ends_continued(last, Dialect::Bash) && n < end {
+                let (e2, nx2) = line_at(text, n);
+                last = &text[n..e2.min(end)];
+                piece_end = e2.min(end);
+                n = nx2;
+            }
+            self.pieces.push(Piece {
+                dialect: Dialect::Bash,
                 start: cmd_start,
                 end: piece_end,
             });
@@ -616,7 +654,11 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     let mut scan = Scan::new(text, rst);
     scan.run();
     for dialect in [Dialect::Bash, Dialect::PowerShell, Dialect::Cmd] {
-        let script = script_of(text, scan.pieces.iter().filter(|p| p.dialect == dialect));
+        let script = script_of(
+            text,
+            scan.pieces.iter().filter(|p| p.dialect == dialect),
+            &|start| Map::Base(start as u32),
+        );
         if script.commands.is_empty() && script.comments.is_empty() {
             continue;
         }
@@ -639,6 +681,41 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         target_line: c.target.map(|at| line_of(input.source, at as u32)),
         also: Vec::new(),
     }));
+}
+
+/// The commands a notebook's Markdown cells write (`md`: those cells joined, mapped back
+/// to the notebook's JSON strings), read as a Markdown file's are, each at its place in
+/// the `.ipynb` file. The script's own comments are where suppressions are written.
+pub fn read_notebook_markdown(input: &Input<'_>, md: &Code, out: &mut Definitions) {
+    let text = md.text.as_str();
+    let mut scan = Scan::new(text, false);
+    scan.run();
+    for dialect in [Dialect::Bash, Dialect::PowerShell, Dialect::Cmd] {
+        let script = script_of(
+            text,
+            scan.pieces.iter().filter(|p| p.dialect == dialect),
+            &|start| Map::Code(md, start),
+        );
+        if script.commands.is_empty() && script.comments.is_empty() {
+            continue;
+        }
+        let vars = Vars::scan(&script, dialect);
+        let cx = Ctx {
+            input,
+            eval: Eval {
+                vars: &vars,
+                outer: &Placeholders {
+                    text: &input.source.text,
+                },
+            },
+            note: Some(
+                "written in a Markdown cell of the notebook (a command to type, not code that runs)".into(),
+            ),
+        };
+        out.computes.extend(definitions(&script, &cx));
+        out.comments
+            .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
+    }
 }
 
 /// What stands for the `<` and `>` of a placeholder (`<compute-name>`) in a region given
@@ -708,7 +785,11 @@ impl Outer for Placeholders<'_> {
 /// The pieces of one dialect, each tokenized at its own place in the file, as one script
 /// in document order. Commands that set variables are kept up to
 /// [`MAX_VAR_COMMANDS`] over all pieces; after them no variable is known.
-fn script_of<'p>(text: &str, pieces: impl Iterator<Item = &'p Piece>) -> Script {
+fn script_of<'p, 'm>(
+    text: &str,
+    pieces: impl Iterator<Item = &'p Piece>,
+    map: &dyn Fn(usize) -> Map<'m>,
+) -> Script {
     let mut all = Script::default();
     let mut var_commands = 0usize;
     for p in pieces {
@@ -724,7 +805,7 @@ fn script_of<'p>(text: &str, pieces: impl Iterator<Item = &'p Piece>) -> Script 
         } else {
             region
         };
-        let s = parse(region, Map::Base(p.start as u32), options);
+        let s = parse(region, map(p.start), options);
         if let Some(cut) = s.vars_cut {
             all.vars_cut.get_or_insert(cut);
         }
@@ -990,5 +1071,20 @@ mod tests {
     fn only_documentation_names() {
         assert!(is_doc("readme.md") && is_doc("index.rst") && is_doc("notes.txt") && is_doc("a.markdown"));
         assert!(!is_doc(".md") && !is_doc("run.sh") && !is_doc("md"));
+    }
+
+    /// A Python block's IPython shell escapes (`!az …`) are commands; its Python is not.
+    #[test]
+    fn shell_escapes_in_a_python_block_are_commands() {
+        let text = "Run this in a notebook:\n\n```python\nimport os\nprint(\"az ml compute create --name not-this\")\n!az ml compute create --name py-fence --size Standard_NC6 \\\n    --type amlcompute\n  !  az ml compute create --name spaced\n```\n";
+        let out = run("README.md", text);
+        let names: Vec<_> = out.computes.iter().map(|d| d.known_name()).collect();
+        assert_eq!(names, [Some("py-fence"), Some("spaced")]);
+        let d = by_name(&out, "py-fence");
+        assert_eq!(
+            d.get("type").and_then(|t| t.value.clone()),
+            Some(Scalar::Str("amlcompute".into()))
+        );
+        assert_eq!(at(text, d.span), (6, 2));
     }
 }

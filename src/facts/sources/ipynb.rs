@@ -131,6 +131,16 @@ impl Code {
 /// JSON strings they come from; `None` for a file that is not a notebook, or whose kernel's
 /// language is not `language` (when given and the notebook names one).
 pub fn code_cells(text: &str, display: &str, language: Option<&str>) -> Option<Code> {
+    cells_of(text, display, language, "code")
+}
+
+/// The Markdown cells of a notebook joined in order, mapped as [`code_cells`] maps code.
+pub fn markdown_cells(text: &str, display: &str) -> Option<Code> {
+    cells_of(text, display, None, "markdown")
+}
+
+/// The cells of type `cell_type` of a notebook joined in order (each ends with a newline).
+fn cells_of(text: &str, display: &str, language: Option<&str>, cell_type: &str) -> Option<Code> {
     let loaded = crate::load::parse_text(
         display,
         text.to_string(),
@@ -170,10 +180,10 @@ pub fn code_cells(text: &str, display: &str, language: Option<&str>) -> Option<C
         segments: Vec::new(),
     };
     for cell in cells {
-        let is_code = doc
+        let is_wanted = doc
             .get(cell, "cell_type")
-            .is_some_and(|t| matches!(doc.value(t), Value::Str(s) if &**s == "code"));
-        if !is_code {
+            .is_some_and(|t| matches!(doc.value(t), Value::Str(s) if &**s == cell_type));
+        if !is_wanted {
             continue;
         }
         let Some(src) = doc.get(cell, "source").or_else(|| doc.get(cell, "input")) else {
@@ -200,7 +210,7 @@ pub fn code_cells(text: &str, display: &str, language: Option<&str>) -> Option<C
 }
 
 /// Appends a JSON string's value to the code, with the segments that map it back.
-fn append_string(doc: &Document, id: NodeId, text: &str, code: &mut Code) {
+pub fn append_string(doc: &Document, id: NodeId, text: &str, code: &mut Code) {
     let n = doc.node(id);
     let Value::Str(_) = &n.value else { return };
     if n.span.len() < 2 {

@@ -183,6 +183,12 @@ impl Outer for NbOuter<'_> {
 }
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
+    // Commands written in Markdown cells, as documentation writes them.
+    if let Some(md) = super::ipynb::markdown_cells(&input.source.text, &input.source.path)
+        && memchr::memmem::find(md.text.as_bytes(), b"ml compute").is_some()
+    {
+        super::docs::read_notebook_markdown(input, &md, out);
+    }
     let Some(code) = code_cells(&input.source.text, &input.source.path, None) else {
         return;
     };
@@ -523,5 +529,45 @@ pub(crate) mod tests {
         assert_eq!(out.computes[0].size(), Some("Standard_DS3_v2"));
         // Each `!` line has a shell of its own: NAME is not set on the next.
         assert!(out.computes[1].name.why.is_some());
+    }
+
+    /// A notebook's Markdown cells write commands as documentation does (audit 18:
+    /// mlops-v2-workshop's `azureml-cliv2.ipynb`): a fenced `az ml compute create` is a
+    /// definition at its place in the `.ipynb` file; prose and code cells are as before.
+    #[test]
+    fn commands_in_markdown_cells_are_documentation() {
+        let text = serde_json::to_string_pretty(&serde_json::json!({
+            "cells": [
+                {"cell_type": "markdown", "metadata": {}, "source": [
+                    "Create the cluster once:\n",
+                    "```bash\n",
+                    "az ml compute create --name \"md-cluster\" --type amlcompute --size Standard_NC6\n",
+                    "```\n",
+                ]},
+                {"cell_type": "code", "metadata": {}, "source": ["print('az ml compute create --name not-a-command')\n"]},
+                {"cell_type": "raw", "metadata": {}, "source": ["az ml compute create --name raw-cell\n"]},
+            ],
+            "metadata": {},
+            "nbformat": 4,
+        }))
+        .unwrap();
+        let out = run_on(&text);
+        let [d] = out.computes.as_slice() else {
+            panic!("{:?}", out.computes)
+        };
+        assert_eq!(d.known_name(), Some("md-cluster"));
+        assert_eq!(d.size(), Some("Standard_NC6"));
+        // At the values' places in the JSON string (quotes are escaped there).
+        assert_eq!(&text[d.get("size").unwrap().span.range()], "Standard_NC6");
+        assert!(
+            text[d.name.span.range()].contains("md-cluster"),
+            "{}",
+            &text[d.name.span.range()]
+        );
+        assert!(
+            d.notes.iter().any(|n| n.contains("Markdown cell")),
+            "{:?}",
+            d.notes
+        );
     }
 }
