@@ -15,6 +15,12 @@
 //! wherever it is among the members; the members before it are written before that line
 //! (`ComputeDef::written_before`). A template with `//` and `/* */` comments (which Azure
 //! Resource Manager accepts) is read with them blanked; suppressions are written there.
+//!
+//! A `Microsoft.Resources/deploymentScripts` resource (`kind` `AzureCLI` or
+//! `AzurePowerShell`) runs its literal `scriptContent` in Azure: its `az ml compute create`
+//! commands are definitions as a script file's are (`az_cli`), at their spans inside the
+//! JSON string (escapes mapped back, as a notebook's cells are), with the resource's
+//! `environmentVariables` evaluated as the template's values.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -82,9 +88,11 @@ fn string_end(b: &[u8], i: usize) -> usize {
     b.len()
 }
 
-#[cfg(test)]
+use super::az_cli::{Ctx, Eval, Outer, ScriptVal, Vars, definitions, wanted};
 use super::iac::Part;
 use super::iac::{self, BodyField, BodyNode, Ev, Leaf, V};
+use super::ipynb::{Code, append_string};
+use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
 use crate::document::{Document, Entry, NodeId, Value};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 use crate::source::{SourceFile, Span};
@@ -92,16 +100,20 @@ use crate::source::{SourceFile, Span};
 pub const READER: Reader = Reader {
     name: "arm",
     wants: |name| name.ends_with(".json"),
+    // `ml compute`: a deployment script running `az ml compute create` in a template that
+    // names nothing else of Azure ML.
     needles: &[
         "MachineLearningServices",
         "machinelearningservices",
         "MACHINELEARNINGSERVICES",
+        "ml compute",
     ],
     read,
 };
 
 const COMPUTES: &str = "Microsoft.MachineLearningServices/workspaces/computes";
 const WORKSPACES: &str = "Microsoft.MachineLearningServices/workspaces";
+const DEPLOYMENT_SCRIPTS: &str = "Microsoft.Resources/deploymentScripts";
 /// How deep evaluation goes through nested calls and parameters that name others.
 const MAX_DEPTH: usize = 32;
 /// At most this many nested deployments are followed in one file.
@@ -148,9 +160,10 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         doc,
         text,
         scopes: Vec::new(),
+        strict: Default::default(),
     };
     let given = parameter_files(input);
-    r.scopes.push(Scope::new(doc, root, given));
+    r.scopes.push(Scope::new(doc, root, given.clone(), given));
     let mut stack: Vec<Pending> = Vec::new();
     if let Some(res) = get_ci(doc, root, "resources") {
         stack.push((res.value, 0, false, Vec::new()));
@@ -166,13 +179,22 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
                 .unwrap_or_default();
             let is_existing = get_ci(doc, item, "existing")
                 .is_some_and(|e| matches!(doc.value(e.value), Value::Bool(true)));
-            let here = r.resource_notes(item, &notes);
+            let mut here = r.resource_notes(item, &notes);
+            // A compute never deployed as written is still read: what the template would
+            // deploy is checked, and the note says so.
+            match r.condition_false(item, scope) {
+                Some(true) => here.push(iac::NEVER_DEPLOYED.into()),
+                Some(false) => here.push(iac::FALSE_BY_DEFAULT.into()),
+                None => {}
+            }
             if rtype.eq_ignore_ascii_case(COMPUTES)
                 || (in_workspace && rtype.eq_ignore_ascii_case("computes"))
             {
                 if !is_existing {
                     found.push(r.definition(item, scope, here.clone(), &input.source.path));
                 }
+            } else if rtype.eq_ignore_ascii_case(DEPLOYMENT_SCRIPTS) {
+                found.extend(r.deployment_script(item, scope, &here, input));
             } else if rtype.eq_ignore_ascii_case("Microsoft.Resources/deployments") {
                 let Some((template, child, n)) = r.nested_deployment(item, scope, &here) else {
                     continue;
@@ -238,17 +260,23 @@ struct Scope {
     params: Option<NodeId>,
     vars: Option<NodeId>,
     given: Given,
+    /// What `given` is when no parameter of the template the run reads takes its default
+    /// ([`Arm::strict`]).
+    given_strict: Given,
     memo: std::cell::RefCell<HashMap<(bool, String), Ev>>,
+    memo_strict: std::cell::RefCell<HashMap<(bool, String), Ev>>,
     busy: std::cell::RefCell<Vec<(bool, String)>>,
 }
 
 impl Scope {
-    fn new(doc: &Document, template: NodeId, given: Given) -> Scope {
+    fn new(doc: &Document, template: NodeId, given: Given, given_strict: Given) -> Scope {
         Scope {
             params: get_ci(doc, template, "parameters").map(|e| e.value),
             vars: get_ci(doc, template, "variables").map(|e| e.value),
             given,
+            given_strict,
             memo: Default::default(),
+            memo_strict: Default::default(),
             busy: Default::default(),
         }
     }
@@ -258,11 +286,142 @@ struct Arm<'a> {
     doc: &'a Document,
     text: &'a str,
     scopes: Vec<Scope>,
+    /// Evaluating as if the deployment set every parameter of the template the run reads
+    /// (scope 0) that a parameters file does not: their defaults are not known. What is
+    /// known then holds whatever the deployment sets (a condition that is `false` for
+    /// certain).
+    strict: std::cell::Cell<bool>,
 }
 
 impl Arm<'_> {
     /// The notes said of a resource: those of the resources around it (`notes`), its
     /// `condition` and its `copy` loop.
+    /// The definitions of a `Microsoft.Resources/deploymentScripts` resource's inline
+    /// script (`scriptContent`; `kind` `AzureCLI` is bash, `AzurePowerShell` PowerShell),
+    /// read as a script file is, each at its exact span in the JSON string, with the
+    /// `environmentVariables` the resource gives the script evaluated in `scope`.
+    fn deployment_script(
+        &self,
+        item: NodeId,
+        scope: usize,
+        notes: &[String],
+        input: &Input<'_>,
+    ) -> Vec<ComputeDef> {
+        let doc = self.doc;
+        let kind = get_ci(doc, item, "kind")
+            .and_then(|e| str_of(doc, e.value))
+            .unwrap_or_default();
+        let dialect = if kind.eq_ignore_ascii_case("AzureCLI") {
+            Dialect::Bash
+        } else if kind.eq_ignore_ascii_case("AzurePowerShell") {
+            Dialect::PowerShell
+        } else {
+            return Vec::new();
+        };
+        let Some(props) = get_ci(doc, item, "properties") else {
+            return Vec::new();
+        };
+        let Some(content) = get_ci(doc, props.value, "scriptContent") else {
+            return Vec::new();
+        };
+        // Only a literal script that may run `az ml compute…` is read (an expression,
+        // `[format(...)]`, is not).
+        match doc.value(content.value) {
+            Value::Str(s)
+                if !is_expression(s) && memchr::memmem::find(s.as_bytes(), b"ml compute").is_some() => {}
+            _ => return Vec::new(),
+        }
+        let mut code = Code::empty();
+        append_string(doc, content.value, self.text, &mut code);
+        let env = ScriptEnv {
+            vars: self.environment(props.value, scope),
+            fold_case: dialect == Dialect::PowerShell,
+        };
+        let options = LexOptions {
+            keep: Some(wanted),
+            ..LexOptions::new(dialect)
+        };
+        let script = parse(&code.text, Map::Code(&code, 0), options);
+        let vars = Vars::scan(&script, dialect);
+        let cx = Ctx {
+            input,
+            eval: Eval {
+                vars: &vars,
+                outer: &env,
+            },
+            note: Some(
+                "run by a deployment script (`Microsoft.Resources/deploymentScripts`) of the template".into(),
+            ),
+        };
+        let mut defs = definitions(&script, &cx);
+        for d in &mut defs {
+            d.notes.extend(notes.iter().cloned());
+        }
+        defs
+    }
+
+    /// The `environmentVariables` of a deployment script's `properties`: each name with
+    /// its value (`value` evaluated; a `secureValue` is not known).
+    fn environment(&self, props: NodeId, scope: usize) -> Vec<(String, ScriptVal)> {
+        let doc = self.doc;
+        let Some(list) = get_ci(doc, props, "environmentVariables") else {
+            return Vec::new();
+        };
+        let Value::Seq(items) = doc.value(list.value) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for &item in items.iter().take(iac::MAX_ITEMS) {
+            let Some(name) =
+                get_ci(doc, item, "name").and_then(|e| self.eval_node(scope, e.value, 0).known_str())
+            else {
+                continue;
+            };
+            let value = match get_ci(doc, item, "value") {
+                Some(v) => {
+                    let ev = self.eval_node(scope, v.value, 0);
+                    let pieces = ev.pieces();
+                    let mut text = String::new();
+                    let mut why = None;
+                    for p in &pieces {
+                        match p {
+                            Part::Text(t) => text.push_str(t),
+                            Part::Unknown(w) => {
+                                why = Some(w.clone());
+                                break;
+                            }
+                        }
+                    }
+                    match why {
+                        None => ScriptVal::known(text, ev.origin),
+                        Some(why) => ScriptVal::Dynamic(format!(
+                            "`{name}` is given the deployment script as a value not known statically: {why}"
+                        )),
+                    }
+                }
+                None => ScriptVal::Dynamic(format!(
+                    "`{name}` is given the deployment script as a secure value"
+                )),
+            };
+            out.push((name, value));
+        }
+        out
+    }
+
+    /// Whether resource `item`'s `condition` is `false`: `Some(true)` whatever the
+    /// deployment sets (a literal, or values the templates pass: the resource is never
+    /// deployed), `Some(false)` only with the defaults of the template's parameters.
+    fn condition_false(&self, item: NodeId, scope: usize) -> Option<bool> {
+        let c = get_ci(self.doc, item, "condition")?;
+        if !matches!(self.eval_node(scope, c.value, 0).v, V::Bool(false)) {
+            return None;
+        }
+        self.strict.set(true);
+        let certain = matches!(self.eval_node(scope, c.value, 0).v, V::Bool(false));
+        self.strict.set(false);
+        Some(certain)
+    }
+
     fn resource_notes(&self, item: NodeId, notes: &[String]) -> Vec<String> {
         let doc = self.doc;
         let mut here = notes.to_vec();
@@ -300,7 +459,11 @@ impl Arm<'_> {
             .is_some_and(|s| s.eq_ignore_ascii_case("inner"));
         let child = if inner {
             let given = self.passed_parameters(scope, props.value);
-            self.scopes.push(Scope::new(doc, template.value, given));
+            self.strict.set(true);
+            let given_strict = self.passed_parameters(scope, props.value);
+            self.strict.set(false);
+            self.scopes
+                .push(Scope::new(doc, template.value, given, given_strict));
             self.scopes.len() - 1
         } else {
             scope
@@ -464,8 +627,14 @@ impl Arm<'_> {
     /// `parameters('name')` (`param: true`) or `variables('name')` in `scope`.
     fn lookup(&self, scope: usize, param: bool, name: &str, depth: usize) -> Ev {
         let s = &self.scopes[scope];
+        let strict = self.strict.get();
+        let (memo, given) = if strict {
+            (&s.memo_strict, &s.given_strict)
+        } else {
+            (&s.memo, &s.given)
+        };
         let key = (param, name.to_ascii_lowercase());
-        if let Some(v) = s.memo.borrow().get(&key) {
+        if let Some(v) = memo.borrow().get(&key) {
             return v.clone();
         }
         if s.busy.borrow().contains(&key) {
@@ -473,12 +642,15 @@ impl Arm<'_> {
         }
         s.busy.borrow_mut().push(key.clone());
         let what = if param { "parameters" } else { "variables" };
-        let v = if param && let Some(v) = s.given.get(&key.1) {
+        let v = if param && let Some(v) = given.get(&key.1) {
             v.clone()
         } else {
             let section = if param { s.params } else { s.vars };
             match section.and_then(|m| get_ci(self.doc, m, name)) {
                 None => Ev::unknown(format!("`{what}('{name}')` is not declared")),
+                Some(_) if param && strict && scope == 0 => {
+                    Ev::unknown(format!("`parameters('{name}')` is what the deployment sets"))
+                }
                 Some(e) if param => match get_ci(self.doc, e.value, "defaultValue") {
                     Some(d) => self.eval_node(scope, d.value, depth),
                     None => Ev::unknown(format!(
@@ -489,7 +661,7 @@ impl Arm<'_> {
             }
         };
         s.busy.borrow_mut().retain(|k| *k != key);
-        s.memo.borrow_mut().insert(key, v.clone());
+        memo.borrow_mut().insert(key, v.clone());
         v
     }
 }
@@ -750,6 +922,39 @@ fn text_of(v: &Ev) -> String {
             Part::Unknown(_) => "?".into(),
         })
         .collect()
+}
+
+/// The environment a deployment script's resource gives it (the last setting of a name
+/// wins; PowerShell's `$env:` names compare in any case).
+struct ScriptEnv {
+    vars: Vec<(String, ScriptVal)>,
+    fold_case: bool,
+}
+
+impl Outer for ScriptEnv {
+    fn var(&self, name: &str, scope: VarScope) -> Option<ScriptVal> {
+        if !matches!(scope, VarScope::Shell | VarScope::Env) {
+            return None;
+        }
+        let same = |n: &str| {
+            if self.fold_case {
+                n.eq_ignore_ascii_case(name)
+            } else {
+                n == name
+            }
+        };
+        self.vars
+            .iter()
+            .rev()
+            .find(|(n, _)| same(n))
+            .map(|(_, v)| v.clone())
+    }
+
+    /// The script runs in a container Azure starts for it: a file it names (`--file`) is
+    /// not the repository's.
+    fn start_unknown(&self) -> Option<String> {
+        Some("a deployment script runs in a container of its own, not in the repository".into())
+    }
 }
 
 #[cfg(test)]
@@ -1118,5 +1323,123 @@ mod tests {
             ]
         );
         assert!(read("null").is_empty() && read("{}").is_empty());
+    }
+
+    /// A deployment script's `az ml compute create` (audit 17: ayukat1016's consumer
+    /// template) is a definition at its place in the JSON string, its `${VAR}`s given by
+    /// the resource's `environmentVariables`.
+    #[test]
+    fn a_deployment_scripts_az_command_is_a_definition() {
+        let text = r#"{
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "parameters": {"ws": {"type": "string"}},
+  "variables": {"clusterName": "ds-cluster", "clusterSize": "Standard_NC6"},
+  "resources": [
+    {
+      "type": "Microsoft.Resources/deploymentScripts",
+      "apiVersion": "2020-10-01",
+      "name": "ds",
+      "kind": "AzureCLI",
+      "properties": {
+        "environmentVariables": [
+          {"name": "CLUSTER_NAME", "value": "[variables('clusterName')]"},
+          {"name": "CLUSTER_SIZE", "value": "[variables('clusterSize')]"},
+          {"name": "WS", "value": "[parameters('ws')]"},
+          {"name": "MAX", "secureValue": "4"}
+        ],
+        "scriptContent": "set -ex\n# \u00e9t\u00e9\naz ml compute create --type AmlCompute -n ${CLUSTER_NAME} \\\n  --size ${CLUSTER_SIZE} --min-instances 1 --max-instances $MAX --workspace-name $WS\n"
+      }
+    },
+    {
+      "type": "Microsoft.Resources/deploymentScripts",
+      "name": "ps",
+      "kind": "AzurePowerShell",
+      "properties": {
+        "environmentVariables": [{"name": "SIZE", "value": "Standard_D2_v3"}],
+        "scriptContent": "az ml compute create --name ps-cluster --size $env:size"
+      }
+    },
+    {"type": "Microsoft.Resources/deploymentScripts", "name": "expr", "kind": "AzureCLI",
+     "properties": {"scriptContent": "[format('az ml compute create --name {0}', 'x')]"}},
+    {"type": "Microsoft.Resources/deploymentScripts", "name": "other", "kind": "Other",
+     "properties": {"scriptContent": "az ml compute create --name other"}}
+  ]
+}
+"#;
+        let d = defs(text);
+        let names: Vec<Option<&str>> = d.iter().map(ComputeDef::known_name).collect();
+        assert_eq!(names, [Some("ds-cluster"), Some("ps-cluster")]);
+        let ds = &d[0];
+        assert_eq!(ds.size(), Some("Standard_NC6"));
+        // The command and its values at their places in the JSON string.
+        assert!(text[ds.span.range()].starts_with("az ml compute create --type AmlCompute"));
+        assert!(
+            text[ds.span.range()].ends_with("$WS"),
+            "{}",
+            &text[ds.span.range()]
+        );
+        let size = ds.get("size").unwrap();
+        assert_eq!(&text[size.span.range()], "${CLUSTER_SIZE}");
+        // The label: where the variable's value is written.
+        let origin = size.origin.expect("the size's literal");
+        assert_eq!(&text[origin.range()], "Standard_NC6");
+        assert_eq!(&text[ds.get("min_instances").unwrap().span.range()], "1");
+        let max = ds.get("max_instances").unwrap();
+        assert!(max.why.as_deref().unwrap().contains("secure value"), "{max:?}");
+        assert!(
+            ds.notes.iter().any(|n| n.contains("deployment script")),
+            "{:?}",
+            ds.notes
+        );
+        // PowerShell's `$env:` names in any case.
+        assert_eq!(d[1].size(), Some("Standard_D2_v3"));
+    }
+
+    /// A resource whose `condition` is `false` whatever the deployment sets (a literal, or
+    /// a value a nested deployment passes) is never deployed as written (audit 18:
+    /// federated-learning's `compute2: false`); one false only by the template's own
+    /// default is deployed unless the deployment says otherwise. Both are read (what the
+    /// template would deploy is checked), each with its note.
+    #[test]
+    fn a_false_condition_is_noted_as_certain_or_by_default() {
+        let compute = |name: &str, cond: &str| {
+            format!(
+                r#"{{"type": "Microsoft.MachineLearningServices/workspaces/computes", "name": "ws/{name}", "condition": {cond},
+        "properties": {{"computeType": "AmlCompute", "properties": {{"vmSize": "Standard_NC6"}}}}}}"#
+            )
+        };
+        let text = format!(
+            r#"{{
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "parameters": {{"optIn": {{"type": "bool", "defaultValue": false}}, "on": {{"type": "bool", "defaultValue": true}}}},
+  "resources": [
+    {literal},
+    {by_default},
+    {on},
+    {{"type": "Microsoft.Resources/deployments", "name": "pair",
+      "properties": {{"expressionEvaluationOptions": {{"scope": "inner"}},
+        "parameters": {{"compute2": {{"value": false}}, "fromTop": {{"value": "[parameters('optIn')]"}}}},
+        "template": {{"parameters": {{"compute2": {{"type": "bool"}}, "fromTop": {{"type": "bool"}}}},
+          "resources": [{passed}, {passed_default}]}}}}}}
+  ]
+}}
+"#,
+            literal = compute("literal", "false"),
+            by_default = compute("by-default", r#""[parameters('optIn')]""#),
+            on = compute("on", r#""[parameters('on')]""#),
+            passed = compute("passed", r#""[parameters('compute2')]""#),
+            passed_default = compute("passed-default", r#""[not(not(parameters('fromTop')))]""#),
+        );
+        let d = defs(&text);
+        let names: Vec<Option<&str>> = d.iter().map(ComputeDef::known_name).collect();
+        assert_eq!(
+            names,
+            ["literal", "by-default", "on", "passed", "passed-default"].map(Some)
+        );
+        let said = |d: &ComputeDef, what: &str| d.notes.iter().any(|n| n == what);
+        let never: Vec<bool> = d.iter().map(|d| said(d, iac::NEVER_DEPLOYED)).collect();
+        assert_eq!(never, [true, false, false, true, false]);
+        let by_default: Vec<bool> = d.iter().map(|d| said(d, iac::FALSE_BY_DEFAULT)).collect();
+        assert_eq!(by_default, [false, true, false, false, true]);
     }
 }

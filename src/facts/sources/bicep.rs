@@ -60,7 +60,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     };
     let given = bicepparam_values(input);
     out.computes
-        .extend(walk.file(&lx, text, &input.source.path, dir, given));
+        .extend(walk.file(&lx, text, &input.source.path, dir, (given.clone(), given)));
 }
 
 /// The module calls being followed from one file: the files from its own down (a cycle is
@@ -81,10 +81,12 @@ impl Walk<'_> {
         text: &str,
         display: &str,
         dir: &Path,
-        given: HashMap<String, Ev>,
+        (given, given_strict): (HashMap<String, Ev>, HashMap<String, Ev>),
     ) -> Vec<ComputeDef> {
         let mut b = Bicep::new(text, lx);
         b.given = given;
+        b.given_strict = given_strict;
+        b.entry = self.chain.len() == 1;
         let mut found = Vec::new();
         // (statement range, parent type when it is a child resource)
         let mut stack: Vec<(usize, usize, Option<String>)> = statements(lx, 0, lx.toks.len())
@@ -161,11 +163,23 @@ impl Walk<'_> {
         let mut out = Vec::new();
         self.chain.push(target.clone());
         for (env, instance) in b.instances(d) {
+            // A call never made as written is still followed (what it would deploy is
+            // checked), with the note.
+            let said = match b.condition_false(d, &env) {
+                Some(true) => Some(iac::NEVER_DEPLOYED),
+                Some(false) => Some(iac::FALSE_BY_DEFAULT),
+                None => None,
+            };
+            let instance = match (instance, said) {
+                (Some(i), Some(s)) => Some(format!("{i}; {s}")),
+                (i, s) => i.or(s.map(str::to_string)),
+            };
             if self.budget == 0 {
                 break;
             }
             self.budget -= 1;
             let mut args = Vec::new();
+            let mut given_strict = HashMap::new();
             let params = fields(b.lx, o + 1, c)
                 .into_iter()
                 .find(|&(fa, fz)| t[fa].is_ident("params") && fa + 2 < fz && t[fa + 1].is(":"));
@@ -177,6 +191,8 @@ impl Walk<'_> {
                             continue;
                         }
                         let leaf = b.leaf(fa + 2, fz, &env);
+                        let strict = iac::strip_origins(b.eval_strict(fa + 2, fz, &env));
+                        given_strict.insert(t[fa].text.clone(), strict);
                         args.push((t[fa].text.clone(), leaf, Some(t[fa].span)));
                     }
                 }
@@ -197,7 +213,7 @@ impl Walk<'_> {
                 note: instance,
             };
             let inner_dir = target.parent().unwrap_or(Path::new(""));
-            for def in self.file(&inner, &src.text, &shown, inner_dir, given) {
+            for def in self.file(&inner, &src.text, &shown, inner_dir, (given, given_strict)) {
                 let at = format!("{}:{}", def.file, super::common::line_of(&src, def.span.start));
                 out.push(call.definition(def, &at));
             }
@@ -592,9 +608,20 @@ struct Bicep<'a> {
     vars: HashMap<String, (usize, usize)>,
     /// Resource symbol → its `name` value's range.
     resources: HashMap<String, (usize, usize)>,
-    /// Values of a `.bicepparam` file.
+    /// Values of a `.bicepparam` file, or those a module call passes.
     given: HashMap<String, Ev>,
+    /// What `given` is when no parameter of the file the run reads takes its default
+    /// ([`Bicep::strict`]).
+    given_strict: HashMap<String, Ev>,
+    /// The file is the one the run reads (not a module followed from it): its parameters
+    /// not given are the deployment's to set.
+    entry: bool,
+    /// Evaluating as if the deployment set every parameter of the file the run reads that
+    /// a `.bicepparam` file does not: their defaults are not known. What is known then
+    /// holds whatever the deployment sets (a condition that is `false` for certain).
+    strict: std::cell::Cell<bool>,
     memo: RefCell<HashMap<String, Ev>>,
+    memo_strict: RefCell<HashMap<String, Ev>>,
     busy: RefCell<Vec<String>>,
 }
 
@@ -607,7 +634,11 @@ impl<'a> Bicep<'a> {
             vars: HashMap::new(),
             resources: HashMap::new(),
             given: HashMap::new(),
+            given_strict: HashMap::new(),
+            entry: true,
+            strict: Default::default(),
             memo: Default::default(),
+            memo_strict: Default::default(),
             busy: Default::default(),
         };
         for (a, z) in statements(lx, 0, lx.toks.len()) {
@@ -784,6 +815,11 @@ impl<'a> Bicep<'a> {
         let mut out = Vec::new();
         for (env, loop_note) in envs {
             let mut notes = notes.clone();
+            match self.condition_false(d, &env) {
+                Some(true) => notes.push(iac::NEVER_DEPLOYED.into()),
+                Some(false) => notes.push(iac::FALSE_BY_DEFAULT.into()),
+                None => {}
+            }
             notes.extend(loop_note);
             let tree = self.node(o, c + 1, &env, 0, &mut notes);
             let name = match tree.field("name") {
@@ -893,12 +929,20 @@ impl<'a> Bicep<'a> {
 
     /// A parameter or variable's value (memoised; a cycle is unknown).
     fn lookup(&self, name: &str, depth: usize) -> Option<Ev> {
-        if let Some(v) = self.memo.borrow().get(name) {
+        let strict = self.strict.get();
+        let (memo, given) = if strict {
+            (&self.memo_strict, &self.given_strict)
+        } else {
+            (&self.memo, &self.given)
+        };
+        if let Some(v) = memo.borrow().get(name) {
             return Some(v.clone());
         }
         let v = if let Some(default) = self.params.get(name) {
-            if let Some(v) = self.given.get(name) {
+            if let Some(v) = given.get(name) {
                 v.clone()
+            } else if strict && self.entry {
+                Ev::unknown(format!("the parameter `{name}` is what the deployment sets"))
             } else {
                 match default {
                     Some((a, z)) => self.guarded(name, *a, *z, depth)?,
@@ -912,8 +956,28 @@ impl<'a> Bicep<'a> {
         } else {
             return None;
         };
-        self.memo.borrow_mut().insert(name.to_string(), v.clone());
+        memo.borrow_mut().insert(name.to_string(), v.clone());
         Some(v)
+    }
+
+    /// The value of `toks[a..z]` as [`Bicep::eval`] gives it with [`Bicep::strict`] set.
+    fn eval_strict(&self, a: usize, z: usize, env: &Env) -> Ev {
+        self.strict.set(true);
+        let v = self.eval(a, z, env, 0);
+        self.strict.set(false);
+        v
+    }
+
+    /// Whether statement `d`'s `if (cond)` is `false` (in the loop instance `env`):
+    /// `Some(true)` whatever the deployment sets (a literal, or values module calls pass:
+    /// it is never deployed), `Some(false)` only with the defaults of the parameters of
+    /// the file the run reads.
+    fn condition_false(&self, d: &ResDecl, env: &Env) -> Option<bool> {
+        let (a, z) = d.condition?;
+        if !matches!(self.eval(a, z, env, 0).v, V::Bool(false)) {
+            return None;
+        }
+        Some(matches!(self.eval_strict(a, z, env).v, V::Bool(false)))
     }
 
     fn guarded(&self, name: &str, a: usize, z: usize, depth: usize) -> Option<Ev> {
@@ -1321,6 +1385,18 @@ fn binary(op: &Tok, l: Ev, r: Ev, written: &str) -> Ev {
         } else {
             l
         };
+    }
+    // A known side that decides `&&` (false) or `||` (true) decides it whatever the
+    // other side is.
+    let decisive = match p {
+        "&&" => Some(false),
+        "||" => Some(true),
+        _ => None,
+    };
+    if let Some(d) = decisive
+        && (l.v == V::Bool(d) || r.v == V::Bool(d))
+    {
+        return Ev::boolean(d);
     }
     if let Some(w) = l.why().or_else(|| r.why()) {
         return Ev::unknown(format!("`{written}` is not known: {w}"));
@@ -1815,5 +1891,32 @@ resource ci 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' =
                 "schedules.compute_start_stop.1.state ? the parameter `state` has no default (the deployment or the module's caller sets it)",
             ]
         );
+    }
+
+    /// Audit 18 (federated learning): the entry passes `compute2: false` to a module whose
+    /// compute module call is `if (compute2)`: never deployed as written. A condition false
+    /// only by the entry's own default is deployed unless the deployment says otherwise;
+    /// one the entry leaves to the deployment (no default) is noted as written. All are
+    /// read, each with its note.
+    #[test]
+    fn a_false_condition_is_noted_as_certain_or_by_default() {
+        let pair = "param compute2 bool = true\nparam optIn bool\nmodule c1 'cc.bicep' = {\n  name: 'c1'\n  params: { clusterName: 'one', vmSize: 'Standard_NC6' }\n}\nmodule c2 'cc.bicep' = if (compute2) {\n  name: 'c2'\n  params: { clusterName: 'two', vmSize: 'Standard_NC6' }\n}\nmodule c3 'cc.bicep' = if (optIn && compute2) {\n  name: 'c3'\n  params: { clusterName: 'three', vmSize: 'Standard_NC6' }\n}\nresource r 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = if (!compute2) {\n  name: 'ws/four'\n}\n";
+        let main = "param enable bool = false\nmodule p 'm/pair.bicep' = {\n  name: 'p'\n  params: { compute2: false, optIn: enable }\n}\nresource lit 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = if (false) {\n  name: 'ws/never'\n}\nresource def 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = if (enable) {\n  name: 'ws/by-default'\n}\n";
+        let d = read_project(&[("m/pair.bicep", pair), ("m/cc.bicep", CC)], main);
+        let names: Vec<_> = d.iter().map(|d| d.known_name().unwrap_or("?")).collect();
+        assert_eq!(names, ["one", "two", "three", "four", "never", "by-default"]);
+        // `two` and `three` are never called (`compute2` is `false` at the call, whatever
+        // `enable` is); `four` is deployed (`!compute2`); `never` is not; `by-default`
+        // only with `enable`'s default.
+        let said = |d: &ComputeDef, what: &str| d.notes.iter().any(|n| n.contains(what));
+        let never: Vec<bool> = d.iter().map(|d| said(d, iac::NEVER_DEPLOYED)).collect();
+        assert_eq!(never, [false, true, true, false, true, false]);
+        let by_default: Vec<bool> = d.iter().map(|d| said(d, iac::FALSE_BY_DEFAULT)).collect();
+        assert_eq!(by_default, [false, false, false, false, false, true]);
+        // The pair module read alone: its defaults are the deployment's to change.
+        let alone = read_project(&[("cc.bicep", CC)], pair);
+        let by_default: Vec<bool> = alone.iter().map(|d| said(d, iac::FALSE_BY_DEFAULT)).collect();
+        assert_eq!(by_default, [false, false, false, true]);
+        assert!(!alone.iter().any(|d| said(d, iac::NEVER_DEPLOYED)));
     }
 }

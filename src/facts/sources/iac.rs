@@ -207,8 +207,17 @@ pub fn join(pieces: impl IntoIterator<Item = Part>) -> Ev {
     Ev::new(V::Str(out))
 }
 
+/// Said of a resource or module call whose condition is `false` whatever the deployment
+/// sets (a literal, or values the templates themselves pass).
+pub const NEVER_DEPLOYED: &str = "never deployed as written: its condition is false whatever the deployment sets (the findings are about what it would deploy)";
+
+/// Said of one whose condition is `false` only through the defaults of parameters the
+/// deployment may set.
+pub const FALSE_BY_DEFAULT: &str = "its condition is false with the default parameter values: it is deployed only when the deployment sets them otherwise";
+
 /// The functions ARM templates and Bicep share, on evaluated arguments: `concat`,
-/// `format`, `toLower`, `toUpper`, `string`, `trim`, `coalesce`, `last`, `split`... `None`
+/// `format`, `toLower`, `toUpper`, `string`, `trim`, `coalesce`, `last`, `split`, the logic
+/// of conditions (`not`, `and`, `or`, `equals`, `if`)... `None`
 /// when `name` is not one of them (the caller says why the value is unknown).
 pub fn arm_function(name: &str, args: &[Ev]) -> Option<Ev> {
     arm_function_of(name, args).map(|v| carry(v, args.iter()))
@@ -287,6 +296,43 @@ fn arm_string_function(name: &str, lower: &str, args: &[Ev]) -> Option<Ev> {
                 s.split(sep.as_str()).take(MAX_ITEMS).map(Ev::text).collect(),
             )),
             _ => Ev::unknown("`split` of a string that is not known"),
+        },
+        // Logic, for a resource's `condition`: a known argument that decides the result
+        // decides it whatever the others are.
+        "not" => match args {
+            [Ev { v: V::Bool(b), .. }] => Ev::boolean(!b),
+            _ => Ev::unknown("`not` of a value that is not a known boolean"),
+        },
+        "and" | "or" => {
+            let decisive = lower == "or";
+            if args.iter().any(|a| a.v == V::Bool(decisive)) {
+                Ev::boolean(decisive)
+            } else if !args.is_empty() && args.iter().all(|a| matches!(a.v, V::Bool(_))) {
+                Ev::boolean(!decisive)
+            } else {
+                Ev::unknown(format!("`{lower}` of values that are not known booleans"))
+            }
+        }
+        "equals" => match args {
+            [a, b] => match (&a.v, &b.v) {
+                (V::Int(x), V::Int(y)) => Ev::boolean(x == y),
+                (V::Bool(x), V::Bool(y)) => Ev::boolean(x == y),
+                _ => match (a.known_str(), b.known_str()) {
+                    (Some(x), Some(y)) => Ev::boolean(x == y),
+                    _ => Ev::unknown("`equals` of values that are not known"),
+                },
+            },
+            _ => Ev::unknown("`equals` takes two values"),
+        },
+        "if" => match args {
+            [Ev { v: V::Bool(c), .. }, yes, no] => {
+                if *c {
+                    yes.clone()
+                } else {
+                    no.clone()
+                }
+            }
+            _ => Ev::unknown("`if` of a condition that is not known"),
         },
         _ => return None,
     })

@@ -1417,6 +1417,125 @@ impl<'a> Lexer<'a> {
         end
     }
 
+    /// PowerShell's `$X = if ($env:NAME) { $env:NAME } else { "default" }` (the branch may
+    /// cast, `[int]$env:NAME`; `$NAME` for a variable), with `i` at the `(` after `if`: the
+    /// expression is read as one word, the variable with the literal as its default, as
+    /// bash's `${NAME:-default}` (an empty value is false in PowerShell too). Returns where
+    /// the statement ends; `None` (read as before) for any other condition or branch.
+    fn ps_if_default(&mut self, i: usize) -> Option<usize> {
+        // `$X = if`, `$X=if`, `$X= if`, `$X =if`: the target (with a `[type]` before it),
+        // then literal text that is `=` and `if`.
+        let first = self.words.first()?;
+        let var_at = first
+            .parts
+            .iter()
+            .position(|p| matches!(p, WordPart::Var { .. }))?;
+        if var_at > 1
+            || (var_at == 1
+                && !matches!(&first.parts[0], WordPart::Lit { text, .. } if text.starts_with('[')))
+        {
+            return None;
+        }
+        let mut rest = String::new();
+        for p in first.parts[var_at + 1..]
+            .iter()
+            .chain(self.words[1..].iter().flat_map(|w| w.parts.iter()))
+        {
+            match p {
+                WordPart::Lit { text, .. } => rest.push_str(text),
+                _ => return None,
+            }
+        }
+        if !rest.eq_ignore_ascii_case("=if") {
+            return None;
+        }
+        let target_end = first.parts[var_at].span().end;
+        let target = Word {
+            parts: first.parts[..=var_at].to_vec(),
+            span: Span::new(first.span.start, target_end),
+        };
+        let if_start = self.words.last()?.span.end.saturating_sub(2);
+        let eq = Word {
+            parts: vec![WordPart::Lit {
+                text: "=".into(),
+                span: Span::new(target_end, if_start),
+                exact: false,
+            }],
+            span: Span::new(target_end, if_start),
+        };
+        let b = self.b;
+        let blank = |mut j: usize| {
+            while b.get(j).is_some_and(u8::is_ascii_whitespace) {
+                j += 1;
+            }
+            j
+        };
+        let punct = |j: usize, c: u8| (b.get(j) == Some(&c)).then_some(j + 1);
+        // `$name` or `$scope:name`: where it ends.
+        let var = |j: usize| {
+            punct(j, b'$')?;
+            let mut k = j + 1;
+            while b.get(k).is_some_and(|&c| is_name(c) || c == b':') {
+                k += 1;
+            }
+            (k > j + 1 && b[k - 1] != b':').then_some(k)
+        };
+        let open = blank(i + 1);
+        let cond_end = var(open)?;
+        let mut j = punct(blank(cond_end), b')')?;
+        j = blank(punct(blank(j), b'{')?);
+        if b.get(j) == Some(&b'[') {
+            let close = j + 1 + b[j + 1..].iter().position(|&c| !(is_name(c) || c == b'.'))?;
+            j = punct(close, b']')?;
+        }
+        let then_end = var(j)?;
+        if !b[j..then_end].eq_ignore_ascii_case(&b[open..cond_end]) {
+            return None;
+        }
+        j = blank(punct(blank(then_end), b'}')?);
+        let word_end = j + 4;
+        if !b.get(j..word_end)?.eq_ignore_ascii_case(b"else") || b.get(word_end).is_some_and(|&c| is_name(c))
+        {
+            return None;
+        }
+        j = blank(punct(blank(word_end), b'{')?);
+        // The default: a quoted string without expansions or escapes, or a number.
+        let (start, end, after) = match b.get(j)? {
+            &q @ (b'"' | b'\'') => {
+                let len = b[j + 1..].iter().position(|&c| c == q || c == b'\n')?;
+                let end = j + 1 + len;
+                if b[end] != q || b[j + 1..end].iter().any(|&c| matches!(c, b'$' | b'`')) {
+                    return None;
+                }
+                (j + 1, end, end + 1)
+            }
+            _ => {
+                let len = b[j..].iter().position(|&c| !(c.is_ascii_digit() || c == b'.'))?;
+                (len > 0).then_some((j, j + len, j + len))?
+            }
+        };
+        let stmt_end = punct(blank(after), b'}')?;
+        let text = String::from_utf8_lossy(&b[start..end]).into_owned();
+        let default = vec![WordPart::Lit {
+            text,
+            span: self.span(start, end),
+            exact: true,
+        }];
+        let (scope, name) = ps_var_name(&String::from_utf8_lossy(&b[open + 1..cond_end]));
+        let span = Span::new(if_start, self.span(i, stmt_end).end);
+        let value = Word {
+            parts: vec![WordPart::Var {
+                name,
+                span,
+                scope,
+                default: Some(default),
+            }],
+            span,
+        };
+        self.words = vec![target, eq, value];
+        Some(stmt_end)
+    }
+
     /// `$` in PowerShell: `$name`, `${name}`, `$env:NAME`, `$scope:name`, `$(...)`.
     fn ps_dollar(&mut self, i: usize) -> usize {
         let n1 = self.peek(i + 1);
@@ -1444,15 +1563,7 @@ impl<'a> Lexer<'a> {
         }
         let raw = String::from_utf8_lossy(&self.b[start..end]).into_owned();
         let span = self.span(i, full_end);
-        let lower = raw.to_ascii_lowercase();
-        let (scope, name) = match lower.split_once(':') {
-            Some(("env", _)) => (VarScope::Env, raw[4..].to_string()),
-            Some((_, _)) => (
-                VarScope::Shell,
-                raw[raw.find(':').map_or(0, |p| p + 1)..].to_string(),
-            ),
-            None => (VarScope::Shell, raw),
-        };
+        let (scope, name) = ps_var_name(&raw);
         match name.to_ascii_lowercase().as_str() {
             "true" | "false" => {
                 let text = if name.eq_ignore_ascii_case("true") {
@@ -1691,6 +1802,12 @@ impl<'a> Lexer<'a> {
             return i + 1;
         }
         // PowerShell and cmd: brackets open and close blocks.
+        if c == b'(' && d == Dialect::PowerShell {
+            self.end_word(i);
+            if let Some(end) = self.ps_if_default(i) {
+                return end;
+            }
+        }
         self.end_command(i, false);
         if matches!(c, b'(' | b'{') {
             let at = self.map.at(i);
@@ -1702,6 +1819,20 @@ impl<'a> Lexer<'a> {
             }
         }
         i + 1
+    }
+}
+
+/// A PowerShell variable's scope and name: `env:NAME` is the environment's, `script:name`
+/// (any other scope) and `name` the script's.
+fn ps_var_name(raw: &str) -> (VarScope, String) {
+    let lower = raw.to_ascii_lowercase();
+    match lower.split_once(':') {
+        Some(("env", _)) => (VarScope::Env, raw[4..].to_string()),
+        Some((_, _)) => (
+            VarScope::Shell,
+            raw[raw.find(':').map_or(0, |p| p + 1)..].to_string(),
+        ),
+        None => (VarScope::Shell, raw.to_string()),
     }
 }
 

@@ -2482,9 +2482,7 @@ mod tests {
         text.push_str(&format!(
             "steps:\n- ${{{{ each c in parameters.clusters }}}}:\n{body}"
         ));
-        let started = std::time::Instant::now();
         let out = run(&text);
-        assert!(started.elapsed().as_secs() < 10);
         assert_eq!(out.computes.len(), MAX_MODULE_CALLS + 1);
         assert_eq!(out.computes[0].known_name(), Some("c0"));
         let last = out.computes.last().unwrap();
@@ -2505,9 +2503,7 @@ mod tests {
         text.push_str(&format!(
             "{pad}- script: az ml compute create --name n-${{{{ x0 }}}}-${{{{ x9 }}}} --type AmlCompute\n"
         ));
-        let started = std::time::Instant::now();
         let out = run(&text);
-        assert!(started.elapsed().as_secs() < 10);
         let known = out.computes.iter().filter(|d| d.known_name().is_some()).count();
         assert_eq!(known, 0, "the ninth loop and below are not expanded");
         assert!(!out.computes.is_empty() && out.computes.len() <= MAX_MODULE_CALLS + 1);
