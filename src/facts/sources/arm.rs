@@ -333,6 +333,9 @@ impl Arm<'_> {
         }
         let mut code = Code::empty();
         append_string(doc, content.value, self.text, &mut code);
+        if code.too_large() {
+            return Vec::new();
+        }
         let env = ScriptEnv {
             vars: self.environment(props.value, scope),
             fold_case: dialect == Dialect::PowerShell,

@@ -55,6 +55,11 @@ impl Code {
         }
     }
 
+    /// It maps more pieces than a reader reads ([`MAX_SEGMENTS`]).
+    pub fn too_large(&self) -> bool {
+        self.segments.len() > MAX_SEGMENTS
+    }
+
     /// Appends `text`, the file's bytes at `file` one for one.
     pub fn push_exact(&mut self, file: usize, text: &str) {
         if !text.is_empty() {
@@ -202,7 +207,7 @@ fn cells_of(text: &str, display: &str, language: Option<&str>, cell_type: &str) 
             let at = code.file_offset(code.text.len().saturating_sub(1), true);
             code.push_escape(at, 0, "\n");
         }
-        if code.segments.len() > MAX_SEGMENTS {
+        if code.too_large() {
             return None;
         }
     }
