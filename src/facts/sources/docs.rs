@@ -653,28 +653,14 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     let rst = input.file_name().ends_with(".rst");
     let mut scan = Scan::new(text, rst);
     scan.run();
-    for dialect in [Dialect::Bash, Dialect::PowerShell, Dialect::Cmd] {
-        let script = script_of(
-            text,
-            scan.pieces.iter().filter(|p| p.dialect == dialect),
-            &|start| Map::Base(start as u32),
-        );
-        if script.commands.is_empty() && script.comments.is_empty() {
-            continue;
-        }
-        let vars = Vars::scan(&script, dialect);
-        let cx = Ctx {
-            input,
-            eval: Eval {
-                vars: &vars,
-                outer: &Placeholders { text },
-            },
-            note: Some("written in documentation (a command to type, not a script that runs)".into()),
-        };
-        out.computes.extend(definitions(&script, &cx));
-        out.comments
-            .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
-    }
+    read_scripts(
+        input,
+        text,
+        &scan,
+        &|start| Map::Base(start as u32),
+        "written in documentation (a command to type, not a script that runs)",
+        out,
+    );
     out.comments.extend(scan.comments.iter().map(|c| Comment {
         span: c.span,
         own_line: c.own_line,
@@ -687,15 +673,31 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
 /// to the notebook's JSON strings), read as a Markdown file's are, each at its place in
 /// the `.ipynb` file. The script's own comments are where suppressions are written.
 pub fn read_notebook_markdown(input: &Input<'_>, md: &Code, out: &mut Definitions) {
-    let text = md.text.as_str();
-    let mut scan = Scan::new(text, false);
+    let mut scan = Scan::new(&md.text, false);
     scan.run();
+    read_scripts(
+        input,
+        &md.text,
+        &scan,
+        &|start| Map::Code(md, start),
+        "written in a Markdown cell of the notebook (a command to type, not code that runs)",
+        out,
+    );
+}
+
+/// The definitions of the regions `scan` found in `text` (the regions of one shell form
+/// one script; `map`: where the region starting at a byte of `text` is in the file), each
+/// said `note`, and the scripts' own comments.
+fn read_scripts<'m>(
+    input: &Input<'_>,
+    text: &str,
+    scan: &Scan<'_>,
+    map: &dyn Fn(usize) -> Map<'m>,
+    note: &str,
+    out: &mut Definitions,
+) {
     for dialect in [Dialect::Bash, Dialect::PowerShell, Dialect::Cmd] {
-        let script = script_of(
-            text,
-            scan.pieces.iter().filter(|p| p.dialect == dialect),
-            &|start| Map::Code(md, start),
-        );
+        let script = script_of(text, scan.pieces.iter().filter(|p| p.dialect == dialect), map);
         if script.commands.is_empty() && script.comments.is_empty() {
             continue;
         }
@@ -708,9 +710,7 @@ pub fn read_notebook_markdown(input: &Input<'_>, md: &Code, out: &mut Definition
                     text: &input.source.text,
                 },
             },
-            note: Some(
-                "written in a Markdown cell of the notebook (a command to type, not code that runs)".into(),
-            ),
+            note: Some(note.into()),
         };
         out.computes.extend(definitions(&script, &cx));
         out.comments
