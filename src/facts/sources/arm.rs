@@ -89,6 +89,7 @@ fn string_end(b: &[u8], i: usize) -> usize {
 }
 
 use super::az_cli::{Ctx, Eval, Outer, ScriptVal, Vars, definitions, wanted};
+#[cfg(test)]
 use super::iac::Part;
 use super::iac::{self, BodyField, BodyNode, Ev, Leaf, V};
 use super::ipynb::{Code, append_string};
@@ -182,11 +183,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
             let mut here = r.resource_notes(item, &notes);
             // A compute never deployed as written is still read: what the template would
             // deploy is checked, and the note says so.
-            match r.condition_false(item, scope) {
-                Some(true) => here.push(iac::NEVER_DEPLOYED.into()),
-                Some(false) => here.push(iac::FALSE_BY_DEFAULT.into()),
-                None => {}
-            }
+            here.extend(r.condition_note(item, scope).map(str::to_string));
             if rtype.eq_ignore_ascii_case(COMPUTES)
                 || (in_workspace && rtype.eq_ignore_ascii_case("computes"))
             {
@@ -294,8 +291,6 @@ struct Arm<'a> {
 }
 
 impl Arm<'_> {
-    /// The notes said of a resource: those of the resources around it (`notes`), its
-    /// `condition` and its `copy` loop.
     /// The definitions of a `Microsoft.Resources/deploymentScripts` resource's inline
     /// script (`scriptContent`; `kind` `AzureCLI` is bash, `AzurePowerShell` PowerShell),
     /// read as a script file is, each at its exact span in the JSON string, with the
@@ -383,22 +378,12 @@ impl Arm<'_> {
             let value = match get_ci(doc, item, "value") {
                 Some(v) => {
                     let ev = self.eval_node(scope, v.value, 0);
-                    let pieces = ev.pieces();
-                    let mut text = String::new();
-                    let mut why = None;
-                    for p in &pieces {
-                        match p {
-                            Part::Text(t) => text.push_str(t),
-                            Part::Unknown(w) => {
-                                why = Some(w.clone());
-                                break;
-                            }
-                        }
-                    }
-                    match why {
-                        None => ScriptVal::known(text, ev.origin),
-                        Some(why) => ScriptVal::Dynamic(format!(
-                            "`{name}` is given the deployment script as a value not known statically: {why}"
+                    let text = iac::join(ev.pieces());
+                    match text.known_str() {
+                        Some(t) => ScriptVal::known(t, ev.origin),
+                        None => ScriptVal::Dynamic(format!(
+                            "`{name}` is given the deployment script as a value not known statically: {}",
+                            text.why().unwrap_or_default()
                         )),
                     }
                 }
@@ -411,20 +396,24 @@ impl Arm<'_> {
         out
     }
 
-    /// Whether resource `item`'s `condition` is `false`: `Some(true)` whatever the
-    /// deployment sets (a literal, or values the templates pass: the resource is never
-    /// deployed), `Some(false)` only with the defaults of the template's parameters.
-    fn condition_false(&self, item: NodeId, scope: usize) -> Option<bool> {
+    /// The note of resource `item`'s `condition` when it is `false` ([`iac::condition_note`]).
+    fn condition_note(&self, item: NodeId, scope: usize) -> Option<&'static str> {
         let c = get_ci(self.doc, item, "condition")?;
-        if !matches!(self.eval_node(scope, c.value, 0).v, V::Bool(false)) {
-            return None;
-        }
-        self.strict.set(true);
-        let certain = matches!(self.eval_node(scope, c.value, 0).v, V::Bool(false));
-        self.strict.set(false);
-        Some(certain)
+        iac::condition_note(&self.eval_node(scope, c.value, 0), || {
+            self.strictly(|| self.eval_node(scope, c.value, 0))
+        })
     }
 
+    /// `f`'s result with [`Arm::strict`] set.
+    fn strictly<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.strict.set(true);
+        let v = f();
+        self.strict.set(false);
+        v
+    }
+
+    /// The notes said of a resource: those of the resources around it (`notes`), its
+    /// `condition` and its `copy` loop.
     fn resource_notes(&self, item: NodeId, notes: &[String]) -> Vec<String> {
         let doc = self.doc;
         let mut here = notes.to_vec();
@@ -462,9 +451,7 @@ impl Arm<'_> {
             .is_some_and(|s| s.eq_ignore_ascii_case("inner"));
         let child = if inner {
             let given = self.passed_parameters(scope, props.value);
-            self.strict.set(true);
-            let given_strict = self.passed_parameters(scope, props.value);
-            self.strict.set(false);
+            let given_strict = self.strictly(|| self.passed_parameters(scope, props.value));
             self.scopes
                 .push(Scope::new(doc, template.value, given, given_strict));
             self.scopes.len() - 1

@@ -165,12 +165,7 @@ impl Walk<'_> {
         for (env, instance) in b.instances(d) {
             // A call never made as written is still followed (what it would deploy is
             // checked), with the note.
-            let said = match b.condition_false(d, &env) {
-                Some(true) => Some(iac::NEVER_DEPLOYED),
-                Some(false) => Some(iac::FALSE_BY_DEFAULT),
-                None => None,
-            };
-            let instance = match (instance, said) {
+            let instance = match (instance, b.condition_note(d, &env)) {
                 (Some(i), Some(s)) => Some(format!("{i}; {s}")),
                 (i, s) => i.or(s.map(str::to_string)),
             };
@@ -815,11 +810,7 @@ impl<'a> Bicep<'a> {
         let mut out = Vec::new();
         for (env, loop_note) in envs {
             let mut notes = notes.clone();
-            match self.condition_false(d, &env) {
-                Some(true) => notes.push(iac::NEVER_DEPLOYED.into()),
-                Some(false) => notes.push(iac::FALSE_BY_DEFAULT.into()),
-                None => {}
-            }
+            notes.extend(self.condition_note(d, &env).map(str::to_string));
             notes.extend(loop_note);
             let tree = self.node(o, c + 1, &env, 0, &mut notes);
             let name = match tree.field("name") {
@@ -968,16 +959,11 @@ impl<'a> Bicep<'a> {
         v
     }
 
-    /// Whether statement `d`'s `if (cond)` is `false` (in the loop instance `env`):
-    /// `Some(true)` whatever the deployment sets (a literal, or values module calls pass:
-    /// it is never deployed), `Some(false)` only with the defaults of the parameters of
-    /// the file the run reads.
-    fn condition_false(&self, d: &ResDecl, env: &Env) -> Option<bool> {
+    /// The note of statement `d`'s `if (cond)` (in the loop instance `env`) when it is
+    /// `false` ([`iac::condition_note`]).
+    fn condition_note(&self, d: &ResDecl, env: &Env) -> Option<&'static str> {
         let (a, z) = d.condition?;
-        if !matches!(self.eval(a, z, env, 0).v, V::Bool(false)) {
-            return None;
-        }
-        Some(matches!(self.eval_strict(a, z, env).v, V::Bool(false)))
+        iac::condition_note(&self.eval(a, z, env, 0), || self.eval_strict(a, z, env))
     }
 
     fn guarded(&self, name: &str, a: usize, z: usize, depth: usize) -> Option<Ev> {

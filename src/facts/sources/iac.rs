@@ -215,6 +215,20 @@ pub const NEVER_DEPLOYED: &str = "never deployed as written: its condition is fa
 /// deployment may set.
 pub const FALSE_BY_DEFAULT: &str = "its condition is false with the default parameter values: it is deployed only when the deployment sets them otherwise";
 
+/// The note a resource's or module call's condition gets: `value` is the condition
+/// evaluated, `strictly` evaluates it again with the defaults of the checked file's
+/// parameters unknown. `None`: the condition is not known to be `false`.
+pub fn condition_note(value: &Ev, strictly: impl FnOnce() -> Ev) -> Option<&'static str> {
+    if value.v != V::Bool(false) {
+        return None;
+    }
+    Some(if strictly().v == V::Bool(false) {
+        NEVER_DEPLOYED
+    } else {
+        FALSE_BY_DEFAULT
+    })
+}
+
 /// The functions ARM templates and Bicep share, on evaluated arguments: `concat`,
 /// `format`, `toLower`, `toUpper`, `string`, `trim`, `coalesce`, `last`, `split`, the logic
 /// of conditions (`not`, `and`, `or`, `equals`, `if`)... `None`

@@ -136,16 +136,20 @@ impl Code {
 /// JSON strings they come from; `None` for a file that is not a notebook, or whose kernel's
 /// language is not `language` (when given and the notebook names one).
 pub fn code_cells(text: &str, display: &str, language: Option<&str>) -> Option<Code> {
-    cells_of(text, display, language, "code")
+    let [code] = cells_of(text, display, language, ["code"])?;
+    code
 }
 
-/// The Markdown cells of a notebook joined in order, mapped as [`code_cells`] maps code.
-pub fn markdown_cells(text: &str, display: &str) -> Option<Code> {
-    cells_of(text, display, None, "markdown")
-}
-
-/// The cells of type `cell_type` of a notebook joined in order (each ends with a newline).
-fn cells_of(text: &str, display: &str, language: Option<&str>, cell_type: &str) -> Option<Code> {
+/// The cells of each of `types` (`code`, `markdown`) of a notebook, each type's joined in
+/// order (each cell ends with a newline) and mapped as [`code_cells`] maps code, from one
+/// parse of the file; a type whose cells map to more than [`MAX_SEGMENTS`] pieces is
+/// `None`. `None`: not a notebook, or its kernel's language is not `language`.
+pub fn cells_of<const N: usize>(
+    text: &str,
+    display: &str,
+    language: Option<&str>,
+    types: [&str; N],
+) -> Option<[Option<Code>; N]> {
     let loaded = crate::load::parse_text(
         display,
         text.to_string(),
@@ -179,18 +183,21 @@ fn cells_of(text: &str, display: &str, language: Option<&str>, cell_type: &str) 
             }
         }
     }
-    let mut code = Code {
-        text: String::new(),
-        cells: Vec::new(),
-        segments: Vec::new(),
-    };
+    let mut out: [Option<Code>; N] = std::array::from_fn(|_| {
+        Some(Code {
+            text: String::new(),
+            cells: Vec::new(),
+            segments: Vec::new(),
+        })
+    });
     for cell in cells {
-        let is_wanted = doc
-            .get(cell, "cell_type")
-            .is_some_and(|t| matches!(doc.value(t), Value::Str(s) if &**s == cell_type));
-        if !is_wanted {
+        let of_type = doc.get(cell, "cell_type").and_then(|t| match doc.value(t) {
+            Value::Str(s) => types.iter().position(|w| **w == **s),
+            _ => None,
+        });
+        let Some(code) = of_type.and_then(|k| out[k].as_mut()) else {
             continue;
-        }
+        };
         let Some(src) = doc.get(cell, "source").or_else(|| doc.get(cell, "input")) else {
             continue;
         };
@@ -201,17 +208,19 @@ fn cells_of(text: &str, display: &str, language: Option<&str>, cell_type: &str) 
             _ => continue,
         };
         for s in strings {
-            append_string(doc, s, text, &mut code);
+            append_string(doc, s, text, code);
         }
         if !code.text.ends_with('\n') {
             let at = code.file_offset(code.text.len().saturating_sub(1), true);
             code.push_escape(at, 0, "\n");
         }
-        if code.too_large() {
-            return None;
+        if code.too_large()
+            && let Some(k) = of_type
+        {
+            out[k] = None;
         }
     }
-    Some(code)
+    Some(out)
 }
 
 /// Appends a JSON string's value to the code, with the segments that map it back.

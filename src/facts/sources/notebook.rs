@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use super::az_cli::{Ctx, Eval, Outer, ScriptVal, Vars, definitions, wanted};
 use super::common::{Comment, Definitions, Input, Reader, line_of, mentions};
 use super::cwd::{Cwd, relative};
-use super::ipynb::{Code, code_cells};
+use super::ipynb::{Code, cells_of};
 use super::shell::comment_of;
 use super::shell::{Dialect, LexOptions, Map, VarScope, parse};
 use crate::source::Span;
@@ -183,13 +183,17 @@ impl Outer for NbOuter<'_> {
 }
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
+    let Some([code, md]) = cells_of(&input.source.text, &input.source.path, None, ["code", "markdown"])
+    else {
+        return;
+    };
     // Commands written in Markdown cells, as documentation writes them.
-    if let Some(md) = super::ipynb::markdown_cells(&input.source.text, &input.source.path)
+    if let Some(md) = md
         && memchr::memmem::find(md.text.as_bytes(), b"ml compute").is_some()
     {
         super::docs::read_notebook_markdown(input, &md, out);
     }
-    let Some(code) = code_cells(&input.source.text, &input.source.path, None) else {
+    let Some(code) = code else {
         return;
     };
     if memchr::memmem::find(code.text.as_bytes(), b"ml compute").is_none() {
