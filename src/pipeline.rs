@@ -196,21 +196,30 @@ pub struct FactBases {
     index: Arc<ProjectIndex>,
     disk: Arc<DiskSizes>,
     today: String,
+    /// `Project::unmarked_root` of the run.
+    unmarked_root: Option<String>,
     by_config: std::sync::Mutex<HashMap<usize, Arc<FactBase>>>,
 }
 
 impl FactBases {
     pub fn new(index: ProjectIndex, options: &Options) -> Self {
         let today = options.today.clone().unwrap_or_else(crate::facts::today);
-        Self::with_parts(index, today, Arc::default())
+        Self::with_parts(index, today, Arc::default(), None)
     }
 
-    /// A run's fact bases: `today` and the disk cache shared with the checks of phase 1.
-    fn with_parts(index: ProjectIndex, today: String, disk: Arc<DiskSizes>) -> Self {
+    /// A run's fact bases: `today` and the disk cache shared with the checks of phase 1,
+    /// and the project's root when nothing marks it.
+    fn with_parts(
+        index: ProjectIndex,
+        today: String,
+        disk: Arc<DiskSizes>,
+        unmarked_root: Option<String>,
+    ) -> Self {
         Self {
             index: Arc::new(index),
             disk,
             today,
+            unmarked_root,
             by_config: Default::default(),
         }
     }
@@ -229,6 +238,7 @@ impl FactBases {
                     similar: Default::default(),
                     clusters: Default::default(),
                     agreements: Default::default(),
+                    unmarked_root: self.unmarked_root.clone(),
                 })
             })
             .clone()
@@ -454,6 +464,7 @@ impl<'a> Run<'a> {
                     similar: Default::default(),
                     clusters: Default::default(),
                     agreements: Default::default(),
+                    unmarked_root: self.project.unmarked_root.clone(),
                 };
                 let report = check_and_filter(&prepared, &base, &self.project, options);
                 if !probe.was_consulted() {
@@ -654,7 +665,7 @@ impl<'a> Run<'a> {
         let options = self.options;
         let project = self.project;
         let large = options.large_run.is_large(self.loaded_files.into_inner());
-        let bases = FactBases::with_parts(index, self.today, self.disk);
+        let bases = FactBases::with_parts(index, self.today, self.disk, project.unmarked_root.clone());
         let project_files = self.files.clone();
         let (user_rules, collisions) = user_rules(configs.iter());
         if !collisions.is_empty() {
@@ -1933,7 +1944,21 @@ fn check_definitions(
                 }
             }
             if let Some(input) = &d.def.name_input {
-                x.message = named_by_input(&x.message, &d.def.name.written, input);
+                x.message = named_by(
+                    &x.message,
+                    &d.def.name.written,
+                    &format!("the compute that module input `{input}` names"),
+                );
+            } else if d.def.name.value.is_none() && !d.def.name.written.trim().is_empty() {
+                // A name that is not known statically (a Python variable read from the
+                // environment, an ARM expression): said to be the expression's, not
+                // quoted as if it were the compute's name.
+                let written = d.def.name.written.trim();
+                x.message = named_by(
+                    &x.message,
+                    written,
+                    &format!("the compute that `{written}` names"),
+                );
             }
             definition_fixes(&mut x, &prepared.loaded);
             from_the_definitions_line(&mut x, &d.def, &prepared.loaded.source);
@@ -1943,15 +1968,14 @@ fn check_definitions(
     out
 }
 
-/// A finding's message about a compute whose name is a module input without a value (a
-/// Terraform `var.cluster_name`, a Bicep `param clusterName string`): the name as written
-/// (`` `var.cluster_name` ``) becomes "the compute that module input `cluster_name` names",
-/// which says what the name is (each call of the module gives its own).
-fn named_by_input(message: &str, written: &str, input: &str) -> String {
-    message.replace(
-        &format!("`{}`", written.trim()),
-        &format!("the compute that module input `{input}` names"),
-    )
+/// A finding's message about a compute whose name is not known where it is defined: the
+/// name as written (`` `var.cluster_name` ``, `` `compute_name` ``) becomes `phrase`, which
+/// says what the name is: "the compute that module input `cluster_name` names" for a module
+/// input without a value (a Terraform `var.cluster_name`, a Bicep `param clusterName
+/// string`: each call of the module gives its own), "the compute that `compute_name`
+/// names" for an expression amlint cannot evaluate.
+fn named_by(message: &str, written: &str, phrase: &str) -> String {
+    message.replace(&format!("`{}`", written.trim()), phrase)
 }
 
 /// Reports a finding of a compute defined outside Azure ML YAML from the definition's

@@ -25,15 +25,58 @@ pub struct Project {
     /// the links in its own path resolved: every file the run reads, and every path a
     /// checked file, a configuration or a test names, is held to it.
     pub boundary: crate::fsio::Boundary,
+    /// The root as shown, when nothing marks it (no configuration file, no git work
+    /// tree: the checked paths' common ancestor was taken) and the run checks only part
+    /// of it: a one-file run outside a git work tree and without amlint.toml searches
+    /// that file's folder (docs/configuration.md, rule 3), and the project the user means
+    /// may be larger. Messages that say what the project lacks name this folder.
+    pub unmarked_root: Option<String>,
+}
+
+/// [`Project::unmarked_root`]: `root` as the first input writes it (`src/` for
+/// `src/job.yml`, `/abs/src/` for `/abs/src/job.yml`), or `None` when the run walks all of
+/// it (a directory given at or above it) or it is the working directory.
+fn unmarked_root_shown(root: &Path, cwd: &Path, inputs: &[PathBuf]) -> Option<String> {
+    if root == cwd {
+        return None;
+    }
+    let walked = inputs.iter().any(|p| {
+        let abs = crate::config::absolute(p, cwd);
+        crate::fsio::is_dir(&abs) && root.starts_with(&abs)
+    });
+    if walked {
+        return None;
+    }
+    let given = inputs.first()?;
+    let below = crate::config::absolute(given, cwd)
+        .strip_prefix(root)
+        .ok()?
+        .components()
+        .count();
+    let mut shown = given.as_path();
+    for _ in 0..below {
+        shown = shown.parent()?;
+    }
+    let text = crate::discover::display_of(shown);
+    Some(match text.as_str() {
+        "" | "." => return None,
+        t if t.ends_with('/') => t.to_string(),
+        t => format!("{t}/"),
+    })
 }
 
 impl Project {
     /// The project of a run over `inputs` (files and directories, as given).
     pub fn detect(resolver: &Resolver, inputs: &[PathBuf]) -> Project {
-        let root = resolver.project_root(inputs);
+        let (root, marked) = resolver.project_root_marked(inputs);
         let repo_root = resolver.git_root(&root);
         Project {
             boundary: resolver.boundary().clone(),
+            unmarked_root: if marked {
+                None
+            } else {
+                unmarked_root_shown(&root, resolver.cwd(), inputs)
+            },
             repo_root,
             config: resolver.for_dir(&root),
             cwd: resolver.cwd().to_path_buf(),

@@ -527,6 +527,13 @@ impl Resolver {
     }
 
     pub fn project_root(&self, inputs: &[PathBuf]) -> PathBuf {
+        self.project_root_marked(inputs).0
+    }
+
+    /// [`Resolver::project_root`], and whether a configuration file or a git work tree
+    /// marks it (`false`: rule 3, the checked paths' common ancestor, which may be only
+    /// a part of the project the user means).
+    pub fn project_root_marked(&self, inputs: &[PathBuf]) -> (PathBuf, bool) {
         let dirs: Vec<PathBuf> = inputs
             .iter()
             .map(|p| {
@@ -548,7 +555,10 @@ impl Resolver {
                 .map(|c| c.dir.clone()),
             ConfigChoice::Disabled => None,
         };
-        by_config.or_else(|| self.git_root(&common)).unwrap_or(common)
+        match by_config.or_else(|| self.git_root(&common)) {
+            Some(marked) => (marked, true),
+            None => (common, false),
+        }
     }
 }
 

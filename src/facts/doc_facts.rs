@@ -29,6 +29,9 @@ pub struct FactBase {
     pub clusters: std::sync::OnceLock<ProjectClusters>,
     /// [`FactBase::compute_agreement`]'s answers by name (lower case).
     pub agreements: Agreements,
+    /// The folder taken as the project when nothing marks it (`Project::unmarked_root`):
+    /// what "the project" searched was, for `$target.searched`.
+    pub unmarked_root: Option<String>,
 }
 
 /// Memoised [`index::ComputeAgreement`]s, by name.
@@ -79,6 +82,7 @@ impl FactBase {
             similar: Default::default(),
             clusters: Default::default(),
             agreements: Default::default(),
+            unmarked_root: None,
         }
     }
 

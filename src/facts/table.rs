@@ -73,10 +73,10 @@ pub const FACTS: &[Fact] = &[
     Fact {
         name: "target",
         fields: Fields::Named {
-            fields: &["type", "name", "resolved", "similar", "vm"],
+            fields: &["type", "name", "resolved", "similar", "searched", "vm"],
             nested: &[("vm", VM_FIELDS)],
         },
-        summary: "where the workload runs: the compute's type and name, whether the project or inventory defines it, and its VM",
+        summary: "where the workload runs: the compute's type and name, whether the project or inventory defines it (if not: a near name, and the folder searched when no git work tree or amlint.toml marks the project), and its VM",
         resolve: Some(target),
     },
     Fact {
@@ -198,6 +198,17 @@ fn target(
         Some("similar") => Resolved::Values(
             match (&t.name, t.resolved) {
                 (Some(name), Some(false)) => facts.base.similar_compute(name),
+                _ => None,
+            }
+            .map(Val::Str)
+            .into_iter()
+            .collect(),
+        ),
+        // Where an unresolved name was looked for, when that is a folder the run took as
+        // the project for want of a marker (`Project::unmarked_root`), not a project.
+        Some("searched") => Resolved::Values(
+            match t.resolved {
+                Some(false) => facts.base.unmarked_root.clone(),
                 _ => None,
             }
             .map(Val::Str)

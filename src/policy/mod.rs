@@ -53,7 +53,8 @@ pub struct PolicyRule {
 /// `{kind}` (the document kind), and any field path or fact (`{computeType}`,
 /// `{$vm.series}`), optionally with a default (`{$vm.closest|none}`); and sections shown
 /// only when a field or fact has a value: `{?$target.similar}; did you mean
-/// `{$target.similar}`?{/}` (sections do not nest).
+/// `{$target.similar}`?{/}`, or only when it has none: `{!$target.searched}this
+/// project{/}` (sections do not nest).
 #[derive(Debug, Clone)]
 pub struct Template {
     parts: Vec<Part>,
@@ -67,15 +68,17 @@ enum Part {
     Kind,
     /// A path, and the text to show when it has no value (`{$vm.closest|none}`).
     Field(FieldPath, Option<String>),
-    /// Parts shown only when the path has a value (`{?path}...{/}`).
-    Section(FieldPath, Vec<Part>),
+    /// Parts shown only when the path has a value (`{?path}...{/}`), or, when `bool` is
+    /// `false`, only when it has none (`{!path}...{/}`).
+    Section(FieldPath, Vec<Part>, bool),
 }
 
 impl Template {
     pub fn parse(s: &str) -> Result<Template, String> {
         let mut parts = Vec::new();
-        // An open `{?path}` section: its path and the parts before it.
-        let mut section: Option<(FieldPath, Vec<Part>)> = None;
+        // An open `{?path}` or `{!path}` section: its path, whether it is shown when the
+        // path has a value, and the parts before it.
+        let mut section: Option<(FieldPath, bool, Vec<Part>)> = None;
         let mut text = String::new();
         let mut chars = s.chars().peekable();
         while let Some(c) = chars.next() {
@@ -100,7 +103,11 @@ impl Template {
                     if !text.is_empty() {
                         parts.push(Part::Text(std::mem::take(&mut text)));
                     }
-                    if let Some(cond) = name.strip_prefix('?') {
+                    let cond = match name.strip_prefix('?') {
+                        Some(cond) => Some((cond, true)),
+                        None => name.strip_prefix('!').map(|cond| (cond, false)),
+                    };
+                    if let Some((cond, when_valued)) = cond {
                         if section.is_some() {
                             return Err(format!("sections do not nest in {s:?}"));
                         }
@@ -109,18 +116,18 @@ impl Template {
                         }
                         let path = FieldPath::parse(cond.trim())?;
                         check_fact_path(&path, false)?;
-                        section = Some((path, std::mem::take(&mut parts)));
+                        section = Some((path, when_valued, std::mem::take(&mut parts)));
                         continue;
                     }
                     if name == "/" {
-                        let Some((path, outer)) = section.take() else {
+                        let Some((path, when_valued, outer)) = section.take() else {
                             return Err(format!("a `{{/}}` without its `{{?...}}` in {s:?}"));
                         };
                         if !text.is_empty() {
                             parts.push(Part::Text(std::mem::take(&mut text)));
                         }
                         let inner = std::mem::replace(&mut parts, outer);
-                        parts.push(Part::Section(path, inner));
+                        parts.push(Part::Section(path, inner, when_valued));
                         continue;
                     }
                     let (name, default) = match name.split_once('|') {
@@ -157,7 +164,7 @@ impl Template {
         for p in &self.parts {
             match p {
                 Part::Field(path, _) => out.push(path),
-                Part::Section(path, inner) => {
+                Part::Section(path, inner, _) => {
                     out.push(path);
                     out.extend(inner.iter().filter_map(|p| match p {
                         Part::Field(path, _) => Some(path),
@@ -202,11 +209,16 @@ fn render_parts(parts: &[Part], env: &RuleEnv<'_>, out: &mut String, known: Opti
                 Resolved::Values(vs) if !vs.is_empty() => out.push_str(&show(&vs)),
                 _ => out.push_str(default.as_deref().unwrap_or("?")),
             },
-            Part::Section(path, inner) => {
+            Part::Section(path, inner, true) => {
                 if let Resolved::Values(vs) = env.resolve(path, None) {
                     if !vs.is_empty() {
                         render_parts(inner, env, out, Some((path, &vs)));
                     }
+                }
+            }
+            Part::Section(path, inner, false) => {
+                if !matches!(env.resolve(path, None), Resolved::Values(vs) if !vs.is_empty()) {
+                    render_parts(inner, env, out, None);
                 }
             }
         }
@@ -913,5 +925,14 @@ mod tests {
         assert!(Template::parse("close{/}").is_err());
         assert!(Template::parse("{?a}{?b}{/}{/}").is_err());
         assert!(Template::parse("{?$target.nosuch}x{/}").is_err());
+        assert!(
+            Template::parse(
+                "in {!$target.searched}this project{/}{?$target.searched}`{$target.searched}`{/}"
+            )
+            .is_ok()
+        );
+        assert!(Template::parse("{!$target.searched}open").is_err());
+        assert!(Template::parse("{!a}{?b}{/}{/}").is_err());
+        assert!(Template::parse("{!$target.nosuch}x{/}").is_err());
     }
 }

@@ -492,7 +492,7 @@ fn union(
         }
         return;
     };
-    let branches: &[Value] = schema
+    let branches: &'static [Value] = schema
         .get("anyOf")
         .or_else(|| schema.get("oneOf"))
         .and_then(Value::as_array)
@@ -505,6 +505,9 @@ fn union(
         (Some(key), Value::Object(obj)) => match discriminate(key, branches, obj) {
             Ok(i) => i,
             Err(kind) => {
+                if matches!(kind, IssueKind::MissingKey { .. }) {
+                    fixed_value_issues(store, branches, base, obj, key, pointer, out);
+                }
                 out.push(discriminator_issue(key, kind, obj, pointer));
                 return;
             }
@@ -646,6 +649,76 @@ pub(super) fn discriminate<'a>(
                     .is_some_and(|r| r.iter().any(|k| k == key))
             })
             .ok_or_else(|| IssueKind::MissingKey { key: key.to_string() }),
+    }
+}
+
+/// When no branch can be chosen because the discriminator is missing, the keys that
+/// every branch holds to fixed values (a `const`, `enum` or `x-amlint-enum`, inline or in
+/// the branch's referenced definition) and whose value none of them accepts: an AutoML
+/// job with `type: automl_job` and no `task` is refused by the SDK for its type
+/// ("Unsupported job type") before the task is looked at, so the type is reported too.
+fn fixed_value_issues(
+    store: &'static Store,
+    branches: &'static [Value],
+    base: &'static str,
+    obj: &serde_json::Map<String, Value>,
+    discriminator: &str,
+    pointer: &Pointer,
+    out: &mut Vec<Issue>,
+) {
+    if branches.is_empty() {
+        return;
+    }
+    // The schema of `key` in a branch: inline, else in the definition it refers to.
+    let property = |b: &'static Value, key: &str| -> Option<&'static Value> {
+        b.get("properties").and_then(|p| p.get(key)).or_else(|| {
+            let (target, _) = store.follow(b.as_object()?, base)?;
+            target.get("properties")?.get(key)
+        })
+    };
+    let fixed = |c: &Value| {
+        ["const", "enum", "x-amlint-enum"]
+            .iter()
+            .any(|k| c.get(k).is_some())
+    };
+    for (key, value) in obj {
+        if key == discriminator {
+            continue;
+        }
+        let Some(schemas) = branches
+            .iter()
+            .map(|b| property(b, key).filter(|c| fixed(c)))
+            .collect::<Option<Vec<&Value>>>()
+        else {
+            continue;
+        };
+        if schemas.iter().any(|c| accepts_simple(c, value)) {
+            continue;
+        }
+        let mut allowed: Vec<String> = Vec::new();
+        let mut normalize = None;
+        for c in &schemas {
+            let values: Vec<String> =
+                if let Some(spec) = c.get("x-amlint-enum").and_then(EnumSpec::from_schema) {
+                    normalize = normalize.or(Some(spec.normalize));
+                    spec.values
+                } else if let Some(v) = c.get("const") {
+                    vec![value_text(v)]
+                } else if let Some(Value::Array(e)) = c.get("enum") {
+                    e.iter().map(value_text).collect()
+                } else {
+                    Vec::new()
+                };
+            for v in values {
+                if !allowed.contains(&v) {
+                    allowed.push(v);
+                }
+            }
+        }
+        out.push(Issue {
+            pointer: pointer.child(key),
+            kind: IssueKind::NotAllowed { allowed, normalize },
+        });
     }
 }
 

@@ -645,7 +645,7 @@ fn user_rule_fact_typos_are_errors_at_their_span() {
             "$target.typo",
             "ok",
             "policies/rule.yaml:10:10]",
-            "fields: type, name, resolved, similar, vm",
+            "fields: type, name, resolved, similar, searched, vm",
         ),
         (
             "$target.vm.gpuz",

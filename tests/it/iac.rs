@@ -844,3 +844,40 @@ ComputeTarget.create(ws, \"no-vnet-cluster\", public_config)\n";
         "{json}"
     );
 }
+
+/// Audit 19, case 03: a compute whose name is an expression amlint cannot evaluate (a
+/// Python variable read from the environment, a shell variable set nowhere) is checked,
+/// and its findings say the name is the expression's, not that the expression is the
+/// compute's name ("the nodes of `compute_name` ..." read as a compute named so).
+#[test]
+fn a_name_not_known_statically_is_said_to_be_the_expressions() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "main.py",
+        "import os\nfrom azureml.core import Workspace\nfrom azureml.core.compute import AmlCompute, ComputeTarget\n\nws = Workspace.from_config()\ncompute_name = os.environ.get(\"AML_TRAIN_COMPUTE\")\ncfg = AmlCompute.provisioning_configuration(vm_size=\"Standard_DS3_v2\", max_nodes=2)\nComputeTarget.create(ws, compute_name, cfg)\n",
+    );
+    crate::common::write(
+        root,
+        "create.sh",
+        "#!/bin/bash\naz ml compute create --name \"$COMPUTE_NAME\" --type amlcompute --size Standard_DS3_v2 --min-instances 0 --max-instances 2\n",
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    assert_eq!(
+        messages(&json, "main.py"),
+        [
+            "AML702 the nodes of the compute that `compute_name` names get public IP addresses (`enable_node_public_ip` is not `false`; the SDK's default is `true`)",
+            "AML704 the compute that `compute_name` names is not placed in a virtual network (no `network_settings.subnet`)",
+        ],
+        "{json}"
+    );
+    assert_eq!(
+        messages(&json, "create.sh"),
+        [
+            "AML702 the nodes of the compute that `$COMPUTE_NAME` names get public IP addresses (`enable_node_public_ip` is not `false`; the SDK's default is `true`)",
+            "AML704 the compute that `$COMPUTE_NAME` names is not placed in a virtual network (no `network_settings.subnet`)",
+        ],
+        "{json}"
+    );
+}

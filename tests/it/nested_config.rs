@@ -126,3 +126,124 @@ fn one_file_gets_the_findings_of_the_whole_project_run() {
         assert_eq!(findings(&here, root, &[name]), whole, "{file} from its folder");
     }
 }
+
+/// Outside a git work tree and without an `amlint.toml`, a run of one file takes the
+/// file's folder as the project (docs/configuration.md, rule 3). A compute the project
+/// defines elsewhere is then not found, and AML203 must not claim that "this project"
+/// lacks it: it names the folder it searched and says how to search the whole project.
+/// Where the folder searched is the working directory, or a git work tree marks the
+/// project, the message is as before.
+#[test]
+fn a_one_file_run_without_a_project_marker_names_the_folder_it_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "scripts/amlcompute.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: my-aml-cluster\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 0\n",
+    );
+    write(
+        root,
+        "src/job.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: azureml:my-aml-cluster\n",
+    );
+    let aml203 = |cwd: &Path, args: &[&str]| -> Vec<(String, String)> {
+        let out = amlint(cwd)
+            .args(["check", "--no-config", "--format", "json", "--fail-on", "never"])
+            .args(args)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "AML203")
+            .map(|d| {
+                (
+                    d["message"].as_str().unwrap().to_string(),
+                    d["help"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    // The whole folder: the compute resolves.
+    assert_eq!(aml203(root, &["."]), []);
+    // One file, from the top: the folder searched is `src/`, and the message says so.
+    let found = aml203(root, &["src/job.yml"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (message, help) = &found[0];
+    assert!(
+        message.starts_with(
+            "no compute named `my-aml-cluster` is defined in `src/` (the folder taken as the project: no git work tree or amlint.toml above the checked files marks a larger one) or in the `[inventory]`"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains("this project"), "{message}");
+    assert!(
+        help.starts_with("If the project defines it outside `src/`, check the project's top folder (`amlint check .` in it)"),
+        "{help}"
+    );
+    // From the folder itself, the folder searched is where the run started: as before.
+    let found = aml203(&root.join("src"), &["job.yml"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].0.contains("is defined in this project or in"),
+        "{found:?}"
+    );
+    assert!(found[0].1.starts_with("Add the compute's YAML"), "{found:?}");
+    // A git work tree marks the project: the one-file run searches all of it.
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    assert_eq!(aml203(root, &["src/job.yml"]), []);
+}
+
+/// The folder AML203 names is written as the run's input writes it (never an absolute
+/// path the user did not type), and a run given the folder itself, or one above it, names
+/// none: it walked all of it.
+#[test]
+fn the_folder_searched_is_written_as_the_input_and_only_for_part_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "a/src/job.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: azureml:nowhere\n",
+    );
+    std::fs::create_dir_all(root.join("b")).unwrap();
+    let message = |cwd: &Path, arg: &str| -> String {
+        let out = amlint(cwd)
+            .args([
+                "check",
+                "--no-config",
+                "--format",
+                "json",
+                "--fail-on",
+                "never",
+                arg,
+            ])
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let found: Vec<String> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "AML203")
+            .map(|d| d["message"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(found.len(), 1, "{report}");
+        found[0].clone()
+    };
+    let named = |m: &str| m.split('`').nth(3).unwrap_or("").to_string();
+    assert_eq!(named(&message(root, "a/src/job.yml")), "a/src/");
+    assert_eq!(named(&message(&root.join("b"), "../a/src/job.yml")), "../a/src/");
+    let absolute = root.join("a/src/job.yml");
+    assert_eq!(
+        named(&message(&root.join("b"), absolute.to_str().unwrap())),
+        format!("{}/", root.join("a/src").display())
+    );
+    for (cwd, arg) in [(root, "a/src"), (root, "a"), (&root.join("b"), "../a")] {
+        let m = message(cwd, arg);
+        assert!(m.contains("is defined in this project or in"), "{arg}: {m}");
+    }
+}
