@@ -1576,19 +1576,25 @@ fn is_load_failure(d: &Diagnostic) -> bool {
 }
 
 /// Whether a file that could not be classified should still be reported: when it was
-/// named explicitly, when its name says it is of a kind amlint checks
+/// named explicitly (but for a file of another language that only fails to parse as
+/// YAML), when its name says it is of a kind amlint checks
 /// (`deploymentconfig.json`; not `devcontainer.json` nor `flow.dag.yaml`), or
 /// when it is a YAML file that could not be read at all — except for its size: a walked
 /// file over the size limit is data, not a configuration, and the CLI skips it silently
 /// (Azure ML configurations are a few kilobytes).
 fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
-    if explicit {
-        return true;
-    }
     let path = &loaded.source.path;
+    let broken = loaded.diagnostics.iter().any(|d| d.code == codes::AML001.code);
+    if explicit {
+        // Named on the command line, it is reported — unless it is a file of another
+        // language (an `.R` script, `setup.cfg`) that only fails to parse as YAML: the
+        // walk does not read such a name, and a YAML syntax error there says nothing
+        // (audit 20, case 02). One that reads as Azure ML is reported whatever its name.
+        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        return !broken || crate::discover::is_config_name(name) || looks_like_azure_ml(loaded);
+    }
     let by_name = kinds::classify(&Default::default(), path).is_checked();
     let too_large = loaded.diagnostics.iter().any(|d| d.code == codes::AML005.code);
-    let broken = loaded.diagnostics.iter().any(|d| d.code == codes::AML001.code);
     by_name
         || (loaded.unreadable && loaded.format == Format::Yaml && !too_large)
         || (broken && looks_like_azure_ml(loaded))
@@ -1942,6 +1948,11 @@ fn check_definitions(
                 if x.span == at {
                     x = x.with_label(at, format!("the size is read from `{file}`"));
                 }
+            }
+            // A compute under a false condition is still checked (what the file would
+            // deploy): each finding says where, and why it may never apply.
+            if let Some((at, note)) = d.def.false_condition {
+                x = x.with_label(at, crate::facts::sources::iac::condition_label(note));
             }
             if let Some(input) = &d.def.name_input {
                 x.message = named_by(

@@ -172,6 +172,11 @@ pub struct ComputeDef {
     /// For a call of a local module (Terraform, Bicep): the definition of the module it
     /// instantiates, by its file (as displayed) and span there.
     pub instance_of: Option<(String, Span)>,
+    /// The condition that keeps the compute from being deployed as written, when it is
+    /// false (an ARM resource's `condition`, a Bicep resource's `if (...)`): its span in
+    /// the definition's file, and what it means (`iac::NEVER_DEPLOYED`,
+    /// `iac::FALSE_BY_DEFAULT`). Every finding about the compute is labelled there.
+    pub false_condition: Option<(Span, &'static str)>,
 }
 
 /// The most entries of a list setting (`schedules.compute_start_stop`) a definition
@@ -222,6 +227,7 @@ impl ComputeDef {
             written_before: Vec::new(),
             name_input: None,
             instance_of: None,
+            false_condition: None,
         }
     }
 

@@ -366,3 +366,69 @@ fn the_version_names_the_schema_source_and_the_catalogue_date() {
     assert_eq!(driver["properties"]["schemas"], "azure-ai-ml 1.35.2");
     assert_eq!(driver["properties"]["vmCatalogue"], date);
 }
+
+/// Audit 20, case 02: a file of another language named on the command line (an R script,
+/// `setup.cfg`) is skipped, as the walk skips it, not reported as a YAML syntax error. A
+/// named file whose text reads as Azure ML is checked whatever its name, and a named file
+/// that cannot be read is still reported.
+#[test]
+fn a_named_file_of_another_language_is_skipped_not_a_yaml_error() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    // Each fails to parse as YAML (`: ` inside a line; `[metadata]` then a scalar).
+    write(
+        root,
+        "train.R",
+        "library(dplyr)\nfor (i in 1:3) {\n  cat(\"step: \", i)\n}\n",
+    );
+    write(
+        root,
+        "setup.cfg",
+        "[metadata]\nname = trainer\n[options]\npackages = find:\n",
+    );
+    write(
+        root,
+        "job.cfg",
+        "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: \"python train.py\ncompute: azureml:cpu\n",
+    );
+    let run = |args: &[&str]| -> Value {
+        let out = amlint(root)
+            .args(["check", "--no-config", "--format", "json", "--fail-on", "never"])
+            .args(args)
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let report = run(&["train.R", "setup.cfg"]);
+    assert_eq!(report["diagnostics"], serde_json::json!([]), "{report}");
+    assert_eq!(report["summary"]["files_checked"], 0, "{report}");
+    assert_eq!(report["summary"]["files_skipped"], 2, "{report}");
+    let report = run(&["job.cfg"]);
+    let codes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["AML001"], "{report}");
+    // A FIFO named on the command line is refused (AML004), whatever its name.
+    #[cfg(unix)]
+    {
+        let fifo = root.join("pipe.R");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let report = run(&["pipe.R"]);
+        let codes: Vec<&str> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap())
+            .collect();
+        assert_eq!(codes, ["AML004"], "{report}");
+    }
+}

@@ -881,3 +881,88 @@ fn a_name_not_known_statically_is_said_to_be_the_expressions() {
         "{json}"
     );
 }
+
+/// Audit 18, case 02: a compute under a false condition (an ARM resource's `condition`,
+/// a Bicep resource's `if (...)`) is still checked — what the file would deploy — and
+/// every finding about it is labelled at the condition, saying whether it is false
+/// whatever the deployment sets or only with the parameters' defaults.
+#[test]
+fn a_finding_about_a_compute_under_a_false_condition_is_labelled_at_the_condition() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    let props = "\"properties\": {\"computeType\": \"AmlCompute\", \"properties\": {\"vmSize\": \"Standard_NC6\", \"enableNodePublicIp\": false, \"scaleSettings\": {\"minNodeCount\": 0, \"maxNodeCount\": 4}, \"subnet\": {\"id\": \"/subscriptions/0/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/ml\"}}}";
+    let resource = |condition: &str, name: &str| {
+        format!(
+            "    {{\n      {condition}\"type\": \"Microsoft.MachineLearningServices/workspaces/computes\",\n      \"apiVersion\": \"2023-04-01\",\n      \"name\": \"ws/{name}\",\n      {props}\n    }}"
+        )
+    };
+    crate::common::write(
+        root,
+        "azuredeploy.json",
+        &format!(
+            "{{\n  \"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\",\n  \"contentVersion\": \"1.0.0.0\",\n  \"parameters\": {{\"deployGpu\": {{\"type\": \"bool\", \"defaultValue\": false}}}},\n  \"resources\": [\n{},\n{},\n{}\n  ]\n}}\n",
+            resource("\"condition\": false,\n      ", "never"),
+            resource(
+                "\"condition\": \"[parameters('deployGpu')]\",\n      ",
+                "optional"
+            ),
+            resource("", "always"),
+        ),
+    );
+    let bicep_props = "{\n  name: 'ws/NAME'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: 'Standard_NC6'\n      enableNodePublicIp: false\n      scaleSettings: { minNodeCount: 0, maxNodeCount: 4 }\n      subnet: { id: '/subscriptions/0/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/ml' }\n    }\n  }\n}\n";
+    crate::common::write(
+        root,
+        "compute.bicep",
+        &format!(
+            "param deployGpu bool = false\n\nresource never 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = if (false) {}\nresource optional 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = if (deployGpu) {}\nresource always 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = {}",
+            bicep_props.replace("NAME", "bicep-never"),
+            bicep_props.replace("NAME", "bicep-optional"),
+            bicep_props.replace("NAME", "bicep-always"),
+        ),
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    for (file, conditions) in [
+        ("azuredeploy.json", ["false", "[parameters('deployGpu')]"]),
+        ("compute.bicep", ["false", "deployGpu"]),
+    ] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        // Each AML505 (the retired NC series), in file order: the condition's label.
+        let labels: Vec<Vec<(String, String)>> = json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["path"] == file && x["code"] == "AML505")
+            .map(|x| {
+                x["labels"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|l| l["message"].as_str().unwrap().starts_with("this condition"))
+                    .map(|l| {
+                        let (a, z) = (
+                            l["range"]["start"]["offset"].as_u64().unwrap() as usize,
+                            l["range"]["end"]["offset"].as_u64().unwrap() as usize,
+                        );
+                        (text[a..z].to_string(), l["message"].as_str().unwrap().to_string())
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(labels.len(), 3, "{file}: {json}");
+        assert_eq!(labels[0].len(), 1, "{file}: {labels:?}");
+        assert_eq!(labels[0][0].0, conditions[0], "{file}");
+        assert!(
+            labels[0][0].1.starts_with("this condition is false whatever the deployment sets: the compute is never deployed as written"),
+            "{file}: {labels:?}"
+        );
+        assert_eq!(labels[1].len(), 1, "{file}: {labels:?}");
+        assert_eq!(labels[1][0].0, conditions[1], "{file}");
+        assert!(
+            labels[1][0]
+                .1
+                .starts_with("this condition is false with the default parameter values"),
+            "{file}: {labels:?}"
+        );
+        assert!(labels[2].is_empty(), "{file}: {labels:?}");
+    }
+}

@@ -188,7 +188,9 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
                 || (in_workspace && rtype.eq_ignore_ascii_case("computes"))
             {
                 if !is_existing {
-                    found.push(r.definition(item, scope, here.clone(), &input.source.path));
+                    let mut def = r.definition(item, scope, here.clone(), &input.source.path);
+                    def.false_condition = r.false_condition(item, scope);
+                    found.push(def);
                 }
             } else if rtype.eq_ignore_ascii_case(DEPLOYMENT_SCRIPTS) {
                 found.extend(r.deployment_script(item, scope, &here, input));
@@ -398,10 +400,17 @@ impl Arm<'_> {
 
     /// The note of resource `item`'s `condition` when it is `false` ([`iac::condition_note`]).
     fn condition_note(&self, item: NodeId, scope: usize) -> Option<&'static str> {
+        self.false_condition(item, scope).map(|(_, note)| note)
+    }
+
+    /// Resource `item`'s `condition` when it is `false`: where its value is written, and
+    /// its note ([`ComputeDef::false_condition`]).
+    fn false_condition(&self, item: NodeId, scope: usize) -> Option<(Span, &'static str)> {
         let c = get_ci(self.doc, item, "condition")?;
-        iac::condition_note(&self.eval_node(scope, c.value, 0), || {
+        let note = iac::condition_note(&self.eval_node(scope, c.value, 0), || {
             self.strictly(|| self.eval_node(scope, c.value, 0))
-        })
+        })?;
+        Some((self.inner(c.value), note))
     }
 
     /// `f`'s result with [`Arm::strict`] set.

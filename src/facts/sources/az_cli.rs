@@ -1174,6 +1174,13 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
     if rest.is_empty() {
         return None;
     }
+    // Asking for help (`az ml compute create -h`, as a README suggests) runs nothing.
+    if rest
+        .iter()
+        .any(|w| matches!(w.literal().as_deref(), Some("-h" | "--help")))
+    {
+        return None;
+    }
     let span = c.words[az].span.cover(c.words[c.words.len() - 1].span);
     let mut options = Options {
         cx,

@@ -829,6 +829,9 @@ impl<'a> Bicep<'a> {
                 name,
             );
             def.name_input = self.input_without_value(&def.name);
+            def.false_condition = d
+                .condition
+                .and_then(|(a, z)| Some((self.span(a, z), self.condition_note(d, &env)?)));
             iac::arm_compute_fields(&tree, &mut def);
             notes.dedup();
             def.notes = notes;

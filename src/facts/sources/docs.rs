@@ -115,9 +115,9 @@ fn language(info: &str) -> String {
 }
 
 /// The shell a code block of `lang` holds; `body` decides for blocks whose language
-/// says no shell (unlabelled, `console`, `text`, `azurecli`): the line continuation
-/// most of its lines end with (`` ` `` PowerShell, `^` cmd, else bash). `None`: not a
-/// shell (YAML, Python...).
+/// says no shell (unlabelled, `console`, `text`, `azurecli`, or a language this reader
+/// does not know, when a line runs `az`): the line continuation most of its lines end
+/// with (`` ` `` PowerShell, `^` cmd, else bash). `None`: not a shell (YAML, Python...).
 fn dialect_of(lang: &str, body: &str) -> Option<Dialect> {
     match lang {
         "bash" | "sh" | "zsh" | "ksh" | "shell-script" => Some(Dialect::Bash),
@@ -141,25 +141,90 @@ fn dialect_of(lang: &str, body: &str) -> Option<Dialect> {
         | "azcli"
         | "azure-cli"
         | "azurecli"
-        | "azurecli-interactive" => {
-            let mut counts = [0usize; 3];
-            for line in body.lines() {
-                match line.trim_end().as_bytes().last() {
-                    Some(b'\\') => counts[0] += 1,
-                    Some(b'`') => counts[1] += 1,
-                    Some(b'^') => counts[2] += 1,
-                    _ => {}
-                }
-            }
-            Some(if counts[1] > counts[0].max(counts[2]) {
-                Dialect::PowerShell
-            } else if counts[2] > counts[0] {
-                Dialect::Cmd
-            } else {
-                Dialect::Bash
-            })
-        }
+        | "azurecli-interactive" => Some(guessed_dialect(body)),
+        // A language this reader does not know (`dotnetcli`, which Microsoft Learn pages
+        // put on Azure CLI snippets, `azure`, `az`): a block one of whose lines runs `az`
+        // is commands, as an unlabelled one is. Languages of code and data are not.
+        _ if !is_code_or_data(lang) && runs_az(body) => Some(guessed_dialect(body)),
         _ => None,
+    }
+}
+
+/// Fence languages of code and data, whose lines are never commands typed at a shell
+/// (a line `az ml compute create ...` in them is text of that language).
+fn is_code_or_data(lang: &str) -> bool {
+    matches!(
+        lang,
+        "yaml"
+            | "yml"
+            | "json"
+            | "jsonc"
+            | "toml"
+            | "ini"
+            | "xml"
+            | "html"
+            | "markdown"
+            | "md"
+            | "python"
+            | "py"
+            | "r"
+            | "javascript"
+            | "js"
+            | "typescript"
+            | "ts"
+            | "csharp"
+            | "cs"
+            | "c#"
+            | "java"
+            | "go"
+            | "rust"
+            | "c"
+            | "cpp"
+            | "c++"
+            | "sql"
+            | "hcl"
+            | "terraform"
+            | "tf"
+            | "bicep"
+            | "dockerfile"
+            | "docker"
+            | "makefile"
+            | "make"
+            | "diff"
+            | "patch"
+            | "csv"
+            | "log"
+            | "output"
+    )
+}
+
+/// Whether a line of `body` (after a prompt) runs `az`.
+fn runs_az(body: &str) -> bool {
+    body.lines().any(|line| {
+        let t = line.trim_start();
+        let t = prompt(t).map_or(t, |p| &t[p..]);
+        t.starts_with("az ")
+    })
+}
+
+/// The dialect of an unlabelled block (or one labelled only as a shell or terminal): the
+/// continuation character most of its lines end with (`\`, `` ` ``, `^`).
+fn guessed_dialect(body: &str) -> Dialect {
+    let mut counts = [0usize; 3];
+    for line in body.lines() {
+        match line.trim_end().as_bytes().last() {
+            Some(b'\\') => counts[0] += 1,
+            Some(b'`') => counts[1] += 1,
+            Some(b'^') => counts[2] += 1,
+            _ => {}
+        }
+    }
+    if counts[1] > counts[0].max(counts[2]) {
+        Dialect::PowerShell
+    } else if counts[2] > counts[0] {
+        Dialect::Cmd
+    } else {
+        Dialect::Bash
     }
 }
 
@@ -937,9 +1002,44 @@ mod tests {
         assert!(names.contains(&Some("gpu-es")), "{names:?}");
     }
 
+    /// Audit 20, case 01: Microsoft Learn pages label Azure CLI snippets `dotnetcli`, and
+    /// READMEs copy them. A block of a language this reader does not know is commands
+    /// when one of its lines runs `az`; one of a language of code or data is not.
     #[test]
+    fn a_block_of_an_unknown_language_that_runs_az_is_commands() {
+        let text = concat!(
+            "```dotnetcli\n",                                                                 // 1
+            "az ml compute create --name dotnet-cpu --type amlcompute --size Standard_NC6\n", // 2
+            "```\n",                                                                          // 3
+            "```Azure\n",                                                                     // 4
+            "$ az ml compute create -n prompted --size Standard_DS3_v2 \\\n",                 // 5
+            "    --type amlcompute\n",                                                        // 6
+            "```\n",                                                                          // 7
+            "```json\n",                                                                      // 8
+            "az ml compute create --name in-json --type amlcompute\n",                        // 9
+            "```\n",                                                                          // 10
+            "```mermaid\n",                                                                   // 11
+            "graph LR; a[az ml compute create --name in-mermaid] --> b\n",                    // 12
+            "```\n",                                                                          // 13
+        );
+        let out = run("README.md", text);
+        let names: Vec<Option<&str>> = out.computes.iter().map(|d| d.known_name()).collect();
+        assert_eq!(
+            names,
+            [Some("dotnet-cpu"), Some("prompted")],
+            "{:?}",
+            out.computes
+        );
+        let dotnet = by_name(&out, "dotnet-cpu");
+        assert_eq!(at(text, dotnet.get("size").unwrap().span), (2, 65));
+        assert_eq!(at(text, by_name(&out, "prompted").name.span), (5, 27));
+    }
+
+    #[test]
+    /// Nor is a call for its help (`-h`, `--help`: audit 20, a label corrected by hand).
     fn the_command_named_without_options_defines_nothing() {
-        let text = "Run the `az ml compute create` with the settings listed above.\n\n\
+        let text = "Run the `az ml compute create` with the settings listed above.\n\
+                    Use `az ml compute create -h` or `az ml compute create --name x --help` for the options.\n\n\
                     ```bash\naz ml compute create\naz ml compute create -n docs-cpu --size Standard_DS3_v2\n```\n";
         let d = run("README.md", text).computes;
         let names: Vec<Option<&str>> = d.iter().map(|d| d.known_name()).collect();

@@ -215,6 +215,16 @@ pub const NEVER_DEPLOYED: &str = "never deployed as written: its condition is fa
 /// deployment may set.
 pub const FALSE_BY_DEFAULT: &str = "its condition is false with the default parameter values: it is deployed only when the deployment sets them otherwise";
 
+/// What a finding about a compute under a false condition says at the condition (a
+/// label), given its note ([`NEVER_DEPLOYED`] or [`FALSE_BY_DEFAULT`]).
+pub fn condition_label(note: &str) -> &'static str {
+    if note == NEVER_DEPLOYED {
+        "this condition is false whatever the deployment sets: the compute is never deployed as written, and the finding is about what it would deploy"
+    } else {
+        "this condition is false with the default parameter values: the compute is deployed only when the deployment sets them otherwise"
+    }
+}
+
 /// The note a resource's or module call's condition gets: `value` is the condition
 /// evaluated, `strictly` evaluates it again with the defaults of the checked file's
 /// parameters unknown. `None`: the condition is not known to be `false`.
