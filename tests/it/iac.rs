@@ -920,7 +920,35 @@ fn a_finding_about_a_compute_under_a_false_condition_is_labelled_at_the_conditio
             bicep_props.replace("NAME", "bicep-always"),
         ),
     );
+    // A compute in a nested deployment whose own condition is false: labelled there.
+    crate::common::write(
+        root,
+        "nested.json",
+        &format!(
+            "{{\n  \"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\",\n  \"contentVersion\": \"1.0.0.0\",\n  \"resources\": [\n    {{\n      \"condition\": false,\n      \"type\": \"Microsoft.Resources/deployments\",\n      \"apiVersion\": \"2022-09-01\",\n      \"name\": \"computes\",\n      \"properties\": {{\"mode\": \"Incremental\", \"template\": {{\"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\", \"contentVersion\": \"1.0.0.0\", \"resources\": [\n{}\n      ]}}}}\n    }}\n  ]\n}}\n",
+            resource("", "nested")
+        ),
+    );
     let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    let nested = std::fs::read_to_string(root.join("nested.json")).unwrap();
+    let at_condition: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == "nested.json" && x["code"] == "AML505")
+        .flat_map(|x| x["labels"].as_array().unwrap().iter())
+        .filter(|l| {
+            l["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("this condition is false whatever")
+        })
+        .map(|l| {
+            &nested[l["range"]["start"]["offset"].as_u64().unwrap() as usize
+                ..l["range"]["end"]["offset"].as_u64().unwrap() as usize]
+        })
+        .collect();
+    assert_eq!(at_condition, ["false"], "{json}");
     for (file, conditions) in [
         ("azuredeploy.json", ["false", "[parameters('deployGpu')]"]),
         ("compute.bicep", ["false", "deployGpu"]),

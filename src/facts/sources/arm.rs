@@ -121,8 +121,9 @@ const MAX_DEPTH: usize = 32;
 const MAX_SCOPES: usize = 256;
 
 /// Resources still to read: a `resources` node, the scope its expressions are evaluated
-/// in, whether the resource around it is a workspace, and the notes said of them.
-type Pending = (NodeId, usize, bool, Vec<String>);
+/// in, whether the resource around it is a workspace, the notes said of them, and the
+/// false condition nearest around them ([`ComputeDef::false_condition`]).
+type Pending = (NodeId, usize, bool, Vec<String>, Option<(Span, &'static str)>);
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
     // Azure Resource Manager accepts `//` and `/* */` comments in a template, which JSON
@@ -167,10 +168,10 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     r.scopes.push(Scope::new(doc, root, given.clone(), given));
     let mut stack: Vec<Pending> = Vec::new();
     if let Some(res) = get_ci(doc, root, "resources") {
-        stack.push((res.value, 0, false, Vec::new()));
+        stack.push((res.value, 0, false, Vec::new(), None));
     }
     let mut found = Vec::new();
-    while let Some((resources, scope, in_workspace, notes)) = stack.pop() {
+    while let Some((resources, scope, in_workspace, notes, outer_false)) = stack.pop() {
         for item in resource_items(doc, resources) {
             if !matches!(doc.value(item), Value::Map(_)) {
                 continue;
@@ -182,30 +183,40 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
                 .is_some_and(|e| matches!(doc.value(e.value), Value::Bool(true)));
             let mut here = r.resource_notes(item, &notes);
             // A compute never deployed as written is still read: what the template would
-            // deploy is checked, and the note says so.
-            here.extend(r.condition_note(item, scope).map(str::to_string));
+            // deploy is checked, and the note says so; its findings are labelled at the
+            // false condition nearest to it (its own, else an enclosing deployment's).
+            let own_false = r.false_condition(item, scope);
+            here.extend(own_false.map(|(_, note)| note.to_string()));
+            let false_condition = own_false.or(outer_false);
             if rtype.eq_ignore_ascii_case(COMPUTES)
                 || (in_workspace && rtype.eq_ignore_ascii_case("computes"))
             {
                 if !is_existing {
                     let mut def = r.definition(item, scope, here.clone(), &input.source.path);
-                    def.false_condition = r.false_condition(item, scope);
+                    def.false_condition = false_condition;
                     found.push(def);
                 }
             } else if rtype.eq_ignore_ascii_case(DEPLOYMENT_SCRIPTS) {
-                found.extend(r.deployment_script(item, scope, &here, input));
+                found.extend(
+                    r.deployment_script(item, scope, &here, input)
+                        .into_iter()
+                        .map(|mut def| {
+                            def.false_condition = def.false_condition.or(false_condition);
+                            def
+                        }),
+                );
             } else if rtype.eq_ignore_ascii_case("Microsoft.Resources/deployments") {
                 let Some((template, child, n)) = r.nested_deployment(item, scope, &here) else {
                     continue;
                 };
                 if let Some(res) = get_ci(doc, template, "resources") {
-                    stack.push((res.value, child, false, n));
+                    stack.push((res.value, child, false, n, false_condition));
                 }
             }
             // Child resources: a workspace's `computes`, and deeper children of anything.
             if let Some(children) = get_ci(doc, item, "resources") {
                 let workspace = rtype.eq_ignore_ascii_case(WORKSPACES);
-                stack.push((children.value, scope, workspace, here));
+                stack.push((children.value, scope, workspace, here, false_condition));
             }
         }
     }
@@ -396,11 +407,6 @@ impl Arm<'_> {
             out.push((name, value));
         }
         out
-    }
-
-    /// The note of resource `item`'s `condition` when it is `false` ([`iac::condition_note`]).
-    fn condition_note(&self, item: NodeId, scope: usize) -> Option<&'static str> {
-        self.false_condition(item, scope).map(|(_, note)| note)
     }
 
     /// Resource `item`'s `condition` when it is `false`: where its value is written, and

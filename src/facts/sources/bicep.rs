@@ -165,7 +165,10 @@ impl Walk<'_> {
         for (env, instance) in b.instances(d) {
             // A call never made as written is still followed (what it would deploy is
             // checked), with the note.
-            let instance = match (instance, b.condition_note(d, &env)) {
+            let false_condition = d
+                .condition
+                .and_then(|(a, z)| Some((b.span(a, z), b.condition_note(d, &env)?)));
+            let instance = match (instance, false_condition.map(|(_, note)| note)) {
                 (Some(i), Some(s)) => Some(format!("{i}; {s}")),
                 (i, s) => i.or(s.map(str::to_string)),
             };
@@ -210,7 +213,10 @@ impl Walk<'_> {
             let inner_dir = target.parent().unwrap_or(Path::new(""));
             for def in self.file(&inner, &src.text, &shown, inner_dir, (given, given_strict)) {
                 let at = format!("{}:{}", def.file, super::common::line_of(&src, def.span.start));
-                out.push(call.definition(def, &at));
+                let mut def = call.definition(def, &at);
+                // The call's own false condition, in the calling file.
+                def.false_condition = false_condition;
+                out.push(def);
             }
         }
         self.chain.pop();
