@@ -399,18 +399,20 @@ fn a_named_file_of_another_language_is_skipped_not_a_yaml_error() {
             .unwrap();
         serde_json::from_slice(&out.stdout).unwrap()
     };
+    let codes = |report: &Value| -> Vec<String> {
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect()
+    };
     let report = run(&["train.R", "setup.cfg"]);
     assert_eq!(report["diagnostics"], serde_json::json!([]), "{report}");
     assert_eq!(report["summary"]["files_checked"], 0, "{report}");
     assert_eq!(report["summary"]["files_skipped"], 2, "{report}");
     let report = run(&["job.cfg"]);
-    let codes: Vec<&str> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["code"].as_str().unwrap())
-        .collect();
-    assert_eq!(codes, ["AML001"], "{report}");
+    assert_eq!(codes(&report), ["AML001"], "{report}");
     // A FIFO named on the command line is refused (AML004), whatever its name.
     #[cfg(unix)]
     {
@@ -423,12 +425,6 @@ fn a_named_file_of_another_language_is_skipped_not_a_yaml_error() {
                 .success()
         );
         let report = run(&["pipe.R"]);
-        let codes: Vec<&str> = report["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["code"].as_str().unwrap())
-            .collect();
-        assert_eq!(codes, ["AML004"], "{report}");
+        assert_eq!(codes(&report), ["AML004"], "{report}");
     }
 }

@@ -127,6 +127,25 @@ fn one_file_gets_the_findings_of_the_whole_project_run() {
     }
 }
 
+/// The message and help of each AML203 of `amlint check --no-config ARGS` in `cwd`.
+fn aml203_of(cwd: &Path, args: &[&str]) -> Vec<(String, String)> {
+    let mut all = vec!["--no-config", "--fail-on", "never"];
+    all.extend_from_slice(args);
+    let (_, report) = crate::common::json_check(cwd, &all);
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "AML203")
+        .map(|d| {
+            (
+                d["message"].as_str().unwrap().to_string(),
+                d["help"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
 /// Outside a git work tree and without an `amlint.toml`, a run of one file takes the
 /// file's folder as the project (docs/configuration.md, rule 3). A compute the project
 /// defines elsewhere is then not found, and AML203 must not claim that "this project"
@@ -147,30 +166,10 @@ fn a_one_file_run_without_a_project_marker_names_the_folder_it_searched() {
         "src/job.yml",
         "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: python train.py\nenvironment: azureml:sklearn:1\ncompute: azureml:my-aml-cluster\n",
     );
-    let aml203 = |cwd: &Path, args: &[&str]| -> Vec<(String, String)> {
-        let out = amlint(cwd)
-            .args(["check", "--no-config", "--format", "json", "--fail-on", "never"])
-            .args(args)
-            .output()
-            .unwrap();
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-        report["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|d| d["code"] == "AML203")
-            .map(|d| {
-                (
-                    d["message"].as_str().unwrap().to_string(),
-                    d["help"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect()
-    };
     // The whole folder: the compute resolves.
-    assert_eq!(aml203(root, &["."]), []);
+    assert_eq!(aml203_of(root, &["."]), []);
     // One file, from the top: the folder searched is `src/`, and the message says so.
-    let found = aml203(root, &["src/job.yml"]);
+    let found = aml203_of(root, &["src/job.yml"]);
     assert_eq!(found.len(), 1, "{found:?}");
     let (message, help) = &found[0];
     assert!(
@@ -185,7 +184,7 @@ fn a_one_file_run_without_a_project_marker_names_the_folder_it_searched() {
         "{help}"
     );
     // From the folder itself, the folder searched is where the run started: as before.
-    let found = aml203(&root.join("src"), &["job.yml"]);
+    let found = aml203_of(&root.join("src"), &["job.yml"]);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(
         found[0].0.contains("is defined in this project or in"),
@@ -194,7 +193,7 @@ fn a_one_file_run_without_a_project_marker_names_the_folder_it_searched() {
     assert!(found[0].1.starts_with("Add the compute's YAML"), "{found:?}");
     // A git work tree marks the project: the one-file run searches all of it.
     std::fs::create_dir_all(root.join(".git")).unwrap();
-    assert_eq!(aml203(root, &["src/job.yml"]), []);
+    assert_eq!(aml203_of(root, &["src/job.yml"]), []);
 }
 
 /// The folder AML203 names is written as the run's input writes it (never an absolute
@@ -211,28 +210,9 @@ fn the_folder_searched_is_written_as_the_input_and_only_for_part_of_it() {
     );
     std::fs::create_dir_all(root.join("b")).unwrap();
     let message = |cwd: &Path, arg: &str| -> String {
-        let out = amlint(cwd)
-            .args([
-                "check",
-                "--no-config",
-                "--format",
-                "json",
-                "--fail-on",
-                "never",
-                arg,
-            ])
-            .output()
-            .unwrap();
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let found: Vec<String> = report["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|d| d["code"] == "AML203")
-            .map(|d| d["message"].as_str().unwrap().to_string())
-            .collect();
-        assert_eq!(found.len(), 1, "{report}");
-        found[0].clone()
+        let found = aml203_of(cwd, &[arg]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        found[0].0.clone()
     };
     let named = |m: &str| m.split('`').nth(3).unwrap_or("").to_string();
     assert_eq!(named(&message(root, "a/src/job.yml")), "a/src/");
