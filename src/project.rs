@@ -68,7 +68,7 @@ fn unmarked_root_shown(root: &Path, cwd: &Path, inputs: &[PathBuf]) -> Option<St
 impl Project {
     /// The project of a run over `inputs` (files and directories, as given).
     pub fn detect(resolver: &Resolver, inputs: &[PathBuf]) -> Project {
-        let (root, marked) = resolver.project_root_marked(inputs);
+        let (root, marked) = resolver.project_root(inputs);
         let repo_root = resolver.git_root(&root);
         Project {
             boundary: resolver.boundary().clone(),

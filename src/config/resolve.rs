@@ -526,14 +526,11 @@ impl Resolver {
         Some(outermost)
     }
 
-    pub fn project_root(&self, inputs: &[PathBuf]) -> PathBuf {
-        self.project_root_marked(inputs).0
-    }
-
-    /// [`Resolver::project_root`], and whether a configuration file or a git work tree
-    /// marks it (`false`: rule 3, the checked paths' common ancestor, which may be only
-    /// a part of the project the user means).
-    pub fn project_root_marked(&self, inputs: &[PathBuf]) -> (PathBuf, bool) {
+    /// The project root of a run over `inputs` (docs/configuration.md, "The project
+    /// root"), and whether a configuration file or a git work tree marks it (`false`: rule
+    /// 3, the checked paths' common ancestor, which may be only a part of the project the
+    /// user means).
+    pub fn project_root(&self, inputs: &[PathBuf]) -> (PathBuf, bool) {
         let dirs: Vec<PathBuf> = inputs
             .iter()
             .map(|p| {
@@ -1015,9 +1012,10 @@ mod tests {
         assert!(r.errors().is_empty());
         // Cached: the same Arc comes back.
         assert!(Arc::ptr_eq(&deep, &r.for_file(&root.join("ml/deep/x.yml"))));
-        assert_eq!(r.project_root(&[root.join("ml/deep/er")]), root.join("ml/deep"));
+        assert_eq!(r.project_root(&[root.join("ml/deep/er")]).0, root.join("ml/deep"));
         assert_eq!(
-            r.project_root(&[root.join("ml/a.yml"), root.join("ml/deep/b.yml")]),
+            r.project_root(&[root.join("ml/a.yml"), root.join("ml/deep/b.yml")])
+                .0,
             root
         );
         let none = Resolver::with_cwd(ConfigChoice::Disabled, &root);
@@ -1054,12 +1052,13 @@ mod tests {
         std::fs::create_dir_all(root.join("plain/y")).unwrap();
         let r = Resolver::with_cwd(ConfigChoice::Discover, &root);
         assert_eq!(
-            r.project_root(&[root.join("repo/a/b/job.yml")]),
+            r.project_root(&[root.join("repo/a/b/job.yml")]).0,
             root.join("repo")
         );
         assert_eq!(r.git_root(&root.join("repo/a")), Some(root.join("repo")));
         assert_eq!(
-            r.project_root(&[root.join("plain/x/j.yml"), root.join("plain/y")]),
+            r.project_root(&[root.join("plain/x/j.yml"), root.join("plain/y")])
+                .0,
             root.join("plain")
         );
         let missing = Resolver::with_cwd(ConfigChoice::File(root.join("nope.toml")), &root);

@@ -620,26 +620,7 @@ pub(super) fn discriminate<'a>(
                     Some(_) => {}
                 }
             }
-            let mut allowed: Vec<String> = Vec::new();
-            let mut normalize = None;
-            for b in branches {
-                if let Some(c) = inline(b) {
-                    if let Some(spec) = c.get("x-amlint-enum").and_then(EnumSpec::from_schema) {
-                        normalize = normalize.or(Some(spec.normalize));
-                        for v in spec.values {
-                            if !allowed.contains(&v) {
-                                allowed.push(v);
-                            }
-                        }
-                    } else if let Some(v) = c.get("const") {
-                        let v = value_text(v);
-                        if !allowed.contains(&v) {
-                            allowed.push(v);
-                        }
-                    }
-                }
-            }
-            Err(IssueKind::NotAllowed { allowed, normalize })
+            Err(not_allowed(branches.iter().filter_map(inline)))
         }
         None => branches
             .iter()
@@ -676,11 +657,7 @@ fn fixed_value_issues(
             target.get("properties")?.get(key)
         })
     };
-    let fixed = |c: &Value| {
-        ["const", "enum", "x-amlint-enum"]
-            .iter()
-            .any(|k| c.get(k).is_some())
-    };
+    let fixed = |c: &Value| !fixed_values(c).0.is_empty();
     for (key, value) in obj {
         if key == discriminator {
             continue;
@@ -695,31 +672,41 @@ fn fixed_value_issues(
         if schemas.iter().any(|c| accepts_simple(c, value)) {
             continue;
         }
-        let mut allowed: Vec<String> = Vec::new();
-        let mut normalize = None;
-        for c in &schemas {
-            let values: Vec<String> =
-                if let Some(spec) = c.get("x-amlint-enum").and_then(EnumSpec::from_schema) {
-                    normalize = normalize.or(Some(spec.normalize));
-                    spec.values
-                } else if let Some(v) = c.get("const") {
-                    vec![value_text(v)]
-                } else if let Some(Value::Array(e)) = c.get("enum") {
-                    e.iter().map(value_text).collect()
-                } else {
-                    Vec::new()
-                };
-            for v in values {
-                if !allowed.contains(&v) {
-                    allowed.push(v);
-                }
-            }
-        }
         out.push(Issue {
             pointer: pointer.child(key),
-            kind: IssueKind::NotAllowed { allowed, normalize },
+            kind: not_allowed(schemas.into_iter()),
         });
     }
+}
+
+/// The values a schema holds a value to (`x-amlint-enum`, else `const`, else `enum`), and
+/// how an `x-amlint-enum` compares them. No values: the schema fixes none.
+fn fixed_values(c: &Value) -> (Vec<String>, Option<Normalize>) {
+    if let Some(spec) = c.get("x-amlint-enum").and_then(EnumSpec::from_schema) {
+        (spec.values, Some(spec.normalize))
+    } else if let Some(v) = c.get("const") {
+        (vec![value_text(v)], None)
+    } else if let Some(Value::Array(e)) = c.get("enum") {
+        (e.iter().map(value_text).collect(), None)
+    } else {
+        (Vec::new(), None)
+    }
+}
+
+/// A value none of `schemas` accepts: the values they allow, each once, in order.
+fn not_allowed<'v>(schemas: impl Iterator<Item = &'v Value>) -> IssueKind {
+    let mut allowed: Vec<String> = Vec::new();
+    let mut normalize = None;
+    for c in schemas {
+        let (values, n) = fixed_values(c);
+        normalize = normalize.or(n);
+        for v in values {
+            if !allowed.contains(&v) {
+                allowed.push(v);
+            }
+        }
+    }
+    IssueKind::NotAllowed { allowed, normalize }
 }
 
 /// The branch the SDK loads `obj` with, given the branch `first` that [`discriminate`]

@@ -165,9 +165,7 @@ impl Walk<'_> {
         for (env, instance) in b.instances(d) {
             // A call never made as written is still followed (what it would deploy is
             // checked), with the note.
-            let false_condition = d
-                .condition
-                .and_then(|(a, z)| Some((b.span(a, z), b.condition_note(d, &env)?)));
+            let false_condition = b.false_condition(d, &env);
             let instance = match (instance, false_condition.map(|(_, note)| note)) {
                 (Some(i), Some(s)) => Some(format!("{i}; {s}")),
                 (i, s) => i.or(s.map(str::to_string)),
@@ -816,7 +814,8 @@ impl<'a> Bicep<'a> {
         let mut out = Vec::new();
         for (env, loop_note) in envs {
             let mut notes = notes.clone();
-            notes.extend(self.condition_note(d, &env).map(str::to_string));
+            let false_condition = self.false_condition(d, &env);
+            notes.extend(false_condition.map(|(_, note)| note.to_string()));
             notes.extend(loop_note);
             let tree = self.node(o, c + 1, &env, 0, &mut notes);
             let name = match tree.field("name") {
@@ -835,9 +834,7 @@ impl<'a> Bicep<'a> {
                 name,
             );
             def.name_input = self.input_without_value(&def.name);
-            def.false_condition = d
-                .condition
-                .and_then(|(a, z)| Some((self.span(a, z), self.condition_note(d, &env)?)));
+            def.false_condition = false_condition;
             iac::arm_compute_fields(&tree, &mut def);
             notes.dedup();
             def.notes = notes;
@@ -968,11 +965,13 @@ impl<'a> Bicep<'a> {
         v
     }
 
-    /// The note of statement `d`'s `if (cond)` (in the loop instance `env`) when it is
-    /// `false` ([`iac::condition_note`]).
-    fn condition_note(&self, d: &ResDecl, env: &Env) -> Option<&'static str> {
+    /// Statement `d`'s `if (cond)` (in the loop instance `env`) when it is `false`: where
+    /// the condition is written, and its note ([`iac::condition_note`],
+    /// [`ComputeDef::false_condition`]).
+    fn false_condition(&self, d: &ResDecl, env: &Env) -> Option<(Span, &'static str)> {
         let (a, z) = d.condition?;
-        iac::condition_note(&self.eval(a, z, env, 0), || self.eval_strict(a, z, env))
+        let note = iac::condition_note(&self.eval(a, z, env, 0), || self.eval_strict(a, z, env))?;
+        Some((self.span(a, z), note))
     }
 
     fn guarded(&self, name: &str, a: usize, z: usize, depth: usize) -> Option<Ev> {
