@@ -1970,6 +1970,15 @@ fn check_definitions(
                     written,
                     &format!("the compute that `{written}` names"),
                 );
+            } else if d.def.name.value.is_none() {
+                // No name at all (`az ml compute create` without `--name`): said so, not
+                // quoted as `` (audit 22, case 02).
+                let why = d.def.name.why.as_deref().unwrap_or("it gives no name");
+                x.message = named_by(
+                    &x.message,
+                    "",
+                    &format!("the compute this definition creates ({why})"),
+                );
             }
             definition_fixes(&mut x, &prepared.loaded);
             from_the_definitions_line(&mut x, &d.def, &prepared.loaded.source);

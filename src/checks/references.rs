@@ -52,9 +52,30 @@ fn base_dir(path: &str) -> PathBuf {
     }
 }
 
-/// A template placeholder (`<CODE_DIR>`, `{{ENV}}`), not a path.
+/// A template placeholder (`<CODE_DIR>`, `<path to data>`, `{{ENV}}`), not a path: on one
+/// line, a `{{`, or a `<name>` whose name starts with a letter or `_` and holds no `<`, `=`
+/// or `,`. Text over several lines is never one, whatever it holds: an inline conda file's
+/// `tqdm>=4.66,<5` is no placeholder (audit 22, case 01), and the SDK takes the whole text
+/// for a file name.
 fn is_placeholder(text: &str) -> bool {
-    (text.contains('<') && text.contains('>')) || text.contains("{{")
+    if text.trim_end().contains('\n') {
+        return false;
+    }
+    if text.contains("{{") {
+        return true;
+    }
+    // One pass: the `<` of the name being read, if any.
+    let mut open = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '<' => open = chars.peek().is_some_and(|n| n.is_ascii_alphabetic() || *n == '_'),
+            '=' | ',' => open = false,
+            '>' if open => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 static SCHEME: LazyLock<Regex> =
@@ -504,6 +525,29 @@ fn missing(
             .with_help("Point it at the directory."),
         ),
         Ok(_) => None,
+        // Text over several lines where a path belongs (an inline conda file under
+        // `conda_file: |`): the CLI takes the whole text for a file name.
+        Err(_) if rel.trim_end().contains('\n') => {
+            let lines = rel.trim_end().lines().count();
+            let (example, mapping) = if field == "conda_file" {
+                (
+                    " (`conda_file: conda.yml`)",
+                    ", or write the conda file as a mapping: its keys indented under `conda_file:`, without `|`",
+                )
+            } else {
+                ("", "")
+            };
+            Some(
+                Diagnostic::new(
+                    codes::AML201,
+                    span,
+                    format!("`{field}` holds {lines} lines of text where a path belongs: the Azure ML CLI takes the whole text for a file name, which does not exist"),
+                )
+                .with_help(format!(
+                    "Save the text in a file and name it here, relative to this file's directory{example}{mapping}."
+                )),
+            )
+        }
         Err(_) => {
             let relative_to = match &form.relative_to {
                 Some(s) => format!("the `{s}` directory"),
@@ -632,6 +676,30 @@ fn asset_problem(rest: &str, forms: &[&Form]) -> Option<(String, String)> {
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_placeholder_is_a_name_in_angle_brackets_on_one_line() {
+        for p in [
+            "<CODE_DIR>",
+            "envs/<env>.yml",
+            "<path to data>",
+            "{{ENV}}/conda.yml",
+            "./<_x>",
+        ] {
+            assert!(is_placeholder(p), "{p}");
+        }
+        // An inline conda file's version ranges (audit 22, case 01), comparisons, arrows.
+        for p in [
+            "name: env\ndependencies:\n  - pip:\n    - tqdm>=4.66,<5\n    - sentencepiece>=0.1.99\n",
+            "name: env\nchannels: [<CHANNEL>]\n",
+            "pkg<5,>=3",
+            "a<=b>",
+            "x < 5 > 3",
+            "conda.yml",
+        ] {
+            assert!(!is_placeholder(p), "{p:?}");
+        }
+    }
 
     fn form(name: &str, default_version: bool) -> Form {
         Form {

@@ -205,6 +205,10 @@ pub const FIELDS: &[&str] = &[
     "network_settings.subnet",
     "network_settings.vnet_name",
     "location",
+    // An AKS inference cluster's node count and purpose (`FastProd`, `DenseProd`,
+    // `DevTest`): outside Azure ML YAML only (SDK v1, ARM, Bicep, Terraform).
+    "agent_count",
+    "cluster_purpose",
 ];
 
 impl ComputeDef {

@@ -328,6 +328,34 @@ pub struct ModelFacts {
     pub source: Option<NodeId>,
 }
 
+/// An AKS inference cluster's capacity: a compute definition of type `aks` (SDK v1
+/// `AksCompute`, `az ml computetarget create aks`, ARM and Bicep `AKS`, Terraform's
+/// `azurerm_machine_learning_inference_cluster`). Each part is `None` when not known, with
+/// whether it is the service's default (the file does not set it).
+#[derive(Debug, Clone, Default)]
+pub struct AksCapacity {
+    /// `FastProd`, `DenseProd` or `DevTest` (`FastProd` by default).
+    pub purpose: Option<(&'static str, bool)>,
+    /// The node count ([`AKS_DEFAULT_NODES`] by default).
+    pub nodes: Option<(i64, bool)>,
+    /// The node size as written ([`AKS_DEFAULT_SIZE`] by default), and its vCPUs.
+    pub size: Option<(String, bool)>,
+    pub size_vcpus: Option<f64>,
+    /// The node count × the size's vCPUs, when both are known.
+    pub vcpus: Option<f64>,
+    /// Where the count is written, else the size.
+    pub node: Option<NodeId>,
+}
+
+/// What Azure ML gives an AKS cluster it creates without `agentCount` and `agentVmSize`
+/// (SDK v1's `AksCompute.provisioning_configuration` documents both defaults; it sends
+/// neither, and the service applies them).
+pub const AKS_DEFAULT_NODES: i64 = 3;
+pub const AKS_DEFAULT_SIZE: &str = "Standard_D3_v2";
+
+/// The cluster purposes Azure ML knows, as the service spells them.
+const AKS_PURPOSES: [&str; 3] = ["FastProd", "DenseProd", "DevTest"];
+
 /// Keys whose values are VM sizes.
 const VM_KEYS: &[&str] = &[
     "size",
@@ -852,6 +880,70 @@ impl<'a> DocFacts<'a> {
         let cwd = std::env::current_dir().unwrap_or_default();
         let me = crate::config::absolute(self.file, &cwd);
         self.base.config.inventory.deployment_for(&me)
+    }
+
+    /// The capacity of the AKS cluster a compute definition of type `aks` creates; `None`
+    /// for any other document (a CLI v2 `type: kubernetes` attaches a cluster amlint does
+    /// not see).
+    pub fn aks(&self) -> Option<AksCapacity> {
+        if self.kind.id != "kubernetesCompute" {
+            return None;
+        }
+        let root = self.doc.root?;
+        let ctype = self.doc.get(root, "type")?;
+        if self.is_unknown(ctype) || !string_at(self.doc, ctype)?.trim().eq_ignore_ascii_case("aks") {
+            return None;
+        }
+        // A key: absent (`None`), or its node when its value is known (`Some(None)`: not).
+        let known = |key: &str| {
+            self.doc
+                .get(root, key)
+                .map(|n| (!self.is_unknown(n)).then_some(n))
+        };
+        let purpose = match known("cluster_purpose") {
+            None => Some(("FastProd", true)),
+            Some(n) => n
+                .and_then(|n| string_at(self.doc, n))
+                .and_then(|p| {
+                    AKS_PURPOSES
+                        .into_iter()
+                        .find(|k| k.eq_ignore_ascii_case(p.trim()))
+                })
+                .map(|p| (p, false)),
+        };
+        let count = known("agent_count");
+        let nodes = match count {
+            None => Some((AKS_DEFAULT_NODES, true)),
+            Some(n) => n
+                .and_then(|n| number_at(self.doc, n))
+                .filter(|f| f.fract() == 0.0 && (0.0..=1e6).contains(f))
+                .map(|f| (f as i64, false)),
+        };
+        let size_node = known("size");
+        let (size, size_vcpus) = match size_node {
+            None => (
+                Some((AKS_DEFAULT_SIZE.to_string(), true)),
+                self.base
+                    .vm(AKS_DEFAULT_SIZE)
+                    .and_then(|v| v.size)
+                    .map(|s| s.vcpus),
+            ),
+            Some(n) => (
+                n.and_then(|n| string_at(self.doc, n))
+                    .map(|s| (s.to_string(), false)),
+                n.and_then(|n| self.vm_nodes.iter().find(|v| v.node == n))
+                    .and_then(|v| v.facts.size.as_ref())
+                    .map(|s| s.vcpus),
+            ),
+        };
+        Some(AksCapacity {
+            purpose,
+            vcpus: nodes.zip(size_vcpus).map(|((n, _), v)| n as f64 * v),
+            nodes,
+            size,
+            size_vcpus,
+            node: count.flatten().or(size_node.flatten()),
+        })
     }
 
     /// The model the document deploys and its size.

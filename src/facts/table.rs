@@ -128,6 +128,24 @@ pub const FACTS: &[Fact] = &[
         resolve: Some(cost),
     },
     Fact {
+        name: "aks",
+        fields: Fields::Named {
+            fields: &[
+                "purpose",
+                "purpose_default",
+                "nodes",
+                "nodes_default",
+                "size",
+                "size_default",
+                "size_vcpus",
+                "vcpus",
+            ],
+            nested: &[],
+        },
+        summary: "an AKS inference cluster a compute definition creates (SDK v1 `AksCompute`, `az ml computetarget create aks`, ARM and Bicep `AKS`, Terraform's inference cluster): its `purpose` (`FastProd` when not set), `nodes` (3 when not set), node `size` (`Standard_D3_v2` when not set) and its `size_vcpus`, `vcpus` (nodes × the size's vCPUs); `purpose_default`, `nodes_default` and `size_default` have a value only when the default applies",
+        resolve: Some(aks),
+    },
+    Fact {
         name: "params",
         fields: Fields::AnyName,
         summary: "a rule parameter: the configuration's `[params]`, else the rule's default",
@@ -321,6 +339,42 @@ fn cost(
         _ => Resolved::Unknown,
     };
     (value, Some(c.node))
+}
+
+fn aks(
+    facts: &DocFacts<'_>,
+    rest: &[String],
+    _: Option<NodeId>,
+    _: Option<NodeId>,
+) -> (Resolved, Option<NodeId>) {
+    let Some(a) = facts.aks() else {
+        return (Resolved::Unknown, None);
+    };
+    // A default's field: "the default" when it applies, no value when the file sets it.
+    let default = |d: Option<bool>| match d {
+        Some(true) => one(Val::Str("the default".into())),
+        Some(false) => Resolved::Values(Vec::new()),
+        None => Resolved::Unknown,
+    };
+    let value = match rest.first().map(String::as_str) {
+        Some("purpose") => a
+            .purpose
+            .map_or(Resolved::Unknown, |(p, _)| one(Val::Str(p.into()))),
+        Some("purpose_default") => default(a.purpose.map(|(_, d)| d)),
+        Some("nodes") => a
+            .nodes
+            .map_or(Resolved::Unknown, |(n, _)| one(Val::Num(n as f64))),
+        Some("nodes_default") => default(a.nodes.map(|(_, d)| d)),
+        Some("size") => a
+            .size
+            .as_ref()
+            .map_or(Resolved::Unknown, |(s, _)| one(Val::Str(s.clone()))),
+        Some("size_default") => default(a.size.as_ref().map(|(_, d)| *d)),
+        Some("size_vcpus") => a.size_vcpus.map_or(Resolved::Unknown, |v| one(Val::Num(v))),
+        Some("vcpus") => a.vcpus.map_or(Resolved::Unknown, |v| one(Val::Num(v))),
+        _ => Resolved::Unknown,
+    };
+    (value, a.node)
 }
 
 fn profile(

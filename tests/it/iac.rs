@@ -863,7 +863,21 @@ fn a_name_not_known_statically_is_said_to_be_the_expressions() {
         "create.sh",
         "#!/bin/bash\naz ml compute create --name \"$COMPUTE_NAME\" --type amlcompute --size Standard_DS3_v2 --min-instances 0 --max-instances 2\n",
     );
+    // No name at all (audit 22, case 02): said so, never quoted as ``.
+    crate::common::write(
+        root,
+        "tips.sh",
+        "#!/bin/bash\naz ml compute create --type amlcompute --size Standard_DS3_v2 --min-instances 0\n",
+    );
     let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    assert_eq!(
+        messages(&json, "tips.sh"),
+        [
+            "AML702 the nodes of the compute this definition creates (the command gives no `--name`) get public IP addresses (`enable_node_public_ip` is not `false`; the SDK's default is `true`)",
+            "AML704 the compute this definition creates (the command gives no `--name`) is not placed in a virtual network (no `network_settings.subnet`)",
+        ],
+        "{json}"
+    );
     assert_eq!(
         messages(&json, "main.py"),
         [

@@ -888,6 +888,9 @@ fn v1_option(opt: &str) -> Target {
         "--subnet-name" => Target::Field("network_settings.subnet", ValueKind::Str),
         "--vnet-name" => Target::Field("network_settings.vnet_name", ValueKind::Str),
         "--location" | "-l" => Target::Field("location", ValueKind::Str),
+        // `computetarget create aks`: the cluster's node count and purpose.
+        "--agent-count" => Target::Field("agent_count", ValueKind::Int),
+        "--cluster-purpose" => Target::Field("cluster_purpose", ValueKind::Str),
         "--no-wait" | "--yes" | "-y" | "--debug" | "--verbose" | "--only-show-errors" | "--help" | "-h" => {
             Target::Flag
         }

@@ -901,8 +901,8 @@ fn body_setting(root: &BodyNode, path: &[&str], as_: As) -> Option<Setting> {
 /// MachineLearningServices/workspaces/computes`) as ARM JSON, Bicep and `azapi_resource`
 /// write it: `location`, `properties.computeType`, and the compute's own
 /// `properties.properties` (`vmSize`, `vmPriority`, `scaleSettings`, `enableNodePublicIp`,
-/// `remoteLoginPortPublicAccess`, `sshSettings.sshPublicAccess`, `subnet.id`), by their
-/// Azure ML YAML paths.
+/// `remoteLoginPortPublicAccess`, `sshSettings.sshPublicAccess`, `subnet.id`; an AKS
+/// compute's `agentVmSize`, `agentCount`, `clusterPurpose`), by their Azure ML YAML paths.
 pub fn arm_compute_fields(resource: &BodyNode, def: &mut ComputeDef) {
     if let Some(s) = body_setting(resource, &["properties", "computeType"], As::Text) {
         def.set("type", s);
@@ -914,8 +914,17 @@ pub fn arm_compute_fields(resource: &BodyNode, def: &mut ComputeDef) {
     };
     let size = body_setting(resource, &p(&["vmSize"]), As::Text)
         .or_else(|| body_setting(resource, &p(&["agentVmSize"]), As::Text));
-    let fields: [(&str, Option<Setting>); 10] = [
+    let fields: [(&str, Option<Setting>); 12] = [
         ("size", size),
+        // An AKS compute's node count and purpose.
+        (
+            "agent_count",
+            body_setting(resource, &p(&["agentCount"]), As::Count),
+        ),
+        (
+            "cluster_purpose",
+            body_setting(resource, &p(&["clusterPurpose"]), As::Text),
+        ),
         ("tier", body_setting(resource, &p(&["vmPriority"]), As::Tier)),
         (
             "min_instances",

@@ -626,6 +626,7 @@ impl<'m> Module<'m> {
                 iac::As::Bool,
             ),
             ("subnet_resource_id", "network_settings.subnet", iac::As::Text),
+            ("cluster_purpose", "cluster_purpose", iac::As::Text),
         ];
         self.set_attributes(&b.body, attrs, env, def, notes);
         if let Some(scale) = b.body.get_blocks("scale_settings").next() {
@@ -642,30 +643,40 @@ impl<'m> Module<'m> {
         }
         if ctype == "AKS" {
             if let Some(a) = b.body.get_attribute("kubernetes_cluster_id") {
-                let at = At {
+                // The cluster's node size and count are its default node pool's, reported at
+                // `kubernetes_cluster_id`, the literal labelled.
+                let written = self.written(At {
                     file: 0,
                     expr: &a.value,
-                };
-                let size = self.aks_size(&a.value);
-                let written = self.written(at);
+                });
                 let s = span(a.value.span()).unwrap_or_default();
-                let setting = match size.and_then(|v| v.known_str().map(|k| (k, v.origin))) {
-                    Some((k, origin)) => {
-                        let mut set = Setting::literal(Scalar::Str(k), s, span(a.key.span()));
-                        set.written = written;
-                        set.in_place = false;
-                        set.origin = origin;
-                        set
-                    }
-                    None => Setting::dynamic(
-                        written,
-                        "the Kubernetes cluster's `default_node_pool.vm_size` is not known",
-                        s,
-                        span(a.key.span()),
-                    ),
-                };
-                notes.push("the size is the default node pool's of the Kubernetes cluster".into());
-                def.set("size", setting);
+                for (pool_attr, path) in [("vm_size", "size"), ("node_count", "agent_count")] {
+                    let value = self.aks_pool(&a.value, pool_attr);
+                    let known = value.and_then(|v| match (&v.v, path) {
+                        (V::Int(n), "agent_count") => Some((Scalar::Int(*n), v.origin)),
+                        (_, "size") => v.known_str().map(|k| (Scalar::Str(k), v.origin)),
+                        _ => None,
+                    });
+                    let setting = match known {
+                        Some((k, origin)) => {
+                            let mut set = Setting::literal(k, s, span(a.key.span()));
+                            set.written = written.clone();
+                            set.in_place = false;
+                            set.origin = origin;
+                            set
+                        }
+                        None => Setting::dynamic(
+                            written.clone(),
+                            format!("the Kubernetes cluster's `default_node_pool.{pool_attr}` is not known"),
+                            s,
+                            span(a.key.span()),
+                        ),
+                    };
+                    def.set(path, setting);
+                }
+                notes.push(
+                    "the size and node count are the default node pool's of the Kubernetes cluster".into(),
+                );
             }
         }
     }
@@ -697,8 +708,8 @@ impl<'m> Module<'m> {
     }
 
     /// `kubernetes_cluster_id = azurerm_kubernetes_cluster.x.id`: that cluster's default
-    /// node pool's `vm_size`.
-    fn aks_size(&self, e: &Expression) -> Option<Ev> {
+    /// node pool's attribute `attr` (`vm_size`, `node_count`).
+    fn aks_pool(&self, e: &Expression, attr: &str) -> Option<Ev> {
         let Expression::Traversal(t) = e else { return None };
         let Expression::Variable(root) = &t.expr else {
             return None;
@@ -713,11 +724,11 @@ impl<'m> Module<'m> {
             .resources
             .get(&("azurerm_kubernetes_cluster".into(), name.as_str().to_string()))?;
         let pool = aks.body.get_blocks("default_node_pool").next()?;
-        let size = pool.body.get_attribute("vm_size")?;
+        let value = pool.body.get_attribute(attr)?;
         Some(self.eval(
             At {
                 file: *file,
-                expr: &size.value,
+                expr: &value.value,
             },
             &Vec::new(),
             0,

@@ -132,6 +132,9 @@ pub(super) const V1_FIELDS: &[(&str, &str, iac::As)] = &[
     ("location", "location", iac::As::Text),
     ("subnet_name", "network_settings.subnet", iac::As::Text),
     ("vnet_name", "network_settings.vnet_name", iac::As::Text),
+    // `AksCompute.provisioning_configuration`'s node count and purpose.
+    ("agent_count", "agent_count", iac::As::Count),
+    ("cluster_purpose", "cluster_purpose", iac::As::Text),
     // Sent only with a virtual network (`vnet_public_ip` below).
     ("enable_node_public_ip", "enable_node_public_ip", iac::As::Bool),
 ];
@@ -157,6 +160,21 @@ fn vnet_public_ip(def: &mut ComputeDef) {
                 "`enable_node_public_ip` has no effect without `vnet_name`: azureml-core drops it".into(),
             );
         }
+    }
+}
+
+/// SDK v1's `AksCompute.ClusterPurpose.FAST_PROD` / `.DEV_TEST` (an attribute of the class
+/// `ClusterPurpose`, however it is reached) as the value it stands for.
+fn cluster_purpose_constant(attribute: &str) -> Option<&'static str> {
+    let compact: String = attribute.chars().filter(|c| !c.is_whitespace()).collect();
+    let (owner, member) = compact.rsplit_once('.')?;
+    if owner != "ClusterPurpose" && !owner.ends_with(".ClusterPurpose") {
+        return None;
+    }
+    match member {
+        "FAST_PROD" => Some("FastProd"),
+        "DEV_TEST" => Some("DevTest"),
+        _ => None,
     }
 }
 
@@ -1266,7 +1284,10 @@ impl<'t> Module<'t> {
             "boolean_operator" => self.or_default(n, at, depth),
             "conditional_expression" => self.conditional(n, at, depth),
             "call" => self.call(n, at, depth),
-            "attribute" => Ev::unknown(format!("`{}` is read at run time", self.text(n))),
+            "attribute" => match cluster_purpose_constant(self.text(n)) {
+                Some(purpose) => Ev::text(purpose),
+                None => Ev::unknown(format!("`{}` is read at run time", self.text(n))),
+            },
             "subscript" => self.subscript(n, at, depth),
             "unary_operator" => match (
                 n.child(0).map(|o| self.text(o)),
