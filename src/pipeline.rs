@@ -1939,8 +1939,14 @@ fn check_definitions(
             if x.pointer.is_none() {
                 x.pointer = pointers.get(&x.span).cloned();
             }
-            for (at, origin) in &syn.labels {
-                if *at == x.span {
+            // The node the finding is about, when its pointer says: a label only for it.
+            let about = x
+                .pointer
+                .as_ref()
+                .and_then(|p| syn.doc.lookup(p))
+                .map(|l| l.value);
+            for (node, at, origin) in &syn.labels {
+                if *at == x.span && about.is_none_or(|n| n == *node) {
                     x = x.with_label(*origin, "the value is set here");
                 }
             }

@@ -362,9 +362,10 @@ pub struct Synthetic {
     /// Nodes whose value is not known statically: a condition reading one is unknown
     /// (never a finding), and a VM size there is not judged.
     pub unknown: Vec<NodeId>,
-    /// (value span, where the literal is): a finding on a value that came from a variable
-    /// gets a label on the literal.
-    pub labels: Vec<(Span, Span)>,
+    /// (value node, its span, where the literal is): a finding on a value that came from a
+    /// variable gets a label on the literal — only that value's, when settings share the
+    /// place they are used at (SDK v1's `config` argument).
+    pub labels: Vec<(NodeId, Span, Span)>,
     /// When the definition reads a compute YAML (`-f`): the spans written on the command
     /// line. Findings there are this definition's, and those about the VM size it reads
     /// from the file (where the creation fails); the rest are the YAML's own.
@@ -375,7 +376,7 @@ pub struct Synthetic {
 struct Builder {
     nodes: Vec<Node>,
     unknown: Vec<NodeId>,
-    labels: Vec<(Span, Span)>,
+    labels: Vec<(NodeId, Span, Span)>,
 }
 
 impl Builder {
@@ -407,7 +408,7 @@ impl Builder {
             self.unknown.push(id);
         }
         if let Some(origin) = s.origin {
-            self.labels.push((s.span, origin));
+            self.labels.push((id, s.span, origin));
         }
         id
     }

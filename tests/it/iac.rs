@@ -1008,3 +1008,49 @@ fn a_finding_about_a_compute_under_a_false_condition_is_labelled_at_the_conditio
         assert!(labels[2].is_empty(), "{file}: {labels:?}");
     }
 }
+
+/// SDK v1 settings given through a configuration variable share the place they are used
+/// at (the `config` argument of `ComputeTarget.create`): each finding is labelled at its
+/// own value's literal — the node count for AML404, the size for AML505, `min_nodes` for
+/// AML601 — never at another setting's.
+#[test]
+fn each_sdk_v1_setting_through_a_variable_is_labelled_at_its_own_literal() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "deploy.py",
+        "from azureml.core import Workspace\nfrom azureml.core.compute import AksCompute, AmlCompute, ComputeTarget\n\nws = Workspace.from_config()\naks_config = AksCompute.provisioning_configuration(agent_count=2, vm_size=\"Standard_NC6\")\nComputeTarget.create(ws, \"aks-prod\", aks_config)\ncpu_config = AmlCompute.provisioning_configuration(vm_size=\"Standard_DS3_v2\", min_nodes=2)\nComputeTarget.create(ws, \"cpu\", cpu_config)\n",
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    let labelled: Vec<(String, Vec<(u64, u64)>)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| ["AML404", "AML505", "AML601"].contains(&x["code"].as_str().unwrap_or("")))
+        .map(|x| {
+            let at = x["labels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|l| l["message"] == "the value is set here")
+                .map(|l| {
+                    let start = &l["range"]["start"];
+                    (start["line"].as_u64().unwrap(), start["column"].as_u64().unwrap())
+                })
+                .collect();
+            (x["code"].as_str().unwrap().to_string(), at)
+        })
+        .collect();
+    let mut labelled = labelled;
+    labelled.sort();
+    assert_eq!(
+        labelled,
+        [
+            ("AML404".to_string(), vec![(5, 64)]),
+            ("AML505".to_string(), vec![(5, 76)]),
+            ("AML601".to_string(), vec![(7, 89)]),
+        ],
+        "{json}"
+    );
+}

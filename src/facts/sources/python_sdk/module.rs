@@ -1085,13 +1085,13 @@ impl<'t> Module<'t> {
                 continue;
             };
             if let Some(use_site) = through {
-                // Through a variable: the finding lands where the definition uses it, the
-                // size's literal labelled (one label per place: the other settings share it).
+                // Through a variable: the finding lands where the definition uses it, each
+                // setting's literal labelled for the findings about it.
                 let origin = s.in_place.then_some(s.span).or(s.origin);
                 s.span = self.code.span(use_site.start_byte(), use_site.end_byte());
                 s.written = self.text(use_site).to_string();
                 s.in_place = false;
-                s.origin = origin.filter(|_| *path == "size");
+                s.origin = origin;
             }
             def.set(path, s);
         }
