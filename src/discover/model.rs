@@ -166,8 +166,9 @@ impl Filter for Unfiltered {
 /// and Azure ML studio's `.ipynb_aml_checkpoints`' copies of notebooks, `.history`'s saved versions, DVC's cache, promptflow's generated tool lists). Every other hidden
 /// directory is walked: workflows (`.github`, `.azure-pipelines`, `.pipelines`), deployment
 /// folders (`.azure`, `.cloud`, `.devops`, `.infra`...) and teams' own
-/// (`.pipeline-template`). Hidden files (`.pre-commit-config.yaml`, `.gitlab-ci.yml`: other
-/// tools' settings) are skipped; a file named on the command line is always checked.
+/// (`.pipeline-template`). Hidden files (`.pre-commit-config.yaml`: other tools' settings)
+/// are skipped but GitLab CI's (`READ_HIDDEN`), which may create computes; a file named on
+/// the command line is always checked.
 pub const SKIPPED_HIDDEN: &[&str] = &[
     ".git",
     ".hg",
@@ -211,13 +212,21 @@ pub const SKIPPED_HIDDEN: &[&str] = &[
     ".Trash",
 ];
 
-/// Whether a walk skips this entry: a hidden file, or a hidden directory of
-/// [`SKIPPED_HIDDEN`] (compared without case: file systems that ignore case hold `.Git`).
+/// Hidden files a walk reads all the same: CI files that create computes, whose names
+/// their CI system fixes (GitLab CI's `.gitlab-ci.yml`).
+const READ_HIDDEN: &[&str] = &[".gitlab-ci.yml", ".gitlab-ci.yaml"];
+
+/// Whether a walk skips this entry: a hidden file (but those of [`READ_HIDDEN`]), or a
+/// hidden directory of [`SKIPPED_HIDDEN`] (compared without case: file systems that ignore
+/// case hold `.Git`).
 pub(super) fn skipped_hidden(name: &std::ffi::OsStr, is_dir: bool) -> bool {
     let name = name.as_encoded_bytes();
     name.starts_with(b".")
-        && (!is_dir
-            || SKIPPED_HIDDEN
+        && if is_dir {
+            SKIPPED_HIDDEN
                 .iter()
-                .any(|h| name.eq_ignore_ascii_case(h.as_bytes())))
+                .any(|h| name.eq_ignore_ascii_case(h.as_bytes()))
+        } else {
+            !READ_HIDDEN.iter().any(|h| name == h.as_bytes())
+        }
 }

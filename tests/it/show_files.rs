@@ -198,7 +198,7 @@ fn workflows_and_mlflow_deploy_configs_are_not_azure_ml_files() {
         (out.status.code(), String::from_utf8(out.stdout).unwrap())
     };
     let (_, text) = check(&["--show-files", "--verbose", "."]);
-    let ci = "skipped: a CI/CD pipeline definition (GitHub Actions or Azure Pipelines), not an Azure ML configuration";
+    let ci = "skipped: a CI/CD pipeline definition (GitHub Actions, Azure Pipelines or GitLab CI), not an Azure ML configuration";
     for expected in [
         format!(".github/workflows/ci.yml: {ci}"),
         format!("v4/.github/workflows/ci.yml: {ci}"),

@@ -1,6 +1,7 @@
-//! CI files that create computes: GitHub Actions workflows (`run:`) and Azure Pipelines
+//! CI files that create computes: GitHub Actions workflows (`run:`), Azure Pipelines
 //! (`script:`, `bash:`, `pwsh:`, `powershell:`, an `AzureCLI` task's `inlineScript:`, a
-//! `PowerShell` task's `script:`, an `AzurePowerShell` task's `Inline:`), read
+//! `PowerShell` task's `script:`, an `AzurePowerShell` task's `Inline:`) and GitLab CI
+//! (`script:`, `before_script:`, `after_script:`, with `variables:`), read
 //! from the YAML tree the loader made. A script's variables come from the file around it:
 //! `env:` at every level, Azure Pipelines `variables:` (as `$(name)` macros, as `${{
 //! variables.name }}` and as the environment variables the agent makes of them), a
@@ -917,6 +918,9 @@ fn script_keys(doc: &Document, map: NodeId) -> Vec<(&'static str, Dialect, bool)
         keys.push(("run", d, false));
     }
     keys.push(("script", Dialect::Bash, true));
+    // GitLab CI: a job's scripts before and after its `script:`.
+    keys.push(("before_script", Dialect::Bash, true));
+    keys.push(("after_script", Dialect::Bash, true));
     keys.push(("bash", Dialect::Bash, true));
     keys.push(("pwsh", Dialect::PowerShell, true));
     keys.push(("powershell", Dialect::PowerShell, true));
