@@ -258,9 +258,17 @@ pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // clap prints help/version to stdout (exit 0) and usage errors to stderr (2).
-            let _ = e.print();
-            return e.exit_code();
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (2);
+            // help or a version that cannot be written is lost output: exit 2, as for
+            // every other command (audit 23, case 05).
+            let printed = e.print().and_then(|()| std::io::stdout().flush());
+            return match printed {
+                Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("amlint: cannot write the output: {err}");
+                    2
+                }
+                _ => e.exit_code(),
+            };
         }
     };
     match cli.command {

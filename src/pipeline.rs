@@ -634,13 +634,34 @@ impl<'a> Run<'a> {
             let refused = rest_refused.clone();
             let files = std::sync::OnceLock::new();
             let project_files = self.files.clone();
-            index = index.with_rest(LazyIndex::new(boundary.clone(), move |name| {
-                let files = files.get_or_init(|| {
+            index = index.with_rest(LazyIndex::new(boundary.clone(), move |name, whole| {
+                // The rest of the project, listed once, and what each of its files defines,
+                // parsed at most once whatever the number of names searched (audit 23,
+                // case 04: thousands of names defined in the same files).
+                let (files, parsed) = files.get_or_init(|| {
                     let (files, errors) = rest_of_project(&root, &seen, filter.clone(), &boundary, &options);
                     refused.lock().unwrap_or_else(|e| e.into_inner()).extend(errors);
-                    files
+                    let parsed: Vec<std::sync::OnceLock<Option<Arc<ProjectIndex>>>> =
+                        files.iter().map(|_| std::sync::OnceLock::new()).collect();
+                    (files, parsed)
                 });
-                index_of(files_mentioning(files, name, &options, &project_files, &boundary).iter())
+                let parts: Vec<Arc<ProjectIndex>> = files_mentioning(files, name, &options, &boundary)
+                    .into_par_iter()
+                    .filter_map(|i| {
+                        parsed[i]
+                            .get_or_init(|| rest_file_index(&files[i], &options, &project_files, &boundary))
+                            .clone()
+                    })
+                    .collect();
+                let mut index = ProjectIndex::default();
+                for part in &parts {
+                    if whole {
+                        index.merge(part);
+                    } else {
+                        index.merge_name(part, name);
+                    }
+                }
+                index
             }));
         }
         Gathered {
@@ -1328,9 +1349,8 @@ fn files_mentioning(
     files: &[RestFile],
     name: &str,
     options: &Options,
-    project: &Files,
     boundary: &crate::fsio::Boundary,
-) -> Vec<Prepared> {
+) -> Vec<usize> {
     use crate::facts::sources::GivesTo;
     let limits = &options.limits;
     let needle = name.to_ascii_lowercase();
@@ -1439,21 +1459,31 @@ fn files_mentioning(
                 return None;
             }
             let t = f.text(boundary, limits)?;
-            (takes || may_define(f, t)).then_some((f, &t.text))
-        })
-        .filter_map(|(f, text)| {
-            let c = &f.candidate;
-            catch_unwind(AssertUnwindSafe(|| {
-                prepare_with(
-                    c.path.clone(),
-                    load::parse_text(&c.display, text.clone(), f.format(), &options.limits),
-                    false,
-                    project,
-                )
-            }))
-            .ok()
+            (takes || may_define(f, t)).then_some(i)
         })
         .collect()
+}
+
+/// What a file of the rest of the project defines ([`files_mentioning`] chose it), parsed
+/// once; `None` when it cannot be read or its reading fails.
+fn rest_file_index(
+    f: &RestFile,
+    options: &Options,
+    project: &Files,
+    boundary: &crate::fsio::Boundary,
+) -> Option<Arc<ProjectIndex>> {
+    let text = &f.text(boundary, &options.limits)?.text;
+    let c = &f.candidate;
+    catch_unwind(AssertUnwindSafe(|| {
+        let prepared = prepare_with(
+            c.path.clone(),
+            load::parse_text(&c.display, text.clone(), f.format(), &options.limits),
+            false,
+            project,
+        );
+        Arc::new(index_of(std::iter::once(&prepared)))
+    }))
+    .ok()
 }
 
 /// Checks text held in memory (standard input, an editor buffer) as the file `display`,
@@ -1595,8 +1625,18 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
     }
     let by_name = kinds::classify(&Default::default(), path).is_checked();
     let too_large = loaded.diagnostics.iter().any(|d| d.code == codes::AML005.code);
+    // A file a definition reader would read (its name, and its text — with the bytes that
+    // are not UTF-8 replaced — holding the reader's words: a `deploy.sh` that runs `az ml
+    // compute create`) is reported when it cannot be read, never dropped: the computes it
+    // defines would be lost without a word (audit 23, case 07).
+    let defines = || {
+        loaded.unreadable
+            && !too_large
+            && crate::facts::sources::searched_by_words(path, loaded.source.text.as_bytes())
+    };
     by_name
         || (loaded.unreadable && loaded.format == Format::Yaml && !too_large)
+        || defines()
         || (broken && looks_like_azure_ml(loaded))
 }
 

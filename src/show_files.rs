@@ -157,13 +157,20 @@ fn file_line(file: &FileReport) -> Line {
         if file.checked
             && let Some(d) = load_error
         {
-            return Line {
-                checked: true,
-                text: format!(
+            // Not read at all (AML004, AML005): an Azure ML configuration by its name or
+            // format, or a file a definition reader looks into (`pipeline::report_unclassified`).
+            let text = if d.code == "AML004" || d.code == "AML005" {
+                format!(
+                    "reported: it could not be read, and it may be an Azure ML configuration or define computes ({}: {})",
+                    d.code, d.message
+                )
+            } else {
+                format!(
                     "checked for syntax only: it does not parse, and it looks like an Azure ML configuration ({}: {})",
                     d.code, d.message
-                ),
+                )
             };
+            return Line { checked: true, text };
         }
         let text = match (load_error, file.classes.first()) {
             (Some(d), _) if file.classes.iter().all(|c| c.kind.is_none()) => {

@@ -316,7 +316,10 @@ pub struct ProjectIndex {
     consulted: Option<std::sync::atomic::AtomicBool>,
 }
 
-type Search = Box<dyn Fn(&str) -> ProjectIndex + Send + Sync>;
+/// `search(name, whole)`: what the files of the rest of the project whose text contains
+/// `name` define — only about `name` itself, or `whole` (all they define: a search by a
+/// compute type's word).
+type Search = Box<dyn Fn(&str, bool) -> ProjectIndex + Send + Sync>;
 
 /// What the rest of the project defines, searched by name on first use: a one-file run
 /// (pre-commit, an editor buffer) that needs nothing from elsewhere reads nothing else, and
@@ -325,7 +328,12 @@ type Search = Box<dyn Fn(&str) -> ProjectIndex + Send + Sync>;
 pub struct LazyIndex {
     /// Indexes the files of the rest of the project whose text contains a (lower-case) name.
     search: Search,
+    /// By name: what the rest defines of that name (a partial run may need thousands of
+    /// names, each defined in the same files: what each keeps is its own, not all the files
+    /// define — audit 23, case 04).
     found: Mutex<HashMap<String, std::sync::Arc<ProjectIndex>>>,
+    /// By a compute type's word: all the files mentioning it define.
+    found_whole: Mutex<HashMap<String, std::sync::Arc<ProjectIndex>>>,
     /// The project: a component file a step names is read only inside it.
     boundary: crate::fsio::Boundary,
 }
@@ -335,22 +343,38 @@ impl LazyIndex {
     /// files named by path (components) are read inside `boundary` only.
     pub fn new(
         boundary: crate::fsio::Boundary,
-        search: impl Fn(&str) -> ProjectIndex + Send + Sync + 'static,
+        search: impl Fn(&str, bool) -> ProjectIndex + Send + Sync + 'static,
     ) -> Self {
         Self {
             search: Box::new(search),
             found: Mutex::default(),
+            found_whole: Mutex::default(),
             boundary,
         }
     }
 
-    /// What the files mentioning `key` (a lower-case name) define (searched once per name).
+    /// What the files mentioning `key` (a lower-case name) define of that name (searched
+    /// once per name).
     fn for_name(&self, key: &str) -> std::sync::Arc<ProjectIndex> {
-        if let Some(hit) = self.found.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
+        self.searched(&self.found, key, false)
+    }
+
+    /// All the files mentioning `key` (a lower-case word) define (searched once per word).
+    fn for_word(&self, key: &str) -> std::sync::Arc<ProjectIndex> {
+        self.searched(&self.found_whole, key, true)
+    }
+
+    fn searched(
+        &self,
+        found: &Mutex<HashMap<String, std::sync::Arc<ProjectIndex>>>,
+        key: &str,
+        whole: bool,
+    ) -> std::sync::Arc<ProjectIndex> {
+        if let Some(hit) = found.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
             return hit.clone();
         }
-        let index = std::sync::Arc::new((self.search)(key));
-        self.found
+        let index = std::sync::Arc::new((self.search)(key, whole));
+        found
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .entry(key.to_string())
@@ -358,9 +382,10 @@ impl LazyIndex {
             .clone()
     }
 
-    /// How many names have been searched for.
+    /// How many names and words have been searched for.
     pub fn searches(&self) -> usize {
         self.found.lock().unwrap_or_else(|e| e.into_inner()).len()
+            + self.found_whole.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 }
 
@@ -493,6 +518,37 @@ impl ProjectIndex {
         }
     }
 
+    /// Adds what `other` defines of the name `key` (lower-case) alone, as [`merge`] would:
+    /// its computes and endpoint of that name, its models of that name; and its components
+    /// (looked up by path, not by name).
+    ///
+    /// [`merge`]: ProjectIndex::merge
+    pub fn merge_name(&mut self, other: &ProjectIndex, key: &str) {
+        for c in other.computes.get(key).into_iter().flatten() {
+            self.add_compute(c.clone());
+        }
+        if let Some(e) = other.endpoints.get(key) {
+            self.endpoints.entry(key.to_string()).or_insert_with(|| e.clone());
+        }
+        self.models.extend(
+            other
+                .models
+                .iter()
+                .filter(|m| m.name.eq_ignore_ascii_case(key))
+                .cloned(),
+        );
+        self.environments.extend(
+            other
+                .environments
+                .iter()
+                .filter(|e| e.name.eq_ignore_ascii_case(key))
+                .cloned(),
+        );
+        for (k, c) in &other.components {
+            self.components.entry(k.clone()).or_insert_with(|| c.clone());
+        }
+    }
+
     /// Whether it defines nothing (the rest of the project aside).
     pub fn is_empty(&self) -> bool {
         self.computes.is_empty()
@@ -602,7 +658,7 @@ impl ProjectIndex {
             .collect();
         if let Some(rest) = &self.rest {
             for needle in type_needles(ctype) {
-                for (k, defs) in &rest.for_name(&needle).computes {
+                for (k, defs) in &rest.for_word(&needle).computes {
                     if self.computes.contains_key(k) {
                         continue;
                     }
@@ -1095,14 +1151,17 @@ mod tests {
         let mut own = ProjectIndex::default();
         own.add_compute(entry("cpu", "amlcompute"));
         let gpu = entry("gpu", "kubernetes");
-        let index = own.with_rest(LazyIndex::new(crate::fsio::Boundary::anywhere(), move |name| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            let mut rest = ProjectIndex::default();
-            if name == "gpu" {
-                rest.add_compute(gpu.clone());
-            }
-            rest
-        }));
+        let index = own.with_rest(LazyIndex::new(
+            crate::fsio::Boundary::anywhere(),
+            move |name, _| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                let mut rest = ProjectIndex::default();
+                if name == "gpu" {
+                    rest.add_compute(gpu.clone());
+                }
+                rest
+            },
+        ));
         // Nothing is searched before a lookup; each name (lower-cased) is searched once,
         // a name the checked files define too (another definition would make it a
         // conflict, as in the whole run).
@@ -1137,14 +1196,17 @@ mod tests {
         let mut own = ProjectIndex::default();
         own.add_compute(entry("z/two.py", 40, "Standard_D2_v2"));
         own.add_compute(entry("z/two.py", 10, "Standard_DS3_v2"));
-        let index = own.with_rest(LazyIndex::new(crate::fsio::Boundary::anywhere(), move |name| {
-            let mut rest = ProjectIndex::default();
-            if name == "cpu" {
-                rest.add_compute(entry("a/one.py", 5, "Standard_DS12_v2"));
-                rest.add_compute(entry("z-x/three.py", 5, "Standard_DS12_v2"));
-            }
-            rest
-        }));
+        let index = own.with_rest(LazyIndex::new(
+            crate::fsio::Boundary::anywhere(),
+            move |name, _| {
+                let mut rest = ProjectIndex::default();
+                if name == "cpu" {
+                    rest.add_compute(entry("a/one.py", 5, "Standard_DS12_v2"));
+                    rest.add_compute(entry("z-x/three.py", 5, "Standard_DS12_v2"));
+                }
+                rest
+            },
+        ));
         let order: Vec<(String, u32)> = index
             .compute_definitions("CPU")
             .into_iter()

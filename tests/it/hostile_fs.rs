@@ -482,6 +482,49 @@ fn output_that_cannot_be_written_exits_2() {
     }
 }
 
+/// Audit 23, case 05: help and the version, written to a full device, were lost with exit
+/// 0; like every other output they exit 2 and say so.
+#[test]
+fn help_and_version_that_cannot_be_written_exit_2() {
+    for args in [&["--help"][..], &["check", "--help"], &["--version"], &["-V"]] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_amlint"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains("cannot write the output"), "{}", text(&out));
+    }
+}
+
+/// Audit 23, case 07: a walked script that runs `az ml compute create`, with one byte
+/// that is not UTF-8 (`# café` saved as Latin-1), was skipped as "not an Azure ML
+/// configuration" and its computes lost; it is AML004, as when it is named. A walked file
+/// of the same bytes that no definition reader would read stays skipped.
+#[test]
+fn a_walked_definition_file_that_is_not_utf8_is_reported() {
+    let c = case();
+    std::fs::write(
+        c.root.join("deploy.sh"),
+        b"# caf\xe9\naz ml compute create -n gpu --type amlcompute --size Standard_NC6\n",
+    )
+    .unwrap();
+    std::fs::write(c.root.join("notes.sh"), b"# caf\xe9\necho hello\n").unwrap();
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "--format", "concise", "."])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        stdout.contains("deploy.sh:1:6: AML004 [error] the file is not valid UTF-8"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("notes.sh"), "{stdout}");
+}
+
 /// Defect 16: `--write-baseline` renamed over links, pipes and devices, and reset the
 /// file's mode. Only a regular file is replaced, keeping its mode.
 #[test]

@@ -1055,11 +1055,16 @@ impl<'a> Bicep<'a> {
             if at.is_empty() {
                 continue;
             }
+            // The chain's text once, and an unknown said once: a flat chain of thousands of
+            // operands costs time linear in it (audit 23, case 02).
+            let written = self.written(a, z);
             let mut acc = self.eval(a, at[0], env, depth + 1);
+            let mut said = false;
             for (n, &op) in at.iter().enumerate() {
                 let end = at.get(n + 1).copied().unwrap_or(z);
                 let rhs = self.eval(op + 1, end, env, depth + 1);
-                acc = binary(&self.lx.toks[op], acc, rhs, &self.written(a, z));
+                acc = binary(&self.lx.toks[op], acc, rhs, &written, said);
+                said = acc.why().is_some();
             }
             return Some(acc);
         }
@@ -1367,7 +1372,9 @@ fn operators(lx: &Lexed, a: usize, z: usize, ops: &[&str]) -> Vec<usize> {
     out
 }
 
-fn binary(op: &Tok, l: Ev, r: Ev, written: &str) -> Ev {
+/// `l op r`, for the chain `written`; `said`: `l` is an unknown of this chain already (its
+/// reason names `written`), kept as it is.
+fn binary(op: &Tok, l: Ev, r: Ev, written: &str, said: bool) -> Ev {
     let K::P(p) = op.k else {
         return Ev::unknown("not an operator");
     };
@@ -1391,6 +1398,9 @@ fn binary(op: &Tok, l: Ev, r: Ev, written: &str) -> Ev {
         && (l.v == V::Bool(d) || r.v == V::Bool(d))
     {
         return Ev::boolean(d);
+    }
+    if said && l.why().is_some() {
+        return l;
     }
     if let Some(w) = l.why().or_else(|| r.why()) {
         return Ev::unknown(format!("`{written}` is not known: {w}"));
