@@ -1629,14 +1629,11 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
     // are not UTF-8 replaced — holding the reader's words: a `deploy.sh` that runs `az ml
     // compute create`) is reported when it cannot be read, never dropped: the computes it
     // defines would be lost without a word (audit 23, case 07).
-    let defines = || {
-        loaded.unreadable
-            && !too_large
-            && crate::facts::sources::searched_by_words(path, loaded.source.text.as_bytes())
-    };
+    let unread = loaded.unreadable && !too_large;
     by_name
-        || (loaded.unreadable && loaded.format == Format::Yaml && !too_large)
-        || defines()
+        || (unread
+            && (loaded.format == Format::Yaml
+                || crate::facts::sources::searched_by_words(path, loaded.source.text.as_bytes())))
         || (broken && looks_like_azure_ml(loaded))
 }
 
@@ -1974,6 +1971,7 @@ fn check_definitions(
         }
         let wanted: HashSet<Span> = diagnostics.iter().map(|x| x.span).collect();
         let pointers = syn.doc.pointers_for(&wanted);
+        let unnamed = unnamed_phrase(&d.def);
         for mut x in diagnostics {
             x.kind = Some(syn.kind.id.as_str());
             if x.pointer.is_none() {
@@ -2000,31 +1998,8 @@ fn check_definitions(
             if let Some((at, note)) = d.def.false_condition {
                 x = x.with_label(at, crate::facts::sources::iac::condition_label(note));
             }
-            if let Some(input) = &d.def.name_input {
-                x.message = named_by(
-                    &x.message,
-                    &d.def.name.written,
-                    &format!("the compute that module input `{input}` names"),
-                );
-            } else if d.def.name.value.is_none() && !d.def.name.written.trim().is_empty() {
-                // A name that is not known statically (a Python variable read from the
-                // environment, an ARM expression): said to be the expression's, not
-                // quoted as if it were the compute's name.
-                let written = d.def.name.written.trim();
-                x.message = named_by(
-                    &x.message,
-                    written,
-                    &format!("the compute that `{written}` names"),
-                );
-            } else if d.def.name.value.is_none() {
-                // No name at all (`az ml compute create` without `--name`): said so, not
-                // quoted as `` (audit 22, case 02).
-                let why = d.def.name.why.as_deref().unwrap_or("it gives no name");
-                x.message = named_by(
-                    &x.message,
-                    "",
-                    &format!("the compute this definition creates ({why})"),
-                );
+            if let Some(phrase) = &unnamed {
+                x.message = named_by(&x.message, &d.def.name.written, phrase);
             }
             definition_fixes(&mut x, &prepared.loaded);
             from_the_definitions_line(&mut x, &d.def, &prepared.loaded.source);
@@ -2032,6 +2007,26 @@ fn check_definitions(
         }
     }
     out
+}
+
+/// What a definition's findings call a compute whose name is not known where it is
+/// defined, instead of quoting the name as written: a module input without a value (a
+/// Terraform `var.cluster_name`, a Bicep `param clusterName string`: each call gives its
+/// own), an expression amlint cannot evaluate (a Python variable read from the
+/// environment, an ARM expression), or nothing at all (`az ml compute create` without
+/// `--name`, audit 22 case 02). `None`: the name is known.
+fn unnamed_phrase(def: &ComputeDef) -> Option<String> {
+    let written = def.name.written.trim();
+    if let Some(input) = &def.name_input {
+        Some(format!("the compute that module input `{input}` names"))
+    } else if def.name.value.is_some() {
+        None
+    } else if !written.is_empty() {
+        Some(format!("the compute that `{written}` names"))
+    } else {
+        let why = def.name.why.as_deref().unwrap_or("it gives no name");
+        Some(format!("the compute this definition creates ({why})"))
+    }
 }
 
 /// A finding's message about a compute whose name is not known where it is defined: the

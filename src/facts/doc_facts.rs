@@ -341,10 +341,15 @@ pub struct AksCapacity {
     /// The node size as written ([`AKS_DEFAULT_SIZE`] by default), and its vCPUs.
     pub size: Option<(String, bool)>,
     pub size_vcpus: Option<f64>,
-    /// The node count × the size's vCPUs, when both are known.
-    pub vcpus: Option<f64>,
     /// Where the count is written, else the size.
     pub node: Option<NodeId>,
+}
+
+impl AksCapacity {
+    /// The node count × the size's vCPUs, when both are known.
+    pub fn vcpus(&self) -> Option<f64> {
+        self.nodes.zip(self.size_vcpus).map(|((n, _), v)| n as f64 * v)
+    }
 }
 
 /// What Azure ML gives an AKS cluster it creates without `agentCount` and `agentVmSize`
@@ -389,6 +394,8 @@ pub struct DocFacts<'a> {
     vm_nodes: Vec<VmNode>,
     /// The named compute references resolved so far, by node (`compute_refs`).
     refs: std::cell::RefCell<Vec<(NodeId, index::ComputeRef)>>,
+    /// [`DocFacts::aks`], made on first use (a rule and its message read it field by field).
+    aks: std::cell::OnceCell<Option<AksCapacity>>,
     /// Nodes whose value is not known statically (a compute definition's `$SIZE`):
     /// conditions reading one are unknown, and no VM size is judged there.
     unknown: Vec<NodeId>,
@@ -452,6 +459,7 @@ impl<'a> DocFacts<'a> {
             base,
             vm_nodes: Vec::new(),
             refs: Default::default(),
+            aks: std::cell::OnceCell::new(),
             unknown,
         };
         facts.vm_nodes = facts.find_vm_nodes();
@@ -885,7 +893,11 @@ impl<'a> DocFacts<'a> {
     /// The capacity of the AKS cluster a compute definition of type `aks` creates; `None`
     /// for any other document (a CLI v2 `type: kubernetes` attaches a cluster amlint does
     /// not see).
-    pub fn aks(&self) -> Option<AksCapacity> {
+    pub fn aks(&self) -> Option<&AksCapacity> {
+        self.aks.get_or_init(|| self.read_aks()).as_ref()
+    }
+
+    fn read_aks(&self) -> Option<AksCapacity> {
         if self.kind.id != "kubernetesCompute" {
             return None;
         }
@@ -938,7 +950,6 @@ impl<'a> DocFacts<'a> {
         };
         Some(AksCapacity {
             purpose,
-            vcpus: nodes.zip(size_vcpus).map(|((n, _), v)| n as f64 * v),
             nodes,
             size,
             size_vcpus,

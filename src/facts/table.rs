@@ -371,7 +371,7 @@ fn aks(
             .map_or(Resolved::Unknown, |(s, _)| one(Val::Str(s.clone()))),
         Some("size_default") => default(a.size.as_ref().map(|(_, d)| *d)),
         Some("size_vcpus") => a.size_vcpus.map_or(Resolved::Unknown, |v| one(Val::Num(v))),
-        Some("vcpus") => a.vcpus.map_or(Resolved::Unknown, |v| one(Val::Num(v))),
+        Some("vcpus") => a.vcpus().map_or(Resolved::Unknown, |v| one(Val::Num(v))),
         _ => Resolved::Unknown,
     };
     (value, a.node)

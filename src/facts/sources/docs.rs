@@ -153,49 +153,53 @@ fn dialect_of(lang: &str, body: &str) -> Option<Dialect> {
 /// Fence languages of code and data, whose lines are never commands typed at a shell
 /// (a line `az ml compute create ...` in them is text of that language).
 fn is_code_or_data(lang: &str) -> bool {
-    matches!(
-        lang,
-        "yaml"
-            | "yml"
-            | "json"
-            | "jsonc"
-            | "toml"
-            | "ini"
-            | "xml"
-            | "html"
-            | "markdown"
-            | "md"
-            | "python"
-            | "py"
-            | "r"
-            | "javascript"
-            | "js"
-            | "typescript"
-            | "ts"
-            | "csharp"
-            | "cs"
-            | "c#"
-            | "java"
-            | "go"
-            | "rust"
-            | "c"
-            | "cpp"
-            | "c++"
-            | "sql"
-            | "hcl"
-            | "terraform"
-            | "tf"
-            | "bicep"
-            | "dockerfile"
-            | "docker"
-            | "makefile"
-            | "make"
-            | "diff"
-            | "patch"
-            | "csv"
-            | "log"
-            | "output"
-    )
+    is_python(lang)
+        || matches!(
+            lang,
+            "yaml"
+                | "yml"
+                | "json"
+                | "jsonc"
+                | "toml"
+                | "ini"
+                | "xml"
+                | "html"
+                | "markdown"
+                | "md"
+                | "r"
+                | "javascript"
+                | "js"
+                | "typescript"
+                | "ts"
+                | "csharp"
+                | "cs"
+                | "c#"
+                | "java"
+                | "go"
+                | "rust"
+                | "c"
+                | "cpp"
+                | "c++"
+                | "sql"
+                | "hcl"
+                | "terraform"
+                | "tf"
+                | "bicep"
+                | "dockerfile"
+                | "docker"
+                | "makefile"
+                | "make"
+                | "diff"
+                | "patch"
+                | "csv"
+                | "log"
+                | "output"
+        )
+}
+
+/// Fence languages of Python (read for SDK calls by the Python reader).
+fn is_python(lang: &str) -> bool {
+    matches!(lang, "python" | "py" | "python3" | "ipython" | "ipython3")
 }
 
 /// Whether a line of `body` (after a prompt) runs `az`.
@@ -560,7 +564,7 @@ impl<'a> Scan<'a> {
             let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1).max(start);
             self.content(line_start);
         }
-        if matches!(lang, "python" | "py" | "python3" | "ipython" | "ipython3") {
+        if is_python(lang) {
             self.shell_escapes(start, end);
             return;
         }
@@ -1035,8 +1039,8 @@ mod tests {
         assert_eq!(at(text, by_name(&out, "prompted").name.span), (5, 27));
     }
 
-    #[test]
     /// Nor is a call for its help (`-h`, `--help`: audit 20, a label corrected by hand).
+    #[test]
     fn the_command_named_without_options_defines_nothing() {
         let text = "Run the `az ml compute create` with the settings listed above.\n\
                     Use `az ml compute create -h` or `az ml compute create --name x --help` for the options.\n\n\

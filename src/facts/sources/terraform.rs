@@ -650,14 +650,24 @@ impl<'m> Module<'m> {
                     expr: &a.value,
                 });
                 let s = span(a.value.span()).unwrap_or_default();
-                for (pool_attr, path) in [("vm_size", "size"), ("node_count", "agent_count")] {
-                    let value = self.aks_pool(&a.value, pool_attr);
-                    let known = value.and_then(|v| match (&v.v, path) {
-                        (V::Int(n), "agent_count") => Some((Scalar::Int(*n), v.origin)),
-                        (_, "size") => v.known_str().map(|k| (Scalar::Str(k), v.origin)),
-                        _ => None,
+                let pool = self.aks_pool(&a.value);
+                for (pool_attr, path, as_) in [
+                    ("vm_size", "size", iac::As::Text),
+                    ("node_count", "agent_count", iac::As::Count),
+                ] {
+                    let value = pool.and_then(|(file, pool)| {
+                        let attr = pool.body.get_attribute(pool_attr)?;
+                        let v = self.eval(
+                            At {
+                                file,
+                                expr: &attr.value,
+                            },
+                            &Vec::new(),
+                            0,
+                        );
+                        Some((iac::scalar(&v, as_).ok().flatten()?, v.origin))
                     });
-                    let setting = match known {
+                    let setting = match value {
                         Some((k, origin)) => {
                             let mut set = Setting::literal(k, s, span(a.key.span()));
                             set.written = written.clone();
@@ -708,8 +718,8 @@ impl<'m> Module<'m> {
     }
 
     /// `kubernetes_cluster_id = azurerm_kubernetes_cluster.x.id`: that cluster's default
-    /// node pool's attribute `attr` (`vm_size`, `node_count`).
-    fn aks_pool(&self, e: &Expression, attr: &str) -> Option<Ev> {
+    /// node pool, and the file it is written in.
+    fn aks_pool(&self, e: &Expression) -> Option<(usize, &'m Block)> {
         let Expression::Traversal(t) = e else { return None };
         let Expression::Variable(root) = &t.expr else {
             return None;
@@ -723,16 +733,7 @@ impl<'m> Module<'m> {
         let (file, aks) = self
             .resources
             .get(&("azurerm_kubernetes_cluster".into(), name.as_str().to_string()))?;
-        let pool = aks.body.get_blocks("default_node_pool").next()?;
-        let value = pool.body.get_attribute(attr)?;
-        Some(self.eval(
-            At {
-                file: *file,
-                expr: &value.value,
-            },
-            &Vec::new(),
-            0,
-        ))
+        Some((*file, aks.body.get_blocks("default_node_pool").next()?))
     }
 
     /// An `azapi_resource`'s ARM body (`body = {…}` or `jsonencode({…})`) and `location`.
