@@ -623,6 +623,48 @@ pub fn read_named(path: &Path, boundary: &Boundary, limit: u64) -> Result<Vec<u8
     read_regular(&real, Seen::Unknown, boundary, limit)
 }
 
+/// Most bytes of a file [`scan_regular`] looks through: eight times the default size
+/// limit. A file larger than the size limit is not read as text, but a script or template
+/// that may define computes is still reported (not dropped); past this, a file is data,
+/// and only its first bytes are looked at.
+pub const MAX_SCAN: u64 = 64 * 1024 * 1024;
+
+/// Whether any of `needles` (non-empty, shorter than a chunk) occurs in the first
+/// [`MAX_SCAN`] bytes of the regular file at `path` (opened as [`open_regular`] opens it),
+/// read in fixed chunks: memory stays constant whatever the file's size.
+pub fn scan_regular(path: &Path, seen: Seen, boundary: &Boundary, needles: &[&str]) -> Result<bool, Refusal> {
+    const CHUNK: usize = 1 << 20;
+    let (file, _) = open_regular(path, seen, boundary)?;
+    let longest = needles.iter().map(|n| n.len()).max().unwrap_or(0);
+    if longest == 0 || longest >= CHUNK {
+        return Ok(false);
+    }
+    let finders: Vec<memchr::memmem::Finder<'_>> = needles
+        .iter()
+        .filter(|n| !n.is_empty())
+        .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
+        .collect();
+    let mut reader = file.take(MAX_SCAN);
+    // Each chunk is searched with the last `longest - 1` bytes of the one before it in
+    // front, so that a needle across two reads is found.
+    let mut buf = vec![0u8; CHUNK + longest];
+    let mut kept = 0usize;
+    loop {
+        let n = match reader.read(&mut buf[kept..]) {
+            Ok(0) => return Ok(false),
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Refusal::of_io(e)),
+        };
+        let filled = kept + n;
+        if finders.iter().any(|f| f.find(&buf[..filled]).is_some()) {
+            return Ok(true);
+        }
+        kept = filled.min(longest - 1);
+        buf.copy_within(filled - kept..filled, 0);
+    }
+}
+
 /// [`open_regular`] then [`read_open`].
 pub fn read_regular(path: &Path, seen: Seen, boundary: &Boundary, limit: u64) -> Result<Vec<u8>, Refusal> {
     let (file, len) = open_regular(path, seen, boundary)?;
@@ -1733,6 +1775,55 @@ mod tests {
         assert!(check_unopened(&root.join("pipe.yml"), &b, 100).is_err());
         assert!(check_unopened(&root.join("out.yml"), &b, 100).is_err());
         assert!(check_unopened(&root.join("a.yml"), &b, 3).is_err());
+    }
+
+    /// `scan_regular` finds a word anywhere in its first `MAX_SCAN` bytes, across the
+    /// edge of two reads too, and refuses what `read_regular` refuses.
+    #[cfg(unix)]
+    #[test]
+    fn a_large_file_is_searched_in_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let b = Boundary::at(root);
+        let needle = "az ml compute create";
+        let scan = |bytes: &[u8]| {
+            std::fs::write(root.join("big.sh"), bytes).unwrap();
+            scan_regular(&root.join("big.sh"), Seen::Listed, &b, &["nothing here", needle]).unwrap()
+        };
+        let chunk = 1 << 20;
+        for at in [0, chunk - 5, chunk - 1, chunk, 3 * chunk + 7] {
+            let mut bytes = vec![b'#'; 4 * chunk];
+            bytes[at..at + needle.len()].copy_from_slice(needle.as_bytes());
+            assert!(scan(&bytes), "at {at}");
+        }
+        assert!(!scan(&vec![b'#'; 4 * chunk]));
+        // Cut by the last byte: not found.
+        let mut cut = vec![b'#'; 2 * chunk];
+        let end = cut.len();
+        cut[end - needle.len() + 1..].copy_from_slice(&needle.as_bytes()[..needle.len() - 1]);
+        assert!(!scan(&cut));
+        // Past `MAX_SCAN`: not looked at (a sparse file, not written out).
+        let sparse = std::fs::File::create(root.join("big.sh")).unwrap();
+        sparse.set_len(MAX_SCAN + 10).unwrap();
+        drop(sparse);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(root.join("big.sh"))
+            .unwrap();
+        std::io::Write::write_all(&mut f, needle.as_bytes()).unwrap();
+        assert!(!scan_regular(&root.join("big.sh"), Seen::Listed, &b, &[needle]).unwrap());
+        mkfifo(&root.join("pipe.sh"));
+        assert!(matches!(
+            scan_regular(&root.join("pipe.sh"), Seen::Unknown, &b, &[needle]),
+            Err(Refusal::Special(_))
+        ));
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("s.sh"), needle).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("s.sh"), root.join("out.sh")).unwrap();
+        assert!(matches!(
+            scan_regular(&root.join("out.sh"), Seen::Unknown, &b, &[needle]),
+            Err(Refusal::Outside { .. })
+        ));
     }
 
     /// A kernel file that never ends reads `EAGAIN` instead of waiting.

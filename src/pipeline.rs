@@ -34,7 +34,7 @@ use crate::baseline::Baseline;
 use crate::checks::{self, DocContext};
 use crate::config::resolve::ConfigFilter;
 use crate::config::{Config, ConfigChoice, ConfigError, Resolver};
-use crate::diagnostic::{Diagnostic, Findings, codes};
+use crate::diagnostic::{Diagnostic, Findings, Severity, codes};
 use crate::discover::{self, Filter as _};
 use crate::facts::computes::{ComputeDef, Synthetic};
 use crate::facts::sources::Files;
@@ -114,6 +114,10 @@ pub struct Prepared {
     /// The comments of the file's own syntax that the definition readers found outside
     /// YAML (a script's, a notebook cell's): suppressions are read there too.
     pub comments: Vec<crate::facts::sources::Comment>,
+    /// AML005 when computes the file may define were not read (a limit of the loader or
+    /// of a definition reader's parser): reported whatever the file is
+    /// ([`unread_definitions`]).
+    pub unread: Option<Box<Diagnostic>>,
 }
 
 /// A compute definition of a file, with the compute document policies check it as (none
@@ -152,6 +156,7 @@ pub fn prepare_with(path: PathBuf, loaded: LoadedFile, explicit: bool, files: &F
             files,
         })
     };
+    let unread = unread_definitions(&path, &loaded, found.unread.as_deref(), files).map(Box::new);
     let definitions = found
         .computes
         .into_iter()
@@ -167,7 +172,49 @@ pub fn prepare_with(path: PathBuf, loaded: LoadedFile, explicit: bool, files: &F
         classes,
         definitions,
         comments: found.comments,
+        unread,
     }
+}
+
+/// AML005 for a file whose compute definitions were not read, so that it is reported
+/// instead of passed over without a word (audit 23, cases 01 and 03): a definition
+/// reader's parser gave up on it (`why`), or the loader refused it past a limit while a
+/// reader that looks for its words would read it (its text holds them; a file too large
+/// to be read as text is searched in chunks on disk, `facts::sources::searched_on_disk`).
+/// A file of data over the size limit is still skipped without a word. A warning: the file
+/// may well be right, amlint's reading of it is what falls short.
+fn unread_definitions(
+    path: &Path,
+    loaded: &LoadedFile,
+    why: Option<&str>,
+    files: &Files,
+) -> Option<Diagnostic> {
+    const HELP: &str = "Until amlint reads them, the references to the computes this file defines are unresolved (AML203) and their sizes and settings go unchecked. Split the file, or declare its computes in the `[inventory]` of amlint.toml.";
+    if let Some(why) = why {
+        return Some(
+            Diagnostic::new(
+                codes::AML005,
+                Span::at(0),
+                format!("the computes this file may define were not read: {why}"),
+            )
+            .with_severity(Severity::Warning)
+            .with_help(HELP),
+        );
+    }
+    let limit = loaded.diagnostics.iter().find(|d| d.code == codes::AML005.code)?;
+    let display = &loaded.source.path;
+    let searched = if loaded.unreadable {
+        crate::facts::sources::searched_on_disk(display, path, files)
+    } else {
+        crate::facts::sources::searched_by_words(display, loaded.source.text.as_bytes())
+    };
+    searched.then(|| {
+        let mut d = limit.clone();
+        d.message = format!("{}, and the computes it may define with it", d.message);
+        d.with_severity(Severity::Warning).with_help(format!(
+            "{HELP} A file over the size limit is read with `amlint check --max-file-size BYTES`."
+        ))
+    })
 }
 
 /// Indexes what the prepared files define (computes, endpoints, models).
@@ -1707,6 +1754,7 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
         classes,
         definitions,
         comments: _,
+        unread,
     } = prepared;
     let azure = classes.iter().any(Classification::is_checked);
     let mut computes = crate::results::ComputeFacts {
@@ -1717,7 +1765,7 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
     // checked for its definitions only.
     let defines = definitions.iter().any(|d| d.def.outside_yaml());
     if !azure && !defines {
-        return unchecked(loaded, classes, *explicit, computes);
+        return unchecked(loaded, classes, *explicit, computes, unread.as_deref());
     }
 
     let mut findings = if azure {
@@ -1739,6 +1787,10 @@ pub fn check_prepared(prepared: &Prepared, base: &FactBase, limits: &Limits) -> 
     attach_to_documents(&mut diagnostics, loaded, classes);
     if defines {
         diagnostics.extend(check_definitions(prepared, base, limits, &mut always_on));
+    }
+    // An Azure ML file's own load failures are already among its findings.
+    diagnostics.extend(unread.as_deref().filter(|_| !azure).cloned());
+    if defines || unread.is_some() {
         diagnostics = sorted(diagnostics);
     }
 
@@ -1768,22 +1820,35 @@ fn unchecked(
     classes: &[Classification],
     explicit: bool,
     computes: crate::results::ComputeFacts,
+    unread: Option<&Diagnostic>,
 ) -> FileReport {
-    let failures: Vec<Diagnostic> = loaded
+    let mut failures: Vec<Diagnostic> = loaded
         .diagnostics
         .iter()
         .filter(|d| is_load_failure(d))
         .cloned()
         .collect();
     // Only a failure to load is reported: without one, the classification by name of
-    // `report_unclassified`, costly for every skipped file, is not needed.
-    let report = !failures.is_empty() && report_unclassified(loaded, explicit);
+    // `report_unclassified`, costly for every skipped file, is not needed. Computes not
+    // read are reported whatever the file is, unless the failure they amend already is.
+    let reported = !failures.is_empty() && report_unclassified(loaded, explicit);
+    if !reported {
+        failures.clear();
+    }
+    if let Some(unread) = unread
+        && !failures
+            .iter()
+            .any(|d| d.code == unread.code && d.span == unread.span)
+    {
+        failures.push(unread.clone());
+    }
+    let report = !failures.is_empty();
     FileReport {
         source: loaded.source.clone(),
         checked: report,
         kinds: kind_ids(classes),
         classes: classes.to_vec(),
-        diagnostics: if report { sorted(failures) } else { Vec::new() },
+        diagnostics: sorted(failures),
         suppressed: Vec::new(),
         omitted: Vec::new(),
         computes,
@@ -2152,6 +2217,7 @@ mod tests {
                 def: Arc::new(def.clone()),
             }],
             comments: Vec::new(),
+            unread: None,
         };
         let base = FactBase {
             today: "2026-11-25".into(),

@@ -161,7 +161,7 @@ fn file_line(file: &FileReport) -> Line {
             // format, or a file a definition reader looks into (`pipeline::report_unclassified`).
             let text = if d.code == "AML004" || d.code == "AML005" {
                 format!(
-                    "reported: it could not be read, and it may be an Azure ML configuration or define computes ({}: {})",
+                    "reported: it could not be read in full, and it may be an Azure ML configuration or define computes ({}: {})",
                     d.code, d.message
                 )
             } else {

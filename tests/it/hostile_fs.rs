@@ -525,6 +525,123 @@ fn a_walked_definition_file_that_is_not_utf8_is_reported() {
     assert!(!stdout.contains("notes.sh"), "{stdout}");
 }
 
+/// Audit 23, case 03: a walked script over the size limit that runs `az ml compute
+/// create` was skipped like data, and its computes lost without a word; it is reported
+/// (AML005, a warning: the file may be right, amlint's reading falls short), its words
+/// found on disk past the first read. A walked file as large that no definition reader
+/// would read (no such words) is data and stays skipped; a file named explicitly keeps
+/// its error.
+#[test]
+fn a_walked_definition_file_over_the_size_limit_is_reported() {
+    let c = case();
+    let create = "az ml compute create -n gpu --type amlcompute --size Standard_NC6\n";
+    c.write("deploy.sh", &format!("{}{create}", "# padding\n".repeat(1_000)));
+    c.write("notes.sh", &"echo hello\n".repeat(1_000));
+    let run = |args: &[&str]| {
+        let out = c
+            .amlint()
+            .args([
+                "check",
+                "--no-config",
+                "--format",
+                "concise",
+                "--max-file-size",
+                "4096",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, stdout) = run(&["."]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains(
+            "deploy.sh:1:1: AML005 [warning] the file is 9.8 KiB, larger than the 4.0 KiB limit; it was not read, and the computes it may define with it"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("notes.sh"), "{stdout}");
+    let (code, stdout) = run(&["deploy.sh"]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("deploy.sh:1:1: AML005 [error]"), "{stdout}");
+    assert_eq!(stdout.matches("AML005").count(), 1, "{stdout}");
+}
+
+/// Audit 23, case 01: a definition file beyond what its reader parses (a Terraform,
+/// Bicep or Python file of more than 250,000 tokens, a notebook of more than 250,000
+/// JSON values) was skipped as "not an Azure ML configuration", its computes lost without
+/// a word; each is reported, saying which limit. Files as large that name no compute
+/// stay silent.
+#[test]
+fn a_definition_file_beyond_its_readers_limits_is_reported() {
+    let c = case();
+    let tf = r#"resource "azurerm_machine_learning_compute_cluster" "gpu" {
+  name    = "gpu-cluster"
+  vm_size = "Standard_NC6"
+}
+"#;
+    c.write(
+        "main.tf",
+        &format!("{tf}locals {{\n  x = [{}]\n}}\n", "1,".repeat(260_000)),
+    );
+    c.write(
+        "data.tf",
+        &format!("locals {{\n  x = [{}]\n}}\n", "1,".repeat(260_000)),
+    );
+    let bicep = "resource c 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {\n  name: 'ws/gpu'\n}\n";
+    c.write(
+        "main.bicep",
+        &format!("{bicep}var x = [\n{}]\n", "1\n".repeat(130_000)),
+    );
+    c.write(
+        "make.py",
+        &format!("AmlCompute(name='gpu')\nx = [{}]\n", "1,".repeat(260_000)),
+    );
+    let outputs = vec!["a"; 260_000];
+    let nb = serde_json::json!({
+        "cells": [
+            {"cell_type": "code", "source": "AmlCompute(name='gpu', size='Standard_NC6')\n",
+             "outputs": [{"output_type": "stream", "name": "stdout", "text": outputs}]}
+        ],
+        "metadata": {"kernelspec": {"language": "python"}}
+    });
+    c.write("train.ipynb", &nb.to_string());
+    let out = c
+        .amlint()
+        .args(["check", "--no-config", "--format", "concise", "."])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    for (file, why) in [
+        (
+            "main.tf",
+            "it has more than 250000 tokens, the most the Terraform reader parses",
+        ),
+        (
+            "main.bicep",
+            "it has more than 250000 tokens, the most the Bicep reader parses",
+        ),
+        (
+            "make.py",
+            "its Python has more than 250000 tokens, the most the Python SDK reader parses",
+        ),
+        (
+            "train.ipynb",
+            "its JSON is beyond a limit of the loader (this file has more than 250000 nodes",
+        ),
+    ] {
+        let line =
+            format!("{file}:1:1: AML005 [warning] the computes this file may define were not read: {why}");
+        assert!(stdout.contains(&line), "{line}\n{stdout}");
+    }
+    assert!(!stdout.contains("data.tf"), "{stdout}");
+}
+
 /// Defect 16: `--write-baseline` renamed over links, pipes and devices, and reset the
 /// file's mode. Only a regular file is replaced, keeping its mode.
 #[test]

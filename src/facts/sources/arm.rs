@@ -198,7 +198,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
                 }
             } else if rtype.eq_ignore_ascii_case(DEPLOYMENT_SCRIPTS) {
                 found.extend(
-                    r.deployment_script(item, scope, &here, input)
+                    r.deployment_script(item, scope, &here, input, &mut out.unread)
                         .into_iter()
                         .map(|mut def| {
                             def.false_condition = def.false_condition.or(false_condition);
@@ -307,13 +307,15 @@ impl Arm<'_> {
     /// The definitions of a `Microsoft.Resources/deploymentScripts` resource's inline
     /// script (`scriptContent`; `kind` `AzureCLI` is bash, `AzurePowerShell` PowerShell),
     /// read as a script file is, each at its exact span in the JSON string, with the
-    /// `environmentVariables` the resource gives the script evaluated in `scope`.
+    /// `environmentVariables` the resource gives the script evaluated in `scope`. A script
+    /// beyond the reader's limits says why in `unread`.
     fn deployment_script(
         &self,
         item: NodeId,
         scope: usize,
         notes: &[String],
         input: &Input<'_>,
+        unread: &mut Option<String>,
     ) -> Vec<ComputeDef> {
         let doc = self.doc;
         let kind = get_ci(doc, item, "kind")
@@ -342,6 +344,10 @@ impl Arm<'_> {
         let mut code = Code::empty();
         append_string(doc, content.value, self.text, &mut code);
         if code.too_large() {
+            *unread = Some(
+                "a deployment script's text maps to more pieces (escapes and strings) than the ARM reader reads"
+                    .to_string(),
+            );
             return Vec::new();
         }
         let env = ScriptEnv {

@@ -42,6 +42,9 @@ const MAX_DEPTH: usize = 24;
 fn read(input: &Input<'_>, out: &mut Definitions) {
     let text = &input.source.text;
     let Some(lx) = lex(text) else {
+        out.unread = Some(format!(
+            "it has more than {MAX_TOKENS} tokens, the most the Bicep reader parses"
+        ));
         return;
     };
     let code: Vec<u32> = lx

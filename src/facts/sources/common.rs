@@ -67,6 +67,10 @@ pub struct Definitions {
     /// The comments around the definitions, for suppressions (readers of files that are
     /// not YAML report them; in YAML, those inside an embedded script).
     pub comments: Vec<Comment>,
+    /// Why a reader that wanted the file did not read its definitions (beyond a limit of
+    /// its parser), as a clause: "it has more than 250,000 tokens". The file is then
+    /// reported (AML005), never passed over without a word.
+    pub unread: Option<String>,
 }
 
 /// A reader of compute definitions.
@@ -173,6 +177,19 @@ impl Files {
                 Some(SourceFile::new(display, text))
             })
             .clone()
+    }
+
+    /// Whether the file at `path`, too large to be read as text, holds one of `needles` in
+    /// its first bytes (`fsio::scan_regular`, read in chunks inside the project); an
+    /// open document's text is searched instead.
+    pub fn scan(&self, path: &Path, needles: &[&str]) -> bool {
+        if let Some(unsaved) = &self.unsaved
+            && let Some(text) = unsaved.0.get(&crate::fsio::normalize(path))
+        {
+            return mentions(text.as_bytes(), needles);
+        }
+        let seen = crate::fsio::Seen::Unknown;
+        crate::fsio::scan_regular(path, seen, self.boundary(), needles).unwrap_or(false)
     }
 
     /// Every file read or looked for so far (normalised): what the definitions read from

@@ -133,29 +133,40 @@ impl Code {
 }
 
 /// The code cells of a notebook joined in order (each ends with a newline), mapped to the
-/// JSON strings they come from; `None` for a file that is not a notebook, or whose kernel's
-/// language is not `language` (when given and the notebook names one).
-pub fn code_cells(text: &str, display: &str, language: Option<&str>) -> Option<Code> {
+/// JSON strings they come from (`Err`: why they were not read, as [`cells_of`] says);
+/// `None` for a file that is not a notebook, or whose kernel's language is not `language`
+/// (when given and the notebook names one).
+pub fn code_cells(text: &str, display: &str, language: Option<&str>) -> Option<Result<Code, String>> {
     let [code] = cells_of(text, display, language, ["code"])?;
-    code
+    Some(code)
 }
 
 /// The cells of each of `types` (`code`, `markdown`) of a notebook, each type's joined in
 /// order (each cell ends with a newline) and mapped as [`code_cells`] maps code, from one
-/// parse of the file; a type whose cells map to more than [`MAX_SEGMENTS`] pieces is
-/// `None`. `None`: not a notebook, or its kernel's language is not `language`.
+/// parse of the file. A type is `Err` with why, as a clause, when it is not read: its
+/// cells map to more than [`MAX_SEGMENTS`] pieces, or the notebook's JSON is beyond a
+/// limit of the loader (then every type is). `None`: not a notebook (or not JSON), or its
+/// kernel's language is not `language`.
 pub fn cells_of<const N: usize>(
     text: &str,
     display: &str,
     language: Option<&str>,
     types: [&str; N],
-) -> Option<[Option<Code>; N]> {
+) -> Option<[Result<Code, String>; N]> {
     let loaded = crate::load::parse_text(
         display,
         text.to_string(),
         crate::load::Format::Json,
         &Default::default(),
     );
+    if let Some(limit) = loaded
+        .diagnostics
+        .iter()
+        .find(|d| d.code == crate::diagnostic::codes::AML005.code)
+    {
+        let why = format!("its JSON is beyond a limit of the loader ({})", limit.message);
+        return Some(std::array::from_fn(|_| Err(why.clone())));
+    }
     let doc = loaded.documents.first()?;
     let root = doc.root.filter(|r| matches!(doc.value(*r), Value::Map(_)))?;
     let lang = doc
@@ -183,8 +194,8 @@ pub fn cells_of<const N: usize>(
             }
         }
     }
-    let mut out: [Option<Code>; N] = std::array::from_fn(|_| {
-        Some(Code {
+    let mut out: [Result<Code, String>; N] = std::array::from_fn(|_| {
+        Ok(Code {
             text: String::new(),
             cells: Vec::new(),
             segments: Vec::new(),
@@ -195,7 +206,7 @@ pub fn cells_of<const N: usize>(
             Value::Str(s) => types.iter().position(|w| **w == **s),
             _ => None,
         });
-        let Some(code) = of_type.and_then(|k| out[k].as_mut()) else {
+        let Some(code) = of_type.and_then(|k| out[k].as_mut().ok()) else {
             continue;
         };
         let Some(src) = doc.get(cell, "source").or_else(|| doc.get(cell, "input")) else {
@@ -217,7 +228,10 @@ pub fn cells_of<const N: usize>(
         if code.too_large()
             && let Some(k) = of_type
         {
-            out[k] = None;
+            out[k] = Err(format!(
+                "its {} cells map to more than {MAX_SEGMENTS} pieces (escapes and strings), the most a notebook reader reads",
+                types[k]
+            ));
         }
     }
     Some(out)
@@ -294,7 +308,7 @@ mod tests {
  {"cell_type": "code", "source": ["a = \"\u00e9\"\n", "b = 'x'"]},
  {"cell_type": "code", "source": "c = 2\n"}
 ], "metadata": {"kernelspec": {"language": "python"}}}"#;
-        let code = code_cells(nb, "n.ipynb", Some("python")).unwrap();
+        let code = code_cells(nb, "n.ipynb", Some("python")).unwrap().unwrap();
         assert_eq!(code.text, "a = \"\u{e9}\"\nb = 'x'\nc = 2\n");
         assert_eq!(code.cells, vec![0, 17]);
         let at = |s: &str| code.text.find(s).unwrap();
@@ -307,13 +321,13 @@ mod tests {
         assert!(code_cells(nb, "n.ipynb", Some("r")).is_none());
         // A run of equal escapes is one segment, yet each maps to its own place.
         let run = r#"{"cells": [{"cell_type": "code", "source": "x = '\u0041\u0042\u0043'"}]}"#;
-        let code = code_cells(run, "r.ipynb", None).unwrap();
+        let code = code_cells(run, "r.ipynb", None).unwrap().unwrap();
         assert_eq!(code.text, "x = 'ABC'\n");
         assert_eq!(code.segments.len(), 4, "{:?}", code.segments);
         assert_eq!(&run[code.span(6, 7).range()], "\\u0042");
         assert_eq!(&run[code.span(5, 8).range()], "\\u0041\\u0042\\u0043");
         assert!(code_cells("[1, 2]", "n.ipynb", None).is_none());
-        assert!(code_cells("{}", "n.ipynb", None).is_some_and(|c| c.text.is_empty()));
+        assert!(code_cells("{}", "n.ipynb", None).is_some_and(|c| c.is_ok_and(|c| c.text.is_empty())));
         assert!(code_cells("not json", "n.ipynb", None).is_none());
     }
 }

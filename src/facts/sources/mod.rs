@@ -61,6 +61,17 @@ pub fn searched_by_words(display: &str, text: &[u8]) -> bool {
         .any(|r| !r.needles.is_empty() && reads(r, &name, text))
 }
 
+/// Whether a reader that looks for its words would read the file `display` at `path`,
+/// which is too large to be read as text: one that wants its name finds its words in the
+/// file's first bytes ([`Files::scan`]). Such a file is reported, not skipped: the
+/// computes it may define would be lost without a word (audit 23, case 03).
+pub fn searched_on_disk(display: &str, path: &std::path::Path, files: &Files) -> bool {
+    let name = file_name(display);
+    READERS
+        .iter()
+        .any(|r| !r.needles.is_empty() && (r.wants)(&name) && files.scan(path, r.needles))
+}
+
 /// Whether `reader` reads a file named `name` (lower case) of text `text`: it wants the
 /// name, and the text holds one of its words.
 fn reads(reader: &Reader, name: &str, text: &[u8]) -> bool {

@@ -188,13 +188,19 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         return;
     };
     // Commands written in Markdown cells, as documentation writes them.
-    if let Some(md) = md
-        && memchr::memmem::find(md.text.as_bytes(), b"ml compute").is_some()
-    {
-        super::docs::read_notebook_markdown(input, &md, out);
+    match md {
+        Ok(md) if memchr::memmem::find(md.text.as_bytes(), b"ml compute").is_some() => {
+            super::docs::read_notebook_markdown(input, &md, out);
+        }
+        Ok(_) => {}
+        Err(why) => out.unread = Some(why),
     }
-    let Some(code) = code else {
-        return;
+    let code = match code {
+        Ok(code) => code,
+        Err(why) => {
+            out.unread = Some(why);
+            return;
+        }
     };
     if memchr::memmem::find(code.text.as_bytes(), b"ml compute").is_none() {
         return;

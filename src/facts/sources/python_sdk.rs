@@ -42,9 +42,21 @@ pub const READER: Reader = Reader {
 /// create, and its calls of helpers that create one (`helpers`).
 fn read(input: &Input<'_>, out: &mut Definitions) {
     let text = input.source.text.as_str();
+    // A file that names no compute class may still create one by calling a helper that
+    // does (`get_compute(ws, "cpu-cluster", "Standard_DS3_v2")`): it is parsed only if a
+    // module it imports is such a helper in the project (`helpers`). One that names a
+    // class and is beyond the parser's limits is reported (`Definitions::unread`).
+    let defines = mentions(text.as_bytes(), CLASS_NEEDLES);
     let code = if input.file_name().ends_with(".ipynb") {
-        let Some(mut code) = ipynb::code_cells(text, &input.source.path, Some("python")) else {
-            return;
+        let mut code = match ipynb::code_cells(text, &input.source.path, Some("python")) {
+            None => return,
+            Some(Err(why)) => {
+                if defines {
+                    out.unread = Some(why);
+                }
+                return;
+            }
+            Some(Ok(code)) => code,
         };
         for i in 0..code.cells.len() {
             let end = code.cells.get(i + 1).copied().unwrap_or(code.text.len());
@@ -54,11 +66,13 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     } else {
         Code::plain(text)
     };
-    // A file that names no compute class may still create one by calling a helper that
-    // does (`get_compute(ws, "cpu-cluster", "Standard_DS3_v2")`): it is parsed only if a
-    // module it imports is such a helper in the project (`helpers`).
-    let defines = mentions(text.as_bytes(), CLASS_NEEDLES);
-    if !affordable(&code.text) || (!defines && !helpers::imports_a_helper(&code.text, input)) {
+    if let Err(why) = affordable(&code.text) {
+        if defines {
+            out.unread = Some(why);
+        }
+        return;
+    }
+    if !defines && !helpers::imports_a_helper(&code.text, input) {
         return;
     }
     let Some(tree) = module::parse(&code) else {

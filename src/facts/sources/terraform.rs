@@ -107,6 +107,10 @@ const MAX_TOKENS: usize = 250_000;
 const MAX_EVAL: usize = 24;
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
+    if let Err(why) = affordable(input.source.text.trim_start_matches('\u{feff}')) {
+        out.unread = Some(why);
+        return;
+    }
     out.comments.extend(comments(input.source));
     let dir = input.path.parent().unwrap_or(Path::new(""));
     let mut walk = Walk {
@@ -319,15 +323,16 @@ fn parse(text: &str) -> Option<Body> {
         Some(rest) => (3, rest),
         None => (0, text),
     };
-    if !affordable(body) || offset != 0 {
+    if affordable(body).is_err() || offset != 0 {
         // A byte-order mark would shift every span: such a file is not read.
         return None;
     }
     hcl_edit::parser::parse_body(body).ok()
 }
 
-/// Whether `hcl-edit` may parse `text` within the stack and memory the scan allows.
-fn affordable(text: &str) -> bool {
+/// Whether `hcl-edit` may parse `text` within the stack and memory the scan allows; if
+/// not, why (as a clause).
+fn affordable(text: &str) -> Result<(), String> {
     let mut depth = 0usize;
     let mut tokens = 0usize;
     for &c in text.as_bytes() {
@@ -336,7 +341,9 @@ fn affordable(text: &str) -> bool {
                 depth += 1;
                 tokens += 1;
                 if depth > MAX_DEPTH {
-                    return false;
+                    return Err(format!(
+                        "it nests brackets deeper than {MAX_DEPTH} levels, the most the Terraform reader parses"
+                    ));
                 }
             }
             b'}' | b']' | b')' => {
@@ -347,10 +354,12 @@ fn affordable(text: &str) -> bool {
             _ => {}
         }
         if tokens > MAX_TOKENS {
-            return false;
+            return Err(format!(
+                "it has more than {MAX_TOKENS} tokens, the most the Terraform reader parses"
+            ));
         }
     }
-    true
+    Ok(())
 }
 
 fn span(r: Option<Range<usize>>) -> Option<Span> {

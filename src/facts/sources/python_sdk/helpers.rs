@@ -46,7 +46,7 @@ fn templates_of(files: &Files, path: &Path, display: &str) -> Arc<Vec<Template>>
             return Vec::new();
         };
         let text = source.text.as_str();
-        if !mentions(text.as_bytes(), CLASS_NEEDLES) || !affordable(text) {
+        if !mentions(text.as_bytes(), CLASS_NEEDLES) || affordable(text).is_err() {
             return Vec::new();
         }
         let code = Code::plain(text);

@@ -185,8 +185,9 @@ pub(super) fn parse(code: &Code) -> Option<tree_sitter::Tree> {
     parser.parse(&code.text, None)
 }
 
-/// Whether tree-sitter may parse `text` within the memory the scan allows.
-pub(super) fn affordable(text: &str) -> bool {
+/// Whether tree-sitter may parse `text` within the memory the scan allows; if not, why
+/// (as a clause).
+pub(super) fn affordable(text: &str) -> Result<(), String> {
     let mut tokens = 0usize;
     let mut word = false;
     for &c in text.as_bytes() {
@@ -199,10 +200,12 @@ pub(super) fn affordable(text: &str) -> bool {
         }
         word = w;
         if tokens > MAX_TOKENS {
-            return false;
+            return Err(format!(
+                "its Python has more than {MAX_TOKENS} tokens, the most the Python SDK reader parses"
+            ));
         }
     }
-    true
+    Ok(())
 }
 
 /// Blanks (with spaces: offsets stay) what is not Python in the cell starting at `from`:
