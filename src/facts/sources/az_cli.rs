@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 
 use super::common::{Files, Input};
 use super::cwd::{Cwd, Track};
-use super::shell::{Dialect, Keep, RUNS_NEXT, Script, ShellCommand, VarScope, Word, WordPart};
+use super::shell::{
+    ARGS, ARRAY, ARRAY_VALUE, Dialect, Keep, LexOptions, MAX_WORDS, Map, RUNS_NEXT, Script, ShellCommand,
+    VarScope, Word, WordPart,
+};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
 
@@ -117,6 +120,9 @@ struct Assign {
     /// Written in a file the script sources: its parts' spans are that file's, so none
     /// of them is a literal of the script.
     foreign: bool,
+    /// A literal array: bash's `(...)` of `NAME=(...)`, or where PowerShell's `(...)` of
+    /// `$Name = @(...)` opens (an empty span: the tokenizer reads it as a block).
+    array: Option<Span>,
 }
 
 /// A `source`/`.` command of a script ([`Vars::scan_sourcing`]).
@@ -157,6 +163,10 @@ pub struct Vars {
     cut: Option<u32>,
     /// The script's `source` commands, in order.
     sources: Vec<Sourced>,
+    /// The elements of the literal arrays read, by where each is written (each read once).
+    arrays: std::cell::RefCell<std::collections::HashMap<u32, Result<Vec<Word>, String>>>,
+    /// Words the script's expansions have given so far ([`MAX_EXPANDED`] at most).
+    expanded: std::cell::Cell<usize>,
 }
 
 /// At most this many assignments under conditions are weighed for one use; more make the
@@ -254,12 +264,14 @@ impl Vars {
                 Dialect::Cmd => cmd_assignment(c).into_iter().collect(),
             };
             for (name, value) in found {
+                let array = array_of(c, &value, dialect);
                 assigns.push(Assign {
                     name,
                     at: c.span.start,
                     conditional: c.conditional(),
                     value,
                     foreign: false,
+                    array,
                 });
             }
         }
@@ -283,6 +295,8 @@ impl Vars {
             memo: Default::default(),
             cut,
             sources,
+            arrays: Default::default(),
+            expanded: Default::default(),
         }
     }
 }
@@ -312,6 +326,58 @@ impl Vars {
                 Some(parts.first()?.span().cover(parts.last()?.span()))
             }
             _ => None,
+        }
+    }
+}
+
+/// Where the literal array an assignment gives is written: bash's `NAME=(...)` (the value
+/// is that one part), PowerShell's `$Name = @(...)` (the command ends at `@`, where the
+/// `(` opens).
+fn array_of(c: &ShellCommand, value: &Result<Vec<WordPart>, String>, dialect: Dialect) -> Option<Span> {
+    match dialect {
+        Dialect::Bash => match value.as_ref().ok()?.as_slice() {
+            [WordPart::Dynamic { span, why }] if *why == ARRAY_VALUE => Some(*span),
+            _ => None,
+        },
+        Dialect::PowerShell => match c.words.as_slice() {
+            [_, eq, at] if eq.literal().as_deref() == Some("=") && at.literal().as_deref() == Some("@") => {
+                Some(Span::new(at.span.end, at.span.end))
+            }
+            _ => None,
+        },
+        Dialect::Cmd => None,
+    }
+}
+
+impl Vars {
+    /// Where the literal array the last assignment of `name` before `at` gives it is
+    /// written ([`Assign::array`]), or why its elements are not known.
+    fn array(&self, name: &str, at: u32) -> Result<Span, String> {
+        if self.cut.is_some_and(|cut| cut < at) {
+            return Err(format!(
+                "`{name}` may be set among more variables than are read before this"
+            ));
+        }
+        let key = if self.fold_case {
+            name.to_ascii_lowercase()
+        } else {
+            name.to_string()
+        };
+        let last = self
+            .by_name
+            .get(&key)
+            .and_then(|all| all.iter().rev().find(|&&i| self.assigns[i].at < at))
+            .map(|&i| &self.assigns[i]);
+        let Some(a) = last else {
+            return Err(format!("`{name}` is not set in this file"));
+        };
+        if a.conditional {
+            return Err(format!("`{name}` is set under a condition"));
+        }
+        match (&a.value, a.array) {
+            (_, Some(span)) if !a.foreign => Ok(span),
+            (Err(why), _) => Err(format!("`{name}` is set where {why}")),
+            _ => Err(format!("`{name}` is not a literal array")),
         }
     }
 }
@@ -392,6 +458,7 @@ impl Vars {
                         conditional: *conditional || c.conditional(),
                         value: value.clone(),
                         foreign: true,
+                        array: None,
                     });
                     assigns.splice(at..at, taken.collect::<Vec<_>>());
                     match cut {
@@ -520,10 +587,22 @@ fn bash_assignments(c: &ShellCommand) -> Vec<Assigned> {
             }
         }
         _ => {
-            let all: Option<Vec<(String, Vec<WordPart>)>> = c.words.iter().map(split_assignment).collect();
+            let all: Option<Vec<Assigned>> = c
+                .words
+                .iter()
+                .map(|w| match split_assignment(w) {
+                    Some((name, parts)) => Some((name, Ok(parts))),
+                    // `NAME+=value`, `NAME+=(...)`: appended to, not known.
+                    None => split_at_equals(w)
+                        .and_then(|(name, _)| {
+                            name.strip_suffix('+').filter(|n| is_ident(n)).map(str::to_string)
+                        })
+                        .map(|name| (name, Err("it is appended to".to_string()))),
+                })
+                .collect();
             // `NAME=value cmd` sets NAME for that command only.
             if let Some(all) = all {
-                out.extend(all.into_iter().map(|(name, parts)| (name, Ok(parts))));
+                out.extend(all);
             }
         }
     }
@@ -1193,25 +1272,35 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
         name: None,
         fields: Vec::new(),
         file: None,
+        open: None,
     };
     if let Some(t) = v1_type_word {
         options.v1_type(t);
     }
-    options.read(rest, v1_type_word.is_some());
+    let v1 = v1_type_word.is_some();
+    options.read(&expand(rest, cx, dialect, c.span.start), v1);
     let mut notes: Vec<String> = cx.note.iter().cloned().collect();
+    if let Some((why, at)) = options.open.clone() {
+        options.unknown_options(&why, at, v1);
+        notes.push(format!(
+            "{why}: what the command does not set explicitly is not known"
+        ));
+    }
     // An `if`'s condition runs whatever it gives: the block it opens does not count.
     let blocks = c.depth.saturating_sub(u32::from(condition));
     if blocks > 0 || c.chained {
         notes.push("the command runs under a condition".into());
     }
     let (from_file, inherited_name) = options.with_file(&mut notes);
-    let name = options.name.or(inherited_name).unwrap_or_else(|| {
-        Setting::dynamic(
+    let open = options.open.take();
+    let name = options.name.or(inherited_name).unwrap_or_else(|| match open {
+        Some((why, at)) => Setting::dynamic(cx.input.source.slice(at).to_string(), why, at, None),
+        None => Setting::dynamic(
             String::new(),
             "the command gives no `--name`",
             c.words[az].span,
             None,
-        )
+        ),
     });
     let mut def = ComputeDef::new(
         SourceKind::AzCli,
@@ -1261,6 +1350,9 @@ struct Options<'c, 'a> {
     /// `--file`'s value, its option, and where it is looked for when not from where the
     /// command runs (a path from the script's own directory).
     file: Option<(Setting, Span, Option<Cwd>)>,
+    /// The first expansion not known that may add any options, where an option is
+    /// expected: why, and where it is.
+    open: Option<(String, Span)>,
 }
 
 impl Options<'_, '_> {
@@ -1287,13 +1379,21 @@ impl Options<'_, '_> {
         self.fields.push(("type".into(), s));
     }
 
-    /// The options among `rest`, each with its value (the next word, or after `=` in the
-    /// same word); other words are passed over.
-    fn read(&mut self, rest: &[Word], v1: bool) {
+    /// The options among `args`, each with its value (the next word, or after `=` in the
+    /// same word); other words are passed over, but the first expansion not known where an
+    /// option is expected is kept ([`Options::open`]).
+    fn read(&mut self, args: &Args, v1: bool) {
+        let rest = &args.words;
         let mut i = 0;
         while i < rest.len() {
             let w = &rest[i];
             i += 1;
+            if let Some(why) = &args.open[i - 1] {
+                if self.open.is_none() {
+                    self.open = Some((why.clone(), w.span));
+                }
+                continue;
+            }
             let Some(text) = w.literal().filter(|t| t.starts_with('-')) else {
                 continue;
             };
@@ -1370,6 +1470,20 @@ impl Options<'_, '_> {
         (setting, key, Some(Cwd::ScriptDir(PathBuf::new())))
     }
 
+    /// An expansion not known may give any option (`why`, at `at`): every setting an option
+    /// or `--set` gives that the command does not set explicitly is not known, so that no
+    /// rule takes it for absent.
+    fn unknown_options(&mut self, why: &str, at: Span, v1: bool) {
+        let written = self.cx.input.source.slice(at).to_string();
+        let also: &[&str] = if v1 { &[] } else { SET_ALSO };
+        for path in crate::facts::computes::FIELDS.iter().chain(also) {
+            if !self.fields.iter().any(|(p, _)| p == path) {
+                let s = Setting::dynamic(written.clone(), why, at, None);
+                self.fields.push((path.to_string(), s));
+            }
+        }
+    }
+
     fn set_field(&mut self, path: String, s: Setting) {
         self.fields.retain(|(p, _)| *p != path);
         self.fields.push((path, s));
@@ -1429,6 +1543,353 @@ impl Options<'_, '_> {
             None => (None, None),
         }
     }
+}
+
+/// Words one expansion yields at most (a value is at most [`MAX_VALUE`] bytes; an array's
+/// text at most [`MAX_ARRAY_TEXT`]); what a longer one adds is not known.
+const MAX_SPLIT: usize = 256;
+
+/// A literal array's text read at most, in bytes.
+const MAX_ARRAY_TEXT: usize = 4096;
+
+/// Words the expansions of one script give at most (each array is read once): beyond,
+/// what an expansion gives is not known, so that input cannot multiply the work.
+const MAX_EXPANDED: usize = 100_000;
+
+/// A command's words after `az ml compute create|attach` as the program gets them: an
+/// unquoted expansion split, an array's elements.
+struct Args {
+    words: Vec<Word>,
+    /// For each word, when it is an expansion not known that may give any number of
+    /// arguments (options among them): why.
+    open: Vec<Option<String>>,
+}
+
+/// What one word gives the program.
+enum Expansion {
+    /// Itself.
+    Same,
+    /// These words, each placed where the expansion is written.
+    Words(Vec<Word>),
+    /// Any number of words not known: why.
+    Open(String),
+}
+
+/// The words `rest` give the program (at most [`MAX_WORDS`] more than `rest` holds):
+/// bash's (and cmd's, make's) unquoted expansion of a known value, split on blanks as
+/// bash's default IFS does; bash's `"${NAME[@]}"` and PowerShell's `@Name` splat (or
+/// `$Name`) of a literal array, its elements; an unknown unquoted expansion, `"$@"`, an
+/// unquoted `$(...)`, an unknown array: open ([`Args::open`]). A quoted `"$VAR"` stays
+/// one word.
+fn expand(rest: &[Word], cx: &Ctx<'_>, dialect: Dialect, at: u32) -> Args {
+    let mut args = Args {
+        words: Vec::with_capacity(rest.len()),
+        open: Vec::with_capacity(rest.len()),
+    };
+    let expanded = &cx.eval.vars.expanded;
+    for w in rest {
+        let e = if expanded.get() < MAX_EXPANDED {
+            expansion(w, cx, dialect, at, true)
+        } else if w.literal().is_none_or(|l| l.starts_with('@')) {
+            // No more: a word that may expand is not known.
+            Expansion::Open(format!(
+                "`{}` may add options: more words than are read",
+                cx.input.source.slice(w.span)
+            ))
+        } else {
+            Expansion::Same
+        };
+        let e = match e {
+            Expansion::Words(ws)
+                if args.words.len() + ws.len() > rest.len() + MAX_WORDS
+                    || expanded.get() + ws.len() > MAX_EXPANDED =>
+            {
+                Expansion::Open(format!(
+                    "`{}` may add options: more words than are read",
+                    cx.input.source.slice(w.span)
+                ))
+            }
+            Expansion::Words(ws) => {
+                expanded.set(expanded.get() + ws.len());
+                Expansion::Words(ws)
+            }
+            e => e,
+        };
+        match e {
+            Expansion::Same => {
+                args.words.push(w.clone());
+                args.open.push(None);
+            }
+            Expansion::Words(ws) => {
+                args.open.extend(ws.iter().map(|_| None));
+                args.words.extend(ws);
+            }
+            Expansion::Open(why) => {
+                args.words.push(w.clone());
+                args.open.push(Some(why));
+            }
+        }
+    }
+    args
+}
+
+/// What the word `w` of a command starting at `at` gives the program; `arrays`: an array's
+/// expansion is read (not inside an array's elements).
+fn expansion(w: &Word, cx: &Ctx<'_>, dialect: Dialect, at: u32, arrays: bool) -> Expansion {
+    let written = || cx.input.source.slice(w.span).to_string();
+    let open = |why: String| Expansion::Open(format!("`{}` may add options: {why}", written()));
+    match (dialect, w.parts.as_slice()) {
+        (Dialect::Bash | Dialect::Cmd, [WordPart::Var { span, .. }]) if *span == w.span => {
+            match cx.eval.word(w, at).value {
+                Ok(text) => split(&text, w, written),
+                Err(why) => open(format!("its value is not known; {why}")),
+            }
+        }
+        (
+            Dialect::PowerShell,
+            [
+                WordPart::Var {
+                    name, span, scope, ..
+                },
+            ],
+        ) if arrays && *span == w.span && *scope != VarScope::Env => {
+            // A string is one argument; an array's elements are each one.
+            match cx.eval.vars.array(name, at) {
+                Ok(array) => elements(array, w, cx, dialect, at).unwrap_or_else(open),
+                Err(_) => Expansion::Same,
+            }
+        }
+        (Dialect::PowerShell, [WordPart::Lit { text, .. }])
+            if arrays && w.span == w.inner_span() && text.starts_with('@') && is_ident(&text[1..]) =>
+        {
+            match cx.eval.vars.array(&text[1..], at) {
+                Ok(array) => elements(array, w, cx, dialect, at).unwrap_or_else(open),
+                Err(why) => open(format!("its elements are not known; {why}")),
+            }
+        }
+        (Dialect::Bash, [WordPart::Dynamic { span, why }]) if *why == ARRAY => {
+            let text = cx.input.source.slice(*span);
+            let name = text
+                .strip_prefix("${")
+                .and_then(|t| t.strip_suffix("[@]}").or(t.strip_suffix("[*]}")))
+                .filter(|n| is_ident(n));
+            let quoted_star = text.ends_with("[*]}") && *span != w.span;
+            match name {
+                _ if quoted_star => Expansion::Same,
+                Some(name) if arrays => match cx.eval.vars.array(name, at) {
+                    Ok(array) => elements(array, w, cx, dialect, at).unwrap_or_else(open),
+                    Err(why) => open(format!("its elements are not known; {why}")),
+                },
+                _ => open("its elements are not known".into()),
+            }
+        }
+        (Dialect::Bash, [WordPart::Dynamic { why, .. }]) if *why == ARGS => open(format!("it is {ARGS}")),
+        (Dialect::Bash, [WordPart::Dynamic { span, why }])
+            if *span == w.span && *why == "the output of a command" =>
+        {
+            open(format!("it is {why}, split into words"))
+        }
+        _ => Expansion::Same,
+    }
+}
+
+/// The words a known value `text` of the word `w` splits into (blanks, as bash's default
+/// IFS): itself when it is one word as it is.
+fn split(text: &str, w: &Word, written: impl Fn() -> String) -> Expansion {
+    let blank = |c: char| matches!(c, ' ' | '\t' | '\n');
+    if !text.is_empty() && !text.contains(blank) {
+        return Expansion::Same;
+    }
+    let pieces: Vec<&str> = text
+        .split(blank)
+        .filter(|p| !p.is_empty())
+        .take(MAX_SPLIT + 1)
+        .collect();
+    if pieces.len() > MAX_SPLIT {
+        return Expansion::Open(format!(
+            "`{}` may add options: its value splits into more than {MAX_SPLIT} words",
+            written()
+        ));
+    }
+    Expansion::Words(pieces.into_iter().map(|p| placed(p, w.span)).collect())
+}
+
+/// A word of the literal text `text` placed at `span` (what an expansion written there
+/// gives).
+fn placed(text: &str, span: Span) -> Word {
+    Word {
+        parts: vec![WordPart::Lit {
+            text: text.to_string(),
+            span,
+            exact: false,
+        }],
+        span,
+    }
+}
+
+/// The elements of the literal array at `array` ([`Assign::array`]) expanded by the word
+/// `w`, each an argument (bash's unquoted expansions among them split), or why they are
+/// not read.
+fn elements(array: Span, w: &Word, cx: &Ctx<'_>, dialect: Dialect, at: u32) -> Result<Expansion, String> {
+    let memo = &cx.eval.vars.arrays;
+    let known = memo.borrow().get(&array.start).cloned();
+    let words = match known {
+        Some(words) => words?,
+        None => {
+            let read = array_words(array, cx, dialect);
+            memo.borrow_mut().insert(array.start, read.clone());
+            read?
+        }
+    };
+    let mut out = Vec::with_capacity(words.len());
+    for e in words {
+        match expansion(&e, cx, dialect, at, false) {
+            // A literal element is placed where the array is expanded, as a split value's
+            // words are.
+            Expansion::Same => out.push(match e.literal() {
+                Some(text) => placed(&text, w.span),
+                None => e,
+            }),
+            Expansion::Words(ws) => {
+                out.extend(ws.iter().filter_map(Word::literal).map(|t| placed(&t, w.span)))
+            }
+            Expansion::Open(why) => return Err(why),
+        }
+        if out.len() > MAX_SPLIT {
+            return Err(format!("its array has more than {MAX_SPLIT} elements"));
+        }
+    }
+    Ok(Expansion::Words(out))
+}
+
+/// The words of the literal array at `array`, read from the file's text, or why not.
+fn array_words(array: Span, cx: &Ctx<'_>, dialect: Dialect) -> Result<Vec<Word>, String> {
+    let text = &cx.input.source.text;
+    let start = array.start as usize;
+    let end = if array.is_empty() {
+        ps_array_end(text.as_bytes(), start)
+    } else {
+        Some(array.end as usize)
+    };
+    let Some(end) = end.filter(|&e| e > start + 1 && e - start <= MAX_ARRAY_TEXT + 2) else {
+        return Err(format!(
+            "its array is not read (longer than {MAX_ARRAY_TEXT} bytes, or not closed)"
+        ));
+    };
+    let (Some(inner), true) = (
+        text.get(start + 1..end - 1),
+        text.as_bytes().get(start) == Some(&b'('),
+    ) else {
+        return Err("its array is not read".into());
+    };
+    let base = Map::Base(array.start + 1);
+    let mut options = LexOptions::new(dialect);
+    options.newlines = false;
+    let words: Vec<Word> = match dialect {
+        Dialect::PowerShell => ps_elements(inner)
+            .into_iter()
+            .filter_map(|(from, to)| {
+                let script = super::shell::parse(
+                    &inner[from..to],
+                    Map::Base(array.start + 1 + from as u32),
+                    options,
+                );
+                script.commands.into_iter().flat_map(|c| c.words).next()
+            })
+            .map(|mut w| {
+                w.parts = trim_ps_value(w.parts);
+                w
+            })
+            .collect(),
+        _ => super::shell::parse(inner, base, options)
+            .commands
+            .into_iter()
+            .flat_map(|c| c.words)
+            .collect(),
+    };
+    if words.len() > MAX_SPLIT {
+        return Err(format!("its array has more than {MAX_SPLIT} elements"));
+    }
+    Ok(words)
+}
+
+/// Where the PowerShell array whose `(` is at `start` of `b` ends (one past its `)`),
+/// quotes and nested parentheses passed over; `None` when it does not close within
+/// [`MAX_ARRAY_TEXT`] bytes.
+fn ps_array_end(b: &[u8], start: usize) -> Option<usize> {
+    if b.get(start) != Some(&b'(') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut quote = None;
+    let mut i = start;
+    while i < b.len() && i - start <= MAX_ARRAY_TEXT + 2 {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(b'"') if c == b'`' => i += 1,
+            Some(_) => {}
+            None => match c {
+                b'\'' | b'"' => quote = Some(c),
+                b'`' => i += 1,
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The elements of a PowerShell array's text (between its parentheses): each one's
+/// `[from, to)`, separated by commas, blanks and newlines outside quotes.
+fn ps_elements(inner: &str) -> Vec<(usize, usize)> {
+    let b = inner.as_bytes();
+    let mut out = Vec::new();
+    let mut from = None;
+    let mut quote = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(b'"') if c == b'`' => i += 1,
+            Some(_) => {}
+            None => match c {
+                b',' | b' ' | b'\t' | b'\r' | b'\n' => {
+                    if let Some(f) = from.take() {
+                        out.push((f, i));
+                    }
+                }
+                b'#' if from.is_none() => {
+                    // A comment, to the end of its line.
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                _ => {
+                    from.get_or_insert(i);
+                    if matches!(c, b'\'' | b'"') {
+                        quote = Some(c);
+                    } else if c == b'`' {
+                        i += 1;
+                    }
+                }
+            },
+        }
+        i += 1;
+    }
+    if let Some(f) = from {
+        out.push((f, b.len().min(i)));
+    }
+    out
 }
 
 /// The value of the option `opt` written in its word `w` (`--size=Standard_NC6`), and the
@@ -2087,5 +2548,156 @@ mod tests {
         let why = unnamed.name.why.as_deref().unwrap();
         assert!(why.contains("no `name:`") && why.contains("no `--name`"), "{why}");
         assert_eq!(unnamed.size(), Some("Standard_NC6"));
+    }
+
+    /// Audit 24, case 11: an unquoted expansion of a known value is split on blanks into
+    /// arguments, each placed at the expansion; a quoted one stays one word.
+    #[test]
+    fn an_unquoted_expansion_is_split_into_arguments() {
+        let text = "CLUSTER_ARGS=\"--size Standard_NC6 --min-instances 1\n --max-instances 4\"\naz ml compute create -n split --type amlcompute $CLUSTER_ARGS\naz ml compute create -n quoted --type amlcompute \"$CLUSTER_ARGS\"\nNET=\"--enable-node-public-ip false --subnet training\"\naz ml compute create -n net --type amlcompute ${NET}\n";
+        let [split, quoted, net] = defs(text, Dialect::Bash).try_into().unwrap();
+        assert_eq!(value(&split, "size"), Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(value(&split, "min_instances"), Some(Scalar::Int(1)));
+        assert_eq!(value(&split, "max_instances"), Some(Scalar::Int(4)));
+        let size = split.get("size").unwrap();
+        assert_eq!(&text[size.span.range()], "$CLUSTER_ARGS");
+        assert_eq!(&text[size.key.unwrap().range()], "$CLUSTER_ARGS");
+        assert!(split.notes.is_empty(), "{:?}", split.notes);
+        assert_eq!(quoted.get("size"), None, "one word, not an option");
+        assert_eq!(quoted.get("enable_node_public_ip"), None);
+        assert_eq!(value(&net, "enable_node_public_ip"), Some(Scalar::Bool(false)));
+        assert_eq!(
+            value(&net, "network_settings.subnet"),
+            Some(Scalar::Str("training".into()))
+        );
+    }
+
+    /// A bash array's elements and a PowerShell splat's (or array variable's) are
+    /// arguments; an array that cannot be read, or is appended to, is not known.
+    #[test]
+    fn arrays_and_splats_give_their_elements() {
+        let text = "args=(--enable-node-public-ip false # private\n  --subnet \"$SUBNET\" --size Standard_NC6)\nSUBNET=training\naz ml compute create -n arr --type amlcompute \"${args[@]}\"\nargs+=(--min-instances 2)\naz ml compute create -n appended --type amlcompute \"${args[@]}\"\n";
+        let [arr, appended] = defs(text, Dialect::Bash).try_into().unwrap();
+        assert_eq!(value(&arr, "enable_node_public_ip"), Some(Scalar::Bool(false)));
+        assert_eq!(
+            value(&arr, "network_settings.subnet"),
+            Some(Scalar::Str("training".into()))
+        );
+        let size = arr.get("size").unwrap();
+        assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(&text[size.span.range()], "\"${args[@]}\"");
+        let public = appended.get("enable_node_public_ip").unwrap();
+        assert_eq!(public.value, None);
+        assert!(public.why.as_deref().unwrap().contains("appended"), "{public:?}");
+
+        let ps = "$netArgs = @(\"--enable-node-public-ip\", \"false\",\n  '--subnet','training')\naz ml compute create -n ps --type amlcompute --size Standard_DS3_v2 @netArgs\naz ml compute create -n ps-var --type amlcompute $netArgs\naz ml compute create -n ps-unknown --type amlcompute @other\n";
+        let [splat, var, unknown] = defs(ps, Dialect::PowerShell).try_into().unwrap();
+        for d in [&splat, &var] {
+            assert_eq!(
+                value(d, "enable_node_public_ip"),
+                Some(Scalar::Bool(false)),
+                "{d:?}"
+            );
+            assert_eq!(
+                value(d, "network_settings.subnet"),
+                Some(Scalar::Str("training".into()))
+            );
+        }
+        assert_eq!(
+            &ps[splat.get("network_settings.subnet").unwrap().span.range()],
+            "@netArgs"
+        );
+        assert_eq!(unknown.get("enable_node_public_ip").unwrap().value, None);
+    }
+
+    /// An expansion not known where an option may be (`$EXTRA_ARGS`, `"$@"`, `$(...)`, an
+    /// unknown array) may give any option: every setting the command does not give is not
+    /// known, with a note; what it gives explicitly stays.
+    #[test]
+    fn an_unknown_expansion_may_give_any_option() {
+        let text = "az ml compute create -n extra --type amlcompute --size Standard_DS3_v2 $EXTRA_ARGS\nf() { az ml compute create -n args --type amlcompute \"$@\"; }\naz ml compute create -n sub --type amlcompute $(cat args.txt)\naz ml compute create -n arr --type amlcompute \"${nope[@]}\"\naz ml compute create --type amlcompute $EXTRA_ARGS\naz ml compute create -n value --name $NAME --type amlcompute\n";
+        let [extra, args, sub, arr, unnamed, value_only] = defs(text, Dialect::Bash).try_into().unwrap();
+        let public = extra.get("enable_node_public_ip").unwrap();
+        assert_eq!(public.value, None);
+        assert_eq!(
+            public.why.as_deref(),
+            Some(
+                "`$EXTRA_ARGS` may add options: its value is not known; `EXTRA_ARGS` is not set in this file (it comes from the environment)"
+            )
+        );
+        assert_eq!(&text[public.span.range()], "$EXTRA_ARGS");
+        assert!(extra.get("network_settings.subnet").unwrap().why.is_some());
+        assert!(extra.get("idle_time_before_shutdown").unwrap().why.is_some());
+        assert_eq!(value(&extra, "size"), Some(Scalar::Str("Standard_DS3_v2".into())));
+        assert_eq!(value(&extra, "type"), Some(Scalar::Str("amlcompute".into())));
+        assert!(
+            extra
+                .notes
+                .iter()
+                .any(|n| n.contains("`$EXTRA_ARGS` may add options")),
+            "{:?}",
+            extra.notes
+        );
+        for d in [&args, &sub, &arr] {
+            let s = d.get("network_settings.subnet").unwrap();
+            assert!(
+                s.value.is_none() && s.why.as_deref().unwrap().contains("may add options"),
+                "{s:?}"
+            );
+        }
+        assert!(unnamed.name.why.as_deref().unwrap().contains("may add options"));
+        // A value, not an option's place: only the option's value is not known.
+        assert_eq!(value_only.get("enable_node_public_ip"), None);
+        assert!(value_only.notes.is_empty());
+    }
+
+    /// Splitting is bounded: a value splits into at most `MAX_SPLIT` words, an array's text
+    /// is read to `MAX_ARRAY_TEXT` bytes; beyond, what it gives is not known.
+    #[test]
+    fn splitting_is_bounded() {
+        let many = "-x ".repeat(MAX_SPLIT + 1);
+        let text = format!(
+            "A=\"{}\"\naz ml compute create -n a --type amlcompute $A\n",
+            &many[..many.len().min(MAX_VALUE)]
+        );
+        let [d] = defs(&text, Dialect::Bash).try_into().unwrap();
+        assert!(
+            d.get("size")
+                .unwrap()
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("more than"),
+            "{d:?}"
+        );
+        let text = format!(
+            "B=({})\naz ml compute create -n b --type amlcompute \"${{B[@]}}\"\n",
+            "--x ".repeat(MAX_ARRAY_TEXT)
+        );
+        let [d] = defs(&text, Dialect::Bash).try_into().unwrap();
+        assert!(
+            d.get("size")
+                .unwrap()
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("not read"),
+            "{d:?}"
+        );
+        // An array read once however often it is expanded; a script's expansions give at
+        // most `MAX_EXPANDED` words, the later ones are not known.
+        let mut text = format!("C=({} --size Standard_NC6)\n", "-x 1 ".repeat(120));
+        let uses = MAX_EXPANDED / 242 / 4 + 2;
+        for _ in 0..uses {
+            text.push_str("az ml compute create -n c \"${C[@]}\" \"${C[@]}\" \"${C[@]}\" \"${C[@]}\"\n");
+        }
+        let ds = defs(&text, Dialect::Bash);
+        assert_eq!(ds.len(), uses);
+        assert_eq!(value(&ds[0], "size"), Some(Scalar::Str("Standard_NC6".into())));
+        let last = ds[uses - 1].get("size").unwrap();
+        assert!(
+            last.why.as_deref().unwrap().contains("more words than are read"),
+            "{last:?}"
+        );
     }
 }

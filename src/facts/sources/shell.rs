@@ -289,6 +289,14 @@ pub struct Function {
 /// What a bash `$@` expands to, as a word's part ([`WordPart::Dynamic`]'s `why`).
 pub const ARGS: &str = "the arguments of the script or function";
 
+/// What a bash `${NAME[@]}` (or `${NAME[*]}`) expands to, as a word's part
+/// ([`WordPart::Dynamic`]'s `why`).
+pub const ARRAY: &str = "the elements of an array";
+
+/// What a bash array assignment's `(...)` is, as a word's part ([`WordPart::Dynamic`]'s
+/// `why`): `NAME=(a b c)`.
+pub const ARRAY_VALUE: &str = "an array";
+
 /// Words after which the next word of a command is the command run: keywords (`if`,
 /// `while`, `until`, `!`, `time`) and builtins or programs that run the rest (`command`,
 /// `exec`, `sudo`, cmd's `call`).
@@ -1307,6 +1315,10 @@ impl<'a> Lexer<'a> {
                 2
             } else if rest.starts_with(b"-") || rest.starts_with(b"=") {
                 1
+            } else if rest == b"[@]" || rest == b"[*]" {
+                // `${NAME[@]}`: the elements of an array (the reader finds its name in
+                // the text the span covers).
+                return dynamic(self, ARRAY);
             } else {
                 return dynamic(self, "a substring or substitution of a variable");
             };
@@ -1756,7 +1768,7 @@ impl<'a> Lexer<'a> {
                         i,
                         WordPart::Dynamic {
                             span,
-                            why: "an array",
+                            why: ARRAY_VALUE,
                         },
                     );
                     return end;
@@ -1949,6 +1961,23 @@ mod tests {
             }
         ));
         assert!(matches!(&c.words[11].parts[0], WordPart::Dynamic { .. }));
+    }
+
+    /// An array's assignment and its expansion are parts of their own: `NAME=(...)` and
+    /// `${NAME[@]}` (`${NAME[*]}`), for the reader to find the elements.
+    #[test]
+    fn arrays_are_parts() {
+        let text = "a=(x \"y z\")\naz \"${a[@]}\" ${a[*]} ${a[1]}\n";
+        let s = bash(text);
+        assert!(
+            matches!(&s.commands[0].words[0].parts[1], WordPart::Dynamic { why, span } if *why == ARRAY_VALUE && &text[span.range()] == "(x \"y z\")")
+        );
+        let w = &s.commands[1].words;
+        assert!(
+            matches!(&w[1].parts[..], [WordPart::Dynamic { why, span }] if *why == ARRAY && &text[span.range()] == "${a[@]}")
+        );
+        assert!(matches!(&w[2].parts[..], [WordPart::Dynamic { why, .. }] if *why == ARRAY));
+        assert!(matches!(&w[3].parts[..], [WordPart::Dynamic { why, .. }] if *why != ARRAY));
     }
 
     /// The functions a script defines, and which of them run their arguments: `"$@"` (or
