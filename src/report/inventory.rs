@@ -131,11 +131,15 @@ impl ListedSetting {
     }
 
     fn show(&self) -> String {
+        let written = crate::facts::sources::iac::one_line(&self.written);
         match (&self.value, &self.why) {
             (Some(v), _) if *v == self.written => v.clone(),
-            (Some(v), _) => format!("{v} (from `{}`)", self.written),
-            (None, Some(why)) => format!("`{}` (not known: {why})", self.written),
-            (None, None) => format!("`{}` (not known)", self.written),
+            (Some(v), _) => format!("{v} (from `{written}`)"),
+            (None, Some(why)) => format!(
+                "`{written}` (not known: {})",
+                why.split_whitespace().collect::<Vec<_>>().join(" ")
+            ),
+            (None, None) => format!("`{written}` (not known)"),
         }
     }
 }
@@ -209,10 +213,12 @@ impl<'r> Calls<'r> {
             .map(|(p, _)| p.as_str())
             .collect();
         calls.iter().all(|(call, _)| {
+            // A setting the call makes known, or leaves out altogether (the object the
+            // module reads it from, given by the call, does not hold it).
             let gives = call.known_name().is_some()
                 && lacks
                     .iter()
-                    .all(|p| call.get(p).is_some_and(|s| s.value.is_some()));
+                    .all(|p| call.get(p).is_none_or(|s| s.value.is_some()));
             gives || self.made_at(call, depth + 1)
         })
     }

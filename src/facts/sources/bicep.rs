@@ -280,8 +280,8 @@ struct Lexed {
 }
 
 const PUNCT: &[&str] = &[
-    "==", "!=", "<=", ">=", "&&", "||", "??", "=>", ".?", "=~", "!~", "::", "(", ")", "[", "]", "{", "}",
-    ":", ",", ".", "?", "=", "!", "@", "<", ">", "+", "-", "*", "/", "%", "|", ";", "&", "^", "~",
+    "...", "==", "!=", "<=", ">=", "&&", "||", "??", "=>", ".?", "=~", "!~", "::", "(", ")", "[", "]", "{",
+    "}", ":", ",", ".", "?", "=", "!", "@", "<", ">", "+", "-", "*", "/", "%", "|", ";", "&", "^", "~",
 ];
 
 /// The tokens of a Bicep text; `None` beyond [`MAX_TOKENS`].
@@ -853,6 +853,16 @@ impl<'a> Bicep<'a> {
         if a < z && t[a].is("{") && self.lx.close[a] == z - 1 && depth < 6 {
             let mut out = Vec::new();
             for (fa, fz) in fields(self.lx, a + 1, z - 1) {
+                // `...base`: the object's members are those of `base` (and later fields').
+                if t[fa].is("...") && fa + 1 < fz {
+                    let leaf = self.leaf(fa + 1, fz, env);
+                    out.push(BodyField {
+                        name: iac::SPREAD.into(),
+                        key: leaf.span,
+                        value: BodyNode::Leaf(leaf),
+                    });
+                    continue;
+                }
                 if fa + 1 >= fz || !t[fa + 1].is(":") || !matches!(t[fa].k, K::Ident | K::Str) {
                     continue;
                 }
@@ -1175,10 +1185,24 @@ impl<'a> Bicep<'a> {
         let c = self.lx.close[a];
         let mut entries = Vec::new();
         for (fa, fz) in fields(self.lx, a + 1, c).into_iter().take(iac::MAX_ITEMS) {
-            if fa + 1 < fz && t[fa + 1].is(":") && matches!(t[fa].k, K::Ident | K::Str) {
+            if t[fa].is("...") && fa + 1 < fz {
+                // A spread: its members, in place (a later key wins, as `member` reads).
+                let spread = self.eval(fa + 1, fz, env, depth + 1);
+                match spread.v {
+                    V::Map(members) => entries.extend(members),
+                    _ => {
+                        return Ev::unknown(
+                            spread
+                                .why()
+                                .unwrap_or_else(|| "`...` of a value that is not an object".into()),
+                        );
+                    }
+                }
+            } else if fa + 1 < fz && t[fa + 1].is(":") && matches!(t[fa].k, K::Ident | K::Str) {
                 entries.push((t[fa].text.clone(), self.eval(fa + 2, fz, env, depth + 1)));
             }
         }
+        entries.truncate(iac::MAX_ITEMS);
         Ev::new(V::Map(entries))
     }
 
@@ -1565,6 +1589,55 @@ resource amlci 'Microsoft.MachineLearningServices/workspaces/computes@2020-09-01
         let loc = d.get("location").unwrap();
         assert!(loc.in_place && &MODULE[loc.span.range()] == "westeurope");
         assert!(MODULE[d.span.range()].starts_with("resource amlci"));
+    }
+
+    /// Audit 24, case 10: a compute's properties built with `union` or a spread are read
+    /// (objects merged, the last value of a key winning, nested objects merged); given
+    /// whole by a parameter without a value, or by a spread of one, what they hold is
+    /// unknown, not absent (no public-IP or subnet finding on a guess).
+    #[test]
+    fn union_spread_and_unknown_objects_are_read_as_arm_reads_them() {
+        let res = |props: &str| {
+            format!(
+                "param base object = {{\n  enableNodePublicIp: false\n  scaleSettings: {{ minNodeCount: 1, maxNodeCount: 4 }}\n}}\nparam ext object\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {{\n  name: 'ws/c'\n  properties: {{\n    computeType: 'AmlCompute'\n    properties: {props}\n  }}\n}}\n"
+            )
+        };
+        let get = |props: &str, path: &str| -> Option<(Option<String>, Option<String>)> {
+            let d = defs(&res(props));
+            let s = d[0].get(path)?;
+            Some((s.text(), s.why.clone()))
+        };
+        let known = |v: &str| Some((Some(v.to_string()), None));
+        // `union`: the later object's scale, merged into the earlier's.
+        let union = "union(base, { vmSize: 'Standard_NC6', scaleSettings: { maxNodeCount: 2 } })";
+        assert_eq!(get(union, "size"), known("Standard_NC6"));
+        assert_eq!(get(union, "enable_node_public_ip"), known("false"));
+        assert_eq!(get(union, "min_instances"), known("1"));
+        assert_eq!(get(union, "max_instances"), known("2"));
+        assert_eq!(get(union, "network_settings.subnet"), None);
+        // A spread, and a key written after it that wins.
+        let spread = "{\n      ...base\n      vmSize: 'Standard_NC6'\n      enableNodePublicIp: true\n    }";
+        assert_eq!(get(spread, "enable_node_public_ip"), known("true"));
+        assert_eq!(get(spread, "min_instances"), known("1"));
+        let later = "{\n      enableNodePublicIp: true\n      ...base\n    }";
+        assert_eq!(get(later, "enable_node_public_ip"), known("false"));
+        // Unknown objects: everything they may hold is unknown, with why.
+        for props in [
+            "ext",
+            "union(ext, { vmSize: 'Standard_NC6' })",
+            "{\n      ...ext\n      vmSize: 'Standard_NC6'\n    }",
+        ] {
+            let (value, why) = get(props, "enable_node_public_ip").unwrap_or_else(|| panic!("{props}"));
+            assert_eq!(value, None, "{props}");
+            assert!(why.unwrap().contains("`ext` has no default"), "{props}");
+            assert!(
+                get(props, "network_settings.subnet").is_some_and(|(v, _)| v.is_none()),
+                "{props}"
+            );
+        }
+        // A key written after an unknown spread is known.
+        let after = "{\n      ...ext\n      vmSize: 'Standard_NC6'\n    }";
+        assert_eq!(get(after, "size"), known("Standard_NC6"));
     }
 
     #[test]

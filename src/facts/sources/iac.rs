@@ -406,6 +406,34 @@ fn arm_conversion(lower: &str, args: &[Ev]) -> Option<Ev> {
 /// is its last character).
 fn arm_list_function(lower: &str, args: &[Ev]) -> Option<Ev> {
     Some(match lower {
+        "union" => union(args),
+        // Whether a string, list or object is empty (`null` is).
+        "empty" => match args.first().map(|a| &a.v) {
+            Some(V::List(l)) => Ev::boolean(l.is_empty()),
+            Some(V::Map(m)) => Ev::boolean(m.is_empty()),
+            Some(V::Null) => Ev::boolean(true),
+            Some(V::Str(_)) => match args[0].known_str() {
+                Some(t) => Ev::boolean(t.is_empty()),
+                None => Ev::unknown(args[0].why().unwrap_or_else(|| "the string is not known".into())),
+            },
+            Some(V::Unknown(why)) => Ev::unknown(why.clone()),
+            _ => Ev::unknown("`empty` of a value that is not a string, list or object"),
+        },
+        // `createObject('k1', v1, 'k2', v2…)`: an object of known keys.
+        "createobject" => {
+            let mut entries = Vec::new();
+            for pair in args.chunks(2).take(MAX_ITEMS) {
+                match (pair[0].known_str(), pair.get(1)) {
+                    (Some(k), Some(v)) => entries.push((k, v.clone())),
+                    _ => {
+                        return Some(Ev::unknown(
+                            "`createObject` with a key that is not known, or without its value",
+                        ));
+                    }
+                }
+            }
+            Ev::new(V::Map(entries))
+        }
         "last" => match args.first() {
             Some(Ev {
                 v: V::List(items), ..
@@ -433,6 +461,81 @@ fn arm_list_function(lower: &str, args: &[Ev]) -> Option<Ev> {
         },
         _ => return None,
     })
+}
+
+/// ARM's and Bicep's `union`: of objects, one object with every key, the last value of
+/// each, nested objects merged the same way (ARM merges them recursively); of lists, one
+/// list with each item once, in order. Unknown when an argument is not known, or when
+/// objects and lists are mixed.
+pub fn union(args: &[Ev]) -> Ev {
+    if let Some(why) = args.iter().find_map(Ev::why) {
+        return Ev::unknown(why);
+    }
+    if args.iter().all(|a| matches!(a.v, V::List(_))) && !args.is_empty() {
+        let mut items: Vec<Ev> = Vec::new();
+        for a in args {
+            if let V::List(l) = &a.v {
+                for item in l {
+                    if items.len() < MAX_ITEMS && !items.iter().any(|i| i.v == item.v) {
+                        items.push(item.clone());
+                    }
+                }
+            }
+        }
+        return Ev::new(V::List(items));
+    }
+    if !args.iter().all(|a| matches!(a.v, V::Map(_))) || args.is_empty() {
+        return Ev::unknown("`union` of values that are not all objects or all lists");
+    }
+    let mut merged = Ev::new(V::Map(Vec::new()));
+    for a in args {
+        merge_into(&mut merged, a);
+    }
+    merged
+}
+
+/// Merges the object `from` into the object `into`, key by key (a nested object into the
+/// nested object of the same key), without recursion: at most [`MAX_DEPTH_MERGE`]
+/// levels are merged, deeper ones replaced whole.
+fn merge_into(into: &mut Ev, from: &Ev) {
+    const MAX_DEPTH_MERGE: usize = 32;
+    // Pairs of (path of keys into `into`, the object to merge there).
+    let mut work: Vec<(Vec<String>, &Ev)> = vec![(Vec::new(), from)];
+    while let Some((path, src)) = work.pop() {
+        let V::Map(entries) = &src.v else { continue };
+        let Some(t) = members_at(into, &path) else {
+            continue;
+        };
+        for (k, v) in entries.iter().take(MAX_ITEMS) {
+            match t.iter().rposition(|(tk, _)| tk.eq_ignore_ascii_case(k)) {
+                Some(i)
+                    if matches!((&t[i].1.v, &v.v), (V::Map(_), V::Map(_)))
+                        && path.len() < MAX_DEPTH_MERGE =>
+                {
+                    let mut deeper = path.clone();
+                    deeper.push(k.clone());
+                    work.push((deeper, v));
+                }
+                Some(i) => t[i].1 = v.clone(),
+                None if t.len() < MAX_ITEMS => t.push((k.clone(), v.clone())),
+                None => {}
+            }
+        }
+    }
+}
+
+/// The members of the object at `path` (keys, case-insensitively, the last of each) in
+/// `v`.
+fn members_at<'a>(mut v: &'a mut Ev, path: &[String]) -> Option<&'a mut Vec<(String, Ev)>> {
+    for k in path {
+        let V::Map(t) = &mut v.v else { return None };
+        let i = t.iter().rposition(|(tk, _)| tk.eq_ignore_ascii_case(k))?;
+        v = &mut t[i].1;
+    }
+    match &mut v.v {
+        V::Map(t) => Some(t),
+        _ => None,
+    }
 }
 
 /// The lists `args` joined into one (cut at [`MAX_ITEMS`]); `None` when one of them is
@@ -631,33 +734,63 @@ impl<'a> Found<'a> {
     }
 }
 
+/// The name of the field a Bicep spread (`...base`) is held under in a [`BodyNode::Map`]:
+/// no property is named so.
+pub const SPREAD: &str = "...";
+
+/// What `path` leads to in `root`. A value that is not known on the way (a parameter
+/// without a value, a function amlint does not evaluate, a spread of such) is found as
+/// that unknown value: whatever it holds is not known, rather than absent.
 fn find<'a>(root: &'a BodyNode, path: &[&str]) -> Option<Found<'a>> {
     let mut node = root;
     for (i, seg) in path.iter().enumerate() {
         match node {
-            BodyNode::Map(_) => {
-                let f = node.field(seg)?;
+            BodyNode::Map(fields) => {
+                // The last field of that name, unless a spread written after it may hold
+                // the name (a spread after it wins, as in Bicep).
+                let mut found = None;
+                for f in fields.iter().rev() {
+                    if f.name == SPREAD {
+                        if let BodyNode::Leaf(leaf) = &f.value
+                            && let Some(held) = held(leaf, &path[i..])
+                        {
+                            return Some(held);
+                        }
+                    } else if f.name.eq_ignore_ascii_case(seg) {
+                        found = Some(f);
+                        break;
+                    }
+                }
+                let f = found?;
                 if i + 1 == path.len() {
                     return Some(Found::Written(f));
                 }
                 node = &f.value;
             }
-            BodyNode::Leaf(leaf) => {
-                // An object from a variable: look inside its value.
-                let mut v = &leaf.val;
-                for s in &path[i..] {
-                    v = v.member(s, true)?;
-                }
-                return Some(Found::Held {
-                    key: leaf.span,
-                    span: leaf.span,
-                    written: &leaf.written,
-                    val: v.clone(),
-                });
-            }
+            // An object from a variable: look inside its value.
+            BodyNode::Leaf(leaf) => return held(leaf, &path[i..]),
         }
     }
     None
+}
+
+/// The member at `path` of the value `leaf` holds, found where `leaf` is written; the
+/// unknown value itself when one on the way is not known; `None` when it is known to hold
+/// no such member.
+fn held<'a>(leaf: &'a Leaf, path: &[&str]) -> Option<Found<'a>> {
+    let mut v = &leaf.val;
+    for s in path {
+        if matches!(v.v, V::Unknown(_)) {
+            break;
+        }
+        v = v.member(s, true)?;
+    }
+    Some(Found::Held {
+        key: leaf.span,
+        span: leaf.span,
+        written: &leaf.written,
+        val: v.clone(),
+    })
 }
 
 /// The name setting of an ARM-style compute resource: the last `/` segment of its name
@@ -979,10 +1112,14 @@ pub fn arm_compute_fields(resource: &BodyNode, def: &mut ComputeDef) {
 /// schedule as absent there.
 fn schedules(resource: &BodyNode) -> Vec<(String, Setting)> {
     const PATH: [&str; 4] = ["properties", "properties", "schedules", "computeStartStop"];
+    // An object above the list that is not known leaves `schedules` unknown.
+    if let Some(unknown) = unknown_above(resource, &PATH) {
+        return vec![unknown];
+    }
     // The list, as written or held by a variable.
     let found = match find(resource, &PATH) {
         Some(found) => found.value(),
-        None => return unknown_above(resource, &PATH).into_iter().collect(),
+        None => return Vec::new(),
     };
     let (key, span, written, val) = match found {
         Ok(list) => list,
@@ -1286,8 +1423,9 @@ impl ModuleCall<'_> {
     /// `source` — the module's file reports its own findings (`at`: where the module
     /// defines it, `path:line`).
     pub fn definition(&self, def: ComputeDef, at: &str) -> ComputeDef {
-        // Settings built from several of the call's arguments, for a note.
-        let mut mixed: Vec<String> = Vec::new();
+        // Settings built from several of the call's arguments, for a note: the settings
+        // (paths) of each expression, with the arguments it reads.
+        let mut mixed: Vec<(String, String, Vec<String>)> = Vec::new();
         let mut take = |path: &str, s: &Setting| -> Setting {
             let passed = (!s.inherited)
                 .then(|| s.written.trim().strip_prefix(self.prefix))
@@ -1317,11 +1455,11 @@ impl ModuleCall<'_> {
             let Some((_, leaf, key)) = passed.or(one) else {
                 if read.len() > 1 {
                     let names: Vec<String> = read.iter().map(|(n, ..)| format!("`{n}`")).collect();
-                    mixed.push(format!(
-                        "`{path}` is `{}` in the module, from the call's {}",
-                        s.written.trim(),
-                        names.join(", ")
-                    ));
+                    let written = one_line(&s.written);
+                    match mixed.iter_mut().find(|(w, ..)| *w == written) {
+                        Some((.., paths)) => paths.push(format!("`{path}`")),
+                        None => mixed.push((written, names.join(", "), vec![format!("`{path}`")])),
+                    }
                 }
                 return Setting {
                     span: self.source,
@@ -1368,7 +1506,13 @@ impl ModuleCall<'_> {
         )];
         notes.extend(self.note.clone());
         notes.extend(def.notes.iter().cloned());
-        notes.extend(mixed);
+        notes.extend(mixed.into_iter().map(|(written, names, paths)| {
+            let verb = if paths.len() == 1 { "is" } else { "are" };
+            format!(
+                "{} {verb} `{written}` in the module, from the call's {names}",
+                paths.join(", ")
+            )
+        }));
         notes.dedup();
         let mut out = ComputeDef::new(
             def.source,
@@ -1387,6 +1531,23 @@ impl ModuleCall<'_> {
         out.instance_of = Some((def.file.clone(), def.span));
         out
     }
+}
+
+/// An expression as written, on one line for a note or a listing: each run of blanks and
+/// line breaks one space, and at most 120 characters (then `…`).
+pub fn one_line(written: &str) -> String {
+    let mut out = String::new();
+    for (i, word) in written.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.chars().count() > 120 {
+            let cut: String = out.chars().take(119).collect();
+            return format!("{cut}…");
+        }
+    }
+    out
 }
 
 /// The module inputs an expression as written reads (`prefix`: how the module writes one:
@@ -1574,6 +1735,66 @@ pub(crate) fn read_for_test(
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+
+    /// ARM's `union`: objects merged key by key (the last value wins, nested objects
+    /// merged too), lists joined with each item once; an unknown argument, or objects
+    /// mixed with lists, is unknown. `createObject` and `empty` as ARM has them.
+    #[test]
+    fn union_create_object_and_empty() {
+        let s = |t: &str| Ev::text(t.to_string());
+        let obj =
+            |e: Vec<(&str, Ev)>| Ev::new(V::Map(e.into_iter().map(|(k, v)| (k.to_string(), v)).collect()));
+        let a = obj(vec![
+            ("a", Ev::int(1)),
+            ("b", obj(vec![("c", Ev::int(1)), ("d", Ev::int(2))])),
+        ]);
+        let b = obj(vec![("B", obj(vec![("c", Ev::int(3))])), ("e", s("x"))]);
+        let u = union(&[a, b]);
+        assert_eq!(u.member("a", true).and_then(int_of), Some(1));
+        assert_eq!(
+            u.member("b", true)
+                .and_then(|b| b.member("c", true))
+                .and_then(int_of),
+            Some(3)
+        );
+        assert_eq!(
+            u.member("b", true)
+                .and_then(|b| b.member("d", true))
+                .and_then(int_of),
+            Some(2)
+        );
+        assert_eq!(u.member("e", true).and_then(Ev::known_str).as_deref(), Some("x"));
+        let list = |items: &[i64]| Ev::new(V::List(items.iter().map(|i| Ev::int(*i)).collect()));
+        assert_eq!(union(&[list(&[1, 2]), list(&[2, 3])]).v, list(&[1, 2, 3]).v);
+        assert!(
+            union(&[Ev::unknown("`p` has no default"), obj(vec![])])
+                .why()
+                .unwrap()
+                .contains("`p`")
+        );
+        assert!(union(&[list(&[1]), obj(vec![])]).why().is_some());
+        let made = arm_function("createObject", &[s("vmSize"), s("Standard_NC6")]).unwrap();
+        assert_eq!(
+            made.member("vmsize", true).and_then(Ev::known_str).as_deref(),
+            Some("Standard_NC6")
+        );
+        assert!(arm_function("createObject", &[s("k")]).unwrap().why().is_some());
+        let empty = |v: Ev| arm_function("empty", &[v]).unwrap().v;
+        assert_eq!(empty(s("")), V::Bool(true));
+        assert_eq!(empty(s("x")), V::Bool(false));
+        assert_eq!(empty(obj(vec![])), V::Bool(true));
+        assert_eq!(empty(list(&[1])), V::Bool(false));
+        assert!(matches!(empty(Ev::unknown("?")), V::Unknown(_)));
+    }
+
+    /// A note's expression is on one line, and long ones are cut.
+    #[test]
+    fn one_line_collapses_blanks_and_cuts() {
+        assert_eq!(one_line("union({\n  a: 1\n}, b)"), "union({ a: 1 }, b)");
+        let long = one_line(&"x ".repeat(200));
+        assert_eq!(long.chars().count(), 120);
+        assert!(long.ends_with('…'));
+    }
 
     fn s(t: &str) -> Ev {
         Ev::text(t)
