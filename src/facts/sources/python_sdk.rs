@@ -184,6 +184,126 @@ def f(k):
         );
     }
 
+    /// `**` arguments (audit 24, case 09): a dict literal's or `dict(...)`'s entries are
+    /// read as keywords, at the `**` argument; what another `**` may set is unknown (no
+    /// rule fires on its absence), the keywords written in the call kept.
+    #[test]
+    fn keyword_arguments_passed_with_stars() {
+        let t = r#"from azure.ai.ml.entities import AmlCompute, ComputeInstance, NetworkSettings
+from azureml.core.compute import AmlCompute as V1, ComputeTarget
+private = dict(enable_node_public_ip=False, network_settings=NetworkSettings(subnet="training"))
+a = AmlCompute(name="a", size="Standard_DS3_v2", **private)
+ci_settings = {"idle_time_before_shutdown_minutes": 30, "enable_node_public_ip": False}
+b = ComputeInstance(name="b", size="Standard_DS3_v2", **ci_settings)
+opts = load()
+c = ComputeInstance(name="c", size="Standard_DS3_v2", **opts)
+params = {"vm_size": "Standard_NC6", "min_nodes": 2, "vnet_name": "v", "subnet_name": "s", "enable_node_public_ip": False}
+cfg = V1.provisioning_configuration(**params)
+ComputeTarget.create(ws, "d", cfg)
+ComputeTarget.create(ws, "e", V1.provisioning_configuration(vm_size="Standard_D2_v3", **opts))
+"#;
+        let d = defs(t);
+        assert_eq!(d.len(), 5);
+        let value = |i: usize, p: &str| d[i].get(p).and_then(|s| s.value.clone());
+        assert_eq!(value(0, "enable_node_public_ip"), Some(Scalar::Bool(false)));
+        assert_eq!(
+            value(0, "network_settings.subnet"),
+            Some(Scalar::Str("training".into()))
+        );
+        let ip = d[0].get("enable_node_public_ip").unwrap();
+        assert_eq!(&t[ip.span.range()], "**private", "where the definition uses it");
+        assert_eq!(&t[ip.origin.unwrap().range()], "False");
+        assert!(d[0].get("min_instances").is_none(), "the dict does not set it");
+        assert_eq!(
+            value(1, "idle_time_before_shutdown_minutes"),
+            Some(Scalar::Int(30))
+        );
+        assert!(d[1].notes.iter().all(|n| !n.contains("`**`")), "{:?}", d[1].notes);
+        // Not known: what `**opts` may set; the size written in the call stays.
+        assert_eq!(d[2].size(), Some("Standard_DS3_v2"));
+        for p in [
+            "enable_node_public_ip",
+            "network_settings.subnet",
+            "idle_time_before_shutdown_minutes",
+            "idle_time_before_shutdown",
+            "schedules",
+        ] {
+            let s = d[2].get(p).unwrap_or_else(|| panic!("{p}"));
+            assert_eq!(s.value, None);
+            assert_eq!(s.written, "**opts");
+            let why = s.why.as_deref().unwrap();
+            assert!(why.starts_with("`**opts` may set it: "), "{why}");
+        }
+        assert!(
+            d[2].get("min_instances").is_none(),
+            "not a keyword of ComputeInstance"
+        );
+        assert!(d[2].notes.iter().any(|n| n.contains("passed with `**`")));
+        // SDK v1: the dict through the configuration's variable.
+        assert_eq!(d[3].size(), Some("Standard_NC6"));
+        assert_eq!(value(3, "min_instances"), Some(Scalar::Int(2)));
+        assert_eq!(value(3, "enable_node_public_ip"), Some(Scalar::Bool(false)));
+        let size = d[3].get("size").unwrap();
+        assert_eq!(&t[size.span.range()], "cfg");
+        assert_eq!(&t[size.origin.unwrap().range()], "Standard_NC6");
+        assert_eq!(d[4].size(), Some("Standard_D2_v3"));
+        for p in [
+            "enable_node_public_ip",
+            "network_settings.subnet",
+            "min_instances",
+        ] {
+            let s = d[4].get(p).unwrap_or_else(|| panic!("{p}"));
+            assert!(s.value.is_none() && s.why.is_some(), "{p}: {s:?}");
+        }
+        assert!(d[4].notes.iter().any(|n| n.contains("passed with `**`")));
+    }
+
+    /// An SDK v1 configuration assigned in a branch, with another reaching the `create`
+    /// call (audit 24, case 07): its settings are not known; its type is when every
+    /// configuration is of one class.
+    #[test]
+    fn a_v1_configuration_assigned_in_branches_is_not_known() {
+        let t = r#"from azureml.core.compute import AmlCompute, ComputeTarget
+if use_gpu:
+    compute_config = AmlCompute.provisioning_configuration(vm_size="Standard_NC6", max_nodes=4)
+else:
+    compute_config = AmlCompute.provisioning_configuration(vm_size="STANDARD_D2_V2", max_nodes=4)
+ComputeTarget.create(ws, "a", compute_config)
+cfg = AmlCompute.provisioning_configuration(vm_size="Standard_NC6", max_nodes=4)
+if small:
+    cfg = AmlCompute.provisioning_configuration(vm_size="STANDARD_D2_V2", max_nodes=2)
+ComputeTarget.create(ws, "b", cfg)
+if a:
+    vm_size = "Standard_NC6"
+else:
+    vm_size = "STANDARD_D2_V2"
+one = AmlCompute.provisioning_configuration(vm_size=vm_size, max_nodes=4)
+ComputeTarget.create(ws, "c", one)
+"#;
+        let d = defs(t);
+        assert_eq!(d.len(), 3);
+        for c in &d[..2] {
+            assert_eq!(c.ctype().as_deref(), Some("amlcompute"));
+            for p in ["size", "max_instances", "enable_node_public_ip"] {
+                let s = c.get(p).unwrap_or_else(|| panic!("{p}"));
+                assert_eq!(s.value, None, "{p}");
+                let why = s.why.as_deref().unwrap();
+                assert!(why.contains("is assigned in a branch"), "{why}");
+            }
+            assert!(
+                c.notes
+                    .iter()
+                    .any(|n| n.starts_with("its settings are not known")),
+                "{:?}",
+                c.notes
+            );
+        }
+        // One configuration, a size assigned in branches: written as `vm_size`.
+        let size = d[2].get("size").unwrap();
+        assert_eq!((size.value.clone(), size.written.as_str()), (None, "vm_size"));
+        assert_eq!(d[2].get("max_instances").unwrap().value, Some(Scalar::Int(4)));
+    }
+
     fn defs(text: &str) -> Vec<ComputeDef> {
         read_named("setup.py", text).computes
     }

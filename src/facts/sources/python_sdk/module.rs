@@ -139,6 +139,76 @@ pub(super) const V1_FIELDS: &[(&str, &str, iac::As)] = &[
     ("enable_node_public_ip", "enable_node_public_ip", iac::As::Bool),
 ];
 
+/// The keywords of [`V2_FIELDS`] (and `network_settings`, `schedules`) a v2 class takes, by
+/// its type: what a `**` argument not read may set.
+fn v2_takes(ctype: &str, kw: &str) -> bool {
+    match ctype {
+        "amlcompute" => matches!(
+            kw,
+            "size"
+                | "min_instances"
+                | "max_instances"
+                | "tier"
+                | "idle_time_before_scale_down"
+                | "enable_node_public_ip"
+                | "ssh_public_access_enabled"
+                | "location"
+                | "network_settings"
+        ),
+        "computeinstance" => matches!(
+            kw,
+            "size"
+                | "enable_node_public_ip"
+                | "ssh_public_access_enabled"
+                | "location"
+                | "idle_time_before_shutdown_minutes"
+                | "idle_time_before_shutdown"
+                | "network_settings"
+                | "schedules"
+        ),
+        _ => kw == "location",
+    }
+}
+
+/// The keywords of [`V1_FIELDS`] a v1 class's `provisioning_configuration` takes: what a
+/// `**` argument not read, or a configuration chosen at run time, may set.
+fn v1_takes(class: &str, kw: &str) -> bool {
+    match class {
+        "AmlCompute" => matches!(
+            kw,
+            "vm_size"
+                | "vm_priority"
+                | "min_nodes"
+                | "max_nodes"
+                | "idle_seconds_before_scaledown"
+                | "remote_login_port_public_access"
+                | "location"
+                | "subnet_name"
+                | "vnet_name"
+                | "enable_node_public_ip"
+        ),
+        "ComputeInstance" => matches!(kw, "vm_size" | "ssh_public_access" | "subnet_name" | "vnet_name"),
+        "AksCompute" => matches!(
+            kw,
+            "vm_size" | "agent_count" | "cluster_purpose" | "location" | "subnet_name" | "vnet_name"
+        ),
+        _ => false,
+    }
+}
+
+/// A keyword argument: its keyword, the key's node, the value's node.
+pub(super) type Kw<'t> = (&'t str, TsNode<'t>, TsNode<'t>);
+
+/// A call's keyword arguments with what its `**` arguments pass ([`Module::spread`]).
+pub(super) struct Spread<'t> {
+    /// Those written in the call first, then the entries of the dicts `**` passes.
+    pub(super) kw: Vec<Kw<'t>>,
+    /// The first `*`/`**` argument whose value is not known, and why it may set a keyword.
+    pub(super) unknown: Option<(TsNode<'t>, String)>,
+    /// Each dict read, with its `**` argument.
+    pub(super) dicts: Vec<(TsNode<'t>, TsNode<'t>)>,
+}
+
 /// azureml-core sends `enable_node_public_ip` only with a virtual network (`vnet_name`):
 /// without one the flag is dropped (the service's default, public IPs, applies); with one
 /// not known statically, whether it applies is not known either.
@@ -666,6 +736,129 @@ impl<'t> Module<'t> {
         (pos, kw)
     }
 
+    /// The keyword arguments `kw` of a call at `at` with what its `**` arguments pass: the
+    /// entries of a dict literal `{"k": v}` or `dict(k=v)` (in place, or the value of a name
+    /// as [`Module::expression`] follows it), after the keywords written in the call (looked
+    /// up first: Python refuses a keyword given twice). When a `*`/`**` argument is not such
+    /// a dict, the first one and why what it sets is not known.
+    pub(super) fn spread(&self, kw: Vec<Kw<'t>>, at: usize) -> Spread<'t> {
+        let mut own = Vec::with_capacity(kw.len());
+        let mut passed = Vec::new();
+        let mut unknown = None;
+        let mut dicts = Vec::new();
+        for (k, key, v) in kw {
+            if k != "**" {
+                own.push((k, key, v));
+                continue;
+            }
+            match self.dict_entries(v, at) {
+                Ok((dict, entries)) => {
+                    passed.extend(entries);
+                    dicts.push((dict, v));
+                }
+                Err(why) => {
+                    if unknown.is_none() {
+                        unknown = Some((v, format!("`{}` may set it: {why}", self.text(v))));
+                    }
+                }
+            }
+        }
+        own.extend(passed);
+        Spread {
+            kw: own,
+            unknown,
+            dicts,
+        }
+    }
+
+    /// Moves the settings `def` takes from the dicts `**` passes (`dicts`: each dict with
+    /// its `**` argument) to that argument: a finding lands where the definition uses the
+    /// dict, labelled at the value's literal.
+    fn moved_to_splat(&self, def: &mut ComputeDef, dicts: &[(TsNode<'t>, TsNode<'t>)]) {
+        let moved = |s: &mut Setting| {
+            let Some((_, splat)) = dicts.iter().find(|(d, _)| {
+                let d = self.code.span(d.start_byte(), d.end_byte());
+                d.start <= s.span.start && s.span.end <= d.end
+            }) else {
+                return;
+            };
+            s.origin = s.in_place.then_some(s.span).or(s.origin);
+            s.span = self.code.span(splat.start_byte(), splat.end_byte());
+            if s.value.is_some() {
+                s.written = self.text(*splat).to_string();
+            }
+            s.in_place = false;
+        };
+        moved(&mut def.name);
+        for (_, s) in &mut def.fields {
+            moved(s);
+        }
+    }
+
+    /// The entries of the dict a `**` argument passes, as keyword arguments; why not when
+    /// it is not a dict literal or `dict(k=v, ...)` with keywords amlint reads.
+    fn dict_entries(&self, splat: TsNode<'t>, at: usize) -> Result<(TsNode<'t>, Vec<Kw<'t>>), String> {
+        let not_known = || "its value is not known".to_string();
+        let inner = match (splat.kind(), splat.named_child(0)) {
+            ("dictionary_splat", Some(inner)) => inner,
+            _ => return Err(not_known()),
+        };
+        let (n, _) = self.expression(inner, at)?;
+        match n.kind() {
+            "dictionary" => {
+                let mut out = Vec::new();
+                let mut c = n.walk();
+                for entry in n.named_children(&mut c) {
+                    match entry.kind() {
+                        "comment" => {}
+                        "pair" => {
+                            let (Some(k), Some(v)) = (
+                                entry.child_by_field_name("key"),
+                                entry.child_by_field_name("value"),
+                            ) else {
+                                return Err(not_known());
+                            };
+                            if self.plain_literal(k).is_none() {
+                                return Err(format!("`{}` is not a key amlint reads", self.text(k)));
+                            }
+                            let (a, z) = string_bounds(k);
+                            out.push((&self.src[a..z], k, v));
+                        }
+                        _ => return Err(format!("`{}` is not read", self.text(entry))),
+                    }
+                }
+                Ok((n, out))
+            }
+            "call"
+                if n.child_by_field_name("function")
+                    .is_some_and(|f| self.text(f) == "dict") =>
+            {
+                let (pos, kw) = self.args(n);
+                if !pos.is_empty() || kw.iter().any(|(k, ..)| *k == "**") {
+                    return Err(format!("`{}` is not read", self.text(n)));
+                }
+                Ok((n, kw))
+            }
+            _ => Err(format!("`{}` is not a dict amlint reads", self.text(n))),
+        }
+    }
+
+    /// Sets each of `paths` `def` does not set to unknown: what `node` passes may set it.
+    fn unknown_unless_set<'p>(
+        &self,
+        def: &mut ComputeDef,
+        paths: impl IntoIterator<Item = &'p str>,
+        node: TsNode<'t>,
+        why: &str,
+    ) {
+        let span = self.code.span(node.start_byte(), node.end_byte());
+        for path in paths {
+            if def.get(path).is_none() {
+                def.set(path, Setting::dynamic(self.text(node), why, span, Some(span)));
+            }
+        }
+    }
+
     /// `AmlCompute(name=…, size=…, …)` (a v2 definition; positional arguments or a
     /// `workspace=` make it v1's lookup of an existing compute).
     pub(super) fn v2(
@@ -676,11 +869,16 @@ impl<'t> Module<'t> {
         display: &str,
     ) -> Option<ComputeDef> {
         let (pos, kw) = self.args(call);
+        let at = call.start_byte();
+        let Spread {
+            kw,
+            unknown: splat,
+            dicts,
+        } = self.spread(kw, at);
         if !pos.is_empty() || kw.iter().any(|(k, ..)| *k == "workspace") {
             return None;
         }
         let (_, key, value) = kw.iter().find(|(k, ..)| *k == "name")?;
-        let at = call.start_byte();
         let mut notes = Vec::new();
         let name = self.name_setting(*value, *key, at, &mut notes);
         let span = self.code.span(call.start_byte(), call.end_byte());
@@ -711,10 +909,26 @@ impl<'t> Module<'t> {
         if let Some((_, k, v)) = kw.iter().find(|(n, ..)| *n == "network_settings") {
             self.network_settings(*v, *k, at, &mut def);
         }
-        if kw.iter().any(|(k, ..)| *k == "**") {
+        if let Some((node, why)) = &splat {
+            // What the call does not set, `**` may: not known (no rule about its absence).
+            let given = |arg: &str| kw.iter().any(|(k, ..)| *k == arg);
+            let takes = |arg: &str| v2_takes(ctype, arg) && !given(arg);
+            let mut paths: Vec<&str> = V2_FIELDS
+                .iter()
+                .filter(|(arg, ..)| takes(arg))
+                .map(|(_, path, _)| *path)
+                .collect();
+            if takes("network_settings") {
+                paths.extend(["network_settings.subnet", "network_settings.vnet_name"]);
+            }
+            if takes("schedules") {
+                paths.push("schedules");
+            }
+            self.unknown_unless_set(&mut def, paths, *node, why);
             def.notes
                 .push("some arguments are passed with `**`: they are not read".into());
         }
+        self.moved_to_splat(&mut def, &dicts);
         Some(def)
     }
 
@@ -1079,27 +1293,81 @@ impl<'t> Module<'t> {
             .span(prov.start_byte(), prov.start_byte() + callee.len());
         def.set("type", type_setting(ctype, named, class));
         def.command = format!("ComputeTarget.create + {class}.provisioning_configuration");
-        let pkw = self.provisioning_args(prov, class);
+        let Spread {
+            kw: pkw,
+            unknown: splat,
+            dicts,
+        } = self.spread(self.provisioning_args(prov, class), at);
+        // A configuration assigned in a branch with another reaching the call: which one
+        // the run takes is decided at run time, every setting is unknown.
+        let branch = through.and_then(|v| {
+            let name = self.text(v);
+            let b = self.resolve(name, at)?;
+            self.branch_dependent(name, prov, b.pos, b.scope, at)
+        });
+        let unknown = match (&branch, through) {
+            (Some(why), Some(v)) => Some((v, why.clone())),
+            _ => splat,
+        };
         for (kwname, path, as_) in V1_FIELDS {
-            let Some((_, k, v)) = pkw.iter().find(|(n, ..)| n == kwname) else {
-                continue;
-            };
-            let Some(mut s) = self.setting(*v, *k, at, *as_, &mut def.notes) else {
-                continue;
+            let given = pkw
+                .iter()
+                .find(|(n, ..)| n == kwname)
+                .filter(|_| branch.is_none());
+            let mut s = match (given, &unknown) {
+                (Some((_, k, v)), _) => match self.setting(*v, *k, at, *as_, &mut def.notes) {
+                    Some(s) => s,
+                    None => continue,
+                },
+                (None, Some((node, why))) if v1_takes(class, kwname) && def.get(path).is_none() => {
+                    let span = self.code.span(node.start_byte(), node.end_byte());
+                    Setting::dynamic(self.text(*node), why.as_str(), span, Some(span))
+                }
+                _ => continue,
             };
             if let Some(use_site) = through {
                 // Through a variable: the finding lands where the definition uses it, each
-                // setting's literal labelled for the findings about it.
+                // setting's literal labelled for the findings about it (an unknown one keeps
+                // what was written for it: `vm_size`, `**params`).
                 let origin = s.in_place.then_some(s.span).or(s.origin);
                 s.span = self.code.span(use_site.start_byte(), use_site.end_byte());
-                s.written = self.text(use_site).to_string();
+                if s.value.is_some() {
+                    s.written = self.text(use_site).to_string();
+                }
                 s.in_place = false;
                 s.origin = origin;
             }
             def.set(path, s);
         }
+        if through.is_none() {
+            self.moved_to_splat(def, &dicts);
+        }
         vnet_public_ip(def);
-        if let Some(v) = through {
+        if unknown.is_some() && branch.is_none() {
+            def.notes
+                .push("some arguments are passed with `**`: they are not read".into());
+        }
+        if let (Some(why), Some(v)) = (&branch, through) {
+            def.notes.push(format!("its settings are not known: {why}"));
+            // The type stays known when every configuration reaching the call is one of
+            // the same class.
+            let scope = self.resolve(self.text(v), at).map(|b| b.scope);
+            let other_class = self.bindings.get(self.text(v)).is_some_and(|list| {
+                list.iter()
+                    .filter(|b| Some(b.scope) == scope && b.pos <= at)
+                    .any(|b| match &b.value {
+                        Bound::Expr(e) => self.text(*e).split('(').next() != Some(callee),
+                        Bound::Other(_) => true,
+                    })
+            });
+            if other_class {
+                let span = self.code.span(v.start_byte(), v.end_byte());
+                def.set(
+                    "type",
+                    Setting::dynamic(self.text(v), why.as_str(), span, Some(span)),
+                );
+            }
+        } else if let Some(v) = through {
             // The statement that assigns the configuration is part of the definition: a
             // suppression beside its values applies (`common::cover_written_before`).
             let mut statement = prov;
