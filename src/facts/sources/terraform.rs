@@ -771,6 +771,18 @@ impl<'m> Module<'m> {
             }
             match self.node(At { file: 0, expr: e }, env, 0, notes) {
                 BodyNode::Map(body) => fields.extend(body),
+                // A JSON text (azapi 1.x's string body, a heredoc): not read, so what it
+                // sets is unknown, never guessed absent (audit 24, case 12).
+                BodyNode::Leaf(mut leaf) if matches!(leaf.val.v, V::Str(_)) => {
+                    let why = "the body is JSON text, which amlint does not read (write it as an object, or `jsonencode({…})`)";
+                    notes.push(format!("`body` is not read: {why}"));
+                    leaf.val = Ev::unknown(why);
+                    fields.push(BodyField {
+                        name: "properties".into(),
+                        key: span(a.key.span()).unwrap_or_default(),
+                        value: BodyNode::Leaf(leaf),
+                    });
+                }
                 leaf => fields.push(BodyField {
                     name: "properties".into(),
                     key: span(a.key.span()).unwrap_or_default(),
@@ -2355,6 +2367,44 @@ resource "azurerm_machine_learning_compute_cluster" "cc" {
         };
         assert_eq!(chain(iac::MAX_MODULE_DEPTH).len(), 1);
         assert_eq!(chain(iac::MAX_MODULE_DEPTH + 1).len(), 0);
+    }
+
+    /// Audit 24, case 12: an `azapi_resource` whose `body` is JSON text (a heredoc) is not
+    /// read; what it sets is unknown, with a note, never absent; `var.props` given whole
+    /// and not known likewise.
+    #[test]
+    fn an_azapi_body_of_json_text_or_unknown_leaves_its_settings_unknown() {
+        let text = r#"resource "azapi_resource" "ci" {
+  type      = "Microsoft.MachineLearningServices/workspaces/computes@2022-06-01-preview"
+  name      = "azapi-heredoc"
+  body = <<BODY
+{"properties": {"computeType": "ComputeInstance", "properties": {"vmSize": "Standard_NC6"}}}
+BODY
+}
+resource "azapi_resource" "cc" {
+  type = "Microsoft.MachineLearningServices/workspaces/computes@2024-04-01"
+  name = "azapi-var"
+  body = { properties = { computeType = "AmlCompute", properties = var.props } }
+}
+variable "props" {
+  type = any
+}
+"#;
+        let d = defs(text);
+        assert_eq!(d.len(), 2);
+        for def in &d {
+            for path in ["enable_node_public_ip", "network_settings.subnet", "size"] {
+                let s = def
+                    .get(path)
+                    .unwrap_or_else(|| panic!("{path} of {:?}", def.known_name()));
+                assert!(s.value.is_none() && s.why.is_some(), "{path}: {s:?}");
+            }
+        }
+        assert!(
+            d[0].notes.iter().any(|n| n.contains("`body` is not read")),
+            "{:?}",
+            d[0].notes
+        );
     }
 
     /// An `azapi_resource` body's `schedules.computeStartStop` entries as YAML's
