@@ -629,10 +629,16 @@ pub fn read_named(path: &Path, boundary: &Boundary, limit: u64) -> Result<Vec<u8
 /// and only its first bytes are looked at.
 pub const MAX_SCAN: u64 = 64 * 1024 * 1024;
 
-/// Whether any of `needles` (non-empty, shorter than a chunk) occurs in the first
-/// [`MAX_SCAN`] bytes of the regular file at `path` (opened as [`open_regular`] opens it),
-/// read in fixed chunks: memory stays constant whatever the file's size.
-pub fn scan_regular(path: &Path, seen: Seen, boundary: &Boundary, needles: &[&str]) -> Result<bool, Refusal> {
+/// Whether any of `needles` (non-empty, shorter than a chunk) occurs in the first `max`
+/// bytes (at most [`MAX_SCAN`]) of the regular file at `path` (opened as [`open_regular`]
+/// opens it), read in fixed chunks: memory stays constant whatever the file's size.
+pub fn scan_regular(
+    path: &Path,
+    seen: Seen,
+    boundary: &Boundary,
+    needles: &[&str],
+    max: u64,
+) -> Result<bool, Refusal> {
     const CHUNK: usize = 1 << 20;
     let (file, _) = open_regular(path, seen, boundary)?;
     let longest = needles.iter().map(|n| n.len()).max().unwrap_or(0);
@@ -644,7 +650,7 @@ pub fn scan_regular(path: &Path, seen: Seen, boundary: &Boundary, needles: &[&st
         .filter(|n| !n.is_empty())
         .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
         .collect();
-    let mut reader = file.take(MAX_SCAN);
+    let mut reader = file.take(max.min(MAX_SCAN));
     // Each chunk is searched with the last `longest - 1` bytes of the one before it in
     // front, so that a needle across two reads is found.
     let mut buf = vec![0u8; CHUNK + longest];
@@ -1788,7 +1794,14 @@ mod tests {
         let needle = "az ml compute create";
         let scan = |bytes: &[u8]| {
             std::fs::write(root.join("big.sh"), bytes).unwrap();
-            scan_regular(&root.join("big.sh"), Seen::Listed, &b, &["nothing here", needle]).unwrap()
+            scan_regular(
+                &root.join("big.sh"),
+                Seen::Listed,
+                &b,
+                &["nothing here", needle],
+                MAX_SCAN,
+            )
+            .unwrap()
         };
         let chunk = 1 << 20;
         for at in [0, chunk - 5, chunk - 1, chunk, 3 * chunk + 7] {
@@ -1811,17 +1824,21 @@ mod tests {
             .open(root.join("big.sh"))
             .unwrap();
         std::io::Write::write_all(&mut f, needle.as_bytes()).unwrap();
-        assert!(!scan_regular(&root.join("big.sh"), Seen::Listed, &b, &[needle]).unwrap());
+        assert!(!scan_regular(&root.join("big.sh"), Seen::Listed, &b, &[needle], u64::MAX).unwrap());
+        // Nor past the budget given.
+        std::fs::write(root.join("late.sh"), format!("{}{needle}", "#".repeat(1000))).unwrap();
+        assert!(!scan_regular(&root.join("late.sh"), Seen::Listed, &b, &[needle], 1000).unwrap());
+        assert!(scan_regular(&root.join("late.sh"), Seen::Listed, &b, &[needle], 1020).unwrap());
         mkfifo(&root.join("pipe.sh"));
         assert!(matches!(
-            scan_regular(&root.join("pipe.sh"), Seen::Unknown, &b, &[needle]),
+            scan_regular(&root.join("pipe.sh"), Seen::Unknown, &b, &[needle], MAX_SCAN),
             Err(Refusal::Special(_))
         ));
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join("s.sh"), needle).unwrap();
         std::os::unix::fs::symlink(outside.path().join("s.sh"), root.join("out.sh")).unwrap();
         assert!(matches!(
-            scan_regular(&root.join("out.sh"), Seen::Unknown, &b, &[needle]),
+            scan_regular(&root.join("out.sh"), Seen::Unknown, &b, &[needle], MAX_SCAN),
             Err(Refusal::Outside { .. })
         ));
     }

@@ -206,11 +206,11 @@ fn unread_definitions(
     let searched = if loaded.unreadable {
         crate::facts::sources::searched_on_disk(display, path, files)
     } else {
-        crate::facts::sources::searched_by_words(display, loaded.source.text.as_bytes())
+        crate::facts::sources::defined_by_words(display, loaded.source.text.as_bytes())
     };
     searched.then(|| {
         let mut d = limit.clone();
-        d.message = format!("{}, and the computes it may define with it", d.message);
+        d.message = format!("{}: the computes it may define are not known", d.message);
         d.with_severity(Severity::Warning).with_help(format!(
             "{HELP} A file over the size limit is read with `amlint check --max-file-size BYTES`."
         ))

@@ -605,7 +605,7 @@ impl<'a> DocFacts<'a> {
             return;
         }
         let resolved = match found {
-            Some(ComputeInfo { defined: Some(d), .. }) => index::Resolution::Defined(d.clone()),
+            Some(ComputeInfo { defined: Some(d), .. }) => index::Resolution::Defined(Box::new(d.clone())),
             Some(_) => index::Resolution::Inventory,
             None => index::Resolution::Unresolved,
         };

@@ -25,7 +25,7 @@ pub struct ComputeRef {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Resolution {
     /// A definition of the project (the first of its definitions).
-    Defined(ComputeEntry),
+    Defined(Box<ComputeEntry>),
     /// The configuration's `[inventory]`.
     Inventory,
     Unresolved,
@@ -53,6 +53,9 @@ pub struct ComputeEntry {
     /// How far a cluster scales and where (compute clusters and instances), for the
     /// quota a workspace's clusters share.
     pub scale: Option<Scale>,
+    /// The file the definition reads its values from, as displayed (the compute YAML of
+    /// `az ml compute create --file`, a module a call instantiates).
+    pub reads: Option<String>,
 }
 
 /// A compute's nodes, tier and region, as its definition writes them.
@@ -95,8 +98,30 @@ impl ComputeEntry {
             span: def.span,
             line: 0,
             scale,
+            reads: def.from_file.clone(),
         })
     }
+}
+
+/// Drops from one name's definitions those another definition reads and overrides: the
+/// compute YAML of `az ml compute create --file cluster.yml --size …` (the CLI creates
+/// the YAML's compute with the command's values), a module's definition a call makes
+/// with other values. What is created is the reading definition; the one it reads is
+/// not a second definition of the name, so no conflict (AML205) is made of the two and a
+/// reference resolves to what the command creates (audit 24, case 13).
+fn without_overridden(defs: &mut Vec<ComputeEntry>) {
+    if defs.len() < 2 || defs.iter().all(|d| d.reads.is_none()) {
+        return;
+    }
+    let readers: Vec<(String, String, Option<String>)> = defs
+        .iter()
+        .filter_map(|d| Some((d.reads.clone()?, d.ctype.clone(), d.size.clone())))
+        .collect();
+    defs.retain(|e| {
+        !readers.iter().any(|(file, ctype, size)| {
+            e.file.as_ref() == Some(file) && (*ctype != e.ctype || *size != e.size)
+        })
+    });
 }
 
 /// What the definitions of one name agree on: the first definition, with the type and
@@ -625,6 +650,7 @@ impl ProjectIndex {
             }
         }
         in_project_order(&mut out);
+        without_overridden(&mut out);
         out
     }
 
@@ -1110,6 +1136,7 @@ mod tests {
             span: Span::new(0, 1),
             line: 1,
             scale: None,
+            reads: None,
         };
         let mut index = ProjectIndex::default();
         index.add_compute(entry("a.sh", "amlcompute", Some("Standard_NC6")));
@@ -1147,6 +1174,7 @@ mod tests {
             span: Span::default(),
             line: 0,
             scale: None,
+            reads: None,
         };
         let mut own = ProjectIndex::default();
         own.add_compute(entry("cpu", "amlcompute"));
@@ -1192,6 +1220,7 @@ mod tests {
             span: Span::new(at, at + 1),
             line: 1,
             scale: None,
+            reads: None,
         };
         let mut own = ProjectIndex::default();
         own.add_compute(entry("z/two.py", 40, "Standard_D2_v2"));

@@ -363,10 +363,20 @@ impl ListedCompute {
     /// The type and size all definitions that state one agree on; the settings on which
     /// they disagree.
     fn agree(&mut self) {
+        // A definition another reads and overrides (the YAML of `az ml compute create
+        // --file`) is not compared: what is created is the reading one's
+        // (`facts::index`, `without_overridden`).
+        let read: Vec<&str> = self
+            .definitions
+            .iter()
+            .filter_map(|d| d.from_file.as_deref())
+            .collect();
+        let created = |d: &&ListedDefinition| !read.contains(&d.path.as_str());
         for key in SHOWN {
             let mut values: Vec<String> = self
                 .definitions
                 .iter()
+                .filter(created)
                 .filter_map(|d| d.settings.get(*key)?.value.clone())
                 .map(|v| v.to_lowercase())
                 .collect();
@@ -382,6 +392,7 @@ impl ListedCompute {
             }
             self.definitions
                 .iter()
+                .filter(created)
                 .find_map(|d| d.settings.get(key)?.value.clone())
         };
         self.ctype = agreed("type").map(|t| crate::facts::computes::normalize_type(&t));

@@ -537,6 +537,10 @@ fn a_walked_definition_file_over_the_size_limit_is_reported() {
     let create = "az ml compute create -n gpu --type amlcompute --size Standard_NC6\n";
     c.write("deploy.sh", &format!("{}{create}", "# padding\n".repeat(1_000)));
     c.write("notes.sh", &"echo hello\n".repeat(1_000));
+    // Words a reader looks further for, but not of a definition (audit 25, D1).
+    c.write("big.py", &"import os\n".repeat(1_000));
+    c.write("vars.tfvars", &"module = \"x\"\n".repeat(1_000));
+    c.write("page.html.sh", &"echo html computers\n".repeat(1_000));
     let run = |args: &[&str]| {
         let out = c
             .amlint()
@@ -560,11 +564,13 @@ fn a_walked_definition_file_over_the_size_limit_is_reported() {
     assert_eq!(code, Some(0), "{stdout}");
     assert!(
         stdout.contains(
-            "deploy.sh:1:1: AML005 [warning] the file is 9.8 KiB, larger than the 4.0 KiB limit; it was not read, and the computes it may define with it"
+            "deploy.sh:1:1: AML005 [warning] the file is 9.8 KiB, larger than the 4.0 KiB limit; it was not read: the computes it may define are not known"
         ),
         "{stdout}"
     );
-    assert!(!stdout.contains("notes.sh"), "{stdout}");
+    for quiet in ["notes.sh", "big.py", "vars.tfvars", "page.html.sh"] {
+        assert!(!stdout.contains(quiet), "{quiet}: {stdout}");
+    }
     let (code, stdout) = run(&["deploy.sh"]);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(stdout.contains("deploy.sh:1:1: AML005 [error]"), "{stdout}");
@@ -591,6 +597,19 @@ fn a_definition_file_beyond_its_readers_limits_is_reported() {
     c.write(
         "data.tf",
         &format!("locals {{\n  x = [{}]\n}}\n", "1,".repeat(260_000)),
+    );
+    // A module call alone (the module, read on its own, defines the compute), an import
+    // alone: no AML005 (audit 25, D1).
+    c.write(
+        "calls.tf",
+        &format!(
+            "module \"m\" {{\n  source = \"./m\"\n}}\nlocals {{\n  x = [{}]\n}}\n",
+            "1,".repeat(260_000)
+        ),
+    );
+    c.write(
+        "imports.py",
+        &format!("import os\nx = [{}]\n", "1,".repeat(260_000)),
     );
     let bicep = "resource c 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {\n  name: 'ws/gpu'\n}\n";
     c.write(
@@ -639,7 +658,9 @@ fn a_definition_file_beyond_its_readers_limits_is_reported() {
             format!("{file}:1:1: AML005 [warning] the computes this file may define were not read: {why}");
         assert!(stdout.contains(&line), "{line}\n{stdout}");
     }
-    assert!(!stdout.contains("data.tf"), "{stdout}");
+    for quiet in ["data.tf", "calls.tf", "imports.py"] {
+        assert!(!stdout.contains(quiet), "{quiet}: {stdout}");
+    }
 }
 
 /// Defect 16: `--write-baseline` renamed over links, pipes and devices, and reset the

@@ -12,6 +12,7 @@ pub const READER: Reader = Reader {
     name: "aml-yaml",
     wants: |name| name.ends_with(".yml") || name.ends_with(".yaml") || name.ends_with(".json"),
     needles: &[],
+    defines: &[],
     read,
 };
 

@@ -109,6 +109,13 @@ pub const READER: Reader = Reader {
         "MACHINELEARNINGSERVICES",
         "ml compute",
     ],
+    defines: &[
+        "workspaces/computes",
+        "Workspaces/computes",
+        "ml compute create",
+        "ml compute attach",
+        "ml computetarget create",
+    ],
     read,
 };
 

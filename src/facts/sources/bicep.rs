@@ -29,6 +29,7 @@ pub const READER: Reader = Reader {
     wants: |name| name.ends_with(".bicep") || name.ends_with(".bicepparam"),
     // `module`: a module call, whose file may define a compute.
     needles: &["computes@", "Computes@", "module"],
+    defines: &["computes@", "Computes@"],
     read,
 };
 

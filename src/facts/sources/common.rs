@@ -82,8 +82,20 @@ pub struct Reader {
     /// The file is read only when its bytes contain one of these (case-sensitive); empty:
     /// always.
     pub needles: &'static [&'static str],
+    /// Words a file that defines a compute itself holds (fewer than `needles`, which
+    /// also let the reader look at calls of templates and modules, or at `import`s): a
+    /// file that amlint cannot read is reported (AML005) only when it holds one.
+    pub defines: &'static [&'static str],
     pub read: fn(&Input<'_>, &mut Definitions),
 }
+
+/// The words of an `az ml compute create|attach` (or SDK v1's `az ml computetarget
+/// create`) command, as a reader's [`Reader::defines`].
+pub const COMMAND_WORDS: &[&str] = &[
+    "ml compute create",
+    "ml compute attach",
+    "ml computetarget create",
+];
 
 /// Whether `text` contains one of `needles` (a vectorised byte search).
 pub fn mentions(text: &[u8], needles: &[&str]) -> bool {
@@ -108,7 +120,14 @@ pub struct Files {
     cache: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<Arc<SourceFile>>>>,
     /// What readers derive from a file once per run (`Files::derived`).
     derived: std::sync::Mutex<std::collections::HashMap<(PathBuf, &'static str), Derived>>,
+    /// Bytes [`Files::scan`] may still read in this run ([`SCAN_BUDGET`] at first).
+    scan_left: std::sync::atomic::AtomicU64,
 }
+
+/// Most bytes of files too large to be read as text that one run searches for a
+/// reader's words (`Files::scan`): 32 such files read to `fsio::MAX_SCAN` cost a few
+/// hundred milliseconds; past the budget, such files are not reported.
+pub const SCAN_BUDGET: u64 = 32 * crate::fsio::MAX_SCAN;
 
 impl Files {
     /// Files inside `boundary`.
@@ -128,6 +147,7 @@ impl Files {
             cache: Default::default(),
             derived: Default::default(),
             unsaved: None,
+            scan_left: std::sync::atomic::AtomicU64::new(SCAN_BUDGET),
         }
     }
 
@@ -188,8 +208,18 @@ impl Files {
         {
             return mentions(text.as_bytes(), needles);
         }
+        use std::sync::atomic::Ordering;
+        // The run's budget, taken before reading (a file reads at most `MAX_SCAN`).
+        let take = |left: u64| Some(left.saturating_sub(crate::fsio::MAX_SCAN));
+        let Ok(left) = self
+            .scan_left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, take)
+        else {
+            return false;
+        };
+        let max = left.min(crate::fsio::MAX_SCAN);
         let seen = crate::fsio::Seen::Unknown;
-        crate::fsio::scan_regular(path, seen, self.boundary(), needles).unwrap_or(false)
+        max > 0 && crate::fsio::scan_regular(path, seen, self.boundary(), needles, max).unwrap_or(false)
     }
 
     /// Every file read or looked for so far (normalised): what the definitions read from

@@ -29,6 +29,7 @@ pub const READER: Reader = Reader {
     name: "az-cli docs",
     wants: is_doc,
     needles: super::scripts::NEEDLES,
+    defines: super::common::COMMAND_WORDS,
     read,
 };
 

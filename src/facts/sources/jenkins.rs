@@ -49,6 +49,7 @@ pub const READER: Reader = Reader {
     name: "az-cli Jenkins pipelines",
     wants: is_jenkins,
     needles: super::scripts::NEEDLES,
+    defines: super::common::COMMAND_WORDS,
     read,
 };
 

@@ -69,7 +69,16 @@ pub fn searched_on_disk(display: &str, path: &std::path::Path, files: &Files) ->
     let name = file_name(display);
     READERS
         .iter()
-        .any(|r| !r.needles.is_empty() && (r.wants)(&name) && files.scan(path, r.needles))
+        .any(|r| !r.defines.is_empty() && (r.wants)(&name) && files.scan(path, r.defines))
+}
+
+/// Whether a reader that wants the file `display` finds in `text` the words of a file
+/// that defines a compute itself ([`Reader::defines`]).
+pub fn defined_by_words(display: &str, text: &[u8]) -> bool {
+    let name = file_name(display);
+    READERS
+        .iter()
+        .any(|r| !r.defines.is_empty() && (r.wants)(&name) && mentions(text, r.defines))
 }
 
 /// Whether `reader` reads a file named `name` (lower case) of text `text`: it wants the
@@ -83,9 +92,16 @@ fn reads(reader: &Reader, name: &str, text: &[u8]) -> bool {
 pub fn read(input: &Input<'_>) -> Definitions {
     let name = input.file_name();
     let mut found = Definitions::default();
+    let text = input.source.text.as_bytes();
     for reader in READERS {
-        if reads(reader, &name, input.source.text.as_bytes()) {
+        if reads(reader, &name, text) {
+            let before = found.unread.is_some();
             (reader.read)(input, &mut found);
+            // A file beyond the reader's limits is reported only when it may define a
+            // compute itself (not for a `module` or an `import` alone).
+            if !before && found.unread.is_some() && !mentions(text, reader.defines) {
+                found.unread = None;
+            }
         }
     }
     common::cover_written_before(input.source, &found.computes, &mut found.comments);

@@ -27,6 +27,7 @@ pub const READER: Reader = Reader {
     name: "az-cli notebooks",
     wants: |name| name.ends_with(".ipynb"),
     needles: &["ml compute"],
+    defines: super::common::COMMAND_WORDS,
     read,
 };
 

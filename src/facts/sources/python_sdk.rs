@@ -35,6 +35,7 @@ pub const READER: Reader = Reader {
     name: "python-sdk",
     wants: |name| name.ends_with(".py") || name.ends_with(".ipynb"),
     needles: module::NEEDLES,
+    defines: module::CLASS_NEEDLES,
     read,
 };
 

@@ -19,6 +19,7 @@ pub const READER: Reader = Reader {
     name: "az-cli scripts",
     wants: |name| dialect(name).is_some() || is_makefile(name),
     needles: NEEDLES,
+    defines: super::common::COMMAND_WORDS,
     read,
 };
 

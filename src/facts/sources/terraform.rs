@@ -50,6 +50,14 @@ pub const READER: Reader = Reader {
         // `az ml compute create` in a `local-exec` provisioner's command.
         "ml compute",
     ],
+    defines: &[
+        "azurerm_machine_learning_compute",
+        "azurerm_machine_learning_inference_cluster",
+        "azurerm_machine_learning_synapse_spark",
+        "workspaces/computes",
+        "ml compute create",
+        "ml compute attach",
+    ],
     read,
 };
 

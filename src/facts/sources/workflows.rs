@@ -45,6 +45,7 @@ pub const READER: Reader = Reader {
         // An Azure pipeline that extends a template (`extends: template: x.yml`).
         "extends:",
     ],
+    defines: super::common::COMMAND_WORDS,
     read,
 };
 
