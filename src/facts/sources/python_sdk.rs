@@ -185,6 +185,49 @@ def f(k):
         );
     }
 
+    /// Audit 25, D5 and D11: a dict changed before the call (`d[k] = v`, `d.update(…)`,
+    /// `del d[k]`; an object's attribute set, `cfg.vm_size = …`) is not read as its
+    /// literal: what it passes is unknown; a key written twice passes its last value, as
+    /// Python keeps it.
+    #[test]
+    fn a_dict_changed_before_the_call_is_not_known_and_its_last_key_wins() {
+        let t = r#"from azure.ai.ml.entities import AmlCompute
+from azureml.core.compute import AmlCompute as V1, ComputeTarget
+cfg = {"vm_size": "STANDARD_D2_V2"}
+cfg["vm_size"] = "Standard_NC6"
+ComputeTarget.create(ws, "sub", V1.provisioning_configuration(**cfg))
+opts = {"size": "Standard_DS3_v2", "enable_node_public_ip": True}
+opts.update(enable_node_public_ip=False)
+AmlCompute(name="upd", **opts)
+dup = {"enable_node_public_ip": True, "size": "Standard_DS3_v2", "enable_node_public_ip": False}
+AmlCompute(name="dup", **dup)
+kept = {"size": "Standard_NC6"}
+def later(): kept["size"] = "Standard_DS3_v2"
+AmlCompute(name="kept", **kept)
+"#;
+        let d = defs(t);
+        let get = |name: &str, p: &str| {
+            let def = d.iter().find(|x| x.known_name() == Some(name)).unwrap();
+            def.get(p).map(|s| (s.value.clone(), s.why.clone()))
+        };
+        let (v, why) = get("sub", "size").unwrap();
+        assert_eq!(v, None);
+        assert!(
+            why.unwrap()
+                .contains("is changed by `cfg[\"vm_size\"] = \"Standard_NC6\"`")
+        );
+        assert_eq!(get("upd", "enable_node_public_ip").unwrap().0, None);
+        assert_eq!(
+            get("dup", "enable_node_public_ip").unwrap().0,
+            Some(Scalar::Bool(false))
+        );
+        // A change in a function not called before: the literal stands.
+        assert_eq!(
+            get("kept", "size").unwrap().0,
+            Some(Scalar::Str("Standard_NC6".into()))
+        );
+    }
+
     /// `**` arguments (audit 24, case 09): a dict literal's or `dict(...)`'s entries are
     /// read as keywords, at the `**` argument; what another `**` may set is unknown (no
     /// rule fires on its absence), the keywords written in the call kept.

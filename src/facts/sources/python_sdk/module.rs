@@ -454,11 +454,60 @@ impl<'t> Module<'t> {
                     self.bind_pattern(alias, node, scope, |n| format!("`{n}` is bound by `{by}`"));
                 }
             }
-            "call" => self.calls.push(node),
+            "call" => {
+                // `d.update(…)`, `d.setdefault(…)`, `d.pop(…)`…: `d` is changed.
+                if let Some(f) = node
+                    .child_by_field_name("function")
+                    .filter(|f| f.kind() == "attribute")
+                    && f.child_by_field_name("attribute").is_some_and(|a| {
+                        matches!(
+                            self.text(a),
+                            "update"
+                                | "setdefault"
+                                | "pop"
+                                | "popitem"
+                                | "clear"
+                                | "__setitem__"
+                                | "__delitem__"
+                        )
+                    })
+                {
+                    self.changed(f, node, scope);
+                }
+                self.calls.push(node)
+            }
+            "delete_statement" => {
+                let mut c = node.walk();
+                let targets: Vec<TsNode<'t>> = node.named_children(&mut c).collect();
+                for t in targets {
+                    self.changed(t, node, scope);
+                }
+            }
             "comment" => self.comments.push(node),
             _ => {}
         }
         None
+    }
+
+    /// `target` (`d[k]`, `d.x`, `d.update`) changes the object the name at its root holds,
+    /// in `by`: that name is not known after it.
+    fn changed(&mut self, target: TsNode<'t>, by: TsNode<'t>, scope: Option<usize>) {
+        let mut root = target;
+        for _ in 0..MAX_DEPTH {
+            let inner = match root.kind() {
+                "subscript" => root.child_by_field_name("value"),
+                "attribute" => root.child_by_field_name("object"),
+                _ => None,
+            };
+            match inner {
+                Some(i) => root = i,
+                None => break,
+            }
+        }
+        if root.kind() == "identifier" && root != target {
+            let why = format!("`{}` is changed by `{}`", self.text(root), self.text(by));
+            self.bind(self.text(root), by.end_byte(), scope, Bound::Other(why));
+        }
     }
 
     /// A function definition: its name bound (not a value amlint evaluates) and the
@@ -514,6 +563,9 @@ impl<'t> Module<'t> {
                 let from = self.text(value);
                 self.bind_each(names, pos, scope, |n| format!("`{n}` is unpacked from `{from}`"));
             }
+            // `d[k] = v`, `cfg.vm_size = v`: the object `d` names is changed, so what it
+            // held is not known from here on (audit 25, D5; audit 24, case 08).
+            "subscript" | "attribute" => self.changed(left, node, scope),
             _ => {}
         }
     }
@@ -806,7 +858,7 @@ impl<'t> Module<'t> {
         let (n, _) = self.expression(inner, at)?;
         match n.kind() {
             "dictionary" => {
-                let mut out = Vec::new();
+                let mut out: Vec<Kw<'t>> = Vec::new();
                 let mut c = n.walk();
                 for entry in n.named_children(&mut c) {
                     match entry.kind() {
@@ -822,6 +874,8 @@ impl<'t> Module<'t> {
                                 return Err(format!("`{}` is not a key amlint reads", self.text(k)));
                             }
                             let (a, z) = string_bounds(k);
+                            // A key written twice: Python keeps the last value.
+                            out.retain(|(name, ..)| *name != &self.src[a..z]);
                             out.push((&self.src[a..z], k, v));
                         }
                         _ => return Err(format!("`{}` is not read", self.text(entry))),
