@@ -892,11 +892,18 @@ impl Expr<'_, '_> {
             self.pos += 1;
         }
         let name = &self.src[start..self.pos];
-        match name {
-            "true" => return Ev::boolean(true),
-            "false" => return Ev::boolean(false),
-            "null" => return Ev::new(V::Null),
-            _ => {}
+        // `true()`, `false()`, `null()`: functions in ARM (the parentheses optional here).
+        let constant = match name {
+            "true" => Some(Ev::boolean(true)),
+            "false" => Some(Ev::boolean(false)),
+            "null" => Some(Ev::new(V::Null)),
+            _ => None,
+        };
+        if let Some(value) = constant {
+            if self.eat(b'(') && !self.eat(b')') {
+                return self.fail(format!("`{name}()` takes no arguments"));
+            }
+            return value;
         }
         if !self.eat(b'(') {
             return self.fail(format!("`{name}` is not a function call"));
@@ -1292,6 +1299,20 @@ mod tests {
             .join()
             .unwrap();
         assert!(why.unwrap().contains("too deeply"));
+    }
+
+    /// Audit 25, D6: `true()`, `false()` and `null()` are ARM functions; the parser reads
+    /// them (with or without their parentheses) inside other calls.
+    #[test]
+    fn true_false_and_null_are_functions() {
+        let text = r#"{"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+"resources": [{"type": "Microsoft.MachineLearningServices/workspaces/computes", "name": "ws/c",
+"properties": {"computeType": "AmlCompute",
+"properties": "[createObject('vmSize', if(true(), 'Standard_NC6', null()), 'enableNodePublicIp', false())]"}}]}"#;
+        let d = defs(text);
+        let value = |p: &str| d[0].get(p).and_then(|s| s.value.clone());
+        assert_eq!(value("size"), Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(value("enable_node_public_ip"), Some(Scalar::Bool(false)));
     }
 
     /// A compute instance's `schedules.computeStartStop` entries are read as YAML's

@@ -592,12 +592,16 @@ fn bash_assignments(c: &ShellCommand) -> Vec<Assigned> {
                 .iter()
                 .map(|w| match split_assignment(w) {
                     Some((name, parts)) => Some((name, Ok(parts))),
-                    // `NAME+=value`, `NAME+=(...)`: appended to, not known.
-                    None => split_at_equals(w)
-                        .and_then(|(name, _)| {
-                            name.strip_suffix('+').filter(|n| is_ident(n)).map(str::to_string)
-                        })
-                        .map(|name| (name, Err("it is appended to".to_string()))),
+                    // `NAME+=value`, `NAME+=(...)`: appended to; `NAME[i]=value`: an
+                    // element set (audit 25, D9). Either way, not known from here on.
+                    None => split_at_equals(w).and_then(|(name, _)| {
+                        if let Some(n) = name.strip_suffix('+').filter(|n| is_ident(n)) {
+                            return Some((n.to_string(), Err("it is appended to".to_string())));
+                        }
+                        let (n, index) = name.split_once('[')?;
+                        (is_ident(n) && index.ends_with(']'))
+                            .then(|| (n.to_string(), Err(format!("its element `{name}` is set"))))
+                    }),
                 })
                 .collect();
             // `NAME=value cmd` sets NAME for that command only.
@@ -2589,6 +2593,15 @@ mod tests {
         let public = appended.get("enable_node_public_ip").unwrap();
         assert_eq!(public.value, None);
         assert!(public.why.as_deref().unwrap().contains("appended"), "{public:?}");
+        // An element set after the literal (audit 25, D9): not the literal's value.
+        let set = "a=(--enable-node-public-ip true)\na[1]=false\naz ml compute create -n el --type amlcompute \"${a[@]}\"\n";
+        let [el] = defs(set, Dialect::Bash).try_into().unwrap();
+        let public = el.get("enable_node_public_ip").unwrap();
+        assert_eq!(public.value, None, "{public:?}");
+        assert!(
+            public.why.as_deref().unwrap().contains("`a[1]` is set"),
+            "{public:?}"
+        );
 
         let ps = "$netArgs = @(\"--enable-node-public-ip\", \"false\",\n  '--subnet','training')\naz ml compute create -n ps --type amlcompute --size Standard_DS3_v2 @netArgs\naz ml compute create -n ps-var --type amlcompute $netArgs\naz ml compute create -n ps-unknown --type amlcompute @other\n";
         let [splat, var, unknown] = defs(ps, Dialect::PowerShell).try_into().unwrap();
