@@ -623,11 +623,10 @@ pub fn read_named(path: &Path, boundary: &Boundary, limit: u64) -> Result<Vec<u8
     read_regular(&real, Seen::Unknown, boundary, limit)
 }
 
-/// Most bytes of a file [`scan_regular`] looks through: eight times the default size
-/// limit. A file larger than the size limit is not read as text, but a script or template
+/// Most bytes of a file [`scan_regular`] looks through: twice the default size limit. A file larger than the size limit is not read as text, but a script or template
 /// that may define computes is still reported (not dropped); past this, a file is data,
 /// and only its first bytes are looked at.
-pub const MAX_SCAN: u64 = 64 * 1024 * 1024;
+pub const MAX_SCAN: u64 = 16 * 1024 * 1024;
 
 /// Whether any of `needles` (non-empty, shorter than a chunk) occurs in the first `max`
 /// bytes (at most [`MAX_SCAN`]) of the regular file at `path` (opened as [`open_regular`]

@@ -1673,14 +1673,15 @@ fn report_unclassified(loaded: &LoadedFile, explicit: bool) -> bool {
     let by_name = kinds::classify(&Default::default(), path).is_checked();
     let too_large = loaded.diagnostics.iter().any(|d| d.code == codes::AML005.code);
     // A file a definition reader would read (its name, and its text — with the bytes that
-    // are not UTF-8 replaced — holding the reader's words: a `deploy.sh` that runs `az ml
-    // compute create`) is reported when it cannot be read, never dropped: the computes it
-    // defines would be lost without a word (audit 23, case 07).
+    // are not UTF-8 replaced — holding the words of a definition: a `deploy.sh` that runs
+    // `az ml compute create`, not a `.py` that only imports) is reported when it cannot be
+    // read, never dropped: the computes it defines would be lost without a word (audit 23,
+    // case 07), as `unread_definitions` reports one beyond a limit.
     let unread = loaded.unreadable && !too_large;
     by_name
         || (unread
             && (loaded.format == Format::Yaml
-                || crate::facts::sources::searched_by_words(path, loaded.source.text.as_bytes())))
+                || crate::facts::sources::defined_by_words(path, loaded.source.text.as_bytes())))
         || (broken && looks_like_azure_ml(loaded))
 }
 
