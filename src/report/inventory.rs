@@ -137,7 +137,7 @@ impl ListedSetting {
             (Some(v), _) => format!("{v} (from `{written}`)"),
             (None, Some(why)) => format!(
                 "`{written}` (not known: {})",
-                why.split_whitespace().collect::<Vec<_>>().join(" ")
+                crate::facts::sources::iac::single_spaced(why)
             ),
             (None, None) => format!("`{written}` (not known)"),
         }

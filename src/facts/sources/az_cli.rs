@@ -2112,6 +2112,11 @@ mod tests {
         d.get(path).and_then(|s| s.value.clone())
     }
 
+    /// Why the setting at `path` is not known (empty when it is, or is not set).
+    fn why<'d>(d: &'d ComputeDef, path: &str) -> &'d str {
+        d.get(path).and_then(|s| s.why.as_deref()).unwrap_or_default()
+    }
+
     /// `az ml compute create` run by what runs its arguments: a function of the script whose
     /// body runs `"$@"` (at the call's first `az`), `timeout`, `env`, `nohup`, `nice` with
     /// their options, a command substitution, an `if`/`while` condition (not "under a
@@ -2674,29 +2679,13 @@ mod tests {
             &many[..many.len().min(MAX_VALUE)]
         );
         let [d] = defs(&text, Dialect::Bash).try_into().unwrap();
-        assert!(
-            d.get("size")
-                .unwrap()
-                .why
-                .as_deref()
-                .unwrap()
-                .contains("more than"),
-            "{d:?}"
-        );
+        assert!(why(&d, "size").contains("more than"), "{d:?}");
         let text = format!(
             "B=({})\naz ml compute create -n b --type amlcompute \"${{B[@]}}\"\n",
             "--x ".repeat(MAX_ARRAY_TEXT)
         );
         let [d] = defs(&text, Dialect::Bash).try_into().unwrap();
-        assert!(
-            d.get("size")
-                .unwrap()
-                .why
-                .as_deref()
-                .unwrap()
-                .contains("not read"),
-            "{d:?}"
-        );
+        assert!(why(&d, "size").contains("not read"), "{d:?}");
         // An array read once however often it is expanded; a script's expansions give at
         // most `MAX_EXPANDED` words, the later ones are not known.
         let mut text = format!("C=({} --size Standard_NC6)\n", "-x 1 ".repeat(120));

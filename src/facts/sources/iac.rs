@@ -1536,18 +1536,16 @@ impl ModuleCall<'_> {
 /// An expression as written, on one line for a note or a listing: each run of blanks and
 /// line breaks one space, and at most 120 characters (then `…`).
 pub fn one_line(written: &str) -> String {
-    let mut out = String::new();
-    for (i, word) in written.split_whitespace().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > 120 {
-            let cut: String = out.chars().take(119).collect();
-            return format!("{cut}…");
-        }
+    let line = single_spaced(written);
+    match line.char_indices().nth(119) {
+        Some((cut, _)) if line.chars().count() > 120 => format!("{}…", &line[..cut]),
+        _ => line,
     }
-    out
+}
+
+/// `text` with each run of blanks and line breaks one space, none at either end.
+pub fn single_spaced(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The module inputs an expression as written reads (`prefix`: how the module writes one:
