@@ -2002,7 +2002,10 @@ fn check_definitions(
             kind: Some(syn.kind),
             ..Classification::default()
         };
-        let facts = DocFacts::with_unknown(&syn.doc, syn.kind, &prepared.path, base, syn.unknown.clone());
+        let mut facts = DocFacts::with_unknown(&syn.doc, syn.kind, &prepared.path, base, syn.unknown.clone());
+        // Messages name the settings as the definition's file writes them.
+        facts.idiom = d.def.idiom;
+        facts.text = Some(&prepared.loaded.source.text);
         let cx = DocContext::new(
             &prepared.loaded.source,
             &syn.doc,
@@ -2123,10 +2126,29 @@ fn from_the_definitions_line(x: &mut Diagnostic, def: &ComputeDef, source: &Sour
     }
     if !x.labels.iter().any(|l| l.span == at) {
         let key = x.pointer.as_ref().map(ToString::to_string);
-        let message = match key.as_deref().and_then(|p| p.rsplit('/').next()) {
+        // The key as the file writes it (`min_node_count`, `--min-instances`), else as the
+        // definition's language spells the setting.
+        let field = key
+            .as_deref()
+            .map(|p| p.trim_start_matches('/').replace('/', "."));
+        let written = field
+            .as_deref()
+            .and_then(|f| def.get(f))
+            .and_then(|s| s.key)
+            .and_then(|k| source.text.get(k.range()))
+            .and_then(crate::facts::idiom::written_key)
+            .filter(|k| *k != "--set");
+        let spelled =
+            field.as_deref().filter(|f| !f.is_empty()).map(|f| {
+                match crate::facts::idiom::spelling(def.idiom).key(f) {
+                    same if same == f => f.rsplit('.').next().unwrap_or(f).to_string(),
+                    other => other.to_string(),
+                }
+            });
+        let message = match written.map(str::to_string).or(spelled) {
             _ if at == def.name.span => "the compute's name".to_string(),
-            Some(key) if !key.is_empty() => format!("`{key}` is set here"),
-            _ => "the value it is about".to_string(),
+            Some(key) => format!("`{key}` is set here"),
+            None => "the value it is about".to_string(),
         };
         x.labels.insert(0, crate::diagnostic::Label { span: at, message });
     }

@@ -9,6 +9,7 @@
 //! carry spans into the defining file, so each rule, output format, suppression and
 //! baseline works on it unchanged, and findings land at the option or attribute itself.
 
+use super::idiom::Idiom;
 use crate::document::{Document, Entry, Node, NodeId, Style, Value};
 use crate::kinds::Kind;
 use crate::source::Span;
@@ -138,6 +139,9 @@ impl Setting {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ComputeDef {
     pub source: SourceKind,
+    /// The language its settings are written in, as messages name them (`min_node_count`
+    /// in Terraform, `min_nodes` in SDK v1): by default the source's.
+    pub idiom: Idiom,
     /// The defining file, as displayed.
     pub file: String,
     /// The whole definition in that file: the command, the resource block, the call, the
@@ -221,6 +225,14 @@ impl ComputeDef {
     ) -> Self {
         ComputeDef {
             source,
+            idiom: match source {
+                SourceKind::AmlYaml => Idiom::Yaml,
+                SourceKind::AzCli => Idiom::Cli,
+                SourceKind::PythonSdk => Idiom::Python,
+                SourceKind::Terraform => Idiom::Terraform,
+                SourceKind::Bicep => Idiom::Bicep,
+                SourceKind::Arm => Idiom::Arm,
+            },
             file: file.into(),
             span,
             command: command.into(),

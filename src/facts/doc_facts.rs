@@ -399,6 +399,12 @@ pub struct DocFacts<'a> {
     /// Nodes whose value is not known statically (a compute definition's `$SIZE`):
     /// conditions reading one are unknown, and no VM size is judged there.
     unknown: Vec<NodeId>,
+    /// The language the document's settings are written in: messages name them so
+    /// (`{key:...}`, `{set:...}`); Azure ML YAML but for a definition outside it.
+    pub idiom: super::idiom::Idiom,
+    /// The text of the file a definition outside Azure ML YAML is written in (its
+    /// document's spans are there): messages quote a setting as written.
+    pub text: Option<&'a str>,
 }
 
 pub(super) fn string_at(doc: &Document, id: NodeId) -> Option<&str> {
@@ -461,6 +467,8 @@ impl<'a> DocFacts<'a> {
             refs: Default::default(),
             aks: std::cell::OnceCell::new(),
             unknown,
+            idiom: super::idiom::Idiom::Yaml,
+            text: None,
         };
         facts.vm_nodes = facts.find_vm_nodes();
         facts

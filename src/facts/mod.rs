@@ -8,6 +8,7 @@
 mod clusters;
 pub mod computes;
 mod doc_facts;
+pub mod idiom;
 pub mod index;
 pub mod interface;
 pub mod sources;

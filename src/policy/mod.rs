@@ -55,6 +55,13 @@ pub struct PolicyRule {
 /// only when a field or fact has a value: `{?$target.similar}; did you mean
 /// `{$target.similar}`?{/}`, or only when it has none: `{!$target.searched}this
 /// project{/}` (sections do not nest).
+///
+/// A compute setting is named as the checked definition's language writes it
+/// (`rules/data/idioms.yaml`, [`crate::facts::idiom`]): `{key:min_instances}` is
+/// `min_node_count` in Terraform, `{set:min_instances=0}` is `min_node_count = 0`,
+/// `{set:min_instances=@}` the setting with the reported value (as the file writes both,
+/// when it does); `{?can:FIELD}...{/}` is shown only where the language can set FIELD,
+/// `{!can:FIELD}...{/}` only where it cannot.
 #[derive(Debug, Clone)]
 pub struct Template {
     parts: Vec<Part>,
@@ -68,9 +75,22 @@ enum Part {
     Kind,
     /// A path, and the text to show when it has no value (`{$vm.closest|none}`).
     Field(FieldPath, Option<String>),
-    /// Parts shown only when the path has a value (`{?path}...{/}`), or, when `bool` is
-    /// `false`, only when it has none (`{!path}...{/}`).
-    Section(FieldPath, Vec<Part>, bool),
+    /// `{key:FIELD}`: a compute setting's name, as the definition's language writes it.
+    SettingKey(String),
+    /// `{set:FIELD=VALUE}`: the setting with a value (`None`: `@`, the reported value).
+    Setting(String, Option<String>),
+    /// Parts shown only when the test holds (`{?path}...{/}`, `{?can:FIELD}...{/}`), or,
+    /// when `bool` is `false`, only when it does not (`{!path}...{/}`).
+    Section(Test, Vec<Part>, bool),
+}
+
+/// What a section is shown on.
+#[derive(Debug, Clone)]
+enum Test {
+    /// A path or fact that has a value.
+    Valued(FieldPath),
+    /// `can:FIELD`: the definition's language can set the compute setting.
+    Can(String),
 }
 
 impl Template {
@@ -78,7 +98,7 @@ impl Template {
         let mut parts = Vec::new();
         // An open `{?path}` or `{!path}` section: its path, whether it is shown when the
         // path has a value, and the parts before it.
-        let mut section: Option<(FieldPath, bool, Vec<Part>)> = None;
+        let mut section: Option<(Test, bool, Vec<Part>)> = None;
         let mut text = String::new();
         let mut chars = s.chars().peekable();
         while let Some(c) = chars.next() {
@@ -114,20 +134,39 @@ impl Template {
                         if !text.is_empty() {
                             parts.push(Part::Text(std::mem::take(&mut text)));
                         }
-                        let path = FieldPath::parse(cond.trim())?;
-                        check_fact_path(&path, false)?;
-                        section = Some((path, when_valued, std::mem::take(&mut parts)));
+                        let test = match cond.trim().strip_prefix("can:") {
+                            Some(field) => Test::Can(setting_field(field, s)?),
+                            None => {
+                                let path = FieldPath::parse(cond.trim())?;
+                                check_fact_path(&path, false)?;
+                                Test::Valued(path)
+                            }
+                        };
+                        section = Some((test, when_valued, std::mem::take(&mut parts)));
                         continue;
                     }
                     if name == "/" {
-                        let Some((path, when_valued, outer)) = section.take() else {
+                        let Some((test, when_valued, outer)) = section.take() else {
                             return Err(format!("a `{{/}}` without its `{{?...}}` in {s:?}"));
                         };
                         if !text.is_empty() {
                             parts.push(Part::Text(std::mem::take(&mut text)));
                         }
                         let inner = std::mem::replace(&mut parts, outer);
-                        parts.push(Part::Section(path, inner, when_valued));
+                        parts.push(Part::Section(test, inner, when_valued));
+                        continue;
+                    }
+                    if let Some(field) = name.trim().strip_prefix("key:") {
+                        parts.push(Part::SettingKey(setting_field(field, s)?));
+                        continue;
+                    }
+                    if let Some(set) = name.trim().strip_prefix("set:") {
+                        let Some((field, value)) = set.split_once('=') else {
+                            return Err(format!("`{{set:{set}}}` without `=VALUE` in {s:?}"));
+                        };
+                        let value = value.trim();
+                        let value = (value != "@").then(|| value.to_string());
+                        parts.push(Part::Setting(setting_field(field, s)?, value));
                         continue;
                     }
                     let (name, default) = match name.split_once('|') {
@@ -164,8 +203,10 @@ impl Template {
         for p in &self.parts {
             match p {
                 Part::Field(path, _) => out.push(path),
-                Part::Section(path, inner, _) => {
-                    out.push(path);
+                Part::Section(test, inner, _) => {
+                    if let Test::Valued(path) = test {
+                        out.push(path);
+                    }
                     out.extend(inner.iter().filter_map(|p| match p {
                         Part::Field(path, _) => Some(path),
                         _ => None,
@@ -209,19 +250,40 @@ fn render_parts(parts: &[Part], env: &RuleEnv<'_>, out: &mut String, known: Opti
                 Resolved::Values(vs) if !vs.is_empty() => out.push_str(&show(&vs)),
                 _ => out.push_str(default.as_deref().unwrap_or("?")),
             },
-            Part::Section(path, inner, true) => {
+            Part::SettingKey(field) => out.push_str(&env.setting_key(field)),
+            Part::Setting(field, value) => out.push_str(&env.setting(field, value.as_deref())),
+            Part::Section(Test::Valued(path), inner, true) => {
                 if let Resolved::Values(vs) = env.resolve(path, None) {
                     if !vs.is_empty() {
                         render_parts(inner, env, out, Some((path, &vs)));
                     }
                 }
             }
-            Part::Section(path, inner, false) => {
+            Part::Section(Test::Valued(path), inner, false) => {
                 if !matches!(env.resolve(path, None), Resolved::Values(vs) if !vs.is_empty()) {
                     render_parts(inner, env, out, None);
                 }
             }
+            Part::Section(Test::Can(field), inner, shown_if) => {
+                if crate::facts::idiom::spelling(env.facts.idiom).can(field) == *shown_if {
+                    render_parts(inner, env, out, None);
+                }
+            }
         }
+    }
+}
+
+/// The compute setting a `{key:...}`, `{set:...}` or `{?can:...}` names: a dotted path of
+/// names.
+fn setting_field(field: &str, template: &str) -> Result<String, String> {
+    let f = field.trim();
+    let ok = !f.is_empty()
+        && f.split('.')
+            .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+    if ok {
+        Ok(f.to_string())
+    } else {
+        Err(format!("`{field}` is not a setting's path in {template:?}"))
     }
 }
 
@@ -369,6 +431,77 @@ impl RuleEnv<'_> {
         match self.doc().value(id) {
             Value::Seq(_) | Value::Map(_) => Val::from_node(self.doc(), id).display(),
             v => crate::document::yaml11::python_str(v),
+        }
+    }
+
+    /// The compute setting `field` of the document as its file writes it — its key's and
+    /// value's text — when the document is a definition outside Azure ML YAML that writes
+    /// the setting with a key of its own (not a positional or `**` argument).
+    fn written_setting(&self, field: &str) -> Option<(&str, &str)> {
+        let text = self.facts.text?;
+        let at = self.doc().lookup(&Pointer::from_segments(field.split('.')))?;
+        let key = self.doc().node(at.key?).span;
+        let mut value = self.doc().node(at.value).span;
+        if key == value {
+            return None;
+        }
+        let written = crate::facts::idiom::written_key(text.get(key.range())?)?;
+        // The value as written beside its key (`= 1`, `: 'Enabled'`, ` Standard_NC6`), its
+        // quotes included; not a value written elsewhere (SDK v1's settings are reported
+        // at the configuration passed to `ComputeTarget.create`).
+        let quoted = |q: u8| {
+            let s = value.start as usize;
+            s > 0
+                && text.as_bytes().get(s - 1) == Some(&q)
+                && text.as_bytes().get(value.end as usize) == Some(&q)
+        };
+        if quoted(b'"') || quoted(b'\'') {
+            value = Span::new(value.start - 1, value.end + 1);
+        }
+        let beside = key.end <= value.start
+            && text
+                .get(key.end as usize..value.start as usize)
+                .is_some_and(|between| {
+                    between.len() <= 8 && between.bytes().all(|b| b" \t=:\"'".contains(&b))
+                });
+        let value = text
+            .get(value.range())
+            .filter(|v| beside && v.len() <= 80 && !v.contains(['\n', '\r']));
+        Some((written, value.unwrap_or_default()))
+    }
+
+    /// The reported value as Azure ML YAML writes it (`true`, not Python's `True`).
+    fn reported(&self) -> String {
+        match self.doc().value(self.subject.value_node()) {
+            Value::Bool(b) => b.to_string(),
+            _ => self.display_node(self.subject.value_node()),
+        }
+    }
+
+    /// `{key:FIELD}`.
+    fn setting_key(&self, field: &str) -> String {
+        match self.written_setting(field) {
+            Some((key, _)) if key != "--set" => key.to_string(),
+            _ => crate::facts::idiom::spelling(self.facts.idiom)
+                .key(field)
+                .to_string(),
+        }
+    }
+
+    /// `{set:FIELD=VALUE}` (`value` `None`: the reported value).
+    fn setting(&self, field: &str, value: Option<&str>) -> String {
+        let spelling = crate::facts::idiom::spelling(self.facts.idiom);
+        let reported = || self.reported();
+        match (self.written_setting(field), value) {
+            // `--set path=value` writes the setting as Azure ML YAML names it.
+            (Some(("--set", v)), None) if !v.is_empty() => format!("--set {field}={v}"),
+            (Some(("--set", _)), None) => format!("--set {field}={}", reported()),
+            (Some(("--set", _)), Some(v)) => format!("--set {field}={v}"),
+            (Some((key, v)), None) if !v.is_empty() => spelling.assign(key, v),
+            (Some((key, _)), None) => spelling.assign(key, spelling.value(field, &reported())),
+            (Some((key, _)), Some(v)) => spelling.assign(key, spelling.value(field, v)),
+            (None, None) => spelling.set(field, &reported()),
+            (None, Some(v)) => spelling.set(field, v),
         }
     }
 }

@@ -39,7 +39,7 @@ fn concise_is_one_line_per_finding() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines[0],
-        "cluster.yml:2:7: AML702 [warning] the nodes of `gpu-cluster` get public IP addresses (`enable_node_public_ip` is not `false`; the SDK's default is `true`)"
+        "cluster.yml:2:7: AML702 [warning] the nodes of `gpu-cluster` get public IP addresses: `enable_node_public_ip: false` is not set, and public IPs are the default"
     );
     assert!(lines.contains(&"cluster.yml:2:7: AML704 [info] `gpu-cluster` is not placed in a virtual network (no `network_settings.subnet`)"), "{out}");
     // `[*]`: --fix fixes it.

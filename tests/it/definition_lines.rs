@@ -58,7 +58,7 @@ fn a_definitions_findings_start_at_its_first_line_and_focus_on_the_value() {
     assert_eq!(multi["range"]["start"]["column"], 1);
     assert_eq!(multi["range"]["end"], multi["focus"]["end"]);
     assert_eq!(multi["focus"]["start"]["column"], 10);
-    assert_eq!(multi["labels"][0]["message"], "`size` is set here");
+    assert_eq!(multi["labels"][0]["message"], "`--size` is set here");
     assert_eq!(multi["labels"][0]["range"], multi["focus"]);
     assert!(findings(&json, "make.sh", "AML009").is_empty(), "{json:#}");
 
@@ -147,7 +147,7 @@ fn every_output_shows_the_definitions_line_and_the_value() {
     assert_eq!(sarif_aml505(dir.path()), (1, 4, 4));
     let text = human(dir.path(), "main.tf");
     assert!(text.contains("[main.tf:1:1]"), "{text}");
-    assert!(text.contains("`size` is set here"), "{text}");
+    assert!(text.contains("`vm_size` is set here"), "{text}");
     assert!(
         !text.contains("3 │ │"),
         "the first line is drawn, not the whole resource: {text}"
@@ -316,7 +316,7 @@ fn an_arm_resource_with_its_type_last_is_reported_at_its_type() {
     assert_eq!(d["range"]["start"]["column"], 7);
     assert_eq!(d["range"]["end"]["line"], 9);
     assert_eq!(line(&d["focus"]), 7);
-    assert_eq!(d["labels"][0]["message"], "`size` is set here");
+    assert_eq!(d["labels"][0]["message"], "`vmSize` is set here");
     assert_eq!(d["labels"][0]["range"], d["focus"]);
     // A key it lacks (no virtual network): at the `type` line, focused on the name.
     let vnet = findings(&json, "azuredeploy.json", "AML704");
@@ -329,7 +329,7 @@ fn an_arm_resource_with_its_type_last_is_reported_at_its_type() {
     assert_eq!(sarif_aml505(dir.path()), (9, 9, 7));
     let text = human(dir.path(), "azuredeploy.json");
     assert!(text.contains("[azuredeploy.json:9:7]"), "{text}");
-    assert!(text.contains("`size` is set here"), "{text}");
+    assert!(text.contains("`vmSize` is set here"), "{text}");
 
     // Suppressions (the template then has comments): above the `type`, on the value's
     // line, above the object; none is unused, the unsuppressed one stays.
@@ -359,4 +359,121 @@ fn an_arm_resource_with_its_type_last_is_reported_at_its_type() {
     assert_eq!(type_lines, [10, 17, 25, 32]);
     assert_eq!(at("AML505"), [32], "{json:#}");
     assert_eq!(at("AML704"), type_lines, "{json:#}");
+}
+
+/// The message, help and labels of a finding, as one text.
+fn said(d: &Value) -> String {
+    let labels: Vec<&str> = d["labels"]
+        .as_array()
+        .map(|ls| ls.iter().filter_map(|l| l["message"].as_str()).collect())
+        .unwrap_or_default();
+    format!(
+        "{} | {} | {}",
+        d["message"].as_str().unwrap_or_default(),
+        d["help"].as_str().unwrap_or_default(),
+        labels.join(" | ")
+    )
+}
+
+/// What amlint says of `code` in `path`: one finding's message, help and labels.
+fn said_of(json: &Value, path: &str, code: &str) -> String {
+    let found = findings(json, path, code);
+    assert_eq!(found.len(), 1, "one {code} in {path}: {json:#}");
+    said(found[0])
+}
+
+/// A finding about a definition outside Azure ML YAML names each setting as that file
+/// writes it (`rules/data/idioms.yaml`): the key and value it writes, or the spelling of
+/// its language for a setting it leaves out; the help of a setting the language cannot
+/// write says so instead of asking for it. Azure ML YAML keeps its own words.
+#[test]
+fn a_definitions_findings_name_its_settings_in_its_own_language() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    let tf = "resource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name     = \"tf-words\"\n  location = \"x\"\n  vm_size  = \"Standard_DS3_v2\"\n  scale_settings {\n    min_node_count = var.min\n    max_node_count = 2\n  }\n}\nvariable \"min\" {\n  default = 1\n}\nresource \"azurerm_machine_learning_compute_instance\" \"i\" {\n  name     = \"tf-words-ci\"\n  location = \"x\"\n  virtual_machine_size = \"Standard_DS3_v2\"\n  node_public_ip_enabled = false\n  subnet_resource_id = \"/s/subnets/a\"\n}\n";
+    write(dir.path(), "main.tf", tf);
+    let bicep = "resource cc 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = {\n  name: 'ws/bicep-words'\n  location: 'x'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: 'Standard_DS3_v2'\n      remoteLoginPortPublicAccess: 'Enabled'\n      scaleSettings: { minNodeCount: 1, maxNodeCount: 2 }\n    }\n  }\n}\n";
+    write(dir.path(), "compute.bicep", bicep);
+    let v1 = "from azureml.core.compute import ComputeTarget, AmlCompute\ncfg = AmlCompute.provisioning_configuration(vm_size=\"STANDARD_D2_V2\", min_nodes=1, max_nodes=4,\n    remote_login_port_public_access=\"Enabled\")\ncluster = ComputeTarget.create(ws, \"v1-words\", cfg)\n";
+    write(dir.path(), "v1.py", v1);
+    let sh = "az ml compute create --name cli-words --type amlcompute --size Standard_DS3_v2 \\\n  --min-instances 1\naz ml compute create --name cli-words-ci --type computeinstance --size Standard_DS3_v2 --enable-node-public-ip false --subnet /s/subnets/a\n";
+    write(dir.path(), "make.sh", sh);
+    let yaml = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: yaml-words\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 2\nssh_public_access_enabled: true\n";
+    write(dir.path(), "compute.yml", yaml);
+    let json = capped::check_json(dir.path());
+
+    // Terraform: the key and the value as written (a variable), the absent ones spelled.
+    let s = said_of(&json, "main.tf", "AML601");
+    assert!(s.contains("`min_node_count = var.min` keeps 1 node(s)"), "{s}");
+    assert!(s.contains("Set `min_node_count = 0`"), "{s}");
+    assert!(s.contains("`scale_down_nodes_after_idle_duration`"), "{s}");
+    let s = findings(&json, "main.tf", "AML702")
+        .iter()
+        .map(|d| said(d))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(s.contains("`node_public_ip_enabled = false` is not set"), "{s}");
+    assert!(s.contains("(`subnet_resource_id`)"), "{s}");
+    let s = said_of(&json, "main.tf", "AML602");
+    assert!(s.contains("This definition cannot set an idle shutdown"), "{s}");
+    assert!(!s.contains("Add `"), "{s}");
+    // Bicep: its value with its quotes; SDK v1: the keyword's name, the literal labelled.
+    let s = said_of(&json, "compute.bicep", "AML703");
+    assert!(
+        s.contains("`remoteLoginPortPublicAccess: 'Enabled'` opens the SSH port"),
+        "{s}"
+    );
+    let s = said_of(&json, "compute.bicep", "AML704");
+    assert!(s.contains("(no `subnet.id`)"), "{s}");
+    let s = said_of(&json, "v1.py", "AML601");
+    assert!(
+        s.contains("`min_nodes=1` keeps") && s.contains("Set `min_nodes=0`"),
+        "{s}"
+    );
+    let s = said_of(&json, "v1.py", "AML703");
+    assert!(
+        s.contains("`remote_login_port_public_access=\"Enabled\"` opens"),
+        "{s}"
+    );
+    assert!(
+        s.contains("the value is set here"),
+        "the literal is labelled: {s}"
+    );
+    let s = said_of(&json, "v1.py", "AML702");
+    assert!(s.contains("`enable_node_public_ip=False` is not set"), "{s}");
+    // The CLI: options, the label at the option on the next line.
+    let s = said_of(&json, "make.sh", "AML601");
+    assert!(
+        s.contains("`--min-instances 1` keeps") && s.contains("`--min-instances` is set here"),
+        "{s}"
+    );
+    let s = said_of(&json, "make.sh", "AML602");
+    assert!(s.contains("Add `--idle-time-before-shutdown-minutes 60`"), "{s}");
+    // None of them quotes an Azure ML YAML key that its language does not have.
+    for file in ["main.tf", "compute.bicep", "v1.py", "make.sh"] {
+        for d in json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["path"] == file)
+        {
+            let s = said(d);
+            for yaml_key in [
+                "`min_instances",
+                "`enable_node_public_ip:",
+                "`network_settings",
+                "`ssh_public_access_enabled",
+            ] {
+                assert!(!s.contains(yaml_key), "{file}: {s}");
+            }
+        }
+    }
+    // Azure ML YAML keeps its words.
+    let s = said_of(&json, "compute.yml", "AML601");
+    assert!(
+        s.contains("`min_instances: 2` keeps 2 node(s)") && s.contains("Set `min_instances: 0`"),
+        "{s}"
+    );
+    let s = said_of(&json, "compute.yml", "AML703");
+    assert!(s.contains("`ssh_public_access_enabled: true` opens"), "{s}");
 }

@@ -459,8 +459,8 @@ fn a_compute_in_a_local_module_takes_each_calls_values() {
     assert_eq!(
         messages(&tf, "modules/cc/main.tf"),
         [
-            "AML702 the nodes of the compute that module input `cluster_name` names get public IP addresses (`enable_node_public_ip` is not `false`; the SDK's default is `true`)",
-            "AML704 the compute that module input `cluster_name` names is not placed in a virtual network (no `network_settings.subnet`)",
+            "AML702 the nodes of the compute that module input `cluster_name` names get public IP addresses: `node_public_ip_enabled = false` is not set, and public IPs are the default",
+            "AML704 the compute that module input `cluster_name` names is not placed in a virtual network (no `subnet_resource_id`)",
         ],
         "{tf}"
     );
@@ -514,8 +514,8 @@ fn a_compute_in_a_local_module_takes_each_calls_values() {
     assert_eq!(
         messages(&bicep, "modules/compute.bicep"),
         [
-            "AML702 the nodes of the compute that module input `clusterName` names get public IP addresses (`enable_node_public_ip` is not `false`; the SDK's default is `true`)",
-            "AML704 the compute that module input `clusterName` names is not placed in a virtual network (no `network_settings.subnet`)",
+            "AML702 the nodes of the compute that module input `clusterName` names get public IP addresses: `enableNodePublicIp: false` is not set, and public IPs are the default",
+            "AML704 the compute that module input `clusterName` names is not placed in a virtual network (no `subnet.id`)",
         ],
         "{bicep}"
     );
@@ -873,24 +873,24 @@ fn a_name_not_known_statically_is_said_to_be_the_expressions() {
     assert_eq!(
         messages(&json, "tips.sh"),
         [
-            "AML702 the nodes of the compute this definition creates (the command gives no `--name`) get public IP addresses (`enable_node_public_ip` is not `false`; the SDK's default is `true`)",
-            "AML704 the compute this definition creates (the command gives no `--name`) is not placed in a virtual network (no `network_settings.subnet`)",
+            "AML702 the nodes of the compute this definition creates (the command gives no `--name`) get public IP addresses: `--enable-node-public-ip false` is not set, and public IPs are the default",
+            "AML704 the compute this definition creates (the command gives no `--name`) is not placed in a virtual network (no `--subnet`)",
         ],
         "{json}"
     );
     assert_eq!(
         messages(&json, "main.py"),
         [
-            "AML702 the nodes of the compute that `compute_name` names get public IP addresses (`enable_node_public_ip` is not `false`; the SDK's default is `true`)",
-            "AML704 the compute that `compute_name` names is not placed in a virtual network (no `network_settings.subnet`)",
+            "AML702 the nodes of the compute that `compute_name` names get public IP addresses: `enable_node_public_ip=False` is not set, and public IPs are the default",
+            "AML704 the compute that `compute_name` names is not placed in a virtual network (no `subnet_name`)",
         ],
         "{json}"
     );
     assert_eq!(
         messages(&json, "create.sh"),
         [
-            "AML702 the nodes of the compute that `$COMPUTE_NAME` names get public IP addresses (`enable_node_public_ip` is not `false`; the SDK's default is `true`)",
-            "AML704 the compute that `$COMPUTE_NAME` names is not placed in a virtual network (no `network_settings.subnet`)",
+            "AML702 the nodes of the compute that `$COMPUTE_NAME` names get public IP addresses: `--enable-node-public-ip false` is not set, and public IPs are the default",
+            "AML704 the compute that `$COMPUTE_NAME` names is not placed in a virtual network (no `--subnet`)",
         ],
         "{json}"
     );

@@ -944,6 +944,11 @@ fn v2_option(opt: &str) -> Target {
         "--max-instances" => Target::Field("max_instances", ValueKind::Int),
         "--tier" => Target::Field("tier", ValueKind::Str),
         "--idle-time-before-scale-down" => Target::Field("idle_time_before_scale_down", ValueKind::Int),
+        // A compute instance's idle shutdown, in minutes or as an ISO 8601 duration.
+        "--idle-time-before-shutdown-minutes" => {
+            Target::Field("idle_time_before_shutdown_minutes", ValueKind::Int)
+        }
+        "--idle-time-before-shutdown" => Target::Field("idle_time_before_shutdown", ValueKind::Str),
         "--enable-node-public-ip" => Target::Field("enable_node_public_ip", ValueKind::Bool),
         "--ssh-public-access-enabled" => Target::Field("ssh_public_access_enabled", ValueKind::Bool),
         "--subnet" => Target::Field("network_settings.subnet", ValueKind::Str),

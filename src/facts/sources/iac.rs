@@ -1521,6 +1521,7 @@ impl ModuleCall<'_> {
             format!("{} → {}", self.label, def.command),
             name,
         );
+        out.idiom = def.idiom;
         for (path, s) in fields {
             out.set(&path, s);
         }

@@ -525,7 +525,10 @@ impl<'m> Module<'m> {
             def.name_input = self.input_without_value(&def.name);
             match resource {
                 Resource::Azurerm(t) => self.azurerm(b, t, &env, &mut def, &mut notes),
-                Resource::Azapi => self.azapi(b, &env, &mut def, &mut notes),
+                Resource::Azapi => {
+                    def.idiom = crate::facts::idiom::Idiom::Azapi;
+                    self.azapi(b, &env, &mut def, &mut notes)
+                }
             }
             notes.dedup();
             def.notes = notes;

@@ -1454,6 +1454,7 @@ fn template_call(input: &Input<'_>, doc: &Document, site: Site, scope: &WfOuter<
         format!("{file} template"),
         name,
     );
+    def.idiom = crate::facts::idiom::Idiom::Template;
     // The template runs `az ml compute create --type amlcompute`.
     let mut t = Setting::literal(
         Scalar::Str("amlcompute".into()),

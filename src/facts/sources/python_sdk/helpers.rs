@@ -375,6 +375,7 @@ impl<'t> Module<'t> {
             format!("{}(...) → {}", self.text(callee), t.def.command),
             name,
         );
+        def.idiom = t.def.idiom;
         for (path, s) in &t.def.fields {
             let own =
                 arg(path).and_then(|(key, v)| self.setting(v, key.unwrap_or(v), at, as_of(path), &mut notes));

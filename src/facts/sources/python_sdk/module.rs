@@ -1229,6 +1229,7 @@ impl<'t> Module<'t> {
             format!("{short}.{method}(...)"),
             name,
         );
+        def.idiom = crate::facts::idiom::Idiom::PythonV1;
         def.notes = notes;
         Some((def, config, short))
     }
@@ -1382,8 +1383,13 @@ impl<'t> Module<'t> {
             if let Some(use_site) = through {
                 // Through a variable: the finding lands where the definition uses it, each
                 // setting's literal labelled for the findings about it (an unknown one keeps
-                // what was written for it: `vm_size`, `**params`).
-                let origin = s.in_place.then_some(s.span).or(s.origin);
+                // what was written for it: `vm_size`, `**params`). A known value read from
+                // a literal that is not its text (`"Enabled"` as `true`) is labelled there.
+                let origin = s
+                    .in_place
+                    .then_some(s.span)
+                    .or(s.origin)
+                    .or(s.value.is_some().then_some(s.span));
                 s.span = self.code.span(use_site.start_byte(), use_site.end_byte());
                 if s.value.is_some() {
                     s.written = self.text(use_site).to_string();
