@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use super::common::{Files, Input};
 use super::cwd::{Cwd, Track};
 use super::shell::{
-    ARGS, ARRAY, ARRAY_VALUE, Dialect, Keep, LexOptions, MAX_WORDS, Map, RUNS_NEXT, Script, ShellCommand,
-    VarScope, Word, WordPart,
+    ARGS, ARITHMETIC, ARRAY, ARRAY_VALUE, Dialect, Keep, LexOptions, MAX_WORDS, Map, RUNS_NEXT, SPECIAL,
+    SUBSTITUTION, Script, ShellCommand, VarScope, Word, WordPart,
 };
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
@@ -156,6 +156,8 @@ pub struct Vars {
     fold_case: bool,
     /// Each name's assignments, in order (the key lower-cased when `fold_case`).
     by_name: std::collections::HashMap<String, Vec<usize>>,
+    /// Where each name declared an associative array (`declare -A`) is first declared so.
+    keyed: std::collections::HashMap<String, u32>,
     /// The values of the first assignments, computed in order: each one's value only
     /// reads assignments before it, so none is computed twice and none by recursion.
     memo: std::cell::RefCell<Vec<ScriptVal>>,
@@ -280,18 +282,23 @@ impl Vars {
 
     fn build(assigns: Vec<Assign>, fold_case: bool, cut: Option<u32>, sources: Vec<Sourced>) -> Self {
         let mut by_name: std::collections::HashMap<String, Vec<usize>> = Default::default();
+        let mut keyed = std::collections::HashMap::new();
         for (i, a) in assigns.iter().enumerate() {
             let key = if fold_case {
                 a.name.to_ascii_lowercase()
             } else {
                 a.name.clone()
             };
+            if a.value.as_ref().is_err_and(|why| why == KEYED) {
+                keyed.entry(key.clone()).or_insert(a.at);
+            }
             by_name.entry(key).or_default().push(i);
         }
         Vars {
             assigns,
             fold_case,
             by_name,
+            keyed,
             memo: Default::default(),
             cut,
             sources,
@@ -343,6 +350,19 @@ fn array_of(c: &ShellCommand, value: &Result<Vec<WordPart>, String>, dialect: Di
             [_, eq, at] if eq.literal().as_deref() == Some("=") && at.literal().as_deref() == Some("@") => {
                 Some(Span::new(at.span.end, at.span.end))
             }
+            // `$Name = 'a', 'b'` (audit 25, D4): its values, when a comma is not in a string
+            // ([`ps_list`]).
+            [_, eq, first, ..]
+                if eq.literal().as_deref() == Some("=")
+                    && c.words[2..].iter().any(|w| {
+                        w.parts
+                            .iter()
+                            .any(|p| matches!(p, WordPart::Lit { text, .. } if text.contains(',')))
+                    }) =>
+            {
+                let last = &c.words[c.words.len() - 1];
+                Some(first.span.cover(last.span))
+            }
             _ => None,
         },
         Dialect::Cmd => None,
@@ -363,12 +383,13 @@ impl Vars {
         } else {
             name.to_string()
         };
-        let last = self
-            .by_name
-            .get(&key)
-            .and_then(|all| all.iter().rev().find(|&&i| self.assigns[i].at < at))
-            .map(|&i| &self.assigns[i]);
-        let Some(a) = last else {
+        if self.keyed.get(&key).is_some_and(|&first| first < at) {
+            return Err(format!("`{name}` is declared an associative array"));
+        }
+        // The assignments are in the order they are written.
+        let all = self.by_name.get(&key).map_or(&[][..], Vec::as_slice);
+        let before = &all[..all.partition_point(|&i| self.assigns[i].at < at)];
+        let Some(a) = before.last().map(|&i| &self.assigns[i]) else {
             return Err(format!("`{name}` is not set in this file"));
         };
         if a.conditional {
@@ -559,18 +580,59 @@ fn sourced_assigns(input: &Input<'_>, file: &Path, display: &str, dialect: Diale
 /// A variable a command assigns, and its value's parts (or why it is not known).
 type Assigned = (String, Result<Vec<WordPart>, String>);
 
+/// Why a bash array declared associative (`declare -A NAME`) is not read by index (an
+/// [`Assign`]'s error, before its value's assignment when it has one).
+const KEYED: &str = "it is declared an associative array";
+
 /// What a bash command assigns: `export`/`declare`/`local`... `NAME=value`, `read NAME`,
 /// `for NAME in`, and `NAME=value...` on their own or before a command.
 fn bash_assignments(c: &ShellCommand) -> Vec<Assigned> {
     let mut out = Vec::new();
     match c.words[0].literal().as_deref() {
         Some("export" | "declare" | "local" | "readonly" | "typeset") => {
+            // `declare -A NAME`: its elements are set by key, not by index.
+            let keyed = c.words[1..]
+                .iter()
+                .any(|w| w.literal().is_some_and(|l| l.starts_with('-') && l.contains('A')));
             for w in c.words[1..]
                 .iter()
                 .filter(|w| !w.literal().is_some_and(|l| l.starts_with('-')))
             {
-                if let Some((name, parts)) = split_assignment(w) {
+                let assigned = split_assignment(w);
+                if keyed
+                    && let Some(name) = assigned
+                        .as_ref()
+                        .map(|(n, _)| n.clone())
+                        .or_else(|| w.literal().filter(|l| is_ident(l)))
+                {
+                    out.push((name, Err(KEYED.into())));
+                }
+                if let Some((name, parts)) = assigned {
                     out.push((name, Ok(parts)));
+                }
+            }
+        }
+        // `unset NAME`, `unset 'NAME[i]'`: not known from here on (not functions: `-f`).
+        Some("unset") if !c.words[1..].iter().any(|w| w.literal().as_deref() == Some("-f")) => {
+            for w in &c.words[1..] {
+                let Some(l) = w.literal().filter(|l| !l.starts_with('-')) else {
+                    continue;
+                };
+                let name = l.split_once('[').map_or(l.as_str(), |(n, _)| n);
+                if is_ident(name) {
+                    out.push((name.to_string(), Err(format!("`{l}` is unset"))));
+                }
+            }
+        }
+        // `mapfile NAME`, `readarray -t NAME`: an array read from the input.
+        Some("mapfile" | "readarray") => {
+            let mut words = c.words[1..].iter();
+            while let Some(w) = words.next() {
+                let l = w.literal().unwrap_or_default();
+                if matches!(l.as_str(), "-d" | "-n" | "-O" | "-s" | "-u" | "-C" | "-c") {
+                    words.next();
+                } else if is_ident(&l) {
+                    out.push((l, Err("it is read from the input".into())));
                 }
             }
         }
@@ -678,7 +740,37 @@ fn cmd_assignment(c: &ShellCommand) -> Option<Assigned> {
             let (name, _) = c.words.get(2).and_then(split_assignment)?;
             Some((name, Err("it is read from the input or computed".into())))
         }
-        Some(w) => split_assignment(w).map(|(name, parts)| (name, Ok(parts))),
+        Some(w) => {
+            let (name, mut parts) = split_assignment(w)?;
+            let rest = &c.words[2..];
+            if rest.is_empty() {
+                return Some((name, Ok(parts)));
+            }
+            // `set NAME=a b` (audit 25, D8): the value is the rest of the command, blanks
+            // and all (one blank here, as splitting reads it), unless quotes are in it
+            // (kept in the value by cmd, taken away by the reader).
+            let unquoted = |w: &Word| {
+                w.span == w.inner_span()
+                    && w.parts.iter().all(|p| match p {
+                        WordPart::Lit { text, span, .. } => text.len() == span.len() as usize,
+                        _ => true,
+                    })
+            };
+            if !c.words[1..].iter().all(unquoted) {
+                return Some((name, Err("it is set to text with quotes".into())));
+            }
+            let mut before = w.span;
+            for next in rest {
+                parts.push(WordPart::Lit {
+                    text: " ".into(),
+                    span: Span::new(before.end, next.span.start),
+                    exact: false,
+                });
+                parts.extend(next.parts.iter().cloned());
+                before = next.span;
+            }
+            Some((name, Ok(parts)))
+        }
         None => None,
     }
 }
@@ -1403,7 +1495,7 @@ impl Options<'_, '_> {
                 }
                 continue;
             }
-            let Some(text) = w.literal().filter(|t| t.starts_with('-')) else {
+            let Some(text) = option_text(w) else {
                 continue;
             };
             // `--size=Standard_NC6`: the value in the same word.
@@ -1574,22 +1666,28 @@ struct Args {
     open: Vec<Option<String>>,
 }
 
+/// One argument an expansion gives, and why it is not known when it may be any number of
+/// arguments, options among them (an array's element not known).
+type Arg = (Word, Option<String>);
+
 /// What one word gives the program.
 enum Expansion {
     /// Itself.
     Same,
-    /// These words, each placed where the expansion is written.
-    Words(Vec<Word>),
+    /// These arguments, each placed where the expansion is written.
+    Words(Vec<Arg>),
     /// Any number of words not known: why.
     Open(String),
 }
 
 /// The words `rest` give the program (at most [`MAX_WORDS`] more than `rest` holds):
 /// bash's (and cmd's, make's) unquoted expansion of a known value, split on blanks as
-/// bash's default IFS does; bash's `"${NAME[@]}"` and PowerShell's `@Name` splat (or
-/// `$Name`) of a literal array, its elements; an unknown unquoted expansion, `"$@"`, an
-/// unquoted `$(...)`, an unknown array: open ([`Args::open`]). A quoted `"$VAR"` stays
-/// one word.
+/// bash's default IFS does; bash's `"${NAME[@]}"`, `"${NAME[0]}"`, `"${NAME[@]:0:2}"` and
+/// PowerShell's `@Name` splat (or `$Name`) of a literal array (PowerShell's `@(...)` or
+/// `'a', 'b'`), its elements; a quoted expansion of a known value that is an option, that
+/// one word; an expansion not known (quoted or not: one word may be
+/// `--enable-node-public-ip=false`), `"$@"`, `$(...)`, an unknown array: open
+/// ([`Args::open`]). A quoted `"$VAR"` stays one word.
 fn expand(rest: &[Word], cx: &Ctx<'_>, dialect: Dialect, at: u32) -> Args {
     let mut args = Args {
         words: Vec::with_capacity(rest.len()),
@@ -1630,8 +1728,17 @@ fn expand(rest: &[Word], cx: &Ctx<'_>, dialect: Dialect, at: u32) -> Args {
                 args.open.push(None);
             }
             Expansion::Words(ws) => {
-                args.open.extend(ws.iter().map(|_| None));
-                args.words.extend(ws);
+                for (word, open) in ws {
+                    // A value's words: `--opt=value` is `--opt` then `value`.
+                    let split = match (&open, word.literal()) {
+                        (None, Some(text)) => args_of(&text, word.span),
+                        _ => vec![(word, open)],
+                    };
+                    for (word, open) in split {
+                        args.words.push(word);
+                        args.open.push(open);
+                    }
+                }
             }
             Expansion::Open(why) => {
                 args.words.push(w.clone());
@@ -1648,7 +1755,15 @@ fn expansion(w: &Word, cx: &Ctx<'_>, dialect: Dialect, at: u32, arrays: bool) ->
     let written = || cx.input.source.slice(w.span).to_string();
     let open = |why: String| Expansion::Open(format!("`{}` may add options: {why}", written()));
     match (dialect, w.parts.as_slice()) {
-        (Dialect::Bash | Dialect::Cmd, [WordPart::Var { span, .. }]) if *span == w.span => {
+        // Unquoted: split. A template expression or a macro is replaced in the text before
+        // the shell reads it.
+        (
+            Dialect::Bash | Dialect::Cmd,
+            [WordPart::Var { span, .. } | WordPart::Expr { span, .. } | WordPart::Macro { span, .. }],
+        )
+        | (Dialect::PowerShell, [WordPart::Expr { span, .. } | WordPart::Macro { span, .. }])
+            if *span == w.span =>
+        {
             match cx.eval.word(w, at).value {
                 Ok(text) => split(&text, w, written),
                 Err(why) => open(format!("its value is not known; {why}")),
@@ -1664,15 +1779,19 @@ fn expansion(w: &Word, cx: &Ctx<'_>, dialect: Dialect, at: u32, arrays: bool) ->
         ) if arrays && *span == w.span && *scope != VarScope::Env => {
             // A string is one argument; an array's elements are each one.
             match cx.eval.vars.array(name, at) {
-                Ok(array) => elements(array, w, cx, dialect, at).unwrap_or_else(open),
-                Err(_) => Expansion::Same,
+                Ok(array) => match elements(array, w, cx, dialect, at) {
+                    Ok(ws) => Expansion::Words(ws),
+                    Err(why) if why == ONE_VALUE => one_word(w, cx, at, open),
+                    Err(why) => open(why),
+                },
+                Err(_) => one_word(w, cx, at, open),
             }
         }
         (Dialect::PowerShell, [WordPart::Lit { text, .. }])
             if arrays && w.span == w.inner_span() && text.starts_with('@') && is_ident(&text[1..]) =>
         {
             match cx.eval.vars.array(&text[1..], at) {
-                Ok(array) => elements(array, w, cx, dialect, at).unwrap_or_else(open),
+                Ok(array) => elements(array, w, cx, dialect, at).map_or_else(open, Expansion::Words),
                 Err(why) => open(format!("its elements are not known; {why}")),
             }
         }
@@ -1686,10 +1805,24 @@ fn expansion(w: &Word, cx: &Ctx<'_>, dialect: Dialect, at: u32, arrays: bool) ->
             match name {
                 _ if quoted_star => Expansion::Same,
                 Some(name) if arrays => match cx.eval.vars.array(name, at) {
-                    Ok(array) => elements(array, w, cx, dialect, at).unwrap_or_else(open),
+                    Ok(array) => elements(array, w, cx, dialect, at).map_or_else(open, Expansion::Words),
                     Err(why) => open(format!("its elements are not known; {why}")),
                 },
                 _ => open("its elements are not known".into()),
+            }
+        }
+        // `${NAME[0]}`, `${NAME[@]:1:2}` (audit 25, D3): the elements chosen.
+        (Dialect::Bash, [WordPart::Dynamic { span, why }]) if *why == SUBSTITUTION => {
+            match chosen_elements(cx.input.source.slice(*span)) {
+                Some((name, choice)) if arrays => match cx.eval.vars.array(name, at) {
+                    Ok(array) => {
+                        chosen(array, choice, *span == w.span, w, cx, dialect, at).unwrap_or_else(open)
+                    }
+                    Err(why) => open(format!("its elements are not known; {why}")),
+                },
+                Some(_) => open("its elements are not known".into()),
+                // `${NAME^^}`, `${NAME/a/b}`, `${NAME:1}`...
+                None => one_word(w, cx, at, open),
             }
         }
         (Dialect::Bash, [WordPart::Dynamic { why, .. }]) if *why == ARGS => open(format!("it is {ARGS}")),
@@ -1698,7 +1831,170 @@ fn expansion(w: &Word, cx: &Ctx<'_>, dialect: Dialect, at: u32, arrays: bool) ->
         {
             open(format!("it is {why}, split into words"))
         }
-        _ => Expansion::Same,
+        _ => one_word(w, cx, at, open),
+    }
+}
+
+/// Any other word, one argument (audit 25, D3): all literal, an option whose value is in
+/// the same word (`--size=$SIZE`, read by [`Options::read`]), or what cannot start with `-`
+/// (a literal first, a number): itself; a known value that is an option: that word; a value
+/// not known: open, as one word may be any option (`--enable-node-public-ip=false`).
+fn one_word(w: &Word, cx: &Ctx<'_>, at: u32, open: impl Fn(String) -> Expansion) -> Expansion {
+    if w.parts.iter().all(|p| matches!(p, WordPart::Lit { .. })) {
+        return Expansion::Same;
+    }
+    match w.parts.as_slice() {
+        [WordPart::Lit { text, .. }, ..] if !text.starts_with('-') => return Expansion::Same,
+        [WordPart::Lit { .. }, ..] if option_text(w).is_some() => return Expansion::Same,
+        // `$#`, `$?`, `${#NAME}`, `$((...))`: a number (but `${!NAME}` may be anything).
+        [WordPart::Dynamic { span, why }]
+            if *why == ARITHMETIC
+                || (*why == SPECIAL && !cx.input.source.slice(*span).starts_with("${!")) =>
+        {
+            return Expansion::Same;
+        }
+        _ => {}
+    }
+    match cx.eval.word(w, at).value {
+        Ok(text) if is_option(&text) => Expansion::Words(vec![(placed(&text, w.span), None)]),
+        Ok(_) => Expansion::Same,
+        Err(why) => open(format!("its value is not known; {why}")),
+    }
+}
+
+/// Whether one argument `text` is an option to the CLI: `-` first, and no blank before its
+/// `=` if any (argparse takes `--opt=a b` for `--opt`, `--opt a` for no option).
+fn is_option(text: &str) -> bool {
+    let head = text.split('=').next().unwrap_or_default();
+    text.starts_with('-') && !head.contains(char::is_whitespace)
+}
+
+/// The text of the word `w` where an option is expected, when it is one: all literal and
+/// starting with `-`, or an option with its value in the same word given by an expansion
+/// (`--size=$SIZE`, `"--enable-node-public-ip=$PUBLIC"`): its first literal, to and with
+/// its `=`.
+fn option_text(w: &Word) -> Option<String> {
+    if let Some(text) = w.literal() {
+        return is_option(&text).then_some(text);
+    }
+    match w.parts.first() {
+        Some(WordPart::Lit {
+            text, exact: true, ..
+        }) if text.starts_with("--") && text.contains('=') => Some(text.clone()),
+        _ => None,
+    }
+}
+
+/// Which elements of an array a `${NAME[...]...}` gives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Choice {
+    /// `${NAME[i]}`.
+    Index(usize),
+    /// `${NAME[@]:from}`, `${NAME[@]:from:count}` (`[*]`: `star`).
+    Slice {
+        from: usize,
+        count: Option<usize>,
+        star: bool,
+    },
+}
+
+/// The array and the elements `${NAME[i]}`, `${NAME[@]:from}`, `${NAME[@]:from:count}`
+/// (or `[*]`) choose, written `text`; `None` for any other form (an index or an offset that
+/// is not a plain number: an expression, a negative one).
+fn chosen_elements(text: &str) -> Option<(&str, Choice)> {
+    let body = text.strip_prefix("${")?.strip_suffix('}')?;
+    let (name, rest) = body.split_once('[')?;
+    if !is_ident(name) {
+        return None;
+    }
+    let (index, after) = rest.split_once(']')?;
+    let number = |s: &str| {
+        let s = s.trim_matches(' ');
+        (!s.is_empty() && s.len() <= 9 && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<usize>().ok())
+            .flatten()
+    };
+    match (index, after.strip_prefix(':')) {
+        (_, None) if after.is_empty() => Some((name, Choice::Index(number(index)?))),
+        ("@" | "*", Some(range)) => {
+            let (from, count) = match range.split_once(':') {
+                Some((from, count)) => (number(from)?, Some(number(count)?)),
+                None => (number(range)?, None),
+            };
+            Some((
+                name,
+                Choice::Slice {
+                    from,
+                    count,
+                    star: index == "*",
+                },
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The arguments the elements `choice` chooses of the literal array at `array` give, the
+/// expansion `w` quoted (each element one argument; `[*]`'s joined into one) or not (each
+/// split on blanks), or why they are not known.
+fn chosen(
+    array: Span,
+    choice: Choice,
+    unquoted: bool,
+    w: &Word,
+    cx: &Ctx<'_>,
+    dialect: Dialect,
+    at: u32,
+) -> Result<Expansion, String> {
+    let all = elements(array, w, cx, dialect, at)?;
+    // Each element read counts, not only those chosen: input cannot multiply the work.
+    let expanded = &cx.eval.vars.expanded;
+    expanded.set(expanded.get() + all.len());
+    let (from, end) = match choice {
+        Choice::Index(i) => (i, i.saturating_add(1)),
+        Choice::Slice { from, count, .. } => (from, count.map_or(usize::MAX, |c| from.saturating_add(c))),
+    };
+    // An element not known may be any number of them: the ones after it are not known.
+    if let Some(why) = all.iter().take(end).find_map(|(_, open)| open.clone()) {
+        return Err(why);
+    }
+    let picked: Vec<Arg> = all
+        .into_iter()
+        .skip(from)
+        .take(end.saturating_sub(from))
+        .collect();
+    let text = |e: &Word| e.literal().map_or_else(|| cx.eval.word(e, at).value, Ok);
+    match choice {
+        Choice::Slice { star: true, .. } if !unquoted => {
+            // One word: the elements joined by a blank.
+            let mut joined = Vec::with_capacity(picked.len());
+            for (e, _) in &picked {
+                joined.push(text(e).map_err(|why| format!("its elements are not known; {why}"))?);
+            }
+            Ok(Expansion::Words(vec![(placed(&joined.join(" "), w.span), None)]))
+        }
+        // `"${NAME[0]}"` of an index beyond the array: one empty word.
+        Choice::Index(_) if !unquoted && picked.is_empty() => {
+            Ok(Expansion::Words(vec![(placed("", w.span), None)]))
+        }
+        _ if !unquoted => Ok(Expansion::Words(picked)),
+        _ => {
+            let mut out = Vec::new();
+            for (e, _) in &picked {
+                let value = text(e).map_err(|why| format!("its elements are not known; {why}"))?;
+                match split(&value, &placed(&value, w.span), String::new) {
+                    Expansion::Same => out.push((placed(&value, w.span), None)),
+                    Expansion::Words(ws) => out.extend(ws),
+                    Expansion::Open(_) => {
+                        return Err(format!("its elements split into more than {MAX_SPLIT} words"));
+                    }
+                }
+                if out.len() > MAX_SPLIT {
+                    return Err(format!("its elements split into more than {MAX_SPLIT} words"));
+                }
+            }
+            Ok(Expansion::Words(out))
+        }
     }
 }
 
@@ -1706,7 +2002,7 @@ fn expansion(w: &Word, cx: &Ctx<'_>, dialect: Dialect, at: u32, arrays: bool) ->
 /// IFS): itself when it is one word as it is.
 fn split(text: &str, w: &Word, written: impl Fn() -> String) -> Expansion {
     let blank = |c: char| matches!(c, ' ' | '\t' | '\n');
-    if !text.is_empty() && !text.contains(blank) {
+    if !text.is_empty() && !text.contains(blank) && !text.starts_with('-') {
         return Expansion::Same;
     }
     let pieces: Vec<&str> = text
@@ -1720,7 +2016,18 @@ fn split(text: &str, w: &Word, written: impl Fn() -> String) -> Expansion {
             written()
         ));
     }
-    Expansion::Words(pieces.into_iter().map(|p| placed(p, w.span)).collect())
+    Expansion::Words(pieces.into_iter().map(|p| (placed(p, w.span), None)).collect())
+}
+
+/// The arguments the text `text` an expansion gives at `span` is to [`Options::read`]:
+/// `--opt=value` as `--opt` then `value` (the same to the CLI), any other text one word.
+fn args_of(text: &str, span: Span) -> Vec<Arg> {
+    match text.split_once('=') {
+        Some((opt, value)) if opt.starts_with("--") => {
+            vec![(placed(opt, span), None), (placed(value, span), None)]
+        }
+        _ => vec![(placed(text, span), None)],
+    }
 }
 
 /// A word of the literal text `text` placed at `span` (what an expansion written there
@@ -1737,9 +2044,9 @@ fn placed(text: &str, span: Span) -> Word {
 }
 
 /// The elements of the literal array at `array` ([`Assign::array`]) expanded by the word
-/// `w`, each an argument (bash's unquoted expansions among them split), or why they are
-/// not read.
-fn elements(array: Span, w: &Word, cx: &Ctx<'_>, dialect: Dialect, at: u32) -> Result<Expansion, String> {
+/// `w`, each an argument (bash's unquoted expansions among them split; one not known is
+/// open where it is), or why they are not read.
+fn elements(array: Span, w: &Word, cx: &Ctx<'_>, dialect: Dialect, at: u32) -> Result<Vec<Arg>, String> {
     let memo = &cx.eval.vars.arrays;
     let known = memo.borrow().get(&array.start).cloned();
     let words = match known {
@@ -1752,29 +2059,73 @@ fn elements(array: Span, w: &Word, cx: &Ctx<'_>, dialect: Dialect, at: u32) -> R
     };
     let mut out = Vec::with_capacity(words.len());
     for e in words {
+        // `([3]=x)`: an element set at its index.
+        if dialect == Dialect::Bash
+            && matches!(e.parts.first(), Some(WordPart::Lit { text, .. }) if text.starts_with('[') && text.contains("]="))
+        {
+            return Err("its elements are set at their indexes".into());
+        }
         match expansion(&e, cx, dialect, at, false) {
             // A literal element is placed where the array is expanded, as a split value's
             // words are.
-            Expansion::Same => out.push(match e.literal() {
-                Some(text) => placed(&text, w.span),
-                None => e,
-            }),
-            Expansion::Words(ws) => {
-                out.extend(ws.iter().filter_map(Word::literal).map(|t| placed(&t, w.span)))
-            }
-            Expansion::Open(why) => return Err(why),
+            Expansion::Same => match e.literal() {
+                Some(text) => out.push((placed(&text, w.span), None)),
+                None => out.push((e, None)),
+            },
+            Expansion::Words(ws) => out.extend(ws.into_iter().map(|(word, open)| {
+                let span = w.span;
+                match word.literal() {
+                    Some(t) if open.is_none() => (placed(&t, span), None),
+                    _ => (Word { span, ..word }, open),
+                }
+            })),
+            // Where the array is expanded, the element's parts where they are written.
+            Expansion::Open(why) => out.push((
+                Word {
+                    parts: e.parts,
+                    span: w.span,
+                },
+                Some(why),
+            )),
         }
         if out.len() > MAX_SPLIT {
             return Err(format!("its array has more than {MAX_SPLIT} elements"));
         }
     }
-    Ok(Expansion::Words(out))
+    Ok(out)
 }
+
+/// Why a PowerShell variable assigned a value with a comma in it is not an array: the
+/// comma is inside a string (`'a,b'`); it is one value.
+const ONE_VALUE: &str = "it is one value";
 
 /// The words of the literal array at `array`, read from the file's text, or why not.
 fn array_words(array: Span, cx: &Ctx<'_>, dialect: Dialect) -> Result<Vec<Word>, String> {
     let text = &cx.input.source.text;
     let start = array.start as usize;
+    let mut options = LexOptions::new(dialect);
+    options.newlines = false;
+    let word = |from: usize, to: usize| {
+        let script = super::shell::parse(&text[from..to], Map::Base(from as u32), options);
+        script.commands.into_iter().flat_map(|c| c.words).next()
+    };
+    // PowerShell's `'a', 'b'`: the values between commas.
+    if dialect == Dialect::PowerShell && !array.is_empty() {
+        let end = array.end as usize;
+        let Some(list) = text.get(start..end).filter(|_| end - start <= MAX_ARRAY_TEXT) else {
+            return Err(format!(
+                "its array is not read (longer than {MAX_ARRAY_TEXT} bytes)"
+            ));
+        };
+        let words: Vec<Word> = ps_list(list)?
+            .into_iter()
+            .filter_map(|(from, to)| word(start + from, start + to))
+            .collect();
+        if words.len() > MAX_SPLIT {
+            return Err(format!("its array has more than {MAX_SPLIT} elements"));
+        }
+        return Ok(words);
+    }
     let end = if array.is_empty() {
         ps_array_end(text.as_bytes(), start)
     } else {
@@ -1792,19 +2143,10 @@ fn array_words(array: Span, cx: &Ctx<'_>, dialect: Dialect) -> Result<Vec<Word>,
         return Err("its array is not read".into());
     };
     let base = Map::Base(array.start + 1);
-    let mut options = LexOptions::new(dialect);
-    options.newlines = false;
     let words: Vec<Word> = match dialect {
         Dialect::PowerShell => ps_elements(inner)
             .into_iter()
-            .filter_map(|(from, to)| {
-                let script = super::shell::parse(
-                    &inner[from..to],
-                    Map::Base(array.start + 1 + from as u32),
-                    options,
-                );
-                script.commands.into_iter().flat_map(|c| c.words).next()
-            })
+            .filter_map(|(from, to)| word(start + 1 + from, start + 1 + to))
             .map(|mut w| {
                 w.parts = trim_ps_value(w.parts);
                 w
@@ -1820,6 +2162,72 @@ fn array_words(array: Span, cx: &Ctx<'_>, dialect: Dialect) -> Result<Vec<Word>,
         return Err(format!("its array has more than {MAX_SPLIT} elements"));
     }
     Ok(words)
+}
+
+/// The values of a PowerShell list written `text` (`'a', "b", 3, $x`): each one's
+/// `[from, to)`, split at the commas outside quotes; [`ONE_VALUE`] when there is no such
+/// comma, why not when it is an expression (blanks between two words, brackets, a comma
+/// with nothing after it: the list goes on on the next line).
+fn ps_list(text: &str) -> Result<Vec<(usize, usize)>, String> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut from: Option<usize> = None;
+    // Where the current value's last byte outside blanks ends.
+    let mut to = 0;
+    let mut quote = None;
+    let mut commas = 0;
+    let mut i = 0;
+    let expression = || Err("it is assigned an expression".to_string());
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => {
+                quote = None;
+                to = i + 1;
+            }
+            Some(b'"') if c == b'`' => i += 1,
+            Some(_) => {}
+            None => match c {
+                b',' => {
+                    commas += 1;
+                    match from.take() {
+                        Some(f) => out.push((f, to)),
+                        // `,'a'`: a list of one (a comma first); `'a',,'b'` is an error.
+                        None if commas == 1 && out.is_empty() => {}
+                        None => return expression(),
+                    }
+                }
+                b' ' | b'\t' | b'\r' | b'\n' => {}
+                b'(' | b')' | b'{' | b'}' | b'[' | b']' | b'+' | b'|' | b';' => return expression(),
+                _ => {
+                    if from.is_some() && to < i {
+                        // A blank between two words.
+                        return expression();
+                    }
+                    from.get_or_insert(i);
+                    if matches!(c, b'\'' | b'"') {
+                        quote = Some(c);
+                    } else if c == b'`' {
+                        i += 1;
+                    }
+                    to = (i + 1).min(b.len());
+                }
+            },
+        }
+        i += 1;
+    }
+    if quote.is_some() {
+        return expression();
+    }
+    match from {
+        _ if commas == 0 => return Err(ONE_VALUE.into()),
+        Some(f) => out.push((f, to)),
+        None => return Err("it is continued on the next line".into()),
+    }
+    if out.len() > MAX_SPLIT {
+        return Err(format!("its array has more than {MAX_SPLIT} elements"));
+    }
+    Ok(out)
 }
 
 /// Where the PowerShell array whose `(` is at `start` of `b` ends (one past its `)`),
@@ -2706,5 +3114,236 @@ mod tests {
             last.why.as_deref().unwrap().contains("more words than are read"),
             "{last:?}"
         );
+        // An element chosen counts every element read.
+        let mut text = format!("D=(--size Standard_NC6 {})\n", "-x ".repeat(240));
+        let uses = MAX_EXPANDED / 242 + 2;
+        for _ in 0..uses {
+            text.push_str("az ml compute create -n d \"${D[0]}\" \"${D[1]}\"\n");
+        }
+        let ds = defs(&text, Dialect::Bash);
+        assert_eq!(value(&ds[0], "size"), Some(Scalar::Str("Standard_NC6".into())));
+        assert!(why(&ds[uses - 1], "size").contains("more words than are read"));
+    }
+
+    /// Audit 25, D3: `"${NAME[i]}"` and `"${NAME[@]:from:count}"` of a literal array give
+    /// the elements chosen (unquoted, split); one beyond the array gives nothing; an option
+    /// with its value in one element (`--opt=value`) is read.
+    #[test]
+    fn elements_and_slices_of_a_literal_array_are_read() {
+        let text = "net=(--enable-node-public-ip false --subnet /s/sub)\n\
+            az ml compute create -n idx --type amlcompute \"${net[0]}\" \"${net[1]}\" \"${net[2]}\" \"${net[3]}\"\n\
+            az ml compute create -n slice --type amlcompute \"${net[@]:0:4}\"\n\
+            az ml compute create -n tail --type amlcompute ${net[*]:2}\n\
+            az ml compute create -n beyond --type amlcompute \"${net[9]}\" --size Standard_NC6\n\
+            one=(\"--enable-node-public-ip=false --subnet x\" --size=Standard_NC6)\n\
+            az ml compute create -n quoted --type amlcompute \"${one[0]}\" \"${one[@]:1}\"\n\
+            az ml compute create -n split --type amlcompute ${one[0]}\n";
+        let [idx, slice, tail, beyond, quoted, split] = defs(text, Dialect::Bash).try_into().unwrap();
+        for d in [&idx, &slice] {
+            assert_eq!(
+                value(d, "enable_node_public_ip"),
+                Some(Scalar::Bool(false)),
+                "{d:?}"
+            );
+            assert_eq!(
+                value(d, "network_settings.subnet"),
+                Some(Scalar::Str("/s/sub".into()))
+            );
+            assert!(d.notes.is_empty(), "{:?}", d.notes);
+        }
+        let subnet = slice.get("network_settings.subnet").unwrap();
+        assert_eq!(&text[subnet.span.range()], "\"${net[@]:0:4}\"");
+        assert_eq!(
+            value(&tail, "network_settings.subnet"),
+            Some(Scalar::Str("/s/sub".into()))
+        );
+        assert_eq!(tail.get("enable_node_public_ip"), None, "not given: absent");
+        assert_eq!(value(&beyond, "size"), Some(Scalar::Str("Standard_NC6".into())));
+        assert!(beyond.notes.is_empty(), "{:?}", beyond.notes);
+        // One argument, `--enable-node-public-ip` given `false --subnet x`.
+        assert_eq!(
+            value(&quoted, "enable_node_public_ip"),
+            Some(Scalar::Str("false --subnet x".into()))
+        );
+        assert_eq!(quoted.get("network_settings.subnet"), None);
+        assert_eq!(value(&quoted, "size"), Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(value(&split, "enable_node_public_ip"), Some(Scalar::Bool(false)));
+        assert_eq!(
+            value(&split, "network_settings.subnet"),
+            Some(Scalar::Str("x".into()))
+        );
+    }
+
+    /// An array whose elements are not known by index — set at an index, an element set,
+    /// unset or read after the literal, declared associative, an index that is an
+    /// expression — gives settings not known, never the literal's.
+    #[test]
+    fn elements_not_known_by_index_are_not_known() {
+        let text = "a=(--enable-node-public-ip true)\n\
+            a[1]=false\n\
+            az ml compute create -n set --type amlcompute \"${a[0]}\" \"${a[1]}\"\n\
+            b=(--enable-node-public-ip true)\n\
+            unset 'b[1]'\n\
+            az ml compute create -n unset --type amlcompute \"${b[@]:0:2}\"\n\
+            declare -A c=([0]=--enable-node-public-ip [1]=true)\n\
+            az ml compute create -n keyed --type amlcompute \"${c[0]}\" \"${c[1]}\"\n\
+            d=(--enable-node-public-ip true)\n\
+            mapfile -t d < opts.txt\n\
+            az ml compute create -n read --type amlcompute \"${d[0]}\" \"${d[1]}\"\n\
+            e=([1]=--enable-node-public-ip [0]=true)\n\
+            az ml compute create -n indexed --type amlcompute \"${e[@]}\"\n\
+            f=(--enable-node-public-ip true)\n\
+            az ml compute create -n expr --type amlcompute \"${f[i]}\" \"${f[@]: -1}\"\n\
+            g=($EXTRA --enable-node-public-ip true)\n\
+            az ml compute create -n shifted --type amlcompute \"${g[1]}\" \"${g[2]}\"\n";
+        let ds = defs(text, Dialect::Bash);
+        assert_eq!(ds.len(), 7);
+        for d in &ds {
+            let public = d.get("enable_node_public_ip").unwrap();
+            assert_eq!(public.value, None, "{d:?}");
+            assert!(
+                why(d, "network_settings.subnet").contains("may add options"),
+                "{d:?}"
+            );
+        }
+        assert!(why(&ds[0], "size").contains("`a[1]` is set"), "{:?}", ds[0]);
+        assert!(why(&ds[1], "size").contains("`b[1]` is unset"), "{:?}", ds[1]);
+        assert!(why(&ds[2], "size").contains("associative"), "{:?}", ds[2]);
+        assert!(why(&ds[3], "size").contains("read from the input"), "{:?}", ds[3]);
+        assert!(why(&ds[4], "size").contains("indexes"), "{:?}", ds[4]);
+        assert!(why(&ds[6], "size").contains("EXTRA"), "{:?}", ds[6]);
+    }
+
+    /// Audit 25, D3: an expansion not known where an option may be gives settings not
+    /// known, quoted or not (one word may be `--enable-node-public-ip=false`): `"$X"`,
+    /// `${!X}`, `${X^^}`, `"$(cmd)"`; a number (`$#`, `$((...))`) or a word starting with
+    /// a literal does not. A known value that is an option, quoted or not, is read; an
+    /// option whose value is an expansion (`--size=$SIZE`) too.
+    #[test]
+    fn a_quoted_or_substituted_expansion_not_known_may_give_any_option() {
+        let text = "NET=\"--enable-node-public-ip false\"\n\
+            az ml compute create -n bang --type amlcompute --size Standard_DS3_v2 ${!NETVAR}\n\
+            az ml compute create -n upper --type amlcompute --size Standard_DS3_v2 ${NET^^}\n\
+            az ml compute create -n quoted --type amlcompute --size Standard_DS3_v2 \"$EXTRA\"\n\
+            az ml compute create -n sub --type amlcompute --size Standard_DS3_v2 \"$(cat opts)\"\n\
+            az ml compute create -n number --type amlcompute --size Standard_DS3_v2 \"$#\" $((1 + 2)) x$EXTRA\n\
+            OPT=--enable-node-public-ip=false\n\
+            SIZE=Standard_NC6\n\
+            az ml compute create -n inline --type amlcompute --size=$SIZE \"$OPT\"\n\
+            az ml compute create -n unquoted --type amlcompute $OPT \"--subnet=$SUBNET\"\n\
+            az ml compute create -n known --type amlcompute \"$NET\" --size Standard_NC6\n";
+        let [bang, upper, quoted, sub, number, inline, unquoted, known] =
+            defs(text, Dialect::Bash).try_into().unwrap();
+        for (d, at) in [
+            (&bang, "${!NETVAR}"),
+            (&upper, "${NET^^}"),
+            (&quoted, "\"$EXTRA\""),
+            (&sub, "\"$(cat opts)\""),
+        ] {
+            let public = d.get("enable_node_public_ip").unwrap();
+            assert_eq!(public.value, None, "{d:?}");
+            assert_eq!(&text[public.span.range()], at);
+            assert!(
+                public.why.as_deref().unwrap().contains("may add options"),
+                "{public:?}"
+            );
+            assert_eq!(value(d, "size"), Some(Scalar::Str("Standard_DS3_v2".into())));
+            assert!(!d.notes.is_empty());
+        }
+        assert_eq!(number.get("enable_node_public_ip"), None);
+        assert!(number.notes.is_empty(), "{:?}", number.notes);
+        assert_eq!(value(&inline, "size"), Some(Scalar::Str("Standard_NC6".into())));
+        let size = inline.get("size").unwrap();
+        assert_eq!(&text[size.span.range()], "$SIZE");
+        assert_eq!(value(&inline, "enable_node_public_ip"), Some(Scalar::Bool(false)));
+        assert_eq!(
+            value(&unquoted, "enable_node_public_ip"),
+            Some(Scalar::Bool(false))
+        );
+        let subnet = unquoted.get("network_settings.subnet").unwrap();
+        assert_eq!(subnet.value, None);
+        assert!(subnet.why.as_deref().unwrap().contains("SUBNET"), "{subnet:?}");
+        assert!(unquoted.notes.is_empty(), "{:?}", unquoted.notes);
+        // One word with a blank before any `=`: no option.
+        assert_eq!(known.get("enable_node_public_ip"), None);
+        assert_eq!(value(&known, "size"), Some(Scalar::Str("Standard_NC6".into())));
+        assert!(known.notes.is_empty(), "{:?}", known.notes);
+    }
+
+    /// Audit 25, D4: a PowerShell variable assigned a list (`'a', 'b'`) gives each value as
+    /// an argument, as `@(...)` does; a comma in a string is one value; a list in an
+    /// expression, or any variable not known, may give any option.
+    #[test]
+    fn a_powershell_list_gives_its_values() {
+        let text = "$b = '--enable-node-public-ip', \"false\"\n\
+            az ml compute create -n var --type amlcompute $b\n\
+            az ml compute create -n splat --type amlcompute @b\n\
+            $c = '--enable-node-public-ip','false' , '--subnet',$sub\n\
+            $sub = 'training'\n\
+            az ml compute create -n tight --type amlcompute $c\n\
+            $s = '--enable-node-public-ip,false'\n\
+            az ml compute create -n string --type amlcompute --size Standard_NC6 $s\n\
+            $e = 'a' + 'b', 'c'\n\
+            az ml compute create -n expr --type amlcompute $e\n\
+            az ml compute create -n env --type amlcompute $env:EXTRA\n\
+            $o = '--enable-node-public-ip=false'\n\
+            az ml compute create -n one --type amlcompute $o\n";
+        let [var, splat, tight, string, expr, env, one] = defs(text, Dialect::PowerShell).try_into().unwrap();
+        for d in [&var, &splat, &tight, &one] {
+            assert_eq!(
+                value(d, "enable_node_public_ip"),
+                Some(Scalar::Bool(false)),
+                "{d:?}"
+            );
+            assert!(d.notes.is_empty(), "{:?}", d.notes);
+        }
+        assert_eq!(
+            &text[var.get("enable_node_public_ip").unwrap().span.range()],
+            "$b"
+        );
+        assert_eq!(
+            value(&tight, "network_settings.subnet"),
+            Some(Scalar::Str("training".into()))
+        );
+        assert_eq!(string.get("enable_node_public_ip"), None);
+        assert_eq!(value(&string, "size"), Some(Scalar::Str("Standard_NC6".into())));
+        assert!(string.notes.is_empty(), "{:?}", string.notes);
+        for d in [&expr, &env] {
+            let public = d.get("enable_node_public_ip").unwrap();
+            assert_eq!(public.value, None, "{d:?}");
+            assert!(
+                public.why.as_deref().unwrap().contains("may add options"),
+                "{public:?}"
+            );
+        }
+    }
+
+    /// Audit 25, D8: cmd's `set NAME=a b` sets the rest of the command (`%NAME%` is then
+    /// split, as `set "NAME=a b"`'s); quotes in it (which cmd keeps) make it not known.
+    #[test]
+    fn cmd_set_gives_the_rest_of_the_command() {
+        let text = "set NET=--enable-node-public-ip false\r\n\
+            az ml compute create --name cm --type amlcompute --size Standard_DS3_v2 %NET%\r\n\
+            set \"NET2=--enable-node-public-ip false\"\r\n\
+            az ml compute create --name cm2 --type amlcompute --size Standard_DS3_v2 %NET2%\r\n\
+            set SZ=--size   Standard_NC6\r\n\
+            az ml compute create --name g1 --type amlcompute %SZ%\r\n\
+            set Q=--size \"Standard NC6\"\r\n\
+            az ml compute create --name q --type amlcompute %Q%\r\n\
+            set N=my cluster\r\n\
+            az ml compute create --name \"%N%\" --type amlcompute --size Standard_NC6\r\n";
+        let [cm, cm2, g1, q, n] = defs(text, Dialect::Cmd).try_into().unwrap();
+        for d in [&cm, &cm2] {
+            assert_eq!(
+                value(d, "enable_node_public_ip"),
+                Some(Scalar::Bool(false)),
+                "{d:?}"
+            );
+        }
+        assert_eq!(value(&g1, "size"), Some(Scalar::Str("Standard_NC6".into())));
+        let size = q.get("size").unwrap();
+        assert_eq!(size.value, None);
+        assert!(size.why.as_deref().unwrap().contains("quotes"), "{size:?}");
+        assert_eq!(n.known_name(), Some("my cluster"));
     }
 }

@@ -297,6 +297,18 @@ pub const ARRAY: &str = "the elements of an array";
 /// `why`): `NAME=(a b c)`.
 pub const ARRAY_VALUE: &str = "an array";
 
+/// What a bash `${NAME...}` with an operator after its name is (`${NAME[0]}`,
+/// `${NAME[@]:0:2}`, `${NAME^^}`, `${NAME/a/b}`...), as a word's part
+/// ([`WordPart::Dynamic`]'s `why`).
+pub const SUBSTITUTION: &str = "a substring or substitution of a variable";
+
+/// What bash's special parameters are (`$#`, `$?`, `$$`, `${#NAME}`, `${!NAME}`), as a
+/// word's part ([`WordPart::Dynamic`]'s `why`).
+pub const SPECIAL: &str = "a special shell parameter";
+
+/// What bash's `$((...))` is, as a word's part ([`WordPart::Dynamic`]'s `why`).
+pub const ARITHMETIC: &str = "an arithmetic expression";
+
 /// Words after which the next word of a command is the command run: keywords (`if`,
 /// `while`, `until`, `!`, `time`) and builtins or programs that run the rest (`command`,
 /// `exec`, `sudo`, cmd's `call`).
@@ -1177,7 +1189,7 @@ impl<'a> Lexer<'a> {
                     i,
                     WordPart::Dynamic {
                         span,
-                        why: "an arithmetic expression",
+                        why: ARITHMETIC,
                     },
                 );
                 end
@@ -1217,11 +1229,7 @@ impl<'a> Lexer<'a> {
             }
             b'@' | b'*' | b'#' | b'?' | b'!' | b'$' | b'-' => {
                 let span = self.span(i, i + 2);
-                let why = if n1 == b'@' {
-                    ARGS
-                } else {
-                    "a special shell parameter"
-                };
+                let why = if n1 == b'@' { ARGS } else { SPECIAL };
                 self.part(i, WordPart::Dynamic { span, why });
                 i + 2
             }
@@ -1299,7 +1307,7 @@ impl<'a> Lexer<'a> {
             let args = body.first() == Some(&b'@')
                 && body[1..].iter().all(|c| c.is_ascii_digit() || *c == b':')
                 && body.get(1).is_none_or(|&c| c == b':');
-            return dynamic(self, if args { ARGS } else { "a special shell parameter" });
+            return dynamic(self, if args { ARGS } else { SPECIAL });
         }
         let name = String::from_utf8_lossy(&body[..name_len]).into_owned();
         let scope = if name.as_bytes()[0].is_ascii_digit() {
@@ -1320,7 +1328,7 @@ impl<'a> Lexer<'a> {
                 // the text the span covers).
                 return dynamic(self, ARRAY);
             } else {
-                return dynamic(self, "a substring or substitution of a variable");
+                return dynamic(self, SUBSTITUTION);
             };
             if depth >= MAX_DEFAULT_DEPTH {
                 return dynamic(self, "a default nested too deep");
