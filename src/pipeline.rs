@@ -2038,6 +2038,13 @@ fn check_definitions(
                 own || (Some(x.span) == inherited_size && about_vm_size(x.code))
             });
         }
+        // The options the compute's type does not have, which the CLI refuses: at the
+        // option (also beside a `--file`, whose YAML the command line overrides).
+        diagnostics.extend(
+            checks::schema::refused_options(&d.def, &syn.kind.title, &prepared.loaded.source)
+                .into_iter()
+                .map(|x| refused_label(x, &d.def, &prepared.loaded.source)),
+        );
         let wanted: HashSet<Span> = diagnostics.iter().map(|x| x.span).collect();
         let pointers = syn.doc.pointers_for(&wanted);
         let unnamed = unnamed_phrase(&d.def);
@@ -2076,6 +2083,16 @@ fn check_definitions(
         }
     }
     out
+}
+
+/// An option the CLI refuses, written after the definition's first line, labelled as an
+/// option (the finding is then reported from that line, focused on the option).
+fn refused_label(x: Diagnostic, def: &ComputeDef, source: &SourceFile) -> Diagnostic {
+    if source.position(def.span.start).line == source.position(x.span.start).line {
+        return x;
+    }
+    let span = x.span;
+    x.with_label(span, "the option is written here")
 }
 
 /// What a definition's findings call a compute whose name is not known where it is

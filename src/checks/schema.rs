@@ -87,6 +87,63 @@ pub fn check(cx: &DocContext<'_>, out: &mut Findings) {
     }
 }
 
+/// AML101 for each option of an `az ml compute create` that the compute's type does not
+/// have (`ComputeDef::refused`: `--min-instances` on a compute instance), at the option,
+/// in the CLI's words: the CLI turns its options into the keys of the compute's YAML and
+/// loads it with the type's schema, which refuses the key as a YAML file's ("Unknown
+/// field"). `title` is the kind's (`compute instance`).
+pub fn refused_options(
+    def: &crate::facts::computes::ComputeDef,
+    title: &str,
+    source: &crate::source::SourceFile,
+) -> Vec<Diagnostic> {
+    use crate::escape::control;
+    let a = article(title);
+    let ty = def
+        .get("type")
+        .map(|t| match (&def.from_file, t.inherited, t.key) {
+            (Some(file), true, _) => format!(
+                " (`type: {}` in `{}`)",
+                control(&t.text().unwrap_or_default()),
+                control(file)
+            ),
+            (_, _, Some(key)) => format!(
+                " (`{} {}`)",
+                control(source.slice(key)),
+                control(&crate::facts::sources::iac::one_line(&t.written))
+            ),
+            _ => String::new(),
+        });
+    def.refused
+        .iter()
+        .filter_map(|(path, s)| {
+            let key = s.key?;
+            let opt = source.slice(key);
+            let (option, what) = if opt == "--set" {
+                (format!("`--set {path}`"), "a key")
+            } else {
+                (format!("`{}`", control(opt)), "an option")
+            };
+            let field = path.rsplit('.').next().unwrap_or(path);
+            let pointer = path.split('.').fold(Pointer::root(), |p, k| p.child(k));
+            Some(
+                Diagnostic::new(
+                    codes::AML101,
+                    key,
+                    format!(
+                        "{option} is not {what} of {a} {title}{}; the CLI refuses it: the {title}'s schema has no `{path}` (\"{field}: Unknown field\")",
+                        ty.as_deref().unwrap_or_default()
+                    ),
+                )
+                .with_pointer(pointer)
+                .with_help(format!(
+                    "Remove {option} and its value. `az ml compute create` turns its options into the keys of the compute's YAML and loads it with the {title}'s schema, which rejects keys it does not have, as in a compute YAML file: the command fails and creates nothing."
+                )),
+            )
+        })
+        .collect()
+}
+
 /// `type: Command` in a family whose `type:` the CLI compares exactly (jobs): AML103 on
 /// the value, with the lower-case value as the fix.
 fn type_case(doc: &Document, title: &str) -> Option<Diagnostic> {

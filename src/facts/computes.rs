@@ -181,6 +181,12 @@ pub struct ComputeDef {
     /// the definition's file, and what it means (`iac::NEVER_DEPLOYED`,
     /// `iac::FALSE_BY_DEFAULT`). Every finding about the compute is labelled there.
     pub false_condition: Option<(Span, &'static str)>,
+    /// What the command line of an `az ml compute create` gives that the compute's type
+    /// does not have (`--min-instances` on a compute instance), by Azure ML YAML path, at
+    /// the option: not a setting of the compute — the CLI builds the compute's YAML from
+    /// its options and its type's schema refuses the key ("Unknown field"). Reported
+    /// (AML101) at the option ([`ComputeDef::refuse_keys_the_type_lacks`]).
+    pub refused: Vec<(String, Setting)>,
 }
 
 /// The most entries of a list setting (`schedules.compute_start_stop`) a definition
@@ -244,6 +250,7 @@ impl ComputeDef {
             name_input: None,
             instance_of: None,
             false_condition: None,
+            refused: Vec::new(),
         }
     }
 
@@ -318,6 +325,52 @@ impl ComputeDef {
         crate::kinds::table().get(id)
     }
 
+    /// For `az ml compute create`, which turns its options into the keys of the compute's
+    /// YAML and loads that with its type's schema: moves each setting the command line
+    /// gives (not one read from its `--file`) whose path the type's schema does not have
+    /// (`min_instances` on a compute instance) to [`ComputeDef::refused`]; a setting an
+    /// expansion not known may give (no option written) is dropped — the compute has no
+    /// such key. Nothing when the type is not known statically. Data: the schemas under
+    /// `schemas/` say which keys each type has.
+    pub fn refuse_keys_the_type_lacks(&mut self) {
+        let Some(kind) = self.kind() else {
+            return;
+        };
+        let (keep, lacks): (Vec<_>, Vec<_>) = std::mem::take(&mut self.fields)
+            .into_iter()
+            .partition(|(p, s)| s.inherited || has_key(&kind.id, p));
+        self.fields = keep;
+        self.refused = lacks.into_iter().filter(|(_, s)| s.key.is_some()).collect();
+    }
+
+    /// For `az ml compute create` without `--size`, `--file` or an expansion not known that
+    /// may give either: the size the CLI creates the compute with, when its type's schema
+    /// gives one (`default`: the SDK's `STANDARD_DS3_V2`), at `at` (the command's words),
+    /// written as nothing and noted. Without it the size would be taken as not known
+    /// statically, which agrees with any other definition's.
+    pub fn default_size(&mut self, at: Span) {
+        if self.get("size").is_some() {
+            return;
+        }
+        let Some(kind) = self.kind() else {
+            return;
+        };
+        let size = crate::schema::describe::describe(&kind.id, &crate::source::Pointer::root().child("size"))
+            .and_then(|f| f.default);
+        let Some(size) = size else {
+            return;
+        };
+        let mut s = Setting::literal(Scalar::Str(size.clone()), at, None);
+        s.written = String::new();
+        s.in_place = false;
+        self.fields.push(("size".into(), s));
+        self.notes.push(format!(
+            "no `--size`: the CLI creates it with the default size of {} {}, `{size}`",
+            article(&kind.title),
+            kind.title
+        ));
+    }
+
     /// The compute document policies run on, for a definition outside Azure ML YAML (an
     /// Azure ML compute YAML is its own document) whose type is known. Every node's span
     /// is in the defining file: keys span the option or attribute, values the value as
@@ -349,6 +402,30 @@ impl ComputeDef {
             labels: b.labels,
             overrides,
         })
+    }
+}
+
+/// Whether the schema of `kind` has the key at `path` (dotted; index segments pass): each
+/// segment among the keys the schema allows where it is, when the schema says which.
+fn has_key(kind: &str, path: &str) -> bool {
+    let mut at = crate::source::Pointer::root();
+    for segment in path.split('.') {
+        if segment.parse::<usize>().is_err() {
+            let keys = crate::schema::describe::keys_at(kind, &at, None);
+            if !keys.is_empty() && !keys.iter().any(|(k, _)| k == segment) {
+                return false;
+            }
+        }
+        at = at.child(segment);
+    }
+    true
+}
+
+/// "a" or "an", for a kind's title.
+pub fn article(title: &str) -> &'static str {
+    match title.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u' | 'A' | 'E' | 'I' | 'O' | 'U') => "an",
+        _ => "a",
     }
 }
 
@@ -572,6 +649,58 @@ mod tests {
         assert!(d.document().is_none());
         d.fields.retain(|(p, _)| p != "type");
         assert!(d.ctype().is_none() && d.document().is_none());
+    }
+
+    /// What the type's schema lacks: an option written on the command line is refused, one
+    /// read from the `--file` YAML stays (the YAML reports it), one no option writes (what
+    /// an expansion not known may give) is dropped; nested paths are looked up too.
+    #[test]
+    fn keys_the_type_lacks_are_refused() {
+        let mut d = def();
+        d.set(
+            "type",
+            Setting::literal(
+                Scalar::Str("ComputeInstance".into()),
+                Span::new(39, 49),
+                Some(Span::new(32, 38)),
+            ),
+        );
+        let mut inherited = Setting::literal(Scalar::Str("dedicated".into()), Span::new(1, 2), None);
+        inherited.inherited = true;
+        d.set("tier", inherited);
+        d.set(
+            "max_instances",
+            Setting::dynamic("$ARGS", "why", Span::new(3, 8), None),
+        );
+        d.set(
+            "network_settings.vnet_name",
+            Setting::literal(Scalar::Str("v".into()), Span::new(9, 10), Some(Span::new(11, 12))),
+        );
+        d.refuse_keys_the_type_lacks();
+        let paths: Vec<&str> = d.fields.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "type",
+                "size",
+                "network_settings.subnet",
+                "tier",
+                "network_settings.vnet_name"
+            ]
+        );
+        let refused: Vec<&str> = d.refused.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(refused, ["min_instances"]);
+        // A cluster has them all; a type not known says nothing.
+        let mut d = def();
+        d.refuse_keys_the_type_lacks();
+        assert!(d.refused.is_empty() && d.get("min_instances").is_some());
+        d.fields.retain(|(p, _)| p != "type");
+        d.set(
+            "idle_time_before_shutdown",
+            Setting::literal(Scalar::Str("PT1H".into()), Span::new(1, 2), Some(Span::new(0, 1))),
+        );
+        d.refuse_keys_the_type_lacks();
+        assert!(d.refused.is_empty());
     }
 
     #[test]

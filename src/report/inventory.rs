@@ -134,6 +134,8 @@ impl ListedSetting {
         let written = crate::facts::sources::iac::one_line(&self.written);
         match (&self.value, &self.why) {
             (Some(v), _) if *v == self.written => v.clone(),
+            // Not written: the default the definition leaves it to (noted).
+            (Some(v), _) if self.written.is_empty() => format!("{v} (default)"),
             (Some(v), _) => format!("{v} (from `{written}`)"),
             (None, Some(why)) => format!(
                 "`{written}` (not known: {})",

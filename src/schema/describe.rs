@@ -15,11 +15,17 @@ pub struct FieldDoc {
     pub types: Vec<String>,
     /// The values an enumeration accepts.
     pub values: Vec<String>,
+    /// The value the SDK sends when the key is absent, when the schema says (`default`: a
+    /// compute's `size`).
+    pub default: Option<String>,
 }
 
 impl FieldDoc {
     pub fn is_empty(&self) -> bool {
-        self.description.is_none() && self.types.is_empty() && self.values.is_empty()
+        self.description.is_none()
+            && self.types.is_empty()
+            && self.values.is_empty()
+            && self.default.is_none()
     }
 }
 
@@ -178,6 +184,9 @@ impl Walk<'_> {
                 }
             }
         }
+        if self.out.default.is_none() {
+            self.out.default = m.get("default").and_then(Value::as_str).map(str::to_string);
+        }
         let mut types: Vec<String> = Vec::new();
         match m.get("type") {
             Some(Value::String(t)) => types.push(t.clone()),
@@ -282,6 +291,20 @@ mod tests {
         );
         assert!(describe("managedOnlineDeployment", &Pointer::parse("/no_such_key")).is_none());
         assert!(describe("noSuchKind", &Pointer::parse("/name")).is_none());
+    }
+
+    /// The size the SDK sends for a compute without one (`ComputeDefaults.VMSIZE`, probed
+    /// by scripts/gen_schemas.py): a compute cluster's and a compute instance's; a
+    /// Kubernetes compute has no size.
+    #[test]
+    fn a_computes_default_size() {
+        for kind in ["amlCompute", "computeInstance"] {
+            let d = describe(kind, &Pointer::parse("/size")).unwrap();
+            assert_eq!(d.default.as_deref(), Some("STANDARD_DS3_V2"), "{kind}");
+        }
+        let d = describe("amlCompute", &Pointer::parse("/min_instances")).unwrap();
+        assert_eq!(d.default, None);
+        assert!(describe("kubernetesCompute", &Pointer::parse("/size")).is_none());
     }
 
     #[test]

@@ -1394,6 +1394,9 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
     }
     let (from_file, inherited_name) = options.with_file(&mut notes);
     let open = options.open.take();
+    // Every option is known, and no compute YAML gives values: what is not written is the
+    // CLI's default.
+    let all_known = open.is_none() && options.file.is_none();
     let name = options.name.or(inherited_name).unwrap_or_else(|| match open {
         Some((why, at)) => Setting::dynamic(cx.input.source.slice(at).to_string(), why, at, None),
         None => Setting::dynamic(
@@ -1415,6 +1418,13 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
     }
     def.notes = notes;
     def.from_file = from_file;
+    // CLI v2 turns the options into the compute's YAML, loaded with its type's schema.
+    if def.command == "az ml compute create" {
+        def.refuse_keys_the_type_lacks();
+        if all_known {
+            def.default_size(c.words[az].span.cover(c.words[az + 3].span));
+        }
+    }
     Some(def)
 }
 
@@ -2652,6 +2662,98 @@ mod tests {
         assert!(b.get("other").is_none(), "a path no rule reads stays unread");
     }
 
+    /// Options the type's schema does not have are no settings of the compute: kept, at
+    /// the option, as what the CLI refuses (audit 24, case 01); a type not known, SDK v1's
+    /// CLI and a value from the `--file` YAML are not judged.
+    #[test]
+    fn options_the_type_does_not_have_are_refused() {
+        let text = "az ml compute create -n ci --type ComputeInstance --size Standard_DS3_v2 --min-instances 0 --max-instances=2 --tier low_priority --idle-time-before-shutdown-minutes 30 --set idle_time_before_scale_down=60
+az ml compute create -n cc --type amlcompute --size Standard_DS3_v2 --max-instances 2 --idle-time-before-shutdown PT30M
+az ml compute create -n dyn --type $T --min-instances 0
+az ml computetarget create amlcompute -n v1 --vm-size Standard_DS3_v2 --max-nodes 2
+az ml compute create -n open --type ComputeInstance $ARGS
+";
+        let [ci, cc, dynamic, v1, open] = defs(text, Dialect::Bash).try_into().unwrap();
+        let refused = |d: &ComputeDef| -> Vec<(String, String)> {
+            d.refused
+                .iter()
+                .map(|(p, s)| (p.clone(), text[s.key.unwrap().range()].to_string()))
+                .collect()
+        };
+        let pair = |p: &str, o: &str| (p.to_string(), o.to_string());
+        assert_eq!(
+            refused(&ci),
+            [
+                pair("min_instances", "--min-instances"),
+                pair("max_instances", "--max-instances"),
+                pair("tier", "--tier"),
+                pair("idle_time_before_scale_down", "--set"),
+            ]
+        );
+        for path in [
+            "min_instances",
+            "max_instances",
+            "tier",
+            "idle_time_before_scale_down",
+        ] {
+            assert!(ci.get(path).is_none(), "{path} is no setting of the instance");
+        }
+        assert_eq!(
+            value(&ci, "idle_time_before_shutdown_minutes"),
+            Some(Scalar::Int(30))
+        );
+        assert_eq!(
+            refused(&cc),
+            [pair("idle_time_before_shutdown", "--idle-time-before-shutdown")]
+        );
+        assert_eq!(value(&cc, "max_instances"), Some(Scalar::Int(2)));
+        assert!(dynamic.refused.is_empty() && dynamic.get("min_instances").is_some());
+        assert!(v1.refused.is_empty() && v1.get("max_instances").is_some());
+        // What an expansion not known may give is not written: a compute instance has no
+        // such key, and nothing is reported.
+        assert!(open.refused.is_empty());
+        assert!(open.get("min_instances").is_none() && open.get("tier").is_none());
+        assert!(
+            open.get("idle_time_before_shutdown_minutes")
+                .is_some_and(|s| s.value.is_none())
+        );
+    }
+
+    /// Without `--size`, the CLI creates the compute with its type's default size (the
+    /// schema's `default`): known, noted, at the command's words (audit 24, case 06). Not
+    /// when an expansion not known or the `--file` YAML may give it, nor for SDK v1's CLI
+    /// or a type not known.
+    #[test]
+    fn a_size_not_given_is_the_clis_default() {
+        let text = "az ml compute create -n a --type amlcompute --min-instances 0
+az ml compute create -n ci -t ComputeInstance
+az ml compute create -n open --type amlcompute $ARGS
+az ml compute create -n f --type amlcompute --file cluster.yml
+az ml computetarget create amlcompute -n v1 --max-nodes 2
+az ml compute create -n t --type $T
+az ml compute create -n given --type amlcompute --size $SIZE
+";
+        let [a, ci, open, file, v1, t, given] = defs(text, Dialect::Bash).try_into().unwrap();
+        for d in [&a, &ci] {
+            assert_eq!(d.size(), Some("STANDARD_DS3_V2"), "{:?}", d.known_name());
+            let size = d.get("size").unwrap();
+            assert_eq!(&text[size.span.range()], "az ml compute create");
+            assert!(size.written.is_empty() && !size.in_place && size.key.is_none());
+            assert!(d.notes.iter().any(|n| n.contains("no `--size`")), "{:?}", d.notes);
+        }
+        assert!(
+            a.notes
+                .iter()
+                .any(|n| n.contains("of a compute cluster, `STANDARD_DS3_V2`"))
+        );
+        assert!(open.get("size").is_some_and(|s| s.value.is_none()));
+        for d in [&file, &v1, &t] {
+            assert_eq!(d.size(), None, "{:?}", d.known_name());
+        }
+        assert_eq!(given.size(), None);
+        assert!(given.get("size").is_some_and(|s| s.written == "$SIZE"));
+    }
+
     #[test]
     fn an_inline_value_whose_equals_sign_is_quoted_is_passed_over() {
         // Read as `--size` then `=Standard_NC6` (the `=` in a later, quoted part of the
@@ -2985,7 +3087,12 @@ mod tests {
         assert_eq!(&text[size.span.range()], "$CLUSTER_ARGS");
         assert_eq!(&text[size.key.unwrap().range()], "$CLUSTER_ARGS");
         assert!(split.notes.is_empty(), "{:?}", split.notes);
-        assert_eq!(quoted.get("size"), None, "one word, not an option");
+        let size = quoted.get("size").unwrap();
+        assert_eq!(
+            (size.written.as_str(), size.key),
+            ("", None),
+            "one word, not an option: the size is the CLI's default"
+        );
         assert_eq!(quoted.get("enable_node_public_ip"), None);
         assert_eq!(value(&net, "enable_node_public_ip"), Some(Scalar::Bool(false)));
         assert_eq!(
@@ -3058,7 +3165,8 @@ mod tests {
         );
         assert_eq!(&text[public.span.range()], "$EXTRA_ARGS");
         assert!(extra.get("network_settings.subnet").unwrap().why.is_some());
-        assert!(extra.get("idle_time_before_shutdown").unwrap().why.is_some());
+        // A compute instance's idle shutdown: no key of a cluster, which no option gives.
+        assert!(extra.get("idle_time_before_shutdown").is_none());
         assert_eq!(value(&extra, "size"), Some(Scalar::Str("Standard_DS3_v2".into())));
         assert_eq!(value(&extra, "type"), Some(Scalar::Str("amlcompute".into())));
         assert!(
@@ -3079,7 +3187,11 @@ mod tests {
         assert!(unnamed.name.why.as_deref().unwrap().contains("may add options"));
         // A value, not an option's place: only the option's value is not known.
         assert_eq!(value_only.get("enable_node_public_ip"), None);
-        assert!(value_only.notes.is_empty());
+        assert!(
+            value_only.notes.iter().all(|n| n.starts_with("no `--size`")),
+            "{:?}",
+            value_only.notes
+        );
     }
 
     /// Splitting is bounded: a value splits into at most `MAX_SPLIT` words, an array's text

@@ -2138,7 +2138,7 @@ mod tests {
         &text[s.span.start as usize..s.span.end as usize]
     }
 
-    const LOCAL_TEMPLATE: &str = "parameters:\n- name: instance_name\n  type: string\n- name: size\n  type: string\n  default: Standard_DS3_v2\n- name: tier\n  default: low_priority\nsteps:\n  - task: AzureCLI@2\n    inputs:\n      scriptType: bash\n      inlineScript: |\n        az ml compute create --name ${{ parameters.instance_name }} \\\n          --type computeinstance --size ${{ parameters.size }} --tier ${{ parameters.tier }}\n";
+    const LOCAL_TEMPLATE: &str = "parameters:\n- name: instance_name\n  type: string\n- name: size\n  type: string\n  default: Standard_DS3_v2\n- name: tier\n  default: low_priority\nsteps:\n  - task: AzureCLI@2\n    inputs:\n      scriptType: bash\n      inlineScript: |\n        az ml compute create --name ${{ parameters.instance_name }} \\\n          --type amlcompute --size ${{ parameters.size }} --tier ${{ parameters.tier }}\n";
 
     #[test]
     fn a_local_templates_own_command_is_read_with_the_calls_parameters() {
@@ -2166,7 +2166,8 @@ mod tests {
         );
         assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
         // What the template writes itself, and a default: inherited, at the call's path.
-        for (path, value) in [("type", "computeinstance"), ("tier", "low_priority")] {
+        // (A cluster: a compute instance has no `tier`, which the CLI refuses.)
+        for (path, value) in [("type", "amlcompute"), ("tier", "low_priority")] {
             let s = d.get(path).unwrap();
             assert_eq!(s.value, Some(Scalar::Str(value.into())), "{path}");
             assert!(s.inherited, "{path}");
