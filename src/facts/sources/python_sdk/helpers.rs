@@ -11,7 +11,7 @@
 //! (`Files::derived`), and a file that names no compute class is parsed only when a module
 //! it imports holds a template.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -20,7 +20,7 @@ use tree_sitter::Node as TsNode;
 use super::super::common::{Files, Input, mentions};
 use super::super::iac;
 use super::super::ipynb::Code;
-use super::module::{CLASS_NEEDLES, Module, V1_FIELDS, V2_FIELDS, affordable, parse};
+use super::module::{CLASS_NEEDLES, Module, V1_FIELDS, V2_FIELDS, affordable, empty_size, parse};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 
 /// A module-level function that creates a compute with some of its parameters.
@@ -59,13 +59,48 @@ fn templates_of(files: &Files, path: &Path, display: &str) -> Arc<Vec<Template>>
 }
 
 /// Whether a module the code imports (a `from m import` or `import m` line) holds a
-/// template: only then is a file that names no compute class parsed.
+/// template: only then is a file that names no compute class parsed. The modules written
+/// after `from` and `import` are looked for first; then, of the names a `from m import a,
+/// b as c` takes, those the code uses as a module (`a.` or `c.` written in it) are looked
+/// for as modules of `m` (`from pkg import utils` then `utils.get_compute(...)`: the file
+/// `pkg/utils.py` or `pkg/utils/__init__.py`), all within the file's [`MAX_MODULES`].
 pub(super) fn imports_a_helper(code: &str, input: &Input<'_>) -> bool {
     let mut modules = Modules::new(input);
-    code.lines().any(|line| {
+    let mut submodules = Vec::new();
+    let mut used_as_module = None;
+    let mut lines = code.lines();
+    while let Some(line) = lines.next() {
         let t = line.trim_start();
         let names: Vec<&str> = if let Some(rest) = t.strip_prefix("from ") {
-            rest.split_whitespace().next().into_iter().collect()
+            let mut words = rest.splitn(2, char::is_whitespace);
+            let module = words.next().unwrap_or_default();
+            let taken = words
+                .next()
+                .map(str::trim_start)
+                .and_then(|r| r.strip_prefix("import"));
+            if let Some(first) = taken {
+                let mut taken = first.split('#').next().unwrap_or_default().to_string();
+                // `from m import (a,\n b)` or `a, \`: the names on the lines that follow.
+                let continued =
+                    |t: &str| (t.contains('(') && !t.contains(')')) || t.trim_end().ends_with('\\');
+                for _ in 0..MAX_MODULES {
+                    if !continued(&taken) {
+                        break;
+                    }
+                    let Some(more) = lines.next() else {
+                        break;
+                    };
+                    taken.push(' ');
+                    taken.push_str(more.split('#').next().unwrap_or_default());
+                }
+                let used = used_as_module.get_or_insert_with(|| dotted_words(code));
+                for (name, local) in imported_names(&taken) {
+                    if used.contains(local) {
+                        submodules.push(submodule(module, name));
+                    }
+                }
+            }
+            vec![module]
         } else if let Some(rest) = t.strip_prefix("import ") {
             rest.split(',')
                 .filter_map(|m| m.split_whitespace().next())
@@ -73,10 +108,60 @@ pub(super) fn imports_a_helper(code: &str, input: &Input<'_>) -> bool {
         } else {
             Vec::new()
         };
-        names
+        if names
             .into_iter()
             .any(|m| modules.templates(m).is_some_and(|t| !t.is_empty()))
+        {
+            return true;
+        }
+    }
+    submodules
+        .iter()
+        .any(|m| modules.templates(m).is_some_and(|t| !t.is_empty()))
+}
+
+/// The words of `code` followed by a dot (`utils` in `utils.get_compute`), in one pass.
+fn dotted_words(code: &str) -> HashSet<&str> {
+    let b = code.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = HashSet::new();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if word(c) {
+            continue;
+        }
+        if c == b'.' && start < i {
+            out.extend(code.get(start..i));
+        }
+        start = i + 1;
+    }
+    out
+}
+
+/// The names `from m import a, b as c, (d)` takes, as written after `import`, each with
+/// the name it is bound to (`(a, a)`, `(b, c)`); `*` is none.
+fn imported_names(taken: &str) -> impl Iterator<Item = (&str, &str)> {
+    taken.split(',').filter_map(|n| {
+        let words: Vec<&str> = n
+            .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '\\'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        match words.as_slice() {
+            [name] if *name != "*" => Some((*name, *name)),
+            [name, "as", local] => Some((*name, *local)),
+            _ => None,
+        }
     })
+}
+
+/// The module `from module import name` takes when `name` is a module of the package
+/// `module` (`pkg.utils`; `.utils` for `from . import utils`).
+fn submodule(module: &str, name: &str) -> String {
+    if module.ends_with('.') {
+        format!("{module}{name}")
+    } else {
+        format!("{module}.{name}")
+    }
 }
 
 /// The modules a file imports, each looked for once, and at most [`MAX_MODULES`] of them
@@ -318,8 +403,7 @@ impl<'t> Module<'t> {
         let func = self.text(callee.child_by_field_name("attribute")?);
         let (_, module, taken) = self.imported.iter().rev().find(|(local, ..)| local == object)?;
         let module = match taken {
-            Some(t) if module.ends_with('.') => format!("{module}{t}"),
-            Some(t) => format!("{module}.{t}"),
+            Some(t) => submodule(module, t),
             None => module.clone(),
         };
         let list = modules.templates(&module)?;
@@ -376,10 +460,33 @@ impl<'t> Module<'t> {
             name,
         );
         def.idiom = t.def.idiom;
+        // SDK v1: a size `""` is none, the SDK's default (`module::empty_size`).
+        let v1 = t.def.command.contains(".provisioning_configuration");
+        let param = |path: &str| {
+            let i = t.slots.iter().find(|(p, _)| p == path)?.1;
+            t.params.get(i).map(String::as_str)
+        };
+        let passed = |path: &str, notes: &mut Vec<String>| -> Option<Option<Setting>> {
+            let (key, v) = arg(path)?;
+            let s = self.setting(v, key.unwrap_or(v), at, as_of(path), notes)?;
+            let empty = v1 && path == "size" && empty_size(&s, param(path).unwrap_or(path), notes);
+            Some((!empty).then_some(s))
+        };
         for (path, s) in &t.def.fields {
-            let own =
-                arg(path).and_then(|(key, v)| self.setting(v, key.unwrap_or(v), at, as_of(path), &mut notes));
-            def.set(path, own.unwrap_or_else(|| inherit(s)));
+            match passed(path, &mut notes) {
+                Some(Some(own)) => def.set(path, own),
+                Some(None) => {}
+                None => def.set(path, inherit(s)),
+            }
+        }
+        // A parameter the helper's own definition has no value for (its default `""`, the
+        // SDK's "not given") that the call passes.
+        for (path, _) in &t.slots {
+            if path != "name" && t.def.get(path).is_none() && def.get(path).is_none() {
+                if let Some(Some(own)) = passed(path, &mut notes) {
+                    def.set(path, own);
+                }
+            }
         }
         def.notes = notes;
         // SDK v1: the configuration the call passes, read here (its type and settings).
@@ -498,6 +605,135 @@ def get_fixed(ml_client):
             inner,
         );
         assert_eq!(d.iter().map(|d| d.known_name()).collect::<Vec<_>>(), [Some("d")]);
+    }
+
+    const MANAGER: &str = "from azureml.core.compute import ComputeTarget, AmlCompute\n\
+                           def create_compute_target(ws, compute_name='gpu-nc6', vm_size='Standard_NC6', max_nodes=4):\n    \
+                           cfg = AmlCompute.provisioning_configuration(vm_size=vm_size, max_nodes=max_nodes)\n    \
+                           return ComputeTarget.create(ws, compute_name, cfg)\n";
+
+    /// `from pkg import module` then `module.f(...)` in a file that names no compute
+    /// class (audit 26, case 01: microsoft/rl-offline-simulation's `from azureml_connector
+    /// import compute_manager`): the file is read, the call is a definition.
+    #[test]
+    fn a_module_taken_from_its_package_is_followed_from_a_file_naming_no_class() {
+        let caller = "from azureml.core import Workspace\nfrom pkg import compute_manager\n\
+                      ws = Workspace.from_config()\n\
+                      t = compute_manager.create_compute_target(ws, \"gpu-nc24\", vm_size=\"Standard_NC24s_v3\")\n";
+        for init in [true, false] {
+            let mut files = vec![("pkg/compute_manager.py", MANAGER)];
+            if init {
+                files.push(("pkg/__init__.py", ""));
+            }
+            let d = read_beside(&files, "exp/run.py", caller);
+            let [d] = d.as_slice() else {
+                panic!("one definition (with __init__.py: {init}): {d:#?}")
+            };
+            assert_eq!(d.known_name(), Some("gpu-nc24"));
+            assert_eq!(at(caller, d.get("size").unwrap()), "Standard_NC24s_v3");
+            assert_eq!(
+                d.get("max_instances").and_then(|s| s.value.clone()),
+                Some(Scalar::Int(4)),
+                "the helper's default, inherited"
+            );
+        }
+        // An alias, names in parentheses over several lines, a relative package.
+        let caller = "from pkg import (\n    other,\n    compute_manager as cm,  # the helpers\n)\n\
+                      cm.create_compute_target(ws, \"a\")\n";
+        let d = read_beside(&[("pkg/compute_manager.py", MANAGER)], "run.py", caller);
+        assert_eq!(d.iter().map(|d| d.known_name()).collect::<Vec<_>>(), [Some("a")]);
+        assert_eq!(d[0].size(), Some("Standard_NC6"));
+        let caller = "from . import compute_manager\ncompute_manager.create_compute_target(ws, \"b\")\n";
+        let d = read_beside(&[("pkg/compute_manager.py", MANAGER)], "pkg/run.py", caller);
+        assert_eq!(d.iter().map(|d| d.known_name()).collect::<Vec<_>>(), [Some("b")]);
+        let caller =
+            "from pkg import \\\n    compute_manager\ncompute_manager.create_compute_target(ws, \"c\")\n";
+        let d = read_beside(&[("pkg/compute_manager.py", MANAGER)], "run.py", caller);
+        assert_eq!(d.iter().map(|d| d.known_name()).collect::<Vec<_>>(), [Some("c")]);
+    }
+
+    #[test]
+    fn the_names_a_from_import_takes_and_the_words_used_as_modules() {
+        let got: Vec<(&str, &str)> = imported_names(" (a, b as c,\\ d ) ").collect();
+        assert_eq!(got, [("a", "a"), ("b", "c"), ("d", "d")]);
+        assert_eq!(imported_names(" *").count(), 0);
+        assert_eq!(submodule(".", "utils"), ".utils");
+        assert_eq!(submodule("pkg.sub", "utils"), "pkg.sub.utils");
+        let words = dotted_words("é.x = utils.get(a.b.c)\nself._m.f()");
+        for w in ["utils", "a", "b", "self", "_m"] {
+            assert!(words.contains(w), "{w}: {words:?}");
+        }
+        assert!(!words.contains("x") && !words.contains("c") && !words.contains("get"));
+    }
+
+    /// SDK v1's `vm_size=""` (the SDK's "not specified", audit 26, case 02): no size, at
+    /// the helper whose default it is, and at a call that passes it; a call that passes
+    /// a size has it.
+    #[test]
+    fn an_empty_v1_size_is_no_size_at_the_helper_and_at_its_calls() {
+        let helper = "from azureml.core.compute import ComputeTarget, AmlCompute\n\
+                      def get_or_create(ws, name, vm_size=\"\", max_nodes=None):\n    \
+                      cfg = AmlCompute.provisioning_configuration(vm_size=vm_size, max_nodes=max_nodes)\n    \
+                      return ComputeTarget.create(ws, name, cfg)\n";
+        let caller = "from utils import get_or_create\n\
+                      get_or_create(ws, \"nc6\", vm_size=\"STANDARD_NC6\")\n\
+                      get_or_create(ws, \"empty\", \"\")\nget_or_create(ws, \"default\")\n";
+        let d = read_beside(&[("utils.py", helper)], "train.py", caller);
+        let got: Vec<(Option<&str>, Option<&str>)> = d.iter().map(|d| (d.known_name(), d.size())).collect();
+        assert_eq!(
+            got,
+            [
+                (Some("nc6"), Some("STANDARD_NC6")),
+                (Some("empty"), None),
+                (Some("default"), None)
+            ]
+        );
+        assert_eq!(at(caller, d[0].get("size").unwrap()), "STANDARD_NC6");
+        for d in &d[1..] {
+            assert!(d.get("size").is_none(), "{d:#?}");
+        }
+        assert!(
+            d[1].notes.iter().any(|n| n.contains("`vm_size` is `\"\"`")),
+            "{:?}",
+            d[1].notes
+        );
+        // The helper's own definition: no size, the note instead of the default's.
+        let own = read_beside(&[], "utils.py", helper);
+        let [own] = own.as_slice() else { panic!("{own:#?}") };
+        assert!(own.get("size").is_none());
+        assert!(
+            own.notes
+                .iter()
+                .any(|n| n.contains("the size is the SDK's default")),
+            "{:?}",
+            own.notes
+        );
+        assert!(
+            !own.notes.iter().any(|n| n.contains("`vm_size` is the default")),
+            "{:?}",
+            own.notes
+        );
+        // The other parameters' notes stay, `None` ones too.
+        assert!(
+            own.notes.iter().any(|n| n.contains("`max_nodes` is the default")),
+            "{:?}",
+            own.notes
+        );
+        // Written in place, by keyword or by position.
+        let text = "from azureml.core.compute import ComputeTarget, AmlCompute\n\
+                    cfg2 = AmlCompute.provisioning_configuration(vm_size=\"\", max_nodes=2)\n\
+                    ComputeTarget.create(None, \"cpu-default\", cfg2)\n\
+                    ComputeTarget.create(None, \"pos\", AmlCompute.provisioning_configuration(\"\"))\n";
+        let d = read_beside(&[], "make.py", text);
+        let got: Vec<(Option<&str>, bool)> = d
+            .iter()
+            .map(|d| (d.known_name(), d.get("size").is_some()))
+            .collect();
+        assert_eq!(got, [(Some("cpu-default"), false), (Some("pos"), false)]);
+        assert_eq!(
+            d[0].get("max_instances").and_then(|s| s.value.clone()),
+            Some(Scalar::Int(2))
+        );
     }
 
     #[test]

@@ -139,6 +139,24 @@ pub(super) const V1_FIELDS: &[(&str, &str, iac::As)] = &[
     ("enable_node_public_ip", "enable_node_public_ip", iac::As::Bool),
 ];
 
+/// Whether the size `s` an SDK v1 `provisioning_configuration` is given is `""`: the SDK's
+/// own default for `vm_size` (`AmlCompute.provisioning_configuration(vm_size='', ...)`),
+/// which means the size is not given and the SDK's default applies (audit 26, case 02).
+/// It is no size to judge: the definition has none, and the note says so.
+pub(super) fn empty_size(s: &Setting, kwname: &str, notes: &mut Vec<String>) -> bool {
+    let empty = s
+        .value
+        .as_ref()
+        .and_then(Scalar::as_str)
+        .is_some_and(str::is_empty);
+    if empty {
+        notes.push(format!(
+            "`{kwname}` is `\"\"`, the SDK's \"not given\": the size is the SDK's default"
+        ));
+    }
+    empty
+}
+
 /// The keywords of [`V2_FIELDS`] (and `network_settings`, `schedules`) a v2 class takes, by
 /// its type: what a `**` argument not read may set.
 fn v2_takes(ctype: &str, kw: &str) -> bool {
@@ -1370,10 +1388,18 @@ impl<'t> Module<'t> {
                 .find(|(n, ..)| n == kwname)
                 .filter(|_| branch.is_none());
             let mut s = match (given, &unknown) {
-                (Some((_, k, v)), _) => match self.setting(*v, *k, at, *as_, &mut def.notes) {
-                    Some(s) => s,
-                    None => continue,
-                },
+                (Some((_, k, v)), _) => {
+                    let mut notes = Vec::new();
+                    let Some(s) = self.setting(*v, *k, at, *as_, &mut notes) else {
+                        def.notes.append(&mut notes);
+                        continue;
+                    };
+                    if *path == "size" && empty_size(&s, kwname, &mut def.notes) {
+                        continue;
+                    }
+                    def.notes.append(&mut notes);
+                    s
+                }
                 (None, Some((node, why))) if v1_takes(class, kwname) && def.get(path).is_none() => {
                     let span = self.code.span(node.start_byte(), node.end_byte());
                     Setting::dynamic(self.text(*node), why.as_str(), span, Some(span))
