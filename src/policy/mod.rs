@@ -1058,6 +1058,18 @@ mod tests {
         assert!(Template::parse("close{/}").is_err());
         assert!(Template::parse("{?a}{?b}{/}{/}").is_err());
         assert!(Template::parse("{?$target.nosuch}x{/}").is_err());
+        // Compute settings as the definition's language writes them.
+        assert!(
+            Template::parse("`{key:network_settings.subnet}` `{set:min_instances=@}` `{set:x=0}`").is_ok()
+        );
+        assert!(Template::parse("{?can:idle_time_before_shutdown_minutes}a{/}{!can:x}b{/}").is_ok());
+        assert!(
+            Template::parse("{set:min_instances}").is_err(),
+            "a value is required"
+        );
+        assert!(Template::parse("{key:}").is_err());
+        assert!(Template::parse("{key:a..b}").is_err());
+        assert!(Template::parse("{?can:a b}x{/}").is_err());
         assert!(
             Template::parse(
                 "in {!$target.searched}this project{/}{?$target.searched}`{$target.searched}`{/}"
