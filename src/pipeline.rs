@@ -2122,7 +2122,20 @@ fn unnamed_phrase(def: &ComputeDef) -> Option<String> {
 /// string`: each call of the module gives its own), "the compute that `compute_name`
 /// names" for an expression amlint cannot evaluate.
 fn named_by(message: &str, written: &str, phrase: &str) -> String {
-    message.replace(&format!("`{}`", written.trim()), phrase)
+    let quoted = format!("`{}`", written.trim());
+    // "compute instance `X` has ..." (AML602) reads "the compute instance that `X` names".
+    let instance = format!("compute instance {quoted}");
+    let parts = message
+        .split(instance.as_str())
+        .map(|part| part.replace(&quoted, phrase));
+    match phrase.strip_prefix("the compute ") {
+        Some(rest) => parts
+            .collect::<Vec<_>>()
+            .join(&format!("the compute instance {rest}")),
+        None => parts
+            .collect::<Vec<_>>()
+            .join(&format!("compute instance {phrase}")),
+    }
 }
 
 /// Reports a finding of a compute defined outside Azure ML YAML from the definition's
@@ -2205,6 +2218,37 @@ fn sorted(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+
+    /// A compute not named where it is defined is said to be what names it, a compute
+    /// instance too (audit 24, case 05: "compute instance the compute that `X` names").
+    #[test]
+    fn a_compute_not_named_is_said_to_be_what_names_it() {
+        let m = "compute instance `${random_string.p.result}ci` has no idle shutdown and no stop schedule";
+        assert_eq!(
+            named_by(
+                m,
+                "${random_string.p.result}ci",
+                "the compute that `${random_string.p.result}ci` names"
+            ),
+            "the compute instance that `${random_string.p.result}ci` names has no idle shutdown and no stop schedule"
+        );
+        assert_eq!(
+            named_by(
+                "the nodes of `var.n` get public IP addresses",
+                "var.n",
+                "the compute that module input `n` names"
+            ),
+            "the nodes of the compute that module input `n` names get public IP addresses"
+        );
+        assert_eq!(
+            named_by(
+                "compute instance `` has no idle shutdown",
+                "",
+                "the compute this definition creates (no name)"
+            ),
+            "the compute instance this definition creates (no name) has no idle shutdown"
+        );
+    }
 
     /// The script of the definition tests: a size from a variable, a tier not known
     /// statically.
