@@ -2161,21 +2161,18 @@ fn from_the_definitions_line(x: &mut Diagnostic, def: &ComputeDef, source: &Sour
         let field = key
             .as_deref()
             .map(|p| p.trim_start_matches('/').replace('/', "."));
-        let written = field
-            .as_deref()
-            .and_then(|f| def.get(f))
-            .and_then(|s| s.key)
-            .and_then(|k| source.text.get(k.range()))
-            .and_then(crate::facts::idiom::written_key)
-            .filter(|k| *k != "--set");
-        let spelled =
-            field.as_deref().filter(|f| !f.is_empty()).map(|f| {
-                match crate::facts::idiom::spelling(def.idiom).key(f) {
-                    same if same == f => f.rsplit('.').next().unwrap_or(f).to_string(),
-                    other => other.to_string(),
-                }
-            });
-        let message = match written.map(str::to_string).or(spelled) {
+        let called = field.as_deref().filter(|f| !f.is_empty()).map(|f| {
+            let written = def
+                .get(f)
+                .and_then(|s| s.key)
+                .and_then(|k| source.text.get(k.range()));
+            match crate::facts::idiom::called(def.idiom, f, written) {
+                // A path the language spells as Azure ML YAML: its last name.
+                same if same == f => f.rsplit('.').next().unwrap_or(f).to_string(),
+                other => other.to_string(),
+            }
+        });
+        let message = match called {
             _ if at == def.name.span => "the compute's name".to_string(),
             Some(key) => format!("`{key}` is set here"),
             None => "the value it is about".to_string(),

@@ -198,6 +198,17 @@ pub fn written_key(text: &str) -> Option<&str> {
     plain.then_some(t)
 }
 
+/// What a message calls the setting `field` of a definition written in `idiom`, whose key
+/// the file writes as `written` (the text of the key's span, when it has one): that key when
+/// it is a plain name other than `--set` (which names a path, not the setting), else the
+/// idiom's spelling.
+pub fn called<'a>(idiom: Idiom, field: &'a str, written: Option<&'a str>) -> &'a str {
+    match written.and_then(written_key) {
+        Some(key) if key != "--set" => key,
+        _ => spelling(idiom).key(field),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

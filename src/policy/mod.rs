@@ -480,12 +480,8 @@ impl RuleEnv<'_> {
 
     /// `{key:FIELD}`.
     fn setting_key(&self, field: &str) -> String {
-        match self.written_setting(field) {
-            Some((key, _)) if key != "--set" => key.to_string(),
-            _ => crate::facts::idiom::spelling(self.facts.idiom)
-                .key(field)
-                .to_string(),
-        }
+        let written = self.written_setting(field).map(|(key, _)| key);
+        crate::facts::idiom::called(self.facts.idiom, field, written).to_string()
     }
 
     /// `{set:FIELD=VALUE}` (`value` `None`: the reported value).

@@ -461,7 +461,7 @@ impl<'t> Module<'t> {
         );
         def.idiom = t.def.idiom;
         // SDK v1: a size `""` is none, the SDK's default (`module::empty_size`).
-        let v1 = t.def.command.contains(".provisioning_configuration");
+        let v1 = t.def.idiom == crate::facts::idiom::Idiom::PythonV1;
         let param = |path: &str| {
             let i = t.slots.iter().find(|(p, _)| p == path)?.1;
             t.params.get(i).map(String::as_str)
