@@ -173,7 +173,7 @@ impl Cache {
             fsio::Seen::Unknown,
             &fsio::Boundary::anywhere(),
             MAX_BYTES,
-        ) && let Some((dirs, files)) = parse(&bytes, &cache.identity)
+        ) && let Some((dirs, files)) = parse(&Arc::from(bytes), &cache.identity)
         {
             cache.dirs = dirs;
             cache.files = files;
@@ -390,32 +390,35 @@ fn os_string(bytes: &[u8]) -> std::ffi::OsString {
 }
 
 /// A 64-bit checksum of `bytes` (not cryptographic: it finds a damaged file; the file is
-/// the user's own, outside every project).
+/// the user's own, outside every project). foldhash with its fixed seed: the same for the
+/// same build, and a build whose hash differs only misses the cache once.
 fn checksum(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0x243F_6A88_85A3_08D3;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
-        h = mix(h ^ w);
-    }
-    let mut tail = [0u8; 8];
-    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    mix(h ^ u64::from_le_bytes(tail) ^ (bytes.len() as u64).rotate_left(32))
-}
-
-/// splitmix64's finaliser.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    use std::hash::BuildHasher;
+    foldhash::quality::FixedState::default().hash_one(bytes)
 }
 
 /// The trigrams of a text in ASCII lower case, as a bit set of a power-of-two size
 /// (folded in halves while it stays at most 35 % full): a name (three bytes or more)
 /// with a trigram whose bit is clear is not in the text. An empty set is a text too
 /// varied to summarise (over 60 % full at the largest size): it may hold anything.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Grams(Arc<[u64]>);
+///
+/// Kept as the little-endian bytes of its 64-bit words, as the cache file writes them: a
+/// set read from the file is a view of the file's bytes, not a copy (a 20,000-file
+/// project's cache holds 30,000 sets, read on every one-file run).
+#[derive(Clone, Debug)]
+pub struct Grams {
+    bytes: Arc<[u8]>,
+    start: usize,
+    words: usize,
+}
+
+impl PartialEq for Grams {
+    fn eq(&self, other: &Grams) -> bool {
+        self.raw() == other.raw()
+    }
+}
+
+impl Eq for Grams {}
 
 impl Grams {
     /// Largest set, in bits.
@@ -447,22 +450,34 @@ impl Grams {
             words = folded;
         }
         if ones(&words) * 100 > words.len() * 64 * 60 {
-            return Grams(Arc::from(Vec::new()));
+            words.clear();
         }
-        Grams(Arc::from(words))
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        Grams {
+            bytes: Arc::from(bytes),
+            start: 0,
+            words: words.len(),
+        }
+    }
+
+    /// The words' bytes.
+    fn raw(&self) -> &[u8] {
+        &self.bytes[self.start..self.start + self.words * 8]
     }
 
     /// Whether the text may contain `needle` (in ASCII lower case): false only if it
     /// certainly does not.
     pub fn may_contain(&self, needle: &[u8]) -> bool {
-        if needle.len() < 3 || self.0.is_empty() {
+        if needle.len() < 3 || self.words == 0 {
             return true;
         }
-        let mask = self.0.len() * 64 - 1;
+        let raw = self.raw();
+        let mask = self.words * 64 - 1;
         needle.windows(3).all(|t| {
             let gram = u32::from(t[0]) << 16 | u32::from(t[1]) << 8 | u32::from(t[2]);
             let bit = gram_bit(gram) & mask;
-            self.0[bit / 64] & (1 << (bit % 64)) != 0
+            // Bit `bit` of the little-endian words is bit `bit % 8` of byte `bit / 8`.
+            raw[bit / 8] & (1 << (bit % 8)) != 0
         })
     }
 }
@@ -496,10 +511,8 @@ impl Writer {
         }
     }
     fn grams(&mut self, g: &Grams) {
-        self.len(g.0.len());
-        for word in g.0.iter() {
-            self.u64(*word);
-        }
+        self.len(g.words);
+        self.0.extend_from_slice(g.raw());
     }
 }
 
@@ -511,12 +524,17 @@ type Parsed = (
     foldhash::HashMap<Box<[u8]>, FileFacts>,
 );
 
-fn parse(bytes: &[u8], identity: &[u8]) -> Option<Parsed> {
-    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+fn parse(bytes: &Arc<[u8]>, identity: &[u8]) -> Option<Parsed> {
+    let end = bytes.len().checked_sub(8)?;
+    let (body, sum) = bytes.split_at_checked(end)?;
     if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
         return None;
     }
-    let mut r = Reader(body);
+    let mut r = Reader {
+        all: bytes,
+        pos: 0,
+        end,
+    };
     if r.take(MAGIC.len())? != MAGIC || r.u32()? != FORMAT || r.bytes()? != identity {
         return None;
     }
@@ -549,16 +567,22 @@ fn parse(bytes: &[u8], identity: &[u8]) -> Option<Parsed> {
         let summary = FileSummary { grams, defines };
         files.insert(key, FileFacts { stamp, summary, used });
     }
-    r.0.is_empty().then_some((dirs, files))
+    (r.pos == r.end).then_some((dirs, files))
 }
 
-struct Reader<'a>(&'a [u8]);
+/// Reads `all[..end]` (the file without its checksum) from `pos` on.
+struct Reader<'a> {
+    all: &'a Arc<[u8]>,
+    pos: usize,
+    end: usize,
+}
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (head, rest) = self.0.split_at_checked(n)?;
-        self.0 = rest;
-        Some(head)
+        let start = self.pos;
+        let end = start.checked_add(n).filter(|&e| e <= self.end)?;
+        self.pos = end;
+        Some(&self.all[start..end])
     }
     fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
@@ -573,16 +597,22 @@ impl<'a> Reader<'a> {
     /// A count of items of at least `min` bytes each: no more than what is left holds.
     fn count(&mut self, min: usize) -> Option<usize> {
         let n = self.u32()? as usize;
-        (n <= self.0.len() / min).then_some(n)
+        (n <= (self.end - self.pos) / min).then_some(n)
     }
-    /// A trigram set: a count of words (zero or a power of two), then the words.
+    /// A trigram set: a count of words (zero or a power of two), then the words, kept
+    /// where they are in the file's bytes.
     fn grams(&mut self) -> Option<Grams> {
         let n = self.count(8)?;
         if n != 0 && !n.is_power_of_two() {
             return None;
         }
-        let words: Vec<u64> = (0..n).map(|_| self.u64()).collect::<Option<_>>()?;
-        Some(Grams(Arc::from(words)))
+        let start = self.pos;
+        self.take(n * 8)?;
+        Some(Grams {
+            bytes: Arc::clone(self.all),
+            start,
+            words: n,
+        })
     }
     fn stamp(&mut self) -> Option<Stamp> {
         Some(Stamp {
@@ -647,10 +677,10 @@ mod tests {
         assert!(absent.iter().all(|n| !grams.may_contain(n.as_bytes())));
         // Too varied to summarise: the empty set, which rules out nothing.
         let noise: Vec<u8> = (0..200_000u32)
-            .flat_map(|i| mix(u64::from(i)).to_le_bytes())
+            .flat_map(|i| checksum(&i.to_le_bytes()).to_le_bytes())
             .collect();
         let g = Grams::of(&noise);
-        assert!(g.0.is_empty() && g.may_contain(b"anything"));
+        assert!(g.words == 0 && g.may_contain(b"anything"));
     }
 
     /// A listing and a file's trigrams are saved, read back, and used while unchanged;
@@ -747,15 +777,16 @@ mod tests {
         assert!(cache.save().unwrap());
         let bytes = std::fs::read(cache.path()).unwrap();
         let identity = identity_of(root.path());
-        assert!(parse(&bytes, &identity).is_some());
-        assert!(parse(&bytes, &identity_of(other.path())).is_none());
+        let shared = |b: &[u8]| Arc::<[u8]>::from(b);
+        assert!(parse(&shared(&bytes), &identity).is_some());
+        assert!(parse(&shared(&bytes), &identity_of(other.path())).is_none());
         for cut in 0..bytes.len() {
-            assert!(parse(&bytes[..cut], &identity).is_none(), "cut at {cut}");
+            assert!(parse(&shared(&bytes[..cut]), &identity).is_none(), "cut at {cut}");
         }
         for i in 0..bytes.len() {
             let mut damaged = bytes.clone();
             damaged[i] ^= 0x40;
-            assert!(parse(&damaged, &identity).is_none(), "byte {i}");
+            assert!(parse(&shared(&damaged), &identity).is_none(), "byte {i}");
         }
         // Another root's cache lives in another file: nothing of this one is seen there.
         assert!(unsettled(store.path(), other.path()).dirs.is_empty());

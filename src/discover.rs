@@ -132,7 +132,7 @@ pub fn discover_each_cached<T: Send>(
     files.append(&mut walked);
     // Sorted, then each kept once, in a vector: a walk yields tens of thousands, and a
     // map would clone every key.
-    files.sort_by(|(a, _), (b, _)| cmp_keys(a, b));
+    let mut files = sorted_by_key(files);
     files.dedup_by(|(later, _), (first, _)| cmp_keys(first, later).is_eq());
     let files = if paths.len() > 1 {
         same_files_once(files, &each)
@@ -141,6 +141,17 @@ pub fn discover_each_cached<T: Send>(
     };
     problems.sort_by(|a, b| a.display.cmp(&b.display));
     Discovered { files, problems }
+}
+
+/// `files` in [`cmp_keys`] order, stably (alike keys keep their order). Their positions
+/// are sorted and each file then moved once: a file and what the walk made of it are
+/// over a hundred bytes, and sorting them in place moved each about log2(n) times (a
+/// tenth of a one-file run's instructions in a 20,000-file project).
+fn sorted_by_key<T>(files: Vec<(Candidate, T)>) -> Vec<(Candidate, T)> {
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| cmp_keys(&files[a].0, &files[b].0));
+    let mut slots: Vec<Option<(Candidate, T)>> = files.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// The path by which [`cmp_keys`] tells apart files whose display paths are alike (two
