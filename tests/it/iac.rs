@@ -1115,3 +1115,112 @@ fn a_bicep_condition_of_thousands_of_operands_is_evaluated_once() {
         "labelled at the condition, false with the parameters' defaults: {retired}"
     );
 }
+
+/// Each finding in `path`: its code and help.
+fn helps(json: &Value, path: &str) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == path)
+        .map(|x| {
+            format!(
+                "{} {}",
+                x["code"].as_str().unwrap_or(""),
+                x["help"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+/// Audit 27, cases 01, 02 and 09: what a network or shutdown finding says follows what
+/// the definition writes and can write. Public IPs set on explicitly are said to be set
+/// (not "not set, and the default"), and a subnet already given is not asked for again;
+/// a call of the Azure mlops templates' `create-compute.yml`, which has no input for
+/// public IPs or a subnet, is told to create the compute where they can be set, and
+/// another repository's `create-compute.yml` (a fork's own workflow), whose command amlint
+/// does not read, is not judged on them; `az ml compute create`, which has no option for
+/// a schedule, is asked only for the idle shutdown.
+#[test]
+fn network_and_shutdown_findings_follow_what_the_definition_writes_and_can_write() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    let subnet = "/subscriptions/0/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s";
+    crate::common::write(
+        root,
+        "compute.yml",
+        &format!(
+            "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: yml-cluster\ntype: amlcompute\nsize: Standard_DS3_v2\nenable_node_public_ip: true\nnetwork_settings:\n  subnet: {subnet}\n"
+        ),
+    );
+    crate::common::write(
+        root,
+        "main.tf",
+        &format!(
+            "resource \"azurerm_machine_learning_compute_cluster\" \"c\" {{\n  name = \"tf-cluster\"\n  location = \"westeurope\"\n  machine_learning_workspace_id = \"x\"\n  vm_priority = \"Dedicated\"\n  vm_size = \"Standard_DS3_v2\"\n  subnet_resource_id = \"{subnet}\"\n  node_public_ip_enabled = true\n  scale_settings {{\n    min_node_count = 0\n    max_node_count = 2\n    scale_down_nodes_after_idle_duration = \"PT30S\"\n  }}\n}}\n"
+        ),
+    );
+    crate::common::write(
+        root,
+        ".github/workflows/official.yml",
+        "on: push\njobs:\n  create:\n    uses: Azure/mlops-templates/.github/workflows/create-compute.yml@main\n    with:\n      cluster_name: official-cluster\n      size: Standard_DS3_v2\n      min_instances: 0\n      max_instances: 2\n",
+    );
+    crate::common::write(
+        root,
+        ".github/workflows/fork.yml",
+        "on: push\njobs:\n  create:\n    uses: my-org/my-repo/.github/workflows/create-compute.yml@main\n    with:\n      cluster_name: fork-cluster\n      size: Standard_DS3_v2\n      min_instances: 0\n      max_instances: 2\n",
+    );
+    crate::common::write(
+        root,
+        "instance.sh",
+        "#!/bin/bash\naz ml compute create --name ci-dev --type computeinstance --size Standard_DS3_v2 --enable-node-public-ip false --subnet s --vnet-name v\n",
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    assert_eq!(
+        messages(&json, "compute.yml"),
+        [
+            "AML702 the nodes of `yml-cluster` get public IP addresses: `enable_node_public_ip: true` turns them on"
+        ],
+        "{json}"
+    );
+    assert_eq!(
+        helps(&json, "compute.yml"),
+        ["AML702 Set `enable_node_public_ip: false` so that nodes are reachable only privately."],
+        "{json}"
+    );
+    assert_eq!(
+        messages(&json, "main.tf"),
+        [
+            "AML702 the nodes of `tf-cluster` get public IP addresses: `node_public_ip_enabled = true` turns them on"
+        ],
+        "{json}"
+    );
+    assert_eq!(
+        helps(&json, "main.tf"),
+        ["AML702 Set `node_public_ip_enabled = false` so that nodes are reachable only privately."],
+        "{json}"
+    );
+    let official = helps(&json, ".github/workflows/official.yml");
+    assert_eq!(official.len(), 2, "{json}");
+    assert!(
+        official[0].starts_with("AML702 This definition cannot turn them off")
+            && official[0].contains("`az ml compute create --enable-node-public-ip false`")
+            && !official[0].contains("Set `"),
+        "{official:?}"
+    );
+    assert!(
+        official[1].starts_with("AML704 This definition cannot place it in a virtual network")
+            && official[1].contains("`az ml compute create --subnet`"),
+        "{official:?}"
+    );
+    assert_eq!(
+        codes_of(&json, ".github/workflows/fork.yml"),
+        Vec::<String>::new(),
+        "{json}"
+    );
+    assert_eq!(
+        helps(&json, "instance.sh"),
+        ["AML602 Add `--idle-time-before-shutdown-minutes 60`."],
+        "{json}"
+    );
+}

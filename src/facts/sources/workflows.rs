@@ -1483,6 +1483,27 @@ fn template_call(input: &Input<'_>, doc: &Document, site: Site, scope: &WfOuter<
             def.set(path, s);
         }
     }
+    // What the template's own command sets is known only for the Azure mlops templates
+    // (`…@mlops-templates` in Azure Pipelines, `Azure/mlops-templates/…` on GitHub): no
+    // public-IP or subnet option, so the CLI's defaults. Another repository's template
+    // (a fork's `owner/repo/.github/workflows/create-compute.yml@main`) may pass them.
+    let lower = call.to_ascii_lowercase();
+    if !(lower.starts_with("azure/mlops-templates/") || lower.ends_with("@mlops-templates")) {
+        let at = doc
+            .node(doc.get(map, "template").or_else(|| doc.get(map, "uses"))?)
+            .span;
+        for path in ["enable_node_public_ip", "network_settings.subnet"] {
+            def.set(
+                path,
+                Setting::dynamic(
+                    call,
+                    format!("set, or not, by `{call}`, which amlint does not read"),
+                    at,
+                    None,
+                ),
+            );
+        }
+    }
     def.notes
         .push(format!("runs az ml compute create through the {file} template"));
     Some(def)
