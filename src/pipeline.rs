@@ -2045,6 +2045,12 @@ fn check_definitions(
                 .into_iter()
                 .map(|x| refused_label(x, &d.def, &prepared.loaded.source)),
         );
+        // The values the type's schema refuses (`--tier LowPriority`): at the value.
+        diagnostics.extend(checks::schema::refused_values(
+            &d.def,
+            syn.kind,
+            &prepared.loaded.source,
+        ));
         let wanted: HashSet<Span> = diagnostics.iter().map(|x| x.span).collect();
         let pointers = syn.doc.pointers_for(&wanted);
         let unnamed = unnamed_phrase(&d.def);

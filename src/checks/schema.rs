@@ -144,6 +144,66 @@ pub fn refused_options(
         .collect()
 }
 
+/// AML103 for each value that an option of `az ml compute create` (or a parameter of a
+/// template call that passes it on) gives to a key whose values the compute's schema
+/// holds to a list (`x-amlint-enum`): `--tier LowPriority`, which the schema's `tier`
+/// refuses as it refuses `tier: LowPriority` in a compute YAML. At the value, in the CLI's
+/// words. Only the CLI's: Terraform, Bicep, ARM and the SDK write the REST API's or the
+/// SDK's own values (`vm_priority = "LowPriority"` is right there). The type is not asked:
+/// it chose the schema (`type`), and the CLI's spellings of it are its own.
+pub fn refused_values(
+    def: &crate::facts::computes::ComputeDef,
+    kind: &crate::kinds::Kind,
+    source: &crate::source::SourceFile,
+) -> Vec<Diagnostic> {
+    use crate::escape::control;
+    use crate::facts::computes::Scalar;
+    use crate::facts::idiom::Idiom;
+    use crate::schema::store::{EnumSpec, store};
+    if !matches!(def.idiom, Idiom::Cli | Idiom::Template) {
+        return Vec::new();
+    }
+    let Some(properties) = store().kind_doc(&kind.id).and_then(|d| d.get("properties")) else {
+        return Vec::new();
+    };
+    def.fields
+        .iter()
+        .filter(|(path, s)| path != "type" && !s.inherited)
+        .filter_map(|(path, s)| {
+            let key = s.key?;
+            let Some(Scalar::Str(value)) = &s.value else {
+                return None;
+            };
+            let spec = EnumSpec::from_schema(properties.get(path)?.get("x-amlint-enum")?)?;
+            if spec.accepts(&serde_json::Value::String(value.clone())) {
+                return None;
+            }
+            let option = control(source.slice(key));
+            let list = code_list(&spec.values, 30);
+            let closest = crate::suggest::closest(value, spec.values.iter())
+                .map(|c| format!("Did you mean `{c}`? "))
+                .unwrap_or_default();
+            let title = &kind.title;
+            Some(
+                Diagnostic::new(
+                    codes::AML103,
+                    s.span,
+                    format!(
+                        "`{}` is not an allowed value of `{option}`: it must be one of {list}; the CLI refuses it, as the {title}'s schema refuses `{path}: {}` in a YAML file",
+                        control(value),
+                        control(value)
+                    ),
+                )
+                .with_pointer(Pointer::root().child(path))
+                .with_help(format!(
+                    "{closest}`az ml compute create` turns its options into the keys of the compute's YAML and loads it with the {title}'s schema, which compares this value after normalising it ({}): the command fails and creates nothing.",
+                    spec.normalize.describe()
+                )),
+            )
+        })
+        .collect()
+}
+
 /// `type: Command` in a family whose `type:` the CLI compares exactly (jobs): AML103 on
 /// the value, with the lower-case value as the fix.
 fn type_case(doc: &Document, title: &str) -> Option<Diagnostic> {

@@ -1224,3 +1224,48 @@ fn network_and_shutdown_findings_follow_what_the_definition_writes_and_can_write
         "{json}"
     );
 }
+
+/// Audit 27, case 06: `az ml compute create --tier LowPriority` fails as `tier:
+/// LowPriority` does in a compute YAML (the CLI loads its options through the type's
+/// schema, which lower-cases the value and holds it to `low_priority`/`dedicated`):
+/// AML103 at the value, in the CLI's words. `--tier Dedicated` passes (lower-cased), and
+/// Terraform's `vm_priority = "LowPriority"` is the REST API's own value.
+#[test]
+fn a_cli_option_value_the_schema_refuses_is_reported_at_the_value() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "create.sh",
+        "#!/bin/bash\naz ml compute create --name spot --type AmlCompute --size Standard_DS3_v2 --tier LowPriority --enable-node-public-ip false --subnet s\naz ml compute create --name plain --type amlcompute --size Standard_DS3_v2 --tier Dedicated --enable-node-public-ip false --subnet s\n",
+    );
+    crate::common::write(
+        root,
+        "main.tf",
+        "resource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name = \"tf-spot\"\n  location = \"westeurope\"\n  machine_learning_workspace_id = \"x\"\n  vm_priority = \"LowPriority\"\n  vm_size = \"Standard_DS3_v2\"\n  subnet_resource_id = \"s\"\n  node_public_ip_enabled = false\n  scale_settings {\n    min_node_count = 0\n    max_node_count = 2\n    scale_down_nodes_after_idle_duration = \"PT30S\"\n  }\n}\n",
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    assert_eq!(
+        messages(&json, "create.sh"),
+        [
+            "AML103 `LowPriority` is not an allowed value of `--tier`: it must be one of `low_priority`, `dedicated`; the CLI refuses it, as the compute cluster's schema refuses `tier: LowPriority` in a YAML file"
+        ],
+        "{json}"
+    );
+    let text = std::fs::read_to_string(root.join("create.sh")).unwrap();
+    let start = text.find("LowPriority").unwrap() as u64;
+    let range = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "AML103")
+        .map(|x| {
+            (
+                x["range"]["start"]["offset"].as_u64(),
+                x["range"]["end"]["offset"].as_u64(),
+            )
+        })
+        .unwrap();
+    assert_eq!(range, (Some(start), Some(start + 11)), "at the value: {json}");
+    assert_eq!(codes_of(&json, "main.tf"), Vec::<String>::new(), "{json}");
+}
