@@ -612,10 +612,13 @@ impl<'a> DocFacts<'a> {
         if refs.iter().any(|(n, _)| *n == node) {
             return;
         }
-        let resolved = match found {
-            Some(ComputeInfo { defined: Some(d), .. }) => index::Resolution::Defined(Box::new(d.clone())),
-            Some(_) => index::Resolution::Inventory,
-            None => index::Resolution::Unresolved,
+        let (resolved, definitions) = match found {
+            Some(ComputeInfo { defined: Some(d), .. }) => (
+                index::Resolution::Defined(Box::new(d.clone())),
+                self.base.compute_agreement(name).definitions.clone(),
+            ),
+            Some(_) => (index::Resolution::Inventory, Vec::new()),
+            None => (index::Resolution::Unresolved, Vec::new()),
         };
         refs.push((
             node,
@@ -623,6 +626,7 @@ impl<'a> DocFacts<'a> {
                 name: name.to_string(),
                 span: self.doc.node(node).span,
                 resolved,
+                definitions,
             },
         ));
     }

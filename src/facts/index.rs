@@ -20,6 +20,9 @@ pub struct ComputeRef {
     /// The reference's value in its file.
     pub span: Span,
     pub resolved: Resolution,
+    /// Every definition of the name the project has, when it resolved to one (a run of
+    /// some files lists those outside them by these: `amlint inventory FILE`).
+    pub definitions: Vec<ComputeEntry>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -56,7 +56,8 @@ pub struct ListedCompute {
 pub struct ListedDefinition {
     pub path: String,
     /// Where the definition starts (the command, the resource block, the call, the
-    /// compute document); `null` for a definition in a file outside the checked paths.
+    /// compute document). A definition in a file outside the checked paths has its line
+    /// (when known) and no column.
     pub line: Option<u32>,
     pub column: Option<u32>,
     /// `aml-yaml`, `az-cli`, `python-sdk`, `terraform`, `bicep`, `arm`.
@@ -164,6 +165,53 @@ fn definition(def: &ComputeDef, source: Option<&SourceFile>) -> ListedDefinition
     }
 }
 
+/// A definition in a file outside the checked paths, as the project index knows it: its
+/// file and line, type, size and scale (values only: how they are written is the file's).
+fn outside_definition(name: &str, d: &crate::facts::index::ComputeEntry, path: String) -> ListedDefinition {
+    let known = |v: String| ListedSetting {
+        value: Some(v.clone()),
+        written: v,
+        why: None,
+    };
+    // A count as written in YAML (`4`, not `4.0`).
+    let count = |n: f64| {
+        if n.fract() == 0.0 && n.abs() < 1e15 {
+            format!("{}", n as i64)
+        } else {
+            n.to_string()
+        }
+    };
+    let mut settings = BTreeMap::new();
+    if !d.ctype.is_empty() {
+        settings.insert("type".to_string(), known(d.ctype.clone()));
+    }
+    if let Some(size) = &d.size {
+        settings.insert("size".to_string(), known(size.clone()));
+    }
+    if let Some(scale) = &d.scale {
+        if let Some(n) = scale.min_instances {
+            settings.insert("min_instances".to_string(), known(count(n)));
+        }
+        if let Some(n) = scale.max_instances {
+            settings.insert("max_instances".to_string(), known(count(n)));
+        }
+        if let Some(tier) = &scale.tier {
+            settings.insert("tier".to_string(), known(tier.clone()));
+        }
+    }
+    ListedDefinition {
+        path,
+        line: (d.line != 0).then_some(d.line),
+        column: None,
+        source: d.source.as_str(),
+        command: String::new(),
+        name: known(name.to_string()),
+        settings,
+        from_file: None,
+        notes: vec!["outside the checked paths".to_string()],
+    }
+}
+
 /// The calls of local modules among a run's definitions, by the module definition each
 /// instantiates (its file and start).
 struct Calls<'r> {
@@ -233,21 +281,15 @@ pub fn gather(report: &Report) -> ComputeInventory {
     // By name without case, as Azure ML compares compute names.
     let mut by_name: BTreeMap<String, ListedCompute> = BTreeMap::new();
     let entry = |name: &str| -> String { name.to_lowercase() };
-    // The files each name's listed definitions are in, by (name, file): a reference
-    // resolved to a definition outside the checked paths adds it once, in one lookup.
-    let mut listed: std::collections::HashSet<(String, String)> = std::collections::HashSet::new();
     for file in &report.files {
         for def in &file.computes.definitions {
             let d = definition(def, Some(&file.source));
             match def.known_name() {
-                Some(name) => {
-                    listed.insert((entry(name), def.file.clone()));
-                    by_name
-                        .entry(entry(name))
-                        .or_insert_with(|| ListedCompute::new(name))
-                        .definitions
-                        .push(d)
-                }
+                Some(name) => by_name
+                    .entry(entry(name))
+                    .or_insert_with(|| ListedCompute::new(name))
+                    .definitions
+                    .push(d),
                 None if calls.made(def) => inv.module_definitions.push(ModuleDefinition {
                     definition: d,
                     calls: calls
@@ -268,6 +310,15 @@ pub fn gather(report: &Report) -> ComputeInventory {
             }
         }
     }
+    // The checked files (their definitions are listed from them), and the definitions
+    // outside them already listed, by name, file and line.
+    let checked: std::collections::HashSet<&str> = report
+        .files
+        .iter()
+        .filter(|f| !f.computes.definitions.is_empty())
+        .flat_map(|f| f.computes.definitions.iter().map(|d| d.file.as_str()))
+        .collect();
+    let mut outside: std::collections::HashSet<(String, String, u32)> = std::collections::HashSet::new();
     for file in &report.files {
         for r in &file.computes.references {
             let at = file.source.position(r.span.start);
@@ -282,24 +333,22 @@ pub fn gather(report: &Report) -> ComputeInventory {
                     let c = by_name
                         .entry(entry(&e.name))
                         .or_insert_with(|| ListedCompute::new(&e.name));
-                    // A definition outside the checked paths: named by its file.
-                    let file_name = e.file.clone().unwrap_or_default();
-                    if listed.insert((entry(&e.name), file_name.clone())) {
-                        c.definitions.push(ListedDefinition {
-                            path: file_name,
-                            line: None,
-                            column: None,
-                            source: e.source.as_str(),
-                            command: String::new(),
-                            name: ListedSetting {
-                                value: Some(e.name.clone()),
-                                written: e.name.clone(),
-                                why: None,
-                            },
-                            settings: BTreeMap::new(),
-                            from_file: None,
-                            notes: vec!["outside the checked paths".to_string()],
-                        });
+                    // The definitions outside the checked paths (a run of some files):
+                    // each by its file and line, with what the index knows of it. A file
+                    // that was checked lists its own definitions above.
+                    let all = if r.definitions.is_empty() {
+                        std::slice::from_ref(&**e)
+                    } else {
+                        r.definitions.as_slice()
+                    };
+                    for d in all {
+                        let file_name = d.file.clone().unwrap_or_default();
+                        if checked.contains(file_name.as_str())
+                            || !outside.insert((entry(&e.name), file_name.clone(), d.line))
+                        {
+                            continue;
+                        }
+                        c.definitions.push(outside_definition(&e.name, d, file_name));
                     }
                     c.references.push(reference);
                 }
@@ -405,6 +454,7 @@ impl ListedCompute {
 fn at(path: &str, line: Option<u32>, column: Option<u32>) -> String {
     match (line, column) {
         (Some(l), Some(c)) => format!("{path}:{l}:{c}"),
+        (Some(l), None) => format!("{path}:{l}"),
         _ => path.to_string(),
     }
 }

@@ -444,3 +444,73 @@ fn a_module_definition_its_calls_make_is_listed_with_them() {
     assert_eq!(json["module_definitions"], serde_json::json!([]));
     assert_eq!(json["summary"]["unnamed_definitions"], 2);
 }
+
+/// Audit 27, case 07: `amlint inventory FILE` (a partial run) lists every definition of a
+/// name the file references, each by its file and line with the type, size and scale the
+/// project's index knows, and says when they disagree, as the whole run does (it listed
+/// the first definition only, with no type or size).
+#[test]
+fn a_partial_inventory_lists_every_definition_outside_the_checked_file() {
+    let dir = files(&[
+        (
+            "infra/main.tf",
+            "resource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name = \"train-cluster\"\n  location = \"westeurope\"\n  machine_learning_workspace_id = \"x\"\n  vm_priority = \"Dedicated\"\n  vm_size = \"Standard_DS3_v2\"\n  scale_settings {\n    min_node_count = 0\n    max_node_count = 2\n    scale_down_nodes_after_idle_duration = \"PT30S\"\n  }\n}\n",
+        ),
+        (
+            "scripts/setup.sh",
+            "#!/bin/bash\n\naz ml compute create -n train-cluster --type amlcompute --size Standard_DS4_v2\n",
+        ),
+        ("jobs/train.yml", &JOB.replace("cpu-cluster", "train-cluster")),
+    ]);
+    let d = dir.path();
+    std::fs::create_dir(d.join(".git")).unwrap();
+    let out = amlint(
+        d,
+        &[
+            "inventory",
+            "--no-config",
+            "--no-cache",
+            "--format",
+            "json",
+            "jobs/train.yml",
+        ],
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let compute = &json["computes"][0];
+    assert_eq!(compute["name"], "train-cluster", "{json}");
+    let listed: Vec<(String, u64, String, String)> = compute["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["path"].as_str().unwrap().to_string(),
+                x["line"].as_u64().unwrap_or(0),
+                x["settings"]["type"]["value"].as_str().unwrap_or("").to_string(),
+                x["settings"]["size"]["value"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (
+                "infra/main.tf".to_string(),
+                1,
+                "amlcompute".to_string(),
+                "Standard_DS3_v2".to_string()
+            ),
+            (
+                "scripts/setup.sh".to_string(),
+                3,
+                "amlcompute".to_string(),
+                "Standard_DS4_v2".to_string()
+            ),
+        ],
+        "{json}"
+    );
+    assert_eq!(compute["disagree"], serde_json::json!(["size"]), "{json}");
+    let human = amlint(d, &["inventory", "--no-config", "--no-cache", "jobs/train.yml"]);
+    let text = String::from_utf8(human.stdout).unwrap();
+    assert!(text.contains("defined at scripts/setup.sh:3 (az-cli)"), "{text}");
+}
