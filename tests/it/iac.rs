@@ -1224,3 +1224,74 @@ fn network_and_shutdown_findings_follow_what_the_definition_writes_and_can_write
         "{json}"
     );
 }
+
+/// Audit 27, case 04: SDK v1 attributes set on a provisioning configuration before the
+/// `create` (`config.vnet_name = ...`, Microsoft's VNet how-to) are read as its keywords
+/// are, in straight text; under a condition, only the setting they name is unknown; the
+/// configuration's own arguments stay known (the whole configuration was "not read").
+#[test]
+fn sdk_v1_attributes_set_on_a_configuration_are_its_settings() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "v1.py",
+        "from azureml.core.compute import ComputeTarget, AmlCompute, AksCompute\n\
+\n\
+config = AmlCompute.provisioning_configuration(vm_size=\"STANDARD_NC6\", max_nodes=4)\n\
+config.vnet_resourcegroup_name = \"rg\"\n\
+config.vnet_name = \"vnet\"\n\
+config.subnet_name = \"default\"\n\
+config.enable_node_public_ip = False\n\
+cluster = ComputeTarget.create(ws, \"gpu-v1\", config)\n\
+\n\
+aks_config = AksCompute.provisioning_configuration(location=\"eastus\")\n\
+aks_config.vnet_name = \"vnet\"\n\
+aks = ComputeTarget.create(workspace=ws, name=\"aks-v1\", provisioning_configuration=aks_config)\n\
+\n\
+sized = AmlCompute.provisioning_configuration(vm_size=\"STANDARD_DS3_V2\", max_nodes=4)\n\
+sized.vm_size = \"STANDARD_NC6\"\n\
+if private:\n\
+    sized.subnet_name = \"default\"\n\
+sized.colour = \"blue\"\n\
+ComputeTarget.create(ws, \"resized\", sized)\n",
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    let at = |code: &str| -> Vec<u64> { found(&json, code, "v1.py").into_iter().map(|(l, ..)| l).collect() };
+    // The retired size of each AmlCompute, at its `create` (the second set by attribute).
+    assert_eq!(at("AML505"), [8, 19], "{json:#}");
+    // `gpu-v1` is in a virtual network without public IPs (its attributes read); the
+    // subnet of `resized`, set under a condition, is unknown.
+    assert!(at("AML702").iter().all(|&l| l != 8), "{json:#}");
+    assert!(at("AML704").is_empty(), "{json:#}");
+    let out = crate::common::amlint_wide(root)
+        .args(["inventory", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let def = |name: &str| -> Value {
+        inv["computes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {inv:#}"))["definitions"][0]
+            .clone()
+    };
+    let gpu = def("gpu-v1");
+    assert_eq!(gpu["settings"]["type"]["value"], "amlcompute", "{gpu:#}");
+    assert_eq!(gpu["settings"]["size"]["value"], "STANDARD_NC6", "{gpu:#}");
+    let aks = def("aks-v1");
+    assert_eq!(aks["settings"]["type"]["value"], "aks", "{aks:#}");
+    let resized = def("resized");
+    assert_eq!(
+        resized["settings"]["size"]["value"], "STANDARD_NC6",
+        "{resized:#}"
+    );
+    assert!(
+        resized["notes"].to_string().contains(
+            "`sized.colour = ...` on line 18 is not read: `colour` is not an attribute of `AmlCompute.provisioning_configuration(...)` amlint knows"
+        ),
+        "{resized:#}"
+    );
+}
