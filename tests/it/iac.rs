@@ -1295,3 +1295,49 @@ ComputeTarget.create(ws, \"resized\", sized)\n",
         "{resized:#}"
     );
 }
+
+/// Audit 27, case 08: a Bicep module call whose argument makes the module's `if (...)`
+/// false (`enableGpu: false`) labels the call's findings at that argument, in the calling
+/// file, as an ARM nested deployment's are at its condition.
+#[test]
+fn a_bicep_module_call_that_switches_the_compute_off_is_labelled_at_its_argument() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "main.bicep",
+        "module cpuOnly 'modules/cluster.bicep' = {\n  name: 'cpu-only'\n  params: {\n    clusterName: 'gpu-cluster'\n    enableGpu: false\n  }\n}\n",
+    );
+    crate::common::write(
+        root,
+        "modules/cluster.bicep",
+        "param workspaceName string = 'ws'\nparam clusterName string\nparam enableGpu bool = true\nparam gpuSku string = 'Standard_NC6'\n\nresource ws 'Microsoft.MachineLearningServices/workspaces@2023-04-01' existing = {\n  name: workspaceName\n}\n\nresource gpu 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = if (enableGpu) {\n  parent: ws\n  name: clusterName\n  location: 'westeurope'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: gpuSku\n      enableNodePublicIp: false\n      subnet: {\n        id: '/subscriptions/0000/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/training'\n      }\n      scaleSettings: {\n        minNodeCount: 0\n        maxNodeCount: 2\n      }\n    }\n  }\n}\n",
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    let labels: Vec<(u64, String)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["code"] == "AML505" && x["path"] == "main.bicep")
+        .flat_map(|x| x["labels"].as_array().cloned().unwrap_or_default())
+        .map(|l| {
+            (
+                l["range"]["start"]["line"].as_u64().unwrap_or(0),
+                l["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        labels.contains(&(
+            5,
+            "this argument makes the module's condition false whatever the deployment sets: the compute is never deployed as written, and the finding is about what it would deploy".into()
+        )),
+        "{json:#}"
+    );
+    // The module read alone: its own condition is not false (its default is `true`).
+    assert_eq!(
+        found(&json, "AML505", "modules/cluster.bicep").len(),
+        1,
+        "{json:#}"
+    );
+}
