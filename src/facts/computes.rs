@@ -179,7 +179,9 @@ pub struct ComputeDef {
     /// The condition that keeps the compute from being deployed as written, when it is
     /// false (an ARM resource's `condition`, a Bicep resource's `if (...)`): its span in
     /// the definition's file, and what it means (`iac::NEVER_DEPLOYED`,
-    /// `iac::FALSE_BY_DEFAULT`). Every finding about the compute is labelled there.
+    /// `iac::FALSE_BY_DEFAULT`; at a Bicep module call's argument that makes the module's
+    /// condition false, `iac::ARGUMENT_NEVER_DEPLOYED`, `iac::ARGUMENT_FALSE_BY_DEFAULT`).
+    /// Every finding about the compute is labelled there.
     pub false_condition: Option<(Span, &'static str)>,
     /// What the command line of an `az ml compute create` gives that the compute's type
     /// does not have (`--min-instances` on a compute instance), by Azure ML YAML path, at

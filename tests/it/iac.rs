@@ -1269,3 +1269,120 @@ fn a_cli_option_value_the_schema_refuses_is_reported_at_the_value() {
     assert_eq!(range, (Some(start), Some(start + 11)), "at the value: {json}");
     assert_eq!(codes_of(&json, "main.tf"), Vec::<String>::new(), "{json}");
 }
+
+/// Audit 27, case 04: SDK v1 attributes set on a provisioning configuration before the
+/// `create` (`config.vnet_name = ...`, Microsoft's VNet how-to) are read as its keywords
+/// are, in straight text; under a condition, only the setting they name is unknown; the
+/// configuration's own arguments stay known (the whole configuration was "not read").
+#[test]
+fn sdk_v1_attributes_set_on_a_configuration_are_its_settings() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "v1.py",
+        "from azureml.core.compute import ComputeTarget, AmlCompute, AksCompute\n\
+\n\
+config = AmlCompute.provisioning_configuration(vm_size=\"STANDARD_NC6\", max_nodes=4)\n\
+config.vnet_resourcegroup_name = \"rg\"\n\
+config.vnet_name = \"vnet\"\n\
+config.subnet_name = \"default\"\n\
+config.enable_node_public_ip = False\n\
+cluster = ComputeTarget.create(ws, \"gpu-v1\", config)\n\
+\n\
+aks_config = AksCompute.provisioning_configuration(location=\"eastus\")\n\
+aks_config.vnet_name = \"vnet\"\n\
+aks = ComputeTarget.create(workspace=ws, name=\"aks-v1\", provisioning_configuration=aks_config)\n\
+\n\
+sized = AmlCompute.provisioning_configuration(vm_size=\"STANDARD_DS3_V2\", max_nodes=4)\n\
+sized.vm_size = \"STANDARD_NC6\"\n\
+if private:\n\
+    sized.subnet_name = \"default\"\n\
+sized.colour = \"blue\"\n\
+ComputeTarget.create(ws, \"resized\", sized)\n",
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    let at = |code: &str| -> Vec<u64> { found(&json, code, "v1.py").into_iter().map(|(l, ..)| l).collect() };
+    // The retired size of each AmlCompute, at its `create` (the second set by attribute).
+    assert_eq!(at("AML505"), [8, 19], "{json:#}");
+    // `gpu-v1` is in a virtual network without public IPs (its attributes read); the
+    // subnet of `resized`, set under a condition, is unknown.
+    assert!(at("AML702").iter().all(|&l| l != 8), "{json:#}");
+    assert!(at("AML704").is_empty(), "{json:#}");
+    let out = crate::common::amlint_wide(root)
+        .args(["inventory", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let def = |name: &str| -> Value {
+        inv["computes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {inv:#}"))["definitions"][0]
+            .clone()
+    };
+    let gpu = def("gpu-v1");
+    assert_eq!(gpu["settings"]["type"]["value"], "amlcompute", "{gpu:#}");
+    assert_eq!(gpu["settings"]["size"]["value"], "STANDARD_NC6", "{gpu:#}");
+    let aks = def("aks-v1");
+    assert_eq!(aks["settings"]["type"]["value"], "aks", "{aks:#}");
+    let resized = def("resized");
+    assert_eq!(
+        resized["settings"]["size"]["value"], "STANDARD_NC6",
+        "{resized:#}"
+    );
+    assert!(
+        resized["notes"].to_string().contains(
+            "`sized.colour = ...` on line 18 is not read: `colour` is not an attribute of `AmlCompute.provisioning_configuration(...)` amlint knows"
+        ),
+        "{resized:#}"
+    );
+}
+
+/// Audit 27, case 08: a Bicep module call whose argument makes the module's `if (...)`
+/// false (`enableGpu: false`) labels the call's findings at that argument, in the calling
+/// file, as an ARM nested deployment's are at its condition.
+#[test]
+fn a_bicep_module_call_that_switches_the_compute_off_is_labelled_at_its_argument() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "main.bicep",
+        "module cpuOnly 'modules/cluster.bicep' = {\n  name: 'cpu-only'\n  params: {\n    clusterName: 'gpu-cluster'\n    enableGpu: false\n  }\n}\n",
+    );
+    crate::common::write(
+        root,
+        "modules/cluster.bicep",
+        "param workspaceName string = 'ws'\nparam clusterName string\nparam enableGpu bool = true\nparam gpuSku string = 'Standard_NC6'\n\nresource ws 'Microsoft.MachineLearningServices/workspaces@2023-04-01' existing = {\n  name: workspaceName\n}\n\nresource gpu 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = if (enableGpu) {\n  parent: ws\n  name: clusterName\n  location: 'westeurope'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: gpuSku\n      enableNodePublicIp: false\n      subnet: {\n        id: '/subscriptions/0000/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/training'\n      }\n      scaleSettings: {\n        minNodeCount: 0\n        maxNodeCount: 2\n      }\n    }\n  }\n}\n",
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    let labels: Vec<(u64, String)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["code"] == "AML505" && x["path"] == "main.bicep")
+        .flat_map(|x| x["labels"].as_array().cloned().unwrap_or_default())
+        .map(|l| {
+            (
+                l["range"]["start"]["line"].as_u64().unwrap_or(0),
+                l["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        labels.contains(&(
+            5,
+            "this argument makes the module's condition false whatever the deployment sets: the compute is never deployed as written, and the finding is about what it would deploy".into()
+        )),
+        "{json:#}"
+    );
+    // The module read alone: its own condition is not false (its default is `true`).
+    assert_eq!(
+        found(&json, "AML505", "modules/cluster.bicep").len(),
+        1,
+        "{json:#}"
+    );
+}

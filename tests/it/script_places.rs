@@ -558,3 +558,50 @@ fn a_command_run_through_a_wrapper_defines_its_compute() {
     assert_eq!(cpu["type"], "amlcompute");
     assert_eq!(def["settings"]["max_instances"]["value"], "4");
 }
+
+/// Audit 27, case 05: a variable given a literal and then, under a condition, a value not
+/// known statically (the usual `while/case` argument parsing, `NAME="$2"`) is not known:
+/// the run may take that branch. It was kept as its literal, with no why — and a retired
+/// default size was reported as certain.
+#[test]
+fn a_default_overridden_by_an_argument_under_a_condition_is_not_known() {
+    let dir = crate::common::project();
+    let d = dir.path();
+    write(
+        d,
+        "setup.sh",
+        "#!/bin/bash\nCOMPUTE_CLUSTER=\"cpu-cluster\"\nSIZE=\"Standard_NC6\"\nwhile [[ $# -gt 0 ]]; do\n  case $1 in\n    --compute-cluster) COMPUTE_CLUSTER=\"$2\"; shift 2 ;;\n    --size) SIZE=\"$2\"; shift 2 ;;\n    *) shift ;;\n  esac\ndone\naz ml compute create --name \"$COMPUTE_CLUSTER\" --type amlcompute --size \"$SIZE\" --min-instances 0 --max-instances 2\n",
+    );
+    // An unconditional assignment after the branch is the value again.
+    write(
+        d,
+        "after.sh",
+        "#!/bin/bash\nN=cpu-a\nif [ -n \"$1\" ]; then N=\"$1\"; fi\nN=cpu-b\naz ml compute create --name \"$N\" --type amlcompute --size Standard_NC6 --min-instances 0 --max-instances 2\n",
+    );
+    let json = capped::check_json(d);
+    assert!(!has(&json, "setup.sh", "AML505"), "{json:#}");
+    assert!(has(&json, "after.sh", "AML505"), "{json:#}");
+    let out = capped::amlint(d, &["inventory", "--no-cache", "--format", "json"], b"");
+    assert_eq!(out.code, Some(0), "{}", out.stderr_text());
+    let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let def = inv["unnamed_definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["path"] == "setup.sh")
+        .unwrap_or_else(|| panic!("{inv:#}"));
+    assert_eq!(
+        def["name"]["why"],
+        "`COMPUTE_CLUSTER` is set under a condition to a value not known (the script's argument 2 is given when it runs)",
+        "{inv:#}"
+    );
+    assert_eq!(def["settings"]["size"]["value"], Value::Null, "{inv:#}");
+    assert!(
+        inv["computes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["name"] == "cpu-b"),
+        "{inv:#}"
+    );
+}

@@ -980,9 +980,6 @@ impl Eval<'_> {
             ScriptVal::Dynamic(_) => None,
         };
         Some(match (&default, known.is_empty()) {
-            // Overridden under a condition by something not known statically (an
-            // argument, a command's output): the literal is its value otherwise.
-            (Some(d @ ScriptVal::Known { .. }), true) => d.clone(),
             (_, false) if known.len() == branches.len() => {
                 let first = text(known[0]);
                 let alike = known.iter().all(|v| text(v) == first)
@@ -995,10 +992,17 @@ impl Eval<'_> {
                     ))
                 }
             }
+            // Set under a condition to something not known statically (an argument, a
+            // command's output): unknown, even with a literal before — the run may take
+            // the branch (audit 27, case 05: `--compute-cluster) COMPUTE_CLUSTER="$2"`).
             _ => branches
                 .iter()
-                .find(|v| matches!(v, ScriptVal::Dynamic(_)))
-                .cloned()
+                .find_map(|v| match v {
+                    ScriptVal::Dynamic(why) => Some(ScriptVal::Dynamic(format!(
+                        "`{name}` is set under a condition to a value not known ({why})"
+                    ))),
+                    ScriptVal::Known { .. } => None,
+                })
                 .unwrap_or_else(|| ScriptVal::Dynamic(format!("`{name}` is only set under a condition"))),
         })
     }
@@ -2780,10 +2784,14 @@ az ml compute create -n given --type amlcompute --size $SIZE
     fn variables_defaults_and_dynamic_values() {
         let text = "SIZE=Standard_NC6\nexport NAME=\"cpu-${ENV:-dev}\"\nTIER=$(get tier)\nif [ -n \"$2\" ]; then NAME=\"$2\"; fi\naz ml compute create --name $NAME --size \"$SIZE\" --tier $TIER --max-instances ${MAX:-3} --min-instances $1 -t amlcompute\n";
         let [d] = defs(text, Dialect::Bash).try_into().unwrap();
+        // A literal overridden under a condition by an argument is not known (audit 27,
+        // case 05).
+        assert_eq!(d.known_name(), None);
         assert_eq!(
-            d.known_name(),
-            Some("cpu-dev"),
-            "a literal overridden only by an argument"
+            d.name.why.as_deref(),
+            Some(
+                "`NAME` is set under a condition to a value not known (the script's argument 2 is given when it runs)"
+            )
         );
         let size = d.get("size").unwrap();
         assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));

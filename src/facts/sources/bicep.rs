@@ -215,9 +215,31 @@ impl Walk<'_> {
             let inner_dir = target.parent().unwrap_or(Path::new(""));
             for def in self.file(&inner, &src.text, &shown, inner_dir, (given, given_strict)) {
                 let at = format!("{}:{}", def.file, super::common::line_of(&src, def.span.start));
+                // The module's condition made false by what the call passes (`enableGpu:
+                // false` for `if (enableGpu)`): labelled at that argument, in the calling
+                // file (audit 27, case 08). One false whatever the call passes stays in
+                // the module, noted only.
+                let passed_false = def.false_condition.and_then(|(span, note)| {
+                    let written = src.text.get(span.range())?;
+                    let named = |k: &str| {
+                        written
+                            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                            .any(|w| w == k)
+                    };
+                    let (_, leaf, key) = args.iter().find(|(k, ..)| named(k))?;
+                    let start = key.map_or(leaf.span.start, |k| k.start);
+                    let never = [iac::NEVER_DEPLOYED, iac::ARGUMENT_NEVER_DEPLOYED];
+                    let note = if never.contains(&note) {
+                        iac::ARGUMENT_NEVER_DEPLOYED
+                    } else {
+                        iac::ARGUMENT_FALSE_BY_DEFAULT
+                    };
+                    Some((Span::new(start, leaf.span.end.max(start)), note))
+                });
                 let mut def = call.definition(def, &at);
-                // The call's own false condition, in the calling file.
-                def.false_condition = false_condition;
+                // The call's own false condition, in the calling file, else the argument
+                // that makes the module's false.
+                def.false_condition = false_condition.or(passed_false);
                 out.push(def);
             }
         }

@@ -215,10 +215,25 @@ pub const NEVER_DEPLOYED: &str = "never deployed as written: its condition is fa
 /// deployment may set.
 pub const FALSE_BY_DEFAULT: &str = "its condition is false with the default parameter values: it is deployed only when the deployment sets them otherwise";
 
+/// The label at a Bicep module call's argument that makes the module's condition false
+/// whatever the deployment sets (`enableGpu: false` for `if (enableGpu)`): a
+/// [`ComputeDef::false_condition`](crate::facts::computes::ComputeDef::false_condition)
+/// note of its own, said as is.
+pub const ARGUMENT_NEVER_DEPLOYED: &str = "this argument makes the module's condition false whatever the deployment sets: the compute is never deployed as written, and the finding is about what it would deploy";
+
+/// The same when the argument is false only through the default of a parameter of the
+/// file checked.
+pub const ARGUMENT_FALSE_BY_DEFAULT: &str = "this argument makes the module's condition false with the default parameter values: the compute is deployed only when the deployment sets them otherwise";
+
 /// What a finding about a compute under a false condition says at the condition (a
-/// label), given its note ([`NEVER_DEPLOYED`] or [`FALSE_BY_DEFAULT`]).
+/// label), given its note ([`NEVER_DEPLOYED`] or [`FALSE_BY_DEFAULT`]; at a module call's
+/// argument, [`ARGUMENT_NEVER_DEPLOYED`] or [`ARGUMENT_FALSE_BY_DEFAULT`], said as is).
 pub fn condition_label(note: &str) -> &'static str {
-    if note == NEVER_DEPLOYED {
+    if note == ARGUMENT_NEVER_DEPLOYED {
+        ARGUMENT_NEVER_DEPLOYED
+    } else if note == ARGUMENT_FALSE_BY_DEFAULT {
+        ARGUMENT_FALSE_BY_DEFAULT
+    } else if note == NEVER_DEPLOYED {
         "this condition is false whatever the deployment sets: the compute is never deployed as written, and the finding is about what it would deploy"
     } else {
         "this condition is false with the default parameter values: the compute is deployed only when the deployment sets them otherwise"

@@ -228,6 +228,65 @@ AmlCompute(name="kept", **kept)
         );
     }
 
+    /// Audit 27, case 04: attributes set on an SDK v1 configuration before the `create`
+    /// (`config.vnet_name = ...`) are its settings: read in straight text, unknown (that
+    /// setting alone) under a condition or in a loop, noted when amlint does not know the
+    /// attribute; any other change (`config.x.y = ...`) still leaves it not read.
+    #[test]
+    fn attributes_set_on_a_v1_configuration_are_its_settings() {
+        let t = r#"from azureml.core.compute import AmlCompute, ComputeTarget
+config = AmlCompute.provisioning_configuration(vm_size="STANDARD_D2_V2", max_nodes=4)
+config.vm_size = "Standard_NC6"
+config.vnet_resourcegroup_name = "rg"
+config.vnet_name = "vnet"
+if private:
+    config.subnet_name = "default"
+for n in range(2):
+    config.max_nodes = n
+config.colour = "blue"
+ComputeTarget.create(ws, "c", config)
+deep = AmlCompute.provisioning_configuration(vm_size="Standard_NC6")
+deep.vnet.name = "vnet"
+ComputeTarget.create(ws, "deep", deep)
+"#;
+        let d = defs(t);
+        let c = d.iter().find(|x| x.known_name() == Some("c")).unwrap();
+        assert_eq!(c.size(), Some("Standard_NC6"));
+        let size = c.get("size").unwrap();
+        assert_eq!(&t[size.span.range()], "config");
+        assert_eq!(&t[size.origin.unwrap().range()], "Standard_NC6");
+        assert_eq!(
+            c.get("network_settings.vnet_name").unwrap().value,
+            Some(Scalar::Str("vnet".into()))
+        );
+        let why = |p: &str| c.get(p).unwrap().why.clone().unwrap_or_default();
+        assert_eq!(
+            why("network_settings.subnet"),
+            "`config.subnet_name` is set under a condition or in a loop (line 7)"
+        );
+        assert_eq!(
+            why("max_instances"),
+            "`config.max_nodes` is set under a condition or in a loop (line 9)"
+        );
+        assert_eq!(
+            c.notes
+                .iter()
+                .filter(|n| n.contains("is not read"))
+                .collect::<Vec<_>>(),
+            [
+                "`config.colour = ...` on line 10 is not read: `colour` is not an attribute of `AmlCompute.provisioning_configuration(...)` amlint knows"
+            ]
+        );
+        let deep = d.iter().find(|x| x.known_name() == Some("deep")).unwrap();
+        assert_eq!(deep.ctype(), None);
+        assert!(
+            deep.notes
+                .contains(&"the provisioning configuration `deep` is not read".to_string()),
+            "{:?}",
+            deep.notes
+        );
+    }
+
     /// `**` arguments (audit 24, case 09): a dict literal's or `dict(...)`'s entries are
     /// read as keywords, at the `**` argument; what another `**` may set is unknown (no
     /// rule fires on its absence), the keywords written in the call kept.

@@ -34,6 +34,10 @@ pub(super) const MAX_TOKENS: usize = 250_000;
 /// How deep evaluation goes (nested expressions, names assigned from names).
 pub(super) const MAX_DEPTH: usize = 24;
 
+/// The most attributes set on an SDK v1 configuration between its assignment and its use
+/// that are read (`config.vnet_name = ...`); with more, the configuration is not read.
+const MAX_ATTR_SETS: usize = 64;
+
 /// The v2 compute classes and their types.
 pub(super) const V2_CLASSES: &[(&str, &str)] = &[
     ("AmlCompute", "amlcompute"),
@@ -137,6 +141,32 @@ pub(super) const V1_FIELDS: &[(&str, &str, iac::As)] = &[
     ("cluster_purpose", "cluster_purpose", iac::As::Text),
     // Sent only with a virtual network (`vnet_public_ip` below).
     ("enable_node_public_ip", "enable_node_public_ip", iac::As::Bool),
+];
+
+/// The attributes of SDK v1's `AmlComputeProvisioningConfiguration`,
+/// `ComputeInstanceProvisioningConfiguration` and `AksProvisioningConfiguration` (their
+/// `provisioning_configuration` keywords) not in [`V1_FIELDS`]: set on a configuration
+/// (`config.vnet_resourcegroup_name = "rg"`), they change nothing amlint reads.
+const V1_OTHER_ATTRIBUTES: &[&str] = &[
+    "vnet_resourcegroup_name",
+    "admin_username",
+    "admin_user_password",
+    "admin_user_ssh_key",
+    "admin_user_ssh_public_key",
+    "tags",
+    "description",
+    "identity_type",
+    "identity_id",
+    "assigned_user_object_id",
+    "assigned_user_tenant_id",
+    "ssl_cname",
+    "ssl_cert_pem_file",
+    "ssl_key_pem_file",
+    "service_cidr",
+    "dns_service_ip",
+    "docker_bridge_cidr",
+    "load_balancer_type",
+    "load_balancer_subnet",
 ];
 
 /// Whether the size `s` an SDK v1 `provisioning_configuration` is given is `""`: the SDK's
@@ -375,6 +405,21 @@ pub(super) enum Bound<'t> {
     Other(String),
 }
 
+/// `name.attr = value` in straight text: an attribute set on the object `name` holds (its
+/// binding, [`Bound::Other`], at `pos` says `name` is changed). An SDK v1 configuration
+/// reads it as the setting of that name (`config.vnet_name = "vnet"`).
+pub(super) struct AttrSet<'t> {
+    pub(super) name: &'t str,
+    pub(super) pos: usize,
+    pub(super) scope: Option<usize>,
+    /// `name.attr`, the assignment's left side, and its `attr`.
+    pub(super) left: TsNode<'t>,
+    pub(super) attr: TsNode<'t>,
+    pub(super) value: TsNode<'t>,
+    /// The assignment.
+    pub(super) stmt: TsNode<'t>,
+}
+
 pub(super) struct Func<'t> {
     pub(super) name: String,
     pub(super) start: usize,
@@ -402,6 +447,8 @@ pub(super) struct Module<'t> {
     pub(super) star: Vec<String>,
     /// What each assignment's value evaluates to (by its node), once.
     pub(super) memo: std::cell::RefCell<HashMap<usize, Ev>>,
+    /// Each `name.attr = value`, in document order.
+    pub(super) attr_sets: Vec<AttrSet<'t>>,
 }
 
 impl<'t> Module<'t> {
@@ -418,6 +465,7 @@ impl<'t> Module<'t> {
             imported: Vec::new(),
             star: Vec::new(),
             memo: Default::default(),
+            attr_sets: Vec::new(),
         };
         // An iterative walk in document order, with the functions around each node.
         let mut cursor = root.walk();
@@ -583,7 +631,24 @@ impl<'t> Module<'t> {
             }
             // `d[k] = v`, `cfg.vm_size = v`: the object `d` names is changed, so what it
             // held is not known from here on (audit 25, D5; audit 24, case 08).
-            "subscript" | "attribute" => self.changed(left, node, scope),
+            "subscript" | "attribute" => {
+                self.changed(left, node, scope);
+                if let (Some(obj), Some(attr)) = (
+                    left.child_by_field_name("object")
+                        .filter(|o| o.kind() == "identifier"),
+                    left.child_by_field_name("attribute"),
+                ) {
+                    self.attr_sets.push(AttrSet {
+                        name: self.text(obj),
+                        pos,
+                        scope,
+                        left,
+                        attr,
+                        value,
+                        stmt: node,
+                    });
+                }
+            }
             _ => {}
         }
     }
@@ -1295,7 +1360,7 @@ impl<'t> Module<'t> {
     ) -> Option<(TsNode<'t>, Option<TsNode<'t>>)> {
         match config.kind() {
             "call" => Some((config, None)),
-            "identifier" => match self.resolve(self.text(config), at) {
+            "identifier" => match self.configured(self.text(config), at).0 {
                 Some(Binding {
                     value: Bound::Expr(e),
                     ..
@@ -1310,6 +1375,41 @@ impl<'t> Module<'t> {
             },
             _ => None,
         }
+    }
+
+    /// The binding of the configuration `name` a use at `at` sees, past the attributes set
+    /// on it in between (`config.vnet_name = "vnet"`, in document order): those are read
+    /// as its settings (audit 27, case 04). Any other change (`config[k] = v`,
+    /// `config.x.y = v`, `config.update(...)`) is the binding, not known.
+    pub(super) fn configured(&self, name: &str, at: usize) -> (Option<&Binding<'t>>, Vec<&AttrSet<'t>>) {
+        let mut sets = Vec::new();
+        let mut pos = at;
+        for _ in 0..MAX_ATTR_SETS {
+            let b = self.resolve(name, pos);
+            let set = b.and_then(|b| {
+                matches!(b.value, Bound::Other(_))
+                    .then(|| {
+                        // In document order, so by position.
+                        let from = self.attr_sets.partition_point(|s| s.pos < b.pos);
+                        self.attr_sets[from..]
+                            .iter()
+                            .take_while(|s| s.pos == b.pos)
+                            .find(|s| s.name == name && s.scope == b.scope)
+                    })
+                    .flatten()
+            });
+            match set {
+                Some(set) => {
+                    pos = set.stmt.start_byte();
+                    sets.push(set);
+                }
+                None => {
+                    sets.reverse();
+                    return (b, sets);
+                }
+            }
+        }
+        (None, Vec::new())
     }
 
     /// The arguments of `<class>.provisioning_configuration(...)` by keyword, the positional
@@ -1373,10 +1473,16 @@ impl<'t> Module<'t> {
         } = self.spread(self.provisioning_args(prov, class), at);
         // A configuration assigned in a branch with another reaching the call: which one
         // the run takes is decided at run time, every setting is unknown.
+        // Attributes set on it before the call (`config.vnet_name = ...`): the
+        // configuration's value is judged where the first is set.
+        let sets = through
+            .map(|v| self.configured(self.text(v), at).1)
+            .unwrap_or_default();
         let branch = through.and_then(|v| {
             let name = self.text(v);
-            let b = self.resolve(name, at)?;
-            self.branch_dependent(name, prov, b.pos, b.scope, at)
+            let seen = sets.first().map_or(at, |s| s.stmt.start_byte());
+            let b = self.resolve(name, seen)?;
+            self.branch_dependent(name, prov, b.pos, b.scope, seen)
         });
         let unknown = match (&branch, through) {
             (Some(why), Some(v)) => Some((v, why.clone())),
@@ -1425,6 +1531,11 @@ impl<'t> Module<'t> {
             }
             def.set(path, s);
         }
+        if let (None, Some(use_site)) = (&branch, through) {
+            for set in &sets {
+                self.attr_set(set, class, prov, use_site, at, def);
+            }
+        }
         if through.is_none() {
             self.moved_to_splat(def, &dicts);
         }
@@ -1443,7 +1554,11 @@ impl<'t> Module<'t> {
                     .filter(|b| Some(b.scope) == scope && b.pos <= at)
                     .any(|b| match &b.value {
                         Bound::Expr(e) => self.text(*e).split('(').next() != Some(callee),
-                        Bound::Other(_) => true,
+                        // An attribute set on it (`config.vnet_name = ...`) keeps its class.
+                        Bound::Other(_) => !self
+                            .attr_sets
+                            .iter()
+                            .any(|s| s.pos == b.pos && s.scope == b.scope && s.name == self.text(v)),
                     })
             });
             if other_class {
@@ -1473,6 +1588,86 @@ impl<'t> Module<'t> {
                 self.text(v)
             ));
         }
+    }
+
+    /// An attribute set on the SDK v1 configuration `prov` (of `class`) before the call at
+    /// `at` that uses it through `use_site` (audit 27, case 04): one of the
+    /// `provisioning_configuration` keywords amlint reads is that setting — its value read
+    /// when the assignment is in the block of the configuration and the call (straight
+    /// text), else unknown (under a condition or in a loop); one of the class's other
+    /// attributes changes nothing amlint reads; any other attribute is noted.
+    fn attr_set(
+        &self,
+        set: &AttrSet<'t>,
+        class: &str,
+        prov: TsNode<'t>,
+        use_site: TsNode<'t>,
+        at: usize,
+        def: &mut ComputeDef,
+    ) {
+        let (left, attr) = (self.text(set.left), self.text(set.attr));
+        let line = self.line_of(set.stmt.start_byte());
+        let Some((kwname, path, as_)) = V1_FIELDS.iter().find(|(k, ..)| *k == attr && v1_takes(class, k))
+        else {
+            if !V1_OTHER_ATTRIBUTES.contains(&attr) {
+                def.notes.push(format!(
+                    "`{left} = ...` on line {line} is not read: `{attr}` is not an attribute of `{class}.provisioning_configuration(...)` amlint knows"
+                ));
+            }
+            return;
+        };
+        let use_span = self.code.span(use_site.start_byte(), use_site.end_byte());
+        let block = |n: TsNode<'t>| {
+            let mut n = n;
+            while let Some(p) = n.parent() {
+                if matches!(p.kind(), "block" | "module") {
+                    return Some(p);
+                }
+                n = p;
+            }
+            None
+        };
+        let straight =
+            block(set.stmt).is_some_and(|b| b.start_byte() <= prov.start_byte() && at < b.end_byte());
+        if !straight {
+            let key = Some(self.code.span(set.attr.start_byte(), set.attr.end_byte()));
+            def.set(
+                path,
+                Setting::dynamic(
+                    self.text(set.value),
+                    format!("`{left}` is set under a condition or in a loop (line {line})"),
+                    use_span,
+                    key,
+                ),
+            );
+            return;
+        }
+        let mut notes = Vec::new();
+        let Some(mut s) = self.setting(set.value, set.attr, set.stmt.start_byte(), *as_, &mut notes) else {
+            def.notes.append(&mut notes);
+            return;
+        };
+        def.notes.append(&mut notes);
+        if *path == "size" && empty_size(&s, kwname, &mut def.notes) {
+            def.fields.retain(|(p, _)| p != "size");
+            return;
+        }
+        let origin = s
+            .in_place
+            .then_some(s.span)
+            .or(s.origin)
+            .or(s.value.is_some().then_some(s.span));
+        s.span = use_span;
+        if s.value.is_some() {
+            s.written = self.text(use_site).to_string();
+        }
+        s.in_place = false;
+        s.origin = origin;
+        def.set(path, s);
+        let statement = set.stmt.parent().filter(|p| p.kind() == "expression_statement");
+        let statement = statement.unwrap_or(set.stmt);
+        def.written_before
+            .push(self.code.span(statement.start_byte(), statement.end_byte()));
     }
 
     pub(super) fn line_of(&self, pos: usize) -> usize {
