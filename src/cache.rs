@@ -173,7 +173,7 @@ impl Cache {
             fsio::Seen::Unknown,
             &fsio::Boundary::anywhere(),
             MAX_BYTES,
-        ) && let Some((dirs, files)) = parse(&Arc::from(bytes), &cache.identity)
+        ) && let Some((dirs, files)) = parse(&Arc::new(bytes), &cache.identity)
         {
             cache.dirs = dirs;
             cache.files = files;
@@ -407,7 +407,7 @@ fn checksum(bytes: &[u8]) -> u64 {
 /// project's cache holds 30,000 sets, read on every one-file run).
 #[derive(Clone, Debug)]
 pub struct Grams {
-    bytes: Arc<[u8]>,
+    bytes: Arc<Vec<u8>>,
     start: usize,
     words: usize,
 }
@@ -454,7 +454,7 @@ impl Grams {
         }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         Grams {
-            bytes: Arc::from(bytes),
+            bytes: Arc::new(bytes),
             start: 0,
             words: words.len(),
         }
@@ -524,7 +524,7 @@ type Parsed = (
     foldhash::HashMap<Box<[u8]>, FileFacts>,
 );
 
-fn parse(bytes: &Arc<[u8]>, identity: &[u8]) -> Option<Parsed> {
+fn parse(bytes: &Arc<Vec<u8>>, identity: &[u8]) -> Option<Parsed> {
     let end = bytes.len().checked_sub(8)?;
     let (body, sum) = bytes.split_at_checked(end)?;
     if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
@@ -572,7 +572,7 @@ fn parse(bytes: &Arc<[u8]>, identity: &[u8]) -> Option<Parsed> {
 
 /// Reads `all[..end]` (the file without its checksum) from `pos` on.
 struct Reader<'a> {
-    all: &'a Arc<[u8]>,
+    all: &'a Arc<Vec<u8>>,
     pos: usize,
     end: usize,
 }
@@ -777,7 +777,7 @@ mod tests {
         assert!(cache.save().unwrap());
         let bytes = std::fs::read(cache.path()).unwrap();
         let identity = identity_of(root.path());
-        let shared = |b: &[u8]| Arc::<[u8]>::from(b);
+        let shared = |b: &[u8]| Arc::new(b.to_vec());
         assert!(parse(&shared(&bytes), &identity).is_some());
         assert!(parse(&shared(&bytes), &identity_of(other.path())).is_none());
         for cut in 0..bytes.len() {
