@@ -406,8 +406,8 @@ fn found(json: &Value, code: &str, path: &str) -> Vec<(u64, u64, Vec<u64>)> {
         .collect()
 }
 
-/// Each finding in `path`: its code and message.
-fn messages(json: &Value, path: &str) -> Vec<String> {
+/// Each finding in `path`: its code and `field` (`message`, `help`).
+fn code_and(json: &Value, path: &str, field: &str) -> Vec<String> {
     json["diagnostics"]
         .as_array()
         .unwrap()
@@ -417,10 +417,20 @@ fn messages(json: &Value, path: &str) -> Vec<String> {
             format!(
                 "{} {}",
                 x["code"].as_str().unwrap_or(""),
-                x["message"].as_str().unwrap_or("")
+                x[field].as_str().unwrap_or("")
             )
         })
         .collect()
+}
+
+/// Each finding in `path`: its code and message.
+fn messages(json: &Value, path: &str) -> Vec<String> {
+    code_and(json, path, "message")
+}
+
+/// Each finding in `path`: its code and help.
+fn helps(json: &Value, path: &str) -> Vec<String> {
+    code_and(json, path, "help")
 }
 
 /// Audit 10, defect 1: a compute defined in a local Terraform module or Bicep module is one
@@ -1114,23 +1124,6 @@ fn a_bicep_condition_of_thousands_of_operands_is_evaluated_once() {
             .any(|l| l["message"].as_str().is_some_and(|m| m.contains("false"))),
         "labelled at the condition, false with the parameters' defaults: {retired}"
     );
-}
-
-/// Each finding in `path`: its code and help.
-fn helps(json: &Value, path: &str) -> Vec<String> {
-    json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|x| x["path"] == path)
-        .map(|x| {
-            format!(
-                "{} {}",
-                x["code"].as_str().unwrap_or(""),
-                x["help"].as_str().unwrap_or("")
-            )
-        })
-        .collect()
 }
 
 /// Audit 27, cases 01, 02 and 09: what a network or shutdown finding says follows what
