@@ -94,16 +94,106 @@ type Entries = Vec<(Box<[u8]>, Kind)>;
 /// A path's key (its bytes) and what was recorded of it now.
 type Recorded<T> = Vec<(Box<[u8]>, Stamp, T)>;
 
-struct DirFacts {
-    stamp: Stamp,
-    entries: Entries,
+/// Where a record of the cache file lies in its bytes (checked whole when the file was
+/// read; a record is decoded only when its path is looked up): its first byte and the one
+/// after it, and where its key ends and its stamp begins (the key is its first bytes after
+/// their length).
+#[derive(Clone, Copy)]
+struct At {
+    start: u32,
+    end: u32,
+    stamp: u32,
+}
+
+impl At {
+    fn key(self, bytes: &[u8]) -> &[u8] {
+        &bytes[self.start as usize + 4..self.stamp as usize]
+    }
+    fn record(self, bytes: &[u8]) -> &[u8] {
+        &bytes[self.start as usize..self.end as usize]
+    }
+}
+
+/// A directory's record: its key and stamp, then its entries (decoded by
+/// [`Cache::listing`]).
+struct DirAt {
+    at: At,
     used: AtomicBool,
 }
 
-struct FileFacts {
-    stamp: Stamp,
-    summary: FileSummary,
+/// A file's record: its key and stamp, then its trigram sets (`(start, words)` in the
+/// file's bytes).
+struct FileAt {
+    at: At,
+    grams: (u32, u32),
+    defines: Option<(u32, u32)>,
     used: AtomicBool,
+}
+
+/// The records of one kind read from a cache file, found by their keys' hash (records
+/// are not copied out of the file's bytes: a 20,000-file project's cache holds 30,000,
+/// read on every one-file run).
+struct Table<T> {
+    records: Vec<T>,
+    index: hashbrown::HashTable<u32>,
+    /// Seeded per process: a cache file cannot be made of keys that collide (where
+    /// `AMLINT_CACHE_DIR` is inside a checked repository, a pull request could plant one).
+    hasher: foldhash::fast::RandomState,
+}
+
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Table::with_capacity(0)
+    }
+}
+
+impl<T> Table<T> {
+    fn with_capacity(n: usize) -> Self {
+        Table {
+            records: Vec::with_capacity(n),
+            index: hashbrown::HashTable::with_capacity(n),
+            hasher: foldhash::fast::RandomState::default(),
+        }
+    }
+
+    fn hash(&self, key: &[u8]) -> u64 {
+        std::hash::BuildHasher::hash_one(&self.hasher, key)
+    }
+
+    /// Adds a record of key `key` unless one of that key is there (a file written by
+    /// amlint has none twice); `at` gives a record's place.
+    fn add(&mut self, record: T, bytes: &[u8], at: impl Fn(&T) -> At) {
+        let key = at(&record).key(bytes);
+        let hash = self.hash(key);
+        let (records, hasher) = (&self.records, &self.hasher);
+        if self
+            .index
+            .find(hash, |&i| at(&records[i as usize]).key(bytes) == key)
+            .is_none()
+        {
+            let i = u32::try_from(self.records.len()).unwrap_or(u32::MAX);
+            let rehash =
+                |&j: &u32| std::hash::BuildHasher::hash_one(hasher, at(&records[j as usize]).key(bytes));
+            self.index.insert_unique(hash, i, rehash);
+            self.records.push(record);
+        }
+    }
+
+    fn get(&self, key: &[u8], bytes: &[u8], at: impl Fn(&T) -> At) -> Option<&T> {
+        let records = &self.records;
+        self.index
+            .find(self.hash(key), |&i| at(&records[i as usize]).key(bytes) == key)
+            .map(|&i| &records[i as usize])
+    }
+
+    fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
 }
 
 /// What is kept of a file's text: the trigrams of all of it, and of the places where it
@@ -122,8 +212,10 @@ pub struct Cache {
     /// Entries whose times are at or after this (nanoseconds since the epoch) are not
     /// recorded.
     settled_before: i64,
-    dirs: foldhash::HashMap<Box<[u8]>, DirFacts>,
-    files: foldhash::HashMap<Box<[u8]>, FileFacts>,
+    /// The cache file's bytes, which the records below are places of.
+    bytes: Arc<Vec<u8>>,
+    dirs: Table<DirAt>,
+    files: Table<FileAt>,
     new_dirs: Mutex<Recorded<Entries>>,
     new_files: Mutex<Recorded<FileSummary>>,
 }
@@ -163,8 +255,9 @@ impl Cache {
             path,
             identity,
             settled_before: now.saturating_sub(settle),
-            dirs: foldhash::HashMap::default(),
-            files: foldhash::HashMap::default(),
+            bytes: Arc::default(),
+            dirs: Table::default(),
+            files: Table::default(),
             new_dirs: Mutex::default(),
             new_files: Mutex::default(),
         };
@@ -173,8 +266,9 @@ impl Cache {
             fsio::Seen::Unknown,
             &fsio::Boundary::anywhere(),
             MAX_BYTES,
-        ) && let Some((dirs, files)) = parse(&Arc::new(bytes), &cache.identity)
+        ) && let Some((dirs, files)) = parse(&bytes, &cache.identity)
         {
+            cache.bytes = Arc::new(bytes);
             cache.dirs = dirs;
             cache.files = files;
         }
@@ -193,14 +287,13 @@ impl Cache {
         let stamp = fsio::stamp(dir).filter(Stamp::is_dir);
         let key = key_of(dir);
         if let Some(stamp) = stamp
-            && let Some(facts) = self.dirs.get(key)
-            && facts.stamp == stamp
+            && let Some(record) = self.dirs.get(key, &self.bytes, |d| d.at)
+            && let Some(entries) = self.entries_if(record.at, &stamp)
         {
-            facts.used.store(true, Ordering::Relaxed);
-            return Ok(facts
-                .entries
-                .iter()
-                .map(|(name, kind)| Ok(listed(dir, name, *kind)))
+            record.used.store(true, Ordering::Relaxed);
+            return Ok(entries
+                .into_iter()
+                .map(|(name, kind)| Ok(listed(dir, name, kind)))
                 .collect());
         }
         let fresh: Vec<std::io::Result<fsio::Listed>> = fsio::walk_listing(dir)?.collect();
@@ -221,13 +314,40 @@ impl Cache {
     pub fn file(&self, path: &Path) -> FileLookup {
         let stamp = fsio::stamp(path).filter(Stamp::is_file);
         if let Some(stamp) = stamp
-            && let Some(facts) = self.files.get(key_of(path))
-            && facts.stamp == stamp
+            && let Some(record) = self.files.get(key_of(path), &self.bytes, |f| f.at)
+            && stamp_at(&self.bytes, record.at.stamp).as_ref() == Some(&stamp)
         {
-            facts.used.store(true, Ordering::Relaxed);
-            return FileLookup::Known(facts.summary.clone());
+            record.used.store(true, Ordering::Relaxed);
+            let grams = |(start, words): (u32, u32)| Grams {
+                bytes: Arc::clone(&self.bytes),
+                start: start as usize,
+                words: words as usize,
+            };
+            return FileLookup::Known(FileSummary {
+                grams: grams(record.grams),
+                defines: record.defines.map(grams),
+            });
         }
         FileLookup::Unknown(stamp)
+    }
+
+    /// The entries of the directory record at `at`, if its stamp is `stamp`.
+    fn entries_if(&self, at: At, stamp: &Stamp) -> Option<Vec<(&[u8], Kind)>> {
+        if stamp_at(&self.bytes, at.stamp).as_ref() != Some(stamp) {
+            return None;
+        }
+        let mut r = Reader {
+            all: &self.bytes,
+            pos: at.stamp as usize + STAMP_BYTES,
+            end: at.end as usize,
+        };
+        let n = r.count(5)?;
+        (0..n)
+            .map(|_| {
+                let kind = Kind::from_byte(r.take(1)?[0])?;
+                Some((r.bytes()?, kind))
+            })
+            .collect()
     }
 
     /// Records the trigrams of the file at `path`, read as `lower` (ASCII lower case)
@@ -262,8 +382,8 @@ impl Cache {
         let used = |u: &AtomicBool| u.load(Ordering::Relaxed);
         let unchanged = new_dirs.is_empty()
             && new_files.is_empty()
-            && self.dirs.values().all(|d| used(&d.used))
-            && self.files.values().all(|f| used(&f.used));
+            && self.dirs.records.iter().all(|d| used(&d.used))
+            && self.files.records.iter().all(|f| used(&f.used));
         if unchanged {
             return Ok(false);
         }
@@ -271,13 +391,20 @@ impl Cache {
         w.0.extend_from_slice(MAGIC);
         w.u32(FORMAT);
         w.bytes(&self.identity);
-        let old_dirs = self.dirs.iter().filter(|(_, d)| used(&d.used));
-        let dirs: Vec<(&[u8], &Stamp, &Entries)> = old_dirs
-            .map(|(k, d)| (&**k, &d.stamp, &d.entries))
-            .chain(new_dirs.iter().map(|(k, s, e)| (&**k, s, e)))
+        // What this run used of the old file is written as it was read.
+        let bytes = &self.bytes[..];
+        let old_dirs: Vec<At> = self
+            .dirs
+            .records
+            .iter()
+            .filter(|d| used(&d.used))
+            .map(|d| d.at)
             .collect();
-        w.len(dirs.len());
-        for (key, stamp, entries) in dirs {
+        w.len(old_dirs.len() + new_dirs.len());
+        for at in old_dirs {
+            w.0.extend_from_slice(at.record(bytes));
+        }
+        for (key, stamp, entries) in &new_dirs {
             w.bytes(key);
             w.stamp(stamp);
             w.len(entries.len());
@@ -286,13 +413,18 @@ impl Cache {
                 w.bytes(name);
             }
         }
-        let old_files = self.files.iter().filter(|(_, f)| used(&f.used));
-        let files: Vec<(&[u8], &Stamp, &FileSummary)> = old_files
-            .map(|(k, f)| (&**k, &f.stamp, &f.summary))
-            .chain(new_files.iter().map(|(k, s, g)| (&**k, s, g)))
+        let old_files: Vec<At> = self
+            .files
+            .records
+            .iter()
+            .filter(|f| used(&f.used))
+            .map(|f| f.at)
             .collect();
-        w.len(files.len());
-        for (key, stamp, summary) in files {
+        w.len(old_files.len() + new_files.len());
+        for at in old_files {
+            w.0.extend_from_slice(at.record(bytes));
+        }
+        for (key, stamp, summary) in &new_files {
             w.bytes(key);
             w.stamp(stamp);
             w.grams(&summary.grams);
@@ -516,15 +648,16 @@ impl Writer {
     }
 }
 
-/// Reads a cache file: `None` unless it is whole (magic, format, checksum) and says it
-/// was written for `identity`. Every length is checked against what is left, so a file
-/// cannot make it allocate more than its own size.
-type Parsed = (
-    foldhash::HashMap<Box<[u8]>, DirFacts>,
-    foldhash::HashMap<Box<[u8]>, FileFacts>,
-);
+/// The bytes of a [`Stamp`] in the file.
+const STAMP_BYTES: usize = 48;
 
-fn parse(bytes: &Arc<Vec<u8>>, identity: &[u8]) -> Option<Parsed> {
+/// Reads a cache file: `None` unless it is whole (magic, format, checksum) and says it
+/// was written for `identity`, and every record is well formed. Every length is checked
+/// against what is left, so a file cannot make it allocate more than its own size; the
+/// records are found in place, not copied.
+type Parsed = (Table<DirAt>, Table<FileAt>);
+
+fn parse(bytes: &[u8], identity: &[u8]) -> Option<Parsed> {
     let end = bytes.len().checked_sub(8)?;
     let (body, sum) = bytes.split_at_checked(end)?;
     if checksum(body) != u64::from_le_bytes(sum.try_into().ok()?) {
@@ -538,41 +671,74 @@ fn parse(bytes: &Arc<Vec<u8>>, identity: &[u8]) -> Option<Parsed> {
     if r.take(MAGIC.len())? != MAGIC || r.u32()? != FORMAT || r.bytes()? != identity {
         return None;
     }
-    let n = r.count(4 + 48 + 4)?;
-    let mut dirs = foldhash::HashMap::with_capacity_and_hasher(n, Default::default());
+    let place = |n: usize| u32::try_from(n).ok();
+    let n = r.count(4 + STAMP_BYTES + 4)?;
+    let mut dirs = Table::with_capacity(n);
     for _ in 0..n {
-        let key: Box<[u8]> = r.bytes()?.into();
-        let stamp = r.stamp()?;
+        let start = r.pos;
+        r.bytes()?;
+        let stamp = r.pos;
+        r.take(STAMP_BYTES)?;
         let n = r.count(5)?;
-        let mut entries = Vec::with_capacity(n);
         for _ in 0..n {
-            let kind = Kind::from_byte(r.take(1)?[0])?;
-            entries.push((Box::from(r.bytes()?), kind));
+            Kind::from_byte(r.take(1)?[0])?;
+            r.bytes()?;
         }
+        let at = At {
+            start: place(start)?,
+            end: place(r.pos)?,
+            stamp: place(stamp)?,
+        };
         let used = AtomicBool::new(false);
-        dirs.insert(key, DirFacts { stamp, entries, used });
+        dirs.add(DirAt { at, used }, bytes, |d| d.at);
     }
-    let n = r.count(4 + 48 + 4 + 1)?;
-    let mut files = foldhash::HashMap::with_capacity_and_hasher(n, Default::default());
+    let n = r.count(4 + STAMP_BYTES + 4 + 1)?;
+    let mut files = Table::with_capacity(n);
     for _ in 0..n {
-        let key: Box<[u8]> = r.bytes()?.into();
-        let stamp = r.stamp()?;
+        let start = r.pos;
+        r.bytes()?;
+        let stamp = r.pos;
+        r.take(STAMP_BYTES)?;
         let grams = r.grams()?;
         let defines = match r.take(1)?[0] {
             0 => None,
             1 => Some(r.grams()?),
             _ => return None,
         };
+        let at = At {
+            start: place(start)?,
+            end: place(r.pos)?,
+            stamp: place(stamp)?,
+        };
         let used = AtomicBool::new(false);
-        let summary = FileSummary { grams, defines };
-        files.insert(key, FileFacts { stamp, summary, used });
+        files.add(
+            FileAt {
+                at,
+                grams,
+                defines,
+                used,
+            },
+            bytes,
+            |f| f.at,
+        );
     }
     (r.pos == r.end).then_some((dirs, files))
 }
 
+/// The stamp written at `pos` of the file's bytes.
+fn stamp_at(bytes: &[u8], pos: u32) -> Option<Stamp> {
+    let pos = pos as usize;
+    Reader {
+        all: bytes,
+        pos,
+        end: pos.checked_add(STAMP_BYTES)?.min(bytes.len()),
+    }
+    .stamp()
+}
+
 /// Reads `all[..end]` (the file without its checksum) from `pos` on.
 struct Reader<'a> {
-    all: &'a Arc<Vec<u8>>,
+    all: &'a [u8],
     pos: usize,
     end: usize,
 }
@@ -599,20 +765,16 @@ impl<'a> Reader<'a> {
         let n = self.u32()? as usize;
         (n <= (self.end - self.pos) / min).then_some(n)
     }
-    /// A trigram set: a count of words (zero or a power of two), then the words, kept
-    /// where they are in the file's bytes.
-    fn grams(&mut self) -> Option<Grams> {
+    /// A trigram set: a count of words (zero or a power of two), then the words; returns
+    /// where the words start in the file's bytes, and how many there are.
+    fn grams(&mut self) -> Option<(u32, u32)> {
         let n = self.count(8)?;
         if n != 0 && !n.is_power_of_two() {
             return None;
         }
         let start = self.pos;
         self.take(n * 8)?;
-        Some(Grams {
-            bytes: Arc::clone(self.all),
-            start,
-            words: n,
-        })
+        Some((u32::try_from(start).ok()?, u32::try_from(n).ok()?))
     }
     fn stamp(&mut self) -> Option<Stamp> {
         Some(Stamp {
@@ -777,16 +939,15 @@ mod tests {
         assert!(cache.save().unwrap());
         let bytes = std::fs::read(cache.path()).unwrap();
         let identity = identity_of(root.path());
-        let shared = |b: &[u8]| Arc::new(b.to_vec());
-        assert!(parse(&shared(&bytes), &identity).is_some());
-        assert!(parse(&shared(&bytes), &identity_of(other.path())).is_none());
+        assert!(parse(&bytes, &identity).is_some());
+        assert!(parse(&bytes, &identity_of(other.path())).is_none());
         for cut in 0..bytes.len() {
-            assert!(parse(&shared(&bytes[..cut]), &identity).is_none(), "cut at {cut}");
+            assert!(parse(&bytes[..cut], &identity).is_none(), "cut at {cut}");
         }
         for i in 0..bytes.len() {
             let mut damaged = bytes.clone();
             damaged[i] ^= 0x40;
-            assert!(parse(&shared(&damaged), &identity).is_none(), "byte {i}");
+            assert!(parse(&damaged, &identity).is_none(), "byte {i}");
         }
         // Another root's cache lives in another file: nothing of this one is seen there.
         assert!(unsettled(store.path(), other.path()).dirs.is_empty());

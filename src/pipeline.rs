@@ -904,8 +904,13 @@ fn rest_of_project(
     // The checked files (absolute and normal, as the walk's paths are) by their bytes:
     // `Path` hashes and compares by components, and every walked file is looked up.
     let seen: foldhash::HashSet<&[u8]> = seen.iter().map(|p| p.as_os_str().as_encoded_bytes()).collect();
-    let found =
-        discover::discover_each_cached(&[root.to_path_buf()], filter, boundary, cache.as_ref(), |c| {
+    let found = discover::discover_each_cached(
+        &[root.to_path_buf()],
+        filter,
+        boundary,
+        cache.as_ref(),
+        discover::Order::Found,
+        |c| {
             if seen.contains(c.path.as_os_str().as_encoded_bytes()) {
                 return None;
             }
@@ -919,7 +924,8 @@ fn rest_of_project(
                 cache.record_file(&c.path, stamp, &read.lower, || read.defines_only_at(&c.display));
             }
             Some(Content::Text(read))
-        });
+        },
+    );
     if let Some(cache) = &cache
         && let Err(e) = cache.save()
     {
@@ -1494,7 +1500,7 @@ fn files_mentioning(
             || may_name(&t.lower, needle.as_bytes())
             || t.read_by_words(&f.candidate.display)
     };
-    files
+    let mut chosen: Vec<usize> = files
         .par_iter()
         .enumerate()
         .filter_map(|(i, f)| {
@@ -1508,7 +1514,11 @@ fn files_mentioning(
             let t = f.text(boundary, limits)?;
             (takes || may_define(f, t)).then_some(i)
         })
-        .collect()
+        .collect();
+    // In the order of a sorted walk (the first definition of a name wins): the rest of
+    // the project is kept as its walk found it (`discover::Order::Found`).
+    chosen.sort_by_cached_key(|&i| discover::walk_key(&files[i].candidate.path));
+    chosen
 }
 
 /// What a file of the rest of the project defines ([`files_mentioning`] chose it), parsed
