@@ -1566,3 +1566,137 @@ fn pure_bicep_and_arm_functions_are_evaluated_when_their_arguments_are_known() {
     );
 }
 
+/// An ARM template defining one compute from the parameters `clusterName` and `vmSize`
+/// (no defaults), as the Azure portal exports one.
+const PORTAL_TEMPLATE: &str = r#"{
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "contentVersion": "1.0.0.0",
+  "parameters": {"workspaceName": {"type": "string", "defaultValue": "ws"}, "clusterName": {"type": "string"}, "vmSize": {"type": "string"}},
+  "resources": [{
+    "type": "Microsoft.MachineLearningServices/workspaces/computes",
+    "apiVersion": "2023-04-01",
+    "name": "[concat(parameters('workspaceName'), '/', parameters('clusterName'))]",
+    "location": "westeurope",
+    "properties": {"computeType": "AmlCompute", "properties": {"vmSize": "[parameters('vmSize')]"}}
+  }]
+}"#;
+
+/// A deployment parameters file setting `clusterName` and `vmSize`.
+fn parameters_file(cluster: &str, size: &str) -> String {
+    format!(
+        r#"{{"$schema": "https://schema.management.azure.com/schemas/2015-01-01/deploymentParameters.json#", "contentVersion": "1.0.0.0", "parameters": {{"clusterName": {{"value": "{cluster}"}}, "vmSize": {{"value": "{size}"}}}}}}"#
+    )
+}
+
+/// Audit 28, case 03: `parameters.json` and `parameters.<env>.json` beside `template.json`
+/// (the Azure portal's export layout, one file per environment) are the template's
+/// parameters files when it is the one template of its folder; notes spell the parameters
+/// as their files do; a one-file run finds the definition through them.
+#[test]
+fn parameters_json_beside_the_one_template_of_its_folder_gives_its_values() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    let w = |name: &str, text: &str| crate::common::write(root, name, text);
+    w("portal/template.json", PORTAL_TEMPLATE);
+    w(
+        "portal/parameters.json",
+        &parameters_file("portal-compute", "STANDARD_NC6"),
+    );
+    w("env/template.json", PORTAL_TEMPLATE);
+    w(
+        "env/Parameters.Dev.json",
+        &parameters_file("env-compute", "STANDARD_D3_V2"),
+    );
+    w(
+        "env/parameters.test.json",
+        &parameters_file("env-compute", "STANDARD_D3_V2"),
+    );
+    w("documented/template.json", PORTAL_TEMPLATE);
+    w(
+        "documented/template.parameters.dev.json",
+        &parameters_file("doc-compute", "STANDARD_D3_V2"),
+    );
+    w(
+        "documented/template.parameters.test.json",
+        &parameters_file("doc-compute", "STANDARD_D3_V2"),
+    );
+    // Two templates: which one `parameters.json` is for is not known.
+    w("ambiguous/template.json", PORTAL_TEMPLATE);
+    w(
+        "ambiguous/template-vnet.json",
+        &PORTAL_TEMPLATE.replace("ws'", "ws2'"),
+    );
+    w(
+        "ambiguous/parameters.json",
+        &parameters_file("amb-compute", "STANDARD_D3_V2"),
+    );
+    // A `parameters.json` that is not a deployment's parameters file.
+    w("plain/template.json", PORTAL_TEMPLATE);
+    w(
+        "plain/parameters.json",
+        r#"{"parameters": {"clusterName": {"value": "plain-compute"}}}"#,
+    );
+    let inv = inventory_of(root);
+    let def = |name: &str| -> Value {
+        inv["computes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {inv:#}"))["definitions"][0]
+            .clone()
+    };
+    let portal = def("portal-compute");
+    assert_eq!(portal["path"], "portal/template.json", "{portal:#}");
+    assert_eq!(portal["settings"]["size"]["value"], "STANDARD_NC6", "{portal:#}");
+    let env = def("env-compute");
+    assert_eq!(env["settings"]["size"]["value"], "STANDARD_D3_V2", "{env:#}");
+    let notes = env["notes"].to_string();
+    assert!(
+        notes.contains("`clusterName` is set by Parameters.Dev.json, parameters.test.json"),
+        "the parameter as written, both files: {env:#}"
+    );
+    let doc = def("doc-compute");
+    let notes = doc["notes"].to_string();
+    assert!(
+        notes.contains("`vmSize` is set by template.parameters.dev.json"),
+        "{doc:#}"
+    );
+    assert!(
+        !notes.contains("`vmsize`") && !notes.contains("`clustername`"),
+        "{doc:#}"
+    );
+    let (names, unnamed) = names_and_unnamed(&inv);
+    assert!(
+        !names.iter().any(|n| n == "amb-compute" || n == "plain-compute"),
+        "{inv:#}"
+    );
+    // ambiguous/template.json, ambiguous/template-vnet.json, plain/template.json.
+    assert_eq!(unnamed.len(), 3, "{inv:#}");
+    assert!(
+        unnamed.iter().all(|(_, why)| why.contains("clusterName")),
+        "{unnamed:?}"
+    );
+
+    // A one-file run: only the parameters file names the compute.
+    let dir = project_with_job("portal-compute");
+    let root = dir.path();
+    crate::common::write(root, "infra/mlcompute/template.json", PORTAL_TEMPLATE);
+    crate::common::write(
+        root,
+        "infra/mlcompute/parameters.dev.json",
+        &parameters_file("portal-compute", "STANDARD_NC6"),
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "job.yml"]);
+    assert!(
+        codes_of(&json, "job.yml").iter().all(|c| c != "AML203"),
+        "{json:#}"
+    );
+    // The same run without the parameters file: the name is not defined.
+    std::fs::remove_file(root.join("infra/mlcompute/parameters.dev.json")).unwrap();
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "job.yml"]);
+    assert!(
+        codes_of(&json, "job.yml").iter().any(|c| c == "AML203"),
+        "{json:#}"
+    );
+}

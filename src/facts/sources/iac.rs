@@ -1445,12 +1445,21 @@ pub fn merge_given(all: Vec<(String, Given)>) -> Given {
     let mut names: Vec<&String> = all.iter().flat_map(|(_, g)| g.keys()).collect();
     names.sort();
     names.dedup();
-    for name in names {
+    for key in names {
         let setters: Vec<(&String, &Ev)> = all
             .iter()
-            .filter_map(|(f, g)| g.get(name).map(|v| (f, v)))
+            .filter_map(|(f, g)| g.get(key).map(|v| (f, v)))
             .collect();
         let first = setters[0].1;
+        // The parameter as its file spells it (ARM's keys are lower-cased here, its notes
+        // say "`clusterName` is set by …").
+        let name = setters
+            .iter()
+            .find_map(|(_, v)| {
+                let (spelled, _) = v.note.as_deref()?.strip_prefix('`')?.split_once("` is set by ")?;
+                spelled.eq_ignore_ascii_case(key).then_some(spelled)
+            })
+            .unwrap_or(key);
         let agree = setters.iter().all(|(_, v)| v.v == first.v);
         let v = if agree {
             let files: Vec<&str> = setters.iter().map(|(f, _)| f.as_str()).collect();
@@ -1470,7 +1479,7 @@ pub fn merge_given(all: Vec<(String, Given)>) -> Given {
                 each.join(", ")
             ))
         };
-        out.insert(name.clone(), v);
+        out.insert(key.clone(), v);
     }
     out
 }
@@ -1554,6 +1563,13 @@ pub fn split_dir(p: &str) -> (&str, &str) {
     }
 }
 
+/// Whether a file name (lower-cased) is a parameters file named for no template:
+/// `parameters.json`, `parameters.<env>.json` (the Azure portal's export layout, and a
+/// pipeline's `csmParametersFile: parameters.$(env).json`).
+pub fn is_generic_parameters_name(lower: &str) -> bool {
+    lower.starts_with("parameters.") && lower.ends_with(".json")
+}
+
 /// Which definition files beside it a file may give values to (by its name): a
 /// Terraform file or variables file to the `.tf` files, a `.bicepparam` to the `.bicep`
 /// files, an ARM parameters file to the templates. What a directory's files give
@@ -1574,9 +1590,13 @@ impl GivesTo {
             name.len() >= suffix.len()
                 && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
         };
+        // `<template>.parameters.json`..., and `parameters.json`, `parameters.<env>.json`
+        // (the one template of their folder's).
         let parameters = name
             .windows(b".parameters".len())
-            .any(|w| w.eq_ignore_ascii_case(b".parameters"));
+            .any(|w| w.eq_ignore_ascii_case(b".parameters"))
+            || name.len() >= b"parameters.".len()
+                && name[..b"parameters.".len()].eq_ignore_ascii_case(b"parameters.");
         GivesTo {
             tf: ends(".tf") || ends(".tfvars") || ends(".tfvars.json"),
             bicep: ends(".bicepparam"),
@@ -1601,7 +1621,10 @@ impl GivesTo {
         let oname = split_dir(other).1.to_ascii_lowercase();
         (self.tf && oname.ends_with(".tf"))
             || (self.bicep && oname.ends_with(".bicep"))
-            || (self.arm && oname.ends_with(".json") && !oname.contains(".parameters"))
+            || (self.arm
+                && oname.ends_with(".json")
+                && !oname.contains(".parameters")
+                && !is_generic_parameters_name(&oname))
     }
 }
 
@@ -2375,7 +2398,12 @@ mod tests {
         assert!(GivesTo::of("Infra\\Prod.TFVARS").takes("Infra\\Main.TF"));
         assert!(GivesTo::of("a/Deploy.Parameters.JSON").takes("a/Deploy.Json"));
         assert!(GivesTo::of("a/Main.BicepParam").takes("a/main.BICEP"));
-        assert!(!GivesTo::of("a/parameters.json").any() && !GivesTo::of("a/x.tf.bak").any());
+        assert!(!GivesTo::of("a/x.tf.bak").any() && !GivesTo::of("a/parameters").any());
+        // The Azure portal's export layout, and one file per environment.
+        assert!(GivesTo::of("a/parameters.json").takes("a/template.json"));
+        assert!(GivesTo::of("a/Parameters.Dev.json").takes("a/template.json"));
+        assert!(!GivesTo::of("a/parameters.dev.json").takes("a/parameters.test.json"));
+        assert!(!GivesTo::of("a/parameters.json").takes("a/main.bicep"));
     }
 
     #[test]
