@@ -1379,3 +1379,324 @@ fn a_bicep_module_call_that_switches_the_compute_off_is_labelled_at_its_argument
         "{json:#}"
     );
 }
+
+/// The inventory of the project at `root`, as JSON.
+fn inventory_of(root: &Path) -> Value {
+    let out = crate::common::amlint_wide(root)
+        .args(["inventory", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The names of the named computes of an inventory, and the (written name, why) of its
+/// unnamed definitions.
+fn names_and_unnamed(inv: &Value) -> (Vec<String>, Vec<(String, String)>) {
+    let names = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let unnamed = inv["unnamed_definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["name"]["written"].as_str().unwrap_or_default().to_string(),
+                d["name"]["why"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    (names, unnamed)
+}
+
+/// Audit 28, case 04: Bicep's and ARM's functions that depend only on their arguments
+/// (`take`, `skip`, `substring`, `replace`, `join`, `length`, `padLeft`, `min`, `max`,
+/// `startsWith`, `endsWith`) are evaluated as Azure Resource Manager evaluates them: the
+/// names they build resolve the jobs' references, the size they build meets the VM rules;
+/// an argument not known, or one ARM rejects, leaves the value unknown saying which —
+/// never "evaluated by Azure Resource Manager at deployment".
+#[test]
+fn pure_bicep_and_arm_functions_are_evaluated_when_their_arguments_are_known() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    let res = |name: &str, expr: &str, size: &str| {
+        format!(
+            "resource {name} 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = {{\n  parent: ws\n  name: {expr}\n  location: 'westeurope'\n  properties: {{ computeType: 'AmlCompute', properties: {{ vmSize: {size}, enableNodePublicIp: false, subnet: {{ id: 'x' }} }} }}\n}}\n"
+        )
+    };
+    let ds3 = "'Standard_DS3_v2'";
+    let mut bicep = String::from(
+        "param env string = 'dev'\nparam gpuSku string = 'standard_nc6'\nparam projectNumber string\nresource ws 'Microsoft.MachineLearningServices/workspaces@2023-04-01' existing = { name: 'ws' }\n",
+    );
+    for (i, (expr, size)) in [
+        ("take('p001-m01-weu-${env}-cpu', 16)", ds3),
+        ("'a-${take('abc', 0)}-${take('abc', 99)}'", ds3),
+        (
+            "'b-${skip('xxcpu', 2)}-${skip('abc', -3)}-${skip('abc', 9)}'",
+            ds3,
+        ),
+        ("substring('cpu-cluster-xyz', 0, 11)", ds3),
+        ("'c-${substring('abcdef', 2)}'", ds3),
+        (
+            "replace('gpu_cluster_${env}', '_', '-')",
+            "replace(gpuSku, 'standard', 'Standard')",
+        ),
+        ("join(['cpu', 'f'], '-')", ds3),
+        ("'cpu-${length('abc')}-${length([1, 2])}'", ds3),
+        ("'n${padLeft(7, 3, '0')}-${padLeft('long', 2, '0')}'", ds3),
+        ("min(3, 4) == 3 && max([1, 5, 2]) == 5 ? 'cpu-g' : 'x'", ds3),
+        (
+            "startsWith('ABCdef', 'abc') && !endsWith('abc', 'x') ? 'sw-yes' : 'sw-no'",
+            ds3,
+        ),
+        ("take(replace(toLower('ABC_DEF\\'s'), '_', '-'), 5)", ds3),
+        // Out of range: the deployment fails.
+        ("substring('abc', 2, 5)", ds3),
+        // An argument without a value: its reason.
+        ("take('p${projectNumber}-m01-weu-${env}', 16)", ds3),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        bicep.push_str(&res(&format!("c{i}"), expr, size));
+    }
+    crate::common::write(root, "infra/main.bicep", &bicep);
+    let arm_res = |name: &str, size: &str| {
+        format!(
+            "{{\"type\": \"Microsoft.MachineLearningServices/workspaces/computes\", \"apiVersion\": \"2023-04-01\", \"name\": \"{name}\", \"location\": \"westeurope\", \"properties\": {{\"computeType\": \"AmlCompute\", \"properties\": {{\"vmSize\": \"{size}\"}}}}}}"
+        )
+    };
+    let ds3 = "Standard_DS3_v2";
+    let resources: Vec<String> = [
+        ("[format('{0}/{1}', 'ws', take(concat('arm-m01-weu-', parameters('env'), '-cpu'), 15))]", "[replace('standard_nc6', 'standard', 'Standard')]"),
+        ("[concat('ws/', skip('xxarm-skip', 2))]", ds3),
+        ("[concat('ws/', 'arm-', padLeft(string(length('abcd')), 3, '0'))]", ds3),
+        ("[concat('ws/', join(split('arm,j', ','), '-'), string(min(3, 1, 2)), string(max(4, 9)))]", ds3),
+        ("[concat('ws/', if(startsWith('ARM-x', 'arm'), 'arm-sw', 'no'), if(endsWith('x', 'y'), 'no', ''))]", ds3),
+        ("[concat('ws/', replace('arm''q', '''', '-'))]", ds3),
+        ("[concat('ws/', substring('arm-sub-xyz', 0, 7))]", ds3),
+        ("[concat('ws/', substring('abc', 1, 5))]", ds3),
+        ("[concat('ws/', take(parameters('nodefault'), 3))]", ds3),
+    ]
+    .iter()
+    .map(|(n, s)| arm_res(n, s))
+    .collect();
+    crate::common::write(
+        root,
+        "arm/template.json",
+        &format!(
+            "{{\"$schema\": \"https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#\", \"contentVersion\": \"1.0.0.0\", \"parameters\": {{\"env\": {{\"type\": \"string\", \"defaultValue\": \"dev\"}}, \"nodefault\": {{\"type\": \"string\"}}}}, \"resources\": [{}]}}",
+            resources.join(", ")
+        ),
+    );
+    crate::common::write(
+        root,
+        "job.yml",
+        &crate::common::job_using(&["p001-m01-weu-dev", "gpu-cluster-dev", "arm-m01-weu-dev"]),
+    );
+    let inv = inventory_of(root);
+    let (mut names, unnamed) = names_and_unnamed(&inv);
+    names.sort();
+    let mut want = vec![
+        "p001-m01-weu-dev",
+        "a--abc",
+        "b-cpu-abc-",
+        "cpu-cluster",
+        "c-cdef",
+        "gpu-cluster-dev",
+        "cpu-f",
+        "cpu-3-2",
+        "n007-long",
+        "cpu-g",
+        "sw-yes",
+        "abc-d",
+        "arm-m01-weu-dev",
+        "arm-skip",
+        "arm-004",
+        "arm-j19",
+        "arm-sw",
+        "arm-q",
+        "arm-sub",
+    ];
+    want.sort();
+    assert_eq!(names, want, "{inv:#}");
+    let whys: Vec<&str> = unnamed.iter().map(|(_, w)| w.as_str()).collect();
+    assert_eq!(whys.len(), 4, "{inv:#}");
+    assert!(
+        whys.iter().all(|w| !w.contains("at deployment")),
+        "no pure function is said to be evaluated at deployment: {whys:?}"
+    );
+    let said = |written: &str| -> &str {
+        &unnamed
+            .iter()
+            .find(|(w, _)| w.contains(written))
+            .unwrap_or_else(|| panic!("{written}: {unnamed:?}"))
+            .1
+    };
+    assert!(
+        said("substring('abc', 2, 5)").contains("does not lie within the string"),
+        "{unnamed:?}"
+    );
+    assert!(
+        said("substring('abc', 1, 5)").contains("does not lie within the string"),
+        "{unnamed:?}"
+    );
+    assert!(said("projectNumber").contains("projectNumber"), "{unnamed:?}");
+    assert!(
+        said("parameters('nodefault')").contains("parameters('nodefault')"),
+        "{unnamed:?}"
+    );
+    // The size built by `replace` is known (a retired NC size: AML505 at both).
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    assert!(
+        codes_of(&json, "job.yml").iter().all(|c| c != "AML203"),
+        "{json:#}"
+    );
+    assert!(
+        codes_of(&json, "infra/main.bicep").iter().any(|c| c == "AML505"),
+        "{json:#}"
+    );
+    assert!(
+        codes_of(&json, "arm/template.json").iter().any(|c| c == "AML505"),
+        "{json:#}"
+    );
+}
+
+/// An ARM template defining one compute from the parameters `clusterName` and `vmSize`
+/// (no defaults), as the Azure portal exports one.
+const PORTAL_TEMPLATE: &str = r#"{
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "contentVersion": "1.0.0.0",
+  "parameters": {"workspaceName": {"type": "string", "defaultValue": "ws"}, "clusterName": {"type": "string"}, "vmSize": {"type": "string"}},
+  "resources": [{
+    "type": "Microsoft.MachineLearningServices/workspaces/computes",
+    "apiVersion": "2023-04-01",
+    "name": "[concat(parameters('workspaceName'), '/', parameters('clusterName'))]",
+    "location": "westeurope",
+    "properties": {"computeType": "AmlCompute", "properties": {"vmSize": "[parameters('vmSize')]"}}
+  }]
+}"#;
+
+/// A deployment parameters file setting `clusterName` and `vmSize`.
+fn parameters_file(cluster: &str, size: &str) -> String {
+    format!(
+        r#"{{"$schema": "https://schema.management.azure.com/schemas/2015-01-01/deploymentParameters.json#", "contentVersion": "1.0.0.0", "parameters": {{"clusterName": {{"value": "{cluster}"}}, "vmSize": {{"value": "{size}"}}}}}}"#
+    )
+}
+
+/// Audit 28, case 03: `parameters.json` and `parameters.<env>.json` beside `template.json`
+/// (the Azure portal's export layout, one file per environment) are the template's
+/// parameters files when it is the one template of its folder; notes spell the parameters
+/// as their files do; a one-file run finds the definition through them.
+#[test]
+fn parameters_json_beside_the_one_template_of_its_folder_gives_its_values() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    let w = |name: &str, text: &str| crate::common::write(root, name, text);
+    w("portal/template.json", PORTAL_TEMPLATE);
+    w(
+        "portal/parameters.json",
+        &parameters_file("portal-compute", "STANDARD_NC6"),
+    );
+    w("env/template.json", PORTAL_TEMPLATE);
+    w(
+        "env/Parameters.Dev.json",
+        &parameters_file("env-compute", "STANDARD_D3_V2"),
+    );
+    w(
+        "env/parameters.test.json",
+        &parameters_file("env-compute", "STANDARD_D3_V2"),
+    );
+    w("documented/template.json", PORTAL_TEMPLATE);
+    w(
+        "documented/template.parameters.dev.json",
+        &parameters_file("doc-compute", "STANDARD_D3_V2"),
+    );
+    w(
+        "documented/template.parameters.test.json",
+        &parameters_file("doc-compute", "STANDARD_D3_V2"),
+    );
+    // Two templates: which one `parameters.json` is for is not known.
+    w("ambiguous/template.json", PORTAL_TEMPLATE);
+    w(
+        "ambiguous/template-vnet.json",
+        &PORTAL_TEMPLATE.replace("ws'", "ws2'"),
+    );
+    w(
+        "ambiguous/parameters.json",
+        &parameters_file("amb-compute", "STANDARD_D3_V2"),
+    );
+    // A `parameters.json` that is not a deployment's parameters file.
+    w("plain/template.json", PORTAL_TEMPLATE);
+    w(
+        "plain/parameters.json",
+        r#"{"parameters": {"clusterName": {"value": "plain-compute"}}}"#,
+    );
+    let inv = inventory_of(root);
+    let def = |name: &str| -> Value {
+        inv["computes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {inv:#}"))["definitions"][0]
+            .clone()
+    };
+    let portal = def("portal-compute");
+    assert_eq!(portal["path"], "portal/template.json", "{portal:#}");
+    assert_eq!(portal["settings"]["size"]["value"], "STANDARD_NC6", "{portal:#}");
+    let env = def("env-compute");
+    assert_eq!(env["settings"]["size"]["value"], "STANDARD_D3_V2", "{env:#}");
+    let notes = env["notes"].to_string();
+    assert!(
+        notes.contains("`clusterName` is set by Parameters.Dev.json, parameters.test.json"),
+        "the parameter as written, both files: {env:#}"
+    );
+    let doc = def("doc-compute");
+    let notes = doc["notes"].to_string();
+    assert!(
+        notes.contains("`vmSize` is set by template.parameters.dev.json"),
+        "{doc:#}"
+    );
+    assert!(
+        !notes.contains("`vmsize`") && !notes.contains("`clustername`"),
+        "{doc:#}"
+    );
+    let (names, unnamed) = names_and_unnamed(&inv);
+    assert!(
+        !names.iter().any(|n| n == "amb-compute" || n == "plain-compute"),
+        "{inv:#}"
+    );
+    // ambiguous/template.json, ambiguous/template-vnet.json, plain/template.json.
+    assert_eq!(unnamed.len(), 3, "{inv:#}");
+    assert!(
+        unnamed.iter().all(|(_, why)| why.contains("clusterName")),
+        "{unnamed:?}"
+    );
+
+    // A one-file run: only the parameters file names the compute.
+    let dir = project_with_job("portal-compute");
+    let root = dir.path();
+    crate::common::write(root, "infra/mlcompute/template.json", PORTAL_TEMPLATE);
+    crate::common::write(
+        root,
+        "infra/mlcompute/parameters.dev.json",
+        &parameters_file("portal-compute", "STANDARD_NC6"),
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "job.yml"]);
+    assert!(
+        codes_of(&json, "job.yml").iter().all(|c| c != "AML203"),
+        "{json:#}"
+    );
+    // The same run without the parameters file: the name is not defined.
+    std::fs::remove_file(root.join("infra/mlcompute/parameters.dev.json")).unwrap();
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "job.yml"]);
+    assert!(
+        codes_of(&json, "job.yml").iter().any(|c| c == "AML203"),
+        "{json:#}"
+    );
+}

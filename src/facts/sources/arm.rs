@@ -707,23 +707,76 @@ fn parameter_files(input: &Input<'_>) -> Given {
         return Given::new();
     }
     let dir = input.path.parent().unwrap_or(std::path::Path::new(""));
-    let files = iac::sibling_files(input.files, dir, |n| {
+    let lower = name.to_ascii_lowercase();
+    let stem = stem.to_ascii_lowercase();
+    let own = iac::sibling_files(input.files, dir, |n| {
         n.ends_with(".json")
-            && n != name
+            && n != lower
             && (n.starts_with(&format!("{stem}.parameters."))
                 || n.starts_with(&format!("{stem}.")) && n.ends_with(".parameters.json"))
     });
+    let (files, generic) = if own.is_empty() {
+        (generic_parameter_files(input, dir, &lower), true)
+    } else {
+        (own, false)
+    };
     let mut all: Vec<(String, Given)> = Vec::new();
     for (path, fname) in files.into_iter().take(16) {
         let display = iac::beside(&input.source.path, &fname);
         let Some(src) = input.files.read(&path, &display) else {
             continue;
         };
+        // `parameters.json` may be any file's parameters: only one whose `$schema` says it
+        // is a deployment's parameters file.
+        if generic && !src.text.to_ascii_lowercase().contains("deploymentparameters") {
+            continue;
+        }
         if let Some(values) = parameters_of(&src, &fname) {
             all.push((fname, values));
         }
     }
     iac::merge_given(all)
+}
+
+/// `parameters.json` and `parameters.<env>.json` beside the template (`name`, lower-cased)
+/// when it is the one ARM template of its folder (another `.json` there that is a
+/// template makes them ambiguous: none is read).
+fn generic_parameter_files(
+    input: &Input<'_>,
+    dir: &std::path::Path,
+    name: &str,
+) -> Vec<(std::path::PathBuf, String)> {
+    let files = iac::sibling_files(input.files, dir, iac::is_generic_parameters_name);
+    if files.is_empty() {
+        return files;
+    }
+    let others = iac::sibling_files(input.files, dir, |n| {
+        n.ends_with(".json") && n != name && !n.contains(".parameters") && !iac::is_generic_parameters_name(n)
+    });
+    // A folder of many JSON files is not one template's: no pairing by guess.
+    if others.len() > 32 {
+        return Vec::new();
+    }
+    for (path, fname) in others {
+        let display = iac::beside(&input.source.path, &fname);
+        let Some(src) = input.files.read(&path, &display) else {
+            continue;
+        };
+        if !src.text.to_ascii_lowercase().contains("deploymenttemplate")
+            && !src.text.contains("\"resources\"")
+        {
+            continue;
+        }
+        let loaded = crate::load::parse_source(src.clone(), crate::load::Format::Json, &Default::default());
+        if loaded
+            .documents
+            .first()
+            .is_some_and(|doc| doc.root.is_some_and(|root| is_template(doc, root)))
+        {
+            return Vec::new();
+        }
+    }
+    files
 }
 
 /// The `parameters` of a parameters file, as values (a key vault `reference` unknown).

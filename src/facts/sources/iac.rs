@@ -283,6 +283,202 @@ fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
     arm_string_function(name, &lower, args)
         .or_else(|| arm_conversion(&lower, args))
         .or_else(|| arm_list_function(&lower, args))
+        .or_else(|| arm_pure_function(name, &lower, args))
+}
+
+/// ARM's and Bicep's deterministic string and array functions that depend only on their
+/// arguments (`lower`: the name lower-cased): `take`, `skip`, `substring`, `replace`,
+/// `join`, `length`, `padLeft`, `min`, `max`, `startsWith`, `endsWith`. Strings are
+/// counted as ARM counts them (.NET: UTF-16 code units). An argument that is not known
+/// makes the result unknown with that argument's reason; arguments ARM rejects (a
+/// `substring` out of the string, an empty `replace` pattern...) make it unknown with
+/// what is wrong, never a guess.
+fn arm_pure_function(name: &str, lower: &str, args: &[Ev]) -> Option<Ev> {
+    let r = match lower {
+        "take" | "skip" => take_or_skip(name, lower == "take", args),
+        "substring" => substring(name, args),
+        "replace" => (|| {
+            let [s, old, new] = args else {
+                return Err(Ev::unknown(format!("`{name}()` takes three arguments")));
+            };
+            let (s, old, new) = (
+                str_arg(name, s, "string")?,
+                str_arg(name, old, "string to replace")?,
+                str_arg(name, new, "replacement")?,
+            );
+            if old.is_empty() {
+                return Err(Ev::unknown(format!(
+                    "`{name}()` of an empty string to replace fails at deployment"
+                )));
+            }
+            Ok(join([Part::Text(s.replace(&old, &new))]))
+        })(),
+        "join" => (|| {
+            let [list, sep] = args else {
+                return Err(Ev::unknown(format!("`{name}()` takes two arguments")));
+            };
+            let sep = str_arg(name, sep, "delimiter")?;
+            let V::List(items) = &list.v else {
+                return Err(Ev::unknown(
+                    list.why()
+                        .unwrap_or_else(|| format!("`{name}()` of a value that is not a list")),
+                ));
+            };
+            let mut texts = Vec::with_capacity(items.len());
+            for item in items {
+                texts.push(str_arg(name, item, "item")?);
+            }
+            Ok(join([Part::Text(texts.join(&sep))]))
+        })(),
+        "length" => match args {
+            [a] => match &a.v {
+                V::List(l) => Ok(Ev::int(l.len() as i64)),
+                V::Map(m) => Ok(Ev::int(m.len() as i64)),
+                _ => str_arg(name, a, "value").map(|s| Ev::int(s.encode_utf16().count() as i64)),
+            },
+            _ => Err(Ev::unknown(format!("`{name}()` takes one argument"))),
+        },
+        "padleft" => pad_left(name, args),
+        "min" | "max" => (|| {
+            let list: &[Ev] = match args {
+                [Ev { v: V::List(l), .. }] => l,
+                [a] if a.why().is_some() => return Err(Ev::unknown(a.why().unwrap_or_default())),
+                _ => args,
+            };
+            let mut nums = Vec::with_capacity(list.len());
+            for a in list {
+                nums.push(int_arg(name, a, "value")?);
+            }
+            let best = if lower == "min" {
+                nums.iter().min()
+            } else {
+                nums.iter().max()
+            };
+            best.map(|n| Ev::int(*n))
+                .ok_or_else(|| Ev::unknown(format!("`{name}()` of no numbers fails at deployment")))
+        })(),
+        "startswith" | "endswith" => (|| {
+            let [s, find] = args else {
+                return Err(Ev::unknown(format!("`{name}()` takes two arguments")));
+            };
+            // ARM compares case-insensitively.
+            let s = str_arg(name, s, "string")?.to_lowercase();
+            let find = str_arg(name, find, "string to find")?.to_lowercase();
+            Ok(Ev::boolean(if lower == "startswith" {
+                s.starts_with(&find)
+            } else {
+                s.ends_with(&find)
+            }))
+        })(),
+        _ => return None,
+    };
+    Some(r.unwrap_or_else(|e| e))
+}
+
+/// A known string argument of `fname` (`what` names it), or the value unknown with why.
+fn str_arg(fname: &str, a: &Ev, what: &str) -> Result<String, Ev> {
+    if let Some(s) = a.known_str() {
+        return Ok(s);
+    }
+    Err(Ev::unknown(a.why().unwrap_or_else(|| {
+        format!("the {what} of `{fname}()` is not a string")
+    })))
+}
+
+/// A known integer argument of `fname` (`what` names it), or the value unknown with why.
+fn int_arg(fname: &str, a: &Ev, what: &str) -> Result<i64, Ev> {
+    match &a.v {
+        V::Int(i) => Ok(*i),
+        _ => Err(Ev::unknown(a.why().unwrap_or_else(|| {
+            format!("the {what} of `{fname}()` is not an integer")
+        }))),
+    }
+}
+
+/// A string from UTF-16 code units (ARM's characters); unknown when a cut falls inside a
+/// character written as two of them.
+fn from_units(fname: &str, units: &[u16]) -> Result<Ev, Ev> {
+    String::from_utf16(units)
+        .map(Ev::text)
+        .map_err(|_| Ev::unknown(format!("`{fname}()` cuts a character in two")))
+}
+
+/// `take(value, n)` (`take`) or `skip(value, n)`: the first `n` items or characters, or
+/// all but them; `n <= 0` takes none (skips none), `n` beyond the length takes all (skips
+/// all).
+fn take_or_skip(name: &str, take: bool, args: &[Ev]) -> Result<Ev, Ev> {
+    let [value, n] = args else {
+        return Err(Ev::unknown(format!("`{name}()` takes two arguments")));
+    };
+    let n = int_arg(name, n, "count")?;
+    let cut = |len: usize| usize::try_from(n.max(0)).unwrap_or(usize::MAX).min(len);
+    if let V::List(items) = &value.v {
+        let k = cut(items.len());
+        let kept = if take { &items[..k] } else { &items[k..] };
+        return Ok(Ev::new(V::List(kept.to_vec())));
+    }
+    let s = str_arg(name, value, "value")?;
+    let units: Vec<u16> = s.encode_utf16().collect();
+    let k = cut(units.len());
+    from_units(name, if take { &units[..k] } else { &units[k..] })
+}
+
+/// `substring(s, start, length)`: `length` characters from `start` (zero-based), the rest
+/// of the string without `length`; ARM fails when they do not lie within the string.
+fn substring(name: &str, args: &[Ev]) -> Result<Ev, Ev> {
+    let (s, start, len) = match args {
+        [s, start] => (s, start, None),
+        [s, start, len] => (s, start, Some(len)),
+        _ => return Err(Ev::unknown(format!("`{name}()` takes two or three arguments"))),
+    };
+    let s = str_arg(name, s, "string")?;
+    let start = int_arg(name, start, "start index")?;
+    let len = len.map(|l| int_arg(name, l, "length")).transpose()?;
+    let units: Vec<u16> = s.encode_utf16().collect();
+    let total = units.len() as i64;
+    let len = len.unwrap_or(total - start);
+    if start < 0 || len < 0 || start > total || start.saturating_add(len) > total {
+        return Err(Ev::unknown(format!(
+            "`{name}()` of {len} characters from index {start} does not lie within the string of {total} characters: the deployment fails"
+        )));
+    }
+    from_units(name, &units[start as usize..(start + len) as usize])
+}
+
+/// `padLeft(value, totalLength, char)`: the string (or number) with `char` (a space
+/// without it) added on the left up to `totalLength` characters; unchanged when it is as
+/// long already.
+fn pad_left(name: &str, args: &[Ev]) -> Result<Ev, Ev> {
+    let (value, total, pad) = match args {
+        [v, t] => (v, t, None),
+        [v, t, p] => (v, t, Some(p)),
+        _ => return Err(Ev::unknown(format!("`{name}()` takes two or three arguments"))),
+    };
+    let s = match &value.v {
+        V::Int(i) => i.to_string(),
+        _ => str_arg(name, value, "value")?,
+    };
+    let total = int_arg(name, total, "total length")?;
+    let pad = match pad {
+        Some(p) => str_arg(name, p, "padding character")?,
+        None => " ".into(),
+    };
+    let mut pad_units = pad.encode_utf16();
+    let (Some(unit), None) = (pad_units.next(), pad_units.next()) else {
+        return Err(Ev::unknown(format!(
+            "the padding character of `{name}()` is not one character: the deployment fails"
+        )));
+    };
+    let len = s.encode_utf16().count() as i64;
+    if total <= len {
+        return Ok(Ev::text(s));
+    }
+    if total as usize > MAX_TEXT {
+        return Err(Ev::unknown(format!("the string is longer than {MAX_TEXT} bytes")));
+    }
+    let mut units: Vec<u16> = std::iter::repeat_n(unit, (total - len) as usize).collect();
+    units.extend(s.encode_utf16());
+    from_units(name, &units)
 }
 
 /// ARM's and Bicep's string functions (`lower`: the name lower-cased): `concat` (of
@@ -472,7 +668,15 @@ fn arm_list_function(lower: &str, args: &[Ev]) -> Option<Ev> {
                 .first()
                 .cloned()
                 .unwrap_or_else(|| Ev::unknown("`first` of an empty list")),
-            _ => Ev::unknown("`first` of a value that is not a known list"),
+            // Of a string, its first character.
+            Some(a) => match a.known_str() {
+                Some(s) => Ev::text(s.chars().next().map(String::from).unwrap_or_default()),
+                None => Ev::unknown(
+                    a.why()
+                        .unwrap_or_else(|| "`first` of a value that is not a known list".into()),
+                ),
+            },
+            None => Ev::unknown("`first()` without an argument"),
         },
         _ => return None,
     })
@@ -1241,12 +1445,21 @@ pub fn merge_given(all: Vec<(String, Given)>) -> Given {
     let mut names: Vec<&String> = all.iter().flat_map(|(_, g)| g.keys()).collect();
     names.sort();
     names.dedup();
-    for name in names {
+    for key in names {
         let setters: Vec<(&String, &Ev)> = all
             .iter()
-            .filter_map(|(f, g)| g.get(name).map(|v| (f, v)))
+            .filter_map(|(f, g)| g.get(key).map(|v| (f, v)))
             .collect();
         let first = setters[0].1;
+        // The parameter as its file spells it (ARM's keys are lower-cased here, its notes
+        // say "`clusterName` is set by …").
+        let name = setters
+            .iter()
+            .find_map(|(_, v)| {
+                let (spelled, _) = v.note.as_deref()?.strip_prefix('`')?.split_once("` is set by ")?;
+                spelled.eq_ignore_ascii_case(key).then_some(spelled)
+            })
+            .unwrap_or(key);
         let agree = setters.iter().all(|(_, v)| v.v == first.v);
         let v = if agree {
             let files: Vec<&str> = setters.iter().map(|(f, _)| f.as_str()).collect();
@@ -1266,7 +1479,7 @@ pub fn merge_given(all: Vec<(String, Given)>) -> Given {
                 each.join(", ")
             ))
         };
-        out.insert(name.clone(), v);
+        out.insert(key.clone(), v);
     }
     out
 }
@@ -1350,6 +1563,13 @@ pub fn split_dir(p: &str) -> (&str, &str) {
     }
 }
 
+/// Whether a file name (lower-cased) is a parameters file named for no template:
+/// `parameters.json`, `parameters.<env>.json` (the Azure portal's export layout, and a
+/// pipeline's `csmParametersFile: parameters.$(env).json`).
+pub fn is_generic_parameters_name(lower: &str) -> bool {
+    lower.starts_with("parameters.") && lower.ends_with(".json")
+}
+
 /// Which definition files beside it a file may give values to (by its name): a
 /// Terraform file or variables file to the `.tf` files, a `.bicepparam` to the `.bicep`
 /// files, an ARM parameters file to the templates. What a directory's files give
@@ -1370,9 +1590,13 @@ impl GivesTo {
             name.len() >= suffix.len()
                 && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
         };
+        // `<template>.parameters.json`..., and `parameters.json`, `parameters.<env>.json`
+        // (the one template of their folder's).
         let parameters = name
             .windows(b".parameters".len())
-            .any(|w| w.eq_ignore_ascii_case(b".parameters"));
+            .any(|w| w.eq_ignore_ascii_case(b".parameters"))
+            || name.len() >= b"parameters.".len()
+                && name[..b"parameters.".len()].eq_ignore_ascii_case(b"parameters.");
         GivesTo {
             tf: ends(".tf") || ends(".tfvars") || ends(".tfvars.json"),
             bicep: ends(".bicepparam"),
@@ -1397,7 +1621,10 @@ impl GivesTo {
         let oname = split_dir(other).1.to_ascii_lowercase();
         (self.tf && oname.ends_with(".tf"))
             || (self.bicep && oname.ends_with(".bicep"))
-            || (self.arm && oname.ends_with(".json") && !oname.contains(".parameters"))
+            || (self.arm
+                && oname.ends_with(".json")
+                && !oname.contains(".parameters")
+                && !is_generic_parameters_name(&oname))
     }
 }
 
@@ -1876,6 +2103,128 @@ mod tests {
         assert!(arm_function("uniqueString", &[s("x")]).is_none());
     }
 
+    /// Audit 28, case 04: the functions that depend only on their arguments, with ARM's
+    /// semantics; arguments ARM rejects, and arguments not known, make the value unknown
+    /// with what is wrong — never "evaluated at deployment".
+    #[test]
+    fn pure_string_and_array_functions_follow_arm() {
+        let f = |name: &str, args: &[Ev]| arm_function(name, args).unwrap();
+        let text = |name: &str, args: &[Ev]| {
+            let v = f(name, args);
+            v.known_str().unwrap_or_else(|| panic!("{name}: {v:?}"))
+        };
+        let why = |name: &str, args: &[Ev]| f(name, args).why().unwrap_or_else(|| panic!("{name} known"));
+        let i = Ev::int;
+        let list = |items: &[&str]| Ev::new(V::List(items.iter().map(|t| s(t)).collect()));
+        // take / skip: n <= 0 takes none (skips none), beyond the length takes all.
+        assert_eq!(
+            text("take", &[s("p001-m01-weu-dev-cpu"), i(16)]),
+            "p001-m01-weu-dev"
+        );
+        assert_eq!(text("take", &[s("abc"), i(0)]), "");
+        assert_eq!(text("take", &[s("abc"), i(-2)]), "");
+        assert_eq!(text("take", &[s("abc"), i(99)]), "abc");
+        assert_eq!(text("skip", &[s("xxcpu"), i(2)]), "cpu");
+        assert_eq!(text("skip", &[s("abc"), i(-1)]), "abc");
+        assert_eq!(text("skip", &[s("abc"), i(9)]), "");
+        assert_eq!(f("take", &[list(&["a", "b", "c"]), i(2)]).v, list(&["a", "b"]).v);
+        assert_eq!(f("skip", &[list(&["a", "b", "c"]), i(2)]).v, list(&["c"]).v);
+        // Characters as .NET counts them (UTF-16): a cut inside a pair is not guessed.
+        assert_eq!(text("take", &[s("é-x"), i(2)]), "é-");
+        assert!(why("take", &[s("😀x"), i(1)]).contains("cuts a character"));
+        // substring: within the string, else the deployment fails.
+        assert_eq!(
+            text("substring", &[s("cpu-cluster-xyz"), i(0), i(11)]),
+            "cpu-cluster"
+        );
+        assert_eq!(text("substring", &[s("abcdef"), i(2)]), "cdef");
+        assert_eq!(text("substring", &[s("abc"), i(3), i(0)]), "");
+        for args in [
+            [s("abc"), i(2), i(5)],
+            [s("abc"), i(-1), i(1)],
+            [s("abc"), i(4), i(0)],
+            [s("abc"), i(0), i(-1)],
+        ] {
+            assert!(
+                why("substring", &args).contains("does not lie within the string"),
+                "{args:?}"
+            );
+        }
+        assert!(why("substring", &[s("abc"), i(4)]).contains("does not lie within"));
+        // replace: every occurrence, case-sensitive; an empty pattern fails.
+        assert_eq!(
+            text("replace", &[s("gpu_cluster_dev"), s("_"), s("-")]),
+            "gpu-cluster-dev"
+        );
+        assert_eq!(
+            text("replace", &[s("standard_nc6"), s("standard"), s("Standard")]),
+            "Standard_nc6"
+        );
+        assert_eq!(
+            text("replace", &[s("STANDARD_x"), s("standard"), s("y")]),
+            "STANDARD_x"
+        );
+        assert_eq!(text("replace", &[s("a'b"), s("'"), s("-")]), "a-b");
+        assert!(why("replace", &[s("abc"), s(""), s("x")]).contains("empty"));
+        // join, length, padLeft.
+        assert_eq!(text("join", &[list(&["cpu", "f"]), s("-")]), "cpu-f");
+        assert_eq!(text("join", &[list(&[]), s("-")]), "");
+        assert!(why("join", &[Ev::new(V::List(vec![s("a"), i(1)])), s("-")]).contains("not a string"));
+        assert_eq!(f("length", &[s("abc")]).v, V::Int(3));
+        assert_eq!(f("length", &[list(&["a", "b"])]).v, V::Int(2));
+        assert_eq!(
+            f("length", &[Ev::new(V::Map(vec![("k".into(), s("v"))]))]).v,
+            V::Int(1)
+        );
+        assert_eq!(text("padLeft", &[s("7"), i(3), s("0")]), "007");
+        assert_eq!(text("padLeft", &[i(7), i(3), s("0")]), "007");
+        assert_eq!(text("padLeft", &[s("7"), i(3)]), "  7");
+        assert_eq!(text("padLeft", &[s("long"), i(2), s("0")]), "long");
+        assert!(why("padLeft", &[s("7"), i(3), s("00")]).contains("not one character"));
+        assert!(why("padLeft", &[s("7"), i(1 << 40), s("0")]).contains("longer than"));
+        // min, max (of numbers, or of one list of them); startsWith, endsWith ignore case.
+        assert_eq!(f("min", &[i(3), i(4)]).v, V::Int(3));
+        assert_eq!(f("max", &[Ev::new(V::List(vec![i(1), i(5), i(2)]))]).v, V::Int(5));
+        assert!(why("min", &[Ev::new(V::List(vec![]))]).contains("no numbers"));
+        assert_eq!(f("startsWith", &[s("ABCdef"), s("abc")]).v, V::Bool(true));
+        assert_eq!(f("endsWith", &[s("abc"), s("x")]).v, V::Bool(false));
+        assert_eq!(f("endsWith", &[s("abC"), s("BC")]).v, V::Bool(true));
+        assert_eq!(text("first", &[s("xyz")]), "x");
+        // An argument not known: the value is unknown with that argument's reason.
+        let no_default = Ev::unknown("`projectNumber` has no default value");
+        let built = join([
+            Part::Text("p".into()),
+            Part::Unknown("`projectNumber` has no default value".into()),
+            Part::Text("-m01".into()),
+        ]);
+        for (name, args) in [
+            ("take", vec![built.clone(), i(16)]),
+            ("take", vec![s("abc"), no_default.clone()]),
+            ("skip", vec![built.clone(), i(1)]),
+            ("substring", vec![s("abc"), i(0), no_default.clone()]),
+            ("replace", vec![s("abc"), s("b"), built.clone()]),
+            (
+                "join",
+                vec![Ev::new(V::List(vec![s("a"), no_default.clone()])), s("-")],
+            ),
+            ("join", vec![no_default.clone(), s("-")]),
+            ("length", vec![built.clone()]),
+            ("padLeft", vec![no_default.clone(), i(3), s("0")]),
+            ("min", vec![i(1), no_default.clone()]),
+            ("max", vec![no_default.clone()]),
+            ("startsWith", vec![built.clone(), s("p")]),
+            ("first", vec![no_default.clone()]),
+        ] {
+            assert_eq!(why(name, &args), "`projectNumber` has no default value", "{name}");
+        }
+        // A value from a parameters file keeps its note.
+        let noted = s("dev-cluster-long").with_note(Some("`n` is set by p.json".into()));
+        assert_eq!(
+            f("take", &[noted, i(3)]).note.as_deref(),
+            Some("`n` is set by p.json")
+        );
+    }
+
     #[test]
     fn strings_stop_growing_at_the_bound() {
         let mut v = s("ab");
@@ -2049,7 +2398,12 @@ mod tests {
         assert!(GivesTo::of("Infra\\Prod.TFVARS").takes("Infra\\Main.TF"));
         assert!(GivesTo::of("a/Deploy.Parameters.JSON").takes("a/Deploy.Json"));
         assert!(GivesTo::of("a/Main.BicepParam").takes("a/main.BICEP"));
-        assert!(!GivesTo::of("a/parameters.json").any() && !GivesTo::of("a/x.tf.bak").any());
+        assert!(!GivesTo::of("a/x.tf.bak").any() && !GivesTo::of("a/parameters").any());
+        // The Azure portal's export layout, and one file per environment.
+        assert!(GivesTo::of("a/parameters.json").takes("a/template.json"));
+        assert!(GivesTo::of("a/Parameters.Dev.json").takes("a/template.json"));
+        assert!(!GivesTo::of("a/parameters.dev.json").takes("a/parameters.test.json"));
+        assert!(!GivesTo::of("a/parameters.json").takes("a/main.bicep"));
     }
 
     #[test]
