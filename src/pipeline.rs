@@ -2209,7 +2209,12 @@ fn falls_back_to_the_name(code: &str) -> bool {
     crate::registry::builtin()
         .get(code)
         .and_then(|r| r.declarative.as_ref())
-        .is_some_and(|d| d.report.fallback.as_deref() == Some("name"))
+        .is_some_and(|d| {
+            d.report
+                .fallback
+                .as_ref()
+                .is_some_and(|f| f.items().contains(&"name"))
+        })
 }
 
 /// Whether the rule `code` judges a VM size (its file is under `rules/vm/`).

@@ -121,8 +121,9 @@ pub struct Example {
 #[serde(deny_unknown_fields)]
 pub struct ReportFile {
     pub at: OneOrMany,
+    /// Where to report when `at` reaches nothing: the first of these that reaches a node.
     #[serde(default)]
-    pub fallback: Option<String>,
+    pub fallback: Option<OneOrMany>,
     #[serde(default)]
     pub span: ReportSpan,
     pub message: String,

@@ -11,7 +11,8 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 /// A language compute definitions are written in, as the table names it: `yaml`, `cli`,
-/// `template`, `terraform`, `azapi`, `bicep`, `arm`, `python`, `python-v1`.
+/// `template`, `terraform`, `azapi`, `bicep`, `arm`, `python`, `python-v1`,
+/// `python-v1-instance`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Idiom {
     /// Azure ML YAML, where every field is written as its own path.
@@ -31,10 +32,14 @@ pub enum Idiom {
     Python,
     /// The Python SDK v1 (`provisioning_configuration(...)`).
     PythonV1,
+    /// The Python SDK v1's `ComputeInstance.provisioning_configuration(...)`, which takes
+    /// fewer settings than `AmlCompute`'s (no `enable_node_public_ip`, no idle shutdown)
+    /// and writes SSH access as `ssh_public_access=True`.
+    PythonV1Instance,
 }
 
 impl Idiom {
-    pub const ALL: [Idiom; 9] = [
+    pub const ALL: [Idiom; 10] = [
         Idiom::Yaml,
         Idiom::Cli,
         Idiom::Template,
@@ -44,6 +49,7 @@ impl Idiom {
         Idiom::Arm,
         Idiom::Python,
         Idiom::PythonV1,
+        Idiom::PythonV1Instance,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,7 +63,13 @@ impl Idiom {
             Idiom::Arm => "arm",
             Idiom::Python => "python",
             Idiom::PythonV1 => "python-v1",
+            Idiom::PythonV1Instance => "python-v1-instance",
         }
+    }
+
+    /// Whether the idiom is the Python SDK v1's (any class's `provisioning_configuration`).
+    pub fn is_python_v1(self) -> bool {
+        matches!(self, Idiom::PythonV1 | Idiom::PythonV1Instance)
     }
 }
 
@@ -80,6 +92,8 @@ struct Entry {
     keys_of: Option<String>,
     #[serde(default)]
     values: HashMap<String, HashMap<String, String>>,
+    #[serde(default)]
+    cannot: Option<String>,
 }
 
 /// One idiom's spelling of settings.
@@ -91,6 +105,9 @@ pub struct Spelling {
     keys: Option<HashMap<String, String>>,
     /// By field, then value as Azure ML YAML writes it.
     values: HashMap<String, HashMap<String, String>>,
+    /// Why a definition in the idiom cannot set a field it has no key for (`a template
+    /// call passes only the template's inputs, and it has none for this`).
+    cannot: Option<String>,
 }
 
 impl Spelling {
@@ -113,6 +130,13 @@ impl Spelling {
             .get(field)
             .and_then(|v| v.get(value))
             .map_or(value, String::as_str)
+    }
+
+    /// Why the idiom cannot set a field it has no key for (`{cannot}` in a message).
+    pub fn cannot(&self) -> &str {
+        self.cannot
+            .as_deref()
+            .unwrap_or("its language has no setting for it")
     }
 
     /// `key` given `value`, both as the idiom writes them (`min_node_count = 0`).
@@ -152,6 +176,7 @@ fn load(text: &str) -> Result<HashMap<Idiom, Spelling>, String> {
                 assign: entry.assign.clone(),
                 keys,
                 values: entry.values.clone(),
+                cannot: entry.cannot.clone(),
             },
         );
     }
@@ -245,6 +270,21 @@ mod tests {
         );
         assert_eq!(spelling(Idiom::PythonV1).set("min_instances", "0"), "min_nodes=0");
         assert!(!spelling(Idiom::PythonV1).can("idle_time_before_shutdown_minutes"));
+        // Audit 28, case 02: SDK v1's `ComputeInstance.provisioning_configuration` takes no
+        // `enable_node_public_ip`, and its SSH access is a bool.
+        let v1_instance = spelling(Idiom::PythonV1Instance);
+        assert!(!v1_instance.can("enable_node_public_ip"));
+        assert!(v1_instance.can("network_settings.subnet"));
+        assert_eq!(
+            v1_instance.set("ssh_public_access_enabled", "true"),
+            "ssh_public_access=True"
+        );
+        assert!(
+            v1_instance
+                .cannot()
+                .contains("ComputeInstance.provisioning_configuration")
+        );
+        assert!(spelling(Idiom::Template).cannot().contains("template's inputs"));
         assert_eq!(
             spelling(Idiom::Cli).set("enable_node_public_ip", "false"),
             "--enable-node-public-ip false"

@@ -9,8 +9,8 @@
 //! without a `compute`: it runs on the pipeline's `settings.default_compute` (else its
 //! `compute`), so it is reported at its key, with that inherited reference as `{value}`
 //! and `@` and a label on it — unless the rule already reports the inherited reference
-//! itself. When `at` reaches nothing, `report.fallback` is the subject; without one, the
-//! rule does not apply to the document.
+//! itself. When `at` reaches nothing, `report.fallback` is the subject (the first of its
+//! paths that reaches a node); without one, the rule does not apply to the document.
 
 pub mod condition;
 pub mod path;
@@ -36,7 +36,8 @@ pub struct PolicyRule {
     pub kinds: Vec<String>,
     pub when: Cond,
     pub at: Vec<FieldPath>,
-    pub fallback: Option<FieldPath>,
+    /// Where to report when `at` reaches nothing: the first of these that reaches a node.
+    pub fallback: Vec<FieldPath>,
     /// `report.span`: what of a reached node the finding covers.
     pub span: ReportSpan,
     pub message: Template,
@@ -54,18 +55,21 @@ pub struct PolicyRule {
 /// `{$vm.series}`), optionally with a default (`{$vm.closest|none}`); and sections shown
 /// only when a field or fact has a value: `{?$target.similar}; did you mean
 /// `{$target.similar}`?{/}`, or only when it has none: `{!$target.searched}this
-/// project{/}` (sections do not nest).
+/// project{/}` (sections nest, [`MAX_SECTION_DEPTH`] deep at most).
 ///
 /// A compute setting is named as the checked definition's language writes it
 /// (`rules/data/idioms.yaml`, [`crate::facts::idiom`]): `{key:min_instances}` is
 /// `min_node_count` in Terraform, `{set:min_instances=0}` is `min_node_count = 0`,
 /// `{set:min_instances=@}` the setting with the reported value (as the file writes both,
 /// when it does); `{?can:FIELD}...{/}` is shown only where the language can set FIELD,
-/// `{!can:FIELD}...{/}` only where it cannot.
+/// `{!can:FIELD}...{/}` only where it cannot, and `{cannot}` says why it cannot.
 #[derive(Debug, Clone)]
 pub struct Template {
     parts: Vec<Part>,
 }
+
+/// How deep a message's sections nest at most (`{!a}{?can:b}...{/}{/}` is two).
+const MAX_SECTION_DEPTH: usize = 4;
 
 #[derive(Debug, Clone)]
 enum Part {
@@ -75,6 +79,9 @@ enum Part {
     Kind,
     /// A path, and the text to show when it has no value (`{$vm.closest|none}`).
     Field(FieldPath, Option<String>),
+    /// `{cannot}`: why the definition's language cannot set a field it has no key for
+    /// (`rules/data/idioms.yaml`'s `cannot`).
+    Cannot,
     /// `{key:FIELD}`: a compute setting's name, as the definition's language writes it.
     SettingKey(String),
     /// `{set:FIELD=VALUE}`: the setting with a value (`None`: `@`, the reported value).
@@ -96,9 +103,9 @@ enum Test {
 impl Template {
     pub fn parse(s: &str) -> Result<Template, String> {
         let mut parts = Vec::new();
-        // An open `{?path}` or `{!path}` section: its path, whether it is shown when the
-        // path has a value, and the parts before it.
-        let mut section: Option<(Test, bool, Vec<Part>)> = None;
+        // The open `{?path}` or `{!path}` sections, innermost last: each one's test,
+        // whether it is shown when the test holds, and the parts before it.
+        let mut sections: Vec<(Test, bool, Vec<Part>)> = Vec::new();
         let mut text = String::new();
         let mut chars = s.chars().peekable();
         while let Some(c) = chars.next() {
@@ -128,8 +135,8 @@ impl Template {
                         None => name.strip_prefix('!').map(|cond| (cond, false)),
                     };
                     if let Some((cond, when_valued)) = cond {
-                        if section.is_some() {
-                            return Err(format!("sections do not nest in {s:?}"));
+                        if sections.len() >= MAX_SECTION_DEPTH {
+                            return Err(format!("sections nest {MAX_SECTION_DEPTH} deep at most in {s:?}"));
                         }
                         if !text.is_empty() {
                             parts.push(Part::Text(std::mem::take(&mut text)));
@@ -142,11 +149,11 @@ impl Template {
                                 Test::Valued(path)
                             }
                         };
-                        section = Some((test, when_valued, std::mem::take(&mut parts)));
+                        sections.push((test, when_valued, std::mem::take(&mut parts)));
                         continue;
                     }
                     if name == "/" {
-                        let Some((test, when_valued, outer)) = section.take() else {
+                        let Some((test, when_valued, outer)) = sections.pop() else {
                             return Err(format!("a `{{/}}` without its `{{?...}}` in {s:?}"));
                         };
                         if !text.is_empty() {
@@ -177,6 +184,7 @@ impl Template {
                         "value" => Part::Value,
                         "key" => Part::Key,
                         "kind" => Part::Kind,
+                        "cannot" => Part::Cannot,
                         other => {
                             let path = FieldPath::parse(other)?;
                             check_fact_path(&path, false)?;
@@ -188,7 +196,7 @@ impl Template {
                 c => text.push(c),
             }
         }
-        if section.is_some() {
+        if !sections.is_empty() {
             return Err(format!("a `{{?...}}` section without its `{{/}}` in {s:?}"));
         }
         if !text.is_empty() {
@@ -199,22 +207,22 @@ impl Template {
 
     /// The field paths and facts the template reads.
     fn paths(&self) -> Vec<&FieldPath> {
-        let mut out = Vec::new();
-        for p in &self.parts {
-            match p {
-                Part::Field(path, _) => out.push(path),
-                Part::Section(test, inner, _) => {
-                    if let Test::Valued(path) = test {
-                        out.push(path);
+        fn collect<'p>(parts: &'p [Part], out: &mut Vec<&'p FieldPath>) {
+            for p in parts {
+                match p {
+                    Part::Field(path, _) => out.push(path),
+                    Part::Section(test, inner, _) => {
+                        if let Test::Valued(path) = test {
+                            out.push(path);
+                        }
+                        collect(inner, out);
                     }
-                    out.extend(inner.iter().filter_map(|p| match p {
-                        Part::Field(path, _) => Some(path),
-                        _ => None,
-                    }));
+                    _ => {}
                 }
-                _ => {}
             }
         }
+        let mut out = Vec::new();
+        collect(&self.parts, &mut out);
         out
     }
 
@@ -235,6 +243,7 @@ fn render_parts(parts: &[Part], env: &RuleEnv<'_>, out: &mut String, known: Opti
         match p {
             Part::Text(t) => out.push_str(t),
             Part::Kind => out.push_str(&env.facts.kind.title),
+            Part::Cannot => out.push_str(crate::facts::idiom::spelling(env.facts.idiom).cannot()),
             Part::Value => out.push_str(&env.display_node(env.subject.value_node())),
             Part::Key => out.push_str(
                 env.subject
@@ -565,10 +574,11 @@ impl PolicyRule {
         for at in &self.at {
             self.expand(at, facts, root, &mut out);
         }
-        if out.is_empty() {
-            if let Some(fallback) = &self.fallback {
-                self.expand(fallback, facts, root, &mut out);
+        for fallback in &self.fallback {
+            if !out.is_empty() {
+                break;
             }
+            self.expand(fallback, facts, root, &mut out);
         }
         out
     }
@@ -871,9 +881,12 @@ pub fn compile(
         .collect::<Result<Vec<_>, _>>()?;
     let fallback = report
         .fallback
-        .as_deref()
+        .as_ref()
+        .map(|f| f.items())
+        .unwrap_or_default()
+        .into_iter()
         .map(|s| parse_path(s, "fallback"))
-        .transpose()?;
+        .collect::<Result<Vec<_>, _>>()?;
     let message = Template::parse(&report.message).map_err(|e| (at_span("message"), e))?;
     let help = report
         .help
@@ -1052,7 +1065,11 @@ mod tests {
         assert!(Template::parse("a{?$target.similar}; did you mean `{$target.similar}`?{/}.").is_ok());
         assert!(Template::parse("{?$target.similar}open").is_err());
         assert!(Template::parse("close{/}").is_err());
-        assert!(Template::parse("{?a}{?b}{/}{/}").is_err());
+        // Sections nest, a few deep.
+        assert!(Template::parse("{?a}{?b}{/}{/}").is_ok());
+        assert!(Template::parse("{?a}{?b}{/}").is_err());
+        assert!(Template::parse("{?a}{?b}{?c}{?d}x{/}{/}{/}{/}").is_ok());
+        assert!(Template::parse("{?a}{?b}{?c}{?d}{?e}x{/}{/}{/}{/}{/}").is_err());
         assert!(Template::parse("{?$target.nosuch}x{/}").is_err());
         // Compute settings as the definition's language writes them.
         assert!(
@@ -1073,7 +1090,8 @@ mod tests {
             .is_ok()
         );
         assert!(Template::parse("{!$target.searched}open").is_err());
-        assert!(Template::parse("{!a}{?b}{/}{/}").is_err());
+        assert!(Template::parse("{!a}{?can:b}x{/}{/}").is_ok());
+        assert!(Template::parse("{cannot}").is_ok());
         assert!(Template::parse("{!$target.nosuch}x{/}").is_err());
     }
 }

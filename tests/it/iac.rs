@@ -1700,3 +1700,371 @@ fn parameters_json_beside_the_one_template_of_its_folder_gives_its_values() {
         "{json:#}"
     );
 }
+
+/// Audit 28, case 02: SDK v1's `ComputeInstance.provisioning_configuration` takes no
+/// `enable_node_public_ip` (azureml-core 1.61: no `**kwargs`; the keyword raises
+/// `TypeError`). AML702 says this definition cannot turn public IPs off and names where
+/// it can, keeping the virtual-network part; the keyword written anyway is no setting (it
+/// silenced AML702), noted; AML703 names `ssh_public_access=True` as the file writes it.
+/// `AmlCompute`'s configuration keeps its `enable_node_public_ip`.
+#[test]
+fn an_sdk_v1_compute_instance_cannot_turn_public_ips_off() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "plain.py",
+        "from azureml.core.compute import ComputeTarget, ComputeInstance\n\
+config = ComputeInstance.provisioning_configuration(\n    vm_size=\"Standard_DS3_v2\",\n    ssh_public_access=False,\n)\n\
+instance = ComputeTarget.create(ws, \"ci-plain\", config)\n",
+    );
+    crate::common::write(
+        root,
+        "followed.py",
+        "from azureml.core.compute import ComputeTarget, ComputeInstance\n\
+config = ComputeInstance.provisioning_configuration(\n    vm_size=\"Standard_DS3_v2\",\n    vnet_resourcegroup_name=\"rg\",\n    vnet_name=\"vnet\",\n    subnet_name=\"default\",\n    enable_node_public_ip=False,\n)\n\
+instance = ComputeTarget.create(ws, \"ci-vnet\", config)\n",
+    );
+    crate::common::write(
+        root,
+        "ssh.py",
+        "from azureml.core.compute import ComputeTarget, ComputeInstance\n\
+config = ComputeInstance.provisioning_configuration(vm_size=\"Standard_DS3_v2\", ssh_public_access=True,\n    admin_user_ssh_public_key=\"ssh-rsa AAAA\")\n\
+instance = ComputeTarget.create(ws, \"ci-ssh\", config)\n\
+inline = ComputeTarget.create(ws, \"ci-inline\", ComputeInstance.provisioning_configuration(vm_size=\"Standard_DS3_v2\", ssh_public_access=True))\n",
+    );
+    crate::common::write(
+        root,
+        "cluster.py",
+        "from azureml.core.compute import ComputeTarget, AmlCompute\n\
+config = AmlCompute.provisioning_configuration(vm_size=\"Standard_DS3_v2\", max_nodes=2,\n    vnet_resourcegroup_name=\"rg\", vnet_name=\"vnet\", subnet_name=\"default\", enable_node_public_ip=False)\n\
+cluster = ComputeTarget.create(ws, \"cpu-private\", config)\n",
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    let cannot = "AML702 the nodes of `ci-plain` get public IP addresses: public IPs are the default, and this definition cannot turn them off";
+    assert!(
+        messages(&json, "plain.py").iter().any(|m| m == cannot),
+        "{json:#}"
+    );
+    let help = helps(&json, "plain.py")
+        .into_iter()
+        .find(|h| h.starts_with("AML702"))
+        .unwrap_or_default();
+    assert_eq!(
+        help,
+        "AML702 This definition cannot turn them off (SDK v1's `ComputeInstance.provisioning_configuration` has no parameter for it): create the compute where they can be turned off (`az ml compute create --enable-node-public-ip false`, a compute YAML's `enable_node_public_ip: false`, the SDK v2's `enable_node_public_ip=False`, the REST property `enableNodePublicIp: false` in ARM, Bicep or `azapi_resource`, or Terraform's `node_public_ip_enabled = false`) and place it in a virtual network (`subnet_name`) so that nodes are reachable only privately.",
+        "{json:#}"
+    );
+    // The help followed: the keyword is no setting, AML702 stays (at the `create`), and
+    // its help no longer asks for the subnet the file gives.
+    assert_eq!(
+        found(&json, "AML702", "followed.py"),
+        [(9, 0, vec![])],
+        "{json:#}"
+    );
+    assert!(
+        messages(&json, "followed.py")
+            .iter()
+            .any(|m| m.starts_with("AML702 the nodes of `ci-vnet` get public IP addresses: public IPs are the default, and this definition cannot")),
+        "{json:#}"
+    );
+    assert!(
+        helps(&json, "followed.py")
+            .iter()
+            .any(|h| h.starts_with("AML702 This definition cannot turn them off")
+                && !h.contains("subnet_name")),
+        "{json:#}"
+    );
+    assert!(
+        codes_of(&json, "followed.py").iter().all(|c| c != "AML704"),
+        "{json:#}"
+    );
+    // SSH access as the file writes it, through the variable and in place.
+    let ssh: Vec<String> = messages(&json, "ssh.py")
+        .into_iter()
+        .filter(|m| m.starts_with("AML703"))
+        .collect();
+    assert_eq!(
+        ssh,
+        [
+            "AML703 `ssh_public_access=True` opens the SSH port of `ci-ssh` to the internet",
+            "AML703 `ssh_public_access=True` opens the SSH port of `ci-inline` to the internet",
+        ],
+        "{json:#}"
+    );
+    assert_eq!(found(&json, "AML703", "ssh.py")[0].0, 4, "{json:#}");
+    // In place, on the definition's line: the value's own span.
+    assert_eq!(found(&json, "AML703", "ssh.py")[1], (5, 0, vec![]), "{json:#}");
+    let inline = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "AML703" && x["range"]["start"]["line"] == 5)
+        .unwrap();
+    let line5 = "inline = ComputeTarget.create(ws, \"ci-inline\", ComputeInstance.provisioning_configuration(vm_size=\"Standard_DS3_v2\", ssh_public_access=True))";
+    let col = line5.find("True").unwrap() as u64 + 1;
+    assert_eq!(inline["range"]["start"]["column"], col, "{inline:#}");
+    // `AmlCompute` takes the keyword: a private cluster in a virtual network.
+    assert!(
+        codes_of(&json, "cluster.py")
+            .iter()
+            .all(|c| c != "AML702" && c != "AML704"),
+        "{json:#}"
+    );
+    let out = crate::common::amlint_wide(root)
+        .args(["inventory", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let vnet = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "ci-vnet")
+        .unwrap_or_else(|| panic!("{inv:#}"))["definitions"][0]
+        .clone();
+    assert!(
+        vnet["notes"].to_string().contains(
+            "`enable_node_public_ip` is not read: `ComputeInstance.provisioning_configuration` has no such parameter"
+        ),
+        "{vnet:#}"
+    );
+    assert!(
+        !vnet["notes"].to_string().contains("azureml-core drops it"),
+        "{vnet:#}"
+    );
+}
+
+/// Audit 28, case 06: an SDK v2 constructor whose value is thrown away (a whole expression
+/// statement, a notebook's "display this" line) builds an object nothing creates: no
+/// definition, no findings. Created, assigned, returned, in a list or passed, it still is.
+#[test]
+fn an_sdk_v2_constructor_whose_value_is_discarded_defines_nothing() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "ci.py",
+        "from azure.ai.ml.entities import AmlCompute, ComputeInstance, NetworkSettings\n\
+\n\
+nw = NetworkSettings(vnet_name=\"vnet\", subnet=\"default\")\n\
+ci = ComputeInstance(name=\"ci-secure\", size=\"Standard_DS3_v2\", enable_node_public_ip=False,\n                     network_settings=nw, idle_time_before_shutdown_minutes=30)\n\
+ml_client.begin_create_or_update(ci).result()\n\
+\n\
+# Note that idle_time_before_shutdown has been deprecated.\n\
+ComputeInstance(name=\"ci-secure\", size=\"Standard_DS3_v2\", idle_time_before_shutdown_minutes=30)\n\
+(ComputeInstance(name=\"ci-paren\", size=\"Standard_NC6\"))\n\
+ml_client.begin_create_or_update(ComputeInstance(name=\"ci-passed\", size=\"Standard_NC6\"))\n\
+clusters = [AmlCompute(name=\"in-list\", size=\"Standard_NC6\", max_instances=1)]\n\
+\n\
+def make():\n\
+    return AmlCompute(name=\"returned\", size=\"Standard_NC6\", max_instances=1)\n\
+\n\
+def shown():\n\
+    AmlCompute(name=\"shown-only\", size=\"Standard_NC6\", max_instances=1)\n",
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    // The discarded lines (9, 10, 18) have no findings; the retired NC6 of each kept one does.
+    let lines =
+        |code: &str| -> Vec<u64> { found(&json, code, "ci.py").into_iter().map(|(l, ..)| l).collect() };
+    assert_eq!(lines("AML505"), [11, 12, 15], "{json:#}");
+    assert!(
+        lines("AML702").iter().all(|l| ![4, 9, 10, 18].contains(l)),
+        "{json:#}"
+    );
+    assert!(
+        lines("AML704").iter().all(|l| ![4, 9, 10, 18].contains(l)),
+        "{json:#}"
+    );
+    let out = crate::common::amlint_wide(root)
+        .args(["inventory", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lines_of = |name: &str| -> Vec<u64> {
+        inv["computes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["name"] == name)
+            .flat_map(|c| c["definitions"].as_array().unwrap().clone())
+            .map(|d| d["line"].as_u64().unwrap_or(0))
+            .collect()
+    };
+    assert_eq!(lines_of("ci-secure"), [4], "{inv:#}");
+    assert_eq!(lines_of("ci-paren"), Vec::<u64>::new(), "{inv:#}");
+    assert_eq!(lines_of("shown-only"), Vec::<u64>::new(), "{inv:#}");
+    assert_eq!(lines_of("ci-passed"), [11], "{inv:#}");
+    assert_eq!(lines_of("in-list"), [12], "{inv:#}");
+    assert_eq!(lines_of("returned"), [15], "{inv:#}");
+}
+
+/// Audit 28, case 07: an empty subnet (`subnet: ""`, `NetworkSettings(subnet="")`,
+/// `--subnet "$SUBNET"` with `SUBNET=""`, Terraform's `subnet_resource_id = ""`) places
+/// the compute in no virtual network: the SDK sends a subnet only when it is not empty.
+/// AML704 fires as without one, at the empty setting, saying it is empty; a subnet not
+/// known statically still fires nothing.
+#[test]
+fn an_empty_subnet_places_the_compute_in_no_virtual_network() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "compute.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: cpu-yaml\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 0\nmax_instances: 2\nenable_node_public_ip: false\nnetwork_settings:\n  subnet: \"\"\n",
+    );
+    crate::common::write(
+        root,
+        "create.py",
+        "from azure.ai.ml.entities import AmlCompute, NetworkSettings\n\
+\n\
+SUBNET = \"\"  # fill in to place the cluster in a virtual network\n\
+cluster = AmlCompute(name=\"cpu-sdk\", size=\"Standard_DS3_v2\", min_instances=0, max_instances=2,\n                     enable_node_public_ip=False, network_settings=NetworkSettings(subnet=SUBNET))\n\
+ml_client.compute.begin_create_or_update(cluster)\n",
+    );
+    crate::common::write(
+        root,
+        "create.sh",
+        "#!/bin/bash\nSUBNET=\"\"   # fill in\naz ml compute create --name cpu-cli --type amlcompute --size Standard_DS3_v2 \\\n  --min-instances 0 --max-instances 2 --enable-node-public-ip false --subnet \"$SUBNET\"\n\
+az ml compute create --name cpu-cli-control --type amlcompute --size Standard_DS3_v2 \\\n  --min-instances 0 --max-instances 2 --enable-node-public-ip false\n\
+az ml compute create --name cpu-cli-env --type amlcompute --size Standard_DS3_v2 \\\n  --min-instances 0 --max-instances 2 --enable-node-public-ip false --subnet \"$FROM_ENV\"\n",
+    );
+    crate::common::write(
+        root,
+        "main.tf",
+        "resource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  name = \"cpu-tf\"\n  location = \"westeurope\"\n  machine_learning_workspace_id = \"x\"\n  vm_priority = \"Dedicated\"\n  vm_size = \"Standard_DS3_v2\"\n  node_public_ip_enabled = false\n  subnet_resource_id = \"\"\n  scale_settings {\n    min_node_count = 0\n    max_node_count = 2\n    scale_down_nodes_after_idle_duration = \"PT30S\"\n  }\n}\n",
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    assert_eq!(
+        messages(&json, "compute.yml"),
+        [
+            "AML704 `cpu-yaml` is not placed in a virtual network (`network_settings.subnet` is empty, and an empty subnet places it in none)"
+        ],
+        "{json:#}"
+    );
+    // At the empty value.
+    assert_eq!(
+        found(&json, "AML704", "compute.yml"),
+        [(9, 0, vec![])],
+        "{json:#}"
+    );
+    assert_eq!(
+        messages(&json, "create.py"),
+        [
+            "AML704 `cpu-sdk` is not placed in a virtual network (`subnet` is empty, and an empty subnet places it in none)"
+        ],
+        "{json:#}"
+    );
+    // From the definition's line, focused on the `subnet=` value, the literal labelled.
+    assert_eq!(
+        found(&json, "AML704", "create.py"),
+        [(4, 5, vec![5, 3])],
+        "{json:#}"
+    );
+    assert_eq!(
+        messages(&json, "create.sh"),
+        [
+            "AML704 `cpu-cli` is not placed in a virtual network (`--subnet` is empty, and an empty subnet places it in none)",
+            "AML704 `cpu-cli-control` is not placed in a virtual network (no `--subnet`)",
+        ],
+        "{json:#}"
+    );
+    assert_eq!(
+        found(&json, "AML704", "create.sh"),
+        [(3, 4, vec![4]), (5, 0, vec![])],
+        "{json:#}"
+    );
+    assert_eq!(
+        messages(&json, "main.tf"),
+        [
+            "AML704 `cpu-tf` is not placed in a virtual network (`subnet_resource_id` is empty, and an empty subnet places it in none)"
+        ],
+        "{json:#}"
+    );
+    assert_eq!(found(&json, "AML704", "main.tf"), [(1, 8, vec![8])], "{json:#}");
+}
+
+/// Audit 28, case 05: a command whose option is given no value — the CLI reference's
+/// synopsis (one option per line, no `\`), an option named in prose, `--name` last, or an
+/// option followed by another — is refused by the CLI ("expected one argument") and
+/// creates nothing: no definition. A command continued with `\` whose options all have
+/// values, one ending with a flag or an option amlint does not know (it may be a flag),
+/// and one whose value is an expansion not known still are.
+#[test]
+fn a_command_whose_option_has_no_value_defines_nothing() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "attach-compute.md",
+        "# Attach a Kubernetes cluster\n\
+\n\
+```azurecli\n\
+az ml compute attach --resource-group\n\
+                     --workspace-name\n\
+                     --name\n\
+                     --resource-id\n\
+                     --type\n\
+                     [--namespace]\n\
+```\n\
+\n\
+The namespace is the one given with ```az ml compute attach --namespace``` when the compute was attached.\n\
+\n\
+```bash\n\
+az ml compute create --type amlcompute --name\n\
+az ml compute create --name --type amlcompute --size Standard_NC6\n\
+az ml compute create --name doc-cluster --type amlcompute \\\n  --size Standard_NC6 --max-instances 2\n\
+```\n",
+    );
+    crate::common::write(
+        root,
+        "create.sh",
+        "#!/bin/bash\n\
+az ml compute create --name sh-flag --type amlcompute --size Standard_NC6 --no-wait\n\
+az ml compute create --name sh-unknown --type amlcompute --size Standard_NC6 --enable-something\n\
+az ml compute create --type amlcompute --size Standard_NC6 --name \"$FROM_ENV\"\n\
+az ml compute create --type amlcompute --size Standard_NC6 -g\n\
+az ml compute create --type amlcompute --min-instances -1 --name sh-negative --size Standard_NC6\n",
+    );
+    let out = crate::common::amlint_wide(root)
+        .args(["inventory", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut defs: Vec<(String, u64, String)> = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["definitions"].as_array().unwrap().clone())
+        .chain(inv["unnamed_definitions"].as_array().unwrap().clone())
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or_default().to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["name"]["value"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    defs.sort();
+    assert_eq!(
+        defs,
+        [
+            ("attach-compute.md".to_string(), 17, "doc-cluster".to_string()),
+            ("create.sh".to_string(), 2, "sh-flag".to_string()),
+            ("create.sh".to_string(), 3, "sh-unknown".to_string()),
+            ("create.sh".to_string(), 4, String::new()),
+            ("create.sh".to_string(), 6, "sh-negative".to_string()),
+        ],
+        "{inv:#}"
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    let lines: Vec<u64> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == "attach-compute.md")
+        .map(|x| x["range"]["start"]["line"].as_u64().unwrap_or(0))
+        .collect();
+    assert!(lines.iter().all(|&l| l == 17), "{json:#}");
+    assert!(!lines.is_empty(), "{json:#}");
+}

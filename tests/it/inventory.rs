@@ -204,7 +204,7 @@ fn a_partial_run_reports_the_conflicts_of_a_file_as_the_whole_run_does() {
     let dir = crate::common::project();
     let d = dir.path();
     let cluster =
-        |size: &str| format!("AmlCompute(name=\"cpu-cluster\", size=\"{size}\", max_instances=4)\n");
+        |size: &str| format!("c = AmlCompute(name=\"cpu-cluster\", size=\"{size}\", max_instances=4)\n");
     let sdk = "from azure.ai.ml.entities import AmlCompute\n";
     write(d, "a/one.py", &format!("{sdk}{}", cluster("Standard_DS12_v2")));
     write(

@@ -1378,12 +1378,19 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
         fields: Vec::new(),
         file: None,
         open: None,
+        missing: None,
     };
     if let Some(t) = v1_type_word {
         options.v1_type(t);
     }
     let v1 = v1_type_word.is_some();
     options.read(&expand(rest, cx, dialect, c.span.start), v1);
+    // An option given no value (a CLI reference's synopsis, `az ml compute attach
+    // --namespace` named in prose): the CLI refuses the command and creates nothing
+    // (audit 28, case 05).
+    if options.missing.is_some() {
+        return None;
+    }
     let mut notes: Vec<String> = cx.note.iter().cloned().collect();
     if let Some((why, at)) = options.open.clone() {
         options.unknown_options(&why, at, v1);
@@ -1468,6 +1475,9 @@ struct Options<'c, 'a> {
     /// The first expansion not known that may add any options, where an option is
     /// expected: why, and where it is.
     open: Option<(String, Span)>,
+    /// The first option that takes a value and is given none (the last word, or followed
+    /// by another option): the CLI stops with "expected one argument" and creates nothing.
+    missing: Option<Span>,
 }
 
 impl Options<'_, '_> {
@@ -1527,6 +1537,16 @@ impl Options<'_, '_> {
                 };
                 inline
             } else {
+                // No value: the last word, or another option (an expansion not known may
+                // be anything).
+                let refused = match rest.get(i) {
+                    None => true,
+                    Some(_) if args.open[i].is_some() => false,
+                    Some(v) => v.literal().is_some_and(|l| names_an_option(&l)),
+                };
+                if self.missing.is_none() && refused && takes_a_value(target, &opt) {
+                    self.missing = Some(w.span);
+                }
                 let Some(v) = rest.get(i) else { break };
                 i += 1;
                 (v.clone(), w.span)
@@ -1881,6 +1901,55 @@ fn one_word(w: &Word, cx: &Ctx<'_>, at: u32, open: impl Fn(String) -> Expansion)
 fn is_option(text: &str) -> bool {
     let head = text.split('=').next().unwrap_or_default();
     text.starts_with('-') && !head.contains(char::is_whitespace)
+}
+
+/// Whether an option of `az ml compute create|attach` (or SDK v1's `az ml computetarget
+/// create|attach`) takes a value, so that one written without it stops the CLI ("argument
+/// --name/-n: expected one argument") before anything is created: every option the
+/// reader reads but the flags, and the others of those commands and the CLI's own that
+/// take one. An option not known is not said to take one (it may be a flag).
+fn takes_a_value(target: Target, opt: &str) -> bool {
+    match target {
+        Target::Name | Target::Field(..) | Target::File | Target::Set => true,
+        Target::Flag => false,
+        Target::Skip => matches!(
+            opt,
+            "--resource-group"
+                | "-g"
+                | "--workspace-name"
+                | "-w"
+                | "--subscription"
+                | "--output"
+                | "-o"
+                | "--query"
+                | "--resource-id"
+                | "--namespace"
+                | "--identity-type"
+                | "--user-assigned-identities"
+                | "--admin-username"
+                | "--admin-password"
+                | "--admin-user-password"
+                | "--admin-user-ssh-key"
+                | "--ssh-key-value"
+                | "--ssh-port"
+                | "--ssh-private-key-file"
+                | "--description"
+                | "--tags"
+                | "--user-object-id"
+                | "--user-tenant-id"
+                | "--vnet-resourcegroup-name"
+                | "--compute-resource-id"
+        ),
+    }
+}
+
+/// Whether the literal word `text`, where an option's value is expected, is an option
+/// instead: the CLI's parser (argparse) takes a word starting with `--`, or `-` and a
+/// letter, for the next option, not for the value (`--name --size ...`); a negative
+/// number is a value.
+fn names_an_option(text: &str) -> bool {
+    text.starts_with("--")
+        || (text.starts_with('-') && text[1..].starts_with(|c: char| c.is_ascii_alphabetic()))
 }
 
 /// The text of the word `w` where an option is expected, when it is one: all literal and

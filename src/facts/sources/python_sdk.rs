@@ -151,22 +151,22 @@ elif b:
     n = "two"
 else:
     n = "three"
-AmlCompute(name=n)
+_ = AmlCompute(name=n)
 c = "x"
 if a:
     c = "y"
-AmlCompute(name=c)
+_ = AmlCompute(name=c)
 if a:
     only = "solo"
-AmlCompute(name=only)
+_ = AmlCompute(name=only)
 try:
     t = "t1"
-    AmlCompute(name=t)
+    _ = AmlCompute(name=t)
 except E:
     pass
 with open(f) as fh:
     w = "w1"
-AmlCompute(name=w)
+_ = AmlCompute(name=w)
 def f(k):
     if k:
         v = "in-f"
@@ -198,12 +198,12 @@ cfg["vm_size"] = "Standard_NC6"
 ComputeTarget.create(ws, "sub", V1.provisioning_configuration(**cfg))
 opts = {"size": "Standard_DS3_v2", "enable_node_public_ip": True}
 opts.update(enable_node_public_ip=False)
-AmlCompute(name="upd", **opts)
+_ = AmlCompute(name="upd", **opts)
 dup = {"enable_node_public_ip": True, "size": "Standard_DS3_v2", "enable_node_public_ip": False}
-AmlCompute(name="dup", **dup)
+_ = AmlCompute(name="dup", **dup)
 kept = {"size": "Standard_NC6"}
 def later(): kept["size"] = "Standard_DS3_v2"
-AmlCompute(name="kept", **kept)
+_ = AmlCompute(name="kept", **kept)
 "#;
         let d = defs(t);
         let get = |name: &str, p: &str| {
@@ -578,7 +578,7 @@ arg = args.compute if args.compute else "from-args"
 c2 = AmlCompute(name=arg)
 c3 = AmlCompute(name=os.environ["NAME"])
 for n in ["a", "b"]:
-    AmlCompute(name=n)
+    _ = AmlCompute(name=n)
 c5 = AmlCompute(name="{}-{}".format("x", 1).upper())
 "#;
         let d = defs(t);

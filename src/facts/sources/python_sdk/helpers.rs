@@ -20,7 +20,7 @@ use tree_sitter::Node as TsNode;
 use super::super::common::{Files, Input, mentions};
 use super::super::iac;
 use super::super::ipynb::Code;
-use super::module::{CLASS_NEEDLES, Module, V1_FIELDS, V2_FIELDS, affordable, empty_size, parse};
+use super::module::{CLASS_NEEDLES, Module, V1_FIELDS, V2_FIELDS, affordable, empty_size, parse, v1_accepts};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 
 /// A module-level function that creates a compute with some of its parameters.
@@ -295,9 +295,9 @@ impl<'t> Module<'t> {
             let class = callee
                 .strip_suffix(".provisioning_configuration")
                 .unwrap_or_default();
-            let pkw =
-                self.provisioning_args(prov, self.class_name(class.rsplit('.').next().unwrap_or(class)));
-            for (kwname, path, _) in V1_FIELDS {
+            let class = self.class_name(class.rsplit('.').next().unwrap_or(class));
+            let pkw = self.provisioning_args(prov, class);
+            for (kwname, path, _) in V1_FIELDS.iter().filter(|(k, ..)| v1_accepts(class, k)) {
                 out.extend(kw_of(&pkw, kwname).map(|v| (*path, v)));
             }
         }
@@ -461,7 +461,7 @@ impl<'t> Module<'t> {
         );
         def.idiom = t.def.idiom;
         // SDK v1: a size `""` is none, the SDK's default (`module::empty_size`).
-        let v1 = t.def.idiom == crate::facts::idiom::Idiom::PythonV1;
+        let v1 = t.def.idiom.is_python_v1();
         let param = |path: &str| {
             let i = t.slots.iter().find(|(p, _)| p == path)?.1;
             t.params.get(i).map(String::as_str)

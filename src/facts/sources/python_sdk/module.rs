@@ -244,6 +244,34 @@ fn v1_takes(class: &str, kw: &str) -> bool {
     }
 }
 
+/// Whether SDK v1's `<class>.provisioning_configuration` accepts the keyword `kw` of
+/// [`V1_FIELDS`]: `AmlCompute`'s and `ComputeInstance`'s whole signatures are known
+/// (azureml-core 1.61, no `**kwargs`), and any other keyword raises `TypeError` — it is
+/// no setting of the compute (audit 28, case 02: `ComputeInstance`'s has no
+/// `enable_node_public_ip`). Another class's keywords are all read.
+pub(super) fn v1_accepts(class: &str, kw: &str) -> bool {
+    match class {
+        "AmlCompute" | "ComputeInstance" => v1_takes(class, kw),
+        _ => true,
+    }
+}
+
+/// Whether the value of the expression `node` is thrown away: it is a whole expression
+/// statement (in parentheses or not; a notebook's "display this" line), not assigned,
+/// passed, returned or yielded. A v2 constructor there builds an object nobody can create
+/// (`begin_create_or_update` never sees it): no definition (audit 28, case 06).
+pub(super) fn discarded(node: TsNode<'_>) -> bool {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        match p.kind() {
+            "parenthesized_expression" => n = p,
+            "expression_statement" => return true,
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// A keyword argument: its keyword, the key's node, the value's node.
 pub(super) type Kw<'t> = (&'t str, TsNode<'t>, TsNode<'t>);
 
@@ -1015,6 +1043,9 @@ impl<'t> Module<'t> {
         if !pos.is_empty() || kw.iter().any(|(k, ..)| *k == "workspace") {
             return None;
         }
+        if discarded(call) {
+            return None;
+        }
         let (_, key, value) = kw.iter().find(|(k, ..)| *k == "name")?;
         let mut notes = Vec::new();
         let name = self.name_setting(*value, *key, at, &mut notes);
@@ -1466,6 +1497,9 @@ impl<'t> Module<'t> {
             .span(prov.start_byte(), prov.start_byte() + callee.len());
         def.set("type", type_setting(ctype, named, class));
         def.command = format!("ComputeTarget.create + {class}.provisioning_configuration");
+        if class == "ComputeInstance" {
+            def.idiom = crate::facts::idiom::Idiom::PythonV1Instance;
+        }
         let Spread {
             kw: pkw,
             unknown: splat,
@@ -1493,6 +1527,12 @@ impl<'t> Module<'t> {
                 .iter()
                 .find(|(n, ..)| n == kwname)
                 .filter(|_| branch.is_none());
+            if given.is_some() && !v1_accepts(class, kwname) {
+                def.notes.push(format!(
+                    "`{kwname}` is not read: `{class}.provisioning_configuration` has no such parameter (azureml-core raises `TypeError: ... unexpected keyword argument '{kwname}'`)"
+                ));
+                continue;
+            }
             let mut s = match (given, &unknown) {
                 (Some((_, k, v)), _) => {
                     let mut notes = Vec::new();
