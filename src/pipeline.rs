@@ -1466,32 +1466,13 @@ fn files_mentioning(
                 .collect(),
         }
     };
-    // A Terraform module among the hits (`modules/ws/main.tf` names the compute) is also
-    // defined by each call of it, in files that need not name it (`module "x" { source =
-    // "./modules/ws", vm_size = ... }`): the `.tf` files that may call a hit's folder are
-    // read too (`terraform::may_call`), as a whole run reads them.
-    let callers: Vec<bool> = {
-        use crate::facts::sources::terraform;
-        let mut folders: Vec<Vec<u8>> = hit_files()
-            .filter_map(|f| terraform::module_folder(&f.candidate.path))
-            .collect();
-        folders.sort_unstable();
-        folders.dedup();
-        if folders.is_empty() {
-            Vec::new()
-        } else {
-            files
-                .par_iter()
-                .zip(&hits)
-                .map(|(f, hit)| {
-                    !hit && terraform::is_tf(&f.candidate.path)
-                        && f.grams().is_none_or(|g| g.may_contain(b"module"))
-                        && f.text(boundary, limits)
-                            .is_some_and(|t| terraform::may_call(&t.lower, &folders))
-                })
-                .collect()
-        }
-    };
+    // A file among them that others may call — a Terraform or Bicep module, a Python
+    // helper's module, a workflow or pipeline template — is also defined by each call of
+    // it, in files that need not name it (`module x 'modules/ci.bicep' = { params: {
+    // vmSize: ... } }`, `create_ci(ml_client, size=...)` after `from compute_utils import
+    // create_ci`, `- template: create-ci.yml` with `parameters:`): the files that may call
+    // one are read too, and those that may call them, as a whole run reads them.
+    let callers = callers_of(files, &hits, &includers, &gives, boundary, limits);
     // A YAML or JSON hit is parsed only if it may define the name (`may_name`) or a
     // definition reader looks into it (a workflow's `az ml compute create`, an ARM
     // template); scripts and the other definition sources are read by their readers.
@@ -1519,6 +1500,79 @@ fn files_mentioning(
     // the project is kept as its walk found it (`discover::Order::Found`).
     chosen.sort_by_cached_key(|&i| discover::walk_key(&files[i].candidate.path));
     chosen
+}
+
+/// The files that may call one of those [`files_mentioning`] chose (its hits, the files
+/// that take values from them, the pipelines that include them), by position in `files`:
+/// then those that may call them, round after round to the depth the readers follow calls
+/// (`facts::sources::callers`). Each round is one pass over the files, searching the names
+/// of all the files called at once (one file of a thousand modules is not tested against
+/// each of them); the cached trigrams rule most files out unread.
+fn callers_of(
+    files: &[RestFile],
+    hits: &[bool],
+    includers: &[bool],
+    gives: &HashMap<&str, crate::facts::sources::GivesTo>,
+    boundary: &crate::fsio::Boundary,
+    limits: &crate::limits::Limits,
+) -> Vec<bool> {
+    use crate::facts::sources::callers::{Callees, MAX_ROUNDS};
+    let chosen_already = |i: usize, f: &RestFile| {
+        hits[i]
+            || includers.get(i).copied().unwrap_or(false)
+            || (!gives.is_empty() && gives.get(f.dir()).is_some_and(|g| g.takes(&f.candidate.display)))
+    };
+    let mut callees = Callees::default();
+    for (i, f) in files.iter().enumerate() {
+        if chosen_already(i, f)
+            && Callees::may_be_called(&f.candidate.path)
+            && let Some(t) = f.text(boundary, limits)
+        {
+            callees.add(&f.candidate.path, &t.text, false);
+        }
+    }
+    if callees.is_empty() {
+        return Vec::new();
+    }
+    let mut chosen: Vec<bool> = files
+        .par_iter()
+        .enumerate()
+        .map(|(i, f)| chosen_already(i, f))
+        .collect();
+    let mut callers = Vec::new();
+    for _ in 0..MAX_ROUNDS {
+        if callees.is_empty() {
+            break;
+        }
+        let search = callees.callers();
+        let found: Vec<bool> = files
+            .par_iter()
+            .zip(&chosen)
+            .map(|(f, chosen)| {
+                !chosen
+                    && search.via(&f.candidate.path).is_some_and(|via| {
+                        f.grams().is_none_or(|g| search.may_hold(via, |n| g.may_contain(n)))
+                            // One no reader looks into calls nothing (cached: not read).
+                            && f.summary.as_ref().is_none_or(|s| s.defines.is_none())
+                            && f.text(boundary, limits).is_some_and(|t| {
+                                search.calls(via, &t.lower) && t.read_by_words(&f.candidate.display)
+                            })
+                    })
+            })
+            .collect();
+        callees = Callees::default();
+        for (i, _) in found.iter().enumerate().filter(|(_, f)| **f) {
+            if callers.is_empty() {
+                callers = vec![false; files.len()];
+            }
+            callers[i] = true;
+            chosen[i] = true;
+            if let Some(t) = files[i].text(boundary, limits) {
+                callees.add(&files[i].candidate.path, &t.text, true);
+            }
+        }
+    }
+    callers
 }
 
 /// What a file of the rest of the project defines ([`files_mentioning`] chose it), parsed

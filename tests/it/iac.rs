@@ -2068,3 +2068,386 @@ az ml compute create --type amlcompute --min-instances -1 --name sh-negative --s
     assert!(lines.iter().all(|&l| l == 17), "{json:#}");
     assert!(!lines.is_empty(), "{json:#}");
 }
+
+/// Audit 28, case 01: the batch deployment of GPU batch scoring on `azureml:scoring-ci`
+/// (AML303 when the compute is a GPU compute instance).
+const BATCH_ON_CI: &str = "$schema: https://azuremlschemas.azureedge.net/latest/batchDeployment.schema.json\nname: blue\nendpoint_name: scoring-endpoint\nmodel: azureml:my-model:1\ncode_configuration:\n  code: ../src\n  scoring_script: score.py\nenvironment: azureml:scoring-env:1\ncompute: azureml:scoring-ci\nresources:\n  instance_count: 1\nmini_batch_size: 10\n";
+
+/// A Bicep module that names `scoring-ci` and leaves its size to its caller.
+const CI_BICEP: &str = "param workspaceName string\nparam vmSize string\nresource ws 'Microsoft.MachineLearningServices/workspaces@2023-04-01' existing = {\n  name: workspaceName\n}\nresource ci 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = {\n  parent: ws\n  name: 'scoring-ci'\n  location: 'westeurope'\n  properties: {\n    computeType: 'ComputeInstance'\n    properties: {\n      vmSize: vmSize\n      enableNodePublicIp: false\n      subnet: { id: '/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s' }\n      idleTimeBeforeShutdown: 'PT30M'\n    }\n  }\n}\n";
+
+/// A Python helper that creates `scoring-ci` with the size it is given.
+const CI_HELPER: &str = "from azure.ai.ml.entities import ComputeInstance\n\ndef create_scoring_ci(ml_client, size):\n    ci = ComputeInstance(name=\"scoring-ci\", size=size, enable_node_public_ip=False, idle_time_before_shutdown_minutes=30)\n    return ml_client.begin_create_or_update(ci)\n";
+
+/// A command creating `scoring-ci` with the size a template or workflow is given.
+fn ci_command(size: &str) -> String {
+    format!(
+        "az ml compute create --name scoring-ci --type ComputeInstance --size {size} --enable-node-public-ip false --idle-time-before-shutdown-minutes 30"
+    )
+}
+
+const TF_CI: &str = "variable \"vm_size\" { type = string }\nresource \"azurerm_machine_learning_compute_instance\" \"ci\" {\n  name                          = \"scoring-ci\"\n  machine_learning_workspace_id = \"ws-id\"\n  virtual_machine_size          = var.vm_size\n  node_public_ip_enabled        = false\n  subnet_resource_id            = \"/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s\"\n}\n";
+
+/// `amlint args` in `root`: with the project cache in `store` (recording at once), or
+/// with none; its JSON output.
+fn json_of(root: &Path, args: &[&str], store: Option<&Path>) -> Value {
+    let mut cmd = Command::cargo_bin("amlint").unwrap();
+    cmd.timeout(std::time::Duration::from_secs(60))
+        .current_dir(root)
+        .env("AMLINT_CACHE_SETTLE_MS", "0")
+        .env_remove("AMLINT_NO_CACHE")
+        .args(args)
+        .args(["--no-config", "--format", "json"]);
+    match store {
+        Some(store) => cmd.env("AMLINT_CACHE_DIR", store),
+        None => cmd.arg("--no-cache"),
+    };
+    let out = cmd.output().unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {out:?}"))
+}
+
+/// Each finding in `path`: code, line and message.
+fn findings_in(json: &Value, path: &str) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == path)
+        .map(|x| format!("{} {} {}", x["code"], x["range"]["start"]["line"], x["message"]))
+        .collect()
+}
+
+/// What an inventory knows of `scoring-ci`: its size and where each definition is.
+fn scoring_ci(inventory: &Value) -> (Value, Vec<String>) {
+    let compute = inventory["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "scoring-ci")
+        .unwrap_or_else(|| panic!("scoring-ci listed: {inventory}"));
+    let defs = compute["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| format!("{}:{}", d["path"].as_str().unwrap_or(""), d["line"]))
+        .collect();
+    (compute["size"].clone(), defs)
+}
+
+/// A layout of files calling the one that names `scoring-ci`: its name, its files, the size
+/// the whole run knows, and the call's definition (`path:line`).
+type CallCase = (
+    &'static str,
+    Vec<(&'static str, String)>,
+    Option<&'static str>,
+    &'static str,
+);
+
+/// Audit 28, case 01: a one-file run (pre-commit) reads the files that call the file naming
+/// the compute — a Bicep module call, a Python helper's call, a reusable workflow's or a
+/// local action's `uses:` with `with:`, an Azure Pipelines template call with
+/// `parameters:`, a Terraform module block — and the files calling those, so that the
+/// size a call passes is known and the batch deployment's findings are the whole run's
+/// (it reported none: AML303, an error, was lost). With and without the project cache
+/// (whose trigrams rule callers out unread), the inventory of the one file lists the
+/// whole run's definitions of `scoring-ci` and its size.
+#[test]
+fn a_one_file_run_reads_the_callers_of_a_module_helper_or_template_naming_the_compute() {
+    let nc4 = Some("Standard_NC4as_T4_v3");
+    let stage = "parameters:\n- name: size\n  type: string\nsteps:\n- template: create-ci.yml\n  parameters:\n    size: ${{ parameters.size }}\n";
+    // Each case: its files, the size the whole run knows, and the call's definition.
+    let cases: Vec<CallCase> = vec![
+        (
+            "bicep",
+            vec![
+                ("infra/modules/ci.bicep", CI_BICEP.to_string()),
+                (
+                    "infra/main.bicep",
+                    "module scoring 'modules/ci.bicep' = {\n  name: 'scoring'\n  params: {\n    workspaceName: 'mlw-demo'\n    vmSize: 'Standard_NC4as_T4_v3'\n  }\n}\n".into(),
+                ),
+            ],
+            nc4,
+            "infra/main.bicep:1",
+        ),
+        (
+            "bicep, a module calling the module",
+            vec![
+                ("infra/modules/ci.bicep", CI_BICEP.to_string()),
+                (
+                    "infra/stages/scoring.bicep",
+                    "param size string\nmodule ci '../modules/ci.bicep' = {\n  name: 'ci'\n  params: {\n    workspaceName: 'mlw-demo'\n    vmSize: size\n  }\n}\n".into(),
+                ),
+                (
+                    "main.bicep",
+                    "module scoring './infra/stages/scoring.bicep' = {\n  name: 'scoring'\n  params: { size: 'Standard_NC4as_T4_v3' }\n}\n".into(),
+                ),
+            ],
+            nc4,
+            "main.bicep:1",
+        ),
+        (
+            "bicep, a size not known statically",
+            vec![
+                ("infra/modules/ci.bicep", CI_BICEP.to_string()),
+                (
+                    "infra/main.bicep",
+                    "param size string\nmodule scoring 'modules/ci.bicep' = {\n  name: 'scoring'\n  params: {\n    workspaceName: 'mlw-demo'\n    vmSize: size\n  }\n}\n".into(),
+                ),
+            ],
+            None,
+            "infra/main.bicep:2",
+        ),
+        (
+            "python helper",
+            vec![
+                ("compute_utils.py", CI_HELPER.to_string()),
+                (
+                    "setup.py",
+                    "from compute_utils import create_scoring_ci\ncreate_scoring_ci(ml_client, size=\"Standard_NC4as_T4_v3\")\n".into(),
+                ),
+            ],
+            nc4,
+            "setup.py:2",
+        ),
+        (
+            "python package, called from another folder",
+            vec![
+                ("helpers/__init__.py", CI_HELPER.to_string()),
+                (
+                    "scripts/setup.py",
+                    "import helpers\nhelpers.create_scoring_ci(ml_client, size='Standard_NC4as_T4_v3')\n".into(),
+                ),
+            ],
+            nc4,
+            "scripts/setup.py:2",
+        ),
+        (
+            "reusable workflow",
+            vec![
+                (
+                    ".github/workflows/create-ci.yml",
+                    format!(
+                        "on:\n  workflow_call:\n    inputs:\n      size:\n        type: string\n        required: true\njobs:\n  create:\n    runs-on: ubuntu-latest\n    steps:\n      - run: {}\n",
+                        ci_command("${{ inputs.size }}")
+                    ),
+                ),
+                (
+                    ".github/workflows/setup.yml",
+                    "on: workflow_dispatch\njobs:\n  ci:\n    uses: ./.github/workflows/create-ci.yml\n    with:\n      size: Standard_NC4as_T4_v3\n".into(),
+                ),
+            ],
+            nc4,
+            ".github/workflows/setup.yml:4",
+        ),
+        (
+            "pipeline template",
+            vec![
+                (
+                    "pipelines/create-ci.yml",
+                    format!(
+                        "parameters:\n- name: size\n  type: string\nsteps:\n- task: AzureCLI@2\n  inputs:\n    azureSubscription: sc\n    scriptType: bash\n    scriptLocation: inlineScript\n    inlineScript: {}\n",
+                        ci_command("${{ parameters.size }}")
+                    ),
+                ),
+                (
+                    "azure-pipelines.yml",
+                    "trigger: none\nsteps:\n- template: pipelines/create-ci.yml\n  parameters:\n    size: 'Standard_NC4as_T4_v3'\n".into(),
+                ),
+            ],
+            nc4,
+            "azure-pipelines.yml:3",
+        ),
+        (
+            "pipeline template calling the template",
+            vec![
+                (
+                    "pipelines/create-ci.yml",
+                    format!(
+                        "parameters:\n- name: size\n  type: string\nsteps:\n- bash: {}\n",
+                        ci_command("${{ parameters.size }}")
+                    ),
+                ),
+                ("pipelines/stage.yml", stage.into()),
+                (
+                    "ci/azure-pipelines.yml",
+                    "trigger: none\nsteps:\n- template: ../pipelines/stage.yml\n  parameters:\n    size: Standard_NC4as_T4_v3\n".into(),
+                ),
+            ],
+            nc4,
+            "ci/azure-pipelines.yml:3",
+        ),
+        (
+            "python helper called from a notebook",
+            vec![
+                ("compute_utils.py", CI_HELPER.to_string()),
+                (
+                    "nb/setup.ipynb",
+                    "{\"cells\": [{\"cell_type\": \"code\", \"metadata\": {}, \"source\": [\"from compute_utils import create_scoring_ci\\n\", \"create_scoring_ci(ml_client, size=\\\"Standard_NC4as_T4_v3\\\")\\n\"]}], \"metadata\": {\"kernelspec\": {\"language\": \"python\"}}, \"nbformat\": 4, \"nbformat_minor\": 5}".into(),
+                ),
+            ],
+            nc4,
+            "nb/setup.ipynb:1",
+        ),
+        (
+            "local action",
+            vec![
+                (
+                    ".github/actions/create-ci/action.yml",
+                    format!(
+                        "name: create\ninputs:\n  size:\n    required: true\nruns:\n  using: composite\n  steps:\n    - shell: bash\n      run: {}\n",
+                        ci_command("${{ inputs.size }}")
+                    ),
+                ),
+                (
+                    ".github/workflows/setup.yml",
+                    "on: workflow_dispatch\njobs:\n  ci:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: ./.github/actions/create-ci\n        with:\n          size: Standard_NC4as_T4_v3\n".into(),
+                ),
+            ],
+            nc4,
+            ".github/workflows/setup.yml:6",
+        ),
+        (
+            "terraform, a module calling the module",
+            vec![
+                ("infra/modules/ci/main.tf", TF_CI.to_string()),
+                (
+                    "infra/modules/scoring/main.tf",
+                    "variable \"size\" { type = string }\nmodule \"ci\" {\n  source  = \"../ci\"\n  vm_size = var.size\n}\n".into(),
+                ),
+                (
+                    "infra/main.tf",
+                    "module \"scoring\" {\n  source = \"./modules/scoring\"\n  size   = \"Standard_NC4as_T4_v3\"\n}\n".into(),
+                ),
+            ],
+            nc4,
+            "infra/main.tf:1",
+        ),
+    ];
+    for (case, files, size, call) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        let write = |name: &str, text: &str| {
+            let p = root.join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write("deploy/batch-deployment.yml", BATCH_ON_CI);
+        write("src/score.py", "def init(): pass\n");
+        for (name, text) in &files {
+            write(name, text);
+        }
+        let deploy = "deploy/batch-deployment.yml";
+        let whole = json_of(root, &["check", "--fail-on", "never", "."], None);
+        let expected = findings_in(&whole, deploy);
+        assert_eq!(
+            expected.iter().any(|f| f.starts_with("\"AML303\" 9 ")),
+            size.is_some(),
+            "{case}: the whole run: {whole}"
+        );
+        let (whole_size, whole_defs) = scoring_ci(&json_of(root, &["inventory", "."], None));
+        assert_eq!(whole_size.as_str(), size, "{case}");
+        assert!(
+            whole_defs.len() >= 2,
+            "{case}: the callee's and the call's: {whole_defs:?}"
+        );
+        let store = tempfile::tempdir().unwrap();
+        // Without the cache, then with it: written by the first run, read by the second.
+        for store in [None, Some(store.path()), Some(store.path())] {
+            let one = json_of(root, &["check", "--fail-on", "never", deploy], store);
+            assert_eq!(
+                findings_in(&one, deploy),
+                expected,
+                "{case} (cache: {store:?}): {one}"
+            );
+            // The definitions a call overrides (a module's own, read with the call's
+            // values) are not listed as the name's in a partial run (`facts::index`,
+            // `without_overridden`); every other is the whole run's.
+            let inventory = json_of(root, &["inventory", deploy], store);
+            let (one_size, one_defs) = scoring_ci(&inventory);
+            assert_eq!(one_size, whole_size, "{case} (cache: {store:?}): {inventory}");
+            assert!(
+                one_defs.iter().any(|d| d == call),
+                "{case} (cache: {store:?}): {inventory}"
+            );
+            assert!(
+                one_defs.iter().all(|d| whole_defs.contains(d)),
+                "{case} (cache: {store:?}): {one_defs:?} of {whole_defs:?}"
+            );
+        }
+    }
+}
+
+/// The callers of the files that name a compute are searched once per round over the
+/// project, all the called files' names at once: 2,000 files that call other modules and
+/// import other modules (so a call's keyword alone does not rule them out), beside 100
+/// Bicep modules and 100 Python helpers that name the compute, each called from its own
+/// file, cost a pass over each file, not one per file called (a test of every file
+/// against every module is the quadratic search of audit 23). Every call is found.
+#[test]
+fn the_callers_of_many_modules_and_helpers_are_found_in_one_pass_over_the_files() {
+    let dir = project_with_job("busy-ci");
+    let root = dir.path();
+    for d in ["other", "mods", "calls", "py", "pycalls"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    let module = "param vmSize string\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = {\n  name: 'ws/busy-ci'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: { vmSize: vmSize }\n  }\n}\n";
+    let write = |path: String, text: String| std::fs::write(root.join(path), text).unwrap();
+    for i in 0..1000 {
+        write(
+            format!("other/o{i}.bicep"),
+            format!("module x './x{i}.bicep' = {{\n  name: 'x'\n}}\n"),
+        );
+        write(
+            format!("other/o{i}.py"),
+            format!("import os\nfrom lib{i} import thing\n"),
+        );
+    }
+    for i in 0..100 {
+        write(format!("mods/m{i}.bicep"), module.to_string());
+        write(
+            format!("calls/c{i}.bicep"),
+            format!(
+                "module m '../mods/m{i}.bicep' = {{\n  name: 'm'\n  params: {{ vmSize: 'Standard_DS3_v2' }}\n}}\n"
+            ),
+        );
+        write(
+            format!("py/helper_{i}.py"),
+            format!(
+                "from azure.ai.ml.entities import AmlCompute\n\ndef make_{i}(client, size):\n    return AmlCompute(name='busy-ci', size=size)\n"
+            ),
+        );
+        write(
+            format!("pycalls/s{i}.py"),
+            format!("from py.helper_{i} import make_{i}\nmake_{i}(None, size='Standard_DS3_v2')\n"),
+        );
+    }
+    let out = capped::amlint_within(
+        root,
+        &[
+            "inventory",
+            "--no-config",
+            "--no-cache",
+            "--format",
+            "json",
+            "job.yml",
+        ],
+        b"",
+        std::time::Duration::from_secs(30),
+    );
+    let json: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", out.stderr_text()));
+    let compute = &json["computes"][0];
+    assert_eq!(compute["name"], "busy-ci", "{json}");
+    assert_eq!(compute["size"], "Standard_DS3_v2", "{json}");
+    let in_folder = |folder: &str| {
+        compute["definitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["path"].as_str().unwrap_or("").starts_with(folder))
+            .count()
+    };
+    assert_eq!((in_folder("calls/"), in_folder("pycalls/")), (100, 100), "{json}");
+    assert_eq!(in_folder("other/"), 0, "{json}");
+}

@@ -13,6 +13,7 @@ pub mod aml_yaml;
 pub mod arm;
 pub mod az_cli;
 pub mod bicep;
+pub mod callers;
 mod common;
 mod cwd;
 pub mod docs;

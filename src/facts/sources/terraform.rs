@@ -66,7 +66,7 @@ mod local_exec;
 /// The name of the folder of `path` when it is a Terraform file (`modules/ws/main.tf`:
 /// `ws`, lower case): a module that a `module` block elsewhere may call by that folder.
 /// A partial run that finds a name in it reads the files that may call it
-/// ([`may_call`]): each call is a definition too, which may give the module's size, and a
+/// ([`ends_a_source`]): each call is a definition too, which may give the module's size, and a
 /// whole run reads them (audit 12, case 04).
 pub fn module_folder(path: &Path) -> Option<Vec<u8>> {
     if !is_tf(path) {
@@ -88,21 +88,15 @@ pub fn is_tf(path: &Path) -> bool {
     })
 }
 
-/// Whether a Terraform file ([`is_tf`]) of text `lower` (ASCII lower case) may call a
-/// module in a folder named one of `folders` ([`module_folder`]): it has a `module` block
-/// and a string that ends with such a folder (`source = "./modules/ws"`, `"../ws/"`). A
-/// superset: reading a file more never changes what it defines. A folder's name alone
-/// (`infra`) would pull in every file of a large Terraform tree for each name searched.
-pub fn may_call(lower: &[u8], folders: &[Vec<u8>]) -> bool {
-    memchr::memmem::find(lower, b"module").is_some()
-        && folders.iter().any(|f| {
-            memchr::memmem::find_iter(lower, f).any(|at| {
-                let before = at.checked_sub(1).map(|i| lower[i]);
-                let after = &lower[at + f.len()..];
-                matches!(before, Some(b'/' | b'"' | b'\\'))
-                    && (after.starts_with(b"\"") || after.starts_with(b"/\""))
-            })
-        })
+/// Whether the `len` bytes at `at` of the text `lower` (ASCII lower case) end a string as a
+/// module's folder would in a `module` block's `source` (`"./modules/ws"`, `"../ws/"`:
+/// after `/`, `"` or `\`, before `"` or `/"`): how a partial run finds the files that may
+/// call a module ([`module_folder`], `callers`). A folder's name alone (`infra`) would pull
+/// in every file of a large Terraform tree for each name searched.
+pub fn ends_a_source(lower: &[u8], at: usize, len: usize) -> bool {
+    let before = at.checked_sub(1).map(|i| lower[i]);
+    let after = lower.get(at + len..).unwrap_or_default();
+    matches!(before, Some(b'/' | b'"' | b'\\')) && (after.starts_with(b"\"") || after.starts_with(b"/\""))
 }
 
 /// Bracket nesting a file may have before `hcl-edit` parses it (it refuses 64; its
@@ -2163,23 +2157,20 @@ resource "azurerm_machine_learning_compute_cluster" "cc" {
         &text[s.range()]
     }
 
-    /// Which files a partial run reads as possible callers of a module among its hits: a
-    /// `.tf` file with a `module` block and a string ending in the module's folder.
+    /// A module's `.tf` files are called by their folder's name (the callers' search is
+    /// `callers`'s test).
     #[test]
-    fn the_callers_of_a_module_are_found_by_a_string_ending_in_its_folder() {
+    fn a_module_is_named_by_its_folder() {
         let folder = module_folder(Path::new("/r/infra/modules/WS/main.TF")).unwrap();
         assert_eq!(folder, b"ws");
         assert_eq!(module_folder(Path::new("/r/modules/ws/vars.tfvars")), None);
         assert!(is_tf(Path::new("a/main.tf")) && !is_tf(Path::new(".tf")) && !is_tf(Path::new("a.tfvars")));
-        let folders = [folder];
-        let calls = |text: &str| may_call(text.to_ascii_lowercase().as_bytes(), &folders);
-        assert!(calls("module \"a\" {\n  source = \"./modules/ws\"\n}\n"));
-        assert!(calls("module \"a\" {\n  source = \"../WS/\"\n}\n"));
-        assert!(calls("module \"a\" { source = \"ws\" }"));
-        assert!(!calls("module \"a\" { source = \"./modules/ws-old\" }"));
-        assert!(!calls("module \"a\" { source = \"./modules/aws\" }"));
-        assert!(!calls("resource \"x\" \"y\" { path = \"./lib/ws\" }"));
-        assert!(!calls("module \"a\" { source = \"./modules/net\" }\n# ws\n"));
+        let ends = |text: &str| ends_a_source(text.as_bytes(), text.find("ws").unwrap(), 2);
+        assert!(ends("source = \"./modules/ws\""));
+        assert!(ends("\"../ws/\""));
+        assert!(!ends("\"./ws-old\""));
+        assert!(!ends("\"./wsx\""));
+        assert!(!ends("\"./aws\""));
     }
 
     #[test]
