@@ -114,27 +114,27 @@ impl At {
     }
 }
 
-/// A directory's record: its key and stamp, then its entries (decoded by
-/// [`Cache::listing`]).
-struct DirAt {
+/// A record read from the cache file: where it lies, whether this run used it (only those
+/// are saved again), and what more is known of its place (`T`).
+struct Record<T> {
     at: At,
     used: AtomicBool,
+    more: T,
 }
 
-/// A file's record: its key and stamp, then its trigram sets (`(start, words)` in the
-/// file's bytes).
-struct FileAt {
-    at: At,
+/// Where a file's record holds its trigram sets (`(start, words)` in the file's bytes).
+/// A directory's record is its key and stamp, then its entries (decoded by
+/// [`Cache::listing`]), and needs nothing more.
+struct GramsAt {
     grams: (u32, u32),
     defines: Option<(u32, u32)>,
-    used: AtomicBool,
 }
 
 /// The records of one kind read from a cache file, found by their keys' hash (records
 /// are not copied out of the file's bytes: a 20,000-file project's cache holds 30,000,
 /// read on every one-file run).
 struct Table<T> {
-    records: Vec<T>,
+    records: Vec<Record<T>>,
     index: hashbrown::HashTable<u32>,
     /// Seeded per process: a cache file cannot be made of keys that collide (where
     /// `AMLINT_CACHE_DIR` is inside a checked repository, a pull request could plant one).
@@ -156,34 +156,40 @@ impl<T> Table<T> {
         }
     }
 
-    fn hash(&self, key: &[u8]) -> u64 {
-        std::hash::BuildHasher::hash_one(&self.hasher, key)
-    }
-
-    /// Adds a record of key `key` unless one of that key is there (a file written by
-    /// amlint has none twice); `at` gives a record's place.
-    fn add(&mut self, record: T, bytes: &[u8], at: impl Fn(&T) -> At) {
-        let key = at(&record).key(bytes);
-        let hash = self.hash(key);
+    /// Adds the record at `at` unless one of its key is there (a file written by amlint
+    /// has none twice).
+    fn add(&mut self, at: At, more: T, bytes: &[u8]) {
+        let key = at.key(bytes);
+        let hash = std::hash::BuildHasher::hash_one(&self.hasher, key);
         let (records, hasher) = (&self.records, &self.hasher);
         if self
             .index
-            .find(hash, |&i| at(&records[i as usize]).key(bytes) == key)
+            .find(hash, |&i| records[i as usize].at.key(bytes) == key)
             .is_none()
         {
             let i = u32::try_from(self.records.len()).unwrap_or(u32::MAX);
             let rehash =
-                |&j: &u32| std::hash::BuildHasher::hash_one(hasher, at(&records[j as usize]).key(bytes));
+                |&j: &u32| std::hash::BuildHasher::hash_one(hasher, records[j as usize].at.key(bytes));
             self.index.insert_unique(hash, i, rehash);
-            self.records.push(record);
+            let used = AtomicBool::new(false);
+            self.records.push(Record { at, used, more });
         }
     }
 
-    fn get(&self, key: &[u8], bytes: &[u8], at: impl Fn(&T) -> At) -> Option<&T> {
-        let records = &self.records;
+    fn get(&self, key: &[u8], bytes: &[u8]) -> Option<&Record<T>> {
+        let hash = std::hash::BuildHasher::hash_one(&self.hasher, key);
         self.index
-            .find(self.hash(key), |&i| at(&records[i as usize]).key(bytes) == key)
-            .map(|&i| &records[i as usize])
+            .find(hash, |&i| self.records[i as usize].at.key(bytes) == key)
+            .map(|&i| &self.records[i as usize])
+    }
+
+    /// The places of the records this run used.
+    fn used(&self) -> Vec<At> {
+        self.records
+            .iter()
+            .filter(|r| r.used.load(Ordering::Relaxed))
+            .map(|r| r.at)
+            .collect()
     }
 
     fn len(&self) -> usize {
@@ -214,8 +220,8 @@ pub struct Cache {
     settled_before: i64,
     /// The cache file's bytes, which the records below are places of.
     bytes: Arc<Vec<u8>>,
-    dirs: Table<DirAt>,
-    files: Table<FileAt>,
+    dirs: Table<()>,
+    files: Table<GramsAt>,
     new_dirs: Mutex<Recorded<Entries>>,
     new_files: Mutex<Recorded<FileSummary>>,
 }
@@ -287,7 +293,7 @@ impl Cache {
         let stamp = fsio::stamp(dir).filter(Stamp::is_dir);
         let key = key_of(dir);
         if let Some(stamp) = stamp
-            && let Some(record) = self.dirs.get(key, &self.bytes, |d| d.at)
+            && let Some(record) = self.dirs.get(key, &self.bytes)
             && let Some(entries) = self.entries_if(record.at, &stamp)
         {
             record.used.store(true, Ordering::Relaxed);
@@ -314,7 +320,7 @@ impl Cache {
     pub fn file(&self, path: &Path) -> FileLookup {
         let stamp = fsio::stamp(path).filter(Stamp::is_file);
         if let Some(stamp) = stamp
-            && let Some(record) = self.files.get(key_of(path), &self.bytes, |f| f.at)
+            && let Some(record) = self.files.get(key_of(path), &self.bytes)
             && stamp_at(&self.bytes, record.at.stamp).as_ref() == Some(&stamp)
         {
             record.used.store(true, Ordering::Relaxed);
@@ -324,8 +330,8 @@ impl Cache {
                 words: words as usize,
             };
             return FileLookup::Known(FileSummary {
-                grams: grams(record.grams),
-                defines: record.defines.map(grams),
+                grams: grams(record.more.grams),
+                defines: record.more.defines.map(grams),
             });
         }
         FileLookup::Unknown(stamp)
@@ -379,11 +385,11 @@ impl Cache {
     pub fn save(&self) -> std::io::Result<bool> {
         let new_dirs = std::mem::take(&mut *lock(&self.new_dirs));
         let new_files = std::mem::take(&mut *lock(&self.new_files));
-        let used = |u: &AtomicBool| u.load(Ordering::Relaxed);
+        let (old_dirs, old_files) = (self.dirs.used(), self.files.used());
         let unchanged = new_dirs.is_empty()
             && new_files.is_empty()
-            && self.dirs.records.iter().all(|d| used(&d.used))
-            && self.files.records.iter().all(|f| used(&f.used));
+            && old_dirs.len() == self.dirs.len()
+            && old_files.len() == self.files.len();
         if unchanged {
             return Ok(false);
         }
@@ -393,13 +399,6 @@ impl Cache {
         w.bytes(&self.identity);
         // What this run used of the old file is written as it was read.
         let bytes = &self.bytes[..];
-        let old_dirs: Vec<At> = self
-            .dirs
-            .records
-            .iter()
-            .filter(|d| used(&d.used))
-            .map(|d| d.at)
-            .collect();
         w.len(old_dirs.len() + new_dirs.len());
         for at in old_dirs {
             w.0.extend_from_slice(at.record(bytes));
@@ -413,13 +412,6 @@ impl Cache {
                 w.bytes(name);
             }
         }
-        let old_files: Vec<At> = self
-            .files
-            .records
-            .iter()
-            .filter(|f| used(&f.used))
-            .map(|f| f.at)
-            .collect();
         w.len(old_files.len() + new_files.len());
         for at in old_files {
             w.0.extend_from_slice(at.record(bytes));
@@ -655,7 +647,7 @@ const STAMP_BYTES: usize = 48;
 /// was written for `identity`, and every record is well formed. Every length is checked
 /// against what is left, so a file cannot make it allocate more than its own size; the
 /// records are found in place, not copied.
-type Parsed = (Table<DirAt>, Table<FileAt>);
+type Parsed = (Table<()>, Table<GramsAt>);
 
 fn parse(bytes: &[u8], identity: &[u8]) -> Option<Parsed> {
     let end = bytes.len().checked_sub(8)?;
@@ -689,8 +681,7 @@ fn parse(bytes: &[u8], identity: &[u8]) -> Option<Parsed> {
             end: place(r.pos)?,
             stamp: place(stamp)?,
         };
-        let used = AtomicBool::new(false);
-        dirs.add(DirAt { at, used }, bytes, |d| d.at);
+        dirs.add(at, (), bytes);
     }
     let n = r.count(4 + STAMP_BYTES + 4 + 1)?;
     let mut files = Table::with_capacity(n);
@@ -710,17 +701,7 @@ fn parse(bytes: &[u8], identity: &[u8]) -> Option<Parsed> {
             end: place(r.pos)?,
             stamp: place(stamp)?,
         };
-        let used = AtomicBool::new(false);
-        files.add(
-            FileAt {
-                at,
-                grams,
-                defines,
-                used,
-            },
-            bytes,
-            |f| f.at,
-        );
+        files.add(at, GramsAt { grams, defines }, bytes);
     }
     (r.pos == r.end).then_some((dirs, files))
 }

@@ -2324,14 +2324,9 @@ fn a_one_file_run_reads_the_callers_of_a_module_helper_or_template_naming_the_co
         ),
     ];
     for (case, files, size, call) in cases {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::common::project();
         let root = dir.path();
-        std::fs::create_dir_all(root.join(".git")).unwrap();
-        let write = |name: &str, text: &str| {
-            let p = root.join(name);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let write = |name: &str, text: &str| crate::common::write(root, name, text);
         write("deploy/batch-deployment.yml", BATCH_ON_CI);
         write("src/score.py", "def init(): pass\n");
         for (name, text) in &files {
