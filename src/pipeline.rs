@@ -1487,7 +1487,7 @@ fn files_mentioning(
         .filter_map(|(i, f)| {
             let takes = includers.get(i).copied().unwrap_or(false)
                 || callers.get(i).copied().unwrap_or(false)
-                || (!gives.is_empty() && gives.get(f.dir()).is_some_and(|g| g.takes(&f.candidate.display)))
+                || takes_values(&gives, f)
                 || f.sources_values(boundary, limits);
             if !hits[i] && !takes {
                 return None;
@@ -1500,6 +1500,12 @@ fn files_mentioning(
     // the project is kept as its walk found it (`discover::Order::Found`).
     chosen.sort_by_cached_key(|&i| discover::walk_key(&files[i].candidate.path));
     chosen
+}
+
+/// Whether a hit beside `f` gives it values (`facts::sources::GivesTo`: a variable or
+/// parameter file and the definition files of its folder).
+fn takes_values(gives: &HashMap<&str, crate::facts::sources::GivesTo>, f: &RestFile) -> bool {
+    !gives.is_empty() && gives.get(f.dir()).is_some_and(|g| g.takes(&f.candidate.display))
 }
 
 /// The files that may call one of those [`files_mentioning`] chose (its hits, the files
@@ -1518,9 +1524,7 @@ fn callers_of(
 ) -> Vec<bool> {
     use crate::facts::sources::callers::{Callees, MAX_ROUNDS};
     let chosen_already = |i: usize, f: &RestFile| {
-        hits[i]
-            || includers.get(i).copied().unwrap_or(false)
-            || (!gives.is_empty() && gives.get(f.dir()).is_some_and(|g| g.takes(&f.candidate.display)))
+        hits[i] || includers.get(i).copied().unwrap_or(false) || takes_values(gives, f)
     };
     let mut callees = Callees::default();
     for (i, f) in files.iter().enumerate() {

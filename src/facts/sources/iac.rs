@@ -645,39 +645,28 @@ fn arm_list_function(lower: &str, args: &[Ev]) -> Option<Ev> {
             }
             Ev::new(V::Map(entries))
         }
-        "last" => match args.first() {
-            Some(Ev {
-                v: V::List(items), ..
-            }) => items
-                .last()
-                .cloned()
-                .unwrap_or_else(|| Ev::unknown("`last` of an empty list")),
-            Some(a) => match a.known_str() {
-                Some(s) => Ev::text(s.chars().last().map(String::from).unwrap_or_default()),
-                None => Ev::unknown(
-                    a.why()
-                        .unwrap_or_else(|| "`last` of a value that is not known".into()),
-                ),
-            },
-            None => Ev::unknown("`last()` without an argument"),
-        },
-        "first" => match args.first() {
-            Some(Ev {
-                v: V::List(items), ..
-            }) => items
-                .first()
-                .cloned()
-                .unwrap_or_else(|| Ev::unknown("`first` of an empty list")),
-            // Of a string, its first character.
-            Some(a) => match a.known_str() {
-                Some(s) => Ev::text(s.chars().next().map(String::from).unwrap_or_default()),
-                None => Ev::unknown(
-                    a.why()
-                        .unwrap_or_else(|| "`first` of a value that is not a known list".into()),
-                ),
-            },
-            None => Ev::unknown("`first()` without an argument"),
-        },
+        // Of a list, its first or last item; of a string, its first or last character.
+        f @ ("first" | "last") => {
+            let first = f == "first";
+            match args.first() {
+                Some(Ev {
+                    v: V::List(items), ..
+                }) => if first { items.first() } else { items.last() }
+                    .cloned()
+                    .unwrap_or_else(|| Ev::unknown(format!("`{f}` of an empty list"))),
+                Some(a) => match a.known_str() {
+                    Some(s) => {
+                        let c = if first { s.chars().next() } else { s.chars().last() };
+                        Ev::text(c.map(String::from).unwrap_or_default())
+                    }
+                    None => Ev::unknown(a.why().unwrap_or_else(|| {
+                        let what = if first { "not a known list" } else { "not known" };
+                        format!("`{f}` of a value that is {what}")
+                    })),
+                },
+                None => Ev::unknown(format!("`{f}()` without an argument")),
+            }
+        }
         _ => return None,
     })
 }
