@@ -490,7 +490,7 @@ fn identity_of(root: &Path) -> Vec<u8> {
 fn listed(dir: &Path, name: &[u8], kind: Kind) -> fsio::Listed {
     let name = os_string(name);
     fsio::Listed {
-        path: dir.join(&name),
+        path: fsio::joined(dir, &name),
         name,
         is_dir: kind == Kind::Dir,
         seen: if kind == Kind::File {

@@ -815,16 +815,26 @@ pub struct Listed {
 /// (the directory it was given, or one a listing showed as a directory). The walk reads
 /// no entry it has not looked at this way.
 pub fn walk_listing(dir: &Path) -> std::io::Result<impl Iterator<Item = std::io::Result<Listed>>> {
-    Ok(std::fs::read_dir(dir)?.map(|entry| {
+    Ok(std::fs::read_dir(dir)?.map(move |entry| {
         entry.and_then(|e| {
+            let name = e.file_name();
             e.file_type().map(|t| Listed {
-                path: e.path(),
-                name: e.file_name(),
+                path: joined(dir, &name),
+                name,
                 is_dir: t.is_dir(),
                 seen: Seen::from_listing(t),
             })
         })
     }))
+}
+
+/// `dir` joined with the entry `name`, allocated once at its length (`Path::join` copies
+/// `dir` and grows it again for the name: a walk joins every entry it lists).
+pub fn joined(dir: &Path, name: &std::ffi::OsStr) -> PathBuf {
+    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    path.push(dir);
+    path.push(name);
+    path
 }
 
 /// What a file or directory is at one moment, as far as its metadata tells (`lstat`, a
@@ -1469,6 +1479,19 @@ fn below<'p>(path: &'p [u8], root: &[u8]) -> Option<&'p [u8]> {
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_entry_is_joined_to_its_directory_as_path_join_does() {
+        use std::ffi::OsStr;
+        for dir in ["/", "/r", "/r/", "r", "r/a", ".", "./x", "a/../b", ""] {
+            for name in ["b.yml", ".git", "é ü", "a b"] {
+                let (dir, name) = (Path::new(dir), OsStr::new(name));
+                let path = joined(dir, name);
+                assert_eq!(path, dir.join(name), "{dir:?} + {name:?}");
+                assert_eq!(path.as_os_str(), dir.join(name).as_os_str(), "{dir:?} + {name:?}");
+            }
+        }
+    }
 
     #[test]
     fn paths_within_the_project_are_written_from_the_working_directory() {

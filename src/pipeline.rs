@@ -940,25 +940,22 @@ fn rest_of_project(
     let here = std::env::current_dir()
         .ok()
         .map(|cwd| crate::fsio::WrittenFrom::new(&cwd, root));
-    let files = found
-        .files
-        .into_iter()
-        .filter_map(|(mut c, content)| {
-            if let Some(rel) = here.as_ref().and_then(|h| h.path(&c.path)) {
-                c.display = discover::display_of(&rel);
-            }
-            let (summary, text) = match content? {
-                Content::Text(loaded) => (None, std::sync::OnceLock::from(Some(loaded))),
-                Content::Summary(summary) => (Some(summary), std::sync::OnceLock::new()),
-            };
-            Some(RestFile {
-                candidate: c,
-                summary,
-                text,
-                sources: std::sync::OnceLock::new(),
-            })
+    let mut files = Vec::with_capacity(found.files.len());
+    files.extend(found.files.into_iter().filter_map(|(mut c, content)| {
+        if let Some(rel) = here.as_ref().and_then(|h| h.path(&c.path)) {
+            c.display = discover::display_of(&rel);
+        }
+        let (summary, text) = match content? {
+            Content::Text(loaded) => (None, std::sync::OnceLock::from(Some(loaded))),
+            Content::Summary(summary) => (Some(summary), std::sync::OnceLock::new()),
+        };
+        Some(RestFile {
+            candidate: c,
+            summary,
+            text,
+            sources: std::sync::OnceLock::new(),
         })
-        .collect();
+    }));
     let refused = found
         .problems
         .into_iter()

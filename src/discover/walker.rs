@@ -279,7 +279,7 @@ fn list<T, F: Fn(&Candidate) -> T + Sync>(
         }
     };
     let mut listed = Listed::default();
-    let mut children = Vec::new();
+    let mut children = Vec::with_capacity(entries.size_hint().0);
     for entry in entries {
         match entry {
             Ok(entry) => {
