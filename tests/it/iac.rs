@@ -2376,6 +2376,61 @@ fn a_one_file_run_reads_the_callers_of_a_module_helper_or_template_naming_the_co
             nc4,
             ".github/workflows/setup.yml:6",
         ),
+        // Audit 35: a quoted `uses:` and a template `@self` are the same calls.
+        (
+            "reusable workflow, quoted",
+            vec![
+                (
+                    ".github/workflows/create-ci.yml",
+                    format!(
+                        "on:\n  workflow_call:\n    inputs:\n      size:\n        type: string\n        required: true\njobs:\n  create:\n    runs-on: ubuntu-latest\n    steps:\n      - run: {}\n",
+                        ci_command("${{ inputs.size }}")
+                    ),
+                ),
+                (
+                    ".github/workflows/setup.yml",
+                    "on: workflow_dispatch\njobs:\n  ci:\n    uses: './.github/workflows/create-ci.yml'\n    with:\n      size: Standard_NC4as_T4_v3\n".into(),
+                ),
+            ],
+            nc4,
+            ".github/workflows/setup.yml:4",
+        ),
+        (
+            "local action, double-quoted",
+            vec![
+                (
+                    ".github/actions/create-ci/action.yml",
+                    format!(
+                        "name: create\ninputs:\n  size:\n    required: true\nruns:\n  using: composite\n  steps:\n    - shell: bash\n      run: {}\n",
+                        ci_command("${{ inputs.size }}")
+                    ),
+                ),
+                (
+                    ".github/workflows/setup.yml",
+                    "on: workflow_dispatch\njobs:\n  ci:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: \"./.github/actions/create-ci\"\n        with:\n          size: Standard_NC4as_T4_v3\n".into(),
+                ),
+            ],
+            nc4,
+            ".github/workflows/setup.yml:6",
+        ),
+        (
+            "pipeline template @self",
+            vec![
+                (
+                    "pipelines/create-ci.yml",
+                    format!(
+                        "parameters:\n- name: size\n  type: string\nsteps:\n- bash: {}\n",
+                        ci_command("${{ parameters.size }}")
+                    ),
+                ),
+                (
+                    "azure-pipelines.yml",
+                    "trigger: none\nsteps:\n- template: pipelines/create-ci.yml@self\n  parameters:\n    size: 'Standard_NC4as_T4_v3'\n".into(),
+                ),
+            ],
+            nc4,
+            "azure-pipelines.yml:3",
+        ),
         (
             "terraform, a module calling the module",
             vec![
