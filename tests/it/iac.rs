@@ -1701,6 +1701,76 @@ fn parameters_json_beside_the_one_template_of_its_folder_gives_its_values() {
     );
 }
 
+/// Issue 35, gap 3: a folder of several templates pairs each with the parameters files
+/// named by its stem — `parameters-vnet.dev.json` with `template-vnet.json` (and
+/// `vnet.json`), `other.parameters.prod.json` with `other.json` — whatever the other
+/// templates beside it; a one-file run finds the definition through such a file.
+#[test]
+fn parameters_files_pair_with_their_template_by_stem_in_a_folder_of_templates() {
+    let dir = crate::common::project();
+    let root = dir.path();
+    let w = |name: &str, text: &str| crate::common::write(root, name, text);
+    w("infra/template-vnet.json", PORTAL_TEMPLATE);
+    w("infra/template-ws.json", PORTAL_TEMPLATE);
+    w("infra/other.json", PORTAL_TEMPLATE);
+    w(
+        "infra/parameters-vnet.dev.json",
+        &parameters_file("vnet-compute", "STANDARD_NC6"),
+    );
+    w(
+        "infra/parameters-vnet.test.json",
+        &parameters_file("vnet-compute", "STANDARD_NC6"),
+    );
+    w(
+        "infra/parameters_ws.json",
+        &parameters_file("ws-compute", "STANDARD_D3_V2"),
+    );
+    w(
+        "infra/other.parameters.prod.json",
+        &parameters_file("other-compute", "STANDARD_D3_V2"),
+    );
+    let inv = inventory_of(root);
+    let def = |name: &str| -> Value {
+        inv["computes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {inv:#}"))["definitions"]
+            .clone()
+    };
+    let vnet = def("vnet-compute");
+    assert_eq!(vnet.as_array().unwrap().len(), 1, "{vnet:#}");
+    assert_eq!(vnet[0]["path"], "infra/template-vnet.json", "{vnet:#}");
+    assert_eq!(vnet[0]["settings"]["size"]["value"], "STANDARD_NC6", "{vnet:#}");
+    assert!(
+        vnet[0]["notes"]
+            .to_string()
+            .contains("set by parameters-vnet.dev.json, parameters-vnet.test.json"),
+        "{vnet:#}"
+    );
+    assert_eq!(def("ws-compute")[0]["path"], "infra/template-ws.json");
+    assert_eq!(def("other-compute")[0]["path"], "infra/other.json");
+    let (_, unnamed) = names_and_unnamed(&inv);
+    assert!(unnamed.is_empty(), "{unnamed:?}");
+
+    // A one-file run: only the parameters file names the compute.
+    let dir = project_with_job("vnet-compute");
+    let root = dir.path();
+    crate::common::write(root, "infra/template-vnet.json", PORTAL_TEMPLATE);
+    crate::common::write(root, "infra/template-ws.json", PORTAL_TEMPLATE);
+    crate::common::write(
+        root,
+        "infra/parameters-vnet.dev.json",
+        &parameters_file("vnet-compute", "STANDARD_NC6"),
+    );
+    let (_, json) = crate::common::json_check(root, &["--no-config", "--fail-on", "never", "job.yml"]);
+    assert!(
+        codes_of(&json, "job.yml").iter().all(|c| c != "AML203"),
+        "{json:#}"
+    );
+}
+
 /// Audit 28, case 02: SDK v1's `ComputeInstance.provisioning_configuration` takes no
 /// `enable_node_public_ip` (azureml-core 1.61: no `**kwargs`; the keyword raises
 /// `TypeError`). AML702 says this definition cannot turn public IPs off and names where
@@ -2305,6 +2375,61 @@ fn a_one_file_run_reads_the_callers_of_a_module_helper_or_template_naming_the_co
             ],
             nc4,
             ".github/workflows/setup.yml:6",
+        ),
+        // Audit 35: a quoted `uses:` and a template `@self` are the same calls.
+        (
+            "reusable workflow, quoted",
+            vec![
+                (
+                    ".github/workflows/create-ci.yml",
+                    format!(
+                        "on:\n  workflow_call:\n    inputs:\n      size:\n        type: string\n        required: true\njobs:\n  create:\n    runs-on: ubuntu-latest\n    steps:\n      - run: {}\n",
+                        ci_command("${{ inputs.size }}")
+                    ),
+                ),
+                (
+                    ".github/workflows/setup.yml",
+                    "on: workflow_dispatch\njobs:\n  ci:\n    uses: './.github/workflows/create-ci.yml'\n    with:\n      size: Standard_NC4as_T4_v3\n".into(),
+                ),
+            ],
+            nc4,
+            ".github/workflows/setup.yml:4",
+        ),
+        (
+            "local action, double-quoted",
+            vec![
+                (
+                    ".github/actions/create-ci/action.yml",
+                    format!(
+                        "name: create\ninputs:\n  size:\n    required: true\nruns:\n  using: composite\n  steps:\n    - shell: bash\n      run: {}\n",
+                        ci_command("${{ inputs.size }}")
+                    ),
+                ),
+                (
+                    ".github/workflows/setup.yml",
+                    "on: workflow_dispatch\njobs:\n  ci:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: \"./.github/actions/create-ci\"\n        with:\n          size: Standard_NC4as_T4_v3\n".into(),
+                ),
+            ],
+            nc4,
+            ".github/workflows/setup.yml:6",
+        ),
+        (
+            "pipeline template @self",
+            vec![
+                (
+                    "pipelines/create-ci.yml",
+                    format!(
+                        "parameters:\n- name: size\n  type: string\nsteps:\n- bash: {}\n",
+                        ci_command("${{ parameters.size }}")
+                    ),
+                ),
+                (
+                    "azure-pipelines.yml",
+                    "trigger: none\nsteps:\n- template: pipelines/create-ci.yml@self\n  parameters:\n    size: 'Standard_NC4as_T4_v3'\n".into(),
+                ),
+            ],
+            nc4,
+            "azure-pipelines.yml:3",
         ),
         (
             "terraform, a module calling the module",

@@ -20,6 +20,7 @@ mod corpus;
 mod dataflow;
 mod definition_lines;
 mod docs;
+mod docs_python;
 mod embedded;
 mod escaping;
 mod fix;

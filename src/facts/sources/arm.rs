@@ -709,11 +709,18 @@ fn parameter_files(input: &Input<'_>) -> Given {
     let dir = input.path.parent().unwrap_or(std::path::Path::new(""));
     let lower = name.to_ascii_lowercase();
     let stem = stem.to_ascii_lowercase();
+    if iac::stem_parameters_key(&lower).is_some() {
+        return Given::new();
+    }
+    // `parameters-vnet.json`, `parameters-vnet.<env>.json` are `template-vnet.json`'s (and
+    // `vnet.json`'s), whichever other templates their folder holds.
+    let key = iac::template_key(&lower);
     let own = iac::sibling_files(input.files, dir, |n| {
         n.ends_with(".json")
             && n != lower
             && (n.starts_with(&format!("{stem}.parameters."))
-                || n.starts_with(&format!("{stem}.")) && n.ends_with(".parameters.json"))
+                || n.starts_with(&format!("{stem}.")) && n.ends_with(".parameters.json")
+                || key.is_some() && iac::stem_parameters_key(n) == key)
     });
     let (files, generic) = if own.is_empty() {
         (generic_parameter_files(input, dir, &lower), true)

@@ -22,16 +22,47 @@
 use super::az_cli::{Ctx, Eval, Outer, ScriptVal, Vars, definitions, wanted};
 use super::common::{Comment, Definitions, Input, Reader, line_of};
 use super::ipynb::Code;
+use super::python_sdk;
 use super::shell::{Dialect, Keep, LexOptions, MAX_VAR_COMMANDS, Map, Script, comment_of, parse};
 use crate::source::Span;
 
 pub const READER: Reader = Reader {
     name: "az-cli docs",
     wants: is_doc,
-    needles: super::scripts::NEEDLES,
-    defines: super::common::COMMAND_WORDS,
+    needles: NEEDLES,
+    defines: DEFINES,
     read,
 };
+
+/// The words of a document this reader looks further for: an az command's
+/// (`scripts::NEEDLES`) or the Python SDK's ([`python_sdk::DEFINING_WORDS`]).
+const NEEDLES: &[&str] = &[
+    "ml compute",
+    "AmlCompute",
+    "ComputeInstance",
+    "KubernetesCompute",
+    "VirtualMachineCompute",
+    "SynapseSparkCompute",
+    "provisioning_configuration",
+    "ComputeTarget.create",
+    "attach_configuration",
+];
+
+/// The words of a document that may define a compute itself: a command's
+/// (`common::COMMAND_WORDS`) or the Python SDK's.
+const DEFINES: &[&str] = &[
+    "ml compute create",
+    "ml compute attach",
+    "ml computetarget create",
+    "AmlCompute",
+    "ComputeInstance",
+    "KubernetesCompute",
+    "VirtualMachineCompute",
+    "SynapseSparkCompute",
+    "provisioning_configuration",
+    "ComputeTarget.create",
+    "attach_configuration",
+];
 
 /// Whether a (lower-cased) file name is documentation this reader reads.
 pub fn is_doc(name: &str) -> bool {
@@ -60,6 +91,8 @@ struct Scan<'a> {
     text: &'a str,
     rst: bool,
     pieces: Vec<Piece>,
+    /// The Python code blocks (`[start, end)`), in document order.
+    python: Vec<(usize, usize)>,
     comments: Vec<DocComment>,
     /// Comments standing alone, waiting for the next line with content.
     pending: Vec<usize>,
@@ -196,6 +229,36 @@ fn is_code_or_data(lang: &str) -> bool {
                 | "log"
                 | "output"
         )
+}
+
+/// Languages that name a shell (a block of one is commands, never Python).
+fn is_shell(lang: &str) -> bool {
+    matches!(
+        lang,
+        "bash"
+            | "sh"
+            | "zsh"
+            | "ksh"
+            | "shell-script"
+            | "powershell"
+            | "pwsh"
+            | "ps1"
+            | "ps"
+            | "posh"
+            | "azurepowershell"
+            | "azurepowershell-interactive"
+            | "cmd"
+            | "bat"
+            | "batch"
+            | "batchfile"
+            | "dos"
+            | "doscon"
+            | "winbatch"
+            | "azcli"
+            | "azure-cli"
+            | "azurecli"
+            | "azurecli-interactive"
+    )
 }
 
 /// Fence languages of Python (read for SDK calls by the Python reader).
@@ -373,6 +436,7 @@ impl<'a> Scan<'a> {
             text,
             rst,
             pieces: Vec::new(),
+            python: Vec::new(),
             comments: Vec::new(),
             pending: Vec::new(),
         }
@@ -566,12 +630,22 @@ impl<'a> Scan<'a> {
             self.content(line_start);
         }
         if is_python(lang) {
+            self.python.push((start, end));
             self.shell_escapes(start, end);
             return;
         }
         let Some(dialect) = dialect_of(lang, body) else {
             return;
         };
+        // A block that names no language (or only a terminal's) and calls the Python SDK
+        // is Python (a workshop's unlabelled fence of SDK v1 code): read as such too —
+        // as commands it holds none.
+        if !is_shell(lang)
+            && !runs_az(body)
+            && super::common::mentions(body.as_bytes(), python_sdk::DEFINING_WORDS)
+        {
+            self.python.push((start, end));
+        }
         let session = !rst_prompted && prompt(body.trim_start()).is_some();
         if !session {
             self.pieces.push(Piece { dialect, start, end });
@@ -723,14 +797,25 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     let rst = input.file_name().ends_with(".rst");
     let mut scan = Scan::new(text, rst);
     scan.run();
-    read_scripts(
-        input,
-        text,
-        &scan,
-        &|start| Map::Base(start as u32),
-        "written in documentation (a command to type, not a script that runs)",
-        out,
-    );
+    if super::common::mentions(text.as_bytes(), super::scripts::NEEDLES) {
+        read_scripts(
+            input,
+            text,
+            &scan,
+            &|start| Map::Base(start as u32),
+            "written in documentation (a command to type, not a script that runs)",
+            out,
+        );
+    }
+    if !scan.python.is_empty() && super::common::mentions(text.as_bytes(), python_sdk::DEFINING_WORDS) {
+        python_sdk::read_shown(
+            input,
+            python_of(text, &scan.python),
+            "written in documentation (Python shown to run, not a program of the project)",
+            &python_placeholder,
+            out,
+        );
+    }
     out.comments.extend(scan.comments.iter().map(|c| Comment {
         span: c.span,
         own_line: c.own_line,
@@ -832,6 +917,50 @@ fn is_placeholder(text: &str) -> bool {
         || upper_snake
 }
 
+/// The Python code blocks `blocks` of `text` as one program in document order (each block
+/// a cell), every byte mapped to its place in the file; each block's lines lose the
+/// indentation they all share (a fence inside a list item, a reST directive's body).
+fn python_of(text: &str, blocks: &[(usize, usize)]) -> Code {
+    let mut code = Code::empty();
+    code.cells.clear();
+    for &(start, end) in blocks {
+        code.cells.push(code.text.len());
+        let body = &text[start..end];
+        let shared = body
+            .split_inclusive('\n')
+            .filter(|l| !l.trim().is_empty())
+            .map(indent_of)
+            .min()
+            .unwrap_or(0);
+        if shared == 0 {
+            code.push_exact(start, body);
+        } else {
+            let mut at = start;
+            for line in body.split_inclusive('\n') {
+                // A blank line may be shorter than the indentation.
+                let cut = indent_of(line).min(shared);
+                code.push_exact(at + cut, &line[cut..]);
+                at += line.len();
+            }
+        }
+        if !code.text.ends_with('\n') {
+            code.push_escape(end, 0, "\n");
+        }
+    }
+    if code.cells.is_empty() {
+        code.cells.push(0);
+    }
+    code
+}
+
+/// Why a Python string of documentation is not a value: a placeholder for the reader to
+/// fill in (`"<compute-name>"`, `"{cluster}"`, `"[SIZE]"`, `"VM_SIZE"`).
+fn python_placeholder(text: &str) -> Option<String> {
+    let angle = text.find('<').is_some_and(|o| text[o..].contains('>'));
+    (angle || is_placeholder(text))
+        .then(|| format!("`\"{text}\"` is a placeholder of the documentation, for its reader to fill in"))
+}
+
 /// What a command in documentation sees around it: its placeholders are not values.
 struct Placeholders<'a> {
     text: &'a str,
@@ -904,6 +1033,22 @@ mod tests {
     fn run(display: &str, text: &str) -> Definitions {
         let dir = tempfile::tempdir().unwrap();
         super::super::iac::read_for_test(read, dir.path(), display, text)
+    }
+
+    /// The reader's words are the az commands' and the Python SDK's, kept in step.
+    #[test]
+    fn the_words_are_the_commands_and_the_sdks() {
+        let union =
+            |a: &[&str], b: &[&str]| -> Vec<String> { a.iter().chain(b).map(|w| w.to_string()).collect() };
+        let words = |w: &[&str]| -> Vec<String> { w.iter().map(|w| w.to_string()).collect() };
+        assert_eq!(
+            words(NEEDLES),
+            union(super::super::scripts::NEEDLES, python_sdk::DEFINING_WORDS)
+        );
+        assert_eq!(
+            words(DEFINES),
+            union(super::super::common::COMMAND_WORDS, python_sdk::DEFINING_WORDS)
+        );
     }
 
     fn by_name<'a>(out: &'a Definitions, name: &str) -> &'a ComputeDef {

@@ -1559,6 +1559,33 @@ pub fn is_generic_parameters_name(lower: &str) -> bool {
     lower.starts_with("parameters.") && lower.ends_with(".json")
 }
 
+/// The template a parameters file named by its stem is for: `parameters-vnet.json`,
+/// `parameters-vnet.dev.json` (also `_`) are `vnet`'s parameters (lower-cased name).
+pub fn stem_parameters_key(lower: &str) -> Option<&str> {
+    let rest = lower
+        .strip_prefix("parameters-")
+        .or_else(|| lower.strip_prefix("parameters_"))?
+        .strip_suffix(".json")?;
+    let key = rest.split('.').next().unwrap_or(rest);
+    (!key.is_empty()).then_some(key)
+}
+
+/// The stem a template's parameters files are named by: `template-vnet.json` (also `_`,
+/// `.`, and `vnet-template.json`) is `vnet`, another `X.json` is `X` (lower-cased name).
+pub fn template_key(lower: &str) -> Option<&str> {
+    let stem = lower.strip_suffix(".json")?;
+    let key = ["template-", "template_", "template."]
+        .iter()
+        .find_map(|p| stem.strip_prefix(p))
+        .or_else(|| {
+            ["-template", "_template", ".template"]
+                .iter()
+                .find_map(|s| stem.strip_suffix(s))
+        })
+        .unwrap_or(stem);
+    (!key.is_empty() && !key.contains('.')).then_some(key)
+}
+
 /// Which definition files beside it a file may give values to (by its name): a
 /// Terraform file or variables file to the `.tf` files, a `.bicepparam` to the `.bicep`
 /// files, an ARM parameters file to the templates. What a directory's files give
@@ -1581,11 +1608,16 @@ impl GivesTo {
         };
         // `<template>.parameters.json`..., and `parameters.json`, `parameters.<env>.json`
         // (the one template of their folder's).
+        // `parameters-<stem>.json`, `parameters-<stem>.<env>.json` too (any template's
+        // whose stem it names).
+        let starts =
+            |prefix: &[u8]| name.len() >= prefix.len() && name[..prefix.len()].eq_ignore_ascii_case(prefix);
         let parameters = name
             .windows(b".parameters".len())
             .any(|w| w.eq_ignore_ascii_case(b".parameters"))
-            || name.len() >= b"parameters.".len()
-                && name[..b"parameters.".len()].eq_ignore_ascii_case(b"parameters.");
+            || starts(b"parameters.")
+            || starts(b"parameters-")
+            || starts(b"parameters_");
         GivesTo {
             tf: ends(".tf") || ends(".tfvars") || ends(".tfvars.json"),
             bicep: ends(".bicepparam"),
@@ -1613,7 +1645,8 @@ impl GivesTo {
             || (self.arm
                 && oname.ends_with(".json")
                 && !oname.contains(".parameters")
-                && !is_generic_parameters_name(&oname))
+                && !is_generic_parameters_name(&oname)
+                && stem_parameters_key(&oname).is_none())
     }
 }
 

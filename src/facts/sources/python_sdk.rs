@@ -90,6 +90,51 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     out.computes.extend(calls);
 }
 
+/// The words of Python that may define a compute itself (a class or call of the SDK).
+pub(super) const DEFINING_WORDS: &[&str] = CLASS_NEEDLES;
+
+/// The definitions of the Python a document shows (`code`: its Python code blocks joined
+/// in document order as one program, as a notebook's cells are, mapped to the document's
+/// own bytes), each noted `note`; a string value that `placeholder` says is for the
+/// reader to fill in (`"<compute-name>"`) is not known. Helper calls are not followed: a
+/// document imports nothing of the project.
+pub(super) fn read_shown(
+    input: &Input<'_>,
+    mut code: Code,
+    note: &str,
+    placeholder: &dyn Fn(&str) -> Option<String>,
+    out: &mut Definitions,
+) {
+    for i in 0..code.cells.len() {
+        let end = code.cells.get(i + 1).copied().unwrap_or(code.text.len());
+        blank_magics(&mut code.text, code.cells[i], end);
+    }
+    if let Err(why) = affordable(&code.text) {
+        out.unread = Some(format!("{why} (its Python code blocks together)"));
+        return;
+    }
+    let Some(tree) = module::parse(&code) else {
+        return;
+    };
+    let py = Module::new(&code, tree.root_node(), &input.source.text);
+    out.comments.extend(py.comments(input.source));
+    let made = py.made(input.source.path.as_str());
+    for mut def in Module::definitions(&made) {
+        let settings = std::iter::once(&mut def.name).chain(def.fields.iter_mut().map(|(_, s)| s));
+        for s in settings {
+            if let Some(crate::facts::computes::Scalar::Str(v)) = &s.value
+                && let Some(why) = placeholder(v)
+            {
+                s.value = None;
+                s.why = Some(why);
+                s.in_place = false;
+            }
+        }
+        def.notes.push(note.to_string());
+        out.computes.push(def);
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
 mod tests {

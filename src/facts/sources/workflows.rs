@@ -42,6 +42,9 @@ pub const READER: Reader = Reader {
         "create_compute",
         "- template:",
         "uses: ./",
+        // Quoted (`uses: './.github/workflows/x.yml'`, `uses: "./.github/actions/y"`).
+        "uses: './",
+        "uses: \"./",
         // An Azure pipeline that extends a template (`extends: template: x.yml`).
         "extends:",
     ],
@@ -477,12 +480,19 @@ fn condition_entry(doc: &Document, item: NodeId) -> Option<NodeId> {
         .then_some(entry.value)
 }
 
-/// The file an item of `variables:` includes (`- template: vars.yml`), unless it is of
-/// another repository (`@`) or an expression (`$`).
+/// The file an item of `variables:` includes (`- template: vars.yml`, `vars.yml@self`),
+/// unless it is of another repository (`@templates`) or an expression (`$`).
 fn template_path(doc: &Document, item: NodeId) -> Option<&str> {
     doc.get(item, "template")
         .and_then(|t| str_of(doc, t))
+        .map(without_self)
         .filter(|p| !p.contains(['@', '$']))
+}
+
+/// An Azure Pipelines template path without its `@self` (the repository being built:
+/// the same file as without it).
+fn without_self(written: &str) -> &str {
+    written.strip_suffix("@self").unwrap_or(written)
 }
 
 /// The variables a branch sets decide a value only where every branch agrees on it.
@@ -1559,12 +1569,14 @@ fn local_path(input: &Input<'_>, written: &str, github: bool) -> Option<(PathBuf
         };
         repo.join(rel)
     } else {
-        pipeline_file(input, written.strip_suffix("@self").unwrap_or(written))?
+        pipeline_file(input, without_self(written))?
     };
-    if written.contains(['$', '\\']) || (!github && written.trim_end_matches("@self").contains('@')) {
+    if written.contains(['$', '\\']) || (!github && without_self(written).contains('@')) {
         return None;
     }
-    Some((crate::fsio::normalize(&file), names_yaml(written)))
+    // `x.yml@self` names the YAML file `x.yml` (audit 35: it was taken for no file).
+    let named = if github { written } else { without_self(written) };
+    Some((crate::fsio::normalize(&file), names_yaml(named)))
 }
 
 /// A file an Azure Pipelines `template:` names: relative to the calling file or, with a
@@ -1899,17 +1911,21 @@ mod tests {
         let vars = "variables:\n  training_target: tv-cluster\n  training_target_sku: Standard_NC6\n  training_target_max_nodes: 4\n";
         let _ = super::super::iac::read_for_test(|_, _| {}, dir.path(), "config-infra.yml", vars);
         let text = "variables:\n- template: config-infra.yml\nsteps:\n- template: /aml-cli-v2/create-compute.yml\n  parameters:\n    cluster_name: $(training_target)\n    cluster_size: ${{ variables.training_target_sku }}\n    max_instances: ${{ variables.training_target_max_nodes }}\n";
-        let out = super::super::iac::read_for_test(read, dir.path(), "ci.yml", text);
-        let [d] = out.computes.as_slice() else {
-            panic!("{:?}", out.computes)
-        };
-        assert_eq!(d.known_name(), Some("tv-cluster"));
-        assert_eq!(d.size(), Some("Standard_NC6"));
-        assert_eq!(d.get("max_instances").unwrap().value, Some(Scalar::Int(4)));
-        assert_eq!(
-            &text[d.get("size").unwrap().span.range()],
-            "${{ variables.training_target_sku }}"
-        );
+        // `@self` (issue 35) names the same file of this repository.
+        let at_self = text.replacen("config-infra.yml", "config-infra.yml@self", 1);
+        for text in [text, at_self.as_str()] {
+            let out = super::super::iac::read_for_test(read, dir.path(), "ci.yml", text);
+            let [d] = out.computes.as_slice() else {
+                panic!("{:?}", out.computes)
+            };
+            assert_eq!(d.known_name(), Some("tv-cluster"), "{text}");
+            assert_eq!(d.size(), Some("Standard_NC6"));
+            assert_eq!(d.get("max_instances").unwrap().value, Some(Scalar::Int(4)));
+            assert_eq!(
+                &text[d.get("size").unwrap().span.range()],
+                "${{ variables.training_target_sku }}"
+            );
+        }
     }
 
     /// A project in a temporary directory: each file written (its folders made), then the
