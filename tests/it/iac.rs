@@ -2571,3 +2571,100 @@ fn the_callers_of_many_modules_and_helpers_are_found_in_one_pass_over_the_files(
     assert_eq!((in_folder("calls/"), in_folder("pycalls/")), (100, 100), "{json}");
     assert_eq!(in_folder("other/"), 0, "{json}");
 }
+
+/// Audit 29, case 08 (Bicep): a `.bicepparam` file kept in a folder of its own
+/// (`params/prod.bicepparam`, `using '../main.bicep'`) deploys the template with its
+/// values, as one beside the template does. The compute is the one it names and sizes,
+/// judged at its `param` line; a job using that name resolves, in a whole run and in a
+/// one-file run; a parameters file naming another `main.bicep` gives this one nothing.
+#[test]
+fn a_bicepparam_file_in_another_folder_deploys_the_template_it_names() {
+    let dir = project_with_job("gpu-train");
+    let root = dir.path();
+    let write = |name: &str, text: &str| crate::common::write(root, name, text);
+    write(
+        "bicep/main.bicep",
+        "param clusterName string = 'train-cluster'\nparam vmSize string = 'Standard_DS3_v2'\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = {\n  name: 'ws/${clusterName}'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: vmSize\n      enableNodePublicIp: false\n      subnet: { id: '/s/n' }\n    }\n  }\n}\n",
+    );
+    write(
+        "bicep/params/prod.bicepparam",
+        "using '../main.bicep'\n\nparam clusterName = 'gpu-train'\nparam vmSize = 'Standard_NC6'\n",
+    );
+    // Names a `main.bicep` of another folder: not this template's values.
+    write(
+        "bicep/params/other.bicepparam",
+        "using '../../elsewhere/main.bicep'\nparam clusterName = 'not-this-one'\n",
+    );
+    write(
+        "other/main.bicepparam",
+        "using '../elsewhere/main.bicep'\nparam vmSize = 'Standard_NC12'\n",
+    );
+    write(
+        "other/main.bicep",
+        "param vmSize string = 'Standard_D2_v3'\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-04-01' = {\n  name: 'ws/other-cluster'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: vmSize\n      enableNodePublicIp: false\n      subnet: { id: '/s/n' }\n    }\n  }\n}\n",
+    );
+    let whole = Command::cargo_bin("amlint")
+        .unwrap()
+        .current_dir(root)
+        .args([
+            "check",
+            "--no-config",
+            "--no-cache",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&whole.stdout).unwrap();
+    assert!(codes_of(&json, "job.yml").is_empty(), "{json}");
+    // The retired size the parameters file deploys, at its value there.
+    let nc6: Vec<&Value> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["code"] == "AML505" && x["path"] == "bicep/params/prod.bicepparam")
+        .collect();
+    assert_eq!(nc6.len(), 1, "{json}");
+    assert_eq!(nc6[0]["range"]["start"]["line"], 4, "{json}");
+    assert_eq!(nc6[0]["range"]["start"]["column"], 17, "{json}");
+    assert_eq!(nc6[0]["range"]["end"]["column"], 29, "{json}");
+    assert!(codes_of(&json, "other/main.bicepparam").is_empty(), "{json}");
+    assert!(codes_of(&json, "other/main.bicep").is_empty(), "{json}");
+    let inventory = Command::cargo_bin("amlint")
+        .unwrap()
+        .current_dir(root)
+        .args(["inventory", "--no-config", "--no-cache", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let inv: Value = serde_json::from_slice(&inventory.stdout).unwrap();
+    let names: Vec<(&str, &str)> = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap_or(""), c["size"].as_str().unwrap_or("")))
+        .collect();
+    assert!(names.contains(&("gpu-train", "Standard_NC6")), "{inv}");
+    assert!(names.contains(&("other-cluster", "Standard_D2_v3")), "{inv}");
+    assert!(!names.iter().any(|(n, _)| *n == "not-this-one"), "{inv}");
+    // Pre-commit passes the job alone: the parameters file is found by the name it writes.
+    let one = Command::cargo_bin("amlint")
+        .unwrap()
+        .current_dir(root)
+        .args([
+            "check",
+            "--no-config",
+            "--no-cache",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "job.yml",
+        ])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert!(codes_of(&json, "job.yml").is_empty(), "{json}");
+}

@@ -27,8 +27,9 @@ pub const READER: Reader = Reader {
     // `.bicepparam` files define nothing (no resource) but are walked, so that a partial
     // run finds the file beside one that names a compute.
     wants: |name| name.ends_with(".bicep") || name.ends_with(".bicepparam"),
-    // `module`: a module call, whose file may define a compute.
-    needles: &["computes@", "Computes@", "module"],
+    // `module`: a module call, whose file may define a compute; `using`: a `.bicepparam`
+    // file's template, deployed with its values.
+    needles: &["computes@", "Computes@", "module", "using"],
     defines: &["computes@", "Computes@"],
     read,
 };
@@ -62,9 +63,23 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         chain: vec![crate::fsio::normalize(input.path)],
         budget: iac::MAX_MODULE_CALLS,
     };
+    if input.file_name().ends_with(".bicepparam") {
+        out.computes
+            .extend(walk.using(&lx, text, &input.source.path, dir, input.path));
+        return;
+    }
     let given = bicepparam_values(input);
     out.computes
         .extend(walk.file(&lx, text, &input.source.path, dir, (given.clone(), given)));
+}
+
+/// The local Bicep template a `using` names (`'../main.bicep'`, relative to `dir`), made
+/// normal; `None` for a registry's (`br:`), a template spec's (`ts:`), an absolute path,
+/// or anything but a `.bicep` file.
+fn using_target(dir: &Path, written: &str) -> Option<PathBuf> {
+    let local = !(written.contains(':') || written.starts_with('/') || written.starts_with('\\'));
+    (local && written.to_ascii_lowercase().ends_with(".bicep"))
+        .then(|| crate::fsio::normalize(&dir.join(written)))
 }
 
 /// The module calls being followed from one file: the files from its own down (a cycle is
@@ -129,6 +144,82 @@ impl Walk<'_> {
         }
         found.sort_by_key(|d| d.span.start);
         found
+    }
+
+    /// The definitions of a `.bicepparam` file kept away from its template
+    /// (`params/prod.bicepparam` with `using '../main.bicep'`, `path` being the file's
+    /// own): the template's computes as deployed with the file's `param` values, made
+    /// here as a module call makes them — each value at its `param` line, the template's
+    /// other values inherited. One beside its template is not: the template's reader takes
+    /// its values ([`bicepparam_values`]).
+    fn using(&mut self, lx: &Lexed, text: &str, display: &str, dir: &Path, path: &Path) -> Vec<ComputeDef> {
+        let b = Bicep::new(text, lx);
+        let t = &lx.toks;
+        let env = Env::new();
+        let mut using = None;
+        let mut args = Vec::new();
+        let mut given_strict = HashMap::new();
+        for (a, z) in statements(lx, 0, t.len()) {
+            if t[a].is_ident("using") && a + 1 < z && t[a + 1].k == K::Str {
+                using = Some((a, z));
+            } else if t[a].is_ident("param") && a + 3 < z && t[a + 1].k == K::Ident && t[a + 2].is("=") {
+                let name = t[a + 1].text.clone();
+                given_strict.insert(name.clone(), iac::strip_origins(b.eval_strict(a + 3, z, &env)));
+                args.push((name, b.leaf(a + 3, z, &env), Some(t[a + 1].span)));
+            }
+        }
+        let Some((ua, uz)) = using else {
+            return Vec::new();
+        };
+        let written = t[ua + 1].text.as_str();
+        let Some(target) = using_target(dir, written) else {
+            return Vec::new();
+        };
+        let own_dir = crate::fsio::normalize(path.parent().unwrap_or(Path::new("")));
+        if target.parent() == Some(own_dir.as_path()) || self.chain.contains(&target) {
+            return Vec::new();
+        }
+        let shown = crate::discover::display_of(&crate::fsio::normalize(
+            &Path::new(iac::split_dir(display).0).join(written),
+        ));
+        let Some(src) = self.files.read(&target, &shown) else {
+            return Vec::new();
+        };
+        if !super::common::mentions(src.text.as_bytes(), READER.needles) {
+            return Vec::new();
+        }
+        let Some(inner) = lex(&src.text) else {
+            return Vec::new();
+        };
+        let given = args
+            .iter()
+            .map(|(k, l, _): &(String, Leaf, Option<Span>)| (k.clone(), iac::strip_origins(l.val.clone())))
+            .collect();
+        let label = format!("`{}`", display.rsplit(['/', '\\']).next().unwrap_or(display));
+        let call = iac::ModuleCall {
+            display,
+            whole: b.span(ua, uz),
+            label: &label,
+            path: written,
+            source: inner_span(&t[ua + 1]),
+            source_key: None,
+            args: &args,
+            prefix: "",
+            note: None,
+            verb: "deploys the template",
+        };
+        self.chain.push(target.clone());
+        let inner_dir = target.parent().unwrap_or(Path::new(""));
+        let out = self
+            .file(&inner, &src.text, &shown, inner_dir, (given, given_strict))
+            .into_iter()
+            .map(|def| {
+                let at = format!("{}:{}", def.file, super::common::line_of(&src, def.span.start));
+                call.definition(def, &at)
+            })
+            .collect();
+        self.chain.pop();
+        out
     }
 
     /// The definitions a `module` statement makes: those of the local Bicep file it names
@@ -211,6 +302,7 @@ impl Walk<'_> {
                 args: &args,
                 prefix: "",
                 note: instance,
+                verb: "calls the module",
             };
             let inner_dir = target.parent().unwrap_or(Path::new(""));
             for def in self.file(&inner, &src.text, &shown, inner_dir, (given, given_strict)) {
@@ -1486,7 +1578,7 @@ fn binary(op: &Tok, l: Ev, r: Ev, written: &str, said: bool) -> Ev {
 /// The values of the `.bicepparam` files of the file's directory whose `using` names it
 /// (several that disagree on a parameter leave it unknown).
 fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Ev> {
-    let me = input.file_name();
+    let me = crate::fsio::normalize(input.path);
     let dir = input.path.parent().unwrap_or(std::path::Path::new(""));
     let mut all = Vec::new();
     for (path, fname) in iac::sibling_files(input.files, dir, |n| n.ends_with(".bicepparam"))
@@ -1506,13 +1598,9 @@ fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Ev> {
         for (a, z) in statements(&lx, 0, lx.toks.len()) {
             let t = &lx.toks;
             if t[a].is_ident("using") && a + 1 < z && t[a + 1].k == K::Str {
-                let target = t[a + 1]
-                    .text
-                    .rsplit(['/', '\\'])
-                    .next()
-                    .unwrap_or("")
-                    .to_ascii_lowercase();
-                uses = target == me;
+                // The template it names, resolved from the parameters file's folder (this
+                // one): another `main.bicep` elsewhere is not this file.
+                uses = using_target(dir, &t[a + 1].text).is_some_and(|target| target == me);
             } else if t[a].is_ident("param") && a + 3 < z && t[a + 1].k == K::Ident && t[a + 2].is("=") {
                 let name = t[a + 1].text.clone();
                 let mut v = b.eval(a + 3, z, &Vec::new(), 0);

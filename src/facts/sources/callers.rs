@@ -30,7 +30,8 @@ pub const MAX_ROUNDS: usize = iac::MAX_MODULE_DEPTH + 1;
 pub enum Via {
     /// A Terraform `module` block whose `source` ends in the module's folder.
     Terraform,
-    /// A Bicep `module x 'modules/ci.bicep' = { params: ... }`.
+    /// A Bicep `module x 'modules/ci.bicep' = { params: ... }`, or a `.bicepparam` file's
+    /// `using '../main.bicep'`.
     Bicep,
     /// A Python import of a helper's module (`from compute_utils import create`, `import
     /// compute_utils`, `from . import compute_utils`), then a call of the helper.
@@ -54,7 +55,7 @@ impl Via {
         };
         if ends(".tf") {
             Some(Via::Terraform)
-        } else if ends(".bicep") {
+        } else if ends(".bicep") || ends(".bicepparam") {
             Some(Via::Bicep)
         } else if ends(".py") || ends(".ipynb") {
             Some(Via::Python)
@@ -68,7 +69,9 @@ impl Via {
     /// Words (lower case) one of which a caller's text holds: its call's keyword.
     fn words(self) -> &'static [&'static str] {
         match self {
-            Via::Terraform | Via::Bicep => &["module"],
+            Via::Terraform => &["module"],
+            // A `.bicepparam` file's `using '../main.bicep'` deploys the template with its values.
+            Via::Bicep => &["module", "using"],
             Via::Python => &["import"],
             Via::Template => &["template", "uses"],
         }
@@ -264,6 +267,26 @@ mod tests {
             !calls(&c, "main.tf", "module x 'ci.bicep' = {}"),
             "not a Bicep file"
         );
+        // A parameters file kept elsewhere deploys the template it names.
+        assert!(calls(
+            &c,
+            "env/prod.bicepparam",
+            "using '../modules/ci.bicep'
+param a = 1
+"
+        ));
+        assert!(!calls(
+            &c,
+            "env/prod.bicepparam",
+            "using '../modules/aci.bicep'
+"
+        ));
+        assert!(!calls(
+            &c,
+            "env/prod.txt",
+            "using '../modules/ci.bicep'
+"
+        ));
         // A Bicep file that neither defines nor calls has no callers looked up.
         assert!(
             callers_of("m/x.bicep", "param a string\n")

@@ -1676,6 +1676,9 @@ pub struct ModuleCall<'a> {
     pub prefix: &'a str,
     /// Which instance of a repeated call it is (`for_each`, `count`, `for`).
     pub note: Option<String>,
+    /// What the call does with the file, for people: "calls the module" (a
+    /// `.bicepparam` file "deploys the template").
+    pub verb: &'a str,
 }
 
 impl ModuleCall<'_> {
@@ -1765,8 +1768,8 @@ impl ModuleCall<'_> {
         let fields: Vec<(String, Setting)> =
             def.fields.iter().map(|(p, s)| (p.clone(), take(p, s))).collect();
         let mut notes = vec![format!(
-            "{} calls the module `{}`, which defines the compute at {at}",
-            self.label, self.path
+            "{} {} `{}`, which defines the compute at {at}",
+            self.label, self.verb, self.path
         )];
         notes.extend(self.note.clone());
         notes.extend(def.notes.iter().cloned());

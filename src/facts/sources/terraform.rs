@@ -293,6 +293,7 @@ impl Walk<'_, '_> {
                 args: &args,
                 prefix: "var.",
                 note: instance.or_else(|| notes.first().cloned()),
+                verb: "calls the module",
             };
             for (p, name, shown) in &module_files {
                 let Some(src) = self.files.read(p, shown) else {

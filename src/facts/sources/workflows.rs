@@ -1712,6 +1712,7 @@ fn local_call(
         args: &args,
         prefix: "",
         note: None,
+        verb: "calls the module",
     };
     let mut out = Vec::new();
     for mut def in found.computes {
