@@ -1488,6 +1488,9 @@ fn template_call(input: &Input<'_>, doc: &Document, site: Site, scope: &WfOuter<
     // public-IP or subnet option, so the CLI's defaults. Another repository's template
     // (a fork's `owner/repo/.github/workflows/create-compute.yml@main`) may pass them.
     let lower = call.to_ascii_lowercase();
+    if lower.starts_with("azure/mlops-templates/.github/") {
+        template_network(doc, args, &lower, &setting, &mut def);
+    }
     if !(lower.starts_with("azure/mlops-templates/") || lower.ends_with("@mlops-templates")) {
         let at = doc
             .node(doc.get(map, "template").or_else(|| doc.get(map, "uses"))?)
@@ -1507,6 +1510,63 @@ fn template_call(input: &Input<'_>, doc: &Document, site: Site, scope: &WfOuter<
     def.notes
         .push(format!("runs az ml compute create through the {file} template"));
     Some(def)
+}
+
+/// The current GitHub `create-compute.yml` of Azure/mlops-templates takes `vnet_name` and
+/// `subnet_name` and adds `--vnet-name … --subnet …` when both are non-empty (audit 29,
+/// defect 1): a call that passes both places the compute in that subnet (unknown when either
+/// is an expression); one that passes neither (or only one) does not, and its messages name
+/// the inputs. The inputs are in the version `@main` runs and in any version a call passes
+/// them to (GitHub refuses inputs a workflow does not declare); another ref without them
+/// may be an older version, which had none (the `template` idiom).
+fn template_network(
+    doc: &Document,
+    args: NodeId,
+    lower: &str,
+    setting: &dyn Fn(&str, ValueKind) -> Option<Setting>,
+    def: &mut ComputeDef,
+) {
+    let passed = |k: &str| doc.get_entry(args, k).is_some();
+    let at_main = lower.rsplit_once('@').is_some_and(|(_, r)| r == "main");
+    if !(at_main || passed("vnet_name") || passed("subnet_name")) {
+        return;
+    }
+    def.idiom = crate::facts::idiom::Idiom::TemplateVnet;
+    let (Some(vnet), Some(subnet)) = (
+        setting("vnet_name", ValueKind::Str),
+        setting("subnet_name", ValueKind::Str),
+    ) else {
+        if passed("vnet_name") || passed("subnet_name") {
+            def.notes.push(
+                "the template adds `--vnet-name`/`--subnet` only when both `vnet_name` and `subnet_name` are given"
+                    .into(),
+            );
+        }
+        return;
+    };
+    let empty = |s: &Setting| matches!(&s.value, Some(Scalar::Str(v)) if v.trim().is_empty());
+    if empty(&vnet) || empty(&subnet) {
+        def.notes.push(
+            "the template adds `--vnet-name`/`--subnet` only when both `vnet_name` and `subnet_name` are not empty"
+                .into(),
+        );
+        return;
+    }
+    let mut subnet = subnet;
+    if subnet.value.is_some()
+        && let Some(why) = vnet.why.clone()
+    {
+        // The subnet is added only if the virtual network's name is not empty when the
+        // workflow runs.
+        subnet = Setting::dynamic(
+            subnet.written.clone(),
+            format!("the template adds it only if `vnet_name` is not empty, and {why}"),
+            subnet.span,
+            subnet.key,
+        );
+    }
+    def.set("network_settings.vnet_name", vnet);
+    def.set("network_settings.subnet", subnet);
 }
 
 /// A template call's span: from its `template:` (`uses:`), or `from` (the `extends:` of a

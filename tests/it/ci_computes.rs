@@ -1,0 +1,168 @@
+//! Compute definitions in CI files as the CI service runs them (audit 29): the mlops
+//! templates' `vnet_name`/`subnet_name` inputs (defect 1), a command built in a variable and
+//! run by `eval` (defect 9), a matrix on a job that calls a reusable workflow (defect 5),
+//! the shell chosen by `defaults` and the runner (defect 6), and a workflow that is not
+//! valid YAML (defect 10).
+
+use serde_json::Value;
+
+use crate::common::{json_check, project, write};
+
+/// Each finding in `path`: its code and message.
+fn messages(json: &Value, path: &str) -> Vec<String> {
+    field_of(json, path, "message")
+}
+
+/// Each finding in `path`: its code and help.
+fn helps(json: &Value, path: &str) -> Vec<String> {
+    field_of(json, path, "help")
+}
+
+fn field_of(json: &Value, path: &str, field: &str) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == path)
+        .map(|x| {
+            format!(
+                "{} {}",
+                x["code"].as_str().unwrap_or(""),
+                x[field].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+fn codes(json: &Value, path: &str) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == path)
+        .map(|x| x["code"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+fn check(root: &std::path::Path) -> Value {
+    let (_, json) = json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    assert!(!json.to_string().contains("AML000"), "no internal error: {json}");
+    json
+}
+
+/// `amlint inventory --format json .` in `root`.
+fn inventory(root: &std::path::Path) -> Value {
+    let out = crate::common::amlint_wide(root)
+        .args(["inventory", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The inventory's compute named `name`.
+fn compute<'a>(inv: &'a Value, name: &str) -> &'a Value {
+    inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no compute `{name}`: {inv}"))
+}
+
+const CALL: &str = "on: workflow_dispatch\njobs:\n  create-compute:\n    uses: Azure/mlops-templates/.github/workflows/create-compute.yml@REF\n    with:\n      cluster_name: NAME\n      size: Standard_D4s_v5\n      min_instances: 0\n      max_instances: 4\n      cluster_tier: dedicated\n      resource_group: rg\n      workspace_name: ws\nEXTRA    secrets: inherit\n";
+
+fn call(name: &str, reference: &str, extra: &str) -> String {
+    CALL.replace("NAME", name)
+        .replace("REF", reference)
+        .replace("EXTRA", extra)
+}
+
+/// Audit 29, defect 1 (case 04): the current GitHub `create-compute.yml` of
+/// Azure/mlops-templates takes `vnet_name` and `subnet_name` and adds `--vnet-name`/
+/// `--subnet` when both are given. Both literal: the compute is in that subnet (no
+/// AML704); one a run-time expression (the upstream mlops-v2 project's shape): unknown,
+/// no AML704; neither: AML704 whose help names the inputs; one only or an empty one: the
+/// template adds nothing (AML704). A call at an older ref without them keeps the help
+/// that the template has no input for it. AML702 stays (no public-IP input).
+#[test]
+fn the_mlops_template_places_the_compute_in_the_subnet_its_call_passes() {
+    let dir = project();
+    let root = dir.path();
+    let w = ".github/workflows";
+    write(
+        root,
+        &format!("{w}/both.yml"),
+        &call(
+            "both-cluster",
+            "main",
+            "      vnet_name: vnet-mlops\n      subnet_name: snet-training\n",
+        ),
+    );
+    write(
+        root,
+        &format!("{w}/upstream.yml"),
+        &call(
+            "upstream-cluster",
+            "main",
+            "      vnet_name: ${{ needs.get-config.outputs.vnet_name }}\n      subnet_name: snet-training\n",
+        ),
+    );
+    write(root, &format!("{w}/none.yml"), &call("none-cluster", "main", ""));
+    write(
+        root,
+        &format!("{w}/one.yml"),
+        &call("one-cluster", "main", "      subnet_name: snet-training\n"),
+    );
+    write(
+        root,
+        &format!("{w}/empty.yml"),
+        &call(
+            "empty-cluster",
+            "main",
+            "      vnet_name: \"\"\n      subnet_name: snet-training\n",
+        ),
+    );
+    write(root, &format!("{w}/old.yml"), &call("old-cluster", "v0.1", ""));
+    let json = check(root);
+    for f in ["both", "upstream"] {
+        assert_eq!(codes(&json, &format!("{w}/{f}.yml")), ["AML702"], "{f}: {json}");
+    }
+    let help = helps(&json, &format!("{w}/none.yml"));
+    assert_eq!(
+        help.iter()
+            .filter(|h| h.starts_with("AML704"))
+            .collect::<Vec<_>>(),
+        [
+            "AML704 Add `vnet_name` and `subnet_name` (the subnet to place it in) to isolate the compute's traffic, or use a workspace with a managed virtual network."
+        ],
+        "{json}"
+    );
+    assert!(
+        messages(&json, &format!("{w}/none.yml")).contains(
+            &"AML704 `none-cluster` is not placed in a virtual network (no `vnet_name` and `subnet_name`)"
+                .to_string()
+        ),
+        "{json}"
+    );
+    for f in ["one", "empty"] {
+        assert_eq!(
+            codes(&json, &format!("{w}/{f}.yml")),
+            ["AML702", "AML704"],
+            "{f}: {json}"
+        );
+    }
+    let old = helps(&json, &format!("{w}/old.yml"));
+    assert!(
+        old.iter()
+            .any(|h| h.starts_with("AML704 This definition cannot place it in a virtual network")),
+        "{json}"
+    );
+    let inv = inventory(root);
+    let one = compute(&inv, "one-cluster").to_string();
+    assert!(
+        one.contains("only when both `vnet_name` and `subnet_name` are given"),
+        "{one}"
+    );
+}
+
