@@ -166,3 +166,70 @@ fn the_mlops_template_places_the_compute_in_the_subnet_its_call_passes() {
     );
 }
 
+/// Audit 29, defect 5 (case 07): a matrix on a job that calls a reusable workflow (the
+/// mlops template, or one of the project) is expanded per leg, as on a `run:` job: each
+/// leg is a definition, the retired size of one is reported, and a job using a leg's name
+/// resolves. A matrix past the bound is read once, unknown.
+#[test]
+fn a_matrix_on_a_job_that_calls_a_reusable_workflow_is_one_call_per_leg() {
+    let dir = project();
+    let root = dir.path();
+    let w = ".github/workflows";
+    let matrix = "    strategy:\n      matrix:\n        include:\n          - name: P-cpu\n            size: Standard_DS3_v2\n          - name: P-gpu\n            size: Standard_NC12\n";
+    write(
+        root,
+        &format!("{w}/m.yml"),
+        &format!(
+            "on: workflow_dispatch\njobs:\n  create:\n{}    uses: Azure/mlops-templates/.github/workflows/create-compute.yml@main\n    with:\n      cluster_name: ${{{{ matrix.name }}}}\n      size: ${{{{ matrix.size }}}}\n      min_instances: 0\n      max_instances: 2\n",
+            matrix.replace('P', "gha")
+        ),
+    );
+    write(
+        root,
+        &format!("{w}/local-cc.yml"),
+        "on:\n  workflow_call:\n    inputs:\n      cluster_name: {type: string, required: true}\n      size: {type: string, required: true}\njobs:\n  c:\n    runs-on: ubuntu-latest\n    steps:\n      - run: az ml compute create --name ${{ inputs.cluster_name }} --type amlcompute --size ${{ inputs.size }} --max-instances 2 --enable-node-public-ip false --subnet snet\n",
+    );
+    write(
+        root,
+        &format!("{w}/m3.yml"),
+        &format!(
+            "on: workflow_dispatch\njobs:\n  create:\n{}    uses: ./.github/workflows/local-cc.yml\n    with:\n      cluster_name: ${{{{ matrix.name }}}}\n      size: ${{{{ matrix.size }}}}\n",
+            matrix.replace('P', "m3")
+        ),
+    );
+    // 9 x 9 x 9 = 729 combinations: beyond the 64 calls, read once.
+    let list = (0..9).map(|i| format!("v{i}")).collect::<Vec<_>>().join(", ");
+    write(
+        root,
+        &format!("{w}/huge.yml"),
+        &format!(
+            "on: workflow_dispatch\njobs:\n  create:\n    strategy:\n      matrix:\n        a: [{list}]\n        b: [{list}]\n        c: [{list}]\n    uses: Azure/mlops-templates/.github/workflows/create-compute.yml@main\n    with:\n      cluster_name: huge-${{{{ matrix.a }}}}\n      size: Standard_DS3_v2\n"
+        ),
+    );
+    write(
+        root,
+        "jobs/train.yml",
+        &crate::common::job_using(&["gha-gpu", "m3-gpu"]),
+    );
+    let json = check(root);
+    assert!(codes(&json, "jobs/train.yml").is_empty(), "{json}");
+    for f in ["m", "m3"] {
+        let aml505: Vec<String> = messages(&json, &format!("{w}/{f}.yml"))
+            .into_iter()
+            .filter(|m| m.starts_with("AML505"))
+            .collect();
+        assert_eq!(aml505.len(), 1, "{f}: {json}");
+        assert!(aml505[0].contains("Standard_NC12"), "{aml505:?}");
+    }
+    let inv = inventory(root);
+    for name in ["gha-cpu", "gha-gpu", "m3-cpu", "m3-gpu"] {
+        let c = compute(&inv, name).to_string();
+        assert!(c.contains("of the job's `strategy: matrix`"), "{c}");
+    }
+    let unnamed = inv["unnamed_definitions"].to_string();
+    assert!(
+        unnamed.contains("matrix.a"),
+        "the huge matrix is read once, unknown: {unnamed}"
+    );
+}
+

@@ -768,10 +768,16 @@ fn read_document(
                     map: node,
                     from: extends.filter(|(map, _)| *map == node).map(|(_, at)| at),
                 };
-                if let Some(defs) = local_call(input, doc, site, &scope, calls) {
-                    out.computes.extend(defs);
-                } else if let Some(def) = template_call(input, doc, site, &scope) {
-                    out.computes.push(def);
+                // A job's literal matrix (read before the call: a job that calls a
+                // reusable workflow with `${{ matrix.x }}` calls it once per leg).
+                let legs = matrix_legs(doc, node, &scope);
+                let call_per_leg = legs.is_some() && doc.get(node, "uses").is_some();
+                if !call_per_leg {
+                    if let Some(defs) = local_call(input, doc, site, &scope, calls) {
+                        out.computes.extend(defs);
+                    } else if let Some(def) = template_call(input, doc, site, &scope) {
+                        out.computes.push(def);
+                    }
                 }
                 // A `PowerShell` task's inline `script:` is PowerShell (a `Bash` task's,
                 // with the same inputs, is bash: the task says which).
@@ -833,8 +839,9 @@ fn read_document(
                         children.push((v, each));
                     }
                 }
-                // A job's literal matrix: what is inside once per leg, the leg bound.
-                if let Some(legs) = matrix_legs(doc, node, &scope) {
+                // A job's literal matrix: what is inside once per leg, the leg bound (and
+                // the job's call of a reusable workflow, audit 29 defect 5).
+                if let Some(legs) = legs {
                     let mut expanded = Vec::new();
                     for (name, value, note) in legs {
                         let (value, last) = if calls.take(&mut limit, doc.nodes.len()) {
@@ -852,6 +859,31 @@ fn read_document(
                             note,
                         });
                         let leg = Some(binds.len() - 1);
+                        if call_per_leg {
+                            let scope = WfOuter {
+                                doc,
+                                frames: &frames,
+                                frame: here,
+                                binds: &binds,
+                                bind: leg,
+                                globals: &globals,
+                                depth: Cell::new(0),
+                                memo: &memo,
+                                work_dir: None,
+                            };
+                            let from = out.computes.len();
+                            if let Some(defs) = local_call(input, doc, site, &scope, calls) {
+                                out.computes.extend(defs);
+                            } else if let Some(def) = template_call(input, doc, site, &scope) {
+                                out.computes.push(def);
+                            }
+                            let notes: Vec<String> = std::iter::successors(leg, |&b| binds[b].parent)
+                                .map(|b| binds[b].note.clone())
+                                .collect();
+                            for def in &mut out.computes[from..] {
+                                def.notes.extend(notes.iter().cloned());
+                            }
+                        }
                         expanded.extend(children.iter().map(|(v, _)| (*v, here, default_dir, leg)));
                         if last {
                             break;
