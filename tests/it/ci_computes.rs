@@ -233,3 +233,68 @@ fn a_matrix_on_a_job_that_calls_a_reusable_workflow_is_one_call_per_leg() {
     );
 }
 
+/// Audit 29, defect 6 (case 11): a `run:` without `shell:` runs in the job's, else the
+/// workflow's `defaults: run: shell:`, else pwsh on a Windows runner; an Azure Pipelines
+/// `script:` runs with cmd.exe on a Windows agent. Each script below is then read in its
+/// shell: the retired `Standard_NC6` is reported for every one. A `runs-on` given as an
+/// expression, or a Linux runner, stays bash.
+#[test]
+fn a_script_is_read_in_the_shell_the_runner_picks() {
+    let dir = project();
+    let root = dir.path();
+    let pwsh = |name: &str| {
+        format!(
+            "      - run: |\n          az ml compute create --name {name} `\n            --type amlcompute `\n            --size $env:VM_SIZE `\n            --max-instances 2\n"
+        )
+    };
+    write(
+        root,
+        ".github/workflows/workflow-defaults.yml",
+        &format!(
+            "on: push\ndefaults:\n  run:\n    shell: pwsh\nenv:\n  VM_SIZE: Standard_NC6\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n{}      - shell: bash\n        run: az ml compute create --name bash-gpu --type amlcompute --size \"${{VM_SIZE}}\" --max-instances 2\n",
+            pwsh("wf-pwsh")
+        ),
+    );
+    write(
+        root,
+        ".github/workflows/jobs.yml",
+        &format!(
+            "on: push\nenv:\n  VM_SIZE: Standard_NC6\njobs:\n  b:\n    runs-on: ubuntu-latest\n    defaults:\n      run:\n        shell: pwsh\n    steps:\n{}  c:\n    runs-on: windows-latest\n    steps:\n{}  d:\n    runs-on: [self-hosted, windows, x64]\n    steps:\n{}  e:\n    runs-on: ubuntu-latest\n    steps:\n      - run: az ml compute create --name linux-bash --type amlcompute --size $VM_SIZE --max-instances 2\n  f:\n    runs-on: ${{{{ matrix.os }}}}\n    steps:\n      - run: az ml compute create --name expr-bash --type amlcompute --size $VM_SIZE --max-instances 2\n",
+            pwsh("job-pwsh"),
+            pwsh("win-default"),
+            pwsh("self-hosted-win")
+        ),
+    );
+    write(
+        root,
+        "pipelines/windows-agent.yml",
+        "pool:\n  vmImage: windows-latest\nvariables:\n  VM_SIZE: Standard_NC6\nsteps:\n  - script: |\n      az ml compute create --name ado-win ^\n        --type amlcompute ^\n        --size %VM_SIZE% ^\n        --max-instances 2\n  - bash: az ml compute create --name ado-bash --type amlcompute --size $VM_SIZE --max-instances 2\n",
+    );
+    write(
+        root,
+        "pipelines/linux-agent.yml",
+        "pool:\n  vmImage: ubuntu-latest\nvariables:\n  VM_SIZE: Standard_NC6\nsteps:\n  - script: az ml compute create --name ado-linux --type amlcompute --size $VM_SIZE --max-instances 2\n",
+    );
+    let inv = inventory(root);
+    for name in [
+        "wf-pwsh",
+        "bash-gpu",
+        "job-pwsh",
+        "win-default",
+        "self-hosted-win",
+        "linux-bash",
+        "expr-bash",
+        "ado-win",
+        "ado-bash",
+        "ado-linux",
+    ] {
+        let c = compute(&inv, name);
+        assert!(c.to_string().contains("Standard_NC6"), "{name}: {c}");
+    }
+    let json = check(root);
+    let count = |path: &str| codes(&json, path).iter().filter(|c| *c == "AML505").count();
+    assert_eq!(count(".github/workflows/workflow-defaults.yml"), 2, "{json}");
+    assert_eq!(count(".github/workflows/jobs.yml"), 5, "{json}");
+    assert_eq!(count("pipelines/windows-agent.yml"), 2, "{json}");
+}
+

@@ -653,9 +653,88 @@ fn env_of(doc: &Document, node: NodeId, out: &mut Vec<(String, NodeId)>) {
     }
 }
 
-/// A node still to walk: the node, the frame it sits in, the GitHub
-/// `defaults.run.working-directory` over it, the `${{ each }}` item it is expanded for.
-type Visit = (NodeId, Option<usize>, Option<NodeId>, Option<usize>);
+/// A node still to walk: the node, the frame it sits in, the defaults over it
+/// ([`RunDefaults`]), the `${{ each }}` item it is expanded for.
+type Visit = (NodeId, Option<usize>, RunDefaults, Option<usize>);
+
+/// What the mappings above a step say of how its script runs.
+#[derive(Clone, Copy, Default)]
+struct RunDefaults {
+    /// GitHub's `defaults: run: working-directory:` (the job's wins).
+    dir: Option<NodeId>,
+    /// The shell of a GitHub `run:` without `shell:`: the job's, else the workflow's
+    /// `defaults: run: shell:`, else the runner's default (pwsh on a Windows runner).
+    run: Option<Dialect>,
+    /// The shell of an Azure Pipelines `script:`: cmd on a Windows agent.
+    script: Option<Dialect>,
+}
+
+/// The shell a GitHub `shell:` value names (`pwsh`, `bash {0}`): PowerShell, cmd, else bash
+/// (`sh`, `python` and custom shells are read as bash, as a step's own `shell:` is).
+fn shell_named(value: &str) -> Dialect {
+    let first = value.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    match first.as_str() {
+        "pwsh" | "powershell" => Dialect::PowerShell,
+        "cmd" => Dialect::Cmd,
+        _ => Dialect::Bash,
+    }
+}
+
+/// Whether a runner label or agent image names Windows (`windows-latest`, `windows-2022`,
+/// `vs2017-win2016`); an expression (`${{ matrix.os }}`) or a self-hosted label does not.
+fn is_windows_image(label: &str) -> bool {
+    let l = label.trim().to_ascii_lowercase();
+    !l.contains("${{")
+        && !l.contains("$(")
+        && (l == "windows" || l.starts_with("windows-") || (l.starts_with("vs20") && l.contains("-win")))
+}
+
+/// The defaults `map` (a workflow, a job, a pipeline stage) sets over `outer` for what is
+/// inside it (audit 29, defect 6): its `defaults: run:` (`working-directory`, `shell`);
+/// GitHub's `runs-on` naming a Windows image (one label, or a list of labels one of which
+/// is such a name: a self-hosted runner's `windows` label) makes pwsh the default of `run:`
+/// when no `defaults` says otherwise; Azure Pipelines' `pool: vmImage:` naming one runs
+/// `script:` with cmd.exe.
+fn run_defaults(doc: &Document, map: NodeId, outer: RunDefaults) -> RunDefaults {
+    let run = doc
+        .get(map, "defaults")
+        .and_then(|d| doc.get(doc.resolve(d), "run"))
+        .map(|r| doc.resolve(r));
+    let dir = run.and_then(|r| doc.get(r, "working-directory")).or(outer.dir);
+    let own_shell = run
+        .and_then(|r| doc.get(r, "shell"))
+        .and_then(|s| str_of(doc, s))
+        .map(shell_named);
+    let windows_runner = doc.get(map, "runs-on").is_some_and(|r| {
+        let r = doc.resolve(r);
+        match doc.value(r) {
+            Value::Str(s) => is_windows_image(s),
+            Value::Seq(items) => items
+                .iter()
+                .any(|&i| str_of(doc, i).is_some_and(|l| l.trim().eq_ignore_ascii_case("windows"))),
+            _ => false,
+        }
+    });
+    let run_shell = own_shell
+        .or(outer.run)
+        .or(windows_runner.then_some(Dialect::PowerShell));
+    let windows_agent = doc
+        .get(map, "pool")
+        .map(|p| doc.resolve(p))
+        .and_then(|p| doc.get(p, "vmImage"))
+        .and_then(|v| str_of(doc, v))
+        .map(is_windows_image);
+    let script = match windows_agent {
+        Some(true) => Some(Dialect::Cmd),
+        Some(false) => None,
+        None => outer.script,
+    };
+    RunDefaults {
+        dir,
+        run: run_shell,
+        script,
+    }
+}
 
 fn read_document(
     input: &Input<'_>,
@@ -702,14 +781,14 @@ fn read_document(
     let extends = doc
         .get_entry(root, "extends")
         .map(|e| (doc.resolve(e.value), doc.node(e.key).span.start));
-    let mut stack: Vec<Visit> = vec![(root, None, None, None)];
+    let mut stack: Vec<Visit> = vec![(root, None, RunDefaults::default(), None)];
     let mut visited = 0usize;
     // A tree of aliases may be wider than the file: visit no more than its nodes, once
     // more for each expanded loop item.
     let mut limit = doc.nodes.len();
     // The `inputs:` of a `PowerShell` task, whose `script:` was read as PowerShell.
     let mut powershell_inputs: HashSet<NodeId> = HashSet::new();
-    while let Some((node, frame, default_dir, bind)) = stack.pop() {
+    while let Some((node, frame, defaults, bind)) = stack.pop() {
         visited += 1;
         if visited > limit {
             break;
@@ -717,7 +796,7 @@ fn read_document(
         match doc.value(node) {
             Value::Seq(items) => {
                 for &item in items.iter().rev() {
-                    stack.push((item, frame, default_dir, bind));
+                    stack.push((item, frame, defaults, bind));
                 }
             }
             Value::Map(entries) => {
@@ -744,12 +823,8 @@ fn read_document(
                     });
                     Some(frames.len() - 1)
                 };
-                // A workflow's or job's `defaults: run: working-directory:` (the job's wins).
-                let default_dir = doc
-                    .get(node, "defaults")
-                    .and_then(|d| doc.get(doc.resolve(d), "run"))
-                    .and_then(|r| doc.get(doc.resolve(r), "working-directory"))
-                    .or(default_dir);
+                // A workflow's or job's `defaults: run:` (the job's wins), its runner.
+                let defaults = run_defaults(doc, node, defaults);
                 let scope = WfOuter {
                     doc,
                     frames: &frames,
@@ -791,7 +866,7 @@ fn read_document(
                         powershell_inputs.extend(inputs);
                     }
                 }
-                for (key, dialect, macros) in script_keys(doc, node) {
+                for (key, dialect, macros) in script_keys(doc, node, defaults) {
                     if key == "script" && powershell_inputs.contains(&node) {
                         continue;
                     }
@@ -799,7 +874,7 @@ fn read_document(
                         // GitHub's `run:` runs in its `working-directory:` or the default;
                         // an Azure Pipelines script step or task in its `workingDirectory:`.
                         let dir = match key {
-                            "run" => doc.get(node, "working-directory").or(default_dir),
+                            "run" => doc.get(node, "working-directory").or(defaults.dir),
                             _ => azure_work_dir(doc, node),
                         };
                         // A GitHub workflow's `run:` with no working directory runs at
@@ -884,7 +959,7 @@ fn read_document(
                                 def.notes.extend(notes.iter().cloned());
                             }
                         }
-                        expanded.extend(children.iter().map(|(v, _)| (*v, here, default_dir, leg)));
+                        expanded.extend(children.iter().map(|(v, _)| (*v, here, defaults, leg)));
                         if last {
                             break;
                         }
@@ -894,7 +969,7 @@ fn read_document(
                 }
                 for (v, each) in children {
                     let Some((name, label, Some(items))) = each else {
-                        stack.push((v, here, default_dir, bind));
+                        stack.push((v, here, defaults, bind));
                         continue;
                     };
                     let count = items.len();
@@ -919,7 +994,7 @@ fn read_document(
                             value,
                             note: format!("made by item {} of {count} of {label}", i + 1),
                         });
-                        expanded.push((v, here, default_dir, Some(binds.len() - 1)));
+                        expanded.push((v, here, defaults, Some(binds.len() - 1)));
                         if last {
                             break;
                         }
@@ -934,23 +1009,24 @@ fn read_document(
 
 /// The keys of `map` that hold scripts, each with its shell and whether `$(name)` is an
 /// Azure Pipelines macro.
-fn script_keys(doc: &Document, map: NodeId) -> Vec<(&'static str, Dialect, bool)> {
+fn script_keys(doc: &Document, map: NodeId, defaults: RunDefaults) -> Vec<(&'static str, Dialect, bool)> {
     let lower = |k: &str| {
         doc.get(map, k)
             .and_then(|n| str_of(doc, n))
             .map(str::to_ascii_lowercase)
     };
     let mut keys = Vec::new();
-    // GitHub Actions: `run:` in the shell `shell:` names (bash by default).
+    // GitHub Actions: `run:` in the shell `shell:` names, else the defaults' (bash when
+    // none says).
     if doc.get(map, "run").is_some() {
-        let d = match lower("shell").as_deref() {
-            Some("pwsh" | "powershell") => Dialect::PowerShell,
-            Some("cmd") => Dialect::Cmd,
-            _ => Dialect::Bash,
+        let d = match lower("shell") {
+            Some(s) => shell_named(&s),
+            None => defaults.run.unwrap_or_default(),
         };
         keys.push(("run", d, false));
     }
-    keys.push(("script", Dialect::Bash, true));
+    // Azure Pipelines' `script:` runs with cmd.exe on a Windows agent, bash elsewhere.
+    keys.push(("script", defaults.script.unwrap_or_default(), true));
     // GitLab CI: a job's scripts before and after its `script:`.
     keys.push(("before_script", Dialect::Bash, true));
     keys.push(("after_script", Dialect::Bash, true));
