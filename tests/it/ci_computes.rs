@@ -298,3 +298,67 @@ fn a_script_is_read_in_the_shell_the_runner_picks() {
     assert_eq!(count("pipelines/windows-agent.yml"), 2, "{json}");
 }
 
+/// Audit 29, defect 10 (case 09): a workflow that is not valid YAML (a job indented one
+/// space more) is not run by GitHub; amlint reads none of its definitions (not the jobs
+/// before the error only) and says so at the error (AML005), with the loader's words.
+#[test]
+fn a_workflow_that_is_not_valid_yaml_is_reported_not_half_read() {
+    let dir = project();
+    let root = dir.path();
+    let job = |id: &str, indent: &str, name: &str, size: &str| {
+        format!(
+            "{indent}{id}:\n      uses: Azure/mlops-templates/.github/workflows/create-compute.yml@main\n      with:\n        cluster_name: {name}\n        size: {size}\n        min_instances: 0\n        max_instances: 1\n"
+        )
+    };
+    write(
+        root,
+        ".github/workflows/train.yml",
+        &format!(
+            "on:\n  workflow_dispatch:\njobs:\n{}{}",
+            job("create-compute-standard", "  ", "cpu-cluster", "Standard_DS3_v2"),
+            job("create-compute-gpu", "   ", "gpu-cluster", "Standard_NC6")
+        ),
+    );
+    // The same with valid indentation: both are read.
+    write(
+        root,
+        ".github/workflows/ok.yml",
+        &format!(
+            "on:\n  workflow_dispatch:\njobs:\n{}{}",
+            job("a", "  ", "ok-cpu", "Standard_DS3_v2"),
+            job("b", "  ", "ok-gpu", "Standard_NC6")
+        ),
+    );
+    let json = check(root);
+    let bad = messages(&json, ".github/workflows/train.yml");
+    assert_eq!(bad.len(), 1, "{json}");
+    assert!(
+        bad[0].starts_with(
+            "AML005 the computes this file may define were not read: it is not valid YAML: YAML syntax error"
+        ),
+        "{bad:?}"
+    );
+    let line = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["path"] == ".github/workflows/train.yml")
+        .map(|x| x["range"]["start"]["line"].as_u64())
+        .unwrap();
+    assert!(line > Some(3), "at the error, not the file's start: {line:?}");
+    assert!(
+        codes(&json, ".github/workflows/ok.yml").contains(&"AML505".to_string()),
+        "{json}"
+    );
+    let inv = inventory(root);
+    let names: Vec<&str> = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        !names.contains(&"cpu-cluster") && names.contains(&"ok-gpu"),
+        "{names:?}"
+    );
+}

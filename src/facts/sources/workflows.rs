@@ -564,6 +564,21 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         chain: vec![path_key(input.path)],
         budget: MAX_MODULE_CALLS,
     };
+    // A file that is not valid YAML (a syntax error, or a construct YAML loaders refuse)
+    // is not run by GitHub or Azure Pipelines, and its tree holds only what came before
+    // the error: it is not read, and is reported when what could be read defines a
+    // compute (audit 29, defect 10), as other files beyond a reader's limits are.
+    if input.documents.iter().any(|d| d.partial) {
+        let mut seen = Definitions::default();
+        read_file(input, &Given::new(), &mut calls, &mut seen);
+        if !seen.computes.is_empty()
+            || super::common::mentions(input.source.text.as_bytes(), super::common::COMMAND_WORDS)
+        {
+            out.unread = Some("it is not valid YAML".into());
+            out.unread_defines = true;
+        }
+        return;
+    }
     read_file(input, &Given::new(), &mut calls, out);
 }
 
