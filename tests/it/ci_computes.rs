@@ -1,6 +1,6 @@
 //! Compute definitions in CI files as the CI service runs them (audit 29): the mlops
-//! templates' `vnet_name`/`subnet_name` inputs (defect 1), a command built in a variable and
-//! run by `eval` (defect 9), a matrix on a job that calls a reusable workflow (defect 5),
+//! templates' `vnet_name`/`subnet_name` inputs (defect 1), a matrix on a job that calls a
+//! reusable workflow (defect 5),
 //! the shell chosen by `defaults` and the runner (defect 6), and a workflow that is not
 //! valid YAML (defect 10).
 
