@@ -191,6 +191,25 @@ fn unread_definitions(
 ) -> Option<Diagnostic> {
     const HELP: &str = "Until amlint reads them, the references to the computes this file defines are unresolved (AML203) and their sizes and settings go unchecked. Split the file, or declare its computes in the `[inventory]` of amlint.toml.";
     if let Some(why) = why {
+        // A file that does not load as YAML (a CI workflow, audit 29 defect 10): at the
+        // error the loader found, in its words.
+        let error = loaded
+            .documents
+            .iter()
+            .any(|d| d.partial)
+            .then(|| loaded.diagnostics.iter().find(|d| d.code == codes::AML001.code))
+            .flatten();
+        if let Some(e) = error {
+            return Some(
+                Diagnostic::new(
+                    codes::AML005,
+                    e.span,
+                    format!("the computes this file may define were not read: {why}: {}", e.message),
+                )
+                .with_severity(Severity::Warning)
+                .with_help("Fix the YAML error: a CI service does not run a file it cannot load. Until then amlint reads none of its computes: the references to them are unresolved (AML203) and their sizes and settings go unchecked."),
+            );
+        }
         return Some(
             Diagnostic::new(
                 codes::AML005,

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 /// A language compute definitions are written in, as the table names it: `yaml`, `cli`,
-/// `template`, `terraform`, `azapi`, `bicep`, `arm`, `python`, `python-v1`,
+/// `template`, `template-vnet`, `terraform`, `azapi`, `bicep`, `arm`, `python`, `python-v1`,
 /// `python-v1-instance`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Idiom {
@@ -22,6 +22,10 @@ pub enum Idiom {
     Cli,
     /// A CI template's parameters (`create-compute.yml`).
     Template,
+    /// The GitHub reusable workflow of Azure/mlops-templates, `create-compute.yml`, whose
+    /// current version also takes `vnet_name` and `subnet_name` (`--vnet-name`/`--subnet`
+    /// when both are given).
+    TemplateVnet,
     /// Terraform's `azurerm_machine_learning_*` resources.
     Terraform,
     /// Terraform's `azapi_resource` (the REST properties in HCL).
@@ -39,10 +43,11 @@ pub enum Idiom {
 }
 
 impl Idiom {
-    pub const ALL: [Idiom; 10] = [
+    pub const ALL: [Idiom; 11] = [
         Idiom::Yaml,
         Idiom::Cli,
         Idiom::Template,
+        Idiom::TemplateVnet,
         Idiom::Terraform,
         Idiom::Azapi,
         Idiom::Bicep,
@@ -57,6 +62,7 @@ impl Idiom {
             Idiom::Yaml => "yaml",
             Idiom::Cli => "cli",
             Idiom::Template => "template",
+            Idiom::TemplateVnet => "template-vnet",
             Idiom::Terraform => "terraform",
             Idiom::Azapi => "azapi",
             Idiom::Bicep => "bicep",
@@ -285,6 +291,13 @@ mod tests {
                 .contains("ComputeInstance.provisioning_configuration")
         );
         assert!(spelling(Idiom::Template).cannot().contains("template's inputs"));
+        assert!(!spelling(Idiom::Template).can("network_settings.subnet"));
+        // Audit 29, defect 1: the GitHub template's `vnet_name`/`subnet_name` inputs.
+        let vnet = spelling(Idiom::TemplateVnet);
+        assert!(vnet.can("network_settings.subnet"));
+        assert!(!vnet.can("enable_node_public_ip"));
+        assert_eq!(vnet.key("network_settings.subnet"), "vnet_name` and `subnet_name");
+        assert_eq!(vnet.key("size"), "size");
         assert_eq!(
             spelling(Idiom::Cli).set("enable_node_public_ip", "false"),
             "--enable-node-public-ip false"

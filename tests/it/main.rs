@@ -9,6 +9,7 @@ mod action;
 mod architecture;
 mod cache;
 mod capped;
+mod ci_computes;
 mod cli;
 mod cli_edges;
 mod cli_ergonomics;

@@ -71,6 +71,10 @@ pub struct Definitions {
     /// its parser), as a clause: "it has more than 250,000 tokens". The file is then
     /// reported (AML005), never passed over without a word.
     pub unread: Option<String>,
+    /// The part of the unread file the reader could see defines computes: it is reported
+    /// though it holds none of the reader's [`Reader::defines`] words (a workflow that is
+    /// not valid YAML whose first jobs call a template).
+    pub unread_defines: bool,
 }
 
 /// A reader of compute definitions.

@@ -100,7 +100,7 @@ pub fn read(input: &Input<'_>) -> Definitions {
             (reader.read)(input, &mut found);
             // A file beyond the reader's limits is reported only when it may define a
             // compute itself (not for a `module` or an `import` alone).
-            if !before && found.unread.is_some() && !mentions(text, reader.defines) {
+            if !before && found.unread.is_some() && !found.unread_defines && !mentions(text, reader.defines) {
                 found.unread = None;
             }
         }

@@ -574,6 +574,21 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         chain: vec![path_key(input.path)],
         budget: MAX_MODULE_CALLS,
     };
+    // A file that is not valid YAML (a syntax error, or a construct YAML loaders refuse)
+    // is not run by GitHub or Azure Pipelines, and its tree holds only what came before
+    // the error: it is not read, and is reported when what could be read defines a
+    // compute (audit 29, defect 10), as other files beyond a reader's limits are.
+    if input.documents.iter().any(|d| d.partial) {
+        let mut seen = Definitions::default();
+        read_file(input, &Given::new(), &mut calls, &mut seen);
+        if !seen.computes.is_empty()
+            || super::common::mentions(input.source.text.as_bytes(), super::common::COMMAND_WORDS)
+        {
+            out.unread = Some("it is not valid YAML".into());
+            out.unread_defines = true;
+        }
+        return;
+    }
     read_file(input, &Given::new(), &mut calls, out);
 }
 
@@ -663,9 +678,88 @@ fn env_of(doc: &Document, node: NodeId, out: &mut Vec<(String, NodeId)>) {
     }
 }
 
-/// A node still to walk: the node, the frame it sits in, the GitHub
-/// `defaults.run.working-directory` over it, the `${{ each }}` item it is expanded for.
-type Visit = (NodeId, Option<usize>, Option<NodeId>, Option<usize>);
+/// A node still to walk: the node, the frame it sits in, the defaults over it
+/// ([`RunDefaults`]), the `${{ each }}` item it is expanded for.
+type Visit = (NodeId, Option<usize>, RunDefaults, Option<usize>);
+
+/// What the mappings above a step say of how its script runs.
+#[derive(Clone, Copy, Default)]
+struct RunDefaults {
+    /// GitHub's `defaults: run: working-directory:` (the job's wins).
+    dir: Option<NodeId>,
+    /// The shell of a GitHub `run:` without `shell:`: the job's, else the workflow's
+    /// `defaults: run: shell:`, else the runner's default (pwsh on a Windows runner).
+    run: Option<Dialect>,
+    /// The shell of an Azure Pipelines `script:`: cmd on a Windows agent.
+    script: Option<Dialect>,
+}
+
+/// The shell a GitHub `shell:` value names (`pwsh`, `bash {0}`): PowerShell, cmd, else bash
+/// (`sh`, `python` and custom shells are read as bash, as a step's own `shell:` is).
+fn shell_named(value: &str) -> Dialect {
+    let first = value.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    match first.as_str() {
+        "pwsh" | "powershell" => Dialect::PowerShell,
+        "cmd" => Dialect::Cmd,
+        _ => Dialect::Bash,
+    }
+}
+
+/// Whether a runner label or agent image names Windows (`windows-latest`, `windows-2022`,
+/// `vs2017-win2016`); an expression (`${{ matrix.os }}`) or a self-hosted label does not.
+fn is_windows_image(label: &str) -> bool {
+    let l = label.trim().to_ascii_lowercase();
+    !l.contains("${{")
+        && !l.contains("$(")
+        && (l == "windows" || l.starts_with("windows-") || (l.starts_with("vs20") && l.contains("-win")))
+}
+
+/// The defaults `map` (a workflow, a job, a pipeline stage) sets over `outer` for what is
+/// inside it (audit 29, defect 6): its `defaults: run:` (`working-directory`, `shell`);
+/// GitHub's `runs-on` naming a Windows image (one label, or a list of labels one of which
+/// is such a name: a self-hosted runner's `windows` label) makes pwsh the default of `run:`
+/// when no `defaults` says otherwise; Azure Pipelines' `pool: vmImage:` naming one runs
+/// `script:` with cmd.exe.
+fn run_defaults(doc: &Document, map: NodeId, outer: RunDefaults) -> RunDefaults {
+    let run = doc
+        .get(map, "defaults")
+        .and_then(|d| doc.get(doc.resolve(d), "run"))
+        .map(|r| doc.resolve(r));
+    let dir = run.and_then(|r| doc.get(r, "working-directory")).or(outer.dir);
+    let own_shell = run
+        .and_then(|r| doc.get(r, "shell"))
+        .and_then(|s| str_of(doc, s))
+        .map(shell_named);
+    let windows_runner = doc.get(map, "runs-on").is_some_and(|r| {
+        let r = doc.resolve(r);
+        match doc.value(r) {
+            Value::Str(s) => is_windows_image(s),
+            Value::Seq(items) => items
+                .iter()
+                .any(|&i| str_of(doc, i).is_some_and(|l| l.trim().eq_ignore_ascii_case("windows"))),
+            _ => false,
+        }
+    });
+    let run_shell = own_shell
+        .or(outer.run)
+        .or(windows_runner.then_some(Dialect::PowerShell));
+    let windows_agent = doc
+        .get(map, "pool")
+        .map(|p| doc.resolve(p))
+        .and_then(|p| doc.get(p, "vmImage"))
+        .and_then(|v| str_of(doc, v))
+        .map(is_windows_image);
+    let script = match windows_agent {
+        Some(true) => Some(Dialect::Cmd),
+        Some(false) => None,
+        None => outer.script,
+    };
+    RunDefaults {
+        dir,
+        run: run_shell,
+        script,
+    }
+}
 
 fn read_document(
     input: &Input<'_>,
@@ -712,14 +806,14 @@ fn read_document(
     let extends = doc
         .get_entry(root, "extends")
         .map(|e| (doc.resolve(e.value), doc.node(e.key).span.start));
-    let mut stack: Vec<Visit> = vec![(root, None, None, None)];
+    let mut stack: Vec<Visit> = vec![(root, None, RunDefaults::default(), None)];
     let mut visited = 0usize;
     // A tree of aliases may be wider than the file: visit no more than its nodes, once
     // more for each expanded loop item.
     let mut limit = doc.nodes.len();
     // The `inputs:` of a `PowerShell` task, whose `script:` was read as PowerShell.
     let mut powershell_inputs: HashSet<NodeId> = HashSet::new();
-    while let Some((node, frame, default_dir, bind)) = stack.pop() {
+    while let Some((node, frame, defaults, bind)) = stack.pop() {
         visited += 1;
         if visited > limit {
             break;
@@ -727,7 +821,7 @@ fn read_document(
         match doc.value(node) {
             Value::Seq(items) => {
                 for &item in items.iter().rev() {
-                    stack.push((item, frame, default_dir, bind));
+                    stack.push((item, frame, defaults, bind));
                 }
             }
             Value::Map(entries) => {
@@ -754,12 +848,8 @@ fn read_document(
                     });
                     Some(frames.len() - 1)
                 };
-                // A workflow's or job's `defaults: run: working-directory:` (the job's wins).
-                let default_dir = doc
-                    .get(node, "defaults")
-                    .and_then(|d| doc.get(doc.resolve(d), "run"))
-                    .and_then(|r| doc.get(doc.resolve(r), "working-directory"))
-                    .or(default_dir);
+                // A workflow's or job's `defaults: run:` (the job's wins), its runner.
+                let defaults = run_defaults(doc, node, defaults);
                 let scope = WfOuter {
                     doc,
                     frames: &frames,
@@ -778,10 +868,16 @@ fn read_document(
                     map: node,
                     from: extends.filter(|(map, _)| *map == node).map(|(_, at)| at),
                 };
-                if let Some(defs) = local_call(input, doc, site, &scope, calls) {
-                    out.computes.extend(defs);
-                } else if let Some(def) = template_call(input, doc, site, &scope) {
-                    out.computes.push(def);
+                // A job's literal matrix (read before the call: a job that calls a
+                // reusable workflow with `${{ matrix.x }}` calls it once per leg).
+                let legs = matrix_legs(doc, node, &scope);
+                let call_per_leg = legs.is_some() && doc.get(node, "uses").is_some();
+                if !call_per_leg {
+                    if let Some(defs) = local_call(input, doc, site, &scope, calls) {
+                        out.computes.extend(defs);
+                    } else if let Some(def) = template_call(input, doc, site, &scope) {
+                        out.computes.push(def);
+                    }
                 }
                 // A `PowerShell` task's inline `script:` is PowerShell (a `Bash` task's,
                 // with the same inputs, is bash: the task says which).
@@ -795,7 +891,7 @@ fn read_document(
                         powershell_inputs.extend(inputs);
                     }
                 }
-                for (key, dialect, macros) in script_keys(doc, node) {
+                for (key, dialect, macros) in script_keys(doc, node, defaults) {
                     if key == "script" && powershell_inputs.contains(&node) {
                         continue;
                     }
@@ -803,7 +899,7 @@ fn read_document(
                         // GitHub's `run:` runs in its `working-directory:` or the default;
                         // an Azure Pipelines script step or task in its `workingDirectory:`.
                         let dir = match key {
-                            "run" => doc.get(node, "working-directory").or(default_dir),
+                            "run" => doc.get(node, "working-directory").or(defaults.dir),
                             _ => azure_work_dir(doc, node),
                         };
                         // A GitHub workflow's `run:` with no working directory runs at
@@ -843,8 +939,9 @@ fn read_document(
                         children.push((v, each));
                     }
                 }
-                // A job's literal matrix: what is inside once per leg, the leg bound.
-                if let Some(legs) = matrix_legs(doc, node, &scope) {
+                // A job's literal matrix: what is inside once per leg, the leg bound (and
+                // the job's call of a reusable workflow, audit 29 defect 5).
+                if let Some(legs) = legs {
                     let mut expanded = Vec::new();
                     for (name, value, note) in legs {
                         let (value, last) = if calls.take(&mut limit, doc.nodes.len()) {
@@ -862,7 +959,32 @@ fn read_document(
                             note,
                         });
                         let leg = Some(binds.len() - 1);
-                        expanded.extend(children.iter().map(|(v, _)| (*v, here, default_dir, leg)));
+                        if call_per_leg {
+                            let scope = WfOuter {
+                                doc,
+                                frames: &frames,
+                                frame: here,
+                                binds: &binds,
+                                bind: leg,
+                                globals: &globals,
+                                depth: Cell::new(0),
+                                memo: &memo,
+                                work_dir: None,
+                            };
+                            let from = out.computes.len();
+                            if let Some(defs) = local_call(input, doc, site, &scope, calls) {
+                                out.computes.extend(defs);
+                            } else if let Some(def) = template_call(input, doc, site, &scope) {
+                                out.computes.push(def);
+                            }
+                            let notes: Vec<String> = std::iter::successors(leg, |&b| binds[b].parent)
+                                .map(|b| binds[b].note.clone())
+                                .collect();
+                            for def in &mut out.computes[from..] {
+                                def.notes.extend(notes.iter().cloned());
+                            }
+                        }
+                        expanded.extend(children.iter().map(|(v, _)| (*v, here, defaults, leg)));
                         if last {
                             break;
                         }
@@ -872,7 +994,7 @@ fn read_document(
                 }
                 for (v, each) in children {
                     let Some((name, label, Some(items))) = each else {
-                        stack.push((v, here, default_dir, bind));
+                        stack.push((v, here, defaults, bind));
                         continue;
                     };
                     let count = items.len();
@@ -897,7 +1019,7 @@ fn read_document(
                             value,
                             note: format!("made by item {} of {count} of {label}", i + 1),
                         });
-                        expanded.push((v, here, default_dir, Some(binds.len() - 1)));
+                        expanded.push((v, here, defaults, Some(binds.len() - 1)));
                         if last {
                             break;
                         }
@@ -912,23 +1034,24 @@ fn read_document(
 
 /// The keys of `map` that hold scripts, each with its shell and whether `$(name)` is an
 /// Azure Pipelines macro.
-fn script_keys(doc: &Document, map: NodeId) -> Vec<(&'static str, Dialect, bool)> {
+fn script_keys(doc: &Document, map: NodeId, defaults: RunDefaults) -> Vec<(&'static str, Dialect, bool)> {
     let lower = |k: &str| {
         doc.get(map, k)
             .and_then(|n| str_of(doc, n))
             .map(str::to_ascii_lowercase)
     };
     let mut keys = Vec::new();
-    // GitHub Actions: `run:` in the shell `shell:` names (bash by default).
+    // GitHub Actions: `run:` in the shell `shell:` names, else the defaults' (bash when
+    // none says).
     if doc.get(map, "run").is_some() {
-        let d = match lower("shell").as_deref() {
-            Some("pwsh" | "powershell") => Dialect::PowerShell,
-            Some("cmd") => Dialect::Cmd,
-            _ => Dialect::Bash,
+        let d = match lower("shell") {
+            Some(s) => shell_named(&s),
+            None => defaults.run.unwrap_or_default(),
         };
         keys.push(("run", d, false));
     }
-    keys.push(("script", Dialect::Bash, true));
+    // Azure Pipelines' `script:` runs with cmd.exe on a Windows agent, bash elsewhere.
+    keys.push(("script", defaults.script.unwrap_or_default(), true));
     // GitLab CI: a job's scripts before and after its `script:`.
     keys.push(("before_script", Dialect::Bash, true));
     keys.push(("after_script", Dialect::Bash, true));
@@ -1498,6 +1621,9 @@ fn template_call(input: &Input<'_>, doc: &Document, site: Site, scope: &WfOuter<
     // public-IP or subnet option, so the CLI's defaults. Another repository's template
     // (a fork's `owner/repo/.github/workflows/create-compute.yml@main`) may pass them.
     let lower = call.to_ascii_lowercase();
+    if lower.starts_with("azure/mlops-templates/.github/") {
+        template_network(doc, args, &lower, &setting, &mut def);
+    }
     if !(lower.starts_with("azure/mlops-templates/") || lower.ends_with("@mlops-templates")) {
         let at = doc
             .node(doc.get(map, "template").or_else(|| doc.get(map, "uses"))?)
@@ -1517,6 +1643,63 @@ fn template_call(input: &Input<'_>, doc: &Document, site: Site, scope: &WfOuter<
     def.notes
         .push(format!("runs az ml compute create through the {file} template"));
     Some(def)
+}
+
+/// The current GitHub `create-compute.yml` of Azure/mlops-templates takes `vnet_name` and
+/// `subnet_name` and adds `--vnet-name … --subnet …` when both are non-empty (audit 29,
+/// defect 1): a call that passes both places the compute in that subnet (unknown when either
+/// is an expression); one that passes neither (or only one) does not, and its messages name
+/// the inputs. The inputs are in the version `@main` runs and in any version a call passes
+/// them to (GitHub refuses inputs a workflow does not declare); another ref without them
+/// may be an older version, which had none (the `template` idiom).
+fn template_network(
+    doc: &Document,
+    args: NodeId,
+    lower: &str,
+    setting: &dyn Fn(&str, ValueKind) -> Option<Setting>,
+    def: &mut ComputeDef,
+) {
+    let passed = |k: &str| doc.get_entry(args, k).is_some();
+    let at_main = lower.rsplit_once('@').is_some_and(|(_, r)| r == "main");
+    if !(at_main || passed("vnet_name") || passed("subnet_name")) {
+        return;
+    }
+    def.idiom = crate::facts::idiom::Idiom::TemplateVnet;
+    let (Some(vnet), Some(subnet)) = (
+        setting("vnet_name", ValueKind::Str),
+        setting("subnet_name", ValueKind::Str),
+    ) else {
+        if passed("vnet_name") || passed("subnet_name") {
+            def.notes.push(
+                "the template adds `--vnet-name`/`--subnet` only when both `vnet_name` and `subnet_name` are given"
+                    .into(),
+            );
+        }
+        return;
+    };
+    let empty = |s: &Setting| matches!(&s.value, Some(Scalar::Str(v)) if v.trim().is_empty());
+    if empty(&vnet) || empty(&subnet) {
+        def.notes.push(
+            "the template adds `--vnet-name`/`--subnet` only when both `vnet_name` and `subnet_name` are not empty"
+                .into(),
+        );
+        return;
+    }
+    let mut subnet = subnet;
+    if subnet.value.is_some()
+        && let Some(why) = vnet.why.clone()
+    {
+        // The subnet is added only if the virtual network's name is not empty when the
+        // workflow runs.
+        subnet = Setting::dynamic(
+            subnet.written.clone(),
+            format!("the template adds it only if `vnet_name` is not empty, and {why}"),
+            subnet.span,
+            subnet.key,
+        );
+    }
+    def.set("network_settings.vnet_name", vnet);
+    def.set("network_settings.subnet", subnet);
 }
 
 /// A template call's span: from its `template:` (`uses:`), or `from` (the `extends:` of a

@@ -1,0 +1,364 @@
+//! Compute definitions in CI files as the CI service runs them (audit 29): the mlops
+//! templates' `vnet_name`/`subnet_name` inputs (defect 1), a matrix on a job that calls a
+//! reusable workflow (defect 5),
+//! the shell chosen by `defaults` and the runner (defect 6), and a workflow that is not
+//! valid YAML (defect 10).
+
+use serde_json::Value;
+
+use crate::common::{json_check, project, write};
+
+/// Each finding in `path`: its code and message.
+fn messages(json: &Value, path: &str) -> Vec<String> {
+    field_of(json, path, "message")
+}
+
+/// Each finding in `path`: its code and help.
+fn helps(json: &Value, path: &str) -> Vec<String> {
+    field_of(json, path, "help")
+}
+
+fn field_of(json: &Value, path: &str, field: &str) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == path)
+        .map(|x| {
+            format!(
+                "{} {}",
+                x["code"].as_str().unwrap_or(""),
+                x[field].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+fn codes(json: &Value, path: &str) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == path)
+        .map(|x| x["code"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+fn check(root: &std::path::Path) -> Value {
+    let (_, json) = json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    assert!(!json.to_string().contains("AML000"), "no internal error: {json}");
+    json
+}
+
+/// `amlint inventory --format json .` in `root`.
+fn inventory(root: &std::path::Path) -> Value {
+    let out = crate::common::amlint_wide(root)
+        .args(["inventory", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The inventory's compute named `name`.
+fn compute<'a>(inv: &'a Value, name: &str) -> &'a Value {
+    inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no compute `{name}`: {inv}"))
+}
+
+const CALL: &str = "on: workflow_dispatch\njobs:\n  create-compute:\n    uses: Azure/mlops-templates/.github/workflows/create-compute.yml@REF\n    with:\n      cluster_name: NAME\n      size: Standard_D4s_v5\n      min_instances: 0\n      max_instances: 4\n      cluster_tier: dedicated\n      resource_group: rg\n      workspace_name: ws\nEXTRA    secrets: inherit\n";
+
+fn call(name: &str, reference: &str, extra: &str) -> String {
+    CALL.replace("NAME", name)
+        .replace("REF", reference)
+        .replace("EXTRA", extra)
+}
+
+/// Audit 29, defect 1 (case 04): the current GitHub `create-compute.yml` of
+/// Azure/mlops-templates takes `vnet_name` and `subnet_name` and adds `--vnet-name`/
+/// `--subnet` when both are given. Both literal: the compute is in that subnet (no
+/// AML704); one a run-time expression (the upstream mlops-v2 project's shape): unknown,
+/// no AML704; neither: AML704 whose help names the inputs; one only or an empty one: the
+/// template adds nothing (AML704). A call at an older ref without them keeps the help
+/// that the template has no input for it. AML702 stays (no public-IP input).
+#[test]
+fn the_mlops_template_places_the_compute_in_the_subnet_its_call_passes() {
+    let dir = project();
+    let root = dir.path();
+    let w = ".github/workflows";
+    write(
+        root,
+        &format!("{w}/both.yml"),
+        &call(
+            "both-cluster",
+            "main",
+            "      vnet_name: vnet-mlops\n      subnet_name: snet-training\n",
+        ),
+    );
+    write(
+        root,
+        &format!("{w}/upstream.yml"),
+        &call(
+            "upstream-cluster",
+            "main",
+            "      vnet_name: ${{ needs.get-config.outputs.vnet_name }}\n      subnet_name: snet-training\n",
+        ),
+    );
+    write(root, &format!("{w}/none.yml"), &call("none-cluster", "main", ""));
+    write(
+        root,
+        &format!("{w}/one.yml"),
+        &call("one-cluster", "main", "      subnet_name: snet-training\n"),
+    );
+    write(
+        root,
+        &format!("{w}/empty.yml"),
+        &call(
+            "empty-cluster",
+            "main",
+            "      vnet_name: \"\"\n      subnet_name: snet-training\n",
+        ),
+    );
+    write(root, &format!("{w}/old.yml"), &call("old-cluster", "v0.1", ""));
+    let json = check(root);
+    for f in ["both", "upstream"] {
+        assert_eq!(codes(&json, &format!("{w}/{f}.yml")), ["AML702"], "{f}: {json}");
+    }
+    let help = helps(&json, &format!("{w}/none.yml"));
+    assert_eq!(
+        help.iter()
+            .filter(|h| h.starts_with("AML704"))
+            .collect::<Vec<_>>(),
+        [
+            "AML704 Add `vnet_name` and `subnet_name` (the subnet to place it in) to isolate the compute's traffic, or use a workspace with a managed virtual network."
+        ],
+        "{json}"
+    );
+    assert!(
+        messages(&json, &format!("{w}/none.yml")).contains(
+            &"AML704 `none-cluster` is not placed in a virtual network (no `vnet_name` and `subnet_name`)"
+                .to_string()
+        ),
+        "{json}"
+    );
+    for f in ["one", "empty"] {
+        assert_eq!(
+            codes(&json, &format!("{w}/{f}.yml")),
+            ["AML702", "AML704"],
+            "{f}: {json}"
+        );
+    }
+    let old = helps(&json, &format!("{w}/old.yml"));
+    assert!(
+        old.iter()
+            .any(|h| h.starts_with("AML704 This definition cannot place it in a virtual network")),
+        "{json}"
+    );
+    let inv = inventory(root);
+    let one = compute(&inv, "one-cluster").to_string();
+    assert!(
+        one.contains("only when both `vnet_name` and `subnet_name` are given"),
+        "{one}"
+    );
+}
+
+/// Audit 29, defect 5 (case 07): a matrix on a job that calls a reusable workflow (the
+/// mlops template, or one of the project) is expanded per leg, as on a `run:` job: each
+/// leg is a definition, the retired size of one is reported, and a job using a leg's name
+/// resolves. A matrix past the bound is read once, unknown.
+#[test]
+fn a_matrix_on_a_job_that_calls_a_reusable_workflow_is_one_call_per_leg() {
+    let dir = project();
+    let root = dir.path();
+    let w = ".github/workflows";
+    let matrix = "    strategy:\n      matrix:\n        include:\n          - name: P-cpu\n            size: Standard_DS3_v2\n          - name: P-gpu\n            size: Standard_NC12\n";
+    write(
+        root,
+        &format!("{w}/m.yml"),
+        &format!(
+            "on: workflow_dispatch\njobs:\n  create:\n{}    uses: Azure/mlops-templates/.github/workflows/create-compute.yml@main\n    with:\n      cluster_name: ${{{{ matrix.name }}}}\n      size: ${{{{ matrix.size }}}}\n      min_instances: 0\n      max_instances: 2\n",
+            matrix.replace('P', "gha")
+        ),
+    );
+    write(
+        root,
+        &format!("{w}/local-cc.yml"),
+        "on:\n  workflow_call:\n    inputs:\n      cluster_name: {type: string, required: true}\n      size: {type: string, required: true}\njobs:\n  c:\n    runs-on: ubuntu-latest\n    steps:\n      - run: az ml compute create --name ${{ inputs.cluster_name }} --type amlcompute --size ${{ inputs.size }} --max-instances 2 --enable-node-public-ip false --subnet snet\n",
+    );
+    write(
+        root,
+        &format!("{w}/m3.yml"),
+        &format!(
+            "on: workflow_dispatch\njobs:\n  create:\n{}    uses: ./.github/workflows/local-cc.yml\n    with:\n      cluster_name: ${{{{ matrix.name }}}}\n      size: ${{{{ matrix.size }}}}\n",
+            matrix.replace('P', "m3")
+        ),
+    );
+    // 9 x 9 x 9 = 729 combinations: beyond the 64 calls, read once.
+    let list = (0..9).map(|i| format!("v{i}")).collect::<Vec<_>>().join(", ");
+    write(
+        root,
+        &format!("{w}/huge.yml"),
+        &format!(
+            "on: workflow_dispatch\njobs:\n  create:\n    strategy:\n      matrix:\n        a: [{list}]\n        b: [{list}]\n        c: [{list}]\n    uses: Azure/mlops-templates/.github/workflows/create-compute.yml@main\n    with:\n      cluster_name: huge-${{{{ matrix.a }}}}\n      size: Standard_DS3_v2\n"
+        ),
+    );
+    write(
+        root,
+        "jobs/train.yml",
+        &crate::common::job_using(&["gha-gpu", "m3-gpu"]),
+    );
+    let json = check(root);
+    assert!(codes(&json, "jobs/train.yml").is_empty(), "{json}");
+    for f in ["m", "m3"] {
+        let aml505: Vec<String> = messages(&json, &format!("{w}/{f}.yml"))
+            .into_iter()
+            .filter(|m| m.starts_with("AML505"))
+            .collect();
+        assert_eq!(aml505.len(), 1, "{f}: {json}");
+        assert!(aml505[0].contains("Standard_NC12"), "{aml505:?}");
+    }
+    let inv = inventory(root);
+    for name in ["gha-cpu", "gha-gpu", "m3-cpu", "m3-gpu"] {
+        let c = compute(&inv, name).to_string();
+        assert!(c.contains("of the job's `strategy: matrix`"), "{c}");
+    }
+    let unnamed = inv["unnamed_definitions"].to_string();
+    assert!(
+        unnamed.contains("matrix.a"),
+        "the huge matrix is read once, unknown: {unnamed}"
+    );
+}
+
+/// Audit 29, defect 6 (case 11): a `run:` without `shell:` runs in the job's, else the
+/// workflow's `defaults: run: shell:`, else pwsh on a Windows runner; an Azure Pipelines
+/// `script:` runs with cmd.exe on a Windows agent. Each script below is then read in its
+/// shell: the retired `Standard_NC6` is reported for every one. A `runs-on` given as an
+/// expression, or a Linux runner, stays bash.
+#[test]
+fn a_script_is_read_in_the_shell_the_runner_picks() {
+    let dir = project();
+    let root = dir.path();
+    let pwsh = |name: &str| {
+        format!(
+            "      - run: |\n          az ml compute create --name {name} `\n            --type amlcompute `\n            --size $env:VM_SIZE `\n            --max-instances 2\n"
+        )
+    };
+    write(
+        root,
+        ".github/workflows/workflow-defaults.yml",
+        &format!(
+            "on: push\ndefaults:\n  run:\n    shell: pwsh\nenv:\n  VM_SIZE: Standard_NC6\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n{}      - shell: bash\n        run: az ml compute create --name bash-gpu --type amlcompute --size \"${{VM_SIZE}}\" --max-instances 2\n",
+            pwsh("wf-pwsh")
+        ),
+    );
+    write(
+        root,
+        ".github/workflows/jobs.yml",
+        &format!(
+            "on: push\nenv:\n  VM_SIZE: Standard_NC6\njobs:\n  b:\n    runs-on: ubuntu-latest\n    defaults:\n      run:\n        shell: pwsh\n    steps:\n{}  c:\n    runs-on: windows-latest\n    steps:\n{}  d:\n    runs-on: [self-hosted, windows, x64]\n    steps:\n{}  e:\n    runs-on: ubuntu-latest\n    steps:\n      - run: az ml compute create --name linux-bash --type amlcompute --size $VM_SIZE --max-instances 2\n  f:\n    runs-on: ${{{{ matrix.os }}}}\n    steps:\n      - run: az ml compute create --name expr-bash --type amlcompute --size $VM_SIZE --max-instances 2\n",
+            pwsh("job-pwsh"),
+            pwsh("win-default"),
+            pwsh("self-hosted-win")
+        ),
+    );
+    write(
+        root,
+        "pipelines/windows-agent.yml",
+        "pool:\n  vmImage: windows-latest\nvariables:\n  VM_SIZE: Standard_NC6\nsteps:\n  - script: |\n      az ml compute create --name ado-win ^\n        --type amlcompute ^\n        --size %VM_SIZE% ^\n        --max-instances 2\n  - bash: az ml compute create --name ado-bash --type amlcompute --size $VM_SIZE --max-instances 2\n",
+    );
+    write(
+        root,
+        "pipelines/linux-agent.yml",
+        "pool:\n  vmImage: ubuntu-latest\nvariables:\n  VM_SIZE: Standard_NC6\nsteps:\n  - script: az ml compute create --name ado-linux --type amlcompute --size $VM_SIZE --max-instances 2\n",
+    );
+    let inv = inventory(root);
+    for name in [
+        "wf-pwsh",
+        "bash-gpu",
+        "job-pwsh",
+        "win-default",
+        "self-hosted-win",
+        "linux-bash",
+        "expr-bash",
+        "ado-win",
+        "ado-bash",
+        "ado-linux",
+    ] {
+        let c = compute(&inv, name);
+        assert!(c.to_string().contains("Standard_NC6"), "{name}: {c}");
+    }
+    let json = check(root);
+    let count = |path: &str| codes(&json, path).iter().filter(|c| *c == "AML505").count();
+    assert_eq!(count(".github/workflows/workflow-defaults.yml"), 2, "{json}");
+    assert_eq!(count(".github/workflows/jobs.yml"), 5, "{json}");
+    assert_eq!(count("pipelines/windows-agent.yml"), 2, "{json}");
+}
+
+/// Audit 29, defect 10 (case 09): a workflow that is not valid YAML (a job indented one
+/// space more) is not run by GitHub; amlint reads none of its definitions (not the jobs
+/// before the error only) and says so at the error (AML005), with the loader's words.
+#[test]
+fn a_workflow_that_is_not_valid_yaml_is_reported_not_half_read() {
+    let dir = project();
+    let root = dir.path();
+    let job = |id: &str, indent: &str, name: &str, size: &str| {
+        format!(
+            "{indent}{id}:\n      uses: Azure/mlops-templates/.github/workflows/create-compute.yml@main\n      with:\n        cluster_name: {name}\n        size: {size}\n        min_instances: 0\n        max_instances: 1\n"
+        )
+    };
+    write(
+        root,
+        ".github/workflows/train.yml",
+        &format!(
+            "on:\n  workflow_dispatch:\njobs:\n{}{}",
+            job("create-compute-standard", "  ", "cpu-cluster", "Standard_DS3_v2"),
+            job("create-compute-gpu", "   ", "gpu-cluster", "Standard_NC6")
+        ),
+    );
+    // The same with valid indentation: both are read.
+    write(
+        root,
+        ".github/workflows/ok.yml",
+        &format!(
+            "on:\n  workflow_dispatch:\njobs:\n{}{}",
+            job("a", "  ", "ok-cpu", "Standard_DS3_v2"),
+            job("b", "  ", "ok-gpu", "Standard_NC6")
+        ),
+    );
+    let json = check(root);
+    let bad = messages(&json, ".github/workflows/train.yml");
+    assert_eq!(bad.len(), 1, "{json}");
+    assert!(
+        bad[0].starts_with(
+            "AML005 the computes this file may define were not read: it is not valid YAML: YAML syntax error"
+        ),
+        "{bad:?}"
+    );
+    let line = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["path"] == ".github/workflows/train.yml")
+        .map(|x| x["range"]["start"]["line"].as_u64())
+        .unwrap();
+    assert!(line > Some(3), "at the error, not the file's start: {line:?}");
+    assert!(
+        codes(&json, ".github/workflows/ok.yml").contains(&"AML505".to_string()),
+        "{json}"
+    );
+    let inv = inventory(root);
+    let names: Vec<&str> = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        !names.contains(&"cpu-cluster") && names.contains(&"ok-gpu"),
+        "{names:?}"
+    );
+}
