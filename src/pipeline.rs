@@ -1953,14 +1953,48 @@ fn check_documents(
             facts.as_ref(),
             base.disk.boundary(),
         );
+        let before = findings.len();
         checks::run_document_checks(&cx, findings);
         let Some(facts) = &facts else {
             continue;
         };
+        if doc.top_str("name").is_none() {
+            named_by_readers(
+                &mut findings.kept_mut()[before..],
+                facts,
+                base,
+                &loaded.source.path,
+            );
+        }
         references.extend(facts.compute_refs());
         always_on.extend(always_on_cost(facts, doc.top_str("name")));
     }
     always_on
+}
+
+/// The findings of a compute YAML that gives no `name:` (`findings`, whose messages say
+/// "`?`" where the name goes): the commands that create a compute from it with `--name`
+/// (`az ml compute create --file file --name X`) name it (audit 29, case 03).
+fn named_by_readers(findings: &mut [Diagnostic], facts: &DocFacts, base: &FactBase, file: &str) {
+    if findings.is_empty() || !matches!(facts.kind.id.as_str(), "amlCompute" | "computeInstance") {
+        return;
+    }
+    let names = base.index.names_reading(file);
+    let named = match names.as_slice() {
+        [] => return,
+        [one] => format!("`{one}`"),
+        [first @ .., last] => format!(
+            "{} or `{last}`",
+            first
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    for x in findings {
+        x.message = x.message.replacen("`?`", &named, 1);
+    }
 }
 
 /// What a compute document (of a file, or of a definition outside YAML) costs when
@@ -2103,7 +2137,10 @@ fn check_definitions(
                     .iter()
                     .any(|s| s.start <= x.span.start && x.span.end <= s.end)
                     && !(x.span == d.def.name.span && falls_back_to_the_name(x.code));
-                own || (Some(x.span) == inherited_size && about_vm_size(x.code))
+                // A YAML without a `name:` cannot report what is reported at the name (or
+                // falls back to it): the command that names it does (audit 29, case 03).
+                let named_here = d.def.names_the_file && x.span == d.def.name.span;
+                own || named_here || (Some(x.span) == inherited_size && about_vm_size(x.code))
             });
         }
         // The options the compute's type does not have, which the CLI refuses: at the

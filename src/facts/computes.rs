@@ -189,6 +189,11 @@ pub struct ComputeDef {
     /// its options and its type's schema refuses the key ("Unknown field"). Reported
     /// (AML101) at the option ([`ComputeDef::refuse_keys_the_type_lacks`]).
     pub refused: Vec<(String, Setting)>,
+    /// The compute YAML the definition reads (`az ml compute create --file c.yml --name X`)
+    /// gives no `name:`: the command names the compute, and the findings reported at the
+    /// name or falling back to it (AML602; AML702, AML704 about a key neither writes) are
+    /// reported at the command's name, since the YAML has none (audit 29, case 03).
+    pub names_the_file: bool,
 }
 
 /// The most entries of a list setting (`schedules.compute_start_stop`) a definition
@@ -253,6 +258,7 @@ impl ComputeDef {
             instance_of: None,
             false_condition: None,
             refused: Vec::new(),
+            names_the_file: false,
         }
     }
 

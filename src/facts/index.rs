@@ -712,6 +712,24 @@ impl ProjectIndex {
             .collect()
     }
 
+    /// The names (as written, without repeats, sorted) of the computes this index holds
+    /// (not the lazily searched rest) whose definitions read the compute YAML `file` (as
+    /// displayed): `az ml compute create --file file --name X` names a YAML that gives no
+    /// `name:` (audit 29, case 03).
+    pub fn names_reading(&self, file: &str) -> Vec<&str> {
+        self.note_lookup();
+        let mut out: Vec<&str> = self
+            .computes
+            .values()
+            .flatten()
+            .filter(|c| c.reads.as_deref() == Some(file))
+            .map(|c| c.name.as_str())
+            .collect();
+        out.sort_unstable();
+        out.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
+        out
+    }
+
     /// The names of the endpoints this index holds (not the lazily searched rest).
     pub fn endpoint_names(&self) -> Vec<&str> {
         self.note_lookup();

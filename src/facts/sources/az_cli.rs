@@ -1379,6 +1379,7 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
         file: None,
         open: None,
         missing: None,
+        names_the_file: false,
     };
     if let Some(t) = v1_type_word {
         options.v1_type(t);
@@ -1429,6 +1430,7 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
     }
     def.notes = notes;
     def.from_file = from_file;
+    def.names_the_file = options.names_the_file;
     // CLI v2 turns the options into the compute's YAML, loaded with its type's schema.
     if def.command == "az ml compute create" {
         def.refuse_keys_the_type_lacks();
@@ -1478,6 +1480,9 @@ struct Options<'c, 'a> {
     /// The first option that takes a value and is given none (the last word, or followed
     /// by another option): the CLI stops with "expected one argument" and creates nothing.
     missing: Option<Span>,
+    /// The `--file` YAML read gives no `name:` and the command names the compute
+    /// ([`ComputeDef::names_the_file`]).
+    names_the_file: bool,
 }
 
 impl Options<'_, '_> {
@@ -1657,6 +1662,7 @@ impl Options<'_, '_> {
         };
         match found {
             Some((display, def)) => {
+                self.names_the_file = self.name.is_some() && def.name.value.is_none();
                 for (p, s) in def.fields {
                     if !self.fields.iter().any(|(q, _)| *q == p) {
                         self.fields.push((p, s));
