@@ -1018,6 +1018,21 @@ impl RestText {
         self.lower.starts_with(b"variables:") || memchr::memmem::find(&self.lower, b"\nvariables:").is_some()
     }
 
+    /// May be a compute YAML (its `type` or `$schema` names a compute type), which an `az
+    /// ml compute create --file` elsewhere reads.
+    fn may_be_a_compute_yaml(&self) -> bool {
+        [
+            &b"amlcompute"[..],
+            b"computeinstance",
+            b"kubernetes",
+            b"virtualmachine",
+            b"vmcompute",
+            b"synapsespark",
+        ]
+        .iter()
+        .any(|w| memchr::memmem::find(&self.lower, w).is_some())
+    }
+
     /// For the project cache: where the file displayed as `display` (this text's) may
     /// define a name ([`name_value_lines`]), when that is all a search of a name needs of
     /// it: a YAML or JSON file that no definition reader looks into, that gives no values
@@ -1431,12 +1446,17 @@ fn files_mentioning(
     // `training_target: cpu-cluster`) gives its values to the pipelines that include it
     // (`- template: ../config-infra.yml`), wherever they are: the files that name it and
     // that a definition reader looks into are read too (the mlops-v2 layout; audit 8).
+    // So is a compute YAML among the hits that defines the name (`name: scoring-ci`): the
+    // files that create it with `az ml compute create --file compute/ci.yml` (and may
+    // override its values: `--size ...`) need not name it (audit 29, case 05).
     let includers: Vec<bool> = {
         let templates: HashSet<String> = hit_files()
             .filter(|f| f.format() == Format::Yaml)
             .filter(|f| {
-                f.text(boundary, limits)
-                    .is_some_and(RestText::is_variables_template)
+                f.text(boundary, limits).is_some_and(|t| {
+                    t.is_variables_template()
+                        || (t.may_be_a_compute_yaml() && may_name(&t.lower, needle.as_bytes()))
+                })
             })
             .filter_map(|f| f.candidate.path.file_name())
             .map(|n| n.to_string_lossy().to_ascii_lowercase())

@@ -139,3 +139,39 @@ fn a_nameless_compute_yaml_created_twice() {
     );
 }
 
+/// Case 05: a one-file run (pre-commit) of a deployment that names a compute written only
+/// in a compute YAML reads, with the YAML, the files that create the compute from it by
+/// its file name (`az ml compute create --file compute/ci.yml --size ...`, also a
+/// notebook's `!az ...`), as a whole run does: the command's size wins, and the GPU batch
+/// deployment on a compute instance is the same error.
+#[test]
+fn a_one_file_run_reads_the_commands_that_create_a_compute_yaml() {
+    let ci = "$schema: https://azuremlschemas.azureedge.net/latest/computeInstance.schema.json\nname: scoring-ci\ntype: computeinstance\nsize: Standard_DS3_v2\nidle_time_before_shutdown_minutes: 30\nnetwork_settings:\n  subnet: /subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s\nenable_node_public_ip: false\n";
+    let deployment = "$schema: https://azuremlschemas.azureedge.net/latest/batchDeployment.schema.json\nname: blue\nendpoint_name: scoring-endpoint\nmodel: azureml:my-model:1\ncode_configuration:\n  code: ../src\n  scoring_script: score.py\nenvironment: azureml:scoring-env:1\ncompute: azureml:scoring-ci\nresources:\n  instance_count: 1\nmini_batch_size: 10\n";
+    let notebook = "{\"cells\": [{\"cell_type\": \"code\", \"metadata\": {}, \"outputs\": [], \"execution_count\": null, \"source\": [\"!az ml compute create --file ../compute/ci.yml --size Standard_NC4as_T4_v3\\n\"]}], \"metadata\": {}, \"nbformat\": 4, \"nbformat_minor\": 5}";
+    let creators = [
+        (
+            "scripts/setup.sh",
+            "#!/bin/bash\naz ml compute create --file compute/ci.yml --size Standard_NC4as_T4_v3\n"
+                .to_string(),
+        ),
+        ("notebooks/setup.ipynb", notebook.to_string()),
+    ];
+    for (path, text) in &creators {
+        let dir = project();
+        let d = dir.path();
+        write(d, "compute/ci.yml", ci);
+        write(d, "deploy/batch-deployment.yml", deployment);
+        write(d, "src/score.py", "def run(x):\n    return x\n");
+        write(d, path, text);
+        let (_, whole) = json_check(d, &["--no-config", "--fail-on", "never", "."]);
+        let (_, one) = json_check(
+            d,
+            &["--no-config", "--fail-on", "never", "deploy/batch-deployment.yml"],
+        );
+        let error = |json: &Value| codes_in(json, "deploy/batch-deployment.yml");
+        assert_eq!(error(&whole), [("AML303".into(), 9)], "{path}: {whole:#}");
+        assert_eq!(error(&one), error(&whole), "{path}: {one:#}");
+    }
+}
+
