@@ -2128,6 +2128,7 @@ fn check_definitions(
         // Messages name the settings as the definition's file writes them.
         facts.idiom = d.def.idiom;
         facts.text = Some(&prepared.loaded.source.text);
+        facts.derived = &d.def.derived;
         let cx = DocContext::new(
             &prepared.loaded.source,
             &syn.doc,

@@ -175,3 +175,88 @@ fn a_one_file_run_reads_the_commands_that_create_a_compute_yaml() {
     }
 }
 
+/// Case 01: a module that negates the argument it builds a setting from
+/// (`node_public_ip_enabled = !var.private_nodes`, Bicep `enableNodePublicIp:
+/// !privateNodes`, `var.x == false`): the help at the call proposes the argument's value
+/// that turns public IPs off (`true`), and for an expression it cannot invert, none.
+#[test]
+fn a_negated_module_argument_gets_the_value_that_reaches_the_setting() {
+    let module = |expr: &str| {
+        format!(
+            "variable \"private_nodes\" {{\n  type    = bool\n  default = false\n}}\n\nresource \"azurerm_machine_learning_compute_cluster\" \"this\" {{\n  name                          = \"train-cluster\"\n  location                      = \"westeurope\"\n  machine_learning_workspace_id = \"/subscriptions/x/resourceGroups/rg/providers/Microsoft.MachineLearningServices/workspaces/ws\"\n  vm_size                       = \"Standard_DS3_v2\"\n  vm_priority                   = \"Dedicated\"\n  subnet_resource_id            = \"/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s\"\n  node_public_ip_enabled        = {expr}\n\n  scale_settings {{\n    min_node_count                       = 0\n    max_node_count                       = 2\n    scale_down_nodes_after_idle_duration = \"PT15M\"\n  }}\n\n  identity {{\n    type = \"SystemAssigned\"\n  }}\n}}\n"
+        )
+    };
+    let root = "variable \"enable_private_endpoints\" {\n  type    = bool\n  default = false\n}\n\nmodule \"cc\" {\n  source        = \"./modules/cc\"\n  private_nodes = var.enable_private_endpoints\n}\n";
+    let cases = [
+        ("!var.private_nodes", Some("Set `private_nodes = true`")),
+        ("!(var.private_nodes)", Some("Set `private_nodes = true`")),
+        ("var.private_nodes == false", Some("Set `private_nodes = true`")),
+        ("var.private_nodes != true", Some("Set `private_nodes = true`")),
+        ("var.private_nodes ? false : true", None),
+    ];
+    for (expr, help) in cases {
+        let dir = project();
+        let d = dir.path();
+        write(d, "main.tf", root);
+        write(d, "modules/cc/main.tf", &module(expr));
+        let (_, json) = json_check(d, &["--no-config", "--fail-on", "never", "."]);
+        let at_call: Vec<&Value> = json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["code"] == "AML702" && x["path"] == "main.tf")
+            .collect();
+        assert_eq!(at_call.len(), 1, "{expr}: {json:#}");
+        let text = at_call[0]["help"].as_str().unwrap_or_default().to_string();
+        assert!(!text.contains("= false`"), "{expr}: {text}");
+        match help {
+            Some(h) => assert!(text.starts_with(h), "{expr}: {text}"),
+            None => assert!(
+                text.starts_with(&format!(
+                    "Set `private_nodes` to what makes the module's `node_public_ip_enabled = {expr}` `false`"
+                )),
+                "{expr}: {text}"
+            ),
+        }
+    }
+    // Bicep.
+    let dir = project();
+    let d = dir.path();
+    write(
+        d,
+        "main.bicep",
+        "param usePrivateEndpoints bool = false\nmodule cc 'modules/cc.bicep' = {\n  name: 'cc'\n  params: {\n    privateNodes: usePrivateEndpoints\n  }\n}\n",
+    );
+    write(
+        d,
+        "modules/cc.bicep",
+        "param privateNodes bool = false\nresource cc 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {\n  name: 'ws/train-cluster'\n  location: 'westeurope'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: 'Standard_DS3_v2'\n      enableNodePublicIp: !privateNodes\n      subnet: { id: '/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s' }\n      scaleSettings: { minNodeCount: 0, maxNodeCount: 2 }\n    }\n  }\n}\n",
+    );
+    let (_, json) = json_check(d, &["--no-config", "--fail-on", "never", "."]);
+    let helps: Vec<(String, String)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["code"] == "AML702")
+        .map(|x| {
+            (
+                x["path"].as_str().unwrap().to_string(),
+                x["help"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let at_call: Vec<_> = helps.iter().filter(|(p, _)| p == "main.bicep").collect();
+    assert_eq!(at_call.len(), 1, "{json:#}");
+    assert!(
+        at_call[0].1.starts_with("Set `privateNodes: true`"),
+        "{}",
+        at_call[0].1
+    );
+    let in_module: Vec<_> = helps.iter().filter(|(p, _)| p == "modules/cc.bicep").collect();
+    assert!(
+        in_module[0].1.starts_with("Set `enableNodePublicIp: false`"),
+        "{}",
+        in_module[0].1
+    );
+}
+
