@@ -260,3 +260,56 @@ fn a_negated_module_argument_gets_the_value_that_reaches_the_setting() {
     );
 }
 
+/// Case 12: an attribute an object value leaves out (or sets `null`) that the variable's
+/// type declares `optional(type, default)` takes the default (Terraform 1.3 and later), in
+/// a `map(object(...))` a `for_each` goes through: `opt-a`'s size is `Standard_NC6`.
+#[test]
+fn terraform_optional_attributes_take_their_default() {
+    let tf = "variable \"clusters\" {\n  type = map(object({\n    vm_size   = optional(string, \"Standard_NC6\")\n    max_nodes = optional(number, 2)\n    public_ip = optional(bool, false)\n  }))\n  default = {\n    \"opt-a\" = {}\n    \"opt-b\" = { vm_size = \"Standard_DS3_v2\" }\n    \"opt-c\" = { vm_size = null, public_ip = true }\n  }\n}\nresource \"azurerm_machine_learning_compute_cluster\" \"c\" {\n  for_each                      = var.clusters\n  name                          = each.key\n  location                      = \"westeurope\"\n  machine_learning_workspace_id = \"x\"\n  vm_size                       = each.value.vm_size\n  vm_priority                   = \"Dedicated\"\n  node_public_ip_enabled        = each.value.public_ip\n  subnet_resource_id            = \"/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s\"\n  scale_settings {\n    min_node_count                       = 0\n    max_node_count                       = each.value.max_nodes\n    scale_down_nodes_after_idle_duration = \"PT15M\"\n  }\n}\n";
+    let dir = project();
+    let d = dir.path();
+    write(d, "main.tf", tf);
+    let (_, json) = json_check(d, &["--no-config", "--fail-on", "never", "."]);
+    let all = findings(&json);
+    // `opt-a`'s and `opt-c`'s retired size: one finding at `each.value.vm_size`.
+    let retired: Vec<&String> = all.iter().filter(|f| f.0 == "AML505").map(|f| &f.3).collect();
+    assert_eq!(retired.len(), 1, "{json:#}");
+    assert!(retired[0].contains("`Standard_NC6`"), "{retired:?}");
+    let public: Vec<&String> = all.iter().filter(|f| f.0 == "AML702").map(|f| &f.3).collect();
+    assert_eq!(public.len(), 1, "{json:#}");
+    assert!(public[0].contains("`opt-c`"), "{public:?}");
+    let out = crate::common::amlint(d)
+        .args(["inventory", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = inv.to_string();
+    assert!(!text.contains("is not known statically"), "{inv:#}");
+    let got: Vec<(String, Value, Value)> = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let s = &c["definitions"][0]["settings"];
+            (
+                c["name"].as_str().unwrap().to_string(),
+                s["size"]["value"].clone(),
+                s["max_instances"]["value"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("opt-a".to_string(), Value::from("Standard_NC6"), Value::from("2")),
+            (
+                "opt-b".to_string(),
+                Value::from("Standard_DS3_v2"),
+                Value::from("2")
+            ),
+            ("opt-c".to_string(), Value::from("Standard_NC6"), Value::from("2")),
+        ],
+        "{inv:#}"
+    );
+}
+
