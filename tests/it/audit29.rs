@@ -313,3 +313,89 @@ fn terraform_optional_attributes_take_their_default() {
     );
 }
 
+/// The size (value, why) of each compute of `amlint inventory` in `dir`, by name.
+fn sizes(dir: &std::path::Path) -> Vec<(String, Value, Value)> {
+    let out = crate::common::amlint(dir)
+        .args(["inventory", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut v: Vec<_> = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["definitions"].as_array().unwrap().iter().map(move |d| (c, d)))
+        .map(|(c, d)| {
+            let s = &d["settings"]["size"];
+            (
+                c["name"].as_str().unwrap().to_string(),
+                s["value"].clone(),
+                s["why"].clone(),
+            )
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// Case 06: a Makefile's target-specific variable (`gpu-cluster: SIZE = Standard_NC6`,
+/// also `export`, `override`, `:=`) is what that target's recipe sees; the other targets
+/// see the global value; one that another target's value may reach (a prerequisite, a
+/// pattern) is not known, with why.
+#[test]
+fn makefile_target_specific_variables() {
+    let recipe = |t: &str| {
+        format!(
+            "{t}:\n\taz ml compute create --name {t} --type amlcompute --size $(SIZE) --max-instances 2\n"
+        )
+    };
+    for assign in [
+        "gpu-cluster: SIZE = Standard_NC6\n",
+        "gpu-cluster: export SIZE = Standard_NC6\n",
+        "gpu-cluster: override SIZE := Standard_NC6\n",
+    ] {
+        let dir = project();
+        let d = dir.path();
+        let make = format!(
+            "SIZE = Standard_DS3_v2\n\n{}\n{assign}{}",
+            recipe("cpu-cluster"),
+            recipe("gpu-cluster")
+        );
+        write(d, "Makefile", &make);
+        let s = sizes(d);
+        assert_eq!(s[0].1, "Standard_DS3_v2", "{assign}: {s:?}");
+        assert_eq!(s[1].1, "Standard_NC6", "{assign}: {s:?}");
+        let (_, json) = json_check(d, &["--no-config", "--fail-on", "never", "."]);
+        let retired: Vec<u64> = codes_in(&json, "Makefile")
+            .into_iter()
+            .filter(|c| c.0 == "AML505")
+            .map(|c| c.1)
+            .collect();
+        assert_eq!(retired, [8], "{assign}: {json:#}");
+    }
+    // A prerequisite built for a target that sets the variable, and a pattern's value.
+    for (make, why) in [
+        (
+            format!(
+                "SIZE = Standard_DS3_v2\nall: SIZE = Standard_NC6\nall: gpu-cluster\n{}",
+                recipe("gpu-cluster")
+            ),
+            "`SIZE` is set for `all`, which builds this target with that value",
+        ),
+        (
+            format!(
+                "SIZE = Standard_DS3_v2\n%-cluster: SIZE = Standard_NC6\n{}",
+                recipe("gpu-cluster")
+            ),
+            "`SIZE` is set for the targets matching `%-cluster`",
+        ),
+    ] {
+        let dir = project();
+        let d = dir.path();
+        write(d, "Makefile", &make);
+        let s = sizes(d);
+        assert_eq!(s[0].1, Value::Null, "{make}: {s:?}");
+        assert!(s[0].2.as_str().unwrap_or_default().contains(why), "{make}: {s:?}");
+    }
+}
+

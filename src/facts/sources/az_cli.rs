@@ -46,6 +46,11 @@ pub trait Outer {
     fn var(&self, _name: &str, _scope: VarScope) -> Option<ScriptVal> {
         None
     }
+    /// The variable `name` read at `at` (an offset in the script's text): [`Outer::var`]
+    /// unless where it is read matters (a Makefile's target-specific variables).
+    fn var_at(&self, name: &str, scope: VarScope, _at: u32) -> Option<ScriptVal> {
+        self.var(name, scope)
+    }
     /// A template expression, trimmed (`parameters.size`, `env.NAME`, `inputs.x`).
     fn expr(&self, _text: &str) -> Option<ScriptVal> {
         None
@@ -864,7 +869,7 @@ impl Eval<'_> {
         if let Some(v) = found {
             return v;
         }
-        if let Some(v) = self.outer.var(name, scope) {
+        if let Some(v) = self.outer.var_at(name, scope, at.offset) {
             return v;
         }
         if let Some(d) = default {
