@@ -440,7 +440,11 @@ impl<'a> Run<'a> {
             resolver: resolver.clone(),
             force_exclude: options.force_exclude,
         });
-        let files = Arc::new(Files::new(project.boundary.clone(), &options.limits));
+        // Outside a git work tree the project's root is the checked paths' (or their
+        // configuration's), not the boundary's, which may be where amlint runs from: a
+        // path relative to the repository is read from there wherever amlint runs.
+        let root = project.repo_root.is_none().then(|| project.root.clone());
+        let files = Arc::new(Files::new(project.boundary.clone(), &options.limits).with_root(root));
         Run {
             options,
             resolver,

@@ -399,3 +399,56 @@ fn makefile_target_specific_variables() {
     }
 }
 
+/// Case 02: outside a git work tree, an Azure Pipelines `workingDirectory` (a task's input,
+/// a `script:` step's key, from `$(System.DefaultWorkingDirectory)`) is relative to the
+/// project's root, wherever amlint runs from: `amlint inventory proj` from the folder
+/// above and `amlint inventory .` inside it agree.
+#[test]
+fn an_azure_pipelines_working_directory_outside_git_is_from_the_project_root() {
+    let top = tempfile::tempdir().unwrap();
+    let d = top.path().join("proj");
+    write(
+        &d,
+        "ml/train/compute.yml",
+        "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: cpu-cluster\ntype: amlcompute\nsize: STANDARD_DS3_v2\nmin_instances: 0\nmax_instances: 4\n",
+    );
+    write(
+        &d,
+        "pipelines/train.yml",
+        "steps:\n  - checkout: self\n  - task: AzureCLI@2\n    inputs:\n      azureSubscription: aml-connection\n      scriptType: bash\n      scriptLocation: inlineScript\n      inlineScript: az ml compute create --file train/compute.yml\n      workingDirectory: ml\n  - script: az ml compute create --file train/compute.yml\n    workingDirectory: $(System.DefaultWorkingDirectory)/ml\n",
+    );
+    let definitions = |cwd: &std::path::Path, arg: &str| -> Vec<(String, u64, Value, Value)> {
+        let out = crate::common::amlint(cwd)
+            .args(["inventory", "--format", "json", arg])
+            .output()
+            .unwrap();
+        let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut v: Vec<_> = inv["computes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|c| c["definitions"].as_array().unwrap().iter())
+            .map(|d| {
+                let path = d["path"].as_str().unwrap();
+                let path = path.strip_prefix("proj/").unwrap_or(path).to_string();
+                (
+                    path,
+                    d["line"].as_u64().unwrap(),
+                    d["name"]["value"].clone(),
+                    d["from_file"].clone(),
+                )
+            })
+            .collect();
+        v.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        v
+    };
+    let inside = definitions(&d, ".");
+    let above = definitions(top.path(), "proj");
+    let created: Vec<_> = inside.iter().filter(|x| x.0 == "pipelines/train.yml").collect();
+    assert_eq!(created.len(), 2, "{inside:?}");
+    assert!(created.iter().all(|x| x.2 == "cpu-cluster"), "{inside:?}");
+    assert_eq!(above.len(), inside.len(), "{above:?}\n{inside:?}");
+    for (a, i) in above.iter().zip(&inside) {
+        assert_eq!((&a.0, a.1, &a.2), (&i.0, i.1, &i.2));
+    }
+}
