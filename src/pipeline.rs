@@ -459,7 +459,11 @@ impl<'a> Run<'a> {
             resolver: resolver.clone(),
             force_exclude: options.force_exclude,
         });
-        let files = Arc::new(Files::new(project.boundary.clone(), &options.limits));
+        // Outside a git work tree the project's root is the checked paths' (or their
+        // configuration's), not the boundary's, which may be where amlint runs from: a
+        // path relative to the repository is read from there wherever amlint runs.
+        let root = project.repo_root.is_none().then(|| project.root.clone());
+        let files = Arc::new(Files::new(project.boundary.clone(), &options.limits).with_root(root));
         Run {
             options,
             resolver,
@@ -1034,6 +1038,21 @@ impl RestText {
         self.lower.starts_with(b"variables:") || memchr::memmem::find(&self.lower, b"\nvariables:").is_some()
     }
 
+    /// May be a compute YAML (its `type` or `$schema` names a compute type), which an `az
+    /// ml compute create --file` elsewhere reads.
+    fn may_be_a_compute_yaml(&self) -> bool {
+        [
+            &b"amlcompute"[..],
+            b"computeinstance",
+            b"kubernetes",
+            b"virtualmachine",
+            b"vmcompute",
+            b"synapsespark",
+        ]
+        .iter()
+        .any(|w| memchr::memmem::find(&self.lower, w).is_some())
+    }
+
     /// For the project cache: where the file displayed as `display` (this text's) may
     /// define a name ([`name_value_lines`]), when that is all a search of a name needs of
     /// it: a YAML or JSON file that no definition reader looks into, that gives no values
@@ -1447,12 +1466,17 @@ fn files_mentioning(
     // `training_target: cpu-cluster`) gives its values to the pipelines that include it
     // (`- template: ../config-infra.yml`), wherever they are: the files that name it and
     // that a definition reader looks into are read too (the mlops-v2 layout; audit 8).
+    // So is a compute YAML among the hits that defines the name (`name: scoring-ci`): the
+    // files that create it with `az ml compute create --file compute/ci.yml` (and may
+    // override its values: `--size ...`) need not name it (audit 29, case 05).
     let includers: Vec<bool> = {
         let templates: HashSet<String> = hit_files()
             .filter(|f| f.format() == Format::Yaml)
             .filter(|f| {
-                f.text(boundary, limits)
-                    .is_some_and(RestText::is_variables_template)
+                f.text(boundary, limits).is_some_and(|t| {
+                    t.is_variables_template()
+                        || (t.may_be_a_compute_yaml() && may_name(&t.lower, needle.as_bytes()))
+                })
             })
             .filter_map(|f| f.candidate.path.file_name())
             .map(|n| n.to_string_lossy().to_ascii_lowercase())
@@ -1969,14 +1993,48 @@ fn check_documents(
             facts.as_ref(),
             base.disk.boundary(),
         );
+        let before = findings.len();
         checks::run_document_checks(&cx, findings);
         let Some(facts) = &facts else {
             continue;
         };
+        if doc.top_str("name").is_none() {
+            named_by_readers(
+                &mut findings.kept_mut()[before..],
+                facts,
+                base,
+                &loaded.source.path,
+            );
+        }
         references.extend(facts.compute_refs());
         always_on.extend(always_on_cost(facts, doc.top_str("name")));
     }
     always_on
+}
+
+/// The findings of a compute YAML that gives no `name:` (`findings`, whose messages say
+/// "`?`" where the name goes): the commands that create a compute from it with `--name`
+/// (`az ml compute create --file file --name X`) name it (audit 29, case 03).
+fn named_by_readers(findings: &mut [Diagnostic], facts: &DocFacts, base: &FactBase, file: &str) {
+    if findings.is_empty() || !matches!(facts.kind.id.as_str(), "amlCompute" | "computeInstance") {
+        return;
+    }
+    let names = base.index.names_reading(file);
+    let named = match names.as_slice() {
+        [] => return,
+        [one] => format!("`{one}`"),
+        [first @ .., last] => format!(
+            "{} or `{last}`",
+            first
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    for x in findings {
+        x.message = x.message.replacen("`?`", &named, 1);
+    }
 }
 
 /// What a compute document (of a file, or of a definition outside YAML) costs when
@@ -2090,6 +2148,7 @@ fn check_definitions(
         // Messages name the settings as the definition's file writes them.
         facts.idiom = d.def.idiom;
         facts.text = Some(&prepared.loaded.source.text);
+        facts.derived = &d.def.derived;
         let cx = DocContext::new(
             &prepared.loaded.source,
             &syn.doc,
@@ -2119,7 +2178,10 @@ fn check_definitions(
                     .iter()
                     .any(|s| s.start <= x.span.start && x.span.end <= s.end)
                     && !(x.span == d.def.name.span && falls_back_to_the_name(x.code));
-                own || (Some(x.span) == inherited_size && about_vm_size(x.code))
+                // A YAML without a `name:` cannot report what is reported at the name (or
+                // falls back to it): the command that names it does (audit 29, case 03).
+                let named_here = d.def.names_the_file && x.span == d.def.name.span;
+                own || named_here || (Some(x.span) == inherited_size && about_vm_size(x.code))
             });
         }
         // The options the compute's type does not have, which the CLI refuses: at the

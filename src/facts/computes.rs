@@ -189,6 +189,97 @@ pub struct ComputeDef {
     /// its options and its type's schema refuses the key ("Unknown field"). Reported
     /// (AML101) at the option ([`ComputeDef::refuse_keys_the_type_lacks`]).
     pub refused: Vec<(String, Setting)>,
+    /// The compute YAML the definition reads (`az ml compute create --file c.yml --name X`)
+    /// gives no `name:`: the command names the compute, and the findings reported at the
+    /// name or falling back to it (AML602; AML702, AML704 about a key neither writes) are
+    /// reported at the command's name, since the YAML has none (audit 29, case 03).
+    pub names_the_file: bool,
+    /// The settings a module call gives through an expression of one of its arguments
+    /// (the module writes `node_public_ip_enabled = !var.private_nodes`): reported at the
+    /// argument, where a value proposed for the setting is not the argument's own.
+    pub derived: Vec<Derived>,
+}
+
+/// A setting a module builds from one argument of its call, and reported at that argument
+/// (audit 29, case 01): what a message proposes for the setting is proposed for the
+/// argument only through the module's expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Derived {
+    /// The setting, by its Azure ML YAML path (`enable_node_public_ip`).
+    pub path: String,
+    /// The module's expression, as written (`!var.private_nodes`).
+    pub expression: String,
+    /// Whether the setting is the argument's value negated (`!var.x`, `var.x == false`):
+    /// `None` when that is not known (any other expression), and no value is proposed for
+    /// the argument.
+    pub negated: Option<bool>,
+}
+
+impl Derived {
+    /// Whether the boolean expression `written` (a module's, in its idiom: `prefix` is how
+    /// it writes an input: `var.` in Terraform, nothing in Bicep) is the input `input`
+    /// itself (`Some(false)`), negated (`Some(true)`: `!var.x`, `var.x == false`, `var.x
+    /// != true`), or else (`None`).
+    pub fn polarity(written: &str, prefix: &str, input: &str) -> Option<bool> {
+        let compact: String = written.chars().filter(|c| !c.is_whitespace()).collect();
+        let mut e = compact.as_str();
+        let mut negated = false;
+        // Parentheses around the whole and `!`s before it.
+        loop {
+            if let Some(inner) = e.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+                if balanced(inner) {
+                    e = inner;
+                    continue;
+                }
+            }
+            if let Some(rest) = e.strip_prefix('!') {
+                negated = !negated;
+                e = rest;
+                continue;
+            }
+            break;
+        }
+        let arg = format!("{prefix}{input}");
+        if e == arg {
+            return Some(negated);
+        }
+        let compared = |op: &str| -> Option<bool> {
+            let (l, r) = e.split_once(op)?;
+            let literal = if l == arg {
+                r
+            } else if r == arg {
+                l
+            } else {
+                return None;
+            };
+            match literal {
+                "true" => Some(false),
+                "false" => Some(true),
+                _ => None,
+            }
+        };
+        let equal = compared("==").map(|n| n != negated);
+        let differ = compared("!=").map(|n| n == negated);
+        equal.or(differ)
+    }
+}
+
+/// Whether the parentheses of `s` close each one they open, never below zero.
+fn balanced(s: &str) -> bool {
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
 }
 
 /// The most entries of a list setting (`schedules.compute_start_stop`) a definition
@@ -253,6 +344,8 @@ impl ComputeDef {
             instance_of: None,
             false_condition: None,
             refused: Vec::new(),
+            names_the_file: false,
+            derived: Vec::new(),
         }
     }
 

@@ -405,6 +405,10 @@ pub struct DocFacts<'a> {
     /// The text of the file a definition outside Azure ML YAML is written in (its
     /// document's spans are there): messages quote a setting as written.
     pub text: Option<&'a str>,
+    /// The settings a module call gives through an expression of an argument (a
+    /// definition's [`super::computes::ComputeDef::derived`]): a value a message proposes
+    /// for one is proposed for the argument through that expression.
+    pub derived: &'a [super::computes::Derived],
 }
 
 pub(super) fn string_at(doc: &Document, id: NodeId) -> Option<&str> {
@@ -469,6 +473,7 @@ impl<'a> DocFacts<'a> {
             unknown,
             idiom: super::idiom::Idiom::Yaml,
             text: None,
+            derived: &[],
         };
         facts.vm_nodes = facts.find_vm_nodes();
         facts

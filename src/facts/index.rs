@@ -116,13 +116,17 @@ fn without_overridden(defs: &mut Vec<ComputeEntry>) {
     if defs.len() < 2 || defs.iter().all(|d| d.reads.is_none()) {
         return;
     }
-    let readers: Vec<(String, String, Option<String>)> = defs
+    // Files compared as paths: a definition of the rest of the project read in a one-file
+    // run names the file it reads from the walk's absolute path (audit 29, case 05).
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let at = |f: &str| crate::fsio::absolute(Path::new(f), &cwd);
+    let readers: Vec<(PathBuf, String, Option<String>)> = defs
         .iter()
-        .filter_map(|d| Some((d.reads.clone()?, d.ctype.clone(), d.size.clone())))
+        .filter_map(|d| Some((at(d.reads.as_deref()?), d.ctype.clone(), d.size.clone())))
         .collect();
     defs.retain(|e| {
         !readers.iter().any(|(file, ctype, size)| {
-            e.file.as_ref() == Some(file) && (*ctype != e.ctype || *size != e.size)
+            e.file.as_deref().is_some_and(|f| at(f) == *file) && (*ctype != e.ctype || *size != e.size)
         })
     });
 }
@@ -710,6 +714,24 @@ impl ProjectIndex {
             .filter_map(|c| c.first())
             .map(|c| c.name.as_str())
             .collect()
+    }
+
+    /// The names (as written, without repeats, sorted) of the computes this index holds
+    /// (not the lazily searched rest) whose definitions read the compute YAML `file` (as
+    /// displayed): `az ml compute create --file file --name X` names a YAML that gives no
+    /// `name:` (audit 29, case 03).
+    pub fn names_reading(&self, file: &str) -> Vec<&str> {
+        self.note_lookup();
+        let mut out: Vec<&str> = self
+            .computes
+            .values()
+            .flatten()
+            .filter(|c| c.reads.as_deref() == Some(file))
+            .map(|c| c.name.as_str())
+            .collect();
+        out.sort_unstable();
+        out.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
+        out
     }
 
     /// The names of the endpoints this index holds (not the lazily searched rest).

@@ -497,6 +497,26 @@ impl RuleEnv<'_> {
     fn setting(&self, field: &str, value: Option<&str>) -> String {
         let spelling = crate::facts::idiom::spelling(self.facts.idiom);
         let reported = || self.reported();
+        // A value proposed for a setting a module builds from the argument reported here
+        // (`node_public_ip_enabled = !var.private_nodes`): the argument's value that gives
+        // it — negated through a negation — or, when that is not known, none.
+        let derived = value.and_then(|v| Some((v, self.facts.derived.iter().find(|d| d.path == field)?)));
+        if let (Some((v, d)), Some((key, _))) = (derived, self.written_setting(field)) {
+            let v = spelling.value(field, v);
+            let flipped = match v {
+                "true" => Some("false"),
+                "false" => Some("true"),
+                _ => None,
+            };
+            return match (d.negated, flipped) {
+                (Some(false), _) => spelling.assign(key, v),
+                (Some(true), Some(f)) => spelling.assign(key, f),
+                _ => format!(
+                    "{key}` to what makes the module's `{}` `{v}",
+                    spelling.assign(spelling.key(field), &d.expression)
+                ),
+            };
+        }
         match (self.written_setting(field), value) {
             // `--set path=value` writes the setting as Azure ML YAML names it.
             (Some(("--set", v)), None) if !v.is_empty() => format!("--set {field}={v}"),

@@ -7,6 +7,7 @@
 
 mod action;
 mod architecture;
+mod audit29;
 mod cache;
 mod capped;
 mod ci_computes;

@@ -46,6 +46,11 @@ pub trait Outer {
     fn var(&self, _name: &str, _scope: VarScope) -> Option<ScriptVal> {
         None
     }
+    /// The variable `name` read at `at` (an offset in the script's text): [`Outer::var`]
+    /// unless where it is read matters (a Makefile's target-specific variables).
+    fn var_at(&self, name: &str, scope: VarScope, _at: u32) -> Option<ScriptVal> {
+        self.var(name, scope)
+    }
     /// A template expression, trimmed (`parameters.size`, `env.NAME`, `inputs.x`).
     fn expr(&self, _text: &str) -> Option<ScriptVal> {
         None
@@ -864,7 +869,7 @@ impl Eval<'_> {
         if let Some(v) = found {
             return v;
         }
-        if let Some(v) = self.outer.var(name, scope) {
+        if let Some(v) = self.outer.var_at(name, scope, at.offset) {
             return v;
         }
         if let Some(d) = default {
@@ -1379,6 +1384,7 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
         file: None,
         open: None,
         missing: None,
+        names_the_file: false,
     };
     if let Some(t) = v1_type_word {
         options.v1_type(t);
@@ -1429,6 +1435,7 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
     }
     def.notes = notes;
     def.from_file = from_file;
+    def.names_the_file = options.names_the_file;
     // CLI v2 turns the options into the compute's YAML, loaded with its type's schema.
     if def.command == "az ml compute create" {
         def.refuse_keys_the_type_lacks();
@@ -1478,6 +1485,9 @@ struct Options<'c, 'a> {
     /// The first option that takes a value and is given none (the last word, or followed
     /// by another option): the CLI stops with "expected one argument" and creates nothing.
     missing: Option<Span>,
+    /// The `--file` YAML read gives no `name:` and the command names the compute
+    /// ([`ComputeDef::names_the_file`]).
+    names_the_file: bool,
 }
 
 impl Options<'_, '_> {
@@ -1657,6 +1667,7 @@ impl Options<'_, '_> {
         };
         match found {
             Some((display, def)) => {
+                self.names_the_file = self.name.is_some() && def.name.value.is_none();
                 for (p, s) in def.fields {
                     if !self.fields.iter().any(|(q, _)| *q == p) {
                         self.fields.push((p, s));

@@ -126,6 +126,10 @@ pub struct Files {
     derived: std::sync::Mutex<std::collections::HashMap<(PathBuf, &'static str), Derived>>,
     /// Bytes [`Files::scan`] may still read in this run ([`SCAN_BUDGET`] at first).
     scan_left: std::sync::atomic::AtomicU64,
+    /// The project's root when it is not the boundary's (outside a git work tree: the
+    /// checked paths' common ancestor, or their configuration's directory, wherever
+    /// amlint runs from — the boundary may be the current directory; audit 29, case 02).
+    project_root: Option<PathBuf>,
 }
 
 /// Most bytes of files too large to be read as text that one run searches for a
@@ -153,7 +157,16 @@ impl Files {
             derived: Default::default(),
             unsaved: None,
             scan_left: std::sync::atomic::AtomicU64::new(SCAN_BUDGET),
+            project_root: None,
         }
+    }
+
+    /// These files, in a project whose root is `root` (inside the boundary) rather than
+    /// the boundary's: what a repository-relative path (an Azure Pipelines
+    /// `workingDirectory`) and a file's folders up to the project's root are read from.
+    pub fn with_root(mut self, root: Option<PathBuf>) -> Self {
+        self.project_root = root.filter(|r| self.boundary().contains(r));
+        self
     }
 
     /// These files, with the open documents of an editor read instead of the disk.
@@ -169,7 +182,7 @@ impl Files {
 
     /// The project's directory, when it has one.
     pub fn root(&self) -> Option<&Path> {
-        self.boundary().root()
+        self.project_root.as_deref().or_else(|| self.boundary().root())
     }
 
     /// The file `rel` below the project's root, written as the files beside `beside` are:

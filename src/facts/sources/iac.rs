@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use super::common::Comment;
-use crate::facts::computes::{ComputeDef, Scalar, Setting};
+use crate::facts::computes::{ComputeDef, Derived, Scalar, Setting};
 use crate::source::{SourceFile, Span};
 
 /// The longest string an evaluation builds.
@@ -1693,6 +1693,9 @@ impl ModuleCall<'_> {
         // Settings built from several of the call's arguments, for a note: the settings
         // (paths) of each expression, with the arguments it reads.
         let mut mixed: Vec<(String, String, Vec<String>)> = Vec::new();
+        // The settings given through an expression of one argument (`!var.x`).
+        let mut derived: Vec<Derived> = Vec::new();
+        let inner = def.derived.clone();
         let mut take = |path: &str, s: &Setting| -> Setting {
             let passed = (!s.inherited)
                 .then(|| s.written.trim().strip_prefix(self.prefix))
@@ -1719,6 +1722,32 @@ impl ModuleCall<'_> {
                 [one] => Some(*one),
                 _ => None,
             };
+            // How the value reaches the setting from the argument: as it is, negated, or
+            // not known — through this module, and through the module it calls, if any.
+            if let Some((arg, ..)) = passed.or(one) {
+                let here = if passed.is_some() {
+                    Some(false)
+                } else {
+                    Derived::polarity(&s.written, self.prefix, arg)
+                };
+                let below = inner.iter().find(|d| d.path == path);
+                let negated = match (here, below.map(|d| d.negated)) {
+                    (Some(a), None) => Some(a),
+                    (Some(a), Some(Some(b))) => Some(a != b),
+                    _ => None,
+                };
+                if negated != Some(false) {
+                    let expression = match below {
+                        Some(d) if passed.is_some() => d.expression.clone(),
+                        _ => one_line(&s.written),
+                    };
+                    derived.push(Derived {
+                        path: path.to_string(),
+                        expression,
+                        negated,
+                    });
+                }
+            }
             let Some((_, leaf, key)) = passed.or(one) else {
                 if read.len() > 1 {
                     let names: Vec<String> = read.iter().map(|(n, ..)| format!("`{n}`")).collect();
@@ -1793,6 +1822,7 @@ impl ModuleCall<'_> {
             out.set(&path, s);
         }
         out.notes = notes;
+        out.derived = derived;
         // The file the module's values are read from: the module called (which may call
         // another: the command shows the chain).
         out.from_file = Some(def.file.clone());

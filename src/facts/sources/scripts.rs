@@ -97,6 +97,36 @@ pub struct MakeVars {
     vars: HashMap<String, MakeValue>,
     /// Values that refer to others, each expanded once.
     memo: RefCell<HashMap<String, ScriptVal>>,
+    /// The recipes: where each is (its lines), and the targets of its rule.
+    recipes: Vec<(std::ops::Range<u32>, Vec<String>)>,
+    /// Target-specific variables (`gpu-cluster: SIZE = Standard_NC6`, also with `export`
+    /// or `override`), by variable: each target (or pattern) and its value there.
+    targeted: HashMap<String, Vec<(String, MakeValue)>>,
+    /// Each rule's targets and prerequisites, as written (a target's value is its
+    /// prerequisites' too when make builds them for it).
+    prerequisites: Vec<(Vec<String>, Vec<String>)>,
+}
+
+/// `NAME op value` after its `export`/`override`: the name, the operator (`""` for `=`,
+/// `:`, `::`, `?`, `+`, `!`) and the value, or `None` when the text assigns nothing.
+fn assignment(text: &str) -> Option<(&str, &str, &str)> {
+    let mut rest = text.trim_start();
+    for prefix in ["export ", "override "] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest).trim_start();
+    }
+    let eq = rest.find('=')?;
+    let (lhs, value) = (&rest[..eq], &rest[eq + 1..]);
+    let (name, op) = match lhs.trim_end() {
+        l if l.ends_with("::") => (&l[..l.len() - 2], "::"),
+        l if l.ends_with([':', '?', '+', '!']) => (&l[..l.len() - 1], &l[l.len() - 1..]),
+        l => (l, ""),
+    };
+    let name = name.trim();
+    let ok = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    ok.then_some((name, op, value))
 }
 
 /// A make value longer than this is not a compute's name or size: dynamic.
@@ -111,34 +141,73 @@ const MAX_MAKE_NESTING: usize = 8;
 impl MakeVars {
     pub fn scan(text: &str) -> Self {
         let mut vars = HashMap::new();
+        let mut recipes: Vec<(std::ops::Range<u32>, Vec<String>)> = Vec::new();
+        let mut targeted: HashMap<String, Vec<(String, MakeValue)>> = HashMap::new();
+        let mut prerequisites: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+        // The targets of the rule whose recipe the next tab-indented lines are.
+        let mut rule: Option<Vec<String>> = None;
         let mut offset = 0usize;
         for line in text.split_inclusive('\n') {
             let start = offset;
             offset += line.len();
             if line.starts_with('\t') {
+                if let Some(targets) = &rule {
+                    match recipes.last_mut() {
+                        Some((r, t)) if r.end as usize == start && t == targets => r.end = offset as u32,
+                        _ => recipes.push((start as u32..offset as u32, targets.clone())),
+                    }
+                }
                 continue;
             }
             let body = line.trim_end_matches(['\n', '\r']);
             let body = body.split('#').next().unwrap_or(body);
-            let mut rest = body.trim_start();
-            for prefix in ["export ", "override "] {
-                rest = rest.strip_prefix(prefix).unwrap_or(rest).trim_start();
-            }
-            let Some(eq) = rest.find('=') else { continue };
-            let (lhs, value) = (&rest[..eq], &rest[eq + 1..]);
-            let (name, op) = match lhs.trim_end() {
-                l if l.ends_with("::") => (&l[..l.len() - 2], "::"),
-                l if l.ends_with([':', '?', '+', '!']) => (&l[..l.len() - 1], &l[l.len() - 1..]),
-                l => (l, ""),
-            };
-            let name = name.trim();
-            if name.is_empty()
-                || !name
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-            {
+            if body.trim().is_empty() {
                 continue;
             }
+            // A rule (`targets: prerequisites`) or a target-specific variable (`targets:
+            // NAME = value`): a `:` before any `=` that is not an assignment's `:=`/`::=`.
+            let colon = body.find(':').filter(|&c| {
+                !body[..c].contains('=') && !body[c..].starts_with(":=") && !body[c..].starts_with("::=")
+            });
+            if let Some(c) = colon {
+                let targets: Vec<String> = body[..c].split_whitespace().map(str::to_string).collect();
+                let after = body[c + 1..].trim_start_matches(':');
+                if let Some((name, op, value)) = assignment(after) {
+                    let trimmed = value.trim();
+                    let value_at = start
+                        + (value.as_ptr() as usize - line.as_ptr() as usize)
+                        + (value.len() - value.trim_start().len());
+                    let entry = match op {
+                        "+" => Err(format!("`{name}` is appended to for `{}`", targets.join(" "))),
+                        "!" => Err(format!(
+                            "`{name}` is the output of a command for `{}`",
+                            targets.join(" ")
+                        )),
+                        "?" => Err(format!("`{name}` is set with `?=` for `{}`", targets.join(" "))),
+                        _ => Ok((
+                            trimmed.to_string(),
+                            Span::new(value_at as u32, (value_at + trimmed.len()) as u32),
+                        )),
+                    };
+                    let list = targeted.entry(name.to_string()).or_default();
+                    for t in &targets {
+                        list.push((t.clone(), entry.clone()));
+                    }
+                    rule = None;
+                } else {
+                    let prereqs = after.split(['|', ';']).next().unwrap_or("");
+                    prerequisites.push((
+                        targets.clone(),
+                        prereqs.split_whitespace().map(str::to_string).collect(),
+                    ));
+                    rule = Some(targets);
+                }
+                continue;
+            }
+            rule = None;
+            let Some((name, op, value)) = assignment(body) else {
+                continue;
+            };
             let trimmed = value.trim();
             let value_at = start
                 + (value.as_ptr() as usize - line.as_ptr() as usize)
@@ -161,7 +230,57 @@ impl MakeVars {
         MakeVars {
             vars,
             memo: Default::default(),
+            recipes,
+            targeted,
+            prerequisites,
         }
+    }
+
+    /// The make variable `name` as the recipe line at `at` sees it: the value its target
+    /// sets for it (`gpu-cluster: SIZE = Standard_NC6`), else the global one — not known
+    /// when a pattern's or another target's value may reach it (make gives a target's
+    /// values to the prerequisites it builds) or its targets disagree.
+    fn value_at(&self, name: &str, at: u32) -> Option<ScriptVal> {
+        let Some(set) = self.targeted.get(name) else {
+            return self.value(name, 0);
+        };
+        let Some((_, targets)) = self.recipes.iter().find(|(r, _)| r.contains(&at)) else {
+            return self.value(name, 0);
+        };
+        let reached = |why: String| Some(ScriptVal::Dynamic(why));
+        if set.iter().any(|(t, _)| targets.contains(t)) {
+            // Each target's last value; one rule of several targets that disagree is not
+            // known.
+            let last: Vec<&MakeValue> = targets
+                .iter()
+                .filter_map(|t| set.iter().rev().find(|(x, _)| x == t).map(|(_, v)| v))
+                .collect();
+            if last.len() != targets.len() || last.iter().any(|v| v != &last[0]) {
+                return reached(format!(
+                    "`{name}` is set for some of the targets `{}` only, or differently",
+                    targets.join(" ")
+                ));
+            }
+            return Some(match last[0] {
+                Err(why) => ScriptVal::Dynamic(why.clone()),
+                Ok((text, span)) if !text.contains('$') => ScriptVal::known(text.clone(), Some(*span)),
+                Ok((text, _)) => self.expand(text, 1)?,
+            });
+        }
+        if let Some((pattern, _)) = set.iter().find(|(t, _)| t.contains('%')) {
+            return reached(format!("`{name}` is set for the targets matching `{pattern}`"));
+        }
+        let setters: Vec<&str> = set.iter().map(|(t, _)| t.as_str()).collect();
+        let reaching = self.prerequisites.iter().find(|(ts, ps)| {
+            ts.iter().any(|t| setters.contains(&t.as_str())) && ps.iter().any(|p| targets.contains(p))
+        });
+        if let Some((ts, _)) = reaching {
+            return reached(format!(
+                "`{name}` is set for `{}`, which builds this target with that value",
+                ts.join(" ")
+            ));
+        }
+        self.value(name, 0)
     }
 
     fn value(&self, name: &str, depth: usize) -> Option<ScriptVal> {
@@ -229,6 +348,12 @@ impl Outer for MakeVars {
         // Make exports nothing to a recipe's shell unless told; a shell variable a recipe
         // reads is the environment's.
         (scope == VarScope::Make).then(|| self.value(name, 0)).flatten()
+    }
+
+    fn var_at(&self, name: &str, scope: VarScope, at: u32) -> Option<ScriptVal> {
+        (scope == VarScope::Make)
+            .then(|| self.value_at(name, at))
+            .flatten()
     }
 
     fn lines_apart(&self) -> bool {

@@ -425,6 +425,8 @@ struct Module<'m> {
     files: &'m [(Arc<SourceFile>, Body)],
     /// `variable "x"`: the file and its `default`, if any.
     vars: HashMap<String, (usize, Option<&'m Expression>)>,
+    /// `variable "x"`'s `type`, when written: the file and the type.
+    types: HashMap<String, (usize, &'m Expression)>,
     /// Values of the variable files, by name: the value, and the file that set it last.
     tfvars: HashMap<String, (Ev, String)>,
     locals: HashMap<String, At<'m>>,
@@ -454,6 +456,9 @@ impl<'m> Module<'m> {
                     ("variable", [name]) => {
                         let default = b.body.get_attribute("default").map(|a| &a.value);
                         m.vars.insert(name.to_string(), (file, default));
+                        if let Some(t) = b.body.get_attribute("type") {
+                            m.types.insert(name.to_string(), (file, &t.value));
+                        }
                     }
                     ("locals", []) => {
                         for s in b.body.iter() {
@@ -1192,8 +1197,85 @@ impl<'m> Module<'m> {
             )),
             (None, None) => Ev::unknown(format!("`var.{name}` is not declared in this module")),
         };
+        // The attributes an object value leaves out (or sets `null`) that its type declares
+        // `optional(type, default)` take the default (Terraform 1.3 and later).
+        let v = match self.types.get(name) {
+            Some((file, ty)) => self.type_defaults(v, *file, ty, depth),
+            None => v,
+        };
         self.memo.borrow_mut().insert(key, v.clone());
         v
+    }
+
+    /// `v` converted to the type `ty` (written in the file `file`) as far as the defaults
+    /// of its `optional(type, default)` object attributes go: an attribute the value leaves
+    /// out or sets `null` takes the default, in the elements of a `map(...)`, `list(...)`
+    /// or `set(...)` too. Anything else is left as it is.
+    fn type_defaults(&self, v: Ev, file: usize, ty: &'m Expression, depth: usize) -> Ev {
+        let Expression::FuncCall(f) = ty else {
+            return v;
+        };
+        if depth >= MAX_EVAL {
+            return v;
+        }
+        let args: Vec<&'m Expression> = f.args.iter().collect();
+        let Ev {
+            v: value,
+            origin,
+            note,
+        } = v;
+        let value = match (f.name.name.as_str(), args.as_slice(), value) {
+            ("map" | "list" | "set", [inner], V::Map(entries)) => V::Map(
+                entries
+                    .into_iter()
+                    .map(|(k, e)| (k, self.type_defaults(e, file, inner, depth + 1)))
+                    .collect(),
+            ),
+            ("map" | "list" | "set", [inner], V::List(items)) => V::List(
+                items
+                    .into_iter()
+                    .map(|e| self.type_defaults(e, file, inner, depth + 1))
+                    .collect(),
+            ),
+            ("object", [Expression::Object(attrs)], V::Map(mut entries)) => {
+                for (k, a) in attrs.iter().take(iac::MAX_ITEMS) {
+                    let ObjectKey::Ident(k) = k else { continue };
+                    let k = k.as_str();
+                    let (inner, default) = match a.expr() {
+                        Expression::FuncCall(o) if o.name.name.as_str() == "optional" => {
+                            let mut oa = o.args.iter();
+                            (oa.next(), oa.next())
+                        }
+                        t => (Some(t), None),
+                    };
+                    let at = entries.iter().position(|(n, _)| n == k);
+                    let absent = at.is_none_or(|i| entries[i].1.v == V::Null);
+                    if absent {
+                        let Some(d) = default else { continue };
+                        let d = self.eval(At { file, expr: d }, &Vec::new(), depth + 1);
+                        let d = if file == 0 { d } else { strip(d) };
+                        let d = match inner {
+                            Some(t) => self.type_defaults(d, file, t, depth + 1),
+                            None => d,
+                        };
+                        match at {
+                            Some(i) => entries[i].1 = d,
+                            None => entries.push((k.to_string(), d)),
+                        }
+                    } else if let (Some(i), Some(t)) = (at, inner) {
+                        let e = std::mem::replace(&mut entries[i].1, Ev::new(V::Null));
+                        entries[i].1 = self.type_defaults(e, file, t, depth + 1);
+                    }
+                }
+                V::Map(entries)
+            }
+            (_, _, value) => value,
+        };
+        Ev {
+            v: value,
+            origin,
+            note,
+        }
     }
 
     fn local(&self, name: &str, depth: usize) -> Ev {
@@ -1368,6 +1450,7 @@ impl<'m> Module<'m> {
             text,
             files,
             vars: HashMap::new(),
+            types: HashMap::new(),
             tfvars: HashMap::new(),
             locals: HashMap::new(),
             resources: HashMap::new(),
