@@ -73,11 +73,11 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         .extend(walk.file(&lx, text, &input.source.path, dir, (given.clone(), given)));
 }
 
-/// The local Bicep template a `using` names (`'../main.bicep'`, relative to `dir`), made
-/// normal; `None` for a registry's (`br:`), a template spec's (`ts:`), an absolute path,
-/// or anything but a `.bicep` file.
-fn using_target(dir: &Path, written: &str) -> Option<PathBuf> {
-    let local = !(written.contains(':') || written.starts_with('/') || written.starts_with('\\'));
+/// The local Bicep file a module call or a `using` names (`'../main.bicep'`, relative to
+/// `dir`), made normal; `None` for a registry's (`br:`), a template spec's (`ts:`), an
+/// absolute path, or anything but a `.bicep` file.
+fn local_bicep(dir: &Path, written: &str) -> Option<PathBuf> {
+    let local = !(written.contains(':') || written.starts_with('/'));
     (local && written.to_ascii_lowercase().ends_with(".bicep"))
         .then(|| crate::fsio::normalize(&dir.join(written)))
 }
@@ -172,23 +172,14 @@ impl Walk<'_> {
             return Vec::new();
         };
         let written = t[ua + 1].text.as_str();
-        let Some(target) = using_target(dir, written) else {
+        let Some(target) = local_bicep(dir, written) else {
             return Vec::new();
         };
         let own_dir = crate::fsio::normalize(path.parent().unwrap_or(Path::new("")));
         if target.parent() == Some(own_dir.as_path()) || self.chain.contains(&target) {
             return Vec::new();
         }
-        let shown = crate::discover::display_of(&crate::fsio::normalize(
-            &Path::new(iac::split_dir(display).0).join(written),
-        ));
-        let Some(src) = self.files.read(&target, &shown) else {
-            return Vec::new();
-        };
-        if !super::common::mentions(src.text.as_bytes(), READER.needles) {
-            return Vec::new();
-        }
-        let Some(inner) = lex(&src.text) else {
+        let Some((shown, src, inner)) = self.open(&target, written, display) else {
             return Vec::new();
         };
         let given = args
@@ -222,6 +213,26 @@ impl Walk<'_> {
         out
     }
 
+    /// The local Bicep file at `target`, written `written` in the file shown as `display`:
+    /// how it is shown, its text and its tokens — if it can be read and may define a
+    /// compute (a module it calls included).
+    fn open(
+        &self,
+        target: &Path,
+        written: &str,
+        display: &str,
+    ) -> Option<(String, std::sync::Arc<crate::source::SourceFile>, Lexed)> {
+        let shown = crate::discover::display_of(&crate::fsio::normalize(
+            &Path::new(iac::split_dir(display).0).join(written),
+        ));
+        let src = self.files.read(target, &shown)?;
+        if !super::common::mentions(src.text.as_bytes(), READER.needles) {
+            return None;
+        }
+        let inner = lex(&src.text)?;
+        Some((shown, src, inner))
+    }
+
     /// The definitions a `module` statement makes: those of the local Bicep file it names
     /// (a relative path inside the project; not a registry's `br:` or a template spec's
     /// `ts:`), once per item of a `for` over a known list, with the `params` the call
@@ -232,23 +243,13 @@ impl Walk<'_> {
         let Some((o, c)) = d.body else {
             return Vec::new();
         };
-        if path.contains(':') || path.starts_with('/') || !path.to_ascii_lowercase().ends_with(".bicep") {
+        let Some(target) = local_bicep(dir, path) else {
             return Vec::new();
-        }
-        let target = crate::fsio::normalize(&dir.join(path));
+        };
         if self.chain.len() > iac::MAX_MODULE_DEPTH || self.chain.contains(&target) {
             return Vec::new();
         }
-        let shown = crate::discover::display_of(&crate::fsio::normalize(
-            &Path::new(iac::split_dir(display).0).join(path),
-        ));
-        let Some(src) = self.files.read(&target, &shown) else {
-            return Vec::new();
-        };
-        if !super::common::mentions(src.text.as_bytes(), READER.needles) {
-            return Vec::new();
-        }
-        let Some(inner) = lex(&src.text) else {
+        let Some((shown, src, inner)) = self.open(&target, path, display) else {
             return Vec::new();
         };
         let t = &b.lx.toks;
@@ -1600,7 +1601,7 @@ fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Ev> {
             if t[a].is_ident("using") && a + 1 < z && t[a + 1].k == K::Str {
                 // The template it names, resolved from the parameters file's folder (this
                 // one): another `main.bicep` elsewhere is not this file.
-                uses = using_target(dir, &t[a + 1].text).is_some_and(|target| target == me);
+                uses = local_bicep(dir, &t[a + 1].text).is_some_and(|target| target == me);
             } else if t[a].is_ident("param") && a + 3 < z && t[a + 1].k == K::Ident && t[a + 2].is("=") {
                 let name = t[a + 1].text.clone();
                 let mut v = b.eval(a + 3, z, &Vec::new(), 0);
