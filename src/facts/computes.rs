@@ -224,8 +224,16 @@ impl Derived {
         let compact: String = written.chars().filter(|c| !c.is_whitespace()).collect();
         let mut e = compact.as_str();
         let mut negated = false;
-        // Parentheses around the whole and `!`s before it.
+        // Parentheses around the whole and `!`s before it: at most `MAX_WRAPS` of them
+        // (each test of a pair of parentheses scans what they hold; more is not worked out,
+        // so that an expression nested 50,000 deep costs no more than a shallow one).
+        const MAX_WRAPS: usize = 32;
+        let mut wraps = 0;
         loop {
+            wraps += 1;
+            if wraps > MAX_WRAPS {
+                return None;
+            }
             if let Some(inner) = e.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
                 if balanced(inner) {
                     e = inner;
@@ -649,6 +657,25 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_settings_polarity_is_read_through_a_few_parentheses_and_negations() {
+        let p = |w: &str| Derived::polarity(w, "var.", "x");
+        assert_eq!(p("var.x"), Some(false));
+        assert_eq!(p("!var.x"), Some(true));
+        assert_eq!(p("!(!var.x)"), Some(false));
+        assert_eq!(p("( ( !var.x ) )"), Some(true));
+        assert_eq!(p("var.x == false"), Some(true));
+        assert_eq!(p("var.x != true"), Some(true));
+        assert_eq!(p("var.x ? false : true"), None);
+        assert_eq!(p("(var.x) && (var.y)"), None);
+        // Nested beyond what is worked out (each level would scan the rest again): not
+        // known, whatever it holds.
+        let deep = format!("{}!var.x{}", "(".repeat(50_000), ")".repeat(50_000));
+        assert_eq!(p(&deep), None);
+        let shallow = format!("{}!var.x{}", "(".repeat(20), ")".repeat(20));
+        assert_eq!(p(&shallow), Some(true));
+    }
 
     fn def() -> ComputeDef {
         let mut d = ComputeDef::new(
