@@ -6,33 +6,7 @@
 
 use serde_json::Value;
 
-use crate::common::{json_check, project, write};
-
-/// Each finding in `path`: its code and message.
-fn messages(json: &Value, path: &str) -> Vec<String> {
-    field_of(json, path, "message")
-}
-
-/// Each finding in `path`: its code and help.
-fn helps(json: &Value, path: &str) -> Vec<String> {
-    field_of(json, path, "help")
-}
-
-fn field_of(json: &Value, path: &str, field: &str) -> Vec<String> {
-    json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|x| x["path"] == path)
-        .map(|x| {
-            format!(
-                "{} {}",
-                x["code"].as_str().unwrap_or(""),
-                x[field].as_str().unwrap_or("")
-            )
-        })
-        .collect()
-}
+use crate::common::{helps, json_check, messages, project, write};
 
 fn codes(json: &Value, path: &str) -> Vec<String> {
     json["diagnostics"]

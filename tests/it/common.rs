@@ -78,3 +78,30 @@ pub fn json_check(dir: &Path, args: &[&str]) -> (Option<i32>, serde_json::Value)
 /// its value's text adds the key `owner` beside it (fixes are verified and this one is
 /// refused: issue 34, guard 3).
 pub const INJECTING_RULE: &str = "code: ORG100\nname: team-is-ml\nseverity: warning\nsummary: s\nwhat: w\nwhy: y\nkinds: [commandJob]\nwhen: {field: tags.team, notEquals: ml}\nreport: {at: tags.team, message: \"team\"}\nfix:\n  - applicability: safe\n    what: sets the team\n    set: {field: tags.team, value: \"ml\\n  owner: someone\"}\nexample:\n  path: job.yml\n  at: /tags/team\n  bad: |\n    $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\n    command: echo\n    environment: azureml:env:1\n    tags: {team: x}\n  good: |\n    $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\n    command: echo\n    environment: azureml:env:1\n    tags: {team: ml}\n";
+
+/// Each finding in `path`: its code and `field` (`message`, `help`).
+pub fn code_and(json: &serde_json::Value, path: &str, field: &str) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == path)
+        .map(|x| {
+            format!(
+                "{} {}",
+                x["code"].as_str().unwrap_or(""),
+                x[field].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+/// Each finding in `path`: its code and message.
+pub fn messages(json: &serde_json::Value, path: &str) -> Vec<String> {
+    code_and(json, path, "message")
+}
+
+/// Each finding in `path`: its code and help.
+pub fn helps(json: &serde_json::Value, path: &str) -> Vec<String> {
+    code_and(json, path, "help")
+}

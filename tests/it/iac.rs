@@ -15,6 +15,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 use crate::capped;
+use crate::common::{helps, messages};
 
 /// Near the loader's file size limit (8 MiB).
 const BIG: usize = 7 << 20;
@@ -404,33 +405,6 @@ fn found(json: &Value, code: &str, path: &str) -> Vec<(u64, u64, Vec<u64>)> {
             (line(&x["range"]), line(&x["focus"]), labels)
         })
         .collect()
-}
-
-/// Each finding in `path`: its code and `field` (`message`, `help`).
-fn code_and(json: &Value, path: &str, field: &str) -> Vec<String> {
-    json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|x| x["path"] == path)
-        .map(|x| {
-            format!(
-                "{} {}",
-                x["code"].as_str().unwrap_or(""),
-                x[field].as_str().unwrap_or("")
-            )
-        })
-        .collect()
-}
-
-/// Each finding in `path`: its code and message.
-fn messages(json: &Value, path: &str) -> Vec<String> {
-    code_and(json, path, "message")
-}
-
-/// Each finding in `path`: its code and help.
-fn helps(json: &Value, path: &str) -> Vec<String> {
-    code_and(json, path, "help")
 }
 
 /// Audit 10, defect 1: a compute defined in a local Terraform module or Bicep module is one
