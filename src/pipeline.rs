@@ -2189,7 +2189,13 @@ fn check_definitions(
         diagnostics.extend(
             checks::schema::refused_options(&d.def, &syn.kind.title, &prepared.loaded.source)
                 .into_iter()
-                .map(|x| refused_label(x, &d.def, &prepared.loaded.source)),
+                .map(|x| refused_label(x, &d.def, &prepared.loaded.source, "the option is written here")),
+        );
+        // The keywords the Python SDK's call does not take (`AmlCompute(vm_size=...)`).
+        diagnostics.extend(
+            checks::schema::refused_keywords(&d.def)
+                .into_iter()
+                .map(|x| refused_label(x, &d.def, &prepared.loaded.source, "the keyword is written here")),
         );
         // The values the type's schema refuses (`--tier LowPriority`): at the value.
         diagnostics.extend(checks::schema::refused_values(
@@ -2237,14 +2243,14 @@ fn check_definitions(
     out
 }
 
-/// An option the CLI refuses, written after the definition's first line, labelled as an
-/// option (the finding is then reported from that line, focused on the option).
-fn refused_label(x: Diagnostic, def: &ComputeDef, source: &SourceFile) -> Diagnostic {
+/// An option the CLI refuses (a keyword the Python SDK refuses), written on another line
+/// than the definition's first, labelled (`label`) as one (the finding is then reported from that line, focused on the option).
+fn refused_label(x: Diagnostic, def: &ComputeDef, source: &SourceFile, label: &str) -> Diagnostic {
     if source.position(def.span.start).line == source.position(x.span.start).line {
         return x;
     }
     let span = x.span;
-    x.with_label(span, "the option is written here")
+    x.with_label(span, label)
 }
 
 /// What a definition's findings call a compute whose name is not known where it is

@@ -144,6 +144,60 @@ pub fn refused_options(
         .collect()
 }
 
+/// AML101 for each keyword argument an Azure ML Python SDK call that defines a compute
+/// does not take (`ComputeDef::refused_keywords`): `AmlCompute(vm_size=...)` (SDK v1's
+/// name in azure-ai-ml's class), `AmlCompute.provisioning_configuration(size=...)` (the
+/// v2 name in azureml-core's). Python raises `TypeError` when the call runs: the script
+/// stops there and the compute is not created. At the keyword.
+pub fn refused_keywords(def: &crate::facts::computes::ComputeDef) -> Vec<Diagnostic> {
+    use crate::escape::control;
+    def.refused_keywords
+        .iter()
+        .map(|r| {
+            let (kw, callee) = (control(&r.keyword), control(&r.callee));
+            let (what, sdk) = if r.v1 {
+                ("a parameter", "SDK v1, azureml-core")
+            } else {
+                ("a keyword argument", "the v2 SDK, azure-ai-ml")
+            };
+            let mut message = format!(
+                "`{kw}` is not {what} of `{callee}` ({sdk}): Python raises `TypeError` when the call runs, and the compute is not created"
+            );
+            let other = if r.v1 {
+                "the v2 SDK's (azure-ai-ml)"
+            } else {
+                "SDK v1's (`provisioning_configuration`)"
+            };
+            let stops = "as written, the script stops at this call";
+            let help = match r.suggestion.as_deref().map(control) {
+                Some(s) => {
+                    message.push_str(&format!("; did you mean `{s}`?"));
+                    match &*s {
+                        "network_settings" => format!(
+                            "Pass the virtual network as `network_settings=NetworkSettings(vnet_name=..., subnet=...)` instead of `{kw}`, which is {other} keyword; {stops}."
+                        ),
+                        "tier" => format!(
+                            "Rename `{kw}` to `tier`, which takes `\"dedicated\"` or `\"low_priority\"`: `{kw}` is {other} keyword; {stops}."
+                        ),
+                        "vm_priority" => format!(
+                            "Rename `{kw}` to `vm_priority`, which takes `\"dedicated\"` or `\"lowpriority\"`: `{kw}` is {other} keyword; {stops}."
+                        ),
+                        _ if crate::suggest::closest(&r.keyword, [&*s]).is_some() => {
+                            format!("Correct the keyword's name to `{s}`; {stops}.")
+                        }
+                        _ => format!("Rename `{kw}` to `{s}`: `{kw}` is {other} name of the setting; {stops}."),
+                    }
+                }
+                None => format!(
+                    "Remove `{kw}`: `{callee}` has no such {}; {stops}.",
+                    if r.v1 { "parameter" } else { "keyword argument" }
+                ),
+            };
+            Diagnostic::new(codes::AML101, r.span, message).with_help(help)
+        })
+        .collect()
+}
+
 /// AML103 for each value that an option of `az ml compute create` (or a parameter of a
 /// template call that passes it on) gives to a key whose values the compute's schema
 /// holds to a list (`x-amlint-enum`): `--tier LowPriority`, which the schema's `tier`

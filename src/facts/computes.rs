@@ -135,6 +135,23 @@ impl Setting {
     }
 }
 
+/// A keyword argument an Azure ML Python SDK call that defines a compute does not take
+/// ([`ComputeDef::refused_keywords`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefusedKeyword {
+    /// The keyword as written (in the call, or as a key of a dict `**` passes).
+    pub keyword: String,
+    /// Where it is written.
+    pub span: Span,
+    /// What is called: `AmlCompute` (azure-ai-ml), `AmlCompute.provisioning_configuration`
+    /// (azureml-core).
+    pub callee: String,
+    /// SDK v1's (azureml-core) call, not v2's (azure-ai-ml).
+    pub v1: bool,
+    /// The keyword it stands for: the other SDK's name of the setting, or a near miss.
+    pub suggestion: Option<String>,
+}
+
 /// One compute definition.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ComputeDef {
@@ -189,6 +206,10 @@ pub struct ComputeDef {
     /// its options and its type's schema refuses the key ("Unknown field"). Reported
     /// (AML101) at the option ([`ComputeDef::refuse_keys_the_type_lacks`]).
     pub refused: Vec<(String, Setting)>,
+    /// The keyword arguments the Azure ML Python SDK's call does not take
+    /// (`AmlCompute(vm_size=...)`: SDK v1's name in a v2 class): Python raises `TypeError`
+    /// when the call runs. Reported (AML101) at the keyword.
+    pub refused_keywords: Vec<RefusedKeyword>,
     /// The compute YAML the definition reads (`az ml compute create --file c.yml --name X`)
     /// gives no `name:`: the command names the compute, and the findings reported at the
     /// name or falling back to it (AML602; AML702, AML704 about a key neither writes) are
@@ -352,6 +373,7 @@ impl ComputeDef {
             instance_of: None,
             false_condition: None,
             refused: Vec::new(),
+            refused_keywords: Vec::new(),
             names_the_file: false,
             derived: Vec::new(),
         }

@@ -9,7 +9,7 @@ use tree_sitter::Node as TsNode;
 use super::super::common::type_setting;
 use super::super::iac::{self, Ev, Part, V};
 use super::super::ipynb::Code;
-use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
+use crate::facts::computes::{ComputeDef, RefusedKeyword, Scalar, Setting, SourceKind};
 use crate::source::Span;
 
 /// The words the reader looks for: those of a file that may define a compute itself
@@ -253,6 +253,195 @@ pub(super) fn v1_accepts(class: &str, kw: &str) -> bool {
     match class {
         "AmlCompute" | "ComputeInstance" => v1_takes(class, kw),
         _ => true,
+    }
+}
+
+/// The keyword arguments every v2 compute class's constructor takes through its base
+/// classes: `Compute`'s (`location`, `resource_id`, `type`, ...) and `Resource`'s (`name`,
+/// `description`, `tags`, `properties`, ...), which read them from `**kwargs` before
+/// passing the rest on to `object.__init__` — which raises `TypeError` for any left.
+const V2_BASE: &[&str] = &[
+    "name",
+    "description",
+    "tags",
+    "location",
+    "resource_id",
+    "type",
+    "created_on",
+    "provisioning_state",
+    "provisioning_errors",
+    "properties",
+    "id",
+    "source_path",
+    "base_path",
+    "creation_context",
+    "print_as_yaml",
+];
+
+/// Each v2 compute class's own keyword arguments (besides [`V2_BASE`]), by its type.
+/// azure-ai-ml 1.35.2, each keyword confirmed by constructing the class with it; the
+/// signatures of 1.0.0 and 1.5.0 are subsets.
+const V2_SIGNATURES: &[(&str, &[&str])] = &[
+    (
+        "amlcompute",
+        &[
+            "size",
+            "ssh_public_access_enabled",
+            "ssh_settings",
+            "min_instances",
+            "max_instances",
+            "network_settings",
+            "idle_time_before_scale_down",
+            "identity",
+            "tier",
+            "enable_node_public_ip",
+        ],
+    ),
+    (
+        "computeinstance",
+        &[
+            "size",
+            "ssh_public_access_enabled",
+            "create_on_behalf_of",
+            "network_settings",
+            "ssh_settings",
+            "schedules",
+            "identity",
+            "idle_time_before_shutdown",
+            "idle_time_before_shutdown_minutes",
+            "setup_scripts",
+            "enable_node_public_ip",
+            "custom_applications",
+            "enable_sso",
+            "enable_root_access",
+            "release_quota_on_stop",
+            "enable_os_patching",
+            "os_image_metadata",
+            "last_operation",
+            "services",
+            "state",
+        ],
+    ),
+    ("kubernetes", &["namespace", "identity"]),
+    ("virtualmachine", &["ssh_settings", "public_key_data"]),
+    (
+        "synapsespark",
+        &[
+            "node_count",
+            "node_family",
+            "node_size",
+            "spark_version",
+            "identity",
+            "scale_settings",
+            "auto_pause_settings",
+        ],
+    ),
+];
+
+/// The whole signatures of SDK v1's `<class>.provisioning_configuration` (azureml-core
+/// 1.61.0, no `**kwargs`; those of 1.1.5 and 1.35.0 are subsets).
+const V1_SIGNATURES: &[(&str, &[&str])] = &[
+    (
+        "AmlCompute",
+        &[
+            "vm_size",
+            "vm_priority",
+            "min_nodes",
+            "max_nodes",
+            "idle_seconds_before_scaledown",
+            "admin_username",
+            "admin_user_password",
+            "admin_user_ssh_key",
+            "vnet_resourcegroup_name",
+            "vnet_name",
+            "subnet_name",
+            "tags",
+            "description",
+            "remote_login_port_public_access",
+            "identity_type",
+            "identity_id",
+            "location",
+            "enable_node_public_ip",
+        ],
+    ),
+    (
+        "ComputeInstance",
+        &[
+            "vm_size",
+            "ssh_public_access",
+            "admin_user_ssh_public_key",
+            "vnet_resourcegroup_name",
+            "vnet_name",
+            "subnet_name",
+            "tags",
+            "description",
+            "assigned_user_object_id",
+            "assigned_user_tenant_id",
+        ],
+    ),
+];
+
+/// One setting's keyword in SDK v1's `provisioning_configuration` and in the v2 class:
+/// what a keyword of the other SDK stands for.
+const COUNTERPARTS: &[(&str, &str)] = &[
+    ("vm_size", "size"),
+    ("min_nodes", "min_instances"),
+    ("max_nodes", "max_instances"),
+    ("vm_priority", "tier"),
+    ("idle_seconds_before_scaledown", "idle_time_before_scale_down"),
+    ("remote_login_port_public_access", "ssh_public_access_enabled"),
+    ("ssh_public_access", "ssh_public_access_enabled"),
+    ("vnet_name", "network_settings"),
+    ("subnet_name", "network_settings"),
+    ("admin_user_ssh_public_key", "ssh_settings"),
+    ("admin_user_ssh_key", "ssh_settings"),
+];
+
+/// The keywords a call takes: a v2 class's (by its type), or SDK v1's
+/// `<class>.provisioning_configuration` (by its class).
+#[derive(Clone, Copy)]
+pub(super) struct Signature {
+    own: &'static [&'static str],
+    base: &'static [&'static str],
+}
+
+impl Signature {
+    /// The signature of a v2 class (`v1` false) or of SDK v1's configuration; `None` when
+    /// the whole signature is not known.
+    pub(super) fn of(v1: bool, of: &str) -> Option<Self> {
+        let (table, base) = if v1 {
+            (V1_SIGNATURES, &[][..])
+        } else {
+            (V2_SIGNATURES, V2_BASE)
+        };
+        table
+            .iter()
+            .find(|(k, _)| *k == of)
+            .map(|(_, own)| Signature { own, base })
+    }
+
+    pub(super) fn takes(&self, kw: &str) -> bool {
+        self.keywords().any(|k| k == kw)
+    }
+
+    fn keywords(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.own.iter().chain(self.base).copied()
+    }
+
+    /// What the keyword `kw`, which the call does not take, stands for: the other SDK's
+    /// name of the same setting (`vm_size` in a v2 class is `size`), else the closest
+    /// keyword.
+    pub(super) fn meant(&self, kw: &str, v1: bool) -> Option<String> {
+        COUNTERPARTS
+            .iter()
+            .filter_map(|&(old, new)| match v1 {
+                true if kw == new => Some(old),
+                false if kw == old => Some(new),
+                _ => None,
+            })
+            .find(|k| self.takes(k))
+            .or_else(|| crate::suggest::closest(kw, self.keywords().collect::<Vec<_>>().iter().copied()))
+            .map(str::to_string)
     }
 }
 
@@ -797,6 +986,45 @@ impl<'t> Module<'t> {
         self.aliases.get(name).copied().unwrap_or(name)
     }
 
+    /// Whether `callee` (as written: `AmlCompute`, `entities.AmlCompute`, an alias, a
+    /// whole dotted path) is imported from `package` (`azure.ai.ml`, `azureml.core`) or a
+    /// module under it. A name defined in the file, or imported relatively, is not.
+    pub(super) fn imported_from(&self, callee: &str, package: &str) -> bool {
+        let under = |m: &str| {
+            m.strip_prefix(package)
+                .is_some_and(|r| r.is_empty() || r.starts_with('.'))
+        };
+        if under(callee) {
+            return true;
+        }
+        let first = callee.split('.').next().unwrap_or(callee);
+        self.imported
+            .iter()
+            .any(|(local, module, _)| local == first && under(module))
+            || (!callee.contains('.') && self.star.iter().any(|m| under(m)))
+    }
+
+    /// The keywords of a call of `callee` (shown as it is named) that it does not take
+    /// (`takes`), each with what it stands for.
+    pub(super) fn refused_keywords(
+        &self,
+        kw: &[Kw<'t>],
+        callee: &str,
+        v1: bool,
+        takes: Signature,
+    ) -> Vec<RefusedKeyword> {
+        kw.iter()
+            .filter(|(k, ..)| *k != "**" && !takes.takes(k))
+            .map(|(k, key, _)| RefusedKeyword {
+                keyword: k.to_string(),
+                span: self.code.span(key.start_byte(), key.end_byte()),
+                callee: callee.to_string(),
+                v1,
+                suggestion: takes.meant(k, v1),
+            })
+            .collect()
+    }
+
     /// The function around a code offset.
     pub(super) fn scope_at(&self, pos: usize) -> Option<usize> {
         self.funcs
@@ -1095,6 +1323,12 @@ impl<'t> Module<'t> {
             self.unknown_unless_set(&mut def, paths, *node, why);
             def.notes
                 .push("some arguments are passed with `**`: they are not read".into());
+        }
+        let class = self.class_name(short);
+        if let Some(takes) = Signature::of(false, ctype)
+            && self.imported_from(callee, "azure.ai.ml")
+        {
+            def.refused_keywords = self.refused_keywords(&kw, class, false, takes);
         }
         self.moved_to_splat(&mut def, &dicts);
         Some(def)
@@ -1522,6 +1756,12 @@ impl<'t> Module<'t> {
             (Some(why), Some(v)) => Some((v, why.clone())),
             _ => splat,
         };
+        if let Some(takes) = Signature::of(true, class)
+            && self.imported_from(callee.rsplit_once('.').map_or(callee, |(c, _)| c), "azureml.core")
+        {
+            let named = format!("{class}.provisioning_configuration");
+            def.refused_keywords = self.refused_keywords(&pkw, &named, true, takes);
+        }
         for (kwname, path, as_) in V1_FIELDS {
             let given = pkw
                 .iter()
