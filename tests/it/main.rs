@@ -21,6 +21,7 @@ mod cookbook;
 mod corpus;
 mod dataflow;
 mod definition_lines;
+mod deploy_params;
 mod docs;
 mod docs_python;
 mod embedded;

@@ -133,6 +133,13 @@ const MAX_SCOPES: usize = 256;
 type Pending = (NodeId, usize, bool, Vec<String>, Option<(Span, &'static str)>);
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
+    read_with(input, out, None);
+}
+
+/// The definitions of the template `input`, its parameters set by `given` (what a
+/// deployment passes: its parameters files and values), else by the parameters files
+/// beside it ([`parameter_files`]).
+fn read_with(input: &Input<'_>, out: &mut Definitions, given: Option<Given>) {
     // Azure Resource Manager accepts `//` and `/* */` comments in a template, which JSON
     // (and so the loader) does not: a template that holds some is parsed here with each
     // comment blanked (its bytes spaces, its line breaks kept: every span is the file's),
@@ -171,7 +178,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         scopes: Vec::new(),
         strict: Default::default(),
     };
-    let given = parameter_files(input);
+    let given = given.unwrap_or_else(|| parameter_files(input));
     r.scopes.push(Scope::new(doc, root, given.clone(), given));
     let mut stack: Vec<Pending> = Vec::new();
     if let Some(res) = get_ci(doc, root, "resources") {
@@ -784,6 +791,50 @@ fn generic_parameter_files(
         }
     }
     files
+}
+
+/// The definitions of the ARM template at `path` (shown as `display`) as a deployment
+/// makes them, with the parameter values it passes (`given`, by lower-cased name); `None`
+/// when the file cannot be read or is not a template.
+pub fn deployed(
+    files: &super::common::Files,
+    path: &std::path::Path,
+    display: &str,
+    given: Given,
+) -> Option<Vec<ComputeDef>> {
+    let src = files.read(path, display)?;
+    if !super::common::mentions(src.text.as_bytes(), READER.needles) {
+        return Some(Vec::new());
+    }
+    let loaded = crate::load::parse_source(src.clone(), crate::load::Format::Json, &Default::default());
+    let input = Input {
+        path,
+        source: &src,
+        documents: &loaded.documents,
+        kinds: &[],
+        files,
+    };
+    let mut out = Definitions::default();
+    read_with(&input, &mut out, Some(given));
+    Some(out.computes)
+}
+
+/// The values of a deployment parameters file (`{"parameters": {"x": {"value": ...}}}`)
+/// a deployment names, shown as `display`: `Err` says why it gives none (not JSON, not a
+/// parameters file).
+pub fn deployment_parameters(src: &Arc<SourceFile>, display: &str) -> Result<Given, String> {
+    let loaded = crate::load::parse_source(src.clone(), crate::load::Format::Json, &Default::default());
+    let not_json = || format!("`{display}` is not valid JSON");
+    let doc = loaded
+        .documents
+        .first()
+        .filter(|d| !d.partial)
+        .ok_or_else(not_json)?;
+    let root = doc.root.ok_or_else(not_json)?;
+    if get_ci(doc, root, "parameters").is_none_or(|p| !matches!(doc.value(p.value), Value::Map(_))) {
+        return Err(format!("`{display}` has no `parameters` object"));
+    }
+    parameters_of(src, display).ok_or_else(|| format!("`{display}` is not valid JSON"))
 }
 
 /// The `parameters` of a parameters file, as values (a key vault `reference` unknown).

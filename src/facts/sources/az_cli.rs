@@ -1107,7 +1107,17 @@ pub fn wanted(words: &[Word]) -> Keep {
         let read = lit(1).as_deref() == Some("ml")
             && matches!(lit(2).as_deref(), Some("compute" | "computetarget"))
             && lit(3).is_none_or(|verb| matches!(verb.as_str(), "create" | "attach"));
-        if read {
+        // A template deployment (`az deployment group create`, `az group deployment
+        // create`): its template's computes, with the parameters it passes (`deploy`).
+        let deploys = matches!(
+            (lit(1).as_deref(), lit(2).as_deref(), lit(3).as_deref()),
+            (
+                Some("deployment"),
+                Some("group" | "sub" | "mg" | "tenant"),
+                Some("create") | None
+            ) | (Some("group"), Some("deployment"), Some("create") | None)
+        );
+        if read || deploys {
             return Keep::Read;
         }
     }
@@ -1264,7 +1274,7 @@ impl<'s> Head<'s> {
 /// a function of the script whose body runs its arguments ([`Head::wrapper`]), at the
 /// first word `az` of the call (`retry 5 15 az ml compute create ...`). A function is
 /// not called after a program (`sudo`, `exec`, `command`, a runner), which runs programs.
-fn az_at(words: &[Word], head: &Head<'_>, at: u32) -> Option<(usize, bool)> {
+pub(super) fn az_at(words: &[Word], head: &Head<'_>, at: u32) -> Option<(usize, bool)> {
     let mut i = 0;
     let mut condition = false;
     let mut program_only = false;
@@ -1348,7 +1358,7 @@ fn with_track<R>(cx: &Ctx<'_>, f: impl FnOnce(&Track<'_>) -> R) -> R {
 }
 
 /// Where each of a script's commands runs.
-fn places(script: &Script, cx: &Ctx<'_>) -> Vec<Cwd> {
+pub(super) fn places(script: &Script, cx: &Ctx<'_>) -> Vec<Cwd> {
     let outer = cx.eval.outer;
     if outer.follows_cd() {
         with_track(cx, |t| super::cwd::places(script, t))
@@ -2553,7 +2563,7 @@ fn read_compute_yaml(
 /// directory the command runs in ([`Cwd`]) from the one the script starts in — the file
 /// around it says (`work_dir`), else the script's directory or one above it inside the
 /// project — or from the script's own directory. `Err`: where it runs is not known, why.
-fn candidates(
+pub(super) fn candidates(
     at: &Cwd,
     input: &Input<'_>,
     work_dir: Option<&Path>,

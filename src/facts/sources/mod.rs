@@ -16,6 +16,7 @@ pub mod bicep;
 pub mod callers;
 mod common;
 mod cwd;
+pub mod deploy;
 pub mod docs;
 pub mod iac;
 pub mod ipynb;

@@ -15,10 +15,21 @@ use crate::source::Span;
 /// The bytes every `az ml compute ...` and `az ml computetarget ...` contains.
 pub const NEEDLES: &[&str] = &["ml compute"];
 
+/// The bytes a script this reader reads contains: an `az ml compute ...`, or a template
+/// deployment (`az deployment group create`, [`super::deploy`]).
+const READ_NEEDLES: &[&str] = &[
+    "ml compute",
+    "deployment group create",
+    "deployment sub create",
+    "deployment mg create",
+    "deployment tenant create",
+    "group deployment create",
+];
+
 pub const READER: Reader = Reader {
     name: "az-cli scripts",
     wants: |name| dialect(name).is_some() || is_makefile(name),
-    needles: NEEDLES,
+    needles: READ_NEEDLES,
     defines: super::common::COMMAND_WORDS,
     read,
 };
@@ -87,6 +98,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         note: None,
     };
     out.computes.extend(definitions(&script, &cx));
+    out.computes.extend(super::deploy::from_script(&script, &cx));
     out.comments
         .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
 }

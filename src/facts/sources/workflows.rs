@@ -47,6 +47,13 @@ pub const READER: Reader = Reader {
         "uses: \"./",
         // An Azure pipeline that extends a template (`extends: template: x.yml`).
         "extends:",
+        // A template deployment: a task's, or a script's `az deployment group create`.
+        "AzureResourceManagerTemplateDeployment",
+        "deployment group create",
+        "deployment sub create",
+        "deployment mg create",
+        "deployment tenant create",
+        "group deployment create",
     ],
     defines: super::common::COMMAND_WORDS,
     read,
@@ -891,6 +898,15 @@ fn read_document(
                         powershell_inputs.extend(inputs);
                     }
                 }
+                // An `AzureResourceManagerTemplateDeployment` task: its template deployed
+                // with the parameters it passes.
+                if task.is_some_and(|t| {
+                    t.to_ascii_lowercase()
+                        .starts_with("azureresourcemanagertemplatedeployment@")
+                }) && let Some(inputs) = doc.get(node, "inputs").map(|i| doc.resolve(i))
+                {
+                    out.computes.extend(template_task(input, doc, node, inputs));
+                }
                 for (key, dialect, macros) in script_keys(doc, node, defaults) {
                     if key == "script" && powershell_inputs.contains(&node) {
                         continue;
@@ -1091,7 +1107,9 @@ fn read_script(
     for item in items {
         let n = doc.node(item);
         let Value::Str(value) = &n.value else { continue };
-        if memchr::memmem::find(value.as_bytes(), b"ml compute").is_none() {
+        if memchr::memmem::find(value.as_bytes(), b"ml compute").is_none()
+            && !super::common::mentions(value.as_bytes(), super::deploy::NEEDLES)
+        {
             continue;
         }
         let Some((start, end, newlines)) = script_region(input.source.text.as_str(), n.span, n.style) else {
@@ -1115,8 +1133,92 @@ fn read_script(
             note: None,
         };
         out.computes.extend(definitions(&script, &cx));
+        out.computes.extend(super::deploy::from_script(&script, &cx));
         out.comments
             .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
+    }
+}
+
+/// The definitions an Azure Pipelines `AzureResourceManagerTemplateDeployment` task (the
+/// step `node`, its `inputs`) makes: its `csmFile` deployed with its `csmParametersFile`
+/// and `overrideParameters` ([`super::deploy`]). Paths are the repository's (the task
+/// runs from `$(System.DefaultWorkingDirectory)`); a linked template (`templateLocation:
+/// URL of the file`) is not read.
+fn template_task(input: &Input<'_>, doc: &Document, node: NodeId, inputs: NodeId) -> Vec<ComputeDef> {
+    use super::deploy::{Passed, TemplateDeployment};
+    let get = |key: &str| {
+        doc.get(inputs, key)
+            .map(|n| doc.resolve(n))
+            .and_then(|n| str_of(doc, n).map(|s| (s, n)))
+    };
+    if get("templateLocation").is_some_and(|(l, _)| !l.eq_ignore_ascii_case("Linked artifact")) {
+        return Vec::new();
+    }
+    let dir = input.path.parent().unwrap_or(Path::new(""));
+    let root = input.files.root_from(dir).unwrap_or_else(|| dir.to_path_buf());
+    // A path from the repository's root, or why it is not known statically.
+    let locate = |written: &str| -> Result<Vec<PathBuf>, String> {
+        let rest = from_the_checkout(written, false).map_or(written, |r| r.trim_start_matches(['/', '\\']));
+        if rest.contains('$') || rest.starts_with(['/', '\\', '~']) || rest.contains(':') {
+            return Err(format!(
+                "`{}` names a pipeline variable or expression, or a path outside the repository",
+                super::iac::one_line(written)
+            ));
+        }
+        Ok(vec![root.join(rest.replace('\\', "/"))])
+    };
+    let Some((template, tnode)) = get("csmFile") else {
+        return Vec::new();
+    };
+    let Ok(template_at) = locate(template) else {
+        return Vec::new();
+    };
+    let mut passed = Vec::new();
+    if let Some((written, pnode)) = get("csmParametersFile").filter(|(w, _)| !w.trim().is_empty()) {
+        passed.push(match locate(written) {
+            Ok(candidates) => Passed::File {
+                written: written.to_string(),
+                candidates,
+                span: inner_of(input, doc, pnode),
+            },
+            Err(why) => Passed::Unread {
+                written: written.to_string(),
+                why,
+            },
+        });
+    }
+    if let Some((text, _)) = get("overrideParameters") {
+        passed.extend(super::deploy::override_parameters(text));
+    }
+    let task = doc
+        .get(node, "task")
+        .and_then(|t| str_of(doc, t))
+        .unwrap_or("AzureResourceManagerTemplateDeployment");
+    let whole = doc.get_entry(node, "task").map_or(doc.node(node).span, |e| {
+        doc.node(e.key).span.cover(doc.node(node).span)
+    });
+    super::deploy::definitions(
+        input.files,
+        &TemplateDeployment {
+            display: &input.source.path,
+            whole,
+            label: format!("the task `{task}`"),
+            template: template.to_string(),
+            template_at,
+            template_span: inner_of(input, doc, tnode),
+            passed,
+        },
+    )
+}
+
+/// A scalar's text in the file, without its quotes.
+fn inner_of(input: &Input<'_>, doc: &Document, node: NodeId) -> Span {
+    let n = doc.node(node);
+    let raw = input.source.slice(n.span);
+    if raw.len() >= 2 && raw.starts_with(['\'', '"']) {
+        Span::new(n.span.start + 1, n.span.end - 1)
+    } else {
+        n.span
     }
 }
 

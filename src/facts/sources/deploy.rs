@@ -1,0 +1,364 @@
+//! Deployments of an ARM template with the parameters they pass: `az deployment group
+//! create --template-file infra/compute.json --parameters @infra/params/prod.json` (also
+//! `sub`, `mg`, `tenant`, the older `az group deployment create`; `-f`, `-p`, a file
+//! without `@`, `name=value`) in a script, a workflow's `run:` or a pipeline's script, and
+//! an Azure Pipelines `AzureResourceManagerTemplateDeployment` task (`csmFile`,
+//! `csmParametersFile`, `overrideParameters`).
+//!
+//! Each such deployment is a definition of every compute the template defines, made at the
+//! command (or task) as a module call makes them ([`iac::ModuleCall`]): the template read
+//! with the values the deployment passes (not the parameters files beside it), its values
+//! inherited at the parameters file's name (at the template's when none is read), noted.
+//! A parameters file that cannot be read (outside the project, missing, a path not known
+//! statically, not JSON) is said on each definition: the values its parameters' defaults
+//! give may not be the deployed ones. The template's own definition (its defaults) stays,
+//! as a module's does.
+
+use std::path::PathBuf;
+
+use super::az_cli::{self, Ctx, Head};
+use super::common::Files;
+use super::iac::{self, Ev, Given};
+use super::shell::{Script, Word};
+use crate::facts::computes::ComputeDef;
+use crate::source::Span;
+
+/// The bytes a script's deployment command contains (a byte pre-filter).
+pub const NEEDLES: &[&str] = &[
+    "deployment group create",
+    "deployment sub create",
+    "deployment mg create",
+    "deployment tenant create",
+    "group deployment create",
+];
+
+/// The bytes of an Azure Pipelines template deployment task.
+pub const TASK_NEEDLE: &str = "AzureResourceManagerTemplateDeployment";
+
+/// What a deployment passes the template.
+pub enum Passed {
+    /// A parameters file: where it may be (the first readable of these), as written, and
+    /// where it is written.
+    File {
+        written: String,
+        candidates: Vec<PathBuf>,
+        span: Span,
+    },
+    /// A parameters file or values not read: as written, and why.
+    Unread { written: String, why: String },
+    /// One parameter's value (`--parameters vmSize=Standard_NC6`).
+    Value { name: String, value: Ev },
+}
+
+/// One deployment of a template, as the deploying file writes it.
+pub struct TemplateDeployment<'a> {
+    /// The deploying file, as displayed.
+    pub display: &'a str,
+    /// The whole command or task: the definitions start there.
+    pub whole: Span,
+    /// What deploys, for people: `az deployment group create`.
+    pub label: String,
+    /// The template as written, where it may be, and where it is written.
+    pub template: String,
+    pub template_at: Vec<PathBuf>,
+    pub template_span: Span,
+    /// What the deployment passes, in order (a later value wins).
+    pub passed: Vec<Passed>,
+}
+
+/// The definitions a deployment makes: those of its ARM template (a `.json` file of the
+/// project), read with the values it passes.
+pub fn definitions(files: &Files, d: &TemplateDeployment<'_>) -> Vec<ComputeDef> {
+    let Some((path, shown, src)) = files.first_of(d.template_at.clone()) else {
+        return Vec::new();
+    };
+    if !shown.to_ascii_lowercase().ends_with(".json") {
+        return Vec::new();
+    }
+    let mut given = Given::new();
+    let mut notes = Vec::new();
+    let mut at = d.template_span;
+    for p in &d.passed {
+        match p {
+            Passed::File {
+                written,
+                candidates,
+                span,
+            } => match files.first_of(candidates.clone()) {
+                Some((_, pshown, psrc)) => match super::arm::deployment_parameters(&psrc, &pshown) {
+                    Ok(values) => {
+                        given.extend(values);
+                        at = *span;
+                    }
+                    Err(why) => notes.push(unread(written, &why)),
+                },
+                None => notes.push(unread(
+                    written,
+                    "it is not a file of the project amlint may read: missing, or outside the project",
+                )),
+            },
+            Passed::Unread { written, why } => notes.push(unread(written, why)),
+            Passed::Value { name, value } => {
+                given.insert(name.to_ascii_lowercase(), value.clone());
+            }
+        }
+    }
+    let Some(defs) = super::arm::deployed(files, &path, &shown, given) else {
+        return Vec::new();
+    };
+    let call = iac::ModuleCall {
+        display: d.display,
+        whole: d.whole,
+        label: &d.label,
+        path: &d.template,
+        source: at,
+        source_key: None,
+        args: &[],
+        prefix: "",
+        note: None,
+        verb: "deploys the template",
+    };
+    defs.into_iter()
+        .map(|def| {
+            let line = format!("{}:{}", def.file, super::common::line_of(&src, def.span.start));
+            let mut def = call.definition(def, &line);
+            def.notes.extend(notes.iter().cloned());
+            def
+        })
+        .collect()
+}
+
+fn unread(written: &str, why: &str) -> String {
+    format!(
+        "the deployment passes `{}`, which amlint did not read ({why}): the values the template's parameter defaults give may not be the deployed ones",
+        iac::one_line(written)
+    )
+}
+
+/// The deployments a script's commands make (`az deployment group create ...`).
+pub fn from_script(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
+    let head = Head::of(script);
+    let places = az_cli::places(script, cx);
+    let mut out = Vec::new();
+    for (c, cwd) in script.commands.iter().zip(&places) {
+        let Some((az, _)) = az_cli::az_at(&c.words, &head, c.span.start) else {
+            continue;
+        };
+        let words = &c.words[az + 1..];
+        let Some(label) = deployment_verb(words) else {
+            continue;
+        };
+        let at = c.span.start;
+        let work_dir = cx.eval.outer.work_dir();
+        let value = |w: &Word| cx.eval.word(w, at).value;
+        let locate = |text: &str| az_cli::candidates(cwd, cx.input, work_dir.as_deref(), text);
+        let mut template = None;
+        let mut passed = Vec::new();
+        let rest = &words[3..];
+        let mut i = 0;
+        while i < rest.len() {
+            let Some(opt) = rest[i].literal() else {
+                i += 1;
+                continue;
+            };
+            let (name, inline) = match opt.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
+                _ => (opt.clone(), None),
+            };
+            match name.as_str() {
+                "--template-file" | "-f" => {
+                    let w = rest.get(i + 1).filter(|_| inline.is_none());
+                    let text = match (&inline, w) {
+                        (Some(v), _) => Ok(v.clone()),
+                        (None, Some(w)) => value(w),
+                        (None, None) => Err(String::new()),
+                    };
+                    let span = w.map_or(rest[i].span, |w| w.inner_span());
+                    if let Ok(text) = text
+                        && let Ok(cands) = locate(&text)
+                    {
+                        template = Some((text, cands, span));
+                    }
+                    i += 1 + usize::from(w.is_some());
+                }
+                "--parameters" | "-p" => {
+                    if let Some(v) = inline {
+                        passed.push(parameter(Ok(v), &opt, rest[i].inner_span(), &locate));
+                        i += 1;
+                        continue;
+                    }
+                    i += 1;
+                    // `--parameters` takes one or more values.
+                    while let Some(w) = rest.get(i) {
+                        if w.literal().is_some_and(|l| l.starts_with('-') && l.len() > 1) {
+                            break;
+                        }
+                        let written = cx.input.source.slice(w.inner_span()).to_string();
+                        passed.push(parameter(value(w), &written, w.inner_span(), &locate));
+                        i += 1;
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+        let Some((written, template_at, template_span)) = template else {
+            continue;
+        };
+        let whole = c.words[az].span.cover(c.words[c.words.len() - 1].span);
+        out.extend(definitions(
+            cx.input.files,
+            &TemplateDeployment {
+                display: &cx.input.source.path,
+                whole,
+                label: format!("`{label}`"),
+                template: written,
+                template_at,
+                template_span,
+                passed,
+            },
+        ));
+    }
+    out
+}
+
+/// `az deployment group|sub|mg|tenant create` or `az group deployment create` (the words
+/// after `az`): how it is shown.
+fn deployment_verb(words: &[Word]) -> Option<String> {
+    let lit = |i: usize| words.get(i).and_then(Word::literal);
+    match (lit(0)?.as_str(), lit(1)?.as_str(), lit(2)?.as_str()) {
+        ("deployment", scope @ ("group" | "sub" | "mg" | "tenant"), "create") => {
+            Some(format!("az deployment {scope} create"))
+        }
+        ("group", "deployment", "create") => Some("az group deployment create".into()),
+        _ => None,
+    }
+}
+
+/// One value of `--parameters` (its text, or why it is not known): `@file`, a file,
+/// `name=value`, or inline JSON.
+fn parameter(
+    text: Result<String, String>,
+    written: &str,
+    span: Span,
+    locate: &dyn Fn(&str) -> Result<Vec<PathBuf>, String>,
+) -> Passed {
+    let unread = |why: String| Passed::Unread {
+        written: written.to_string(),
+        why,
+    };
+    let text = match text {
+        Ok(t) => t,
+        Err(why) => return unread(format!("its value is not known statically: {why}")),
+    };
+    let t = text.trim();
+    if t.starts_with(['{', '[']) {
+        return unread("parameters given as inline JSON are not read".into());
+    }
+    if let Some((name, v)) = t.split_once('=')
+        && !t.starts_with('@')
+        && !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        let value = match v.strip_prefix('@') {
+            Some(file) => Ev::unknown(format!("`{name}` is read from the file `{file}`")),
+            None => Ev::text(v),
+        };
+        return Passed::Value {
+            name: name.to_string(),
+            value: value.with_note(Some(format!("`{name}` is set by the deployment's `{written}`"))),
+        };
+    }
+    let file = t.strip_prefix('@').unwrap_or(t);
+    match locate(file) {
+        Ok(candidates) => Passed::File {
+            written: written.to_string(),
+            candidates,
+            span,
+        },
+        Err(why) => unread(why),
+    }
+}
+
+/// An `overrideParameters` input (`-vmSize Standard_NC6 -clusterName "gpu-train"`): each
+/// parameter's value; one that names a pipeline variable is not known statically.
+pub fn override_parameters(text: &str) -> Vec<Passed> {
+    let mut out = Vec::new();
+    let mut words = shell_words(text).into_iter().peekable();
+    while let Some(w) = words.next() {
+        let Some(name) = w.strip_prefix('-').filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        let Some(v) = words.next_if(|v| !v.starts_with('-') || v.parse::<f64>().is_ok()) else {
+            continue;
+        };
+        let note = Some(format!("`{name}` is set by the task's `overrideParameters`"));
+        let value = if v.contains("$(") || v.contains("${{") || v.contains("$[") {
+            Ev::unknown(format!(
+                "`overrideParameters` sets `{name}` to `{v}`, a pipeline variable or expression"
+            ))
+        } else {
+            Ev::text(v)
+        };
+        out.push(Passed::Value {
+            name: name.to_string(),
+            value: value.with_note(note),
+        });
+    }
+    out
+}
+
+/// Words split at blanks, a `"..."` or `'...'` one word without its quotes.
+fn shell_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote = None;
+    let mut any = false;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                any = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if any || !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+                any = false;
+            }
+            (None, c) => cur.push(c),
+        }
+        if out.len() > 256 {
+            break;
+        }
+    }
+    if any || !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn override_parameters_are_pairs() {
+        let p = override_parameters("-vmSize Standard_NC6 -clusterName \"gpu train\" -count -1 -env $(env)");
+        let got: Vec<(String, Ev)> = p
+            .into_iter()
+            .filter_map(|p| match p {
+                Passed::Value { name, value } => Some((name, value)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(got.len(), 4);
+        assert_eq!(got[0].1.known_str().as_deref(), Some("Standard_NC6"));
+        assert_eq!(got[1].1.known_str().as_deref(), Some("gpu train"));
+        assert_eq!(got[2].1.known_str().as_deref(), Some("-1"));
+        assert!(matches!(got[3].1.v, iac::V::Unknown(_)));
+    }
+}
