@@ -54,6 +54,7 @@ mod rule_schema;
 mod schedules;
 mod schema_robustness;
 mod schema_spans;
+mod script_calls;
 mod script_places;
 mod show_files;
 mod suppressions;
