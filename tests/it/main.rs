@@ -55,6 +55,7 @@ mod rule_schema;
 mod schedules;
 mod schema_robustness;
 mod schema_spans;
+mod script_calls;
 mod script_places;
 mod sdk_keywords;
 mod show_files;

@@ -1142,6 +1142,8 @@ pub fn wanted(words: &[Word]) -> Keep {
             | "param"
             | "source"
             | "."
+            // `eval $CMD`: the command a variable holds ([`Evals`]).
+            | "eval"
     ) || super::cwd::is_move_word(&lower)
     {
         return Keep::Vars;
@@ -1334,12 +1336,20 @@ pub struct Ctx<'a> {
 /// computetarget create|attach <type>`.
 pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
     let head = Head::of(script);
-    script
-        .commands
-        .iter()
-        .zip(&places(script, cx))
-        .filter_map(|(c, at)| definition(c, at, &head, cx))
-        .collect()
+    let mut evals = Evals {
+        script,
+        sets: None,
+        budget: MAX_EVALS,
+    };
+    let mut out = Vec::new();
+    for (i, (c, at)) in script.commands.iter().zip(&places(script, cx)).enumerate() {
+        match definition(c, at, &head, cx) {
+            Some(d) => out.push(d),
+            None if script.dialect == Dialect::Bash => out.extend(evals.read(i, at, &head, cx)),
+            None => {}
+        }
+    }
+    out
 }
 
 /// `f` given the [`Track`] of `cx`'s script: where it starts, and its variables' values.
@@ -2594,6 +2604,814 @@ fn find_file(candidates: Vec<PathBuf>, script: &Path, files: &Files) -> Option<(
         .filter(|c| crate::fsio::normalize(c) != own);
     let (_, display, source) = files.first_of(candidates)?;
     Some((display, source.text.clone()))
+}
+
+// --- A command built in a variable, run by `eval` ------------------------------------
+
+/// Commands of one script that run a variable's text (`eval $CMD`, `$CMD`) read at most as
+/// the command the variable holds; later ones are definitions not known, saying so.
+const MAX_EVALS: usize = 32;
+
+/// The text of a command built in a variable read at most, in bytes: what is appended
+/// beyond it is not read, and may add any option.
+const MAX_BUILT_TEXT: usize = 16 * 1024;
+
+/// Parts not known (a command's output...) in one command built in a variable at most;
+/// with more, the command is not known.
+const MAX_HOLES: u32 = 1024;
+
+/// The first of the characters (of Unicode's private use area) that stand for a part not
+/// known in the text `eval` reads again ([`Rebuilt`]).
+const HOLE: u32 = 0xE000;
+
+fn is_hole(c: char) -> bool {
+    (HOLE..HOLE + MAX_HOLES).contains(&(c as u32))
+}
+
+/// Why a part of a command built in a variable is not known where it was a variable not
+/// known when the command was built, though it is when `eval` runs.
+const BUILT_UNKNOWN: &str = "a value not known where the command is built in a variable";
+
+/// Why the text appended to a command built in a variable beyond [`MAX_BUILT_TEXT`] is
+/// not read.
+const BUILT_LONG: &str = "text appended to a command built in a variable beyond what amlint reads";
+
+/// A part of the text a variable holds, for `eval` to read again.
+#[derive(Clone, Debug)]
+enum Piece {
+    /// Literal text written at `span` (`exact`: as it is).
+    Text { text: String, span: Span, exact: bool },
+    /// An expansion whose value is the same where the command is built and where it runs,
+    /// read again as written (`$UAI_ID`, `${{ inputs.size }}`, `$(name)`).
+    Raw(Span),
+    /// The value an expansion written at `span` has where the command is built.
+    Placed { text: String, span: Span },
+    /// A part not known: why.
+    Hole { span: Span, why: &'static str },
+}
+
+impl Piece {
+    fn len(&self) -> usize {
+        match self {
+            Piece::Text { text, .. } | Piece::Placed { text, .. } => text.len(),
+            Piece::Raw(span) => span.len() as usize,
+            Piece::Hole { .. } => 3,
+        }
+    }
+}
+
+/// What a variable holds where a command runs its text.
+enum Holds {
+    Unset,
+    Known {
+        /// Each piece and, when an append under a condition adds it, why it may not be
+        /// there.
+        pieces: Vec<(Piece, Option<std::rc::Rc<str>>)>,
+        len: usize,
+        /// [`MAX_BUILT_TEXT`] is reached: later appends are not read.
+        full: bool,
+        /// The command is set under a condition (on this line).
+        under: Option<u32>,
+    },
+    Unknown(String),
+}
+
+/// One assignment of a variable: its command (an index of the script's), its value's
+/// parts or why they are not known, and whether it appends (`NAME+=…`).
+struct Set {
+    cmd: usize,
+    value: Result<Vec<WordPart>, String>,
+    append: bool,
+}
+
+/// Whether an assignment runs when a later command does.
+enum Runs {
+    Always,
+    /// Under a condition: it may not have run.
+    Maybe,
+    /// It does not change the variable for the later command (in a subshell, a pipeline).
+    Apart,
+    /// Where it is says nothing of when it runs (a loop, a function): why.
+    Unknown(&'static str),
+}
+
+/// The commands of a bash script that run the text a variable holds — `eval $CMD`, `eval
+/// "$CMD"` (the text read again as shell code: quotes, `$X`, `;`), or an unquoted `$CMD`
+/// as the command (its words) — read as the command the variable holds when the script
+/// assigns it text naming `az ml compute create|attach` (audit 29, defect 9: the mlops
+/// templates' `create-compute.yml` builds `COMPUTE_CMD="az ml compute create --name ${{
+/// inputs.cluster_name }} …"`, appends the VNet options under a condition and runs `eval
+/// $COMPUTE_CMD`).
+struct Evals<'s> {
+    script: &'s Script,
+    /// Each variable's assignments, in order (made when a command runs a variable).
+    sets: Option<std::collections::HashMap<String, Vec<Set>>>,
+    /// How many more such commands are read ([`MAX_EVALS`]).
+    budget: usize,
+}
+
+/// The words a command runs as the text of variables: `eval`'s arguments (`true`: read
+/// again as shell code), or the words of a command that is an unquoted `$CMD` (`false`).
+fn eval_words(c: &ShellCommand) -> Option<(bool, &[Word])> {
+    let first = c.words.first()?;
+    if first.literal().as_deref() == Some("eval") {
+        return (c.words.len() > 1).then(|| (true, &c.words[1..]));
+    }
+    match first.parts.as_slice() {
+        [WordPart::Var { span, .. }] if *span == first.span && sole_var(first).is_some() => {
+            Some((false, &c.words[..]))
+        }
+        _ => None,
+    }
+}
+
+/// The shell variable a word is, quoted or not (`$CMD`, `"${CMD}"`).
+fn sole_var(w: &Word) -> Option<&str> {
+    match w.parts.as_slice() {
+        [
+            WordPart::Var {
+                name,
+                scope: VarScope::Shell,
+                default: None,
+                ..
+            },
+        ] if is_ident(name) => Some(name),
+        _ => None,
+    }
+}
+
+/// Whether an assignment's value writes a command that may create a compute.
+fn names_a_creation(value: &Result<Vec<WordPart>, String>) -> bool {
+    value.as_ref().is_ok_and(|parts| {
+        parts.iter().any(|p| match p {
+            WordPart::Lit { text, .. } => {
+                text.contains("ml compute") && (text.contains("create") || text.contains("attach"))
+            }
+            _ => false,
+        })
+    })
+}
+
+/// Whether a value can be read again as written (`$X` rather than its text): it holds
+/// nothing the shell would read differently.
+fn plain(text: &str) -> bool {
+    !text.is_empty()
+        && !text
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b"\"'\\$`;&|<>(){}[]*?#~".contains(&b))
+        && !text.chars().any(is_hole)
+}
+
+impl Evals<'_> {
+    fn sets(&mut self) -> &std::collections::HashMap<String, Vec<Set>> {
+        let script = self.script;
+        self.sets.get_or_insert_with(|| {
+            let mut m: std::collections::HashMap<String, Vec<Set>> = Default::default();
+            for (i, c) in script.commands.iter().enumerate() {
+                if let [w] = c.words.as_slice()
+                    && let Some((name, parts)) = split_at_equals(w)
+                    && let Some(n) = name.strip_suffix('+').filter(|n| is_ident(n))
+                {
+                    m.entry(n.to_string()).or_default().push(Set {
+                        cmd: i,
+                        value: Ok(parts),
+                        append: true,
+                    });
+                    continue;
+                }
+                for (name, value) in bash_assignments(c) {
+                    m.entry(name).or_default().push(Set {
+                        cmd: i,
+                        value,
+                        append: false,
+                    });
+                }
+            }
+            m
+        })
+    }
+
+    /// The definitions the command `i` makes when it runs the text of a variable the
+    /// script assigns a command creating a compute: the command read from that text, each
+    /// value where it is written in the assignments; a definition not known, saying why,
+    /// when the text is not known.
+    fn read(&mut self, i: usize, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Vec<ComputeDef> {
+        let script = self.script;
+        let c = &script.commands[i];
+        let Some((again, words)) = eval_words(c) else {
+            return Vec::new();
+        };
+        if words
+            .iter()
+            .any(|w| sole_var(w).is_none() && w.literal().is_none())
+        {
+            return Vec::new();
+        }
+        let sets = self.sets();
+        let names = |v: &str| {
+            sets.get(v)
+                .is_some_and(|s| s.iter().any(|s| s.cmd < i && names_a_creation(&s.value)))
+        };
+        let Some(var) = words.iter().filter_map(sole_var).find(|v| names(v)) else {
+            return Vec::new();
+        };
+        let source = cx.input.source;
+        let shown = source.slice(words[0].span.cover(words[words.len() - 1].span));
+        let shown = if again {
+            format!("eval {shown}")
+        } else {
+            shown.to_string()
+        };
+        let line = super::common::line_of(source, c.span.start);
+        if self.budget == 0 {
+            let why = format!("the script runs the text of more than {MAX_EVALS} variables");
+            return vec![not_known(c, var, &shown, line, why, cx)];
+        }
+        self.budget -= 1;
+        let mut text = Rebuilt::default();
+        let mut under = None;
+        for (k, w) in words.iter().enumerate() {
+            if k > 0 {
+                text.blank(c.span.start);
+            }
+            let Some(name) = sole_var(w) else {
+                for p in &w.parts {
+                    if let WordPart::Lit { text: t, span, exact } = p {
+                        let piece = Piece::Text {
+                            text: t.clone(),
+                            span: *span,
+                            exact: *exact,
+                        };
+                        if !text.add(&piece, None, source) {
+                            return vec![not_known(c, var, &shown, line, text.why(), cx)];
+                        }
+                    }
+                }
+                continue;
+            };
+            let from = text.text.len();
+            match self.holds(name, i, cx) {
+                Holds::Unset => {}
+                Holds::Unknown(why) => return vec![not_known(c, var, &shown, line, why, cx)],
+                Holds::Known { pieces, under: u, .. } => {
+                    under = under.or(u);
+                    for (piece, cond) in &pieces {
+                        if !text.add(piece, cond.as_ref(), source) {
+                            return vec![not_known(c, var, &shown, line, text.why(), cx)];
+                        }
+                    }
+                }
+            }
+            // Unquoted, the value is split into words (then joined by blanks by `eval`).
+            if w.span == w.inner_span() {
+                let bytes = blanks(&text.text[from..]);
+                text.text.replace_range(from.., &bytes);
+            }
+        }
+        if !again && text.pieces_read_again {
+            let why = format!(
+                "its words are the text of `${var}` split on blanks, which holds quotes or other characters the shell then takes as they are (not read again, as by `eval`)"
+            );
+            return vec![not_known(c, var, &shown, line, why, cx)];
+        }
+        let mut options = LexOptions::new(Dialect::Bash);
+        options.macros = script.macros;
+        options.make = script.make;
+        let read = super::shell::parse(&text.text, Map::Base(0), options);
+        let mut out = Vec::new();
+        for mut command in read.commands {
+            // Which words an append under a condition gives: the settings they make may
+            // not be set.
+            let conditional: Vec<(Span, std::rc::Rc<str>)> = command
+                .words
+                .iter()
+                .filter_map(|w| {
+                    let why = text
+                        .cond
+                        .iter()
+                        .find(|(s, e, _)| (*s as u32) < w.span.end && w.span.start < *e as u32)?;
+                    Some((text.place(w.span), why.2.clone()))
+                })
+                .collect();
+            for w in &mut command.words {
+                text.place_word(w, source);
+            }
+            let command = ShellCommand {
+                words: command.words,
+                // Its words are evaluated where the text is run.
+                span: c.span,
+                depth: c.depth + command.depth,
+                chained: c.chained || command.chained,
+                block: c.block,
+                list: c.list,
+                isolated: c.isolated || command.isolated,
+            };
+            let Some(mut def) = definition(&command, cwd, head, cx) else {
+                continue;
+            };
+            let within = |s: &Setting| {
+                conditional.iter().find(|(w, _)| {
+                    let inside = |x: Span| w.start <= x.start && x.end <= w.end;
+                    inside(s.span) || s.key.is_some_and(inside)
+                })
+            };
+            for s in std::iter::once(&mut def.name).chain(def.fields.iter_mut().map(|(_, s)| s)) {
+                if let Some((_, why)) = within(s) {
+                    *s = Setting::dynamic(s.written.clone(), why.to_string(), s.span, s.key);
+                }
+            }
+            def.notes.push(format!(
+                "the command is the text of `${var}`, run by `{shown}` on line {line}"
+            ));
+            if let Some(at) = under
+                && !def.notes.iter().any(|n| n.contains("under a condition"))
+            {
+                def.notes.push(format!(
+                    "the command runs under a condition: `${var}` is set under one on line {at}"
+                ));
+            }
+            out.push(def);
+        }
+        out
+    }
+
+    /// What the variable `name` holds where command `i` runs, from the script's
+    /// assignments before it: the last one that sets it, then those that append to it
+    /// (`NAME="$NAME …"`, `NAME+=…`); an append under a condition (an `if`'s branch, after
+    /// `&&`) makes what it adds uncertain, a set under one after another makes the value
+    /// not known.
+    fn holds(&mut self, name: &str, i: usize, cx: &Ctx<'_>) -> Holds {
+        let script = self.script;
+        let e = &script.commands[i];
+        if script.vars_cut.is_some_and(|cut| cut < e.span.start) {
+            return Holds::Unknown(format!(
+                "`{name}` may be set among more variables than are read before this"
+            ));
+        }
+        let vars = cx.eval.vars;
+        let foreign = vars.by_name.get(name).is_some_and(|all| {
+            all.iter()
+                .any(|&k| vars.assigns[k].foreign && vars.assigns[k].at < e.span.start)
+        });
+        if foreign {
+            return Holds::Unknown(format!("`{name}` may be set in a file the script sources"));
+        }
+        let source = cx.input.source;
+        let mut holds = Holds::Unset;
+        let Some(sets) = self.sets().get(name) else {
+            return holds;
+        };
+        for s in sets.iter().take_while(|s| s.cmd < i) {
+            let a = &script.commands[s.cmd];
+            let line = super::common::line_of(source, a.span.start);
+            let append_word = |p: Option<&WordPart>| matches!(p, Some(WordPart::Var { name: n, scope: VarScope::Shell, default: None, .. }) if n == name);
+            let parts = match &s.value {
+                Ok(parts) => parts.as_slice(),
+                Err(why) => {
+                    holds = Holds::Unknown(format!("`{name}` is set where {why} (line {line})"));
+                    continue;
+                }
+            };
+            let (append, parts) = if s.append {
+                (true, parts)
+            } else if append_word(parts.first()) {
+                (true, &parts[1..])
+            } else {
+                (false, parts)
+            };
+            let runs = runs(script, a, e, append);
+            let maybe = match runs {
+                Runs::Apart => continue,
+                Runs::Unknown(why) => {
+                    holds = Holds::Unknown(format!("`{name}` is set {why} (line {line})"));
+                    continue;
+                }
+                Runs::Always => false,
+                Runs::Maybe => true,
+            };
+            if parts
+                .iter()
+                .any(|p| matches!(p, WordPart::Var { name: n, .. } if n == name))
+            {
+                holds = Holds::Unknown(format!(
+                    "`{name}` is built from its own value otherwise than by appending to it (line {line})"
+                ));
+                continue;
+            }
+            if parts
+                .iter()
+                .any(|p| matches!(p, WordPart::Dynamic { why, .. } if *why == ARRAY_VALUE))
+            {
+                holds = Holds::Unknown(format!("`{name}` is set to an array (line {line})"));
+                continue;
+            }
+            let cond: Option<std::rc::Rc<str>> = maybe.then(|| {
+                format!("it is added to `${name}` under a condition (line {line}): the run may not take that branch")
+                    .into()
+            });
+            match (&mut holds, append, maybe) {
+                (Holds::Unknown(_), true, _) => {}
+                (
+                    Holds::Known {
+                        pieces, len, full, ..
+                    },
+                    true,
+                    _,
+                ) => push_pieces(pieces, len, full, parts, cond, a.span.start, e.span.start, cx),
+                (Holds::Unset, true, _) | (_, false, false) => {
+                    let (mut pieces, mut len, mut full) = (Vec::new(), 0, false);
+                    push_pieces(
+                        &mut pieces,
+                        &mut len,
+                        &mut full,
+                        parts,
+                        cond,
+                        a.span.start,
+                        e.span.start,
+                        cx,
+                    );
+                    holds = Holds::Known {
+                        pieces,
+                        len,
+                        full,
+                        under: None,
+                    };
+                }
+                (Holds::Unset, false, true) => {
+                    let (mut pieces, mut len, mut full) = (Vec::new(), 0, false);
+                    push_pieces(
+                        &mut pieces,
+                        &mut len,
+                        &mut full,
+                        parts,
+                        None,
+                        a.span.start,
+                        e.span.start,
+                        cx,
+                    );
+                    holds = Holds::Known {
+                        pieces,
+                        len,
+                        full,
+                        under: Some(line),
+                    };
+                }
+                (_, false, true) => {
+                    holds = Holds::Unknown(format!(
+                        "`{name}` is set again under a condition (line {line}): the run may not take that branch"
+                    ));
+                }
+            }
+        }
+        holds
+    }
+}
+
+/// Appends the pieces of an assignment's value `parts` (written by the command at `built`,
+/// run by the command at `run`) to a variable's text, up to [`MAX_BUILT_TEXT`] bytes.
+#[allow(clippy::too_many_arguments)]
+fn push_pieces(
+    pieces: &mut Vec<(Piece, Option<std::rc::Rc<str>>)>,
+    len: &mut usize,
+    full: &mut bool,
+    parts: &[WordPart],
+    cond: Option<std::rc::Rc<str>>,
+    built: u32,
+    run: u32,
+    cx: &Ctx<'_>,
+) {
+    for p in parts {
+        if *full {
+            return;
+        }
+        let piece = piece(p, built, run, cx);
+        if *len + piece.len() > MAX_BUILT_TEXT {
+            // A word of its own: it may be any options.
+            let blank = Piece::Placed {
+                text: " ".into(),
+                span: p.span(),
+            };
+            pieces.push((blank, cond.clone()));
+            pieces.push((
+                Piece::Hole {
+                    span: p.span(),
+                    why: BUILT_LONG,
+                },
+                cond.clone(),
+            ));
+            *full = true;
+            return;
+        }
+        *len += piece.len();
+        pieces.push((piece, cond.clone()));
+    }
+}
+
+/// What the part `p` of a value written by the command at `built` gives the command the
+/// text is run by at `run`.
+fn piece(p: &WordPart, built: u32, run: u32, cx: &Ctx<'_>) -> Piece {
+    let source = cx.input.source;
+    match p {
+        WordPart::Lit { text, span, exact } => Piece::Text {
+            text: text.clone(),
+            span: *span,
+            exact: *exact,
+        },
+        WordPart::Dynamic { span, why } => Piece::Hole { span: *span, why },
+        WordPart::Var { span, .. } | WordPart::Expr { span, .. } | WordPart::Macro { span, .. } => {
+            let raw = source.slice(*span);
+            let value = |at: u32| cx.eval.parts(std::slice::from_ref(p), At::of(at), 0).0;
+            let then = value(built);
+            let as_written = match p {
+                WordPart::Expr { .. } => raw.starts_with("${{") && raw.ends_with("}}"),
+                WordPart::Macro { .. } => raw.starts_with("$(") && raw.ends_with(')'),
+                _ => raw.starts_with('$') && value(run) == then,
+            };
+            match then {
+                Ok(t) if as_written && plain(&t) => Piece::Raw(*span),
+                Err(_) if as_written => Piece::Raw(*span),
+                Ok(text) => Piece::Placed { text, span: *span },
+                Err(_) => Piece::Hole {
+                    span: *span,
+                    why: BUILT_UNKNOWN,
+                },
+            }
+        }
+    }
+}
+
+/// Whether the assignment `a` runs when the later command `e` does: `a` in a block `e`
+/// sits in; under a condition when `a` is in a branch of an `if`/`case` (nested ones too)
+/// inside such a block, or chained (`… && CMD=…`); not known in a loop, a function's
+/// body or a `{ }` group; apart in a subshell or a pipeline.
+fn runs(script: &Script, a: &ShellCommand, e: &ShellCommand, append: bool) -> Runs {
+    if a.isolated {
+        return Runs::Apart;
+    }
+    if script.blocks_cut.is_some_and(|cut| cut <= e.span.start) {
+        return Runs::Unknown("among more blocks than are read");
+    }
+    let blocks = &script.blocks;
+    let mut around = Vec::new();
+    let mut b = e.block;
+    while let Some(x) = b {
+        if around.len() > blocks.len() {
+            break;
+        }
+        around.push(x);
+        b = blocks.get(x as usize).and_then(|blk| blk.parent);
+    }
+    // Appended to in a loop, even one around both: each run of it adds again.
+    if append {
+        let mut b = a.block;
+        let mut steps = 0;
+        while let Some(x) = b {
+            let Some(blk) = blocks.get(x as usize) else { break };
+            if blk.kind == super::shell::BlockKind::Loop {
+                return Runs::Unknown("in a loop");
+            }
+            steps += 1;
+            if steps > blocks.len() {
+                break;
+            }
+            b = blk.parent;
+        }
+    }
+    let mut maybe = a.chained;
+    let mut b = a.block;
+    let mut steps = 0;
+    while let Some(x) = b {
+        if around.contains(&x) {
+            break;
+        }
+        let Some(blk) = blocks.get(x as usize) else {
+            return Runs::Unknown("in a block amlint does not follow");
+        };
+        match blk.kind {
+            super::shell::BlockKind::Branch | super::shell::BlockKind::Choice => maybe = true,
+            super::shell::BlockKind::Loop => return Runs::Unknown("in a loop"),
+            super::shell::BlockKind::Subshell => return Runs::Apart,
+            super::shell::BlockKind::Group => return Runs::Unknown("in a function or a `{ }` block"),
+            super::shell::BlockKind::Other => return Runs::Unknown("in a block amlint does not follow"),
+        }
+        steps += 1;
+        if steps > blocks.len() {
+            return Runs::Unknown("in a block amlint does not follow");
+        }
+        b = blk.parent;
+    }
+    if maybe { Runs::Maybe } else { Runs::Always }
+}
+
+/// The bytes of `text` with newlines and tabs as blanks (bash splitting an unquoted
+/// value, `eval` joining the words with blanks).
+fn blanks(text: &str) -> String {
+    text.replace(['\n', '\t', '\r'], " ")
+}
+
+/// The text `eval` reads again, each byte's place in the file, and what the pieces not
+/// known and appended under a condition are.
+#[derive(Default)]
+struct Rebuilt {
+    text: String,
+    /// For each byte of `text`: the span of the file it comes from.
+    from: Vec<(u32, u32)>,
+    /// Each hole's why, by its number ([`HOLE`] + number is its character).
+    holes: Vec<&'static str>,
+    /// The ranges of `text` appended under a condition, with why they may not be there.
+    cond: Vec<(usize, usize, std::rc::Rc<str>)>,
+    /// A literal or a value holds characters the shell reads again (quotes, `$`...).
+    pieces_read_again: bool,
+    /// Why a piece could not be added.
+    failed: Option<String>,
+}
+
+impl Rebuilt {
+    fn why(&self) -> String {
+        self.failed
+            .clone()
+            .unwrap_or_else(|| "its text is not read".to_string())
+    }
+
+    /// A blank between two of `eval`'s arguments.
+    fn blank(&mut self, at: u32) {
+        let at = self.from.last().map_or((at, at), |&(_, end)| (end, end));
+        self.text.push(' ');
+        self.from.push(at);
+    }
+
+    /// Adds a piece; `false` when it cannot be (a character standing for a hole is in the
+    /// text, or there are too many holes).
+    fn add(
+        &mut self,
+        piece: &Piece,
+        cond: Option<&std::rc::Rc<str>>,
+        source: &crate::source::SourceFile,
+    ) -> bool {
+        let start = self.text.len();
+        let again = |t: &str| t.bytes().any(|b| b"\"'\\$`;&|<>(){}#".contains(&b));
+        match piece {
+            Piece::Text { text, span, exact } => {
+                if text.chars().any(is_hole) {
+                    self.failed = Some("its text holds characters of Unicode's private use area".into());
+                    return false;
+                }
+                self.pieces_read_again |= again(text);
+                self.text.push_str(text);
+                let written = source.slice(*span);
+                let offsets = if *exact && written == text {
+                    Some((0..text.len() as u32).collect())
+                } else {
+                    align(text, written)
+                };
+                match offsets {
+                    Some(offsets) => self
+                        .from
+                        .extend(offsets.into_iter().map(|o| (span.start + o, span.start + o + 1))),
+                    None => self
+                        .from
+                        .extend(std::iter::repeat_n((span.start, span.end), text.len())),
+                }
+            }
+            Piece::Raw(span) => {
+                let raw = source.slice(*span);
+                if raw.chars().any(is_hole) {
+                    self.failed = Some("its text holds characters of Unicode's private use area".into());
+                    return false;
+                }
+                self.text.push_str(raw);
+                self.from
+                    .extend((span.start..span.start + raw.len() as u32).map(|o| (o, o + 1)));
+            }
+            Piece::Placed { text, span } => {
+                if text.chars().any(is_hole) {
+                    self.failed = Some("its text holds characters of Unicode's private use area".into());
+                    return false;
+                }
+                self.pieces_read_again |= again(text);
+                self.text.push_str(text);
+                self.from
+                    .extend(std::iter::repeat_n((span.start, span.end), text.len()));
+            }
+            Piece::Hole { span, why } => {
+                let k = self.holes.len() as u32;
+                let Some(ch) = (k < MAX_HOLES).then(|| char::from_u32(HOLE + k)).flatten() else {
+                    self.failed = Some(format!("it holds more than {MAX_HOLES} values not known"));
+                    return false;
+                };
+                self.holes.push(why);
+                self.text.push(ch);
+                self.from
+                    .extend(std::iter::repeat_n((span.start, span.end), ch.len_utf8()));
+            }
+        }
+        if let Some(why) = cond {
+            self.cond.push((start, self.text.len(), why.clone()));
+        }
+        true
+    }
+
+    /// Where the bytes `span` of the text are in the file.
+    fn place(&self, span: Span) -> Span {
+        let (a, b) = (span.start as usize, span.end as usize);
+        let Some(&last) = self.from.last() else {
+            return Span::at(0);
+        };
+        let first = self.from.get(a).copied().unwrap_or((last.1, last.1));
+        if b <= a {
+            return Span::new(first.0, first.0);
+        }
+        let end = self.from.get(b - 1).copied().unwrap_or(last);
+        Span::new(first.0, end.1.max(first.0))
+    }
+
+    /// The word `w` read from the text, placed in the file: each part at its place, a
+    /// literal holding a hole the part not known it stands for.
+    fn place_word(&self, w: &mut Word, source: &crate::source::SourceFile) {
+        w.span = self.place(w.span);
+        for p in &mut w.parts {
+            self.place_part(p, source, 0);
+        }
+    }
+
+    fn place_part(&self, p: &mut WordPart, source: &crate::source::SourceFile, depth: usize) {
+        match p {
+            WordPart::Lit { text, span, exact } => {
+                *span = self.place(*span);
+                if let Some(k) = text.chars().find(|&c| is_hole(c)) {
+                    let why = self
+                        .holes
+                        .get((k as u32 - HOLE) as usize)
+                        .copied()
+                        .unwrap_or(BUILT_UNKNOWN);
+                    *p = WordPart::Dynamic { span: *span, why };
+                    return;
+                }
+                *exact = source.slice(*span) == text.as_str();
+            }
+            WordPart::Var { span, default, .. } => {
+                *span = self.place(*span);
+                if let Some(d) = default {
+                    for q in d {
+                        if depth < MAX_NESTING {
+                            self.place_part(q, source, depth + 1);
+                        }
+                    }
+                }
+            }
+            WordPart::Expr { span, .. } | WordPart::Macro { span, .. } | WordPart::Dynamic { span, .. } => {
+                *span = self.place(*span);
+            }
+        }
+    }
+}
+
+/// Where each byte of `text` (a literal's value) is in `written` (how the file writes it),
+/// when `written` is `text` with escapes and line continuations (`\`, a newline) only.
+fn align(text: &str, written: &str) -> Option<Vec<u32>> {
+    let (t, w) = (text.as_bytes(), written.as_bytes());
+    let mut out = Vec::with_capacity(t.len());
+    let mut j = 0;
+    for &b in t {
+        loop {
+            let &c = w.get(j)?;
+            if c == b {
+                out.push(j as u32);
+                j += 1;
+                break;
+            }
+            if !matches!(c, b'\\' | b'\n' | b'\r') {
+                return None;
+            }
+            j += 1;
+        }
+    }
+    Some(out)
+}
+
+/// A definition of which nothing is known: the command `c` runs the text of `var`, which
+/// the script assigns a command creating a compute, and that text is not known (`why`).
+fn not_known(c: &ShellCommand, var: &str, shown: &str, line: u32, why: String, cx: &Ctx<'_>) -> ComputeDef {
+    let span = c.words[0].span.cover(c.words[c.words.len() - 1].span);
+    let written = format!("${var}");
+    let mut def = ComputeDef::new(
+        SourceKind::AzCli,
+        cx.input.source.path.clone(),
+        span,
+        "az ml compute create",
+        Setting::dynamic(written.clone(), why.clone(), span, None),
+    );
+    for path in crate::facts::computes::FIELDS.iter().chain(SET_ALSO) {
+        def.set(path, Setting::dynamic(written.clone(), why.clone(), span, None));
+    }
+    def.notes.extend(cx.note.iter().cloned());
+    def.notes.push(format!(
+        "`{shown}` on line {line} runs the text of `${var}`, which the script assigns a command creating a compute; that text is not known: {why}"
+    ));
+    if c.conditional() {
+        def.notes.push("the command runs under a condition".into());
+    }
+    def
 }
 
 #[cfg(test)]

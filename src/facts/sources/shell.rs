@@ -270,6 +270,10 @@ pub struct Script {
     /// it sit in is not known.
     pub blocks_cut: Option<u32>,
     pub dialect: Dialect,
+    /// Read with [`LexOptions::macros`] and [`LexOptions::make`]: how text of it read again
+    /// (a command built in a variable, run by `eval`) is read.
+    pub macros: bool,
+    pub make: bool,
     /// The shell functions it defines (bash `name() {` and `function name {`), in order.
     pub functions: Vec<Function>,
 }
@@ -414,6 +418,8 @@ impl<'a> Lexer<'a> {
             line_seen: (0, true),
         };
         lexer.script.dialect = options.dialect;
+        lexer.script.macros = options.macros;
+        lexer.script.make = options.make;
         lexer
     }
 }
