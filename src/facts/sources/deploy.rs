@@ -32,9 +32,6 @@ pub const NEEDLES: &[&str] = &[
     "group deployment create",
 ];
 
-/// The bytes of an Azure Pipelines template deployment task.
-pub const TASK_NEEDLE: &str = "AzureResourceManagerTemplateDeployment";
-
 /// What a deployment passes the template.
 pub enum Passed {
     /// A parameters file: where it may be (the first readable of these), as written, and
@@ -138,16 +135,28 @@ fn unread(written: &str, why: &str) -> String {
 /// The deployments a script's commands make (`az deployment group create ...`).
 pub fn from_script(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
     let head = Head::of(script);
+    let deployments: Vec<(usize, usize, String)> = (script.commands.iter().enumerate())
+        .filter_map(|(k, c)| {
+            let (az, _) = az_cli::az_at(&c.words, &head, c.span.start)?;
+            Some((k, az, deployment_verb(&c.words[az + 1..])?))
+        })
+        .collect();
+    if deployments.is_empty() {
+        return Vec::new();
+    }
+    // Where each command runs: only for a script that deploys.
     let places = az_cli::places(script, cx);
     let mut out = Vec::new();
-    for (c, cwd) in script.commands.iter().zip(&places) {
-        let Some((az, _)) = az_cli::az_at(&c.words, &head, c.span.start) else {
-            continue;
-        };
+    for (k, az, label) in deployments {
+        let (c, cwd) = (&script.commands[k], &places[k]);
         let words = &c.words[az + 1..];
-        let Some(label) = deployment_verb(words) else {
+        // Asking for help deploys nothing.
+        if words
+            .iter()
+            .any(|w| matches!(w.literal().as_deref(), Some("-h" | "--help")))
+        {
             continue;
-        };
+        }
         let at = c.span.start;
         let work_dir = cx.eval.outer.work_dir();
         let value = |w: &Word| cx.eval.word(w, at).value;
