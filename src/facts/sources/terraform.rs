@@ -730,8 +730,9 @@ impl<'m> Module<'m> {
                     env,
                     notes,
                 );
-                if let Some(s) = iac::setting_of(&leaf, span(a.key.span()), *as_) {
-                    def.set(path, s);
+                match iac::setting_of(&leaf, span(a.key.span()), *as_) {
+                    Some(s) => def.set(path, s),
+                    None => iac::written_null(def, path, &leaf),
                 }
             }
         }

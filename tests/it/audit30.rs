@@ -1,0 +1,120 @@
+//! Audit 30: compute definitions outside Azure ML YAML — module parameters deciding the
+//! network settings, Terraform's `try`, Bicep module loops over the caller's list,
+//! `dynamic` blocks, `loadJsonContent`, and a module's `properties` object.
+
+use crate::common::{json_check, project, write};
+use serde_json::Value;
+
+/// (code, path, line, message) of every finding, sorted.
+fn findings(json: &Value) -> Vec<(String, String, u64, String)> {
+    let mut out: Vec<_> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["path"].as_str().unwrap().to_string(),
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The codes and lines of the findings in `path`.
+fn codes_in(json: &Value, path: &str) -> Vec<(String, u64)> {
+    findings(json)
+        .into_iter()
+        .filter(|f| f.1 == path)
+        .map(|f| (f.0, f.2))
+        .collect()
+}
+
+fn check(d: &std::path::Path) -> Value {
+    json_check(d, &["--no-config", "--fail-on", "never", "."]).1
+}
+
+const BICEP_MODULE: &str = "param environment string\nparam subnetId string\nparam vmSize string\nresource ws 'Microsoft.MachineLearningServices/workspaces@2023-10-01' existing = {\n  name: 'ws'\n}\nresource c1 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = {\n  parent: ws\n  name: '${environment}-cpu-cluster'\n  location: 'westeurope'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: vmSize\n      scaleSettings: {\n        minNodeCount: 0\n        maxNodeCount: 2\n      }\n      subnet: environment != 'dev' ? {\n        id: subnetId\n      } : null\n      enableNodePublicIp: environment == 'dev'\n    }\n  }\n}\n";
+
+fn bicep_call(environment: &str) -> String {
+    format!(
+        "param environment string = '{environment}'\nmodule compute 'modules/compute.bicep' = {{\n  name: 'compute-${{environment}}'\n  params: {{\n    environment: environment\n    vmSize: 'Standard_DS3_v2'\n    subnetId: '/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s'\n  }}\n}}\n"
+    )
+}
+
+const TF_MODULE: &str = "variable \"environment\" { type = string }\nvariable \"subnet_id\" { type = string }\nvariable \"vm_size\" { type = string }\nresource \"azurerm_machine_learning_compute_cluster\" \"this\" {\n  name                          = \"${var.environment}-cpu-cluster\"\n  location                      = \"westeurope\"\n  machine_learning_workspace_id = \"x\"\n  vm_size                       = var.vm_size\n  vm_priority                   = var.environment == \"dev\" ? \"LowPriority\" : \"Dedicated\"\n  node_public_ip_enabled        = var.environment == \"dev\"\n  subnet_resource_id            = var.environment != \"dev\" ? var.subnet_id : null\n  scale_settings {\n    min_node_count                       = 0\n    max_node_count                       = 2\n    scale_down_nodes_after_idle_duration = \"PT5M\"\n  }\n}\n";
+
+fn tf_call(environment: &str) -> String {
+    format!(
+        "variable \"environment\" {{\n  type    = string\n  default = \"{environment}\"\n}}\nmodule \"cc\" {{\n  source      = \"./modules/cc\"\n  environment = var.environment\n  vm_size     = \"Standard_DS3_v2\"\n  subnet_id   = \"/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s\"\n}}\n"
+    )
+}
+
+/// Case 01 (defect 1): a module's network settings computed from the parameter the call
+/// passes (`enableNodePublicIp: environment == 'dev'`, `subnet: environment != 'dev' ?
+/// {...} : null`) are judged at the call with its value, as its name is: `dev` gets
+/// AML702 (public IPs on) and AML704 (no subnet); `prod` gets neither. The module read
+/// alone (the parameter has no default) stays silent: unknown.
+#[test]
+fn network_settings_a_module_computes_from_the_calls_parameter_are_judged_at_the_call() {
+    for (env, want) in [("dev", true), ("prod", false)] {
+        let dir = project();
+        let d = dir.path();
+        write(d, "main.bicep", &bicep_call(env));
+        write(d, "modules/compute.bicep", BICEP_MODULE);
+        write(d, "tf/main.tf", &tf_call(env));
+        write(d, "tf/modules/cc/main.tf", TF_MODULE);
+        let json = check(d);
+        let expected: Vec<(String, u64)> = if want {
+            vec![("AML702".into(), 2), ("AML704".into(), 2)]
+        } else {
+            vec![]
+        };
+        assert_eq!(codes_in(&json, "main.bicep"), expected, "{env}: {json:#}");
+        let expected: Vec<(String, u64)> = if want {
+            vec![("AML702".into(), 5), ("AML704".into(), 5)]
+        } else {
+            vec![]
+        };
+        assert_eq!(codes_in(&json, "tf/main.tf"), expected, "{env}: {json:#}");
+        assert_eq!(codes_in(&json, "modules/compute.bicep"), vec![]);
+        assert_eq!(codes_in(&json, "tf/modules/cc/main.tf"), vec![]);
+        if want {
+            let msgs: Vec<String> = findings(&json).into_iter().map(|f| f.3).collect();
+            assert!(
+                msgs.iter()
+                    .any(|m| m.contains("`dev-cpu-cluster` is not placed in a virtual network")),
+                "{msgs:?}"
+            );
+        }
+    }
+}
+
+/// The same module read alone, its parameter given a default: judged at that default, in
+/// the module (the call passing nothing more adds nothing at the call).
+#[test]
+fn a_module_read_alone_judges_network_settings_at_its_parameters_default() {
+    let dir = project();
+    let d = dir.path();
+    write(
+        d,
+        "modules/compute.bicep",
+        &BICEP_MODULE.replace("param environment string\n", "param environment string = 'dev'\n"),
+    );
+    write(
+        d,
+        "tf/modules/cc/main.tf",
+        &TF_MODULE.replace(
+            "variable \"environment\" { type = string }",
+            "variable \"environment\" {\n  type    = string\n  default = \"dev\"\n}",
+        ),
+    );
+    let json = check(d);
+    let codes = |p| codes_in(&json, p).into_iter().map(|c| c.0).collect::<Vec<_>>();
+    assert_eq!(codes("modules/compute.bicep"), ["AML702", "AML704"], "{json:#}");
+    assert_eq!(codes("tf/modules/cc/main.tf"), ["AML702", "AML704"], "{json:#}");
+}
+
