@@ -118,3 +118,62 @@ fn a_module_read_alone_judges_network_settings_at_its_parameters_default() {
     assert_eq!(codes("tf/modules/cc/main.tf"), ["AML702", "AML704"], "{json:#}");
 }
 
+const TRY_MODULE: &str = "variable \"settings\" {\n  type = any\n}\nvariable \"remote_objects\" {\n  type = any\n}\nresource \"azurerm_machine_learning_compute_cluster\" \"mlcc\" {\n  name                          = var.settings.name\n  location                      = \"westeurope\"\n  machine_learning_workspace_id = var.remote_objects.workspace_id\n  vm_size                       = try(var.settings.vm_size, \"Standard_NC6\")\n  subnet_resource_id            = try(var.remote_objects.subnet_resource_id, null)\n  node_public_ip_enabled        = try(var.settings.node_public_ip_enabled, true)\n  scale_settings {\n    min_node_count                       = 0\n    max_node_count                       = 2\n    scale_down_nodes_after_idle_duration = \"PT5M\"\n  }\n}\n";
+
+/// Case 03 (defect 3): `try(var.settings.vm_size, "Standard_NC6")` in a module whose
+/// `var.settings` has no default is not known (what the caller passes), not the fallback:
+/// no AML505/AML702/AML704 in the module read alone, the reason said. A call that passes
+/// the attributes gets nothing; one whose object lacks them gets the fallbacks (Terraform's
+/// `try` catches the error of an attribute a known object lacks). A known list's index
+/// beyond its end falls back too.
+#[test]
+fn terraform_try_over_an_unknown_value_is_unknown_and_over_a_missing_attribute_falls_back() {
+    let dir = project();
+    let d = dir.path();
+    write(d, "modules/ci/main.tf", TRY_MODULE);
+    write(
+        d,
+        "main.tf",
+        "module \"cluster\" {\n  source = \"./modules/ci\"\n  settings = {\n    name                   = \"private-cluster\"\n    vm_size                = \"Standard_DS3_v2\"\n    node_public_ip_enabled = false\n  }\n  remote_objects = {\n    workspace_id       = \"w\"\n    subnet_resource_id = \"/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s\"\n  }\n}\nmodule \"bare\" {\n  source = \"./modules/ci\"\n  settings = {\n    name = \"fallback-cluster\"\n  }\n  remote_objects = {\n    workspace_id = \"w\"\n  }\n}\n",
+    );
+    write(
+        d,
+        "local/main.tf",
+        "locals {\n  obj = { a = 1 }\n  lst = [1]\n}\nresource \"azurerm_machine_learning_compute_cluster\" \"x\" {\n  name                          = \"idx-cluster\"\n  location                      = \"westeurope\"\n  machine_learning_workspace_id = \"x\"\n  vm_size                       = try(local.lst[3], \"Standard_NC6\")\n  subnet_resource_id            = try(local.obj.subnet, \"/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s\")\n  node_public_ip_enabled        = try(local.obj[\"pip\"], try(var.nope.x, true))\n  scale_settings {\n    min_node_count = 0\n    max_node_count = 2\n  }\n}\n",
+    );
+    let json = check(d);
+    assert_eq!(codes_in(&json, "modules/ci/main.tf"), vec![], "{json:#}");
+    assert_eq!(
+        codes_in(&json, "main.tf"),
+        [
+            ("AML505".into(), 13),
+            ("AML702".into(), 13),
+            ("AML704".into(), 13)
+        ],
+        "{json:#}"
+    );
+    // The index beyond the list falls back; `var.nope` (not declared) is not known.
+    assert_eq!(
+        codes_in(&json, "local/main.tf"),
+        [("AML505".to_string(), 5)],
+        "{json:#}"
+    );
+    let out = crate::common::amlint(d)
+        .args([
+            "check",
+            ".",
+            "--no-config",
+            "--fail-on",
+            "never",
+            "--show-files",
+            "--verbose",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("its size `try(var.settings.vm_size, \"Standard_NC6\")` is not known statically: `var.settings` has no default"),
+        "{text}"
+    );
+}
+

@@ -919,16 +919,10 @@ impl<'m> Module<'m> {
             Expression::Object(o) => self.object(o, file, env, depth),
             Expression::Variable(v) => self.variable(v.as_str(), env),
             Expression::Traversal(_) => self.traversal(at, env, depth),
+            Expression::FuncCall(f) if f.name.name.as_str() == "try" => self.try_call(f, file, env, depth),
             Expression::FuncCall(f) => {
                 let args: Vec<Ev> = f.args.iter().map(|e| self.eval(sub(e), env, depth + 1)).collect();
-                let name = f.name.name.as_str();
-                if name == "try" {
-                    return args
-                        .into_iter()
-                        .find(|a| a.why().is_none())
-                        .unwrap_or_else(|| Ev::unknown("no argument of `try` is known"));
-                }
-                iac::carry(function(name, &args), &args)
+                iac::carry(function(f.name.name.as_str(), &args), &args)
             }
             Expression::Conditional(c) => {
                 let cond = self.eval(sub(&c.cond_expr), env, depth + 1);
@@ -953,6 +947,34 @@ impl<'m> Module<'m> {
             }
             Expression::ForExpr(f) => self.for_expr(f, file, env, depth),
         }
+    }
+
+    /// `try(a, b, ...)`: its first argument that does not fail (Terraform's errors: an
+    /// attribute or key a known object lacks, an index beyond a known list...). An argument
+    /// not known statically is not one that fails: the `try` is not known either (audit 30,
+    /// case 03: `try(var.settings.vm_size, "Standard_NC6")` in a module read alone is what
+    /// the caller passes, not the fallback). Arguments after the one taken are not evaluated.
+    #[inline(never)]
+    fn try_call(&self, f: &'m hcl_edit::expr::FuncCall, file: usize, env: &Env, depth: usize) -> Ev {
+        let mut failed = None;
+        for e in f.args.iter() {
+            let v = self.eval(At { file, expr: e }, env, depth + 1);
+            match v.why() {
+                Some(why) if fails(&why) => failed = Some(why),
+                _ => return v,
+            }
+        }
+        Ev::unknown(match failed {
+            Some(why) => format!("every argument of `try` fails; the last: {why}"),
+            None => "`try` has no argument".to_string(),
+        })
+    }
+
+    /// The value of a traversal that fails in Terraform (`{at}`'s `{what}`), so that a
+    /// `try` around it takes its next argument ([`fails`]).
+    #[inline(never)]
+    fn failing(&self, at: At<'m>, what: &str) -> Ev {
+        Ev::unknown(format!("`{}`{FAILS}{what}", self.written(at)))
     }
 
     /// The span of a literal in the defining file (findings get a label there).
@@ -1123,9 +1145,19 @@ impl<'m> Module<'m> {
                 return v;
             }
             v = match op.value() {
-                TraversalOperator::GetAttr(a) => match v.member(a.as_str(), false) {
-                    Some(m) => m.clone(),
-                    None => return self.not_known(at),
+                TraversalOperator::GetAttr(a) => match (v.member(a.as_str(), false), &v.v) {
+                    (Some(m), _) => m.clone(),
+                    // Terraform refuses the attribute of an object that lacks it, of `null`,
+                    // of a string, number or bool: an error (that `try` catches).
+                    (None, V::Map(_)) => {
+                        return self.failing(at, &format!("the object has no attribute `{}`", a.as_str()));
+                    }
+                    (None, V::Null) => return self.failing(at, &format!("`{}` of `null`", a.as_str())),
+                    (None, V::Str(_) | V::Int(_) | V::Bool(_)) => {
+                        return self
+                            .failing(at, &format!("`{}` of a value that is not an object", a.as_str()));
+                    }
+                    (None, _) => return self.not_known(at),
                 },
                 TraversalOperator::Index(e) => {
                     let i = self.eval(
@@ -1136,9 +1168,9 @@ impl<'m> Module<'m> {
                         env,
                         depth + 1,
                     );
-                    index_of(&v, &i)
+                    checked_index(self, at, &v, &i)
                 }
-                TraversalOperator::LegacyIndex(i) => index_of(&v, &Ev::int(*i.value() as i64)),
+                TraversalOperator::LegacyIndex(i) => checked_index(self, at, &v, &Ev::int(*i.value() as i64)),
                 _ => return Ev::unknown(format!("`{}` uses a splat", self.written(at))),
             };
         }
@@ -1379,6 +1411,27 @@ fn strip(v: Ev) -> Ev {
 
 fn index_of(v: &Ev, index: &Ev) -> Ev {
     iac::index_of(v, index, false)
+}
+
+/// What a reason says of a value that fails in Terraform (an error, which `try` catches),
+/// not of one merely not known statically.
+const FAILS: &str = " fails in Terraform: ";
+
+/// Whether the reason `why` is (or is built of) a failure ([`FAILS`]).
+fn fails(why: &str) -> bool {
+    why.contains(FAILS)
+}
+
+/// `v[index]` in a traversal: an index beyond a known list, or a key a known object
+/// lacks, fails ([`FAILS`]).
+fn checked_index<'m>(m: &Module<'m>, at: At<'m>, v: &Ev, index: &Ev) -> Ev {
+    let out = index_of(v, index);
+    let known = v.why().is_none() && index.why().is_none();
+    let missing = matches!((&v.v, &index.v), (V::List(_), V::Int(_)) | (V::Map(_), V::Str(_)));
+    match out.why() {
+        Some(why) if known && missing => m.failing(at, &why),
+        _ => out,
+    }
 }
 
 /// The name setting: the `name` attribute's value.
