@@ -177,3 +177,55 @@ fn terraform_try_over_an_unknown_value_is_unknown_and_over_a_missing_attribute_f
     );
 }
 
+/// Case 08 (defect 9): `dynamic "scale_settings"` over a known collection is read from its
+/// `content` (2 nodes always on: AML601), the iterator's `value` too; over a collection not
+/// known statically its settings are unknown with why (no AML601, and not absent: the
+/// inventory shows them); over an empty one, absent.
+#[test]
+fn a_dynamic_scale_settings_block_is_read_from_its_content_or_unknown() {
+    let dir = project();
+    let d = dir.path();
+    let cluster = |name: &str, block: &str| {
+        format!(
+            "resource \"azurerm_machine_learning_compute_cluster\" \"{name}\" {{\n  name                          = \"{name}\"\n  location                      = \"westeurope\"\n  machine_learning_workspace_id = \"x\"\n  vm_size                       = \"Standard_DS3_v2\"\n  node_public_ip_enabled        = false\n  subnet_resource_id            = \"/s\"\n{block}}}\n"
+        )
+    };
+    let mut tf = String::from("variable \"scale\" {\n  type = any\n}\n");
+    tf += &cluster(
+        "literal",
+        "  dynamic \"scale_settings\" {\n    for_each = [1]\n    content {\n      min_node_count                       = 2\n      max_node_count                       = 4\n      scale_down_nodes_after_idle_duration = \"PT5M\"\n    }\n  }\n",
+    );
+    tf += &cluster(
+        "iterated",
+        "  dynamic \"scale_settings\" {\n    for_each = [{ min = 3, max = 5 }]\n    iterator = s\n    content {\n      min_node_count = s.value.min\n      max_node_count = s.value.max\n    }\n  }\n",
+    );
+    tf += &cluster(
+        "unknown",
+        "  dynamic \"scale_settings\" {\n    for_each = var.scale\n    content {\n      min_node_count = scale_settings.value.min\n      max_node_count = 4\n    }\n  }\n",
+    );
+    write(d, "main.tf", &tf);
+    let json = check(d);
+    let codes: Vec<(String, u64)> = codes_in(&json, "main.tf")
+        .into_iter()
+        .filter(|c| c.0 == "AML601")
+        .collect();
+    assert_eq!(
+        codes,
+        [("AML601".to_string(), 4), ("AML601".to_string(), 20)],
+        "{json:#}"
+    );
+    let out = crate::common::amlint(d)
+        .args(["inventory", "."])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("min_instances 3 (from `s.value.min`), max_instances 5"),
+        "{text}"
+    );
+    assert!(
+        text.contains("min_instances `scale_settings.value.min` (not known: the `dynamic \"scale_settings\"` block is written once per item of `for_each = var.scale`, and `var.scale` has no default"),
+        "{text}"
+    );
+}
+

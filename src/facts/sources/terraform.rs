@@ -649,17 +649,21 @@ impl<'m> Module<'m> {
             ("cluster_purpose", "cluster_purpose", iac::As::Text),
         ];
         self.set_attributes(&b.body, attrs, env, def, notes);
+        let scale_attrs: &[(&str, &str, iac::As)] = &[
+            ("min_node_count", "min_instances", iac::As::Count),
+            ("max_node_count", "max_instances", iac::As::Count),
+            (
+                "scale_down_nodes_after_idle_duration",
+                "idle_time_before_scale_down",
+                iac::As::Seconds,
+            ),
+        ];
         if let Some(scale) = b.body.get_blocks("scale_settings").next() {
-            let scale_attrs: &[(&str, &str, iac::As)] = &[
-                ("min_node_count", "min_instances", iac::As::Count),
-                ("max_node_count", "max_instances", iac::As::Count),
-                (
-                    "scale_down_nodes_after_idle_duration",
-                    "idle_time_before_scale_down",
-                    iac::As::Seconds,
-                ),
-            ];
             self.set_attributes(&scale.body, scale_attrs, env, def, notes);
+        } else if let Some(dynamic) = (b.body.get_blocks("dynamic"))
+            .find(|d| d.labels.first().is_some_and(|l| l.as_str() == "scale_settings"))
+        {
+            self.dynamic_block(dynamic, scale_attrs, env, def, notes);
         }
         if ctype == "AKS" {
             if let Some(a) = b.body.get_attribute("kubernetes_cluster_id") {
@@ -707,6 +711,80 @@ impl<'m> Module<'m> {
                 notes.push(
                     "the size and node count are the default node pool's of the Kubernetes cluster".into(),
                 );
+            }
+        }
+    }
+
+    /// A `dynamic "scale_settings" { for_each = ... content { ... } }` block (audit 30,
+    /// case 08): over a known collection, its `content` read with the iterator (`iterator
+    /// = x`, else the block's label) bound to the first item's `key` and `value` (the
+    /// block is written once at most; none over an empty collection: absent); over one not
+    /// known statically, each attribute `content` writes is unknown, with why — never
+    /// absent (an absent `min_node_count` is 0).
+    fn dynamic_block(
+        &self,
+        dynamic: &'m Block,
+        table: &[(&str, &str, iac::As)],
+        env: &Env,
+        def: &mut ComputeDef,
+        notes: &mut Vec<String>,
+    ) {
+        let Some(content) = dynamic.body.get_blocks("content").next() else {
+            return;
+        };
+        let label = dynamic.labels.first().map_or("", |l| l.as_str()).to_string();
+        let iterator = match dynamic.body.get_attribute("iterator").map(|a| &a.value) {
+            Some(Expression::Variable(v)) => v.as_str().to_string(),
+            _ => label.clone(),
+        };
+        let Some(for_each) = dynamic.body.get_attribute("for_each") else {
+            return;
+        };
+        let leaf = self.leaf(
+            At {
+                file: 0,
+                expr: &for_each.value,
+            },
+            env,
+            notes,
+        );
+        let first = match &leaf.val.v {
+            V::List(items) => Ok(items.first().map(|v| (Ev::int(0), v.clone()))),
+            V::Map(entries) => Ok(entries.first().map(|(k, v)| (Ev::text(k.clone()), v.clone()))),
+            V::Null => Ok(None),
+            _ => Err(leaf.val.why().unwrap_or_else(|| {
+                format!(
+                    "`for_each = {}` is not a list, set or map",
+                    iac::one_line(&leaf.written)
+                )
+            })),
+        };
+        match first {
+            Ok(None) => {}
+            Ok(Some((key, value))) => {
+                let mut env = env.clone();
+                let item = Ev::new(V::Map(vec![("key".into(), key), ("value".into(), value)]));
+                env.push((iterator, item));
+                self.set_attributes(&content.body, table, &env, def, notes);
+            }
+            Err(why) => {
+                let why = format!(
+                    "the `dynamic \"{label}\"` block is written once per item of `for_each = {}`, and {why}",
+                    iac::one_line(&leaf.written)
+                );
+                for (attr, path, _) in table {
+                    if let Some(a) = content.body.get_attribute(attr) {
+                        let written = self.written(At {
+                            file: 0,
+                            expr: &a.value,
+                        });
+                        let at = span(a.value.span()).unwrap_or(leaf.span);
+                        def.set(
+                            path,
+                            Setting::dynamic(written, why.clone(), at, span(a.key.span())),
+                        );
+                    }
+                }
             }
         }
     }
