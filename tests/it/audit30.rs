@@ -229,3 +229,39 @@ fn a_dynamic_scale_settings_block_is_read_from_its_content_or_unknown() {
     );
 }
 
+/// Case 09 (defect 7, its reason only): `loadJsonContent('config/compute.json')` is loaded
+/// when Bicep compiles the template, not by Resource Manager at deployment: the values it
+/// gives are unknown with that said, never the false reason.
+#[test]
+fn bicep_load_json_content_is_unknown_with_a_true_reason() {
+    let dir = project();
+    let d = dir.path();
+    write(
+        d,
+        "config/compute.json",
+        "{\"clusterName\": \"json-cluster\", \"vmSize\": \"Standard_NC6\"}\n",
+    );
+    write(
+        d,
+        "main.bicep",
+        "var cfg = loadJsonContent('config/compute.json')\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = {\n  name: 'ws/${cfg.clusterName}'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: cfg.vmSize\n    }\n  }\n}\n",
+    );
+    let out = crate::common::amlint(d)
+        .args([
+            "check",
+            ".",
+            "--no-config",
+            "--fail-on",
+            "never",
+            "--show-files",
+            "--verbose",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("`loadJsonContent()` loads `config/compute.json` when the template is compiled, and amlint does not read it"),
+        "{text}"
+    );
+    assert!(!text.contains("evaluated by Azure Resource Manager"), "{text}");
+}
