@@ -2181,7 +2181,20 @@ fn check_definitions(
                 // A YAML without a `name:` cannot report what is reported at the name (or
                 // falls back to it): the command that names it does (audit 29, case 03).
                 let named_here = d.def.names_the_file && x.span == d.def.name.span;
-                own || named_here || (Some(x.span) == inherited_size && about_vm_size(x.code))
+                // The setting the rule is about, when this definition gives it (not
+                // inherited) at the finding: its own, even where the name is too (a
+                // module's name and `enableNodePublicIp` both built of the call's
+                // `environment`); and its absence when the call's arguments decide it
+                // (`subnet: environment != 'dev' ? {...} : null`; audit 30, case 01).
+                let about = reported_field(x.code);
+                let at_its_setting = about
+                    .and_then(|f| d.def.get(f))
+                    .is_some_and(|s| !s.inherited && s.span == x.span);
+                let decided = about.is_some_and(|f| d.def.written_null.iter().any(|(p, _)| p == f));
+                own || at_its_setting
+                    || decided
+                    || named_here
+                    || (Some(x.span) == inherited_size && about_vm_size(x.code))
             });
         }
         // The options the compute's type does not have, which the CLI refuses: at the
@@ -2357,6 +2370,14 @@ fn falls_back_to_the_name(code: &str) -> bool {
                 .as_ref()
                 .is_some_and(|f| f.items().contains(&"name"))
         })
+}
+
+/// The setting a declarative rule reports at (its first `report.at`), by Azure ML YAML path.
+fn reported_field(code: &str) -> Option<&'static str> {
+    crate::registry::builtin()
+        .get(code)
+        .and_then(|r| r.declarative.as_ref())
+        .and_then(|d| d.report.at.items().first().copied())
 }
 
 /// Whether the rule `code` judges a VM size (its file is under `rules/vm/`).

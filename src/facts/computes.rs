@@ -219,6 +219,12 @@ pub struct ComputeDef {
     /// (the module writes `node_public_ip_enabled = !var.private_nodes`): reported at the
     /// argument, where a value proposed for the setting is not the argument's own.
     pub derived: Vec<Derived>,
+    /// The settings written as an expression that is `null` here (`subnet: environment !=
+    /// 'dev' ? { id: subnetId } : null` with `environment` `'dev'`): absent, by their Azure
+    /// ML YAML path, with the expression. At a module call, only those the call's arguments
+    /// decide: the module read alone may not know them, so the call reports their absence
+    /// (audit 30, case 01).
+    pub written_null: Vec<(String, String)>,
 }
 
 /// A setting a module builds from one argument of its call, and reported at that argument
@@ -376,6 +382,7 @@ impl ComputeDef {
             refused_keywords: Vec::new(),
             names_the_file: false,
             derived: Vec::new(),
+            written_null: Vec::new(),
         }
     }
 

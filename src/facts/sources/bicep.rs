@@ -1389,6 +1389,20 @@ fn call(fname: &str, args: &[Ev]) -> Ev {
     if fname == "readEnvironmentVariable" {
         return read_environment_variable(args);
     }
+    // Bicep reads these files when it compiles the template, not Resource Manager (audit
+    // 30, case 09); amlint does not read them yet.
+    if matches!(
+        fname,
+        "loadJsonContent" | "loadYamlContent" | "loadTextContent" | "loadFileAsBase64"
+    ) {
+        let file = match args.first().and_then(Ev::known_str) {
+            Some(path) => format!("`{path}`"),
+            None => "its file".to_string(),
+        };
+        return Ev::unknown(format!(
+            "`{fname}()` loads {file} when the template is compiled, and amlint does not read it"
+        ));
+    }
     iac::arm_function(fname, args).unwrap_or_else(|| {
         Ev::unknown(format!(
             "`{fname}()` is evaluated by Azure Resource Manager at deployment"

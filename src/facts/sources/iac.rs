@@ -1292,7 +1292,7 @@ pub fn arm_compute_fields(resource: &BodyNode, def: &mut ComputeDef) {
             body_setting(resource, &p(&["remoteLoginPortPublicAccess"]), As::Enabled)
                 .or_else(|| body_setting(resource, &p(&["sshSettings", "sshPublicAccess"]), As::Enabled)),
         ),
-        ("network_settings.subnet", subnet(resource)),
+        ("network_settings.subnet", subnet(resource, def)),
         ("location", body_setting(resource, &["location"], As::Text)),
         // A compute instance's idle shutdown (an ISO 8601 duration, as YAML writes it).
         (
@@ -1405,7 +1405,8 @@ fn node_span(node: &BodyNode) -> Option<Span> {
 
 /// `properties.properties.subnet`: `{id: ...}` (or, written loosely, the id itself);
 /// `null` is no subnet.
-fn subnet(resource: &BodyNode) -> Option<Setting> {
+/// A `null` written as an expression is noted in `def` ([`written_null`]).
+fn subnet(resource: &BodyNode, def: &mut ComputeDef) -> Option<Setting> {
     let path = ["properties", "properties", "subnet"];
     if let Some(s) = body_setting(resource, &["properties", "properties", "subnet", "id"], As::Text) {
         return Some(s);
@@ -1415,9 +1416,22 @@ fn subnet(resource: &BodyNode) -> Option<Setting> {
             BodyNode::Leaf(leaf) if matches!(leaf.val.v, V::Str(_) | V::Unknown(_)) => {
                 setting_of(leaf, Some(f.key), As::Text)
             }
-            _ => None,
+            BodyNode::Leaf(leaf) => {
+                written_null(def, "network_settings.subnet", leaf);
+                None
+            }
+            BodyNode::Map(_) => None,
         },
         Found::Held { .. } => None,
+    }
+}
+
+/// Notes in `def` that the setting `path` is written as an expression (not the literal
+/// `null`) that is `null` here ([`ComputeDef::written_null`]).
+pub fn written_null(def: &mut ComputeDef, path: &str, leaf: &Leaf) {
+    let written = leaf.written.trim();
+    if leaf.val.is_null() && written != "null" {
+        def.written_null.push((path.to_string(), one_line(written)));
     }
 }
 
@@ -1823,6 +1837,16 @@ impl ModuleCall<'_> {
         }
         out.notes = notes;
         out.derived = derived;
+        // A setting the module writes as an expression that is `null` with what this call
+        // passes (`subnet: environment != 'dev' ? {...} : null`): the call decides its
+        // absence, and reports it.
+        out.written_null = (def.written_null.into_iter())
+            .filter(|(_, written)| {
+                inputs_read(written, self.prefix)
+                    .into_iter()
+                    .any(|n| self.args.iter().any(|(a, ..)| a == n))
+            })
+            .collect();
         // The file the module's values are read from: the module called (which may call
         // another: the command shows the chain).
         out.from_file = Some(def.file.clone());

@@ -649,17 +649,21 @@ impl<'m> Module<'m> {
             ("cluster_purpose", "cluster_purpose", iac::As::Text),
         ];
         self.set_attributes(&b.body, attrs, env, def, notes);
+        let scale_attrs: &[(&str, &str, iac::As)] = &[
+            ("min_node_count", "min_instances", iac::As::Count),
+            ("max_node_count", "max_instances", iac::As::Count),
+            (
+                "scale_down_nodes_after_idle_duration",
+                "idle_time_before_scale_down",
+                iac::As::Seconds,
+            ),
+        ];
         if let Some(scale) = b.body.get_blocks("scale_settings").next() {
-            let scale_attrs: &[(&str, &str, iac::As)] = &[
-                ("min_node_count", "min_instances", iac::As::Count),
-                ("max_node_count", "max_instances", iac::As::Count),
-                (
-                    "scale_down_nodes_after_idle_duration",
-                    "idle_time_before_scale_down",
-                    iac::As::Seconds,
-                ),
-            ];
             self.set_attributes(&scale.body, scale_attrs, env, def, notes);
+        } else if let Some(dynamic) = (b.body.get_blocks("dynamic"))
+            .find(|d| d.labels.first().is_some_and(|l| l.as_str() == "scale_settings"))
+        {
+            self.dynamic_block(dynamic, scale_attrs, env, def, notes);
         }
         if ctype == "AKS" {
             if let Some(a) = b.body.get_attribute("kubernetes_cluster_id") {
@@ -711,6 +715,80 @@ impl<'m> Module<'m> {
         }
     }
 
+    /// A `dynamic "scale_settings" { for_each = ... content { ... } }` block (audit 30,
+    /// case 08): over a known collection, its `content` read with the iterator (`iterator
+    /// = x`, else the block's label) bound to the first item's `key` and `value` (the
+    /// block is written once at most; none over an empty collection: absent); over one not
+    /// known statically, each attribute `content` writes is unknown, with why — never
+    /// absent (an absent `min_node_count` is 0).
+    fn dynamic_block(
+        &self,
+        dynamic: &'m Block,
+        table: &[(&str, &str, iac::As)],
+        env: &Env,
+        def: &mut ComputeDef,
+        notes: &mut Vec<String>,
+    ) {
+        let Some(content) = dynamic.body.get_blocks("content").next() else {
+            return;
+        };
+        let label = dynamic.labels.first().map_or("", |l| l.as_str()).to_string();
+        let iterator = match dynamic.body.get_attribute("iterator").map(|a| &a.value) {
+            Some(Expression::Variable(v)) => v.as_str().to_string(),
+            _ => label.clone(),
+        };
+        let Some(for_each) = dynamic.body.get_attribute("for_each") else {
+            return;
+        };
+        let leaf = self.leaf(
+            At {
+                file: 0,
+                expr: &for_each.value,
+            },
+            env,
+            notes,
+        );
+        let first = match &leaf.val.v {
+            V::List(items) => Ok(items.first().map(|v| (Ev::int(0), v.clone()))),
+            V::Map(entries) => Ok(entries.first().map(|(k, v)| (Ev::text(k.clone()), v.clone()))),
+            V::Null => Ok(None),
+            _ => Err(leaf.val.why().unwrap_or_else(|| {
+                format!(
+                    "`for_each = {}` is not a list, set or map",
+                    iac::one_line(&leaf.written)
+                )
+            })),
+        };
+        match first {
+            Ok(None) => {}
+            Ok(Some((key, value))) => {
+                let mut env = env.clone();
+                let item = Ev::new(V::Map(vec![("key".into(), key), ("value".into(), value)]));
+                env.push((iterator, item));
+                self.set_attributes(&content.body, table, &env, def, notes);
+            }
+            Err(why) => {
+                let why = format!(
+                    "the `dynamic \"{label}\"` block is written once per item of `for_each = {}`, and {why}",
+                    iac::one_line(&leaf.written)
+                );
+                for (attr, path, _) in table {
+                    if let Some(a) = content.body.get_attribute(attr) {
+                        let written = self.written(At {
+                            file: 0,
+                            expr: &a.value,
+                        });
+                        let at = span(a.value.span()).unwrap_or(leaf.span);
+                        def.set(
+                            path,
+                            Setting::dynamic(written, why.clone(), at, span(a.key.span())),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// The attributes of `body` the table names, as settings of their YAML paths.
     fn set_attributes(
         &self,
@@ -730,8 +808,9 @@ impl<'m> Module<'m> {
                     env,
                     notes,
                 );
-                if let Some(s) = iac::setting_of(&leaf, span(a.key.span()), *as_) {
-                    def.set(path, s);
+                match iac::setting_of(&leaf, span(a.key.span()), *as_) {
+                    Some(s) => def.set(path, s),
+                    None => iac::written_null(def, path, &leaf),
                 }
             }
         }
@@ -918,16 +997,10 @@ impl<'m> Module<'m> {
             Expression::Object(o) => self.object(o, file, env, depth),
             Expression::Variable(v) => self.variable(v.as_str(), env),
             Expression::Traversal(_) => self.traversal(at, env, depth),
+            Expression::FuncCall(f) if f.name.name.as_str() == "try" => self.try_call(f, file, env, depth),
             Expression::FuncCall(f) => {
                 let args: Vec<Ev> = f.args.iter().map(|e| self.eval(sub(e), env, depth + 1)).collect();
-                let name = f.name.name.as_str();
-                if name == "try" {
-                    return args
-                        .into_iter()
-                        .find(|a| a.why().is_none())
-                        .unwrap_or_else(|| Ev::unknown("no argument of `try` is known"));
-                }
-                iac::carry(function(name, &args), &args)
+                iac::carry(function(f.name.name.as_str(), &args), &args)
             }
             Expression::Conditional(c) => {
                 let cond = self.eval(sub(&c.cond_expr), env, depth + 1);
@@ -952,6 +1025,34 @@ impl<'m> Module<'m> {
             }
             Expression::ForExpr(f) => self.for_expr(f, file, env, depth),
         }
+    }
+
+    /// `try(a, b, ...)`: its first argument that does not fail (Terraform's errors: an
+    /// attribute or key a known object lacks, an index beyond a known list...). An argument
+    /// not known statically is not one that fails: the `try` is not known either (audit 30,
+    /// case 03: `try(var.settings.vm_size, "Standard_NC6")` in a module read alone is what
+    /// the caller passes, not the fallback). Arguments after the one taken are not evaluated.
+    #[inline(never)]
+    fn try_call(&self, f: &'m hcl_edit::expr::FuncCall, file: usize, env: &Env, depth: usize) -> Ev {
+        let mut failed = None;
+        for e in f.args.iter() {
+            let v = self.eval(At { file, expr: e }, env, depth + 1);
+            match v.why() {
+                Some(why) if fails(&why) => failed = Some(why),
+                _ => return v,
+            }
+        }
+        Ev::unknown(match failed {
+            Some(why) => format!("every argument of `try` fails; the last: {why}"),
+            None => "`try` has no argument".to_string(),
+        })
+    }
+
+    /// The value of a traversal that fails in Terraform (`{at}`'s `{what}`), so that a
+    /// `try` around it takes its next argument ([`fails`]).
+    #[inline(never)]
+    fn failing(&self, at: At<'m>, what: &str) -> Ev {
+        Ev::unknown(format!("`{}`{FAILS}{what}", self.written(at)))
     }
 
     /// The span of a literal in the defining file (findings get a label there).
@@ -1122,9 +1223,19 @@ impl<'m> Module<'m> {
                 return v;
             }
             v = match op.value() {
-                TraversalOperator::GetAttr(a) => match v.member(a.as_str(), false) {
-                    Some(m) => m.clone(),
-                    None => return self.not_known(at),
+                TraversalOperator::GetAttr(a) => match (v.member(a.as_str(), false), &v.v) {
+                    (Some(m), _) => m.clone(),
+                    // Terraform refuses the attribute of an object that lacks it, of `null`,
+                    // of a string, number or bool: an error (that `try` catches).
+                    (None, V::Map(_)) => {
+                        return self.failing(at, &format!("the object has no attribute `{}`", a.as_str()));
+                    }
+                    (None, V::Null) => return self.failing(at, &format!("`{}` of `null`", a.as_str())),
+                    (None, V::Str(_) | V::Int(_) | V::Bool(_)) => {
+                        return self
+                            .failing(at, &format!("`{}` of a value that is not an object", a.as_str()));
+                    }
+                    (None, _) => return self.not_known(at),
                 },
                 TraversalOperator::Index(e) => {
                     let i = self.eval(
@@ -1135,9 +1246,9 @@ impl<'m> Module<'m> {
                         env,
                         depth + 1,
                     );
-                    index_of(&v, &i)
+                    checked_index(self, at, &v, &i)
                 }
-                TraversalOperator::LegacyIndex(i) => index_of(&v, &Ev::int(*i.value() as i64)),
+                TraversalOperator::LegacyIndex(i) => checked_index(self, at, &v, &Ev::int(*i.value() as i64)),
                 _ => return Ev::unknown(format!("`{}` uses a splat", self.written(at))),
             };
         }
@@ -1378,6 +1489,27 @@ fn strip(v: Ev) -> Ev {
 
 fn index_of(v: &Ev, index: &Ev) -> Ev {
     iac::index_of(v, index, false)
+}
+
+/// What a reason says of a value that fails in Terraform (an error, which `try` catches),
+/// not of one merely not known statically.
+const FAILS: &str = " fails in Terraform: ";
+
+/// Whether the reason `why` is (or is built of) a failure ([`FAILS`]).
+fn fails(why: &str) -> bool {
+    why.contains(FAILS)
+}
+
+/// `v[index]` in a traversal: an index beyond a known list, or a key a known object
+/// lacks, fails ([`FAILS`]).
+fn checked_index<'m>(m: &Module<'m>, at: At<'m>, v: &Ev, index: &Ev) -> Ev {
+    let out = index_of(v, index);
+    let known = v.why().is_none() && index.why().is_none();
+    let missing = matches!((&v.v, &index.v), (V::List(_), V::Int(_)) | (V::Map(_), V::Str(_)));
+    match out.why() {
+        Some(why) if known && missing => m.failing(at, &why),
+        _ => out,
+    }
 }
 
 /// The name setting: the `name` attribute's value.
