@@ -8,6 +8,7 @@
 mod action;
 mod architecture;
 mod audit29;
+mod audit30_scripts;
 mod cache;
 mod capped;
 mod ci_computes;
