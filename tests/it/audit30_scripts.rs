@@ -254,3 +254,88 @@ fn a_file_not_read_says_why() {
         "{name}"
     );
 }
+
+/// Audit 30, defect 4 (case 04): a sourced file named from the script's own directory is
+/// looked for as `--file`'s is (the same code): `source "$SCRIPT_DIR/vars.env"` after
+/// `SCRIPT_DIR="$(cd "$(dirname "$0")" && pwd)"`, `source "$(dirname "$0")/vars.env"`,
+/// the `${BASH_SOURCE[0]}` forms and the idiom with `&> /dev/null`; the job using the
+/// name resolves and the retired size is reported. After a `cd` (bash: `$0` is relative to
+/// where the script started) and when it leaves the project, not read, with why.
+#[test]
+fn a_file_sourced_from_the_scripts_own_directory_is_read() {
+    let dir = project();
+    let d = dir.path();
+    write(
+        d,
+        "scripts/vars.env",
+        "COMPUTE_NAME=env-cluster\nVM_SIZE=Standard_NC6\n",
+    );
+    write(d, ".env", "COMPUTE_NAME=dot-env\nVM_SIZE=Standard_NC6\n");
+    let forms = [
+        (
+            "a",
+            "SCRIPT_DIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\nsource \"$SCRIPT_DIR/vars.env\"",
+        ),
+        ("b", ": noop\nsource \"$(dirname \"$0\")/vars.env\""),
+        ("c", "SCRIPT_DIR=$(dirname \"$0\")\n. \"$SCRIPT_DIR/vars.env\""),
+        (
+            "d",
+            "SCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nsource \"$SCRIPT_DIR/vars.env\"",
+        ),
+        (
+            "e",
+            "SCRIPT_DIR=\"$( cd \"$( dirname \"${BASH_SOURCE[0]}\" )\" &> /dev/null && pwd )\"\nset -a; source \"$SCRIPT_DIR/../.env\"; set +a",
+        ),
+        (
+            "f",
+            "SCRIPT_DIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\ncd ..\nsource \"$SCRIPT_DIR/vars.env\"",
+        ),
+        (
+            "g",
+            "SCRIPT_DIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\nsource \"$SCRIPT_DIR/../../outside.env\"",
+        ),
+    ];
+    for (n, head) in forms {
+        write(
+            d,
+            &format!("scripts/{n}.sh"),
+            &format!(
+                "#!/usr/bin/env bash\n{head}\naz ml compute create --name \"$COMPUTE_NAME-{n}\" --type amlcompute --size \"$VM_SIZE\"\n"
+            ),
+        );
+    }
+    write(d, "jobs/job.yml", &crate::common::job_using(&["env-cluster-a"]));
+    let defs = definitions(&inventory(d));
+    for n in ["a", "b", "c", "d"] {
+        let (name, size, _) = at(&defs, &format!("scripts/{n}.sh"), 4);
+        assert_eq!(
+            (name.as_str(), size.as_str()),
+            (format!("env-cluster-{n}").as_str(), "Standard_NC6"),
+            "{n}"
+        );
+    }
+    let (name, size, _) = at(&defs, "scripts/e.sh", 4);
+    assert_eq!((name.as_str(), size.as_str()), ("dot-env-e", "Standard_NC6"));
+    let (name, _, _) = at(&defs, "scripts/f.sh", 5);
+    assert_eq!(
+        name,
+        "? `COMPUTE_NAME` is not set in this file; `source \"$SCRIPT_DIR/vars.env\"` on line 4 names a file not known statically: it starts at the script's own directory as named from where the script started, and a `cd` before the command moved from there"
+    );
+    let (name, _, _) = at(&defs, "scripts/g.sh", 4);
+    assert!(
+        name.contains("which is not read: it is outside the project"),
+        "{name}"
+    );
+    let (_, json) = json_check(d, &["--no-config", "--fail-on", "never", "."]);
+    for n in ["a", "b", "c", "d", "e"] {
+        assert_eq!(
+            retired_at(&json, &format!("scripts/{n}.sh")),
+            [4],
+            "{n}: {json:#}"
+        );
+    }
+    assert!(
+        !findings(&json).iter().any(|f| f.0 == "AML203"),
+        "the job's `env-cluster-a` resolves: {json:#}"
+    );
+}
