@@ -9,6 +9,7 @@ mod action;
 mod architecture;
 mod audit29;
 mod audit30;
+mod audit30_scripts;
 mod cache;
 mod capped;
 mod ci_computes;

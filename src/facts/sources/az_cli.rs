@@ -157,6 +157,8 @@ impl At {
 /// The assignments of a script, in order.
 pub struct Vars {
     assigns: Vec<Assign>,
+    /// The script's language.
+    dialect: Dialect,
     /// Names compare case-insensitively (PowerShell, cmd).
     fold_case: bool,
     /// Each name's assignments, in order (the key lower-cased when `fold_case`).
@@ -262,6 +264,11 @@ fn trim_ps_value(mut parts: Vec<WordPart>) -> Vec<WordPart> {
 
 impl Vars {
     /// The assignments of `script`.
+    /// The script's language.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
     pub fn scan(script: &Script, dialect: Dialect) -> Self {
         let mut assigns = Vec::new();
         for c in &script.commands {
@@ -282,10 +289,11 @@ impl Vars {
                 });
             }
         }
-        Self::build(assigns, dialect != Dialect::Bash, script.vars_cut, Vec::new())
+        Self::build(assigns, dialect, script.vars_cut, Vec::new())
     }
 
-    fn build(assigns: Vec<Assign>, fold_case: bool, cut: Option<u32>, sources: Vec<Sourced>) -> Self {
+    fn build(assigns: Vec<Assign>, dialect: Dialect, cut: Option<u32>, sources: Vec<Sourced>) -> Self {
+        let fold_case = dialect != Dialect::Bash;
         let mut by_name: std::collections::HashMap<String, Vec<usize>> = Default::default();
         let mut keyed = std::collections::HashMap::new();
         for (i, a) in assigns.iter().enumerate() {
@@ -301,6 +309,7 @@ impl Vars {
         }
         Vars {
             assigns,
+            dialect,
             fold_case,
             by_name,
             keyed,
@@ -459,13 +468,23 @@ impl Vars {
                 });
                 break;
             }
-            let eval = Eval { vars: &vars, outer };
+            let cx = Ctx {
+                input,
+                eval: Eval { vars: &vars, outer },
+                note: None,
+            };
+            // Looked for as `--file`'s is: from the script's own directory too.
+            let (path, place) = match from_own_dir(path_word, &places[i], dialect, &cx, c.span.start) {
+                Some(rest) => (rest, &Cwd::ScriptDir(PathBuf::new())),
+                None => (cx.eval.word(path_word, c.span.start).value, &places[i]),
+            };
             let read = {
-                match eval.word(path_word, c.span.start).value {
+                match path {
                     Err(why) => Err(format!("{cmd} names a file not known statically: {why}")),
-                    Ok(path) => match candidates(&places[i], input, work_dir.as_deref(), &path) {
+                    Ok(path) => match candidates(place, input, work_dir.as_deref(), &path, dialect) {
                         Err(why) => Err(format!("{cmd} runs in a directory not known statically: {why}")),
-                        Ok(found) => sourced_file(found, &own, input).map_err(|why| format!("{cmd} {why}")),
+                        Ok(found) => named_file(found, &own, input.files)
+                            .map_err(|why| format!("{cmd} {}", why.after_command())),
                     },
                 }
             };
@@ -500,7 +519,7 @@ impl Vars {
                 at: c.span.start,
                 read,
             });
-            vars = Self::build(assigns, vars.fold_case, vars.cut, sources);
+            vars = Self::build(assigns, vars.dialect, vars.cut, sources);
         }
         vars
     }
@@ -532,35 +551,6 @@ fn sourced_key(dialect: Dialect) -> &'static str {
         Dialect::PowerShell => "sourced assignments (PowerShell)",
         _ => "sourced assignments",
     }
-}
-
-/// The first of `candidates` that is a readable file of the project, other than the
-/// script `own`: its path and display; or why there is none (said after the command).
-fn sourced_file(
-    candidates: Vec<PathBuf>,
-    own: &Path,
-    input: &Input<'_>,
-) -> Result<(PathBuf, String), String> {
-    let mut why = None;
-    for c in candidates {
-        let c = crate::fsio::normalize(&c);
-        if c == *own {
-            why.get_or_insert_with(|| "names this script itself".to_string());
-            continue;
-        }
-        let display = crate::discover::display_of(&c);
-        if input.files.read(&c, &display).is_some() {
-            return Ok((c, display));
-        }
-        let refusal = match input.files.boundary().resolve_named(&c) {
-            Err(crate::fsio::Refusal::Missing) => continue,
-            Err(crate::fsio::Refusal::Outside { link: false, .. }) => "it is outside the project",
-            Err(crate::fsio::Refusal::Outside { link: true, .. }) => "it is a link out of the project",
-            _ => "it is not a regular text file of the project under the size limit",
-        };
-        why = Some(format!("names `{display}`, which is not read: {refusal}"));
-    }
-    Err(why.unwrap_or_else(|| "names a file not found in the project".to_string()))
 }
 
 /// What the sourced file `file` assigns (its `source` commands are not followed).
@@ -888,6 +878,13 @@ impl Eval<'_> {
     /// Why `name`, set nowhere before `at`, is not known: the environment's, unless a
     /// file sourced before could not be read.
     fn unset(&self, name: &str, at: u32) -> String {
+        // PowerShell's automatic variable: the directory of the script's own file, known
+        // only where a path starts with it (`cwd::from_script_dir`).
+        if self.vars.dialect == Dialect::PowerShell && name.eq_ignore_ascii_case("PSScriptRoot") {
+            return format!(
+                "`${name}` is the directory of the script's own file, which is only followed at the start of a path (`--file`, `. PATH`, `cd`) in a script file of its own"
+            );
+        }
         let before = self.vars.sources.iter().filter(|s| s.at < at);
         let unread: Vec<&str> = before
             .clone()
@@ -1367,6 +1364,37 @@ fn with_track<R>(cx: &Ctx<'_>, f: impl FnOnce(&Track<'_>) -> R) -> R {
     })
 }
 
+/// A path word of the command starting at `at`, which runs in `cwd`, that starts at the
+/// script's own directory (`--file "$(dirname "$0")/c.yml"`, `source "$here/vars.env"`
+/// with `here="$(cd "$(dirname "$0")" && pwd)"`, `. "$PSScriptRoot\vars.ps1"`), as a `cd`
+/// reads it (`cwd::from_script_dir`): the rest of the path from there, or why it is not
+/// known — in bash, after a `cd` (`dirname "$0"` is relative to where the script started).
+/// PowerShell's `$PSScriptRoot` and cmd's `%~dp0` are absolute: a `cd` does not move them.
+/// `None`: it does not start there (or the file around the script does not run it in
+/// order); the word is then evaluated as any other.
+fn from_own_dir(
+    w: &Word,
+    cwd: &Cwd,
+    dialect: Dialect,
+    cx: &Ctx<'_>,
+    at: u32,
+) -> Option<Result<String, String>> {
+    if !cx.eval.outer.follows_cd() {
+        return None;
+    }
+    let rest = with_track(cx, |t| super::cwd::from_script_dir(w, dialect, t, at))?;
+    Some(match cwd {
+        _ if rest.is_err() || dialect != Dialect::Bash => rest,
+        Cwd::Start(p) if p.as_os_str().is_empty() => rest,
+        Cwd::Unknown(why) => Err(format!(
+            "it starts at the script's own directory as named from where the script started, and the command runs in a directory not known statically: {why}"
+        )),
+        _ => Err(
+            "it starts at the script's own directory as named from where the script started, and a `cd` before the command moved from there".into(),
+        ),
+    })
+}
+
 /// Where each of a script's commands runs.
 pub(super) fn places(script: &Script, cx: &Ctx<'_>) -> Vec<Cwd> {
     let outer = cx.eval.outer;
@@ -1608,21 +1636,10 @@ impl Options<'_, '_> {
     }
 
     /// `--file`'s setting. A path from the script's own directory (`--file
-    /// "$(dirname "$0")/c.yml"`, `$here/c.yml`), as a `cd` reads it, is looked for there
-    /// while the command runs where the script started: `dirname "$0"` is relative to that
-    /// directory, and after a `cd` it names another one (the word is then evaluated as any
-    /// other, and is not known).
+    /// "$(dirname "$0")/c.yml"`, `$here/c.yml`, `$PSScriptRoot\c.yml`) is looked for there
+    /// ([`from_own_dir`], shared with `source`).
     fn file_setting(&self, w: &Word, key: Span) -> (Setting, Span, Option<Cwd>) {
-        let outer = self.cx.eval.outer;
-        let unmoved = matches!(self.cwd, Cwd::Start(p) if p.as_os_str().is_empty());
-        let from_script = (outer.follows_cd() && unmoved)
-            .then(|| {
-                with_track(self.cx, |t| {
-                    super::cwd::from_script_dir(w, self.dialect, t, self.at)
-                })
-            })
-            .flatten();
-        let Some(rest) = from_script else {
+        let Some(rest) = from_own_dir(w, self.cwd, self.dialect, self.cx, self.at) else {
             return (self.setting(w, key, ValueKind::Str), key, None);
         };
         let written = self.cx.input.source.slice(w.inner_span()).to_string();
@@ -1667,26 +1684,15 @@ impl Options<'_, '_> {
             _ => "",
         };
         let at = from.as_ref().unwrap_or(self.cwd);
-        let found = match candidates(at, self.cx.input, work_dir.as_deref(), written) {
+        let found = match candidates(at, self.cx.input, work_dir.as_deref(), written, self.dialect) {
             Ok(candidates) => read_compute_yaml(path, *key, self.cx.input, candidates, notes),
-            Err(why) => {
-                let why = format!(
-                    "the compute YAML `{}` is named from a directory not known statically: {why}",
-                    path.written
-                );
-                if self.name.is_some() {
-                    notes.push(format!("{why}; its values are not read"));
-                }
-                return (
-                    None,
-                    self.name
-                        .is_none()
-                        .then(|| Setting::dynamic(path.written.clone(), why, path.span, Some(*key))),
-                );
-            }
+            Err(why) => Err(format!(
+                "the compute YAML `{}` is named from a directory not known statically: {why}",
+                path.written
+            )),
         };
         match found {
-            Some((display, def)) => {
+            Ok((display, def)) => {
                 self.names_the_file = self.name.is_some() && def.name.value.is_none();
                 for (p, s) in def.fields {
                     if !self.fields.iter().any(|(q, _)| *q == p) {
@@ -1695,18 +1701,22 @@ impl Options<'_, '_> {
                 }
                 (Some(display), Some(def.name))
             }
-            None if self.name.is_none() => {
-                let name = Setting::dynamic(
-                    path.written.clone(),
-                    path.why.clone().unwrap_or_else(|| {
-                        format!("the compute YAML `{}` is not in the project", path.written)
-                    }),
-                    path.span,
-                    Some(*key),
-                );
-                (None, Some(name))
+            // Never unread silently: with the name given, a note says why.
+            Err(why) if self.name.is_some() => {
+                let why = match &path.value {
+                    Some(_) => why,
+                    None => format!(
+                        "the compute YAML `{}` is not known statically: {why}",
+                        path.written
+                    ),
+                };
+                notes.push(format!("{why}; its values are not read"));
+                (None, None)
             }
-            None => (None, None),
+            Err(why) => (
+                None,
+                Some(Setting::dynamic(path.written.clone(), why, path.span, Some(*key))),
+            ),
         }
     }
 }
@@ -2528,18 +2538,27 @@ fn set_value(word: &Word, key: Span, cx: &Ctx<'_>, at: u32) -> Option<(String, S
 
 /// The compute YAML `-f` names, looked for from the script's directory up to the
 /// project's root (a script may run from any of them): its display path and definition,
-/// each value inherited (its span: where the file is named).
+/// each value inherited (its span: where the file is named); or why it is not read.
 fn read_compute_yaml(
     path: &Setting,
     key: Span,
     input: &Input<'_>,
     candidates: Vec<PathBuf>,
     notes: &mut Vec<String>,
-) -> Option<(String, ComputeDef)> {
+) -> Result<(String, ComputeDef), String> {
     let Some(Scalar::Str(written)) = &path.value else {
-        return None;
+        return Err(path
+            .why
+            .clone()
+            .unwrap_or_else(|| format!("the compute YAML `{}` is not known statically", path.written)));
     };
-    let (display, text) = find_file(candidates, input.path, input.files)?;
+    let own = crate::fsio::normalize(input.path);
+    let (file, display) =
+        named_file(candidates, &own, input.files).map_err(|why| why.of_compute_yaml(&path.written))?;
+    let text = match input.files.read(&file, &display) {
+        Some(source) => source.text.clone(),
+        None => return Err(NotRead::Missing.of_compute_yaml(&path.written)),
+    };
     let loaded = crate::load::parse_text(
         &display,
         text,
@@ -2551,8 +2570,7 @@ fn read_compute_yaml(
         super::aml_yaml::settings(doc, kind, &display)
     });
     let Some(mut def) = def else {
-        notes.push(format!("`{written}` is not a compute YAML"));
-        return None;
+        return Err(format!("`{written}` is not a compute YAML"));
     };
     let inherit = |s: &mut Setting| {
         s.span = path.span;
@@ -2566,23 +2584,35 @@ fn read_compute_yaml(
         inherit(s);
     }
     notes.push(format!("values from `{display}`"));
-    Some((display, def))
+    Ok((display, def))
 }
 
 /// Where a file a script names (`written`, its value; empty: none) may be: relative to the
 /// directory the command runs in ([`Cwd`]) from the one the script starts in — the file
 /// around it says (`work_dir`), else the script's directory or one above it inside the
-/// project — or from the script's own directory. `Err`: where it runs is not known, why.
+/// project — or from the script's own directory. A backslash separates too in
+/// PowerShell and cmd (`.\scripts\c.yml`), where it is no escape; a Windows absolute path
+/// (`C:\x`, `\\server\x`) names nothing in the project. `Err`: where it runs is not
+/// known, why.
 pub(super) fn candidates(
     at: &Cwd,
     input: &Input<'_>,
     work_dir: Option<&Path>,
     written: &str,
+    dialect: Dialect,
 ) -> Result<Vec<PathBuf>, String> {
     if written.is_empty() {
         return Ok(Vec::new());
     }
-    let rel = Path::new(written);
+    let written = match dialect {
+        Dialect::Bash => std::borrow::Cow::Borrowed(written),
+        Dialect::PowerShell | Dialect::Cmd => std::borrow::Cow::Owned(written.replace('\\', "/")),
+    };
+    let drive = written.as_bytes().get(1) == Some(&b':') && written.as_bytes()[0].is_ascii_alphabetic();
+    if drive {
+        return Ok(Vec::new());
+    }
+    let rel = Path::new(written.as_ref());
     if rel.is_absolute() {
         return Ok(vec![rel.to_path_buf()]);
     }
@@ -2594,16 +2624,68 @@ pub(super) fn candidates(
     super::cwd::candidates(at, &starts, dir, rel)
 }
 
-/// The first of `candidates` that is a file of the project: its display path (as the
-/// script's is shown) and text. The script's own file is not the file it names (a workflow
-/// called `compute.yml`).
-fn find_file(candidates: Vec<PathBuf>, script: &Path, files: &Files) -> Option<(String, String)> {
-    let own = crate::fsio::normalize(script);
-    let candidates = candidates
-        .into_iter()
-        .filter(|c| crate::fsio::normalize(c) != own);
-    let (_, display, source) = files.first_of(candidates)?;
-    Some((display, source.text.clone()))
+/// Why a file a script names is not read ([`named_file`]).
+enum NotRead {
+    /// No candidate is a file.
+    Missing,
+    /// The only one is the script itself (a workflow called `compute.yml`).
+    Itself,
+    /// This candidate (as shown) is refused: why (`it is outside the project`).
+    Refused(String, &'static str),
+}
+
+impl NotRead {
+    /// Said after the command that names the file (`source x` on line 3 …).
+    fn after_command(&self) -> String {
+        match self {
+            NotRead::Missing => "names a file not found in the project".into(),
+            NotRead::Itself => "names this script itself".into(),
+            NotRead::Refused(display, why) => format!("names `{display}`, which is not read: {why}"),
+        }
+    }
+
+    /// Said of the compute YAML `written` that `--file` names.
+    fn of_compute_yaml(&self, written: &str) -> String {
+        match self {
+            NotRead::Missing => format!("the compute YAML `{written}` is not in the project"),
+            NotRead::Itself => {
+                format!(
+                    "the compute YAML `{written}` is not in the project (the file it names is this script itself)"
+                )
+            }
+            NotRead::Refused(display, why) => {
+                format!("the compute YAML `{written}` names `{display}`, which is not read: {why}")
+            }
+        }
+    }
+}
+
+/// The first of `candidates` that is a readable file of the project, other than the
+/// script `own` (a workflow called `compute.yml` does not name itself): its path and
+/// display (as the script's is shown); or why there is none.
+fn named_file(candidates: Vec<PathBuf>, own: &Path, files: &Files) -> Result<(PathBuf, String), NotRead> {
+    let mut why = NotRead::Missing;
+    for c in candidates {
+        let c = crate::fsio::normalize(&c);
+        if c == *own {
+            if matches!(why, NotRead::Missing) {
+                why = NotRead::Itself;
+            }
+            continue;
+        }
+        let display = crate::discover::display_of(&c);
+        if files.read(&c, &display).is_some() {
+            return Ok((c, display));
+        }
+        let refusal = match files.boundary().resolve_named(&c) {
+            Err(crate::fsio::Refusal::Missing) => continue,
+            Err(crate::fsio::Refusal::Outside { link: false, .. }) => "it is outside the project",
+            Err(crate::fsio::Refusal::Outside { link: true, .. }) => "it is a link out of the project",
+            _ => "it is not a regular text file of the project under the size limit",
+        };
+        why = NotRead::Refused(display, refusal);
+    }
+    Err(why)
 }
 
 // --- A command built in a variable, run by `eval` ------------------------------------

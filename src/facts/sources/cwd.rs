@@ -510,11 +510,11 @@ fn script_dir(w: &Word, d: Dialect, t: &Track<'_>) -> Option<Result<Option<Vec<W
                     .filter(|c| !c.is_whitespace() && *c != '"' && *c != '\'')
                     .collect()
             };
-            BASH_SCRIPT_DIR.contains(&spelt(p.span()).as_str())
+            is_bash_script_dir(&spelt(p.span()))
                 // A variable assigned the script's directory once, unconditionally.
                 || match p {
                     WordPart::Var { name, .. } => (t.sole_value)(name, w.span.start)
-                        .is_some_and(|v| BASH_SCRIPT_DIR.contains(&spelt(v).as_str())),
+                        .is_some_and(|v| is_bash_script_dir(&spelt(v))),
                     _ => false,
                 }
         }
@@ -523,7 +523,8 @@ fn script_dir(w: &Word, d: Dialect, t: &Track<'_>) -> Option<Result<Option<Vec<W
     found.then(|| Ok((!rest.is_empty()).then(|| rest.to_vec())))
 }
 
-/// The bash spellings of the script's own directory, written without blanks and quotes.
+/// The bash spellings of the script's own directory, written without blanks and quotes
+/// ([`is_bash_script_dir`] also takes them inside `$(cd … && pwd)`).
 const BASH_SCRIPT_DIR: &[&str] = &[
     "$(dirname$0)",
     "$(dirname${0})",
@@ -539,15 +540,33 @@ const BASH_SCRIPT_DIR: &[&str] = &[
     "${0%/*}",
     "${BASH_SOURCE%/*}",
     "${BASH_SOURCE[0]%/*}",
-    // `DIR="$( cd "$( dirname "${BASH_SOURCE[0]}" )" >/dev/null 2>&1 && pwd )"`.
-    "$(cd$(dirname$0)&&pwd)",
-    "$(cd$(dirname$BASH_SOURCE)&&pwd)",
-    "$(cd$(dirname${BASH_SOURCE[0]})&&pwd)",
-    "$(cd$(dirname${BASH_SOURCE[0]})&&pwd-P)",
-    "$(cd$(dirname${BASH_SOURCE[0]})>/dev/null&&pwd)",
-    "$(cd$(dirname${BASH_SOURCE[0]})>/dev/null2>&1&&pwd)",
-    "$(cd--$(dirname--${BASH_SOURCE[0]})&>/dev/null&&pwd)",
 ];
+
+/// Whether `spelt` (written without blanks and quotes) is the script's own directory: one
+/// of [`BASH_SCRIPT_DIR`], or one in `$(cd … && pwd)` (`cd -P`, `pwd -P`), with `--` and
+/// the redirections of the common idiom (`>/dev/null 2>&1`, `&> /dev/null`) dropped:
+/// `DIR="$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )"`.
+fn is_bash_script_dir(spelt: &str) -> bool {
+    let mut s = spelt.to_string();
+    for noise in [
+        "&>/dev/null",
+        "2>/dev/null",
+        "1>/dev/null",
+        ">/dev/null",
+        "2>&1",
+        "--",
+    ] {
+        s = s.replace(noise, "");
+    }
+    if BASH_SCRIPT_DIR.contains(&s.as_str()) {
+        return true;
+    }
+    let inner = s
+        .strip_prefix("$(cd")
+        .map(|r| r.strip_prefix("-P").unwrap_or(r))
+        .and_then(|r| r.strip_suffix("&&pwd)").or_else(|| r.strip_suffix("&&pwd-P)")));
+    inner.is_some_and(|i| BASH_SCRIPT_DIR.contains(&i))
+}
 
 /// The directory `at` (where a command runs) with `file` in it, as candidates: `starts`
 /// are the directories the script may start in, `script_dir` its own. `None` when not

@@ -160,7 +160,8 @@ pub fn from_script(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
         let at = c.span.start;
         let work_dir = cx.eval.outer.work_dir();
         let value = |w: &Word| cx.eval.word(w, at).value;
-        let locate = |text: &str| az_cli::candidates(cwd, cx.input, work_dir.as_deref(), text);
+        let dialect = cx.eval.vars.dialect();
+        let locate = |text: &str| az_cli::candidates(cwd, cx.input, work_dir.as_deref(), text, dialect);
         let mut template = None;
         let mut passed = Vec::new();
         let rest = &words[3..];
