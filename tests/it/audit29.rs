@@ -1,35 +1,7 @@
 //! Audit 29 (issue 35): compute definitions read from shell, CI files, Terraform and Bicep.
 
-use crate::common::{json_check, project, write};
+use crate::common::{codes_in, findings, json_check, project, write};
 use serde_json::Value;
-
-/// (code, path, line, message) of every finding, sorted.
-fn findings(json: &Value) -> Vec<(String, String, u64, String)> {
-    let mut out: Vec<_> = json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["code"].as_str().unwrap().to_string(),
-                d["path"].as_str().unwrap().to_string(),
-                d["range"]["start"]["line"].as_u64().unwrap(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// The codes and lines of the findings in `path`.
-fn codes_in(json: &Value, path: &str) -> Vec<(String, u64)> {
-    findings(json)
-        .into_iter()
-        .filter(|f| f.1 == path)
-        .map(|f| (f.0, f.2))
-        .collect()
-}
 
 const CLUSTER: &str = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 1\nmax_instances: 1\n";
 const INSTANCE: &str = "$schema: https://azuremlschemas.azureedge.net/latest/computeInstance.schema.json\ntype: computeinstance\nsize: STANDARD_DS3_v2\n";

@@ -2,36 +2,8 @@
 //! network settings, Terraform's `try`, Bicep module loops over the caller's list,
 //! `dynamic` blocks, `loadJsonContent`, and a module's `properties` object.
 
-use crate::common::{json_check, project, write};
+use crate::common::{codes_in, findings, json_check, project, write};
 use serde_json::Value;
-
-/// (code, path, line, message) of every finding, sorted.
-fn findings(json: &Value) -> Vec<(String, String, u64, String)> {
-    let mut out: Vec<_> = json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["code"].as_str().unwrap().to_string(),
-                d["path"].as_str().unwrap().to_string(),
-                d["range"]["start"]["line"].as_u64().unwrap(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// The codes and lines of the findings in `path`.
-fn codes_in(json: &Value, path: &str) -> Vec<(String, u64)> {
-    findings(json)
-        .into_iter()
-        .filter(|f| f.1 == path)
-        .map(|f| (f.0, f.2))
-        .collect()
-}
 
 fn check(d: &std::path::Path) -> Value {
     json_check(d, &["--no-config", "--fail-on", "never", "."]).1

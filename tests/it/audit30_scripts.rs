@@ -4,19 +4,9 @@
 
 use serde_json::Value;
 
-use crate::common::{json_check, project, write};
+use crate::common::{findings, inventory, json_check, project, write};
 
 const NC6: &str = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\ntype: amlcompute\nsize: Standard_NC6\n";
-
-/// `amlint inventory --format json .` in `root`.
-fn inventory(root: &std::path::Path) -> Value {
-    let out = crate::common::amlint_wide(root)
-        .args(["inventory", "--no-config", "--format", "json", "."])
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
 
 /// Every definition of the inventory (named or not), by path and line: (name or why
 /// not known, size or why not known, notes).
@@ -63,24 +53,6 @@ fn at(
         .find(|d| d.0 == path && d.1 == line)
         .unwrap_or_else(|| panic!("no definition at {path}:{line}: {defs:#?}"));
     (d.2.clone(), d.3.clone(), d.4.clone())
-}
-
-/// (code, path, line) of every finding, sorted.
-fn findings(json: &Value) -> Vec<(String, String, u64)> {
-    let mut out: Vec<_> = json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["code"].as_str().unwrap().to_string(),
-                d["path"].as_str().unwrap().to_string(),
-                d["range"]["start"]["line"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
 }
 
 fn retired_at(json: &Value, path: &str) -> Vec<u64> {

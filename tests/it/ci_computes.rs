@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::common::{helps, json_check, messages, project, write};
+use crate::common::{check_clean as check, compute, helps, inventory, messages, project, write};
 
 fn codes(json: &Value, path: &str) -> Vec<String> {
     json["diagnostics"]
@@ -16,32 +16,6 @@ fn codes(json: &Value, path: &str) -> Vec<String> {
         .filter(|x| x["path"] == path)
         .map(|x| x["code"].as_str().unwrap_or("").to_string())
         .collect()
-}
-
-fn check(root: &std::path::Path) -> Value {
-    let (_, json) = json_check(root, &["--no-config", "--fail-on", "never", "."]);
-    assert!(!json.to_string().contains("AML000"), "no internal error: {json}");
-    json
-}
-
-/// `amlint inventory --format json .` in `root`.
-fn inventory(root: &std::path::Path) -> Value {
-    let out = crate::common::amlint_wide(root)
-        .args(["inventory", "--no-config", "--format", "json", "."])
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-/// The inventory's compute named `name`.
-fn compute<'a>(inv: &'a Value, name: &str) -> &'a Value {
-    inv["computes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no compute `{name}`: {inv}"))
 }
 
 const CALL: &str = "on: workflow_dispatch\njobs:\n  create-compute:\n    uses: Azure/mlops-templates/.github/workflows/create-compute.yml@REF\n    with:\n      cluster_name: NAME\n      size: Standard_D4s_v5\n      min_instances: 0\n      max_instances: 4\n      cluster_tier: dedicated\n      resource_group: rg\n      workspace_name: ws\nEXTRA    secrets: inherit\n";

@@ -105,3 +105,59 @@ pub fn messages(json: &serde_json::Value, path: &str) -> Vec<String> {
 pub fn helps(json: &serde_json::Value, path: &str) -> Vec<String> {
     code_and(json, path, "help")
 }
+
+/// (code, path, line, message) of every finding, sorted.
+pub fn findings(json: &serde_json::Value) -> Vec<(String, String, u64, String)> {
+    let mut out: Vec<_> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["path"].as_str().unwrap().to_string(),
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The codes and lines of the findings in `path`, sorted.
+pub fn codes_in(json: &serde_json::Value, path: &str) -> Vec<(String, u64)> {
+    findings(json)
+        .into_iter()
+        .filter(|f| f.1 == path)
+        .map(|f| (f.0, f.2))
+        .collect()
+}
+
+/// `amlint check --no-config --fail-on never --format json .` in `root`, asserting that
+/// no internal error (AML000) was reported.
+pub fn check_clean(root: &Path) -> serde_json::Value {
+    let (_, json) = json_check(root, &["--no-config", "--fail-on", "never", "."]);
+    assert!(!json.to_string().contains("AML000"), "no internal error: {json}");
+    json
+}
+
+/// `amlint inventory --no-config --format json .` in `root`.
+pub fn inventory(root: &Path) -> serde_json::Value {
+    let out = amlint_wide(root)
+        .args(["inventory", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The inventory's compute named `name`.
+pub fn compute<'a>(inv: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no compute `{name}`: {inv}"))
+}

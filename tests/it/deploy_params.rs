@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{json_check, project, write};
+use crate::common::{inventory, json_check, project, write};
 
 const TEMPLATE: &str = r#"{
   "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
@@ -70,15 +70,6 @@ fn check(d: &Path) -> Value {
     let (code, json) = json_check(d, &["--no-config", "--fail-on", "never", "."]);
     assert_eq!(code, Some(0), "{json}");
     json
-}
-
-fn inventory(d: &Path) -> Value {
-    let out = crate::common::amlint(d)
-        .args(["inventory", "--no-config", "--format", "json", "."])
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 /// Every definition the inventory lists in `path`: (name, size, notes joined).

@@ -4,31 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{json_check, project, write};
-
-fn check(root: &std::path::Path) -> Value {
-    let (_, json) = json_check(root, &["--no-config", "--fail-on", "never", "."]);
-    assert!(!json.to_string().contains("AML000"), "no internal error: {json}");
-    json
-}
-
-fn inventory(root: &std::path::Path) -> Value {
-    let out = crate::common::amlint_wide(root)
-        .args(["inventory", "--no-config", "--format", "json", "."])
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn compute<'a>(inv: &'a Value, name: &str) -> &'a Value {
-    inv["computes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == name)
-        .unwrap_or_else(|| panic!("no compute `{name}`: {inv}"))
-}
+use crate::common::{check_clean as check, compute, inventory, project, write};
 
 /// The one definition of `name` in the inventory.
 fn definition<'a>(inv: &'a Value, name: &str) -> &'a Value {
