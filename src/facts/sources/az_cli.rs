@@ -3100,14 +3100,17 @@ impl Evals<'_> {
                     true,
                     _,
                 ) => push_pieces(pieces, len, full, parts, cond, a.span.start, e.span.start, cx),
-                (Holds::Unset, true, _) | (_, false, false) => {
+                (Holds::Unset, true, _) | (_, false, false) | (Holds::Unset, false, true) => {
+                    // A first assignment under a condition: its text is known, and the
+                    // condition is said of the whole (`under`), not of each piece.
+                    let first_under = !append && maybe;
                     let (mut pieces, mut len, mut full) = (Vec::new(), 0, false);
                     push_pieces(
                         &mut pieces,
                         &mut len,
                         &mut full,
                         parts,
-                        cond,
+                        if first_under { None } else { cond },
                         a.span.start,
                         e.span.start,
                         cx,
@@ -3116,26 +3119,7 @@ impl Evals<'_> {
                         pieces,
                         len,
                         full,
-                        under: None,
-                    };
-                }
-                (Holds::Unset, false, true) => {
-                    let (mut pieces, mut len, mut full) = (Vec::new(), 0, false);
-                    push_pieces(
-                        &mut pieces,
-                        &mut len,
-                        &mut full,
-                        parts,
-                        None,
-                        a.span.start,
-                        e.span.start,
-                        cx,
-                    );
-                    holds = Holds::Known {
-                        pieces,
-                        len,
-                        full,
-                        under: Some(line),
+                        under: first_under.then_some(line),
                     };
                 }
                 (_, false, true) => {
