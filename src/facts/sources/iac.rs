@@ -288,7 +288,7 @@ fn arm_function_of(name: &str, args: &[Ev]) -> Option<Ev> {
 
 /// ARM's and Bicep's deterministic string and array functions that depend only on their
 /// arguments (`lower`: the name lower-cased): `take`, `skip`, `substring`, `replace`,
-/// `join`, `length`, `padLeft`, `min`, `max`, `startsWith`, `endsWith`. Strings are
+/// `join`, `length`, `padLeft`, `range`, `min`, `max`, `startsWith`, `endsWith`. Strings are
 /// counted as ARM counts them (.NET: UTF-16 code units). An argument that is not known
 /// makes the result unknown with that argument's reason; arguments ARM rejects (a
 /// `substring` out of the string, an empty `replace` pattern...) make it unknown with
@@ -339,6 +339,31 @@ fn arm_pure_function(name: &str, lower: &str, args: &[Ev]) -> Option<Ev> {
             _ => Err(Ev::unknown(format!("`{name}()` takes one argument"))),
         },
         "padleft" => pad_left(name, args),
+        "range" => (|| {
+            let [start, count] = args else {
+                return Err(Ev::unknown(format!("`{name}()` takes two arguments")));
+            };
+            let start = int_arg(name, start, "start index")?;
+            let count = int_arg(name, count, "count")?;
+            // Resource Manager rejects a negative count, more than 10,000 items, and an
+            // end beyond a 32-bit integer.
+            if count < 0
+                || count > 10_000
+                || start
+                    .checked_add(count)
+                    .is_none_or(|end| end > i64::from(i32::MAX))
+            {
+                return Err(Ev::unknown(format!(
+                    "`{name}({start}, {count})` fails at deployment"
+                )));
+            }
+            if count as usize > MAX_ITEMS {
+                return Err(Ev::unknown(format!(
+                    "`{name}({start}, {count})` has more items than amlint expands ({MAX_ITEMS})"
+                )));
+            }
+            Ok(Ev::new(V::List((start..start + count).map(Ev::int).collect())))
+        })(),
         "min" | "max" => (|| {
             let list: &[Ev] = match args {
                 [Ev { v: V::List(l), .. }] => l,
@@ -1049,7 +1074,8 @@ pub fn index_of(v: &Ev, index: &Ev, fold: bool) -> Ev {
 }
 
 /// A JSON value of another file (no origin: the literal is not in the defining file); a
-/// string that is an ARM expression (`[...]`) is unknown when `arm`.
+/// string that is an ARM expression (`[...]`), or a placeholder of the Azure quickstart
+/// templates' test pipeline ([`quickstart_placeholder`]), is unknown when `arm`.
 pub fn json_value(
     doc: &crate::document::Document,
     id: crate::document::NodeId,
@@ -1064,6 +1090,10 @@ pub fn json_value(
         Value::Str(s) if arm && s.starts_with('[') && s.ends_with(']') && !s.starts_with("[[") => {
             Ev::unknown(format!("`{s}` in a parameters file"))
         }
+        Value::Str(s) if arm && quickstart_placeholder(s) => Ev::unknown(format!(
+            "`{s}` in a parameters file is a placeholder that the Azure quickstart templates' test \
+             pipeline replaces at each deployment"
+        )),
         Value::Str(s) => Ev::text(s.to_string()),
         Value::Int(i) => Ev::int(*i),
         Value::Bool(b) => Ev::boolean(*b),
@@ -1962,6 +1992,22 @@ pub fn inner_if_plain(text: &str, span: Span, open: usize, close: usize, value: 
     let start = span.start as usize + open;
     let end = (span.end as usize).checked_sub(close)?;
     (start <= end && text.get(start..end) == Some(value)).then(|| Span::new(start as u32, end as u32))
+}
+
+/// A value of the Azure quickstart templates' parameters files that their test pipeline
+/// replaces at each deployment (`GEN-UNIQUE`, `GEN-UNIQUE-8`, `GEN-PASSWORD`, `GEN-GUID`,
+/// `GEN-SSH-PUB-KEY`, `GET-PREREQ-workspaceName`; the quickstart repository's contribution
+/// guide): not the name or setting deployed. Seven samples of one such repository each
+/// named their compute `GEN-UNIQUE-8`, and conflicted (audit 31, case 03).
+pub fn quickstart_placeholder(s: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "GEN-UNIQUE",
+        "GEN-PASSWORD",
+        "GEN-GUID",
+        "GEN-SSH-",
+        "GET-PREREQ-",
+    ];
+    PREFIXES.iter().any(|p| s.starts_with(p)) && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-')
 }
 
 /// The (line, column) where `span` starts in `text`, for the readers' tests.

@@ -53,14 +53,52 @@ pub const READERS: &[Reader] = &[
     jenkins::READER,
 ];
 
+/// Each reader's [`Reader::needles`] and [`Reader::defines`] (same order as [`READERS`]),
+/// each compiled once into one automaton that finds any of them in one pass over a file.
+/// A byte search per word cost twice as much on the corpus, where every YAML file is
+/// searched for the workflows reader's sixteen words (BENCHMARKS.md, "The byte
+/// pre-filter").
+static WORDS: std::sync::LazyLock<Vec<[Words; 2]>> = std::sync::LazyLock::new(|| {
+    READERS
+        .iter()
+        .map(|r| [Words::new(r.needles), Words::new(r.defines)])
+        .collect()
+});
+
+/// Words to find in a file: none (every file has them), or an automaton of them.
+struct Words(Option<aho_corasick::AhoCorasick>);
+
+impl Words {
+    fn new(words: &[&str]) -> Self {
+        // The words are the readers' constants: the automaton is always built (a few
+        // dozen short words); were it not, `mentions` searches word by word.
+        // Leftmost-first, so that the search uses the vectorised Teddy searcher (with the
+        // standard kind of match it has only a prefilter of rare bytes, which YAML's
+        // common bytes defeat).
+        // The automaton behind it is the cheapest to build (a DFA cost more to build, 6.7 M
+        // instructions, than every search of the corpus); Teddy rarely hands it a file.
+        let automaton = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+            .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+            .build(words);
+        Words((!words.is_empty()).then(|| automaton.ok()).flatten())
+    }
+
+    /// Whether `text` holds one of `words` (the words this was built from).
+    fn in_text(&self, words: &[&str], text: &[u8]) -> bool {
+        match &self.0 {
+            Some(automaton) => automaton.is_match(text),
+            None => mentions(text, words),
+        }
+    }
+}
+
 /// Whether a reader that looks for its words (not the Azure ML YAML reader, which reads
 /// every compute document by its kind) reads the file `display` of text `text`: what
 /// [`read`] would hand to such a reader.
 pub fn searched_by_words(display: &str, text: &[u8]) -> bool {
     let name = file_name(display);
-    READERS
-        .iter()
-        .any(|r| !r.needles.is_empty() && reads(r, &name, text))
+    (0..READERS.len()).any(|i| !READERS[i].needles.is_empty() && reads(i, &name, text))
 }
 
 /// Whether a reader that looks for its words would read the file `display` at `path`,
@@ -78,15 +116,20 @@ pub fn searched_on_disk(display: &str, path: &std::path::Path, files: &Files) ->
 /// that defines a compute itself ([`Reader::defines`]).
 pub fn defined_by_words(display: &str, text: &[u8]) -> bool {
     let name = file_name(display);
-    READERS
-        .iter()
-        .any(|r| !r.defines.is_empty() && (r.wants)(&name) && mentions(text, r.defines))
+    (0..READERS.len())
+        .any(|i| !READERS[i].defines.is_empty() && (READERS[i].wants)(&name) && defines(i, text))
 }
 
-/// Whether `reader` reads a file named `name` (lower case) of text `text`: it wants the
-/// name, and the text holds one of its words.
-fn reads(reader: &Reader, name: &str, text: &[u8]) -> bool {
-    (reader.wants)(name) && mentions(text, reader.needles)
+/// Whether the reader `READERS[i]` reads a file named `name` (lower case) of text `text`:
+/// it wants the name, and the text holds one of its words.
+fn reads(i: usize, name: &str, text: &[u8]) -> bool {
+    (READERS[i].wants)(name) && WORDS[i][0].in_text(READERS[i].needles, text)
+}
+
+/// Whether `text` holds one of the words of a file that defines a compute for the reader
+/// `READERS[i]` ([`Reader::defines`]).
+fn defines(i: usize, text: &[u8]) -> bool {
+    WORDS[i][1].in_text(READERS[i].defines, text)
 }
 
 /// The compute definitions a file holds, read by every reader that wants it, and the
@@ -95,13 +138,13 @@ pub fn read(input: &Input<'_>) -> Definitions {
     let name = input.file_name();
     let mut found = Definitions::default();
     let text = input.source.text.as_bytes();
-    for reader in READERS {
-        if reads(reader, &name, text) {
+    for (i, reader) in READERS.iter().enumerate() {
+        if reads(i, &name, text) {
             let before = found.unread.is_some();
             (reader.read)(input, &mut found);
             // A file beyond the reader's limits is reported only when it may define a
             // compute itself (not for a `module` or an `import` alone).
-            if !before && found.unread.is_some() && !found.unread_defines && !mentions(text, reader.defines) {
+            if !before && found.unread.is_some() && !found.unread_defines && !defines(i, text) {
                 found.unread = None;
             }
         }
@@ -219,6 +262,37 @@ mod tests {
         ".github/workflows/ci.yml",
         "azure-pipelines.yml",
     ];
+
+    /// The compiled words find what the word-by-word search finds: in each word alone, in
+    /// a word cut short by one byte (found by neither, unless a shorter word is in it), in
+    /// words run together, and in text that holds none.
+    #[test]
+    fn compiled_words_agree_with_the_byte_search() {
+        for (i, reader) in READERS.iter().enumerate() {
+            for (words, compiled) in [(reader.needles, &WORDS[i][0]), (reader.defines, &WORDS[i][1])] {
+                assert_eq!(compiled.0.is_some(), !words.is_empty(), "{}", reader.name);
+                let mut texts: Vec<Vec<u8>> = vec![b"".to_vec(), b"az ml job create -f j.yml\n".to_vec()];
+                for word in words {
+                    texts.push(format!("x {word} y").into_bytes());
+                    texts.push(word.as_bytes()[..word.len() - 1].to_vec());
+                }
+                texts.push(words.concat().into_bytes());
+                for text in &texts {
+                    assert_eq!(
+                        compiled.in_text(words, text),
+                        mentions(text, words),
+                        "{}: {:?}",
+                        reader.name,
+                        String::from_utf8_lossy(text)
+                    );
+                }
+                if !words.is_empty() {
+                    assert!(compiled.in_text(words, format!("x {} y", words[0]).as_bytes()));
+                    assert!(!compiled.in_text(words, b"az ml job create -f j.yml"));
+                }
+            }
+        }
+    }
 
     #[test]
     fn needles_are_searched_as_bytes() {

@@ -599,17 +599,21 @@ impl<'m> Module<'m> {
         }
     }
 
-    /// The instances of `count = <c>`: one per index of a literal count; else one whose
-    /// `count.index` is not known, the count noted in `notes`.
+    /// The instances of `count = <c>`: one per index of a known count (a literal, a
+    /// variable's default, `length()` of a known list); else one whose `count.index` is not
+    /// known, the count noted in `notes`.
     fn count(&self, c: &'m Expression, notes: &mut Vec<String>) -> Vec<Instance> {
         let at = At { file: 0, expr: c };
         let written = self.written(at);
-        // Only a literal count is expanded: one that a variable decides may be set
-        // otherwise by the module's caller (`var.enabled ? 1 : 0` with a default of
-        // `false` still describes the compute the caller may enable).
+        // A count of 0 is taken as written only when literal: one that a variable
+        // decides may be set otherwise by the module's caller (`var.enabled ? 1 : 0` with
+        // a default of `false` still describes the compute the caller may enable). A
+        // count a variable's default or a known list gives is expanded, as a `for_each`
+        // over them is (audit 31, case 02: `count = var.n`, `length(local.users)`).
         let literal = matches!(c, Expression::Number(_));
+        let least = if literal { 0 } else { 1 };
         match self.eval(at, &Vec::new(), 0).v {
-            V::Int(n) if literal && (0..=iac::MAX_ITEMS as i64).contains(&n) => (0..n)
+            V::Int(n) if (least..=iac::MAX_ITEMS as i64).contains(&n) => (0..n)
                 .map(|i| {
                     (
                         vec![("count.index".into(), Ev::int(i))],
