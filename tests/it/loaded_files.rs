@@ -264,6 +264,7 @@ fn the_aml_compute_action_defines_the_compute_of_its_parameters_file() {
         notes.contains("`max_nodes` is the action's default, 4"),
         "{notes}"
     );
+    assert!(notes.contains("takes no `enable_node_public_ip`"), "{notes}");
     // A file without `name` or `vm_size`: the repository's name (not known), the
     // action's default size.
     write(

@@ -1934,6 +1934,12 @@ fn aml_compute_action(
             As::Count,
             None,
         );
+        field(
+            "remote_login_port_public_access",
+            "ssh_public_access_enabled",
+            As::Enabled,
+            None,
+        );
     } else {
         field("agent_count", "agent_count", As::Count, None);
     }
@@ -1947,6 +1953,11 @@ fn aml_compute_action(
     }
     def.notes.extend(notes.into_inner());
     def.notes.extend(defaults);
+    if ty == "amlcompute" {
+        def.notes.push(
+            "the Azure/aml-compute action takes no `enable_node_public_ip`: its nodes get public IP addresses (azureml-core's default), whatever the parameters file says".into(),
+        );
+    }
     def.notes.push(
         "the Azure/aml-compute action creates it only when no compute of that name exists; an existing one is not updated".into(),
     );
