@@ -201,18 +201,14 @@ fn a_dynamic_scale_settings_block_is_read_from_its_content_or_unknown() {
     );
 }
 
-/// Case 09 (defect 7, its reason only): `loadJsonContent('config/compute.json')` is loaded
-/// when Bicep compiles the template, not by Resource Manager at deployment: the values it
-/// gives are unknown with that said, never the false reason.
+/// Case 09 (defect 7): `loadJsonContent('config/compute.json')` is loaded when Bicep
+/// compiles the template, not by Resource Manager at deployment: when the file is not
+/// there, the values it gives are unknown with that said, never the false reason (the file
+/// read: `loaded_files.rs`).
 #[test]
 fn bicep_load_json_content_is_unknown_with_a_true_reason() {
     let dir = project();
     let d = dir.path();
-    write(
-        d,
-        "config/compute.json",
-        "{\"clusterName\": \"json-cluster\", \"vmSize\": \"Standard_NC6\"}\n",
-    );
     write(
         d,
         "main.bicep",
@@ -232,7 +228,7 @@ fn bicep_load_json_content_is_unknown_with_a_true_reason() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("`loadJsonContent()` loads `config/compute.json` when the template is compiled, and amlint does not read it"),
+        text.contains("`loadJsonContent()` loads `config/compute.json` when the template is compiled, and amlint cannot read it: it is missing"),
         "{text}"
     );
     assert!(!text.contains("evaluated by Azure Resource Manager"), "{text}");

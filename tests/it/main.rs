@@ -42,6 +42,7 @@ mod iac;
 mod ide;
 mod inventory;
 mod layers;
+mod loaded_files;
 mod loader_props;
 mod lsp;
 mod nested_config;

@@ -103,6 +103,7 @@ impl Walk<'_> {
         (given, given_strict): (HashMap<String, Ev>, HashMap<String, Ev>),
     ) -> Vec<ComputeDef> {
         let mut b = Bicep::new(text, lx);
+        b.load = Some((self.files, dir.to_path_buf(), display.to_string()));
         b.given = given;
         b.given_strict = given_strict;
         b.entry = self.chain.len() == 1;
@@ -741,6 +742,9 @@ struct Bicep<'a> {
     memo: RefCell<HashMap<String, Ev>>,
     memo_strict: RefCell<HashMap<String, Ev>>,
     busy: RefCell<Vec<String>>,
+    /// The project's files and this file's folder and displayed path, for the files
+    /// `loadJsonContent()` and its kin load (`None`: not read).
+    load: Option<(&'a Files, PathBuf, String)>,
 }
 
 impl<'a> Bicep<'a> {
@@ -758,6 +762,7 @@ impl<'a> Bicep<'a> {
             memo: Default::default(),
             memo_strict: Default::default(),
             busy: Default::default(),
+            load: None,
         };
         for (a, z) in statements(lx, 0, lx.toks.len()) {
             let a = skip_decorators(lx, a, z);
@@ -1356,6 +1361,9 @@ impl<'a> Bicep<'a> {
         };
         if open < z && t[open].is("(") {
             let c = self.lx.close[open];
+            if matches!(fname, "loadJsonContent" | "loadYamlContent" | "loadTextContent") {
+                return (self.load_content(fname, open, c, env, depth), c + 1);
+            }
             let args: Vec<Ev> = fields(self.lx, open + 1, c)
                 .into_iter()
                 .map(|(fa, fz)| self.eval(fa, fz, env, depth + 1))
@@ -1384,13 +1392,96 @@ impl<'a> Bicep<'a> {
     }
 }
 
+impl Bicep<'_> {
+    /// `loadJsonContent('config/compute.json', '$.computes')` and its kin (`(` at `open`,
+    /// `)` at `c`): Bicep reads the file when it compiles the template (audit 30, case 09),
+    /// from a literal path relative to this file; amlint reads it likewise, through the
+    /// project's files (inside the project, a regular file under the size limit), each
+    /// value noted with where the file writes it.
+    #[inline(never)]
+    fn load_content(&self, fname: &str, open: usize, c: usize, env: &Env, depth: usize) -> Ev {
+        let args = fields(self.lx, open + 1, c);
+        let literal = args.first().and_then(|&(fa, fz)| {
+            let tok = &self.lx.toks[fa];
+            (fz == fa + 1 && tok.k == K::Str).then(|| tok.text.clone())
+        });
+        let Some(rel) = literal else {
+            return Ev::unknown(format!(
+                "`{fname}()` is given a path that is not a string literal, which Bicep refuses"
+            ));
+        };
+        let Some((files, dir, display)) = &self.load else {
+            return Ev::unknown(format!(
+                "`{fname}()` loads `{rel}` when the template is compiled, and amlint does not read it here"
+            ));
+        };
+        let shown = iac::beside(display, &rel);
+        let unread = |what: &str| {
+            Ev::unknown(format!(
+                "`{fname}()` loads `{shown}` when the template is compiled, and {what}"
+            ))
+        };
+        if rel.contains(':') || rel.starts_with('/') || rel.starts_with('\\') {
+            return unread("amlint reads only a file of the project by its relative path");
+        }
+        let path = crate::fsio::normalize(&dir.join(&rel));
+        let Some(src) = files.read(
+            &path,
+            &crate::fsio::normalize(Path::new(&shown)).to_string_lossy(),
+        ) else {
+            return unread(
+                "amlint cannot read it: it is missing, outside the project, not a regular text file, or over the size limit",
+            );
+        };
+        let how = format!("which `{fname}()` loads when the template is compiled");
+        let whole = match fname {
+            "loadTextContent" => {
+                return Ev::text(src.text.clone())
+                    .with_note(Some(format!("the text of {}, {how}", src.path)));
+            }
+            _ => {
+                let format = if fname == "loadJsonContent" {
+                    crate::load::Format::Json
+                } else {
+                    crate::load::Format::Yaml
+                };
+                let loaded = crate::load::parse_source(src.clone(), format, &Default::default());
+                let kind = if fname == "loadJsonContent" {
+                    "JSON"
+                } else {
+                    "YAML"
+                };
+                match loaded.documents.as_slice() {
+                    [doc] if !doc.partial && loaded.diagnostics.is_empty() => match doc.root {
+                        Some(root) => iac::file_value(&src, doc, root, &how, ""),
+                        None => return unread(&format!("it holds no {kind} value")),
+                    },
+                    _ => return unread(&format!("it is not one valid {kind} document")),
+                }
+            }
+        };
+        let Some(&(pa, pz)) = args.get(1) else {
+            return whole;
+        };
+        let filter = self.eval(pa, pz, env, depth + 1);
+        let Some(written) = filter.known_str() else {
+            return unread("its path filter is not known statically");
+        };
+        iac::json_path(&whole, &written).unwrap_or_else(|| {
+            unread(&format!(
+                "its path filter `{written}` is not one amlint reads (only `$.a.b`, `$.a[0]`, `$['a']`)"
+            ))
+        })
+    }
+}
+
 #[inline(never)]
 fn call(fname: &str, args: &[Ev]) -> Ev {
     if fname == "readEnvironmentVariable" {
         return read_environment_variable(args);
     }
     // Bicep reads these files when it compiles the template, not Resource Manager (audit
-    // 30, case 09); amlint does not read them yet.
+    // 30, case 09): `loadJsonContent()` and its kin are read by `Bicep::load_content`.
     if matches!(
         fname,
         "loadJsonContent" | "loadYamlContent" | "loadTextContent" | "loadFileAsBase64"

@@ -1121,6 +1121,108 @@ pub fn json_value(
     }
 }
 
+/// A value of a JSON or YAML file another file reads (a Bicep `loadJsonContent()`, a
+/// GitHub Action's parameters file): each scalar noted with where it is written there
+/// (`config/compute.json:1:30`) and `how` the file is read, since its literal is not in the
+/// defining file (no origin).
+pub fn file_value(
+    src: &crate::source::SourceFile,
+    doc: &crate::document::Document,
+    id: crate::document::NodeId,
+    how: &str,
+    key: &str,
+) -> Ev {
+    use crate::document::Value;
+    if key.len() > 512 || key.bytes().filter(|b| matches!(b, b'.' | b'[')).count() > 32 {
+        return Ev::unknown(format!("a value of {} is nested too deeply", src.path));
+    }
+    let node = doc.node(doc.resolve(id));
+    let at = || {
+        let p = src.position(node.span.start);
+        let key = if key.is_empty() { "the value" } else { key };
+        Some(format!(
+            "`{key}` is read from {}:{}:{}, {how}",
+            src.path, p.line, p.column
+        ))
+    };
+    match &node.value {
+        Value::Str(s) => Ev::text(s.to_string()).with_note(at()),
+        Value::Int(i) => Ev::int(*i).with_note(at()),
+        Value::Bool(b) => Ev::boolean(*b).with_note(at()),
+        Value::Null => Ev::new(V::Null),
+        Value::Seq(items) => Ev::new(V::List(
+            items
+                .iter()
+                .take(MAX_ITEMS)
+                .enumerate()
+                .map(|(n, i)| file_value(src, doc, *i, how, &format!("{key}[{n}]")))
+                .collect(),
+        )),
+        Value::Map(_) => Ev::new(V::Map(
+            doc.kept_entries(doc.resolve(id))
+                .into_iter()
+                .take(MAX_ITEMS)
+                .map(|(k, v)| {
+                    let path = if key.is_empty() {
+                        k.to_string()
+                    } else {
+                        format!("{key}.{k}")
+                    };
+                    (k.into_owned(), file_value(src, doc, v, how, &path))
+                })
+                .collect(),
+        )),
+        other => Ev::unknown(format!(
+            "the {} at {}:{} is not a string, integer, boolean, list or object",
+            other.type_name(),
+            src.path,
+            src.position(node.span.start).line
+        )),
+    }
+}
+
+/// `v` at a simple JSONPath (`$`, `$.a.b`, `$.a[0]`, `$['a']`): `None` when the path is
+/// not of that form.
+pub fn json_path(v: &Ev, path: &str) -> Option<Ev> {
+    let rest = path.trim().strip_prefix('$')?;
+    let b = rest.as_bytes();
+    let mut i = 0;
+    let mut cur = v.clone();
+    while i < b.len() {
+        match b[i] {
+            b'.' => {
+                let start = i + 1;
+                let mut end = start;
+                while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_' || b[end] == b'-') {
+                    end += 1;
+                }
+                if end == start {
+                    return None;
+                }
+                cur = index_of(&cur, &Ev::text(&rest[start..end]), false);
+                i = end;
+            }
+            b'[' => {
+                let close = rest[i..].find(']')? + i;
+                let inner = rest[i + 1..close].trim();
+                let key = if let Some(q) = inner
+                    .strip_prefix('\'')
+                    .and_then(|x| x.strip_suffix('\''))
+                    .or_else(|| inner.strip_prefix('"').and_then(|x| x.strip_suffix('"')))
+                {
+                    Ev::text(q)
+                } else {
+                    Ev::int(inner.parse::<i64>().ok().filter(|n| *n >= 0)?)
+                };
+                cur = index_of(&cur, &key, false);
+                i = close + 1;
+            }
+            _ => return None,
+        }
+    }
+    Some(cur)
+}
+
 /// `v` without the places of its literals (they are in another file).
 pub fn strip_origins(mut v: Ev) -> Ev {
     let mut stack: Vec<&mut Ev> = vec![&mut v];

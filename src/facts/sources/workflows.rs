@@ -54,6 +54,8 @@ pub const READER: Reader = Reader {
         "deployment mg create",
         "deployment tenant create",
         "group deployment create",
+        // The `Azure/aml-compute` action, which creates the compute of its parameters file.
+        "aml-compute@",
     ],
     defines: super::common::COMMAND_WORDS,
     read,
@@ -883,6 +885,8 @@ fn read_document(
                     if let Some(defs) = local_call(input, doc, site, &scope, calls) {
                         out.computes.extend(defs);
                     } else if let Some(def) = template_call(input, doc, site, &scope) {
+                        out.computes.push(def);
+                    } else if let Some(def) = aml_compute_action(input, doc, node, &scope) {
                         out.computes.push(def);
                     }
                 }
@@ -1744,6 +1748,219 @@ fn template_call(input: &Input<'_>, doc: &Document, site: Site, scope: &WfOuter<
     }
     def.notes
         .push(format!("runs az ml compute create through the {file} template"));
+    Some(def)
+}
+
+/// A step `uses: Azure/aml-compute@v1` (deprecated in 2022): the action reads the JSON
+/// file `.cloud/.azure/<parameters_file>` of the repository (`with: parameters_file:`,
+/// default `compute.json`; no file: no parameters) and, when no compute of that `name`
+/// exists yet, creates it with azureml-core's `provisioning_configuration`, each key
+/// missing taking the action's default (Azure/aml-compute `code/main.py`,
+/// `code/utils.py`). The definition is at the step; its values are noted with where the
+/// parameters file writes them.
+fn aml_compute_action(
+    input: &Input<'_>,
+    doc: &Document,
+    map: NodeId,
+    scope: &WfOuter<'_>,
+) -> Option<ComputeDef> {
+    use super::iac::{As, V, file_value, setting_of};
+    let uses_entry = doc.get_entry(map, "uses")?;
+    let uses_node = doc.resolve(uses_entry.value);
+    let uses = str_of(doc, uses_node)?;
+    let (action, _ref) = uses.trim().split_once('@')?;
+    if !action.eq_ignore_ascii_case("azure/aml-compute") {
+        return None;
+    }
+    let uses_span = inner(doc.node(uses_node).span, doc.node(uses_node).style);
+    let with = doc.get(map, "with").map(|w| doc.resolve(w));
+    let pf_entry = with.and_then(|w| doc.get_entry(w, "parameters_file"));
+    // Where the settings are: the `parameters_file` value, else the `uses` value.
+    // (No key: the settings are the parameters file's keys, not the step's.)
+    let at_key = None;
+    let at = match pf_entry {
+        Some(e) => {
+            let n = doc.node(doc.resolve(e.value));
+            inner(n.span, n.style)
+        }
+        None => uses_span,
+    };
+    let parameters_file = match pf_entry {
+        Some(e) => match scope.value(doc.resolve(e.value), "`parameters_file`") {
+            ScriptVal::Known { text, .. } => Ok(text),
+            ScriptVal::Dynamic(why) => Err(why),
+        },
+        None => Ok("compute.json".to_string()),
+    };
+    let rel = parameters_file.as_ref().map(|f| format!(".cloud/.azure/{f}"));
+    let read = rel.as_ref().ok().and_then(|rel| {
+        let path = match github_workspace(input) {
+            Some(root) => crate::fsio::normalize(&root.join(rel)),
+            None => input.files.from_root(input.path, rel)?,
+        };
+        let display = crate::discover::display_of(&path);
+        let src = input.files.read(&path, &display)?;
+        let loaded = crate::load::parse_source(src.clone(), crate::load::Format::Json, &Default::default());
+        let value = match loaded.documents.as_slice() {
+            [d] if !d.partial && loaded.diagnostics.is_empty() => d.root.map(|r| {
+                file_value(
+                    &src,
+                    d,
+                    r,
+                    "the parameters file of the Azure/aml-compute action",
+                    "",
+                )
+            }),
+            _ => None,
+        };
+        Some((src, value))
+    });
+    // Why a setting is not known when the parameters file is not read.
+    let missing = match (&rel, &read) {
+        (Err(why), _) => Some(format!("the action's parameters file is not known: {why}")),
+        (Ok(rel), None) => Some(format!(
+            "the action reads `{rel}` (from the repository's root), which is missing or which amlint cannot read (outside the project, not a regular file, or over the size limit)"
+        )),
+        (Ok(rel), Some((_, None))) => Some(format!(
+            "`{rel}`, the action's parameters file, is not one valid JSON document"
+        )),
+        (Ok(_), Some((_, Some(v)))) if !matches!(v.v, V::Map(_)) => {
+            Some("the action's parameters file is not a JSON object".to_string())
+        }
+        _ => None,
+    };
+    let params = read
+        .as_ref()
+        .and_then(|(_, v)| v.clone())
+        .filter(|_| missing.is_none());
+    let get = |key: &str| params.as_ref().and_then(|p| p.member(key, false)).cloned();
+    let notes = RefCell::new(Vec::new());
+    let setting = |key: &str, val: Ev, as_: As| -> Option<Setting> {
+        if let Some(n) = &val.note {
+            notes.borrow_mut().push(n.clone());
+        }
+        let leaf = Leaf {
+            span: at,
+            written: key.to_string(),
+            val,
+            literal: None,
+        };
+        setting_of(&leaf, at_key, as_)
+    };
+    let unknown = |why: &str| Setting::dynamic("parameters_file", why, at, at_key);
+    let default_note = |key: &str, value: &str| {
+        format!("`{key}` is the action's default, {value}: the parameters file gives none")
+    };
+    let name = match (&missing, get("name")) {
+        (Some(why), _) => unknown(why),
+        (None, Some(v)) => setting("name", v, As::Text)?,
+        (None, None) => Setting::dynamic(
+            "name",
+            "the parameters file gives no `name`: the action names the compute after the repository (its first 16 characters)",
+            at,
+            at_key,
+        ),
+    };
+    let mut def = ComputeDef::new(
+        SourceKind::PythonSdk,
+        input.source.path.clone(),
+        call_span(doc, Site { map, from: None }),
+        format!("`uses: {}` action", uses.trim()),
+        name,
+    );
+    def.idiom = crate::facts::idiom::Idiom::PythonV1;
+    if let Some(why) = &missing {
+        def.set("type", unknown(why));
+        def.set("size", unknown(why));
+        def.notes.push(match &rel {
+            Ok(rel) => format!(
+                "the Azure/aml-compute action creates the compute its parameters file `{rel}` describes; without the file it has no `compute_type` and fails unless a compute of the repository's name exists"
+            ),
+            Err(_) => "the Azure/aml-compute action creates the compute its parameters file describes".to_string(),
+        });
+        return Some(def);
+    }
+    let ctype = get("compute_type");
+    let kind = ctype.as_ref().and_then(Ev::known_str);
+    let (ty, size_default) = match kind.as_deref() {
+        Some("amlcluster") => ("amlcompute", "Standard_DS3_v2"),
+        Some("akscluster") => ("aks", "Standard_D3_v2"),
+        _ => {
+            let why = match &ctype {
+                None => "the parameters file gives no `compute_type`, which the action needs to create a compute (it fails unless the compute exists)".to_string(),
+                Some(v) => v.why().unwrap_or_else(|| {
+                    "`compute_type` is neither `amlcluster` nor `akscluster`: the action fails unless the compute exists".to_string()
+                }),
+            };
+            def.set("type", Setting::dynamic("compute_type", why.clone(), at, at_key));
+            def.set("size", Setting::dynamic("vm_size", why, at, at_key));
+            def.notes.extend(notes.into_inner());
+            return Some(def);
+        }
+    };
+    let ctype = ctype.expect("known above");
+    if let Some(n) = &ctype.note {
+        notes.borrow_mut().push(n.clone());
+    }
+    def.set("type", super::common::type_setting(ty, at, "compute_type"));
+    let mut defaults = Vec::new();
+    let mut field = |key: &str, path: &str, as_: As, default: Option<Ev>| {
+        let val = match (get(key), default) {
+            (Some(v), _) => v,
+            (None, Some(d)) => {
+                defaults.push(default_note(
+                    key,
+                    &d.known_str().unwrap_or_else(|| match d.v {
+                        V::Int(i) => i.to_string(),
+                        _ => String::new(),
+                    }),
+                ));
+                d
+            }
+            (None, None) => return,
+        };
+        if let Some(s) = setting(key, val, as_) {
+            def.set(path, s);
+        }
+    };
+    field("vm_size", "size", As::Text, Some(Ev::text(size_default)));
+    if ty == "amlcompute" {
+        field("vm_priority", "tier", As::Tier, Some(Ev::text("dedicated")));
+        field("min_nodes", "min_instances", As::Count, Some(Ev::int(0)));
+        field("max_nodes", "max_instances", As::Count, Some(Ev::int(4)));
+        field(
+            "idle_seconds_before_scaledown",
+            "idle_time_before_scale_down",
+            As::Count,
+            None,
+        );
+        field(
+            "remote_login_port_public_access",
+            "ssh_public_access_enabled",
+            As::Enabled,
+            None,
+        );
+    } else {
+        field("agent_count", "agent_count", As::Count, None);
+    }
+    // The action places the compute in a subnet only when the three keys are given.
+    if ["vnet_resource_group_name", "vnet_name", "subnet_name"]
+        .iter()
+        .all(|k| get(k).is_some())
+    {
+        field("vnet_name", "network_settings.vnet_name", As::Text, None);
+        field("subnet_name", "network_settings.subnet", As::Text, None);
+    }
+    def.notes.extend(notes.into_inner());
+    def.notes.extend(defaults);
+    if ty == "amlcompute" {
+        def.notes.push(
+            "the Azure/aml-compute action takes no `enable_node_public_ip`: its nodes get public IP addresses (azureml-core's default), whatever the parameters file says".into(),
+        );
+    }
+    def.notes.push(
+        "the Azure/aml-compute action creates it only when no compute of that name exists; an existing one is not updated".into(),
+    );
     Some(def)
 }
 
