@@ -10,6 +10,7 @@ mod architecture;
 mod audit29;
 mod audit30;
 mod audit30_scripts;
+mod az_cli_options;
 mod cache;
 mod capped;
 mod ci_computes;
