@@ -110,7 +110,7 @@ fn an_option_the_command_does_not_have_is_reported_at_the_option_with_the_closes
 /// argparse takes an unambiguous prefix of an option for the option (`--max-inst`), and
 /// an ambiguous one is not said to be unknown; the CLI's own options (`--verbose`,
 /// `--only-show-errors`, `--subscription`), the command's (`--ssh-key-value`, `--tags`,
-/// `--no-wait`) and their `=` forms are options.
+/// `--no-wait`) and their `=` forms are options; an option with `_` is left alone.
 #[test]
 fn abbreviations_and_the_clis_own_options_are_not_reported() {
     let dir = project();
@@ -118,7 +118,7 @@ fn abbreviations_and_the_clis_own_options_are_not_reported() {
     write(
         root,
         "ok.sh",
-        "az ml compute create -n a1 --type AmlCompute --si Standard_DS3_v2 --max-inst 3 --min 0 --verb --only-show-errors\n\
+        "az ml compute create -n a1 --type AmlCompute --si Standard_DS3_v2 --max-inst 3 --min 0 --verb --only-show-errors --idle_time_before_scale_down 60\n\
          az ml compute create --name=a2 --type=AmlCompute --size=Standard_DS3_v2 --subscription=s --resource-group=rg --workspace-name=ws --output=json --query id --ssh-key-value k --admin-username u --tags a=b c=d --no-wait --debug --description d --identity-type SystemAssigned --user-tenant-id t --user-object-id o --location westeurope --idle-time-before-scale-down 120 --enable-node-public-ip false --vnet-name v --subnet s --tier dedicated\n\
          az ml compute attach --name k2 --type Kubernetes --resource-id /subscriptions/x --namespace ns --identity-type SystemAssigned --no-wait\n",
     );

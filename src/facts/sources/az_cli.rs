@@ -1147,14 +1147,13 @@ fn v2_accepts(verb: &str) -> impl Iterator<Item = &'static str> {
 /// Whether the long option `opt` (`--sizee`) is certainly not one of `az ml compute
 /// create|attach` (`verb`): neither an option it has nor a prefix of one (argparse takes
 /// an unambiguous prefix for the option, and an ambiguous one is not called unknown
-/// either). Only `--` options written plainly: a word with a blank is an argument to
-/// argparse, not an option.
+/// either). Only `--` options of letters, digits and `-`: a word with a blank is an
+/// argument to argparse, not an option, and one with `_` (`--max_instances`, an
+/// attribute's name) is left alone, as is anything else unusual.
 fn unknown_v2_option(verb: &str, opt: &str) -> bool {
     opt.len() > 2
         && opt.starts_with("--")
-        && opt[2..]
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && opt[2..].chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
         && !v2_accepts(verb).any(|o| o.starts_with(opt))
 }
 
