@@ -2216,6 +2216,19 @@ fn check_definitions(
             syn.kind,
             &prepared.loaded.source,
         ));
+        // The options the command does not have (`--sizee`), which its parser refuses.
+        diagnostics.extend(
+            checks::schema::unknown_options(&d.def)
+                .into_iter()
+                .map(|x| refused_label(x, &d.def, &prepared.loaded.source, "the option is written here")),
+        );
+        // The values of its options the type's schema refuses (`--max-instances abc`,
+        // `--min-instances` above `--max-instances`): at the value.
+        diagnostics.extend(checks::schema::refused_option_values(
+            &d.def,
+            syn.kind,
+            &prepared.loaded.source,
+        ));
         let wanted: HashSet<Span> = diagnostics.iter().map(|x| x.span).collect();
         let pointers = syn.doc.pointers_for(&wanted);
         let unnamed = unnamed_phrase(&d.def);

@@ -258,6 +258,133 @@ pub fn refused_values(
         .collect()
 }
 
+/// AML101 for each option written in an `az ml compute create|attach` (CLI v2) that the
+/// command does not have (`ComputeDef::unknown_options`: `--sizee`): the CLI's parser
+/// stops with "unrecognized arguments" before anything is created. At the option, with
+/// the closest option the command has.
+pub fn unknown_options(def: &crate::facts::computes::ComputeDef) -> Vec<Diagnostic> {
+    use crate::escape::control;
+    def.unknown_options
+        .iter()
+        .map(|u| {
+            let (opt, command) = (control(&u.option), control(&u.command));
+            let mut message =
+                format!("`{opt}` is not an option of `{command}`: the CLI refuses the command (\"unrecognized arguments: {opt}\") and creates nothing");
+            let help = match u.suggestion.as_deref().map(control) {
+                Some(s) => {
+                    message.push_str(&format!("; did you mean `{s}`?"));
+                    format!("Correct the option's name to `{s}`. `az {} --help` lists the options the command has.", command.trim_start_matches("az "))
+                }
+                None => format!(
+                    "Remove `{opt}` and its value, or correct it to an option the command has: `az {} --help` lists them.",
+                    command.trim_start_matches("az ")
+                ),
+            };
+            Diagnostic::new(codes::AML101, u.span, message).with_help(help)
+        })
+        .collect()
+}
+
+/// The option of a setting as an `az ml compute create` writes it: `--max-instances`, or
+/// `--set max_instances` for a `--set path=value`.
+fn option_of(source: &crate::source::SourceFile, key: Span, path: &str) -> String {
+    use crate::escape::control;
+    let opt = source.slice(key);
+    if opt == "--set" {
+        format!("--set {path}")
+    } else {
+        control(opt).into_owned()
+    }
+}
+
+/// What the values an `az ml compute create` (CLI v2) gives as its options (or `--set`)
+/// are refused for by the compute's schema, as the same values in a compute YAML are:
+/// AML102 for a value of an integer field that is not an integer (`--max-instances abc`,
+/// `--min-instances 1.5`: the CLI passes the text, which the schema loads with Python's
+/// `int()`), AML105 for `--min-instances` greater than `--max-instances` (compute
+/// clusters). Only values known statically and given by the command itself (not by the
+/// `--file` YAML, which reports its own); at the value.
+pub fn refused_option_values(
+    def: &crate::facts::computes::ComputeDef,
+    kind: &crate::kinds::Kind,
+    source: &crate::source::SourceFile,
+) -> Vec<Diagnostic> {
+    use crate::escape::control;
+    use crate::facts::computes::{Scalar, SourceKind};
+    use crate::schema::coerce::python_int;
+    use crate::schema::store::store;
+    if def.source != SourceKind::AzCli || def.command != "az ml compute create" {
+        return Vec::new();
+    }
+    let Some(properties) = store().kind_doc(&kind.id).and_then(|d| d.get("properties")) else {
+        return Vec::new();
+    };
+    let title = &kind.title;
+    let mut out = Vec::new();
+    let own = |path: &str| def.get(path).filter(|s| !s.inherited && s.key.is_some());
+    for (path, s) in &def.fields {
+        if s.inherited {
+            continue;
+        }
+        let Some(key) = s.key else {
+            continue;
+        };
+        let integer = properties
+            .get(path.as_str())
+            .and_then(|p| p.get("x-amlint-type"))
+            .and_then(|t| t.as_str())
+            == Some("integer");
+        let Some(Scalar::Str(value)) = &s.value else {
+            continue;
+        };
+        if !integer || python_int(value).is_some() {
+            continue;
+        }
+        let option = option_of(source, key, path);
+        out.push(
+            Diagnostic::new(
+                codes::AML102,
+                s.span,
+                format!(
+                    "`{option}` must be an integer (a whole number), but is `{}`; the CLI refuses it, as the {title}'s schema refuses `{path}: {}` in a YAML file (\"Not a valid integer\")",
+                    control(value),
+                    control(value)
+                ),
+            )
+            .with_pointer(Pointer::root().child(path))
+            .with_help(format!(
+                "Write a whole number here. `az ml compute create` turns its options into the keys of the compute's YAML and loads it with the {title}'s schema: the command fails and creates nothing."
+            )),
+        );
+    }
+    if kind.id == "amlCompute"
+        && let (Some(lo), Some(hi)) = (own("min_instances"), own("max_instances"))
+        && let (Some(Scalar::Int(l)), Some(Scalar::Int(h))) = (&lo.value, &hi.value)
+        && l > h
+        && let (Some(lk), Some(hk)) = (lo.key, hi.key)
+    {
+        let (min, max) = (
+            option_of(source, lk, "min_instances"),
+            option_of(source, hk, "max_instances"),
+        );
+        out.push(
+            Diagnostic::new(
+                codes::AML105,
+                lo.span,
+                format!(
+                    "`{min}` ({l}) is greater than `{max}` ({h}): the service refuses a range whose minimum exceeds its maximum, as for `min_instances` and `max_instances` in a YAML file"
+                ),
+            )
+            .with_pointer(Pointer::root().child("min_instances"))
+            .with_label(hi.span, format!("`{max}` is {h}"))
+            .with_help(format!(
+                "Lower `{min}` or raise `{max}` so that the minimum number of nodes is at most the maximum."
+            )),
+        );
+    }
+    out
+}
+
 /// `type: Command` in a family whose `type:` the CLI compares exactly (jobs): AML103 on
 /// the value, with the lower-case value as the fix.
 fn type_case(doc: &Document, title: &str) -> Option<Diagnostic> {

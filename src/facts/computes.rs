@@ -152,6 +152,21 @@ pub struct RefusedKeyword {
     pub suggestion: Option<String>,
 }
 
+/// An option `az ml compute create|attach` does not have (`--sizee`): the CLI's parser
+/// stops with "unrecognized arguments" and nothing is created
+/// ([`ComputeDef::unknown_options`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnknownOption {
+    /// The option as written, without a value given in the same word (`--sizee`).
+    pub option: String,
+    /// Where it is written.
+    pub span: Span,
+    /// The command (`az ml compute create`).
+    pub command: String,
+    /// The closest option the command has, if one is close.
+    pub suggestion: Option<String>,
+}
+
 /// One compute definition.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ComputeDef {
@@ -210,6 +225,10 @@ pub struct ComputeDef {
     /// (`AmlCompute(vm_size=...)`: SDK v1's name in a v2 class): Python raises `TypeError`
     /// when the call runs. Reported (AML101) at the keyword.
     pub refused_keywords: Vec<RefusedKeyword>,
+    /// The options written literally in an `az ml compute create|attach` (CLI v2) that the
+    /// command does not have, not even as an unambiguous abbreviation: its parser refuses
+    /// them ("unrecognized arguments"). Reported (AML101) at the option.
+    pub unknown_options: Vec<UnknownOption>,
     /// The compute YAML the definition reads (`az ml compute create --file c.yml --name X`)
     /// gives no `name:`: the command names the compute, and the findings reported at the
     /// name or falling back to it (AML602; AML702, AML704 about a key neither writes) are
@@ -380,6 +399,7 @@ impl ComputeDef {
             false_condition: None,
             refused: Vec::new(),
             refused_keywords: Vec::new(),
+            unknown_options: Vec::new(),
             names_the_file: false,
             derived: Vec::new(),
             written_null: Vec::new(),

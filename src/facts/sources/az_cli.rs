@@ -1061,6 +1061,112 @@ fn v2_option(opt: &str) -> Target {
     }
 }
 
+/// The options `az ml compute create` has (the `ml` extension, azext_mlv2: the parameters
+/// of `ml_compute_create` as `_compute_params.py` names them, with `add_common_params`'
+/// `--resource-group/-g` and `--workspace-name/-w`), whatever `--type`: the type's schema
+/// refuses afterwards what the type lacks ([`ComputeDef::refuse_keys_the_type_lacks`]).
+const V2_CREATE_OPTIONS: &[&str] = &[
+    "--name",
+    "--type",
+    "--vnet-name",
+    "--subnet",
+    "--admin-username",
+    "--admin-password",
+    "--ssh-key-value",
+    "--ssh-public-access-enabled",
+    "--file",
+    "--size",
+    "--no-wait",
+    "--user-tenant-id",
+    "--user-object-id",
+    "--min-instances",
+    "--max-instances",
+    "--idle-time-before-scale-down",
+    "--description",
+    "--identity-type",
+    "--user-assigned-identities",
+    "--enable-node-public-ip",
+    "--tier",
+    "--tags",
+    "--location",
+    "--set",
+    "--resource-group",
+    "--workspace-name",
+];
+
+/// The options `az ml compute attach` has (`ml_compute_attach`, likewise).
+const V2_ATTACH_OPTIONS: &[&str] = &[
+    "--name",
+    "--type",
+    "--resource-id",
+    "--admin-username",
+    "--admin-password",
+    "--ssh-port",
+    "--no-wait",
+    "--ssh-private-key-file",
+    "--file",
+    "--namespace",
+    "--identity-type",
+    "--user-assigned-identities",
+    "--resource-group",
+    "--workspace-name",
+];
+
+/// The options every command of the Azure CLI has (knack's and azure-cli's own).
+const AZ_GLOBAL_OPTIONS: &[&str] = &[
+    "--subscription",
+    "--output",
+    "--query",
+    "--debug",
+    "--verbose",
+    "--only-show-errors",
+    "--help",
+];
+
+/// The long options `az ml compute create|attach` (`verb`) accepts: its own, the CLI's,
+/// and every one this reader reads ([`v2_option`]: older or newer extensions' too), so
+/// that none of those is ever called unknown.
+fn v2_accepts(verb: &str) -> impl Iterator<Item = &'static str> {
+    let own = if verb == "attach" {
+        V2_ATTACH_OPTIONS
+    } else {
+        V2_CREATE_OPTIONS
+    };
+    const READ: &[&str] = &[
+        "--vm-size",
+        "--idle-time-before-shutdown-minutes",
+        "--idle-time-before-shutdown",
+        "--ssh-public-access-enabled",
+        "--location",
+        "--set",
+        "--yes",
+    ];
+    own.iter().chain(AZ_GLOBAL_OPTIONS).chain(READ).copied()
+}
+
+/// Whether the long option `opt` (`--sizee`) is certainly not one of `az ml compute
+/// create|attach` (`verb`): neither an option it has nor a prefix of one (argparse takes
+/// an unambiguous prefix for the option, and an ambiguous one is not called unknown
+/// either). Only `--` options of letters, digits and `-`: a word with a blank is an
+/// argument to argparse, not an option, and one with `_` (`--max_instances`, an
+/// attribute's name) is left alone, as is anything else unusual.
+fn unknown_v2_option(verb: &str, opt: &str) -> bool {
+    opt.len() > 2
+        && opt.starts_with("--")
+        && opt[2..].chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && !v2_accepts(verb).any(|o| o.starts_with(opt))
+}
+
+/// An unknown option's closest option of `az ml compute create|attach` (`verb`).
+fn v2_suggestion(verb: &str, opt: &str) -> Option<String> {
+    let known: Vec<&str> = v2_accepts(verb).collect();
+    crate::suggest::closest(opt, known.iter().copied()).map(str::to_string)
+}
+
+/// Unknown options recorded at most for one command: a command of 10,000 of them gives
+/// no more findings than this.
+const MAX_UNKNOWN_OPTIONS: usize = 16;
+
 /// The options of SDK v1's `az ml computetarget create|attach <type>`.
 fn v1_option(opt: &str) -> Target {
     match opt {
@@ -1433,7 +1539,12 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
         open: None,
         missing: None,
         names_the_file: false,
+        verb: None,
+        unknown: Vec::new(),
     };
+    if v1_type_word.is_none() {
+        options.verb = command.rsplit(' ').next().map(str::to_string);
+    }
     if let Some(t) = v1_type_word {
         options.v1_type(t);
     }
@@ -1484,6 +1595,7 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
     def.notes = notes;
     def.from_file = from_file;
     def.names_the_file = options.names_the_file;
+    def.unknown_options = std::mem::take(&mut options.unknown);
     // CLI v2 turns the options into the compute's YAML, loaded with its type's schema.
     if def.command == "az ml compute create" {
         def.refuse_keys_the_type_lacks();
@@ -1536,6 +1648,12 @@ struct Options<'c, 'a> {
     /// The `--file` YAML read gives no `name:` and the command names the compute
     /// ([`ComputeDef::names_the_file`]).
     names_the_file: bool,
+    /// The verb of CLI v2's `az ml compute create|attach` (`create`); `None` for SDK v1's
+    /// `computetarget`, whose options are not checked.
+    verb: Option<String>,
+    /// The options written literally that the command does not have
+    /// ([`ComputeDef::unknown_options`]), [`MAX_UNKNOWN_OPTIONS`] at most.
+    unknown: Vec<crate::facts::computes::UnknownOption>,
 }
 
 impl Options<'_, '_> {
@@ -1575,11 +1693,22 @@ impl Options<'_, '_> {
                 if self.open.is_none() {
                     self.open = Some((why.clone(), w.span));
                 }
+                // It may be `--` (`--$EMPTY`): the words after it are no options.
+                self.verb = None;
                 continue;
             }
             let Some(text) = option_text(w) else {
+                // A word not known where an option is expected may be `--` likewise.
+                if w.literal().is_none() {
+                    self.verb = None;
+                }
                 continue;
             };
+            // `--`: what follows is no option to argparse (neither one it has nor one it
+            // does not know), but arguments it refuses.
+            if text == "--" {
+                break;
+            }
             // `--size=Standard_NC6`: the value in the same word.
             let (opt, inline) = match text.split_once('=') {
                 Some((o, _)) if o.starts_with("--") => (o.to_string(), true),
@@ -1588,6 +1717,14 @@ impl Options<'_, '_> {
             let target = if v1 { v1_option(&opt) } else { v2_option(&opt) };
             if target == Target::Flag {
                 continue;
+            }
+            let unknown = target == Target::Skip
+                && self
+                    .verb
+                    .as_deref()
+                    .is_some_and(|verb| unknown_v2_option(verb, &opt));
+            if unknown {
+                self.note_unknown(w, &opt, inline);
             }
             let (value, key) = if inline {
                 let Some(inline) = inline_value(w, &opt) else {
@@ -1606,10 +1743,46 @@ impl Options<'_, '_> {
                     self.missing = Some(w.span);
                 }
                 let Some(v) = rest.get(i) else { break };
+                // An option the command does not have takes no value: the next option
+                // is read as one (argparse leaves the unknown one, and a word after it,
+                // to the error it reports).
+                if unknown && v.literal().is_some_and(|l| l == "--" || names_an_option(&l)) {
+                    continue;
+                }
                 i += 1;
                 (v.clone(), w.span)
             };
             self.apply(target, &value, key);
+        }
+    }
+
+    /// Records the option `opt` of the word `w` (its value in the same word when `inline`),
+    /// which CLI v2's command does not have, when it is written as it is at the word: not
+    /// built from an expansion (`--$OPT`), not quoted.
+    fn note_unknown(&mut self, w: &Word, opt: &str, inline: bool) {
+        let Some(verb) = self.verb.clone() else {
+            return;
+        };
+        let span = match (inline, w.parts.first()) {
+            (false, _) => w.span,
+            (
+                true,
+                Some(WordPart::Lit {
+                    span, exact: true, ..
+                }),
+            ) => Span::new(span.start, span.start + opt.len() as u32),
+            _ => return,
+        };
+        if self.cx.input.source.slice(span) != opt {
+            return;
+        }
+        if self.unknown.len() < MAX_UNKNOWN_OPTIONS {
+            self.unknown.push(crate::facts::computes::UnknownOption {
+                option: opt.to_string(),
+                span,
+                command: format!("az ml compute {verb}"),
+                suggestion: v2_suggestion(&verb, opt),
+            });
         }
     }
 
