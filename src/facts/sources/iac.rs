@@ -347,8 +347,7 @@ fn arm_pure_function(name: &str, lower: &str, args: &[Ev]) -> Option<Ev> {
             let count = int_arg(name, count, "count")?;
             // Resource Manager rejects a negative count, more than 10,000 items, and an
             // end beyond a 32-bit integer.
-            if count < 0
-                || count > 10_000
+            if !(0..=10_000).contains(&count)
                 || start
                     .checked_add(count)
                     .is_none_or(|end| end > i64::from(i32::MAX))
@@ -2417,6 +2416,15 @@ mod tests {
         assert_eq!(f("endsWith", &[s("abc"), s("x")]).v, V::Bool(false));
         assert_eq!(f("endsWith", &[s("abC"), s("BC")]).v, V::Bool(true));
         assert_eq!(text("first", &[s("xyz")]), "x");
+        // range(start, count): what Resource Manager rejects, and more items than amlint
+        // expands, are not known.
+        assert_eq!(f("range", &[i(1), i(3)]).v, V::List(vec![i(1), i(2), i(3)]));
+        assert_eq!(f("range", &[i(5), i(0)]).v, V::List(vec![]));
+        assert!(why("range", &[i(0), i(-1)]).contains("fails at deployment"));
+        assert!(why("range", &[i(0), i(10_001)]).contains("fails at deployment"));
+        assert!(why("range", &[i(i64::from(i32::MAX)), i(2)]).contains("fails at deployment"));
+        assert!(why("range", &[i(0), i(MAX_ITEMS as i64 + 1)]).contains("more items than amlint expands"));
+        assert!(why("range", &[i(0)]).contains("takes two arguments"));
         // An argument not known: the value is unknown with that argument's reason.
         let no_default = Ev::unknown("`projectNumber` has no default value");
         let built = join([
@@ -2437,6 +2445,7 @@ mod tests {
             ("join", vec![no_default.clone(), s("-")]),
             ("length", vec![built.clone()]),
             ("padLeft", vec![no_default.clone(), i(3), s("0")]),
+            ("range", vec![i(1), no_default.clone()]),
             ("min", vec![i(1), no_default.clone()]),
             ("max", vec![no_default.clone()]),
             ("startsWith", vec![built.clone(), s("p")]),
