@@ -10,6 +10,7 @@ mod architecture;
 mod audit29;
 mod audit30;
 mod audit30_scripts;
+mod bicep_module_lists;
 mod cache;
 mod capped;
 mod ci_computes;
