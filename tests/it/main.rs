@@ -12,6 +12,7 @@ mod audit30;
 mod audit30_scripts;
 mod audit31_iac;
 mod az_cli_options;
+mod bicep_module_lists;
 mod cache;
 mod capped;
 mod ci_computes;

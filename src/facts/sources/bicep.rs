@@ -199,6 +199,7 @@ impl Walk<'_> {
             prefix: "",
             note: None,
             verb: "deploys the template",
+            text: None,
         };
         self.chain.push(target.clone());
         let inner_dir = target.parent().unwrap_or(Path::new(""));
@@ -290,9 +291,20 @@ impl Walk<'_> {
                     }
                 }
             }
+            // The places of the values passed come along, marked as the caller's (not
+            // from a file too long for the mark).
+            let raise = iac::raisable(b.text.len());
             let given = args
                 .iter()
-                .map(|(k, l, _)| (k.clone(), iac::strip_origins(l.val.clone())))
+                .map(|(k, l, _)| {
+                    let v = l.val.clone();
+                    let v = if raise {
+                        iac::raise_origins(v)
+                    } else {
+                        iac::strip_origins(v)
+                    };
+                    (k.clone(), v)
+                })
                 .collect();
             let call = iac::ModuleCall {
                 display,
@@ -305,6 +317,7 @@ impl Walk<'_> {
                 prefix: "",
                 note: instance,
                 verb: "calls the module",
+                text: Some(b.text),
             };
             let inner_dir = target.parent().unwrap_or(Path::new(""));
             for def in self.file(&inner, &src.text, &shown, inner_dir, (given, given_strict)) {
@@ -331,6 +344,20 @@ impl Walk<'_> {
                     Some((Span::new(start, leaf.span.end.max(start)), note))
                 });
                 let mut def = call.definition(def, &at);
+                // An absence decided by the loop's item (`c.properties` of `for c in
+                // computes`): decided by the list, for this file's caller.
+                if let Some(l) = &d.each {
+                    let listed = b.written(l.list.0, l.list.1);
+                    for (_, written) in &mut def.written_null {
+                        let read = iac::inputs_read(written, "");
+                        if read
+                            .iter()
+                            .any(|n| *n == l.item || Some(*n) == l.index.as_deref())
+                        {
+                            *written = iac::one_line(&listed);
+                        }
+                    }
+                }
                 // The call's own false condition, in the calling file, else the argument
                 // that makes the module's false.
                 def.false_condition = false_condition.or(passed_false);
@@ -837,7 +864,7 @@ impl<'a> Bicep<'a> {
         if !t.get(i)?.is("=") {
             return None;
         }
-        i += 1;
+        i = self.code_at(i + 1);
         let mut d = ResDecl {
             at: a,
             span: self.span(a, z),
@@ -848,9 +875,10 @@ impl<'a> Bicep<'a> {
             each: None,
         };
         // `[for x in list: …]` / `[for (x, i) in list: …]`
-        if t.get(i)?.is("[") && t.get(i + 1).is_some_and(|x| x.is_ident("for")) {
+        // (The formatter writes `[` and `for` on lines of their own: audit 30, case 06.)
+        if t.get(i)?.is("[") && t.get(self.code_at(i + 1)).is_some_and(|x| x.is_ident("for")) {
             let end = self.lx.close[i];
-            let mut j = i + 2;
+            let mut j = self.code_at(i + 1) + 1;
             let (item, index) = if t.get(j)?.is("(") {
                 let c = self.lx.close[j];
                 let names: Vec<String> = (j + 1..c)
@@ -872,18 +900,27 @@ impl<'a> Bicep<'a> {
                 index,
                 list: (j + 1, colon),
             });
-            i = colon + 1;
+            i = self.code_at(colon + 1);
         }
         // `if (cond) {…}`
         if t.get(i)?.is_ident("if") && t.get(i + 1)?.is("(") {
             let c = self.lx.close[i + 1];
             d.condition = Some((i + 2, c));
-            i = c + 1;
+            i = self.code_at(c + 1);
         }
         if t.get(i)?.is("{") {
             d.body = Some((i, self.lx.close[i]));
         }
         Some(d)
+    }
+
+    /// The first token from `i` on that is not a line break (`toks.len()` if none).
+    fn code_at(&self, mut i: usize) -> usize {
+        let t = &self.lx.toks;
+        while i < t.len() && t[i].k == K::Newline {
+            i += 1;
+        }
+        i
     }
 
     /// The instances of a declaration: one, or one per item of a `for` over a known list
@@ -1329,7 +1366,12 @@ impl<'a> Bicep<'a> {
 
     fn array(&self, a: usize, env: &Env, depth: usize) -> Ev {
         let c = self.lx.close[a];
-        if self.lx.toks.get(a + 1).is_some_and(|x| x.is_ident("for")) {
+        if self
+            .lx
+            .toks
+            .get(self.code_at(a + 1))
+            .is_some_and(|x| x.is_ident("for"))
+        {
             return self.loop_expression(a, c);
         }
         let items = fields(self.lx, a + 1, c)
@@ -1371,8 +1413,8 @@ impl<'a> Bicep<'a> {
             return (call(fname, &args), c + 1);
         }
         let v = match name {
-            "true" => Ev::boolean(true),
-            "false" => Ev::boolean(false),
+            "true" => Ev::boolean(true).with_origin(Some(t[a].span)),
+            "false" => Ev::boolean(false).with_origin(Some(t[a].span)),
             "null" => Ev::new(V::Null),
             _ => {
                 if let Some((_, v)) = env.iter().rev().find(|(n, _)| n == name) {

@@ -114,6 +114,7 @@ pub fn definitions(files: &Files, d: &TemplateDeployment<'_>) -> Vec<ComputeDef>
         prefix: "",
         note: None,
         verb: "deploys the template",
+        text: None,
     };
     defs.into_iter()
         .map(|def| {

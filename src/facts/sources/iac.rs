@@ -1222,6 +1222,95 @@ pub fn json_path(v: &Ev, path: &str) -> Option<Ev> {
     Some(cur)
 }
 
+/// Where the level of a raised origin is kept ([`raise_origins`]): the high bits of its
+/// offsets (no file read is 256 MiB long).
+const LEVEL_SHIFT: u32 = 28;
+
+/// Whether the places of a file `len` bytes long can be marked with a level
+/// ([`raise_origins`]): one of 256 MiB or more is passed without its places.
+pub fn raisable(len: usize) -> bool {
+    len < 1 << LEVEL_SHIFT
+}
+
+/// `v` as a module call passes it to the module: the places of its literals (in the
+/// calling file) marked one call further up, so that the module's definitions, made in
+/// the calling file ([`ModuleCall::definition`]), find them there; a place too far up (or
+/// too far into its file) is dropped.
+pub fn raise_origins(mut v: Ev) -> Ev {
+    let mut stack: Vec<&mut Ev> = vec![&mut v];
+    while let Some(x) = stack.pop() {
+        x.origin = x.origin.and_then(|o| {
+            let level = o.start >> LEVEL_SHIFT;
+            let (start, end) = (
+                o.start & ((1 << LEVEL_SHIFT) - 1),
+                o.end & ((1 << LEVEL_SHIFT) - 1),
+            );
+            (level + 1 < 1 << (32 - LEVEL_SHIFT) && o.end >> LEVEL_SHIFT == level).then(|| {
+                let up = (level + 1) << LEVEL_SHIFT;
+                Span::new(start | up, end | up)
+            })
+        });
+        match &mut x.v {
+            V::List(items) => stack.extend(items.iter_mut()),
+            V::Map(entries) => stack.extend(entries.iter_mut().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+    v
+}
+
+/// An origin of a module's definition as seen from the file that calls it: one of the
+/// module's own places is none, one the call passed is in the calling file (or further up).
+fn lower_origin(o: Option<Span>) -> Option<Span> {
+    let o = o?;
+    let level = o.start >> LEVEL_SHIFT;
+    (level > 0).then(|| {
+        let down = (level - 1) << LEVEL_SHIFT;
+        let mask = (1 << LEVEL_SHIFT) - 1;
+        Span::new((o.start & mask) | down, (o.end & mask) | down)
+    })
+}
+
+/// An origin raised by [`raise_origins`]: in a file further up than the one at hand.
+fn is_raised(o: Span) -> bool {
+    o.start >> LEVEL_SHIFT > 0
+}
+
+/// The key a value at `at` of a Bicep file `text` is written under (`vmSize` of `vmSize:
+/// 'Standard_NC6'`, its quotes not included), when it is one, first on its line or after
+/// `{` or `,`.
+fn key_before(text: &str, at: Span) -> Option<Span> {
+    let b = text.as_bytes();
+    let mut i = at.start as usize;
+    if i > 0 && b.get(i - 1) == Some(&b'\'') {
+        i -= 1;
+    }
+    let blanks = |mut i: usize| {
+        while i > 0 && matches!(b[i - 1], b' ' | b'\t') {
+            i -= 1;
+        }
+        i
+    };
+    i = blanks(i);
+    if i == 0 || b[i - 1] != b':' {
+        return None;
+    }
+    let end = blanks(i - 1);
+    let (start, key) = if end > 0 && b[end - 1] == b'\'' {
+        let open = text[..end - 1].rfind('\'')?;
+        (open, Span::new(open as u32 + 1, end as u32 - 1))
+    } else {
+        let mut s = end;
+        while s > 0 && (b[s - 1].is_ascii_alphanumeric() || b[s - 1] == b'_') {
+            s -= 1;
+        }
+        (s, Span::new(s as u32, end as u32))
+    };
+    let before = blanks(start);
+    (key.start < key.end && (before == 0 || matches!(b[before - 1], b'\n' | b'\r' | b'{' | b',')))
+        .then_some(key)
+}
+
 /// `v` without the places of its literals (they are in another file).
 pub fn strip_origins(mut v: Ev) -> Ev {
     let mut stack: Vec<&mut Ev> = vec![&mut v];
@@ -1542,7 +1631,16 @@ fn subnet(resource: &BodyNode, def: &mut ComputeDef) -> Option<Setting> {
     if let Some(s) = body_setting(resource, &["properties", "properties", "subnet", "id"], As::Text) {
         return Some(s);
     }
-    match find(resource, &path)? {
+    let Some(found) = find(resource, &path) else {
+        // An object a parameter holds, known to have no `subnet` (the object a module call
+        // passes as `properties`): the call decides its absence (audit 30, case 07).
+        if let Some(leaf) = holder_without(resource, &path) {
+            def.written_null
+                .push(("network_settings.subnet".into(), one_line(leaf.written.trim())));
+        }
+        return None;
+    };
+    match found {
         Found::Written(f) => match &f.value {
             BodyNode::Leaf(leaf) if matches!(leaf.val.v, V::Str(_) | V::Unknown(_)) => {
                 setting_of(leaf, Some(f.key), As::Text)
@@ -1555,6 +1653,41 @@ fn subnet(resource: &BodyNode, def: &mut ComputeDef) -> Option<Setting> {
         },
         Found::Held { .. } => None,
     }
+}
+
+/// The expression of `root` that holds the object at `path` (a module's parameter:
+/// `properties: properties`), when that object is known and has no member `path` goes on
+/// to: what a module call passes there decides that the setting is absent.
+fn holder_without<'a>(root: &'a BodyNode, path: &[&str]) -> Option<&'a Leaf> {
+    let mut node = root;
+    for (i, seg) in path.iter().enumerate() {
+        match node {
+            BodyNode::Map(fields) => {
+                if fields.iter().any(|f| f.name == SPREAD) {
+                    return None;
+                }
+                node = &fields
+                    .iter()
+                    .rev()
+                    .find(|f| f.name.eq_ignore_ascii_case(seg))?
+                    .value;
+            }
+            BodyNode::Leaf(leaf) => {
+                let mut v = &leaf.val;
+                for s in &path[i..] {
+                    match &v.v {
+                        V::Map(_) => match v.member(s, true) {
+                            Some(m) => v = m,
+                            None => return Some(leaf),
+                        },
+                        _ => return None,
+                    }
+                }
+                return None;
+            }
+        }
+    }
+    None
 }
 
 /// Notes in `def` that the setting `path` is written as an expression (not the literal
@@ -1824,9 +1957,31 @@ pub struct ModuleCall<'a> {
     /// What the call does with the file, for people: "calls the module" (a
     /// `.bicepparam` file "deploys the template").
     pub verb: &'a str,
+    /// The calling file's text, when the call passes its values with their places
+    /// ([`raise_origins`]): a setting whose literal is there is at that literal.
+    pub text: Option<&'a str>,
 }
 
 impl ModuleCall<'_> {
+    /// `s` at the literal `at` of the calling file its value is (an item of a list the call
+    /// passes, a member of an object), under its key there, as if written in place; `None`
+    /// when the text there is not the value.
+    fn at_literal(&self, s: &Setting, at: Span) -> Option<Setting> {
+        let text = self.text?;
+        if is_raised(at) || text.get(at.range())? != s.text()? {
+            return None;
+        }
+        Some(Setting {
+            span: at,
+            key: key_before(text, at),
+            written: s.text()?,
+            origin: None,
+            in_place: true,
+            inherited: false,
+            ..s.clone()
+        })
+    }
+
     /// The definition `def` of the called module (read with the values the call passes)
     /// as this call makes it, in the calling file: a setting the module writes as exactly
     /// a parameter the call passes is at the call's argument (a literal there in place, a
@@ -1893,7 +2048,14 @@ impl ModuleCall<'_> {
                     });
                 }
             }
+            // Where the value's literal is, seen from the calling file.
+            let up = lower_origin(s.origin);
             let Some((_, leaf, key)) = passed.or(one) else {
+                // A value the call passes in a list or an object (`for c in computes`,
+                // `c.properties`): at its literal there (audit 30, case 06).
+                if let Some(placed) = up.and_then(|o| self.at_literal(s, o)) {
+                    return placed;
+                }
                 if read.len() > 1 {
                     let names: Vec<String> = read.iter().map(|(n, ..)| format!("`{n}`")).collect();
                     let written = one_line(&s.written);
@@ -1905,7 +2067,7 @@ impl ModuleCall<'_> {
                 return Setting {
                     span: self.source,
                     key: self.source_key,
-                    origin: None,
+                    origin: up.filter(|o| is_raised(*o)),
                     in_place: false,
                     inherited: true,
                     ..s.clone()
@@ -1927,15 +2089,20 @@ impl ModuleCall<'_> {
                     inherited: false,
                     ..s.clone()
                 },
-                None => Setting {
-                    span: leaf.span,
-                    key: *key,
-                    written: leaf.written.clone(),
-                    origin: leaf.val.origin.filter(|o| *o != leaf.span),
-                    in_place: false,
-                    inherited: false,
-                    ..s.clone()
-                },
+                // A member of an object the call passes (`properties: {
+                // enableNodePublicIp: true }`): at its literal (audit 30, case 07). The
+                // argument's whole value (`vmSize: size`) stays at the argument, labelled.
+                None => (up.filter(|o| Some(*o) != leaf.val.origin))
+                    .and_then(|o| self.at_literal(s, o))
+                    .unwrap_or_else(|| Setting {
+                        span: leaf.span,
+                        key: *key,
+                        written: leaf.written.clone(),
+                        origin: up.or(leaf.val.origin).filter(|o| *o != leaf.span),
+                        in_place: false,
+                        inherited: false,
+                        ..s.clone()
+                    }),
             }
         };
         let name = take("name", &def.name);
@@ -1972,10 +2139,18 @@ impl ModuleCall<'_> {
         // passes (`subnet: environment != 'dev' ? {...} : null`): the call decides its
         // absence, and reports it.
         out.written_null = (def.written_null.into_iter())
-            .filter(|(_, written)| {
-                inputs_read(written, self.prefix)
+            .filter_map(|(path, written)| {
+                let read: Vec<&(String, Leaf, Option<Span>)> = inputs_read(&written, self.prefix)
                     .into_iter()
-                    .any(|n| self.args.iter().any(|(a, ..)| a == n))
+                    .filter_map(|n| self.args.iter().rev().find(|(a, ..)| a == n))
+                    .collect();
+                match read.as_slice() {
+                    [] => None,
+                    // Through a Bicep call, the expression of the calling file that decides
+                    // it (`c.properties`), for the call of that file (audit 30, case 06).
+                    [(_, leaf, _)] if self.text.is_some() => Some((path, one_line(&leaf.written))),
+                    _ => Some((path, written)),
+                }
             })
             .collect();
         // The file the module's values are read from: the module called (which may call
@@ -2650,5 +2825,36 @@ mod tests {
             Some(Span::new(5, 17))
         );
         assert_eq!(inner_if_plain(text, Span::new(23, 29), 1, 1, "a\"b"), None);
+    }
+
+    /// The places a module call passes come back one call up as they were, a module's
+    /// own place comes back as none, the mark stops at its last level, and a file too long
+    /// for it is not marked; the key of a value is found before it, quoted or not.
+    #[test]
+    fn raised_origins_and_keys() {
+        let v = Ev::new(V::List(vec![
+            Ev::text("Standard_NC6").with_origin(Some(Span::new(40, 52))),
+            Ev::boolean(true).with_origin(Some(Span::new(60, 64))),
+        ]));
+        let up = raise_origins(v);
+        let V::List(items) = &up.v else { panic!("{up:?}") };
+        assert!(items.iter().all(|i| i.origin.is_some_and(is_raised)));
+        assert_eq!(lower_origin(items[0].origin), Some(Span::new(40, 52)));
+        assert_eq!(lower_origin(Some(Span::new(40, 52))), None);
+        let mut top = Ev::boolean(true).with_origin(Some(Span::new(1, 2)));
+        for _ in 0..20 {
+            top = raise_origins(top);
+        }
+        assert_eq!(top.origin, None);
+        assert!(raisable((1 << LEVEL_SHIFT) - 1) && !raisable(1 << LEVEL_SHIFT));
+        let text = "a: {\n  vmSize: 'Standard_NC6'\n  'enableNodePublicIp': true\n}\nx = f(y: 1)";
+        let at = |w: &str| {
+            let s = text.find(w).unwrap() as u32;
+            Span::new(s, s + w.len() as u32)
+        };
+        let key = |w: &str| key_before(text, at(w)).map(|k| &text[k.range()]);
+        assert_eq!(key("Standard_NC6"), Some("vmSize"));
+        assert_eq!(key("true"), Some("enableNodePublicIp"));
+        assert_eq!(key("1)"), None);
     }
 }

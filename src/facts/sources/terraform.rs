@@ -294,6 +294,7 @@ impl Walk<'_, '_> {
                 prefix: "var.",
                 note: instance.or_else(|| notes.first().cloned()),
                 verb: "calls the module",
+                text: None,
             };
             for (p, name, shown) in &module_files {
                 let Some(src) = self.files.read(p, shown) else {

@@ -2215,6 +2215,7 @@ fn local_call(
         prefix: "",
         note: None,
         verb: "calls the module",
+        text: None,
     };
     let mut out = Vec::new();
     for mut def in found.computes {
