@@ -62,6 +62,7 @@ mod schedules;
 mod schema_robustness;
 mod schema_spans;
 mod script_calls;
+mod script_functions;
 mod script_places;
 mod sdk_keywords;
 mod show_files;

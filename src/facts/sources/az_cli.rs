@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use super::common::{Files, Input};
 use super::cwd::{Cwd, Track};
 use super::shell::{
-    ARGS, ARITHMETIC, ARRAY, ARRAY_VALUE, Dialect, Keep, LexOptions, MAX_WORDS, Map, RUNS_NEXT, SPECIAL,
-    SUBSTITUTION, Script, ShellCommand, VarScope, Word, WordPart,
+    ARGS, ARITHMETIC, ARRAY, ARRAY_VALUE, Dialect, Function, Keep, LexOptions, MAX_WORDS, Map, RUNS_NEXT,
+    SPECIAL, SUBSTITUTION, Script, ShellCommand, VarScope, Word, WordPart,
 };
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
@@ -176,6 +176,93 @@ pub struct Vars {
     arrays: std::cell::RefCell<std::collections::HashMap<u32, Result<Vec<Word>, String>>>,
     /// Words the script's expansions have given so far ([`MAX_EXPANDED`] at most).
     expanded: std::cell::Cell<usize>,
+    /// The bash functions the script defines: name, where the body opens and closes, in
+    /// the order they open.
+    fns: Vec<(String, u32, u32)>,
+    /// The call of a function whose body is read ([`Frame`]).
+    frame: Option<Frame>,
+}
+
+/// A call of a bash function of the script, for the commands of its body: `$1`, `$2`...
+/// (and `"$@"`) there are the call's words.
+#[derive(Clone, Debug)]
+pub(super) struct Frame {
+    name: String,
+    /// The function's body: `[start, end)` in the file.
+    body: (u32, u32),
+    /// The call's words after the name, evaluated where the call is, with their spans;
+    /// `None`: the script does not call the function.
+    args: Option<Vec<(ScriptVal, Span)>>,
+    /// Why the call's arguments are not read (too many calls in the script).
+    unread: Option<String>,
+    /// The `shift`s of the body: where, by how many (`None`: not known), under a
+    /// condition within the body.
+    shifts: Vec<(u32, Option<usize>, bool)>,
+}
+
+impl Frame {
+    fn covers(&self, at: u32) -> bool {
+        self.body.0 <= at && at < self.body.1
+    }
+
+    /// How many arguments the `shift`s before `at` moved, or why that is not known.
+    fn shifted(&self, at: u32) -> Result<usize, String> {
+        let mut n = 0;
+        for &(_, by, conditional) in self.shifts.iter().filter(|s| s.0 < at) {
+            match by {
+                Some(by) if !conditional => n += by,
+                _ => {
+                    return Err(format!(
+                        "the arguments of the function `{}` are moved by a `shift` under a condition or by an amount not known",
+                        self.name
+                    ));
+                }
+            }
+        }
+        Ok(n)
+    }
+
+    /// The value of the positional parameter `name` (`1`, `2`...) read at `at` in the
+    /// body. `None`: not one.
+    fn arg(&self, name: &str, at: u32) -> Option<Arg0> {
+        let n: usize = name.parse().ok().filter(|&n| n > 0)?;
+        if let Some(why) = &self.unread {
+            return Some(Arg0::Unknown(why.clone()));
+        }
+        let shifted = match self.shifted(at) {
+            Ok(s) => s,
+            Err(why) => return Some(Arg0::Unknown(why)),
+        };
+        let Some(args) = &self.args else {
+            return Some(Arg0::Missing(format!(
+                "`${n}` is the argument {n} of the function `{}`, which this script does not call after defining it",
+                self.name
+            )));
+        };
+        Some(match args.get(n - 1 + shifted) {
+            Some((ScriptVal::Dynamic(why), _)) => Arg0::Unknown(format!(
+                "`${n}` is the argument {n} of the function `{}`, not known at its call: {why}",
+                self.name
+            )),
+            // Given empty: a default (`${1:-d}`) applies.
+            Some((ScriptVal::Known { text, .. }, _)) if text.is_empty() => {
+                Arg0::Missing(format!("`${n}` is given empty by the call of `{}`", self.name))
+            }
+            Some((v, _)) => Arg0::Value(v.clone()),
+            None => Arg0::Missing(format!(
+                "`${n}` is the argument {n} of the function `{}`, which its call does not pass",
+                self.name
+            )),
+        })
+    }
+}
+
+/// A function's argument as its body reads it ([`Frame::arg`]).
+enum Arg0 {
+    Value(ScriptVal),
+    /// Not passed (or empty): a default applies; else why it is not known.
+    Missing(String),
+    Unknown(String),
 }
 
 /// At most this many assignments under conditions are weighed for one use; more make the
@@ -289,7 +376,15 @@ impl Vars {
                 });
             }
         }
-        Self::build(assigns, dialect, script.vars_cut, Vec::new())
+        let mut vars = Self::build(assigns, dialect, script.vars_cut, Vec::new());
+        if dialect == Dialect::Bash {
+            vars.fns = script
+                .functions
+                .iter()
+                .map(|f| (f.name.clone(), f.at, f.end))
+                .collect();
+        }
+        vars
     }
 
     fn build(assigns: Vec<Assign>, dialect: Dialect, cut: Option<u32>, sources: Vec<Sourced>) -> Self {
@@ -318,7 +413,24 @@ impl Vars {
             sources,
             arrays: Default::default(),
             expanded: Default::default(),
+            fns: Vec::new(),
+            frame: None,
         }
+    }
+
+    /// A copy whose commands of the body of function `f` read `frame`'s arguments; the
+    /// assignments written directly in the body (`starts`) are not under a condition there.
+    pub(super) fn framed(&self, frame: Frame, starts: &std::collections::HashSet<u32>) -> Self {
+        let mut assigns = self.assigns.clone();
+        for a in assigns.iter_mut().filter(|a| !a.foreign && frame.covers(a.at)) {
+            if starts.contains(&a.at) {
+                a.conditional = false;
+            }
+        }
+        let mut v = Self::build(assigns, self.dialect, self.cut, self.sources.clone());
+        v.fns = self.fns.clone();
+        v.frame = Some(frame);
+        v
     }
 }
 
@@ -519,7 +631,9 @@ impl Vars {
                 at: c.span.start,
                 read,
             });
+            let fns = std::mem::take(&mut vars.fns);
             vars = Self::build(assigns, vars.dialect, vars.cut, sources);
+            vars.fns = fns;
         }
         vars
     }
@@ -852,9 +966,27 @@ impl Eval<'_> {
         if depth >= MAX_NESTING {
             return ScriptVal::Dynamic(format!("`{name}` refers to variables nested too deep"));
         }
+        // `${X:-d}` where `X` was last set, not under a condition, to a plain copy of
+        // another variable (`X=$Y`, PowerShell's `$X = $env:Y` then `if (-not $X) { $X =
+        // "d" }`): `${Y:-d}` there, as `$X = $env:Y ?? "d"` is.
+        if let Some(d) = default
+            && matches!(scope, VarScope::Shell | VarScope::Env)
+            && let Some((copied, copied_scope, from)) = self.copy_of(name, at)
+        {
+            return self.var(&copied, copied_scope, Some(d), from, depth + 1);
+        }
         let found = match scope {
             VarScope::Shell | VarScope::Env => self.assigned(name, at),
-            VarScope::Make | VarScope::Positional => None,
+            VarScope::Positional => match self.vars.frame.as_ref().filter(|f| f.covers(at.offset)) {
+                Some(f) => match f.arg(name, at.offset) {
+                    Some(Arg0::Value(v)) => Some(v),
+                    Some(Arg0::Missing(_)) if default.is_some() => None,
+                    Some(Arg0::Missing(why) | Arg0::Unknown(why)) => Some(ScriptVal::Dynamic(why)),
+                    None => None,
+                },
+                None => None,
+            },
+            VarScope::Make => None,
         };
         if let Some(v) = found {
             return v;
@@ -869,7 +1001,23 @@ impl Eval<'_> {
             };
         }
         ScriptVal::Dynamic(match scope {
-            VarScope::Positional => format!("the script's argument {name} is given when it runs"),
+            // The innermost function around: the last opened before that holds it (among
+            // the 64 opened last before, for a bounded search).
+            VarScope::Positional => {
+                match self.vars.fns[..self.vars.fns.partition_point(|f| f.1 <= at.offset)]
+                    .iter()
+                    .rev()
+                    .take(64)
+                    .find(|f| at.offset < f.2)
+                {
+                    Some((f, ..)) if name != "0" => {
+                        format!(
+                            "`${name}` is the argument {name} of the function `{f}`, given where it is called"
+                        )
+                    }
+                    _ => format!("the script's argument {name} is given when it runs"),
+                }
+            }
             VarScope::Make => format!("`{name}` is not set in this Makefile"),
             _ => self.unset(name, at.offset),
         })
@@ -932,6 +1080,22 @@ impl Eval<'_> {
                                     span, exact: true, ..
                                 },
                             ] if !a.foreign => Some(*span),
+                            // PowerShell's defaults (`if (-not $X) { $X = "d" }`, `$X =
+                            // $env:X ?? "d"`): the default's literal, when it is the value.
+                            [WordPart::Var { default: Some(d), .. }]
+                                if !a.foreign && self.vars.dialect == Dialect::PowerShell =>
+                            {
+                                match d.as_slice() {
+                                    [
+                                        WordPart::Lit {
+                                            span,
+                                            exact: true,
+                                            text: t,
+                                        },
+                                    ] if *t == text => Some(*span),
+                                    _ => None,
+                                }
+                            }
                             _ => None,
                         });
                         ScriptVal::Known { text, literal }
@@ -945,6 +1109,37 @@ impl Eval<'_> {
     }
 
     /// The value the assignments before `at` give `name`, if any assigns it.
+    /// The variable `name`'s last assignment before `at`, when it is not under a condition
+    /// and copies another variable (`X=$Y`, `$X = $env:Y`): that variable, and where.
+    fn copy_of(&self, name: &str, at: At) -> Option<(String, VarScope, At)> {
+        if self.vars.cut.is_some_and(|cut| cut < at.offset) {
+            return None;
+        }
+        let key = if self.vars.fold_case {
+            std::borrow::Cow::Owned(name.to_ascii_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(name)
+        };
+        let all = self.vars.by_name.get(key.as_ref())?;
+        let before = &all[..all.partition_point(|&i| (self.vars.assigns[i].at, i) < (at.offset, at.index))];
+        let last = *before.last()?;
+        let a = &self.vars.assigns[last];
+        if a.conditional || a.foreign || a.array.is_some() {
+            return None;
+        }
+        match a.value.as_ref().ok()?.as_slice() {
+            [
+                WordPart::Var {
+                    name,
+                    scope: scope @ (VarScope::Shell | VarScope::Env),
+                    default: None,
+                    ..
+                },
+            ] => Some((name.clone(), *scope, At::of(a.at))),
+            _ => None,
+        }
+    }
+
     fn assigned(&self, name: &str, at: At) -> Option<ScriptVal> {
         if self.vars.cut.is_some_and(|cut| cut < at.offset) {
             return Some(ScriptVal::Dynamic(format!(
@@ -1247,6 +1442,8 @@ pub fn wanted(words: &[Word]) -> Keep {
             | "."
             // `eval $CMD`: the command a variable holds ([`Evals`]).
             | "eval"
+            // A function's arguments move ([`Frame`]).
+            | "shift"
     ) || super::cwd::is_move_word(&lower)
     {
         return Keep::Vars;
@@ -1445,11 +1642,303 @@ pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
         budget: MAX_EVALS,
     };
     let mut out = Vec::new();
+    let mut calls = Calls::default();
+    let inside = enclosing(script);
     for (i, (c, at)) in script.commands.iter().zip(&places(script, cx)).enumerate() {
+        if let Some(f) = inside.get(i).copied().flatten().map(|f| &script.functions[f])
+            && az_at(&c.words, &head, c.span.start).is_some()
+        {
+            out.extend(calls.definitions(script, c, f, at, &head, cx));
+            continue;
+        }
         match definition(c, at, &head, cx) {
             Some(d) => out.push(d),
             None if script.dialect == Dialect::Bash => out.extend(evals.read(i, at, &head, cx)),
             None => {}
+        }
+    }
+    out
+}
+
+/// For each command of a bash script, the innermost function whose body holds it (an
+/// index of [`Script::functions`]): one pass over both, in the order they start (bodies
+/// nest or follow one another). Empty for other dialects or without functions.
+fn enclosing(script: &Script) -> Vec<Option<usize>> {
+    if script.dialect != Dialect::Bash || script.functions.is_empty() {
+        return Vec::new();
+    }
+    let fns = &script.functions;
+    let mut open: Vec<usize> = Vec::new();
+    let mut next = 0;
+    script
+        .commands
+        .iter()
+        .map(|c| {
+            let at = c.span.start;
+            while next < fns.len() && fns[next].at <= at {
+                while open.last().is_some_and(|&o| fns[o].end <= fns[next].at) {
+                    open.pop();
+                }
+                open.push(next);
+                next += 1;
+            }
+            while open.last().is_some_and(|&o| fns[o].end <= at) {
+                open.pop();
+            }
+            open.last().copied().filter(|&o| fns[o].at <= at)
+        })
+        .collect()
+}
+
+/// Calls of a function read for one command of its body at most.
+const MAX_CALLS: usize = 64;
+
+/// Calls of functions read in a script at most; later ones are not known.
+const MAX_BOUND: usize = 1024;
+
+/// The calls of a script's bash functions ([`Frame`]).
+#[derive(Default)]
+struct Calls {
+    /// The commands whose first word names a function of the script, by that name; and
+    /// where the functions of each name start, in order.
+    by_name: Option<(Indexes<usize>, Indexes<u32>)>,
+    /// What is read of each function's body and calls, by where it starts (once each).
+    bodies: std::collections::HashMap<u32, std::rc::Rc<Body>>,
+    /// Calls read so far.
+    bound: usize,
+}
+
+/// Indexes or offsets by a function's name.
+type Indexes<T> = std::collections::HashMap<String, Vec<T>>;
+
+/// What the definitions of a function's body read of it ([`Calls::definitions`]).
+struct Body {
+    /// Where the commands written directly in it (not under a condition there) start.
+    starts: std::collections::HashSet<u32>,
+    /// Its `shift`s ([`Frame::shifts`]).
+    shifts: Vec<(u32, Option<usize>, bool)>,
+    /// Its calls: the commands calling it after its body, before the name is defined
+    /// again.
+    calls: Vec<usize>,
+}
+
+impl Calls {
+    /// The definitions command `c` of function `f`'s body makes: one for each call of `f`
+    /// after its definition (and before another definition of the name; not from its own
+    /// body), each reading the call's arguments; one reading none when there is no call.
+    fn definitions(
+        &mut self,
+        script: &Script,
+        c: &ShellCommand,
+        f: &Function,
+        cwd: &Cwd,
+        head: &Head<'_>,
+        cx: &Ctx<'_>,
+    ) -> Vec<ComputeDef> {
+        let (by_name, defined) = self.by_name.get_or_insert_with(|| {
+            let mut defined: std::collections::HashMap<String, Vec<u32>> = Default::default();
+            for f in &script.functions {
+                defined.entry(f.name.clone()).or_default().push(f.at);
+            }
+            let mut m: std::collections::HashMap<String, Vec<usize>> = Default::default();
+            for (i, k) in script.commands.iter().enumerate() {
+                if let Some(n) = k.words.first().and_then(Word::literal)
+                    && defined.contains_key(n.as_str())
+                {
+                    m.entry(n).or_default().push(i);
+                }
+            }
+            (m, defined)
+        });
+        let body = self.bodies.entry(f.at).or_insert_with(|| {
+            // The commands of the body, in order.
+            let first = script.commands.partition_point(|k| k.span.start < f.at);
+            let last = script.commands.partition_point(|k| k.span.start < f.end);
+            let body = &script.commands[first..last];
+            let starts = body
+                .iter()
+                .filter(|k| k.depth == f.depth && !k.chained)
+                .map(|k| k.span.start)
+                .collect();
+            let shifts = body
+                .iter()
+                .filter(|k| k.words.first().and_then(Word::literal).as_deref() == Some("shift"))
+                .map(|k| {
+                    let by = match k.words.get(1) {
+                        None => Some(1),
+                        Some(w) => w.literal().and_then(|l| l.parse().ok()),
+                    };
+                    (k.span.start, by, k.depth > f.depth || k.chained)
+                })
+                .collect();
+            // A later definition of the name replaces this one for the calls after it.
+            let starts_of = defined.get(&f.name).map(Vec::as_slice).unwrap_or(&[]);
+            let next = starts_of
+                .get(starts_of.partition_point(|&a| a <= f.at))
+                .copied()
+                .unwrap_or(u32::MAX);
+            let calls = by_name
+                .get(&f.name)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let at = script.commands[i].span.start;
+                    at >= f.end && at < next
+                })
+                .collect();
+            std::rc::Rc::new(Body {
+                starts,
+                shifts,
+                calls,
+            })
+        });
+        let body = std::rc::Rc::clone(body);
+        let starts = &body.starts;
+        let calls: Vec<&ShellCommand> = body
+            .calls
+            .iter()
+            .take(MAX_CALLS + 1)
+            .map(|&i| &script.commands[i])
+            .collect();
+        let frame = |args, unread| Frame {
+            name: f.name.clone(),
+            body: (f.at, f.end),
+            args,
+            unread,
+            shifts: body.shifts.clone(),
+        };
+        let inner_condition = c.depth > f.depth || c.chained;
+        let read = |frame: Frame, call: Option<&ShellCommand>| -> Option<ComputeDef> {
+            let vars = cx.eval.vars.framed(frame, starts);
+            let cx2 = Ctx {
+                input: cx.input,
+                eval: Eval {
+                    vars: &vars,
+                    outer: cx.eval.outer,
+                },
+                note: cx.note.clone(),
+            };
+            let c2 = with_args(c, &vars);
+            let mut def = definition(&c2, cwd, head, &cx2)?;
+            let Some(call) = call else {
+                def.notes.push(format!(
+                    "`{}` is a function this script does not call after defining it: read as called with no argument",
+                    f.name
+                ));
+                return Some(def);
+            };
+            const COND: &str = "the command runs under a condition";
+            let had = def.notes.iter().any(|n| n == COND);
+            def.notes.retain(|n| n != COND);
+            if (had && inner_condition) || call.conditional() {
+                def.notes.push(COND.into());
+            }
+            let src = cx.input.source;
+            let mut shown = src.slice(call.span).to_string();
+            if shown.len() > 80 {
+                let mut end = 77;
+                while !shown.is_char_boundary(end) {
+                    end -= 1;
+                }
+                shown.truncate(end);
+                shown.push_str("...");
+            }
+            def.notes.push(format!(
+                "run by the call `{shown}` on line {}",
+                src.position(call.span.start).line
+            ));
+            // A value the call writes is reported where the call writes it.
+            let at_call = |s: &mut Setting| {
+                if let Some(o) = s.origin
+                    && call.span.start <= o.start
+                    && o.end <= call.span.end
+                {
+                    s.span = o;
+                    s.origin = None;
+                    s.in_place = true;
+                    s.written = src.slice(o).to_string();
+                }
+            };
+            at_call(&mut def.name);
+            for (_, s) in &mut def.fields {
+                at_call(s);
+            }
+            Some(def)
+        };
+        if calls.is_empty() {
+            return read(frame(None, None), None).into_iter().collect();
+        }
+        let mut out = Vec::new();
+        // Past the limits, one more definition says the later calls are not read.
+        for (n, call) in calls.iter().take(MAX_CALLS + 1).enumerate() {
+            let unread = if n == MAX_CALLS {
+                Some(format!(
+                    "`{}` is called {} times: the arguments of the calls after the first {MAX_CALLS} are not read",
+                    f.name,
+                    body.calls.len()
+                ))
+            } else {
+                (self.bound >= MAX_BOUND).then(|| {
+                    format!("the script calls its functions more than {MAX_BOUND} times: the arguments of the later calls are not read")
+                })
+            };
+            self.bound += 1;
+            let args = call.words[1..]
+                .iter()
+                .map(|w| {
+                    let e = cx.eval.word(w, call.span.start);
+                    let v = match e.value {
+                        Ok(text) => ScriptVal::Known {
+                            text,
+                            literal: if e.in_place {
+                                Some(w.inner_span())
+                            } else {
+                                e.origin
+                            },
+                        },
+                        Err(why) => ScriptVal::Dynamic(why),
+                    };
+                    (v, w.span)
+                })
+                .collect();
+            let stop = unread.is_some();
+            out.extend(read(frame(Some(args), unread), Some(call)));
+            if stop {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// Command `c` with its words `"$@"` (`$@`) the arguments of the call its [`Frame`]
+/// reads, each a positional parameter of the frame.
+fn with_args(c: &ShellCommand, vars: &Vars) -> ShellCommand {
+    let Some(frame) = &vars.frame else {
+        return c.clone();
+    };
+    let (Some(args), Ok(shifted)) = (&frame.args, frame.shifted(c.span.start)) else {
+        return c.clone();
+    };
+    let mut out = c.clone();
+    out.words = Vec::with_capacity(c.words.len());
+    for w in &c.words {
+        if matches!(w.parts.as_slice(), [WordPart::Dynamic { why, .. }] if *why == ARGS) {
+            for (k, (_, span)) in args.iter().enumerate().skip(shifted) {
+                out.words.push(Word {
+                    parts: vec![WordPart::Var {
+                        name: (k + 1 - shifted).to_string(),
+                        span: *span,
+                        scope: VarScope::Positional,
+                        default: None,
+                    }],
+                    span: *span,
+                });
+            }
+        } else {
+            out.words.push(w.clone());
         }
     }
     out
@@ -4022,6 +4511,59 @@ az ml compute create -n given --type amlcompute --size $SIZE
         }
     }
 
+    /// A call of a bash function whose body creates a compute: one definition per call,
+    /// the call's words as `$1`, `$2` (values at the call), defaults for what it does not
+    /// pass; what the commands keep ([`wanted`]) includes the calls.
+    #[test]
+    fn bash_function_calls() {
+        let text = "create_cluster() {\n  local name=\"$1\"\n  local size=\"${2:-Standard_DS3_v2}\"\n  az ml compute create --name \"$name\" --type AmlCompute --size \"$size\" --max-instances 4\n}\ncreate_cluster gpu-cluster Standard_NC6\ncreate_cluster cpu-cluster\n";
+        let script = parse(
+            text,
+            Map::Base(0),
+            LexOptions {
+                keep: Some(wanted),
+                ..LexOptions::new(Dialect::Bash)
+            },
+        );
+        let [f] = script.functions.as_slice() else {
+            panic!("{:?}", script.functions)
+        };
+        assert_eq!(f.name, "create_cluster");
+        assert_eq!(
+            (f.at as usize, f.end as usize, f.depth),
+            (text.find('{').unwrap(), text.find("}\n").unwrap() + 1, 1)
+        );
+        // The calls are kept (`wanted` drops other commands it does not know).
+        let calls: Vec<&str> = script
+            .commands
+            .iter()
+            .filter(|c| c.depth == 0)
+            .map(|c| &text[c.span.start as usize..c.span.end as usize])
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                "create_cluster gpu-cluster Standard_NC6",
+                "create_cluster cpu-cluster"
+            ]
+        );
+        let [gpu, cpu] = defs(text, Dialect::Bash).try_into().unwrap();
+        assert_eq!(
+            (gpu.known_name(), gpu.size()),
+            (Some("gpu-cluster"), Some("Standard_NC6"))
+        );
+        assert_eq!(
+            (cpu.known_name(), cpu.size()),
+            (Some("cpu-cluster"), Some("Standard_DS3_v2"))
+        );
+        let size = gpu.get("size").unwrap();
+        assert_eq!(
+            &text[size.span.start as usize..size.span.end as usize],
+            "Standard_NC6"
+        );
+        assert!(size.in_place);
+    }
+
     /// `$X = if ($env:Y) { $env:Y } else { "d" }` and `$X = $env:Y ?? "d"` are PowerShell's
     /// `${Y:-d}`: the default, unless the environment sets it (a setting of the variable
     /// earlier in the script wins, as in bash).
@@ -4038,6 +4580,62 @@ az ml compute create -n given --type amlcompute --size $SIZE
         let text = "$S = if ($env:S) { $env:S } else { 'Standard_NC6' }; $N = 'after'\naz ml compute create --name $N --size $S\n";
         let [d] = defs(text, Dialect::PowerShell).try_into().unwrap();
         assert_eq!((d.known_name(), d.size()), (Some("after"), Some("Standard_NC6")));
+    }
+
+    /// Audit 31, defect 2: PowerShell's `if (-not $X) { $X = "d" }` (`if (!$X)`, `if
+    /// ([string]::IsNullOrEmpty($X))`) after `param([string]$X)` is `${X:-d}`: the default
+    /// when the script runs without it (a `param` default or an earlier value wins); with an
+    /// `else`, or another condition, it is read as before.
+    #[test]
+    fn powershell_default_if_unset() {
+        let text = "param(\n  [string]$Name,\n  [string]$Size,\n  [string]$Kind = 'amlcompute'\n)\nif (-not $Name) { $Name = \"ps-default\" }\nif (!$Size) {\n    $Size = 'Standard_NC6'\n}\nIF ([string]::IsNullOrEmpty($Tier)) { $Tier = \"low_priority\" }\nif (-not $Kind) { $Kind = 'kubernetes' }\nif (-not $Max) { $Max = 3 } else { $Max = 5 }\nif ($Min -eq 0) { $Min = 1 }\naz ml compute create --name $Name --size $Size --tier $Tier --type $Kind --max-instances $Max --min-instances $Min\n";
+        let [d] = defs(text, Dialect::PowerShell).try_into().unwrap();
+        assert_eq!(d.known_name(), Some("ps-default"));
+        assert_eq!(d.size(), Some("Standard_NC6"));
+        // Labelled at the default, the finding at the use.
+        let size = d.get("size").unwrap();
+        let origin = size.origin.unwrap();
+        assert_eq!(&text[origin.start as usize..origin.end as usize], "Standard_NC6");
+        assert_eq!(&text[size.span.start as usize..size.span.end as usize], "$Size");
+        assert_eq!(value(&d, "tier"), Some(Scalar::Str("low_priority".into())));
+        assert_eq!(value(&d, "type"), Some(Scalar::Str("amlcompute".into())));
+        assert_eq!(value(&d, "max_instances"), None, "{d:?}");
+        assert!(
+            !d.notes.iter().any(|n| n.contains("under a condition")),
+            "{:?}",
+            d.notes
+        );
+        // A `param` default wins (the statement does not run); after a copy of an
+        // environment variable (`$Tier = $env:TIER`), the default unless the environment
+        // sets it, as `$env:TIER ?? 'dedicated'`.
+        let text = "param(\n  [string]$Size = \"Standard_DS3_v2\"\n)\nif (-not $Size) { $Size = \"Standard_NC6\" }\n$Tier = $env:TIER\nif (!$Tier) { $Tier = 'dedicated' }\naz ml compute create --name c6 --size $Size --tier $Tier\n";
+        let [d] = defs(text, Dialect::PowerShell).try_into().unwrap();
+        assert_eq!(d.size(), Some("Standard_DS3_v2"));
+        let origin = d.get("size").unwrap().origin.unwrap();
+        assert_eq!(
+            &text[origin.start as usize..origin.end as usize],
+            "Standard_DS3_v2"
+        );
+        assert_eq!(value(&d, "tier"), Some(Scalar::Str("dedicated".into())), "{d:?}");
+        // Bash alike; a copy of an argument or of a command's output stays unknown.
+        let text = "N=$AML_NAME\nS=\"$(get_size)\"\nP=$1\naz ml compute create --name \"${N:-from-copy}\" --size \"${S:-Standard_NC6}\" --tier \"${P:-dedicated}\"\n";
+        let [d] = defs(text, Dialect::Bash).try_into().unwrap();
+        assert_eq!(d.known_name(), Some("from-copy"));
+        assert!(why(&d, "size").contains("output"), "{d:?}");
+        assert!(why(&d, "tier").contains("argument 1"), "{d:?}");
+        // Unterminated or odd forms are read as before, without a panic.
+        for text in [
+            "if (-not $X) { $X = 'a\n",
+            "if (-not $X) { $Y = 'a' }\n",
+            "if (-not $X) { $X = \"$Y\" }\n",
+            "if (-not $X",
+            "if ([string]::IsNullOrEmpty($X) { $X = 'a' }",
+            "if (!",
+            "if (-not $X) { $X = 'a' } elseif ($Z) { $X = 'b' }\naz ml compute create --name $X\n",
+        ] {
+            let ds = defs(text, Dialect::PowerShell);
+            assert!(ds.iter().all(|d| d.known_name().is_none()), "{text}: {ds:?}");
+        }
     }
 
     #[test]

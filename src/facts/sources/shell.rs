@@ -288,6 +288,10 @@ pub struct Function {
     /// it) starts with `"$@"` (or `$@`, `"${@:N}"`), alone or after the words a command
     /// may follow ([`RUNS_NEXT`]).
     pub runs_args: bool,
+    /// Where its body closes in the file (`u32::MAX`: it does not).
+    pub end: u32,
+    /// How many blocks the commands written directly in its body sit in.
+    pub depth: u32,
 }
 
 /// What a bash `$@` expands to, as a word's part ([`WordPart::Dynamic`]'s `why`).
@@ -399,6 +403,7 @@ impl<'a> Lexer<'a> {
             level,
             nested: Vec::new(),
             fn_bodies: Vec::new(),
+            fn_names: Default::default(),
             function_header: None,
             script: Script::default(),
             words: Vec::new(),
@@ -446,6 +451,9 @@ struct Lexer<'a> {
     /// For each open block, the function whose body it is (an index of
     /// [`Script::functions`]).
     fn_bodies: Vec<Option<u32>>,
+    /// The names of the bash functions defined so far: a command calling one is kept
+    /// ([`Keep::Read`]), for the definitions its body makes from its arguments.
+    fn_names: std::collections::HashSet<String>,
     /// The name of the function whose header the command just ended was (`f()`,
     /// `function f`), for the `{` that opens its body.
     function_header: Option<String>,
@@ -588,7 +596,7 @@ impl<'a> Lexer<'a> {
                 };
                 if let Some(kind) = closes {
                     if let Some(at) = self.blocks.iter().rposition(|&k| k == kind) {
-                        self.close_blocks(at);
+                        self.close_blocks(at, word.span.end);
                     }
                     return;
                 }
@@ -614,7 +622,7 @@ impl<'a> Lexer<'a> {
         if self.words.len() == DECIDE_AT
             && let Some(keep) = self.o.keep
         {
-            let k = keep(&self.words);
+            let k = self.called(keep(&self.words));
             self.decided = Some(k);
             if k == Keep::Drop {
                 self.words.clear();
@@ -628,6 +636,15 @@ impl<'a> Lexer<'a> {
             }
             self.words.clear();
             self.discarding = true;
+        }
+    }
+
+    /// What is done with the command being read, `keep` said: a call of a bash function
+    /// the script defined before is read.
+    fn called(&self, keep: Keep) -> Keep {
+        match self.words.first().and_then(Word::literal) {
+            Some(name) if keep == Keep::Drop && self.fn_names.contains(&name) => Keep::Read,
+            _ => keep,
         }
     }
 
@@ -677,10 +694,15 @@ impl<'a> Lexer<'a> {
         let function = self.function_header.take();
         let body = match function {
             Some(name) if kind == b'b' && self.script.functions.len() < MAX_FUNCTIONS => {
+                if d == Dialect::Bash {
+                    self.fn_names.insert(name.clone());
+                }
                 self.script.functions.push(Function {
                     name,
                     at,
                     runs_args: false,
+                    end: u32::MAX,
+                    depth: self.blocks.len() as u32,
                 });
                 Some((self.script.functions.len() - 1) as u32)
             }
@@ -706,8 +728,13 @@ impl<'a> Lexer<'a> {
     }
 
     /// Closes the open blocks from the `at`th on.
-    fn close_blocks(&mut self, at: usize) {
+    fn close_blocks(&mut self, at: usize, offset: u32) {
         let n = self.script.blocks.len() as u32;
+        for &f in self.fn_bodies.get(at..).unwrap_or(&[]).iter().flatten() {
+            if let Some(f) = self.script.functions.get_mut(f as usize) {
+                f.end = offset;
+            }
+        }
         for &id in &self.block_ids[at.min(self.block_ids.len())..] {
             let mut id = Some(id);
             // A branch closes with its `if` or `case`.
@@ -745,7 +772,7 @@ impl<'a> Lexer<'a> {
         let keep = match (self.decided.take(), self.o.keep) {
             _ if std::mem::take(&mut self.discarding) || self.words.is_empty() => Keep::Drop,
             (Some(k), _) => k,
-            (None, Some(keep)) => keep(&self.words),
+            (None, Some(keep)) => self.called(keep(&self.words)),
             (None, None) => Keep::Read,
         };
         let keep = match keep {
@@ -1562,6 +1589,124 @@ impl<'a> Lexer<'a> {
         Some(stmt_end)
     }
 
+    /// PowerShell's default-if-unset statement `if (-not $X) { $X = "default" }` (also
+    /// `if (!$X)` and `if ([string]::IsNullOrEmpty($X))`), with `i` at the `(` after `if`
+    /// and no `else`/`elseif` after it: read as the assignment `$X = ${X:-default}` (an
+    /// empty or unset value is false in PowerShell), not under a condition, as
+    /// [`Lexer::ps_if_default`] reads its expression. Returns where the statement ends;
+    /// `None` (read as before) for any other condition, body or value.
+    fn ps_unset_default(&mut self, i: usize) -> Option<usize> {
+        let [first] = self.words.as_slice() else {
+            return None;
+        };
+        if !first.literal()?.eq_ignore_ascii_case("if") {
+            return None;
+        }
+        let if_start = first.span.start;
+        let b = self.b;
+        let blank = |mut j: usize| {
+            while b.get(j).is_some_and(u8::is_ascii_whitespace) {
+                j += 1;
+            }
+            j
+        };
+        let punct = |j: usize, c: u8| (b.get(j) == Some(&c)).then_some(j + 1);
+        // `$name` or `$scope:name`: where it ends.
+        let var = |j: usize| {
+            punct(j, b'$')?;
+            let mut k = j + 1;
+            while b.get(k).is_some_and(|&c| is_name(c) || c == b':') {
+                k += 1;
+            }
+            (k > j + 1 && b[k - 1] != b':').then_some(k)
+        };
+        // A keyword (any case), not followed by a name's character.
+        let keyword = |j: usize, w: &[u8]| {
+            let end = j + w.len();
+            (b.get(j..end)?.eq_ignore_ascii_case(w) && !b.get(end).is_some_and(|&c| is_name(c)))
+                .then_some(end)
+        };
+        let j = blank(i + 1);
+        // The condition's variable (`open..cond_end`) and where the condition ends.
+        let (open, cond_end, after) = if let Some(k) = keyword(j, b"-not").or_else(|| punct(j, b'!')) {
+            let open = blank(k);
+            let end = var(open)?;
+            (open, end, end)
+        } else {
+            let k = keyword(j, b"[string]::IsNullOrEmpty")?;
+            let open = blank(punct(blank(k), b'(')?);
+            let end = var(open)?;
+            (open, end, punct(blank(end), b')')?)
+        };
+        let mut j = punct(blank(after), b')')?;
+        j = blank(punct(blank(j), b'{')?);
+        let target_at = j;
+        let then_end = var(j)?;
+        if !b[j..then_end].eq_ignore_ascii_case(&b[open..cond_end]) {
+            return None;
+        }
+        let eq_at = blank(then_end);
+        j = blank(punct(eq_at, b'=')?);
+        // The default: a quoted string without expansions or escapes, or a number.
+        let (start, end, after) = match b.get(j)? {
+            &q @ (b'"' | b'\'') => {
+                let len = b[j + 1..].iter().position(|&c| c == q || c == b'\n')?;
+                let end = j + 1 + len;
+                if b[end] != q || b[j + 1..end].iter().any(|&c| matches!(c, b'$' | b'`')) {
+                    return None;
+                }
+                (j + 1, end, end + 1)
+            }
+            _ => {
+                let len = b[j..].iter().position(|&c| !(c.is_ascii_digit() || c == b'.'))?;
+                (len > 0).then_some((j, j + len, j + len))?
+            }
+        };
+        let stmt_end = punct(blank(after), b'}')?;
+        // Another branch: the value depends on more than whether it is set.
+        let next = blank(stmt_end);
+        if keyword(next, b"else").is_some() || keyword(next, b"elseif").is_some() {
+            return None;
+        }
+        let (scope, name) = ps_var_name(&String::from_utf8_lossy(&b[target_at + 1..then_end]));
+        let target_span = self.span(target_at, then_end);
+        let target = Word {
+            parts: vec![WordPart::Var {
+                name: name.clone(),
+                span: target_span,
+                scope,
+                default: None,
+            }],
+            span: target_span,
+        };
+        let eq_span = self.span(eq_at, eq_at + 1);
+        let eq = Word {
+            parts: vec![WordPart::Lit {
+                text: "=".into(),
+                span: eq_span,
+                exact: false,
+            }],
+            span: eq_span,
+        };
+        let default = vec![WordPart::Lit {
+            text: String::from_utf8_lossy(&b[start..end]).into_owned(),
+            span: self.span(start, end),
+            exact: true,
+        }];
+        let span = Span::new(if_start, self.span(i, stmt_end).end);
+        let value = Word {
+            parts: vec![WordPart::Var {
+                name,
+                span,
+                scope,
+                default: Some(default),
+            }],
+            span,
+        };
+        self.words = vec![target, eq, value];
+        Some(stmt_end)
+    }
+
     /// `$` in PowerShell: `$name`, `${name}`, `$env:NAME`, `$scope:name`, `$(...)`.
     fn ps_dollar(&mut self, i: usize) -> usize {
         let n1 = self.peek(i + 1);
@@ -1804,7 +1949,8 @@ impl<'a> Lexer<'a> {
                 self.end_command(i, false);
                 // Else a `case` pattern's end.
                 if self.blocks.last() == Some(&b'p') {
-                    self.close_blocks(self.blocks.len() - 1);
+                    let offset = self.map.at(i + 1);
+                    self.close_blocks(self.blocks.len() - 1, offset);
                 }
                 return i + 1;
             }
@@ -1820,7 +1966,8 @@ impl<'a> Lexer<'a> {
                     let at = self.map.at(i);
                     self.open_block(b'b', at);
                 } else if let Some(at) = self.blocks.iter().rposition(|&k| k == b'b') {
-                    self.close_blocks(at);
+                    let offset = self.map.at(i + 1);
+                    self.close_blocks(at, offset);
                 }
                 return i + 1;
             }
@@ -1830,7 +1977,7 @@ impl<'a> Lexer<'a> {
         // PowerShell and cmd: brackets open and close blocks.
         if c == b'(' && d == Dialect::PowerShell {
             self.end_word(i);
-            if let Some(end) = self.ps_if_default(i) {
+            if let Some(end) = self.ps_if_default(i).or_else(|| self.ps_unset_default(i)) {
                 return end;
             }
         }
@@ -1841,7 +1988,8 @@ impl<'a> Lexer<'a> {
         } else {
             let open = if c == b')' { b'(' } else { b'{' };
             if let Some(at) = self.blocks.iter().rposition(|&k| k == open) {
-                self.close_blocks(at);
+                let offset = self.map.at(i + 1);
+                self.close_blocks(at, offset);
             }
         }
         i + 1
