@@ -53,6 +53,7 @@ mod output_formats;
 mod packaging;
 mod policies;
 mod precommit;
+mod python_loaded;
 mod quota;
 mod realworld;
 mod render;

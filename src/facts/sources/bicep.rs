@@ -1487,18 +1487,9 @@ impl Bicep<'_> {
                 } else {
                     crate::load::Format::Yaml
                 };
-                let loaded = crate::load::parse_source(src.clone(), format, &Default::default());
-                let kind = if fname == "loadJsonContent" {
-                    "JSON"
-                } else {
-                    "YAML"
-                };
-                match loaded.documents.as_slice() {
-                    [doc] if !doc.partial && loaded.diagnostics.is_empty() => match doc.root {
-                        Some(root) => iac::file_value(&src, doc, root, &how, ""),
-                        None => return unread(&format!("it holds no {kind} value")),
-                    },
-                    _ => return unread(&format!("it is not one valid {kind} document")),
+                match iac::structured_file(&src, format, &how) {
+                    Ok(v) => v,
+                    Err(why) => return unread(&why),
                 }
             }
         };

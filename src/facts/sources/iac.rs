@@ -1120,6 +1120,28 @@ pub fn json_value(
     }
 }
 
+/// The value of the one JSON or YAML (1.1) document `src` holds, each value noted with
+/// where the file writes it ([`file_value`], `how` said of the file); or why it has none
+/// ("it is not one valid YAML document").
+pub fn structured_file(
+    src: &std::sync::Arc<SourceFile>,
+    format: crate::load::Format,
+    how: &str,
+) -> Result<Ev, String> {
+    let kind = match format {
+        crate::load::Format::Json => "JSON",
+        _ => "YAML",
+    };
+    let loaded = crate::load::parse_source(src.clone(), format, &Default::default());
+    match loaded.documents.as_slice() {
+        [doc] if !doc.partial && loaded.diagnostics.is_empty() => match doc.root {
+            Some(root) => Ok(file_value(src, doc, root, how, "")),
+            None => Err(format!("it holds no {kind} value")),
+        },
+        _ => Err(format!("it is not one valid {kind} document")),
+    }
+}
+
 /// A value of a JSON or YAML file another file reads (a Bicep `loadJsonContent()`, a
 /// GitHub Action's parameters file): each scalar noted with where it is written there
 /// (`config/compute.json:1:30`) and `how` the file is read, since its literal is not in the
@@ -1131,10 +1153,33 @@ pub fn file_value(
     how: &str,
     key: &str,
 ) -> Ev {
+    let mut budget = MAX_FILE_VALUES;
+    file_value_within(src, doc, id, how, key, &mut budget)
+}
+
+/// Values of a file read at most by [`file_value`]: YAML aliases may make a short file
+/// stand for a vast tree (`a: &a [x, x]`, `b: &b [*a, *a]`...), which is not expanded.
+const MAX_FILE_VALUES: usize = 4096;
+
+fn file_value_within(
+    src: &crate::source::SourceFile,
+    doc: &crate::document::Document,
+    id: crate::document::NodeId,
+    how: &str,
+    key: &str,
+    budget: &mut usize,
+) -> Ev {
     use crate::document::Value;
     if key.len() > 512 || key.bytes().filter(|b| matches!(b, b'.' | b'[')).count() > 32 {
         return Ev::unknown(format!("a value of {} is nested too deeply", src.path));
     }
+    if *budget == 0 {
+        return Ev::unknown(format!(
+            "{} holds more values than amlint reads ({MAX_FILE_VALUES}, its aliases expanded)",
+            src.path
+        ));
+    }
+    *budget -= 1;
     let node = doc.node(doc.resolve(id));
     let at = || {
         let p = src.position(node.span.start);
@@ -1154,7 +1199,7 @@ pub fn file_value(
                 .iter()
                 .take(MAX_ITEMS)
                 .enumerate()
-                .map(|(n, i)| file_value(src, doc, *i, how, &format!("{key}[{n}]")))
+                .map(|(n, i)| file_value_within(src, doc, *i, how, &format!("{key}[{n}]"), budget))
                 .collect(),
         )),
         Value::Map(_) => Ev::new(V::Map(
@@ -1167,7 +1212,7 @@ pub fn file_value(
                     } else {
                         format!("{key}.{k}")
                     };
-                    (k.into_owned(), file_value(src, doc, v, how, &path))
+                    (k.into_owned(), file_value_within(src, doc, v, how, &path, budget))
                 })
                 .collect(),
         )),

@@ -79,7 +79,8 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     let Some(tree) = module::parse(&code) else {
         return;
     };
-    let py = Module::new(&code, tree.root_node(), text);
+    let mut py = Module::new(&code, tree.root_node(), text);
+    py.load = Some((input.files, input.path));
     out.comments.extend(py.comments(input.source));
     let display = input.source.path.as_str();
     let made = py.made(display);

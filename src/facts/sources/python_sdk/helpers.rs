@@ -53,7 +53,8 @@ fn templates_of(files: &Files, path: &Path, display: &str) -> Arc<Vec<Template>>
         let Some(tree) = parse(&code) else {
             return Vec::new();
         };
-        let m = Module::new(&code, tree.root_node(), text);
+        let mut m = Module::new(&code, tree.root_node(), text);
+        m.load = Some((files, path));
         m.templates(&m.made(display), display)
     })
 }

@@ -3,10 +3,11 @@
 //! the folder's `python_sdk.rs` for what is read).
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use tree_sitter::Node as TsNode;
 
-use super::super::common::type_setting;
+use super::super::common::{Files, type_setting};
 use super::super::iac::{self, Ev, Part, V};
 use super::super::ipynb::Code;
 use crate::facts::computes::{ComputeDef, RefusedKeyword, Scalar, Setting, SourceKind};
@@ -662,6 +663,9 @@ pub(super) struct Module<'t> {
     pub(super) imported: Vec<(String, String, Option<String>)>,
     /// The modules of `from m import *`.
     pub(super) star: Vec<String>,
+    /// The project's files and this file's path, for the configuration files it loads
+    /// (`yaml.safe_load(open("config.yml"))`); `None`: such files are not read.
+    pub(super) load: Option<(&'t Files, &'t Path)>,
     /// What each assignment's value evaluates to (by its node), once.
     pub(super) memo: std::cell::RefCell<HashMap<usize, Ev>>,
     /// Each `name.attr = value`, in document order.
@@ -683,6 +687,7 @@ impl<'t> Module<'t> {
             star: Vec::new(),
             memo: Default::default(),
             attr_sets: Vec::new(),
+            load: None,
         };
         // An iterative walk in document order, with the functions around each node.
         let mut cursor = root.walk();
@@ -733,8 +738,23 @@ impl<'t> Module<'t> {
             "import_from_statement" | "import_statement" => self.imports(node, scope),
             "as_pattern" | "with_item" => {
                 if let Some(alias) = node.child_by_field_name("alias") {
-                    let by = self.text(node);
-                    self.bind_pattern(alias, node, scope, |n| format!("`{n}` is bound by `{by}`"));
+                    // `with open("config.yml") as f`: `f` is the file opened, for a loader
+                    // that reads it (`yaml.safe_load(f)`).
+                    let opened = node
+                        .named_child(0)
+                        .filter(|v| *v != alias && self.opens_a_file(*v));
+                    // The alias is one name (its node is the grammar's `as_pattern_target`).
+                    let name = self.text(alias);
+                    let one_name = !name.is_empty()
+                        && !name.starts_with(|c: char| c.is_ascii_digit())
+                        && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+                    match opened.filter(|_| one_name) {
+                        Some(v) => self.bind(name, node.start_byte(), scope, Bound::Expr(v)),
+                        _ => {
+                            let by = self.text(node);
+                            self.bind_pattern(alias, node, scope, |n| format!("`{n}` is bound by `{by}`"));
+                        }
+                    }
                 }
             }
             "call" => {
@@ -2459,6 +2479,27 @@ impl<'t> Module<'t> {
                         ),
                     };
                 }
+                // `cfg.get("vm_size", "Standard_DS3_v2")` of a mapping known (a loaded
+                // configuration file): its value, else the default given, else `None`.
+                if m == "get" && kw.is_empty() && matches!(pos.len(), 1 | 2) {
+                    let v = self.eval(obj, at, depth + 1);
+                    if let V::Map(_) = v.v {
+                        let key = self.eval(pos[0], at, depth + 1);
+                        return match key.known_str() {
+                            Some(k) => match v.member(&k, false) {
+                                Some(found) => found.clone(),
+                                None => match pos.get(1) {
+                                    Some(d) => self.eval(*d, at, depth + 1),
+                                    None => Ev::new(V::Null),
+                                },
+                            },
+                            None => Ev::unknown(
+                                key.why()
+                                    .unwrap_or_else(|| format!("`{}` is not evaluated", self.text(n))),
+                            ),
+                        };
+                    }
+                }
                 if m == "format" && kw.is_empty() {
                     let fmt = self.eval(obj, at, depth + 1);
                     let args: Vec<Ev> = pos.iter().map(|a| self.eval(*a, at, depth + 1)).collect();
@@ -2472,7 +2513,163 @@ impl<'t> Module<'t> {
                 }
             }
         }
+        if let Some(format) = loader(callee) {
+            return match pos.first() {
+                Some(arg) if pos.len() == 1 || callee.ends_with(".load") => {
+                    self.loaded(callee, format, *arg, at, depth)
+                }
+                _ => Ev::unknown(format!("`{}` is computed at run time", self.text(n))),
+            };
+        }
         Ev::unknown(format!("`{}` is computed at run time", self.text(n)))
+    }
+
+    /// Whether `n` is `open(…)`, `Path(…).open()`, or their text read (`.read()`,
+    /// `Path(…).read_text()`): a file a loader may be given.
+    fn opens_a_file(&self, n: TsNode<'t>) -> bool {
+        self.opened(n).is_some()
+    }
+
+    /// The path expression of the file `n` opens or reads ([`Self::opens_a_file`]).
+    fn opened(&self, n: TsNode<'t>) -> Option<TsNode<'t>> {
+        if n.kind() != "call" {
+            return None;
+        }
+        let f = n.child_by_field_name("function")?;
+        let (pos, kw) = self.args(n);
+        if matches!(self.text(f), "open" | "io.open" | "codecs.open") {
+            return pos
+                .first()
+                .copied()
+                .or_else(|| kw.iter().find(|(k, ..)| *k == "file").map(|(_, _, v)| *v));
+        }
+        // `open(p).read()`, `Path(p).open()`, `Path(p).read_text()`.
+        if f.kind() == "attribute" && pos.is_empty() {
+            let obj = f.child_by_field_name("object")?;
+            let method = self.text(f.child_by_field_name("attribute")?);
+            if method == "read" {
+                return self.opened(obj);
+            }
+            if matches!(method, "open" | "read_text") && obj.kind() == "call" {
+                let class = obj.child_by_field_name("function").map(|c| self.text(c))?;
+                let (p, k) = self.args(obj);
+                if matches!(class, "Path" | "pathlib.Path") && p.len() == 1 && k.is_empty() {
+                    return Some(p[0]);
+                }
+            }
+        }
+        None
+    }
+
+    /// What a loader (`yaml.safe_load`, `json.load`; `callee`) returns for the file `arg`
+    /// opens: the file of the project it names, parsed, each value noted with where the
+    /// file writes it; else unknown, with why. A relative path is one from the directory
+    /// Python runs in: the file is looked for from the script's folder up to the project's
+    /// root, as a script's files are, and the one found is named in each value's note. A
+    /// path made from `__file__` (`os.path.join(os.path.dirname(__file__), "c.yml")`) is
+    /// from the script's folder only.
+    fn loaded(
+        &self,
+        callee: &str,
+        format: crate::load::Format,
+        arg: TsNode<'t>,
+        at: usize,
+        depth: usize,
+    ) -> Ev {
+        let mut file = arg;
+        // `f` bound by `with open(…) as f` or `f = open(…)`.
+        if arg.kind() == "identifier" {
+            match self.resolve(self.text(arg), at).map(|b| &b.value) {
+                Some(Bound::Expr(e)) if self.opens_a_file(*e) => file = *e,
+                Some(Bound::Other(why)) => {
+                    return Ev::unknown(format!("`{callee}()` reads `{}`, and {why}", self.text(arg)));
+                }
+                _ => {}
+            }
+        }
+        let Some(path) = self.opened(file) else {
+            return Ev::unknown(format!(
+                "`{callee}({})` reads what is not a file amlint opens statically",
+                self.text(arg)
+            ));
+        };
+        let (written, from_script) = match self.script_relative(path, at, depth) {
+            Some(rest) => (rest, true),
+            None => match self.eval(path, at, depth + 1).known_str() {
+                Some(p) => (p, false),
+                None => {
+                    return Ev::unknown(format!(
+                        "`{callee}()` reads `{}`, a path not known statically",
+                        self.text(path)
+                    ));
+                }
+            },
+        };
+        let unread = |what: &str| Ev::unknown(format!("`{callee}()` reads `{written}`, {what}"));
+        let Some((files, script)) = self.load else {
+            return unread("which amlint does not read here");
+        };
+        let rel = Path::new(&written);
+        let drive = written.as_bytes().get(1) == Some(&b':');
+        if written.is_empty()
+            || rel.is_absolute()
+            || drive
+            || written.starts_with('~')
+            || written.contains('\\')
+        {
+            return unread("and amlint reads only a file of the project by its relative path");
+        }
+        let dir = script.parent().unwrap_or(Path::new(""));
+        let starts = if from_script {
+            vec![dir.to_path_buf()]
+        } else {
+            files.dirs_up(dir)
+        };
+        let found = starts.iter().find_map(|s| {
+            let c = crate::fsio::normalize(&s.join(rel));
+            let display = crate::discover::display_of(&c);
+            files.read(&c, &display)
+        });
+        let Some(src) = found else {
+            return unread(if from_script {
+                "not found in the script's folder (or not a regular text file of the project under the size limit)"
+            } else {
+                "not found from the script's folder up to the project's root (or not a regular text file of the project under the size limit)"
+            });
+        };
+        let how = if from_script {
+            format!("which `{callee}()` loads")
+        } else {
+            format!("which `{callee}()` loads when the script runs from that file's folder")
+        };
+        iac::structured_file(&src, format, &how).unwrap_or_else(|why| unread(&why))
+    }
+
+    /// The rest of a path made from the script's own folder: `os.path.join(
+    /// os.path.dirname(__file__), "a", "b.yml")` (also with `os.path.abspath`,
+    /// `os.path.realpath` around `__file__`) is `a/b.yml`.
+    fn script_relative(&self, path: TsNode<'t>, at: usize, depth: usize) -> Option<String> {
+        if path.kind() != "call" || self.text(path.child_by_field_name("function")?) != "os.path.join" {
+            return None;
+        }
+        let (pos, kw) = self.args(path);
+        let (first, rest) = pos.split_first()?;
+        let squashed: String = self.text(*first).split_whitespace().collect();
+        let here = [
+            "__file__",
+            "os.path.abspath(__file__)",
+            "os.path.realpath(__file__)",
+        ]
+        .iter()
+        .any(|f| squashed == format!("os.path.dirname({f})"));
+        if !here || !kw.is_empty() || rest.is_empty() {
+            return None;
+        }
+        let parts: Option<Vec<String>> = rest
+            .iter()
+            .map(|p| self.eval(*p, at, depth + 1).known_str())
+            .collect();
+        Some(parts?.join("/"))
     }
 
     pub(super) fn subscript(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
@@ -2489,9 +2686,25 @@ impl<'t> Module<'t> {
         let v = self.eval(value, at, depth + 1);
         let i = self.eval(index, at, depth + 1);
         match v.v {
-            V::Unknown(_) => Ev::unknown(format!("`{}` is not known statically", self.text(n))),
+            // Why what is indexed is not known (a configuration file not read...).
+            V::Unknown(_) => Ev::unknown(match v.why() {
+                Some(why) => format!("`{}` is not known statically: {why}", self.text(n)),
+                None => format!("`{}` is not known statically", self.text(n)),
+            }),
             _ => iac::index_of(&v, &i, false),
         }
+    }
+}
+
+/// The format a loader of configuration files reads (`yaml.safe_load`, `json.load`;
+/// `from yaml import safe_load` too).
+fn loader(callee: &str) -> Option<crate::load::Format> {
+    match callee {
+        "yaml.safe_load" | "yaml.load" | "yaml.full_load" | "safe_load" | "full_load" => {
+            Some(crate::load::Format::Yaml)
+        }
+        "json.load" | "json.loads" => Some(crate::load::Format::Json),
+        _ => None,
     }
 }
 

@@ -1,0 +1,222 @@
+//! Python scripts that take a compute's settings from a configuration file of the project
+//! (audit 31, defect 3): `yaml.safe_load(f)` of `with open("config.yml") as f`,
+//! `json.load(open(os.path.join(os.path.dirname(__file__), "compute.json")))`, then
+//! `cfg["compute"]["vm_size"]` or `cfg.get("min_nodes", 0)`. The file is read as every
+//! other file a reader consults (inside the project, regular, under the size limit); one
+//! that is not read leaves the values unknown, saying which file and why.
+
+use crate::common::{check_clean, codes_in, inventory, project, write};
+use serde_json::Value;
+
+/// The lines of the exact key or value of the findings `code` in `path` (the focus, when
+/// the range is a whole block).
+fn focus_lines(json: &Value, path: &str, code: &str) -> Vec<u64> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == path && d["code"] == code)
+        .map(|d| {
+            let at = if d["focus"].is_null() {
+                &d["range"]
+            } else {
+                &d["focus"]
+            };
+            at["start"]["line"].as_u64().unwrap()
+        })
+        .collect()
+}
+
+/// Every definition of the inventory, named or not.
+fn definitions(inv: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for c in inv["computes"].as_array().unwrap() {
+        out.extend(c["definitions"].as_array().unwrap().iter().cloned());
+    }
+    out.extend(inv["unnamed_definitions"].as_array().unwrap().iter().cloned());
+    out
+}
+
+const CONFIG: &str =
+    "workspace: ws\ncompute:\n  name: gpu-cluster\n  vm_size: Standard_NC6\n  min_nodes: 1\n";
+
+const SCRIPT: &str = r#"import yaml
+from azure.ai.ml.entities import AmlCompute
+
+with open("config.yml") as f:
+    cfg = yaml.safe_load(f)
+c = cfg["compute"]
+compute = AmlCompute(
+    name=c["name"],
+    size=c["vm_size"],
+    min_instances=c.get("min_nodes", 0),
+    max_instances=c.get("max_nodes", 4),
+)
+ml_client.compute.begin_create_or_update(compute)
+"#;
+
+/// `with open("config.yml") as f: cfg = yaml.safe_load(f)` in `src/create_compute.py`,
+/// run from the repository's root: the file is found from the script's folder up, its
+/// values are the compute's (each noted with where the file writes it, and that the
+/// script reads it from the folder it runs in); AML505 (a retired size) and AML601 (a
+/// minimum of 1) are at the script's keyword arguments; `.get()` with a default the file
+/// does not override gives the default.
+#[test]
+fn yaml_safe_load_of_a_project_file_gives_the_computes_values() {
+    let dir = project();
+    let d = dir.path();
+    write(d, "config.yml", CONFIG);
+    write(d, "src/create_compute.py", SCRIPT);
+    let json = check_clean(d);
+    let script = "src/create_compute.py";
+    assert_eq!(focus_lines(&json, script, "AML505"), [9], "{json:#}");
+    assert_eq!(focus_lines(&json, script, "AML601"), [10], "{json:#}");
+    assert!(codes_in(&json, "config.yml").is_empty(), "{json:#}");
+    let defs = definitions(&inventory(d));
+    assert_eq!(defs.len(), 1, "{defs:#?}");
+    let def = &defs[0];
+    assert_eq!(def["name"]["value"], "gpu-cluster", "{def:#}");
+    assert_eq!(def["settings"]["size"]["value"], "Standard_NC6", "{def:#}");
+    assert_eq!(def["settings"]["max_instances"]["value"], "4", "{def:#}");
+    let notes = def.to_string();
+    assert!(
+        notes.contains("`compute.vm_size` is read from config.yml:4:12, which `yaml.safe_load()` loads when the script runs from that file's folder"),
+        "{def:#}"
+    );
+}
+
+/// `json.load(open(os.path.join(os.path.dirname(__file__), "compute.json")))` with SDK
+/// v1's `provisioning_configuration`: the file beside the script (not one of the same
+/// name at the root), its values the configuration's.
+#[test]
+fn json_load_beside_the_script_feeds_sdk_v1() {
+    let dir = project();
+    let d = dir.path();
+    write(
+        d,
+        "compute.json",
+        "{\"name\": \"root-cluster\", \"size\": \"Standard_DS3_v2\"}\n",
+    );
+    write(
+        d,
+        "aml/compute.json",
+        "{\n  \"name\": \"v1-cluster\",\n  \"size\": \"Standard_NC12\"\n}\n",
+    );
+    write(
+        d,
+        "aml/setup.py",
+        r#"import json, os
+from azureml.core.compute import AmlCompute, ComputeTarget
+
+settings = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "compute.json")))
+config = AmlCompute.provisioning_configuration(vm_size=settings["size"], max_nodes=4)
+target = ComputeTarget.create(ws, settings["name"], config)
+"#,
+    );
+    let json = check_clean(d);
+    assert_eq!(focus_lines(&json, "aml/setup.py", "AML505"), [6], "{json:#}");
+    let defs = definitions(&inventory(d));
+    assert_eq!(defs.len(), 1, "{defs:#?}");
+    assert_eq!(defs[0]["name"]["value"], "v1-cluster", "{defs:#?}");
+    assert_eq!(defs[0]["settings"]["size"]["value"], "Standard_NC12", "{defs:#?}");
+    assert!(
+        defs[0]
+            .to_string()
+            .contains("is read from aml/compute.json:3:11, which `json.load()` loads"),
+        "{defs:#?}"
+    );
+}
+
+/// Files that are not read, or loaders given what amlint does not open statically: the
+/// values are unknown, each saying why, never guessed; no finding on them.
+#[test]
+fn configuration_files_not_read_leave_the_values_unknown() {
+    let dir = project();
+    let d = dir.path();
+    write(d, "bad.yml", "compute: [unclosed\n");
+    let cases: &[(&str, &str)] = &[
+        (
+            "yaml.safe_load(open(\"missing.yml\"))",
+            "not found from the script's folder up to the project's root",
+        ),
+        (
+            "yaml.safe_load(open(\"bad.yml\"))",
+            "it is not one valid YAML document",
+        ),
+        (
+            "yaml.safe_load(open(\"/etc/compute.yml\"))",
+            "amlint reads only a file of the project by its relative path",
+        ),
+        (
+            "yaml.safe_load(open(\"../../../../../../../../etc/passwd\"))",
+            "not found from the script's folder up",
+        ),
+        ("yaml.safe_load(open(sys.argv[1]))", "a path not known statically"),
+        (
+            "yaml.safe_load(stream)",
+            "reads what is not a file amlint opens statically",
+        ),
+    ];
+    let mut script = String::from("import sys, yaml\nfrom azure.ai.ml.entities import AmlCompute\n");
+    for (i, (load, _)) in cases.iter().enumerate() {
+        script.push_str(&format!(
+            "cfg{i} = {load}\nml_client.compute.begin_create_or_update(AmlCompute(name=\"c{i}\", size=cfg{i}[\"size\"]))\n"
+        ));
+    }
+    write(d, "s.py", &script);
+    let json = check_clean(d);
+    assert!(focus_lines(&json, "s.py", "AML505").is_empty(), "{json:#}");
+    let inv = inventory(d);
+    let defs = definitions(&inv);
+    assert_eq!(defs.len(), cases.len(), "{inv:#}");
+    for (i, (load, why)) in cases.iter().enumerate() {
+        let def = defs
+            .iter()
+            .find(|x| x["name"]["value"] == format!("c{i}"))
+            .unwrap_or_else(|| panic!("c{i}: {inv:#}"));
+        let size = &def["settings"]["size"];
+        assert!(size["value"].is_null(), "{load}: {def:#}");
+        assert!(
+            size["why"].as_str().unwrap_or("").contains(why),
+            "{load}: {def:#}"
+        );
+    }
+}
+
+/// A short YAML file whose aliases stand for a large tree (each level nine of the one
+/// before: 9^4 leaves, within the loader's own expansion limit) is read up to a bound, at
+/// once, and what lies beyond is unknown; a value reached through a small alias is read.
+/// (A file over the loader's limit is not one valid document: all its values unknown.)
+#[test]
+fn aliases_in_a_loaded_file_are_bounded() {
+    let dir = project();
+    let d = dir.path();
+    let mut yaml =
+        String::from("size: &s Standard_NC6\nalias_size: *s\nl0: &l0 [x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..4 {
+        let p = i - 1;
+        yaml.push_str(&format!(
+            "l{i}: &l{i} [*l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}]\n"
+        ));
+    }
+    yaml.push_str("last: Standard_DS3_v2\n");
+    write(d, "c.yml", &yaml);
+    write(
+        d,
+        "s.py",
+        "import yaml\nfrom azure.ai.ml.entities import AmlCompute\ncfg = yaml.safe_load(open(\"c.yml\"))\nml_client.compute.begin_create_or_update(AmlCompute(name=\"a\", size=cfg[\"alias_size\"]))\nml_client.compute.begin_create_or_update(AmlCompute(name=\"b\", size=cfg[\"last\"]))\n",
+    );
+    let json = check_clean(d);
+    assert_eq!(focus_lines(&json, "s.py", "AML505"), [4], "{json:#}");
+    let inv = inventory(d);
+    let defs = definitions(&inv);
+    let b = defs.iter().find(|x| x["name"]["value"] == "b").unwrap();
+    assert!(b["settings"]["size"]["value"].is_null(), "{b:#}");
+    assert!(
+        b["settings"]["size"]["why"]
+            .as_str()
+            .unwrap_or("")
+            .contains("holds more values than amlint reads"),
+        "{b:#}"
+    );
+}
