@@ -3,18 +3,7 @@
 //! quickstart templates' parameters files (`GEN-UNIQUE-8`, `GEN-PASSWORD`,
 //! `GET-PREREQ-workspaceName`), which their test pipeline replaces at each deployment.
 
-use crate::common::{check_clean, codes_in, inventory, project, write};
-
-/// The lines of the focus (the exact key or value) of the findings `code` in `path`.
-fn focus_lines(json: &serde_json::Value, path: &str, code: &str) -> Vec<u64> {
-    json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["path"] == path && d["code"] == code)
-        .map(|d| d["focus"]["start"]["line"].as_u64().unwrap())
-        .collect()
-}
+use crate::common::{check_clean, codes_in, focus_lines, inventory, project, write};
 
 /// The names of the computes the inventory lists.
 fn names(inv: &serde_json::Value) -> Vec<String> {

@@ -167,13 +167,11 @@ fn thousands_of_unknown_options_give_bounded_output() {
         cmd.push('\n');
         write(root, file, &cmd);
     }
-    let started = std::time::Instant::now();
     let json = check_clean(root);
     let p = points(root, &json);
     assert_eq!(p.iter().filter(|x| x.1 == "some.sh").count(), 16, "{p:?}");
     assert_eq!(p.iter().filter(|x| x.1 == "many.sh").count(), 0, "{p:?}");
     assert_eq!(p[0].2, "--bogus0");
-    assert!(started.elapsed().as_secs() < 60);
 }
 
 /// The values: `--max-instances abc`, `--min-instances 1.5`, `--set max_instances=abc`

@@ -161,3 +161,61 @@ pub fn compute<'a>(inv: &'a serde_json::Value, name: &str) -> &'a serde_json::Va
         .find(|c| c["name"] == name)
         .unwrap_or_else(|| panic!("no compute `{name}`: {inv}"))
 }
+
+/// The findings `code` in `path`.
+pub fn findings_with<'a>(json: &'a serde_json::Value, path: &str, code: &str) -> Vec<&'a serde_json::Value> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["path"] == path && x["code"] == code)
+        .collect()
+}
+
+/// Where a finding points: its focus (the exact key or value) when its range is a whole
+/// block, else its range.
+fn pointed(finding: &serde_json::Value) -> &serde_json::Value {
+    if finding["focus"].is_object() {
+        &finding["focus"]
+    } else {
+        &finding["range"]
+    }
+}
+
+/// The text of `text` a finding points at ([`pointed`]).
+pub fn focused(text: &str, finding: &serde_json::Value) -> String {
+    let at = pointed(finding);
+    let (s, e) = (
+        at["start"]["offset"].as_u64().unwrap() as usize,
+        at["end"]["offset"].as_u64().unwrap() as usize,
+    );
+    text[s..e].to_string()
+}
+
+/// The (line, column) each finding `code` in `path` points at ([`pointed`]), sorted.
+pub fn placed(json: &serde_json::Value, code: &str, path: &str) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = findings_with(json, path, code)
+        .into_iter()
+        .map(|f| {
+            let at = &pointed(f)["start"];
+            (at["line"].as_u64().unwrap(), at["column"].as_u64().unwrap())
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// The lines each finding `code` in `path` points at ([`pointed`]), sorted.
+pub fn focus_lines(json: &serde_json::Value, path: &str, code: &str) -> Vec<u64> {
+    placed(json, code, path).into_iter().map(|p| p.0).collect()
+}
+
+/// Every definition of the inventory, named or not.
+pub fn every_definition(inv: &serde_json::Value) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    for c in inv["computes"].as_array().unwrap() {
+        out.extend(c["definitions"].as_array().unwrap().iter().cloned());
+    }
+    out.extend(inv["unnamed_definitions"].as_array().unwrap().iter().cloned());
+    out
+}

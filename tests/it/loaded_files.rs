@@ -5,7 +5,7 @@
 //! other file a reader consults (inside the project, regular, under the size limit); a
 //! file that is not read leaves the values unknown, with the file named.
 
-use crate::common::{amlint, check_clean, codes_in, inventory, project, write};
+use crate::common::{amlint, check_clean, codes_in, every_definition, inventory, project, write};
 use serde_json::Value;
 
 const BICEP: &str = "var cfg = loadJsonContent('config/compute.json')\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2024-10-01' = {\n  name: 'ws/${cfg.clusterName}'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: cfg.vmSize\n      enableNodePublicIp: false\n      subnet: { id: '/s' }\n      scaleSettings: { minNodeCount: cfg.minNodes, maxNodeCount: 2 }\n    }\n  }\n}\n";
@@ -17,18 +17,8 @@ const CONFIG: &str =
 #[cfg(unix)]
 type Setup<'a> = Box<dyn Fn(&std::path::Path) + 'a>;
 
-/// The inventory's definitions, whatever their name is known or not.
-fn definitions(inv: &Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    for c in inv["computes"].as_array().unwrap() {
-        out.extend(c["definitions"].as_array().unwrap().iter().cloned());
-    }
-    out.extend(inv["unnamed_definitions"].as_array().unwrap().iter().cloned());
-    out
-}
-
 fn only_definition(d: &std::path::Path) -> Value {
-    let defs = definitions(&inventory(d));
+    let defs = every_definition(&inventory(d));
     assert_eq!(defs.len(), 1, "{defs:#?}");
     defs[0].clone()
 }
@@ -96,7 +86,7 @@ fn bicep_load_content_path_filters_yaml_and_non_literal_paths() {
     write(d, "main.bicep", &text);
     check_clean(d);
     let inv = inventory(d);
-    let defs = definitions(&inv);
+    let defs = every_definition(&inv);
     assert_eq!(defs.len(), 4, "{inv:#}");
     let by_line = |line: u64| {
         defs.iter()

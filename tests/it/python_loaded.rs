@@ -5,37 +5,7 @@
 //! other file a reader consults (inside the project, regular, under the size limit); one
 //! that is not read leaves the values unknown, saying which file and why.
 
-use crate::common::{check_clean, codes_in, inventory, project, write};
-use serde_json::Value;
-
-/// The lines of the exact key or value of the findings `code` in `path` (the focus, when
-/// the range is a whole block).
-fn focus_lines(json: &Value, path: &str, code: &str) -> Vec<u64> {
-    json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["path"] == path && d["code"] == code)
-        .map(|d| {
-            let at = if d["focus"].is_null() {
-                &d["range"]
-            } else {
-                &d["focus"]
-            };
-            at["start"]["line"].as_u64().unwrap()
-        })
-        .collect()
-}
-
-/// Every definition of the inventory, named or not.
-fn definitions(inv: &Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    for c in inv["computes"].as_array().unwrap() {
-        out.extend(c["definitions"].as_array().unwrap().iter().cloned());
-    }
-    out.extend(inv["unnamed_definitions"].as_array().unwrap().iter().cloned());
-    out
-}
+use crate::common::{check_clean, codes_in, every_definition, focus_lines, inventory, project, write};
 
 const CONFIG: &str =
     "workspace: ws\ncompute:\n  name: gpu-cluster\n  vm_size: Standard_NC6\n  min_nodes: 1\n";
@@ -72,7 +42,7 @@ fn yaml_safe_load_of_a_project_file_gives_the_computes_values() {
     assert_eq!(focus_lines(&json, script, "AML505"), [9], "{json:#}");
     assert_eq!(focus_lines(&json, script, "AML601"), [10], "{json:#}");
     assert!(codes_in(&json, "config.yml").is_empty(), "{json:#}");
-    let defs = definitions(&inventory(d));
+    let defs = every_definition(&inventory(d));
     assert_eq!(defs.len(), 1, "{defs:#?}");
     let def = &defs[0];
     assert_eq!(def["name"]["value"], "gpu-cluster", "{def:#}");
@@ -115,7 +85,7 @@ target = ComputeTarget.create(ws, settings["name"], config)
     );
     let json = check_clean(d);
     assert_eq!(focus_lines(&json, "aml/setup.py", "AML505"), [6], "{json:#}");
-    let defs = definitions(&inventory(d));
+    let defs = every_definition(&inventory(d));
     assert_eq!(defs.len(), 1, "{defs:#?}");
     assert_eq!(defs[0]["name"]["value"], "v1-cluster", "{defs:#?}");
     assert_eq!(defs[0]["settings"]["size"]["value"], "Standard_NC12", "{defs:#?}");
@@ -167,7 +137,7 @@ fn configuration_files_not_read_leave_the_values_unknown() {
     let json = check_clean(d);
     assert!(focus_lines(&json, "s.py", "AML505").is_empty(), "{json:#}");
     let inv = inventory(d);
-    let defs = definitions(&inv);
+    let defs = every_definition(&inv);
     assert_eq!(defs.len(), cases.len(), "{inv:#}");
     for (i, (load, why)) in cases.iter().enumerate() {
         let def = defs
@@ -209,7 +179,7 @@ fn aliases_in_a_loaded_file_are_bounded() {
     let json = check_clean(d);
     assert_eq!(focus_lines(&json, "s.py", "AML505"), [4], "{json:#}");
     let inv = inventory(d);
-    let defs = definitions(&inv);
+    let defs = every_definition(&inv);
     let b = defs.iter().find(|x| x["name"]["value"] == "b").unwrap();
     assert!(b["settings"]["size"]["value"].is_null(), "{b:#}");
     assert!(

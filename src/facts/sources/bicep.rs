@@ -62,15 +62,20 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         files: input.files,
         chain: vec![crate::fsio::normalize(input.path)],
         budget: iac::MAX_MODULE_CALLS,
+        skipped: false,
     };
     if input.file_name().ends_with(".bicepparam") {
         out.computes
             .extend(walk.using(&lx, text, &input.source.path, dir, input.path));
-        return;
+    } else {
+        let given = bicepparam_values(input);
+        out.computes
+            .extend(walk.file(&lx, text, &input.source.path, dir, (given.clone(), given)));
     }
-    let given = bicepparam_values(input);
-    out.computes
-        .extend(walk.file(&lx, text, &input.source.path, dir, (given.clone(), given)));
+    if walk.skipped {
+        out.unread = Some(iac::module_calls_skipped());
+        out.unread_defines = true;
+    }
 }
 
 /// The local Bicep file a module call or a `using` names (`'../main.bicep'`, relative to
@@ -88,6 +93,8 @@ struct Walk<'f> {
     files: &'f Files,
     chain: Vec<PathBuf>,
     budget: usize,
+    /// A call was not followed: the budget was spent ([`iac::MAX_MODULE_CALLS`]).
+    skipped: bool,
 }
 
 impl Walk<'_> {
@@ -269,6 +276,7 @@ impl Walk<'_> {
                 (i, s) => i.or(s.map(str::to_string)),
             };
             if self.budget == 0 {
+                self.skipped = true;
                 break;
             }
             self.budget -= 1;

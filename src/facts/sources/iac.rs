@@ -1979,6 +1979,14 @@ pub const MAX_MODULE_DEPTH: usize = 8;
 /// from one file, however deep: a module called by many others costs no more.
 pub const MAX_MODULE_CALLS: usize = 64;
 
+/// Why a file whose module calls went beyond [`MAX_MODULE_CALLS`] was not read whole
+/// (reported AML005, never passed over in silence).
+pub fn module_calls_skipped() -> String {
+    format!(
+        "beyond its first {MAX_MODULE_CALLS} module calls (each instance of a repeated call counted, with those of the modules it calls), the most amlint follows from one file, the later calls are not followed"
+    )
+}
+
 /// A call of a local module (Terraform's `module "x" { source = "./m" ... }`, Bicep's
 /// `module x './m.bicep' = { params: {...} }`) as the calling file writes it.
 pub struct ModuleCall<'a> {

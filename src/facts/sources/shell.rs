@@ -498,6 +498,30 @@ fn is_name(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
+/// The first byte of `b` from `j` on that is not whitespace (PowerShell read by hand: the
+/// `if` idioms of defaults).
+fn ps_blank(b: &[u8], mut j: usize) -> usize {
+    while b.get(j).is_some_and(u8::is_ascii_whitespace) {
+        j += 1;
+    }
+    j
+}
+
+/// Past the byte `c` at `j` of `b`, if it is there.
+fn ps_punct(b: &[u8], j: usize, c: u8) -> Option<usize> {
+    (b.get(j) == Some(&c)).then_some(j + 1)
+}
+
+/// Where `$name` or `$scope:name` at `j` of `b` ends.
+fn ps_var(b: &[u8], j: usize) -> Option<usize> {
+    ps_punct(b, j, b'$')?;
+    let mut k = j + 1;
+    while b.get(k).is_some_and(|&c| is_name(c) || c == b':') {
+        k += 1;
+    }
+    (k > j + 1 && b[k - 1] != b':').then_some(k)
+}
+
 impl<'a> Lexer<'a> {
     fn span(&self, start: usize, end: usize) -> Span {
         self.map.span(start, end)
@@ -1517,22 +1541,7 @@ impl<'a> Lexer<'a> {
             span: Span::new(target_end, if_start),
         };
         let b = self.b;
-        let blank = |mut j: usize| {
-            while b.get(j).is_some_and(u8::is_ascii_whitespace) {
-                j += 1;
-            }
-            j
-        };
-        let punct = |j: usize, c: u8| (b.get(j) == Some(&c)).then_some(j + 1);
-        // `$name` or `$scope:name`: where it ends.
-        let var = |j: usize| {
-            punct(j, b'$')?;
-            let mut k = j + 1;
-            while b.get(k).is_some_and(|&c| is_name(c) || c == b':') {
-                k += 1;
-            }
-            (k > j + 1 && b[k - 1] != b':').then_some(k)
-        };
+        let (blank, punct, var) = (|j| ps_blank(b, j), |j, c| ps_punct(b, j, c), |j| ps_var(b, j));
         let open = blank(i + 1);
         let cond_end = var(open)?;
         let mut j = punct(blank(cond_end), b')')?;
@@ -1604,22 +1613,7 @@ impl<'a> Lexer<'a> {
         }
         let if_start = first.span.start;
         let b = self.b;
-        let blank = |mut j: usize| {
-            while b.get(j).is_some_and(u8::is_ascii_whitespace) {
-                j += 1;
-            }
-            j
-        };
-        let punct = |j: usize, c: u8| (b.get(j) == Some(&c)).then_some(j + 1);
-        // `$name` or `$scope:name`: where it ends.
-        let var = |j: usize| {
-            punct(j, b'$')?;
-            let mut k = j + 1;
-            while b.get(k).is_some_and(|&c| is_name(c) || c == b':') {
-                k += 1;
-            }
-            (k > j + 1 && b[k - 1] != b':').then_some(k)
-        };
+        let (blank, punct, var) = (|j| ps_blank(b, j), |j, c| ps_punct(b, j, c), |j| ps_var(b, j));
         // A keyword (any case), not followed by a name's character.
         let keyword = |j: usize, w: &[u8]| {
             let end = j + w.len();

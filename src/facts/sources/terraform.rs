@@ -119,6 +119,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         files: input.files,
         chain: vec![crate::fsio::normalize(dir)],
         budget: iac::MAX_MODULE_CALLS,
+        skipped: false,
         input,
     };
     let here = ModuleFile {
@@ -128,6 +129,10 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         text: &input.source.text,
     };
     out.computes.extend(walk.file(&here, None));
+    if walk.skipped {
+        out.unread = Some(iac::module_calls_skipped());
+        out.unread_defines = true;
+    }
 }
 
 /// The module calls being followed from one file: the modules' directories from the
@@ -136,6 +141,8 @@ struct Walk<'f, 'i> {
     files: &'f Files,
     chain: Vec<PathBuf>,
     budget: usize,
+    /// A call was not followed: the budget was spent ([`iac::MAX_MODULE_CALLS`]).
+    skipped: bool,
     /// The file read: its `local-exec` provisioners are read as its scripts (a called
     /// module's are its own file's, read when it is).
     input: &'f Input<'i>,
@@ -262,6 +269,7 @@ impl Walk<'_, '_> {
         self.chain.push(target);
         for (env, instance) in m.instances(b, &mut notes) {
             if self.budget == 0 {
+                self.skipped = true;
                 break;
             }
             self.budget -= 1;
