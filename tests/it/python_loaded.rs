@@ -104,6 +104,9 @@ fn configuration_files_not_read_leave_the_values_unknown() {
     let dir = project();
     let d = dir.path();
     write(d, "bad.yml", "compute: [unclosed\n");
+    // Beside the script and at the root, different: which one is read is not known.
+    write(d, "twice.yml", "size: Standard_NC6\n");
+    write(d, "src/twice.yml", "size: Standard_NC12\n");
     let cases: &[(&str, &str)] = &[
         (
             "yaml.safe_load(open(\"missing.yml\"))",
@@ -126,6 +129,10 @@ fn configuration_files_not_read_leave_the_values_unknown() {
             "yaml.safe_load(stream)",
             "reads what is not a file amlint opens statically",
         ),
+        (
+            "yaml.safe_load(open(\"twice.yml\"))",
+            "which is both src/twice.yml and twice.yml (they differ)",
+        ),
     ];
     let mut script = String::from("import sys, yaml\nfrom azure.ai.ml.entities import AmlCompute\n");
     for (i, (load, _)) in cases.iter().enumerate() {
@@ -133,9 +140,9 @@ fn configuration_files_not_read_leave_the_values_unknown() {
             "cfg{i} = {load}\nml_client.compute.begin_create_or_update(AmlCompute(name=\"c{i}\", size=cfg{i}[\"size\"]))\n"
         ));
     }
-    write(d, "s.py", &script);
+    write(d, "src/s.py", &script);
     let json = check_clean(d);
-    assert!(focus_lines(&json, "s.py", "AML505").is_empty(), "{json:#}");
+    assert!(focus_lines(&json, "src/s.py", "AML505").is_empty(), "{json:#}");
     let inv = inventory(d);
     let defs = every_definition(&inv);
     assert_eq!(defs.len(), cases.len(), "{inv:#}");

@@ -361,7 +361,9 @@ impl Vars {
         for c in &script.commands {
             let found = match dialect {
                 Dialect::Bash => bash_assignments(c),
-                Dialect::PowerShell => powershell_assignment(c).into_iter().collect(),
+                Dialect::PowerShell => {
+                    powershell_params(c).unwrap_or_else(|| powershell_assignment(c).into_iter().collect())
+                }
                 Dialect::Cmd => cmd_assignment(c).into_iter().collect(),
             };
             for (name, value) in found {
@@ -836,6 +838,54 @@ fn powershell_assignment(c: &ShellCommand) -> Option<Assigned> {
     } else {
         None
     }
+}
+
+/// The defaults of a `param(...)` list written on one line (`param([string]$Name = "c5",
+/// [int]$N = 3, [string]$Size)`: the tokenizer gives the declarations inside the brackets
+/// as one command), each typed declaration with a default an assignment of it; `None`
+/// when the command is not two or more such declarations separated by `,` (`[string[]]$a
+/// = "x", "y"` assigns a list).
+fn powershell_params(c: &ShellCommand) -> Option<Vec<Assigned>> {
+    let mut groups: Vec<&[Word]> = Vec::new();
+    let mut start = 0;
+    for (i, w) in c.words.iter().enumerate() {
+        let ends_list = matches!(w.parts.last(), Some(WordPart::Lit { text, .. }) if text.ends_with(','));
+        if ends_list || i + 1 == c.words.len() {
+            groups.push(&c.words[start..=i]);
+            start = i + 1;
+        }
+    }
+    if groups.len() < 2 {
+        return None;
+    }
+    let mut out = Vec::new();
+    for g in groups {
+        let name = match g.first()?.parts.as_slice() {
+            [WordPart::Lit { text, .. }, WordPart::Var { name, .. }, rest @ ..]
+                if text.starts_with('[')
+                    && text.ends_with(']')
+                    && rest
+                        .iter()
+                        .all(|p| matches!(p, WordPart::Lit { text, .. } if text == ",")) =>
+            {
+                name.clone()
+            }
+            _ => return None,
+        };
+        match g {
+            [_] => {}
+            [_, eq, value] if eq.literal().as_deref() == Some("=") => out.push((
+                name,
+                if ps_value(value) {
+                    Ok(trim_ps_value(value.parts.clone()))
+                } else {
+                    Err("it is assigned the output of a command or an expression".into())
+                },
+            )),
+            _ => out.push((name, Err("it is assigned an expression".into()))),
+        }
+    }
+    Some(out)
 }
 
 /// What a cmd command assigns: `set NAME=value`, `set /p NAME=` and `set /a NAME=`.
@@ -5139,6 +5189,24 @@ az ml compute create -n given --type amlcompute --size $SIZE
         assert_eq!(known.get("enable_node_public_ip"), None);
         assert_eq!(value(&known, "size"), Some(Scalar::Str("Standard_NC6".into())));
         assert!(known.notes.is_empty(), "{:?}", known.notes);
+    }
+
+    /// A `param(...)` list on one line: each typed declaration's default is its value
+    /// (audit 31, left by defect 2); a typed list assignment is not a parameter list.
+    #[test]
+    fn powershell_param_list_on_one_line() {
+        let text = "param([string]$Name = \"c5\", [int]$Max = 3, [string]$Size = 'Standard_NC6', [string]$Tier)\naz ml compute create --name $Name --type amlcompute --size $Size --max-instances $Max\n[string[]]$Both = \"a\", \"b\"\naz ml compute create --name $Both --type amlcompute\n";
+        let [d, list] = defs(text, Dialect::PowerShell).try_into().unwrap();
+        assert_eq!(d.known_name(), Some("c5"));
+        let size = &d.fields.iter().find(|(k, _)| k == "size").unwrap().1;
+        assert_eq!(size.text().as_deref(), Some("Standard_NC6"));
+        // Used at `$Size`, labelled at the literal in the `param` list.
+        assert_eq!(&text[size.span.range()], "$Size");
+        assert_eq!(size.origin.map(|o| &text[o.range()]), Some("Standard_NC6"));
+        let max = &d.fields.iter().find(|(k, _)| k == "max_instances").unwrap().1;
+        assert_eq!(max.text().as_deref(), Some("3"));
+        // A typed list is still a list: its values are the command's words (`--name a b`).
+        assert_eq!(list.known_name(), Some("a"));
     }
 
     /// Audit 25, D4: a PowerShell variable assigned a list (`'a', 'b'`) gives each value as

@@ -2625,12 +2625,24 @@ impl<'t> Module<'t> {
         } else {
             files.dirs_up(dir)
         };
-        let found = starts.iter().find_map(|s| {
+        let mut found = starts.iter().filter_map(|s| {
             let c = crate::fsio::normalize(&s.join(rel));
             let display = crate::discover::display_of(&c);
             files.read(&c, &display)
         });
-        let Some(src) = found else {
+        let first = found.next();
+        // Two files of that name along the way, which differ: which one is read depends
+        // on the folder Python runs in, which the script does not say.
+        if let (Some(a), Some(b)) = (
+            &first,
+            found.find(|b| first.as_ref().is_some_and(|a| a.text != b.text)),
+        ) {
+            return unread(&format!(
+                "which is both {} and {} (they differ), as Python runs from one folder or another",
+                a.path, b.path
+            ));
+        }
+        let Some(src) = first else {
             return unread(if from_script {
                 "not found in the script's folder (or not a regular text file of the project under the size limit)"
             } else {
