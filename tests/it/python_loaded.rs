@@ -107,6 +107,7 @@ fn configuration_files_not_read_leave_the_values_unknown() {
     // Beside the script and at the root, different: which one is read is not known.
     write(d, "twice.yml", "size: Standard_NC6\n");
     write(d, "src/twice.yml", "size: Standard_NC12\n");
+    let chain = format!("yaml.safe_load(open(\"bad.yml\"){})", ".read()".repeat(20_000));
     let cases: &[(&str, &str)] = &[
         (
             "yaml.safe_load(open(\"missing.yml\"))",
@@ -129,6 +130,8 @@ fn configuration_files_not_read_leave_the_values_unknown() {
             "yaml.safe_load(stream)",
             "reads what is not a file amlint opens statically",
         ),
+        // A chain of `.read()`s (not a file's text: not followed, on a fixed stack).
+        (&chain, "reads what is not a file amlint opens statically"),
         (
             "yaml.safe_load(open(\"twice.yml\"))",
             "which is both src/twice.yml and twice.yml (they differ)",

@@ -2532,30 +2532,35 @@ impl<'t> Module<'t> {
 
     /// The path expression of the file `n` opens or reads ([`Self::opens_a_file`]).
     fn opened(&self, n: TsNode<'t>) -> Option<TsNode<'t>> {
-        if n.kind() != "call" {
-            return None;
-        }
-        let f = n.child_by_field_name("function")?;
-        let (pos, kw) = self.args(n);
-        if matches!(self.text(f), "open" | "io.open" | "codecs.open") {
-            return pos
-                .first()
-                .copied()
-                .or_else(|| kw.iter().find(|(k, ..)| *k == "file").map(|(_, _, v)| *v));
-        }
-        // `open(p).read()`, `Path(p).open()`, `Path(p).read_text()`.
-        if f.kind() == "attribute" && pos.is_empty() {
-            let obj = f.child_by_field_name("object")?;
-            let method = self.text(f.child_by_field_name("attribute")?);
-            if method == "read" {
-                return self.opened(obj);
+        // `open(p).read()`: the call `.read()` is made on (one level: a chain of
+        // `.read()`s reads nothing more, and is not followed).
+        let mut n = n;
+        for _ in 0..2 {
+            if n.kind() != "call" {
+                return None;
             }
-            if matches!(method, "open" | "read_text") && obj.kind() == "call" {
-                let class = obj.child_by_field_name("function").map(|c| self.text(c))?;
-                let (p, k) = self.args(obj);
-                if matches!(class, "Path" | "pathlib.Path") && p.len() == 1 && k.is_empty() {
-                    return Some(p[0]);
+            let f = n.child_by_field_name("function")?;
+            let (pos, kw) = self.args(n);
+            if matches!(self.text(f), "open" | "io.open" | "codecs.open") {
+                return pos
+                    .first()
+                    .copied()
+                    .or_else(|| kw.iter().find(|(k, ..)| *k == "file").map(|(_, _, v)| *v));
+            }
+            if f.kind() != "attribute" || !pos.is_empty() {
+                return None;
+            }
+            let obj = f.child_by_field_name("object")?;
+            match self.text(f.child_by_field_name("attribute")?) {
+                "read" => n = obj,
+                // `Path(p).open()`, `Path(p).read_text()`.
+                "open" | "read_text" if obj.kind() == "call" => {
+                    let class = obj.child_by_field_name("function").map(|c| self.text(c))?;
+                    let (p, k) = self.args(obj);
+                    return (matches!(class, "Path" | "pathlib.Path") && p.len() == 1 && k.is_empty())
+                        .then(|| p[0]);
                 }
+                _ => return None,
             }
         }
         None
@@ -2582,7 +2587,10 @@ impl<'t> Module<'t> {
             match self.resolve(self.text(arg), at).map(|b| &b.value) {
                 Some(Bound::Expr(e)) if self.opens_a_file(*e) => file = *e,
                 Some(Bound::Other(why)) => {
-                    return Ev::unknown(format!("`{callee}()` reads `{}`, and {why}", self.text(arg)));
+                    return Ev::unknown(format!(
+                        "`{callee}()` reads `{}`, and {why}",
+                        iac::one_line(self.text(arg))
+                    ));
                 }
                 _ => {}
             }
@@ -2590,7 +2598,7 @@ impl<'t> Module<'t> {
         let Some(path) = self.opened(file) else {
             return Ev::unknown(format!(
                 "`{callee}({})` reads what is not a file amlint opens statically",
-                self.text(arg)
+                iac::one_line(self.text(arg))
             ));
         };
         let (written, from_script) = match self.script_relative(path, at, depth) {
@@ -2600,12 +2608,13 @@ impl<'t> Module<'t> {
                 None => {
                     return Ev::unknown(format!(
                         "`{callee}()` reads `{}`, a path not known statically",
-                        self.text(path)
+                        iac::one_line(self.text(path))
                     ));
                 }
             },
         };
-        let unread = |what: &str| Ev::unknown(format!("`{callee}()` reads `{written}`, {what}"));
+        let shown = iac::one_line(&written);
+        let unread = |what: &str| Ev::unknown(format!("`{callee}()` reads `{shown}`, {what}"));
         let Some((files, script)) = self.load else {
             return unread("which amlint does not read here");
         };
