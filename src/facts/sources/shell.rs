@@ -512,6 +512,25 @@ fn ps_punct(b: &[u8], j: usize, c: u8) -> Option<usize> {
     (b.get(j) == Some(&c)).then_some(j + 1)
 }
 
+/// A default written at `j` of `b`: a quoted string without expansions or escapes, or a
+/// number; where its text starts and ends, and where it ends with its quotes.
+fn ps_plain_default(b: &[u8], j: usize) -> Option<(usize, usize, usize)> {
+    match b.get(j)? {
+        &q @ (b'"' | b'\'') => {
+            let len = b[j + 1..].iter().position(|&c| c == q || c == b'\n')?;
+            let end = j + 1 + len;
+            if b[end] != q || b[j + 1..end].iter().any(|&c| matches!(c, b'$' | b'`')) {
+                return None;
+            }
+            Some((j + 1, end, end + 1))
+        }
+        _ => {
+            let len = b[j..].iter().position(|&c| !(c.is_ascii_digit() || c == b'.'))?;
+            (len > 0).then_some((j, j + len, j + len))
+        }
+    }
+}
+
 /// Where `$name` or `$scope:name` at `j` of `b` ends.
 fn ps_var(b: &[u8], j: usize) -> Option<usize> {
     ps_punct(b, j, b'$')?;
@@ -1561,21 +1580,7 @@ impl<'a> Lexer<'a> {
             return None;
         }
         j = blank(punct(blank(word_end), b'{')?);
-        // The default: a quoted string without expansions or escapes, or a number.
-        let (start, end, after) = match b.get(j)? {
-            &q @ (b'"' | b'\'') => {
-                let len = b[j + 1..].iter().position(|&c| c == q || c == b'\n')?;
-                let end = j + 1 + len;
-                if b[end] != q || b[j + 1..end].iter().any(|&c| matches!(c, b'$' | b'`')) {
-                    return None;
-                }
-                (j + 1, end, end + 1)
-            }
-            _ => {
-                let len = b[j..].iter().position(|&c| !(c.is_ascii_digit() || c == b'.'))?;
-                (len > 0).then_some((j, j + len, j + len))?
-            }
-        };
+        let (start, end, after) = ps_plain_default(b, j)?;
         let stmt_end = punct(blank(after), b'}')?;
         let text = String::from_utf8_lossy(&b[start..end]).into_owned();
         let default = vec![WordPart::Lit {
@@ -1641,21 +1646,7 @@ impl<'a> Lexer<'a> {
         }
         let eq_at = blank(then_end);
         j = blank(punct(eq_at, b'=')?);
-        // The default: a quoted string without expansions or escapes, or a number.
-        let (start, end, after) = match b.get(j)? {
-            &q @ (b'"' | b'\'') => {
-                let len = b[j + 1..].iter().position(|&c| c == q || c == b'\n')?;
-                let end = j + 1 + len;
-                if b[end] != q || b[j + 1..end].iter().any(|&c| matches!(c, b'$' | b'`')) {
-                    return None;
-                }
-                (j + 1, end, end + 1)
-            }
-            _ => {
-                let len = b[j..].iter().position(|&c| !(c.is_ascii_digit() || c == b'.'))?;
-                (len > 0).then_some((j, j + len, j + len))?
-            }
-        };
+        let (start, end, after) = ps_plain_default(b, j)?;
         let stmt_end = punct(blank(after), b'}')?;
         // Another branch: the value depends on more than whether it is set.
         let next = blank(stmt_end);
