@@ -1582,15 +1582,21 @@ impl<'a> Lexer<'a> {
         j = blank(punct(blank(word_end), b'{')?);
         let (start, end, after) = ps_plain_default(b, j)?;
         let stmt_end = punct(blank(after), b'}')?;
-        let text = String::from_utf8_lossy(&b[start..end]).into_owned();
+        let (scope, name) = ps_var_name(&String::from_utf8_lossy(&b[open + 1..cond_end]));
+        let span = Span::new(if_start, self.span(i, stmt_end).end);
+        self.words = vec![target, eq, self.ps_var_or(name, scope, (start, end), span)];
+        Some(stmt_end)
+    }
+
+    /// The word `${name:-default}` of a default idiom written at `span`, its default the
+    /// plain text at `start..end` ([`ps_plain_default`]).
+    fn ps_var_or(&self, name: String, scope: VarScope, (start, end): (usize, usize), span: Span) -> Word {
         let default = vec![WordPart::Lit {
-            text,
+            text: String::from_utf8_lossy(&self.b[start..end]).into_owned(),
             span: self.span(start, end),
             exact: true,
         }];
-        let (scope, name) = ps_var_name(&String::from_utf8_lossy(&b[open + 1..cond_end]));
-        let span = Span::new(if_start, self.span(i, stmt_end).end);
-        let value = Word {
+        Word {
             parts: vec![WordPart::Var {
                 name,
                 span,
@@ -1598,9 +1604,7 @@ impl<'a> Lexer<'a> {
                 default: Some(default),
             }],
             span,
-        };
-        self.words = vec![target, eq, value];
-        Some(stmt_end)
+        }
     }
 
     /// PowerShell's default-if-unset statement `if (-not $X) { $X = "default" }` (also
@@ -1673,22 +1677,8 @@ impl<'a> Lexer<'a> {
             }],
             span: eq_span,
         };
-        let default = vec![WordPart::Lit {
-            text: String::from_utf8_lossy(&b[start..end]).into_owned(),
-            span: self.span(start, end),
-            exact: true,
-        }];
         let span = Span::new(if_start, self.span(i, stmt_end).end);
-        let value = Word {
-            parts: vec![WordPart::Var {
-                name,
-                span,
-                scope,
-                default: Some(default),
-            }],
-            span,
-        };
-        self.words = vec![target, eq, value];
+        self.words = vec![target, eq, self.ps_var_or(name, scope, (start, end), span)];
         Some(stmt_end)
     }
 
