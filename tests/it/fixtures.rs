@@ -14,6 +14,10 @@
 //!
 //! The whole `fixtures/` tree is checked in one run, as a project, so that cross-file facts
 //! resolve between fixtures of the same directory.
+//!
+//! Every rule of the registry (every `rules/*/AMLnnn-*.yaml`) is shown by at least one
+//! fixture expectation, but for the few listed in `NO_FIXTURE` with the reason no file on
+//! disk can produce them (`every_rule_is_shown_by_a_fixture`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -51,11 +55,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-#[test]
-fn every_fixture_matches_its_expectations() {
-    let root = fixtures_dir();
+/// The expectations of every fixture file, by file and line.
+fn all_expectations() -> Expected {
     let mut files = Vec::new();
-    walk(&root, &mut files);
+    walk(&fixtures_dir(), &mut files);
     let mut expected = Expected::new();
     for f in &files {
         let name = f.file_name().unwrap().to_string_lossy();
@@ -65,6 +68,13 @@ fn every_fixture_matches_its_expectations() {
         let display = f.to_string_lossy().replace('\\', "/");
         expectations(f, &display, &mut expected);
     }
+    expected
+}
+
+#[test]
+fn every_fixture_matches_its_expectations() {
+    let root = fixtures_dir();
+    let mut expected = all_expectations();
 
     // A fixed date: retirement dates must not make the suite change with the calendar.
     let options = Options {
@@ -107,4 +117,83 @@ fn every_fixture_matches_its_expectations() {
         problems.join("\n")
     );
     assert!(expected.len() > 5, "the fixtures carry too few expectations");
+}
+
+/// The rules that no file on disk can produce, each with why, and the test that shows
+/// the rule instead. Nothing else belongs here: a rule that a configuration, an
+/// inventory or a nested `amlint.toml` can trigger gets a fixture in its own folder.
+const NO_FIXTURE: &[(&str, &str)] = &[
+    // AML000 (internal-error) is what a panic inside amlint becomes (`pipeline::guarded`
+    // turns it into a finding for that file alone). A file that produced it would show a
+    // bug to fix, not the rule: once fixed, the fixture would stop producing it. Covered by
+    // `pipeline::tests::a_panic_becomes_an_internal_error_for_its_file_alone`
+    // (src/pipeline.rs), which panics on purpose.
+    ("AML000", "a panic inside amlint, not a property of any file"),
+];
+
+/// The codes of the rule files under `rules/` (`AML101-unknown-key.yaml` is AML101).
+fn rule_file_codes(dir: &Path, out: &mut std::collections::BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if p.is_dir() {
+            rule_file_codes(&p, out);
+        } else if let Some(code) = name
+            .strip_suffix(".yaml")
+            .and_then(|stem| stem.split_once('-'))
+            .map(|(code, _)| code)
+            .filter(|code| code.starts_with("AML") && code[3..].bytes().all(|b| b.is_ascii_digit()))
+        {
+            out.insert(code.to_string());
+        }
+    }
+}
+
+/// Every rule is shown by at least one fixture: an `# expect:` annotation (or a
+/// `.expect` sidecar line) naming its code. `every_fixture_matches_its_expectations`
+/// makes each annotation a finding amlint really reports there, so together they say that
+/// every rule fires on a file of `fixtures/`.
+#[test]
+fn every_rule_is_shown_by_a_fixture() {
+    let shown: std::collections::BTreeSet<String> = all_expectations()
+        .into_values()
+        .flatten()
+        // `AML203 (warning)`: the code without the severity.
+        .map(|c| c.split_whitespace().next().unwrap_or_default().to_string())
+        .collect();
+
+    // The registry is every rule file under rules/, and nothing else.
+    let registry: std::collections::BTreeSet<String> = amlint::registry::builtin()
+        .rules()
+        .iter()
+        .map(|r| r.code.to_string())
+        .collect();
+    let mut on_disk = std::collections::BTreeSet::new();
+    rule_file_codes(&Path::new(env!("CARGO_MANIFEST_DIR")).join("rules"), &mut on_disk);
+    assert_eq!(
+        registry, on_disk,
+        "the registry's rules are the rule files under rules/"
+    );
+    assert!(registry.len() > 50, "too few rules: {registry:?}");
+
+    let exempt: std::collections::BTreeSet<String> =
+        NO_FIXTURE.iter().map(|(code, _)| code.to_string()).collect();
+    let missing: Vec<&String> = registry
+        .iter()
+        .filter(|c| !shown.contains(*c) && !exempt.contains(*c))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "rule(s) without a fixture under fixtures/ (add one with `# expect: CODE`, or a `.expect` sidecar for JSON): {missing:?}"
+    );
+    // An exemption names a rule of the registry that no fixture shows: one that a fixture
+    // now shows, or that is no rule, is removed from the list.
+    let stale: Vec<&String> = exempt
+        .iter()
+        .filter(|c| shown.contains(*c) || !registry.contains(*c))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "exemption(s) in NO_FIXTURE that no longer hold: {stale:?}"
+    );
 }
