@@ -54,6 +54,7 @@ mod packaging;
 mod policies;
 mod precommit;
 mod python_loaded;
+mod python_values;
 mod quota;
 mod realworld;
 mod render;

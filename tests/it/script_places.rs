@@ -559,12 +559,14 @@ fn a_command_run_through_a_wrapper_defines_its_compute() {
     assert_eq!(def["settings"]["max_instances"]["value"], "4");
 }
 
-/// Audit 27, case 05: a variable given a literal and then, under a condition, a value not
-/// known statically (the usual `while/case` argument parsing, `NAME="$2"`) is not known:
-/// the run may take that branch. It was kept as its literal, with no why — and a retired
-/// default size was reported as certain.
+/// Audit 27, case 05, revised by audit 32, case 04: a variable given a literal and then,
+/// under a condition, only one of the script's arguments (the usual `while/case` option
+/// parsing, `NAME="$2"`) is its literal, the value of every run that does not pass the
+/// option — as `${1:-default}`, PowerShell's `param()` defaults and argparse defaults are
+/// read, and as the labelled real-world sets count it. A value from anything else under a
+/// condition (a command's output) stays not known.
 #[test]
-fn a_default_overridden_by_an_argument_under_a_condition_is_not_known() {
+fn a_default_overridden_by_an_argument_under_a_condition_is_the_default() {
     let dir = crate::common::project();
     let d = dir.path();
     write(
@@ -578,24 +580,37 @@ fn a_default_overridden_by_an_argument_under_a_condition_is_not_known() {
         "after.sh",
         "#!/bin/bash\nN=cpu-a\nif [ -n \"$1\" ]; then N=\"$1\"; fi\nN=cpu-b\naz ml compute create --name \"$N\" --type amlcompute --size Standard_NC6 --min-instances 0 --max-instances 2\n",
     );
+    // A command's output under a condition: not known.
+    write(
+        d,
+        "output.sh",
+        "#!/bin/bash\nS=Standard_NC6\nif [ -n \"$1\" ]; then S=$(pick_size); fi\naz ml compute create --name out-c --type amlcompute --size \"$S\" --min-instances 0 --max-instances 2\n",
+    );
     let json = capped::check_json(d);
-    assert!(!has(&json, "setup.sh", "AML505"), "{json:#}");
+    assert!(has(&json, "setup.sh", "AML505"), "{json:#}");
     assert!(has(&json, "after.sh", "AML505"), "{json:#}");
+    assert!(!has(&json, "output.sh", "AML505"), "{json:#}");
     let out = capped::amlint(d, &["inventory", "--no-cache", "--format", "json"], b"");
     assert_eq!(out.code, Some(0), "{}", out.stderr_text());
     let inv: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let def = inv["unnamed_definitions"]
+    let cpu = inv["computes"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["path"] == "setup.sh")
+        .find(|c| c["name"] == "cpu-cluster")
+        .unwrap_or_else(|| panic!("{inv:#}"));
+    assert_eq!(cpu["size"], "Standard_NC6", "{inv:#}");
+    let out_c = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "out-c")
         .unwrap_or_else(|| panic!("{inv:#}"));
     assert_eq!(
-        def["name"]["why"],
-        "`COMPUTE_CLUSTER` is set under a condition to a value not known (the script's argument 2 is given when it runs)",
+        out_c["definitions"][0]["settings"]["size"]["value"],
+        Value::Null,
         "{inv:#}"
     );
-    assert_eq!(def["settings"]["size"]["value"], Value::Null, "{inv:#}");
     assert!(
         inv["computes"]
             .as_array()

@@ -1194,6 +1194,19 @@ impl Eval<'_> {
         }
     }
 
+    /// Whether the assignment `i` takes exactly one of the script's arguments: a
+    /// positional parameter (`"$2"`, `${1}`) or `getopts`' `$OPTARG`.
+    fn takes_an_argument(&self, i: usize) -> bool {
+        let a = &self.vars.assigns[i];
+        !a.foreign
+            && a.array.is_none()
+            && matches!(
+                a.value.as_ref().map(Vec::as_slice),
+                Ok([WordPart::Var { name, scope, default: None, .. }])
+                    if *scope == VarScope::Positional || (*scope == VarScope::Shell && name == "OPTARG")
+            )
+    }
+
     /// The value the assignments before `at` give `name`, if any assigns it.
     fn assigned(&self, name: &str, at: At) -> Option<ScriptVal> {
         if self.vars.cut.is_some_and(|cut| cut < at.offset) {
@@ -1238,9 +1251,19 @@ impl Eval<'_> {
                     ))
                 }
             }
-            // Set under a condition to something not known statically (an argument, a
-            // command's output): unknown, even with a literal before — the run may take
-            // the branch (audit 27, case 05: `--compute-cluster) COMPUTE_CLUSTER="$2"`).
+            // Set under a condition only from the script's command line (`--name)
+            // NAME="$2"` in an option loop, `getopts`' `$OPTARG`, `if [ -n "$1" ]; then
+            // NAME="$1"; fi`) after a literal default: the default, the value of every run
+            // that does not pass the option, as `${1:-default}`, PowerShell's `param()` and
+            // Python's argparse defaults are read (audit 32, case 04; audit 27's case 05
+            // had taken it as unknown).
+            (Some(d @ ScriptVal::Known { .. }), true)
+                if conditional.iter().all(|&i| self.takes_an_argument(i)) =>
+            {
+                d.clone()
+            }
+            // Set under a condition to something not known statically (a command's
+            // output): unknown, even with a literal before — the run may take the branch.
             _ => branches
                 .iter()
                 .find_map(|v| match v {
@@ -4469,15 +4492,31 @@ az ml compute create -n given --type amlcompute --size $SIZE
     fn variables_defaults_and_dynamic_values() {
         let text = "SIZE=Standard_NC6\nexport NAME=\"cpu-${ENV:-dev}\"\nTIER=$(get tier)\nif [ -n \"$2\" ]; then NAME=\"$2\"; fi\naz ml compute create --name $NAME --size \"$SIZE\" --tier $TIER --max-instances ${MAX:-3} --min-instances $1 -t amlcompute\n";
         let [d] = defs(text, Dialect::Bash).try_into().unwrap();
-        // A literal overridden under a condition by an argument is not known (audit 27,
-        // case 05).
-        assert_eq!(d.known_name(), None);
-        assert_eq!(
-            d.name.why.as_deref(),
-            Some(
-                "`NAME` is set under a condition to a value not known (the script's argument 2 is given when it runs)"
-            )
-        );
+        // A literal overridden under a condition only by one of the script's arguments is
+        // the literal, the value of every run that does not pass it (audit 32, case 04).
+        assert_eq!(d.known_name(), Some("cpu-dev"));
+        // Overridden under a condition by anything else (a command's output, an argument
+        // with more around it): not known, the run may take the branch.
+        for other in [
+            "NAME=cpu\nif [ -n \"$2\" ]; then NAME=$(get name); fi\naz ml compute create --name $NAME\n",
+            "NAME=cpu\nif [ -n \"$2\" ]; then NAME=\"x-$2\"; fi\naz ml compute create --name $NAME\n",
+            "NAME=cpu\ncase $1 in -n) NAME=\"$2\";; -m) NAME=$(get);; esac\naz ml compute create --name $NAME\n",
+        ] {
+            let [o] = defs(other, Dialect::Bash).try_into().unwrap();
+            assert_eq!(o.known_name(), None, "{other}");
+            assert!(
+                o.name
+                    .why
+                    .as_deref()
+                    .is_some_and(|w| w.starts_with("`NAME` is set under a condition to a value not known")),
+                "{other}: {:?}",
+                o.name.why
+            );
+        }
+        // `getopts`' `$OPTARG` in an option loop, after a default.
+        let getopts = "N=gpu\nwhile getopts n: o; do case $o in n) N=\"$OPTARG\";; esac; done\naz ml compute create --name $N\n";
+        let [g] = defs(getopts, Dialect::Bash).try_into().unwrap();
+        assert_eq!(g.known_name(), Some("gpu"));
         let size = d.get("size").unwrap();
         assert_eq!(size.value, Some(Scalar::Str("Standard_NC6".into())));
         assert_eq!(&text[size.span.range()], "$SIZE");

@@ -30,6 +30,7 @@ use module::{CLASS_NEEDLES, Module, affordable, blank_magics};
 
 mod helpers;
 mod module;
+mod paths;
 
 pub const READER: Reader = Reader {
     name: "python-sdk",
@@ -73,7 +74,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         }
         return;
     }
-    if !defines && !helpers::imports_a_helper(&code.text, input) {
+    if !defines && !helpers::imports_a_helper(&code.text, input.files, input.path, helpers::TOP) {
         return;
     }
     let Some(tree) = module::parse(&code) else {

@@ -12,7 +12,7 @@
 //! it imports holds a template.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use tree_sitter::Node as TsNode;
@@ -21,9 +21,11 @@ use super::super::common::{Files, Input, mentions};
 use super::super::iac;
 use super::super::ipynb::Code;
 use super::module::{CLASS_NEEDLES, Module, V1_FIELDS, V2_FIELDS, affordable, empty_size, parse, v1_accepts};
+use super::paths::find_module;
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 
 /// A module-level function that creates a compute with some of its parameters.
+#[derive(Clone)]
 pub(super) struct Template {
     pub func: String,
     pub params: Vec<String>,
@@ -39,14 +41,27 @@ pub(super) struct Template {
     pub line: usize,
 }
 
-/// The templates of a file, once per run.
-fn templates_of(files: &Files, path: &Path, display: &str) -> Arc<Vec<Template>> {
-    files.derived(path, "python-helpers", || {
+/// How many helpers deep a call is followed: a helper that calls a helper (`start` →
+/// `prepare_and_execute(name, size)` → `get_compute(name, size)`) is a template of level
+/// 1, and so on. Each level of a file is made from the levels below it only, so the
+/// templates of a file are the same whichever file asks first.
+const LEVELS: [&str; 3] = ["python-helpers", "python-helpers-1", "python-helpers-2"];
+
+/// The highest level: what a file's calls reach.
+pub(super) const TOP: usize = LEVELS.len() - 1;
+
+/// The templates of a file up to `level`, once per run.
+fn templates_of(files: &Files, path: &Path, display: &str, level: usize) -> Arc<Vec<Template>> {
+    files.derived(path, LEVELS[level.min(TOP)], || {
         let Some(source) = files.read(path, display) else {
             return Vec::new();
         };
         let text = source.text.as_str();
-        if !mentions(text.as_bytes(), CLASS_NEEDLES) || affordable(text).is_err() {
+        if affordable(text).is_err() {
+            return Vec::new();
+        }
+        let names_class = mentions(text.as_bytes(), CLASS_NEEDLES);
+        if !names_class && (level == 0 || !imports_a_helper(text, files, path, level - 1)) {
             return Vec::new();
         }
         let code = Code::plain(text);
@@ -55,7 +70,34 @@ fn templates_of(files: &Files, path: &Path, display: &str) -> Arc<Vec<Template>>
         };
         let mut m = Module::new(&code, tree.root_node(), text);
         m.load = Some((files, path));
-        m.templates(&m.made(display), display)
+        let direct = if names_class {
+            m.templates(&m.made(display), display)
+        } else {
+            Vec::new()
+        };
+        if level == 0 {
+            return direct;
+        }
+        let mut modules = Modules::new(files, path, level - 1);
+        let mut own = Arc::new(direct);
+        // This file's own helpers calling each other: one more level each round.
+        for _ in 0..level {
+            let outer = m.nested_templates(&own, &mut modules, display);
+            if outer.is_empty() {
+                break;
+            }
+            let mut all: Vec<Template> = own.iter().cloned().collect();
+            all.extend(
+                outer
+                    .into_iter()
+                    .filter(|t| !own.iter().any(|o| o.func == t.func)),
+            );
+            if all.len() == own.len() {
+                break;
+            }
+            own = Arc::new(all);
+        }
+        Arc::try_unwrap(own).unwrap_or_else(|a| a.as_ref().clone())
     })
 }
 
@@ -65,8 +107,8 @@ fn templates_of(files: &Files, path: &Path, display: &str) -> Arc<Vec<Template>>
 /// b as c` takes, those the code uses as a module (`a.` or `c.` written in it) are looked
 /// for as modules of `m` (`from pkg import utils` then `utils.get_compute(...)`: the file
 /// `pkg/utils.py` or `pkg/utils/__init__.py`), all within the file's [`MAX_MODULES`].
-pub(super) fn imports_a_helper(code: &str, input: &Input<'_>) -> bool {
-    let mut modules = Modules::new(input);
+pub(super) fn imports_a_helper(code: &str, files: &Files, path: &Path, level: usize) -> bool {
+    let mut modules = Modules::new(files, path, level);
     let mut submodules = Vec::new();
     let mut used_as_module = None;
     let mut lines = code.lines();
@@ -167,18 +209,23 @@ fn submodule(module: &str, name: &str) -> String {
 
 /// The modules a file imports, each looked for once, and at most [`MAX_MODULES`] of them
 /// (each lookup may probe two files in every directory up to the project root).
-struct Modules<'i, 'a> {
-    input: &'i Input<'a>,
+struct Modules<'f> {
+    files: &'f Files,
+    path: &'f Path,
+    /// The level of the templates looked for.
+    level: usize,
     found: HashMap<String, Option<Arc<Vec<Template>>>>,
 }
 
 /// How many distinct modules of one file are looked for.
 const MAX_MODULES: usize = 64;
 
-impl<'i, 'a> Modules<'i, 'a> {
-    fn new(input: &'i Input<'a>) -> Self {
+impl<'f> Modules<'f> {
+    fn new(files: &'f Files, path: &'f Path, level: usize) -> Self {
         Modules {
-            input,
+            files,
+            path,
+            level,
             found: HashMap::new(),
         }
     }
@@ -191,41 +238,11 @@ impl<'i, 'a> Modules<'i, 'a> {
         if self.found.len() >= MAX_MODULES {
             return None;
         }
-        let (files, path) = (self.input.files, self.input.path);
-        let t = find_module(module, path, files).map(|(p, display)| templates_of(files, &p, &display));
+        let (files, path, level) = (self.files, self.path, self.level);
+        let t = find_module(module, path, files).map(|(p, display)| templates_of(files, &p, &display, level));
         self.found.insert(module.to_string(), t.clone());
         t
     }
-}
-
-/// The file of the module `module` (as written after `from` or `import`) imported by the
-/// file at `from`: its path and display.
-fn find_module(module: &str, from: &Path, files: &Files) -> Option<(PathBuf, String)> {
-    let dots = module.bytes().take_while(|&b| b == b'.').count();
-    let rest = &module[dots..];
-    if !rest
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-    {
-        return None;
-    }
-    let rel: PathBuf = rest.split('.').filter(|s| !s.is_empty()).collect();
-    let dir = from.parent().unwrap_or(Path::new(""));
-    let bases: Vec<PathBuf> = if dots > 0 {
-        // `.m` is the file's package, each further dot one package up.
-        let mut base = dir.to_path_buf();
-        (1..dots).for_each(|_| base.push(".."));
-        vec![base]
-    } else {
-        files.dirs_up(dir)
-    };
-    let candidates = bases.into_iter().flat_map(|base| {
-        let module_dir = base.join(&rel);
-        let file = (!rel.as_os_str().is_empty()).then(|| module_dir.with_extension("py"));
-        file.into_iter().chain([module_dir.join("__init__.py")])
-    });
-    let (path, display, _) = files.first_of(candidates)?;
-    Some((path, display))
 }
 
 /// The conversion a setting's path takes (`min_instances` a count...).
@@ -342,7 +359,20 @@ impl<'t> Module<'t> {
     /// modules it imports).
     pub(super) fn helper_calls(&self, input: &Input<'_>, own: Arc<Vec<Template>>) -> Vec<ComputeDef> {
         let display = input.source.path.as_str();
-        let mut modules = Modules::new(input);
+        let mut modules = Modules::new(input.files, input.path, TOP);
+        // This file's helpers that call its other helpers.
+        let mut own = own;
+        for _ in 0..TOP {
+            let outer: Vec<Template> = self
+                .nested_templates(&own, &mut modules, display)
+                .into_iter()
+                .filter(|t| !own.iter().any(|o| o.func == t.func))
+                .collect();
+            if outer.is_empty() {
+                break;
+            }
+            own = Arc::new(own.iter().cloned().chain(outer).collect());
+        }
         let mut out = Vec::new();
         for call in &self.calls {
             let Some(callee) = call.child_by_field_name("function") else {
@@ -360,6 +390,84 @@ impl<'t> Module<'t> {
         out
     }
 
+    /// The templates this file's module-level functions make by calling a template
+    /// (`own`, this file's, or one of an imported module) with some of their own
+    /// parameters: `prepare_and_execute(name, size)` calling `get_compute(name, size)`.
+    fn nested_templates(
+        &self,
+        own: &Arc<Vec<Template>>,
+        modules: &mut Modules<'_>,
+        display: &str,
+    ) -> Vec<Template> {
+        let mut out: Vec<Template> = Vec::new();
+        for &call in &self.calls {
+            let at = call.start_byte();
+            let Some(f) = self.scope_at(at).filter(|&f| self.funcs[f].parent.is_none()) else {
+                continue;
+            };
+            let Some(callee) = call.child_by_field_name("function") else {
+                continue;
+            };
+            let found = match callee.kind() {
+                "identifier" => self.helper_named(self.text(callee), at, own, modules),
+                "attribute" => self.helper_of_module(callee, modules),
+                _ => None,
+            };
+            let Some((templates, i)) = found else {
+                continue;
+            };
+            let t = &templates[i];
+            let func = &self.funcs[f].name;
+            if *func == t.func || out.iter().any(|o| o.func == *func) {
+                continue;
+            }
+            let Some(def) = self.expand(call, callee, t, display) else {
+                continue;
+            };
+            let slots: Vec<(String, usize)> = t
+                .slots
+                .iter()
+                .filter_map(|(path, i)| {
+                    let (_, v) = self.passed_for(call, t, *i)?;
+                    Some((path.clone(), self.param_index(v, f, at)?))
+                })
+                .collect();
+            let config = t
+                .config
+                .and_then(|i| self.passed_for(call, t, i))
+                .and_then(|(_, v)| self.param_index(v, f, at));
+            if slots.is_empty() && config.is_none() {
+                continue;
+            }
+            out.push(Template {
+                func: func.clone(),
+                params: self.funcs[f].params.iter().map(|(p, _)| p.clone()).collect(),
+                def,
+                slots,
+                config,
+                file: display.to_string(),
+                line: self.line_of(at),
+            });
+        }
+        out
+    }
+
+    /// What `call` passes for the parameter `i` of the template `t`: by keyword (with its
+    /// key) or by position.
+    fn passed_for(
+        &self,
+        call: TsNode<'t>,
+        t: &Template,
+        i: usize,
+    ) -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
+        let (pos, kw) = self.args(call);
+        let param = t.params.get(i)?;
+        kw.iter()
+            .find(|(k, ..)| k == param)
+            .map(|(_, k, v)| (Some(*k), *v))
+            .or_else(|| pos.get(i).map(|v| (None, *v)))
+    }
+
     /// The template a call of `name` at `at` reaches: this file's (outside the helper
     /// itself), an imported name's, or one of a `from m import *`.
     fn helper_named(
@@ -367,7 +475,7 @@ impl<'t> Module<'t> {
         name: &str,
         at: usize,
         own: &Arc<Vec<Template>>,
-        modules: &mut Modules<'_, '_>,
+        modules: &mut Modules<'_>,
     ) -> Option<(Arc<Vec<Template>>, usize)> {
         if let Some(i) = own.iter().position(|t| t.func == name) {
             let inside = self.scope_at(at).is_some_and(|f| self.funcs[f].name == name);
@@ -398,7 +506,7 @@ impl<'t> Module<'t> {
     fn helper_of_module(
         &self,
         callee: TsNode<'t>,
-        modules: &mut Modules<'_, '_>,
+        modules: &mut Modules<'_>,
     ) -> Option<(Arc<Vec<Template>>, usize)> {
         let object = self.text(callee.child_by_field_name("object")?);
         let func = self.text(callee.child_by_field_name("attribute")?);
@@ -820,8 +928,8 @@ def get_fixed(ml_client):
         std::fs::write(dir.path().join("utils.py"), UTILS).unwrap();
         let files = Files::new(crate::fsio::Boundary::at(dir.path()), &Default::default());
         let path = dir.path().join("utils.py");
-        let first = templates_of(&files, &path, "utils.py");
-        let again = templates_of(&files, &path, "utils.py");
+        let first = templates_of(&files, &path, "utils.py", TOP);
+        let again = templates_of(&files, &path, "utils.py", TOP);
         assert!(Arc::ptr_eq(&first, &again));
         assert_eq!(first.len(), 1, "get_fixed uses no parameter");
         assert_eq!(

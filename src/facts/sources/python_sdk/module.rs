@@ -35,6 +35,13 @@ pub(super) const MAX_TOKENS: usize = 250_000;
 /// How deep evaluation goes (nested expressions, names assigned from names).
 pub(super) const MAX_DEPTH: usize = 24;
 
+/// The items of a list, tuple or dict literal evaluated (a longer one is not known): a
+/// literal is evaluated each time a name that holds it is used in another expression.
+const MAX_LITERAL_ITEMS: usize = 256;
+
+/// The names of an imported module of the project evaluated (its top level's first ones).
+const MAX_MODULE_NAMES: usize = 1024;
+
 /// The most attributes set on an SDK v1 configuration between its assignment and its use
 /// that are read (`config.vnet_name = ...`); with more, the configuration is not read.
 const MAX_ATTR_SETS: usize = 64;
@@ -670,6 +677,23 @@ pub(super) struct Module<'t> {
     pub(super) memo: std::cell::RefCell<HashMap<usize, Ev>>,
     /// Each `name.attr = value`, in document order.
     pub(super) attr_sets: Vec<AttrSet<'t>>,
+    /// Where each import statement starts: a name bound there is imported.
+    pub(super) import_stmts: std::collections::HashSet<usize>,
+    /// The classes the module defines at its top level, by name (the last one wins).
+    pub(super) classes: HashMap<&'t str, Class<'t>>,
+    /// Whether names imported from the project's modules are evaluated in those modules
+    /// (`from config import VM_SIZE`): not for such a module itself, so that following
+    /// imports goes one file deep.
+    pub(super) follow_imports: bool,
+}
+
+/// A class of the module's top level: what its body assigns (`VM_SIZE = "x"`,
+/// `vm_size: str = "x"`), whether it is a dataclass and whether it defines `__init__`.
+pub(super) struct Class<'t> {
+    pub(super) pos: usize,
+    pub(super) attrs: Vec<(&'t str, TsNode<'t>)>,
+    pub(super) dataclass: bool,
+    pub(super) init: bool,
 }
 
 impl<'t> Module<'t> {
@@ -688,6 +712,9 @@ impl<'t> Module<'t> {
             memo: Default::default(),
             attr_sets: Vec::new(),
             load: None,
+            import_stmts: Default::default(),
+            classes: HashMap::new(),
+            follow_imports: true,
         };
         // An iterative walk in document order, with the functions around each node.
         let mut cursor = root.walk();
@@ -735,7 +762,11 @@ impl<'t> Module<'t> {
                     });
                 }
             }
-            "import_from_statement" | "import_statement" => self.imports(node, scope),
+            "import_from_statement" | "import_statement" => {
+                self.import_stmts.insert(node.start_byte());
+                self.imports(node, scope)
+            }
+            "class_definition" if scope.is_none() => self.class(node),
             "as_pattern" | "with_item" => {
                 if let Some(alias) = node.child_by_field_name("alias") {
                     // `with open("config.yml") as f`: `f` is the file opened, for a loader
@@ -840,6 +871,50 @@ impl<'t> Module<'t> {
         self.funcs.len() - 1
     }
 
+    /// A class of the module's top level: its body's assignments (the last of a name
+    /// wins), `@dataclass` (also `@dataclasses.dataclass(...)`), and whether it has an
+    /// `__init__`.
+    fn class(&mut self, node: TsNode<'t>) {
+        let (Some(name), Some(body)) = (node.child_by_field_name("name"), node.child_by_field_name("body"))
+        else {
+            return;
+        };
+        let dataclass = node.parent().is_some_and(|p| {
+            let mut c = p.walk();
+            p.kind() == "decorated_definition"
+                && p.children(&mut c)
+                    .any(|d| d.kind() == "decorator" && self.text(d).contains("dataclass"))
+        });
+        let mut class = Class {
+            pos: node.start_byte(),
+            attrs: Vec::new(),
+            dataclass,
+            init: false,
+        };
+        let mut c = body.walk();
+        for stmt in body.named_children(&mut c) {
+            let def = match stmt.kind() {
+                "decorated_definition" => stmt.child_by_field_name("definition"),
+                _ => Some(stmt),
+            };
+            if let Some(f) = def.filter(|d| d.kind() == "function_definition") {
+                class.init |= f
+                    .child_by_field_name("name")
+                    .is_some_and(|n| self.text(n) == "__init__");
+                continue;
+            }
+            let Some(a) = stmt.named_child(0).filter(|a| a.kind() == "assignment") else {
+                continue;
+            };
+            if let (Some(left), Some(right)) = (a.child_by_field_name("left"), a.child_by_field_name("right"))
+                && left.kind() == "identifier"
+            {
+                class.attrs.push((self.text(left), innermost_right(right)));
+            }
+        }
+        self.classes.insert(self.text(name), class);
+    }
+
     /// `a = x` binds `a` to `x` after the statement; `a, b = x` unpacks (not evaluated).
     pub(super) fn assignment(&mut self, node: TsNode<'t>, scope: Option<usize>) {
         let (Some(left), Some(right)) = (
@@ -848,6 +923,10 @@ impl<'t> Module<'t> {
         ) else {
             return;
         };
+        // A class body's assignments are the class's attributes, not the module's names.
+        if in_class_body(node) {
+            return;
+        }
         // `a = b = x`: the right side is an assignment; its own visit binds `b`.
         let value = if right.kind() == "assignment" {
             innermost_right(right)
@@ -2046,7 +2125,7 @@ impl<'t> Module<'t> {
         notes: &mut Vec<String>,
     ) -> Option<Setting> {
         let val = self.eval(v, at, 0);
-        if let Some(n) = &val.note {
+        if let Some(n) = val.note.as_ref().filter(|n| !notes.contains(n)) {
             notes.push(n.clone());
         }
         let span = self.code.span(v.start_byte(), v.end_byte());
@@ -2138,9 +2217,23 @@ impl<'t> Module<'t> {
             "call" => self.call(n, at, depth),
             "attribute" => match cluster_purpose_constant(self.text(n)) {
                 Some(purpose) => Ev::text(purpose),
-                None => Ev::unknown(format!("`{}` is read at run time", self.text(n))),
+                None => self.attribute(n, at, depth),
             },
             "subscript" => self.subscript(n, at, depth),
+            "dictionary" => self.dictionary(n, at, depth),
+            "list" | "tuple" => {
+                let mut c = n.walk();
+                let items: Vec<TsNode<'t>> = n
+                    .named_children(&mut c)
+                    .filter(|i| i.kind() != "comment")
+                    .collect();
+                if items.len() > MAX_LITERAL_ITEMS || items.iter().any(|i| i.kind().ends_with("splat")) {
+                    return self.unread(n);
+                }
+                Ev::new(V::List(
+                    items.iter().map(|i| self.eval(*i, at, depth + 1)).collect(),
+                ))
+            }
             "unary_operator" => match (
                 n.child(0).map(|o| self.text(o)),
                 n.named_child(0).map(|x| self.eval(x, at, depth + 1).v),
@@ -2260,15 +2353,270 @@ impl<'t> Module<'t> {
             }
             Some(Binding {
                 value: Bound::Other(why),
+                pos,
                 ..
-            }) => Ev::unknown(why.clone()),
+            }) => match self
+                .import_stmts
+                .contains(pos)
+                .then(|| self.imported_name(name))
+                .flatten()
+            {
+                Some(v) => v,
+                None => Ev::unknown(why.clone()),
+            },
             None => match name {
                 "True" => Ev::boolean(true),
                 "False" => Ev::boolean(false),
                 "None" => Ev::new(V::Null),
-                _ => Ev::unknown(format!("`{name}` is not assigned in this file")),
+                _ => self
+                    .star_imported(name)
+                    .unwrap_or_else(|| Ev::unknown(format!("`{name}` is not assigned in this file"))),
             },
         }
+    }
+
+    /// The value of `name` that `from m import name` (or `... as name`) takes from a
+    /// module of the project: the value its top level gives it ([`Constants`]), noted with
+    /// where. `None` when the module is not a file of the project (a package), or the
+    /// name is not one it assigns.
+    fn imported_name(&self, name: &str) -> Option<Ev> {
+        let (_, module, taken) = self.imported.iter().rev().find(|(local, ..)| local == name)?;
+        let taken = taken.as_deref()?;
+        self.module_value(module, taken, name)
+    }
+
+    /// A name no statement of the file binds, which a `from m import *` of a module of the
+    /// project may (the last such module that assigns it).
+    fn star_imported(&self, name: &str) -> Option<Ev> {
+        self.star
+            .iter()
+            .rev()
+            .find_map(|m| self.module_value(m, name, name))
+    }
+
+    /// The value the top level of the project's module `module` gives `taken` (written
+    /// `shown` here), detached from that file's spans and noted with where it is set.
+    fn module_value(&self, module: &str, taken: &str, shown: &str) -> Option<Ev> {
+        let (files, path) = self.load.filter(|_| self.follow_imports)?;
+        let (file, display) = super::paths::find_module(module, path, files)?;
+        let table = constants_of(files, &file, &display);
+        let (v, line) = table.get(taken)?;
+        Some(detached(
+            v.clone(),
+            &format!("`{shown}` is set in {display}:{line}"),
+        ))
+    }
+
+    /// `X.attr`: an attribute of a class of this file (`Settings.VM_SIZE`), of an
+    /// instance of one made without `__init__` (a dataclass's keyword or field default),
+    /// or a name of an imported module of the project (`config.VM_SIZE`, `import config
+    /// as c`); anything else is read at run time.
+    fn attribute(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let run_time = || Ev::unknown(format!("`{}` is read at run time", self.text(n)));
+        let (Some(obj), Some(attr)) = (
+            n.child_by_field_name("object"),
+            n.child_by_field_name("attribute"),
+        ) else {
+            return run_time();
+        };
+        if obj.kind() != "identifier" {
+            return run_time();
+        }
+        let (o, a) = (self.text(obj), self.text(attr));
+        match self.resolve(o, at) {
+            // A class of the module (classes bind no name here).
+            None => {
+                if let Some(c) = self.classes.get(o).filter(|c| c.pos <= at) {
+                    return self.class_attribute(c, o, a, depth);
+                }
+                run_time()
+            }
+            Some(Binding {
+                value: Bound::Expr(e),
+                ..
+            }) => {
+                let e = *e;
+                if self.parses_arguments(e) {
+                    return self.option_default(a, self.text(n), depth);
+                }
+                let class = (e.kind() == "call")
+                    .then(|| e.child_by_field_name("function"))
+                    .flatten()
+                    .filter(|f| f.kind() == "identifier")
+                    .and_then(|f| self.classes.get(self.text(f)).map(|c| (self.text(f), c)));
+                let Some((cname, c)) = class else {
+                    return run_time();
+                };
+                let (pos, kw) = self.args(e);
+                let bare = pos.is_empty() && kw.is_empty();
+                if c.init || !(c.dataclass || bare) {
+                    return Ev::unknown(format!(
+                        "`{}` is set when `{}` is made",
+                        self.text(n),
+                        self.text(e)
+                    ));
+                }
+                if c.dataclass {
+                    if let Some((_, _, v)) = kw.iter().find(|(k, ..)| *k == a) {
+                        return self.eval(*v, e.start_byte(), depth + 1);
+                    }
+                    let fields: Vec<&str> = c.attrs.iter().map(|(k, _)| *k).collect();
+                    if let Some(p) = fields.iter().position(|k| *k == a).and_then(|i| pos.get(i)) {
+                        return self.eval(*p, e.start_byte(), depth + 1);
+                    }
+                }
+                self.class_attribute(c, cname, a, depth)
+            }
+            Some(Binding {
+                value: Bound::Other(why),
+                pos,
+                ..
+            }) => {
+                if self.import_stmts.contains(pos) {
+                    // `import config`, `import pkg.config as c`, `from pkg import config`.
+                    if let Some((_, module, taken)) =
+                        self.imported.iter().rev().find(|(local, ..)| local == o)
+                    {
+                        let module = match taken {
+                            Some(t) => format!("{module}.{t}"),
+                            None => module.clone(),
+                        };
+                        if let Some(v) = self.module_value(&module, a, self.text(n)) {
+                            return v;
+                        }
+                    }
+                }
+                Ev::unknown(format!("`{}` is read at run time: {why}", self.text(n)))
+            }
+        }
+    }
+
+    /// Whether `e` is what argparse's `parse_args()` returns: `parser.parse_args()`, or a
+    /// call of a function of this file that returns it (`args = get_args()`).
+    fn parses_arguments(&self, e: TsNode<'t>) -> bool {
+        let Some(f) = (e.kind() == "call")
+            .then(|| e.child_by_field_name("function"))
+            .flatten()
+        else {
+            return false;
+        };
+        match f.kind() {
+            "attribute" => f
+                .child_by_field_name("attribute")
+                .is_some_and(|a| self.text(a) == "parse_args"),
+            "identifier" => {
+                let name = self.text(f);
+                self.funcs.iter().any(|g| {
+                    g.name == name
+                        && g.parent.is_none()
+                        && self
+                            .src
+                            .get(g.start..g.end)
+                            .is_some_and(|body| body.contains(".parse_args("))
+                })
+            }
+            _ => false,
+        }
+    }
+
+    /// The default of the command-line option whose destination is `dest`
+    /// (`parser.add_argument("--vm-size", default="Standard_NC6")` for `args.vm_size`),
+    /// noted: the value when the script's command line does not give it. Not known when
+    /// the file adds no such option, adds it twice with different defaults, or it has none.
+    fn option_default(&self, dest: &str, shown: &str, depth: usize) -> Ev {
+        let mut values: Vec<Ev> = Vec::new();
+        for &call in &self.calls {
+            let adds = call
+                .child_by_field_name("function")
+                .filter(|f| f.kind() == "attribute")
+                .and_then(|f| f.child_by_field_name("attribute"))
+                .is_some_and(|a| self.text(a) == "add_argument");
+            if !adds {
+                continue;
+            }
+            let (pos, kw) = self.args(call);
+            let word = |k: &str| kw.iter().find(|(n, ..)| *n == k).map(|(_, _, v)| *v);
+            let text_of = |k: &str| word(k).and_then(|v| self.eval(v, v.start_byte(), depth + 1).known_str());
+            let flags: Vec<String> = pos
+                .iter()
+                .filter_map(|p| self.eval(*p, p.start_byte(), depth + 1).known_str())
+                .collect();
+            // argparse's destination: `dest=`, else the first long option, else the first
+            // one, its leading dashes dropped and the others made `_`.
+            let flag = flags.iter().find(|f| f.starts_with("--")).or(flags.first());
+            let derived = flag.map(|f| f.trim_start_matches('-').replace('-', "_"));
+            if text_of("dest").or(derived).as_deref() != Some(dest) {
+                continue;
+            }
+            let flag = flag.map_or(dest, |f| f.as_str());
+            let line = self.line_of(call.start_byte());
+            let v = match (word("default"), text_of("action").as_deref()) {
+                (Some(d), _) => {
+                    let v = self.eval(d, d.start_byte(), depth + 1);
+                    // argparse gives a string default to the option's `type`.
+                    let typed = word("type").is_some_and(|t| self.text(t) == "int");
+                    match v.known_str().and_then(|s| s.trim().parse::<i64>().ok()) {
+                        Some(i) if typed => Ev::int(i),
+                        _ => v,
+                    }
+                }
+                (None, Some("store_true")) => Ev::boolean(false),
+                (None, Some("store_false")) => Ev::boolean(true),
+                _ => Ev::unknown(format!(
+                    "`{shown}` is the command-line option `{flag}` (line {line}), which has no default"
+                )),
+            };
+            values.push(if v.why().is_some() {
+                v
+            } else {
+                v.with_note(Some(format!(
+                    "the default of the command-line option `{flag}` (line {line})"
+                )))
+            });
+        }
+        match values.as_slice() {
+            [] => Ev::unknown(format!(
+                "`{shown}` is read from the command line, and this file adds no option for it"
+            )),
+            [v] => v.clone(),
+            [first, rest @ ..] if rest.iter().all(|v| v.v == first.v) => first.clone(),
+            _ => Ev::unknown(format!(
+                "`{shown}` is an option this file adds more than once, with different defaults"
+            )),
+        }
+    }
+
+    /// The value the body of the class `c` (named `cname`) assigns `attr`.
+    fn class_attribute(&self, c: &Class<'t>, cname: &str, attr: &str, depth: usize) -> Ev {
+        match c.attrs.iter().rev().find(|(k, _)| *k == attr) {
+            Some((_, v)) => self.eval(*v, v.start_byte(), depth + 1),
+            None => Ev::unknown(format!("the class `{cname}` assigns no `{attr}` in its body")),
+        }
+    }
+
+    /// A dict literal whose keys are known strings (a `**` inside, or a key not known,
+    /// makes it not known).
+    fn dictionary(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
+        let mut c = n.walk();
+        let items: Vec<TsNode<'t>> = n
+            .named_children(&mut c)
+            .filter(|i| i.kind() != "comment")
+            .collect();
+        if items.len() > MAX_LITERAL_ITEMS {
+            return self.unread(n);
+        }
+        let mut entries = Vec::with_capacity(items.len());
+        for pair in items {
+            let (Some(k), Some(v)) = (pair.child_by_field_name("key"), pair.child_by_field_name("value"))
+            else {
+                return self.unread(n);
+            };
+            match self.eval(k, at, depth + 1).known_str() {
+                Some(key) => entries.push((key, self.eval(v, at, depth + 1))),
+                None => return self.unread(n),
+            }
+        }
+        Ev::new(V::Map(entries))
     }
 
     /// Why the value of `name` at `at` depends on which branch ran: its nearest assignment
@@ -2326,6 +2674,16 @@ impl<'t> Module<'t> {
             ("-", V::Int(a), V::Int(b)) => Ev::int(a.saturating_sub(*b)),
             ("*", V::Int(a), V::Int(b)) => Ev::int(a.saturating_mul(*b)),
             ("+", V::Str(_), V::Str(_)) => iac::join(lv.pieces().into_iter().chain(rv.pieces())),
+            ("%", V::Str(_), _) if lv.why().is_none() && rv.why().is_none() => {
+                let args = match &rv.v {
+                    V::List(items) if r.kind() == "tuple" => items.clone(),
+                    _ => vec![rv.clone()],
+                };
+                match lv.known_str().and_then(|f| percent_format(&f, &args)) {
+                    Some(s) => Ev::text(s),
+                    None => self.unread(n),
+                }
+            }
             _ => match lv.why().or_else(|| rv.why()) {
                 Some(w) => Ev::unknown(w),
                 None => self.unread(n),
@@ -2436,6 +2794,16 @@ impl<'t> Module<'t> {
                     "`{callee}(\"{var}\")` is read from the environment at run time"
                 )),
             };
+        }
+        if callee == "dict" && pos.is_empty() && self.resolve("dict", at).is_none() {
+            if kw.len() > MAX_LITERAL_ITEMS {
+                return self.unread(n);
+            }
+            let entries = kw
+                .iter()
+                .map(|(k, _, v)| (k.to_string(), self.eval(*v, at, depth + 1)))
+                .collect();
+            return Ev::new(V::Map(entries));
         }
         if callee == "str" && pos.len() == 1 {
             let v = self.eval(pos[0], at, depth + 1);
@@ -2727,6 +3095,110 @@ fn loader(callee: &str) -> Option<crate::load::Format> {
         "json.load" | "json.loads" => Some(crate::load::Format::Json),
         _ => None,
     }
+}
+
+/// Whether the assignment `node` is a statement of a class's body (an attribute of the
+/// class, not a name of the module or function around it).
+fn in_class_body(node: TsNode<'_>) -> bool {
+    node.parent()
+        .filter(|s| s.kind() == "expression_statement")
+        .and_then(|s| s.parent())
+        .filter(|b| b.kind() == "block")
+        .and_then(|b| b.parent())
+        .is_some_and(|c| c.kind() == "class_definition")
+}
+
+/// What the top level of a module of the project assigns: each name's value as of the
+/// end of the module, with the line of the assignment, computed once per run. The module
+/// is read as the checked file is, except that its own imports are not followed.
+type Constants = HashMap<String, (Ev, usize)>;
+
+fn constants_of(files: &Files, path: &Path, display: &str) -> std::sync::Arc<Constants> {
+    files.derived(path, "python-constants", || {
+        let mut table = Constants::new();
+        let Some(source) = files.read(path, display) else {
+            return table;
+        };
+        let text = source.text.as_str();
+        if affordable(text).is_err() {
+            return table;
+        }
+        let code = Code::plain(text);
+        let Some(tree) = parse(&code) else {
+            return table;
+        };
+        let mut m = Module::new(&code, tree.root_node(), text);
+        m.load = Some((files, path));
+        m.follow_imports = false;
+        let end = text.len();
+        let mut names: Vec<(&String, usize)> = m
+            .bindings
+            .iter()
+            .filter_map(
+                |(name, list)| match list.iter().rev().find(|b| b.scope.is_none())?.value {
+                    Bound::Expr(e) => Some((name, e.start_byte())),
+                    Bound::Other(_) => None,
+                },
+            )
+            .collect();
+        names.sort_by_key(|(_, pos)| *pos);
+        for (name, pos) in names.into_iter().take(MAX_MODULE_NAMES) {
+            let v = m.identifier(name, end, 0);
+            let line = source.position(u32::try_from(pos).unwrap_or(u32::MAX)).line;
+            table.insert(name.clone(), (v, line as usize));
+        }
+        table
+    })
+}
+
+/// A value of another file, without that file's spans (its literals are not in the file
+/// that uses it: its findings are where that file uses it), each part noted `whence`
+/// (after the note it had: the default of an environment variable...).
+fn detached(mut ev: Ev, whence: &str) -> Ev {
+    let mut stack: Vec<&mut Ev> = vec![&mut ev];
+    while let Some(e) = stack.pop() {
+        e.origin = None;
+        e.note = Some(match e.note.take() {
+            Some(n) => format!("{n}; {whence}"),
+            None => whence.to_string(),
+        });
+        match &mut e.v {
+            V::List(items) => stack.extend(items.iter_mut()),
+            V::Map(entries) => stack.extend(entries.iter_mut().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+    ev
+}
+
+/// `format % args` for the conversions `%s`, `%d`, `%i` and `%%` of known strings and
+/// integers, each argument used once; `None` for anything else (a mapping key, a width...).
+fn percent_format(format: &str, args: &[Ev]) -> Option<String> {
+    let mut out = String::new();
+    let mut next = args.iter();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            '%' => out.push('%'),
+            's' => {
+                let a = next.next()?;
+                match &a.v {
+                    V::Int(i) => out.push_str(&i.to_string()),
+                    _ => out.push_str(&a.known_str()?),
+                }
+            }
+            'd' | 'i' => match &next.next()?.v {
+                V::Int(i) => out.push_str(&i.to_string()),
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    next.next().is_none().then_some(out)
 }
 
 /// The rightmost value of `a = b = x`.

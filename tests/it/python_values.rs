@@ -1,0 +1,282 @@
+//! Python values a compute's settings are read from beyond literals and assignments
+//! (audit 32, scripts cases 01, 07, 09, 10, 11): names imported from a module of the
+//! project (`from config import VM_SIZE`, `import config as c`, `from config import *`),
+//! class attributes and dataclass fields, dict literals read by key, `%` formatting,
+//! argparse defaults (`args.vm_size`), and helpers that call helpers. Each value is
+//! reported where the defining file uses it; a value from another file is noted with
+//! where it is set.
+
+use serde_json::Value;
+
+use crate::common::{
+    check_clean, compute, every_definition, findings_with, focused, inventory, placed, project, write,
+};
+
+fn only_definition(d: &std::path::Path) -> Value {
+    let defs = every_definition(&inventory(d));
+    assert_eq!(defs.len(), 1, "{defs:#?}");
+    defs[0].clone()
+}
+
+const CONFIG: &str = "import os\n\nCLUSTER = \"gpu-cluster\"\nVM_SIZE = os.environ.get(\"VM_SIZE\", \"Standard_NC6\")\nCOMPUTE = {\"max\": 4}\n";
+
+/// `from config import CLUSTER, VM_SIZE` and `import config as c`: the values the module's
+/// top level gives, AML505 at the script's `VM_SIZE` (not in config.py, which defines
+/// nothing), noted with where config.py sets them.
+#[test]
+fn names_imported_from_a_module_of_the_project_are_its_values() {
+    let dir = project();
+    let d = dir.path();
+    write(d, "src/config.py", CONFIG);
+    let script = "from azure.ai.ml.entities import AmlCompute\nfrom config import CLUSTER, VM_SIZE\nimport config as c\n\ncompute = AmlCompute(name=CLUSTER, size=VM_SIZE, max_instances=c.COMPUTE[\"max\"])\nml_client.begin_create_or_update(compute)\n";
+    write(d, "src/create.py", script);
+    let json = check_clean(d);
+    assert_eq!(placed(&json, "AML505", "src/create.py"), [(5, 41)], "{json:#}");
+    let f = findings_with(&json, "src/create.py", "AML505");
+    assert_eq!(focused(script, f[0]), "VM_SIZE");
+    assert!(
+        findings_with(&json, "src/config.py", "AML505").is_empty(),
+        "{json:#}"
+    );
+    let def = only_definition(d);
+    assert_eq!(def["name"]["value"], "gpu-cluster", "{def:#}");
+    assert_eq!(def["settings"]["size"]["value"], "Standard_NC6", "{def:#}");
+    assert_eq!(def["settings"]["max_instances"]["value"], "4", "{def:#}");
+    let text = def.to_string();
+    assert!(text.contains("`CLUSTER` is set in src/config.py:3"), "{def:#}");
+    assert!(
+        text.contains(
+            "the default of the environment variable `VM_SIZE`; `VM_SIZE` is set in src/config.py:4"
+        ),
+        "{def:#}"
+    );
+}
+
+/// `from settings import *` gives the names the module assigns; a name it does not
+/// assign, a package that is not a file of the project and a module outside it stay not
+/// known, saying so.
+#[test]
+fn star_imports_and_modules_that_are_not_read() {
+    let dir = project();
+    let d = dir.path();
+    write(d, "settings.py", "NAME = \"star-cluster\"\n");
+    write(
+        d,
+        "create.py",
+        "from azure.ai.ml.entities import AmlCompute\nfrom settings import *\nfrom azure_settings import SIZE\n\nml_client.begin_create_or_update(AmlCompute(name=NAME, size=SIZE, max_instances=OTHER))\n",
+    );
+    let def = only_definition(d);
+    assert_eq!(def["name"]["value"], "star-cluster", "{def:#}");
+    assert_eq!(def["settings"]["size"]["why"], "`SIZE` is imported", "{def:#}");
+    assert_eq!(
+        def["settings"]["max_instances"]["why"], "`OTHER` is not assigned in this file",
+        "{def:#}"
+    );
+}
+
+/// Class attributes (`Settings.SIZE`), a dataclass's fields with the keywords its
+/// construction passes, a dict literal read by key and `.get`, `dict(...)`, and `%`
+/// formatting; a class with an `__init__` stays not known. A class body's assignments
+/// are not the module's names.
+#[test]
+fn classes_dicts_and_percent_formatting() {
+    let dir = project();
+    let d = dir.path();
+    let script = r#"from dataclasses import dataclass
+from azureml.core.compute import AmlCompute, ComputeTarget
+
+SIZE = "Standard_DS3_v2"
+
+class Settings:
+    SIZE = "Standard_NV6"
+    NAME = "class-cluster"
+
+@dataclass
+class Cfg:
+    name: str = "data-cluster"
+    size: str = "Standard_DS3_v2"
+
+class WithInit:
+    def __init__(self):
+        self.size = "Standard_NC6"
+
+cfg = Cfg(size="Standard_ND6s")
+w = WithInit()
+conf = {"name": "dict-cluster", "vm": {"size": "Standard_NC12"}}
+opts = dict(prefix="pct")
+c1 = AmlCompute.provisioning_configuration(vm_size=Settings.SIZE)
+ComputeTarget.create(ws, Settings.NAME, c1)
+c2 = AmlCompute.provisioning_configuration(vm_size=cfg.size)
+ComputeTarget.create(ws, cfg.name, c2)
+c3 = AmlCompute.provisioning_configuration(vm_size=conf["vm"].get("size"))
+ComputeTarget.create(ws, conf["name"], c3)
+c4 = AmlCompute.provisioning_configuration(vm_size=SIZE)
+ComputeTarget.create(ws, "%s-%d" % (opts["prefix"], 2), c4)
+c5 = AmlCompute.provisioning_configuration(vm_size=w.size)
+ComputeTarget.create(ws, "init-cluster", c5)
+"#;
+    write(d, "create.py", script);
+    let json = check_clean(d);
+    // Each retired size at the configuration each `ComputeTarget.create` is given (SDK
+    // v1's definitions are judged there, the literal labelled).
+    assert_eq!(
+        placed(&json, "AML505", "create.py"),
+        [(24, 41), (26, 36), (28, 40)],
+        "{json:#}"
+    );
+    let inv = inventory(d);
+    let size = |name: &str| compute(&inv, name)["definitions"][0]["settings"]["size"]["value"].clone();
+    assert_eq!(size("class-cluster"), "Standard_NV6");
+    assert_eq!(size("data-cluster"), "Standard_ND6s");
+    assert_eq!(size("dict-cluster"), "Standard_NC12");
+    // The module's `SIZE`, not the class's.
+    assert_eq!(size("pct-2"), "Standard_DS3_v2");
+    let init = &compute(&inv, "init-cluster")["definitions"][0]["settings"]["size"];
+    assert_eq!(init["value"], Value::Null, "{init:#}");
+    assert_eq!(
+        init["why"], "`w.size` is set when `WithInit()` is made",
+        "{init:#}"
+    );
+}
+
+/// argparse: `args.x` is the default of the option whose destination is `x` (`--vm-size`
+/// → `vm_size`, `dest=`), a string default given to `type=int`, `store_true`; an option
+/// without a default, or added twice with different defaults, is not known.
+#[test]
+fn argparse_defaults_are_the_values_when_the_command_line_does_not_give_them() {
+    let dir = project();
+    let d = dir.path();
+    let script = r#"import argparse
+from azure.ai.ml.entities import AmlCompute
+
+def get_args():
+    p = argparse.ArgumentParser()
+    p.add_argument("--cluster-name", default="arg-cluster")
+    p.add_argument("-s", "--vm-size", dest="size", default="Standard_NC6")
+    p.add_argument("--max-nodes", type=int, default="3")
+    p.add_argument("--tier")
+    p.add_argument("--idle", default=120)
+    p.add_argument("--idle", default=300)
+    return p.parse_args()
+
+args = get_args()
+c = AmlCompute(name=args.cluster_name, size=args.size, max_instances=args.max_nodes,
+               tier=args.tier, min_instances=args.idle)
+ml_client.begin_create_or_update(c)
+"#;
+    write(d, "train/create.py", script);
+    let json = check_clean(d);
+    assert_eq!(placed(&json, "AML505", "train/create.py"), [(15, 45)], "{json:#}");
+    let def = only_definition(d);
+    assert_eq!(def["name"]["value"], "arg-cluster", "{def:#}");
+    assert_eq!(def["settings"]["max_instances"]["value"], "3", "{def:#}");
+    assert_eq!(
+        def["settings"]["tier"]["why"],
+        "`args.tier` is the command-line option `--tier` (line 9), which has no default",
+        "{def:#}"
+    );
+    assert_eq!(
+        def["settings"]["min_instances"]["why"],
+        "`args.idle` is an option this file adds more than once, with different defaults",
+        "{def:#}"
+    );
+    assert!(
+        def.to_string()
+            .contains("the default of the command-line option `--vm-size` (line 7)"),
+        "{def:#}"
+    );
+}
+
+/// Helpers that call helpers (microsoft/mlops-template-for-azureml-sdk-v2's shape, three
+/// files): `start.py` calls `prepare(name, size)` of `pipeline.py`, which calls
+/// `get_compute(name, size, min, max)` of `common/compute.py`: a definition at the start
+/// call with its literals, AML505 there; the middle and inner ones stay "set by its
+/// callers".
+#[test]
+fn a_helper_that_calls_a_helper_is_followed_to_the_literals() {
+    let dir = project();
+    let d = dir.path();
+    write(
+        d,
+        "common/compute.py",
+        "from azure.ai.ml.entities import AmlCompute\n\ndef get_compute(ml_client, name, size, min_instances, max_instances):\n    c = AmlCompute(name=name, size=size, min_instances=min_instances, max_instances=max_instances)\n    return ml_client.begin_create_or_update(c).result()\n",
+    );
+    write(
+        d,
+        "pipeline.py",
+        "from common.compute import get_compute\n\ndef prepare(client, cluster_name, cluster_size):\n    get_compute(client, cluster_name, cluster_size, 0, 4)\n\ndef run(client, size):\n    prepare(client, \"run-cluster\", size)\n",
+    );
+    let start = "from pipeline import prepare, run\n\nprepare(ml_client, \"start-cluster\", \"Standard_NC6\")\nrun(ml_client, \"Standard_NC12\")\n";
+    write(d, "start.py", start);
+    let json = check_clean(d);
+    assert_eq!(
+        placed(&json, "AML505", "start.py"),
+        [(3, 38), (4, 17)],
+        "{json:#}"
+    );
+    let inv = inventory(d);
+    let s = &compute(&inv, "start-cluster")["definitions"][0];
+    assert_eq!(s["path"], "start.py", "{s:#}");
+    assert_eq!(s["settings"]["size"]["value"], "Standard_NC6", "{s:#}");
+    assert_eq!(s["settings"]["max_instances"]["value"], "4", "{s:#}");
+    // Three levels: run → prepare → get_compute.
+    let r = &compute(&inv, "run-cluster")["definitions"];
+    assert!(
+        r.as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["path"] == "start.py" && x["settings"]["size"]["value"] == "Standard_NC12"),
+        "{r:#}"
+    );
+}
+
+/// Hostile inputs: modules importing each other's constants, helpers calling each other
+/// in a circle, thousands of constants and options, a dict nested thousands deep. Each
+/// run ends, and what is not followed is not known.
+#[test]
+fn hostile_imports_helpers_and_literals_end() {
+    let dir = project();
+    let d = dir.path();
+    write(d, "a.py", "from b import Y\nX = Y\n");
+    write(d, "b.py", "from a import X\nY = X\n");
+    // The first 1,024 names of a module are evaluated: `C4999` is only "imported".
+    let mut many = String::from("SIZE = \"Standard_NC6\"\n");
+    for i in 0..5_000 {
+        many.push_str(&format!("C{i} = \"v{i}\"\n"));
+    }
+    write(d, "many.py", &many);
+    let deep = format!("D = {}\"x\"{}\n", "{\"k\": ".repeat(3_000), "}".repeat(3_000));
+    write(d, "deep.py", &deep);
+    let mut opts = String::from("import argparse\np = argparse.ArgumentParser()\n");
+    for i in 0..2_000 {
+        opts.push_str(&format!("p.add_argument(\"--o{i}\", default=\"{i}\")\n"));
+    }
+    opts.push_str("args = p.parse_args()\n");
+    write(
+        d,
+        "helpers.py",
+        "from azure.ai.ml.entities import AmlCompute\n\ndef f(n, s):\n    g(n, s)\n\ndef g(n, s):\n    f(n, s)\n    AmlCompute(name=n, size=s)\n",
+    );
+    write(
+        d,
+        "create.py",
+        &format!(
+            "{opts}from azure.ai.ml.entities import AmlCompute\nfrom a import X\nfrom many import SIZE, C4999\nfrom deep import D\nfrom helpers import f\nml_client.begin_create_or_update(AmlCompute(name=X, size=SIZE, max_instances=args.o1999, tier=D[\"k\"], location=C4999))\nf(\"circle\", \"Standard_NC6\")\n"
+        ),
+    );
+    let json = check_clean(d);
+    assert!(
+        !findings_with(&json, "create.py", "AML505").is_empty(),
+        "{json:#}"
+    );
+    let inv = inventory(d);
+    let defs = every_definition(&inv);
+    let made = defs
+        .iter()
+        .find(|x| x["path"] == "create.py" && x["settings"]["size"]["value"] == "Standard_NC6")
+        .unwrap_or_else(|| panic!("{defs:#?}"));
+    // `X` of a.py is `Y` imported there, not followed a second file deep.
+    assert_eq!(made["name"]["value"], Value::Null, "{made:#}");
+    assert_eq!(made["settings"]["max_instances"]["value"], "1999", "{made:#}");
+    assert_eq!(made["settings"]["tier"]["value"], Value::Null, "{made:#}");
+}
