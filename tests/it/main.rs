@@ -53,6 +53,7 @@ mod output_formats;
 mod packaging;
 mod policies;
 mod precommit;
+mod ps_functions;
 mod python_loaded;
 mod quota;
 mod realworld;
