@@ -1641,6 +1641,11 @@ pub fn wanted(words: &[Word]) -> Keep {
             return Keep::Read;
         }
     }
+    // `terraform plan|apply`: the root module's computes, with the variables it passes
+    // (`deploy::terraform_from_script`).
+    if terraform_at(words).is_some() {
+        return Keep::Read;
+    }
     let Some(first) = words.first().and_then(Word::literal) else {
         return Keep::Vars;
     };
@@ -1671,6 +1676,31 @@ pub fn wanted(words: &[Word]) -> Keep {
         return Keep::Vars;
     }
     Keep::Drop
+}
+
+/// Where `terraform` is among a command's first words when it runs `plan` or `apply`
+/// (after `-chdir=DIR` or other global options): `terraform apply -var-file=prod.tfvars`,
+/// `sudo terraform -chdir=infra plan`; after assignments for it too (`TF_LOG=1 terraform
+/// plan`).
+pub(super) fn terraform_at(words: &[Word]) -> Option<usize> {
+    let is_terraform = |w: &Word| {
+        w.literal().is_some_and(|l| {
+            let l = l.trim_start_matches(['@', '-', '+']);
+            let p = l.rsplit(['/', '\\']).next().unwrap_or(l).to_ascii_lowercase();
+            matches!(p.as_str(), "terraform" | "terraform.exe")
+        })
+    };
+    let t = (0..words.len().min(4)).find(|&i| is_terraform(&words[i]))?;
+    let before_ok = words[..t].iter().all(|w| {
+        w.literal().is_some_and(|l| {
+            matches!(l.as_str(), "sudo" | "exec" | "time" | "command")
+                || (l.contains('=') && !l.starts_with('-'))
+        })
+    });
+    let verb = words[t + 1..]
+        .iter()
+        .find(|w| !w.literal().is_some_and(|l| l.starts_with('-')))?;
+    (before_ok && matches!(verb.literal().as_deref(), Some("plan" | "apply"))).then_some(t)
 }
 
 /// A word's program: its literal without a Makefile recipe's `@` (silent), `-` (errors
