@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 
 use super::common::{Files, Input};
 use super::cwd::{Cwd, Track};
+use super::ps_call::Bound;
 use super::shell::{
-    ARGS, ARITHMETIC, ARRAY, ARRAY_VALUE, Dialect, Function, Keep, LexOptions, MAX_WORDS, Map, RUNS_NEXT,
-    SPECIAL, SUBSTITUTION, Script, ShellCommand, VarScope, Word, WordPart,
+    ARGS, ARITHMETIC, ARRAY, ARRAY_VALUE, Dialect, Function, Keep, LexOptions, MAX_WORDS, Map, PsParam,
+    RUNS_NEXT, SPECIAL, SUBSTITUTION, Script, ShellCommand, VarScope, Word, WordPart, fn_key,
 };
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
@@ -181,6 +182,21 @@ pub struct Vars {
     fns: Vec<(String, u32, u32)>,
     /// The call of a function whose body is read ([`Frame`]).
     frame: Option<Frame>,
+    /// A PowerShell script's parameters ([`PsScope`]).
+    ps: std::rc::Rc<PsScope>,
+}
+
+/// The parameters of a PowerShell script and of its functions.
+#[derive(Default)]
+struct PsScope {
+    /// The assignments of the functions' parameters' defaults: not the script's, read
+    /// only in a call's [`Frame`].
+    locals: Vec<Assign>,
+    /// The script's own parameters without a default, lower-cased.
+    script: Vec<String>,
+    /// Each function: its name, where its body opens and closes, its parameters
+    /// (lower-cased), in the order they open.
+    fns: Vec<(String, u32, u32, Vec<String>)>,
 }
 
 /// A call of a bash function of the script, for the commands of its body: `$1`, `$2`...
@@ -190,9 +206,12 @@ pub(super) struct Frame {
     name: String,
     /// The function's body: `[start, end)` in the file.
     body: (u32, u32),
-    /// The call's words after the name, evaluated where the call is, with their spans;
-    /// `None`: the script does not call the function.
-    args: Option<Vec<(ScriptVal, Span)>>,
+    /// The call's words after the name, evaluated where the call is, with their spans
+    /// (a PowerShell function's: its parameters', in order, `None` for one the call does
+    /// not give); `None`: the script does not call the function.
+    args: Option<Vec<Option<(ScriptVal, Span)>>>,
+    /// A PowerShell function's parameters: `$1`... of the frame are their values.
+    params: Vec<PsParam>,
     /// Why the call's arguments are not read (too many calls in the script).
     unread: Option<String>,
     /// The `shift`s of the body: where, by how many (`None`: not known), under a
@@ -225,9 +244,19 @@ impl Frame {
     /// The value of the positional parameter `name` (`1`, `2`...) read at `at` in the
     /// body. `None`: not one.
     fn arg(&self, name: &str, at: u32) -> Option<Arg0> {
+        if let Some(k) = name
+            .strip_prefix("args[")
+            .and_then(|r| r.strip_suffix(']'))
+            .and_then(|r| r.parse::<usize>().ok())
+        {
+            return Some(self.ps_rest(k));
+        }
         let n: usize = name.parse().ok().filter(|&n| n > 0)?;
         if let Some(why) = &self.unread {
             return Some(Arg0::Unknown(why.clone()));
+        }
+        if let Some(p) = self.params.get(n - 1) {
+            return Some(self.ps_arg(n, p));
         }
         let shifted = match self.shifted(at) {
             Ok(s) => s,
@@ -239,7 +268,7 @@ impl Frame {
                 self.name
             )));
         };
-        Some(match args.get(n - 1 + shifted) {
+        Some(match args.get(n - 1 + shifted).and_then(Option::as_ref) {
             Some((ScriptVal::Dynamic(why), _)) => Arg0::Unknown(format!(
                 "`${n}` is the argument {n} of the function `{}`, not known at its call: {why}",
                 self.name
@@ -254,6 +283,53 @@ impl Frame {
                 self.name
             )),
         })
+    }
+}
+
+impl Frame {
+    /// PowerShell's `$args[k]`: the `k`th word of the call no parameter takes.
+    fn ps_rest(&self, k: usize) -> Arg0 {
+        let f = &self.name;
+        if let Some(why) = &self.unread {
+            return Arg0::Unknown(why.clone());
+        }
+        let Some(args) = &self.args else {
+            return Arg0::Missing(format!(
+                "`$args[{k}]` is an argument of the function `{f}`, which this script does not call after defining it"
+            ));
+        };
+        match args.get(self.params.len() + k).cloned().flatten() {
+            Some((ScriptVal::Dynamic(why), _)) => Arg0::Unknown(format!(
+                "`$args[{k}]` of the function `{f}` is not known at its call: {why}"
+            )),
+            Some((v, _)) => Arg0::Value(v),
+            None => Arg0::Missing(format!(
+                "`$args[{k}]` is an argument of the function `{f}` that its call does not pass"
+            )),
+        }
+    }
+
+    /// The value of a PowerShell function's `n`th parameter `p` (given by the call when
+    /// its body reads it: [`Vars::framed`]).
+    fn ps_arg(&self, n: usize, p: &PsParam) -> Arg0 {
+        let (f, name) = (&self.name, &p.name);
+        let Some(args) = &self.args else {
+            return Arg0::Missing(format!(
+                "`${name}` is a parameter without a default of the function `{f}`, which this script does not call after defining it"
+            ));
+        };
+        match args.get(n - 1).cloned().flatten() {
+            Some((ScriptVal::Dynamic(why), _)) => Arg0::Unknown(format!(
+                "`${name}` is the parameter `-{name}` of the function `{f}`, not known at its call: {why}"
+            )),
+            Some((v, _)) => Arg0::Value(v),
+            None if p.mandatory => Arg0::Missing(format!(
+                "`${name}` is a mandatory parameter without a default of the function `{f}`, which its call does not pass (PowerShell asks for it)"
+            )),
+            None => Arg0::Missing(format!(
+                "`${name}` is a parameter without a default of the function `{f}`, which its call does not pass"
+            )),
+        }
     }
 }
 
@@ -358,6 +434,13 @@ impl Vars {
 
     pub fn scan(script: &Script, dialect: Dialect) -> Self {
         let mut assigns = Vec::new();
+        // A PowerShell function's parameters' defaults are its own ([`PsScope`]).
+        let mut ps = PsScope::default();
+        let local_at: std::collections::HashSet<u32> = script
+            .functions
+            .iter()
+            .flat_map(|f| f.params.iter().filter(|p| p.default).map(|p| p.span.start))
+            .collect();
         for c in &script.commands {
             let found = match dialect {
                 Dialect::Bash => bash_assignments(c),
@@ -368,23 +451,46 @@ impl Vars {
             };
             for (name, value) in found {
                 let array = array_of(c, &value, dialect);
-                assigns.push(Assign {
+                let a = Assign {
                     name,
                     at: c.span.start,
                     conditional: c.conditional(),
                     value,
                     foreign: false,
                     array,
-                });
+                };
+                if local_at.contains(&c.span.start) {
+                    ps.locals.push(a);
+                } else {
+                    assigns.push(a);
+                }
             }
         }
         let mut vars = Self::build(assigns, dialect, script.vars_cut, Vec::new());
-        if dialect == Dialect::Bash {
-            vars.fns = script
-                .functions
-                .iter()
-                .map(|f| (f.name.clone(), f.at, f.end))
-                .collect();
+        match dialect {
+            Dialect::Bash => {
+                vars.fns = script
+                    .functions
+                    .iter()
+                    .map(|f| (f.name.clone(), f.at, f.end))
+                    .collect();
+            }
+            Dialect::PowerShell => {
+                let lower = |ps: &[PsParam], all: bool| -> Vec<String> {
+                    ps.iter()
+                        .filter(|p| all || !p.default)
+                        .map(|p| p.name.to_ascii_lowercase())
+                        .collect()
+                };
+                ps.script = lower(&script.params, false);
+                ps.fns = script
+                    .functions
+                    .iter()
+                    .map(|f| (f.name.clone(), f.at, f.end, lower(&f.params, true)))
+                    .collect();
+                vars.ps = std::rc::Rc::new(ps);
+            }
+            Dialect::Cmd => {}
         }
         vars
     }
@@ -417,6 +523,7 @@ impl Vars {
             expanded: Default::default(),
             fns: Vec::new(),
             frame: None,
+            ps: Default::default(),
         }
     }
 
@@ -429,8 +536,43 @@ impl Vars {
                 a.conditional = false;
             }
         }
+        // A PowerShell function's parameters: the call's values where it gives them,
+        // else their defaults (read where the parameters are declared, at the start of
+        // the body); else not set, not known ([`Eval::unset`] says why, and an `if (-not
+        // $X) { $X = "d" }` gives its default).
+        for (k, p) in frame.params.iter().enumerate() {
+            let given = frame
+                .args
+                .as_ref()
+                .is_some_and(|a| matches!(a.get(k), Some(Some(_))));
+            let default = self.ps.locals.iter().find(|a| a.at == p.span.start && p.default);
+            let value = match default {
+                Some(d) if !given => d.value.clone(),
+                None if !given => continue,
+                _ => Ok(vec![WordPart::Var {
+                    name: (k + 1).to_string(),
+                    span: p.span,
+                    scope: VarScope::Positional,
+                    default: None,
+                }]),
+            };
+            let at = p.span.start;
+            let pos = assigns.partition_point(|a| a.at <= at);
+            assigns.insert(
+                pos,
+                Assign {
+                    name: p.name.clone(),
+                    at,
+                    conditional: false,
+                    value,
+                    foreign: false,
+                    array: None,
+                },
+            );
+        }
         let mut v = Self::build(assigns, self.dialect, self.cut, self.sources.clone());
         v.fns = self.fns.clone();
+        v.ps = std::rc::Rc::clone(&self.ps);
         v.frame = Some(frame);
         v
     }
@@ -634,8 +776,10 @@ impl Vars {
                 read,
             });
             let fns = std::mem::take(&mut vars.fns);
+            let ps = std::mem::take(&mut vars.ps);
             vars = Self::build(assigns, vars.dialect, vars.cut, sources);
             vars.fns = fns;
+            vars.ps = ps;
         }
         vars
     }
@@ -1053,6 +1197,9 @@ impl Eval<'_> {
         ScriptVal::Dynamic(match scope {
             // The innermost function around: the last opened before that holds it (among
             // the 64 opened last before, for a bounded search).
+            VarScope::Positional if name.starts_with("args[") => {
+                format!("`${name}` is an argument of the script, given when it runs")
+            }
             VarScope::Positional => {
                 match self.vars.fns[..self.vars.fns.partition_point(|f| f.1 <= at.offset)]
                     .iter()
@@ -1082,6 +1229,32 @@ impl Eval<'_> {
             return format!(
                 "`${name}` is the directory of the script's own file, which is only followed at the start of a path (`--file`, `. PATH`, `cd`) in a script file of its own"
             );
+        }
+        if self.vars.dialect == Dialect::PowerShell {
+            if let Some(f) = self.vars.frame.as_ref().filter(|f| f.covers(at))
+                && let Some(k) = f.params.iter().position(|p| p.name.eq_ignore_ascii_case(name))
+                && let Arg0::Missing(why) | Arg0::Unknown(why) = f.ps_arg(k + 1, &f.params[k])
+            {
+                return why;
+            }
+            let lower = name.to_ascii_lowercase();
+            let ps = &self.vars.ps;
+            // The innermost function around that declares it (among the 64 opened last
+            // before, for a bounded search).
+            let fns = &ps.fns[..ps.fns.partition_point(|f| f.1 <= at)];
+            if let Some((f, ..)) = fns
+                .iter()
+                .rev()
+                .take(64)
+                .find(|f| at < f.2 && f.3.contains(&lower))
+            {
+                return format!("`${name}` is a parameter of the function `{f}`, given where it is called");
+            }
+            if ps.script.contains(&lower) {
+                return format!(
+                    "`${name}` is a parameter of the script without a default: it is given when the script runs"
+                );
+            }
         }
         let before = self.vars.sources.iter().filter(|s| s.at < at);
         let unread: Vec<&str> = before
@@ -1491,6 +1664,11 @@ pub fn wanted(words: &[Word]) -> Keep {
             return Keep::Read;
         }
     }
+    // `terraform plan|apply`: the root module's computes, with the variables it passes
+    // (`deploy::terraform_from_script`).
+    if terraform_at(words).is_some() {
+        return Keep::Read;
+    }
     let Some(first) = words.first().and_then(Word::literal) else {
         return Keep::Vars;
     };
@@ -1521,6 +1699,31 @@ pub fn wanted(words: &[Word]) -> Keep {
         return Keep::Vars;
     }
     Keep::Drop
+}
+
+/// Where `terraform` is among a command's first words when it runs `plan` or `apply`
+/// (after `-chdir=DIR` or other global options): `terraform apply -var-file=prod.tfvars`,
+/// `sudo terraform -chdir=infra plan`; after assignments for it too (`TF_LOG=1 terraform
+/// plan`).
+pub(super) fn terraform_at(words: &[Word]) -> Option<usize> {
+    let is_terraform = |w: &Word| {
+        w.literal().is_some_and(|l| {
+            let l = l.trim_start_matches(['@', '-', '+']);
+            let p = l.rsplit(['/', '\\']).next().unwrap_or(l).to_ascii_lowercase();
+            matches!(p.as_str(), "terraform" | "terraform.exe")
+        })
+    };
+    let t = (0..words.len().min(4)).find(|&i| is_terraform(&words[i]))?;
+    let before_ok = words[..t].iter().all(|w| {
+        w.literal().is_some_and(|l| {
+            matches!(l.as_str(), "sudo" | "exec" | "time" | "command")
+                || (l.contains('=') && !l.starts_with('-'))
+        })
+    });
+    let verb = words[t + 1..]
+        .iter()
+        .find(|w| !w.literal().is_some_and(|l| l.starts_with('-')))?;
+    (before_ok && matches!(verb.literal().as_deref(), Some("plan" | "apply"))).then_some(t)
 }
 
 /// A word's program: its literal without a Makefile recipe's `@` (silent), `-` (errors
@@ -1732,11 +1935,11 @@ pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
     out
 }
 
-/// For each command of a bash script, the innermost function whose body holds it (an
-/// index of [`Script::functions`]): one pass over both, in the order they start (bodies
-/// nest or follow one another). Empty for other dialects or without functions.
+/// For each command of a bash or PowerShell script, the innermost function whose body
+/// holds it (an index of [`Script::functions`]): one pass over both, in the order they
+/// start (bodies nest or follow one another). Empty for cmd or without functions.
 fn enclosing(script: &Script) -> Vec<Option<usize>> {
-    if script.dialect != Dialect::Bash || script.functions.is_empty() {
+    if script.dialect == Dialect::Cmd || script.functions.is_empty() {
         return Vec::new();
     }
     let fns = &script.functions;
@@ -1807,14 +2010,20 @@ impl Calls {
         head: &Head<'_>,
         cx: &Ctx<'_>,
     ) -> Vec<ComputeDef> {
+        let dialect = script.dialect;
+        let key = fn_key(&f.name, dialect);
         let (by_name, defined) = self.by_name.get_or_insert_with(|| {
             let mut defined: std::collections::HashMap<String, Vec<u32>> = Default::default();
             for f in &script.functions {
-                defined.entry(f.name.clone()).or_default().push(f.at);
+                defined.entry(fn_key(&f.name, dialect)).or_default().push(f.at);
             }
             let mut m: std::collections::HashMap<String, Vec<usize>> = Default::default();
             for (i, k) in script.commands.iter().enumerate() {
-                if let Some(n) = k.words.first().and_then(Word::literal)
+                if let Some(n) = k
+                    .words
+                    .first()
+                    .and_then(Word::literal)
+                    .map(|n| fn_key(&n, dialect))
                     && defined.contains_key(n.as_str())
                 {
                     m.entry(n).or_default().push(i);
@@ -1834,6 +2043,7 @@ impl Calls {
                 .collect();
             let shifts = body
                 .iter()
+                .filter(|_| dialect == Dialect::Bash)
                 .filter(|k| k.words.first().and_then(Word::literal).as_deref() == Some("shift"))
                 .map(|k| {
                     let by = match k.words.get(1) {
@@ -1844,13 +2054,13 @@ impl Calls {
                 })
                 .collect();
             // A later definition of the name replaces this one for the calls after it.
-            let starts_of = defined.get(&f.name).map(Vec::as_slice).unwrap_or(&[]);
+            let starts_of = defined.get(&key).map(Vec::as_slice).unwrap_or(&[]);
             let next = starts_of
                 .get(starts_of.partition_point(|&a| a <= f.at))
                 .copied()
                 .unwrap_or(u32::MAX);
             let calls = by_name
-                .get(&f.name)
+                .get(&key)
                 .map(Vec::as_slice)
                 .unwrap_or(&[])
                 .iter()
@@ -1880,6 +2090,7 @@ impl Calls {
             args,
             unread,
             shifts: body.shifts.clone(),
+            params: f.params.clone(),
         };
         let inner_condition = c.depth > f.depth || c.chained;
         let read = |frame: Frame, call: Option<&ShellCommand>| -> Option<ComputeDef> {
@@ -1957,24 +2168,36 @@ impl Calls {
                 })
             };
             self.bound += 1;
-            let args = call.words[1..]
-                .iter()
-                .map(|w| {
-                    let e = cx.eval.word(w, call.span.start);
-                    let v = match e.value {
-                        Ok(text) => ScriptVal::Known {
-                            text,
-                            literal: if e.in_place {
-                                Some(w.inner_span())
-                            } else {
-                                e.origin
-                            },
+            let arg = |w: &Word| {
+                let e = cx.eval.word(w, call.span.start);
+                let v = match e.value {
+                    Ok(text) => ScriptVal::Known {
+                        text,
+                        literal: if e.in_place {
+                            Some(w.inner_span())
+                        } else {
+                            e.origin
                         },
-                        Err(why) => ScriptVal::Dynamic(why),
-                    };
-                    (v, w.span)
+                    },
+                    Err(why) => ScriptVal::Dynamic(why),
+                };
+                (v, w.span)
+            };
+            let args = match dialect {
+                Dialect::PowerShell => super::ps_call::bind(&call.words[1..], &f.params, &f.name, &|name| {
+                    splatted(name, call.span.start, cx)
                 })
-                .collect();
+                .into_iter()
+                .map(|b| {
+                    Some(match b? {
+                        Bound::Word(w) => arg(&w),
+                        Bound::Flag(span) => (ScriptVal::known("True", None), span),
+                        Bound::Unknown(why, span) => (ScriptVal::Dynamic(why), span),
+                    })
+                })
+                .collect(),
+                _ => call.words[1..].iter().map(|w| Some(arg(w))).collect(),
+            };
             let stop = unread.is_some();
             out.extend(read(frame(Some(args), unread), Some(call)));
             if stop {
@@ -1983,6 +2206,73 @@ impl Calls {
         }
         out
     }
+}
+
+/// The entries of the literal hashtable `$name = @{ Key = value; ... }` a PowerShell call
+/// starting at `at` splats (`@name`): each key and its value's word, read from the file's
+/// text (to [`MAX_ARRAY_TEXT`] bytes), or why not.
+fn splatted(name: &str, at: u32, cx: &Ctx<'_>) -> Result<Vec<(String, Word)>, String> {
+    let span = cx.eval.vars.array(name, at)?;
+    let text = &cx.input.source.text;
+    let b = text.as_bytes();
+    let start = span.start as usize;
+    if !span.is_empty() || b.get(start) != Some(&b'{') {
+        return Err(format!("`{name}` is not a literal hashtable"));
+    }
+    let mut quote = None;
+    let mut i = start + 1;
+    let end = loop {
+        let Some(&c) = b.get(i).filter(|_| i - start <= MAX_ARRAY_TEXT) else {
+            return Err(format!(
+                "its hashtable is not read (longer than {MAX_ARRAY_TEXT} bytes, or not closed)"
+            ));
+        };
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(b'"') if c == b'`' => i += 1,
+            Some(_) => {}
+            None => match c {
+                b'\'' | b'"' => quote = Some(c),
+                b'{' | b'(' => return Err(format!("`{name}` is a hashtable of expressions")),
+                b'}' => break i,
+                _ => {}
+            },
+        }
+        i += 1;
+    };
+    let inner = &text[start + 1..end];
+    let script = super::shell::parse(
+        inner,
+        Map::Base(span.start + 1),
+        LexOptions::new(Dialect::PowerShell),
+    );
+    let mut out = Vec::new();
+    for c in &script.commands {
+        let entry = match c.words.as_slice() {
+            [k, eq, v] if eq.literal().as_deref() == Some("=") => k.literal().map(|k| (k, v.clone())),
+            [kv] => split_assignment(kv).map(|(k, parts)| {
+                let span = match (parts.first(), parts.last()) {
+                    (Some(a), Some(z)) => a.span().cover(z.span()),
+                    _ => kv.span,
+                };
+                (k, Word { parts, span })
+            }),
+            _ => None,
+        };
+        match entry {
+            Some((k, mut v)) if is_ident(&k) && out.len() < MAX_SPLIT => {
+                v.parts = trim_ps_value(v.parts);
+                out.push((k, v));
+            }
+            _ => {
+                return Err(format!(
+                    "`{name}` is a hashtable not read: `{}`",
+                    cx.input.source.slice(c.span)
+                ));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Command `c` with its words `"$@"` (`$@`) the arguments of the call its [`Frame`]
@@ -1998,7 +2288,12 @@ fn with_args(c: &ShellCommand, vars: &Vars) -> ShellCommand {
     out.words = Vec::with_capacity(c.words.len());
     for w in &c.words {
         if matches!(w.parts.as_slice(), [WordPart::Dynamic { why, .. }] if *why == ARGS) {
-            for (k, (_, span)) in args.iter().enumerate().skip(shifted) {
+            for (k, (_, span)) in args
+                .iter()
+                .enumerate()
+                .skip(shifted)
+                .filter_map(|(k, a)| Some((k, a.as_ref()?)))
+            {
                 out.words.push(Word {
                     parts: vec![WordPart::Var {
                         name: (k + 1 - shifted).to_string(),
@@ -4650,6 +4945,146 @@ az ml compute create -n given --type amlcompute --size $SIZE
             "Standard_NC6"
         );
         assert!(size.in_place);
+    }
+
+    /// Issue 35: a PowerShell function creating a compute from its parameters is one
+    /// definition per call, each parameter the call's word (by name, any case, `-Name:v`,
+    /// a prefix, or by position), else its default, else not known with why.
+    #[test]
+    fn powershell_function_calls() {
+        let text = "function New-AmlCluster {\n    param(\n        [Parameter(Mandatory = $true)]\n        [string]$Name,\n        [string]$Size = \"Standard_DS3_v2\",\n        [int]$MaxNodes = 4\n    )\n    az ml compute create --name $Name --type AmlCompute --size $Size --max-instances $MaxNodes\n}\nNew-AmlCluster -Name gpu-cluster -Size Standard_NC6\nnew-amlcluster -name:cpu-cluster\nNew-AmlCluster \"pos-cluster\" \"Standard_NC12\"\nNew-AmlCluster -SIZE Standard_NC24 -ma 2 -n prefix-cluster\nNew-AmlCluster -Name $env:X\nNew-AmlCluster -Size Standard_NC6\n";
+        let script = parse(
+            text,
+            Map::Base(0),
+            LexOptions {
+                keep: Some(wanted),
+                ..LexOptions::new(Dialect::PowerShell)
+            },
+        );
+        let [f] = script.functions.as_slice() else {
+            panic!("{:?}", script.functions)
+        };
+        assert_eq!(f.params.len(), 3);
+        let ds = defs(text, Dialect::PowerShell);
+        let shown: Vec<(Option<&str>, Option<&str>, Option<Scalar>)> = ds
+            .iter()
+            .map(|d| (d.known_name(), d.size(), value(d, "max_instances")))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Some("gpu-cluster"), Some("Standard_NC6"), Some(Scalar::Int(4))),
+                (Some("cpu-cluster"), Some("Standard_DS3_v2"), Some(Scalar::Int(4))),
+                (Some("pos-cluster"), Some("Standard_NC12"), Some(Scalar::Int(4))),
+                (
+                    Some("prefix-cluster"),
+                    Some("Standard_NC24"),
+                    Some(Scalar::Int(2))
+                ),
+                (None, Some("Standard_DS3_v2"), Some(Scalar::Int(4))),
+                (None, Some("Standard_NC6"), Some(Scalar::Int(4))),
+            ]
+        );
+        let at = |s: Span| &text[s.start as usize..s.end as usize];
+        // The call's word is the value's place; the default is the value's origin.
+        let size = ds[0].get("size").unwrap();
+        assert_eq!(size.span.start as usize, text.find("Standard_NC6\n").unwrap());
+        assert!(size.in_place);
+        let name = &ds[1].name;
+        assert_eq!(at(name.span), "cpu-cluster");
+        let default = ds[1].get("size").unwrap();
+        assert_eq!(at(default.span), "$Size");
+        assert_eq!(default.origin.map(at), Some("Standard_DS3_v2"));
+        assert!(
+            ds[1]
+                .notes
+                .iter()
+                .any(|n| n.contains("run by the call `new-amlcluster -name:cpu-cluster` on line 11"))
+        );
+        let why = |d: &ComputeDef| d.name.why.clone().unwrap_or_default();
+        assert!(
+            why(&ds[4]).contains("`$Name` is the parameter `-Name` of the function `New-AmlCluster`, not known at its call: `X` is not set in this file"),
+            "{}",
+            why(&ds[4])
+        );
+        assert!(
+            why(&ds[5]).contains("`$Name` is a mandatory parameter without a default of the function `New-AmlCluster`, which its call does not pass"),
+            "{}",
+            why(&ds[5])
+        );
+        // `$args[0]`: the words no parameter takes; at the script's level, its own.
+        let text = "function Quick { az ml compute create --name $args[0] --type amlcompute --size \"$args[1]\" }\nQuick quick-a Standard_NC6\nQuick \"quick-b\"\naz ml compute create --name $args[0] --type amlcompute\n";
+        let ds = defs(text, Dialect::PowerShell);
+        let shown: Vec<Option<&str>> = ds.iter().map(|d| d.known_name()).collect();
+        assert_eq!(shown, [Some("quick-a"), Some("quick-b"), None]);
+        assert_eq!((ds[0].size(), ds[1].size()), (None, None));
+        // In a string, `$args` is the array and `[1]` text.
+        assert!(
+            ds[0]
+                .get("size")
+                .unwrap()
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("automatic variable")
+        );
+        let name = ds[0].name.span;
+        assert_eq!(&text[name.start as usize..name.end as usize], "quick-a");
+        assert_eq!(
+            why(&ds[2]),
+            "`$args[0]` is an argument of the script, given when it runs"
+        );
+        let text = "function Quick { az ml compute create --name $args[0] --size $ARGS[1] }\nQuick \"quick-a\" Standard_NC6\nQuick quick-b\n";
+        let ds = defs(text, Dialect::PowerShell);
+        assert_eq!(ds[0].size(), Some("Standard_NC6"));
+        assert!(
+            ds[1]
+                .get("size")
+                .unwrap()
+                .why
+                .as_deref()
+                .unwrap()
+                .contains("`$args[1]` is an argument of the function `Quick` that its call does not pass"),
+            "{:?}",
+            ds[1].get("size")
+        );
+        // The function's defaults are not the script's.
+        let text = "function F($Size = 'Standard_NC6') { az ml compute create --name f-x --size $Size }\naz ml compute create --name top --size $Size\n";
+        let ds = defs(text, Dialect::PowerShell);
+        assert_eq!(ds.len(), 2);
+        assert_eq!(ds[0].size(), Some("Standard_NC6"));
+        assert!(
+            ds[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("does not call after defining it"))
+        );
+        assert_eq!(ds[1].size(), None);
+        // Never called: its defaults, the rest not known.
+        let text = "function G {\n  param([string]$Name, [string]$Size = \"Standard_NC6\")\n  az ml compute create --name $Name --size $Size\n}\n";
+        let [d] = defs(text, Dialect::PowerShell).try_into().unwrap();
+        assert_eq!(d.size(), Some("Standard_NC6"));
+        assert!(why(&d).contains("`$Name` is a parameter without a default of the function `G`, which this script does not call after defining it"), "{}", why(&d));
+    }
+
+    /// A script's own `param(...)` entries with attributes: their defaults are read, and
+    /// one without a default is a parameter of the script.
+    #[test]
+    fn powershell_script_parameters_with_attributes() {
+        let text = "param(\n    [Parameter(Mandatory)][string]$ComputeName = \"cpu\",\n    [Parameter(Mandatory=$true, HelpMessage=\"The size\")]\n    [ValidateSet(\"Standard_NC6\",\"b\")] [string]$Size = \"Standard_NC6\",\n    [Parameter(Mandatory)]\n    [int]$Max\n)\naz ml compute create --name $ComputeName --type AmlCompute --size $Size --max-instances $Max\n";
+        let [d] = defs(text, Dialect::PowerShell).try_into().unwrap();
+        assert_eq!((d.known_name(), d.size()), (Some("cpu"), Some("Standard_NC6")));
+        let size = d.get("size").unwrap();
+        let origin = size.origin.unwrap();
+        assert_eq!(
+            origin.start as usize,
+            text.find("\"Standard_NC6\",\n").unwrap() + 1
+        );
+        let max = d.get("max_instances").unwrap();
+        assert_eq!(
+            max.why.as_deref(),
+            Some("`$Max` is a parameter of the script without a default: it is given when the script runs")
+        );
     }
 
     /// `$X = if ($env:Y) { $env:Y } else { "d" }` and `$X = $env:Y ?? "d"` are PowerShell's

@@ -232,6 +232,212 @@ pub fn from_script(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
     out
 }
 
+/// The bytes a script's `terraform plan|apply` command contains (a byte pre-filter).
+pub const TF_NEEDLES: &[&str] = &["terraform plan", "terraform apply", "terraform -chdir"];
+
+/// How many `terraform plan|apply` commands of one script are read.
+const MAX_TF_COMMANDS: usize = 64;
+
+/// The root module definitions a script's `terraform plan|apply` commands make
+/// ([`super::terraform::applied`]): the module of the directory the command runs in
+/// (moved by `-chdir=DIR`), with its `-var-file`s (from that directory) and `-var`s. A
+/// `plan -destroy` and an `apply` of a saved plan (`terraform apply tfplan`: the plan's
+/// command gives the values) define nothing.
+pub fn terraform_from_script(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
+    use super::terraform::TerraformRun;
+    let commands: Vec<(usize, usize)> = (script.commands.iter().enumerate())
+        .filter_map(|(k, c)| Some((k, az_cli::terraform_at(&c.words)?)))
+        .take(MAX_TF_COMMANDS)
+        .collect();
+    if commands.is_empty() {
+        return Vec::new();
+    }
+    let places = az_cli::places(script, cx);
+    let text = cx.input.source.text.as_str();
+    let mut out = Vec::new();
+    'commands: for (k, t) in commands {
+        let (c, cwd) = (&script.commands[k], &places[k]);
+        let at = c.span.start;
+        let work_dir = cx.eval.outer.work_dir();
+        let dialect = cx.eval.vars.dialect();
+        let value = |w: &Word| cx.eval.word(w, at).value;
+        // The text after `-name=` of a word (its span too: inside quotes around it).
+        let after = |w: &Word, prefix: &str| -> (Result<String, String>, Span) {
+            let v = value(w).map(|v| v.strip_prefix(prefix).unwrap_or(&v).to_string());
+            let inner = w.inner_span();
+            let raw = text.get(inner.range()).unwrap_or_default();
+            let mut s = match raw.find('=') {
+                Some(i) => Span::new(inner.start + i as u32 + 1, inner.end),
+                None => inner,
+            };
+            let body = text.get(s.range()).unwrap_or_default();
+            if body.len() >= 2
+                && (body.starts_with('"') && body.ends_with('"')
+                    || body.starts_with('\'') && body.ends_with('\''))
+            {
+                s = Span::new(s.start + 1, s.end - 1);
+            }
+            (v, s)
+        };
+        let words = &c.words[t + 1..];
+        let mut chdir: Option<(String, Span)> = None;
+        let mut verb = None;
+        let mut passed = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let w = &words[i];
+            let lit = w.literal();
+            let opt = lit.as_deref().unwrap_or("");
+            let dashed = opt.trim_start_matches('-');
+            if verb.is_none() {
+                if opt.starts_with("-chdir=") {
+                    let (v, s) = after(w, "-chdir=");
+                    match v {
+                        Ok(d) => chdir = Some((d, s)),
+                        // The module's directory is not known: nothing is read.
+                        Err(_) => continue 'commands,
+                    }
+                } else if !opt.starts_with('-') {
+                    verb = lit.clone();
+                }
+                i += 1;
+                continue;
+            }
+            if opt == "-destroy" || opt == "--destroy" {
+                continue 'commands;
+            }
+            let name = dashed.split_once('=').map_or(dashed, |(n, _)| n);
+            let inline = opt.starts_with('-') && dashed.contains('=');
+            match name {
+                "var-file" | "var" if opt.starts_with('-') => {
+                    let (v, s, written) = if inline {
+                        let (v, s) = after(w, &format!("{}=", opt.split_once('=').map_or(opt, |(a, _)| a)));
+                        (
+                            v,
+                            s,
+                            text.get(w.inner_span().range()).unwrap_or_default().to_string(),
+                        )
+                    } else if let Some(next) = words.get(i + 1) {
+                        i += 1;
+                        let written = format!(
+                            "{opt} {}",
+                            text.get(next.inner_span().range()).unwrap_or_default()
+                        );
+                        (value(next), next.inner_span(), written)
+                    } else {
+                        break;
+                    };
+                    passed.push(cli_var(
+                        name == "var-file",
+                        v,
+                        s,
+                        written,
+                        chdir.as_ref().map(|c| c.0.as_str()),
+                        &|f| az_cli::candidates(cwd, cx.input, work_dir.as_deref(), f, dialect),
+                    ));
+                }
+                // `terraform apply tfplan`: a saved plan, whose values its `plan` gave.
+                _ if !opt.starts_with('-') && lit.is_some() && verb.as_deref() == Some("apply") => {
+                    continue 'commands;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        let Some(verb) = verb.filter(|v| v == "plan" || v == "apply") else {
+            continue;
+        };
+        let (dir, dir_span) = match &chdir {
+            Some((d, s)) => (d.clone(), *s),
+            None => (".".to_string(), c.words[t].inner_span()),
+        };
+        let Ok(dir_at) = az_cli::candidates(cwd, cx.input, work_dir.as_deref(), &dir, dialect) else {
+            continue;
+        };
+        let whole = c.words[t].span.cover(c.words[c.words.len() - 1].span);
+        out.extend(super::terraform::applied(
+            cx.input,
+            &TerraformRun {
+                display: &cx.input.source.path,
+                whole,
+                label: format!("`terraform {verb}`"),
+                dir,
+                dir_at,
+                dir_span,
+                passed,
+            },
+        ));
+    }
+    out
+}
+
+/// One `-var-file` (`file`) or `-var` value of a `terraform` command: its value or why it
+/// is not known, where, as written, and the command's `-chdir` (var files are read from
+/// there); `locate` finds a path from where the command runs.
+pub(super) fn cli_var(
+    file: bool,
+    value: Result<String, String>,
+    span: Span,
+    written: String,
+    chdir: Option<&str>,
+    locate: &dyn Fn(&str) -> Result<Vec<PathBuf>, String>,
+) -> super::terraform::CliVar {
+    use super::terraform::CliVar;
+    let v = match value {
+        Ok(v) => v,
+        Err(why) => {
+            return CliVar::Unread {
+                written,
+                why: format!("its value is not known statically: {why}"),
+            };
+        }
+    };
+    if file {
+        let path = match chdir {
+            Some(d) if !v.starts_with(['/', '\\']) => format!("{}/{v}", d.trim_end_matches(['/', '\\'])),
+            _ => v,
+        };
+        return match locate(&path) {
+            Ok(candidates) if !candidates.is_empty() => CliVar::File {
+                written,
+                candidates,
+                span,
+            },
+            Ok(_) => CliVar::Unread {
+                written,
+                why: "it names no file of the project".into(),
+            },
+            Err(why) => CliVar::Unread { written, why },
+        };
+    }
+    let Some((name, raw)) = v.split_once('=').filter(|(n, _)| {
+        !n.is_empty()
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    }) else {
+        return CliVar::Unread {
+            written,
+            why: "it is not `name=value`".into(),
+        };
+    };
+    let value = if raw.starts_with(['{', '[', '"']) {
+        Ev::unknown(format!(
+            "`{name}` is given as an HCL expression on the command line, which amlint does not read"
+        ))
+    } else if let Ok(n) = raw.parse::<i64>() {
+        Ev::int(n)
+    } else if raw == "true" || raw == "false" {
+        Ev::boolean(raw == "true")
+    } else {
+        Ev::text(raw)
+    };
+    CliVar::Value {
+        name: name.to_string(),
+        value,
+        written,
+    }
+}
+
 /// `az deployment group|sub|mg|tenant create` or `az group deployment create` (the words
 /// after `az`): how it is shown.
 fn deployment_verb(words: &[Word]) -> Option<String> {
@@ -321,7 +527,7 @@ pub fn override_parameters(text: &str) -> Vec<Passed> {
 }
 
 /// Words split at blanks, a `"..."` or `'...'` one word without its quotes.
-fn shell_words(text: &str) -> Vec<String> {
+pub(super) fn shell_words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quote = None;

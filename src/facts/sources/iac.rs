@@ -2150,7 +2150,7 @@ impl ModuleCall<'_> {
                     .unwrap_or_else(|| Setting {
                         span: leaf.span,
                         key: *key,
-                        written: leaf.written.clone(),
+                        written: member_of(&s.written, self.prefix, arg_name(passed.or(one)), &leaf.written),
                         origin: up.or(leaf.val.origin).filter(|o| *o != leaf.span),
                         in_place: false,
                         inherited: false,
@@ -2211,6 +2211,34 @@ impl ModuleCall<'_> {
         out.from_file = Some(def.file.clone());
         out.instance_of = Some((def.file.clone(), def.span));
         out
+    }
+}
+
+/// The name of the argument a value is taken from, if any.
+fn arg_name(arg: Option<&(String, Leaf, Option<Span>)>) -> &str {
+    arg.map_or("", |(n, ..)| n.as_str())
+}
+
+/// How the calling file writes a module's value that is a member of one argument: the
+/// module's `var.settings.name` with `settings = each.value` is `each.value.name` (audit
+/// 32, case 08: a name said "the compute that `each.value` names"). `argument` (the
+/// argument's expression as written) itself when the module's expression (`written`) is
+/// not `{prefix}{input}` followed by attributes and literal indexes only.
+fn member_of(written: &str, prefix: &str, input: &str, argument: &str) -> String {
+    let member = (written.trim().strip_prefix(prefix))
+        .and_then(|r| r.strip_prefix(input))
+        .filter(|rest| {
+            rest.starts_with(['.', '['])
+                && rest.bytes().all(|c| {
+                    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'[' | b']' | b'"')
+                })
+        });
+    let simple = argument
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'[' | b']' | b'"'));
+    match member {
+        Some(rest) if !input.is_empty() && simple && !argument.is_empty() => format!("{argument}{rest}"),
+        _ => argument.to_string(),
     }
 }
 

@@ -22,6 +22,7 @@ pub mod iac;
 pub mod ipynb;
 pub mod jenkins;
 pub mod notebook;
+mod ps_call;
 pub mod python_sdk;
 pub mod scripts;
 pub mod shell;

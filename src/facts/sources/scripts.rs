@@ -24,6 +24,10 @@ const READ_NEEDLES: &[&str] = &[
     "deployment mg create",
     "deployment tenant create",
     "group deployment create",
+    // `terraform plan|apply` with the variables it passes ([`super::deploy`]).
+    "terraform plan",
+    "terraform apply",
+    "terraform -chdir",
 ];
 
 pub const READER: Reader = Reader {
@@ -99,6 +103,8 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     };
     out.computes.extend(definitions(&script, &cx));
     out.computes.extend(super::deploy::from_script(&script, &cx));
+    out.computes
+        .extend(super::deploy::terraform_from_script(&script, &cx));
     out.comments
         .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
 }

@@ -274,8 +274,30 @@ pub struct Script {
     /// (a command built in a variable, run by `eval`) is read.
     pub macros: bool,
     pub make: bool,
-    /// The shell functions it defines (bash `name() {` and `function name {`), in order.
+    /// The shell functions it defines (bash `name() {` and `function name {`; PowerShell's
+    /// `function Name {` and `function Name(...) {`), in order.
     pub functions: Vec<Function>,
+    /// The parameters of a PowerShell script's own `param(...)` block.
+    pub params: Vec<PsParam>,
+}
+
+/// A parameter a PowerShell `param(...)` block, or a function's `(...)` list, declares.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PsParam {
+    pub name: String,
+    /// Where `$Name` is written.
+    pub span: Span,
+    /// It has a default: the value of the assignment command the tokenizer makes of it,
+    /// which starts at `span.start`.
+    pub default: bool,
+    /// `[switch]`: given by its name alone.
+    pub switch: bool,
+    /// `[Parameter(Mandatory)]` (not `Mandatory = $false`).
+    pub mandatory: bool,
+    /// `[Parameter(Position = N)]`: its position is not its place in the list.
+    pub positioned: bool,
+    /// `[Alias("n", ...)]`, lower-cased.
+    pub aliases: Vec<String>,
 }
 
 /// A bash function a script defines.
@@ -292,6 +314,8 @@ pub struct Function {
     pub end: u32,
     /// How many blocks the commands written directly in its body sit in.
     pub depth: u32,
+    /// A PowerShell function's parameters (its `param(...)` block or `(...)` list).
+    pub params: Vec<PsParam>,
 }
 
 /// What a bash `$@` expands to, as a word's part ([`WordPart::Dynamic`]'s `why`).
@@ -405,6 +429,9 @@ impl<'a> Lexer<'a> {
             fn_bodies: Vec::new(),
             fn_names: Default::default(),
             function_header: None,
+            ps_pending: None,
+            ps_read_to: 0,
+            in_string: false,
             script: Script::default(),
             words: Vec::new(),
             word: None,
@@ -428,6 +455,13 @@ impl<'a> Lexer<'a> {
         lexer
     }
 }
+
+/// A PowerShell parameter list read ([`Lexer::ps_param_list`]): its parameters, where it
+/// opens, and the assignment commands of their defaults.
+type PsList = (Vec<PsParam>, u32, Vec<Vec<Word>>);
+
+/// Parameters read in one PowerShell list at most (more: the list is read as before).
+const MAX_PS_PARAMS: usize = 256;
 
 /// Deepest nesting of `${A:-${B:-...}}` read; deeper defaults are dynamic.
 const MAX_DEFAULT_DEPTH: usize = 4;
@@ -457,6 +491,14 @@ struct Lexer<'a> {
     /// The name of the function whose header the command just ended was (`f()`,
     /// `function f`), for the `{` that opens its body.
     function_header: Option<String>,
+    /// A PowerShell `function Name(...)` list read before its body's `{`: the parameters,
+    /// where the list opens, and the commands of their defaults.
+    ps_pending: Option<PsList>,
+    /// How far a parameter list that was not one was read ([`Lexer::ps_param_list`]).
+    ps_read_to: usize,
+    /// A `$` being read is inside a double-quoted string (PowerShell's `"$args[0]"` is
+    /// `$args` then `[0]`).
+    in_string: bool,
     script: Script,
     words: Vec<Word>,
     word: Option<WordBuild>,
@@ -686,7 +728,9 @@ impl<'a> Lexer<'a> {
     /// the script defined before is read.
     fn called(&self, keep: Keep) -> Keep {
         match self.words.first().and_then(Word::literal) {
-            Some(name) if keep == Keep::Drop && self.fn_names.contains(&name) => Keep::Read,
+            Some(name) if keep == Keep::Drop && self.fn_names.contains(&fn_key(&name, self.o.dialect)) => {
+                Keep::Read
+            }
             _ => keep,
         }
     }
@@ -735,23 +779,166 @@ impl<'a> Lexer<'a> {
         self.blocks.push(kind);
         self.block_ids.push(id);
         let function = self.function_header.take();
+        let pending = self.ps_pending.take();
+        let opens_body = kind == b'b' || (d == Dialect::PowerShell && kind == b'{');
         let body = match function {
-            Some(name) if kind == b'b' && self.script.functions.len() < MAX_FUNCTIONS => {
-                if d == Dialect::Bash {
-                    self.fn_names.insert(name.clone());
+            Some(name) if opens_body && self.script.functions.len() < MAX_FUNCTIONS => {
+                if d != Dialect::Cmd {
+                    self.fn_names.insert(fn_key(&name, d));
                 }
+                // `function Name(...) {`: the body starts at the list, whose parameters
+                // are the body's.
+                let (params, at, defaults) = pending.unwrap_or((Vec::new(), at, Vec::new()));
                 self.script.functions.push(Function {
                     name,
                     at,
                     runs_args: false,
                     end: u32::MAX,
                     depth: self.blocks.len() as u32,
+                    params,
                 });
-                Some((self.script.functions.len() - 1) as u32)
+                self.fn_bodies
+                    .push(Some((self.script.functions.len() - 1) as u32));
+                for words in defaults {
+                    self.emit(words);
+                }
+                return;
             }
             _ => None,
         };
         self.fn_bodies.push(body);
+    }
+
+    /// Ends the command being read, then reads `words` as a command of their own (made by
+    /// the tokenizer: a PowerShell parameter's default as an assignment).
+    fn emit(&mut self, words: Vec<Word>) {
+        let end = self.b.len();
+        self.end_command(end, false);
+        self.words = words;
+        self.decided = None;
+        self.end_command(end, false);
+    }
+
+    /// The name of the PowerShell function the command being read declares (`function
+    /// Name`, `filter Name`, `function script:Name`), before its body or parameter list.
+    fn ps_function_name(&self) -> Option<String> {
+        let [kw, name] = self.words.as_slice() else {
+            return None;
+        };
+        let kw = kw.literal()?;
+        if !(kw.eq_ignore_ascii_case("function") || kw.eq_ignore_ascii_case("filter")) {
+            return None;
+        }
+        let name = name.literal()?;
+        let name = match name.split_once(':') {
+            Some((scope, rest))
+                if ["global", "script", "local", "private"]
+                    .iter()
+                    .any(|s| s.eq_ignore_ascii_case(scope)) =>
+            {
+                rest.to_string()
+            }
+            _ => name,
+        };
+        (!name.is_empty() && !name.contains(['(', ')', '{', '}', '$', ':'])).then_some(name)
+    }
+
+    /// PowerShell's parameter list opening at `open` (`param(` or `function Name(`), read by
+    /// hand ([`ps_params_raw`]): each parameter, its attributes and its default, which
+    /// becomes the command `$Name = default` (an expression's text, not a value, when it
+    /// is not a quoted string, a number, `$true`/`$false` or a variable). `None`: not such
+    /// a list (read as before).
+    fn ps_param_list(&mut self, open: usize) -> Option<(usize, Vec<PsParam>, Vec<Vec<Word>>)> {
+        // A list starting inside text a list read before failed on is not read again: each
+        // byte is read by hand once at most.
+        if open < self.ps_read_to {
+            return None;
+        }
+        let (raw, close) = match ps_params_raw(self.b, open) {
+            Ok(found) => found,
+            Err(reached) => {
+                self.ps_read_to = reached.max(open + 1);
+                return None;
+            }
+        };
+        let mut params = Vec::with_capacity(raw.len());
+        let mut defaults = Vec::new();
+        for r in raw {
+            let (scope, name) = ps_var_name(&String::from_utf8_lossy(&self.b[r.var.0 + 1..r.var.1]));
+            if scope != VarScope::Shell {
+                self.ps_read_to = close;
+                return None;
+            }
+            let mut p = PsParam {
+                name: name.clone(),
+                span: self.span(r.var.0, r.var.1),
+                default: r.default.is_some(),
+                switch: false,
+                mandatory: false,
+                positioned: false,
+                aliases: Vec::new(),
+            };
+            for &(s, e) in &r.attrs {
+                ps_attribute(&self.b[s + 1..e - 1], &mut p);
+            }
+            if let Some((eq, (s, e))) = r.default {
+                let target = Word {
+                    parts: vec![WordPart::Var {
+                        name,
+                        span: p.span,
+                        scope,
+                        default: None,
+                    }],
+                    span: p.span,
+                };
+                let eq_span = self.span(eq, eq + 1);
+                let eq = Word {
+                    parts: vec![WordPart::Lit {
+                        text: "=".into(),
+                        span: eq_span,
+                        exact: true,
+                    }],
+                    span: eq_span,
+                };
+                defaults.push(vec![target, eq, self.ps_default_word(s, e)]);
+            }
+            params.push(p);
+        }
+        Some((close, params, defaults))
+    }
+
+    /// The word of a parameter's default written at `[s, e)`: a quoted string, a number,
+    /// `$true`/`$false` or a variable as a value; anything else as its text, which is not
+    /// one (an expression).
+    fn ps_default_word(&mut self, s: usize, e: usize) -> Word {
+        let b = self.b;
+        let span = self.span(s, e);
+        let text = &b[s..e];
+        let lit = |text: &str, exact: bool| Word {
+            parts: vec![WordPart::Lit {
+                text: text.into(),
+                span,
+                exact,
+            }],
+            span,
+        };
+        let quoted = matches!(text[0], b'"' | b'\'') && ps_string_end(b, s) == Some(e);
+        let variable = ps_var(b, s) == Some(e);
+        if text.eq_ignore_ascii_case(b"$true") {
+            return lit("True", false);
+        }
+        if text.eq_ignore_ascii_case(b"$false") {
+            return lit("False", false);
+        }
+        if quoted || variable {
+            let parts = self.sub_parts(s, e, 0);
+            return Word { parts, span };
+        }
+        if ps_plain_default(b, s).is_some_and(|(_, end, _)| end == e) {
+            return lit(&String::from_utf8_lossy(text), true);
+        }
+        // Not a value ([`super::az_cli`] reads it as an expression).
+        lit(&String::from_utf8_lossy(text), false)
     }
 
     /// A block's record (`u32::MAX` beyond [`MAX_BLOCKS`] or inside a block not recorded).
@@ -809,9 +996,54 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// A PowerShell parameter list at the `(` at `i`: after `param` (a `[CmdletBinding()]`'s
+    /// `]` before it), the script's or the function's whose body it opens; after `function
+    /// Name`, the function's, for its body. Returns where the list ends.
+    fn ps_params_at(&mut self, i: usize) -> Option<usize> {
+        let header = self.ps_function_name();
+        let param = match self.words.split_last() {
+            Some((last, before)) => {
+                last.literal().is_some_and(|l| l.eq_ignore_ascii_case("param"))
+                    && before.iter().all(|w| w.literal().as_deref() == Some("]"))
+            }
+            None => false,
+        };
+        if header.is_none() && !param {
+            return None;
+        }
+        let (close, params, defaults) = self.ps_param_list(i)?;
+        if header.is_some() {
+            let at = self.map.at(i);
+            self.ps_pending = Some((params, at, defaults));
+            // The header's words stay: the `{` after the list opens its body.
+            return Some(close);
+        }
+        if let Some(Some(f)) = self.fn_bodies.last()
+            && let Some(f) = self.script.functions.get_mut(*f as usize)
+            && f.params.is_empty()
+        {
+            f.params = params;
+        } else if self.blocks.is_empty() && self.level == 0 && self.script.params.is_empty() {
+            self.script.params = params;
+        }
+        for words in defaults {
+            self.emit(words);
+        }
+        self.words.clear();
+        Some(close)
+    }
+
     /// Ends the command being read; returns whether it was kept.
     fn end_command(&mut self, end: usize, chain_next: bool) -> bool {
         self.end_word(end);
+        // PowerShell's `function Name`: its body is the next `{` unless another command
+        // comes first.
+        if self.o.dialect == Dialect::PowerShell && !self.words.is_empty() {
+            self.function_header = self.ps_function_name();
+            if self.function_header.is_none() {
+                self.ps_pending = None;
+            }
+        }
         let keep = match (self.decided.take(), self.o.keep) {
             _ if std::mem::take(&mut self.discarding) || self.words.is_empty() => Keep::Drop,
             (Some(k), _) => k,
@@ -1165,7 +1397,9 @@ impl<'a> Lexer<'a> {
                 }
                 b'$' if d != Dialect::Cmd && self.starts_expansion(j) => {
                     flush(self, &mut run, j);
+                    self.in_string = true;
                     j = self.dollar(j, self.nest);
+                    self.in_string = false;
                 }
                 b'%' | b'!' if d == Dialect::Cmd && self.cmd_var_end(j).is_some() => {
                     flush(self, &mut run, j);
@@ -1708,6 +1942,30 @@ impl<'a> Lexer<'a> {
             return i + 1;
         }
         let raw = String::from_utf8_lossy(&self.b[start..end]).into_owned();
+        // `$args[0]`: a word of the call of the function around (or of the script) that no
+        // parameter takes.
+        if n1 != b'{' && !self.in_string && raw.eq_ignore_ascii_case("args") && self.peek(end) == b'[' {
+            let digits = self.b[end + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if digits > 0 && digits < 6 && self.peek(end + 1 + digits) == b']' {
+                let close = end + 2 + digits;
+                let k = String::from_utf8_lossy(&self.b[end + 1..end + 1 + digits]);
+                let name = format!("args[{}]", k.parse::<usize>().unwrap_or(0));
+                let span = self.span(i, close);
+                self.part(
+                    i,
+                    WordPart::Var {
+                        name,
+                        span,
+                        scope: VarScope::Positional,
+                        default: None,
+                    },
+                );
+                return close;
+            }
+        }
         let span = self.span(i, full_end);
         let (scope, name) = ps_var_name(&raw);
         match name.to_ascii_lowercase().as_str() {
@@ -1955,6 +2213,9 @@ impl<'a> Lexer<'a> {
             if let Some(end) = self.ps_if_default(i).or_else(|| self.ps_unset_default(i)) {
                 return end;
             }
+            if let Some(end) = self.ps_params_at(i) {
+                return end;
+            }
         }
         self.end_command(i, false);
         if matches!(c, b'(' | b'{') {
@@ -1968,6 +2229,173 @@ impl<'a> Lexer<'a> {
             }
         }
         i + 1
+    }
+}
+
+/// How a function's name is looked up: PowerShell's and cmd's names ignore case.
+pub fn fn_key(name: &str, dialect: Dialect) -> String {
+    match dialect {
+        Dialect::Bash => name.to_string(),
+        _ => name.to_ascii_lowercase(),
+    }
+}
+
+/// A parameter of a PowerShell list as written: its attributes (`[...]`, brackets
+/// included), its `$Name`, and its default (where `=` is, and the value's text).
+struct RawParam {
+    attrs: Vec<(usize, usize)>,
+    var: (usize, usize),
+    default: Option<(usize, (usize, usize))>,
+}
+
+/// Past the blanks, newlines, comments (`#`, `<# #>`) and line continuations at `j`.
+fn ps_skip_space(b: &[u8], mut j: usize) -> usize {
+    loop {
+        match b.get(j) {
+            Some(c) if c.is_ascii_whitespace() => j += 1,
+            Some(b'`') if matches!(b.get(j + 1), Some(b'\n' | b'\r')) => j += 2,
+            Some(b'#') => j = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |p| j + p),
+            Some(b'<') if b.get(j + 1) == Some(&b'#') => {
+                j = memchr::memmem::find(&b[j + 2..], b"#>").map_or(b.len(), |p| j + 2 + p + 2)
+            }
+            _ => return j,
+        }
+    }
+}
+
+/// Where the PowerShell string opening at `j` (`'...'`, `"..."`) ends, past its quote.
+fn ps_string_end(b: &[u8], j: usize) -> Option<usize> {
+    let q = *b.get(j)?;
+    let mut k = j + 1;
+    loop {
+        match *b.get(k)? {
+            b'`' if q == b'"' => k += 2,
+            c if c == q && b.get(k + 1) == Some(&q) => k += 2,
+            c if c == q => return Some(k + 1),
+            _ => k += 1,
+        }
+    }
+}
+
+/// Where the PowerShell text from `j` ends: before the first `,` or `)` not inside
+/// brackets or a string (`stop_at_close`: also past the bracket closing at depth zero,
+/// the whole of `[...]` opening at `j`). One pass, a counter for the depth.
+fn ps_scan(b: &[u8], mut j: usize, stop_at_close: bool) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match *b.get(j)? {
+            b'\'' | b'"' => j = ps_string_end(b, j)?,
+            b'`' => j += 2,
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                j += 1;
+            }
+            b')' | b']' | b'}' if depth > 0 => {
+                depth -= 1;
+                j += 1;
+                if depth == 0 && stop_at_close {
+                    return Some(j);
+                }
+            }
+            b',' | b')' | b'\n' | b'#' if depth == 0 => return Some(j),
+            _ => j += 1,
+        }
+    }
+}
+
+/// The parameters of the PowerShell list whose `(` is at `open`, and where it ends (past
+/// its `)`): each `[attribute]...` `$Name` `[= default]`, separated by `,`. `Err`, with
+/// how far it read, when the text is not such a list, is not closed, or declares more
+/// than [`MAX_PS_PARAMS`].
+fn ps_params_raw(b: &[u8], open: usize) -> Result<(Vec<RawParam>, usize), usize> {
+    let eof = b.len();
+    let mut out = Vec::new();
+    let mut attrs = Vec::new();
+    let mut var: Option<(usize, usize)> = None;
+    let mut default = None;
+    let mut j = open + 1;
+    loop {
+        j = ps_skip_space(b, j);
+        match *b.get(j).ok_or(eof)? {
+            b'[' if var.is_none() => {
+                let end = ps_scan(b, j, true).ok_or(eof)?;
+                attrs.push((j, end));
+                j = end;
+            }
+            b'$' if var.is_none() => {
+                let end = ps_var(b, j).ok_or(j)?;
+                var = Some((j, end));
+                j = end;
+            }
+            b'=' if var.is_some() && default.is_none() => {
+                let start = ps_skip_space(b, j + 1);
+                let mut end = ps_scan(b, start, false).ok_or(eof)?;
+                let stop = end;
+                while end > start && b[end - 1].is_ascii_whitespace() {
+                    end -= 1;
+                }
+                if end == start {
+                    return Err(stop);
+                }
+                default = Some((j, (start, end)));
+                j = stop;
+            }
+            c @ (b',' | b')') => {
+                match var.take() {
+                    Some(var) => out.push(RawParam {
+                        attrs: std::mem::take(&mut attrs),
+                        var,
+                        default: default.take(),
+                    }),
+                    None if c == b')' && attrs.is_empty() && out.is_empty() => {}
+                    None => return Err(j),
+                }
+                if out.len() > MAX_PS_PARAMS {
+                    return Err(j);
+                }
+                if c == b')' {
+                    return Ok((out, j + 1));
+                }
+                j += 1;
+            }
+            _ => return Err(j),
+        }
+    }
+}
+
+/// What an attribute of a PowerShell parameter says (`inner`: the text inside its
+/// brackets): `[switch]`, `[Parameter(Mandatory)]`, `[Parameter(Position = 0)]`,
+/// `[Alias("n")]`; others (`[string]`, `[ValidateSet(...)]`) say nothing read here.
+fn ps_attribute(inner: &[u8], p: &mut PsParam) {
+    let text = String::from_utf8_lossy(inner).to_ascii_lowercase();
+    let (name, args) = match text.split_once('(') {
+        Some((name, args)) => (name.trim(), args),
+        None => {
+            let t = text.trim();
+            p.switch |= t == "switch" || t.ends_with(".switchparameter");
+            return;
+        }
+    };
+    match name {
+        "parameter" => {
+            if let Some(at) = args.find("mandatory") {
+                let rest = args[at + "mandatory".len()..].trim_start();
+                let off = rest
+                    .strip_prefix('=')
+                    .map(str::trim_start)
+                    .is_some_and(|v| v.starts_with("$false") || v.starts_with('0'));
+                p.mandatory |= !off;
+            }
+            p.positioned |= args.contains("position");
+        }
+        "alias" => {
+            for (k, part) in args.split(['"', '\'']).enumerate() {
+                if k % 2 == 1 && !part.is_empty() {
+                    p.aliases.push(part.to_string());
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -2250,6 +2678,103 @@ mod tests {
         assert_eq!(s.comments.len(), 2);
         assert!(s.comments[0].own_line);
         assert_eq!(s.comments[0].next_code, Some(text.find("az").unwrap() as u32));
+    }
+
+    /// PowerShell's `param(...)` lists, attributes and all, and its functions: each
+    /// parameter with its attributes, each default an assignment at the parameter's name.
+    #[test]
+    fn powershell_parameter_lists_and_functions() {
+        let text = "[CmdletBinding()]\nparam(\n    [Parameter(Mandatory)][string]$ComputeName = \"cpu\",\n    [Parameter(Mandatory=$true, HelpMessage=\"a, b)\")]\n    [ValidateSet(\"a\",\"b\")] [Alias(\"s\", 'vm')]\n    [string]$Size = 'Standard_NC6', # the size\n    [ValidateNotNullOrEmpty()]\n    [int]$Max = 3,\n    [switch]$Force,\n    [Parameter(Mandatory = $false)]$Tier = (Get-Tier)\n)\nfunction New-X($Name, $Kind = \"amlcompute\") {\n  az ml compute create --name $Name\n}\nFunction Script:Other\n{\n  param([Parameter(Position = 0)][string]$N)\n}\n";
+        let s = parse(text, Map::Base(0), LexOptions::new(Dialect::PowerShell));
+        let shown: Vec<(&str, bool, bool, bool, Vec<String>)> = s
+            .params
+            .iter()
+            .map(|p| {
+                (
+                    p.name.as_str(),
+                    p.default,
+                    p.mandatory,
+                    p.switch,
+                    p.aliases.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("ComputeName", true, true, false, vec![]),
+                ("Size", true, true, false, vec!["s".to_string(), "vm".to_string()]),
+                ("Max", true, false, false, vec![]),
+                ("Force", false, false, true, vec![]),
+                ("Tier", true, false, false, vec![]),
+            ]
+        );
+        let at = |p: &PsParam| &text[p.span.start as usize..p.span.end as usize];
+        assert_eq!(at(&s.params[1]), "$Size");
+        // Each default is an assignment at the parameter's name, not in a block.
+        let assigned: Vec<Vec<String>> = s
+            .commands
+            .iter()
+            .filter(|c| matches!(c.words.get(1).and_then(Word::literal).as_deref(), Some("=")))
+            .map(lits)
+            .collect();
+        assert_eq!(
+            assigned,
+            [
+                vec!["<expansion>", "=", "cpu"],
+                vec!["<expansion>", "=", "Standard_NC6"],
+                vec!["<expansion>", "=", "3"],
+                vec!["<expansion>", "=", "(Get-Tier)"],
+                vec!["<expansion>", "=", "amlcompute"],
+            ]
+        );
+        let size = s
+            .commands
+            .iter()
+            .find(|c| c.span.start == s.params[1].span.start)
+            .unwrap();
+        assert_eq!(size.depth, 0);
+        let v = size.words[2].parts[0].span();
+        assert_eq!(&text[v.start as usize..v.end as usize], "Standard_NC6");
+        // Functions: the list before the body is the function's; its body starts there.
+        let [f, g] = s.functions.as_slice() else {
+            panic!("{:?}", s.functions)
+        };
+        assert_eq!((f.name.as_str(), g.name.as_str()), ("New-X", "Other"));
+        assert_eq!(f.at as usize, text.find("($Name").unwrap());
+        assert_eq!(f.end as usize, text.find("}\nFunction").unwrap() + 1);
+        let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["Name", "Kind"]);
+        let kind = s
+            .commands
+            .iter()
+            .find(|c| c.span.start == f.params[1].span.start)
+            .unwrap();
+        assert_eq!(kind.depth, f.depth);
+        assert!(g.params[0].positioned && !g.params[0].default);
+    }
+
+    /// Unterminated or malformed lists are read as before, each byte by hand once.
+    #[test]
+    fn powershell_parameter_lists_that_are_not() {
+        for text in [
+            "param(\n [string]$a = \"x\",\n",
+            "param([Parameter(Mandatory)",
+            "function F($a = {) { az ml compute create --name $a }",
+            "param($a $b)\naz ml compute create --name $a\n",
+            "param($env:X = 1)\n",
+            "function F(",
+        ] {
+            let s = parse(text, Map::Base(0), LexOptions::new(Dialect::PowerShell));
+            assert!(s.params.is_empty(), "{text}: {:?}", s.params);
+        }
+        // Lists nested in lists that are not one: linear.
+        let text = "param([x ".repeat(20_000);
+        let s = parse(&text, Map::Base(0), LexOptions::new(Dialect::PowerShell));
+        assert!(s.params.is_empty());
+        let text = "param($a, ".repeat(20_000);
+        let s = parse(&text, Map::Base(0), LexOptions::new(Dialect::PowerShell));
+        assert!(s.params.is_empty());
     }
 
     #[test]

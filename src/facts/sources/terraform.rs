@@ -121,6 +121,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         budget: iac::MAX_MODULE_CALLS,
         skipped: false,
         input,
+        cli: None,
     };
     let here = ModuleFile {
         dir,
@@ -135,6 +136,160 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     }
 }
 
+/// A value a `terraform plan|apply` command line gives the root module.
+pub enum CliVar {
+    /// `-var-file=F`: where the file may be (the first readable of these), as written, and
+    /// where it is written.
+    File {
+        written: String,
+        candidates: Vec<PathBuf>,
+        span: Span,
+    },
+    /// A variable file or value not read: as written, and why.
+    Unread { written: String, why: String },
+    /// `-var 'k=v'`: the variable, its value, and the option as written.
+    Value {
+        name: String,
+        value: Ev,
+        written: String,
+    },
+}
+
+/// A `terraform plan|apply` command line (audit 32, case 03): the root module of a
+/// directory, applied with the variables the command gives.
+pub struct TerraformRun<'a> {
+    /// The file the command is written in, as displayed.
+    pub display: &'a str,
+    /// The whole command: the definitions start there.
+    pub whole: Span,
+    /// What applies, for people: `` `terraform apply` ``.
+    pub label: String,
+    /// The root module's directory as written (`-chdir=infra`, else `.`), where it may be
+    /// (the first of these that holds `.tf` files), and the span the values are at when
+    /// no variable file is read (`terraform`, or the `-chdir` option).
+    pub dir: String,
+    pub dir_at: Vec<PathBuf>,
+    pub dir_span: Span,
+    /// What the command passes, in its order (a later value wins).
+    pub passed: Vec<CliVar>,
+}
+
+/// How many `-var-file`s of one command are read.
+pub const MAX_VAR_FILES: usize = 16;
+
+/// The definitions a `terraform plan|apply` command makes: those of the root module in
+/// its directory (the project's `.tf` files there), read with the directory's variable
+/// files then the command's `-var-file`s and `-var`s in order, each made at the command
+/// as a module call makes them ([`iac::ModuleCall`]): a value inherited at the last
+/// `-var-file` read (at `dir_span` when none is), noted. A variable file not read is said
+/// on each definition. The module's own definitions (its defaults) stay.
+pub fn applied(input: &Input<'_>, c: &TerraformRun<'_>) -> Vec<ComputeDef> {
+    let files = input.files;
+    let Some((dir, tf)) = c.dir_at.iter().find_map(|d| {
+        let d = crate::fsio::normalize(d);
+        files.root_from(&d)?;
+        let tf = iac::sibling_files(files, &d, |n| n.ends_with(".tf"));
+        (!tf.is_empty()).then_some((d, tf))
+    }) else {
+        return Vec::new();
+    };
+    let unread = |written: &str, why: &str| {
+        format!(
+            "the command passes `{}`, which amlint did not read ({why}): the values the module's defaults give may not be the applied ones",
+            iac::one_line(written)
+        )
+    };
+    let mut cli = Vec::new();
+    let mut notes = Vec::new();
+    let mut at = c.dir_span;
+    let mut read_files = 0;
+    for p in &c.passed {
+        match p {
+            CliVar::File {
+                written,
+                candidates,
+                span,
+            } => {
+                if read_files == MAX_VAR_FILES {
+                    notes.push(unread(
+                        written,
+                        &format!("the command names more than {MAX_VAR_FILES} variable files"),
+                    ));
+                    continue;
+                }
+                read_files += 1;
+                match files.first_of(candidates.clone()) {
+                    Some((_, shown, src)) => {
+                        let name = super::common::file_name(&shown);
+                        let from = format!("the command's `-var-file={}`", iac::one_line(written));
+                        for (var, v) in variable_file(&src, &name) {
+                            cli.push((var, strip(v), from.clone()));
+                        }
+                        at = *span;
+                    }
+                    None => notes.push(unread(
+                        written,
+                        "it is not a file of the project amlint may read: missing, or outside the project",
+                    )),
+                }
+            }
+            CliVar::Unread { written, why } => notes.push(unread(written, why)),
+            CliVar::Value { name, value, written } => {
+                cli.push((
+                    name.clone(),
+                    value.clone(),
+                    format!("the command's `{}`", iac::one_line(written)),
+                ));
+            }
+        }
+    }
+    let mut walk = Walk {
+        files,
+        chain: vec![dir.clone()],
+        budget: iac::MAX_MODULE_CALLS,
+        skipped: false,
+        input,
+        cli: Some(&cli),
+    };
+    let call = iac::ModuleCall {
+        display: c.display,
+        whole: c.whole,
+        label: &c.label,
+        path: &c.dir,
+        source: at,
+        source_key: None,
+        args: &[],
+        prefix: "var.",
+        note: None,
+        verb: "applies the root module",
+        text: None,
+    };
+    let mut out = Vec::new();
+    for (path, name) in tf {
+        let shown = crate::discover::display_of(&path);
+        let Some(src) = files.read(&path, &shown) else {
+            continue;
+        };
+        if !super::common::mentions(src.text.as_bytes(), READER.needles) {
+            continue;
+        }
+        let lower = name.to_ascii_lowercase();
+        let module_file = ModuleFile {
+            dir: &dir,
+            name: &lower,
+            display: &shown,
+            text: &src.text,
+        };
+        for def in walk.file(&module_file, None) {
+            let line = format!("{}:{}", def.file, super::common::line_of(&src, def.span.start));
+            let mut def = call.definition(def, &line);
+            def.notes.extend(notes.iter().cloned());
+            out.push(def);
+        }
+    }
+    out
+}
+
 /// The module calls being followed from one file: the modules' directories from the
 /// file's own down (a cycle is not followed again), and how many calls may still be.
 struct Walk<'f, 'i> {
@@ -146,6 +301,10 @@ struct Walk<'f, 'i> {
     /// The file read: its `local-exec` provisioners are read as its scripts (a called
     /// module's are its own file's, read when it is).
     input: &'f Input<'i>,
+    /// The variables a `terraform plan|apply` command line gives the root module read at
+    /// the command ([`applied`]), in order, each with the file or option that sets it;
+    /// `None`: the `.tf` file read alone.
+    cli: Option<&'f [(String, Ev, String)]>,
 }
 
 /// One `.tf` file of a module: its directory, name (lower case), displayed path and text.
@@ -208,14 +367,20 @@ impl Walk<'_, '_> {
                 tfvars.push((path, name, shown));
             }
         }
-        let module = Module::new(f.text, &files, self.files, tfvars, given);
+        let cli = if given.is_none() {
+            self.cli.unwrap_or_default()
+        } else {
+            &[]
+        };
+        let module = Module::new(f.text, &files, self.files, tfvars, given, cli);
         let mut found = Vec::new();
         for s in files[0].1.iter() {
             if let Structure::Block(b) = s {
                 if b.ident.as_str() == "resource" && b.labels.len() == 2 {
                     found.extend(module.definitions(b, f.display));
-                    // The file read (no call gives it values), not a module it calls.
-                    if given.is_none() {
+                    // The file read (no call gives it values), not a module it calls nor
+                    // the root module a command applies (its provisioners are read with it).
+                    if given.is_none() && self.cli.is_none() {
                         let eval = |expr| module.eval(At { file: 0, expr }, &Vec::new(), 0);
                         found.extend(local_exec::definitions_of(f.text, b, self.input, &eval));
                     }
@@ -454,6 +619,7 @@ impl<'m> Module<'m> {
         project: &Files,
         tfvars: Vec<(std::path::PathBuf, String, String)>,
         given: Option<&'m Given>,
+        cli: &[(String, Ev, String)],
     ) -> Self {
         let mut m = Module::bare(text, files);
         m.given = given;
@@ -498,6 +664,11 @@ impl<'m> Module<'m> {
             for (var, v) in variable_file(&src, &name) {
                 m.tfvars.insert(var, (v, name.clone()));
             }
+        }
+        // Then the command line's `-var-file`s and `-var`s, in its order (Terraform's
+        // precedence: they win over the variable files of the directory).
+        for (var, v, from) in cli {
+            m.tfvars.insert(var.clone(), (v.clone(), from.clone()));
         }
         m
     }
@@ -1220,7 +1391,35 @@ impl<'m> Module<'m> {
             _ => (self.not_known(at), ops.len()),
         };
         let base = if at.file != 0 { strip(base) } else { base };
-        self.apply(base, &ops[used.min(ops.len())..], at, env, depth)
+        let v = self.apply(base, &ops[used.min(ops.len())..], at, env, depth);
+        match (root.as_str(), attr(0)) {
+            ("var", Some(name)) if bound.is_none() => self.default_lacks(v, name, at),
+            _ => v,
+        }
+    }
+
+    /// `v`, the value of a traversal of `var.name` (`var.remote_objects.subnet_id`), not a
+    /// failure when it fails on the variable's default in the module read alone (audit 32,
+    /// case 08): the default applies only where a caller or the command line leaves the
+    /// variable out, and a `try` around it (`try(var.remote_objects.subnet_id, null)`,
+    /// `default = {}`) is written for what they pass, so its fallback is a guess. Unknown,
+    /// saying so; in a module call that leaves the variable out, the default is the value
+    /// and the failure stands.
+    fn default_lacks(&self, v: Ev, name: &str, at: At<'m>) -> Ev {
+        if !v.why().is_some_and(|w| fails(&w)) {
+            return v;
+        }
+        let default = match self.vars.get(name) {
+            Some((file, Some(d))) if self.given.is_none() && !self.tfvars.contains_key(name) => {
+                self.written(At { file: *file, expr: d })
+            }
+            _ => return v,
+        };
+        Ev::unknown(format!(
+            "`{}` is not in `var.{name}`'s default `{}`, and the module's caller or the command line sets `var.{name}`",
+            iac::one_line(&self.written(at)),
+            iac::one_line(&default)
+        ))
     }
 
     fn apply(

@@ -56,6 +56,12 @@ pub const READER: Reader = Reader {
         "group deployment create",
         // The `Azure/aml-compute` action, which creates the compute of its parameters file.
         "aml-compute@",
+        // `terraform plan|apply` with the variables it passes, in a script or a task.
+        "terraform plan",
+        "terraform apply",
+        "terraform -chdir",
+        "TerraformTask",
+        "TerraformCLI",
     ],
     defines: super::common::COMMAND_WORDS,
     read,
@@ -911,6 +917,15 @@ fn read_document(
                 {
                     out.computes.extend(template_task(input, doc, node, inputs));
                 }
+                // A Terraform task (`TerraformTaskV4@4`, `TerraformCLI@0`) that plans or
+                // applies: the root module of its `workingDirectory`, with its options' variables.
+                if task.is_some_and(|t| {
+                    let t = t.to_ascii_lowercase();
+                    t.starts_with("terraformtaskv") || t.starts_with("terraformcli@")
+                }) && let Some(inputs) = doc.get(node, "inputs").map(|i| doc.resolve(i))
+                {
+                    out.computes.extend(terraform_task(input, doc, node, inputs));
+                }
                 for (key, dialect, macros) in script_keys(doc, node, defaults) {
                     if key == "script" && powershell_inputs.contains(&node) {
                         continue;
@@ -1113,6 +1128,7 @@ fn read_script(
         let Value::Str(value) = &n.value else { continue };
         if memchr::memmem::find(value.as_bytes(), b"ml compute").is_none()
             && !super::common::mentions(value.as_bytes(), super::deploy::NEEDLES)
+            && !super::common::mentions(value.as_bytes(), super::deploy::TF_NEEDLES)
         {
             continue;
         }
@@ -1138,6 +1154,8 @@ fn read_script(
         };
         out.computes.extend(definitions(&script, &cx));
         out.computes.extend(super::deploy::from_script(&script, &cx));
+        out.computes
+            .extend(super::deploy::terraform_from_script(&script, &cx));
         out.comments
             .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
     }
@@ -1210,6 +1228,110 @@ fn template_task(input: &Input<'_>, doc: &Document, node: NodeId, inputs: NodeId
             template: template.to_string(),
             template_at,
             template_span: inner_of(input, doc, tnode),
+            passed,
+        },
+    )
+}
+
+/// The definitions an Azure Pipelines Terraform task (`TerraformTaskV4@4`,
+/// `TerraformTaskV3@3`, `TerraformCLI@0`; the step `node`, its `inputs`) makes when its
+/// `command` is `plan` or `apply`: the root module of its `workingDirectory` (from the
+/// repository's root, the task's default), with the `-var-file`s (from that directory) and
+/// `-var`s of its `commandOptions` ([`super::terraform::applied`]).
+fn terraform_task(input: &Input<'_>, doc: &Document, node: NodeId, inputs: NodeId) -> Vec<ComputeDef> {
+    use super::terraform::TerraformRun;
+    let get = |key: &str| {
+        doc.get(inputs, key)
+            .map(|n| doc.resolve(n))
+            .and_then(|n| str_of(doc, n).map(|s| (s, n)))
+    };
+    let Some(command) = get("command").map(|(c, _)| c.trim().to_ascii_lowercase()) else {
+        return Vec::new();
+    };
+    if command != "plan" && command != "apply" {
+        return Vec::new();
+    }
+    let here = input.path.parent().unwrap_or(Path::new(""));
+    let (dir, written, dir_span) = match get("workingDirectory") {
+        Some((w, n)) => match work_dir(input, doc, Some(n)) {
+            Some(d) => (d, w.to_string(), inner_of(input, doc, n)),
+            None => return Vec::new(),
+        },
+        None => match input.files.root_from(here) {
+            Some(root) => (
+                root,
+                ".".to_string(),
+                doc.get(node, "task")
+                    .map_or(doc.node(node).span, |t| doc.node(t).span),
+            ),
+            None => return Vec::new(),
+        },
+    };
+    let mut passed = Vec::new();
+    if let Some((options, n)) = get("commandOptions") {
+        let span = inner_of(input, doc, n);
+        let words = super::deploy::shell_words(options);
+        let mut i = 0;
+        while i < words.len() {
+            let w = words[i].as_str();
+            let dashed = w.trim_start_matches('-');
+            let (name, inline) = match dashed.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (dashed, None),
+            };
+            if !w.starts_with('-') || !matches!(name, "var-file" | "var") {
+                i += 1;
+                continue;
+            }
+            let v = match inline {
+                Some(v) => v,
+                None => {
+                    i += 1;
+                    match words.get(i) {
+                        Some(v) => v.clone(),
+                        None => break,
+                    }
+                }
+            };
+            let written_opt = format!("-{name}={v}");
+            let value = if v.contains("$(") || v.contains("${{") || v.contains("$[") {
+                Err(format!("`{v}` names a pipeline variable or expression"))
+            } else {
+                Ok(v)
+            };
+            passed.push(super::deploy::cli_var(
+                name == "var-file",
+                value,
+                span,
+                written_opt,
+                None,
+                &|f: &str| {
+                    if f.starts_with(['/', '\\', '~']) || f.contains(':') {
+                        Err(format!("`{f}` is a path outside the repository"))
+                    } else {
+                        Ok(vec![dir.join(f.replace('\\', "/"))])
+                    }
+                },
+            ));
+            i += 1;
+        }
+    }
+    let task = doc
+        .get(node, "task")
+        .and_then(|t| str_of(doc, t))
+        .unwrap_or("Terraform");
+    let whole = doc.get_entry(node, "task").map_or(doc.node(node).span, |e| {
+        doc.node(e.key).span.cover(doc.node(node).span)
+    });
+    super::terraform::applied(
+        input,
+        &TerraformRun {
+            display: &input.source.path,
+            whole,
+            label: format!("the task `{task}` (`{command}`)"),
+            dir: written,
+            dir_at: vec![dir],
+            dir_span,
             passed,
         },
     )
