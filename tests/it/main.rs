@@ -11,6 +11,7 @@ mod audit29;
 mod audit30;
 mod audit30_scripts;
 mod audit31_iac;
+mod audit32_bicep;
 mod audit32_tf;
 mod az_cli_options;
 mod bicep_module_lists;

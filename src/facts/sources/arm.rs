@@ -10,8 +10,11 @@
 //! `[variables('x')]`, `concat`, `format`, `toLower` and the other string functions of
 //! [`iac::arm_function`]; anything else (`uniqueString`, `reference`, `resourceGroup()`...)
 //! is unknown, with why. The compute's name is the last segment of the resource name
-//! (`[format('{0}/{1}', parameters('ws'), parameters('name'))]`). `copy` loops and
-//! `condition` are noted, not expanded. A definition's line is its `type` member's,
+//! (`[format('{0}/{1}', parameters('ws'), parameters('name'))]`). A compute's `copy` loop
+//! over a known count is one definition per `copyIndex()` (at most [`iac::MAX_ITEMS`]),
+//! else noted, not expanded; `condition` is noted. An AKS compute's `resourceId` naming a
+//! cluster of the template gives its agent pool's size and count
+//! ([`iac::attached_cluster`]). A definition's line is its `type` member's,
 //! wherever it is among the members; the members before it are written before that line
 //! (`ComputeDef::written_before`). A template with `//` and `/* */` comments (which Azure
 //! Resource Manager accepts) is read with them blanked; suppressions are written there.
@@ -122,10 +125,14 @@ pub const READER: Reader = Reader {
 const COMPUTES: &str = "Microsoft.MachineLearningServices/workspaces/computes";
 const WORKSPACES: &str = "Microsoft.MachineLearningServices/workspaces";
 const DEPLOYMENT_SCRIPTS: &str = "Microsoft.Resources/deploymentScripts";
+const MANAGED_CLUSTERS: &str = "Microsoft.ContainerService/managedClusters";
 /// How deep evaluation goes through nested calls and parameters that name others.
 const MAX_DEPTH: usize = 32;
 /// At most this many nested deployments are followed in one file.
 const MAX_SCOPES: usize = 256;
+
+/// A copy loop's name and the index being expanded ([`Arm::set_copy`]).
+type CopyIndex = Option<(String, i64)>;
 
 /// Resources still to read: a `resources` node, the scope its expressions are evaluated
 /// in, whether the resource around it is a workspace, the notes said of them, and the
@@ -177,6 +184,8 @@ fn read_with(input: &Input<'_>, out: &mut Definitions, given: Option<Given>) {
         text,
         scopes: Vec::new(),
         strict: Default::default(),
+        clusters: clusters(doc, root),
+        copy: Default::default(),
     };
     let given = given.unwrap_or_else(|| parameter_files(input));
     r.scopes.push(Scope::new(doc, root, given.clone(), given));
@@ -206,9 +215,27 @@ fn read_with(input: &Input<'_>, out: &mut Definitions, given: Option<Given>) {
                 || (in_workspace && rtype.eq_ignore_ascii_case("computes"))
             {
                 if !is_existing {
-                    let mut def = r.definition(item, scope, here.clone(), &input.source.path);
-                    def.false_condition = false_condition;
-                    found.push(def);
+                    // One definition per index of a `copy` loop whose count is known
+                    // (audit 32, case 05), each evaluated with its `copyIndex()`.
+                    for (index, note) in r.copies(item, scope) {
+                        let expanded = index.is_some();
+                        r.set_copy(index);
+                        let mut notes = here.clone();
+                        // The condition as this index makes it.
+                        let false_condition = if expanded {
+                            let own = r.false_condition(item, scope);
+                            notes.retain(|n| own_false.is_none_or(|(_, o)| n != o));
+                            notes.extend(own.map(|(_, note)| note.to_string()));
+                            own.or(outer_false)
+                        } else {
+                            false_condition
+                        };
+                        notes.extend(note);
+                        let mut def = r.definition(item, scope, notes, &input.source.path);
+                        def.false_condition = false_condition;
+                        found.push(def);
+                    }
+                    r.set_copy(None);
                 }
             } else if rtype.eq_ignore_ascii_case(DEPLOYMENT_SCRIPTS) {
                 found.extend(
@@ -236,6 +263,53 @@ fn read_with(input: &Input<'_>, out: &mut Definitions, given: Option<Given>) {
     }
     found.sort_by_key(|d| d.span.start);
     out.computes.extend(found);
+}
+
+/// The AKS clusters (`Microsoft.ContainerService/managedClusters`) a template defines at
+/// its top level or as children there (not in nested deployments), at most
+/// [`iac::MAX_ITEMS`] of the first resources looked at.
+fn clusters(doc: &Document, root: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut stack: Vec<NodeId> = get_ci(doc, root, "resources")
+        .map(|e| e.value)
+        .into_iter()
+        .collect();
+    let mut seen = 0usize;
+    while let Some(resources) = stack.pop() {
+        for item in resource_items(doc, resources) {
+            seen += 1;
+            if seen > 16 * iac::MAX_ITEMS {
+                return out;
+            }
+            let rtype = get_ci(doc, item, "type").and_then(|e| str_of(doc, e.value));
+            if rtype.is_some_and(|t| t.eq_ignore_ascii_case(MANAGED_CLUSTERS)) {
+                out.push(item);
+            }
+            stack.extend(get_ci(doc, item, "resources").map(|e| e.value));
+        }
+    }
+    out
+}
+
+/// The arguments of a template function call, `a, f(b, c), 'd,e'` (between its
+/// parentheses), split at the commas outside strings and brackets.
+fn split_arguments(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut quoted, mut start) = (0usize, false, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '\'' => quoted = !quoted,
+            '(' | '[' if !quoted => depth += 1,
+            ')' | ']' if !quoted => depth = depth.saturating_sub(1),
+            ',' if !quoted && depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim());
+    out
 }
 
 /// A template: an object with `resources` and an ARM `$schema` or a `contentVersion`.
@@ -315,9 +389,100 @@ struct Arm<'a> {
     /// known then holds whatever the deployment sets (a condition that is `false` for
     /// certain).
     strict: std::cell::Cell<bool>,
+    /// The AKS clusters the template defines ([`clusters`]).
+    clusters: Vec<NodeId>,
+    /// The copy loop being expanded and its index ([`Arm::set_copy`]).
+    copy: std::cell::RefCell<CopyIndex>,
 }
 
 impl Arm<'_> {
+    /// `copyIndex()`, `copyIndex(offset)`, `copyIndex('loop')`, `copyIndex('loop', offset)`:
+    /// the index of the loop being expanded ([`Arm::set_copy`]), else not known.
+    fn copy_index(&self, args: &[Ev]) -> Ev {
+        let not_known = || Ev::unknown("`copyIndex()` is the copy loop's index");
+        let (loop_name, offset) = match args {
+            [] => (None, Some(0)),
+            [a] => match &a.v {
+                V::Int(o) => (None, Some(*o)),
+                _ => (a.known_str(), Some(0)),
+            },
+            [a, o] => (a.known_str(), iac::int_of(o)),
+            _ => return not_known(),
+        };
+        match (&*self.copy.borrow(), offset) {
+            (Some((name, i)), Some(o)) if loop_name.as_ref().is_none_or(|l| l.eq_ignore_ascii_case(name)) => {
+                Ev::int(i.saturating_add(o))
+            }
+            (Some(_), _) if loop_name.is_some() => Ev::unknown(format!(
+                "`copyIndex('{}')` is the index of a copy loop amlint does not expand",
+                loop_name.unwrap_or_default()
+            )),
+            _ => not_known(),
+        }
+    }
+
+    /// The AKS cluster of this template an attached compute's `resourceId` names (audit 32,
+    /// case 07): `[resourceId('Microsoft.ContainerService/managedClusters', name)]`
+    /// evaluated in `scope`, the cluster whose name is that name (in any case); how it is
+    /// said and its body, or why it is not known.
+    fn cluster(&self, written: &str, scope: usize) -> Result<(String, BodyNode), String> {
+        let e = written.trim();
+        let call = (e
+            .strip_prefix('[')
+            .and_then(|e| e.strip_suffix(']'))
+            .map(str::trim))
+        .filter(|e| e.len() > 11 && e[..11].eq_ignore_ascii_case("resourceId(") && e.ends_with(')'));
+        let Some(call) = call else {
+            return Err(format!(
+                "`resourceId` is `{}`, not `resourceId()` of a cluster this template defines",
+                iac::one_line(written)
+            ));
+        };
+        let args: Vec<Ev> = split_arguments(&call[11..call.len() - 1])
+            .into_iter()
+            .take(8)
+            .map(|a| eval_expr(self, scope, 1, a))
+            .collect();
+        let typed = args
+            .iter()
+            .position(|a| a.known_str().is_some_and(|s| s.contains('/')));
+        let Some(t) = typed else {
+            return Err("the resource type `resourceId()` names is not known".into());
+        };
+        let rtype = args[t].known_str().unwrap_or_default();
+        if !rtype.eq_ignore_ascii_case(MANAGED_CLUSTERS) {
+            return Err(format!("`resourceId()` names a `{rtype}`, not an AKS cluster"));
+        }
+        if t > 0 {
+            return Err("`resourceId()` names a cluster of a resource group given explicitly, not one this template defines".into());
+        }
+        let name = match &args[t + 1..] {
+            [name] => name,
+            _ => return Err("`resourceId()` does not name one cluster".into()),
+        };
+        let Some(name) = name.known_str() else {
+            return Err(format!(
+                "the name of the cluster `resourceId()` names is not known: {}",
+                name.why().unwrap_or_default()
+            ));
+        };
+        let doc = self.doc;
+        let found = self.clusters.iter().find(|&&item| {
+            get_ci(doc, item, "name")
+                .and_then(|e| self.eval_node(0, e.value, 0).known_str())
+                .is_some_and(|n| n.eq_ignore_ascii_case(&name))
+        });
+        match found {
+            Some(&item) => Ok((
+                format!("the AKS cluster `{name}`"),
+                self.tree(item, 0, 0, &mut Vec::new()),
+            )),
+            None => Err(format!(
+                "the AKS cluster `{name}` is not one this template defines (deployed elsewhere)"
+            )),
+        }
+    }
+
     /// The definitions of a `Microsoft.Resources/deploymentScripts` resource's inline
     /// script (`scriptContent`; `kind` `AzureCLI` is bash, `AzurePowerShell` PowerShell),
     /// read as a script file is, each at its exact span in the JSON string, with the
@@ -455,13 +620,66 @@ impl Arm<'_> {
         if let Some(c) = get_ci(doc, item, "condition") {
             here.push(format!("deployed on condition `{}`", self.written(c.value)));
         }
-        if let Some(c) = get_ci(doc, item, "copy") {
+        let rtype = get_ci(doc, item, "type").and_then(|e| str_of(doc, e.value));
+        let compute =
+            rtype.is_some_and(|t| t.eq_ignore_ascii_case(COMPUTES) || t.eq_ignore_ascii_case("computes"));
+        if let Some(c) = get_ci(doc, item, "copy").filter(|_| !compute) {
             let name = get_ci(doc, c.value, "name")
                 .and_then(|e| str_of(doc, e.value))
                 .unwrap_or_default();
             here.push(format!("in the copy loop `{name}` (not expanded)"));
         }
         here
+    }
+
+    /// A compute's instances: one without a `copy` loop; one per index of a loop whose
+    /// `count` is known (at most [`iac::MAX_ITEMS`], as Bicep's `for` loops), each with
+    /// its note; else one, its index not known, noted why.
+    fn copies(&self, item: NodeId, scope: usize) -> Vec<(CopyIndex, Option<String>)> {
+        let doc = self.doc;
+        let Some(c) = get_ci(doc, item, "copy") else {
+            return vec![(None, None)];
+        };
+        let name = get_ci(doc, c.value, "name")
+            .and_then(|e| str_of(doc, e.value))
+            .unwrap_or_default();
+        let count = match get_ci(doc, c.value, "count") {
+            Some(e) => self.eval_node(scope, e.value, 0),
+            None => Ev::unknown("it has no `count`"),
+        };
+        let why = match count.v {
+            V::Int(n) if n > 0 && n <= iac::MAX_ITEMS as i64 => {
+                return (0..n)
+                    .map(|i| {
+                        let note = format!("in the copy loop `{name}`, `copyIndex()` = {i}");
+                        (Some((name.clone(), i)), Some(note))
+                    })
+                    .collect();
+            }
+            V::Int(n) if n > 0 => format!("its count, {n}, is more than {}", iac::MAX_ITEMS),
+            V::Int(n) => format!("its count is {n}"),
+            _ => format!(
+                "its count is not known: {}",
+                count.why().unwrap_or_else(|| "it is not a number".into())
+            ),
+        };
+        vec![(
+            None,
+            Some(format!("in the copy loop `{name}` (not expanded: {why})")),
+        )]
+    }
+
+    /// Evaluates from now on with `copyIndex()` of the loop `name` at `index` (`None`:
+    /// not known); what was memoised with another index is forgotten.
+    fn set_copy(&self, index: CopyIndex) {
+        if *self.copy.borrow() == index {
+            return;
+        }
+        for s in &self.scopes {
+            s.memo.borrow_mut().clear();
+            s.memo_strict.borrow_mut().clear();
+        }
+        *self.copy.borrow_mut() = index;
     }
 
     /// The nested deployment `item` (in `scope`, said `here`): its template, the scope its
@@ -564,6 +782,7 @@ impl Arm<'_> {
         }
         notes.dedup();
         def.notes = notes;
+        iac::attached_cluster(&tree, &mut def, |leaf| self.cluster(&leaf.written, scope));
         def
     }
 
@@ -1038,7 +1257,7 @@ impl Expr<'_, '_> {
                 Some(n) => self.arm.lookup(self.scope, lower == "parameters", &n, depth + 1),
                 None => Ev::unknown(format!("`{name}` of a name that is not known")),
             },
-            "copyindex" => Ev::unknown("`copyIndex()` is the copy loop's index"),
+            "copyindex" => self.arm.copy_index(&args),
             _ => iac::arm_function(name, &args).unwrap_or_else(|| {
                 Ev::unknown(format!(
                     "`{name}()` is evaluated by Azure Resource Manager at deployment"
@@ -1304,7 +1523,7 @@ mod tests {
   ]
 }"#;
         let d = defs(t);
-        assert_eq!(d.len(), 3);
+        assert_eq!(d.len(), 4);
         assert_eq!(d[0].known_name(), Some("child"));
         assert_eq!(d[0].ctype().as_deref(), Some("computeinstance"));
         assert_eq!(d[1].known_name(), Some("dev-gpu"));
@@ -1321,9 +1540,15 @@ mod tests {
             d[1].notes
         );
         assert!(d[1].notes.iter().any(|n| n.contains("nested deployment `inner`")));
-        assert_eq!(d[2].known_name(), None);
-        assert!(d[2].name.why.as_deref().unwrap().contains("copyIndex"));
-        assert!(d[2].notes.iter().any(|n| n.contains("copy loop `loop`")));
+        // The copy loop of a known count: one definition per `copyIndex()`.
+        assert_eq!((d[2].known_name(), d[3].known_name()), (Some("c0"), Some("c1")));
+        assert!(
+            d[3].notes
+                .iter()
+                .any(|n| n == "in the copy loop `loop`, `copyIndex()` = 1"),
+            "{:?}",
+            d[3].notes
+        );
     }
 
     #[test]

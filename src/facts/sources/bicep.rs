@@ -8,10 +8,13 @@
 //! bracket matcher, and statements and object fields split at newlines and commas outside
 //! brackets — all iterative and linear. Expressions are evaluated on demand over token
 //! ranges, nesting bounded by [`MAX_DEPTH`]: literals, `param` (the default, or the value
-//! of a `.bicepparam` file beside it whose `using` names this file), `var`, interpolation,
+//! of a `.bicepparam` file beside it whose `using` names this file, or of the
+//! `main.parameters.json` an azd project passes), `var`, interpolation,
 //! `toLower`, `format`, `concat` and the other functions of [`iac::arm_function`], object
 //! members and indexes, `??`, `?:`, `==`/`!=`/`&&`/`||`/`!`, integer arithmetic, and a
-//! resource's `.name`. A name `'${ws}/${name}'` is its last segment.
+//! resource's `.name`. A name `'${ws}/${name}'` is its last segment. An AKS compute's
+//! `resourceId: aksCluster.id` gives it that cluster's agent pool's size and count;
+//! [`deployed`] reads the template as a deployment command passes it its values.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -36,6 +39,7 @@ pub const READER: Reader = Reader {
 
 const COMPUTES: &str = "microsoft.machinelearningservices/workspaces/computes";
 const WORKSPACES: &str = "microsoft.machinelearningservices/workspaces";
+const MANAGED_CLUSTERS: &str = "Microsoft.ContainerService/managedClusters";
 /// Tokens a file may have (each costs about 60 bytes; a larger file is not read).
 const MAX_TOKENS: usize = 250_000;
 /// How deep evaluation goes (nested expressions, parameters naming others).
@@ -68,7 +72,10 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         out.computes
             .extend(walk.using(&lx, text, &input.source.path, dir, input.path));
     } else {
-        let given = bicepparam_values(input);
+        let mut given = bicepparam_values(input);
+        if given.is_empty() {
+            given = azd_values(input);
+        }
         out.computes
             .extend(walk.file(&lx, text, &input.source.path, dir, (given.clone(), given)));
     }
@@ -762,6 +769,11 @@ struct Bicep<'a> {
     vars: HashMap<String, (usize, usize)>,
     /// Resource symbol → its `name` value's range.
     resources: HashMap<String, (usize, usize)>,
+    /// Resource symbol → its statement's range.
+    declared: HashMap<String, (usize, usize)>,
+    /// `import { x as y } from 'config.bicep'`: `y` → (`x`, the file as written); a
+    /// namespace (`import * as ns from ...`) is `*`.
+    imports: HashMap<String, (String, String)>,
     /// Values of a `.bicepparam` file, or those a module call passes.
     given: HashMap<String, Ev>,
     /// What `given` is when no parameter of the file the run reads takes its default
@@ -790,6 +802,8 @@ impl<'a> Bicep<'a> {
             params: HashMap::new(),
             vars: HashMap::new(),
             resources: HashMap::new(),
+            declared: HashMap::new(),
+            imports: HashMap::new(),
             given: HashMap::new(),
             given_strict: HashMap::new(),
             entry: true,
@@ -802,6 +816,10 @@ impl<'a> Bicep<'a> {
         for (a, z) in statements(lx, 0, lx.toks.len()) {
             let a = skip_decorators(lx, a, z);
             let t = &lx.toks;
+            if t[a].is_ident("import") {
+                b.import(a, z);
+                continue;
+            }
             if a + 1 >= z || t[a + 1].k != K::Ident {
                 continue;
             }
@@ -814,6 +832,7 @@ impl<'a> Bicep<'a> {
                     b.vars.insert(name, (e + 1, z));
                 }
             } else if t[a].is_ident("resource") {
+                b.declared.insert(name.clone(), (a, z));
                 if let Some(d) = b.resource(a, z) {
                     if let Some((o, c)) = d.body {
                         for (fa, fz) in fields(lx, o + 1, c) {
@@ -826,6 +845,88 @@ impl<'a> Bicep<'a> {
             }
         }
         b
+    }
+
+    /// An `import { a, b as c } from 'file.bicep'` (or `import * as ns from ...`)
+    /// statement at `toks[a..z]`: its names, in [`Bicep::imports`].
+    fn import(&mut self, a: usize, z: usize) {
+        let t = &self.lx.toks;
+        let Some(from) = (a + 1..z).find(|&i| t[i].is_ident("from")) else {
+            return;
+        };
+        let Some(file) = t.get(from + 1).filter(|x| x.k == K::Str) else {
+            return;
+        };
+        let file = file.text.clone();
+        if t.get(a + 1).is_some_and(|x| x.is("*")) {
+            if let Some(ns) = t
+                .get(a + 3)
+                .filter(|x| x.k == K::Ident && t[a + 2].is_ident("as"))
+            {
+                self.imports.insert(ns.text.clone(), ("*".into(), file));
+            }
+            return;
+        }
+        if !t.get(a + 1).is_some_and(|x| x.is("{")) {
+            return;
+        }
+        let close = self.lx.close[a + 1].min(from);
+        for (fa, fz) in fields(self.lx, a + 2, close) {
+            let names: Vec<&Tok> = t[fa..fz].iter().filter(|x| x.k == K::Ident).collect();
+            match names.as_slice() {
+                [one] => self
+                    .imports
+                    .insert(one.text.clone(), (one.text.clone(), file.clone())),
+                [orig, kw, alias] if kw.text == "as" => self
+                    .imports
+                    .insert(alias.text.clone(), (orig.text.clone(), file.clone())),
+                _ => None,
+            };
+        }
+    }
+
+    /// The value of `name`, imported as `orig` from the Bicep file `path` (audit 32, case
+    /// 11): that file's variable (Bicep copies an `@export()` one in when it compiles),
+    /// read through the project's files, its literals' places dropped (they are in the
+    /// other file) and noted; or why it is not known.
+    #[inline(never)]
+    fn imported(&self, name: &str, orig: &str, path: &str, depth: usize) -> Ev {
+        let unread = |why: &str| Ev::unknown(format!("`{name}` is imported from `{path}`, {why}"));
+        if orig == "*" {
+            return unread("as a namespace, which amlint does not read");
+        }
+        if depth > MAX_DEPTH {
+            return Ev::unknown("the expression is nested too deeply");
+        }
+        let Some((files, dir, display)) = &self.load else {
+            return unread("which amlint does not read here");
+        };
+        let Some(target) = local_bicep(dir, path) else {
+            return unread("which is not a local Bicep file amlint reads");
+        };
+        let shown =
+            crate::discover::display_of(&crate::fsio::normalize(Path::new(&iac::beside(display, path))));
+        let Some(src) = files.read(&target, &shown) else {
+            return unread(
+                "which amlint cannot read: it is missing, outside the project, or over the size limit",
+            );
+        };
+        let Some(lx) = lex(&src.text) else {
+            return unread(&format!("which has more than {MAX_TOKENS} tokens"));
+        };
+        let mut other = Bicep::new(&src.text, &lx);
+        other.load = Some((
+            files,
+            target.parent().unwrap_or(Path::new("")).to_path_buf(),
+            shown.clone(),
+        ));
+        if !other.vars.contains_key(orig) {
+            return unread(&format!("which declares no variable `{orig}`"));
+        }
+        match other.lookup(orig, depth + 1) {
+            Some(v) => iac::strip_origins(v).with_note(Some(format!("`{name}` is imported from {shown}"))),
+            None => unread(&format!("which declares no variable `{orig}`")),
+        }
     }
 
     fn written(&self, a: usize, z: usize) -> String {
@@ -1007,9 +1108,44 @@ impl<'a> Bicep<'a> {
             iac::arm_compute_fields(&tree, &mut def);
             notes.dedup();
             def.notes = notes;
+            iac::attached_cluster(&tree, &mut def, |leaf| self.cluster(&leaf.written));
             out.push(def);
         }
         out
+    }
+
+    /// The AKS cluster of this file an attached compute's `resourceId: aksCluster.id` names
+    /// (audit 32, case 07): how it is said, and its body; or why it is not known.
+    fn cluster(&self, written: &str) -> Result<(String, BodyNode), String> {
+        let symbol = (written.trim().strip_suffix(".id"))
+            .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+        let Some(symbol) = symbol else {
+            return Err(format!(
+                "`resourceId: {}` is not the `.id` of a cluster this file declares",
+                iac::one_line(written)
+            ));
+        };
+        let decl = (self.declared.get(symbol)).and_then(|&(a, z)| self.resource(a, z));
+        let Some(d) = decl else {
+            return Err(format!("`{symbol}` is not a resource this file declares"));
+        };
+        let label = format!("the AKS cluster `{symbol}`");
+        if !d.rtype.eq_ignore_ascii_case(MANAGED_CLUSTERS) {
+            return Err(format!(
+                "`{symbol}` is a `{}`, not an AKS cluster (`{MANAGED_CLUSTERS}`)",
+                d.rtype
+            ));
+        }
+        if d.existing {
+            return Err(format!(
+                "{label} is an `existing` one, deployed elsewhere: its agent pools are not in this file"
+            ));
+        }
+        match (d.body, &d.each) {
+            (Some((o, c)), None) => Ok((label, self.node(o, c + 1, &Vec::new(), 0, &mut Vec::new()))),
+            (_, Some(_)) => Err(format!("{label} is declared in a loop")),
+            (None, None) => Err(format!("{label} has no body amlint reads")),
+        }
     }
 
     /// `toks[a..z]` as a body [`BodyNode`]: an object in place as a map, anything else a leaf.
@@ -1433,6 +1569,8 @@ impl<'a> Bicep<'a> {
                     // A resource: its `name` is known when written statically.
                     let n = self.eval(*na, *nz, &Vec::new(), depth + 1);
                     Ev::new(V::Map(vec![("name".into(), n.with_origin(None))]))
+                } else if let Some((orig, path)) = self.imports.get(name) {
+                    self.imported(name, orig, path, depth)
                 } else {
                     not_declared(name)
                 }
@@ -1736,37 +1874,147 @@ fn bicepparam_values(input: &Input<'_>) -> HashMap<String, Ev> {
         let Some(src) = input.files.read(&path, &display) else {
             continue;
         };
-        let Some(lx) = lex(&src.text) else {
+        let Some((using, values)) = param_statements(&src.text, &fname) else {
             continue;
         };
-        let b = Bicep::new(&src.text, &lx);
-        let mut uses = false;
-        let mut values = HashMap::new();
-        for (a, z) in statements(&lx, 0, lx.toks.len()) {
-            let t = &lx.toks;
-            if t[a].is_ident("using") && a + 1 < z && t[a + 1].k == K::Str {
-                // The template it names, resolved from the parameters file's folder (this
-                // one): another `main.bicep` elsewhere is not this file.
-                uses = local_bicep(dir, &t[a + 1].text).is_some_and(|target| target == me);
-            } else if t[a].is_ident("param") && a + 3 < z && t[a + 1].k == K::Ident && t[a + 2].is("=") {
-                let name = t[a + 1].text.clone();
-                let mut v = b.eval(a + 3, z, &Vec::new(), 0);
-                // The literal is in the other file: no label in this one.
-                v.origin = None;
-                let set = format!("`{name}` is set by {fname}");
-                // What the value itself says (a `readEnvironmentVariable` default) stays.
-                v.note = Some(match v.note.take() {
-                    Some(n) => format!("{set}: {n}"),
-                    None => set,
-                });
-                values.insert(name, v);
-            }
-        }
-        if uses {
+        // The template it names, resolved from the parameters file's folder (this one):
+        // another `main.bicep` elsewhere is not this file.
+        if using.is_some_and(|u| local_bicep(dir, &u).is_some_and(|target| target == me)) {
             all.push((fname, values));
         }
     }
     iac::merge_given(all)
+}
+
+/// The values of an azd project's parameters file for this template (audit 32, case 04):
+/// when an `azure.yaml` in this folder or up to three above names it as its
+/// infrastructure — `infra.provider` `bicep` (the default), `infra.path` (default
+/// `infra`) and `infra.module` (default `main`) — the `<module>.parameters.json` beside
+/// it, which `azd provision` passes. azd replaces `${VAR}` in that file with the
+/// environment's values first: a value holding one is unknown, saying so.
+fn azd_values(input: &Input<'_>) -> HashMap<String, Ev> {
+    let me = crate::fsio::normalize(input.path);
+    let dir = input.path.parent().unwrap_or(Path::new(""));
+    let shown_dir = Path::new(iac::split_dir(&input.source.path).0);
+    for k in 0..4 {
+        let rel = format!("{}azure.yaml", "../".repeat(k));
+        let display = crate::discover::display_of(&crate::fsio::normalize(&shown_dir.join(&rel)));
+        let root = crate::fsio::normalize(&dir.join("../".repeat(k)));
+        if let Some(src) = input.files.read(&root.join("azure.yaml"), &display) {
+            return azd_infra(input, &src, &root, &me).unwrap_or_default();
+        }
+    }
+    HashMap::new()
+}
+
+/// The values `azure.yaml` (`src`, in the folder `root`) gives the template `me`: its
+/// parameters file's, by the names of the template's parameters; `None` when it names
+/// another template, or its file cannot be read.
+fn azd_infra(
+    input: &Input<'_>,
+    src: &std::sync::Arc<crate::source::SourceFile>,
+    root: &Path,
+    me: &Path,
+) -> Option<HashMap<String, Ev>> {
+    use crate::document::Value;
+    let loaded = crate::load::parse_source(src.clone(), crate::load::Format::Yaml, &Default::default());
+    let doc = loaded.documents.first()?;
+    let top = doc.root?;
+    let infra = doc.get(top, "infra");
+    let setting = |key: &str, default: &str| -> Option<String> {
+        let Some(node) = infra.and_then(|i| doc.get(i, key)) else {
+            return Some(default.to_string());
+        };
+        match doc.value(doc.resolve(node)) {
+            Value::Str(s) => Some(s.to_string()),
+            _ => None,
+        }
+    };
+    if setting("provider", "bicep")? != "bicep" {
+        return None;
+    }
+    let (path, module) = (setting("path", "infra")?, setting("module", "main")?);
+    if crate::fsio::normalize(&root.join(&path).join(format!("{module}.bicep"))) != me {
+        return None;
+    }
+    let fname = format!("{module}.parameters.json");
+    let display = iac::beside(&input.source.path, &fname);
+    let params = input.files.read(&me.with_file_name(&fname), &display)?;
+    let given = super::arm::deployment_parameters(&params, &display).ok()?;
+    let lx = lex(&input.source.text)?;
+    let b = Bicep::new(&input.source.text, &lx);
+    let note = ", which azd passes (`azure.yaml` names this template)";
+    Some(
+        (b.params.keys())
+            .filter_map(|name| {
+                let mut v = given.get(&name.to_ascii_lowercase())?.clone();
+                let text = v.known_str();
+                if let Some(t) = text.filter(|t| t.contains("${")) {
+                    v = Ev::unknown(format!(
+                        "`{name}` is `{t}` in {display}, which azd fills from the environment when it provisions"
+                    ));
+                } else {
+                    v.note = v.note.map(|n| format!("{n}{note}"));
+                }
+                Some((name.clone(), v))
+            })
+            .collect(),
+    )
+}
+
+/// A `.bicepparam` file's `using` (its last) and `param` values, each noted as set by
+/// `fname` (the literal is in that file: no label elsewhere); `None` beyond the token bound.
+fn param_statements(text: &str, fname: &str) -> Option<(Option<String>, HashMap<String, Ev>)> {
+    let lx = lex(text)?;
+    let b = Bicep::new(text, &lx);
+    let mut using = None;
+    let mut values = HashMap::new();
+    for (a, z) in statements(&lx, 0, lx.toks.len()) {
+        let t = &lx.toks;
+        if t[a].is_ident("using") && a + 1 < z && t[a + 1].k == K::Str {
+            using = Some(t[a + 1].text.clone());
+        } else if t[a].is_ident("param") && a + 3 < z && t[a + 1].k == K::Ident && t[a + 2].is("=") {
+            let name = t[a + 1].text.clone();
+            let mut v = b.eval(a + 3, z, &Vec::new(), 0);
+            v.origin = None;
+            let set = format!("`{name}` is set by {fname}");
+            // What the value itself says (a `readEnvironmentVariable` default) stays.
+            v.note = Some(match v.note.take() {
+                Some(n) => format!("{set}: {n}"),
+                None => set,
+            });
+            values.insert(name, v);
+        }
+    }
+    Some((using, values))
+}
+
+/// The definitions of the Bicep template at `path` (shown as `display`) as a deployment
+/// makes them (`az deployment group create -f main.bicep -p @params.json`, audit 32, case
+/// 04), its parameters set to what the deployment passes (`given`, by lower-cased name:
+/// Resource Manager matches parameter names in any case), else to their defaults; the
+/// `.bicepparam` files beside it, which the deployment does not pass, are not read.
+/// `None` when the file cannot be read.
+pub fn deployed(files: &Files, path: &Path, display: &str, given: iac::Given) -> Option<Vec<ComputeDef>> {
+    let src = files.read(path, display)?;
+    if !super::common::mentions(src.text.as_bytes(), READER.needles) {
+        return Some(Vec::new());
+    }
+    let lx = lex(&src.text)?;
+    let values: HashMap<String, Ev> = {
+        let b = Bicep::new(&src.text, &lx);
+        (b.params.keys())
+            .filter_map(|name| Some((name.clone(), given.get(&name.to_ascii_lowercase())?.clone())))
+            .collect()
+    };
+    let mut walk = Walk {
+        files,
+        chain: vec![crate::fsio::normalize(path)],
+        budget: iac::MAX_MODULE_CALLS,
+        skipped: false,
+    };
+    let dir = path.parent().unwrap_or(Path::new(""));
+    Some(walk.file(&lx, &src.text, &src.path, dir, (values.clone(), values)))
 }
 
 #[cfg(test)]

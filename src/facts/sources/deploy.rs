@@ -1,9 +1,13 @@
-//! Deployments of an ARM template with the parameters they pass: `az deployment group
+//! Deployments of an ARM or Bicep template with the parameters they pass: `az deployment group
 //! create --template-file infra/compute.json --parameters @infra/params/prod.json` (also
 //! `sub`, `mg`, `tenant`, the older `az group deployment create`; `-f`, `-p`, a file
 //! without `@`, `name=value`) in a script, a workflow's `run:` or a pipeline's script, and
 //! an Azure Pipelines `AzureResourceManagerTemplateDeployment` task (`csmFile`,
 //! `csmParametersFile`, `overrideParameters`).
+//!
+//! A `.bicep` template (`-f main.bicep -p @params.json`, audit 32, case 04) is read as the
+//! Bicep reader reads it, its parameters set to what the deployment passes (a JSON
+//! parameters file's; a `.bicepparam` file passed deploys its template itself).
 //!
 //! Each such deployment is a definition of every compute the template defines, made at the
 //! command (or task) as a module call makes them ([`iac::ModuleCall`]): the template read
@@ -63,13 +67,15 @@ pub struct TemplateDeployment<'a> {
     pub passed: Vec<Passed>,
 }
 
-/// The definitions a deployment makes: those of its ARM template (a `.json` file of the
-/// project), read with the values it passes.
+/// The definitions a deployment makes: those of its template (an ARM `.json` file or a
+/// `.bicep` file of the project), read with the values it passes.
 pub fn definitions(files: &Files, d: &TemplateDeployment<'_>) -> Vec<ComputeDef> {
     let Some((path, shown, src)) = files.first_of(d.template_at.clone()) else {
         return Vec::new();
     };
-    if !shown.to_ascii_lowercase().ends_with(".json") {
+    let lower = shown.to_ascii_lowercase();
+    let bicep = lower.ends_with(".bicep");
+    if !(bicep || lower.ends_with(".json")) {
         return Vec::new();
     }
     let mut given = Given::new();
@@ -82,6 +88,11 @@ pub fn definitions(files: &Files, d: &TemplateDeployment<'_>) -> Vec<ComputeDef>
                 candidates,
                 span,
             } => match files.first_of(candidates.clone()) {
+                // A `.bicepparam` file deploys its template itself (its `using`, read by
+                // the Bicep reader): the command adds no second definition.
+                Some((_, pshown, _)) if bicep && pshown.to_ascii_lowercase().ends_with(".bicepparam") => {
+                    return Vec::new();
+                }
                 Some((_, pshown, psrc)) => match super::arm::deployment_parameters(&psrc, &pshown) {
                     Ok(values) => {
                         given.extend(values);
@@ -100,7 +111,12 @@ pub fn definitions(files: &Files, d: &TemplateDeployment<'_>) -> Vec<ComputeDef>
             }
         }
     }
-    let Some(defs) = super::arm::deployed(files, &path, &shown, given) else {
+    let deployed = if bicep {
+        super::bicep::deployed(files, &path, &shown, given)
+    } else {
+        super::arm::deployed(files, &path, &shown, given)
+    };
+    let Some(defs) = deployed else {
         return Vec::new();
     };
     let call = iac::ModuleCall {

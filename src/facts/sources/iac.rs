@@ -1575,6 +1575,87 @@ pub fn arm_compute_fields(resource: &BodyNode, def: &mut ComputeDef) {
     }
 }
 
+/// An AKS (or Kubernetes) compute attaching a cluster, `properties.resourceId` (audit 32,
+/// case 07): its node size and count are those of the cluster's agent pool — the first
+/// `System` one, else the first — as Terraform's `kubernetes_cluster_id` gives its
+/// `default_node_pool`'s, each at `resourceId` (labelled at the literal when it is in the
+/// file). `cluster` says, from the `resourceId` leaf, which cluster of the template it
+/// names (for people) and that resource's body, or why that is not known: then the size
+/// and count are unknown, with why — never absent. An `agentVmSize` or `agentCount` the
+/// compute writes itself stays.
+pub fn attached_cluster(
+    resource: &BodyNode,
+    def: &mut ComputeDef,
+    cluster: impl FnOnce(&Leaf) -> Result<(String, BodyNode), String>,
+) {
+    if !matches!(def.ctype().as_deref(), Some("aks" | "kubernetes")) {
+        return;
+    }
+    let Some(Found::Written(f)) = find(resource, &["properties", "resourceId"]) else {
+        return;
+    };
+    let BodyNode::Leaf(leaf) = &f.value else {
+        return;
+    };
+    if leaf.val.is_null() {
+        return;
+    }
+    let pool = cluster(leaf).and_then(|(label, body)| {
+        let pools = match find(&body, &["properties", "agentPoolProfiles"]).map(Found::value) {
+            Some(Ok((_, _, _, v))) => v,
+            Some(Err(_)) => Ev::unknown("`agentPoolProfiles` is an object, not a list"),
+            None => {
+                return Err(format!(
+                    "{label} writes no `agentPoolProfiles` (its pools are resources of their own)"
+                ));
+            }
+        };
+        let V::List(items) = &pools.v else {
+            let why = pools.why().unwrap_or_else(|| "it is not a list".into());
+            return Err(format!(
+                "the agent pools (`agentPoolProfiles`) of {label} are not known: {why}"
+            ));
+        };
+        let system = |p: &&Ev| {
+            p.member("mode", true)
+                .and_then(Ev::known_str)
+                .is_some_and(|m| m.eq_ignore_ascii_case("system"))
+        };
+        let pool = items.iter().find(system).or(items.first());
+        match pool {
+            Some(p) if matches!(p.v, V::Map(_)) => Ok((label, p.clone())),
+            Some(p) => Err(format!(
+                "the agent pool of {label} is not known: {}",
+                p.why().unwrap_or_else(|| "it is not an object".into())
+            )),
+            None => Err(format!("{label} writes no agent pool in `agentPoolProfiles`")),
+        }
+    });
+    let mut read = false;
+    for (member, path, as_) in [("vmSize", "size", As::Text), ("count", "agent_count", As::Count)] {
+        if def.get(path).is_some() {
+            continue;
+        }
+        let unknown = |why: String| Some(Setting::dynamic(&leaf.written, why, leaf.span, Some(f.key)));
+        let s = match &pool {
+            Ok((label, p)) => match p.member(member, true) {
+                Some(v) => held_setting(&leaf.written, leaf.span, Some(f.key), v, None, as_),
+                None => unknown(format!("the agent pool of {label} does not write `{member}`")),
+            },
+            Err(why) => unknown(why.clone()),
+        };
+        if let Some(s) = s {
+            read |= s.value.is_some();
+            def.set(path, s);
+        }
+    }
+    if let (true, Ok((label, _))) = (read, &pool) {
+        def.notes.push(format!(
+            "the size and node count are those of the agent pool of {label}, the cluster `resourceId` names"
+        ));
+    }
+}
+
 /// A compute instance's start/stop schedules, `properties.properties.schedules.
 /// computeStartStop[i]`, as YAML's `schedules.compute_start_stop.<i>`: each entry's
 /// `action` (`Start`, `Stop`) as `action` and its `status` (`Enabled`, `Disabled`; optional
