@@ -219,3 +219,28 @@ pub fn every_definition(inv: &serde_json::Value) -> Vec<serde_json::Value> {
     out.extend(inv["unnamed_definitions"].as_array().unwrap().iter().cloned());
     out
 }
+
+/// The definitions of the compute `name` in the inventory.
+pub fn definitions<'a>(inv: &'a serde_json::Value, name: &str) -> &'a Vec<serde_json::Value> {
+    compute(inv, name)["definitions"].as_array().unwrap()
+}
+
+/// The inventory's definitions whose name is not known, in `path`.
+pub fn unnamed<'a>(inv: &'a serde_json::Value, path: &str) -> Vec<&'a serde_json::Value> {
+    inv["unnamed_definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == path)
+        .collect()
+}
+
+/// The names of the inventory's computes.
+pub fn names(inv: &serde_json::Value) -> Vec<String> {
+    inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect()
+}

@@ -8,34 +8,9 @@
 use serde_json::Value;
 
 use crate::common::{
-    check_clean as check, compute, every_definition, findings_with as findings, focused, inventory, placed,
-    project, write,
+    check_clean as check, definitions, every_definition, findings_with as findings, focused, inventory,
+    names, placed, project, unnamed, write,
 };
-
-/// The definitions of `name` in the inventory.
-fn definitions<'a>(inv: &'a Value, name: &str) -> &'a Vec<Value> {
-    compute(inv, name)["definitions"].as_array().unwrap()
-}
-
-/// The definitions whose name is not known, in `path`.
-fn unnamed<'a>(inv: &'a Value, path: &str) -> Vec<&'a Value> {
-    inv["unnamed_definitions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["path"] == path)
-        .collect()
-}
-
-/// The names of the inventory's computes.
-fn names(inv: &Value) -> Vec<String> {
-    inv["computes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap().to_string())
-        .collect()
-}
 
 /// The one definition of `name`.
 fn one(inv: &Value, name: &str) -> Value {

@@ -7,33 +7,9 @@
 use serde_json::Value;
 
 use crate::common::{
-    check_clean as check, compute, findings_with as findings, focused, inventory, project, write,
+    check_clean as check, definitions, findings_with as findings, focused, inventory, names, project,
+    unnamed, write,
 };
-
-/// The definitions of `name` in the inventory.
-fn definitions<'a>(inv: &'a Value, name: &str) -> &'a Vec<Value> {
-    compute(inv, name)["definitions"].as_array().unwrap()
-}
-
-/// The definitions whose name is not known, in `path`.
-fn unnamed<'a>(inv: &'a Value, path: &str) -> Vec<&'a Value> {
-    inv["unnamed_definitions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["path"] == path)
-        .collect()
-}
-
-/// The names of the inventory's computes.
-fn names(inv: &Value) -> Vec<String> {
-    inv["computes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap().to_string())
-        .collect()
-}
 
 const DEFAULTS: &str = "#!/bin/bash\ncreate_cluster() {\n  local name=\"${1:-sh-fn-cluster}\"\n  local size=\"${2:-Standard_DS3_v2}\"\n  az ml compute create --name \"$name\" --type amlcompute --size \"$size\"\n}\ncreate_cluster \"sh-called\" \"Standard_NC6\"\n";
 

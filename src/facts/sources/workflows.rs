@@ -618,6 +618,19 @@ fn read_file(input: &Input<'_>, given: &Given, calls: &mut Calls, out: &mut Defi
     }
 }
 
+/// A pipeline task's name (`default` when not written as a string) and the span of the
+/// whole step, from its `task:` key: where the definitions it makes start.
+fn task_and_span<'d>(doc: &'d Document, node: NodeId, default: &'d str) -> (&'d str, Span) {
+    let task = doc
+        .get(node, "task")
+        .and_then(|t| str_of(doc, t))
+        .unwrap_or(default);
+    let whole = doc.get_entry(node, "task").map_or(doc.node(node).span, |e| {
+        doc.node(e.key).span.cover(doc.node(node).span)
+    });
+    (task, whole)
+}
+
 fn str_of(doc: &Document, id: NodeId) -> Option<&str> {
     match doc.value(doc.resolve(id)) {
         Value::Str(s) => Some(s),
@@ -1212,13 +1225,7 @@ fn template_task(input: &Input<'_>, doc: &Document, node: NodeId, inputs: NodeId
     if let Some((text, _)) = get("overrideParameters") {
         passed.extend(super::deploy::override_parameters(text));
     }
-    let task = doc
-        .get(node, "task")
-        .and_then(|t| str_of(doc, t))
-        .unwrap_or("AzureResourceManagerTemplateDeployment");
-    let whole = doc.get_entry(node, "task").map_or(doc.node(node).span, |e| {
-        doc.node(e.key).span.cover(doc.node(node).span)
-    });
+    let (task, whole) = task_and_span(doc, node, "AzureResourceManagerTemplateDeployment");
     super::deploy::definitions(
         input.files,
         &TemplateDeployment {
@@ -1316,13 +1323,7 @@ fn terraform_task(input: &Input<'_>, doc: &Document, node: NodeId, inputs: NodeI
             i += 1;
         }
     }
-    let task = doc
-        .get(node, "task")
-        .and_then(|t| str_of(doc, t))
-        .unwrap_or("Terraform");
-    let whole = doc.get_entry(node, "task").map_or(doc.node(node).span, |e| {
-        doc.node(e.key).span.cover(doc.node(node).span)
-    });
+    let (task, whole) = task_and_span(doc, node, "Terraform");
     super::terraform::applied(
         input,
         &TerraformRun {
