@@ -418,6 +418,20 @@ pub fn parse(text: &str, map: Map<'_>, options: LexOptions) -> Script {
     script
 }
 
+/// The `=` word of an assignment PowerShell writes in another form (a `param(...)`
+/// default, `if (-not $X) { $X = "d" }`) read as `X = value`, at `span`; `exact` when the
+/// span holds exactly `=`.
+fn equals_word(span: Span, exact: bool) -> Word {
+    Word {
+        parts: vec![WordPart::Lit {
+            text: "=".into(),
+            span,
+            exact,
+        }],
+        span,
+    }
+}
+
 impl<'a> Lexer<'a> {
     fn new(b: &'a [u8], map: Map<'a>, options: LexOptions, level: usize) -> Self {
         let mut lexer = Lexer {
@@ -891,15 +905,7 @@ impl<'a> Lexer<'a> {
                     }],
                     span: p.span,
                 };
-                let eq_span = self.span(eq, eq + 1);
-                let eq = Word {
-                    parts: vec![WordPart::Lit {
-                        text: "=".into(),
-                        span: eq_span,
-                        exact: true,
-                    }],
-                    span: eq_span,
-                };
+                let eq = equals_word(self.span(eq, eq + 1), true);
                 defaults.push(vec![target, eq, self.ps_default_word(s, e)]);
             }
             params.push(p);
@@ -1785,14 +1791,7 @@ impl<'a> Lexer<'a> {
             span: Span::new(first.span.start, target_end),
         };
         let if_start = self.words.last()?.span.end.saturating_sub(2);
-        let eq = Word {
-            parts: vec![WordPart::Lit {
-                text: "=".into(),
-                span: Span::new(target_end, if_start),
-                exact: false,
-            }],
-            span: Span::new(target_end, if_start),
-        };
+        let eq = equals_word(Span::new(target_end, if_start), false);
         let b = self.b;
         let (blank, punct, var) = (|j| ps_blank(b, j), |j, c| ps_punct(b, j, c), |j| ps_var(b, j));
         let open = blank(i + 1);
@@ -1902,15 +1901,7 @@ impl<'a> Lexer<'a> {
             }],
             span: target_span,
         };
-        let eq_span = self.span(eq_at, eq_at + 1);
-        let eq = Word {
-            parts: vec![WordPart::Lit {
-                text: "=".into(),
-                span: eq_span,
-                exact: false,
-            }],
-            span: eq_span,
-        };
+        let eq = equals_word(self.span(eq_at, eq_at + 1), false);
         let span = Span::new(if_start, self.span(i, stmt_end).end);
         self.words = vec![target, eq, self.ps_var_or(name, scope, (start, end), span)];
         Some(stmt_end)

@@ -685,7 +685,15 @@ pub(super) struct Module<'t> {
     /// (`from config import VM_SIZE`): not for such a module itself, so that following
     /// imports goes one file deep.
     pub(super) follow_imports: bool,
+    /// The command-line options the file adds, once ([`Module::options`]), and whether
+    /// they are being read.
+    pub(super) options: std::cell::RefCell<Option<Options<'t>>>,
+    pub(super) reading_options: std::cell::Cell<bool>,
 }
+
+/// The command-line options a file adds: each one's destination, its flag as shown, and
+/// the `add_argument` call.
+pub(super) type Options<'t> = std::rc::Rc<Vec<(String, String, TsNode<'t>)>>;
 
 /// A class of the module's top level: what its body assigns (`VM_SIZE = "x"`,
 /// `vm_size: str = "x"`), whether it is a dataclass and whether it defines `__init__`.
@@ -715,6 +723,8 @@ impl<'t> Module<'t> {
             import_stmts: Default::default(),
             classes: HashMap::new(),
             follow_imports: true,
+            options: Default::default(),
+            reading_options: Default::default(),
         };
         // An iterative walk in document order, with the functions around each node.
         let mut cursor = root.walk();
@@ -2525,30 +2535,11 @@ impl<'t> Module<'t> {
     /// the file adds no such option, adds it twice with different defaults, or it has none.
     fn option_default(&self, dest: &str, shown: &str, depth: usize) -> Ev {
         let mut values: Vec<Ev> = Vec::new();
-        for &call in &self.calls {
-            let adds = call
-                .child_by_field_name("function")
-                .filter(|f| f.kind() == "attribute")
-                .and_then(|f| f.child_by_field_name("attribute"))
-                .is_some_and(|a| self.text(a) == "add_argument");
-            if !adds {
-                continue;
-            }
-            let (pos, kw) = self.args(call);
+        for (_, flag, call) in self.options().iter().filter(|(d, ..)| d == dest) {
+            let (call, flag) = (*call, flag.as_str());
+            let (_, kw) = self.args(call);
             let word = |k: &str| kw.iter().find(|(n, ..)| *n == k).map(|(_, _, v)| *v);
             let text_of = |k: &str| word(k).and_then(|v| self.eval(v, v.start_byte(), depth + 1).known_str());
-            let flags: Vec<String> = pos
-                .iter()
-                .filter_map(|p| self.eval(*p, p.start_byte(), depth + 1).known_str())
-                .collect();
-            // argparse's destination: `dest=`, else the first long option, else the first
-            // one, its leading dashes dropped and the others made `_`.
-            let flag = flags.iter().find(|f| f.starts_with("--")).or(flags.first());
-            let derived = flag.map(|f| f.trim_start_matches('-').replace('-', "_"));
-            if text_of("dest").or(derived).as_deref() != Some(dest) {
-                continue;
-            }
-            let flag = flag.map_or(dest, |f| f.as_str());
             let line = self.line_of(call.start_byte());
             let v = match (word("default"), text_of("action").as_deref()) {
                 (Some(d), _) => {
@@ -2584,6 +2575,48 @@ impl<'t> Module<'t> {
                 "`{shown}` is an option this file adds more than once, with different defaults"
             )),
         }
+    }
+
+    /// The command-line options the file adds (`x.add_argument(...)`), each with its
+    /// destination, its flag as shown and the call: found once per file, however many
+    /// `args.x` it reads. An option whose flags are being read reads none (a flag written
+    /// as `args.x` of another option).
+    fn options(&self) -> Options<'t> {
+        if let Some(known) = self.options.borrow().as_ref() {
+            return known.clone();
+        }
+        if self.reading_options.replace(true) {
+            return Default::default();
+        }
+        let mut out = Vec::new();
+        for &call in &self.calls {
+            let adds = call
+                .child_by_field_name("function")
+                .filter(|f| f.kind() == "attribute")
+                .and_then(|f| f.child_by_field_name("attribute"))
+                .is_some_and(|a| self.text(a) == "add_argument");
+            if !adds {
+                continue;
+            }
+            let (pos, kw) = self.args(call);
+            let known = |v: TsNode<'t>| self.eval(v, v.start_byte(), 1).known_str();
+            let flags: Vec<String> = pos.iter().filter_map(|p| known(*p)).collect();
+            // argparse's destination: `dest=`, else the first long option, else the first
+            // one, its leading dashes dropped and the others made `_`.
+            let flag = flags.iter().find(|f| f.starts_with("--")).or(flags.first());
+            let derived = flag.map(|f| f.trim_start_matches('-').replace('-', "_"));
+            let explicit = kw
+                .iter()
+                .find(|(n, ..)| *n == "dest")
+                .and_then(|(_, _, v)| known(*v));
+            if let Some(dest) = explicit.or(derived) {
+                let shown = flag.cloned().unwrap_or_else(|| dest.clone());
+                out.push((dest, shown, call));
+            }
+        }
+        let out = std::rc::Rc::new(out);
+        *self.options.borrow_mut() = Some(out.clone());
+        out
     }
 
     /// The value the body of the class `c` (named `cname`) assigns `attr`.
