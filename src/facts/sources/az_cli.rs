@@ -579,6 +579,29 @@ impl Vars {
 }
 
 impl Vars {
+    /// A copy for one item of each loop of `binds` (where its `for` command starts, its
+    /// variable, the item's parts): the loop's variable is that item, and the assignments
+    /// written directly in the loops' bodies (`starts`) are not under a condition there
+    /// (they run in the same turn of the loop as the commands after them).
+    fn looped(&self, binds: &[(u32, &str, &[WordPart])], starts: &std::collections::HashSet<u32>) -> Self {
+        let mut assigns = self.assigns.clone();
+        for a in assigns.iter_mut().filter(|a| !a.foreign) {
+            if let Some((.., item)) = binds.iter().find(|(at, name, _)| a.at == *at && a.name == *name) {
+                a.value = Ok(item.to_vec());
+                a.conditional = false;
+                a.array = None;
+            } else if starts.contains(&a.at) {
+                a.conditional = false;
+            }
+        }
+        let mut v = Self::build(assigns, self.dialect, self.cut, self.sources.clone());
+        v.fns = self.fns.clone();
+        v.ps = std::rc::Rc::clone(&self.ps);
+        v
+    }
+}
+
+impl Vars {
     /// Where the value of `name` is written, when one assignment before `at` sets it, not
     /// under a condition: the span of the value's parts (`exec_dir=$(dirname "$0")`).
     pub fn sole_value(&self, name: &str, at: u32) -> Option<Span> {
@@ -900,7 +923,7 @@ fn bash_assignments(c: &ShellCommand) -> Vec<Assigned> {
         }
         Some("for" | "select") => {
             if let Some(name) = c.words.get(1).and_then(Word::literal).filter(|l| is_ident(l)) {
-                out.push((name, Err("it is a loop's variable".into())));
+                out.push((name, Err(LOOP_VARIABLE.into())));
             }
         }
         _ => {
@@ -1669,6 +1692,10 @@ pub fn wanted(words: &[Word]) -> Keep {
     if terraform_at(words).is_some() {
         return Keep::Read;
     }
+    // A Python file of the project run with its arguments (`deploy::python_from_script`).
+    if python_at(words).is_some() {
+        return Keep::Read;
+    }
     let Some(first) = words.first().and_then(Word::literal) else {
         return Keep::Vars;
     };
@@ -1724,6 +1751,58 @@ pub(super) fn terraform_at(words: &[Word]) -> Option<usize> {
         .iter()
         .find(|w| !w.literal().is_some_and(|l| l.starts_with('-')))?;
     (before_ok && matches!(verb.literal().as_deref(), Some("plan" | "apply"))).then_some(t)
+}
+
+/// Where the Python file a command runs is among its words, when it runs one with the
+/// interpreter (`python train.py`, `python3 -u src/make.py --size X`, `sudo python3 x.py`,
+/// `poetry run python x.py`, `uv run x.py`; after assignments for it): the file word ends
+/// in `.py`. Not `python -m module` nor `python -c code`.
+pub(super) fn python_at(words: &[Word]) -> Option<usize> {
+    let mut i = 0;
+    while i < words.len().min(6) {
+        let lit = words[i].literal()?;
+        if (lit.contains('=') && !lit.starts_with('-'))
+            || matches!(
+                lit.as_str(),
+                "sudo" | "exec" | "time" | "command" | "poetry" | "pipenv" | "run"
+            )
+        {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    let p = program(words.get(i)?)?;
+    let python = p == "py"
+        || p == "uv"
+        || p.strip_prefix("python").is_some_and(|v| {
+            v.strip_suffix(".exe")
+                .unwrap_or(v)
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b'.')
+        });
+    if !python {
+        return None;
+    }
+    let mut j = i + 1;
+    if p == "uv" {
+        (words.get(j)?.literal()? == "run").then_some(())?;
+        j += 1;
+    }
+    // The interpreter's own flags (`-u`, `-B`, `-O`, `-X opt`, `-W arg`).
+    while let Some(l) = words
+        .get(j)
+        .and_then(Word::literal)
+        .filter(|l| l.starts_with('-'))
+    {
+        if matches!(l.as_str(), "-m" | "-c") || l.starts_with("--") {
+            return None;
+        }
+        j += 1 + usize::from(matches!(l.as_str(), "-X" | "-W"));
+    }
+    let file = words.get(j)?;
+    let end = file.parts.last()?;
+    matches!(end, WordPart::Lit { text, .. } if text.ends_with(".py")).then_some(j)
 }
 
 /// A word's program: its literal without a Makefile recipe's `@` (silent), `-` (errors
@@ -1918,6 +1997,10 @@ pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
     };
     let mut out = Vec::new();
     let mut calls = Calls::default();
+    let mut loops = Loops {
+        budget: MAX_LOOP_DEFS,
+        work: MAX_LOOP_WORK,
+    };
     let inside = enclosing(script);
     for (i, (c, at)) in script.commands.iter().zip(&places(script, cx)).enumerate() {
         if let Some(f) = inside.get(i).copied().flatten().map(|f| &script.functions[f])
@@ -1927,6 +2010,10 @@ pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
             continue;
         }
         match definition(c, at, &head, cx) {
+            Some(d) if from_loop_variable(&d) => match loops.read(script, c, at, &head, cx) {
+                Some(defs) => out.extend(defs),
+                None => out.push(d),
+            },
             Some(d) => out.push(d),
             None if script.dialect == Dialect::Bash => out.extend(evals.read(i, at, &head, cx)),
             None => {}
@@ -1963,6 +2050,151 @@ fn enclosing(script: &Script) -> Vec<Option<usize>> {
             open.last().copied().filter(|&o| fns[o].at <= at)
         })
         .collect()
+}
+
+/// Why a value read from a bash `for` loop's variable is not known (outside a loop read
+/// item by item, [`Loops`]).
+const LOOP_VARIABLE: &str = "it is a loop's variable";
+
+/// A loop's items read at most (of all the loops around one command, multiplied).
+const MAX_LOOP_ITEMS: usize = 64;
+
+/// Definitions one script makes of loops' items at most; later ones read as not known.
+const MAX_LOOP_DEFS: usize = 1024;
+
+/// A definition has a value from a loop's variable, not known without its item.
+fn from_loop_variable(d: &ComputeDef) -> bool {
+    std::iter::once(&d.name)
+        .chain(d.fields.iter().map(|(_, s)| s))
+        .any(|s| s.why.as_deref().is_some_and(|w| w.contains(LOOP_VARIABLE)))
+}
+
+/// A command inside bash `for NAME in WORDS; do … done` loops whose words are known (a
+/// literal list, a known variable's words, a literal array's elements: what
+/// [`expand`] gives): read once per item, the variable that item, each definition noted
+/// with its item and the item's literal as the origin of a value from it (audit 32, case
+/// 05: `for c in cpu-cluster gpu-cluster; do az ml compute create --name "$c" …`).
+struct Loops {
+    /// Definitions still to make ([`MAX_LOOP_DEFS`]).
+    budget: usize,
+    /// Assignments still to copy for them ([`MAX_LOOP_WORK`]): each item reads a copy of
+    /// the script's.
+    work: usize,
+}
+
+/// Assignments copied for loops' items in one script at most (a script of thousands of
+/// assignments reads fewer items).
+const MAX_LOOP_WORK: usize = 200_000;
+
+impl Loops {
+    /// The definitions of `c` read once per combination of the items of the loops around
+    /// it (innermost four). `None`: no loop around it gives known items, or there are too
+    /// many; `c` is then read as it is.
+    fn read(
+        &mut self,
+        script: &Script,
+        c: &ShellCommand,
+        cwd: &Cwd,
+        head: &Head<'_>,
+        cx: &Ctx<'_>,
+    ) -> Option<Vec<ComputeDef>> {
+        if script.dialect != Dialect::Bash || cx.eval.vars.frame.is_some() {
+            return None;
+        }
+        // The loops around `c` with their `for` command, innermost first.
+        let mut around = Vec::new();
+        let mut b = c.block;
+        let mut steps = 0;
+        while let Some(x) = b {
+            let blk = script.blocks.get(x as usize)?;
+            steps += 1;
+            if steps > script.blocks.len() || around.len() == 4 {
+                break;
+            }
+            b = blk.parent;
+            if blk.kind != super::shell::BlockKind::Loop {
+                continue;
+            }
+            let k = script.commands.partition_point(|k| k.span.start < blk.at);
+            let Some(f) = script.commands.get(k).filter(|f| f.span.start == blk.at) else {
+                continue;
+            };
+            let lit = |i: usize| f.words.get(i).and_then(Word::literal);
+            let (Some("for"), Some(var), Some("in")) = (lit(0).as_deref(), lit(1), lit(2).as_deref()) else {
+                continue;
+            };
+            if !is_ident(&var) {
+                continue;
+            }
+            let args = expand(&f.words[3..], cx, Dialect::Bash, f.span.start);
+            // An item not known in number (`$(ls)`, an unknown array) or a pattern of file
+            // names: the loop's items are not known.
+            let globbed = |w: &Word| {
+                w.parts.iter().any(|p| {
+                    matches!(p, WordPart::Lit { text, exact: true, .. }
+                        if text.contains(['*', '?', '[']))
+                })
+            };
+            if args.open.iter().any(Option::is_some)
+                || args.words.iter().any(globbed)
+                || args.words.is_empty()
+            {
+                continue;
+            }
+            let line = super::common::line_of(cx.input.source, f.span.start);
+            let written = cx.input.source.slice(f.span).trim().to_string();
+            around.push((x, f.span.start, var, args.words, line, written));
+        }
+        if around.is_empty() {
+            return None;
+        }
+        let count = around.iter().try_fold(1usize, |n, l| n.checked_mul(l.3.len()))?;
+        let work = count.saturating_mul(cx.eval.vars.assigns.len().max(1));
+        if count > MAX_LOOP_ITEMS || count > self.budget || work > self.work {
+            return None;
+        }
+        self.budget -= count;
+        self.work -= work;
+        // The assignments written directly in the loops' bodies.
+        let starts: std::collections::HashSet<u32> = script
+            .commands
+            .iter()
+            .filter(|k| !k.chained && around.iter().any(|l| k.block == Some(l.0)))
+            .map(|k| k.span.start)
+            .collect();
+        let mut out = Vec::with_capacity(count);
+        for n in 0..count {
+            // The combination's item of each loop (the innermost varies fastest).
+            let mut rest = n;
+            let mut binds = Vec::with_capacity(around.len());
+            let mut notes = Vec::with_capacity(around.len());
+            for (_, at, var, items, line, written) in &around {
+                let k = rest % items.len();
+                rest /= items.len();
+                binds.push((*at, var.as_str(), items[k].parts.as_slice()));
+                notes.push(format!(
+                    "made by item {} of {} (`{}`) of the loop `{written}` (line {line})",
+                    k + 1,
+                    items.len(),
+                    cx.input.source.slice(items[k].span)
+                ));
+            }
+            let vars = cx.eval.vars.looped(&binds, &starts);
+            let cx2 = Ctx {
+                input: cx.input,
+                eval: Eval {
+                    vars: &vars,
+                    outer: cx.eval.outer,
+                },
+                note: cx.note.clone(),
+            };
+            if let Some(mut def) = definition(c, cwd, head, &cx2) {
+                def.notes.extend(notes);
+                out.push(def);
+            }
+        }
+        Some(out)
+    }
 }
 
 /// Calls of a function read for one command of its body at most.

@@ -510,11 +510,17 @@ fn script_dir(w: &Word, d: Dialect, t: &Track<'_>) -> Option<Result<Option<Vec<W
                     .filter(|c| !c.is_whitespace() && *c != '"' && *c != '\'')
                     .collect()
             };
-            is_bash_script_dir(&spelt(p.span()))
+            // A variable assigned the script's own path once, unconditionally
+            // (`here=$(readlink -f "$0")`), whose directory is taken (audit 33, case 02).
+            let path_in = |name: &str| {
+                (t.sole_value)(name, w.span.start)
+                    .is_some_and(|v| BASH_SCRIPT_PATH.contains(&spelt(v).as_str()))
+            };
+            let dir = |spelt: &str| is_bash_script_dir(spelt) || dirname_of(spelt).is_some_and(path_in);
+            dir(&spelt(p.span()))
                 // A variable assigned the script's directory once, unconditionally.
                 || match p {
-                    WordPart::Var { name, .. } => (t.sole_value)(name, w.span.start)
-                        .is_some_and(|v| is_bash_script_dir(&spelt(v))),
+                    WordPart::Var { name, .. } => (t.sole_value)(name, w.span.start).is_some_and(|v| dir(&spelt(v))),
                     _ => false,
                 }
         }
@@ -541,6 +547,38 @@ const BASH_SCRIPT_DIR: &[&str] = &[
     "${BASH_SOURCE%/*}",
     "${BASH_SOURCE[0]%/*}",
 ];
+
+/// The bash spellings of the script's own path, written without blanks and quotes.
+const BASH_SCRIPT_PATH: &[&str] = &[
+    "$0",
+    "${0}",
+    "$BASH_SOURCE",
+    "${BASH_SOURCE}",
+    "${BASH_SOURCE[0]}",
+    "$(realpath$0)",
+    "$(realpath${0})",
+    "$(realpath${BASH_SOURCE[0]})",
+    "$(readlink-f$0)",
+    "$(readlink-f${0})",
+    "$(readlink-f${BASH_SOURCE[0]})",
+];
+
+/// The variable whose directory `spelt` (written without blanks and quotes) is:
+/// `$(dirname $X)`, `$(dirname ${X})`, `` `dirname $X` ``, `${X%/*}`.
+fn dirname_of(spelt: &str) -> Option<&str> {
+    let inner = spelt
+        .strip_prefix("$(dirname")
+        .and_then(|r| r.strip_suffix(')'))
+        .or_else(|| spelt.strip_prefix("`dirname").and_then(|r| r.strip_suffix('`')))
+        .map(|r| r.strip_prefix("--").unwrap_or(r))
+        .and_then(|r| r.strip_prefix('$'))
+        .or_else(|| spelt.strip_prefix("${").and_then(|r| r.strip_suffix("%/*}")));
+    let name = inner.map(|r| r.strip_prefix('{').and_then(|r| r.strip_suffix('}')).unwrap_or(r))?;
+    (!name.is_empty()
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !name.starts_with(|c: char| c.is_ascii_digit()))
+    .then_some(name)
+}
 
 /// Whether `spelt` (written without blanks and quotes) is the script's own directory: one
 /// of [`BASH_SCRIPT_DIR`], or one in `$(cd … && pwd)` (`cd -P`, `pwd -P`), with `--` and
@@ -892,6 +930,32 @@ mod tests {
                 "{set}"
             );
         }
+        // The script's own path in a variable, its directory taken after (audit 33, case
+        // 02: `here=$(readlink -f "$0")`, `here_dir=$(dirname "$here")`, `cd
+        // "$here_dir/../../"`), or in the `cd` itself.
+        for (path, dir) in [
+            (
+                "here=$(readlink -f \"$0\")",
+                "here_dir=$(dirname \"$here\")\ncd \"$here_dir/..\"",
+            ),
+            (
+                "SELF=\"$(realpath \"${BASH_SOURCE[0]}\")\"",
+                "cd \"$(dirname \"$SELF\")/..\"",
+            ),
+            ("me=$0", "d=${me%/*}\ncd $d/.."),
+            ("me=$0", "cd `dirname $me`/.."),
+        ] {
+            let text = format!("{path}\ncd /tmp\n{dir}\naz ml compute create -f infra/c.yml\n");
+            assert_eq!(
+                names(SCRIPTS, ALL, "scripts/deploy.sh", &text),
+                ["infra"],
+                "{text}"
+            );
+        }
+        // The path assigned twice: not known.
+        let text = "here=$(readlink -f \"$0\")\nhere=$(pwd)\ncd \"$(dirname \"$here\")\"\naz ml compute create -f c.yml\n";
+        let got = names(SCRIPTS, ALL, "scripts/deploy.sh", text);
+        assert!(got[0].contains("not known"), "{got:?}");
         // Assigned twice, or under a condition: not known.
         for text in [
             "D=$(dirname \"$0\")\nD=$(mktemp -d)\ncd $D\naz ml compute create -f c.yml\n",

@@ -1,4 +1,5 @@
-//! Deployments of an ARM or Bicep template with the parameters they pass: `az deployment group
+//! Commands that run a project file with the values they pass. Deployments of an ARM or
+//! Bicep template with the parameters they pass: `az deployment group
 //! create --template-file infra/compute.json --parameters @infra/params/prod.json` (also
 //! `sub`, `mg`, `tenant`, the older `az group deployment create`; `-f`, `-p`, a file
 //! without `@`, `name=value`) in a script, a workflow's `run:` or a pipeline's script, and
@@ -17,6 +18,9 @@
 //! statically, not JSON) is said on each definition: the values its parameters' defaults
 //! give may not be the deployed ones. The template's own definition (its defaults) stays,
 //! as a module's does.
+//!
+//! A Python file of the project run with its options (`python make.py --size X`, in a
+//! script or a CI step) is read the same way: [`python_from_script`].
 
 use std::path::PathBuf;
 
@@ -244,6 +248,137 @@ pub fn from_script(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
                 passed,
             },
         ));
+    }
+    out
+}
+
+/// How many Python runs of one script are read.
+const MAX_PY_RUNS: usize = 64;
+
+/// How many bytes of Python files one script file, or one CI file (with its steps), reads
+/// for the runs it makes ([`python_from_script`]): each run parses its file again.
+pub const PY_RUN_BYTES: usize = 1 << 20;
+
+/// The definitions of the project's Python files a script runs with arguments (audit 33,
+/// case 03: a workflow step's `python src/create_compute.py --cluster_name cpu-cluster
+/// --size Standard_DS3_v2`, the file building `AmlCompute(name=args.cluster_name, ...)`
+/// from `argparse` options): each a definition made at the command, as a module call makes
+/// them ([`iac::ModuleCall`]), the file read with the options the command gives
+/// (`python_sdk::read_run`); a value the command writes is reported at its word there,
+/// `args.size` read as the option `--size`. The file's own definition (its defaults)
+/// stays, as a module's does.
+/// `budget`: the bytes of Python still to read ([`PY_RUN_BYTES`]); a run beyond it is not
+/// read (the file's own definition stays).
+pub fn python_from_script(script: &Script, cx: &Ctx<'_>, budget: &std::cell::Cell<usize>) -> Vec<ComputeDef> {
+    let runs: Vec<(usize, usize)> = (script.commands.iter().enumerate())
+        .filter_map(|(k, c)| Some((k, az_cli::python_at(&c.words)?)))
+        .take(MAX_PY_RUNS)
+        .collect();
+    if runs.is_empty() {
+        return Vec::new();
+    }
+    let places = az_cli::places(script, cx);
+    let text = cx.input.source.text.as_str();
+    let dialect = cx.eval.vars.dialect();
+    let work_dir = cx.eval.outer.work_dir();
+    let mut out = Vec::new();
+    for (k, f) in runs {
+        let (c, cwd) = (&script.commands[k], &places[k]);
+        let at = c.span.start;
+        let value = |w: &Word| cx.eval.word(w, at).value;
+        let Ok(written) = value(&c.words[f]) else {
+            continue;
+        };
+        let Ok(candidates) = az_cli::candidates(cwd, cx.input, work_dir.as_deref(), &written, dialect) else {
+            continue;
+        };
+        let rest = &c.words[f + 1..];
+        let cli: Vec<Result<String, String>> = rest.iter().map(&value).collect();
+        let Some((source, defs)) = candidates
+            .iter()
+            .find_map(|p| super::python_sdk::read_run(cx.input.files, p, cli.clone(), budget))
+        else {
+            continue;
+        };
+        // The options the command gives, by argparse's destination (`--cluster-name`:
+        // `cluster_name`), each at its value's word.
+        let mut args: Vec<(String, iac::Leaf, Option<Span>)> = Vec::new();
+        let mut i = 0;
+        while i < rest.len() {
+            let w = &rest[i];
+            let Some(flag) = w.literal().filter(|l| l.starts_with("--") && l.len() > 2) else {
+                i += 1;
+                continue;
+            };
+            let (name, inline) = match flag.split_once('=') {
+                Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                None => (flag.clone(), None),
+            };
+            let dest = name.trim_start_matches('-').replace('-', "_");
+            let (span, val) = match (inline, rest.get(i + 1)) {
+                (Some(v), _) => {
+                    let inner = w.inner_span();
+                    let eq = text.get(inner.range()).and_then(|t| t.find('=')).unwrap_or(0);
+                    (Span::new(inner.start + eq as u32 + 1, inner.end), Ok(v))
+                }
+                (None, Some(v)) if !v.literal().is_some_and(|l| l.starts_with("--")) => {
+                    i += 1;
+                    (v.inner_span(), value(v))
+                }
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            let literal = matches!(
+                rest[i].parts.as_slice(),
+                [super::shell::WordPart::Lit { exact: true, .. }]
+            )
+            .then_some(span)
+            .filter(|s| text.get(s.range()).is_some_and(|t| val.as_deref() == Ok(t)));
+            let val = match val {
+                Ok(v) => Ev::text(v),
+                Err(why) => Ev::unknown(why),
+            };
+            let leaf = iac::Leaf {
+                span,
+                written: text.get(span.range()).unwrap_or_default().to_string(),
+                val,
+                literal,
+            };
+            args.push((dest, leaf, Some(w.inner_span())));
+            i += 1;
+        }
+        // How the file names the parsed options (`args.size`, `opts.size`): the prefix of
+        // a setting written as one of them.
+        let prefix = defs
+            .iter()
+            .flat_map(|d| std::iter::once(&d.name).chain(d.fields.iter().map(|(_, s)| s)))
+            .find_map(|s| {
+                let (obj, attr) = s.written.trim().split_once('.')?;
+                (args.iter().any(|(n, ..)| n == attr)
+                    && obj.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+                .then(|| format!("{obj}."))
+            })
+            .unwrap_or_else(|| "args.".to_string());
+        let file = &c.words[f];
+        let call = iac::ModuleCall {
+            display: &cx.input.source.path,
+            whole: c.words[0].span.cover(c.words[c.words.len() - 1].span),
+            label: "Python run",
+            path: &written,
+            source: file.inner_span(),
+            source_key: None,
+            args: &args,
+            prefix: &prefix,
+            note: None,
+            verb: "runs the file",
+            text: None,
+        };
+        for def in defs {
+            let line = format!("{}:{}", def.file, super::common::line_of(&source, def.span.start));
+            out.push(call.definition(def, &line));
+        }
     }
     out
 }

@@ -92,6 +92,40 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     out.computes.extend(calls);
 }
 
+/// The definitions of the project's Python file `path` as a command runs it: `cli` are the
+/// command's words after the file (each its value, or why it is not known), which give
+/// the `argparse` options they name (`--size X`) instead of their defaults. `None` when
+/// the file is not read (not in the project, beyond the parser's limits or what is left
+/// of `budget`, in bytes) or names no compute class. Helper calls are not followed.
+pub(super) fn read_run(
+    files: &super::common::Files,
+    path: &std::path::Path,
+    cli: Vec<Result<String, String>>,
+    budget: &std::cell::Cell<usize>,
+) -> Option<(
+    Arc<crate::source::SourceFile>,
+    Vec<crate::facts::computes::ComputeDef>,
+)> {
+    let display = crate::discover::display_of(path);
+    let source = files.read(path, &display)?;
+    let text = source.text.as_str();
+    if !mentions(text.as_bytes(), CLASS_NEEDLES) {
+        return None;
+    }
+    // Each run parses the file again: within the reader's budget of bytes.
+    budget.set(budget.get().checked_sub(text.len().max(1))?);
+    let code = Code::plain(text);
+    affordable(&code.text).ok()?;
+    let tree = module::parse(&code)?;
+    let mut py = Module::new(&code, tree.root_node(), text);
+    py.load = Some((files, path));
+    py.cli = Some(cli);
+    let made = py.made(&source.path);
+    let defs = Module::definitions(&made);
+    drop(py);
+    Some((source.clone(), defs))
+}
+
 /// The words of Python that may define a compute itself (a class or call of the SDK).
 pub(super) const DEFINING_WORDS: &[&str] = CLASS_NEEDLES;
 

@@ -28,6 +28,8 @@ const READ_NEEDLES: &[&str] = &[
     "terraform plan",
     "terraform apply",
     "terraform -chdir",
+    // A Python file of the project run with its arguments ([`super::deploy`]).
+    ".py",
 ];
 
 pub const READER: Reader = Reader {
@@ -105,6 +107,11 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     out.computes.extend(super::deploy::from_script(&script, &cx));
     out.computes
         .extend(super::deploy::terraform_from_script(&script, &cx));
+    out.computes.extend(super::deploy::python_from_script(
+        &script,
+        &cx,
+        &std::cell::Cell::new(super::deploy::PY_RUN_BYTES),
+    ));
     out.comments
         .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
 }

@@ -62,6 +62,8 @@ pub const READER: Reader = Reader {
         "terraform -chdir",
         "TerraformTask",
         "TerraformCLI",
+        // A Python file of the project run with its arguments.
+        ".py",
     ],
     defines: super::common::COMMAND_WORDS,
     read,
@@ -102,6 +104,9 @@ struct Globals {
     param_lits: RefCell<HashMap<String, Lit>>,
     /// How many more values of structured parameters this document reads.
     lit_budget: Cell<usize>,
+    /// How many more bytes of Python files its scripts' runs read
+    /// ([`super::deploy::python_from_script`]).
+    py_budget: Cell<usize>,
 }
 
 /// The values a call of a template passes, by parameter (input) name: evaluated in the
@@ -826,6 +831,7 @@ fn read_document(
         given: given.clone(),
         param_lits: RefCell::new(HashMap::new()),
         lit_budget: Cell::new(MAX_LIT_NODES),
+        py_budget: Cell::new(super::deploy::PY_RUN_BYTES),
     };
     let mut frames: Vec<Frame> = Vec::new();
     let mut binds: Vec<Bind> = Vec::new();
@@ -1142,6 +1148,7 @@ fn read_script(
         if memchr::memmem::find(value.as_bytes(), b"ml compute").is_none()
             && !super::common::mentions(value.as_bytes(), super::deploy::NEEDLES)
             && !super::common::mentions(value.as_bytes(), super::deploy::TF_NEEDLES)
+            && memchr::memmem::find(value.as_bytes(), b".py").is_none()
         {
             continue;
         }
@@ -1169,6 +1176,11 @@ fn read_script(
         out.computes.extend(super::deploy::from_script(&script, &cx));
         out.computes
             .extend(super::deploy::terraform_from_script(&script, &cx));
+        out.computes.extend(super::deploy::python_from_script(
+            &script,
+            &cx,
+            &scope.globals.py_budget,
+        ));
         out.comments
             .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
     }

@@ -654,6 +654,59 @@ pub(super) struct Func<'t> {
     pub(super) parent: Option<usize>,
 }
 
+/// The value the command line `words` gives the option of `flags` (`--size X`,
+/// `--size=X`; a `store_true`/`store_false` option by its flag alone), the last one given
+/// as argparse takes it: `None` when it does not give it; `Err` when a word it may be is
+/// not known (then it may be any option).
+fn given_option(
+    words: &[Result<String, String>],
+    flags: &[String],
+    action: Option<&str>,
+) -> Option<Result<Ev, String>> {
+    let mut found = None;
+    let mut i = 0;
+    while i < words.len() {
+        match &words[i] {
+            Err(why) => {
+                found = Some(Err(why.clone()));
+                i += 1;
+            }
+            Ok(w) => {
+                if flags.iter().any(|f| f == w) {
+                    found = Some(match action {
+                        Some("store_true") => Ok(Ev::boolean(true)),
+                        Some("store_false") => Ok(Ev::boolean(false)),
+                        _ => match words.get(i + 1) {
+                            Some(Ok(v)) => {
+                                i += 1;
+                                Ok(Ev::text(v.clone()))
+                            }
+                            Some(Err(why)) => {
+                                i += 1;
+                                Err(why.clone())
+                            }
+                            None => Err(format!("`{w}` is the last word, given no value")),
+                        },
+                    });
+                } else if let Some(v) = flags
+                    .iter()
+                    .filter(|f| f.starts_with("--"))
+                    .find_map(|f| w.strip_prefix(f.as_str()).and_then(|r| r.strip_prefix('=')))
+                {
+                    found = Some(Ok(Ev::text(v.to_string())));
+                } else if w.starts_with('-') && !w.contains('=') && matches!(words.get(i + 1), Some(Err(_))) {
+                    // Another option's value, not known: not this option.
+                    i += 1;
+                }
+                i += 1;
+            }
+        }
+    }
+    // A word not known that is no flag's value may be this option: not known, unless a
+    // later word gives it.
+    found
+}
+
 pub(super) struct Module<'t> {
     pub(super) code: &'t Code,
     pub(super) src: &'t str,
@@ -689,6 +742,11 @@ pub(super) struct Module<'t> {
     /// they are being read.
     pub(super) options: std::cell::RefCell<Option<Options<'t>>>,
     pub(super) reading_options: std::cell::Cell<bool>,
+    /// The words of the command line that runs the file (`python make.py --size X`: the
+    /// words after the file), each its value or why it is not known: an option it gives
+    /// is its value instead of the default ([`Module::option_default`]). `None`: the file
+    /// read alone.
+    pub(super) cli: Option<Vec<Result<String, String>>>,
 }
 
 /// The command-line options a file adds: each one's destination, its flag as shown, and
@@ -725,6 +783,7 @@ impl<'t> Module<'t> {
             follow_imports: true,
             options: Default::default(),
             reading_options: Default::default(),
+            cli: None,
         };
         // An iterative walk in document order, with the functions around each node.
         let mut cursor = root.walk();
@@ -2537,20 +2596,40 @@ impl<'t> Module<'t> {
         let mut values: Vec<Ev> = Vec::new();
         for (_, flag, call) in self.options().iter().filter(|(d, ..)| d == dest) {
             let (call, flag) = (*call, flag.as_str());
-            let (_, kw) = self.args(call);
+            let (pos, kw) = self.args(call);
             let word = |k: &str| kw.iter().find(|(n, ..)| *n == k).map(|(_, _, v)| *v);
             let text_of = |k: &str| word(k).and_then(|v| self.eval(v, v.start_byte(), depth + 1).known_str());
             let line = self.line_of(call.start_byte());
-            let v = match (word("default"), text_of("action").as_deref()) {
-                (Some(d), _) => {
-                    let v = self.eval(d, d.start_byte(), depth + 1);
-                    // argparse gives a string default to the option's `type`.
-                    let typed = word("type").is_some_and(|t| self.text(t) == "int");
-                    match v.known_str().and_then(|s| s.trim().parse::<i64>().ok()) {
-                        Some(i) if typed => Ev::int(i),
-                        _ => v,
-                    }
+            let typed = |v: Ev| {
+                // argparse gives a string to the option's `type`.
+                let int = word("type").is_some_and(|t| self.text(t) == "int");
+                match v.known_str().and_then(|s| s.trim().parse::<i64>().ok()) {
+                    Some(i) if int => Ev::int(i),
+                    _ => v,
                 }
+            };
+            // The value the command line running the file gives the option.
+            if let Some(words) = &self.cli {
+                let flags: Vec<String> = pos
+                    .iter()
+                    .filter_map(|p| self.eval(*p, p.start_byte(), depth + 1).known_str())
+                    .filter(|f| f.starts_with('-'))
+                    .collect();
+                if let Some(v) = given_option(words, &flags, text_of("action").as_deref()) {
+                    let v = match v {
+                        Ok(v) => typed(v).with_note(Some(format!(
+                            "given to the command-line option `{flag}` (line {line}) by the command that runs the file"
+                        ))),
+                        Err(why) => Ev::unknown(format!(
+                            "`{shown}` is the command-line option `{flag}` (line {line}), which the command that runs the file gives a value not known: {why}"
+                        )),
+                    };
+                    values.push(v);
+                    continue;
+                }
+            }
+            let v = match (word("default"), text_of("action").as_deref()) {
+                (Some(d), _) => typed(self.eval(d, d.start_byte(), depth + 1)),
                 (None, Some("store_true")) => Ev::boolean(false),
                 (None, Some("store_false")) => Ev::boolean(true),
                 _ => Ev::unknown(format!(

@@ -1,0 +1,111 @@
+//! A project's Python file run by a CI step or a script with its arguments (audit 33,
+//! case 03: `python src/make_cluster.py --cluster_name train-py --size Standard_NC6`, the
+//! file building `AmlCompute(name=args.cluster_name, size=args.size, …)` from `argparse`
+//! options): a definition at the command, each option the command gives read as the
+//! file's `args.x`, a flagged value reported at the command's word.
+
+use crate::common::{check_clean, definitions, focus_lines, inventory, write};
+
+const MAKE: &str = "import argparse\nfrom azure.ai.ml.entities import AmlCompute\n\nparser = argparse.ArgumentParser()\nparser.add_argument(\"--cluster_name\", type=str)\nparser.add_argument(\"--size\", type=str, default=\"Standard_DS3_v2\")\nparser.add_argument(\"--max-instances\", type=int, dest=\"max_instances\")\nargs = parser.parse_args()\n\ncluster = AmlCompute(\n    name=args.cluster_name,\n    size=args.size,\n    min_instances=0,\n    max_instances=args.max_instances,\n)\n";
+
+const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: echo hi\nenvironment: azureml:env@latest\ncompute: azureml:train-py\n";
+
+fn codes(json: &serde_json::Value, path: &str) -> Vec<String> {
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == path)
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The workflow's step defines `train-py`: the job's reference resolves, the retired size
+/// it passes is reported at its word in the workflow (line 12), the count it passes to
+/// `--max-instances` is an integer, and the file's own definition (no name: the option
+/// has no default) stays.
+#[test]
+fn a_workflow_running_a_python_file_with_options_defines_its_compute() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "src/make_cluster.py", MAKE);
+    write(d, "ml/job.yml", JOB);
+    write(
+        d,
+        ".github/workflows/train.yml",
+        "name: train\non: workflow_dispatch\njobs:\n  compute:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - name: Create cluster\n        run: |\n          python src/make_cluster.py \\\n            --cluster_name train-py \\\n            --size Standard_NC6 \\\n            --max-instances 2\n",
+    );
+    let json = check_clean(d);
+    assert!(
+        !codes(&json, "ml/job.yml").contains(&"AML203".to_string()),
+        "{json:#}"
+    );
+    assert_eq!(
+        focus_lines(&json, ".github/workflows/train.yml", "AML505"),
+        [12],
+        "{json:#}"
+    );
+    let inv = inventory(d);
+    let def = &definitions(&inv, "train-py")[0];
+    assert_eq!(def["path"], ".github/workflows/train.yml", "{def:#}");
+    assert_eq!(def["line"], 10, "{def:#}");
+    let s = def.to_string();
+    assert!(
+        s.contains("Standard_NC6") && s.contains("src/make_cluster.py"),
+        "{s}"
+    );
+}
+
+/// A shell script's run: `--size=VALUE`, an option the command does not give (the file's
+/// default, `Standard_DS3_v2`: nothing flagged), a variable of the script, and a value
+/// not known (the compute's size is then not known, and nothing is guessed).
+#[test]
+fn a_script_running_a_python_file_gives_its_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "tools/make_cluster.py", MAKE);
+    write(
+        d,
+        "tools/setup.sh",
+        "#!/bin/bash\nNAME=train-py\ncd \"$(dirname \"$0\")\"\npython3 -u make_cluster.py --cluster_name \"$NAME\" --max-instances=4\npython3 make_cluster.py --cluster_name other --size \"$(cat size.txt)\"\n",
+    );
+    write(d, "ml/job.yml", JOB);
+    let json = check_clean(d);
+    assert!(
+        !codes(&json, "ml/job.yml").contains(&"AML203".to_string()),
+        "{json:#}"
+    );
+    assert!(
+        codes(&json, "tools/setup.sh")
+            .iter()
+            .all(|c| !c.starts_with("AML50")),
+        "{json:#}"
+    );
+    let inv = inventory(d);
+    let s = definitions(&inv, "train-py")[0].to_string();
+    assert!(s.contains("Standard_DS3_v2"), "{s}");
+    let other = definitions(&inv, "other")[0].to_string();
+    assert!(other.contains("not known"), "{other}");
+}
+
+/// Hostile: a 300 KB file run by 50 steps is parsed for at most 1 MiB of runs in one
+/// workflow (three runs: each parses the file again), the others not read; a run of a
+/// file outside the project, or of one that is not there, is not read; nothing crashes.
+#[test]
+fn runs_of_a_large_file_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let filler = "# padding line of a large generated module, not code that matters\n".repeat(300_000 / 66);
+    write(d, "big.py", &format!("{MAKE}{filler}"));
+    let mut wf = String::from("on: push\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n");
+    for i in 0..50 {
+        wf.push_str(&format!(
+            "      - run: python big.py --cluster_name c{i} --size Standard_NC6\n"
+        ));
+    }
+    wf.push_str("      - run: python ../outside.py --cluster_name out\n      - run: python missing.py --cluster_name gone\n");
+    write(d, ".github/workflows/make.yml", &wf);
+    let inv = inventory(d);
+    let named: Vec<String> = crate::common::names(&inv);
+    assert_eq!(named, ["c0", "c1", "c2"], "{inv:#}");
+}
