@@ -49,6 +49,9 @@ pub const READER: Reader = Reader {
         "module",
         // `az ml compute create` in a `local-exec` provisioner's command.
         "ml compute",
+        // An ARM template deployed by `azurerm_resource_group_template_deployment`, whose
+        // template (another file) may define a compute.
+        "template_deployment",
     ],
     defines: &[
         "azurerm_machine_learning_compute",
@@ -57,11 +60,14 @@ pub const READER: Reader = Reader {
         "workspaces/computes",
         "ml compute create",
         "ml compute attach",
+        "template_deployment",
     ],
     read,
 };
 
+mod files;
 mod local_exec;
+mod template_deployment;
 
 /// The name of the folder of `path` when it is a Terraform file (`modules/ws/main.tf`:
 /// `ws`, lower case): a module that a `module` block elsewhere may call by that folder.
@@ -372,7 +378,13 @@ impl Walk<'_, '_> {
         } else {
             &[]
         };
-        let module = Module::new(f.text, &files, self.files, tfvars, given, cli);
+        let mut module = Module::new(f.text, &files, self.files, tfvars, given, cli);
+        module.load = Some(Load {
+            files: self.files,
+            dir: f.dir.to_path_buf(),
+            display: f.display.to_string(),
+            root: given.is_none(),
+        });
         let mut found = Vec::new();
         for s in files[0].1.iter() {
             if let Structure::Block(b) = s {
@@ -566,6 +578,9 @@ enum Resource {
     Azurerm(&'static str),
     /// An `azapi_resource` of type `Microsoft.MachineLearningServices/workspaces/computes`.
     Azapi,
+    /// An `azurerm_resource_group_template_deployment` (or the older
+    /// `azurerm_template_deployment`): the computes of the ARM template it deploys.
+    TemplateDeployment,
 }
 
 impl Resource {
@@ -576,6 +591,9 @@ impl Resource {
             "azurerm_machine_learning_compute_instance" => "ComputeInstance",
             "azurerm_machine_learning_inference_cluster" => "AKS",
             "azurerm_machine_learning_synapse_spark" => "SynapseSpark",
+            "azurerm_resource_group_template_deployment" | "azurerm_template_deployment" => {
+                return Some(Resource::TemplateDeployment);
+            }
             "azapi_resource" => {
                 let is_compute = b
                     .body
@@ -610,6 +628,22 @@ struct Module<'m> {
     busy: std::cell::RefCell<Vec<String>>,
     /// The values the module's call gives its variables (`None`: a root module).
     given: Option<&'m Given>,
+    /// Where the files `file()` names are read from (`None`: nothing is read, as in a
+    /// variable file).
+    load: Option<Load<'m>>,
+    /// A path `file()` reads is being evaluated: `path.module` and `path.root` stand for
+    /// their directories (`files::MODULE_DIR`), and locals are not memoised.
+    in_path: std::cell::Cell<bool>,
+}
+
+/// What `file("${path.module}/x.yaml")` is read from: the project's files, the module's
+/// directory and a file of it as displayed, and whether it is the root module (where a
+/// path not under `path.module` is read too: Terraform runs there).
+struct Load<'m> {
+    files: &'m Files,
+    dir: PathBuf,
+    display: String,
+    root: bool,
 }
 
 impl<'m> Module<'m> {
@@ -681,6 +715,15 @@ impl<'m> Module<'m> {
         };
         let mut notes = Vec::new();
         let instances = self.instances(b, &mut notes);
+        if let Resource::TemplateDeployment = resource {
+            return (instances.into_iter())
+                .flat_map(|(env, note)| {
+                    let mut notes = notes.clone();
+                    notes.extend(note);
+                    template_deployment::definitions(self, b, &env, display, notes)
+                })
+                .collect();
+        }
         let command = format!("resource \"{}\"", b.labels[0].as_str());
         let whole = span(b.span()).unwrap_or_default();
         let mut out = Vec::new();
@@ -709,6 +752,7 @@ impl<'m> Module<'m> {
                     def.idiom = crate::facts::idiom::Idiom::Azapi;
                     self.azapi(b, &env, &mut def, &mut notes)
                 }
+                Resource::TemplateDeployment => {}
             }
             notes.dedup();
             def.notes = notes;
@@ -1182,6 +1226,9 @@ impl<'m> Module<'m> {
             Expression::Variable(v) => self.variable(v.as_str(), env),
             Expression::Traversal(_) => self.traversal(at, env, depth),
             Expression::FuncCall(f) if f.name.name.as_str() == "try" => self.try_call(f, file, env, depth),
+            Expression::FuncCall(f) if matches!(f.name.name.as_str(), "yamldecode" | "jsondecode") => {
+                self.decoded(f, file, env, depth)
+            }
             Expression::FuncCall(f) => {
                 let args: Vec<Ev> = f.args.iter().map(|e| self.eval(sub(e), env, depth + 1)).collect();
                 iac::carry(function(f.name.name.as_str(), &args), &args)
@@ -1341,6 +1388,14 @@ impl<'m> Module<'m> {
             ("local", Some(name)) => (self.local(name, depth), 1),
             ("each", Some(k @ ("key" | "value"))) => (self.variable(&format!("each.{k}"), env), 1),
             ("count", Some("index")) => (self.variable("count.index", env), 1),
+            ("path", Some(dir @ ("module" | "root" | "cwd"))) if self.in_path.get() => (
+                Ev::text(if dir == "module" {
+                    files::MODULE_DIR
+                } else {
+                    files::ROOT_DIR
+                }),
+                1,
+            ),
             ("path" | "terraform", _) => (
                 Ev::unknown(format!("`{}` is known when Terraform runs", self.written(at))),
                 ops.len(),
@@ -1603,7 +1658,10 @@ impl<'m> Module<'m> {
 
     fn local(&self, name: &str, depth: usize) -> Ev {
         let key = format!("local.{name}");
-        if let Some(v) = self.memo.borrow().get(&key) {
+        // In a path `file()` reads, `path.module` stands for the module's directory: not
+        // what the local is elsewhere.
+        let memo = !self.in_path.get();
+        if let Some(v) = self.memo.borrow().get(&key).filter(|_| memo) {
             return v.clone();
         }
         let v = match self.locals.get(name) {
@@ -1613,7 +1671,9 @@ impl<'m> Module<'m> {
             }
             None => Ev::unknown(format!("`local.{name}` is not declared in this module")),
         };
-        self.memo.borrow_mut().insert(key, v.clone());
+        if memo {
+            self.memo.borrow_mut().insert(key, v.clone());
+        }
         v
     }
 
@@ -1801,6 +1861,8 @@ impl<'m> Module<'m> {
             memo: Default::default(),
             busy: Default::default(),
             given: None,
+            load: None,
+            in_path: Default::default(),
         }
     }
 }
