@@ -478,3 +478,37 @@ fn a_configuration_not_read_leaves_the_values_unknown() {
     let got = defs[0]["settings"]["size"]["why"].as_str().unwrap_or_default();
     assert!(got.contains("a called module does not know"), "{got}");
 }
+
+/// Hostile: many template deployments of one file (each instance of a `for_each` read
+/// too): the templates read count as module calls, at most 64 from one file, and the file
+/// says the rest were not read (AML005); the run finishes.
+#[test]
+fn template_deployments_read_are_bounded() {
+    let dir = project();
+    let d = dir.path();
+    write(d, "infra/arm/compute.json", TEMPLATE);
+    let one = |i: usize| {
+        format!(
+            "resource \"azurerm_resource_group_template_deployment\" \"c{i}\" {{\n  for_each = toset([\"a\", \"b\", \"c\"])\n  name = \"d\"\n  resource_group_name = \"rg\"\n  deployment_mode = \"Incremental\"\n  template_content = file(\"arm/compute.json\")\n  parameters_content = jsonencode({{\n    clusterName = {{ value = \"c{i}-${{each.key}}\" }}\n  }})\n}}\n"
+        )
+    };
+    let tf: String = (0..40).map(one).collect();
+    write(d, "infra/main.tf", &tf);
+    let json = check_clean(d);
+    assert_eq!(
+        findings_with(&json, "infra/main.tf", "AML005").len(),
+        1,
+        "{json:#}"
+    );
+    let defs = made_in(&inventory(d), "infra/main.tf");
+    assert_eq!(defs.len(), 64, "{}", defs.len());
+    // Below the bound, each instance is a definition and nothing is said.
+    let tf: String = (0..4).map(one).collect();
+    write(d, "infra/main.tf", &tf);
+    let json = check_clean(d);
+    assert!(
+        findings_with(&json, "infra/main.tf", "AML005").is_empty(),
+        "{json:#}"
+    );
+    assert_eq!(made_in(&inventory(d), "infra/main.tf").len(), 12);
+}

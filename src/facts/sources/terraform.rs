@@ -384,12 +384,19 @@ impl Walk<'_, '_> {
             dir: f.dir.to_path_buf(),
             display: f.display.to_string(),
             root: given.is_none(),
+            budget: std::cell::Cell::new(self.budget),
+            skipped: Default::default(),
         });
         let mut found = Vec::new();
         for s in files[0].1.iter() {
             if let Structure::Block(b) = s {
                 if b.ident.as_str() == "resource" && b.labels.len() == 2 {
                     found.extend(module.definitions(b, f.display));
+                    // A template deployment read counts as a module call.
+                    if let Some(load) = &module.load {
+                        self.skipped |= load.skipped.get();
+                        self.budget = load.budget.get();
+                    }
                     // The file read (no call gives it values), not a module it calls nor
                     // the root module a command applies (its provisioners are read with it).
                     if given.is_none() && self.cli.is_none() {
@@ -398,6 +405,9 @@ impl Walk<'_, '_> {
                     }
                 } else if b.ident.as_str() == "module" && b.labels.len() == 1 {
                     found.extend(self.call(&module, b, f));
+                    if let Some(load) = &module.load {
+                        load.budget.set(self.budget);
+                    }
                 }
             }
         }
@@ -644,6 +654,11 @@ struct Load<'m> {
     dir: PathBuf,
     display: String,
     root: bool,
+    /// How many more templates may be read (the walk's [`iac::MAX_MODULE_CALLS`] budget:
+    /// each instance of a template deployment counts as a module call).
+    budget: std::cell::Cell<usize>,
+    /// A template was not read: the budget was spent (reported AML005).
+    skipped: std::cell::Cell<bool>,
 }
 
 impl<'m> Module<'m> {

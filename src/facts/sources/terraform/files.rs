@@ -128,6 +128,11 @@ impl<'m> Module<'m> {
             Ok(r) => r,
             Err(why) => return Ev::unknown(why),
         };
+        // Each file is decoded once per module, however many expressions read it.
+        let key = format!("{fname}:{}:{}", inner.name.name.as_str(), read.path.display());
+        if let Some(v) = self.memo.borrow().get(&key) {
+            return v.clone();
+        }
         let format = if fname == "jsondecode" {
             crate::load::Format::Json
         } else {
@@ -137,11 +142,13 @@ impl<'m> Module<'m> {
             "which `{fname}({}())` reads when Terraform plans",
             inner.name.name.as_str()
         );
-        match iac::structured_file(&read.src, format, &how) {
+        let v = match iac::structured_file(&read.src, format, &how) {
             Ok(v) if read.template => filled(v),
             Ok(v) => v,
             Err(why) => Ev::unknown(format!("`{fname}()` reads {}, and {why}", read.shown)),
-        }
+        };
+        self.memo.borrow_mut().insert(key, v.clone());
+        v
     }
 }
 

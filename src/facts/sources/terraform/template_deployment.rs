@@ -65,6 +65,15 @@ pub(super) fn definitions<'m>(
             inline(m, b, template, env, display, &label, notes)
         }
         ("file" | "templatefile", Some(path)) => {
+            let Some(load) = &m.load else {
+                return Vec::new();
+            };
+            // Each instance read counts as a module call ([`iac::MAX_MODULE_CALLS`]).
+            if load.budget.get() == 0 {
+                load.skipped.set(true);
+                return Vec::new();
+            }
+            load.budget.set(load.budget.get() - 1);
             let Ok(read) = m.read_file_call(f, 0, env, 0) else {
                 return Vec::new();
             };
@@ -90,9 +99,6 @@ pub(super) fn definitions<'m>(
                 .unwrap_or_default();
                 unknown_parameters(names, &why)
             });
-            let Some(load) = &m.load else {
-                return Vec::new();
-            };
             let Some(defs) = super::super::arm::deployed(load.files, &read.path, &read.shown, params) else {
                 return Vec::new();
             };
