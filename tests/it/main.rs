@@ -74,6 +74,7 @@ mod script_runs;
 mod sdk_keywords;
 mod show_files;
 mod suppressions;
+mod tf_template_files;
 mod trust;
 mod typos;
 mod v1_inference;

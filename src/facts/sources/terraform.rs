@@ -5,7 +5,9 @@
 //! `jsonencode(…)`) are definitions.
 //!
 //! A `provisioner "local-exec"` whose `command` runs `az ml compute create` defines too
-//! (`local_exec`).
+//! (`local_exec`), and so does an `azurerm_resource_group_template_deployment` whose ARM
+//! template defines a compute ([`deployment_definitions`]); `yamldecode(file(…))` and
+//! `jsondecode(file(…))` are the file's values ([`Module::decoded`]).
 //!
 //! HCL is parsed with `hcl-edit` (spans of every expression). Values are evaluated
 //! statically in the module — the `.tf` files of the file's directory: `var.x` (the
@@ -26,8 +28,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hcl_edit::Span as _;
-use hcl_edit::expr::{Expression, Object, ObjectKey, TraversalOperator};
-use hcl_edit::structure::{Block, Body, Structure};
+use hcl_edit::expr::{Expression, FuncCall, Object, ObjectKey, TraversalOperator};
+use hcl_edit::structure::{Attribute, Block, Body, Structure};
 use hcl_edit::template::Element;
 
 use super::common::{Definitions, Files, Input, Layout, Reader, line_end, type_setting};
@@ -49,6 +51,9 @@ pub const READER: Reader = Reader {
         "module",
         // `az ml compute create` in a `local-exec` provisioner's command.
         "ml compute",
+        // An ARM template deployed by `azurerm_resource_group_template_deployment`, whose
+        // template (another file) may define a compute.
+        "template_deployment",
     ],
     defines: &[
         "azurerm_machine_learning_compute",
@@ -57,6 +62,7 @@ pub const READER: Reader = Reader {
         "workspaces/computes",
         "ml compute create",
         "ml compute attach",
+        "template_deployment",
     ],
     read,
 };
@@ -372,12 +378,25 @@ impl Walk<'_, '_> {
         } else {
             &[]
         };
-        let module = Module::new(f.text, &files, self.files, tfvars, given, cli);
+        let mut module = Module::new(f.text, &files, self.files, tfvars, given, cli);
+        module.load = Some(Load {
+            files: self.files,
+            dir: f.dir.to_path_buf(),
+            display: f.display.to_string(),
+            root: given.is_none(),
+            budget: std::cell::Cell::new(self.budget),
+            skipped: Default::default(),
+        });
         let mut found = Vec::new();
         for s in files[0].1.iter() {
             if let Structure::Block(b) = s {
                 if b.ident.as_str() == "resource" && b.labels.len() == 2 {
                     found.extend(module.definitions(b, f.display));
+                    // A template deployment read counts as a module call.
+                    if let Some(load) = &module.load {
+                        self.skipped |= load.skipped.get();
+                        self.budget = load.budget.get();
+                    }
                     // The file read (no call gives it values), not a module it calls nor
                     // the root module a command applies (its provisioners are read with it).
                     if given.is_none() && self.cli.is_none() {
@@ -386,6 +405,9 @@ impl Walk<'_, '_> {
                     }
                 } else if b.ident.as_str() == "module" && b.labels.len() == 1 {
                     found.extend(self.call(&module, b, f));
+                    if let Some(load) = &module.load {
+                        load.budget.set(self.budget);
+                    }
                 }
             }
         }
@@ -566,6 +588,9 @@ enum Resource {
     Azurerm(&'static str),
     /// An `azapi_resource` of type `Microsoft.MachineLearningServices/workspaces/computes`.
     Azapi,
+    /// An `azurerm_resource_group_template_deployment` (or the older
+    /// `azurerm_template_deployment`): the computes of the ARM template it deploys.
+    TemplateDeployment,
 }
 
 impl Resource {
@@ -576,6 +601,9 @@ impl Resource {
             "azurerm_machine_learning_compute_instance" => "ComputeInstance",
             "azurerm_machine_learning_inference_cluster" => "AKS",
             "azurerm_machine_learning_synapse_spark" => "SynapseSpark",
+            "azurerm_resource_group_template_deployment" | "azurerm_template_deployment" => {
+                return Some(Resource::TemplateDeployment);
+            }
             "azapi_resource" => {
                 let is_compute = b
                     .body
@@ -610,6 +638,27 @@ struct Module<'m> {
     busy: std::cell::RefCell<Vec<String>>,
     /// The values the module's call gives its variables (`None`: a root module).
     given: Option<&'m Given>,
+    /// Where the files `file()` names are read from (`None`: nothing is read, as in a
+    /// variable file).
+    load: Option<Load<'m>>,
+    /// A path `file()` reads is being evaluated: `path.module` and `path.root` stand for
+    /// their directories (`MODULE_DIR`), and locals are not memoised.
+    in_path: std::cell::Cell<bool>,
+}
+
+/// What `file("${path.module}/x.yaml")` is read from: the project's files, the module's
+/// directory and a file of it as displayed, and whether it is the root module (where a
+/// path not under `path.module` is read too: Terraform runs there).
+struct Load<'m> {
+    files: &'m Files,
+    dir: PathBuf,
+    display: String,
+    root: bool,
+    /// How many more templates may be read (the walk's [`iac::MAX_MODULE_CALLS`] budget:
+    /// each instance of a template deployment counts as a module call).
+    budget: std::cell::Cell<usize>,
+    /// A template was not read: the budget was spent (reported AML005).
+    skipped: std::cell::Cell<bool>,
 }
 
 impl<'m> Module<'m> {
@@ -681,6 +730,15 @@ impl<'m> Module<'m> {
         };
         let mut notes = Vec::new();
         let instances = self.instances(b, &mut notes);
+        if let Resource::TemplateDeployment = resource {
+            return (instances.into_iter())
+                .flat_map(|(env, note)| {
+                    let mut notes = notes.clone();
+                    notes.extend(note);
+                    deployment_definitions(self, b, &env, display, notes)
+                })
+                .collect();
+        }
         let command = format!("resource \"{}\"", b.labels[0].as_str());
         let whole = span(b.span()).unwrap_or_default();
         let mut out = Vec::new();
@@ -709,6 +767,7 @@ impl<'m> Module<'m> {
                     def.idiom = crate::facts::idiom::Idiom::Azapi;
                     self.azapi(b, &env, &mut def, &mut notes)
                 }
+                Resource::TemplateDeployment => {}
             }
             notes.dedup();
             def.notes = notes;
@@ -1182,6 +1241,9 @@ impl<'m> Module<'m> {
             Expression::Variable(v) => self.variable(v.as_str(), env),
             Expression::Traversal(_) => self.traversal(at, env, depth),
             Expression::FuncCall(f) if f.name.name.as_str() == "try" => self.try_call(f, file, env, depth),
+            Expression::FuncCall(f) if matches!(f.name.name.as_str(), "yamldecode" | "jsondecode") => {
+                self.decoded(f, file, env, depth)
+            }
             Expression::FuncCall(f) => {
                 let args: Vec<Ev> = f.args.iter().map(|e| self.eval(sub(e), env, depth + 1)).collect();
                 iac::carry(function(f.name.name.as_str(), &args), &args)
@@ -1341,6 +1403,9 @@ impl<'m> Module<'m> {
             ("local", Some(name)) => (self.local(name, depth), 1),
             ("each", Some(k @ ("key" | "value"))) => (self.variable(&format!("each.{k}"), env), 1),
             ("count", Some("index")) => (self.variable("count.index", env), 1),
+            ("path", Some(dir @ ("module" | "root" | "cwd"))) if self.in_path.get() => {
+                (Ev::text(if dir == "module" { MODULE_DIR } else { ROOT_DIR }), 1)
+            }
             ("path" | "terraform", _) => (
                 Ev::unknown(format!("`{}` is known when Terraform runs", self.written(at))),
                 ops.len(),
@@ -1603,7 +1668,10 @@ impl<'m> Module<'m> {
 
     fn local(&self, name: &str, depth: usize) -> Ev {
         let key = format!("local.{name}");
-        if let Some(v) = self.memo.borrow().get(&key) {
+        // In a path `file()` reads, `path.module` stands for the module's directory: not
+        // what the local is elsewhere.
+        let memo = !self.in_path.get();
+        if let Some(v) = self.memo.borrow().get(&key).filter(|_| memo) {
             return v.clone();
         }
         let v = match self.locals.get(name) {
@@ -1613,7 +1681,9 @@ impl<'m> Module<'m> {
             }
             None => Ev::unknown(format!("`local.{name}` is not declared in this module")),
         };
-        self.memo.borrow_mut().insert(key, v.clone());
+        if memo {
+            self.memo.borrow_mut().insert(key, v.clone());
+        }
         v
     }
 
@@ -1801,6 +1871,8 @@ impl<'m> Module<'m> {
             memo: Default::default(),
             busy: Default::default(),
             given: None,
+            load: None,
+            in_path: Default::default(),
         }
     }
 }
@@ -2172,6 +2244,581 @@ fn heredoc_end(text: &str, i: usize) -> Option<usize> {
         pos = end + 1;
     }
     Some(pos)
+}
+
+// ---------------------------------------------------------------------------------------
+// The files of the project a Terraform module reads when it is planned: `file(P)` and
+// `templatefile(P, vars)` (a template deployment's ARM template, `template_deployment`),
+// and `yamldecode(file(P))` / `jsondecode(file(P))` (a configuration in `locals`: `cfg =
+// yamldecode(file("${path.module}/compute.yaml"))`, then `local.cfg.compute.vm_size`),
+// whose values are the file's, each noted with where the file writes it
+// ([`iac::structured_file`], as Bicep's `loadYamlContent()`).
+//
+// The path is evaluated with `path.module` (the module's directory) and, in the root
+// module, `path.root` and `path.cwd` (where Terraform runs: the root module's directory,
+// which a plain relative path is read from too); a called module does not know where
+// Terraform runs, so such a path is not read there. The file is read as every file a
+// reader consults: a relative path, inside the project, a regular text file under the
+// size limit. A file not read leaves the value unknown, with the file named. What
+// `templatefile()` fills in (`${…}`, `%{…}`) is not substituted: a value holding one is
+// unknown.
+/// What `path.module` evaluates to while a path `file()` reads is evaluated: text no path
+/// holds.
+const MODULE_DIR: &str = "\u{1}path.module\u{1}";
+/// What `path.root` and `path.cwd` evaluate to there.
+const ROOT_DIR: &str = "\u{1}path.root\u{1}";
+
+/// A file a `file()` or `templatefile()` call reads.
+struct Read {
+    /// Its path (normalised), as displayed, and its text.
+    path: PathBuf,
+    shown: String,
+    src: Arc<SourceFile>,
+    /// Read by `templatefile()`: what its `${…}` and `%{…}` make is not known.
+    template: bool,
+}
+
+impl<'m> Module<'m> {
+    /// The file `call` — `file(P)` or `templatefile(P, vars)`, written in the module's file
+    /// `file` — reads, or why it is not read.
+    fn read_file_call(
+        &self,
+        call: &'m FuncCall,
+        file: usize,
+        env: &Env,
+        depth: usize,
+    ) -> Result<Read, String> {
+        let fname = call.name.name.as_str();
+        let template = fname == "templatefile";
+        let arg = match call.args.get(0) {
+            Some(a) if fname == "file" || template => a,
+            _ => return Err(format!("`{fname}()` is not evaluated statically")),
+        };
+        let written = iac::one_line(&self.written(At { file, expr: arg }));
+        let Some(load) = &self.load else {
+            return Err(format!("`{fname}({written})` is not read here"));
+        };
+        let was = self.in_path.replace(true);
+        let v = self.eval(At { file, expr: arg }, env, depth + 1);
+        self.in_path.set(was);
+        let Some(text) = v.known_str() else {
+            let why = v.why().map(|w| format!(": {w}")).unwrap_or_default();
+            return Err(format!(
+                "`{fname}()` reads `{written}`, which is not known statically{}",
+                why.replace(MODULE_DIR, "path.module")
+                    .replace(ROOT_DIR, "path.root")
+            ));
+        };
+        let (rel, known) = match (text.strip_prefix(MODULE_DIR), text.strip_prefix(ROOT_DIR)) {
+            (Some(r), _) => (r, true),
+            (None, Some(r)) => (r, load.root),
+            (None, None) => (text.as_str(), load.root),
+        };
+        if !known {
+            return Err(format!(
+                "`{fname}()` reads `{written}`, a path from the directory Terraform runs in, which a called module does not know"
+            ));
+        }
+        let rel = rel.trim_start_matches('/');
+        if rel.is_empty()
+            || rel.contains('\u{1}')
+            || rel.starts_with('~')
+            || rel.contains(':')
+            || rel.contains('\\')
+            || Path::new(rel).is_absolute()
+            || text.starts_with('/')
+        {
+            return Err(format!(
+                "`{fname}()` reads `{written}`, and amlint reads only a file of the project by its relative path"
+            ));
+        }
+        let path = crate::fsio::normalize(&load.dir.join(rel));
+        let shown = crate::discover::display_of(&crate::fsio::normalize(Path::new(&iac::beside(
+            &load.display,
+            rel,
+        ))));
+        match load.files.read(&path, &shown) {
+            Some(src) => Ok(Read {
+                path,
+                shown,
+                src,
+                template,
+            }),
+            None => Err(format!(
+                "`{fname}()` reads {shown}, which amlint cannot read: it is missing, outside the project, not a regular text file, or over the size limit"
+            )),
+        }
+    }
+
+    /// `yamldecode(file(P))` or `jsondecode(file(P))` (also of `templatefile(P, vars)`):
+    /// the value of the file's one YAML or JSON document, each scalar noted with where the
+    /// file writes it. Of anything else, or a file not read: unknown, saying why.
+    fn decoded(&self, f: &'m FuncCall, file: usize, env: &Env, depth: usize) -> Ev {
+        let fname = f.name.name.as_str();
+        let inner = match f.args.get(0) {
+            Some(Expression::FuncCall(c)) if f.args.len() == 1 => c,
+            _ => {
+                return Ev::unknown(format!(
+                    "`{fname}()` of a value other than a file is not evaluated statically"
+                ));
+            }
+        };
+        let read = match self.read_file_call(inner, file, env, depth) {
+            Ok(r) => r,
+            Err(why) => return Ev::unknown(why),
+        };
+        // Each file is decoded once per module, however many expressions read it.
+        let key = format!("{fname}:{}:{}", inner.name.name.as_str(), read.path.display());
+        if let Some(v) = self.memo.borrow().get(&key) {
+            return v.clone();
+        }
+        let format = if fname == "jsondecode" {
+            crate::load::Format::Json
+        } else {
+            crate::load::Format::Yaml
+        };
+        let how = format!(
+            "which `{fname}({}())` reads when Terraform plans",
+            inner.name.name.as_str()
+        );
+        let v = match iac::structured_file(&read.src, format, &how) {
+            Ok(v) if read.template => filled(v),
+            Ok(v) => v,
+            Err(why) => Ev::unknown(format!("`{fname}()` reads {}, and {why}", read.shown)),
+        };
+        self.memo.borrow_mut().insert(key, v.clone());
+        v
+    }
+}
+
+/// Why a value `templatefile()` makes is not known.
+fn placeholder_why(text: &str) -> String {
+    format!(
+        "`{}` holds a placeholder that `templatefile()` fills from its variables, which amlint does not substitute",
+        iac::one_line(text)
+    )
+}
+
+/// Whether text read through `templatefile()` holds a placeholder it fills.
+fn has_placeholder(text: &str) -> bool {
+    text.contains("${") || text.contains("%{")
+}
+
+/// A value of a file `templatefile()` reads: each string holding a placeholder (`${…}`,
+/// `%{…}`) is unknown, saying so; the rest as the file writes it.
+fn filled(mut v: Ev) -> Ev {
+    let mut stack: Vec<&mut Ev> = vec![&mut v];
+    while let Some(x) = stack.pop() {
+        let placeholder = match &x.v {
+            V::Str(parts) => (parts.iter()).any(|p| matches!(p, Part::Text(t) if has_placeholder(t))),
+            _ => false,
+        };
+        if placeholder {
+            let text = iac::join(x.pieces()).known_str().unwrap_or_default();
+            x.v = V::Unknown(placeholder_why(&text));
+            continue;
+        }
+        match &mut x.v {
+            V::List(items) => stack.extend(items.iter_mut()),
+            V::Map(entries) => stack.extend(entries.iter_mut().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+    v
+}
+
+// ---------------------------------------------------------------------------------------
+// `resource "azurerm_resource_group_template_deployment"` (and the older
+// `azurerm_template_deployment`): the computes
+// (`Microsoft.MachineLearningServices/workspaces/computes`) of the ARM template it
+// deploys, with the parameters it passes.
+//
+// - `template_content = file("${path.module}/arm/compute.json")` (`template_body`, also
+//   `templatefile(...)`): the template file is read as the ARM reader reads it, its
+//   parameters set to what the resource passes, and each compute is a definition at the
+//   resource made as a module call makes them ([`iac::ModuleCall`], as `deploy.rs` makes
+//   those of `az deployment group create`): a value the resource writes as a literal in
+//   `parameters_content` is at that literal, the template's own values inherited at the
+//   template's path, noted. A `templatefile()`'s placeholders are not substituted: a value
+//   holding one is unknown.
+// - `template_content = jsonencode({ … resources = [{ type = "…/computes", … }] })`: the
+//   template is in the `.tf` file, and so is each definition, at the resource's object; a
+//   string `"[parameters('x')]"` is the parameter's value (what the resource passes, else
+//   its `defaultValue`), another ARM expression is unknown.
+// - `parameters_content = jsonencode({ vmSize = { value = var.size } })` (`parameters_body`;
+//   the older resource's `parameters = { vmSize = "…" }`) evaluated in the module (its
+//   variables' defaults, `.tfvars`...), or `file(…)` of a parameters file
+//   (`arm::deployment_parameters`). Parameters that cannot be read leave every parameter
+//   of the template unknown, with why, never its defaults.
+//
+// A template not read (JSON text in a heredoc, a path not known statically, a file missing
+// or outside the project) is not known to define a compute: nothing is defined.
+/// The type of an ARM compute resource (lower case).
+const COMPUTES: &str = "microsoft.machinelearningservices/workspaces/computes";
+
+/// The definitions a template deployment resource `b` makes (one instance of it: `env`),
+/// in the file shown as `display`; `notes` are said of each.
+fn deployment_definitions<'m>(
+    m: &Module<'m>,
+    b: &'m Block,
+    env: &Env,
+    display: &str,
+    notes: Vec<String>,
+) -> Vec<ComputeDef> {
+    let Some(t) = b
+        .body
+        .get_attribute("template_content")
+        .or_else(|| b.body.get_attribute("template_body"))
+    else {
+        return Vec::new();
+    };
+    let Expression::FuncCall(f) = &t.value else {
+        return Vec::new();
+    };
+    let label = format!(
+        "resource \"{}\" \"{}\"",
+        b.labels[0].as_str(),
+        b.labels.get(1).map_or("", |l| l.as_str())
+    );
+    match (f.name.name.as_str(), f.args.get(0)) {
+        ("jsonencode", Some(template @ Expression::Object(_))) if f.args.len() == 1 => {
+            inline_template(m, b, template, env, display, &label, notes)
+        }
+        ("file" | "templatefile", Some(path)) => {
+            let Some(load) = &m.load else {
+                return Vec::new();
+            };
+            // Each instance read counts as a module call ([`iac::MAX_MODULE_CALLS`]).
+            if load.budget.get() == 0 {
+                load.skipped.set(true);
+                return Vec::new();
+            }
+            load.budget.set(load.budget.get() - 1);
+            let Ok(read) = m.read_file_call(f, 0, env, 0) else {
+                return Vec::new();
+            };
+            let params = deployment_parameters(m, b, env, true).unwrap_or_else(|why| {
+                let names = crate::load::parse_source(
+                    read.src.clone(),
+                    crate::load::Format::Json,
+                    &Default::default(),
+                )
+                .documents
+                .first()
+                .and_then(|doc| {
+                    let root = doc.root?;
+                    let p = (doc.entries(root).iter())
+                        .find(|e| doc.key_string(e.key).eq_ignore_ascii_case("parameters"))?;
+                    Some(
+                        (doc.entries(p.value).iter())
+                            .take(iac::MAX_ITEMS)
+                            .map(|e| doc.key_string(e.key).into_owned())
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .unwrap_or_default();
+                unknown_parameters(names, &why)
+            });
+            let Some(defs) = super::arm::deployed(load.files, &read.path, &read.shown, params) else {
+                return Vec::new();
+            };
+            let source = m.leaf(At { file: 0, expr: path }, env, &mut Vec::new());
+            let call = iac::ModuleCall {
+                display,
+                whole: span(b.span()).unwrap_or_default(),
+                label: &label,
+                path: &source.written,
+                source: source.span,
+                source_key: span(t.key.span()),
+                args: &[],
+                prefix: "",
+                note: None,
+                verb: "deploys the template",
+                text: Some(m.text),
+            };
+            defs.into_iter()
+                .map(|def| {
+                    let line = format!(
+                        "{}:{}",
+                        def.file,
+                        super::common::line_of(&read.src, def.span.start)
+                    );
+                    let mut def = call.definition(def, &line);
+                    def.notes.extend(notes.iter().cloned());
+                    if read.template {
+                        unfilled(&mut def);
+                    }
+                    def
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The parameters the resource passes (`parameters_content`, `parameters_body`, the older
+/// `parameters`), by lower-cased name, each noted; `raise`: their literals' places marked
+/// as the calling file's ([`iac::raise_origins`]), for a template read from another file.
+/// `Err`: why they are not known.
+fn deployment_parameters<'m>(m: &Module<'m>, b: &'m Block, env: &Env, raise: bool) -> Result<Given, String> {
+    let mut out = Given::new();
+    let raise = raise && iac::raisable(m.text.len());
+    let mut put = |name: &str, v: Ev, attr: &str| {
+        let mut v = if raise { iac::raise_origins(v) } else { v };
+        if v.note.is_none() {
+            v.note = Some(format!("`{name}` is set by the resource's `{attr}`"));
+        }
+        out.insert(name.to_ascii_lowercase(), v);
+    };
+    let at = |a: &'m Attribute| At {
+        file: 0,
+        expr: &a.value,
+    };
+    // The older resource's `parameters`: a map of strings.
+    if let Some(a) = b.body.get_attribute("parameters") {
+        match m.eval(at(a), env, 0).v {
+            V::Map(entries) => entries.into_iter().for_each(|(k, v)| put(&k, v, "parameters")),
+            other => return Err(not_read("parameters", &Ev::new(other))),
+        }
+    }
+    let Some(a) = b
+        .body
+        .get_attribute("parameters_content")
+        .or_else(|| b.body.get_attribute("parameters_body"))
+    else {
+        return Ok(out);
+    };
+    let attr = a.key.as_str();
+    match &a.value {
+        Expression::FuncCall(f) if f.name.name.as_str() == "jsonencode" && f.args.len() == 1 => {
+            let v = m.eval(
+                At {
+                    file: 0,
+                    expr: f.args.get(0).unwrap_or(&a.value),
+                },
+                env,
+                0,
+            );
+            let entries = match v.v {
+                V::Map(entries) => entries,
+                other => return Err(not_read(attr, &Ev::new(other))),
+            };
+            for (name, p) in entries {
+                let value = match (p.member("value", false), p.member("reference", false)) {
+                    (Some(v), _) => v.clone(),
+                    (None, Some(_)) => Ev::unknown(format!("`{name}` is a key vault reference")),
+                    (None, None) => Ev::unknown(
+                        p.why()
+                            .unwrap_or_else(|| format!("`{name}` in `{attr}` has no `value`")),
+                    ),
+                };
+                put(&name, value, attr);
+            }
+        }
+        Expression::FuncCall(f) if matches!(f.name.name.as_str(), "file" | "templatefile") => {
+            let read = m.read_file_call(f, 0, env, 0)?;
+            let given = super::arm::deployment_parameters(&read.src, &read.shown)?;
+            for (name, v) in given {
+                out.insert(name, if read.template { filled(v) } else { v });
+            }
+        }
+        _ => {
+            return Err(format!(
+                "`{attr}` is `{}`, which amlint does not read (it reads `jsonencode({{…}})` and `file()`)",
+                iac::one_line(&m.written(at(a)))
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Why parameters written as `v` are not read.
+fn not_read(attr: &str, v: &Ev) -> String {
+    match v.why() {
+        Some(why) => format!("`{attr}` is not known statically: {why}"),
+        None => format!("`{attr}` is not an object"),
+    }
+}
+
+/// Every parameter of `names` unknown, saying why: the resource passes parameters amlint
+/// cannot read, so the template's defaults may not be what is deployed.
+fn unknown_parameters(names: Vec<String>, why: &str) -> Given {
+    names
+        .into_iter()
+        .map(|n| {
+            let v = Ev::unknown(format!(
+                "the deployment sets the template's parameters, and {why}"
+            ));
+            (n.to_ascii_lowercase(), v)
+        })
+        .collect()
+}
+
+/// A definition of a template `templatefile()` reads: each value holding a placeholder it
+/// fills is unknown, saying so.
+fn unfilled(def: &mut ComputeDef) {
+    let unknown = |s: &mut Setting| {
+        if let Some(text) = s.text().filter(|t| has_placeholder(t)) {
+            s.why = Some(placeholder_why(&text));
+            s.value = None;
+            s.in_place = false;
+        }
+    };
+    unknown(&mut def.name);
+    def.fields.iter_mut().for_each(|(_, s)| unknown(s));
+}
+
+/// The computes of a template written in the `.tf` file (`jsonencode({…})`): each
+/// `resources` item of the compute type is a definition at its object, its ARM
+/// expressions resolved ([`resolve_arm`]).
+fn inline_template<'m>(
+    m: &Module<'m>,
+    b: &'m Block,
+    template: &'m Expression,
+    env: &Env,
+    display: &str,
+    label: &str,
+    notes: Vec<String>,
+) -> Vec<ComputeDef> {
+    let Expression::Object(o) = template else {
+        return Vec::new();
+    };
+    let whole = m.eval(
+        At {
+            file: 0,
+            expr: template,
+        },
+        env,
+        0,
+    );
+    let declared = whole.member("parameters", true);
+    let given = deployment_parameters(m, b, env, false).unwrap_or_else(|why| {
+        let names = match declared.map(|d| &d.v) {
+            Some(V::Map(entries)) => entries.iter().map(|(k, _)| k.clone()).collect(),
+            _ => Vec::new(),
+        };
+        unknown_parameters(names, &why)
+    });
+    let resources = o.iter().find_map(|(k, v)| {
+        let name = match k {
+            ObjectKey::Ident(i) => i.as_str().to_string(),
+            ObjectKey::Expression(Expression::String(s)) => s.value().to_string(),
+            ObjectKey::Expression(_) => return None,
+        };
+        match v.expr() {
+            Expression::Array(a) if name.eq_ignore_ascii_case("resources") => Some(a),
+            _ => None,
+        }
+    });
+    let mut out = Vec::new();
+    for item in resources.into_iter().flat_map(|a| a.iter()).take(iac::MAX_ITEMS) {
+        let mut notes = notes.clone();
+        let BodyNode::Map(mut fields) = m.node(At { file: 0, expr: item }, env, 0, &mut notes) else {
+            continue;
+        };
+        let is_compute = (fields.iter().rev().find(|f| f.name.eq_ignore_ascii_case("type")))
+            .and_then(|f| match &f.value {
+                BodyNode::Leaf(l) => l.val.known_str(),
+                BodyNode::Map(_) => None,
+            })
+            .is_some_and(|t| t.eq_ignore_ascii_case(COMPUTES));
+        if !is_compute {
+            continue;
+        }
+        let mut stack: Vec<&mut BodyNode> = fields.iter_mut().map(|f| &mut f.value).collect();
+        while let Some(n) = stack.pop() {
+            match n {
+                BodyNode::Map(fs) => stack.extend(fs.iter_mut().map(|f| &mut f.value)),
+                BodyNode::Leaf(leaf) => {
+                    if resolve_arm(&mut leaf.val, &given, declared) {
+                        leaf.literal = None;
+                    }
+                }
+            }
+        }
+        let node = BodyNode::Map(fields);
+        let at = span(item.span()).unwrap_or_default();
+        let name = match node.field("name") {
+            Some(f) => match &f.value {
+                BodyNode::Leaf(leaf) => iac::name_setting(leaf, Some(f.key)),
+                BodyNode::Map(_) => {
+                    Setting::dynamic("", "the resource's `name` is an object", f.key, Some(f.key))
+                }
+            },
+            None => Setting::dynamic("", "the resource has no `name`", at, None),
+        };
+        let mut def = ComputeDef::new(
+            SourceKind::Terraform,
+            display,
+            at,
+            format!("{label} (its inline ARM template)"),
+            name,
+        );
+        def.idiom = crate::facts::idiom::Idiom::Azapi;
+        iac::arm_compute_fields(&node, &mut def);
+        notes.push(format!(
+            "{label} deploys the ARM template written in its `template_content`"
+        ));
+        notes.dedup();
+        def.notes = notes;
+        out.push(def);
+    }
+    out
+}
+
+/// `v` with each ARM expression string in it (`"[parameters('vmSize')]"`) replaced by its
+/// value: a parameter's is what the deployment passes (`given`), else its `defaultValue`
+/// among the template's `declared` parameters; any other expression is unknown. Whether
+/// `v` itself was one.
+fn resolve_arm(v: &mut Ev, given: &Given, declared: Option<&Ev>) -> bool {
+    let changed = expression_value(v, given, declared).map(|x| *v = x).is_some();
+    let mut stack: Vec<&mut Ev> = vec![v];
+    while let Some(x) = stack.pop() {
+        let items: Vec<&mut Ev> = match &mut x.v {
+            V::List(items) => items.iter_mut().collect(),
+            V::Map(entries) => entries.iter_mut().map(|(_, v)| v).collect(),
+            _ => Vec::new(),
+        };
+        for item in items {
+            match expression_value(item, given, declared) {
+                Some(y) => *item = y,
+                None => stack.push(item),
+            }
+        }
+    }
+    changed
+}
+
+/// The value of `v` when it is an ARM expression string (see [`resolve_arm`]).
+fn expression_value(v: &Ev, given: &Given, declared: Option<&Ev>) -> Option<Ev> {
+    let s = v.known_str()?;
+    let inner = s.strip_prefix('[').and_then(|r| r.strip_suffix(']'))?;
+    if inner.starts_with('[') {
+        return None;
+    }
+    let name = (inner.trim().strip_prefix("parameters("))
+        .and_then(|r| r.strip_suffix(')'))
+        .map(str::trim)
+        .and_then(|r| r.strip_prefix('\'')?.strip_suffix('\''))
+        .filter(|n| !n.contains('\''));
+    let Some(name) = name else {
+        return Some(Ev::unknown(format!(
+            "`{}` is an ARM template expression, which amlint does not evaluate in a template written in Terraform",
+            iac::one_line(&s)
+        )));
+    };
+    if let Some(g) = given.get(&name.to_ascii_lowercase()) {
+        return Some(g.clone());
+    }
+    let default = declared
+        .and_then(|d| d.member(name, true))
+        .and_then(|p| p.member("defaultValue", true));
+    Some(match default {
+        Some(d) => d.clone(),
+        None => Ev::unknown(format!(
+            "`parameters('{name}')` has no default value, and the resource does not pass it"
+        )),
+    })
 }
 
 #[cfg(test)]
