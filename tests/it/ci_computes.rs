@@ -310,3 +310,50 @@ fn a_workflow_that_is_not_valid_yaml_is_reported_not_half_read() {
         "{names:?}"
     );
 }
+
+/// Audit 34, case 01: the SDK v1 mlops template `get-compute.yml@mlops-templates` with
+/// `compute_type: training` creates the compute of the pipeline's `training_target*`
+/// variables (here from its variables template): the job's reference resolves, and the
+/// retired size and the cluster that never scales to zero are reported at the call.
+#[test]
+fn the_sdk_v1_get_compute_template_defines_the_training_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::common::write(
+        d,
+        "config-aml.yml",
+        "variables:\n  training_target: gpu-train\n  training_target_sku: Standard_NC6\n  training_target_min_nodes: 1\n  training_target_max_nodes: 2\n  batch_target: batch-cluster\n",
+    );
+    crate::common::write(
+        d,
+        "mlops/devops-pipelines/train.yml",
+        "variables:\n  - template: ../../config-aml.yml\n  - name: version\n    value: python-sdk-v1\ntrigger: none\nsteps:\n  - checkout: self\n  - template: templates/${{ variables.version }}/get-compute.yml@mlops-templates\n    parameters:\n      compute_type: training\n  - template: templates/${{ variables.version }}/get-compute.yml@mlops-templates\n    parameters:\n      compute_type: batch\n  - template: templates/${{ variables.version }}/get-compute.yml@mlops-templates\n    parameters:\n      compute_type: other\n",
+    );
+    crate::common::write(
+        d,
+        "mlops/azureml/train/job.yml",
+        &crate::common::job_using(&["gpu-train"]),
+    );
+    let json = crate::common::check_clean(d);
+    let pipeline = "mlops/devops-pipelines/train.yml";
+    assert!(
+        crate::common::codes_in(&json, "mlops/azureml/train/job.yml")
+            .iter()
+            .all(|(c, _)| c != "AML203"),
+        "{json:#}"
+    );
+    assert_eq!(
+        crate::common::focus_lines(&json, pipeline, "AML505"),
+        [8],
+        "{json:#}"
+    );
+    assert_eq!(
+        crate::common::focus_lines(&json, pipeline, "AML601"),
+        [8],
+        "{json:#}"
+    );
+    let inv = crate::common::inventory(d);
+    let batch = crate::common::definitions(&inv, "batch-cluster")[0].to_string();
+    assert!(batch.contains("batch_target_sku"), "{batch}");
+    assert_eq!(crate::common::names(&inv).len(), 2, "{inv:#}");
+}

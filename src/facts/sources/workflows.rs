@@ -40,6 +40,8 @@ pub const READER: Reader = Reader {
         "ml compute",
         "create-compute",
         "create_compute",
+        // The SDK v1 mlops template's call ([`get_compute_call`]).
+        "get-compute.yml@",
         "- template:",
         "uses: ./",
         // Quoted (`uses: './.github/workflows/x.yml'`, `uses: "./.github/actions/y"`).
@@ -1774,6 +1776,83 @@ impl Outer for WfOuter<'_> {
     }
 }
 
+/// A call of the Azure mlops templates' SDK v1 `get-compute.yml` (`- template:
+/// templates/python-sdk-v1/get-compute.yml@mlops-templates` with `compute_type:
+/// training` or `batch`; audit 34, case 01): its script (`get_compute.py -f
+/// config-aml.yml --compute_type training`) creates the `AmlCompute` the pipeline's
+/// variables describe — `training_target` (`batch_target`) named, of the size
+/// `…_sku`, with `…_min_nodes` to `…_max_nodes` nodes (SDK v1's
+/// `provisioning_configuration`). Each value is the variable's, at the call (`$(name)`
+/// as the template reads it), labelled at its literal when this file sets it. Another
+/// `compute_type` (the script's defaults and environment) is not read.
+fn get_compute_call(
+    input: &Input<'_>,
+    doc: &Document,
+    site: Site,
+    scope: &WfOuter<'_>,
+    call: &str,
+    args: NodeId,
+) -> Option<ComputeDef> {
+    if !call.to_ascii_lowercase().ends_with("@mlops-templates") {
+        return None;
+    }
+    let kind_node = doc.get(args, "compute_type")?;
+    let ScriptVal::Known { text: kind, .. } = scope.value(kind_node, "`compute_type`") else {
+        return None;
+    };
+    let prefix = match kind.trim() {
+        "training" => "training_target",
+        "batch" => "batch_target",
+        _ => return None,
+    };
+    let at = doc.node(doc.resolve(doc.get(site.map, "template")?));
+    let span = inner(at.span, at.style);
+    let setting = |name: &str, kind: ValueKind| -> Setting {
+        let e = match scope.macro_var(name) {
+            Some(ScriptVal::Known { text, literal }) => Evaluated {
+                value: Ok(text),
+                origin: literal,
+                in_place: false,
+            },
+            Some(ScriptVal::Dynamic(why)) => Evaluated {
+                value: Err(why),
+                origin: None,
+                in_place: false,
+            },
+            None => Evaluated {
+                value: Err(format!("`{name}` is not set in this pipeline")),
+                origin: None,
+                in_place: false,
+            },
+        };
+        setting_of(e, format!("$({name})"), span, None, kind)
+    };
+    let mut def = ComputeDef::new(
+        SourceKind::AzCli,
+        input.source.path.clone(),
+        call_span(doc, site),
+        "get-compute.yml template".to_string(),
+        setting(prefix, ValueKind::Str),
+    );
+    def.idiom = crate::facts::idiom::Idiom::Template;
+    let mut t = Setting::literal(Scalar::Str("amlcompute".into()), span, None);
+    t.in_place = false;
+    def.set("type", t);
+    def.set("size", setting(&format!("{prefix}_sku"), ValueKind::Str));
+    def.set(
+        "min_instances",
+        setting(&format!("{prefix}_min_nodes"), ValueKind::Int),
+    );
+    def.set(
+        "max_instances",
+        setting(&format!("{prefix}_max_nodes"), ValueKind::Int),
+    );
+    def.notes.push(format!(
+        "creates the SDK v1 `AmlCompute` of the pipeline's `{prefix}` variables through the {call} template"
+    ));
+    Some(def)
+}
+
 /// A mapping that may call a template, and where such a call would start: its
 /// `template:` (`uses:`), or the `extends:` above it.
 #[derive(Clone, Copy)]
@@ -1792,6 +1871,9 @@ fn template_call(input: &Input<'_>, doc: &Document, site: Site, scope: &WfOuter<
     })?;
     let file = call.split('@').next().unwrap_or(call);
     let file = file.rsplit('/').next().unwrap_or(file).to_ascii_lowercase();
+    if matches!(file.as_str(), "get-compute.yml" | "get-compute.yaml") {
+        return get_compute_call(input, doc, site, scope, call, args);
+    }
     if !matches!(
         file.as_str(),
         "create-compute.yml" | "create-compute.yaml" | "create_compute.yml" | "create_compute.yaml"
