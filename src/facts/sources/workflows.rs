@@ -591,7 +591,31 @@ fn variables_template(input: &Input<'_>, path: &str) -> Vec<(String, ScriptVal, 
     out
 }
 
+/// What a CI file's steps are written with: a YAML file that mentions `.py` but none of the
+/// reader's other needles (an Azure ML job's `command: python train.py`) is read only if
+/// it has steps or scripts that may run one.
+const CI_MARKERS: &[&str] = &[
+    "steps:",
+    "run:",
+    // Not `scoring_script:` (an Azure ML deployment's).
+    " script:",
+    "\nscript:",
+    "bash:",
+    "pwsh:",
+    "powershell:",
+    "inlineScript:",
+    "Inline:",
+];
+
 fn read(input: &Input<'_>, out: &mut Definitions) {
+    let text = input.source.text.as_bytes();
+    let python_only = !READER
+        .needles
+        .iter()
+        .any(|n| *n != ".py" && memchr::memmem::find(text, n.as_bytes()).is_some());
+    if python_only && !super::common::mentions(text, CI_MARKERS) {
+        return;
+    }
     let mut calls = Calls {
         chain: vec![path_key(input.path)],
         budget: MAX_MODULE_CALLS,
