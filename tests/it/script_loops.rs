@@ -84,6 +84,16 @@ fn loops_not_known_are_said() {
         many.join(" ")
     );
     write(d, "setup.sh", &script);
+    // A C-style loop's counter is not its header's `i=0` (no `c0`).
+    write(
+        d,
+        "counted.sh",
+        "#!/bin/bash
+for ((i=0; i<3; i++)); do
+  az ml compute create --name \"c$i\" --type amlcompute
+done
+",
+    );
     let inv = inventory(d);
     assert!(names(&inv).is_empty(), "{inv:#}");
     let un = unnamed(&inv, "setup.sh");
@@ -91,6 +101,7 @@ fn loops_not_known_are_said() {
     for u in un {
         assert!(u.to_string().contains("loop's variable"), "{u:#}");
     }
+    assert_eq!(unnamed(&inv, "counted.sh").len(), 1, "{inv:#}");
 }
 
 /// Hostile: a script of 5,000 assignments with a loop of 60 items: reading each item

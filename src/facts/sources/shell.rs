@@ -2164,6 +2164,21 @@ impl<'a> Lexer<'a> {
                     self.lit(i, i + 1, b"(", true);
                     return i + 1;
                 }
+                // `(( … ))`: an arithmetic command, or a C-style `for ((i=0; i<3; i++))`
+                // header — one word not known, not commands (its `i=0` sets nothing
+                // amlint may read as a value).
+                if self.peek(i + 1) == b'(' {
+                    let end = self.skip_balanced(i);
+                    let span = self.span(i, end);
+                    self.part(
+                        i,
+                        WordPart::Dynamic {
+                            span,
+                            why: ARITHMETIC,
+                        },
+                    );
+                    return end;
+                }
                 self.end_command(i, false);
                 let at = self.map.at(i);
                 self.open_block(b'p', at);
@@ -2623,6 +2638,29 @@ mod tests {
         assert_eq!(find("F=6").1, 1);
         assert_eq!(find("G=7"), ("G=7".into(), 0, false));
         assert!(find("cat").2);
+    }
+
+    #[test]
+    fn arithmetic_commands_are_one_word_not_assignments() {
+        let s = parse(
+            "for ((i=0; i<3; i++)); do echo $i; done\n(( n = 4 ))\n( cd x; y=1 )\n",
+            Map::Base(0),
+            LexOptions::new(Dialect::Bash),
+        );
+        let firsts: Vec<Option<String>> = s.commands.iter().map(|c| c.words[0].literal()).collect();
+        assert_eq!(firsts[0].as_deref(), Some("for"));
+        assert!(matches!(
+            s.commands[0].words[1].parts.as_slice(),
+            [WordPart::Dynamic { .. }]
+        ));
+        assert!(
+            !firsts.iter().any(|f| f
+                .as_deref()
+                .is_some_and(|f| f.starts_with("i=") || f.starts_with('n'))),
+            "{firsts:?}"
+        );
+        // A subshell still opens a block of commands.
+        assert!(firsts.contains(&Some("y=1".to_string())), "{firsts:?}");
     }
 
     #[test]
