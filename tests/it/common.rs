@@ -244,3 +244,33 @@ pub fn names(inv: &serde_json::Value) -> Vec<String> {
         .map(|c| c["name"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// An ARM template defining one compute of its parameters `clusterName` (default
+/// `train-cluster`) and `vmSize` (default `Standard_DS3_v2`) in `workspaceName`.
+pub const ARM_COMPUTE_TEMPLATE: &str = r#"{
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "contentVersion": "1.0.0.0",
+  "parameters": {
+    "workspaceName": { "type": "string" },
+    "clusterName": { "type": "string", "defaultValue": "train-cluster" },
+    "vmSize": { "type": "string", "defaultValue": "Standard_DS3_v2" }
+  },
+  "resources": [
+    {
+      "type": "Microsoft.MachineLearningServices/workspaces/computes",
+      "apiVersion": "2024-04-01",
+      "name": "[format('{0}/{1}', parameters('workspaceName'), parameters('clusterName'))]",
+      "location": "westeurope",
+      "properties": {
+        "computeType": "AmlCompute",
+        "properties": {
+          "vmSize": "[parameters('vmSize')]",
+          "enableNodePublicIp": false,
+          "subnet": { "id": "/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s" },
+          "scaleSettings": { "minNodeCount": 0, "maxNodeCount": 2, "nodeIdleTimeBeforeScaleDown": "PT15M" }
+        }
+      }
+    }
+  ]
+}
+"#;

@@ -9,33 +9,7 @@ use serde_json::Value;
 
 use crate::common::{check_clean, findings_with, focused, inventory, placed, project, write};
 
-const TEMPLATE: &str = r#"{
-  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
-  "contentVersion": "1.0.0.0",
-  "parameters": {
-    "workspaceName": { "type": "string" },
-    "clusterName": { "type": "string", "defaultValue": "train-cluster" },
-    "vmSize": { "type": "string", "defaultValue": "Standard_DS3_v2" }
-  },
-  "resources": [
-    {
-      "type": "Microsoft.MachineLearningServices/workspaces/computes",
-      "apiVersion": "2024-04-01",
-      "name": "[format('{0}/{1}', parameters('workspaceName'), parameters('clusterName'))]",
-      "location": "westeurope",
-      "properties": {
-        "computeType": "AmlCompute",
-        "properties": {
-          "vmSize": "[parameters('vmSize')]",
-          "enableNodePublicIp": false,
-          "subnet": { "id": "/subscriptions/x/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s" },
-          "scaleSettings": { "minNodeCount": 0, "maxNodeCount": 2, "nodeIdleTimeBeforeScaleDown": "PT15M" }
-        }
-      }
-    }
-  ]
-}
-"#;
+const TEMPLATE: &str = crate::common::ARM_COMPUTE_TEMPLATE;
 
 const JOB: &str = "$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\ncommand: nvidia-smi\nenvironment: azureml:AzureML-ACPT-pytorch-1.13-py38-cuda11.7-gpu@latest\ncompute: azureml:gpu-cluster\n";
 

@@ -570,10 +570,17 @@ impl Vars {
                 },
             );
         }
+        let mut v = self.rebuilt(assigns);
+        v.frame = Some(frame);
+        v
+    }
+
+    /// A copy of these variables with `assigns` instead (the script's functions and
+    /// PowerShell parameters kept), for a function's call or a loop's item.
+    fn rebuilt(&self, assigns: Vec<Assign>) -> Self {
         let mut v = Self::build(assigns, self.dialect, self.cut, self.sources.clone());
         v.fns = self.fns.clone();
         v.ps = std::rc::Rc::clone(&self.ps);
-        v.frame = Some(frame);
         v
     }
 }
@@ -594,10 +601,7 @@ impl Vars {
                 a.conditional = false;
             }
         }
-        let mut v = Self::build(assigns, self.dialect, self.cut, self.sources.clone());
-        v.fns = self.fns.clone();
-        v.ps = std::rc::Rc::clone(&self.ps);
-        v
+        self.rebuilt(assigns)
     }
 }
 
@@ -1986,6 +1990,23 @@ pub struct Ctx<'a> {
     pub note: Option<String>,
 }
 
+impl<'a> Ctx<'a> {
+    /// The same place read with other variables (a function's call, a loop's item).
+    fn with_vars<'v>(&self, vars: &'v Vars) -> Ctx<'v>
+    where
+        'a: 'v,
+    {
+        Ctx {
+            input: self.input,
+            eval: Eval {
+                vars,
+                outer: self.eval.outer,
+            },
+            note: self.note.clone(),
+        }
+    }
+}
+
 /// The definitions of a script's commands: each `az ml compute create|attach` or `az ml
 /// computetarget create|attach <type>`.
 pub fn definitions(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
@@ -2180,14 +2201,7 @@ impl Loops {
                 ));
             }
             let vars = cx.eval.vars.looped(&binds, &starts);
-            let cx2 = Ctx {
-                input: cx.input,
-                eval: Eval {
-                    vars: &vars,
-                    outer: cx.eval.outer,
-                },
-                note: cx.note.clone(),
-            };
+            let cx2 = cx.with_vars(&vars);
             if let Some(mut def) = definition(c, cwd, head, &cx2) {
                 def.notes.extend(notes);
                 out.push(def);
@@ -2327,14 +2341,7 @@ impl Calls {
         let inner_condition = c.depth > f.depth || c.chained;
         let read = |frame: Frame, call: Option<&ShellCommand>| -> Option<ComputeDef> {
             let vars = cx.eval.vars.framed(frame, starts);
-            let cx2 = Ctx {
-                input: cx.input,
-                eval: Eval {
-                    vars: &vars,
-                    outer: cx.eval.outer,
-                },
-                note: cx.note.clone(),
-            };
+            let cx2 = cx.with_vars(&vars);
             let c2 = with_args(c, &vars);
             let mut def = definition(&c2, cwd, head, &cx2)?;
             let Some(call) = call else {
