@@ -28,8 +28,11 @@ pub enum Format {
 pub const DEFINITION_SOURCES: &[&str] = &[
     ".sh",
     ".bash",
+    ".zsh",
+    ".ksh",
     ".azcli",
     ".ps1",
+    ".psm1",
     ".cmd",
     ".bat",
     ".ipynb",
@@ -45,9 +48,12 @@ pub const DEFINITION_SOURCES: &[&str] = &[
     ".markdown",
     ".rst",
     ".txt",
+    ".adoc",
     "jenkinsfile",
     ".jenkinsfile",
     ".groovy",
+    ".r",
+    ".rmd",
 ];
 
 /// Whether a file name (its last component) is one of [`DEFINITION_SOURCES`].

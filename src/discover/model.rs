@@ -166,7 +166,8 @@ impl Filter for Unfiltered {
 /// and Azure ML studio's `.ipynb_aml_checkpoints`' copies of notebooks, `.history`'s saved versions, DVC's cache, promptflow's generated tool lists). Every other hidden
 /// directory is walked: workflows (`.github`, `.azure-pipelines`, `.pipelines`), deployment
 /// folders (`.azure`, `.cloud`, `.devops`, `.infra`...) and teams' own
-/// (`.pipeline-template`). Hidden files (`.pre-commit-config.yaml`: other tools' settings)
+/// (`.pipeline-template`), and VS Code's `.vscode`, whose tasks' scripts may create
+/// computes (a real project's `.vscode/create_compute.py`). Hidden files (`.pre-commit-config.yaml`: other tools' settings)
 /// are skipped but GitLab CI's (`READ_HIDDEN`), which may create computes; a file named on
 /// the command line is always checked.
 pub const SKIPPED_HIDDEN: &[&str] = &[
@@ -207,7 +208,6 @@ pub const SKIPPED_HIDDEN: &[&str] = &[
     ".m2",
     ".idea",
     ".vs",
-    ".vscode",
     ".local",
     ".Trash",
 ];

@@ -24,6 +24,8 @@ pub enum SourceKind {
     AzCli,
     /// The Python SDK (v2 `AmlCompute(...)`, v1 `provisioning_configuration`).
     PythonSdk,
+    /// azuremlsdk, the SDK for R (`create_aml_compute(...)`).
+    RSdk,
     Terraform,
     Bicep,
     Arm,
@@ -36,6 +38,7 @@ impl SourceKind {
             SourceKind::AmlYaml => "aml-yaml",
             SourceKind::AzCli => "az-cli",
             SourceKind::PythonSdk => "python-sdk",
+            SourceKind::RSdk => "r-sdk",
             SourceKind::Terraform => "terraform",
             SourceKind::Bicep => "bicep",
             SourceKind::Arm => "arm",
@@ -382,6 +385,7 @@ impl ComputeDef {
                 SourceKind::AmlYaml => Idiom::Yaml,
                 SourceKind::AzCli => Idiom::Cli,
                 SourceKind::PythonSdk => Idiom::Python,
+                SourceKind::RSdk => Idiom::R,
                 SourceKind::Terraform => Idiom::Terraform,
                 SourceKind::Bicep => Idiom::Bicep,
                 SourceKind::Arm => Idiom::Arm,

@@ -40,10 +40,13 @@ pub enum Idiom {
     /// fewer settings than `AmlCompute`'s (no `enable_node_public_ip`, no idle shutdown)
     /// and writes SSH access as `ssh_public_access=True`.
     PythonV1Instance,
+    /// azuremlsdk for R (`create_aml_compute(...)`), which passes its arguments to SDK
+    /// v1's `provisioning_configuration` but has fewer of them.
+    R,
 }
 
 impl Idiom {
-    pub const ALL: [Idiom; 11] = [
+    pub const ALL: [Idiom; 12] = [
         Idiom::Yaml,
         Idiom::Cli,
         Idiom::Template,
@@ -55,6 +58,7 @@ impl Idiom {
         Idiom::Python,
         Idiom::PythonV1,
         Idiom::PythonV1Instance,
+        Idiom::R,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -70,6 +74,7 @@ impl Idiom {
             Idiom::Python => "python",
             Idiom::PythonV1 => "python-v1",
             Idiom::PythonV1Instance => "python-v1-instance",
+            Idiom::R => "r",
         }
     }
 

@@ -60,7 +60,7 @@ pub struct ListedDefinition {
     /// (when known) and no column.
     pub line: Option<u32>,
     pub column: Option<u32>,
-    /// `aml-yaml`, `az-cli`, `python-sdk`, `terraform`, `bicep`, `arm`.
+    /// `aml-yaml`, `az-cli`, `python-sdk`, `r-sdk`, `terraform`, `bicep`, `arm`.
     pub source: &'static str,
     /// What defines it (`az ml compute create`, `resource "azurerm_..."`).
     pub command: String,

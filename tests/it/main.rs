@@ -59,6 +59,7 @@ mod ps_functions;
 mod python_loaded;
 mod python_values;
 mod quota;
+mod r_sdk;
 mod realworld;
 mod render;
 mod rule_examples;

@@ -66,7 +66,7 @@ const DEFINES: &[&str] = &[
 
 /// Whether a (lower-cased) file name is documentation this reader reads.
 pub fn is_doc(name: &str) -> bool {
-    [".md", ".markdown", ".rst", ".txt"]
+    [".md", ".markdown", ".rst", ".txt", ".adoc"]
         .iter()
         .any(|s| name.len() > s.len() && name.ends_with(s))
 }

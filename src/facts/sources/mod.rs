@@ -24,6 +24,7 @@ pub mod jenkins;
 pub mod notebook;
 mod ps_call;
 pub mod python_sdk;
+pub mod r_sdk;
 pub mod scripts;
 pub mod shell;
 pub mod terraform;
@@ -47,6 +48,7 @@ pub const READERS: &[Reader] = &[
     bicep::READER,
     terraform::READER,
     python_sdk::READER,
+    r_sdk::READER,
     scripts::READER,
     notebook::READER,
     workflows::READER,
@@ -186,6 +188,8 @@ mod tests {
         "Standard_NC6 ",
         "amlcompute ",
         "AmlCompute(",
+        "create_aml_compute(",
+        "```{r}\n",
         "AmlCompute.provisioning_configuration(",
         "ComputeTarget.create(ws, ",
         "vm_size=",
@@ -254,6 +258,8 @@ mod tests {
         "notes.txt",
         "setup.sh",
         "setup.ps1",
+        "train.R",
+        "vignette.Rmd",
         "Makefile",
         "train.py",
         "main.tf",

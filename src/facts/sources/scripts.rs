@@ -43,9 +43,11 @@ pub const READER: Reader = Reader {
 fn dialect(name: &str) -> Option<Dialect> {
     // `.azcli`: the Azure CLI scratchpad of VS Code's Azure CLI Tools, az commands run
     // line by line in the editor's shell, `#` comments: read as bash.
-    if name.ends_with(".sh") || name.ends_with(".bash") || name.ends_with(".azcli") {
+    // `.zsh`, `.ksh`: read as bash, whose syntax they share for what amlint reads.
+    let bash = [".sh", ".bash", ".azcli", ".zsh", ".ksh"];
+    if bash.iter().any(|s| name.ends_with(s)) {
         Some(Dialect::Bash)
-    } else if name.ends_with(".ps1") {
+    } else if name.ends_with(".ps1") || name.ends_with(".psm1") {
         Some(Dialect::PowerShell)
     } else if name.ends_with(".cmd") || name.ends_with(".bat") {
         Some(Dialect::Cmd)
