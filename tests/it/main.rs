@@ -56,6 +56,7 @@ mod packaging;
 mod policies;
 mod precommit;
 mod ps_functions;
+mod py_strings;
 mod python_loaded;
 mod python_values;
 mod quota;

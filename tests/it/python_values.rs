@@ -280,3 +280,28 @@ fn hostile_imports_helpers_and_literals_end() {
     assert_eq!(made["settings"]["max_instances"]["value"], "1999", "{made:#}");
     assert_eq!(made["settings"]["tier"]["value"], Value::Null, "{made:#}");
 }
+
+/// A key assigned after the dict is made (`cfg = {}; cfg["name"] = "gpu-sub"`; the
+/// labelled sets' `config["compute"] = "x"`): `cfg["name"]` reads it back, another key's
+/// assignment since changes nothing for it, and anything else that changes `cfg` since
+/// (`cfg.update(...)`, a new `cfg = ...`, a branch) makes it not known — as does `**cfg`,
+/// whose other keys are not all known.
+#[test]
+fn a_key_assigned_into_a_dict_is_read_back() {
+    let dir = project();
+    let d = dir.path();
+    let script = "from azure.ai.ml.entities import AmlCompute\ncfg = {}\ncfg[\"name\"] = \"gpu-sub\"\ncfg['size'] = \"Standard_NC6\"\nc = AmlCompute(name=cfg[\"name\"], size=cfg[\"size\"], min_instances=0)\nupd = {}\nupd[\"name\"] = \"first\"\nupd.update(name=\"second\")\nc = AmlCompute(name=upd[\"name\"], size=\"Standard_DS3_v2\")\nnew = {}\nnew[\"name\"] = \"old\"\nnew = load()\nc = AmlCompute(name=new[\"name\"], size=\"Standard_DS3_v2\")\nbr = {}\nif flag:\n    br[\"name\"] = \"a\"\nelse:\n    br[\"name\"] = \"b\"\nc = AmlCompute(name=br[\"name\"], size=\"Standard_DS3_v2\")\nsp = {\"size\": \"Standard_NC12\"}\nsp[\"name\"] = \"spread\"\nc = AmlCompute(name=\"spread\", **sp)\n";
+    write(d, "src/create.py", script);
+    let json = check_clean(d);
+    let f = findings_with(&json, "src/create.py", "AML505");
+    assert_eq!(f.len(), 1, "{json:#}");
+    assert_eq!(focused(script, f[0]), "cfg[\"size\"]", "{json:#}");
+    let inv = inventory(d);
+    assert_eq!(compute(&inv, "gpu-sub")["size"], "Standard_NC6", "{inv:#}");
+    let names: Vec<String> = (inv["computes"].as_array().unwrap().iter())
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["gpu-sub", "spread"], "{inv:#}");
+    assert!(compute(&inv, "spread")["size"].is_null(), "{inv:#}");
+    assert_eq!(inv["unnamed_definitions"].as_array().unwrap().len(), 3, "{inv:#}");
+}

@@ -502,6 +502,46 @@ impl Layout {
 /// The `type` setting a definition's class or resource type implies (`AmlCompute(...)` is
 /// `amlcompute`), shown at `span` as `written`: not the value as written, so never edited
 /// in place.
+/// Visits a tree-sitter tree in pre-order with a cursor (no recursion the input
+/// controls); `visit` says whether to descend into the node's children.
+pub fn preorder<'t>(root: tree_sitter::Node<'t>, mut visit: impl FnMut(tree_sitter::Node<'t>) -> bool) {
+    let mut cursor = root.walk();
+    'walk: loop {
+        if visit(cursor.node()) && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'walk;
+            }
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+}
+
+/// Whether the comment starting at `start` of `text` stands on a line of its own.
+pub fn own_line(text: &str, start: usize) -> bool {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..start].trim().is_empty()
+}
+
+/// Where each line of `text` holding code starts (not blank, not a `#` comment line): the
+/// lines a comment standing alone may cover.
+pub fn hash_code_lines(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if !t.is_empty() && !t.starts_with('#') {
+            out.push(pos + line.len() - t.len());
+        }
+        pos += line.len();
+    }
+    out
+}
+
 pub fn type_setting(ctype: &str, span: Span, written: &str) -> Setting {
     let mut t = Setting::literal(Scalar::Str(ctype.to_string()), span, None);
     t.written = written.to_string();

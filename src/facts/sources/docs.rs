@@ -851,25 +851,85 @@ fn read_scripts<'m>(
     note: &str,
     out: &mut Definitions,
 ) {
+    let outer = Placeholders {
+        text: &input.source.text,
+    };
+    read_pieces(input, text, &scan.pieces, map, note, &outer, out);
+}
+
+/// The definitions of `pieces` of `text` (those of one shell form one script), each said
+/// `note`, with `outer` saying what literal text stands for; and the scripts' comments.
+fn read_pieces<'m>(
+    input: &Input<'_>,
+    text: &str,
+    pieces: &[Piece],
+    map: &dyn Fn(usize) -> Map<'m>,
+    note: &str,
+    outer: &dyn super::az_cli::Outer,
+    out: &mut Definitions,
+) {
     for dialect in [Dialect::Bash, Dialect::PowerShell, Dialect::Cmd] {
-        let script = script_of(text, scan.pieces.iter().filter(|p| p.dialect == dialect), map);
+        let script = script_of(text, pieces.iter().filter(|p| p.dialect == dialect), map);
         if script.commands.is_empty() && script.comments.is_empty() {
             continue;
         }
         let vars = Vars::scan(&script, dialect);
         let cx = Ctx {
             input,
-            eval: Eval {
-                vars: &vars,
-                outer: &Placeholders {
-                    text: &input.source.text,
-                },
-            },
+            eval: Eval { vars: &vars, outer },
             note: Some(note.into()),
         };
         out.computes.extend(definitions(&script, &cx));
         out.comments
             .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
+    }
+}
+
+/// The `az ml compute` commands a Python file runs from its strings (`regions`: each
+/// string literal's content; `os.system("az ml compute create …")`, `subprocess.run("…",
+/// shell=True)`, a docstring's example), each read as a bash script at its place in the
+/// file, in file order as one script. A `{…}` in it (an f-string's or `str.format`'s) is
+/// filled in at run time: not known.
+pub fn read_python_strings(input: &Input<'_>, regions: &[(usize, usize)], out: &mut Definitions) {
+    let text = input.source.text.as_str();
+    let pieces: Vec<Piece> = (regions.iter())
+        .map(|&(start, end)| Piece {
+            dialect: Dialect::Bash,
+            start,
+            end,
+        })
+        .collect();
+    let outer = PythonFormat { text };
+    let mut found = Definitions::default();
+    read_pieces(
+        input,
+        text,
+        &pieces,
+        &|start| Map::Base(start as u32),
+        "run from a Python string",
+        &outer,
+        &mut found,
+    );
+    out.computes.append(&mut found.computes);
+}
+
+/// Literal text of a Python string that Python fills in at run time (`{name}`).
+struct PythonFormat<'a> {
+    text: &'a str,
+}
+
+impl Outer for PythonFormat<'_> {
+    fn follows_cd(&self) -> bool {
+        false
+    }
+
+    fn lit(&self, text: &str, span: Span) -> Option<ScriptVal> {
+        (text.contains('{') && text.contains('}')).then(|| {
+            let written = self.text.get(span.range()).unwrap_or(text);
+            ScriptVal::Dynamic(format!(
+                "`{written}` is filled in by Python at run time (an f-string's or `str.format`'s `{{…}}`)"
+            ))
+        })
     }
 }
 

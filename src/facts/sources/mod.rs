@@ -23,6 +23,7 @@ pub mod ipynb;
 pub mod jenkins;
 pub mod notebook;
 mod ps_call;
+pub mod py_strings;
 pub mod python_sdk;
 pub mod r_sdk;
 pub mod scripts;
@@ -48,6 +49,7 @@ pub const READERS: &[Reader] = &[
     bicep::READER,
     terraform::READER,
     python_sdk::READER,
+    py_strings::READER,
     r_sdk::READER,
     scripts::READER,
     notebook::READER,

@@ -126,6 +126,54 @@ pub(super) fn read_run(
     Some((source.clone(), defs))
 }
 
+/// What a `.py` file's strings and comments are, for the `az` commands it runs from
+/// strings ([`super::py_strings`]).
+pub(super) struct Strings {
+    /// Each string literal holding one of the needles: its content's byte range (between
+    /// the quotes; an f-string's `{…}` included).
+    pub regions: Vec<(usize, usize)>,
+    /// Each comment's span and whether it stands on a line of its own.
+    pub comments: Vec<(crate::source::Span, bool)>,
+    /// Where each line of code starts.
+    pub code_lines: Vec<u32>,
+}
+
+/// The string literals of the Python `text` that hold one of `needles` (at most `max`),
+/// and its comments. `Err`: beyond the parser's limits (why).
+pub(super) fn strings_holding(text: &str, needles: &[&str], max: usize) -> Result<Strings, String> {
+    affordable(text)?;
+    let code = Code::plain(text);
+    let mut out = Strings {
+        regions: Vec::new(),
+        comments: Vec::new(),
+        code_lines: Vec::new(),
+    };
+    let Some(tree) = module::parse(&code) else {
+        return Ok(out);
+    };
+    // A string's own children are not visited.
+    super::common::preorder(tree.root_node(), |n| match n.kind() {
+        "string" => {
+            let (a, z) = module::string_bounds(n);
+            if out.regions.len() < max && mentions(&text.as_bytes()[a..z], needles) {
+                out.regions.push((a, z));
+            }
+            false
+        }
+        "comment" => {
+            let span = crate::source::Span::new(n.start_byte() as u32, n.end_byte() as u32);
+            out.comments
+                .push((span, super::common::own_line(text, n.start_byte())));
+            true
+        }
+        _ => true,
+    });
+    out.code_lines = (super::common::hash_code_lines(text).into_iter())
+        .map(|p| p as u32)
+        .collect();
+    Ok(out)
+}
+
 /// The words of Python that may define a compute itself (a class or call of the SDK).
 pub(super) const DEFINING_WORDS: &[&str] = CLASS_NEEDLES;
 

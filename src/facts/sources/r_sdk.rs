@@ -18,7 +18,7 @@
 //! value through a variable is reported where the call uses it, labelled at its literal.
 //! Suppressions are R's `#` comments.
 
-use super::common::{Definitions, Input, Reader, type_setting};
+use super::common::{Definitions, Input, Reader, hash_code_lines, own_line, preorder, type_setting};
 use super::iac::{self, As, Ev};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 use crate::facts::idiom::Idiom;
@@ -171,21 +171,9 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     }
     // Suppressions: the comments, and where code stands (the lines a comment may cover).
     let raw: Vec<(Span, bool)> = (r.comments.iter())
-        .map(|c| {
-            let line_start = code[..c.start_byte()].rfind('\n').map_or(0, |i| i + 1);
-            let own_line = code[line_start..c.start_byte()].trim().is_empty();
-            (span(*c), own_line)
-        })
+        .map(|c| (span(*c), own_line(&code, c.start_byte())))
         .collect();
-    let mut lines = Vec::new();
-    let mut pos = 0;
-    for line in code.split_inclusive('\n') {
-        let t = line.trim_start();
-        if !t.is_empty() && !t.starts_with('#') {
-            lines.push((pos + line.len() - t.len()) as u32);
-        }
-        pos += line.len();
-    }
+    let lines: Vec<u32> = hash_code_lines(&code).into_iter().map(|p| p as u32).collect();
     out.comments.extend(iac::comments(input.source, &raw, &lines));
 }
 
@@ -258,10 +246,7 @@ impl<'t> Script<'t> {
             scopes: Vec::new(),
             comments: Vec::new(),
         };
-        // Pre-order, with a cursor: no recursion the input controls.
-        let mut cursor = root.walk();
-        'walk: loop {
-            let n = cursor.node();
+        preorder(root, |n| {
             match n.kind() {
                 "comment" => r.comments.push(n),
                 "call" => {
@@ -284,18 +269,8 @@ impl<'t> Script<'t> {
                 "binary_operator" => r.assignment(n),
                 _ => {}
             }
-            if cursor.goto_first_child() {
-                continue;
-            }
-            loop {
-                if cursor.goto_next_sibling() {
-                    continue 'walk;
-                }
-                if !cursor.goto_parent() {
-                    break 'walk;
-                }
-            }
-        }
+            true
+        });
         r
     }
 

@@ -730,6 +730,8 @@ pub(super) struct Module<'t> {
     pub(super) memo: std::cell::RefCell<HashMap<usize, Ev>>,
     /// Each `name.attr = value`, in document order.
     pub(super) attr_sets: Vec<AttrSet<'t>>,
+    /// Where a `d["k"] = v` binds `d["k"]` (and changes `d`): other keys' values stay.
+    pub(super) keyed_sets: Vec<usize>,
     /// Where each import statement starts: a name bound there is imported.
     pub(super) import_stmts: std::collections::HashSet<usize>,
     /// The classes the module defines at its top level, by name (the last one wins).
@@ -777,6 +779,7 @@ impl<'t> Module<'t> {
             star: Vec::new(),
             memo: Default::default(),
             attr_sets: Vec::new(),
+            keyed_sets: Vec::new(),
             load: None,
             import_stmts: Default::default(),
             classes: HashMap::new(),
@@ -1015,8 +1018,14 @@ impl<'t> Module<'t> {
                 self.bind_each(names, pos, scope, |n| format!("`{n}` is unpacked from `{from}`"));
             }
             // `d[k] = v`, `cfg.vm_size = v`: the object `d` names is changed, so what it
-            // held is not known from here on (audit 25, D5; audit 24, case 08).
+            // held is not known from here on (audit 25, D5; audit 24, case 08) — but for
+            // `d["k"]` itself, which holds `v` (`cfg = {}; cfg["name"] = "gpu"`;
+            // `subscript` reads it back).
             "subscript" | "attribute" => {
+                if let Some(key) = self.keyed(left) {
+                    self.bind(&key, pos, scope, Bound::Expr(value));
+                    self.keyed_sets.push(pos);
+                }
                 self.changed(left, node, scope);
                 if let (Some(obj), Some(attr)) = (
                     left.child_by_field_name("object")
@@ -1205,21 +1214,15 @@ impl<'t> Module<'t> {
 
     /// The comments, each with the line it covers (in the file).
     pub(super) fn comments(&self, source: &crate::source::SourceFile) -> Vec<super::super::common::Comment> {
-        let mut raw = Vec::new();
-        for c in &self.comments {
-            let line_start = self.src[..c.start_byte()].rfind('\n').map_or(0, |i| i + 1);
-            let own_line = self.src[line_start..c.start_byte()].trim().is_empty();
-            raw.push((self.code.span(c.start_byte(), c.end_byte()), own_line));
-        }
-        let mut code = Vec::new();
-        let mut pos = 0;
-        for line in self.src.split_inclusive('\n') {
-            let t = line.trim_start();
-            if !t.is_empty() && !t.starts_with('#') {
-                code.push(self.code.file_offset(pos + (line.len() - t.len()), false) as u32);
-            }
-            pos += line.len();
-        }
+        let raw: Vec<(Span, bool)> = (self.comments.iter())
+            .map(|c| {
+                let own = super::super::common::own_line(self.src, c.start_byte());
+                (self.code.span(c.start_byte(), c.end_byte()), own)
+            })
+            .collect();
+        let code: Vec<u32> = (super::super::common::hash_code_lines(self.src).into_iter())
+            .map(|p| self.code.file_offset(p, false) as u32)
+            .collect();
         iac::comments(source, &raw, &code)
     }
 
@@ -3173,6 +3176,19 @@ impl<'t> Module<'t> {
         Some(parts?.join("/"))
     }
 
+    /// The binding name of `d["k"]` (a name indexed by a plain string literal): not a
+    /// Python name, so it never meets one.
+    fn keyed(&self, n: TsNode<'t>) -> Option<String> {
+        let value = n
+            .child_by_field_name("value")
+            .filter(|v| v.kind() == "identifier")?;
+        let index = n
+            .child_by_field_name("subscript")
+            .filter(|i| i.kind() == "string")?;
+        let key = self.plain_literal(index)?;
+        Some(format!("{}[{:?}]", self.text(value), self.file.get(key.range())?))
+    }
+
     pub(super) fn subscript(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
         let (Some(value), Some(index)) = (n.child_by_field_name("value"), n.child_by_field_name("subscript"))
         else {
@@ -3183,6 +3199,17 @@ impl<'t> Module<'t> {
                 "`{}` is read from the environment at run time",
                 self.text(n)
             ));
+        }
+        // `d["k"]` after `d["k"] = v`, when nothing but other keys' assignments changed `d`
+        // since.
+        if let Some(key) = self.keyed(n)
+            && let Some(set) = self.resolve(&key, at)
+        {
+            let since = (self.bindings.get(self.text(value)).into_iter().flatten())
+                .filter(|b| b.pos > set.pos && b.pos <= at);
+            if since.clone().all(|b| self.keyed_sets.contains(&b.pos)) {
+                return self.identifier(&key, at, depth + 1);
+            }
         }
         let v = self.eval(value, at, depth + 1);
         let i = self.eval(index, at, depth + 1);
