@@ -333,7 +333,6 @@ impl<'t> Script<'t> {
     fn eval(&self, v: Node<'t>, at: usize) -> Ev {
         let mut v = v;
         let mut at = at;
-        let mut origin_note = None;
         for _ in 0..MAX_DEPTH {
             match v.kind() {
                 "string" => {
@@ -346,7 +345,7 @@ impl<'t> Script<'t> {
                         return Ev::unknown(format!("`{}` holds an escape sequence", self.text(v)));
                     }
                     let s = self.src.get(inner.range()).unwrap_or("");
-                    return Ev::text(s).with_origin(Some(inner)).with_note(origin_note);
+                    return Ev::text(s).with_origin(Some(inner));
                 }
                 "integer" | "float" => {
                     let t = self.text(v).trim_end_matches('L');
@@ -394,7 +393,6 @@ impl<'t> Script<'t> {
                     {
                         v = a.value;
                         at = a.at;
-                        origin_note = None;
                         continue;
                     }
                     return Ev::unknown(format!("`{name}` is not assigned a value before the call"));
@@ -408,10 +406,10 @@ impl<'t> Script<'t> {
                         "Sys.getenv" => {
                             format!("`{}` is read from the environment at run time", self.text(v))
                         }
-                        _ => format!("`{}` is computed at run time", one_line(self.text(v))),
+                        _ => format!("`{}` is computed at run time", iac::one_line(self.text(v))),
                     });
                 }
-                _ => return Ev::unknown(format!("`{}` is not a literal", one_line(self.text(v)))),
+                _ => return Ev::unknown(format!("`{}` is not a literal", iac::one_line(self.text(v)))),
             }
         }
         Ev::unknown(format!(
@@ -453,14 +451,15 @@ impl<'t> Script<'t> {
                 None => positional.push(value),
             }
         }
-        let mut out = named.clone();
-        let mut free = f.params.iter().filter(|p| !named.iter().any(|(n, ..)| n == *p));
-        for value in positional {
-            if let Some(p) = free.next() {
-                out.push((*p, None, value));
-            }
-        }
-        out
+        let free: Vec<&'static str> = (f.params.iter().copied())
+            .filter(|p| !named.iter().any(|(n, ..)| n == p))
+            .collect();
+        named.extend(
+            free.into_iter()
+                .zip(positional)
+                .map(|(p, value)| (p, None, value)),
+        );
+        named
     }
 
     fn definition(&self, call: Node<'t>, f: &'static Function, display: &str) -> ComputeDef {
@@ -545,16 +544,6 @@ fn string_inner(n: Node<'_>) -> Span {
 fn named_children(n: Node<'_>) -> Vec<Node<'_>> {
     let mut c = n.walk();
     n.named_children(&mut c).collect()
-}
-
-/// An expression on one line, shortened, for a message.
-fn one_line(s: &str) -> String {
-    let s: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.chars().count() > 60 {
-        format!("{}…", s.chars().take(60).collect::<String>())
-    } else {
-        s
-    }
 }
 
 #[cfg(test)]
