@@ -357,3 +357,63 @@ fn the_sdk_v1_get_compute_template_defines_the_training_target() {
     assert!(batch.contains("batch_target_sku"), "{batch}");
     assert_eq!(crate::common::names(&inv).len(), 2, "{inv:#}");
 }
+
+/// A GitHub Actions step that writes `NAME=value` to `$GITHUB_ENV` sets `$NAME` and
+/// `${{ env.NAME }}` for the job's later steps, and one that writes to `$GITHUB_OUTPUT`
+/// sets `${{ steps.<id>.outputs.NAME }}`: the compute a later step creates is named and
+/// sized by them, its VM finding labelled at the written value, and the job that names it
+/// resolves. A step's own `env:` wins; a write by a step with an `if:` or inside a block of
+/// its script may not happen (unknown); another job, or a step before the write, does not
+/// see it; PowerShell's form is not read (unknown, never guessed).
+#[test]
+fn values_written_to_github_env_and_outputs_reach_later_steps() {
+    let dir = project();
+    let root = dir.path();
+    let wf = "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: az ml compute create --name $CLUSTER --type amlcompute --size Standard_DS3_v2\n      - run: |\n          echo \"CLUSTER=gpu-cl\" >> $GITHUB_ENV\n          echo \"SIZE=Standard_NC6\" >> \"$GITHUB_ENV\"\n      - run: az ml compute create --name ${{ env.CLUSTER }} --type amlcompute --size $SIZE --min-instances 0\n      - run: az ml compute create --name $CLUSTER-own --type amlcompute --size Standard_DS3_v2\n        env:\n          CLUSTER: step\n      - id: cfg\n        run: echo \"cluster=out-cl\" >> \"$GITHUB_OUTPUT\"\n      - run: az ml compute create --name ${{ steps.cfg.outputs.cluster }} --type amlcompute --size Standard_DS3_v2 --min-instances 0\n      - if: github.ref == 'refs/heads/main'\n        run: echo \"MAYBE=m\" >> $GITHUB_ENV\n      - run: |\n          if [ -n \"$X\" ]; then echo \"BLOCK=b\" >> $GITHUB_ENV; fi\n      - shell: pwsh\n        run: echo \"PS=p\" >> $env:GITHUB_ENV\n      - run: |\n          az ml compute create --name $MAYBE --type amlcompute --size Standard_DS3_v2\n          az ml compute create --name $BLOCK --type amlcompute --size Standard_DS3_v2\n          az ml compute create --name $PS --type amlcompute --size Standard_DS3_v2\n  b:\n    runs-on: ubuntu-latest\n    steps:\n      - run: az ml compute create --name $CLUSTER --type amlcompute --size Standard_DS3_v2\n";
+    write(root, ".github/workflows/ci.yml", wf);
+    write(
+        root,
+        "jobs/job.yml",
+        &crate::common::job_using(&["gpu-cl", "out-cl"]),
+    );
+    let inv = inventory(root);
+    let mut named = crate::common::names(&inv);
+    named.sort();
+    assert_eq!(named, ["gpu-cl", "out-cl", "step-own"], "{inv:#}");
+    let def = &compute(&inv, "gpu-cl")["definitions"][0];
+    assert_eq!(def["line"], 10, "{def:#}");
+    let unnamed = crate::common::unnamed(&inv, ".github/workflows/ci.yml");
+    let whys: Vec<String> = unnamed
+        .iter()
+        .map(|d| d["name"]["why"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(whys.len(), 5, "{whys:#?}");
+    assert!(
+        whys.iter()
+            .any(|w| w.contains("runs only if `github.ref == 'refs/heads/main'`")),
+        "{whys:#?}"
+    );
+    assert!(whys.iter().any(|w| w.contains("inside a block")), "{whys:#?}");
+    assert_eq!(
+        whys.iter()
+            .filter(|w| w.contains("comes from the environment"))
+            .count(),
+        3,
+        "{whys:#?}"
+    );
+    // The retired NC size: at the `--size $SIZE` of line 10, labelled at its literal.
+    let json = check(root);
+    let text = std::fs::read_to_string(root.join(".github/workflows/ci.yml")).unwrap();
+    let retired = crate::common::findings_with(&json, ".github/workflows/ci.yml", "AML505");
+    assert_eq!(retired.len(), 1, "{json:#}");
+    assert_eq!(crate::common::focused(&text, retired[0]), "$SIZE");
+    assert!(
+        serde_json::to_string(retired[0]).unwrap().contains("\"line\":9"),
+        "labelled at the written value: {:#}",
+        retired[0]
+    );
+    assert!(
+        codes(&json, "jobs/job.yml").iter().all(|c| c != "AML203"),
+        "{json:#}"
+    );
+}

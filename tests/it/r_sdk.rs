@@ -122,3 +122,23 @@ fn values_not_known_statically_are_recorded_with_why() {
     }
     assert!(defs[1]["settings"].get("max_instances").is_none(), "{inv:#}");
 }
+
+/// `Sys.getenv("X", unset = "d")` (by name or position) is its default, as `os.getenv("X",
+/// "d")` is in Python (azuremlsdk's own test helpers name their cluster so); without a
+/// default the name is read from the environment at run time (unknown, never guessed).
+#[test]
+fn a_sys_getenv_default_is_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let script = "cluster_name <- Sys.getenv(\"TEST_CLUSTER\", unset = \"rcluster\")\nc1 <- create_aml_compute(ws, cluster_name, \"STANDARD_D2_V2\", max_nodes = 1)\nsize <- Sys.getenv(unset = \"Standard_NC6\", \"SIZE\")\nc2 <- create_aml_compute(ws, \"r-size\", size, max_nodes = 1)\nc3 <- create_aml_compute(ws, Sys.getenv(\"ONLY_ENV\"), \"STANDARD_D2_V2\", max_nodes = 1)\n";
+    write(d, "helper.R", script);
+    write(d, "job.yml", JOB);
+    let json = check_clean(d);
+    assert!(findings_with(&json, "job.yml", "AML203").is_empty(), "{json:#}");
+    let retired = findings_with(&json, "helper.R", "AML505");
+    assert_eq!(retired.len(), 1, "{json:#}");
+    assert_eq!(focused(script, retired[0]), "size");
+    let inv = inventory(d);
+    let why = unnamed(&inv, "helper.R")[0]["name"]["why"].to_string();
+    assert!(why.contains("read from the environment at run time"), "{why}");
+}

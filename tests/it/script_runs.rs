@@ -109,3 +109,89 @@ fn runs_of_a_large_file_are_bounded() {
     let named: Vec<String> = crate::common::names(&inv);
     assert_eq!(named, ["c0", "c1", "c2"], "{inv:#}");
 }
+
+/// A project's shell script run with arguments (`bash scripts/create.sh NAME SIZE` in a
+/// workflow step, `./scripts/create.sh NAME` in a script): a definition at the command,
+/// the script's `$1`, `$2`... (through its own variables and `${3:-default}`) the
+/// command's words; a flagged size reported at the word that passes it. An argument not
+/// known leaves its setting not known; `bash -c TEXT`, a missing script and a script
+/// running itself define nothing more, and the script's own definition stays (made by
+/// its calls).
+#[test]
+fn a_shell_script_run_with_arguments_defines_its_compute_at_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let create = "#!/bin/bash\nset -e\nNAME=$1\nSIZE=${2:-Standard_DS3_v2}\naz ml compute create --name \"$NAME\" --type amlcompute --size \"$SIZE\" --max-instances ${3:-4} --min-instances 0\n";
+    write(d, "scripts/create.sh", create);
+    write(
+        d,
+        "scripts/all.sh",
+        "#!/bin/bash\n./scripts/create.sh cpu-a\nbash scripts/create.sh \"gpu-b\" Standard_NC6 2\nsh ./scripts/create.sh $UNKNOWN\nbash -c \"scripts/create.sh nope\"\n./scripts/missing.sh x\n./scripts/all.sh loop\n",
+    );
+    write(
+        d,
+        ".github/workflows/ci.yml",
+        "on: push\nenv:\n  CL: train-py\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: bash scripts/create.sh $CL Standard_NC6\n",
+    );
+    write(d, "ml/job.yml", JOB);
+    let json = check_clean(d);
+    assert!(
+        !codes(&json, "ml/job.yml").contains(&"AML203".to_string()),
+        "{json:#}"
+    );
+    assert_eq!(
+        focus_lines(&json, ".github/workflows/ci.yml", "AML505"),
+        [8],
+        "{json:#}"
+    );
+    assert_eq!(focus_lines(&json, "scripts/all.sh", "AML505"), [3], "{json:#}");
+    let inv = inventory(d);
+    let mut names = crate::common::names(&inv);
+    names.sort();
+    assert_eq!(names, ["cpu-a", "gpu-b", "train-py"], "{inv:#}");
+    let gpu = &definitions(&inv, "gpu-b")[0];
+    assert_eq!(
+        (gpu["path"].as_str(), gpu["line"].as_u64()),
+        (Some("scripts/all.sh"), Some(3))
+    );
+    assert_eq!(gpu["settings"]["max_instances"]["value"], "2", "{gpu:#}");
+    let cpu = &definitions(&inv, "cpu-a")[0]["settings"];
+    assert_eq!(cpu["size"]["value"], "Standard_DS3_v2", "{cpu:#}");
+    assert_eq!(cpu["max_instances"]["value"], "4", "{cpu:#}");
+    // `$UNKNOWN`: the run's definition has no known name; nothing else is made.
+    let unnamed = crate::common::unnamed(&inv, "scripts/all.sh");
+    assert_eq!(unnamed.len(), 1, "{inv:#}");
+    assert!(
+        unnamed[0]["name"]["why"].to_string().contains("UNKNOWN"),
+        "{inv:#}"
+    );
+}
+
+/// An Azure Pipelines `AzureCLI` task that runs a bash script file of the project with
+/// `arguments` (`scriptLocation: scriptPath`): a definition at the task, the script's `$1`
+/// and `$2` (through `NAME=$1`) the arguments' words, the retired size reported at its
+/// word in `arguments:`; a `ps` script type is not read as bash.
+#[test]
+fn an_azure_cli_task_running_a_script_file_defines_its_compute() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "scripts/create.sh",
+        "#!/bin/bash\nNAME=$1\nSIZE=$2\naz ml compute create --name $NAME --type amlcompute --size $SIZE\n",
+    );
+    let pipeline = "steps:\n- task: AzureCLI@2\n  inputs:\n    azureSubscription: x\n    scriptType: bash\n    scriptLocation: scriptPath\n    scriptPath: scripts/create.sh\n    arguments: train-py Standard_NC6\n- task: AzureCLI@2\n  inputs:\n    azureSubscription: x\n    scriptType: ps\n    scriptLocation: scriptPath\n    scriptPath: scripts/create.sh\n    arguments: ps-cluster Standard_NC6\n";
+    write(d, "azure-pipelines.yml", pipeline);
+    write(d, "ml/job.yml", JOB);
+    let json = check_clean(d);
+    assert!(
+        !codes(&json, "ml/job.yml").contains(&"AML203".to_string()),
+        "{json:#}"
+    );
+    let retired = crate::common::findings_with(&json, "azure-pipelines.yml", "AML505");
+    assert_eq!(retired.len(), 1, "{json:#}");
+    assert_eq!(crate::common::focused(pipeline, retired[0]), "Standard_NC6");
+    assert_eq!(focus_lines(&json, "azure-pipelines.yml", "AML505"), [8]);
+    let inv = inventory(d);
+    assert_eq!(crate::common::names(&inv), ["train-py"], "{inv:#}");
+}

@@ -1700,6 +1700,10 @@ pub fn wanted(words: &[Word]) -> Keep {
     if python_at(words).is_some() {
         return Keep::Read;
     }
+    // A shell script of the project run with its arguments (`deploy::shell_from_script`).
+    if shell_run_at(words).is_some() {
+        return Keep::Read;
+    }
     let Some(first) = words.first().and_then(Word::literal) else {
         return Keep::Vars;
     };
@@ -1807,6 +1811,46 @@ pub(super) fn python_at(words: &[Word]) -> Option<usize> {
     let file = words.get(j)?;
     let end = file.parts.last()?;
     matches!(end, WordPart::Lit { text, .. } if text.ends_with(".py")).then_some(j)
+}
+
+/// Where the file of a command that runs a shell script is: `bash scripts/create.sh ARGS`
+/// (also `sh`, `zsh`, `ksh`, `dash`, after their own flags), or the script named as the
+/// program (`./create.sh ARGS`, `scripts/create.sh ARGS`: a path ending in `.sh`). Not
+/// `bash -c TEXT` (a command, not a file), `source` (its values are followed where the
+/// script sources it) nor `. file`.
+pub(super) fn shell_run_at(words: &[Word]) -> Option<usize> {
+    let mut i = 0;
+    while i < words.len().min(6) {
+        let lit = words[i].literal()?;
+        if (lit.contains('=') && !lit.starts_with('-'))
+            || matches!(lit.as_str(), "sudo" | "exec" | "time" | "command")
+        {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    let first = words.get(i)?;
+    let p = program(first)?;
+    if matches!(p.as_str(), "bash" | "sh" | "zsh" | "ksh" | "dash") {
+        let mut j = i + 1;
+        while let Some(l) = words
+            .get(j)
+            .and_then(Word::literal)
+            .filter(|l| l.starts_with('-'))
+        {
+            if l.contains('c') && !l.starts_with("--") || matches!(l.as_str(), "-O" | "+O" | "-o" | "+o") {
+                return None;
+            }
+            j += 1;
+        }
+        let file = words.get(j)?;
+        // A literal file name, or one ending in a literal `.sh` (`$DIR/create.sh`).
+        let named = matches!(file.parts.last()?, WordPart::Lit { text, .. } if !text.is_empty());
+        return named.then_some(j);
+    }
+    let lit = first.literal()?;
+    (lit.contains('/') && lit.ends_with(".sh") && !lit.starts_with('-')).then_some(i)
 }
 
 /// A word's program: its literal without a Makefile recipe's `@` (silent), `-` (errors

@@ -24,10 +24,10 @@
 
 use std::path::PathBuf;
 
-use super::az_cli::{self, Ctx, Head};
-use super::common::Files;
+use super::az_cli::{self, Ctx, Eval, Head, Outer, ScriptVal, Vars, wanted};
+use super::common::{Files, Input};
 use super::iac::{self, Ev, Given};
-use super::shell::{Script, Word};
+use super::shell::{Dialect, LexOptions, Script, VarScope, Word, parse_file};
 use crate::facts::computes::ComputeDef;
 use crate::source::Span;
 
@@ -381,6 +381,221 @@ pub fn python_from_script(script: &Script, cx: &Ctx<'_>, budget: &std::cell::Cel
         }
     }
     out
+}
+
+/// How many bytes of shell scripts one script file, or one CI file (with its steps),
+/// reads for the scripts it runs ([`shell_from_script`]): each run parses its file again.
+pub const SH_RUN_BYTES: usize = 1 << 20;
+/// How many runs of shell scripts one script is read for.
+const MAX_SH_RUNS: usize = 64;
+
+/// The definitions of the project's shell scripts a script runs with arguments (a
+/// workflow step's `bash scripts/create-compute.sh cpu-cluster Standard_NC6`, a script's
+/// `./create.sh "$NAME"`, the called script running `az ml compute create --name "$1"
+/// --size "$2"`): each a definition made at the command, as a module call makes them
+/// ([`iac::ModuleCall`]), the script read alone (`scripts::read_run`) and its `$1`, `$2`...
+/// (also `${1}`) the command's words after the file, a value reported at its word there.
+/// The script's own definition (its arguments not known) stays, as a module's does. The
+/// scripts the called one runs are not followed. `budget`: the bytes of scripts still to
+/// read ([`SH_RUN_BYTES`]).
+pub fn shell_from_script(script: &Script, cx: &Ctx<'_>, budget: &std::cell::Cell<usize>) -> Vec<ComputeDef> {
+    let runs: Vec<(usize, usize)> = (script.commands.iter().enumerate())
+        .filter_map(|(k, c)| Some((k, az_cli::shell_run_at(&c.words)?)))
+        .take(MAX_SH_RUNS)
+        .collect();
+    if runs.is_empty() {
+        return Vec::new();
+    }
+    let places = az_cli::places(script, cx);
+    let mut out = Vec::new();
+    for (k, f) in runs {
+        let c = &script.commands[k];
+        let file = &c.words[f];
+        let run = ScriptRun {
+            file: cx.eval.word(file, c.span.start).value,
+            file_span: file.inner_span(),
+            args: &c.words[f + 1..],
+            whole: c.words[0].span.cover(c.words[c.words.len() - 1].span),
+            at: c.span.start,
+        };
+        out.extend(run.definitions(&places[k], cx, budget));
+    }
+    out
+}
+
+/// A run of a shell script of the project with arguments: by a command of a script
+/// ([`shell_from_script`]), or by an Azure Pipelines `AzureCLI` task's `scriptPath` and
+/// `arguments`.
+pub struct ScriptRun<'w> {
+    /// The script's path as the run writes it (or why it is not known), and where.
+    pub file: Result<String, String>,
+    pub file_span: Span,
+    /// The words the run passes, `$1`... of the script.
+    pub args: &'w [Word],
+    /// The whole run, and where its words are evaluated.
+    pub whole: Span,
+    pub at: u32,
+}
+
+impl ScriptRun<'_> {
+    /// Each definition of the script, made at the run (see [`shell_from_script`]); none
+    /// when the script is not a file of the project found from `cwd`.
+    pub fn definitions(
+        &self,
+        cwd: &super::cwd::Cwd,
+        cx: &Ctx<'_>,
+        budget: &std::cell::Cell<usize>,
+    ) -> Vec<ComputeDef> {
+        let text = cx.input.source.text.as_str();
+        let value = |w: &Word| cx.eval.word(w, self.at).value;
+        let Ok(written) = &self.file else {
+            return Vec::new();
+        };
+        let dialect = cx.eval.vars.dialect();
+        let work_dir = cx.eval.outer.work_dir();
+        let Ok(candidates) = az_cli::candidates(cwd, cx.input, work_dir.as_deref(), written, dialect) else {
+            return Vec::new();
+        };
+        // Each word's value, and its literal when the word is one written as it is: a
+        // value the script takes through its own variables (`NAME=$1`) is found there.
+        let passed: Vec<(Result<String, String>, Option<Span>)> = (self.args.iter())
+            .map(|w| {
+                let val = value(w);
+                let span = w.inner_span();
+                let literal = matches!(
+                    w.parts.as_slice(),
+                    [super::shell::WordPart::Lit { exact: true, .. }]
+                )
+                .then_some(span)
+                .filter(|s| text.get(s.range()).is_some_and(|t| val.as_deref() == Ok(t)));
+                (val, literal)
+            })
+            .collect();
+        let raised: Vec<RunArg> = passed
+            .iter()
+            .map(|(v, literal)| {
+                let up = iac::raise_origins(Ev::text("").with_origin(*literal)).origin;
+                (v.clone(), up)
+            })
+            .collect();
+        let Some((source, defs)) = candidates
+            .iter()
+            .find_map(|p| read_run(cx.input.files, p, raised.clone(), budget))
+        else {
+            return Vec::new();
+        };
+        // `$1`... `$9` (and `${1}`...) of the script: the words after its file.
+        let mut args: Vec<(String, iac::Leaf, Option<Span>)> = Vec::new();
+        for (i, (w, (val, literal))) in self.args.iter().zip(passed).enumerate().take(9) {
+            let span = w.inner_span();
+            let leaf = iac::Leaf {
+                span,
+                written: text.get(span.range()).unwrap_or_default().to_string(),
+                val: match val {
+                    Ok(v) => Ev::text(v),
+                    Err(why) => Ev::unknown(why),
+                },
+                literal,
+            };
+            let n = i + 1;
+            args.push((format!("{{{n}}}"), leaf.clone(), None));
+            args.push((n.to_string(), leaf, None));
+        }
+        let call = iac::ModuleCall {
+            display: &cx.input.source.path,
+            whole: self.whole,
+            label: "script run",
+            path: written,
+            source: self.file_span,
+            source_key: None,
+            args: &args,
+            prefix: "$",
+            note: None,
+            verb: "runs the script",
+            text: Some(text),
+        };
+        defs.into_iter()
+            .map(|def| {
+                let line = format!("{}:{}", def.file, super::common::line_of(&source, def.span.start));
+                call.definition(def, &line)
+            })
+            .collect()
+    }
+}
+
+/// The `az ml compute` definitions of the shell script at `path` that a command runs
+/// with the arguments `args` (each its value, or why it is not known) as `$1`, `$2`...
+/// ([`shell_from_script`]): read as bash (what runs it says so), its
+/// environment not known, without following the scripts it runs in turn. `budget`: the
+/// bytes of scripts still to read; `None` beyond it, for a file that is not there or not
+/// readable, or that runs no `az ml compute` command.
+fn read_run(
+    files: &super::common::Files,
+    path: &std::path::Path,
+    args: Vec<RunArg>,
+    budget: &std::cell::Cell<usize>,
+) -> Option<(
+    std::sync::Arc<crate::source::SourceFile>,
+    Vec<crate::facts::computes::ComputeDef>,
+)> {
+    // Shown as the project shows it (`scripts/../x.sh` is `x.sh`).
+    let display = crate::discover::display_of(&crate::fsio::normalize(path));
+    let source = files.read(path, &display)?;
+    let text = source.text.as_str();
+    if !super::common::mentions(text.as_bytes(), &["ml compute"]) {
+        return None;
+    }
+    budget.set(budget.get().checked_sub(text.len().max(1))?);
+    let options = LexOptions {
+        keep: Some(wanted),
+        ..LexOptions::new(Dialect::Bash)
+    };
+    let script = parse_file(text, options);
+    let input = Input {
+        path,
+        source: &source,
+        documents: &[],
+        kinds: &[],
+        files,
+    };
+    let outer = RunArgs(args);
+    let vars = Vars::scan_sourcing(&script, Dialect::Bash, &input, &outer);
+    let cx = Ctx {
+        input: &input,
+        eval: Eval {
+            vars: &vars,
+            outer: &outer,
+        },
+        note: None,
+    };
+    let defs = az_cli::definitions(&script, &cx);
+    Some((source.clone(), defs))
+}
+
+/// A script run with arguments: `$1`... are what the run passes (no literal of the
+/// script: the run's words are reported where the run writes them).
+struct RunArgs(Vec<RunArg>);
+
+/// What a run passes as one argument: its value (or why it is not known), and the place of
+/// its literal in the running file, marked one call up ([`iac::raise_origins`]).
+type RunArg = (Result<String, String>, Option<Span>);
+
+impl Outer for RunArgs {
+    fn own_file(&self) -> bool {
+        true
+    }
+
+    fn var(&self, name: &str, scope: VarScope) -> Option<ScriptVal> {
+        if scope != VarScope::Positional {
+            return None;
+        }
+        let n: usize = name.parse().ok().filter(|&n| n > 0)?;
+        // An argument the run does not give: the script's default (`${3:-d}`), if any.
+        Some(match self.0.get(n - 1)? {
+            (Ok(v), literal) => ScriptVal::known(v.clone(), *literal),
+            (Err(why), _) => ScriptVal::Dynamic(why.clone()),
+        })
+    }
 }
 
 /// The bytes a script's `terraform plan|apply` command contains (a byte pre-filter).

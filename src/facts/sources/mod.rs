@@ -251,6 +251,15 @@ mod tests {
         "$env:",
         "$(",
         "`",
+        "steps:\n",
+        "  - run: ",
+        "echo \"N=v\" >> $GITHUB_ENV",
+        " >> \"$GITHUB_OUTPUT\"",
+        "${{ env.N }}",
+        "${{ steps.s.outputs.N }}",
+        "bash create.sh ",
+        "./scripts/create.sh ",
+        "$1",
     ];
 
     /// The file names the generated texts are read as: one for each reader.

@@ -402,12 +402,13 @@ impl<'t> Script<'t> {
                         .child_by_field_name("function")
                         .map(|f| self.text(f))
                         .unwrap_or("");
-                    return Ev::unknown(match f {
-                        "Sys.getenv" => {
-                            format!("`{}` is read from the environment at run time", self.text(v))
-                        }
-                        _ => format!("`{}` is computed at run time", iac::one_line(self.text(v))),
-                    });
+                    if f == "Sys.getenv" {
+                        return self.getenv(v, at);
+                    }
+                    return Ev::unknown(format!(
+                        "`{}` is computed at run time",
+                        iac::one_line(self.text(v))
+                    ));
                 }
                 _ => return Ev::unknown(format!("`{}` is not a literal", iac::one_line(self.text(v)))),
             }
@@ -416,6 +417,48 @@ impl<'t> Script<'t> {
             "`{}` is assigned from names more than {MAX_DEPTH} deep",
             self.text(v)
         ))
+    }
+
+    /// `Sys.getenv("X", unset = "d")` (or `Sys.getenv("X", "d")`): the default, noted, as
+    /// `os.getenv("X", "d")` is in Python; without one, or with one not known, the value is
+    /// read from the environment at run time.
+    fn getenv(&self, call: Node<'t>, at: usize) -> Ev {
+        let args: Vec<Node<'t>> = call
+            .child_by_field_name("arguments")
+            .map(named_children)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|a| a.kind() == "argument")
+            .collect();
+        let name_of = |a: &Node<'t>| {
+            a.child_by_field_name("name")
+                .map(|k| self.text(k).trim_matches(['"', '\'', '`']))
+        };
+        // As R matches them: by exact name, then the positional ones to the parameters
+        // left, in order (`Sys.getenv(x, unset, names)`).
+        let mut positional = args.iter().filter(|a| name_of(a).is_none());
+        let mut arg = |param: &str| match args.iter().find(|a| name_of(a) == Some(param)) {
+            Some(a) => Some(*a),
+            None => positional.next().copied(),
+        };
+        let (x, unset) = (arg("x"), arg("unset"));
+        let var = x
+            .and_then(|a| a.child_by_field_name("value"))
+            .and_then(|x| self.eval(x, at).known_str())
+            .unwrap_or_default();
+        let unset = unset.and_then(|a| a.child_by_field_name("value"));
+        let run_time = || {
+            Ev::unknown(format!(
+                "`{}` is read from the environment at run time",
+                iac::one_line(self.text(call))
+            ))
+        };
+        match unset.map(|d| self.eval(d, at)) {
+            Some(d) if d.why().is_none() && !d.is_null() => {
+                d.with_note(Some(format!("the default of the environment variable `{var}`")))
+            }
+            _ => run_time(),
+        }
     }
 
     /// The arguments of a call matched to the function's parameters as R matches them:

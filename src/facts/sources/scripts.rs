@@ -30,6 +30,8 @@ const READ_NEEDLES: &[&str] = &[
     "terraform -chdir",
     // A Python file of the project run with its arguments ([`super::deploy`]).
     ".py",
+    // A shell script of the project run with its arguments ([`super::deploy`]).
+    ".sh",
 ];
 
 pub const READER: Reader = Reader {
@@ -114,6 +116,13 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
         &cx,
         &std::cell::Cell::new(super::deploy::PY_RUN_BYTES),
     ));
+    if options.dialect == Dialect::Bash {
+        out.computes.extend(super::deploy::shell_from_script(
+            &script,
+            &cx,
+            &std::cell::Cell::new(super::deploy::SH_RUN_BYTES),
+        ));
+    }
     out.comments
         .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
 }

@@ -30,6 +30,8 @@ use crate::document::{Document, NodeId, Style, Value};
 use crate::facts::computes::{ComputeDef, Scalar, Setting, SourceKind};
 use crate::source::Span;
 
+mod github_env;
+
 pub const READER: Reader = Reader {
     name: "az-cli workflows",
     wants: |name| name.ends_with(".yml") || name.ends_with(".yaml"),
@@ -64,8 +66,9 @@ pub const READER: Reader = Reader {
         "terraform -chdir",
         "TerraformTask",
         "TerraformCLI",
-        // A Python file of the project run with its arguments.
+        // A Python file or shell script of the project run with its arguments.
         ".py",
+        ".sh",
     ],
     defines: super::common::COMMAND_WORDS,
     read,
@@ -84,6 +87,9 @@ struct Frame {
     /// The same as the environment variables the agent makes of them (`.` as `_`,
     /// upper-cased).
     var_env: HashMap<String, NodeId>,
+    /// What the job's earlier steps wrote to `$GITHUB_ENV` ([`github_env`]): a frame of
+    /// its own between a step's and its job's, so that the step's `env:` wins.
+    github_env: HashMap<String, ScriptVal>,
 }
 
 /// How many frames up a variable is looked for (real files nest a handful).
@@ -109,6 +115,8 @@ struct Globals {
     /// How many more bytes of Python files its scripts' runs read
     /// ([`super::deploy::python_from_script`]).
     py_budget: Cell<usize>,
+    /// The same for the shell scripts they run ([`super::deploy::shell_from_script`]).
+    sh_budget: Cell<usize>,
 }
 
 /// The values a call of a template passes, by parameter (input) name: evaluated in the
@@ -591,9 +599,9 @@ fn variables_template(input: &Input<'_>, path: &str) -> Vec<(String, ScriptVal, 
     out
 }
 
-/// What a CI file's steps are written with: a YAML file that mentions `.py` but none of the
-/// reader's other needles (an Azure ML job's `command: python train.py`) is read only if
-/// it has steps or scripts that may run one.
+/// What a CI file's steps are written with: a YAML file that mentions `.py` or `.sh` but
+/// none of the reader's other needles (an Azure ML job's `command: python train.py`) is
+/// read only if it has steps or scripts that may run one.
 const CI_MARKERS: &[&str] = &[
     "steps:",
     "run:",
@@ -609,11 +617,11 @@ const CI_MARKERS: &[&str] = &[
 
 fn read(input: &Input<'_>, out: &mut Definitions) {
     let text = input.source.text.as_bytes();
-    let python_only = !READER
+    let runs_only = !READER
         .needles
         .iter()
-        .any(|n| *n != ".py" && memchr::memmem::find(text, n.as_bytes()).is_some());
-    if python_only && !super::common::mentions(text, CI_MARKERS) {
+        .any(|n| !matches!(*n, ".py" | ".sh") && memchr::memmem::find(text, n.as_bytes()).is_some());
+    if runs_only && !super::common::mentions(text, CI_MARKERS) {
         return;
     }
     let mut calls = Calls {
@@ -858,6 +866,7 @@ fn read_document(
         param_lits: RefCell::new(HashMap::new()),
         lit_budget: Cell::new(MAX_LIT_NODES),
         py_budget: Cell::new(super::deploy::PY_RUN_BYTES),
+        sh_budget: Cell::new(super::deploy::SH_RUN_BYTES),
     };
     let mut frames: Vec<Frame> = Vec::new();
     let mut binds: Vec<Bind> = Vec::new();
@@ -873,6 +882,8 @@ fn read_document(
     let mut limit = doc.nodes.len();
     // The `inputs:` of a `PowerShell` task, whose `script:` was read as PowerShell.
     let mut powershell_inputs: HashSet<NodeId> = HashSet::new();
+    // The `steps:` lists found so far.
+    let mut steps_lists: HashSet<NodeId> = HashSet::new();
     while let Some((node, frame, defaults, bind)) = stack.pop() {
         visited += 1;
         if visited > limit {
@@ -880,11 +891,36 @@ fn read_document(
         }
         match doc.value(node) {
             Value::Seq(items) => {
-                for &item in items.iter().rev() {
-                    stack.push((item, frame, defaults, bind));
+                let steps = steps_lists.contains(&node).then(|| {
+                    let mut cx = StepsCx {
+                        frames: &mut frames,
+                        binds: &binds,
+                        globals: &globals,
+                        memo: &memo,
+                    };
+                    github_env_frames(input, doc, items, frame, defaults, bind, &mut cx)
+                });
+                match steps.flatten() {
+                    Some(step_frames) => {
+                        for (&item, f) in items.iter().zip(step_frames).rev() {
+                            stack.push((item, f, defaults, bind));
+                        }
+                    }
+                    None => {
+                        for &item in items.iter().rev() {
+                            stack.push((item, frame, defaults, bind));
+                        }
+                    }
                 }
             }
             Value::Map(entries) => {
+                // A job's (or composite action's) steps: what each writes to
+                // `$GITHUB_ENV` is seen by those after it.
+                if let Some(steps) = doc.get(node, "steps").map(|s| doc.resolve(s))
+                    && matches!(doc.value(steps), Value::Seq(_))
+                {
+                    steps_lists.insert(steps);
+                }
                 let mut env = Vec::new();
                 let mut vars = Vec::new();
                 if let Some(e) = doc.get(node, "env") {
@@ -905,6 +941,7 @@ fn read_document(
                         env: env.into_iter().collect(),
                         vars: vars.into_iter().collect(),
                         var_env,
+                        github_env: HashMap::new(),
                     });
                     Some(frames.len() - 1)
                 };
@@ -970,6 +1007,15 @@ fn read_document(
                 }) && let Some(inputs) = doc.get(node, "inputs").map(|i| doc.resolve(i))
                 {
                     out.computes.extend(terraform_task(input, doc, node, inputs));
+                }
+                // An `AzureCLI` task's bash script file run with its `arguments`.
+                if let Some(path) = doc.get(node, "scriptPath")
+                    && runs_bash_file(doc, node, path)
+                {
+                    let dir = azure_work_dir(doc, node);
+                    let scope = scope.in_dir(work_dir(input, doc, dir));
+                    out.computes
+                        .extend(script_path_run(input, doc, node, path, &scope));
                 }
                 for (key, dialect, macros) in script_keys(doc, node, defaults) {
                     if key == "script" && powershell_inputs.contains(&node) {
@@ -1112,6 +1158,146 @@ fn read_document(
     }
 }
 
+/// What [`github_env_frames`] adds frames to and evaluates in.
+struct StepsCx<'a, 'f> {
+    frames: &'f mut Vec<Frame>,
+    binds: &'a [Bind],
+    globals: &'a Globals,
+    memo: &'a RefCell<HashMap<(NodeId, Option<usize>), ScriptVal>>,
+}
+
+/// How many steps of one job that write to `$GITHUB_ENV` are followed, and how many
+/// names they set: the values later steps see are copied once per writing step.
+const MAX_GITHUB_ENV_STEPS: usize = 64;
+const MAX_GITHUB_ENV_NAMES: usize = 256;
+
+/// The frame each of a job's `steps` runs in: `frame` (the job's), below what the steps
+/// before it wrote to `$GITHUB_ENV` ([`github_env::writes`]); `None` when no step's
+/// `run:` names `GITHUB_ENV`. A write by a step with an `if:` may not happen: the name's
+/// value is then unknown to the steps after it.
+fn github_env_frames(
+    input: &Input<'_>,
+    doc: &Document,
+    steps: &[NodeId],
+    frame: Option<usize>,
+    defaults: RunDefaults,
+    bind: Option<usize>,
+    cx: &mut StepsCx<'_, '_>,
+) -> Option<Vec<Option<usize>>> {
+    let run = |step: NodeId| {
+        let step = doc.resolve(step);
+        let run = doc.resolve(doc.get(step, "run")?);
+        match doc.value(run) {
+            Value::Str(t) if github_env::may_write(t) => Some((step, run)),
+            _ => None,
+        }
+    };
+    if !steps.iter().any(|&s| run(s).is_some()) {
+        return None;
+    }
+    let mut seen: HashMap<String, ScriptVal> = HashMap::new();
+    let mut current = frame;
+    let mut writers = 0usize;
+    let mut out = Vec::with_capacity(steps.len());
+    for &step in steps {
+        out.push(current);
+        let Some((step, node)) = run(step) else {
+            continue;
+        };
+        let bash = script_keys(doc, step, run_defaults(doc, step, defaults))
+            .iter()
+            .any(|(k, d, _)| *k == "run" && *d == Dialect::Bash);
+        let n = doc.node(node);
+        let Some((start, end, newlines)) =
+            script_region(input.source.text.as_str(), n.span, n.style).filter(|_| bash)
+        else {
+            continue;
+        };
+        if writers == MAX_GITHUB_ENV_STEPS {
+            // Beyond the steps followed, any name may have been written again.
+            let why = format!(
+                "more than {MAX_GITHUB_ENV_STEPS} steps of the job write to `$GITHUB_ENV`, and amlint follows the first {MAX_GITHUB_ENV_STEPS}"
+            );
+            for v in seen.values_mut() {
+                *v = ScriptVal::Dynamic(why.clone());
+            }
+        } else {
+            // The step's own `env:`, which its script sees.
+            let mut env = Vec::new();
+            if let Some(e) = doc.get(step, "env") {
+                env_of(doc, e, &mut env);
+            }
+            let scope_frame = if env.is_empty() {
+                current
+            } else {
+                cx.frames.push(Frame {
+                    parent: current,
+                    env: env.into_iter().collect(),
+                    vars: HashMap::new(),
+                    var_env: HashMap::new(),
+                    github_env: HashMap::new(),
+                });
+                Some(cx.frames.len() - 1)
+            };
+            let scope = WfOuter {
+                doc,
+                frames: cx.frames,
+                frame: scope_frame,
+                binds: cx.binds,
+                bind,
+                globals: cx.globals,
+                depth: Cell::new(0),
+                memo: cx.memo,
+                work_dir: None,
+            };
+            let written = github_env::writes(&input.source.text, start, end, newlines, &scope);
+            if written.is_empty() {
+                continue;
+            }
+            let condition = doc.get(step, "if").map(|c| {
+                let c = doc.resolve(c);
+                str_of(doc, c).map_or_else(|| "a condition".to_string(), |t| format!("`{}`", t.trim()))
+            });
+            let id = doc.get(step, "id").and_then(|i| str_of(doc, doc.resolve(i)));
+            for github_env::Write { file, name, value } in written {
+                // An output is `steps.<id>.outputs.<name>` (no environment variable has a
+                // `.` in its name); a step without an `id` cannot be asked for its outputs.
+                let key = match (file, id) {
+                    (github_env::File::Env, _) => name.clone(),
+                    (github_env::File::Output, Some(id)) => format!("steps.{id}.outputs.{name}"),
+                    (github_env::File::Output, None) => continue,
+                };
+                if !seen.contains_key(&key) && seen.len() >= MAX_GITHUB_ENV_NAMES {
+                    continue;
+                }
+                let value = match &condition {
+                    Some(cond) => ScriptVal::Dynamic(format!(
+                        "`{name}` is written to `{}` by a step that runs only if {cond}",
+                        file.variable()
+                    )),
+                    None => value,
+                };
+                seen.insert(key, value);
+            }
+        }
+        writers += 1;
+        cx.frames.push(Frame {
+            parent: frame,
+            env: HashMap::new(),
+            vars: HashMap::new(),
+            var_env: HashMap::new(),
+            github_env: seen.clone(),
+        });
+        current = Some(cx.frames.len() - 1);
+        if writers > MAX_GITHUB_ENV_STEPS {
+            // The last frame says it all: no more copies.
+            out.extend(std::iter::repeat_n(current, steps.len() - out.len()));
+            break;
+        }
+    }
+    Some(out)
+}
+
 /// The keys of `map` that hold scripts, each with its shell and whether `$(name)` is an
 /// Azure Pipelines macro.
 fn script_keys(doc: &Document, map: NodeId, defaults: RunDefaults) -> Vec<(&'static str, Dialect, bool)> {
@@ -1152,6 +1338,80 @@ fn script_keys(doc: &Document, map: NodeId, defaults: RunDefaults) -> Vec<(&'sta
     keys
 }
 
+/// Whether an `AzureCLI` task's `inputs` (`map`) run the file `path` with bash: its
+/// `scriptType: bash` (version 2), or no `scriptType` and a `.sh` file (version 1, which
+/// runs it with bash on Linux agents).
+fn runs_bash_file(doc: &Document, map: NodeId, path: NodeId) -> bool {
+    let lower = |k: &str| {
+        doc.get(map, k)
+            .and_then(|n| str_of(doc, doc.resolve(n)))
+            .map(str::to_ascii_lowercase)
+    };
+    let located = lower("scriptLocation").is_none_or(|l| l == "scriptpath");
+    let bash = match lower("scriptType") {
+        Some(t) => t == "bash",
+        None => str_of(doc, doc.resolve(path)).is_some_and(|p| p.to_ascii_lowercase().ends_with(".sh")),
+    };
+    located && bash
+}
+
+/// The run an `AzureCLI` task makes of its `scriptPath` with its `arguments` (read as
+/// bash words, where they are written): the script's definitions, made at the task
+/// ([`super::deploy::ScriptRun`]), from the task's working directory.
+fn script_path_run(
+    input: &Input<'_>,
+    doc: &Document,
+    map: NodeId,
+    path: NodeId,
+    scope: &WfOuter<'_>,
+) -> Vec<ComputeDef> {
+    let text = input.source.text.as_str();
+    let p = doc.node(doc.resolve(path));
+    let file = match scope.value(path, "`scriptPath`") {
+        ScriptVal::Known { text, .. } => Ok(text),
+        ScriptVal::Dynamic(why) => Err(why),
+    };
+    let arguments = doc.get(map, "arguments").map(|a| doc.node(doc.resolve(a)));
+    let region = arguments
+        .filter(|a| matches!(a.value, Value::Str(_)))
+        .and_then(|a| script_region(text, a.span, a.style));
+    let options = |newlines| LexOptions {
+        newlines,
+        macros: true,
+        ..LexOptions::new(Dialect::Bash)
+    };
+    let script = match region {
+        Some((start, end, newlines)) => parse(&text[start..end], Map::Base(start as u32), options(newlines)),
+        None => parse("", Map::Base(0), options(false)),
+    };
+    let words: Vec<super::shell::Word> = script
+        .commands
+        .iter()
+        .flat_map(|c| c.words.iter().cloned())
+        .collect();
+    let vars = Vars::scan(&script, Dialect::Bash);
+    let cx = Ctx {
+        input,
+        eval: Eval {
+            vars: &vars,
+            outer: scope,
+        },
+        note: None,
+    };
+    let run = super::deploy::ScriptRun {
+        file,
+        file_span: inner(p.span, p.style),
+        args: &words,
+        whole: arguments.map_or(p.span, |a| p.span.cover(a.span)),
+        at: p.span.start,
+    };
+    run.definitions(
+        &super::cwd::Cwd::Start(PathBuf::new()),
+        &cx,
+        &scope.globals.sh_budget,
+    )
+}
+
 /// Reads the script at `node` (a string, or a list of strings: one command line each).
 fn read_script(
     input: &Input<'_>,
@@ -1175,6 +1435,7 @@ fn read_script(
             && !super::common::mentions(value.as_bytes(), super::deploy::NEEDLES)
             && !super::common::mentions(value.as_bytes(), super::deploy::TF_NEEDLES)
             && memchr::memmem::find(value.as_bytes(), b".py").is_none()
+            && memchr::memmem::find(value.as_bytes(), b".sh").is_none()
         {
             continue;
         }
@@ -1207,6 +1468,13 @@ fn read_script(
             &cx,
             &scope.globals.py_budget,
         ));
+        if dialect == Dialect::Bash {
+            out.computes.extend(super::deploy::shell_from_script(
+                &script,
+                &cx,
+                &scope.globals.sh_budget,
+            ));
+        }
         out.comments
             .extend(script.comments.iter().map(|c| comment_of(input.source, c)));
     }
@@ -1552,6 +1820,23 @@ impl<'a> WfOuter<'a> {
         None
     }
 
+    /// The environment variable `name` (`what` names it) of the innermost frame that sets
+    /// it: by an `env:`, or by an earlier step's write to `$GITHUB_ENV`.
+    fn env(&self, name: &str, what: &str) -> Option<ScriptVal> {
+        let mut at = self.frame;
+        for _ in 0..MAX_FRAMES {
+            let f = &self.frames[at?];
+            if let Some(v) = f.env.get(name) {
+                return Some(self.value(*v, what));
+            }
+            if let Some(v) = f.github_env.get(name) {
+                return Some(v.clone());
+            }
+            at = f.parent;
+        }
+        None
+    }
+
     /// The value of the YAML node `id`: a scalar, its expansions resolved here.
     fn value(&self, id: NodeId, what: &str) -> ScriptVal {
         let id = self.doc.resolve(id);
@@ -1741,8 +2026,8 @@ impl Outer for WfOuter<'_> {
         if !matches!(scope, VarScope::Shell | VarScope::Env) {
             return None;
         }
-        if let Some(v) = self.find(|f| &f.env, name) {
-            return Some(self.value(v, &format!("`{name}`")));
+        if let Some(v) = self.env(name, &format!("`{name}`")) {
+            return Some(v);
         }
         // Azure Pipelines makes an environment variable of every pipeline variable.
         let upper = name.to_ascii_uppercase();
@@ -1763,8 +2048,11 @@ impl Outer for WfOuter<'_> {
             return Some(self.lit_at(&t)?.one(&format!("`{t}`")));
         }
         if let Some(n) = t.strip_prefix("env.") {
-            let v = self.find(|f| &f.env, n)?;
-            return Some(self.value(v, &format!("`env.{n}`")));
+            return self.env(n, &format!("`env.{n}`"));
+        }
+        // An earlier step's output (`$GITHUB_OUTPUT`, [`github_env`]).
+        if t.starts_with("steps.") && t.contains(".outputs.") {
+            return self.env(&t, &format!("`{t}`"));
         }
         if let Some(n) = t.strip_prefix("variables.") {
             let Some(v) = self.find(|f| &f.vars, n) else {
