@@ -179,6 +179,32 @@ mod tests {
         }
     }
 
+    /// The project cache keeps, for a file that no definition reader looks into, only
+    /// where it may define a name (`cache::FileSummary::defines`): which files those are
+    /// follows from the readers' words. A cache written by a build with other words must
+    /// not be read (a workflow mentioning `.sh` was skipped by a one-file run after the
+    /// scripts it runs became definitions): changing them means raising
+    /// `cache::FORMAT`, and the digest here with it.
+    #[test]
+    fn the_cache_format_changes_with_the_readers_words() {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for r in READERS {
+            for w in std::iter::once(r.name)
+                .chain(r.needles.iter().copied())
+                .chain(r.defines.iter().copied())
+            {
+                for b in w.bytes().chain([0]) {
+                    h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+                }
+            }
+        }
+        assert_eq!(
+            (crate::cache::FORMAT, h),
+            (4, 0x9ce6_b796_f70a_63f3),
+            "the readers' words changed: raise cache::FORMAT and record the new digest"
+        );
+    }
+
     /// What the generated texts are made of.
     const VOCABULARY: &[&str] = &[
         "az ml compute create",
