@@ -393,7 +393,7 @@ const MAX_SH_RUNS: usize = 64;
 /// workflow step's `bash scripts/create-compute.sh cpu-cluster Standard_NC6`, a script's
 /// `./create.sh "$NAME"`, the called script running `az ml compute create --name "$1"
 /// --size "$2"`): each a definition made at the command, as a module call makes them
-/// ([`iac::ModuleCall`]), the script read alone (`scripts::read_run`) and its `$1`, `$2`...
+/// ([`iac::ModuleCall`]), the script read alone ([`read_run`]) and its `$1`, `$2`...
 /// (also `${1}`) the command's words after the file, a value reported at its word there.
 /// The script's own definition (its arguments not known) stays, as a module's does. The
 /// scripts the called one runs are not followed. `budget`: the bytes of scripts still to
@@ -471,16 +471,12 @@ impl ScriptRun<'_> {
                 (val, literal)
             })
             .collect();
-        let raised: Vec<RunArg> = passed
-            .iter()
-            .map(|(v, literal)| {
-                let up = iac::raise_origins(Ev::text("").with_origin(*literal)).origin;
-                (v.clone(), up)
-            })
+        let raised: Vec<RunArg> = (passed.iter())
+            .map(|(v, literal)| (v.clone(), literal.and_then(iac::raise_span)))
             .collect();
         let Some((source, defs)) = candidates
             .iter()
-            .find_map(|p| read_run(cx.input.files, p, raised.clone(), budget))
+            .find_map(|p| read_run(cx.input.files, p, &raised, budget))
         else {
             return Vec::new();
         };
@@ -532,7 +528,7 @@ impl ScriptRun<'_> {
 fn read_run(
     files: &super::common::Files,
     path: &std::path::Path,
-    args: Vec<RunArg>,
+    args: &[RunArg],
     budget: &std::cell::Cell<usize>,
 ) -> Option<(
     std::sync::Arc<crate::source::SourceFile>,
@@ -542,7 +538,7 @@ fn read_run(
     let display = crate::discover::display_of(&crate::fsio::normalize(path));
     let source = files.read(path, &display)?;
     let text = source.text.as_str();
-    if !super::common::mentions(text.as_bytes(), &["ml compute"]) {
+    if !super::common::mentions(text.as_bytes(), super::common::COMMAND_WORDS) {
         return None;
     }
     budget.set(budget.get().checked_sub(text.len().max(1))?);
@@ -574,13 +570,13 @@ fn read_run(
 
 /// A script run with arguments: `$1`... are what the run passes (no literal of the
 /// script: the run's words are reported where the run writes them).
-struct RunArgs(Vec<RunArg>);
+struct RunArgs<'a>(&'a [RunArg]);
 
 /// What a run passes as one argument: its value (or why it is not known), and the place of
 /// its literal in the running file, marked one call up ([`iac::raise_origins`]).
 type RunArg = (Result<String, String>, Option<Span>);
 
-impl Outer for RunArgs {
+impl Outer for RunArgs<'_> {
     fn own_file(&self) -> bool {
         true
     }

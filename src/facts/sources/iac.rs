@@ -1284,17 +1284,7 @@ pub fn raisable(len: usize) -> bool {
 pub fn raise_origins(mut v: Ev) -> Ev {
     let mut stack: Vec<&mut Ev> = vec![&mut v];
     while let Some(x) = stack.pop() {
-        x.origin = x.origin.and_then(|o| {
-            let level = o.start >> LEVEL_SHIFT;
-            let (start, end) = (
-                o.start & ((1 << LEVEL_SHIFT) - 1),
-                o.end & ((1 << LEVEL_SHIFT) - 1),
-            );
-            (level + 1 < 1 << (32 - LEVEL_SHIFT) && o.end >> LEVEL_SHIFT == level).then(|| {
-                let up = (level + 1) << LEVEL_SHIFT;
-                Span::new(start | up, end | up)
-            })
-        });
+        x.origin = x.origin.and_then(raise_span);
         match &mut x.v {
             V::List(items) => stack.extend(items.iter_mut()),
             V::Map(entries) => stack.extend(entries.iter_mut().map(|(_, v)| v)),
@@ -1302,6 +1292,20 @@ pub fn raise_origins(mut v: Ev) -> Ev {
         }
     }
     v
+}
+
+/// One place of a literal (in the calling file) marked one call further up
+/// ([`raise_origins`]); `None` when too far up (or too far into its file).
+pub fn raise_span(o: Span) -> Option<Span> {
+    let level = o.start >> LEVEL_SHIFT;
+    let (start, end) = (
+        o.start & ((1 << LEVEL_SHIFT) - 1),
+        o.end & ((1 << LEVEL_SHIFT) - 1),
+    );
+    (level + 1 < 1 << (32 - LEVEL_SHIFT) && o.end >> LEVEL_SHIFT == level).then(|| {
+        let up = (level + 1) << LEVEL_SHIFT;
+        Span::new(start | up, end | up)
+    })
 }
 
 /// An origin of a module's definition as seen from the file that calls it: one of the

@@ -92,6 +92,19 @@ struct Frame {
     github_env: HashMap<String, ScriptVal>,
 }
 
+impl Frame {
+    /// A frame below `parent` that sets nothing yet.
+    fn below(parent: Option<usize>) -> Frame {
+        Frame {
+            parent,
+            env: HashMap::new(),
+            vars: HashMap::new(),
+            var_env: HashMap::new(),
+            github_env: HashMap::new(),
+        }
+    }
+}
+
 /// How many frames up a variable is looked for (real files nest a handful).
 const MAX_FRAMES: usize = 32;
 
@@ -937,11 +950,10 @@ fn read_document(
                         .map(|(n, v)| (n.replace('.', "_").to_ascii_uppercase(), *v))
                         .collect();
                     frames.push(Frame {
-                        parent: frame,
                         env: env.into_iter().collect(),
                         vars: vars.into_iter().collect(),
                         var_env,
-                        github_env: HashMap::new(),
+                        ..Frame::below(frame)
                     });
                     Some(frames.len() - 1)
                 };
@@ -1231,11 +1243,8 @@ fn github_env_frames(
                 current
             } else {
                 cx.frames.push(Frame {
-                    parent: current,
                     env: env.into_iter().collect(),
-                    vars: HashMap::new(),
-                    var_env: HashMap::new(),
-                    github_env: HashMap::new(),
+                    ..Frame::below(current)
                 });
                 Some(cx.frames.len() - 1)
             };
@@ -1282,11 +1291,8 @@ fn github_env_frames(
         }
         writers += 1;
         cx.frames.push(Frame {
-            parent: frame,
-            env: HashMap::new(),
-            vars: HashMap::new(),
-            var_env: HashMap::new(),
             github_env: seen.clone(),
+            ..Frame::below(frame)
         });
         current = Some(cx.frames.len() - 1);
         if writers > MAX_GITHUB_ENV_STEPS {
