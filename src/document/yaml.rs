@@ -69,6 +69,10 @@ pub fn parse(text: &str, base: u32, limits: &Limits, diags: &mut Findings) -> Ve
             }
             Err(err) => {
                 let diag = syntax_error(text, &err);
+                if builder.doc.is_some() {
+                    let from = builder.doc_diags;
+                    without_placeholder_keys_before(text, diag.span.start, builder.diags, from);
+                }
                 builder.diags.push(diag);
                 builder.abort();
                 break;
@@ -134,6 +138,29 @@ fn syntax_error(text: &str, err: &YamlError) -> Diagnostic {
         }
     }
     diag
+}
+
+/// Drops the findings of `{{NAME}}` placeholders read as mapping keys
+/// ([`Builder::check_keys`]) on the line of a syntax error at `at`, before it, inside the
+/// document the error breaks (its findings are those from the `from`th on): in
+/// `image: {{ACR_NAME}}.azurecr.io/x:1` the text after the placeholder is the syntax
+/// error, the one problem PyYAML reports there (it composes the whole document before it
+/// constructs a key), and that finding's help already tells of the placeholder. One
+/// elsewhere in the file (`name: {{NAME}}` alone on its line) stays: it is the CLI's
+/// error once the syntax error is fixed; so does a document ended before the error
+/// (`{{x}}1`: PyYAML constructs the first document before it reads the next).
+fn without_placeholder_keys_before(text: &str, at: u32, diags: &mut Findings, from: usize) {
+    let line_start = text
+        .get(..at as usize)
+        .and_then(|before| before.rfind('\n'))
+        .map_or(0, |i| i as u32 + 1);
+    let kept = diags.kept_mut();
+    let tail = kept.split_off(from.min(kept.len()));
+    kept.extend(tail.into_iter().filter(|d| {
+        !(d.code == codes::AML001.code
+            && d.help.as_deref() == Some(TEMPLATE_HELP)
+            && (line_start..at).contains(&d.span.start))
+    }));
 }
 
 const TEMPLATE_HELP: &str = "This line holds a `{{...}}` template placeholder, which YAML reads as nested flow mappings: render the template before checking the file, or quote the placeholder (`\"{{NAME}}\"`).";
@@ -1558,6 +1585,29 @@ mod tests {
             d.labels[0].message,
             "while scanning a simple key that starts here"
         );
+    }
+
+    /// azureml-examples' custom-container deployments: a placeholder alone on its line is
+    /// a mapping used as a key (reported), one followed by more text is a syntax error
+    /// there (reported once, as PyYAML does, not also as a key).
+    #[test]
+    fn a_placeholder_followed_by_text_is_one_syntax_error() {
+        let text = "name: {{NAME}}\nenvironment:\n  image: {{ACR_NAME}}.azurecr.io/x:1\n";
+        let (_, diags) = load(text);
+        assert_eq!(codes(&diags), ["AML001", "AML001"], "{diags:?}");
+        assert_eq!(&text[diags[0].span.range()], "{{NAME}}");
+        assert!(
+            diags[0].message.contains("template placeholder"),
+            "{}",
+            diags[0].message
+        );
+        assert!(
+            diags[1].message.starts_with("YAML syntax error"),
+            "{}",
+            diags[1].message
+        );
+        assert_eq!(diags[1].span.start as usize, text.find(".azurecr").unwrap());
+        assert_eq!(diags[1].help.as_deref(), Some(TEMPLATE_HELP));
     }
 
     #[test]

@@ -5,7 +5,6 @@
 use std::collections::HashSet;
 
 use crate::results::FileReport;
-use crate::source::SourceFile;
 
 /// The memory policy of a large run (a performance knob, not a safety limit): from the
 /// `files`th file loaded on, a file whose checks look nothing up in the project index is
@@ -83,11 +82,15 @@ pub fn on_large_run(hook: fn()) {
 }
 
 /// A report with nothing to show needs no text: outputs quote a file's text only around
-/// its findings. A large run drops it, to keep its memory to the files with findings
-/// (other runs keep it: `check_text` returns the text it checked).
+/// its findings, and place the computes it defines and names (`amlint inventory`,
+/// `--show-files`) by the positions kept. A large run drops it, to keep its memory to the
+/// files with findings (other runs keep it: `check_text` returns the text it checked).
 pub(super) fn without_text_if_clean(mut report: FileReport) -> FileReport {
     if report.diagnostics.is_empty() && report.suppressed.is_empty() {
-        report.source = SourceFile::new(&report.source.path, String::new());
+        let computes = &report.computes;
+        let at = computes.definitions.iter().map(|d| d.span.start);
+        let at = at.chain(computes.references.iter().map(|r| r.span.start));
+        report.source = report.source.without_text(at);
     }
     report
 }

@@ -259,6 +259,9 @@ pub struct SourceFile {
     pub path: String,
     pub text: String,
     pub lines: LineIndex,
+    /// The positions of some offsets, sorted, kept when the text is dropped
+    /// ([`SourceFile::without_text`]).
+    kept: Vec<Position>,
 }
 
 impl SourceFile {
@@ -268,10 +271,28 @@ impl SourceFile {
             path: path.into(),
             text,
             lines,
+            kept: Vec::new(),
         })
     }
 
+    /// This file without its text, still placing the offsets `at` (a large run drops the
+    /// text of a file without findings, but `amlint inventory` and `--show-files` place
+    /// the computes it defines and names).
+    pub fn without_text(&self, at: impl IntoIterator<Item = u32>) -> Arc<Self> {
+        let mut kept: Vec<Position> = at.into_iter().map(|o| self.position(o)).collect();
+        kept.sort_unstable_by_key(|p| p.offset);
+        kept.dedup_by_key(|p| p.offset);
+        let mut file = Self::new(self.path.clone(), String::new());
+        if let Some(f) = Arc::get_mut(&mut file) {
+            f.kept = kept;
+        }
+        file
+    }
+
     pub fn position(&self, offset: u32) -> Position {
+        if let Ok(i) = self.kept.binary_search_by_key(&offset, |p| p.offset) {
+            return self.kept[i];
+        }
         self.lines.position(&self.text, offset)
     }
 

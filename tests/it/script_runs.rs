@@ -195,3 +195,103 @@ fn an_azure_cli_task_running_a_script_file_defines_its_compute() {
     let inv = inventory(d);
     assert_eq!(crate::common::names(&inv), ["train-py"], "{inv:#}");
 }
+
+/// A file named from where the CI system checks the repository out
+/// (`$(Build.SourcesDirectory)/…`, `${{ github.workspace }}/…`, `$GITHUB_WORKSPACE/…`:
+/// the repository's root), or a module run with `python -m` (audit of session 31, cases
+/// 02 and 03: the MLOpsPython template's `python -m ml_service.pipelines.build_train`):
+/// each is the project's file, read as `python src/make_cluster.py` is, shown as the
+/// project writes it (not as a path of the machine).
+#[test]
+fn files_named_from_the_checkout_or_as_modules_are_run() {
+    let runs = [
+        (
+            "azure-pipelines.yml",
+            "trigger: none\nsteps:\n- script: python3 $(Build.SourcesDirectory)/src/make_cluster.py --cluster_name train-py --size Standard_NC6\n  workingDirectory: ml\n",
+        ),
+        (
+            ".github/workflows/a.yml",
+            "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: python ${{ github.workspace }}/src/make_cluster.py --cluster_name train-py --size Standard_NC6\n",
+        ),
+        (
+            ".github/workflows/b.yml",
+            "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: python \"$GITHUB_WORKSPACE/src/make_cluster.py\" --cluster_name train-py --size Standard_NC6\n",
+        ),
+        (
+            "azure-pipelines.yml",
+            "trigger: none\nsteps:\n- script: python -m src.make_cluster --cluster_name train-py --size Standard_NC6\n",
+        ),
+        (
+            "run.sh",
+            "#!/bin/bash\npython3 -m src.make_cluster --cluster_name train-py --size Standard_NC6\n",
+        ),
+    ];
+    for (path, text) in runs {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(d, "src/make_cluster.py", MAKE);
+        write(d, "src/__init__.py", "");
+        let inv = run_defines_train_py(d, path, text);
+        let s = definitions(&inv, "train-py")[0].to_string();
+        assert!(s.contains("`src/make_cluster.py`"), "{path}: {s}");
+        assert!(
+            !s.contains(&d.display().to_string()),
+            "{path}: a machine's path in {s}"
+        );
+    }
+}
+
+/// The environment a CI step gives the file it runs (the workflow's, job's and step's
+/// `env:`, an Azure pipeline's variables): `os.environ.get("X")` in a Python file and
+/// `$X` in a shell script are its values (audit of session 31, case 01: the MLOpsPython
+/// template's `AML_COMPUTE_CLUSTER_NAME` set by the pipeline's variables), a flagged
+/// size reported at its literal in the CI file; the file read alone still says the value
+/// is read at run time.
+#[test]
+fn the_environment_of_a_ci_step_reaches_the_file_it_runs() {
+    let py = "import os\nfrom azureml.core.compute import AmlCompute, ComputeTarget\nname = os.environ.get(\"CLUSTER\")\nsize = os.environ[\"SKU\"]\ncfg = AmlCompute.provisioning_configuration(vm_size=size, max_nodes=4)\nComputeTarget.create(ws, name, cfg)\n";
+    let sh = "#!/bin/bash\naz ml compute create --name \"$CLUSTER\" --type amlcompute --size \"${SKU}\"\n";
+    let runs = [
+        (
+            ".github/workflows/a.yml",
+            "on: push\nenv:\n  CLUSTER: train-py\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: python build.py\n        env:\n          SKU: Standard_NC6\n",
+        ),
+        (
+            ".github/workflows/a.yml",
+            "on: push\nenv:\n  CLUSTER: train-py\njobs:\n  a:\n    runs-on: ubuntu-latest\n    env:\n      SKU: Standard_NC6\n    steps:\n      - run: bash create.sh\n",
+        ),
+        (
+            "azure-pipelines.yml",
+            "trigger: none\nvariables:\n  CLUSTER: train-py\n  SKU: Standard_NC6\nsteps:\n- script: python3 $(Build.SourcesDirectory)/build.py\n",
+        ),
+    ];
+    for (path, text) in runs {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(d, "build.py", py);
+        write(d, "create.sh", sh);
+        let inv = run_defines_train_py(d, path, text);
+        // The files' own definitions (read alone) know neither value.
+        let unnamed = inv["unnamed_definitions"].as_array().unwrap();
+        assert!(
+            unnamed.iter().any(|u| u.to_string().contains("environment")),
+            "{path}: {inv:#}"
+        );
+    }
+}
+
+/// Writes the CI file or script `path` (and the job naming `train-py`) in `d`, checks
+/// that its run defines `train-py` (the job's reference resolves) with the retired size
+/// reported on the line of `text` that writes it; returns the inventory.
+fn run_defines_train_py(d: &std::path::Path, path: &str, text: &str) -> serde_json::Value {
+    write(d, "ml/job.yml", JOB);
+    write(d, path, text);
+    let json = check_clean(d);
+    assert!(
+        !codes(&json, "ml/job.yml").contains(&"AML203".to_string()),
+        "{path}: {json:#}"
+    );
+    let line = text.lines().position(|l| l.contains("Standard_NC6")).unwrap() as u64 + 1;
+    assert_eq!(focus_lines(&json, path, "AML505"), [line], "{path}: {json:#}");
+    inventory(d)
+}

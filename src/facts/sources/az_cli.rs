@@ -1764,8 +1764,9 @@ pub(super) fn terraform_at(words: &[Word]) -> Option<usize> {
 /// Where the Python file a command runs is among its words, when it runs one with the
 /// interpreter (`python train.py`, `python3 -u src/make.py --size X`, `sudo python3 x.py`,
 /// `poetry run python x.py`, `uv run x.py`; after assignments for it): the file word ends
-/// in `.py`. Not `python -m module` nor `python -c code`.
-pub(super) fn python_at(words: &[Word]) -> Option<usize> {
+/// in `.py`; or the module word of `python -m ml.build` (`true`: a module, whose file is
+/// `ml/build.py` or `ml/build/__main__.py`, [`python_module_files`]). Not `python -c code`.
+pub(super) fn python_at(words: &[Word]) -> Option<(usize, bool)> {
     let mut i = 0;
     while i < words.len().min(6) {
         let lit = words[i].literal()?;
@@ -1803,14 +1804,30 @@ pub(super) fn python_at(words: &[Word]) -> Option<usize> {
         .and_then(Word::literal)
         .filter(|l| l.starts_with('-'))
     {
-        if matches!(l.as_str(), "-m" | "-c") || l.starts_with("--") {
+        if l == "-m" && p != "uv" {
+            // A module named as written: dotted identifiers.
+            let module = words.get(j + 1)?.literal()?;
+            let named = !module.is_empty()
+                && module.split('.').all(|part| {
+                    !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                });
+            return named.then_some((j + 1, true));
+        }
+        if l == "-c" || l.starts_with("--") {
             return None;
         }
         j += 1 + usize::from(matches!(l.as_str(), "-X" | "-W"));
     }
     let file = words.get(j)?;
     let end = file.parts.last()?;
-    matches!(end, WordPart::Lit { text, .. } if text.ends_with(".py")).then_some(j)
+    matches!(end, WordPart::Lit { text, .. } if text.ends_with(".py")).then_some((j, false))
+}
+
+/// The files `python -m module` may run, as paths relative to where it runs (its first
+/// entry of `sys.path`): `ml/build.py` for `ml.build`, else the package's `ml/build/__main__.py`.
+pub(super) fn python_module_files(module: &str) -> [String; 2] {
+    let path = module.replace('.', "/");
+    [format!("{path}.py"), format!("{path}/__main__.py")]
 }
 
 /// Where the file of a command that runs a shell script is: `bash scripts/create.sh ARGS`
@@ -3926,7 +3943,12 @@ pub(super) fn candidates(
     }
     let rel = Path::new(written.as_ref());
     if rel.is_absolute() {
-        return Ok(vec![rel.to_path_buf()]);
+        // A file of the project named from the checkout's root (`$(Build.SourcesDirectory)/
+        // ml/build.py`) is written as the run writes the others, not as a machine's path.
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let path = crate::fsio::normalize(rel);
+        let shown = (input.files.root()).and_then(|root| crate::fsio::relative_within(&path, &cwd, root));
+        return Ok(vec![shown.unwrap_or(path)]);
     }
     let dir = input.path.parent().unwrap_or(Path::new(""));
     let starts = match work_dir {

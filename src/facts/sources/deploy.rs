@@ -270,7 +270,7 @@ pub const PY_RUN_BYTES: usize = 1 << 20;
 /// `budget`: the bytes of Python still to read ([`PY_RUN_BYTES`]); a run beyond it is not
 /// read (the file's own definition stays).
 pub fn python_from_script(script: &Script, cx: &Ctx<'_>, budget: &std::cell::Cell<usize>) -> Vec<ComputeDef> {
-    let runs: Vec<(usize, usize)> = (script.commands.iter().enumerate())
+    let runs: Vec<(usize, (usize, bool))> = (script.commands.iter().enumerate())
         .filter_map(|(k, c)| Some((k, az_cli::python_at(&c.words)?)))
         .take(MAX_PY_RUNS)
         .collect();
@@ -282,21 +282,36 @@ pub fn python_from_script(script: &Script, cx: &Ctx<'_>, budget: &std::cell::Cel
     let dialect = cx.eval.vars.dialect();
     let work_dir = cx.eval.outer.work_dir();
     let mut out = Vec::new();
-    for (k, f) in runs {
+    for (k, (f, module)) in runs {
         let (c, cwd) = (&script.commands[k], &places[k]);
         let at = c.span.start;
         let value = |w: &Word| cx.eval.word(w, at).value;
         let Ok(written) = value(&c.words[f]) else {
             continue;
         };
-        let Ok(candidates) = az_cli::candidates(cwd, cx.input, work_dir.as_deref(), &written, dialect) else {
-            continue;
+        let files = match module {
+            true => az_cli::python_module_files(&written).to_vec(),
+            false => vec![written.clone()],
         };
+        let candidates: Vec<std::path::PathBuf> = (files.iter())
+            .filter_map(|w| az_cli::candidates(cwd, cx.input, work_dir.as_deref(), w, dialect).ok())
+            .flatten()
+            .collect();
         let rest = &c.words[f + 1..];
         let cli: Vec<Result<String, String>> = rest.iter().map(&value).collect();
+        let shell_env = run_env(cx, at);
+        let env = |name: &str| {
+            Some(match shell_env(name)? {
+                ScriptVal::Known { text, literal } => Ev {
+                    origin: literal,
+                    ..Ev::text(text)
+                },
+                ScriptVal::Dynamic(why) => Ev::unknown(why),
+            })
+        };
         let Some((source, defs)) = candidates
             .iter()
-            .find_map(|p| super::python_sdk::read_run(cx.input.files, p, cli.clone(), budget))
+            .find_map(|p| super::python_sdk::read_run(cx.input.files, p, cli.clone(), &env, budget))
         else {
             continue;
         };
@@ -362,18 +377,20 @@ pub fn python_from_script(script: &Script, cx: &Ctx<'_>, budget: &std::cell::Cel
             })
             .unwrap_or_else(|| "args.".to_string());
         let file = &c.words[f];
+        let shown = shown_path(&written, &defs, module);
         let call = iac::ModuleCall {
             display: &cx.input.source.path,
             whole: c.words[0].span.cover(c.words[c.words.len() - 1].span),
             label: "Python run",
-            path: &written,
+            path: &shown,
             source: file.inner_span(),
             source_key: None,
             args: &args,
             prefix: &prefix,
             note: None,
             verb: "runs the file",
-            text: None,
+            // A value of the environment the run gives is at its literal in this file.
+            text: Some(text),
         };
         for def in defs {
             let line = format!("{}:{}", def.file, super::common::line_of(&source, def.span.start));
@@ -381,6 +398,17 @@ pub fn python_from_script(script: &Script, cx: &Ctx<'_>, budget: &std::cell::Cel
         }
     }
     out
+}
+
+/// The file a run names, for people: as its path evaluates, or, when that is absolute
+/// (from where the CI system checks the repository out, `$(Build.SourcesDirectory)/x.py`)
+/// or a module's name (`python -m ml.build`), as the project shows the file read (its
+/// definitions').
+fn shown_path(written: &str, defs: &[ComputeDef], module: bool) -> String {
+    match defs.first() {
+        Some(d) if module || std::path::Path::new(written).is_absolute() => d.file.clone(),
+        _ => written.to_string(),
+    }
 }
 
 /// How many bytes of shell scripts one script file, or one CI file (with its steps),
@@ -474,9 +502,10 @@ impl ScriptRun<'_> {
         let raised: Vec<RunArg> = (passed.iter())
             .map(|(v, literal)| (v.clone(), literal.and_then(iac::raise_span)))
             .collect();
+        let env = run_env(cx, self.at);
         let Some((source, defs)) = candidates
             .iter()
-            .find_map(|p| read_run(cx.input.files, p, &raised, budget))
+            .find_map(|p| read_run(cx.input.files, p, &raised, &env, budget))
         else {
             return Vec::new();
         };
@@ -497,11 +526,12 @@ impl ScriptRun<'_> {
             args.push((format!("{{{n}}}"), leaf.clone(), None));
             args.push((n.to_string(), leaf, None));
         }
+        let shown = shown_path(written, &defs, false);
         let call = iac::ModuleCall {
             display: &cx.input.source.path,
             whole: self.whole,
             label: "script run",
-            path: written,
+            path: &shown,
             source: self.file_span,
             source_key: None,
             args: &args,
@@ -521,14 +551,16 @@ impl ScriptRun<'_> {
 
 /// The `az ml compute` definitions of the shell script at `path` that a command runs
 /// with the arguments `args` (each its value, or why it is not known) as `$1`, `$2`...
-/// ([`shell_from_script`]): read as bash (what runs it says so), its
-/// environment not known, without following the scripts it runs in turn. `budget`: the
-/// bytes of scripts still to read; `None` beyond it, for a file that is not there or not
-/// readable, or that runs no `az ml compute` command.
+/// ([`shell_from_script`]): read as bash (what runs it says so), a variable it does not
+/// set read from `env` (the environment the run gives it: a CI step's `env:`), without
+/// following the scripts it runs in turn. `budget`: the bytes of scripts still to read;
+/// `None` beyond it, for a file that is not there or not readable, or that runs no `az ml
+/// compute` command.
 fn read_run(
     files: &super::common::Files,
     path: &std::path::Path,
     args: &[RunArg],
+    env: &RunEnv<'_>,
     budget: &std::cell::Cell<usize>,
 ) -> Option<(
     std::sync::Arc<crate::source::SourceFile>,
@@ -554,7 +586,7 @@ fn read_run(
         kinds: &[],
         files,
     };
-    let outer = RunArgs(args);
+    let outer = RunArgs { args, env };
     let vars = Vars::scan_sourcing(&script, Dialect::Bash, &input, &outer);
     let cx = Ctx {
         input: &input,
@@ -569,8 +601,30 @@ fn read_run(
 }
 
 /// A script run with arguments: `$1`... are what the run passes (no literal of the
-/// script: the run's words are reported where the run writes them).
-struct RunArgs<'a>(&'a [RunArg]);
+/// script: the run's words are reported where the run writes them), its environment
+/// what the run gives it.
+struct RunArgs<'a> {
+    args: &'a [RunArg],
+    env: &'a RunEnv<'a>,
+}
+
+/// The environment a run gives the file it runs: a variable's value where the run is (a
+/// CI step's `env:`, the job's and workflow's, an Azure pipeline's variables, `$GITHUB_ENV`
+/// of earlier steps), its literal's place marked one call up ([`iac::raise_span`]) so that
+/// a finding about it is reported there; `None` when the run's file says nothing of it.
+pub(super) type RunEnv<'a> = dyn Fn(&str) -> Option<ScriptVal> + 'a;
+
+/// The environment of a run at `at` in the file `cx` reads, as [`RunEnv`] gives it: what
+/// the file around the script (a CI file) says of each variable, not the script's own
+/// variables (only those it exports reach the run, and which it exports is not read).
+pub(super) fn run_env<'a>(cx: &'a Ctx<'_>, at: u32) -> impl Fn(&str) -> Option<ScriptVal> + 'a {
+    move |name: &str| {
+        Some(match cx.eval.outer.var_at(name, VarScope::Env, at)? {
+            ScriptVal::Known { text, literal } => ScriptVal::known(text, literal.and_then(iac::raise_span)),
+            dynamic => dynamic,
+        })
+    }
+}
 
 /// What a run passes as one argument: its value (or why it is not known), and the place of
 /// its literal in the running file, marked one call up ([`iac::raise_origins`]).
@@ -582,12 +636,15 @@ impl Outer for RunArgs<'_> {
     }
 
     fn var(&self, name: &str, scope: VarScope) -> Option<ScriptVal> {
+        if matches!(scope, VarScope::Shell | VarScope::Env) {
+            return (self.env)(name);
+        }
         if scope != VarScope::Positional {
             return None;
         }
         let n: usize = name.parse().ok().filter(|&n| n > 0)?;
         // An argument the run does not give: the script's default (`${3:-d}`), if any.
-        Some(match self.0.get(n - 1)? {
+        Some(match self.args.get(n - 1)? {
             (Ok(v), literal) => ScriptVal::known(v.clone(), *literal),
             (Err(why), _) => ScriptVal::Dynamic(why.clone()),
         })

@@ -101,6 +101,7 @@ pub(super) fn read_run(
     files: &super::common::Files,
     path: &std::path::Path,
     cli: Vec<Result<String, String>>,
+    env: &module::RunEnv<'_>,
     budget: &std::cell::Cell<usize>,
 ) -> Option<(
     Arc<crate::source::SourceFile>,
@@ -120,6 +121,7 @@ pub(super) fn read_run(
     let mut py = Module::new(&code, tree.root_node(), text);
     py.load = Some((files, path));
     py.cli = Some(cli);
+    py.env = Some(env);
     let made = py.made(&source.path);
     let defs = Module::definitions(&made);
     drop(py);

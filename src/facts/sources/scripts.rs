@@ -28,8 +28,11 @@ const READ_NEEDLES: &[&str] = &[
     "terraform plan",
     "terraform apply",
     "terraform -chdir",
-    // A Python file of the project run with its arguments ([`super::deploy`]).
+    // A Python file of the project run with its arguments ([`super::deploy`]), or one
+    // of its modules (`python -m ml.build`).
     ".py",
+    "python -m ",
+    "python3 -m ",
     // A shell script of the project run with its arguments ([`super::deploy`]).
     ".sh",
 ];

@@ -66,9 +66,12 @@ pub const READER: Reader = Reader {
         "terraform -chdir",
         "TerraformTask",
         "TerraformCLI",
-        // A Python file or shell script of the project run with its arguments.
+        // A Python file or shell script of the project run with its arguments; a module
+        // of the project run so (`python -m ml.build`).
         ".py",
         ".sh",
+        "python -m ",
+        "python3 -m ",
     ],
     defines: super::common::COMMAND_WORDS,
     read,
@@ -130,6 +133,61 @@ struct Globals {
     py_budget: Cell<usize>,
     /// The same for the shell scripts they run ([`super::deploy::shell_from_script`]).
     sh_budget: Cell<usize>,
+    /// Where the CI system checks the repository out, what `${{ github.workspace }}`,
+    /// `$GITHUB_WORKSPACE` or `$(Build.SourcesDirectory)` name ([`Checkout`]).
+    checkout: Checkout,
+}
+
+/// The repository's root as the CI system names it where it checks the repository out:
+/// in a GitHub workflow `${{ github.workspace }}`, `$GITHUB_WORKSPACE`; in an Azure
+/// pipeline `$(Build.SourcesDirectory)`, `$(System.DefaultWorkingDirectory)`,
+/// `$(Build.Repository.LocalPath)` and their environment variables (the repository's root
+/// when it alone is checked out, as [`from_the_checkout`] reads a working directory): the
+/// project's directory, made absolute, so that `python3 $(Build.SourcesDirectory)/ml/build.py`
+/// and `--file ${{ github.workspace }}/compute.yml` name files of the project wherever the
+/// step runs.
+struct Checkout {
+    root: Option<String>,
+    github: bool,
+}
+
+impl Checkout {
+    fn of(input: &Input<'_>) -> Self {
+        let github = github_workspace(input);
+        let root = github.clone().or_else(|| {
+            let dir = input.path.parent().unwrap_or(Path::new(""));
+            input.files.root_from(dir)
+        });
+        let cwd = std::env::current_dir().unwrap_or_default();
+        Checkout {
+            root: root
+                .map(|r| crate::fsio::normalize(&crate::fsio::absolute(&r, &cwd)))
+                .and_then(|r| r.to_str().map(str::to_string)),
+            github: github.is_some(),
+        }
+    }
+
+    /// The root, when `name` (a variable, an environment variable or an expression as
+    /// written, case aside) names it in this kind of file.
+    fn named(&self, name: &str) -> Option<ScriptVal> {
+        let names: &[&str] = if self.github {
+            &["github.workspace", "GITHUB_WORKSPACE"]
+        } else {
+            &[
+                "Build.SourcesDirectory",
+                "System.DefaultWorkingDirectory",
+                "Build.Repository.LocalPath",
+                "BUILD_SOURCESDIRECTORY",
+                "SYSTEM_DEFAULTWORKINGDIRECTORY",
+                "BUILD_REPOSITORY_LOCALPATH",
+            ]
+        };
+        let root = self.root.as_ref()?;
+        names
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(name))
+            .then(|| ScriptVal::known(root.clone(), None))
+    }
 }
 
 /// The values a call of a template passes, by parameter (input) name: evaluated in the
@@ -612,6 +670,10 @@ fn variables_template(input: &Input<'_>, path: &str) -> Vec<(String, ScriptVal, 
     out
 }
 
+/// The reader's words that a step running a file of the project holds (`python x.py`,
+/// `bash x.sh`, `python -m ml.build`), which an Azure ML job's `command:` holds too.
+const RUNS: &[&str] = &[".py", ".sh", "python -m ", "python3 -m "];
+
 /// What a CI file's steps are written with: a YAML file that mentions `.py` or `.sh` but
 /// none of the reader's other needles (an Azure ML job's `command: python train.py`) is
 /// read only if it has steps or scripts that may run one.
@@ -633,7 +695,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     let runs_only = !READER
         .needles
         .iter()
-        .any(|n| !matches!(*n, ".py" | ".sh") && memchr::memmem::find(text, n.as_bytes()).is_some());
+        .any(|n| !RUNS.contains(n) && memchr::memmem::find(text, n.as_bytes()).is_some());
     if runs_only && !super::common::mentions(text, CI_MARKERS) {
         return;
     }
@@ -880,6 +942,7 @@ fn read_document(
         lit_budget: Cell::new(MAX_LIT_NODES),
         py_budget: Cell::new(super::deploy::PY_RUN_BYTES),
         sh_budget: Cell::new(super::deploy::SH_RUN_BYTES),
+        checkout: Checkout::of(input),
     };
     let mut frames: Vec<Frame> = Vec::new();
     let mut binds: Vec<Bind> = Vec::new();
@@ -1440,8 +1503,7 @@ fn read_script(
         if memchr::memmem::find(value.as_bytes(), b"ml compute").is_none()
             && !super::common::mentions(value.as_bytes(), super::deploy::NEEDLES)
             && !super::common::mentions(value.as_bytes(), super::deploy::TF_NEEDLES)
-            && memchr::memmem::find(value.as_bytes(), b".py").is_none()
-            && memchr::memmem::find(value.as_bytes(), b".sh").is_none()
+            && !super::common::mentions(value.as_bytes(), RUNS)
         {
             continue;
         }
@@ -2035,6 +2097,9 @@ impl Outer for WfOuter<'_> {
         if let Some(v) = self.env(name, &format!("`{name}`")) {
             return Some(v);
         }
+        if let Some(root) = self.globals.checkout.named(name) {
+            return Some(root);
+        }
         // Azure Pipelines makes an environment variable of every pipeline variable.
         let upper = name.to_ascii_uppercase();
         let Some(v) = self.find(|f| &f.var_env, &upper) else {
@@ -2055,6 +2120,9 @@ impl Outer for WfOuter<'_> {
         }
         if let Some(n) = t.strip_prefix("env.") {
             return self.env(n, &format!("`env.{n}`"));
+        }
+        if let Some(root) = self.globals.checkout.named(&t) {
+            return Some(root);
         }
         // An earlier step's output (`$GITHUB_OUTPUT`, [`github_env`]).
         if t.starts_with("steps.") && t.contains(".outputs.") {
@@ -2084,6 +2152,9 @@ impl Outer for WfOuter<'_> {
     }
 
     fn macro_var(&self, name: &str) -> Option<ScriptVal> {
+        if let Some(root) = self.globals.checkout.named(name) {
+            return Some(root);
+        }
         let Some(v) = self.find(|f| &f.vars, name) else {
             if let Some(v) = self.leg_var(|k| k == name) {
                 return Some(v.one(&format!("`$({name})`")));

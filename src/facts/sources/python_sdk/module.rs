@@ -749,7 +749,14 @@ pub(super) struct Module<'t> {
     /// is its value instead of the default ([`Module::option_default`]). `None`: the file
     /// read alone.
     pub(super) cli: Option<Vec<Result<String, String>>>,
+    /// The environment the command that runs the file gives it (a CI step's `env:`):
+    /// `os.environ.get("X")` is its value of `X` when it has one. `None`: read alone.
+    pub(super) env: Option<&'t RunEnv<'t>>,
 }
+
+/// A variable of the environment a run gives a file, valued where the run is, its literal
+/// marked one call up (`iac::raise_span`); `None` when the run says nothing of it.
+pub(crate) type RunEnv<'a> = dyn Fn(&str) -> Option<Ev> + 'a;
 
 /// The command-line options a file adds: each one's destination, its flag as shown, and
 /// the `add_argument` call.
@@ -787,6 +794,7 @@ impl<'t> Module<'t> {
             options: Default::default(),
             reading_options: Default::default(),
             cli: None,
+            env: None,
         };
         // An iterative walk in document order, with the functions around each node.
         let mut cursor = root.walk();
@@ -2890,6 +2898,11 @@ impl<'t> Module<'t> {
                     .unwrap_or_else(|| self.text(*v).to_string())
             });
             let var = var.unwrap_or_default();
+            if let Some(v) = self.env.and_then(|env| env(&var)) {
+                return v.with_note(Some(format!(
+                    "the environment variable `{var}` the command running the file sets"
+                )));
+            }
             let default = pos
                 .get(1)
                 .copied()
@@ -3195,6 +3208,13 @@ impl<'t> Module<'t> {
             return self.unread(n);
         };
         if matches!(self.text(value), "os.environ" | "environ") {
+            let var = self.eval(index, at, depth + 1).known_str();
+            if let Some(v) = var.and_then(|var| Some((self.env?(&var)?, var))) {
+                return v.0.with_note(Some(format!(
+                    "the environment variable `{}` the command running the file sets",
+                    v.1
+                )));
+            }
             return Ev::unknown(format!(
                 "`{}` is read from the environment at run time",
                 self.text(n)
