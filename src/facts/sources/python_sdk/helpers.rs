@@ -60,6 +60,51 @@ fn templates_of(files: &Files, path: &Path, display: &str, level: usize) -> Arc<
         if affordable(text).is_err() {
             return Vec::new();
         }
+        if path.file_name().is_some_and(|n| n == "__init__.py") {
+            let mut own = reexported(text, files, path, level);
+            if !own.is_empty() {
+                own.extend(templates_here(files, path, display, text, level));
+                return own;
+            }
+        }
+        templates_here(files, path, display, text, level)
+    })
+}
+
+/// The templates a package's `__init__.py` takes from its own modules and so offers
+/// (`from .aml_utils import get_compute`, `… import get_compute as gc`: `from pkg import
+/// get_compute` then calls it): one step, from a module that is not a package itself (no
+/// chain of packages, no cycle).
+fn reexported(text: &str, files: &Files, path: &Path, level: usize) -> Vec<Template> {
+    let mut out = Vec::new();
+    let lines = text.lines().filter_map(|l| l.trim_start().strip_prefix("from ."));
+    for rest in lines.take(MAX_MODULES) {
+        let mut words = rest.splitn(2, char::is_whitespace);
+        let module = format!(".{}", words.next().unwrap_or_default());
+        let Some(taken) = words.next().and_then(|r| r.trim_start().strip_prefix("import")) else {
+            continue;
+        };
+        let Some((found, display)) = find_module(&module, path, files) else {
+            continue;
+        };
+        if found.file_name().is_some_and(|n| n == "__init__.py") {
+            continue;
+        }
+        let templates = templates_of(files, &found, &display, level);
+        let taken = taken.split('#').next().unwrap_or_default();
+        for (name, local) in imported_names(taken) {
+            out.extend(templates.iter().filter(|t| t.func == name).map(|t| Template {
+                func: local.to_string(),
+                ..t.clone()
+            }));
+        }
+    }
+    out
+}
+
+/// The templates the file at `path` defines itself (see [`templates_of`]).
+fn templates_here(files: &Files, path: &Path, display: &str, text: &str, level: usize) -> Vec<Template> {
+    {
         let names_class = mentions(text.as_bytes(), CLASS_NEEDLES);
         if !names_class && (level == 0 || !imports_a_helper(text, files, path, level - 1)) {
             return Vec::new();
@@ -98,7 +143,7 @@ fn templates_of(files: &Files, path: &Path, display: &str, level: usize) -> Arc<
             own = Arc::new(all);
         }
         Arc::try_unwrap(own).unwrap_or_else(|a| a.as_ref().clone())
-    })
+    }
 }
 
 /// Whether a module the code imports (a `from m import` or `import m` line) holds a
@@ -714,6 +759,45 @@ def get_fixed(ml_client):
             inner,
         );
         assert_eq!(d.iter().map(|d| d.known_name()).collect::<Vec<_>>(), [Some("d")]);
+    }
+
+    /// A helper a package's `__init__.py` takes from its module (audit of session 31, case
+    /// 07: `from .aml_utils import get_compute`, then `from src.utils import
+    /// get_compute`), under its name or another; packages re-exporting from each other (a
+    /// cycle) and from sub-packages are not followed.
+    #[test]
+    fn a_helper_a_package_reexports_is_followed() {
+        let caller =
+            "from pkg import get_cluster\nfrom pkg import gc\nget_cluster(ws, \"a\")\ngc(ws, \"b\")\n";
+        let d = read_beside(
+            &[
+                (
+                    "pkg/__init__.py",
+                    "from .tools import get_cluster\nfrom .tools import get_cluster as gc  # alias\nfrom . import sub\nfrom .sub import f\n",
+                ),
+                ("pkg/tools.py", UTILS),
+                (
+                    "pkg/sub/__init__.py",
+                    "from .. import get_cluster\nfrom .. import gc as f\n",
+                ),
+            ],
+            "jobs/run.py",
+            caller,
+        );
+        let names: Vec<Option<&str>> = d.iter().map(|d| d.known_name()).collect();
+        assert_eq!(names, [Some("a"), Some("b")], "{d:#?}");
+        assert!(d[0].from_file.as_deref().unwrap().ends_with("/pkg/tools.py"));
+        let sub = "from pkg.sub import f\nf(ws, \"c\")\n";
+        let d = read_beside(
+            &[
+                ("pkg/__init__.py", "from .tools import get_cluster\n"),
+                ("pkg/tools.py", UTILS),
+                ("pkg/sub/__init__.py", "from .. import get_cluster as f\n"),
+            ],
+            "jobs/run.py",
+            sub,
+        );
+        assert!(d.iter().all(|d| d.known_name().is_none()), "{d:#?}");
     }
 
     const MANAGER: &str = "from azureml.core.compute import ComputeTarget, AmlCompute\n\
