@@ -3944,10 +3944,10 @@ pub(super) fn candidates(
     let rel = Path::new(written.as_ref());
     if rel.is_absolute() {
         // A file of the project named from the checkout's root (`$(Build.SourcesDirectory)/
-        // ml/build.py`) is written as the run writes the others, not as a machine's path.
-        let cwd = std::env::current_dir().unwrap_or_default();
+        // ml/build.py`) is written as the files beside this one are, not as a machine's path.
         let path = crate::fsio::normalize(rel);
-        let shown = (input.files.root()).and_then(|root| crate::fsio::relative_within(&path, &cwd, root));
+        let below = (input.files.root()).and_then(|root| path.strip_prefix(root).ok()?.to_str());
+        let shown = below.and_then(|below| input.files.from_root(input.path, below));
         return Ok(vec![shown.unwrap_or(path)]);
     }
     let dir = input.path.parent().unwrap_or(Path::new(""));

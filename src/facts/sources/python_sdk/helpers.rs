@@ -77,14 +77,12 @@ fn templates_of(files: &Files, path: &Path, display: &str, level: usize) -> Arc<
 /// chain of packages, no cycle).
 fn reexported(text: &str, files: &Files, path: &Path, level: usize) -> Vec<Template> {
     let mut out = Vec::new();
-    let lines = text.lines().filter_map(|l| l.trim_start().strip_prefix("from ."));
-    for rest in lines.take(MAX_MODULES) {
-        let mut words = rest.splitn(2, char::is_whitespace);
-        let module = format!(".{}", words.next().unwrap_or_default());
-        let Some(taken) = words.next().and_then(|r| r.trim_start().strip_prefix("import")) else {
+    let lines = text.lines().filter_map(|l| l.trim_start().strip_prefix("from "));
+    for rest in lines.filter(|r| r.starts_with('.')).take(MAX_MODULES) {
+        let (module, Some(taken)) = from_import(rest) else {
             continue;
         };
-        let Some((found, display)) = find_module(&module, path, files) else {
+        let Some((found, display)) = find_module(module, path, files) else {
             continue;
         };
         if found.file_name().is_some_and(|n| n == "__init__.py") {
@@ -160,12 +158,7 @@ pub(super) fn imports_a_helper(code: &str, files: &Files, path: &Path, level: us
     while let Some(line) = lines.next() {
         let t = line.trim_start();
         let names: Vec<&str> = if let Some(rest) = t.strip_prefix("from ") {
-            let mut words = rest.splitn(2, char::is_whitespace);
-            let module = words.next().unwrap_or_default();
-            let taken = words
-                .next()
-                .map(str::trim_start)
-                .and_then(|r| r.strip_prefix("import"));
+            let (module, taken) = from_import(rest);
             if let Some(first) = taken {
                 let mut taken = first.split('#').next().unwrap_or_default().to_string();
                 // `from m import (a,\n b)` or `a, \`: the names on the lines that follow.
@@ -206,6 +199,18 @@ pub(super) fn imports_a_helper(code: &str, files: &Files, path: &Path, level: us
     submodules
         .iter()
         .any(|m| modules.templates(m).is_some_and(|t| !t.is_empty()))
+}
+
+/// `m import a, b` (what follows `from `): the module, and what follows `import` when
+/// it does.
+fn from_import(rest: &str) -> (&str, Option<&str>) {
+    let mut words = rest.splitn(2, char::is_whitespace);
+    let module = words.next().unwrap_or_default();
+    let taken = words
+        .next()
+        .map(str::trim_start)
+        .and_then(|r| r.strip_prefix("import"));
+    (module, taken)
 }
 
 /// The words of `code` followed by a dot (`utils` in `utils.get_compute`), in one pass.

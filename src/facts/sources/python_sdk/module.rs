@@ -2884,6 +2884,15 @@ impl<'t> Module<'t> {
         }
     }
 
+    /// The environment variable `var` as the command running the file sets it (noted so),
+    /// when it does ([`Module::env`]).
+    fn run_env(&self, var: &str) -> Option<Ev> {
+        let v = (self.env?)(var)?;
+        Some(v.with_note(Some(format!(
+            "the environment variable `{var}` the command running the file sets"
+        ))))
+    }
+
     /// `os.environ.get("X", "d")`, `os.getenv("X", "d")`, `str(x)`, `x.lower()`...
     pub(super) fn call(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
         let Some(f) = n.child_by_field_name("function") else {
@@ -2898,10 +2907,8 @@ impl<'t> Module<'t> {
                     .unwrap_or_else(|| self.text(*v).to_string())
             });
             let var = var.unwrap_or_default();
-            if let Some(v) = self.env.and_then(|env| env(&var)) {
-                return v.with_note(Some(format!(
-                    "the environment variable `{var}` the command running the file sets"
-                )));
+            if let Some(v) = self.run_env(&var) {
+                return v;
             }
             let default = pos
                 .get(1)
@@ -3209,11 +3216,8 @@ impl<'t> Module<'t> {
         };
         if matches!(self.text(value), "os.environ" | "environ") {
             let var = self.eval(index, at, depth + 1).known_str();
-            if let Some(v) = var.and_then(|var| Some((self.env?(&var)?, var))) {
-                return v.0.with_note(Some(format!(
-                    "the environment variable `{}` the command running the file sets",
-                    v.1
-                )));
+            if let Some(v) = var.and_then(|var| self.run_env(&var)) {
+                return v;
             }
             return Ev::unknown(format!(
                 "`{}` is read from the environment at run time",
