@@ -16,6 +16,7 @@ use std::sync::Arc;
 use crate::fsio::{self, Boundary};
 
 mod model;
+mod patterns;
 mod walker;
 
 pub use model::{

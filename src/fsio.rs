@@ -15,11 +15,12 @@ use std::path::{Path, PathBuf};
 /// Configuration files and the starter's `pyproject.toml` are small: what amlint reads
 /// of one at most.
 pub const MAX_CONFIG_SIZE: u64 = 4 * 1024 * 1024;
-/// Largest ignore file (`.gitignore`, `.ignore`, git's `info/exclude`) the walk lets the
-/// `ignore` crate read: the crate compiles every pattern into one regular-expression set,
-/// at about 0.5 KB of memory per byte of complex patterns (a 1 MiB file of them: 1.4 s and
-/// 425 MB); real ignore files are a few kilobytes.
-pub const MAX_IGNORE_SIZE: u64 = 256 * 1024;
+/// Largest ignore file (`.gitignore`, `.ignore`, git's `info/exclude`) the walk reads. Its
+/// plain paths and names are looked up in hash sets, and at most
+/// `discover::patterns::MAX_COMPILED` bytes of other patterns are compiled by the `ignore`
+/// crate; most ignore files are a few kilobytes, but a generated one listing a virtual
+/// environment's files one by one is megabytes (a real one: 2.6 MiB, 70,000 lines).
+pub const MAX_IGNORE_SIZE: u64 = 4 * 1024 * 1024;
 
 /// The largest baseline read: a quarter of a kilobyte per finding, 130,000 findings (a
 /// baseline lives in the repository, so its size is the repository's choice; read, it

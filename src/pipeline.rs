@@ -416,8 +416,11 @@ struct Run<'a> {
     loaded_files: std::sync::atomic::AtomicUsize,
 }
 
-/// The files phase 1 found, each loaded (or the report of its failure).
-type LoadedFiles = Vec<(discover::Candidate, Result<Loaded, Box<FileReport>>)>;
+/// The files phase 1 found, each loaded (or the report of its failure). Boxed: the walk
+/// collects one entry per file in vectors that grow by doubling, and a `Loaded` inline
+/// (hundreds of bytes) made those vectors, copied while they grew, the peak of a large
+/// run (10,000 files: 41 of 86 MB of heap).
+type LoadedFiles = Vec<(discover::Candidate, Result<Box<Loaded>, Box<FileReport>>)>;
 
 /// The files of a run once the index is built: the reports already made, the files that
 /// wait for the index with their configurations, and the index.
@@ -500,7 +503,7 @@ impl<'a> Run<'a> {
     /// looked nothing up is done, and only the files that need the project index wait for
     /// it (the peak memory of a large run was these trees). Small runs have few trees to
     /// drop; they check every file in phase 2, on rayon's threads.
-    fn load_one(&self, c: &discover::Candidate) -> Result<Loaded, Box<FileReport>> {
+    fn load_one(&self, c: &discover::Candidate) -> Result<Box<Loaded>, Box<FileReport>> {
         let options = self.options;
         let config = self.config_for(&c.path);
         let loaded = self
@@ -538,12 +541,12 @@ impl<'a> Run<'a> {
                 };
                 let report = check_and_filter(&prepared, &base, &self.project, options);
                 if !probe.was_consulted() {
-                    return Loaded {
+                    return Box::new(Loaded {
                         path: c.path.clone(),
                         config,
                         defines,
                         state: State::Done(without_text_if_clean(report)),
-                    };
+                    });
                 }
                 self.need_index.add(&kinds);
             }
@@ -561,12 +564,12 @@ impl<'a> Run<'a> {
                     format: prepared.loaded.format,
                 }
             };
-            Loaded {
+            Box::new(Loaded {
                 path: c.path.clone(),
                 config,
                 defines,
                 state: State::Waiting(waiting),
-            }
+            })
         })
     }
 
@@ -641,7 +644,7 @@ impl<'a> Run<'a> {
         let mut configs: Vec<Arc<Config>> = vec![project.config.clone()];
         for (_, l) in loaded {
             let loaded = match l {
-                Ok(loaded) => loaded,
+                Ok(loaded) => *loaded,
                 Err(report) => {
                     files.push(*report);
                     continue;

@@ -548,6 +548,27 @@ fn missing(
                 )),
             )
         }
+        // `..\data\`: Windows reads `\` as a separator, Linux and macOS (where CI runs)
+        // as part of a name. When the path with `/` exists, say so.
+        Err(_)
+            if rel.contains('\\') && !Path::new(rel).is_absolute() && {
+                let slashed = rel.replace('\\', "/");
+                let slashed = Path::new(&slashed);
+                !slashed.is_absolute() && fsio::look(&base.join(slashed), boundary).is_ok()
+            } =>
+        {
+            let slashed = rel.replace('\\', "/");
+            Some(
+                Diagnostic::new(
+                    codes::AML201,
+                    span,
+                    format!(
+                        "`{shown}` in `{field}` is written with `\\` separators: only on Windows does it name `{slashed}`, which exists; on Linux and macOS (where CI runners run) it is one name, which does not"
+                    ),
+                )
+                .with_help(format!("Write it with `/`, which every system reads: `{slashed}`.")),
+            )
+        }
         Err(_) => {
             let relative_to = match &form.relative_to {
                 Some(s) => format!("the `{s}` directory"),
@@ -699,6 +720,53 @@ mod tests {
         ] {
             assert!(!is_placeholder(p), "{p:?}");
         }
+    }
+
+    /// `..\\data\\` names `../data/` only on Windows: when that exists, the finding says
+    /// so and gives the `/` form (eval4 case 06, franklinlindemberg/mslearn-mlops); a path
+    /// whose `/` form is missing too is reported missing.
+    #[test]
+    fn a_path_written_with_backslashes_is_reported_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("data/raw")).unwrap();
+        std::fs::create_dir_all(d.join("infra")).unwrap();
+        let boundary = Boundary::at(d);
+        let local = Form {
+            asset: None,
+            ..form("local-path", false)
+        };
+        let span = crate::source::Span::at(0);
+        let found = missing(
+            &boundary,
+            &d.join("infra"),
+            "..\\data\\raw\\",
+            &local,
+            "path",
+            "..\\data\\raw\\",
+            span,
+        )
+        .unwrap();
+        assert!(
+            found.message.contains("written with `\\` separators"),
+            "{}",
+            found.message
+        );
+        assert_eq!(
+            found.help.as_deref(),
+            Some("Write it with `/`, which every system reads: `../data/raw/`.")
+        );
+        let gone = missing(
+            &boundary,
+            &d.join("infra"),
+            "..\\data\\gone\\",
+            &local,
+            "path",
+            "x",
+            span,
+        )
+        .unwrap();
+        assert!(gone.message.contains("does not exist"), "{}", gone.message);
     }
 
     fn form(name: &str, default_version: bool) -> Form {

@@ -24,6 +24,7 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::model::{Candidate, Filter, Problem, ProblemKind, display_of, skipped_hidden};
+use super::patterns::Patterns;
 use crate::cache::Cache;
 use crate::fsio::{self, Boundary, Refusal};
 use crate::load::Seen;
@@ -32,9 +33,9 @@ use crate::load::Seen;
 /// directory that adds none shares its parent's.
 struct Rules {
     above: Option<Arc<Rules>>,
-    ignore: Gitignore,
-    git_ignore: Gitignore,
-    git_exclude: Gitignore,
+    ignore: Patterns,
+    git_ignore: Patterns,
+    git_exclude: Patterns,
     /// The directory is a git (or jj) work tree's root.
     has_git: bool,
     /// This directory or one above it is: git's ignore files apply at all.
@@ -400,7 +401,7 @@ fn read_rules(
 ) -> Option<Arc<Rules>> {
     let mut read = |file: Option<(&PathBuf, Seen, &Boundary)>| match file {
         Some((path, seen, boundary)) => matcher(dir, path, seen, boundary, problems),
-        None => Gitignore::empty(),
+        None => Patterns::empty(),
     };
     let ignore = read(files.ignore.as_ref().map(|(p, seen)| (p, *seen, boundary)));
     let git_ignore = read(files.git_ignore.as_ref().map(|(p, seen)| (p, *seen, boundary)));
@@ -420,21 +421,21 @@ fn read_rules(
     }))
 }
 
-/// The patterns of the ignore file `path`, for paths below `dir`. An absent file, or a
-/// directory, has none; one that cannot be read is a problem (an AML004 finding: the walk
-/// goes on without its patterns, as git does with a warning). Lines are bytes to git: a
-/// line that is not UTF-8 is read with its bad bytes replaced, and the lines after it
-/// still count. A pattern git would not understand is passed over, as git does.
+/// The patterns of the ignore file `path`, for paths below `dir` ([`Patterns::parse`]).
+/// An absent file, or a directory, has none; one that cannot be read is a problem (an
+/// AML004 finding: the walk goes on without its patterns, as git does with a warning).
+/// One with more patterns than the `ignore` crate compiles is refused (a configuration
+/// error), and its directory is not walked.
 fn matcher(
     dir: &Path,
     path: &Path,
     seen: Seen,
     boundary: &Boundary,
     problems: &mut Vec<Problem>,
-) -> Gitignore {
+) -> Patterns {
     let bytes = match fsio::read_regular(path, seen, boundary, fsio::MAX_IGNORE_SIZE) {
         Ok(bytes) => bytes,
-        Err(Refusal::Missing | Refusal::Dangling | Refusal::Directory) => return Gitignore::empty(),
+        Err(Refusal::Missing | Refusal::Dangling | Refusal::Directory) => return Patterns::empty(),
         Err(r) => {
             problems.push(Problem {
                 display: display_of(path),
@@ -445,23 +446,22 @@ fn matcher(
                     r.describe()
                 ),
             });
-            return Gitignore::empty();
+            return Patterns::empty();
         }
     };
-    let mut builder = GitignoreBuilder::new(dir);
-    for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let line = String::from_utf8_lossy(line);
-        // git passes over a byte order mark at the start of the file.
-        let line = if i == 0 {
-            line.trim_start_matches('\u{feff}')
-        } else {
-            &line
-        };
-        let _ = builder.add_line(Some(path.to_path_buf()), line);
-    }
-    builder.build().unwrap_or_else(|_| Gitignore::empty())
+    Patterns::parse(dir, path, &bytes).unwrap_or_else(|compiled| {
+        problems.push(Problem {
+            display: display_of(path),
+            path: path.to_path_buf(),
+            kind: ProblemKind::IgnoreFile,
+            message: format!(
+                "this ignore file is not read: its patterns other than plain paths and names (wildcards, classes, negations) are {}, more than the {} amlint compiles",
+                fsio::human_size(compiled as u64),
+                fsio::human_size(super::patterns::MAX_COMPILED as u64),
+            ),
+        });
+        Patterns::everything()
+    })
 }
 
 /// The user's global excludes file (`core.excludesFile`, else `$XDG_CONFIG_HOME/git/ignore`),
@@ -849,9 +849,9 @@ mod tests {
         for _ in 0..300_000 {
             above = Some(Arc::new(Rules {
                 above,
-                ignore: Gitignore::empty(),
-                git_ignore: Gitignore::empty(),
-                git_exclude: Gitignore::empty(),
+                ignore: Patterns::empty(),
+                git_ignore: Patterns::empty(),
+                git_exclude: Patterns::empty(),
                 has_git: false,
                 in_git: false,
                 above_root: false,

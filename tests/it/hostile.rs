@@ -1066,8 +1066,8 @@ fn a_large_inventory_and_many_unresolved_names() {
 #[test]
 fn a_gitignore_of_complex_patterns_is_bounded() {
     // 150,000 patterns the ignore crate compiles into one regular-expression set: 5.4 s and
-    // 1.3 GB before; an ignore file over 256 KiB is now a configuration error, and one just
-    // under the bound is read within the caps.
+    // 1.3 GB before; more than 256 KiB of such patterns is now a configuration error, and
+    // a file just under the bound is read within the caps.
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::create_dir(d.join(".git")).unwrap();
@@ -1081,7 +1081,8 @@ fn a_gitignore_of_complex_patterns_is_bounded() {
     let out = capped::amlint(d, &["check", "--no-config", "."], b"");
     assert_eq!(out.code, Some(2), "{}", out.stdout_text());
     assert!(
-        out.stderr_text().contains("larger than the 256.0 KiB limit"),
+        out.stderr_text()
+            .contains("more than the 256.0 KiB amlint compiles"),
         "{}",
         out.stderr_text()
     );
@@ -1089,4 +1090,51 @@ fn a_gitignore_of_complex_patterns_is_bounded() {
     assert!(std::fs::metadata(d.join(".gitignore")).unwrap().len() < 256 * 1024);
     let out = capped::amlint(d, &["check", "--no-config", "--format", "json", "."], b"");
     assert_eq!(out.code, Some(1), "{}", out.stderr_text());
+    // Past the size any ignore file may have, it is not read at all.
+    let huge = "x\n".repeat(2 * 1024 * 1024 + 1);
+    std::fs::write(d.join(".gitignore"), huge).unwrap();
+    let out = capped::amlint(d, &["check", "--no-config", "."], b"");
+    assert_eq!(out.code, Some(2), "{}", out.stdout_text());
+    assert!(
+        out.stderr_text().contains("larger than the 4.0 MiB limit"),
+        "{}",
+        out.stderr_text()
+    );
+}
+
+#[test]
+fn a_generated_gitignore_listing_thousands_of_files_is_applied() {
+    // mahtabsyed/Azure-Machine-Learning-Demo's .gitignore lists a virtual environment's
+    // files one by one: 70,000 lines, 2.6 MiB. Refused before (over 256 KiB), it stopped
+    // the run; its plain paths are now looked up, not compiled, within the caps.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join(".git")).unwrap();
+    std::fs::write(d.join("job.yml"), COMPANION).unwrap();
+    std::fs::create_dir_all(d.join("generated")).unwrap();
+    std::fs::write(d.join("generated/broken.yml"), COMPANION).unwrap();
+    let listing: String = (0..70_000)
+        .map(|i| format!(".venv/lib/python3.9/site-packages/pkg{i}/module_{i}.py\n"))
+        .chain(["generated/broken.yml\n".to_string(), "scr*/\n".to_string()])
+        .collect();
+    assert!(listing.len() > 2 * 1024 * 1024);
+    std::fs::write(d.join(".gitignore"), listing).unwrap();
+    std::fs::create_dir_all(d.join("scratch")).unwrap();
+    std::fs::write(d.join("scratch/x.yml"), COMPANION).unwrap();
+    let out = capped::amlint(d, &["check", "--no-config", "--format", "json", "."], b"");
+    assert_eq!(out.code, Some(1), "{}", out.stderr_text());
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let paths: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&"job.yml"), "{paths:?}");
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.starts_with("generated/") || p.starts_with("scratch/")),
+        "{paths:?}"
+    );
 }

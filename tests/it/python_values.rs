@@ -52,6 +52,40 @@ fn names_imported_from_a_module_of_the_project_are_its_values() {
     );
 }
 
+/// An instance of a class of another module (`from util.env import Env`, `e = Env()`):
+/// a dataclass's field defaults and what a parameterless `__init__` assigns, read there
+/// through a property, noted with where that module sets them; `os.environ.get` there is
+/// not known when the file is read alone (a CI run gives it: `script_runs.rs`).
+#[test]
+fn instances_of_classes_of_other_modules_read_that_module() {
+    let dir = project();
+    let d = dir.path();
+    write(
+        d,
+        "util/env.py",
+        "import os\nfrom dataclasses import dataclass\n\n\n@dataclass(frozen=True)\nclass Env:\n    name: str = \"env-cluster\"\n    size: str = os.environ.get(\"SKU\")\n\n\nclass Old:\n    def __init__(self):\n        self._size = \"Standard_NC6\"\n\n    @property\n    def size(self):\n        return self._size\n",
+    );
+    let script = "from azureml.core.compute import AmlCompute, ComputeTarget\nfrom util.env import Env, Old\n\ne = Env()\no = Old()\ncfg = AmlCompute.provisioning_configuration(vm_size=o.size)\nComputeTarget.create(ws, e.name, cfg)\ncfg2 = AmlCompute.provisioning_configuration(vm_size=e.size)\nComputeTarget.create(ws, \"other\", cfg2)\n";
+    write(d, "build.py", script);
+    let json = check_clean(d);
+    assert_eq!(placed(&json, "AML505", "build.py"), [(7, 34)], "{json:#}");
+    let inv = inventory(d);
+    let def = &compute(&inv, "env-cluster")["definitions"][0];
+    assert_eq!(def["settings"]["size"]["value"], "Standard_NC6", "{def:#}");
+    let text = def.to_string();
+    assert!(text.contains("`Env.name` is set in util/env.py:7"), "{def:#}");
+    assert!(text.contains("`Old.size` is set in util/env.py:13"), "{def:#}");
+    let other = &compute(&inv, "other")["definitions"][0]["settings"]["size"];
+    assert_eq!(other["value"], Value::Null, "{other:#}");
+    assert!(
+        other["why"]
+            .as_str()
+            .unwrap()
+            .contains("read from the environment at run time"),
+        "{other:#}"
+    );
+}
+
 /// `from settings import *` gives the names the module assigns; a name it does not
 /// assign, a package that is not a file of the project and a module outside it stay not
 /// known, saying so.
@@ -75,9 +109,10 @@ fn star_imports_and_modules_that_are_not_read() {
 }
 
 /// Class attributes (`Settings.SIZE`), a dataclass's fields with the keywords its
-/// construction passes, a dict literal read by key and `.get`, `dict(...)`, and `%`
-/// formatting; a class with an `__init__` stays not known. A class body's assignments
-/// are not the module's names.
+/// construction passes, what an `__init__` without parameters assigns (read through a
+/// `@property` that returns it: MLOpsPython's `Env`), a dict literal read by key and
+/// `.get`, `dict(...)`, and `%` formatting; an `__init__` with parameters stays not known.
+/// A class body's assignments are not the module's names.
 #[test]
 fn classes_dicts_and_percent_formatting() {
     let dir = project();
@@ -98,10 +133,20 @@ class Cfg:
 
 class WithInit:
     def __init__(self):
-        self.size = "Standard_NC6"
+        self._size = "Standard_NC6"
+
+    @property
+    def size(self):
+        \"\"\"The size.\"\"\"
+        return self._size
+
+class WithArgs:
+    def __init__(self, size):
+        self.size = size
 
 cfg = Cfg(size="Standard_ND6s")
 w = WithInit()
+a = WithArgs("Standard_NC6")
 conf = {"name": "dict-cluster", "vm": {"size": "Standard_NC12"}}
 opts = dict(prefix="pct")
 c1 = AmlCompute.provisioning_configuration(vm_size=Settings.SIZE)
@@ -114,6 +159,8 @@ c4 = AmlCompute.provisioning_configuration(vm_size=SIZE)
 ComputeTarget.create(ws, "%s-%d" % (opts["prefix"], 2), c4)
 c5 = AmlCompute.provisioning_configuration(vm_size=w.size)
 ComputeTarget.create(ws, "init-cluster", c5)
+c6 = AmlCompute.provisioning_configuration(vm_size=a.size)
+ComputeTarget.create(ws, "args-cluster", c6)
 "#;
     write(d, "create.py", script);
     let json = check_clean(d);
@@ -121,7 +168,7 @@ ComputeTarget.create(ws, "init-cluster", c5)
     // v1's definitions are judged there, the literal labelled).
     assert_eq!(
         placed(&json, "AML505", "create.py"),
-        [(24, 41), (26, 36), (28, 40)],
+        [(34, 41), (36, 36), (38, 40), (42, 42)],
         "{json:#}"
     );
     let inv = inventory(d);
@@ -131,11 +178,12 @@ ComputeTarget.create(ws, "init-cluster", c5)
     assert_eq!(size("dict-cluster"), "Standard_NC12");
     // The module's `SIZE`, not the class's.
     assert_eq!(size("pct-2"), "Standard_DS3_v2");
-    let init = &compute(&inv, "init-cluster")["definitions"][0]["settings"]["size"];
-    assert_eq!(init["value"], Value::Null, "{init:#}");
+    assert_eq!(size("init-cluster"), "Standard_NC6");
+    let args = &compute(&inv, "args-cluster")["definitions"][0]["settings"]["size"];
+    assert_eq!(args["value"], Value::Null, "{args:#}");
     assert_eq!(
-        init["why"], "`w.size` is set when `WithInit()` is made",
-        "{init:#}"
+        args["why"], "`a.size` is set when `WithArgs(\"Standard_NC6\")` is made",
+        "{args:#}"
     );
 }
 

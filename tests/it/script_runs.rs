@@ -284,14 +284,105 @@ fn the_environment_of_a_ci_step_reaches_the_file_it_runs() {
 /// that its run defines `train-py` (the job's reference resolves) with the retired size
 /// reported on the line of `text` that writes it; returns the inventory.
 fn run_defines_train_py(d: &std::path::Path, path: &str, text: &str) -> serde_json::Value {
-    write(d, "ml/job.yml", JOB);
     write(d, path, text);
+    let line = text.lines().position(|l| l.contains("Standard_NC6")).unwrap() as u64 + 1;
+    defines_train_py_at(d, path, line)
+}
+
+/// Writes the job naming `train-py` in `d`, checks that the CI file or script `path`
+/// defines it (the job's reference resolves) with the retired size reported on `line`;
+/// returns the inventory.
+fn defines_train_py_at(d: &std::path::Path, path: &str, line: u64) -> serde_json::Value {
+    write(d, "ml/job.yml", JOB);
     let json = check_clean(d);
     assert!(
         !codes(&json, "ml/job.yml").contains(&"AML203".to_string()),
         "{path}: {json:#}"
     );
-    let line = text.lines().position(|l| l.contains("Standard_NC6")).unwrap() as u64 + 1;
     assert_eq!(focus_lines(&json, path, "AML505"), [line], "{path}: {json:#}");
     inventory(d)
+}
+
+/// MLOpsPython's layout (eval4 cases 04 and 05; microsoft/MLOpsPython and its forks): an
+/// Azure pipeline in `.pipelines/` includes a variables template and runs `python -m
+/// ml_service.pipelines.build` from the checkout's root; the module calls the helper
+/// `get_compute(ws, e.compute_name, e.vm_size)` with the fields of the dataclass `Env` of
+/// another module, each `os.environ.get(...)`. The run passes its environment through
+/// both: the compute is defined at the run, the file shown as the project writes it. A
+/// GitHub workflow's `env:` does the same, its size reported at its literal.
+#[test]
+fn a_run_passes_its_environment_to_helpers_and_to_classes_of_other_modules() {
+    let env = "import os\nfrom dataclasses import dataclass\nfrom typing import Optional\n\n\n@dataclass(frozen=True)\nclass Env:\n    vm_size: Optional[str] = os.environ.get(\"AML_COMPUTE_CLUSTER_CPU_SKU\")\n    compute_name: Optional[str] = os.environ.get(\"AML_COMPUTE_CLUSTER_NAME\")\n";
+    let attach = "from azureml.core.compute import AmlCompute, ComputeTarget\n\n\ndef get_compute(workspace, compute_name, vm_size):\n    config = AmlCompute.provisioning_configuration(vm_size=vm_size, max_nodes=4)\n    return ComputeTarget.create(workspace, compute_name, config)\n";
+    let build = "from ml_service.util.attach_compute import get_compute\nfrom ml_service.util.env_variables import Env\n\n\ndef main():\n    e = Env()\n    get_compute(None, e.compute_name, e.vm_size)\n\n\nif __name__ == \"__main__\":\n    main()\n";
+    let pipeline = "trigger: none\nvariables:\n- template: vars.yml\n- group: secrets\nsteps:\n- task: AzureCLI@2\n  inputs:\n    azureSubscription: x\n    scriptType: bash\n    scriptLocation: inlineScript\n    workingDirectory: $(Build.SourcesDirectory)\n    inlineScript: |\n      python -m ml_service.pipelines.build\n";
+    let workflow = "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    env:\n      AML_COMPUTE_CLUSTER_NAME: train-py\n      AML_COMPUTE_CLUSTER_CPU_SKU: Standard_NC6\n    steps:\n      - run: python -m ml_service.pipelines.build\n";
+    for (path, text, line) in [
+        (".pipelines/ci.yml", pipeline, 13),
+        (".github/workflows/ci.yml", workflow, 7),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for package in ["ml_service", "ml_service/util", "ml_service/pipelines"] {
+            write(d, &format!("{package}/__init__.py"), "");
+        }
+        write(d, "ml_service/util/env_variables.py", env);
+        write(d, "ml_service/util/attach_compute.py", attach);
+        write(d, "ml_service/pipelines/build.py", build);
+        write(
+            d,
+            ".pipelines/vars.yml",
+            "variables:\n- name: AML_COMPUTE_CLUSTER_NAME\n  value: train-py\n- name: AML_COMPUTE_CLUSTER_CPU_SKU\n  value: Standard_NC6\n",
+        );
+        write(d, path, text);
+        let inv = defines_train_py_at(d, path, line);
+        let def = &definitions(&inv, "train-py")[0];
+        assert_eq!(def["path"], path, "{def:#}");
+        let s = def.to_string();
+        assert!(
+            s.contains("runs the file `ml_service/pipelines/build.py`") && !s.contains("/../"),
+            "{s}"
+        );
+        assert!(
+            s.contains("`Env.vm_size` is set in ml_service/util/env_variables.py:8"),
+            "{s}"
+        );
+    }
+}
+
+/// A script that runs its arguments at its top level (`"$@"`: Azure/AML-Kubernetes's
+/// `amlarc-tool.sh`, eval4 case 02) runs only the function a step names: of three steps
+/// running `bash tool.sh NAME`, only the one naming `setup_compute` creates the compute
+/// (before, each step was a definition, and each repeated the size's finding). A script
+/// without such a line, or a first argument that names no function, still runs all.
+#[test]
+fn a_script_that_dispatches_on_its_first_argument_runs_only_that_function() {
+    let tool = "#!/bin/bash\nCOMPUTE=\"${COMPUTE:-train-py}\"\n\ninstall_tools(){\n    pip install azure-ai-ml\n}\n\nsetup_compute(){\n    az ml compute create --name \"$COMPUTE\" --type amlcompute --size Standard_NC6 --max-instances 2\n}\n\nrun_job(){\n    az ml job create --file \"$1\"\n}\n\nif [ \"$0\" = \"$BASH_SOURCE\" ]; then\n    \"$@\"\nfi\n";
+    let workflow = "on: push\njobs:\n  e2e:\n    runs-on: ubuntu-latest\n    steps:\n      - run: bash tool.sh install_tools\n      - run: bash tool.sh setup_compute\n      - run: bash tool.sh run_job ml/job.yml\n";
+    let runs = |d: &std::path::Path| {
+        let inv = inventory(d);
+        let mut lines: Vec<u64> = definitions(&inv, "train-py")
+            .iter()
+            .filter(|x| x["path"] == ".github/workflows/ci.yml")
+            .map(|x| x["line"].as_u64().unwrap())
+            .collect();
+        lines.sort_unstable();
+        lines
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "ml/job.yml", JOB);
+    write(d, "tool.sh", tool);
+    write(d, ".github/workflows/ci.yml", workflow);
+    assert_eq!(runs(d), [7]);
+    let json = check_clean(d);
+    assert_eq!(
+        focus_lines(&json, ".github/workflows/ci.yml", "AML505"),
+        [7],
+        "{json:#}"
+    );
+    assert_eq!(focus_lines(&json, "tool.sh", "AML505"), [9], "{json:#}");
+    // Without the dispatch, every run runs the whole script.
+    write(d, "tool.sh", &tool.replace("    \"$@\"\n", "    setup_compute\n"));
+    assert_eq!(runs(d), [6, 7, 8]);
 }

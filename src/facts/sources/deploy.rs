@@ -596,7 +596,10 @@ fn read_run(
         },
         note: None,
     };
-    let defs = az_cli::definitions(&script, &cx);
+    let mut defs = az_cli::definitions(&script, &cx);
+    if let Some((Ok(first), _)) = args.first() {
+        dispatched(&script, first, &mut defs);
+    }
     Some((source.clone(), defs))
 }
 
@@ -649,6 +652,34 @@ impl Outer for RunArgs<'_> {
             (Err(why), _) => ScriptVal::Dynamic(why.clone()),
         })
     }
+}
+
+/// The definitions a run of a script that dispatches on its first argument makes: with
+/// `"$@"` outside every function (`if [ "$0" = "$BASH_SOURCE" ]; then "$@"; fi`), `bash
+/// tool.sh setup_compute` runs the function `setup_compute` (Azure/AML-Kubernetes's
+/// `amlarc-tool.sh`, run by 26 steps of one workflow). What the other functions define
+/// is dropped, unless the script's top level or that function calls them (by name, as a
+/// command's first word). Nothing is dropped when `first` names no function.
+fn dispatched(script: &Script, first: &str, defs: &mut Vec<crate::facts::computes::ComputeDef>) {
+    let functions = &script.functions;
+    if !script.runs_args || !functions.iter().any(|f| f.name == first) {
+        return;
+    }
+    let inside = |f: &super::shell::Function, at: u32| f.at <= at && at < f.end;
+    let in_any = |at: u32| functions.iter().any(|f| inside(f, at));
+    // The functions that run: `first`, and those called at the top level or from it.
+    let runs: Vec<&super::shell::Function> = functions.iter().filter(|f| f.name == first).collect();
+    let called: std::collections::HashSet<String> = (script.commands.iter())
+        .filter(|c| !in_any(c.span.start) || runs.iter().any(|f| inside(f, c.span.start)))
+        .filter_map(|c| c.words.first()?.literal())
+        .collect();
+    let kept = |at: u32| {
+        functions
+            .iter()
+            .filter(|f| inside(f, at))
+            .all(|f| f.name == first || called.contains(&f.name))
+    };
+    defs.retain(|d| kept(d.span.start));
 }
 
 /// The bytes a script's `terraform plan|apply` command contains (a byte pre-filter).

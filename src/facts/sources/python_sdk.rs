@@ -87,7 +87,7 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     let made = py.made(display);
     out.computes.extend(Module::definitions(&made));
     let own = Arc::new(py.templates(&made, display));
-    let mut calls = py.helper_calls(input, own);
+    let mut calls = py.helper_calls(input.files, input.path, display, own);
     calls.sort_by_key(|d| d.span.start);
     out.computes.extend(calls);
 }
@@ -96,7 +96,10 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
 /// command's words after the file (each its value, or why it is not known), which give
 /// the `argparse` options they name (`--size X`) instead of their defaults. `None` when
 /// the file is not read (not in the project, beyond the parser's limits or what is left
-/// of `budget`, in bytes) or names no compute class. Helper calls are not followed.
+/// of `budget`, in bytes) or neither names a compute class nor imports a helper that
+/// creates one. Its calls of helpers are definitions too, as in [`read`]: a run of
+/// `build.py` calling `get_compute(ws, os.environ.get("CLUSTER"), ...)` passes the
+/// helper the run's environment.
 pub(super) fn read_run(
     files: &super::common::Files,
     path: &std::path::Path,
@@ -107,10 +110,13 @@ pub(super) fn read_run(
     Arc<crate::source::SourceFile>,
     Vec<crate::facts::computes::ComputeDef>,
 )> {
-    let display = crate::discover::display_of(path);
+    // Shown as the project shows it (`.pipelines/../ml/build.py` is `ml/build.py`).
+    let display = crate::discover::display_of(&crate::fsio::normalize(path));
     let source = files.read(path, &display)?;
     let text = source.text.as_str();
-    if !mentions(text.as_bytes(), CLASS_NEEDLES) {
+    if !mentions(text.as_bytes(), CLASS_NEEDLES)
+        && !helpers::imports_a_helper(text, files, path, helpers::TOP)
+    {
         return None;
     }
     // Each run parses the file again: within the reader's budget of bytes.
@@ -122,8 +128,13 @@ pub(super) fn read_run(
     py.load = Some((files, path));
     py.cli = Some(cli);
     py.env = Some(env);
+    py.run_budget = Some(budget);
     let made = py.made(&source.path);
-    let defs = Module::definitions(&made);
+    let mut defs = Module::definitions(&made);
+    let own = Arc::new(py.templates(&made, &source.path));
+    let mut calls = py.helper_calls(files, path, &source.path, own);
+    calls.sort_by_key(|d| d.span.start);
+    defs.extend(calls);
     drop(py);
     Some((source.clone(), defs))
 }

@@ -279,6 +279,9 @@ pub struct Script {
     pub functions: Vec<Function>,
     /// The parameters of a PowerShell script's own `param(...)` block.
     pub params: Vec<PsParam>,
+    /// A bash command outside every function runs the script's arguments (`"$@"` first,
+    /// as [`Function::runs_args`]): `bash tool.sh setup_compute` runs that function.
+    pub runs_args: bool,
 }
 
 /// A parameter a PowerShell `param(...)` block, or a function's `(...)` list, declares.
@@ -710,12 +713,16 @@ impl<'a> Lexer<'a> {
         if self.discarding {
             return;
         }
-        if self.o.dialect == Dialect::Bash
-            && self.runs_args(&word)
-            && let Some(f) = self.fn_bodies.iter().rev().find_map(|f| *f)
-            && let Some(f) = self.script.functions.get_mut(f as usize)
-        {
-            f.runs_args = true;
+        if self.o.dialect == Dialect::Bash && self.runs_args(&word) {
+            match self.fn_bodies.iter().rev().find_map(|f| *f) {
+                Some(f) => {
+                    if let Some(f) = self.script.functions.get_mut(f as usize) {
+                        f.runs_args = true;
+                    }
+                }
+                // Outside every function.
+                None => self.script.runs_args = true,
+            }
         }
         self.words.push(word);
         if self.words.len() == DECIDE_AT
@@ -818,6 +825,8 @@ impl<'a> Lexer<'a> {
                 }
                 return;
             }
+            // A function's body beyond `MAX_FUNCTIONS`: in a function, but none recorded.
+            Some(_) if opens_body => Some(u32::MAX),
             _ => None,
         };
         self.fn_bodies.push(body);
@@ -2194,7 +2203,20 @@ impl<'a> Lexer<'a> {
                 return i + 1;
             }
             // Braces are words in bash (`{`, `}`), handled as keywords; inside a word,
-            // literal (`a{b,c}`).
+            // literal (`a{b,c}`). A function's `{` may follow its header's `()` without a
+            // blank (`setup(){`, as bash reads `setup ( ) {`): the header is a word.
+            let spaced_after = matches!(self.peek(i + 1), b' ' | b'\t' | b'\n' | b'\r' | b';' | 0);
+            if c == b'{'
+                && spaced_after
+                && self.word.as_ref().is_some_and(|w| {
+                    w.parts.is_empty()
+                        && w.lit
+                            .as_ref()
+                            .is_some_and(|(_, b, _)| b.len() > 2 && b.ends_with(b"()"))
+                })
+            {
+                self.end_word(i);
+            }
             let alone =
                 self.word.is_none() && matches!(self.peek(i + 1), b' ' | b'\t' | b'\n' | b'\r' | b';' | 0);
             let function = self.function_name();
@@ -2556,7 +2578,7 @@ mod tests {
     /// argument (`echo "$@"`), nor in a function defined inside it.
     #[test]
     fn functions_and_whether_they_run_their_arguments() {
-        let text = "retry() {\n  shift 2\n  for a in 1 2; do if \"$@\"; then return 0; fi; done\n}\nrun() { echo \"+ $*\"; \"$@\"; }\nshow() { echo \"$@\"; }\nfunction g { \"${@:2}\"; }\nfunction h() { ! sudo $@; }\nouter() { inner() { \"$@\"; }; }\nf(){ x; }\n";
+        let text = "retry() {\n  shift 2\n  for a in 1 2; do if \"$@\"; then return 0; fi; done\n}\nrun() { echo \"+ $*\"; \"$@\"; }\nshow() { echo \"$@\"; }\nfunction g { \"${@:2}\"; }\nfunction h() { ! sudo $@; }\nouter() { inner() { \"$@\"; }; }\nf(){ x; }\nglued(){\n  \"$@\"\n}\n";
         let s = bash(text);
         let got: Vec<(&str, bool)> = s
             .functions
@@ -2573,11 +2595,31 @@ mod tests {
                 ("h", true),
                 ("outer", false),
                 ("inner", true),
+                ("f", false),
+                ("glued", true),
             ]
         );
         assert_eq!(s.functions[0].at as usize, text.find('{').unwrap());
-        // `f(){` is one word: not a header the lexer knows.
-        assert!(!s.functions.iter().any(|f| f.name == "f"));
+        // `f(){`: the header's word ends before the brace, which opens the body.
+        let f = &s.functions[7];
+        assert_eq!(f.at as usize, text.find("f(){").unwrap() + 3);
+        assert!(
+            !s.commands
+                .iter()
+                .any(|c| c.words[0].literal().is_some_and(|w| w.contains('{')))
+        );
+    }
+
+    /// A script whose top level runs its arguments (`"$@"` outside every function, in an
+    /// `if` or not) dispatches on them; one that does so only in a function does not.
+    #[test]
+    fn a_script_that_runs_its_arguments_at_its_top_level() {
+        let dispatch = "f() { az x; }\nif [ \"$0\" = \"$BASH_SOURCE\" ]; then\n    \"$@\"\nfi\n";
+        assert!(bash(dispatch).runs_args);
+        assert!(bash("f() { az x; }\n$@\n").runs_args);
+        let s = bash("retry() { \"$@\"; }\nretry az ml compute create\necho \"$@\"\n");
+        assert!(!s.runs_args);
+        assert!(s.functions[0].runs_args);
     }
 
     /// A command substitution's commands are read as commands, after the text around them,

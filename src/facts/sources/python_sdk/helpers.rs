@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use tree_sitter::Node as TsNode;
 
-use super::super::common::{Files, Input, mentions};
+use super::super::common::{Files, mentions};
 use super::super::iac;
 use super::super::ipynb::Code;
 use super::module::{CLASS_NEEDLES, Module, V1_FIELDS, V2_FIELDS, affordable, empty_size, parse, v1_accepts};
@@ -407,9 +407,15 @@ impl<'t> Module<'t> {
 
     /// The definitions this file's calls of helpers make (helpers of this file and of the
     /// modules it imports).
-    pub(super) fn helper_calls(&self, input: &Input<'_>, own: Arc<Vec<Template>>) -> Vec<ComputeDef> {
-        let display = input.source.path.as_str();
-        let mut modules = Modules::new(input.files, input.path, TOP);
+    /// `path`: this file, shown as `display`.
+    pub(super) fn helper_calls(
+        &self,
+        files: &Files,
+        path: &Path,
+        display: &str,
+        own: Arc<Vec<Template>>,
+    ) -> Vec<ComputeDef> {
+        let mut modules = Modules::new(files, path, TOP);
         // This file's helpers that call its other helpers.
         let mut own = own;
         for _ in 0..TOP {

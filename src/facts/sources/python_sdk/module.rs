@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use tree_sitter::Node as TsNode;
 
@@ -41,6 +42,12 @@ const MAX_LITERAL_ITEMS: usize = 256;
 
 /// The names of an imported module of the project evaluated (its top level's first ones).
 const MAX_MODULE_NAMES: usize = 1024;
+
+/// How many of the project's other modules one file's instances of their classes are
+/// read from ([`Module::imported_class`]).
+const MAX_CLASS_MODULES: usize = 8;
+/// How many classes of one module are read for instances made elsewhere.
+const MAX_CLASSES: usize = 64;
 
 /// The most attributes set on an SDK v1 configuration between its assignment and its use
 /// that are read (`config.vnet_name = ...`); with more, the configuration is not read.
@@ -752,6 +759,31 @@ pub(super) struct Module<'t> {
     /// The environment the command that runs the file gives it (a CI step's `env:`):
     /// `os.environ.get("X")` is its value of `X` when it has one. `None`: read alone.
     pub(super) env: Option<&'t RunEnv<'t>>,
+    /// The classes of the project's other modules this file makes instances of, by
+    /// module, each module read once ([`Module::imported_class`]; `None`: not read).
+    pub(super) class_modules: std::cell::RefCell<Vec<(String, Option<Arc<Classes>>)>>,
+    /// The bytes of Python the run reading this file may still read ([`Module::env`]'s
+    /// run: `deploy::PY_RUN_BYTES`): the modules whose classes it reads with the run's
+    /// environment count too.
+    pub(super) run_budget: Option<&'t std::cell::Cell<usize>>,
+}
+
+/// The classes of a module of the project, by name ([`ClassTable`]).
+pub(super) type Classes = HashMap<String, ClassTable>;
+
+/// A class of another module of the project, as an instance of it made here reads it
+/// (`from ml_service.util.env_variables import Env`, then `e = Env()`).
+pub(super) struct ClassTable {
+    dataclass: bool,
+    /// It defines `__init__`, and whether that takes no parameter but `self`.
+    init: bool,
+    init_bare: bool,
+    /// Its body's assignments in order (a dataclass's fields).
+    fields: Vec<String>,
+    /// Each attribute of an instance made without arguments, as that module values it:
+    /// without its spans but those of the environment the run gives (they are in the
+    /// running file), noted where it is set.
+    values: HashMap<String, Ev>,
 }
 
 /// A variable of the environment a run gives a file, valued where the run is, its literal
@@ -763,12 +795,18 @@ pub(crate) type RunEnv<'a> = dyn Fn(&str) -> Option<Ev> + 'a;
 pub(super) type Options<'t> = std::rc::Rc<Vec<(String, String, TsNode<'t>)>>;
 
 /// A class of the module's top level: what its body assigns (`VM_SIZE = "x"`,
-/// `vm_size: str = "x"`), whether it is a dataclass and whether it defines `__init__`.
+/// `vm_size: str = "x"`), whether it is a dataclass and whether it defines `__init__`;
+/// what an `__init__` without parameters assigns (`self.vm_size = "x"`, statements of its
+/// body itself), and its properties that return one attribute (`@property def
+/// vm_size(self): return self._vm_size`).
 pub(super) struct Class<'t> {
     pub(super) pos: usize,
     pub(super) attrs: Vec<(&'t str, TsNode<'t>)>,
     pub(super) dataclass: bool,
     pub(super) init: bool,
+    pub(super) init_bare: bool,
+    pub(super) init_attrs: Vec<(&'t str, TsNode<'t>)>,
+    pub(super) properties: Vec<(&'t str, &'t str)>,
 }
 
 impl<'t> Module<'t> {
@@ -795,6 +833,8 @@ impl<'t> Module<'t> {
             reading_options: Default::default(),
             cli: None,
             env: None,
+            class_modules: Default::default(),
+            run_budget: None,
         };
         // An iterative walk in document order, with the functions around each node.
         let mut cursor = root.walk();
@@ -970,6 +1010,9 @@ impl<'t> Module<'t> {
             attrs: Vec::new(),
             dataclass,
             init: false,
+            init_bare: false,
+            init_attrs: Vec::new(),
+            properties: Vec::new(),
         };
         let mut c = body.walk();
         for stmt in body.named_children(&mut c) {
@@ -978,9 +1021,20 @@ impl<'t> Module<'t> {
                 _ => Some(stmt),
             };
             if let Some(f) = def.filter(|d| d.kind() == "function_definition") {
-                class.init |= f
-                    .child_by_field_name("name")
-                    .is_some_and(|n| self.text(n) == "__init__");
+                let fname = f.child_by_field_name("name").map(|n| self.text(n));
+                if fname == Some("__init__") {
+                    class.init = true;
+                    class.init_bare = f
+                        .child_by_field_name("parameters")
+                        .is_some_and(|p| p.named_child_count() == 1);
+                    class.init_attrs = self.self_assignments(f);
+                } else if let Some(fname) = fname
+                    && stmt.kind() == "decorated_definition"
+                    && self.text(stmt).starts_with("@property")
+                    && let Some(attr) = self.returned_self_attribute(f)
+                {
+                    class.properties.push((fname, attr));
+                }
                 continue;
             }
             let Some(a) = stmt.named_child(0).filter(|a| a.kind() == "assignment") else {
@@ -993,6 +1047,53 @@ impl<'t> Module<'t> {
             }
         }
         self.classes.insert(self.text(name), class);
+    }
+
+    /// The statements of the method `f`'s body itself (not nested) that assign an
+    /// attribute of `self`: `self.x = v` (also annotated), by attribute, in order.
+    fn self_assignments(&self, f: TsNode<'t>) -> Vec<(&'t str, TsNode<'t>)> {
+        let mut out = Vec::new();
+        let Some(body) = f.child_by_field_name("body") else {
+            return out;
+        };
+        let mut c = body.walk();
+        for stmt in body.named_children(&mut c) {
+            let Some(a) = stmt.named_child(0).filter(|a| a.kind() == "assignment") else {
+                continue;
+            };
+            if let (Some(left), Some(right)) = (a.child_by_field_name("left"), a.child_by_field_name("right"))
+                && let Some(attr) = self.self_attribute(left)
+            {
+                out.push((attr, innermost_right(right)));
+            }
+        }
+        out
+    }
+
+    /// `x` when the method `f`'s body is `return self.x` (after a docstring).
+    fn returned_self_attribute(&self, f: TsNode<'t>) -> Option<&'t str> {
+        let body = f.child_by_field_name("body")?;
+        let mut c = body.walk();
+        let stmts: Vec<TsNode<'t>> = (body.named_children(&mut c))
+            .filter(|s| s.kind() != "comment")
+            .filter(|s| {
+                !(s.kind() == "expression_statement"
+                    && s.named_child(0).is_some_and(|e| e.kind() == "string"))
+            })
+            .collect();
+        match stmts.as_slice() {
+            [r] if r.kind() == "return_statement" => self.self_attribute(r.named_child(0)?),
+            _ => None,
+        }
+    }
+
+    /// `x` of the expression `self.x`.
+    fn self_attribute(&self, n: TsNode<'t>) -> Option<&'t str> {
+        let obj = n
+            .child_by_field_name("object")
+            .filter(|_| n.kind() == "attribute")?;
+        let attr = n.child_by_field_name("attribute")?;
+        (obj.kind() == "identifier" && self.text(obj) == "self").then(|| self.text(attr))
     }
 
     /// `a = x` binds `a` to `x` after the statement; `a, b = x` unpacks (not evaluated).
@@ -2519,33 +2620,52 @@ impl<'t> Module<'t> {
                 if self.parses_arguments(e) {
                     return self.option_default(a, self.text(n), depth);
                 }
-                let class = (e.kind() == "call")
+                let Some(f) = (e.kind() == "call")
                     .then(|| e.child_by_field_name("function"))
                     .flatten()
                     .filter(|f| f.kind() == "identifier")
-                    .and_then(|f| self.classes.get(self.text(f)).map(|c| (self.text(f), c)));
-                let Some((cname, c)) = class else {
+                else {
                     return run_time();
                 };
+                let cname = self.text(f);
                 let (pos, kw) = self.args(e);
                 let bare = pos.is_empty() && kw.is_empty();
-                if c.init || !(c.dataclass || bare) {
-                    return Ev::unknown(format!(
-                        "`{}` is set when `{}` is made",
-                        self.text(n),
-                        self.text(e)
-                    ));
-                }
-                if c.dataclass {
-                    if let Some((_, _, v)) = kw.iter().find(|(k, ..)| *k == a) {
-                        return self.eval(*v, e.start_byte(), depth + 1);
+                let made = |dataclass: bool, init: bool, init_bare: bool, fields: &[&str]| -> Option<Ev> {
+                    if (init && !(bare && init_bare)) || !(init || dataclass || bare) {
+                        return Some(Ev::unknown(format!(
+                            "`{}` is set when `{}` is made",
+                            self.text(n),
+                            self.text(e)
+                        )));
                     }
+                    if dataclass {
+                        if let Some((_, _, v)) = kw.iter().find(|(k, ..)| *k == a) {
+                            return Some(self.eval(*v, e.start_byte(), depth + 1));
+                        }
+                        if let Some(p) = fields.iter().position(|k| *k == a).and_then(|i| pos.get(i)) {
+                            return Some(self.eval(*p, e.start_byte(), depth + 1));
+                        }
+                    }
+                    None
+                };
+                if let Some(c) = self.classes.get(cname) {
                     let fields: Vec<&str> = c.attrs.iter().map(|(k, _)| *k).collect();
-                    if let Some(p) = fields.iter().position(|k| *k == a).and_then(|i| pos.get(i)) {
-                        return self.eval(*p, e.start_byte(), depth + 1);
-                    }
+                    return made(c.dataclass, c.init, c.init_bare, &fields)
+                        .unwrap_or_else(|| self.made_attribute(c, cname, a, depth));
                 }
-                self.class_attribute(c, cname, a, depth)
+                if let Some((classes, class)) = self.imported_class(cname, e.start_byte())
+                    && let Some(t) = classes.get(&class)
+                {
+                    let fields: Vec<&str> = t.fields.iter().map(String::as_str).collect();
+                    return made(t.dataclass, t.init, t.init_bare, &fields).unwrap_or_else(|| {
+                        t.values.get(a).cloned().unwrap_or_else(|| {
+                            Ev::unknown(format!(
+                                "an instance of the class `{cname}` has no `{a}` set when made"
+                            ))
+                        })
+                    });
+                }
+                run_time()
             }
             Some(Binding {
                 value: Bound::Other(why),
@@ -2710,6 +2830,72 @@ impl<'t> Module<'t> {
     }
 
     /// The value the body of the class `c` (named `cname`) assigns `attr`.
+    /// `attr` of an instance of the class `c` made without arguments: a property that
+    /// returns `self.x` reads `x`; then what `__init__` assigns it, then the class body.
+    fn made_attribute(&self, c: &Class<'t>, cname: &str, attr: &str, depth: usize) -> Ev {
+        match self.made_value(c, attr) {
+            Some(v) => self.eval(v, v.start_byte(), depth + 1),
+            None => Ev::unknown(format!(
+                "the class `{cname}` sets no `{attr}` in its body or `__init__`"
+            )),
+        }
+    }
+
+    /// The expression [`Module::made_attribute`] evaluates.
+    fn made_value(&self, c: &Class<'t>, attr: &str) -> Option<TsNode<'t>> {
+        let attr = (c.properties.iter().rev())
+            .find(|(p, _)| *p == attr)
+            .map_or(attr, |(_, x)| *x);
+        (c.init_attrs.iter().rev().chain(c.attrs.iter().rev()))
+            .find(|(k, _)| *k == attr)
+            .map(|(_, v)| *v)
+    }
+
+    /// The class `local` names at `at` when it is imported from a module of the project
+    /// (`from ml_service.util.env_variables import Env`), as that module defines it
+    /// ([`Module::class_module`]).
+    fn imported_class(&self, local: &str, at: usize) -> Option<(Arc<Classes>, String)> {
+        let b = self.resolve(local, at)?;
+        if !self.import_stmts.contains(&b.pos) {
+            return None;
+        }
+        let (_, module, taken) = self.imported.iter().rev().find(|(l, ..)| l == local)?;
+        let class = taken.clone()?;
+        let classes = self.class_module(module)?;
+        classes.contains_key(&class).then_some((classes, class))
+    }
+
+    /// The classes of the project's module `module`, read once per file. Read alone, a
+    /// file shares them with every other file (`Files::derived`); read as a run gives it
+    /// an environment (`os.environ.get` in the class), this file reads them itself,
+    /// within its run's budget of bytes. At most [`MAX_CLASS_MODULES`] modules.
+    fn class_module(&self, module: &str) -> Option<Arc<Classes>> {
+        if let Some((_, c)) = self.class_modules.borrow().iter().find(|(m, _)| m == module) {
+            return c.clone();
+        }
+        if self.class_modules.borrow().len() >= MAX_CLASS_MODULES {
+            return None;
+        }
+        let read = || {
+            let (files, path) = self.load.filter(|_| self.follow_imports)?;
+            let (file, display) = super::paths::find_module(module, path, files)?;
+            match self.env {
+                None => Some(files.derived(&file, "python-classes", || {
+                    classes_of(files, &file, &display, None)
+                })),
+                Some(env) => {
+                    let budget = self.run_budget?;
+                    let len = files.read(&file, &display)?.text.len();
+                    budget.set(budget.get().checked_sub(len.max(1))?);
+                    Some(Arc::new(classes_of(files, &file, &display, Some(env))))
+                }
+            }
+        };
+        let classes = read();
+        (self.class_modules.borrow_mut()).push((module.to_string(), classes.clone()));
+        classes
+    }
+
     fn class_attribute(&self, c: &Class<'t>, cname: &str, attr: &str, depth: usize) -> Ev {
         match c.attrs.iter().rev().find(|(k, _)| *k == attr) {
             Some((_, v)) => self.eval(*v, v.start_byte(), depth + 1),
@@ -3276,51 +3462,120 @@ fn in_class_body(node: TsNode<'_>) -> bool {
 /// is read as the checked file is, except that its own imports are not followed.
 type Constants = HashMap<String, (Ev, usize)>;
 
+/// The classes of the module `path` (shown as `display`), as instances made elsewhere read
+/// them ([`ClassTable`]), with the environment of the run reading them, if any: each
+/// attribute of an instance made without arguments, without this file's spans (but those
+/// of the environment, in the running file) and noted where it is set. At most
+/// [`MAX_CLASSES`] classes and [`MAX_MODULE_NAMES`] attributes in all.
+fn classes_of(files: &Files, path: &Path, display: &str, env: Option<&RunEnv<'_>>) -> Classes {
+    // The places of the values the run's environment gives: in the running file, kept.
+    let given: std::cell::RefCell<Vec<Span>> = Default::default();
+    let recorded = |name: &str| {
+        let v = env?(name)?;
+        given.borrow_mut().extend(v.origin);
+        Some(v)
+    };
+    let env: Option<&RunEnv<'_>> = env.map(|_| &recorded as &RunEnv<'_>);
+    read_alone(files, path, display, env, |m, source| {
+        let mut out = Classes::new();
+        let mut classes: Vec<(&str, &Class<'_>)> = m.classes.iter().map(|(k, c)| (*k, c)).collect();
+        classes.sort_by_key(|(_, c)| c.pos);
+        let mut budget = MAX_MODULE_NAMES;
+        for (class, c) in classes.into_iter().take(MAX_CLASSES) {
+            let mut names: Vec<&str> = (c.attrs.iter().chain(&c.init_attrs).map(|(k, _)| *k))
+                .chain(c.properties.iter().map(|(p, _)| *p))
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            names.truncate(budget);
+            budget -= names.len();
+            let mut values = HashMap::new();
+            for name in names {
+                let Some(node) = m.made_value(c, name) else {
+                    continue;
+                };
+                let v = m.eval(node, node.start_byte(), 0);
+                let line = source
+                    .position(u32::try_from(node.start_byte()).unwrap_or(u32::MAX))
+                    .line;
+                let whence = format!("`{class}.{name}` is set in {display}:{line}");
+                values.insert(name.to_string(), detached_keeping(v, &whence, &given.borrow()));
+            }
+            let table = ClassTable {
+                dataclass: c.dataclass,
+                init: c.init,
+                init_bare: c.init_bare,
+                fields: c.attrs.iter().map(|(k, _)| k.to_string()).collect(),
+                values,
+            };
+            out.insert(class.to_string(), table);
+        }
+        out
+    })
+    .unwrap_or_default()
+}
+
+/// The project's module `path` (shown as `display`) parsed alone, its own imports not
+/// followed (one file deep), with the environment `env` of a run: what `f` makes of it;
+/// `None` when it is not read (not a readable file, beyond the parser's limits).
+fn read_alone<T>(
+    files: &Files,
+    path: &Path,
+    display: &str,
+    env: Option<&RunEnv<'_>>,
+    f: impl FnOnce(&Module<'_>, &crate::source::SourceFile) -> T,
+) -> Option<T> {
+    let source = files.read(path, display)?;
+    let text = source.text.as_str();
+    affordable(text).ok()?;
+    let code = Code::plain(text);
+    let tree = parse(&code)?;
+    let mut m = Module::new(&code, tree.root_node(), text);
+    m.load = Some((files, path));
+    m.follow_imports = false;
+    m.env = env;
+    Some(f(&m, &source))
+}
+
 fn constants_of(files: &Files, path: &Path, display: &str) -> std::sync::Arc<Constants> {
     files.derived(path, "python-constants", || {
-        let mut table = Constants::new();
-        let Some(source) = files.read(path, display) else {
-            return table;
-        };
-        let text = source.text.as_str();
-        if affordable(text).is_err() {
-            return table;
-        }
-        let code = Code::plain(text);
-        let Some(tree) = parse(&code) else {
-            return table;
-        };
-        let mut m = Module::new(&code, tree.root_node(), text);
-        m.load = Some((files, path));
-        m.follow_imports = false;
-        let end = text.len();
-        let mut names: Vec<(&String, usize)> = m
-            .bindings
-            .iter()
-            .filter_map(
-                |(name, list)| match list.iter().rev().find(|b| b.scope.is_none())?.value {
-                    Bound::Expr(e) => Some((name, e.start_byte())),
-                    Bound::Other(_) => None,
-                },
-            )
-            .collect();
-        names.sort_by_key(|(_, pos)| *pos);
-        for (name, pos) in names.into_iter().take(MAX_MODULE_NAMES) {
-            let v = m.identifier(name, end, 0);
-            let line = source.position(u32::try_from(pos).unwrap_or(u32::MAX)).line;
-            table.insert(name.clone(), (v, line as usize));
-        }
-        table
+        read_alone(files, path, display, None, |m, source| {
+            let mut table = Constants::new();
+            let end = source.text.len();
+            let mut names: Vec<(&String, usize)> = m
+                .bindings
+                .iter()
+                .filter_map(
+                    |(name, list)| match list.iter().rev().find(|b| b.scope.is_none())?.value {
+                        Bound::Expr(e) => Some((name, e.start_byte())),
+                        Bound::Other(_) => None,
+                    },
+                )
+                .collect();
+            names.sort_by_key(|(_, pos)| *pos);
+            for (name, pos) in names.into_iter().take(MAX_MODULE_NAMES) {
+                let v = m.identifier(name, end, 0);
+                let line = source.position(u32::try_from(pos).unwrap_or(u32::MAX)).line;
+                table.insert(name.clone(), (v, line as usize));
+            }
+            table
+        })
+        .unwrap_or_default()
     })
 }
 
 /// A value of another file, without that file's spans (its literals are not in the file
 /// that uses it: its findings are where that file uses it), each part noted `whence`
 /// (after the note it had: the default of an environment variable...).
-fn detached(mut ev: Ev, whence: &str) -> Ev {
+fn detached(ev: Ev, whence: &str) -> Ev {
+    detached_keeping(ev, whence, &[])
+}
+
+/// [`detached`], keeping the places in `kept` (those of the running file).
+fn detached_keeping(mut ev: Ev, whence: &str, kept: &[Span]) -> Ev {
     let mut stack: Vec<&mut Ev> = vec![&mut ev];
     while let Some(e) = stack.pop() {
-        e.origin = None;
+        e.origin = e.origin.filter(|o| kept.contains(o));
         e.note = Some(match e.note.take() {
             Some(n) => format!("{n}; {whence}"),
             None => whence.to_string(),
