@@ -436,6 +436,15 @@ fn near_name(boundary: &Boundary, path: &Path) -> Option<String> {
         .map(str::to_string)
 }
 
+/// `rel` written with `/` for `\\` (`..\\data\\` as `../data/`) when it has a `\\` and that
+/// relative path exists from `base`: Windows reads `\\` as a separator, Linux and macOS
+/// (where CI runs) as part of a name.
+fn windows_form(boundary: &Boundary, base: &Path, rel: &str) -> Option<String> {
+    let slashed = rel.contains('\\').then(|| rel.replace('\\', "/"))?;
+    let relative = !Path::new(rel).is_absolute() && !Path::new(&slashed).is_absolute();
+    (relative && fsio::look(&base.join(&slashed), boundary).is_ok()).then_some(slashed)
+}
+
 /// `rel` with its last part replaced by `name`.
 fn with_last(rel: &str, name: &str) -> String {
     let trimmed = rel.trim_end_matches(['/', '\\']);
@@ -548,17 +557,7 @@ fn missing(
                 )),
             )
         }
-        // `..\data\`: Windows reads `\` as a separator, Linux and macOS (where CI runs)
-        // as part of a name. When the path with `/` exists, say so.
-        Err(_)
-            if rel.contains('\\') && !Path::new(rel).is_absolute() && {
-                let slashed = rel.replace('\\', "/");
-                let slashed = Path::new(&slashed);
-                !slashed.is_absolute() && fsio::look(&base.join(slashed), boundary).is_ok()
-            } =>
-        {
-            let slashed = rel.replace('\\', "/");
-            Some(
+        Err(_) if let Some(slashed) = windows_form(boundary, base, rel) => Some(
                 Diagnostic::new(
                     codes::AML201,
                     span,
@@ -567,8 +566,7 @@ fn missing(
                     ),
                 )
                 .with_help(format!("Write it with `/`, which every system reads: `{slashed}`.")),
-            )
-        }
+        ),
         Err(_) => {
             let relative_to = match &form.relative_to {
                 Some(s) => format!("the `{s}` directory"),

@@ -437,29 +437,27 @@ fn matcher(
         Ok(bytes) => bytes,
         Err(Refusal::Missing | Refusal::Dangling | Refusal::Directory) => return Patterns::empty(),
         Err(r) => {
-            problems.push(Problem {
-                display: display_of(path),
-                path: path.to_path_buf(),
-                kind: ProblemKind::UnreadIgnoreFile,
-                message: format!(
+            problems.push(ignore_problem(
+                path,
+                ProblemKind::UnreadIgnoreFile,
+                format!(
                     "this ignore file could not be read ({}), so its patterns were not applied: the files it names were walked",
                     r.describe()
                 ),
-            });
+            ));
             return Patterns::empty();
         }
     };
     Patterns::parse(dir, path, &bytes).unwrap_or_else(|compiled| {
-        problems.push(Problem {
-            display: display_of(path),
-            path: path.to_path_buf(),
-            kind: ProblemKind::IgnoreFile,
-            message: format!(
+        problems.push(ignore_problem(
+            path,
+            ProblemKind::IgnoreFile,
+            format!(
                 "this ignore file is not read: its patterns other than plain paths and names (wildcards, classes, negations) are {}, more than the {} amlint compiles",
                 fsio::human_size(compiled as u64),
                 fsio::human_size(super::patterns::MAX_COMPILED as u64),
             ),
-        });
+        ));
         Patterns::everything()
     })
 }
@@ -542,11 +540,17 @@ fn strip_os<'p>(path: &'p Path, prefix: &std::ffi::OsStr) -> &'p Path {
 
 /// The problem of an ignore file refused.
 fn ignore_file_problem((path, r): (PathBuf, Refusal)) -> Problem {
+    let message = format!("this ignore file is not read: {}", r.describe());
+    ignore_problem(&path, ProblemKind::IgnoreFile, message)
+}
+
+/// A problem of the ignore file `path`.
+fn ignore_problem(path: &Path, kind: ProblemKind, message: String) -> Problem {
     Problem {
-        display: display_of(&path),
-        path,
-        kind: ProblemKind::IgnoreFile,
-        message: format!("this ignore file is not read: {}", r.describe()),
+        display: display_of(path),
+        path: path.to_path_buf(),
+        kind,
+        message,
     }
 }
 

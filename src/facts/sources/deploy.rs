@@ -665,21 +665,14 @@ fn dispatched(script: &Script, first: &str, defs: &mut Vec<crate::facts::compute
     if !script.runs_args || !functions.iter().any(|f| f.name == first) {
         return;
     }
-    let inside = |f: &super::shell::Function, at: u32| f.at <= at && at < f.end;
-    let in_any = |at: u32| functions.iter().any(|f| inside(f, at));
+    // The functions around `at`, innermost last.
+    let around = |at: u32| functions.iter().filter(move |f| f.at <= at && at < f.end);
     // The functions that run: `first`, and those called at the top level or from it.
-    let runs: Vec<&super::shell::Function> = functions.iter().filter(|f| f.name == first).collect();
     let called: std::collections::HashSet<String> = (script.commands.iter())
-        .filter(|c| !in_any(c.span.start) || runs.iter().any(|f| inside(f, c.span.start)))
+        .filter(|c| around(c.span.start).next().is_none() || around(c.span.start).any(|f| f.name == first))
         .filter_map(|c| c.words.first()?.literal())
         .collect();
-    let kept = |at: u32| {
-        functions
-            .iter()
-            .filter(|f| inside(f, at))
-            .all(|f| f.name == first || called.contains(&f.name))
-    };
-    defs.retain(|d| kept(d.span.start));
+    defs.retain(|d| around(d.span.start).all(|f| f.name == first || called.contains(&f.name)));
 }
 
 /// The bytes a script's `terraform plan|apply` command contains (a byte pre-filter).

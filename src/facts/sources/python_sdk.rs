@@ -83,13 +83,8 @@ fn read(input: &Input<'_>, out: &mut Definitions) {
     let mut py = Module::new(&code, tree.root_node(), text);
     py.load = Some((input.files, input.path));
     out.comments.extend(py.comments(input.source));
-    let display = input.source.path.as_str();
-    let made = py.made(display);
-    out.computes.extend(Module::definitions(&made));
-    let own = Arc::new(py.templates(&made, display));
-    let mut calls = py.helper_calls(input.files, input.path, display, own);
-    calls.sort_by_key(|d| d.span.start);
-    out.computes.extend(calls);
+    out.computes
+        .extend(py.with_helper_calls(input.files, input.path, &input.source.path));
 }
 
 /// The definitions of the project's Python file `path` as a command runs it: `cli` are the
@@ -129,12 +124,7 @@ pub(super) fn read_run(
     py.cli = Some(cli);
     py.env = Some(env);
     py.run_budget = Some(budget);
-    let made = py.made(&source.path);
-    let mut defs = Module::definitions(&made);
-    let own = Arc::new(py.templates(&made, &source.path));
-    let mut calls = py.helper_calls(files, path, &source.path, own);
-    calls.sort_by_key(|d| d.span.start);
-    defs.extend(calls);
+    let defs = py.with_helper_calls(files, path, &source.path);
     drop(py);
     Some((source.clone(), defs))
 }

@@ -2217,8 +2217,7 @@ impl<'a> Lexer<'a> {
             {
                 self.end_word(i);
             }
-            let alone =
-                self.word.is_none() && matches!(self.peek(i + 1), b' ' | b'\t' | b'\n' | b'\r' | b';' | 0);
+            let alone = self.word.is_none() && spaced_after;
             let function = self.function_name();
             if alone && (self.words.is_empty() || function.is_some()) {
                 self.end_command(i, false);

@@ -405,10 +405,21 @@ impl<'t> Module<'t> {
         self.funcs[f].params.iter().position(|(p, _)| p == name)
     }
 
+    /// The computes this file (`path`, shown as `display`) defines itself, then those its
+    /// calls of helpers define, in the order of the calls.
+    pub(super) fn with_helper_calls(&self, files: &Files, path: &Path, display: &str) -> Vec<ComputeDef> {
+        let made = self.made(display);
+        let mut defs = Module::definitions(&made);
+        let own = Arc::new(self.templates(&made, display));
+        let mut calls = self.helper_calls(files, path, display, own);
+        calls.sort_by_key(|d| d.span.start);
+        defs.extend(calls);
+        defs
+    }
+
     /// The definitions this file's calls of helpers make (helpers of this file and of the
-    /// modules it imports).
-    /// `path`: this file, shown as `display`.
-    pub(super) fn helper_calls(
+    /// modules it imports). `path`: this file, shown as `display`.
+    fn helper_calls(
         &self,
         files: &Files,
         path: &Path,

@@ -2654,7 +2654,7 @@ impl<'t> Module<'t> {
                         .unwrap_or_else(|| self.made_attribute(c, cname, a, depth));
                 }
                 if let Some((classes, class)) = self.imported_class(cname, e.start_byte())
-                    && let Some(t) = classes.get(&class)
+                    && let Some(t) = classes.get(class)
                 {
                     let fields: Vec<&str> = t.fields.iter().map(String::as_str).collect();
                     return made(t.dataclass, t.init, t.init_bare, &fields).unwrap_or_else(|| {
@@ -2829,7 +2829,6 @@ impl<'t> Module<'t> {
         out
     }
 
-    /// The value the body of the class `c` (named `cname`) assigns `attr`.
     /// `attr` of an instance of the class `c` made without arguments: a property that
     /// returns `self.x` reads `x`; then what `__init__` assigns it, then the class body.
     fn made_attribute(&self, c: &Class<'t>, cname: &str, attr: &str, depth: usize) -> Ev {
@@ -2854,15 +2853,13 @@ impl<'t> Module<'t> {
     /// The class `local` names at `at` when it is imported from a module of the project
     /// (`from ml_service.util.env_variables import Env`), as that module defines it
     /// ([`Module::class_module`]).
-    fn imported_class(&self, local: &str, at: usize) -> Option<(Arc<Classes>, String)> {
+    fn imported_class(&self, local: &str, at: usize) -> Option<(Arc<Classes>, &str)> {
         let b = self.resolve(local, at)?;
         if !self.import_stmts.contains(&b.pos) {
             return None;
         }
         let (_, module, taken) = self.imported.iter().rev().find(|(l, ..)| l == local)?;
-        let class = taken.clone()?;
-        let classes = self.class_module(module)?;
-        classes.contains_key(&class).then_some((classes, class))
+        Some((self.class_module(module)?, taken.as_deref()?))
     }
 
     /// The classes of the project's module `module`, read once per file. Read alone, a
@@ -2896,6 +2893,7 @@ impl<'t> Module<'t> {
         classes
     }
 
+    /// The value the body of the class `c` (named `cname`) assigns `attr`.
     fn class_attribute(&self, c: &Class<'t>, cname: &str, attr: &str, depth: usize) -> Ev {
         match c.attrs.iter().rev().find(|(k, _)| *k == attr) {
             Some((_, v)) => self.eval(*v, v.start_byte(), depth + 1),
