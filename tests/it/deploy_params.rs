@@ -324,3 +324,50 @@ fn a_bicepparam_in_another_folder_deploys_its_template() {
     // The command adds no second definition of its own.
     assert!(definitions_in(&inv, "deploy.sh").is_empty());
 }
+
+/// A deployment that sets a parameter making the compute's condition false deploys no
+/// compute (eval5 case 02, galafis/azure-ml-cicd-pipeline: `--parameters environment=dev`
+/// of a template whose GPU cluster is `if (environment == 'prod')`): no definition at
+/// that command and no finding there; the one that sets `prod` defines it, and the
+/// template's own definition keeps its findings.
+#[test]
+fn a_deployment_whose_values_switch_the_compute_off_defines_nothing() {
+    let dir = project();
+    let d = dir.path();
+    write(
+        d,
+        "main.bicep",
+        "param environment string = 'dev'\n\nresource gpu 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = if (environment == 'prod') {\n  name: 'ws/prod-gpu'\n  location: 'westeurope'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: 'Standard_NC6s_v3'\n      enableNodePublicIp: false\n      scaleSettings: {\n        minNodeCount: 0\n        maxNodeCount: 4\n      }\n    }\n  }\n}\n",
+    );
+    write(
+        d,
+        "deploy.sh",
+        "#!/bin/bash\naz deployment group create -g rg-dev --template-file main.bicep --parameters environment=dev\naz deployment group create -g rg-prod --template-file main.bicep --parameters environment=prod\naz deployment group create -g rg --template-file main.bicep\n",
+    );
+    let json = check(d);
+    assert_eq!(at_of(&json, "deploy.sh"), [3], "{json:#}");
+    assert_eq!(at_of(&json, "main.bicep"), [3], "{json:#}");
+    let inv = inventory(d);
+    let lines: Vec<u64> = crate::common::every_definition(&inv)
+        .iter()
+        .filter(|x| x["path"] == "deploy.sh")
+        .map(|x| x["line"].as_u64().unwrap())
+        .collect();
+    // The third deploys with the default `dev`: nothing either.
+    assert_eq!(lines, [3], "{inv:#}");
+    // A deployment whose values cannot all be read may set it: it stays.
+    write(
+        d,
+        "deploy.sh",
+        "#!/bin/bash\naz deployment group create -g rg --template-file main.bicep --parameters @/etc/params.json\n",
+    );
+    assert_eq!(at_of(&check(d), "deploy.sh"), [2]);
+}
+
+fn at_of(json: &Value, path: &str) -> Vec<u64> {
+    codes_at(json, path)
+        .into_iter()
+        .filter(|(c, ..)| c == "AML505")
+        .map(|(_, l, _)| l)
+        .collect()
+}

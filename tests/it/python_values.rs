@@ -353,3 +353,47 @@ fn a_key_assigned_into_a_dict_is_read_back() {
     assert!(compute(&inv, "spread")["size"].is_null(), "{inv:#}");
     assert_eq!(inv["unnamed_definitions"].as_array().unwrap().len(), 3, "{inv:#}");
 }
+
+/// Modules found through the directories a script adds to its import path (eval5 case
+/// 01, the MLOpsPython layout): `sys.path.append(os.path.abspath("./ml_service/util"))`
+/// from the working directory (the project's root), `sys.path.insert(0, …)` of a path
+/// made from `__file__` with `os.path` or `pathlib`, and a name assigned one. The helper's
+/// call is a definition at the call; a constant is read from the module.
+#[test]
+fn modules_on_the_import_path_a_script_adds_are_followed() {
+    let dir = project();
+    let d = dir.path();
+    let helper = "from azureml.core.compute import AmlCompute, ComputeTarget\n\ndef get_compute(ws, compute_name, vm_size):\n    config = AmlCompute.provisioning_configuration(vm_size=vm_size, max_nodes=4)\n    return ComputeTarget.create(ws, compute_name, config)\n";
+    write(d, "ml_service/util/attach_compute.py", helper);
+    write(d, "shared/lib/sizes.py", "GPU = \"Standard_NC6\"\n");
+    let a = "import os, sys\nsys.path.append(os.path.abspath(\"./ml_service/util\"))  # noqa: E402\nfrom attach_compute import get_compute\nget_compute(ws, \"from-cwd\", \"Standard_NC6\")\n";
+    write(d, "ml_pipelines/a.py", a);
+    let b = "import sys\nfrom pathlib import Path\nsys.path.insert(0, str(Path(__file__).resolve().parents[1] / \"ml_service\" / \"util\"))\nimport attach_compute\nattach_compute.get_compute(ws, \"from-pathlib\", \"Standard_NC6\")\n";
+    write(d, "ml_pipelines/b.py", b);
+    let c = "import os\nimport sys\nROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\nsys.path.insert(0, os.path.join(ROOT, 'shared', 'lib'))\nfrom azure.ai.ml.entities import AmlCompute\nfrom sizes import GPU\nml_client.begin_create_or_update(AmlCompute(name=\"from-a-name\", size=GPU))\n";
+    write(d, "jobs/c.py", c);
+    // A path the script adds outside the project is not followed.
+    write(
+        d,
+        "jobs/d.py",
+        "import sys\nsys.path.append('/opt/lib')\nsys.path.append('../../../../outside')\nfrom attach_compute import get_compute\nget_compute(ws, \"not-found\", \"Standard_NC6\")\n",
+    );
+    let json = check_clean(d);
+    assert_eq!(
+        placed(&json, "AML505", "ml_pipelines/a.py"),
+        [(4, 30)],
+        "{json:#}"
+    );
+    assert_eq!(
+        placed(&json, "AML505", "ml_pipelines/b.py"),
+        [(5, 49)],
+        "{json:#}"
+    );
+    assert_eq!(placed(&json, "AML505", "jobs/c.py"), [(7, 70)], "{json:#}");
+    assert!(placed(&json, "AML505", "jobs/d.py").is_empty(), "{json:#}");
+    let names: Vec<String> = every_definition(&inventory(d))
+        .iter()
+        .filter_map(|d| d["name"]["value"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(names, ["from-a-name", "from-cwd", "from-pathlib"], "{names:?}");
+}

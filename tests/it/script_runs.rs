@@ -225,6 +225,20 @@ fn files_named_from_the_checkout_or_as_modules_are_run() {
             "run.sh",
             "#!/bin/bash\npython3 -m src.make_cluster --cluster_name train-py --size Standard_NC6\n",
         ),
+        // The file's name a variable's value (eval5 case 03, algattik/azure-mlops-terraform:
+        // `python3 $(Build.SourcesDirectory)/ml_pipelines/${{ variables.BUILD_TRAIN_SCRIPT }}`).
+        (
+            "azure-pipelines.yml",
+            "trigger: none\nvariables:\n  SCRIPT: make_cluster.py\nsteps:\n- script: python3 $(Build.SourcesDirectory)/src/${{ variables.SCRIPT }} --cluster_name train-py --size Standard_NC6\n",
+        ),
+        (
+            "azure-pipelines.yml",
+            "trigger: none\nvariables:\n  SCRIPT: src/make_cluster.py\nsteps:\n- script: python3 $(SCRIPT) --cluster_name train-py --size Standard_NC6\n",
+        ),
+        (
+            ".github/workflows/c.yml",
+            "on: push\nenv:\n  SCRIPT: src/make_cluster.py\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: python $SCRIPT --cluster_name train-py --size Standard_NC6\n",
+        ),
     ];
     for (path, text) in runs {
         let dir = tempfile::tempdir().unwrap();

@@ -1818,9 +1818,16 @@ pub(super) fn python_at(words: &[Word]) -> Option<(usize, bool)> {
         }
         j += 1 + usize::from(matches!(l.as_str(), "-X" | "-W"));
     }
+    // The file: a path ending in `.py`, or ending in a variable (`$(SCRIPT)`, `${{
+    // variables.SCRIPT }}`, `$SCRIPT`) whose value the run must then end in `.py`.
     let file = words.get(j)?;
     let end = file.parts.last()?;
-    matches!(end, WordPart::Lit { text, .. } if text.ends_with(".py")).then_some((j, false))
+    let named = match end {
+        WordPart::Lit { text, .. } => text.ends_with(".py"),
+        WordPart::Var { .. } | WordPart::Expr { .. } | WordPart::Macro { .. } => true,
+        WordPart::Dynamic { .. } => false,
+    };
+    named.then_some((j, false))
 }
 
 /// The files `python -m module` may run, as paths relative to where it runs (its first

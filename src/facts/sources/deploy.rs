@@ -136,7 +136,15 @@ pub fn definitions(files: &Files, d: &TemplateDeployment<'_>) -> Vec<ComputeDef>
         verb: "deploys the template",
         text: None,
     };
+    // A compute whose condition is false with what this deployment sets is not deployed
+    // by it: no definition here (the template's own definition keeps its findings,
+    // labelled at the condition). False only by the defaults of parameters it does not
+    // set: the same, unless some of its values could not be read (they may set them).
+    let never = [iac::NEVER_DEPLOYED, iac::ARGUMENT_NEVER_DEPLOYED];
+    let by_default = [iac::FALSE_BY_DEFAULT, iac::ARGUMENT_FALSE_BY_DEFAULT];
+    let off = |note: &str| never.contains(&note) || (notes.is_empty() && by_default.contains(&note));
     defs.into_iter()
+        .filter(|def| !def.false_condition.is_some_and(|(_, note)| off(note)))
         .map(|def| {
             let line = format!("{}:{}", def.file, super::common::line_of(&src, def.span.start));
             let mut def = call.definition(def, &line);
@@ -286,9 +294,12 @@ pub fn python_from_script(script: &Script, cx: &Ctx<'_>, budget: &std::cell::Cel
         let (c, cwd) = (&script.commands[k], &places[k]);
         let at = c.span.start;
         let value = |w: &Word| cx.eval.word(w, at).value;
-        let Ok(written) = value(&c.words[f]) else {
+        let Ok(written) = value(&c.words[f]).map(|w| w.trim().to_string()) else {
             continue;
         };
+        if !module && !written.ends_with(".py") {
+            continue;
+        }
         let files = match module {
             true => az_cli::python_module_files(&written).to_vec(),
             false => vec![written.clone()],

@@ -72,6 +72,10 @@ pub const READER: Reader = Reader {
         ".sh",
         "python -m ",
         "python3 -m ",
+        // A file whose path is a variable's (`python3 $(Build.SourcesDirectory)/ml/$(SCRIPT)`,
+        // `python ${{ variables.SCRIPT }}`).
+        "python $",
+        "python3 $",
     ],
     defines: super::common::COMMAND_WORDS,
     read,
@@ -672,7 +676,7 @@ fn variables_template(input: &Input<'_>, path: &str) -> Vec<(String, ScriptVal, 
 
 /// The reader's words that a step running a file of the project holds (`python x.py`,
 /// `bash x.sh`, `python -m ml.build`), which an Azure ML job's `command:` holds too.
-const RUNS: &[&str] = &[".py", ".sh", "python -m ", "python3 -m "];
+const RUNS: &[&str] = &[".py", ".sh", "python -m ", "python3 -m ", "python $", "python3 $"];
 
 /// What a CI file's steps are written with: a YAML file that mentions `.py` or `.sh` but
 /// none of the reader's other needles (an Azure ML job's `command: python train.py`) is

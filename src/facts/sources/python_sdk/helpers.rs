@@ -20,8 +20,11 @@ use tree_sitter::Node as TsNode;
 use super::super::common::{Files, mentions};
 use super::super::iac;
 use super::super::ipynb::Code;
-use super::module::{CLASS_NEEDLES, Module, V1_FIELDS, V2_FIELDS, affordable, empty_size, parse, v1_accepts};
-use super::paths::find_module;
+use super::module::{
+    Bound, CLASS_NEEDLES, MAX_DEPTH, Method, Module, V1_FIELDS, V2_FIELDS, affordable, empty_size, parse,
+    v1_accepts,
+};
+use super::paths::{find_module, sys_path_dirs};
 use crate::facts::computes::{ComputeDef, Setting, SourceKind};
 
 /// A module-level function that creates a compute with some of its parameters.
@@ -39,6 +42,35 @@ pub(super) struct Template {
     /// The helper's file, as displayed, and the definition's line in it.
     pub file: String,
     pub line: usize,
+    /// The class it is a method of, and how the method binds (`None`: a module-level
+    /// function).
+    pub method: Option<(String, Method)>,
+}
+
+impl Template {
+    /// Whether it is the module-level function `name`.
+    fn is_function(&self, name: &str) -> bool {
+        self.method.is_none() && self.func == name
+    }
+
+    /// Whether it is the method `name` of the class `class`.
+    fn is_method(&self, class: &str, name: &str) -> bool {
+        self.func == name && self.method.as_ref().is_some_and(|(c, _)| c == class)
+    }
+
+    /// Whether it is the same helper as `other` (the same function, or the same method of
+    /// the same class).
+    fn same(&self, other: &Template) -> bool {
+        self.func == other.func && self.method.as_ref().map(|m| &m.0) == other.method.as_ref().map(|m| &m.0)
+    }
+
+    /// As a call names it: `get_compute`, `ComputeHelper.create`.
+    fn shown(&self) -> String {
+        match &self.method {
+            Some((class, _)) => format!("{class}.{}", self.func),
+            None => self.func.clone(),
+        }
+    }
 }
 
 /// How many helpers deep a call is followed: a helper that calls a helper (`start` →
@@ -82,7 +114,7 @@ fn reexported(text: &str, files: &Files, path: &Path, level: usize) -> Vec<Templ
         let (module, Some(taken)) = from_import(rest) else {
             continue;
         };
-        let Some((found, display)) = find_module(module, path, files) else {
+        let Some((found, display)) = find_module(module, path, &[], files) else {
             continue;
         };
         if found.file_name().is_some_and(|n| n == "__init__.py") {
@@ -91,9 +123,16 @@ fn reexported(text: &str, files: &Files, path: &Path, level: usize) -> Vec<Templ
         let templates = templates_of(files, &found, &display, level);
         let taken = taken.split('#').next().unwrap_or_default();
         for (name, local) in imported_names(taken) {
-            out.extend(templates.iter().filter(|t| t.func == name).map(|t| Template {
-                func: local.to_string(),
-                ..t.clone()
+            out.extend(templates.iter().filter_map(|t| match &t.method {
+                None if t.func == name => Some(Template {
+                    func: local.to_string(),
+                    ..t.clone()
+                }),
+                Some((class, how)) if class == name => Some(Template {
+                    method: Some((local.to_string(), *how)),
+                    ..t.clone()
+                }),
+                _ => None,
             }));
         }
     }
@@ -121,7 +160,7 @@ fn templates_here(files: &Files, path: &Path, display: &str, text: &str, level: 
         if level == 0 {
             return direct;
         }
-        let mut modules = Modules::new(files, path, level - 1);
+        let mut modules = Modules::new(files, path, text, level - 1);
         let mut own = Arc::new(direct);
         // This file's own helpers calling each other: one more level each round.
         for _ in 0..level {
@@ -130,11 +169,7 @@ fn templates_here(files: &Files, path: &Path, display: &str, text: &str, level: 
                 break;
             }
             let mut all: Vec<Template> = own.iter().cloned().collect();
-            all.extend(
-                outer
-                    .into_iter()
-                    .filter(|t| !own.iter().any(|o| o.func == t.func)),
-            );
+            all.extend(outer.into_iter().filter(|t| !own.iter().any(|o| o.same(t))));
             if all.len() == own.len() {
                 break;
             }
@@ -151,7 +186,7 @@ fn templates_here(files: &Files, path: &Path, display: &str, text: &str, level: 
 /// for as modules of `m` (`from pkg import utils` then `utils.get_compute(...)`: the file
 /// `pkg/utils.py` or `pkg/utils/__init__.py`), all within the file's [`MAX_MODULES`].
 pub(super) fn imports_a_helper(code: &str, files: &Files, path: &Path, level: usize) -> bool {
-    let mut modules = Modules::new(files, path, level);
+    let mut modules = Modules::new(files, path, code, level);
     let mut submodules = Vec::new();
     let mut used_as_module = None;
     let mut lines = code.lines();
@@ -262,6 +297,8 @@ fn submodule(module: &str, name: &str) -> String {
 struct Modules<'f> {
     files: &'f Files,
     path: &'f Path,
+    /// The directories the importing file adds to `sys.path`.
+    added: Vec<std::path::PathBuf>,
     /// The level of the templates looked for.
     level: usize,
     found: HashMap<String, Option<Arc<Vec<Template>>>>,
@@ -271,10 +308,11 @@ struct Modules<'f> {
 const MAX_MODULES: usize = 64;
 
 impl<'f> Modules<'f> {
-    fn new(files: &'f Files, path: &'f Path, level: usize) -> Self {
+    fn new(files: &'f Files, path: &'f Path, text: &'f str, level: usize) -> Self {
         Modules {
             files,
             path,
+            added: sys_path_dirs(text, path, files),
             level,
             found: HashMap::new(),
         }
@@ -289,10 +327,35 @@ impl<'f> Modules<'f> {
             return None;
         }
         let (files, path, level) = (self.files, self.path, self.level);
-        let t = find_module(module, path, files).map(|(p, display)| templates_of(files, &p, &display, level));
+        let t = find_module(module, path, &self.added, files)
+            .map(|(p, display)| templates_of(files, &p, &display, level));
         self.found.insert(module.to_string(), t.clone());
         t
     }
+}
+
+/// Where a class whose instance a call is made on is defined: in this file, or in a
+/// module it imports (as written, and the class's name there).
+enum ClassAt<'a> {
+    Here(&'a str),
+    Module(String, &'a str),
+}
+
+/// What a call with the positional arguments `pos` and keywords `kw` passes for the
+/// parameter `i` of the template `t`: by keyword (with its key) or by position, `bound`
+/// parameters being passed by the call's object (a method's `self`).
+fn passed<'t>(
+    pos: &[TsNode<'t>],
+    kw: &[(&'t str, TsNode<'t>, TsNode<'t>)],
+    t: &Template,
+    i: usize,
+    bound: usize,
+) -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
+    let param = t.params.get(i)?;
+    kw.iter()
+        .find(|(k, ..)| k == param)
+        .map(|(_, k, v)| (Some(*k), *v))
+        .or_else(|| pos.get(i.checked_sub(bound)?).map(|v| (None, *v)))
 }
 
 /// The conversion a setting's path takes (`min_instances` a count...).
@@ -331,6 +394,7 @@ impl<'t> Module<'t> {
                 config,
                 file: display.to_string(),
                 line: self.line_of(at),
+                method: self.method_of_func(f),
             });
         }
         out
@@ -426,14 +490,14 @@ impl<'t> Module<'t> {
         display: &str,
         own: Arc<Vec<Template>>,
     ) -> Vec<ComputeDef> {
-        let mut modules = Modules::new(files, path, TOP);
+        let mut modules = Modules::new(files, path, self.src, TOP);
         // This file's helpers that call its other helpers.
         let mut own = own;
         for _ in 0..TOP {
             let outer: Vec<Template> = self
                 .nested_templates(&own, &mut modules, display)
                 .into_iter()
-                .filter(|t| !own.iter().any(|o| o.func == t.func))
+                .filter(|t| !own.iter().any(|o| o.same(t)))
                 .collect();
             if outer.is_empty() {
                 break;
@@ -445,13 +509,9 @@ impl<'t> Module<'t> {
             let Some(callee) = call.child_by_field_name("function") else {
                 continue;
             };
-            let found = match callee.kind() {
-                "identifier" => self.helper_named(self.text(callee), call.start_byte(), &own, &mut modules),
-                "attribute" => self.helper_of_module(callee, &mut modules),
-                _ => None,
-            };
-            if let Some((templates, i)) = found {
-                out.extend(self.expand(*call, callee, &templates[i], display));
+            if let Some((templates, i, bound)) = self.helper_of(callee, call.start_byte(), &own, &mut modules)
+            {
+                out.extend(self.expand(*call, callee, &templates[i], bound, display));
             }
         }
         out
@@ -475,33 +535,31 @@ impl<'t> Module<'t> {
             let Some(callee) = call.child_by_field_name("function") else {
                 continue;
             };
-            let found = match callee.kind() {
-                "identifier" => self.helper_named(self.text(callee), at, own, modules),
-                "attribute" => self.helper_of_module(callee, modules),
-                _ => None,
-            };
-            let Some((templates, i)) = found else {
+            let Some((templates, i, bound)) = self.helper_of(callee, at, own, modules) else {
                 continue;
             };
             let t = &templates[i];
             let func = &self.funcs[f].name;
-            if *func == t.func || out.iter().any(|o| o.func == *func) {
+            let method = self.method_of_func(f);
+            let class = method.as_ref().map(|m| &m.0);
+            let is_here = |o: &Template| o.func == *func && o.method.as_ref().map(|m| &m.0) == class;
+            if is_here(t) || out.iter().any(is_here) {
                 continue;
             }
-            let Some(def) = self.expand(call, callee, t, display) else {
+            let Some(def) = self.expand(call, callee, t, bound, display) else {
                 continue;
             };
             let slots: Vec<(String, usize)> = t
                 .slots
                 .iter()
                 .filter_map(|(path, i)| {
-                    let (_, v) = self.passed_for(call, t, *i)?;
+                    let (_, v) = self.passed_for(call, t, *i, bound)?;
                     Some((path.clone(), self.param_index(v, f, at)?))
                 })
                 .collect();
             let config = t
                 .config
-                .and_then(|i| self.passed_for(call, t, i))
+                .and_then(|i| self.passed_for(call, t, i, bound))
                 .and_then(|(_, v)| self.param_index(v, f, at));
             if slots.is_empty() && config.is_none() {
                 continue;
@@ -514,25 +572,161 @@ impl<'t> Module<'t> {
                 config,
                 file: display.to_string(),
                 line: self.line_of(at),
+                method,
             });
         }
         out
     }
 
     /// What `call` passes for the parameter `i` of the template `t`: by keyword (with its
-    /// key) or by position.
+    /// key) or by position (`bound`: the parameters before the first it passes, a
+    /// method's `self`).
     fn passed_for(
         &self,
         call: TsNode<'t>,
         t: &Template,
         i: usize,
+        bound: usize,
     ) -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
         let (pos, kw) = self.args(call);
-        let param = t.params.get(i)?;
-        kw.iter()
-            .find(|(k, ..)| k == param)
-            .map(|(_, k, v)| (Some(*k), *v))
-            .or_else(|| pos.get(i).map(|v| (None, *v)))
+        passed(&pos, &kw, t, i, bound)
+    }
+
+    /// The module an imported name is (`import utils`, `from pkg import utils`: `pkg.utils`).
+    fn module_named(&self, local: &str) -> Option<String> {
+        let (_, module, taken) = self.imported.iter().rev().find(|(l, ..)| l == local)?;
+        Some(match taken {
+            Some(t) => submodule(module, t),
+            None => module.clone(),
+        })
+    }
+
+    /// The class and binding of the function `f` if it is a method, owned.
+    fn method_of_func(&self, f: usize) -> Option<(String, Method)> {
+        self.funcs[f].method.map(|(c, how)| (c.to_string(), how))
+    }
+
+    /// The template a call of `callee` at `at` reaches (a function, a module's function,
+    /// a method), and how many of its parameters the call does not pass.
+    fn helper_of(
+        &self,
+        callee: TsNode<'t>,
+        at: usize,
+        own: &Arc<Vec<Template>>,
+        modules: &mut Modules<'_>,
+    ) -> Option<(Arc<Vec<Template>>, usize, usize)> {
+        let found = match callee.kind() {
+            "identifier" => self.helper_named(self.text(callee), at, own, modules),
+            "attribute" => self.helper_of_module(callee, modules),
+            _ => None,
+        };
+        match found {
+            Some((list, i)) => Some((list, i, 0)),
+            None if callee.kind() == "attribute" => self.helper_method(callee, at, own, modules),
+            None => None,
+        }
+    }
+
+    /// The template a call `obj.m(…)` reaches when `obj` is an instance of a class of
+    /// this file or of an imported module (`self` in a method of the class, a name
+    /// assigned `C(…)`, `C(…)` itself) or the class (`C.m(…)`, `cls.m(…)`: a static or
+    /// class method), and how many of its parameters the call does not pass.
+    fn helper_method(
+        &self,
+        callee: TsNode<'t>,
+        at: usize,
+        own: &Arc<Vec<Template>>,
+        modules: &mut Modules<'_>,
+    ) -> Option<(Arc<Vec<Template>>, usize, usize)> {
+        let object = callee.child_by_field_name("object")?;
+        let func = self.text(callee.child_by_field_name("attribute")?);
+        let (class, on_class) = self.class_of_object(object, at)?;
+        let (list, i) = match class {
+            ClassAt::Here(c) => {
+                // Not a method's call of itself.
+                let f = self.scope_at(at);
+                let inside = f.is_some_and(|f| {
+                    self.funcs[f].name == func && self.funcs[f].method.is_some_and(|m| m.0 == c)
+                });
+                let i = own
+                    .iter()
+                    .position(|t| t.is_method(c, func))
+                    .filter(|_| !inside)?;
+                (own.clone(), i)
+            }
+            ClassAt::Module(module, c) => {
+                let list = modules.templates(&module)?;
+                let i = list.iter().position(|t| t.is_method(c, func))?;
+                (list, i)
+            }
+        };
+        let bound = list[i].method.as_ref()?.1.bound(on_class)?;
+        Some((list, i, bound))
+    }
+
+    /// The class the object of a method call is an instance of (`false`) or is (`true`),
+    /// and where that class is defined.
+    fn class_of_object(&self, object: TsNode<'t>, at: usize) -> Option<(ClassAt<'_>, bool)> {
+        match object.kind() {
+            "call" => Some((self.class_of_call(object)?, false)),
+            "identifier" => {
+                let name = self.text(object);
+                if name == "self" || name == "cls" {
+                    // The class of the method around `at` (or around the function it is in).
+                    let mut f = self.scope_at(at);
+                    for _ in 0..MAX_DEPTH {
+                        let func = &self.funcs[f?];
+                        if let Some((class, _)) = func.method {
+                            return Some((ClassAt::Here(class), name == "cls"));
+                        }
+                        f = func.parent;
+                    }
+                    return None;
+                }
+                if self.classes.contains_key(name) {
+                    return Some((ClassAt::Here(name), true));
+                }
+                if let Some((_, module, Some(taken))) =
+                    self.imported.iter().rev().find(|(local, ..)| local == name)
+                {
+                    return Some((ClassAt::Module(module.clone(), taken.as_str()), true));
+                }
+                let b = self.resolve(name, at)?;
+                match b.value {
+                    Bound::Expr(e) if e.kind() == "call" => Some((self.class_of_call(e)?, false)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The class a call `C(…)` or `m.C(…)` makes an instance of: one of this file's top
+    /// level, or of a module it imports.
+    fn class_of_call(&self, call: TsNode<'t>) -> Option<ClassAt<'_>> {
+        let f = call.child_by_field_name("function")?;
+        match f.kind() {
+            "identifier" => {
+                let name = self.text(f);
+                if self.classes.contains_key(name) {
+                    return Some(ClassAt::Here(name));
+                }
+                match self.imported.iter().rev().find(|(local, ..)| local == name) {
+                    Some((_, module, Some(taken))) => Some(ClassAt::Module(module.clone(), taken.as_str())),
+                    Some(_) => None,
+                    None => {
+                        let star = self.star.first()?;
+                        (self.star.len() == 1).then(|| ClassAt::Module(star.clone(), name))
+                    }
+                }
+            }
+            "attribute" => {
+                let object = self.text(f.child_by_field_name("object")?);
+                let class = self.text(f.child_by_field_name("attribute")?);
+                Some(ClassAt::Module(self.module_named(object)?, class))
+            }
+            _ => None,
+        }
     }
 
     /// The template a call of `name` at `at` reaches: this file's (outside the helper
@@ -544,8 +738,10 @@ impl<'t> Module<'t> {
         own: &Arc<Vec<Template>>,
         modules: &mut Modules<'_>,
     ) -> Option<(Arc<Vec<Template>>, usize)> {
-        if let Some(i) = own.iter().position(|t| t.func == name) {
-            let inside = self.scope_at(at).is_some_and(|f| self.funcs[f].name == name);
+        if let Some(i) = own.iter().position(|t| t.is_function(name)) {
+            let inside = self
+                .scope_at(at)
+                .is_some_and(|f| self.funcs[f].name == name && self.funcs[f].method.is_none());
             return (!inside).then(|| (own.clone(), i));
         }
         let imported = self
@@ -561,7 +757,7 @@ impl<'t> Module<'t> {
             let Some(list) = modules.templates(module) else {
                 continue;
             };
-            if let Some(i) = list.iter().position(|t| t.func == func) {
+            if let Some(i) = list.iter().position(|t| t.is_function(func)) {
                 return Some((list, i));
             }
         }
@@ -577,13 +773,8 @@ impl<'t> Module<'t> {
     ) -> Option<(Arc<Vec<Template>>, usize)> {
         let object = self.text(callee.child_by_field_name("object")?);
         let func = self.text(callee.child_by_field_name("attribute")?);
-        let (_, module, taken) = self.imported.iter().rev().find(|(local, ..)| local == object)?;
-        let module = match taken {
-            Some(t) => submodule(module, t),
-            None => module.clone(),
-        };
-        let list = modules.templates(&module)?;
-        let i = list.iter().position(|t| t.func == func)?;
+        let list = modules.templates(&self.module_named(object)?)?;
+        let i = list.iter().position(|t| t.is_function(func))?;
         Some((list, i))
     }
 
@@ -595,6 +786,7 @@ impl<'t> Module<'t> {
         call: TsNode<'t>,
         callee: TsNode<'t>,
         t: &Template,
+        bound: usize,
         display: &str,
     ) -> Option<ComputeDef> {
         let (pos, kw) = self.args(call);
@@ -611,18 +803,13 @@ impl<'t> Module<'t> {
             inherited: true,
             ..s.clone()
         };
-        // What the call passes for parameter `i`: by keyword (with its key) or by position.
-        let given = |i: usize| -> Option<(Option<TsNode<'t>>, TsNode<'t>)> {
-            let param = t.params.get(i)?;
-            kw.iter()
-                .find(|(k, ..)| k == param)
-                .map(|(_, k, v)| (Some(*k), *v))
-                .or_else(|| pos.get(i).map(|v| (None, *v)))
-        };
+        let given = |i: usize| passed(&pos, &kw, t, i, bound);
         let arg = |path: &str| given(t.slots.iter().find(|(p, _)| p == path)?.1);
         let mut notes = vec![format!(
             "calls `{}()` of {}:{}, which creates the compute",
-            t.func, t.file, t.line
+            t.shown(),
+            t.file,
+            t.line
         )];
         let name = match arg("name") {
             Some((key, v)) => self.name_setting_at(v, key, at, &mut notes),
@@ -747,6 +934,90 @@ def get_fixed(ml_client):
             &caller[d.span.range()],
             "get_cluster(ws, \"gpu-cluster\", size=\"Standard_NC6\")"
         );
+    }
+
+    const HELPER_CLASS: &str = r#"from azureml.core.compute import AmlCompute, ComputeTarget
+
+class ComputeHelper:
+    def __init__(self, ws):
+        self.ws = ws
+
+    def create_cluster(self, name, vm_size="STANDARD_D2_V2", max_nodes=4):
+        config = AmlCompute.provisioning_configuration(vm_size=vm_size, max_nodes=max_nodes)
+        return ComputeTarget.create(self.ws, name, config)
+
+    @staticmethod
+    def gpu(ws, name, size):
+        config = AmlCompute.provisioning_configuration(vm_size=size, max_nodes=2)
+        return ComputeTarget.create(ws, name, config)
+
+    @classmethod
+    def default(cls, ws, name):
+        return ComputeHelper(ws).create_cluster(name, "STANDARD_D4_V2")
+
+    def setup(self):
+        return self.create_cluster("inner", "STANDARD_NC6")
+"#;
+
+    #[test]
+    fn a_method_call_on_an_instance_or_a_class_is_a_definition_at_the_call() {
+        let caller = "from helpers.aml import ComputeHelper\nimport helpers.aml as aml\nws = None\n\
+            h = ComputeHelper(ws)\nh.create_cluster(\"cpu\", max_nodes=8)\n\
+            ComputeHelper(ws).create_cluster(name=\"direct\")\n\
+            ComputeHelper.gpu(ws, \"gpu\", \"Standard_NC6\")\n\
+            ComputeHelper.default(ws, \"dflt\")\n\
+            aml.ComputeHelper(ws).create_cluster(\"via-module\", \"STANDARD_E4_V3\")\n\
+            ComputeHelper.create_cluster(h, \"unbound\")\n\
+            other = object()\nother.create_cluster(\"not-a-helper\")\n\
+            def create_cluster(name):\n    pass\ncreate_cluster(\"a-function\")\n";
+        let d = read_beside(
+            &[("helpers/aml.py", HELPER_CLASS), ("helpers/__init__.py", "")],
+            "train.py",
+            caller,
+        );
+        let names: Vec<Option<&str>> = d.iter().map(|d| d.known_name()).collect();
+        assert_eq!(
+            names,
+            [
+                Some("cpu"),
+                Some("direct"),
+                Some("gpu"),
+                Some("dflt"),
+                Some("via-module")
+            ],
+            "{d:#?}"
+        );
+        let size = |d: &ComputeDef| d.get("size").and_then(|s| s.value.clone());
+        let cpu = &d[0];
+        // `self` is not passed: the first argument is `name`.
+        assert_eq!(at(caller, &cpu.name), "cpu");
+        assert_eq!(size(cpu), Some(Scalar::Str("STANDARD_D2_V2".into())));
+        assert_eq!(
+            at(caller, cpu.get("size").unwrap()),
+            "h.create_cluster",
+            "inherited at the callee"
+        );
+        let max = cpu.get("max_instances").unwrap();
+        assert_eq!((max.value.clone(), at(caller, max)), (Some(Scalar::Int(8)), "8"));
+        assert!(
+            cpu.notes[0].contains("`ComputeHelper.create_cluster()` of "),
+            "{:?}",
+            cpu.notes
+        );
+        // A static method takes every argument; a class method all but `cls`.
+        assert_eq!(size(&d[2]), Some(Scalar::Str("Standard_NC6".into())));
+        assert_eq!(at(caller, d[2].get("size").unwrap()), "Standard_NC6");
+        assert_eq!(size(&d[3]), Some(Scalar::Str("STANDARD_D4_V2".into())));
+        assert_eq!(size(&d[4]), Some(Scalar::Str("STANDARD_E4_V3".into())));
+        // In the helper's own file, `self.create_cluster(...)` is a call too.
+        let dir = tempfile::tempdir().unwrap();
+        let here = iac::read_for_test(read, dir.path(), "aml.py", HELPER_CLASS).computes;
+        let inner = here
+            .iter()
+            .find(|d| d.known_name() == Some("inner"))
+            .expect("self.create_cluster");
+        assert_eq!(size(inner), Some(Scalar::Str("STANDARD_NC6".into())));
+        assert_eq!(at(HELPER_CLASS, inner.get("size").unwrap()), "STANDARD_NC6");
     }
 
     #[test]
@@ -976,8 +1247,8 @@ def get_fixed(ml_client):
         // A module name that is not one (`../x`, a path) is not looked for.
         let dir = tempfile::tempdir().unwrap();
         let files = Files::new(crate::fsio::Boundary::at(dir.path()), &Default::default());
-        assert!(find_module("../etc/passwd", &dir.path().join("a.py"), &files).is_none());
-        assert!(find_module("/etc/passwd", &dir.path().join("a.py"), &files).is_none());
+        assert!(find_module("../etc/passwd", &dir.path().join("a.py"), &[], &files).is_none());
+        assert!(find_module("/etc/passwd", &dir.path().join("a.py"), &[], &files).is_none());
     }
 
     #[test]

@@ -659,6 +659,31 @@ pub(super) struct Func<'t> {
     /// Parameters, with their defaults.
     pub(super) params: Vec<(String, Option<TsNode<'t>>)>,
     pub(super) parent: Option<usize>,
+    /// The class it is a method of (in the class's body itself), and how it binds.
+    pub(super) method: Option<(&'t str, Method)>,
+}
+
+/// How a method binds its first parameter: an instance's method (`self`), a
+/// `@classmethod` (`cls`), a `@staticmethod` (nothing).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Method {
+    Instance,
+    Class,
+    Static,
+}
+
+impl Method {
+    /// How many parameters a call on an instance (`obj.m(…)`, `self.m(…)`) or, with
+    /// `on_class`, on the class (`C.m(…)`) does not pass: `None` when such a call does
+    /// not reach the method as written (an instance's method called on its class takes
+    /// the instance as its first argument).
+    pub(super) fn bound(self, on_class: bool) -> Option<usize> {
+        match (self, on_class) {
+            (Method::Static, _) => Some(0),
+            (Method::Class, _) | (Method::Instance, false) => Some(1),
+            (Method::Instance, true) => None,
+        }
+    }
 }
 
 /// The value the command line `words` gives the option of `flags` (`--size X`,
@@ -766,6 +791,8 @@ pub(super) struct Module<'t> {
     /// run: `deploy::PY_RUN_BYTES`): the modules whose classes it reads with the run's
     /// environment count too.
     pub(super) run_budget: Option<&'t std::cell::Cell<usize>>,
+    /// The directories the file adds to `sys.path` (`paths::sys_path_dirs`), read once.
+    pub(super) sys_path: std::cell::OnceCell<Vec<std::path::PathBuf>>,
 }
 
 /// The classes of a module of the project, by name ([`ClassTable`]).
@@ -835,6 +862,7 @@ impl<'t> Module<'t> {
             env: None,
             class_modules: Default::default(),
             run_budget: None,
+            sys_path: Default::default(),
         };
         // An iterative walk in document order, with the functions around each node.
         let mut cursor = root.walk();
@@ -981,14 +1009,40 @@ impl<'t> Module<'t> {
             scope,
             Bound::Other(format!("`{name}` is a function")),
         );
+        let method = self.method_of(node);
         self.funcs.push(Func {
             name,
             start: node.start_byte(),
             end: node.end_byte(),
             params,
             parent: scope,
+            method,
         });
         self.funcs.len() - 1
+    }
+
+    /// The class whose body defines the function `node` itself, and how the method binds
+    /// (its decorators `@staticmethod`, `@classmethod`).
+    fn method_of(&self, node: TsNode<'t>) -> Option<(&'t str, Method)> {
+        let decorated = node.parent().filter(|p| p.kind() == "decorated_definition");
+        let block = decorated
+            .unwrap_or(node)
+            .parent()
+            .filter(|b| b.kind() == "block")?;
+        let class = block.parent().filter(|c| c.kind() == "class_definition")?;
+        let name = self.text(class.child_by_field_name("name")?);
+        let mut how = Method::Instance;
+        if let Some(d) = decorated {
+            let mut c = d.walk();
+            for dec in d.children(&mut c).filter(|x| x.kind() == "decorator") {
+                match self.text(dec).trim_start_matches('@').trim() {
+                    "staticmethod" => how = Method::Static,
+                    "classmethod" => how = Method::Class,
+                    _ => {}
+                }
+            }
+        }
+        Some((name, how))
     }
 
     /// A class of the module's top level: its body's assignments (the last of a name
@@ -1309,6 +1363,12 @@ impl<'t> Module<'t> {
                 suggestion: takes.meant(k, v1),
             })
             .collect()
+    }
+
+    /// The directories this file (at `path`) adds to `sys.path`, read once.
+    fn sys_path(&self, files: &Files, path: &Path) -> &[std::path::PathBuf] {
+        self.sys_path
+            .get_or_init(|| super::paths::sys_path_dirs(self.src, path, files))
     }
 
     /// The function around a code offset.
@@ -2579,7 +2639,7 @@ impl<'t> Module<'t> {
     /// `shown` here), detached from that file's spans and noted with where it is set.
     fn module_value(&self, module: &str, taken: &str, shown: &str) -> Option<Ev> {
         let (files, path) = self.load.filter(|_| self.follow_imports)?;
-        let (file, display) = super::paths::find_module(module, path, files)?;
+        let (file, display) = super::paths::find_module(module, path, self.sys_path(files, path), files)?;
         let table = constants_of(files, &file, &display);
         let (v, line) = table.get(taken)?;
         Some(detached(
@@ -2875,7 +2935,7 @@ impl<'t> Module<'t> {
         }
         let read = || {
             let (files, path) = self.load.filter(|_| self.follow_imports)?;
-            let (file, display) = super::paths::find_module(module, path, files)?;
+            let (file, display) = super::paths::find_module(module, path, self.sys_path(files, path), files)?;
             match self.env {
                 None => Some(files.derived(&file, "python-classes", || {
                     classes_of(files, &file, &display, None)
