@@ -1020,6 +1020,24 @@ class ComputeHelper:
         assert_eq!(at(HELPER_CLASS, inner.get("size").unwrap()), "STANDARD_NC6");
     }
 
+    /// `Module::scope_at` (a binary search and a walk up) agrees at every offset with the
+    /// innermost function found by scanning them all.
+    #[test]
+    fn the_function_around_an_offset_is_the_innermost() {
+        let text = "def a():\n    def b():\n        x = 1\n    y = 2\n    def c():\n        def d(): pass\n        pass\n    z = 3\nw = 4\nclass K:\n    @staticmethod\n    def m():\n        return 1\n    def n(self):\n        return lambda: 2\nv = 5\n";
+        let code = Code::plain(text);
+        let tree = parse(&code).unwrap();
+        let m = Module::new(&code, tree.root_node(), text);
+        assert_eq!(m.funcs.len(), 6);
+        for pos in 0..=text.len() {
+            let scanned = (m.funcs.iter().enumerate())
+                .filter(|(_, f)| f.start <= pos && pos < f.end)
+                .max_by_key(|(_, f)| f.start)
+                .map(|(i, _)| i);
+            assert_eq!(m.scope_at(pos), scanned, "at {pos}");
+        }
+    }
+
     #[test]
     fn modules_imported_as_names_stars_and_packages_are_followed() {
         let caller = "import utils as u\nfrom pkg import tools\nfrom pkg.tools import *\n\

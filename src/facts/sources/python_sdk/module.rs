@@ -1371,14 +1371,19 @@ impl<'t> Module<'t> {
             .get_or_init(|| super::paths::sys_path_dirs(self.src, path, files))
     }
 
-    /// The function around a code offset.
+    /// The function around a code offset: the innermost. The functions are in document
+    /// order and nested as the tree is, so it is the last one starting at or before `pos`
+    /// if that one is still open there, else the nearest of its enclosing functions that
+    /// is (a binary search and a walk up, not a scan of every function per lookup).
     pub(super) fn scope_at(&self, pos: usize) -> Option<usize> {
-        self.funcs
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.start <= pos && pos < f.end)
-            .max_by_key(|(_, f)| f.start)
-            .map(|(i, _)| i)
+        let mut f = self.funcs.partition_point(|f| f.start <= pos).checked_sub(1)?;
+        loop {
+            if pos < self.funcs[f].end {
+                return Some(f);
+            }
+            // Each parent comes before its function: the walk ends.
+            f = self.funcs[f].parent?;
+        }
     }
 
     /// The comments, each with the line it covers (in the file).
