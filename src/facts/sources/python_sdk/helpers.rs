@@ -615,15 +615,15 @@ impl<'t> Module<'t> {
         own: &Arc<Vec<Template>>,
         modules: &mut Modules<'_>,
     ) -> Option<(Arc<Vec<Template>>, usize, usize)> {
-        let found = match callee.kind() {
-            "identifier" => self.helper_named(self.text(callee), at, own, modules),
-            "attribute" => self.helper_of_module(callee, modules),
+        match callee.kind() {
+            "identifier" => self
+                .helper_named(self.text(callee), at, own, modules)
+                .map(|(list, i)| (list, i, 0)),
+            "attribute" => match self.helper_of_module(callee, modules) {
+                Some((list, i)) => Some((list, i, 0)),
+                None => self.helper_method(callee, at, own, modules),
+            },
             _ => None,
-        };
-        match found {
-            Some((list, i)) => Some((list, i, 0)),
-            None if callee.kind() == "attribute" => self.helper_method(callee, at, own, modules),
-            None => None,
         }
     }
 
@@ -683,13 +683,8 @@ impl<'t> Module<'t> {
                     }
                     return None;
                 }
-                if self.classes.contains_key(name) {
-                    return Some((ClassAt::Here(name), true));
-                }
-                if let Some((_, module, Some(taken))) =
-                    self.imported.iter().rev().find(|(local, ..)| local == name)
-                {
-                    return Some((ClassAt::Module(module.clone(), taken.as_str()), true));
+                if let Some(class) = self.class_named(name) {
+                    return Some((class, true));
                 }
                 let b = self.resolve(name, at)?;
                 match b.value {
@@ -701,6 +696,18 @@ impl<'t> Module<'t> {
         }
     }
 
+    /// The class the name `name` is: one of this file's top level, or one a
+    /// `from m import C` takes.
+    fn class_named<'s>(&'s self, name: &'s str) -> Option<ClassAt<'s>> {
+        if self.classes.contains_key(name) {
+            return Some(ClassAt::Here(name));
+        }
+        match self.imported.iter().rev().find(|(local, ..)| local == name)? {
+            (_, module, Some(taken)) => Some(ClassAt::Module(module.clone(), taken.as_str())),
+            _ => None,
+        }
+    }
+
     /// The class a call `C(…)` or `m.C(…)` makes an instance of: one of this file's top
     /// level, or of a module it imports.
     fn class_of_call(&self, call: TsNode<'t>) -> Option<ClassAt<'_>> {
@@ -708,17 +715,14 @@ impl<'t> Module<'t> {
         match f.kind() {
             "identifier" => {
                 let name = self.text(f);
-                if self.classes.contains_key(name) {
-                    return Some(ClassAt::Here(name));
+                if let Some(class) = self.class_named(name) {
+                    return Some(class);
                 }
-                match self.imported.iter().rev().find(|(local, ..)| local == name) {
-                    Some((_, module, Some(taken))) => Some(ClassAt::Module(module.clone(), taken.as_str())),
-                    Some(_) => None,
-                    None => {
-                        let star = self.star.first()?;
-                        (self.star.len() == 1).then(|| ClassAt::Module(star.clone(), name))
-                    }
+                if self.imported.iter().any(|(local, ..)| local == name) {
+                    return None;
                 }
+                let star = self.star.first()?;
+                (self.star.len() == 1).then(|| ClassAt::Module(star.clone(), name))
             }
             "attribute" => {
                 let object = self.text(f.child_by_field_name("object")?);

@@ -170,12 +170,12 @@ impl Eval<'_> {
         }
         let e = e.trim();
         // `a / "b"`: pathlib's join, at the top level of the expression.
-        if let Some((left, right)) =
-            split_top(e, '/').and_then(|parts| parts.split_last().map(|(r, l)| (l.to_vec(), *r)))
-            && !left.is_empty()
+        if let Some(parts) = split_top(e, '/')
+            && let [.., right] = parts[..]
+            && parts.len() > 1
         {
-            let base = self.path(&left.join("/"), depth + 1)?;
-            return base.join(&literal(right.trim())?);
+            let left = &e[..e.len() - right.len() - 1];
+            return self.path(left, depth + 1)?.join(&literal(right.trim())?);
         }
         if let Some(s) = literal(e) {
             return PathValue {
@@ -215,10 +215,8 @@ impl Eval<'_> {
             }
             return Some(p);
         }
-        for suffix in [".parent"] {
-            if let Some(base) = e.strip_suffix(suffix) {
-                return Some(self.path(base, depth + 1)?.parent());
-            }
+        if let Some(base) = e.strip_suffix(".parent") {
+            return Some(self.path(base, depth + 1)?.parent());
         }
         for suffix in [".resolve()", ".absolute()"] {
             if let Some(base) = e.strip_suffix(suffix) {
@@ -228,7 +226,6 @@ impl Eval<'_> {
         // A call `f(args)` whose parentheses close at the end.
         if let Some(open) = e.find('(')
             && e.ends_with(')')
-            && split_top(&e[open..], ' ').is_some()
         {
             let f = e[..open].trim();
             let args = split_top(&e[open + 1..e.len() - 1], ',')?;
