@@ -371,3 +371,93 @@ fn at_of(json: &Value, path: &str) -> Vec<u64> {
         .map(|(_, l, _)| l)
         .collect()
 }
+
+/// What a deployment passes as text (`--parameters gpu=false`, `overrideParameters:
+/// -gpu false`) is read as the parameter's declared type, as Azure reads it: a `bool`
+/// parameter set to `false` (any case) switches the compute of `if (gpu)` off, so that
+/// deployment defines nothing. A value written as is on the command line (or in the
+/// task's input, plain or quoted) is where its findings are: AML601 at the `2` of
+/// `minNodes=2`, AML505 at the size's word.
+#[test]
+fn values_passed_as_text_take_the_parameters_type_and_are_reported_where_written() {
+    let dir = project();
+    let d = dir.path();
+    write(
+        d,
+        "main.bicep",
+        "param gpu bool = true\nparam minNodes int = 0\nparam vmSize string = 'Standard_DS3_v2'\n\nresource c 'Microsoft.MachineLearningServices/workspaces/computes@2023-10-01' = if (gpu) {\n  name: 'ws/gpu-cluster'\n  location: 'westeurope'\n  properties: {\n    computeType: 'AmlCompute'\n    properties: {\n      vmSize: vmSize\n      enableNodePublicIp: false\n      subnet: { id: 'x' }\n      scaleSettings: { minNodeCount: minNodes, maxNodeCount: 4 }\n    }\n  }\n}\n",
+    );
+    write(
+        d,
+        "deploy.sh",
+        "#!/bin/bash\naz deployment group create -g a -f main.bicep --parameters gpu=false minNodes=2\naz deployment group create -g b -f main.bicep -p gpu=False vmSize=Standard_NC6\naz deployment group create -g c -f main.bicep -p gpu=true minNodes=2 \"vmSize=Standard_NC6\"\n",
+    );
+    write(
+        d,
+        "infra/t.json",
+        r#"{
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "contentVersion": "1.0.0.0",
+  "parameters": {"gpu": {"type": "Bool", "defaultValue": true}, "minNodes": {"type": "int", "defaultValue": 0}},
+  "resources": [
+    {
+      "type": "Microsoft.MachineLearningServices/workspaces/computes",
+      "apiVersion": "2023-10-01",
+      "name": "ws/arm-cluster",
+      "condition": "[parameters('gpu')]",
+      "location": "westeurope",
+      "properties": {"computeType": "AmlCompute", "properties": {"vmSize": "Standard_DS3_v2", "enableNodePublicIp": false, "subnet": {"id": "x"}, "scaleSettings": {"minNodeCount": "[parameters('minNodes')]", "maxNodeCount": 2}}}
+    }
+  ]
+}
+"#,
+    );
+    write(
+        d,
+        "azure-pipelines.yml",
+        "steps:\n- task: AzureResourceManagerTemplateDeployment@3\n  inputs:\n    csmFile: infra/t.json\n    overrideParameters: -gpu FALSE -minNodes 1\n- task: AzureResourceManagerTemplateDeployment@3\n  inputs:\n    csmFile: infra/t.json\n    overrideParameters: -gpu true -minNodes 1\n- task: AzureResourceManagerTemplateDeployment@3\n  inputs:\n    csmFile: infra/t.json\n    overrideParameters: '-gpu true -minNodes 3'\n",
+    );
+    let json = check(d);
+    // (code, line, column) of each finding's focus in `path`.
+    let focus = |path: &str| -> Vec<(String, u64, u64)> {
+        let mut v: Vec<_> = (json["diagnostics"].as_array().unwrap().iter())
+            .filter(|x| x["path"] == path)
+            .map(|x| {
+                let at = &x["focus"]["start"];
+                let at = if at.is_null() { &x["range"]["start"] } else { at };
+                let code = x["code"].as_str().unwrap().to_string();
+                (code, at["line"].as_u64().unwrap(), at["column"].as_u64().unwrap())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let owned = |v: &[(&str, u64, u64)]| -> Vec<(String, u64, u64)> {
+        v.iter().map(|(c, l, k)| (c.to_string(), *l, *k)).collect()
+    };
+    // Lines 2 and 3 switch the compute off; line 4's values are at their literals.
+    assert_eq!(
+        focus("deploy.sh"),
+        owned(&[("AML505", 4, 78), ("AML601", 4, 68)]),
+        "{json:#}"
+    );
+    // The first task switches it off; the others' `-minNodes` values, plain and quoted.
+    assert_eq!(
+        focus("azure-pipelines.yml"),
+        owned(&[("AML601", 9, 45), ("AML601", 13, 46)]),
+        "{json:#}"
+    );
+    assert!(
+        focus("main.bicep").is_empty() && focus("infra/t.json").is_empty(),
+        "{json:#}"
+    );
+    let inv = inventory(d);
+    let lines = |path: &str| -> Vec<u64> {
+        (crate::common::every_definition(&inv).iter())
+            .filter(|x| x["path"] == path)
+            .map(|x| x["line"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(lines("deploy.sh"), [4], "{inv:#}");
+    assert_eq!(lines("azure-pipelines.yml"), [6, 10], "{inv:#}");
+}

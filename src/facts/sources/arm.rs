@@ -887,7 +887,13 @@ impl Arm<'_> {
         s.busy.borrow_mut().push(key.clone());
         let what = if param { "parameters" } else { "variables" };
         let v = if param && let Some(v) = given.get(&key.1) {
-            v.clone()
+            let declared = s.params.and_then(|m| get_ci(self.doc, m, name));
+            let ty = declared.and_then(|e| get_ci(self.doc, e.value, "type"));
+            let ty = ty.and_then(|t| match self.doc.value(t.value) {
+                Value::Str(s) => Some(&**s),
+                _ => None,
+            });
+            iac::as_declared(v, ty)
         } else {
             let section = if param { s.params } else { s.vars };
             match section.and_then(|m| get_ci(self.doc, m, name)) {

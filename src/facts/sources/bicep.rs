@@ -766,6 +766,8 @@ struct Bicep<'a> {
     lx: &'a Lexed,
     /// `param` name → the default's range (if any).
     params: HashMap<String, Option<(usize, usize)>>,
+    /// `param` name → its declared type when it is a name (`bool`, `int`, `string`...).
+    types: HashMap<String, String>,
     vars: HashMap<String, (usize, usize)>,
     /// Resource symbol → its `name` value's range.
     resources: HashMap<String, (usize, usize)>,
@@ -800,6 +802,7 @@ impl<'a> Bicep<'a> {
             text,
             lx,
             params: HashMap::new(),
+            types: HashMap::new(),
             vars: HashMap::new(),
             resources: HashMap::new(),
             declared: HashMap::new(),
@@ -826,6 +829,9 @@ impl<'a> Bicep<'a> {
             let name = t[a + 1].text.clone();
             let eq = (a + 2..z).find(|&i| t[i].is("="));
             if t[a].is_ident("param") {
+                if a + 2 < z && t[a + 2].k == K::Ident {
+                    b.types.insert(name.clone(), t[a + 2].text.clone());
+                }
                 b.params.insert(name, eq.map(|e| (e + 1, z)));
             } else if t[a].is_ident("var") {
                 if let Some(e) = eq {
@@ -1252,7 +1258,7 @@ impl<'a> Bicep<'a> {
         }
         let v = if let Some(default) = self.params.get(name) {
             if let Some(v) = given.get(name) {
-                v.clone()
+                iac::as_declared(v, self.types.get(name).map(String::as_str))
             } else if strict && self.entry {
                 Ev::unknown(format!("the parameter `{name}` is what the deployment sets"))
             } else {

@@ -69,6 +69,8 @@ pub struct TemplateDeployment<'a> {
     pub template_span: Span,
     /// What the deployment passes, in order (a later value wins).
     pub passed: Vec<Passed>,
+    /// The deploying file's text, where the values passed have their places.
+    pub text: &'a str,
 }
 
 /// The definitions a deployment makes: those of its template (an ARM `.json` file or a
@@ -134,7 +136,7 @@ pub fn definitions(files: &Files, d: &TemplateDeployment<'_>) -> Vec<ComputeDef>
         prefix: "",
         note: None,
         verb: "deploys the template",
-        text: None,
+        text: Some(d.text),
     };
     // A compute whose condition is false with what this deployment sets is not deployed
     // by it: no definition here (the template's own definition keeps its findings,
@@ -152,6 +154,15 @@ pub fn definitions(files: &Files, d: &TemplateDeployment<'_>) -> Vec<ComputeDef>
             def
         })
         .collect()
+}
+
+/// A value the deployment passes, with the place of its literal in the deploying file
+/// (`place`, when written there as is) marked as a module call's argument's
+/// ([`iac::raise_span`]): a setting the template writes as the parameter is then at the
+/// literal, where the deployment sets it ([`iac::ModuleCall::definition`]).
+fn literal_at(mut v: Ev, place: Option<Span>) -> Ev {
+    v.origin = place.and_then(iac::raise_span);
+    v
 }
 
 fn unread(written: &str, why: &str) -> String {
@@ -254,6 +265,7 @@ pub fn from_script(script: &Script, cx: &Ctx<'_>) -> Vec<ComputeDef> {
                 template_at,
                 template_span,
                 passed,
+                text: &cx.input.source.text,
             },
         ));
     }
@@ -932,9 +944,12 @@ fn parameter(
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     {
+        // Written as is (no quotes, nothing expanded): the value's place is the word's end.
+        let place = (span.len() as usize == text.len() && t.len() == text.len())
+            .then(|| Span::new(span.end - v.len() as u32, span.end));
         let value = match v.strip_prefix('@') {
             Some(file) => Ev::unknown(format!("`{name}` is read from the file `{file}`")),
-            None => Ev::text(v),
+            None => literal_at(Ev::text(v), place),
         };
         return Passed::Value {
             name: name.to_string(),
@@ -953,24 +968,30 @@ fn parameter(
 }
 
 /// An `overrideParameters` input (`-vmSize Standard_NC6 -clusterName "gpu-train"`): each
-/// parameter's value; one that names a pipeline variable is not known statically.
-pub fn override_parameters(text: &str) -> Vec<Passed> {
+/// parameter's value; one that names a pipeline variable is not known statically. `at`:
+/// where the input's text starts in the file, when it is written there as is (a plain
+/// scalar on one line): a value written without quotes then has its place
+/// ([`literal_at`]).
+pub fn override_parameters(text: &str, at: Option<u32>) -> Vec<Passed> {
     let mut out = Vec::new();
-    let mut words = shell_words(text).into_iter().peekable();
-    while let Some(w) = words.next() {
+    let mut words = shell_words_at(text).into_iter().peekable();
+    while let Some((w, _)) = words.next() {
         let Some(name) = w.strip_prefix('-').filter(|n| !n.is_empty()) else {
             continue;
         };
-        let Some(v) = words.next_if(|v| !v.starts_with('-') || v.parse::<f64>().is_ok()) else {
+        let Some((v, range)) = words.next_if(|(v, _)| !v.starts_with('-') || v.parse::<f64>().is_ok()) else {
             continue;
         };
+        let place = at
+            .filter(|_| text.get(range.clone()) == Some(v.as_str()))
+            .map(|a| Span::new(a + range.start as u32, a + range.end as u32));
         let note = Some(format!("`{name}` is set by the task's `overrideParameters`"));
         let value = if v.contains("$(") || v.contains("${{") || v.contains("$[") {
             Ev::unknown(format!(
                 "`overrideParameters` sets `{name}` to `{v}`, a pipeline variable or expression"
             ))
         } else {
-            Ev::text(v)
+            literal_at(Ev::text(v), place)
         };
         out.push(Passed::Value {
             name: name.to_string(),
@@ -982,32 +1003,40 @@ pub fn override_parameters(text: &str) -> Vec<Passed> {
 
 /// Words split at blanks, a `"..."` or `'...'` one word without its quotes.
 pub(super) fn shell_words(text: &str) -> Vec<String> {
+    shell_words_at(text).into_iter().map(|(w, _)| w).collect()
+}
+
+/// [`shell_words`], each with the byte range it is written at in `text` (quotes
+/// included: the word is written as is only where the range's text is the word).
+fn shell_words_at(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quote = None;
-    let mut any = false;
-    for c in text.chars() {
+    let mut start = None;
+    for (i, c) in text.char_indices() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
             (Some(_), c) => cur.push(c),
             (None, '"' | '\'') => {
                 quote = Some(c);
-                any = true;
+                start.get_or_insert(i);
             }
             (None, c) if c.is_whitespace() => {
-                if any || !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
+                if let Some(a) = start.take() {
+                    out.push((std::mem::take(&mut cur), a..i));
                 }
-                any = false;
             }
-            (None, c) => cur.push(c),
+            (None, c) => {
+                cur.push(c);
+                start.get_or_insert(i);
+            }
         }
         if out.len() > 256 {
             break;
         }
     }
-    if any || !cur.is_empty() {
-        out.push(cur);
+    if let Some(a) = start {
+        out.push((cur, a..text.len()));
     }
     out
 }
@@ -1018,7 +1047,10 @@ mod tests {
 
     #[test]
     fn override_parameters_are_pairs() {
-        let p = override_parameters("-vmSize Standard_NC6 -clusterName \"gpu train\" -count -1 -env $(env)");
+        let p = override_parameters(
+            "-vmSize Standard_NC6 -clusterName \"gpu train\" -count -1 -env $(env)",
+            None,
+        );
         let got: Vec<(String, Ev)> = p
             .into_iter()
             .filter_map(|p| match p {
@@ -1031,5 +1063,25 @@ mod tests {
         assert_eq!(got[1].1.known_str().as_deref(), Some("gpu train"));
         assert_eq!(got[2].1.known_str().as_deref(), Some("-1"));
         assert!(matches!(got[3].1.v, iac::V::Unknown(_)));
+        // Without the input's place, no value has one.
+        assert!(got.iter().all(|(_, v)| v.origin.is_none()));
+    }
+
+    /// Given where the input's text starts, a value written without quotes has its place
+    /// (raised as a module call's argument's: [`iac::raise_span`]); a quoted one has none.
+    #[test]
+    fn override_parameters_written_as_is_have_their_place() {
+        let text = "-vmSize  Standard_NC6 -name \"gpu\" -min 2";
+        let origins: Vec<Option<Span>> = override_parameters(text, Some(100))
+            .into_iter()
+            .map(|p| match p {
+                Passed::Value { value, .. } => value.origin,
+                _ => panic!("a value"),
+            })
+            .collect();
+        let at = |a: u32, z: u32| iac::raise_span(Span::new(100 + a, 100 + z));
+        assert_eq!(origins, [at(9, 21), None, at(39, 40)]);
+        assert_eq!(&text[9..21], "Standard_NC6");
+        assert_eq!(&text[39..40], "2");
     }
 }

@@ -182,6 +182,30 @@ impl Ev {
     }
 }
 
+/// A value a deployment passes as text (`--parameters gpu=false`, `overrideParameters:
+/// -gpu false`), read as the parameter's declared type the way Azure reads it: `true` or
+/// `false` for a `bool` (any case), an integer for an `int`. Anything else stays as it is
+/// (a mistyped value is the deployment's error, not a value amlint invents).
+pub fn as_declared(v: &Ev, ty: Option<&str>) -> Ev {
+    let mut out = v.clone();
+    let (Some(ty), Some(text)) = (ty, v.known_str()) else {
+        return out;
+    };
+    let text = text.trim();
+    let typed = if ty.eq_ignore_ascii_case("bool") {
+        (text.eq_ignore_ascii_case("true") || text.eq_ignore_ascii_case("false"))
+            .then(|| V::Bool(text.eq_ignore_ascii_case("true")))
+    } else if ty.eq_ignore_ascii_case("int") {
+        text.parse::<i64>().ok().map(V::Int)
+    } else {
+        None
+    };
+    if let Some(typed) = typed {
+        out.v = typed;
+    }
+    out
+}
+
 /// Joins text pieces, merging neighbouring known ones; unknown beyond [`MAX_TEXT`].
 pub fn join(pieces: impl IntoIterator<Item = Part>) -> Ev {
     let mut out: Vec<Part> = Vec::new();
@@ -2543,6 +2567,24 @@ pub(crate) fn read_for_test(
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
+
+    /// Text passed for a `bool` or `int` parameter is read as Azure reads it; anything
+    /// else, or another type, stays text.
+    #[test]
+    fn text_passed_for_a_typed_parameter_takes_its_type() {
+        let t = |s: &str, ty: Option<&str>| as_declared(&Ev::text(s), ty).v;
+        assert_eq!(t("false", Some("bool")), V::Bool(false));
+        assert_eq!(t(" TRUE ", Some("Bool")), V::Bool(true));
+        assert_eq!(t("12", Some("int")), V::Int(12));
+        assert_eq!(t("yes", Some("bool")), Ev::text("yes").v);
+        assert_eq!(t("1.5", Some("int")), Ev::text("1.5").v);
+        assert_eq!(t("false", Some("string")), Ev::text("false").v);
+        assert_eq!(t("false", None), Ev::text("false").v);
+        assert_eq!(
+            as_declared(&Ev::unknown("x"), Some("bool")).v,
+            V::Unknown("x".into())
+        );
+    }
 
     /// ARM's `union`: objects merged key by key (the last value wins, nested objects
     /// merged too), lists joined with each item once; an unknown argument, or objects

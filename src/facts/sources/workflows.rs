@@ -1600,8 +1600,19 @@ fn template_task(input: &Input<'_>, doc: &Document, node: NodeId, inputs: NodeId
             },
         });
     }
-    if let Some((text, _)) = get("overrideParameters") {
-        passed.extend(super::deploy::override_parameters(text));
+    if let Some((text, onode)) = get("overrideParameters") {
+        // Where the text starts when written as is: plain, or quoted without escapes.
+        let span = doc.node(onode).span;
+        let written = input.source.text.get(span.range()).unwrap_or_default();
+        let quoted = |q: char| written.strip_prefix(q).and_then(|w| w.strip_suffix(q)) == Some(text);
+        let start = if written == text {
+            Some(span.start)
+        } else if quoted('\'') || quoted('"') {
+            Some(span.start + 1)
+        } else {
+            None
+        };
+        passed.extend(super::deploy::override_parameters(text, start));
     }
     let (task, whole) = task_and_span(doc, node, "AzureResourceManagerTemplateDeployment");
     super::deploy::definitions(
@@ -1614,6 +1625,7 @@ fn template_task(input: &Input<'_>, doc: &Document, node: NodeId, inputs: NodeId
             template_at,
             template_span: inner_of(input, doc, tnode),
             passed,
+            text: &input.source.text,
         },
     )
 }
