@@ -200,3 +200,126 @@ fn aliases_in_a_loaded_file_are_bounded() {
         "{b:#}"
     );
 }
+
+/// The configuration returned by a function (eval6 case 01, BharathiVetukuri/RetailGenie
+/// `mlops/setup_azure_ml.py`: `config = load_config()`, `def load_config(): with
+/// open("azure_config.yaml") as file: return yaml.safe_load(file)["azure"]`), in the same
+/// file or imported from a module of the project (lorenzo314/azure-ml-iris-pipeline:
+/// `from src.utils.config import load_config`, the file found from `__file__` with
+/// pathlib, `Path(path) if path else DEFAULT` with `path=None`): the call without
+/// arguments is what the function returns. A function that calls itself, a generator,
+/// returns that differ, a parameter without a default, or a name assigned over the
+/// function leave the value unknown, saying why.
+#[test]
+fn a_configuration_a_function_returns_gives_the_computes_values() {
+    let dir = project();
+    let d = dir.path();
+    write(
+        d,
+        "azure_config.yaml",
+        "azure:\n  compute:\n    name: cfg-cluster\n    size: Standard_NC6\n",
+    );
+    write(
+        d,
+        "mlops/setup.py",
+        r#"import yaml
+from azure.ai.ml.entities import AmlCompute
+
+
+def load_config():
+    with open("azure_config.yaml", "r") as file:
+        return yaml.safe_load(file)["azure"]
+
+
+def main():
+    config = load_config()
+    compute = AmlCompute(
+        name=config["compute"]["name"],
+        size=config["compute"]["size"],
+    )
+"#,
+    );
+    write(
+        d,
+        "configs/config.yaml",
+        "cluster: lib-cluster\nsize: Standard_NC12\n",
+    );
+    write(d, "src/__init__.py", "");
+    write(d, "src/utils/__init__.py", "");
+    write(
+        d,
+        "src/utils/config.py",
+        r#"from pathlib import Path
+import yaml
+
+_ROOT = Path(__file__).resolve().parents[2]
+_DEFAULT = _ROOT / "configs" / "config.yaml"
+
+
+def load_config(path=None):
+    config_path = Path(path) if path else _DEFAULT
+    with open(config_path) as f:
+        return yaml.safe_load(f)
+
+
+def again():
+    return again()
+
+
+def numbers():
+    yield "n"
+
+
+def either(x=1):
+    if x:
+        return "a"
+    return "b"
+
+
+def needs(x):
+    return x
+"#,
+    );
+    write(
+        d,
+        "setup/compute.py",
+        r#"from azure.ai.ml.entities import AmlCompute
+from src.utils.config import load_config, again, numbers, either, needs
+
+cfg = load_config()
+c1 = AmlCompute(name=cfg["cluster"], size=cfg["size"])
+c2 = AmlCompute(name=again(), size="Standard_DS3_v2")
+c3 = AmlCompute(name=numbers(), size="Standard_DS3_v2")
+c4 = AmlCompute(name=either(), size="Standard_DS3_v2")
+c5 = AmlCompute(name=needs(), size="Standard_DS3_v2")
+load_config = lambda: {"cluster": "shadow"}
+c6 = AmlCompute(name=load_config()["cluster"], size="Standard_DS3_v2")
+"#,
+    );
+    let json = check_clean(d);
+    assert_eq!(focus_lines(&json, "mlops/setup.py", "AML505"), [14], "{json:#}");
+    assert_eq!(focus_lines(&json, "setup/compute.py", "AML505"), [5], "{json:#}");
+    let defs = every_definition(&inventory(d));
+    let named: Vec<(String, String)> = (defs.iter())
+        .map(|x| {
+            let why = x["name"]["why"].as_str().unwrap_or_default();
+            let name = x["name"]["value"].as_str().unwrap_or(why);
+            (x["line"].to_string(), name.to_string())
+        })
+        .collect();
+    let has = |line: &str, text: &str| named.iter().any(|(l, n)| l == line && n.contains(text));
+    assert!(has("12", "cfg-cluster"), "{named:#?}");
+    assert!(has("5", "lib-cluster"), "{named:#?}");
+    assert!(has("6", "`again()` calls itself"), "{named:#?}");
+    assert!(has("7", "`numbers()` is a generator"), "{named:#?}");
+    assert!(has("8", "`either()` returns different values"), "{named:#?}");
+    assert!(has("9", "`needs()` needs its parameter `x`"), "{named:#?}");
+    // The name is the lambda's now, not the function's.
+    assert!(!has("11", "lib-cluster") && !has("11", "shadow"), "{named:#?}");
+    let lib = defs.iter().find(|x| x["line"] == 5).unwrap();
+    assert!(
+        lib.to_string()
+            .contains("`load_config()` returns it (src/utils/config.py:8)"),
+        "{lib:#}"
+    );
+}

@@ -35,6 +35,8 @@ pub(super) const CLASS_NEEDLES: &[&str] = NEEDLES.split_at(NEEDLES.len() - 1).0;
 pub(super) const MAX_TOKENS: usize = 250_000;
 /// How deep evaluation goes (nested expressions, names assigned from names).
 pub(super) const MAX_DEPTH: usize = 24;
+/// The most `return` statements of a function whose value is read ([`Module::returned`]).
+const MAX_RETURNS: usize = 8;
 
 /// The items of a list, tuple or dict literal evaluated (a longer one is not known): a
 /// literal is evaluated each time a name that holds it is used in another expression.
@@ -661,6 +663,8 @@ pub(super) struct Func<'t> {
     pub(super) parent: Option<usize>,
     /// The class it is a method of (in the class's body itself), and how it binds.
     pub(super) method: Option<(&'t str, Method)>,
+    /// The `function_definition`.
+    pub(super) node: TsNode<'t>,
 }
 
 /// How a method binds its first parameter: an instance's method (`self`), a
@@ -760,6 +764,9 @@ pub(super) struct Module<'t> {
     pub(super) load: Option<(&'t Files, &'t Path)>,
     /// What each assignment's value evaluates to (by its node), once.
     pub(super) memo: std::cell::RefCell<HashMap<usize, Ev>>,
+    /// The functions whose return value is being evaluated ([`Module::returned`]): a call
+    /// of one of them within is recursion, not evaluated.
+    pub(super) returning: std::cell::RefCell<Vec<usize>>,
     /// Each `name.attr = value`, in document order.
     pub(super) attr_sets: Vec<AttrSet<'t>>,
     /// Where a `d["k"] = v` binds `d["k"]` (and changes `d`): other keys' values stay.
@@ -850,6 +857,7 @@ impl<'t> Module<'t> {
             imported: Vec::new(),
             star: Vec::new(),
             memo: Default::default(),
+            returning: Default::default(),
             attr_sets: Vec::new(),
             keyed_sets: Vec::new(),
             load: None,
@@ -1017,6 +1025,7 @@ impl<'t> Module<'t> {
             params,
             parent: scope,
             method,
+            node,
         });
         self.funcs.len() - 1
     }
@@ -2626,9 +2635,114 @@ impl<'t> Module<'t> {
     /// where. `None` when the module is not a file of the project (a package), or the
     /// name is not one it assigns.
     fn imported_name(&self, name: &str) -> Option<Ev> {
+        self.imported_name_of(name, name)
+    }
+
+    /// [`Module::imported_name`] of the entry `entry` of the module's table for `name`
+    /// (`f()`: what its function `f` returns, [`constants_of`]).
+    fn imported_name_of(&self, name: &str, entry: &str) -> Option<Ev> {
         let (_, module, taken) = self.imported.iter().rev().find(|(local, ..)| local == name)?;
         let taken = taken.as_deref()?;
-        self.module_value(module, taken, name)
+        let key = match entry.strip_prefix(name) {
+            Some("()") => format!("{taken}()"),
+            _ => taken.to_string(),
+        };
+        self.module_value(module, &key, entry)
+    }
+
+    /// What calling `name`, a function this file defines at its top level (not a name
+    /// bound otherwise where it is called), without arguments returns
+    /// ([`Module::returned`]); `None` when it is not such a function.
+    fn own_function_returns(&self, name: &str, at: usize, depth: usize) -> Option<Ev> {
+        // A name assigned or imported where it is called is not the function.
+        if self
+            .resolve(name, at)
+            .is_some_and(|b| !self.funcs.iter().any(|f| f.start == b.pos))
+        {
+            return None;
+        }
+        // The last definition at the top level (the one a call at run time sees, once
+        // the module has run).
+        let f = (0..self.funcs.len()).rev().find(|&i| {
+            self.funcs[i].parent.is_none() && self.funcs[i].method.is_none() && self.funcs[i].name == name
+        })?;
+        Some(self.returned(f, depth))
+    }
+
+    /// What the function `f` returns when called without arguments (its parameters
+    /// their defaults): the value of its one `return` (or of each, when they all agree),
+    /// evaluated where it is written. Unknown, with why, for a generator, a function
+    /// without a `return` of a value, returns that differ or are not known, and a
+    /// recursive call.
+    pub(super) fn returned(&self, f: usize, depth: usize) -> Ev {
+        let func = &self.funcs[f];
+        let name = &func.name;
+        if depth > MAX_DEPTH {
+            return Ev::unknown("the expression is nested too deeply");
+        }
+        if let Some((p, _)) = func
+            .params
+            .iter()
+            .find(|(p, d)| d.is_none() && !p.starts_with('*'))
+        {
+            return Ev::unknown(format!("`{name}()` needs its parameter `{p}`"));
+        }
+        if self.returning.borrow().contains(&f) {
+            return Ev::unknown(format!("`{name}()` calls itself"));
+        }
+        if let Some(v) = self.memo.borrow().get(&func.node.id()) {
+            return v.clone();
+        }
+        let v = match self.returns_of(func.node) {
+            Err(why) => Ev::unknown(format!("`{name}()` {why}")),
+            Ok(returns) => {
+                self.returning.borrow_mut().push(f);
+                let mut values = returns.iter().map(|r| self.eval(*r, r.start_byte(), depth + 1));
+                let first = values.next().unwrap_or_else(|| Ev::new(V::Null));
+                let agree = values.all(|v| v.v == first.v);
+                self.returning.borrow_mut().retain(|g| *g != f);
+                if agree {
+                    first
+                } else {
+                    Ev::unknown(format!("`{name}()` returns different values"))
+                }
+            }
+        };
+        self.memo.borrow_mut().insert(func.node.id(), v.clone());
+        v
+    }
+
+    /// The expressions the `return` statements of the function `def` give (not those of
+    /// the functions, classes and lambdas it holds); `Err` says why it returns nothing
+    /// amlint reads: a `yield` (a generator), no `return` of a value, or more than
+    /// [`MAX_RETURNS`].
+    fn returns_of(&self, def: TsNode<'t>) -> Result<Vec<TsNode<'t>>, &'static str> {
+        let body = def.child_by_field_name("body").ok_or("has no body")?;
+        let mut out = Vec::new();
+        let mut stack = vec![body];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "function_definition" | "class_definition" | "lambda" => continue,
+                "yield" => return Err("is a generator"),
+                "return_statement" => {
+                    if out.len() == MAX_RETURNS {
+                        return Err("has too many `return` statements");
+                    }
+                    match n.named_child(0) {
+                        Some(e) => out.push(e),
+                        None => return Err("returns `None` (a bare `return`)"),
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        if out.is_empty() {
+            return Err("returns no value");
+        }
+        Ok(out)
     }
 
     /// A name no statement of the file binds, which a `from m import *` of a module of the
@@ -2647,10 +2761,15 @@ impl<'t> Module<'t> {
         let (file, display) = super::paths::find_module(module, path, self.sys_path(files, path), files)?;
         let table = constants_of(files, &file, &display);
         let (v, line) = table.get(taken)?;
-        Some(detached(
-            v.clone(),
-            &format!("`{shown}` is set in {display}:{line}"),
-        ))
+        if taken.ends_with("()") && v.why().is_some() {
+            return Some(v.clone());
+        }
+        let whence = if taken.ends_with("()") {
+            format!("`{shown}` returns it ({display}:{line})")
+        } else {
+            format!("`{shown}` is set in {display}:{line}")
+        };
+        Some(detached(v.clone(), &whence))
     }
 
     /// `X.attr`: an attribute of a class of this file (`Settings.VM_SIZE`), of an
@@ -3099,24 +3218,19 @@ impl<'t> Module<'t> {
     /// `a if cond else b`: by the condition when known; `x if x else "default"` is the
     /// default (noted) when `x` is not known.
     pub(super) fn conditional(&self, n: TsNode<'t>, at: usize, depth: usize) -> Ev {
-        let mut c = n.walk();
-        let parts: Vec<TsNode<'t>> = n
-            .named_children(&mut c)
-            .filter(|x| x.kind() != "comment")
-            .collect();
-        let [body, cond, alt] = parts.as_slice() else {
+        let Some([body, cond, alt]) = conditional_parts(n) else {
             return self.unread(n);
         };
-        let cv = self.eval(*cond, at, depth + 1);
+        let cv = self.eval(cond, at, depth + 1);
         match truthy(&cv) {
-            Some(true) => self.eval(*body, at, depth + 1),
-            Some(false) => self.eval(*alt, at, depth + 1),
-            None if self.text(*body) == self.text(*cond) => {
-                let rv = self.eval(*alt, at, depth + 1);
+            Some(true) => self.eval(body, at, depth + 1),
+            Some(false) => self.eval(alt, at, depth + 1),
+            None if self.text(body) == self.text(cond) => {
+                let rv = self.eval(alt, at, depth + 1);
                 let note = format!(
                     "`{}`: the default, as `{}` is not known statically",
                     self.text(n),
-                    self.text(*cond)
+                    self.text(cond)
                 );
                 if rv.why().is_some() {
                     rv
@@ -3127,7 +3241,7 @@ impl<'t> Module<'t> {
             None => Ev::unknown(format!(
                 "`{}` depends on `{}`{}",
                 self.text(n),
-                self.text(*cond),
+                self.text(cond),
                 cv.why().map(|w| format!(", and {w}")).unwrap_or_default()
             )),
         }
@@ -3265,6 +3379,23 @@ impl<'t> Module<'t> {
                 }
             }
         }
+        // `config = load_config()`: a function of this file, or one a `from m import f`
+        // takes from a module of the project, called without arguments.
+        if f.kind() == "identifier" && pos.is_empty() && kw.is_empty() {
+            if let Some(v) = self.own_function_returns(callee, at, depth) {
+                return v;
+            }
+            // Imported where it is called (not assigned since).
+            let imported = self
+                .resolve(callee, at)
+                .is_some_and(|b| self.import_stmts.contains(&b.pos));
+            if let Some(v) = imported
+                .then(|| self.imported_name_of(callee, &format!("{callee}()")))
+                .flatten()
+            {
+                return v;
+            }
+        }
         if let Some(format) = loader(callee) {
             return match pos.first() {
                 Some(arg) if pos.len() == 1 || callee.ends_with(".load") => {
@@ -3353,7 +3484,8 @@ impl<'t> Module<'t> {
                 iac::one_line(self.text(arg))
             ));
         };
-        let (written, from_script) = match self.script_relative(path, at, depth) {
+        let from_file = || self.file_relative(path, at, depth);
+        let (written, from_script) = match self.script_relative(path, at, depth).or_else(from_file) {
             Some(rest) => (rest, true),
             None => match self.eval(path, at, depth + 1).known_str() {
                 Some(p) => (p, false),
@@ -3443,6 +3575,38 @@ impl<'t> Module<'t> {
             .map(|p| self.eval(*p, at, depth + 1).known_str())
             .collect();
         Some(parts?.join("/"))
+    }
+
+    /// The path from the script's folder that `n` builds from `__file__` with pathlib or
+    /// `os.path` (`Path(__file__).resolve().parents[2] / "configs" / "config.yaml"`),
+    /// through the names it is assigned to and conditional expressions whose condition is
+    /// known (`Path(path) if path else DEFAULT` with `path=None`): [`paths::from_file_dir`].
+    fn file_relative(&self, mut n: TsNode<'t>, mut at: usize, depth: usize) -> Option<String> {
+        for _ in 0..MAX_DEPTH {
+            match n.kind() {
+                "identifier" => match self.resolve(self.text(n), at)?.value {
+                    Bound::Expr(e) => (n, at) = (e, e.start_byte()),
+                    Bound::Other(_) => return None,
+                },
+                "parenthesized_expression" => n = n.named_child(0)?,
+                "conditional_expression" => {
+                    let [body, cond, alt] = conditional_parts(n)?;
+                    n = if truthy(&self.eval(cond, at, depth + 1))? {
+                        body
+                    } else {
+                        alt
+                    };
+                }
+                _ => break,
+            }
+        }
+        let assigned = |name: &str| -> Option<&'t str> {
+            match self.resolve(name, at)?.value {
+                Bound::Expr(e) => Some(self.text(e)),
+                Bound::Other(_) => None,
+            }
+        };
+        super::paths::from_file_dir(self.text(n), &assigned)
     }
 
     /// The binding name of `d["k"]` (a name indexed by a plain string literal): not a
@@ -3621,10 +3785,36 @@ fn constants_of(files: &Files, path: &Path, display: &str) -> std::sync::Arc<Con
                 let line = source.position(u32::try_from(pos).unwrap_or(u32::MAX)).line;
                 table.insert(name.clone(), (v, line as usize));
             }
+            // What each top-level function returns when called without arguments, as
+            // `f()` (`from m import f` … `f()`): the last definition of each name.
+            let mut seen = std::collections::HashSet::new();
+            let top = (0..m.funcs.len())
+                .rev()
+                .filter(|&i| m.funcs[i].parent.is_none() && m.funcs[i].method.is_none());
+            for f in top.take(MAX_MODULE_NAMES) {
+                let func = &m.funcs[f];
+                if !seen.insert(func.name.as_str()) {
+                    continue;
+                }
+                let v = m.returned(f, 0);
+                let line = source
+                    .position(u32::try_from(func.start).unwrap_or(u32::MAX))
+                    .line;
+                table.insert(format!("{}()", func.name), (v, line as usize));
+            }
             table
         })
         .unwrap_or_default()
     })
+}
+
+/// `a if cond else b`'s `[a, cond, b]` (`None`: not of that shape).
+fn conditional_parts(n: TsNode<'_>) -> Option<[TsNode<'_>; 3]> {
+    let mut c = n.walk();
+    let parts: Vec<TsNode<'_>> = (n.named_children(&mut c))
+        .filter(|x| x.kind() != "comment")
+        .collect();
+    parts.try_into().ok()
 }
 
 /// A value of another file, without that file's spans (its literals are not in the file

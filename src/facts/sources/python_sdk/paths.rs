@@ -111,6 +111,15 @@ pub(super) fn sys_path_dirs(text: &str, from: &Path, files: &Files) -> Vec<PathB
     out
 }
 
+/// The path, from the directory of the file it is written in, that the expression `e`
+/// builds from `__file__` (`Path(__file__).resolve().parents[1] / "configs" / "c.yml"`,
+/// `os.path.join(os.path.dirname(__file__), "c.yml")`), names in it read by `assigned`
+/// (the expression a name is assigned); `None` when it is not such a path.
+pub(super) fn from_file_dir<'s>(e: &str, assigned: &dyn Fn(&str) -> Option<&'s str>) -> Option<String> {
+    let p = Eval { assigned }.path(e, 0)?;
+    (p.anchor == Anchor::FileDir && !p.parts.is_empty()).then(|| p.parts.join("/"))
+}
+
 /// What a path expression starts from.
 #[derive(Clone, Copy, PartialEq)]
 enum Anchor {
@@ -158,11 +167,11 @@ impl PathValue {
     }
 }
 
-struct Eval<'a> {
-    assigned: &'a dyn Fn(&str) -> Option<&'a str>,
+struct Eval<'a, 's> {
+    assigned: &'a dyn Fn(&str) -> Option<&'s str>,
 }
 
-impl Eval<'_> {
+impl Eval<'_, '_> {
     /// The path the expression `e` stands for.
     fn path(&self, e: &str, depth: usize) -> Option<PathValue> {
         if depth > MAX_NESTING {
@@ -351,5 +360,24 @@ mod tests {
         assert_eq!(eval("f'{root}/src'", &[]), None);
         assert_eq!(eval("A", &[("A", "A")]), None);
         assert_eq!(eval("os.path.join(__file__, 'x')", &[]), None);
+    }
+
+    /// A file a script opens by a path built from `__file__`: from the script's folder;
+    /// a path from the working directory, or the folder itself, is not one.
+    #[test]
+    fn paths_from_the_files_folder() {
+        let assigned = |n: &str| (n == "ROOT").then_some("Path(__file__).resolve().parents[2]");
+        let at = |e: &str| from_file_dir(e, &assigned);
+        assert_eq!(
+            at(r#"ROOT / "configs" / "config.yaml""#).as_deref(),
+            Some("../../configs/config.yaml")
+        );
+        assert_eq!(at("Path(__file__).with_name('c.yml')"), None);
+        assert_eq!(
+            at(r#"os.path.join(os.path.dirname(__file__), "c.yml")"#).as_deref(),
+            Some("c.yml")
+        );
+        assert_eq!(at(r#""configs/config.yaml""#), None);
+        assert_eq!(at("Path(__file__).parent"), None);
     }
 }
