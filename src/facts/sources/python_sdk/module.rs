@@ -767,6 +767,8 @@ pub(super) struct Module<'t> {
     /// The functions whose return value is being evaluated ([`Module::returned`]): a call
     /// of one of them within is recursion, not evaluated.
     pub(super) returning: std::cell::RefCell<Vec<usize>>,
+    /// The last top-level function of each name, made once ([`Module::top_functions`]).
+    pub(super) top_funcs: std::cell::OnceCell<HashMap<String, usize>>,
     /// Each `name.attr = value`, in document order.
     pub(super) attr_sets: Vec<AttrSet<'t>>,
     /// Where a `d["k"] = v` binds `d["k"]` (and changes `d`): other keys' values stay.
@@ -858,6 +860,7 @@ impl<'t> Module<'t> {
             star: Vec::new(),
             memo: Default::default(),
             returning: Default::default(),
+            top_funcs: Default::default(),
             attr_sets: Vec::new(),
             keyed_sets: Vec::new(),
             load: None,
@@ -2635,38 +2638,41 @@ impl<'t> Module<'t> {
     /// where. `None` when the module is not a file of the project (a package), or the
     /// name is not one it assigns.
     fn imported_name(&self, name: &str) -> Option<Ev> {
-        self.imported_name_of(name, name)
+        self.imported_entry(name, "")
     }
 
-    /// [`Module::imported_name`] of the entry `entry` of the module's table for `name`
-    /// (`f()`: what its function `f` returns, [`constants_of`]).
-    fn imported_name_of(&self, name: &str, entry: &str) -> Option<Ev> {
+    /// [`Module::imported_name`] of the module's table entry for the name taken, followed
+    /// by `suffix` (`()`: what the function returns, [`constants_of`]).
+    fn imported_entry(&self, name: &str, suffix: &str) -> Option<Ev> {
         let (_, module, taken) = self.imported.iter().rev().find(|(local, ..)| local == name)?;
         let taken = taken.as_deref()?;
-        let key = match entry.strip_prefix(name) {
-            Some("()") => format!("{taken}()"),
-            _ => taken.to_string(),
-        };
-        self.module_value(module, &key, entry)
+        self.module_value(module, &format!("{taken}{suffix}"), &format!("{name}{suffix}"))
     }
 
     /// What calling `name`, a function this file defines at its top level (not a name
     /// bound otherwise where it is called), without arguments returns
     /// ([`Module::returned`]); `None` when it is not such a function.
     fn own_function_returns(&self, name: &str, at: usize, depth: usize) -> Option<Ev> {
-        // A name assigned or imported where it is called is not the function.
+        // A name assigned or imported where it is called is not the function (functions
+        // are in the order they start).
         if self
             .resolve(name, at)
-            .is_some_and(|b| !self.funcs.iter().any(|f| f.start == b.pos))
+            .is_some_and(|b| self.funcs.binary_search_by_key(&b.pos, |f| f.start).is_err())
         {
             return None;
         }
-        // The last definition at the top level (the one a call at run time sees, once
-        // the module has run).
-        let f = (0..self.funcs.len()).rev().find(|&i| {
-            self.funcs[i].parent.is_none() && self.funcs[i].method.is_none() && self.funcs[i].name == name
-        })?;
-        Some(self.returned(f, depth))
+        Some(self.returned(*self.top_functions().get(name)?, depth))
+    }
+
+    /// The last function of each name the module defines at its top level (not a
+    /// method): the one a call sees once the module has run.
+    pub(super) fn top_functions(&self) -> &HashMap<String, usize> {
+        self.top_funcs.get_or_init(|| {
+            (self.funcs.iter().enumerate())
+                .filter(|(_, f)| f.parent.is_none() && f.method.is_none())
+                .map(|(i, f)| (f.name.clone(), i))
+                .collect()
+        })
     }
 
     /// What the function `f` returns when called without arguments (its parameters
@@ -2761,13 +2767,12 @@ impl<'t> Module<'t> {
         let (file, display) = super::paths::find_module(module, path, self.sys_path(files, path), files)?;
         let table = constants_of(files, &file, &display);
         let (v, line) = table.get(taken)?;
-        if taken.ends_with("()") && v.why().is_some() {
-            return Some(v.clone());
-        }
-        let whence = if taken.ends_with("()") {
+        let whence = if !taken.ends_with("()") {
+            format!("`{shown}` is set in {display}:{line}")
+        } else if v.why().is_none() {
             format!("`{shown}` returns it ({display}:{line})")
         } else {
-            format!("`{shown}` is set in {display}:{line}")
+            return Some(v.clone());
         };
         Some(detached(v.clone(), &whence))
     }
@@ -3389,10 +3394,7 @@ impl<'t> Module<'t> {
             let imported = self
                 .resolve(callee, at)
                 .is_some_and(|b| self.import_stmts.contains(&b.pos));
-            if let Some(v) = imported
-                .then(|| self.imported_name_of(callee, &format!("{callee}()")))
-                .flatten()
-            {
+            if let Some(v) = imported.then(|| self.imported_entry(callee, "()")).flatten() {
                 return v;
             }
         }
@@ -3787,15 +3789,10 @@ fn constants_of(files: &Files, path: &Path, display: &str) -> std::sync::Arc<Con
             }
             // What each top-level function returns when called without arguments, as
             // `f()` (`from m import f` … `f()`): the last definition of each name.
-            let mut seen = std::collections::HashSet::new();
-            let top = (0..m.funcs.len())
-                .rev()
-                .filter(|&i| m.funcs[i].parent.is_none() && m.funcs[i].method.is_none());
-            for f in top.take(MAX_MODULE_NAMES) {
+            let mut top: Vec<usize> = m.top_functions().values().copied().collect();
+            top.sort_unstable();
+            for f in top.into_iter().rev().take(MAX_MODULE_NAMES) {
                 let func = &m.funcs[f];
-                if !seen.insert(func.name.as_str()) {
-                    continue;
-                }
                 let v = m.returned(f, 0);
                 let line = source
                     .position(u32::try_from(func.start).unwrap_or(u32::MAX))
