@@ -10,6 +10,8 @@
 #   files        n files of 100 findings each (human output: 100n findings printed)
 #   line         n duplicate keys on one line beside an n x 1,000-byte line
 #   globs        n exclude patterns (and n per-file ignores) over 200 files
+#   tfmodule     a Terraform directory of n files, each a module call, beside a compute
+#                cluster (every file of a module reads the others: eval7 case 01)
 #
 # Usage: bench/scaling.sh [--quick]   (results in bench/results/scaling.md)
 set -euo pipefail
@@ -48,6 +50,10 @@ for label, n in (("small", 1), ("large", 10)):
     write(f"{g}/amlint.toml", f"exclude = [{pats}]\n[per-file-ignores]\n{ignores}")
     for i in range(200):
         write(f"{g}/job{i}.yml", JOB + "compute: local\n")
+    t = os.path.join(base, "tfmodule")
+    write(f"{t}/ml.tf", 'resource "azurerm_machine_learning_compute_cluster" "gpu" {\n  name = "gpu-cluster"\n  vm_size = "Standard_NC6"\n  vm_priority = "Dedicated"\n  machine_learning_workspace_id = "x"\n  location = "westeurope"\n  scale_settings {\n    min_node_count = 0\n    max_node_count = 1\n    scale_down_nodes_after_idle_duration = "PT5M"\n  }\n}\n')
+    for i in range(150 * n):
+        write(f"{t}/f{i}.tf", f'module "m{i}" {{\n  source = "./modules/m{i}"\n}}\n')
 PY
 
 {
@@ -56,7 +62,7 @@ PY
   echo "| dimension | n | 10n | ratio |"
   echo "|---|---|---|---|"
 } > "$out"
-for dim in findings documents suppressions files line globs; do
+for dim in findings documents suppressions files line globs tfmodule; do
   args=(--no-config --fail-on never --max-file-size 100000000)
   [[ "$dim" == globs ]] && args=(--fail-on never)
   hyperfine -N -w 1 -r "$runs" --export-json "$work/$dim.json" \

@@ -39,10 +39,10 @@ use crate::fsio::{self, Stamp};
 /// reads files that call a local template or action, which then have no `defines`; 4: the
 /// scripts and workflows readers also read files that mention `.sh`, a script they may
 /// run; 5: and `python -m `, a module they may run; 6: and `python $`, a file a variable
-/// names), so that no build reads another's. The definition readers' words decide which
+/// names; 7: the Python reader's `load_compute`), so that no build reads another's. The definition readers' words decide which
 /// files have `defines`: a test of `facts::sources` fails when they change and this does
 /// not.
-pub const FORMAT: u32 = 6;
+pub const FORMAT: u32 = 7;
 const MAGIC: &[u8; 8] = b"AMLCACHE";
 /// The largest cache file written or read (a 10,000-file repository's is about 5 MB).
 pub const MAX_BYTES: u64 = 64 * 1024 * 1024;

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 /// A language compute definitions are written in, as the table names it: `yaml`, `cli`,
 /// `template`, `template-vnet`, `terraform`, `azapi`, `bicep`, `arm`, `python`, `python-v1`,
-/// `python-v1-instance`.
+/// `python-v1-instance`, `python-override`, `r`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Idiom {
     /// Azure ML YAML, where every field is written as its own path.
@@ -40,13 +40,16 @@ pub enum Idiom {
     /// fewer settings than `AmlCompute`'s (no `enable_node_public_ip`, no idle shutdown)
     /// and writes SSH access as `ssh_public_access=True`.
     PythonV1Instance,
+    /// The Python SDK v2's `load_compute(..., params_override=[{"size": ...}])`: Azure ML
+    /// YAML's keys in dicts.
+    PythonOverride,
     /// azuremlsdk for R (`create_aml_compute(...)`), which passes its arguments to SDK
     /// v1's `provisioning_configuration` but has fewer of them.
     R,
 }
 
 impl Idiom {
-    pub const ALL: [Idiom; 12] = [
+    pub const ALL: [Idiom; 13] = [
         Idiom::Yaml,
         Idiom::Cli,
         Idiom::Template,
@@ -58,6 +61,7 @@ impl Idiom {
         Idiom::Python,
         Idiom::PythonV1,
         Idiom::PythonV1Instance,
+        Idiom::PythonOverride,
         Idiom::R,
     ];
 
@@ -74,6 +78,7 @@ impl Idiom {
             Idiom::Python => "python",
             Idiom::PythonV1 => "python-v1",
             Idiom::PythonV1Instance => "python-v1-instance",
+            Idiom::PythonOverride => "python-override",
             Idiom::R => "r",
         }
     }
@@ -280,6 +285,12 @@ mod tests {
             "enable_node_public_ip=False"
         );
         assert_eq!(spelling(Idiom::PythonV1).set("min_instances", "0"), "min_nodes=0");
+        let override_ = spelling(Idiom::PythonOverride);
+        assert_eq!(
+            override_.set("enable_node_public_ip", "false"),
+            "{\"enable_node_public_ip\": False}"
+        );
+        assert!(override_.can("network_settings.subnet"));
         assert!(!spelling(Idiom::PythonV1).can("idle_time_before_shutdown_minutes"));
         // Audit 28, case 02: SDK v1's `ComputeInstance.provisioning_configuration` takes no
         // `enable_node_public_ip`, and its SSH access is a bool.

@@ -417,3 +417,54 @@ fn values_written_to_github_env_and_outputs_reach_later_steps() {
         "{json:#}"
     );
 }
+
+/// eval7, case 02 (rboaro/greatlearningProject3): a job or step of a reusable workflow
+/// whose `if:` is false for a call is not read for that call. The called workflow creates
+/// its cluster in one of two steps, `if: ${{ !inputs.cluster_tier }}` (a default tier) and
+/// `if: ${{ inputs.cluster_tier }}` (the tier passed): a call that passes no tier (nor has
+/// the input a default) defines it once, with the default step's tier; one that passes
+/// `low_priority` once, with it. A step under `inputs.size == 'gpu'` (compared without
+/// regard to case, as GitHub does) runs only for the call passing `GPU`; one under a
+/// condition amlint does not read (`always()`) runs for every call.
+#[test]
+fn steps_of_a_reusable_workflow_whose_if_is_false_for_the_call_are_not_read() {
+    let dir = project();
+    let root = dir.path();
+    let w = ".github/workflows";
+    write(
+        root,
+        &format!("{w}/create-compute.yml"),
+        "on:\n  workflow_call:\n    inputs:\n      cluster_name: {type: string, required: true}\n      cluster_tier: {type: string, required: false}\n      kind: {type: string, default: cpu}\njobs:\n  create:\n    runs-on: ubuntu-latest\n    steps:\n      - if: ${{ !inputs.cluster_tier }}\n        run: az ml compute create --name ${{ inputs.cluster_name }} --type AmlCompute --tier dedicated --size Standard_DS3_v2 --max-instances 2\n      - if: ${{ inputs.cluster_tier }}\n        run: az ml compute create --name ${{ inputs.cluster_name }} --type AmlCompute --tier ${{ inputs.cluster_tier }} --size Standard_DS3_v2 --max-instances 2\n      - if: inputs.kind == 'gpu'\n        run: az ml compute create --name ${{ inputs.cluster_name }}-gpu --type AmlCompute --size Standard_NC6 --max-instances 2\n      - if: always()\n        run: az ml compute create --name ${{ inputs.cluster_name }}-always --type AmlCompute --size Standard_DS3_v2 --max-instances 2\n",
+    );
+    write(
+        root,
+        &format!("{w}/run.yml"),
+        "on: workflow_dispatch\njobs:\n  plain:\n    uses: ./.github/workflows/create-compute.yml\n    with:\n      cluster_name: plain\n  low:\n    uses: ./.github/workflows/create-compute.yml\n    with:\n      cluster_name: low\n      cluster_tier: low_priority\n      kind: GPU\n",
+    );
+    let inv = inventory(root);
+    let tiers = |name: &str| -> Vec<String> {
+        compute(&inv, name)["definitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["path"] == format!("{w}/run.yml"))
+            .map(|d| d["settings"]["tier"]["value"].as_str().unwrap_or("?").to_string())
+            .collect()
+    };
+    assert_eq!(tiers("plain"), ["dedicated"], "{inv:#}");
+    assert_eq!(tiers("low"), ["low_priority"], "{inv:#}");
+    let names: Vec<&str> = inv["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"low-gpu") && !names.contains(&"plain-gpu"),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"low-always") && names.contains(&"plain-always"),
+        "{names:?}"
+    );
+}

@@ -1639,7 +1639,7 @@ impl Bicep<'_> {
                 } else {
                     crate::load::Format::Yaml
                 };
-                match iac::structured_file(&src, format, &how) {
+                match iac::structured_file(files, &src, format, &how) {
                     Ok(v) => v,
                     Err(why) => return unread(&why),
                 }

@@ -46,6 +46,7 @@ const NEEDLES: &[&str] = &[
     "provisioning_configuration",
     "ComputeTarget.create",
     "attach_configuration",
+    "load_compute",
 ];
 
 /// The words of a document that may define a compute itself: a command's
@@ -62,6 +63,7 @@ const DEFINES: &[&str] = &[
     "provisioning_configuration",
     "ComputeTarget.create",
     "attach_configuration",
+    "load_compute",
 ];
 
 /// Whether a (lower-cased) file name is documentation this reader reads.

@@ -736,6 +736,169 @@ fn read_file(input: &Input<'_>, given: &Given, calls: &mut Calls, out: &mut Defi
     }
 }
 
+/// `inputs.<name>` (the name).
+fn input_name(t: &str) -> Option<&str> {
+    let n = t.trim().strip_prefix("inputs.")?;
+    (!n.is_empty()
+        && n.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+    .then_some(n)
+}
+
+/// A single-quoted string of an expression (its text).
+fn quoted(t: &str) -> Option<&str> {
+    let inner = t.trim().strip_prefix('\'')?.strip_suffix('\'')?;
+    (!inner.contains('\'')).then_some(inner)
+}
+
+/// Why a job or step of a GitHub reusable workflow or composite action, read for a call,
+/// does not run for it: its `if:` is `inputs.x`, `!inputs.x`, `inputs.x == 'v'` or
+/// `inputs.x != 'v'` (with or without `${{ }}`), and the call's value of `x` makes it
+/// false — the value passed (`with:`), else the input's default, else the empty value of
+/// its type (`''`, `false`, `0`), as GitHub gives an input that is neither. `None` when
+/// it runs or may (any other condition, a value not known statically).
+fn skipped_for_the_call(doc: &Document, root: NodeId, node: NodeId, given: &Given) -> Option<String> {
+    let cond = str_of(doc, doc.get(node, "if")?)?.trim();
+    let expr = cond
+        .strip_prefix("${{")
+        .and_then(|c| c.strip_suffix("}}"))
+        .unwrap_or(cond)
+        .trim();
+    if expr.contains("${{") {
+        return None;
+    }
+
+    // (input, what it is compared with: None for its truth, and whether the test is negated)
+    let (name, compared, negated) = if let Some((a, b)) = expr.split_once("==") {
+        let (n, lit) = match (input_name(a), quoted(b), input_name(b), quoted(a)) {
+            (Some(n), Some(l), ..) | (_, _, Some(n), Some(l)) => (n, l),
+            _ => return None,
+        };
+        (n, Some(lit), false)
+    } else if let Some((a, b)) = expr.split_once("!=") {
+        let (n, lit) = match (input_name(a), quoted(b), input_name(b), quoted(a)) {
+            (Some(n), Some(l), ..) | (_, _, Some(n), Some(l)) => (n, l),
+            _ => return None,
+        };
+        (n, Some(lit), true)
+    } else if let Some(rest) = expr.strip_prefix('!') {
+        (input_name(rest)?, None, true)
+    } else {
+        (input_name(expr)?, None, false)
+    };
+    let (kind, default) = declared_input(doc, root, name)?;
+    // The call's value: passed, else the default, else the type's empty value.
+    let (value, whence): (InputValue, String) = match given.get(name) {
+        Some(Lit::One(ScriptVal::Known { text, .. })) => {
+            (InputValue::of_text(text, kind)?, "the call passes".into())
+        }
+        Some(_) => return None,
+        None => match default {
+            Some(d) => (InputValue::of_node(doc, d, kind)?, "its default is".into()),
+            None => (
+                InputValue::empty(kind),
+                "the call does not pass it, and it has no default: it is".into(),
+            ),
+        },
+    };
+    let holds = match compared {
+        // GitHub compares strings without regard to case; another type with a string is
+        // not read.
+        Some(lit) => match &value {
+            InputValue::Str(s) => s.eq_ignore_ascii_case(lit) != negated,
+            _ => return None,
+        },
+        None => value.truthy() != negated,
+    };
+    (!holds).then(|| {
+        format!(
+            "its `if: {cond}` is false for the call: {whence} {}",
+            value.shown()
+        )
+    })
+}
+
+/// A value of an input, as GitHub's expressions see it.
+enum InputValue {
+    Str(String),
+    Bool(bool),
+    Num(f64),
+}
+
+impl InputValue {
+    fn empty(kind: &str) -> Self {
+        match kind {
+            "boolean" => InputValue::Bool(false),
+            "number" => InputValue::Num(0.0),
+            _ => InputValue::Str(String::new()),
+        }
+    }
+
+    fn of_text(text: &str, kind: &str) -> Option<Self> {
+        if text.contains("${{") {
+            return None;
+        }
+        Some(match kind {
+            "boolean" => match text.trim() {
+                "true" => InputValue::Bool(true),
+                "false" => InputValue::Bool(false),
+                _ => return None,
+            },
+            "number" => InputValue::Num(text.trim().parse().ok()?),
+            _ => InputValue::Str(text.to_string()),
+        })
+    }
+
+    fn of_node(doc: &Document, node: NodeId, kind: &str) -> Option<Self> {
+        match doc.value(doc.resolve(node)) {
+            Value::Str(s) => Self::of_text(s, kind),
+            Value::Bool(b) => Self::of_text(&b.to_string(), kind),
+            Value::Int(i) => Self::of_text(&i.to_string(), kind),
+            _ => None,
+        }
+    }
+
+    fn truthy(&self) -> bool {
+        match self {
+            InputValue::Str(s) => !s.is_empty(),
+            InputValue::Bool(b) => *b,
+            InputValue::Num(n) => *n != 0.0 && !n.is_nan(),
+        }
+    }
+
+    fn shown(&self) -> String {
+        match self {
+            InputValue::Str(s) => format!("'{s}'"),
+            InputValue::Bool(b) => b.to_string(),
+            InputValue::Num(n) => n.to_string(),
+        }
+    }
+}
+
+/// The type (`string` when not written) and default of the input `name` the document
+/// declares: a reusable workflow's `on: workflow_call: inputs:`, or a composite action's
+/// `inputs:` (whose inputs are strings). `None` when it declares no such input.
+fn declared_input(doc: &Document, root: NodeId, name: &str) -> Option<(&'static str, Option<NodeId>)> {
+    let on = doc.get(root, "on").or_else(|| doc.get(root, "True"));
+    let (inputs, action) = match on.and_then(|o| doc.get(doc.resolve(o), "workflow_call")) {
+        Some(call) => (doc.get(doc.resolve(call), "inputs")?, false),
+        None if doc.get(root, "runs").is_some() => (doc.get(root, "inputs")?, true),
+        None => return None,
+    };
+    let spec = doc.resolve(doc.get(doc.resolve(inputs), name)?);
+    if !matches!(doc.value(spec), Value::Map(_)) {
+        return None;
+    }
+    let kind = match doc.get(spec, "type").and_then(|t| str_of(doc, t)) {
+        _ if action => "string",
+        None | Some("string") => "string",
+        Some("boolean") => "boolean",
+        Some("number") => "number",
+        Some(_) => return None,
+    };
+    Some((kind, doc.get(spec, "default")))
+}
+
 /// A pipeline task's name (`default` when not written as a string) and the span of the
 /// whole step, from its `task:` key: where the definitions it makes start.
 fn task_and_span<'d>(doc: &'d Document, node: NodeId, default: &'d str) -> (&'d str, Span) {
@@ -956,6 +1119,8 @@ fn read_document(
         .get_entry(root, "extends")
         .map(|e| (doc.resolve(e.value), doc.node(e.key).span.start));
     let mut stack: Vec<Visit> = vec![(root, None, RunDefaults::default(), None)];
+    // Read for a call (a reusable workflow, an action, a template), not on its own.
+    let in_call = calls.chain.len() > 1;
     let mut visited = 0usize;
     // A tree of aliases may be wider than the file: visit no more than its nodes, once
     // more for each expanded loop item.
@@ -994,6 +1159,16 @@ fn read_document(
                 }
             }
             Value::Map(entries) => {
+                // A job or step of a reusable workflow (or composite action) that does not
+                // run for the call reading it (eval7, case 02).
+                if in_call
+                    && ["run", "uses", "steps"]
+                        .iter()
+                        .any(|k| doc.get(node, k).is_some())
+                    && skipped_for_the_call(doc, root, node, given).is_some()
+                {
+                    continue;
+                }
                 // A job's (or composite action's) steps: what each writes to
                 // `$GITHUB_ENV` is seen by those after it.
                 if let Some(steps) = doc.get(node, "steps").map(|s| doc.resolve(s))

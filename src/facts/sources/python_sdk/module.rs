@@ -25,6 +25,7 @@ pub(super) const NEEDLES: &[&str] = &[
     "provisioning_configuration",
     "ComputeTarget.create",
     "attach_configuration",
+    "load_compute",
     "import",
 ];
 
@@ -956,6 +957,10 @@ impl<'t> Module<'t> {
                         matches!(
                             self.text(a),
                             "update"
+                                | "append"
+                                | "extend"
+                                | "insert"
+                                | "remove"
                                 | "setdefault"
                                 | "pop"
                                 | "popitem"
@@ -1437,6 +1442,8 @@ impl<'t> Module<'t> {
         let last = self.class_name(callee.rsplit('.').next().unwrap_or(callee));
         if let Some((_, ctype)) = V2_CLASSES.iter().find(|(c, _)| *c == last) {
             self.v2(call, callee, ctype, display)
+        } else if last == "load_compute" {
+            self.load_compute(call, callee, display)
         } else {
             match self.v1_call(callee)? {
                 V1Call::Create => self.v1(call, callee, display),
@@ -1551,7 +1558,15 @@ impl<'t> Module<'t> {
             ("dictionary_splat", Some(inner)) => inner,
             _ => return Err(not_known()),
         };
-        let (n, _) = self.expression(inner, at)?;
+        self.dict_of(inner, at)
+    }
+
+    /// The entries of the dict `n` is (a literal or `dict(k=v, ...)`, written there or
+    /// assigned to the name `n` is), each with its key's node and its value's, and the
+    /// dict's node.
+    fn dict_of(&self, n: TsNode<'t>, at: usize) -> Result<(TsNode<'t>, Vec<Kw<'t>>), String> {
+        let not_known = || "its value is not known".to_string();
+        let (n, _) = self.expression(n, at)?;
         match n.kind() {
             "dictionary" => {
                 let mut out: Vec<Kw<'t>> = Vec::new();
@@ -1689,6 +1704,170 @@ impl<'t> Module<'t> {
         }
         self.moved_to_splat(&mut def, &dicts);
         Some(def)
+    }
+
+    /// SDK v2's `load_compute(source, params_override=[{"name": …}, {"type": …}, …])`: a
+    /// definition at the call. Its name and type are those the overrides give (later
+    /// entries win, as the SDK applies them in order), else those of the YAML file `source`
+    /// names (found as `yaml.safe_load(open(…))`'s file is; its own settings are that
+    /// file's, checked there); the overrides' other keys (`size`, `min_instances`, …) are
+    /// its settings, at their places in this file. `params_override` is a list literal of
+    /// dict literals, written in the call or assigned to a name before it; anything else
+    /// leaves the name unknown (an override may set it), with why. `None` for a
+    /// `load_compute` that is not the SDK's (a function of the file, a method of another
+    /// object) or whose result is thrown away.
+    pub(super) fn load_compute(&self, call: TsNode<'t>, callee: &str, display: &str) -> Option<ComputeDef> {
+        let receiver = callee.rsplit_once('.').map(|(r, _)| r);
+        let first = callee.split('.').next().unwrap_or(callee);
+        // Imported from elsewhere (`from mylib import load_compute`), or the file's own.
+        let other = self.imported.iter().any(|(local, ..)| local == first)
+            && !self.imported_from(callee, "azure.ai.ml");
+        if !matches!(receiver, None | Some("ml" | "azure.ai.ml"))
+            || other
+            || (receiver.is_none() && self.top_functions().contains_key(callee))
+            || discarded(call)
+        {
+            return None;
+        }
+        let (pos, kw) = self.args(call);
+        let at = call.start_byte();
+        let arg = |name: &str| kw.iter().find(|(k, ..)| *k == name).map(|(_, _, v)| *v);
+        let source = pos.first().copied().or_else(|| arg("source"));
+        let overrides: Result<Vec<Kw<'t>>, String> = match arg("params_override") {
+            None => Ok(Vec::new()),
+            Some(v) => self.overrides(v, at),
+        };
+        let mut notes = Vec::new();
+        let call_span = self.code.span(call.start_byte(), call.end_byte());
+        // The file's `name` and `type`, when it has them.
+        let file = source.filter(|s| s.kind() != "none").map(|s| {
+            (
+                s,
+                self.loaded_path("load_compute", crate::load::Format::Yaml, s, at, 0),
+            )
+        });
+        let from_file = |key: &str, notes: &mut Vec<String>| -> Option<Setting> {
+            let (s, ev) = file.as_ref()?;
+            let span = self.code.span(s.start_byte(), s.end_byte());
+            let written = self.text(*s);
+            let val = match &ev.v {
+                V::Map(entries) => entries.iter().rev().find(|(k, _)| k == key)?.1.clone(),
+                V::Unknown(why) => return Some(Setting::dynamic(written, why.clone(), span, None)),
+                _ => {
+                    let why = format!(
+                        "`load_compute()` reads `{}`, which is not a mapping",
+                        iac::one_line(written)
+                    );
+                    return Some(Setting::dynamic(written, why, span, None));
+                }
+            };
+            if let Some(n) = val.note.as_ref().filter(|n| !notes.contains(n)) {
+                notes.push(n.clone());
+            }
+            let leaf = iac::Leaf {
+                span,
+                written: written.to_string(),
+                val,
+                literal: None,
+            };
+            iac::setting_of(&leaf, None, iac::As::Text)
+        };
+        let given = |key: &str| match &overrides {
+            Ok(o) => o.iter().rev().find(|(k, ..)| *k == key).map(|(_, k, v)| (*k, *v)),
+            Err(_) => None,
+        };
+        let name = match (given("name"), &overrides) {
+            (Some((k, v)), _) => self.name_setting(v, k, at, &mut notes),
+            (None, Err(why)) => Setting::dynamic(
+                self.text(call),
+                format!("`params_override` may set the name, and {why}"),
+                call_span,
+                None,
+            ),
+            (None, Ok(_)) => from_file("name", &mut notes).unwrap_or_else(|| {
+                let why = match &file {
+                    Some((s, _)) => format!(
+                        "`{}` gives no `name`, nor does `params_override`",
+                        iac::one_line(self.text(*s))
+                    ),
+                    None => {
+                        "`load_compute()` is given neither a file nor a `name` in `params_override`".into()
+                    }
+                };
+                Setting::dynamic(self.text(call), why, call_span, None)
+            }),
+        };
+        let mut def = ComputeDef::new(
+            SourceKind::PythonSdk,
+            display,
+            call_span,
+            "load_compute(...)",
+            name,
+        );
+        def.idiom = crate::facts::idiom::Idiom::PythonOverride;
+        let ctype = match given("type") {
+            Some((k, v)) => self.setting(v, k, at, iac::As::Text, &mut notes),
+            None if overrides.is_ok() => from_file("type", &mut notes),
+            None => None,
+        };
+        if let Some(t) = ctype {
+            def.set("type", t);
+        }
+        for (kwname, path, as_) in V2_FIELDS {
+            if let Some((k, v)) = given(kwname)
+                && let Some(s) = self.setting(v, k, at, *as_, &mut notes)
+            {
+                def.set(path, s);
+            }
+        }
+        if let Err(why) = &overrides {
+            notes.push(format!("`params_override` is not read: {why}"));
+        }
+        // What the overrides do not set is the file's (checked there), or unknown.
+        let unset = match (&file, &overrides) {
+            (Some((s, _)), Ok(_)) => Some((
+                *s,
+                format!(
+                    "`load_compute()` takes it from `{}`",
+                    iac::one_line(self.text(*s))
+                ),
+            )),
+            (_, Err(why)) => Some((call, format!("`params_override` may set it, and {why}"))),
+            (None, Ok(_)) => None,
+        };
+        if let Some((node, why)) = unset {
+            let paths = V2_FIELDS.iter().map(|(_, path, _)| *path).chain([
+                "network_settings.subnet",
+                "network_settings.vnet_name",
+                "schedules",
+            ]);
+            self.unknown_unless_set(&mut def, paths, node, &why);
+        }
+        def.notes = notes;
+        Some(def)
+    }
+
+    /// The entries of `load_compute`'s `params_override` (a list of dicts), in order.
+    fn overrides(&self, v: TsNode<'t>, at: usize) -> Result<Vec<Kw<'t>>, String> {
+        let (list, at) = self.expression(v, at)?;
+        if list.kind() != "list" {
+            return Err(format!(
+                "`{}` is not a list amlint reads",
+                iac::one_line(self.text(v))
+            ));
+        }
+        let mut out = Vec::new();
+        let mut c = list.walk();
+        for item in list.named_children(&mut c) {
+            if item.kind() == "comment" {
+                continue;
+            }
+            out.extend(self.dict_of(item, at)?.1);
+            if out.len() > MAX_LITERAL_ITEMS {
+                return Err("it has too many entries".into());
+            }
+        }
+        Ok(out)
     }
 
     /// `schedules=ComputeSchedules(compute_start_stop=[ComputeStartStopSchedule(action=…,
@@ -3486,6 +3665,19 @@ impl<'t> Module<'t> {
                 iac::one_line(self.text(arg))
             ));
         };
+        self.loaded_path(callee, format, path, at, depth)
+    }
+
+    /// What `callee` returns for the file of the project the path expression `path`
+    /// names (see [`Self::loaded`]).
+    fn loaded_path(
+        &self,
+        callee: &str,
+        format: crate::load::Format,
+        path: TsNode<'t>,
+        at: usize,
+        depth: usize,
+    ) -> Ev {
         let from_file = || self.file_relative(path, at, depth);
         let (written, from_script) = match self.script_relative(path, at, depth).or_else(from_file) {
             Some(rest) => (rest, true),
@@ -3549,7 +3741,7 @@ impl<'t> Module<'t> {
         } else {
             format!("which `{callee}()` loads when the script runs from that file's folder")
         };
-        iac::structured_file(&src, format, &how).unwrap_or_else(|why| unread(&why))
+        iac::structured_file(files, &src, format, &how).unwrap_or_else(|why| unread(&why))
     }
 
     /// The rest of a path made from the script's own folder: `os.path.join(
