@@ -751,13 +751,13 @@ fn quoted(t: &str) -> Option<&str> {
     (!inner.contains('\'')).then_some(inner)
 }
 
-/// Why a job or step of a GitHub reusable workflow or composite action, read for a call,
+/// Whether a job or step of a GitHub reusable workflow or composite action, read for a call,
 /// does not run for it: its `if:` is `inputs.x`, `!inputs.x`, `inputs.x == 'v'` or
 /// `inputs.x != 'v'` (with or without `${{ }}`), and the call's value of `x` makes it
 /// false — the value passed (`with:`), else the input's default, else the empty value of
 /// its type (`''`, `false`, `0`), as GitHub gives an input that is neither. `None` when
-/// it runs or may (any other condition, a value not known statically).
-fn skipped_for_the_call(doc: &Document, root: NodeId, node: NodeId, given: &Given) -> Option<String> {
+/// not known statically (any other condition, a value not known statically).
+fn skipped_for_the_call(doc: &Document, root: NodeId, node: NodeId, given: &Given) -> Option<bool> {
     let cond = str_of(doc, doc.get(node, "if")?)?.trim();
     let expr = cond
         .strip_prefix("${{")
@@ -769,36 +769,30 @@ fn skipped_for_the_call(doc: &Document, root: NodeId, node: NodeId, given: &Give
     }
 
     // (input, what it is compared with: None for its truth, and whether the test is negated)
-    let (name, compared, negated) = if let Some((a, b)) = expr.split_once("==") {
-        let (n, lit) = match (input_name(a), quoted(b), input_name(b), quoted(a)) {
-            (Some(n), Some(l), ..) | (_, _, Some(n), Some(l)) => (n, l),
-            _ => return None,
-        };
-        (n, Some(lit), false)
-    } else if let Some((a, b)) = expr.split_once("!=") {
-        let (n, lit) = match (input_name(a), quoted(b), input_name(b), quoted(a)) {
-            (Some(n), Some(l), ..) | (_, _, Some(n), Some(l)) => (n, l),
-            _ => return None,
-        };
-        (n, Some(lit), true)
-    } else if let Some(rest) = expr.strip_prefix('!') {
-        (input_name(rest)?, None, true)
-    } else {
-        (input_name(expr)?, None, false)
+    let compared = [("==", false), ("!=", true)]
+        .into_iter()
+        .find_map(|(op, negated)| Some((expr.split_once(op)?, negated)));
+    let (name, compared, negated) = match compared {
+        Some(((a, b), negated)) => {
+            let (n, lit) = match (input_name(a), quoted(b), input_name(b), quoted(a)) {
+                (Some(n), Some(l), ..) | (_, _, Some(n), Some(l)) => (n, l),
+                _ => return None,
+            };
+            (n, Some(lit), negated)
+        }
+        None => match expr.strip_prefix('!') {
+            Some(rest) => (input_name(rest)?, None, true),
+            None => (input_name(expr)?, None, false),
+        },
     };
     let (kind, default) = declared_input(doc, root, name)?;
     // The call's value: passed, else the default, else the type's empty value.
-    let (value, whence): (InputValue, String) = match given.get(name) {
-        Some(Lit::One(ScriptVal::Known { text, .. })) => {
-            (InputValue::of_text(text, kind)?, "the call passes".into())
-        }
+    let value = match given.get(name) {
+        Some(Lit::One(ScriptVal::Known { text, .. })) => InputValue::of_text(text, kind)?,
         Some(_) => return None,
         None => match default {
-            Some(d) => (InputValue::of_node(doc, d, kind)?, "its default is".into()),
-            None => (
-                InputValue::empty(kind),
-                "the call does not pass it, and it has no default: it is".into(),
-            ),
+            Some(d) => InputValue::of_node(doc, d, kind)?,
+            None => InputValue::empty(kind),
         },
     };
     let holds = match compared {
@@ -810,12 +804,7 @@ fn skipped_for_the_call(doc: &Document, root: NodeId, node: NodeId, given: &Give
         },
         None => value.truthy() != negated,
     };
-    (!holds).then(|| {
-        format!(
-            "its `if: {cond}` is false for the call: {whence} {}",
-            value.shown()
-        )
-    })
+    Some(!holds)
 }
 
 /// A value of an input, as GitHub's expressions see it.
@@ -863,14 +852,6 @@ impl InputValue {
             InputValue::Str(s) => !s.is_empty(),
             InputValue::Bool(b) => *b,
             InputValue::Num(n) => *n != 0.0 && !n.is_nan(),
-        }
-    }
-
-    fn shown(&self) -> String {
-        match self {
-            InputValue::Str(s) => format!("'{s}'"),
-            InputValue::Bool(b) => b.to_string(),
-            InputValue::Num(n) => n.to_string(),
         }
     }
 }
@@ -1165,7 +1146,7 @@ fn read_document(
                     && ["run", "uses", "steps"]
                         .iter()
                         .any(|k| doc.get(node, k).is_some())
-                    && skipped_for_the_call(doc, root, node, given).is_some()
+                    && skipped_for_the_call(doc, root, node, given) == Some(true)
                 {
                     continue;
                 }
