@@ -12,6 +12,9 @@
 #   globs        n exclude patterns (and n per-file ignores) over 200 files
 #   tfmodule     a Terraform directory of n files, each a module call, beside a compute
 #                cluster (every file of a module reads the others: eval7 case 01)
+#   keys         a compute file of n keys it does not allow, each written twice (an
+#                AML002 and an unknown-key error each; each finding's rename and removal
+#                edits look up where the key is written)
 #
 # Usage: bench/scaling.sh [--quick]   (results in bench/results/scaling.md)
 set -euo pipefail
@@ -54,6 +57,8 @@ for label, n in (("small", 1), ("large", 10)):
     write(f"{t}/ml.tf", 'resource "azurerm_machine_learning_compute_cluster" "gpu" {\n  name = "gpu-cluster"\n  vm_size = "Standard_NC6"\n  vm_priority = "Dedicated"\n  machine_learning_workspace_id = "x"\n  location = "westeurope"\n  scale_settings {\n    min_node_count = 0\n    max_node_count = 1\n    scale_down_nodes_after_idle_duration = "PT5M"\n  }\n}\n')
     for i in range(150 * n):
         write(f"{t}/f{i}.tf", f'module "m{i}" {{\n  source = "./modules/m{i}"\n}}\n')
+    compute = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: c\ntype: amlcompute\nsize: Standard_DS3_v2\n"
+    write(f"{base}/keys/compute.yml", compute + "".join(f"key_{i % (3_000 * n)}: {i}\n" for i in range(6_000 * n)))
 PY
 
 {
@@ -62,7 +67,7 @@ PY
   echo "| dimension | n | 10n | ratio |"
   echo "|---|---|---|---|"
 } > "$out"
-for dim in findings documents suppressions files line globs tfmodule; do
+for dim in findings documents suppressions files line globs tfmodule keys; do
   args=(--no-config --fail-on never --max-file-size 100000000)
   [[ "$dim" == globs ]] && args=(--fail-on never)
   hyperfine -N -w 1 -r "$runs" --export-json "$work/$dim.json" \

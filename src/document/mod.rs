@@ -39,10 +39,10 @@ pub struct Document {
     /// Aliases expand beyond the limit (AML005): the tree is kept for classification,
     /// but nothing may expand it ([`Document::to_json`] gives `null`).
     pub alias_overflow: bool,
-    /// For mappings of more than [`INDEXED_MAP`] entries: key → index of the entry the
-    /// CLI keeps. Built on the first lookup, so that resolving one finding per key of a
-    /// 20,000-key mapping is not quadratic.
-    key_index: std::sync::OnceLock<HashMap<NodeId, HashMap<String, usize>>>,
+    /// For mappings of more than [`INDEXED_MAP`] entries: where each key is written.
+    /// Built on the first lookup, so that resolving one finding per key of a 20,000-key
+    /// mapping is not quadratic.
+    key_index: std::sync::OnceLock<HashMap<NodeId, KeyIndex>>,
     /// The nodes also reached through an alias or a `<<` merge key
     /// ([`Document::is_shared`]), found on the first question.
     shared: std::sync::OnceLock<Vec<bool>>,
@@ -50,6 +50,31 @@ pub struct Document {
 
 /// Mappings with more entries than this get a key index ([`Document::get_entry`]).
 const INDEXED_MAP: usize = 32;
+
+/// The entries of one large mapping by key.
+#[derive(Clone, Debug, Default)]
+struct KeyIndex {
+    /// Key → positions of its first and last entries (the last is the one the CLI keeps).
+    ends: HashMap<String, (u32, u32)>,
+    /// For each entry, the position of the next entry with the same key (`u32::MAX`:
+    /// none), so that every entry of a repeated key is found without a scan.
+    next_same: Vec<u32>,
+}
+
+impl KeyIndex {
+    fn kept(&self, key: &str) -> Option<usize> {
+        self.ends.get(key).map(|&(_, last)| last as usize)
+    }
+
+    /// The positions of the entries written under `key`, in text order.
+    fn positions(&self, key: &str) -> impl Iterator<Item = usize> + '_ {
+        let first = self.ends.get(key).map_or(u32::MAX, |&(first, _)| first);
+        std::iter::successors((first != u32::MAX).then_some(first), |&i| {
+            Some(self.next_same[i as usize]).filter(|&n| n != u32::MAX)
+        })
+        .map(|i| i as usize)
+    }
+}
 
 /// What a pointer lookup points at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,11 +139,8 @@ impl Document {
     /// The entry the CLI keeps for `key` in the mapping `map` (the last one).
     pub fn get_entry(&self, map: NodeId, key: &str) -> Option<Entry> {
         let entries = self.entries(map);
-        if entries.len() > INDEXED_MAP {
-            let index = self.key_index.get_or_init(|| self.build_key_index());
-            if let Some(keys) = index.get(&self.resolve(map)) {
-                return keys.get(key).map(|&i| entries[i]);
-            }
+        if let Some(keys) = self.large_map_index(map) {
+            return keys.kept(key).map(|i| entries[i]);
         }
         entries
             .iter()
@@ -127,15 +149,39 @@ impl Document {
             .copied()
     }
 
-    fn build_key_index(&self) -> HashMap<NodeId, HashMap<String, usize>> {
+    /// The key index of `map` when it is a mapping of more than [`INDEXED_MAP`] entries.
+    fn large_map_index(&self, map: NodeId) -> Option<&KeyIndex> {
+        if self.entries(map).len() <= INDEXED_MAP {
+            return None;
+        }
+        self.key_index
+            .get_or_init(|| self.build_key_index())
+            .get(&self.resolve(map))
+    }
+
+    fn build_key_index(&self) -> HashMap<NodeId, KeyIndex> {
         let mut index = HashMap::new();
         for (i, node) in self.nodes.iter().enumerate() {
             if let Value::Map(entries) = &node.value {
                 if entries.len() > INDEXED_MAP {
-                    let mut keys = HashMap::with_capacity(entries.len());
+                    let mut keys = KeyIndex {
+                        ends: HashMap::with_capacity(entries.len()),
+                        next_same: vec![u32::MAX; entries.len()],
+                    };
                     for (j, e) in entries.iter().enumerate() {
-                        // Later entries win, as in the CLI.
-                        keys.insert(self.key_string(e.key).into_owned(), j);
+                        // Later entries win, as in the CLI. (A document has fewer than
+                        // 2^32 nodes: the loader's limits stop it long before.)
+                        let j = j as u32;
+                        match keys.ends.entry(self.key_string(e.key).into_owned()) {
+                            std::collections::hash_map::Entry::Occupied(mut o) => {
+                                let last = &mut o.get_mut().1;
+                                keys.next_same[*last as usize] = j;
+                                *last = j;
+                            }
+                            std::collections::hash_map::Entry::Vacant(v) => {
+                                v.insert((j, j));
+                            }
+                        }
                     }
                     index.insert(NodeId(i as u32), keys);
                 }
@@ -153,18 +199,15 @@ impl Document {
     /// of those entries. Keys are borrowed; a large mapping uses the key index.
     pub fn kept_entries(&self, map: NodeId) -> Vec<(std::borrow::Cow<'_, str>, NodeId)> {
         let entries = self.entries(map);
-        if entries.len() > INDEXED_MAP {
-            let index = self.key_index.get_or_init(|| self.build_key_index());
-            if let Some(keys) = index.get(&self.resolve(map)) {
-                return entries
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(j, e)| {
-                        let key = self.key_string(e.key);
-                        (keys.get(key.as_ref()) == Some(&j)).then_some((key, e.value))
-                    })
-                    .collect();
-            }
+        if let Some(keys) = self.large_map_index(map) {
+            return entries
+                .iter()
+                .enumerate()
+                .filter_map(|(j, e)| {
+                    let key = self.key_string(e.key);
+                    (keys.kept(key.as_ref()) == Some(j)).then_some((key, e.value))
+                })
+                .collect();
         }
         let mut kept: Vec<(std::borrow::Cow<'_, str>, NodeId)> = Vec::with_capacity(entries.len());
         for e in entries.iter().rev() {
@@ -298,12 +341,21 @@ impl Document {
         let mut parent = pointer.clone();
         parent.pop();
         let map = self.lookup_own(&parent)?.value;
-        let keys: Vec<NodeId> = self
-            .entries(map)
-            .iter()
-            .filter(|e| !e.merged && self.key_string(e.key) == key)
-            .map(|e| e.key)
-            .collect();
+        let entries = self.entries(map);
+        let written = |e: &&Entry| !e.merged;
+        let keys: Vec<NodeId> = match self.large_map_index(map) {
+            Some(index) => index
+                .positions(key)
+                .map(|i| &entries[i])
+                .filter(written)
+                .map(|e| e.key)
+                .collect(),
+            None => entries
+                .iter()
+                .filter(|e| written(e) && self.key_string(e.key) == key)
+                .map(|e| e.key)
+                .collect(),
+        };
         (!keys.is_empty()).then_some(keys)
     }
 

@@ -1409,6 +1409,40 @@ mod tests {
     }
 
     #[test]
+    fn every_written_entry_of_a_key_is_found_in_small_and_indexed_mappings() {
+        // `written_keys` of a mapping over 32 entries walks the key index's chain of
+        // repeats (a scan of the mapping per key was quadratic in a file of 60,000
+        // repeated or unknown keys: 3.2 s, now 0.23 s): the same answers as the scan below
+        // it, in text order, merged entries left out.
+        for size in [8, 40] {
+            let mut text = String::from("base: &b {k0: merged, k99: merged}\nm:\n  <<: *b\n");
+            for i in 1..size {
+                text.push_str(&format!("  k{i}: {i}\n"));
+            }
+            text.push_str("  k1: again\n  k0: written\n  k1: last\n");
+            let (docs, _) = load(&text);
+            let doc = &docs[0];
+            let starts = |key: &str| {
+                doc.written_keys(&crate::source::Pointer::parse(key)).map(|keys| {
+                    keys.iter()
+                        .map(|k| doc.node(*k).span.start as usize)
+                        .collect::<Vec<_>>()
+                })
+            };
+            let at = |needle: &str| text.find(needle).unwrap();
+            assert_eq!(
+                starts("/m/k1"),
+                Some(vec![at("  k1: 1") + 2, at("k1: again"), at("k1: last")]),
+                "{size} entries"
+            );
+            assert_eq!(starts("/m/k0"), Some(vec![at("k0: written")]), "{size} entries");
+            assert_eq!(starts("/m/k2"), Some(vec![at("k2: 2")]), "{size} entries");
+            assert_eq!(starts("/m/k99"), None, "merged only: {size} entries");
+            assert_eq!(starts("/m/nope"), None, "{size} entries");
+        }
+    }
+
+    #[test]
     fn duplicate_keys_point_at_the_second() {
         let text = "a: 1\nb: 2\na: 3\n";
         let (docs, diags) = load(text);
