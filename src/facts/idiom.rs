@@ -20,6 +20,9 @@ pub enum Idiom {
     Yaml,
     /// `az ml compute create` options.
     Cli,
+    /// SDK v1's `az ml computetarget create` options (the `azure-cli-ml` extension):
+    /// `--vm-size`, `--min-nodes`, `--vnet-name`/`--subnet-name`... and no public-IP option.
+    CliV1,
     /// A CI template's parameters (`create-compute.yml`).
     Template,
     /// The GitHub reusable workflow of Azure/mlops-templates, `create-compute.yml`, whose
@@ -49,9 +52,10 @@ pub enum Idiom {
 }
 
 impl Idiom {
-    pub const ALL: [Idiom; 13] = [
+    pub const ALL: [Idiom; 14] = [
         Idiom::Yaml,
         Idiom::Cli,
+        Idiom::CliV1,
         Idiom::Template,
         Idiom::TemplateVnet,
         Idiom::Terraform,
@@ -69,6 +73,7 @@ impl Idiom {
         match self {
             Idiom::Yaml => "yaml",
             Idiom::Cli => "cli",
+            Idiom::CliV1 => "cli-v1",
             Idiom::Template => "template",
             Idiom::TemplateVnet => "template-vnet",
             Idiom::Terraform => "terraform",

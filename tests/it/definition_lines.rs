@@ -398,6 +398,9 @@ fn a_definitions_findings_name_its_settings_in_its_own_language() {
     write(dir.path(), "v1.py", v1);
     let sh = "az ml compute create --name cli-words --type amlcompute --size Standard_DS3_v2 \\\n  --min-instances 1\naz ml compute create --name cli-words-ci --type computeinstance --size Standard_DS3_v2 --enable-node-public-ip false --subnet /s/subnets/a\n";
     write(dir.path(), "make.sh", sh);
+    // CLI v1 (`az ml computetarget create`): its own options; `lowpriority` is its value.
+    let v1_cli = "az ml computetarget create amlcompute -n v1-cli --vm-size STANDARD_D2_V2 \\\n  --min-nodes 1 --max-nodes 4 --vm-priority lowpriority\n";
+    write(dir.path(), "v1.sh", v1_cli);
     let yaml = "$schema: https://azuremlschemas.azureedge.net/latest/amlCompute.schema.json\nname: yaml-words\ntype: amlcompute\nsize: Standard_DS3_v2\nmin_instances: 2\nssh_public_access_enabled: true\n";
     write(dir.path(), "compute.yml", yaml);
     let json = capped::check_json(dir.path());
@@ -449,6 +452,35 @@ fn a_definitions_findings_name_its_settings_in_its_own_language() {
     );
     let s = said_of(&json, "make.sh", "AML602");
     assert!(s.contains("Add `--idle-time-before-shutdown-minutes 60`"), "{s}");
+    // CLI v1: its options, never CLI v2's; it has none for node public IPs.
+    let s = said_of(&json, "v1.sh", "AML601");
+    assert!(
+        s.contains("`--min-nodes 1` keeps") && s.contains("Set `--min-nodes 0`"),
+        "{s}"
+    );
+    assert!(s.contains("`--idle-seconds-before-scaledown`"), "{s}");
+    let s = said_of(&json, "v1.sh", "AML702");
+    assert!(
+        s.contains("This definition cannot turn them off (SDK v1's `az ml computetarget create` has no option for it)"),
+        "{s}"
+    );
+    let s = said_of(&json, "v1.sh", "AML704");
+    assert!(s.contains("`--vnet-name` and `--subnet-name`"), "{s}");
+    for d in json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == "v1.sh")
+    {
+        let s = said(d);
+        for v2_option in ["`--min-instances", "`--idle-time-before", "`--subnet`", "`--tier"] {
+            assert!(!s.contains(v2_option), "{s}");
+        }
+    }
+    assert!(
+        findings(&json, "v1.sh", "AML103").is_empty(),
+        "`--vm-priority lowpriority` is CLI v1's own value: {json:#}"
+    );
     // None of them quotes an Azure ML YAML key that its language does not have.
     for file in ["main.tf", "compute.bicep", "v1.py", "make.sh"] {
         for d in json["diagnostics"]

@@ -1497,6 +1497,9 @@ pub enum ValueKind {
     Bool,
     /// `Enabled`/`Disabled` (SDK v1's remote login port).
     Enabled,
+    /// SDK v1's `dedicated`/`lowpriority` (`--vm-priority`), as the tier Azure ML YAML
+    /// writes (`low_priority`), which the rules compare.
+    Priority,
 }
 
 /// The options of `az ml compute create|attach` this reader reads.
@@ -1641,7 +1644,7 @@ fn v1_option(opt: &str) -> Target {
         "--vm-size" | "-s" => Target::Field("size", ValueKind::Str),
         "--min-nodes" => Target::Field("min_instances", ValueKind::Int),
         "--max-nodes" | "-M" => Target::Field("max_instances", ValueKind::Int),
-        "--vm-priority" | "-p" => Target::Field("tier", ValueKind::Str),
+        "--vm-priority" | "-p" => Target::Field("tier", ValueKind::Priority),
         "--idle-seconds-before-scaledown" => Target::Field("idle_time_before_scale_down", ValueKind::Int),
         "--remote-login-port-public-access" => Target::Field("ssh_public_access_enabled", ValueKind::Enabled),
         "--subnet-name" => Target::Field("network_settings.subnet", ValueKind::Str),
@@ -2759,6 +2762,9 @@ fn definition(c: &ShellCommand, cwd: &Cwd, head: &Head<'_>, cx: &Ctx<'_>) -> Opt
     def.from_file = from_file;
     def.names_the_file = options.names_the_file;
     def.unknown_options = std::mem::take(&mut options.unknown);
+    if v1 {
+        def.idiom = crate::facts::idiom::Idiom::CliV1;
+    }
     // CLI v2 turns the options into the compute's YAML, loaded with its type's schema.
     if def.command == "az ml compute create" {
         def.refuse_keys_the_type_lacks();
@@ -3826,6 +3832,11 @@ pub fn scalar(text: &str, kind: ValueKind) -> Scalar {
         ValueKind::Enabled => match text.trim().to_ascii_lowercase().as_str() {
             "enabled" => Scalar::Bool(true),
             "disabled" => Scalar::Bool(false),
+            _ => Scalar::Str(text.into()),
+        },
+        ValueKind::Priority => match text.trim().to_ascii_lowercase().as_str() {
+            "dedicated" => Scalar::Str("dedicated".into()),
+            "lowpriority" => Scalar::Str("low_priority".into()),
             _ => Scalar::Str(text.into()),
         },
         ValueKind::Str => Scalar::Str(text.into()),
@@ -5177,6 +5188,28 @@ az ml compute create -n given --type amlcompute --size $SIZE
         );
         assert_eq!(ds[1].ctype().as_deref(), Some("virtualmachine"));
         assert_eq!(ds[0].command, "az ml computetarget create");
+        // CLI v1 spells settings its own way: its findings say so (`Idiom::CliV1`), and its
+        // `--vm-priority lowpriority` is the tier Azure ML YAML writes `low_priority`.
+        assert_eq!(ds[0].idiom, crate::facts::idiom::Idiom::CliV1);
+        let text =
+            "az ml computetarget create amlcompute -n a --vm-size Standard_NC6 --vm-priority LowPriority
+az ml computetarget create amlcompute -n b --vm-priority dedicated
+az ml computetarget create amlcompute -n c --vm-priority spot
+az ml compute create -n d --type amlcompute --tier lowpriority
+";
+        let ds = defs(text, Dialect::Bash);
+        let tiers: Vec<_> = ds.iter().map(|d| value(d, "tier")).collect();
+        assert_eq!(
+            tiers,
+            [
+                Some(Scalar::Str("low_priority".into())),
+                Some(Scalar::Str("dedicated".into())),
+                Some(Scalar::Str("spot".into())),
+                // CLI v2's `--tier` is checked against the compute YAML's schema as written.
+                Some(Scalar::Str("lowpriority".into())),
+            ]
+        );
+        assert_eq!(ds[3].idiom, crate::facts::idiom::Idiom::Cli);
     }
 
     #[test]
