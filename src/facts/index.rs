@@ -120,8 +120,11 @@ fn without_overridden(defs: &mut Vec<ComputeEntry>) {
     // run names the file it reads from the walk's absolute path (audit 29, case 05).
     let cwd = std::env::current_dir().unwrap_or_default();
     let at = |f: &str| crate::fsio::absolute(Path::new(f), &cwd);
+    // A call of a module in the module's own file (a Python helper and its call) is no
+    // reader of another definition there: the definitions of its own file stand.
     let readers: Vec<(PathBuf, String, Option<String>)> = defs
         .iter()
+        .filter(|d| d.reads.is_some() && d.reads != d.file)
         .filter_map(|d| Some((at(d.reads.as_deref()?), d.ctype.clone(), d.size.clone())))
         .collect();
     defs.retain(|e| {

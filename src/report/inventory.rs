@@ -417,10 +417,12 @@ impl ListedCompute {
         // A definition another reads and overrides (the YAML of `az ml compute create
         // --file`) is not compared: what is created is the reading one's
         // (`facts::index`, `without_overridden`).
+        // A call of a module in the module's own file (a Python helper function and its
+        // call) reads its values from that file, and is no file another reads.
         let read: Vec<&str> = self
             .definitions
             .iter()
-            .filter_map(|d| d.from_file.as_deref())
+            .filter_map(|d| d.from_file.as_deref().filter(|f| *f != d.path))
             .collect();
         let created = |d: &&ListedDefinition| !read.contains(&d.path.as_str());
         for key in SHOWN {

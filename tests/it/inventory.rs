@@ -514,3 +514,117 @@ fn a_partial_inventory_lists_every_definition_outside_the_checked_file() {
     let text = String::from_utf8(human.stdout).unwrap();
     assert!(text.contains("defined at scripts/setup.sh:3 (az-cli)"), "{text}");
 }
+
+/// eval8, cases 01, 02 and 04: an empty name (`NAME=""` before an argument parser sets it,
+/// PowerShell's `$X = ""` to fill in) and a placeholder (`"<COMPUTE_NAME>"`, ARM's
+/// `{azure_ml_compute_name}`) name no compute: such definitions are listed as not known,
+/// never one compute made of unrelated scripts that then "conflict" (AML205). A compute a
+/// Python helper function creates has the type and size of the helper's call, and
+/// disagrees with a script that creates it otherwise.
+#[test]
+fn empty_and_placeholder_names_are_not_known_and_helper_calls_count_in_the_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (path, text) in [
+        (
+            "args.sh",
+            "NAME=\"\"\nwhile [[ $# -gt 0 ]]; do\n  case \"$1\" in\n    --name) NAME=\"$2\"; shift 2 ;;\n  esac\ndone\naz ml compute create --name \"$NAME\" --type amlcompute --size Standard_DS3_v2\n",
+        ),
+        (
+            "other.sh",
+            "NAME=\"\"\nif [ -n \"$1\" ]; then NAME=\"$1\"; fi\naz ml compute create --name \"$NAME\" --type amlcompute --size Standard_NC6\n",
+        ),
+        (
+            "template.ps1",
+            "$CLUSTER_NAME = \"\" # Set your compute cluster's name\naz ml compute create --name $CLUSTER_NAME --type amlcompute --size Standard_DS11_v2\n",
+        ),
+        (
+            "sample.py",
+            "from azure.ai.ml.entities import AmlCompute\ncluster_name = \"<COMPUTE_CLUSTER_NAME>\"  # replace\nml_client.begin_create_or_update(AmlCompute(name=cluster_name, size=\"Standard_DS3_v2\"))\n",
+        ),
+        (
+            "setup.sh",
+            "az ml compute create -n cpu-cluster --type amlcompute --min-instances 0 --max-instances 2\n",
+        ),
+        (
+            "sdk/setup.py",
+            "from azure.ai.ml.entities import AmlCompute\n\n\ndef create_compute(name):\n    ml_client.begin_create_or_update(AmlCompute(name=name, size=\"STANDARD_DS11_V2\", max_instances=2))\n\n\ndef create_gpu(name):\n    ml_client.begin_create_or_update(AmlCompute(name=name, size=\"Standard_NC4as_T4_v3\", max_instances=1))\n\n\ncreate_compute(\"cpu-cluster\")\ncreate_gpu(\"gpu-cluster\")\n",
+        ),
+    ] {
+        std::fs::create_dir_all(d.join(path).parent().unwrap()).unwrap();
+        std::fs::write(d.join(path), text).unwrap();
+    }
+    let out = amlint(
+        d,
+        &["inventory", "--no-config", "--no-cache", "--format", "json", "."],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let computes: Vec<(&str, &Value, &Value, &Value)> = json["computes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap(),
+                &c["type"],
+                &c["size"],
+                &c["disagree"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        computes,
+        [
+            (
+                "cpu-cluster",
+                &Value::from("amlcompute"),
+                &Value::Null,
+                &serde_json::json!(["size"])
+            ),
+            (
+                "gpu-cluster",
+                &Value::from("amlcompute"),
+                &Value::from("Standard_NC4as_T4_v3"),
+                &serde_json::json!([])
+            ),
+        ],
+        "{json:#}"
+    );
+    let unnamed: Vec<(String, String)> = json["unnamed_definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| !u["path"].as_str().unwrap().starts_with("sdk/"))
+        .map(|u| {
+            (
+                u["path"].as_str().unwrap().to_string(),
+                u["name"]["why"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(unnamed.len(), 4, "{json:#}");
+    for (path, why) in &unnamed {
+        let expected = if path == "sample.py" {
+            "`<COMPUTE_CLUSTER_NAME>` is a placeholder, for its reader to fill in"
+        } else {
+            "is empty here: the name is given when this runs"
+        };
+        assert!(why.contains(expected), "{path}: {why}");
+    }
+    // No conflict between scripts that name no compute; the helper's call and the script
+    // that create `cpu-cluster` do conflict.
+    let check = amlint(
+        d,
+        &["check", "--no-config", "--no-cache", "--format", "json", "."],
+    );
+    let json: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let conflicts: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["code"] == "AML205")
+        .map(|x| x["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(conflicts, ["setup.sh"], "{json:#}");
+}

@@ -402,7 +402,8 @@ fn value_parts(text: &str, span: Span, exact: bool, skip: usize, rest: &[WordPar
 /// holding a variable. A bare word is a command whose output is assigned (`$x = Get-X`),
 /// or the keyword of an expression (`$x = if (...) {...}`).
 fn ps_value(w: &Word) -> bool {
-    let quoted = w.span != w.inner_span();
+    // A word of no parts is an empty string in quotes (`""`: eval8 case 01).
+    let quoted = w.span != w.inner_span() || w.parts.is_empty();
     let var = w.parts.iter().any(|p| !matches!(p, WordPart::Lit { .. }));
     let lit = w.literal().unwrap_or_default();
     let lit = lit.trim_end_matches(',');
@@ -2922,6 +2923,17 @@ impl Options<'_, '_> {
                 (v.clone(), w.span)
             };
             self.apply(target, &value, key);
+            // `--set a=x b=y`: the option takes every word up to the next option (argparse's
+            // `nargs='+'`), each a `path=value` of its own (`--set=a=x` takes that one).
+            if target == Target::Set && !inline {
+                while let Some(v) = rest.get(i) {
+                    if args.open[i].is_some() || option_text(v).is_some() {
+                        break;
+                    }
+                    i += 1;
+                    self.apply(target, v, key);
+                }
+            }
         }
     }
 
@@ -4997,6 +5009,35 @@ mod tests {
         assert_eq!(iso.value, Some(Scalar::Str("PT1H".into())));
         assert_eq!(&text[iso.span.range()], "PT1H");
         assert!(b.get("other").is_none(), "a path no rule reads stays unread");
+    }
+
+    /// `--set` takes every word up to the next option, each a `path=value` (argparse's
+    /// `nargs='+'`, as Microsoft's samples write `--set version=$v environment=...`): eval8
+    /// case 03, where `--set name=c-cluster` after another pair was never read.
+    #[test]
+    fn set_takes_every_pair_up_to_the_next_option() {
+        let text = "SIZE=Standard_NC6
+az ml compute create -f c.yml --set name=b-cluster size=$SIZE --no-wait
+az ml compute create -f c.yml --set size=Standard_NC6 \
+  name=c-cluster max_instances=4 -g rg
+az ml compute create -n d --type amlcompute --set=min_instances=1 max_instances=3
+az ml compute create -n e --type amlcompute --set min_instances=1 $OTHER max_instances=3
+";
+        let [b, c, d, e] = defs(text, Dialect::Bash).try_into().unwrap();
+        assert_eq!(b.name.value, Some(Scalar::Str("b-cluster".into())));
+        assert_eq!(b.size(), Some("Standard_NC6"));
+        assert_eq!(c.name.value, Some(Scalar::Str("c-cluster".into())));
+        assert_eq!(c.size(), Some("Standard_NC6"));
+        assert_eq!(value(&c, "max_instances"), Some(Scalar::Int(4)));
+        let name = c.name.clone();
+        assert_eq!(&text[name.span.range()], "c-cluster");
+        assert_eq!(&text[name.key.unwrap().range()], "--set");
+        // `--set=pair` is that one pair: argparse leaves the next word unrecognized.
+        assert_eq!(value(&d, "min_instances"), Some(Scalar::Int(1)));
+        assert_eq!(value(&d, "max_instances"), None);
+        // An expansion not known may be an option: what follows it is not taken as a pair.
+        assert_eq!(value(&e, "min_instances"), Some(Scalar::Int(1)));
+        assert_ne!(value(&e, "max_instances"), Some(Scalar::Int(3)));
     }
 
     /// Options the type's schema does not have are no settings of the compute: kept, at

@@ -393,6 +393,33 @@ impl Files {
 /// its lines, costs no more.
 const MAX_ALSO: usize = 10_000;
 
+/// A definition's name that no compute can have is not known: the empty string (`NAME=""`
+/// before an argument parser sets it, a template's `$X = ''` to fill in) or a placeholder
+/// (`"<COMPUTE_NAME>"`, `{azure_ml_compute_name}`, `__NAME__`). Taken as names, they made
+/// one compute of unrelated scripts and samples, with conflicts between them (eval8,
+/// cases 01 and 02). References to such names are not checked either
+/// ([`crate::facts::index::is_template_name`]).
+pub fn unknown_if_no_name(def: &mut ComputeDef) {
+    let Some(Scalar::Str(name)) = &def.name.value else {
+        return;
+    };
+    let written = if def.name.written.trim().is_empty() {
+        format!("{name:?}")
+    } else {
+        def.name.written.clone()
+    };
+    let why = if name.trim().is_empty() {
+        format!(
+            "`{written}` is empty here: the name is given when this runs (as an argument, or by whoever fills in the template)"
+        )
+    } else if crate::facts::index::is_template_name(name) {
+        format!("`{name}` is a placeholder, for its reader to fill in: no compute is named so")
+    } else {
+        return;
+    };
+    def.name = Setting::dynamic(written, why, def.name.span, def.name.key);
+}
+
 /// Each suppression comment that covers a line of text a definition is written in before
 /// its first line ([`ComputeDef::written_before`]) covers that first line too: the
 /// definition's findings are there.

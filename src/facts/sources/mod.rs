@@ -154,6 +154,7 @@ pub fn read(input: &Input<'_>) -> Definitions {
             }
         }
     }
+    found.computes.iter_mut().for_each(common::unknown_if_no_name);
     common::cover_written_before(input.source, &found.computes, &mut found.comments);
     found
 }
