@@ -139,7 +139,7 @@ impl Document {
     /// The entry the CLI keeps for `key` in the mapping `map` (the last one).
     pub fn get_entry(&self, map: NodeId, key: &str) -> Option<Entry> {
         let entries = self.entries(map);
-        if let Some(keys) = self.large_map_index(map) {
+        if let Some(keys) = self.large_map_index(map, entries) {
             return keys.kept(key).map(|i| entries[i]);
         }
         entries
@@ -149,9 +149,10 @@ impl Document {
             .copied()
     }
 
-    /// The key index of `map` when it is a mapping of more than [`INDEXED_MAP`] entries.
-    fn large_map_index(&self, map: NodeId) -> Option<&KeyIndex> {
-        if self.entries(map).len() <= INDEXED_MAP {
+    /// The key index of `map`, a mapping of `entries`, when it has more than
+    /// [`INDEXED_MAP`] of them (the caller has them at hand: `get_entry` is hot).
+    fn large_map_index(&self, map: NodeId, entries: &[Entry]) -> Option<&KeyIndex> {
+        if entries.len() <= INDEXED_MAP {
             return None;
         }
         self.key_index
@@ -199,7 +200,7 @@ impl Document {
     /// of those entries. Keys are borrowed; a large mapping uses the key index.
     pub fn kept_entries(&self, map: NodeId) -> Vec<(std::borrow::Cow<'_, str>, NodeId)> {
         let entries = self.entries(map);
-        if let Some(keys) = self.large_map_index(map) {
+        if let Some(keys) = self.large_map_index(map, entries) {
             return entries
                 .iter()
                 .enumerate()
@@ -343,7 +344,7 @@ impl Document {
         let map = self.lookup_own(&parent)?.value;
         let entries = self.entries(map);
         let written = |e: &&Entry| !e.merged;
-        let keys: Vec<NodeId> = match self.large_map_index(map) {
+        let keys: Vec<NodeId> = match self.large_map_index(map, entries) {
             Some(index) => index
                 .positions(key)
                 .map(|i| &entries[i])
