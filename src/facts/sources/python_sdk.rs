@@ -244,6 +244,34 @@ mod tests {
         assert!(defs("import os\nmake(None, \"x\")\n").is_empty());
     }
 
+    /// `ComputeTarget.attach(ws, name, X.attach_configuration(...))` is a definition of
+    /// X's type (eval8, case 05: Databricks, HDInsight and ADLA targets were untyped, so
+    /// an AutoML job on one got no AML305).
+    #[test]
+    fn v1_attach_configurations_give_their_class_type() {
+        let t = "from azureml.core.compute import ComputeTarget, DatabricksCompute, HDInsightCompute, AdlaCompute, RemoteCompute
+                 ComputeTarget.attach(ws, \"my-databricks\", DatabricksCompute.attach_configuration(resource_group=rg, workspace_name=w, access_token=t))
+                 c = HDInsightCompute.attach_configuration(address=\"h.azurehdinsight.net\", ssh_port=22, username=u, password=p)
+                 ComputeTarget.attach(ws, \"my-hdi\", c)
+                 AdlaCompute.attach(ws, \"my-adla\", AdlaCompute.attach_configuration(resource_group=rg, account_name=a))
+                 ComputeTarget.attach(ws, \"my-vm\", RemoteCompute.attach_configuration(address=\"1.2.3.4\", ssh_port=22))
+";
+        let types: Vec<(Option<String>, Option<String>)> = defs(t)
+            .iter()
+            .map(|d| (d.known_name().map(str::to_string), d.ctype()))
+            .collect();
+        let named = |n: &str, t: &str| (Some(n.to_string()), Some(t.to_string()));
+        assert_eq!(
+            types,
+            [
+                named("my-databricks", "databricks"),
+                named("my-hdi", "hdinsight"),
+                named("my-adla", "datalakeanalytics"),
+                named("my-vm", "virtualmachine"),
+            ]
+        );
+    }
+
     /// `provisioning_configuration`'s positional arguments are read by SDK v1's order:
     /// `AmlCompute`'s and `ComputeInstance`'s first is the size, `AksCompute`'s second.
     #[test]

@@ -78,6 +78,12 @@ pub(super) const V1_ATTACH_CLASSES: &[(&str, &str)] = &[
     ("AksCompute", "aks"),
     ("RemoteCompute", "virtualmachine"),
     ("SynapseCompute", "synapsespark"),
+    // The REST API's `computeType`s of these (`Databricks`, `HDInsight`,
+    // `DataLakeAnalytics`, `DataFactory`), as ARM writes them (eval8, case 05).
+    ("DatabricksCompute", "databricks"),
+    ("HDInsightCompute", "hdinsight"),
+    ("AdlaCompute", "datalakeanalytics"),
+    ("DataFactoryCompute", "datafactory"),
 ];
 
 /// What an SDK v1 call of a compute class does.
@@ -2144,7 +2150,7 @@ impl<'t> Module<'t> {
             }
             None => def.notes.push(format!(
                 "its type is not read: `{conf_callee}(...)` is not the `attach_configuration` of {}",
-                "`KubernetesCompute`, `AksCompute`, `RemoteCompute` or `SynapseCompute`"
+                "`KubernetesCompute`, `AksCompute`, `RemoteCompute`, `SynapseCompute`, `DatabricksCompute`, `HDInsightCompute`, `AdlaCompute` or `DataFactoryCompute`"
             )),
         }
         Some(def)
