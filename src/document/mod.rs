@@ -173,15 +173,13 @@ impl Document {
                         // Later entries win, as in the CLI. (A document has fewer than
                         // 2^32 nodes: the loader's limits stop it long before.)
                         let j = j as u32;
-                        match keys.ends.entry(self.key_string(e.key).into_owned()) {
-                            std::collections::hash_map::Entry::Occupied(mut o) => {
-                                let last = &mut o.get_mut().1;
-                                keys.next_same[*last as usize] = j;
-                                *last = j;
-                            }
-                            std::collections::hash_map::Entry::Vacant(v) => {
-                                v.insert((j, j));
-                            }
+                        let (_, last) = keys
+                            .ends
+                            .entry(self.key_string(e.key).into_owned())
+                            .or_insert((j, j));
+                        if *last != j {
+                            keys.next_same[*last as usize] = j;
+                            *last = j;
                         }
                     }
                     index.insert(NodeId(i as u32), keys);

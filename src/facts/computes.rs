@@ -588,6 +588,17 @@ pub fn article(title: &str) -> &'static str {
 /// The lower-case compute type, with the CLI's and ARM's spellings as Azure ML YAML's
 /// (`AmlCompute` → `amlcompute`, `ComputeInstance` → `computeinstance`, `Kubernetes` →
 /// `kubernetes`, `VirtualMachine` → `virtualmachine`, `SynapseSpark` → `synapsespark`).
+/// A VM priority as Azure ML YAML writes it (`dedicated`, `low_priority`), from any of the
+/// spellings the SDKs, the REST API and CLI v1 take (`Dedicated`, `LowPriority`,
+/// `lowpriority`, `low-priority`); `None` for anything else.
+pub fn normalize_tier(t: &str) -> Option<&'static str> {
+    match t.to_ascii_lowercase().replace(['_', '-'], "").as_str() {
+        "dedicated" => Some("dedicated"),
+        "lowpriority" => Some("low_priority"),
+        _ => None,
+    }
+}
+
 pub fn normalize_type(t: &str) -> String {
     let lower = t.trim().to_ascii_lowercase();
     match lower.as_str() {

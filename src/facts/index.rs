@@ -124,7 +124,7 @@ fn without_overridden(defs: &mut Vec<ComputeEntry>) {
     // reader of another definition there: the definitions of its own file stand.
     let readers: Vec<(PathBuf, String, Option<String>)> = defs
         .iter()
-        .filter(|d| d.reads.is_some() && d.reads != d.file)
+        .filter(|d| d.reads != d.file)
         .filter_map(|d| Some((at(d.reads.as_deref()?), d.ctype.clone(), d.size.clone())))
         .collect();
     defs.retain(|e| {

@@ -3846,11 +3846,9 @@ pub fn scalar(text: &str, kind: ValueKind) -> Scalar {
             "disabled" => Scalar::Bool(false),
             _ => Scalar::Str(text.into()),
         },
-        ValueKind::Priority => match text.trim().to_ascii_lowercase().as_str() {
-            "dedicated" => Scalar::Str("dedicated".into()),
-            "lowpriority" => Scalar::Str("low_priority".into()),
-            _ => Scalar::Str(text.into()),
-        },
+        ValueKind::Priority => Scalar::Str(
+            crate::facts::computes::normalize_tier(text.trim()).map_or_else(|| text.into(), str::to_string),
+        ),
         ValueKind::Str => Scalar::Str(text.into()),
     }
 }

@@ -1463,12 +1463,10 @@ pub fn scalar(val: &Ev, as_: As) -> Result<Option<Scalar>, String> {
         }
         (V::Str(_), As::Tier) => {
             let t = text.unwrap_or_default();
-            let tier = match t.to_ascii_lowercase().replace(['_', '-'], "").as_str() {
-                "dedicated" => "dedicated",
-                "lowpriority" => "low_priority",
-                _ => return Err(format!("`{t}` is not a VM priority")),
-            };
-            Some(Scalar::Str(tier.into()))
+            match crate::facts::computes::normalize_tier(&t) {
+                Some(tier) => Some(Scalar::Str(tier.into())),
+                None => return Err(format!("`{t}` is not a VM priority")),
+            }
         }
         (V::Str(_), As::Enabled) => {
             let t = text.unwrap_or_default();

@@ -2148,10 +2148,15 @@ impl<'t> Module<'t> {
                 def.set("type", type_setting(ctype, named, class));
                 def.command = format!("{short}.attach + {class}.attach_configuration");
             }
-            None => def.notes.push(format!(
-                "its type is not read: `{conf_callee}(...)` is not the `attach_configuration` of {}",
-                "`KubernetesCompute`, `AksCompute`, `RemoteCompute`, `SynapseCompute`, `DatabricksCompute`, `HDInsightCompute`, `AdlaCompute` or `DataFactoryCompute`"
-            )),
+            None => {
+                let classes: Vec<String> = V1_ATTACH_CLASSES.iter().map(|(c, _)| format!("`{c}`")).collect();
+                if let [init @ .., last] = classes.as_slice() {
+                    def.notes.push(format!(
+                        "its type is not read: `{conf_callee}(...)` is not the `attach_configuration` of {} or {last}",
+                        init.join(", ")
+                    ));
+                }
+            }
         }
         Some(def)
     }
